@@ -1,0 +1,56 @@
+import type Anthropic from "@anthropic-ai/sdk";
+
+/** What the agent loop sends a driver for one assistant turn. */
+export interface TurnRequest {
+  system: string;
+  messages: Anthropic.MessageParam[];
+  tools: Anthropic.Tool[];
+  /** Aborted on cancel (SIGINT/SIGTERM) and at the run's wall-clock limit. */
+  signal: AbortSignal;
+}
+
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationInputTokens: number;
+  cacheReadInputTokens: number;
+}
+
+/** A file change the scripted driver makes between turns, standing in for an outside actor (a linter, a user). */
+export interface ScriptMutation {
+  op: "write" | "delete";
+  /** Relative to the workspace root. */
+  path: string;
+  content?: string;
+}
+
+/** One finished assistant turn: only ever a complete message (tools from a partial stream are never run). */
+export interface AssistantTurn {
+  /** Content blocks as the API returned them (text, thinking, tool_use), ready to go back into `messages`. */
+  content: Anthropic.ContentBlockParam[];
+  stopReason: Anthropic.StopReason | "script_end" | null;
+  usage: TurnUsage;
+  model: string;
+  /** Attempts it took (1 = no retry). */
+  attempts: number;
+  /** Script driver only: changes applied to the workspace before this turn's tools run. */
+  mutations?: ScriptMutation[];
+}
+
+/** Thrown by a driver when the model API fails in a way that ends the run (after its retries). */
+export class ModelApiError extends Error {
+  override readonly name = "ModelApiError";
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly kind: "auth" | "rate_limit" | "spend_limit" | "overloaded" | "invalid_request" | "server" | "connection" | "stream",
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export interface Driver {
+  readonly name: "anthropic" | "script";
+  nextTurn(request: TurnRequest): Promise<AssistantTurn>;
+}
