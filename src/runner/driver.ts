@@ -7,6 +7,8 @@ export interface TurnRequest {
   tools: Anthropic.Tool[];
   /** Aborted on cancel (SIGINT/SIGTERM) and at the run's wall-clock limit. */
   signal: AbortSignal;
+  /** Overrides the driver's `max_tokens` for this turn (e.g. to retry a turn cut off by `max_tokens`). */
+  maxTokens?: number;
 }
 
 export interface TurnUsage {
@@ -35,18 +37,36 @@ export interface AssistantTurn {
   attempts: number;
   /** Script driver only: changes applied to the workspace before this turn's tools run. */
   mutations?: ScriptMutation[];
+  /**
+   * `stop_reason: "max_tokens"` cut a `tool_use` block before its input JSON was complete. Those blocks
+   * were removed from `content` (it may be empty) and must not run; retry the turn with a larger
+   * `maxTokens` or ask the model to continue with smaller steps.
+   */
+  truncatedToolUse?: boolean;
+  /** Names of the tool calls removed by `truncatedToolUse`, for the report. */
+  truncatedToolNames?: string[];
+  /**
+   * tool_use id → why its streamed input was not a JSON object. Those blocks stay in `content` with
+   * `input: {}` so that the next user message can answer each id with an `is_error` tool_result.
+   */
+  invalidToolInputs?: Record<string, string>;
+  /** The API's `request-id` for the attempt that produced this turn. */
+  requestId?: string;
 }
 
 /** Thrown by a driver when the model API fails in a way that ends the run (after its retries). */
 export class ModelApiError extends Error {
   override readonly name = "ModelApiError";
+  /** Attempts made for the turn before giving up, when the driver knows it. */
+  readonly attempts: number | undefined;
   constructor(
     message: string,
     readonly status: number | undefined,
     readonly kind: "auth" | "rate_limit" | "spend_limit" | "overloaded" | "invalid_request" | "server" | "connection" | "stream",
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; attempts?: number },
   ) {
     super(message, options);
+    this.attempts = options?.attempts;
   }
 }
 

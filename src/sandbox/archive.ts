@@ -1,0 +1,187 @@
+// Packs the host workspace into a tar stream for the copy-in (tar-stream, one synchronous read per file:
+// an async read per file is several times slower on a 5,000-file tree).
+//
+// What goes in: the working tree as it is, `.git` included, untracked files included, what git ignores
+// left out unless asked. Symlinks stay symlinks (never dereferenced: no host bytes leak in through a
+// link). Sockets, FIFOs and devices are skipped and listed. Credentials a checkout step left in
+// `.git/config` are stripped. Files a Read deny rule covers are never copied (the policy's container
+// layer). Over the size or count limit is an error, never a silent partial copy.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { pack as tarPack, type Header } from "tar-stream";
+
+export interface PackOptions {
+  includeIgnored?: boolean;
+  maxFiles?: number;
+  maxBytes?: number;
+  /** Relative path → a reason to leave it out of the container (e.g. a Read deny rule), or undefined. */
+  exclude?: (relPath: string) => string | undefined;
+  /** Make every file readable by others (the plan-mode copy is owned by root). */
+  worldReadable?: boolean;
+}
+
+export interface SkippedEntry {
+  path: string;
+  reason: string;
+}
+
+export interface PackSummary {
+  files: number;
+  bytes: number;
+  skipped: SkippedEntry[];
+  /** True when the workspace is the top of a git work tree (its `.git` was copied). */
+  isGitRepo: boolean;
+}
+
+export const DEFAULT_MAX_FILES = 200_000;
+export const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
+
+export class WorkspaceError extends Error {
+  override readonly name = "WorkspaceError";
+}
+
+/** Lines that carry credentials: an `extraheader` (actions/checkout's token) or `user:pass@` in a URL. */
+export function stripGitCredentials(config: string): string {
+  return config
+    .split("\n")
+    .filter((line) => !/^\s*extraheader\s*=/i.test(line))
+    .map((line) => line.replace(/^(\s*url\s*=\s*\w+:\/\/)[^/@\s]+@/i, "$1"))
+    .join("\n");
+}
+
+function gitTopLevel(dir: string): string | undefined {
+  try {
+    return execFileSync("git", ["-c", "core.fsmonitor=false", "rev-parse", "--show-toplevel"], {
+      cwd: dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function gitListed(dir: string, includeIgnored: boolean): string[] {
+  const args = ["-c", "core.fsmonitor=false", "ls-files", "-z", "--cached", "--others"];
+  if (!includeIgnored) args.push("--exclude-standard");
+  const out = execFileSync("git", args, { cwd: dir, maxBuffer: 1 << 30, stdio: ["ignore", "pipe", "ignore"] });
+  const names = new Set<string>();
+  for (const name of out.toString("utf8").split("\0")) if (name) names.add(name);
+  return [...names];
+}
+
+function walk(dir: string, rel: string, out: string[]): void {
+  for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+    const child = rel ? `${rel}/${entry.name}` : entry.name;
+    out.push(child);
+    if (entry.isDirectory()) walk(dir, child, out);
+  }
+}
+
+/** Everything to copy, parents before children, relative to `dir`. */
+export function listWorkspace(dir: string, includeIgnored = false): { paths: string[]; isGitRepo: boolean } {
+  const top = gitTopLevel(dir);
+  const isGitRepo = top !== undefined && fs.realpathSync(top) === fs.realpathSync(dir);
+  if (!top) {
+    const paths: string[] = [];
+    walk(dir, "", paths);
+    return { paths, isGitRepo: false };
+  }
+  const paths = gitListed(dir, includeIgnored);
+  if (isGitRepo && fs.existsSync(path.join(dir, ".git"))) {
+    paths.push(".git");
+    walk(dir, ".git", paths);
+  }
+  // Directories first so that their modes and mtimes are set before their files land.
+  const dirs = new Set<string>();
+  for (const p of paths) {
+    for (let d = path.posix.dirname(p); d !== "."; d = path.posix.dirname(d)) dirs.add(d);
+  }
+  return { paths: [...[...dirs].sort(), ...paths], isGitRepo };
+}
+
+function isUtf8Name(name: string): boolean {
+  return !name.includes("\uFFFD");
+}
+
+/**
+ * Writes the workspace as a tar stream into `sink` (the container's `tar -x` stdin). Resolves with what
+ * was copied and what was skipped.
+ */
+export async function packWorkspace(dir: string, sink: NodeJS.WritableStream, options: PackOptions = {}): Promise<PackSummary> {
+  const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const { paths, isGitRepo } = listWorkspace(dir, options.includeIgnored);
+  const pack = tarPack();
+  pack.pipe(sink);
+  const skipped: SkippedEntry[] = [];
+  const seen = new Set<string>();
+  let files = 0;
+  let bytes = 0;
+  const add = (header: Partial<Header> & { name: string }, body?: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      const done = (err?: Error | null) => (err ? reject(err) : resolve());
+      if (body) pack.entry(header, body, done);
+      else pack.entry(header, done);
+    });
+
+  for (const rel of paths) {
+    if (seen.has(rel)) continue;
+    seen.add(rel);
+    if (!isUtf8Name(rel)) {
+      skipped.push({ path: rel, reason: "file name is not valid UTF-8" });
+      continue;
+    }
+    const reason = options.exclude?.(rel);
+    if (reason) {
+      skipped.push({ path: rel, reason });
+      continue;
+    }
+    const abs = path.join(dir, rel);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(abs);
+    } catch {
+      continue; // listed by git but deleted from the working tree: the deletion is the state we copy
+    }
+    const mode = (st.mode & 0o7777) | (options.worldReadable ? (st.isDirectory() ? 0o555 : 0o444) : 0);
+    const common = { name: rel, mode, mtime: st.mtime, uid: 1000, gid: 1000 };
+    if (st.isDirectory()) {
+      await add({ ...common, type: "directory" });
+      continue;
+    }
+    if (st.isSymbolicLink()) {
+      await add({ ...common, type: "symlink", linkname: fs.readlinkSync(abs) });
+      continue;
+    }
+    if (!st.isFile()) {
+      skipped.push({ path: rel, reason: "not a regular file, directory or symlink" });
+      continue;
+    }
+    files += 1;
+    bytes += st.size;
+    if (files > maxFiles || bytes > maxBytes) {
+      pack.destroy();
+      throw new WorkspaceError(
+        `the workspace is over the copy limit (${maxFiles} files, ${Math.round(maxBytes / 2 ** 20)} MiB): ` +
+          `${files} files / ${Math.round(bytes / 2 ** 20)} MiB so far. Add large paths to .gitignore or raise the limit.`,
+      );
+    }
+    let data: Buffer;
+    try {
+      data = fs.readFileSync(abs);
+    } catch (e) {
+      skipped.push({ path: rel, reason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? String(e)}` });
+      continue;
+    }
+    if (rel === ".git/config") data = Buffer.from(stripGitCredentials(data.toString("utf8")));
+    await add({ ...common, type: "file", size: data.length }, data);
+  }
+  pack.finalize();
+  await new Promise<void>((resolve, reject) => {
+    pack.on("end", resolve);
+    pack.on("error", reject);
+  });
+  return { files, bytes, skipped, isGitRepo };
+}

@@ -1,0 +1,95 @@
+// Reaching the Docker engine: the client (DOCKER_HOST or the default socket, so a remote engine or a
+// Podman socket works unchanged), a ping that says how to fix a missing engine, timeouts on API calls,
+// and the reaper that removes containers left by runs whose owner process died.
+import os from "node:os";
+import Docker from "dockerode";
+import { EngineError } from "./sandbox.js";
+
+export const LABEL_RUN = "agent-ci.run";
+export const LABEL_PID = "agent-ci.pid";
+export const LABEL_HOST = "agent-ci.host";
+export const LABEL_STARTED = "agent-ci.started";
+
+const API_TIMEOUT_MS = 30_000;
+
+export function createDockerClient(): Docker {
+  // dockerode reads DOCKER_HOST, DOCKER_TLS_VERIFY and DOCKER_CERT_PATH itself.
+  return new Docker();
+}
+
+/** Bounds an Engine API call that has no timeout of its own (D6: a hung daemon must not hang the run). */
+export async function withTimeout<T>(what: string, promise: Promise<T>, ms = API_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EngineError(`Docker engine did not answer ${what} within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function whereEngine(): string {
+  return process.env.DOCKER_HOST ? `DOCKER_HOST=${process.env.DOCKER_HOST}` : "the default socket /var/run/docker.sock";
+}
+
+/** Fails fast, before any model call, with what to do next (D1). */
+export async function pingEngine(docker: Docker): Promise<{ version: string; apiVersion: string }> {
+  try {
+    await withTimeout("a ping", docker.ping(), 10_000);
+    const v = await withTimeout("a version request", docker.version(), 10_000);
+    return { version: v.Version, apiVersion: v.ApiVersion };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const hint =
+      code === "EACCES"
+        ? "permission denied on the socket: add your user to the docker group or run with access to it"
+        : "start Docker (e.g. `sudo systemctl start docker`), point DOCKER_HOST at a Docker-compatible socket, " +
+          "or run `bash scripts/ensure-engine.sh` as root with AGENT_CI_INSTALL_ENGINE=1";
+    throw new EngineError(`no Docker engine answers at ${whereEngine()} (${code ?? (e as Error).message}): ${hint}`, {
+      cause: e,
+    });
+  }
+}
+
+export function ownerLabels(runId: string): Record<string, string> {
+  return {
+    [LABEL_RUN]: runId,
+    [LABEL_PID]: String(process.pid),
+    [LABEL_HOST]: os.hostname(),
+    [LABEL_STARTED]: new Date().toISOString(),
+  };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes containers of earlier runs on this host whose owner process is dead (D7). A container whose
+ * owner is alive, or that belongs to another host sharing the engine, is left alone (D8).
+ */
+export async function reapOrphans(docker: Docker): Promise<string[]> {
+  const list = await withTimeout(
+    "a container list",
+    docker.listContainers({ all: true, filters: { label: [LABEL_RUN] } }),
+  );
+  const reaped: string[] = [];
+  for (const info of list) {
+    const pid = Number(info.Labels[LABEL_PID]);
+    if (info.Labels[LABEL_HOST] !== os.hostname() || !Number.isInteger(pid) || processAlive(pid)) continue;
+    try {
+      await withTimeout("a container removal", docker.getContainer(info.Id).remove({ force: true, v: true }));
+      reaped.push(info.Labels[LABEL_RUN] ?? info.Id);
+    } catch {
+      // Already gone (another run reaped it first).
+    }
+  }
+  return reaped;
+}

@@ -1,0 +1,115 @@
+// The host side of the in-container helper (helper/helper.cjs): frames requests onto the exec's stdin,
+// demultiplexes Docker's stdout/stderr frames, and matches responses to requests by id.
+import { PassThrough, type Duplex } from "node:stream";
+import { SandboxGoneError } from "./sandbox.js";
+
+export interface HelperResponse {
+  header: Record<string, unknown> & { id: number; ok: boolean; code?: string; message?: string };
+  body: Buffer;
+}
+
+interface Waiter {
+  resolve: (r: HelperResponse) => void;
+  reject: (e: Error) => void;
+}
+
+export function encodeFrame(header: object, body?: Uint8Array): Buffer {
+  const h = Buffer.from(JSON.stringify(header));
+  const b = body ? Buffer.from(body) : Buffer.alloc(0);
+  const hl = Buffer.alloc(4);
+  hl.writeUInt32BE(h.length);
+  const bl = Buffer.alloc(4);
+  bl.writeUInt32BE(b.length);
+  return Buffer.concat([hl, h, bl, b]);
+}
+
+/** Splits a byte stream into frames; returns the frames complete so far and keeps the rest. */
+export class FrameDecoder {
+  private pending: Buffer = Buffer.alloc(0);
+
+  push(chunk: Buffer): HelperResponse[] {
+    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    const frames: HelperResponse[] = [];
+    for (;;) {
+      if (this.pending.length < 4) break;
+      const hl = this.pending.readUInt32BE(0);
+      if (this.pending.length < 8 + hl) break;
+      const bl = this.pending.readUInt32BE(4 + hl);
+      if (this.pending.length < 8 + hl + bl) break;
+      const header = JSON.parse(this.pending.subarray(4, 4 + hl).toString("utf8")) as HelperResponse["header"];
+      const body = Buffer.from(this.pending.subarray(8 + hl, 8 + hl + bl));
+      this.pending = this.pending.subarray(8 + hl + bl);
+      frames.push({ header, body });
+    }
+    return frames;
+  }
+}
+
+export class HelperClient {
+  private nextId = 1;
+  private readonly waiters = new Map<number, Waiter>();
+  private readonly decoder = new FrameDecoder();
+  private closedError: Error | undefined;
+  private stderrTail = "";
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly stream: Duplex,
+    demux: (stream: Duplex, stdout: PassThrough, stderr: PassThrough) => void,
+  ) {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    demux(stream, stdout, stderr);
+    let markReady: () => void = () => {};
+    let failReady: (e: Error) => void = () => {};
+    this.ready = new Promise((resolve, reject) => {
+      markReady = resolve;
+      failReady = reject;
+    });
+    // A helper that dies before saying ready must not leave an unhandled rejection behind.
+    this.ready.catch(() => {});
+    stdout.on("data", (chunk: Buffer) => {
+      for (const frame of this.decoder.push(chunk)) {
+        if (frame.header.id === 0) {
+          markReady();
+          continue;
+        }
+        const waiter = this.waiters.get(frame.header.id);
+        this.waiters.delete(frame.header.id);
+        waiter?.resolve(frame);
+      }
+    });
+    stderr.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-2000);
+    });
+    const onClose = (cause?: unknown) => {
+      if (this.closedError) return;
+      const detail = this.stderrTail.trim() ? `: ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}` : "";
+      this.closedError = new SandboxGoneError(`the sandbox helper stopped${detail}`, { cause });
+      failReady(this.closedError);
+      for (const waiter of this.waiters.values()) waiter.reject(this.closedError);
+      this.waiters.clear();
+    };
+    stream.on("end", () => onClose());
+    stream.on("close", () => onClose());
+    stream.on("error", (e) => onClose(e));
+  }
+
+  get alive(): boolean {
+    return this.closedError === undefined;
+  }
+
+  request(header: Record<string, unknown>, body?: Uint8Array): Promise<HelperResponse> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    const id = this.nextId++;
+    return new Promise<HelperResponse>((resolve, reject) => {
+      this.waiters.set(id, { resolve, reject });
+      this.stream.write(encodeFrame({ ...header, id }, body));
+    });
+  }
+
+  close(): void {
+    this.stream.end();
+    this.stream.destroy();
+  }
+}

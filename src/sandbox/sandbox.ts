@@ -1,0 +1,107 @@
+// The narrow interface the tools see. Only src/sandbox/ knows it is Docker underneath; tools get a
+// `Sandbox` and nothing else (STYLE.md habit 4).
+
+export const WORKSPACE_ROOT = "/workspace";
+/** Where full tool outputs that were cut for the model are kept, readable with Read. */
+export const OUTPUTS_DIR = "/tmp/agent-ci-outputs";
+
+export interface ExecRequest {
+  /** Run a program directly with these arguments (no shell). Paths go here, never into a script. */
+  argv?: string[];
+  /** Run a bash script (the Bash tool). The final working directory comes back in `cwd`. */
+  script?: string;
+  cwd?: string;
+  /** Added to the sandbox's allow-listed base environment. */
+  env?: Record<string, string>;
+  stdin?: string | Uint8Array;
+  timeoutMs?: number;
+  /** Per stream; beyond it the head and tail are kept and the middle is counted. */
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  /** Bytes dropped from the middle of each stream (head and tail kept). */
+  stdoutOmitted: number;
+  stderrOmitted: number;
+  /** Byte offset in stdout/stderr where the omitted part sits. */
+  stdoutHead: number;
+  stderrHead: number;
+  timedOut: boolean;
+  /** The process group was killed for printing far more than the cap. */
+  outputKilled: boolean;
+  /** A process outlived the command and still held its output pipe. */
+  pipesHeld: boolean;
+  /** Working directory when a script ended normally. */
+  cwd?: string;
+  durationMs: number;
+}
+
+export interface FileStat {
+  type: "file" | "directory" | "other";
+  size: number;
+  mtimeMs: number;
+  mode: number;
+  /** Canonical path inside the container, symlinks resolved. */
+  realPath: string;
+  isSymlink: boolean;
+}
+
+export interface FileAccess {
+  /**
+   * Confine to the workspace (and the outputs folder for reads). Default true. Only agent-ci's own
+   * bookkeeping passes false.
+   */
+  confine?: boolean;
+}
+
+export interface BackgroundStatus {
+  status: "running" | "completed" | "killed";
+  exitCode: number | null;
+  signal: string | null;
+  output: Buffer;
+  runtimeMs: number;
+}
+
+export interface Sandbox {
+  readonly root: string;
+  readonly description: string;
+  exec(request: ExecRequest): Promise<ExecResult>;
+  stat(path: string, access?: FileAccess): Promise<FileStat | null>;
+  /** `null` when the file does not exist. A byte range may be asked for. */
+  readFile(
+    path: string,
+    options?: FileAccess & { start?: number; length?: number },
+  ): Promise<{ data: Buffer; stat: FileStat } | null>;
+  /** Creates parent directories; written beside the target and renamed over it; never through a symlink. */
+  writeFile(path: string, data: string | Uint8Array, options?: FileAccess & { mode?: number }): Promise<FileStat>;
+  startBackground(id: string, request: ExecRequest): Promise<void>;
+  readBackground(id: string): Promise<BackgroundStatus>;
+  killBackground(id: string): Promise<void>;
+}
+
+/** A recoverable file-system error from inside the sandbox; tools turn it into a message for the model. */
+export class SandboxFsError extends Error {
+  override readonly name = "SandboxFsError";
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The sandbox can no longer run anything (container gone, engine down): this ends the run. */
+export class SandboxGoneError extends Error {
+  override readonly name = "SandboxGoneError";
+}
+
+/** No engine answers, or it refused what a run needs: fails before any model call. */
+export class EngineError extends Error {
+  override readonly name = "EngineError";
+}
