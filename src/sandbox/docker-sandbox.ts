@@ -167,6 +167,17 @@ function helperSource(): string {
   return fs.readFileSync(fileURLToPath(new URL("./helper/helper.cjs", import.meta.url)), "utf8");
 }
 
+/** Rejects when `signal` aborts; the command itself ends with the container (cancel removes it). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 function sizeOption(bytes: number): string {
   return `${Math.floor(bytes / 1024)}k`;
 }
@@ -616,7 +627,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     };
     let res: HelperResponse;
     try {
-      res = await this.request(header, stdin);
+      res = await abortable(this.request(header, stdin), request.signal);
     } catch (e) {
       if (e instanceof SandboxFsError && e.code === "EHELPERDIED") {
         const msg = Buffer.from(e.message + "\n");
@@ -650,6 +661,12 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const res = await this.request({ op: "stat", path: p, confine: access.confine ?? true });
     if (!res.header.ok) throw fsError(res, p);
     return (res.header.stat as FileStat | null) ?? null;
+  }
+
+  async resolvePath(p: string, access: FileAccess = {}): Promise<string> {
+    const res = await this.request({ op: "resolve", path: p, confine: access.confine ?? true });
+    if (!res.header.ok) throw fsError(res, p);
+    return String(res.header.realPath);
   }
 
   async readFile(

@@ -72,6 +72,8 @@ export interface Sandbox {
   readonly description: string;
   exec(request: ExecRequest): Promise<ExecResult>;
   stat(path: string, access?: FileAccess): Promise<FileStat | null>;
+  /** The canonical path inside the container: symlinks resolved, a missing tail kept; throws EOUTSIDE. */
+  resolvePath(path: string, access?: FileAccess): Promise<string>;
   /** `null` when the file does not exist. A byte range may be asked for. */
   readFile(
     path: string,

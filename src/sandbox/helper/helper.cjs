@@ -139,6 +139,11 @@ const OPS = {
     }
   },
 
+  // The canonical path (symlinks of existing components resolved, a missing tail appended), confined.
+  resolve(req) {
+    return { header: { realPath: confined(req.path, req.confine) } };
+  },
+
   read(req) {
     const real = confined(req.path, req.confine);
     const st = fs.statSync(real);

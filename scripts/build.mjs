@@ -1,0 +1,47 @@
+// Bundles the CLI (and the Action entry and the benchmark) into dist/ with esbuild, and copies the files
+// they load at run time: the in-container exec helper and the tree-sitter wasm files of the Bash parser.
+import { build } from "esbuild";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const dist = path.join(root, "dist");
+const entries = { cli: "src/cli.ts", index: "src/index.ts", bench: "bench/bench.ts" };
+
+fs.mkdirSync(dist, { recursive: true });
+await build({
+  entryPoints: Object.fromEntries(
+    Object.entries(entries)
+      .filter(([, file]) => fs.existsSync(path.join(root, file)))
+      .map(([name, file]) => [name, path.join(root, file)]),
+  ),
+  outdir: dist,
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "esm",
+  sourcemap: false,
+  legalComments: "none",
+  logLevel: "warning",
+  // dockerode's ssh transport pulls in optional native add-ons (ssh2, cpu-features); agent-ci reaches the
+  // engine over a socket or TCP, so they are left out.
+  loader: { ".node": "empty" },
+  banner: {
+    js: [
+      'import { createRequire as __agentCiCreateRequire } from "node:module";',
+      'import { fileURLToPath as __agentCiFileURLToPath } from "node:url";',
+      'import { dirname as __agentCiDirname } from "node:path";',
+      "const require = __agentCiCreateRequire(import.meta.url);",
+      "const __filename = __agentCiFileURLToPath(import.meta.url);",
+      "const __dirname = __agentCiDirname(__filename);",
+    ].join("\n"),
+  },
+});
+
+const copy = (from, to) => {
+  fs.mkdirSync(path.dirname(path.join(dist, to)), { recursive: true });
+  fs.copyFileSync(path.join(root, from), path.join(dist, to));
+};
+copy("src/sandbox/helper/helper.cjs", "helper/helper.cjs");
+copy("node_modules/web-tree-sitter/web-tree-sitter.wasm", "web-tree-sitter.wasm");
+copy("node_modules/tree-sitter-bash/tree-sitter-bash.wasm", "tree-sitter-bash.wasm");

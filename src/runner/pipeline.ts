@@ -1,0 +1,283 @@
+// The tool pipeline (DESIGN.md): every call goes enabled → parse → validateInput (with the workspace
+// gate) → permission → PreToolUse hook → call → PostToolUse hook → map result. A stage that stops a call
+// answers with `is_error: true` and a message the model can act on; only infrastructure faults (the
+// sandbox is gone) end the run. Concurrency-safe calls of one turn run in parallel batches; results keep
+// the calls' order, one per tool_use id.
+import fs from "node:fs";
+import path from "node:path";
+import type Anthropic from "@anthropic-ai/sdk";
+import type { StructuredPatch } from "diff";
+import { z } from "zod";
+import { EngineError, OUTPUTS_DIR, SandboxFsError, SandboxGoneError, type Sandbox } from "../sandbox/sandbox.js";
+import { toolError } from "../tools/define-tool.js";
+import { resolveInWorkspace } from "../tools/paths.js";
+import type { RunState } from "../tools/state.js";
+import type { AnyTool, ToolContent, ToolErrorKind, ToolResult } from "../tools/types.js";
+
+export const RESULT_PREVIEW_CHARS = 2000;
+
+export interface PermissionRequest {
+  tool: string;
+  input: Record<string, unknown>;
+  readOnly: boolean;
+  /** Canonical container paths the call reads or writes (symlinks resolved inside the container). */
+  paths?: string[];
+  cwd: string;
+}
+
+export interface PermissionDecision {
+  behavior: "allow" | "deny";
+  /** For the model when denied: which rule or mode stopped it, and what it may do instead. */
+  reason: string;
+  rule?: { text: string; source: string };
+  decidedBy: string;
+  subcommand?: string;
+}
+
+/** The permission stage. The policy engine implements it; `allowAll` stands in where no policy applies. */
+export interface PermissionGate {
+  decide(request: PermissionRequest): PermissionDecision;
+}
+
+export const allowAll: PermissionGate = {
+  decide: () => ({ behavior: "allow", reason: "no policy", decidedBy: "mode" }),
+};
+
+export interface HookOutcome {
+  blocked: boolean;
+  reason?: string;
+  /** A hook that failed (crashed, timed out): reported, never fatal. */
+  error?: string;
+}
+
+export interface ToolHooks {
+  pre(tool: string, input: Record<string, unknown>, toolUseId: string): Promise<HookOutcome>;
+  post(tool: string, input: Record<string, unknown>, toolUseId: string, result: ToolResult): Promise<HookOutcome>;
+}
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  input: unknown;
+  /** The model's input was not a JSON object (the driver says why): answered as a parse error. */
+  inputError?: string;
+}
+
+export interface ToolCallRecord {
+  id: string;
+  turn: number;
+  index: number;
+  tool: string;
+  input: unknown;
+  decision?: PermissionDecision;
+  startOffsetMs: number;
+  durationMs: number;
+  exitCode?: number | null;
+  resultChars: number;
+  truncated: boolean;
+  fullOutputPath?: string;
+  isError: boolean;
+  errorKind?: ToolErrorKind;
+  stage: "enabled" | "parse" | "validate" | "permission" | "hook" | "call";
+  resultPreview: string;
+  title?: string;
+  patch?: StructuredPatch;
+  hookErrors?: string[];
+  /** The tool_result content exactly as sent to the model. */
+  content: ToolContent;
+}
+
+export interface PipelineOptions {
+  /** Every tool agent-ci knows, and the ones enabled in this run (plan mode drops Edit and Write). */
+  allTools: readonly AnyTool[];
+  enabledTools: readonly AnyTool[];
+  sandbox: Sandbox;
+  state: RunState;
+  gate?: PermissionGate;
+  hooks?: ToolHooks;
+  /** Host folder where cut outputs are kept whole (`<out>/tool-outputs/<id>.txt`). */
+  outputDir?: string;
+  /** The run's start (performance.now()), for offsets in the record. */
+  runStart?: number;
+  /** Why the mode disabled a tool, for its error text. */
+  disabledReason?: string;
+}
+
+type Stage = ToolCallRecord["stage"];
+
+const safeFileName = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 120) || "call";
+
+function contentChars(content: ToolContent): number {
+  if (typeof content === "string") return content.length;
+  return content.reduce((n, block) => n + (block.type === "text" ? block.text.length : 0), 0);
+}
+
+function preview(content: ToolContent): string {
+  if (typeof content === "string") return content.slice(0, RESULT_PREVIEW_CHARS);
+  return content
+    .map((block) => (block.type === "text" ? block.text : `[${block.type}]`))
+    .join("\n")
+    .slice(0, RESULT_PREVIEW_CHARS);
+}
+
+export class ToolPipeline {
+  private readonly gate: PermissionGate;
+  private readonly runStart: number;
+
+  constructor(private readonly options: PipelineOptions) {
+    this.gate = options.gate ?? allowAll;
+    this.runStart = options.runStart ?? performance.now();
+  }
+
+  /** Runs one assistant turn's tool calls; one result per call, in the calls' order. */
+  async runTurn(turn: number, calls: ToolCallRequest[], signal: AbortSignal): Promise<ToolCallRecord[]> {
+    const records: ToolCallRecord[] = new Array(calls.length);
+    let index = 0;
+    while (index < calls.length) {
+      const batch = [index];
+      if (this.concurrencySafe(calls[index]!)) {
+        while (index + batch.length < calls.length && this.concurrencySafe(calls[index + batch.length]!)) batch.push(index + batch.length);
+      }
+      const done = await Promise.all(batch.map((i) => this.runOne(turn, i, calls[i]!, signal)));
+      done.forEach((record, k) => (records[batch[k]!] = record));
+      index += batch.length;
+    }
+    return records;
+  }
+
+  /** Anthropic tool_result blocks for the next user message. */
+  static toolResults(records: ToolCallRecord[]): Anthropic.ToolResultBlockParam[] {
+    return records.map((r) => ({
+      type: "tool_result",
+      tool_use_id: r.id,
+      content: r.content,
+      ...(r.isError ? { is_error: true } : {}),
+    }));
+  }
+
+  private concurrencySafe(call: ToolCallRequest): boolean {
+    const tool = this.options.enabledTools.find((t) => t.name === call.name);
+    if (!tool) return true; // answered with an error without touching the sandbox
+    const parsed = tool.inputSchema.safeParse(call.input);
+    return parsed.success && tool.isConcurrencySafe(parsed.data);
+  }
+
+  private async runOne(turn: number, index: number, call: ToolCallRequest, signal: AbortSignal): Promise<ToolCallRecord> {
+    const started = performance.now();
+    const base = { id: call.id, turn, index, tool: call.name, input: call.input, startOffsetMs: Math.round(started - this.runStart) };
+    const finish = async (stage: Stage, result: ToolResult, extra: Partial<ToolCallRecord> = {}): Promise<ToolCallRecord> => {
+      const mapped = stage === "call" ? await this.mapResult(call.id, tool, result) : { content: result.output, truncated: false };
+      return {
+        ...base,
+        ...extra,
+        stage,
+        durationMs: Math.round(performance.now() - started),
+        exitCode: result.metadata?.exitCode,
+        resultChars: contentChars(result.output),
+        truncated: mapped.truncated,
+        fullOutputPath: mapped.fullOutputPath,
+        isError: Boolean(result.isError),
+        errorKind: result.kind,
+        resultPreview: preview(mapped.content),
+        title: result.title,
+        patch: result.metadata?.patch,
+        content: mapped.content,
+      };
+    };
+
+    // 1. enabled
+    const tool = this.options.enabledTools.find((t) => t.name === call.name);
+    if (!tool) {
+      const known = this.options.allTools.some((t) => t.name === call.name);
+      const available = this.options.enabledTools.map((t) => t.name).join(", ");
+      const message = known
+        ? `Error: ${call.name} is not available in this run${this.options.disabledReason ? ` (${this.options.disabledReason})` : ""}. Available tools: ${available}`
+        : `Error: No such tool available: ${call.name}`;
+      return finish("enabled", toolError(known ? "disabled_tool" : "unknown_tool", message));
+    }
+
+    // 2. parse
+    if (call.inputError) {
+      return finish("parse", toolError("invalid_input", `InputValidationError: the input was not a JSON object (${call.inputError}). Call ${tool.name} again with a JSON object as its input.`));
+    }
+    const parsed = tool.inputSchema.safeParse(call.input);
+    if (!parsed.success) {
+      const issues = z.prettifyError(parsed.error);
+      return finish("parse", toolError("invalid_input", `InputValidationError: ${tool.name} failed due to the following issues:\n${issues}\nRewrite the input to match the tool's schema and call it again.`));
+    }
+    const input = parsed.data as Record<string, unknown>;
+    const ctx = { sandbox: this.options.sandbox, state: this.options.state, toolUseId: call.id, signal };
+
+    try {
+      // 3. validateInput: the workspace gate first (P1-P3: nothing runs for a path outside), then the tool's checks.
+      const paths: string[] = [];
+      const given = tool.targetPath?.(input);
+      if (given !== undefined) {
+        const gate = resolveInWorkspace(given, this.options.state.cwd, { allowOutputs: tool.isReadOnly(input) });
+        if (!gate.ok) return finish("validate", toolError("outside_workspace", gate.message));
+        try {
+          paths.push(await this.options.sandbox.resolvePath(gate.path));
+        } catch (e) {
+          if (e instanceof SandboxFsError && e.code === "EOUTSIDE") {
+            return finish("validate", toolError("outside_workspace", `${given} resolves outside /workspace through a symlink. Only files under /workspace can be accessed.`));
+          }
+          throw e;
+        }
+      }
+      const invalid = await tool.validateInput?.(input, ctx);
+      if (invalid) return finish("validate", invalid);
+
+      // 4. permission
+      const decision = this.gate.decide({ tool: tool.name, input, readOnly: tool.isReadOnly(input), paths, cwd: this.options.state.cwd });
+      if (decision.behavior === "deny") {
+        return finish("permission", toolError("permission_denied", `Permission denied: ${decision.reason}`), { decision });
+      }
+
+      // 5. hooks around the call
+      const hookErrors: string[] = [];
+      const pre = await this.options.hooks?.pre(tool.name, input, call.id);
+      if (pre?.error) hookErrors.push(pre.error);
+      if (pre?.blocked) {
+        return finish("hook", toolError("hook_blocked", `Blocked by a PreToolUse hook: ${pre.reason ?? "no reason given"}`), { decision, hookErrors });
+      }
+      const result = await tool.call(input, ctx);
+      const post = await this.options.hooks?.post(tool.name, input, call.id, result);
+      if (post?.error) hookErrors.push(post.error);
+      if (post?.blocked) {
+        const note = `\n<system-reminder>A PostToolUse hook objected: ${post.reason ?? "no reason given"}</system-reminder>`;
+        result.output = typeof result.output === "string" ? result.output + note : [...result.output, { type: "text", text: note }];
+      }
+      return finish("call", result, { decision, ...(hookErrors.length ? { hookErrors } : {}) });
+    } catch (e) {
+      if (e instanceof SandboxGoneError || e instanceof EngineError) throw e;
+      if (signal.aborted) throw e;
+      // A tool's own fault is this call's error, never the run's end.
+      const message = e instanceof SandboxFsError ? e.message : `internal error in ${tool.name}: ${(e as Error).message}`;
+      return finish("call", { output: message, isError: true, kind: "sandbox_error", title: message });
+    }
+  }
+
+  /** Stage 6: cut output over the tool's limit, keep the whole in the sandbox and the output folder. */
+  private async mapResult(
+    id: string,
+    tool: AnyTool | undefined,
+    result: ToolResult,
+  ): Promise<{ content: ToolContent; truncated: boolean; fullOutputPath?: string }> {
+    const limit = tool?.maxResultSizeChars ?? Number.POSITIVE_INFINITY;
+    if (typeof result.output !== "string" || result.output.length <= limit) return { content: result.output, truncated: false };
+    const full = result.output;
+    const name = `${safeFileName(id)}.txt`;
+    const containerPath = `${OUTPUTS_DIR}/${name}`;
+    await this.options.sandbox.writeFile(containerPath, full, { confine: false });
+    if (this.options.outputDir) {
+      const hostDir = path.join(this.options.outputDir, "tool-outputs");
+      fs.mkdirSync(hostDir, { recursive: true });
+      fs.writeFileSync(path.join(hostDir, name), full);
+    }
+    const notice = `\n\n... [output truncated: ${full.length} characters in all, ${limit} shown. The full output is saved at ${containerPath}; Read it with offset and limit, or Grep it] ...\n\n`;
+    const keep = Math.max(0, limit - notice.length);
+    const head = Math.ceil(keep / 2);
+    const content = full.slice(0, head) + notice + full.slice(full.length - (keep - head));
+    return { content, truncated: true, fullOutputPath: containerPath };
+  }
+}

@@ -1,0 +1,131 @@
+// Edit: exact string replacement, with Claude Code's refusals (not read, changed since read, not found,
+// not unique, no change) and its quote normalisation. CRLF files take LF strings and stay CRLF; every
+// byte outside the replaced region is kept.
+import { z } from "zod";
+import { defineTool, toolError } from "./define-tool.js";
+import {
+  checkFreshness,
+  isToolResult,
+  loadTarget,
+  MAX_EDIT_INPUT_CHARS,
+  NO_READ_BACK,
+  patchOf,
+  refuseNonText,
+  writeAndRecord,
+} from "./file-edit-common.js";
+
+export const EditInput = z.strictObject({
+  file_path: z.string().describe("The absolute path to the file to modify (under /workspace)"),
+  old_string: z.string().max(MAX_EDIT_INPUT_CHARS).describe("The text to replace"),
+  new_string: z
+    .string()
+    .max(MAX_EDIT_INPUT_CHARS)
+    .describe("The text to replace it with (must be different from old_string)"),
+  replace_all: z.boolean().default(false).describe("Replace all occurrences of old_string (default false)"),
+});
+export type EditInput = z.infer<typeof EditInput>;
+
+const DESCRIPTION = `Performs exact string replacements in files.
+
+Usage:
+- You must Read the file in this run before editing it; an edit of a file that changed since you read it is refused.
+- Keep the exact indentation of the text as Read shows it after the line number and tab; never include the line-number prefix in old_string or new_string.
+- The edit fails if old_string is not unique in the file: give more surrounding context to make it unique, or set replace_all to change every instance.
+- An empty old_string creates a new file with new_string as its content.`;
+
+function occurrences(haystack: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) found.push(at);
+  return found;
+}
+
+const QUOTES: Record<string, string> = { "\u2018": "'", "\u2019": "'", "\u201C": '"', "\u201D": '"' };
+const straighten = (s: string) => s.replace(/[\u2018\u2019\u201C\u201D]/g, (c) => QUOTES[c] ?? c);
+
+/**
+ * The text in the file that old_string means: itself, its LF→CRLF form in a CRLF file, or (as Claude
+ * Code does) the same text with curly quotes where the model typed straight ones.
+ */
+function actualOldString(content: string, oldString: string): { old: string; crlf: boolean } | undefined {
+  if (content.includes(oldString)) return { old: oldString, crlf: false };
+  if (content.includes("\r\n") && oldString.includes("\n") && !oldString.includes("\r\n")) {
+    const crlf = oldString.replace(/\n/g, "\r\n");
+    if (content.includes(crlf)) return { old: crlf, crlf: true };
+  }
+  const at = straighten(content).indexOf(straighten(oldString));
+  if (at !== -1) return { old: content.slice(at, at + oldString.length), crlf: false };
+  return undefined;
+}
+
+function lineOf(content: string, index: number): number {
+  let line = 1;
+  for (let i = content.indexOf("\n"); i !== -1 && i < index; i = content.indexOf("\n", i + 1)) line += 1;
+  return line;
+}
+
+export const EditTool = defineTool<EditInput>({
+  name: "Edit",
+  description: DESCRIPTION,
+  inputSchema: EditInput,
+  maxResultSizeChars: 100_000,
+  targetPath: (input) => input.file_path,
+
+  async validateInput(input) {
+    if (input.old_string === input.new_string) {
+      return toolError("no_change", "No changes to make: old_string and new_string are exactly the same.");
+    }
+    return undefined;
+  },
+
+  async call(input, ctx) {
+    const loaded = await loadTarget(ctx, input.file_path);
+    if (isToolResult(loaded)) return loaded;
+
+    if (!loaded.exists) {
+      if (input.old_string !== "") {
+        return toolError("not_found", `File does not exist. Note: your current working directory is ${ctx.state.cwd}. To create a file, use an empty old_string or Write.`);
+      }
+      await writeAndRecord(ctx, loaded.path, input.new_string);
+      return {
+        output: `File created successfully at: ${loaded.path} ${NO_READ_BACK}`,
+        title: `created ${loaded.path}`,
+        metadata: { patch: patchOf(loaded.path, "", input.new_string) },
+      };
+    }
+
+    const stale = checkFreshness(ctx, loaded) ?? refuseNonText(loaded, input.file_path);
+    if (stale) return stale;
+    const content = loaded.text;
+    if (input.old_string === "") {
+      if (content.length) return toolError("already_exists", "Cannot create new file - file already exists. Give a non-empty old_string to edit it.");
+      await writeAndRecord(ctx, loaded.path, input.new_string);
+      return { output: `The file ${loaded.path} has been updated successfully. ${NO_READ_BACK}`, title: `wrote ${loaded.path}`, metadata: { patch: patchOf(loaded.path, "", input.new_string) } };
+    }
+
+    const match = actualOldString(content, input.old_string);
+    if (!match) {
+      return toolError("no_match", `String to replace not found in file.\nString: ${input.old_string}`);
+    }
+    const newString = match.crlf ? input.new_string.replace(/\r?\n/g, "\r\n") : input.new_string;
+    const found = occurrences(content, match.old);
+    if (found.length > 1 && !input.replace_all) {
+      const lines = found.slice(0, 10).map((i) => lineOf(content, i)).join(", ");
+      return toolError(
+        "not_unique",
+        `Found ${found.length} matches of the string to replace, but replace_all is false (lines ${lines}). To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: ${input.old_string}`,
+      );
+    }
+    const updated = input.replace_all
+      ? content.split(match.old).join(newString)
+      : content.slice(0, found[0]) + newString + content.slice((found[0] ?? 0) + match.old.length);
+    await writeAndRecord(ctx, loaded.path, updated);
+    const output = input.replace_all
+      ? `The file ${loaded.path} has been updated. All occurrences were successfully replaced. ${NO_READ_BACK}`
+      : `The file ${loaded.path} has been updated successfully. ${NO_READ_BACK}`;
+    return {
+      output,
+      title: `edited ${loaded.path} (${input.replace_all ? `${found.length} replacements` : "1 replacement"})`,
+      metadata: { patch: patchOf(loaded.path, content, updated) },
+    };
+  },
+});

@@ -1,0 +1,82 @@
+// What Edit and Write share: the read-before-write check against the host-side record, loading a file
+// as text that can be written back byte for byte, and the structured patch for the report.
+import { structuredPatch, type StructuredPatch } from "diff";
+import { SandboxFsError, type FileStat } from "../sandbox/sandbox.js";
+import { plainError, toolError } from "./define-tool.js";
+import { resolveInWorkspace } from "./paths.js";
+import { sha256 } from "./state.js";
+import type { ToolContext, ToolResult } from "./types.js";
+
+/** Files larger than this are not edited (Read still windows them). */
+export const MAX_EDIT_FILE_BYTES = 16 * 1024 * 1024;
+/** Longest content or new_string accepted (T13: rejected at parse, no partial file). */
+export const MAX_EDIT_INPUT_CHARS = 10 * 1024 * 1024;
+export const NO_READ_BACK = "(file state is current in your context — no need to Read it back)";
+
+export type Loaded =
+  | { exists: false; path: string }
+  | { exists: true; path: string; stat: FileStat; data: Buffer; text: string };
+
+/** Resolves and loads the target; a ToolResult when the model has to be told something instead. */
+export async function loadTarget(ctx: ToolContext, filePath: string): Promise<Loaded | ToolResult> {
+  const gate = resolveInWorkspace(filePath, ctx.state.cwd);
+  if (!gate.ok) return toolError("outside_workspace", gate.message);
+  let stat: FileStat | null;
+  try {
+    stat = await ctx.sandbox.stat(gate.path);
+  } catch (e) {
+    if (e instanceof SandboxFsError && e.code === "EOUTSIDE") {
+      return toolError("outside_workspace", `${filePath} resolves outside /workspace (through a symlink); it cannot be written.`);
+    }
+    throw e;
+  }
+  if (!stat) return { exists: false, path: gate.path };
+  if (stat.type === "directory") return plainError("is_directory", `EISDIR: illegal operation on a directory, write '${filePath}'`);
+  if (stat.type !== "file") return toolError("invalid_input", `${filePath} is not a regular file.`);
+  if (stat.size > MAX_EDIT_FILE_BYTES) {
+    return toolError("too_large", `${filePath} is ${stat.size} bytes; files over ${MAX_EDIT_FILE_BYTES} bytes are not edited. Use a script through Bash.`);
+  }
+  const read = await ctx.sandbox.readFile(stat.realPath);
+  if (!read) return { exists: false, path: gate.path };
+  return { exists: true, path: stat.realPath, stat: read.stat, data: read.data, text: read.data.toString("utf8") };
+}
+
+export function isToolResult(value: Loaded | ToolResult): value is ToolResult {
+  return "output" in value;
+}
+
+/** Read-before-write: the model must have read this file in this run, and it must not have changed since. */
+export function checkFreshness(ctx: ToolContext, loaded: Extract<Loaded, { exists: true }>): ToolResult | undefined {
+  const record = ctx.state.reads.get(loaded.path);
+  if (!record) return toolError("not_read", "File has not been read yet. Read it first before writing to it.");
+  const unchanged = record.sha256 ? record.sha256 === sha256(loaded.data) : record.mtimeMs === loaded.stat.mtimeMs && record.size === loaded.stat.size;
+  if (!unchanged) {
+    return toolError(
+      "modified_since_read",
+      "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.",
+    );
+  }
+  return undefined;
+}
+
+/** Text that does not survive a UTF-8 round trip (Latin-1, binary) is not edited as text (T6, T7). */
+export function refuseNonText(loaded: Extract<Loaded, { exists: true }>, filePath: string): ToolResult | undefined {
+  if (loaded.data.subarray(0, 8192).includes(0)) {
+    return toolError("binary_file", `${filePath} is a binary file; it cannot be edited as text. Use a script through Bash.`);
+  }
+  if (!Buffer.from(loaded.text, "utf8").equals(loaded.data)) {
+    return toolError("invalid_input", `${filePath} is not valid UTF-8 (Latin-1 or another encoding?); editing it as text would corrupt it. Use a script through Bash (e.g. iconv or sed).`);
+  }
+  return undefined;
+}
+
+export function patchOf(file: string, before: string, after: string): StructuredPatch {
+  return structuredPatch(file, file, before, after, "", "", { context: 3 });
+}
+
+/** Writes and records the new content as read, so a following Edit needs no Read. */
+export async function writeAndRecord(ctx: ToolContext, file: string, content: string): Promise<FileStat> {
+  const stat = await ctx.sandbox.writeFile(file, content);
+  ctx.state.recordRead(stat.realPath, Buffer.from(content), stat);
+  return stat;
+}

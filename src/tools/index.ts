@@ -1,0 +1,43 @@
+// Every tool, listed explicitly (STYLE.md habit 1), and the JSON Schema the API gets for each.
+import type Anthropic from "@anthropic-ai/sdk";
+import { z } from "zod";
+import { BashOutputTool, KillShellTool } from "./background.js";
+import { BashTool } from "./bash.js";
+import { EditTool } from "./edit.js";
+import { GlobTool } from "./glob.js";
+import { GrepTool } from "./grep.js";
+import { ReadTool } from "./read.js";
+import { TodoWriteTool } from "./todo-write.js";
+import type { AnyTool } from "./types.js";
+import { WriteTool } from "./write.js";
+
+export const ALL_TOOLS: readonly AnyTool[] = [
+  BashTool,
+  BashOutputTool,
+  KillShellTool,
+  ReadTool,
+  EditTool,
+  WriteTool,
+  GrepTool,
+  GlobTool,
+  TodoWriteTool,
+];
+
+/** Tools that change files: absent from a plan-mode run's tool set (R10). */
+export const FILE_WRITING_TOOLS = new Set(["Edit", "Write"]);
+
+export function toolByName(tools: readonly AnyTool[], name: string): AnyTool | undefined {
+  return tools.find((t) => t.name === name);
+}
+
+/** The tool definitions sent to the Messages API, generated from the zod schemas. */
+export function apiToolDefinitions(tools: readonly AnyTool[]): Anthropic.Tool[] {
+  return tools.map((tool) => {
+    const { $schema: _schema, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
+    return {
+      name: tool.name,
+      description: tool.description,
+      input_schema: { ...schema, type: "object" } as Anthropic.Tool.InputSchema,
+    };
+  });
+}

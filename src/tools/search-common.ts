@@ -1,0 +1,70 @@
+// What Grep and Glob share: the search root (a directory under /workspace, default the working
+// directory), ripgrep's flags that keep VCS folders out, and turning a failed rg into a tool error.
+import { SandboxFsError } from "../sandbox/sandbox.js";
+import { plainError, toolError } from "./define-tool.js";
+import { resolveInWorkspace } from "./paths.js";
+import type { ExecResult } from "../sandbox/sandbox.js";
+import type { ToolContext, ToolResult } from "./types.js";
+
+export const VCS_EXCLUDES = ["--glob", "!.git", "--glob", "!.svn", "--glob", "!.hg", "--glob", "!.bzr", "--glob", "!.jj"];
+export const SEARCH_TIMEOUT_MS = 60_000;
+
+export interface SearchRoot {
+  /** Absolute container path that was searched. */
+  root: string;
+  /** How rg is given it, relative to the working directory so that rg prints paths the model can use. */
+  arg: string;
+  isFile: boolean;
+}
+
+export async function searchRoot(ctx: ToolContext, given: string | undefined): Promise<SearchRoot | ToolResult> {
+  const gate = resolveInWorkspace(given ?? ctx.state.cwd, ctx.state.cwd);
+  if (!gate.ok) return toolError("outside_workspace", gate.message);
+  try {
+    const stat = await ctx.sandbox.stat(gate.path);
+    if (!stat) return plainError("not_found", `Path does not exist: ${given}. Note: your current working directory is ${ctx.state.cwd}.`);
+    const cwd = ctx.state.cwd;
+    const arg = gate.path === cwd ? "" : gate.path.startsWith(cwd + "/") ? gate.path.slice(cwd.length + 1) : gate.path;
+    return { root: gate.path, arg, isFile: stat.type === "file" };
+  } catch (e) {
+    if (e instanceof SandboxFsError && e.code === "EOUTSIDE") {
+      return toolError("outside_workspace", `${given} resolves outside /workspace (through a symlink).`);
+    }
+    throw e;
+  }
+}
+
+export function isSearchRoot(value: SearchRoot | ToolResult): value is SearchRoot {
+  return "root" in value;
+}
+
+export function rgFailure(stderr: Buffer, timedOut: boolean): ToolResult {
+  if (timedOut) return plainError("timed_out", `The search timed out after ${SEARCH_TIMEOUT_MS / 1000}s. Narrow the path, glob or pattern.`);
+  const message = stderr.toString("utf8").trim().replace(/^rg: /gm, "");
+  return toolError("invalid_input", `ripgrep failed: ${message || "unknown error"}`);
+}
+
+/**
+ * Runs rg to list files (its arguments must print NUL-separated paths) and returns them sorted by
+ * modification time over the whole result. ripgrep's own --sort orders each directory's entries, not the
+ * whole list, so the times come from stat. Arguments go as argv ($@), never into the script text.
+ */
+export async function filesByMtime(
+  ctx: ToolContext,
+  rgArgs: string[],
+  order: "oldest" | "newest",
+): Promise<{ res: ExecResult; files: string[] }> {
+  const script = 'rg "$@" | xargs -0 -r stat --printf "%.9Y\\t%n\\0" --';
+  const res = await ctx.sandbox.exec({ argv: ["bash", "-o", "pipefail", "-c", script, "rg", ...rgArgs], cwd: ctx.state.cwd, timeoutMs: SEARCH_TIMEOUT_MS });
+  const entries = res.stdout
+    .toString("utf8")
+    .split("\0")
+    .filter(Boolean)
+    .map((record) => {
+      const tab = record.indexOf("\t");
+      return { mtime: Number(record.slice(0, tab)), file: record.slice(tab + 1).replace(/^\.\//, "") };
+    });
+  const sign = order === "oldest" ? 1 : -1;
+  entries.sort((a, b) => sign * (a.mtime - b.mtime) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return { res, files: entries.map((e) => e.file) };
+}

@@ -1,0 +1,45 @@
+// Host-side state of one run that the tools share: what was read (for read-before-edit), the shell's
+// working directory, background shells and the task list.
+import crypto from "node:crypto";
+import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
+
+export interface ReadRecord {
+  /** sha256 of the whole file when it was read whole; undefined for a partial read of a huge file. */
+  sha256?: string;
+  mtimeMs: number;
+  size: number;
+}
+
+export interface BackgroundShell {
+  id: string;
+  command: string;
+  startedAt: number;
+}
+
+export interface Todo {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  activeForm?: string;
+}
+
+export function sha256(data: Uint8Array | string): string {
+  return crypto.createHash("sha256").update(data).digest("hex");
+}
+
+export class RunState {
+  /** Container real path → what the model last saw of it. */
+  readonly reads = new Map<string, ReadRecord>();
+  cwd: string = WORKSPACE_ROOT;
+  readonly shells = new Map<string, BackgroundShell>();
+  private shellSeq = 0;
+  todos: Todo[] = [];
+
+  recordRead(realPath: string, data: Uint8Array | undefined, stat: { mtimeMs: number; size: number }): void {
+    this.reads.set(realPath, { sha256: data ? sha256(data) : undefined, mtimeMs: stat.mtimeMs, size: stat.size });
+  }
+
+  nextShellId(): string {
+    this.shellSeq += 1;
+    return `bash_${this.shellSeq}`;
+  }
+}

@@ -1,0 +1,73 @@
+// The shared shape of a tool (STYLE.md habit 1): one object per tool made with `defineTool`, seeing only
+// the narrow `Sandbox` and the run's host-side state.
+import type Anthropic from "@anthropic-ai/sdk";
+import type { StructuredPatch } from "diff";
+import type { z } from "zod";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import type { RunState } from "./state.js";
+
+export type ToolErrorKind =
+  | "unknown_tool"
+  | "disabled_tool"
+  | "invalid_input"
+  | "outside_workspace"
+  | "not_found"
+  | "is_directory"
+  | "binary_file"
+  | "too_large"
+  | "not_read"
+  | "modified_since_read"
+  | "no_match"
+  | "not_unique"
+  | "no_change"
+  | "already_exists"
+  | "permission_denied"
+  | "hook_blocked"
+  | "command_failed"
+  | "timed_out"
+  | "sandbox_error";
+
+export type ToolContent = string | Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam>;
+
+/** What a call produced, for three audiences (STYLE.md habit 11). */
+export interface ToolResult {
+  /** For the model: exactly the tool_result content. */
+  output: ToolContent;
+  isError?: boolean;
+  kind?: ToolErrorKind;
+  /** One line for the report. */
+  title?: string;
+  /** For the report; never parsed out of `output`. */
+  metadata?: {
+    exitCode?: number | null;
+    timedOut?: boolean;
+    patch?: StructuredPatch;
+    [key: string]: unknown;
+  };
+}
+
+export interface ToolContext {
+  sandbox: Sandbox;
+  state: RunState;
+  toolUseId: string;
+  signal: AbortSignal;
+}
+
+export interface Tool<Input = Record<string, unknown>> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: z.ZodType<Input>;
+  /** Characters of output the model gets; beyond it the output is cut and the whole kept (DESIGN.md stage 6). */
+  readonly maxResultSizeChars: number;
+  isReadOnly(input: Input): boolean;
+  isConcurrencySafe(input: Input): boolean;
+  /** The path the call is about, as given (file_path or path), for the workspace gate and the policy. */
+  targetPath?(input: Input): string | undefined;
+  /** Semantic checks before the permission stage; a result here stops the call. */
+  validateInput?(input: Input, ctx: ToolContext): Promise<ToolResult | undefined>;
+  call(input: Input, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** Erases the input type where tools are handled as a list (the pipeline parses input with the schema first). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;
