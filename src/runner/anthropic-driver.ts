@@ -1,0 +1,674 @@
+/**
+ * The Anthropic driver: one assistant turn per call, streamed from the Messages API with
+ * `@anthropic-ai/sdk`, with agent-ci's own bounded retries.
+ *
+ * The SDK's retries are off (`maxRetries: 0`) because a retry here is a whole turn: a stream that breaks
+ * mid-message (reset, no `message_stop`, SSE garbage, an SSE `error` event, a stall) is thrown away and
+ * asked for again, so tool calls from a partial message never reach the loop. What is retried:
+ * - 429 `rate_limit_error`: after at least `retry-after-ms` / `retry-after`, else with backoff;
+ *   a 429 that is a spend limit (`enforced_spend_limit_reached` and the like) is not retried;
+ * - 529 `overloaded_error`, 500/502/503/504, 408/409, connection errors, broken streams: exponential
+ *   backoff with jitter;
+ * all within `maxAttempts` and never sleeping past `wallClockDeadline`. 400/401/403/404/413 are not
+ * retried. Error messages never contain the API key.
+ *
+ * Each request marks three prompt-cache breakpoints: the system prompt, the last tool definition and the
+ * last block of the last message (so each turn reads the conversation so far from the cache).
+ *
+ * Tool input is taken from the streamed JSON text itself, not from the SDK's partial-JSON snapshot
+ * (which quietly turns `{"file_path": "/wor` into `{}`):
+ * - `stop_reason: "max_tokens"` inside a tool_use (input JSON incomplete): the block is removed and the
+ *   turn comes back with `truncatedToolUse: true` (content may then be empty); the loop retries with a
+ *   larger `TurnRequest.maxTokens` or asks the model to continue in smaller steps;
+ * - input that is JSON but not an object: the block keeps its id with `input: {}` and is listed in
+ *   `invalidToolInputs`, so the loop answers it with an `is_error` tool_result;
+ * - input that is not JSON at all: the SDK's stream accumulator throws, so it counts as a broken stream
+ *   and the turn is asked for again.
+ * A half-received input is never handed over as runnable.
+ *
+ * Cancel: when `TurnRequest.signal` aborts, the stream or the wait stops and the signal's reason (if an
+ * Error, else the SDK's `APIUserAbortError`) is thrown, not a `ModelApiError`.
+ */
+import { setTimeout as sleepFor } from "node:timers/promises";
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "@anthropic-ai/sdk";
+import {
+  ModelApiError,
+  type AssistantTurn,
+  type Driver,
+  type TurnRequest,
+  type TurnUsage,
+} from "./driver.js";
+import { normalizeModelId } from "./pricing.js";
+
+type ErrorKind = ModelApiError["kind"];
+
+export interface AnthropicDriverOptions {
+  apiKey: string;
+  /** Default: `ANTHROPIC_BASE_URL`, else the public API. */
+  baseURL?: string;
+  model: string;
+  /** `max_tokens` per turn (a TurnRequest may override it). */
+  maxTokens: number;
+  /**
+   * Extended thinking. Models that take a manual budget (Claude 3.7, Sonnet 4/4.5, Opus 4-4.5,
+   * Haiku 4.5) get `{type: "enabled", budget_tokens}`; later models only take adaptive thinking and get
+   * `{type: "adaptive"}`. Unset or 0: no `thinking` parameter (the model's default).
+   */
+  thinkingBudget?: number;
+  /** Attempts per turn, the first included (default 4). */
+  maxAttempts?: number;
+  /** Epoch ms: a retry whose wait would end after this is not made. */
+  wallClockDeadline?: number;
+  /** One line per retry and per SDK warning; never contains the API key. */
+  logger?: (line: string) => void;
+  /** Injectable for tests; must reject when `signal` aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Injectable clock (epoch ms) for tests. */
+  now?: () => number;
+  /** Injectable jitter source in [0, 1) for tests. */
+  random?: () => number;
+  /** First backoff step (default 1000 ms); doubles per attempt. */
+  baseDelayMs?: number;
+  /** Longest backoff step (default 30 s). */
+  maxDelayMs?: number;
+  /** A `retry-after` longer than this ends the run instead of waiting (default 120 s). */
+  maxRetryAfterMs?: number;
+  /** Time allowed until the response headers arrive (default 10 min, the SDK's). */
+  requestTimeoutMs?: number;
+  /** A stream with no event for this long is dropped and retried (default 10 min). */
+  streamIdleTimeoutMs?: number;
+  /** Put a cache breakpoint on the last message block (default true). */
+  cacheConversation?: boolean;
+}
+
+const DEFAULT_MAX_ATTEMPTS = 4;
+const DEFAULT_BASE_DELAY_MS = 1_000;
+const DEFAULT_MAX_DELAY_MS = 30_000;
+const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 600_000;
+const MAX_CACHE_BREAKPOINTS = 4;
+const MIN_THINKING_BUDGET = 1_024;
+const EPHEMERAL: Anthropic.CacheControlEphemeral = { type: "ephemeral" };
+
+/**
+ * Models that accept `thinking: {type: "enabled", budget_tokens}` (normalized ids). Later models take
+ * only adaptive thinking: a budget is a 400 on Sonnet 5+, and deprecated on Sonnet 4.6 / Opus 4.6+.
+ */
+const MANUAL_THINKING_MODELS = new Set([
+  "claude-3-7-sonnet",
+  "claude-sonnet-4",
+  "claude-sonnet-4-0",
+  "claude-sonnet-4-5",
+  "claude-opus-4",
+  "claude-opus-4-0",
+  "claude-opus-4-1",
+  "claude-opus-4-5",
+  "claude-haiku-4-5",
+]);
+
+/** 429 error codes that waiting does not clear. */
+const SPEND_LIMIT_CODES = new Set([
+  "enforced_spend_limit_reached",
+  "contract_spend_limit_reached",
+  "linked_organization_spend_limit_reached",
+]);
+const SPEND_LIMIT_WORDING = /spend[_ -]?limit|usage limits?\b|credit balance|billing/i;
+
+/** Looks like an Anthropic key even when it is not the configured one. */
+const KEY_PATTERN = /sk-ant-[A-Za-z0-9_-]{8,}/g;
+
+/** A stream that ended or stalled without a complete message. */
+class StreamBrokenError extends Error {
+  override readonly name = "StreamBrokenError";
+}
+
+interface Failure {
+  kind: ErrorKind;
+  status: number | undefined;
+  retryable: boolean;
+  /** Wait the server asked for (retry-after-ms / retry-after). */
+  retryAfterMs: number | undefined;
+  /** Redacted description, e.g. `429 rate_limit_error: ...`. */
+  detail: string;
+}
+
+export class AnthropicDriver implements Driver {
+  readonly name = "anthropic" as const;
+  readonly model: string;
+  private readonly client: Anthropic;
+  private readonly options: AnthropicDriverOptions;
+  private readonly maxAttempts: number;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly now: () => number;
+  private readonly random: () => number;
+
+  constructor(options: AnthropicDriverOptions) {
+    this.options = options;
+    this.model = options.model;
+    this.maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS));
+    this.sleep = options.sleep ?? defaultSleep;
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.client = createClient(options, (line) => this.log(line));
+  }
+
+  async nextTurn(request: TurnRequest): Promise<AssistantTurn> {
+    const params = this.buildParams(request);
+    for (let attempt = 1; ; attempt += 1) {
+      throwIfAborted(request.signal);
+      let failure: Failure;
+      try {
+        return await this.attemptTurn(params, request.signal, attempt);
+      } catch (error) {
+        if (request.signal.aborted) throw abortError(request.signal);
+        failure = classifyError(error, (text) => this.redact(text));
+      }
+      const waitMs = this.nextWait(failure, attempt);
+      await this.waitBeforeRetry(waitMs, request.signal);
+    }
+  }
+
+  /** Decides whether to retry; returns the wait or throws the error that ends the turn. */
+  private nextWait(failure: Failure, attempt: number): number {
+    if (!failure.retryable) throw this.toModelError(failure, attempt, undefined);
+    if (attempt >= this.maxAttempts) {
+      throw this.toModelError(failure, attempt, `gave up after ${attempt} attempts`);
+    }
+    const maxRetryAfter = this.options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+    if (failure.retryAfterMs !== undefined && failure.retryAfterMs > maxRetryAfter) {
+      const asked = formatSeconds(failure.retryAfterMs);
+      throw this.toModelError(
+        failure,
+        attempt,
+        `the API asked to wait ${asked}, longer than the ${formatSeconds(maxRetryAfter)} agent-ci waits`,
+      );
+    }
+    const waitMs = this.retryDelay(failure, attempt);
+    const deadline = this.options.wallClockDeadline;
+    if (deadline !== undefined && this.now() + waitMs > deadline) {
+      throw this.toModelError(
+        failure,
+        attempt,
+        `a retry in ${formatSeconds(waitMs)} would pass the run's wall-clock limit`,
+      );
+    }
+    const why = failure.retryAfterMs !== undefined ? "as the API asked" : "backoff";
+    this.log(
+      `model API: ${failure.detail} (attempt ${attempt}/${this.maxAttempts}); retrying in ${formatSeconds(waitMs)} (${why})`,
+    );
+    return waitMs;
+  }
+
+  private async waitBeforeRetry(ms: number, signal: AbortSignal): Promise<void> {
+    try {
+      await this.sleep(ms, signal);
+    } catch (error) {
+      if (signal.aborted) throw abortError(signal);
+      throw error;
+    }
+  }
+
+  /**
+   * At least the server's retry-after (plus up to 10% / 1 s of jitter); otherwise exponential backoff
+   * with "equal jitter": half the step fixed, half random.
+   */
+  private retryDelay(failure: Failure, attempt: number): number {
+    if (failure.retryAfterMs !== undefined) {
+      const jitter = Math.min(1_000, failure.retryAfterMs * 0.1) * this.random();
+      return Math.ceil(failure.retryAfterMs + jitter);
+    }
+    const base = this.options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+    const cap = this.options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    const step = Math.min(cap, base * 2 ** (attempt - 1));
+    return Math.ceil(step / 2 + (step / 2) * this.random());
+  }
+
+  private toModelError(failure: Failure, attempts: number, why: string | undefined): ModelApiError {
+    const label = KIND_LABEL[failure.kind];
+    const tail = why ? `; ${why}` : "";
+    const hint = failure.kind === "auth" ? " Check ANTHROPIC_API_KEY." : "";
+    const message = this.redact(`Anthropic API ${label}: ${failure.detail}${tail}.${hint}`);
+    return new ModelApiError(message, failure.status, failure.kind, { attempts });
+  }
+
+  private async attemptTurn(
+    params: Anthropic.MessageCreateParamsNonStreaming,
+    signal: AbortSignal,
+    attempt: number,
+  ): Promise<AssistantTurn> {
+    const idleMs = this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+    const stream = this.client.messages.stream(params, {
+      signal,
+      timeout: this.requestTimeout(),
+      maxRetries: 0,
+    });
+    const rawToolJson = new Map<number, string>();
+    let sawMessageStop = false;
+    let idle = false;
+    let timer: NodeJS.Timeout | undefined;
+    const armIdleTimer = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        idle = true;
+        stream.abort();
+      }, idleMs);
+    };
+
+    armIdleTimer();
+    try {
+      for await (const event of stream) {
+        armIdleTimer();
+        if (event.type === "content_block_start" && event.content_block.type === "tool_use") {
+          rawToolJson.set(event.index, "");
+        }
+        if (event.type === "content_block_delta" && event.delta.type === "input_json_delta") {
+          rawToolJson.set(event.index, (rawToolJson.get(event.index) ?? "") + event.delta.partial_json);
+        }
+        if (event.type === "message_stop") sawMessageStop = true;
+      }
+    } catch (error) {
+      if (idle) throw new StreamBrokenError(`no stream event for ${formatSeconds(idleMs)}`);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!sawMessageStop) throw new StreamBrokenError("stream ended before message_stop");
+    const message = await stream.finalMessage();
+    if (message.stop_reason === null) throw new StreamBrokenError("message_stop without a stop_reason");
+    return this.toTurn(message, rawToolJson, attempt, stream.request_id ?? undefined);
+  }
+
+  private toTurn(
+    message: Anthropic.Message,
+    rawToolJson: Map<number, string>,
+    attempts: number,
+    requestId: string | undefined,
+  ): AssistantTurn {
+    const content: Anthropic.ContentBlockParam[] = [];
+    const truncatedToolNames: string[] = [];
+    const invalidToolInputs: Record<string, string> = {};
+    for (const [index, block] of message.content.entries()) {
+      if (block.type === "text") {
+        // The API refuses empty text blocks in a request, so one would break the next turn.
+        if (block.text) content.push({ type: "text", text: block.text });
+        continue;
+      }
+      if (block.type === "thinking") {
+        content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
+        continue;
+      }
+      if (block.type === "redacted_thinking") {
+        content.push({ type: "redacted_thinking", data: block.data });
+        continue;
+      }
+      if (block.type !== "tool_use") {
+        this.log(`model API: dropped a content block of unexpected type ${block.type}`);
+        continue;
+      }
+      const parsed = parseToolInput(rawToolJson.get(index), block.input);
+      if (parsed.ok) {
+        content.push({ type: "tool_use", id: block.id, name: block.name, input: parsed.input });
+        continue;
+      }
+      if (message.stop_reason === "max_tokens") {
+        truncatedToolNames.push(block.name);
+        continue;
+      }
+      invalidToolInputs[block.id] = parsed.reason;
+      content.push({ type: "tool_use", id: block.id, name: block.name, input: {} });
+    }
+
+    const turn: AssistantTurn = {
+      content,
+      stopReason: message.stop_reason,
+      usage: toTurnUsage(message.usage),
+      model: message.model,
+      attempts,
+    };
+    if (requestId) turn.requestId = requestId;
+    if (truncatedToolNames.length > 0) {
+      turn.truncatedToolUse = true;
+      turn.truncatedToolNames = truncatedToolNames;
+      this.log(
+        `model API: max_tokens cut the input of ${truncatedToolNames.join(", ")}; the call was dropped`,
+      );
+    }
+    if (Object.keys(invalidToolInputs).length > 0) turn.invalidToolInputs = invalidToolInputs;
+    return turn;
+  }
+
+  private buildParams(request: TurnRequest): Anthropic.MessageCreateParamsNonStreaming {
+    const maxTokens = request.maxTokens ?? this.options.maxTokens;
+    const params: Anthropic.MessageCreateParamsNonStreaming = {
+      model: this.model,
+      max_tokens: maxTokens,
+      messages: request.messages,
+    };
+    let breakpoints = countBreakpoints(request.messages);
+    if (request.system) {
+      params.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
+      breakpoints += 1;
+    }
+    if (request.tools.length > 0) {
+      params.tools = withLastToolCached(request.tools);
+      breakpoints += 1;
+    }
+    if ((this.options.cacheConversation ?? true) && breakpoints < MAX_CACHE_BREAKPOINTS) {
+      params.messages = withLastMessageCached(request.messages);
+    }
+    const thinking = this.thinkingParam(maxTokens);
+    if (thinking) params.thinking = thinking;
+    return params;
+  }
+
+  private thinkingParam(maxTokens: number): Anthropic.ThinkingConfigParam | undefined {
+    const budget = this.options.thinkingBudget;
+    if (!budget || budget <= 0) return undefined;
+    if (!MANUAL_THINKING_MODELS.has(normalizeModelId(this.model))) return { type: "adaptive" };
+    const budgetTokens = Math.min(Math.floor(budget), maxTokens - 1);
+    if (budgetTokens < MIN_THINKING_BUDGET) {
+      this.log(
+        `model API: thinking off: max_tokens ${maxTokens} leaves no room for a ${MIN_THINKING_BUDGET}-token budget`,
+      );
+      return undefined;
+    }
+    return { type: "enabled", budget_tokens: budgetTokens };
+  }
+
+  private requestTimeout(): number {
+    const timeout = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const deadline = this.options.wallClockDeadline;
+    if (deadline === undefined) return timeout;
+    return Math.max(1, Math.min(timeout, Math.floor(deadline - this.now())));
+  }
+
+  private redact(text: string): string {
+    return redactSecret(text, this.options.apiKey);
+  }
+
+  private log(line: string): void {
+    this.options.logger?.(this.redact(line));
+  }
+}
+
+export interface ApiKeyCheckOptions {
+  apiKey: string;
+  baseURL?: string;
+  /** Checked with `GET /v1/models/{model}` when given, else `GET /v1/models`. */
+  model?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export type ApiKeyCheck = { status: "ok" } | { status: "unverified"; reason: string };
+
+/**
+ * A cheap call made before the sandbox starts, so a bad key fails fast: throws `ModelApiError` (kind
+ * `auth`) on 401/403; anything else that stops the check (network, 404 from a proxy, 5xx) resolves
+ * `unverified` and leaves the decision to the first real turn.
+ */
+export async function checkApiKey(options: ApiKeyCheckOptions): Promise<ApiKeyCheck> {
+  const client = createClient({ ...options, timeoutMs: options.timeoutMs ?? 15_000 }, () => {});
+  const requestOptions = {
+    maxRetries: 1,
+    timeout: options.timeoutMs ?? 15_000,
+    signal: options.signal ?? null,
+  };
+  try {
+    if (options.model) await client.models.retrieve(options.model, {}, requestOptions);
+    else await client.models.list({ limit: 1 }, requestOptions);
+    return { status: "ok" };
+  } catch (error) {
+    if (options.signal?.aborted) throw abortError(options.signal);
+    const failure = classifyError(error, (text) => redactSecret(text, options.apiKey));
+    if (failure.kind === "auth") {
+      const message = redactSecret(
+        `Anthropic API ${KIND_LABEL.auth}: ${failure.detail}. Check ANTHROPIC_API_KEY.`,
+        options.apiKey,
+      );
+      throw new ModelApiError(message, failure.status, "auth");
+    }
+    return { status: "unverified", reason: failure.detail };
+  }
+}
+
+const KIND_LABEL: Record<ErrorKind, string> = {
+  auth: "rejected the credentials",
+  rate_limit: "rate limited the run",
+  spend_limit: "spend limit reached",
+  overloaded: "overloaded",
+  invalid_request: "rejected the request",
+  server: "server error",
+  connection: "unreachable",
+  stream: "stream broke",
+};
+
+function createClient(
+  options: { apiKey: string; baseURL?: string; requestTimeoutMs?: number; timeoutMs?: number },
+  log: (line: string) => void,
+): Anthropic {
+  const forward =
+    (level: string) =>
+    (message: string, ...rest: unknown[]): void => {
+      const extra = rest.map((item) => (typeof item === "string" ? item : safeJson(item))).join(" ");
+      log(`anthropic-sdk ${level}: ${message} ${extra}`.trim().slice(0, 500));
+    };
+  return new Anthropic({
+    apiKey: options.apiKey,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    maxRetries: 0,
+    timeout: options.requestTimeoutMs ?? options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    logLevel: "warn",
+    logger: { error: forward("error"), warn: forward("warn"), info: () => {}, debug: () => {} },
+  });
+}
+
+/** Sorts an SDK or stream error into a kind, and whether another attempt can help. */
+function classifyError(error: unknown, redact: (text: string) => string): Failure {
+  const base = { status: undefined, retryAfterMs: undefined };
+  if (error instanceof StreamBrokenError) {
+    return { ...base, kind: "stream", retryable: true, detail: redact(error.message) };
+  }
+  if (error instanceof APIConnectionTimeoutError) {
+    return { ...base, kind: "connection", retryable: true, detail: "request timed out" };
+  }
+  if (error instanceof APIConnectionError) {
+    return {
+      ...base,
+      kind: "connection",
+      retryable: true,
+      detail: redact(`connection error: ${describeCause(error)}`),
+    };
+  }
+  if (error instanceof APIError && !(error instanceof APIUserAbortError))
+    return classifyApiError(error, redact);
+  const message = error instanceof Error ? describeCause(error) : String(error);
+  return { ...base, kind: "stream", retryable: true, detail: redact(`stream error: ${message}`) };
+}
+
+function classifyApiError(error: APIError, redact: (text: string) => string): Failure {
+  const status = error.status;
+  const type = error.type ?? "error";
+  const apiMessage = error.apiMessage ?? error.message;
+  const detail = redact(`${status ?? "stream"} ${type}: ${truncate(apiMessage, 300)}`);
+  const retryAfterMs = parseRetryAfter(error.headers);
+  const shouldRetry = error.headers?.get("x-should-retry");
+  const kind = kindOf(status, type, error);
+  let retryable = isRetryableKind(kind, status);
+  if (shouldRetry === "false") retryable = false;
+  if (shouldRetry === "true" && !isNeverRetried(kind, status)) retryable = true;
+  return { kind, status, retryable, retryAfterMs: retryable ? retryAfterMs : undefined, detail };
+}
+
+function kindOf(status: number | undefined, type: string, error: APIError): ErrorKind {
+  if (status === 401 || status === 403 || type === "authentication_error" || type === "permission_error")
+    return "auth";
+  if (status === 402 || type === "billing_error") return "spend_limit";
+  if (status === 429 || type === "rate_limit_error")
+    return isSpendLimit(error) ? "spend_limit" : "rate_limit";
+  if (status === 529 || type === "overloaded_error") return "overloaded";
+  if (status === 408 || status === 409) return "server";
+  if (status !== undefined && status >= 500) return "server";
+  if (type === "api_error" || type === "timeout_error") return "server";
+  if (status !== undefined && status >= 400) return "invalid_request";
+  if (type === "invalid_request_error" || type === "not_found_error") return "invalid_request";
+  return "stream";
+}
+
+function isRetryableKind(kind: ErrorKind, status: number | undefined): boolean {
+  if (isNeverRetried(kind, status)) return false;
+  return (
+    kind === "rate_limit" ||
+    kind === "overloaded" ||
+    kind === "server" ||
+    kind === "connection" ||
+    kind === "stream"
+  );
+}
+
+function isNeverRetried(kind: ErrorKind, status: number | undefined): boolean {
+  if (kind === "auth" || kind === "spend_limit" || kind === "invalid_request") return true;
+  return status === 400 || status === 401 || status === 403 || status === 404;
+}
+
+function isSpendLimit(error: APIError): boolean {
+  if (error.errorCode && SPEND_LIMIT_CODES.has(error.errorCode)) return true;
+  const text = `${error.apiMessage ?? ""} ${safeJson(error.error)}`;
+  return SPEND_LIMIT_WORDING.test(text);
+}
+
+/** `retry-after-ms` (ms), else `retry-after` (seconds or an HTTP date), as the SDK reads them. */
+export function parseRetryAfter(headers: Headers | undefined): number | undefined {
+  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1_000;
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - Date.now());
+}
+
+type ParsedInput = { ok: true; input: Record<string, unknown> } | { ok: false; reason: string };
+
+/** The tool input from the streamed JSON text; only a complete JSON object counts. */
+function parseToolInput(raw: string | undefined, sdkInput: unknown): ParsedInput {
+  if (raw === undefined) {
+    if (isPlainObject(sdkInput)) return { ok: true, input: sdkInput };
+    return { ok: false, reason: "the tool input was not a JSON object" };
+  }
+  if (raw.trim() === "") return { ok: true, input: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return { ok: false, reason: `the tool input was not valid JSON: ${truncate(raw, 200)}` };
+  }
+  if (!isPlainObject(value)) return { ok: false, reason: "the tool input was valid JSON but not an object" };
+  return { ok: true, input: value };
+}
+
+function toTurnUsage(usage: Anthropic.Usage): TurnUsage {
+  return {
+    inputTokens: usage.input_tokens ?? 0,
+    outputTokens: usage.output_tokens ?? 0,
+    cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+    cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+  };
+}
+
+function withLastToolCached(tools: Anthropic.Tool[]): Anthropic.Tool[] {
+  const copy = [...tools];
+  const last = copy.at(-1);
+  if (last) copy[copy.length - 1] = { ...last, cache_control: EPHEMERAL };
+  return copy;
+}
+
+const CACHEABLE_BLOCKS = new Set(["text", "image", "document", "search_result", "tool_use", "tool_result"]);
+
+/** Marks the last cacheable block of the last message, on copies (the caller's array is untouched). */
+function withLastMessageCached(messages: Anthropic.MessageParam[]): Anthropic.MessageParam[] {
+  const last = messages.at(-1);
+  if (!last || last.role === "system") return messages;
+  const blocks: Anthropic.ContentBlockParam[] =
+    typeof last.content === "string"
+      ? last.content
+        ? [{ type: "text", text: last.content }]
+        : []
+      : [...last.content];
+  let at = blocks.length - 1;
+  while (at >= 0 && !CACHEABLE_BLOCKS.has(blocks[at]?.type ?? "")) at -= 1;
+  const target = blocks[at];
+  if (!target) return messages;
+  blocks[at] = { ...target, cache_control: EPHEMERAL } as Anthropic.ContentBlockParam;
+  return [...messages.slice(0, -1), { ...last, content: blocks }];
+}
+
+function countBreakpoints(messages: Anthropic.MessageParam[]): number {
+  let count = 0;
+  for (const message of messages) {
+    if (typeof message.content === "string") continue;
+    for (const block of message.content) {
+      if ("cache_control" in block && block.cache_control) count += 1;
+    }
+  }
+  return count;
+}
+
+/** Replaces the configured key, and anything shaped like an Anthropic key, with `***`. */
+export function redactSecret(text: string, apiKey: string): string {
+  let out = text;
+  if (apiKey.length >= 4) out = out.split(apiKey).join("***");
+  return out.replace(KEY_PATTERN, "***");
+}
+
+function describeCause(error: Error): string {
+  const parts = [error.message];
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 3 && cause instanceof Error; depth += 1) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    parts.push(code ? `${cause.message} (${code})` : cause.message);
+    cause = cause.cause;
+  }
+  return parts.filter(Boolean).join(": ");
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw abortError(signal);
+}
+
+/** The signal's reason when it is an Error, else the SDK's abort error. */
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new APIUserAbortError();
+}
+
+async function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
+  await sleepFor(ms, undefined, { signal });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return `${(ms / 1_000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+}

@@ -1,0 +1,153 @@
+/**
+ * The one price table for Claude models, and the cost of a turn.
+ *
+ * Prices are USD per million tokens, taken on 2026-11-22 from Anthropic's pricing page
+ * (platform.claude.com/docs/en/about-claude/pricing) and the per-model overview pages
+ * (platform.claude.com/docs/en/models/<model>/overview). One note on a disagreement between sources:
+ * the Sonnet 5.5 overview page still showed a $0.20 cache read while several price trackers that
+ * re-read the live pricing page in October 2026 report a cut to $0.10 from 2026-10-07; the table uses
+ * $0.10. Cache writes are the 5-minute (`ephemeral`) rate, the only TTL agent-ci asks for.
+ *
+ * A model id that is not in the table is priced by its family (opus, sonnet, haiku, fable, mythos),
+ * and an id without a known family at the Sonnet 4.x rate; both are flagged `estimated`. The family
+ * fallbacks lean to the higher of a family's recent prices, so a `--max-budget-usd` cap errs on the
+ * side of stopping early rather than overspending.
+ */
+import type { TurnUsage } from "./driver.js";
+
+/** The model agent-ci uses when none is given: the current Claude Sonnet. */
+export const DEFAULT_MODEL = "claude-sonnet-5-5";
+
+/** The date the prices below were read. */
+export const PRICES_AS_OF = "2026-11-22";
+
+/** USD per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  /** 5-minute cache write. */
+  cacheWrite: number;
+  /** Cache hit or refresh. */
+  cacheRead: number;
+}
+
+interface PriceEntry {
+  /** Normalized model ids (no date suffix, no provider prefix) that this price is exactly for. */
+  ids: readonly string[];
+  price: ModelPrice;
+  /** Prompts (input + cache reads + cache writes) above `thresholdTokens` are billed at `price` instead. */
+  longPrompt?: { thresholdTokens: number; price: ModelPrice };
+}
+
+const price = (input: number, cacheWrite: number, cacheRead: number, output: number): ModelPrice => ({
+  input,
+  output,
+  cacheWrite,
+  cacheRead,
+});
+
+const PRICE_TABLE: readonly PriceEntry[] = [
+  { ids: ["claude-fable-5-1", "claude-mythos-5-1"], price: price(10, 12.5, 0.25, 50) },
+  { ids: ["claude-fable-5", "claude-mythos-5"], price: price(10, 12.5, 1, 50) },
+  { ids: ["claude-opus-5-5"], price: price(4, 5, 0.2, 20) },
+  {
+    ids: ["claude-opus-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6", "claude-opus-4-5"],
+    price: price(5, 6.25, 0.5, 25),
+  },
+  {
+    ids: ["claude-opus-4-1", "claude-opus-4-0", "claude-opus-4", "claude-3-opus"],
+    price: price(15, 18.75, 1.5, 75),
+  },
+  { ids: ["claude-sonnet-5-5"], price: price(2, 2.5, 0.1, 10) },
+  { ids: ["claude-sonnet-5"], price: price(2, 2.5, 0.2, 10) },
+  {
+    ids: [
+      "claude-sonnet-4-6",
+      "claude-sonnet-4-5",
+      "claude-sonnet-4-0",
+      "claude-sonnet-4",
+      "claude-3-7-sonnet",
+      "claude-3-5-sonnet",
+    ],
+    price: price(3, 3.75, 0.3, 15),
+  },
+  {
+    ids: ["claude-haiku-5-5"],
+    price: price(0.1, 0.125, 0.01, 0.5),
+    longPrompt: { thresholdTokens: 100_000, price: price(0.5, 0.625, 0.05, 2.5) },
+  },
+  { ids: ["claude-haiku-4-5"], price: price(1, 1.25, 0.1, 5) },
+  { ids: ["claude-3-5-haiku"], price: price(0.8, 1, 0.08, 4) },
+  { ids: ["claude-3-haiku"], price: price(0.25, 0.3, 0.03, 1.25) },
+];
+
+/** Family fallbacks for ids not in the table (the higher recent price of each family). */
+const FAMILY_FALLBACK: ReadonlyArray<{ family: string; price: ModelPrice }> = [
+  { family: "fable", price: price(10, 12.5, 1, 50) },
+  { family: "mythos", price: price(10, 12.5, 1, 50) },
+  { family: "opus", price: price(5, 6.25, 0.5, 25) },
+  { family: "sonnet", price: price(3, 3.75, 0.3, 15) },
+  { family: "haiku", price: price(1, 1.25, 0.1, 5) },
+];
+
+const UNKNOWN_MODEL_PRICE = price(3, 3.75, 0.3, 15);
+
+export interface PriceLookup {
+  price: ModelPrice;
+  /** What the model was priced as: a table id, `family:<name>`, or `fallback:sonnet`. */
+  pricedAs: string;
+  /** True when the model id is not in the table and a family or default price was used. */
+  estimated: boolean;
+}
+
+export interface CostEstimate {
+  usd: number;
+  pricedAs: string;
+  estimated: boolean;
+}
+
+/**
+ * Reduces a model id as the API, Bedrock or Vertex spell it to the table's form:
+ * `us.anthropic.claude-sonnet-4-5-20250929-v1:0` → `claude-sonnet-4-5`,
+ * `claude-sonnet-4-5@20250929` → `claude-sonnet-4-5`, `claude-opus-4-6[1m]` → `claude-opus-4-6`.
+ */
+export function normalizeModelId(model: string): string {
+  let id = model.trim().toLowerCase();
+  const claudeAt = id.indexOf("claude-");
+  if (claudeAt > 0) id = id.slice(claudeAt);
+  id = id.replace(/\[[^\]]*\]$/, "");
+  id = id.replace(/-v\d+(:\d+)?$/, "");
+  id = id.replace(/[@-](\d{8}|latest)$/, "");
+  return id;
+}
+
+/** The price of one model, with whether it had to be estimated. */
+export function priceFor(model: string, promptTokens = 0): PriceLookup {
+  const id = normalizeModelId(model);
+  const entry = PRICE_TABLE.find((candidate) => candidate.ids.includes(id));
+  if (entry) {
+    const long = entry.longPrompt;
+    const useLong = long !== undefined && promptTokens > long.thresholdTokens;
+    return { price: useLong ? long.price : entry.price, pricedAs: id, estimated: false };
+  }
+  const family = FAMILY_FALLBACK.find((candidate) => id.includes(candidate.family));
+  if (family) return { price: family.price, pricedAs: `family:${family.family}`, estimated: true };
+  return { price: UNKNOWN_MODEL_PRICE, pricedAs: "fallback:sonnet", estimated: true };
+}
+
+/**
+ * The USD cost of one turn's usage. Call it per turn and sum the results: a price that depends on the
+ * prompt's length (Haiku 5.5 above 100k tokens) is decided per request.
+ */
+export function costUsd(model: string, usage: TurnUsage): CostEstimate {
+  const promptTokens = usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
+  const lookup = priceFor(model, promptTokens);
+  const { input, output, cacheWrite, cacheRead } = lookup.price;
+  const usd =
+    (usage.inputTokens * input +
+      usage.outputTokens * output +
+      usage.cacheCreationInputTokens * cacheWrite +
+      usage.cacheReadInputTokens * cacheRead) /
+    1_000_000;
+  return { usd, pricedAs: lookup.pricedAs, estimated: lookup.estimated };
+}
