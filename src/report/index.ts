@@ -1,0 +1,65 @@
+// The run report's public API: the versioned report.json contract, redaction, patch stats, and the Markdown
+// and HTML renderings with their atomic writer.
+export {
+  REPORT_SCHEMA_VERSION,
+  RESULT_PREVIEW_MAX_CHARS,
+  TURN_TEXT_MAX_CHARS,
+  EXIT_REASONS,
+  OUTCOMES,
+  RunReport,
+  ReportSchemaError,
+  deriveOutcome,
+  parseReport,
+  reportJsonSchema,
+} from "./schema.js";
+export type {
+  CallPatch,
+  Decision,
+  Denial,
+  ExitReason,
+  Outcome,
+  PatchFile,
+  PatchHunk,
+  PatchSummary,
+  PolicyRule,
+  RunReportInput,
+  SecretFinding,
+  TokenUsage,
+  ToolCall,
+  Turn,
+  Verify,
+  Warning,
+} from "./schema.js";
+export {
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  TOKEN_PATTERNS,
+  createRedactor,
+  scanForSecrets,
+  secretVariants,
+  type Redactor,
+  type RedactorOptions,
+} from "./redact.js";
+export { callPatch, summarizePatch } from "./patch.js";
+export { parseGitDiff, type DiffFile, type ParsedDiff } from "./diff-parse.js";
+export { capText, describeCall, summarizeCall } from "./format.js";
+export {
+  GITHUB_COMMENT_MAX_CHARS,
+  GITHUB_JOB_SUMMARY_MAX_BYTES,
+  MARKDOWN_DEFAULT_MAX_CHARS,
+  escapeMarkdownInline,
+  renderMarkdown,
+  type MarkdownOptions,
+} from "./markdown.js";
+export { HTML_MAX_PATCH_LINES, renderHtml, type HtmlOptions } from "./html.js";
+export {
+  PATCH_FILE_NAME,
+  REPORT_FILE_NAMES,
+  atomicWriteFile,
+  atomicWriteFiles,
+  renderReportFile,
+  writeReportFiles,
+  type RenderReportFileOptions,
+  type WriteReportOptions,
+  type WrittenReport,
+} from "./write.js";

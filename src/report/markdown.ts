@@ -1,0 +1,483 @@
+// report.md: the summary a person reads in the job summary or an issue/PR comment, rendered from report.json
+// data only. Untrusted strings are escaped; long runs stay readable (collapsed sections) and the output is
+// shortened step by step to fit GitHub's size limits, with a note pointing to the full artifact.
+import {
+  EXIT_REASON_LABELS,
+  OUTCOME_LABELS,
+  capText,
+  describeCall,
+  formatBytes,
+  formatDuration,
+  formatInt,
+  formatUsd,
+  oneLine,
+  stripControl,
+} from "./format.js";
+import type { Outcome, RunReport, ToolCall } from "./schema.js";
+
+/** GitHub rejects issue/PR comments longer than this (characters). */
+export const GITHUB_COMMENT_MAX_CHARS = 65_536;
+/** GitHub's limit for one step's job summary (bytes). */
+export const GITHUB_JOB_SUMMARY_MAX_BYTES = 1_048_576;
+/** Default cap: a comment, with room for the Action's marker and artifact link. */
+export const MARKDOWN_DEFAULT_MAX_CHARS = 60_000;
+
+export interface MarkdownOptions {
+  /** Cap in characters (UTF-16 code units). Default MARKDOWN_DEFAULT_MAX_CHARS. */
+  maxChars?: number;
+  /** Cap in UTF-8 bytes (for the job summary). Default: none. */
+  maxBytes?: number;
+  /** Link to the uploaded artifact, used in the footer and the shortening note. */
+  artifactUrl?: string;
+}
+
+const OUTCOME_ICONS: Record<Outcome, string> = {
+  changes: "✅",
+  no_changes: "⚪",
+  verify_failed: "❌",
+  stopped: "⚠️",
+  error: "❌",
+};
+
+const CALL_CELL_CHARS = 90;
+const REASON_CELL_CHARS = 160;
+const MESSAGE_CHARS = 600;
+const OUTPUT_TAIL_CHARS = 3_000;
+const TURN_TEXT_CHARS = 400;
+/** Lists longer than this are collapsed into a <details>. */
+const COLLAPSE_AFTER_ROWS = 10;
+
+// ---------------------------------------------------------------------------------------------- escaping
+
+const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
+/**
+ * Untrusted text for inline Markdown (table cells, list items): one line, HTML escaped, Markdown punctuation
+ * backslash-escaped, @mentions and #references defused with a zero-width space so a comment pings nobody.
+ */
+export function escapeMarkdownInline(text: string): string {
+  return oneLine(stripControl(text))
+    .replace(/[&<>"]/g, (char) => HTML_ESCAPES[char] ?? char)
+    .replace(/[\\`*_[\]{}|~!#]/g, "\\$&")
+    .replace(/@(?=[A-Za-z0-9])/g, "@\u200b")
+    .replace(/#(?=\d)/g, "#\u200b");
+}
+
+/** Untrusted text inside <code> (monospace) for a table cell. Empty text shows as an em dash. */
+function code(text: string, max = CALL_CELL_CHARS): string {
+  const clipped = capText(oneLine(text), max);
+  return clipped === "" ? "—" : `<code>${escapeMarkdownInline(clipped)}</code>`;
+}
+
+function plain(text: string, max = REASON_CELL_CHARS): string {
+  return escapeMarkdownInline(capText(oneLine(text), max));
+}
+
+/** A fenced block that no backtick run in `text` can close. */
+function fence(raw: string, info = "text"): string {
+  const text = stripControl(raw);
+  const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const marks = "`".repeat(Math.max(3, longestRun + 1));
+  return `${marks}${info}\n${text.replace(/\n+$/, "")}\n${marks}`;
+}
+
+function details(summary: string, body: string, open = false): string {
+  return `<details${open ? " open" : ""}><summary>${summary}</summary>\n\n${body}\n\n</details>`;
+}
+
+function table(header: string[], align: ("l" | "r")[], rows: string[][]): string {
+  const head = `| ${header.join(" | ")} |`;
+  const rule = `|${align.map((side) => (side === "r" ? "--:" : "---")).join("|")}|`;
+  return [head, rule, ...rows.map((row) => `| ${row.join(" | ")} |`)].join("\n");
+}
+
+function plural(count: number, word: string): string {
+  return `${formatInt(count)} ${word}${count === 1 ? "" : "s"}`;
+}
+
+// ---------------------------------------------------------------------------------------------- sections
+
+interface Plan {
+  /** Rows of the all-calls table; 0 drops the table. */
+  callRows: number;
+  /** Rows of the files/denials/failures lists. */
+  listRows: number;
+  runDetails: boolean;
+}
+
+const PLANS: readonly Plan[] = [
+  { callRows: Infinity, listRows: Infinity, runDetails: true },
+  { callRows: 100, listRows: Infinity, runDetails: true },
+  { callRows: 50, listRows: Infinity, runDetails: true },
+  { callRows: 20, listRows: Infinity, runDetails: true },
+  { callRows: 20, listRows: Infinity, runDetails: false },
+  { callRows: 0, listRows: Infinity, runDetails: false },
+  { callRows: 0, listRows: 50, runDetails: false },
+  { callRows: 0, listRows: 10, runDetails: false },
+];
+
+function failedCalls(report: RunReport): ToolCall[] {
+  return report.toolCalls.filter((call) => call.isError && call.decision?.behavior !== "deny");
+}
+
+function headline(report: RunReport): string {
+  const icon = OUTCOME_ICONS[report.outcome];
+  const lines = [`### ${icon} agent-ci: ${OUTCOME_LABELS[report.outcome]}`];
+  const patch = report.patch.empty
+    ? "no patch"
+    : `${plural(report.patch.files.length, "file")} changed, +${formatInt(report.patch.added)} −${formatInt(report.patch.removed)}`;
+  lines.push(
+    "",
+    `**Exit reason:** \`${report.exitReason}\` (${EXIT_REASON_LABELS[report.exitReason]}) · **Patch:** ${patch}`,
+  );
+  if (report.error) {
+    lines.push(
+      "",
+      "> [!CAUTION]",
+      `> **${plain(report.error.kind, 80)}:** ${plain(report.error.message, MESSAGE_CHARS)}`,
+    );
+  }
+  const critical = report.warnings.filter((warning) => warning.severity === "critical");
+  const others = report.warnings.filter((warning) => warning.severity !== "critical");
+  if (critical.length > 0) {
+    lines.push(
+      "",
+      "> [!WARNING]",
+      ...critical.map((warning) => `> **${plain(warning.message, MESSAGE_CHARS)}**`),
+    );
+  }
+  if (others.length > 0) {
+    lines.push(
+      "",
+      ...others.map(
+        (warning) =>
+          `- ${warning.severity === "warning" ? "⚠️ " : ""}${plain(warning.message, MESSAGE_CHARS)}`,
+      ),
+    );
+  }
+  return lines.join("\n");
+}
+
+function stats(report: RunReport): string {
+  const denied = report.toolCalls.filter((call) => call.decision?.behavior === "deny").length;
+  const failed = failedCalls(report).length;
+  const callsCell = [
+    plural(report.toolCalls.length, "call"),
+    denied > 0 ? `${denied} denied` : "",
+    failed > 0 ? `${failed} failed` : "",
+  ]
+    .filter((part) => part !== "")
+    .join(" · ");
+  const usage = report.usage;
+  const row = [
+    formatUsd(report.costUsd),
+    `${formatInt(usage.inputTokens)} / ${formatInt(usage.outputTokens)}`,
+    `${formatInt(usage.cacheReadInputTokens)} / ${formatInt(usage.cacheCreationInputTokens)}`,
+    formatInt(report.turns.length),
+    callsCell,
+    formatDuration(report.durationMs),
+  ];
+  const statsTable = table(
+    ["Cost", "Tokens in / out", "Cache read / write", "Turns", "Tool calls", "Duration"],
+    ["r", "r", "r", "r", "r", "r"],
+    [row],
+  );
+  const model = `${code(report.model.name, 60)} (${report.model.driver})`;
+  return `${statsTable}\n\nModel ${model} · permission mode \`${report.policy.mode}\` · run ${code(report.runId, 60)}`;
+}
+
+function collapseIfLong(title: string, count: number, body: string): string {
+  if (count <= COLLAPSE_AFTER_ROWS) return `#### ${title}\n\n${body}`;
+  return details(`<b>${title}</b>`, body);
+}
+
+function moreRows(shown: number, total: number, what: string): string {
+  if (shown >= total) return "";
+  return `\n\n_… ${formatInt(total - shown)} more ${what} in report.json / report.html._`;
+}
+
+function changedFiles(report: RunReport, plan: Plan): string {
+  if (report.patch.empty || report.patch.files.length === 0) return "";
+  const files = report.patch.files;
+  const shown = files.slice(0, plan.listRows);
+  const rows = shown.map((file) => [
+    code(file.oldPath ? `${file.oldPath} → ${file.path}` : file.path, 120),
+    file.status,
+    file.binary ? "binary" : `+${formatInt(file.added)}`,
+    file.binary ? "" : `−${formatInt(file.removed)}`,
+  ]);
+  const body =
+    table(["File", "Status", "Added", "Removed"], ["l", "l", "r", "r"], rows) +
+    moreRows(shown.length, files.length, "files") +
+    `\n\nPatch: ${formatBytes(report.patch.bytes)}, sha256 \`${report.patch.sha256.slice(0, 12)}\``;
+  return collapseIfLong(`Changed files (${formatInt(files.length)})`, files.length, body);
+}
+
+function secretFindings(report: RunReport, plan: Plan): string {
+  const findings = report.patch.secretFindings;
+  if (findings.length === 0) return "";
+  const shown = findings.slice(0, plan.listRows);
+  const items = shown.map(
+    (finding) =>
+      `> - ${code(finding.file, 120)}${finding.line === undefined ? "" : ` line ${finding.line}`}: ${plain(finding.kind, 60)}`,
+  );
+  return [
+    "> [!CAUTION]",
+    `> **The patch contains ${plural(findings.length, "possible secret")}.** Check it before applying or posting it.`,
+    ">",
+    ...items,
+    ...(shown.length < findings.length
+      ? [`> - … ${findings.length - shown.length} more in report.json`]
+      : []),
+  ].join("\n");
+}
+
+function verifySection(report: RunReport): string {
+  const verify = report.verify;
+  if (!verify) return "";
+  const passed = verify.applied && verify.exitCode === 0;
+  const status = !verify.applied
+    ? "the patch did not apply"
+    : verify.exitCode === null
+      ? "the command did not finish"
+      : `patch applied, exit ${verify.exitCode}`;
+  const tail = capText(verify.outputTail, OUTPUT_TAIL_CHARS);
+  const output = tail.trim() === "" ? "" : `\n\n${details("Output (tail)", fence(tail))}`;
+  return `#### Verify\n\n${passed ? "✅" : "❌"} ${code(verify.command, 200)}: ${status} (${formatDuration(verify.durationMs)})${output}`;
+}
+
+function denialsSection(report: RunReport, plan: Plan): string {
+  if (report.denials.length === 0) return "";
+  const shown = report.denials.slice(0, plan.listRows);
+  const index = new Map(report.toolCalls.map((call) => [call.id, call.index]));
+  const rows = shown.map((denial) => {
+    const callIndex = index.get(denial.callId);
+    return [
+      callIndex === undefined ? "—" : String(callIndex + 1),
+      plain(denial.tool, 40),
+      code(denial.summary),
+      plain(denial.reason) +
+        (denial.rule && !denial.reason.includes(denial.rule.text)
+          ? ` (${code(denial.rule.text, 80)} from ${plain(denial.rule.source, 60)})`
+          : ""),
+      denial.narrowestAllowRule === null ? "none (a deny rule wins)" : code(denial.narrowestAllowRule, 120),
+    ];
+  });
+  const body =
+    table(["#", "Tool", "Call", "Why", "Narrowest allow rule"], ["r", "l", "l", "l", "l"], rows) +
+    moreRows(shown.length, report.denials.length, "denials");
+  return collapseIfLong(`Denied calls (${formatInt(report.denials.length)})`, report.denials.length, body);
+}
+
+function failedSection(report: RunReport, plan: Plan): string {
+  const failed = failedCalls(report);
+  if (failed.length === 0) return "";
+  const shown = failed.slice(0, plan.listRows);
+  const rows = shown.map((call) => [
+    String(call.index + 1),
+    plain(call.tool, 40),
+    code(describeCall(call)),
+    call.errorKind === undefined ? "—" : code(call.errorKind, 40),
+    plain(call.resultPreview, REASON_CELL_CHARS),
+  ]);
+  const body =
+    table(["#", "Tool", "Call", "Error", "Message"], ["r", "l", "l", "l", "l"], rows) +
+    moreRows(shown.length, failed.length, "failed calls");
+  return collapseIfLong(`Failed calls (${formatInt(failed.length)})`, failed.length, body);
+}
+
+function decisionCell(call: ToolCall): string {
+  if (!call.decision) return "—";
+  if (call.decision.behavior === "allow") return `allow (${call.decision.decidedBy})`;
+  return `⛔ deny (${call.decision.decidedBy})`;
+}
+
+function resultCell(call: ToolCall): string {
+  const parts: string[] = [];
+  if (call.isError) parts.push(`❌ ${call.errorKind === undefined ? "error" : plain(call.errorKind, 40)}`);
+  if (call.exitCode !== undefined) parts.push(`exit ${call.exitCode}`);
+  parts.push(`${formatInt(call.resultChars)} chars`);
+  if (call.truncated) parts.push("truncated");
+  return parts.join(" · ");
+}
+
+function callsSection(report: RunReport, plan: Plan): string {
+  if (plan.callRows === 0 || report.toolCalls.length === 0) return "";
+  const calls = report.toolCalls;
+  const shown = calls.slice(0, plan.callRows);
+  const rows = shown.map((call) => [
+    String(call.index + 1),
+    String(call.turn),
+    plain(call.tool, 40),
+    code(describeCall(call)),
+    decisionCell(call),
+    resultCell(call),
+    formatDuration(call.durationMs),
+  ]);
+  const body =
+    table(
+      ["#", "Turn", "Tool", "Call", "Decision", "Result", "Time"],
+      ["r", "r", "l", "l", "l", "l", "r"],
+      rows,
+    ) + moreRows(shown.length, calls.length, "calls");
+  return details(`<b>All tool calls (${formatInt(calls.length)})</b>`, body);
+}
+
+function turnsSection(report: RunReport, plan: Plan): string {
+  if (!plan.runDetails || report.turns.length === 0) return "";
+  if (plan.callRows === 0) return "";
+  const rows = report.turns
+    .slice(0, plan.callRows)
+    .map((turn) => [
+      String(turn.index),
+      turn.stopReason === null ? "—" : plain(turn.stopReason, 30),
+      formatInt(turn.usage.inputTokens),
+      formatInt(turn.usage.outputTokens),
+      formatInt(turn.usage.cacheReadInputTokens),
+      String(turn.attempts),
+      formatDuration(turn.durationMs),
+      turn.text === undefined ? "" : plain(turn.text, TURN_TEXT_CHARS),
+    ]);
+  const body =
+    table(
+      ["Turn", "Stop", "In", "Out", "Cache read", "Attempts", "Time", "Text"],
+      ["r", "l", "r", "r", "r", "r", "r", "l"],
+      rows,
+    ) + moreRows(rows.length, report.turns.length, "turns");
+  return details(`<b>Turns (${formatInt(report.turns.length)})</b>`, body);
+}
+
+function yesNo(value: boolean): string {
+  return value ? "yes" : "**no**";
+}
+
+function runDetails(report: RunReport): string {
+  const lines: string[] = [];
+  const workspace = report.workspace;
+  lines.push(
+    `- **Run** ${code(report.runId, 80)} · agent-ci ${code(report.agentCiVersion, 40)} · ${code(report.startedAt, 40)} → ${code(report.endedAt, 40)}`,
+    `- **Workspace** ${code(workspace.path, 80)}${workspace.repo ? ` (${code(workspace.repo, 80)})` : ""}${workspace.baseCommit ? ` at ${code(workspace.baseCommit.slice(0, 12), 12)}` : ""}: ${plural(workspace.filesCopied, "file")} copied (${formatBytes(workspace.bytesCopied)}), ${formatInt(workspace.skipped.length)} skipped`,
+  );
+  for (const skipped of workspace.skipped.slice(0, 20)) {
+    lines.push(`  - skipped ${code(skipped.path, 100)}: ${plain(skipped.reason, 120)}`);
+  }
+  if (report.image) {
+    lines.push(
+      `- **Image** ${code(report.image.name, 100)}${report.image.id ? ` ${code(report.image.id.slice(0, 19), 19)}` : ""}`,
+    );
+  }
+  const hardening = report.hardening;
+  if (hardening) {
+    lines.push(
+      `- **Container** user ${code(hardening.user, 30)} · network ${code(hardening.networkMode, 30)} · cap-drop ${code(hardening.capDrop.join(",") || "none", 60)} · no-new-privileges ${yesNo(hardening.noNewPrivileges)} · read-only root ${yesNo(hardening.readonlyRootfs)} · init ${yesNo(hardening.init)} · pids ${hardening.pidsLimit ?? "**unlimited**"} · memory ${hardening.memoryBytes === null ? "**unlimited**" : formatBytes(hardening.memoryBytes)} · CPUs ${hardening.nanoCpus === null ? "**unlimited**" : String(hardening.nanoCpus / 1e9)}${hardening.runtime ? ` · runtime ${code(hardening.runtime, 30)}` : ""}`,
+    );
+    for (const enforced of hardening.enforcedAt.slice(0, 30)) {
+      const where =
+        enforced.where === "tool_gate"
+          ? "tool gate only"
+          : enforced.where === "both"
+            ? "container and tool gate"
+            : "container";
+      lines.push(
+        `  - ${code(enforced.rule, 100)}: ${where}${enforced.how ? ` (${plain(enforced.how, 80)})` : ""}`,
+      );
+    }
+  }
+  const model = report.model;
+  const modelParts = [
+    model.maxTokens === undefined ? "" : `max tokens ${formatInt(model.maxTokens)}`,
+    model.thinkingBudget === undefined ? "" : `thinking ${formatInt(model.thinkingBudget)}`,
+  ].filter((part) => part !== "");
+  lines.push(
+    `- **Model** ${code(model.name, 60)} (${model.driver})${modelParts.length ? ` · ${modelParts.join(" · ")}` : ""}`,
+  );
+  const limits = report.limits;
+  const limitParts = [
+    limits.maxTurns === undefined ? "" : `${formatInt(limits.maxTurns)} turns`,
+    limits.maxBudgetUsd === undefined ? "" : formatUsd(limits.maxBudgetUsd),
+    limits.timeoutMs === undefined ? "" : formatDuration(limits.timeoutMs),
+  ].filter((part) => part !== "");
+  lines.push(`- **Limits** ${limitParts.length ? limitParts.join(" · ") : "none"}`);
+  lines.push(`- **Policy** mode \`${report.policy.mode}\`, ${plural(report.policy.rules.length, "rule")}`);
+  for (const rule of report.policy.rules.slice(0, 50)) {
+    lines.push(`  - ${rule.behavior} ${code(rule.text, 100)} from ${plain(rule.source, 80)}`);
+  }
+  for (const rule of report.policy.ignored.slice(0, 20)) {
+    lines.push(
+      `  - ignored ${code(rule.text, 100)} from ${plain(rule.source, 80)}: ${plain(rule.reason, 120)}`,
+    );
+  }
+  if (report.todos && report.todos.length > 0) {
+    const marks = { completed: "✅", in_progress: "⏳", pending: "⬜" } as const;
+    lines.push(`- **Todos**`);
+    for (const todo of report.todos.slice(0, 30))
+      lines.push(`  - ${marks[todo.status]} ${plain(todo.content, 120)}`);
+  }
+  return details("<b>Run details</b>", lines.join("\n"));
+}
+
+function footer(report: RunReport, options: MarkdownOptions): string {
+  const where = options.artifactUrl
+    ? `[report.html and report.json in the run's artifact](${encodeURI(options.artifactUrl)})`
+    : "report.html and report.json in the run's output";
+  return `<sub>agent-ci ${escapeMarkdownInline(report.agentCiVersion)} · report schema v${report.schemaVersion} · full record: ${where}</sub>`;
+}
+
+function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): string {
+  const sections = [
+    headline(report),
+    stats(report),
+    secretFindings(report, plan),
+    verifySection(report),
+    changedFiles(report, plan),
+    denialsSection(report, plan),
+    failedSection(report, plan),
+    callsSection(report, plan),
+    turnsSection(report, plan),
+    plan.runDetails ? runDetails(report) : "",
+    footer(report, options),
+  ];
+  return `${sections.filter((section) => section !== "").join("\n\n")}\n`;
+}
+
+function fits(text: string, maxChars: number, maxBytes: number): boolean {
+  return text.length <= maxChars && (maxBytes === Infinity || Buffer.byteLength(text, "utf8") <= maxBytes);
+}
+
+function shortenedNote(options: MarkdownOptions, limit: number): string {
+  const where = options.artifactUrl
+    ? `in [the run's artifact](${encodeURI(options.artifactUrl)})`
+    : "(the run's output folder or artifact)";
+  return `> [!NOTE]\n> This summary was shortened to fit ${formatInt(limit)} characters. The full record is in report.html and report.json ${where}.\n`;
+}
+
+/** Cuts at a line boundary and closes any <details> left open, so the cut Markdown still renders. */
+function hardCut(text: string, budget: number): string {
+  const cut = text.slice(0, Math.max(0, budget));
+  const atLine = cut.lastIndexOf("\n") > 0 ? cut.slice(0, cut.lastIndexOf("\n")) : cut;
+  const opened = (atLine.match(/<details/g) ?? []).length - (atLine.match(/<\/details>/g) ?? []).length;
+  return atLine + "\n\n" + "</details>\n".repeat(Math.max(0, opened));
+}
+
+/** report.md from a validated report. */
+export function renderMarkdown(report: RunReport, options: MarkdownOptions = {}): string {
+  const maxChars = options.maxChars ?? MARKDOWN_DEFAULT_MAX_CHARS;
+  const maxBytes = options.maxBytes ?? Infinity;
+  const limit = Math.min(maxChars, maxBytes);
+  for (const [step, plan] of PLANS.entries()) {
+    const text = assemble(report, plan, options);
+    const note = step === 0 ? "" : `\n${shortenedNote(options, limit)}`;
+    if (fits(text + note, maxChars, maxBytes)) return text + note;
+  }
+  const note = `\n${shortenedNote(options, limit)}`;
+  const last = PLANS[PLANS.length - 1] ?? { callRows: 0, listRows: 10, runDetails: false };
+  const smallest = assemble(report, last, options);
+  const closingRoom = 200;
+  let budget = maxChars - note.length - closingRoom;
+  let cut = hardCut(smallest, budget);
+  while (!fits(cut + note, maxChars, maxBytes) && budget > 0) {
+    budget = Math.floor(budget * 0.8);
+    cut = hardCut(smallest, budget);
+  }
+  return fits(cut + note, maxChars, maxBytes) ? cut + note : capText(note, maxChars);
+}

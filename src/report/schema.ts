@@ -1,0 +1,448 @@
+// The run report's contract: the zod schema of report.json, its version, and `parseReport` for readers.
+// Published as JSON Schema in schema/report.schema.json (kept in sync by test/unit/report/json-schema.test.ts).
+import { z } from "zod";
+
+/** Bump on any change a v1 reader could misread (renamed, removed or re-typed fields). Added optional fields do not bump it. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+/** Cap on ToolCall.resultPreview (use `capText`). */
+export const RESULT_PREVIEW_MAX_CHARS = 2_000;
+/** Cap on Turn.text (use `capText`). */
+export const TURN_TEXT_MAX_CHARS = 8_000;
+
+const IsoDateTime = z.iso.datetime({ offset: true });
+const NonNegativeInt = z.number().int().nonnegative();
+const Milliseconds = z.number().nonnegative().describe("Milliseconds.");
+
+export const EXIT_REASONS = [
+  "completed",
+  "max_turns",
+  "budget",
+  "timeout",
+  "cancelled",
+  "api_error",
+  "engine_error",
+  "config_error",
+] as const;
+export const ExitReason = z
+  .enum(EXIT_REASONS)
+  .describe(
+    "Why the agent loop stopped. Set by the runner; the patch and this record are written whatever it is.",
+  );
+export type ExitReason = z.infer<typeof ExitReason>;
+
+export const OUTCOMES = ["changes", "no_changes", "verify_failed", "stopped", "error"] as const;
+export const Outcome = z
+  .enum(OUTCOMES)
+  .describe(
+    "What a reviewer needs first, derived from exitReason, the patch and verify (see deriveOutcome): " +
+      "changes = completed with a non-empty patch (verify passed or not run); no_changes = completed with an empty patch; " +
+      "verify_failed = the patch did not apply or the verify command failed; stopped = a limit or a cancel ended the run " +
+      "(the patch may be partial); error = the run failed (api_error, engine_error, config_error).",
+  );
+export type Outcome = z.infer<typeof Outcome>;
+
+export const PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"] as const;
+
+export const TokenUsage = z
+  .object({
+    inputTokens: NonNegativeInt,
+    outputTokens: NonNegativeInt,
+    cacheCreationInputTokens: NonNegativeInt,
+    cacheReadInputTokens: NonNegativeInt,
+  })
+  .meta({ id: "TokenUsage" });
+export type TokenUsage = z.infer<typeof TokenUsage>;
+
+export const RunError = z
+  .object({
+    kind: z.string().describe("Error class, e.g. ModelApiError/auth, DockerUnavailable, InvalidRule."),
+    message: z.string().describe("Redacted, human-readable message."),
+  })
+  .meta({ id: "RunError" });
+
+export const Workspace = z
+  .object({
+    path: z.string().describe("Basename of the workspace directory only; the host path is never recorded."),
+    repo: z.string().optional().describe("owner/name when known."),
+    baseCommit: z
+      .string()
+      .optional()
+      .describe("Commit the patch is based on, when the workspace is a git checkout."),
+    filesCopied: NonNegativeInt,
+    bytesCopied: NonNegativeInt,
+    skipped: z
+      .array(z.object({ path: z.string(), reason: z.string() }))
+      .describe("Files not copied into the sandbox (denied read rules, credentials, size) and why."),
+  })
+  .meta({ id: "Workspace" });
+
+export const Image = z
+  .object({
+    name: z.string(),
+    id: z.string().optional().describe("Image id (sha256:…) as the engine reports it."),
+    digest: z.string().optional().describe("Repo digest when the image came from a registry."),
+  })
+  .meta({ id: "Image" });
+
+export const EnforcedRule = z
+  .object({
+    rule: z.string().describe("Rule text, e.g. Read(./.env)."),
+    source: z.string().optional(),
+    where: z.enum(["container", "tool_gate", "both"]),
+    how: z.string().optional().describe("e.g. 'not copied in', 'read-only in the container'."),
+  })
+  .meta({ id: "EnforcedRule" });
+
+export const Hardening = z
+  .object({
+    user: z.string().describe("User the container runs as, e.g. 1000:1000."),
+    capDrop: z.array(z.string()),
+    capAdd: z.array(z.string()).optional(),
+    noNewPrivileges: z.boolean(),
+    readonlyRootfs: z.boolean(),
+    networkMode: z.string().describe("As read back from the container, e.g. none."),
+    pidsLimit: z.number().int().nullable(),
+    memoryBytes: z.number().int().nonnegative().nullable(),
+    nanoCpus: z.number().int().nonnegative().nullable(),
+    init: z.boolean(),
+    runtime: z.string().optional().describe("OCI runtime when not the default, e.g. runsc."),
+    seccomp: z.string().optional().describe("'default' unless a profile was given."),
+    userns: z.string().optional(),
+    enforcedAt: z
+      .array(EnforcedRule)
+      .describe("Which policy rules were enforced inside the container and which only at the tool gate."),
+  })
+  .meta({ id: "Hardening" })
+  .describe("The hardening in effect, as read back from the container after create (not as requested).");
+
+export const PolicyRule = z
+  .object({
+    text: z.string().describe("Claude Code rule syntax, e.g. Bash(npm test:*)."),
+    behavior: z.enum(["allow", "deny", "ask"]),
+    source: z
+      .string()
+      .describe("Where the rule came from, e.g. cli, action_input, settings:.claude/settings.json."),
+  })
+  .meta({ id: "PolicyRule" });
+export type PolicyRule = z.infer<typeof PolicyRule>;
+
+export const Policy = z
+  .object({
+    mode: z.enum(PERMISSION_MODES),
+    rules: z.array(PolicyRule),
+    ignored: z
+      .array(z.object({ text: z.string(), source: z.string(), reason: z.string() }))
+      .describe(
+        "Rules that were read but not used (e.g. an allow from an untrusted workspace file) and why.",
+      ),
+  })
+  .meta({ id: "Policy" });
+
+export const Model = z
+  .object({
+    driver: z.enum(["anthropic", "script"]),
+    name: z.string(),
+    maxTokens: NonNegativeInt.optional(),
+    thinkingBudget: NonNegativeInt.optional(),
+  })
+  .meta({ id: "Model" });
+
+export const Limits = z
+  .object({
+    maxTurns: NonNegativeInt.optional(),
+    maxBudgetUsd: z.number().nonnegative().optional(),
+    timeoutMs: Milliseconds.optional(),
+  })
+  .meta({ id: "Limits" });
+
+export const RuleRef = z.object({ text: z.string(), source: z.string() }).meta({ id: "RuleRef" });
+
+export const Decision = z
+  .object({
+    behavior: z
+      .enum(["allow", "deny"])
+      .describe("Non-interactive: where Claude Code would ask, agent-ci denies."),
+    reason: z.string().describe("Sentence sent to the model (for a deny) and shown in the report."),
+    rule: RuleRef.optional().describe("The rule that decided, when one did."),
+    decidedBy: z.enum(["rule", "mode", "hook", "default"]),
+    subcommand: z
+      .string()
+      .optional()
+      .describe("For compound Bash lines, the command the decision was about."),
+  })
+  .meta({ id: "Decision" });
+export type Decision = z.infer<typeof Decision>;
+
+export const PatchHunk = z
+  .object({
+    oldStart: NonNegativeInt,
+    oldLines: NonNegativeInt,
+    newStart: NonNegativeInt,
+    newLines: NonNegativeInt,
+    lines: z
+      .array(z.string())
+      .describe("Lines prefixed with ' ', '+', '-' or '\\', as diff.structuredPatch gives them."),
+  })
+  .meta({ id: "PatchHunk" });
+export type PatchHunk = z.infer<typeof PatchHunk>;
+
+export const CallPatch = z
+  .object({ file: z.string(), hunks: z.array(PatchHunk) })
+  .meta({ id: "CallPatch" })
+  .describe("What one Edit/Write call changed.");
+export type CallPatch = z.infer<typeof CallPatch>;
+
+export const ToolCall = z
+  .object({
+    id: z.string().describe("tool_use id."),
+    turn: NonNegativeInt.describe("Index of the assistant turn that asked for it."),
+    index: NonNegativeInt.describe("Position in the run, 0-based, in request order."),
+    tool: z.string(),
+    title: z.string().optional().describe("One-line description from the tool (its report line)."),
+    input: z.unknown().describe("The input as the model sent it, redacted."),
+    decision: Decision.optional().describe(
+      "Absent when the call stopped before the permission stage (unknown tool, bad input, failed validation).",
+    ),
+    startOffsetMs: Milliseconds.describe("Start, relative to startedAt."),
+    durationMs: Milliseconds,
+    exitCode: z.number().int().optional(),
+    resultChars: NonNegativeInt.describe("Size of the whole result, before truncation."),
+    truncated: z.boolean(),
+    fullOutputPath: z
+      .string()
+      .optional()
+      .describe("Relative to the output folder, when the whole result was saved."),
+    isError: z.boolean(),
+    errorKind: z
+      .string()
+      .optional()
+      .describe("Tool error type, e.g. invalid_arguments, file_not_found, permission_denied."),
+    resultPreview: z.string().max(RESULT_PREVIEW_MAX_CHARS).describe("Start of the result, redacted."),
+    patch: CallPatch.optional(),
+  })
+  .meta({ id: "ToolCall" });
+export type ToolCall = z.infer<typeof ToolCall>;
+
+export const Turn = z
+  .object({
+    index: NonNegativeInt,
+    stopReason: z.string().nullable(),
+    usage: TokenUsage,
+    attempts: z.number().int().positive(),
+    startOffsetMs: Milliseconds,
+    durationMs: Milliseconds,
+    text: z
+      .string()
+      .max(TURN_TEXT_MAX_CHARS)
+      .optional()
+      .describe("Assistant text of the turn, redacted and capped."),
+  })
+  .meta({ id: "Turn" });
+export type Turn = z.infer<typeof Turn>;
+
+export const PATCH_FILE_STATUSES = ["added", "modified", "deleted", "renamed", "copied"] as const;
+
+export const SecretFinding = z
+  .object({
+    file: z.string(),
+    line: z.number().int().positive().optional().describe("Line in the new file."),
+    kind: z.string().describe("e.g. github_token, anthropic_key, private_key, known_secret."),
+  })
+  .meta({ id: "SecretFinding" });
+export type SecretFinding = z.infer<typeof SecretFinding>;
+
+export const PatchFile = z
+  .object({
+    path: z.string(),
+    oldPath: z.string().optional().describe("For renames and copies."),
+    added: NonNegativeInt,
+    removed: NonNegativeInt,
+    binary: z.boolean(),
+    status: z.enum(PATCH_FILE_STATUSES),
+  })
+  .meta({ id: "PatchFile" });
+export type PatchFile = z.infer<typeof PatchFile>;
+
+export const PatchSummary = z
+  .object({
+    files: z.array(PatchFile),
+    added: NonNegativeInt,
+    removed: NonNegativeInt,
+    bytes: NonNegativeInt,
+    sha256: z.string().describe("Of the patch file's bytes."),
+    empty: z.boolean(),
+    secretFindings: z
+      .array(SecretFinding)
+      .describe("Secrets found in added lines. Reported, never removed from the patch."),
+  })
+  .meta({ id: "PatchSummary" });
+export type PatchSummary = z.infer<typeof PatchSummary>;
+
+export const Verify = z
+  .object({
+    command: z.string(),
+    applied: z.boolean().describe("Whether the patch applied to a pristine copy."),
+    exitCode: z
+      .number()
+      .int()
+      .nullable()
+      .describe("null when the command did not run (patch did not apply, timeout)."),
+    outputTail: z.string(),
+    durationMs: Milliseconds,
+  })
+  .meta({ id: "Verify" });
+export type Verify = z.infer<typeof Verify>;
+
+export const Denial = z
+  .object({
+    callId: z.string(),
+    tool: z.string(),
+    summary: z.string().describe("One-line description of the call, redacted."),
+    reason: z.string(),
+    rule: RuleRef.optional(),
+    narrowestAllowRule: z
+      .string()
+      .nullable()
+      .describe(
+        "The narrowest allow rule that would have admitted the call; null when none can (a deny rule wins).",
+      ),
+  })
+  .meta({ id: "Denial" });
+export type Denial = z.infer<typeof Denial>;
+
+export const Todo = z
+  .object({
+    content: z.string(),
+    status: z.enum(["pending", "in_progress", "completed"]),
+    activeForm: z.string().optional(),
+  })
+  .meta({ id: "Todo" });
+
+export const Warning = z
+  .object({
+    kind: z.string().describe("e.g. bypass_permissions, network_on, engine_ignored_limit."),
+    severity: z.enum(["info", "warning", "critical"]),
+    message: z.string(),
+  })
+  .meta({ id: "Warning" });
+export type Warning = z.infer<typeof Warning>;
+
+export const RunReport = z
+  .object({
+    schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
+    runId: z.string(),
+    agentCiVersion: z.string(),
+    startedAt: IsoDateTime,
+    endedAt: IsoDateTime,
+    durationMs: Milliseconds,
+    exitReason: ExitReason,
+    outcome: Outcome,
+    error: RunError.optional(),
+    workspace: Workspace,
+    image: Image.optional().describe("Absent when the run ended before a container existed."),
+    hardening: Hardening.optional(),
+    policy: Policy,
+    model: Model,
+    limits: Limits,
+    toolCalls: z.array(ToolCall),
+    turns: z.array(Turn),
+    usage: TokenUsage.describe("Totals over all turns."),
+    costUsd: z.number().nonnegative().describe("Estimate from the price table in effect for the run."),
+    patch: PatchSummary,
+    verify: Verify.optional(),
+    denials: z.array(Denial),
+    todos: z.array(Todo).optional().describe("The last TodoWrite list."),
+    warnings: z.array(Warning),
+  })
+  .meta({
+    title: "agent-ci run report",
+    description:
+      "report.json written by agent-ci for every run: what ran, what was decided, what it cost, what changed.",
+  });
+export type RunReport = z.infer<typeof RunReport>;
+/** What callers build before validation (same as RunReport: the schema has no defaults or transforms). */
+export type RunReportInput = z.input<typeof RunReport>;
+
+/** Thrown by `parseReport` with every mismatch listed. */
+export class ReportSchemaError extends Error {
+  override readonly name = "ReportSchemaError";
+  constructor(
+    message: string,
+    readonly issues: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
+/** Outcome from the parts that decide it; the runner stores the result in `outcome`. */
+export function deriveOutcome(parts: {
+  exitReason: ExitReason;
+  patch: Pick<PatchSummary, "empty">;
+  verify?: Pick<Verify, "applied" | "exitCode"> | undefined;
+}): Outcome {
+  if (
+    parts.exitReason === "api_error" ||
+    parts.exitReason === "engine_error" ||
+    parts.exitReason === "config_error"
+  ) {
+    return "error";
+  }
+  if (parts.verify && (!parts.verify.applied || parts.verify.exitCode !== 0)) return "verify_failed";
+  if (parts.exitReason !== "completed") return "stopped";
+  return parts.patch.empty ? "no_changes" : "changes";
+}
+
+function formatIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const where = issue.path.length === 0 ? "(root)" : issue.path.map(String).join(".");
+    return `${where}: ${issue.message}`;
+  });
+}
+
+/**
+ * Validates a report given as JSON text or as an already-parsed value. Throws ReportSchemaError naming the
+ * fields that do not match, or saying plainly when the file is not a report or comes from a newer agent-ci.
+ */
+export function parseReport(json: string | unknown): RunReport {
+  const value = typeof json === "string" ? parseJsonText(json) : json;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ReportSchemaError("not an agent-ci report: expected a JSON object", []);
+  }
+  const version = (value as Record<string, unknown>).schemaVersion;
+  if (typeof version !== "number") {
+    throw new ReportSchemaError("not an agent-ci report: schemaVersion is missing", []);
+  }
+  if (version > REPORT_SCHEMA_VERSION) {
+    throw new ReportSchemaError(
+      `report schemaVersion ${version} was written by a newer agent-ci; this one reads version ${REPORT_SCHEMA_VERSION}`,
+      [],
+    );
+  }
+  const result = RunReport.safeParse(value);
+  if (result.success) return result.data;
+  const issues = formatIssues(result.error);
+  const shown = issues.slice(0, 20).join("\n  ");
+  const more = issues.length > 20 ? `\n  … and ${issues.length - 20} more` : "";
+  throw new ReportSchemaError(
+    `report does not match schema version ${REPORT_SCHEMA_VERSION}:\n  ${shown}${more}`,
+    issues,
+  );
+}
+
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ReportSchemaError(`report is not valid JSON: ${(error as Error).message}`, []);
+  }
+}
+
+/** The JSON Schema published as schema/report.schema.json (draft 2020-12, input side: unknown keys allowed). */
+export function reportJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(RunReport, { target: "draft-2020-12", io: "input" }) as Record<
+    string,
+    unknown
+  >;
+  return schema;
+}

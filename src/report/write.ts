@@ -1,0 +1,140 @@
+// Writing the report: redact, validate, render, then write report.json, report.md and report.html atomically
+// (temp files in the same folder, fsync, then rename), so a full disk or a crash never leaves a truncated file
+// that looks complete, nor a set of files from two different runs. Also re-rendering a saved report.json (`agent-ci report render`).
+import { randomBytes } from "node:crypto";
+import { access, mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { renderHtml } from "./html.js";
+import { renderMarkdown, type MarkdownOptions } from "./markdown.js";
+import { createRedactor, type Redactor } from "./redact.js";
+import { parseReport, type RunReport, type RunReportInput } from "./schema.js";
+
+export const REPORT_FILE_NAMES = { json: "report.json", markdown: "report.md", html: "report.html" } as const;
+/** The patch file the runner writes next to report.json. */
+export const PATCH_FILE_NAME = "patch.diff";
+
+export interface WriteReportOptions {
+  /** The run's patch text, shown as a diff in report.html. */
+  patchText?: string;
+  /** The run's redactor (knows the secret values). Applied to everything before it is written. */
+  redactor: Redactor;
+  markdown?: MarkdownOptions;
+}
+
+export interface WrittenReport {
+  /** The redacted, validated report that was written. */
+  report: RunReport;
+  paths: { json: string; markdown: string; html: string };
+}
+
+function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+}
+
+async function writeTemp(path: string, data: string): Promise<string> {
+  const temp = tempPathFor(path);
+  const handle = await open(temp, "wx", 0o644);
+  try {
+    await handle.writeFile(data, "utf8");
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  return temp;
+}
+
+/**
+ * Writes several files so that each is either its old content or its whole new content, and a failed write
+ * (a full disk) changes none of them: every temp file is written and synced first, then all are renamed.
+ */
+export async function atomicWriteFiles(files: readonly { path: string; data: string }[]): Promise<void> {
+  const temps: string[] = [];
+  try {
+    for (const file of files) temps.push(await writeTemp(file.path, file.data));
+  } catch (error) {
+    await Promise.all(temps.map((temp) => rm(temp, { force: true }).catch(() => undefined)));
+    throw error;
+  }
+  for (const [i, file] of files.entries()) await rename(temps[i] ?? "", file.path);
+}
+
+/** Writes `data` to `path` so that `path` is either its old content or the whole new content, never a part. */
+export async function atomicWriteFile(path: string, data: string): Promise<void> {
+  await atomicWriteFiles([{ path, data }]);
+}
+
+/** report.json text; a last redaction pass over the serialized text is kept only if the JSON stays valid. */
+function reportJsonText(report: RunReport, redactor: Redactor): string {
+  const text = `${JSON.stringify(report, null, 2)}\n`;
+  const rescanned = redactor.redact(text);
+  if (rescanned === text) return text;
+  try {
+    JSON.parse(rescanned);
+    return rescanned;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Redacts and validates `report` (throws ReportSchemaError before writing anything if it does not match the
+ * schema), then writes report.json, report.md and report.html into `outDir` (created if missing).
+ */
+export async function writeReportFiles(
+  outDir: string,
+  report: RunReport | RunReportInput,
+  options: WriteReportOptions,
+): Promise<WrittenReport> {
+  const { redactor } = options;
+  const validated = parseReport(redactor.redactDeep(report));
+  const json = reportJsonText(validated, redactor);
+  const markdown = redactor.redact(renderMarkdown(validated, options.markdown));
+  const html = renderHtml(validated, { patchText: options.patchText, redactor });
+  const paths = {
+    json: join(outDir, REPORT_FILE_NAMES.json),
+    markdown: join(outDir, REPORT_FILE_NAMES.markdown),
+    html: join(outDir, REPORT_FILE_NAMES.html),
+  };
+  await mkdir(outDir, { recursive: true });
+  await atomicWriteFiles([
+    { path: paths.markdown, data: markdown },
+    { path: paths.html, data: html },
+    { path: paths.json, data: json },
+  ]);
+  return { report: validated, paths };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface RenderReportFileOptions {
+  /** Patch to show in HTML. Default: patch.diff next to the report, when it exists. */
+  patchPath?: string;
+  markdown?: MarkdownOptions;
+}
+
+/**
+ * Re-renders a saved report.json as Markdown or HTML (for `agent-ci report render report.json --format md|html`).
+ * Throws ReportSchemaError with a clear message when the file is not a report this version can read.
+ */
+export async function renderReportFile(
+  reportPath: string,
+  format: "md" | "html",
+  options: RenderReportFileOptions = {},
+): Promise<string> {
+  const report = parseReport(await readFile(reportPath, "utf8"));
+  const redactor = createRedactor();
+  if (format === "md") return redactor.redact(renderMarkdown(report, options.markdown));
+  const patchPath = options.patchPath ?? join(dirname(reportPath), PATCH_FILE_NAME);
+  const patchText = (await exists(patchPath)) ? await readFile(patchPath, "utf8") : undefined;
+  return renderHtml(report, { patchText, redactor });
+}

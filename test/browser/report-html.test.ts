@@ -1,0 +1,162 @@
+// report.html in a real browser (Debian's Chromium, driven by playwright-core), opened from file:// as a
+// downloaded artifact would be: no errors, no network, one bar per call, a click shows the call's details.
+// Screenshots go to test-results/ (git-ignored) as build artifacts of this test.
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL, fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderHtml } from "../../src/report/html.js";
+import { parseReport, type RunReport } from "../../src/report/schema.js";
+
+const FIXTURES = fileURLToPath(new URL("../fixtures/report/", import.meta.url));
+const RESULTS = fileURLToPath(new URL("../../test-results/", import.meta.url));
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+interface Opened {
+  page: Page;
+  report: RunReport;
+  url: string;
+  problems: string[];
+  requests: string[];
+}
+
+let browser: Browser;
+let workDir: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  workDir = await mkdtemp(join(tmpdir(), "agent-ci-html-"));
+  await mkdir(RESULTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+async function open(
+  name: string,
+  withPatch: boolean,
+  viewport = { width: 1440, height: 900 },
+): Promise<Opened> {
+  const report = parseReport(await readFile(join(FIXTURES, `${name}.json`), "utf8"));
+  const patchText = withPatch ? await readFile(join(FIXTURES, `${name}.diff`), "utf8") : undefined;
+  const file = join(workDir, `${name}.html`);
+  await writeFile(file, renderHtml(report, { patchText }));
+  const url = pathToFileURL(file).href;
+  const page = await browser.newPage({ viewport, colorScheme: "light" });
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error" || message.type() === "warning")
+      problems.push(`console.${message.type()}: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("dialog", (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on("request", (request) => requests.push(request.url()));
+  await page.goto(url, { waitUntil: "load" });
+  await page.waitForSelector("html[data-ready=true]", { timeout: 10_000 });
+  return { page, report, url, problems, requests };
+}
+
+describe("report.html in Chromium", () => {
+  it("renders a 200-call run: no errors, no network, one bar per call, click shows details", async () => {
+    const { page, report, url, problems, requests } = await open("long-run-200", true);
+    expect(report.toolCalls).toHaveLength(200);
+    expect(await page.locator(".call-bar").count()).toBe(report.toolCalls.length);
+    expect(await page.locator(".call-row").count()).toBe(report.toolCalls.length);
+    expect(await page.locator(".turn-bar").count()).toBe(report.turns.length);
+    expect(await page.locator('.call-bar[data-status="denied"]').count()).toBe(report.denials.length);
+
+    const target = report.toolCalls[34]!;
+    await page.locator(`.call-bar[data-call-id="${target.id}"]`).click();
+    const details = page.locator("#call-details");
+    await expect.poll(() => details.getAttribute("data-call-id")).toBe(target.id);
+    expect(await details.locator("h3").innerText()).toBe(`#${target.index + 1} ${target.tool}`);
+    expect(await details.locator("#call-decision").innerText()).toContain("Bash(git push:*)");
+    expect(await details.locator("#call-input").innerText()).toContain("git push --force origin main");
+    expect(await page.locator(`.call-row.selected`).getAttribute("data-call-id")).toBe(target.id);
+
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => details.getAttribute("data-call-id")).toBe(report.toolCalls[35]!.id);
+
+    await page.locator('[data-filter="denied"]').click();
+    expect(await page.locator(".call-row:visible").count()).toBe(report.denials.length);
+    await page.locator('[data-filter="all"]').click();
+
+    await page.locator('[data-color-mode="outcome"]').click();
+    expect(await page.locator("#timeline").getAttribute("data-color")).toBe("outcome");
+    await page.locator('[data-color-mode="tool"]').click();
+
+    await page.locator(`.call-bar[data-call-id="${report.toolCalls[12]!.id}"]`).click();
+    await page.setViewportSize({ width: 1440, height: 1750 });
+    await page.evaluate("window.scrollTo(0, 0)");
+    await page.screenshot({ path: join(RESULTS, "report-html.png") });
+    await page.screenshot({ path: join(RESULTS, "report-html-full.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+  });
+
+  it("shows the patch as a diff per file and a call's own change", async () => {
+    const { page, report, problems, requests, url } = await open("small-fix", true);
+    expect(await page.locator("details.file").count()).toBe(report.patch.files.length);
+    expect(await page.locator("table.diff tr.add").count()).toBeGreaterThanOrEqual(report.patch.added);
+    expect(await page.locator("#outcome").innerText()).toContain("Changes ready");
+    await page.locator('.call-row[data-call-id="toolu_04"]').click();
+    expect(await page.locator("#call-details table.diff tr.add").innerText()).toContain("return a + b;");
+    await page.screenshot({ path: join(RESULTS, "report-html-small-fix.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+  });
+
+  it("keeps hostile strings as text: no script runs, no markup is injected", async () => {
+    const { page, problems, requests, url } = await open("denied-no-changes", false);
+    await page.locator('.call-row[data-call-id="toolu_a3"]').click();
+    expect(await page.locator("#call-input").innerText()).toContain("<script>alert(1)</script>");
+    expect(await page.locator("#call-details script").count()).toBe(0);
+    expect(await page.locator("#changes-section .empty").innerText()).toContain("no changes");
+    await page.screenshot({ path: join(RESULTS, "report-html-denied.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+  });
+
+  it("renders a run that never started a container, on a narrow dark screen", async () => {
+    const report = parseReport(await readFile(join(FIXTURES, "config-error.json"), "utf8"));
+    const file = join(workDir, "config-error.html");
+    await writeFile(file, renderHtml(report));
+    const page = await browser.newPage({ viewport: { width: 420, height: 900 }, colorScheme: "dark" });
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(message.text());
+    });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector("html[data-ready=true]");
+    expect(await page.locator("#run-error").innerText()).toContain("InvalidRule");
+    expect(await page.locator(".call-bar").count()).toBe(0);
+    await page.screenshot({ path: join(RESULTS, "report-html-config-error-dark.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,139 @@
+// report.md behaviour beyond the golden files: escaping of untrusted strings, size caps, collapsed sections.
+import { describe, expect, it } from "vitest";
+import {
+  GITHUB_COMMENT_MAX_CHARS,
+  MARKDOWN_DEFAULT_MAX_CHARS,
+  escapeMarkdownInline,
+  renderMarkdown,
+} from "../../../src/report/markdown.js";
+import type { RunReport, ToolCall } from "../../../src/report/schema.js";
+import { deniedNoChangesReport, longRunReport, smallFixReport } from "./support/report-builders.js";
+
+function balanced(markdown: string): boolean {
+  return (markdown.match(/<details/g) ?? []).length === (markdown.match(/<\/details>/g) ?? []).length;
+}
+
+/** A long run with many calls whose inputs are long: far over any comment limit when rendered whole. */
+function hugeReport(calls: number): RunReport {
+  const base = longRunReport();
+  const template = base.toolCalls[3]!;
+  const toolCalls: ToolCall[] = Array.from({ length: calls }, (_, index) => ({
+    ...template,
+    id: `toolu_huge_${index}`,
+    index,
+    turn: Math.floor(index / 5),
+    tool: "Bash",
+    input: { command: `echo ${"x".repeat(200)} ${index}` },
+    isError: index % 3 === 0,
+    errorKind: index % 3 === 0 ? "command_failed" : undefined,
+    resultPreview: `failure ${index}: ${"y".repeat(300)}`,
+  }));
+  const files = Array.from({ length: 400 }, (_, index) => ({
+    path: `src/generated/very/long/path/to/module-${index}/index.ts`,
+    added: index,
+    removed: 1,
+    binary: false,
+    status: "modified" as const,
+  }));
+  return { ...base, toolCalls, patch: { ...base.patch, files }, denials: [] };
+}
+
+describe("escapeMarkdownInline", () => {
+  it("keeps tables, code and HTML from being broken or injected", () => {
+    const out = escapeMarkdownInline(
+      "a | b `c` <script>alert(1)</script> *x* _y_ [l](javascript:z) ~~s~~ \\ !",
+    );
+    expect(out).not.toMatch(/(?<!\\)\|/);
+    expect(out).not.toMatch(/(?<!\\)`/);
+    expect(out).not.toContain("<script>");
+    expect(out).toContain("&lt;script&gt;");
+    expect(out).toContain("\\[l\\]");
+    expect(out).toContain("\\*x\\*");
+  });
+
+  it("defuses @mentions and #references, and joins lines", () => {
+    expect(escapeMarkdownInline("ping @octocat about #12\nnow")).toBe(
+      "ping @\u200boctocat about \\#\u200b12 now",
+    );
+  });
+});
+
+describe("renderMarkdown", () => {
+  it("puts outcome and exit reason first, then the numbers", () => {
+    const markdown = renderMarkdown(smallFixReport());
+    const lines = markdown.split("\n");
+    expect(lines[0]).toBe("### ✅ agent-ci: Changes ready");
+    expect(lines[2]).toContain("`completed`");
+    expect(markdown.indexOf("| Cost |")).toBeLessThan(markdown.indexOf("#### Changed files"));
+    expect(markdown.indexOf("#### Changed files")).toBeLessThan(markdown.indexOf("#### Denied calls"));
+    expect(markdown.indexOf("#### Denied calls")).toBeLessThan(markdown.indexOf("All tool calls"));
+  });
+
+  it("escapes hostile tool inputs in every table", () => {
+    const markdown = renderMarkdown(deniedNoChangesReport());
+    expect(markdown).not.toContain("<script>");
+    expect(markdown).not.toMatch(/(?<!\\)\]\(javascript:/);
+    expect(markdown).not.toMatch(/@octocat/);
+    const denied = markdown.split("\n").filter((line) => line.startsWith("| 1 | Bash"));
+    expect(denied[0]?.replace(/\\\|/g, "").split("|")).toHaveLength(7);
+  });
+
+  it("collapses the call table and long lists so 200 calls stay readable", () => {
+    const markdown = renderMarkdown(longRunReport());
+    expect(markdown).toContain("<details><summary><b>All tool calls (200)</b></summary>");
+    expect(markdown).toContain("<details><summary><b>Changed files (30)</b></summary>");
+    expect(markdown.length).toBeLessThan(MARKDOWN_DEFAULT_MAX_CHARS);
+    expect(balanced(markdown)).toBe(true);
+  });
+
+  it("stays under GitHub's comment limit for a huge run, with a note pointing to the artifact", () => {
+    const markdown = renderMarkdown(hugeReport(2_000), {
+      artifactUrl: "https://github.com/o/r/actions/runs/1/artifacts/2",
+    });
+    expect(markdown.length).toBeLessThanOrEqual(MARKDOWN_DEFAULT_MAX_CHARS);
+    expect(markdown.length).toBeLessThan(GITHUB_COMMENT_MAX_CHARS);
+    expect(markdown).toContain("This summary was shortened");
+    expect(markdown).toContain("(https://github.com/o/r/actions/runs/1/artifacts/2)");
+    expect(markdown.startsWith("### ⚠️ agent-ci: Stopped early")).toBe(true);
+    expect(balanced(markdown)).toBe(true);
+  });
+
+  it.each([20_000, 8_000, 3_000, 1_200])(
+    "fits a cap of %i characters and still leads with the outcome",
+    (maxChars) => {
+      const markdown = renderMarkdown(hugeReport(500), { maxChars });
+      expect(markdown.length).toBeLessThanOrEqual(maxChars);
+      expect(markdown).toContain("Stopped early");
+      expect(markdown).toContain("shortened");
+      expect(balanced(markdown)).toBe(true);
+    },
+  );
+
+  it("fits a byte cap for the job summary", () => {
+    const markdown = renderMarkdown(hugeReport(3_000), { maxChars: Infinity, maxBytes: 200_000 });
+    expect(Buffer.byteLength(markdown)).toBeLessThanOrEqual(200_000);
+  });
+
+  it("keeps the whole report when it fits", () => {
+    expect(renderMarkdown(smallFixReport())).not.toContain("shortened");
+  });
+
+  it("quotes command output in a fence that the output cannot close", () => {
+    const report = smallFixReport();
+    const markdown = renderMarkdown({
+      ...report,
+      verify: { command: "x", applied: true, exitCode: 1, outputTail: "````\n</details>\n", durationMs: 1 },
+    });
+    expect(markdown).toContain("`````text\n````\n</details>\n`````");
+  });
+});
+
+describe("renderMarkdown with control characters", () => {
+  it("drops ANSI codes from cells and output", () => {
+    const report = deniedNoChangesReport();
+    report.toolCalls[2]!.resultPreview = "\u001b[31mred\u001b[0m failure\u0007";
+    const markdown = renderMarkdown(report);
+    expect(markdown).toContain("| red failure |");
+    expect(markdown).not.toContain("\u001b");
+  });
+});
