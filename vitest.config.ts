@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", ".scratch/*.test.ts"],
+    include: ["test/**/*.test.ts"],
     restoreMocks: true,
     unstubEnvs: true,
     testTimeout: 60_000,

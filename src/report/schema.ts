@@ -165,7 +165,9 @@ export const Decision = z
       .describe("Non-interactive: where Claude Code would ask, agent-ci denies."),
     reason: z.string().describe("Sentence sent to the model (for a deny) and shown in the report."),
     rule: RuleRef.optional().describe("The rule that decided, when one did."),
-    decidedBy: z.enum(["rule", "mode", "hook", "default"]),
+    decidedBy: z
+      .enum(["rule", "mode", "protected-path", "parse-failure", "read-only-check", "hook", "default"])
+      .describe("What decided: a rule, the mode's default, a protected path, a command that could not be parsed, or the read-only proof of a Bash line."),
     subcommand: z
       .string()
       .optional()

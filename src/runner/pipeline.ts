@@ -14,8 +14,6 @@ import { resolveInWorkspace } from "../tools/paths.js";
 import type { RunState } from "../tools/state.js";
 import type { AnyTool, ToolContent, ToolErrorKind, ToolResult } from "../tools/types.js";
 
-export const RESULT_PREVIEW_CHARS = 2000;
-
 export interface PermissionRequest {
   tool: string;
   input: Record<string, unknown>;
@@ -70,6 +68,10 @@ export interface ToolCallRecord {
   tool: string;
   input: unknown;
   decision?: PermissionDecision;
+  /** What the permission stage was asked about (canonical paths, working directory), for replays. */
+  paths?: string[];
+  cwd?: string;
+  readOnly?: boolean;
   startOffsetMs: number;
   durationMs: number;
   exitCode?: number | null;
@@ -79,7 +81,6 @@ export interface ToolCallRecord {
   isError: boolean;
   errorKind?: ToolErrorKind;
   stage: "enabled" | "parse" | "validate" | "permission" | "hook" | "call";
-  resultPreview: string;
   title?: string;
   patch?: StructuredPatch;
   hookErrors?: string[];
@@ -112,12 +113,10 @@ function contentChars(content: ToolContent): number {
   return content.reduce((n, block) => n + (block.type === "text" ? block.text.length : 0), 0);
 }
 
-function preview(content: ToolContent): string {
-  if (typeof content === "string") return content.slice(0, RESULT_PREVIEW_CHARS);
-  return content
-    .map((block) => (block.type === "text" ? block.text : `[${block.type}]`))
-    .join("\n")
-    .slice(0, RESULT_PREVIEW_CHARS);
+/** The text of a result, images and documents as placeholders (for the report's preview). */
+export function contentText(content: ToolContent): string {
+  if (typeof content === "string") return content;
+  return content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
 }
 
 export class ToolPipeline {
@@ -178,7 +177,6 @@ export class ToolPipeline {
         fullOutputPath: mapped.fullOutputPath,
         isError: Boolean(result.isError),
         errorKind: result.kind,
-        resultPreview: preview(mapped.content),
         title: result.title,
         patch: result.metadata?.patch,
         content: mapped.content,
@@ -228,9 +226,10 @@ export class ToolPipeline {
       if (invalid) return finish("validate", invalid);
 
       // 4. permission
-      const decision = this.gate.decide({ tool: tool.name, input, readOnly: tool.isReadOnly(input), paths, cwd: this.options.state.cwd });
+      const asked = { paths, cwd: this.options.state.cwd, readOnly: tool.isReadOnly(input) };
+      const decision = this.gate.decide({ tool: tool.name, input, ...asked });
       if (decision.behavior === "deny") {
-        return finish("permission", toolError("permission_denied", `Permission denied: ${decision.reason}`), { decision });
+        return finish("permission", toolError("permission_denied", `Permission denied: ${decision.reason}`), { decision, ...asked });
       }
 
       // 5. hooks around the call
@@ -238,7 +237,7 @@ export class ToolPipeline {
       const pre = await this.options.hooks?.pre(tool.name, input, call.id);
       if (pre?.error) hookErrors.push(pre.error);
       if (pre?.blocked) {
-        return finish("hook", toolError("hook_blocked", `Blocked by a PreToolUse hook: ${pre.reason ?? "no reason given"}`), { decision, hookErrors });
+        return finish("hook", toolError("hook_blocked", `Blocked by a PreToolUse hook: ${pre.reason ?? "no reason given"}`), { decision, ...asked, hookErrors });
       }
       const result = await tool.call(input, ctx);
       const post = await this.options.hooks?.post(tool.name, input, call.id, result);
@@ -247,7 +246,7 @@ export class ToolPipeline {
         const note = `\n<system-reminder>A PostToolUse hook objected: ${post.reason ?? "no reason given"}</system-reminder>`;
         result.output = typeof result.output === "string" ? result.output + note : [...result.output, { type: "text", text: note }];
       }
-      return finish("call", result, { decision, ...(hookErrors.length ? { hookErrors } : {}) });
+      return finish("call", result, { decision, ...asked, ...(hookErrors.length ? { hookErrors } : {}) });
     } catch (e) {
       if (e instanceof SandboxGoneError || e instanceof EngineError) throw e;
       if (signal.aborted) throw e;

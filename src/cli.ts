@@ -1,0 +1,248 @@
+// `agent-ci`: the command line. `run` is the main job; `policy check|test` explain decisions; `report
+// render` re-renders a saved report. The Action calls the same runner (src/runner/run.ts).
+import fs from "node:fs";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { renderReportFile } from "./report/index.js";
+import { parseRunConfig, parseSize, ConfigError, PERMISSION_MODES, OUTPUT_FORMATS, NETWORK_POLICIES, type RunConfigInput } from "./runner/config.js";
+import { EXIT_CODES, runAgent } from "./runner/run.js";
+import { policyCheck, policyReplay } from "./runner/policy-setup.js";
+import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
+import { AGENT_CI_VERSION } from "./version.js";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+const positiveInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("a positive whole number");
+  return n;
+};
+const positiveNumber = (value: string) => {
+  const n = Number(value);
+  if (!(n > 0)) throw new InvalidArgumentError("a positive number");
+  return n;
+};
+const size = (value: string) => {
+  try {
+    return parseSize(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+};
+
+interface RunFlags {
+  workspace: string;
+  prompt?: string;
+  promptFile?: string;
+  systemPromptAppend?: string;
+  script?: string;
+  model?: string;
+  maxTokens?: number;
+  thinkingBudget?: number;
+  image?: string;
+  network: "none" | "setup" | "on";
+  setup: string[];
+  memory?: number;
+  cpus?: number;
+  workspaceSize?: number;
+  env: string[];
+  mode?: (typeof PERMISSION_MODES)[number];
+  allow: string[];
+  deny: string[];
+  settings?: string;
+  trustWorkspaceSettings?: boolean;
+  maxTurns?: number;
+  maxBudgetUsd?: number;
+  timeout?: number;
+  out?: string;
+  outputFormat: (typeof OUTPUT_FORMATS)[number];
+  verify?: string;
+  includeIgnored?: boolean;
+  allowWeakHardening?: boolean;
+}
+
+function policyOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--mode <mode>", 'permission mode (default: a trusted settings file\'s defaultMode, else "default")').choices(PERMISSION_MODES))
+    .option("--allow <rule>", "allow rule in Claude Code syntax, e.g. 'Bash(npm test:*)' (repeatable)", collect, [])
+    .option("--deny <rule>", "deny rule, e.g. 'Read(./.env)' (repeatable; deny always wins)", collect, [])
+    .option("--settings <file>", "a Claude Code settings file whose permissions and hooks you trust")
+    .option("--trust-workspace-settings", "let the workspace's .claude/settings.json grant permissions (off: it may only deny)");
+}
+
+async function run(flags: RunFlags): Promise<number> {
+  const prompt = flags.promptFile ? fs.readFileSync(flags.promptFile, "utf8") : flags.prompt;
+  const input: RunConfigInput = {
+    workspace: flags.workspace,
+    prompt,
+    systemPromptAppend: flags.systemPromptAppend,
+    script: flags.script,
+    model: flags.model,
+    maxTokens: flags.maxTokens,
+    thinkingBudget: flags.thinkingBudget,
+    apiKey: process.env.ANTHROPIC_API_KEY || undefined,
+    baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
+    image: flags.image,
+    network: flags.network,
+    setup: flags.setup,
+    memory: flags.memory,
+    cpus: flags.cpus,
+    workspaceSize: flags.workspaceSize,
+    env: flags.env,
+    mode: flags.mode,
+    allow: flags.allow,
+    deny: flags.deny,
+    settings: flags.settings,
+    trustWorkspaceSettings: flags.trustWorkspaceSettings,
+    maxTurns: flags.maxTurns,
+    maxBudgetUsd: flags.maxBudgetUsd,
+    timeoutMs: flags.timeout ? flags.timeout * 1000 : undefined,
+    out: flags.out,
+    outputFormat: flags.outputFormat,
+    verify: flags.verify,
+    includeIgnored: flags.includeIgnored,
+    allowWeakHardening: flags.allowWeakHardening,
+  };
+  let config;
+  try {
+    config = parseRunConfig(input);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`agent-ci: ${e.message}\n`);
+    return EXIT_CODES.config_error;
+  }
+
+  // First SIGINT/SIGTERM: stop the run, write the patch and the record, remove the container.
+  // A second one: remove the containers and leave at once.
+  const cancel = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (cancel.signal.aborted) {
+      void disposeAllSandboxes().finally(() => process.exit(EXIT_CODES.cancelled));
+      return;
+    }
+    process.stderr.write(`agent-ci: ${signal}: stopping the run; writing the patch and the report…\n`);
+    cancel.abort(new Error(`received ${signal}`));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  const isTTY = Boolean(process.stderr.isTTY);
+  const outcome = await runAgent(
+    config,
+    {
+      stdout: (line) => process.stdout.write(`${line}\n`),
+      stderr: (line) => {
+        if (config.outputFormat === "text" || isTTY) process.stderr.write(`${line}\n`);
+      },
+      progress: isTTY || config.outputFormat === "text",
+    },
+    cancel.signal,
+  );
+  process.off("SIGINT", onSignal);
+  process.off("SIGTERM", onSignal);
+
+  const report = outcome.report;
+  if (config.outputFormat === "json") {
+    process.stdout.write(`${JSON.stringify({ run_id: outcome.runId, exit_reason: outcome.exitReason, exit_code: outcome.exitCode, out_dir: outcome.outDir, patch_path: outcome.patchPath, report_path: outcome.reportPath, outcome: report?.outcome, changed_files: report?.patch.files.length ?? 0, cost_usd: report?.costUsd ?? 0, error: outcome.error })}\n`);
+  } else if (config.outputFormat === "text") {
+    const files = report?.patch.files ?? [];
+    const lines = [
+      "",
+      `agent-ci: ${report?.outcome ?? "error"} (exit reason: ${outcome.exitReason}${outcome.error && outcome.exitReason !== "completed" ? `: ${outcome.error}` : ""})`,
+      `  changed files: ${files.length}${files.length ? ` (+${report?.patch.added ?? 0} −${report?.patch.removed ?? 0})` : ""}`,
+      ...files.slice(0, 20).map((f) => `    ${f.path}`),
+      `  tool calls: ${report?.toolCalls.length ?? 0}, denied: ${report?.denials.length ?? 0}, turns: ${report?.turns.length ?? 0}, cost: $${(report?.costUsd ?? 0).toFixed(4)}`,
+      report?.verify ? `  verify: ${report.verify.applied ? `exit ${report.verify.exitCode}` : "the patch did not apply"}` : "",
+      `  patch:  ${outcome.patchPath}`,
+      `  report: ${outcome.reportPath ?? "(not written)"} (also report.md, report.html)`,
+    ].filter((l) => l !== "");
+    process.stdout.write(`${lines.join("\n")}\n`);
+  }
+  return outcome.exitCode;
+}
+
+export function buildProgram(): Command {
+  const program = new Command()
+    .name("agent-ci")
+    .description("Run a Claude coding agent in a throwaway Docker container: every tool call sandboxed and decided by a non-interactive policy, the result a patch and a report.")
+    .version(AGENT_CI_VERSION)
+    .showHelpAfterError();
+
+  const runCommand = program
+    .command("run")
+    .description("start a sandbox on a workspace, let the model (or a script) work through the tools, write the patch and the report")
+    .option("-w, --workspace <dir>", "the repository to work on (copied in; never written to)", ".")
+    .option("-p, --prompt <text>", "the task")
+    .option("--prompt-file <file>", "read the task from a file")
+    .option("--system-prompt-append <text>", "text appended to agent-ci's system prompt")
+    .option("--script <file>", "run a file of tool calls (or a report.json's calls) instead of a model")
+    .option("--model <id>", "Claude model id (default: a current Sonnet)")
+    .option("--max-tokens <n>", "max output tokens per turn", positiveInt)
+    .option("--thinking-budget <n>", "extended thinking budget in tokens", positiveInt)
+    .option("--image <name>", "sandbox image (default: built from Dockerfile.sandbox on first use)")
+    .addOption(new Option("--network <policy>", "network in the sandbox: none, setup (only for --setup), on").choices(NETWORK_POLICIES).default("none"))
+    .option("--setup <command>", "run before the agent, with network (needs --network setup; repeatable)", collect, [])
+    .option("--memory <size>", "memory limit, e.g. 4g", size)
+    .option("--cpus <n>", "CPU limit", positiveNumber)
+    .option("--workspace-size <size>", "size of the sandbox's /workspace, e.g. 4g", size)
+    .option("--env <name>", "pass this environment variable into the sandbox, by name (repeatable)", collect, []);
+  policyOptions(runCommand)
+    .option("--max-turns <n>", "stop after this many model turns (default 50)", positiveInt)
+    .option("--max-budget-usd <usd>", "stop when the estimated cost reaches this", positiveNumber)
+    .option("--timeout <seconds>", "wall-clock limit for the run (default 1800)", positiveInt)
+    .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
+    .addOption(new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)").choices(OUTPUT_FORMATS).default("text"))
+    .option("--verify <command>", "after the run, apply the patch in a fresh container and run this command")
+    .option("--include-ignored", "also copy files that git ignores")
+    .option("--allow-weak-hardening", "run even when the engine did not apply a sandbox setting (the report says so)")
+    .addHelpText(
+      "after",
+      `
+Exit codes: 0 completed, 2 config error, 3 engine error, 4 model API error, 5 limit reached
+(turns, budget, timeout), 6 verify failed, 130 cancelled.
+
+Examples:
+  ANTHROPIC_API_KEY=… agent-ci run --prompt "Fix the failing test" --mode acceptEdits --allow 'Bash(npm test:*)'
+  agent-ci run --workspace examples/buggy-calc --script examples/buggy-calc/fix.script.json --mode acceptEdits`,
+    )
+    .action(async (flags: RunFlags) => {
+      process.exitCode = await run(flags);
+    });
+
+  const policy = program.command("policy").description("explain permission decisions without running anything");
+  policyOptions(
+    policy
+      .command("check")
+      .description("print the decision for one call, e.g. 'Bash(git push origin main)' or 'Edit(src/a.ts)', and why")
+      .argument("<call>", "Tool(input): Bash(command), Read(path), Edit(path), Write(path), Grep(path), Glob(path)"),
+  ).action(async (call: string, flags: { mode?: RunFlags["mode"]; allow: string[]; deny: string[]; settings?: string; trustWorkspaceSettings?: boolean }) => {
+    process.exitCode = await policyCheck(call, flags, (line) => process.stdout.write(`${line}\n`));
+  });
+  policyOptions(
+    policy
+      .command("test")
+      .description("re-decide every call of a recorded run under a changed policy and print the calls whose decision flips")
+      .requiredOption("--replay <report.json>", "the report of the run to replay"),
+  ).action(async (flags: { replay: string; mode?: RunFlags["mode"]; allow: string[]; deny: string[]; settings?: string; trustWorkspaceSettings?: boolean }) => {
+    process.exitCode = await policyReplay(flags.replay, flags, (line) => process.stdout.write(`${line}\n`));
+  });
+
+  program
+    .command("report")
+    .description("work with saved reports")
+    .command("render")
+    .description("re-render a saved report.json as Markdown or HTML (to stdout)")
+    .argument("<report.json>")
+    .addOption(new Option("--format <format>", "md or html").choices(["md", "html"]).default("md"))
+    .action(async (file: string, flags: { format: "md" | "html" }) => {
+      process.stdout.write(await renderReportFile(file, flags.format));
+    });
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    process.stderr.write(`agent-ci: ${(e as Error).message}\n`);
+    process.exitCode = process.exitCode || 1;
+  }
+}

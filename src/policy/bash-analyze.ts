@@ -1,0 +1,841 @@
+/**
+ * Walks a tree-sitter-bash syntax tree and lists every simple command a command line can run —
+ * through `&&`, `||`, `;`, newlines, pipes, `&`, subshells, brace groups, `if/for/while/case`
+ * bodies, function bodies, `$( )`, backticks, `<( )`/`>( )`, heredocs and `[[ ]]` — with each word
+ * evaluated as bash would before running it: quotes removed, escapes and `$'…'` decoded, `~`
+ * expanded. A word bash computes at run time (`$X`, `$(…)`, brace expansion) gets no value; the
+ * caller never guesses one.
+ *
+ * Fail closed: every node type is handled explicitly, and anything else — a parse error, a construct
+ * this file does not know, arithmetic over variables (bash evaluates `a[$(cmd)]` inside it) — becomes
+ * a `ScriptProblem`. The walk uses an explicit stack, and a pre-scan caps length and nesting, so a
+ * hostile line cannot overflow the JS stack (RELIABILITY C15, R12).
+ */
+import type { Node as SyntaxNode, Parser } from "web-tree-sitter";
+
+export const MAX_COMMAND_CHARS = 100_000;
+export const MAX_NESTING = 100;
+
+export interface BashWord {
+  /** The value after quote removal; `undefined` when bash only knows it at run time. */
+  readonly value: string | undefined;
+  /** The source text. */
+  readonly text: string;
+  /** Has unquoted `*`, `?` or `[`: bash may expand it into other names. */
+  readonly glob: boolean;
+}
+
+export interface BashAssignment {
+  readonly name: string;
+  readonly value: BashWord | undefined;
+  readonly text: string;
+}
+
+export type RedirectKind = "write" | "read" | "duplicate";
+
+export interface BashRedirect {
+  readonly operator: string;
+  readonly kind: RedirectKind;
+  readonly target: BashWord | undefined;
+  readonly text: string;
+}
+
+export interface BashStdin {
+  readonly kind: "heredoc" | "herestring";
+  /** The text bash feeds to the command, when it is fixed. */
+  readonly body: string | undefined;
+}
+
+/** `syntax` is `[[ ]]` / `(( ))`; `redirect-only` is a redirect on a group or with no command. */
+export type RawCommandKind = "command" | "declaration" | "assignment" | "syntax" | "redirect-only";
+
+export interface RawCommand {
+  readonly kind: RawCommandKind;
+  readonly text: string;
+  readonly assignments: readonly BashAssignment[];
+  readonly words: readonly BashWord[];
+  readonly redirects: readonly BashRedirect[];
+  readonly stdin: BashStdin | undefined;
+  /** Inside a loop or function body: it may run repeatedly and after commands written later. */
+  readonly repeated: boolean;
+}
+
+export interface ScriptProblem {
+  readonly reason: string;
+  readonly text: string;
+}
+
+export interface ParsedScript {
+  readonly commands: readonly RawCommand[];
+  readonly problems: readonly ScriptProblem[];
+  /** The walk stopped at `maxCommands`. */
+  readonly truncated: boolean;
+}
+
+export interface ParseScriptOptions {
+  readonly homeDir: string;
+  readonly maxCommands: number;
+}
+
+const NAMED_CHARACTERS: Readonly<Record<number, string>> = {
+  0x0d: "carriage return",
+  0x00: "NUL byte",
+  0x1b: "escape character",
+  0x7f: "delete character",
+  0xa0: "no-break space",
+  0xad: "soft hyphen",
+  0x200b: "zero-width space",
+  0x200c: "zero-width non-joiner",
+  0x200d: "zero-width joiner",
+  0x2028: "line separator",
+  0x2029: "paragraph separator",
+  0x202e: "right-to-left override",
+  0x2066: "left-to-right isolate",
+  0xfeff: "zero-width no-break space (BOM)",
+};
+
+/** Control, format (zero-width, bidi), unusual space, private-use and unassigned characters. */
+const SUSPICIOUS_CHARACTER = /[\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/u;
+
+function describeCharacter(codePoint: number): string {
+  const hex = `U+${codePoint.toString(16).toUpperCase().padStart(4, "0")}`;
+  const name = NAMED_CHARACTERS[codePoint];
+  return name === undefined ? hex : `${name} (${hex})`;
+}
+
+/**
+ * Line-level checks made before parsing: size, invisible or control characters (bash and a reader
+ * see different words — R2, R7), and bracket nesting (C15). Any of these denies the line in every
+ * mode. Returns the reason, or undefined.
+ */
+export function lineRejection(source: string): string | undefined {
+  if (source.length > MAX_COMMAND_CHARS) {
+    return `the command is ${source.length} characters long; agent-ci checks commands up to ${MAX_COMMAND_CHARS} characters`;
+  }
+  for (const char of source) {
+    const codePoint = char.codePointAt(0) as number;
+    if (codePoint === 0x09 || codePoint === 0x0a || codePoint === 0x20) continue;
+    if (SUSPICIOUS_CHARACTER.test(char)) {
+      return `the command contains a ${describeCharacter(codePoint)}, which could make it read differently from how bash runs it`;
+    }
+  }
+  let depth = 0;
+  let deepest = 0;
+  for (const char of source) {
+    if (char === "(" || char === "{" || char === "[") deepest = Math.max(deepest, ++depth);
+    else if (char === ")" || char === "}" || char === "]") depth = Math.max(0, depth - 1);
+  }
+  if (deepest > MAX_NESTING) {
+    return `the command nests brackets ${deepest} deep; agent-ci checks up to ${MAX_NESTING} levels`;
+  }
+  return undefined;
+}
+
+interface Piece {
+  readonly text: string;
+  readonly quoted: boolean;
+}
+
+interface WalkItem {
+  readonly node: SyntaxNode;
+  readonly repeated: boolean;
+  readonly depth: number;
+}
+
+const WRITE_OPERATORS: ReadonlySet<string> = new Set([">", ">>", ">|", "&>", "&>>"]);
+const ARITHMETIC_TEST_OPERATORS: ReadonlySet<string> = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+const LITERAL_TEXT_NODES: ReadonlySet<string> = new Set([
+  "raw_string",
+  "string_content",
+  "string",
+  "ansi_c_string",
+  "heredoc_body",
+  "heredoc_content",
+  "comment",
+]);
+const ARITHMETIC_SAFE_NODES: ReadonlySet<string> = new Set([
+  "number",
+  "binary_expression",
+  "unary_expression",
+  "parenthesized_expression",
+  "ternary_expression",
+]);
+
+const snippet = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
+
+function namedChildrenOf(node: SyntaxNode): SyntaxNode[] {
+  const children: SyntaxNode[] = [];
+  for (let i = 0; i < node.childCount; i++) {
+    const child = node.child(i);
+    if (child !== null && child.isNamed) children.push(child);
+  }
+  return children;
+}
+
+/** Bash's backslash rules outside quotes: `\x` is a quoted x, backslash-newline disappears. */
+function unquotedPieces(text: string, out: Piece[]): void {
+  let plain = "";
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char !== "\\") {
+      plain += char;
+      continue;
+    }
+    if (plain !== "") out.push({ text: plain, quoted: false });
+    plain = "";
+    const next = text[i + 1];
+    i++;
+    if (next !== undefined && next !== "\n") out.push({ text: next, quoted: true });
+  }
+  if (plain !== "") out.push({ text: plain, quoted: false });
+}
+
+/** Inside double quotes only `$`, backtick, `"`, `\` and newline are escapable. */
+function unescapeDoubleQuoted(text: string): string {
+  return text.replace(/\\([$`"\\\n])/g, (_match, char: string) => (char === "\n" ? "" : char));
+}
+
+/** Unquoted heredoc bodies: like double quotes, except `"` stays escaped. */
+function unescapeHeredoc(text: string): string {
+  return text.replace(/\\([$`\\\n])/g, (_match, char: string) => (char === "\n" ? "" : char));
+}
+
+const ANSI_C_SIMPLE: Readonly<Record<string, string>> = {
+  a: "\u0007",
+  b: "\b",
+  e: "\u001b",
+  E: "\u001b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
+
+/** Decodes the inside of `$'…'` as bash does (`\x72`, `\162`, `\u0072`, `\cA`, …). */
+export function decodeAnsiC(body: string): string {
+  let out = "";
+  for (let i = 0; i < body.length; i++) {
+    const char = body[i] as string;
+    if (char !== "\\" || i + 1 >= body.length) {
+      out += char;
+      continue;
+    }
+    const next = body[i + 1] as string;
+    const simple = ANSI_C_SIMPLE[next];
+    if (simple !== undefined) {
+      out += simple;
+      i++;
+      continue;
+    }
+    const numeric =
+      next === "x"
+        ? /^x([0-9a-fA-F]{1,2})/.exec(body.slice(i + 1))
+        : next === "u"
+          ? /^u([0-9a-fA-F]{1,4})/.exec(body.slice(i + 1))
+          : next === "U"
+            ? /^U([0-9a-fA-F]{1,8})/.exec(body.slice(i + 1))
+            : null;
+    if (numeric !== null) {
+      const codePoint = Number.parseInt(numeric[1] as string, 16);
+      out += codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : "";
+      i += numeric[0].length;
+      continue;
+    }
+    const octal = /^[0-7]{1,3}/.exec(body.slice(i + 1));
+    if (octal !== null) {
+      out += String.fromCharCode(Number.parseInt(octal[0], 8) & 0xff);
+      i += octal[0].length;
+      continue;
+    }
+    if (next === "c" && i + 2 < body.length) {
+      out += String.fromCharCode((body.charCodeAt(i + 2) & 0x1f) >>> 0);
+      i += 2;
+      continue;
+    }
+    out += `\\${next}`;
+    i++;
+  }
+  return out;
+}
+
+/** Unquoted `{a,b}` / `{1..3}` in the joined pieces: bash turns one word into several. */
+function hasBraceExpansion(pieces: readonly Piece[]): boolean {
+  let open = false;
+  let separator = false;
+  for (const piece of pieces) {
+    for (let i = 0; i < piece.text.length; i++) {
+      const char = piece.text[i];
+      if (piece.quoted) continue;
+      if (char === "{") {
+        open = true;
+        separator = false;
+      } else if (open && (char === "," || (char === "." && piece.text[i + 1] === "."))) {
+        separator = true;
+      } else if (open && char === "}" && separator) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+function finishWord(text: string, pieces: readonly Piece[], isStatic: boolean, homeDir: string): BashWord {
+  if (!isStatic || hasBraceExpansion(pieces)) return { value: undefined, text, glob: false };
+  let value = pieces.map((piece) => piece.text).join("");
+  const first = pieces[0];
+  if (first !== undefined && !first.quoted && first.text.startsWith("~")) {
+    const tildeEnd = first.text.indexOf("/");
+    const tildeWord = tildeEnd === -1 ? first.text : first.text.slice(0, tildeEnd);
+    if (tildeWord !== "~") return { value: undefined, text, glob: false };
+    value = homeDir + value.slice(1);
+  }
+  // bash strings end at NUL; the matcher's sentinel must never come from user text.
+  const nul = value.indexOf("\u0000");
+  if (nul !== -1) value = value.slice(0, nul);
+  if (value.includes("\u0001")) return { value: undefined, text, glob: false };
+  const glob = pieces.some((piece) => !piece.quoted && /[*?[]/.test(piece.text));
+  return { value, text, glob };
+}
+
+class ScriptWalker {
+  readonly commands: RawCommand[] = [];
+  readonly problems: ScriptProblem[] = [];
+  truncated = false;
+  private readonly stack: WalkItem[] = [];
+  private current: WalkItem | undefined;
+
+  constructor(private readonly options: ParseScriptOptions) {}
+
+  problem(reason: string, node: SyntaxNode): void {
+    this.problems.push({ reason, text: snippet(node.text) });
+  }
+
+  walk(root: SyntaxNode): void {
+    this.stack.push({ node: root, repeated: false, depth: 0 });
+    while (this.stack.length > 0) {
+      const item = this.stack.pop() as WalkItem;
+      this.current = item;
+      this.statement(item);
+      if (this.commands.length > this.options.maxCommands) {
+        this.truncated = true;
+        this.stack.length = 0;
+      }
+    }
+  }
+
+  private push(nodes: readonly SyntaxNode[], repeated: boolean): void {
+    const depth = (this.current?.depth ?? 0) + 1;
+    for (let i = nodes.length - 1; i >= 0; i--) {
+      const node = nodes[i] as SyntaxNode;
+      if (depth > MAX_NESTING) {
+        this.problem(`the command nests more than ${MAX_NESTING} levels deep`, node);
+        return;
+      }
+      this.stack.push({ node, repeated, depth });
+    }
+  }
+
+  private get repeated(): boolean {
+    return this.current?.repeated ?? false;
+  }
+
+  private record(command: Omit<RawCommand, "repeated">): void {
+    this.commands.push({ ...command, repeated: this.repeated });
+  }
+
+  private statement({ node, repeated }: WalkItem): void {
+    switch (node.type) {
+      case "program":
+      case "list":
+      case "pipeline":
+      case "subshell":
+      case "do_group":
+      case "if_statement":
+      case "elif_clause":
+      case "else_clause":
+      case "negated_command":
+        this.push(namedChildrenOf(node), repeated);
+        return;
+      case "compound_statement":
+        if (node.child(0)?.type === "((") {
+          this.arithmetic(node);
+          this.record({ kind: "syntax", text: node.text, assignments: [], words: [], redirects: [], stdin: undefined });
+          return;
+        }
+        this.push(namedChildrenOf(node), repeated);
+        return;
+      case "while_statement":
+        this.push(namedChildrenOf(node), true);
+        return;
+      case "for_statement":
+        this.forStatement(node);
+        return;
+      case "c_style_for_statement":
+        this.arithmetic(node, ["body"]);
+        this.push(node.childrenForFieldName("body").filter((child) => child !== null), true);
+        return;
+      case "case_statement":
+        this.caseStatement(node);
+        return;
+      case "function_definition":
+        this.push(node.childrenForFieldName("body").filter((child) => child !== null), true);
+        return;
+      case "redirected_statement":
+        this.redirectedStatement(node);
+        return;
+      case "command":
+        this.command(node, []);
+        return;
+      case "declaration_command":
+      case "unset_command":
+        this.declaration(node, []);
+        return;
+      case "variable_assignment":
+      case "variable_assignments":
+        this.assignmentStatement(node);
+        return;
+      case "test_command":
+        this.scanExpression(node);
+        this.record({ kind: "syntax", text: node.text, assignments: [], words: [], redirects: [], stdin: undefined });
+        return;
+      case "file_redirect":
+      case "heredoc_redirect":
+      case "herestring_redirect": {
+        // `$(< file)` puts a bare redirect inside the substitution.
+        const redirects: BashRedirect[] = [];
+        const stdin = this.redirects([node], redirects);
+        this.record({ kind: "redirect-only", text: node.text, assignments: [], words: [], redirects, stdin });
+        return;
+      }
+      case "comment":
+        return;
+      case "ERROR":
+        this.problem("bash could not parse part of the command", node);
+        this.push(namedChildrenOf(node), repeated);
+        return;
+      default:
+        this.problem(`unsupported shell construct "${node.type}"`, node);
+    }
+  }
+
+  private forStatement(node: SyntaxNode): void {
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child === null || !child.isNamed) continue;
+      const field = node.fieldNameForChild(i);
+      if (field === "value") this.word(child);
+      else if (field === "body") this.push([child], true);
+    }
+  }
+
+  private caseStatement(node: SyntaxNode): void {
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child === null || !child.isNamed) continue;
+      if (node.fieldNameForChild(i) === "value") {
+        this.word(child);
+        continue;
+      }
+      if (child.type !== "case_item") continue;
+      const body: SyntaxNode[] = [];
+      for (let j = 0; j < child.childCount; j++) {
+        const part = child.child(j);
+        if (part === null || !part.isNamed) continue;
+        if (child.fieldNameForChild(j) === "value") this.word(part);
+        else body.push(part);
+      }
+      this.push(body, this.repeated);
+    }
+  }
+
+  private redirectedStatement(node: SyntaxNode): void {
+    const body = node.childForFieldName("body");
+    const redirectNodes = namedChildrenOf(node).filter((child) => child.type.endsWith("_redirect"));
+    if (body !== null && body.type === "command") {
+      this.command(body, redirectNodes, node.text);
+      return;
+    }
+    if (body !== null && (body.type === "declaration_command" || body.type === "unset_command")) {
+      this.declaration(body, redirectNodes, node.text);
+      return;
+    }
+    const redirects: BashRedirect[] = [];
+    const stdin = this.redirects(redirectNodes, redirects);
+    this.record({
+      kind: "redirect-only",
+      text: redirectNodes.map((child) => child.text).join(" "),
+      assignments: [],
+      words: [],
+      redirects,
+      stdin,
+    });
+    if (body !== null) this.push([body], this.repeated);
+  }
+
+  private command(node: SyntaxNode, extraRedirects: readonly SyntaxNode[], text = node.text): void {
+    const assignments: BashAssignment[] = [];
+    const words: BashWord[] = [];
+    const redirectNodes: SyntaxNode[] = [...extraRedirects];
+    for (const child of namedChildrenOf(node)) {
+      if (child.type === "variable_assignment") assignments.push(this.assignment(child));
+      else if (child.type.endsWith("_redirect")) redirectNodes.push(child);
+      else if (child.type === "command_name") words.push(this.word(child.namedChild(0) ?? child));
+      else words.push(this.word(child));
+    }
+    const redirects: BashRedirect[] = [];
+    const stdin = this.redirects(redirectNodes, redirects);
+    this.record({ kind: words.length === 0 ? "assignment" : "command", text, assignments, words, redirects, stdin });
+  }
+
+  private declaration(node: SyntaxNode, extraRedirects: readonly SyntaxNode[], text = node.text): void {
+    const keyword = node.child(0)?.text ?? node.type;
+    const assignments: BashAssignment[] = [];
+    const words: BashWord[] = [{ value: keyword, text: keyword, glob: false }];
+    for (const child of namedChildrenOf(node)) {
+      if (child.type === "variable_assignment") {
+        const assignment = this.assignment(child);
+        assignments.push(assignment);
+        const value = assignment.value === undefined ? "" : assignment.value.value;
+        words.push({ value: value === undefined ? undefined : `${assignment.name}=${value}`, text: child.text, glob: false });
+      } else if (child.type === "variable_name") {
+        words.push({ value: child.text, text: child.text, glob: false });
+      } else {
+        words.push(this.word(child));
+      }
+    }
+    const redirects: BashRedirect[] = [];
+    const stdin = this.redirects(extraRedirects, redirects);
+    this.record({ kind: "declaration", text, assignments, words, redirects, stdin });
+  }
+
+  private assignmentStatement(node: SyntaxNode): void {
+    const nodes = node.type === "variable_assignment" ? [node] : namedChildrenOf(node);
+    const assignments = nodes.filter((child) => child.type === "variable_assignment").map((child) => this.assignment(child));
+    this.record({ kind: "assignment", text: node.text, assignments, words: [], redirects: [], stdin: undefined });
+  }
+
+  private assignment(node: SyntaxNode): BashAssignment {
+    const nameNode = node.childForFieldName("name");
+    let name = nameNode?.text ?? "";
+    if (nameNode !== null && nameNode.type === "subscript") {
+      this.subscript(nameNode);
+      name = nameNode.childForFieldName("name")?.text ?? name;
+    }
+    const valueNode = node.childForFieldName("value");
+    if (valueNode === null) return { name, value: { value: "", text: "", glob: false }, text: node.text };
+    if (valueNode.type === "array") {
+      for (const element of namedChildrenOf(valueNode)) this.word(element);
+      return { name, value: undefined, text: node.text };
+    }
+    return { name, value: this.word(valueNode), text: node.text };
+  }
+
+  /** Returns what the command reads on stdin when a heredoc or here-string fixes it. */
+  private redirects(nodes: readonly SyntaxNode[], into: BashRedirect[]): BashStdin | undefined {
+    let stdin: BashStdin | undefined;
+    for (const node of nodes) {
+      if (node.type === "file_redirect") this.fileRedirect(node, into);
+      else if (node.type === "herestring_redirect") {
+        const operand = node.namedChild(0);
+        const word = operand === null ? undefined : this.word(operand);
+        stdin = { kind: "herestring", body: word?.value === undefined ? undefined : `${word.value}\n` };
+      } else if (node.type === "heredoc_redirect") stdin = this.heredoc(node);
+      else this.problem(`unsupported redirection "${node.type}"`, node);
+    }
+    return stdin;
+  }
+
+  private fileRedirect(node: SyntaxNode, into: BashRedirect[]): void {
+    let operator = "";
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child !== null && !child.isNamed) operator = child.type;
+    }
+    const destination = node.childForFieldName("destination");
+    const target = destination === null ? undefined : this.word(destination);
+    const text = node.text;
+    if (WRITE_OPERATORS.has(operator)) {
+      into.push({ operator, kind: "write", target, text });
+      return;
+    }
+    if (operator === "<") {
+      into.push({ operator, kind: "read", target, text });
+      return;
+    }
+    if (operator === ">&" || operator === "<&" || operator === ">&-" || operator === "<&-") {
+      const fd = target?.value;
+      const isDescriptor = fd === undefined ? false : /^(?:\d+|-)$/.test(fd);
+      // `>& file` (no digits) is `&> file`: it writes the file.
+      if (operator === ">&" && target !== undefined && !isDescriptor) into.push({ operator, kind: "write", target, text });
+      else into.push({ operator, kind: "duplicate", target, text });
+      return;
+    }
+    this.problem(`unsupported redirection operator "${operator}"`, node);
+  }
+
+  private heredoc(node: SyntaxNode): BashStdin {
+    let operator = "<<";
+    let quoted = false;
+    let body: string | undefined = "";
+    const statements: SyntaxNode[] = [];
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child === null) continue;
+      if (!child.isNamed) {
+        if (child.type === "<<" || child.type === "<<-") operator = child.type;
+        continue;
+      }
+      if (child.type === "heredoc_start") quoted = /['"\\]/.test(child.text);
+      else if (child.type === "heredoc_body") body = this.heredocBody(child, quoted);
+      else if (child.type !== "heredoc_end") statements.push(child);
+    }
+    // `cat <<EOF | sh` puts the rest of the pipeline inside the redirect node.
+    this.push(statements, this.repeated);
+    if (body !== undefined && operator === "<<-") body = body.replace(/^\t+/gm, "");
+    return { kind: "heredoc", body };
+  }
+
+  private heredocBody(node: SyntaxNode, quoted: boolean): string | undefined {
+    if (quoted) return node.text;
+    let isStatic = true;
+    for (const child of namedChildrenOf(node)) {
+      if (child.type === "heredoc_content") continue;
+      isStatic = false;
+      this.word(child);
+    }
+    return isStatic ? unescapeHeredoc(node.text) : undefined;
+  }
+
+  word(node: SyntaxNode): BashWord {
+    const pieces: Piece[] = [];
+    const isStatic = this.pieces(node, pieces);
+    return finishWord(node.text, pieces, isStatic, this.options.homeDir);
+  }
+
+  /** Appends the node's pieces; returns false when any part is only known at run time. */
+  private pieces(node: SyntaxNode, out: Piece[]): boolean {
+    switch (node.type) {
+      case "word":
+        unquotedPieces(node.text, out);
+        return true;
+      case "number":
+      case "extglob_pattern":
+      case "regex":
+        out.push({ text: node.text, quoted: false });
+        return true;
+      case "raw_string":
+        out.push({ text: node.text.slice(1, -1), quoted: true });
+        return true;
+      case "ansi_c_string":
+        out.push({ text: decodeAnsiC(node.text.slice(2, -1)), quoted: true });
+        return true;
+      case "string":
+      case "translated_string":
+        return this.stringPieces(node, out);
+      case "concatenation": {
+        let isStatic = true;
+        for (let i = 0; i < node.childCount; i++) {
+          const child = node.child(i);
+          if (child === null) continue;
+          if (!child.isNamed) out.push({ text: child.type, quoted: false });
+          else if (!this.pieces(child, out)) isStatic = false;
+        }
+        return isStatic;
+      }
+      case "simple_expansion":
+      case "expansion":
+        this.expansion(node);
+        return false;
+      case "command_substitution":
+      case "process_substitution":
+        this.push(namedChildrenOf(node), this.repeated);
+        return false;
+      case "arithmetic_expansion":
+        this.arithmetic(node);
+        return false;
+      case "brace_expression":
+        return false;
+      case "subshell":
+      case "compound_statement":
+        // `time (rm x)`: the group runs; as a word it is unknowable.
+        this.push([node], this.repeated);
+        return false;
+      default:
+        this.problem(`unsupported word "${node.type}"`, node);
+        return false;
+    }
+  }
+
+  private stringPieces(node: SyntaxNode, out: Piece[]): boolean {
+    let isStatic = true;
+    for (const child of namedChildrenOf(node)) {
+      if (child.type === "string_content") continue;
+      if (child.type === "string" || child.type === "raw_string") continue;
+      isStatic = false;
+      this.pieces(child, []);
+    }
+    if (!isStatic) return false;
+    const text = node.text;
+    const open = text.indexOf('"');
+    out.push({ text: unescapeDoubleQuoted(text.slice(open + 1, -1)), quoted: true });
+    return true;
+  }
+
+  private expansion(node: SyntaxNode): void {
+    for (const child of namedChildrenOf(node)) {
+      if (child.type === "subscript") this.subscript(child);
+      else if (child.type === "variable_name" || child.type === "special_variable_name") continue;
+      else this.pieces(child, []);
+    }
+  }
+
+  /** Array subscripts are arithmetic: `a[$i]` with i='x[$(cmd)]' runs cmd. Only literals pass. */
+  private subscript(node: SyntaxNode): void {
+    const index = node.childForFieldName("index");
+    if (index === null) return;
+    if (/^(?:\d+|@|\*)$/.test(index.text)) return;
+    this.problem("array subscripts other than numbers are evaluated as arithmetic, which can run commands", node);
+    this.pieces(index, []);
+  }
+
+  /**
+   * `(( ))`, `$(( ))` and C-style `for`: only number literals pass. Bash evaluates a variable's value
+   * as arithmetic again, so `x='a[$(rm -rf .)]'; echo $((x))` runs rm.
+   */
+  private arithmetic(node: SyntaxNode, skipFields: readonly string[] = []): void {
+    let flagged = false;
+    const pending: SyntaxNode[] = [];
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      const field = node.fieldNameForChild(i);
+      if (child !== null && child.isNamed && (field === null || !skipFields.includes(field))) pending.push(child);
+    }
+    let visited = 0;
+    while (pending.length > 0 && visited++ < MAX_COMMAND_CHARS) {
+      const current = pending.pop() as SyntaxNode;
+      if (current.type === "command_substitution" || current.type === "process_substitution") {
+        this.push(namedChildrenOf(current), this.repeated);
+      }
+      if (!ARITHMETIC_SAFE_NODES.has(current.type) && !flagged) {
+        flagged = true;
+        this.problem("arithmetic over variables or command output can run commands (bash evaluates array subscripts in it)", node);
+      }
+      if (current.type !== "command_substitution" && current.type !== "process_substitution") {
+        pending.push(...namedChildrenOf(current));
+      }
+    }
+  }
+
+  /** `[[ … ]]`: walk substitutions; arithmetic comparisons and `-v` take literals only. */
+  private scanExpression(root: SyntaxNode): void {
+    const pending: SyntaxNode[] = [...namedChildrenOf(root)];
+    let visited = 0;
+    while (pending.length > 0 && visited++ < MAX_COMMAND_CHARS) {
+      const node = pending.pop() as SyntaxNode;
+      switch (node.type) {
+        case "command_substitution":
+        case "process_substitution":
+          this.push(namedChildrenOf(node), this.repeated);
+          continue;
+        case "arithmetic_expansion":
+          this.arithmetic(node);
+          continue;
+        case "expansion":
+        case "simple_expansion":
+          this.expansion(node);
+          continue;
+        case "binary_expression": {
+          const operator = node.childForFieldName("operator")?.text ?? "";
+          if (ARITHMETIC_TEST_OPERATORS.has(operator)) this.arithmeticOperands(node);
+          break;
+        }
+        case "unary_expression": {
+          const operator = node.childForFieldName("operator")?.text ?? "";
+          if (operator === "-v" && node.text.includes("[")) {
+            this.problem("`[[ -v name[...] ]]` evaluates the subscript as arithmetic, which can run commands", node);
+          }
+          break;
+        }
+        default:
+          break;
+      }
+      pending.push(...namedChildrenOf(node));
+    }
+  }
+
+  private arithmeticOperands(node: SyntaxNode): void {
+    for (const field of ["left", "right"]) {
+      const operand = node.childForFieldName(field);
+      if (operand === null || /^-?\d+$/.test(operand.text)) continue;
+      this.problem("`[[ a -eq b ]]` evaluates its operands as arithmetic; only number literals are accepted", node);
+      return;
+    }
+  }
+
+  /**
+   * tree-sitter splits a word at backslash-newline (`r\<newline>m` reads as `r` and `m`), bash joins
+   * it (`rm`). Refuse the differential instead of guessing.
+   */
+  continuations(root: SyntaxNode, source: string): void {
+    for (let index = source.indexOf("\\\n"); index !== -1; index = source.indexOf("\\\n", index + 2)) {
+      let backslashes = 0;
+      for (let i = index; i >= 0 && source[i] === "\\"; i--) backslashes++;
+      if (backslashes % 2 === 0) continue;
+      const before = source[index - backslashes];
+      const after = source[index + 2];
+      if (before === undefined || after === undefined || /\s/.test(before) || /\s/.test(after)) continue;
+      const node = root.descendantForIndex(index);
+      if (node !== null && LITERAL_TEXT_NODES.has(node.type)) continue;
+      this.problems.push({
+        reason: "a backslash-newline inside a word joins it differently in bash; put the command on one line",
+        text: snippet(source.slice(Math.max(0, index - 20), index + 20)),
+      });
+      return;
+    }
+  }
+}
+
+function firstSyntaxError(root: SyntaxNode): SyntaxNode | undefined {
+  const pending: SyntaxNode[] = [root];
+  let visited = 0;
+  while (pending.length > 0 && visited++ < MAX_COMMAND_CHARS) {
+    const node = pending.pop() as SyntaxNode;
+    if (node.isError || node.isMissing) return node;
+    if (!node.hasError) continue;
+    for (let i = node.childCount - 1; i >= 0; i--) {
+      const child = node.child(i);
+      if (child !== null) pending.push(child);
+    }
+  }
+  return undefined;
+}
+
+/** Parses one script (a command line, or the string of a `bash -c`) and lists its simple commands. */
+export function parseScript(parser: Parser, source: string, options: ParseScriptOptions): ParsedScript {
+  const tree = parser.parse(source);
+  if (tree === null) {
+    return { commands: [], problems: [{ reason: "bash could not parse the command", text: snippet(source) }], truncated: false };
+  }
+  try {
+    const walker = new ScriptWalker(options);
+    const root = tree.rootNode;
+    if (root.hasError) {
+      const error = firstSyntaxError(root);
+      const reason =
+        error?.isMissing === true
+          ? `the command is incomplete (bash expects "${error.type}" here)`
+          : "bash could not parse the command (a syntax error, an unclosed quote or a stray operator)";
+      walker.problems.push({ reason, text: snippet(error?.text || source) });
+    }
+    walker.continuations(root, source);
+    walker.walk(root);
+    return { commands: walker.commands, problems: walker.problems, truncated: walker.truncated };
+  } finally {
+    tree.delete();
+  }
+}

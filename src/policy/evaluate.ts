@@ -1,0 +1,588 @@
+/**
+ * The permission engine: one synchronous `decide(call)` per tool call, pure over the loaded policy.
+ *
+ * Precedence is Claude Code's — deny rules, then ask rules (non-interactive, so ask denies: Claude
+ * Code's `dontAsk`), then allow rules, then the mode's default — with two checks that no mode or rule
+ * lifts: paths outside the workspace, and writes to protected paths unless an allow rule names them
+ * (paths.ts). bypassPermissions skips only the rule and mode checks (RELIABILITY R17).
+ *
+ * Bash: a line is allowed only when every simple command in it is (bash-line.ts finds them all).
+ * Deny and ask rules are tried against every argv view of every command; a command is admitted by
+ * allow rules matching all of its `check` views, or by being proven read-only. A construct the
+ * matcher cannot see through denies the line, except in bypassPermissions with no Bash deny or ask
+ * rule (nothing could be missed there).
+ */
+import picomatch from "picomatch";
+import type { Parser } from "web-tree-sitter";
+import type { BashWord } from "./bash-analyze.js";
+import type { CommandFacts, CommandView, PathUse } from "./bash-commands.js";
+import { analyzeCommandLine, type LineAnalysis, type WorkingDirectories } from "./bash-line.js";
+import { loadBashParser, type BashParserOptions } from "./bash-parser.js";
+import { compileBashPattern, patternMatches, patternMayMatch, type ArgValue, type BashPattern } from "./bash-patterns.js";
+import {
+  compilePathPattern,
+  compileProtectedPaths,
+  DEFAULT_HOME_DIR,
+  HARMLESS_WRITE_TARGETS,
+  isInside,
+  normalizeAbsolute,
+  relativeToRoot,
+  resolveContainerPath,
+  WORKSPACE_ROOT,
+  type CompiledProtectedPath,
+  type PathPattern,
+} from "./paths.js";
+import { isEditTool, isReadTool, ruleGovernsTool } from "./rules.js";
+import type { Decision, ParsedRule, PermissionMode, Policy, PolicyCall } from "./schema.js";
+
+export interface PolicyEngineOptions {
+  /** The container workspace; `/workspace` unless a test says otherwise. */
+  readonly workspaceRoot?: string | undefined;
+  /** The container user's home, for `~/` rules and `cd ~`. */
+  readonly homeDir?: string | undefined;
+  readonly parser?: BashParserOptions | undefined;
+}
+
+export interface PolicyEngine {
+  readonly policy: Policy;
+  readonly workspaceRoot: string;
+  decide(call: PolicyCall): Decision;
+  /** The analysed command line, as the engine sees it (used by the report and `policy check`). */
+  analyzeBash(command: string, cwd?: string): LineAnalysis;
+}
+
+/** Tools that only keep the agent's own bookkeeping: allowed in every mode, unless a rule denies. */
+const HOUSEKEEPING_TOOLS: ReadonlySet<string> = new Set(["TodoWrite", "BashOutput", "KillShell", "KillBash", "ExitPlanMode"]);
+/** Read-only, but they reach the network: they need an allow rule (or bypassPermissions). */
+const NETWORK_TOOLS: ReadonlySet<string> = new Set(["WebFetch", "WebSearch"]);
+const PATH_INPUT_KEYS: readonly string[] = ["file_path", "path", "notebook_path"];
+const MAX_LISTED_RULES = 8;
+
+interface CompiledRule {
+  readonly rule: ParsedRule;
+  readonly bash: BashPattern | undefined;
+  readonly path: PathPattern | undefined;
+}
+
+type RuleBuckets = Readonly<Record<"allow" | "deny" | "ask", readonly CompiledRule[]>>;
+
+const ruleRef = (rule: ParsedRule): { text: string; source: string } => ({ text: rule.text, source: rule.source.label });
+
+function compileRule(rule: ParsedRule, workspaceRoot: string, homeDir: string): CompiledRule {
+  const specifier = rule.specifier;
+  if (specifier === undefined) return { rule, bash: undefined, path: undefined };
+  if (rule.tool === "Bash") return { rule, bash: compileBashPattern(specifier), path: undefined };
+  if (isEditTool(rule.tool) || isReadTool(rule.tool)) {
+    return { rule, bash: undefined, path: compilePathPattern(specifier, { workspaceRoot, homeDir }) };
+  }
+  return { rule, bash: undefined, path: undefined };
+}
+
+const viewArgs = (view: CommandView): ArgValue[] => {
+  const args: ArgValue[] = view.argv.map((word) => word.value);
+  return view.openArgs ? [...args, undefined] : args;
+};
+
+/** The view, plus its basename form (`/bin/rm x` → `rm x`) for deny and ask rules. */
+function denyForms(view: CommandView): ArgValue[][] {
+  const args = viewArgs(view);
+  const name = args[0];
+  if (name === undefined || !name.includes("/")) return [args];
+  return [args, [name.slice(name.lastIndexOf("/") + 1), ...args.slice(1)]];
+}
+
+/** Paths an argument may name: itself, `--file=X`, `HEAD:X` (git show), `@X` (curl -d @X). */
+function namedPaths(value: string): string[] {
+  const found: string[] = [];
+  if (!value.startsWith("-")) found.push(value);
+  const equals = value.indexOf("=");
+  if (equals > 0) found.push(value.slice(equals + 1));
+  const colon = value.lastIndexOf(":");
+  if (colon >= 0) found.push(value.slice(colon + 1));
+  if (value.startsWith("@")) found.push(value.slice(1));
+  return found.filter((path) => path !== "");
+}
+
+class Evaluator implements PolicyEngine {
+  readonly workspaceRoot: string;
+  private readonly homeDir: string;
+  private readonly mode: PermissionMode;
+  private readonly roots: readonly string[];
+  private readonly buckets: RuleBuckets;
+  private readonly protectedPaths: readonly CompiledProtectedPath[];
+
+  constructor(
+    readonly policy: Policy,
+    private readonly parser: Parser,
+    options: PolicyEngineOptions,
+  ) {
+    this.workspaceRoot = normalizeAbsolute(options.workspaceRoot ?? WORKSPACE_ROOT);
+    this.homeDir = normalizeAbsolute(options.homeDir ?? DEFAULT_HOME_DIR);
+    this.mode = policy.mode;
+    const extraRoots = policy.additionalDirectories.flatMap((dir) => {
+      const resolved = resolveContainerPath(dir, this.workspaceRoot, this.homeDir);
+      return resolved === undefined ? [] : [resolved];
+    });
+    this.roots = [this.workspaceRoot, ...extraRoots];
+    const compiled = policy.rules.map((rule) => compileRule(rule, this.workspaceRoot, this.homeDir));
+    this.buckets = {
+      allow: compiled.filter((entry) => entry.rule.behavior === "allow"),
+      deny: compiled.filter((entry) => entry.rule.behavior === "deny"),
+      ask: compiled.filter((entry) => entry.rule.behavior === "ask"),
+    };
+    this.protectedPaths = compileProtectedPaths({ workspaceRoot: this.workspaceRoot, homeDir: this.homeDir });
+  }
+
+  analyzeBash(command: string, cwd?: string): LineAnalysis {
+    return analyzeCommandLine(this.parser, command, { cwd: this.containerCwd(cwd), homeDir: this.homeDir });
+  }
+
+  decide(call: PolicyCall): Decision {
+    return call.tool === "Bash" ? this.decideBash(call) : this.decideTool(call);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Shared helpers
+
+  private containerCwd(cwd: string | undefined): string {
+    if (cwd === undefined || cwd === "") return this.workspaceRoot;
+    return resolveContainerPath(cwd, this.workspaceRoot, this.homeDir) ?? this.workspaceRoot;
+  }
+
+  private display(path: string): string {
+    const relative = relativeToRoot(path, this.workspaceRoot);
+    if (relative === undefined) return path;
+    return relative === "" ? "." : relative;
+  }
+
+  private insideRoots(path: string): boolean {
+    return this.roots.some((root) => isInside(path, root));
+  }
+
+  private deny(decidedBy: Decision["decidedBy"], reason: string, extra: Partial<Decision> = {}): Decision {
+    return { behavior: "deny", reason, mode: this.mode, decidedBy, ...extra };
+  }
+
+  private allow(decidedBy: Decision["decidedBy"], reason: string, rule?: ParsedRule): Decision {
+    return rule === undefined
+      ? { behavior: "allow", reason, mode: this.mode, decidedBy }
+      : { behavior: "allow", reason, mode: this.mode, decidedBy, rule: ruleRef(rule) };
+  }
+
+  private protectedEntry(path: string): CompiledProtectedPath | undefined {
+    return this.protectedPaths.find((entry) => entry.tool.matches(path));
+  }
+
+  /** An allow rule for `tool` that matches the path and names the protected entry explicitly. */
+  private explicitProtectedAllow(tool: string, path: string, entry: CompiledProtectedPath): ParsedRule | undefined {
+    return this.buckets.allow.find(
+      (compiled) =>
+        compiled.path !== undefined &&
+        ruleGovernsTool(compiled.rule, tool) &&
+        compiled.path.matches(path) &&
+        entry.entry.namedBy(compiled.rule.specifier ?? ""),
+    )?.rule;
+  }
+
+  private pathRule(behavior: "allow" | "deny" | "ask", tool: string, path: string): ParsedRule | undefined {
+    return this.buckets[behavior].find(
+      (compiled) => compiled.path !== undefined && ruleGovernsTool(compiled.rule, tool) && compiled.path.matches(path),
+    )?.rule;
+  }
+
+  private protectedReason(subject: string, path: string, entry: CompiledProtectedPath): string {
+    const shown = this.display(path);
+    return (
+      `${subject} ${shown}, which is a protected path (${entry.entry.description}). ` +
+      `Protected paths stay unchanged in every mode unless an allow rule names them explicitly, such as Edit(/${shown}). ` +
+      "Leave this file alone and say in your summary what change it needs."
+    );
+  }
+
+  private outsideReason(subject: string, path: string): string {
+    const extra = this.roots.length > 1 ? ` (or the additional directories ${this.roots.slice(1).join(", ")})` : "";
+    return `${subject} ${path}, which is outside the workspace ${this.workspaceRoot}${extra}. Only files under the workspace can be used.`;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // File and other tools
+
+  /** Paths of a non-Bash call: the pipeline's canonical ones, plus what the input names (P1, P10). */
+  private toolPaths(call: PolicyCall): { paths: string[]; invalid: string | undefined } {
+    const cwd = this.containerCwd(call.cwd);
+    const raw: string[] = [...(call.paths ?? [])];
+    for (const key of PATH_INPUT_KEYS) {
+      const value = call.input[key];
+      if (typeof value === "string") raw.push(value);
+    }
+    const pattern = call.input.pattern;
+    if (call.tool === "Glob" && typeof pattern === "string" && pattern !== "") {
+      const base = picomatch.scan(pattern).base;
+      const from = typeof call.input.path === "string" ? call.input.path : cwd;
+      raw.push(base === "" ? from : base.startsWith("/") ? base : `${from}/${base}`);
+    }
+    if ((call.tool === "Grep" || call.tool === "Glob" || call.tool === "LS") && raw.length === 0) raw.push(cwd);
+    const paths: string[] = [];
+    for (const value of raw) {
+      const resolved = resolveContainerPath(value, cwd, this.homeDir);
+      if (resolved === undefined) return { paths, invalid: value };
+      if (!paths.includes(resolved)) paths.push(resolved);
+    }
+    return { paths, invalid: undefined };
+  }
+
+  private toolRule(behavior: "allow" | "deny" | "ask", call: PolicyCall, paths: readonly string[]): ParsedRule | undefined {
+    const matchAll = behavior === "allow";
+    return this.buckets[behavior].find((compiled) => {
+      if (!ruleGovernsTool(compiled.rule, call.tool)) return false;
+      const specifier = compiled.rule.specifier;
+      if (specifier === undefined || specifier === "*") return true;
+      if (compiled.path !== undefined) {
+        if (paths.length === 0) return false;
+        return matchAll ? paths.every((path) => compiled.path?.matches(path)) : paths.some((path) => compiled.path?.matches(path));
+      }
+      if (compiled.rule.tool === "WebFetch") return domainMatches(specifier, call.input.url);
+      if (compiled.rule.tool === "Task" || compiled.rule.tool === "Agent") return call.input.subagent_type === specifier;
+      return false;
+    })?.rule;
+  }
+
+  private decideTool(call: PolicyCall): Decision {
+    const tool = call.tool;
+    const { paths, invalid } = this.toolPaths(call);
+    if (invalid !== undefined) {
+      return this.deny("protected-path", `${tool} was given ${JSON.stringify(invalid)}, which is not a usable path.`);
+    }
+    const outside = paths.find((path) => !this.insideRoots(path));
+    if (outside !== undefined) return this.deny("protected-path", this.outsideReason(`${tool} cannot use`, outside));
+
+    const shown = paths.length > 0 ? ` on ${paths.map((path) => this.display(path)).join(", ")}` : "";
+    const denyRule = this.toolRule("deny", call, paths);
+    if (denyRule !== undefined) {
+      return this.deny(
+        "rule",
+        `Permission to use ${tool}${shown} was denied by the deny rule ${denyRule.text} (from ${denyRule.source.label}). ` +
+          "Deny rules always win; do not try to reach it another way.",
+        { rule: ruleRef(denyRule) },
+      );
+    }
+    const askRule = this.toolRule("ask", call, paths);
+    if (askRule !== undefined) return this.askDenial(`${tool}${shown}`, askRule);
+
+    const edits = isEditTool(tool);
+    if (edits) {
+      for (const path of paths) {
+        const entry = this.protectedEntry(path);
+        if (entry !== undefined && this.explicitProtectedAllow(tool, path, entry) === undefined) {
+          return this.deny("protected-path", this.protectedReason(`${tool} cannot change`, path, entry));
+        }
+      }
+    }
+    const readOnlyTool = isReadTool(tool) || HOUSEKEEPING_TOOLS.has(tool) || (call.readOnly && !edits);
+    if (this.mode === "plan" && !readOnlyTool) {
+      return this.deny(
+        "mode",
+        `plan mode is read-only: ${tool} is not available. Read and analyse with Read, Grep, Glob and read-only Bash commands, and describe the change you would make.`,
+      );
+    }
+    const allowRule = this.toolRule("allow", call, paths);
+    if (allowRule !== undefined) {
+      return this.allow("rule", `allowed by the rule ${allowRule.text} (from ${allowRule.source.label})`, allowRule);
+    }
+    if (this.mode === "bypassPermissions") return this.allow("mode", "allowed: bypassPermissions mode skips rule checks");
+    if (edits && this.mode === "acceptEdits") {
+      return this.allow("mode", "allowed: acceptEdits mode accepts file changes inside the workspace");
+    }
+    if (readOnlyTool && !NETWORK_TOOLS.has(tool)) return this.allow("mode", `allowed: ${tool} is read-only`);
+    if (edits) {
+      const example = paths[0] === undefined ? "Edit(src/**)" : `Edit(${this.ruleSpecifierFor(paths[0])})`;
+      return this.deny(
+        "mode",
+        `${tool}${shown} needs permission: in ${this.mode} mode file changes need an allow rule such as ${example}, and none matches. ` +
+          "Do not retry; describe the change you would make instead.",
+      );
+    }
+    return this.deny(
+      "mode",
+      `${tool} is not allowed in ${this.mode} mode: no allow rule matches this call (it would need a rule such as ${tool}).`,
+    );
+  }
+
+  private askDenial(subject: string, rule: ParsedRule, subcommand?: string): Decision {
+    const reason =
+      `${subject} matches the ask rule ${rule.text} (from ${rule.source.label}). ` +
+      "agent-ci runs without a person to ask (dontAsk), so ask rules deny. Use another approach or leave this step to a human.";
+    return this.deny("rule", reason, subcommand === undefined ? { rule: ruleRef(rule) } : { rule: ruleRef(rule), subcommand });
+  }
+
+  /** A rule specifier that names exactly this path, anchored at the project root. */
+  ruleSpecifierFor(path: string): string {
+    const relative = relativeToRoot(path, this.workspaceRoot);
+    if (relative === undefined) return `/${path}`;
+    return relative.includes("/") ? relative : `/${relative}`;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Bash
+
+  private bashRules(behavior: "allow" | "deny" | "ask"): CompiledRule[] {
+    return this.buckets[behavior].filter((compiled) => compiled.rule.tool === "Bash");
+  }
+
+  private resolveWord(word: BashWord, cwd: WorkingDirectories): string[] | "unknown" {
+    const value = word.value;
+    if (value === undefined) return "unknown";
+    if (value.startsWith("/")) return [normalizeAbsolute(value)];
+    if (!cwd.known) return "unknown";
+    return cwd.candidates.flatMap((base) => {
+      const resolved = resolveContainerPath(value, base, this.homeDir);
+      return resolved === undefined ? [] : [resolved];
+    });
+  }
+
+  private decideBash(call: PolicyCall): Decision {
+    const command = call.input.command;
+    if (typeof command !== "string") {
+      return this.deny("parse-failure", "The Bash call has no command string; pass the command to run in `command`.");
+    }
+    const line = this.analyzeBash(command, call.cwd);
+    if (line.rejection !== undefined) {
+      return this.deny("parse-failure", `agent-ci refused to check this command: ${line.rejection}. Rewrite it as a shorter, plain command.`);
+    }
+    return (
+      this.bashRuleDenial(line, "deny") ??
+      this.bashRuleDenial(line, "ask") ??
+      this.bashProblemDenial(line) ??
+      this.bashWriteDenial(line) ??
+      this.bashAdmission(line)
+    );
+  }
+
+  /** Deny or ask rules against every view of every command, then Read/Edit path rules (R14). */
+  private bashRuleDenial(line: LineAnalysis, behavior: "deny" | "ask"): Decision | undefined {
+    const rules = this.bashRules(behavior);
+    for (const fact of line.facts) {
+      for (const view of fact.views) {
+        const rule = rules.find(
+          (compiled) => compiled.bash === undefined || denyForms(view).some((form) => patternMayMatch(compiled.bash as BashPattern, form)),
+        )?.rule;
+        if (rule === undefined) continue;
+        if (behavior === "ask") return this.askDenial(`The command "${fact.text}"`, rule, fact.text);
+        return this.deny(
+          "rule",
+          `Permission denied by the deny rule ${rule.text} (from ${rule.source.label}): "${fact.text}" matches it. ` +
+            "Deny rules always win; do not retry this command or a variant of it.",
+          { rule: ruleRef(rule), subcommand: fact.text },
+        );
+      }
+      const pathDenial = this.bashPathRuleDenial(line, fact, behavior);
+      if (pathDenial !== undefined) return pathDenial;
+    }
+    return undefined;
+  }
+
+  private bashPathRuleDenial(line: LineAnalysis, fact: CommandFacts, behavior: "deny" | "ask"): Decision | undefined {
+    const denial = (rule: ParsedRule, verb: string, path: string): Decision => {
+      const subject = `"${fact.text}" ${verb} ${this.display(path)}`;
+      if (behavior === "ask") return this.askDenial(subject, rule, fact.text);
+      return this.deny(
+        "rule",
+        `${subject}, which the deny rule ${rule.text} (from ${rule.source.label}) protects. Do not try to reach it another way.`,
+        { rule: ruleRef(rule), subcommand: fact.text },
+      );
+    };
+    for (const use of fact.reads) {
+      if (use.word.value === undefined || use.word.glob) continue;
+      for (const named of namedPaths(use.word.value)) {
+        const paths = this.resolveWord({ ...use.word, value: named }, line.cwd);
+        if (paths === "unknown") continue;
+        for (const path of paths) {
+          const rule = this.pathRule(behavior, "Read", path);
+          if (rule !== undefined) return denial(rule, "reads", path);
+        }
+      }
+    }
+    // A recursive search reads whatever its directories hold. Only fixed names are checked (a glob
+    // such as **/*.pem would block every search); the container layer covers the rest.
+    for (const use of fact.recursiveReads) {
+      const dirs = this.resolveWord(use.word, line.cwd);
+      if (dirs === "unknown") continue;
+      for (const dir of dirs) {
+        const rule = this.buckets[behavior].find((compiled) => {
+          const pattern = compiled.path;
+          if (pattern === undefined || !ruleGovernsTool(compiled.rule, "Read")) return false;
+          if (pattern.literal !== undefined) return isInside(pattern.literal, dir);
+          return pattern.literalName !== undefined && (isInside(dir, this.workspaceRoot) || isInside(this.workspaceRoot, dir));
+        })?.rule;
+        if (rule !== undefined) return denial(rule, "searches", dir);
+      }
+    }
+    for (const use of fact.writes) {
+      const paths = use.word.glob ? "unknown" : this.resolveWord(use.word, line.cwd);
+      if (paths === "unknown") continue;
+      for (const path of paths) {
+        const rule = this.pathRule(behavior, "Write", path);
+        if (rule !== undefined) return denial(rule, "writes", path);
+      }
+    }
+    return undefined;
+  }
+
+  private bashProblemDenial(line: LineAnalysis): Decision | undefined {
+    const problem = line.problems[0];
+    if (problem === undefined) return undefined;
+    const nothingToMiss = this.bashRules("deny").length === 0 && this.bashRules("ask").length === 0;
+    if (this.mode === "bypassPermissions" && nothingToMiss) return undefined;
+    const why =
+      this.mode === "bypassPermissions"
+        ? "With Bash deny or ask rules in force, agent-ci only runs commands it can check against them."
+        : "No allow rule can admit a command agent-ci cannot read fully.";
+    return this.deny(
+      "parse-failure",
+      `agent-ci could not check "${problem.text}": ${problem.reason}. ${why} Rewrite it as plain commands with fixed names and arguments.`,
+      { subcommand: problem.text },
+    );
+  }
+
+  /** Redirect targets and files named by writing commands: containment, protected paths, mode. */
+  private bashWriteDenial(line: LineAnalysis): Decision | undefined {
+    for (const fact of line.facts) {
+      for (const use of fact.writes) {
+        const denial = this.bashWriteUseDenial(line, fact, use);
+        if (denial !== undefined) return denial;
+      }
+    }
+    return undefined;
+  }
+
+  private bashWriteUseDenial(line: LineAnalysis, fact: CommandFacts, use: PathUse): Decision | undefined {
+    const subcommand = fact.text;
+    const paths = use.word.glob ? "unknown" : this.resolveWord(use.word, line.cwd);
+    if (paths === "unknown") {
+      if (use.via === "argument") return undefined;
+      return this.deny(
+        "parse-failure",
+        `The ${use.what} target ${use.word.text} in "${subcommand}" is only known at run time, so agent-ci cannot check where it writes. Use a fixed file name.`,
+        { subcommand },
+      );
+    }
+    for (const path of paths) {
+      if (HARMLESS_WRITE_TARGETS.has(path)) continue;
+      const subject = `The ${use.what} in "${subcommand}" writes`;
+      if (!this.insideRoots(path)) return this.deny("protected-path", this.outsideReason(subject, path), { subcommand });
+      const entry = this.protectedEntry(path);
+      if (entry !== undefined && this.explicitProtectedAllow("Write", path, entry) === undefined) {
+        return this.deny("protected-path", this.protectedReason(subject, path, entry), { subcommand });
+      }
+      if (use.via !== "redirect") continue;
+      if (this.mode === "plan") {
+        return this.deny(
+          "mode",
+          `plan mode is read-only: ${subject.charAt(0).toLowerCase()}${subject.slice(1)} ${this.display(path)}. Print the output instead of writing it to a file.`,
+          { subcommand },
+        );
+      }
+      if (this.mode === "default" && this.toolRule("allow", { tool: "Write", input: {}, readOnly: false }, [path]) === undefined) {
+        return this.deny(
+          "mode",
+          `${subject} ${this.display(path)}; a redirect needs its own permission, and in default mode writing a file needs an allow rule such as Edit(${this.ruleSpecifierFor(path)}). Print the output instead, or redirect it to /dev/null.`,
+          { subcommand },
+        );
+      }
+    }
+    return undefined;
+  }
+
+  private readOnlyProven(fact: CommandFacts, cwd: WorkingDirectories): string | undefined {
+    if (!fact.readOnly.proven) return fact.readOnly.reason;
+    for (const use of fact.readOnly.paths) {
+      if (use.word.glob && /(?:^|\/)\.[*?[]/.test(use.word.value ?? "")) return `${use.word.text} may expand to ..`;
+      const paths = this.resolveWord(use.word, cwd);
+      if (paths === "unknown") return `${use.word.text} is a path only known at run time`;
+      const outside = paths.find((path) => !this.insideRoots(path) && !HARMLESS_WRITE_TARGETS.has(path) && path !== "/dev/stdin");
+      if (outside !== undefined) return `it reads ${outside}, outside the workspace`;
+    }
+    return undefined;
+  }
+
+  private bashAdmission(line: LineAnalysis): Decision {
+    const allowRules = this.bashRules("allow");
+    let usedRule: ParsedRule | undefined;
+    for (const fact of line.facts) {
+      if (this.mode === "bypassPermissions") break;
+      if (this.mode !== "plan") {
+        const rule = this.admittingRule(fact, allowRules);
+        if (rule !== undefined) {
+          usedRule ??= rule;
+          continue;
+        }
+      }
+      const notReadOnly = this.readOnlyProven(fact, line.cwd);
+      if (notReadOnly === undefined) continue;
+      if (this.mode === "plan") {
+        return this.deny(
+          "read-only-check",
+          `plan mode is read-only and "${fact.text}" is not a proven read-only command (${notReadOnly}). ` +
+            "Use read-only commands (ls, cat, grep, git status/log/diff, …) or the Read, Grep and Glob tools.",
+          { subcommand: fact.text },
+        );
+      }
+      return this.deny(
+        "mode",
+        `"${fact.text}" is not allowed: no allow rule matches it and it is not a proven read-only command (${notReadOnly}). ` +
+          `In ${this.mode} mode agent-ci runs a Bash command only when an allow rule admits every command in it or it is read-only. ` +
+          this.allowedCommandsHint(allowRules),
+        { subcommand: fact.text },
+      );
+    }
+    if (this.mode === "bypassPermissions") return this.allow("mode", "allowed: bypassPermissions mode skips rule checks");
+    if (usedRule !== undefined) {
+      return this.allow("rule", `allowed by the rule ${usedRule.text} (from ${usedRule.source.label})`, usedRule);
+    }
+    return this.allow("read-only-check", "allowed: every command in it is proven read-only");
+  }
+
+  /** The allow rule admitting every `check` view, or undefined (also when there is none to check). */
+  private admittingRule(fact: CommandFacts, allowRules: readonly CompiledRule[]): ParsedRule | undefined {
+    const checks = fact.views.filter((view) => view.role === "check");
+    if (checks.length === 0) return undefined;
+    let first: ParsedRule | undefined;
+    for (const view of checks) {
+      const rule = allowRules.find((compiled) => compiled.bash === undefined || patternMatches(compiled.bash, viewArgs(view)))?.rule;
+      if (rule === undefined) return undefined;
+      first ??= rule;
+    }
+    return first;
+  }
+
+  private allowedCommandsHint(allowRules: readonly CompiledRule[]): string {
+    if (allowRules.length === 0) return "No Bash commands are allowed by rule in this run.";
+    const listed = allowRules.slice(0, MAX_LISTED_RULES).map((compiled) => compiled.rule.text);
+    const more = allowRules.length > MAX_LISTED_RULES ? `, and ${allowRules.length - MAX_LISTED_RULES} more` : "";
+    return `Commands allowed by rule here: ${listed.join(", ")}${more}.`;
+  }
+}
+
+function domainMatches(specifier: string, url: unknown): boolean {
+  if (typeof url !== "string") return false;
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  const domain = specifier.slice("domain:".length).toLowerCase();
+  if (domain.startsWith("*.")) return host.endsWith(domain.slice(1));
+  return host === domain;
+}
+
+/** Loads the Bash parser (once per process) and compiles the policy's rules. */
+export async function createPolicyEngine(policy: Policy, options: PolicyEngineOptions = {}): Promise<PolicyEngine> {
+  const parser = await loadBashParser(options.parser ?? {});
+  return new Evaluator(policy, parser, options);
+}
+
+/** For callers that already hold the loaded parser (narrowestAllowRule, tests). */
+export function createPolicyEngineWithParser(policy: Policy, parser: Parser, options: PolicyEngineOptions = {}): PolicyEngine {
+  return new Evaluator(policy, parser, options);
+}

@@ -1,0 +1,53 @@
+/**
+ * The permission policy of agent-ci: pure decisions for every tool call (no Docker here), the
+ * container rules the sandbox applies at copy-in, explanations for the report, and hooks.
+ */
+export { PolicyConfigError, PolicyNotReadyError } from "./errors.js";
+export {
+  DECIDED_BY,
+  DecisionSchema,
+  HooksConfigSchema,
+  PERMISSION_MODES,
+  PermissionModeSchema,
+  RuleSourceSchema,
+  SettingsFileSchema,
+  type Decision,
+  type HooksConfig,
+  type IgnoredEntry,
+  type ParsedRule,
+  type PermissionMode,
+  type Policy,
+  type PolicyCall,
+  type PolicyHook,
+  type PolicySourceInput,
+  type RuleBehavior,
+  type RuleSource,
+} from "./schema.js";
+export { EDIT_TOOLS, KNOWN_TOOLS, READ_TOOLS, parseRule, ruleGovernsTool } from "./rules.js";
+export { loadPolicy, parseMode, parseSettingsFile, presetSource, PRESET_NAMES, type LoadPolicyInput } from "./load.js";
+export { PRESETS, type PresetDefinition } from "./presets.js";
+export { createPolicyEngine, type PolicyEngine, type PolicyEngineOptions } from "./evaluate.js";
+export { loadBashParser, type BashParserOptions } from "./bash-parser.js";
+export {
+  bashSubcommands,
+  describeDecision,
+  narrowestAllowRule,
+  narrowestAllowRules,
+  type BashSubcommand,
+  type ExplainOptions,
+} from "./explain.js";
+export { compileContainerRules, type ContainerRuleRef, type ContainerRules, type EnforcedRule } from "./container-rules.js";
+export { replayDecisions, type DecisionFlip, type RecordedCall } from "./replay.js";
+export {
+  compileHookMatcher,
+  DEFAULT_HOOK_TIMEOUT_MS,
+  runHooks,
+  type HookEvent,
+  type HookOutcome,
+  type HookResult,
+  type HookRunInput,
+  type HookRunSummary,
+} from "./hooks.js";
+export { PROTECTED_PATHS, WORKSPACE_ROOT, type ProtectedPath } from "./paths.js";
+export { MAX_COMMAND_CHARS, MAX_NESTING } from "./bash-analyze.js";
+export { MAX_SIMPLE_COMMANDS, MAX_SCRIPT_DEPTH, type LineAnalysis } from "./bash-line.js";

@@ -1,0 +1,188 @@
+/**
+ * Builds a Policy from its sources: CLI flags, action inputs, a config file, presets and Claude Code
+ * settings files. Every rule is validated (a bad rule stops the run, naming it — R16). A source that
+ * is not trusted (a file from the workspace, which a pull request can change — R18) may only add deny
+ * and ask rules; its allows, mode, extra directories and hooks are dropped and listed in `ignored`.
+ */
+import { PolicyConfigError } from "./errors.js";
+import { compileHookMatcher } from "./hooks.js";
+import { PRESETS } from "./presets.js";
+import { parseRule } from "./rules.js";
+import {
+  PERMISSION_MODES,
+  PermissionModeSchema,
+  RuleSourceSchema,
+  SettingsFileSchema,
+  type IgnoredEntry,
+  type ParsedRule,
+  type PermissionMode,
+  type Policy,
+  type PolicyHook,
+  type PolicySourceInput,
+  type RuleSource,
+} from "./schema.js";
+
+export interface LoadPolicyInput {
+  /** The mode chosen on the command line or in the action inputs; wins over every source. */
+  readonly mode?: string | undefined;
+  /** Lowest precedence first: a later source's defaultMode wins over an earlier one's. */
+  readonly sources: readonly PolicySourceInput[];
+  /** Treat workspace files as trusted (the user vouches for the branch). */
+  readonly trustWorkspace?: boolean | undefined;
+}
+
+const UNTRUSTED_REASON = "it comes from a workspace file a pull request can change (pass trust_workspace to accept it)";
+
+/** Validates a mode name. Claude Code's `dontAsk` is accepted as `default`: agent-ci never asks. */
+export function parseMode(value: string, source: string): PermissionMode {
+  if (value === "dontAsk") return "default";
+  const parsed = PermissionModeSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new PolicyConfigError({
+    subject: value,
+    reason: `unknown permission mode; expected one of ${PERMISSION_MODES.join(", ")}`,
+    source,
+  });
+}
+
+function validateSource(source: RuleSource): RuleSource {
+  const parsed = RuleSourceSchema.safeParse(source);
+  if (parsed.success) return parsed.data;
+  throw new PolicyConfigError({ subject: JSON.stringify(source), reason: "invalid rule source" });
+}
+
+function hooksOf(input: PolicySourceInput): PolicyHook[] {
+  const hooks: PolicyHook[] = [];
+  for (const event of ["PreToolUse", "PostToolUse"] as const) {
+    for (const group of input.hooks?.[event] ?? []) {
+      try {
+        compileHookMatcher(group.matcher);
+      } catch (error) {
+        throw new PolicyConfigError({
+          subject: group.matcher ?? "",
+          reason: `invalid hook matcher: ${(error as Error).message}`,
+          source: input.source.label,
+        });
+      }
+      for (const hook of group.hooks) {
+        hooks.push({
+          event,
+          matcher: group.matcher,
+          command: hook.command,
+          timeoutSeconds: hook.timeout,
+          source: input.source.label,
+        });
+      }
+    }
+  }
+  return hooks;
+}
+
+export function loadPolicy(input: LoadPolicyInput): Policy {
+  const rules: ParsedRule[] = [];
+  const ignored: IgnoredEntry[] = [];
+  const additionalDirectories: string[] = [];
+  const hooks: PolicyHook[] = [];
+  let mode: PermissionMode = "default";
+  let modeSource = "built-in default";
+
+  for (const entry of input.sources) {
+    const source = validateSource(entry.source);
+    const trusted = source.trusted || input.trustWorkspace === true;
+    const label = source.label;
+    for (const behavior of ["deny", "ask", "allow"] as const) {
+      for (const text of entry[behavior] ?? []) {
+        const rule = parseRule(text, behavior, source);
+        if (behavior === "allow" && !trusted) {
+          ignored.push({ kind: "rule", text: rule.text, source: label, reason: `allow rule ignored: ${UNTRUSTED_REASON}` });
+          continue;
+        }
+        rules.push(rule);
+      }
+    }
+    if (entry.defaultMode !== undefined) {
+      const sourceMode = parseMode(entry.defaultMode, label);
+      if (trusted) {
+        mode = sourceMode;
+        modeSource = label;
+      } else {
+        ignored.push({ kind: "mode", text: entry.defaultMode, source: label, reason: `mode ignored: ${UNTRUSTED_REASON}` });
+      }
+    }
+    for (const dir of entry.additionalDirectories ?? []) {
+      if (dir.trim() === "" || dir.includes("\u0000")) {
+        throw new PolicyConfigError({ subject: dir, reason: "not a usable directory path", source: label });
+      }
+      if (trusted) additionalDirectories.push(dir);
+      else ignored.push({ kind: "directory", text: dir, source: label, reason: `additional directory ignored: ${UNTRUSTED_REASON}` });
+    }
+    const sourceHooks = hooksOf({ ...entry, source });
+    if (trusted) hooks.push(...sourceHooks);
+    else {
+      ignored.push(
+        ...sourceHooks.map((hook): IgnoredEntry => ({
+          kind: "hooks",
+          text: `${hook.event} ${hook.matcher ?? "*"}: ${hook.command}`,
+          source: label,
+          reason: `hook ignored: ${UNTRUSTED_REASON}`,
+        })),
+      );
+    }
+  }
+  if (input.mode !== undefined) {
+    mode = parseMode(input.mode, "mode option");
+    modeSource = "mode option";
+  }
+  return { mode, modeSource, rules, ignored, additionalDirectories, hooks };
+}
+
+/**
+ * Reads Claude Code's `.claude/settings.json` (text or parsed JSON). Unknown keys are tolerated; an
+ * invalid `permissions` or `hooks` block is a config error.
+ */
+export function parseSettingsFile(json: unknown, source: RuleSource): PolicySourceInput {
+  let data: unknown = json;
+  if (typeof json === "string") {
+    try {
+      data = JSON.parse(json);
+    } catch (error) {
+      throw new PolicyConfigError({ subject: source.label, reason: `not valid JSON: ${(error as Error).message}`, source: source.label });
+    }
+  }
+  const parsed = SettingsFileSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined ? "" : ` at ${issue.path.join(".") || "the top level"}`;
+    throw new PolicyConfigError({
+      subject: source.label,
+      reason: `invalid settings${where}: ${issue?.message ?? "unknown error"}`,
+      source: source.label,
+    });
+  }
+  const permissions = parsed.data.permissions;
+  return {
+    source,
+    allow: permissions?.allow,
+    deny: permissions?.deny,
+    ask: permissions?.ask,
+    defaultMode: permissions?.defaultMode,
+    additionalDirectories: permissions?.additionalDirectories,
+    hooks: parsed.data.hooks,
+  };
+}
+
+export const PRESET_NAMES: readonly string[] = Object.keys(PRESETS);
+
+/** A built-in preset as a trusted source. */
+export function presetSource(name: string): PolicySourceInput {
+  const preset = PRESETS[name];
+  if (preset === undefined) {
+    throw new PolicyConfigError({ subject: name, reason: `unknown preset; expected one of ${PRESET_NAMES.join(", ")}` });
+  }
+  return {
+    source: { kind: "preset", label: `preset:${name}`, trusted: true },
+    allow: preset.allow,
+    deny: preset.deny,
+    defaultMode: preset.defaultMode,
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * Data shapes of the permission policy: modes, rule sources, the Claude Code settings format, the
+ * call the pipeline asks about and the decision it gets back. What crosses a boundary (config files,
+ * report.json) is a zod schema; the rest are plain types.
+ */
+import { z } from "zod";
+
+export const PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"] as const;
+export const PermissionModeSchema = z.enum(PERMISSION_MODES);
+export type PermissionMode = z.infer<typeof PermissionModeSchema>;
+
+export const RULE_BEHAVIORS = ["allow", "deny", "ask"] as const;
+export const RuleBehaviorSchema = z.enum(RULE_BEHAVIORS);
+export type RuleBehavior = z.infer<typeof RuleBehaviorSchema>;
+
+/**
+ * Where a rule came from. `trusted: false` marks configuration a pull request can change (a
+ * `.claude/settings.json` or `.agent-ci.json` read from the workspace): it may add deny and ask
+ * rules, never allows, a mode, extra directories or hooks (RELIABILITY R18).
+ */
+export const RuleSourceSchema = z.object({
+  kind: z.enum(["cli", "action", "settings-file", "workspace-settings", "preset"]),
+  label: z.string().min(1),
+  trusted: z.boolean(),
+});
+export type RuleSource = z.infer<typeof RuleSourceSchema>;
+
+/** One hook command, as in Claude Code settings. `timeout` is in seconds. */
+export const HookCommandSchema = z.strictObject({
+  type: z.literal("command"),
+  command: z.string().min(1),
+  timeout: z.number().positive().max(3600).optional(),
+});
+export type HookCommand = z.infer<typeof HookCommandSchema>;
+
+export const HookMatcherSchema = z.strictObject({
+  matcher: z.string().optional(),
+  hooks: z.array(HookCommandSchema),
+});
+export type HookMatcher = z.infer<typeof HookMatcherSchema>;
+
+/** Other Claude Code hook events (Stop, SessionStart, …) are tolerated and not run. */
+export const HooksConfigSchema = z.looseObject({
+  PreToolUse: z.array(HookMatcherSchema).optional(),
+  PostToolUse: z.array(HookMatcherSchema).optional(),
+});
+export type HooksConfig = z.infer<typeof HooksConfigSchema>;
+
+/** The `permissions` block of `.claude/settings.json`; its unknown keys are tolerated. */
+export const PermissionsBlockSchema = z.looseObject({
+  allow: z.array(z.string()).optional(),
+  deny: z.array(z.string()).optional(),
+  ask: z.array(z.string()).optional(),
+  defaultMode: z.string().optional(),
+  additionalDirectories: z.array(z.string()).optional(),
+});
+
+export const SettingsFileSchema = z.looseObject({
+  permissions: PermissionsBlockSchema.optional(),
+  hooks: HooksConfigSchema.optional(),
+});
+export type SettingsFile = z.infer<typeof SettingsFileSchema>;
+
+/** One layer of configuration handed to `loadPolicy`, in increasing precedence. */
+export interface PolicySourceInput {
+  readonly source: RuleSource;
+  readonly allow?: readonly string[] | undefined;
+  readonly deny?: readonly string[] | undefined;
+  readonly ask?: readonly string[] | undefined;
+  readonly defaultMode?: string | undefined;
+  readonly additionalDirectories?: readonly string[] | undefined;
+  readonly hooks?: HooksConfig | undefined;
+}
+
+/** A validated rule in Claude Code syntax: `Tool` or `Tool(specifier)`. */
+export interface ParsedRule {
+  readonly text: string;
+  readonly tool: string;
+  readonly specifier?: string | undefined;
+  readonly behavior: RuleBehavior;
+  readonly source: RuleSource;
+}
+
+/** Configuration that was read and dropped, kept so the report can show it. */
+export interface IgnoredEntry {
+  readonly kind: "rule" | "mode" | "directory" | "hooks";
+  readonly text: string;
+  readonly source: string;
+  readonly reason: string;
+}
+
+export interface PolicyHook {
+  readonly event: "PreToolUse" | "PostToolUse";
+  readonly matcher: string | undefined;
+  readonly command: string;
+  readonly timeoutSeconds: number | undefined;
+  readonly source: string;
+}
+
+/** The merged, validated policy: plain data, safe to put in report.json. */
+export interface Policy {
+  readonly mode: PermissionMode;
+  /** Which input set the mode: `mode option`, a source label, or `built-in default`. */
+  readonly modeSource: string;
+  readonly rules: readonly ParsedRule[];
+  readonly ignored: readonly IgnoredEntry[];
+  readonly additionalDirectories: readonly string[];
+  readonly hooks: readonly PolicyHook[];
+}
+
+/** What the pipeline asks the policy about, after zod parsing and validateInput. */
+export interface PolicyCall {
+  readonly tool: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  /** The tool's own `isReadOnly(input)`. Ignored for Bash: the policy proves that itself. */
+  readonly readOnly: boolean;
+  /** Canonical absolute container paths the call reads or writes (symlinks already resolved). */
+  readonly paths?: readonly string[] | undefined;
+  /** Bash: the working directory in the container. */
+  readonly cwd?: string | undefined;
+}
+
+export const DECIDED_BY = ["rule", "mode", "protected-path", "parse-failure", "read-only-check"] as const;
+
+export const DecisionSchema = z.object({
+  behavior: z.enum(["allow", "deny"]),
+  /** A sentence for the model: what stopped the call and what it may do instead. */
+  reason: z.string(),
+  rule: z.object({ text: z.string(), source: z.string() }).optional(),
+  mode: PermissionModeSchema,
+  decidedBy: z.enum(DECIDED_BY),
+  /** Bash: the simple command that decided a denial. */
+  subcommand: z.string().optional(),
+});
+export type Decision = z.infer<typeof DecisionSchema>;

@@ -1,0 +1,226 @@
+// The agent loop: ask the driver for a turn, run its tool calls through the pipeline, send the results
+// back, until the model stops or a limit agent-ci enforces is reached (turns, cost, wall clock, denials).
+// Shortly before a limit the model is told to wrap up. It never throws for the model's mistakes; it
+// throws only for faults that end the run (the API after its retries, the sandbox gone, a cancel).
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import type { RunState } from "../tools/state.js";
+import type { AssistantTurn, Driver, TurnUsage } from "./driver.js";
+import { apiUsage, type EventSink } from "./events.js";
+import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";
+import { costUsd } from "./pricing.js";
+
+export type LoopExit = "completed" | "max_turns" | "budget" | "timeout" | "cancelled";
+
+export interface TurnRecord {
+  index: number;
+  stopReason: string | null;
+  usage: TurnUsage;
+  attempts: number;
+  startOffsetMs: number;
+  durationMs: number;
+  text?: string;
+  costUsd: number;
+}
+
+export interface LoopLimits {
+  maxTurns: number;
+  maxBudgetUsd?: number;
+  /** Epoch ms when the run's wall clock runs out. */
+  deadline: number;
+  maxDenials: number;
+}
+
+export interface LoopResult {
+  exit: LoopExit;
+  /** Why, in a sentence, when the loop stopped for something other than the model finishing. */
+  detail?: string;
+  turns: TurnRecord[];
+  calls: ToolCallRecord[];
+  usage: TurnUsage;
+  costUsd: number;
+  finalText: string;
+  apiMs: number;
+  warnings: string[];
+}
+
+export interface LoopOptions {
+  driver: Driver;
+  pipeline: ToolPipeline;
+  sandbox: Sandbox;
+  state: RunState;
+  system: string;
+  prompt: string;
+  tools: Anthropic.Tool[];
+  limits: LoopLimits;
+  model: string;
+  maxTokens: number;
+  events: EventSink;
+  runId: string;
+  runStart: number;
+  signal: AbortSignal;
+  progress?: (line: string) => void;
+}
+
+const ZERO: TurnUsage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+const MAX_TOKENS_CEILING = 64_000;
+const WRAP_UP_TIME_FRACTION = 0.1;
+
+function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
+    cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
+  };
+}
+
+const textOf = (content: Anthropic.ContentBlockParam[]) =>
+  content
+    .filter((b): b is Anthropic.TextBlockParam => b.type === "text")
+    .map((b) => b.text)
+    .join("\n");
+
+export async function runAgentLoop(options: LoopOptions): Promise<LoopResult> {
+  const { driver, pipeline, limits, events, signal } = options;
+  const messages: Anthropic.MessageParam[] = [{ role: "user", content: options.prompt }];
+  const result: LoopResult = { exit: "completed", turns: [], calls: [], usage: ZERO, costUsd: 0, finalText: "", apiMs: 0, warnings: [] };
+  const totalTime = limits.deadline - Date.now();
+  let maxTokens = options.maxTokens;
+  let denials = 0;
+  let wrapUpSent = false;
+
+  const stop = (exit: LoopExit, detail: string) => {
+    result.exit = exit;
+    result.detail = detail;
+    return result;
+  };
+
+  for (let turn = 0; ; turn++) {
+    if (signal.aborted) return stop("cancelled", "cancelled");
+    if (turn >= limits.maxTurns) return stop("max_turns", `reached the limit of ${limits.maxTurns} turns`);
+    if (limits.maxBudgetUsd !== undefined && result.costUsd >= limits.maxBudgetUsd) {
+      return stop("budget", `spent $${result.costUsd.toFixed(4)} of the $${limits.maxBudgetUsd} budget`);
+    }
+    if (Date.now() >= limits.deadline) return stop("timeout", "the run's wall-clock limit was reached");
+
+    // Shortly before a limit, tell the model to finish (once).
+    const nearLimit =
+      turn === limits.maxTurns - 1 ||
+      (limits.maxBudgetUsd !== undefined && result.costUsd >= limits.maxBudgetUsd * 0.9) ||
+      limits.deadline - Date.now() < totalTime * WRAP_UP_TIME_FRACTION;
+    if (nearLimit && !wrapUpSent && turn > 0) {
+      wrapUpSent = true;
+      appendToLastUser(messages, "<system-reminder>agent-ci: this run is about to reach its limit (turns, budget or time). Finish now: make no new changes you cannot complete in this turn, and summarise what you did.</system-reminder>");
+    }
+
+    const started = performance.now();
+    const assistant: AssistantTurn = await driver.nextTurn({ system: options.system, messages, tools: options.tools, signal, maxTokens });
+    const durationMs = performance.now() - started;
+    result.apiMs += durationMs;
+    const cost = driver.name === "script" ? 0 : costUsd(assistant.model || options.model, assistant.usage).usd;
+    result.usage = addUsage(result.usage, assistant.usage);
+    result.costUsd += cost;
+    const text = textOf(assistant.content);
+    if (text) result.finalText = text;
+    result.turns.push({
+      index: turn,
+      stopReason: assistant.stopReason,
+      usage: assistant.usage,
+      attempts: assistant.attempts,
+      startOffsetMs: Math.round(started - options.runStart),
+      durationMs: Math.round(durationMs),
+      text: text || undefined,
+      costUsd: cost,
+    });
+
+    if (assistant.truncatedToolUse) {
+      result.warnings.push(`turn ${turn}: max_tokens cut a tool call (${(assistant.truncatedToolNames ?? []).join(", ")}); it was not run`);
+      maxTokens = Math.min(MAX_TOKENS_CEILING, maxTokens * 2);
+      if (!assistant.content.length) continue; // ask again, with more room
+    }
+    if (assistant.content.length) messages.push({ role: "assistant", content: assistant.content });
+    events.emit({
+      type: "assistant",
+      session_id: options.runId,
+      parent_tool_use_id: null,
+      message: {
+        id: `msg_${options.runId}_${turn}`,
+        type: "message",
+        role: "assistant",
+        model: assistant.model,
+        content: assistant.content,
+        stop_reason: assistant.stopReason,
+        usage: apiUsage(assistant.usage),
+      },
+    });
+
+    for (const m of assistant.mutations ?? []) {
+      const target = `${options.sandbox.root}/${m.path}`;
+      if (m.op === "write") await options.sandbox.writeFile(target, m.content ?? "");
+      else await options.sandbox.exec({ argv: ["rm", "-rf", "--", target] });
+    }
+
+    const uses = uniqueToolUses(assistant.content, result.warnings, turn);
+    if (!uses.length) {
+      if (assistant.truncatedToolUse || assistant.stopReason === "max_tokens" || assistant.stopReason === "pause_turn") {
+        appendUser(messages, "Continue. Your last message was cut off; if you were calling a tool, call it again with a smaller input.");
+        continue;
+      }
+      if (assistant.stopReason === "refusal") result.warnings.push("the model refused to continue (stop_reason: refusal)");
+      if (assistant.stopReason === "model_context_window_exceeded") {
+        return stop("budget", "the conversation no longer fits in the model's context window");
+      }
+      return result;
+    }
+
+    const records = await pipeline.runTurn(
+      turn,
+      uses.map((u) => ({ id: u.id, name: u.name, input: u.input, inputError: assistant.invalidToolInputs?.[u.id] })),
+      signal,
+    );
+    for (const record of records) {
+      options.progress?.(`${record.isError ? "✗" : "✓"} ${record.tool} ${record.title ?? ""}`.trimEnd());
+      if (record.decision?.behavior === "deny") denials += 1;
+    }
+    result.calls.push(...records);
+    const toolResults = ToolPipeline.toolResults(records);
+    messages.push({ role: "user", content: toolResults });
+    events.emit({ type: "user", session_id: options.runId, parent_tool_use_id: null, message: { role: "user", content: toolResults } });
+
+    if (denials >= limits.maxDenials) {
+      return stop("budget", `${denials} tool calls were denied by the permission policy; stopping (limit ${limits.maxDenials})`);
+    }
+  }
+}
+
+/** One tool_result per id (M9): a repeated id is answered once, its repeats are dropped and noted. */
+function uniqueToolUses(content: Anthropic.ContentBlockParam[], warnings: string[], turn: number): Anthropic.ToolUseBlockParam[] {
+  const seen = new Set<string>();
+  const uses: Anthropic.ToolUseBlockParam[] = [];
+  for (const block of content) {
+    if (block.type !== "tool_use") continue;
+    if (seen.has(block.id)) {
+      warnings.push(`turn ${turn}: duplicate tool_use id ${block.id} ignored`);
+      continue;
+    }
+    seen.add(block.id);
+    uses.push(block);
+  }
+  return uses;
+}
+
+function appendUser(messages: Anthropic.MessageParam[], text: string): void {
+  const last = messages[messages.length - 1];
+  if (last?.role === "user") return appendToLastUser(messages, text);
+  messages.push({ role: "user", content: text });
+}
+
+function appendToLastUser(messages: Anthropic.MessageParam[], text: string): void {
+  const last = messages[messages.length - 1];
+  if (!last || last.role !== "user") {
+    messages.push({ role: "user", content: text });
+    return;
+  }
+  last.content = typeof last.content === "string" ? `${last.content}\n\n${text}` : [...last.content, { type: "text", text }];
+}

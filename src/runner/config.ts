@@ -1,0 +1,92 @@
+// RunConfig: the one validated shape that both the CLI flags and the Action inputs become (STYLE.md habit
+// 13). Parsed once at the start; a bad value is a config error before any container or model call.
+import path from "node:path";
+import { z } from "zod";
+import { DEFAULT_MODEL } from "./pricing.js";
+
+export const PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"] as const;
+export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+export const NETWORK_POLICIES = ["none", "setup", "on"] as const;
+
+const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3 };
+
+/** "512m", "4g", "1073741824" → bytes. */
+export function parseSize(value: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+  const unit = SIZE_UNITS[(match?.[2] ?? "").toLowerCase()];
+  if (!match || unit === undefined) throw new Error(`not a size: ${value} (use e.g. 512m or 4g)`);
+  return Math.round(Number(match[1]) * unit);
+}
+
+const Size = z.union([z.number().int().positive(), z.string().transform((v, ctx) => {
+  try {
+    return parseSize(v);
+  } catch (e) {
+    ctx.addIssue({ code: "custom", message: (e as Error).message });
+    return z.NEVER;
+  }
+})]);
+
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
+
+export const RunConfig = z
+  .object({
+    workspace: z.string().min(1).transform((p) => path.resolve(p)),
+    prompt: z.string().optional(),
+    systemPromptAppend: z.string().optional(),
+    script: z.string().optional().describe("A file of assistant turns, or a report.json to replay: no model"),
+    model: z.string().min(1).default(DEFAULT_MODEL),
+    maxTokens: z.number().int().positive().max(128_000).default(16_000),
+    thinkingBudget: z.number().int().min(1024).optional(),
+    apiKey: z.string().optional(),
+    baseURL: z.string().url().optional(),
+    image: z.string().optional(),
+    network: z.enum(NETWORK_POLICIES).default("none"),
+    setup: z.array(z.string().min(1)).default([]),
+    memory: Size.optional(),
+    cpus: z.number().positive().max(64).optional(),
+    workspaceSize: Size.optional(),
+    env: z.array(EnvName).default([]).describe("Variables passed through to commands, by name"),
+    /** Unset: from a trusted settings file's defaultMode, else "default". */
+    mode: z.enum(PERMISSION_MODES).optional(),
+    /** Where --allow/--deny came from, for the report. */
+    ruleSource: z.enum(["cli", "action"]).default("cli"),
+    allow: z.array(z.string()).default([]),
+    deny: z.array(z.string()).default([]),
+    settings: z.string().optional().describe("A settings file with a permissions block (trusted: it comes from you)"),
+    trustWorkspaceSettings: z.boolean().default(false),
+    maxTurns: z.number().int().positive().default(50),
+    maxBudgetUsd: z.number().positive().optional(),
+    timeoutMs: z.number().int().positive().default(30 * 60_000),
+    maxDenials: z.number().int().positive().default(25),
+    out: z.string().optional(),
+    outputFormat: z.enum(OUTPUT_FORMATS).default("text"),
+    verify: z.string().optional(),
+    includeIgnored: z.boolean().default(false),
+    allowWeakHardening: z.boolean().default(false),
+    /** Extra values to redact everywhere (e.g. the GitHub token in the Action). */
+    secrets: z.array(z.string()).default([]),
+    repo: z.string().optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (!c.script && !c.prompt) ctx.addIssue({ code: "custom", message: "give a task with --prompt or --prompt-file, or a --script to replay" });
+    if (c.script && c.prompt) ctx.addIssue({ code: "custom", message: "--script runs without a model: it takes no --prompt" });
+    if (!c.script && !c.apiKey) {
+      ctx.addIssue({ code: "custom", message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one" });
+    }
+    if (c.setup.length && c.network !== "setup") ctx.addIssue({ code: "custom", message: "--setup commands need --network setup" });
+  });
+export type RunConfig = z.infer<typeof RunConfig>;
+export type RunConfigInput = z.input<typeof RunConfig>;
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+export function parseRunConfig(input: RunConfigInput): RunConfig {
+  const parsed = RunConfig.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("\n"));
+  }
+  return parsed.data;
+}

@@ -1,0 +1,248 @@
+// Where the runner meets src/policy: the rule sources of a run (flags or action inputs, a settings file
+// the user names, the workspace's own settings — which may only deny unless trusted), the engine the
+// pipeline's permission stage asks, the container layer (files kept out, changes kept out of the patch),
+// hooks, and the `policy check` / `policy test --replay` commands.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  compileContainerRules,
+  createPolicyEngine,
+  describeDecision,
+  loadPolicy,
+  narrowestAllowRule,
+  parseSettingsFile,
+  PolicyConfigError,
+  replayDecisions,
+  runHooks,
+  type Decision,
+  type Policy,
+  type PolicyEngine,
+  type PolicySourceInput,
+  type RecordedCall,
+} from "../policy/index.js";
+import { parseReport, type Decision as ReportDecision } from "../report/index.js";
+import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
+import { ALL_TOOLS, toolByName } from "../tools/index.js";
+import type { RunConfig } from "./config.js";
+import type { PermissionDecision, PermissionGate, ToolCallRecord, ToolHooks } from "./pipeline.js";
+
+/** Workspace files read for rules; a pull request can change them, so they are untrusted by default. */
+const WORKSPACE_SETTINGS = [".claude/settings.json", ".agent-ci.json"];
+
+export interface PolicyFlags {
+  mode?: RunConfig["mode"];
+  allow: string[];
+  deny: string[];
+  settings?: string;
+  trustWorkspaceSettings?: boolean;
+  ruleSource?: "cli" | "action";
+}
+
+export interface PreparedPolicy {
+  policy: Policy;
+  engine: PolicyEngine;
+  gate: PermissionGate;
+  hooks?: ToolHooks;
+  summary: { mode: Policy["mode"]; rules: Array<{ text: string; behavior: "allow" | "deny" | "ask"; source: string }>; ignored: Array<{ text: string; source: string; reason: string }> };
+  enforcedAt: Array<{ rule: string; source?: string; where: "container" | "tool_gate" | "both"; how?: string }>;
+  /** Relative path → why it is not copied into the container (a Read deny rule). */
+  excludeFromCopy(relPath: string): string | undefined;
+  /** Relative path → why a change to it is kept out of the patch (an Edit deny rule or a protected path). */
+  protectFromPatch(relPath: string): string | undefined;
+  narrowestAllowRule(call: Pick<ToolCallRecord, "tool" | "input" | "paths" | "cwd" | "readOnly" | "decision">): string | null;
+  reportDecision(decision: PermissionDecision): ReportDecision;
+}
+
+function readJson(file: string, label: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new PolicyConfigError({ subject: label, reason: `cannot read it as JSON: ${(e as Error).message}`, source: label });
+  }
+}
+
+/** The rule sources, lowest precedence first: workspace files, a named settings file, then flags/inputs. */
+export function policySources(flags: PolicyFlags, workspace?: string): PolicySourceInput[] {
+  const sources: PolicySourceInput[] = [];
+  for (const rel of workspace ? WORKSPACE_SETTINGS : []) {
+    const file = path.join(workspace as string, rel);
+    if (!fs.existsSync(file)) continue;
+    const label = `workspace:${rel}`;
+    sources.push(parseSettingsFile(readJson(file, label), { kind: "workspace-settings", label, trusted: false }));
+  }
+  if (flags.settings) {
+    const label = `settings:${path.basename(flags.settings)}`;
+    sources.push(parseSettingsFile(readJson(flags.settings, label), { kind: "settings-file", label, trusted: true }));
+  }
+  const kind = flags.ruleSource ?? "cli";
+  sources.push({
+    source: { kind, label: kind === "action" ? "action inputs" : "command line", trusted: true },
+    allow: flags.allow,
+    deny: flags.deny,
+  });
+  return sources;
+}
+
+/** The tree-sitter wasm files sit next to the bundle in dist/; from source they resolve in node_modules. */
+function parserFiles() {
+  const beside = (name: string) => {
+    const file = fileURLToPath(new URL(`./${name}`, import.meta.url));
+    return fs.existsSync(file) ? file : undefined;
+  };
+  return { treeSitterWasm: beside("web-tree-sitter.wasm"), bashWasm: beside("tree-sitter-bash.wasm") };
+}
+
+export async function buildEngine(flags: PolicyFlags, workspace?: string): Promise<PolicyEngine> {
+  const policy = loadPolicy({ mode: flags.mode, sources: policySources(flags, workspace), trustWorkspace: flags.trustWorkspaceSettings });
+  return createPolicyEngine(policy, { parser: parserFiles() });
+}
+
+/** The tool's own read-only answer for an input (unknown tools are not read-only). */
+function isReadOnly(tool: string, input: unknown): boolean {
+  const known = toolByName(ALL_TOOLS, tool);
+  const parsed = known?.inputSchema.safeParse(input);
+  return Boolean(known && parsed?.success && known.isReadOnly(parsed.data));
+}
+
+function toPolicyCall(call: Pick<ToolCallRecord, "tool" | "input" | "paths" | "cwd" | "readOnly">) {
+  return { tool: call.tool, input: (call.input ?? {}) as Record<string, unknown>, paths: call.paths, cwd: call.cwd, readOnly: call.readOnly ?? isReadOnly(call.tool, call.input) };
+}
+
+function hookError(results: ReadonlyArray<{ outcome: string; command: string; reason: string | undefined }>): string | undefined {
+  const failed = results.filter((r) => r.outcome === "error" || r.outcome === "timeout");
+  return failed.length ? failed.map((r) => `hook "${r.command}" ${r.outcome}: ${r.reason ?? ""}`).join("; ") : undefined;
+}
+
+export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Promise<PreparedPolicy> {
+  const engine = await buildEngine(config, config.workspace);
+  const { policy } = engine;
+  const container = compileContainerRules(policy, WORKSPACE_ROOT);
+  const hooks: ToolHooks | undefined = policy.hooks.length
+    ? {
+        async pre(tool, input) {
+          const run = await runHooks({ event: "PreToolUse", toolName: tool, toolInput: input, sessionId: runId, cwd: WORKSPACE_ROOT, hooks: policy.hooks });
+          return { blocked: run.blocked, reason: run.reason, error: hookError(run.results) };
+        },
+        async post(tool, input, _id, result) {
+          const run = await runHooks({
+            event: "PostToolUse",
+            toolName: tool,
+            toolInput: input,
+            toolResponse: { output: result.output, is_error: Boolean(result.isError) },
+            sessionId: runId,
+            cwd: WORKSPACE_ROOT,
+            hooks: policy.hooks,
+          });
+          return { blocked: run.blocked, reason: run.reason, error: hookError(run.results) };
+        },
+      }
+    : undefined;
+  const byText = new Map(policy.rules.map((r) => [r.text, r] as const));
+  return {
+    policy,
+    engine,
+    gate: { decide: (request) => engine.decide(request) },
+    hooks,
+    summary: {
+      mode: policy.mode,
+      rules: policy.rules.map((r) => ({ text: r.text, behavior: r.behavior, source: r.source.label })),
+      ignored: policy.ignored.map((i) => ({ text: i.text, source: i.source, reason: i.reason })),
+    },
+    enforcedAt: [
+      ...container.enforced.map((e) => ({
+        rule: e.text,
+        source: e.source,
+        where: "both" as const,
+        how: e.layer === "copy-exclude" ? "not copied into the container" : "changes to it are kept out of the patch",
+      })),
+      ...policy.rules
+        .filter((r) => !container.enforced.some((e) => e.text === r.text && e.source === r.source.label))
+        .map((r) => ({ rule: r.text, source: byText.get(r.text)?.source.label, where: "tool_gate" as const })),
+    ],
+    excludeFromCopy: (rel) => {
+      const hit = container.excludeFromCopy(rel);
+      return hit ? `denied by ${hit.text} (${hit.source})` : undefined;
+    },
+    protectFromPatch: (rel) => {
+      const hit = container.readOnly(rel);
+      return hit ? `${hit.reason} (${hit.text}, ${hit.source})` : undefined;
+    },
+    narrowestAllowRule: (call) => {
+      const decision = call.decision as Decision | undefined;
+      return narrowestAllowRule(toPolicyCall(call), decision) ?? null;
+    },
+    reportDecision: (d) => ({
+      behavior: d.behavior,
+      reason: d.reason,
+      rule: d.rule,
+      decidedBy: d.decidedBy as ReportDecision["decidedBy"],
+      subcommand: d.subcommand,
+    }),
+  };
+}
+
+/** "Bash(git push origin main)" → a call the engine can decide. */
+export function parseCallText(text: string, cwd = WORKSPACE_ROOT): { tool: string; input: Record<string, unknown>; paths?: string[] } {
+  const match = /^([A-Za-z][A-Za-z0-9_]*)(?:\(([\s\S]*)\))?$/.exec(text.trim());
+  if (!match) throw new PolicyConfigError({ subject: text, reason: "expected Tool or Tool(argument), e.g. 'Bash(npm test)' or 'Edit(src/a.ts)'" });
+  const tool = match[1] as string;
+  const arg = match[2];
+  if (arg === undefined) return { tool, input: {} };
+  if (tool === "Bash") return { tool, input: { command: arg } };
+  const file = path.posix.resolve(cwd, arg);
+  const key = tool === "Grep" || tool === "Glob" ? "path" : "file_path";
+  return { tool, input: { [key]: file, ...(tool === "Grep" ? { pattern: "." } : tool === "Glob" ? { pattern: "**" } : {}) }, paths: [file] };
+}
+
+export async function policyCheck(callText: string, flags: PolicyFlags, print: (line: string) => void): Promise<number> {
+  try {
+    const engine = await buildEngine(flags, undefined);
+    const call = parseCallText(callText);
+    const decision = engine.decide({ ...call, readOnly: isReadOnly(call.tool, call.input), cwd: WORKSPACE_ROOT });
+    print(`${decision.behavior.toUpperCase()}  ${callText}`);
+    print(`  mode:   ${engine.policy.mode}`);
+    print(`  by:     ${decision.rule ? `${decision.rule.text} (${decision.rule.source})` : decision.decidedBy}`);
+    if (decision.subcommand) print(`  command: ${decision.subcommand}`);
+    print(`  why:    ${describeDecision(decision)}`);
+    if (decision.behavior === "deny") {
+      const rule = narrowestAllowRule({ ...call, readOnly: isReadOnly(call.tool, call.input), cwd: WORKSPACE_ROOT }, decision);
+      print(`  narrowest allow rule: ${rule ?? "none (a deny rule or a protected path wins)"}`);
+    }
+    return decision.behavior === "allow" ? 0 : 1;
+  } catch (e) {
+    print(`agent-ci: ${(e as Error).message}`);
+    return 2;
+  }
+}
+
+export async function policyReplay(reportPath: string, flags: PolicyFlags, print: (line: string) => void): Promise<number> {
+  try {
+    const report = parseReport(fs.readFileSync(reportPath, "utf8"));
+    const engine = await buildEngine({ ...flags, mode: flags.mode ?? report.policy.mode }, undefined);
+    const calls: RecordedCall[] = report.toolCalls
+      .filter((c) => c.decision)
+      .map((c) => {
+        const input = (c.input ?? {}) as Record<string, unknown>;
+        const given = typeof input.file_path === "string" ? input.file_path : typeof input.path === "string" ? input.path : undefined;
+        return {
+          id: c.id,
+          tool: c.tool,
+          input,
+          paths: given ? [path.posix.resolve(WORKSPACE_ROOT, given)] : undefined,
+          readOnly: isReadOnly(c.tool, input),
+          decision: { behavior: c.decision?.behavior ?? "allow" },
+        };
+      });
+    const flips = replayDecisions(calls, engine);
+    for (const flip of flips) {
+      const what = flip.tool === "Bash" ? String(flip.input.command ?? "") : String(flip.input.file_path ?? flip.input.path ?? "");
+      print(`${flip.id}  ${flip.tool}(${what.slice(0, 120)}): ${flip.before} → ${flip.after.behavior}  (${flip.after.rule ? flip.after.rule.text : flip.after.decidedBy})`);
+    }
+    print(`${calls.length} recorded calls re-decided under mode ${engine.policy.mode}: ${flips.length} flipped`);
+    return 0;
+  } catch (e) {
+    print(`agent-ci: ${(e as Error).message}`);
+    return 2;
+  }
+}

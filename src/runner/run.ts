@@ -1,0 +1,414 @@
+// One run, end to end (DESIGN.md): config → policy → sandbox → driver loop → patch → report → teardown.
+// Whatever ends the run, the patch and the record are written (as far as the container still answers),
+// with an exit reason, and the container is removed. The CLI and the Action both call `runAgent`.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import {
+  atomicWriteFile,
+  capText,
+  createRedactor,
+  deriveOutcome,
+  describeCall,
+  RESULT_PREVIEW_MAX_CHARS,
+  summarizePatch,
+  TURN_TEXT_MAX_CHARS,
+  writeReportFiles,
+} from "../report/index.js";
+import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/index.js";
+import { WorkspaceError } from "../sandbox/archive.js";
+import { DockerSandbox, newRunId } from "../sandbox/docker-sandbox.js";
+import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
+import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
+import { RunState } from "../tools/state.js";
+import { runAgentLoop, type LoopResult } from "./agent-loop.js";
+import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
+import { ConfigError, type RunConfig } from "./config.js";
+import { ModelApiError, type Driver } from "./driver.js";
+import { EventSink } from "./events.js";
+import { contentText, ToolPipeline, type ToolCallRecord } from "./pipeline.js";
+import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
+import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
+import { systemPrompt } from "./system-prompt.js";
+import { runVerify, type VerifyResult } from "./verify.js";
+import { AGENT_CI_VERSION } from "../version.js";
+
+/** Process exit codes, one per kind of ending (documented in the README). */
+export const EXIT_CODES: Record<ExitReason | "verify_failed", number> = {
+  completed: 0,
+  config_error: 2,
+  engine_error: 3,
+  api_error: 4,
+  max_turns: 5,
+  budget: 5,
+  timeout: 5,
+  verify_failed: 6,
+  cancelled: 130,
+};
+
+export interface RunIO {
+  /** One line of machine output (json / stream-json). */
+  stdout(line: string): void;
+  /** Progress and messages for people. */
+  stderr(line: string): void;
+  /** Print a progress line per tool call (a TTY). */
+  progress: boolean;
+}
+
+export interface RunOutcome {
+  runId: string;
+  exitReason: ExitReason;
+  exitCode: number;
+  outDir: string;
+  patchPath: string;
+  reportPath?: string;
+  report?: RunReport;
+  error?: string;
+}
+
+function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean): { reason: ExitReason; kind: string; message: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  if (timedOut()) return { reason: "timeout", kind: "Timeout", message: "the run's wall-clock limit was reached" };
+  if (signal.aborted) return { reason: "cancelled", kind: "Cancelled", message: "the run was cancelled (SIGINT/SIGTERM)" };
+  if (error instanceof ConfigError || error instanceof ScriptError || error instanceof WorkspaceError || (error as Error)?.name === "PolicyConfigError") {
+    return { reason: "config_error", kind: (error as Error).name, message };
+  }
+  if (error instanceof ModelApiError) return { reason: "api_error", kind: `ModelApiError/${error.kind}`, message };
+  if (error instanceof EngineError || error instanceof SandboxGoneError) return { reason: "engine_error", kind: (error as Error).name, message };
+  return { reason: "engine_error", kind: (error as Error)?.name ?? "Error", message };
+}
+
+function hostBaseCommit(workspace: string): string | undefined {
+  try {
+    return execFileSync("git", ["-c", "core.fsmonitor=false", "rev-parse", "HEAD"], { cwd: workspace, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Known secret values: never in the container, and `***` in everything written or printed. */
+function knownSecrets(config: RunConfig): string[] {
+  const fromEnv = ["ANTHROPIC_API_KEY", "GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"]
+    .map((name) => process.env[name])
+    .filter((v): v is string => Boolean(v));
+  return [config.apiKey ?? "", ...config.secrets, ...fromEnv].filter(Boolean);
+}
+
+function makeDriver(config: RunConfig, deadline: number, log: (line: string) => void): Driver {
+  if (config.script) return new ScriptDriver(loadScript(config.script));
+  return new AnthropicDriver({
+    apiKey: config.apiKey ?? "",
+    baseURL: config.baseURL,
+    model: config.model,
+    maxTokens: config.maxTokens,
+    thinkingBudget: config.thinkingBudget,
+    wallClockDeadline: deadline,
+    logger: log,
+  });
+}
+
+function passThroughEnv(names: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal = new AbortController().signal): Promise<RunOutcome> {
+  const runId = newRunId();
+  const outDir = path.resolve(config.out ?? path.join("agent-ci-out", runId));
+  fs.mkdirSync(outDir, { recursive: true });
+  const patchPath = path.join(outDir, "patch.diff");
+  const startedAt = new Date();
+  const runStart = performance.now();
+  const deadline = Date.now() + config.timeoutMs;
+  const redactor: Redactor = createRedactor({ secrets: knownSecrets(config) });
+  const log = (line: string) => io.stderr(redactor.redact(line));
+  const events = new EventSink(path.join(outDir, "events.jsonl"), redactor.redact, config.outputFormat === "stream-json" ? io.stdout : undefined);
+
+  // One signal for everything in flight: the caller's cancel, or the wall clock.
+  const controller = new AbortController();
+  let timedOut = false;
+  const onCancel = () => controller.abort(cancel.reason ?? new Error("cancelled"));
+  cancel.addEventListener("abort", onCancel, { once: true });
+  if (cancel.aborted) onCancel();
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error("timeout"));
+  }, config.timeoutMs);
+
+  let sandbox: DockerSandbox | undefined;
+  let policy: PreparedPolicy | undefined;
+  let loop: LoopResult | undefined;
+  let failure: { reason: ExitReason; kind: string; message: string } | undefined;
+  const state = new RunState();
+  const calls: ToolCallRecord[] = [];
+
+  try {
+    policy = await preparePolicy(config, runId);
+    const mode = policy.policy.mode;
+    const driver = makeDriver(config, deadline, log);
+    if (driver instanceof AnthropicDriver) {
+      // A bad key is found before a container starts (M5).
+      await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal: controller.signal });
+    }
+    const enabledTools = mode === "plan" ? ALL_TOOLS.filter((t) => !FILE_WRITING_TOOLS.has(t.name)) : ALL_TOOLS;
+    log(`agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`);
+    sandbox = await DockerSandbox.start({
+      runId,
+      workspaceDir: config.workspace,
+      image: config.image,
+      network: config.network,
+      setup: config.setup,
+      memoryBytes: config.memory,
+      nanoCpus: config.cpus ? Math.round(config.cpus * 1e9) : undefined,
+      workspaceSizeBytes: config.workspaceSize,
+      readOnlyWorkspace: mode === "plan",
+      env: passThroughEnv(config.env),
+      includeIgnored: config.includeIgnored,
+      excludeFromCopy: policy.excludeFromCopy,
+      allowWeakHardening: config.allowWeakHardening,
+      progress: log,
+    });
+    log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
+    controller.signal.throwIfAborted();
+    const tools = enabledTools.map((t) => t.name);
+    events.emit({
+      type: "system",
+      subtype: "init",
+      session_id: runId,
+      cwd: sandbox.root,
+      model: config.script ? "script" : config.model,
+      tools,
+      permissionMode: mode,
+      agent_ci_version: AGENT_CI_VERSION,
+    });
+    const pipeline = new ToolPipeline({
+      allTools: ALL_TOOLS,
+      enabledTools,
+      sandbox,
+      state,
+      gate: policy.gate,
+      hooks: policy.hooks,
+      outputDir: outDir,
+      runStart,
+      disabledReason: mode === "plan" ? "plan mode is read-only" : undefined,
+    });
+    loop = await runAgentLoop({
+      driver,
+      pipeline,
+      sandbox,
+      state,
+      system: systemPrompt({ mode, network: config.network, tools, append: config.systemPromptAppend }),
+      prompt: config.prompt ?? "Run the scripted tool calls.",
+      tools: apiToolDefinitions(enabledTools),
+      limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
+      model: config.model,
+      maxTokens: config.maxTokens,
+      events,
+      runId,
+      runStart,
+      signal: controller.signal,
+      progress: io.progress ? log : undefined,
+    });
+    calls.push(...loop.calls);
+    if (loop.exit !== "completed") failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+  } catch (e) {
+    failure = classify(e, controller.signal, () => timedOut);
+    log(`run ended: ${failure.reason}: ${failure.message}`);
+  } finally {
+    clearTimeout(timer);
+    cancel.removeEventListener("abort", onCancel);
+  }
+
+  // The work is never lost: the patch as far as the container still answers, then the record.
+  const patch = await exportPatch(sandbox, policy, log);
+  await atomicWriteFile(patchPath, patch.text);
+  await sandbox?.dispose().catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`));
+
+  let verify: VerifyResult | undefined;
+  if (config.verify && sandbox && failure?.reason !== "engine_error" && failure?.reason !== "cancelled") {
+    verify = await runVerify({ runId, config, imageName: sandbox.image.name, patch: patch.text, log, signal: cancel }).catch((e: unknown) => {
+      log(`verify could not run: ${(e as Error).message}`);
+      return { command: config.verify ?? "", applied: false, exitCode: null, outputTail: redactor.redact((e as Error).message), durationMs: 0 };
+    });
+  }
+
+  const exitReason: ExitReason = failure?.reason ?? "completed";
+  const report = buildReport({ config, runId, startedAt, runStart, exitReason, failure, sandbox, policy, loop, calls: loop?.calls ?? calls, state, patch, verify, redactor });
+  let written: RunReport | undefined;
+  let reportPath: string | undefined;
+  try {
+    const result = await writeReportFiles(outDir, report, { patchText: patch.text, redactor });
+    written = result.report;
+    reportPath = result.paths.json;
+  } catch (e) {
+    log(`writing the report failed: ${(e as Error).message}`);
+  }
+  const verifyFailed = verify !== undefined && (!verify.applied || verify.exitCode !== 0);
+  const exitCode = exitReason === "completed" && verifyFailed ? EXIT_CODES.verify_failed : EXIT_CODES[exitReason];
+  events.emit({
+    type: "result",
+    subtype: exitReason === "completed" ? "success" : exitReason === "max_turns" ? "error_max_turns" : "error_during_execution",
+    session_id: runId,
+    is_error: exitCode !== 0,
+    exit_reason: exitReason,
+    duration_ms: Math.round(performance.now() - runStart),
+    duration_api_ms: Math.round(loop?.apiMs ?? 0),
+    num_turns: loop?.turns.length ?? 0,
+    result: loop?.finalText ?? failure?.message ?? "",
+    total_cost_usd: loop?.costUsd ?? 0,
+    usage: {
+      input_tokens: loop?.usage.inputTokens ?? 0,
+      output_tokens: loop?.usage.outputTokens ?? 0,
+      cache_creation_input_tokens: loop?.usage.cacheCreationInputTokens ?? 0,
+      cache_read_input_tokens: loop?.usage.cacheReadInputTokens ?? 0,
+    },
+    permission_denials: (loop?.calls ?? [])
+      .filter((c) => c.decision?.behavior === "deny")
+      .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
+    patch_path: patchPath,
+    report_path: reportPath,
+  });
+  events.close();
+  return { runId, exitReason, exitCode, outDir, patchPath, reportPath, report: written, error: failure?.message };
+}
+
+interface PatchOut {
+  text: string;
+  /** Why there is no patch or only part of one, in plain words for the report. */
+  note?: string;
+  excluded: Array<{ path: string; reason: string }>;
+}
+
+async function exportPatch(sandbox: DockerSandbox | undefined, policy: PreparedPolicy | undefined, log: (line: string) => void): Promise<PatchOut> {
+  if (!sandbox) return { text: "", note: "no sandbox was started, so there is no patch", excluded: [] };
+  try {
+    const exported = await sandbox.exportPatch(policy?.protectFromPatch);
+    for (const x of exported.excluded) log(`left out of the patch: ${x.path} (${x.reason})`);
+    return { text: exported.patch.toString("utf8"), excluded: exported.excluded };
+  } catch (e) {
+    log(`the patch could not be exported: ${(e as Error).message}`);
+    return { text: "", note: `no patch: the container no longer answered (${(e as Error).message})`, excluded: [] };
+  }
+}
+
+interface ReportParts {
+  config: RunConfig;
+  runId: string;
+  startedAt: Date;
+  runStart: number;
+  exitReason: ExitReason;
+  failure?: { reason: ExitReason; kind: string; message: string };
+  sandbox?: DockerSandbox;
+  policy?: PreparedPolicy;
+  loop?: LoopResult;
+  calls: ToolCallRecord[];
+  state: RunState;
+  patch: PatchOut;
+  verify?: VerifyResult;
+  redactor: Redactor;
+}
+
+function buildReport(p: ReportParts): RunReportInput {
+  const { config, sandbox, policy, loop } = p;
+  const patch = summarizePatch(p.patch.text, { secrets: knownSecrets(config) });
+  const warnings: RunReportInput["warnings"] = [];
+  const mode = policy?.policy.mode ?? config.mode ?? "default";
+  if (mode === "bypassPermissions") {
+    warnings.push({ kind: "bypass_permissions", severity: "critical", message: "**bypassPermissions**: rule checks were skipped; only the sandbox and protected paths held." });
+  }
+  if (config.network === "on") warnings.push({ kind: "network_on", severity: "warning", message: "The sandbox had network access for the whole run." });
+  if (sandbox?.hardening.missing.length) {
+    warnings.push({ kind: "weak_hardening", severity: "critical", message: `The engine did not apply: ${sandbox.hardening.missing.join("; ")}` });
+  }
+  if (p.patch.note) warnings.push({ kind: "patch", severity: "warning", message: p.patch.note });
+  for (const x of p.patch.excluded) warnings.push({ kind: "patch_excluded", severity: "warning", message: `${x.path} was changed but left out of the patch: ${x.reason}` });
+  for (const w of loop?.warnings ?? []) warnings.push({ kind: "loop", severity: "info", message: w });
+  if (patch.secretFindings.length) {
+    warnings.push({ kind: "secret_in_patch", severity: "critical", message: `The patch contains ${patch.secretFindings.length} possible secret(s); review before applying or posting it.` });
+  }
+  const outputsPrefix = "/tmp/agent-ci-outputs/";
+  const toolCalls = p.calls.map((c, index) => ({
+    id: c.id,
+    turn: c.turn,
+    index,
+    tool: c.tool,
+    title: c.title,
+    input: c.input,
+    decision: c.decision ? policy?.reportDecision(c.decision) : undefined,
+    startOffsetMs: c.startOffsetMs,
+    durationMs: c.durationMs,
+    exitCode: typeof c.exitCode === "number" ? c.exitCode : undefined,
+    resultChars: c.resultChars,
+    truncated: c.truncated,
+    fullOutputPath: c.fullOutputPath?.startsWith(outputsPrefix) ? `tool-outputs/${c.fullOutputPath.slice(outputsPrefix.length)}` : c.fullOutputPath,
+    isError: c.isError,
+    errorKind: c.errorKind,
+    // Redacted whole, then cut: a secret across the cut would no longer match the patterns.
+    resultPreview: capText(p.redactor.redact(contentText(c.content)), RESULT_PREVIEW_MAX_CHARS),
+    patch: c.patch ? { file: c.patch.newFileName ?? c.patch.oldFileName ?? "", hunks: c.patch.hunks.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({ oldStart, oldLines, newStart, newLines, lines })) } : undefined,
+  }));
+  const denials = p.calls
+    .filter((c) => c.decision?.behavior === "deny")
+    .map((c) => ({
+      callId: c.id,
+      tool: c.tool,
+      summary: describeCall({ tool: c.tool, input: c.input, title: c.title }),
+      reason: c.decision?.reason ?? "",
+      rule: c.decision?.rule,
+      narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,
+    }));
+  const usage = loop?.usage ?? { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+  const endedAt = new Date();
+  return {
+    schemaVersion: 1,
+    runId: p.runId,
+    agentCiVersion: AGENT_CI_VERSION,
+    startedAt: p.startedAt.toISOString(),
+    endedAt: endedAt.toISOString(),
+    durationMs: Math.round(performance.now() - p.runStart),
+    exitReason: p.exitReason,
+    outcome: deriveOutcome({ exitReason: p.exitReason, patch, verify: p.verify }),
+    error: p.failure && p.failure.reason !== "completed" ? { kind: p.failure.kind, message: p.redactor.redact(p.failure.message) } : undefined,
+    workspace: {
+      path: path.basename(config.workspace),
+      repo: config.repo,
+      baseCommit: hostBaseCommit(config.workspace),
+      filesCopied: sandbox?.copy.files ?? 0,
+      bytesCopied: sandbox?.copy.bytes ?? 0,
+      skipped: sandbox?.copy.skipped ?? [],
+    },
+    image: sandbox ? { name: sandbox.image.name, id: sandbox.image.id } : undefined,
+    hardening: sandbox
+      ? {
+          user: sandbox.hardening.user,
+          capDrop: sandbox.hardening.capDrop,
+          noNewPrivileges: sandbox.hardening.noNewPrivileges,
+          readonlyRootfs: sandbox.hardening.readonlyRootfs,
+          networkMode: sandbox.hardening.networkMode,
+          pidsLimit: sandbox.hardening.pidsLimit,
+          memoryBytes: sandbox.hardening.memoryBytes,
+          nanoCpus: sandbox.hardening.nanoCpus,
+          init: sandbox.hardening.init,
+          runtime: sandbox.hardening.runtime,
+          seccomp: sandbox.hardening.seccomp === "2" ? "default" : sandbox.hardening.seccomp,
+          enforcedAt: policy?.enforcedAt ?? [],
+        }
+      : undefined,
+    policy: policy?.summary ?? { mode, rules: [], ignored: [] },
+    model: { driver: config.script ? "script" : "anthropic", name: config.script ? "script" : config.model, maxTokens: config.maxTokens, thinkingBudget: config.thinkingBudget },
+    limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, timeoutMs: config.timeoutMs },
+    toolCalls,
+    turns: (loop?.turns ?? []).map(({ costUsd: _cost, ...t }) => ({ ...t, text: t.text ? capText(p.redactor.redact(t.text), TURN_TEXT_MAX_CHARS) : undefined })),
+    usage,
+    costUsd: loop?.costUsd ?? 0,
+    patch,
+    verify: p.verify,
+    denials,
+    todos: p.state.todos.length ? p.state.todos : undefined,
+    warnings,
+  };
+}

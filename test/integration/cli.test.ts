@@ -1,0 +1,77 @@
+// The `agent-ci` command as users run it (the bundle in dist/, built by `npm test`): help, errors that
+// say what to do, exit codes, and SIGINT/SIGTERM mid-run leaving a complete record and no container.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Docker from "dockerode";
+import { describe, expect, it } from "vitest";
+import { parseReport } from "../../src/report/index.js";
+import { LABEL_RUN } from "../../src/sandbox/engine.js";
+
+const CLI = path.resolve("bin/agent-ci.js");
+const EXAMPLE = path.resolve("examples/buggy-calc");
+
+function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync("node", [CLI, ...args], { encoding: "utf8", env: { ...process.env, ANTHROPIC_API_KEY: "", ...env }, timeout: 120_000 });
+}
+
+function sleepScript(): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "s.json");
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      turns: [[{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }], [{ name: "Bash", input: { command: "sleep 120" } }]],
+    }),
+  );
+  return file;
+}
+
+describe("agent-ci CLI", () => {
+  it("prints help and its version", () => {
+    const help = cli(["run", "--help"]);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("--script <file>");
+    expect(help.stdout).toContain("Exit codes:");
+    expect(cli(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("explains a missing task or key and exits 2", () => {
+    const noTask = cli(["run", "--workspace", EXAMPLE]);
+    expect(noTask.status).toBe(2);
+    expect(noTask.stderr).toMatch(/ANTHROPIC_API_KEY is not set: set it to run a model, or use --script/);
+    const badMode = cli(["run", "--mode", "yolo"]);
+    expect(badMode.status).not.toBe(0);
+    expect(badMode.stderr).toMatch(/Allowed choices are default, plan, acceptEdits, bypassPermissions/);
+  });
+
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    it(`on ${signal} mid-run writes the patch and a complete record and leaves no container`, async () => {
+      const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+      const child = spawn("node", [CLI, "run", "--workspace", EXAMPLE, "--script", sleepScript(), "--mode", "bypassPermissions", "--out", out], {
+        env: { ...process.env, ANTHROPIC_API_KEY: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      // Wait until the sleep is running (the Write of turn 0 has happened), then signal.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setInterval(() => {
+          if (/✓ Write/.test(stderr)) {
+            clearInterval(timer);
+            setTimeout(resolve, 500);
+          }
+        }, 100);
+        child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
+      });
+      child.kill(signal);
+      const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+      expect(code).toBe(130);
+      const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+      expect(report.exitReason).toBe("cancelled");
+      expect(report.patch.files.map((f) => f.path)).toEqual(["kept.txt"]);
+      const left = await new Docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } });
+      expect(left).toEqual([]);
+    });
+  }
+});

@@ -1,0 +1,248 @@
+// runAgent end to end on the real engine: a scripted fix whose patch applies to a pristine copy, the real
+// SDK against the fake Messages API, every exit reason with its patch and record, the API key kept out of
+// the container and every output, and --verify on a good and a bad patch.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Docker from "dockerode";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseReport } from "../../src/report/index.js";
+import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
+import { runAgent, type RunOutcome } from "../../src/runner/run.js";
+import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
+import { applyToCopy, makeWorkspace } from "../support/workspace.js";
+
+const docker = new Docker();
+const FAKE_KEY = "sk-ant-api03-FAKEKEYfakekeyFAKEKEY0123456789abcdefABCDEF-xyzAA";
+const EXAMPLE = path.resolve("examples/buggy-calc");
+
+const servers: FakeAnthropic[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+function tmpOut(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+}
+
+function script(turns: unknown[], final?: string): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "script.json");
+  fs.writeFileSync(file, JSON.stringify({ turns, final }));
+  return file;
+}
+
+async function run(input: Partial<RunConfigInput>, cancel?: AbortSignal): Promise<{ outcome: RunOutcome; lines: string[]; logs: string[] }> {
+  const lines: string[] = [];
+  const logs: string[] = [];
+  const config = parseRunConfig({ workspace: EXAMPLE, out: tmpOut(), mode: "bypassPermissions", ...input } as RunConfigInput);
+  const outcome = await runAgent(config, { stdout: (l) => lines.push(l), stderr: (l) => logs.push(l), progress: false }, cancel);
+  return { outcome, lines, logs };
+}
+
+/** What every run must leave: a patch file, a valid report, events, and no container. */
+async function expectRecord(outcome: RunOutcome) {
+  expect(fs.existsSync(outcome.patchPath)).toBe(true);
+  const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
+  expect(report.exitReason).toBe(outcome.exitReason);
+  for (const name of ["report.md", "report.html", "events.jsonl"]) expect(fs.existsSync(path.join(outcome.outDir, name))).toBe(true);
+  const ids = report.toolCalls.map((c) => c.id);
+  expect(new Set(ids).size).toBe(ids.length);
+  const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } });
+  expect(left).toEqual([]);
+  return report;
+}
+
+describe("runAgent", () => {
+  it("fixes the example with a script; the patch applies to a pristine copy and the tests pass there", async () => {
+    const { outcome } = await run({ script: path.join(EXAMPLE, "fix.script.json"), mode: "acceptEdits", allow: ["Bash(npm test)"] });
+    expect(outcome.exitReason).toBe("completed");
+    expect(outcome.exitCode).toBe(0);
+    const report = await expectRecord(outcome);
+    expect(report.outcome).toBe("changes");
+    expect(report.patch.files.map((f) => f.path)).toEqual(["src/calc.js"]);
+    const copy = applyToCopy(EXAMPLE, fs.readFileSync(outcome.patchPath));
+    expect(fs.readFileSync(path.join(copy, "src/calc.js"), "utf8")).toContain("return sum / values.length;");
+    // The host's example was never touched.
+    expect(fs.readFileSync(path.join(EXAMPLE, "src/calc.js"), "utf8")).toContain("values.length - 1");
+  });
+
+  it("streams Claude Code's stream-json shape: init, assistant tool_use, user tool_result, result", async () => {
+    const { outcome, lines } = await run({
+      script: script([[{ name: "Bash", input: { command: "echo hello" } }]]),
+      outputFormat: "stream-json",
+    });
+    const events = lines.map((l) => JSON.parse(l) as { type: string; subtype?: string; message?: { content: Array<{ type: string; content?: unknown }> } });
+    expect(events.map((e) => e.type)).toEqual(["system", "assistant", "user", "assistant", "result"]);
+    expect(events[2]?.message?.content[0]).toMatchObject({ type: "tool_result", content: "hello" });
+    expect(events.at(-1)).toMatchObject({ type: "result", subtype: "success", exit_reason: "completed" });
+    const file = fs.readFileSync(path.join(outcome.outDir, "events.jsonl"), "utf8").trim().split("\n");
+    expect(file).toEqual(lines);
+  });
+
+  it("runs the real SDK against the fake Messages API and keeps the key out of the container and every output", async () => {
+    const api = await startFakeAnthropic({
+      apiKey: FAKE_KEY,
+      turns: [
+        fake.toolUse("Bash", { command: "env; cat /proc/1/environ /proc/self/environ | tr '\\0' '\\n'; grep -rl sk-ant- /workspace /tmp /etc 2>/dev/null | head; echo done-probing" }),
+        fake.toolUses([
+          { name: "Read", input: { file_path: "/workspace/src/calc.js" } },
+          { name: "Grep", input: { pattern: "average" } },
+        ]),
+        fake.toolUse("Edit", { file_path: "/workspace/src/calc.js", old_string: "(values.length - 1)", new_string: "values.length" }),
+        fake.text(`Fixed it. (echoing a key for the redaction test: ${FAKE_KEY})`),
+      ],
+    });
+    servers.push(api);
+    const { outcome, lines, logs } = await run({ apiKey: FAKE_KEY, baseURL: api.url, prompt: "Fix the average bug.", outputFormat: "stream-json" });
+    expect(outcome.exitReason).toBe("completed");
+    const report = await expectRecord(outcome);
+    expect(report.toolCalls.map((c) => c.tool)).toEqual(["Bash", "Read", "Grep", "Edit"]);
+    expect(report.toolCalls[0]?.resultPreview).toContain("done-probing");
+    // The container never saw the key: the probe's output (sent to the model) does not contain it.
+    const probe = api.messagesRequests()[1]?.body.messages.at(-1);
+    expect(JSON.stringify(probe)).toContain("done-probing");
+    expect(JSON.stringify(probe)).not.toContain(FAKE_KEY);
+    // Nothing written or printed holds it.
+    for (const name of fs.readdirSync(outcome.outDir)) {
+      const file = path.join(outcome.outDir, name);
+      if (fs.statSync(file).isFile()) expect(fs.readFileSync(file, "utf8")).not.toContain(FAKE_KEY);
+    }
+    expect([...lines, ...logs].join("\n")).not.toContain(FAKE_KEY);
+    // Parallel tool calls came back in one user message, in order.
+    const third = api.messagesRequests()[2]?.body.messages.at(-1);
+    expect(JSON.stringify(third)).toMatch(/tool_result[\s\S]*tool_result/);
+  });
+
+  it("ends with max_turns and still writes the patch and the record", async () => {
+    const turns = Array.from({ length: 5 }, (_, i) => [{ name: "Write", input: { file_path: `/workspace/out${i}.txt`, content: `${i}\n` } }]);
+    const { outcome } = await run({ script: script(turns), maxTurns: 2 });
+    expect(outcome.exitReason).toBe("max_turns");
+    expect(outcome.exitCode).toBe(5);
+    const report = await expectRecord(outcome);
+    expect(report.outcome).toBe("stopped");
+    expect(report.patch.files.map((f) => f.path).sort()).toEqual(["out0.txt", "out1.txt"]);
+  });
+
+  it("ends with budget when the model's spending reaches --max-budget-usd", async () => {
+    const api = await startFakeAnthropic({
+      apiKey: FAKE_KEY,
+      handler: () => fake.toolUse("Bash", { command: "true" }, { usage: { input_tokens: 400_000, output_tokens: 1000 } }),
+    });
+    servers.push(api);
+    const { outcome } = await run({ apiKey: FAKE_KEY, baseURL: api.url, prompt: "loop", maxBudgetUsd: 2 });
+    expect(outcome.exitReason).toBe("budget");
+    const report = await expectRecord(outcome);
+    expect(report.costUsd).toBeGreaterThanOrEqual(2);
+  });
+
+  it("ends with budget when the model keeps making denied calls", async () => {
+    const turns = Array.from({ length: 10 }, () => [{ name: "Bash", input: { command: "curl http://example.com" } }]);
+    const { outcome } = await run({ script: script(turns), mode: "default", maxDenials: 3 });
+    expect(outcome.exitReason).toBe("budget");
+    const report = await expectRecord(outcome);
+    expect(report.denials.length).toBe(3);
+  });
+
+  it("ends with timeout at the wall-clock limit, killing the running command", async () => {
+    const { outcome } = await run({
+      script: script([[{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }], [{ name: "Bash", input: { command: "sleep 60" } }]]),
+      timeoutMs: 4000,
+    });
+    expect(outcome.exitReason).toBe("timeout");
+    const report = await expectRecord(outcome);
+    expect(report.patch.files.map((f) => f.path)).toEqual(["kept.txt"]);
+  });
+
+  it("ends with cancelled when aborted mid-call, keeping the work done so far", async () => {
+    const cancel = new AbortController();
+    const pending = run({
+      script: script([[{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }], [{ name: "Bash", input: { command: "sleep 60" } }]]),
+    }, cancel.signal);
+    setTimeout(() => cancel.abort(new Error("SIGINT")), 2500);
+    const { outcome } = await pending;
+    expect(outcome.exitReason).toBe("cancelled");
+    expect(outcome.exitCode).toBe(130);
+    const report = await expectRecord(outcome);
+    expect(report.patch.files.map((f) => f.path)).toEqual(["kept.txt"]);
+  });
+
+  it("ends with api_error on a bad key before any container starts", async () => {
+    const api = await startFakeAnthropic({ apiKey: FAKE_KEY });
+    servers.push(api);
+    const { outcome } = await run({ apiKey: "sk-ant-api03-WRONGwrongWRONGwrong0123456789", baseURL: api.url, prompt: "x" });
+    expect(outcome.exitReason).toBe("api_error");
+    expect(outcome.exitCode).toBe(4);
+    const report = await expectRecord(outcome);
+    expect(report.image).toBeUndefined();
+    expect(JSON.stringify(report)).not.toContain("WRONGwrong");
+  });
+
+  it("ends with api_error when the API keeps failing mid-run, keeping the patch", async () => {
+    const api = await startFakeAnthropic({
+      apiKey: FAKE_KEY,
+      turns: [fake.toolUse("Write", { file_path: "/workspace/kept.txt", content: "kept\n" }), fake.unauthorized("key revoked")],
+    });
+    servers.push(api);
+    const { outcome } = await run({ apiKey: FAKE_KEY, baseURL: api.url, prompt: "x" });
+    expect(outcome.exitReason).toBe("api_error");
+    const report = await expectRecord(outcome);
+    expect(report.patch.files.map((f) => f.path)).toEqual(["kept.txt"]);
+  });
+
+  it("ends with engine_error when no engine answers, before any model call", async () => {
+    const saved = process.env.DOCKER_HOST;
+    process.env.DOCKER_HOST = "unix:///nonexistent/docker.sock";
+    try {
+      const { outcome } = await run({ script: path.join(EXAMPLE, "fix.script.json") });
+      expect(outcome.exitReason).toBe("engine_error");
+      expect(outcome.exitCode).toBe(3);
+      expect(outcome.error).toMatch(/no Docker engine answers/);
+      const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
+      expect(report.toolCalls).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.DOCKER_HOST;
+      else process.env.DOCKER_HOST = saved;
+    }
+  });
+
+  it("ends with config_error on a script that is not a script", async () => {
+    const bad = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bad-")), "bad.json");
+    fs.writeFileSync(bad, '{"turns": "nope"}');
+    const { outcome } = await run({ script: bad });
+    expect(outcome.exitReason).toBe("config_error");
+    expect(outcome.exitCode).toBe(2);
+    await expectRecord(outcome);
+  });
+
+  it("verifies a good patch in a fresh container, and reports a failing one", async () => {
+    const good = await run({ script: path.join(EXAMPLE, "fix.script.json"), verify: "npm test" });
+    expect(good.outcome.exitCode).toBe(0);
+    expect(good.outcome.report?.verify).toMatchObject({ applied: true, exitCode: 0 });
+    const bad = await run({
+      script: script([[{ name: "Write", input: { file_path: "/workspace/src/calc.js", content: "export const broken = ;\n" } }]]),
+      verify: "npm test",
+      mode: "bypassPermissions",
+    });
+    expect(bad.outcome.exitReason).toBe("completed");
+    expect(bad.outcome.exitCode).toBe(6);
+    const report = await expectRecord(bad.outcome);
+    expect(report.outcome).toBe("verify_failed");
+    expect(report.verify?.exitCode).not.toBe(0);
+  });
+
+  it("replays a recorded report's calls with --script report.json", async () => {
+    const first = await run({ script: path.join(EXAMPLE, "fix.script.json") });
+    const again = await run({ script: path.join(first.outcome.outDir, "report.json") });
+    expect(again.outcome.exitReason).toBe("completed");
+    expect(fs.readFileSync(again.outcome.patchPath, "utf8")).toBe(fs.readFileSync(first.outcome.patchPath, "utf8"));
+  });
+
+  it("works on a workspace that is its own git repository, basing the patch on its HEAD", async () => {
+    const ws = makeWorkspace({ "a.txt": "one\n" }, { git: true });
+    const { outcome } = await run({ workspace: ws, script: script([[{ name: "Bash", input: { command: "echo two >> a.txt && git status --short" } }]]) });
+    const report = await expectRecord(outcome);
+    expect(report.workspace.baseCommit).toMatch(/^[0-9a-f]{40}$/);
+    expect(fs.readFileSync(path.join(applyToCopy(ws, fs.readFileSync(outcome.patchPath)), "a.txt"), "utf8")).toBe("one\ntwo\n");
+  });
+});
