@@ -132,7 +132,7 @@ async function run(flags: RunFlags): Promise<number> {
       stderr: (line) => {
         if (config.outputFormat === "text" || isTTY) process.stderr.write(`${line}\n`);
       },
-      progress: isTTY || config.outputFormat === "text",
+      progress: isTTY,
     },
     cancel.signal,
   );

@@ -48,16 +48,16 @@ describe("agent-ci CLI", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`on ${signal} mid-run writes the patch and a complete record and leaves no container`, async () => {
       const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
-      const child = spawn("node", [CLI, "run", "--workspace", EXAMPLE, "--script", sleepScript(), "--mode", "bypassPermissions", "--out", out], {
-        env: { ...process.env, ANTHROPIC_API_KEY: "" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const args = ["run", "--workspace", EXAMPLE, "--script", sleepScript(), "--mode", "bypassPermissions", "--out", out, "--output-format", "stream-json"];
+      const child = spawn("node", [CLI, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "" }, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
       let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      // Wait until the sleep is running (the Write of turn 0 has happened), then signal.
+      // Wait until the sleep is running (turn 0's Write result has been streamed), then signal.
       await new Promise<void>((resolve, reject) => {
         const timer = setInterval(() => {
-          if (/✓ Write/.test(stderr)) {
+          if (/"type":"user"/.test(stdout)) {
             clearInterval(timer);
             setTimeout(resolve, 500);
           }
