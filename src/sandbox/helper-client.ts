@@ -23,24 +23,43 @@ export function encodeFrame(header: object, body?: Uint8Array): Buffer {
   return Buffer.concat([hl, h, bl, b]);
 }
 
-/** Splits a byte stream into frames; returns the frames complete so far and keeps the rest. */
+/**
+ * Splits a byte stream into frames; returns the frames complete so far and keeps the rest. Chunks of a
+ * frame are only gathered up, and joined once the frame is whole: joining on every chunk made a 17 MB
+ * read quadratic (seconds, not milliseconds).
+ */
 export class FrameDecoder {
-  private pending: Buffer = Buffer.alloc(0);
+  private chunks: Buffer[] = [];
+  private length = 0;
+  /** Bytes the frame being received needs, once its header says; nothing is parsed before that. */
+  private needed = 0;
 
   push(chunk: Buffer): HelperResponse[] {
-    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+    if (this.length < this.needed) return [];
+    let pending = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.length);
     const frames: HelperResponse[] = [];
+    this.needed = 0;
     for (;;) {
-      if (this.pending.length < 4) break;
-      const hl = this.pending.readUInt32BE(0);
-      if (this.pending.length < 8 + hl) break;
-      const bl = this.pending.readUInt32BE(4 + hl);
-      if (this.pending.length < 8 + hl + bl) break;
-      const header = JSON.parse(this.pending.subarray(4, 4 + hl).toString("utf8")) as HelperResponse["header"];
-      const body = Buffer.from(this.pending.subarray(8 + hl, 8 + hl + bl));
-      this.pending = this.pending.subarray(8 + hl + bl);
+      if (pending.length < 4) break;
+      const hl = pending.readUInt32BE(0);
+      if (pending.length < 8 + hl) {
+        this.needed = 8 + hl;
+        break;
+      }
+      const total = 8 + hl + pending.readUInt32BE(4 + hl);
+      if (pending.length < total) {
+        this.needed = total;
+        break;
+      }
+      const header = JSON.parse(pending.subarray(4, 4 + hl).toString("utf8")) as HelperResponse["header"];
+      const body = Buffer.from(pending.subarray(8 + hl, total));
+      pending = pending.subarray(total);
       frames.push({ header, body });
     }
+    this.chunks = pending.length ? [pending] : [];
+    this.length = pending.length;
     return frames;
   }
 }

@@ -68,7 +68,10 @@ export function renderExec(res: ExecResult, timeoutMs: number): { text: string; 
     if (res.pipesHeld) parts.push("(a process it started was still holding the output pipe)");
   }
   if (res.outputKilled) parts.push("Command killed: it printed far more output than can be kept");
-  if (exitCode === 137 && !res.timedOut && !res.outputKilled) parts.push("(killed: SIGKILL, possibly out of memory or the process limit)");
+  if (res.oomKilled) {
+    const mib = Math.round(res.oomKilled.memoryLimitBytes / 1024 ** 2);
+    parts.push(`(killed: out of memory (limit ${mib} MiB): the sandbox's memory limit was reached; use less memory, or raise the limit with --memory)`);
+  } else if (exitCode === 137 && !res.timedOut && !res.outputKilled) parts.push("(killed: SIGKILL, possibly out of memory or the process limit)");
   const failed = exitCode !== 0 || res.timedOut;
   const body = parts.join("\n");
   if (failed) return { text: `Exit code ${exitCode}${body ? `\n${body}` : ""}`, exitCode, failed };

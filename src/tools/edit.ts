@@ -42,18 +42,43 @@ function occurrences(haystack: string, needle: string): number[] {
 const QUOTES: Record<string, string> = { "\u2018": "'", "\u2019": "'", "\u201C": '"', "\u201D": '"' };
 const straighten = (s: string) => s.replace(/[\u2018\u2019\u201C\u201D]/g, (c) => QUOTES[c] ?? c);
 
+/** A quote here opens (rather than closes) when it starts the text or follows a space or an opening bracket. */
+function opensAt(chars: string[], i: number): boolean {
+  return i === 0 || /[\s([{\u2013\u2014]/.test(chars[i - 1]!);
+}
+
+/**
+ * When old_string only matched with its quotes straightened, the file uses curly quotes there: new_string
+ * gets them too (Claude Code's preserveQuoteStyle), so an edit does not change the file's typography.
+ * An apostrophe between two letters is always a right single quote.
+ */
+function curlLike(matched: string, newString: string): string {
+  const doubles = /[\u201C\u201D]/.test(matched);
+  const singles = /[\u2018\u2019]/.test(matched);
+  const chars = [...newString];
+  return chars
+    .map((c, i) => {
+      if (c === '"' && doubles) return opensAt(chars, i) ? "\u201C" : "\u201D";
+      if (c !== "'" || !singles) return c;
+      const letter = (s: string | undefined) => s !== undefined && /\p{L}/u.test(s);
+      if (letter(chars[i - 1]) && letter(chars[i + 1])) return "\u2019";
+      return opensAt(chars, i) ? "\u2018" : "\u2019";
+    })
+    .join("");
+}
+
 /**
  * The text in the file that old_string means: itself, its LF→CRLF form in a CRLF file, or (as Claude
  * Code does) the same text with curly quotes where the model typed straight ones.
  */
-function actualOldString(content: string, oldString: string): { old: string; crlf: boolean } | undefined {
-  if (content.includes(oldString)) return { old: oldString, crlf: false };
+function actualOldString(content: string, oldString: string): { old: string; crlf: boolean; curly: boolean } | undefined {
+  if (content.includes(oldString)) return { old: oldString, crlf: false, curly: false };
   if (content.includes("\r\n") && oldString.includes("\n") && !oldString.includes("\r\n")) {
     const crlf = oldString.replace(/\n/g, "\r\n");
-    if (content.includes(crlf)) return { old: crlf, crlf: true };
+    if (content.includes(crlf)) return { old: crlf, crlf: true, curly: false };
   }
   const at = straighten(content).indexOf(straighten(oldString));
-  if (at !== -1) return { old: content.slice(at, at + oldString.length), crlf: false };
+  if (at !== -1) return { old: content.slice(at, at + oldString.length), crlf: false, curly: true };
   return undefined;
 }
 
@@ -93,7 +118,8 @@ export const EditTool = defineTool<EditInput>({
       };
     }
 
-    const stale = checkFreshness(ctx, loaded) ?? refuseNonText(loaded, input.file_path);
+    // Binary and non-UTF-8 files first: Read refuses to show a binary file, so "read it first" would loop.
+    const stale = refuseNonText(loaded, input.file_path) ?? checkFreshness(ctx, loaded);
     if (stale) return stale;
     const content = loaded.text;
     if (input.old_string === "") {
@@ -106,7 +132,8 @@ export const EditTool = defineTool<EditInput>({
     if (!match) {
       return toolError("no_match", `String to replace not found in file.\nString: ${input.old_string}`);
     }
-    const newString = match.crlf ? input.new_string.replace(/\r?\n/g, "\r\n") : input.new_string;
+    const quoted = match.curly ? curlLike(match.old, input.new_string) : input.new_string;
+    const newString = match.crlf ? quoted.replace(/\r?\n/g, "\r\n") : quoted;
     const found = occurrences(content, match.old);
     if (found.length > 1 && !input.replace_all) {
       const lines = found.slice(0, 10).map((i) => lineOf(content, i)).join(", ");

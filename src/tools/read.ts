@@ -1,6 +1,7 @@
 // Read: a file as numbered lines (`N<TAB>text`, from 1), 2,000 lines by default and 2,000 characters a
 // line; images and PDFs as content blocks, notebooks as cells; other binary files refused.
 import path from "node:path";
+import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { SandboxFsError, type FileStat } from "../sandbox/sandbox.js";
 import { defineTool, plainError, toolError } from "./define-tool.js";
@@ -113,18 +114,44 @@ async function windowOfLargeFile(ctx: ToolContext, file: string, stat: FileStat,
   const wanted: string[] = [];
   let lineNo = 1;
   let carry = "";
+  // A character split across two chunks is decoded whole; a line longer than can be shown is kept only as
+  // far as it is shown, so a huge single line costs one chunk of host memory, not the whole file.
+  const decoder = new StringDecoder("utf8");
   for (let start = 0; start < stat.size && wanted.length < limit; start += CHUNK_BYTES) {
     const chunk = await ctx.sandbox.readFile(file, { start, length: CHUNK_BYTES });
     if (!chunk) break;
-    const parts = (carry + chunk.data.toString("utf8")).split("\n");
-    carry = parts.pop() ?? "";
+    const parts = (carry + decoder.write(chunk.data)).split("\n");
+    carry = (parts.pop() ?? "").slice(0, MAX_LINE_CHARS + 1);
     for (const line of parts) {
       if (lineNo >= offset && wanted.length < limit) wanted.push(line.endsWith("\r") ? line.slice(0, -1) : line);
       lineNo += 1;
     }
   }
+  carry += decoder.end();
+  // The loop ended at the end of the file: the last line (empty after a final newline) is line `lineNo`.
   if (wanted.length < limit && lineNo >= offset) wanted.push(carry);
-  return wanted;
+  return { lines: wanted, lineCount: lineNo };
+}
+
+function offsetPastEnd(offset: number, lineCount: number, file: string): ToolResult {
+  return {
+    output: `<system-reminder>Warning: the file exists but is shorter than the provided offset (${offset}). The file has ${lineCount} lines.</system-reminder>`,
+    title: `${file} (offset past the end)`,
+  };
+}
+
+function binaryRefusal(what: string): ToolResult {
+  return toolError(
+    "binary_file",
+    `This tool cannot read binary files. The file appears to be ${what}. Use a shell command or script that can read the format (for example xxd, file, or a Python script).`,
+  );
+}
+
+function tooLargeForOneRead(chars: number): ToolResult {
+  return toolError(
+    "too_large",
+    `File content (${chars} characters) exceeds the maximum allowed for one Read (${MAX_READ_OUTPUT_CHARS}). Use offset and limit to read parts of the file, or Grep to search for specific content.`,
+  );
 }
 
 function fsErrorResult(e: unknown, given: string, cwd: string): ToolResult {
@@ -166,10 +193,15 @@ export const ReadTool = defineTool<ReadInput>({
       if (IMAGE_TYPES[ext] || ext === ".pdf" || BINARY_EXTENSIONS.has(ext)) {
         return toolError("too_large", `${input.file_path} is ${stat.size} bytes, too large to read.`);
       }
-      const lines = await windowOfLargeFile(ctx, stat.realPath, stat, offset, limit);
+      const head = await ctx.sandbox.readFile(stat.realPath, { start: 0, length: 8192 });
+      if (head && looksBinary(head.data)) return binaryRefusal(`binary (${stat.size} bytes, it contains NUL bytes)`);
+      const { lines, lineCount } = await windowOfLargeFile(ctx, stat.realPath, stat, offset, limit);
+      if (!lines.length) return offsetPastEnd(offset, lineCount, file);
+      const window = numbered(lines, offset);
+      if (window.length > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(window.length);
       ctx.state.recordRead(stat.realPath, undefined, stat);
       return {
-        output: `${numbered(lines, offset)}\n<system-reminder>The file is ${stat.size} bytes; this shows lines ${offset}-${offset + lines.length - 1}. Use offset and limit to read other parts.</system-reminder>`,
+        output: `${window}\n<system-reminder>The file is ${stat.size} bytes; this shows lines ${offset}-${offset + lines.length - 1}. Use offset and limit to read other parts.</system-reminder>`,
         title: `${file} (lines ${offset}-${offset + lines.length - 1} of a ${stat.size}-byte file)`,
       };
     }
@@ -206,11 +238,7 @@ export const ReadTool = defineTool<ReadInput>({
       }
     }
     if (BINARY_EXTENSIONS.has(ext) || looksBinary(data)) {
-      const what = BINARY_EXTENSIONS.has(ext) ? `a binary ${ext} file` : `binary (${data.length} bytes, it contains NUL bytes)`;
-      return toolError(
-        "binary_file",
-        `This tool cannot read binary files. The file appears to be ${what}. Use a shell command or script that can read the format (for example xxd, file, or a Python script).`,
-      );
+      return binaryRefusal(BINARY_EXTENSIONS.has(ext) ? `a binary ${ext} file` : `binary (${data.length} bytes, it contains NUL bytes)`);
     }
 
     ctx.state.recordRead(stat.realPath, data, read.stat);
@@ -218,20 +246,10 @@ export const ReadTool = defineTool<ReadInput>({
       return { output: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>", title: `${file} (empty)` };
     }
     const all = displayLines(data.toString("utf8"));
-    if (offset > all.length) {
-      return {
-        output: `<system-reminder>Warning: the file exists but is shorter than the provided offset (${offset}). The file has ${all.length} lines.</system-reminder>`,
-        title: `${file} (offset past the end)`,
-      };
-    }
+    if (offset > all.length) return offsetPastEnd(offset, all.length, file);
     const shown = all.slice(offset - 1, offset - 1 + limit);
     let output = numbered(shown, offset);
-    if (output.length > MAX_READ_OUTPUT_CHARS) {
-      return toolError(
-        "too_large",
-        `File content (${output.length} characters) exceeds the maximum allowed for one Read (${MAX_READ_OUTPUT_CHARS}). Use offset and limit to read parts of the file, or Grep to search for specific content.`,
-      );
-    }
+    if (output.length > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(output.length);
     const last = offset + shown.length - 1;
     if (input.limit === undefined && last < all.length) {
       output += `\n<system-reminder>Showing lines ${offset}-${last} of ${all.length}. Use offset and limit to read the rest.</system-reminder>`;

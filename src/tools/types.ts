@@ -25,7 +25,9 @@ export type ToolErrorKind =
   | "hook_blocked"
   | "command_failed"
   | "timed_out"
-  | "sandbox_error";
+  | "sandbox_error"
+  /** The run ended (cancel, wall clock, the sandbox gone) before the call finished. */
+  | "interrupted";
 
 export type ToolContent = string | Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam>;
 

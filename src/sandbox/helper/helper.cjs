@@ -6,6 +6,8 @@
 // Frame: u32 BE header length, header JSON, u32 BE body length, body bytes. Requests carry an `id`; the
 // response repeats it. Requests are served concurrently. Plain JavaScript for Node 16+, no dependencies:
 // it runs inside whatever image the user chose.
+/* global require, process, Buffer, setTimeout, clearTimeout */
+/* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, run with node -e inside the container */
 "use strict";
 
 const fs = require("fs");
@@ -16,6 +18,7 @@ const { spawn } = require("child_process");
 const STATE_DIR = "/tmp/.agent-ci";
 const KILL_GRACE_MS = 1000;
 const DRAIN_GRACE_MS = 100;
+const CALL_TAG = "AGENT_CI_CALL";
 const roots = (process.env.AGENT_CI_ROOTS || "/workspace").split(":").filter(Boolean);
 
 fs.mkdirSync(STATE_DIR, { recursive: true, mode: 0o700 });
@@ -72,18 +75,32 @@ function inRoots(p) {
   return roots.some((r) => p === r || p.startsWith(r + "/"));
 }
 
-// Resolves symlinks of every existing component; the missing tail (for writes) is appended as is.
+const MAX_LINK_HOPS = 40;
+
+// Resolves symlinks of every existing component; the missing tail (for writes) is appended as is. A
+// dangling symlink is followed to where it points (a write would create its target there).
 function resolveReal(p) {
-  const abs = path.resolve("/workspace", p);
-  let head = abs;
-  const tail = [];
-  for (;;) {
+  let head = path.resolve("/workspace", p);
+  let tail = [];
+  for (let hops = 0; ; ) {
     try {
       const real = fs.realpathSync.native(head);
       return tail.length ? path.join(real, ...tail.reverse()) : real;
     } catch (e) {
       if (e.code !== "ENOENT" && e.code !== "ENOTDIR") throw e;
       if (head === "/") throw e;
+      let link = null;
+      try {
+        if (fs.lstatSync(head).isSymbolicLink()) link = fs.readlinkSync(head);
+      } catch {
+        // Missing: the component is part of the tail.
+      }
+      if (link !== null) {
+        if (++hops > MAX_LINK_HOPS) throw fail("ELOOP", `too many levels of symbolic links: ${p}`);
+        head = path.resolve(fs.realpathSync.native(path.dirname(head)), link, ...tail.reverse());
+        tail = [];
+        continue;
+      }
       tail.push(path.basename(head));
       head = path.dirname(head);
     }
@@ -123,7 +140,7 @@ const OPS = {
 
   stat(req) {
     const abs = path.resolve("/workspace", req.path);
-    let isSymlink = false;
+    let isSymlink;
     try {
       isSymlink = fs.lstatSync(abs).isSymbolicLink();
     } catch (e) {
@@ -215,6 +232,7 @@ const OPS = {
     const job = jobs.get(req.job);
     if (!job) throw fail("ENOJOB", `no background shell ${req.job}`);
     killGroupUntilGone(job.child);
+    killTagged(job.child.tag);
     return {};
   },
   "kill-all": () => {
@@ -231,7 +249,7 @@ const live = new Set(); // every child we started, for kill-all
 function killGroup(child, signal) {
   try {
     process.kill(-child.pid, signal);
-  } catch (e) {
+  } catch {
     // ESRCH: nothing left in the group.
   }
 }
@@ -243,7 +261,7 @@ function killGroupUntilGone(child) {
   const tick = () => {
     try {
       process.kill(-child.pid, "SIGKILL");
-    } catch (e) {
+    } catch {
       return;
     }
     if (Date.now() < until) setTimeout(tick, 20);
@@ -252,7 +270,41 @@ function killGroupUntilGone(child) {
 }
 
 function killAll() {
-  for (const child of live) killGroupUntilGone(child);
+  for (const child of live) {
+    killGroupUntilGone(child);
+    killTagged(child.tag);
+  }
+}
+
+// Every process a call starts carries the call's tag in its environment. One that left the call's process
+// group (`setsid x &`, a daemon's double fork) is found by it in /proc and killed with the rest (C3). A
+// process that deliberately drops the variable (`env -i`) is not found; the container's end still stops it.
+function killTagged(tag) {
+  if (!tag) return;
+  const needle = Buffer.from(`${CALL_TAG}=${tag}\0`);
+  for (let pass = 0; pass < 5; pass++) {
+    let found = 0;
+    let pids;
+    try {
+      pids = fs.readdirSync("/proc").filter((n) => /^[0-9]+$/.test(n));
+    } catch {
+      return;
+    }
+    for (const pid of pids) {
+      if (Number(pid) === process.pid) continue;
+      try {
+        const env = fs.readFileSync(`/proc/${pid}/environ`);
+        const at = env.indexOf(needle);
+        if (at === 0 || (at > 0 && env[at - 1] === 0)) {
+          process.kill(Number(pid), "SIGKILL");
+          found += 1;
+        }
+      } catch {
+        // Gone already, or not ours to read.
+      }
+    }
+    if (!found) return;
+  }
 }
 
 // A capped capture: the first and the last `half` bytes, and the count of bytes dropped between.
@@ -298,7 +350,7 @@ const SCRIPT_WRAPPER =
   'eval "$__agent_ci_s"; __agent_ci_ec=$?; pwd -P > "$__agent_ci_cwdf" 2>/dev/null; exit $__agent_ci_ec';
 
 function spawnFor(req, id) {
-  const env = Object.assign({}, req.env || {});
+  const env = Object.assign({}, req.env || {}, { [CALL_TAG]: id });
   const cwd = req.cwd || "/workspace";
   const stdio = [req.stdin ? "pipe" : "ignore", "pipe", "pipe"];
   if (req.script != null) {
@@ -310,9 +362,12 @@ function spawnFor(req, id) {
       detached: true,
     });
     child.cwdFile = cwdFile;
+    child.tag = id;
     return child;
   }
-  return spawn(req.argv[0], req.argv.slice(1), { cwd, env, stdio, detached: true });
+  const child = spawn(req.argv[0], req.argv.slice(1), { cwd, env, stdio, detached: true });
+  child.tag = id;
+  return child;
 }
 
 function finalCwd(child) {
@@ -321,7 +376,7 @@ function finalCwd(child) {
     const cwd = fs.readFileSync(child.cwdFile, "utf8").trim();
     fs.rmSync(child.cwdFile, { force: true });
     return cwd || undefined;
-  } catch (e) {
+  } catch {
     return undefined;
   }
 }
@@ -359,6 +414,7 @@ function runExec(req, body) {
       // What the command left running in its process group dies with the call (servers belong in
       // run_in_background); a fork bomb cannot outlive the call that started it.
       killGroupUntilGone(child);
+      killTagged(child.tag);
       const o = out.result();
       const e = err.result();
       child.stdout.destroy();
