@@ -43,13 +43,20 @@ export function signalNumber(signal: string | null): number {
   return signal ? (numbers[signal] ?? 0) : 0;
 }
 
-/** Decodes output as text the API accepts: invalid UTF-8 replaced, NULs and stray control characters escaped. */
+/** Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, links) and two-byte escapes. */
+const ANSI_ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+
+/**
+ * Decodes output as text the API accepts (C6): invalid UTF-8 replaced, terminal escapes stripped, what a
+ * carriage return overwrote dropped, NULs and other control characters escaped.
+ */
 export function cleanOutput(data: Buffer): string {
   return data
     .toString("utf8")
+    .replace(ANSI_ESCAPES, "")
     .replace(/\r\n/g, "\n")
     .replace(/[^\n]*\r(?!\n)/g, "") // a progress bar's overwritten segments: keep what the terminal would show
-    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
 function withOmission(data: Buffer, head: number, omitted: number): string {

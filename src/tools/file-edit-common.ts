@@ -31,6 +31,10 @@ export async function loadTarget(ctx: ToolContext, filePath: string): Promise<Lo
     throw e;
   }
   if (!stat) return { exists: false, path: gate.path };
+  // Never through a symlink, even one that stays inside (P5): the model names the file it means.
+  if (stat.isSymlink) {
+    return toolError("invalid_input", `${filePath} is a symbolic link to ${stat.realPath}; it is not written through. Edit or write ${stat.realPath} instead.`);
+  }
   if (stat.type === "directory") return plainError("is_directory", `EISDIR: illegal operation on a directory, write '${filePath}'`);
   if (stat.type !== "file") return toolError("invalid_input", `${filePath} is not a regular file.`);
   if (stat.size > MAX_EDIT_FILE_BYTES) {

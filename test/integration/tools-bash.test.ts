@@ -157,12 +157,14 @@ describe("Bash (real sandbox)", () => {
   });
 
   describe("output made into valid text", () => {
-    it("escapes NUL and control bytes, replaces invalid UTF-8, keeps what a progress bar ends on", async () => {
+    it("escapes NUL and control bytes, strips colour codes, replaces invalid UTF-8, keeps what a progress bar ends on", async () => {
       const r = await bash("printf 'a\\000b \\377\\376 c\\001d \\033[31mred\\033[0m\\n'; printf 'progress 10%%\\rprogress 100%%\\n'");
       const text = textOf(r);
       expect(text).not.toContain("\0");
       expect(text).toContain("a\\x00b \uFFFD\uFFFD c\\x01d ");
-      expect(text).toContain("red");
+      expect(text).toContain(" red\n");
+      expect(text).not.toContain("\x1b");
+      expect(text).not.toContain("[31m");
       expect(text.split("\n")[1]).toBe("progress 100%");
       expect(Buffer.from(text, "utf8").toString("utf8")).toBe(text);
     });

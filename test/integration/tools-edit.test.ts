@@ -324,10 +324,13 @@ describe("Write (real sandbox)", () => {
     expect(await h.sh("ls /tmp/outside-target /tmp/evil.txt /tmp/evil2.txt 2>/dev/null | wc -l")).toBe("0\n");
   });
 
-  it("writes through a symlink that stays inside the workspace to its target, leaving the link", async () => {
+  it("never writes through a symlink, even one that stays inside; it names the target instead (P5)", async () => {
+    const before = (await bytes("dir/keep.txt"))!.toString();
     await h.call("Read", { file_path: "/workspace/inner-link" });
-    expect((await write("/workspace/inner-link", "via link\n")).isError).toBe(false);
-    expect((await bytes("dir/keep.txt"))!.toString()).toBe("via link\n");
+    const r = await write("/workspace/inner-link", "via link\n");
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("/workspace/dir/keep.txt");
+    expect((await bytes("dir/keep.txt"))!.toString()).toBe(before);
     expect((await h.sandbox.stat("/workspace/inner-link"))!.isSymlink).toBe(true);
   });
 
