@@ -16,7 +16,7 @@ npx vitest run --reporter=default --reporter=json --outputFile.json=test-results
 
 if [ -d ../shared/reference/claude-code ] && [ $# -eq 0 ]; then
   echo "test: Claude Code reference cases" >&2
-  node ../shared/tools/check-reference.mjs || status=1
+  node ../shared/tools/check-reference.mjs --verbose || status=1
 fi
 
 node -e '
