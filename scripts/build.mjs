@@ -1,11 +1,15 @@
 // Bundles the CLI (and the Action entry and the benchmark) into dist/ with esbuild, and copies the files
 // they load at run time: the in-container exec helper and the tree-sitter wasm files of the Bash parser.
+// dist/ is committed (action.yml runs dist/index.js); test/action/dist.test.ts rebuilds with
+// `--outdir <tmp>` and fails when the committed files differ: run `npm run build` after changing src/.
 import { build } from "esbuild";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-const dist = path.join(root, "dist");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outdirFlag = process.argv.indexOf("--outdir");
+const dist = outdirFlag === -1 ? path.join(root, "dist") : path.resolve(process.argv[outdirFlag + 1]);
 const entries = { cli: "src/cli.ts", index: "src/index.ts", bench: "bench/bench.ts" };
 
 fs.mkdirSync(dist, { recursive: true });

@@ -81,10 +81,17 @@ const textOf = (content: Anthropic.ContentBlockParam[]) =>
     .map((b) => b.text)
     .join("\n");
 
-export async function runAgentLoop(options: LoopOptions): Promise<LoopResult> {
+export function newLoopResult(): LoopResult {
+  return { exit: "completed", turns: [], calls: [], usage: ZERO, costUsd: 0, finalText: "", apiMs: 0, warnings: [] };
+}
+
+/**
+ * Runs the loop. `result` (default: a fresh one) is filled as the run goes, so that a caller still holds
+ * every turn and call when the loop throws (the API failed, the sandbox is gone, a cancel).
+ */
+export async function runAgentLoop(options: LoopOptions, result: LoopResult = newLoopResult()): Promise<LoopResult> {
   const { driver, pipeline, limits, events, signal } = options;
   const messages: Anthropic.MessageParam[] = [{ role: "user", content: options.prompt }];
-  const result: LoopResult = { exit: "completed", turns: [], calls: [], usage: ZERO, costUsd: 0, finalText: "", apiMs: 0, warnings: [] };
   const totalTime = limits.deadline - Date.now();
   let maxTokens = options.maxTokens;
   let denials = 0;
@@ -139,7 +146,10 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopResult> {
       maxTokens = Math.min(MAX_TOKENS_CEILING, maxTokens * 2);
       if (!assistant.content.length) continue; // ask again, with more room
     }
-    if (assistant.content.length) messages.push({ role: "assistant", content: assistant.content });
+    // A repeated tool_use id is answered once (M9), and dropped from the message sent back: the API refuses
+    // a conversation whose assistant message repeats an id.
+    const content = withoutRepeatedToolUses(assistant.content, result.warnings, turn);
+    if (content.length) messages.push({ role: "assistant", content });
     events.emit({
       type: "assistant",
       session_id: options.runId,
@@ -149,19 +159,40 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopResult> {
         type: "message",
         role: "assistant",
         model: assistant.model,
-        content: assistant.content,
+        content,
         stop_reason: assistant.stopReason,
         usage: apiUsage(assistant.usage),
       },
     });
 
-    for (const m of assistant.mutations ?? []) {
-      const target = `${options.sandbox.root}/${m.path}`;
-      if (m.op === "write") await options.sandbox.writeFile(target, m.content ?? "");
-      else await options.sandbox.exec({ argv: ["rm", "-rf", "--", target] });
+    const uses = content.filter((b): b is Anthropic.ToolUseBlockParam => b.type === "tool_use");
+    const turnStarted = performance.now();
+    let records: ToolCallRecord[];
+    try {
+      for (const m of assistant.mutations ?? []) {
+        const target = `${options.sandbox.root}/${m.path}`;
+        if (m.op === "write") await options.sandbox.writeFile(target, m.content ?? "");
+        else await options.sandbox.exec({ argv: ["rm", "-rf", "--", target] });
+      }
+      records = uses.length
+        ? await pipeline.runTurn(
+            turn,
+            uses.map((u) => ({ id: u.id, name: u.name, input: u.input, inputError: assistant.invalidToolInputs?.[u.id] })),
+            signal,
+          )
+        : [];
+    } catch (e) {
+      // The run ends inside this turn (cancel, wall clock, the sandbox gone). Its calls still get an
+      // outcome in the record and the event stream, so no tool_use is left without a tool_result.
+      const why = signal.aborted ? String((signal.reason as Error)?.message ?? signal.reason ?? "cancelled") : (e as Error)?.message ?? String(e);
+      const interrupted = uses.map((u, index) => interruptedRecord(turn, index, u, why, Math.round(turnStarted - options.runStart)));
+      result.calls.push(...interrupted);
+      if (interrupted.length) {
+        events.emit({ type: "user", session_id: options.runId, parent_tool_use_id: null, message: { role: "user", content: ToolPipeline.toolResults(interrupted) } });
+      }
+      throw e;
     }
 
-    const uses = uniqueToolUses(assistant.content, result.warnings, turn);
     if (!uses.length) {
       if (assistant.truncatedToolUse || assistant.stopReason === "max_tokens" || assistant.stopReason === "pause_turn") {
         appendUser(messages, "Continue. Your last message was cut off; if you were calling a tool, call it again with a smaller input.");
@@ -174,11 +205,6 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopResult> {
       return result;
     }
 
-    const records = await pipeline.runTurn(
-      turn,
-      uses.map((u) => ({ id: u.id, name: u.name, input: u.input, inputError: assistant.invalidToolInputs?.[u.id] })),
-      signal,
-    );
     for (const record of records) {
       options.progress?.(`${record.isError ? "✗" : "✓"} ${record.tool} ${record.title ?? ""}`.trimEnd());
       if (record.decision?.behavior === "deny") denials += 1;
@@ -194,20 +220,39 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopResult> {
   }
 }
 
-/** One tool_result per id (M9): a repeated id is answered once, its repeats are dropped and noted. */
-function uniqueToolUses(content: Anthropic.ContentBlockParam[], warnings: string[], turn: number): Anthropic.ToolUseBlockParam[] {
+/** The outcome of a call the run did not let finish: an error, its result unknown. */
+function interruptedRecord(turn: number, index: number, use: Anthropic.ToolUseBlockParam, why: string, startOffsetMs: number): ToolCallRecord {
+  const content = `The run ended before this call finished (${why}); its result is unknown.`;
+  return {
+    id: use.id,
+    turn,
+    index,
+    tool: use.name,
+    input: use.input,
+    stage: "call",
+    startOffsetMs,
+    durationMs: 0,
+    resultChars: content.length,
+    truncated: false,
+    isError: true,
+    errorKind: "interrupted",
+    title: `interrupted: ${why}`,
+    content,
+  };
+}
+
+/** The content with every tool_use block whose id was already used removed (noted in the warnings). */
+function withoutRepeatedToolUses(content: Anthropic.ContentBlockParam[], warnings: string[], turn: number): Anthropic.ContentBlockParam[] {
   const seen = new Set<string>();
-  const uses: Anthropic.ToolUseBlockParam[] = [];
-  for (const block of content) {
-    if (block.type !== "tool_use") continue;
-    if (seen.has(block.id)) {
-      warnings.push(`turn ${turn}: duplicate tool_use id ${block.id} ignored`);
-      continue;
+  return content.filter((block) => {
+    if (block.type !== "tool_use") return true;
+    if (!seen.has(block.id)) {
+      seen.add(block.id);
+      return true;
     }
-    seen.add(block.id);
-    uses.push(block);
-  }
-  return uses;
+    warnings.push(`turn ${turn}: duplicate tool_use id ${block.id} ignored`);
+    return false;
+  });
 }
 
 function appendUser(messages: Anthropic.MessageParam[], text: string): void {

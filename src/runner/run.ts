@@ -9,7 +9,7 @@ import {
   capText,
   createRedactor,
   deriveOutcome,
-  describeCall,
+  summarizeCall,
   RESULT_PREVIEW_MAX_CHARS,
   summarizePatch,
   TURN_TEXT_MAX_CHARS,
@@ -21,7 +21,7 @@ import { DockerSandbox, newRunId } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
-import { runAgentLoop, type LoopResult } from "./agent-loop.js";
+import { newLoopResult, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError, type RunConfig } from "./config.js";
 import { ModelApiError, type Driver } from "./driver.js";
@@ -145,6 +145,8 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   let failure: { reason: ExitReason; kind: string; message: string } | undefined;
   const state = new RunState();
   const calls: ToolCallRecord[] = [];
+  // Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far.
+  const progress = newLoopResult();
 
   try {
     policy = await preparePolicy(config, runId);
@@ -212,12 +214,13 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
       runStart,
       signal: controller.signal,
       progress: io.progress ? log : undefined,
-    });
+    }, progress);
     calls.push(...loop.calls);
     if (loop.exit !== "completed") failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
   } catch (e) {
     failure = classify(e, controller.signal, () => timedOut);
     log(`run ended: ${failure.reason}: ${failure.message}`);
+    if (progress.turns.length || progress.calls.length) loop = progress;
   } finally {
     clearTimeout(timer);
     cancel.removeEventListener("abort", onCancel);
@@ -258,7 +261,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     duration_ms: Math.round(performance.now() - runStart),
     duration_api_ms: Math.round(loop?.apiMs ?? 0),
     num_turns: loop?.turns.length ?? 0,
-    result: loop?.finalText ?? failure?.message ?? "",
+    result: loop?.finalText || failure?.message || "",
     total_cost_usd: loop?.costUsd ?? 0,
     usage: {
       input_tokens: loop?.usage.inputTokens ?? 0,
@@ -273,7 +276,9 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     report_path: reportPath,
   });
   events.close();
-  return { runId, exitReason, exitCode, outDir, patchPath, reportPath, report: written, error: failure?.message };
+  // The message may quote a credential (a DOCKER_HOST with a password, an API error echoing the key): the
+  // CLI and the Action print it, so it is redacted like everything else written or printed (S8).
+  return { runId, exitReason, exitCode, outDir, patchPath, reportPath, report: written, error: failure ? redactor.redact(failure.message) : undefined };
 }
 
 interface PatchOut {
@@ -356,7 +361,7 @@ function buildReport(p: ReportParts): RunReportInput {
     .map((c) => ({
       callId: c.id,
       tool: c.tool,
-      summary: describeCall({ tool: c.tool, input: c.input, title: c.title }),
+      summary: summarizeCall(c.tool, c.input),
       reason: c.decision?.reason ?? "",
       rule: c.decision?.rule,
       narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,

@@ -1,0 +1,216 @@
+// What the prompt and the trusted configuration need beyond the payload, fetched through the API: the
+// conversation thread, the pull request (an issue_comment carries only its issue half) and its diff, and
+// files read at the base ref. A thread or diff that cannot be read is a warning, not a failure: the run
+// goes on with what the payload holds.
+import path from "node:path";
+import fs from "node:fs";
+import { z } from "zod";
+import type { GitHubContext } from "./context.js";
+import type { ActionEvent, CommentInfo, PullRequestInfo } from "./event.js";
+import { GitHubApiError, type GitHubApi } from "./github-api.js";
+import type { EventContent } from "./prompt.js";
+import { COMMENT_MARKER_PREFIX } from "./comment.js";
+
+const THREAD_PAGES = 3;
+const User = z.object({ login: z.string(), type: z.string().optional() });
+const Comment = z.object({
+  id: z.number().int(),
+  body: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ""),
+  user: User.nullish().transform((u) => u ?? { login: "ghost" }),
+  html_url: z.string().optional(),
+});
+const RepoRef = z.object({ full_name: z.string() }).nullish();
+const PullRequest = z.object({
+  number: z.number().int().positive(),
+  title: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ""),
+  body: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ""),
+  user: User,
+  html_url: z.string().optional(),
+  head: z.object({ ref: z.string(), sha: z.string(), repo: RepoRef }),
+  base: z.object({ ref: z.string(), sha: z.string(), repo: RepoRef }),
+});
+const FileContent = z.object({ type: z.literal("file"), encoding: z.string(), content: z.string() });
+
+export class TrustedFileError extends Error {
+  override readonly name = "TrustedFileError";
+}
+
+async function readThread(
+  api: GitHubApi,
+  ctx: GitHubContext,
+  issueNumber: number,
+  excludeId?: number,
+): Promise<CommentInfo[]> {
+  const comments: CommentInfo[] = [];
+  for (let page = 1; page <= THREAD_PAGES; page += 1) {
+    const response = await api.call(
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+      { owner: ctx.owner, repo: ctx.repo, issue_number: issueNumber, per_page: 100, page },
+      { what: `reading the comments of #${issueNumber}`, permission: "issues: read" },
+    );
+    const parsed = z.array(Comment).safeParse(response.data);
+    if (!parsed.success) break;
+    comments.push(...parsed.data);
+    if (parsed.data.length < 100) break;
+  }
+  // agent-ci's own report comments are not part of the conversation.
+  return comments.filter((c) => c.id !== excludeId && !c.body.startsWith(COMMENT_MARKER_PREFIX));
+}
+
+async function readPullRequest(api: GitHubApi, ctx: GitHubContext, number: number): Promise<PullRequestInfo> {
+  const response = await api.call(
+    "GET /repos/{owner}/{repo}/pulls/{pull_number}",
+    { owner: ctx.owner, repo: ctx.repo, pull_number: number },
+    { what: `reading pull request #${number}`, permission: "pull-requests: read" },
+  );
+  return PullRequest.parse(response.data);
+}
+
+async function readDiff(api: GitHubApi, ctx: GitHubContext, number: number): Promise<string> {
+  const response = await api.call(
+    "GET /repos/{owner}/{repo}/pulls/{pull_number}",
+    { owner: ctx.owner, repo: ctx.repo, pull_number: number, mediaType: { format: "diff" } },
+    { what: `reading the diff of pull request #${number}`, permission: "pull-requests: read" },
+  );
+  return typeof response.data === "string" ? response.data : "";
+}
+
+/** Fetches what the prompt needs; failures are reported through `warn` and leave the part out. */
+export async function fetchEventContent(
+  api: GitHubApi | undefined,
+  ctx: GitHubContext,
+  event: ActionEvent,
+  warn: (line: string) => void,
+): Promise<EventContent> {
+  if (!api) return {};
+  const content: EventContent = {};
+  const attempt = async <T>(what: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await what();
+    } catch (error) {
+      if (!(error instanceof GitHubApiError) && !(error instanceof z.ZodError)) throw error;
+      warn(
+        error instanceof GitHubApiError
+          ? `${error.message} The prompt is built without it.`
+          : `unexpected API answer (${error.issues[0]?.message ?? "invalid"}); the prompt is built without it.`,
+      );
+      return undefined;
+    }
+  };
+  switch (event.kind) {
+    case "issue":
+      content.thread = await attempt(() => readThread(api, ctx, event.issue.number));
+      break;
+    case "issue_comment":
+      content.thread = await attempt(() => readThread(api, ctx, event.issue.number, event.comment.id));
+      if (event.onPullRequest) {
+        content.pr = await attempt(() => readPullRequest(api, ctx, event.issue.number));
+        content.diff = await attempt(() => readDiff(api, ctx, event.issue.number));
+      }
+      break;
+    case "pull_request":
+    case "review_comment":
+      content.diff = await attempt(() => readDiff(api, ctx, event.pr.number));
+      break;
+    default:
+      break;
+  }
+  return content;
+}
+
+/** The ref configuration is trusted at on pull-request events: the base commit (never the head). */
+export function trustedRef(
+  event: ActionEvent,
+  content: EventContent,
+  ctx: GitHubContext,
+): string | undefined {
+  if (event.kind === "pull_request" || event.kind === "review_comment") return event.pr.base.sha;
+  if (event.kind === "issue_comment" && event.onPullRequest) return content.pr?.base.sha;
+  if (event.kind === "workflow_run") {
+    const defaultBranch = (ctx.payload.repository as { default_branch?: unknown } | undefined)
+      ?.default_branch;
+    return typeof defaultBranch === "string" ? defaultBranch : undefined;
+  }
+  return undefined;
+}
+
+/** A repository-relative path, normalized; undefined when it is absolute or climbs out of the repository. */
+export function repoRelative(value: string): string | undefined {
+  if (path.isAbsolute(value)) return undefined;
+  const normalized = path.posix.normalize(value.replace(/\\/g, "/")).replace(/^\.\//, "");
+  if (normalized === "." || normalized.startsWith("../") || normalized === "..") return undefined;
+  return normalized;
+}
+
+export interface TrustedFileOptions {
+  /** The input's value: a repository-relative path, or an absolute path on the runner. */
+  value: string;
+  input: "settings" | "prompt_file";
+  workspace: string;
+  /** Set on pull-request events: read repository paths at this ref through the API. */
+  ref?: string;
+  pullRequest: boolean;
+  api?: GitHubApi;
+  ctx: GitHubContext;
+}
+
+/**
+ * Reads a file an input names. On pull-request events a repository path is read at the base ref through the
+ * contents API, never from the checkout (the PR head could change it); an absolute path is a file on the
+ * runner that the workflow itself wrote. Elsewhere, it is read from the workspace.
+ */
+export async function readTrustedFile(options: TrustedFileOptions): Promise<{ text: string; from: string }> {
+  const { value, input, ctx } = options;
+  const rel = repoRelative(value);
+  if (!options.pullRequest || rel === undefined) {
+    const file = path.resolve(options.workspace, value);
+    try {
+      return { text: fs.readFileSync(file, "utf8"), from: rel === undefined ? file : `${rel} (workspace)` };
+    } catch (e) {
+      throw new TrustedFileError(
+        `${input}: cannot read ${value}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
+    }
+  }
+  if (!options.api)
+    throw new TrustedFileError(
+      `${input}: on pull request events ${rel} is read from the base branch through the API, which needs github_token`,
+    );
+  if (!options.ref)
+    throw new TrustedFileError(
+      `${input}: the base ref of the pull request is unknown, so ${rel} cannot be read from it`,
+    );
+  try {
+    const response = await options.api.call(
+      "GET /repos/{owner}/{repo}/contents/{path}",
+      { owner: ctx.owner, repo: ctx.repo, path: rel, ref: options.ref },
+      { what: `reading ${rel} at the base ref`, permission: "contents: read" },
+    );
+    const file = FileContent.safeParse(response.data);
+    if (!file.success || file.data.encoding !== "base64")
+      throw new TrustedFileError(
+        `${input}: ${rel} at ${options.ref.slice(0, 12)} is not a readable file (too large or a directory)`,
+      );
+    return {
+      text: Buffer.from(file.data.content, "base64").toString("utf8"),
+      from: `${rel} at base ${options.ref.slice(0, 12)}`,
+    };
+  } catch (error) {
+    if (error instanceof GitHubApiError && error.failure.kind === "not_found") {
+      throw new TrustedFileError(
+        `${input}: ${rel} does not exist on the base branch (${options.ref.slice(0, 12)}); on pull request events it is read from there, not from the pull request`,
+      );
+    }
+    if (error instanceof GitHubApiError) throw new TrustedFileError(`${input}: ${error.message}`);
+    throw error;
+  }
+}

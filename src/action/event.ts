@@ -1,0 +1,297 @@
+// The triggering event, as a discriminated union of the events the Action understands, validated from the
+// webhook payload with zod (only the fields used). Plus the pure trigger checks: comment events need the
+// trigger phrase, and a fork head on pull_request_target / workflow_run is refused unless the workflow
+// opts in (RELIABILITY G7). Whether the actor may trigger a run at all is permission.ts (it needs the API).
+import { z } from "zod";
+import type { GitHubContext } from "./context.js";
+import { COMMENT_MARKER_PREFIX } from "./comment.js";
+
+const User = z.object({ login: z.string(), type: z.string().optional() });
+const Text = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? "");
+
+const IssuePayload = z.object({
+  number: z.number().int().positive(),
+  title: Text,
+  body: Text,
+  user: User,
+  html_url: z.string().optional(),
+  pull_request: z.object({ url: z.string().optional() }).passthrough().nullish(),
+});
+
+const CommentPayload = z.object({
+  id: z.number().int(),
+  body: Text,
+  user: User,
+  html_url: z.string().optional(),
+});
+
+const RepoRef = z.object({ full_name: z.string() }).nullish();
+const PullRequestPayload = z.object({
+  number: z.number().int().positive(),
+  title: Text,
+  body: Text,
+  user: User,
+  html_url: z.string().optional(),
+  head: z.object({ ref: z.string(), sha: z.string(), repo: RepoRef }),
+  base: z.object({ ref: z.string(), sha: z.string(), repo: RepoRef }),
+});
+
+const ReviewCommentPayload = CommentPayload.extend({
+  path: z.string().optional(),
+  line: z.number().int().nullish(),
+  diff_hunk: z.string().optional(),
+});
+
+const WorkflowRunPayload = z.object({
+  event: z.string().optional(),
+  head_branch: z.string().nullish(),
+  head_sha: z.string().optional(),
+  head_repository: RepoRef,
+  repository: RepoRef,
+});
+
+export type IssueInfo = z.infer<typeof IssuePayload>;
+export type CommentInfo = z.infer<typeof CommentPayload>;
+export type PullRequestInfo = z.infer<typeof PullRequestPayload>;
+export type ReviewCommentInfo = z.infer<typeof ReviewCommentPayload>;
+
+export const ISSUE_ACTIONS = ["opened", "labeled", "assigned"] as const;
+
+export type ActionEvent =
+  | { kind: "issue"; action: string; issue: IssueInfo; label?: string; sender: string }
+  | {
+      kind: "issue_comment";
+      action: string;
+      issue: IssueInfo;
+      comment: CommentInfo;
+      onPullRequest: boolean;
+      sender: string;
+    }
+  | { kind: "pull_request"; action: string; pr: PullRequestInfo; target: boolean; sender: string }
+  | {
+      kind: "review_comment";
+      action: string;
+      pr: PullRequestInfo;
+      comment: ReviewCommentInfo;
+      sender: string;
+    }
+  | { kind: "manual"; trigger: "workflow_dispatch" | "schedule"; sender: string }
+  | {
+      kind: "workflow_run";
+      headRepository?: string;
+      repository?: string;
+      headBranch?: string;
+      sender: string;
+    }
+  | { kind: "unsupported"; eventName: string; sender: string };
+
+export class EventError extends Error {
+  override readonly name = "EventError";
+}
+
+function parsePart<T>(schema: z.ZodType<T>, value: unknown, what: string, eventName: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success)
+    throw new EventError(`the ${eventName} payload has no usable ${what}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Classifies the event from the context; throws EventError when a known event's payload is malformed. */
+export function classifyEvent(ctx: GitHubContext): ActionEvent {
+  const p = ctx.payload;
+  const action = typeof p.action === "string" ? p.action : "";
+  const senderLogin = (p.sender as { login?: unknown } | undefined)?.login;
+  const sender = typeof senderLogin === "string" ? senderLogin : ctx.actor;
+  switch (ctx.eventName) {
+    case "issues": {
+      const label = (p.label as { name?: unknown } | undefined)?.name;
+      return {
+        kind: "issue",
+        action,
+        issue: parsePart(IssuePayload, p.issue, "issue", ctx.eventName),
+        label: typeof label === "string" ? label : undefined,
+        sender,
+      };
+    }
+    case "issue_comment": {
+      const issue = parsePart(IssuePayload, p.issue, "issue", ctx.eventName);
+      const comment = parsePart(CommentPayload, p.comment, "comment", ctx.eventName);
+      return {
+        kind: "issue_comment",
+        action,
+        issue,
+        comment,
+        onPullRequest: Boolean(issue.pull_request),
+        sender,
+      };
+    }
+    case "pull_request":
+    case "pull_request_target":
+      return {
+        kind: "pull_request",
+        action,
+        pr: parsePart(PullRequestPayload, p.pull_request, "pull_request", ctx.eventName),
+        target: ctx.eventName === "pull_request_target",
+        sender,
+      };
+    case "pull_request_review_comment":
+      return {
+        kind: "review_comment",
+        action,
+        pr: parsePart(PullRequestPayload, p.pull_request, "pull_request", ctx.eventName),
+        comment: parsePart(ReviewCommentPayload, p.comment, "comment", ctx.eventName),
+        sender,
+      };
+    case "workflow_dispatch":
+    case "schedule":
+      return { kind: "manual", trigger: ctx.eventName, sender };
+    case "workflow_run": {
+      const run = parsePart(WorkflowRunPayload, p.workflow_run, "workflow_run", ctx.eventName);
+      const repository =
+        run.repository?.full_name ?? (p.repository as { full_name?: string } | undefined)?.full_name;
+      return {
+        kind: "workflow_run",
+        headRepository: run.head_repository?.full_name,
+        repository,
+        headBranch: run.head_branch ?? undefined,
+        sender,
+      };
+    }
+    default:
+      return { kind: "unsupported", eventName: ctx.eventName || "(none)", sender };
+  }
+}
+
+/** The issue or pull request number a comment goes to, when the event has one. */
+export function eventTarget(event: ActionEvent): { number: number; isPullRequest: boolean } | undefined {
+  switch (event.kind) {
+    case "issue":
+      return { number: event.issue.number, isPullRequest: false };
+    case "issue_comment":
+      return { number: event.issue.number, isPullRequest: event.onPullRequest };
+    case "pull_request":
+    case "review_comment":
+      return { number: event.pr.number, isPullRequest: true };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Whether the workspace is (or may be) a pull request's head: then configuration that grants permissions is
+ * read from the base ref through the API, never from the checkout (RELIABILITY R18).
+ */
+export function isPullRequestContext(event: ActionEvent): boolean {
+  return (
+    event.kind === "pull_request" ||
+    event.kind === "review_comment" ||
+    (event.kind === "issue_comment" && event.onPullRequest) ||
+    event.kind === "workflow_run"
+  );
+}
+
+/** Whether the PR's head lives in another repository than its base. */
+export function isForkHead(pr: PullRequestInfo): boolean {
+  const head = pr.head.repo?.full_name;
+  const base = pr.base.repo?.full_name;
+  // A deleted fork has `head.repo: null`: unknown, so treated as a fork.
+  return !head || !base || head.toLowerCase() !== base.toLowerCase();
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * True when `text` mentions the trigger phrase as a word of its own (`@agent-ci please`, `(@agent-ci)`),
+ * not inside another word (`foo@agent-ci.dev`). A phrase hidden in an HTML comment does not count, nor one
+ * split by a zero-width character (that is how agent-ci's own reports defuse mentions).
+ */
+export function mentionsTrigger(text: string, phrase: string): boolean {
+  if (!phrase) return true;
+  const visible = text.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
+  return new RegExp(`(^|[\\s(\\[{>"'])${escapeRegExp(phrase)}(?=$|[\\s.,!?;:)\\]}<"'])`, "i").test(visible);
+}
+
+export type TriggerDecision = { run: true; note?: string } | { run: false; reason: string };
+
+export interface TriggerOptions {
+  triggerPhrase: string;
+  allowForkHeads: boolean;
+  /** The `prompt` input is set (pull_request and manual events need a task). */
+  hasPrompt: boolean;
+}
+
+/** Pure: whether this event should start a run at all (the actor check comes after). */
+export function decideTrigger(event: ActionEvent, options: TriggerOptions): TriggerDecision {
+  switch (event.kind) {
+    case "issue":
+      if (!(ISSUE_ACTIONS as readonly string[]).includes(event.action)) {
+        return {
+          run: false,
+          reason: `issues event "${event.action}" is not handled (only ${ISSUE_ACTIONS.join(", ")})`,
+        };
+      }
+      return { run: true };
+    case "issue_comment":
+    case "review_comment":
+      if (event.action !== "created")
+        return {
+          run: false,
+          reason: `comment ${event.action || "event"} is not handled (only new comments)`,
+        };
+      if (event.comment.body.startsWith(COMMENT_MARKER_PREFIX))
+        return { run: false, reason: "the comment is agent-ci's own report" };
+      if (!mentionsTrigger(event.comment.body, options.triggerPhrase)) {
+        return {
+          run: false,
+          reason: `the comment does not mention the trigger phrase ${options.triggerPhrase}`,
+        };
+      }
+      return { run: true };
+    case "pull_request":
+      if (event.action === "closed") return { run: false, reason: "the pull request was closed" };
+      if (event.target && isForkHead(event.pr)) {
+        if (!options.allowForkHeads) {
+          return {
+            run: false,
+            reason:
+              "pull_request_target with a head from a fork is refused: it runs with the base repository's secrets and a write token. Use pull_request, or set allow_fork_heads: true if you accept the risk",
+          };
+        }
+        return {
+          run: true,
+          note: "running on a fork head under pull_request_target (allow_fork_heads: true); the agent still holds no token",
+        };
+      }
+      return { run: true };
+    case "workflow_run": {
+      const fork =
+        !event.headRepository ||
+        !event.repository ||
+        event.headRepository.toLowerCase() !== event.repository.toLowerCase();
+      if (fork && !options.allowForkHeads) {
+        return {
+          run: false,
+          reason:
+            "workflow_run for a head from a fork is refused (it runs with secrets and a write token); set allow_fork_heads: true to run anyway",
+        };
+      }
+      if (!options.hasPrompt) return { run: false, reason: "workflow_run needs the prompt input (the task)" };
+      return {
+        run: true,
+        note: fork ? "running on a fork head under workflow_run (allow_fork_heads: true)" : undefined,
+      };
+    }
+    case "manual":
+      return { run: true };
+    case "unsupported":
+      return {
+        run: true,
+        note: `event ${event.eventName} carries no issue or pull request: the prompt input is the task`,
+      };
+  }
+}

@@ -1,0 +1,224 @@
+// The Action's inputs: read once as strings (the way the runner hands them over) and validated with zod
+// into typed `ActionInputs`. Defaults live here too, because `run()` may be called without a runner that
+// fills in action.yml defaults (tests, local-action without an env entry); a test keeps them equal to
+// action.yml. Messages name the input (`max_turns`), not a CLI flag.
+import { z } from "zod";
+import { EXIT_REASONS } from "../report/index.js";
+import { DEFAULT_MODEL } from "../runner/pricing.js";
+import { NETWORK_POLICIES, PERMISSION_MODES } from "../runner/config.js";
+
+/** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */
+export const FAIL_ON_REASONS = [
+  ...EXIT_REASONS.filter((r) => r !== "completed"),
+  "verify_failed",
+  "no_changes",
+  "secret_in_patch",
+] as const;
+export type FailOnReason = (typeof FAIL_ON_REASONS)[number];
+
+/** Every input with its default, in action.yml order. `${{ … }}` defaults are expanded by the runner. */
+export const INPUT_DEFAULTS = {
+  prompt: "",
+  prompt_file: "",
+  anthropic_api_key: "",
+  model: DEFAULT_MODEL,
+  permission_mode: "default",
+  allowed_tools: "",
+  disallowed_tools: "",
+  settings: "",
+  image: "",
+  network: "none",
+  setup: "",
+  max_turns: "50",
+  max_budget_usd: "",
+  timeout_minutes: "30",
+  verify: "",
+  github_token: "${{ github.token }}",
+  trigger_phrase: "@agent-ci",
+  allowed_bots: "",
+  allow_fork_heads: "false",
+  comment: "true",
+  upload_artifact: "true",
+  artifact_name: "agent-ci",
+  retention_days: "0",
+  fail_on: "config_error,engine_error,api_error,max_turns,budget,timeout,cancelled,verify_failed",
+  workspace: ".",
+  script: "",
+} as const;
+export type InputName = keyof typeof INPUT_DEFAULTS;
+export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
+
+export class ActionInputError extends Error {
+  override readonly name = "ActionInputError";
+}
+
+/**
+ * Splits a list input on newlines, and on commas outside parentheses (so `Bash(git diff a,b)` stays one
+ * rule). Blank entries and `#` comment lines are dropped.
+ */
+export function splitList(value: string): string[] {
+  const items: string[] = [];
+  for (const line of value.split(/\r?\n/)) {
+    if (line.trim().startsWith("#")) continue;
+    let depth = 0;
+    let current = "";
+    for (const char of line) {
+      if (char === "(") depth += 1;
+      if (char === ")") depth = Math.max(0, depth - 1);
+      if (char === "," && depth === 0) {
+        items.push(current);
+        current = "";
+        continue;
+      }
+      current += char;
+    }
+    items.push(current);
+  }
+  return items.map((item) => item.trim()).filter(Boolean);
+}
+
+/** An input left as an unexpanded expression (`${{ github.token }}` outside a runner) counts as empty. */
+function unexpanded(value: string): boolean {
+  return /^\$\{\{.*\}\}$/s.test(value.trim());
+}
+
+const text = z.string().transform((v) => (unexpanded(v) ? "" : v.trim()));
+const optionalText = text.transform((v) => v || undefined);
+const bool = (name: InputName) =>
+  z.string().transform((v, ctx) => {
+    const lower = v.trim().toLowerCase();
+    if (lower === "true") return true;
+    if (lower === "false" || lower === "") return false;
+    ctx.addIssue({ code: "custom", message: `${name}: use true or false (got "${v}")` });
+    return z.NEVER;
+  });
+function checkPositive(name: InputName, v: string, integer: boolean, ctx: z.RefinementCtx): number {
+  const trimmed = v.trim();
+  const n = Number(trimmed);
+  if (trimmed === "" || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    ctx.addIssue({
+      code: "custom",
+      message: `${name}: expected a positive ${integer ? "whole number" : "number"} (got "${v}")`,
+    });
+    return z.NEVER;
+  }
+  return n;
+}
+const positiveNumber = (name: InputName, integer: boolean) =>
+  z.string().transform((v, ctx) => checkPositive(name, v, integer, ctx));
+const optionalPositiveNumber = (name: InputName, integer: boolean) =>
+  z.string().transform((v, ctx) => (v.trim() === "" ? undefined : checkPositive(name, v, integer, ctx)));
+const oneOf = <T extends readonly [string, ...string[]]>(name: InputName, values: T) =>
+  z.string().transform((v, ctx) => {
+    const trimmed = v.trim();
+    if ((values as readonly string[]).includes(trimmed)) return trimmed as T[number];
+    ctx.addIssue({ code: "custom", message: `${name}: expected one of ${values.join(", ")} (got "${v}")` });
+    return z.NEVER;
+  });
+const list = z.string().transform(splitList);
+
+const failOn = z.string().transform((v, ctx) => {
+  const items = splitList(v).map((item) => item.toLowerCase());
+  if (items.length === 1 && items[0] === "none") return [];
+  const unknown = items.filter((item) => !(FAIL_ON_REASONS as readonly string[]).includes(item));
+  if (unknown.length) {
+    ctx.addIssue({
+      code: "custom",
+      message: `fail_on: unknown reason(s) ${unknown.join(", ")}; use none or any of ${FAIL_ON_REASONS.join(", ")}`,
+    });
+    return z.NEVER;
+  }
+  return items as FailOnReason[];
+});
+
+const artifactName = text.refine((v) => v.length > 0 && !/[":<>|*?\\/\r\n]/.test(v), {
+  message: 'artifact_name: must be non-empty and must not contain " : < > | * ? \\ / or newlines',
+});
+
+export const ActionInputs = z
+  .object({
+    prompt: optionalText,
+    prompt_file: optionalText,
+    anthropic_api_key: optionalText,
+    model: text.transform((v) => v || DEFAULT_MODEL),
+    permission_mode: oneOf("permission_mode", PERMISSION_MODES),
+    allowed_tools: list,
+    disallowed_tools: list,
+    settings: optionalText,
+    image: optionalText,
+    network: oneOf("network", NETWORK_POLICIES),
+    setup: z.string().transform((v) =>
+      v
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean),
+    ),
+    max_turns: positiveNumber("max_turns", true),
+    max_budget_usd: optionalPositiveNumber("max_budget_usd", false),
+    timeout_minutes: positiveNumber("timeout_minutes", false),
+    verify: optionalText,
+    github_token: optionalText,
+    trigger_phrase: text,
+    allowed_bots: list.transform((bots) => bots.map((b) => b.toLowerCase().replace(/\[bot\]$/, ""))),
+    allow_fork_heads: bool("allow_fork_heads"),
+    comment: bool("comment"),
+    upload_artifact: bool("upload_artifact"),
+    artifact_name: artifactName,
+    retention_days: z.string().transform((v, ctx) => {
+      const n = Number(v.trim() || "0");
+      if (!Number.isInteger(n) || n < 0 || n > 400) {
+        ctx.addIssue({
+          code: "custom",
+          message: `retention_days: a whole number of days, 0 for the repository's default (got "${v}")`,
+        });
+        return z.NEVER;
+      }
+      return n === 0 ? undefined : n;
+    }),
+    fail_on: failOn,
+    workspace: text.transform((v) => v || "."),
+    script: optionalText,
+  })
+  .superRefine((inputs, ctx) => {
+    if (inputs.prompt && inputs.prompt_file)
+      ctx.addIssue({ code: "custom", message: "prompt and prompt_file: give one of them, not both" });
+    if (inputs.setup.length && inputs.network !== "setup") {
+      ctx.addIssue({
+        code: "custom",
+        message: "setup: setup commands need network: setup (the network is cut before the agent starts)",
+      });
+    }
+    if (inputs.script && inputs.anthropic_api_key) {
+      ctx.addIssue({
+        code: "custom",
+        message: "script: a scripted run uses no model; remove anthropic_api_key or script",
+      });
+    }
+  });
+export type ActionInputs = z.infer<typeof ActionInputs>;
+
+/**
+ * Reads every input through `getInput` (empty string when not given) and validates them all at once;
+ * every problem is listed in one error.
+ */
+export function parseActionInputs(getInput: (name: InputName) => string): ActionInputs {
+  const raw = Object.fromEntries(
+    INPUT_NAMES.map((name) => {
+      const value = getInput(name);
+      return [name, value === "" ? INPUT_DEFAULTS[name] : value];
+    }),
+  );
+  const parsed = ActionInputs.safeParse(raw);
+  if (!parsed.success) {
+    throw new ActionInputError(
+      parsed.error.issues
+        .map((issue) =>
+          issue.path.length && !issue.message.startsWith(`${String(issue.path[0])}:`)
+            ? `${issue.path.join(".")}: ${issue.message}`
+            : issue.message,
+        )
+        .join("\n"),
+    );
+  }
+  return parsed.data;
+}

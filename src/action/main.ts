@@ -1,0 +1,118 @@
+// The GitHub Action: a thin shell over the runner the CLI uses (STYLE.md habit 13). Inputs are parsed once
+// into RunConfig; prepare → runAgent → publish (outputs, annotations, artifact, summary, comment) in `try`,
+// temp files removed in `finally`, and `setFailed` only here, at the top. The GitHub token stays in this
+// process: it is used for the API after the agent stopped and is never handed to the container.
+import fs from "node:fs";
+import { createRedactor, escapeMarkdownInline } from "../report/index.js";
+import { runAgent } from "../runner/run.js";
+import { readGitHubContext } from "./context.js";
+import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "./github-api.js";
+import { parseActionInputs } from "./inputs.js";
+import { coreIO, redactingIO, type ActionIO } from "./io.js";
+import { failureMessage } from "./outputs.js";
+import { prepare } from "./prepare.js";
+import { publishRun, publishSkipped } from "./publish.js";
+import { defaultArtifactUploader, type ArtifactUploader } from "./artifact.js";
+
+/** What `run()` talks to; tests replace parts (the wait, the artifact client), never the flow. */
+export interface ActionDeps {
+  io: ActionIO;
+  env: Record<string, string | undefined>;
+  request: (token: string, apiUrl: string | undefined) => RequestFn;
+  artifact: () => ArtifactUploader;
+  sleep: Sleep;
+  runAgent: typeof runAgent;
+}
+
+function defaultDeps(): ActionDeps {
+  return {
+    io: coreIO(),
+    env: process.env,
+    request: octokitRequest,
+    artifact: defaultArtifactUploader,
+    sleep: realSleep,
+    runAgent,
+  };
+}
+
+/** The first SIGINT/SIGTERM (a cancelled job) stops the run; the runner then writes its report as cancelled. */
+function onCancel(controller: AbortController): () => void {
+  const handler = (signal: NodeJS.Signals) => controller.abort(new Error(`received ${signal}`));
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+}
+
+/** The values redacted everywhere: the token, the model key, the runner's own tokens. */
+function knownSecrets(io: ActionIO, env: ActionDeps["env"]): string[] {
+  return [
+    io.getInput("github_token"),
+    io.getInput("anthropic_api_key"),
+    env.ANTHROPIC_API_KEY,
+    env.ACTIONS_RUNTIME_TOKEN,
+    env.ACTIONS_ID_TOKEN_REQUEST_TOKEN,
+  ]
+    .map((value) => value?.trim() ?? "")
+    .filter((value) => value !== "" && !value.startsWith("${{"));
+}
+
+export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
+  const deps: ActionDeps = { ...defaultDeps(), ...overrides };
+  const cancel = new AbortController();
+  const stopListening = onCancel(cancel);
+  const cleanup: string[] = [];
+  let io = deps.io;
+  try {
+    // Secrets are known (and masked) before anything else is read or printed, even an input error.
+    const secrets = knownSecrets(io, deps.env);
+    for (const secret of secrets) io.setSecret(secret);
+    const redactor = createRedactor({ secrets });
+    io = redactingIO(deps.io, redactor);
+    const log = (line: string) => io.info(line);
+    const inputs = parseActionInputs(io.getInput);
+
+    const ctx = readGitHubContext(deps.env);
+    const api = inputs.github_token
+      ? new GitHubApi({
+          request: deps.request(inputs.github_token, ctx.apiUrl),
+          sleep: deps.sleep,
+          log,
+          redact: redactor.redact,
+        })
+      : undefined;
+    const publishOptions = { io, inputs, ctx, api, redactor, secrets, artifact: deps.artifact };
+
+    const prepared = await prepare({
+      inputs,
+      ctx,
+      api,
+      env: deps.env,
+      log,
+      warn: (line) => io.warning(line),
+      redact: redactor.redact,
+      cleanupPath: (file) => cleanup.push(file),
+    });
+    if (prepared.kind === "skip") {
+      await publishSkipped(publishOptions, prepared.reason, prepared.trigger);
+      return;
+    }
+    const outcome = await io.group("agent-ci run", () =>
+      deps.runAgent(prepared.config, { stdout: log, stderr: log, progress: true }, cancel.signal),
+    );
+    await publishRun(publishOptions, prepared.event, outcome, prepared.trigger);
+    const failure = failureMessage(inputs.fail_on, outcome);
+    if (failure) io.setFailed(failure);
+  } catch (error) {
+    const message = `agent-ci: ${error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error)}`;
+    await io
+      .writeSummary(`### ❌ agent-ci failed\n\n${escapeMarkdownInline(message)}\n`)
+      .catch(() => undefined);
+    io.setFailed(message);
+  } finally {
+    for (const file of cleanup) fs.rmSync(file, { force: true, recursive: true });
+    stopListening();
+  }
+}

@@ -1,0 +1,184 @@
+// Before the agent runs: classify the event, decide whether it triggers a run (trigger phrase, fork heads,
+// the actor's access), fetch what the prompt needs, read the trusted task and settings (from the base ref on
+// pull-request events), and build the one RunConfig. Returns a discriminated result: skip (with the reason
+// to log) or run (with the config and the record of the untrusted text).
+import fs from "node:fs";
+import path from "node:path";
+import { parseRunConfig, type RunConfig } from "../runner/config.js";
+import type { GitHubContext } from "./context.js";
+import {
+  classifyEvent,
+  decideTrigger,
+  eventTarget,
+  isPullRequestContext,
+  type ActionEvent,
+} from "./event.js";
+import { fetchEventContent, readTrustedFile, trustedRef } from "./event-content.js";
+import type { GitHubApi } from "./github-api.js";
+import { ActionInputError, type ActionInputs } from "./inputs.js";
+import { checkActor } from "./permission.js";
+import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";
+import { toRunConfigInput } from "./run-config.js";
+import type { TriggerRecord } from "./summary.js";
+
+export type Prepared =
+  | { kind: "skip"; reason: string; trigger: TriggerRecord }
+  | { kind: "run"; config: RunConfig; event: ActionEvent; trigger: TriggerRecord };
+
+export interface PrepareOptions {
+  inputs: ActionInputs;
+  ctx: GitHubContext;
+  api?: GitHubApi;
+  env: Record<string, string | undefined>;
+  log: (line: string) => void;
+  warn: (line: string) => void;
+  /** Removes known secret values: a token pasted into an issue never reaches the model. */
+  redact: (text: string) => string;
+  /** Registers a path (file or folder) to delete when the step ends. */
+  cleanupPath: (file: string) => void;
+}
+
+function record(
+  ctx: GitHubContext,
+  event: ActionEvent,
+  decision: string,
+  prompt?: BuiltPrompt,
+): TriggerRecord {
+  const action = typeof ctx.payload.action === "string" ? ctx.payload.action : undefined;
+  return {
+    event: ctx.eventName || "(none)",
+    action,
+    actor: ctx.actor || event.sender,
+    target: eventTarget(event),
+    decision,
+    untrusted: prompt?.untrusted ?? [],
+  };
+}
+
+/**
+ * Inline JSON (`{…}`) or a file: the trusted settings written to a temp file for the runner, named like the
+ * original (the report labels rules `settings:<name>`).
+ */
+async function settingsFile(
+  options: PrepareOptions,
+  event: ActionEvent,
+  ref: string | undefined,
+): Promise<string | undefined> {
+  const { inputs } = options;
+  if (!inputs.settings) return undefined;
+  let text: string;
+  let from: string;
+  if (inputs.settings.startsWith("{")) {
+    text = inputs.settings;
+    from = "the settings input";
+  } else {
+    ({ text, from } = await readTrustedFile({
+      value: inputs.settings,
+      input: "settings",
+      workspace: path.resolve(options.ctx.workspace, inputs.workspace),
+      ref,
+      pullRequest: isPullRequestContext(event),
+      api: options.api,
+      ctx: options.ctx,
+    }));
+  }
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    throw new ActionInputError(`settings: ${from} is not valid JSON: ${(e as Error).message}`);
+  }
+  const dir = fs.mkdtempSync(path.join(options.ctx.runnerTemp, "agent-ci-settings-"));
+  const file = path.join(
+    dir,
+    inputs.settings.startsWith("{") ? "settings.json" : path.basename(inputs.settings),
+  );
+  fs.writeFileSync(file, text, { mode: 0o600 });
+  options.cleanupPath(dir);
+  options.log(`settings: read from ${from}`);
+  return file;
+}
+
+function buildPromptFor(
+  event: ActionEvent,
+  task: string | undefined,
+  content: EventContent,
+  scripted: boolean,
+): BuiltPrompt | undefined {
+  try {
+    return buildPrompt({ event, task, content });
+  } catch (error) {
+    if (scripted && error instanceof PromptError) return undefined;
+    throw error;
+  }
+}
+
+export async function prepare(options: PrepareOptions): Promise<Prepared> {
+  const { inputs, ctx, api } = options;
+  const event = classifyEvent(ctx);
+  const trigger = decideTrigger(event, {
+    triggerPhrase: inputs.trigger_phrase,
+    allowForkHeads: inputs.allow_fork_heads,
+    hasPrompt: Boolean(inputs.prompt || inputs.prompt_file),
+  });
+  if (!trigger.run)
+    return {
+      kind: "skip",
+      reason: trigger.reason,
+      trigger: record(ctx, event, `skipped: ${trigger.reason}`),
+    };
+  if (trigger.note) options.warn(trigger.note);
+
+  const actor = api
+    ? await checkActor(api, ctx, event, inputs.allowed_bots)
+    : event.kind === "manual"
+      ? ({ allowed: true, why: `${event.trigger} runs need write access to start` } as const)
+      : ({
+          allowed: false,
+          reason: "no github_token to check the actor's access with, so the run is refused",
+        } as const);
+  if (!actor.allowed)
+    return { kind: "skip", reason: actor.reason, trigger: record(ctx, event, `skipped: ${actor.reason}`) };
+  options.log(`trigger: ${ctx.eventName} by ${ctx.actor || event.sender}: ${actor.why}`);
+
+  const content = await fetchEventContent(api, ctx, event, options.warn);
+  const ref = trustedRef(event, content, ctx);
+  const workspace = path.resolve(ctx.workspace, inputs.workspace);
+  let task = inputs.prompt;
+  if (inputs.prompt_file) {
+    const file = await readTrustedFile({
+      value: inputs.prompt_file,
+      input: "prompt_file",
+      workspace,
+      ref,
+      pullRequest: isPullRequestContext(event),
+      api,
+      ctx,
+    });
+    task = file.text;
+    options.log(`prompt: read from ${file.from}`);
+  }
+  // A scripted run has no model, but its record still shows the untrusted text the event carried.
+  const built = buildPromptFor(event, task, content, Boolean(inputs.script));
+  if (!inputs.script && !inputs.anthropic_api_key && !options.env.ANTHROPIC_API_KEY) {
+    throw new ActionInputError(
+      "anthropic_api_key is empty: pass the key from a secret (anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }})",
+    );
+  }
+
+  const outDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-out-"));
+  const settingsPath = await settingsFile(options, event, ref);
+  const config = parseRunConfig(
+    toRunConfigInput({
+      inputs,
+      workspace,
+      outDir,
+      prompt: built && !inputs.script ? options.redact(built.prompt) : undefined,
+      systemPromptAppend: inputs.script ? undefined : built?.systemPromptAppend,
+      settingsPath,
+      envApiKey: options.env.ANTHROPIC_API_KEY,
+      envBaseUrl: options.env.ANTHROPIC_BASE_URL,
+      repo: `${ctx.owner}/${ctx.repo}`,
+    }),
+  );
+  return { kind: "run", config, event, trigger: record(ctx, event, `ran: ${actor.why}`, built) };
+}

@@ -1,0 +1,57 @@
+// Action inputs (+ the built prompt and the trusted settings file) → the runner's RunConfig input: the same
+// shape the CLI builds from its flags, validated by the same zod schema. The GitHub token goes into `secrets`
+// (redacted everywhere) and nowhere else: RunConfig has no field that carries a value into the container,
+// and the Action passes no environment variables through (`env: []`). Pure.
+import path from "node:path";
+import type { RunConfigInput } from "../runner/config.js";
+import type { ActionInputs } from "./inputs.js";
+
+export interface RunConfigParts {
+  inputs: ActionInputs;
+  workspace: string;
+  outDir: string;
+  prompt?: string;
+  systemPromptAppend?: string;
+  /** A temp file with the trusted settings (inline JSON or the file read at the trusted ref). */
+  settingsPath?: string;
+  /** ANTHROPIC_API_KEY from the environment when the input is empty. */
+  envApiKey?: string;
+  /** ANTHROPIC_BASE_URL from the environment (a gateway or proxy). */
+  envBaseUrl?: string;
+  repo: string;
+}
+
+export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
+  const { inputs } = parts;
+  const script = inputs.script ? path.resolve(parts.workspace, inputs.script) : undefined;
+  return {
+    workspace: parts.workspace,
+    prompt: script ? undefined : parts.prompt,
+    systemPromptAppend: parts.systemPromptAppend,
+    script,
+    model: inputs.model,
+    apiKey: script ? undefined : inputs.anthropic_api_key || parts.envApiKey || undefined,
+    baseURL: parts.envBaseUrl || undefined,
+    image: inputs.image,
+    network: inputs.network,
+    setup: inputs.setup,
+    env: [],
+    mode: inputs.permission_mode,
+    allow: inputs.allowed_tools,
+    deny: inputs.disallowed_tools,
+    settings: parts.settingsPath,
+    // Workspace settings files may add denies only: on pull requests the workspace is the PR head.
+    trustWorkspaceSettings: false,
+    ruleSource: "action",
+    maxTurns: inputs.max_turns,
+    maxBudgetUsd: inputs.max_budget_usd,
+    timeoutMs: Math.round(inputs.timeout_minutes * 60_000),
+    out: parts.outDir,
+    outputFormat: "text",
+    verify: inputs.verify,
+    secrets: [inputs.github_token, inputs.anthropic_api_key, parts.envApiKey].filter((s): s is string =>
+      Boolean(s),
+    ),
+    repo: parts.repo,
+  };
+}

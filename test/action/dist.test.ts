@@ -1,0 +1,118 @@
+// dist/ is committed and is what action.yml runs. (1) A rebuild into a temp folder must produce exactly the
+// committed files, byte for byte: otherwise "run npm run build". (2) The bundled dist/index.js runs as the
+// Action in a child process, as the runner starts it (node, env only): dockerode and its optional native
+// pieces bundle and work (the build leaves the .node add-ons out), the helper and wasm files are found, a
+// scripted run on the real engine produces the patch and the outputs, and the comment reaches the fake API.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { calcWorkspace, FIX_SCRIPT, scriptFile } from "../support/action-harness.js";
+import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { githubEnv, readOutputs, runnerFiles } from "../support/github-env.js";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const dist = path.join(root, "dist");
+
+function listFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+    .sort();
+}
+
+describe("dist/", () => {
+  it("is up to date with src/ (run npm run build)", () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-dist-"));
+    execFileSync(process.execPath, [path.join(root, "scripts/build.mjs"), "--outdir", out], {
+      cwd: root,
+      stdio: "pipe",
+    });
+    const built = listFiles(out);
+    expect(built).toEqual(
+      expect.arrayContaining([
+        "index.js",
+        "cli.js",
+        "helper/helper.cjs",
+        "web-tree-sitter.wasm",
+        "tree-sitter-bash.wasm",
+      ]),
+    );
+    const stale = built.filter(
+      (file) =>
+        !fs.existsSync(path.join(dist, file)) ||
+        !fs.readFileSync(path.join(dist, file)).equals(fs.readFileSync(path.join(out, file))),
+    );
+    const extra = fs.existsSync(dist) ? listFiles(dist).filter((file) => !built.includes(file)) : [];
+    expect(stale, "dist/ differs from a fresh build: run npm run build and commit dist/").toEqual([]);
+    expect(
+      extra,
+      "dist/ has files a build does not make: delete them (or run rm -rf dist && npm run build)",
+    ).toEqual([]);
+  });
+
+  it("is committed, not ignored", () => {
+    const ignored = (() => {
+      try {
+        return (
+          execFileSync("git", ["check-ignore", "-q", "dist/index.js"], { cwd: root, stdio: "pipe" }) !==
+          undefined
+        );
+      } catch {
+        return false;
+      }
+    })();
+    expect(ignored, ".gitignore must not ignore dist/").toBe(false);
+  });
+});
+
+describe("node dist/index.js", () => {
+  let fake: FakeGitHub;
+  const TOKEN = "ghs_distTestToken0123456789abcdefABCDEFG";
+  beforeEach(async () => {
+    fake = await startFakeGitHub({
+      token: TOKEN,
+      permissions: { octocat: "write" },
+      issues: [{ number: 12, title: "t", body: "b", user: { login: "octocat" } }],
+    });
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
+
+  it("runs the Action from the bundle: dockerode, the helper and the wasm files work from dist/", async () => {
+    const workspace = calcWorkspace();
+    const files = runnerFiles();
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? os.homedir(),
+      ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
+      ...githubEnv({ fixture: "issues-opened", apiUrl: fake.url, workspace, files }),
+      INPUT_GITHUB_TOKEN: TOKEN,
+      INPUT_SCRIPT: scriptFile(FIX_SCRIPT),
+      INPUT_PERMISSION_MODE: "acceptEdits",
+      INPUT_UPLOAD_ARTIFACT: "false",
+    };
+    // The runner starts the action with its own working directory; nothing may depend on the repo's cwd.
+    const child = spawn(process.execPath, [path.join(dist, "index.js")], {
+      cwd: os.tmpdir(),
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code, stdout).toBe(0);
+    expect(stdout).not.toContain("::error::");
+    const outputs = readOutputs(files.output);
+    expect(outputs).toMatchObject({ exit_reason: "completed", has_changes: "true", changed_files: "1" });
+    expect(fs.readFileSync(outputs.patch_path ?? "", "utf8")).toContain("+  return a + b;");
+    expect(stdout).toContain("::warning title=agent-ci denied Bash::");
+    expect(fs.readFileSync(files.summary, "utf8")).toContain("agent-ci: Changes ready");
+    expect(fake.comments).toHaveLength(1);
+  });
+});

@@ -1,0 +1,121 @@
+// Event classification from recorded payloads (one per event type) and the pure trigger decisions: which
+// actions run, the trigger phrase on comments (visible text only), fork heads refused by default (G7).
+import { describe, expect, it } from "vitest";
+import { readGitHubContext } from "../../src/action/context.js";
+import {
+  classifyEvent,
+  decideTrigger,
+  eventTarget,
+  isPullRequestContext,
+  mentionsTrigger,
+  type ActionEvent,
+} from "../../src/action/event.js";
+import { eventPayload, FIXTURE_EVENTS, githubEnv, runnerFiles } from "../support/github-env.js";
+
+function eventFor(fixture: string, payload?: Record<string, unknown>): ActionEvent {
+  const env = githubEnv({
+    fixture,
+    apiUrl: "http://127.0.0.1:1",
+    workspace: "/tmp",
+    files: runnerFiles(),
+    payload,
+  });
+  return classifyEvent(readGitHubContext(env));
+}
+const options = { triggerPhrase: "@agent-ci", allowForkHeads: false, hasPrompt: false };
+
+describe("classifyEvent on recorded payloads", () => {
+  it.each([
+    ["issues-opened", "issue", { number: 12, isPullRequest: false }, false],
+    ["issues-labeled", "issue", { number: 12, isPullRequest: false }, false],
+    ["issues-assigned", "issue", { number: 12, isPullRequest: false }, false],
+    ["issue-comment-issue", "issue_comment", { number: 12, isPullRequest: false }, false],
+    ["issue-comment-pr", "issue_comment", { number: 34, isPullRequest: true }, true],
+    ["pull-request-opened", "pull_request", { number: 34, isPullRequest: true }, true],
+    ["pull-request-review-comment", "review_comment", { number: 34, isPullRequest: true }, true],
+    ["pull-request-target-fork", "pull_request", { number: 56, isPullRequest: true }, true],
+    ["workflow-dispatch", "manual", undefined, false],
+    ["schedule", "manual", undefined, false],
+    ["workflow-run-fork", "workflow_run", undefined, true],
+  ] as const)("%s → %s", (fixture, kind, target, prContext) => {
+    const event = eventFor(fixture);
+    expect(event.kind).toBe(kind);
+    expect(eventTarget(event)).toEqual(target);
+    expect(isPullRequestContext(event)).toBe(prContext);
+  });
+
+  it("covers every fixture", () => {
+    expect(Object.keys(FIXTURE_EVENTS)).toHaveLength(11);
+  });
+
+  it("names the broken part of a malformed payload", () => {
+    expect(() => eventFor("issues-opened", { action: "opened", issue: { title: "no number" } })).toThrow(
+      /issues payload has no usable issue/,
+    );
+  });
+});
+
+describe("decideTrigger", () => {
+  it("runs issues opened, labeled and assigned, and not other issue actions", () => {
+    expect(decideTrigger(eventFor("issues-opened"), options)).toEqual({ run: true });
+    expect(decideTrigger(eventFor("issues-labeled"), options)).toEqual({ run: true });
+    expect(decideTrigger(eventFor("issues-assigned"), options)).toEqual({ run: true });
+    const closed = eventFor("issues-opened", { ...eventPayload("issues-opened"), action: "closed" });
+    expect(decideTrigger(closed, options)).toMatchObject({
+      run: false,
+      reason: expect.stringContaining("closed"),
+    });
+  });
+
+  it("runs a comment only when it mentions the trigger phrase", () => {
+    expect(decideTrigger(eventFor("issue-comment-issue"), options)).toEqual({ run: true });
+    expect(decideTrigger(eventFor("pull-request-review-comment"), options)).toEqual({ run: true });
+    const payload = eventPayload("issue-comment-issue");
+    const quiet = eventFor("issue-comment-issue", {
+      ...payload,
+      comment: { ...(payload.comment as object), body: "looks good to me" },
+    });
+    expect(decideTrigger(quiet, options)).toMatchObject({
+      run: false,
+      reason: expect.stringContaining("@agent-ci"),
+    });
+    const edited = eventFor("issue-comment-issue", { ...payload, action: "edited" });
+    expect(decideTrigger(edited, options)).toMatchObject({ run: false });
+  });
+
+  it("refuses pull_request_target and workflow_run with a fork head unless allow_fork_heads", () => {
+    expect(decideTrigger(eventFor("pull-request-target-fork"), options)).toMatchObject({
+      run: false,
+      reason: expect.stringContaining("allow_fork_heads"),
+    });
+    expect(
+      decideTrigger(eventFor("pull-request-target-fork"), { ...options, allowForkHeads: true }),
+    ).toMatchObject({ run: true, note: expect.any(String) });
+    expect(decideTrigger(eventFor("workflow-run-fork"), { ...options, hasPrompt: true })).toMatchObject({
+      run: false,
+      reason: expect.stringContaining("fork"),
+    });
+    expect(
+      decideTrigger(eventFor("workflow-run-fork"), { ...options, hasPrompt: true, allowForkHeads: true }),
+    ).toMatchObject({ run: true });
+  });
+
+  it("runs pull_request from the same repository", () => {
+    expect(decideTrigger(eventFor("pull-request-opened"), options)).toEqual({ run: true });
+  });
+});
+
+describe("mentionsTrigger", () => {
+  it.each([
+    ["@agent-ci fix it", true],
+    ["please, @Agent-CI: fix it", true],
+    ["(@agent-ci)", true],
+    ["mail me at bob@agent-ci.dev", false],
+    ["@agent-cis are great", false],
+    ["<!-- @agent-ci --> nothing visible", false],
+    ["@agent\u200b-ci split by a zero-width space", false],
+    ["no mention", false],
+  ])("%j → %s", (text, expected) => {
+    expect(mentionsTrigger(text, "@agent-ci")).toBe(expected);
+  });
+});

@@ -1,0 +1,76 @@
+// The example workflows users copy: valid YAML, agent-ci used with inputs that exist, the model never in a
+// job that can write to the repository (the two-job pattern), no `${{ }}` expression inside a shell script
+// (untrusted text only through environment variables: RELIABILITY U5), and explicit permissions everywhere.
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { INPUT_NAMES } from "../../src/action/inputs.js";
+
+const dir = path.resolve(import.meta.dirname, "../../examples/workflows");
+const files = fs.readdirSync(dir).filter((f) => f.endsWith(".yml"));
+
+interface Step {
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+}
+interface Job {
+  permissions?: Record<string, string>;
+  steps: Step[];
+}
+interface Workflow {
+  on: unknown;
+  jobs: Record<string, Job>;
+}
+
+const AGENT_CI = "OWNER/agent-ci@v1";
+
+describe("examples/workflows", () => {
+  it("has the examples issue 7 asks for", () => {
+    expect(files.sort()).toEqual([
+      "answer-pr-comments.yml",
+      "fix-issue-when-labeled.yml",
+      "matrix-fan-out.yml",
+      "nightly-maintenance.yml",
+      "two-job-pattern.yml",
+    ]);
+  });
+
+  describe.each(files)("%s", (file) => {
+    const text = fs.readFileSync(path.join(dir, file), "utf8");
+    const workflow = parse(text) as Workflow;
+    const jobs = Object.entries(workflow.jobs);
+
+    it("says to replace the placeholder and uses agent-ci with known inputs, the key from a secret", () => {
+      expect(text).toContain(`replace ${AGENT_CI}`);
+      const agentSteps = jobs.flatMap(([, job]) => job.steps.filter((s) => s.uses === AGENT_CI));
+      expect(agentSteps.length).toBeGreaterThan(0);
+      for (const step of agentSteps) {
+        for (const key of Object.keys(step.with ?? {}))
+          expect(INPUT_NAMES, `unknown input ${key}`).toContain(key);
+        expect(step.with?.anthropic_api_key).toBe("${{ secrets.ANTHROPIC_API_KEY }}");
+      }
+    });
+
+    it("sets permissions on every job, and never gives the agent's job write access to the code", () => {
+      for (const [name, job] of jobs) {
+        expect(job.permissions, `${name} permissions`).toBeDefined();
+        if (job.steps.some((s) => s.uses === AGENT_CI)) expect(job.permissions?.contents, name).toBe("read");
+      }
+    });
+
+    it("keeps expressions out of shell scripts", () => {
+      for (const [, job] of jobs)
+        for (const step of job.steps) if (step.run) expect(step.run).not.toContain("${{");
+    });
+
+    it("runs agent-ci without leaving credentials in the checkout it hands to the sandbox", () => {
+      for (const [, job] of jobs) {
+        if (!job.steps.some((s) => s.uses === AGENT_CI)) continue;
+        const checkout = job.steps.find((s) => s.uses?.startsWith("actions/checkout@"));
+        expect(checkout?.with?.["persist-credentials"]).toBe(false);
+      }
+    });
+  });
+});

@@ -1,0 +1,170 @@
+// Inputs → ActionInputs → RunConfig: defaults apply without a runner, every bad value is reported by input
+// name in one error, lists split like rules, and the token lands in `secrets` only (never in a field that
+// reaches the container).
+import { describe, expect, it } from "vitest";
+import {
+  ActionInputError,
+  INPUT_DEFAULTS,
+  parseActionInputs,
+  splitList,
+  type InputName,
+} from "../../src/action/inputs.js";
+import { toRunConfigInput } from "../../src/action/run-config.js";
+import { parseRunConfig } from "../../src/runner/config.js";
+import { DEFAULT_MODEL } from "../../src/runner/pricing.js";
+
+const inputs = (given: Partial<Record<InputName, string>> = {}) =>
+  parseActionInputs((name) => given[name] ?? "");
+
+describe("parseActionInputs", () => {
+  it("applies action.yml's defaults when nothing is given", () => {
+    const parsed = inputs();
+    expect(parsed).toMatchObject({
+      model: DEFAULT_MODEL,
+      permission_mode: "default",
+      network: "none",
+      max_turns: 50,
+      timeout_minutes: 30,
+      trigger_phrase: "@agent-ci",
+      comment: true,
+      upload_artifact: true,
+      artifact_name: "agent-ci",
+      allow_fork_heads: false,
+      workspace: ".",
+      fail_on: [
+        "config_error",
+        "engine_error",
+        "api_error",
+        "max_turns",
+        "budget",
+        "timeout",
+        "cancelled",
+        "verify_failed",
+      ],
+    });
+    expect(parsed.github_token).toBeUndefined(); // "${{ github.token }}" unexpanded outside a runner
+    expect(parsed.retention_days).toBeUndefined();
+    expect(parsed.max_budget_usd).toBeUndefined();
+  });
+
+  it("parses typed values", () => {
+    const parsed = inputs({
+      max_turns: "7",
+      max_budget_usd: "1.5",
+      timeout_minutes: "0.5",
+      comment: "FALSE",
+      allowed_tools: "Bash(npm test:*), Edit(src/**)\nBash(git diff a,b)",
+      disallowed_tools: "# comment line\nBash(git push:*)",
+      allowed_bots: "dependabot[bot], Renovate",
+      setup: "npm ci\n\n  npm run build  ",
+      network: "setup",
+      retention_days: "3",
+      fail_on: "none",
+    });
+    expect(parsed.max_turns).toBe(7);
+    expect(parsed.max_budget_usd).toBe(1.5);
+    expect(parsed.timeout_minutes).toBe(0.5);
+    expect(parsed.comment).toBe(false);
+    expect(parsed.allowed_tools).toEqual(["Bash(npm test:*)", "Edit(src/**)", "Bash(git diff a,b)"]);
+    expect(parsed.disallowed_tools).toEqual(["Bash(git push:*)"]);
+    expect(parsed.allowed_bots).toEqual(["dependabot", "renovate"]);
+    expect(parsed.setup).toEqual(["npm ci", "npm run build"]);
+    expect(parsed.retention_days).toBe(3);
+    expect(parsed.fail_on).toEqual([]);
+  });
+
+  it("reports every bad input by name in one error", () => {
+    let error: unknown;
+    try {
+      inputs({
+        max_turns: "0",
+        permission_mode: "yolo",
+        comment: "sure",
+        fail_on: "oops",
+        artifact_name: "a/b",
+        network: "host",
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ActionInputError);
+    const message = (error as Error).message;
+    for (const name of ["max_turns", "permission_mode", "comment", "fail_on", "artifact_name", "network"])
+      expect(message).toContain(`${name}:`);
+  });
+
+  it("refuses setup commands without network setup, and prompt with prompt_file", () => {
+    expect(() => inputs({ setup: "npm ci" })).toThrow(/setup: .*network: setup/);
+    expect(() => inputs({ prompt: "a", prompt_file: "b" })).toThrow(/prompt and prompt_file/);
+  });
+
+  it("keeps the documented defaults table complete", () => {
+    expect(Object.keys(INPUT_DEFAULTS).length).toBeGreaterThanOrEqual(21);
+  });
+});
+
+describe("splitList", () => {
+  it.each([
+    ["", []],
+    ["a, b", ["a", "b"]],
+    ["Bash(a,b), c", ["Bash(a,b)", "c"]],
+    ["x\n\n y \n#z", ["x", "y"]],
+    ["Bash(f(a,b)),Read(./.env)", ["Bash(f(a,b))", "Read(./.env)"]],
+  ])("%j", (input, expected) => {
+    expect(splitList(input)).toEqual(expected);
+  });
+});
+
+describe("toRunConfigInput", () => {
+  const token = "ghs_0123456789abcdefghijABCDEFGHIJ012345";
+  const apiKey = "sk-ant-api03-test-key-0123456789abcdefghij";
+
+  it("builds a RunConfig the runner accepts, with the token only in secrets", () => {
+    const parsed = inputs({
+      github_token: token,
+      anthropic_api_key: apiKey,
+      allowed_tools: "Bash(npm test:*)",
+      permission_mode: "acceptEdits",
+      timeout_minutes: "2",
+    });
+    const input = toRunConfigInput({
+      inputs: parsed,
+      workspace: "/tmp/ws",
+      outDir: "/tmp/out",
+      prompt: "do it",
+      repo: "acme/widgets",
+    });
+    const config = parseRunConfig(input);
+    expect(config.secrets).toEqual(expect.arrayContaining([token, apiKey]));
+    expect(config.env).toEqual([]);
+    expect(config.trustWorkspaceSettings).toBe(false);
+    expect(config.timeoutMs).toBe(120_000);
+    expect(config.mode).toBe("acceptEdits");
+    expect(config.allow).toEqual(["Bash(npm test:*)"]);
+    const { secrets: _secrets, ...rest } = config;
+    expect(JSON.stringify(rest)).not.toContain(token);
+  });
+
+  it("uses ANTHROPIC_API_KEY from the environment when the input is empty, and no key for a script", () => {
+    const fromEnv = toRunConfigInput({
+      inputs: inputs(),
+      workspace: "/w",
+      outDir: "/o",
+      prompt: "p",
+      envApiKey: apiKey,
+      repo: "a/b",
+    });
+    expect(fromEnv.apiKey).toBe(apiKey);
+    const scripted = toRunConfigInput({
+      inputs: inputs({ script: "s.json" }),
+      workspace: "/w",
+      outDir: "/o",
+      prompt: "p",
+      envApiKey: apiKey,
+      repo: "a/b",
+    });
+    expect(scripted.apiKey).toBeUndefined();
+    expect(scripted.prompt).toBeUndefined();
+    expect(scripted.script).toBe("/w/s.json");
+  });
+});

@@ -1,0 +1,356 @@
+/**
+ * A fake GitHub REST API for the Action's tests, on 127.0.0.1 (point GITHUB_API_URL at `fake.url`). The real
+ * Octokit from @actions/github talks to it over HTTP, so routes, headers, pagination and errors are
+ * exercised as against api.github.com.
+ *
+ * State: issues and pull requests (with diffs), comments (created / updated by the Action, or seeded),
+ * collaborator permissions, users, and file contents by ref. Every request is recorded (method, path,
+ * query, headers, raw body) so tests can assert what the Action did and did not send.
+ *
+ * Faults are injected per route (`inject`), consumed in order: 401, 403 rate limit (primary with
+ * `x-ratelimit-reset`, or secondary with or without `retry-after`), 403 "Resource not accessible by
+ * integration", 404, 422 (e.g. body too long), 5xx, and "apply then fail" (the write happens, the answer is
+ * a 502: the case a naive retry turns into a duplicate comment). Like the real API, a comment body over
+ * 65536 characters is refused with 422 without any injection.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export const COMMENT_BODY_MAX = 65_536;
+
+export interface FakeUser {
+  login: string;
+  type?: "User" | "Bot";
+}
+
+export interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  user: FakeUser;
+  pull_request?: boolean;
+}
+
+export interface FakePull {
+  number: number;
+  title: string;
+  body: string;
+  user: FakeUser;
+  head: { ref: string; sha: string; repo: string };
+  base: { ref: string; sha: string; repo: string };
+  diff: string;
+}
+
+export interface FakeComment {
+  id: number;
+  issue_number: number;
+  body: string;
+  user: FakeUser;
+}
+
+export interface RecordedGitHubRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  status: number;
+}
+
+export interface FaultResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface Fault {
+  method?: string;
+  /** Matched against the path (no query). */
+  path: RegExp;
+  /** How many requests it answers (default 1). */
+  times?: number;
+  response: FaultResponse;
+  /** Apply the request first (e.g. create the comment), then answer with the fault. */
+  applyFirst?: boolean;
+}
+
+export const faults = {
+  unauthorized: (): FaultResponse => ({
+    status: 401,
+    body: { message: "Bad credentials", documentation_url: "https://docs.github.com/rest" },
+  }),
+  primaryRateLimit: (resetEpochSeconds: number): FaultResponse => ({
+    status: 403,
+    headers: {
+      "x-ratelimit-limit": "1000",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": String(resetEpochSeconds),
+    },
+    body: { message: "API rate limit exceeded for installation ID 1." },
+  }),
+  secondaryRateLimit: (retryAfterSeconds?: number): FaultResponse => ({
+    status: 403,
+    headers: retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) },
+    body: {
+      message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+    },
+  }),
+  integration: (): FaultResponse => ({
+    status: 403,
+    body: {
+      message: "Resource not accessible by integration",
+      documentation_url: "https://docs.github.com/rest/issues/comments",
+    },
+  }),
+  notFound: (): FaultResponse => ({ status: 404, body: { message: "Not Found" } }),
+  tooLong: (): FaultResponse => ({
+    status: 422,
+    body: {
+      message: "Validation Failed",
+      errors: [
+        {
+          resource: "IssueComment",
+          code: "unprocessable",
+          field: "data",
+          message: "Body is too long (maximum is 65536 characters)",
+        },
+      ],
+    },
+  }),
+  serverError: (status = 502): FaultResponse => ({ status, body: { message: "Server Error" } }),
+};
+
+export interface FakeGitHubOptions {
+  owner?: string;
+  repo?: string;
+  token?: string;
+  issues?: FakeIssue[];
+  pulls?: FakePull[];
+  comments?: FakeComment[];
+  /** login → permission (admin, maintain, write, triage, read, none). Unknown logins answer 404. */
+  permissions?: Record<string, string>;
+  users?: FakeUser[];
+  /** ref → path → content. */
+  contents?: Record<string, Record<string, string>>;
+}
+
+export interface FakeGitHub {
+  url: string;
+  requests: RecordedGitHubRequest[];
+  comments: FakeComment[];
+  inject(fault: Fault): void;
+  /** Requests other than GETs (the writes). */
+  writes(): RecordedGitHubRequest[];
+  close(): Promise<void>;
+}
+
+const BOT: FakeUser = { login: "github-actions[bot]", type: "Bot" };
+
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "x-ratelimit-remaining": "4999",
+    ...headers,
+  });
+  res.end(JSON.stringify(body));
+}
+
+export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  const owner = options.owner ?? "acme";
+  const repo = options.repo ?? "widgets";
+  const token = options.token;
+  const issues = new Map((options.issues ?? []).map((i) => [i.number, i]));
+  const pulls = new Map((options.pulls ?? []).map((p) => [p.number, p]));
+  const comments: FakeComment[] = [...(options.comments ?? [])];
+  const permissions = options.permissions ?? {};
+  const users = new Map((options.users ?? []).map((u) => [u.login, u]));
+  const contents = options.contents ?? {};
+  const pending: Array<Fault & { left: number }> = [];
+  const requests: RecordedGitHubRequest[] = [];
+  let nextCommentId = 1000 + comments.length;
+  let baseUrl = "";
+
+  const commentJson = (c: FakeComment) => ({
+    id: c.id,
+    body: c.body,
+    user: c.user,
+    html_url: `https://github.example/${owner}/${repo}/issues/${c.issue_number}#issuecomment-${c.id}`,
+    issue_url: `${baseUrl}/repos/${owner}/${repo}/issues/${c.issue_number}`,
+  });
+  const repoJson = (full: string) => ({
+    full_name: full,
+    name: full.split("/")[1],
+    owner: { login: full.split("/")[0] },
+  });
+  const pullJson = (p: FakePull) => ({
+    number: p.number,
+    title: p.title,
+    body: p.body,
+    user: p.user,
+    html_url: `https://github.example/${owner}/${repo}/pull/${p.number}`,
+    head: { ref: p.head.ref, sha: p.head.sha, repo: repoJson(p.head.repo) },
+    base: { ref: p.base.ref, sha: p.base.sha, repo: repoJson(p.base.repo) },
+  });
+
+  /** Answers one request from the fake's state (404 for anything it does not know). */
+  function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+    body: string,
+  ): void {
+    const m = (re: RegExp) => re.exec(path);
+    const prefix = `^/repos/${owner}/${repo}`;
+    const method = req.method ?? "GET";
+    let match: RegExpExecArray | null;
+
+    if (method === "GET" && (match = m(new RegExp(`${prefix}/collaborators/([^/]+)/permission$`)))) {
+      const login = decodeURIComponent(match[1] ?? "");
+      const permission = permissions[login];
+      if (permission === undefined) return json(res, 404, { message: `${login} is not a user` });
+      const apiPermission =
+        permission === "maintain" ? "write" : permission === "triage" ? "read" : permission;
+      return json(res, 200, { permission: apiPermission, role_name: permission, user: { login } });
+    }
+    if (method === "GET" && (match = m(/^\/users\/([^/]+)$/))) {
+      const user = users.get(decodeURIComponent(match[1] ?? ""));
+      return user ? json(res, 200, user) : json(res, 404, { message: "Not Found" });
+    }
+    if ((match = m(new RegExp(`${prefix}/issues/(\\d+)/comments$`)))) {
+      const number = Number(match[1]);
+      if (!issues.has(number) && !pulls.has(number)) return json(res, 404, { message: "Not Found" });
+      if (method === "GET") {
+        const perPage = Math.min(100, Number(query.get("per_page") ?? 30));
+        const page = Math.max(1, Number(query.get("page") ?? 1));
+        const all = comments.filter((c) => c.issue_number === number);
+        return json(res, 200, all.slice((page - 1) * perPage, page * perPage).map(commentJson));
+      }
+      if (method === "POST") {
+        const parsed = JSON.parse(body || "{}") as { body?: string };
+        if (typeof parsed.body !== "string")
+          return json(res, 422, { message: "Invalid request: body is required" });
+        if (parsed.body.length > COMMENT_BODY_MAX) return json(res, 422, faults.tooLong().body);
+        const created: FakeComment = {
+          id: nextCommentId++,
+          issue_number: number,
+          body: parsed.body,
+          user: BOT,
+        };
+        comments.push(created);
+        return json(res, 201, commentJson(created));
+      }
+    }
+    if ((match = m(new RegExp(`${prefix}/issues/comments/(\\d+)$`)))) {
+      const comment = comments.find((c) => c.id === Number(match?.[1]));
+      if (!comment) return json(res, 404, { message: "Not Found" });
+      if (method === "PATCH") {
+        const parsed = JSON.parse(body || "{}") as { body?: string };
+        if (typeof parsed.body !== "string")
+          return json(res, 422, { message: "Invalid request: body is required" });
+        if (parsed.body.length > COMMENT_BODY_MAX) return json(res, 422, faults.tooLong().body);
+        comment.body = parsed.body;
+        return json(res, 200, commentJson(comment));
+      }
+      if (method === "GET") return json(res, 200, commentJson(comment));
+    }
+    if (method === "GET" && (match = m(new RegExp(`${prefix}/issues/(\\d+)$`)))) {
+      const issue = issues.get(Number(match[1]));
+      if (!issue) return json(res, 404, { message: "Not Found" });
+      return json(res, 200, { ...issue, pull_request: issue.pull_request ? { url: "x" } : undefined });
+    }
+    if (method === "GET" && (match = m(new RegExp(`${prefix}/pulls/(\\d+)$`)))) {
+      const pull = pulls.get(Number(match[1]));
+      if (!pull) return json(res, 404, { message: "Not Found" });
+      if (String(req.headers.accept ?? "").includes("diff")) {
+        res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+        res.end(pull.diff);
+        return;
+      }
+      return json(res, 200, pullJson(pull));
+    }
+    if (method === "GET" && (match = m(new RegExp(`${prefix}/contents/(.+)$`)))) {
+      const file = decodeURIComponent(match[1] ?? "");
+      const ref = query.get("ref") ?? "HEAD";
+      const text = contents[ref]?.[file];
+      if (text === undefined) return json(res, 404, { message: "Not Found" });
+      return json(res, 200, {
+        type: "file",
+        encoding: "base64",
+        path: file,
+        content: Buffer.from(text).toString("base64"),
+      });
+    }
+    return json(res, 404, { message: `Not Found (fake GitHub has no route for ${method} ${path})` });
+  }
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      const path = url.pathname.replace(/\/+$/, "") || "/";
+      const body = Buffer.concat(chunks).toString("utf8");
+      const record: RecordedGitHubRequest = {
+        method: req.method ?? "GET",
+        path,
+        query: Object.fromEntries(url.searchParams),
+        headers: req.headers,
+        body,
+        status: 0,
+      };
+      requests.push(record);
+      const originalWriteHead = res.writeHead.bind(res);
+      res.writeHead = ((status: number, ...rest: unknown[]) => {
+        record.status = status;
+        return (originalWriteHead as (s: number, ...r: unknown[]) => ServerResponse)(status, ...rest);
+      }) as typeof res.writeHead;
+
+      const auth = String(req.headers.authorization ?? "");
+      if (
+        token !== undefined &&
+        auth !== `token ${token}` &&
+        auth !== `Bearer ${token}` &&
+        auth !== `bearer ${token}`
+      ) {
+        return json(res, 401, faults.unauthorized().body);
+      }
+      const fault = pending.find(
+        (f) => f.left > 0 && (!f.method || f.method === req.method) && f.path.test(path),
+      );
+      if (fault) {
+        fault.left -= 1;
+        if (fault.applyFirst) {
+          const sink = { writeHead: () => sink, end: () => sink } as unknown as ServerResponse;
+          route(req, sink, path, url.searchParams, body);
+        }
+        return json(
+          res,
+          fault.response.status,
+          fault.response.body ?? { message: `HTTP ${fault.response.status}` },
+          fault.response.headers ?? {},
+        );
+      }
+      route(req, res, path, url.searchParams, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: baseUrl,
+    requests,
+    comments,
+    inject: (fault) => pending.push({ ...fault, left: fault.times ?? 1 }),
+    writes: () => requests.filter((r) => r.method !== "GET"),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
