@@ -309,7 +309,10 @@ class ScriptWalker {
   private readonly stack: WalkItem[] = [];
   private current: WalkItem | undefined;
 
-  constructor(private readonly options: ParseScriptOptions) {}
+  constructor(
+    private readonly source: string,
+    private readonly options: ParseScriptOptions,
+  ) {}
 
   problem(reason: string, node: SyntaxNode): void {
     this.problems.push({ reason, text: snippet(node.text) });
@@ -328,8 +331,12 @@ class ScriptWalker {
     }
   }
 
-  private push(nodes: readonly SyntaxNode[], repeated: boolean): void {
-    const depth = (this.current?.depth ?? 0) + 1;
+  /**
+   * Schedules statements. `nest` is false for siblings in a list or pipeline (`a && b && …` is a
+   * deep left-leaning tree, not nesting the reader would cap).
+   */
+  private push(nodes: readonly SyntaxNode[], repeated: boolean, nest = true): void {
+    const depth = (this.current?.depth ?? 0) + (nest ? 1 : 0);
     for (let i = nodes.length - 1; i >= 0; i--) {
       const node = nodes[i] as SyntaxNode;
       if (depth > MAX_NESTING) {
@@ -353,6 +360,8 @@ class ScriptWalker {
       case "program":
       case "list":
       case "pipeline":
+        this.push(namedChildrenOf(node), repeated, false);
+        return;
       case "subshell":
       case "do_group":
       case "if_statement":
@@ -364,7 +373,14 @@ class ScriptWalker {
       case "compound_statement":
         if (node.child(0)?.type === "((") {
           this.arithmetic(node);
-          this.record({ kind: "syntax", text: node.text, assignments: [], words: [], redirects: [], stdin: undefined });
+          this.record({
+            kind: "syntax",
+            text: node.text,
+            assignments: [],
+            words: [],
+            redirects: [],
+            stdin: undefined,
+          });
           return;
         }
         this.push(namedChildrenOf(node), repeated);
@@ -377,13 +393,21 @@ class ScriptWalker {
         return;
       case "c_style_for_statement":
         this.arithmetic(node, ["body"]);
-        this.push(node.childrenForFieldName("body").filter((child) => child !== null), true);
+        this.push(
+          node.childrenForFieldName("body").filter((child) => child !== null),
+          true,
+        );
         return;
       case "case_statement":
         this.caseStatement(node);
         return;
       case "function_definition":
-        this.push(node.childrenForFieldName("body").filter((child) => child !== null), true);
+        // `f() { …; } > file` writes the file each time f runs.
+        this.functionRedirects(node);
+        this.push(
+          node.childrenForFieldName("body").filter((child) => child !== null),
+          true,
+        );
         return;
       case "redirected_statement":
         this.redirectedStatement(node);
@@ -401,14 +425,22 @@ class ScriptWalker {
         return;
       case "test_command":
         this.scanExpression(node);
-        this.record({ kind: "syntax", text: node.text, assignments: [], words: [], redirects: [], stdin: undefined });
+        this.record({
+          kind: "syntax",
+          text: node.text,
+          assignments: [],
+          words: [],
+          redirects: [],
+          stdin: undefined,
+        });
         return;
       case "file_redirect":
       case "heredoc_redirect":
       case "herestring_redirect": {
         // `$(< file)` puts a bare redirect inside the substitution.
         const redirects: BashRedirect[] = [];
-        const stdin = this.redirects([node], redirects);
+        const { stdin, extraWords } = this.redirects([node], redirects);
+        if (extraWords.length > 0) this.problem("words after a redirect without a command", node);
         this.record({ kind: "redirect-only", text: node.text, assignments: [], words: [], redirects, stdin });
         return;
       }
@@ -421,6 +453,23 @@ class ScriptWalker {
       default:
         this.problem(`unsupported shell construct "${node.type}"`, node);
     }
+  }
+
+  private functionRedirects(node: SyntaxNode): void {
+    const redirectNodes = namedChildrenOf(node).filter((child) => child.type.endsWith("_redirect"));
+    if (redirectNodes.length === 0) return;
+    const redirects: BashRedirect[] = [];
+    const { stdin, extraWords } = this.redirects(redirectNodes, redirects);
+    if (extraWords.length > 0) this.problem("words after the redirect of a function", node);
+    this.commands.push({
+      kind: "redirect-only",
+      text: redirectNodes.map((child) => child.text).join(" "),
+      assignments: [],
+      words: [],
+      redirects,
+      stdin,
+      repeated: true,
+    });
   }
 
   private forStatement(node: SyntaxNode): void {
@@ -454,6 +503,7 @@ class ScriptWalker {
   }
 
   private redirectedStatement(node: SyntaxNode): void {
+    this.checkAdjacent(node);
     const body = node.childForFieldName("body");
     const redirectNodes = namedChildrenOf(node).filter((child) => child.type.endsWith("_redirect"));
     if (body !== null && body.type === "command") {
@@ -465,7 +515,8 @@ class ScriptWalker {
       return;
     }
     const redirects: BashRedirect[] = [];
-    const stdin = this.redirects(redirectNodes, redirects);
+    const { stdin, extraWords } = this.redirects(redirectNodes, redirects);
+    if (extraWords.length > 0) this.problem("words after a redirect of a command group", node);
     this.record({
       kind: "redirect-only",
       text: redirectNodes.map((child) => child.text).join(" "),
@@ -477,19 +528,58 @@ class ScriptWalker {
     if (body !== null) this.push([body], this.repeated);
   }
 
+  /**
+   * Bash separates words with blanks or operators. Two parts of one command that touch with word
+   * characters on both sides were one word to bash, split by tree-sitter: `>}echo curl` is a
+   * redirect to the file `}echo` before `curl` in bash, but `> }` and `echo curl` in the tree.
+   */
+  private checkAdjacent(node: SyntaxNode): void {
+    let previous: SyntaxNode | null = null;
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child === null) continue;
+      if (previous !== null && previous.endIndex === child.startIndex) {
+        const left = this.source[previous.endIndex - 1] ?? " ";
+        const right = this.source[child.startIndex] ?? " ";
+        if (/[^\s<>&|;()]/.test(left) && /[^\s<>&|;()]/.test(right)) {
+          this.problem("two words touch without a space where bash reads one word", node);
+          return;
+        }
+      }
+      previous = child;
+    }
+  }
+
   private command(node: SyntaxNode, extraRedirects: readonly SyntaxNode[], text = node.text): void {
+    this.checkAdjacent(node);
     const assignments: BashAssignment[] = [];
     const words: BashWord[] = [];
     const redirectNodes: SyntaxNode[] = [...extraRedirects];
-    for (const child of namedChildrenOf(node)) {
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child === null) continue;
+      if (!child.isNamed) {
+        // A lone `$` argument is an anonymous token; bash passes it as the text "$".
+        if (node.fieldNameForChild(i) === "argument")
+          words.push({ value: child.text, text: child.text, glob: false });
+        continue;
+      }
       if (child.type === "variable_assignment") assignments.push(this.assignment(child));
       else if (child.type.endsWith("_redirect")) redirectNodes.push(child);
       else if (child.type === "command_name") words.push(this.word(child.namedChild(0) ?? child));
       else words.push(this.word(child));
     }
     const redirects: BashRedirect[] = [];
-    const stdin = this.redirects(redirectNodes, redirects);
-    this.record({ kind: words.length === 0 ? "assignment" : "command", text, assignments, words, redirects, stdin });
+    const { stdin, extraWords } = this.redirects(redirectNodes, redirects);
+    words.push(...extraWords);
+    this.record({
+      kind: words.length === 0 ? "assignment" : "command",
+      text,
+      assignments,
+      words,
+      redirects,
+      stdin,
+    });
   }
 
   private declaration(node: SyntaxNode, extraRedirects: readonly SyntaxNode[], text = node.text): void {
@@ -501,7 +591,11 @@ class ScriptWalker {
         const assignment = this.assignment(child);
         assignments.push(assignment);
         const value = assignment.value === undefined ? "" : assignment.value.value;
-        words.push({ value: value === undefined ? undefined : `${assignment.name}=${value}`, text: child.text, glob: false });
+        words.push({
+          value: value === undefined ? undefined : `${assignment.name}=${value}`,
+          text: child.text,
+          glob: false,
+        });
       } else if (child.type === "variable_name") {
         words.push({ value: child.text, text: child.text, glob: false });
       } else {
@@ -509,14 +603,24 @@ class ScriptWalker {
       }
     }
     const redirects: BashRedirect[] = [];
-    const stdin = this.redirects(extraRedirects, redirects);
+    const { stdin, extraWords } = this.redirects(extraRedirects, redirects);
+    words.push(...extraWords);
     this.record({ kind: "declaration", text, assignments, words, redirects, stdin });
   }
 
   private assignmentStatement(node: SyntaxNode): void {
     const nodes = node.type === "variable_assignment" ? [node] : namedChildrenOf(node);
-    const assignments = nodes.filter((child) => child.type === "variable_assignment").map((child) => this.assignment(child));
-    this.record({ kind: "assignment", text: node.text, assignments, words: [], redirects: [], stdin: undefined });
+    const assignments = nodes
+      .filter((child) => child.type === "variable_assignment")
+      .map((child) => this.assignment(child));
+    this.record({
+      kind: "assignment",
+      text: node.text,
+      assignments,
+      words: [],
+      redirects: [],
+      stdin: undefined,
+    });
   }
 
   private assignment(node: SyntaxNode): BashAssignment {
@@ -535,29 +639,68 @@ class ScriptWalker {
     return { name, value: this.word(valueNode), text: node.text };
   }
 
-  /** Returns what the command reads on stdin when a heredoc or here-string fixes it. */
-  private redirects(nodes: readonly SyntaxNode[], into: BashRedirect[]): BashStdin | undefined {
+  /**
+   * Collects redirects into `into`. Returns what the command reads on stdin when a heredoc or
+   * here-string fixes it, and the words tree-sitter hung on a redirect that are really arguments:
+   * bash takes one word as the target, so in `sed -n p >/dev/null -i f` the `-i f` go to sed.
+   */
+  private redirects(
+    nodes: readonly SyntaxNode[],
+    into: BashRedirect[],
+  ): { stdin: BashStdin | undefined; extraWords: BashWord[] } {
     let stdin: BashStdin | undefined;
+    const extraWords: BashWord[] = [];
     for (const node of nodes) {
-      if (node.type === "file_redirect") this.fileRedirect(node, into);
+      if (node.type === "file_redirect") extraWords.push(...this.fileRedirect(node, into));
       else if (node.type === "herestring_redirect") {
-        const operand = node.namedChild(0);
-        const word = operand === null ? undefined : this.word(operand);
+        const [operand, ...rest] = namedChildrenOf(node);
+        const word = operand === undefined ? undefined : this.word(operand);
         stdin = { kind: "herestring", body: word?.value === undefined ? undefined : `${word.value}\n` };
-      } else if (node.type === "heredoc_redirect") stdin = this.heredoc(node);
-      else this.problem(`unsupported redirection "${node.type}"`, node);
+        extraWords.push(...rest.map((child) => this.word(child)));
+      } else if (node.type === "heredoc_redirect") {
+        const heredoc = this.heredoc(node);
+        stdin = heredoc.stdin;
+        extraWords.push(...heredoc.extraWords);
+      } else this.problem(`unsupported redirection "${node.type}"`, node);
     }
-    return stdin;
+    return { stdin, extraWords };
   }
 
-  private fileRedirect(node: SyntaxNode, into: BashRedirect[]): void {
+  private fileRedirect(node: SyntaxNode, into: BashRedirect[]): BashWord[] {
     let operator = "";
     for (let i = 0; i < node.childCount; i++) {
       const child = node.child(i);
       if (child !== null && !child.isNamed) operator = child.type;
     }
-    const destination = node.childForFieldName("destination");
-    const target = destination === null ? undefined : this.word(destination);
+    // `x2>f`: bash keeps the 2 in the word and redirects stdout; tree-sitter reads fd 2.
+    const descriptor = node.childForFieldName("descriptor");
+    const before = this.source[node.startIndex - 1];
+    if (descriptor !== null && before !== undefined && !/[\s;&|()<>]/.test(before)) {
+      this.problem(
+        "a file descriptor number glued to the word before it is read differently by bash; add a space",
+        node,
+      );
+    }
+    // tree-sitter also takes `-rf2` in `-rf2>&1` for a descriptor; bash runs it as a command.
+    if (descriptor !== null && !/^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(descriptor.text)) {
+      this.problem(`"${descriptor.text}" is not a file descriptor`, node);
+    }
+    this.checkAdjacent(node);
+    const [destination, ...extra] = node
+      .childrenForFieldName("destination")
+      .filter((child) => child !== null);
+    const target = destination === undefined ? undefined : this.word(destination);
+    const extraWords = extra.map((child) => this.word(child));
+    this.classifyRedirect(node, operator, target, into);
+    return extraWords;
+  }
+
+  private classifyRedirect(
+    node: SyntaxNode,
+    operator: string,
+    target: BashWord | undefined,
+    into: BashRedirect[],
+  ): void {
     const text = node.text;
     if (WRITE_OPERATORS.has(operator)) {
       into.push({ operator, kind: "write", target, text });
@@ -571,18 +714,20 @@ class ScriptWalker {
       const fd = target?.value;
       const isDescriptor = fd === undefined ? false : /^(?:\d+|-)$/.test(fd);
       // `>& file` (no digits) is `&> file`: it writes the file.
-      if (operator === ">&" && target !== undefined && !isDescriptor) into.push({ operator, kind: "write", target, text });
+      if (operator === ">&" && target !== undefined && !isDescriptor)
+        into.push({ operator, kind: "write", target, text });
       else into.push({ operator, kind: "duplicate", target, text });
       return;
     }
     this.problem(`unsupported redirection operator "${operator}"`, node);
   }
 
-  private heredoc(node: SyntaxNode): BashStdin {
+  private heredoc(node: SyntaxNode): { stdin: BashStdin; extraWords: BashWord[] } {
     let operator = "<<";
     let quoted = false;
     let body: string | undefined = "";
     const statements: SyntaxNode[] = [];
+    const extraWords: BashWord[] = [];
     for (let i = 0; i < node.childCount; i++) {
       const child = node.child(i);
       if (child === null) continue;
@@ -592,12 +737,13 @@ class ScriptWalker {
       }
       if (child.type === "heredoc_start") quoted = /['"\\]/.test(child.text);
       else if (child.type === "heredoc_body") body = this.heredocBody(child, quoted);
+      else if (node.fieldNameForChild(i) === "argument") extraWords.push(this.word(child));
       else if (child.type !== "heredoc_end") statements.push(child);
     }
     // `cat <<EOF | sh` puts the rest of the pipeline inside the redirect node.
     this.push(statements, this.repeated);
     if (body !== undefined && operator === "<<-") body = body.replace(/^\t+/gm, "");
-    return { kind: "heredoc", body };
+    return { stdin: { kind: "heredoc", body }, extraWords };
   }
 
   private heredocBody(node: SyntaxNode, quoted: boolean): string | undefined {
@@ -617,15 +763,37 @@ class ScriptWalker {
     return finishWord(node.text, pieces, isStatic, this.options.homeDir);
   }
 
+  /**
+   * The parts of one bash word follow each other without a gap. tree-sitter sometimes builds a
+   * word across a blank (`>>$ git` as the expansion `$git`, hiding the command git).
+   */
+  private hasGap(node: SyntaxNode): boolean {
+    let end = -1;
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child === null) continue;
+      if (end !== -1 && child.startIndex !== end) {
+        this.problem("a word with a blank inside it, which bash reads as two words", node);
+        return true;
+      }
+      end = child.endIndex;
+    }
+    return false;
+  }
+
   /** Appends the node's pieces; returns false when any part is only known at run time. */
   private pieces(node: SyntaxNode, out: Piece[]): boolean {
+    if ((node.type === "concatenation" || node.type === "simple_expansion") && this.hasGap(node))
+      return false;
     switch (node.type) {
       case "word":
+        if (this.splitsLine(node)) return false;
         unquotedPieces(node.text, out);
         return true;
       case "number":
       case "extglob_pattern":
       case "regex":
+        if (this.splitsLine(node)) return false;
         out.push({ text: node.text, quoted: false });
         return true;
       case "raw_string":
@@ -652,6 +820,8 @@ class ScriptWalker {
         this.expansion(node);
         return false;
       case "command_substitution":
+        this.substitution(node);
+        return false;
       case "process_substitution":
         this.push(namedChildrenOf(node), this.repeated);
         return false;
@@ -671,6 +841,36 @@ class ScriptWalker {
     }
   }
 
+  /**
+   * An unquoted word never holds a newline in bash: it ends the command. tree-sitter-bash glues a
+   * line that starts with a backslash onto the previous command (`echo hi⏎\rm x` reads as one
+   * echo), so such a word means the tree is wrong.
+   */
+  private splitsLine(node: SyntaxNode): boolean {
+    if (!/(?:^|[^\\])\n/.test(node.text)) return false;
+    this.problem(
+      "a line break inside a word: bash would start a new command there; put each command on its own clean line",
+      node,
+    );
+    return true;
+  }
+
+  /**
+   * Inside backquotes bash drops the backslash before another backslash, a backquote, `$` (and `"`
+   * within double quotes), and
+   * parses the rest again, so `` `echo \`rm x\`` `` runs rm; tree-sitter reads the inner
+   * backquotes as text. Such backquotes are refused rather than re-implemented (`$( )` is plain).
+   */
+  private substitution(node: SyntaxNode): void {
+    if (node.text.startsWith("`") && /\\[\\`$"]/.test(node.text)) {
+      this.problem(
+        "a backquote substitution containing backslashes is read differently by bash; use $( ) instead",
+        node,
+      );
+    }
+    this.push(namedChildrenOf(node), this.repeated);
+  }
+
   private stringPieces(node: SyntaxNode, out: Piece[]): boolean {
     let isStatic = true;
     for (const child of namedChildrenOf(node)) {
@@ -686,11 +886,37 @@ class ScriptWalker {
     return true;
   }
 
+  /**
+   * `${…}`: walks defaults for substitutions, and refuses the forms that evaluate a variable's value
+   * as code — `${x:i}` (the offset is arithmetic) and `${x@P}` (prompt expansion runs `$( )` in x).
+   */
   private expansion(node: SyntaxNode): void {
-    for (const child of namedChildrenOf(node)) {
+    let substring = false;
+    let transform = false;
+    let name = true;
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child === null) continue;
+      if (!child.isNamed) {
+        if (node.fieldNameForChild(i) !== "operator") continue;
+        if (transform && child.type === "P") {
+          this.problem("${x@P} expands x as a prompt, which runs the command substitutions in it", node);
+        }
+        substring = child.type === ":";
+        transform = child.type === "@";
+        name = false;
+        continue;
+      }
       if (child.type === "subscript") this.subscript(child);
-      else if (child.type === "variable_name" || child.type === "special_variable_name") continue;
-      else this.pieces(child, []);
+      else if (substring && child.type !== "number") {
+        this.problem(
+          "a substring offset other than a number is evaluated as arithmetic, which can run commands",
+          node,
+        );
+        this.pieces(child, []);
+      } else if ((child.type === "variable_name" || child.type === "special_variable_name") && name) continue;
+      else if (child.type !== "variable_name" && child.type !== "special_variable_name")
+        this.pieces(child, []);
     }
   }
 
@@ -699,7 +925,10 @@ class ScriptWalker {
     const index = node.childForFieldName("index");
     if (index === null) return;
     if (/^(?:\d+|@|\*)$/.test(index.text)) return;
-    this.problem("array subscripts other than numbers are evaluated as arithmetic, which can run commands", node);
+    this.problem(
+      "array subscripts other than numbers are evaluated as arithmetic, which can run commands",
+      node,
+    );
     this.pieces(index, []);
   }
 
@@ -713,7 +942,8 @@ class ScriptWalker {
     for (let i = 0; i < node.childCount; i++) {
       const child = node.child(i);
       const field = node.fieldNameForChild(i);
-      if (child !== null && child.isNamed && (field === null || !skipFields.includes(field))) pending.push(child);
+      if (child !== null && child.isNamed && (field === null || !skipFields.includes(field)))
+        pending.push(child);
     }
     let visited = 0;
     while (pending.length > 0 && visited++ < MAX_COMMAND_CHARS) {
@@ -723,7 +953,10 @@ class ScriptWalker {
       }
       if (!ARITHMETIC_SAFE_NODES.has(current.type) && !flagged) {
         flagged = true;
-        this.problem("arithmetic over variables or command output can run commands (bash evaluates array subscripts in it)", node);
+        this.problem(
+          "arithmetic over variables or command output can run commands (bash evaluates array subscripts in it)",
+          node,
+        );
       }
       if (current.type !== "command_substitution" && current.type !== "process_substitution") {
         pending.push(...namedChildrenOf(current));
@@ -739,6 +972,8 @@ class ScriptWalker {
       const node = pending.pop() as SyntaxNode;
       switch (node.type) {
         case "command_substitution":
+          this.substitution(node);
+          continue;
         case "process_substitution":
           this.push(namedChildrenOf(node), this.repeated);
           continue;
@@ -757,7 +992,10 @@ class ScriptWalker {
         case "unary_expression": {
           const operator = node.childForFieldName("operator")?.text ?? "";
           if (operator === "-v" && node.text.includes("[")) {
-            this.problem("`[[ -v name[...] ]]` evaluates the subscript as arithmetic, which can run commands", node);
+            this.problem(
+              "`[[ -v name[...] ]]` evaluates the subscript as arithmetic, which can run commands",
+              node,
+            );
           }
           break;
         }
@@ -772,16 +1010,38 @@ class ScriptWalker {
     for (const field of ["left", "right"]) {
       const operand = node.childForFieldName(field);
       if (operand === null || /^-?\d+$/.test(operand.text)) continue;
-      this.problem("`[[ a -eq b ]]` evaluates its operands as arithmetic; only number literals are accepted", node);
+      this.problem(
+        "`[[ a -eq b ]]` evaluates its operands as arithmetic; only number literals are accepted",
+        node,
+      );
       return;
     }
   }
 
   /**
-   * tree-sitter splits a word at backslash-newline (`r\<newline>m` reads as `r` and `m`), bash joins
-   * it (`rm`). Refuse the differential instead of guessing.
+   * Two places where tree-sitter-bash and bash read a line break differently; refuse both rather
+   * than guess. A line that starts with a backslash is glued onto the previous command
+   * (`echo hi⏎\rm x` reads as one echo). Backslash-newline inside a word splits it in tree-sitter
+   * (`r\⏎m` reads as `r` and `m`) while bash joins it (`rm`).
    */
-  continuations(root: SyntaxNode, source: string): void {
+  lineDifferentials(root: SyntaxNode, source: string): void {
+    for (let index = source.indexOf("\n\\"); index !== -1; index = source.indexOf("\n\\", index + 1)) {
+      let backslashes = 0;
+      for (let i = index - 1; i >= 0 && source[i] === "\\"; i--) backslashes++;
+      if (backslashes % 2 === 1) continue;
+      const node = root.descendantForIndex(index + 1);
+      if (node !== null && LITERAL_TEXT_NODES.has(node.type)) continue;
+      this.problems.push({
+        reason:
+          "a line that starts with a backslash is read differently by bash; start it with the command name",
+        text: snippet(source.slice(index + 1, index + 41)),
+      });
+      return;
+    }
+    this.continuations(root, source);
+  }
+
+  private continuations(root: SyntaxNode, source: string): void {
     for (let index = source.indexOf("\\\n"); index !== -1; index = source.indexOf("\\\n", index + 2)) {
       let backslashes = 0;
       for (let i = index; i >= 0 && source[i] === "\\"; i--) backslashes++;
@@ -798,6 +1058,49 @@ class ScriptWalker {
       return;
     }
   }
+}
+
+/** Nodes whose whole range counts as read: their text is taken as one piece. */
+const OPAQUE_TEXT_NODES: ReadonlySet<string> = new Set([
+  ...LITERAL_TEXT_NODES,
+  "heredoc_start",
+  "heredoc_end",
+  "regex",
+  "extglob_pattern",
+  "translated_string",
+]);
+
+/**
+ * tree-sitter sometimes recovers from odd input by silently dropping text, without an ERROR node
+ * (`-rfcase\⏎ -x=1` loses its first word). Every character outside whitespace and line
+ * continuations must belong to some token of the tree; the first one that does not is returned.
+ */
+function firstUncoveredText(root: SyntaxNode, source: string): number | undefined {
+  const covered = new Uint8Array(source.length);
+  const pending: SyntaxNode[] = [root];
+  let visited = 0;
+  while (pending.length > 0 && visited++ < MAX_COMMAND_CHARS * 4) {
+    const node = pending.pop() as SyntaxNode;
+    if (node.childCount === 0 || OPAQUE_TEXT_NODES.has(node.type)) {
+      covered.fill(1, node.startIndex, node.endIndex);
+      continue;
+    }
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i);
+      if (child !== null) pending.push(child);
+    }
+  }
+  for (let i = 0; i < source.length; i++) {
+    if (covered[i] === 1) continue;
+    const char = source[i] as string;
+    if (char === " " || char === "\t" || char === "\n") continue;
+    if (char === "\\" && source[i + 1] === "\n") {
+      i++;
+      continue;
+    }
+    return i;
+  }
+  return undefined;
 }
 
 function firstSyntaxError(root: SyntaxNode): SyntaxNode | undefined {
@@ -819,10 +1122,14 @@ function firstSyntaxError(root: SyntaxNode): SyntaxNode | undefined {
 export function parseScript(parser: Parser, source: string, options: ParseScriptOptions): ParsedScript {
   const tree = parser.parse(source);
   if (tree === null) {
-    return { commands: [], problems: [{ reason: "bash could not parse the command", text: snippet(source) }], truncated: false };
+    return {
+      commands: [],
+      problems: [{ reason: "bash could not parse the command", text: snippet(source) }],
+      truncated: false,
+    };
   }
   try {
-    const walker = new ScriptWalker(options);
+    const walker = new ScriptWalker(source, options);
     const root = tree.rootNode;
     if (root.hasError) {
       const error = firstSyntaxError(root);
@@ -832,7 +1139,14 @@ export function parseScript(parser: Parser, source: string, options: ParseScript
           : "bash could not parse the command (a syntax error, an unclosed quote or a stray operator)";
       walker.problems.push({ reason, text: snippet(error?.text || source) });
     }
-    walker.continuations(root, source);
+    const dropped = root.hasError ? undefined : firstUncoveredText(root, source);
+    if (dropped !== undefined) {
+      walker.problems.push({
+        reason: "part of the command was not understood by the parser",
+        text: snippet(source.slice(dropped, dropped + 40)),
+      });
+    }
+    walker.lineDifferentials(root, source);
     walker.walk(root);
     return { commands: walker.commands, problems: walker.problems, truncated: walker.truncated };
   } finally {

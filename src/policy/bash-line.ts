@@ -39,7 +39,11 @@ interface PendingScript {
 
 const snippet = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
 
-export function analyzeCommandLine(parser: Parser, command: string, options: AnalyzeLineOptions): LineAnalysis {
+export function analyzeCommandLine(
+  parser: Parser,
+  command: string,
+  options: AnalyzeLineOptions,
+): LineAnalysis {
   const rejected = (rejection: string): LineAnalysis => ({
     command,
     rejection,
@@ -55,7 +59,10 @@ export function analyzeCommandLine(parser: Parser, command: string, options: Ana
   const queue: PendingScript[] = [{ source: command, depth: 0, repeated: false }];
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     if (next.depth > MAX_SCRIPT_DEPTH) {
-      problems.push({ reason: `shell code nested more than ${MAX_SCRIPT_DEPTH} levels deep (sh -c inside sh -c …)`, text: snippet(next.source) });
+      problems.push({
+        reason: `shell code nested more than ${MAX_SCRIPT_DEPTH} levels deep (sh -c inside sh -c …)`,
+        text: snippet(next.source),
+      });
       continue;
     }
     const innerProblem = next.depth > 0 ? lineRejection(next.source) : undefined;
@@ -68,7 +75,9 @@ export function analyzeCommandLine(parser: Parser, command: string, options: Ana
       maxCommands: MAX_SIMPLE_COMMANDS - facts.length,
     });
     if (parsed.truncated) {
-      return rejected(`the command runs more than ${MAX_SIMPLE_COMMANDS} simple commands; agent-ci checks up to ${MAX_SIMPLE_COMMANDS}`);
+      return rejected(
+        `the command runs more than ${MAX_SIMPLE_COMMANDS} simple commands; agent-ci checks up to ${MAX_SIMPLE_COMMANDS}`,
+      );
     }
     problems.push(...parsed.problems);
     for (const raw of parsed.commands) {
@@ -76,7 +85,8 @@ export function analyzeCommandLine(parser: Parser, command: string, options: Ana
       const fact = next.repeated && !interpreted.repeated ? { ...interpreted, repeated: true } : interpreted;
       facts.push(fact);
       problems.push(...fact.problems.map((reason) => ({ reason, text: snippet(fact.text) })));
-      for (const script of fact.scripts) queue.push({ source: script, depth: next.depth + 1, repeated: fact.repeated });
+      for (const script of fact.scripts)
+        queue.push({ source: script, depth: next.depth + 1, repeated: fact.repeated });
     }
   }
   return { command, rejection: undefined, facts, problems, cwd: workingDirectories(facts, options) };
@@ -95,7 +105,8 @@ function workingDirectories(facts: readonly CommandFacts[], options: AnalyzeLine
     const target = fact.cd.target;
     if (target === undefined) return { known: false, reason: "a cd to a directory only known at run time" };
     const absolute = target.startsWith("/") || target === "~" || target.startsWith("~/");
-    if (fact.repeated && !absolute) return { known: false, reason: "a relative cd inside a loop or function" };
+    if (fact.repeated && !absolute)
+      return { known: false, reason: "a relative cd inside a loop or function" };
     for (const base of [...candidates]) {
       const resolved = resolveContainerPath(target, base, options.homeDir);
       if (resolved !== undefined) candidates.add(resolved);

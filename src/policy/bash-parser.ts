@@ -34,7 +34,9 @@ async function load(options: BashParserOptions): Promise<Parser> {
     process.env.AGENT_CI_TREE_SITTER_WASM ??
     resolvePackageFile("web-tree-sitter/web-tree-sitter.wasm");
   const bashWasm =
-    options.bashWasm ?? process.env.AGENT_CI_BASH_WASM ?? resolvePackageFile("tree-sitter-bash/tree-sitter-bash.wasm");
+    options.bashWasm ??
+    process.env.AGENT_CI_BASH_WASM ??
+    resolvePackageFile("tree-sitter-bash/tree-sitter-bash.wasm");
   if (bashWasm === undefined) throw new Error("cannot find tree-sitter-bash.wasm (set AGENT_CI_BASH_WASM)");
   await Parser.init(treeSitterWasm === undefined ? undefined : { locateFile: () => treeSitterWasm });
   const language = await Language.load(bashWasm);

@@ -9,6 +9,8 @@
  * once the dynamic words are known, and they compare flag sets rather than flag spelling (R8).
  */
 
+import { basename } from "./bash-args.js";
+
 export const ARG_SEPARATOR = "\u0000";
 export const DYNAMIC_ARG = "\u0001";
 
@@ -134,11 +136,19 @@ function headOf(tokens: readonly PatternToken[]): string {
 export function compileBashPattern(spec: string): BashPattern {
   const trimmed = spec.trim();
   if (trimmed === "*") {
-    return { form: "any", regex: /^[\s\S]*$/, head: "", hasWildcard: true, optionalTail: false, semantic: undefined };
+    return {
+      form: "any",
+      regex: /^[\s\S]*$/,
+      head: "",
+      hasWildcard: true,
+      optionalTail: false,
+      semantic: undefined,
+    };
   }
   const legacy = trimmed.endsWith(":*");
   const body = legacy ? trimmed.slice(0, -2).trimEnd() : trimmed;
-  if (body.includes(":*")) throw new Error("`:*` is only valid at the end of a Bash rule (legacy prefix form)");
+  if (body.includes(":*"))
+    throw new Error("`:*` is only valid at the end of a Bash rule (legacy prefix form)");
   if (body.includes("**")) throw new Error("`**` is path-glob syntax; Bash rules match commands, not paths");
   const tokens = tokenizeSpecifier(body);
   if (tokens.length === 0) throw new Error("empty command pattern");
@@ -173,7 +183,9 @@ export function compileBashPattern(spec: string): BashPattern {
     const leading = tokens.slice(0, -1);
     return {
       form: "wildcard",
-      regex: new RegExp(`^${leading.map(tokenRegex).join(SEPARATOR_REGEX)}(?:${SEPARATOR_REGEX}${STAR_REGEX})?$`),
+      regex: new RegExp(
+        `^${leading.map(tokenRegex).join(SEPARATOR_REGEX)}(?:${SEPARATOR_REGEX}${STAR_REGEX})?$`,
+      ),
       head: headOf(leading),
       hasWildcard: true,
       optionalTail: true,
@@ -225,7 +237,13 @@ function isViablePrefix(pattern: BashPattern, known: readonly ArgValue[]): boole
  */
 const FLAG_ALIASES: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
   rm: { "--recursive": ["-r"], "-R": ["-r"], "--force": ["-f"], "--dir": ["-d"], "--verbose": ["-v"] },
-  cp: { "--recursive": ["-r"], "-R": ["-r"], "--force": ["-f"], "-a": ["-a", "-r"], "--archive": ["-a", "-r"] },
+  cp: {
+    "--recursive": ["-r"],
+    "-R": ["-r"],
+    "--force": ["-f"],
+    "-a": ["-a", "-r"],
+    "--archive": ["-a", "-r"],
+  },
   mv: { "--force": ["-f"] },
   ln: { "--symbolic": ["-s"], "--force": ["-f"] },
   chmod: { "--recursive": ["-R"] },
@@ -281,8 +299,6 @@ function semanticOf(tokens: readonly PatternToken[], open: boolean): SemanticPat
   const normalized = normalizeArgs(program, args);
   return { program, positionals: normalized.positionals, flags: normalized.flags, open };
 }
-
-const basename = (name: string): string => name.slice(name.lastIndexOf("/") + 1);
 
 function semanticMatches(pattern: SemanticPattern, argv: readonly ArgValue[]): boolean {
   const [name, ...args] = argv;

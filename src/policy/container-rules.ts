@@ -5,7 +5,14 @@
  * best effort — R14); a path an Edit deny rule or the protected list matches is made read-only.
  * Paths are relative to the workspace root, with `/` separators.
  */
-import { compilePathPattern, compileProtectedPaths, DEFAULT_HOME_DIR, isInside, normalizeAbsolute, WORKSPACE_ROOT } from "./paths.js";
+import {
+  compilePathPattern,
+  compileProtectedPaths,
+  DEFAULT_HOME_DIR,
+  isInside,
+  normalizeAbsolute,
+  WORKSPACE_ROOT,
+} from "./paths.js";
 import type { PathPattern } from "./paths.js";
 import { isEditTool, ruleGovernsTool } from "./rules.js";
 import type { ParsedRule, Policy } from "./schema.js";
@@ -47,7 +54,10 @@ export function compileContainerRules(
   const context = { workspaceRoot: root, homeDir };
   const pathRules = (behaviors: readonly string[], tool: string): PathRule[] =>
     policy.rules
-      .filter((rule) => behaviors.includes(rule.behavior) && rule.specifier !== undefined && ruleGovernsTool(rule, tool))
+      .filter(
+        (rule) =>
+          behaviors.includes(rule.behavior) && rule.specifier !== undefined && ruleGovernsTool(rule, tool),
+      )
       .map((rule) => ({ rule, pattern: compilePathPattern(rule.specifier as string, context) }));
   // Ask rules deny too (nobody to ask), so they are enforced the same way.
   const readDenials = pathRules(["deny", "ask"], "Read").filter((entry) => entry.rule.tool === "Read");
@@ -59,30 +69,56 @@ export function compileContainerRules(
     const path = normalizeAbsolute(`${root}/${relPath}`);
     return isInside(path, root) ? path : undefined;
   };
-  const ref = (rule: ParsedRule, reason: string): ContainerRuleRef => ({ text: rule.text, source: rule.source.label, reason });
+  const ref = (rule: ParsedRule, reason: string): ContainerRuleRef => ({
+    text: rule.text,
+    source: rule.source.label,
+    reason,
+  });
 
   return {
     workspaceReadOnly: policy.mode === "plan",
     enforced: [
-      ...readDenials.map((entry): EnforcedRule => ({ text: entry.rule.text, source: entry.rule.source.label, layer: "copy-exclude" })),
-      ...editDenials.map((entry): EnforcedRule => ({ text: entry.rule.text, source: entry.rule.source.label, layer: "read-only" })),
-      ...protectedPaths.map((entry): EnforcedRule => ({ text: `protected:${entry.entry.id}`, source: "agent-ci", layer: "read-only" })),
+      ...readDenials.map((entry): EnforcedRule => ({
+        text: entry.rule.text,
+        source: entry.rule.source.label,
+        layer: "copy-exclude",
+      })),
+      ...editDenials.map((entry): EnforcedRule => ({
+        text: entry.rule.text,
+        source: entry.rule.source.label,
+        layer: "read-only",
+      })),
+      ...protectedPaths.map((entry): EnforcedRule => ({
+        text: `protected:${entry.entry.id}`,
+        source: "agent-ci",
+        layer: "read-only",
+      })),
     ],
     excludeFromCopy(relPath) {
       const path = absolute(relPath);
       if (path === undefined) return undefined;
       const match = readDenials.find((entry) => entry.pattern.matches(path));
-      return match === undefined ? undefined : ref(match.rule, "a Read deny rule: the file is not copied into the container");
+      return match === undefined
+        ? undefined
+        : ref(match.rule, "a Read deny rule: the file is not copied into the container");
     },
     readOnly(relPath) {
       const path = absolute(relPath);
       if (path === undefined) return undefined;
       const match = editDenials.find((entry) => entry.pattern.matches(path));
-      if (match !== undefined) return ref(match.rule, "an Edit deny rule: the file is read-only in the container");
+      if (match !== undefined)
+        return ref(match.rule, "an Edit deny rule: the file is read-only in the container");
       for (const entry of protectedPaths) {
         if (!entry.container.some((pattern) => pattern.matches(path))) continue;
-        const named = editAllows.some((allow) => allow.pattern.matches(path) && entry.entry.namedBy(allow.rule.specifier ?? ""));
-        if (!named) return { text: `protected:${entry.entry.id}`, source: "agent-ci", reason: `protected path: ${entry.entry.description}` };
+        const named = editAllows.some(
+          (allow) => allow.pattern.matches(path) && entry.entry.namedBy(allow.rule.specifier ?? ""),
+        );
+        if (!named)
+          return {
+            text: `protected:${entry.entry.id}`,
+            source: "agent-ci",
+            reason: `protected path: ${entry.entry.description}`,
+          };
       }
       return undefined;
     },

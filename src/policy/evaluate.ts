@@ -10,7 +10,20 @@
  * Deny and ask rules are tried against every argv view of every command; a command is admitted by
  * allow rules matching all of its `check` views, or by being proven read-only. A construct the
  * matcher cannot see through denies the line, except in bypassPermissions with no Bash deny or ask
- * rule (nothing could be missed there).
+ * rule (nothing could be missed there). Ask rules deny in bypassPermissions too: they are rules.
+ *
+ * Limits, stated plainly (the container layer, container-rules.ts, is the real fix for files):
+ * - R14: Read deny rules are matched against the words a Bash command names (`cat .env`,
+ *   `--file=.env`, `HEAD:.env`, `@.env`, `< .env`) and against directories searched recursively by
+ *   grep/rg when the rule names a fixed file. Not caught: paths built at run time (`cat $F`), globs
+ *   (`cat .en?`), files a program opens by itself (`npm test` reading .env, a script), copies made
+ *   by tools not listed. Denied read paths are never copied into the container, so those still
+ *   find nothing.
+ * - Deny rules see through the wrappers bash-commands.ts knows (timeout, env, xargs, sudo, sh -c,
+ *   eval, find -exec, …); another command runner (`parallel rm ::: x`, `make` recipes, git aliases)
+ *   needs its own allow rule to run, but a deny rule for the inner command cannot see into it.
+ * - Writes named by Bash arguments are checked for the programs in bash-commands.ts (rm, cp, mv,
+ *   tee, touch, …) plus every redirect; other writers are stopped by the read-only mounts.
  */
 import picomatch from "picomatch";
 import type { Parser } from "web-tree-sitter";
@@ -18,7 +31,13 @@ import type { BashWord } from "./bash-analyze.js";
 import type { CommandFacts, CommandView, PathUse } from "./bash-commands.js";
 import { analyzeCommandLine, type LineAnalysis, type WorkingDirectories } from "./bash-line.js";
 import { loadBashParser, type BashParserOptions } from "./bash-parser.js";
-import { compileBashPattern, patternMatches, patternMayMatch, type ArgValue, type BashPattern } from "./bash-patterns.js";
+import {
+  compileBashPattern,
+  patternMatches,
+  patternMayMatch,
+  type ArgValue,
+  type BashPattern,
+} from "./bash-patterns.js";
 import {
   compilePathPattern,
   compileProtectedPaths,
@@ -52,7 +71,13 @@ export interface PolicyEngine {
 }
 
 /** Tools that only keep the agent's own bookkeeping: allowed in every mode, unless a rule denies. */
-const HOUSEKEEPING_TOOLS: ReadonlySet<string> = new Set(["TodoWrite", "BashOutput", "KillShell", "KillBash", "ExitPlanMode"]);
+const HOUSEKEEPING_TOOLS: ReadonlySet<string> = new Set([
+  "TodoWrite",
+  "BashOutput",
+  "KillShell",
+  "KillBash",
+  "ExitPlanMode",
+]);
 /** Read-only, but they reach the network: they need an allow rule (or bypassPermissions). */
 const NETWORK_TOOLS: ReadonlySet<string> = new Set(["WebFetch", "WebSearch"]);
 const PATH_INPUT_KEYS: readonly string[] = ["file_path", "path", "notebook_path"];
@@ -66,7 +91,10 @@ interface CompiledRule {
 
 type RuleBuckets = Readonly<Record<"allow" | "deny" | "ask", readonly CompiledRule[]>>;
 
-const ruleRef = (rule: ParsedRule): { text: string; source: string } => ({ text: rule.text, source: rule.source.label });
+const ruleRef = (rule: ParsedRule): { text: string; source: string } => ({
+  text: rule.text,
+  source: rule.source.label,
+});
 
 function compileRule(rule: ParsedRule, workspaceRoot: string, homeDir: string): CompiledRule {
   const specifier = rule.specifier;
@@ -137,8 +165,17 @@ class Evaluator implements PolicyEngine {
     return analyzeCommandLine(this.parser, command, { cwd: this.containerCwd(cwd), homeDir: this.homeDir });
   }
 
+  /** Never throws: an unexpected fault in the checker denies the call (fail closed). */
   decide(call: PolicyCall): Decision {
-    return call.tool === "Bash" ? this.decideBash(call) : this.decideTool(call);
+    try {
+      return call.tool === "Bash" ? this.decideBash(call) : this.decideTool(call);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return this.deny(
+        "parse-failure",
+        `agent-ci could not check this call (internal error: ${message}), so it is denied. Try a simpler form.`,
+      );
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -174,7 +211,11 @@ class Evaluator implements PolicyEngine {
   }
 
   /** An allow rule for `tool` that matches the path and names the protected entry explicitly. */
-  private explicitProtectedAllow(tool: string, path: string, entry: CompiledProtectedPath): ParsedRule | undefined {
+  private explicitProtectedAllow(
+    tool: string,
+    path: string,
+    entry: CompiledProtectedPath,
+  ): ParsedRule | undefined {
     return this.buckets.allow.find(
       (compiled) =>
         compiled.path !== undefined &&
@@ -186,7 +227,8 @@ class Evaluator implements PolicyEngine {
 
   private pathRule(behavior: "allow" | "deny" | "ask", tool: string, path: string): ParsedRule | undefined {
     return this.buckets[behavior].find(
-      (compiled) => compiled.path !== undefined && ruleGovernsTool(compiled.rule, tool) && compiled.path.matches(path),
+      (compiled) =>
+        compiled.path !== undefined && ruleGovernsTool(compiled.rule, tool) && compiled.path.matches(path),
     )?.rule;
   }
 
@@ -200,7 +242,8 @@ class Evaluator implements PolicyEngine {
   }
 
   private outsideReason(subject: string, path: string): string {
-    const extra = this.roots.length > 1 ? ` (or the additional directories ${this.roots.slice(1).join(", ")})` : "";
+    const extra =
+      this.roots.length > 1 ? ` (or the additional directories ${this.roots.slice(1).join(", ")})` : "";
     return `${subject} ${path}, which is outside the workspace ${this.workspaceRoot}${extra}. Only files under the workspace can be used.`;
   }
 
@@ -221,7 +264,8 @@ class Evaluator implements PolicyEngine {
       const from = typeof call.input.path === "string" ? call.input.path : cwd;
       raw.push(base === "" ? from : base.startsWith("/") ? base : `${from}/${base}`);
     }
-    if ((call.tool === "Grep" || call.tool === "Glob" || call.tool === "LS") && raw.length === 0) raw.push(cwd);
+    if ((call.tool === "Grep" || call.tool === "Glob" || call.tool === "LS") && raw.length === 0)
+      raw.push(cwd);
     const paths: string[] = [];
     for (const value of raw) {
       const resolved = resolveContainerPath(value, cwd, this.homeDir);
@@ -231,7 +275,11 @@ class Evaluator implements PolicyEngine {
     return { paths, invalid: undefined };
   }
 
-  private toolRule(behavior: "allow" | "deny" | "ask", call: PolicyCall, paths: readonly string[]): ParsedRule | undefined {
+  private toolRule(
+    behavior: "allow" | "deny" | "ask",
+    call: PolicyCall,
+    paths: readonly string[],
+  ): ParsedRule | undefined {
     const matchAll = behavior === "allow";
     return this.buckets[behavior].find((compiled) => {
       if (!ruleGovernsTool(compiled.rule, call.tool)) return false;
@@ -239,10 +287,13 @@ class Evaluator implements PolicyEngine {
       if (specifier === undefined || specifier === "*") return true;
       if (compiled.path !== undefined) {
         if (paths.length === 0) return false;
-        return matchAll ? paths.every((path) => compiled.path?.matches(path)) : paths.some((path) => compiled.path?.matches(path));
+        return matchAll
+          ? paths.every((path) => compiled.path?.matches(path))
+          : paths.some((path) => compiled.path?.matches(path));
       }
       if (compiled.rule.tool === "WebFetch") return domainMatches(specifier, call.input.url);
-      if (compiled.rule.tool === "Task" || compiled.rule.tool === "Agent") return call.input.subagent_type === specifier;
+      if (compiled.rule.tool === "Task" || compiled.rule.tool === "Agent")
+        return call.input.subagent_type === specifier;
       return false;
     })?.rule;
   }
@@ -251,10 +302,14 @@ class Evaluator implements PolicyEngine {
     const tool = call.tool;
     const { paths, invalid } = this.toolPaths(call);
     if (invalid !== undefined) {
-      return this.deny("protected-path", `${tool} was given ${JSON.stringify(invalid)}, which is not a usable path.`);
+      return this.deny(
+        "protected-path",
+        `${tool} was given ${JSON.stringify(invalid)}, which is not a usable path.`,
+      );
     }
     const outside = paths.find((path) => !this.insideRoots(path));
-    if (outside !== undefined) return this.deny("protected-path", this.outsideReason(`${tool} cannot use`, outside));
+    if (outside !== undefined)
+      return this.deny("protected-path", this.outsideReason(`${tool} cannot use`, outside));
 
     const shown = paths.length > 0 ? ` on ${paths.map((path) => this.display(path)).join(", ")}` : "";
     const denyRule = this.toolRule("deny", call, paths);
@@ -287,9 +342,14 @@ class Evaluator implements PolicyEngine {
     }
     const allowRule = this.toolRule("allow", call, paths);
     if (allowRule !== undefined) {
-      return this.allow("rule", `allowed by the rule ${allowRule.text} (from ${allowRule.source.label})`, allowRule);
+      return this.allow(
+        "rule",
+        `allowed by the rule ${allowRule.text} (from ${allowRule.source.label})`,
+        allowRule,
+      );
     }
-    if (this.mode === "bypassPermissions") return this.allow("mode", "allowed: bypassPermissions mode skips rule checks");
+    if (this.mode === "bypassPermissions")
+      return this.allow("mode", "allowed: bypassPermissions mode skips rule checks");
     if (edits && this.mode === "acceptEdits") {
       return this.allow("mode", "allowed: acceptEdits mode accepts file changes inside the workspace");
     }
@@ -312,11 +372,15 @@ class Evaluator implements PolicyEngine {
     const reason =
       `${subject} matches the ask rule ${rule.text} (from ${rule.source.label}). ` +
       "agent-ci runs without a person to ask (dontAsk), so ask rules deny. Use another approach or leave this step to a human.";
-    return this.deny("rule", reason, subcommand === undefined ? { rule: ruleRef(rule) } : { rule: ruleRef(rule), subcommand });
+    return this.deny(
+      "rule",
+      reason,
+      subcommand === undefined ? { rule: ruleRef(rule) } : { rule: ruleRef(rule), subcommand },
+    );
   }
 
   /** A rule specifier that names exactly this path, anchored at the project root. */
-  ruleSpecifierFor(path: string): string {
+  private ruleSpecifierFor(path: string): string {
     const relative = relativeToRoot(path, this.workspaceRoot);
     if (relative === undefined) return `/${path}`;
     return relative.includes("/") ? relative : `/${relative}`;
@@ -343,11 +407,17 @@ class Evaluator implements PolicyEngine {
   private decideBash(call: PolicyCall): Decision {
     const command = call.input.command;
     if (typeof command !== "string") {
-      return this.deny("parse-failure", "The Bash call has no command string; pass the command to run in `command`.");
+      return this.deny(
+        "parse-failure",
+        "The Bash call has no command string; pass the command to run in `command`.",
+      );
     }
     const line = this.analyzeBash(command, call.cwd);
     if (line.rejection !== undefined) {
-      return this.deny("parse-failure", `agent-ci refused to check this command: ${line.rejection}. Rewrite it as a shorter, plain command.`);
+      return this.deny(
+        "parse-failure",
+        `agent-ci refused to check this command: ${line.rejection}. Rewrite it as a shorter, plain command.`,
+      );
     }
     return (
       this.bashRuleDenial(line, "deny") ??
@@ -364,7 +434,9 @@ class Evaluator implements PolicyEngine {
     for (const fact of line.facts) {
       for (const view of fact.views) {
         const rule = rules.find(
-          (compiled) => compiled.bash === undefined || denyForms(view).some((form) => patternMayMatch(compiled.bash as BashPattern, form)),
+          (compiled) =>
+            compiled.bash === undefined ||
+            denyForms(view).some((form) => patternMayMatch(compiled.bash as BashPattern, form)),
         )?.rule;
         if (rule === undefined) continue;
         if (behavior === "ask") return this.askDenial(`The command "${fact.text}"`, rule, fact.text);
@@ -381,7 +453,11 @@ class Evaluator implements PolicyEngine {
     return undefined;
   }
 
-  private bashPathRuleDenial(line: LineAnalysis, fact: CommandFacts, behavior: "deny" | "ask"): Decision | undefined {
+  private bashPathRuleDenial(
+    line: LineAnalysis,
+    fact: CommandFacts,
+    behavior: "deny" | "ask",
+  ): Decision | undefined {
     const denial = (rule: ParsedRule, verb: string, path: string): Decision => {
       const subject = `"${fact.text}" ${verb} ${this.display(path)}`;
       if (behavior === "ask") return this.askDenial(subject, rule, fact.text);
@@ -412,7 +488,10 @@ class Evaluator implements PolicyEngine {
           const pattern = compiled.path;
           if (pattern === undefined || !ruleGovernsTool(compiled.rule, "Read")) return false;
           if (pattern.literal !== undefined) return isInside(pattern.literal, dir);
-          return pattern.literalName !== undefined && (isInside(dir, this.workspaceRoot) || isInside(this.workspaceRoot, dir));
+          return (
+            pattern.literalName !== undefined &&
+            (isInside(dir, this.workspaceRoot) || isInside(this.workspaceRoot, dir))
+          );
         })?.rule;
         if (rule !== undefined) return denial(rule, "searches", dir);
       }
@@ -444,22 +523,32 @@ class Evaluator implements PolicyEngine {
     );
   }
 
-  /** Redirect targets and files named by writing commands: containment, protected paths, mode. */
+  /**
+   * Redirect targets and files named by writing commands: first containment and protected paths for
+   * every write in the line (they hold in every mode), then the redirects' own permission.
+   */
   private bashWriteDenial(line: LineAnalysis): Decision | undefined {
-    for (const fact of line.facts) {
-      for (const use of fact.writes) {
-        const denial = this.bashWriteUseDenial(line, fact, use);
-        if (denial !== undefined) return denial;
+    for (const pass of ["paths", "permission"] as const) {
+      for (const fact of line.facts) {
+        for (const use of fact.writes) {
+          const denial = this.bashWriteUseDenial(line, fact, use, pass);
+          if (denial !== undefined) return denial;
+        }
       }
     }
     return undefined;
   }
 
-  private bashWriteUseDenial(line: LineAnalysis, fact: CommandFacts, use: PathUse): Decision | undefined {
+  private bashWriteUseDenial(
+    line: LineAnalysis,
+    fact: CommandFacts,
+    use: PathUse,
+    pass: "paths" | "permission",
+  ): Decision | undefined {
     const subcommand = fact.text;
     const paths = use.word.glob ? "unknown" : this.resolveWord(use.word, line.cwd);
     if (paths === "unknown") {
-      if (use.via === "argument") return undefined;
+      if (use.via === "argument" || pass === "permission") return undefined;
       return this.deny(
         "parse-failure",
         `The ${use.what} target ${use.word.text} in "${subcommand}" is only known at run time, so agent-ci cannot check where it writes. Use a fixed file name.`,
@@ -469,10 +558,14 @@ class Evaluator implements PolicyEngine {
     for (const path of paths) {
       if (HARMLESS_WRITE_TARGETS.has(path)) continue;
       const subject = `The ${use.what} in "${subcommand}" writes`;
-      if (!this.insideRoots(path)) return this.deny("protected-path", this.outsideReason(subject, path), { subcommand });
-      const entry = this.protectedEntry(path);
-      if (entry !== undefined && this.explicitProtectedAllow("Write", path, entry) === undefined) {
-        return this.deny("protected-path", this.protectedReason(subject, path, entry), { subcommand });
+      if (pass === "paths") {
+        if (!this.insideRoots(path))
+          return this.deny("protected-path", this.outsideReason(subject, path), { subcommand });
+        const entry = this.protectedEntry(path);
+        if (entry !== undefined && this.explicitProtectedAllow("Write", path, entry) === undefined) {
+          return this.deny("protected-path", this.protectedReason(subject, path, entry), { subcommand });
+        }
+        continue;
       }
       if (use.via !== "redirect") continue;
       if (this.mode === "plan") {
@@ -482,7 +575,10 @@ class Evaluator implements PolicyEngine {
           { subcommand },
         );
       }
-      if (this.mode === "default" && this.toolRule("allow", { tool: "Write", input: {}, readOnly: false }, [path]) === undefined) {
+      if (
+        this.mode === "default" &&
+        this.toolRule("allow", { tool: "Write", input: {}, readOnly: false }, [path]) === undefined
+      ) {
         return this.deny(
           "mode",
           `${subject} ${this.display(path)}; a redirect needs its own permission, and in default mode writing a file needs an allow rule such as Edit(${this.ruleSpecifierFor(path)}). Print the output instead, or redirect it to /dev/null.`,
@@ -495,11 +591,19 @@ class Evaluator implements PolicyEngine {
 
   private readOnlyProven(fact: CommandFacts, cwd: WorkingDirectories): string | undefined {
     if (!fact.readOnly.proven) return fact.readOnly.reason;
+    if (fact.readOnly.usesCwd) {
+      if (!cwd.known) return `it runs in a directory only known at run time (${cwd.reason})`;
+      const outsideCwd = cwd.candidates.find((dir) => !this.insideRoots(dir));
+      if (outsideCwd !== undefined) return `it may run in ${outsideCwd}, outside the workspace`;
+    }
     for (const use of fact.readOnly.paths) {
-      if (use.word.glob && /(?:^|\/)\.[*?[]/.test(use.word.value ?? "")) return `${use.word.text} may expand to ..`;
+      if (use.word.glob && /(?:^|\/)\.[*?[]/.test(use.word.value ?? ""))
+        return `${use.word.text} may expand to ..`;
       const paths = this.resolveWord(use.word, cwd);
       if (paths === "unknown") return `${use.word.text} is a path only known at run time`;
-      const outside = paths.find((path) => !this.insideRoots(path) && !HARMLESS_WRITE_TARGETS.has(path) && path !== "/dev/stdin");
+      const outside = paths.find(
+        (path) => !this.insideRoots(path) && !HARMLESS_WRITE_TARGETS.has(path) && path !== "/dev/stdin",
+      );
       if (outside !== undefined) return `it reads ${outside}, outside the workspace`;
     }
     return undefined;
@@ -535,9 +639,14 @@ class Evaluator implements PolicyEngine {
         { subcommand: fact.text },
       );
     }
-    if (this.mode === "bypassPermissions") return this.allow("mode", "allowed: bypassPermissions mode skips rule checks");
+    if (this.mode === "bypassPermissions")
+      return this.allow("mode", "allowed: bypassPermissions mode skips rule checks");
     if (usedRule !== undefined) {
-      return this.allow("rule", `allowed by the rule ${usedRule.text} (from ${usedRule.source.label})`, usedRule);
+      return this.allow(
+        "rule",
+        `allowed by the rule ${usedRule.text} (from ${usedRule.source.label})`,
+        usedRule,
+      );
     }
     return this.allow("read-only-check", "allowed: every command in it is proven read-only");
   }
@@ -548,7 +657,9 @@ class Evaluator implements PolicyEngine {
     if (checks.length === 0) return undefined;
     let first: ParsedRule | undefined;
     for (const view of checks) {
-      const rule = allowRules.find((compiled) => compiled.bash === undefined || patternMatches(compiled.bash, viewArgs(view)))?.rule;
+      const rule = allowRules.find(
+        (compiled) => compiled.bash === undefined || patternMatches(compiled.bash, viewArgs(view)),
+      )?.rule;
       if (rule === undefined) return undefined;
       first ??= rule;
     }
@@ -558,7 +669,8 @@ class Evaluator implements PolicyEngine {
   private allowedCommandsHint(allowRules: readonly CompiledRule[]): string {
     if (allowRules.length === 0) return "No Bash commands are allowed by rule in this run.";
     const listed = allowRules.slice(0, MAX_LISTED_RULES).map((compiled) => compiled.rule.text);
-    const more = allowRules.length > MAX_LISTED_RULES ? `, and ${allowRules.length - MAX_LISTED_RULES} more` : "";
+    const more =
+      allowRules.length > MAX_LISTED_RULES ? `, and ${allowRules.length - MAX_LISTED_RULES} more` : "";
     return `Commands allowed by rule here: ${listed.join(", ")}${more}.`;
   }
 }
@@ -577,12 +689,19 @@ function domainMatches(specifier: string, url: unknown): boolean {
 }
 
 /** Loads the Bash parser (once per process) and compiles the policy's rules. */
-export async function createPolicyEngine(policy: Policy, options: PolicyEngineOptions = {}): Promise<PolicyEngine> {
+export async function createPolicyEngine(
+  policy: Policy,
+  options: PolicyEngineOptions = {},
+): Promise<PolicyEngine> {
   const parser = await loadBashParser(options.parser ?? {});
   return new Evaluator(policy, parser, options);
 }
 
 /** For callers that already hold the loaded parser (narrowestAllowRule, tests). */
-export function createPolicyEngineWithParser(policy: Policy, parser: Parser, options: PolicyEngineOptions = {}): PolicyEngine {
+export function createPolicyEngineWithParser(
+  policy: Policy,
+  parser: Parser,
+  options: PolicyEngineOptions = {},
+): PolicyEngine {
   return new Evaluator(policy, parser, options);
 }

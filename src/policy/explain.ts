@@ -7,7 +7,13 @@ import type { BashWord } from "./bash-analyze.js";
 import type { CommandView } from "./bash-commands.js";
 import { analyzeCommandLine } from "./bash-line.js";
 import { loadBashParser, loadedBashParser } from "./bash-parser.js";
-import { DEFAULT_HOME_DIR, normalizeAbsolute, relativeToRoot, resolveContainerPath, WORKSPACE_ROOT } from "./paths.js";
+import {
+  DEFAULT_HOME_DIR,
+  normalizeAbsolute,
+  relativeToRoot,
+  resolveContainerPath,
+  WORKSPACE_ROOT,
+} from "./paths.js";
 import { isEditTool, isReadTool } from "./rules.js";
 import type { Decision, PolicyCall } from "./schema.js";
 
@@ -19,7 +25,10 @@ export interface ExplainOptions {
 /** One line: `DENY Bash [rule Bash(rm:*) from cli] (default mode) rm -rf . — Permission denied …`. */
 export function describeDecision(decision: Decision): string {
   const verdict = decision.behavior === "allow" ? "ALLOW" : "DENY";
-  const by = decision.rule === undefined ? decision.decidedBy : `${decision.decidedBy} ${decision.rule.text} from ${decision.rule.source}`;
+  const by =
+    decision.rule === undefined
+      ? decision.decidedBy
+      : `${decision.decidedBy} ${decision.rule.text} from ${decision.rule.source}`;
   const subcommand = decision.subcommand === undefined ? "" : ` "${decision.subcommand}"`;
   const reason = decision.reason.replace(/\s+/g, " ").trim();
   return `${verdict} [${by}] (${decision.mode} mode)${subcommand}: ${reason}`;
@@ -40,17 +49,24 @@ function innermostView(views: readonly CommandView[]): CommandView | undefined {
 }
 
 /** The simple commands of a Bash line, including those inside `$( )`, `sh -c` strings and the like. */
-export async function bashSubcommands(command: string, options: ExplainOptions = {}): Promise<BashSubcommand[]> {
+export async function bashSubcommands(
+  command: string,
+  options: ExplainOptions = {},
+): Promise<BashSubcommand[]> {
   const parser = await loadBashParser();
   const line = analyzeCommandLine(parser, command, {
     cwd: normalizeAbsolute(options.workspaceRoot ?? WORKSPACE_ROOT),
     homeDir: options.homeDir ?? DEFAULT_HOME_DIR,
   });
-  return line.facts.map((fact) => ({ argv: innermostView(fact.views)?.argv.map(wordText) ?? [], text: fact.text }));
+  return line.facts.map((fact) => ({
+    argv: innermostView(fact.views)?.argv.map(wordText) ?? [],
+    text: fact.text,
+  }));
 }
 
 const SAFE_TOKEN = /^[A-Za-z0-9_@%+=:,./-]+$/;
-const quoteToken = (token: string): string => (SAFE_TOKEN.test(token) ? token : `"${token.replace(/["\\$`]/g, "\\$&")}"`);
+const quoteToken = (token: string): string =>
+  SAFE_TOKEN.test(token) ? token : `"${token.replace(/["\\$`]/g, "\\$&")}"`;
 /** Package runners whose second word picks a script: `npm run test:unit` is one command name. */
 const SCRIPT_RUNNERS: ReadonlySet<string> = new Set(["run", "run-script", "exec", "x", "dlx"]);
 
@@ -85,7 +101,11 @@ function pathSpecifier(path: string, workspaceRoot: string): string {
  * decided, the path is outside the workspace, plan mode, or a Bash line that cannot be checked).
  * Bash needs the parser loaded (any `createPolicyEngine` or `loadBashParser` call does it).
  */
-export function narrowestAllowRules(call: PolicyCall, decision?: Decision, options: ExplainOptions = {}): string[] {
+export function narrowestAllowRules(
+  call: PolicyCall,
+  decision?: Decision,
+  options: ExplainOptions = {},
+): string[] {
   const workspaceRoot = normalizeAbsolute(options.workspaceRoot ?? WORKSPACE_ROOT);
   const homeDir = options.homeDir ?? DEFAULT_HOME_DIR;
   if (decision !== undefined) {
@@ -100,9 +120,7 @@ export function narrowestAllowRules(call: PolicyCall, decision?: Decision, optio
     const value = call.input[key];
     if (typeof value === "string") paths.push(value);
   }
-  const resolved = [
-    ...new Set(paths.flatMap((path) => resolveContainerPath(path, cwd, homeDir) ?? [])),
-  ];
+  const resolved = [...new Set(paths.flatMap((path) => resolveContainerPath(path, cwd, homeDir) ?? []))];
   if (resolved.some((path) => relativeToRoot(path, workspaceRoot) === undefined)) return [];
   if (isEditTool(call.tool) || isReadTool(call.tool)) {
     const tool = isEditTool(call.tool) ? "Edit" : call.tool === "Read" ? "Read" : call.tool;
@@ -119,7 +137,12 @@ export function narrowestAllowRules(call: PolicyCall, decision?: Decision, optio
   return [call.tool];
 }
 
-function bashRules(call: PolicyCall, decision: Decision | undefined, workspaceRoot: string, homeDir: string): string[] {
+function bashRules(
+  call: PolicyCall,
+  decision: Decision | undefined,
+  workspaceRoot: string,
+  homeDir: string,
+): string[] {
   const command = call.input.command;
   if (typeof command !== "string") return [];
   const cwd = call.cwd ?? workspaceRoot;
@@ -127,7 +150,13 @@ function bashRules(call: PolicyCall, decision: Decision | undefined, workspaceRo
   if (line.rejection !== undefined || line.problems.length > 0) return [];
   const rules = new Set<string>();
   for (const fact of line.facts) {
-    if (!fact.readOnly.proven) {
+    // A read-only command only needs a rule when it may read outside the workspace.
+    const mayLeave =
+      fact.readOnly.proven &&
+      fact.readOnly.paths.some(
+        (use) => (use.word.value ?? "").startsWith("/") || (use.word.value ?? "").includes(".."),
+      );
+    if (!fact.readOnly.proven || mayLeave) {
       for (const view of fact.views.filter((candidate) => candidate.role === "check")) {
         const rule = bashRuleFor(view);
         if (rule !== undefined) rules.add(rule);
@@ -148,7 +177,11 @@ function bashRules(call: PolicyCall, decision: Decision | undefined, workspaceRo
 }
 
 /** The rules of `narrowestAllowRules` joined, or undefined when no allow rule can admit the call. */
-export function narrowestAllowRule(call: PolicyCall, decision?: Decision, options: ExplainOptions = {}): string | undefined {
+export function narrowestAllowRule(
+  call: PolicyCall,
+  decision?: Decision,
+  options: ExplainOptions = {},
+): string | undefined {
   const rules = narrowestAllowRules(call, decision, options);
   return rules.length === 0 ? undefined : rules.join(", ");
 }

@@ -87,7 +87,9 @@ interface JsonVerdict {
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** Reads Claude Code's JSON hook output; plain text output is not a verdict. */
@@ -101,7 +103,8 @@ function jsonVerdict(stdout: string): JsonVerdict {
     return { block: false, reason: undefined };
   }
   if (parsed === undefined) return { block: false, reason: undefined };
-  const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+  const text = (value: unknown): string | undefined =>
+    typeof value === "string" && value !== "" ? value : undefined;
   if (parsed.decision === "block") return { block: true, reason: text(parsed.reason) };
   const specific = asRecord(parsed.hookSpecificOutput);
   const permission = specific?.permissionDecision;
@@ -129,14 +132,18 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 /** Runs one hook command. Never rejects. */
 export function runHookCommand(hook: PolicyHook, payload: string, input: HookRunInput): Promise<HookResult> {
   const timeoutMs =
-    hook.timeoutSeconds === undefined ? (input.defaultTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS) : hook.timeoutSeconds * 1000;
+    hook.timeoutSeconds === undefined
+      ? (input.defaultTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS)
+      : hook.timeoutSeconds * 1000;
   const started = performance.now();
   return new Promise((resolve) => {
     let stdout = "";
     let stderr = "";
     let timedOut = false;
     let settled = false;
-    const finish = (result: Omit<HookResult, "command" | "source" | "stdout" | "stderr" | "durationMs">): void => {
+    const finish = (
+      result: Omit<HookResult, "command" | "source" | "stdout" | "stderr" | "durationMs">,
+    ): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -192,22 +199,42 @@ export function runHookCommand(hook: PolicyHook, payload: string, input: HookRun
     child.stdin?.on("error", () => undefined);
     child.stdin?.end(payload);
     child.on("error", (error) =>
-      finish({ outcome: "error", exitCode: null, signal: null, reason: `the hook could not be run: ${error.message}` }),
+      finish({
+        outcome: "error",
+        exitCode: null,
+        signal: null,
+        reason: `the hook could not be run: ${error.message}`,
+      }),
     );
     child.on("close", (code, signal) => {
       if (timedOut) {
-        finish({ outcome: "timeout", exitCode: code, signal, reason: `the hook timed out after ${timeoutMs / 1000}s` });
+        finish({
+          outcome: "timeout",
+          exitCode: code,
+          signal,
+          reason: `the hook timed out after ${timeoutMs / 1000}s`,
+        });
         return;
       }
       if (code === 2) {
-        finish({ outcome: "block", exitCode: code, signal, reason: stderr.trim() || `blocked by the hook ${hook.command}` });
+        finish({
+          outcome: "block",
+          exitCode: code,
+          signal,
+          reason: stderr.trim() || `blocked by the hook ${hook.command}`,
+        });
         return;
       }
       if (code === 0) {
         const verdict = jsonVerdict(stdout);
         finish(
           verdict.block
-            ? { outcome: "block", exitCode: code, signal, reason: verdict.reason ?? `blocked by the hook ${hook.command}` }
+            ? {
+                outcome: "block",
+                exitCode: code,
+                signal,
+                reason: verdict.reason ?? `blocked by the hook ${hook.command}`,
+              }
             : { outcome: "ok", exitCode: code, signal, reason: undefined },
         );
         return;
@@ -221,7 +248,9 @@ export function runHookCommand(hook: PolicyHook, payload: string, input: HookRun
 
 /** Runs every hook of `event` whose matcher matches the tool, in parallel. Never rejects. */
 export async function runHooks(input: HookRunInput): Promise<HookRunSummary> {
-  const matching = input.hooks.filter((hook) => hook.event === input.event && hookMatches(hook, input.toolName));
+  const matching = input.hooks.filter(
+    (hook) => hook.event === input.event && hookMatches(hook, input.toolName),
+  );
   if (matching.length === 0) return { blocked: false, reason: undefined, results: [] };
   const payload = JSON.stringify({
     session_id: input.sessionId,
@@ -233,8 +262,13 @@ export async function runHooks(input: HookRunInput): Promise<HookRunSummary> {
   });
   const results = await Promise.all(matching.map((hook) => runHookCommand(hook, payload, input)));
   const blocking = results.filter(
-    (result) => result.outcome === "block" || (input.failClosed === true && (result.outcome === "error" || result.outcome === "timeout")),
+    (result) =>
+      result.outcome === "block" ||
+      (input.failClosed === true && (result.outcome === "error" || result.outcome === "timeout")),
   );
-  const reason = blocking.length === 0 ? undefined : blocking.map((result) => result.reason ?? "blocked by a hook").join("\n");
+  const reason =
+    blocking.length === 0
+      ? undefined
+      : blocking.map((result) => result.reason ?? "blocked by a hook").join("\n");
   return { blocked: blocking.length > 0, reason, results };
 }

@@ -24,7 +24,14 @@ export {
   type RuleSource,
 } from "./schema.js";
 export { EDIT_TOOLS, KNOWN_TOOLS, READ_TOOLS, parseRule, ruleGovernsTool } from "./rules.js";
-export { loadPolicy, parseMode, parseSettingsFile, presetSource, PRESET_NAMES, type LoadPolicyInput } from "./load.js";
+export {
+  loadPolicy,
+  parseMode,
+  parseSettingsFile,
+  presetSource,
+  PRESET_NAMES,
+  type LoadPolicyInput,
+} from "./load.js";
 export { PRESETS, type PresetDefinition } from "./presets.js";
 export { createPolicyEngine, type PolicyEngine, type PolicyEngineOptions } from "./evaluate.js";
 export { loadBashParser, type BashParserOptions } from "./bash-parser.js";
@@ -36,7 +43,12 @@ export {
   type BashSubcommand,
   type ExplainOptions,
 } from "./explain.js";
-export { compileContainerRules, type ContainerRuleRef, type ContainerRules, type EnforcedRule } from "./container-rules.js";
+export {
+  compileContainerRules,
+  type ContainerRuleRef,
+  type ContainerRules,
+  type EnforcedRule,
+} from "./container-rules.js";
 export { replayDecisions, type DecisionFlip, type RecordedCall } from "./replay.js";
 export {
   compileHookMatcher,
@@ -50,4 +62,11 @@ export {
 } from "./hooks.js";
 export { PROTECTED_PATHS, WORKSPACE_ROOT, type ProtectedPath } from "./paths.js";
 export { MAX_COMMAND_CHARS, MAX_NESTING } from "./bash-analyze.js";
-export { MAX_SIMPLE_COMMANDS, MAX_SCRIPT_DEPTH, type LineAnalysis } from "./bash-line.js";
+export {
+  MAX_SIMPLE_COMMANDS,
+  MAX_SCRIPT_DEPTH,
+  type LineAnalysis,
+  type WorkingDirectories,
+} from "./bash-line.js";
+export type { CommandFacts, CommandView, PathUse, ReadOnlyProof } from "./bash-commands.js";
+export type { BashWord } from "./bash-analyze.js";

@@ -31,7 +31,8 @@ export interface LoadPolicyInput {
   readonly trustWorkspace?: boolean | undefined;
 }
 
-const UNTRUSTED_REASON = "it comes from a workspace file a pull request can change (pass trust_workspace to accept it)";
+const UNTRUSTED_REASON =
+  "it comes from a workspace file a pull request can change (pass trust_workspace to accept it)";
 
 /** Validates a mode name. Claude Code's `dontAsk` is accepted as `default`: agent-ci never asks. */
 export function parseMode(value: string, source: string): PermissionMode {
@@ -94,7 +95,12 @@ export function loadPolicy(input: LoadPolicyInput): Policy {
       for (const text of entry[behavior] ?? []) {
         const rule = parseRule(text, behavior, source);
         if (behavior === "allow" && !trusted) {
-          ignored.push({ kind: "rule", text: rule.text, source: label, reason: `allow rule ignored: ${UNTRUSTED_REASON}` });
+          ignored.push({
+            kind: "rule",
+            text: rule.text,
+            source: label,
+            reason: `allow rule ignored: ${UNTRUSTED_REASON}`,
+          });
           continue;
         }
         rules.push(rule);
@@ -106,7 +112,12 @@ export function loadPolicy(input: LoadPolicyInput): Policy {
         mode = sourceMode;
         modeSource = label;
       } else {
-        ignored.push({ kind: "mode", text: entry.defaultMode, source: label, reason: `mode ignored: ${UNTRUSTED_REASON}` });
+        ignored.push({
+          kind: "mode",
+          text: entry.defaultMode,
+          source: label,
+          reason: `mode ignored: ${UNTRUSTED_REASON}`,
+        });
       }
     }
     for (const dir of entry.additionalDirectories ?? []) {
@@ -114,7 +125,13 @@ export function loadPolicy(input: LoadPolicyInput): Policy {
         throw new PolicyConfigError({ subject: dir, reason: "not a usable directory path", source: label });
       }
       if (trusted) additionalDirectories.push(dir);
-      else ignored.push({ kind: "directory", text: dir, source: label, reason: `additional directory ignored: ${UNTRUSTED_REASON}` });
+      else
+        ignored.push({
+          kind: "directory",
+          text: dir,
+          source: label,
+          reason: `additional directory ignored: ${UNTRUSTED_REASON}`,
+        });
     }
     const sourceHooks = hooksOf({ ...entry, source });
     if (trusted) hooks.push(...sourceHooks);
@@ -146,7 +163,11 @@ export function parseSettingsFile(json: unknown, source: RuleSource): PolicySour
     try {
       data = JSON.parse(json);
     } catch (error) {
-      throw new PolicyConfigError({ subject: source.label, reason: `not valid JSON: ${(error as Error).message}`, source: source.label });
+      throw new PolicyConfigError({
+        subject: source.label,
+        reason: `not valid JSON: ${(error as Error).message}`,
+        source: source.label,
+      });
     }
   }
   const parsed = SettingsFileSchema.safeParse(data);
@@ -177,7 +198,10 @@ export const PRESET_NAMES: readonly string[] = Object.keys(PRESETS);
 export function presetSource(name: string): PolicySourceInput {
   const preset = PRESETS[name];
   if (preset === undefined) {
-    throw new PolicyConfigError({ subject: name, reason: `unknown preset; expected one of ${PRESET_NAMES.join(", ")}` });
+    throw new PolicyConfigError({
+      subject: name,
+      reason: `unknown preset; expected one of ${PRESET_NAMES.join(", ")}`,
+    });
   }
   return {
     source: { kind: "preset", label: `preset:${name}`, trusted: true },

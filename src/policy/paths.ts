@@ -91,7 +91,8 @@ export function pathSpecifierProblem(spec: string): string | undefined {
   if (spec.trim() === "") return "empty path pattern";
   if (spec !== spec.trim()) return "leading or trailing whitespace in a path pattern";
   if (spec.endsWith(":*")) return "`:*` is Bash prefix syntax; path rules use globs such as `src/**`";
-  if (spec.startsWith("~") && spec !== "~" && !spec.startsWith("~/")) return "`~user` paths are not supported";
+  if (spec.startsWith("~") && spec !== "~" && !spec.startsWith("~/"))
+    return "`~user` paths are not supported";
   if (spec.startsWith("!")) return "negated patterns are not supported in permission rules";
   return undefined;
 }
@@ -103,7 +104,8 @@ export function compilePathPattern(spec: string, context: PathPatternContext): P
   if (trimmed.startsWith("//")) absolute = trimmed.slice(1);
   else if (trimmed === "~" || trimmed.startsWith("~/")) absolute = context.homeDir + trimmed.slice(1);
   else if (trimmed.startsWith("/")) absolute = context.workspaceRoot + trimmed;
-  else if (trimmed === "." || trimmed.startsWith("./")) absolute = `${context.workspaceRoot}/${trimmed.slice(2)}`;
+  else if (trimmed === "." || trimmed.startsWith("./"))
+    absolute = `${context.workspaceRoot}/${trimmed.slice(2)}`;
   else if (trimmed.includes("/")) absolute = `${context.workspaceRoot}/${trimmed}`;
   else {
     anyDepth = true;
@@ -155,10 +157,13 @@ export interface ProtectedPath {
   namedBy(spec: string): boolean;
 }
 
-const segmentsOf = (spec: string): string[] => spec.split("/").filter((segment) => segment !== "" && segment !== ".");
+const segmentsOf = (spec: string): string[] =>
+  spec.split("/").filter((segment) => segment !== "" && segment !== ".");
 
 const hasSequence = (segments: readonly string[], first: string, secondPrefix: string): boolean =>
-  segments.some((segment, index) => segment === first && (segments[index + 1] ?? "").startsWith(secondPrefix));
+  segments.some(
+    (segment, index) => segment === first && (segments[index + 1] ?? "").startsWith(secondPrefix),
+  );
 
 export const PROTECTED_PATHS: readonly ProtectedPath[] = [
   {

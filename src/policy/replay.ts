@@ -23,10 +23,19 @@ export interface DecisionFlip {
   readonly after: Decision;
 }
 
-export function replayDecisions(calls: readonly RecordedCall[], engine: Pick<PolicyEngine, "decide">): DecisionFlip[] {
+export function replayDecisions(
+  calls: readonly RecordedCall[],
+  engine: Pick<PolicyEngine, "decide">,
+): DecisionFlip[] {
   const flips: DecisionFlip[] = [];
   for (const call of calls) {
-    const after = engine.decide({ tool: call.tool, input: call.input, paths: call.paths, cwd: call.cwd, readOnly: call.readOnly });
+    const after = engine.decide({
+      tool: call.tool,
+      input: call.input,
+      paths: call.paths,
+      cwd: call.cwd,
+      readOnly: call.readOnly,
+    });
     if (after.behavior === call.decision.behavior) continue;
     flips.push({ id: call.id, tool: call.tool, input: call.input, before: call.decision.behavior, after });
   }

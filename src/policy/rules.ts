@@ -50,8 +50,10 @@ export const isMcpTool = (tool: string): boolean => tool.startsWith("mcp__");
 function toolNameProblem(tool: string): string | undefined {
   if (TOOL_SPECIFIERS[tool] !== undefined || MCP_RULE.test(tool)) return undefined;
   const hint = KNOWN_TOOLS.find((known) => known.toLowerCase() === tool.toLowerCase());
-  if (hint !== undefined) return `unknown tool "${tool}" (tool names are case-sensitive: did you mean ${hint}?)`;
-  if (tool.startsWith("mcp__")) return `malformed MCP tool name "${tool}" (expected mcp__server or mcp__server__tool)`;
+  if (hint !== undefined)
+    return `unknown tool "${tool}" (tool names are case-sensitive: did you mean ${hint}?)`;
+  if (tool.startsWith("mcp__"))
+    return `malformed MCP tool name "${tool}" (expected mcp__server or mcp__server__tool)`;
   return `unknown tool "${tool}"; known tools: ${KNOWN_TOOLS.join(", ")}, or mcp__<server>[__<tool>]`;
 }
 
@@ -94,8 +96,11 @@ function specifierProblem(kind: SpecifierKind, tool: string, spec: string): stri
       return pathSpecifierProblem(spec);
     case "domain": {
       const match = /^domain:(.+)$/.exec(spec);
-      if (match === null) return "WebFetch rules take `domain:<host>`, for example WebFetch(domain:example.com)";
-      return /^(?:\*\.)?[A-Za-z0-9.-]+$/.test(match[1] as string) ? undefined : `invalid domain "${match[1]}"`;
+      if (match === null)
+        return "WebFetch rules take `domain:<host>`, for example WebFetch(domain:example.com)";
+      return /^(?:\*\.)?[A-Za-z0-9.-]+$/.test(match[1] as string)
+        ? undefined
+        : `invalid domain "${match[1]}"`;
     }
     case "name":
       return undefined;
@@ -142,7 +147,8 @@ export function ruleGovernsTool(rule: ParsedRule, tool: string): boolean {
     if (ruleTool.endsWith("__*")) return callTool.startsWith(ruleTool.slice(0, -1));
     return callTool.startsWith(`${ruleTool}__`);
   }
-  if (ruleTool === "Edit" || (rule.specifier !== undefined && isEditTool(ruleTool))) return isEditTool(callTool);
+  if (ruleTool === "Edit" || (rule.specifier !== undefined && isEditTool(ruleTool)))
+    return isEditTool(callTool);
   if (ruleTool === "Read") return isReadTool(callTool);
   return false;
 }

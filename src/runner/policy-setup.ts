@@ -22,6 +22,7 @@ import {
   type RecordedCall,
 } from "../policy/index.js";
 import { parseReport, type Decision as ReportDecision } from "../report/index.js";
+import { BASE_ENV } from "../sandbox/docker-sandbox.js";
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../tools/index.js";
 import type { RunConfig } from "./config.js";
@@ -95,7 +96,7 @@ function parserFiles() {
 
 export async function buildEngine(flags: PolicyFlags, workspace?: string): Promise<PolicyEngine> {
   const policy = loadPolicy({ mode: flags.mode, sources: policySources(flags, workspace), trustWorkspace: flags.trustWorkspaceSettings });
-  return createPolicyEngine(policy, { parser: parserFiles() });
+  return createPolicyEngine(policy, { parser: parserFiles(), homeDir: BASE_ENV.HOME });
 }
 
 /** The tool's own read-only answer for an input (unknown tools are not read-only). */
@@ -117,7 +118,7 @@ function hookError(results: ReadonlyArray<{ outcome: string; command: string; re
 export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Promise<PreparedPolicy> {
   const engine = await buildEngine(config, config.workspace);
   const { policy } = engine;
-  const container = compileContainerRules(policy, WORKSPACE_ROOT);
+  const container = compileContainerRules(policy, WORKSPACE_ROOT, BASE_ENV.HOME);
   const hooks: ToolHooks | undefined = policy.hooks.length
     ? {
         async pre(tool, input) {
