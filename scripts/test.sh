@@ -11,8 +11,24 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
 fi
 
 mkdir -p test-results
+# Other engines (test/engines/): Podman's Docker-compatible socket, and an sshd for the ssh:// test, where
+# this machine may install them (root with apt-get). A Podman that cannot be set up fails its test with
+# the reason (AGENT_CI_PODMAN_SETUP_ERROR) rather than being skipped.
+case " $* " in "  " | *engines*) engines=1 ;; *) engines="" ;; esac
+if [ -n "$engines" ] && [ -z "${AGENT_CI_PODMAN_SOCKET:-}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  if podman_host=$(AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/podman-engine.sh 2>test-results/podman-engine.log); then
+    export AGENT_CI_PODMAN_SOCKET="${podman_host#unix://}"
+  else
+    export AGENT_CI_PODMAN_SETUP_ERROR="scripts/podman-engine.sh failed: $(tail -n 3 test-results/podman-engine.log | tr '\n' ' ')"
+  fi
+  if [ ! -x /usr/sbin/sshd ]; then
+    echo "test: installing Debian's openssh-server for the ssh:// engine test" >&2
+    { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server >/dev/null; } || true
+  fi
+fi
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@" || status=$?
+node scripts/reliability-report.mjs || status=1
 
 if [ -d ../shared/reference/claude-code ] && [ $# -eq 0 ]; then
   echo "test: Claude Code reference cases" >&2

@@ -9,6 +9,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { Transform } from "node:stream";
 import { pack as tarPack, type Header } from "tar-stream";
 
 export interface PackOptions {
@@ -47,6 +48,17 @@ export function stripGitCredentials(config: string): string {
     .split("\n")
     .filter((line) => !/^\s*extraheader\s*=/i.test(line))
     .map((line) => line.replace(/^(\s*url\s*=\s*\w+:\/\/)[^/@\s]+@/i, "$1"))
+    .join("\n");
+}
+
+/** Package-manager config files whose auth lines are removed before copy-in (S2). */
+const NPM_CONFIG_FILES = new Set([".npmrc", ".yarnrc", ".yarnrc.yml"]);
+
+/** Lines that carry registry credentials: `//host/:_authToken=…`, `_auth`, `_password`, yarn's `npmAuthToken`. */
+export function stripNpmCredentials(config: string): string {
+  return config
+    .split("\n")
+    .filter((line) => !/(^|:|\s)(_authToken|_auth|_password|npmAuthToken|npmAuthIdent)\s*[=:]/i.test(line))
     .join("\n");
 }
 
@@ -101,6 +113,36 @@ export function listWorkspace(dir: string, includeIgnored = false): { paths: str
   return { paths: [...[...dirs].sort(), ...paths], isGitRepo };
 }
 
+/** Bytes gathered before one write to the sink. */
+const WRITE_CHUNK_BYTES = 1 << 20;
+
+/**
+ * Gathers the tar stream's small pieces (per file: a 512-byte header, the data, the padding) into writes
+ * of about 1 MiB. Written piece by piece, every one is a socket write through the engine into the
+ * container's `tar -x`: on a 5,000-file tree that roughly doubled the copy's time.
+ */
+function coalesced(): Transform {
+  let parts: Buffer[] = [];
+  let length = 0;
+  const take = () => {
+    const out = Buffer.concat(parts, length);
+    parts = [];
+    length = 0;
+    return out;
+  };
+  return new Transform({
+    writableHighWaterMark: 4 * WRITE_CHUNK_BYTES,
+    transform(chunk: Buffer, _encoding, callback) {
+      parts.push(chunk);
+      length += chunk.length;
+      callback(null, length >= WRITE_CHUNK_BYTES ? take() : undefined);
+    },
+    flush(callback) {
+      callback(null, length ? take() : undefined);
+    },
+  });
+}
+
 function isUtf8Name(name: string): boolean {
   return !name.includes("\uFFFD");
 }
@@ -114,7 +156,8 @@ export async function packWorkspace(dir: string, sink: NodeJS.WritableStream, op
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const { paths, isGitRepo } = listWorkspace(dir, options.includeIgnored);
   const pack = tarPack();
-  pack.pipe(sink);
+  const out = coalesced();
+  pack.pipe(out).pipe(sink);
   const skipped: SkippedEntry[] = [];
   const seen = new Set<string>();
   let files = 0;
@@ -176,11 +219,20 @@ export async function packWorkspace(dir: string, sink: NodeJS.WritableStream, op
       continue;
     }
     if (rel === ".git/config") data = Buffer.from(stripGitCredentials(data.toString("utf8")));
+    if (NPM_CONFIG_FILES.has(path.posix.basename(rel))) {
+      const text = data.toString("utf8");
+      const stripped = stripNpmCredentials(text);
+      if (stripped !== text) {
+        data = Buffer.from(stripped);
+        skipped.push({ path: rel, reason: "its registry credential lines were removed before the copy" });
+      }
+    }
     await add({ ...common, type: "file", size: data.length }, data);
   }
   pack.finalize();
   await new Promise<void>((resolve, reject) => {
-    pack.on("end", resolve);
+    out.on("end", resolve);
+    out.on("error", reject);
     pack.on("error", reject);
   });
   return { files, bytes, skipped, isGitRepo };

@@ -129,6 +129,17 @@ export const BASE_ENV: Readonly<Record<string, string>> = {
   PAGER: "cat",
 };
 
+/**
+ * Added where /workspace is not the agent's own (plan mode: root's; Podman: the keeper's, see spec): git
+ * refuses a work tree another user owns ("dubious ownership") unless safe.directory names it, and config
+ * from the environment counts. The repository's config there is the user's checkout's, not the agent's.
+ */
+const SAFE_DIRECTORY_ENV: Readonly<Record<string, string>> = {
+  GIT_CONFIG_COUNT: "1",
+  GIT_CONFIG_KEY_0: "safe.directory",
+  GIT_CONFIG_VALUE_0: WORKSPACE_ROOT,
+};
+
 /** git as agent-ci runs it on the agent's tree: nothing from the agent's config can change the output (U4). */
 const GIT_ENV: Record<string, string> = {
   GIT_DIR: BASELINE_GIT_DIR,
@@ -197,6 +208,15 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   timings: StartTimings = { createMs: 0, startMs: 0, copyMs: 0, baselineMs: 0, readyMs: 0 };
   helperRestarts = 0;
   private recovering: Promise<void> | undefined;
+  /** The engine is Podman's Docker-compatible API (a few create settings differ; see spec()). */
+  private podman = false;
+
+  private get safeDirectoryEnv(): Readonly<Record<string, string>> {
+    return this.podman || this.options.readOnlyWorkspace ? SAFE_DIRECTORY_ENV : {};
+  }
+
+  /** The cgroup's OOM-kill count after the last check (undefined: the engine does not expose it). */
+  private oomKills: number | undefined;
 
   private constructor(
     private readonly docker: Docker,
@@ -223,12 +243,13 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     if (!st) throw new WorkspaceError(`workspace ${options.workspaceDir} does not exist`);
     if (!st.isDirectory()) throw new WorkspaceError(`workspace ${options.workspaceDir} is not a directory`);
     const docker = createDockerClient();
-    await pingEngine(docker);
+    const engine = await pingEngine(docker);
     await reapOrphans(docker).catch(() => []);
     const image = await resolveImage(docker, options.image, options.progress);
     const t0 = performance.now();
-    const container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name)));
+    const container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, engine.podman)));
     const sandbox = new DockerSandbox(docker, container, options);
+    sandbox.podman = engine.podman;
     live.add(sandbox);
     sandbox.image = image;
     try {
@@ -241,6 +262,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       sandbox.copy = copy;
       sandbox.timings.copyMs = performance.now() - t2;
       sandbox.hardening = await sandbox.readBackHardening();
+      sandbox.oomKills = await sandbox.readOomKills();
       if (!image.isDefault) await sandbox.preflight();
       const t3 = performance.now();
       sandbox.baselineTree = await sandbox.recordBaseline();
@@ -254,8 +276,10 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     }
   }
 
-  private static spec(options: DockerSandboxOptions, image: string): Docker.ContainerCreateOptions {
-    const workspaceOwner = options.readOnlyWorkspace ? "uid=0,gid=0" : "uid=1000,gid=1000";
+  private static spec(options: DockerSandboxOptions, image: string, podman = false): Docker.ContainerCreateOptions {
+    // Podman 4.3 rejects tmpfs uid=/gid= ("unknown mount option") and the runtime gives the tmpfs the mode
+    // of the image's /workspace; `U` hands it to the container user (the keeper), and copyIn opens it up.
+    const workspaceOwner = podman ? "U" : `${options.readOnlyWorkspace ? "uid=0,gid=0" : "uid=1000,gid=1000"},mode=0755`;
     const memory = options.memoryBytes ?? DEFAULTS.memoryBytes;
     return {
       name: `agent-ci-${options.runId}`,
@@ -278,9 +302,11 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         MemorySwap: memory,
         NanoCpus: options.nanoCpus ?? DEFAULTS.nanoCpus,
         NetworkMode: (options.network ?? "none") === "none" ? "none" : "bridge",
-        Ulimits: [{ Name: "nofile", Soft: 4096, Hard: 4096 }],
+        // Rootful Podman 4.3 otherwise raises nofile and nproc to its own maxima, and the container fails to
+        // start where the service lacks CAP_SYS_RESOURCE ("error setting rlimit"); Docker keeps the daemon's.
+        Ulimits: [{ Name: "nofile", Soft: 4096, Hard: 4096 }, ...(podman ? [{ Name: "nproc", Soft: 32768, Hard: 32768 }] : [])],
         Tmpfs: {
-          [WORKSPACE_ROOT]: `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${workspaceOwner},mode=0755`,
+          [WORKSPACE_ROOT]: `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${workspaceOwner}`,
           "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,
         },
       },
@@ -321,7 +347,13 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   private async copyIn(workspace: string): Promise<PackSummary> {
     let summary: PackSummary | undefined;
     let packError: unknown;
-    const user = this.options.readOnlyWorkspace ? "0:0" : AGENT_USER;
+    // On Podman /workspace belongs to the keeper (see spec): it copies plan mode's tree itself, and opens the
+    // directory to the agent otherwise. Either way the agent cannot write a plan-mode tree.
+    const user = this.options.readOnlyWorkspace ? (this.podman ? KEEPER_USER : "0:0") : AGENT_USER;
+    if (this.podman && !this.options.readOnlyWorkspace) {
+      const opened = await this.oneShotExec(["chmod", "0777", WORKSPACE_ROOT], KEEPER_USER);
+      if (opened.exitCode !== 0) throw new EngineError(`preparing ${WORKSPACE_ROOT} failed: ${opened.output.trim()}`);
+    }
     const copying = this.oneShotExec(
       ["tar", "-x", "-f", "-", "-C", WORKSPACE_ROOT, "--no-same-owner", "--delay-directory-restore"],
       user,
@@ -441,7 +473,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const info = await withTimeout("a container inspect", this.container.inspect());
     const host = info.HostConfig;
     const inside = (await this.helper.request({ op: "ping" })).header;
-    const want = DockerSandbox.spec(this.options, this.image.name).HostConfig ?? {};
+    const want = DockerSandbox.spec(this.options, this.image.name, this.podman).HostConfig ?? {};
     const capDrop: string[] = host.CapDrop ?? [];
     const hardening: Hardening = {
       user: AGENT_USER,
@@ -474,6 +506,11 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     if (!hardening.init) missing.push("init process");
     if (hardening.privileged) missing.push("unprivileged");
     if (want.NetworkMode === "none" && hardening.networkMode !== "none") missing.push("network none");
+    if (hardening.seccomp === "0") missing.push("seccomp filter");
+    // Docker's default seccomp profile refuses unshare(CLONE_NEWUSER) without CAP_SYS_ADMIN; Podman's
+    // (containers-common) allows it, opening the kernel's user-namespace surface. Probed, not assumed.
+    const userns = await this.helper.request({ op: "exec", argv: ["unshare", "-U", "true"], cwd: "/", env: BASE_ENV, timeoutMs: 10_000 });
+    if (userns.header.exitCode === 0) missing.push("user namespaces blocked (the engine's seccomp profile allows unshare -U)");
     if (missing.length && !this.options.allowWeakHardening) {
       throw new EngineError(
         `the engine did not apply these sandbox settings: ${missing.join("; ")}. ` +
@@ -481,6 +518,37 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       );
     }
     return hardening;
+  }
+
+  /**
+   * The container cgroup's OOM-kill counter (cgroup v2 `memory.events`, v1 `memory.oom_control`). Docker
+   * sets `State.OOMKilled` only when the container itself exits, so a command killed by the OOM killer
+   * in a running container is recognised by this counter going up (C10).
+   */
+  private async readOomKills(): Promise<number | undefined> {
+    try {
+      const res = await this.request({
+        op: "exec",
+        script: "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null",
+        cwd: "/",
+        env: BASE_ENV,
+        timeoutMs: 10_000,
+      });
+      const match = /^oom_kill (\d+)$/m.exec(res.body.toString("utf8"));
+      return match ? Number(match[1]) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Set when a SIGKILL'd command was ended by the OOM killer (the counter went up since the last check). */
+  private async oomKilled(killed: boolean): Promise<ExecResult["oomKilled"]> {
+    if (!killed || this.oomKills === undefined) return undefined;
+    const now = await this.readOomKills();
+    if (now === undefined) return undefined;
+    const before = this.oomKills;
+    this.oomKills = now;
+    return now > before ? { memoryLimitBytes: this.hardening.memoryBytes } : undefined;
   }
 
   private async preflight(): Promise<void> {
@@ -620,7 +688,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       argv: request.argv,
       script: request.script,
       cwd: request.cwd ?? WORKSPACE_ROOT,
-      env: { ...BASE_ENV, ...this.options.env, ...request.env },
+      env: { ...BASE_ENV, ...this.safeDirectoryEnv, ...this.options.env, ...request.env },
       timeoutMs: request.timeoutMs,
       maxOutputBytes: request.maxOutputBytes,
       stdin: stdin !== undefined,
@@ -630,16 +698,19 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       res = await abortable(this.request(header, stdin), request.signal);
     } catch (e) {
       if (e instanceof SandboxFsError && e.code === "EHELPERDIED") {
-        const msg = Buffer.from(e.message + "\n");
+        const oomKilled = await this.oomKilled(true);
+        const msg = Buffer.from((oomKilled ? "the sandbox's exec helper was killed by the out-of-memory killer during this call; it was restarted and background shells were lost" : e.message) + "\n");
         return {
           exitCode: 137, signal: "SIGKILL", stdout: Buffer.alloc(0), stderr: msg, stdoutOmitted: 0, stderrOmitted: 0,
-          stdoutHead: 0, stderrHead: msg.length, timedOut: false, outputKilled: false, pipesHeld: false, durationMs: 0,
+          stdoutHead: 0, stderrHead: msg.length, timedOut: false, outputKilled: false, pipesHeld: false, durationMs: 0, oomKilled,
         };
       }
       throw e;
     }
     const h = res.header;
     const outLen = Number(h.stdoutBytes ?? 0);
+    const killed = (h.signal === "SIGKILL" || h.exitCode === 137) && !h.timedOut && !h.outputKilled;
+    const oomKilled = await this.oomKilled(killed);
     return {
       exitCode: typeof h.exitCode === "number" ? h.exitCode : null,
       signal: typeof h.signal === "string" ? h.signal : null,
@@ -654,6 +725,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       pipesHeld: Boolean(h.pipesHeld),
       cwd: typeof h.cwd === "string" ? h.cwd : undefined,
       durationMs: Number(h.durationMs ?? 0),
+      oomKilled,
     };
   }
 
@@ -695,7 +767,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       script: request.script,
       argv: request.argv,
       cwd: request.cwd ?? WORKSPACE_ROOT,
-      env: { ...BASE_ENV, ...this.options.env, ...request.env },
+      env: { ...BASE_ENV, ...this.safeDirectoryEnv, ...this.options.env, ...request.env },
       maxOutputBytes: request.maxOutputBytes,
     });
     if (!res.header.ok) throw fsError(res, id);

@@ -35,11 +35,13 @@ function whereEngine(): string {
 }
 
 /** Fails fast, before any model call, with what to do next (D1). */
-export async function pingEngine(docker: Docker): Promise<{ version: string; apiVersion: string }> {
+export async function pingEngine(docker: Docker): Promise<{ version: string; apiVersion: string; podman: boolean }> {
   try {
     await withTimeout("a ping", docker.ping(), 10_000);
     const v = await withTimeout("a version request", docker.version(), 10_000);
-    return { version: v.Version, apiVersion: v.ApiVersion };
+    // Podman's Docker-compatible API names itself in Components ("Podman Engine"); see docs/ENGINES.md.
+    const podman = (v.Components ?? []).some((c) => /podman/i.test(c.Name));
+    return { version: v.Version, apiVersion: v.ApiVersion, podman };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const hint =

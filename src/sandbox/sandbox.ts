@@ -39,6 +39,8 @@ export interface ExecResult {
   /** Working directory when a script ended normally. */
   cwd?: string;
   durationMs: number;
+  /** The kernel's OOM killer ended a process of this command (the container's memory limit was reached). */
+  oomKilled?: { memoryLimitBytes: number };
 }
 
 export interface FileStat {

@@ -78,7 +78,7 @@ export const GrepTool = defineTool<GrepInput>({
       if (res.exitCode !== 0 && res.exitCode !== 1) return rgFailure(res.stderr, res.timedOut);
       lines = files;
     } else {
-      const res = await ctx.sandbox.exec({ argv: ["rg", ...argv], cwd: ctx.state.cwd, timeoutMs: SEARCH_TIMEOUT_MS });
+      const res = await ctx.sandbox.exec({ argv: ["rg", ...argv], cwd: ctx.state.cwd, timeoutMs: SEARCH_TIMEOUT_MS, signal: ctx.signal });
       if (res.exitCode !== 0 && res.exitCode !== 1) return rgFailure(res.stderr, res.timedOut);
       lines = res.stdout.toString("utf8").split("\n").filter((l) => l !== "").map((l) => l.replace(/^\.\//, ""));
     }

@@ -18,11 +18,14 @@ export interface SearchRoot {
 }
 
 export async function searchRoot(ctx: ToolContext, given: string | undefined): Promise<SearchRoot | ToolResult> {
-  const gate = resolveInWorkspace(given ?? ctx.state.cwd, ctx.state.cwd);
+  // Searching is read-only: the saved full output of a cut result may be searched, as its notice says (T18).
+  const gate = resolveInWorkspace(given ?? ctx.state.cwd, ctx.state.cwd, { allowOutputs: true });
   if (!gate.ok) return toolError("outside_workspace", gate.message);
   try {
     const stat = await ctx.sandbox.stat(gate.path);
     if (!stat) return plainError("not_found", `Path does not exist: ${given}. Note: your current working directory is ${ctx.state.cwd}.`);
+    // ripgrep reads a path it is given even when it is a FIFO, which blocks until the search times out (P14).
+    if (stat.type === "other") return toolError("invalid_input", `${given} is not a regular file or a directory (a FIFO, socket or device); only files and directories can be searched.`);
     const cwd = ctx.state.cwd;
     const arg = gate.path === cwd ? "" : gate.path.startsWith(cwd + "/") ? gate.path.slice(cwd.length + 1) : gate.path;
     return { root: gate.path, arg, isFile: stat.type === "file" };
@@ -55,7 +58,7 @@ export async function filesByMtime(
   order: "oldest" | "newest",
 ): Promise<{ res: ExecResult; files: string[] }> {
   const script = 'rg "$@" | xargs -0 -r stat --printf "%.9Y\\t%n\\0" --';
-  const res = await ctx.sandbox.exec({ argv: ["bash", "-o", "pipefail", "-c", script, "rg", ...rgArgs], cwd: ctx.state.cwd, timeoutMs: SEARCH_TIMEOUT_MS });
+  const res = await ctx.sandbox.exec({ argv: ["bash", "-o", "pipefail", "-c", script, "rg", ...rgArgs], cwd: ctx.state.cwd, timeoutMs: SEARCH_TIMEOUT_MS, signal: ctx.signal });
   const entries = res.stdout
     .toString("utf8")
     .split("\0")

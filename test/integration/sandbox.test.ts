@@ -275,9 +275,12 @@ describe("sandbox lifecycle and bad input", () => {
     const runId = newRunId();
     const sandbox = await DockerSandbox.start({ runId, workspaceDir: makeWorkspace({ a: "a" }) });
     const pending = sandbox.exec({ script: "sleep 30", timeoutMs: 60_000 });
+    // Awaited after the kill, but handled from now: an engine whose kill answers only once the container
+    // is gone (Podman) rejects `pending` before the kill call returns.
+    const rejected = expect(pending).rejects.toThrow(/not running/);
     await new Promise((r) => setTimeout(r, 300));
     await docker.getContainer(sandbox.id).kill();
-    await expect(pending).rejects.toThrow(/not running/);
+    await rejected;
     await sandbox.dispose();
     expect(await containersOf(runId)).toEqual([]);
   });

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// Prints the README's "Performance" section from the last `npm run bench` (bench/results.json), or with
+// `--update [README.md]` puts it in place of the README's current "## Performance" section (up to the next
+// "## " heading), appending it when there is none.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const resultsFile = path.join(root, "bench", "results.json");
+if (!fs.existsSync(resultsFile)) {
+  console.error("bench/results.json is missing: run `npm run bench` first");
+  process.exit(1);
+}
+const results = JSON.parse(fs.readFileSync(resultsFile, "utf8"));
+const section = String(results.readme ?? "").trimEnd() + "\n";
+
+const at = process.argv.indexOf("--update");
+if (at === -1) {
+  process.stdout.write(section);
+  process.exit(0);
+}
+const readmeFile = path.resolve(process.argv[at + 1] ?? path.join(root, "README.md"));
+const readme = fs.existsSync(readmeFile) ? fs.readFileSync(readmeFile, "utf8") : "";
+const start = readme.search(/^## Performance\b/m);
+let updated;
+if (start === -1) {
+  updated = `${readme.trimEnd()}\n\n${section}`;
+} else {
+  const rest = readme.slice(start + 1);
+  const next = rest.search(/^## /m);
+  const end = next === -1 ? readme.length : start + 1 + next;
+  updated = `${readme.slice(0, start)}${section}${end < readme.length ? "\n" : ""}${readme.slice(end)}`;
+}
+fs.writeFileSync(readmeFile, updated.replace(/^\n+/, ""));
+console.error(`updated the Performance section of ${path.relative(process.cwd(), readmeFile)}`);

@@ -1,0 +1,171 @@
+// agent-ci against a remote engine: DOCKER_HOST=tcp://127.0.0.1:PORT with DOCKER_TLS_VERIFY=1 and
+// DOCKER_CERT_PATH, as `docker -H tcp://… --tlsverify` is reached. A running dockerd cannot gain a TLS
+// listener without a restart, so the "remote" end here is a TLS-terminating proxy (mutual TLS: the client
+// must present a certificate from the test CA) in front of the local engine's socket. Certificates are
+// made with openssl for this run. Everything, hijacked exec streams included, goes through the proxy.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import tls from "node:tls";
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDockerClient, pingEngine } from "../../src/sandbox/engine.js";
+import { EngineError } from "../../src/sandbox/sandbox.js";
+import { applyToCopy } from "../support/workspace.js";
+import { EXAMPLE, labelled, runScripted } from "./support.js";
+
+const ENV_KEYS = ["DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH"] as const;
+
+function openssl(dir: string, ...args: string[]): void {
+  execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+}
+
+/** A CA, and a certificate signed by it for `name` (server: IP SAN 127.0.0.1; client: clientAuth). */
+function makeCa(dir: string, cn: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  openssl(dir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "1", "-subj", `/CN=${cn}`);
+}
+
+function makeCert(caDir: string, outDir: string, kind: "server" | "client"): void {
+  fs.mkdirSync(outDir, { recursive: true });
+  const ext = path.join(outDir, `${kind}.ext`);
+  fs.writeFileSync(ext, kind === "server" ? "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n" : "extendedKeyUsage=clientAuth\n");
+  openssl(outDir, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "key.pem", "-out", "req.csr", "-subj", `/CN=agent-ci-${kind}`);
+  openssl(outDir, "x509", "-req", "-in", "req.csr", "-CA", path.join(caDir, "ca.pem"), "-CAkey", path.join(caDir, "ca-key.pem"), "-CAcreateserial", "-out", "cert.pem", "-days", "1", "-extfile", ext);
+  fs.copyFileSync(path.join(caDir, "ca.pem"), path.join(outDir, "ca.pem"));
+}
+
+function localEngineSocket(): string {
+  const host = process.env.DOCKER_HOST;
+  if (host?.startsWith("unix://")) return host.slice("unix://".length);
+  if (host) throw new Error(`the TLS proxy needs a local engine socket; DOCKER_HOST is ${host}`);
+  return "/var/run/docker.sock";
+}
+
+describe("agent-ci through a remote engine over TCP with mutual TLS", () => {
+  const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-tls-"));
+  const dirs = { ca: path.join(root, "ca"), server: path.join(root, "server"), client: path.join(root, "client"), otherCa: path.join(root, "other-ca"), stranger: path.join(root, "stranger") };
+  let server: tls.Server;
+  let port = 0;
+  let authorized = 0;
+  let refused = 0;
+  /** Bytes the proxy carried from agent-ci to the engine. */
+  let carried = 0;
+  const open = new Set<net.Socket>();
+  const setEnv = (certPath: string) => {
+    process.env.DOCKER_HOST = `tcp://127.0.0.1:${port}`;
+    process.env.DOCKER_TLS_VERIFY = "1";
+    process.env.DOCKER_CERT_PATH = certPath;
+  };
+
+  beforeAll(async () => {
+    const socketPath = localEngineSocket();
+    makeCa(dirs.ca, "agent-ci test CA");
+    makeCert(dirs.ca, dirs.server, "server");
+    makeCert(dirs.ca, dirs.client, "client");
+    makeCa(dirs.otherCa, "someone else's CA");
+    makeCert(dirs.otherCa, dirs.stranger, "client");
+    const read = (dir: string, name: string) => fs.readFileSync(path.join(dir, name));
+    server = tls.createServer(
+      {
+        key: read(dirs.server, "key.pem"),
+        cert: read(dirs.server, "cert.pem"),
+        ca: read(dirs.ca, "ca.pem"),
+        requestCert: true,
+        rejectUnauthorized: true,
+        // The copy-in ends stdin and then reads tar's answer: half-close both ways, as dockerd's own TLS
+        // listener does (Go's tls.Conn.CloseWrite).
+        allowHalfOpen: true,
+      },
+      (client) => {
+        authorized += 1;
+        const engine = net.connect({ path: socketPath, allowHalfOpen: true });
+        open.add(client).add(engine);
+        client.on("close", () => open.delete(client));
+        engine.on("close", () => open.delete(engine));
+        client.on("data", (d: Buffer) => {
+          carried += d.length;
+        });
+        client.pipe(engine).pipe(client);
+        client.on("error", () => engine.destroy());
+        engine.on("error", () => client.destroy());
+      },
+    );
+    server.on("connection", (raw: net.Socket) => {
+      open.add(raw);
+      raw.on("close", () => open.delete(raw));
+    });
+    server.on("tlsClientError", () => {
+      refused += 1;
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as net.AddressInfo).port;
+    setEnv(dirs.client);
+  });
+
+  afterAll(async () => {
+    for (const k of ENV_KEYS) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+    for (const socket of open) socket.destroy(); // keep-alive connections of the https agent
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it("answers a ping over https with the client certificate", async () => {
+    const docker = createDockerClient();
+    expect((docker.modem as unknown as { protocol: string }).protocol).toBe("https");
+    const before = authorized;
+    const engine = await pingEngine(docker);
+    expect(engine.apiVersion).toMatch(/^\d+\.\d+$/);
+    expect(authorized).toBeGreaterThan(before);
+  });
+
+  it("runs a scripted fix end to end through the proxy; the patch applies; no container is left", async () => {
+    const before = carried;
+    const run = await runScripted({ script: path.join(EXAMPLE, "fix.script.json"), mode: "acceptEdits", allow: ["Bash(npm test)"] });
+    expect(run.outcome.exitReason, run.logs.join("\n")).toBe("completed");
+    expect(run.report?.toolCalls.map((c) => c.tool)).toEqual(["Bash", "Grep", "Read", "Edit", "Bash"]);
+    expect(run.report?.toolCalls.at(-1)?.exitCode).toBe(0);
+    expect(run.report?.warnings.filter((w) => w.kind === "weak_hardening")).toEqual([]);
+    const copy = applyToCopy(EXAMPLE, Buffer.from(run.patch));
+    expect(fs.readFileSync(path.join(copy, "src/calc.js"), "utf8")).toContain("return sum / values.length;");
+    // The run's API calls (create, exec attach, the copy-in's tar stream, inspect, remove) came through TLS.
+    expect(carried - before).toBeGreaterThan(fs.statSync(path.join(EXAMPLE, "src/calc.js")).size);
+    expect(await labelled(createDockerClient(), run.outcome.runId)).toEqual([]);
+  }, 180_000);
+
+  it("fails before anything starts, saying where it looked, when the client certificate is not the engine's CA's", async () => {
+    setEnv(dirs.stranger);
+    try {
+      const before = refused;
+      // The stranger's ca.pem does not vouch for the server either: both sides refuse.
+      const error = await pingEngine(createDockerClient()).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(EngineError);
+      expect((error as Error).message).toContain(`no Docker engine answers at DOCKER_HOST=tcp://127.0.0.1:${port}`);
+      // With the right CA but the stranger's certificate, the server refuses the handshake.
+      fs.copyFileSync(path.join(dirs.ca, "ca.pem"), path.join(dirs.stranger, "ca.pem"));
+      const refusedByServer = await pingEngine(createDockerClient()).catch((e: unknown) => e);
+      expect(refusedByServer).toBeInstanceOf(EngineError);
+      expect(refused).toBeGreaterThan(before);
+    } finally {
+      setEnv(dirs.client);
+    }
+  });
+
+  it("refuses plain http on the TLS port (DOCKER_TLS_VERIFY unset and no certificates)", async () => {
+    delete process.env.DOCKER_TLS_VERIFY;
+    delete process.env.DOCKER_CERT_PATH;
+    try {
+      const docker = new Docker();
+      expect((docker.modem as unknown as { protocol: string }).protocol).toBe("http");
+      await expect(pingEngine(docker)).rejects.toBeInstanceOf(EngineError);
+    } finally {
+      setEnv(dirs.client);
+    }
+  });
+});
