@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { PolicyEngine } from "../../../src/policy/index.js";
 import { BASH_CASES } from "../../fixtures/policy/bash-cases.js";
 import { engineFor } from "./helpers.js";
+import { seededRandom as prng } from "../../support/seeded-random.js";
 
 const bashPath = spawnSync("sh", ["-c", "command -v bash"], { encoding: "utf8" }).stdout.trim();
 /** `--pretty-print` arrived in bash 5.2; older shells reject the option without running anything. */
@@ -100,17 +101,6 @@ function candidates(engine: PolicyEngine): string[] {
   return [...lines];
 }
 
-/** mulberry32, seeded so a failure reproduces. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SOUP_TOKENS = [
   ...[

@@ -8,21 +8,11 @@
 import { describe, expect, it } from "vitest";
 import type { PolicyEngine } from "../../../src/policy/index.js";
 import { bash, engineFor } from "./helpers.js";
+import { seededRandom as prng } from "../../support/seeded-random.js";
 
 const LINES = 2_000;
 const TIME_BUDGET_MS = 10_000;
 
-/** mulberry32: small, fast, good enough to spread choices. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Leaf {
   /** As generated, possibly obfuscated. */

@@ -3,6 +3,7 @@
 import { callPatch } from "../../../../src/report/patch.js";
 import { deriveOutcome, type RunReport, type ToolCall, type Turn } from "../../../../src/report/schema.js";
 import { summarizePatch } from "../../../../src/report/patch.js";
+import { seededRandom as random } from "../../../support/seeded-random.js";
 
 const START = Date.parse("2025-06-01T12:00:00.000Z");
 
@@ -10,17 +11,6 @@ function iso(offsetMs: number): string {
   return new Date(START + offsetMs).toISOString();
 }
 
-/** A small deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const SMALL_FIX_PATCH = `diff --git a/src/calc.js b/src/calc.js
 index 3b18e51..a1c2d3e 100644
