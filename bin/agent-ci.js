@@ -3,3 +3,7 @@
 import { main } from "../dist/cli.js";
 
 await main();
+// The command is done and its files are written. Leave now, even when an Engine API request that timed out
+// is still open (a hung Docker daemon must not keep the process alive: RELIABILITY D6); stdout and stderr
+// are flushed first.
+process.stdout.write("", () => process.stderr.write("", () => process.exit(process.exitCode ?? 0)));

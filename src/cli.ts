@@ -196,8 +196,8 @@ export function buildProgram(): Command {
     .addHelpText(
       "after",
       `
-Exit codes: 0 completed, 2 config error, 3 engine error, 4 model API error, 5 limit reached
-(turns, budget, timeout), 6 verify failed, 130 cancelled.
+Exit codes: 0 completed, 1 the patch or report could not be written, 2 config error, 3 engine error,
+4 model API error, 5 limit reached (turns, budget, timeout), 6 verify failed, 130 cancelled.
 
 Examples:
   ANTHROPIC_API_KEY=… agent-ci run --prompt "Fix the failing test" --mode acceptEdits --allow 'Bash(npm test:*)'

@@ -69,7 +69,8 @@ function stripPrefix(path: string, prefix: "a/" | "b/"): string {
 
 /** Path from a `--- a/x` / `+++ b/x` line; undefined for /dev/null. */
 function pathFromFileLine(rest: string, prefix: "a/" | "b/"): string | undefined {
-  const withoutTimestamp = rest.startsWith('"') ? rest : rest.replace(/\t.*$/, "");
+  // git ends a name holding a space with a TAB (`+++ "b/a b\nc"<TAB>`); inside quotes a TAB is escaped.
+  const withoutTimestamp = rest.startsWith('"') ? rest.replace(/"\t.*$/, '"') : rest.replace(/\t.*$/, "");
   const unquoted = unquoteGitPath(withoutTimestamp);
   if (unquoted === "/dev/null") return undefined;
   return stripPrefix(unquoted, prefix);

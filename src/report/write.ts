@@ -31,11 +31,11 @@ function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
 }
 
-async function writeTemp(path: string, data: string): Promise<string> {
+async function writeTemp(path: string, data: string | Uint8Array): Promise<string> {
   const temp = tempPathFor(path);
   const handle = await open(temp, "wx", 0o644);
   try {
-    await handle.writeFile(data, "utf8");
+    await (typeof data === "string" ? handle.writeFile(data, "utf8") : handle.writeFile(data));
     await handle.sync();
   } catch (error) {
     await handle.close().catch(() => undefined);
@@ -50,7 +50,7 @@ async function writeTemp(path: string, data: string): Promise<string> {
  * Writes several files so that each is either its old content or its whole new content, and a failed write
  * (a full disk) changes none of them: every temp file is written and synced first, then all are renamed.
  */
-export async function atomicWriteFiles(files: readonly { path: string; data: string }[]): Promise<void> {
+export async function atomicWriteFiles(files: readonly { path: string; data: string | Uint8Array }[]): Promise<void> {
   const temps: string[] = [];
   try {
     for (const file of files) temps.push(await writeTemp(file.path, file.data));
@@ -62,7 +62,7 @@ export async function atomicWriteFiles(files: readonly { path: string; data: str
 }
 
 /** Writes `data` to `path` so that `path` is either its old content or the whole new content, never a part. */
-export async function atomicWriteFile(path: string, data: string): Promise<void> {
+export async function atomicWriteFile(path: string, data: string | Uint8Array): Promise<void> {
   await atomicWriteFiles([{ path, data }]);
 }
 

@@ -63,9 +63,13 @@ export function apiUsage(usage: TurnUsage) {
   };
 }
 
-/** Writes each event as one JSON line to events.jsonl and, when asked, to stdout. */
+/**
+ * Writes each event as one JSON line to events.jsonl and, when asked, to stdout. A failed write (a full
+ * disk) never ends the run: the file is given up, the error kept in `writeError` for the report (D10).
+ */
 export class EventSink {
-  private readonly fd: number | undefined;
+  private fd: number | undefined;
+  writeError: Error | undefined;
 
   constructor(
     file: string | undefined,
@@ -77,11 +81,25 @@ export class EventSink {
 
   emit(event: StreamEvent): void {
     const line = this.redact(JSON.stringify(event));
-    if (this.fd !== undefined) fs.writeSync(this.fd, line + "\n");
+    if (this.fd !== undefined) {
+      try {
+        fs.writeSync(this.fd, line + "\n");
+      } catch (e) {
+        this.writeError = e as Error;
+        this.close();
+      }
+    }
     this.stdout?.(line);
   }
 
   close(): void {
-    if (this.fd !== undefined) fs.closeSync(this.fd);
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // already reported through writeError, or nothing more can be done
+    }
   }
 }

@@ -23,10 +23,10 @@ import {
 } from "../policy/index.js";
 import { parseReport, type Decision as ReportDecision } from "../report/index.js";
 import { BASE_ENV } from "../sandbox/docker-sandbox.js";
-import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
+import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../tools/index.js";
 import type { RunConfig } from "./config.js";
-import type { PermissionDecision, PermissionGate, ToolCallRecord, ToolHooks } from "./pipeline.js";
+import type { PermissionDecision, PermissionGate, PermissionRequest, ToolCallRecord, ToolHooks } from "./pipeline.js";
 
 /** Workspace files read for rules; a pull request can change them, so they are untrusted by default. */
 const WORKSPACE_SETTINGS = [".claude/settings.json", ".agent-ci.json"];
@@ -143,7 +143,7 @@ export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Prom
   return {
     policy,
     engine,
-    gate: { decide: (request) => engine.decide(request) },
+    gate: { decide: (request) => allowSavedOutputs(request, engine.decide(request)) },
     hooks,
     summary: {
       mode: policy.mode,
@@ -181,6 +181,19 @@ export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Prom
       subcommand: d.subcommand,
     }),
   };
+}
+
+/**
+ * A cut tool result tells the model to Read or Grep the whole output saved under OUTPUTS_DIR. The policy
+ * knows only the workspace, so it refuses that folder as outside it; a read-only tool on paths that are all
+ * inside it (canonical, resolved in the container, writes refused by the pipeline) is allowed here. A deny
+ * rule that matches still wins: only the outside-the-workspace refusal is lifted (RELIABILITY T18).
+ */
+function allowSavedOutputs(request: PermissionRequest, decision: PermissionDecision): PermissionDecision {
+  if (decision.behavior !== "deny" || decision.decidedBy !== "protected-path") return decision;
+  if (request.tool === "Bash" || !request.readOnly || !request.paths?.length) return decision;
+  if (!request.paths.every((p) => p.startsWith(`${OUTPUTS_DIR}/`))) return decision;
+  return { behavior: "allow", reason: "allowed: a read of an earlier call's full output, saved by agent-ci", decidedBy: "read-only-check" };
 }
 
 /** "Bash(git push origin main)" → a call the engine can decide. */

@@ -34,8 +34,10 @@ import { runVerify, type VerifyResult } from "./verify.js";
 import { AGENT_CI_VERSION } from "../version.js";
 
 /** Process exit codes, one per kind of ending (documented in the README). */
-export const EXIT_CODES: Record<ExitReason | "verify_failed", number> = {
+export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", number> = {
   completed: 0,
+  /** The run's own ending was fine, but the patch or the record could not be written (a full disk). */
+  output_error: 1,
   config_error: 2,
   engine_error: 3,
   api_error: 4,
@@ -226,21 +228,34 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     cancel.removeEventListener("abort", onCancel);
   }
 
-  // The work is never lost: the patch as far as the container still answers, then the record.
+  // The work is never lost: the patch as far as the container still answers, then the record. The container
+  // is removed before anything is written on the host, so that a failed write (a full disk) cannot keep it.
   const patch = await exportPatch(sandbox, policy, log);
-  await atomicWriteFile(patchPath, patch.text);
+  if (sandbox && patch.note && !failure) {
+    // The agent finished, but its work could not be exported (a command wiped agent-ci's baseline under /tmp,
+    // say): that is not "no changes", and the exit code must say so.
+    failure = { reason: "engine_error", kind: "PatchExportError", message: patch.note };
+  }
   await sandbox?.dispose().catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`));
+  const outputErrors: string[] = [];
+  try {
+    await atomicWriteFile(patchPath, patch.bytes);
+  } catch (e) {
+    outputErrors.push(`the patch could not be written to ${patchPath}: ${(e as Error).message}`);
+  }
+  if (events.writeError) outputErrors.push(`events.jsonl could not be written completely: ${events.writeError.message}`);
+  for (const message of outputErrors) log(message);
 
   let verify: VerifyResult | undefined;
   if (config.verify && sandbox && failure?.reason !== "engine_error" && failure?.reason !== "cancelled") {
-    verify = await runVerify({ runId, config, imageName: sandbox.image.name, patch: patch.text, log, signal: cancel }).catch((e: unknown) => {
+    verify = await runVerify({ runId, config, imageName: sandbox.image.name, patch: patch.bytes, log, signal: cancel }).catch((e: unknown) => {
       log(`verify could not run: ${(e as Error).message}`);
       return { command: config.verify ?? "", applied: false, exitCode: null, outputTail: redactor.redact((e as Error).message), durationMs: 0 };
     });
   }
 
   const exitReason: ExitReason = failure?.reason ?? "completed";
-  const report = buildReport({ config, runId, startedAt, runStart, exitReason, failure, sandbox, policy, loop, calls: loop?.calls ?? calls, state, patch, verify, redactor });
+  const report = buildReport({ config, runId, startedAt, runStart, exitReason, failure, sandbox, policy, loop, calls: loop?.calls ?? calls, state, patch, verify, redactor, outputErrors });
   let written: RunReport | undefined;
   let reportPath: string | undefined;
   try {
@@ -249,9 +264,11 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     reportPath = result.paths.json;
   } catch (e) {
     log(`writing the report failed: ${(e as Error).message}`);
+    outputErrors.push(`the report could not be written: ${(e as Error).message}`);
   }
   const verifyFailed = verify !== undefined && (!verify.applied || verify.exitCode !== 0);
-  const exitCode = exitReason === "completed" && verifyFailed ? EXIT_CODES.verify_failed : EXIT_CODES[exitReason];
+  const reasonCode = exitReason === "completed" && verifyFailed ? EXIT_CODES.verify_failed : EXIT_CODES[exitReason];
+  const exitCode = reasonCode === 0 && outputErrors.length ? EXIT_CODES.output_error : reasonCode;
   events.emit({
     type: "result",
     subtype: exitReason === "completed" ? "success" : exitReason === "max_turns" ? "error_max_turns" : "error_during_execution",
@@ -278,25 +295,29 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   events.close();
   // The message may quote a credential (a DOCKER_HOST with a password, an API error echoing the key): the
   // CLI and the Action print it, so it is redacted like everything else written or printed (S8).
-  return { runId, exitReason, exitCode, outDir, patchPath, reportPath, report: written, error: failure ? redactor.redact(failure.message) : undefined };
+  const error = failure?.message ?? (outputErrors.length ? outputErrors.join("; ") : undefined);
+  return { runId, exitReason, exitCode, outDir, patchPath, reportPath, report: written, error: error === undefined ? undefined : redactor.redact(error) };
 }
 
 interface PatchOut {
+  /** For summaries and the report's rendering (bytes that are not UTF-8 shown as U+FFFD). */
   text: string;
+  /** The patch exactly as git made it: what is written to patch.diff and applied (T7: never re-encoded). */
+  bytes: Buffer;
   /** Why there is no patch or only part of one, in plain words for the report. */
   note?: string;
   excluded: Array<{ path: string; reason: string }>;
 }
 
 async function exportPatch(sandbox: DockerSandbox | undefined, policy: PreparedPolicy | undefined, log: (line: string) => void): Promise<PatchOut> {
-  if (!sandbox) return { text: "", note: "no sandbox was started, so there is no patch", excluded: [] };
+  if (!sandbox) return { text: "", bytes: Buffer.alloc(0), note: "no sandbox was started, so there is no patch", excluded: [] };
   try {
     const exported = await sandbox.exportPatch(policy?.protectFromPatch);
     for (const x of exported.excluded) log(`left out of the patch: ${x.path} (${x.reason})`);
-    return { text: exported.patch.toString("utf8"), excluded: exported.excluded };
+    return { text: exported.patch.toString("utf8"), bytes: exported.patch, excluded: exported.excluded };
   } catch (e) {
     log(`the patch could not be exported: ${(e as Error).message}`);
-    return { text: "", note: `no patch: the container no longer answered (${(e as Error).message})`, excluded: [] };
+    return { text: "", bytes: Buffer.alloc(0), note: `no patch: it could not be exported from the container (${(e as Error).message})`, excluded: [] };
   }
 }
 
@@ -315,11 +336,13 @@ interface ReportParts {
   patch: PatchOut;
   verify?: VerifyResult;
   redactor: Redactor;
+  /** Files of the run's output that could not be written (the report says so, in case it can be). */
+  outputErrors: string[];
 }
 
 function buildReport(p: ReportParts): RunReportInput {
   const { config, sandbox, policy, loop } = p;
-  const patch = summarizePatch(p.patch.text, { secrets: knownSecrets(config) });
+  const patch = summarizePatch(p.patch.bytes, { secrets: knownSecrets(config) });
   const warnings: RunReportInput["warnings"] = [];
   const mode = policy?.policy.mode ?? config.mode ?? "default";
   if (mode === "bypassPermissions") {
@@ -330,6 +353,7 @@ function buildReport(p: ReportParts): RunReportInput {
     warnings.push({ kind: "weak_hardening", severity: "critical", message: `The engine did not apply: ${sandbox.hardening.missing.join("; ")}` });
   }
   if (p.patch.note) warnings.push({ kind: "patch", severity: "warning", message: p.patch.note });
+  for (const message of p.outputErrors) warnings.push({ kind: "output_write", severity: "critical", message });
   for (const x of p.patch.excluded) warnings.push({ kind: "patch_excluded", severity: "warning", message: `${x.path} was changed but left out of the patch: ${x.reason}` });
   for (const w of loop?.warnings ?? []) warnings.push({ kind: "loop", severity: "info", message: w });
   if (patch.secretFindings.length) {

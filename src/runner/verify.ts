@@ -20,7 +20,8 @@ export async function runVerify(options: {
   runId: string;
   config: RunConfig;
   imageName: string;
-  patch: string;
+  /** The patch's exact bytes (a text diff may hold bytes that are not UTF-8). */
+  patch: string | Uint8Array;
   log: (line: string) => void;
   signal: AbortSignal;
 }): Promise<VerifyResult> {

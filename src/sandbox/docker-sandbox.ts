@@ -113,6 +113,11 @@ const AGENT_USER = "1000:1000";
  */
 const KEEPER_USER = "1001:1001";
 const STATE_DIR = "/tmp/.agent-ci";
+/**
+ * A changed file larger than this is left out of the patch, and the report says so (C11): a patch of huge
+ * blobs could not be held in memory as one string, posted or reviewed, and it would cost the whole patch.
+ */
+export const MAX_PATCH_FILE_BYTES = 50 * 1024 * 1024;
 const BASELINE_GIT_DIR = `${STATE_DIR}/baseline.git`;
 
 export const BASE_ENV: Readonly<Record<string, string>> = {
@@ -625,6 +630,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     await this.gitOk(["add", "-A"], { index });
     const tree = await this.gitOk(["write-tree"], { index });
     const numstat = await this.gitOk(["diff-tree", "-r", "-z", "--no-renames", "--numstat", this.baselineTree, tree], { index });
+    const sizes = await this.changedFileSizes(tree, index);
     const files: PatchFileStat[] = [];
     const excluded: ExportedPatch["excluded"] = [];
     // -z --numstat without renames: "added<TAB>removed<TAB>path" records, NUL-terminated.
@@ -632,7 +638,10 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       const [added = "0", removed = "0", ...rest] = record.split("\t");
       const file = rest.join("\t");
       if (!file) continue;
-      const reason = exclude?.(file);
+      const size = sizes.get(file) ?? 0;
+      const reason =
+        exclude?.(file) ??
+        (size > MAX_PATCH_FILE_BYTES ? `it is ${Math.round(size / 2 ** 20)} MiB, over the ${MAX_PATCH_FILE_BYTES / 2 ** 20} MiB limit for one file in the patch` : undefined);
       if (reason) {
         excluded.push({ path: file, reason });
         continue;
@@ -655,6 +664,34 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     );
     const patch = await this.readFile(out, { confine: false });
     return { patch: patch?.data ?? Buffer.alloc(0), files, baseTree: this.baselineTree, tree, excluded };
+  }
+
+  /** Sizes of the changed files' new blobs (deleted files are absent), from git's own objects. */
+  private async changedFileSizes(tree: string, index: string): Promise<Map<string, number>> {
+    const raw = await this.gitOk(["diff-tree", "-r", "-z", "--no-renames", "--raw", this.baselineTree, tree], { index });
+    // -z --raw: ":oldmode newmode oldsha newsha status" NUL path NUL, per file.
+    const parts = raw.split("\0");
+    const blobs = new Map<string, string[]>();
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const sha = parts[i]?.split(" ")[3];
+      const file = parts[i + 1];
+      if (!sha || !file || /^0+$/.test(sha)) continue;
+      blobs.set(sha, [...(blobs.get(sha) ?? []), file]);
+    }
+    const sizes = new Map<string, number>();
+    if (!blobs.size) return sizes;
+    const res = await this.exec({
+      argv: ["git", ...GIT_CONFIG, "cat-file", "--batch-check"],
+      env: { ...GIT_ENV, GIT_INDEX_FILE: index },
+      cwd: WORKSPACE_ROOT,
+      stdin: [...blobs.keys()].join("\n") + "\n",
+      timeoutMs: 300_000,
+    });
+    for (const line of res.stdout.toString("utf8").split("\n")) {
+      const [sha, , size] = line.split(" ");
+      for (const file of blobs.get(sha ?? "") ?? []) sizes.set(file, Number(size));
+    }
+    return sizes;
   }
 
   private async runSetup(commands: string[]): Promise<void> {
