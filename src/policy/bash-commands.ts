@@ -303,8 +303,10 @@ class FactsBuilder {
           this.scripts.push(this.stdinBody);
           return;
         }
+        // A pipe, a file or a heredoc the parser attached elsewhere: the script is not known here, so no
+        // rule can be checked against it (`echo 'rm -rf .' | bash`).
         this.views.push({ argv, role: "check", openArgs });
-        this.notReadOnly.push(`${program} runs commands it reads from standard input`);
+        this.problems.push(`${program} runs commands it reads from standard input, which are not known before they run`);
     }
   }
 

@@ -33,6 +33,16 @@ function simpleWrapper(program: string, spec: OptionSpec, transparent = true): W
 export const ASSIGNMENT_WORD = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 export const WRAPPERS: Readonly<Record<string, Wrapper>> = {
+  // tree-sitter reads the second `!` of `! ! cmd` as a command name; bash negates twice and runs cmd.
+  // Words after it that look like assignments are assignments to bash (`! ! LD_PRELOAD=x cmd`).
+  "!": {
+    transparent: true,
+    unwrap(args) {
+      let i = 0;
+      while (i < args.length && ASSIGNMENT_WORD.test(args[i]?.text ?? "")) i++;
+      return { inner: args.slice(i), assignments: args.slice(0, i) };
+    },
+  },
   timeout: {
     transparent: true,
     unwrap(args) {
