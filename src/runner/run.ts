@@ -26,7 +26,7 @@ import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError, type RunConfig } from "./config.js";
 import { ModelApiError, type Driver } from "./driver.js";
 import { EventSink } from "./events.js";
-import { contentText, ToolPipeline, type ToolCallRecord } from "./pipeline.js";
+import { contentText, ToolPipeline } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { systemPrompt } from "./system-prompt.js";
@@ -143,12 +143,10 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
 
   let sandbox: DockerSandbox | undefined;
   let policy: PreparedPolicy | undefined;
-  let loop: LoopResult | undefined;
   let failure: { reason: ExitReason; kind: string; message: string } | undefined;
   const state = new RunState();
-  const calls: ToolCallRecord[] = [];
   // Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far.
-  const progress = newLoopResult();
+  const loop = newLoopResult();
 
   try {
     policy = await preparePolicy(config, runId);
@@ -200,7 +198,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
       runStart,
       disabledReason: mode === "plan" ? "plan mode is read-only" : undefined,
     });
-    loop = await runAgentLoop({
+    await runAgentLoop({
       driver,
       pipeline,
       sandbox,
@@ -216,13 +214,11 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
       runStart,
       signal: controller.signal,
       progress: io.progress ? log : undefined,
-    }, progress);
-    calls.push(...loop.calls);
+    }, loop);
     if (loop.exit !== "completed") failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
   } catch (e) {
     failure = classify(e, controller.signal, () => timedOut);
     log(`run ended: ${failure.reason}: ${failure.message}`);
-    if (progress.turns.length || progress.calls.length) loop = progress;
   } finally {
     clearTimeout(timer);
     cancel.removeEventListener("abort", onCancel);
@@ -255,7 +251,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   }
 
   const exitReason: ExitReason = failure?.reason ?? "completed";
-  const report = buildReport({ config, runId, startedAt, runStart, exitReason, failure, sandbox, policy, loop, calls: loop?.calls ?? calls, state, patch, verify, redactor, outputErrors });
+  const report = buildReport({ config, runId, startedAt, runStart, exitReason, failure, sandbox, policy, loop, state, patch, verify, redactor, outputErrors });
   let written: RunReport | undefined;
   let reportPath: string | undefined;
   try {
@@ -276,17 +272,17 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     is_error: exitCode !== 0,
     exit_reason: exitReason,
     duration_ms: Math.round(performance.now() - runStart),
-    duration_api_ms: Math.round(loop?.apiMs ?? 0),
-    num_turns: loop?.turns.length ?? 0,
-    result: loop?.finalText || failure?.message || "",
-    total_cost_usd: loop?.costUsd ?? 0,
+    duration_api_ms: Math.round(loop.apiMs),
+    num_turns: loop.turns.length,
+    result: loop.finalText || failure?.message || "",
+    total_cost_usd: loop.costUsd,
     usage: {
-      input_tokens: loop?.usage.inputTokens ?? 0,
-      output_tokens: loop?.usage.outputTokens ?? 0,
-      cache_creation_input_tokens: loop?.usage.cacheCreationInputTokens ?? 0,
-      cache_read_input_tokens: loop?.usage.cacheReadInputTokens ?? 0,
+      input_tokens: loop.usage.inputTokens,
+      output_tokens: loop.usage.outputTokens,
+      cache_creation_input_tokens: loop.usage.cacheCreationInputTokens,
+      cache_read_input_tokens: loop.usage.cacheReadInputTokens,
     },
-    permission_denials: (loop?.calls ?? [])
+    permission_denials: loop.calls
       .filter((c) => c.decision?.behavior === "deny")
       .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
     patch_path: patchPath,
@@ -330,8 +326,7 @@ interface ReportParts {
   failure?: { reason: ExitReason; kind: string; message: string };
   sandbox?: DockerSandbox;
   policy?: PreparedPolicy;
-  loop?: LoopResult;
-  calls: ToolCallRecord[];
+  loop: LoopResult;
   state: RunState;
   patch: PatchOut;
   verify?: VerifyResult;
@@ -355,12 +350,12 @@ function buildReport(p: ReportParts): RunReportInput {
   if (p.patch.note) warnings.push({ kind: "patch", severity: "warning", message: p.patch.note });
   for (const message of p.outputErrors) warnings.push({ kind: "output_write", severity: "critical", message });
   for (const x of p.patch.excluded) warnings.push({ kind: "patch_excluded", severity: "warning", message: `${x.path} was changed but left out of the patch: ${x.reason}` });
-  for (const w of loop?.warnings ?? []) warnings.push({ kind: "loop", severity: "info", message: w });
+  for (const w of loop.warnings) warnings.push({ kind: "loop", severity: "info", message: w });
   if (patch.secretFindings.length) {
     warnings.push({ kind: "secret_in_patch", severity: "critical", message: `The patch contains ${patch.secretFindings.length} possible secret(s); review before applying or posting it.` });
   }
   const outputsPrefix = "/tmp/agent-ci-outputs/";
-  const toolCalls = p.calls.map((c, index) => ({
+  const toolCalls = loop.calls.map((c, index) => ({
     id: c.id,
     turn: c.turn,
     index,
@@ -380,7 +375,7 @@ function buildReport(p: ReportParts): RunReportInput {
     resultPreview: capText(p.redactor.redact(contentText(c.content)), RESULT_PREVIEW_MAX_CHARS),
     patch: c.patch ? { file: c.patch.newFileName ?? c.patch.oldFileName ?? "", hunks: c.patch.hunks.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({ oldStart, oldLines, newStart, newLines, lines })) } : undefined,
   }));
-  const denials = p.calls
+  const denials = loop.calls
     .filter((c) => c.decision?.behavior === "deny")
     .map((c) => ({
       callId: c.id,
@@ -390,7 +385,7 @@ function buildReport(p: ReportParts): RunReportInput {
       rule: c.decision?.rule,
       narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,
     }));
-  const usage = loop?.usage ?? { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+  const usage = loop.usage;
   const endedAt = new Date();
   return {
     schemaVersion: 1,
@@ -431,9 +426,9 @@ function buildReport(p: ReportParts): RunReportInput {
     model: { driver: config.script ? "script" : "anthropic", name: config.script ? "script" : config.model, maxTokens: config.maxTokens, thinkingBudget: config.thinkingBudget },
     limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, timeoutMs: config.timeoutMs },
     toolCalls,
-    turns: (loop?.turns ?? []).map(({ costUsd: _cost, ...t }) => ({ ...t, text: t.text ? capText(p.redactor.redact(t.text), TURN_TEXT_MAX_CHARS) : undefined })),
+    turns: loop.turns.map(({ costUsd: _cost, ...t }) => ({ ...t, text: t.text ? capText(p.redactor.redact(t.text), TURN_TEXT_MAX_CHARS) : undefined })),
     usage,
-    costUsd: loop?.costUsd ?? 0,
+    costUsd: loop.costUsd,
     patch,
     verify: p.verify,
     denials,
