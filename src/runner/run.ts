@@ -109,6 +109,8 @@ function makeDriver(config: RunConfig, deadline: number, log: (line: string) => 
   });
 }
 
+const DEFAULT_OUT_PARENT = "agent-ci-out";
+
 function passThroughEnv(names: string[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of names) {
@@ -118,9 +120,21 @@ function passThroughEnv(names: string[]): Record<string, string> {
   return env;
 }
 
+/**
+ * ./agent-ci-out/<run-id>, in a folder that ignores itself (as pytest's cache does): it sits inside the
+ * user's repository, and a later `git add -A` must not pick up reports.
+ */
+function defaultOutDir(runId: string): string {
+  const parent = path.resolve(DEFAULT_OUT_PARENT);
+  fs.mkdirSync(parent, { recursive: true });
+  const ignore = path.join(parent, ".gitignore");
+  if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "# Written by agent-ci: its run outputs are not part of the repository.\n*\n");
+  return path.join(parent, runId);
+}
+
 export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal = new AbortController().signal): Promise<RunOutcome> {
   const runId = newRunId();
-  const outDir = path.resolve(config.out ?? path.join("agent-ci-out", runId));
+  const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
   fs.mkdirSync(outDir, { recursive: true });
   const patchPath = path.join(outDir, "patch.diff");
   const startedAt = new Date();
