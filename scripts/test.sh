@@ -3,6 +3,19 @@
 # Chromium for the report's browser test), then runs vitest and the Claude Code reference check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mkdir -p test-results
+rm -f test-results/vitest-unit.json
+status=0
+full=""
+[ $# -eq 0 ] && full=1
+bash scripts/ensure-deps.sh
+# The unit tests first, with no engine in reach (DOCKER_HOST points nowhere): they must pass on a machine
+# that has none (`npm run test:unit`). The rest need the engine and run after it is up.
+if [ -n "$full" ]; then
+  DOCKER_HOST=unix:///nonexistent/agent-ci-no-engine.sock npx vitest run --project unit \
+    --reporter=default --reporter=json --outputFile.json=test-results/vitest-unit.json || status=$?
+  set -- --project engine
+fi
 AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/setup.sh
 
 if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -10,11 +23,10 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
 
-mkdir -p test-results
 # Other engines (test/engines/): Podman's Docker-compatible socket, and an sshd for the ssh:// test, where
 # this machine may install them (root with apt-get). A Podman that cannot be set up fails its test with
 # the reason (AGENT_CI_PODMAN_SETUP_ERROR) rather than being skipped.
-case " $* " in "  " | *engines*) engines=1 ;; *) engines="" ;; esac
+case " $* " in *engines*) engines=1 ;; *) engines="$full" ;; esac
 if [ -n "$engines" ] && [ -z "${AGENT_CI_PODMAN_SOCKET:-}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   if podman_host=$(AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/podman-engine.sh 2>test-results/podman-engine.log); then
     export AGENT_CI_PODMAN_SOCKET="${podman_host#unix://}"
@@ -26,17 +38,18 @@ if [ -n "$engines" ] && [ -z "${AGENT_CI_PODMAN_SOCKET:-}" ] && [ "$(id -u)" = 0
     { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server >/dev/null; } || true
   fi
 fi
-status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@" || status=$?
 node scripts/reliability-report.mjs || status=1
 
-if [ -d ../shared/reference/claude-code ] && [ $# -eq 0 ]; then
+if [ -d ../shared/reference/claude-code ] && [ -n "$full" ]; then
   echo "test: Claude Code reference cases" >&2
   node ../shared/tools/check-reference.mjs --verbose || status=1
 fi
 
 node -e '
-const r = JSON.parse(require("fs").readFileSync("test-results/vitest.json", "utf8"));
-console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+const fs = require("fs");
+const runs = ["test-results/vitest-unit.json", "test-results/vitest.json"].filter(fs.existsSync).map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
+const sum = (key) => runs.reduce((n, r) => n + r[key], 0);
+console.log(`tests: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed`);
 ' || status=1
 exit $status

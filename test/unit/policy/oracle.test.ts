@@ -11,7 +11,6 @@ import { bash, engineFor } from "./helpers.js";
 import { seededRandom as prng } from "../../support/seeded-random.js";
 
 const LINES = 2_000;
-const TIME_BUDGET_MS = 10_000;
 
 
 interface Leaf {
@@ -155,7 +154,6 @@ async function runOracle(engine: PolicyEngine, seed: number): Promise<{ allowed:
   };
   let allowed = 0;
   let pure = 0;
-  const started = performance.now();
   for (let i = 0; i < LINES; i++) {
     const line = generator.node(3);
     const decision = engine.decide(bash(line.text));
@@ -167,7 +165,6 @@ async function runOracle(engine: PolicyEngine, seed: number): Promise<{ allowed:
     allowed++;
     expect(disallowedLeaf, `seed ${seed} line ${i} allowed: ${JSON.stringify(line.text)}`).toBeUndefined();
   }
-  expect(performance.now() - started).toBeLessThan(TIME_BUDGET_MS);
   return { allowed, pure };
 }
 

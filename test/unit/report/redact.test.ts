@@ -147,11 +147,11 @@ describe("createRedactor", () => {
     expect(out.slice(1, -1).every((line) => line === "***")).toBe(true);
   });
 
-  it("is fast on a large base64 blob (no quadratic patterns)", () => {
+  // 2 MB of base64: a quadratic pattern would need ~10^12 steps and cannot finish within the test's timeout,
+  // where a linear pass takes a fraction of a second. No clock is read: the timeout is the bound.
+  it("finishes on a large base64 blob (no quadratic patterns)", { timeout: 30_000 }, () => {
     const blob = Buffer.alloc(1_500_000, 7).toString("base64");
-    const started = performance.now();
-    redactor.redact(blob);
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(redactor.redact(blob)).toBe(blob);
   });
 });
 
