@@ -3,7 +3,8 @@
 import fs from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { renderReportFile } from "./report/index.js";
-import { parseRunConfig, parseSize, ConfigError, PERMISSION_MODES, OUTPUT_FORMATS, NETWORK_POLICIES, type RunConfigInput } from "./runner/config.js";
+import { PERMISSION_MODES, type PermissionMode } from "./policy/schema.js";
+import { parseRunConfig, parseSize, ConfigError, OUTPUT_FORMATS, NETWORK_POLICIES, type RunConfigInput } from "./runner/config.js";
 import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
@@ -44,7 +45,7 @@ interface RunFlags {
   cpus?: number;
   workspaceSize?: number;
   env: string[];
-  mode?: (typeof PERMISSION_MODES)[number];
+  mode?: PermissionMode;
   allow: string[];
   deny: string[];
   settings?: string;

@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { EXIT_REASONS } from "../report/index.js";
 import { DEFAULT_MODEL } from "../runner/pricing.js";
-import { NETWORK_POLICIES, PERMISSION_MODES } from "../runner/config.js";
+import { PERMISSION_MODES } from "../policy/schema.js";
+import { NETWORK_POLICIES } from "../runner/config.js";
 
 /** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */
 export const FAIL_ON_REASONS = [

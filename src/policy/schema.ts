@@ -122,14 +122,20 @@ export interface PolicyCall {
 
 export const DECIDED_BY = ["rule", "mode", "protected-path", "parse-failure", "read-only-check"] as const;
 
+export const RuleRefSchema = z.object({ text: z.string(), source: z.string() }).meta({ id: "RuleRef" });
+
 export const DecisionSchema = z.object({
-  behavior: z.enum(["allow", "deny"]),
-  /** A sentence for the model: what stopped the call and what it may do instead. */
-  reason: z.string(),
-  rule: z.object({ text: z.string(), source: z.string() }).optional(),
+  behavior: z.enum(["allow", "deny"]).describe("Non-interactive: where Claude Code would ask, agent-ci denies."),
+  reason: z.string().describe("Sentence sent to the model (for a deny: what stopped the call and what it may do instead) and shown in the report."),
+  rule: RuleRefSchema.optional().describe("The rule that decided, when one did."),
   mode: PermissionModeSchema,
-  decidedBy: z.enum(DECIDED_BY),
-  /** Bash: the simple command that decided a denial. */
-  subcommand: z.string().optional(),
+  decidedBy: z
+    .enum(DECIDED_BY)
+    .describe("What decided: a rule, the mode's default, a protected path, a command that could not be parsed, or the read-only proof of a Bash line."),
+  subcommand: z.string().optional().describe("For compound Bash lines, the command the decision was about."),
 });
 export type Decision = z.infer<typeof DecisionSchema>;
+
+/** A decision as the pipeline hands it on and the report records it: the mode is the run's, kept once. */
+export const CallDecisionSchema = DecisionSchema.omit({ mode: true });
+export type CallDecision = z.infer<typeof CallDecisionSchema>;

@@ -1,6 +1,7 @@
 // The run report's contract: the zod schema of report.json, its version, and `parseReport` for readers.
 // Published as JSON Schema in schema/report.schema.json (kept in sync by test/unit/report/json-schema.test.ts).
 import { z } from "zod";
+import { CallDecisionSchema, PermissionModeSchema, RuleRefSchema } from "../policy/schema.js";
 
 /** Bump on any change a v1 reader could misread (renamed, removed or re-typed fields). Added optional fields do not bump it. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -42,8 +43,6 @@ export const Outcome = z
   );
 export type Outcome = z.infer<typeof Outcome>;
 
-export const PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"] as const;
-
 export const TokenUsage = z
   .object({
     inputTokens: NonNegativeInt,
@@ -81,7 +80,6 @@ export const Image = z
   .object({
     name: z.string(),
     id: z.string().optional().describe("Image id (sha256:…) as the engine reports it."),
-    digest: z.string().optional().describe("Repo digest when the image came from a registry."),
   })
   .meta({ id: "Image" });
 
@@ -89,16 +87,16 @@ export const EnforcedRule = z
   .object({
     rule: z.string().describe("Rule text, e.g. Read(./.env)."),
     source: z.string().optional(),
-    where: z.enum(["container", "tool_gate", "both"]),
+    where: z.enum(["tool_gate", "both"]).describe("both: also kept out of the container (a Read deny rule's files are not copied in)."),
     how: z.string().optional().describe("e.g. 'not copied in', 'read-only in the container'."),
   })
   .meta({ id: "EnforcedRule" });
+export type EnforcedRule = z.infer<typeof EnforcedRule>;
 
 export const Hardening = z
   .object({
     user: z.string().describe("User the container runs as, e.g. 1000:1000."),
     capDrop: z.array(z.string()),
-    capAdd: z.array(z.string()).optional(),
     noNewPrivileges: z.boolean(),
     readonlyRootfs: z.boolean(),
     networkMode: z.string().describe("As read back from the container, e.g. none."),
@@ -108,7 +106,6 @@ export const Hardening = z
     init: z.boolean(),
     runtime: z.string().optional().describe("OCI runtime when not the default, e.g. runsc."),
     seccomp: z.string().optional().describe("'default' unless a profile was given."),
-    userns: z.string().optional(),
     enforcedAt: z
       .array(EnforcedRule)
       .describe("Which policy rules were enforced inside the container and which only at the tool gate."),
@@ -129,7 +126,7 @@ export type PolicyRule = z.infer<typeof PolicyRule>;
 
 export const Policy = z
   .object({
-    mode: z.enum(PERMISSION_MODES),
+    mode: PermissionModeSchema,
     rules: z.array(PolicyRule),
     ignored: z
       .array(z.object({ text: z.string(), source: z.string(), reason: z.string() }))
@@ -138,6 +135,7 @@ export const Policy = z
       ),
   })
   .meta({ id: "Policy" });
+export type ReportPolicy = z.infer<typeof Policy>;
 
 export const Model = z
   .object({
@@ -156,24 +154,9 @@ export const Limits = z
   })
   .meta({ id: "Limits" });
 
-export const RuleRef = z.object({ text: z.string(), source: z.string() }).meta({ id: "RuleRef" });
+export const RuleRef = RuleRefSchema;
 
-export const Decision = z
-  .object({
-    behavior: z
-      .enum(["allow", "deny"])
-      .describe("Non-interactive: where Claude Code would ask, agent-ci denies."),
-    reason: z.string().describe("Sentence sent to the model (for a deny) and shown in the report."),
-    rule: RuleRef.optional().describe("The rule that decided, when one did."),
-    decidedBy: z
-      .enum(["rule", "mode", "protected-path", "parse-failure", "read-only-check", "hook", "default"])
-      .describe("What decided: a rule, the mode's default, a protected path, a command that could not be parsed, or the read-only proof of a Bash line."),
-    subcommand: z
-      .string()
-      .optional()
-      .describe("For compound Bash lines, the command the decision was about."),
-  })
-  .meta({ id: "Decision" });
+export const Decision = CallDecisionSchema.meta({ id: "Decision" });
 export type Decision = z.infer<typeof Decision>;
 
 export const PatchHunk = z

@@ -2,9 +2,9 @@
 // 13). Parsed once at the start; a bad value is a config error before any container or model call.
 import path from "node:path";
 import { z } from "zod";
+import { PermissionModeSchema } from "../policy/schema.js";
 import { DEFAULT_MODEL } from "./pricing.js";
 
-export const PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"] as const;
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 export const NETWORK_POLICIES = ["none", "setup", "on"] as const;
 
@@ -48,7 +48,7 @@ export const RunConfig = z
     workspaceSize: Size.optional(),
     env: z.array(EnvName).default([]).describe("Variables passed through to commands, by name"),
     /** Unset: from a trusted settings file's defaultMode, else "default". */
-    mode: z.enum(PERMISSION_MODES).optional(),
+    mode: PermissionModeSchema.optional(),
     /** Where --allow/--deny came from, for the report. */
     ruleSource: z.enum(["cli", "action"]).default("cli"),
     allow: z.array(z.string()).default([]),

@@ -8,6 +8,7 @@ import path from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { StructuredPatch } from "diff";
 import { z } from "zod";
+import type { CallDecision } from "../policy/schema.js";
 import { EngineError, OUTPUTS_DIR, SandboxFsError, SandboxGoneError, type Sandbox } from "../sandbox/sandbox.js";
 import { toolError } from "../tools/define-tool.js";
 import { resolveInWorkspace } from "../tools/paths.js";
@@ -23,14 +24,7 @@ export interface PermissionRequest {
   cwd: string;
 }
 
-export interface PermissionDecision {
-  behavior: "allow" | "deny";
-  /** For the model when denied: which rule or mode stopped it, and what it may do instead. */
-  reason: string;
-  rule?: { text: string; source: string };
-  decidedBy: string;
-  subcommand?: string;
-}
+export type PermissionDecision = CallDecision;
 
 /** The permission stage. The policy engine implements it; `allowAll` stands in where no policy applies. */
 export interface PermissionGate {

@@ -21,7 +21,7 @@ import {
   type PolicySourceInput,
   type RecordedCall,
 } from "../policy/index.js";
-import { parseReport, type Decision as ReportDecision } from "../report/index.js";
+import { parseReport, type EnforcedRule, type ReportPolicy } from "../report/index.js";
 import { BASE_ENV } from "../sandbox/docker-sandbox.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../tools/index.js";
@@ -45,14 +45,13 @@ export interface PreparedPolicy {
   engine: PolicyEngine;
   gate: PermissionGate;
   hooks?: ToolHooks;
-  summary: { mode: Policy["mode"]; rules: Array<{ text: string; behavior: "allow" | "deny" | "ask"; source: string }>; ignored: Array<{ text: string; source: string; reason: string }> };
-  enforcedAt: Array<{ rule: string; source?: string; where: "container" | "tool_gate" | "both"; how?: string }>;
+  summary: ReportPolicy;
+  enforcedAt: EnforcedRule[];
   /** Relative path → why it is not copied into the container (a Read deny rule). */
   excludeFromCopy(relPath: string): string | undefined;
   /** Relative path → why a change to it is kept out of the patch (an Edit deny rule or a protected path). */
   protectFromPatch(relPath: string): string | undefined;
   narrowestAllowRule(call: Pick<ToolCallRecord, "tool" | "input" | "paths" | "cwd" | "readOnly" | "decision">): string | null;
-  reportDecision(decision: PermissionDecision): ReportDecision;
 }
 
 function readJson(file: string, label: string): unknown {
@@ -173,13 +172,6 @@ export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Prom
       const decision = call.decision as Decision | undefined;
       return narrowestAllowRule(toPolicyCall(call), decision) ?? null;
     },
-    reportDecision: (d) => ({
-      behavior: d.behavior,
-      reason: d.reason,
-      rule: d.rule,
-      decidedBy: d.decidedBy as ReportDecision["decidedBy"],
-      subcommand: d.subcommand,
-    }),
   };
 }
 

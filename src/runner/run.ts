@@ -16,6 +16,7 @@ import {
   writeReportFiles,
 } from "../report/index.js";
 import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/index.js";
+import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
 import { DockerSandbox, newRunId } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
@@ -376,7 +377,8 @@ function buildReport(p: ReportParts): RunReportInput {
     tool: c.tool,
     title: c.title,
     input: c.input,
-    decision: c.decision ? policy?.reportDecision(c.decision) : undefined,
+    // Parsing drops the engine's extra fields (the mode, kept once in the report's policy).
+    decision: c.decision ? CallDecisionSchema.parse(c.decision) : undefined,
     startOffsetMs: c.startOffsetMs,
     durationMs: c.durationMs,
     exitCode: typeof c.exitCode === "number" ? c.exitCode : undefined,
