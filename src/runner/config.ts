@@ -2,6 +2,7 @@
 // 13). Parsed once at the start; a bad value is a config error before any container or model call.
 import path from "node:path";
 import { z } from "zod";
+import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { DEFAULT_MODEL } from "./pricing.js";
 
 export const PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"] as const;
@@ -26,6 +27,15 @@ const Size = z.union([z.number().int().positive(), z.string().transform((v, ctx)
     return z.NEVER;
   }
 })]);
+
+const IgnoredPattern = z.string().transform((v, ctx) => {
+  try {
+    return normalizeIgnoredPattern(v);
+  } catch (e) {
+    ctx.addIssue({ code: "custom", message: (e as Error).message });
+    return z.NEVER;
+  }
+});
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
 
@@ -62,7 +72,10 @@ export const RunConfig = z
     out: z.string().optional(),
     outputFormat: z.enum(OUTPUT_FORMATS).default("text"),
     verify: z.string().optional(),
-    includeIgnored: z.boolean().default(false),
+    includeIgnored: z
+      .union([z.boolean(), z.array(IgnoredPattern).min(1)])
+      .default(false)
+      .describe("Files git ignores to copy in: none, all (true), or those under paths matching these patterns"),
     allowWeakHardening: z.boolean().default(false),
     /** Extra values to redact everywhere (e.g. the GitHub token in the Action). */
     secrets: z.array(z.string()).default([]),

@@ -8,7 +8,7 @@ import path from "node:path";
 import { PassThrough, type Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
-import { packWorkspace, type PackSummary, WorkspaceError } from "./archive.js";
+import { type IncludeIgnored, packWorkspace, type PackSummary, WorkspaceError } from "./archive.js";
 import { createDockerClient, ownerLabels, pingEngine, reapOrphans, withTimeout } from "./engine.js";
 import { HelperClient, type HelperResponse } from "./helper-client.js";
 import { REQUIRED_TOOLS, resolveImage } from "./image.js";
@@ -45,7 +45,7 @@ export interface DockerSandboxOptions {
   readOnlyWorkspace?: boolean;
   /** Values passed through to commands by name (`--env NAME`). */
   env?: Record<string, string>;
-  includeIgnored?: boolean;
+  includeIgnored?: IncludeIgnored;
   maxCopyFiles?: number;
   maxCopyBytes?: number;
   /** Files kept out of the container (Read deny rules), with the reason. */
