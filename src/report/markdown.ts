@@ -358,7 +358,9 @@ const SUGGESTED_PATTERNS = 3;
 function ignoredLeftOutLines(left: NonNullable<RunReport["workspace"]["ignoredLeftOut"]>): string[] {
   const listed = left.paths.map((p) => `${code(p.path, 100)} (${formatInt(p.files)})`).join(", ");
   const more = left.morePaths ? `, and ${plural(left.morePaths, "more path")}` : "";
-  const patterns = left.paths.slice(0, SUGGESTED_PATTERNS).map((p) => p.path.replace(/\/$/, ""));
+  // Directories (node_modules/, .venv/) are what a step installs; loose ignored files are rarely wanted.
+  const dirs = left.paths.filter((p) => p.path.endsWith("/"));
+  const patterns = (dirs.length ? dirs : left.paths).slice(0, SUGGESTED_PATTERNS).map((p) => p.path.replace(/\/$/, ""));
   return [
     `- **Left out, ignored by git**: ${plural(left.files, "file")}: ${listed}${more}`,
     `  - to copy them in (dependencies a step installed, say), run with ${code(`--include-ignored ${patterns.join(" ")}`, 200)} (CLI) or ${code(`include_ignored: ${patterns.join(", ")}`, 200)} (Action)`,

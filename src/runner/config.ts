@@ -28,9 +28,15 @@ const Size = z.union([z.number().int().positive(), z.string().transform((v, ctx)
   }
 })]);
 
-const IgnoredPattern = z.string().transform((v, ctx) => {
+/** Files git ignores to copy in: none (false), all (true), or those under paths matching the patterns. */
+const IncludeIgnored = z.union([z.boolean(), z.array(z.string())]).transform((v, ctx): boolean | string[] => {
+  if (typeof v === "boolean") return v;
+  if (!v.length) {
+    ctx.addIssue({ code: "custom", message: "give at least one pattern (e.g. node_modules), or true for every ignored file" });
+    return z.NEVER;
+  }
   try {
-    return normalizeIgnoredPattern(v);
+    return v.map(normalizeIgnoredPattern);
   } catch (e) {
     ctx.addIssue({ code: "custom", message: (e as Error).message });
     return z.NEVER;
@@ -72,10 +78,7 @@ export const RunConfig = z
     out: z.string().optional(),
     outputFormat: z.enum(OUTPUT_FORMATS).default("text"),
     verify: z.string().optional(),
-    includeIgnored: z
-      .union([z.boolean(), z.array(IgnoredPattern).min(1)])
-      .default(false)
-      .describe("Files git ignores to copy in: none, all (true), or those under paths matching these patterns"),
+    includeIgnored: IncludeIgnored.default(false).describe("Files git ignores to copy in: none, all (true), or those under paths matching these patterns"),
     allowWeakHardening: z.boolean().default(false),
     /** Extra values to redact everywhere (e.g. the GitHub token in the Action). */
     secrets: z.array(z.string()).default([]),
