@@ -214,7 +214,10 @@ function withParents(paths: string[]): string[] {
 /** Everything to copy, parents before children, relative to `dir`, and what git ignores that stays out. */
 export async function listWorkspace(dir: string, includeIgnored: IncludeIgnored = false): Promise<WorkspaceListing> {
   const top = gitTopLevel(dir);
-  const isGitRepo = top !== undefined && fs.realpathSync(top) === fs.realpathSync(dir);
+  // A worktree's or submodule's `.git` is a file naming a directory outside the workspace, which the
+  // container cannot reach: such a workspace is copied without its history, like a plain directory.
+  const hasGitDir = fs.lstatSync(path.join(dir, ".git"), { throwIfNoEntry: false })?.isDirectory() ?? false;
+  const isGitRepo = hasGitDir && top !== undefined && fs.realpathSync(top) === fs.realpathSync(dir);
   if (!top) {
     const paths: string[] = [];
     walk(dir, "", paths);
@@ -235,7 +238,7 @@ export async function listWorkspace(dir: string, includeIgnored: IncludeIgnored 
   } else if (ignored) {
     ignoredLeftOut = ignored.then(({ files, outermost }) => summarizeIgnored(files, outermost)).catch(() => undefined);
   }
-  if (isGitRepo && fs.existsSync(path.join(dir, ".git"))) {
+  if (isGitRepo) {
     paths.push(".git");
     walk(dir, ".git", paths);
   }

@@ -1,5 +1,8 @@
 // Which git-ignored files the copy-in takes (--include-ignored / include_ignored), and how what it leaves
 // out is summarised for the report. Pure matching and grouping, plus the listing on a real git repository.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   ignoredPathMatcher,
@@ -123,6 +126,20 @@ describe("listWorkspace on a git repository with ignored dependencies", () => {
     const listing = await listWorkspace(workspace(), true);
     expect(listing.paths).toEqual(expect.arrayContaining(["node_modules/dep/index.js", ".venv/bin/python", "build.log"]));
     expect(await listing.ignoredLeftOut).toBeUndefined();
+  });
+});
+
+describe("listWorkspace on a git worktree (its .git is a file naming a directory elsewhere)", () => {
+  it("copies the files without the history instead of failing on the .git file", async () => {
+    const main = makeWorkspace({ ".gitignore": "node_modules/\n", "a.js": "1;\n" }, { git: true });
+    const worktree = `${main}-wt`;
+    execFileSync("git", ["worktree", "add", "-q", "-b", "side", worktree], { cwd: main, stdio: "pipe" });
+    fs.mkdirSync(path.join(worktree, "node_modules/dep"), { recursive: true });
+    fs.writeFileSync(path.join(worktree, "node_modules/dep/index.js"), "2;\n");
+    const listing = await listWorkspace(worktree, ["node_modules"]);
+    expect(listing.isGitRepo).toBe(false);
+    expect(listing.paths).not.toContain(".git");
+    expect(listing.paths).toEqual(expect.arrayContaining(["a.js", "node_modules/dep/index.js"]));
   });
 });
 
