@@ -6,7 +6,12 @@
 //   4. patch extraction vs host `git diff --binary`; teardown vs `rm -rf`
 //   5. a scripted 50-call run through runAgent vs the same 50 operations natively
 //   6. load: N = 1, 4, 8 concurrent scripted runs — throughput, p95 per-call latency, peak RSS
+//   7. real commands as a user's agent runs them, on a 3,000-file repo: Read of a 2,000-line file, Grep over
+//      the tree and `git status --short | wc -l`, alternating, each next to the same command natively
+//   8. copy-in of installed dependencies: this repository's own node_modules (--include-ignored
+//      node_modules) vs a native `tar -c | tar -x` of the same files into tmpfs
 //
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (calls, e2e, load, mix, deps), for working on one.
 // Prints a Markdown table (the README's Performance section) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
 import { execFileSync } from "node:child_process";
@@ -17,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { parseRunConfig } from "../src/runner/config.js";
 import { ToolPipeline, type ToolCallRecord } from "../src/runner/pipeline.js";
 import { runAgent, type RunOutcome } from "../src/runner/run.js";
+import { listWorkspace } from "../src/sandbox/archive.js";
 import { DockerSandbox, disposeAllSandboxes, newRunId, type StartTimings } from "../src/sandbox/docker-sandbox.js";
 import { createDockerClient, LABEL_PID, LABEL_RUN } from "../src/sandbox/engine.js";
 import { ALL_TOOLS } from "../src/tools/index.js";
@@ -38,6 +44,13 @@ const PARALLEL_REPS = 15;
 const PATCH_REPS = 7;
 const E2E_REPS = 5;
 const LOAD_LEVELS = [1, 4, 8];
+const MIX = { files: 3000, binaryFiles: 0, textBytes: 24e6, binaryBytes: 0 };
+const MIX_ROUNDS = 30;
+const DEPS_REPS = 3;
+/** This repository (the bundle is dist/bench.js): its own node_modules is the dependency tree copied in. */
+const REPO_ROOT = path.resolve(path.dirname(SELF), "..");
+const ONLY = new Set((process.env.AGENT_CI_BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+const wanted = (section: string) => !ONLY.size || ONLY.has(section);
 
 const benchStart = performance.now();
 const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - benchStart) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
@@ -516,6 +529,123 @@ async function benchLoad(repo: GeneratedRepo, tarFile: string): Promise<void> {
   notes.push(`Peak RSS sampled during the load runs: ${(peakOverall / 2 ** 20).toFixed(0)} MiB; process maxRSS over the whole benchmark: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB.`);
 }
 
+// ---------------------------------------------------------------- 7. real commands, mixed
+
+/**
+ * What a user's agent does most, measured as it sees it: Read of a 2,000-line file, Grep over the whole
+ * tree, `git status --short | wc -l`, alternating, through the pipeline into a fresh sandbox, each next to
+ * the same call natively in a fresh copy. The first `git status` after the copy is its own row: git
+ * refreshes a copied index on its first look (agent-ci refreshes it during start; the native copy not).
+ */
+async function benchMixed(): Promise<void> {
+  log(`7. real commands on a ${MIX.files}-file repository: Read, Grep, git status alternating, ${MIX_ROUNDS} rounds`);
+  const repo = generateRepo({ ...MIX, seed: 11, parent: RAM_DIR });
+  tmpDirs.push(repo.dir);
+  const copy = await hostCopy(tarOf(repo, "mix"), "mix");
+  const sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: repo.dir });
+  const native = NativeWorker.start(SELF, copy);
+  try {
+    await native.rss();
+    const tools = toolRunner(sandbox);
+    const status = { command: "git status --short | wc -l" };
+    const mix: ScriptCall[] = [
+      { name: "Read", input: { file_path: `${W}/${repo.readTarget}` } },
+      { name: "Grep", input: { pattern: "parseConfig" } },
+      { name: "Bash", input: status },
+    ];
+    const section = `Real commands, ${MIX.files}-file repo (${((repo.bytes + repo.gitBytes) / 2 ** 20).toFixed(0)} MiB with .git)`;
+    const firstTool = await timeMs(() => tools.one("Bash", status));
+    const firstNative = await timeMs(() => native.call("Bash", status));
+    rows.push({ section, measurement: "the first `git status --short`, piped to `wc -l`, after the copy", unit: "ms", agentCi: firstTool, native: firstNative, note: "one sample; agent-ci refreshed the copied index during start" });
+    const statusTool = textOf(await tools.one("Bash", status)).trim();
+    const statusNative = (await native.call("Bash", status)).value.output.trim();
+    check("mix: git status sees the same (clean) tree in the sandbox and natively", statusTool === statusNative && statusTool === "0", `${statusTool} vs ${statusNative}`);
+    const per = new Map<string, { a: number[]; b: number[] }>(mix.map((c) => [c.name, { a: [], b: [] }]));
+    // Per round, the three calls' mean: what a call of this mix costs on average, as the issue measured it.
+    const all = { a: [] as number[], b: [] as number[] };
+    for (let round = -2; round < MIX_ROUNDS; round++) {
+      let roundA = 0;
+      let roundB = 0;
+      for (const c of mix) {
+        const a = await timeMs(() => tools.one(c.name, c.input));
+        const b = await timeMs(() => native.call(c.name, c.input));
+        roundA += a;
+        roundB += b;
+        if (round < 0) continue; // warm-up
+        per.get(c.name)!.a.push(a);
+        per.get(c.name)!.b.push(b);
+      }
+      if (round < 0) continue;
+      all.a.push(roundA / mix.length);
+      all.b.push(roundB / mix.length);
+    }
+    const labels: Record<string, string> = {
+      Read: "Read, the 2,000-line file",
+      Grep: `Grep \`parseConfig\` over the tree (files_with_matches)`,
+      Bash: "Bash `git status --short`, piped to `wc -l`",
+    };
+    for (const [name, samples] of per) {
+      rows.push({ section, measurement: labels[name] ?? name, unit: "ms", agentCi: summarize(samples.a), native: summarize(samples.b) });
+    }
+    rows.push({ section, measurement: "the mix, per call (mean of a Read, a Grep and a git status, per round)", unit: "ms", agentCi: summarize(all.a), native: summarize(all.b), note: "target: ≤ 5 ms added" });
+  } finally {
+    native.close();
+    await sandbox.dispose();
+  }
+}
+
+// ---------------------------------------------------------------- 8. copy-in of installed dependencies
+
+/**
+ * Copy-in of a real dependency tree: this repository with its own node_modules (git-ignored, taken with
+ * `includeIgnored: ["node_modules"]`), against a native `tar -c | tar -x` of exactly the same paths into
+ * tmpfs, as the container's /workspace is.
+ */
+async function benchDeps(spawner: NativeWorker): Promise<void> {
+  if (!fs.existsSync(path.join(REPO_ROOT, "node_modules"))) throw new Error(`${REPO_ROOT} has no node_modules: run npm ci first`);
+  const listing = await listWorkspace(REPO_ROOT, ["node_modules"]);
+  const listFile = path.join(tmpDir("deps-list"), "paths");
+  fs.writeFileSync(listFile, listing.paths.join("\0") + "\0");
+  let files = 0;
+  let bytes = 0;
+  for (const p of listing.paths) {
+    const st = fs.lstatSync(path.join(REPO_ROOT, p), { throwIfNoEntry: false });
+    if (st?.isFile()) {
+      files += 1;
+      bytes += st.size;
+    }
+  }
+  log(`8. copy-in of this repository with its node_modules: ${files} files, ${(bytes / 2 ** 20).toFixed(0)} MiB, ${DEPS_REPS} reps`);
+  const copyMs: number[] = [];
+  const startMs: number[] = [];
+  const nativeMs: number[] = [];
+  const script = 'tar --null --no-recursion -c -f - -C "$1" -T "$2" | tar -x -f - -C "$3"';
+  for (let i = -1; i < DEPS_REPS; i++) {
+    const t0 = performance.now();
+    const sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: REPO_ROOT, includeIgnored: ["node_modules"] });
+    const wall = performance.now() - t0;
+    const copied = sandbox.copy;
+    const copy = sandbox.timings.copyMs;
+    await sandbox.dispose();
+    const dest = tmpDir("deps", RAM_DIR);
+    const native = await timeMs(() => spawner.run(["bash", "-o", "pipefail", "-c", script, "tar", REPO_ROOT, listFile, dest], dest));
+    fs.rmSync(dest, { recursive: true, force: true });
+    if (i < 0) {
+      check("deps: the sandbox got every file of the listing", copied.files === files, `${copied.files} vs ${files}`);
+      continue; // warm-up: both sides read the tree from the page cache from here on
+    }
+    copyMs.push(copy);
+    startMs.push(wall);
+    nativeMs.push(native);
+  }
+  const section = `Installed dependencies: this repository + node_modules (${files} files, ${(bytes / 2 ** 20).toFixed(0)} MiB)`;
+  const nativeSummary = summarize(nativeMs);
+  rows.push(
+    { section, measurement: "copy-in (`--include-ignored node_modules`) vs native `tar -c`, piped to `tar -x`, into tmpfs", unit: "ms", agentCi: summarize(copyMs), native: nativeSummary, note: "target: ≤ 2× native" },
+    { section, measurement: "· `DockerSandbox.start`, whole call", unit: "ms", agentCi: summarize(startMs), native: nativeSummary },
+  );
+}
+
 // ---------------------------------------------------------------- output
 
 async function machine(): Promise<Record<string, string | number>> {
@@ -535,15 +665,22 @@ async function machine(): Promise<Record<string, string | number>> {
 function targets(): Array<{ target: string; met: boolean; value: string }> {
   const find = (m: string) => rows.find((r) => r.measurement.startsWith(m));
   const out: Array<{ target: string; met: boolean; value: string }> = [];
-  const ready = find("`DockerSandbox.start`");
-  const readyMs = ready && typeof ready.agentCi === "object" && ready.agentCi ? ready.agentCi.median : Number.NaN;
-  out.push({ target: "sandbox ready on 5,000 files / 60 MB well under 2 s", met: readyMs < 2000, value: `${readyMs.toFixed(0)} ms` });
+  const ready = find("`DockerSandbox.start` (whole call)");
+  if (ready && typeof ready.agentCi === "object" && ready.agentCi) {
+    out.push({ target: "sandbox ready on 5,000 files / 60 MB well under 2 s", met: ready.agentCi.median < 2000, value: `${ready.agentCi.median.toFixed(0)} ms` });
+  }
   for (const m of ["Bash `true`", "Bash `git status`", "Read,", "Grep `parseConfig`", "Grep content", "Glob", "Edit,"]) {
     const row = rows.find((r) => r.section.startsWith("Per call") && r.measurement.startsWith(m));
     const added = row ? addedMs(row) : null;
     if (added === null) continue;
     out.push({ target: `${row!.measurement}: a few ms added (≤ 5 ms)`, met: added <= 5, value: `+${added.toFixed(1)} ms` });
   }
+  const mixRow = find("the mix, per call");
+  const mixAdded = mixRow ? addedMs(mixRow) : null;
+  if (mixAdded !== null) out.push({ target: "real commands on 3,000 files (Read, Grep, git status): ≤ 5 ms added per call", met: mixAdded <= 5, value: `+${mixAdded.toFixed(1)} ms` });
+  const deps = find("copy-in (`--include-ignored node_modules`)");
+  const depsRatio = deps ? ratio(deps) : null;
+  if (depsRatio !== null) out.push({ target: "copy-in of node_modules ≤ 2× a native tar copy", met: depsRatio <= 2, value: `${depsRatio.toFixed(2)}×` });
   const ten = find("10 Reads");
   if (ten && typeof ten.agentCi === "object" && ten.agentCi) {
     const one = find("1 Read");
@@ -596,31 +733,39 @@ async function main(): Promise<void> {
     const tools = await prepareHostTools();
     log(`native tools: ${tools.join("; ")}`);
     info.nativeTools = tools.join("; ");
-    log(`generating the ${BIG.files}-file repository`);
-    const big = generateRepo({ ...BIG, parent: RAM_DIR });
-    tmpDirs.push(big.dir);
-    const bigTar = tarOf(big, "big");
     const spawner = NativeWorker.start(SELF, RAM_DIR);
     workers.push(spawner);
-    const ready = await benchReady(big, bigTar, spawner);
-    const native = NativeWorker.start(SELF, ready.nativeCopy);
-    workers.push(native);
-    info.nativeWorkerRssMiB = Math.round((await native.rss()) / 2 ** 20);
-    try {
-      await benchCalls(big, ready.sandbox, native);
-      await benchParallel(big, ready.sandbox, native);
-      await benchPatch(ready.sandbox, native);
-    } finally {
-      native.close();
-      ready.teardown.push(await timeMs(() => ready.sandbox.dispose()));
-      ready.nativeTeardown.push(await timeMs(() => spawner.run(["rm", "-rf", ready.nativeCopy], os.tmpdir())));
+    if (wanted("calls") || wanted("e2e")) {
+      log(`generating the ${BIG.files}-file repository`);
+      const big = generateRepo({ ...BIG, parent: RAM_DIR });
+      tmpDirs.push(big.dir);
+      const bigTar = tarOf(big, "big");
+      if (wanted("calls")) {
+        const ready = await benchReady(big, bigTar, spawner);
+        const native = NativeWorker.start(SELF, ready.nativeCopy);
+        workers.push(native);
+        info.nativeWorkerRssMiB = Math.round((await native.rss()) / 2 ** 20);
+        try {
+          await benchCalls(big, ready.sandbox, native);
+          await benchParallel(big, ready.sandbox, native);
+          await benchPatch(ready.sandbox, native);
+        } finally {
+          native.close();
+          ready.teardown.push(await timeMs(() => ready.sandbox.dispose()));
+          ready.nativeTeardown.push(await timeMs(() => spawner.run(["rm", "-rf", ready.nativeCopy], os.tmpdir())));
+        }
+        rows.push({ section: "Patch and teardown", measurement: "teardown: `dispose()` (container removed) vs `rm -rf` of the host copy", unit: "ms", agentCi: summarize(ready.teardown), native: summarize(ready.nativeTeardown) });
+      }
+      if (wanted("e2e")) await benchEndToEnd(big, bigTar);
     }
-    rows.push({ section: "Patch and teardown", measurement: "teardown: `dispose()` (container removed) vs `rm -rf` of the host copy", unit: "ms", agentCi: summarize(ready.teardown), native: summarize(ready.nativeTeardown) });
-    await benchEndToEnd(big, bigTar);
-    log(`generating the ${SMALL.files}-file repository for the load runs`);
-    const small = generateRepo({ ...SMALL, seed: 7, parent: RAM_DIR });
-    tmpDirs.push(small.dir);
-    await benchLoad(small, tarOf(small, "small"));
+    if (wanted("load")) {
+      log(`generating the ${SMALL.files}-file repository for the load runs`);
+      const small = generateRepo({ ...SMALL, seed: 7, parent: RAM_DIR });
+      tmpDirs.push(small.dir);
+      await benchLoad(small, tarOf(small, "small"));
+    }
+    if (wanted("mix")) await benchMixed();
+    if (wanted("deps")) await benchDeps(spawner);
   } catch (e) {
     failed = e;
   } finally {

@@ -56,7 +56,7 @@ interface RunFlags {
   out?: string;
   outputFormat: (typeof OUTPUT_FORMATS)[number];
   verify?: string;
-  includeIgnored?: boolean;
+  includeIgnored?: boolean | string[];
   allowWeakHardening?: boolean;
 }
 
@@ -99,7 +99,7 @@ async function run(flags: RunFlags): Promise<number> {
     out: flags.out,
     outputFormat: flags.outputFormat,
     verify: flags.verify,
-    includeIgnored: flags.includeIgnored,
+    includeIgnored: Array.isArray(flags.includeIgnored) ? flags.includeIgnored.flatMap((p) => p.split(",")).filter((p) => p.trim()) : flags.includeIgnored,
     allowWeakHardening: flags.allowWeakHardening,
   };
   let config;
@@ -192,7 +192,10 @@ export function buildProgram(): Command {
     .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
     .addOption(new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)").choices(OUTPUT_FORMATS).default("text"))
     .option("--verify <command>", "after the run, apply the patch in a fresh container and run this command")
-    .option("--include-ignored", "also copy files that git ignores")
+    .option(
+      "--include-ignored [pattern...]",
+      "also copy files that git ignores: all of them, or only those under matching paths (e.g. node_modules .venv; commas work too)",
+    )
     .option("--allow-weak-hardening", "run even when the engine did not apply a sandbox setting (the report says so)")
     .addHelpText(
       "after",

@@ -7,6 +7,7 @@ import { EXIT_REASONS } from "../report/index.js";
 import { DEFAULT_MODEL } from "../runner/pricing.js";
 import { PERMISSION_MODES } from "../policy/schema.js";
 import { NETWORK_POLICIES } from "../runner/config.js";
+import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 
 /** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */
 export const FAIL_ON_REASONS = [
@@ -34,6 +35,7 @@ export const INPUT_DEFAULTS = {
   max_budget_usd: "",
   timeout_minutes: "30",
   verify: "",
+  include_ignored: "false",
   github_token: "${{ github.token }}",
   trigger_phrase: "@agent-ci",
   allowed_bots: "",
@@ -118,6 +120,19 @@ const oneOf = <T extends readonly [string, ...string[]]>(name: InputName, values
   });
 const list = z.string().transform(splitList);
 
+/** `false`/empty: none; `true`: every ignored file; otherwise path patterns (`node_modules`, `.venv`). */
+const includeIgnored = z.string().transform((v, ctx): boolean | string[] => {
+  const lower = v.trim().toLowerCase();
+  if (lower === "true") return true;
+  if (lower === "false" || lower === "") return false;
+  try {
+    return splitList(v).map(normalizeIgnoredPattern);
+  } catch (e) {
+    ctx.addIssue({ code: "custom", message: `include_ignored: ${(e as Error).message}` });
+    return z.NEVER;
+  }
+});
+
 const failOn = z.string().transform((v, ctx) => {
   const items = splitList(v).map((item) => item.toLowerCase());
   if (items.length === 1 && items[0] === "none") return [];
@@ -158,6 +173,7 @@ export const ActionInputs = z
     max_budget_usd: optionalPositiveNumber("max_budget_usd", false),
     timeout_minutes: positiveNumber("timeout_minutes", false),
     verify: optionalText,
+    include_ignored: includeIgnored,
     github_token: optionalText,
     trigger_phrase: text,
     allowed_bots: list.transform((bots) => bots.map((b) => b.toLowerCase().replace(/\[bot\]$/, ""))),

@@ -49,6 +49,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     out: parts.outDir,
     outputFormat: "text",
     verify: inputs.verify,
+    includeIgnored: inputs.include_ignored,
     secrets: [inputs.github_token, inputs.anthropic_api_key, parts.envApiKey].filter((s): s is string =>
       Boolean(s),
     ),

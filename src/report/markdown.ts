@@ -351,6 +351,22 @@ function yesNo(value: boolean): string {
   return value ? "yes" : "**no**";
 }
 
+/** Ignored paths suggested as patterns at most (the biggest). */
+const SUGGESTED_PATTERNS = 3;
+
+/** What git ignores and the copy left out, and the option that would copy it in. */
+function ignoredLeftOutLines(left: NonNullable<RunReport["workspace"]["ignoredLeftOut"]>): string[] {
+  const listed = left.paths.map((p) => `${code(p.path, 100)} (${formatInt(p.files)})`).join(", ");
+  const more = left.morePaths ? `, and ${plural(left.morePaths, "more path")}` : "";
+  // Directories (node_modules/, .venv/) are what a step installs; loose ignored files are rarely wanted.
+  const dirs = left.paths.filter((p) => p.path.endsWith("/"));
+  const patterns = (dirs.length ? dirs : left.paths).slice(0, SUGGESTED_PATTERNS).map((p) => p.path.replace(/\/$/, ""));
+  return [
+    `- **Left out, ignored by git**: ${plural(left.files, "file")}: ${listed}${more}`,
+    `  - to copy them in (dependencies a step installed, say), run with ${code(`--include-ignored ${patterns.join(" ")}`, 200)} (CLI) or ${code(`include_ignored: ${patterns.join(", ")}`, 200)} (Action)`,
+  ];
+}
+
 function runDetails(report: RunReport): string {
   const lines: string[] = [];
   const workspace = report.workspace;
@@ -361,6 +377,7 @@ function runDetails(report: RunReport): string {
   for (const skipped of workspace.skipped.slice(0, 20)) {
     lines.push(`  - skipped ${code(skipped.path, 100)}: ${plain(skipped.reason, 120)}`);
   }
+  if (workspace.ignoredLeftOut) lines.push(...ignoredLeftOutLines(workspace.ignoredLeftOut));
   if (report.image) {
     lines.push(
       `- **Image** ${code(report.image.name, 100)}${report.image.id ? ` ${code(report.image.id.slice(0, 19), 19)}` : ""}`,

@@ -73,6 +73,16 @@ export const Workspace = z
     skipped: z
       .array(z.object({ path: z.string(), reason: z.string() }))
       .describe("Files not copied into the sandbox (denied read rules, credentials, size) and why."),
+    ignoredLeftOut: z
+      .object({
+        files: NonNegativeInt.describe("Files git ignores that were not copied in."),
+        paths: z
+          .array(z.object({ path: z.string().describe("Outermost ignored directory (ending in /) or file."), files: NonNegativeInt }))
+          .describe("The biggest of them, most files first (bounded)."),
+        morePaths: NonNegativeInt.describe("Ignored paths beyond those listed."),
+      })
+      .optional()
+      .describe("What git ignores and the copy left out (include it with --include-ignored / include_ignored); absent when nothing was."),
   })
   .meta({ id: "Workspace" });
 

@@ -3,6 +3,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { PermissionModeSchema } from "../policy/schema.js";
+import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { DEFAULT_MODEL } from "./pricing.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
@@ -26,6 +27,21 @@ const Size = z.union([z.number().int().positive(), z.string().transform((v, ctx)
     return z.NEVER;
   }
 })]);
+
+/** Files git ignores to copy in: none (false), all (true), or those under paths matching the patterns. */
+const IncludeIgnored = z.union([z.boolean(), z.array(z.string())]).transform((v, ctx): boolean | string[] => {
+  if (typeof v === "boolean") return v;
+  if (!v.length) {
+    ctx.addIssue({ code: "custom", message: "give at least one pattern (e.g. node_modules), or true for every ignored file" });
+    return z.NEVER;
+  }
+  try {
+    return v.map(normalizeIgnoredPattern);
+  } catch (e) {
+    ctx.addIssue({ code: "custom", message: (e as Error).message });
+    return z.NEVER;
+  }
+});
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
 
@@ -62,7 +78,7 @@ export const RunConfig = z
     out: z.string().optional(),
     outputFormat: z.enum(OUTPUT_FORMATS).default("text"),
     verify: z.string().optional(),
-    includeIgnored: z.boolean().default(false),
+    includeIgnored: IncludeIgnored.default(false).describe("Files git ignores to copy in: none, all (true), or those under paths matching these patterns"),
     allowWeakHardening: z.boolean().default(false),
     /** Extra values to redact everywhere (e.g. the GitHub token in the Action). */
     secrets: z.array(z.string()).default([]),

@@ -420,6 +420,7 @@ function buildReport(p: ReportParts): RunReportInput {
       filesCopied: sandbox?.copy.files ?? 0,
       bytesCopied: sandbox?.copy.bytes ?? 0,
       skipped: sandbox?.copy.skipped ?? [],
+      ignoredLeftOut: sandbox?.copy.ignoredLeftOut,
     },
     image: sandbox ? { name: sandbox.image.name, id: sandbox.image.id } : undefined,
     hardening: sandbox
