@@ -5,7 +5,8 @@
 import { createHash } from "node:crypto";
 import { parseGitDiff, type DiffFile } from "./diff-parse.js";
 import { OUTCOME_LABELS, describeCall, stripControl } from "./format.js";
-import { REPORT_CLIENT_JS } from "./html-client.js";
+import { REPORT_CLIENT_JS } from "./html-client-js.js";
+import type { PatchView, ReportPageData, ViewFile, ViewLine } from "./html-data.js";
 import { REPORT_CSS } from "./html-style.js";
 import { createRedactor, type Redactor } from "./redact.js";
 import type { RunReport } from "./schema.js";
@@ -20,27 +21,6 @@ export interface HtmlOptions {
   redactor?: Redactor;
   /** Cap on embedded diff lines. Default HTML_MAX_PATCH_LINES. */
   maxPatchLines?: number;
-}
-
-/** [type, old line, new line, text]: type is "+", "-", " " or "\\". */
-type ViewLine = [string, number | null, number | null, string];
-
-interface ViewFile {
-  path: string;
-  oldPath?: string;
-  status: string;
-  binary: boolean;
-  added: number;
-  removed: number;
-  lines: number;
-  omittedLines: number;
-  hunks: { header: string; lines: ViewLine[] }[];
-}
-
-interface PatchView {
-  available: boolean;
-  truncated: boolean;
-  files: ViewFile[];
 }
 
 const LINE_TYPES = { add: "+", del: "-", ctx: " ", note: "\\" } as const;
@@ -121,7 +101,7 @@ export function renderHtml(report: RunReport, options: HtmlOptions = {}): string
     ),
   ) as RunReport;
   const safeReport = redactor.redactDeep(displayable);
-  const data = {
+  const data: ReportPageData = {
     report: safeReport,
     callSummaries: safeReport.toolCalls.map((call) => describeCall(call)),
     patch: patchView(options.patchText, redactor, options.maxPatchLines ?? HTML_MAX_PATCH_LINES),

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { renderHtml, jsonForScript } from "../../../src/report/html.js";
-import { REPORT_CLIENT_JS } from "../../../src/report/html-client.js";
+import { REPORT_CLIENT_JS } from "../../../src/report/html-client-js.js";
 import { createRedactor } from "../../../src/report/redact.js";
 import { FORMAT_SECRETS, pemBlock } from "./support/fake-secrets.js";
 import {
