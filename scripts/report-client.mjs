@@ -38,11 +38,16 @@ export function reportClientPlugin() {
       pluginBuild.onLoad({ filter: /html-client-js\.ts$/ }, async (args) => {
         if (path.resolve(args.path) !== SOURCE_MODULE) return undefined;
         replaced = true;
-        return { contents: `export const REPORT_CLIENT_JS = ${JSON.stringify(await bundleReportClient())};`, loader: "js" };
+        return {
+          contents: `export const REPORT_CLIENT_JS = ${JSON.stringify(await bundleReportClient())};`,
+          loader: "js",
+        };
       });
       pluginBuild.onEnd((result) => {
         if (result.errors.length === 0 && !replaced)
-          throw new Error(`${path.relative(root, SOURCE_MODULE)} was not bundled: the report page would need esbuild`);
+          throw new Error(
+            `${path.relative(root, SOURCE_MODULE)} was not bundled: the report page would need esbuild`,
+          );
       });
     },
   };

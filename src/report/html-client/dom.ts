@@ -39,7 +39,9 @@ export function add<E extends Node>(el: E, children: Child): E {
     for (const child of children as readonly Child[]) add(el, child);
     return el;
   }
-  el.appendChild(typeof children === "object" ? (children as Node) : document.createTextNode(String(children)));
+  el.appendChild(
+    typeof children === "object" ? (children as Node) : document.createTextNode(String(children)),
+  );
   return el;
 }
 

@@ -120,16 +120,32 @@ function renderHeader(): HTMLElement {
   const patch = report.patch;
   const limits = report.limits;
   const stats: [string, string, string | null][] = [
-    ["Cost", formatUsd(report.costUsd), limits.maxBudgetUsd !== undefined ? `budget ${formatUsd(limits.maxBudgetUsd)}` : "estimate"],
+    [
+      "Cost",
+      formatUsd(report.costUsd),
+      limits.maxBudgetUsd !== undefined ? `budget ${formatUsd(limits.maxBudgetUsd)}` : "estimate",
+    ],
     [
       "Tokens",
       formatInt(usage.inputTokens + usage.outputTokens),
       `${formatInt(usage.inputTokens)} in \u00b7 ${formatInt(usage.outputTokens)} out`,
     ],
-    ["Cache", formatInt(usage.cacheReadInputTokens), `read \u00b7 ${formatInt(usage.cacheCreationInputTokens)} written`],
-    ["Turns", formatInt(report.turns.length), limits.maxTurns !== undefined ? `of ${formatInt(limits.maxTurns)} max` : "no limit"],
+    [
+      "Cache",
+      formatInt(usage.cacheReadInputTokens),
+      `read \u00b7 ${formatInt(usage.cacheCreationInputTokens)} written`,
+    ],
+    [
+      "Turns",
+      formatInt(report.turns.length),
+      limits.maxTurns !== undefined ? `of ${formatInt(limits.maxTurns)} max` : "no limit",
+    ],
     ["Tool calls", formatInt(calls.length), null],
-    ["Duration", formatDuration(report.durationMs), limits.timeoutMs !== undefined ? `limit ${formatDuration(limits.timeoutMs)}` : ""],
+    [
+      "Duration",
+      formatDuration(report.durationMs),
+      limits.timeoutMs !== undefined ? `limit ${formatDuration(limits.timeoutMs)}` : "",
+    ],
     [
       "Changes",
       patch.empty ? "none" : `+${formatInt(patch.added)} \u2212${formatInt(patch.removed)}`,
@@ -184,7 +200,9 @@ function renderHeader(): HTMLElement {
     callouts.push(
       h("div", { class: "callout critical" }, [
         h("span", { class: "title", text: "Secrets in the patch" }),
-        h("strong", { text: `${plural(patch.secretFindings.length, "possible secret")} found in added lines. ` }),
+        h("strong", {
+          text: `${plural(patch.secretFindings.length, "possible secret")} found in added lines. `,
+        }),
         "Review the patch before applying or posting it (see Changes).",
       ]),
     );
@@ -208,10 +226,11 @@ function renderHeader(): HTMLElement {
       h("span", { text: `v${report.agentCiVersion}` }),
     ]),
     h("div", { class: "headline" }, [
-      h("span", { class: `outcome outcome-${report.outcome}`, id: "outcome", "data-outcome": report.outcome }, [
-        h("span", { class: "icon", text: OUTCOME_ICON[report.outcome] }),
-        OUTCOME_LABELS[report.outcome],
-      ]),
+      h(
+        "span",
+        { class: `outcome outcome-${report.outcome}`, id: "outcome", "data-outcome": report.outcome },
+        [h("span", { class: "icon", text: OUTCOME_ICON[report.outcome] }), OUTCOME_LABELS[report.outcome]],
+      ),
       h("span", { class: "exit", id: "exit-reason" }, [
         "exit ",
         h("code", { text: report.exitReason }),
@@ -275,7 +294,8 @@ function pct(ms: number): string {
   return `${(ms / totalMs) * 100}%`;
 }
 const TICK_STEPS = [
-  100, 200, 500, 1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000,
+  100, 200, 500, 1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000,
+  3600000,
 ];
 function niceStep(targetMs: number): number {
   const step = TICK_STEPS.find((candidate) => candidate >= targetMs);
@@ -323,7 +343,9 @@ function renderTimeline(): HTMLElement {
       label: "Model",
       color: "var(--turn)",
       count: report.turns.length,
-      packed: pack(report.turns.map((turn) => ({ start: turn.startOffsetMs, duration: turn.durationMs, turn }))),
+      packed: pack(
+        report.turns.map((turn) => ({ start: turn.startOffsetMs, duration: turn.durationMs, turn })),
+      ),
     });
   }
   for (const tool of tools) {
@@ -393,13 +415,18 @@ function renderTimeline(): HTMLElement {
     }
     canvas.appendChild(laneEl);
   }
-  const turnSwatch = report.turns.length ? legendItem(h("span", { class: "swatch turn" }), "model turn") : null;
+  const turnSwatch = report.turns.length
+    ? legendItem(h("span", { class: "swatch turn" }), "model turn")
+    : null;
   const legendTools = h("div", { class: "legend legend-tool" }, [
     turnSwatch,
     tools.map((tool) => legendItem(h("span", { class: "swatch", style: { "--c": toolColor(tool) } }), tool)),
     legendItem(h("span", { class: "swatch denied" }), "denied"),
     legendItem(
-      h("span", { class: "swatch error", style: { background: "transparent", "box-shadow": "inset 0 0 0 2px var(--bad)" } }),
+      h("span", {
+        class: "swatch error",
+        style: { background: "transparent", "box-shadow": "inset 0 0 0 2px var(--bad)" },
+      }),
       "error",
     ),
   ]);
@@ -421,16 +448,29 @@ function renderTimeline(): HTMLElement {
           b.setAttribute("aria-pressed", b.getAttribute("data-color-mode") === mode ? "true" : "false");
       },
     });
-  const controls = h("div", { class: "seg-group", style: { display: "flex", gap: "10px", "align-items": "center", "flex-wrap": "wrap" } }, [
-    h("span", { class: "ctl-label", text: "Colour by" }),
-    h("div", { class: "seg" }, [colorButton("tool", "Tool"), colorButton("outcome", "Outcome")]),
-    h("span", { class: "ctl-label", text: "Zoom" }),
-    h("div", { class: "seg" }, [
-      h("button", { type: "button", text: "\u2212", title: "Zoom out", onclick: () => setZoom(zoom / 2) }),
-      h("button", { type: "button", id: "zoom-level", text: "1\u00d7", title: "Fit", onclick: () => setZoom(1) }),
-      h("button", { type: "button", text: "+", title: "Zoom in", onclick: () => setZoom(zoom * 2) }),
-    ]),
-  ]);
+  const controls = h(
+    "div",
+    {
+      class: "seg-group",
+      style: { display: "flex", gap: "10px", "align-items": "center", "flex-wrap": "wrap" },
+    },
+    [
+      h("span", { class: "ctl-label", text: "Colour by" }),
+      h("div", { class: "seg" }, [colorButton("tool", "Tool"), colorButton("outcome", "Outcome")]),
+      h("span", { class: "ctl-label", text: "Zoom" }),
+      h("div", { class: "seg" }, [
+        h("button", { type: "button", text: "\u2212", title: "Zoom out", onclick: () => setZoom(zoom / 2) }),
+        h("button", {
+          type: "button",
+          id: "zoom-level",
+          text: "1\u00d7",
+          title: "Fit",
+          onclick: () => setZoom(1),
+        }),
+        h("button", { type: "button", text: "+", title: "Zoom in", onclick: () => setZoom(zoom * 2) }),
+      ]),
+    ],
+  );
   const empty = !calls.length && !report.turns.length;
   const body = empty
     ? h("div", { class: "empty", text: "No turns and no tool calls were recorded." })
@@ -456,7 +496,11 @@ function diffTable(hunks: ViewHunk[], findings: ReadonlyMap<number, string> | un
   const table = h("table", { class: "diff" });
   for (const hunk of hunks) {
     table.appendChild(
-      h("tr", { class: "hunk" }, [h("td", { class: "ln" }), h("td", { class: "ln" }), h("td", { colspan: "2", text: hunk.header })]),
+      h("tr", { class: "hunk" }, [
+        h("td", { class: "ln" }),
+        h("td", { class: "ln" }),
+        h("td", { colspan: "2", text: hunk.header }),
+      ]),
     );
     for (const [type, oldNo, newNo, text] of hunk.lines) {
       const cls = LINE_CLASSES[type] ?? "ctx";
@@ -466,7 +510,10 @@ function diffTable(hunks: ViewHunk[], findings: ReadonlyMap<number, string> | un
           h("td", { class: "ln", text: oldNo === null ? "" : String(oldNo) }),
           h("td", { class: "ln", text: newNo === null ? "" : String(newNo) }),
           h("td", { class: "sign", text: type === "\\" ? "" : type }),
-          h("td", null, [text, finding ? h("span", { class: "secret-flag", text: `secret: ${finding}` }) : null]),
+          h("td", null, [
+            text,
+            finding ? h("span", { class: "secret-flag", text: `secret: ${finding}` }) : null,
+          ]),
         ]),
       );
     }
@@ -501,7 +548,10 @@ function renderCalls(): HTMLElement {
     "aside",
     { class: "call-details", id: "call-details", "aria-live": "polite" },
     calls.length
-      ? h("div", { class: "empty", text: "Select a call on the timeline or in this list to see its input, decision and result." })
+      ? h("div", {
+          class: "empty",
+          text: "Select a call on the timeline or in this list to see its input, decision and result.",
+        })
       : null,
   );
   if (calls.length) {
@@ -522,7 +572,11 @@ function renderCalls(): HTMLElement {
           },
           [
             h("td", { class: "num faint", text: String(call.index + 1) }),
-            h("td", null, h("span", { class: "tool-tag", style: { "--c": toolColor(call.tool) }, text: call.tool })),
+            h(
+              "td",
+              null,
+              h("span", { class: "tool-tag", style: { "--c": toolColor(call.tool) }, text: call.tool }),
+            ),
             h("td", { class: "summary", title: summaries[i] || "", text: summaries[i] || "" }),
             h("td", null, statusBadge(call)),
             h("td", { class: "num muted nowrap", text: formatDuration(call.durationMs) }),
@@ -563,22 +617,38 @@ function renderCalls(): HTMLElement {
     filterState.text = search.value.toLowerCase();
     applyFilter();
   });
-  const tools = h("div", { style: { display: "flex", gap: "10px", "align-items": "center", "flex-wrap": "wrap" } }, [
-    search,
-    h("div", { class: "seg" }, [
-      filterButton("all", `All ${calls.length}`),
-      filterButton("denied", `Denied ${deniedCount}`),
-      filterButton("error", `Failed ${failedCount}`),
-    ]),
-  ]);
+  const tools = h(
+    "div",
+    { style: { display: "flex", gap: "10px", "align-items": "center", "flex-wrap": "wrap" } },
+    [
+      search,
+      h("div", { class: "seg" }, [
+        filterButton("all", `All ${calls.length}`),
+        filterButton("denied", `Denied ${deniedCount}`),
+        filterButton("error", `Failed ${failedCount}`),
+      ]),
+    ],
+  );
   const sub =
     plural(calls.length, "call") +
     (deniedCount ? ` \u00b7 ${deniedCount} denied` : "") +
     (failedCount ? ` \u00b7 ${failedCount} failed` : "");
   if (!calls.length) {
-    return panel("calls-section", "Tool calls", sub, h("div", null, [h("div", { class: "empty", text: "No tool calls were made." }), details]), null);
+    return panel(
+      "calls-section",
+      "Tool calls",
+      sub,
+      h("div", null, [h("div", { class: "empty", text: "No tool calls were made." }), details]),
+      null,
+    );
   }
-  return panel("calls-section", "Tool calls", sub, h("div", { class: "calls-layout" }, [list, details]), tools);
+  return panel(
+    "calls-section",
+    "Tool calls",
+    sub,
+    h("div", { class: "calls-layout" }, [list, details]),
+    tools,
+  );
 }
 
 function applyFilter(): void {
@@ -637,7 +707,9 @@ function inputBlock(call: ToolCall): Child {
     const rest = Object.fromEntries(Object.entries(input).filter(([key]) => key !== "command"));
     return [
       h("pre", { class: "code", id: "call-input" }, `$ ${stripControl(input.command)}`),
-      Object.keys(rest).length ? h("pre", { class: "code", style: { "margin-top": "6px" } }, pretty(rest)) : null,
+      Object.keys(rest).length
+        ? h("pre", { class: "code", style: { "margin-top": "6px" } }, pretty(rest))
+        : null,
     ];
   }
   return h("pre", { class: "code", id: "call-input" }, pretty(input));
@@ -651,16 +723,32 @@ function renderCallDetails(call: ToolCall, position: number): void {
   const next = calls[position + 1];
   add(panelEl, [
     h("div", { class: "cd-head" }, [
-      h("span", { class: "tool-tag", style: { "--c": toolColor(call.tool) } }, h("h3", { text: `#${call.index + 1} ${call.tool}` })),
+      h(
+        "span",
+        { class: "tool-tag", style: { "--c": toolColor(call.tool) } },
+        h("h3", { text: `#${call.index + 1} ${call.tool}` }),
+      ),
       statusBadge(call),
       call.truncated ? badge("warn", "truncated") : null,
       h("span", { class: "spacer" }),
-      h("button", { class: "btn", type: "button", text: "\u2190 Prev", disabled: !prev, onclick: () => {
-        if (prev) selectCall(prev.id, true);
-      } }),
-      h("button", { class: "btn", type: "button", text: "Next \u2192", disabled: !next, onclick: () => {
-        if (next) selectCall(next.id, true);
-      } }),
+      h("button", {
+        class: "btn",
+        type: "button",
+        text: "\u2190 Prev",
+        disabled: !prev,
+        onclick: () => {
+          if (prev) selectCall(prev.id, true);
+        },
+      }),
+      h("button", {
+        class: "btn",
+        type: "button",
+        text: "Next \u2192",
+        disabled: !next,
+        onclick: () => {
+          if (next) selectCall(next.id, true);
+        },
+      }),
     ]),
     h("div", { class: "cd-summary", text: summaries[position] || call.tool }),
     kv([
@@ -679,7 +767,11 @@ function renderCallDetails(call: ToolCall, position: number): void {
     inputBlock(call),
     h("h4", { text: "Result" }),
     call.resultPreview
-      ? h("pre", { class: `code${call.isError ? " error" : ""}`, id: "call-result" }, stripControl(call.resultPreview))
+      ? h(
+          "pre",
+          { class: `code${call.isError ? " error" : ""}`, id: "call-result" },
+          stripControl(call.resultPreview),
+        )
       : h("div", { class: "note", text: "(empty result)" }),
     call.resultPreview && call.resultChars > call.resultPreview.length
       ? h("div", {
@@ -689,7 +781,12 @@ function renderCallDetails(call: ToolCall, position: number): void {
             (call.fullOutputPath ? `; the whole output is in ${call.fullOutputPath}.` : "."),
         })
       : null,
-    call.patch ? [h("h4", { text: `Change to ${call.patch.file}` }), diffTable(structuredToHunks(call.patch), undefined)] : null,
+    call.patch
+      ? [
+          h("h4", { text: `Change to ${call.patch.file}` }),
+          diffTable(structuredToHunks(call.patch), undefined),
+        ]
+      : null,
   ]);
 }
 
@@ -741,7 +838,9 @@ function selectTurn(index: number): void {
       ["Cache written", formatInt(turn.usage.cacheCreationInputTokens)],
       ["Tool calls", own.length ? own.map((c) => `#${c.index + 1} ${c.tool}`).join(", ") : "none"],
     ]),
-    turn.text ? [h("h4", { text: "Assistant text" }), h("pre", { class: "code" }, stripControl(turn.text))] : null,
+    turn.text
+      ? [h("h4", { text: "Assistant text" }), h("pre", { class: "code" }, stripControl(turn.text))]
+      : null,
   ]);
   byId("calls-section").scrollIntoView({ block: "start", behavior: "smooth" });
 }
@@ -764,7 +863,14 @@ function blocks(added: number, removed: number): HTMLSpanElement {
   return el;
 }
 function statusBadgeFor(status: string): HTMLSpanElement {
-  const kind = status === "added" ? "ok" : status === "deleted" ? "denied" : status === "modified" ? "neutral" : "accent";
+  const kind =
+    status === "added"
+      ? "ok"
+      : status === "deleted"
+        ? "denied"
+        : status === "modified"
+          ? "neutral"
+          : "accent";
   return badge(kind, status);
 }
 function fileTitle(file: { path: string; oldPath?: string | undefined }): string {
@@ -853,7 +959,10 @@ function renderChanges(): HTMLElement {
       });
       if (view.truncated)
         body.appendChild(
-          h("div", { class: "note", text: "The patch is long; some files or lines are not shown here. patch.diff has all of it." }),
+          h("div", {
+            class: "note",
+            text: "The patch is long; some files or lines are not shown here. patch.diff has all of it.",
+          }),
         );
     }
   }
@@ -884,7 +993,8 @@ function renderUsage(): HTMLElement {
   const chart = h("div", { class: "chart", "aria-label": "Tokens per turn" });
   for (const t of report.turns) {
     const u = t.usage;
-    const seg = (cls: string, n: number) => (n ? h("div", { class: cls, style: { height: `${(n / max) * 140}px` } }) : null);
+    const seg = (cls: string, n: number) =>
+      n ? h("div", { class: cls, style: { height: `${(n / max) * 140}px` } }) : null;
     chart.appendChild(
       h(
         "div",
@@ -950,13 +1060,27 @@ function renderUsage(): HTMLElement {
         "div",
         { class: "usage-table" },
         h("table", { class: "grid-table" }, [
-          h("thead", null, h("tr", null, headings.map((text, i) => h("th", { class: i === 1 ? "" : "num", text })))),
+          h(
+            "thead",
+            null,
+            h(
+              "tr",
+              null,
+              headings.map((text, i) => h("th", { class: i === 1 ? "" : "num", text })),
+            ),
+          ),
           h("tbody", null, rows),
         ]),
       )
     : h("div", { class: "empty", text: "No model turns." });
   const sub = `${formatUsd(report.costUsd)} \u00b7 ${formatInt(usage.inputTokens + usage.outputTokens)} tokens`;
-  return panel("usage-section", "Usage", sub, h("div", { class: "section-body" }, h("div", { class: "usage-grid" }, [left, right])), null);
+  return panel(
+    "usage-section",
+    "Usage",
+    sub,
+    h("div", { class: "section-body" }, h("div", { class: "usage-grid" }, [left, right])),
+    null,
+  );
 }
 
 // ------------------------------------------------------------------------------------------- run details
@@ -986,8 +1110,16 @@ function containerCard(): HTMLDivElement {
       check(hd.noNewPrivileges, "no-new-privileges"),
       check(hd.readonlyRootfs, "Read-only root filesystem"),
       check(hd.networkMode === "none", "Network", hd.networkMode),
-      check(hd.pidsLimit !== null && hd.pidsLimit > 0, "Process limit", hd.pidsLimit === null ? "none" : String(hd.pidsLimit)),
-      check(hd.memoryBytes !== null, "Memory limit", hd.memoryBytes === null ? "none" : formatBytes(hd.memoryBytes)),
+      check(
+        hd.pidsLimit !== null && hd.pidsLimit > 0,
+        "Process limit",
+        hd.pidsLimit === null ? "none" : String(hd.pidsLimit),
+      ),
+      check(
+        hd.memoryBytes !== null,
+        "Memory limit",
+        hd.memoryBytes === null ? "none" : formatBytes(hd.memoryBytes),
+      ),
       check(hd.nanoCpus !== null, "CPU limit", hd.nanoCpus === null ? "none" : `${hd.nanoCpus / 1e9} CPUs`),
       check(hd.init, "Init process (reaps zombies)"),
       hd.seccomp ? check(hd.seccomp !== "unconfined", "Seccomp", hd.seccomp) : null,
@@ -995,7 +1127,11 @@ function containerCard(): HTMLDivElement {
       hd.userns ? check(true, "User namespace", hd.userns) : null,
     ];
   }
-  const whereText = { tool_gate: "tool gate only", both: "container + gate", container: "container" } as const;
+  const whereText = {
+    tool_gate: "tool gate only",
+    both: "container + gate",
+    container: "container",
+  } as const;
   return card("Container", [
     image
       ? kv([
@@ -1045,7 +1181,9 @@ function renderRun(): HTMLElement {
             { class: "checks", style: { "margin-top": "8px" } },
             ws.skipped
               .slice(0, 50)
-              .map((s) => h("li", null, [h("code", { text: s.path }), h("span", { class: "muted", text: s.reason })])),
+              .map((s) =>
+                h("li", null, [h("code", { text: s.path }), h("span", { class: "muted", text: s.reason })]),
+              ),
           )
         : null,
     ]),
@@ -1129,7 +1267,10 @@ function renderRun(): HTMLElement {
           ["Duration", formatDuration(v.durationMs)],
         ]),
         v.outputTail
-          ? [h("h4", { text: "Output (tail)" }), h("pre", { class: `code${passed ? "" : " error"}` }, stripControl(v.outputTail))]
+          ? [
+              h("h4", { text: "Output (tail)" }),
+              h("pre", { class: `code${passed ? "" : " error"}` }, stripControl(v.outputTail)),
+            ]
           : null,
       ]),
     );
@@ -1152,7 +1293,13 @@ function renderRun(): HTMLElement {
       ),
     );
   }
-  return panel("run-section", "Run details", null, h("div", { class: "section-body" }, h("div", { class: "cards" }, cards)), null);
+  return panel(
+    "run-section",
+    "Run details",
+    null,
+    h("div", { class: "section-body" }, h("div", { class: "cards" }, cards)),
+    null,
+  );
 }
 
 // ------------------------------------------------------------------------------------------- boot
