@@ -2,8 +2,11 @@
 // script (html-client/, browser). Types only, so both sides can import it.
 import type { RunReport } from "./schema.js";
 
-/** [type, old line, new line, text]: type is "+", "-", " " or "\\". */
-export type ViewLine = [string, number | null, number | null, string];
+/** A diff line's sign: added, removed, context, or a "\\ No newline at end of file" note. */
+export type LineSign = "+" | "-" | " " | "\\";
+
+/** [sign, old line, new line, text]. */
+export type ViewLine = [LineSign, number | null, number | null, string];
 
 export interface ViewHunk {
   header: string;

@@ -3,10 +3,10 @@
 // The data travels as JSON in a <script type="application/json"> block; a Content-Security-Policy with hashes
 // of the inline style and script forbids every other resource.
 import { createHash } from "node:crypto";
-import { parseGitDiff, type DiffFile } from "./diff-parse.js";
+import { parseGitDiff, type DiffFile, type DiffLineType } from "./diff-parse.js";
 import { OUTCOME_LABELS, describeCall, stripControl } from "./format.js";
 import { REPORT_CLIENT_JS } from "./html-client-js.js";
-import type { PatchView, ReportPageData, ViewFile, ViewLine } from "./html-data.js";
+import type { LineSign, PatchView, ReportPageData, ViewFile, ViewLine } from "./html-data.js";
 import { REPORT_CSS } from "./html-style.js";
 import { createRedactor, type Redactor } from "./redact.js";
 import type { RunReport } from "./schema.js";
@@ -23,7 +23,12 @@ export interface HtmlOptions {
   maxPatchLines?: number;
 }
 
-const LINE_TYPES = { add: "+", del: "-", ctx: " ", note: "\\" } as const;
+const LINE_TYPES: Record<DiffLineType, LineSign> = {
+  add: "+",
+  del: "-",
+  ctx: " ",
+  note: "\\",
+};
 
 function viewFile(file: DiffFile, redactor: Redactor, budget: number): ViewFile {
   let left = budget;

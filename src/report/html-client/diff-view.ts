@@ -1,10 +1,10 @@
 // A diff as a table (line numbers, sign, text, secret flags), from the page's view of the patch or a call's
 // structured patch.
-import type { ViewHunk, ViewLine } from "../html-data.js";
+import type { LineSign, ViewHunk, ViewLine } from "../html-data.js";
 import type { CallPatch } from "../schema.js";
 import { h } from "./dom.js";
 
-const LINE_CLASSES: Record<string, string> = { "+": "add", "-": "del", "\\": "note" };
+const LINE_CLASSES: Record<LineSign, string> = { "+": "add", "-": "del", " ": "ctx", "\\": "note" };
 
 export function diffTable(
   hunks: ViewHunk[],
@@ -20,7 +20,7 @@ export function diffTable(
       ]),
     );
     for (const [type, oldNo, newNo, text] of hunk.lines) {
-      const cls = LINE_CLASSES[type] ?? "ctx";
+      const cls = LINE_CLASSES[type];
       const finding = type === "+" && newNo !== null ? findings?.get(newNo) : undefined;
       table.appendChild(
         h("tr", { class: cls + (finding ? " secret" : "") }, [
