@@ -15,9 +15,11 @@ import {
 } from "./page.js";
 
 const ROW = 22;
-export let totalMs = Math.max(1, report.durationMs);
-for (const c of calls) totalMs = Math.max(totalMs, c.startOffsetMs + c.durationMs);
-for (const t of report.turns) totalMs = Math.max(totalMs, t.startOffsetMs + t.durationMs);
+/** The span the timeline shows: the run, or longer when a call or turn ends after it. */
+const totalMs = [...calls, ...report.turns].reduce(
+  (max, span) => Math.max(max, span.startOffsetMs + span.durationMs),
+  Math.max(1, report.durationMs),
+);
 let zoom = 1;
 
 /** Zoomed in, the selected bar may be out of view and is scrolled to. */
