@@ -3,9 +3,10 @@
 // The data travels as JSON in a <script type="application/json"> block; a Content-Security-Policy with hashes
 // of the inline style and script forbids every other resource.
 import { createHash } from "node:crypto";
-import { parseGitDiff, type DiffFile } from "./diff-parse.js";
+import { parseGitDiff, type DiffFile, type DiffLineType } from "./diff-parse.js";
 import { OUTCOME_LABELS, describeCall, stripControl } from "./format.js";
-import { REPORT_CLIENT_JS } from "./html-client.js";
+import { REPORT_CLIENT_JS } from "./html-client-js.js";
+import type { LineSign, PatchView, ReportPageData, ViewFile, ViewLine } from "./html-data.js";
 import { REPORT_CSS } from "./html-style.js";
 import { createRedactor, type Redactor } from "./redact.js";
 import type { RunReport } from "./schema.js";
@@ -22,28 +23,12 @@ export interface HtmlOptions {
   maxPatchLines?: number;
 }
 
-/** [type, old line, new line, text]: type is "+", "-", " " or "\\". */
-type ViewLine = [string, number | null, number | null, string];
-
-interface ViewFile {
-  path: string;
-  oldPath?: string;
-  status: string;
-  binary: boolean;
-  added: number;
-  removed: number;
-  lines: number;
-  omittedLines: number;
-  hunks: { header: string; lines: ViewLine[] }[];
-}
-
-interface PatchView {
-  available: boolean;
-  truncated: boolean;
-  files: ViewFile[];
-}
-
-const LINE_TYPES = { add: "+", del: "-", ctx: " ", note: "\\" } as const;
+const LINE_TYPES: Record<DiffLineType, LineSign> = {
+  add: "+",
+  del: "-",
+  ctx: " ",
+  note: "\\",
+};
 
 function viewFile(file: DiffFile, redactor: Redactor, budget: number): ViewFile {
   let left = budget;
@@ -121,7 +106,7 @@ export function renderHtml(report: RunReport, options: HtmlOptions = {}): string
     ),
   ) as RunReport;
   const safeReport = redactor.redactDeep(displayable);
-  const data = {
+  const data: ReportPageData = {
     report: safeReport,
     callSummaries: safeReport.toolCalls.map((call) => describeCall(call)),
     patch: patchView(options.patchText, redactor, options.maxPatchLines ?? HTML_MAX_PATCH_LINES),

@@ -49,5 +49,8 @@ describe("the published package", () => {
     expect(fs.readFileSync(path.join(outParent, ".gitignore"), "utf8")).toMatch(/^\*$/m);
     const [runDir] = fs.readdirSync(outParent).filter((name) => name !== ".gitignore");
     expect(fs.readFileSync(path.join(outParent, runDir!, "patch.diff"), "utf8")).toContain("src/calc.js");
+    // report.html's script went into the bundle as text: the installed package has no esbuild to make it.
+    const html = fs.readFileSync(path.join(outParent, runDir!, "report.html"), "utf8");
+    expect(html).toContain('document.documentElement.setAttribute("data-ready", "true")');
   });
 });

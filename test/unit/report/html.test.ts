@@ -3,7 +3,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { renderHtml, jsonForScript } from "../../../src/report/html.js";
-import { REPORT_CLIENT_JS } from "../../../src/report/html-client.js";
+import { REPORT_CLIENT_JS } from "../../../src/report/html-client-js.js";
+import type { ReportPageData } from "../../../src/report/html-data.js";
 import { createRedactor } from "../../../src/report/redact.js";
 import { FORMAT_SECRETS, pemBlock } from "./support/fake-secrets.js";
 import {
@@ -14,18 +15,10 @@ import {
   smallFixReport,
 } from "./support/report-builders.js";
 
-function embeddedData(html: string): {
-  report: unknown;
-  callSummaries: string[];
-  patch: {
-    available: boolean;
-    truncated: boolean;
-    files: { path: string; hunks: { lines: [string, number | null, number | null, string][] }[] }[];
-  };
-} {
+function embeddedData(html: string): ReportPageData {
   const json = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)?.[1];
   if (json === undefined) throw new Error("no data block");
-  return JSON.parse(json) as ReturnType<typeof embeddedData>;
+  return JSON.parse(json) as ReportPageData;
 }
 
 const hash = (text: string) => createHash("sha256").update(text).digest("base64");

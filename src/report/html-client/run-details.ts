@@ -1,0 +1,212 @@
+// The Run details section: workspace, container hardening, policy, limits, verify and todos as cards.
+import { formatBytes, formatDuration, formatInt, formatUsd, stripControl } from "../format.js";
+import { type Child, h, type StyleMap } from "./dom.js";
+import { badge, kv, panel, plural, report } from "./page.js";
+
+function check(ok: boolean, text: string, detail?: string): HTMLLIElement {
+  return h("li", null, [
+    h("span", { class: ok ? "yes" : "no", text: ok ? "\u2713" : "\u2715" }),
+    h("span", null, [text, detail ? h("span", { class: "muted", text: ` ${detail}` }) : null]),
+  ]);
+}
+/** A rules table (enforced, policy, ignored): one row of cells per item. */
+function rulesTable<T>(
+  items: T[],
+  cells: (item: T) => HTMLTableCellElement[],
+  style?: StyleMap,
+): HTMLTableElement {
+  return h(
+    "table",
+    { class: "grid-table rules", style },
+    h(
+      "tbody",
+      null,
+      items.map((item) => h("tr", null, cells(item))),
+    ),
+  );
+}
+function card(title: string, content: Child): HTMLDivElement {
+  return h("div", { class: "card" }, [h("h3", { text: title }), content]);
+}
+function containerCard(): HTMLDivElement {
+  const hd = report.hardening;
+  const image = report.image;
+  let items: (HTMLLIElement | null)[] = [];
+  if (hd) {
+    const root = hd.user === "0" || hd.user === "root" || hd.user.startsWith("0:") || hd.user === "";
+    const added = hd.capAdd && hd.capAdd.length ? hd.capAdd : null;
+    items = [
+      check(!root, "Non-root user", hd.user || "(image default)"),
+      check(
+        hd.capDrop.includes("ALL") && !added,
+        "Capabilities dropped",
+        hd.capDrop.join(", ") + (added ? `; added ${added.join(", ")}` : ""),
+      ),
+      check(hd.noNewPrivileges, "no-new-privileges"),
+      check(hd.readonlyRootfs, "Read-only root filesystem"),
+      check(hd.networkMode === "none", "Network", hd.networkMode),
+      check(
+        hd.pidsLimit !== null && hd.pidsLimit > 0,
+        "Process limit",
+        hd.pidsLimit === null ? "none" : String(hd.pidsLimit),
+      ),
+      check(
+        hd.memoryBytes !== null,
+        "Memory limit",
+        hd.memoryBytes === null ? "none" : formatBytes(hd.memoryBytes),
+      ),
+      check(hd.nanoCpus !== null, "CPU limit", hd.nanoCpus === null ? "none" : `${hd.nanoCpus / 1e9} CPUs`),
+      check(hd.init, "Init process (reaps zombies)"),
+      hd.seccomp ? check(hd.seccomp !== "unconfined", "Seccomp", hd.seccomp) : null,
+      hd.runtime ? check(true, "Runtime", hd.runtime) : null,
+      hd.userns ? check(true, "User namespace", hd.userns) : null,
+    ];
+  }
+  const whereText = {
+    tool_gate: "tool gate only",
+    both: "container + gate",
+    container: "container",
+  } as const;
+  return card("Container", [
+    image
+      ? kv([
+          ["Image", h("code", { text: image.name })],
+          ["Id", image.id ? h("code", { text: image.id.slice(0, 19) }) : null],
+          ["Digest", image.digest ? h("code", { text: image.digest }) : null],
+        ])
+      : null,
+    items.length ? h("ul", { class: "checks", style: { "margin-top": "8px" } }, items) : null,
+    hd && hd.enforcedAt.length
+      ? [
+          h("h4", { text: "Rules enforced" }),
+          rulesTable(hd.enforcedAt, (e) => [
+            h("td", null, h("code", { text: e.rule })),
+            h("td", null, badge(e.where === "tool_gate" ? "neutral" : "ok", whereText[e.where])),
+            h("td", { class: "muted", text: e.how || "" }),
+          ]),
+        ]
+      : null,
+  ]);
+}
+export function renderRun(): HTMLElement {
+  const ws = report.workspace;
+  const cards: HTMLDivElement[] = [];
+  cards.push(
+    card("Workspace", [
+      kv([
+        ["Directory", h("code", { text: ws.path })],
+        ["Repository", ws.repo ? h("code", { text: ws.repo }) : null],
+        ["Base commit", ws.baseCommit ? h("code", { text: ws.baseCommit.slice(0, 12) }) : null],
+        ["Copied in", `${plural(ws.filesCopied, "file")} \u00b7 ${formatBytes(ws.bytesCopied)}`],
+        ["Skipped", plural(ws.skipped.length, "file")],
+      ]),
+      ws.skipped.length
+        ? h(
+            "ul",
+            { class: "checks", style: { "margin-top": "8px" } },
+            ws.skipped
+              .slice(0, 50)
+              .map((s) =>
+                h("li", null, [h("code", { text: s.path }), h("span", { class: "muted", text: s.reason })]),
+              ),
+          )
+        : null,
+    ]),
+  );
+  if (report.image || report.hardening) cards.push(containerCard());
+  const policy = report.policy;
+  const behaviorBadge = { allow: "ok", deny: "denied", ask: "warn" } as const;
+  cards.push(
+    card("Policy", [
+      kv([
+        ["Mode", h("code", { text: policy.mode })],
+        ["Rules", String(policy.rules.length)],
+        ["Ignored", policy.ignored.length ? String(policy.ignored.length) : null],
+      ]),
+      policy.rules.length
+        ? rulesTable(
+            policy.rules,
+            (r) => [
+              h("td", null, badge(behaviorBadge[r.behavior], r.behavior)),
+              h("td", null, h("code", { text: r.text })),
+              h("td", { class: "muted", text: r.source }),
+            ],
+            { "margin-top": "8px" },
+          )
+        : null,
+      policy.ignored.length
+        ? [
+            h("h4", { text: "Ignored rules" }),
+            rulesTable(policy.ignored, (r) => [
+              h("td", null, h("code", { text: r.text })),
+              h("td", { class: "muted", text: r.source }),
+              h("td", { text: r.reason }),
+            ]),
+          ]
+        : null,
+    ]),
+  );
+  const limits = report.limits;
+  cards.push(
+    card(
+      "Run",
+      kv([
+        ["Run id", h("code", { text: report.runId })],
+        ["agent-ci", report.agentCiVersion],
+        ["Started", report.startedAt],
+        ["Ended", report.endedAt],
+        ["Duration", formatDuration(report.durationMs)],
+        ["Max turns", limits.maxTurns !== undefined ? formatInt(limits.maxTurns) : "none"],
+        ["Budget", limits.maxBudgetUsd !== undefined ? formatUsd(limits.maxBudgetUsd) : "none"],
+        ["Timeout", limits.timeoutMs !== undefined ? formatDuration(limits.timeoutMs) : "none"],
+        ["Report schema", `v${report.schemaVersion}`],
+      ]),
+    ),
+  );
+  const v = report.verify;
+  if (v) {
+    const passed = v.applied && v.exitCode === 0;
+    cards.push(
+      card("Verify", [
+        h("div", { class: "row" }, [badge(passed ? "ok" : "denied", passed ? "passed" : "failed")]),
+        kv([
+          ["Command", h("code", { text: v.command })],
+          ["Patch applied", v.applied ? "yes" : "no"],
+          ["Exit code", v.exitCode === null ? "did not finish" : String(v.exitCode)],
+          ["Duration", formatDuration(v.durationMs)],
+        ]),
+        v.outputTail
+          ? [
+              h("h4", { text: "Output (tail)" }),
+              h("pre", { class: `code${passed ? "" : " error"}` }, stripControl(v.outputTail)),
+            ]
+          : null,
+      ]),
+    );
+  }
+  const todoIcon = { completed: "\u2713", in_progress: "\u25d0", pending: "\u25cb" } as const;
+  if (report.todos && report.todos.length) {
+    cards.push(
+      card(
+        "Todos",
+        h(
+          "ul",
+          { class: "checks" },
+          report.todos.map((t) =>
+            h("li", null, [
+              h("span", { class: t.status === "completed" ? "yes" : "faint", text: todoIcon[t.status] }),
+              h("span", { text: t.content }),
+            ]),
+          ),
+        ),
+      ),
+    );
+  }
+  return panel(
+    "run-section",
+    "Run details",
+    null,
+    h("div", { class: "section-body" }, h("div", { class: "cards" }, cards)),
+    null,
+  );
+}

@@ -1,0 +1,259 @@
+// The timeline: one lane for model turns and one per tool, bars packed into rows, ticks that follow the zoom.
+import { formatDuration, formatInt } from "../format.js";
+import type { ToolCall, Turn } from "../schema.js";
+import { byId, type Child, h } from "./dom.js";
+import {
+  callById,
+  calls,
+  callStatus,
+  fmtOffset,
+  panel,
+  plural,
+  report,
+  summaries,
+  toolColor,
+} from "./page.js";
+
+const ROW = 22;
+/** The span the timeline shows: the run, or longer when a call or turn ends after it. */
+const totalMs = [...calls, ...report.turns].reduce(
+  (max, span) => Math.max(max, span.startOffsetMs + span.durationMs),
+  Math.max(1, report.durationMs),
+);
+let zoom = 1;
+
+/** Zoomed in, the selected bar may be out of view and is scrolled to. */
+export function isZoomed(): boolean {
+  return zoom > 1;
+}
+
+/** The timeline's moving parts, once drawn: ticks follow its width, zoom changes it. */
+interface TimelineParts {
+  canvas: HTMLDivElement;
+  axis: HTMLDivElement;
+  gridHost: HTMLDivElement;
+}
+let timeline: TimelineParts | null = null;
+
+type Span = { start: number; duration: number } & ({ turn: Turn } | { call: ToolCall });
+interface Packed {
+  placed: { item: Span; row: number }[];
+  rows: number;
+}
+
+function pack(items: Span[]): Packed {
+  const ends: number[] = [];
+  const placed: Packed["placed"] = [];
+  const minSpan = totalMs * 0.006;
+  for (const item of items.slice().sort((a, b) => a.start - b.start)) {
+    let row = 0;
+    while (row < ends.length && (ends[row] ?? 0) > item.start) row++;
+    ends[row] = item.start + Math.max(item.duration, minSpan);
+    placed.push({ item, row });
+  }
+  return { placed, rows: Math.max(1, ends.length) };
+}
+function pct(ms: number): string {
+  return `${(ms / totalMs) * 100}%`;
+}
+const TICK_STEPS = [
+  100, 200, 500, 1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000,
+  3600000,
+];
+function niceStep(targetMs: number): number {
+  const step = TICK_STEPS.find((candidate) => candidate >= targetMs);
+  if (step !== undefined) return step;
+  const largest = TICK_STEPS[TICK_STEPS.length - 1] ?? 1;
+  return largest * Math.ceil(targetMs / largest);
+}
+function tickLabel(ms: number, step: number): string {
+  if (step < 1000) return `${(ms / 1000).toFixed(1)}s`;
+  if (ms < 60000) return `${Math.round(ms / 1000)}s`;
+  const m = Math.floor(ms / 60000);
+  const s = Math.round((ms % 60000) / 1000);
+  return `${m}m${s ? String(s).padStart(2, "0") + "s" : ""}`;
+}
+export function renderTicks(): void {
+  if (!timeline) return;
+  const { canvas, axis, gridHost } = timeline;
+  axis.textContent = "";
+  gridHost.textContent = "";
+  const width = canvas.getBoundingClientRect().width || 900;
+  const step = niceStep(totalMs / Math.max(2, width / 90));
+  for (let t = 0; t <= totalMs; t += step) {
+    axis.appendChild(h("span", { class: "tl-tick", text: tickLabel(t, step), style: { left: pct(t) } }));
+    if (t > 0) gridHost.appendChild(h("span", { class: "tl-gridline", style: { left: pct(t) } }));
+  }
+}
+function setZoom(next: number): void {
+  if (!timeline) return;
+  zoom = Math.max(1, Math.min(64, next));
+  timeline.canvas.style.width = `${zoom * 100}%`;
+  byId("zoom-level").textContent = `${zoom}\u00d7`;
+  renderTicks();
+}
+
+function legendItem(swatch: Child, label: string): HTMLSpanElement {
+  return h("span", { class: "item" }, [swatch, label]);
+}
+
+/** What a click on a bar selects, in the call list's details panel. */
+export interface TimelineSelect {
+  call(id: string): void;
+  turn(index: number): void;
+}
+
+export function renderTimeline(select: TimelineSelect): HTMLElement {
+  const tools: string[] = [];
+  for (const c of calls) if (!tools.includes(c.tool)) tools.push(c.tool);
+  const lanes: { label: string; color: string; count: number; packed: Packed }[] = [];
+  if (report.turns.length) {
+    lanes.push({
+      label: "Model",
+      color: "var(--turn)",
+      count: report.turns.length,
+      packed: pack(
+        report.turns.map((turn) => ({ start: turn.startOffsetMs, duration: turn.durationMs, turn })),
+      ),
+    });
+  }
+  for (const tool of tools) {
+    const own = calls.filter((c) => c.tool === tool);
+    lanes.push({
+      label: tool,
+      color: toolColor(tool),
+      count: own.length,
+      packed: pack(own.map((call) => ({ start: call.startOffsetMs, duration: call.durationMs, call }))),
+    });
+  }
+  const labels = h("div", { class: "tl-labels" });
+  const axis = h("div", { class: "tl-axis" });
+  const gridHost = h("div");
+  const marks = h("div", { class: "tl-marks" });
+  const canvas = h("div", { class: "tl-canvas" }, [axis, marks, gridHost]);
+  timeline = { canvas, axis, gridHost };
+  for (const c of calls) {
+    const status = callStatus(c);
+    if (status === "ok") continue;
+    marks.appendChild(h("span", { class: `tl-mark ${status}`, style: { left: pct(c.startOffsetMs) } }));
+  }
+  for (const lane of lanes) {
+    const height = lane.packed.rows * ROW + 6;
+    labels.appendChild(
+      h("div", { class: "tl-label", style: { height: `${height}px` } }, [
+        h("span", null, [h("span", { class: "dot", style: { "--c": lane.color } }), lane.label]),
+        h("span", { class: "count", text: String(lane.count) }),
+      ]),
+    );
+    const laneEl = h("div", { class: "tl-lane", style: { height: `${height}px` } });
+    for (const { item, row } of lane.packed.placed) {
+      const top = `${3 + row * ROW + 3}px`;
+      if ("turn" in item) {
+        const turn = item.turn;
+        laneEl.appendChild(
+          h("button", {
+            class: "turn-bar",
+            type: "button",
+            "data-turn": turn.index,
+            title:
+              `Turn ${turn.index} \u00b7 ${formatDuration(turn.durationMs)} \u00b7 ${formatInt(turn.usage.outputTokens)} tokens out` +
+              (turn.stopReason ? ` \u00b7 ${turn.stopReason}` : ""),
+            style: { left: pct(item.start), width: pct(item.duration), top },
+            onclick: () => select.turn(turn.index),
+          }),
+        );
+        continue;
+      }
+      const call = item.call;
+      const position = callById.get(call.id)?.position ?? -1;
+      laneEl.appendChild(
+        h("button", {
+          class: "call-bar",
+          type: "button",
+          "data-call-id": call.id,
+          "data-tool": call.tool,
+          "data-status": callStatus(call),
+          "aria-label": `Call ${call.index + 1} ${call.tool}`,
+          title:
+            `#${call.index + 1} ${call.tool} \u00b7 ${summaries[position] || ""}\n` +
+            `${fmtOffset(call.startOffsetMs)} \u00b7 ${formatDuration(call.durationMs)} \u00b7 ${callStatus(call)}`,
+          style: { "--c": toolColor(call.tool), left: pct(item.start), width: pct(item.duration), top },
+          onclick: () => select.call(call.id),
+        }),
+      );
+    }
+    canvas.appendChild(laneEl);
+  }
+  const turnSwatch = report.turns.length
+    ? legendItem(h("span", { class: "swatch turn" }), "model turn")
+    : null;
+  const legendTools = h("div", { class: "legend legend-tool" }, [
+    turnSwatch,
+    tools.map((tool) => legendItem(h("span", { class: "swatch", style: { "--c": toolColor(tool) } }), tool)),
+    legendItem(h("span", { class: "swatch denied" }), "denied"),
+    legendItem(
+      h("span", {
+        class: "swatch error",
+        style: { background: "transparent", "box-shadow": "inset 0 0 0 2px var(--bad)" },
+      }),
+      "error",
+    ),
+  ]);
+  const legendOutcome = h("div", { class: "legend legend-outcome" }, [
+    legendItem(h("span", { class: "swatch ok" }), "succeeded"),
+    legendItem(h("span", { class: "swatch error" }), "failed"),
+    legendItem(h("span", { class: "swatch denied" }), "denied"),
+    report.turns.length ? legendItem(h("span", { class: "swatch turn" }), "model turn") : null,
+  ]);
+  const colorButton = (mode: string, text: string): HTMLButtonElement =>
+    h("button", {
+      type: "button",
+      "data-color-mode": mode,
+      "aria-pressed": mode === "tool" ? "true" : "false",
+      text,
+      onclick: () => {
+        byId("timeline").setAttribute("data-color", mode);
+        for (const b of document.querySelectorAll("[data-color-mode]"))
+          b.setAttribute("aria-pressed", b.getAttribute("data-color-mode") === mode ? "true" : "false");
+      },
+    });
+  const controls = h(
+    "div",
+    {
+      class: "seg-group",
+      style: { display: "flex", gap: "10px", "align-items": "center", "flex-wrap": "wrap" },
+    },
+    [
+      h("span", { class: "ctl-label", text: "Colour by" }),
+      h("div", { class: "seg" }, [colorButton("tool", "Tool"), colorButton("outcome", "Outcome")]),
+      h("span", { class: "ctl-label", text: "Zoom" }),
+      h("div", { class: "seg" }, [
+        h("button", { type: "button", text: "\u2212", title: "Zoom out", onclick: () => setZoom(zoom / 2) }),
+        h("button", {
+          type: "button",
+          id: "zoom-level",
+          text: "1\u00d7",
+          title: "Fit",
+          onclick: () => setZoom(1),
+        }),
+        h("button", { type: "button", text: "+", title: "Zoom in", onclick: () => setZoom(zoom * 2) }),
+      ]),
+    ],
+  );
+  const empty = !calls.length && !report.turns.length;
+  const body = empty
+    ? h("div", { class: "empty", text: "No turns and no tool calls were recorded." })
+    : h("div", null, [
+        legendTools,
+        legendOutcome,
+        h("div", { class: "tl" }, [labels, h("div", { class: "tl-scroll" }, canvas)]),
+        h("div", { class: "tl-foot" }, [
+          h("span", { text: "0:00" }),
+          h("span", { text: "Click a bar to see the call \u00b7 \u2190 \u2192 to step through calls" }),
+          h("span", { text: formatDuration(totalMs) }),
+        ]),
+      ]);
+  const sub = `${plural(report.turns.length, "turn")} \u00b7 ${plural(calls.length, "tool call")} \u00b7 ${formatDuration(report.durationMs)}`;
+  const section = panel("timeline-section", "Timeline", sub, body, empty ? null : controls);
+  return h("div", { class: "tl-root", id: "timeline", "data-color": "tool" }, section);
+}
