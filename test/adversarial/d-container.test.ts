@@ -474,7 +474,7 @@ describe("D: container faults", () => {
         execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mount], { stdio: "pipe" });
       } catch (e) {
         // A failure, not a skip: a skipped row would read as covered. CI runs as root.
-        throw new Error(`D10 mounts a 64 KiB tmpfs as the full disk and needs root: ${(e as Error).message}`);
+        throw new Error(`D10 mounts a 64 KiB tmpfs as the full disk and needs root: ${(e as Error).message}`, { cause: e });
       }
       try {
         const ws = h.workspace({ "a.txt": "a\n" });
