@@ -175,7 +175,7 @@ export const ReadTool = defineTool<ReadInput>({
       if (!lines.length) return offsetPastEnd(offset, lineCount, file);
       const window = numbered(lines, offset);
       if (window.length > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(window.length);
-      ctx.state.recordRead(stat.realPath, undefined, stat);
+      ctx.state.recordRead(stat.realPath, undefined, stat, true);
       return {
         output: `${window}\n<system-reminder>The file is ${stat.size} bytes; this shows lines ${offset}-${offset + lines.length - 1}. Use offset and limit to read other parts.</system-reminder>`,
         title: `${file} (lines ${offset}-${offset + lines.length - 1} of a ${stat.size}-byte file)`,
@@ -220,16 +220,23 @@ export const ReadTool = defineTool<ReadInput>({
       return binaryRefusal(BINARY_EXTENSIONS.has(ext) ? `a binary ${ext} file` : `binary (${data.length} bytes, it contains NUL bytes)`);
     }
 
-    ctx.state.recordRead(stat.realPath, data, read.stat);
     if (data.length === 0) {
+      ctx.state.recordRead(stat.realPath, data, read.stat);
       return { output: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>", title: `${file} (empty)` };
     }
     const all = displayLines(data.toString("utf8"));
-    if (offset > all.length) return offsetPastEnd(offset, all.length, file);
+    if (offset > all.length) {
+      ctx.state.recordRead(stat.realPath, data, read.stat, true);
+      return offsetPastEnd(offset, all.length, file);
+    }
     const shown = all.slice(offset - 1, offset - 1 + limit);
     let output = numbered(shown, offset);
-    if (output.length > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(output.length);
+    if (output.length > MAX_READ_OUTPUT_CHARS) {
+      ctx.state.recordRead(stat.realPath, data, read.stat, true);
+      return tooLargeForOneRead(output.length);
+    }
     const last = offset + shown.length - 1;
+    ctx.state.recordRead(stat.realPath, data, read.stat, offset > 1 || last < all.length);
     if (input.limit === undefined && last < all.length) {
       output += `\n<system-reminder>Showing lines ${offset}-${last} of ${all.length}. Use offset and limit to read the rest.</system-reminder>`;
     }
