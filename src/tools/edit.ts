@@ -82,20 +82,34 @@ function actualOldString(content: string, oldString: string): { old: string; crl
   return undefined;
 }
 
+/** What String.prototype.trimEnd removes (ECMAScript WhiteSpace and LineTerminator), by code unit. */
+function isWhitespace(code: number): boolean {
+  if (code === 32 || (code >= 9 && code <= 13) || code === 160) return true;
+  if (code < 0x1680) return false;
+  return code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+}
+
 /**
  * Claude Code strips whitespace at the end of new_string's lines, except in Markdown, where two trailing
- * spaces are a line break. Line endings are kept. Linear: each line is trimmed once.
+ * spaces are a line break. Line endings are kept. Linear: one pass, copying only around what is cut.
  */
 export function stripTrailingWhitespace(filePath: string, text: string): string {
   if (/\.(md|mdx|markdown)$/i.test(filePath)) return text;
-  return text
-    .split("\n")
-    .map((line) => {
-      const cr = line.endsWith("\r");
-      const trimmed = (cr ? line.slice(0, -1) : line).trimEnd();
-      return cr ? `${trimmed}\r` : trimmed;
-    })
-    .join("\n");
+  let kept = "";
+  let copiedTo = 0;
+  for (let start = 0; start <= text.length; ) {
+    const newline = text.indexOf("\n", start);
+    const lineEnd = newline === -1 ? text.length : newline;
+    const contentEnd = lineEnd > start && text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd;
+    let cut = contentEnd;
+    while (cut > start && isWhitespace(text.charCodeAt(cut - 1))) cut -= 1;
+    if (cut < contentEnd) {
+      kept += text.slice(copiedTo, cut);
+      copiedTo = contentEnd;
+    }
+    start = lineEnd + 1;
+  }
+  return kept + text.slice(copiedTo);
 }
 
 function lineOf(content: string, index: number): number {
