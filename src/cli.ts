@@ -223,7 +223,9 @@ Examples:
   policyOptions(
     policy
       .command("test")
-      .description("re-decide every call of a recorded run under a changed policy and print the calls whose decision flips")
+      .description(
+        "re-decide every call of a recorded run under the rules and mode it recorded, plus the rules given here (--mode overrides), print the calls whose decision flips, and exit 1 if any does",
+      )
       .requiredOption("--replay <report.json>", "the report of the run to replay"),
   ).action(async (flags: { replay: string; mode?: RunFlags["mode"]; allow: string[]; deny: string[]; settings?: string; trustWorkspaceSettings?: boolean }) => {
     process.exitCode = await policyReplay(flags.replay, flags, (line) => process.stdout.write(`${line}\n`));

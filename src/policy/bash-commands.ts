@@ -60,6 +60,13 @@ export interface CommandFacts {
   readonly readOnly: ReadOnlyProof;
   /** Things the matcher cannot see through; any one denies unless the mode is bypassPermissions. */
   readonly problems: readonly string[];
+  /**
+   * Variables that can make a program run something else, set for this command (`PYTHONPATH=src python3 …`).
+   * They deny like problems, unless an allow rule spells the assignments out: then the user has decided.
+   */
+  readonly assignmentProblems: readonly string[];
+  /** How many leading words of the first view are the command's own assignments (`FOO=1 cmd`). */
+  readonly assignmentWords: number;
   /** Shell code this command runs and that must be checked too (`sh -c`, `eval`, `trap`, heredoc). */
   readonly scripts: readonly string[];
   readonly cd: CdEffect | undefined;
@@ -87,6 +94,7 @@ class FactsBuilder {
   readonly reads: PathUse[] = [];
   readonly recursiveReads: PathUse[] = [];
   readonly problems: string[] = [];
+  readonly assignmentProblems: string[] = [];
   readonly scripts: string[] = [];
   readonly notReadOnly: string[] = [];
   readonly readOnlyPaths: PathUse[] = [];
@@ -102,11 +110,19 @@ class FactsBuilder {
   assignments(
     words: readonly BashWord[] | readonly BashAssignment[],
     forCommand: boolean,
+    nameable = false,
   ): "clean" | "unknown" {
     let unknown = false;
     for (const item of words) {
       const name = "name" in item ? item.name : ((item.value ?? "").split("=")[0] ?? "");
       const kind = classifyVariable(name);
+      if (kind === "dangerous" && nameable) {
+        // Checked only against a rule that names it: the command's view then starts with the assignment.
+        unknown = true;
+        this.assignmentProblems.push(`setting ${name} can make commands run other programs`);
+        this.notReadOnly.push(`it sets ${name}, which can make commands run other programs`);
+        continue;
+      }
       if (kind === "dangerous") {
         this.problems.push(`setting ${name} can make commands run other programs`);
         continue;
@@ -404,7 +420,8 @@ class FactsBuilder {
 /** The facts about one simple command that the evaluator decides on. */
 export function interpretCommand(raw: RawCommand): CommandFacts {
   const builder = new FactsBuilder(raw.stdin?.body);
-  const prefix = builder.assignments(raw.assignments, raw.kind === "command");
+  const withCommand = raw.kind === "command" && raw.words.length > 0;
+  const prefix = builder.assignments(raw.assignments, raw.kind === "command", withCommand);
   for (const redirect of raw.redirects) {
     if (redirect.kind === "duplicate") continue;
     if (redirect.target === undefined) {
@@ -415,7 +432,7 @@ export function interpretCommand(raw: RawCommand): CommandFacts {
     if (redirect.kind === "write") builder.writes.push(use);
     else builder.reads.push(use);
   }
-  if (raw.kind === "command" && raw.words.length > 0) {
+  if (withCommand) {
     if (prefix === "unknown") {
       // `FOO=1 npm test` is admitted only by a rule that spells FOO=1 out (Claude Code does the same).
       const assignmentWords = raw.assignments.map((assignment): BashWord => ({
@@ -447,6 +464,8 @@ export function interpretCommand(raw: RawCommand): CommandFacts {
     recursiveReads: builder.recursiveReads,
     readOnly,
     problems: builder.problems,
+    assignmentProblems: builder.assignmentProblems,
+    assignmentWords: withCommand && prefix === "unknown" ? raw.assignments.length : 0,
     scripts: builder.scripts,
     cd: builder.cd,
     repeated: raw.repeated,

@@ -17,12 +17,17 @@ export type WorkingDirectories =
   | { readonly known: true; readonly candidates: readonly string[] }
   | { readonly known: false; readonly reason: string };
 
+/** A problem of the line; one an allow rule may settle names the command whose assignment it is. */
+export interface LineProblem extends ScriptProblem {
+  readonly assignmentOf?: CommandFacts;
+}
+
 export interface LineAnalysis {
   readonly command: string;
   /** Set when the line is refused before or during parsing, in every mode. */
   readonly rejection: string | undefined;
   readonly facts: readonly CommandFacts[];
-  readonly problems: readonly ScriptProblem[];
+  readonly problems: readonly LineProblem[];
   readonly cwd: WorkingDirectories;
 }
 
@@ -55,7 +60,7 @@ export function analyzeCommandLine(
   if (lineProblem !== undefined) return rejected(lineProblem);
 
   const facts: CommandFacts[] = [];
-  const problems: ScriptProblem[] = [];
+  const problems: LineProblem[] = [];
   const queue: PendingScript[] = [{ source: command, depth: 0, repeated: false }];
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     if (next.depth > MAX_SCRIPT_DEPTH) {
@@ -85,6 +90,7 @@ export function analyzeCommandLine(
       const fact = next.repeated && !interpreted.repeated ? { ...interpreted, repeated: true } : interpreted;
       facts.push(fact);
       problems.push(...fact.problems.map((reason) => ({ reason, text: snippet(fact.text) })));
+      problems.push(...fact.assignmentProblems.map((reason) => ({ reason, text: snippet(fact.text), assignmentOf: fact })));
       for (const script of fact.scripts)
         queue.push({ source: script, depth: next.depth + 1, repeated: fact.repeated });
     }

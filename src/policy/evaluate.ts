@@ -32,7 +32,9 @@ import type { CommandFacts, CommandView, PathUse } from "./bash-commands.js";
 import { analyzeCommandLine, type LineAnalysis, type WorkingDirectories } from "./bash-line.js";
 import { loadBashParser, type BashParserOptions } from "./bash-parser.js";
 import {
+  ARG_SEPARATOR,
   compileBashPattern,
+  matchingString,
   patternMatches,
   patternMayMatch,
   type ArgValue,
@@ -508,7 +510,7 @@ class Evaluator implements PolicyEngine {
   }
 
   private bashProblemDenial(line: LineAnalysis): Decision | undefined {
-    const problem = line.problems[0];
+    const problem = line.problems.find((p) => p.assignmentOf === undefined || !this.namesAssignments(p.assignmentOf));
     if (problem === undefined) return undefined;
     const nothingToMiss = this.bashRules("deny").length === 0 && this.bashRules("ask").length === 0;
     if (this.mode === "bypassPermissions" && nothingToMiss) return undefined;
@@ -649,6 +651,25 @@ class Evaluator implements PolicyEngine {
       );
     }
     return this.allow("read-only-check", "allowed: every command in it is proven read-only");
+  }
+
+  /**
+   * Does an allow rule spell out this command's assignments (`Bash(PYTHONPATH=src python3 -m unittest)`,
+   * `Bash(PYTHONPATH=src python3:*)`)? Then the user has decided that this variable may be set for this
+   * command. A rule that matches only through a wildcard over the assignment (`Bash(*)`) does not count.
+   */
+  private namesAssignments(fact: CommandFacts): boolean {
+    const view = fact.views[0];
+    if (this.mode === "plan" || view === undefined || view.role !== "check" || fact.assignmentWords === 0) return false;
+    const args = viewArgs(view);
+    if (args.slice(0, fact.assignmentWords).includes(undefined)) return false;
+    const named = matchingString(args.slice(0, fact.assignmentWords));
+    return this.bashRules("allow").some(
+      ({ bash }) =>
+        bash !== undefined &&
+        (bash.head === named || bash.head.startsWith(named + ARG_SEPARATOR)) &&
+        patternMatches(bash, args),
+    );
   }
 
   /** The allow rule admitting every `check` view, or undefined (also when there is none to check). */

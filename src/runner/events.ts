@@ -1,19 +1,40 @@
 // The run's event stream in the shape of Claude Code's `--output-format stream-json`: a `system` init
 // event, `assistant` messages carrying tool_use blocks, `user` messages carrying the tool_result blocks
 // as sent to the model, and a final `result`. Written to events.jsonl always, and to stdout with
-// --output-format stream-json. Every line passes the redactor first.
+// --output-format stream-json. Every line passes the redactor first. Fields follow the Claude Agent SDK's
+// message types (SDKSystemMessage, SDKAssistantMessage, SDKUserMessage, SDKResultMessage): every message
+// has a `uuid`; agent-ci's own additions (exit_reason, patch_path, …) come beside them.
+import crypto from "node:crypto";
 import fs from "node:fs";
 import type Anthropic from "@anthropic-ai/sdk";
+import type { ExitReason } from "../report/index.js";
 import type { TurnUsage } from "./driver.js";
+
+/** The result subtype Claude Code uses for each way a run ends. */
+export const RESULT_SUBTYPES = {
+  completed: "success",
+  max_turns: "error_max_turns",
+  budget: "error_max_budget_usd",
+  timeout: "error_during_execution",
+  cancelled: "error_during_execution",
+  api_error: "error_during_execution",
+  engine_error: "error_during_execution",
+  config_error: "error_during_execution",
+} as const satisfies Record<ExitReason, string>;
+export type ResultSubtype = (typeof RESULT_SUBTYPES)[ExitReason];
 
 export type StreamEvent =
   | {
       type: "system";
       subtype: "init";
       session_id: string;
+      /** Where the API key came from: "ANTHROPIC_API_KEY" (the environment or the Action's input), or "none". */
+      apiKeySource: "ANTHROPIC_API_KEY" | "none";
       cwd: string;
       model: string;
       tools: string[];
+      /** agent-ci connects no MCP servers. */
+      mcp_servers: Array<{ name: string; status: string }>;
       permissionMode: string;
       agent_ci_version: string;
     }
@@ -39,9 +60,11 @@ export type StreamEvent =
     }
   | {
       type: "result";
-      subtype: "success" | "error_max_turns" | "error_during_execution";
+      subtype: ResultSubtype;
       session_id: string;
       is_error: boolean;
+      /** For an error subtype: what ended the run (Claude Code's SDKResultError.errors). */
+      errors?: string[];
       exit_reason: string;
       duration_ms: number;
       duration_api_ms: number;
@@ -80,7 +103,7 @@ export class EventSink {
   }
 
   emit(event: StreamEvent): void {
-    const line = this.redact(JSON.stringify(event));
+    const line = this.redact(JSON.stringify({ ...event, uuid: crypto.randomUUID() }));
     if (this.fd !== undefined) {
       try {
         fs.writeSync(this.fd, line + "\n");

@@ -21,7 +21,7 @@ import {
   type PolicySourceInput,
   type RecordedCall,
 } from "../policy/index.js";
-import { parseReport, type EnforcedRule, type ReportPolicy } from "../report/index.js";
+import { parseReport, type EnforcedRule, type ReportPolicy, type RunReport } from "../report/index.js";
 import { BASE_ENV } from "../sandbox/docker-sandbox.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../tools/index.js";
@@ -222,10 +222,30 @@ export async function policyCheck(callText: string, flags: PolicyFlags, print: (
   }
 }
 
+/**
+ * The rules a recorded run decided with, one source per recorded source (they were in force, so trusted),
+ * then the flags' own sources on top: their rules add to the recorded ones.
+ */
+function recordedSources(recorded: RunReport["policy"], flags: PolicyFlags): PolicySourceInput[] {
+  const bySource = new Map<string, { allow: string[]; deny: string[]; ask: string[] }>();
+  for (const rule of recorded.rules) {
+    const lists = bySource.get(rule.source) ?? { allow: [], deny: [], ask: [] };
+    lists[rule.behavior].push(rule.text);
+    bySource.set(rule.source, lists);
+  }
+  const recordedRules = [...bySource].map(([label, lists]): PolicySourceInput => ({
+    source: { kind: "settings-file", label: `recorded: ${label}`, trusted: true },
+    ...lists,
+  }));
+  return [...recordedRules, ...policySources(flags, undefined)];
+}
+
+/** Exit code of `policy test --replay`: 0 no decision flipped, 1 some did (a CI gate), 2 bad input. */
 export async function policyReplay(reportPath: string, flags: PolicyFlags, print: (line: string) => void): Promise<number> {
   try {
     const report = parseReport(fs.readFileSync(reportPath, "utf8"));
-    const engine = await buildEngine({ ...flags, mode: flags.mode ?? report.policy.mode }, undefined);
+    const policy = loadPolicy({ mode: flags.mode ?? report.policy.mode, sources: recordedSources(report.policy, flags), trustWorkspace: flags.trustWorkspaceSettings });
+    const engine = await createPolicyEngine(policy, { parser: parserFiles(), homeDir: BASE_ENV.HOME });
     const calls: RecordedCall[] = report.toolCalls
       .filter((c) => c.decision)
       .map((c) => {
@@ -245,8 +265,12 @@ export async function policyReplay(reportPath: string, flags: PolicyFlags, print
       const what = flip.tool === "Bash" ? String(flip.input.command ?? "") : String(flip.input.file_path ?? flip.input.path ?? "");
       print(`${flip.id}  ${flip.tool}(${what.slice(0, 120)}): ${flip.before} → ${flip.after.behavior}  (${flip.after.rule ? flip.after.rule.text : flip.after.decidedBy})`);
     }
-    print(`${calls.length} recorded calls re-decided under mode ${engine.policy.mode}: ${flips.length} flipped`);
-    return 0;
+    const added = flags.allow.length + flags.deny.length + (flags.settings ? 1 : 0);
+    print(
+      `${calls.length} recorded calls re-decided under mode ${engine.policy.mode} with the ${report.policy.rules.length} recorded rules` +
+        `${added ? ` and the ones given here` : ""}: ${flips.length} flipped`,
+    );
+    return flips.length ? 1 : 0;
   } catch (e) {
     print(`agent-ci: ${(e as Error).message}`);
     return 2;

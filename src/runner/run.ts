@@ -26,7 +26,7 @@ import { newLoopResult, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError, type RunConfig } from "./config.js";
 import { ModelApiError, type Driver } from "./driver.js";
-import { EventSink } from "./events.js";
+import { EventSink, RESULT_SUBTYPES } from "./events.js";
 import { contentText, ToolPipeline } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
@@ -196,9 +196,11 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
       type: "system",
       subtype: "init",
       session_id: runId,
+      apiKeySource: config.script || !config.apiKey ? "none" : "ANTHROPIC_API_KEY",
       cwd: sandbox.root,
       model: config.script ? "script" : config.model,
       tools,
+      mcp_servers: [],
       permissionMode: mode,
       agent_ci_version: AGENT_CI_VERSION,
     });
@@ -282,9 +284,10 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   const exitCode = reasonCode === 0 && outputErrors.length ? EXIT_CODES.output_error : reasonCode;
   events.emit({
     type: "result",
-    subtype: exitReason === "completed" ? "success" : exitReason === "max_turns" ? "error_max_turns" : "error_during_execution",
+    subtype: RESULT_SUBTYPES[exitReason],
     session_id: runId,
     is_error: exitCode !== 0,
+    ...(exitReason === "completed" ? {} : { errors: [failure?.message ?? exitReason] }),
     exit_reason: exitReason,
     duration_ms: Math.round(performance.now() - runStart),
     duration_api_ms: Math.round(loop.apiMs),

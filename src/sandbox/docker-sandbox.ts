@@ -741,6 +741,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       op: "exec",
       argv: request.argv,
       script: request.script,
+      mergeStderr: request.mergeStderr,
       cwd: request.cwd ?? WORKSPACE_ROOT,
       env: { ...BASE_ENV, ...this.safeDirectoryEnv, ...this.options.env, ...request.env },
       timeoutMs: request.timeoutMs,

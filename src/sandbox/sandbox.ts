@@ -10,6 +10,11 @@ export interface ExecRequest {
   argv?: string[];
   /** Run a bash script (the Bash tool). The final working directory comes back in `cwd`. */
   script?: string;
+  /**
+   * A script's stderr goes into stdout, interleaved in the order it was written (what a terminal shows);
+   * `stderr` then holds only what the sandbox itself reports.
+   */
+  mergeStderr?: boolean;
   cwd?: string;
   /** Added to the sandbox's allow-listed base environment. */
   env?: Record<string, string>;

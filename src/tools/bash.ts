@@ -33,7 +33,9 @@ const DESCRIPTION = `Executes a bash command in the sandbox (a Linux container w
 
 - The working directory persists between calls (it cannot leave /workspace); environment variables and other shell state do not
 - No network unless the run granted it; no interactive input (stdin is empty): pass flags such as -y, --no-edit
+- stdout and stderr come back as one text, in the order they were written
 - Output over ${MAX_BASH_OUTPUT_CHARS} characters is cut, and the whole output saved to a file you can Read
+- Colour and other terminal escape codes are removed from the output, and a line redrawn with carriage returns (a progress bar) shows only its last state
 - Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000}s, at most ${MAX_BASH_TIMEOUT_MS / 1000}s; on timeout the whole process tree is killed
 - Processes a command leaves running are stopped when it returns: start servers and watchers with run_in_background, then read them with BashOutput and stop them with KillShell
 - Prefer Read, Grep, Glob and Edit over cat, grep, find and sed`;
@@ -64,11 +66,25 @@ function withOmission(data: Buffer, head: number, omitted: number): string {
   return `${cleanOutput(data.subarray(0, head))}\n... [${omitted} bytes omitted] ...\n${cleanOutput(data.subarray(head))}`;
 }
 
+/**
+ * Claude Code's shape of command output: blank lines before the first line of text and whitespace after
+ * the last are dropped (`"\n\n  hello  "` → `"  hello"`). Linear: each leading line is looked at once.
+ */
+export function trimOutputEdges(text: string): string {
+  const end = text.trimEnd();
+  let start = 0;
+  for (let nl = end.indexOf("\n"); nl !== -1; nl = end.indexOf("\n", start)) {
+    if (end.slice(start, nl).trim() !== "") break;
+    start = nl + 1;
+  }
+  return end.slice(start);
+}
+
 export function renderExec(res: ExecResult, timeoutMs: number): { text: string; exitCode: number; failed: boolean } {
   const exitCode = res.exitCode ?? 128 + signalNumber(res.signal);
   const parts = [
-    withOmission(res.stdout, res.stdoutHead, res.stdoutOmitted).replace(/\n+$/, ""),
-    withOmission(res.stderr, res.stderrHead, res.stderrOmitted).replace(/\n+$/, ""),
+    trimOutputEdges(withOmission(res.stdout, res.stdoutHead, res.stdoutOmitted)),
+    trimOutputEdges(withOmission(res.stderr, res.stderrHead, res.stderrOmitted)),
   ].filter((p) => p !== "");
   if (res.timedOut) {
     parts.push(`Command timed out after ${timeoutMs % 1000 ? `${timeoutMs}ms` : `${timeoutMs / 1000}s`}`);
@@ -111,7 +127,7 @@ export const BashTool = defineTool<BashInput>({
       };
     }
     const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-    const res = await ctx.sandbox.exec({ script: input.command, cwd, timeoutMs, maxOutputBytes: CAPTURE_BYTES, signal: ctx.signal });
+    const res = await ctx.sandbox.exec({ script: input.command, mergeStderr: true, cwd, timeoutMs, maxOutputBytes: CAPTURE_BYTES, signal: ctx.signal });
     const rendered = renderExec(res, timeoutMs);
     let text = rendered.text;
     if (res.cwd && res.cwd !== cwd) {

@@ -8,8 +8,8 @@ import {
   isToolResult,
   loadTarget,
   MAX_EDIT_INPUT_CHARS,
-  NO_READ_BACK,
   patchOf,
+  readBackNote,
   refuseNonText,
   writeAndRecord,
 } from "./file-edit-common.js";
@@ -82,6 +82,36 @@ function actualOldString(content: string, oldString: string): { old: string; crl
   return undefined;
 }
 
+/** What String.prototype.trimEnd removes (ECMAScript WhiteSpace and LineTerminator), by code unit. */
+function isWhitespace(code: number): boolean {
+  if (code === 32 || (code >= 9 && code <= 13) || code === 160) return true;
+  if (code < 0x1680) return false;
+  return code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+}
+
+/**
+ * Claude Code strips whitespace at the end of new_string's lines, except in Markdown, where two trailing
+ * spaces are a line break. Line endings are kept. Linear: one pass, copying only around what is cut.
+ */
+export function stripTrailingWhitespace(filePath: string, text: string): string {
+  if (/\.(md|mdx|markdown)$/i.test(filePath)) return text;
+  let kept = "";
+  let copiedTo = 0;
+  for (let start = 0; start <= text.length; ) {
+    const newline = text.indexOf("\n", start);
+    const lineEnd = newline === -1 ? text.length : newline;
+    const contentEnd = lineEnd > start && text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd;
+    let cut = contentEnd;
+    while (cut > start && isWhitespace(text.charCodeAt(cut - 1))) cut -= 1;
+    if (cut < contentEnd) {
+      kept += text.slice(copiedTo, cut);
+      copiedTo = contentEnd;
+    }
+    start = lineEnd + 1;
+  }
+  return kept + text.slice(copiedTo);
+}
+
 function lineOf(content: string, index: number): number {
   let line = 1;
   for (let i = content.indexOf("\n"); i !== -1 && i < index; i = content.indexOf("\n", i + 1)) line += 1;
@@ -105,16 +135,19 @@ export const EditTool = defineTool<EditInput>({
   async call(input, ctx) {
     const loaded = await loadTarget(ctx, input.file_path);
     if (isToolResult(loaded)) return loaded;
+    // The result names the file as the model did (a relative path stays relative), as Claude Code does.
+    const shown = input.file_path;
+    const newInput = stripTrailingWhitespace(input.file_path, input.new_string);
 
     if (!loaded.exists) {
       if (input.old_string !== "") {
         return toolError("not_found", `File does not exist. Note: your current working directory is ${ctx.state.cwd}. To create a file, use an empty old_string or Write.`);
       }
-      await writeAndRecord(ctx, loaded.path, input.new_string);
+      await writeAndRecord(ctx, loaded.path, newInput);
       return {
-        output: `File created successfully at: ${loaded.path} ${NO_READ_BACK}`,
+        output: `The file ${shown} has been updated successfully.${readBackNote(ctx, loaded.path)}`,
         title: `created ${loaded.path}`,
-        metadata: { patch: patchOf(loaded.path, "", input.new_string) },
+        metadata: { patch: patchOf(loaded.path, "", newInput) },
       };
     }
 
@@ -124,16 +157,21 @@ export const EditTool = defineTool<EditInput>({
     const content = loaded.text;
     if (input.old_string === "") {
       if (content.length) return toolError("already_exists", "Cannot create new file - file already exists. Give a non-empty old_string to edit it.");
-      await writeAndRecord(ctx, loaded.path, input.new_string);
-      return { output: `The file ${loaded.path} has been updated successfully. ${NO_READ_BACK}`, title: `wrote ${loaded.path}`, metadata: { patch: patchOf(loaded.path, "", input.new_string) } };
+      await writeAndRecord(ctx, loaded.path, newInput);
+      return { output: `The file ${shown} has been updated successfully.${readBackNote(ctx, loaded.path)}`, title: `wrote ${loaded.path}`, metadata: { patch: patchOf(loaded.path, "", newInput) } };
     }
 
     const match = actualOldString(content, input.old_string);
     if (!match) {
       return toolError("no_match", `String to replace not found in file.\nString: ${input.old_string}`);
     }
-    const quoted = match.curly ? curlLike(match.old, input.new_string) : input.new_string;
+    const quoted = match.curly ? curlLike(match.old, newInput) : newInput;
     const newString = match.crlf ? quoted.replace(/\r?\n/g, "\r\n") : quoted;
+    // Deleting a whole line takes its line ending too, so no blank line is left (Claude Code).
+    if (newString === "" && !match.old.endsWith("\n")) {
+      const eol = [match.crlf || content.includes("\r\n") ? "\r\n" : "\n", "\n"].find((e) => content.includes(match.old + e));
+      if (eol) match.old += eol;
+    }
     const found = occurrences(content, match.old);
     if (found.length > 1 && !input.replace_all) {
       const lines = found.slice(0, 10).map((i) => lineOf(content, i)).join(", ");
@@ -145,10 +183,11 @@ export const EditTool = defineTool<EditInput>({
     const updated = input.replace_all
       ? content.split(match.old).join(newString)
       : content.slice(0, found[0]) + newString + content.slice((found[0] ?? 0) + match.old.length);
-    await writeAndRecord(ctx, loaded.path, updated);
+    await writeAndRecord(ctx, loaded.path, updated, { keepPartial: true });
+    const note = readBackNote(ctx, loaded.path);
     const output = input.replace_all
-      ? `The file ${loaded.path} has been updated. All occurrences were successfully replaced. ${NO_READ_BACK}`
-      : `The file ${loaded.path} has been updated successfully. ${NO_READ_BACK}`;
+      ? `The file ${shown} has been updated. All occurrences were successfully replaced.${note}`
+      : `The file ${shown} has been updated successfully.${note}`;
     return {
       output,
       title: `edited ${loaded.path} (${input.replace_all ? `${found.length} replacements` : "1 replacement"})`,

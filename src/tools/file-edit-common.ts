@@ -78,9 +78,18 @@ export function patchOf(file: string, before: string, after: string): Structured
   return structuredPatch(file, file, before, after, "", "", { context: 3 });
 }
 
-/** Writes and records the new content as read, so a following Edit needs no Read. */
-export async function writeAndRecord(ctx: ToolContext, file: string, content: string): Promise<FileStat> {
+/**
+ * Writes and records the new content as read, so a following Edit needs no Read. An edit does not show the
+ * model the rest of the file: what it had seen of it (all, or a part) stays what it has seen.
+ */
+export async function writeAndRecord(ctx: ToolContext, file: string, content: string, options: { keepPartial?: boolean } = {}): Promise<FileStat> {
+  const partial = Boolean(options.keepPartial && ctx.state.reads.get(file)?.partial);
   const stat = await ctx.sandbox.writeFile(file, content);
-  ctx.state.recordRead(stat.realPath, Buffer.from(content), stat);
+  ctx.state.recordRead(stat.realPath, Buffer.from(content), stat, partial);
   return stat;
+}
+
+/** The note that the model need not Read the file back, when it has in fact seen the whole of it. */
+export function readBackNote(ctx: ToolContext, file: string): string {
+  return ctx.state.reads.get(file)?.partial ? "" : ` ${NO_READ_BACK}`;
 }

@@ -6,6 +6,7 @@ import { BashTool } from "./bash.js";
 import { EditTool } from "./edit.js";
 import { GlobTool } from "./glob.js";
 import { GrepTool } from "./grep.js";
+import { NotebookEditTool } from "./notebook-edit.js";
 import { ReadTool } from "./read.js";
 import { TodoWriteTool } from "./todo-write.js";
 import type { AnyTool } from "./types.js";
@@ -18,13 +19,14 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   ReadTool,
   EditTool,
   WriteTool,
+  NotebookEditTool,
   GrepTool,
   GlobTool,
   TodoWriteTool,
 ];
 
 /** Tools that change files: absent from a plan-mode run's tool set (R10). */
-export const FILE_WRITING_TOOLS = new Set(["Edit", "Write"]);
+export const FILE_WRITING_TOOLS = new Set(["Edit", "Write", "NotebookEdit"]);
 
 export function toolByName(tools: readonly AnyTool[], name: string): AnyTool | undefined {
   return tools.find((t) => t.name === name);

@@ -5,6 +5,7 @@ import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { SandboxFsError, type FileStat } from "../sandbox/sandbox.js";
 import { defineTool, plainError, toolError } from "./define-tool.js";
+import { notebookBlocks, parseNotebook } from "./notebook.js";
 import { resolveInWorkspace } from "./paths.js";
 import type { ToolContext, ToolResult } from "./types.js";
 
@@ -39,10 +40,10 @@ export const ReadInput = z.strictObject({
   offset: z.coerce
     .number()
     .int()
-    .min(1)
+    .min(0)
     .max(Number.MAX_SAFE_INTEGER)
     .optional()
-    .describe("The line number to start reading from (1 = the first line). Only give it for large files"),
+    .describe("The line number to start reading from (1 or 0 = the first line). Only give it for large files"),
   limit: z.coerce
     .number()
     .int()
@@ -81,32 +82,6 @@ function numbered(lines: string[], firstLine: number): string {
 
 function looksBinary(data: Buffer): boolean {
   return data.subarray(0, 8192).includes(0);
-}
-
-interface NotebookCell {
-  cell_type?: string;
-  source?: string | string[];
-  outputs?: Array<{ text?: string | string[]; data?: Record<string, string | string[]> }>;
-}
-
-function notebookText(data: Buffer): string | undefined {
-  try {
-    const nb = JSON.parse(data.toString("utf8")) as { cells?: NotebookCell[] };
-    if (!Array.isArray(nb.cells)) return undefined;
-    const join = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join("") : (v ?? ""));
-    return nb.cells
-      .map((cell, i) => {
-        const outputs = (cell.outputs ?? [])
-          .map((o) => join(o.text ?? o.data?.["text/plain"]))
-          .filter(Boolean)
-          .join("\n");
-        const out = outputs ? `\n<outputs>\n${outputs}\n</outputs>` : "";
-        return `<cell id="cell-${i}" type="${cell.cell_type ?? "code"}">\n${join(cell.source)}${out}\n</cell>`;
-      })
-      .join("\n");
-  } catch {
-    return undefined;
-  }
 }
 
 /** The lines [offset, offset+limit) of a file too big to read whole, read chunk by chunk. */
@@ -187,7 +162,8 @@ export const ReadTool = defineTool<ReadInput>({
     if (stat.type !== "file") return fsErrorResult(new SandboxFsError("ENOTREG", "", file), input.file_path, ctx.state.cwd);
 
     const ext = path.posix.extname(file).toLowerCase();
-    const offset = input.offset ?? 1;
+    // Claude Code reads from the start for offset 0 as for 1.
+    const offset = Math.max(input.offset ?? 1, 1);
     const limit = input.limit ?? DEFAULT_READ_LINES;
     if (stat.size > MAX_WHOLE_READ_BYTES) {
       if (IMAGE_TYPES[ext] || ext === ".pdf" || BINARY_EXTENSIONS.has(ext)) {
@@ -199,7 +175,7 @@ export const ReadTool = defineTool<ReadInput>({
       if (!lines.length) return offsetPastEnd(offset, lineCount, file);
       const window = numbered(lines, offset);
       if (window.length > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(window.length);
-      ctx.state.recordRead(stat.realPath, undefined, stat);
+      ctx.state.recordRead(stat.realPath, undefined, stat, true);
       return {
         output: `${window}\n<system-reminder>The file is ${stat.size} bytes; this shows lines ${offset}-${offset + lines.length - 1}. Use offset and limit to read other parts.</system-reminder>`,
         title: `${file} (lines ${offset}-${offset + lines.length - 1} of a ${stat.size}-byte file)`,
@@ -231,26 +207,36 @@ export const ReadTool = defineTool<ReadInput>({
       };
     }
     if (ext === ".ipynb") {
-      const cells = notebookText(data);
-      if (cells !== undefined) {
+      const nb = parseNotebook(data.toString("utf8"));
+      if (nb) {
+        const blocks = notebookBlocks(nb, file);
+        const chars = blocks.reduce((n, b) => n + (b.type === "text" ? b.text.length : 0), 0);
+        if (chars > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(chars);
         ctx.state.recordRead(stat.realPath, data, read.stat);
-        return { output: cells, title: `${file} (notebook)` };
+        return { output: blocks, title: `${file} (notebook, ${nb.cells.length} cells)` };
       }
     }
     if (BINARY_EXTENSIONS.has(ext) || looksBinary(data)) {
       return binaryRefusal(BINARY_EXTENSIONS.has(ext) ? `a binary ${ext} file` : `binary (${data.length} bytes, it contains NUL bytes)`);
     }
 
-    ctx.state.recordRead(stat.realPath, data, read.stat);
     if (data.length === 0) {
+      ctx.state.recordRead(stat.realPath, data, read.stat);
       return { output: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>", title: `${file} (empty)` };
     }
     const all = displayLines(data.toString("utf8"));
-    if (offset > all.length) return offsetPastEnd(offset, all.length, file);
+    if (offset > all.length) {
+      ctx.state.recordRead(stat.realPath, data, read.stat, true);
+      return offsetPastEnd(offset, all.length, file);
+    }
     const shown = all.slice(offset - 1, offset - 1 + limit);
     let output = numbered(shown, offset);
-    if (output.length > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(output.length);
+    if (output.length > MAX_READ_OUTPUT_CHARS) {
+      ctx.state.recordRead(stat.realPath, data, read.stat, true);
+      return tooLargeForOneRead(output.length);
+    }
     const last = offset + shown.length - 1;
+    ctx.state.recordRead(stat.realPath, data, read.stat, offset > 1 || last < all.length);
     if (input.limit === undefined && last < all.length) {
       output += `\n<system-reminder>Showing lines ${offset}-${last} of ${all.length}. Use offset and limit to read the rest.</system-reminder>`;
     }

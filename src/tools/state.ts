@@ -8,6 +8,8 @@ export interface ReadRecord {
   sha256?: string;
   mtimeMs: number;
   size: number;
+  /** The model saw only part of the file (Read with offset/limit, or a window of a huge file). */
+  partial: boolean;
 }
 
 export interface BackgroundShell {
@@ -34,8 +36,8 @@ export class RunState {
   private shellSeq = 0;
   todos: Todo[] = [];
 
-  recordRead(realPath: string, data: Uint8Array | undefined, stat: { mtimeMs: number; size: number }): void {
-    this.reads.set(realPath, { sha256: data ? sha256(data) : undefined, mtimeMs: stat.mtimeMs, size: stat.size });
+  recordRead(realPath: string, data: Uint8Array | undefined, stat: { mtimeMs: number; size: number }, partial = false): void {
+    this.reads.set(realPath, { sha256: data ? sha256(data) : undefined, mtimeMs: stat.mtimeMs, size: stat.size, partial });
   }
 
   nextShellId(): string {

@@ -28,7 +28,7 @@ export const WriteTool = defineTool<WriteInput>({
     if (!loaded.exists) {
       await writeAndRecord(ctx, loaded.path, input.content);
       return {
-        output: `File created successfully at: ${loaded.path} ${NO_READ_BACK}`,
+        output: `File created successfully at: ${input.file_path} ${NO_READ_BACK}`,
         title: `created ${loaded.path} (${Buffer.byteLength(input.content)} bytes)`,
         metadata: { patch: patchOf(loaded.path, "", input.content) },
       };
@@ -37,7 +37,7 @@ export const WriteTool = defineTool<WriteInput>({
     if (stale) return stale;
     await writeAndRecord(ctx, loaded.path, input.content);
     return {
-      output: `The file ${loaded.path} has been updated successfully. ${NO_READ_BACK}`,
+      output: `The file ${input.file_path} has been updated successfully. ${NO_READ_BACK}`,
       title: `overwrote ${loaded.path} (${Buffer.byteLength(input.content)} bytes)`,
       metadata: { patch: patchOf(loaded.path, loaded.text, input.content) },
     };

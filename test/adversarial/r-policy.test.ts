@@ -313,7 +313,7 @@ describe("R: permission-policy bypass attempts through the CLI", () => {
     },
   );
 
-  test("R10", "plan mode denies every kind of write; Edit and Write are not in the tool set", async () => {
+  test("R10", "plan mode denies every kind of write; Edit, Write and NotebookEdit are not in the tool set", async () => {
     const commands = [
       "echo x > f",
       "echo x >> a.txt",
@@ -339,11 +339,13 @@ describe("R: permission-policy bypass attempts through the CLI", () => {
         ...commands.map((c) => [bash(c)]),
         [{ name: "Write", input: { file_path: "/workspace/f", content: "x" } }],
         [{ name: "Edit", input: { file_path: "/workspace/a.txt", old_string: "a", new_string: "b" } }],
+        [{ name: "NotebookEdit", input: { notebook_path: "/workspace/n.ipynb", cell_id: "c1", new_source: "x" } }],
       ],
     });
     expectAllDenied(run, commands.length);
     expect(run.call(commands.length).errorKind).toBe("disabled_tool");
     expect(run.call(commands.length + 1).errorKind).toBe("disabled_tool");
+    expect(run.call(commands.length + 2).errorKind).toBe("disabled_tool");
     expect(run.text(commands.length)).toMatch(/plan mode is read-only/);
   });
 

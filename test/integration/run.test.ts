@@ -40,6 +40,15 @@ async function run(input: Partial<RunConfigInput>, cancel?: AbortSignal): Promis
   return { outcome, lines, logs };
 }
 
+/** The events a run wrote to events.jsonl, parsed. */
+function eventsOf(outcome: RunOutcome): Array<Record<string, unknown>> {
+  return fs
+    .readFileSync(path.join(outcome.outDir, "events.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
 /** What every run must leave: a patch file, a valid report, events, and no container. */
 async function expectRecord(outcome: RunOutcome) {
   expect(fs.existsSync(outcome.patchPath)).toBe(true);
@@ -76,8 +85,18 @@ describe("runAgent", () => {
     expect(events.map((e) => e.type)).toEqual(["system", "assistant", "user", "assistant", "result"]);
     expect(events[2]?.message?.content[0]).toMatchObject({ type: "tool_result", content: "hello" });
     expect(events.at(-1)).toMatchObject({ type: "result", subtype: "success", exit_reason: "completed" });
+    expect(events.at(-1)).not.toHaveProperty("errors");
     const file = fs.readFileSync(path.join(outcome.outDir, "events.jsonl"), "utf8").trim().split("\n");
     expect(file).toEqual(lines);
+  });
+
+  it("gives the fields Claude Code's SDK message types have: a uuid per message, apiKeySource and mcp_servers in init", async () => {
+    const { outcome } = await run({ script: script([[{ name: "Bash", input: { command: "true" } }]]) });
+    const events = eventsOf(outcome);
+    const uuids = events.map((e) => e.uuid);
+    for (const uuid of uuids) expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(uuids).size).toBe(events.length);
+    expect(events[0]).toMatchObject({ type: "system", subtype: "init", apiKeySource: "none", mcp_servers: [], session_id: outcome.runId });
   });
 
   it("runs the real SDK against the fake Messages API and keeps the key out of the container and every output", async () => {
@@ -119,6 +138,7 @@ describe("runAgent", () => {
     const { outcome } = await run({ script: script(turns), maxTurns: 2 });
     expect(outcome.exitReason).toBe("max_turns");
     expect(outcome.exitCode).toBe(5);
+    expect(eventsOf(outcome).at(-1)).toMatchObject({ type: "result", subtype: "error_max_turns", is_error: true, errors: [expect.any(String)] });
     const report = await expectRecord(outcome);
     expect(report.outcome).toBe("stopped");
     expect(report.patch.files.map((f) => f.path).sort()).toEqual(["out0.txt", "out1.txt"]);
@@ -132,6 +152,9 @@ describe("runAgent", () => {
     servers.push(api);
     const { outcome } = await run({ apiKey: FAKE_KEY, baseURL: api.url, prompt: "loop", maxBudgetUsd: 2 });
     expect(outcome.exitReason).toBe("budget");
+    const events = eventsOf(outcome);
+    expect(events[0]).toMatchObject({ type: "system", apiKeySource: "ANTHROPIC_API_KEY" });
+    expect(events.at(-1)).toMatchObject({ type: "result", subtype: "error_max_budget_usd", is_error: true });
     const report = await expectRecord(outcome);
     expect(report.costUsd).toBeGreaterThanOrEqual(2);
   });
@@ -150,6 +173,7 @@ describe("runAgent", () => {
       timeoutMs: 4000,
     });
     expect(outcome.exitReason).toBe("timeout");
+    expect(eventsOf(outcome).at(-1)).toMatchObject({ type: "result", subtype: "error_during_execution", exit_reason: "timeout", errors: [expect.any(String)] });
     const report = await expectRecord(outcome);
     expect(report.patch.files.map((f) => f.path)).toEqual(["kept.txt"]);
   });

@@ -29,6 +29,13 @@ describe("Bash (real sandbox)", () => {
       ["echo warn >&2", { isError: false, text: "warn" }],
       ["printf 'no newline'", { isError: false, text: "no newline" }],
       ["printf 'trailing\\n\\n\\n'", { isError: false, text: "trailing" }],
+      // Interleaved in the order written, as a terminal shows them (not all stdout, then all stderr).
+      ["echo err1 >&2; echo out1; echo err2 >&2; echo out2", { isError: false, text: "err1\nout1\nerr2\nout2" }],
+      ["echo one; echo two >&2; exit 3", { isError: true, text: "Exit code 3\none\ntwo" }],
+      // Blank lines before the first text and whitespace after the last are dropped; inner blanks stay.
+      ["printf '\\n\\n  hello  '", { isError: false, text: "  hello" }],
+      ["printf ' \\t\\n\\na\\n\\n b \\t\\n \\n'", { isError: false, text: "a\n\n b" }],
+      ["printf '\\n\\n   \\n'", { isError: false, text: "(Bash completed with no output)" }],
     ])("%s", async (command, expected) => {
       expect(resultOf(await bash(command))).toEqual(expected);
     });

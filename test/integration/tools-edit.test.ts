@@ -29,6 +29,12 @@ const FILES = {
   "no-eol.txt": "first\nlast",
   "patch.txt": "a\nb\nc\nd\ne\nf\ng\nh\n",
   "dir/keep.txt": "x\n",
+  "trailing.py": "def f():\n    return 1\n",
+  "notes.md": "# Notes\nfirst\n",
+  "lines.txt": "keep 1\ndrop me\nkeep 2\n",
+  "lines-crlf.txt": "keep 1\r\ndrop me\r\nkeep 2\r\n",
+  "relative.txt": "before\n",
+  "partial.txt": "p1\np2\np3\np4\n",
   "w-exists.txt": "old\n",
   "w-changed.txt": "old\n",
   "w-mode.sh": { content: "#!/bin/sh\n", mode: 0o755 },
@@ -118,18 +124,51 @@ describe("Edit (real sandbox)", () => {
     expect(r.title).toMatch(/2 replacements/);
   });
 
+  it("strips whitespace at the end of new_string's lines, except in Markdown", async () => {
+    await read("trailing.py");
+    expect((await edit("trailing.py", "    return 1", "    x = 1  \t\n    return x   ")).isError).toBe(false);
+    expect((await bytes("trailing.py")).toString()).toBe("def f():\n    x = 1\n    return x\n");
+    await read("notes.md");
+    expect((await edit("notes.md", "first", "line one  \nline two")).isError).toBe(false);
+    expect((await bytes("notes.md")).toString()).toBe("# Notes\nline one  \nline two\n");
+  });
+
+  it("deletes a whole line with its newline, leaving no blank line", async () => {
+    await read("lines.txt");
+    expect((await edit("lines.txt", "drop me", "")).isError).toBe(false);
+    expect((await bytes("lines.txt")).toString()).toBe("keep 1\nkeep 2\n");
+    await read("lines-crlf.txt");
+    expect((await edit("lines-crlf.txt", "drop me", "")).isError).toBe(false);
+    expect((await bytes("lines-crlf.txt")).toString()).toBe("keep 1\r\nkeep 2\r\n");
+  });
+
+  it("echoes the path as the model gave it: a relative file_path stays relative", async () => {
+    await h.call("Read", { file_path: "relative.txt" });
+    const r = await h.call("Edit", { file_path: "relative.txt", old_string: "before", new_string: "after" });
+    expect(resultOf(r)).toEqual({ isError: false, text: UPDATED("relative.txt") });
+    const w = await h.call("Write", { file_path: "made/relative-new.txt", content: "x\n" });
+    expect(textOf(w)).toBe("File created successfully at: made/relative-new.txt (file state is current in your context — no need to Read it back)");
+  });
+
+  it("does not claim the whole file is current after an Edit of a file read only in part", async () => {
+    await h.call("Read", { file_path: "/workspace/partial.txt", offset: 2, limit: 1 });
+    const r = await edit("partial.txt", "p2", "P2");
+    expect(resultOf(r)).toEqual({ isError: false, text: "The file /workspace/partial.txt has been updated successfully." });
+    // Still only part of it seen: a second Edit says the same.
+    expect(textOf(await edit("partial.txt", "p3", "P3"))).toBe("The file /workspace/partial.txt has been updated successfully.");
+    await read("partial.txt");
+    expect(textOf(await edit("partial.txt", "p4", "P4"))).toBe(UPDATED("/workspace/partial.txt"));
+  });
+
   it("refuses equal strings at validation, before anything is read", async () => {
     const r = await edit("same.txt", "end", "end");
     expect(resultOf(r)).toEqual({ isError: true, text: "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>" });
     expect(r.stage).toBe("validate");
   });
 
-  it("creates a new file (and its parents) from an empty old_string", async () => {
+  it("creates a new file (and its parents) from an empty old_string, saying updated like any Edit", async () => {
     const r = await edit("made/by/edit.txt", "", "fresh\n");
-    expect(resultOf(r)).toEqual({
-      isError: false,
-      text: "File created successfully at: /workspace/made/by/edit.txt (file state is current in your context — no need to Read it back)",
-    });
+    expect(resultOf(r)).toEqual({ isError: false, text: UPDATED("/workspace/made/by/edit.txt") });
     expect((await bytes("made/by/edit.txt")).toString()).toBe("fresh\n");
   });
 

@@ -27,6 +27,30 @@ const FILES = {
   "img.png": Buffer.from(PNG_BASE64, "base64"),
   "doc.pdf": PDF,
   "nb.ipynb": NOTEBOOK,
+  "ids.ipynb": JSON.stringify({
+    cells: [
+      { cell_type: "markdown", id: "intro", metadata: {}, source: "Notes" },
+      {
+        cell_type: "code",
+        id: "run",
+        metadata: {},
+        source: ["1 / 0"],
+        outputs: [
+          { output_type: "error", ename: "DivideError", evalue: "integer division error", traceback: ["frame 1", "frame 2"] },
+          { output_type: "display_data", data: { "image/png": `${PNG_BASE64.slice(0, 20)}\n${PNG_BASE64.slice(20)}` } },
+        ],
+      },
+    ],
+    metadata: { language_info: { name: "julia" } },
+    nbformat: 4,
+    nbformat_minor: 5,
+  }),
+  "big-out.ipynb": JSON.stringify({
+    cells: [{ cell_type: "code", id: "c1", source: 'print("x" * 20000)', outputs: [{ output_type: "stream", name: "stdout", text: "x".repeat(20_000) }] }],
+    metadata: {},
+    nbformat: 4,
+    nbformat_minor: 5,
+  }),
   "blob.bin": Buffer.from([1, 2, 3, 4]),
   "nul.txt": Buffer.from("text\0with\0nul bytes\n"),
   "crlf.txt": "first\r\nsecond\r\n",
@@ -68,6 +92,11 @@ describe("Read (real sandbox)", () => {
   it("reads a window with offset and limit", async () => {
     const r = await h.call("Read", { file_path: "/workspace/twenty.txt", offset: 5, limit: 3 });
     expect(resultOf(r)).toEqual({ isError: false, text: "5\tline 5\n6\tline 6\n7\tline 7" });
+  });
+
+  it("reads from the start with offset 0, as Claude Code does", async () => {
+    const r = await h.call("Read", { file_path: "/workspace/twenty.txt", offset: 0, limit: 2 });
+    expect(resultOf(r)).toEqual({ isError: false, text: "1\tline 1\n2\tline 2" });
   });
 
   it("coerces numeric strings for offset and limit", async () => {
@@ -135,13 +164,36 @@ describe("Read (real sandbox)", () => {
     ]);
   });
 
-  it("returns a notebook as its cells with outputs", async () => {
+  it("returns a notebook without cell ids as cell-N cells with their outputs, in Claude Code's shape", async () => {
     const r = await h.call("Read", { file_path: "/workspace/nb.ipynb" });
+    expect(r.isError).toBe(false);
+    expect(r.content).toEqual([
+      {
+        type: "text",
+        text: '<cell id="cell-0"><cell_type>markdown</cell_type># Title\nSome text</cell id="cell-0">\n<cell id="cell-1">print(1 + 1)</cell id="cell-1">\n\n2\n',
+      },
+    ]);
+  });
+
+  it("shows a notebook's own cell ids, its language, error outputs and images", async () => {
+    const r = await h.call("Read", { file_path: "/workspace/ids.ipynb" });
+    expect(r.isError).toBe(false);
+    expect(r.content).toEqual([
+      {
+        type: "text",
+        text:
+          '<cell id="intro"><cell_type>markdown</cell_type>Notes</cell id="intro">\n' +
+          '<cell id="run"><language>julia</language>1 / 0</cell id="run">\n\nDivideError: integer division error\nframe 1\nframe 2',
+      },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } },
+    ]);
+  });
+
+  it("reads a notebook whose outputs are too large for one cell, pointing at them instead", async () => {
+    const r = await h.call("Read", { file_path: "/workspace/big-out.ipynb" });
     expect(resultOf(r)).toEqual({
       isError: false,
-      text:
-        '<cell id="cell-0" type="markdown">\n# Title\nSome text\n</cell>\n' +
-        '<cell id="cell-1" type="code">\nprint(1 + 1)\n<outputs>\n2\n\n</outputs>\n</cell>',
+      text: `<cell id="c1">print("x" * 20000)</cell id="c1">\n\nOutputs are too large to include. Use Bash with: jq '.cells[0].outputs' '/workspace/big-out.ipynb'`,
     });
   });
 
@@ -270,7 +322,7 @@ describe("Read (real sandbox)", () => {
       {},
       { file_path: ["/workspace/a.txt"] },
       { file_path: "/workspace/a.txt", limit: -1 },
-      { file_path: "/workspace/a.txt", offset: 0 },
+      { file_path: "/workspace/a.txt", offset: -1 },
       { file_path: "/workspace/a.txt", offset: 1e30 },
       { file_path: "/workspace/a.txt", extra: true },
     ];

@@ -79,7 +79,7 @@ describe("Grep and Glob (real sandbox)", () => {
 
     it("drops line numbers with -n false and matches case-insensitively with -i", async () => {
       const r = await grep({ pattern: "todo", path: "proj/src/app.ts", output_mode: "content", "-n": false, "-i": true });
-      expect(textOf(r)).toBe("proj/src/app.ts:// TODO: refactor this\nproj/src/app.ts:// todo lowercase");
+      expect(textOf(r)).toBe("// TODO: refactor this\n// todo lowercase");
     });
 
     it("shows context with -C, -A and -B, groups separated by --", async () => {
@@ -103,6 +103,45 @@ describe("Grep and Glob (real sandbox)", () => {
       );
     });
 
+    it("counts matching lines, as ripgrep's --count, not matches", async () => {
+      // app.ts has "value" five times on three lines.
+      const r = await grep({ pattern: "value", path: "proj/src", output_mode: "count" });
+      expect(textOf(r)).toBe("proj/src/app.ts:3\n\nFound 3 total occurrences across 1 file.");
+    });
+
+    it("gives the count summary also when nothing matches", async () => {
+      const r = await grep({ pattern: "ZZZ_NOPE", path: "proj", output_mode: "count" });
+      expect(resultOf(r)).toEqual({ isError: false, text: "No matches found\n\nFound 0 total occurrences across 0 files." });
+    });
+
+    it("says No entries at this offset, with the pagination note, when the offset is past the last entry", async () => {
+      expect(textOf(await grep({ pattern: "TODO", path: "proj", offset: 10 }))).toBe("No entries at this offset. [Showing results with pagination = offset: 10]");
+      expect(textOf(await grep({ pattern: "TODO", path: "proj/src", output_mode: "content", offset: 3, head_limit: 5 }))).toBe(
+        "No entries at this offset. [Showing results with pagination = limit: 5, offset: 3]",
+      );
+      expect(textOf(await grep({ pattern: "TODO", path: "proj/src", output_mode: "count", offset: 3 }))).toBe(
+        "No entries at this offset\n\nFound 3 total occurrences across 3 files. with pagination = offset: 3",
+      );
+      // Nothing matched at all: still the plain answer.
+      expect(textOf(await grep({ pattern: "ZZZ_NOPE", path: "proj", offset: 10 }))).toBe("No files found");
+    });
+
+    it("prints a single file's lines without the file name, as ripgrep does", async () => {
+      const r = await grep({ pattern: "TODO", path: "proj/src/tool.py", output_mode: "content" });
+      expect(resultOf(r)).toEqual({ isError: false, text: "2:    # TODO: python todo" });
+      const c = await grep({ pattern: "helper", path: "/workspace/proj/src/util.js", output_mode: "content", "-A": 1 });
+      expect(textOf(c)).toBe("1:export function helper(x) {\n2-  // TODO implement");
+    });
+
+    it("takes -o (only the matching part) and context (as -C) from newer Claude Code versions", async () => {
+      const o = await grep({ pattern: "TODO:? \\w+", path: "proj/src", output_mode: "content", "-o": true });
+      expect(textOf(o)).toBe("proj/src/app.ts:2:TODO: refactor\nproj/src/tool.py:2:TODO: python\nproj/src/util.js:2:TODO implement");
+      const withContext = await grep({ pattern: "other", path: "proj/src", output_mode: "content", context: 1 });
+      const withC = await grep({ pattern: "other", path: "proj/src", output_mode: "content", "-C": 1 });
+      expect(textOf(withContext)).toBe("proj/src/tool.py-4-\nproj/src/tool.py:5:def other():\nproj/src/tool.py-6-    pass");
+      expect(textOf(withContext)).toBe(textOf(withC));
+    });
+
     it("filters by glob and by type", async () => {
       expect(textOf(await grep({ pattern: "TODO", path: "proj", glob: "*.{ts,py}" }))).toBe("Found 2 files\nproj/src/app.ts\nproj/src/tool.py");
       expect(textOf(await grep({ pattern: "TODO", path: "proj", type: "py" }))).toBe("Found 1 file\nproj/src/tool.py");
@@ -115,8 +154,9 @@ describe("Grep and Glob (real sandbox)", () => {
       );
       const content = await grep({ pattern: "TODO", path: "proj/src", output_mode: "content", head_limit: 1, offset: 1 });
       expect(textOf(content)).toBe("proj/src/tool.py:2:    # TODO: python todo\n\n[Showing results with pagination = limit: 1, offset: 1]");
+      // The totals are before pagination: three files match, two are shown.
       const count = await grep({ pattern: "TODO", path: "proj/src", output_mode: "count", head_limit: 2 });
-      expect(textOf(count)).toBe("proj/src/app.ts:1\nproj/src/tool.py:1\n\nFound 2 total occurrences across 2 files. with pagination = limit: 2");
+      expect(textOf(count)).toBe("proj/src/app.ts:1\nproj/src/tool.py:1\n\nFound 3 total occurrences across 3 files. with pagination = limit: 2");
     });
 
     it("matches across lines only with multiline", async () => {
@@ -206,6 +246,19 @@ describe("Grep and Glob (real sandbox)", () => {
     it("searches under the path parameter, absolute or relative", async () => {
       expect(textOf(await glob({ pattern: "*.md", path: "/workspace/glob" }))).toBe("glob/c.md");
       expect(textOf(await glob({ pattern: "**/*.txt", path: "glob" }))).toBe("glob/sub/d.txt\nglob/b.txt\nglob/a.txt");
+    });
+
+    it("matches an absolute pattern as such, not under the search path", async () => {
+      expect(resultOf(await glob({ pattern: "/workspace/glob/**/*.txt" }))).toEqual({ isError: false, text: "glob/sub/d.txt\nglob/b.txt\nglob/a.txt" });
+      expect(textOf(await glob({ pattern: "/workspace/glob/*.md", path: "/workspace/proj" }))).toBe("glob/c.md");
+      const outside = await glob({ pattern: "/etc/**/*.conf" });
+      expect(outside.isError).toBe(true);
+      expect(outside.errorKind).toBe("outside_workspace");
+    });
+
+    it("refuses a path that is a file", async () => {
+      const r = await glob({ pattern: "*.txt", path: "glob/a.txt" });
+      expect(resultOf(r)).toEqual({ isError: true, text: "<tool_use_error>Path is not a directory: glob/a.txt</tool_use_error>" });
     });
 
     it("includes hidden files and says No files found when nothing matches", async () => {
