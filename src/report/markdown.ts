@@ -14,6 +14,7 @@ import {
   stripControl,
 } from "./format.js";
 import type { Outcome, RunReport, ToolCall } from "./schema.js";
+import { fencedBlock } from "../text.js";
 
 /** GitHub rejects issue/PR comments longer than this (characters). */
 export const GITHUB_COMMENT_MAX_CHARS = 65_536;
@@ -75,10 +76,7 @@ function plain(text: string, max = REASON_CELL_CHARS): string {
 
 /** A fenced block that no backtick run in `text` can close. */
 function fence(raw: string, info = "text"): string {
-  const text = stripControl(raw);
-  const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const marks = "`".repeat(Math.max(3, longestRun + 1));
-  return `${marks}${info}\n${text.replace(/\n+$/, "")}\n${marks}`;
+  return fencedBlock(stripControl(raw), info);
 }
 
 function details(summary: string, body: string, open = false): string {
