@@ -54,14 +54,11 @@ describe("agent-ci CLI", () => {
       let stderr = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      // Wait until the sleep is running (turn 0's Write result has been streamed), then signal.
+      // Signalled once the sleep's turn is streamed (turn 0's Write result is in by then).
       await new Promise<void>((resolve, reject) => {
-        const timer = setInterval(() => {
-          if (/"type":"user"/.test(stdout)) {
-            clearInterval(timer);
-            setTimeout(resolve, 500);
-          }
-        }, 100);
+        child.stdout.on("data", () => {
+          if (/"type":"assistant".*"name":"Bash"/.test(stdout)) resolve();
+        });
         child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
       });
       child.kill(signal);
