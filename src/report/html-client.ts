@@ -19,11 +19,6 @@ export const REPORT_CLIENT_JS = String.raw`
     changes: "Changes ready", no_changes: "No changes", verify_failed: "Verify failed", stopped: "Stopped early", error: "Run failed"
   };
   var OUTCOME_ICON = { changes: "\u2713", no_changes: "\u2013", verify_failed: "\u2715", stopped: "!", error: "\u2715" };
-  var EXIT_TEXT = {
-    completed: "the agent finished", max_turns: "the turn limit was reached", budget: "the budget limit was reached",
-    timeout: "the run timed out", cancelled: "the run was cancelled", api_error: "the model API failed",
-    engine_error: "the container engine failed", config_error: "the configuration was invalid"
-  };
 
   // ------------------------------------------------------------------------------------------- helpers
   function h(tag, attrs, children) {
@@ -166,7 +161,7 @@ export const REPORT_CLIENT_JS = String.raw`
       h("div", { class: "headline" }, [
         h("span", { class: "outcome outcome-" + report.outcome, id: "outcome", "data-outcome": report.outcome }, [
           h("span", { class: "icon", text: OUTCOME_ICON[report.outcome] || "?" }), OUTCOME_TEXT[report.outcome] || report.outcome]),
-        h("span", { class: "exit", id: "exit-reason" }, ["exit ", h("code", { text: report.exitReason }), " \u2014 " + (EXIT_TEXT[report.exitReason] || "")])
+        h("span", { class: "exit", id: "exit-reason" }, ["exit ", h("code", { text: report.exitReason }), " \u2014 " + (data.exitText || "")])
       ]),
       h("div", { class: "stats" }, stats.map(function (stat) {
         return h("div", { class: "stat" }, [h("div", { class: "label", text: stat[0] }), h("div", { class: stat[0] === "Policy" ? "value text" : "value", text: stat[1], title: stat[1] }),
@@ -251,6 +246,10 @@ export const REPORT_CLIENT_JS = String.raw`
       var status = callStatus(c);
       if (status === "ok") return;
       marks.appendChild(h("span", { class: "tl-mark " + status, css: { left: pct(c.startOffsetMs) } }));
+    });
+    (report.compactions || []).forEach(function (c) {
+      marks.appendChild(h("span", { class: "tl-mark compaction", title: "Turn " + c.turn + ": context " + c.strategy + " \u00b7 " + fmtInt(c.tokensBefore) + " \u2192 " + fmtInt(c.tokensAfter) + " tokens",
+        css: { left: pct(c.offsetMs) } }));
     });
     lanes.forEach(function (lane) {
       var height = lane.packed.rows * ROW + 6;

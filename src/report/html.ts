@@ -4,7 +4,7 @@
 // of the inline style and script forbids every other resource.
 import { createHash } from "node:crypto";
 import { parseGitDiff, type DiffFile } from "./diff-parse.js";
-import { OUTCOME_LABELS, describeCall, stripControl } from "./format.js";
+import { EXIT_REASON_LABELS, OUTCOME_LABELS, describeCall, stripControl } from "./format.js";
 import { REPORT_CLIENT_JS } from "./html-client.js";
 import { REPORT_CSS } from "./html-style.js";
 import { createRedactor, type Redactor } from "./redact.js";
@@ -119,6 +119,7 @@ export function renderHtml(report: RunReport, options: HtmlOptions = {}): string
   const data = {
     report: safeReport,
     callSummaries: safeReport.toolCalls.map((call) => describeCall(call)),
+    exitText: EXIT_REASON_LABELS[safeReport.exitReason],
     patch: patchView(options.patchText, redactor, options.maxPatchLines ?? HTML_MAX_PATCH_LINES),
   };
   const css = REPORT_CSS;

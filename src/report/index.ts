@@ -14,6 +14,7 @@ export {
 } from "./schema.js";
 export type {
   CallPatch,
+  Compaction,
   Decision,
   Denial,
   ExitReason,

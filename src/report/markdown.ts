@@ -345,6 +345,22 @@ function turnsSection(report: RunReport, plan: Plan): string {
   return details(`<b>Turns (${formatInt(report.turns.length)})</b>`, body);
 }
 
+/** Each time the conversation was made smaller, with the prompt's size before and after. */
+function compactionsSection(report: RunReport): string {
+  const compactions = report.compactions ?? [];
+  if (compactions.length === 0) return "";
+  const rows = compactions.map((c) => [
+    String(c.turn),
+    formatDuration(c.offsetMs),
+    c.trigger,
+    c.strategy,
+    `${formatInt(c.tokensBefore)} → ${formatInt(c.tokensAfter)}`,
+    c.clearedToolResults === undefined ? "" : formatInt(c.clearedToolResults),
+  ]);
+  const body = table(["Turn", "At", "Trigger", "How", "Prompt tokens", "Results cleared"], ["r", "r", "l", "l", "r", "r"], rows);
+  return details(`<b>Context window: ${plural(compactions.length, "compaction")}</b>`, body);
+}
+
 function yesNo(value: boolean): string {
   return value ? "yes" : "**no**";
 }
@@ -432,6 +448,7 @@ function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): stri
     failedSection(report, plan),
     callsSection(report, plan),
     turnsSection(report, plan),
+    compactionsSection(report),
     plan.runDetails ? runDetails(report) : "",
     footer(report, options),
   ];

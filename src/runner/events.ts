@@ -18,6 +18,13 @@ export type StreamEvent =
       agent_ci_version: string;
     }
   | {
+      /** Claude Code's event for a compaction; `post_tokens` and the rest are agent-ci's additions. */
+      type: "system";
+      subtype: "compact_boundary";
+      session_id: string;
+      compact_metadata: { trigger: "manual" | "auto"; pre_tokens: number; post_tokens: number; strategy: string; cleared_tool_results?: number };
+    }
+  | {
       type: "assistant";
       session_id: string;
       parent_tool_use_id: null;

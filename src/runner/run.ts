@@ -24,6 +24,7 @@ import { RunState } from "../tools/state.js";
 import { newLoopResult, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError, type RunConfig } from "./config.js";
+import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
 import { EventSink } from "./events.js";
 import { contentText, ToolPipeline } from "./pipeline.js";
@@ -44,6 +45,8 @@ export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", n
   max_turns: 5,
   budget: 5,
   timeout: 5,
+  context_window: 5,
+  max_denials: 5,
   verify_failed: 6,
   cancelled: 130,
 };
@@ -107,6 +110,12 @@ function makeDriver(config: RunConfig, deadline: number, log: (line: string) => 
     wallClockDeadline: deadline,
     logger: log,
   });
+}
+
+function contextFor(config: RunConfig, events: EventSink, runId: string, runStart: number): ContextManager {
+  const window = config.contextWindow ?? contextWindowOf(config.model);
+  const compactAt = config.compactAt ?? Math.floor(window * COMPACT_AT_FRACTION);
+  return new ContextManager({ window, compactAt, enabled: config.compaction, events, runId, runStart });
 }
 
 function passThroughEnv(names: string[]): Record<string, string> {
@@ -214,6 +223,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
       runStart,
       signal: controller.signal,
       progress: io.progress ? log : undefined,
+      context: contextFor(config, events, runId, runStart),
     }, loop);
     if (loop.exit !== "completed") failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
   } catch (e) {
@@ -427,6 +437,7 @@ function buildReport(p: ReportParts): RunReportInput {
     limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, timeoutMs: config.timeoutMs },
     toolCalls,
     turns: loop.turns.map(({ costUsd: _cost, ...t }) => ({ ...t, text: t.text ? capText(p.redactor.redact(t.text), TURN_TEXT_MAX_CHARS) : undefined })),
+    compactions: loop.compactions.length ? loop.compactions : undefined,
     usage,
     costUsd: loop.costUsd,
     patch,
