@@ -57,6 +57,8 @@ export const TOKEN_PATTERNS: readonly TokenPattern[] = [
     kind: "jwt",
     regex: new RegExp(String.raw`eyJ[A-Za-z0-9_-]${run(8)}\.eyJ[A-Za-z0-9_-]${run(8)}\.[A-Za-z0-9_-]${run(0)}`, "g"),
     continues: /[A-Za-z0-9_-]/y,
+    // Without it, every "eyJ" in a long run of token characters would scan that run for a "." that is not there.
+    anchor: { literal: ".eyJ", before: 3 + TOKEN_RUN_MAX, after: 4 + TOKEN_RUN_MAX + 1 + TOKEN_RUN_MAX },
     scan: true,
   },
   { kind: "github_token", regex: /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,255}/g, scan: true },
@@ -200,12 +202,16 @@ function secretRanges(text: string, known: RegExp | undefined): Range[] {
   if (known)
     for (const match of text.matchAll(known)) ranges.push([match.index, match.index + match[0].length]);
   for (const pattern of TOKEN_PATTERNS) {
+    const regex = new RegExp(pattern.regex.source, pattern.regex.flags);
     for (const [offset, part] of searchedParts(text, pattern)) {
-      for (const match of part.matchAll(pattern.regex)) {
+      regex.lastIndex = 0;
+      for (let match = regex.exec(part); match; match = regex.exec(part)) {
         const skip = pattern.keepPrefix ? (match[1]?.length ?? 0) : 0;
-        if (match[0].length <= skip) continue;
         const start = offset + match.index;
-        ranges.push([start + skip, continuedEnd(text, start + match[0].length, pattern.continues)]);
+        const end = continuedEnd(text, start + match[0].length, pattern.continues);
+        if (match[0].length > skip) ranges.push([start + skip, end]);
+        // The search goes on after the whole token, so a long one is scanned once, not again from each bound.
+        regex.lastIndex = Math.max(end - offset, match.index + 1);
       }
     }
   }
