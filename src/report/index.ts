@@ -60,6 +60,7 @@ export {
   atomicWriteFiles,
   renderReportFile,
   writeReportFiles,
+  writeReportFilesSync,
   type RenderReportFileOptions,
   type WriteReportOptions,
   type WrittenReport,

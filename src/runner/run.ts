@@ -14,10 +14,11 @@ import {
   summarizePatch,
   TURN_TEXT_MAX_CHARS,
   writeReportFiles,
+  writeReportFilesSync,
 } from "../report/index.js";
 import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/index.js";
 import { WorkspaceError } from "../sandbox/archive.js";
-import { DockerSandbox, newRunId } from "../sandbox/docker-sandbox.js";
+import { containerName, DockerSandbox, newRunId } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
@@ -32,6 +33,7 @@ import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { systemPrompt } from "./system-prompt.js";
 import { runVerify, type VerifyResult } from "./verify.js";
+import { blockEventLoopForTests, Watchdog } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
 
 /** Process exit codes, one per kind of ending (documented in the README). */
@@ -156,6 +158,27 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   const state = new RunState();
   // Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far.
   const loop = newLoopResult();
+  // When the loop does not answer at the deadline, the watchdog removes the container and, on this thread,
+  // writes the record from what the loop has filled so far, then exits with the timeout code.
+  const watchdog = new Watchdog({
+    deadline,
+    containerName: containerName(runId),
+    emergencyExit: () => {
+      const message = "the run's wall-clock limit was reached while the event loop did not answer; the watchdog ended the run";
+      const patch: PatchOut = { text: "", bytes: Buffer.alloc(0), note: "no patch: the watchdog stopped a run whose event loop was blocked, and removed the container", excluded: [] };
+      try {
+        fs.writeFileSync(patchPath, patch.bytes);
+        const failure = { reason: "timeout" as const, kind: "Watchdog", message };
+        const report = buildReport({ config, runId, startedAt, runStart, exitReason: "timeout", failure, sandbox, policy, loop, state, patch, redactor, outputErrors: [] });
+        writeReportFilesSync(outDir, report, { patchText: "", redactor });
+      } catch (e) {
+        log(`the watchdog could not write the record: ${(e as Error).message}`);
+      }
+      events.close();
+      log(`agent-ci: ${message}`);
+      process.exit(EXIT_CODES.timeout);
+    },
+  });
 
   try {
     policy = await preparePolicy(config, runId);
@@ -184,6 +207,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
       progress: log,
     });
     log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
+    blockEventLoopForTests();
     controller.signal.throwIfAborted();
     const tools = enabledTools.map((t) => t.name);
     events.emit({
@@ -234,6 +258,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     cancel.removeEventListener("abort", onCancel);
   }
 
+
   // The work is never lost: the patch as far as the container still answers, then the record. The container
   // is removed before anything is written on the host, so that a failed write (a full disk) cannot keep it.
   const patch = await exportPatch(sandbox, policy, log);
@@ -243,6 +268,8 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     failure = { reason: "engine_error", kind: "PatchExportError", message: patch.note };
   }
   await sandbox?.dispose().catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`));
+  // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
+  await watchdog.stop();
   const outputErrors: string[] = [];
   try {
     await atomicWriteFile(patchPath, patch.bytes);
