@@ -256,18 +256,21 @@ const ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b[@-_]/g;
  */
 function secretRangesAcrossAnsi(text: string, known: RegExp | undefined): Range[] {
   if (!text.includes("\u001b")) return [];
-  const origin: number[] = [];
-  let stripped = "";
+  // origin[i]: where the stripped text's i-th character is in `text`.
+  const origin = new Int32Array(text.length);
+  const parts: string[] = [];
+  let length = 0;
   let last = 0;
   const keep = (end: number): void => {
-    for (let i = last; i < end; i++) origin.push(i);
-    stripped += text.slice(last, end);
+    for (let i = last; i < end; i++) origin[length++] = i;
+    parts.push(text.slice(last, end));
   };
   for (const match of text.matchAll(ANSI_SEQUENCE)) {
     keep(match.index);
     last = match.index + match[0].length;
   }
   keep(text.length);
+  const stripped = parts.join("");
   return secretRanges(stripped, known).map(([start, end]): Range => [
     origin[start] ?? 0,
     (origin[end - 1] ?? 0) + 1,
