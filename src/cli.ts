@@ -53,6 +53,10 @@ interface RunFlags {
   maxTurns?: number;
   maxBudgetUsd?: number;
   timeout?: number;
+  contextWindow?: number;
+  compactAt?: number;
+  /** Commander's `--no-compaction`: false when given. */
+  compaction: boolean;
   out?: string;
   outputFormat: (typeof OUTPUT_FORMATS)[number];
   verify?: string;
@@ -96,6 +100,9 @@ async function run(flags: RunFlags): Promise<number> {
     maxTurns: flags.maxTurns,
     maxBudgetUsd: flags.maxBudgetUsd,
     timeoutMs: flags.timeout ? flags.timeout * 1000 : undefined,
+    contextWindow: flags.contextWindow,
+    compactAt: flags.compactAt,
+    compaction: flags.compaction,
     out: flags.out,
     outputFormat: flags.outputFormat,
     verify: flags.verify,
@@ -189,6 +196,9 @@ export function buildProgram(): Command {
     .option("--max-turns <n>", "stop after this many model turns (default 50)", positiveInt)
     .option("--max-budget-usd <usd>", "stop when the estimated cost reaches this", positiveNumber)
     .option("--timeout <seconds>", "wall-clock limit for the run (default 1800)", positiveInt)
+    .option("--context-window <tokens>", "the model's context window (default: the model's)", positiveInt)
+    .option("--compact-at <tokens>", "make the conversation smaller once its prompt reaches this (default: 75% of the window)", positiveInt)
+    .option("--no-compaction", "never make the conversation smaller: a prompt over the window ends the run (context_window)")
     .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
     .addOption(new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)").choices(OUTPUT_FORMATS).default("text"))
     .option("--verify <command>", "after the run, apply the patch in a fresh container and run this command")
@@ -201,7 +211,8 @@ export function buildProgram(): Command {
       "after",
       `
 Exit codes: 0 completed, 1 the patch or report could not be written, 2 config error, 3 engine error,
-4 model API error, 5 limit reached (turns, budget, timeout), 6 verify failed, 130 cancelled.
+4 model API error, 5 limit reached (turns, budget, timeout, context window, denials), 6 verify failed,
+130 cancelled.
 
 Examples:
   ANTHROPIC_API_KEY=… agent-ci run --prompt "Fix the failing test" --mode acceptEdits --allow 'Bash(npm test:*)'

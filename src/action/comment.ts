@@ -11,6 +11,7 @@ import {
   type SecretFinding,
 } from "../report/index.js";
 import { z } from "zod";
+import { fencedBlock } from "../text.js";
 import type { GitHubContext } from "./context.js";
 import { GitHubApiError, type GitHubApi } from "./github-api.js";
 import { retryDecision } from "./retry.js";
@@ -26,12 +27,6 @@ export function commentMarker(workflow: string, job: string): string {
   return `${COMMENT_MARKER_PREFIX} key=${key} -->`;
 }
 
-/** A fenced block that no backtick run in `text` can close. */
-function fence(text: string, info: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const marks = "`".repeat(Math.max(3, longest + 1));
-  return `${marks}${info}\n${text.replace(/\n+$/, "")}\n${marks}`;
-}
 
 export interface CommentBodyOptions {
   marker: string;
@@ -68,7 +63,7 @@ function patchSection(options: CommentBodyOptions, budget: number): string {
       : "the run's artifact";
     return `**${title}** — too large to show here; download it from ${where}.`;
   }
-  return `<details><summary><b>${title}</b></summary>\n\n${fence(patchText, "diff")}\n\n</details>`;
+  return `<details><summary><b>${title}</b></summary>\n\n${fencedBlock(patchText, "diff")}\n\n</details>`;
 }
 
 /** The whole comment, redacted and within `maxChars` (default GitHub's limit). Pure. */

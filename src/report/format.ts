@@ -69,6 +69,8 @@ export const EXIT_REASON_LABELS: Record<ExitReason, string> = {
   max_turns: "the turn limit was reached",
   budget: "the budget limit was reached",
   timeout: "the run timed out",
+  context_window: "the conversation outgrew the model's context window",
+  max_denials: "too many tool calls were denied",
   cancelled: "the run was cancelled",
   api_error: "the model API failed",
   engine_error: "the container engine failed",

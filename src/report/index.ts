@@ -14,6 +14,7 @@ export {
 } from "./schema.js";
 export type {
   CallPatch,
+  Compaction,
   Decision,
   Denial,
   EnforcedRule,
@@ -61,6 +62,7 @@ export {
   atomicWriteFiles,
   renderReportFile,
   writeReportFiles,
+  writeReportFilesSync,
   type RenderReportFileOptions,
   type WriteReportOptions,
   type WrittenReport,

@@ -14,6 +14,7 @@ import {
   stripControl,
 } from "./format.js";
 import type { Outcome, RunReport, ToolCall } from "./schema.js";
+import { fencedBlock } from "../text.js";
 
 /** GitHub rejects issue/PR comments longer than this (characters). */
 export const GITHUB_COMMENT_MAX_CHARS = 65_536;
@@ -75,10 +76,7 @@ function plain(text: string, max = REASON_CELL_CHARS): string {
 
 /** A fenced block that no backtick run in `text` can close. */
 function fence(raw: string, info = "text"): string {
-  const text = stripControl(raw);
-  const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const marks = "`".repeat(Math.max(3, longestRun + 1));
-  return `${marks}${info}\n${text.replace(/\n+$/, "")}\n${marks}`;
+  return fencedBlock(stripControl(raw), info);
 }
 
 function details(summary: string, body: string, open = false): string {
@@ -347,6 +345,22 @@ function turnsSection(report: RunReport, plan: Plan): string {
   return details(`<b>Turns (${formatInt(report.turns.length)})</b>`, body);
 }
 
+/** Each time the conversation was made smaller, with the prompt's size before and after. */
+function compactionsSection(report: RunReport): string {
+  const compactions = report.compactions ?? [];
+  if (compactions.length === 0) return "";
+  const rows = compactions.map((c) => [
+    String(c.turn),
+    formatDuration(c.offsetMs),
+    c.trigger,
+    c.strategy,
+    `${formatInt(c.tokensBefore)} → ${formatInt(c.tokensAfter)}`,
+    c.clearedToolResults === undefined ? "" : formatInt(c.clearedToolResults),
+  ]);
+  const body = table(["Turn", "At", "Trigger", "How", "Prompt tokens", "Results cleared"], ["r", "r", "l", "l", "r", "r"], rows);
+  return details(`<b>Context window: ${plural(compactions.length, "compaction")}</b>`, body);
+}
+
 function yesNo(value: boolean): string {
   return value ? "yes" : "**no**";
 }
@@ -451,6 +465,7 @@ function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): stri
     failedSection(report, plan),
     callsSection(report, plan),
     turnsSection(report, plan),
+    compactionsSection(report),
     plan.runDetails ? runDetails(report) : "",
     footer(report, options),
   ];

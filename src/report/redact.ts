@@ -22,10 +22,28 @@ export interface TokenPattern {
   keepPrefix?: boolean;
   /** Also reported by scanForSecrets (high-confidence formats only: a finding blocks posting a patch). */
   scan: boolean;
+  /**
+   * Characters the token goes on with. A pattern's open-ended runs are bounded (at TOKEN_RUN_MAX: V8 keeps a
+   * backtrack entry per character, and an unbounded run over megabytes overflows its stack); a match that
+   * reaches the bound is extended here, one pass, so a long token is still redacted whole.
+   */
+  continues?: RegExp;
+  /**
+   * A literal every match contains. The pattern then runs only on windows around its occurrences, `before`
+   * characters before and `after` after: a pattern that would otherwise try a bounded prefix at every
+   * position of a long text.
+   */
+  anchor?: { literal: string; before: number; after: number };
 }
+
+/** Longest run an open-ended part of a token pattern matches before `continues` takes over. */
+const TOKEN_RUN_MAX = 4096;
+const RUN = `{%d,${TOKEN_RUN_MAX}}`;
+const run = (min: number) => RUN.replace("%d", String(min));
 
 const B64TOKEN = String.raw`[A-Za-z0-9\-._~+/]`;
 const QUOTE = String.raw`\\?["']?`;
+const B64_CONTINUES = /[A-Za-z0-9\-._~+/=]/y;
 
 /** Common token formats. No left word boundary: a token right after an ANSI code (`\x1b[0mghp_…`) still matches. */
 export const TOKEN_PATTERNS: readonly TokenPattern[] = [
@@ -35,10 +53,17 @@ export const TOKEN_PATTERNS: readonly TokenPattern[] = [
       /-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
     scan: true,
   },
-  { kind: "jwt", regex: /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, scan: true },
+  {
+    kind: "jwt",
+    regex: new RegExp(String.raw`eyJ[A-Za-z0-9_-]${run(8)}\.eyJ[A-Za-z0-9_-]${run(8)}\.[A-Za-z0-9_-]${run(0)}`, "g"),
+    continues: /[A-Za-z0-9_-]/y,
+    // Without it, every "eyJ" in a long run of token characters would scan that run for a "." that is not there.
+    anchor: { literal: ".eyJ", before: 3 + TOKEN_RUN_MAX, after: 4 + TOKEN_RUN_MAX + 1 + TOKEN_RUN_MAX },
+    scan: true,
+  },
   { kind: "github_token", regex: /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,255}/g, scan: true },
   { kind: "github_token", regex: /github_pat_[A-Za-z0-9_]{20,255}/g, scan: true },
-  { kind: "anthropic_key", regex: /sk-ant-[A-Za-z0-9_-]{20,}/g, scan: true },
+  { kind: "anthropic_key", regex: new RegExp(String.raw`sk-ant-[A-Za-z0-9_-]${run(20)}`, "g"), continues: /[A-Za-z0-9_-]/y, scan: true },
   { kind: "aws_access_key_id", regex: /(?:AKIA|ASIA)[A-Z0-9]{16}/g, scan: true },
   {
     kind: "aws_secret_access_key",
@@ -49,37 +74,41 @@ export const TOKEN_PATTERNS: readonly TokenPattern[] = [
     keepPrefix: true,
     scan: true,
   },
-  { kind: "slack_token", regex: /xox[abprs]-[A-Za-z0-9-]{10,}/g, scan: true },
+  { kind: "slack_token", regex: new RegExp(String.raw`xox[abprs]-[A-Za-z0-9-]${run(10)}`, "g"), continues: /[A-Za-z0-9-]/y, scan: true },
   { kind: "npm_token", regex: /npm_[A-Za-z0-9]{36}/g, scan: true },
   { kind: "google_api_key", regex: /AIza[0-9A-Za-z_-]{35}/g, scan: true },
   {
     kind: "authorization_header",
     regex: new RegExp(
-      String.raw`(authorization${QUOTE}\s*[:=]\s*${QUOTE}(?:bearer|basic|token|bot|digest)\s+)${B64TOKEN}{4,}=*`,
+      String.raw`(authorization${QUOTE}\s*[:=]\s*${QUOTE}(?:bearer|basic|token|bot|digest)\s+)${B64TOKEN}${run(4)}={0,3}`,
       "gi",
     ),
     keepPrefix: true,
+    continues: B64_CONTINUES,
     scan: false,
   },
   {
     kind: "bearer_token",
-    regex: new RegExp(String.raw`(bearer\s+)(?=${B64TOKEN}*\d)${B64TOKEN}{16,}=*`, "gi"),
+    regex: new RegExp(String.raw`(bearer\s+)(?=${B64TOKEN}${run(0)}\d)${B64TOKEN}${run(16)}={0,3}`, "gi"),
     keepPrefix: true,
+    continues: B64_CONTINUES,
     scan: false,
   },
   {
     kind: "api_key_header",
     regex: new RegExp(
-      String.raw`((?:x-api-key|x-auth-token|private-token)${QUOTE}\s*[:=]\s*${QUOTE})${B64TOKEN}{8,}=*`,
+      String.raw`((?:x-api-key|x-auth-token|private-token)${QUOTE}\s*[:=]\s*${QUOTE})${B64TOKEN}${run(8)}={0,3}`,
       "gi",
     ),
     keepPrefix: true,
+    continues: B64_CONTINUES,
     scan: false,
   },
   {
     kind: "url_credentials",
     regex: /([a-z][a-z0-9+.-]{0,30}:\/\/[^\s:@/"'<>]{0,256}:)[^\s@/"'<>]{3,256}(?=@)/gi,
     keepPrefix: true,
+    anchor: { literal: "://", before: 31, after: 3 + 256 + 1 + 256 + 1 },
     scan: false,
   },
 ];
@@ -173,12 +202,49 @@ function secretRanges(text: string, known: RegExp | undefined): Range[] {
   if (known)
     for (const match of text.matchAll(known)) ranges.push([match.index, match.index + match[0].length]);
   for (const pattern of TOKEN_PATTERNS) {
-    for (const match of text.matchAll(pattern.regex)) {
-      const skip = pattern.keepPrefix ? (match[1]?.length ?? 0) : 0;
-      if (match[0].length > skip) ranges.push([match.index + skip, match.index + match[0].length]);
+    const regex = new RegExp(pattern.regex.source, pattern.regex.flags);
+    for (const [offset, part] of searchedParts(text, pattern)) {
+      regex.lastIndex = 0;
+      for (let match = regex.exec(part); match; match = regex.exec(part)) {
+        const skip = pattern.keepPrefix ? (match[1]?.length ?? 0) : 0;
+        const start = offset + match.index;
+        const end = continuedEnd(text, start + match[0].length, pattern.continues);
+        if (match[0].length > skip) ranges.push([start + skip, end]);
+        // The search goes on after the whole token, so a long one is scanned once, not again from each bound.
+        regex.lastIndex = Math.max(end - offset, match.index + 1);
+      }
     }
   }
   return ranges;
+}
+
+/**
+ * Where a pattern is run: the whole text, or the windows around its anchor's occurrences, overlapping windows
+ * merged (so each character is searched once), as [offset, text].
+ */
+function searchedParts(text: string, pattern: TokenPattern): Array<[number, string]> {
+  const anchor = pattern.anchor;
+  if (!anchor) return [[0, text]];
+  const windows: Range[] = [];
+  for (let at = text.indexOf(anchor.literal); at !== -1; at = text.indexOf(anchor.literal, at + 1)) {
+    const start = Math.max(0, at - anchor.before);
+    const end = Math.min(text.length, at + anchor.after);
+    const last = windows.at(-1);
+    if (last && start <= last[1]) last[1] = end;
+    else windows.push([start, end]);
+  }
+  return windows.map(([start, end]): [number, string] => [start, text.slice(start, end)]);
+}
+
+/** `end`, moved past every following character of the token's kind. */
+function continuedEnd(text: string, end: number, continues: RegExp | undefined): number {
+  if (!continues) return end;
+  let at = end;
+  for (;;) {
+    continues.lastIndex = at;
+    if (!continues.test(text)) return at;
+    at += 1;
+  }
 }
 
 const ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b[@-_]/g;
@@ -190,18 +256,21 @@ const ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b[@-_]/g;
  */
 function secretRangesAcrossAnsi(text: string, known: RegExp | undefined): Range[] {
   if (!text.includes("\u001b")) return [];
-  const origin: number[] = [];
-  let stripped = "";
+  // origin[i]: where the stripped text's i-th character is in `text`.
+  const origin = new Int32Array(text.length);
+  const parts: string[] = [];
+  let length = 0;
   let last = 0;
   const keep = (end: number): void => {
-    for (let i = last; i < end; i++) origin.push(i);
-    stripped += text.slice(last, end);
+    for (let i = last; i < end; i++) origin[length++] = i;
+    parts.push(text.slice(last, end));
   };
   for (const match of text.matchAll(ANSI_SEQUENCE)) {
     keep(match.index);
     last = match.index + match[0].length;
   }
   keep(text.length);
+  const stripped = parts.join("");
   return secretRanges(stripped, known).map(([start, end]): Range => [
     origin[start] ?? 0,
     (origin[end - 1] ?? 0) + 1,
@@ -217,6 +286,19 @@ function mergeRanges(ranges: Range[]): Range[] {
     else merged.push([start, end]);
   }
   return merged;
+}
+
+/** The ranges of `ranges` that overlap none of `taken` (sorted, disjoint): one sweep over both. */
+function withoutOverlaps(ranges: Range[], taken: readonly Range[]): Range[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const kept: Range[] = [];
+  let t = 0;
+  for (const range of sorted) {
+    while (t < taken.length && taken[t]![1] <= range[0]) t += 1;
+    const next = taken[t];
+    if (!next || next[0] >= range[1]) kept.push(range);
+  }
+  return kept;
 }
 
 function replaceRanges(text: string, ranges: readonly Range[], keepLines: boolean): string {
@@ -235,10 +317,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const known = knownValuesRegex(used);
 
   const redactText = (text: string, keepLines: boolean): string => {
-    const direct = secretRanges(text, known);
-    const overlaps = (range: Range): boolean =>
-      direct.some(([start, end]) => range[0] < end && start < range[1]);
-    const split = secretRangesAcrossAnsi(text, known).filter((range) => !overlaps(range));
+    const direct = mergeRanges(secretRanges(text, known));
+    const split = withoutOverlaps(secretRangesAcrossAnsi(text, known), direct);
     return replaceRanges(text, mergeRanges([...direct, ...split]), keepLines);
   };
 

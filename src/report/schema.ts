@@ -20,6 +20,8 @@ export const EXIT_REASONS = [
   "max_turns",
   "budget",
   "timeout",
+  "context_window",
+  "max_denials",
   "cancelled",
   "api_error",
   "engine_error",
@@ -236,6 +238,22 @@ export const Turn = z
   .meta({ id: "Turn" });
 export type Turn = z.infer<typeof Turn>;
 
+export const COMPACTION_STRATEGIES = ["clear_tool_results", "clear_tool_uses_20250919", "compact_20260112"] as const;
+export const Compaction = z
+  .object({
+    turn: NonNegativeInt.describe("The turn whose request was the first to carry the smaller context."),
+    offsetMs: Milliseconds.describe("When, from the run's start."),
+    trigger: z.enum(["auto", "overflow"]).describe("auto: the prompt neared --compact-at; overflow: the API refused a prompt too long, and the turn was retried."),
+    strategy: z
+      .enum(COMPACTION_STRATEGIES)
+      .describe("clear_tool_results: agent-ci replaced old tool results with a placeholder; the others: the API's context_management edit of that name."),
+    tokensBefore: NonNegativeInt.describe("Prompt tokens before (agent-ci's estimate, or the API's count)."),
+    tokensAfter: NonNegativeInt.describe("Prompt tokens after."),
+    clearedToolResults: NonNegativeInt.optional().describe("Tool results replaced by a placeholder (their full output stays in toolCalls and tool-outputs/)."),
+  })
+  .meta({ id: "Compaction" });
+export type Compaction = z.infer<typeof Compaction>;
+
 export const PATCH_FILE_STATUSES = ["added", "modified", "deleted", "renamed", "copied"] as const;
 
 export const SecretFinding = z
@@ -342,6 +360,7 @@ export const RunReport = z
     limits: Limits,
     toolCalls: z.array(ToolCall),
     turns: z.array(Turn),
+    compactions: z.array(Compaction).optional().describe("Each time the conversation was made smaller to stay in the model's context window, in order."),
     usage: TokenUsage.describe("Totals over all turns."),
     costUsd: z.number().nonnegative().describe("Estimate from the price table in effect for the run."),
     patch: PatchSummary,

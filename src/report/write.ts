@@ -2,6 +2,7 @@
 // (temp files in the same folder, fsync, then rename), so a full disk or a crash never leaves a truncated file
 // that looks complete, nor a set of files from two different runs. Also re-rendering a saved report.json (`agent-ci report render`).
 import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { access, mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { renderHtml } from "./html.js";
@@ -88,6 +89,24 @@ export async function writeReportFiles(
   report: RunReport | RunReportInput,
   options: WriteReportOptions,
 ): Promise<WrittenReport> {
+  const rendered = renderReportFiles(outDir, report, options);
+  await mkdir(outDir, { recursive: true });
+  await atomicWriteFiles(rendered.files);
+  return { report: rendered.report, paths: rendered.paths };
+}
+
+/**
+ * The same files written synchronously, for the one place that cannot wait: the watchdog's exit, which runs
+ * inside code that holds the event loop.
+ */
+export function writeReportFilesSync(outDir: string, report: RunReport | RunReportInput, options: WriteReportOptions): WrittenReport {
+  const rendered = renderReportFiles(outDir, report, options);
+  mkdirSync(outDir, { recursive: true });
+  for (const file of rendered.files) writeFileSync(file.path, file.data);
+  return { report: rendered.report, paths: rendered.paths };
+}
+
+function renderReportFiles(outDir: string, report: RunReport | RunReportInput, options: WriteReportOptions) {
   const { redactor } = options;
   const validated = parseReport(redactor.redactDeep(report));
   const json = reportJsonText(validated, redactor);
@@ -98,13 +117,12 @@ export async function writeReportFiles(
     markdown: join(outDir, REPORT_FILE_NAMES.markdown),
     html: join(outDir, REPORT_FILE_NAMES.html),
   };
-  await mkdir(outDir, { recursive: true });
-  await atomicWriteFiles([
+  const files = [
     { path: paths.markdown, data: markdown },
     { path: paths.html, data: html },
     { path: paths.json, data: json },
-  ]);
-  return { report: validated, paths };
+  ];
+  return { report: validated, paths, files };
 }
 
 async function exists(path: string): Promise<boolean> {

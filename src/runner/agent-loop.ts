@@ -3,14 +3,18 @@
 // Shortly before a limit the model is told to wrap up. It never throws for the model's mistakes; it
 // throws only for faults that end the run (the API after its retries, the sandbox gone, a cancel).
 import type Anthropic from "@anthropic-ai/sdk";
+import type { Compaction, ExitReason } from "../report/index.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { RunState } from "../tools/state.js";
 import type { AssistantTurn, Driver, TurnUsage } from "./driver.js";
+import { isContextOverflow, type ContextManager } from "./context.js";
+import { ModelApiError } from "./driver.js";
 import { apiUsage, type EventSink } from "./events.js";
 import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";
 import { costUsd } from "./pricing.js";
 
-export type LoopExit = "completed" | "max_turns" | "budget" | "timeout" | "cancelled";
+/** The exit reasons the loop itself decides (the others come from faults the runner classifies). */
+export type LoopExit = Extract<ExitReason, "completed" | "max_turns" | "budget" | "timeout" | "context_window" | "max_denials" | "cancelled">;
 
 export interface TurnRecord {
   index: number;
@@ -42,6 +46,8 @@ export interface LoopResult {
   finalText: string;
   apiMs: number;
   warnings: string[];
+  /** Each time the conversation was made smaller, in order. */
+  compactions: Compaction[];
 }
 
 export interface LoopOptions {
@@ -60,6 +66,8 @@ export interface LoopOptions {
   runStart: number;
   signal: AbortSignal;
   progress?: (line: string) => void;
+  /** Keeps the conversation inside the context window (absent: nothing is cleared). */
+  context?: ContextManager;
 }
 
 const ZERO: TurnUsage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
@@ -82,7 +90,7 @@ const textOf = (content: Anthropic.ContentBlockParam[]) =>
     .join("\n");
 
 export function newLoopResult(): LoopResult {
-  return { exit: "completed", turns: [], calls: [], usage: ZERO, costUsd: 0, finalText: "", apiMs: 0, warnings: [] };
+  return { exit: "completed", turns: [], calls: [], usage: ZERO, costUsd: 0, finalText: "", apiMs: 0, warnings: [], compactions: [] };
 }
 
 /**
@@ -96,6 +104,23 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
   let maxTokens = options.maxTokens;
   let denials = 0;
   let wrapUpSent = false;
+  // One compaction-and-retry per overflow: a second one in a row ends the run.
+  let overflowRetried = false;
+  const context = options.context;
+  const request = () => ({ system: options.system, tools: options.tools, messages });
+  const compact = (turn: number, overflow: boolean): boolean => {
+    const made = overflow ? context?.afterOverflow(turn, request()) : context?.beforeTurn(turn, request());
+    if (made) result.compactions.push(made);
+    return made !== undefined;
+  };
+  const overflowed = (turn: number, why: string): LoopResult | undefined => {
+    if (!overflowRetried && compact(turn, true)) {
+      overflowRetried = true;
+      return undefined;
+    }
+    const how = context?.enabled ? "even after clearing old tool results" : "and compaction is off (--no-compaction)";
+    return stop("context_window", `the conversation no longer fits in the model's context window (${why}), ${how}`);
+  };
 
   const stop = (exit: LoopExit, detail: string) => {
     result.exit = exit;
@@ -121,8 +146,20 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       appendToLastUser(messages, "<system-reminder>agent-ci: this run is about to reach its limit (turns, budget or time). Finish now: make no new changes you cannot complete in this turn, and summarise what you did.</system-reminder>");
     }
 
+    compact(turn, false);
     const started = performance.now();
-    const assistant: AssistantTurn = await driver.nextTurn({ system: options.system, messages, tools: options.tools, signal, maxTokens });
+    let assistant: AssistantTurn;
+    try {
+      assistant = await driver.nextTurn({ system: options.system, messages, tools: options.tools, signal, maxTokens });
+    } catch (e) {
+      if (!(e instanceof ModelApiError && e.kind === "invalid_request" && isContextOverflow(e.message))) throw e;
+      result.apiMs += performance.now() - started;
+      const ended = overflowed(turn, e.message);
+      if (ended) return ended;
+      turn -= 1; // the same turn, asked again with the smaller conversation
+      continue;
+    }
+    if (assistant.stopReason !== "model_context_window_exceeded") overflowRetried = false;
     const durationMs = performance.now() - started;
     result.apiMs += durationMs;
     const cost = driver.name === "script" ? 0 : costUsd(assistant.model || options.model, assistant.usage).usd;
@@ -200,7 +237,11 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       }
       if (assistant.stopReason === "refusal") result.warnings.push("the model refused to continue (stop_reason: refusal)");
       if (assistant.stopReason === "model_context_window_exceeded") {
-        return stop("budget", "the conversation no longer fits in the model's context window");
+        // The cut-off answer is not kept: the turn is asked again with a smaller conversation.
+        if (content.length) messages.pop();
+        const ended = overflowed(turn, "stop_reason: model_context_window_exceeded");
+        if (ended) return ended;
+        continue;
       }
       return result;
     }
@@ -215,7 +256,7 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     events.emit({ type: "user", session_id: options.runId, parent_tool_use_id: null, message: { role: "user", content: toolResults } });
 
     if (denials >= limits.maxDenials) {
-      return stop("budget", `${denials} tool calls were denied by the permission policy; stopping (limit ${limits.maxDenials})`);
+      return stop("max_denials", `${denials} tool calls were denied by the permission policy; stopping (limit ${limits.maxDenials})`);
     }
   }
 }

@@ -75,6 +75,11 @@ export const RunConfig = z
     maxBudgetUsd: z.number().positive().optional(),
     timeoutMs: z.number().int().positive().default(30 * 60_000),
     maxDenials: z.number().int().positive().default(25),
+    /** Unset: the model's window (contextWindowOf). */
+    contextWindow: z.number().int().min(1_000).optional(),
+    /** Prompt tokens at which the conversation is made smaller. Unset: COMPACT_AT_FRACTION of the window. */
+    compactAt: z.number().int().positive().optional(),
+    compaction: z.boolean().default(true).describe("false: never clear or compact; an overflowing prompt ends the run"),
     out: z.string().optional(),
     outputFormat: z.enum(OUTPUT_FORMATS).default("text"),
     verify: z.string().optional(),
@@ -89,6 +94,9 @@ export const RunConfig = z
     if (c.script && c.prompt) ctx.addIssue({ code: "custom", message: "--script runs without a model: it takes no --prompt" });
     if (!c.script && !c.apiKey) {
       ctx.addIssue({ code: "custom", message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one" });
+    }
+    if (c.compactAt !== undefined && c.contextWindow !== undefined && c.compactAt >= c.contextWindow) {
+      ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
     if (c.setup.length && c.network !== "setup") ctx.addIssue({ code: "custom", message: "--setup commands need --network setup" });
   });

@@ -15,6 +15,8 @@ export const RESULT_SUBTYPES = {
   completed: "success",
   max_turns: "error_max_turns",
   budget: "error_max_budget_usd",
+  context_window: "error_during_execution",
+  max_denials: "error_during_execution",
   timeout: "error_during_execution",
   cancelled: "error_during_execution",
   api_error: "error_during_execution",
@@ -37,6 +39,13 @@ export type StreamEvent =
       mcp_servers: Array<{ name: string; status: string }>;
       permissionMode: string;
       agent_ci_version: string;
+    }
+  | {
+      /** Claude Code's event for a compaction; `post_tokens` and the rest are agent-ci's additions. */
+      type: "system";
+      subtype: "compact_boundary";
+      session_id: string;
+      compact_metadata: { trigger: "manual" | "auto"; pre_tokens: number; post_tokens: number; strategy: string; cleared_tool_results?: number };
     }
   | {
       type: "assistant";

@@ -14,17 +14,19 @@ import {
   summarizePatch,
   TURN_TEXT_MAX_CHARS,
   writeReportFiles,
+  writeReportFilesSync,
 } from "../report/index.js";
 import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/index.js";
 import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
-import { DockerSandbox, newRunId } from "../sandbox/docker-sandbox.js";
+import { containerName, DockerSandbox, newRunId } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
 import { newLoopResult, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError, type RunConfig } from "./config.js";
+import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
 import { EventSink, RESULT_SUBTYPES } from "./events.js";
 import { contentText, ToolPipeline } from "./pipeline.js";
@@ -32,6 +34,7 @@ import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { systemPrompt } from "./system-prompt.js";
 import { runVerify, type VerifyResult } from "./verify.js";
+import { blockEventLoopForTests, Watchdog } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
 
 /** Process exit codes, one per kind of ending (documented in the README). */
@@ -45,6 +48,8 @@ export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", n
   max_turns: 5,
   budget: 5,
   timeout: 5,
+  context_window: 5,
+  max_denials: 5,
   verify_failed: 6,
   cancelled: 130,
 };
@@ -110,6 +115,12 @@ function makeDriver(config: RunConfig, deadline: number, log: (line: string) => 
   });
 }
 
+function contextFor(config: RunConfig, events: EventSink, runId: string, runStart: number): ContextManager {
+  const window = config.contextWindow ?? contextWindowOf(config.model);
+  const compactAt = config.compactAt ?? Math.floor(window * COMPACT_AT_FRACTION);
+  return new ContextManager({ window, compactAt, enabled: config.compaction, events, runId, runStart });
+}
+
 const DEFAULT_OUT_PARENT = "agent-ci-out";
 
 function passThroughEnv(names: string[]): Record<string, string> {
@@ -162,6 +173,27 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   const state = new RunState();
   // Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far.
   const loop = newLoopResult();
+  // When the loop does not answer at the deadline, the watchdog removes the container and, on this thread,
+  // writes the record from what the loop has filled so far, then exits with the timeout code.
+  const watchdog = new Watchdog({
+    deadline,
+    containerName: containerName(runId),
+    emergencyExit: () => {
+      const message = "the run's wall-clock limit was reached while the event loop did not answer; the watchdog ended the run";
+      const patch: PatchOut = { text: "", bytes: Buffer.alloc(0), note: "no patch: the watchdog stopped a run whose event loop was blocked, and removed the container", excluded: [] };
+      try {
+        fs.writeFileSync(patchPath, patch.bytes);
+        const failure = { reason: "timeout" as const, kind: "Watchdog", message };
+        const report = buildReport({ config, runId, startedAt, runStart, exitReason: "timeout", failure, sandbox, policy, loop, state, patch, redactor, outputErrors: [] });
+        writeReportFilesSync(outDir, report, { patchText: "", redactor });
+      } catch (e) {
+        log(`the watchdog could not write the record: ${(e as Error).message}`);
+      }
+      events.close();
+      log(`agent-ci: ${message}`);
+      process.exit(EXIT_CODES.timeout);
+    },
+  });
 
   try {
     policy = await preparePolicy(config, runId);
@@ -190,6 +222,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
       progress: log,
     });
     log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
+    blockEventLoopForTests();
     controller.signal.throwIfAborted();
     const tools = enabledTools.map((t) => t.name);
     events.emit({
@@ -231,6 +264,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
       runStart,
       signal: controller.signal,
       progress: io.progress ? log : undefined,
+      context: contextFor(config, events, runId, runStart),
     }, loop);
     if (loop.exit !== "completed") failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
   } catch (e) {
@@ -241,6 +275,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     cancel.removeEventListener("abort", onCancel);
   }
 
+
   // The work is never lost: the patch as far as the container still answers, then the record. The container
   // is removed before anything is written on the host, so that a failed write (a full disk) cannot keep it.
   const patch = await exportPatch(sandbox, policy, log);
@@ -250,6 +285,8 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     failure = { reason: "engine_error", kind: "PatchExportError", message: patch.note };
   }
   await sandbox?.dispose().catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`));
+  // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
+  await watchdog.stop();
   const outputErrors: string[] = [];
   try {
     await atomicWriteFile(patchPath, patch.bytes);
@@ -447,6 +484,7 @@ function buildReport(p: ReportParts): RunReportInput {
     limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, timeoutMs: config.timeoutMs },
     toolCalls,
     turns: loop.turns.map(({ costUsd: _cost, ...t }) => ({ ...t, text: t.text ? capText(p.redactor.redact(t.text), TURN_TEXT_MAX_CHARS) : undefined })),
+    compactions: loop.compactions.length ? loop.compactions : undefined,
     usage,
     costUsd: loop.costUsd,
     patch,

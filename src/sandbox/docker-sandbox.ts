@@ -202,6 +202,11 @@ function fsError(res: HelperResponse, p: string): SandboxFsError {
   return new SandboxFsError(String(res.header.code ?? "EHELPER"), String(res.header.message ?? "failed"), p);
 }
 
+/** The run's container name: known before the container exists, so a watchdog can remove one being created. */
+export function containerName(runId: string): string {
+  return `agent-ci-${runId}`;
+}
+
 export class DockerSandbox implements Sandbox, AsyncDisposable {
   readonly root = WORKSPACE_ROOT;
   private helper!: HelperClient;
@@ -289,7 +294,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const workspaceOwner = podman ? "U" : `${options.readOnlyWorkspace ? "uid=0,gid=0" : "uid=1000,gid=1000"},mode=0755`;
     const memory = options.memoryBytes ?? DEFAULTS.memoryBytes;
     return {
-      name: `agent-ci-${options.runId}`,
+      name: containerName(options.runId),
       Image: image,
       Entrypoint: ["sleep", "infinity"],
       Cmd: [],

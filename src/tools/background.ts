@@ -1,6 +1,7 @@
 // BashOutput and KillShell: the two halves of Bash's run_in_background.
 import { z } from "zod";
 import { SandboxFsError } from "../sandbox/sandbox.js";
+import { trimTrailingNewlines } from "../text.js";
 import { cleanOutput } from "./bash.js";
 import { defineTool, toolError } from "./define-tool.js";
 import type { ToolContext, ToolResult } from "./types.js";
@@ -48,7 +49,7 @@ export const BashOutputTool = defineTool<BashOutputInput>({
       if (e instanceof SandboxFsError) return toolError("not_found", `Background shell ${input.bash_id} is gone (${e.message}).`);
       throw e;
     }
-    let text = cleanOutput(status.output).replace(/\n+$/, "");
+    let text = trimTrailingNewlines(cleanOutput(status.output));
     if (input.filter) {
       const re = new RegExp(input.filter);
       text = text.split("\n").filter((line) => re.test(line)).join("\n");

@@ -2,6 +2,7 @@
 // /workspace); other shell state does not. stdin is /dev/null, the whole process group is killed on
 // timeout and when the call ends, and run_in_background hands the command to BashOutput/KillShell.
 import { z } from "zod";
+import { escapeControlCharacters, overwrittenByCarriageReturns } from "../text.js";
 import { WORKSPACE_ROOT, type ExecResult } from "../sandbox/sandbox.js";
 import { defineTool, plainError, toolError } from "./define-tool.js";
 import { isWithin } from "./paths.js";
@@ -53,12 +54,7 @@ const ANSI_ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|
  * carriage return overwrote dropped, NULs and other control characters escaped.
  */
 export function cleanOutput(data: Buffer): string {
-  return data
-    .toString("utf8")
-    .replace(ANSI_ESCAPES, "")
-    .replace(/\r\n/g, "\n")
-    .replace(/[^\n]*\r(?!\n)/g, "") // a progress bar's overwritten segments: keep what the terminal would show
-    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return escapeControlCharacters(overwrittenByCarriageReturns(data.toString("utf8").replace(ANSI_ESCAPES, "")));
 }
 
 function withOmission(data: Buffer, head: number, omitted: number): string {

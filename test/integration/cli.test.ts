@@ -54,14 +54,11 @@ describe("agent-ci CLI", () => {
       let stderr = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      // Wait until the sleep is running (turn 0's Write result has been streamed), then signal.
+      // Signalled once the sleep's turn is streamed (turn 0's Write result is in by then).
       await new Promise<void>((resolve, reject) => {
-        const timer = setInterval(() => {
-          if (/"type":"user"/.test(stdout)) {
-            clearInterval(timer);
-            setTimeout(resolve, 500);
-          }
-        }, 100);
+        child.stdout.on("data", () => {
+          if (/"type":"assistant".*"name":"Bash"/.test(stdout)) resolve();
+        });
         child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
       });
       child.kill(signal);
@@ -74,4 +71,24 @@ describe("agent-ci CLI", () => {
       expect(left).toEqual([]);
     });
   }
+
+  it("ends a run whose event loop is blocked with the timeout code: the watchdog writes the record and removes the container", async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const args = ["run", "--workspace", EXAMPLE, "--script", sleepScript(), "--mode", "bypassPermissions", "--out", out, "--timeout", "5"];
+    // The test-only hook blocks the main thread for good once the sandbox is up: neither the run's own timer
+    // nor anything else on that thread can end the run.
+    const child = spawn("node", [CLI, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "", AGENT_CI_TEST_BLOCK_EVENT_LOOP: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    expect(code, stderr).toBe(5);
+    expect(stderr).toContain("the watchdog ended the run");
+    expect(fs.existsSync(path.join(out, "patch.diff"))).toBe(true);
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    expect(report.exitReason).toBe("timeout");
+    expect(report.error?.kind).toBe("Watchdog");
+    for (const name of ["report.md", "report.html"]) expect(fs.existsSync(path.join(out, name))).toBe(true);
+    const left = await new Docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } });
+    expect(left).toEqual([]);
+  });
 });

@@ -32,11 +32,16 @@ function script(turns: unknown[], final?: string): string {
   return file;
 }
 
-async function run(input: Partial<RunConfigInput>, cancel?: AbortSignal): Promise<{ outcome: RunOutcome; lines: string[]; logs: string[] }> {
+/** Runs the agent; `onLine` sees each stdout line (a stream-json event) as it is written. */
+async function run(input: Partial<RunConfigInput>, cancel?: AbortSignal, onLine?: (line: string) => void): Promise<{ outcome: RunOutcome; lines: string[]; logs: string[] }> {
   const lines: string[] = [];
   const logs: string[] = [];
   const config = parseRunConfig({ workspace: EXAMPLE, out: tmpOut(), mode: "bypassPermissions", ...input } as RunConfigInput);
-  const outcome = await runAgent(config, { stdout: (l) => lines.push(l), stderr: (l) => logs.push(l), progress: false }, cancel);
+  const stdout = (line: string) => {
+    lines.push(line);
+    onLine?.(line);
+  };
+  const outcome = await runAgent(config, { stdout, stderr: (l) => logs.push(l), progress: false }, cancel);
   return { outcome, lines, logs };
 }
 
@@ -180,11 +185,19 @@ describe("runAgent", () => {
 
   it("ends with cancelled when aborted mid-call, keeping the work done so far", async () => {
     const cancel = new AbortController();
-    const pending = run({
-      script: script([[{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }], [{ name: "Bash", input: { command: "sleep 60" } }]]),
-    }, cancel.signal);
-    setTimeout(() => cancel.abort(new Error("SIGINT")), 2500);
-    const { outcome } = await pending;
+    // Cancelled as soon as the second turn asks for its Bash call: the Write's tool_result is in by then.
+    const { outcome, lines } = await run(
+      {
+        script: script([[{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }], [{ name: "Bash", input: { command: "sleep 60" } }]]),
+        outputFormat: "stream-json",
+      },
+      cancel.signal,
+      (line) => {
+        const event = JSON.parse(line) as { type: string; message?: { content?: Array<{ type: string; name?: string }> } };
+        if (event.type === "assistant" && event.message?.content?.some((b) => b.type === "tool_use" && b.name === "Bash")) cancel.abort(new Error("SIGINT"));
+      },
+    );
+    expect(lines.some((l) => l.includes('"tool_result"'))).toBe(true);
     expect(outcome.exitReason).toBe("cancelled");
     expect(outcome.exitCode).toBe(130);
     const report = await expectRecord(outcome);

@@ -278,7 +278,8 @@ describe("sandbox lifecycle and bad input", () => {
     // Awaited after the kill, but handled from now: an engine whose kill answers only once the container
     // is gone (Podman) rejects `pending` before the kill call returns.
     const rejected = expect(pending).rejects.toThrow(/not running/);
-    await new Promise((r) => setTimeout(r, 300));
+    // Killed once the sleep is running (a second command through the helper sees it).
+    while ((await sandbox.exec({ script: "pgrep -x sleep" })).exitCode !== 0);
     await docker.getContainer(sandbox.id).kill();
     await rejected;
     await sandbox.dispose();

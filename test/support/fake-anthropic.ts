@@ -141,6 +141,12 @@ export interface FakeAnthropicOptions {
   models?: string[];
   /** Check requests as the real API does (default true). */
   validate?: boolean;
+  /**
+   * Refuse, as the real API does (400 "prompt is too long"), any request whose effective prompt is over this
+   * many tokens: counted after the `context_management` edits the request declared and from its last
+   * `compaction` block on, at about 4 characters of request JSON per token.
+   */
+  contextWindowTokens?: number;
 }
 
 export interface FakeAnthropic {
@@ -324,6 +330,13 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return;
     }
     const messagesRecord = record as RecordedMessagesRequest;
+    if (options.contextWindowTokens !== undefined) {
+      const tokens = effectivePromptTokens(messagesRecord.body);
+      if (tokens > options.contextWindowTokens) {
+        sendError(res, 400, { type: "invalid_request_error", message: `prompt is too long: ${tokens} tokens > ${options.contextWindowTokens} maximum` });
+        return;
+      }
+    }
     const messagesIndex = messagesCount++;
     const turn = queue.shift() ?? (await options.handler?.(messagesRecord, messagesIndex));
     if (!turn) {
@@ -838,4 +851,35 @@ function countCacheControl(value: unknown): number {
   let count = isRecord(value.cache_control) ? 1 : 0;
   if (Array.isArray(value.content)) count += countCacheControl(value.content);
   return count;
+}
+
+/** Tool uses kept by a `clear_tool_uses_*` edit that names no `keep` (the API's default). */
+const DEFAULT_KEEP_TOOL_USES = 3;
+
+/**
+ * The prompt's size as the fake counts it (JSON characters / 4), from the last `compaction` block on, with
+ * the `clear_tool_uses_*` edits the request declared applied once their trigger is reached.
+ */
+export function effectivePromptTokens(body: MessagesBody & { context_management?: { edits?: Array<Record<string, unknown>> } }): number {
+  const count = (messages: unknown[]) => Math.ceil(JSON.stringify({ system: body.system, tools: body.tools, messages }).length / 4);
+  let messages: unknown[] = body.messages;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (isRecord(message) && blocksOf(message).some((b) => b.type === "compaction")) {
+      messages = messages.slice(i);
+      break;
+    }
+  }
+  for (const edit of body.context_management?.edits ?? []) {
+    if (typeof edit.type !== "string" || !edit.type.startsWith("clear_tool_uses_")) continue;
+    const trigger = isRecord(edit.trigger) && typeof edit.trigger.value === "number" ? edit.trigger.value : 100_000;
+    if (count(messages) <= trigger) continue;
+    const keep = isRecord(edit.keep) && typeof edit.keep.value === "number" ? edit.keep.value : DEFAULT_KEEP_TOOL_USES;
+    const results = messages.flatMap((m) => (isRecord(m) ? blocksOf(m).filter((b) => b.type === "tool_result") : []));
+    const cleared = new Set(results.slice(0, Math.max(0, results.length - keep)));
+    messages = messages.map((m) =>
+      isRecord(m) && Array.isArray(m.content) ? { ...m, content: m.content.map((b: unknown) => (cleared.has(b as Record<string, unknown>) ? { ...(b as object), content: "" } : b)) } : m,
+    );
+  }
+  return count(messages);
 }

@@ -137,6 +137,10 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
     if (status === "ok") continue;
     marks.appendChild(h("span", { class: `tl-mark ${status}`, style: { left: pct(c.startOffsetMs) } }));
   }
+  for (const c of report.compactions ?? []) {
+    const title = `Turn ${c.turn}: context ${c.strategy} · ${formatInt(c.tokensBefore)} → ${formatInt(c.tokensAfter)} tokens`;
+    marks.appendChild(h("span", { class: "tl-mark compaction", title, style: { left: pct(c.offsetMs) } }));
+  }
   for (const lane of lanes) {
     const height = lane.packed.rows * ROW + 6;
     labels.appendChild(

@@ -2,6 +2,7 @@
  * PreToolUse / PostToolUse hooks with real child processes: blocking by exit code 2 and by JSON,
  * the stdin payload, timeouts, crashes (an error result, never a throw) and matchers.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -107,14 +108,17 @@ describe("hooks", () => {
 
   it("a timeout is an error result, and the hook's processes are killed", async () => {
     const marker = join(dir, "after-sleep");
-    const slow = await script("slow.sh", `sleep 5; touch ${JSON.stringify(marker)}`);
+    // A sleep with a duration no other process uses, so that `ps` can tell whether it survived.
+    const slow = await script("slow.sh", `sleep 5.0417; touch ${JSON.stringify(marker)}`);
     const started = performance.now();
     const summary = await runHooks(input([hook(slow, { timeoutSeconds: 0.3 })]));
     expect(performance.now() - started).toBeLessThan(4_000);
     expect(summary.blocked).toBe(false);
     expect(summary.results[0]).toMatchObject({ outcome: "timeout" });
     expect(summary.results[0]?.reason).toContain("timed out after 0.3s");
-    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    const processes = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
+    expect(processes).not.toContain("sleep 5.0417");
+    expect(processes).not.toContain(slow);
     expect(existsSync(marker)).toBe(false);
   }, 15_000);
 

@@ -757,14 +757,17 @@ describe("AnthropicDriver: deadline and cancel", () => {
     });
     servers.push(server);
     const controller = new AbortController();
+    const reason = new Error("cancelled by SIGINT");
+    // Cancelled once the driver is waiting out the 30 s the API asked for.
     const driver = new AnthropicDriver({
       apiKey: API_KEY,
       baseURL: server.url,
       model: MODEL,
       maxTokens: 1_024,
+      logger: (line) => {
+        if (line.includes("retrying in")) controller.abort(reason);
+      },
     });
-    const reason = new Error("cancelled by SIGINT");
-    setTimeout(() => controller.abort(reason), 150);
 
     const started = performance.now();
     await expect(driver.nextTurn(turnRequest({ signal: controller.signal }))).rejects.toBe(reason);
@@ -773,16 +776,22 @@ describe("AnthropicDriver: deadline and cancel", () => {
   });
 
   it("aborts a stream in flight", async () => {
-    const server = await startFakeAnthropic({ turns: [{ type: "stall", afterDeltas: 1 }], apiKey: API_KEY });
-    servers.push(server);
     const controller = new AbortController();
+    // Cancelled once the request is at the server, which then streams one delta and stalls.
+    const server = await startFakeAnthropic({
+      apiKey: API_KEY,
+      handler: () => {
+        queueMicrotask(() => controller.abort(new Error("timeout")));
+        return { type: "stall", afterDeltas: 1 };
+      },
+    });
+    servers.push(server);
     const driver = new AnthropicDriver({
       apiKey: API_KEY,
       baseURL: server.url,
       model: MODEL,
       maxTokens: 1_024,
     });
-    setTimeout(() => controller.abort(new Error("timeout")), 150);
     await expect(driver.nextTurn(turnRequest({ signal: controller.signal }))).rejects.toThrow("timeout");
   });
 });

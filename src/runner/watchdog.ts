@@ -1,0 +1,114 @@
+// The wall clock that holds when the main event loop does not answer (code that blocks it: a pathological
+// regular expression, a synchronous loop). A worker thread, with its own event loop, watches the run's
+// deadline and a heartbeat the main thread writes into shared memory. When the deadline has passed and the
+// main thread has stopped beating (or, alive, has not finished long after the deadline), the worker removes
+// the run's container through the engine's API itself, then has the main thread — through the inspector,
+// which V8 serves between two steps of any running code — write what it can (the report, an empty patch
+// with the reason) and exit with the timeout code.
+import { Worker } from "node:worker_threads";
+
+/** How often the main thread beats. */
+const HEARTBEAT_MS = 250;
+/** A main thread silent this long is blocked. */
+const BLOCKED_AFTER_MS = 3_000;
+/** A main thread still beating is given this long after the deadline to end the run itself. */
+const ALIVE_GRACE_MS = 60_000;
+/** The global the worker calls on the main thread. */
+export const WATCHDOG_EXIT_KEY = "__agentCiWatchdogExit";
+
+export interface WatchdogOptions {
+  /** Epoch ms. */
+  deadline: number;
+  /** The run's container name (known before it exists, so a container being created is found too). */
+  containerName: string;
+  /** Writes what it can, synchronously, and exits the process. Runs on the main thread, inside blocked code. */
+  emergencyExit: () => void;
+}
+
+// Plain CommonJS for the worker (no imports: it runs the same from the sources and from the bundle).
+const WORKER_SOURCE = String.raw`
+const { workerData, parentPort } = require("node:worker_threads");
+const http = require("node:http");
+const { Session } = require("node:inspector");
+const { deadline, containerName, beat, blockedAfterMs, aliveGraceMs, exitKey } = workerData;
+const lastBeat = new Float64Array(beat);
+
+function engineTarget() {
+  const host = process.env.DOCKER_HOST || "unix:///var/run/docker.sock";
+  if (host.startsWith("unix://")) return { socketPath: host.slice("unix://".length) };
+  const url = new URL(host.replace(/^tcp:/, "http:"));
+  return { host: url.hostname, port: Number(url.port) || 2375 };
+}
+
+function removeContainer() {
+  return new Promise((resolve) => {
+    const req = http.request({ ...engineTarget(), method: "DELETE", path: "/containers/" + encodeURIComponent(containerName) + "?force=true&v=true", timeout: 10000 }, (res) => {
+      res.resume();
+      res.on("end", resolve);
+    });
+    req.on("error", resolve);
+    req.on("timeout", () => { req.destroy(); resolve(); });
+    req.end();
+  });
+}
+
+async function fire() {
+  await removeContainer();
+  const session = new Session();
+  session.connectToMainThread();
+  session.post("Runtime.evaluate", { expression: "globalThis." + exitKey + "()" }, () => {});
+}
+
+const timer = setInterval(() => {
+  const now = Date.now();
+  if (now < deadline) return;
+  const blocked = now - lastBeat[0] > blockedAfterMs;
+  if (!blocked && now < deadline + aliveGraceMs) return;
+  clearInterval(timer);
+  parentPort.postMessage({ firing: blocked ? "blocked" : "late" });
+  void fire();
+}, 250);
+`;
+
+export class Watchdog {
+  private readonly worker: Worker;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(options: WatchdogOptions) {
+    const beat = new SharedArrayBuffer(8);
+    const lastBeat = new Float64Array(beat);
+    lastBeat[0] = Date.now();
+    this.heartbeat = setInterval(() => (lastBeat[0] = Date.now()), HEARTBEAT_MS);
+    this.heartbeat.unref();
+    (globalThis as Record<string, unknown>)[WATCHDOG_EXIT_KEY] = options.emergencyExit;
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        deadline: options.deadline,
+        containerName: options.containerName,
+        beat,
+        blockedAfterMs: BLOCKED_AFTER_MS,
+        aliveGraceMs: ALIVE_GRACE_MS,
+        exitKey: WATCHDOG_EXIT_KEY,
+      },
+    });
+    // The watchdog never keeps the process alive by itself.
+    this.worker.unref();
+    this.worker.on("error", () => {});
+  }
+
+  /** The run ended by itself: the watchdog stands down. */
+  async stop(): Promise<void> {
+    clearInterval(this.heartbeat);
+    delete (globalThis as Record<string, unknown>)[WATCHDOG_EXIT_KEY];
+    await this.worker.terminate();
+  }
+}
+
+/** Test-only: `AGENT_CI_TEST_BLOCK_EVENT_LOOP=1` blocks the main thread once the sandbox is up, forever. */
+export function blockEventLoopForTests(): void {
+  if (process.env.AGENT_CI_TEST_BLOCK_EVENT_LOOP !== "1") return;
+  for (;;) {
+    // Never yields: only the watchdog can end the run.
+  }
+}

@@ -1,0 +1,136 @@
+// Every text path agent-ci runs over output it does not control, each as a named case over a named input,
+// for test/unit/linear-text.test.ts. The test bundles this file and runs each case in a worker thread, which
+// it can stop even while a regular expression holds the thread: a path that is quadratic in its input
+// never finishes on these sizes, and the test says which one.
+import { parentPort, workerData } from "node:worker_threads";
+import fs from "node:fs";
+import { capText, oneLine, stripControl, summarizeCall } from "../../src/report/format.js";
+import { renderHtml } from "../../src/report/html.js";
+import { renderMarkdown } from "../../src/report/markdown.js";
+import { createRedactor } from "../../src/report/redact.js";
+import { parseReport, RESULT_PREVIEW_MAX_CHARS, TURN_TEXT_MAX_CHARS } from "../../src/report/schema.js";
+import { ToolPipeline } from "../../src/runner/pipeline.js";
+import { cleanOutput, renderExec } from "../../src/tools/bash.js";
+import { ALL_TOOLS } from "../../src/tools/index.js";
+import { RunState } from "../../src/tools/state.js";
+import type { ExecResult } from "../../src/sandbox/sandbox.js";
+import { FakeSandbox } from "./fake-sandbox.js";
+
+export const INPUT_BYTES = 8 * 1024 * 1024;
+
+/** Inputs of INPUT_BYTES each: the shapes that make backtracking or per-line work blow up. */
+export const INPUTS: Record<string, () => string> = {
+  "no newline": () => {
+    // Printable characters in a pseudo-random order (no newline), a 64 KiB block repeated.
+    const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789 .,;:-_/(){}[]\"'=+*";
+    let seed = 7;
+    let block = "";
+    for (let i = 0; i < 65_536; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      block += alphabet[seed % alphabet.length];
+    }
+    return block.repeat(INPUT_BYTES / block.length);
+  },
+  "carriage returns": () => "\r".repeat(INPUT_BYTES),
+  "one character": () => "a".repeat(INPUT_BYTES),
+  "NUL bytes": () => "\0".repeat(INPUT_BYTES),
+  "newlines then text": () => `${"\n".repeat(INPUT_BYTES)}x`,
+  "spaces then text": () => `${" ".repeat(INPUT_BYTES)}x`,
+  "token-looking": () => `ghp_${"A1b2C3d4".repeat(INPUT_BYTES / 8)}`,
+  "repeated token prefixes": () => "sk-ant-ghp_xoxb-AKIAeyJ".repeat(INPUT_BYTES / 23),
+  "bearer words": () => "Bearer aaaaaaaaaaaaaaaa ".repeat(INPUT_BYTES / 24),
+  "escape sequences": () => "\x1b[\x1b]".repeat(INPUT_BYTES / 4),
+  "coloured tokens": () => `ghp_${"A".repeat(30)}\x1b[0m `.repeat(INPUT_BYTES / 40),
+  backticks: () => "`a".repeat(INPUT_BYTES / 2),
+};
+
+function execResult(stdout: string): ExecResult {
+  const data = Buffer.from(stdout, "utf8");
+  return {
+    exitCode: 0,
+    signal: null,
+    stdout: data,
+    stderr: Buffer.alloc(0),
+    stdoutOmitted: 0,
+    stderrOmitted: 0,
+    stdoutHead: 0,
+    stderrHead: 0,
+    timedOut: false,
+    outputKilled: false,
+    pipesHeld: false,
+    durationMs: 0,
+  };
+}
+
+/** One tool call through the whole pipeline (the tool, then stage 6's cut), over an in-memory sandbox. */
+async function throughPipeline(name: string, input: Record<string, unknown>, sandbox: FakeSandbox): Promise<string> {
+  const outputDir = fs.mkdtempSync("/tmp/agent-ci-linear-");
+  try {
+    const pipeline = new ToolPipeline({ allTools: ALL_TOOLS, enabledTools: ALL_TOOLS, sandbox, state: new RunState(), outputDir });
+    const [record] = await pipeline.runTurn(0, [{ id: "toolu_linear", name, input }], new AbortController().signal);
+    return JSON.stringify(record?.content ?? "");
+  } finally {
+    fs.rmSync(outputDir, { recursive: true, force: true });
+  }
+}
+
+const SECRET = ["k3y", "linear", "case", "value"].join("-");
+const redactor = createRedactor({ secrets: [SECRET] });
+
+function bigReport(text: string) {
+  const fixture = JSON.parse(fs.readFileSync(new URL("../fixtures/report/small-fix.json", import.meta.url), "utf8")) as Record<string, unknown> & {
+    toolCalls: Array<Record<string, unknown>>;
+    turns: Array<Record<string, unknown>>;
+  };
+  const first = fixture.toolCalls[0]!;
+  // Previews and turn texts are capped before a report is built (the schema holds them to that); inputs,
+  // titles and error messages are not.
+  fixture.toolCalls[0] = { ...first, tool: "Bash", title: text, input: { command: text }, resultPreview: capText(text, RESULT_PREVIEW_MAX_CHARS) };
+  fixture.turns[0] = { ...fixture.turns[0], text: capText(text, TURN_TEXT_MAX_CHARS) };
+  fixture.error = { kind: "Error", message: text };
+  return parseReport(redactor.redactDeep(fixture));
+}
+
+/** Each case takes the input and returns something derived from the whole output (so nothing is skipped). */
+export const CASES: Record<string, (text: string) => Promise<number> | number> = {
+  "Bash output clean-up": (text) => cleanOutput(Buffer.from(text, "utf8")).length,
+  "Bash result rendering": (text) => renderExec(execResult(text), 1000).text.length,
+  "Bash call through the pipeline": async (text) => {
+    const sandbox = new FakeSandbox();
+    sandbox.execHandler = () => execResult(text);
+    return (await throughPipeline("Bash", { command: "cat big" }, sandbox)).length;
+  },
+  redactor: (text) => redactor.redact(text).length,
+  "redactor, by lines": (text) => redactor.redactLines(text.split("\n")).length,
+  "ANSI strip": (text) => stripControl(text).length,
+  "one-line summary": (text) => summarizeCall("Bash", { command: text }).length + oneLine(text).length,
+  "report preview": (text) => capText(redactor.redact(text), RESULT_PREVIEW_MAX_CHARS).length,
+  "Read line cutting": async (text) => {
+    const sandbox = new FakeSandbox({ "big.txt": text });
+    return (await throughPipeline("Read", { file_path: "/workspace/big.txt" }, sandbox)).length;
+  },
+  "Grep line cutting": async (text) => {
+    const sandbox = new FakeSandbox();
+    sandbox.execHandler = () => execResult(`./big.txt:1:${text}\n`);
+    return (await throughPipeline("Grep", { pattern: "a", output_mode: "content" }, sandbox)).length;
+  },
+  "Markdown rendering": (text) => renderMarkdown(bigReport(text)).length,
+  "HTML rendering": (text) => renderHtml(bigReport(text), { patchText: `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-${text}\n+${text}\n`, redactor }).length,
+};
+
+if (parentPort && workerData) {
+  const { caseName } = workerData as { caseName: string };
+  const port = parentPort;
+  void (async () => {
+    for (const [inputName, make] of Object.entries(INPUTS)) {
+      port.postMessage({ inputName, started: true });
+      try {
+        const size = await CASES[caseName]!(make());
+        port.postMessage({ inputName, ok: true, size });
+      } catch (error) {
+        port.postMessage({ inputName, ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      }
+    }
+    port.postMessage({ done: true });
+  })();
+}
