@@ -11,7 +11,6 @@ import { isContextOverflow, type ContextManager } from "./context.js";
 import { ModelApiError } from "./driver.js";
 import { apiUsage, type EventSink } from "./events.js";
 import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";
-import { costUsd } from "./pricing.js";
 
 /** The exit reasons the loop itself decides (the others come from faults the runner classifies). */
 export type LoopExit = Extract<ExitReason, "completed" | "max_turns" | "budget" | "timeout" | "context_window" | "max_denials" | "cancelled">;
@@ -162,7 +161,7 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     if (assistant.stopReason !== "model_context_window_exceeded") overflowRetried = false;
     const durationMs = performance.now() - started;
     result.apiMs += durationMs;
-    const cost = driver.name === "script" ? 0 : costUsd(assistant.model || options.model, assistant.usage).usd;
+    const cost = driver.costOf(assistant);
     result.usage = addUsage(result.usage, assistant.usage);
     result.costUsd += cost;
     const text = textOf(assistant.content);
@@ -206,11 +205,7 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     const turnStarted = performance.now();
     let records: ToolCallRecord[];
     try {
-      for (const m of assistant.mutations ?? []) {
-        const target = `${options.sandbox.root}/${m.path}`;
-        if (m.op === "write") await options.sandbox.writeFile(target, m.content ?? "");
-        else await options.sandbox.exec({ argv: ["rm", "-rf", "--", target] });
-      }
+      await driver.beforeTools?.(options.sandbox);
       records = uses.length
         ? await pipeline.runTurn(
             turn,

@@ -43,7 +43,7 @@ import {
   type TurnRequest,
   type TurnUsage,
 } from "./driver.js";
-import { normalizeModelId } from "./pricing.js";
+import { costUsd, normalizeModelId } from "./pricing.js";
 
 type ErrorKind = ModelApiError["kind"];
 
@@ -156,6 +156,10 @@ export class AnthropicDriver implements Driver {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     this.client = createClient(options, (line) => this.log(line));
+  }
+
+  costOf(turn: AssistantTurn): number {
+    return costUsd(turn.model || this.model, turn.usage).usd;
   }
 
   async nextTurn(request: TurnRequest): Promise<AssistantTurn> {

@@ -1,4 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
+import type { Sandbox } from "../sandbox/sandbox.js";
 
 /** What the agent loop sends a driver for one assistant turn. */
 export interface TurnRequest {
@@ -18,14 +19,6 @@ export interface TurnUsage {
   cacheReadInputTokens: number;
 }
 
-/** A file change the scripted driver makes between turns, standing in for an outside actor (a linter, a user). */
-export interface ScriptMutation {
-  op: "write" | "delete";
-  /** Relative to the workspace root. */
-  path: string;
-  content?: string;
-}
-
 /** One finished assistant turn: only ever a complete message (tools from a partial stream are never run). */
 export interface AssistantTurn {
   /** Content blocks as the API returned them (text, thinking, tool_use), ready to go back into `messages`. */
@@ -35,8 +28,6 @@ export interface AssistantTurn {
   model: string;
   /** Attempts it took (1 = no retry). */
   attempts: number;
-  /** Script driver only: changes applied to the workspace before this turn's tools run. */
-  mutations?: ScriptMutation[];
   /**
    * `stop_reason: "max_tokens"` cut a `tool_use` block before its input JSON was complete. Those blocks
    * were removed from `content` (it may be empty) and must not run; retry the turn with a larger
@@ -73,4 +64,11 @@ export class ModelApiError extends Error {
 export interface Driver {
   readonly name: "anthropic" | "script";
   nextTurn(request: TurnRequest): Promise<AssistantTurn>;
+  /** What a turn this driver returned cost, in US dollars. */
+  costOf(turn: AssistantTurn): number;
+  /**
+   * Runs after the turn it last returned and before that turn's tools: a scripted driver changes files
+   * there, standing in for an outside actor (a linter, a user).
+   */
+  beforeTools?(sandbox: Sandbox): Promise<void>;
 }

@@ -4,7 +4,8 @@
 // would. A report.json works too: its recorded calls are replayed turn by turn.
 import fs from "node:fs";
 import { z } from "zod";
-import type { AssistantTurn, Driver, ScriptMutation, TurnRequest } from "./driver.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import type { AssistantTurn, Driver, TurnRequest } from "./driver.js";
 
 const ScriptCall = z.object({ name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}), id: z.string().optional() });
 const Mutation = z.object({ op: z.enum(["write", "delete"]), path: z.string().min(1), content: z.string().optional() });
@@ -19,6 +20,9 @@ const RecordedReport = z.object({
   schemaVersion: z.number(),
   toolCalls: z.array(z.object({ turn: z.number().int().nonnegative(), tool: z.string(), input: z.unknown() })),
 });
+
+/** A file change between turns, standing in for an outside actor (a linter, a user). */
+type ScriptMutation = z.infer<typeof Mutation>;
 
 export class ScriptError extends Error {
   override readonly name = "ScriptError";
@@ -61,6 +65,8 @@ const NO_USAGE = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0,
 export class ScriptDriver implements Driver {
   readonly name = "script" as const;
   private next = 0;
+  /** Changes of the turn returned last, applied before its tools run. */
+  private pending: ScriptMutation[] = [];
 
   constructor(private readonly script: { turns: NormalTurn[]; final?: string }) {}
 
@@ -68,6 +74,7 @@ export class ScriptDriver implements Driver {
     request.signal.throwIfAborted();
     const index = this.next++;
     const turn = this.script.turns[index];
+    this.pending = turn?.mutations ?? [];
     if (!turn) {
       const text = this.script.final ?? "Script finished.";
       return { content: [{ type: "text", text }], stopReason: "end_turn", usage: NO_USAGE, model: "script", attempts: 1 };
@@ -83,7 +90,20 @@ export class ScriptDriver implements Driver {
       usage: NO_USAGE,
       model: "script",
       attempts: 1,
-      mutations: turn.mutations,
     };
+  }
+
+  costOf(): number {
+    return 0;
+  }
+
+  async beforeTools(sandbox: Sandbox): Promise<void> {
+    const mutations = this.pending;
+    this.pending = [];
+    for (const m of mutations) {
+      const target = `${sandbox.root}/${m.path}`;
+      if (m.op === "write") await sandbox.writeFile(target, m.content ?? "");
+      else await sandbox.exec({ argv: ["rm", "-rf", "--", target] });
+    }
   }
 }
