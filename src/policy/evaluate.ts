@@ -305,13 +305,13 @@ class Evaluator implements PolicyEngine {
     const { paths, invalid } = this.toolPaths(call);
     if (invalid !== undefined) {
       return this.deny(
-        "protected-path",
+        "invalid-path",
         `${tool} was given ${JSON.stringify(invalid)}, which is not a usable path.`,
       );
     }
     const outside = paths.find((path) => !this.insideRoots(path));
     if (outside !== undefined)
-      return this.deny("protected-path", this.outsideReason(`${tool} cannot use`, outside));
+      return this.deny("outside-workspace", this.outsideReason(`${tool} cannot use`, outside));
 
     const shown = paths.length > 0 ? ` on ${paths.map((path) => this.display(path)).join(", ")}` : "";
     const denyRule = this.toolRule("deny", call, paths);
@@ -562,7 +562,7 @@ class Evaluator implements PolicyEngine {
       const subject = `The ${use.what} in "${subcommand}" writes`;
       if (pass === "paths") {
         if (!this.insideRoots(path))
-          return this.deny("protected-path", this.outsideReason(subject, path), { subcommand });
+          return this.deny("outside-workspace", this.outsideReason(subject, path), { subcommand });
         const entry = this.protectedEntry(path);
         if (entry !== undefined && this.explicitProtectedAllow("Write", path, entry) === undefined) {
           return this.deny("protected-path", this.protectedReason(subject, path, entry), { subcommand });

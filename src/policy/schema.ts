@@ -120,7 +120,15 @@ export interface PolicyCall {
   readonly cwd?: string | undefined;
 }
 
-export const DECIDED_BY = ["rule", "mode", "protected-path", "parse-failure", "read-only-check"] as const;
+export const DECIDED_BY = [
+  "rule",
+  "mode",
+  "protected-path",
+  "outside-workspace",
+  "invalid-path",
+  "parse-failure",
+  "read-only-check",
+] as const;
 
 export const RuleRefSchema = z.object({ text: z.string(), source: z.string() }).meta({ id: "RuleRef" });
 
@@ -131,7 +139,9 @@ export const DecisionSchema = z.object({
   mode: PermissionModeSchema,
   decidedBy: z
     .enum(DECIDED_BY)
-    .describe("What decided: a rule, the mode's default, a protected path, a command that could not be parsed, or the read-only proof of a Bash line."),
+    .describe(
+      "What decided: a rule, the mode's default, a protected path, a path outside the workspace, a path that is not usable, a command that could not be parsed, or the read-only proof of a Bash line.",
+    ),
   subcommand: z.string().optional().describe("For compound Bash lines, the command the decision was about."),
 });
 export type Decision = z.infer<typeof DecisionSchema>;

@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { CallDecision } from "../policy/schema.js";
 import { EngineError, OUTPUTS_DIR, SandboxFsError, SandboxGoneError, type Sandbox } from "../sandbox/sandbox.js";
 import { toolError } from "../tools/define-tool.js";
-import { resolveInWorkspace } from "../tools/paths.js";
+import { outsideWorkspace, resolveInWorkspace } from "../tools/paths.js";
 import type { RunState } from "../tools/state.js";
 import type { AnyTool, ToolContent, ToolErrorKind, ToolResult } from "../tools/types.js";
 
@@ -206,13 +206,11 @@ export class ToolPipeline {
       const given = tool.targetPath?.(input);
       if (given !== undefined) {
         const gate = resolveInWorkspace(given, this.options.state.cwd, { allowOutputs: tool.isReadOnly(input) });
-        if (!gate.ok) return finish("validate", toolError("outside_workspace", gate.message));
+        if (!gate.ok) return finish("validate", gate.error);
         try {
           paths.push(await this.options.sandbox.resolvePath(gate.path));
         } catch (e) {
-          if (e instanceof SandboxFsError && e.code === "EOUTSIDE") {
-            return finish("validate", toolError("outside_workspace", `${given} resolves outside /workspace through a symlink. Only files under /workspace can be accessed.`));
-          }
+          if (e instanceof SandboxFsError && e.code === "EOUTSIDE") return finish("validate", outsideWorkspace(given));
           throw e;
         }
       }

@@ -182,7 +182,7 @@ export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Prom
  * rule that matches still wins: only the outside-the-workspace refusal is lifted (RELIABILITY T18).
  */
 function allowSavedOutputs(request: PermissionRequest, decision: PermissionDecision): PermissionDecision {
-  if (decision.behavior !== "deny" || decision.decidedBy !== "protected-path") return decision;
+  if (decision.behavior !== "deny" || decision.decidedBy !== "outside-workspace") return decision;
   if (request.tool === "Bash" || !request.readOnly || !request.paths?.length) return decision;
   if (!request.paths.every((p) => p.startsWith(`${OUTPUTS_DIR}/`))) return decision;
   return { behavior: "allow", reason: "allowed: a read of an earlier call's full output, saved by agent-ci", decidedBy: "read-only-check" };

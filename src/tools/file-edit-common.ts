@@ -3,7 +3,7 @@
 import { structuredPatch, type StructuredPatch } from "diff";
 import { SandboxFsError, type FileStat } from "../sandbox/sandbox.js";
 import { plainError, toolError } from "./define-tool.js";
-import { resolveInWorkspace } from "./paths.js";
+import { outsideWorkspace, resolveInWorkspace } from "./paths.js";
 import { sha256 } from "./state.js";
 import type { ToolContext, ToolResult } from "./types.js";
 
@@ -20,14 +20,12 @@ export type Loaded =
 /** Resolves and loads the target; a ToolResult when the model has to be told something instead. */
 export async function loadTarget(ctx: ToolContext, filePath: string): Promise<Loaded | ToolResult> {
   const gate = resolveInWorkspace(filePath, ctx.state.cwd);
-  if (!gate.ok) return toolError("outside_workspace", gate.message);
+  if (!gate.ok) return gate.error;
   let stat: FileStat | null;
   try {
     stat = await ctx.sandbox.stat(gate.path);
   } catch (e) {
-    if (e instanceof SandboxFsError && e.code === "EOUTSIDE") {
-      return toolError("outside_workspace", `${filePath} resolves outside /workspace (through a symlink); it cannot be written.`);
-    }
+    if (e instanceof SandboxFsError && e.code === "EOUTSIDE") return outsideWorkspace(filePath);
     throw e;
   }
   if (!stat) return { exists: false, path: gate.path };

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { SandboxFsError, type FileStat } from "../sandbox/sandbox.js";
 import { defineTool, plainError, toolError } from "./define-tool.js";
 import { notebookBlocks, parseNotebook } from "./notebook.js";
-import { resolveInWorkspace } from "./paths.js";
+import { outsideWorkspace, resolveInWorkspace } from "./paths.js";
 import type { ToolContext, ToolResult } from "./types.js";
 
 export const DEFAULT_READ_LINES = 2000;
@@ -132,7 +132,7 @@ function tooLargeForOneRead(chars: number): ToolResult {
 function fsErrorResult(e: unknown, given: string, cwd: string): ToolResult {
   if (!(e instanceof SandboxFsError)) throw e;
   if (e.code === "EISDIR") return plainError("is_directory", `EISDIR: illegal operation on a directory, read '${given}'`);
-  if (e.code === "EOUTSIDE") return toolError("outside_workspace", `${given} resolves outside /workspace (through a symlink). Only files under /workspace can be read.`);
+  if (e.code === "EOUTSIDE") return outsideWorkspace(given);
   if (e.code === "ENOTREG") return toolError("invalid_input", `${given} is not a regular file (a FIFO, socket or device); only regular files can be read.`);
   if (e.code === "ELOOP") return toolError("invalid_input", `${given} is a symlink loop.`);
   return plainError("sandbox_error", `${e.message} (current working directory: ${cwd})`);
@@ -149,7 +149,7 @@ export const ReadTool = defineTool<ReadInput>({
 
   async call(input, ctx) {
     const gate = resolveInWorkspace(input.file_path, ctx.state.cwd, { allowOutputs: true });
-    if (!gate.ok) return toolError("outside_workspace", gate.message);
+    if (!gate.ok) return gate.error;
     const file = gate.path;
     let stat: FileStat | null;
     try {

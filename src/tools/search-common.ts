@@ -2,7 +2,7 @@
 // directory), ripgrep's flags that keep VCS folders out, and turning a failed rg into a tool error.
 import { SandboxFsError } from "../sandbox/sandbox.js";
 import { plainError, toolError } from "./define-tool.js";
-import { resolveInWorkspace } from "./paths.js";
+import { outsideWorkspace, resolveInWorkspace } from "./paths.js";
 import type { ExecResult } from "../sandbox/sandbox.js";
 import type { ToolContext, ToolResult } from "./types.js";
 
@@ -20,7 +20,7 @@ export interface SearchRoot {
 export async function searchRoot(ctx: ToolContext, given: string | undefined): Promise<SearchRoot | ToolResult> {
   // Searching is read-only: the saved full output of a cut result may be searched, as its notice says (T18).
   const gate = resolveInWorkspace(given ?? ctx.state.cwd, ctx.state.cwd, { allowOutputs: true });
-  if (!gate.ok) return toolError("outside_workspace", gate.message);
+  if (!gate.ok) return gate.error;
   try {
     const stat = await ctx.sandbox.stat(gate.path);
     if (!stat) return plainError("not_found", `Path does not exist: ${given}. Note: your current working directory is ${ctx.state.cwd}.`);
@@ -30,9 +30,7 @@ export async function searchRoot(ctx: ToolContext, given: string | undefined): P
     const arg = gate.path === cwd ? "" : gate.path.startsWith(cwd + "/") ? gate.path.slice(cwd.length + 1) : gate.path;
     return { root: gate.path, arg, isFile: stat.type === "file" };
   } catch (e) {
-    if (e instanceof SandboxFsError && e.code === "EOUTSIDE") {
-      return toolError("outside_workspace", `${given} resolves outside /workspace (through a symlink).`);
-    }
+    if (e instanceof SandboxFsError && e.code === "EOUTSIDE") return outsideWorkspace(given ?? ctx.state.cwd);
     throw e;
   }
 }

@@ -527,7 +527,7 @@ describe("R: permission-policy bypass attempts through the CLI", () => {
       });
       expect(run.call(0).errorKind).toBe("outside_workspace");
       expect(run.call(1).decision?.decidedBy).toBe("protected-path");
-      expect(run.call(2).decision?.decidedBy).toBe("protected-path");
+      expect(run.call(2).decision?.decidedBy).toBe("outside-workspace");
       expect(run.text(3)).toMatch(/Could not resolve host|not found[\s\S]*rc=2/);
       expect(run.text(4)).toBe("removed");
       expect(run.report?.warnings).toContainEqual(

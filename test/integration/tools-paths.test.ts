@@ -127,6 +127,7 @@ describe("the workspace gate (real sandbox)", () => {
       const r = await h.call(tool, inputFor(p));
       expect(r.isError, tool).toBe(true);
       expect(r.stage, tool).toBe("validate");
+      expect(r.errorKind, tool).toBe("invalid_input");
       expect(textOf(r), tool).toMatch(message);
     }
   });

@@ -363,7 +363,7 @@ describe("ToolPipeline: each stage that stops a call", () => {
       call: ["Echo", { text: "x", path: "link-out/passwd" }],
       stage: "validate",
       kind: "outside_workspace",
-      text: /^<tool_use_error>link-out\/passwd resolves outside \/workspace through a symlink/,
+      text: /^<tool_use_error>Path link-out\/passwd resolves outside \/workspace through a symlink\. Only files under \/workspace can be accessed\./,
       trace: [],
       ops: ["resolvePath"],
     },

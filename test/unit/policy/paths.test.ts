@@ -85,7 +85,7 @@ const rows: PathRow[] = [
     config: {},
     call: read("/workspace-evil/x"),
     expect: "deny",
-    decidedBy: "protected-path",
+    decidedBy: "outside-workspace",
   },
   {
     name: "/workspace/../workspace2/x",
@@ -174,7 +174,7 @@ const rows: PathRow[] = [
     config: srcOnly,
     call: edit("./src/../../x"),
     expect: "deny",
-    decidedBy: "protected-path",
+    decidedBy: "outside-workspace",
   },
   {
     name: "src/l -> ../.git (resolved)",
@@ -378,7 +378,7 @@ const rows: PathRow[] = [
     config: { allow: ["Edit(//tmp/**)"] },
     call: edit("/tmp/x"),
     expect: "deny",
-    decidedBy: "protected-path",
+    decidedBy: "outside-workspace",
   },
 ];
 
