@@ -11,8 +11,6 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitHubApi, octokitRequest } from "../../src/action/github-api.js";
 import { summarizePatch, type RunReport } from "../../src/report/index.js";
-import { parseRunConfig } from "../../src/runner/config.js";
-import { runAgent } from "../../src/runner/run.js";
 import {
   publishPullRequest,
   PublishFailedError,
@@ -20,7 +18,7 @@ import {
   type PublishPrOptions,
 } from "../../src/pull-request/publish.js";
 import { DEFAULT_MAX_PATCH_BYTES } from "../../src/pull-request/checks.js";
-import { calcWorkspace, FIX_SCRIPT, scriptFile } from "../support/action-harness.js";
+import { realRunFolder } from "../support/publish-fixture.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
 
@@ -39,17 +37,7 @@ const remoteBranches = () =>
   git(bare(), "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads").split("\n").filter(Boolean);
 
 beforeAll(async () => {
-  workspace = calcWorkspace();
-  base = git(workspace, "rev-parse", "HEAD");
-  const config = parseRunConfig({
-    workspace,
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
-    script: scriptFile(FIX_SCRIPT, "Fixed add(): it subtracted.\n\nThe sum now adds its operands."),
-    mode: "acceptEdits",
-  });
-  const outcome = await runAgent(config, { stdout: () => undefined, stderr: () => undefined, progress: false });
-  expect(outcome.report?.outcome).toBe("changes");
-  runOut = outcome.outDir;
+  ({ workspace, base, outDir: runOut } = await realRunFolder());
 
   remote = await startGitRemote({ token: TOKEN });
   addBareRepo(remote, "acme", "widgets", workspace);
