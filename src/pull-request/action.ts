@@ -29,8 +29,14 @@ export const PUBLISH_OUTPUT_NAMES = ["pr_number", "pr_url", "branch", "commit_sh
 const unexpanded = (v: string) => /^\$\{\{.*\}\}$/s.test(v.trim());
 const text = z.string().transform((v) => (unexpanded(v) ? "" : v.trim()));
 const PublishInputs = z.object({
-  artifact_path: text.refine((v) => v !== "", "artifact_path: the folder with report.json and patch.diff is required"),
-  token: text.refine((v) => v !== "", "token: a token with contents: write and pull-requests: write is required"),
+  artifact_path: text.refine(
+    (v) => v !== "",
+    "artifact_path: the folder with report.json and patch.diff is required",
+  ),
+  token: text.refine(
+    (v) => v !== "",
+    "token: a token with contents: write and pull-requests: write is required",
+  ),
   repository_path: text.transform((v) => v || "."),
   base_branch: text.transform((v) => v || undefined),
   pull_request: text.transform((v, ctx) => {
@@ -94,7 +100,9 @@ export async function run(env: Record<string, string | undefined> = process.env)
     core.setOutput("branch", result.branch);
     core.setOutput("commit_sha", result.commitSha);
     core.setOutput("action", result.action);
-    core.notice(`${result.action} pull request #${result.pullNumber}: ${result.pullUrl}`, { title: "agent-ci publish" });
+    core.notice(`${result.action} pull request #${result.pullNumber}: ${result.pullUrl}`, {
+      title: "agent-ci publish",
+    });
   } catch (error) {
     core.setFailed(redactor.redact(`agent-ci publish: ${(error as Error).message}`));
   }

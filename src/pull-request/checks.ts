@@ -56,7 +56,11 @@ export function protectedChanges(patchText: string, allow: readonly string[]): s
 }
 
 /** Every reason not to publish this run's patch; empty when it may go out. */
-export function patchProblems(report: RunReport, patchText: string | undefined, options: PatchCheckOptions): string[] {
+export function patchProblems(
+  report: RunReport,
+  patchText: string | undefined,
+  options: PatchCheckOptions,
+): string[] {
   if (patchText === undefined)
     return [
       "patch.diff is missing next to report.json (the Action withholds it from the artifact when it contains a known secret)",
@@ -67,19 +71,29 @@ export function patchProblems(report: RunReport, patchText: string | undefined, 
   if (report.patch.empty || patchText.length === 0) problems.push("the patch is empty: nothing to publish");
   const sha = crypto.createHash("sha256").update(patchText).digest("hex");
   if (sha !== report.patch.sha256)
-    problems.push("patch.diff is not the patch report.json describes (its sha256 differs): it was changed after the run");
+    problems.push(
+      "patch.diff is not the patch report.json describes (its sha256 differs): it was changed after the run",
+    );
   const bytes = Buffer.byteLength(patchText);
   if (bytes > options.maxPatchBytes)
-    problems.push(`the patch is ${bytes} bytes, over the limit of ${options.maxPatchBytes} (max_patch_bytes)`);
+    problems.push(
+      `the patch is ${bytes} bytes, over the limit of ${options.maxPatchBytes} (max_patch_bytes)`,
+    );
   if (report.patch.secretFindings.length)
     problems.push(
       `the report lists ${report.patch.secretFindings.length} possible secret(s) in the patch: ${describeFindings(report.patch.secretFindings)}; a patch with a secret finding is never published`,
     );
-  const known = scanForSecrets(patchText, { secrets: options.secrets }).filter((f) => f.kind === "known_secret");
+  const known = scanForSecrets(patchText, { secrets: options.secrets }).filter(
+    (f) => f.kind === "known_secret",
+  );
   if (known.length)
-    problems.push(`the patch contains the publishing token or another known secret: ${describeFindings(known)}`);
+    problems.push(
+      `the patch contains the publishing token or another known secret: ${describeFindings(known)}`,
+    );
   problems.push(...protectedChanges(patchText, options.allow));
   if (!report.workspace.baseCommit)
-    problems.push("report.json records no base commit (the run's workspace was not a git checkout), so there is nothing to apply the patch to");
+    problems.push(
+      "report.json records no base commit (the run's workspace was not a git checkout), so there is nothing to apply the patch to",
+    );
   return problems;
 }

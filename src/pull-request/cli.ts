@@ -40,7 +40,8 @@ async function resolveRepo(flags: PublishFlags): Promise<{ owner: string; repo: 
   const given = flags.repo ?? process.env.GITHUB_REPOSITORY;
   if (given) {
     const match = /^([^/\s]+)\/([^/\s]+)$/.exec(given);
-    if (!match?.[1] || !match[2]) throw new PublishRefusedError(`--repo: expected owner/name (got "${given}")`);
+    if (!match?.[1] || !match[2])
+      throw new PublishRefusedError(`--repo: expected owner/name (got "${given}")`);
     return { owner: match[1], repo: match[2] };
   }
   const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(flags.remote)
@@ -57,7 +58,9 @@ async function publish(outDir: string, flags: PublishFlags): Promise<number> {
   const say = (line: string) => process.stderr.write(`${redactor.redact(line)}\n`);
   try {
     if (!token)
-      throw new PublishRefusedError(`no token: set ${PUBLISH_TOKEN_VARIABLES.join(", ")} (contents: write and pull-requests: write)`);
+      throw new PublishRefusedError(
+        `no token: set ${PUBLISH_TOKEN_VARIABLES.join(", ")} (contents: write and pull-requests: write)`,
+      );
     const { owner, repo } = await resolveRepo(flags);
     const result: PublishPrResult = await publishPullRequest({
       outDir,
@@ -84,7 +87,8 @@ async function publish(outDir: string, flags: PublishFlags): Promise<number> {
       process.stdout.write(
         `${JSON.stringify({ action: result.action, pr_number: result.pullNumber, pr_url: result.pullUrl, branch: result.branch, commit_sha: result.commitSha })}\n`,
       );
-    else process.stdout.write(`${result.action}: ${result.pullUrl} (${result.branch} at ${result.commitSha})\n`);
+    else
+      process.stdout.write(`${result.action}: ${result.pullUrl} (${result.branch} at ${result.commitSha})\n`);
     return 0;
   } catch (error) {
     say(`agent-ci publish: ${(error as Error).message}`);
@@ -104,20 +108,41 @@ const size = (value: string) => {
 export function addPublishCommand(program: Command): void {
   program
     .command("publish")
-    .description("turn a run's output folder (or its downloaded artifact) into a commit, a branch and a pull request")
-    .argument("<out-dir>", "the run's output folder: report.json and patch.diff (trigger.json when the Action wrote one)")
+    .description(
+      "turn a run's output folder (or its downloaded artifact) into a commit, a branch and a pull request",
+    )
+    .argument(
+      "<out-dir>",
+      "the run's output folder: report.json and patch.diff (trigger.json when the Action wrote one)",
+    )
     .option("--repo-dir <dir>", "a git checkout of the repository (shallow is fine)", ".")
     .option("--remote <name-or-url>", "where to fetch from and push to", "origin")
-    .option("--repo <owner/name>", "the GitHub repository (default: GITHUB_REPOSITORY, else from the remote URL)")
-    .option("--base <branch>", "branch the new pull request targets (default: the repository's default branch)")
+    .option(
+      "--repo <owner/name>",
+      "the GitHub repository (default: GITHUB_REPOSITORY, else from the remote URL)",
+    )
+    .option(
+      "--base <branch>",
+      "branch the new pull request targets (default: the repository's default branch)",
+    )
     .option("--pr <number>", "push onto this agent-ci pull request's branch and update it", (v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("a pull request number");
       return n;
     })
-    .option("--allow <rule>", "let the patch change a protected path this rule names, e.g. 'Edit(.github/workflows/**)' (repeatable)", (v: string, prev: string[] = []) => [...prev, v], [])
-    .option("--max-patch-bytes <size>", "refuse patches larger than this (e.g. 5m)", size, DEFAULT_MAX_PATCH_BYTES)
-    .option("--author <name-email>", "commit author, \"Name <email>\"", DEFAULT_AUTHOR)
+    .option(
+      "--allow <rule>",
+      "let the patch change a protected path this rule names, e.g. 'Edit(.github/workflows/**)' (repeatable)",
+      (v: string, prev: string[] = []) => [...prev, v],
+      [],
+    )
+    .option(
+      "--max-patch-bytes <size>",
+      "refuse patches larger than this (e.g. 5m)",
+      size,
+      DEFAULT_MAX_PATCH_BYTES,
+    )
+    .option("--author <name-email>", 'commit author, "Name <email>"', DEFAULT_AUTHOR)
     .option("--api-url <url>", "GitHub API URL (default: GITHUB_API_URL, else https://api.github.com)")
     .option("--json", "print the result as one JSON object (pr_number, pr_url, branch, commit_sha)")
     .addHelpText(

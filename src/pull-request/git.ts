@@ -20,8 +20,6 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** Config entries passed through GIT_CONFIG_COUNT/KEY/VALUE, in order. */
   config?: ReadonlyArray<readonly [string, string]>;
-  /** Text fed to stdin. */
-  input?: string;
   redact?: (text: string) => string;
 }
 
@@ -59,7 +57,9 @@ export function git(args: readonly string[], options: GitOptions): Promise<strin
         reject(new GitError(`git ${args[0] ?? ""} failed: ${detail}`, args, code, detail));
       },
     );
-    child.stdin?.end(options.input ?? "");
+    // Nothing to say on stdin; a git that exits first must not turn the closed pipe into an EPIPE throw.
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end();
   });
 }
 

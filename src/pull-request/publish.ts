@@ -82,7 +82,9 @@ function loadReport(outDir: string): RunReport {
   const file = path.join(outDir, "report.json");
   const text = readOptional(file);
   if (text === undefined)
-    throw new PublishRefusedError(`${file} not found: give publish a run's output folder or its downloaded artifact`);
+    throw new PublishRefusedError(
+      `${file} not found: give publish a run's output folder or its downloaded artifact`,
+    );
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -121,7 +123,11 @@ export function runSummary(report: RunReport): string {
 }
 
 export function commitTitle(report: RunReport): string {
-  const first = runSummary(report).split("\n", 1)[0]?.replace(/^#+\s*/, "").trim() ?? "";
+  const first =
+    runSummary(report)
+      .split("\n", 1)[0]
+      ?.replace(/^#+\s*/, "")
+      .trim() ?? "";
   const title = first || `changes from run ${report.runId}`;
   return `agent-ci: ${title.length > 72 ? `${title.slice(0, 71)}…` : title}`;
 }
@@ -147,7 +153,12 @@ function pullBody(report: RunReport): string {
 
 /** `agent-ci/run-<id>`, with anything git refuses in a ref replaced. */
 export function runBranch(runId: string): string {
-  const safe = runId.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^[.-]+|[.-]+$|\.lock$/g, "");
+  let safe = runId
+    .slice(0, 100)
+    .replace(/[^A-Za-z0-9_-]+/g, "-")
+    .replace(/^-+/, "");
+  // Trailing dashes trimmed with a loop: `/-+$/` would be quadratic on a long run of dashes before a letter.
+  while (safe.endsWith("-")) safe = safe.slice(0, -1);
   return `${BRANCH_PREFIX}run-${safe || "unknown"}`;
 }
 
@@ -155,7 +166,11 @@ export function runBranch(runId: string): string {
 export function explainPushFailure(stderr: string, repo: string, branch: string): string {
   if (/returned error: 403|Permission to .* denied|\b403\b/i.test(stderr))
     return `the token cannot push to ${repo} (403). Give the publishing job \`permissions: contents: write\`; when that is not enough (a fork, an organisation that makes GITHUB_TOKEN read-only, a ruleset), pass a PAT or GitHub App token with contents: write as the token input.`;
-  if (/returned error: 401|Authentication failed|could not read Username|terminal prompts disabled/i.test(stderr))
+  if (
+    /returned error: 401|Authentication failed|could not read Username|terminal prompts disabled/i.test(
+      stderr,
+    )
+  )
     return `the push to ${repo} was not authenticated: the token is missing or was rejected (401). Check the token input.`;
   if (/GH006|GH013|protected branch|ruleset|rule violations|pre-receive hook declined/i.test(stderr))
     return `branch protection or a ruleset refused the push to ${branch}: let the token create ${BRANCH_PREFIX}* branches, or publish with a token that may.`;
@@ -242,7 +257,13 @@ async function getPull(options: PublishPrOptions, number: number): Promise<PullJ
 async function openPullFor(options: PublishPrOptions, branch: string): Promise<PullJson | undefined> {
   const response = await options.api.call(
     "GET /repos/{owner}/{repo}/pulls",
-    { owner: options.owner, repo: options.repo, head: `${options.owner}:${branch}`, state: "open", per_page: 10 },
+    {
+      owner: options.owner,
+      repo: options.repo,
+      head: `${options.owner}:${branch}`,
+      state: "open",
+      per_page: 10,
+    },
     { what: `looking for an open pull request from ${branch}`, permission: "pull-requests: read" },
   );
   return z.array(PullJson).parse(response.data)[0];
@@ -348,7 +369,14 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
   if (target.pull) {
     const pull = target.pull;
     if ((pull.body ?? "") === body && !pushed)
-      return { action: "unchanged", pullNumber: pull.number, pullUrl: pull.html_url, branch, commitSha, pushed };
+      return {
+        action: "unchanged",
+        pullNumber: pull.number,
+        pullUrl: pull.html_url,
+        branch,
+        commitSha,
+        pushed,
+      };
     await options.api
       .call(
         "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
@@ -363,18 +391,42 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
   const existing = await openPullFor(options, branch).catch((e: unknown) => apiFailure(e, done));
   if (existing) {
     log(`pull request #${existing.number} is already open for ${branch}`);
-    return { action: pushed ? "updated" : "unchanged", pullNumber: existing.number, pullUrl: existing.html_url, branch, commitSha, pushed };
+    return {
+      action: pushed ? "updated" : "unchanged",
+      pullNumber: existing.number,
+      pullUrl: existing.html_url,
+      branch,
+      commitSha,
+      pushed,
+    };
   }
   const baseRef = target.base ?? (await defaultBranch(options).catch((e: unknown) => apiFailure(e, done)));
   const created = await options.api
     .call(
       "POST /repos/{owner}/{repo}/pulls",
-      { owner, repo: name, title: commitTitle(report), head: branch, base: baseRef, body, maintainer_can_modify: false },
+      {
+        owner,
+        repo: name,
+        title: commitTitle(report),
+        head: branch,
+        base: baseRef,
+        body,
+        maintainer_can_modify: false,
+      },
       // Not idempotent: a retry after a lost answer could open a second PR.
-      { what: `opening a pull request from ${branch} into ${baseRef}`, permission: "pull-requests: write", retry: false },
+      {
+        what: `opening a pull request from ${branch} into ${baseRef}`,
+        permission: "pull-requests: write",
+        retry: false,
+      },
     )
     .catch((e: unknown) => {
-      if (e instanceof GitHubApiError && (e.failure.kind === "unprocessable" || e.failure.kind === "integration" || e.failure.kind === "forbidden"))
+      if (
+        e instanceof GitHubApiError &&
+        (e.failure.kind === "unprocessable" ||
+          e.failure.kind === "integration" ||
+          e.failure.kind === "forbidden")
+      )
         throw new PublishFailedError(
           `${done}${e.message} Check that ${baseRef} exists and differs from ${branch}, that the job has \`permissions: pull-requests: write\`, and that the repository setting "Allow GitHub Actions to create and approve pull requests" is on (or pass a PAT / GitHub App token). Then re-run publish: it reuses the pushed branch.`,
         );

@@ -27,24 +27,34 @@ describe("publish/action.yml", () => {
 
   it("runs the publish bundle the build makes", () => {
     expect(action.runs.main).toBe("../dist/publish.js");
-    expect(fs.readFileSync(path.join(root, "scripts/build.mjs"), "utf8")).toContain('publish: "src/publish.ts"');
+    expect(fs.readFileSync(path.join(root, "scripts/build.mjs"), "utf8")).toContain(
+      'publish: "src/publish.ts"',
+    );
   });
 
   it("documents that GITHUB_TOKEN pull requests trigger no workflows", () => {
-    expect(fs.readFileSync(path.join(root, "publish/action.yml"), "utf8")).toMatch(/GITHUB_TOKEN start no workflows/);
+    expect(fs.readFileSync(path.join(root, "publish/action.yml"), "utf8")).toMatch(
+      /GITHUB_TOKEN start no workflows/,
+    );
   });
 });
 
 describe("examples/workflows/two-job-pattern.yml", () => {
-  const workflow = parse(fs.readFileSync(path.join(root, "examples/workflows/two-job-pattern.yml"), "utf8")) as {
-    jobs: Record<string, { permissions: Record<string, string>; steps: Array<{ uses?: string; with?: Record<string, string> }> }>;
+  const workflow = parse(
+    fs.readFileSync(path.join(root, "examples/workflows/two-job-pattern.yml"), "utf8"),
+  ) as {
+    jobs: Record<
+      string,
+      { permissions: Record<string, string>; steps: Array<{ uses?: string; with?: Record<string, string> }> }
+    >;
   };
   it("publishes in a second job with contents: write, pull-requests: write and no model key", () => {
     const publish = workflow.jobs.publish;
     expect(publish?.permissions).toEqual({ contents: "write", "pull-requests": "write" });
     const step = publish?.steps.find((s) => s.uses === "OWNER/agent-ci/publish@v1");
     expect(step).toBeDefined();
-    for (const key of Object.keys(step?.with ?? {})) expect(Object.keys(PUBLISH_INPUT_DEFAULTS)).toContain(key);
+    for (const key of Object.keys(step?.with ?? {}))
+      expect(Object.keys(PUBLISH_INPUT_DEFAULTS)).toContain(key);
     expect(JSON.stringify(publish)).not.toMatch(/ANTHROPIC|anthropic_api_key/);
     expect(workflow.jobs.agent?.permissions).toEqual({ contents: "read" });
   });

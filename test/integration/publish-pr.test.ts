@@ -8,7 +8,8 @@ import { promisify } from "node:util";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { buildProgram } from "../../src/cli.js";
 import { GitHubApi, octokitRequest } from "../../src/action/github-api.js";
 import { summarizePatch, type RunReport } from "../../src/report/index.js";
 import {
@@ -30,11 +31,17 @@ let runOut: string;
 let base: string;
 
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8", stdio: "pipe" }).trim();
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+    cwd,
+    encoding: "utf8",
+    stdio: "pipe",
+  }).trim();
 
 const bare = () => remote.repoDir("acme", "widgets");
 const remoteBranches = () =>
-  git(bare(), "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads").split("\n").filter(Boolean);
+  git(bare(), "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads")
+    .split("\n")
+    .filter(Boolean);
 
 beforeAll(async () => {
   ({ workspace, base, outDir: runOut } = await realRunFolder());
@@ -98,12 +105,24 @@ async function gitOverHttp(cwd: string, ...args: string[]): Promise<void> {
 
 async function checkout(options: { depth?: number } = {}): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-checkout-"));
-  await gitOverHttp(dir, "clone", "-q", ...(options.depth ? [`--depth=${options.depth}`] : []), remote.repoUrl("acme", "widgets"), ".");
+  await gitOverHttp(
+    dir,
+    "clone",
+    "-q",
+    ...(options.depth ? [`--depth=${options.depth}`] : []),
+    remote.repoUrl("acme", "widgets"),
+    ".",
+  );
   return dir;
 }
 
 /** A copy of the run's folder with another run id, trigger, patch or findings; the report's patch summary is recomputed. */
-function variant(change: { runId?: string; trigger?: unknown; patch?: string; findings?: RunReport["patch"]["secretFindings"] }): string {
+function variant(change: {
+  runId?: string;
+  trigger?: unknown;
+  patch?: string;
+  findings?: RunReport["patch"]["secretFindings"];
+}): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-variant-"));
   fs.cpSync(runOut, dir, { recursive: true });
   const report = JSON.parse(fs.readFileSync(path.join(dir, "report.json"), "utf8")) as RunReport;
@@ -114,7 +133,8 @@ function variant(change: { runId?: string; trigger?: unknown; patch?: string; fi
   }
   if (change.findings) report.patch.secretFindings = change.findings;
   fs.writeFileSync(path.join(dir, "report.json"), JSON.stringify(report));
-  if (change.trigger !== undefined) fs.writeFileSync(path.join(dir, "trigger.json"), JSON.stringify(change.trigger));
+  if (change.trigger !== undefined)
+    fs.writeFileSync(path.join(dir, "trigger.json"), JSON.stringify(change.trigger));
   return dir;
 }
 
@@ -164,7 +184,9 @@ describe("agent-ci publish", () => {
     expect(git(bare(), "rev-parse", `refs/heads/${result.branch}`)).toBe(result.commitSha);
     expect(git(bare(), "rev-parse", `${result.commitSha}^`)).toBe(base);
     expect(git(bare(), "show", `${result.commitSha}:src/calc.js`)).toContain("a + b");
-    expect(git(bare(), "log", "-1", "--format=%an <%ae>", result.commitSha)).toBe("agent-ci <agent-ci@users.noreply.github.com>");
+    expect(git(bare(), "log", "-1", "--format=%an <%ae>", result.commitSha)).toBe(
+      "agent-ci <agent-ci@users.noreply.github.com>",
+    );
     // The checkout the user has is untouched: same HEAD, clean tree.
     expect(git(repoDir, "rev-parse", "HEAD")).toBe(base);
     expect(git(repoDir, "status", "--porcelain")).toBe("");
@@ -197,9 +219,17 @@ describe("agent-ci publish", () => {
 
   it("a run from an agent-ci PR's comment pushes to that PR's branch and updates the PR", async () => {
     const before = fake.writes().length;
-    const out = variant({ runId: "on-pr-34", trigger: { event: "issue_comment", target: { number: 34, isPullRequest: true } } });
+    const out = variant({
+      runId: "on-pr-34",
+      trigger: { event: "issue_comment", target: { number: 34, isPullRequest: true } },
+    });
     const result = await publishPullRequest(options(out, await checkout()));
-    expect(result).toMatchObject({ action: "updated", pullNumber: 34, branch: "agent-ci/run-earlier", pushed: true });
+    expect(result).toMatchObject({
+      action: "updated",
+      pullNumber: 34,
+      branch: "agent-ci/run-earlier",
+      pushed: true,
+    });
     expect(git(bare(), "rev-parse", "refs/heads/agent-ci/run-earlier")).toBe(result.commitSha);
     const writes = fake.writes().slice(before);
     expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual(["PATCH /repos/acme/widgets/pulls/34"]);
@@ -208,32 +238,49 @@ describe("agent-ci publish", () => {
 
   it("a run on a person's PR becomes a new PR against that PR's branch; a fork's PR is refused", async () => {
     const result = await publishPullRequest(
-      options(variant({ runId: "on-pr-35", trigger: { target: { number: 35, isPullRequest: true } } }), await checkout()),
+      options(
+        variant({ runId: "on-pr-35", trigger: { target: { number: 35, isPullRequest: true } } }),
+        await checkout(),
+      ),
     );
     expect(fake.pulls.get(result.pullNumber)?.base.ref).toBe("feature");
     expect(git(bare(), "rev-parse", "refs/heads/feature")).toBe(base);
 
     await expect(
-      publishPullRequest(options(variant({ runId: "on-pr-36", trigger: { target: { number: 36, isPullRequest: true } } }), await checkout())),
+      publishPullRequest(
+        options(
+          variant({ runId: "on-pr-36", trigger: { target: { number: 36, isPullRequest: true } } }),
+          await checkout(),
+        ),
+      ),
     ).rejects.toThrow(/comes from a fork \(stranger\/widgets\)/);
   });
 
   it("refuses a patch touching .github/workflows unless an allow rule names it", async () => {
     const out = variant({
       runId: "workflow-1",
-      patch: patchWriting({ ".github/workflows/ci.yml": "on: push\njobs: {}\n", "src/calc.js": "export const x = 1;\n" }),
+      patch: patchWriting({
+        ".github/workflows/ci.yml": "on: push\njobs: {}\n",
+        "src/calc.js": "export const x = 1;\n",
+      }),
     });
     const refs = remoteBranches();
     const writes = fake.writes().length;
     const refusal = publishPullRequest(options(out, await checkout()));
     await expect(refusal).rejects.toBeInstanceOf(PublishRefusedError);
-    await expect(refusal).rejects.toThrow(/\.github\/workflows\/ci\.yml is a protected path \(GitHub workflow files/);
+    await expect(refusal).rejects.toThrow(
+      /\.github\/workflows\/ci\.yml is a protected path \(GitHub workflow files/,
+    );
     // A broad rule does not name workflows.
-    await expect(publishPullRequest(options(out, await checkout(), { allow: ["Edit(**)"] }))).rejects.toThrow(/protected path/);
+    await expect(publishPullRequest(options(out, await checkout(), { allow: ["Edit(**)"] }))).rejects.toThrow(
+      /protected path/,
+    );
     expect(remoteBranches()).toEqual(refs);
     expect(fake.writes().length).toBe(writes);
 
-    const allowed = await publishPullRequest(options(out, await checkout(), { allow: ["Edit(.github/workflows/**)"] }));
+    const allowed = await publishPullRequest(
+      options(out, await checkout(), { allow: ["Edit(.github/workflows/**)"] }),
+    );
     expect(git(bare(), "show", `${allowed.commitSha}:.github/workflows/ci.yml`)).toContain("on: push");
   });
 
@@ -241,12 +288,21 @@ describe("agent-ci publish", () => {
     const leaked = ["ghp", "abcdefghijklmnopqrstuvwxyz0123456789"].join("_");
     const withToken = patchWriting({ "src/config.js": `export const token = "${leaked}";\n` });
     const found = variant({ runId: "secret-1", patch: withToken });
-    expect((JSON.parse(fs.readFileSync(path.join(found, "report.json"), "utf8")) as RunReport).patch.secretFindings.length).toBeGreaterThan(0);
+    expect(
+      (JSON.parse(fs.readFileSync(path.join(found, "report.json"), "utf8")) as RunReport).patch.secretFindings
+        .length,
+    ).toBeGreaterThan(0);
     await expect(publishPullRequest(options(found, await checkout()))).rejects.toThrow(
       /possible secret\(s\) in the patch: src\/config\.js:1 \(github_token\); a patch with a secret finding is never published/,
     );
-    const own = variant({ runId: "secret-2", patch: patchWriting({ "src/config.js": `export const t = "${TOKEN}";\n` }), findings: [] });
-    await expect(publishPullRequest(options(own, await checkout()))).rejects.toThrow(/contains the publishing token or another known secret/);
+    const own = variant({
+      runId: "secret-2",
+      patch: patchWriting({ "src/config.js": `export const t = "${TOKEN}";\n` }),
+      findings: [],
+    });
+    await expect(publishPullRequest(options(own, await checkout()))).rejects.toThrow(
+      /contains the publishing token or another known secret/,
+    );
     expect(remoteBranches().some((b) => b.startsWith("agent-ci/run-secret"))).toBe(false);
   });
 
@@ -256,7 +312,9 @@ describe("agent-ci publish", () => {
     try {
       const attempt = publishPullRequest(options(variant({ runId: "denied-1" }), await checkout()));
       await expect(attempt).rejects.toBeInstanceOf(PublishFailedError);
-      await expect(attempt).rejects.toThrow(/the token cannot push to acme\/widgets \(403\)\. Give the publishing job `permissions: contents: write`/);
+      await expect(attempt).rejects.toThrow(
+        /the token cannot push to acme\/widgets \(403\)\. Give the publishing job `permissions: contents: write`/,
+      );
     } finally {
       remote.refusePush = false;
     }
@@ -266,10 +324,22 @@ describe("agent-ci publish", () => {
 
   it("422 on PR creation fails with what to do; the next publish reuses the pushed branch", async () => {
     const out = variant({ runId: "unprocessable-1" });
-    fake.inject({ method: "POST", path: /\/pulls$/, response: { status: 422, body: { message: "Validation Failed", errors: [{ message: "GitHub Actions is not permitted to create pull requests" }] } } });
+    fake.inject({
+      method: "POST",
+      path: /\/pulls$/,
+      response: {
+        status: 422,
+        body: {
+          message: "Validation Failed",
+          errors: [{ message: "GitHub Actions is not permitted to create pull requests" }],
+        },
+      },
+    });
     const attempt = publishPullRequest(options(out, await checkout()));
     await expect(attempt).rejects.toBeInstanceOf(PublishFailedError);
-    await expect(attempt).rejects.toThrow(/agent-ci\/run-unprocessable-1 was pushed \([0-9a-f]{40}\), but the pull request step failed: .*422.*Allow GitHub Actions to create and approve pull requests/s);
+    await expect(attempt).rejects.toThrow(
+      /agent-ci\/run-unprocessable-1 was pushed \([0-9a-f]{40}\), but the pull request step failed: .*422.*Allow GitHub Actions to create and approve pull requests/s,
+    );
     expect([...fake.pulls.values()].some((p) => p.head.ref === "agent-ci/run-unprocessable-1")).toBe(false);
 
     const retried = await publishPullRequest(options(out, await checkout()));
@@ -279,13 +349,58 @@ describe("agent-ci publish", () => {
 
   it("refuses bad input with a clear error and pushes nothing", async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-empty-"));
-    await expect(publishPullRequest(options(empty, await checkout()))).rejects.toThrow(/report\.json not found/);
+    await expect(publishPullRequest(options(empty, await checkout()))).rejects.toThrow(
+      /report\.json not found/,
+    );
     const tampered = variant({ runId: "tampered" });
     fs.appendFileSync(path.join(tampered, "patch.diff"), "\n");
     await expect(publishPullRequest(options(tampered, await checkout()))).rejects.toThrow(/sha256 differs/);
     const missing = variant({ runId: "missing" });
     fs.rmSync(path.join(missing, "patch.diff"));
-    await expect(publishPullRequest(options(missing, await checkout()))).rejects.toThrow(/patch\.diff is missing/);
-    expect(fake.writes().filter((w) => w.body.includes("tampered") || w.body.includes("missing"))).toEqual([]);
+    await expect(publishPullRequest(options(missing, await checkout()))).rejects.toThrow(
+      /patch\.diff is missing/,
+    );
+    expect(fake.writes().filter((w) => w.body.includes("tampered") || w.body.includes("missing"))).toEqual(
+      [],
+    );
+  });
+
+  it("the CLI: `agent-ci publish` takes the token from the environment, prints the result, exits 0, then 2 on a refusal", async () => {
+    const cli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
+      let out = "";
+      let err = "";
+      const stdout = vi.spyOn(process.stdout, "write").mockImplementation((c) => ((out += String(c)), true));
+      const stderr = vi.spyOn(process.stderr, "write").mockImplementation((c) => ((err += String(c)), true));
+      process.exitCode = 0;
+      try {
+        await buildProgram()
+          .exitOverride()
+          .parseAsync(["node", "agent-ci", ...args]);
+        return { code: Number(process.exitCode ?? 0), out, err };
+      } finally {
+        stdout.mockRestore();
+        stderr.mockRestore();
+        process.exitCode = 0;
+      }
+    };
+    vi.stubEnv("GITHUB_TOKEN", "");
+    vi.stubEnv("AGENT_CI_PUBLISH_TOKEN", "");
+    vi.stubEnv("GH_TOKEN", TOKEN);
+    vi.stubEnv("GITHUB_API_URL", fake.url);
+    vi.stubEnv("GITHUB_REPOSITORY", "");
+    const repoDir = await checkout();
+    const out = variant({ runId: "from-cli" });
+    const published = await cli("publish", out, "--repo-dir", repoDir, "--json");
+    expect(published.err).not.toContain(TOKEN);
+    expect(published.code).toBe(0);
+    const result = JSON.parse(published.out) as Record<string, unknown>;
+    expect(result).toMatchObject({ action: "created", branch: "agent-ci/run-from-cli" });
+    expect(fake.pulls.get(Number(result.pr_number))?.head.ref).toBe("agent-ci/run-from-cli");
+
+    const refused = await cli("publish", out, "--repo-dir", repoDir, "--max-patch-bytes", "10");
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(
+      /agent-ci publish: not published:\n- the patch is \d+ bytes, over the limit of 10/,
+    );
   });
 });

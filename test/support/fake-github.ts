@@ -289,10 +289,18 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return json(res, 200, found.map(pullJson));
     }
     if (method === "POST" && m(new RegExp(`${prefix}/pulls$`))) {
-      const parsed = JSON.parse(body || "{}") as { title?: string; head?: string; base?: string; body?: string };
+      const parsed = JSON.parse(body || "{}") as {
+        title?: string;
+        head?: string;
+        base?: string;
+        body?: string;
+      };
       if (!parsed.title || !parsed.head || !parsed.base)
-        return json(res, 422, { message: "Validation Failed", errors: [{ message: "title, head and base are required" }] });
-      const headRef = parsed.head.includes(":") ? parsed.head.split(":")[1] ?? "" : parsed.head;
+        return json(res, 422, {
+          message: "Validation Failed",
+          errors: [{ message: "title, head and base are required" }],
+        });
+      const headRef = parsed.head.includes(":") ? (parsed.head.split(":")[1] ?? "") : parsed.head;
       if ([...pulls.values()].some((p) => (p.state ?? "open") === "open" && p.head.ref === headRef))
         return json(res, 422, {
           message: "Validation Failed",

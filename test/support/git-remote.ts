@@ -110,7 +110,8 @@ export async function startGitRemote(options: GitRemoteOptions = {}): Promise<Gi
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const service =
-      url.searchParams.get("service") ?? (url.pathname.endsWith("/git-receive-pack") ? "git-receive-pack" : "git-upload-pack");
+      url.searchParams.get("service") ??
+      (url.pathname.endsWith("/git-receive-pack") ? "git-receive-pack" : "git-upload-pack");
     const auth = String(req.headers.authorization ?? "");
     const authorized = expected === undefined || auth.toLowerCase() === expected.toLowerCase();
     remote.requests.push({ method: req.method ?? "GET", path: url.pathname, service, authorized });

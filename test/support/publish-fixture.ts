@@ -23,7 +23,11 @@ export async function realRunFolder(): Promise<RunFolder> {
     script: scriptFile(FIX_SCRIPT, "Fixed add(): it subtracted.\n\nThe sum now adds its operands."),
     mode: "acceptEdits",
   });
-  const outcome = await runAgent(config, { stdout: () => undefined, stderr: () => undefined, progress: false });
+  const outcome = await runAgent(config, {
+    stdout: () => undefined,
+    stderr: () => undefined,
+    progress: false,
+  });
   if (outcome.report?.outcome !== "changes")
     throw new Error(`the fixture run ended with ${outcome.report?.outcome ?? outcome.exitReason}`);
   return { workspace, base, outDir: outcome.outDir };
