@@ -164,7 +164,7 @@ export function runBranch(runId: string): string {
 
 /** What a failed push means, and what to do about it. */
 export function explainPushFailure(stderr: string, repo: string, branch: string): string {
-  if (/returned error: 403|Permission to .* denied|\b403\b/i.test(stderr))
+  if (/returned error: 403|Permission to \S+ denied|\b403\b/i.test(stderr))
     return `the token cannot push to ${repo} (403). Give the publishing job \`permissions: contents: write\`; when that is not enough (a fork, an organisation that makes GITHUB_TOKEN read-only, a ruleset), pass a PAT or GitHub App token with contents: write as the token input.`;
   if (
     /returned error: 401|Authentication failed|could not read Username|terminal prompts disabled/i.test(
