@@ -373,9 +373,11 @@ describe("agent-ci publish", () => {
       const stderr = vi.spyOn(process.stderr, "write").mockImplementation((c) => ((err += String(c)), true));
       process.exitCode = 0;
       try {
-        await buildProgram()
-          .exitOverride()
-          .parseAsync(["node", "agent-ci", ...args]);
+        if (args.includes("--help"))
+          buildProgram()
+            .commands.find((c) => c.name() === args[0])
+            ?.outputHelp();
+        else await buildProgram().parseAsync(["node", "agent-ci", ...args]);
         return { code: Number(process.exitCode ?? 0), out, err };
       } finally {
         stdout.mockRestore();
@@ -388,6 +390,9 @@ describe("agent-ci publish", () => {
     vi.stubEnv("GH_TOKEN", TOKEN);
     vi.stubEnv("GITHUB_API_URL", fake.url);
     vi.stubEnv("GITHUB_REPOSITORY", "");
+    const help = await cli("publish", "--help");
+    expect(help.out).toContain("Usage: agent-ci publish [options] <out-dir>");
+    expect(help.out).toMatch(/GITHUB_TOKEN start no workflows; use a PAT or a\s+GitHub App token/);
     const repoDir = await checkout();
     const out = variant({ runId: "from-cli" });
     const published = await cli("publish", out, "--repo-dir", repoDir, "--json");
