@@ -143,7 +143,7 @@ export function addPublishCommand(program: Command): void {
       DEFAULT_MAX_PATCH_BYTES,
     )
     .option("--author <name-email>", 'commit author, "Name <email>"', DEFAULT_AUTHOR)
-    .option("--api-url <url>", "GitHub API URL (default: GITHUB_API_URL, else https://api.github.com)")
+    .option("--api-url <url>", "GitHub API URL (default: GITHUB_API_URL, else the public GitHub API)")
     .option("--json", "print the result as one JSON object (pr_number, pr_url, branch, commit_sha)")
     .addHelpText(
       "after",
