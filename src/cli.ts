@@ -8,6 +8,7 @@ import { parseRunConfig, parseSize, ConfigError, OUTPUT_FORMATS, NETWORK_POLICIE
 import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
+import { addPublishCommand } from "./pull-request/cli.js";
 import { AGENT_CI_VERSION } from "./version.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -221,6 +222,9 @@ Examples:
     .action(async (flags: RunFlags) => {
       process.exitCode = await run(flags);
     });
+
+  // `publish`: from a run's output folder to a pull request (src/pull-request/).
+  addPublishCommand(program);
 
   const policy = program.command("policy").description("explain permission decisions without running anything");
   policyOptions(

@@ -349,13 +349,17 @@ const SCRIPT_WRAPPER =
   '__agent_ci_cwdf=$1; cd -- "$2" 2>/dev/null || cd /workspace; __agent_ci_s=$3; shift 3; ' +
   'eval "$__agent_ci_s"; __agent_ci_ec=$?; pwd -P > "$__agent_ci_cwdf" 2>/dev/null; exit $__agent_ci_ec';
 
+// The Bash tool's stdout and stderr share one pipe, so they come back in the order they were written.
+const MERGED_SCRIPT_WRAPPER = "exec 2>&1; " + SCRIPT_WRAPPER;
+
 function spawnFor(req, id) {
   const env = Object.assign({}, req.env || {}, { [CALL_TAG]: id });
   const cwd = req.cwd || "/workspace";
   const stdio = [req.stdin ? "pipe" : "ignore", "pipe", "pipe"];
   if (req.script != null) {
     const cwdFile = path.join(STATE_DIR, `cwd-${id}`);
-    const child = spawn("bash", ["-c", SCRIPT_WRAPPER, "bash", cwdFile, cwd, req.script], {
+    const wrapper = req.mergeStderr ? MERGED_SCRIPT_WRAPPER : SCRIPT_WRAPPER;
+    const child = spawn("bash", ["-c", wrapper, "bash", cwdFile, cwd, req.script], {
       cwd: "/",
       env,
       stdio,

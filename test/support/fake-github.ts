@@ -4,7 +4,8 @@
  * exercised as against api.github.com.
  *
  * State: issues and pull requests (with diffs), comments (created / updated by the Action, or seeded),
- * collaborator permissions, users, and file contents by ref. Every request is recorded (method, path,
+ * collaborator permissions, users, file contents by ref, the repository's default branch, and pull requests
+ * opened, listed (by head) and edited through the API, as `agent-ci publish` does. Every request is recorded (method, path,
  * query, headers, raw body) so tests can assert what the Action did and did not send.
  *
  * Faults are injected per route (`inject`), consumed in order: 401, 403 rate limit (primary with
@@ -39,6 +40,7 @@ export interface FakePull {
   head: { ref: string; sha: string; repo: string };
   base: { ref: string; sha: string; repo: string };
   diff: string;
+  state?: "open" | "closed";
 }
 
 export interface FakeComment {
@@ -132,12 +134,16 @@ export interface FakeGitHubOptions {
   users?: FakeUser[];
   /** ref → path → content. */
   contents?: Record<string, Record<string, string>>;
+  /** What GET /repos/{owner}/{repo} answers as default_branch (default "main"). */
+  defaultBranch?: string;
 }
 
 export interface FakeGitHub {
   url: string;
   requests: RecordedGitHubRequest[];
   comments: FakeComment[];
+  /** Pull requests, seeded and opened through the API, by number. */
+  pulls: Map<number, FakePull>;
   inject(fault: Fault): void;
   /** Requests other than GETs (the writes). */
   writes(): RecordedGitHubRequest[];
@@ -193,6 +199,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     body: p.body,
     user: p.user,
     html_url: `https://github.example/${owner}/${repo}/pull/${p.number}`,
+    state: p.state ?? "open",
     head: { ref: p.head.ref, sha: p.head.sha, repo: repoJson(p.head.repo) },
     base: { ref: p.base.ref, sha: p.base.sha, repo: repoJson(p.base.repo) },
   });
@@ -263,6 +270,62 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       const issue = issues.get(Number(match[1]));
       if (!issue) return json(res, 404, { message: "Not Found" });
       return json(res, 200, { ...issue, pull_request: issue.pull_request ? { url: "x" } : undefined });
+    }
+    if (method === "GET" && m(new RegExp(`${prefix}$`)))
+      return json(res, 200, {
+        full_name: `${owner}/${repo}`,
+        name: repo,
+        owner: { login: owner },
+        default_branch: options.defaultBranch ?? "main",
+      });
+    if (method === "GET" && m(new RegExp(`${prefix}/pulls$`))) {
+      const head = query.get("head");
+      const state = query.get("state") ?? "open";
+      const found = [...pulls.values()].filter(
+        (p) =>
+          (state === "all" || (p.state ?? "open") === state) &&
+          (!head || head === `${p.head.repo.split("/")[0]}:${p.head.ref}`),
+      );
+      return json(res, 200, found.map(pullJson));
+    }
+    if (method === "POST" && m(new RegExp(`${prefix}/pulls$`))) {
+      const parsed = JSON.parse(body || "{}") as {
+        title?: string;
+        head?: string;
+        base?: string;
+        body?: string;
+      };
+      if (!parsed.title || !parsed.head || !parsed.base)
+        return json(res, 422, {
+          message: "Validation Failed",
+          errors: [{ message: "title, head and base are required" }],
+        });
+      const headRef = parsed.head.includes(":") ? (parsed.head.split(":")[1] ?? "") : parsed.head;
+      if ([...pulls.values()].some((p) => (p.state ?? "open") === "open" && p.head.ref === headRef))
+        return json(res, 422, {
+          message: "Validation Failed",
+          errors: [{ message: `A pull request already exists for ${owner}:${headRef}.` }],
+        });
+      const number = Math.max(0, ...issues.keys(), ...pulls.keys()) + 1;
+      const created: FakePull = {
+        number,
+        title: parsed.title,
+        body: parsed.body ?? "",
+        user: BOT,
+        head: { ref: headRef, sha: "", repo: `${owner}/${repo}` },
+        base: { ref: parsed.base, sha: "", repo: `${owner}/${repo}` },
+        diff: "",
+      };
+      pulls.set(number, created);
+      return json(res, 201, pullJson(created));
+    }
+    if (method === "PATCH" && (match = m(new RegExp(`${prefix}/pulls/(\\d+)$`)))) {
+      const pull = pulls.get(Number(match[1]));
+      if (!pull) return json(res, 404, { message: "Not Found" });
+      const parsed = JSON.parse(body || "{}") as { title?: string; body?: string };
+      if (parsed.title !== undefined) pull.title = parsed.title;
+      if (parsed.body !== undefined) pull.body = parsed.body;
+      return json(res, 200, pullJson(pull));
     }
     if (method === "GET" && (match = m(new RegExp(`${prefix}/pulls/(\\d+)$`)))) {
       const pull = pulls.get(Number(match[1]));
@@ -345,6 +408,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     url: baseUrl,
     requests,
     comments,
+    pulls,
     inject: (fault) => pending.push({ ...fault, left: fault.times ?? 1 }),
     writes: () => requests.filter((r) => r.method !== "GET"),
     close: () =>

@@ -1,0 +1,61 @@
+// publish/action.yml and the code agree: every input with the same default, every output set by the code,
+// the bundle it runs is the one the build makes; and the example workflows use the publish action with
+// inputs that exist, in a job with write permissions and no model key.
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { PUBLISH_INPUT_DEFAULTS, PUBLISH_OUTPUT_NAMES } from "../../src/pull-request/action.js";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const action = parse(fs.readFileSync(path.join(root, "publish/action.yml"), "utf8")) as {
+  inputs: Record<string, { default?: string; required?: boolean }>;
+  outputs: Record<string, unknown>;
+  runs: { using: string; main: string };
+};
+
+describe("publish/action.yml", () => {
+  it("declares the inputs the code reads, with the same defaults, in the same order", () => {
+    expect(Object.keys(action.inputs)).toEqual(Object.keys(PUBLISH_INPUT_DEFAULTS));
+    for (const [name, value] of Object.entries(PUBLISH_INPUT_DEFAULTS))
+      expect(String(action.inputs[name]?.default ?? ""), name).toBe(value);
+  });
+
+  it("declares the outputs the code sets", () => {
+    expect(Object.keys(action.outputs)).toEqual([...PUBLISH_OUTPUT_NAMES]);
+  });
+
+  it("runs the publish bundle the build makes", () => {
+    expect(action.runs.main).toBe("../dist/publish.js");
+    expect(fs.readFileSync(path.join(root, "scripts/build.mjs"), "utf8")).toContain(
+      'publish: "src/publish.ts"',
+    );
+  });
+
+  it("documents that GITHUB_TOKEN pull requests trigger no workflows", () => {
+    expect(fs.readFileSync(path.join(root, "publish/action.yml"), "utf8")).toMatch(
+      /GITHUB_TOKEN start no workflows/,
+    );
+  });
+});
+
+describe("examples/workflows/two-job-pattern.yml", () => {
+  const workflow = parse(
+    fs.readFileSync(path.join(root, "examples/workflows/two-job-pattern.yml"), "utf8"),
+  ) as {
+    jobs: Record<
+      string,
+      { permissions: Record<string, string>; steps: Array<{ uses?: string; with?: Record<string, string> }> }
+    >;
+  };
+  it("publishes in a second job with contents: write, pull-requests: write and no model key", () => {
+    const publish = workflow.jobs.publish;
+    expect(publish?.permissions).toEqual({ contents: "write", "pull-requests": "write" });
+    const step = publish?.steps.find((s) => s.uses === "OWNER/agent-ci/publish@v1");
+    expect(step).toBeDefined();
+    for (const key of Object.keys(step?.with ?? {}))
+      expect(Object.keys(PUBLISH_INPUT_DEFAULTS)).toContain(key);
+    expect(JSON.stringify(publish)).not.toMatch(/ANTHROPIC|anthropic_api_key/);
+    expect(workflow.jobs.agent?.permissions).toEqual({ contents: "read" });
+  });
+});

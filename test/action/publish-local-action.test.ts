@@ -1,0 +1,127 @@
+// The publish Action (publish/action.yml) under @github/local-action, on a recorded workflow_dispatch
+// payload: a real run's output folder is published to a git remote served by `git http-backend` (the
+// runner's GITHUB_SERVER_URL points there) and the fake GitHub API. local-action stubs @actions/core and
+// prints the outputs; a failed step still exits 0, so the assertions read its output.
+import { execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { githubEnv, runnerFiles } from "../support/github-env.js";
+import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
+import { realRunFolder, type RunFolder } from "../support/publish-fixture.js";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const TOKEN = ["ghs", "localPublishToken0123456789abcdefAB"].join("_");
+let fake: FakeGitHub;
+let remote: GitRemote;
+let run: RunFolder;
+
+beforeAll(async () => {
+  run = await realRunFolder();
+  remote = await startGitRemote({ token: TOKEN });
+  addBareRepo(remote, "acme", "widgets", run.workspace);
+  fake = await startFakeGitHub({ token: TOKEN });
+}, 180_000);
+afterAll(async () => {
+  await fake?.close();
+  await remote?.close();
+});
+
+async function checkout(): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-checkout-"));
+  const header = `http.${remote.url}/.extraheader=AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`;
+  await promisify(execFile)(
+    "git",
+    ["-c", header, "clone", "-q", "--depth=1", remote.repoUrl("acme", "widgets"), dir],
+    {
+      env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+    },
+  );
+  return dir;
+}
+
+async function localPublish(
+  inputs: Record<string, string>,
+): Promise<{ stdout: string; outputs: Record<string, string> }> {
+  const files = runnerFiles();
+  const workspace = await checkout();
+  const env: Record<string, string> = {
+    ...githubEnv({ fixture: "workflow-dispatch", apiUrl: fake.url, workspace, files }),
+    GITHUB_SERVER_URL: remote.url,
+    ACTIONS_STEP_DEBUG: "false",
+    ...Object.fromEntries(
+      Object.entries({ repository_path: workspace, ...inputs }).map(([k, v]) => [
+        `INPUT_${k.toUpperCase()}`,
+        v,
+      ]),
+    ),
+  };
+  const envFile = path.join(files.dir, ".env");
+  fs.writeFileSync(
+    envFile,
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join("\n") + "\n",
+  );
+  const child = spawn(
+    path.join(root, "node_modules/.bin/local-action"),
+    ["run", "publish", "../src/pull-request/action.ts", envFile],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME ?? os.homedir(),
+        NODE_PACKAGE_MANAGER: "npm",
+        GIT_TERMINAL_PROMPT: "0",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stdout = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (stdout += c.toString()));
+  await new Promise((resolve) => child.on("close", resolve));
+  const outputs = Object.fromEntries(
+    [...stdout.matchAll(/^::set-output name=([a-z_]+)::(.*)$/gm)].map((m) => [m[1] ?? "", m[2] ?? ""]),
+  );
+  return { stdout, outputs };
+}
+
+describe("npx local-action run publish ../src/pull-request/action.ts .env", () => {
+  it(
+    "publishes the run as a pull request and sets pr_number, pr_url, branch, commit_sha; a re-run is unchanged",
+    { timeout: 180_000 },
+    async () => {
+      const first = await localPublish({ artifact_path: run.outDir, token: TOKEN });
+      expect(first.stdout).not.toContain("::error::");
+      expect(first.outputs).toMatchObject({
+        action: "created",
+        branch: expect.stringMatching(/^agent-ci\/run-/),
+      });
+      expect(first.outputs.commit_sha).toMatch(/^[0-9a-f]{40}$/);
+      const pull = fake.pulls.get(Number(first.outputs.pr_number));
+      expect(pull?.head.ref).toBe(first.outputs.branch);
+      expect(first.outputs.pr_url).toBe(
+        `https://github.example/acme/widgets/pull/${first.outputs.pr_number}`,
+      );
+      expect(first.stdout).not.toContain(TOKEN);
+
+      const again = await localPublish({ artifact_path: run.outDir, token: TOKEN });
+      expect(again.stdout).not.toContain("::error::");
+      expect(again.outputs).toEqual({ ...first.outputs, action: "unchanged" });
+    },
+  );
+
+  it(
+    "fails the step with the reason when the patch is refused (over max_patch_bytes)",
+    { timeout: 180_000 },
+    async () => {
+      const result = await localPublish({ artifact_path: run.outDir, token: TOKEN, max_patch_bytes: "10" });
+      expect(result.stdout).toMatch(/::error::agent-ci publish: not published:.*over the limit of 10/s);
+      expect(result.outputs.pr_number).toBeUndefined();
+    },
+  );
+});

@@ -1,0 +1,411 @@
+// `agent-ci publish` end to end: a real run's output folder (runAgent on the real engine with a scripted
+// fix) is published to a local bare repository served by `git http-backend` over HTTP with a token, and to
+// the fake GitHub REST API through the real Octokit. Variants of the folder (another run id, a trigger on
+// a PR, a patch with a workflow file or a token in it) are made from the real one with the project's own
+// patch summary, so report and patch stay consistent.
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { buildProgram } from "../../src/cli.js";
+import { GitHubApi, octokitRequest } from "../../src/action/github-api.js";
+import { summarizePatch, type RunReport } from "../../src/report/index.js";
+import {
+  publishPullRequest,
+  PublishFailedError,
+  PublishRefusedError,
+  type PublishPrOptions,
+} from "../../src/pull-request/publish.js";
+import { DEFAULT_MAX_PATCH_BYTES } from "../../src/pull-request/checks.js";
+import { realRunFolder } from "../support/publish-fixture.js";
+import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
+
+const TOKEN = ["ghs", "publishToken0123456789abcdefABCDEF"].join("_");
+let fake: FakeGitHub;
+let remote: GitRemote;
+let workspace: string;
+let runOut: string;
+let base: string;
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+    cwd,
+    encoding: "utf8",
+    stdio: "pipe",
+  }).trim();
+
+const bare = () => remote.repoDir("acme", "widgets");
+const remoteBranches = () =>
+  git(bare(), "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads")
+    .split("\n")
+    .filter(Boolean);
+
+beforeAll(async () => {
+  ({ workspace, base, outDir: runOut } = await realRunFolder());
+
+  remote = await startGitRemote({ token: TOKEN });
+  addBareRepo(remote, "acme", "widgets", workspace);
+  // An agent-ci PR branch and a person's branch, both at the run's base.
+  git(bare(), "branch", "agent-ci/run-earlier", base);
+  git(bare(), "branch", "feature", base);
+  fake = await startFakeGitHub({
+    token: TOKEN,
+    pulls: [
+      {
+        number: 34,
+        title: "agent-ci: an earlier change",
+        body: "old body",
+        user: { login: "github-actions[bot]", type: "Bot" },
+        head: { ref: "agent-ci/run-earlier", sha: base, repo: "acme/widgets" },
+        base: { ref: "main", sha: base, repo: "acme/widgets" },
+        diff: "",
+      },
+      {
+        number: 35,
+        title: "A feature",
+        body: "",
+        user: { login: "octocat" },
+        head: { ref: "feature", sha: base, repo: "acme/widgets" },
+        base: { ref: "main", sha: base, repo: "acme/widgets" },
+        diff: "",
+      },
+      {
+        number: 36,
+        title: "From a fork",
+        body: "",
+        user: { login: "stranger" },
+        head: { ref: "main", sha: base, repo: "stranger/widgets" },
+        base: { ref: "main", sha: base, repo: "acme/widgets" },
+        diff: "",
+      },
+    ],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await fake?.close();
+  await remote?.close();
+});
+
+function api(): GitHubApi {
+  return new GitHubApi({ request: octokitRequest(TOKEN, fake.url), sleep: async () => undefined });
+}
+
+/** git against the HTTP remote: asynchronous, because the remote is served by this same process. */
+async function gitOverHttp(cwd: string, ...args: string[]): Promise<void> {
+  const header = `http.${remote.url}/.extraheader=AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`;
+  await promisify(execFile)("git", ["-c", header, "-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+    cwd,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+  });
+}
+
+async function checkout(options: { depth?: number } = {}): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-checkout-"));
+  await gitOverHttp(
+    dir,
+    "clone",
+    "-q",
+    ...(options.depth ? [`--depth=${options.depth}`] : []),
+    remote.repoUrl("acme", "widgets"),
+    ".",
+  );
+  return dir;
+}
+
+/** A copy of the run's folder with another run id, trigger, patch or findings; the report's patch summary is recomputed. */
+function variant(change: {
+  runId?: string;
+  trigger?: unknown;
+  patch?: string;
+  findings?: RunReport["patch"]["secretFindings"];
+}): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-variant-"));
+  fs.cpSync(runOut, dir, { recursive: true });
+  const report = JSON.parse(fs.readFileSync(path.join(dir, "report.json"), "utf8")) as RunReport;
+  if (change.runId) report.runId = change.runId;
+  if (change.patch !== undefined) {
+    fs.writeFileSync(path.join(dir, "patch.diff"), change.patch);
+    report.patch = summarizePatch(change.patch);
+  }
+  if (change.findings) report.patch.secretFindings = change.findings;
+  fs.writeFileSync(path.join(dir, "report.json"), JSON.stringify(report));
+  if (change.trigger !== undefined)
+    fs.writeFileSync(path.join(dir, "trigger.json"), JSON.stringify(change.trigger));
+  return dir;
+}
+
+/** A patch made with git in a copy of the workspace: the files written, then `git diff`. */
+function patchWriting(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-edit-"));
+  fs.cpSync(workspace, dir, { recursive: true });
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), content);
+  }
+  git(dir, "add", "-A");
+  return execFileSync("git", ["diff", "--cached", "--binary"], { cwd: dir, encoding: "utf8" });
+}
+
+function options(outDir: string, repoDir: string, extra: Partial<PublishPrOptions> = {}): PublishPrOptions {
+  return {
+    outDir,
+    repoDir,
+    remote: remote.repoUrl("acme", "widgets"),
+    token: TOKEN,
+    api: api(),
+    owner: "acme",
+    repo: "widgets",
+    allow: [],
+    maxPatchBytes: DEFAULT_MAX_PATCH_BYTES,
+    secrets: [TOKEN],
+    author: { name: "agent-ci", email: "agent-ci@users.noreply.github.com" },
+    log: () => undefined,
+    redact: (text) => text.split(TOKEN).join("***"),
+    ...extra,
+  };
+}
+
+describe("agent-ci publish", () => {
+  it("publishes a run's output folder as a new pull request, then a re-run changes nothing", async () => {
+    const repoDir = await checkout();
+    const result = await publishPullRequest(options(runOut, repoDir));
+    expect(result).toMatchObject({ action: "created", pushed: true });
+    expect(result.branch).toMatch(/^agent-ci\/run-/);
+    const pull = fake.pulls.get(result.pullNumber);
+    expect(pull).toMatchObject({ head: { ref: result.branch }, base: { ref: "main" } });
+    expect(pull?.title).toBe("agent-ci: Fixed add(): it subtracted.");
+    expect(pull?.body).toContain("src/calc.js");
+    expect(result.pullUrl).toContain(`/pull/${result.pullNumber}`);
+    // The branch on the remote: one commit on the base, the fixed file, the author from the options.
+    expect(git(bare(), "rev-parse", `refs/heads/${result.branch}`)).toBe(result.commitSha);
+    expect(git(bare(), "rev-parse", `${result.commitSha}^`)).toBe(base);
+    expect(git(bare(), "show", `${result.commitSha}:src/calc.js`)).toContain("a + b");
+    expect(git(bare(), "log", "-1", "--format=%an <%ae>", result.commitSha)).toBe(
+      "agent-ci <agent-ci@users.noreply.github.com>",
+    );
+    // The checkout the user has is untouched: same HEAD, clean tree.
+    expect(git(repoDir, "rev-parse", "HEAD")).toBe(base);
+    expect(git(repoDir, "status", "--porcelain")).toBe("");
+    // Git was authenticated with the token, never without.
+    expect(remote.requests.every((r) => r.authorized)).toBe(true);
+
+    const writes = fake.writes().length;
+    const refs = remoteBranches();
+    const again = await publishPullRequest(options(runOut, await checkout()));
+    expect(again).toEqual({ ...result, action: "unchanged", pushed: false });
+    expect(fake.writes().length).toBe(writes);
+    expect(remoteBranches()).toEqual(refs);
+  });
+
+  it("works from a shallow clone that lacks the base commit (fetches it)", async () => {
+    // main moves on after the run, so a depth-1 clone does not hold the run's base.
+    const mover = await checkout();
+    fs.writeFileSync(path.join(mover, "README.md"), "moved on\n");
+    git(mover, "add", "-A");
+    git(mover, "commit", "-qm", "main moves on");
+    await gitOverHttp(mover, "push", "-q", "origin", "main");
+    const shallow = await checkout({ depth: 1 });
+    expect(git(shallow, "rev-parse", "--is-shallow-repository")).toBe("true");
+    expect(() => git(shallow, "cat-file", "-e", `${base}^{commit}`)).toThrow();
+
+    const result = await publishPullRequest(options(variant({ runId: "shallow-1" }), shallow));
+    expect(result).toMatchObject({ action: "created", branch: "agent-ci/run-shallow-1" });
+    expect(git(bare(), "rev-parse", `${result.commitSha}^`)).toBe(base);
+  });
+
+  it("a run from an agent-ci PR's comment pushes to that PR's branch and updates the PR", async () => {
+    const before = fake.writes().length;
+    const out = variant({
+      runId: "on-pr-34",
+      trigger: { event: "issue_comment", target: { number: 34, isPullRequest: true } },
+    });
+    const result = await publishPullRequest(options(out, await checkout()));
+    expect(result).toMatchObject({
+      action: "updated",
+      pullNumber: 34,
+      branch: "agent-ci/run-earlier",
+      pushed: true,
+    });
+    expect(git(bare(), "rev-parse", "refs/heads/agent-ci/run-earlier")).toBe(result.commitSha);
+    const writes = fake.writes().slice(before);
+    expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual(["PATCH /repos/acme/widgets/pulls/34"]);
+    expect(fake.pulls.get(34)?.body).toContain("on-pr-34");
+  });
+
+  it("a run on a person's PR becomes a new PR against that PR's branch; a fork's PR is refused", async () => {
+    const result = await publishPullRequest(
+      options(
+        variant({ runId: "on-pr-35", trigger: { target: { number: 35, isPullRequest: true } } }),
+        await checkout(),
+      ),
+    );
+    expect(fake.pulls.get(result.pullNumber)?.base.ref).toBe("feature");
+    expect(git(bare(), "rev-parse", "refs/heads/feature")).toBe(base);
+
+    await expect(
+      publishPullRequest(
+        options(
+          variant({ runId: "on-pr-36", trigger: { target: { number: 36, isPullRequest: true } } }),
+          await checkout(),
+        ),
+      ),
+    ).rejects.toThrow(/comes from a fork \(stranger\/widgets\)/);
+  });
+
+  it("refuses a patch touching .github/workflows unless an allow rule names it", async () => {
+    const out = variant({
+      runId: "workflow-1",
+      patch: patchWriting({
+        ".github/workflows/ci.yml": "on: push\njobs: {}\n",
+        "src/calc.js": "export const x = 1;\n",
+      }),
+    });
+    const refs = remoteBranches();
+    const writes = fake.writes().length;
+    const refusal = publishPullRequest(options(out, await checkout()));
+    await expect(refusal).rejects.toBeInstanceOf(PublishRefusedError);
+    await expect(refusal).rejects.toThrow(
+      /\.github\/workflows\/ci\.yml is a protected path \(GitHub workflow files/,
+    );
+    // A broad rule does not name workflows.
+    await expect(publishPullRequest(options(out, await checkout(), { allow: ["Edit(**)"] }))).rejects.toThrow(
+      /protected path/,
+    );
+    expect(remoteBranches()).toEqual(refs);
+    expect(fake.writes().length).toBe(writes);
+
+    const allowed = await publishPullRequest(
+      options(out, await checkout(), { allow: ["Edit(.github/workflows/**)"] }),
+    );
+    expect(git(bare(), "show", `${allowed.commitSha}:.github/workflows/ci.yml`)).toContain("on: push");
+  });
+
+  it("refuses a patch with a secret finding, and one holding the publishing token", async () => {
+    const leaked = ["ghp", "abcdefghijklmnopqrstuvwxyz0123456789"].join("_");
+    const withToken = patchWriting({ "src/config.js": `export const token = "${leaked}";\n` });
+    const found = variant({ runId: "secret-1", patch: withToken });
+    expect(
+      (JSON.parse(fs.readFileSync(path.join(found, "report.json"), "utf8")) as RunReport).patch.secretFindings
+        .length,
+    ).toBeGreaterThan(0);
+    await expect(publishPullRequest(options(found, await checkout()))).rejects.toThrow(
+      /possible secret\(s\) in the patch: src\/config\.js:1 \(github_token\); a patch with a secret finding is never published/,
+    );
+    const own = variant({
+      runId: "secret-2",
+      patch: patchWriting({ "src/config.js": `export const t = "${TOKEN}";\n` }),
+      findings: [],
+    });
+    await expect(publishPullRequest(options(own, await checkout()))).rejects.toThrow(
+      /contains the publishing token or another known secret/,
+    );
+    expect(remoteBranches().some((b) => b.startsWith("agent-ci/run-secret"))).toBe(false);
+  });
+
+  it("403 on push fails with what to do, and opens no PR", async () => {
+    const writes = fake.writes().length;
+    remote.refusePush = true;
+    try {
+      const attempt = publishPullRequest(options(variant({ runId: "denied-1" }), await checkout()));
+      await expect(attempt).rejects.toBeInstanceOf(PublishFailedError);
+      await expect(attempt).rejects.toThrow(
+        /the token cannot push to acme\/widgets \(403\)\. Give the publishing job `permissions: contents: write`/,
+      );
+    } finally {
+      remote.refusePush = false;
+    }
+    expect(fake.writes().length).toBe(writes);
+    expect(remoteBranches().some((b) => b.startsWith("agent-ci/run-denied-1"))).toBe(false);
+  });
+
+  it("422 on PR creation fails with what to do; the next publish reuses the pushed branch", async () => {
+    const out = variant({ runId: "unprocessable-1" });
+    fake.inject({
+      method: "POST",
+      path: /\/pulls$/,
+      response: {
+        status: 422,
+        body: {
+          message: "Validation Failed",
+          errors: [{ message: "GitHub Actions is not permitted to create pull requests" }],
+        },
+      },
+    });
+    const attempt = publishPullRequest(options(out, await checkout()));
+    await expect(attempt).rejects.toBeInstanceOf(PublishFailedError);
+    await expect(attempt).rejects.toThrow(
+      /agent-ci\/run-unprocessable-1 was pushed \([0-9a-f]{40}\), but the pull request step failed: .*422.*Allow GitHub Actions to create and approve pull requests/s,
+    );
+    expect([...fake.pulls.values()].some((p) => p.head.ref === "agent-ci/run-unprocessable-1")).toBe(false);
+
+    const retried = await publishPullRequest(options(out, await checkout()));
+    expect(retried).toMatchObject({ action: "created", pushed: false });
+    expect(fake.pulls.get(retried.pullNumber)?.head.ref).toBe("agent-ci/run-unprocessable-1");
+  });
+
+  it("refuses bad input with a clear error and pushes nothing", async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-empty-"));
+    await expect(publishPullRequest(options(empty, await checkout()))).rejects.toThrow(
+      /report\.json not found/,
+    );
+    const tampered = variant({ runId: "tampered" });
+    fs.appendFileSync(path.join(tampered, "patch.diff"), "\n");
+    await expect(publishPullRequest(options(tampered, await checkout()))).rejects.toThrow(/sha256 differs/);
+    const missing = variant({ runId: "missing" });
+    fs.rmSync(path.join(missing, "patch.diff"));
+    await expect(publishPullRequest(options(missing, await checkout()))).rejects.toThrow(
+      /patch\.diff is missing/,
+    );
+    expect(fake.writes().filter((w) => w.body.includes("tampered") || w.body.includes("missing"))).toEqual(
+      [],
+    );
+  });
+
+  it("the CLI: `agent-ci publish` takes the token from the environment, prints the result, exits 0, then 2 on a refusal", async () => {
+    const cli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
+      let out = "";
+      let err = "";
+      const stdout = vi.spyOn(process.stdout, "write").mockImplementation((c) => ((out += String(c)), true));
+      const stderr = vi.spyOn(process.stderr, "write").mockImplementation((c) => ((err += String(c)), true));
+      process.exitCode = 0;
+      try {
+        if (args.includes("--help"))
+          buildProgram()
+            .commands.find((c) => c.name() === args[0])
+            ?.outputHelp();
+        else await buildProgram().parseAsync(["node", "agent-ci", ...args]);
+        return { code: Number(process.exitCode ?? 0), out, err };
+      } finally {
+        stdout.mockRestore();
+        stderr.mockRestore();
+        process.exitCode = 0;
+      }
+    };
+    vi.stubEnv("GITHUB_TOKEN", "");
+    vi.stubEnv("AGENT_CI_PUBLISH_TOKEN", "");
+    vi.stubEnv("GH_TOKEN", TOKEN);
+    vi.stubEnv("GITHUB_API_URL", fake.url);
+    vi.stubEnv("GITHUB_REPOSITORY", "");
+    const help = await cli("publish", "--help");
+    expect(help.out).toContain("Usage: agent-ci publish [options] <out-dir>");
+    expect(help.out).toMatch(/GITHUB_TOKEN start no workflows; use a PAT or a\s+GitHub App token/);
+    const repoDir = await checkout();
+    const out = variant({ runId: "from-cli" });
+    const published = await cli("publish", out, "--repo-dir", repoDir, "--json");
+    expect(published.err).not.toContain(TOKEN);
+    expect(published.code).toBe(0);
+    const result = JSON.parse(published.out) as Record<string, unknown>;
+    expect(result).toMatchObject({ action: "created", branch: "agent-ci/run-from-cli" });
+    expect(fake.pulls.get(Number(result.pr_number))?.head.ref).toBe("agent-ci/run-from-cli");
+
+    const refused = await cli("publish", out, "--repo-dir", repoDir, "--max-patch-bytes", "10");
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(
+      /agent-ci publish: not published:\n- the patch is \d+ bytes, over the limit of 10/,
+    );
+  });
+});
