@@ -82,6 +82,10 @@ export const Image = z
     name: z.string(),
     id: z.string().optional().describe("Image id (sha256:…) as the engine reports it."),
     digest: z.string().optional().describe("Repo digest when the image came from a registry."),
+    tools: z
+      .array(z.object({ name: z.string(), from: z.enum(["image", "agent-ci"]), path: z.string() }))
+      .optional()
+      .describe("Programs the Bash tool finds, and whether the image brings them or agent-ci's toolbelt (/opt/agent-ci) does."),
   })
   .meta({ id: "Image" });
 

@@ -405,7 +405,7 @@ function buildReport(p: ReportParts): RunReportInput {
       bytesCopied: sandbox?.copy.bytes ?? 0,
       skipped: sandbox?.copy.skipped ?? [],
     },
-    image: sandbox ? { name: sandbox.image.name, id: sandbox.image.id } : undefined,
+    image: sandbox ? { name: sandbox.image.name, id: sandbox.image.id, tools: sandbox.tools } : undefined,
     hardening: sandbox
       ? {
           user: sandbox.hardening.user,

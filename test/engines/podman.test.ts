@@ -49,7 +49,7 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
     process.env.DOCKER_HOST = PODMAN_HOST;
     podman = new Docker();
     const engine = await pingEngine(podman);
-    expect(engine.podman, `${PODMAN_HOST} answers, but it is not Podman (version ${engine.version})`).toBe(true);
+    expect(engine.profile.name, `${PODMAN_HOST} answers, but it is not Podman (version ${engine.version})`).toBe("podman");
     const tag = defaultImageTag();
     const has = await podman.getImage(tag).inspect().then(() => true, () => false);
     if (!has) {
