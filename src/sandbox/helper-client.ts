@@ -121,7 +121,7 @@ export class HelperClient {
     return new Promise<RawFrame>((resolve, reject) => {
       this.waiters.set(id, { resolve, reject });
       this.stream.write(encodeFrame({ ...request, op, id }, body));
-    }).then((frame) => frame as HelperResult<K>);
+    }).then((frame) => ({ ok: frame.header.ok, header: frame.header, body: frame.body }) as HelperResult<K>);
   }
 
   close(): void {
