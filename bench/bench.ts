@@ -6,6 +6,8 @@
 //   4. patch extraction vs host `git diff --binary`; teardown vs `rm -rf`
 //   5. a scripted 50-call run through runAgent vs the same 50 operations natively
 //   6. load: N = 1, 4, 8 concurrent scripted runs — throughput, p95 per-call latency, peak RSS
+//   7. cold starts (bench/cold.ts): default image and a user image from the base image alone, next to a
+//      warm start (AGENT_CI_BENCH_COLD=0 leaves them out: they take minutes)
 //
 // Prints a Markdown table (the README's Performance section) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
@@ -23,6 +25,7 @@ import { ALL_TOOLS } from "../src/tools/index.js";
 import { RunState } from "../src/tools/state.js";
 import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./native.js";
 import { EDIT_MARKER, EDIT_MARKER_ALT, generateRepo, type GeneratedRepo } from "./repo.js";
+import { benchColdStarts } from "./cold.js";
 import { callCount, sessionScript, type ScriptCall, type ScriptTurn } from "./session.js";
 import { addedMs, markdownTable, paired, ratio, summarize, timeMs, type Row } from "./stats.js";
 
@@ -621,6 +624,7 @@ async function main(): Promise<void> {
     const small = generateRepo({ ...SMALL, seed: 7, parent: RAM_DIR });
     tmpDirs.push(small.dir);
     await benchLoad(small, tarOf(small, "small"));
+    if (process.env.AGENT_CI_BENCH_COLD !== "0") rows.push(...(await benchColdStarts(small.dir, log)));
   } catch (e) {
     failed = e;
   } finally {

@@ -58,6 +58,8 @@ export interface DockerSandboxOptions {
   maxCopyBytes?: number;
   /** Files kept out of the container (Read deny rules), with the reason. */
   excludeFromCopy?: (relPath: string) => string | undefined;
+  /** A toolbelt volume made ready by the caller (the benchmark's cold starts); default: the engine's own. */
+  toolbeltVolume?: string;
   /** Run even when the engine did not apply a requested hardening setting (read back after create). */
   allowWeakHardening?: boolean;
   progress?: (line: string) => void;
@@ -215,7 +217,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const docker = createDockerClient();
     const engine = await pingEngine(docker);
     await reapOrphans(docker).catch(() => []);
-    const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), ensureToolbelt(docker, options.progress)]);
+    const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress)]);
     const t0 = performance.now();
     const container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
     const sandbox = new DockerSandbox(docker, container, options);

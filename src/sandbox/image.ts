@@ -88,9 +88,15 @@ interface BuildEvent {
   errorDetail?: { message?: string };
 }
 
+/** `tag` and `noCache` are for the benchmark's cold starts: a build from nothing, beside the cached one. */
+export interface BuildOptions {
+  tag?: string;
+  noCache?: boolean;
+}
+
 /** Builds the recipe unless its tag exists already; returns the tag. `progress` gets each build output line. */
-export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress: (line: string) => void = () => {}): Promise<string> {
-  const tag = recipeTag(recipe);
+export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress: (line: string) => void = () => {}, options: BuildOptions = {}): Promise<string> {
+  const tag = options.tag ?? recipeTag(recipe);
   if (await imageExists(docker, tag)) return tag;
   if (!(await imageExists(docker, recipe.baseImage))) {
     throw new EngineError(
@@ -101,6 +107,7 @@ export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress:
   progress(`building ${recipe.what} ${tag} (first run on this engine only; a few minutes)`);
   const stream = await docker.buildImage(contextTar(recipe.files), {
     t: tag,
+    nocache: Boolean(options.noCache),
     buildargs: { BASE_IMAGE: recipe.baseImage },
     labels: { "agent-ci.image": recipe.label },
   });

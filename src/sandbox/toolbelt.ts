@@ -6,7 +6,7 @@
 // remote engines and Docker Desktop work the same.
 import type Docker from "dockerode";
 import { withTimeout } from "./engine.js";
-import { DEFAULT_BASE_IMAGE, type BuildRecipe, ensureBuilt, folderFiles, packagePath, recipeTag } from "./image.js";
+import { DEFAULT_BASE_IMAGE, type BuildOptions, type BuildRecipe, ensureBuilt, folderFiles, packagePath, recipeTag } from "./image.js";
 import { EngineError } from "./sandbox.js";
 
 export const TOOLBELT_DIR = "/opt/agent-ci";
@@ -46,20 +46,20 @@ const populating = new Map<string, Promise<string>>();
  * image's /opt/agent-ci into the empty volume) and runs the toolbelt's own `true` from it, so a volume that
  * did not fill is removed rather than handed to a run.
  */
-export function ensureToolbelt(docker: Docker, progress?: (line: string) => void): Promise<string> {
+export function ensureToolbelt(docker: Docker, progress?: (line: string) => void, options: BuildOptions & { volume?: string } = {}): Promise<string> {
   const recipe = toolbeltRecipe();
-  const name = toolbeltVolumeName(recipeTag(recipe));
+  const name = options.volume ?? toolbeltVolumeName(recipeTag(recipe));
   let pending = populating.get(name);
   if (!pending) {
-    pending = populate(docker, recipe, name, progress).finally(() => populating.delete(name));
+    pending = populate(docker, recipe, name, progress, options).finally(() => populating.delete(name));
     populating.set(name, pending);
   }
   return pending;
 }
 
-async function populate(docker: Docker, recipe: BuildRecipe, name: string, progress?: (line: string) => void): Promise<string> {
+async function populate(docker: Docker, recipe: BuildRecipe, name: string, progress: ((line: string) => void) | undefined, options: BuildOptions): Promise<string> {
   if (await volumeExists(docker, name)) return name;
-  const tag = await ensureBuilt(docker, recipe, progress);
+  const tag = await ensureBuilt(docker, recipe, progress, options);
   progress?.(`copying agent-ci's toolbelt into the volume ${name}`);
   const filler = await withTimeout(
     "a container create",
