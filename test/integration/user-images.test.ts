@@ -47,6 +47,7 @@ const PROJECTS: Record<FixtureImage, Project> = {
   },
   python: {
     files: {
+      ".gitignore": "__pycache__/\n",
       "calc.py": "def average(values):\n    return sum(values) / (len(values) - 1)\n",
       "test_calc.py": "import unittest\n\nfrom calc import average\n\n\nclass TestAverage(unittest.TestCase):\n    def test_average(self):\n        self.assertEqual(average([1, 2, 3]), 2)\n\n\nif __name__ == '__main__':\n    unittest.main()\n",
     },
