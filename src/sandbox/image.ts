@@ -38,11 +38,14 @@ export interface BuildRecipe {
   label: string;
 }
 
-/** The content-hash tag: the same files and base image give the same tag on every engine. */
+/**
+ * The content-hash tag: the same files and base image give the same tag on every engine. For one file it
+ * is sha256(content NUL base image), as scripts/podman-engine.sh computes it for Dockerfile.sandbox.
+ */
 export function recipeTag(recipe: BuildRecipe): string {
   const hash = crypto.createHash("sha256");
-  for (const [name, content] of Object.entries(recipe.files).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    hash.update(name).update("\0").update(content).update("\0");
+  for (const [, content] of Object.entries(recipe.files).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    hash.update(content).update("\0");
   }
   hash.update(recipe.baseImage);
   return `${recipe.repository}:${hash.digest("hex").slice(0, 12)}`;
