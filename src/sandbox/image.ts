@@ -155,8 +155,12 @@ export interface ResolvedImage {
   env: Record<string, string>;
 }
 
-/** Resolves the image a run uses: the user's (must exist locally or be pullable) or the default. */
-export async function resolveImage(docker: Docker, image: string | undefined, progress?: (line: string) => void): Promise<ResolvedImage> {
+/**
+ * Resolves the image a run uses: the user's (`--image`, `image:`, else AGENT_CI_IMAGE, e.g. a prebuilt
+ * default image in a registry; it must exist locally or be pullable) or the default, built here.
+ */
+export async function resolveImage(docker: Docker, requested: string | undefined, progress?: (line: string) => void): Promise<ResolvedImage> {
+  const image = requested ?? (process.env.AGENT_CI_IMAGE || undefined);
   const name = image ?? (await ensureDefaultImage(docker, progress));
   if (image && !(await imageExists(docker, image))) {
     try {
