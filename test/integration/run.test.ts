@@ -240,7 +240,7 @@ describe("runAgent", () => {
     expect(report.verify?.exitCode).not.toBe(0);
   });
 
-  it("replays a recorded report's calls with --script report.json", async () => {
+  it("replays a recorded report's calls with --script report.json", { timeout: 180_000 }, async () => {
     const first = await run({ script: path.join(EXAMPLE, "fix.script.json") });
     const again = await run({ script: path.join(first.outcome.outDir, "report.json") });
     expect(again.outcome.exitReason).toBe("completed");
