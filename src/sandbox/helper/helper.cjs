@@ -1,7 +1,8 @@
 // agent-ci's in-container helper. agent-ci starts it once per container (the toolbelt's
 // `/opt/agent-ci/bin/node -e <this file>`, one docker exec) and sends it framed requests on stdin; it
-// answers on stdout. One docker exec costs ~60 ms before a command even runs, so every tool call goes through this long-lived process instead,
-// which spawns the command (each in its own process group) in a few milliseconds.
+// answers on stdout. One docker exec costs ~60 ms before a command even runs, so every tool call goes
+// through this long-lived process instead, which spawns the command (each in its own process group) in a
+// few milliseconds.
 //
 // Frame: u32 BE header length, header JSON, u32 BE body length, body bytes. Requests carry an `id`; the
 // response repeats it. Requests are served concurrently. The operations and their fields are typed on
