@@ -396,6 +396,9 @@ function runDetails(report: RunReport): string {
     lines.push(
       `- **Image** ${code(report.image.name, 100)}${report.image.id ? ` ${code(report.image.id.slice(0, 19), 19)}` : ""}`,
     );
+    const tools = report.image.tools ?? [];
+    const from = (where: "image" | "agent-ci") => tools.filter((t) => t.from === where).map((t) => code(t.name, 20)).join(", ") || "none";
+    if (tools.length) lines.push(`  - tools from the image: ${from("image")}; from agent-ci's toolbelt: ${from("agent-ci")}`);
   }
   const hardening = report.hardening;
   if (hardening) {

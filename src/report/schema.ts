@@ -92,6 +92,10 @@ export const Image = z
   .object({
     name: z.string(),
     id: z.string().optional().describe("Image id (sha256:…) as the engine reports it."),
+    tools: z
+      .array(z.object({ name: z.string(), from: z.enum(["image", "agent-ci"]), path: z.string() }))
+      .optional()
+      .describe("Programs the Bash tool finds, and whether the image brings them or agent-ci's toolbelt (/opt/agent-ci) does."),
   })
   .meta({ id: "Image" });
 

@@ -462,7 +462,7 @@ function buildReport(p: ReportParts): RunReportInput {
       skipped: sandbox?.copy.skipped ?? [],
       ignoredLeftOut: sandbox?.copy.ignoredLeftOut,
     },
-    image: sandbox ? { name: sandbox.image.name, id: sandbox.image.id } : undefined,
+    image: sandbox ? { name: sandbox.image.name, id: sandbox.image.id, tools: sandbox.tools } : undefined,
     hardening: sandbox
       ? {
           user: sandbox.hardening.user,

@@ -9,9 +9,13 @@ import { PassThrough, type Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
 import { type IncludeIgnored, packWorkspace, type PackSummary, WorkspaceError } from "./archive.js";
+import { Baseline, type ExportedPatch } from "./baseline.js";
 import { createDockerClient, ownerLabels, pingEngine, reapOrphans, withTimeout } from "./engine.js";
-import { HelperClient, type HelperResponse } from "./helper-client.js";
-import { REQUIRED_TOOLS, resolveImage } from "./image.js";
+import { AGENT_USER, DOCKER_PROFILE, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
+import { assessHardening, type Hardening } from "./hardening.js";
+import { HelperClient } from "./helper-client.js";
+import type { ExecOpRequest, FailureHeader, HelperOp, HelperOps, HelperResult, ResponseHeader } from "./helper-protocol.js";
+import { type ResolvedImage, resolveImage } from "./image.js";
 import {
   type BackgroundStatus,
   EngineError,
@@ -25,6 +29,10 @@ import {
   SandboxGoneError,
   WORKSPACE_ROOT,
 } from "./sandbox.js";
+import { ensureToolbelt, FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
+
+export type { Hardening } from "./hardening.js";
+export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./baseline.js";
 
 export type NetworkPolicy = "none" | "setup" | "on";
 
@@ -50,45 +58,11 @@ export interface DockerSandboxOptions {
   maxCopyBytes?: number;
   /** Files kept out of the container (Read deny rules), with the reason. */
   excludeFromCopy?: (relPath: string) => string | undefined;
+  /** A toolbelt volume made ready by the caller (the benchmark's cold starts); default: the engine's own. */
+  toolbeltVolume?: string;
   /** Run even when the engine did not apply a requested hardening setting (read back after create). */
   allowWeakHardening?: boolean;
   progress?: (line: string) => void;
-}
-
-export interface Hardening {
-  user: string;
-  uid: number | null;
-  capEff: string;
-  noNewPrivileges: boolean;
-  seccomp: string;
-  readonlyRootfs: boolean;
-  capDrop: string[];
-  networkMode: string;
-  pidsLimit: number | null;
-  memoryBytes: number;
-  nanoCpus: number;
-  init: boolean;
-  privileged: boolean;
-  runtime: string;
-  workspaceWritableByAgent: boolean;
-  /** Requested settings the engine did not apply (empty when all held). */
-  missing: string[];
-}
-
-export interface PatchFileStat {
-  path: string;
-  added: number;
-  removed: number;
-  binary: boolean;
-}
-
-export interface ExportedPatch {
-  patch: Buffer;
-  files: PatchFileStat[];
-  baseTree: string;
-  tree: string;
-  /** Changed paths left out of the patch by `exclude`, with the reason. */
-  excluded: Array<{ path: string; reason: string }>;
 }
 
 export interface StartTimings {
@@ -106,22 +80,12 @@ const DEFAULTS = {
   workspaceSizeBytes: 4 * 1024 ** 3,
   tmpSizeBytes: 1024 ** 3,
 };
-const AGENT_USER = "1000:1000";
 /**
- * The container's own processes (init and its `sleep`) run as another unprivileged user, so that a
- * `kill -9 -1` by the agent cannot stop the container: it kills only the agent user's processes.
+ * The allow-listed environment every command gets. PATH is composed per run (see `commandPath`): the
+ * image's own for the Bash tool with the toolbelt last, the toolbelt first for agent-ci's own commands.
  */
-const KEEPER_USER = "1001:1001";
-const STATE_DIR = "/tmp/.agent-ci";
-/**
- * A changed file larger than this is left out of the patch, and the report says so (C11): a patch of huge
- * blobs could not be held in memory as one string, posted or reviewed, and it would cost the whole patch.
- */
-export const MAX_PATCH_FILE_BYTES = 50 * 1024 * 1024;
-const BASELINE_GIT_DIR = `${STATE_DIR}/baseline.git`;
-
 export const BASE_ENV: Readonly<Record<string, string>> = {
-  PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+  PATH: FALLBACK_PATH,
   HOME: "/tmp/home",
   LANG: "C.UTF-8",
   LC_ALL: "C.UTF-8",
@@ -144,33 +108,6 @@ const SAFE_DIRECTORY_ENV: Readonly<Record<string, string>> = {
   GIT_CONFIG_KEY_0: "safe.directory",
   GIT_CONFIG_VALUE_0: WORKSPACE_ROOT,
 };
-
-/** git as agent-ci runs it on the agent's tree: nothing from the agent's config can change the output (U4). */
-const GIT_ENV: Record<string, string> = {
-  GIT_DIR: BASELINE_GIT_DIR,
-  GIT_WORK_TREE: WORKSPACE_ROOT,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_ATTR_NOSYSTEM: "1",
-  GIT_OPTIONAL_LOCKS: "0",
-};
-const GIT_CONFIG = [
-  "core.autocrlf=false",
-  "core.safecrlf=false",
-  "core.fsmonitor=false",
-  "core.hooksPath=/dev/null",
-  "core.excludesFile=/dev/null",
-  "core.attributesFile=/dev/null",
-  "core.quotePath=false",
-  "diff.noprefix=false",
-  "diff.mnemonicPrefix=false",
-  "diff.relative=false",
-  "diff.external=",
-  "user.name=agent-ci",
-  "user.email=agent-ci@localhost",
-].flatMap((kv) => ["-c", kv]);
-/** Written over the private repository's config before every use, in case the agent edited it. */
-const BASELINE_CONFIG = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfilemode = true\n";
 
 const live = new Set<DockerSandbox>();
 
@@ -198,8 +135,8 @@ function sizeOption(bytes: number): string {
   return `${Math.floor(bytes / 1024)}k`;
 }
 
-function fsError(res: HelperResponse, p: string): SandboxFsError {
-  return new SandboxFsError(String(res.header.code ?? "EHELPER"), String(res.header.message ?? "failed"), p);
+function fsError(header: FailureHeader, p: string): SandboxFsError {
+  return new SandboxFsError(header.code, header.message, p);
 }
 
 /** The run's container name: known before the container exists, so a watchdog can remove one being created. */
@@ -207,22 +144,53 @@ export function containerName(runId: string): string {
   return `agent-ci-${runId}`;
 }
 
+
+/** The answer's header, or the helper's error as a SandboxFsError for `p`. */
+function okHeader<K extends HelperOp>(res: HelperResult<K>, p: string): ResponseHeader<K> {
+  if (!res.ok) throw fsError(res.header, p);
+  return res.header;
+}
+
+/** Where the tools of a run are found: which of the programs agent-ci's tools need the image has itself. */
+export interface ToolSource {
+  name: string;
+  from: "image" | "agent-ci";
+  path: string;
+}
+/** Programs reported by where they come from (the Bash tool finds the image's first). */
+const REPORTED_TOOLS = ["bash", "git", "rg", "node", "tar", "python3", "go"];
+
+const envList = (env: Readonly<Record<string, string>>): string[] => Object.entries(env).map(([k, v]) => `${k}=${v}`);
+
 export class DockerSandbox implements Sandbox, AsyncDisposable {
   readonly root = WORKSPACE_ROOT;
   private helper!: HelperClient;
   private disposed = false;
-  private baselineTree = "";
+  private baselineRecord: Baseline | undefined;
   copy: PackSummary = { files: 0, bytes: 0, skipped: [], isGitRepo: false };
   hardening!: Hardening;
-  image = { name: "", id: "", isDefault: true };
+  image: ResolvedImage = { name: "", id: "", isDefault: true, env: {} };
+  /** Which programs the image brings and which come from agent-ci's toolbelt (filled at start). */
+  tools: ToolSource[] = [];
   timings: StartTimings = { createMs: 0, startMs: 0, copyMs: 0, baselineMs: 0, readyMs: 0 };
   helperRestarts = 0;
   private recovering: Promise<void> | undefined;
-  /** The engine is Podman's Docker-compatible API (a few create settings differ; see spec()). */
-  private podman = false;
+  private profile: EngineProfile = DOCKER_PROFILE;
 
   private get safeDirectoryEnv(): Readonly<Record<string, string>> {
-    return this.podman || this.options.readOnlyWorkspace ? SAFE_DIRECTORY_ENV : {};
+    return this.profile.workspaceNotAgents || this.options.readOnlyWorkspace ? SAFE_DIRECTORY_ENV : {};
+  }
+
+  /**
+   * The environment of one command. agent-ci's own commands (argv) find the toolbelt first and get nothing
+   * from the image's environment (an LD_PRELOAD there must not reach them); the Bash tool's scripts get the
+   * image's environment and PATH, with the toolbelt last so the image's own git and bash win.
+   */
+  private commandEnv(request: Pick<ExecRequest, "argv" | "env">): Record<string, string> {
+    const own = request.argv !== undefined;
+    const imagePath = this.image.env.PATH ?? FALLBACK_PATH;
+    const pathValue = own ? `${TOOLBELT_BIN}:${imagePath}` : `${imagePath}:${TOOLBELT_BIN}`;
+    return { ...(own ? {} : this.image.env), ...BASE_ENV, PATH: pathValue, ...this.safeDirectoryEnv, ...this.options.env, ...request.env };
   }
 
   /** The cgroup's OOM-kill count after the last check (undefined: the engine does not expose it). */
@@ -243,7 +211,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   }
 
   get baseline(): string {
-    return this.baselineTree;
+    return this.baselineRecord?.baseTree ?? "";
   }
 
   /** Creates, hardens, fills and baselines the run's container. On any failure nothing is left behind. */
@@ -255,11 +223,11 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const docker = createDockerClient();
     const engine = await pingEngine(docker);
     await reapOrphans(docker).catch(() => []);
-    const image = await resolveImage(docker, options.image, options.progress);
+    const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress)]);
     const t0 = performance.now();
-    const container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, engine.podman)));
+    const container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
     const sandbox = new DockerSandbox(docker, container, options);
-    sandbox.podman = engine.podman;
+    sandbox.profile = engine.profile;
     live.add(sandbox);
     sandbox.image = image;
     try {
@@ -272,12 +240,13 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       sandbox.copy = copy;
       sandbox.timings.copyMs = performance.now() - t2;
       const refreshed = sandbox.refreshWorkspaceIndex();
-      sandbox.hardening = await sandbox.readBackHardening();
+      sandbox.hardening = await sandbox.readBackHardening(toolbelt);
       sandbox.oomKills = await sandbox.readOomKills();
-      if (!image.isDefault) await sandbox.preflight();
+      sandbox.tools = await sandbox.findTools();
       await refreshed;
       const t3 = performance.now();
-      sandbox.baselineTree = await sandbox.recordBaseline();
+      sandbox.baselineRecord = new Baseline(sandbox, copy.isGitRepo);
+      await sandbox.baselineRecord.record();
       sandbox.timings.baselineMs = performance.now() - t3;
       if (options.network === "setup") await sandbox.runSetup(options.setup ?? []);
       sandbox.timings.readyMs = performance.now() - t0;
@@ -288,19 +257,17 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     }
   }
 
-  private static spec(options: DockerSandboxOptions, image: string, podman = false): Docker.ContainerCreateOptions {
-    // Podman 4.3 rejects tmpfs uid=/gid= ("unknown mount option") and the runtime gives the tmpfs the mode
-    // of the image's /workspace; `U` hands it to the container user (the keeper), and copyIn opens it up.
-    const workspaceOwner = podman ? "U" : `${options.readOnlyWorkspace ? "uid=0,gid=0" : "uid=1000,gid=1000"},mode=0755`;
+  private static spec(options: DockerSandboxOptions, image: string, toolbeltVolume: string, profile: EngineProfile): Docker.ContainerCreateOptions {
     const memory = options.memoryBytes ?? DEFAULTS.memoryBytes;
     return {
       name: containerName(options.runId),
       Image: image,
-      Entrypoint: ["sleep", "infinity"],
+      // The toolbelt's sleep: the image needs none of its own.
+      Entrypoint: [toolbeltProgram("sleep"), "infinity"],
       Cmd: [],
       User: KEEPER_USER,
       WorkingDir: WORKSPACE_ROOT,
-      Env: Object.entries(BASE_ENV).map(([k, v]) => `${k}=${v}`),
+      Env: envList(BASE_ENV),
       Labels: ownerLabels(options.runId),
       NetworkDisabled: false,
       HostConfig: {
@@ -316,11 +283,13 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         NetworkMode: (options.network ?? "none") === "none" ? "none" : "bridge",
         // Rootful Podman 4.3 otherwise raises nofile and nproc to its own maxima, and the container fails to
         // start where the service lacks CAP_SYS_RESOURCE ("error setting rlimit"); Docker keeps the daemon's.
-        Ulimits: [{ Name: "nofile", Soft: 4096, Hard: 4096 }, ...(podman ? [{ Name: "nproc", Soft: 32768, Hard: 32768 }] : [])],
+        Ulimits: [{ Name: "nofile", Soft: 4096, Hard: 4096 }, ...profile.extraUlimits],
         Tmpfs: {
-          [WORKSPACE_ROOT]: `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${workspaceOwner}`,
+          [WORKSPACE_ROOT]: `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${profile.workspaceOwner(Boolean(options.readOnlyWorkspace))}`,
           "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,
         },
+        // The toolbelt, read-only (filled already: the engine copies an image's content only into an empty volume).
+        Mounts: [{ Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true }],
       },
     };
   }
@@ -335,7 +304,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         AttachStderr: true,
         Tty: false,
         User: user,
-        Env: Object.entries(BASE_ENV).map(([k, v]) => `${k}=${v}`),
+        Env: envList({ ...BASE_ENV, PATH: TOOLBELT_BIN }),
       }),
     );
     const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: Boolean(stdin) }))) as Duplex;
@@ -359,15 +328,13 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   private async copyIn(workspace: string): Promise<PackSummary> {
     let summary: PackSummary | undefined;
     let packError: unknown;
-    // On Podman /workspace belongs to the keeper (see spec): it copies plan mode's tree itself, and opens the
-    // directory to the agent otherwise. Either way the agent cannot write a plan-mode tree.
-    const user = this.options.readOnlyWorkspace ? (this.podman ? KEEPER_USER : "0:0") : AGENT_USER;
-    if (this.podman && !this.options.readOnlyWorkspace) {
-      const opened = await this.oneShotExec(["chmod", "0777", WORKSPACE_ROOT], KEEPER_USER);
+    const user = this.profile.copyInUser(Boolean(this.options.readOnlyWorkspace));
+    if (this.profile.opensWorkspace && !this.options.readOnlyWorkspace) {
+      const opened = await this.oneShotExec([toolbeltProgram("chmod"), "0777", WORKSPACE_ROOT], KEEPER_USER);
       if (opened.exitCode !== 0) throw new EngineError(`preparing ${WORKSPACE_ROOT} failed: ${opened.output.trim()}`);
     }
     const copying = this.oneShotExec(
-      ["tar", "-x", "-f", "-", "-C", WORKSPACE_ROOT, "--no-same-owner", "--delay-directory-restore"],
+      [toolbeltProgram("tar"), "-x", "-f", "-", "-C", WORKSPACE_ROOT, "--no-same-owner", "--delay-directory-restore"],
       user,
       async (sink) => {
         try {
@@ -399,18 +366,18 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   }
 
   private async startHelper(): Promise<void> {
-    const env = { ...BASE_ENV, ...this.options.env, AGENT_CI_ROOTS: `${WORKSPACE_ROOT}:${OUTPUTS_DIR}` };
+    const env = { ...BASE_ENV, PATH: `${TOOLBELT_BIN}:${FALLBACK_PATH}`, ...this.options.env, AGENT_CI_ROOTS: `${WORKSPACE_ROOT}:${OUTPUTS_DIR}` };
     const exec = await withTimeout(
       "an exec create",
       this.container.exec({
-        Cmd: ["node", "-e", helperSource()],
+        Cmd: [toolbeltProgram("node"), "-e", helperSource()],
         AttachStdin: true,
         AttachStdout: true,
         AttachStderr: true,
         Tty: false,
         User: AGENT_USER,
         WorkingDir: "/",
-        Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+        Env: envList(env),
       }),
     );
     const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: true }))) as Duplex;
@@ -419,15 +386,15 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       await withTimeout("the exec helper's start", this.helper.ready, 30_000);
     } catch (e) {
       throw new EngineError(
-        `the exec helper did not start in the container (the image needs ${REQUIRED_TOOLS.join(", ")}): ${(e as Error).message}`,
+        `the exec helper did not start in the container (from agent-ci's toolbelt at ${TOOLBELT_DIR}; is the image for this engine's architecture?): ${(e as Error).message}`,
       );
     }
   }
 
-  private async request(header: Record<string, unknown>, body?: Uint8Array): Promise<HelperResponse> {
+  private async request<K extends HelperOp>(op: K, request: HelperOps[K]["request"], body?: Uint8Array): Promise<HelperResult<K>> {
     if (this.disposed) throw new SandboxGoneError("the sandbox was disposed");
     try {
-      return await this.helper.request(header, body);
+      return await this.helper.request(op, request, body);
     } catch (e) {
       if (!(e instanceof SandboxGoneError)) throw e;
       await this.recoverHelper(e);
@@ -481,55 +448,43 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     }
   }
 
-  private async readBackHardening(): Promise<Hardening> {
+  private async readBackHardening(toolbeltVolume: string): Promise<Hardening> {
     const info = await withTimeout("a container inspect", this.container.inspect());
-    const host = info.HostConfig;
-    const inside = (await this.helper.request({ op: "ping" })).header;
-    const want = DockerSandbox.spec(this.options, this.image.name, this.podman).HostConfig ?? {};
-    const capDrop: string[] = host.CapDrop ?? [];
-    const hardening: Hardening = {
-      user: AGENT_USER,
-      uid: typeof inside.uid === "number" ? inside.uid : null,
-      capEff: String(inside.capEff ?? ""),
-      noNewPrivileges: inside.noNewPrivs === "1",
-      seccomp: String(inside.seccomp ?? ""),
-      readonlyRootfs: Boolean(host.ReadonlyRootfs),
-      capDrop,
-      networkMode: String(host.NetworkMode ?? ""),
-      pidsLimit: host.PidsLimit ?? null,
-      memoryBytes: host.Memory ?? 0,
-      nanoCpus: host.NanoCpus ?? 0,
-      init: Boolean(host.Init),
-      privileged: Boolean(host.Privileged),
-      runtime: host.Runtime ?? "runc",
-      workspaceWritableByAgent: !this.options.readOnlyWorkspace,
-      missing: [],
-    };
-    const missing = hardening.missing;
-    if (hardening.uid === 0 || hardening.uid === null) missing.push("non-root user");
-    if (!/^0+$/.test(hardening.capEff)) missing.push(`capabilities dropped (CapEff ${hardening.capEff})`);
-    if (!hardening.noNewPrivileges) missing.push("no-new-privileges");
-    if (!hardening.readonlyRootfs) missing.push("read-only root filesystem");
-    // Podman reports the dropped capabilities one by one instead of "ALL"; CapEff above is the proof.
-    if (!capDrop.some((c) => /^(CAP_)?ALL$/i.test(c)) && capDrop.length < 10) missing.push("CapDrop ALL");
-    if (hardening.pidsLimit !== want.PidsLimit) missing.push(`pids limit ${want.PidsLimit} (got ${hardening.pidsLimit})`);
-    if (hardening.memoryBytes !== want.Memory) missing.push(`memory limit ${want.Memory} (got ${hardening.memoryBytes})`);
-    if (hardening.nanoCpus !== want.NanoCpus) missing.push(`CPU limit ${want.NanoCpus} (got ${hardening.nanoCpus})`);
-    if (!hardening.init) missing.push("init process");
-    if (hardening.privileged) missing.push("unprivileged");
-    if (want.NetworkMode === "none" && hardening.networkMode !== "none") missing.push("network none");
-    if (hardening.seccomp === "0") missing.push("seccomp filter");
-    // Docker's default seccomp profile refuses unshare(CLONE_NEWUSER) without CAP_SYS_ADMIN; Podman's
-    // (containers-common) allows it, opening the kernel's user-namespace surface. Probed, not assumed.
-    const userns = await this.helper.request({ op: "exec", argv: ["unshare", "-U", "true"], cwd: "/", env: BASE_ENV, timeoutMs: 10_000 });
-    if (userns.header.exitCode === 0) missing.push("user namespaces blocked (the engine's seccomp profile allows unshare -U)");
-    if (missing.length && !this.options.allowWeakHardening) {
+    const inside = okHeader(await this.helper.request("ping", {}), "");
+    const userns = await this.helper.request("exec", { argv: [toolbeltProgram("unshare"), "-U", "true"], cwd: "/", env: this.commandEnv({ argv: [] }), timeoutMs: 10_000 });
+    const requested = DockerSandbox.spec(this.options, this.image.name, toolbeltVolume, this.profile).HostConfig ?? {};
+    const hardening = assessHardening(
+      requested,
+      info.HostConfig,
+      {
+        uid: inside.uid,
+        capEff: inside.capEff,
+        noNewPrivs: inside.noNewPrivs,
+        seccomp: inside.seccomp,
+        userNamespaceOpen: userns.ok && userns.header.exitCode === 0,
+      },
+      { user: AGENT_USER, workspaceWritableByAgent: !this.options.readOnlyWorkspace },
+    );
+    if (hardening.missing.length && !this.options.allowWeakHardening) {
       throw new EngineError(
-        `the engine did not apply these sandbox settings: ${missing.join("; ")}. ` +
+        `the engine did not apply these sandbox settings: ${hardening.missing.join("; ")}. ` +
           "Use an engine that honours them, or pass --allow-weak-hardening to run anyway (the report will say so).",
       );
     }
     return hardening;
+  }
+
+  /** Where each reported program comes from: the image's PATH first (as the Bash tool sees it), else the toolbelt. */
+  private async findTools(): Promise<ToolSource[]> {
+    const script = 'for t in "$@"; do printf "%s\\t%s\\n" "$t" "$(command -v "$t" || true)"; done';
+    const res = await this.exec({ script: `set -- ${REPORTED_TOOLS.join(" ")}; ${script}`, cwd: "/", timeoutMs: 10_000 });
+    const tools: ToolSource[] = [];
+    for (const line of res.stdout.toString("utf8").split("\n")) {
+      const [name, where] = line.split("\t");
+      if (!name || !where) continue;
+      tools.push({ name, from: where.startsWith(`${TOOLBELT_BIN}/`) ? "agent-ci" : "image", path: where });
+    }
+    return tools;
   }
 
   /**
@@ -539,13 +494,9 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
    */
   private async readOomKills(): Promise<number | undefined> {
     try {
-      const res = await this.request({
-        op: "exec",
-        script: "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null",
-        cwd: "/",
-        env: BASE_ENV,
-        timeoutMs: 10_000,
-      });
+      const script = "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null";
+      const argv = [toolbeltProgram("bash"), "-c", script];
+      const res = await this.request("exec", { argv, cwd: "/", env: this.commandEnv({ argv }), timeoutMs: 10_000 });
       const match = /^oom_kill (\d+)$/m.exec(res.body.toString("utf8"));
       return match ? Number(match[1]) : undefined;
     } catch {
@@ -563,43 +514,6 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     return now > before ? { memoryLimitBytes: this.hardening.memoryBytes } : undefined;
   }
 
-  private async preflight(): Promise<void> {
-    const check = REQUIRED_TOOLS.map((t) => `command -v ${t} >/dev/null 2>&1 || echo ${t}`).join("; ");
-    const res = await this.exec({ argv: ["sh", "-c", check], timeoutMs: 10_000 });
-    const missing = res.stdout.toString("utf8").split("\n").filter(Boolean);
-    if (missing.length) {
-      throw new EngineError(`image ${this.image.name} lacks tools agent-ci needs: ${missing.join(", ")}`);
-    }
-  }
-
-  private async git(args: string[], options: { timeoutMs?: number; index?: string } = {}): Promise<ExecResult> {
-    const env: Record<string, string> = { ...GIT_ENV, GIT_INDEX_FILE: options.index ?? `${STATE_DIR}/baseline.index` };
-    if (args.includes("core.bare=true")) {
-      // No work tree and an index that does not exist: git then reads no in-tree .gitattributes at all.
-      delete env.GIT_WORK_TREE;
-      env.GIT_INDEX_FILE = `${STATE_DIR}/no.index`;
-    }
-    const cwd = env.GIT_WORK_TREE ? WORKSPACE_ROOT : BASELINE_GIT_DIR;
-    return this.exec({ argv: ["git", ...GIT_CONFIG, ...args], env, cwd, timeoutMs: options.timeoutMs ?? 300_000 });
-  }
-
-  private async gitOk(args: string[], options: { timeoutMs?: number; index?: string } = {}): Promise<string> {
-    const res = await this.git(args, options);
-    if (res.exitCode !== 0) {
-      throw new EngineError(`git ${args[0]} failed in the sandbox (exit ${res.exitCode}): ${res.stderr.toString("utf8").trim().slice(-800)}`);
-    }
-    return res.stdout.toString("utf8").trim();
-  }
-
-  /** Resets agent-ci's private repository to a known config; the agent could have written to it. */
-  private async resetPrivateRepo(): Promise<void> {
-    await this.writeFile(`${BASELINE_GIT_DIR}/config`, BASELINE_CONFIG, { confine: false });
-    await this.writeFile(`${BASELINE_GIT_DIR}/info/attributes`, "", { confine: false });
-    await this.writeFile(`${BASELINE_GIT_DIR}/info/exclude`, "", { confine: false });
-    const alternates = this.copy.isGitRepo ? `${WORKSPACE_ROOT}/.git/objects\n` : "";
-    await this.writeFile(`${BASELINE_GIT_DIR}/objects/info/alternates`, alternates, { confine: false });
-  }
-
   /**
    * Brings the workspace's own git index up to date with the copied files. Every copied file has a new
    * inode and ctime, so the index's stat data matches none of them: without this, the agent's first
@@ -615,105 +529,10 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     }).catch(() => undefined);
   }
 
-  /**
-   * Records the tree as copied in, in a private repository under /tmp (never the user's branches or
-   * index). A git workspace's own index is reused as a stat cache so only changed files are hashed.
-   */
-  private async recordBaseline(): Promise<string> {
-    await this.gitOk(["init", "-q"]);
-    await this.resetPrivateRepo();
-    if (this.copy.isGitRepo) {
-      const index = await this.readFile(`${WORKSPACE_ROOT}/.git/index`, { confine: false }).catch(() => null);
-      if (index) await this.writeFile(`${STATE_DIR}/baseline.index`, index.data, { confine: false });
-    }
-    const fast = ["-c", "core.checkStat=minimal", "-c", "core.trustctime=false"];
-    let added = await this.git([...fast, "add", "-A"]);
-    if (added.exitCode !== 0 && this.copy.isGitRepo) {
-      // The repository's index could not be reused (split index, newer format): start from none.
-      await this.exec({ argv: ["rm", "-f", `${STATE_DIR}/baseline.index`] });
-      added = await this.git(["add", "-A"]);
-    }
-    if (added.exitCode !== 0) {
-      throw new EngineError(`recording the baseline failed: ${added.stderr.toString("utf8").trim().slice(-800)}`);
-    }
-    return this.gitOk(["write-tree"]);
-  }
-
-  /**
-   * The patch from the baseline to the tree as it is now, made by git inside the container with external
-   * diff drivers and textconv off. Every file is re-hashed from a fresh index built from the baseline tree
-   * id held here on the host, so nothing the agent did to git's files can hide a change (U4).
-   */
+  /** The patch from the baseline to the tree as it is now (baseline.ts). */
   async exportPatch(exclude?: (relPath: string) => string | undefined): Promise<ExportedPatch> {
-    const index = `${STATE_DIR}/export.index`;
-    await this.resetPrivateRepo();
-    await this.exec({ argv: ["rm", "-f", index] });
-    await this.gitOk(["read-tree", this.baselineTree], { index });
-    await this.gitOk(["add", "-A"], { index });
-    const tree = await this.gitOk(["write-tree"], { index });
-    const numstat = await this.gitOk(["diff-tree", "-r", "-z", "--no-renames", "--numstat", this.baselineTree, tree], { index });
-    const sizes = await this.changedFileSizes(tree, index);
-    const files: PatchFileStat[] = [];
-    const excluded: ExportedPatch["excluded"] = [];
-    // -z --numstat without renames: "added<TAB>removed<TAB>path" records, NUL-terminated.
-    for (const record of numstat.split("\0")) {
-      const [added = "0", removed = "0", ...rest] = record.split("\t");
-      const file = rest.join("\t");
-      if (!file) continue;
-      const size = sizes.get(file) ?? 0;
-      const reason =
-        exclude?.(file) ??
-        (size > MAX_PATCH_FILE_BYTES ? `it is ${Math.round(size / 2 ** 20)} MiB, over the ${MAX_PATCH_FILE_BYTES / 2 ** 20} MiB limit for one file in the patch` : undefined);
-      if (reason) {
-        excluded.push({ path: file, reason });
-        continue;
-      }
-      const binary = added === "-";
-      files.push({ path: file, added: binary ? 0 : Number(added), removed: binary ? 0 : Number(removed), binary });
-    }
-    if (!files.length) return { patch: Buffer.alloc(0), files, baseTree: this.baselineTree, tree, excluded };
-    const out = `${STATE_DIR}/patch.diff`;
-    const pathspecs = excluded.length ? ["--", ...files.map((f) => f.path)] : [];
-    // Two trees need neither a work tree nor an index: run bare, so that a .gitattributes the agent wrote
-    // (`* -diff`) cannot turn readable text changes into opaque binary patches.
-    await this.gitOk(
-      [
-        "-c", "core.bare=true", "--literal-pathspecs",
-        "diff-tree", "-r", "-p", "--binary", "--full-index", "--no-renames", "--no-ext-diff", "--no-textconv",
-        "--no-color", `--output=${out}`, this.baselineTree, tree, ...pathspecs,
-      ],
-      { index },
-    );
-    const patch = await this.readFile(out, { confine: false });
-    return { patch: patch?.data ?? Buffer.alloc(0), files, baseTree: this.baselineTree, tree, excluded };
-  }
-
-  /** Sizes of the changed files' new blobs (deleted files are absent), from git's own objects. */
-  private async changedFileSizes(tree: string, index: string): Promise<Map<string, number>> {
-    const raw = await this.gitOk(["diff-tree", "-r", "-z", "--no-renames", "--raw", this.baselineTree, tree], { index });
-    // -z --raw: ":oldmode newmode oldsha newsha status" NUL path NUL, per file.
-    const parts = raw.split("\0");
-    const blobs = new Map<string, string[]>();
-    for (let i = 0; i + 1 < parts.length; i += 2) {
-      const sha = parts[i]?.split(" ")[3];
-      const file = parts[i + 1];
-      if (!sha || !file || /^0+$/.test(sha)) continue;
-      blobs.set(sha, [...(blobs.get(sha) ?? []), file]);
-    }
-    const sizes = new Map<string, number>();
-    if (!blobs.size) return sizes;
-    const res = await this.exec({
-      argv: ["git", ...GIT_CONFIG, "cat-file", "--batch-check"],
-      env: { ...GIT_ENV, GIT_INDEX_FILE: index },
-      cwd: WORKSPACE_ROOT,
-      stdin: [...blobs.keys()].join("\n") + "\n",
-      timeoutMs: 300_000,
-    });
-    for (const line of res.stdout.toString("utf8").split("\n")) {
-      const [sha, , size] = line.split(" ");
-      for (const file of blobs.get(sha ?? "") ?? []) sizes.set(file, Number(size));
-    }
-    return sizes;
+    if (!this.baselineRecord) throw new EngineError("the sandbox has no baseline");
+    return this.baselineRecord.exportPatch(exclude);
   }
 
   private async runSetup(commands: string[]): Promise<void> {
@@ -727,7 +546,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     }
     // Nothing setup started may carry the network into the agent's phase (C18): kill every process of
     // the agent user (the helper too), cut the network, then start a fresh helper.
-    await this.oneShotExec(["sh", "-c", "kill -9 -1 2>/dev/null; true"], AGENT_USER);
+    await this.oneShotExec([toolbeltProgram("bash"), "-c", "kill -9 -1 2>/dev/null; true"], AGENT_USER);
     const info = await this.container.inspect();
     for (const name of Object.keys(info.NetworkSettings.Networks ?? {})) {
       await withTimeout("a network disconnect", this.docker.getNetwork(name).disconnect({ Container: this.container.id, Force: true }));
@@ -742,20 +561,19 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
 
   async exec(request: ExecRequest): Promise<ExecResult> {
     const stdin = typeof request.stdin === "string" ? Buffer.from(request.stdin) : request.stdin;
-    const header = {
-      op: "exec",
+    const op: ExecOpRequest = {
       argv: request.argv,
       script: request.script,
       mergeStderr: request.mergeStderr,
       cwd: request.cwd ?? WORKSPACE_ROOT,
-      env: { ...BASE_ENV, ...this.safeDirectoryEnv, ...this.options.env, ...request.env },
+      env: this.commandEnv(request),
       timeoutMs: request.timeoutMs,
       maxOutputBytes: request.maxOutputBytes,
       stdin: stdin !== undefined,
     };
-    let res: HelperResponse;
+    let res: HelperResult<"exec">;
     try {
-      res = await abortable(this.request(header, stdin), request.signal);
+      res = await abortable(this.request("exec", op, stdin), request.signal);
     } catch (e) {
       if (e instanceof SandboxFsError && e.code === "EHELPERDIED") {
         const oomKilled = await this.oomKilled(true);
@@ -767,88 +585,70 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       }
       throw e;
     }
-    const h = res.header;
-    const outLen = Number(h.stdoutBytes ?? 0);
+    const h = okHeader(res, request.argv?.[0] ?? "bash");
+    const outLen = h.stdoutBytes ?? 0;
     const killed = (h.signal === "SIGKILL" || h.exitCode === 137) && !h.timedOut && !h.outputKilled;
     const oomKilled = await this.oomKilled(killed);
     return {
-      exitCode: typeof h.exitCode === "number" ? h.exitCode : null,
-      signal: typeof h.signal === "string" ? h.signal : null,
+      exitCode: h.exitCode,
+      signal: h.signal,
       stdout: res.body.subarray(0, outLen),
-      stderr: h.spawnError ? Buffer.from(String(h.spawnError)) : res.body.subarray(outLen),
-      stdoutOmitted: Number(h.stdoutOmitted ?? 0),
-      stderrOmitted: Number(h.stderrOmitted ?? 0),
-      stdoutHead: Number(h.stdoutHead ?? 0),
-      stderrHead: Number(h.stderrHead ?? 0),
+      stderr: h.spawnError ? Buffer.from(h.spawnError) : res.body.subarray(outLen),
+      stdoutOmitted: h.stdoutOmitted ?? 0,
+      stderrOmitted: h.stderrOmitted ?? 0,
+      stdoutHead: h.stdoutHead ?? 0,
+      stderrHead: h.stderrHead ?? 0,
       timedOut: Boolean(h.timedOut),
       outputKilled: Boolean(h.outputKilled),
       pipesHeld: Boolean(h.pipesHeld),
-      cwd: typeof h.cwd === "string" ? h.cwd : undefined,
-      durationMs: Number(h.durationMs ?? 0),
+      cwd: h.cwd,
+      durationMs: h.durationMs,
       oomKilled,
     };
   }
 
   async stat(p: string, access: FileAccess = {}): Promise<FileStat | null> {
-    const res = await this.request({ op: "stat", path: p, confine: access.confine ?? true });
-    if (!res.header.ok) throw fsError(res, p);
-    return (res.header.stat as FileStat | null) ?? null;
+    return okHeader(await this.request("stat", { path: p, confine: access.confine ?? true }), p).stat;
   }
 
   async resolvePath(p: string, access: FileAccess = {}): Promise<string> {
-    const res = await this.request({ op: "resolve", path: p, confine: access.confine ?? true });
-    if (!res.header.ok) throw fsError(res, p);
-    return String(res.header.realPath);
+    return okHeader(await this.request("resolve", { path: p, confine: access.confine ?? true }), p).realPath;
   }
 
   async readFile(
     p: string,
     options: FileAccess & { start?: number; length?: number } = {},
   ): Promise<{ data: Buffer; stat: FileStat } | null> {
-    const res = await this.request({ op: "read", path: p, confine: options.confine ?? true, start: options.start, length: options.length });
-    if (!res.header.ok) {
-      if (res.header.code === "ENOENT" || res.header.code === "ENOTDIR") return null;
-      throw fsError(res, p);
-    }
-    return { data: res.body, stat: res.header.stat as FileStat };
+    const res = await this.request("read", { path: p, confine: options.confine ?? true, start: options.start, length: options.length });
+    if (!res.ok && (res.header.code === "ENOENT" || res.header.code === "ENOTDIR")) return null;
+    return { data: res.body, stat: okHeader(res, p).stat };
   }
 
   async writeFile(p: string, data: string | Uint8Array, options: FileAccess & { mode?: number } = {}): Promise<FileStat> {
     const body = typeof data === "string" ? Buffer.from(data) : data;
-    const res = await this.request({ op: "write", path: p, confine: options.confine ?? true, mode: options.mode }, body);
-    if (!res.header.ok) throw fsError(res, p);
-    return res.header.stat as FileStat;
+    return okHeader(await this.request("write", { path: p, confine: options.confine ?? true, mode: options.mode }, body), p).stat;
   }
 
   async startBackground(id: string, request: ExecRequest): Promise<void> {
-    const res = await this.request({
-      op: "bg-start",
+    const res = await this.request("bg-start", {
       job: id,
       script: request.script,
       argv: request.argv,
       cwd: request.cwd ?? WORKSPACE_ROOT,
-      env: { ...BASE_ENV, ...this.safeDirectoryEnv, ...this.options.env, ...request.env },
+      env: this.commandEnv(request),
       maxOutputBytes: request.maxOutputBytes,
     });
-    if (!res.header.ok) throw fsError(res, id);
+    okHeader(res, id);
   }
 
   async readBackground(id: string): Promise<BackgroundStatus> {
-    const res = await this.request({ op: "bg-read", job: id });
-    if (!res.header.ok) throw fsError(res, id);
-    const h = res.header;
-    return {
-      status: h.status as BackgroundStatus["status"],
-      exitCode: typeof h.exitCode === "number" ? h.exitCode : null,
-      signal: typeof h.signal === "string" ? h.signal : null,
-      output: res.body,
-      runtimeMs: Number(h.runtimeMs ?? 0),
-    };
+    const res = await this.request("bg-read", { job: id });
+    const h = okHeader(res, id);
+    return { status: h.status, exitCode: h.exitCode, signal: h.signal, output: res.body, runtimeMs: h.runtimeMs };
   }
 
   async killBackground(id: string): Promise<void> {
-    const res = await this.request({ op: "bg-kill", job: id });
-    if (!res.header.ok) throw fsError(res, id);
+    okHeader(await this.request("bg-kill", { job: id }), id);
   }
 
   /** Removes the container (and its tmpfs contents). Safe to call more than once, and on every path out. */

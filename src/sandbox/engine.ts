@@ -3,6 +3,7 @@
 // and the reaper that removes containers left by runs whose owner process died.
 import os from "node:os";
 import Docker from "dockerode";
+import { type EngineProfile, engineProfile } from "./engine-profile.js";
 import { EngineError } from "./sandbox.js";
 
 export const LABEL_RUN = "agent-ci.run";
@@ -35,13 +36,11 @@ function whereEngine(): string {
 }
 
 /** Fails fast, before any model call, with what to do next (D1). */
-export async function pingEngine(docker: Docker): Promise<{ version: string; apiVersion: string; podman: boolean }> {
+export async function pingEngine(docker: Docker): Promise<{ version: string; apiVersion: string; profile: EngineProfile }> {
   try {
     await withTimeout("a ping", docker.ping(), 10_000);
     const v = await withTimeout("a version request", docker.version(), 10_000);
-    // Podman's Docker-compatible API names itself in Components ("Podman Engine"); see docs/ENGINES.md.
-    const podman = (v.Components ?? []).some((c) => /podman/i.test(c.Name));
-    return { version: v.Version, apiVersion: v.ApiVersion, podman };
+    return { version: v.Version, apiVersion: v.ApiVersion, profile: engineProfile(v.Components ?? []) };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const hint =

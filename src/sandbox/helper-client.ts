@@ -1,15 +1,11 @@
 // The host side of the in-container helper (helper/helper.cjs): frames requests onto the exec's stdin,
 // demultiplexes Docker's stdout/stderr frames, and matches responses to requests by id.
 import { PassThrough, type Duplex } from "node:stream";
+import type { HelperOp, HelperOps, HelperResult, RawFrame } from "./helper-protocol.js";
 import { SandboxGoneError } from "./sandbox.js";
 
-export interface HelperResponse {
-  header: Record<string, unknown> & { id: number; ok: boolean; code?: string; message?: string };
-  body: Buffer;
-}
-
 interface Waiter {
-  resolve: (r: HelperResponse) => void;
+  resolve: (r: RawFrame) => void;
   reject: (e: Error) => void;
 }
 
@@ -34,12 +30,12 @@ export class FrameDecoder {
   /** Bytes the frame being received needs, once its header says; nothing is parsed before that. */
   private needed = 0;
 
-  push(chunk: Buffer): HelperResponse[] {
+  push(chunk: Buffer): RawFrame[] {
     this.chunks.push(chunk);
     this.length += chunk.length;
     if (this.length < this.needed) return [];
     let pending = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.length);
-    const frames: HelperResponse[] = [];
+    const frames: RawFrame[] = [];
     this.needed = 0;
     for (;;) {
       if (pending.length < 4) break;
@@ -53,7 +49,7 @@ export class FrameDecoder {
         this.needed = total;
         break;
       }
-      const header = JSON.parse(pending.subarray(4, 4 + hl).toString("utf8")) as HelperResponse["header"];
+      const header = JSON.parse(pending.subarray(4, 4 + hl).toString("utf8")) as RawFrame["header"];
       const body = Buffer.from(pending.subarray(8 + hl, total));
       pending = pending.subarray(total);
       frames.push({ header, body });
@@ -118,13 +114,14 @@ export class HelperClient {
     return this.closedError === undefined;
   }
 
-  request(header: Record<string, unknown>, body?: Uint8Array): Promise<HelperResponse> {
+  /** One operation of the protocol; the answer is typed by the operation asked (helper-protocol.ts). */
+  request<K extends HelperOp>(op: K, request: HelperOps[K]["request"], body?: Uint8Array): Promise<HelperResult<K>> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = this.nextId++;
-    const response = new Promise<HelperResponse>((resolve, reject) => {
+    const response = new Promise<RawFrame>((resolve, reject) => {
       this.waiters.set(id, { resolve, reject });
-      this.stream.write(encodeFrame({ ...header, id }, body));
-    });
+      this.stream.write(encodeFrame({ ...request, op, id }, body));
+    }).then((frame) => ({ ok: frame.header.ok, header: frame.header, body: frame.body }) as HelperResult<K>);
     // A caller that stopped waiting (a cancel raced the answer) must not leave an unhandled rejection when the
     // helper then stops; a caller still waiting gets the rejection as before.
     response.catch(() => {});

@@ -1,46 +1,86 @@
-// The sandbox image: built on demand from Dockerfile.sandbox through the Engine API (the build context is
-// a tar-stream of the Dockerfile alone), tagged by a hash of its inputs so it is rebuilt only when they
-// change. A user-named image is used as it is, after a preflight check for the tools agent-ci needs.
+// Images agent-ci builds itself through the Engine API (the build context is a tar-stream of the files
+// named, nothing else), each tagged by a hash of its inputs so it is rebuilt only when they change:
+// the default sandbox image (Dockerfile.sandbox: a base and common toolchains) and the toolbelt
+// (toolbelt/: what agent-ci runs inside any image, see toolbelt.ts). A user-named image is used as it
+// is: agent-ci brings everything it needs itself.
 import crypto from "node:crypto";
 import fs from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
 import { pack as tarPack } from "tar-stream";
+import { withTimeout } from "./engine.js";
 import { EngineError } from "./sandbox.js";
 
 export const IMAGE_REPOSITORY = "agent-ci-sandbox";
 export const DEFAULT_BASE_IMAGE = process.env.AGENT_CI_BASE_IMAGE ?? "debian:bookworm-slim";
-/** What the tools and the exec helper need inside any image. */
-export const REQUIRED_TOOLS = ["bash", "git", "rg", "node", "tar"];
 const BUILD_TIMEOUT_MS = 20 * 60_000;
 
-export function dockerfilePath(): string {
-  // src/sandbox/image.ts and dist/*.js both sit two levels below the package root.
-  const candidates = ["../../Dockerfile.sandbox", "../Dockerfile.sandbox"].map((rel) =>
-    fileURLToPath(new URL(rel, import.meta.url)),
-  );
+/** A file or folder of the package: src/sandbox/image.ts and dist/*.js sit one or two levels below its root. */
+export function packagePath(name: string): string {
+  const candidates = [`../../${name}`, `../${name}`].map((rel) => fileURLToPath(new URL(rel, import.meta.url)));
   const found = candidates.find((p) => fs.existsSync(p));
-  if (!found) throw new EngineError(`Dockerfile.sandbox not found (looked in ${candidates.join(", ")})`);
+  if (!found) throw new EngineError(`${name} not found (looked in ${candidates.join(", ")})`);
   return found;
 }
 
-export function defaultImageTag(dockerfile = fs.readFileSync(dockerfilePath(), "utf8")): string {
-  const hash = crypto.createHash("sha256").update(dockerfile).update("\0").update(DEFAULT_BASE_IMAGE).digest("hex");
-  return `${IMAGE_REPOSITORY}:${hash.slice(0, 12)}`;
+export function dockerfilePath(): string {
+  return packagePath("Dockerfile.sandbox");
 }
 
-async function imageExists(docker: Docker, name: string): Promise<boolean> {
+/** What one build needs: the context's files (name → content) and the base image it starts from. */
+export interface BuildRecipe {
+  /** What it is, for messages ("the sandbox image"). */
+  what: string;
+  repository: string;
+  files: Record<string, string>;
+  baseImage: string;
+  label: string;
+}
+
+/**
+ * The content-hash tag: the same files and base image give the same tag on every engine. For one file it
+ * is sha256(content NUL base image), as scripts/podman-engine.sh computes it for Dockerfile.sandbox.
+ */
+export function recipeTag(recipe: BuildRecipe): string {
+  const hash = crypto.createHash("sha256");
+  for (const [, content] of Object.entries(recipe.files).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    hash.update(content).update("\0");
+  }
+  hash.update(recipe.baseImage);
+  return `${recipe.repository}:${hash.digest("hex").slice(0, 12)}`;
+}
+
+export function sandboxRecipe(dockerfile = fs.readFileSync(dockerfilePath(), "utf8")): BuildRecipe {
+  return { what: "the sandbox image", repository: IMAGE_REPOSITORY, files: { Dockerfile: dockerfile }, baseImage: DEFAULT_BASE_IMAGE, label: "sandbox" };
+}
+
+/** A folder's files (not recursive) as a build context. */
+export function folderFiles(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const name of fs.readdirSync(dir).sort()) {
+    const p = path.join(dir, name);
+    if (fs.statSync(p).isFile()) files[name] = fs.readFileSync(p, "utf8");
+  }
+  return files;
+}
+
+export function defaultImageTag(dockerfile?: string): string {
+  return recipeTag(sandboxRecipe(dockerfile));
+}
+
+export async function imageExists(docker: Docker, name: string): Promise<boolean> {
   try {
-    await docker.getImage(name).inspect();
+    await withTimeout("an image inspect", docker.getImage(name).inspect());
     return true;
   } catch {
     return false;
   }
 }
 
-function contextTar(dockerfile: string): NodeJS.ReadableStream {
+function contextTar(files: Record<string, string>): NodeJS.ReadableStream {
   const pack = tarPack();
-  pack.entry({ name: "Dockerfile", mode: 0o644 }, dockerfile);
+  for (const [name, content] of Object.entries(files)) pack.entry({ name, mode: name.endsWith(".sh") ? 0o755 : 0o644 }, content);
   pack.finalize();
   return pack as unknown as NodeJS.ReadableStream;
 }
@@ -51,22 +91,28 @@ interface BuildEvent {
   errorDetail?: { message?: string };
 }
 
-/** Builds (if needed) and returns the default image's tag; `progress` gets each build output line. */
-export async function ensureDefaultImage(docker: Docker, progress: (line: string) => void = () => {}): Promise<string> {
-  const dockerfile = fs.readFileSync(dockerfilePath(), "utf8");
-  const tag = defaultImageTag(dockerfile);
+/** `tag` and `noCache` are for the benchmark's cold starts: a build from nothing, beside the cached one. */
+export interface BuildOptions {
+  tag?: string;
+  noCache?: boolean;
+}
+
+/** Builds the recipe unless its tag exists already; returns the tag. `progress` gets each build output line. */
+export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress: (line: string) => void = () => {}, options: BuildOptions = {}): Promise<string> {
+  const tag = options.tag ?? recipeTag(recipe);
   if (await imageExists(docker, tag)) return tag;
-  if (!(await imageExists(docker, DEFAULT_BASE_IMAGE))) {
+  if (!(await imageExists(docker, recipe.baseImage))) {
     throw new EngineError(
-      `the base image ${DEFAULT_BASE_IMAGE} is missing and no registry may be reachable: run \`bash scripts/ensure-engine.sh\` ` +
+      `the base image ${recipe.baseImage} is missing and no registry may be reachable: run \`bash scripts/ensure-engine.sh\` ` +
         `(it pulls it, or builds it locally with debootstrap), or set AGENT_CI_BASE_IMAGE to an image you have`,
     );
   }
-  progress(`building the sandbox image ${tag} from Dockerfile.sandbox (first run only; a few minutes)`);
-  const stream = await docker.buildImage(contextTar(dockerfile), {
+  progress(`building ${recipe.what} ${tag} (first run on this engine only; a few minutes)`);
+  const stream = await docker.buildImage(contextTar(recipe.files), {
     t: tag,
-    buildargs: { BASE_IMAGE: DEFAULT_BASE_IMAGE },
-    labels: { "agent-ci.image": "sandbox" },
+    nocache: Boolean(options.noCache),
+    buildargs: { BASE_IMAGE: recipe.baseImage },
+    labels: { "agent-ci.image": recipe.label },
   });
   const tail: string[] = [];
   const building = new Promise<void>((resolve, reject) => {
@@ -85,31 +131,36 @@ export async function ensureDefaultImage(docker: Docker, progress: (line: string
       },
     );
   });
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      building,
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${BUILD_TIMEOUT_MS / 60_000} min`)), BUILD_TIMEOUT_MS);
-      }),
-    ]);
+    await withTimeout(`the build of ${recipe.what}`, building, BUILD_TIMEOUT_MS);
   } catch (e) {
-    throw new EngineError(`building the sandbox image failed: ${(e as Error).message}\n${tail.join("\n")}`);
-  } finally {
-    clearTimeout(timer);
+    throw new EngineError(`building ${recipe.what} failed: ${(e as Error).message}\n${tail.join("\n")}`);
   }
   if (!(await imageExists(docker, tag))) {
-    throw new EngineError(`building the sandbox image failed:\n${tail.join("\n")}`);
+    throw new EngineError(`building ${recipe.what} failed:\n${tail.join("\n")}`);
   }
   return tag;
 }
 
-/** Resolves the image a run uses: the user's (must exist locally or be pullable) or the default. */
-export async function resolveImage(
-  docker: Docker,
-  image: string | undefined,
-  progress?: (line: string) => void,
-): Promise<{ name: string; id: string; isDefault: boolean }> {
+/** Builds (if needed) and returns the default image's tag. */
+export function ensureDefaultImage(docker: Docker, progress?: (line: string) => void): Promise<string> {
+  return ensureBuilt(docker, sandboxRecipe(), progress);
+}
+
+export interface ResolvedImage {
+  name: string;
+  id: string;
+  isDefault: boolean;
+  /** The image's own environment (its Config.Env, PATH included), which the Bash tool keeps. */
+  env: Record<string, string>;
+}
+
+/**
+ * Resolves the image a run uses: the user's (`--image`, `image:`, else AGENT_CI_IMAGE, e.g. a prebuilt
+ * default image in a registry; it must exist locally or be pullable) or the default, built here.
+ */
+export async function resolveImage(docker: Docker, requested: string | undefined, progress?: (line: string) => void): Promise<ResolvedImage> {
+  const image = requested ?? (process.env.AGENT_CI_IMAGE || undefined);
   const name = image ?? (await ensureDefaultImage(docker, progress));
   if (image && !(await imageExists(docker, image))) {
     try {
@@ -121,6 +172,11 @@ export async function resolveImage(
       throw new EngineError(`image ${image} is not on this engine and pulling it failed: ${(e as Error).message}`);
     }
   }
-  const info = await docker.getImage(name).inspect();
-  return { name, id: info.Id, isDefault: image === undefined };
+  const info = await withTimeout("an image inspect", docker.getImage(name).inspect());
+  const env: Record<string, string> = {};
+  for (const entry of info.Config.Env ?? []) {
+    const eq = entry.indexOf("=");
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return { name, id: info.Id, isDefault: image === undefined, env };
 }

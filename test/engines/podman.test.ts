@@ -15,7 +15,8 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
 import { pingEngine } from "../../src/sandbox/engine.js";
-import { defaultImageTag, ensureDefaultImage } from "../../src/sandbox/image.js";
+import { defaultImageTag, ensureDefaultImage, recipeTag } from "../../src/sandbox/image.js";
+import { toolbeltRecipe } from "../../src/sandbox/toolbelt.js";
 import { EngineError } from "../../src/sandbox/sandbox.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 import { EXAMPLE, labelled, runScripted, scriptFile } from "./support.js";
@@ -49,11 +50,12 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
     process.env.DOCKER_HOST = PODMAN_HOST;
     podman = new Docker();
     const engine = await pingEngine(podman);
-    expect(engine.podman, `${PODMAN_HOST} answers, but it is not Podman (version ${engine.version})`).toBe(true);
-    const tag = defaultImageTag();
-    const has = await podman.getImage(tag).inspect().then(() => true, () => false);
-    if (!has) {
-      // No registry here: the image built on Docker is copied over through the API (docker save | podman load).
+    expect(engine.profile.name, `${PODMAN_HOST} answers, but it is not Podman (version ${engine.version})`).toBe("podman");
+    // No registry here: the images built on Docker (the default image and agent-ci's toolbelt) are copied
+    // over through the API (docker save | podman load).
+    for (const tag of [defaultImageTag(), recipeTag(toolbeltRecipe())]) {
+      const has = await podman.getImage(tag).inspect().then(() => true, () => false);
+      if (has) continue;
       const tar = await docker.getImage(tag).get();
       await new Promise<void>((resolve, reject) =>
         podman.loadImage(tar, {}, (err, stream) => {

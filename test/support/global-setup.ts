@@ -1,10 +1,17 @@
-// Runs once before the test files: makes sure the engine answers and the sandbox image is built, so that
-// integration tests running in parallel do not race to build it.
+// Runs once before the test files: makes sure the engine answers and that the images the tests use are
+// built (the default sandbox image, agent-ci's toolbelt and its volume, and the user-image fixtures of
+// test/fixtures/images/), so that integration tests running in parallel do not race to build them. Each is
+// tagged by a hash of its inputs: a second run builds nothing.
 import { ensureDefaultImage } from "../../src/sandbox/image.js";
 import { createDockerClient, pingEngine } from "../../src/sandbox/engine.js";
+import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
+import { ensureFixtureImages } from "./fixture-images.js";
 
 export default async function setup(): Promise<void> {
   const docker = createDockerClient();
   await pingEngine(docker);
-  await ensureDefaultImage(docker, (line) => process.stderr.write(`[image] ${line}\n`));
+  const progress = (line: string) => process.stderr.write(`[image] ${line}\n`);
+  await ensureDefaultImage(docker, progress);
+  await ensureToolbelt(docker, progress);
+  await ensureFixtureImages(docker, progress);
 }

@@ -1,0 +1,51 @@
+// What differs between engines, as data: the sandbox reads these fields and never asks which engine it
+// is on. Docker is the reference; Podman's Docker-compatible API needs the differences below (see
+// docs/ENGINES.md for why each exists). A remote engine is whichever of the two answers.
+
+/** The agent's user: every tool call runs as it. */
+export const AGENT_USER = "1000:1000";
+/**
+ * The container's own processes (init and its `sleep`) run as another unprivileged user, so that a
+ * `kill -9 -1` by the agent cannot stop the container: it kills only the agent user's processes.
+ */
+export const KEEPER_USER = "1001:1001";
+
+export interface EngineProfile {
+  name: "docker" | "podman";
+  /** Mount options that give /workspace its owner (plan mode: root's, so the agent cannot write it). */
+  workspaceOwner(readOnlyWorkspace: boolean): string;
+  /** Ulimits set besides nofile (rootful Podman 4.3 raises the unset ones past what it may set). */
+  extraUlimits: Array<{ Name: string; Soft: number; Hard: number }>;
+  /** /workspace belongs to the container's own user, not the agent: git needs safe.directory, always. */
+  workspaceNotAgents: boolean;
+  /** Who unpacks the workspace: plan mode's tree must end up unwritable by the agent. */
+  copyInUser(readOnlyWorkspace: boolean): string;
+  /** /workspace must be opened (chmod 0777, by its owner the keeper) before the agent can copy into it. */
+  opensWorkspace: boolean;
+}
+
+export const DOCKER_PROFILE: EngineProfile = {
+  name: "docker",
+  workspaceOwner: (readOnly) => `${readOnly ? "uid=0,gid=0" : "uid=1000,gid=1000"},mode=0755`,
+  extraUlimits: [],
+  workspaceNotAgents: false,
+  copyInUser: (readOnly) => (readOnly ? "0:0" : AGENT_USER),
+  opensWorkspace: false,
+};
+
+export const PODMAN_PROFILE: EngineProfile = {
+  name: "podman",
+  // Podman 4.3 rejects tmpfs uid=/gid= ("unknown mount option") and gives the tmpfs the mode of the image's
+  // /workspace; `U` hands it to the container user (the keeper), and the copy-in opens it up.
+  workspaceOwner: () => "U",
+  extraUlimits: [{ Name: "nproc", Soft: 32768, Hard: 32768 }],
+  workspaceNotAgents: true,
+  // The keeper owns /workspace there: it copies plan mode's tree itself, and opens the directory otherwise.
+  copyInUser: (readOnly) => (readOnly ? KEEPER_USER : AGENT_USER),
+  opensWorkspace: true,
+};
+
+/** Podman's Docker-compatible API names itself in the version's Components ("Podman Engine"). */
+export function engineProfile(components: Array<{ Name: string }>): EngineProfile {
+  return components.some((c) => /podman/i.test(c.Name)) ? PODMAN_PROFILE : DOCKER_PROFILE;
+}

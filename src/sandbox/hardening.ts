@@ -1,0 +1,104 @@
+// The hardening read-back as a pure comparison: what agent-ci asked the engine for, what the engine's
+// inspect says it applied, and what the kernel says from inside the container (the helper's
+// /proc/self/status and a user-namespace probe). The result lists every requested setting that did not
+// hold; the sandbox refuses to run on any unless the user opted in (RELIABILITY.md D11).
+
+/** The create request's settings that are read back (a subset of dockerode's HostConfig). */
+export interface RequestedHardening {
+  PidsLimit?: number;
+  Memory?: number;
+  NanoCpus?: number;
+  NetworkMode?: string;
+}
+
+/** What `inspect` returns for them. */
+export interface InspectedHardening {
+  ReadonlyRootfs?: boolean;
+  CapDrop?: string[] | null;
+  NetworkMode?: string;
+  PidsLimit?: number | null;
+  Memory?: number;
+  NanoCpus?: number;
+  Init?: boolean | null;
+  Privileged?: boolean;
+  Runtime?: string;
+}
+
+/** From inside: the helper process's own status fields, and whether `unshare -U true` succeeded. */
+export interface InsideProbe {
+  uid: number | null;
+  capEff: string;
+  noNewPrivs: string;
+  seccomp: string;
+  userNamespaceOpen: boolean;
+}
+
+export interface Hardening {
+  user: string;
+  uid: number | null;
+  capEff: string;
+  noNewPrivileges: boolean;
+  seccomp: string;
+  readonlyRootfs: boolean;
+  capDrop: string[];
+  networkMode: string;
+  pidsLimit: number | null;
+  memoryBytes: number;
+  nanoCpus: number;
+  init: boolean;
+  privileged: boolean;
+  runtime: string;
+  workspaceWritableByAgent: boolean;
+  /** Requested settings the engine did not apply (empty when all held). */
+  missing: string[];
+}
+
+/** Fewer dropped capabilities than this, listed one by one (Podman's way of saying ALL), is not ALL. */
+const MIN_CAPS_LISTED_AS_ALL = 10;
+
+export function assessHardening(
+  requested: RequestedHardening,
+  host: InspectedHardening,
+  inside: InsideProbe,
+  context: { user: string; workspaceWritableByAgent: boolean },
+): Hardening {
+  const capDrop = host.CapDrop ?? [];
+  const hardening: Hardening = {
+    user: context.user,
+    uid: inside.uid,
+    capEff: inside.capEff,
+    noNewPrivileges: inside.noNewPrivs === "1",
+    seccomp: inside.seccomp,
+    readonlyRootfs: Boolean(host.ReadonlyRootfs),
+    capDrop,
+    networkMode: host.NetworkMode ?? "",
+    pidsLimit: host.PidsLimit ?? null,
+    memoryBytes: host.Memory ?? 0,
+    nanoCpus: host.NanoCpus ?? 0,
+    init: Boolean(host.Init),
+    privileged: Boolean(host.Privileged),
+    runtime: host.Runtime ?? "runc",
+    workspaceWritableByAgent: context.workspaceWritableByAgent,
+    missing: [],
+  };
+  const checks: Array<[boolean, string]> = [
+    [hardening.uid === 0 || hardening.uid === null, "non-root user"],
+    [!/^0+$/.test(hardening.capEff), `capabilities dropped (CapEff ${hardening.capEff})`],
+    [!hardening.noNewPrivileges, "no-new-privileges"],
+    [!hardening.readonlyRootfs, "read-only root filesystem"],
+    // Podman reports the dropped capabilities one by one instead of "ALL"; CapEff above is the proof.
+    [!capDrop.some((c) => /^(CAP_)?ALL$/i.test(c)) && capDrop.length < MIN_CAPS_LISTED_AS_ALL, "CapDrop ALL"],
+    [hardening.pidsLimit !== (requested.PidsLimit ?? null), `pids limit ${requested.PidsLimit} (got ${hardening.pidsLimit})`],
+    [hardening.memoryBytes !== requested.Memory, `memory limit ${requested.Memory} (got ${hardening.memoryBytes})`],
+    [hardening.nanoCpus !== requested.NanoCpus, `CPU limit ${requested.NanoCpus} (got ${hardening.nanoCpus})`],
+    [!hardening.init, "init process"],
+    [hardening.privileged, "unprivileged"],
+    [requested.NetworkMode === "none" && hardening.networkMode !== "none", "network none"],
+    [hardening.seccomp === "0", "seccomp filter"],
+    // Docker's default seccomp profile refuses unshare(CLONE_NEWUSER) without CAP_SYS_ADMIN; Podman's
+    // (containers-common) allows it, opening the kernel's user-namespace surface. Probed, not assumed.
+    [inside.userNamespaceOpen, "user namespaces blocked (the engine's seccomp profile allows unshare -U)"],
+  ];
+  hardening.missing = checks.filter(([failed]) => failed).map(([, what]) => what);
+  return hardening;
+}

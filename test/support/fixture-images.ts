@@ -1,0 +1,29 @@
+// The user images the toolbelt tests run in (test/fixtures/images/*/Dockerfile), built from Debian
+// packages on this engine and tagged by a hash of their Dockerfile and base image, like agent-ci's own.
+import type Docker from "dockerode";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type BuildRecipe, DEFAULT_BASE_IMAGE, ensureBuilt, folderFiles, recipeTag } from "../../src/sandbox/image.js";
+
+export const FIXTURE_IMAGES = ["go", "python", "busybox"] as const;
+export type FixtureImage = (typeof FIXTURE_IMAGES)[number];
+
+const IMAGES_DIR = fileURLToPath(new URL("../fixtures/images/", import.meta.url));
+
+export function fixtureRecipe(name: FixtureImage): BuildRecipe {
+  return {
+    what: `the ${name} test image`,
+    repository: `agent-ci-test-${name}`,
+    files: folderFiles(path.join(IMAGES_DIR, name)),
+    baseImage: DEFAULT_BASE_IMAGE,
+    label: `test-${name}`,
+  };
+}
+
+export function fixtureImageTag(name: FixtureImage): string {
+  return recipeTag(fixtureRecipe(name));
+}
+
+export async function ensureFixtureImages(docker: Docker, progress?: (line: string) => void): Promise<void> {
+  for (const name of FIXTURE_IMAGES) await ensureBuilt(docker, fixtureRecipe(name), progress);
+}

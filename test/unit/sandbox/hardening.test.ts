@@ -1,0 +1,55 @@
+// The hardening read-back as a pure comparison: no engine, one row per setting that can fail to hold.
+import { describe, expect, it } from "vitest";
+import { assessHardening, type InspectedHardening, type InsideProbe, type RequestedHardening } from "../../../src/sandbox/hardening.js";
+
+const requested: RequestedHardening = { PidsLimit: 512, Memory: 4 * 1024 ** 3, NanoCpus: 2e9, NetworkMode: "none" };
+const applied: InspectedHardening = {
+  ReadonlyRootfs: true,
+  CapDrop: ["ALL"],
+  NetworkMode: "none",
+  PidsLimit: 512,
+  Memory: 4 * 1024 ** 3,
+  NanoCpus: 2e9,
+  Init: true,
+  Privileged: false,
+  Runtime: "runc",
+};
+const inside: InsideProbe = { uid: 1000, capEff: "0000000000000000", noNewPrivs: "1", seccomp: "2", userNamespaceOpen: false };
+const context = { user: "1000:1000", workspaceWritableByAgent: true };
+
+describe("assessHardening", () => {
+  it("finds nothing missing when every requested setting holds", () => {
+    const h = assessHardening(requested, applied, inside, context);
+    expect(h.missing).toEqual([]);
+    expect(h).toMatchObject({ uid: 1000, noNewPrivileges: true, readonlyRootfs: true, pidsLimit: 512, init: true, runtime: "runc" });
+  });
+
+  it.each<[string, Partial<InspectedHardening>, Partial<InsideProbe>, string]>([
+    ["root user", {}, { uid: 0 }, "non-root user"],
+    ["an unknown user", {}, { uid: null }, "non-root user"],
+    ["capabilities left", {}, { capEff: "00000000a80425fb" }, "capabilities dropped (CapEff 00000000a80425fb)"],
+    ["no-new-privileges off", {}, { noNewPrivs: "0" }, "no-new-privileges"],
+    ["a writable root", { ReadonlyRootfs: false }, {}, "read-only root filesystem"],
+    ["a short CapDrop list", { CapDrop: ["CAP_NET_RAW"] }, {}, "CapDrop ALL"],
+    ["no CapDrop", { CapDrop: null }, {}, "CapDrop ALL"],
+    ["the pids limit ignored", { PidsLimit: null }, {}, "pids limit 512 (got null)"],
+    ["another memory limit", { Memory: 0 }, {}, "memory limit 4294967296 (got 0)"],
+    ["no CPU limit", { NanoCpus: 0 }, {}, "CPU limit 2000000000 (got 0)"],
+    ["no init", { Init: null }, {}, "init process"],
+    ["privileged", { Privileged: true }, {}, "unprivileged"],
+    ["a network", { NetworkMode: "bridge" }, {}, "network none"],
+    ["seccomp off", {}, { seccomp: "0" }, "seccomp filter"],
+    ["user namespaces open", {}, { userNamespaceOpen: true }, "user namespaces blocked (the engine's seccomp profile allows unshare -U)"],
+  ])("names %s", (_what, host, probe, missing) => {
+    expect(assessHardening(requested, { ...applied, ...host }, { ...inside, ...probe }, context).missing).toEqual([missing]);
+  });
+
+  it("accepts Podman's capability list in place of ALL", () => {
+    const podmanCaps = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_NET_BIND_SERVICE", "CAP_SETFCAP", "CAP_SETGID", "CAP_SETPCAP", "CAP_SETUID", "CAP_SYS_CHROOT"];
+    expect(assessHardening(requested, { ...applied, CapDrop: podmanCaps }, inside, context).missing).toEqual([]);
+  });
+
+  it("does not ask for network none when the run has a network", () => {
+    expect(assessHardening({ ...requested, NetworkMode: "bridge" }, { ...applied, NetworkMode: "bridge" }, inside, context).missing).toEqual([]);
+  });
+});

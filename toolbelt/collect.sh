@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Gathers the toolbelt under $1 (/opt/agent-ci): each program with every shared library it loads and
+# the dynamic loader, rewritten so that they load only from $1/lib whatever the image around them holds:
+# the interpreter is $1/lib's loader, and DT_RPATH (not RUNPATH: RPATH wins over the image's
+# LD_LIBRARY_PATH) is $1/lib on the programs and on the libraries (for their own dependencies).
+set -euo pipefail
+T=$1
+mkdir -p "$T/bin" "$T/lib" "$T/libexec/git-core" "$T/share"
+
+declare -A LIBS=()
+LOADER=""
+
+add_libs() { # every library ldd resolves for an ELF file, loader included
+  local line lib
+  while read -r line; do
+    case "$line" in
+      *"=> not found"*) echo "collect: $1 needs a missing library: $line" >&2; exit 1 ;;
+      *"=> /"*) lib=${line#*=> }; lib=${lib%% (*}; LIBS[$lib]=1 ;;
+      /*) lib=${line%% (*}; LOADER=$lib ;;
+    esac
+  done < <(ldd "$1" 2>/dev/null || true)
+}
+
+is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+
+programs=()
+add_program() { # source path, destination path
+  cp -L "$1" "$2"
+  chmod 0755 "$2"
+  if is_elf "$2"; then add_libs "$1"; programs+=("$2"); fi
+}
+
+# Programs agent-ci and its tools run; the Bash tool finds them last on PATH, after the image's own.
+for p in node rg bash tar git \
+         cat chmod cp cut date dirname basename echo env false head id kill ln ls mkdir mktemp mv \
+         nproc printf pwd readlink realpath rm rmdir seq sleep sort stat tail tee timeout touch tr true \
+         uname wc xargs find unshare diff; do
+  src=$(type -P "$p" || true)
+  [ -n "$src" ] || { [ "$p" = diff ] && continue; echo "collect: $p not found" >&2; exit 1; }
+  add_program "$src" "$T/bin/$p"
+done
+ln -s bash "$T/bin/sh"
+
+# git's own helpers (non-builtin programs; builtins are links to git itself), and its templates.
+gitcore=$(git --exec-path)
+for f in "$gitcore"/*; do
+  name=$(basename "$f")
+  [ -f "$f" ] || continue
+  # Builtins are copies of git itself (run by their name): one binary, linked.
+  if cmp -s "$f" "$(type -P git)"; then ln -s ../git "$T/libexec/git-core/$name"; continue; fi
+  if is_elf "$f"; then add_program "$f" "$T/libexec/git-core/$name"; else
+    sed '1s|^#! */bin/sh|#!/opt/agent-ci/bin/sh|' "$f" > "$T/libexec/git-core/$name"; chmod 0755 "$T/libexec/git-core/$name"; fi
+done
+cp -r /usr/share/git-core "$T/share/git-core"
+mv "$T/bin/git" "$T/libexec/git"
+programs=("${programs[@]/#$T\/bin\/git/$T/libexec/git}")
+# git finds its helpers and templates by these variables; the wrapper sets them for agent-ci's git only.
+cat > "$T/bin/git" <<WRAP
+#!$T/bin/bash
+GIT_EXEC_PATH=$T/libexec/git-core GIT_TEMPLATE_DIR=$T/share/git-core/templates exec $T/libexec/git "\$@"
+WRAP
+chmod 0755 "$T/bin/git"
+
+for lib in "${!LIBS[@]}"; do
+  cp -L "$lib" "$T/lib/$(basename "$lib")"
+  chmod 0755 "$T/lib/$(basename "$lib")"
+done
+cp -L "$LOADER" "$T/lib/$(basename "$LOADER")"
+INTERP="$T/lib/$(basename "$LOADER")"
+
+# Debian's Node.js loads a few of its builtins (acorn, cjs-module-lexer, undici) from /usr/share/nodejs at
+# run time, a path compiled into libnode: rewritten in place to one of the same length under $T, and
+# those files copied there, so the helper runs in an image that has no /usr/share/nodejs.
+NJS="$T/njs/"
+[ ${#NJS} -eq 18 ] || { echo "collect: $NJS must be as long as /usr/share/nodejs/" >&2; exit 1; }
+for lib in "$T"/lib/libnode.so*; do
+  for f in $(grep -ao '/usr/share/nodejs/[A-Za-z0-9_./-]*' "$lib" | sort -u); do
+    mkdir -p "$(dirname "$NJS${f#/usr/share/nodejs/}")"
+    cp -L "$f" "$NJS${f#/usr/share/nodejs/}"
+  done
+  LC_ALL=C perl -0777 -pi -e "s#/usr/share/nodejs/#$NJS#g" "$lib"
+done
+for lib in "$T"/lib/*; do
+  [ "$lib" = "$INTERP" ] && continue
+  patchelf --force-rpath --set-rpath "$T/lib" "$lib"
+done
+for prog in "${programs[@]}"; do
+  patchelf --set-interpreter "$INTERP" --force-rpath --set-rpath "$T/lib" "$prog"
+done
+
+# Proof, in an empty environment, with Debian's own Node.js files moved out of the way.
+mv /usr/share/nodejs /usr/share/nodejs.away
+env -i LD_LIBRARY_PATH=/nonexistent "$T/bin/node" -e 'require("fs"); process.exit(0)'
+mv /usr/share/nodejs.away /usr/share/nodejs
+env -i "$T/bin/rg" --version >/dev/null
+env -i "$T/bin/git" --version >/dev/null
+env -i "$T/bin/bash" -c 'true'
+du -sh "$T" >&2
