@@ -1,11 +1,12 @@
-// agent-ci's in-container helper. agent-ci starts it once per container (`node -e <this file>`, one
-// docker exec) and sends it framed requests on stdin; it answers on stdout. One docker exec costs
-// ~60 ms before a command even runs, so every tool call goes through this long-lived process instead,
-// which spawns the command (each in its own process group) in a few milliseconds.
+// agent-ci's in-container helper. agent-ci starts it once per container (the toolbelt's
+// `/opt/agent-ci/bin/node -e <this file>`, one docker exec) and sends it framed requests on stdin; it
+// answers on stdout. One docker exec costs ~60 ms before a command even runs, so every tool call goes
+// through this long-lived process instead, which spawns the command (each in its own process group) in a
+// few milliseconds.
 //
 // Frame: u32 BE header length, header JSON, u32 BE body length, body bytes. Requests carry an `id`; the
-// response repeats it. Requests are served concurrently. Plain JavaScript for Node 16+, no dependencies:
-// it runs inside whatever image the user chose.
+// response repeats it. Requests are served concurrently. The operations and their fields are typed on
+// the host side in helper-protocol.ts. Plain JavaScript, no dependencies: it runs on the toolbelt's Node.
 /* global require, process, Buffer, setTimeout, clearTimeout */
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, run with node -e inside the container */
 "use strict";
@@ -34,20 +35,36 @@ function send(header, body) {
   process.stdout.write(Buffer.concat([lens.subarray(0, 4), h, bl, b]));
 }
 
-let pending = Buffer.alloc(0);
+// Chunks of a request are gathered and joined once the frame is whole: joining on every chunk made a
+// 10 MB Write quadratic. `needed` is the byte count the frame being received needs, once its header says.
+let chunks = [];
+let buffered = 0;
+let needed = 0;
 process.stdin.on("data", (chunk) => {
-  pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+  chunks.push(chunk);
+  buffered += chunk.length;
+  if (buffered < needed) return;
+  let pending = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, buffered);
+  needed = 0;
   for (;;) {
-    if (pending.length < 4) return;
+    if (pending.length < 4) break;
     const hl = pending.readUInt32BE(0);
-    if (pending.length < 8 + hl) return;
-    const bl = pending.readUInt32BE(4 + hl);
-    if (pending.length < 8 + hl + bl) return;
+    if (pending.length < 8 + hl) {
+      needed = 8 + hl;
+      break;
+    }
+    const total = 8 + hl + pending.readUInt32BE(4 + hl);
+    if (pending.length < total) {
+      needed = total;
+      break;
+    }
     const header = JSON.parse(pending.subarray(4, 4 + hl).toString("utf8"));
-    const body = pending.subarray(8 + hl, 8 + hl + bl);
-    pending = pending.subarray(8 + hl + bl);
-    handle(header, Buffer.from(body));
+    const body = Buffer.from(pending.subarray(8 + hl, total));
+    pending = pending.subarray(total);
+    handle(header, body);
   }
+  chunks = pending.length ? [pending] : [];
+  buffered = pending.length;
 });
 process.stdin.on("end", () => {
   killAll();
