@@ -115,7 +115,7 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
     return (await throughPipeline("Grep", { pattern: "a", output_mode: "content" }, sandbox)).length;
   },
   "Markdown rendering": (text) => renderMarkdown(bigReport(text)).length,
-  "HTML rendering": (text) => renderHtml(bigReport(text), { patchText: `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-${text}\n+${text}\n`, redactor }).length,
+  "HTML rendering": (text) => renderHtml(bigReport(text), { patchText: `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+${text}\n`, redactor }).length,
 };
 
 if (parentPort && workerData) {
