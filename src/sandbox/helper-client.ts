@@ -121,14 +121,10 @@ export class HelperClient {
   request(header: Record<string, unknown>, body?: Uint8Array): Promise<HelperResponse> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = this.nextId++;
-    const response = new Promise<HelperResponse>((resolve, reject) => {
+    return new Promise<HelperResponse>((resolve, reject) => {
       this.waiters.set(id, { resolve, reject });
       this.stream.write(encodeFrame({ ...header, id }, body));
     });
-    // A caller that stopped waiting (a cancel raced the answer) must not leave an unhandled rejection when the
-    // helper then stops; a caller still waiting gets the rejection as before.
-    response.catch(() => {});
-    return response;
   }
 
   close(): void {
