@@ -44540,12 +44540,12 @@ var Turn = external_exports.object({
   durationMs: Milliseconds,
   text: external_exports.string().max(TURN_TEXT_MAX_CHARS).optional().describe("Assistant text of the turn, redacted and capped.")
 }).meta({ id: "Turn" });
-var COMPACTION_STRATEGIES = ["clear_tool_results", "clear_tool_uses_20250919", "compact_20260112"];
+var COMPACTION_STRATEGIES = ["clear_tool_results"];
 var Compaction = external_exports.object({
   turn: NonNegativeInt.describe("The turn whose request was the first to carry the smaller context."),
   offsetMs: Milliseconds.describe("When, from the run's start."),
   trigger: external_exports.enum(["auto", "overflow"]).describe("auto: the prompt neared --compact-at; overflow: the API refused a prompt too long, and the turn was retried."),
-  strategy: external_exports.enum(COMPACTION_STRATEGIES).describe("clear_tool_results: agent-ci replaced old tool results with a placeholder; the others: the API's context_management edit of that name."),
+  strategy: external_exports.enum(COMPACTION_STRATEGIES).describe("clear_tool_results: agent-ci replaced old tool results with a placeholder."),
   tokensBefore: NonNegativeInt.describe("Prompt tokens before (agent-ci's estimate, or the API's count)."),
   tokensAfter: NonNegativeInt.describe("Prompt tokens after."),
   clearedToolResults: NonNegativeInt.optional().describe("Tool results replaced by a placeholder (their full output stays in toolCalls and tool-outputs/).")
@@ -45064,7 +45064,9 @@ function scanForSecrets(patchText, options = {}) {
 }
 
 // src/text.ts
-var CONTROL_ESCAPES = [...Array.from({ length: 32 }, (_, code) => code), 127].map((code) => `\\x${code.toString(16).padStart(2, "0")}`);
+var CONTROL_ESCAPES = [...Array.from({ length: 32 }, (_, code) => code), 127].map(
+  (code) => `\\x${code.toString(16).padStart(2, "0")}`
+);
 
 // src/runner/pricing.ts
 var DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -45249,7 +45251,7 @@ var INPUT_DEFAULTS = {
   upload_artifact: "true",
   artifact_name: "agent-ci",
   retention_days: "0",
-  fail_on: "config_error,engine_error,api_error,max_turns,budget,timeout,cancelled,verify_failed",
+  fail_on: "config_error,engine_error,api_error,max_turns,budget,timeout,context_window,max_denials,cancelled,verify_failed",
   workspace: ".",
   script: ""
 };

@@ -36,7 +36,7 @@ export function overwrittenByCarriageReturns(text: string): string {
   let nextCr = text.indexOf("\r");
   if (nextCr === -1) return text;
   const lines: string[] = [];
-  for (let start = 0; start <= text.length; ) {
+  for (let start = 0; start <= text.length;) {
     const newline = text.indexOf("\n", start);
     const end = newline === -1 ? text.length : newline;
     let contentEnd = end;
@@ -79,4 +79,6 @@ export function escapeControlCharacters(text: string): string {
 }
 
 /** `\x00` … `\x1f`, then `\x7f` at index 0x20. */
-const CONTROL_ESCAPES = [...Array.from({ length: 0x20 }, (_, code) => code), 0x7f].map((code) => `\\x${code.toString(16).padStart(2, "0")}`);
+const CONTROL_ESCAPES = [...Array.from({ length: 0x20 }, (_, code) => code), 0x7f].map(
+  (code) => `\\x${code.toString(16).padStart(2, "0")}`,
+);

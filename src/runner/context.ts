@@ -88,11 +88,19 @@ export class ContextManager {
     return this.clear(turn, request, "overflow", this.estimate(request), 1);
   }
 
-  private clear(turn: number, request: ContextRequest, trigger: Compaction["trigger"], before: number, keep: number): Compaction | undefined {
+  private clear(
+    turn: number,
+    request: ContextRequest,
+    trigger: Compaction["trigger"],
+    before: number,
+    keep: number,
+  ): Compaction | undefined {
     const target = trigger === "overflow" ? 0 : this.options.compactAt * CLEAR_DOWN_TO_FRACTION;
     const results = request.messages.flatMap((message) =>
       message.role === "user" && Array.isArray(message.content)
-        ? message.content.filter((block): block is Anthropic.ToolResultBlockParam => block.type === "tool_result")
+        ? message.content.filter(
+            (block): block is Anthropic.ToolResultBlockParam => block.type === "tool_result",
+          )
         : [],
     );
     let estimate = before;
@@ -121,7 +129,13 @@ export class ContextManager {
       type: "system",
       subtype: "compact_boundary",
       session_id: this.options.runId,
-      compact_metadata: { trigger: "auto", pre_tokens: before, post_tokens: after, strategy: compaction.strategy, cleared_tool_results: cleared },
+      compact_metadata: {
+        trigger: "auto",
+        pre_tokens: before,
+        post_tokens: after,
+        strategy: compaction.strategy,
+        cleared_tool_results: cleared,
+      },
     });
     return compaction;
   }

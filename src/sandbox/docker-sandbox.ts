@@ -573,7 +573,10 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     };
     let res: HelperResult<"exec">;
     try {
-      res = await abortable(this.request("exec", op, stdin), request.signal);
+      const pending = this.request("exec", op, stdin);
+      // A cancel stops the wait; the request may still fail later (the container removed): not unhandled.
+      pending.catch(() => {});
+      res = await abortable(pending, request.signal);
     } catch (e) {
       if (e instanceof SandboxFsError && e.code === "EHELPERDIED") {
         const oomKilled = await this.oomKilled(true);

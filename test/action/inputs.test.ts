@@ -38,6 +38,8 @@ describe("parseActionInputs", () => {
         "max_turns",
         "budget",
         "timeout",
+        "context_window",
+        "max_denials",
         "cancelled",
         "verify_failed",
       ],

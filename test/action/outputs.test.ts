@@ -16,6 +16,8 @@ const failOn = [
   "max_turns",
   "budget",
   "timeout",
+  "context_window",
+  "max_denials",
   "cancelled",
   "verify_failed",
 ] as const;

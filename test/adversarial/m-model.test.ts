@@ -349,7 +349,7 @@ describe("M: model and API faults through runAgent and the fake Messages API", (
           fake.text("", { stopReason: "model_context_window_exceeded" as never }),
         ],
       });
-      expect(full.run.report?.exitReason).toBe("budget");
+      expect(full.run.report?.exitReason).toBe("context_window");
       expect(full.run.report?.error?.message).toMatch(/context window/);
     },
   );

@@ -591,14 +591,14 @@ describe("R: permission-policy bypass attempts through the CLI", () => {
     expect(run.report?.policy.mode).toBe("default");
   });
 
-  test("R20", "the same denied call 50 times stops the run at the denial budget", async () => {
+  test("R20", "the same denied call 50 times stops the run at the denial limit", async () => {
     const ws = repo();
     const run = await h.cli({
       workspace: ws,
       ...EXAMPLE,
       turns: Array.from({ length: 50 }, () => [bash("curl http://x.invalid")]),
     });
-    expect(run.report?.exitReason).toBe("budget");
+    expect(run.report?.exitReason).toBe("max_denials");
     expect(run.exitCode).toBe(5);
     expect(run.report?.denials.length).toBe(25);
     expect(run.report?.error?.message).toMatch(/25 tool calls were denied/);

@@ -10,7 +10,12 @@ import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
-import { effectivePromptTokens, fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
+import {
+  effectivePromptTokens,
+  fake,
+  startFakeAnthropic,
+  type FakeAnthropic,
+} from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
 
 const docker = new Docker();
@@ -30,8 +35,10 @@ async function longRun(extra: Partial<RunConfigInput>) {
     apiKey: FAKE_KEY,
     contextWindowTokens: WINDOW,
     handler: (_request, index) => {
-      if (index === 0) return fake.toolUse("Write", { file_path: "/workspace/notes.txt", content: "started\n" });
-      if (index < TURNS) return fake.toolUse("Bash", { command: `head -c ${RESULT_CHARS} /dev/zero | tr '\\0' x` });
+      if (index === 0)
+        return fake.toolUse("Write", { file_path: "/workspace/notes.txt", content: "started\n" });
+      if (index < TURNS)
+        return fake.toolUse("Bash", { command: `head -c ${RESULT_CHARS} /dev/zero | tr '\\0' x` });
       return fake.text("All 300 turns done.");
     },
   });
@@ -53,48 +60,68 @@ async function longRun(extra: Partial<RunConfigInput>) {
     .readFileSync(path.join(outcome.outDir, "events.jsonl"), "utf8")
     .trim()
     .split("\n")
-    .map((line) => JSON.parse(line) as { type: string; subtype?: string; compact_metadata?: { pre_tokens: number; post_tokens: number } });
-  expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } })).toEqual([]);
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          type: string;
+          subtype?: string;
+          compact_metadata?: { pre_tokens: number; post_tokens: number };
+        },
+    );
+  expect(
+    await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } }),
+  ).toEqual([]);
   return { api, outcome, report, events };
 }
 
 describe("a run longer than the context window", () => {
-  it("completes 300 turns by clearing old tool results, each clearing an event and a mark in the report", { timeout: 600_000 }, async () => {
-    const { api, outcome, report, events } = await longRun({});
-    expect(outcome.exitReason).toBe("completed");
-    expect(outcome.exitCode).toBe(0);
-    expect(report.turns).toHaveLength(TURNS + 1);
-    expect(report.toolCalls).toHaveLength(TURNS);
-    // Every request fitted: none was refused, and the fake's own count agrees.
-    const requests = api.messagesRequests();
-    expect(requests).toHaveLength(TURNS + 1);
-    for (const request of requests) expect(effectivePromptTokens(request.body)).toBeLessThanOrEqual(WINDOW);
-    const total = requests.at(-1)!.rawBody.length;
-    expect(TURNS * RESULT_CHARS).toBeGreaterThan(4 * WINDOW * 10);
-    expect(total).toBeLessThan(4 * WINDOW);
+  it(
+    "completes 300 turns by clearing old tool results, each clearing an event and a mark in the report",
+    { timeout: 600_000 },
+    async () => {
+      const { api, outcome, report, events } = await longRun({});
+      expect(outcome.exitReason).toBe("completed");
+      expect(outcome.exitCode).toBe(0);
+      expect(report.turns).toHaveLength(TURNS + 1);
+      expect(report.toolCalls).toHaveLength(TURNS);
+      // Every request fitted: none was refused, and the fake's own count agrees.
+      const requests = api.messagesRequests();
+      expect(requests).toHaveLength(TURNS + 1);
+      for (const request of requests) expect(effectivePromptTokens(request.body)).toBeLessThanOrEqual(WINDOW);
+      const total = requests.at(-1)!.rawBody.length;
+      expect(TURNS * RESULT_CHARS).toBeGreaterThan(4 * WINDOW * 10);
+      expect(total).toBeLessThan(4 * WINDOW);
 
-    const compactions = report.compactions ?? [];
-    expect(compactions.length).toBeGreaterThan(0);
-    const boundaries = events.filter((e) => e.type === "system" && e.subtype === "compact_boundary");
-    expect(boundaries).toHaveLength(compactions.length);
-    for (const [i, c] of compactions.entries()) {
-      expect(c.strategy).toBe("clear_tool_results");
-      expect(c.tokensAfter).toBeLessThan(c.tokensBefore);
-      expect(boundaries[i]?.compact_metadata).toMatchObject({ pre_tokens: c.tokensBefore, post_tokens: c.tokensAfter });
-    }
-    // The report keeps what the model no longer sees.
-    expect(report.toolCalls.at(1)?.resultPreview).toMatch(/^x{100}/);
-    expect(fs.readFileSync(path.join(outcome.outDir, "report.md"), "utf8")).toMatch(/Context window/);
-  });
+      const compactions = report.compactions ?? [];
+      expect(compactions.length).toBeGreaterThan(0);
+      const boundaries = events.filter((e) => e.type === "system" && e.subtype === "compact_boundary");
+      expect(boundaries).toHaveLength(compactions.length);
+      for (const [i, c] of compactions.entries()) {
+        expect(c.strategy).toBe("clear_tool_results");
+        expect(c.tokensAfter).toBeLessThan(c.tokensBefore);
+        expect(boundaries[i]?.compact_metadata).toMatchObject({
+          pre_tokens: c.tokensBefore,
+          post_tokens: c.tokensAfter,
+        });
+      }
+      // The report keeps what the model no longer sees.
+      expect(report.toolCalls.at(1)?.resultPreview).toMatch(/^x{100}/);
+      expect(fs.readFileSync(path.join(outcome.outDir, "report.md"), "utf8")).toMatch(/Context window/);
+    },
+  );
 
-  it("ends as context_window with --no-compaction, with the patch and the report written", { timeout: 600_000 }, async () => {
-    const { outcome, report, events } = await longRun({ compaction: false });
-    expect(outcome.exitReason).toBe("context_window");
-    expect(outcome.exitCode).toBe(5);
-    expect(report.exitReason).toBe("context_window");
-    expect(report.compactions).toBeUndefined();
-    expect(events.some((e) => e.subtype === "compact_boundary")).toBe(false);
-    expect(report.turns.length).toBeLessThan(TURNS);
-    expect(fs.readFileSync(outcome.patchPath, "utf8")).toContain("+started");
-  });
+  it(
+    "ends as context_window with --no-compaction, with the patch and the report written",
+    { timeout: 600_000 },
+    async () => {
+      const { outcome, report, events } = await longRun({ compaction: false });
+      expect(outcome.exitReason).toBe("context_window");
+      expect(outcome.exitCode).toBe(5);
+      expect(report.exitReason).toBe("context_window");
+      expect(report.compactions).toBeUndefined();
+      expect(events.some((e) => e.subtype === "compact_boundary")).toBe(false);
+      expect(report.turns.length).toBeLessThan(TURNS);
+      expect(fs.readFileSync(outcome.patchPath, "utf8")).toContain("+started");
+    },
+  );
 });

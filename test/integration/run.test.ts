@@ -164,10 +164,10 @@ describe("runAgent", () => {
     expect(report.costUsd).toBeGreaterThanOrEqual(2);
   });
 
-  it("ends with budget when the model keeps making denied calls", async () => {
+  it("ends with max_denials when the model keeps making denied calls", async () => {
     const turns = Array.from({ length: 10 }, () => [{ name: "Bash", input: { command: "curl http://example.com" } }]);
     const { outcome } = await run({ script: script(turns), mode: "default", maxDenials: 3 });
-    expect(outcome.exitReason).toBe("budget");
+    expect(outcome.exitReason).toBe("max_denials");
     const report = await expectRecord(outcome);
     expect(report.denials.length).toBe(3);
   });

@@ -63,11 +63,25 @@ function execResult(stdout: string): ExecResult {
 }
 
 /** One tool call through the whole pipeline (the tool, then stage 6's cut), over an in-memory sandbox. */
-async function throughPipeline(name: string, input: Record<string, unknown>, sandbox: FakeSandbox): Promise<string> {
+async function throughPipeline(
+  name: string,
+  input: Record<string, unknown>,
+  sandbox: FakeSandbox,
+): Promise<string> {
   const outputDir = fs.mkdtempSync("/tmp/agent-ci-linear-");
   try {
-    const pipeline = new ToolPipeline({ allTools: ALL_TOOLS, enabledTools: ALL_TOOLS, sandbox, state: new RunState(), outputDir });
-    const [record] = await pipeline.runTurn(0, [{ id: "toolu_linear", name, input }], new AbortController().signal);
+    const pipeline = new ToolPipeline({
+      allTools: ALL_TOOLS,
+      enabledTools: ALL_TOOLS,
+      sandbox,
+      state: new RunState(),
+      outputDir,
+    });
+    const [record] = await pipeline.runTurn(
+      0,
+      [{ id: "toolu_linear", name, input }],
+      new AbortController().signal,
+    );
     return JSON.stringify(record?.content ?? "");
   } finally {
     fs.rmSync(outputDir, { recursive: true, force: true });
@@ -78,14 +92,22 @@ const SECRET = ["k3y", "linear", "case", "value"].join("-");
 const redactor = createRedactor({ secrets: [SECRET] });
 
 function bigReport(text: string) {
-  const fixture = JSON.parse(fs.readFileSync(new URL("../fixtures/report/small-fix.json", import.meta.url), "utf8")) as Record<string, unknown> & {
+  const fixture = JSON.parse(
+    fs.readFileSync(new URL("../fixtures/report/small-fix.json", import.meta.url), "utf8"),
+  ) as Record<string, unknown> & {
     toolCalls: Array<Record<string, unknown>>;
     turns: Array<Record<string, unknown>>;
   };
   const first = fixture.toolCalls[0]!;
   // Previews and turn texts are capped before a report is built (the schema holds them to that); inputs,
   // titles and error messages are not.
-  fixture.toolCalls[0] = { ...first, tool: "Bash", title: text, input: { command: text }, resultPreview: capText(text, RESULT_PREVIEW_MAX_CHARS) };
+  fixture.toolCalls[0] = {
+    ...first,
+    tool: "Bash",
+    title: text,
+    input: { command: text },
+    resultPreview: capText(text, RESULT_PREVIEW_MAX_CHARS),
+  };
   fixture.turns[0] = { ...fixture.turns[0], text: capText(text, TURN_TEXT_MAX_CHARS) };
   fixture.error = { kind: "Error", message: text };
   return parseReport(redactor.redactDeep(fixture));
@@ -115,7 +137,11 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
     return (await throughPipeline("Grep", { pattern: "a", output_mode: "content" }, sandbox)).length;
   },
   "Markdown rendering": (text) => renderMarkdown(bigReport(text)).length,
-  "HTML rendering": (text) => renderHtml(bigReport(text), { patchText: `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-${text}\n+${text}\n`, redactor }).length,
+  "HTML rendering": (text) =>
+    renderHtml(bigReport(text), {
+      patchText: `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+${text}\n`,
+      redactor,
+    }).length,
 };
 
 if (parentPort && workerData) {
@@ -128,7 +154,11 @@ if (parentPort && workerData) {
         const size = await CASES[caseName]!(make());
         port.postMessage({ inputName, ok: true, size });
       } catch (error) {
-        port.postMessage({ inputName, ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+        port.postMessage({
+          inputName,
+          ok: false,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
       }
     }
     port.postMessage({ done: true });

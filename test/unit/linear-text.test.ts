@@ -56,7 +56,15 @@ function runCase(caseName: string): Promise<Outcome[]> {
       }
       if (message.started) {
         const input = message.inputName;
-        limit = setTimeout(() => fail(new Error(`${caseName} did not finish on 8 MB of ${input} within ${INPUT_LIMIT_MS / 1000} s: not linear in its input`)), INPUT_LIMIT_MS);
+        limit = setTimeout(
+          () =>
+            fail(
+              new Error(
+                `${caseName} did not finish on 8 MB of ${input} within ${INPUT_LIMIT_MS / 1000} s: not linear in its input`,
+              ),
+            ),
+          INPUT_LIMIT_MS,
+        );
         return;
       }
       outcomes.push(message as Outcome);
@@ -66,12 +74,16 @@ function runCase(caseName: string): Promise<Outcome[]> {
 }
 
 describe("every text path is linear in its input", () => {
-  it.each(Object.keys(CASES))("%s", { timeout: INPUT_LIMIT_MS * Object.keys(INPUTS).length }, async (caseName) => {
-    const outcomes = await runCase(caseName);
-    expect(outcomes.map((o) => o.inputName)).toEqual(Object.keys(INPUTS));
-    for (const outcome of outcomes) {
-      expect(outcome.error, `${caseName} on ${outcome.inputName}`).toBeUndefined();
-      expect(outcome.ok, `${caseName} on ${outcome.inputName}`).toBe(true);
-    }
-  });
+  it.each(Object.keys(CASES))(
+    "%s",
+    { timeout: INPUT_LIMIT_MS * Object.keys(INPUTS).length },
+    async (caseName) => {
+      const outcomes = await runCase(caseName);
+      expect(outcomes.map((o) => o.inputName)).toEqual(Object.keys(INPUTS));
+      for (const outcome of outcomes) {
+        expect(outcome.error, `${caseName} on ${outcome.inputName}`).toBeUndefined();
+        expect(outcome.ok, `${caseName} on ${outcome.inputName}`).toBe(true);
+      }
+    },
+  );
 });
