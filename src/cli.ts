@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { renderReportFile } from "./report/index.js";
-import { PERMISSION_MODES, type PermissionMode } from "./policy/schema.js";
+import { PERMISSION_MODES } from "./policy/schema.js";
 import { parseRunConfig, parseSize, ConfigError, OUTPUT_FORMATS, NETWORK_POLICIES, type RunConfigInput } from "./runner/config.js";
 import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
@@ -30,40 +30,18 @@ const size = (value: string) => {
   }
 };
 
-interface RunFlags {
-  workspace: string;
+/**
+ * The run command's flags: RunConfig's own fields under the same names, except those the command line
+ * takes in another form (seconds, a file, comma lists) or from the environment (the key, the base URL).
+ */
+type RunFlags = Omit<RunConfigInput, "prompt" | "timeoutMs" | "includeIgnored" | "apiKey" | "baseURL"> & {
   prompt?: string;
   promptFile?: string;
-  systemPromptAppend?: string;
-  script?: string;
-  model?: string;
-  maxTokens?: number;
-  thinkingBudget?: number;
-  image?: string;
-  network: "none" | "setup" | "on";
-  setup: string[];
-  memory?: number;
-  cpus?: number;
-  workspaceSize?: number;
-  env: string[];
-  mode?: PermissionMode;
-  allow: string[];
-  deny: string[];
-  settings?: string;
-  trustWorkspaceSettings?: boolean;
-  maxTurns?: number;
-  maxBudgetUsd?: number;
+  /** Seconds. */
   timeout?: number;
-  contextWindow?: number;
-  compactAt?: number;
-  /** Commander's `--no-compaction`: false when given. */
-  compaction: boolean;
-  out?: string;
-  outputFormat: (typeof OUTPUT_FORMATS)[number];
-  verify?: string;
+  /** Bare flag: every ignored file; with values: patterns, each possibly comma-separated. */
   includeIgnored?: boolean | string[];
-  allowWeakHardening?: boolean;
-}
+};
 
 function policyOptions(command: Command): Command {
   return command
@@ -75,40 +53,14 @@ function policyOptions(command: Command): Command {
 }
 
 async function run(flags: RunFlags): Promise<number> {
-  const prompt = flags.promptFile ? fs.readFileSync(flags.promptFile, "utf8") : flags.prompt;
+  const { promptFile, timeout, includeIgnored, ...same } = flags;
   const input: RunConfigInput = {
-    workspace: flags.workspace,
-    prompt,
-    systemPromptAppend: flags.systemPromptAppend,
-    script: flags.script,
-    model: flags.model,
-    maxTokens: flags.maxTokens,
-    thinkingBudget: flags.thinkingBudget,
+    ...same,
+    prompt: promptFile ? fs.readFileSync(promptFile, "utf8") : flags.prompt,
     apiKey: process.env.ANTHROPIC_API_KEY || undefined,
     baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
-    image: flags.image,
-    network: flags.network,
-    setup: flags.setup,
-    memory: flags.memory,
-    cpus: flags.cpus,
-    workspaceSize: flags.workspaceSize,
-    env: flags.env,
-    mode: flags.mode,
-    allow: flags.allow,
-    deny: flags.deny,
-    settings: flags.settings,
-    trustWorkspaceSettings: flags.trustWorkspaceSettings,
-    maxTurns: flags.maxTurns,
-    maxBudgetUsd: flags.maxBudgetUsd,
-    timeoutMs: flags.timeout ? flags.timeout * 1000 : undefined,
-    contextWindow: flags.contextWindow,
-    compactAt: flags.compactAt,
-    compaction: flags.compaction,
-    out: flags.out,
-    outputFormat: flags.outputFormat,
-    verify: flags.verify,
-    includeIgnored: Array.isArray(flags.includeIgnored) ? flags.includeIgnored.flatMap((p) => p.split(",")).filter((p) => p.trim()) : flags.includeIgnored,
-    allowWeakHardening: flags.allowWeakHardening,
+    timeoutMs: timeout ? timeout * 1000 : undefined,
+    includeIgnored: Array.isArray(includeIgnored) ? includeIgnored.flatMap((p) => p.split(",")).filter((p) => p.trim()) : includeIgnored,
   };
   let config;
   try {

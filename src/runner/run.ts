@@ -144,17 +144,52 @@ function defaultOutDir(runId: string): string {
   return path.join(parent, runId);
 }
 
+/** What every stage of one run shares: its identity, where it writes, and how it logs and redacts. */
+interface RunContext {
+  config: RunConfig;
+  io: RunIO;
+  runId: string;
+  outDir: string;
+  patchPath: string;
+  startedAt: Date;
+  runStart: number;
+  redactor: Redactor;
+  log: (line: string) => void;
+  events: EventSink;
+  state: RunState;
+  /** Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far. */
+  loop: LoopResult;
+}
+
+/** How the agent phase left things, for finishRun. */
+interface AgentPhase {
+  sandbox?: DockerSandbox;
+  policy?: PreparedPolicy;
+  failure?: RunFailure;
+}
+
+type RunFailure = { reason: ExitReason; kind: string; message: string };
+
 export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal = new AbortController().signal): Promise<RunOutcome> {
   const runId = newRunId();
   const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
   fs.mkdirSync(outDir, { recursive: true });
-  const patchPath = path.join(outDir, "patch.diff");
-  const startedAt = new Date();
-  const runStart = performance.now();
-  const deadline = Date.now() + config.timeoutMs;
   const redactor: Redactor = createRedactor({ secrets: knownSecrets(config) });
-  const log = (line: string) => io.stderr(redactor.redact(line));
-  const events = new EventSink(path.join(outDir, "events.jsonl"), redactor.redact, config.outputFormat === "stream-json" ? io.stdout : undefined);
+  const ctx: RunContext = {
+    config,
+    io,
+    runId,
+    outDir,
+    patchPath: path.join(outDir, "patch.diff"),
+    startedAt: new Date(),
+    runStart: performance.now(),
+    redactor,
+    log: (line: string) => io.stderr(redactor.redact(line)),
+    events: new EventSink(path.join(outDir, "events.jsonl"), redactor.redact, config.outputFormat === "stream-json" ? io.stdout : undefined),
+    state: new RunState(),
+    loop: newLoopResult(),
+  };
+  const deadline = Date.now() + config.timeoutMs;
 
   // One signal for everything in flight: the caller's cancel, or the wall clock.
   const controller = new AbortController();
@@ -167,92 +202,103 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     controller.abort(new Error("timeout"));
   }, config.timeoutMs);
 
-  let sandbox: DockerSandbox | undefined;
-  let policy: PreparedPolicy | undefined;
-  let failure: { reason: ExitReason; kind: string; message: string } | undefined;
-  const state = new RunState();
-  // Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far.
-  const loop = newLoopResult();
+  const phase: AgentPhase = {};
   // When the loop does not answer at the deadline, the watchdog removes the container and, on this thread,
   // writes the record from what the loop has filled so far, then exits with the timeout code.
-  const watchdog = new Watchdog({
-    deadline,
-    containerName: containerName(runId),
-    emergencyExit: () => {
-      const message = "the run's wall-clock limit was reached while the event loop did not answer; the watchdog ended the run";
-      const patch: PatchOut = { text: "", bytes: Buffer.alloc(0), note: "no patch: the watchdog stopped a run whose event loop was blocked, and removed the container", excluded: [] };
-      try {
-        fs.writeFileSync(patchPath, patch.bytes);
-        const failure = { reason: "timeout" as const, kind: "Watchdog", message };
-        const report = buildReport({ config, runId, startedAt, runStart, exitReason: "timeout", failure, sandbox, policy, loop, state, patch, redactor, outputErrors: [] });
-        writeReportFilesSync(outDir, report, { patchText: "", redactor });
-      } catch (e) {
-        log(`the watchdog could not write the record: ${(e as Error).message}`);
-      }
-      events.close();
-      log(`agent-ci: ${message}`);
-      process.exit(EXIT_CODES.timeout);
-    },
-  });
-
+  const watchdog = new Watchdog({ deadline, containerName: containerName(runId), emergencyExit: () => emergencyExit(ctx, phase) });
   try {
-    policy = await preparePolicy(config, runId);
-    const mode = policy.policy.mode;
-    const driver = makeDriver(config, deadline, log);
-    if (driver instanceof AnthropicDriver) {
-      // A bad key is found before a container starts (M5).
-      await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal: controller.signal });
-    }
-    const enabledTools = mode === "plan" ? ALL_TOOLS.filter((t) => !FILE_WRITING_TOOLS.has(t.name)) : ALL_TOOLS;
-    log(`agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`);
-    sandbox = await DockerSandbox.start({
-      runId,
-      workspaceDir: config.workspace,
-      image: config.image,
-      network: config.network,
-      setup: config.setup,
-      memoryBytes: config.memory,
-      nanoCpus: config.cpus ? Math.round(config.cpus * 1e9) : undefined,
-      workspaceSizeBytes: config.workspaceSize,
-      readOnlyWorkspace: mode === "plan",
-      env: passThroughEnv(config.env),
-      includeIgnored: config.includeIgnored,
-      excludeFromCopy: policy.excludeFromCopy,
-      allowWeakHardening: config.allowWeakHardening,
-      progress: log,
-    });
-    log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
-    blockEventLoopForTests();
-    controller.signal.throwIfAborted();
-    const tools = enabledTools.map((t) => t.name);
-    events.emit({
-      type: "system",
-      subtype: "init",
-      session_id: runId,
-      apiKeySource: config.script || !config.apiKey ? "none" : "ANTHROPIC_API_KEY",
-      cwd: sandbox.root,
-      model: config.script ? "script" : config.model,
-      tools,
-      mcp_servers: [],
-      permissionMode: mode,
-      agent_ci_version: AGENT_CI_VERSION,
-    });
-    const pipeline = new ToolPipeline({
-      allTools: ALL_TOOLS,
-      enabledTools,
-      sandbox,
-      state,
-      gate: policy.gate,
-      hooks: policy.hooks,
-      outputDir: outDir,
-      runStart,
-      disabledReason: mode === "plan" ? "plan mode is read-only" : undefined,
-    });
-    await runAgentLoop({
+    await runAgentPhase(ctx, phase, deadline, controller.signal);
+  } catch (e) {
+    phase.failure = classify(e, controller.signal, () => timedOut);
+    ctx.log(`run ended: ${phase.failure.reason}: ${phase.failure.message}`);
+  } finally {
+    clearTimeout(timer);
+    cancel.removeEventListener("abort", onCancel);
+  }
+  return finishRun(ctx, phase, watchdog, cancel);
+}
+
+/** The watchdog's way out, on this thread: the record from what the loop has filled so far, then exit 5. */
+function emergencyExit(ctx: RunContext, phase: AgentPhase): never {
+  const message = "the run's wall-clock limit was reached while the event loop did not answer; the watchdog ended the run";
+  const patch: PatchOut = { text: "", bytes: Buffer.alloc(0), note: "no patch: the watchdog stopped a run whose event loop was blocked, and removed the container", excluded: [] };
+  try {
+    fs.writeFileSync(ctx.patchPath, patch.bytes);
+    const failure = { reason: "timeout" as const, kind: "Watchdog", message };
+    const report = buildReport({ ...ctx, ...phase, exitReason: "timeout", failure, patch, outputErrors: [] });
+    writeReportFilesSync(ctx.outDir, report, { patchText: "", redactor: ctx.redactor });
+  } catch (e) {
+    ctx.log(`the watchdog could not write the record: ${(e as Error).message}`);
+  }
+  ctx.events.close();
+  ctx.log(`agent-ci: ${message}`);
+  process.exit(EXIT_CODES.timeout);
+}
+
+/** Policy, driver, sandbox and the agent loop; what it set up goes into `phase` as it goes. */
+async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: number, signal: AbortSignal): Promise<void> {
+  const { config, runId, log, events } = ctx;
+  const policy = await preparePolicy(config, runId);
+  phase.policy = policy;
+  const mode = policy.policy.mode;
+  const driver = makeDriver(config, deadline, log);
+  if (driver instanceof AnthropicDriver) {
+    // A bad key is found before a container starts (M5).
+    await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
+  }
+  const enabledTools = mode === "plan" ? ALL_TOOLS.filter((t) => !FILE_WRITING_TOOLS.has(t.name)) : ALL_TOOLS;
+  log(`agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`);
+  const sandbox = await DockerSandbox.start({
+    runId,
+    workspaceDir: config.workspace,
+    image: config.image,
+    network: config.network,
+    setup: config.setup,
+    memoryBytes: config.memory,
+    nanoCpus: config.cpus ? Math.round(config.cpus * 1e9) : undefined,
+    workspaceSizeBytes: config.workspaceSize,
+    readOnlyWorkspace: mode === "plan",
+    env: passThroughEnv(config.env),
+    includeIgnored: config.includeIgnored,
+    excludeFromCopy: policy.excludeFromCopy,
+    allowWeakHardening: config.allowWeakHardening,
+    progress: log,
+  });
+  phase.sandbox = sandbox;
+  log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
+  blockEventLoopForTests();
+  signal.throwIfAborted();
+  const tools = enabledTools.map((t) => t.name);
+  events.emit({
+    type: "system",
+    subtype: "init",
+    session_id: runId,
+    apiKeySource: config.script || !config.apiKey ? "none" : "ANTHROPIC_API_KEY",
+    cwd: sandbox.root,
+    model: config.script ? "script" : config.model,
+    tools,
+    mcp_servers: [],
+    permissionMode: mode,
+    agent_ci_version: AGENT_CI_VERSION,
+  });
+  const pipeline = new ToolPipeline({
+    allTools: ALL_TOOLS,
+    enabledTools,
+    sandbox,
+    state: ctx.state,
+    gate: policy.gate,
+    hooks: policy.hooks,
+    outputDir: ctx.outDir,
+    runStart: ctx.runStart,
+    disabledReason: mode === "plan" ? "plan mode is read-only" : undefined,
+  });
+  const { loop } = ctx;
+  await runAgentLoop(
+    {
       driver,
       pipeline,
       sandbox,
-      state,
+      state: ctx.state,
       system: systemPrompt({ mode, network: config.network, tools, append: config.systemPromptAppend }),
       prompt: config.prompt ?? "Run the scripted tool calls.",
       tools: apiToolDefinitions(enabledTools),
@@ -261,23 +307,25 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
       maxTokens: config.maxTokens,
       events,
       runId,
-      runStart,
-      signal: controller.signal,
-      progress: io.progress ? log : undefined,
-      context: contextFor(config, events, runId, runStart),
-    }, loop);
-    if (loop.exit !== "completed") failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
-  } catch (e) {
-    failure = classify(e, controller.signal, () => timedOut);
-    log(`run ended: ${failure.reason}: ${failure.message}`);
-  } finally {
-    clearTimeout(timer);
-    cancel.removeEventListener("abort", onCancel);
-  }
+      runStart: ctx.runStart,
+      signal,
+      progress: ctx.io.progress ? log : undefined,
+      context: contextFor(config, events, runId, ctx.runStart),
+    },
+    loop,
+  );
+  if (loop.exit !== "completed") phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+}
 
-
-  // The work is never lost: the patch as far as the container still answers, then the record. The container
-  // is removed before anything is written on the host, so that a failed write (a full disk) cannot keep it.
+/**
+ * After the loop, on every way out: the patch as far as the container still answers, the container removed,
+ * then the patch file, --verify, the record and the result event. The container goes before anything is
+ * written on the host, so that a failed write (a full disk) cannot keep it.
+ */
+async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog, cancel: AbortSignal): Promise<RunOutcome> {
+  const { config, runId, outDir, patchPath, redactor, log, events, loop } = ctx;
+  const { sandbox, policy } = phase;
+  let failure = phase.failure;
   const patch = await exportPatch(sandbox, policy, log);
   if (sandbox && patch.note && !failure) {
     // The agent finished, but its work could not be exported (a command wiped agent-ci's baseline under /tmp,
@@ -296,26 +344,22 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   if (events.writeError) outputErrors.push(`events.jsonl could not be written completely: ${events.writeError.message}`);
   for (const message of outputErrors) log(message);
 
-  let verify: VerifyResult | undefined;
-  if (config.verify && sandbox && failure?.reason !== "engine_error" && failure?.reason !== "cancelled") {
-    verify = await runVerify({ runId, config, imageName: sandbox.image.name, patch: patch.bytes, log, signal: cancel }).catch((e: unknown) => {
-      log(`verify could not run: ${(e as Error).message}`);
-      return { command: config.verify ?? "", applied: false, exitCode: null, outputTail: redactor.redact((e as Error).message), durationMs: 0 };
-    });
-  }
+  const verify =
+    config.verify && sandbox && failure?.reason !== "engine_error" && failure?.reason !== "cancelled"
+      ? await runVerify({ runId, config, imageName: sandbox.image.name, patch: patch.bytes, log, signal: cancel }).catch((e: unknown): VerifyResult => {
+          log(`verify could not run: ${(e as Error).message}`);
+          return { command: config.verify ?? "", applied: false, exitCode: null, outputTail: redactor.redact((e as Error).message), durationMs: 0 };
+        })
+      : undefined;
 
   const exitReason: ExitReason = failure?.reason ?? "completed";
-  const report = buildReport({ config, runId, startedAt, runStart, exitReason, failure, sandbox, policy, loop, state, patch, verify, redactor, outputErrors });
-  let written: RunReport | undefined;
-  let reportPath: string | undefined;
-  try {
-    const result = await writeReportFiles(outDir, report, { patchText: patch.text, redactor });
-    written = result.report;
-    reportPath = result.paths.json;
-  } catch (e) {
+  const report = buildReport({ ...ctx, sandbox, policy, exitReason, failure, patch, verify, outputErrors });
+  const written = await writeReportFiles(outDir, report, { patchText: patch.text, redactor }).catch((e: unknown) => {
     log(`writing the report failed: ${(e as Error).message}`);
     outputErrors.push(`the report could not be written: ${(e as Error).message}`);
-  }
+    return undefined;
+  });
+  const reportPath = written?.paths.json;
   const verifyFailed = verify !== undefined && (!verify.applied || verify.exitCode !== 0);
   const reasonCode = exitReason === "completed" && verifyFailed ? EXIT_CODES.verify_failed : EXIT_CODES[exitReason];
   const exitCode = reasonCode === 0 && outputErrors.length ? EXIT_CODES.output_error : reasonCode;
@@ -326,7 +370,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     is_error: exitCode !== 0,
     ...(exitReason === "completed" ? {} : { errors: [failure?.message ?? exitReason] }),
     exit_reason: exitReason,
-    duration_ms: Math.round(performance.now() - runStart),
+    duration_ms: Math.round(performance.now() - ctx.runStart),
     duration_api_ms: Math.round(loop.apiMs),
     num_turns: loop.turns.length,
     result: loop.finalText || failure?.message || "",
@@ -347,7 +391,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   // The message may quote a credential (a DOCKER_HOST with a password, an API error echoing the key): the
   // CLI and the Action print it, so it is redacted like everything else written or printed (S8).
   const error = failure?.message ?? (outputErrors.length ? outputErrors.join("; ") : undefined);
-  return { runId, exitReason, exitCode, outDir, patchPath, reportPath, report: written, error: error === undefined ? undefined : redactor.redact(error) };
+  return { runId, exitReason, exitCode, outDir, patchPath, reportPath, report: written?.report, error: error === undefined ? undefined : redactor.redact(error) };
 }
 
 interface PatchOut {
