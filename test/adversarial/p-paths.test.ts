@@ -367,15 +367,16 @@ describe("P: path escapes through the CLI", () => {
 
   test("P11", "strange path strings get a validation error or correct handling, never shell", async () => {
     const ws = h.workspace({ "a.txt": "a\n", "-rf": "dash\n" });
-    // [path, what Read answers, what Grep answers]: an error kind, or a pattern the result must match.
+    // [path, what Read answers, what Grep answers]: an error kind, or a pattern the result must match. A path
+    // that cannot be a path is invalid_input; one that leads out of the workspace is outside_workspace.
     const cases: Array<[string, string | RegExp, string | RegExp]> = [
-      ["", "outside_workspace", "outside_workspace"],
+      ["", "invalid_input", "invalid_input"],
       [".", "is_directory", /Found 2 files/],
       ["//a", "outside_workspace", "outside_workspace"],
       ["a.txt/", /^1\ta$/m, /Found 1 file\na\.txt/],
-      ["a\u0000b", "outside_workspace", "outside_workspace"],
+      ["a\u0000b", "invalid_input", "invalid_input"],
       ["a\nb", "not_found", "not_found"],
-      ["x".repeat(5000), "outside_workspace", "outside_workspace"],
+      ["x".repeat(5000), "invalid_input", "invalid_input"],
       ["\ud800bad", "not_found", "not_found"],
       ["-rf", /^1\tdash$/m, /Found 1 file\n-rf/],
       ["$(touch /tmp/p11-pwned)", "not_found", "not_found"],
