@@ -144,7 +144,7 @@ describe("U: untrusted content", () => {
     expect(run.text(1)).toMatch(/No such file/);
     expect(run.text(2)).toMatch(/Could not resolve host|rc=[1-9]/);
     expect(run.text(3)).toBe("no-key no-token");
-    expect(run.call(5).decision?.decidedBy).toBe("outside-workspace");
+    expect(run.call(5).decision?.decidedBy).toBe("protected-path");
     expect(run.report?.patch.files.map((f) => f.path)).toEqual([]);
     expect(run.report?.warnings).toContainEqual(expect.objectContaining({ kind: "patch_excluded" }));
   });
