@@ -54,7 +54,7 @@ import {
   type PathPattern,
 } from "./paths.js";
 import { isEditTool, isReadTool, ruleGovernsTool } from "./rules.js";
-import type { Decision, ParsedRule, PermissionMode, Policy, PolicyCall } from "./schema.js";
+import type { Decision, ParsedRule, PermissionMode, Policy, PolicyCall, RuleBehavior } from "./schema.js";
 
 export interface PolicyEngineOptions {
   /** The container workspace; `/workspace` unless a test says otherwise. */
@@ -227,7 +227,7 @@ class Evaluator implements PolicyEngine {
     )?.rule;
   }
 
-  private pathRule(behavior: "allow" | "deny" | "ask", tool: string, path: string): ParsedRule | undefined {
+  private pathRule(behavior: RuleBehavior, tool: string, path: string): ParsedRule | undefined {
     return this.buckets[behavior].find(
       (compiled) =>
         compiled.path !== undefined && ruleGovernsTool(compiled.rule, tool) && compiled.path.matches(path),
@@ -278,7 +278,7 @@ class Evaluator implements PolicyEngine {
   }
 
   private toolRule(
-    behavior: "allow" | "deny" | "ask",
+    behavior: RuleBehavior,
     call: PolicyCall,
     paths: readonly string[],
   ): ParsedRule | undefined {
@@ -391,7 +391,7 @@ class Evaluator implements PolicyEngine {
   // -------------------------------------------------------------------------------------------
   // Bash
 
-  private bashRules(behavior: "allow" | "deny" | "ask"): CompiledRule[] {
+  private bashRules(behavior: RuleBehavior): CompiledRule[] {
     return this.buckets[behavior].filter((compiled) => compiled.rule.tool === "Bash");
   }
 

@@ -12,7 +12,7 @@ export interface RecordedCall {
   readonly paths?: readonly string[] | undefined;
   readonly cwd?: string | undefined;
   readonly readOnly: boolean;
-  readonly decision: { readonly behavior: "allow" | "deny" };
+  readonly decision: Pick<Decision, "behavior">;
 }
 
 export interface DecisionFlip {

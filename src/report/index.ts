@@ -6,6 +6,7 @@ export {
   TURN_TEXT_MAX_CHARS,
   EXIT_REASONS,
   OUTCOMES,
+  Hardening,
   RunReport,
   ReportSchemaError,
   deriveOutcome,

@@ -1,7 +1,7 @@
 // The run report's contract: the zod schema of report.json, its version, and `parseReport` for readers.
 // Published as JSON Schema in schema/report.schema.json (kept in sync by test/unit/report/json-schema.test.ts).
 import { z } from "zod";
-import { CallDecisionSchema, PermissionModeSchema, RuleRefSchema } from "../policy/schema.js";
+import { CallDecisionSchema, PermissionModeSchema, RuleBehaviorSchema, RuleRefSchema } from "../policy/schema.js";
 
 /** Bump on any change a v1 reader could misread (renamed, removed or re-typed fields). Added optional fields do not bump it. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -132,7 +132,7 @@ export const Hardening = z
 export const PolicyRule = z
   .object({
     text: z.string().describe("Claude Code rule syntax, e.g. Bash(npm test:*)."),
-    behavior: z.enum(["allow", "deny", "ask"]),
+    behavior: RuleBehaviorSchema,
     source: z
       .string()
       .describe("Where the rule came from, e.g. cli, action_input, settings:.claude/settings.json."),

@@ -15,6 +15,7 @@ import {
   TURN_TEXT_MAX_CHARS,
   writeReportFiles,
   writeReportFilesSync,
+  Hardening as HardeningSchema,
 } from "../report/index.js";
 import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/index.js";
 import { CallDecisionSchema } from "../policy/schema.js";
@@ -143,6 +144,9 @@ function defaultOutDir(runId: string): string {
   if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "# Written by agent-ci: its run outputs are not part of the repository.\n*\n");
   return path.join(parent, runId);
 }
+
+/** The hardening fields report.json records, taken from the sandbox's read-back by the schema itself. */
+const RecordedHardening = HardeningSchema.omit({ enforcedAt: true });
 
 /** What every stage of one run shares: its identity, where it writes, and how it logs and redacts. */
 interface RunContext {
@@ -507,19 +511,10 @@ function buildReport(p: ReportParts): RunReportInput {
       ignoredLeftOut: sandbox?.copy.ignoredLeftOut,
     },
     image: sandbox ? { name: sandbox.image.name, id: sandbox.image.id, tools: sandbox.tools } : undefined,
+    // The report's schema names the fields it records; the sandbox's read-back has more (the probe's raw values).
     hardening: sandbox
       ? {
-          user: sandbox.hardening.user,
-          capDrop: sandbox.hardening.capDrop,
-          noNewPrivileges: sandbox.hardening.noNewPrivileges,
-          readonlyRootfs: sandbox.hardening.readonlyRootfs,
-          networkMode: sandbox.hardening.networkMode,
-          pidsLimit: sandbox.hardening.pidsLimit,
-          memoryBytes: sandbox.hardening.memoryBytes,
-          nanoCpus: sandbox.hardening.nanoCpus,
-          init: sandbox.hardening.init,
-          runtime: sandbox.hardening.runtime,
-          seccomp: sandbox.hardening.seccomp === "2" ? "default" : sandbox.hardening.seccomp,
+          ...RecordedHardening.parse({ ...sandbox.hardening, seccomp: sandbox.hardening.seccomp === "2" ? "default" : sandbox.hardening.seccomp }),
           enforcedAt: policy?.enforcedAt ?? [],
         }
       : undefined,

@@ -28,6 +28,25 @@ export interface FakeOp {
 const ROOTS = [WORKSPACE_ROOT, OUTPUTS_DIR];
 const inRoots = (p: string) => ROOTS.some((r) => p === r || p.startsWith(r + "/"));
 
+/** A command that exited 0 with no output, with `fields` laid over it. */
+export function execResult(fields: Partial<ExecResult> = {}): ExecResult {
+  return {
+    exitCode: 0,
+    signal: null,
+    stdout: Buffer.alloc(0),
+    stderr: Buffer.alloc(0),
+    stdoutOmitted: 0,
+    stderrOmitted: 0,
+    stdoutHead: 0,
+    stderrHead: 0,
+    timedOut: false,
+    outputKilled: false,
+    pipesHeld: false,
+    durationMs: 0,
+    ...fields,
+  };
+}
+
 export class FakeSandbox implements Sandbox {
   readonly root = WORKSPACE_ROOT;
   readonly description = "in-memory fake sandbox";
@@ -94,21 +113,7 @@ export class FakeSandbox implements Sandbox {
 
   async exec(request: ExecRequest): Promise<ExecResult> {
     this.ops.push({ op: "exec" });
-    return {
-      exitCode: 0,
-      signal: null,
-      stdout: Buffer.alloc(0),
-      stderr: Buffer.alloc(0),
-      stdoutOmitted: 0,
-      stderrOmitted: 0,
-      stdoutHead: 0,
-      stderrHead: 0,
-      timedOut: false,
-      outputKilled: false,
-      pipesHeld: false,
-      durationMs: 0,
-      ...this.execHandler(request),
-    };
+    return execResult(this.execHandler(request));
   }
 
   async stat(p: string, access?: FileAccess): Promise<FileStat | null> {

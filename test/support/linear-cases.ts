@@ -14,7 +14,7 @@ import { cleanOutput, renderExec } from "../../src/tools/bash.js";
 import { ALL_TOOLS } from "../../src/tools/index.js";
 import { RunState } from "../../src/tools/state.js";
 import type { ExecResult } from "../../src/sandbox/sandbox.js";
-import { FakeSandbox } from "./fake-sandbox.js";
+import { execResult, FakeSandbox } from "./fake-sandbox.js";
 
 export const INPUT_BYTES = 8 * 1024 * 1024;
 
@@ -44,23 +44,7 @@ export const INPUTS: Record<string, () => string> = {
   backticks: () => "`a".repeat(INPUT_BYTES / 2),
 };
 
-function execResult(stdout: string): ExecResult {
-  const data = Buffer.from(stdout, "utf8");
-  return {
-    exitCode: 0,
-    signal: null,
-    stdout: data,
-    stderr: Buffer.alloc(0),
-    stdoutOmitted: 0,
-    stderrOmitted: 0,
-    stdoutHead: 0,
-    stderrHead: 0,
-    timedOut: false,
-    outputKilled: false,
-    pipesHeld: false,
-    durationMs: 0,
-  };
-}
+const printed = (stdout: string): ExecResult => execResult({ stdout: Buffer.from(stdout, "utf8") });
 
 /** One tool call through the whole pipeline (the tool, then stage 6's cut), over an in-memory sandbox. */
 async function throughPipeline(
@@ -116,10 +100,10 @@ function bigReport(text: string) {
 /** Each case takes the input and returns something derived from the whole output (so nothing is skipped). */
 export const CASES: Record<string, (text: string) => Promise<number> | number> = {
   "Bash output clean-up": (text) => cleanOutput(Buffer.from(text, "utf8")).length,
-  "Bash result rendering": (text) => renderExec(execResult(text), 1000).text.length,
+  "Bash result rendering": (text) => renderExec(printed(text), 1000).text.length,
   "Bash call through the pipeline": async (text) => {
     const sandbox = new FakeSandbox();
-    sandbox.execHandler = () => execResult(text);
+    sandbox.execHandler = () => printed(text);
     return (await throughPipeline("Bash", { command: "cat big" }, sandbox)).length;
   },
   redactor: (text) => redactor.redact(text).length,
@@ -133,7 +117,7 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
   },
   "Grep line cutting": async (text) => {
     const sandbox = new FakeSandbox();
-    sandbox.execHandler = () => execResult(`./big.txt:1:${text}\n`);
+    sandbox.execHandler = () => printed(`./big.txt:1:${text}\n`);
     return (await throughPipeline("Grep", { pattern: "a", output_mode: "content" }, sandbox)).length;
   },
   "Markdown rendering": (text) => renderMarkdown(bigReport(text)).length,
