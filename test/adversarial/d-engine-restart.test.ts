@@ -14,7 +14,8 @@ import path from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { EXIT_CODES } from "../../src/runner/run.js";
-import { defaultImageTag } from "../../src/sandbox/image.js";
+import { defaultImageTag, recipeTag } from "../../src/sandbox/image.js";
+import { toolbeltRecipe } from "../../src/sandbox/toolbelt.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { docker, until, useHarness, type CliHandle, type ScriptCall } from "./harness.js";
 import { rowTester, type Row } from "./rows.js";
@@ -152,7 +153,8 @@ describe.sequential("D4: the engine restarted mid-run", () => {
     execFileSync("ip", ["link", "set", BRIDGE, "up"], { stdio: "pipe" });
     daemon = new SecondDaemon();
     await daemon.start();
-    await daemon.loadImage(defaultImageTag());
+    // No registry: the default image and agent-ci's toolbelt built on the main engine are copied over.
+    for (const tag of [defaultImageTag(), recipeTag(toolbeltRecipe())]) await daemon.loadImage(tag);
   }, 240_000);
 
   afterAll(async () => {
