@@ -44479,7 +44479,7 @@ var Hardening = external_exports.object({
 }).meta({ id: "Hardening" }).describe("The hardening in effect, as read back from the container after create (not as requested).");
 var PolicyRule = external_exports.object({
   text: external_exports.string().describe("Claude Code rule syntax, e.g. Bash(npm test:*)."),
-  behavior: external_exports.enum(["allow", "deny", "ask"]),
+  behavior: RuleBehaviorSchema,
   source: external_exports.string().describe("Where the rule came from, e.g. cli, action_input, settings:.claude/settings.json.")
 }).meta({ id: "PolicyRule" });
 var Policy = external_exports.object({
