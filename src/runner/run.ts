@@ -75,7 +75,10 @@ export interface RunOutcome {
   error?: string;
 }
 
-function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean): { reason: ExitReason; kind: string; message: string } {
+/** How a run failed: its exit reason, the error class, and a message for people. */
+type RunFailure = { reason: ExitReason; kind: string; message: string };
+
+function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean): RunFailure {
   const message = error instanceof Error ? error.message : String(error);
   if (timedOut()) return { reason: "timeout", kind: "Timeout", message: "the run's wall-clock limit was reached" };
   if (signal.aborted) return { reason: "cancelled", kind: "Cancelled", message: "the run was cancelled (SIGINT/SIGTERM)" };
@@ -172,7 +175,6 @@ interface AgentPhase {
   failure?: RunFailure;
 }
 
-type RunFailure = { reason: ExitReason; kind: string; message: string };
 
 export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal = new AbortController().signal): Promise<RunOutcome> {
   const runId = newRunId();
@@ -426,7 +428,7 @@ interface ReportParts {
   startedAt: Date;
   runStart: number;
   exitReason: ExitReason;
-  failure?: { reason: ExitReason; kind: string; message: string };
+  failure?: RunFailure;
   sandbox?: DockerSandbox;
   policy?: PreparedPolicy;
   loop: LoopResult;
