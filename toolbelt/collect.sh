@@ -31,7 +31,7 @@ add_program() { # source path, destination path
 }
 
 # Programs agent-ci and its tools run; the Bash tool finds them last on PATH, after the image's own.
-for p in node rg bash tar git \
+for p in node rg bash tar git zstd \
          cat chmod cp cut date dirname basename echo env false head id kill ln ls mkdir mktemp mv \
          nproc printf pwd readlink realpath rm rmdir seq sleep sort stat tail tee timeout touch tr true \
          uname wc xargs find unshare diff; do

@@ -1,5 +1,7 @@
-// Packs the host workspace into a tar stream for the copy-in (tar-stream, one synchronous read per file:
-// an async read per file is several times slower on a 5,000-file tree).
+// Packs the host workspace into a tar stream for the copy-in: with the host's GNU tar where there is one
+// (a separate process reads the files; on a 27,000-file node_modules several times faster than packing in
+// this process), else with tar-stream (one synchronous read per file: an async read per file is several
+// times slower on a 5,000-file tree).
 //
 // What goes in: the working tree as it is, `.git` included, untracked files included, what git ignores
 // left out unless asked (all of it, or the ignored paths matching given patterns, e.g. `node_modules`);
@@ -7,10 +9,10 @@
 // link). Sockets, FIFOs and devices are skipped and listed. Credentials a checkout step left in
 // `.git/config` are stripped. Files a Read deny rule covers are never copied (the policy's container
 // layer). Over the size or count limit is an error, never a silent partial copy.
-import { execFile, execFileSync } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { Transform } from "node:stream";
+import { type Readable, Transform } from "node:stream";
 import picomatch from "picomatch";
 import { pack as tarPack, type Header } from "tar-stream";
 
@@ -286,28 +288,36 @@ function isUtf8Name(name: string): boolean {
   return !name.includes("\uFFFD");
 }
 
+/** One entry of the copy, checked and counted: what the packers put in the archive. */
+interface Entry {
+  rel: string;
+  st: fs.Stats;
+  /** Set when the file's content is rewritten before the copy (credential lines removed). */
+  data?: Buffer;
+}
+
+/** What `plan` decided: the entries to copy, in order, and what was left out and why. */
+interface CopyPlan {
+  entries: Entry[];
+  skipped: SkippedEntry[];
+  files: number;
+  bytes: number;
+}
+
 /**
- * Writes the workspace as a tar stream into `sink` (the container's `tar -x` stdin). Resolves with what
- * was copied and what was skipped.
+ * Checks every listed path before a byte is copied: names that are not UTF-8, paths a rule excludes,
+ * sockets and FIFOs, unreadable files and the size and count limits (over them is an error up front,
+ * never a partial copy). Files whose credentials are stripped are read here; the others are read by the
+ * packer.
  */
-export async function packWorkspace(dir: string, sink: NodeJS.WritableStream, options: PackOptions = {}): Promise<PackSummary> {
+function plan(dir: string, paths: readonly string[], options: PackOptions): CopyPlan {
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const { paths, isGitRepo, ignoredLeftOut } = await listWorkspace(dir, options.includeIgnored);
-  const pack = tarPack();
-  const out = coalesced();
-  pack.pipe(out).pipe(sink);
+  const entries: Entry[] = [];
   const skipped: SkippedEntry[] = [];
   const seen = new Set<string>();
   let files = 0;
   let bytes = 0;
-  const add = (header: Partial<Header> & { name: string }, body?: Buffer) =>
-    new Promise<void>((resolve, reject) => {
-      const done = (err?: Error | null) => (err ? reject(err) : resolve());
-      if (body) pack.entry(header, body, done);
-      else pack.entry(header, done);
-    });
-
   for (const rel of paths) {
     if (seen.has(rel)) continue;
     seen.add(rel);
@@ -321,52 +331,139 @@ export async function packWorkspace(dir: string, sink: NodeJS.WritableStream, op
       continue;
     }
     const abs = path.join(dir, rel);
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(abs);
-    } catch {
-      continue; // listed by git but deleted from the working tree: the deletion is the state we copy
-    }
-    const mode = (st.mode & 0o7777) | (options.worldReadable ? (st.isDirectory() ? 0o555 : 0o444) : 0);
-    const common = { name: rel, mode, mtime: st.mtime, uid: 1000, gid: 1000 };
-    if (st.isDirectory()) {
-      await add({ ...common, type: "directory" });
-      continue;
-    }
-    if (st.isSymbolicLink()) {
-      await add({ ...common, type: "symlink", linkname: fs.readlinkSync(abs) });
+    const st = fs.lstatSync(abs, { throwIfNoEntry: false });
+    if (!st) continue; // listed by git but deleted from the working tree: the deletion is the state we copy
+    if (st.isDirectory() || st.isSymbolicLink()) {
+      entries.push({ rel, st });
       continue;
     }
     if (!st.isFile()) {
       skipped.push({ path: rel, reason: "not a regular file, directory or symlink" });
       continue;
     }
+    try {
+      fs.accessSync(abs, fs.constants.R_OK);
+    } catch (e) {
+      skipped.push({ path: rel, reason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? String(e)}` });
+      continue;
+    }
     files += 1;
     bytes += st.size;
     if (files > maxFiles || bytes > maxBytes) {
-      pack.destroy();
       throw new WorkspaceError(
         `the workspace is over the copy limit (${maxFiles} files, ${Math.round(maxBytes / 2 ** 20)} MiB): ` +
           `${files} files / ${Math.round(bytes / 2 ** 20)} MiB so far. Add large paths to .gitignore or raise the limit.`,
       );
     }
-    let data: Buffer;
-    try {
-      data = fs.readFileSync(abs);
-    } catch (e) {
-      skipped.push({ path: rel, reason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? String(e)}` });
-      continue;
+    entries.push({ rel, st, data: rewritten(abs, rel, skipped) });
+  }
+  return { entries, skipped, files, bytes };
+}
+
+/** The content to copy instead of the file's own, for a file whose credential lines are removed. */
+function rewritten(abs: string, rel: string, skipped: SkippedEntry[]): Buffer | undefined {
+  if (rel === ".git/config") return Buffer.from(stripGitCredentials(fs.readFileSync(abs, "utf8")));
+  if (!NPM_CONFIG_FILES.has(path.posix.basename(rel))) return undefined;
+  const text = fs.readFileSync(abs, "utf8");
+  const stripped = stripNpmCredentials(text);
+  if (stripped === text) return undefined;
+  skipped.push({ path: rel, reason: "its registry credential lines were removed before the copy" });
+  return Buffer.from(stripped);
+}
+
+/**
+ * How this host packs the copy: with GNU tar (Linux hosts), which reads the files in a process of its
+ * own, several times faster on a big tree than tar-stream in this one; and, where the host also has zstd,
+ * compressed (`zstd -1`, about 5× on node_modules): the engine's exec stream, not reading or writing
+ * files, is the copy's narrowest part (~150–200 MB/s through dockerd). Without GNU tar, tar-stream.
+ */
+export interface HostPacker {
+  gnuTar: boolean;
+  zstd: boolean;
+}
+
+const answers = (program: string, pattern: RegExp) =>
+  new Promise<boolean>((resolve) => {
+    execFile(program, ["--version"], { timeout: 10_000 }, (err, stdout) => resolve(!err && pattern.test(stdout)));
+  });
+
+let detected: Promise<HostPacker> | undefined;
+export function detectHostPacker(): Promise<HostPacker> {
+  detected ??= Promise.all([answers("tar", /GNU tar/), answers("zstd", /Zstandard/)]).then(([gnuTar, zstd]) => ({ gnuTar, zstd: gnuTar && zstd }));
+  return detected;
+}
+
+/** The flags the container's GNU tar needs to read what `packWorkspace` writes with this packer. */
+export function extractFlags(packer: HostPacker): string[] {
+  // Two archives follow each other (the host tar's, then the rewritten files'): read past the first's end.
+  return [...(packer.gnuTar ? ["--ignore-zeros"] : []), ...(packer.zstd ? ["--zstd"] : [])];
+}
+
+/** Resolves when `child` exits with one of `ok`; else rejects with its stderr. */
+function exited(child: ChildProcess, what: string, ok: readonly number[]): Promise<void> {
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    if (stderr.length < 4000) stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code !== null && ok.includes(code) ? resolve() : reject(new WorkspaceError(`${what} failed (exit ${code}): ${stderr.trim()}`)),
+    );
+  });
+}
+
+/** Spawns `zstd -1` writing into `sink` (not ending it); `input` is its stdin (a pipe when omitted). */
+function compressor(sink: NodeJS.WritableStream, input: Readable | "pipe" = "pipe"): { child: ChildProcess; done: Promise<void> } {
+  const child = spawn("zstd", ["-1", "-T0", "-q", "-c"], { stdio: [input, "pipe", "pipe"] });
+  child.stdout!.pipe(sink, { end: false });
+  return { child, done: exited(child, "compressing the workspace with zstd", [0]) };
+}
+
+/**
+ * Packs the planned entries with the host's GNU tar, writing into `sink` without ending it (through
+ * zstd when `zstd`). The list goes by name on stdin, without recursion; hard links are stored as files,
+ * owners as the agent user, as the tar-stream packer does.
+ */
+async function packWithHostTar(dir: string, rels: readonly string[], sink: NodeJS.WritableStream, worldReadable: boolean, zstd: boolean): Promise<void> {
+  const args = ["-c", "-f", "-", "-C", dir, "--null", "--no-recursion", "--verbatim-files-from"];
+  args.push("--hard-dereference", "--owner=1000", "--group=1000", "--numeric-owner", "--ignore-failed-read");
+  if (worldReadable) args.push("--mode=a+rX");
+  args.push("-T", "-"); // last: GNU tar applies options only to the names after them
+  const tar = spawn("tar", args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
+  // 1: a file changed while it was read (what the copy holds is what was read then).
+  const waits = [exited(tar, "packing the workspace with tar", [0, 1])];
+  if (zstd) {
+    waits.push(compressor(sink, tar.stdout).done);
+    tar.stdout.destroy(); // zstd holds the pipe now; this end open would hold back tar's "close"
+  } else tar.stdout.pipe(sink, { end: false });
+  tar.stdin.on("error", () => undefined); // tar's exit says what went wrong
+  tar.stdin.end(rels.length ? rels.join("\0") + "\0" : "");
+  await Promise.all(waits);
+}
+
+/** Packs entries with tar-stream into `sink` without ending it (through zstd when `zstd`). */
+async function packWithTarStream(dir: string, entries: readonly Entry[], sink: NodeJS.WritableStream, worldReadable: boolean, zstd: boolean): Promise<void> {
+  const zstdProcess = zstd ? compressor(sink) : undefined;
+  const pack = tarPack();
+  const out = coalesced();
+  pack.pipe(out).pipe(zstdProcess ? zstdProcess.child.stdin! : sink, { end: Boolean(zstdProcess) });
+  const add = (header: Partial<Header> & { name: string }, body?: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      const done = (err?: Error | null) => (err ? reject(err) : resolve());
+      if (body) pack.entry(header, body, done);
+      else pack.entry(header, done);
+    });
+  for (const { rel, st, data } of entries) {
+    const abs = path.join(dir, rel);
+    const mode = (st.mode & 0o7777) | (worldReadable ? (st.isDirectory() ? 0o555 : 0o444) : 0);
+    const common = { name: rel, mode, mtime: st.mtime, uid: 1000, gid: 1000 };
+    if (st.isDirectory()) await add({ ...common, type: "directory" });
+    else if (st.isSymbolicLink()) await add({ ...common, type: "symlink", linkname: fs.readlinkSync(abs) });
+    else {
+      const body = data ?? readOrEmpty(abs);
+      await add({ ...common, type: "file", size: body.length }, body);
     }
-    if (rel === ".git/config") data = Buffer.from(stripGitCredentials(data.toString("utf8")));
-    if (NPM_CONFIG_FILES.has(path.posix.basename(rel))) {
-      const text = data.toString("utf8");
-      const stripped = stripNpmCredentials(text);
-      if (stripped !== text) {
-        data = Buffer.from(stripped);
-        skipped.push({ path: rel, reason: "its registry credential lines were removed before the copy" });
-      }
-    }
-    await add({ ...common, type: "file", size: data.length }, data);
   }
   pack.finalize();
   await new Promise<void>((resolve, reject) => {
@@ -374,5 +471,32 @@ export async function packWorkspace(dir: string, sink: NodeJS.WritableStream, op
     out.on("error", reject);
     pack.on("error", reject);
   });
+  await zstdProcess?.done;
+}
+
+/** A file that vanished or became unreadable since it was planned is copied empty, not a broken stream. */
+function readOrEmpty(abs: string): Buffer {
+  try {
+    return fs.readFileSync(abs);
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
+
+/**
+ * Writes the workspace as a tar stream into `sink` (the container's `tar -x` stdin, with
+ * `extractFlags(packer)`), without ending it. Resolves with what was copied and what was skipped.
+ */
+export async function packWorkspace(dir: string, sink: NodeJS.WritableStream, packer: HostPacker, options: PackOptions = {}): Promise<PackSummary> {
+  const { paths, isGitRepo, ignoredLeftOut } = await listWorkspace(dir, options.includeIgnored);
+  const { entries, skipped, files, bytes } = plan(dir, paths, options);
+  const worldReadable = Boolean(options.worldReadable);
+  if (packer.gnuTar) {
+    await packWithHostTar(dir, entries.filter((e) => !e.data).map((e) => e.rel), sink, worldReadable, packer.zstd);
+    const rewrittenEntries = entries.filter((e) => e.data);
+    if (rewrittenEntries.length) await packWithTarStream(dir, rewrittenEntries, sink, worldReadable, packer.zstd);
+  } else {
+    await packWithTarStream(dir, entries, sink, worldReadable, false);
+  }
   return { files, bytes, skipped, isGitRepo, ignoredLeftOut: await ignoredLeftOut };
 }

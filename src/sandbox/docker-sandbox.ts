@@ -8,7 +8,7 @@ import path from "node:path";
 import { PassThrough, type Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
-import { type IncludeIgnored, packWorkspace, type PackSummary, WorkspaceError } from "./archive.js";
+import { detectHostPacker, extractFlags, type HostPacker, type IncludeIgnored, packWorkspace, type PackSummary, WorkspaceError } from "./archive.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
 import { createDockerClient, ownerLabels, pingEngine, reapOrphans, withTimeout } from "./engine.js";
 import { AGENT_USER, DOCKER_PROFILE, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
@@ -58,6 +58,8 @@ export interface DockerSandboxOptions {
   maxCopyBytes?: number;
   /** Files kept out of the container (Read deny rules), with the reason. */
   excludeFromCopy?: (relPath: string) => string | undefined;
+  /** How the host packs the copy-in; default: what this host has (`detectHostPacker`). */
+  packer?: HostPacker;
   /** A toolbelt volume made ready by the caller (the benchmark's cold starts); default: the engine's own. */
   toolbeltVolume?: string;
   /** Run even when the engine did not apply a requested hardening setting (read back after create). */
@@ -333,12 +335,13 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       const opened = await this.oneShotExec([toolbeltProgram("chmod"), "0777", WORKSPACE_ROOT], KEEPER_USER);
       if (opened.exitCode !== 0) throw new EngineError(`preparing ${WORKSPACE_ROOT} failed: ${opened.output.trim()}`);
     }
+    const packer = this.options.packer ?? (await detectHostPacker());
     const copying = this.oneShotExec(
-      [toolbeltProgram("tar"), "-x", "-f", "-", "-C", WORKSPACE_ROOT, "--no-same-owner", "--delay-directory-restore"],
+      [toolbeltProgram("tar"), "-x", "-f", "-", "-C", WORKSPACE_ROOT, "--no-same-owner", "--delay-directory-restore", ...extractFlags(packer)],
       user,
       async (sink) => {
         try {
-          summary = await packWorkspace(workspace, sink, {
+          summary = await packWorkspace(workspace, sink, packer, {
             includeIgnored: this.options.includeIgnored,
             maxFiles: this.options.maxCopyFiles,
             maxBytes: this.options.maxCopyBytes,

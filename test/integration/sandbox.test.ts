@@ -262,6 +262,42 @@ describe("sandbox lifecycle and bad input", () => {
     expect(text(res.stdout)).toContain("https://example.com/r.git");
   });
 
+  // The host's GNU tar (with zstd on top where the host has it) packs the copy; tar-stream where the host
+  // has no GNU tar. All three must deliver the same tree, credentials stripped and specials skipped.
+  it.each([
+    { gnuTar: true, zstd: true },
+    { gnuTar: true, zstd: false },
+    { gnuTar: false, zstd: false },
+  ])("copies the same tree whichever way the host packs it (%o)", async (packer) => {
+    const ws = makeWorkspace(
+      {
+        "bin/run.sh": { content: "#!/bin/sh\necho run\n", mode: 0o750 },
+        "-leading-dash.txt": "dash\n",
+        "a\nb.txt": "newline\n",
+        "big.bin": Buffer.alloc(3 << 20, 7),
+        "link": { symlink: "bin/run.sh" },
+        ".npmrc": "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=npm_secretsecret\n",
+        "pkg/.npmrc": "save-exact=true\n",
+        "gone.txt": "deleted from the working tree\n",
+      },
+      { git: true },
+    );
+    fs.linkSync(path.join(ws, "bin/run.sh"), path.join(ws, "hard-link.sh"));
+    fs.rmSync(path.join(ws, "gone.txt"));
+    execFileSync("mkfifo", [path.join(ws, "fifo")]);
+    execFileSync("git", ["config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic c2VjcmV0"], { cwd: ws });
+    await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: ws, packer });
+    const res = await sandbox.exec({
+      script:
+        "stat -c '%a %s %h' bin/run.sh hard-link.sh big.bin; readlink link; cat ./-leading-dash.txt 'a\nb.txt' .npmrc pkg/.npmrc; " +
+        "ls gone.txt fifo 2>&1 | wc -l; git config --get-regexp extraheader | wc -l; git status --short | grep -v '^??' | wc -l",
+    });
+    expect(text(res.stdout)).toBe(
+      "750 19 1\n750 19 1\n644 3145728 1\nbin/run.sh\ndash\nnewline\nregistry=https://registry.npmjs.org/\nsave-exact=true\n2\n0\n2\n",
+    );
+    expect(sandbox.copy.skipped.map((s) => s.path)).toEqual([".npmrc"]); // git does not list the FIFO
+  });
+
   it("makes the workspace unwritable for the agent in read-only (plan) mode", async () => {
     const ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
     await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: ws, readOnlyWorkspace: true });
