@@ -734,6 +734,7 @@ async function main(): Promise<void> {
     info.nativeTools = tools.join("; ");
     const spawner = NativeWorker.start(SELF, RAM_DIR);
     workers.push(spawner);
+    info.nativeWorkerRssMiB = Math.round((await spawner.rss()) / 2 ** 20);
     if (wanted("calls") || wanted("e2e")) {
       log(`generating the ${BIG.files}-file repository`);
       const big = generateRepo({ ...BIG, parent: RAM_DIR });
@@ -743,7 +744,6 @@ async function main(): Promise<void> {
         const ready = await benchReady(big, bigTar, spawner);
         const native = NativeWorker.start(SELF, ready.nativeCopy);
         workers.push(native);
-        info.nativeWorkerRssMiB = Math.round((await native.rss()) / 2 ** 20);
         try {
           await benchCalls(big, ready.sandbox, native);
           await benchParallel(big, ready.sandbox, native);
