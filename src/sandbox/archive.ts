@@ -399,8 +399,14 @@ export function extractFlags(packer: HostPacker): string[] {
   return [...(packer.gnuTar ? ["--ignore-zeros"] : []), ...(packer.zstd ? ["--zstd"] : [])];
 }
 
-/** Resolves when `child` exits with one of `ok`; else rejects with its stderr. */
-function exited(child: ChildProcess, what: string, ok: readonly number[]): Promise<void> {
+/**
+ * Resolves when `child` exits with one of `ok`; else rejects with its stderr. A sink that closes first
+ * (the container gone, the run cancelled) kills it: it would otherwise wait on a full pipe for good.
+ */
+function exited(child: ChildProcess, sink: NodeJS.WritableStream, what: string, ok: readonly number[]): Promise<void> {
+  const kill = () => child.kill("SIGKILL");
+  sink.once("close", kill);
+  child.once("close", () => sink.removeListener("close", kill));
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
     if (stderr.length < 4000) stderr += chunk;
@@ -417,7 +423,7 @@ function exited(child: ChildProcess, what: string, ok: readonly number[]): Promi
 function compressor(sink: NodeJS.WritableStream, input: Readable | "pipe" = "pipe"): { child: ChildProcess; done: Promise<void> } {
   const child = spawn("zstd", ["-1", "-T0", "-q", "-c"], { stdio: [input, "pipe", "pipe"] });
   child.stdout!.pipe(sink, { end: false });
-  return { child, done: exited(child, "compressing the workspace with zstd", [0]) };
+  return { child, done: exited(child, sink, "compressing the workspace with zstd", [0]) };
 }
 
 /**
@@ -432,7 +438,7 @@ async function packWithHostTar(dir: string, rels: readonly string[], sink: NodeJ
   args.push("-T", "-"); // last: GNU tar applies options only to the names after them
   const tar = spawn("tar", args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
   // 1: a file changed while it was read (what the copy holds is what was read then).
-  const waits = [exited(tar, "packing the workspace with tar", [0, 1])];
+  const waits = [exited(tar, sink, "packing the workspace with tar", [0, 1])];
   if (zstd) {
     waits.push(compressor(sink, tar.stdout).done);
     tar.stdout.destroy(); // zstd holds the pipe now; this end open would hold back tar's "close"
