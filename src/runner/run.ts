@@ -351,8 +351,8 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
   for (const message of outputErrors) log(message);
 
   const verify =
-    config.verify && sandbox && failure?.reason !== "engine_error" && failure?.reason !== "cancelled"
-      ? await runVerify({ runId, config, imageName: sandbox.image.name, patch: patch.bytes, log, signal: cancel }).catch((e: unknown): VerifyResult => {
+    config.verify && sandbox && policy && failure?.reason !== "engine_error" && failure?.reason !== "cancelled"
+      ? await runVerify({ runId, config, imageName: sandbox.image.name, patch: patch.bytes, log, signal: cancel, excludeFromCopy: policy.excludeFromCopy }).catch((e: unknown): VerifyResult => {
           log(`verify could not run: ${(e as Error).message}`);
           return { command: config.verify ?? "", applied: false, exitCode: null, outputTail: redactor.redact((e as Error).message), durationMs: 0 };
         })

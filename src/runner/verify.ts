@@ -24,6 +24,8 @@ export async function runVerify(options: {
   patch: string | Uint8Array;
   log: (line: string) => void;
   signal: AbortSignal;
+  /** The run's own copy exclusions (Read deny rules): a patched test must not reach what the agent could not. */
+  excludeFromCopy: (relPath: string) => string | undefined;
 }): Promise<VerifyResult> {
   const { config } = options;
   const command = config.verify ?? "";
@@ -36,10 +38,11 @@ export async function runVerify(options: {
     network: "none",
     memoryBytes: config.memory,
     includeIgnored: config.includeIgnored,
+    excludeFromCopy: options.excludeFromCopy,
     allowWeakHardening: config.allowWeakHardening,
   });
   const tail = (text: string) => text.slice(-TAIL_CHARS);
-  if (options.patch) {
+  if (options.patch.length) {
     await sandbox.writeFile(PATCH_FILE, options.patch, { confine: false });
     const applied = await sandbox.exec({ argv: ["git", "apply", "--binary", "--whitespace=nowarn", PATCH_FILE], timeoutMs: 120_000 });
     if (applied.exitCode !== 0) {

@@ -269,6 +269,27 @@ describe("runAgent", () => {
     expect(report.verify?.exitCode).not.toBe(0);
   });
 
+  it("keeps files a Read deny rule covers out of the verify container too", async () => {
+    const ws = makeWorkspace({ "a.txt": "one\n", ".env": "TOKEN=kept-out-of-verify\n" }, { git: true });
+    const { outcome } = await run({
+      workspace: ws,
+      deny: ["Read(.env)"],
+      script: script([[{ name: "Write", input: { file_path: "/workspace/b.txt", content: "two\n" } }]]),
+      verify: "test -e .env && echo present || echo absent",
+    });
+    const report = await expectRecord(outcome);
+    expect(report.verify).toMatchObject({ applied: true, exitCode: 0 });
+    expect(report.verify?.outputTail.trim()).toBe("absent");
+  });
+
+  it("verifies a run that changed nothing: no patch to apply, the command runs on the tree as it was", async () => {
+    const { outcome } = await run({ script: script([[{ name: "Read", input: { file_path: "/workspace/package.json" } }]]), verify: "npm test" });
+    const report = await expectRecord(outcome);
+    expect(report.patch.files).toEqual([]);
+    expect(report.verify).toMatchObject({ applied: true });
+    expect(report.verify?.exitCode).not.toBe(0); // the example's bug is still there
+  });
+
   it("replays a recorded report's calls with --script report.json", { timeout: 180_000 }, async () => {
     const first = await run({ script: path.join(EXAMPLE, "fix.script.json") });
     const again = await run({ script: path.join(first.outcome.outDir, "report.json") });
