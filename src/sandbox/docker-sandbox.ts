@@ -11,7 +11,7 @@ import type Docker from "dockerode";
 import { detectHostPacker, extractFlags, type HostPacker, type IncludeIgnored, packWorkspace, type PackSummary, WorkspaceError } from "./archive.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
 import { createDockerClient, ownerLabels, pingEngine, reapOrphans, withTimeout } from "./engine.js";
-import { AGENT_USER, DOCKER_PROFILE, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
+import { AGENT_USER, containerUlimits, DOCKER_PROFILE, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
 import { assessHardening, type Hardening } from "./hardening.js";
 import { HelperClient } from "./helper-client.js";
 import type { ExecOpRequest, FailureHeader, HelperOp, HelperOps, HelperResult, ResponseHeader } from "./helper-protocol.js";
@@ -225,7 +225,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const docker = createDockerClient();
     const engine = await pingEngine(docker);
     await reapOrphans(docker).catch(() => []);
-    const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress)]);
+    const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress, { ulimits: containerUlimits(engine.profile) })]);
     const t0 = performance.now();
     const container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
     const sandbox = new DockerSandbox(docker, container, options);
@@ -283,9 +283,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         MemorySwap: memory,
         NanoCpus: options.nanoCpus ?? DEFAULTS.nanoCpus,
         NetworkMode: (options.network ?? "none") === "none" ? "none" : "bridge",
-        // Rootful Podman 4.3 otherwise raises nofile and nproc to its own maxima, and the container fails to
-        // start where the service lacks CAP_SYS_RESOURCE ("error setting rlimit"); Docker keeps the daemon's.
-        Ulimits: [{ Name: "nofile", Soft: 4096, Hard: 4096 }, ...profile.extraUlimits],
+        Ulimits: containerUlimits(profile),
         Tmpfs: {
           [WORKSPACE_ROOT]: `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${profile.workspaceOwner(Boolean(options.readOnlyWorkspace))}`,
           "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,

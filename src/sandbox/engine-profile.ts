@@ -10,12 +10,27 @@ export const AGENT_USER = "1000:1000";
  */
 export const KEEPER_USER = "1001:1001";
 
+export interface Ulimit {
+  Name: string;
+  Soft: number;
+  Hard: number;
+}
+
+/**
+ * The ulimits of every container agent-ci starts (the run's, the toolbelt volume's filler). Rootful
+ * Podman 4.3 otherwise raises nofile and nproc to its own maxima, and the container fails to start where
+ * the service lacks CAP_SYS_RESOURCE ("error setting rlimit type 7"); Docker keeps the daemon's.
+ */
+export function containerUlimits(profile: EngineProfile): Ulimit[] {
+  return [{ Name: "nofile", Soft: 4096, Hard: 4096 }, ...profile.extraUlimits];
+}
+
 export interface EngineProfile {
   name: "docker" | "podman";
   /** Mount options that give /workspace its owner (plan mode: root's, so the agent cannot write it). */
   workspaceOwner(readOnlyWorkspace: boolean): string;
   /** Ulimits set besides nofile (rootful Podman 4.3 raises the unset ones past what it may set). */
-  extraUlimits: Array<{ Name: string; Soft: number; Hard: number }>;
+  extraUlimits: Ulimit[];
   /** /workspace belongs to the container's own user, not the agent: git needs safe.directory, always. */
   workspaceNotAgents: boolean;
   /** Who unpacks the workspace: plan mode's tree must end up unwritable by the agent. */

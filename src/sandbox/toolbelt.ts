@@ -6,6 +6,7 @@
 // remote engines and Docker Desktop work the same.
 import type Docker from "dockerode";
 import { withTimeout } from "./engine.js";
+import type { Ulimit } from "./engine-profile.js";
 import { DEFAULT_BASE_IMAGE, type BuildOptions, type BuildRecipe, ensureBuilt, folderFiles, packagePath, recipeTag } from "./image.js";
 import { EngineError } from "./sandbox.js";
 
@@ -46,7 +47,11 @@ const populating = new Map<string, Promise<string>>();
  * image's /opt/agent-ci into the empty volume) and runs the toolbelt's own `true` from it, so a volume that
  * did not fill is removed rather than handed to a run.
  */
-export function ensureToolbelt(docker: Docker, progress?: (line: string) => void, options: BuildOptions & { volume?: string } = {}): Promise<string> {
+export function ensureToolbelt(
+  docker: Docker,
+  progress?: (line: string) => void,
+  options: BuildOptions & { volume?: string; ulimits?: Ulimit[] } = {},
+): Promise<string> {
   const recipe = toolbeltRecipe();
   const name = options.volume ?? toolbeltVolumeName(recipeTag(recipe));
   let pending = populating.get(name);
@@ -57,7 +62,13 @@ export function ensureToolbelt(docker: Docker, progress?: (line: string) => void
   return pending;
 }
 
-async function populate(docker: Docker, recipe: BuildRecipe, name: string, progress: ((line: string) => void) | undefined, options: BuildOptions): Promise<string> {
+async function populate(
+  docker: Docker,
+  recipe: BuildRecipe,
+  name: string,
+  progress: ((line: string) => void) | undefined,
+  options: BuildOptions & { ulimits?: Ulimit[] },
+): Promise<string> {
   if (await volumeExists(docker, name)) return name;
   const tag = await ensureBuilt(docker, recipe, progress, options);
   progress?.(`copying agent-ci's toolbelt into the volume ${name}`);
@@ -67,7 +78,7 @@ async function populate(docker: Docker, recipe: BuildRecipe, name: string, progr
       Image: tag,
       Cmd: [`${TOOLBELT_BIN}/true`],
       Labels: { [VOLUME_LABEL]: name },
-      HostConfig: { Mounts: [{ Type: "volume", Source: name, Target: TOOLBELT_DIR }], NetworkMode: "none" },
+      HostConfig: { Mounts: [{ Type: "volume", Source: name, Target: TOOLBELT_DIR }], NetworkMode: "none", Ulimits: options.ulimits },
     }),
   );
   try {
