@@ -29,6 +29,7 @@ import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError, type RunConfig } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
+import { apiContextEditFor } from "./pricing.js";
 import { EventSink, RESULT_SUBTYPES } from "./events.js";
 import { contentText, ToolPipeline } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
@@ -122,7 +123,9 @@ function makeDriver(config: RunConfig, deadline: number, log: (line: string) => 
 function contextFor(config: RunConfig, events: EventSink, runId: string, runStart: number): ContextManager {
   const window = config.contextWindow ?? contextWindowOf(config.model);
   const compactAt = config.compactAt ?? Math.floor(window * COMPACT_AT_FRACTION);
-  return new ContextManager({ window, compactAt, enabled: config.compaction, events, runId, runStart });
+  // A scripted run has no API to ask: agent-ci's own clearing.
+  const apiEdit = config.script ? undefined : apiContextEditFor(config.model);
+  return new ContextManager({ window, compactAt, enabled: config.compaction, events, runId, runStart, apiEdit });
 }
 
 const DEFAULT_OUT_PARENT = "agent-ci-out";
@@ -456,6 +459,7 @@ function buildReport(p: ReportParts): RunReportInput {
   for (const message of p.outputErrors) warnings.push({ kind: "output_write", severity: "critical", message });
   for (const x of p.patch.excluded) warnings.push({ kind: "patch_excluded", severity: "warning", message: `${x.path} was changed but left out of the patch: ${x.reason}` });
   for (const w of loop.warnings) warnings.push({ kind: "loop", severity: "info", message: w });
+  if (loop.contextFallback) warnings.push({ kind: "context_management_fallback", severity: "warning", message: loop.contextFallback });
   if (patch.secretFindings.length) {
     warnings.push({ kind: "secret_in_patch", severity: "critical", message: `The patch contains ${patch.secretFindings.length} possible secret(s); review before applying or posting it.` });
   }
