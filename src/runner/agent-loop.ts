@@ -200,7 +200,7 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     // A repeated tool_use id is answered once (M9), and dropped from the message sent back: the API refuses
     // a conversation whose assistant message repeats an id.
     const content = withoutRepeatedToolUses(assistant.content, result.warnings, turn);
-    if (content.length) messages.push({ role: "assistant", content });
+    const takeBack = appendAssistant(messages, content);
     if (content.some((block) => block.type === "compaction")) dropCompacted(messages);
     events.emit({
       type: "assistant",
@@ -251,7 +251,7 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       if (assistant.stopReason === "refusal") result.warnings.push("the model refused to continue (stop_reason: refusal)");
       if (assistant.stopReason === "model_context_window_exceeded") {
         // The cut-off answer is not kept: the turn is asked again with a smaller conversation.
-        if (content.length) messages.pop();
+        takeBack();
         const ended = overflowed(turn, "stop_reason: model_context_window_exceeded");
         if (ended) return ended;
         continue;
@@ -272,6 +272,26 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       return stop("max_denials", `${denials} tool calls were denied by the permission policy; stopping (limit ${limits.maxDenials})`);
     }
   }
+}
+
+/**
+ * Adds a turn's content; a turn that continues an assistant message (after a paused compaction) joins it.
+ * Returns what takes the content back out.
+ */
+function appendAssistant(messages: MessageParam[], content: ContentBlockParam[]): () => void {
+  if (!content.length) return () => {};
+  const last = messages.at(-1);
+  if (last?.role === "assistant" && Array.isArray(last.content)) {
+    const before = last.content;
+    last.content = [...before, ...content];
+    return () => {
+      last.content = before;
+    };
+  }
+  messages.push({ role: "assistant", content });
+  return () => {
+    messages.pop();
+  };
 }
 
 /**

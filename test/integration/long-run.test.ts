@@ -151,4 +151,47 @@ describe("a run longer than the context window", () => {
       expect(fs.readFileSync(outcome.patchPath, "utf8")).toContain("+started");
     },
   );
+
+  it("goes on after stop_reason compaction, sending the block back verbatim instead of the messages it stands for", { timeout: 120_000 }, async () => {
+    const summary = "Summary: notes.txt was written.";
+    const api = await startFakeAnthropic({
+      apiKey: FAKE_KEY,
+      turns: [
+        fake.toolUse("Write", { file_path: "/workspace/notes.txt", content: "started\n" }),
+        {
+          content: [{ type: "compaction", content: summary, signature: "scripted-compaction-1" }],
+          stopReason: "compaction",
+          iterations: [{ type: "compaction", input_tokens: 40_000, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: null }],
+        },
+        fake.toolUse("Bash", { command: "cat notes.txt" }),
+        fake.text("Done."),
+      ],
+    });
+    servers.push(api);
+    const config = parseRunConfig({
+      workspace: makeWorkspace({ "README.md": "short run\n" }),
+      out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+      apiKey: FAKE_KEY,
+      baseURL: api.url,
+      prompt: "Write the notes.",
+      mode: "bypassPermissions",
+    } as RunConfigInput);
+    const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
+    expect(outcome.exitReason).toBe("completed");
+    const requests = api.messagesRequests();
+    expect(requests).toHaveLength(4);
+    // After the compaction: the prompt, then the block as received; the Write and its result are not sent again.
+    const after = requests[2]!.body.messages;
+    expect(after).toHaveLength(2);
+    expect(after[0]).toMatchObject({ role: "user", content: "Write the notes." });
+    expect(after[1]).toMatchObject({ role: "assistant", content: [{ type: "compaction", content: summary, signature: "scripted-compaction-1" }] });
+    // The answer that continued after the pause joins the compaction's assistant message.
+    expect(requests[3]!.body.messages).toHaveLength(3);
+    expect(requests[3]!.body.messages[1]).toMatchObject({ role: "assistant", content: [{ type: "compaction", content: summary }, { type: "tool_use", name: "Bash" }] });
+    const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
+    expect(report.compactions).toEqual([expect.objectContaining({ strategy: "api_compaction", tokensBefore: 40_000 })]);
+    expect(report.toolCalls.map((c) => c.tool)).toEqual(["Write", "Bash"]);
+    expect(report.toolCalls[1]?.resultPreview).toBe("started");
+    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } })).toEqual([]);
+  });
 });

@@ -996,6 +996,8 @@ export function effectivePromptTokens(body: ManagedBody): number {
 
 /** The scripted answer as the API sends it after the edits: the applied edits reported, a compaction block first. */
 function withContextManagement(turn: FakeMessage, managed: ManagedPrompt, issued: Map<string, string | null>): FakeMessage {
+  // A scripted compaction block counts as issued too.
+  for (const block of turn.content) if (block.type === "compaction" && block.signature) issued.set(block.signature, block.content);
   if (!managed.cleared && !managed.compaction) return turn;
   // The prompt billed is the edited one.
   const out: FakeMessage = { ...turn, usage: { ...turn.usage, input_tokens: managed.tokens } };
