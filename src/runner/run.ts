@@ -217,7 +217,8 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   const watchdog = new Watchdog({ deadline, containerName: containerName(runId), emergencyExit: (cause) => emergencyExit(ctx, phase, cause) });
   try {
     // From here a signal the blocked main thread cannot handle still ends the run.
-    await watchdog.ready;
+    const { watchingSignals } = await watchdog.ready;
+    if (!watchingSignals) ctx.log("the watchdog cannot watch SIGINT/SIGTERM in this Node version: a signal reaches the run only while its event loop answers");
     await runAgentPhase(ctx, phase, deadline, controller.signal);
   } catch (e) {
     phase.failure = classify(e, controller.signal, () => timedOut);
