@@ -242,8 +242,8 @@ export const Turn = z
   .meta({ id: "Turn" });
 export type Turn = z.infer<typeof Turn>;
 
-/** How the conversation was made smaller (API-side context_management edits would add their own names here). */
-export const COMPACTION_STRATEGIES = ["clear_tool_results"] as const;
+/** How the conversation was made smaller: by agent-ci, or by the API's own context_management edits. */
+export const COMPACTION_STRATEGIES = ["clear_tool_results", "api_clear_tool_uses", "api_compaction"] as const;
 export const Compaction = z
   .object({
     turn: NonNegativeInt.describe("The turn whose request was the first to carry the smaller context."),
@@ -251,7 +251,9 @@ export const Compaction = z
     trigger: z.enum(["auto", "overflow"]).describe("auto: the prompt neared --compact-at; overflow: the API refused a prompt too long, and the turn was retried."),
     strategy: z
       .enum(COMPACTION_STRATEGIES)
-      .describe("clear_tool_results: agent-ci replaced old tool results with a placeholder."),
+      .describe(
+        "clear_tool_results: agent-ci replaced old tool results with a placeholder; api_clear_tool_uses: the API cleared old tool results (clear_tool_uses_20250919); api_compaction: the API summarised the conversation (compact_20260112).",
+      ),
     tokensBefore: NonNegativeInt.describe("Prompt tokens before (agent-ci's estimate, or the API's count)."),
     tokensAfter: NonNegativeInt.describe("Prompt tokens after."),
     clearedToolResults: NonNegativeInt.optional().describe("Tool results replaced by a placeholder (their full output stays in toolCalls and tool-outputs/)."),

@@ -6,8 +6,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Compaction, ExitReason } from "../report/index.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { RunState } from "../tools/state.js";
-import type { AssistantTurn, Driver, TurnUsage } from "./driver.js";
-import { isContextOverflow, type ContextManager } from "./context.js";
+import type { AssistantTurn, ContentBlockParam, Driver, MessageParam, TurnUsage } from "./driver.js";
+import { isContextEditRejection, isContextOverflow, type ContextManager } from "./context.js";
 import { ModelApiError } from "./driver.js";
 import { apiUsage, type EventSink } from "./events.js";
 import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";
@@ -47,6 +47,8 @@ export interface LoopResult {
   warnings: string[];
   /** Each time the conversation was made smaller, in order. */
   compactions: Compaction[];
+  /** Why the run went over from the API's context edits to agent-ci's own clearing, if it did. */
+  contextFallback?: string;
 }
 
 export interface LoopOptions {
@@ -82,7 +84,7 @@ function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
   };
 }
 
-const textOf = (content: Anthropic.ContentBlockParam[]) =>
+const textOf = (content: ContentBlockParam[]) =>
   content
     .filter((b): b is Anthropic.TextBlockParam => b.type === "text")
     .map((b) => b.text)
@@ -98,7 +100,7 @@ export function newLoopResult(): LoopResult {
  */
 export async function runAgentLoop(options: LoopOptions, result: LoopResult = newLoopResult()): Promise<LoopResult> {
   const { driver, pipeline, limits, events, signal } = options;
-  const messages: Anthropic.MessageParam[] = [{ role: "user", content: options.prompt }];
+  const messages: MessageParam[] = [{ role: "user", content: options.prompt }];
   const totalTime = limits.deadline - Date.now();
   let maxTokens = options.maxTokens;
   let denials = 0;
@@ -149,14 +151,27 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     const started = performance.now();
     let assistant: AssistantTurn;
     try {
-      assistant = await driver.nextTurn({ system: options.system, messages, tools: options.tools, signal, maxTokens });
+      const contextEdits = context?.contextEdits();
+      assistant = await driver.nextTurn({ system: options.system, messages, tools: options.tools, signal, maxTokens, ...(contextEdits ? { contextEdits } : {}) });
     } catch (e) {
-      if (!(e instanceof ModelApiError && e.kind === "invalid_request" && isContextOverflow(e.message))) throw e;
+      if (!(e instanceof ModelApiError && e.kind === "invalid_request")) throw e;
       result.apiMs += performance.now() - started;
+      if (context?.usesApiEdits && isContextEditRejection(e.message)) {
+        // A gateway without the beta: the same turn again, without it, for the rest of the run.
+        context.fallBack(e.message);
+        result.contextFallback = context.fallbackReason;
+        turn -= 1;
+        continue;
+      }
+      if (!isContextOverflow(e.message)) throw e;
       const ended = overflowed(turn, e.message);
       if (ended) return ended;
       turn -= 1; // the same turn, asked again with the smaller conversation
       continue;
+    }
+    for (const edit of assistant.contextEdits ?? []) {
+      const made = context?.recordApiEdit(turn, edit);
+      if (made) result.compactions.push(made);
     }
     if (assistant.stopReason !== "model_context_window_exceeded") overflowRetried = false;
     const durationMs = performance.now() - started;
@@ -185,7 +200,8 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     // A repeated tool_use id is answered once (M9), and dropped from the message sent back: the API refuses
     // a conversation whose assistant message repeats an id.
     const content = withoutRepeatedToolUses(assistant.content, result.warnings, turn);
-    if (content.length) messages.push({ role: "assistant", content });
+    const takeBack = appendAssistant(messages, content);
+    if (content.some((block) => block.type === "compaction")) dropCompacted(messages);
     events.emit({
       type: "assistant",
       session_id: options.runId,
@@ -226,6 +242,8 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     }
 
     if (!uses.length) {
+      // Paused after a compaction: the answer continues from the summary in the next request.
+      if (assistant.stopReason === "compaction") continue;
       if (assistant.truncatedToolUse || assistant.stopReason === "max_tokens" || assistant.stopReason === "pause_turn") {
         appendUser(messages, "Continue. Your last message was cut off; if you were calling a tool, call it again with a smaller input.");
         continue;
@@ -233,7 +251,7 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       if (assistant.stopReason === "refusal") result.warnings.push("the model refused to continue (stop_reason: refusal)");
       if (assistant.stopReason === "model_context_window_exceeded") {
         // The cut-off answer is not kept: the turn is asked again with a smaller conversation.
-        if (content.length) messages.pop();
+        takeBack();
         const ended = overflowed(turn, "stop_reason: model_context_window_exceeded");
         if (ended) return ended;
         continue;
@@ -254,6 +272,35 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       return stop("max_denials", `${denials} tool calls were denied by the permission policy; stopping (limit ${limits.maxDenials})`);
     }
   }
+}
+
+/**
+ * Adds a turn's content; a turn that continues an assistant message (after a paused compaction) joins it.
+ * Returns what takes the content back out.
+ */
+function appendAssistant(messages: MessageParam[], content: ContentBlockParam[]): () => void {
+  if (!content.length) return () => {};
+  const last = messages.at(-1);
+  if (last?.role === "assistant" && Array.isArray(last.content)) {
+    const before = last.content;
+    last.content = [...before, ...content];
+    return () => {
+      last.content = before;
+    };
+  }
+  messages.push({ role: "assistant", content });
+  return () => {
+    messages.pop();
+  };
+}
+
+/**
+ * After the API compacted the conversation: the messages the summary stands for are not sent again (the API
+ * would drop them anyway). The first user message stays, so the conversation still opens with the user.
+ */
+function dropCompacted(messages: MessageParam[]): void {
+  const last = messages.length - 1;
+  if (last > 1) messages.splice(1, last - 1);
 }
 
 /** The outcome of a call the run did not let finish: an error, its result unknown. */
@@ -278,7 +325,7 @@ function interruptedRecord(turn: number, index: number, use: Anthropic.ToolUseBl
 }
 
 /** The content with every tool_use block whose id was already used removed (noted in the warnings). */
-function withoutRepeatedToolUses(content: Anthropic.ContentBlockParam[], warnings: string[], turn: number): Anthropic.ContentBlockParam[] {
+function withoutRepeatedToolUses(content: ContentBlockParam[], warnings: string[], turn: number): ContentBlockParam[] {
   const seen = new Set<string>();
   return content.filter((block) => {
     if (block.type !== "tool_use") return true;
@@ -291,13 +338,13 @@ function withoutRepeatedToolUses(content: Anthropic.ContentBlockParam[], warning
   });
 }
 
-function appendUser(messages: Anthropic.MessageParam[], text: string): void {
+function appendUser(messages: MessageParam[], text: string): void {
   const last = messages[messages.length - 1];
   if (last?.role === "user") return appendToLastUser(messages, text);
   messages.push({ role: "user", content: text });
 }
 
-function appendToLastUser(messages: Anthropic.MessageParam[], text: string): void {
+function appendToLastUser(messages: MessageParam[], text: string): void {
   const last = messages[messages.length - 1];
   if (!last || last.role !== "user") {
     messages.push({ role: "user", content: text });

@@ -38,14 +38,28 @@ import Anthropic, {
 } from "@anthropic-ai/sdk";
 import {
   ModelApiError,
+  type AppliedContextEdit,
   type AssistantTurn,
+  type ContentBlockParam,
   type Driver,
+  type MessageParam,
   type TurnRequest,
   type TurnUsage,
 } from "./driver.js";
 import { costUsd, normalizeModelId } from "./pricing.js";
 
 type ErrorKind = ModelApiError["kind"];
+
+/** One request's parameters: the beta API's shape, which the stable one is a part of. */
+type RequestParams = Anthropic.Beta.Messages.MessageCreateParamsNonStreaming;
+
+/** What the loop reads from a stream, from the stable or the beta endpoint. */
+interface TurnStream {
+  [Symbol.asyncIterator](): AsyncIterator<Anthropic.RawMessageStreamEvent | Anthropic.Beta.BetaRawMessageStreamEvent>;
+  abort(): void;
+  finalMessage(): Promise<Anthropic.Message | Anthropic.Beta.BetaMessage>;
+  request_id?: string | null | undefined;
+}
 
 export interface AnthropicDriverOptions {
   apiKey: string;
@@ -241,17 +255,15 @@ export class AnthropicDriver implements Driver {
     return new ModelApiError(message, failure.status, failure.kind, { attempts });
   }
 
-  private async attemptTurn(
-    params: Anthropic.MessageCreateParamsNonStreaming,
-    signal: AbortSignal,
-    attempt: number,
-  ): Promise<AssistantTurn> {
+  private async attemptTurn(params: RequestParams, signal: AbortSignal, attempt: number): Promise<AssistantTurn> {
     const idleMs = this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
-    const stream = this.client.messages.stream(params, {
-      signal,
-      timeout: this.requestTimeout(),
-      maxRetries: 0,
-    });
+    const requestOptions = { signal, timeout: this.requestTimeout(), maxRetries: 0 };
+    // The beta endpoint only when the request carries context edits: a gateway that knows nothing of betas
+    // still gets the plain request, of the same shape (the conversation holds a compaction block only after
+    // the API sent one).
+    const stream: TurnStream = params.betas
+      ? this.client.beta.messages.stream(params, requestOptions)
+      : this.client.messages.stream(params as Anthropic.MessageCreateParamsNonStreaming, requestOptions);
     const rawToolJson = new Map<number, string>();
     let sawMessageStop = false;
     let idle = false;
@@ -289,12 +301,12 @@ export class AnthropicDriver implements Driver {
   }
 
   private toTurn(
-    message: Anthropic.Message,
+    message: Anthropic.Message | Anthropic.Beta.BetaMessage,
     rawToolJson: Map<number, string>,
     attempts: number,
     requestId: string | undefined,
   ): AssistantTurn {
-    const content: Anthropic.ContentBlockParam[] = [];
+    const content: ContentBlockParam[] = [];
     const truncatedToolNames: string[] = [];
     const invalidToolInputs: Record<string, string> = {};
     for (const [index, block] of message.content.entries()) {
@@ -309,6 +321,11 @@ export class AnthropicDriver implements Driver {
       }
       if (block.type === "redacted_thinking") {
         content.push({ type: "redacted_thinking", data: block.data });
+        continue;
+      }
+      if (block.type === "compaction") {
+        // Sent back exactly as received: the API checks the summary against its signature.
+        content.push(block as Anthropic.Beta.BetaCompactionBlockParam);
         continue;
       }
       if (block.type !== "tool_use") {
@@ -344,16 +361,22 @@ export class AnthropicDriver implements Driver {
       );
     }
     if (Object.keys(invalidToolInputs).length > 0) turn.invalidToolInputs = invalidToolInputs;
+    const contextEdits = appliedContextEdits(message);
+    if (contextEdits.length > 0) turn.contextEdits = contextEdits;
     return turn;
   }
 
-  private buildParams(request: TurnRequest): Anthropic.MessageCreateParamsNonStreaming {
+  private buildParams(request: TurnRequest): RequestParams {
     const maxTokens = request.maxTokens ?? this.options.maxTokens;
-    const params: Anthropic.MessageCreateParamsNonStreaming = {
+    const params: RequestParams = {
       model: this.model,
       max_tokens: maxTokens,
       messages: request.messages,
     };
+    if (request.contextEdits) {
+      params.betas = request.contextEdits.betas;
+      params.context_management = { edits: request.contextEdits.edits };
+    }
     let breakpoints = countBreakpoints(request.messages);
     if (request.system) {
       params.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
@@ -579,7 +602,44 @@ function parseToolInput(raw: string | undefined, sdkInput: unknown): ParsedInput
   return { ok: true, input: value };
 }
 
-function toTurnUsage(usage: Anthropic.Usage): TurnUsage {
+/**
+ * The clearings and compactions the API reports for a request, each with the prompt's tokens before and after:
+ * a `clear_tool_uses` edit from `context_management.applied_edits` (after = the prompt billed, before = that
+ * plus what was cleared), a compaction from `usage.iterations` (the compaction pass read the prompt before; the
+ * sampling pass after it read the prompt after).
+ */
+function appliedContextEdits(message: Anthropic.Message | Anthropic.Beta.BetaMessage): AppliedContextEdit[] {
+  const edits: AppliedContextEdit[] = [];
+  const usage: Anthropic.Usage | Anthropic.Beta.BetaUsage = message.usage;
+  const prompt = promptTokens(usage);
+  const applied = "context_management" in message ? (message.context_management?.applied_edits ?? []) : [];
+  for (const edit of applied) {
+    if (edit.type !== "clear_tool_uses_20250919") continue;
+    edits.push({
+      strategy: "api_clear_tool_uses",
+      tokensBefore: prompt + edit.cleared_input_tokens,
+      tokensAfter: prompt,
+      clearedToolResults: edit.cleared_tool_uses,
+    });
+  }
+  if (!(message.content ?? []).some((block) => block.type === "compaction")) return edits;
+  const iterations = "iterations" in usage ? (usage.iterations ?? []) : [];
+  const at = iterations.findIndex((iteration) => iteration.type === "compaction");
+  const compacted = iterations[at];
+  const next = iterations[at + 1];
+  edits.push({
+    strategy: "api_compaction",
+    tokensBefore: compacted ? promptTokens(compacted) : prompt,
+    tokensAfter: next ? promptTokens(next) : prompt,
+  });
+  return edits;
+}
+
+function promptTokens(usage: { input_tokens: number | null; cache_creation_input_tokens: number | null; cache_read_input_tokens: number | null }): number {
+  return (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+}
+
+function toTurnUsage(usage: Anthropic.Usage | Anthropic.Beta.BetaUsage): TurnUsage {
   return {
     inputTokens: usage.input_tokens ?? 0,
     outputTokens: usage.output_tokens ?? 0,
@@ -598,10 +658,10 @@ function withLastToolCached(tools: Anthropic.Tool[]): Anthropic.Tool[] {
 const CACHEABLE_BLOCKS = new Set(["text", "image", "document", "search_result", "tool_use", "tool_result"]);
 
 /** Marks the last cacheable block of the last message, on copies (the caller's array is untouched). */
-function withLastMessageCached(messages: Anthropic.MessageParam[]): Anthropic.MessageParam[] {
+function withLastMessageCached(messages: MessageParam[]): MessageParam[] {
   const last = messages.at(-1);
   if (!last || last.role === "system") return messages;
-  const blocks: Anthropic.ContentBlockParam[] =
+  const blocks: ContentBlockParam[] =
     typeof last.content === "string"
       ? last.content
         ? [{ type: "text", text: last.content }]
@@ -611,15 +671,15 @@ function withLastMessageCached(messages: Anthropic.MessageParam[]): Anthropic.Me
   while (at >= 0 && !CACHEABLE_BLOCKS.has(blocks[at]?.type ?? "")) at -= 1;
   const target = blocks[at];
   if (!target) return messages;
-  blocks[at] = { ...target, cache_control: EPHEMERAL } as Anthropic.ContentBlockParam;
+  blocks[at] = { ...target, cache_control: EPHEMERAL } as ContentBlockParam;
   return [...messages.slice(0, -1), { ...last, content: blocks }];
 }
 
-function countBreakpoints(messages: Anthropic.MessageParam[]): number {
+function countBreakpoints(messages: MessageParam[]): number {
   let count = 0;
   for (const message of messages) {
     if (typeof message.content === "string") continue;
-    for (const block of message.content) {
+    for (const block of message.content ?? []) {
       if ("cache_control" in block && block.cache_control) count += 1;
     }
   }

@@ -1,15 +1,38 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Sandbox } from "../sandbox/sandbox.js";
 
+/**
+ * The conversation in the beta Messages API's shape: a superset of the stable one that also holds the
+ * `compaction` blocks server-side compaction returns (sent back verbatim in later requests).
+ */
+export type MessageParam = Anthropic.Beta.BetaMessageParam;
+export type ContentBlockParam = Anthropic.Beta.BetaContentBlockParam;
+
+/** The API-side context management a request carries: its `context_management.edits` and the betas they need. */
+export interface ContextEdits {
+  betas: string[];
+  edits: NonNullable<Anthropic.Beta.BetaContextManagementConfig["edits"]>;
+}
+
+/** A clearing or compaction the API reports having made on a request, with the prompt's tokens before and after. */
+export interface AppliedContextEdit {
+  strategy: "api_clear_tool_uses" | "api_compaction";
+  tokensBefore: number;
+  tokensAfter: number;
+  clearedToolResults?: number;
+}
+
 /** What the agent loop sends a driver for one assistant turn. */
 export interface TurnRequest {
   system: string;
-  messages: Anthropic.MessageParam[];
+  messages: MessageParam[];
   tools: Anthropic.Tool[];
   /** Aborted on cancel (SIGINT/SIGTERM) and at the run's wall-clock limit. */
   signal: AbortSignal;
   /** Overrides the driver's `max_tokens` for this turn (e.g. to retry a turn cut off by `max_tokens`). */
   maxTokens?: number;
+  /** The API's own context management for this request (absent: a plain, non-beta request). */
+  contextEdits?: ContextEdits;
 }
 
 export interface TurnUsage {
@@ -21,9 +44,9 @@ export interface TurnUsage {
 
 /** One finished assistant turn: only ever a complete message (tools from a partial stream are never run). */
 export interface AssistantTurn {
-  /** Content blocks as the API returned them (text, thinking, tool_use), ready to go back into `messages`. */
-  content: Anthropic.ContentBlockParam[];
-  stopReason: Anthropic.StopReason | "script_end" | null;
+  /** Content blocks as the API returned them (text, thinking, tool_use, compaction), ready to go back into `messages`. */
+  content: ContentBlockParam[];
+  stopReason: Anthropic.Beta.BetaStopReason | "script_end" | null;
   usage: TurnUsage;
   model: string;
   /** Attempts it took (1 = no retry). */
@@ -43,6 +66,8 @@ export interface AssistantTurn {
   invalidToolInputs?: Record<string, string>;
   /** The API's `request-id` for the attempt that produced this turn. */
   requestId?: string;
+  /** The context edits the API applied to this turn's request (`context_management.applied_edits`, a compaction). */
+  contextEdits?: AppliedContextEdit[];
 }
 
 /** Thrown by a driver when the model API fails in a way that ends the run (after its retries). */

@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ExitReason } from "../report/index.js";
-import type { TurnUsage } from "./driver.js";
+import type { ContentBlockParam, TurnUsage } from "./driver.js";
 
 /** The result subtype Claude Code uses for each way a run ends. */
 export const RESULT_SUBTYPES = {
@@ -48,6 +48,14 @@ export type StreamEvent =
       compact_metadata: { trigger: "manual" | "auto"; pre_tokens: number; post_tokens: number; strategy: string; cleared_tool_results?: number };
     }
   | {
+      /** agent-ci's own: the API refused the context-management beta, so agent-ci clears old results itself. */
+      type: "system";
+      subtype: "context_management_fallback";
+      session_id: string;
+      refused_edit: string;
+      reason: string;
+    }
+  | {
       type: "assistant";
       session_id: string;
       parent_tool_use_id: null;
@@ -56,7 +64,7 @@ export type StreamEvent =
         type: "message";
         role: "assistant";
         model: string;
-        content: Anthropic.ContentBlockParam[];
+        content: ContentBlockParam[];
         stop_reason: string | null;
         usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
       };

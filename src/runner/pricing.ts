@@ -151,3 +151,58 @@ export function costUsd(model: string, usage: TurnUsage): CostEstimate {
     1_000_000;
   return { usd, pricedAs: lookup.pricedAs, estimated: lookup.estimated };
 }
+
+/**
+ * How the API itself keeps a long conversation inside a model's window (the beta Messages API's
+ * `context_management` edits), per model: `compact` is server-side compaction (`compact_20260112`, first on
+ * Opus 4.6 and Sonnet 4.6, and every model after them); `clear_tool_uses` clears old tool results
+ * (`clear_tool_uses_20250919`, the Claude 4 models). A model in neither list (Claude 3.x, an id agent-ci does
+ * not know) gets agent-ci's own clearing, which needs nothing from the API.
+ */
+export type ApiContextEdit = "compact" | "clear_tool_uses";
+
+const API_CONTEXT_EDITS: ReadonlyArray<{ edit: ApiContextEdit; ids: readonly string[] }> = [
+  {
+    edit: "compact",
+    ids: [
+      "claude-fable-5-1",
+      "claude-mythos-5-1",
+      "claude-fable-5",
+      "claude-mythos-5",
+      "claude-opus-5-5",
+      "claude-opus-5",
+      "claude-opus-4-8",
+      "claude-opus-4-7",
+      "claude-opus-4-6",
+      "claude-sonnet-5-5",
+      "claude-sonnet-5",
+      "claude-sonnet-4-6",
+    ],
+  },
+  {
+    edit: "clear_tool_uses",
+    ids: [
+      "claude-opus-4-5",
+      "claude-opus-4-1",
+      "claude-opus-4-0",
+      "claude-opus-4",
+      "claude-sonnet-4-5",
+      "claude-sonnet-4-0",
+      "claude-sonnet-4",
+      "claude-haiku-5-5",
+      "claude-haiku-4-5",
+    ],
+  },
+];
+
+/** The `anthropic-beta` value each edit needs. */
+export const API_CONTEXT_EDIT_BETAS: Record<ApiContextEdit, string> = {
+  compact: "compact-2026-01-12",
+  clear_tool_uses: "context-management-2025-06-27",
+};
+
+/** The API-side context edit a model supports, or undefined (agent-ci clears old results itself). */
+export function apiContextEditFor(model: string): ApiContextEdit | undefined {
+  const id = normalizeModelId(model);
+  return API_CONTEXT_EDITS.find((entry) => entry.ids.includes(id))?.edit;
+}

@@ -29,13 +29,14 @@ import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError, type RunConfig } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
-import { EventSink, RESULT_SUBTYPES } from "./events.js";
+import { apiContextEditFor } from "./pricing.js";
+import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
 import { contentText, ToolPipeline } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { systemPrompt } from "./system-prompt.js";
 import { runVerify, type VerifyResult } from "./verify.js";
-import { blockEventLoopForTests, Watchdog } from "./watchdog.js";
+import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
 
 /** Process exit codes, one per kind of ending (documented in the README). */
@@ -122,7 +123,9 @@ function makeDriver(config: RunConfig, deadline: number, log: (line: string) => 
 function contextFor(config: RunConfig, events: EventSink, runId: string, runStart: number): ContextManager {
   const window = config.contextWindow ?? contextWindowOf(config.model);
   const compactAt = config.compactAt ?? Math.floor(window * COMPACT_AT_FRACTION);
-  return new ContextManager({ window, compactAt, enabled: config.compaction, events, runId, runStart });
+  // A scripted run has no API to ask: agent-ci's own clearing.
+  const apiEdit = config.script ? undefined : apiContextEditFor(config.model);
+  return new ContextManager({ window, compactAt, enabled: config.compaction, events, runId, runStart, apiEdit });
 }
 
 const DEFAULT_OUT_PARENT = "agent-ci-out";
@@ -211,8 +214,11 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   const phase: AgentPhase = {};
   // When the loop does not answer at the deadline, the watchdog removes the container and, on this thread,
   // writes the record from what the loop has filled so far, then exits with the timeout code.
-  const watchdog = new Watchdog({ deadline, containerName: containerName(runId), emergencyExit: () => emergencyExit(ctx, phase) });
+  const watchdog = new Watchdog({ deadline, containerName: containerName(runId), emergencyExit: (cause) => emergencyExit(ctx, phase, cause) });
   try {
+    // From here a signal the blocked main thread cannot handle still ends the run.
+    const { watchingSignals } = await watchdog.ready;
+    if (!watchingSignals) ctx.log("the watchdog cannot watch SIGINT/SIGTERM in this Node version: a signal reaches the run only while its event loop answers");
     await runAgentPhase(ctx, phase, deadline, controller.signal);
   } catch (e) {
     phase.failure = classify(e, controller.signal, () => timedOut);
@@ -224,21 +230,45 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   return finishRun(ctx, phase, watchdog, cancel);
 }
 
-/** The watchdog's way out, on this thread: the record from what the loop has filled so far, then exit 5. */
-function emergencyExit(ctx: RunContext, phase: AgentPhase): never {
-  const message = "the run's wall-clock limit was reached while the event loop did not answer; the watchdog ended the run";
+/**
+ * The watchdog's way out, on this thread, inside whatever blocked it: the record from what the loop has filled
+ * so far (an empty patch: none can be exported from a blocked loop, and the container is gone), the result
+ * event, then exit with the code of the cause (5 for the wall clock, 130 for a signal).
+ */
+function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause): never {
+  const exitReason: ExitReason = cause.kind === "timeout" ? "timeout" : "cancelled";
+  const why = cause.kind === "timeout" ? "the run's wall-clock limit was reached" : `the run received ${cause.signal}`;
+  const message = `${why} while the event loop did not answer; the watchdog ended the run`;
   const patch: PatchOut = { text: "", bytes: Buffer.alloc(0), note: "no patch: the watchdog stopped a run whose event loop was blocked, and removed the container", excluded: [] };
   try {
     fs.writeFileSync(ctx.patchPath, patch.bytes);
-    const failure = { reason: "timeout" as const, kind: "Watchdog", message };
-    const report = buildReport({ ...ctx, ...phase, exitReason: "timeout", failure, patch, outputErrors: [] });
+    const failure = { reason: exitReason, kind: "Watchdog", message };
+    const report = buildReport({ ...ctx, ...phase, exitReason, failure, patch, outputErrors: [] });
     writeReportFilesSync(ctx.outDir, report, { patchText: "", redactor: ctx.redactor });
   } catch (e) {
     ctx.log(`the watchdog could not write the record: ${(e as Error).message}`);
   }
+  const { loop } = ctx;
+  ctx.events.emit({
+    type: "result",
+    subtype: RESULT_SUBTYPES[exitReason],
+    session_id: ctx.runId,
+    is_error: true,
+    errors: [message],
+    exit_reason: exitReason,
+    duration_ms: Math.round(performance.now() - ctx.runStart),
+    duration_api_ms: Math.round(loop.apiMs),
+    num_turns: loop.turns.length,
+    result: message,
+    total_cost_usd: loop.costUsd,
+    usage: apiUsage(loop.usage),
+    permission_denials: [],
+    patch_path: ctx.patchPath,
+    report_path: path.join(ctx.outDir, "report.json"),
+  });
   ctx.events.close();
   ctx.log(`agent-ci: ${message}`);
-  process.exit(EXIT_CODES.timeout);
+  process.exit(EXIT_CODES[exitReason]);
 }
 
 /** Policy, driver, sandbox and the agent loop; what it set up goes into `phase` as it goes. */
@@ -456,6 +486,7 @@ function buildReport(p: ReportParts): RunReportInput {
   for (const message of p.outputErrors) warnings.push({ kind: "output_write", severity: "critical", message });
   for (const x of p.patch.excluded) warnings.push({ kind: "patch_excluded", severity: "warning", message: `${x.path} was changed but left out of the patch: ${x.reason}` });
   for (const w of loop.warnings) warnings.push({ kind: "loop", severity: "info", message: w });
+  if (loop.contextFallback) warnings.push({ kind: "context_management_fallback", severity: "warning", message: loop.contextFallback });
   if (patch.secretFindings.length) {
     warnings.push({ kind: "secret_in_patch", severity: "critical", message: `The patch contains ${patch.secretFindings.length} possible secret(s); review before applying or posting it.` });
   }

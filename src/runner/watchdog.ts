@@ -5,6 +5,13 @@
 // the run's container through the engine's API itself, then has the main thread — through the inspector,
 // which V8 serves between two steps of any running code — write what it can (the report, an empty patch
 // with the reason) and exit with the timeout code.
+//
+// SIGINT and SIGTERM too: Node runs a signal's JavaScript handler on the main thread's event loop, so a blocked
+// loop never sees one. The worker listens for them itself, on its own loop: libuv hands a signal to every loop
+// that watches it, and Node's `signal_wrap` binding (what `process.on("SIGINT")` is built on, reachable from a
+// worker only through `process.binding`) gives a worker such a watch. A signal the main thread has not
+// answered (no heartbeat since) within BLOCKED_AFTER_MS ends the run the same way, as `cancelled`. Only the
+// signals the process already handles are watched (the CLI's): elsewhere a signal keeps its default action.
 import { Worker } from "node:worker_threads";
 
 /** How often the main thread beats. */
@@ -16,13 +23,18 @@ const ALIVE_GRACE_MS = 60_000;
 /** The global the worker calls on the main thread. */
 export const WATCHDOG_EXIT_KEY = "__agentCiWatchdogExit";
 
+/** Why the watchdog ended the run: the deadline, or a signal the blocked main thread could not handle. */
+export type WatchdogCause = { kind: "timeout" } | { kind: "signal"; signal: "SIGINT" | "SIGTERM" };
+
 export interface WatchdogOptions {
   /** Epoch ms. */
   deadline: number;
   /** The run's container name (known before it exists, so a container being created is found too). */
   containerName: string;
   /** Writes what it can, synchronously, and exits the process. Runs on the main thread, inside blocked code. */
-  emergencyExit: () => void;
+  emergencyExit: (cause: WatchdogCause) => void;
+  /** Signals that cancel the run, for the worker to watch (default: those the process has listeners for). */
+  signals?: Array<"SIGINT" | "SIGTERM">;
 }
 
 // Plain CommonJS for the worker (no imports: it runs the same from the sources and from the bundle).
@@ -30,8 +42,11 @@ const WORKER_SOURCE = String.raw`
 const { workerData, parentPort } = require("node:worker_threads");
 const http = require("node:http");
 const { Session } = require("node:inspector");
-const { deadline, containerName, beat, blockedAfterMs, aliveGraceMs, exitKey } = workerData;
+const { deadline, containerName, beat, blockedAfterMs, aliveGraceMs, exitKey, signals } = workerData;
 const lastBeat = new Float64Array(beat);
+const os = require("node:os");
+/** The first signal received, and when. */
+let signalled;
 
 function engineTarget() {
   const host = process.env.DOCKER_HOST || "unix:///var/run/docker.sock";
@@ -52,27 +67,63 @@ function removeContainer() {
   });
 }
 
-async function fire() {
+async function fire(cause) {
   await removeContainer();
   const session = new Session();
   session.connectToMainThread();
-  session.post("Runtime.evaluate", { expression: "globalThis." + exitKey + "()" }, () => {});
+  session.post("Runtime.evaluate", { expression: "globalThis." + exitKey + "(" + JSON.stringify(cause) + ")" }, () => {});
+}
+
+// process.binding warns that it is deprecated; the warning would go through the (blocked) main thread.
+function watchSignals() {
+  const warn = process.emitWarning;
+  let Signal;
+  try {
+    process.emitWarning = () => {};
+    Signal = process.binding("signal_wrap").Signal;
+  } catch {
+    return false;
+  } finally {
+    process.emitWarning = warn;
+  }
+  for (const name of signals) {
+    const watch = new Signal();
+    watch.onsignal = () => {
+      if (!signalled) signalled = { signal: name, at: Date.now() };
+    };
+    if (watch.start(os.constants.signals[name]) !== 0) return false;
+    watch.unref();
+  }
+  return true;
 }
 
 const timer = setInterval(() => {
   const now = Date.now();
+  if (signalled) {
+    // The main thread's own handler ends the run unless it has not beaten since the signal.
+    const blocked = lastBeat[0] < signalled.at && now - signalled.at > blockedAfterMs;
+    if (blocked || now > signalled.at + aliveGraceMs) {
+      clearInterval(timer);
+      parentPort.postMessage({ firing: blocked ? "blocked" : "late", signal: signalled.signal });
+      void fire({ kind: "signal", signal: signalled.signal });
+      return;
+    }
+  }
   if (now < deadline) return;
   const blocked = now - lastBeat[0] > blockedAfterMs;
   if (!blocked && now < deadline + aliveGraceMs) return;
   clearInterval(timer);
   parentPort.postMessage({ firing: blocked ? "blocked" : "late" });
-  void fire();
+  void fire({ kind: "timeout" });
 }, 250);
+parentPort.postMessage({ ready: true, watchingSignals: watchSignals() });
 `;
 
 export class Watchdog {
   private readonly worker: Worker;
   private readonly heartbeat: NodeJS.Timeout;
+  /** Resolves once the worker runs, with whether it watches SIGINT/SIGTERM itself. */
+  readonly ready: Promise<{ watchingSignals: boolean }>;
 
   constructor(options: WatchdogOptions) {
     const beat = new SharedArrayBuffer(8);
@@ -90,7 +141,17 @@ export class Watchdog {
         blockedAfterMs: BLOCKED_AFTER_MS,
         aliveGraceMs: ALIVE_GRACE_MS,
         exitKey: WATCHDOG_EXIT_KEY,
+        signals: options.signals ?? (["SIGINT", "SIGTERM"] as const).filter((name) => process.listenerCount(name) > 0),
       },
+    });
+    this.ready = new Promise((resolve) => {
+      const onMessage = (message: unknown) => {
+        if (typeof message !== "object" || message === null || !("ready" in message)) return;
+        this.worker.off("message", onMessage);
+        resolve({ watchingSignals: "watchingSignals" in message && message.watchingSignals === true });
+      };
+      this.worker.on("message", onMessage);
+      this.worker.once("exit", () => resolve({ watchingSignals: false }));
     });
     // The watchdog never keeps the process alive by itself.
     this.worker.unref();

@@ -169,7 +169,8 @@ describe("C: command faults through the CLI", () => {
             ),
           ],
           [bash("python3 -m http.server 8766", { run_in_background: true })],
-          [bash("sleep 1; ps -eo args | grep -E -c '[s]leep 100000[123]|[h]ttp.server 8765' || true")],
+          // Counted until none is left (bounded): waits for the kill, not for a fixed time.
+          [bash("for i in $(seq 100); do n=$(ps -eo args | grep -E -c '[s]leep 100000[123]|[h]ttp.server 8765'); [ \"$n\" = 0 ] && break; sleep 0.1; done; echo $n")],
           [{ name: "BashOutput", input: { bash_id: "bash_1" } }],
         ],
       });

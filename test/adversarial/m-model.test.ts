@@ -159,8 +159,11 @@ describe("M: model and API faults through runAgent and the fake Messages API", (
 
       // Overloaded for good, with a 5 s wall clock: the run ends with a record, as an API error or at the limit.
       const exhausted = await modelRun({ handler: () => fake.serverError(500), config: { timeoutMs: 5000 } });
-      expect(["api_error", "timeout"]).toContain(exhausted.run.report?.exitReason);
-      expect(exhausted.sent.length).toBeGreaterThanOrEqual(1);
+      // On a loaded machine the 5 s can run out while the container starts, before any request: then it ends
+      // as timeout having asked nothing, which is still right.
+      const exitReason = exhausted.run.report?.exitReason;
+      expect(["api_error", "timeout"]).toContain(exitReason);
+      if (exitReason === "api_error") expect(exhausted.sent.length).toBeGreaterThanOrEqual(1);
       expect(exhausted.sent.length).toBeLessThanOrEqual(4);
     },
   );

@@ -254,7 +254,8 @@ describe("P: path escapes through the CLI", () => {
       turns: [
         [plant("/tmp/p7-victim", "original")],
         [{ name: "Bash", input: { command: swap, run_in_background: true } }],
-        [bash("sleep 0.3")],
+        // The race is on once the loop has made f (waits for that, not for a fixed time).
+        [bash("until [ -e f ] || [ -L f ]; do sleep 0.05; done; echo swapping")],
         ...attempts,
         [{ name: "KillShell", input: { shell_id: "bash_1" } }],
         [bash("cat /tmp/p7-victim")],

@@ -16,15 +16,37 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
   return spawnSync("node", [CLI, ...args], { encoding: "utf8", env: { ...process.env, ANTHROPIC_API_KEY: "", ...env }, timeout: 120_000 });
 }
 
-function sleepScript(): string {
+/** A script that writes kept.txt, then runs `command` (default: a long sleep). */
+function sleepScript(command = "sleep 120"): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "s.json");
   fs.writeFileSync(
     file,
     JSON.stringify({
-      turns: [[{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }], [{ name: "Bash", input: { command: "sleep 120" } }]],
+      turns: [[{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }], [{ name: "Bash", input: { command } }]],
     }),
   );
   return file;
+}
+
+/** Runs the CLI; resolves once `ready` matches its output (stdout + stderr), with a way to wait for its exit. */
+async function startCli(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}) {
+  const child = spawn("node", [CLI, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      if (ready.test(output)) resolve();
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    void exited.then(() => reject(new Error(`exited before ${String(ready)}: ${output}`)));
+  });
+  return { child, exited, output: () => output };
+}
+
+async function containersOf(runId: string) {
+  return new Docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } });
 }
 
 describe("agent-ci CLI", () => {
@@ -71,6 +93,43 @@ describe("agent-ci CLI", () => {
       expect(left).toEqual([]);
     });
   }
+
+  it("ends a run whose event loop is blocked on SIGTERM: the watchdog hears the signal, writes the record and removes the container", async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const args = ["run", "--workspace", EXAMPLE, "--script", sleepScript(), "--mode", "bypassPermissions", "--out", out];
+    // The hook blocks the main thread for good right after it logs "sandbox ready": its signal handler never runs.
+    const run = await startCli(args, /sandbox ready/, { AGENT_CI_TEST_BLOCK_EVENT_LOOP: "1" });
+    run.child.kill("SIGTERM");
+    const code = await run.exited;
+    expect(code, run.output()).toBe(130);
+    expect(run.output()).toContain("the run received SIGTERM while the event loop did not answer; the watchdog ended the run");
+    expect(fs.readFileSync(path.join(out, "patch.diff"), "utf8")).toBe("");
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    expect(report.exitReason).toBe("cancelled");
+    expect(report.error?.kind).toBe("Watchdog");
+    for (const name of ["report.md", "report.html"]) expect(fs.existsSync(path.join(out, name))).toBe(true);
+    const events = fs.readFileSync(path.join(out, "events.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; exit_reason?: string });
+    expect(events.at(-1)).toMatchObject({ type: "result", exit_reason: "cancelled" });
+    expect(await containersOf(report.runId)).toEqual([]);
+  });
+
+  it("ends promptly on SIGINT while a Bash call prints 200 MB on one line, with the record written and no container", async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const script = sleepScript("head -c 200000000 /dev/zero | tr '\\0' x; sleep 120");
+    const args = ["run", "--workspace", EXAMPLE, "--script", script, "--mode", "bypassPermissions", "--out", out, "--output-format", "stream-json"];
+    // Signalled once the 200 MB call's turn is streamed: the call is under way.
+    const run = await startCli(args, /"type":"assistant".*"name":"Bash"/);
+    run.child.kill("SIGINT");
+    const code = await run.exited;
+    expect(code, run.output()).toBe(130);
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    expect(report.exitReason).toBe("cancelled");
+    // The signal came while the call ran: it is recorded as interrupted, the work before it kept.
+    expect(report.toolCalls.at(-1)).toMatchObject({ tool: "Bash", errorKind: "interrupted" });
+    expect(report.patch.files.map((f) => f.path)).toEqual(["kept.txt"]);
+    expect(fs.readFileSync(path.join(out, "patch.diff"), "utf8")).toContain("+kept");
+    expect(await containersOf(report.runId)).toEqual([]);
+  });
 
   it("ends a run whose event loop is blocked with the timeout code: the watchdog writes the record and removes the container", async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));

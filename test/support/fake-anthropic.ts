@@ -13,6 +13,13 @@
  * `fake.*` builds the common ones. Every request is recorded (method, path, headers, parsed body) so
  * tests can assert how many calls were made and what they carried.
  *
+ * Context management as the beta API does it: a request's `context_management` edits (with the betas they need
+ * in `anthropic-beta`) are applied before the window is checked — `clear_tool_uses_*` clears old tool results
+ * (honouring `trigger`, `keep` and `clear_at_least`, reported in `context_management.applied_edits`),
+ * `compact_*` returns a signed `compaction` block in front of the scripted answer (or alone, with
+ * `stop_reason: "compaction"`, under `pause_after_compaction`), which later requests must send back verbatim.
+ * `rejectContextManagement` plays a gateway that knows no betas.
+ *
  * Like the real API, requests are checked before a turn is used (the key, sent as `x-api-key` or as
  * `Authorization: Bearer` — SDK 1.x does the latter —, anthropic-version, body
  * shape, tool_use/tool_result pairing, tool schemas, at most 4 cache_control breakpoints) and a
@@ -32,7 +39,8 @@ export type FakeBlock =
       id?: string;
       /** The exact JSON text streamed as `input_json_delta` pieces (default `JSON.stringify(input)`). */
       rawJson?: string;
-    };
+    }
+  | { type: "compaction"; content: string | null; signature?: string };
 
 export interface FakeUsage {
   input_tokens: number;
@@ -45,7 +53,7 @@ export interface FakeMessage {
   type?: "message";
   content: FakeBlock[];
   /** Default: `tool_use` when the content has a tool_use block, else `end_turn`. */
-  stopReason?: Anthropic.StopReason | null;
+  stopReason?: Anthropic.Beta.BetaStopReason | null;
   usage?: Partial<FakeUsage>;
   /** Default: the request's model. */
   model?: string;
@@ -55,6 +63,10 @@ export interface FakeMessage {
   delayMs?: number;
   /** Extra response headers. */
   headers?: Record<string, string>;
+  /** `context_management` of the response (the edits the API applied). */
+  contextManagement?: { applied_edits: Array<Record<string, unknown>> };
+  /** `usage.iterations` of the response (a compaction pass, then the sampling pass). */
+  iterations?: Array<Record<string, unknown>>;
 }
 
 export interface FakeApiError {
@@ -147,6 +159,8 @@ export interface FakeAnthropicOptions {
    * `compaction` block on, at about 4 characters of request JSON per token.
    */
   contextWindowTokens?: number;
+  /** Answer any request that carries `context_management` or an `anthropic-beta` header with a 400, as a gateway without the betas does. */
+  rejectContextManagement?: boolean;
 }
 
 export interface FakeAnthropic {
@@ -269,6 +283,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   const validate = options.validate ?? true;
   let messagesCount = 0;
   let idCounter = 0;
+  /** signature → summary of every compaction block sent, to check that requests send them back verbatim. */
+  const issuedCompactions = new Map<string, string | null>();
   const nextId = (prefix: string): string => `${prefix}_fake${String(++idCounter).padStart(6, "0")}`;
 
   const server = createServer((req, res) => {
@@ -324,21 +340,28 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return;
     }
 
-    const problem = validate ? validateMessagesRequest(record) : undefined;
+    if (options.rejectContextManagement && (record.headers["anthropic-beta"] || (isRecord(record.body) && "context_management" in record.body))) {
+      sendError(res, 400, { type: "invalid_request_error", message: "context_management: Extra inputs are not permitted" });
+      return;
+    }
+    const problem = validate ? (validateMessagesRequest(record) ?? validateContextManagement(record, issuedCompactions)) : undefined;
     if (problem) {
       sendError(res, 400, { type: "invalid_request_error", message: problem });
       return;
     }
     const messagesRecord = record as RecordedMessagesRequest;
-    if (options.contextWindowTokens !== undefined) {
-      const tokens = effectivePromptTokens(messagesRecord.body);
-      if (tokens > options.contextWindowTokens) {
-        sendError(res, 400, { type: "invalid_request_error", message: `prompt is too long: ${tokens} tokens > ${options.contextWindowTokens} maximum` });
-        return;
-      }
+    const managed = applyContextManagement(messagesRecord.body);
+    if (options.contextWindowTokens !== undefined && managed.tokens > options.contextWindowTokens) {
+      sendError(res, 400, { type: "invalid_request_error", message: `prompt is too long: ${managed.tokens} tokens > ${options.contextWindowTokens} maximum` });
+      return;
+    }
+    if (managed.compaction?.pause) {
+      await answer(withContextManagement({ content: [], stopReason: "compaction" }, managed, issuedCompactions), messagesRecord, res);
+      return;
     }
     const messagesIndex = messagesCount++;
-    const turn = queue.shift() ?? (await options.handler?.(messagesRecord, messagesIndex));
+    const scripted = queue.shift() ?? (await options.handler?.(messagesRecord, messagesIndex));
+    const turn = scripted && (scripted.type === undefined || scripted.type === "message") ? withContextManagement(scripted, managed, issuedCompactions) : scripted;
     if (!turn) {
       sendError(res, 400, {
         type: "invalid_request_error",
@@ -448,6 +471,8 @@ function buildMessage(
           input: block.input ?? {},
           caller: { type: "direct" },
         };
+      case "compaction":
+        return { type: "compaction", content: block.content, encrypted_content: null, signature: block.signature ?? null };
     }
   });
   return {
@@ -458,11 +483,12 @@ function buildMessage(
     content,
     stop_reason: stopReasonOf(turn),
     stop_sequence: null,
-    usage: usageOf(turn),
+    usage: { ...usageOf(turn), ...(turn.iterations ? { iterations: turn.iterations } : {}) },
+    ...(turn.contextManagement ? { context_management: turn.contextManagement } : {}),
   };
 }
 
-function stopReasonOf(turn: FakeMessage): Anthropic.StopReason | null {
+function stopReasonOf(turn: FakeMessage): Anthropic.Beta.BetaStopReason | null {
   if (turn.stopReason !== undefined) return turn.stopReason;
   return turn.content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";
 }
@@ -546,7 +572,9 @@ async function streamMessage(
       input_tokens: usage.input_tokens,
       cache_creation_input_tokens: usage.cache_creation_input_tokens,
       cache_read_input_tokens: usage.cache_read_input_tokens,
+      ...(turn.iterations ? { iterations: turn.iterations } : {}),
     },
+    ...(turn.contextManagement ? { context_management: turn.contextManagement } : {}),
   });
   await writeEvent(res, "message_stop", { type: "message_stop" });
   return true;
@@ -593,6 +621,14 @@ function blockEvents(
         after: [],
       };
     }
+    case "compaction":
+      // One delta carries the whole summary, as the API sends it.
+      return {
+        start: { type: "compaction", content: null, encrypted_content: null, signature: block.signature ?? null },
+        pieces: [""],
+        deltaOf: () => ({ type: "compaction_delta", content: block.content, encrypted_content: null }),
+        after: [],
+      };
   }
 }
 
@@ -612,7 +648,9 @@ function defaultCutPoint(turn: FakeMessage): number {
     const length =
       block.type === "tool_use"
         ? 1 + splitPieces(block.rawJson ?? JSON.stringify(block.input ?? {}), chunkSize).length
-        : splitPieces(block.type === "text" ? block.text : block.thinking, chunkSize).length;
+        : block.type === "compaction"
+          ? 1
+          : splitPieces(block.type === "text" ? block.text : block.thinking, chunkSize).length;
     if (block.type === "tool_use") return before + Math.max(2, Math.ceil(length / 2));
     before += length;
   }
@@ -855,12 +893,63 @@ function countCacheControl(value: unknown): number {
 
 /** Tool uses kept by a `clear_tool_uses_*` edit that names no `keep` (the API's default). */
 const DEFAULT_KEEP_TOOL_USES = 3;
+/** The API's default trigger for both edits. */
+const DEFAULT_TRIGGER_TOKENS = 100_000;
+const DEFAULT_COMPACT_TRIGGER_TOKENS = 150_000;
+/** The beta each edit type needs in `anthropic-beta`. */
+const EDIT_BETAS: Array<[prefix: string, beta: string]> = [
+  ["clear_tool_uses_", "context-management-2025-06-27"],
+  ["compact_", "compact-2026-01-12"],
+];
+
+type ManagedBody = MessagesBody & { context_management?: { edits?: Array<Record<string, unknown>> } };
+
+/** What the request's context edits did to its prompt. */
+export interface ManagedPrompt {
+  /** The prompt's size after the edits (JSON characters / 4). */
+  tokens: number;
+  cleared?: { tool_uses: number; input_tokens: number };
+  compaction?: { before: number; after: number; summary: string; pause: boolean };
+}
+
+function editsOf(body: unknown): Array<Record<string, unknown>> {
+  if (!isRecord(body) || !isRecord(body.context_management) || !Array.isArray(body.context_management.edits)) return [];
+  return body.context_management.edits.filter(isRecord);
+}
+
+function valueOf(field: unknown, fallback: number): number {
+  return isRecord(field) && typeof field.value === "number" ? field.value : fallback;
+}
+
+/** The API's checks on context management: each edit's beta is in `anthropic-beta`; compaction blocks come back verbatim. */
+function validateContextManagement(record: RecordedRequest, issued: Map<string, string | null>): string | undefined {
+  const betas = (record.headers["anthropic-beta"] ?? "").split(",").map((beta) => beta.trim());
+  for (const edit of editsOf(record.body)) {
+    const needed = EDIT_BETAS.find(([prefix]) => String(edit.type).startsWith(prefix));
+    if (!needed) return `context_management.edits: unknown edit type ${String(edit.type)}`;
+    if (!betas.includes(needed[1])) return `context_management: the ${String(edit.type)} edit requires the ${needed[1]} beta`;
+  }
+  const messages = isRecord(record.body) && Array.isArray(record.body.messages) ? record.body.messages : [];
+  for (const message of messages) {
+    if (!isRecord(message)) continue;
+    for (const block of blocksOf(message)) {
+      if (block.type !== "compaction") continue;
+      const signature = typeof block.signature === "string" ? block.signature : "";
+      if (!issued.has(signature) || issued.get(signature) !== block.content) {
+        return "messages: a compaction block must be sent back exactly as it was returned (signature mismatch)";
+      }
+    }
+  }
+  return undefined;
+}
 
 /**
- * The prompt's size as the fake counts it (JSON characters / 4), from the last `compaction` block on, with
- * the `clear_tool_uses_*` edits the request declared applied once their trigger is reached.
+ * The prompt as the fake counts it (JSON characters / 4) once the request's context edits are applied: from
+ * the last `compaction` block on; a `compact_*` edit past its trigger leaves only the new summary; a
+ * `clear_tool_uses_*` edit past its trigger clears all but the newest `keep` tool results, when that frees at
+ * least `clear_at_least`.
  */
-export function effectivePromptTokens(body: MessagesBody & { context_management?: { edits?: Array<Record<string, unknown>> } }): number {
+export function applyContextManagement(body: ManagedBody): ManagedPrompt {
   const count = (messages: unknown[]) => Math.ceil(JSON.stringify({ system: body.system, tools: body.tools, messages }).length / 4);
   let messages: unknown[] = body.messages;
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -870,16 +959,59 @@ export function effectivePromptTokens(body: MessagesBody & { context_management?
       break;
     }
   }
-  for (const edit of body.context_management?.edits ?? []) {
-    if (typeof edit.type !== "string" || !edit.type.startsWith("clear_tool_uses_")) continue;
-    const trigger = isRecord(edit.trigger) && typeof edit.trigger.value === "number" ? edit.trigger.value : 100_000;
-    if (count(messages) <= trigger) continue;
-    const keep = isRecord(edit.keep) && typeof edit.keep.value === "number" ? edit.keep.value : DEFAULT_KEEP_TOOL_USES;
-    const results = messages.flatMap((m) => (isRecord(m) ? blocksOf(m).filter((b) => b.type === "tool_result") : []));
+  const result: ManagedPrompt = { tokens: count(messages) };
+  for (const edit of editsOf(body)) {
+    const type = String(edit.type);
+    if (type.startsWith("compact_")) {
+      const before = count(messages);
+      if (before <= valueOf(edit.trigger, DEFAULT_COMPACT_TRIGGER_TOKENS)) continue;
+      const summary = `Summary of ${messages.length} earlier messages (${before} tokens).`;
+      messages = [{ role: "assistant", content: [{ type: "compaction", content: summary }] }];
+      result.compaction = { before, after: count(messages), summary, pause: edit.pause_after_compaction === true };
+      continue;
+    }
+    if (!type.startsWith("clear_tool_uses_")) continue;
+    const before = count(messages);
+    if (before <= valueOf(edit.trigger, DEFAULT_TRIGGER_TOKENS)) continue;
+    const keep = valueOf(edit.keep, DEFAULT_KEEP_TOOL_USES);
+    const results = messages.flatMap((m) => (isRecord(m) ? blocksOf(m).filter((b) => b.type === "tool_result" && b.content !== "") : []));
     const cleared = new Set(results.slice(0, Math.max(0, results.length - keep)));
-    messages = messages.map((m) =>
+    if (cleared.size === 0) continue;
+    const edited = messages.map((m) =>
       isRecord(m) && Array.isArray(m.content) ? { ...m, content: m.content.map((b: unknown) => (cleared.has(b as Record<string, unknown>) ? { ...(b as object), content: "" } : b)) } : m,
     );
+    const freed = before - count(edited);
+    if (freed < valueOf(edit.clear_at_least, 0)) continue;
+    messages = edited;
+    result.cleared = { tool_uses: cleared.size, input_tokens: freed };
   }
-  return count(messages);
+  result.tokens = count(messages);
+  return result;
+}
+
+/** The prompt's size after the request's context edits (see applyContextManagement). */
+export function effectivePromptTokens(body: ManagedBody): number {
+  return applyContextManagement(body).tokens;
+}
+
+/** The scripted answer as the API sends it after the edits: the applied edits reported, a compaction block first. */
+function withContextManagement(turn: FakeMessage, managed: ManagedPrompt, issued: Map<string, string | null>): FakeMessage {
+  // A scripted compaction block counts as issued too.
+  for (const block of turn.content) if (block.type === "compaction" && block.signature) issued.set(block.signature, block.content);
+  if (!managed.cleared && !managed.compaction) return turn;
+  // The prompt billed is the edited one.
+  const out: FakeMessage = { ...turn, usage: { ...turn.usage, input_tokens: managed.tokens } };
+  if (managed.cleared) {
+    out.contextManagement = {
+      applied_edits: [{ type: "clear_tool_uses_20250919", cleared_tool_uses: managed.cleared.tool_uses, cleared_input_tokens: managed.cleared.input_tokens }],
+    };
+  }
+  if (managed.compaction) {
+    const signature = `fake-compaction-${issued.size + 1}`;
+    issued.set(signature, managed.compaction.summary);
+    out.content = [{ type: "compaction", content: managed.compaction.summary, signature }, ...turn.content];
+    const iteration = (type: string, input: number) => ({ type, input_tokens: input, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: null });
+    out.iterations = [iteration("compaction", managed.compaction.before), ...(managed.compaction.pause ? [] : [iteration("message", managed.compaction.after)])];
+  }
+  return out;
 }

@@ -104,8 +104,8 @@ async function expectModelError(promise: Promise<unknown>): Promise<ModelApiErro
   return error as ModelApiError;
 }
 
-function toolUses(content: Anthropic.ContentBlockParam[]): Anthropic.ToolUseBlockParam[] {
-  return content.filter((block): block is Anthropic.ToolUseBlockParam => block.type === "tool_use");
+function toolUses(content: Anthropic.Beta.BetaContentBlockParam[]): Anthropic.Beta.BetaToolUseBlockParam[] {
+  return content.filter((block): block is Anthropic.Beta.BetaToolUseBlockParam => block.type === "tool_use");
 }
 
 const editInput = {
@@ -896,6 +896,75 @@ describe("fake Messages API", () => {
     });
     const turn = await driver.nextTurn(turnRequest());
     expect(turn.content).toEqual([{ type: "text", text: "turn 0 saw 1 message(s)" }]);
+  });
+});
+
+describe("the API's context edits", () => {
+  /** A conversation of `n` Bash calls with 2,000-character results. */
+  function longConversation(n: number): TurnRequest["messages"] {
+    const messages: TurnRequest["messages"] = [{ role: "user", content: "Run the commands." }];
+    for (let i = 0; i < n; i++) {
+      messages.push({ role: "assistant", content: [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: `echo ${i}` } }] });
+      messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: "x".repeat(2_000) }] });
+    }
+    return messages;
+  }
+
+  it("sends clear_tool_uses through the beta endpoint with its beta, and reports what the API cleared", async () => {
+    const { server, driver } = await setup([fake.text("Done.")]);
+    const turn = await driver.nextTurn(
+      turnRequest({
+        messages: longConversation(5),
+        contextEdits: {
+          betas: ["context-management-2025-06-27"],
+          edits: [{ type: "clear_tool_uses_20250919", trigger: { type: "input_tokens", value: 1_000 }, keep: { type: "tool_uses", value: 2 } }],
+        },
+      }),
+    );
+    const [request] = server.messagesRequests();
+    expect(request?.headers["anthropic-beta"]).toContain("context-management-2025-06-27");
+    expect(request?.body).toMatchObject({ context_management: { edits: [{ type: "clear_tool_uses_20250919" }] } });
+    expect(turn.contextEdits).toHaveLength(1);
+    const [edit] = turn.contextEdits ?? [];
+    expect(edit).toMatchObject({ strategy: "api_clear_tool_uses", clearedToolResults: 3 });
+    expect(edit!.tokensAfter).toBeLessThan(edit!.tokensBefore);
+  });
+
+  it("sends a plain request, without betas, when the turn carries no edits", async () => {
+    const { server, driver } = await setup([fake.text("Done.")]);
+    const turn = await driver.nextTurn(turnRequest());
+    const [request] = server.messagesRequests();
+    expect(request?.headers["anthropic-beta"]).toBeUndefined();
+    expect(request?.body).not.toHaveProperty("context_management");
+    expect(turn.contextEdits).toBeUndefined();
+  });
+
+  it("hands back a compaction block (stop_reason compaction when paused) that the next request sends verbatim", async () => {
+    const { server, driver } = await setup([fake.text("Continuing from the summary.")]);
+    const compact = (trigger: number, pause: boolean) => ({
+      betas: ["compact-2026-01-12"],
+      edits: [{ type: "compact_20260112" as const, trigger: { type: "input_tokens" as const, value: trigger }, pause_after_compaction: pause }],
+    });
+    const messages = longConversation(5);
+    const paused = await driver.nextTurn(turnRequest({ messages, contextEdits: compact(1_000, true) }));
+    expect(paused.stopReason).toBe("compaction");
+    expect(paused.content).toHaveLength(1);
+    const block = paused.content[0] as Anthropic.Beta.BetaCompactionBlockParam;
+    expect(block.type).toBe("compaction");
+    expect(block.content).toMatch(/^Summary of \d+ earlier messages/);
+    expect(block.signature).toBeTruthy();
+    expect(paused.contextEdits).toEqual([expect.objectContaining({ strategy: "api_compaction" })]);
+    expect(paused.contextEdits![0]!.tokensBefore).toBeGreaterThan(2_000);
+
+    // The block as received is accepted; the fake refuses one whose summary was changed.
+    const next = [...messages, { role: "assistant" as const, content: paused.content }];
+    const turn = await driver.nextTurn(turnRequest({ messages: next, contextEdits: compact(100_000, false) }));
+    expect(turn.content).toEqual([{ type: "text", text: "Continuing from the summary." }]);
+    const tampered = [...messages, { role: "assistant" as const, content: [{ ...block, content: "A different summary." }] }];
+    const error = await expectModelError(driver.nextTurn(turnRequest({ messages: tampered, contextEdits: compact(100_000, false) })));
+    expect(error.kind).toBe("invalid_request");
+    expect(error.message).toMatch(/compaction block/);
+    expect(server.messagesRequests()).toHaveLength(3);
   });
 });
 

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { TurnUsage } from "../../../src/runner/driver.js";
-import { DEFAULT_MODEL, costUsd, normalizeModelId, priceFor } from "../../../src/runner/pricing.js";
+import { API_CONTEXT_EDIT_BETAS, DEFAULT_MODEL, apiContextEditFor, costUsd, normalizeModelId, priceFor } from "../../../src/runner/pricing.js";
+import { isContextEditRejection } from "../../../src/runner/context.js";
 
 const usage = (partial: Partial<TurnUsage>): TurnUsage => ({
   inputTokens: 0,
@@ -107,5 +108,35 @@ describe("costUsd", () => {
 
   it("carries the estimate flag for unknown models", () => {
     expect(costUsd("claude-sonnet-7", usage({ inputTokens: 10 })).estimated).toBe(true);
+  });
+});
+
+describe("apiContextEditFor", () => {
+  it.each([
+    ["claude-sonnet-5-5", "compact"],
+    ["claude-opus-4-6", "compact"],
+    ["us.anthropic.claude-sonnet-4-6-v1:0", "compact"],
+    ["claude-sonnet-4-5-20250929", "clear_tool_uses"],
+    ["claude-haiku-4-5", "clear_tool_uses"],
+    ["claude-3-7-sonnet-latest", undefined],
+    ["my-gateway-model", undefined],
+  ])("%s → %s", (model, edit) => {
+    expect(apiContextEditFor(model)).toBe(edit);
+  });
+
+  it("names a beta for each edit", () => {
+    expect(API_CONTEXT_EDIT_BETAS).toEqual({ compact: "compact-2026-01-12", clear_tool_uses: "context-management-2025-06-27" });
+  });
+});
+
+describe("isContextEditRejection", () => {
+  it.each([
+    ["400 invalid_request_error: context_management: Extra inputs are not permitted", true],
+    ["400 invalid_request_error: Unexpected value(s) `compact-2026-01-12` for the `anthropic-beta` header", true],
+    ["400 invalid_request_error: unknown field betas", true],
+    ["400 invalid_request_error: prompt is too long: 210345 tokens > 200000 maximum", false],
+    ["400 invalid_request_error: messages.1: tool_use ids were found without tool_result blocks", false],
+  ])("%s → %s", (message, rejected) => {
+    expect(isContextEditRejection(message)).toBe(rejected);
   });
 });
