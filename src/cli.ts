@@ -112,6 +112,7 @@ async function run(flags: RunFlags): Promise<number> {
       ...files.slice(0, 20).map((f) => `    ${f.path}`),
       `  tool calls: ${report?.toolCalls.length ?? 0}, denied: ${report?.denials.length ?? 0}, turns: ${report?.turns.length ?? 0}, cost: $${(report?.costUsd ?? 0).toFixed(4)}`,
       report?.verify ? `  verify: ${report.verify.applied ? `exit ${report.verify.exitCode}` : "the patch did not apply"}` : "",
+      report?.structuredOutput ? `  output: ${report.structuredOutput.path ? `${outcome.outDir}/${report.structuredOutput.path}` : `none (${report.structuredOutput.errors.join("; ")})`}` : "",
       `  patch:  ${outcome.patchPath}`,
       `  report: ${outcome.reportPath ?? "(not written)"} (also report.md, report.html)`,
     ].filter((l) => l !== "");
@@ -155,6 +156,7 @@ export function buildProgram(): Command {
     .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
     .addOption(new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)").choices(OUTPUT_FORMATS).default("text"))
     .option("--verify <command>", "after the run, apply the patch in a fresh container and run this command")
+    .option("--output-schema <file>", "a JSON Schema (type object): the agent must end by returning an object valid against it, written to output.json")
     .option(
       "--include-ignored [pattern...]",
       "also copy files that git ignores: all of them, or only those under matching paths (e.g. node_modules .venv; commas work too)",
@@ -165,7 +167,7 @@ export function buildProgram(): Command {
       `
 Exit codes: 0 completed, 1 the patch or report could not be written, 2 config error, 3 engine error,
 4 model API error, 5 limit reached (turns, budget, timeout, context window, denials), 6 verify failed,
-130 cancelled.
+7 no valid structured output (--output-schema), 130 cancelled.
 
 Examples:
   ANTHROPIC_API_KEY=… agent-ci run --prompt "Fix the failing test" --mode acceptEdits --allow 'Bash(npm test:*)'

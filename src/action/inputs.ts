@@ -44,7 +44,7 @@ export const INPUT_DEFAULTS = {
   upload_artifact: "true",
   artifact_name: "agent-ci",
   retention_days: "0",
-  fail_on: "config_error,engine_error,api_error,max_turns,budget,timeout,context_window,max_denials,cancelled,verify_failed",
+  fail_on: "config_error,engine_error,api_error,max_turns,budget,timeout,context_window,max_denials,cancelled,schema_invalid,verify_failed",
   workspace: ".",
   script: "",
 } as const;

@@ -11,9 +11,10 @@ import { isContextOverflow, type ContextManager } from "./context.js";
 import { ModelApiError } from "./driver.js";
 import { apiUsage, type EventSink } from "./events.js";
 import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";
+import { STRUCTURED_OUTPUT_TOOL, type StructuredOutcome, type StructuredOutputSpec } from "./structured-output.js";
 
 /** The exit reasons the loop itself decides (the others come from faults the runner classifies). */
-export type LoopExit = Extract<ExitReason, "completed" | "max_turns" | "budget" | "timeout" | "context_window" | "max_denials" | "cancelled">;
+export type LoopExit = Extract<ExitReason, "completed" | "max_turns" | "budget" | "timeout" | "context_window" | "max_denials" | "cancelled" | "schema_invalid">;
 
 export interface TurnRecord {
   index: number;
@@ -47,6 +48,8 @@ export interface LoopResult {
   warnings: string[];
   /** Each time the conversation was made smaller, in order. */
   compactions: Compaction[];
+  /** With a structured-output schema: what the model returned through StructuredOutput. */
+  structured?: StructuredOutcome;
 }
 
 export interface LoopOptions {
@@ -67,6 +70,8 @@ export interface LoopOptions {
   progress?: (line: string) => void;
   /** Keeps the conversation inside the context window (absent: nothing is cleared). */
   context?: ContextManager;
+  /** The run must end with an object valid against this schema (its tool is in `tools`). */
+  structuredOutput?: StructuredOutputSpec;
 }
 
 const ZERO: TurnUsage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
@@ -106,6 +111,16 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
   // One compaction-and-retry per overflow: a second one in a row ends the run.
   let overflowRetried = false;
   const context = options.context;
+  const spec = options.structuredOutput;
+  if (spec) result.structured = { schema: spec.name, valid: false, attempts: 0, errors: [] };
+  // One correction round: the first missing or invalid object is answered with why; the second ends the run.
+  let structuredMisses = 0;
+  const structuredMiss = (why: string[]): LoopResult | undefined => {
+    structuredMisses += 1;
+    if (result.structured) result.structured.errors = why;
+    if (structuredMisses < 2) return undefined;
+    return stop("schema_invalid", `the run ended without a valid ${STRUCTURED_OUTPUT_TOOL} object: ${why.join("; ")}`);
+  };
   const request = () => ({ system: options.system, tools: options.tools, messages });
   const compact = (turn: number, overflow: boolean): boolean => {
     const made = overflow ? context?.afterOverflow(turn, request()) : context?.beforeTurn(turn, request());
@@ -142,7 +157,8 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       limits.deadline - Date.now() < totalTime * WRAP_UP_TIME_FRACTION;
     if (nearLimit && !wrapUpSent && turn > 0) {
       wrapUpSent = true;
-      appendToLastUser(messages, "<system-reminder>agent-ci: this run is about to reach its limit (turns, budget or time). Finish now: make no new changes you cannot complete in this turn, and summarise what you did.</system-reminder>");
+      const finish = spec ? `call ${STRUCTURED_OUTPUT_TOOL} with your result` : "summarise what you did";
+      appendToLastUser(messages, `<system-reminder>agent-ci: this run is about to reach its limit (turns, budget or time). Finish now: make no new changes you cannot complete in this turn, and ${finish}.</system-reminder>`);
     }
 
     compact(turn, false);
@@ -202,14 +218,17 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     });
 
     const uses = content.filter((b): b is Anthropic.ToolUseBlockParam => b.type === "tool_use");
+    // StructuredOutput is answered here, not by the pipeline: it touches nothing in the sandbox.
+    const outputUses = spec ? uses.filter((u) => u.name === STRUCTURED_OUTPUT_TOOL) : [];
+    const toolUses = spec ? uses.filter((u) => u.name !== STRUCTURED_OUTPUT_TOOL) : uses;
     const turnStarted = performance.now();
     let records: ToolCallRecord[];
     try {
       await driver.beforeTools?.(options.sandbox);
-      records = uses.length
+      records = toolUses.length
         ? await pipeline.runTurn(
             turn,
-            uses.map((u) => ({ id: u.id, name: u.name, input: u.input, inputError: assistant.invalidToolInputs?.[u.id] })),
+            toolUses.map((u) => ({ id: u.id, name: u.name, input: u.input, inputError: assistant.invalidToolInputs?.[u.id] })),
             signal,
           )
         : [];
@@ -217,7 +236,7 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       // The run ends inside this turn (cancel, wall clock, the sandbox gone). Its calls still get an
       // outcome in the record and the event stream, so no tool_use is left without a tool_result.
       const why = signal.aborted ? String((signal.reason as Error)?.message ?? signal.reason ?? "cancelled") : (e as Error)?.message ?? String(e);
-      const interrupted = uses.map((u, index) => interruptedRecord(turn, index, u, why, Math.round(turnStarted - options.runStart)));
+      const interrupted = toolUses.map((u, index) => interruptedRecord(turn, index, u, why, Math.round(turnStarted - options.runStart)));
       result.calls.push(...interrupted);
       if (interrupted.length) {
         events.emit({ type: "user", session_id: options.runId, parent_tool_use_id: null, message: { role: "user", content: ToolPipeline.toolResults(interrupted) } });
@@ -238,7 +257,18 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
         if (ended) return ended;
         continue;
       }
+      if (spec) {
+        const ended = structuredMiss([`the agent stopped without calling ${STRUCTURED_OUTPUT_TOOL}`]);
+        if (ended) return ended;
+        appendUser(messages, `<system-reminder>agent-ci: this run must end with a call to ${STRUCTURED_OUTPUT_TOOL} whose input matches its schema. Call it now with your result.</system-reminder>`);
+        continue;
+      }
       return result;
+    }
+    const structured = spec ? answerStructured(spec, outputUses, turn, records.length, Math.round(performance.now() - options.runStart)) : undefined;
+    if (structured) {
+      records = [...records, ...structured.records];
+      if (result.structured) result.structured.attempts += outputUses.length;
     }
 
     for (const record of records) {
@@ -250,10 +280,64 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     messages.push({ role: "user", content: toolResults });
     events.emit({ type: "user", session_id: options.runId, parent_tool_use_id: null, message: { role: "user", content: toolResults } });
 
+    if (structured?.accepted && result.structured) {
+      result.structured = { ...result.structured, valid: true, errors: [], value: structured.accepted };
+      return result;
+    }
+    if (structured?.errors) {
+      const ended = structuredMiss(structured.errors);
+      if (ended) return ended;
+    }
     if (denials >= limits.maxDenials) {
       return stop("max_denials", `${denials} tool calls were denied by the permission policy; stopping (limit ${limits.maxDenials})`);
     }
   }
+}
+
+/**
+ * Answers a turn's StructuredOutput calls: the first valid object is accepted; an invalid one gets the
+ * validator's messages as an error result, so the model can correct it.
+ */
+function answerStructured(
+  spec: StructuredOutputSpec,
+  uses: Anthropic.ToolUseBlockParam[],
+  turn: number,
+  firstIndex: number,
+  startOffsetMs: number,
+): { records: ToolCallRecord[]; accepted?: Record<string, unknown>; errors?: string[] } {
+  let accepted: Record<string, unknown> | undefined;
+  let errors: string[] | undefined;
+  const records = uses.map((use, i): ToolCallRecord => {
+    const check = accepted ? undefined : spec.check(use.input);
+    let content: string;
+    if (check?.valid) {
+      accepted = check.value;
+      content = "Structured output accepted. The run is complete.";
+    } else if (check) {
+      errors = check.errors;
+      content = `The object does not match the schema:\n${check.errors.map((e) => `- ${e}`).join("\n")}\nCall ${STRUCTURED_OUTPUT_TOOL} again with a corrected object.`;
+    } else {
+      content = "Ignored: an earlier StructuredOutput call in this turn was accepted.";
+    }
+    const isError = !check?.valid;
+    return {
+      id: use.id,
+      turn,
+      index: firstIndex + i,
+      tool: use.name,
+      input: use.input,
+      stage: "call",
+      startOffsetMs,
+      durationMs: 0,
+      resultChars: content.length,
+      truncated: false,
+      isError,
+      ...(check && !check.valid ? { errorKind: "invalid_input" as const } : {}),
+      title: check?.valid ? "accepted" : check ? `invalid: ${check.errors[0]}` : "ignored",
+      content,
+    };
+  });
+  return { records, accepted, errors: accepted ? undefined : errors };
 }
 
 /** The outcome of a call the run did not let finish: an error, its result unknown. */

@@ -88,6 +88,8 @@ export const RunConfig = z
     /** Extra values to redact everywhere (e.g. the GitHub token in the Action). */
     secrets: z.array(z.string()).default([]),
     repo: z.string().optional(),
+    /** A JSON Schema file, or the schema itself (the Action's inline output_schema): the run must end with an object valid against it. */
+    outputSchema: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
   })
   .superRefine((c, ctx) => {
     if (!c.script && !c.prompt) ctx.addIssue({ code: "custom", message: "give a task with --prompt or --prompt-file, or a --script to replay" });

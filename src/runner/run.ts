@@ -33,6 +33,7 @@ import { EventSink, RESULT_SUBTYPES } from "./events.js";
 import { contentText, ToolPipeline } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
+import { readSchema, StructuredOutputSpec } from "./structured-output.js";
 import { systemPrompt } from "./system-prompt.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog } from "./watchdog.js";
@@ -52,6 +53,7 @@ export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", n
   context_window: 5,
   max_denials: 5,
   verify_failed: 6,
+  schema_invalid: 7,
   cancelled: 130,
 };
 
@@ -126,6 +128,8 @@ function contextFor(config: RunConfig, events: EventSink, runId: string, runStar
 }
 
 const DEFAULT_OUT_PARENT = "agent-ci-out";
+/** The structured result's file in the output folder. */
+export const STRUCTURED_OUTPUT_FILE = "output.json";
 
 function passThroughEnv(names: string[]): Record<string, string> {
   const env: Record<string, string> = {};
@@ -246,6 +250,7 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
   const { config, runId, log, events } = ctx;
   const policy = await preparePolicy(config, runId);
   phase.policy = policy;
+  const structured = structuredOutputSpec(config);
   const mode = policy.policy.mode;
   const driver = makeDriver(config, deadline, log);
   if (driver instanceof AnthropicDriver) {
@@ -305,9 +310,9 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
       pipeline,
       sandbox,
       state: ctx.state,
-      system: systemPrompt({ mode, network: config.network, tools, append: config.systemPromptAppend }),
+      system: systemPrompt({ mode, network: config.network, tools, append: [structured?.instruction(), config.systemPromptAppend].filter(Boolean).join("\n\n") || undefined }),
       prompt: config.prompt ?? "Run the scripted tool calls.",
-      tools: apiToolDefinitions(enabledTools),
+      tools: [...apiToolDefinitions(enabledTools), ...(structured ? [structured.tool] : [])],
       limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
       model: config.model,
       maxTokens: config.maxTokens,
@@ -317,10 +322,35 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
       signal,
       progress: ctx.io.progress ? log : undefined,
       context: contextFor(config, events, runId, ctx.runStart),
+      structuredOutput: structured,
     },
     loop,
   );
   if (loop.exit !== "completed") phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+}
+
+/** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */
+function structuredOutputSpec(config: RunConfig): StructuredOutputSpec | undefined {
+  if (config.outputSchema === undefined) return undefined;
+  const { schema, name } = readSchema(config.outputSchema);
+  return new StructuredOutputSpec(schema, name);
+}
+
+/**
+ * output.json: the agent's valid object, redacted like everything else written. Undefined when there is none;
+ * a write error goes to `outputErrors`.
+ */
+async function writeStructuredOutput(ctx: RunContext, outputErrors: string[]): Promise<string | undefined> {
+  const value = ctx.loop.structured?.value;
+  if (!value) return undefined;
+  const file = path.join(ctx.outDir, STRUCTURED_OUTPUT_FILE);
+  try {
+    await atomicWriteFile(file, `${JSON.stringify(ctx.redactor.redactDeep(value), null, 2)}\n`);
+    return STRUCTURED_OUTPUT_FILE;
+  } catch (e) {
+    outputErrors.push(`${STRUCTURED_OUTPUT_FILE} could not be written: ${(e as Error).message}`);
+    return undefined;
+  }
 }
 
 /**
@@ -348,6 +378,7 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
     outputErrors.push(`the patch could not be written to ${patchPath}: ${(e as Error).message}`);
   }
   if (events.writeError) outputErrors.push(`events.jsonl could not be written completely: ${events.writeError.message}`);
+  const structuredPath = await writeStructuredOutput(ctx, outputErrors);
   for (const message of outputErrors) log(message);
 
   const verify =
@@ -359,7 +390,7 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
       : undefined;
 
   const exitReason: ExitReason = failure?.reason ?? "completed";
-  const report = buildReport({ ...ctx, sandbox, policy, exitReason, failure, patch, verify, outputErrors });
+  const report = buildReport({ ...ctx, sandbox, policy, exitReason, failure, patch, verify, outputErrors, structuredPath });
   const written = await writeReportFiles(outDir, report, { patchText: patch.text, redactor }).catch((e: unknown) => {
     log(`writing the report failed: ${(e as Error).message}`);
     outputErrors.push(`the report could not be written: ${(e as Error).message}`);
@@ -390,6 +421,7 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
     permission_denials: loop.calls
       .filter((c) => c.decision?.behavior === "deny")
       .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
+    ...(loop.structured?.value ? { structured_output: loop.structured.value } : {}),
     patch_path: patchPath,
     report_path: reportPath,
   });
@@ -438,6 +470,8 @@ interface ReportParts {
   redactor: Redactor;
   /** Files of the run's output that could not be written (the report says so, in case it can be). */
   outputErrors: string[];
+  /** output.json, when the structured result was written. */
+  structuredPath?: string;
 }
 
 function buildReport(p: ReportParts): RunReportInput {
@@ -533,5 +567,8 @@ function buildReport(p: ReportParts): RunReportInput {
     denials,
     todos: p.state.todos.length ? p.state.todos : undefined,
     warnings,
+    structuredOutput: loop.structured
+      ? { schema: loop.structured.schema, valid: loop.structured.valid, attempts: loop.structured.attempts, errors: loop.structured.errors, path: p.structuredPath }
+      : undefined,
   };
 }
