@@ -34,6 +34,8 @@ import { contentText, ToolPipeline } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { readSchema, StructuredOutputSpec } from "./structured-output.js";
+import { reviewJsonSchema } from "../review/findings.js";
+import { placeReview, reviewPrompt, reviewTarget, type ReviewPlacement, type ReviewTarget } from "../review/task.js";
 import { systemPrompt } from "./system-prompt.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog } from "./watchdog.js";
@@ -75,6 +77,10 @@ export interface RunOutcome {
   reportPath?: string;
   report?: RunReport;
   error?: string;
+  /** The valid structured result, redacted (as in output.json). */
+  structuredOutput?: Record<string, unknown>;
+  /** Review mode: the findings placed on the diff (inline) or for the summary. */
+  review?: ReviewPlacement;
 }
 
 /** How a run failed: its exit reason, the error class, and a message for people. */
@@ -170,6 +176,8 @@ interface RunContext {
   state: RunState;
   /** Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far. */
   loop: LoopResult;
+  /** Review mode: what is reviewed (set before the sandbox starts). */
+  review?: ReviewTarget;
 }
 
 /** How the agent phase left things, for finishRun. */
@@ -250,7 +258,8 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
   const { config, runId, log, events } = ctx;
   const policy = await preparePolicy(config, runId);
   phase.policy = policy;
-  const structured = structuredOutputSpec(config);
+  if (config.task === "review" && config.reviewBase) ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
+  const structured = ctx.review ? new StructuredOutputSpec(reviewJsonSchema(), "review") : structuredOutputSpec(config);
   const mode = policy.policy.mode;
   const driver = makeDriver(config, deadline, log);
   if (driver instanceof AnthropicDriver) {
@@ -311,7 +320,7 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
       sandbox,
       state: ctx.state,
       system: systemPrompt({ mode, network: config.network, tools, append: [structured?.instruction(), config.systemPromptAppend].filter(Boolean).join("\n\n") || undefined }),
-      prompt: config.prompt ?? "Run the scripted tool calls.",
+      prompt: ctx.review ? reviewPrompt(ctx.review, config.prompt) : (config.prompt ?? "Run the scripted tool calls."),
       tools: [...apiToolDefinitions(enabledTools), ...(structured ? [structured.tool] : [])],
       limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
       model: config.model,
@@ -340,16 +349,16 @@ function structuredOutputSpec(config: RunConfig): StructuredOutputSpec | undefin
  * output.json: the agent's valid object, redacted like everything else written. Undefined when there is none;
  * a write error goes to `outputErrors`.
  */
-async function writeStructuredOutput(ctx: RunContext, outputErrors: string[]): Promise<string | undefined> {
-  const value = ctx.loop.structured?.value;
-  if (!value) return undefined;
-  const file = path.join(ctx.outDir, STRUCTURED_OUTPUT_FILE);
+async function writeStructuredOutput(ctx: RunContext, outputErrors: string[]): Promise<{ path?: string; value?: Record<string, unknown> }> {
+  const found = ctx.loop.structured?.value;
+  if (!found) return {};
+  const value = ctx.redactor.redactDeep(found);
   try {
-    await atomicWriteFile(file, `${JSON.stringify(ctx.redactor.redactDeep(value), null, 2)}\n`);
-    return STRUCTURED_OUTPUT_FILE;
+    await atomicWriteFile(path.join(ctx.outDir, STRUCTURED_OUTPUT_FILE), `${JSON.stringify(value, null, 2)}\n`);
+    return { path: STRUCTURED_OUTPUT_FILE, value };
   } catch (e) {
     outputErrors.push(`${STRUCTURED_OUTPUT_FILE} could not be written: ${(e as Error).message}`);
-    return undefined;
+    return { value };
   }
 }
 
@@ -378,7 +387,10 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
     outputErrors.push(`the patch could not be written to ${patchPath}: ${(e as Error).message}`);
   }
   if (events.writeError) outputErrors.push(`events.jsonl could not be written completely: ${events.writeError.message}`);
-  const structuredPath = await writeStructuredOutput(ctx, outputErrors);
+  const structured = await writeStructuredOutput(ctx, outputErrors);
+  const structuredPath = structured.path;
+  const review = ctx.review && structured.value ? placeReview(ctx.review, structured.value) : undefined;
+  if (review) log(`review: ${review.inline.length} finding(s) on lines of the diff, ${review.outside.length} outside it`);
   for (const message of outputErrors) log(message);
 
   const verify =
@@ -421,7 +433,7 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
     permission_denials: loop.calls
       .filter((c) => c.decision?.behavior === "deny")
       .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
-    ...(loop.structured?.value ? { structured_output: loop.structured.value } : {}),
+    ...(structured.value ? { structured_output: structured.value } : {}),
     patch_path: patchPath,
     report_path: reportPath,
   });
@@ -429,7 +441,18 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
   // The message may quote a credential (a DOCKER_HOST with a password, an API error echoing the key): the
   // CLI and the Action print it, so it is redacted like everything else written or printed (S8).
   const error = failure?.message ?? (outputErrors.length ? outputErrors.join("; ") : undefined);
-  return { runId, exitReason, exitCode, outDir, patchPath, reportPath, report: written?.report, error: error === undefined ? undefined : redactor.redact(error) };
+  return {
+    runId,
+    exitReason,
+    exitCode,
+    outDir,
+    patchPath,
+    reportPath,
+    report: written?.report,
+    error: error === undefined ? undefined : redactor.redact(error),
+    structuredOutput: structured.value,
+    review,
+  };
 }
 
 interface PatchOut {

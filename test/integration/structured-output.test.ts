@@ -122,7 +122,7 @@ describe("--output-schema", () => {
     expect(outcome.exitReason).toBe("completed");
     const requests = api.messagesRequests();
     expect(requests).toHaveLength(3);
-    const tool = requests[0]?.body.tools?.find((t) => t.name === "StructuredOutput");
+    const tool = requests[0]?.body.tools?.find((t) => "name" in t && t.name === "StructuredOutput");
     expect(tool).toMatchObject({ input_schema: SCHEMA });
     expect(requests[0]?.body.system).toEqual(expect.arrayContaining([expect.objectContaining({ text: expect.stringContaining("call the StructuredOutput tool once") })]));
     const correction = JSON.stringify(requests[2]?.body.messages.at(-1));

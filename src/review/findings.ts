@@ -1,0 +1,107 @@
+// Review mode's result: the findings schema the agent answers through StructuredOutput (defined once, in zod,
+// and handed to the model and to ajv as JSON Schema), and where each finding may go. GitHub accepts a review
+// comment only on a line the pull request's diff shows on the head side (an added or a context line of a
+// hunk), with a range inside one hunk; a finding anywhere else goes into the review's summary instead.
+import { z } from "zod";
+import { parseGitDiff, type DiffFile } from "../report/diff-parse.js";
+
+export const SEVERITIES = ["critical", "major", "minor", "nit"] as const;
+
+export const Finding = z
+  .object({
+    path: z.string().min(1).describe("File path relative to the repository root, as the diff names it."),
+    line: z.number().int().positive().describe("Line number in the new (head) version of the file; the last line of a range."),
+    start_line: z.number().int().positive().optional().describe("First line of a range in the head version (omit for one line)."),
+    severity: z.enum(SEVERITIES).describe("critical: breaks or endangers; major: a real bug; minor: worth fixing; nit: style."),
+    body: z.string().min(1).describe("What is wrong and what to do, in Markdown."),
+  })
+  .strict();
+export type Finding = z.infer<typeof Finding>;
+
+export const ReviewResult = z
+  .object({
+    summary: z.string().describe("The review in a few sentences: what the change does and whether it is ready."),
+    findings: z.array(Finding).describe("One entry per problem, on the lines of the diff it is about. Empty when there is nothing to say."),
+  })
+  .strict();
+export type ReviewResult = z.infer<typeof ReviewResult>;
+
+/** The JSON Schema the model's StructuredOutput tool gets in review mode. */
+export function reviewJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ReviewResult, { target: "draft-2020-12" }) as Record<string, unknown>;
+}
+
+/** A finding the review shows in its summary, with why it could not be an inline comment. */
+export interface OutsideFinding {
+  finding: Finding;
+  why: string;
+}
+
+export interface PlacedFindings {
+  inline: Finding[];
+  outside: OutsideFinding[];
+}
+
+/** A path as the model may give it (`./a`, `/workspace/a`, `a`) → the diff's form. */
+function repoPath(raw: string): string {
+  return raw.replace(/^\/workspace\//, "").replace(/^(\.\/)+/, "");
+}
+
+/** Head-side line ranges of each file's hunks (a hunk that only deletes has none). */
+function headRanges(files: DiffFile[]): Map<string, Array<[number, number]>> {
+  const byPath = new Map<string, Array<[number, number]>>();
+  for (const file of files) {
+    if (file.status === "deleted" || file.binary) continue;
+    const ranges = file.hunks.filter((h) => h.newLines > 0).map((h): [number, number] => [h.newStart, h.newStart + h.newLines - 1]);
+    byPath.set(file.path, ranges);
+  }
+  return byPath;
+}
+
+/** Splits findings into those that can be inline comments on this diff and those for the summary. */
+export function placeFindings(findings: readonly Finding[], diffText: string): PlacedFindings {
+  const ranges = headRanges(parseGitDiff(diffText).files);
+  const placed: PlacedFindings = { inline: [], outside: [] };
+  for (const raw of findings) {
+    const finding = { ...raw, path: repoPath(raw.path) };
+    const hunks = ranges.get(finding.path);
+    if (!hunks) {
+      placed.outside.push({ finding, why: "the file is not changed by the pull request" });
+      continue;
+    }
+    const first = finding.start_line ?? finding.line;
+    const hunk = hunks.find(([start, end]) => start <= finding.line && finding.line <= end);
+    if (!hunk) {
+      placed.outside.push({ finding, why: `line ${finding.line} is not in the diff` });
+    } else if (first > finding.line || first < hunk[0]) {
+      placed.outside.push({ finding, why: `lines ${first}-${finding.line} are not within one hunk of the diff` });
+    } else {
+      placed.inline.push(first === finding.line ? { path: finding.path, line: finding.line, severity: finding.severity, body: finding.body } : finding);
+    }
+  }
+  return placed;
+}
+
+const SEVERITY_LABELS: Record<Finding["severity"], string> = { critical: "🔴 critical", major: "🟠 major", minor: "🟡 minor", nit: "⚪ nit" };
+
+/** The text of one inline comment. */
+export function commentBody(finding: Finding): string {
+  return `**${SEVERITY_LABELS[finding.severity]}**: ${finding.body}`;
+}
+
+/** The review's summary: the marker, the agent's summary, and the findings that could not be inline. */
+export function reviewBody(options: { marker: string; summary: string; placed: PlacedFindings; runUrl?: string }): string {
+  const { placed } = options;
+  const lines = [options.marker, "### agent-ci review", "", options.summary.trim() || "(no summary)", ""];
+  const counts = `${placed.inline.length} inline comment(s)${placed.outside.length ? `, ${placed.outside.length} finding(s) outside the diff` : ""}.`;
+  lines.push(counts);
+  if (placed.outside.length) {
+    lines.push("", "#### Outside the diff", "");
+    for (const { finding, why } of placed.outside) {
+      const where = finding.start_line && finding.start_line !== finding.line ? `${finding.path}:${finding.start_line}-${finding.line}` : `${finding.path}:${finding.line}`;
+      lines.push(`- \`${where.replace(/`/g, "'")}\` ${commentBody(finding)} _(${why})_`);
+    }
+  }
+  if (options.runUrl) lines.push("", `[Workflow run](${options.runUrl})`);
+  return lines.join("\n");
+}
