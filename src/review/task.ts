@@ -5,6 +5,9 @@ import { execFileSync } from "node:child_process";
 import { ConfigError } from "../runner/config.js";
 import { placeFindings, ReviewResult, type PlacedFindings } from "./findings.js";
 
+/** The task of a review run when the workflow gives none. */
+export const REVIEW_TASK = "Review this pull request: find bugs, security problems and unclear code in what it changes.";
+
 /** More diff than this goes to the agent as a list of files to read with git itself. */
 export const REVIEW_DIFF_IN_PROMPT_MAX_CHARS = 120_000;
 const GIT_MAX_BUFFER = 512 * 1024 * 1024;
@@ -54,7 +57,7 @@ export function reviewPrompt(target: ReviewTarget, task: string | undefined): st
   const cut = target.diff.length > REVIEW_DIFF_IN_PROMPT_MAX_CHARS;
   const diff = cut ? target.diff.slice(0, REVIEW_DIFF_IN_PROMPT_MAX_CHARS) : target.diff;
   return [
-    task?.trim() || "Review this pull request: find bugs, security problems and unclear code in what it changes.",
+    task?.trim() || REVIEW_TASK,
     "",
     `You are reviewing the change ${range} (git diff ${target.base}...${target.head}). The repository in /workspace is at the head commit; read the surrounding code as you need. You cannot change files: your result is the review.`,
     "Report each problem as a finding on the head-side line(s) of the diff it is about (`line`, and `start_line` for a range within one hunk). Only lines the diff shows can carry an inline comment; a finding elsewhere goes into the review's summary. Do not report style preferences as major or critical.",
