@@ -58,6 +58,20 @@ function headRanges(files: DiffFile[]): Map<string, Array<[number, number]>> {
   return byPath;
 }
 
+/** The hunk (head-side range) holding `line`: binary search, as git writes a file's hunks in order. */
+function hunkOf(ranges: Array<[number, number]>, line: number): [number, number] | undefined {
+  let low = 0;
+  let high = ranges.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    const range = ranges[mid] as [number, number];
+    if (line < range[0]) high = mid - 1;
+    else if (line > range[1]) low = mid + 1;
+    else return range;
+  }
+  return undefined;
+}
+
 /** Splits findings into those that can be inline comments on this diff and those for the summary. */
 export function placeFindings(findings: readonly Finding[], diffText: string): PlacedFindings {
   const ranges = headRanges(parseGitDiff(diffText).files);
@@ -70,7 +84,7 @@ export function placeFindings(findings: readonly Finding[], diffText: string): P
       continue;
     }
     const first = finding.start_line ?? finding.line;
-    const hunk = hunks.find(([start, end]) => start <= finding.line && finding.line <= end);
+    const hunk = hunkOf(hunks, finding.line);
     if (!hunk) {
       placed.outside.push({ finding, why: `line ${finding.line} is not in the diff` });
     } else if (first > finding.line || first < hunk[0]) {
