@@ -319,30 +319,25 @@ function answerStructured(
     } else {
       content = "Ignored: an earlier StructuredOutput call in this turn was accepted.";
     }
-    const isError = !check?.valid;
-    return {
-      id: use.id,
-      turn,
-      index: firstIndex + i,
-      tool: use.name,
-      input: use.input,
-      stage: "call",
-      startOffsetMs,
-      durationMs: 0,
-      resultChars: content.length,
-      truncated: false,
-      isError,
-      ...(check && !check.valid ? { errorKind: "invalid_input" as const } : {}),
-      title: check?.valid ? "accepted" : check ? `invalid: ${check.errors[0]}` : "ignored",
+    return loopRecord(turn, firstIndex + i, use, startOffsetMs, {
       content,
-    };
+      isError: !check?.valid,
+      errorKind: check && !check.valid ? "invalid_input" : undefined,
+      title: check?.valid ? "accepted" : check ? `invalid: ${check.errors[0]}` : "ignored",
+    });
   });
   return { records, accepted, errors: accepted ? undefined : errors };
 }
 
-/** The outcome of a call the run did not let finish: an error, its result unknown. */
-function interruptedRecord(turn: number, index: number, use: Anthropic.ToolUseBlockParam, why: string, startOffsetMs: number): ToolCallRecord {
-  const content = `The run ended before this call finished (${why}); its result is unknown.`;
+/** The record of a call the loop answered itself (the pipeline never ran it). */
+function loopRecord(
+  turn: number,
+  index: number,
+  use: Anthropic.ToolUseBlockParam,
+  startOffsetMs: number,
+  answer: Pick<ToolCallRecord, "isError" | "errorKind" | "title"> & { content: string },
+): ToolCallRecord {
+  const { errorKind, ...rest } = answer;
   return {
     id: use.id,
     turn,
@@ -352,13 +347,17 @@ function interruptedRecord(turn: number, index: number, use: Anthropic.ToolUseBl
     stage: "call",
     startOffsetMs,
     durationMs: 0,
-    resultChars: content.length,
+    resultChars: answer.content.length,
     truncated: false,
-    isError: true,
-    errorKind: "interrupted",
-    title: `interrupted: ${why}`,
-    content,
+    ...(errorKind ? { errorKind } : {}),
+    ...rest,
   };
+}
+
+/** The outcome of a call the run did not let finish: an error, its result unknown. */
+function interruptedRecord(turn: number, index: number, use: Anthropic.ToolUseBlockParam, why: string, startOffsetMs: number): ToolCallRecord {
+  const content = `The run ended before this call finished (${why}); its result is unknown.`;
+  return loopRecord(turn, index, use, startOffsetMs, { content, isError: true, errorKind: "interrupted", title: `interrupted: ${why}` });
 }
 
 /** The content with every tool_use block whose id was already used removed (noted in the warnings). */
