@@ -1,7 +1,7 @@
 // --task review on the runner, the real SDK against the fake Messages API: the agent gets the base...head diff
 // in its first message, no file-writing tools (plan mode), and the findings schema as StructuredOutput; its
 // findings come back placed on the diff. A review that cannot start is a config error with what to do.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,6 +25,17 @@ function repo(): { dir: string; base: string } {
   writeFiles(dir, { "app.py": "def total(xs):\n    return sum(xs) / len(xs)\n" });
   git("commit", "-qam", "average");
   return { dir, base };
+}
+
+function scriptOf(turns: unknown[]): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "s.json");
+  fs.writeFileSync(file, JSON.stringify({ turns }));
+  return file;
+}
+
+/** The built CLI (bin/agent-ci.js → dist/cli.js), as a user runs it. */
+function cli(args: string[]) {
+  return spawnSync("node", [path.resolve("bin/agent-ci.js"), ...args], { encoding: "utf8", env: { ...process.env, ANTHROPIC_API_KEY: "" }, timeout: 120_000 });
 }
 
 const config = (input: Partial<RunConfigInput>) =>
@@ -64,10 +75,26 @@ describe("--task review", () => {
     expect(() => config({ workspace: dir, script: "x.json" })).toThrow(/needs --base/);
     expect(() => config({ workspace: dir, script: "x.json", reviewBase: base, mode: "acceptEdits" })).toThrow(/plan mode/);
     expect(() => config({ workspace: dir, script: "x.json", reviewBase: base, outputSchema: "s.json" })).toThrow(ConfigError);
-    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "s.json");
-    fs.writeFileSync(script, JSON.stringify({ turns: [] }));
+    const script = scriptOf([]);
     const outcome = await runAgent(config({ workspace: dir, script, reviewBase: "f".repeat(40) }), { stdout: () => {}, stderr: () => {}, progress: false });
     expect(outcome.exitReason).toBe("config_error");
     expect(outcome.error).toMatch(/base commit f{40} is not in the workspace's git history.*fetch-depth: 0/);
+  });
+
+  it("works from the CLI: --task review --base prints where the findings went; --output-schema exits 7 when never valid", () => {
+    const { dir, base } = repo();
+    const findings = [{ path: "app.py", line: 2, severity: "major", body: "Empty list." }, { path: "README.md", line: 1, severity: "nit", body: "x" }];
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const review = cli(["run", "--workspace", dir, "--task", "review", "--base", base, "--script", scriptOf([[{ name: "StructuredOutput", input: { summary: "s", findings } }]]), "--out", out]);
+    expect(review.status, review.stderr).toBe(0);
+    expect(review.stdout).toContain("review: 1 finding(s) on lines of the diff, 1 outside it");
+    expect(review.stdout).toContain("README.md:1 nit (the file is not changed by the pull request)");
+    expect(review.stdout).toContain(`output: ${out}/output.json`);
+    const schema = path.join(out, "schema.json");
+    fs.writeFileSync(schema, JSON.stringify({ type: "object", required: ["ok"] }));
+    const invalid = cli(["run", "--workspace", dir, "--mode", "plan", "--output-schema", schema, "--script", scriptOf([]), "--out", path.join(out, "second")]);
+    expect(invalid.status).toBe(7);
+    expect(invalid.stdout).toContain("exit reason: schema_invalid");
+    expect(invalid.stdout).toContain("output: none (the agent stopped without calling StructuredOutput)");
   });
 });
