@@ -154,6 +154,13 @@ describe("task: review", () => {
     expect(result.outputs.structured_output).toBe("");
   });
 
+  it("reviews from a comment on the pull request: base and head come from the PR the Action fetched", async () => {
+    const result = await runAction({ fixture: "issue-comment-pr", apiUrl: fake.url, workspace, inputs: inputs(reviewScript([FINDINGS[0]])) });
+    expect(result.failed).toBeUndefined();
+    expect(fake.reviews.map((r) => [r.pull_number, r.commit_id, r.comments.length])).toEqual([[34, head, 1]]);
+    expect(result.outputs.findings).toBe("1");
+  });
+
   it("refuses task: review on an event without a pull request", async () => {
     const result = await runAction({ fixture: "issues-opened", apiUrl: fake.url, workspace, inputs: inputs(reviewScript(FINDINGS)) });
     expect(result.failed).toMatch(/task: review needs a pull request/);
