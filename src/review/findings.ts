@@ -4,6 +4,11 @@
 // hunk), with a range inside one hunk; a finding anywhere else goes into the review's summary instead.
 import { z } from "zod";
 import { parseGitDiff, type DiffFile } from "../report/diff-parse.js";
+import { capText } from "../report/format.js";
+
+/** GitHub refuses a review or comment body over 65,536 characters: agent-ci stays well below. */
+const COMMENT_BODY_MAX_CHARS = 8_000;
+const REVIEW_BODY_MAX_CHARS = 60_000;
 
 export const SEVERITIES = ["critical", "major", "minor", "nit"] as const;
 
@@ -100,22 +105,31 @@ const SEVERITY_LABELS: Record<Finding["severity"], string> = { critical: "🔴 c
 
 /** The text of one inline comment. */
 export function commentBody(finding: Finding): string {
-  return `**${SEVERITY_LABELS[finding.severity]}**: ${finding.body}`;
+  return capText(`**${SEVERITY_LABELS[finding.severity]}**: ${finding.body}`, COMMENT_BODY_MAX_CHARS);
 }
 
 /** The review's summary: the marker, the agent's summary, and the findings that could not be inline. */
 export function reviewBody(options: { marker: string; summary: string; placed: PlacedFindings; runUrl?: string }): string {
   const { placed } = options;
-  const lines = [options.marker, "### agent-ci review", "", options.summary.trim() || "(no summary)", ""];
+  const summary = capText(options.summary.trim() || "(no summary)", COMMENT_BODY_MAX_CHARS);
+  const lines = [options.marker, "### agent-ci review", "", summary, ""];
   const counts = `${placed.inline.length} inline comment(s)${placed.outside.length ? `, ${placed.outside.length} finding(s) outside the diff` : ""}.`;
   lines.push(counts);
+  const footer = options.runUrl ? `\n\n[Workflow run](${options.runUrl})` : "";
   if (placed.outside.length) {
     lines.push("", "#### Outside the diff", "");
-    for (const { finding, why } of placed.outside) {
+    // Each entry is cut to a share of the room left, so the body stays under GitHub's limit.
+    let room = REVIEW_BODY_MAX_CHARS - lines.join("\n").length - footer.length - 200;
+    for (const [i, { finding, why }] of placed.outside.entries()) {
       const where = finding.start_line && finding.start_line !== finding.line ? `${finding.path}:${finding.start_line}-${finding.line}` : `${finding.path}:${finding.line}`;
-      lines.push(`- \`${where.replace(/`/g, "'")}\` ${commentBody(finding)} _(${why})_`);
+      const entry = capText(`- \`${capText(where, 300).replace(/`/g, "'")}\` ${commentBody(finding)} _(${why})_`, Math.max(200, Math.floor(room / (placed.outside.length - i))));
+      if (entry.length > room) {
+        lines.push(`- … ${placed.outside.length - i} more in output.json`);
+        break;
+      }
+      lines.push(entry);
+      room -= entry.length + 1;
     }
   }
-  if (options.runUrl) lines.push("", `[Workflow run](${options.runUrl})`);
-  return lines.join("\n");
+  return lines.join("\n") + footer;
 }

@@ -591,7 +591,16 @@ function buildReport(p: ReportParts): RunReportInput {
     todos: p.state.todos.length ? p.state.todos : undefined,
     warnings,
     structuredOutput: loop.structured
-      ? { schema: loop.structured.schema, valid: loop.structured.valid, attempts: loop.structured.attempts, errors: loop.structured.errors, path: p.structuredPath }
+      ? {
+          schema: loop.structured.schema,
+          valid: loop.structured.valid,
+          attempts: loop.structured.attempts,
+          errors:
+            loop.structured.valid || loop.structured.errors.length
+              ? loop.structured.errors
+              : [`the run ended (${p.exitReason}) before the agent returned an object`],
+          path: p.structuredPath,
+        }
       : undefined,
   };
 }

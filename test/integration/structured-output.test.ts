@@ -100,6 +100,13 @@ describe("--output-schema", () => {
     expect(reportOf(outcome).turns).toHaveLength(2);
   });
 
+  it("says in the report that no object came when a limit ended the run first", async () => {
+    const { outcome } = await run({ script: script([[{ name: "Read", input: { file_path: "/workspace/src/calc.js" } }], [output({ verdict: "pass", note: "late" })]]), maxTurns: 1 });
+    expect(outcome.exitReason).toBe("max_turns");
+    expect(reportOf(outcome).structuredOutput).toMatchObject({ valid: false, attempts: 0, errors: ["the run ended (max_turns) before the agent returned an object"] });
+    expect(fs.existsSync(path.join(outcome.outDir, "output.json"))).toBe(false);
+  });
+
   it("refuses a schema that is not an object schema before any container starts", async () => {
     const { outcome } = await run({ script: script([]), outputSchema: tmpFile("list.json", JSON.stringify({ type: "array" })) });
     expect(outcome.exitReason).toBe("config_error");

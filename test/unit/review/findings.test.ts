@@ -100,6 +100,16 @@ describe("review text", () => {
     expect(commentBody(f("a", 1))).toBe("**🟡 minor**: at 1");
   });
 
+  it("stays under GitHub's body limit with many long findings and a huge summary", () => {
+    const many = Array.from({ length: 5_000 }, (_, i) => ({ ...f("README.md", i + 1), body: "x".repeat(10_000) }));
+    const placed = placeFindings(many, DIFF);
+    const body = reviewBody({ marker: "<!-- m -->", summary: "s".repeat(1_000_000), placed, runUrl: "https://run" });
+    expect(body.length).toBeLessThanOrEqual(60_000);
+    expect(body).toMatch(/- … \d+ more in output.json/);
+    expect(body.endsWith("[Workflow run](https://run)")).toBe(true);
+    expect(commentBody({ ...f("a", 1), body: "y".repeat(100_000) }).length).toBeLessThanOrEqual(8_000);
+  });
+
   it("the schema the model gets requires path, line, severity and body", () => {
     const schema = reviewJsonSchema() as { type: string; required: string[]; properties: { findings: { items: { required: string[] } } } };
     expect(schema.type).toBe("object");
