@@ -11,7 +11,7 @@ import { COMMENT_MARKER_PREFIX } from "../../src/action/comment.js";
 import { REVIEW_MARKER_PREFIX } from "../../src/action/review.js";
 import { parseReport } from "../../src/report/index.js";
 import { runAction, scriptFile, type ScriptCall } from "../support/action-harness.js";
-import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
 
 const TOKEN = "ghs_reviewTestToken0123456789abcdefABCDEF";
@@ -159,6 +159,26 @@ describe("task: review", () => {
     expect(result.failed).toBeUndefined();
     expect(fake.reviews.map((r) => [r.pull_number, r.commit_id, r.comments.length])).toEqual([[34, head, 1]]);
     expect(result.outputs.findings).toBe("1");
+  });
+
+  it("posts every finding in the body when GitHub refuses the inline comments (422), and says so", async () => {
+    fake.inject({ method: "POST", path: /\/pulls\/34\/reviews$/, response: { status: 422, body: { message: "Unprocessable Entity", errors: ["Line could not be resolved"] } } });
+    const result = await runAction({ fixture: "pull-request-opened", payload: payload(), apiUrl: fake.url, workspace, inputs: inputs(reviewScript(FINDINGS)) });
+    expect(result.failed).toBeUndefined();
+    expect(fake.reviews).toHaveLength(1);
+    expect(fake.reviews[0]?.comments).toEqual([]);
+    expect(fake.reviews[0]?.body).toMatch(/src\/calc.js:15.*GitHub could not place it on the diff/);
+    expect(result.stdout).toMatch(/::warning title=agent-ci%3A review::GitHub refused the inline comments \(Unprocessable Entity: Line could not be resolved\)/);
+    expect(result.outputs.review_id).toBe(String(fake.reviews[0]?.id));
+  });
+
+  it("warns with what to do, and sets no review_id, when the token may not review", async () => {
+    fake.inject({ method: "POST", path: /\/pulls\/34\/reviews$/, response: faults.integration() });
+    const result = await runAction({ fixture: "pull-request-opened", payload: payload(), apiUrl: fake.url, workspace, inputs: inputs(reviewScript(FINDINGS)) });
+    expect(fake.reviews).toHaveLength(0);
+    expect(result.stdout).toMatch(/::warning title=agent-ci%3A review not posted::.*pull-requests: write/);
+    expect(result.outputs.review_id).toBeUndefined();
+    expect(result.outputs.findings).toBe("4");
   });
 
   it("refuses task: review on an event without a pull request", async () => {
