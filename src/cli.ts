@@ -4,7 +4,7 @@ import fs from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { renderReportFile } from "./report/index.js";
 import { PERMISSION_MODES } from "./policy/schema.js";
-import { parseRunConfig, parseSize, ConfigError, OUTPUT_FORMATS, NETWORK_POLICIES, type RunConfigInput } from "./runner/config.js";
+import { parseRunConfig, parseSize, ConfigError, OUTPUT_FORMATS, NETWORK_POLICIES, TASKS, type RunConfigInput } from "./runner/config.js";
 import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
@@ -34,7 +34,10 @@ const size = (value: string) => {
  * The run command's flags: RunConfig's own fields under the same names, except those the command line
  * takes in another form (seconds, a file, comma lists) or from the environment (the key, the base URL).
  */
-type RunFlags = Omit<RunConfigInput, "prompt" | "timeoutMs" | "includeIgnored" | "apiKey" | "baseURL"> & {
+type RunFlags = Omit<RunConfigInput, "prompt" | "timeoutMs" | "includeIgnored" | "apiKey" | "baseURL" | "reviewBase" | "reviewHead"> & {
+  /** --task review: the commit the change is reviewed against, and its head. */
+  base?: string;
+  head?: string;
   prompt?: string;
   promptFile?: string;
   /** Seconds. */
@@ -53,9 +56,11 @@ function policyOptions(command: Command): Command {
 }
 
 async function run(flags: RunFlags): Promise<number> {
-  const { promptFile, timeout, includeIgnored, ...same } = flags;
+  const { promptFile, timeout, includeIgnored, base, head, ...same } = flags;
   const input: RunConfigInput = {
     ...same,
+    reviewBase: base,
+    reviewHead: head,
     prompt: promptFile ? fs.readFileSync(promptFile, "utf8") : flags.prompt,
     apiKey: process.env.ANTHROPIC_API_KEY || undefined,
     baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
@@ -112,6 +117,9 @@ async function run(flags: RunFlags): Promise<number> {
       ...files.slice(0, 20).map((f) => `    ${f.path}`),
       `  tool calls: ${report?.toolCalls.length ?? 0}, denied: ${report?.denials.length ?? 0}, turns: ${report?.turns.length ?? 0}, cost: $${(report?.costUsd ?? 0).toFixed(4)}`,
       report?.verify ? `  verify: ${report.verify.applied ? `exit ${report.verify.exitCode}` : "the patch did not apply"}` : "",
+      report?.structuredOutput ? `  output: ${report.structuredOutput.path ? `${outcome.outDir}/${report.structuredOutput.path}` : `none (${report.structuredOutput.errors.join("; ")})`}` : "",
+      outcome.review ? `  review: ${outcome.review.inline.length} finding(s) on lines of the diff, ${outcome.review.outside.length} outside it` : "",
+      ...(outcome.review?.outside ?? []).slice(0, 20).map(({ finding, why }) => `    ${finding.path}:${finding.line} ${finding.severity} (${why})`),
       `  patch:  ${outcome.patchPath}`,
       `  report: ${outcome.reportPath ?? "(not written)"} (also report.md, report.html)`,
     ].filter((l) => l !== "");
@@ -155,6 +163,10 @@ export function buildProgram(): Command {
     .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
     .addOption(new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)").choices(OUTPUT_FORMATS).default("text"))
     .option("--verify <command>", "after the run, apply the patch in a fresh container and run this command")
+    .option("--output-schema <file>", "a JSON Schema (type object): the agent must end by returning an object valid against it, written to output.json")
+    .addOption(new Option("--task <task>", "run: do the task; review: review --base...--head read-only and return findings").choices(TASKS).default("run"))
+    .option("--base <rev>", "--task review: the commit or ref the change is reviewed against (e.g. origin/main)")
+    .option("--head <rev>", "--task review: the reviewed commit (default HEAD)")
     .option(
       "--include-ignored [pattern...]",
       "also copy files that git ignores: all of them, or only those under matching paths (e.g. node_modules .venv; commas work too)",
@@ -165,7 +177,7 @@ export function buildProgram(): Command {
       `
 Exit codes: 0 completed, 1 the patch or report could not be written, 2 config error, 3 engine error,
 4 model API error, 5 limit reached (turns, budget, timeout, context window, denials), 6 verify failed,
-130 cancelled.
+7 no valid structured output (--output-schema), 130 cancelled.
 
 Examples:
   ANTHROPIC_API_KEY=… agent-ci run --prompt "Fix the failing test" --mode acceptEdits --allow 'Bash(npm test:*)'

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { EXIT_REASONS } from "../report/index.js";
 import { DEFAULT_MODEL } from "../runner/pricing.js";
 import { PERMISSION_MODES } from "../policy/schema.js";
-import { NETWORK_POLICIES } from "../runner/config.js";
+import { NETWORK_POLICIES, TASKS } from "../runner/config.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 
 /** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */
@@ -44,9 +44,11 @@ export const INPUT_DEFAULTS = {
   upload_artifact: "true",
   artifact_name: "agent-ci",
   retention_days: "0",
-  fail_on: "config_error,engine_error,api_error,max_turns,budget,timeout,context_window,max_denials,cancelled,verify_failed",
+  fail_on: "config_error,engine_error,api_error,max_turns,budget,timeout,context_window,max_denials,cancelled,schema_invalid,verify_failed",
   workspace: ".",
   script: "",
+  task: "run",
+  output_schema: "",
 } as const;
 export type InputName = keyof typeof INPUT_DEFAULTS;
 export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
@@ -195,6 +197,8 @@ export const ActionInputs = z
     fail_on: failOn,
     workspace: text.transform((v) => v || "."),
     script: optionalText,
+    task: oneOf("task", TASKS),
+    output_schema: optionalText,
   })
   .superRefine((inputs, ctx) => {
     if (inputs.prompt && inputs.prompt_file)
@@ -203,6 +207,12 @@ export const ActionInputs = z
       ctx.addIssue({
         code: "custom",
         message: "setup: setup commands need network: setup (the network is cut before the agent starts)",
+      });
+    }
+    if (inputs.task === "review" && inputs.output_schema) {
+      ctx.addIssue({
+        code: "custom",
+        message: "output_schema: task: review returns its own findings; remove output_schema or the task",
       });
     }
     if (inputs.script && inputs.anthropic_api_key) {

@@ -22,6 +22,9 @@ export const OUTPUT_NAMES = [
   "artifact_id",
   "artifact_url",
   "comment_url",
+  "structured_output",
+  "review_id",
+  "findings",
 ] as const;
 export type OutputName = (typeof OUTPUT_NAMES)[number];
 export type Outputs = Partial<Record<OutputName, string>>;
@@ -31,6 +34,10 @@ export interface RunResultForOutputs {
   patchPath: string;
   reportPath?: string;
   report?: RunReport;
+  /** The valid structured result, already redacted. */
+  structuredOutput?: Record<string, unknown>;
+  /** Review mode: the placed findings. */
+  review?: { inline: readonly unknown[]; outside: readonly unknown[] };
 }
 
 /** The run's outputs (artifact and comment outputs are added when those steps finish). */
@@ -54,6 +61,8 @@ export function runOutputs(run: RunResultForOutputs): Outputs {
       report?.verify?.exitCode === null || report?.verify?.exitCode === undefined
         ? ""
         : String(report.verify.exitCode),
+    structured_output: run.structuredOutput ? JSON.stringify(run.structuredOutput) : "",
+    ...(run.review ? { findings: String(run.review.inline.length + run.review.outside.length) } : {}),
   };
 }
 

@@ -19,6 +19,7 @@ import { ActionInputError, type ActionInputs } from "./inputs.js";
 import { checkActor } from "./permission.js";
 import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";
 import { toRunConfigInput } from "./run-config.js";
+import { REVIEW_TASK } from "../review/task.js";
 import type { TriggerRecord } from "./summary.js";
 
 export type Prepared =
@@ -56,26 +57,28 @@ function record(
 }
 
 /**
- * Inline JSON (`{…}`) or a file: the trusted settings written to a temp file for the runner, named like the
- * original (the report labels rules `settings:<name>`).
+ * A trusted JSON input, inline (`{…}`) or a file (read from the base ref on pull-request events, never the
+ * PR head), written to a temp file for the runner, named like the original (the report labels rules
+ * `settings:<name>` and names the output schema's file).
  */
-async function settingsFile(
+async function trustedJsonFile(
   options: PrepareOptions,
   event: ActionEvent,
   ref: string | undefined,
+  input: "settings" | "output_schema",
 ): Promise<string | undefined> {
-  const { inputs } = options;
-  if (!inputs.settings) return undefined;
+  const value = options.inputs[input];
+  if (!value) return undefined;
   let text: string;
   let from: string;
-  if (inputs.settings.startsWith("{")) {
-    text = inputs.settings;
-    from = "the settings input";
+  if (value.startsWith("{")) {
+    text = value;
+    from = `the ${input} input`;
   } else {
     ({ text, from } = await readTrustedFile({
-      value: inputs.settings,
-      input: "settings",
-      workspace: path.resolve(options.ctx.workspace, inputs.workspace),
+      value,
+      input,
+      workspace: path.resolve(options.ctx.workspace, options.inputs.workspace),
       ref,
       pullRequest: isPullRequestContext(event),
       api: options.api,
@@ -85,17 +88,30 @@ async function settingsFile(
   try {
     JSON.parse(text);
   } catch (e) {
-    throw new ActionInputError(`settings: ${from} is not valid JSON: ${(e as Error).message}`);
+    throw new ActionInputError(`${input}: ${from} is not valid JSON: ${(e as Error).message}`);
   }
-  const dir = fs.mkdtempSync(path.join(options.ctx.runnerTemp, "agent-ci-settings-"));
-  const file = path.join(
-    dir,
-    inputs.settings.startsWith("{") ? "settings.json" : path.basename(inputs.settings),
-  );
+  const dir = fs.mkdtempSync(path.join(options.ctx.runnerTemp, `agent-ci-${input.replace("_", "-")}-`));
+  const file = path.join(dir, value.startsWith("{") ? `${input.replace("_", "-")}.json` : path.basename(value));
   fs.writeFileSync(file, text, { mode: 0o600 });
   options.cleanupPath(dir);
-  options.log(`settings: read from ${from}`);
+  options.log(`${input}: read from ${from}`);
   return file;
+}
+
+/** task: review: the pull request's base and head commits, from the event (a comment's PR was fetched). */
+function reviewRange(event: ActionEvent, content: EventContent): { base: string; head: string } {
+  const pr =
+    event.kind === "pull_request" || event.kind === "review_comment"
+      ? event.pr
+      : event.kind === "issue_comment" && event.onPullRequest
+        ? content.pr
+        : undefined;
+  if (!pr) {
+    throw new ActionInputError(
+      `task: review needs a pull request: run it on pull_request, or on a comment on a pull request (this is ${event.kind === "issue_comment" ? "a comment on an issue" : `a ${event.kind} event`})`,
+    );
+  }
+  return { base: pr.base.sha, head: pr.head.sha };
 }
 
 function buildPromptFor(
@@ -158,7 +174,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     options.log(`prompt: read from ${file.from}`);
   }
   // A scripted run has no model, but its record still shows the untrusted text the event carried.
-  const built = buildPromptFor(event, task, content, Boolean(inputs.script));
+  const built = buildPromptFor(event, inputs.task === "review" ? task || REVIEW_TASK : task, content, Boolean(inputs.script));
   if (!inputs.script && !inputs.anthropic_api_key && !options.env.ANTHROPIC_API_KEY) {
     throw new ActionInputError(
       "anthropic_api_key is empty: pass the key from a secret (anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }})",
@@ -166,7 +182,9 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   }
 
   const outDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-out-"));
-  const settingsPath = await settingsFile(options, event, ref);
+  const settingsPath = await trustedJsonFile(options, event, ref, "settings");
+  const outputSchemaPath = await trustedJsonFile(options, event, ref, "output_schema");
+  const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
   const config = parseRunConfig(
     toRunConfigInput({
       inputs,
@@ -175,6 +193,8 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       prompt: built && !inputs.script ? options.redact(built.prompt) : undefined,
       systemPromptAppend: inputs.script ? undefined : built?.systemPromptAppend,
       settingsPath,
+      outputSchemaPath,
+      review,
       envApiKey: options.env.ANTHROPIC_API_KEY,
       envBaseUrl: options.env.ANTHROPIC_BASE_URL,
       repo: `${ctx.owner}/${ctx.repo}`,

@@ -20,6 +20,7 @@ import type { GitHubApi } from "./github-api.js";
 import type { ActionInputs } from "./inputs.js";
 import type { ActionIO } from "./io.js";
 import { runOutputs, skippedOutputs, type Outputs } from "./outputs.js";
+import { postReview, reviewMarker } from "./review.js";
 import { buildSummary, triggerJson, type TriggerRecord } from "./summary.js";
 
 export interface PublishOptions {
@@ -135,6 +136,27 @@ async function postComment(
   return result.url ?? "";
 }
 
+/** task: review: the findings as one pull request review; sets `review_id`. Warns (never throws) when it cannot. */
+async function postFindings(options: PublishOptions, event: ActionEvent, outcome: RunOutcome): Promise<void> {
+  const { io, ctx, api } = options;
+  const target = eventTarget(event);
+  if (!outcome.review || !target) return;
+  if (!api) {
+    io.warning("review: no github_token, so the review was not posted; the findings are in output.json");
+    return;
+  }
+  const result = await postReview(api, ctx, target.number, outcome.review, { marker: reviewMarker(ctx.workflow, ctx.job), runUrl: runUrl(ctx) });
+  if (result.kind === "failed") {
+    io.warning(`${result.message} The findings are in output.json and the artifact.`, { title: "agent-ci: review not posted" });
+    return;
+  }
+  for (const warning of result.warnings) io.warning(warning, { title: "agent-ci: review" });
+  io.setOutput("review_id", String(result.id));
+  io.info(
+    `review posted on #${target.number} with ${result.inline} inline comment(s)${result.superseded ? `, replacing ${result.superseded} earlier review(s)` : ""}${result.url ? `: ${result.url}` : ""}`,
+  );
+}
+
 /** Everything after the run. Never throws for a GitHub write that failed: it warns and goes on. */
 export async function publishRun(
   options: PublishOptions,
@@ -187,4 +209,5 @@ export async function publishRun(
     url,
   );
   if (commentUrl !== undefined) io.setOutput("comment_url", commentUrl);
+  await postFindings(options, event, outcome);
 }

@@ -14,6 +14,10 @@ export interface RunConfigParts {
   systemPromptAppend?: string;
   /** A temp file with the trusted settings (inline JSON or the file read at the trusted ref). */
   settingsPath?: string;
+  /** A temp file with the output schema (inline JSON or the file read at the trusted ref). */
+  outputSchemaPath?: string;
+  /** task: review: the pull request's base and head commits. */
+  review?: { base: string; head: string };
   /** ANTHROPIC_API_KEY from the environment when the input is empty. */
   envApiKey?: string;
   /** ANTHROPIC_BASE_URL from the environment (a gateway or proxy). */
@@ -36,7 +40,8 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     network: inputs.network,
     setup: inputs.setup,
     env: [],
-    mode: inputs.permission_mode,
+    // Review runs are plan mode whatever permission_mode says (the runner sets it).
+    mode: parts.review ? undefined : inputs.permission_mode,
     allow: inputs.allowed_tools,
     deny: inputs.disallowed_tools,
     settings: parts.settingsPath,
@@ -54,5 +59,9 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
       Boolean(s),
     ),
     repo: parts.repo,
+    outputSchema: parts.outputSchemaPath,
+    task: parts.review ? "review" : "run",
+    reviewBase: parts.review?.base,
+    reviewHead: parts.review?.head,
   };
 }

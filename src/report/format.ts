@@ -75,6 +75,7 @@ export const EXIT_REASON_LABELS: Record<ExitReason, string> = {
   api_error: "the model API failed",
   engine_error: "the container engine failed",
   config_error: "the configuration was invalid",
+  schema_invalid: "the agent returned no object valid against the output schema",
 };
 
 /** Container paths the model sees (/workspace/x) shown relative to the workspace. */

@@ -244,6 +244,15 @@ function verifySection(report: RunReport): string {
   return `#### Verify\n\n${passed ? "✅" : "❌"} ${code(verify.command, 200)}: ${status} (${formatDuration(verify.durationMs)})${output}`;
 }
 
+function structuredOutputSection(report: RunReport): string {
+  const out = report.structuredOutput;
+  if (!out) return "";
+  const schema = out.schema === "review" ? "the review's findings schema" : code(out.schema, 100);
+  if (out.valid) return `#### Structured output\n\n✅ valid against ${schema}${out.path ? `, in ${code(out.path, 100)}` : ""} (${out.attempts} attempt(s))`;
+  const errors = out.errors.slice(0, 10).map((e) => `- ${escapeMarkdownInline(capText(e, 300))}`);
+  return `#### Structured output\n\n❌ no object valid against ${schema} (${out.attempts} attempt(s))${errors.length ? `\n\n${errors.join("\n")}` : ""}`;
+}
+
 function denialsSection(report: RunReport, plan: Plan): string {
   if (report.denials.length === 0) return "";
   const shown = report.denials.slice(0, plan.listRows);
@@ -463,6 +472,7 @@ function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): stri
     stats(report),
     secretFindings(report, plan),
     verifySection(report),
+    structuredOutputSection(report),
     changedFiles(report, plan),
     denialsSection(report, plan),
     failedSection(report, plan),

@@ -26,6 +26,7 @@ export const EXIT_REASONS = [
   "api_error",
   "engine_error",
   "config_error",
+  "schema_invalid",
 ] as const;
 export const ExitReason = z
   .enum(EXIT_REASONS)
@@ -40,7 +41,7 @@ export const Outcome = z
   .describe(
     "What a reviewer needs first, derived from exitReason, the patch and verify (see deriveOutcome): " +
       "changes = completed with a non-empty patch (verify passed or not run); no_changes = completed with an empty patch; " +
-      "verify_failed = the patch did not apply or the verify command failed; stopped = a limit or a cancel ended the run " +
+      "verify_failed = the patch did not apply or the verify command failed; stopped = a limit, a cancel or a missing structured output (schema_invalid) ended the run " +
       "(the patch may be partial); error = the run failed (api_error, engine_error, config_error).",
   );
 export type Outcome = z.infer<typeof Outcome>;
@@ -348,6 +349,17 @@ export const Warning = z
   .meta({ id: "Warning" });
 export type Warning = z.infer<typeof Warning>;
 
+export const StructuredOutput = z
+  .object({
+    schema: z.string().describe("Where the schema came from: its file name, inline (the Action's output_schema), or review (the built-in findings schema)."),
+    valid: z.boolean().describe("The agent returned an object valid against the schema; it is in output.json."),
+    attempts: NonNegativeInt.describe("StructuredOutput calls the agent made."),
+    errors: z.array(z.string()).describe("Why the last object was refused (the validator's messages), or that none was returned; empty when valid."),
+    path: z.string().optional().describe("output.json, relative to the run's output folder, when it was written."),
+  })
+  .meta({ id: "StructuredOutput" });
+export type StructuredOutput = z.infer<typeof StructuredOutput>;
+
 export const RunReport = z
   .object({
     schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
@@ -375,6 +387,7 @@ export const RunReport = z
     denials: z.array(Denial),
     todos: z.array(Todo).optional().describe("The last TodoWrite list."),
     warnings: z.array(Warning),
+    structuredOutput: StructuredOutput.optional().describe("With --output-schema (or in review mode): the agent's structured result."),
   })
   .meta({
     title: "agent-ci run report",

@@ -11,9 +11,10 @@ import { isContextEditRejection, isContextOverflow, type ContextManager } from "
 import { ModelApiError } from "./driver.js";
 import { apiUsage, type EventSink } from "./events.js";
 import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";
+import { STRUCTURED_OUTPUT_TOOL, type StructuredOutcome, type StructuredOutputSpec } from "./structured-output.js";
 
 /** The exit reasons the loop itself decides (the others come from faults the runner classifies). */
-export type LoopExit = Extract<ExitReason, "completed" | "max_turns" | "budget" | "timeout" | "context_window" | "max_denials" | "cancelled">;
+export type LoopExit = Extract<ExitReason, "completed" | "max_turns" | "budget" | "timeout" | "context_window" | "max_denials" | "cancelled" | "schema_invalid">;
 
 export interface TurnRecord {
   index: number;
@@ -49,6 +50,8 @@ export interface LoopResult {
   compactions: Compaction[];
   /** Why the run went over from the API's context edits to agent-ci's own clearing, if it did. */
   contextFallback?: string;
+  /** With a structured-output schema: what the model returned through StructuredOutput. */
+  structured?: StructuredOutcome;
 }
 
 export interface LoopOptions {
@@ -69,6 +72,8 @@ export interface LoopOptions {
   progress?: (line: string) => void;
   /** Keeps the conversation inside the context window (absent: nothing is cleared). */
   context?: ContextManager;
+  /** The run must end with an object valid against this schema (its tool is in `tools`). */
+  structuredOutput?: StructuredOutputSpec;
 }
 
 const ZERO: TurnUsage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
@@ -108,6 +113,16 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
   // One compaction-and-retry per overflow: a second one in a row ends the run.
   let overflowRetried = false;
   const context = options.context;
+  const spec = options.structuredOutput;
+  if (spec) result.structured = { schema: spec.name, valid: false, attempts: 0, errors: [] };
+  // One correction round: the first missing or invalid object is answered with why; the second ends the run.
+  let structuredMisses = 0;
+  const structuredMiss = (why: string[]): LoopResult | undefined => {
+    structuredMisses += 1;
+    if (result.structured) result.structured.errors = why;
+    if (structuredMisses < 2) return undefined;
+    return stop("schema_invalid", `the run ended without a valid ${STRUCTURED_OUTPUT_TOOL} object: ${why.join("; ")}`);
+  };
   const request = () => ({ system: options.system, tools: options.tools, messages });
   const compact = (turn: number, overflow: boolean): boolean => {
     const made = overflow ? context?.afterOverflow(turn, request()) : context?.beforeTurn(turn, request());
@@ -144,7 +159,8 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       limits.deadline - Date.now() < totalTime * WRAP_UP_TIME_FRACTION;
     if (nearLimit && !wrapUpSent && turn > 0) {
       wrapUpSent = true;
-      appendToLastUser(messages, "<system-reminder>agent-ci: this run is about to reach its limit (turns, budget or time). Finish now: make no new changes you cannot complete in this turn, and summarise what you did.</system-reminder>");
+      const finish = spec ? `call ${STRUCTURED_OUTPUT_TOOL} with your result` : "summarise what you did";
+      appendToLastUser(messages, `<system-reminder>agent-ci: this run is about to reach its limit (turns, budget or time). Finish now: make no new changes you cannot complete in this turn, and ${finish}.</system-reminder>`);
     }
 
     compact(turn, false);
@@ -218,14 +234,17 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     });
 
     const uses = content.filter((b): b is Anthropic.ToolUseBlockParam => b.type === "tool_use");
+    // StructuredOutput is answered here, not by the pipeline: it touches nothing in the sandbox.
+    const outputUses = spec ? uses.filter((u) => u.name === STRUCTURED_OUTPUT_TOOL) : [];
+    const toolUses = spec ? uses.filter((u) => u.name !== STRUCTURED_OUTPUT_TOOL) : uses;
     const turnStarted = performance.now();
     let records: ToolCallRecord[];
     try {
       await driver.beforeTools?.(options.sandbox);
-      records = uses.length
+      records = toolUses.length
         ? await pipeline.runTurn(
             turn,
-            uses.map((u) => ({ id: u.id, name: u.name, input: u.input, inputError: assistant.invalidToolInputs?.[u.id] })),
+            toolUses.map((u) => ({ id: u.id, name: u.name, input: u.input, inputError: assistant.invalidToolInputs?.[u.id] })),
             signal,
           )
         : [];
@@ -233,7 +252,7 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       // The run ends inside this turn (cancel, wall clock, the sandbox gone). Its calls still get an
       // outcome in the record and the event stream, so no tool_use is left without a tool_result.
       const why = signal.aborted ? String((signal.reason as Error)?.message ?? signal.reason ?? "cancelled") : (e as Error)?.message ?? String(e);
-      const interrupted = uses.map((u, index) => interruptedRecord(turn, index, u, why, Math.round(turnStarted - options.runStart)));
+      const interrupted = toolUses.map((u, index) => interruptedRecord(turn, index, u, why, Math.round(turnStarted - options.runStart)));
       result.calls.push(...interrupted);
       if (interrupted.length) {
         events.emit({ type: "user", session_id: options.runId, parent_tool_use_id: null, message: { role: "user", content: ToolPipeline.toolResults(interrupted) } });
@@ -256,7 +275,18 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
         if (ended) return ended;
         continue;
       }
+      if (spec) {
+        const ended = structuredMiss([`the agent stopped without calling ${STRUCTURED_OUTPUT_TOOL}`]);
+        if (ended) return ended;
+        appendUser(messages, `<system-reminder>agent-ci: this run must end with a call to ${STRUCTURED_OUTPUT_TOOL} whose input matches its schema. Call it now with your result.</system-reminder>`);
+        continue;
+      }
       return result;
+    }
+    const structured = spec ? answerStructured(spec, outputUses, turn, records.length, Math.round(performance.now() - options.runStart)) : undefined;
+    if (structured) {
+      records = [...records, ...structured.records];
+      if (result.structured) result.structured.attempts += outputUses.length;
     }
 
     for (const record of records) {
@@ -268,6 +298,14 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     messages.push({ role: "user", content: toolResults });
     events.emit({ type: "user", session_id: options.runId, parent_tool_use_id: null, message: { role: "user", content: toolResults } });
 
+    if (structured?.accepted && result.structured) {
+      result.structured = { ...result.structured, valid: true, errors: [], value: structured.accepted };
+      return result;
+    }
+    if (structured?.errors) {
+      const ended = structuredMiss(structured.errors);
+      if (ended) return ended;
+    }
     if (denials >= limits.maxDenials) {
       return stop("max_denials", `${denials} tool calls were denied by the permission policy; stopping (limit ${limits.maxDenials})`);
     }
@@ -303,9 +341,50 @@ function dropCompacted(messages: MessageParam[]): void {
   if (last > 1) messages.splice(1, last - 1);
 }
 
-/** The outcome of a call the run did not let finish: an error, its result unknown. */
-function interruptedRecord(turn: number, index: number, use: Anthropic.ToolUseBlockParam, why: string, startOffsetMs: number): ToolCallRecord {
-  const content = `The run ended before this call finished (${why}); its result is unknown.`;
+/**
+ * Answers a turn's StructuredOutput calls: the first valid object is accepted; an invalid one gets the
+ * validator's messages as an error result, so the model can correct it.
+ */
+function answerStructured(
+  spec: StructuredOutputSpec,
+  uses: Anthropic.ToolUseBlockParam[],
+  turn: number,
+  firstIndex: number,
+  startOffsetMs: number,
+): { records: ToolCallRecord[]; accepted?: Record<string, unknown>; errors?: string[] } {
+  let accepted: Record<string, unknown> | undefined;
+  let errors: string[] | undefined;
+  const records = uses.map((use, i): ToolCallRecord => {
+    const check = accepted ? undefined : spec.check(use.input);
+    let content: string;
+    if (check?.valid) {
+      accepted = check.value;
+      content = "Structured output accepted. The run is complete.";
+    } else if (check) {
+      errors = check.errors;
+      content = `The object does not match the schema:\n${check.errors.map((e) => `- ${e}`).join("\n")}\nCall ${STRUCTURED_OUTPUT_TOOL} again with a corrected object.`;
+    } else {
+      content = "Ignored: an earlier StructuredOutput call in this turn was accepted.";
+    }
+    return loopRecord(turn, firstIndex + i, use, startOffsetMs, {
+      content,
+      isError: !check?.valid,
+      errorKind: check && !check.valid ? "invalid_input" : undefined,
+      title: check?.valid ? "accepted" : check ? `invalid: ${check.errors[0]}` : "ignored",
+    });
+  });
+  return { records, accepted, errors: accepted ? undefined : errors };
+}
+
+/** The record of a call the loop answered itself (the pipeline never ran it). */
+function loopRecord(
+  turn: number,
+  index: number,
+  use: Anthropic.ToolUseBlockParam,
+  startOffsetMs: number,
+  answer: Pick<ToolCallRecord, "isError" | "errorKind" | "title"> & { content: string },
+): ToolCallRecord {
+  const { errorKind, ...rest } = answer;
   return {
     id: use.id,
     turn,
@@ -315,13 +394,17 @@ function interruptedRecord(turn: number, index: number, use: Anthropic.ToolUseBl
     stage: "call",
     startOffsetMs,
     durationMs: 0,
-    resultChars: content.length,
+    resultChars: answer.content.length,
     truncated: false,
-    isError: true,
-    errorKind: "interrupted",
-    title: `interrupted: ${why}`,
-    content,
+    ...(errorKind ? { errorKind } : {}),
+    ...rest,
   };
+}
+
+/** The outcome of a call the run did not let finish: an error, its result unknown. */
+function interruptedRecord(turn: number, index: number, use: Anthropic.ToolUseBlockParam, why: string, startOffsetMs: number): ToolCallRecord {
+  const content = `The run ended before this call finished (${why}); its result is unknown.`;
+  return loopRecord(turn, index, use, startOffsetMs, { content, isError: true, errorKind: "interrupted", title: `interrupted: ${why}` });
 }
 
 /** The content with every tool_use block whose id was already used removed (noted in the warnings). */

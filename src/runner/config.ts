@@ -8,6 +8,8 @@ import { DEFAULT_MODEL } from "./pricing.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 export const NETWORK_POLICIES = ["none", "setup", "on"] as const;
+/** run: work on the task; review: review base...head read-only and return findings (src/review/). */
+export const TASKS = ["run", "review"] as const;
 
 const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3 };
 
@@ -88,9 +90,22 @@ export const RunConfig = z
     /** Extra values to redact everywhere (e.g. the GitHub token in the Action). */
     secrets: z.array(z.string()).default([]),
     repo: z.string().optional(),
+    /** A JSON Schema file, or the schema itself (the Action's inline output_schema): the run must end with an object valid against it. */
+    outputSchema: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+    task: z.enum(TASKS).default("run"),
+    /** Review mode: the pull request's base (a commit or ref in the workspace) and head (default HEAD). */
+    reviewBase: z.string().min(1).optional(),
+    reviewHead: z.string().min(1).optional(),
   })
   .superRefine((c, ctx) => {
-    if (!c.script && !c.prompt) ctx.addIssue({ code: "custom", message: "give a task with --prompt or --prompt-file, or a --script to replay" });
+    if (!c.script && !c.prompt && c.task !== "review") ctx.addIssue({ code: "custom", message: "give a task with --prompt or --prompt-file, or a --script to replay" });
+    if (c.task === "review") {
+      if (!c.reviewBase) ctx.addIssue({ code: "custom", message: "--task review needs --base: the commit or ref the change is reviewed against" });
+      if (c.outputSchema !== undefined) ctx.addIssue({ code: "custom", message: "--task review returns its own findings: it takes no --output-schema" });
+      if (c.mode && c.mode !== "plan") ctx.addIssue({ code: "custom", message: `--task review runs in plan mode (read-only, no patch), not ${c.mode}` });
+    } else if (c.reviewBase || c.reviewHead) {
+      ctx.addIssue({ code: "custom", message: "--base and --head are for --task review" });
+    }
     if (c.script && c.prompt) ctx.addIssue({ code: "custom", message: "--script runs without a model: it takes no --prompt" });
     if (!c.script && !c.apiKey) {
       ctx.addIssue({ code: "custom", message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one" });
@@ -99,7 +114,8 @@ export const RunConfig = z
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
     if (c.setup.length && c.network !== "setup") ctx.addIssue({ code: "custom", message: "--setup commands need --network setup" });
-  });
+  })
+  .transform((c) => (c.task === "review" ? { ...c, mode: "plan" as const } : c));
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>;
 

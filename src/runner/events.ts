@@ -22,6 +22,7 @@ export const RESULT_SUBTYPES = {
   api_error: "error_during_execution",
   engine_error: "error_during_execution",
   config_error: "error_during_execution",
+  schema_invalid: "error_max_structured_output_retries",
 } as const satisfies Record<ExitReason, string>;
 export type ResultSubtype = (typeof RESULT_SUBTYPES)[ExitReason];
 
@@ -90,6 +91,8 @@ export type StreamEvent =
       total_cost_usd: number;
       usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
       permission_denials: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }>;
+      /** The valid StructuredOutput object (Claude Code's SDKResultSuccess.structured_output). */
+      structured_output?: Record<string, unknown>;
       patch_path?: string;
       report_path?: string;
     };

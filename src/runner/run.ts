@@ -34,6 +34,9 @@ import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
 import { contentText, ToolPipeline } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
+import { readSchema, StructuredOutputSpec } from "./structured-output.js";
+import { reviewJsonSchema } from "../review/findings.js";
+import { placeReview, reviewPrompt, reviewTarget, type ReviewPlacement, type ReviewTarget } from "../review/task.js";
 import { systemPrompt } from "./system-prompt.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
@@ -53,6 +56,7 @@ export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", n
   context_window: 5,
   max_denials: 5,
   verify_failed: 6,
+  schema_invalid: 7,
   cancelled: 130,
 };
 
@@ -74,6 +78,10 @@ export interface RunOutcome {
   reportPath?: string;
   report?: RunReport;
   error?: string;
+  /** The valid structured result, redacted (as in output.json). */
+  structuredOutput?: Record<string, unknown>;
+  /** Review mode: the findings placed on the diff (inline) or for the summary. */
+  review?: ReviewPlacement;
 }
 
 /** How a run failed: its exit reason, the error class, and a message for people. */
@@ -129,6 +137,8 @@ function contextFor(config: RunConfig, events: EventSink, runId: string, runStar
 }
 
 const DEFAULT_OUT_PARENT = "agent-ci-out";
+/** The structured result's file in the output folder. */
+export const STRUCTURED_OUTPUT_FILE = "output.json";
 
 function passThroughEnv(names: string[]): Record<string, string> {
   const env: Record<string, string> = {};
@@ -169,6 +179,8 @@ interface RunContext {
   state: RunState;
   /** Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far. */
   loop: LoopResult;
+  /** Review mode: what is reviewed (set before the sandbox starts). */
+  review?: ReviewTarget;
 }
 
 /** How the agent phase left things, for finishRun. */
@@ -276,6 +288,8 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
   const { config, runId, log, events } = ctx;
   const policy = await preparePolicy(config, runId);
   phase.policy = policy;
+  if (config.task === "review" && config.reviewBase) ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
+  const structured = ctx.review ? new StructuredOutputSpec(reviewJsonSchema(), "review") : structuredOutputSpec(config);
   const mode = policy.policy.mode;
   const driver = makeDriver(config, deadline, log);
   if (driver instanceof AnthropicDriver) {
@@ -335,9 +349,9 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
       pipeline,
       sandbox,
       state: ctx.state,
-      system: systemPrompt({ mode, network: config.network, tools, append: config.systemPromptAppend }),
-      prompt: config.prompt ?? "Run the scripted tool calls.",
-      tools: apiToolDefinitions(enabledTools),
+      system: systemPrompt({ mode, network: config.network, tools, append: [structured?.instruction(), config.systemPromptAppend].filter(Boolean).join("\n\n") || undefined }),
+      prompt: ctx.review ? reviewPrompt(ctx.review, config.prompt) : (config.prompt ?? "Run the scripted tool calls."),
+      tools: [...apiToolDefinitions(enabledTools), ...(structured ? [structured.tool] : [])],
       limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
       model: config.model,
       maxTokens: config.maxTokens,
@@ -347,10 +361,35 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
       signal,
       progress: ctx.io.progress ? log : undefined,
       context: contextFor(config, events, runId, ctx.runStart),
+      structuredOutput: structured,
     },
     loop,
   );
   if (loop.exit !== "completed") phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+}
+
+/** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */
+function structuredOutputSpec(config: RunConfig): StructuredOutputSpec | undefined {
+  if (config.outputSchema === undefined) return undefined;
+  const { schema, name } = readSchema(config.outputSchema);
+  return new StructuredOutputSpec(schema, name);
+}
+
+/**
+ * output.json: the agent's valid object, redacted like everything else written. Undefined when there is none;
+ * a write error goes to `outputErrors`.
+ */
+async function writeStructuredOutput(ctx: RunContext, outputErrors: string[]): Promise<{ path?: string; value?: Record<string, unknown> }> {
+  const found = ctx.loop.structured?.value;
+  if (!found) return {};
+  const value = ctx.redactor.redactDeep(found);
+  try {
+    await atomicWriteFile(path.join(ctx.outDir, STRUCTURED_OUTPUT_FILE), `${JSON.stringify(value, null, 2)}\n`);
+    return { path: STRUCTURED_OUTPUT_FILE, value };
+  } catch (e) {
+    outputErrors.push(`${STRUCTURED_OUTPUT_FILE} could not be written: ${(e as Error).message}`);
+    return { value };
+  }
 }
 
 /**
@@ -378,6 +417,10 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
     outputErrors.push(`the patch could not be written to ${patchPath}: ${(e as Error).message}`);
   }
   if (events.writeError) outputErrors.push(`events.jsonl could not be written completely: ${events.writeError.message}`);
+  const structured = await writeStructuredOutput(ctx, outputErrors);
+  const structuredPath = structured.path;
+  const review = ctx.review && structured.value ? placeReview(ctx.review, structured.value) : undefined;
+  if (review) log(`review: ${review.inline.length} finding(s) on lines of the diff, ${review.outside.length} outside it`);
   for (const message of outputErrors) log(message);
 
   const verify =
@@ -389,7 +432,7 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
       : undefined;
 
   const exitReason: ExitReason = failure?.reason ?? "completed";
-  const report = buildReport({ ...ctx, sandbox, policy, exitReason, failure, patch, verify, outputErrors });
+  const report = buildReport({ ...ctx, sandbox, policy, exitReason, failure, patch, verify, outputErrors, structuredPath });
   const written = await writeReportFiles(outDir, report, { patchText: patch.text, redactor }).catch((e: unknown) => {
     log(`writing the report failed: ${(e as Error).message}`);
     outputErrors.push(`the report could not be written: ${(e as Error).message}`);
@@ -420,6 +463,7 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
     permission_denials: loop.calls
       .filter((c) => c.decision?.behavior === "deny")
       .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
+    ...(structured.value ? { structured_output: structured.value } : {}),
     patch_path: patchPath,
     report_path: reportPath,
   });
@@ -427,7 +471,18 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
   // The message may quote a credential (a DOCKER_HOST with a password, an API error echoing the key): the
   // CLI and the Action print it, so it is redacted like everything else written or printed (S8).
   const error = failure?.message ?? (outputErrors.length ? outputErrors.join("; ") : undefined);
-  return { runId, exitReason, exitCode, outDir, patchPath, reportPath, report: written?.report, error: error === undefined ? undefined : redactor.redact(error) };
+  return {
+    runId,
+    exitReason,
+    exitCode,
+    outDir,
+    patchPath,
+    reportPath,
+    report: written?.report,
+    error: error === undefined ? undefined : redactor.redact(error),
+    structuredOutput: structured.value,
+    review,
+  };
 }
 
 interface PatchOut {
@@ -468,6 +523,8 @@ interface ReportParts {
   redactor: Redactor;
   /** Files of the run's output that could not be written (the report says so, in case it can be). */
   outputErrors: string[];
+  /** output.json, when the structured result was written. */
+  structuredPath?: string;
 }
 
 function buildReport(p: ReportParts): RunReportInput {
@@ -564,5 +621,17 @@ function buildReport(p: ReportParts): RunReportInput {
     denials,
     todos: p.state.todos.length ? p.state.todos : undefined,
     warnings,
+    structuredOutput: loop.structured
+      ? {
+          schema: loop.structured.schema,
+          valid: loop.structured.valid,
+          attempts: loop.structured.attempts,
+          errors:
+            loop.structured.valid || loop.structured.errors.length
+              ? loop.structured.errors
+              : [`the run ended (${p.exitReason}) before the agent returned an object`],
+          path: p.structuredPath,
+        }
+      : undefined,
   };
 }

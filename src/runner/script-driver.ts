@@ -1,7 +1,8 @@
 // ScriptDriver: assistant turns from a file instead of a model, through the same pipeline. For tests,
 // demos and replays. A script is `{"turns": [[{name, input}, …], …]}`; a turn may also be
 // `{"mutate": [{op, path, content}], "tools": [...]}` to change a file between turns as an outside actor
-// would. A report.json works too: its recorded calls are replayed turn by turn.
+// would. A report.json works too: its recorded calls are replayed turn by turn. With --output-schema (or in
+// review mode) a script returns its object by calling `StructuredOutput` like any other tool.
 import fs from "node:fs";
 import { z } from "zod";
 import type { Sandbox } from "../sandbox/sandbox.js";

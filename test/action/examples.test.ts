@@ -33,6 +33,7 @@ describe("examples/workflows", () => {
       "fix-issue-when-labeled.yml",
       "matrix-fan-out.yml",
       "nightly-maintenance.yml",
+      "review-pull-request.yml",
       "two-job-pattern.yml",
     ]);
   });

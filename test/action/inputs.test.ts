@@ -41,6 +41,7 @@ describe("parseActionInputs", () => {
         "context_window",
         "max_denials",
         "cancelled",
+        "schema_invalid",
         "verify_failed",
       ],
     });

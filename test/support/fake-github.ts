@@ -5,7 +5,10 @@
  *
  * State: issues and pull requests (with diffs), comments (created / updated by the Action, or seeded),
  * collaborator permissions, users, file contents by ref, the repository's default branch, and pull requests
- * opened, listed (by head) and edited through the API, as `agent-ci publish` does. Every request is recorded (method, path,
+ * opened, listed (by head) and edited through the API, as `agent-ci publish` does. Pull request reviews: created
+ * with their inline comments in one call (a comment on a line the PR's `diff` does not show on that side is
+ * refused with 422 "Line could not be resolved", as GitHub does), listed, their body edited (PUT), their comments
+ * listed and deleted one by one; a submitted review itself cannot be deleted. Every request is recorded (method, path,
  * query, headers, raw body) so tests can assert what the Action did and did not send.
  *
  * Faults are injected per route (`inject`), consumed in order: 401, 403 rate limit (primary with
@@ -48,6 +51,47 @@ export interface FakeComment {
   issue_number: number;
   body: string;
   user: FakeUser;
+}
+
+export interface FakeReviewComment {
+  id: number;
+  review_id: number;
+  path: string;
+  line: number;
+  start_line?: number;
+  side: string;
+  body: string;
+}
+
+export interface FakeReview {
+  id: number;
+  pull_number: number;
+  body: string;
+  event: string;
+  commit_id: string;
+  user: FakeUser;
+  comments: FakeReviewComment[];
+}
+
+/** Head-side (RIGHT) line ranges per file of a unified diff, read independently of agent-ci's parser. */
+function rightSideLines(diff: string): Map<string, Array<[number, number]>> {
+  const files = new Map<string, Array<[number, number]>>();
+  let current: Array<[number, number]> | undefined;
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("+++ ")) {
+      const name = line.slice(4).trim();
+      current = name === "/dev/null" ? undefined : [];
+      if (current) files.set(name.replace(/^b\//, ""), current);
+      continue;
+    }
+    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk && current) {
+      const start = Number(hunk[1]);
+      const count = hunk[2] === undefined ? 1 : Number(hunk[2]);
+      if (count > 0) current.push([start, start + count - 1]);
+    }
+  }
+  return files;
 }
 
 export interface RecordedGitHubRequest {
@@ -144,6 +188,8 @@ export interface FakeGitHub {
   comments: FakeComment[];
   /** Pull requests, seeded and opened through the API, by number. */
   pulls: Map<number, FakePull>;
+  /** Pull request reviews, in the order they were submitted, each with its remaining inline comments. */
+  reviews: FakeReview[];
   inject(fault: Fault): void;
   /** Requests other than GETs (the writes). */
   writes(): RecordedGitHubRequest[];
@@ -179,6 +225,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const pending: Array<Fault & { left: number }> = [];
   const requests: RecordedGitHubRequest[] = [];
   let nextCommentId = 1000 + comments.length;
+  const reviews: FakeReview[] = [];
+  let nextReviewId = 5000;
+  const reviewJson = (r: FakeReview) => ({
+    id: r.id,
+    body: r.body,
+    state: r.event === "COMMENT" ? "COMMENTED" : r.event,
+    commit_id: r.commit_id,
+    user: r.user,
+    html_url: `https://github.example/${owner}/${repo}/pull/${r.pull_number}#pullrequestreview-${r.id}`,
+  });
   let baseUrl = "";
 
   const commentJson = (c: FakeComment) => ({
@@ -337,6 +393,83 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       }
       return json(res, 200, pullJson(pull));
     }
+    if ((match = m(new RegExp(`${prefix}/pulls/(\\d+)/reviews$`)))) {
+      const pull = pulls.get(Number(match[1]));
+      if (!pull) return json(res, 404, { message: "Not Found" });
+      if (method === "GET") {
+        const perPage = Math.min(100, Number(query.get("per_page") ?? 30));
+        const page = Math.max(1, Number(query.get("page") ?? 1));
+        const all = reviews.filter((r) => r.pull_number === pull.number);
+        return json(res, 200, all.slice((page - 1) * perPage, page * perPage).map(reviewJson));
+      }
+      if (method === "POST") {
+        const parsed = JSON.parse(body || "{}") as {
+          body?: string;
+          event?: string;
+          commit_id?: string;
+          comments?: Array<{ path?: string; line?: number; start_line?: number; side?: string; start_side?: string; body?: string }>;
+        };
+        const inline = parsed.comments ?? [];
+        if (parsed.event === "COMMENT" && !parsed.body && !inline.length)
+          return json(res, 422, { message: "Unprocessable Entity", errors: ["Body is required for a COMMENT review"] });
+        if ((parsed.body ?? "").length > COMMENT_BODY_MAX) return json(res, 422, faults.tooLong().body);
+        const lines = rightSideLines(pull.diff);
+        for (const c of inline) {
+          const ranges = lines.get(c.path ?? "");
+          const inHunk = (n: number | undefined) => ranges?.find(([a, b]) => n !== undefined && a <= n && n <= b);
+          const hunk = inHunk(c.line);
+          const startOk = c.start_line === undefined || (c.start_line < (c.line ?? 0) && inHunk(c.start_line) === hunk);
+          if (!c.body || c.side !== "RIGHT" || !hunk || !startOk)
+            return json(res, 422, { message: "Unprocessable Entity", errors: ["Line could not be resolved"] });
+        }
+        const id = nextReviewId++;
+        const created: FakeReview = {
+          id,
+          pull_number: pull.number,
+          body: parsed.body ?? "",
+          event: parsed.event ?? "PENDING",
+          commit_id: parsed.commit_id ?? pull.head.sha,
+          user: BOT,
+          comments: inline.map((c) => ({
+            id: nextCommentId++,
+            review_id: id,
+            path: c.path ?? "",
+            line: c.line ?? 0,
+            start_line: c.start_line,
+            side: c.side ?? "RIGHT",
+            body: c.body ?? "",
+          })),
+        };
+        reviews.push(created);
+        return json(res, 200, reviewJson(created));
+      }
+    }
+    if ((match = m(new RegExp(`${prefix}/pulls/(\\d+)/reviews/(\\d+)(/comments)?$`)))) {
+      const review = reviews.find((r) => r.pull_number === Number(match?.[1]) && r.id === Number(match?.[2]));
+      if (!review) return json(res, 404, { message: "Not Found" });
+      if (match[3] && method === "GET") {
+        const perPage = Math.min(100, Number(query.get("per_page") ?? 30));
+        const page = Math.max(1, Number(query.get("page") ?? 1));
+        return json(res, 200, review.comments.slice((page - 1) * perPage, page * perPage));
+      }
+      if (!match[3] && method === "PUT") {
+        const parsed = JSON.parse(body || "{}") as { body?: string };
+        if (typeof parsed.body !== "string") return json(res, 422, { message: "Invalid request: body is required" });
+        review.body = parsed.body;
+        return json(res, 200, reviewJson(review));
+      }
+      if (!match[3] && method === "DELETE")
+        return json(res, 422, { message: "Unprocessable Entity", errors: ["Can not delete a non-pending pull request review"] });
+    }
+    if (method === "DELETE" && (match = m(new RegExp(`${prefix}/pulls/comments/(\\d+)$`)))) {
+      const id = Number(match[1]);
+      const review = reviews.find((r) => r.comments.some((c) => c.id === id));
+      if (!review) return json(res, 404, { message: "Not Found" });
+      review.comments = review.comments.filter((c) => c.id !== id);
+      res.writeHead(204);
+      res.end();
+      return;
+    }
     if (method === "GET" && (match = m(new RegExp(`${prefix}/contents/(.+)$`)))) {
       const file = decodeURIComponent(match[1] ?? "");
       const ref = query.get("ref") ?? "HEAD";
@@ -409,6 +542,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     requests,
     comments,
     pulls,
+    reviews,
     inject: (fault) => pending.push({ ...fault, left: fault.times ?? 1 }),
     writes: () => requests.filter((r) => r.method !== "GET"),
     close: () =>

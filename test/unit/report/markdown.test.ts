@@ -137,3 +137,17 @@ describe("renderMarkdown with control characters", () => {
     expect(markdown).not.toContain("\u001b");
   });
 });
+
+describe("renderMarkdown: structured output", () => {
+  it("says whether the object was valid and, when not, why", () => {
+    const valid = renderMarkdown({ ...smallFixReport(), structuredOutput: { schema: "verdict.json", valid: true, attempts: 1, errors: [], path: "output.json" } });
+    expect(valid).toContain("#### Structured output\n\n✅ valid against <code>verdict.json</code>, in <code>output.json</code> (1 attempt(s))");
+    const invalid = renderMarkdown({
+      ...smallFixReport(),
+      exitReason: "schema_invalid",
+      structuredOutput: { schema: "review", valid: false, attempts: 2, errors: ["/findings/0/line: must be > 0"] },
+    });
+    expect(invalid).toContain("❌ no object valid against the review's findings schema (2 attempt(s))\n\n- /findings/0/line: must be &gt; 0");
+    expect(renderMarkdown(smallFixReport())).not.toContain("Structured output");
+  });
+});
