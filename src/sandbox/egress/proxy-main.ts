@@ -1,0 +1,29 @@
+// The egress sidecar's program: bundled into one CommonJS file (scripts/egress-proxy.mjs), written into the
+// sidecar container and run on the toolbelt's Node. Its configuration comes in AGENT_CI_EGRESS (JSON);
+// it prints one JSON line per event on stdout — `{"ready":port}` once listening, `{"entry":…}` per
+// connection attempt, `{"sync":n}` in answer to a `sync n` line on stdin (everything before it has been
+// printed), which agent-ci uses to read a tool call's connections when the call ends.
+import readline from "node:readline";
+import type { DomainRule } from "./policy.js";
+import { createEgressProxy } from "./proxy.js";
+
+/** Written by agent-ci from a validated RunConfig (sidecar.ts); the sidecar carries no schema library. */
+export interface EgressSidecarConfig {
+  port: number;
+  rules: DomainRule[];
+  privateHosts: string[];
+}
+
+const config = JSON.parse(process.env.AGENT_CI_EGRESS ?? "{}") as EgressSidecarConfig;
+const emit = (event: unknown) => process.stdout.write(`${JSON.stringify(event)}\n`);
+
+const server = createEgressProxy({ rules: config.rules, privateHosts: config.privateHosts, onEntry: (entry) => emit({ entry }) });
+server.on("clientError", (_err, socket) => socket.destroy());
+server.listen(config.port, "0.0.0.0", () => emit({ ready: config.port }));
+
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const match = /^sync (\d{1,15})$/.exec(line);
+  if (match) emit({ sync: Number(match[1]) });
+});
+// agent-ci closed the stream (it ended the run, or died): the sidecar has no reason to stay.
+process.stdin.on("end", () => process.exit(0));
