@@ -7,6 +7,7 @@ import { PERMISSION_MODES } from "./policy/schema.js";
 import { parseRunConfig, parseSize, ConfigError, OUTPUT_FORMATS, NETWORK_POLICIES, type RunConfigInput } from "./runner/config.js";
 import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
+import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
 import { addPublishCommand } from "./pull-request/cli.js";
 import { AGENT_CI_VERSION } from "./version.js";
@@ -139,7 +140,11 @@ export function buildProgram(): Command {
     .option("--max-tokens <n>", "max output tokens per turn", positiveInt)
     .option("--thinking-budget <n>", "extended thinking budget in tokens", positiveInt)
     .option("--image <name>", "sandbox image (default: built from Dockerfile.sandbox on first use)")
-    .addOption(new Option("--network <policy>", "network in the sandbox: none, setup (only for --setup), on").choices(NETWORK_POLICIES).default("none"))
+    .addOption(
+      new Option("--network <policy>", "network in the sandbox: none, setup (only for --setup), allowlist (named domains through agent-ci's proxy), on").choices(NETWORK_POLICIES).default("none"),
+    )
+    .option("--allow-domain <domain>", `with --network allowlist: a host, *.domain, :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")}); repeatable`, collect, [])
+    .option("--allow-private-host <name[=address]>", "an allowed host that may resolve to a private address (never the metadata address); =ADDRESS maps the name (repeatable)", collect, [])
     .option("--setup <command>", "run before the agent, with network (needs --network setup; repeatable)", collect, [])
     .option("--memory <size>", "memory limit, e.g. 4g", size)
     .option("--cpus <n>", "CPU limit", positiveNumber)

@@ -4,10 +4,11 @@ import path from "node:path";
 import { z } from "zod";
 import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
+import { egressOptions } from "../sandbox/egress/allowlist.js";
 import { DEFAULT_MODEL } from "./pricing.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
-export const NETWORK_POLICIES = ["none", "setup", "on"] as const;
+export const NETWORK_POLICIES = ["none", "setup", "on", "allowlist"] as const;
 
 const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3 };
 
@@ -59,6 +60,8 @@ export const RunConfig = z
     image: z.string().optional(),
     network: z.enum(NETWORK_POLICIES).default("none"),
     setup: z.array(z.string().min(1)).default([]),
+    allowDomain: z.array(z.string()).default([]).describe("Network allowlist: host names, *.wildcards, :ports and ecosystem presets"),
+    allowPrivateHost: z.array(z.string()).default([]).describe("Allowed hosts that may resolve to a private address (NAME or NAME=ADDRESS)"),
     memory: Size.optional(),
     cpus: z.number().positive().max(64).optional(),
     workspaceSize: Size.optional(),
@@ -99,6 +102,15 @@ export const RunConfig = z
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
     if (c.setup.length && c.network !== "setup") ctx.addIssue({ code: "custom", message: "--setup commands need --network setup" });
+    if (c.network === "allowlist" && !c.allowDomain.length) ctx.addIssue({ code: "custom", message: "--network allowlist needs at least one --allow-domain (a host, *.domain, or a preset such as npm)" });
+    if (c.network !== "allowlist" && (c.allowDomain.length || c.allowPrivateHost.length)) {
+      ctx.addIssue({ code: "custom", message: "--allow-domain and --allow-private-host need --network allowlist" });
+    }
+    try {
+      egressOptions(c.allowDomain, c.allowPrivateHost);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: (e as Error).message });
+    }
   });
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>;

@@ -20,7 +20,8 @@ import {
 import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/index.js";
 import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
-import { containerName, DockerSandbox, newRunId } from "../sandbox/docker-sandbox.js";
+import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
+import { egressOptions } from "../sandbox/egress/allowlist.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
@@ -211,7 +212,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   const phase: AgentPhase = {};
   // When the loop does not answer at the deadline, the watchdog removes the container and, on this thread,
   // writes the record from what the loop has filled so far, then exits with the timeout code.
-  const watchdog = new Watchdog({ deadline, containerName: containerName(runId), emergencyExit: () => emergencyExit(ctx, phase) });
+  const watchdog = new Watchdog({ deadline, engineObjects: runEngineObjects(runId), emergencyExit: () => emergencyExit(ctx, phase) });
   try {
     await runAgentPhase(ctx, phase, deadline, controller.signal);
   } catch (e) {
@@ -260,6 +261,7 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
     image: config.image,
     network: config.network,
     setup: config.setup,
+    egress: config.network === "allowlist" ? egressOptions(config.allowDomain, config.allowPrivateHost) : undefined,
     memoryBytes: config.memory,
     nanoCpus: config.cpus ? Math.round(config.cpus * 1e9) : undefined,
     workspaceSizeBytes: config.workspaceSize,
@@ -305,7 +307,7 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
       pipeline,
       sandbox,
       state: ctx.state,
-      system: systemPrompt({ mode, network: config.network, tools, append: config.systemPromptAppend }),
+      system: systemPrompt({ mode, network: config.network, allowedDomains: config.allowDomain, tools, append: config.systemPromptAppend }),
       prompt: config.prompt ?? "Run the scripted tool calls.",
       tools: apiToolDefinitions(enabledTools),
       limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },

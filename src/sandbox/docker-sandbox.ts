@@ -16,6 +16,7 @@ import { assessHardening, type Hardening } from "./hardening.js";
 import { HelperClient } from "./helper-client.js";
 import type { ExecOpRequest, FailureHeader, HelperOp, HelperOps, HelperResult, ResponseHeader } from "./helper-protocol.js";
 import { type ResolvedImage, resolveImage } from "./image.js";
+import { type EgressOptions, egressMount, egressNames, EgressSidecar, proxyEnv } from "./egress/sidecar.js";
 import {
   type BackgroundStatus,
   EngineError,
@@ -34,7 +35,7 @@ import { ensureToolbelt, FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProg
 export type { Hardening } from "./hardening.js";
 export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./baseline.js";
 
-export type NetworkPolicy = "none" | "setup" | "on";
+export type NetworkPolicy = "none" | "setup" | "on" | "allowlist";
 
 export interface DockerSandboxOptions {
   runId: string;
@@ -44,6 +45,8 @@ export interface DockerSandboxOptions {
   network?: NetworkPolicy;
   /** Run with network before the agent starts (network "setup"), then the network is cut. */
   setup?: string[];
+  /** Network "allowlist": what the egress proxy lets through (sidecar.ts). */
+  egress?: EgressOptions;
   memoryBytes?: number;
   nanoCpus?: number;
   pidsLimit?: number;
@@ -144,6 +147,11 @@ export function containerName(runId: string): string {
   return `agent-ci-${runId}`;
 }
 
+/** Every engine object a run may create, by name (the watchdog removes them without asking the sandbox). */
+export function runEngineObjects(runId: string): { containers: string[]; volumes: string[] } {
+  const egress = egressNames(runId);
+  return { containers: [containerName(runId), egress.sidecar], volumes: [egress.volume] };
+}
 
 /** The answer's header, or the helper's error as a SandboxFsError for `p`. */
 function okHeader<K extends HelperOp>(res: HelperResult<K>, p: string): ResponseHeader<K> {
@@ -159,6 +167,12 @@ export interface ToolSource {
 }
 /** Programs reported by where they come from (the Bash tool finds the image's first). */
 const REPORTED_TOOLS = ["bash", "git", "rg", "node", "tar", "python3", "go"];
+
+/** none and allowlist: no interface but loopback (allowlist's way out is the egress sidecar's socket). */
+function networkMode(options: DockerSandboxOptions): string {
+  const network = options.network ?? "none";
+  return network === "none" || network === "allowlist" ? "none" : "bridge";
+}
 
 const envList = (env: Readonly<Record<string, string>>): string[] => Object.entries(env).map(([k, v]) => `${k}=${v}`);
 
@@ -176,6 +190,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   helperRestarts = 0;
   private recovering: Promise<void> | undefined;
   private profile: EngineProfile = DOCKER_PROFILE;
+  /** Network "allowlist": the run's egress proxy and its ledger. */
+  egress: EgressSidecar | undefined;
 
   private get safeDirectoryEnv(): Readonly<Record<string, string>> {
     return this.profile.workspaceNotAgents || this.options.readOnlyWorkspace ? SAFE_DIRECTORY_ENV : {};
@@ -186,11 +202,12 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
    * from the image's environment (an LD_PRELOAD there must not reach them); the Bash tool's scripts get the
    * image's environment and PATH, with the toolbelt last so the image's own git and bash win.
    */
-  private commandEnv(request: Pick<ExecRequest, "argv" | "env">): Record<string, string> {
+  private commandEnv(request: Pick<ExecRequest, "argv" | "env" | "caller">): Record<string, string> {
     const own = request.argv !== undefined;
     const imagePath = this.image.env.PATH ?? FALLBACK_PATH;
     const pathValue = own ? `${TOOLBELT_BIN}:${imagePath}` : `${imagePath}:${TOOLBELT_BIN}`;
-    return { ...(own ? {} : this.image.env), ...BASE_ENV, PATH: pathValue, ...this.safeDirectoryEnv, ...this.options.env, ...request.env };
+    const proxy = this.egress ? proxyEnv(request.caller) : {};
+    return { ...(own ? {} : this.image.env), ...BASE_ENV, PATH: pathValue, ...this.safeDirectoryEnv, ...this.options.env, ...proxy, ...request.env };
   }
 
   /** The cgroup's OOM-kill count after the last check (undefined: the engine does not expose it). */
@@ -225,15 +242,24 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     await reapOrphans(docker).catch(() => []);
     const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress)]);
     const t0 = performance.now();
-    const container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
+    const egress = options.network === "allowlist" ? await EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { rules: [], privateHosts: [], hosts: {} }) : undefined;
+    let container: Docker.Container;
+    try {
+      container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
+    } catch (e) {
+      await egress?.dispose();
+      throw e;
+    }
     const sandbox = new DockerSandbox(docker, container, options);
     sandbox.profile = engine.profile;
+    sandbox.egress = egress;
     live.add(sandbox);
     sandbox.image = image;
     try {
       sandbox.timings.createMs = performance.now() - t0;
       const t1 = performance.now();
       await withTimeout("a container start", container.start());
+      await egress?.connect(container, KEEPER_USER);
       sandbox.timings.startMs = performance.now() - t1;
       const t2 = performance.now();
       const [copy] = await Promise.all([sandbox.copyIn(workspace), sandbox.startHelper()]);
@@ -280,7 +306,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         Memory: memory,
         MemorySwap: memory,
         NanoCpus: options.nanoCpus ?? DEFAULTS.nanoCpus,
-        NetworkMode: (options.network ?? "none") === "none" ? "none" : "bridge",
+        NetworkMode: networkMode(options),
         // Rootful Podman 4.3 otherwise raises nofile and nproc to its own maxima, and the container fails to
         // start where the service lacks CAP_SYS_RESOURCE ("error setting rlimit"); Docker keeps the daemon's.
         Ulimits: [{ Name: "nofile", Soft: 4096, Hard: 4096 }, ...profile.extraUlimits],
@@ -289,7 +315,10 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
           "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,
         },
         // The toolbelt, read-only (filled already: the engine copies an image's content only into an empty volume).
-        Mounts: [{ Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true }],
+        Mounts: [
+          { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
+          ...(options.network === "allowlist" ? [egressMount(options.runId, true)] : []),
+        ],
       },
     };
   }
@@ -664,6 +693,9 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       await withTimeout("a container removal", this.container.remove({ force: true, v: true }));
     } catch (e) {
       if ((e as { statusCode?: number }).statusCode !== 404) throw e;
+    } finally {
+      // After the run's container: a network is removed only once nothing is attached to it.
+      await this.egress?.dispose();
     }
   }
 

@@ -64,3 +64,16 @@ export async function startOriginServers(address = "127.0.0.1"): Promise<OriginS
     },
   };
 }
+
+/**
+ * An address of this host that containers on a bridge network reach (the default bridge's gateway), for
+ * origin servers the egress sidecar connects to.
+ */
+export async function hostAddressForContainers(docker: import("dockerode")): Promise<string> {
+  for (const name of ["bridge", "podman"]) {
+    const info = await docker.getNetwork(name).inspect().catch(() => undefined) as { IPAM?: { Config?: Array<{ Gateway?: string }> } } | undefined;
+    const gateway = info?.IPAM?.Config?.find((c) => c.Gateway && !c.Gateway.includes(":"))?.Gateway;
+    if (gateway) return gateway;
+  }
+  throw new Error("no bridge network with an IPv4 gateway on this engine");
+}

@@ -46,3 +46,27 @@ export function parseAllowDomains(entries: readonly string[]): DomainRule[] {
   return entries.flatMap(parseAllowDomain);
 }
 
+
+/** What the egress proxy of a run lets through, from `--allow-domain` and `--allow-private-host`. */
+export interface EgressOptions {
+  rules: DomainRule[];
+  /** Hosts that may resolve to non-public addresses (`--allow-private-host NAME`); never the metadata address. */
+  privateHosts: string[];
+  /** Names the sidecar resolves to a given address (`--allow-private-host NAME=ADDRESS`). */
+  hosts: Record<string, string>;
+}
+
+/** Validates and expands the user's entries; an EgressPolicyError names the bad one. */
+export function egressOptions(allowDomains: readonly string[], allowPrivateHosts: readonly string[]): EgressOptions {
+  const privateHosts: string[] = [];
+  const hosts: Record<string, string> = {};
+  for (const entry of allowPrivateHosts) {
+    const [name = "", address] = entry.split("=", 2);
+    const host = normalizeHost(name);
+    if (!host) throw new EgressPolicyError(`--allow-private-host ${JSON.stringify(entry)}: give a host name, optionally =ADDRESS`);
+    if (address !== undefined && !net.isIP(address)) throw new EgressPolicyError(`--allow-private-host ${entry}: ${JSON.stringify(address)} is not an IP address`);
+    privateHosts.push(host);
+    if (address !== undefined) hosts[host] = address;
+  }
+  return { rules: parseAllowDomains(allowDomains), privateHosts, hosts };
+}
