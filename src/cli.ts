@@ -145,6 +145,7 @@ export function buildProgram(): Command {
     )
     .option("--allow-domain <domain>", `with --network allowlist: a host, *.domain, :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")}); repeatable`, collect, [])
     .option("--allow-private-host <name[=address]>", "an allowed host that may resolve to a private address (never the metadata address); =ADDRESS maps the name (repeatable)", collect, [])
+    .option("--ca-cert <file>", "a PEM file of CA certificates commands in the sandbox trust besides the image's (a company proxy's); curl, git, pip, npm and Node read it")
     .option("--setup <command>", "run before the agent, with network (needs --network setup; repeatable)", collect, [])
     .option("--memory <size>", "memory limit, e.g. 4g", size)
     .option("--cpus <n>", "CPU limit", positiveNumber)

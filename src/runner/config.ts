@@ -1,5 +1,6 @@
 // RunConfig: the one validated shape that both the CLI flags and the Action inputs become (STYLE.md habit
 // 13). Parsed once at the start; a bad value is a config error before any container or model call.
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { PermissionModeSchema } from "../policy/schema.js";
@@ -61,6 +62,7 @@ export const RunConfig = z
     network: z.enum(NETWORK_POLICIES).default("none"),
     setup: z.array(z.string().min(1)).default([]),
     allowDomain: z.array(z.string()).default([]).describe("Network allowlist: host names, *.wildcards, :ports and ecosystem presets"),
+    caCert: z.string().optional().describe("A PEM file of CA certificates that commands in the sandbox trust besides the image's"),
     allowPrivateHost: z.array(z.string()).default([]).describe("Allowed hosts that may resolve to a private address (NAME or NAME=ADDRESS)"),
     memory: Size.optional(),
     cpus: z.number().positive().max(64).optional(),
@@ -106,6 +108,13 @@ export const RunConfig = z
     if (c.network !== "allowlist" && (c.allowDomain.length || c.allowPrivateHost.length)) {
       ctx.addIssue({ code: "custom", message: "--allow-domain and --allow-private-host need --network allowlist" });
     }
+    if (c.caCert !== undefined) {
+      try {
+        readCaCert(c.caCert);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: (e as Error).message });
+      }
+    }
     try {
       egressOptions(c.allowDomain, c.allowPrivateHost);
     } catch (e) {
@@ -114,6 +123,20 @@ export const RunConfig = z
   });
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>;
+
+/** The `--ca-cert` file's text: PEM certificates only (a private key or anything else is refused). */
+export function readCaCert(file: string): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    throw new Error(`--ca-cert ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (!/-----BEGIN CERTIFICATE-----/.test(text) || /PRIVATE KEY-----/.test(text)) {
+    throw new Error(`--ca-cert ${file}: not a PEM file of certificates (-----BEGIN CERTIFICATE-----, and no private key)`);
+  }
+  return text;
+}
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";

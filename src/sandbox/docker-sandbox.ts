@@ -47,6 +47,8 @@ export interface DockerSandboxOptions {
   setup?: string[];
   /** Network "allowlist": what the egress proxy lets through (sidecar.ts). */
   egress?: EgressOptions;
+  /** A CA certificate (PEM) for commands to trust besides the image's (`--ca-cert`: a company or test proxy). */
+  caCertPem?: string;
   memoryBytes?: number;
   nanoCpus?: number;
   pidsLimit?: number;
@@ -111,6 +113,23 @@ const SAFE_DIRECTORY_ENV: Readonly<Record<string, string>> = {
   GIT_CONFIG_KEY_0: "safe.directory",
   GIT_CONFIG_VALUE_0: WORKSPACE_ROOT,
 };
+
+/** `--ca-cert`: the CA alone and the image's bundle with it, written by the keeper (the agent cannot change them). */
+const CA_DIR = "/tmp/agent-ci-ca";
+const CA_FILE = `${CA_DIR}/ca.pem`;
+const CA_BUNDLE = `${CA_DIR}/bundle.pem`;
+/** What OpenSSL, curl, git, pip, requests, npm and Node read for trusted CAs. */
+const CA_ENV: Readonly<Record<string, string>> = {
+  NODE_EXTRA_CA_CERTS: CA_FILE,
+  SSL_CERT_FILE: CA_BUNDLE,
+  CURL_CA_BUNDLE: CA_BUNDLE,
+  GIT_SSL_CAINFO: CA_BUNDLE,
+  PIP_CERT: CA_BUNDLE,
+  REQUESTS_CA_BUNDLE: CA_BUNDLE,
+  npm_config_cafile: CA_BUNDLE,
+};
+/** Where images keep their CA bundle (Debian and Alpine; Fedora and its kin). */
+const IMAGE_CA_BUNDLES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"];
 
 const live = new Set<DockerSandbox>();
 
@@ -207,7 +226,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const imagePath = this.image.env.PATH ?? FALLBACK_PATH;
     const pathValue = own ? `${TOOLBELT_BIN}:${imagePath}` : `${imagePath}:${TOOLBELT_BIN}`;
     const proxy = this.egress ? proxyEnv(request.caller) : {};
-    return { ...(own ? {} : this.image.env), ...BASE_ENV, PATH: pathValue, ...this.safeDirectoryEnv, ...this.options.env, ...proxy, ...request.env };
+    const ca = this.options.caCertPem ? CA_ENV : {};
+    return { ...(own ? {} : this.image.env), ...BASE_ENV, PATH: pathValue, ...this.safeDirectoryEnv, ...this.options.env, ...proxy, ...ca, ...request.env };
   }
 
   /** The cgroup's OOM-kill count after the last check (undefined: the engine does not expose it). */
@@ -260,6 +280,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       const t1 = performance.now();
       await withTimeout("a container start", container.start());
       await egress?.connect(container, KEEPER_USER);
+      if (options.caCertPem) await sandbox.installCaCert(options.caCertPem);
       sandbox.timings.startMs = performance.now() - t1;
       const t2 = performance.now();
       const [copy] = await Promise.all([sandbox.copyIn(workspace), sandbox.startHelper()]);
@@ -352,6 +373,14 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     await ended;
     const info = await withTimeout("an exec inspect", exec.inspect());
     return { exitCode: info.ExitCode ?? -1, output };
+  }
+
+  private async installCaCert(pem: string): Promise<void> {
+    const script = `umask 022 && mkdir -p ${CA_DIR} && cat > ${CA_FILE} && { for f in ${IMAGE_CA_BUNDLES.join(" ")}; do [ -f "$f" ] && cat "$f" && break; done; cat ${CA_FILE}; } > ${CA_BUNDLE}`;
+    const res = await this.oneShotExec([toolbeltProgram("bash"), "-c", script], KEEPER_USER, async (sink) => {
+      sink.end(pem.endsWith("\n") ? pem : `${pem}\n`);
+    });
+    if (res.exitCode !== 0) throw new EngineError(`installing the --ca-cert certificate failed: ${res.output.trim()}`);
   }
 
   private async copyIn(workspace: string): Promise<PackSummary> {
@@ -621,7 +650,9 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const outLen = h.stdoutBytes ?? 0;
     const killed = (h.signal === "SIGKILL" || h.exitCode === 137) && !h.timedOut && !h.outputKilled;
     const oomKilled = await this.oomKilled(killed);
+    const egressRefused = request.caller && this.egress ? await this.egress.refusalsOf(request.caller) : undefined;
     return {
+      egressRefused: egressRefused?.length ? egressRefused : undefined,
       exitCode: h.exitCode,
       signal: h.signal,
       stdout: res.body.subarray(0, outLen),
@@ -694,7 +725,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     } catch (e) {
       if ((e as { statusCode?: number }).statusCode !== 404) throw e;
     } finally {
-      // After the run's container: a network is removed only once nothing is attached to it.
+      // After the run's container (its tunnels closed and recorded): the volume goes once no container uses it.
+      await this.egress?.sync();
       await this.egress?.dispose();
     }
   }

@@ -48,6 +48,8 @@ export interface ExecResult {
   durationMs: number;
   /** The kernel's OOM killer ended a process of this command (the container's memory limit was reached). */
   oomKilled?: { memoryLimitBytes: number };
+  /** `--network allowlist`: the egress proxy's refusals of this command's connections, as messages. */
+  egressRefused?: string[];
 }
 
 export interface FileStat {

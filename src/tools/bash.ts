@@ -133,6 +133,8 @@ export const BashTool = defineTool<BashInput>({
         text += `\nShell cwd was reset to ${WORKSPACE_ROOT}`;
       }
     }
+    // Tools print a proxy's refusal as a bare status ("CONNECT tunnel failed, response 403"): say what and why.
+    for (const refusal of res.egressRefused ?? []) text += `\n${refusal}`;
     const title = `$ ${input.command.slice(0, 200)} → exit ${rendered.exitCode}${res.timedOut ? " (timed out)" : ""}`;
     const metadata = { exitCode: rendered.exitCode, timedOut: res.timedOut, durationMs: res.durationMs };
     if (rendered.failed) return { ...plainError(res.timedOut ? "timed_out" : "command_failed", text), title, metadata };

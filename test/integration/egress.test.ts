@@ -2,6 +2,8 @@
 // address under names the sidecar maps (`--allow-private-host NAME=ADDRESS`, the documented way to a
 // private host), curl in the sandbox through the proxy, and every way around it tried and failing.
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
@@ -10,6 +12,12 @@ import { egressNames } from "../../src/sandbox/egress/sidecar.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { hostAddressForContainers, type OriginServers, startOriginServers } from "../support/egress-servers.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { parseReport } from "../../src/report/index.js";
+import { parseRunConfig } from "../../src/runner/config.js";
+import { runAgent } from "../../src/runner/run.js";
+
+/** This host's trusted CAs (Debian's bundle), passed on with --ca-cert. */
+const HOST_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
 
 const docker = new Docker();
 
@@ -22,11 +30,12 @@ describe("a sandbox with --network allowlist", () => {
   beforeAll(async () => {
     host = await hostAddressForContainers(docker);
     origins = await startOriginServers(host);
-    const workspace = makeWorkspace({ "ca.pem": fs.readFileSync(origins.caFile) });
+    const workspace = makeWorkspace({ "README.md": "egress\n" });
     sandbox = await DockerSandbox.start({
       runId,
       workspaceDir: workspace,
       network: "allowlist",
+      caCertPem: fs.readFileSync(origins.caFile, "utf8"),
       egress: egressOptions(["allowed.test", "localhost"], [`allowed.test=${host}`, `blocked.test=${host}`]),
     });
   });
@@ -48,7 +57,7 @@ describe("a sandbox with --network allowlist", () => {
 
   it("reaches an allowed name over HTTP and HTTPS through the proxy, tagged with the calling tool call", async () => {
     expect(await sh(`curl -sS http://allowed.test:${origins.httpPort}/plain`, "toolu_http")).toEqual({ code: 0, out: "hello from allowed.test over http\n" });
-    expect(await sh(`curl -sS --cacert /workspace/ca.pem https://allowed.test:${origins.httpsPort}/tls`, "toolu_https")).toEqual({ code: 0, out: "hello from allowed.test over https\n" });
+    expect(await sh(`curl -sS https://allowed.test:${origins.httpsPort}/tls`, "toolu_https")).toEqual({ code: 0, out: "hello from allowed.test over https\n" });
     const entries = await ledger();
     expect(entries.find((e) => e.caller === "toolu_http")).toMatchObject({ host: "allowed.test", kind: "http", decision: "allowed", address: host });
     expect(entries.find((e) => e.caller === "toolu_https")).toMatchObject({ host: "allowed.test", kind: "connect", decision: "allowed" });
@@ -57,7 +66,7 @@ describe("a sandbox with --network allowlist", () => {
   it("refuses a name off the allowlist with the policy's message", async () => {
     const plain = await sh(`curl -sS http://blocked.test:${origins.httpPort}/`, "toolu_blocked");
     expect(plain.out).toContain("agent-ci's network policy refused blocked.test");
-    const tls = await sh(`curl -sS --cacert /workspace/ca.pem https://blocked.test:${origins.httpsPort}/`, "toolu_blocked_tls");
+    const tls = await sh(`curl -sS https://blocked.test:${origins.httpsPort}/`, "toolu_blocked_tls");
     expect(tls.code).not.toBe(0);
     expect(tls.out).toMatch(/CONNECT tunnel failed, response 403/);
     const entries = await ledger();
@@ -81,7 +90,7 @@ describe("a sandbox with --network allowlist", () => {
 
   it("cuts a tunnel whose TLS server name differs from its CONNECT host", async () => {
     const proxy = "127.0.0.1:3128";
-    const res = await sh(`openssl s_client -proxy ${proxy} -connect allowed.test:${origins.httpsPort} -servername blocked.test -CAfile /workspace/ca.pem </dev/null`, "toolu_sni");
+    const res = await sh(`openssl s_client -proxy ${proxy} -connect allowed.test:${origins.httpsPort} -servername blocked.test </dev/null`, "toolu_sni");
     expect(res.code).not.toBe(0);
     expect((await ledger()).find((e) => e.caller === undefined && e.reason?.includes("TLS server name"))).toMatchObject({
       host: "allowed.test",
@@ -108,5 +117,79 @@ describe("a sandbox with --network allowlist", () => {
     const names = egressNames(runId);
     expect((await docker.getContainer(names.sidecar).inspect()).State.Running).toBe(true);
     expect((await docker.getVolume(names.volume).inspect()).Name).toBe(names.volume);
+  });
+});
+
+describe("runAgent with --network allowlist", () => {
+  let origins: OriginServers;
+  let host: string;
+  let caFile: string;
+
+  beforeAll(async () => {
+    host = await hostAddressForContainers(docker);
+    origins = await startOriginServers(host);
+    // The test servers' CA, and this host's own trust (a registry may sit behind a TLS-inspecting proxy).
+    caFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-ca-")), "ca.pem");
+    const hostBundle = fs.existsSync(HOST_CA_BUNDLE) ? fs.readFileSync(HOST_CA_BUNDLE, "utf8") : "";
+    fs.writeFileSync(caFile, fs.readFileSync(origins.caFile, "utf8") + hostBundle);
+  });
+  afterAll(async () => {
+    await origins?.close();
+  });
+
+  async function run(allowDomain: string[], turns: unknown[]) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-egress-run-"));
+    const scriptFile = path.join(dir, "script.json");
+    fs.writeFileSync(scriptFile, JSON.stringify({ turns }));
+    const workspace = makeWorkspace({ "package.json": JSON.stringify({ name: "egress-demo", version: "1.0.0", private: true }) + "\n" });
+    const config = parseRunConfig({
+      workspace,
+      out: path.join(dir, "out"),
+      script: scriptFile,
+      mode: "bypassPermissions",
+      network: "allowlist",
+      allowDomain,
+      allowPrivateHost: [`allowed.test=${host}`, `blocked.test=${host}`],
+      caCert: caFile,
+    });
+    const logs: string[] = [];
+    const outcome = await runAgent(config, { stdout: () => {}, stderr: (l) => logs.push(l), progress: false });
+    if (!fs.existsSync(path.join(outcome.outDir, "report.json"))) throw new Error(`no report: ${JSON.stringify(outcome)}\n${logs.join("\n")}`);
+    const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
+    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } })).toEqual([]);
+    expect((await docker.listVolumes({ filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } })).Volumes).toEqual([]);
+    return { outcome, report, md: fs.readFileSync(path.join(outcome.outDir, "report.md"), "utf8") };
+  }
+
+  it("records every attempt with its tool call, and tells the model what was refused", async () => {
+    const { report, md } = await run(
+      ["allowed.test"],
+      [
+        [{ id: "toolu_get", name: "Bash", input: { command: `curl -sS https://allowed.test:${origins.httpsPort}/` } }],
+        [{ id: "toolu_refused", name: "Bash", input: { command: `curl -sS https://blocked.test:${origins.httpsPort}/` } }],
+      ],
+    );
+    const connections = report.egress?.connections ?? [];
+    expect(connections.find((c) => c.caller === "toolu_get")).toMatchObject({ host: "allowed.test", decision: "allowed", kind: "connect" });
+    expect(connections.find((c) => c.caller === "toolu_refused")).toMatchObject({ host: "blocked.test", decision: "denied", reason: "not on the allowlist" });
+    expect(report.toolCalls.find((c) => c.id === "toolu_get")?.resultPreview).toContain("hello from allowed.test over https");
+    expect(report.toolCalls.find((c) => c.id === "toolu_refused")?.resultPreview).toContain(
+      `agent-ci's network policy refused blocked.test:${origins.httpsPort}: not on the allowlist; allowed: allowed.test`,
+    );
+    expect(md).toContain("<b>Network: 2 connections through the allowlist proxy, 1 denied</b>");
+  });
+
+  it("installs an npm package with --allow-domain npm, and not without it", { timeout: 240_000 }, async () => {
+    const install = [[{ id: "toolu_npm", name: "Bash", input: { command: "npm install --no-audit --no-fund is-number@7.0.0 && node -e 'console.log(require(\"is-number\")(5))'" } }]];
+    const allowed = await run(["npm"], install);
+    const call = allowed.report.toolCalls.find((c) => c.id === "toolu_npm");
+    expect(call?.exitCode, call?.resultPreview).toBe(0);
+    expect(call?.resultPreview).toContain("true");
+    expect(allowed.report.egress?.connections.some((c) => c.host === "registry.npmjs.org" && c.decision === "allowed")).toBe(true);
+
+    const refused = await run(["allowed.test"], install);
+    const denied = refused.report.toolCalls.find((c) => c.id === "toolu_npm");
+    expect(denied?.exitCode).not.toBe(0);
+    expect(denied?.resultPreview).toContain("agent-ci's network policy refused registry.npmjs.org:443: not on the allowlist");
   });
 });

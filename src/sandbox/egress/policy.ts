@@ -30,9 +30,14 @@ export function matchDomain(rules: readonly DomainRule[], host: string, port: nu
   return rules.find((rule) => (rule.port === undefined || rule.port === port) && (rule.wildcard ? name.endsWith(`.${rule.host}`) : name === rule.host));
 }
 
+/** A rule the way it is written: `host`, `*.domain`, with `:port`. */
+export function ruleText(rule: DomainRule): string {
+  return `${rule.wildcard ? "*." : ""}${rule.host}${rule.port === undefined ? "" : `:${rule.port}`}`;
+}
+
 /** Renders rules back the way they are written, for messages ("allowed: …"). */
 export function describeRules(rules: readonly DomainRule[]): string {
-  return rules.map((r) => `${r.wildcard ? "*." : ""}${r.host}${r.port === undefined ? "" : `:${r.port}`}`).join(", ");
+  return rules.map(ruleText).join(", ");
 }
 
 function blockList(subnets: ReadonlyArray<readonly [string, number, "ipv4" | "ipv6"]>): net.BlockList {
@@ -82,4 +87,9 @@ export function addressRefusal(address: string, privateAllowed: boolean): string
     return `resolves to the non-public address ${a} (loopback, link-local or private); opt the host in with --allow-private-host`;
   }
   return undefined;
+}
+
+/** The refusal text: what was refused and what is allowed, so a model does not retry blindly. */
+export function refusalMessage(host: string, port: number, reason: string, rules: readonly DomainRule[]): string {
+  return `agent-ci's network policy refused ${host}:${port}: ${reason}; allowed: ${describeRules(rules) || "nothing"}`;
 }

@@ -9,25 +9,12 @@ import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import httpProxy from "http-proxy";
+import type { EgressConnection } from "../../report/schema.js";
 import extractSni from "sni";
-import { addressRefusal, describeRules, type DomainRule, matchDomain, normalizeHost } from "./policy.js";
+import { addressRefusal, type DomainRule, matchDomain, normalizeHost, refusalMessage } from "./policy.js";
 
-export interface LedgerEntry {
-  host: string;
-  port: number;
-  /** `connect`: a tunnel (HTTPS); `http`: a plain request the proxy forwarded. */
-  kind: "connect" | "http";
-  decision: "allowed" | "denied";
-  reason?: string;
-  /** The address the proxy connected to (allowed only). */
-  address?: string;
-  bytesUp: number;
-  bytesDown: number;
-  startedAt: string;
-  durationMs: number;
-  /** The proxy user name the client sent: the tag of the tool call whose process connected. */
-  caller?: string;
-}
+/** One connection attempt, as report.json records it (the schema is the one definition). */
+export type LedgerEntry = EgressConnection;
 
 export type Resolve = (host: string) => Promise<Array<{ address: string; family: number }>>;
 
@@ -46,11 +33,6 @@ const HELLO_TIMEOUT_MS = 10_000;
 const MAX_HELLO_BYTES = 16_384 + 5;
 
 const defaultResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
-
-/** The refusal text: what was refused and what is allowed, so a model does not retry blindly. */
-export function refusalMessage(host: string, port: number, reason: string, rules: readonly DomainRule[]): string {
-  return `agent-ci's network policy refused ${host}:${port}: ${reason}; allowed: ${describeRules(rules) || "nothing"}`;
-}
 
 function callerOf(req: http.IncomingMessage): string | undefined {
   const auth = req.headers["proxy-authorization"];
@@ -93,15 +75,14 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     return { ok: true, address: addresses[0]!.address };
   }
 
-  function ledger(base: Pick<LedgerEntry, "host" | "port" | "kind" | "caller">, started: number, rest: Partial<LedgerEntry> & Pick<LedgerEntry, "decision">): void {
-    options.onEntry({ bytesUp: 0, bytesDown: 0, ...base, ...rest, startedAt: new Date(started).toISOString(), durationMs: Math.round(performance.now() - startedPerf(started)) });
+  /** An attempt's start: the wall clock for the record, the monotonic clock for its duration. */
+  const begin = () => ({ at: new Date().toISOString(), t0: performance.now() });
+  function ledger(base: Pick<LedgerEntry, "host" | "port" | "kind" | "caller">, started: ReturnType<typeof begin>, rest: Partial<LedgerEntry> & Pick<LedgerEntry, "decision">): void {
+    options.onEntry({ bytesUp: 0, bytesDown: 0, ...base, ...rest, startedAt: started.at, durationMs: Math.round(performance.now() - started.t0) });
   }
-  // performance.now() at the wall-clock instant `started` (durations from the monotonic clock).
-  const perfOffset = Date.now() - performance.now();
-  const startedPerf = (started: number) => started - perfOffset;
 
   const server = http.createServer((req, res) => {
-    const started = Date.now();
+    const started = begin();
     let url: URL;
     try {
       url = new URL(req.url ?? "");
@@ -150,7 +131,7 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
   });
 
   server.on("connect", (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
-    const started = Date.now();
+    const started = begin();
     const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? "");
     const host = match?.[1] ?? req.url ?? "";
     const port = Number(match?.[2] ?? 0);

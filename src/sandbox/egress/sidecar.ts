@@ -17,6 +17,7 @@ import { EngineError } from "../sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "../toolbelt.js";
 import type { EgressOptions } from "./allowlist.js";
 import type { EgressSidecarConfig } from "./proxy-main.js";
+import { refusalMessage } from "./policy.js";
 import type { LedgerEntry } from "./proxy.js";
 import { EGRESS_PROXY_JS } from "./proxy-source.js";
 
@@ -93,11 +94,12 @@ export class EgressSidecar {
   private constructor(
     private readonly docker: Docker,
     readonly runId: string,
+    readonly options: EgressOptions,
   ) {}
 
   /** Creates the volume and the sidecar and waits for its proxy. On any failure nothing is left behind. */
   static async start(docker: Docker, runId: string, image: string, toolbeltVolume: string, options: EgressOptions): Promise<EgressSidecar> {
-    const sidecar = new EgressSidecar(docker, runId);
+    const sidecar = new EgressSidecar(docker, runId, options);
     try {
       await sidecar.create(image, toolbeltVolume, options);
       return sidecar;
@@ -198,6 +200,14 @@ export class EgressSidecar {
     this.proxyStream.write(`sync ${n}\n`);
     await answered;
     this.waiting.delete(n);
+  }
+
+  /** The refusals of one caller's connections so far, as the messages its tool call result carries. */
+  async refusalsOf(caller: string): Promise<string[]> {
+    await this.sync();
+    const refused = this.entries.filter((e) => e.caller === caller && e.decision === "denied");
+    const unique = new Set(refused.map((e) => refusalMessage(e.host, e.port, e.reason ?? "refused", this.options.rules)));
+    return [...unique];
   }
 
   /** Removes the sidecar and the volume. Safe to call more than once (the run's container must be gone first). */
