@@ -130,7 +130,7 @@ export function readCaCert(file: string): string {
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (e) {
-    throw new Error(`--ca-cert ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new Error(`--ca-cert ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
   }
   if (!/-----BEGIN CERTIFICATE-----/.test(text) || /PRIVATE KEY-----/.test(text)) {
     throw new Error(`--ca-cert ${file}: not a PEM file of certificates (-----BEGIN CERTIFICATE-----, and no private key)`);
