@@ -5,7 +5,7 @@ import path from "node:path";
 import { z } from "zod";
 import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
-import { egressOptions } from "../sandbox/egress/allowlist.js";
+import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
 import { DEFAULT_MODEL } from "./pricing.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
@@ -61,6 +61,7 @@ export const RunConfig = z
     image: z.string().optional(),
     network: z.enum(NETWORK_POLICIES).default("none"),
     setup: z.array(z.string().min(1)).default([]),
+    setupAllowDomain: z.array(z.string()).default([]).describe("--network setup: what setup commands reach (default: every ecosystem preset)"),
     allowDomain: z.array(z.string()).default([]).describe("Network allowlist: host names, *.wildcards, :ports and ecosystem presets"),
     caCert: z.string().optional().describe("A PEM file of CA certificates that commands in the sandbox trust besides the image's"),
     allowPrivateHost: z.array(z.string()).default([]).describe("Allowed hosts that may resolve to a private address (NAME or NAME=ADDRESS)"),
@@ -103,10 +104,12 @@ export const RunConfig = z
     if (c.compactAt !== undefined && c.contextWindow !== undefined && c.compactAt >= c.contextWindow) {
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
-    if (c.setup.length && c.network !== "setup") ctx.addIssue({ code: "custom", message: "--setup commands need --network setup" });
+    if (c.setup.length && c.network === "none") ctx.addIssue({ code: "custom", message: "--setup commands need a network: --network setup (through the setup allowlist), allowlist or on" });
+    if (c.setupAllowDomain.length && c.network !== "setup") ctx.addIssue({ code: "custom", message: "--setup-allow-domain needs --network setup" });
     if (c.network === "allowlist" && !c.allowDomain.length) ctx.addIssue({ code: "custom", message: "--network allowlist needs at least one --allow-domain (a host, *.domain, or a preset such as npm)" });
-    if (c.network !== "allowlist" && (c.allowDomain.length || c.allowPrivateHost.length)) {
-      ctx.addIssue({ code: "custom", message: "--allow-domain and --allow-private-host need --network allowlist" });
+    if (c.network !== "allowlist" && c.allowDomain.length) ctx.addIssue({ code: "custom", message: "--allow-domain needs --network allowlist" });
+    if (c.network !== "allowlist" && c.network !== "setup" && c.allowPrivateHost.length) {
+      ctx.addIssue({ code: "custom", message: "--allow-private-host needs --network allowlist or setup" });
     }
     if (c.caCert !== undefined) {
       try {
@@ -117,6 +120,7 @@ export const RunConfig = z
     }
     try {
       egressOptions(c.allowDomain, c.allowPrivateHost);
+      egressOptions(c.setupAllowDomain, []);
     } catch (e) {
       ctx.addIssue({ code: "custom", message: (e as Error).message });
     }
@@ -136,6 +140,15 @@ export function readCaCert(file: string): string {
     throw new Error(`--ca-cert ${file}: not a PEM file of certificates (-----BEGIN CERTIFICATE-----, and no private key)`);
   }
   return text;
+}
+
+/** What the run's egress proxy allows: the allowlist, or for `--network setup` the setup allowlist (default: every preset). */
+export function runEgressOptions(config: Pick<RunConfig, "network" | "allowDomain" | "setupAllowDomain" | "allowPrivateHost" | "setup">): EgressOptions | undefined {
+  if (config.network === "allowlist") return egressOptions(config.allowDomain, config.allowPrivateHost);
+  if (config.network === "setup" && config.setup.length) {
+    return egressOptions(config.setupAllowDomain.length ? config.setupAllowDomain : EGRESS_PRESET_NAMES, config.allowPrivateHost);
+  }
+  return undefined;
 }
 
 export class ConfigError extends Error {

@@ -21,14 +21,13 @@ import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/
 import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
-import { egressOptions } from "../sandbox/egress/allowlist.js";
 import { ruleText } from "../sandbox/egress/policy.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
 import { newLoopResult, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
-import { ConfigError, readCaCert, type RunConfig } from "./config.js";
+import { ConfigError, readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
 import { EventSink, RESULT_SUBTYPES } from "./events.js";
@@ -262,7 +261,7 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
     image: config.image,
     network: config.network,
     setup: config.setup,
-    egress: config.network === "allowlist" ? egressOptions(config.allowDomain, config.allowPrivateHost) : undefined,
+    egress: runEgressOptions(config),
     caCertPem: config.caCert === undefined ? undefined : readCaCert(config.caCert),
     memoryBytes: config.memory,
     nanoCpus: config.cpus ? Math.round(config.cpus * 1e9) : undefined,
@@ -539,7 +538,7 @@ function buildReport(p: ReportParts): RunReportInput {
     warnings,
     egress: sandbox?.egress
       ? {
-          allowed: config.allowDomain,
+          allowed: sandbox.egress.options.given,
           allowedHosts: sandbox.egress.options.rules.map(ruleText),
           privateHosts: sandbox.egress.options.privateHosts,
           connections: sandbox.egress.entries,

@@ -43,9 +43,12 @@ export interface DockerSandboxOptions {
   /** A user-named image; default: Dockerfile.sandbox, built on demand. */
   image?: string;
   network?: NetworkPolicy;
-  /** Run with network before the agent starts (network "setup"), then the network is cut. */
+  /**
+   * Run before the agent starts. Network "setup": through the egress proxy with `egress` (the setup
+   * allowlist), which is then removed; "allowlist" and "on": with the run's own network.
+   */
   setup?: string[];
-  /** Network "allowlist": what the egress proxy lets through (sidecar.ts). */
+  /** Networks "allowlist" and "setup": what the egress proxy lets through (sidecar.ts). */
   egress?: EgressOptions;
   /** A CA certificate (PEM) for commands to trust besides the image's (`--ca-cert`: a company or test proxy). */
   caCertPem?: string;
@@ -131,6 +134,9 @@ const CA_ENV: Readonly<Record<string, string>> = {
 /** Where images keep their CA bundle (Debian and Alpine; Fedora and its kin). */
 const IMAGE_CA_BUNDLES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"];
 
+/** The ledger's caller for setup commands (tool calls carry their tool_use id). */
+export const SETUP_CALLER = "setup";
+
 const live = new Set<DockerSandbox>();
 
 /** Removes every sandbox this process still holds (SIGINT/SIGTERM path). */
@@ -187,10 +193,14 @@ export interface ToolSource {
 /** Programs reported by where they come from (the Bash tool finds the image's first). */
 const REPORTED_TOOLS = ["bash", "git", "rg", "node", "tar", "python3", "go"];
 
-/** none and allowlist: no interface but loopback (allowlist's way out is the egress sidecar's socket). */
+/** Allowlist, and setup while it runs its commands, go out through the egress sidecar. */
+function usesEgress(options: DockerSandboxOptions): boolean {
+  return options.network === "allowlist" || (options.network === "setup" && Boolean(options.setup?.length));
+}
+
+/** Only "on" gives the container a network interface; the others have loopback (and the sidecar's socket). */
 function networkMode(options: DockerSandboxOptions): string {
-  const network = options.network ?? "none";
-  return network === "none" || network === "allowlist" ? "none" : "bridge";
+  return options.network === "on" ? "bridge" : "none";
 }
 
 const envList = (env: Readonly<Record<string, string>>): string[] => Object.entries(env).map(([k, v]) => `${k}=${v}`);
@@ -225,7 +235,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const own = request.argv !== undefined;
     const imagePath = this.image.env.PATH ?? FALLBACK_PATH;
     const pathValue = own ? `${TOOLBELT_BIN}:${imagePath}` : `${imagePath}:${TOOLBELT_BIN}`;
-    const proxy = this.egress ? proxyEnv(request.caller) : {};
+    const proxy = this.egress?.active ? proxyEnv(request.caller) : {};
     const ca = this.options.caCertPem ? CA_ENV : {};
     return { ...(own ? {} : this.image.env), ...BASE_ENV, PATH: pathValue, ...this.safeDirectoryEnv, ...this.options.env, ...proxy, ...ca, ...request.env };
   }
@@ -262,7 +272,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     await reapOrphans(docker).catch(() => []);
     const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress)]);
     const t0 = performance.now();
-    const egress = options.network === "allowlist" ? await EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { rules: [], privateHosts: [], hosts: {} }) : undefined;
+    const egress = usesEgress(options) ? await EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} }) : undefined;
     let container: Docker.Container;
     try {
       container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
@@ -295,7 +305,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       sandbox.baselineRecord = new Baseline(sandbox, copy.isGitRepo);
       await sandbox.baselineRecord.record();
       sandbox.timings.baselineMs = performance.now() - t3;
-      if (options.network === "setup") await sandbox.runSetup(options.setup ?? []);
+      if (options.setup?.length) await sandbox.runSetup(options.setup);
       sandbox.timings.readyMs = performance.now() - t0;
       return sandbox;
     } catch (e) {
@@ -338,7 +348,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         // The toolbelt, read-only (filled already: the engine copies an image's content only into an empty volume).
         Mounts: [
           { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
-          ...(options.network === "allowlist" ? [egressMount(options.runId, true)] : []),
+          ...(usesEgress(options) ? [egressMount(options.runId, true)] : []),
         ],
       },
     };
@@ -596,22 +606,19 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   private async runSetup(commands: string[]): Promise<void> {
     for (const command of commands) {
       this.options.progress?.(`setup: ${command}`);
-      const res = await this.exec({ script: command, timeoutMs: 30 * 60_000 });
+      const res = await this.exec({ script: command, timeoutMs: 30 * 60_000, caller: SETUP_CALLER });
       if (res.exitCode !== 0) {
         const tail = Buffer.concat([res.stdout, res.stderr]).toString("utf8").trim().slice(-2000);
-        throw new WorkspaceError(`setup command failed (exit ${res.exitCode}): ${command}\n${tail}`);
+        const refused = res.egressRefused?.length ? `\n${res.egressRefused.join("\n")} (widen it with --setup-allow-domain)` : "";
+        throw new WorkspaceError(`setup command failed (exit ${res.exitCode}): ${command}\n${tail}${refused}`);
       }
     }
+    if (this.options.network !== "setup") return;
     // Nothing setup started may carry the network into the agent's phase (C18): kill every process of
-    // the agent user (the helper too), cut the network, then start a fresh helper.
+    // the agent user (the helper too), end the egress proxy, then start a fresh helper.
     await this.oneShotExec([toolbeltProgram("bash"), "-c", "kill -9 -1 2>/dev/null; true"], AGENT_USER);
-    const info = await this.container.inspect();
-    for (const name of Object.keys(info.NetworkSettings.Networks ?? {})) {
-      await withTimeout("a network disconnect", this.docker.getNetwork(name).disconnect({ Container: this.container.id, Force: true }));
-    }
-    const after = await this.container.inspect();
-    if (Object.keys(after.NetworkSettings.Networks ?? {}).length) throw new EngineError("cutting the network after setup failed");
-    this.hardening.networkMode = "none (cut after setup)";
+    await this.egress?.stop();
+    this.hardening.networkMode = "none (setup went through the egress proxy, ended before the agent)";
     await this.startHelper();
   }
 
@@ -650,7 +657,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const outLen = h.stdoutBytes ?? 0;
     const killed = (h.signal === "SIGKILL" || h.exitCode === 137) && !h.timedOut && !h.outputKilled;
     const oomKilled = await this.oomKilled(killed);
-    const egressRefused = request.caller && this.egress ? await this.egress.refusalsOf(request.caller) : undefined;
+    const egressRefused = request.caller && this.egress?.active ? await this.egress.refusalsOf(request.caller) : undefined;
     return {
       egressRefused: egressRefused?.length ? egressRefused : undefined,
       exitCode: h.exitCode,

@@ -13,7 +13,7 @@ import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { hostAddressForContainers, type OriginServers, startOriginServers } from "../support/egress-servers.js";
 import { makeWorkspace } from "../support/workspace.js";
 import { parseReport } from "../../src/report/index.js";
-import { parseRunConfig } from "../../src/runner/config.js";
+import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
 
 /** This host's trusted CAs (Debian's bundle), passed on with --ca-cert. */
@@ -137,7 +137,7 @@ describe("runAgent with --network allowlist", () => {
     await origins?.close();
   });
 
-  async function run(allowDomain: string[], turns: unknown[]) {
+  async function run(allowDomain: string[], turns: unknown[], extra: Partial<RunConfigInput> = {}) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-egress-run-"));
     const scriptFile = path.join(dir, "script.json");
     fs.writeFileSync(scriptFile, JSON.stringify({ turns }));
@@ -151,6 +151,7 @@ describe("runAgent with --network allowlist", () => {
       allowDomain,
       allowPrivateHost: [`allowed.test=${host}`, `blocked.test=${host}`],
       caCert: caFile,
+      ...extra,
     });
     const logs: string[] = [];
     const outcome = await runAgent(config, { stdout: () => {}, stderr: (l) => logs.push(l), progress: false });
@@ -191,5 +192,27 @@ describe("runAgent with --network allowlist", () => {
     const denied = refused.report.toolCalls.find((c) => c.id === "toolu_npm");
     expect(denied?.exitCode).not.toBe(0);
     expect(denied?.resultPreview).toContain("agent-ci's network policy refused registry.npmjs.org:443: not on the allowlist");
+  });
+
+  it("gives --network setup's commands the setup allowlist, then nothing to the agent", async () => {
+    const { outcome, report } = await run(
+      [],
+      [[{ id: "toolu_after", name: "Bash", input: { command: `curl -sS -m 5 https://allowed.test:${origins.httpsPort}/; echo "rc=$? proxy=\${HTTPS_PROXY:-unset}"` } }]],
+      {
+        network: "setup",
+        allowDomain: [],
+        setupAllowDomain: ["allowed.test"],
+        setup: [`curl -sS -o /workspace/fetched.txt https://allowed.test:${origins.httpsPort}/setup`, `curl -sS http://blocked.test:${origins.httpPort}/ | grep -q "network policy refused"`],
+      },
+    );
+    expect(outcome.exitReason).toBe("completed");
+    expect(report.egress?.allowed).toEqual(["allowed.test"]);
+    expect(report.egress?.connections.map((c) => [c.caller, c.host, c.decision])).toEqual([
+      ["setup", "allowed.test", "allowed"],
+      ["setup", "blocked.test", "denied"],
+    ]);
+    const after = report.toolCalls.find((c) => c.id === "toolu_after")?.resultPreview ?? "";
+    expect(after).toMatch(/rc=(6|7) proxy=unset/);
+    expect(report.hardening?.networkMode).toMatch(/^none/);
   });
 });

@@ -49,6 +49,8 @@ export function parseAllowDomains(entries: readonly string[]): DomainRule[] {
 
 /** What the egress proxy of a run lets through, from `--allow-domain` and `--allow-private-host`. */
 export interface EgressOptions {
+  /** The entries as given (presets by name), for the report. */
+  given: string[];
   rules: DomainRule[];
   /** Hosts that may resolve to non-public addresses (`--allow-private-host NAME`); never the metadata address. */
   privateHosts: string[];
@@ -68,5 +70,5 @@ export function egressOptions(allowDomains: readonly string[], allowPrivateHosts
     privateHosts.push(host);
     if (address !== undefined) hosts[host] = address;
   }
-  return { rules: parseAllowDomains(allowDomains), privateHosts, hosts };
+  return { given: [...allowDomains], rules: parseAllowDomains(allowDomains), privateHosts, hosts };
 }

@@ -191,7 +191,7 @@ export class EgressSidecar {
 
   /** Resolves once every connection that ended before now is in `entries` (bounded: never hangs a run). */
   async sync(): Promise<void> {
-    if (!this.proxyStream || this.disposed) return;
+    if (!this.proxyStream || !this.active) return;
     const n = ++this.syncs;
     const answered = new Promise<void>((resolve) => {
       this.waiting.set(n, resolve);
@@ -208,6 +208,27 @@ export class EgressSidecar {
     const refused = this.entries.filter((e) => e.caller === caller && e.decision === "denied");
     const unique = new Set(refused.map((e) => refusalMessage(e.host, e.port, e.reason ?? "refused", this.options.rules)));
     return [...unique];
+  }
+
+  /** Whether commands go through the proxy (false once `stop` ended it: after `--network setup`'s setup). */
+  get active(): boolean {
+    return !this.stopped && !this.disposed;
+  }
+  private stopped = false;
+
+  /**
+   * Ends the proxy and removes the sidecar, keeping the ledger: the run goes on with no way out at all. The
+   * volume stays until the run's container, which mounts it, is gone (dispose).
+   */
+  async stop(): Promise<void> {
+    if (this.stopped || this.disposed) return;
+    await this.sync();
+    this.stopped = true;
+    for (const stream of this.streams) stream.destroy();
+    const gone = (e: unknown) => {
+      if ((e as { statusCode?: number }).statusCode !== 404) throw e;
+    };
+    await withTimeout("a container removal", this.docker.getContainer(egressNames(this.runId).sidecar).remove({ force: true })).catch(gone);
   }
 
   /** Removes the sidecar and the volume. Safe to call more than once (the run's container must be gone first). */
