@@ -34,6 +34,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     baseURL: parts.envBaseUrl || undefined,
     image: inputs.image,
     network: inputs.network,
+    allowDomain: inputs.allowed_domains,
     setup: inputs.setup,
     env: [],
     mode: inputs.permission_mode,
