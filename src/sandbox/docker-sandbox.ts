@@ -193,6 +193,10 @@ export interface ToolSource {
 /** Programs reported by where they come from (the Bash tool finds the image's first). */
 const REPORTED_TOOLS = ["bash", "git", "rg", "node", "tar", "python3", "go"];
 
+// Rootful Podman 4.3 otherwise raises nofile and nproc to its own maxima, and the container fails to
+// start where the service lacks CAP_SYS_RESOURCE ("error setting rlimit"); Docker keeps the daemon's.
+const ulimits = (profile: EngineProfile) => [{ Name: "nofile", Soft: 4096, Hard: 4096 }, ...profile.extraUlimits];
+
 /** Allowlist, and setup while it runs its commands, go out through the egress sidecar. */
 function usesEgress(options: DockerSandboxOptions): boolean {
   return options.network === "allowlist" || (options.network === "setup" && Boolean(options.setup?.length));
@@ -272,7 +276,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     await reapOrphans(docker).catch(() => []);
     const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress)]);
     const t0 = performance.now();
-    const egress = usesEgress(options) ? await EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} }) : undefined;
+    const egress = usesEgress(options) ? await EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} }, ulimits(engine.profile)) : undefined;
     let container: Docker.Container;
     try {
       container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
@@ -338,9 +342,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         MemorySwap: memory,
         NanoCpus: options.nanoCpus ?? DEFAULTS.nanoCpus,
         NetworkMode: networkMode(options),
-        // Rootful Podman 4.3 otherwise raises nofile and nproc to its own maxima, and the container fails to
-        // start where the service lacks CAP_SYS_RESOURCE ("error setting rlimit"); Docker keeps the daemon's.
-        Ulimits: [{ Name: "nofile", Soft: 4096, Hard: 4096 }, ...profile.extraUlimits],
+        Ulimits: ulimits(profile),
         Tmpfs: {
           [WORKSPACE_ROOT]: `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${profile.workspaceOwner(Boolean(options.readOnlyWorkspace))}`,
           "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,

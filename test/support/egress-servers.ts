@@ -37,7 +37,11 @@ function makeCertificates(dir: string, address: string): { key: Buffer; cert: Bu
   return { key: fs.readFileSync(path.join(dir, "key.pem")), cert: fs.readFileSync(path.join(dir, "cert.pem")), caFile: path.join(dir, "ca.pem") };
 }
 
-export async function startOriginServers(address = "127.0.0.1"): Promise<OriginServers> {
+/**
+ * `address` is where containers reach this host (in the certificate); `listenOn` where the servers listen:
+ * the same, or every address where the engine's bridge appears only with its first container (Podman).
+ */
+export async function startOriginServers(address = "127.0.0.1", listenOn = address): Promise<OriginServers> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-egress-"));
   const { key, cert, caFile } = makeCertificates(dir, address);
   const seen: string[] = [];
@@ -48,7 +52,11 @@ export async function startOriginServers(address = "127.0.0.1"): Promise<OriginS
   };
   const plain = http.createServer(handler("http"));
   const secure = https.createServer({ key, cert }, handler("https"));
-  const listen = (server: http.Server) => new Promise<number>((resolve) => server.listen(0, address, () => resolve((server.address() as AddressInfo).port)));
+  const listen = (server: http.Server) =>
+    new Promise<number>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, listenOn, () => resolve((server.address() as AddressInfo).port));
+    });
   const [httpPort, httpsPort] = await Promise.all([listen(plain), listen(secure)]);
   return {
     address,

@@ -98,10 +98,10 @@ export class EgressSidecar {
   ) {}
 
   /** Creates the volume and the sidecar and waits for its proxy. On any failure nothing is left behind. */
-  static async start(docker: Docker, runId: string, image: string, toolbeltVolume: string, options: EgressOptions): Promise<EgressSidecar> {
+  static async start(docker: Docker, runId: string, image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"]): Promise<EgressSidecar> {
     const sidecar = new EgressSidecar(docker, runId, options);
     try {
-      await sidecar.create(image, toolbeltVolume, options);
+      await sidecar.create(image, toolbeltVolume, options, ulimits);
       return sidecar;
     } catch (e) {
       await sidecar.dispose();
@@ -109,7 +109,7 @@ export class EgressSidecar {
     }
   }
 
-  private async create(image: string, toolbeltVolume: string, options: EgressOptions): Promise<void> {
+  private async create(image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"]): Promise<void> {
     const names = egressNames(this.runId);
     const labels = ownerLabels(this.runId);
     await withTimeout("a volume create", this.docker.createVolume({ Name: names.volume, Labels: labels }));
@@ -130,6 +130,7 @@ export class EgressSidecar {
           PidsLimit: 64,
           Memory: 256 * 1024 ** 2,
           NetworkMode: "bridge",
+          Ulimits: ulimits,
           ExtraHosts: Object.entries(options.hosts).map(([name, address]) => `${name}:${address}`),
           Mounts: [{ Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true }, egressMount(this.runId, false)],
         },
