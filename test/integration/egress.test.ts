@@ -1,6 +1,7 @@
 // `--network allowlist` against the real engine, on loopback only: origin servers on this host's bridge
 // address under names the sidecar maps (`--allow-private-host NAME=ADDRESS`, the documented way to a
 // private host), curl in the sandbox through the proxy, and every way around it tried and failing.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,8 +9,8 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
 import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
-import { egressNames } from "../../src/sandbox/egress/sidecar.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { egressMount, egressNames } from "../../src/sandbox/egress/sidecar.js";
+import { LABEL_RUN, reapOrphans } from "../../src/sandbox/engine.js";
 import { hostAddressForContainers, type OriginServers, startOriginServers } from "../support/egress-servers.js";
 import { makeWorkspace } from "../support/workspace.js";
 import { parseReport } from "../../src/report/index.js";
@@ -214,5 +215,40 @@ describe("runAgent with --network allowlist", () => {
     const after = report.toolCalls.find((c) => c.id === "toolu_after")?.resultPreview ?? "";
     expect(after).toMatch(/rc=(6|7) proxy=unset/);
     expect(report.hardening?.networkMode).toMatch(/^none/);
+  });
+});
+
+describe("the watchdog with --network allowlist", () => {
+  it("removes the sidecar and its volume with the run's container when it ends a blocked run", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-egress-watchdog-"));
+    const scriptFile = path.join(dir, "script.json");
+    fs.writeFileSync(scriptFile, JSON.stringify({ turns: [[{ name: "Bash", input: { command: "sleep 60" } }]] }));
+    const out = path.join(dir, "out");
+    const args = ["run", "--workspace", makeWorkspace({ a: "a\n" }), "--script", scriptFile, "--mode", "bypassPermissions", "--out", out, "--timeout", "5", "--network", "allowlist", "--allow-domain", "npm"];
+    // The test-only hook blocks the main thread once the sandbox is up: only the watchdog can end the run.
+    const child = spawn("node", [path.resolve("bin/agent-ci.js"), ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "", AGENT_CI_TEST_BLOCK_EVENT_LOOP: "1" }, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    expect(code, stderr).toBe(5);
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } })).toEqual([]);
+    expect((await docker.listVolumes({ filters: { label: [`${LABEL_RUN}=${report.runId}`] } })).Volumes).toEqual([]);
+  }, 120_000);
+});
+
+describe("the orphan reaper", () => {
+  it("removes an allowlist run's sidecar and volume whose owner process died", async () => {
+    const runId = newRunId();
+    const dead = spawn("true");
+    await new Promise((resolve) => dead.on("exit", resolve));
+    const labels = { [LABEL_RUN]: runId, "agent-ci.pid": String(dead.pid), "agent-ci.host": os.hostname(), "agent-ci.started": new Date().toISOString() };
+    const names = egressNames(runId);
+    await docker.createVolume({ Name: names.volume, Labels: labels });
+    const image = (await docker.listImages({ filters: { reference: ["agent-ci-sandbox"] } }))[0]?.RepoTags?.[0] ?? "agent-ci-sandbox";
+    await docker.createContainer({ name: names.sidecar, Image: image, Cmd: ["true"], Labels: labels, HostConfig: { Mounts: [egressMount(runId, false)] } });
+    await reapOrphans(docker);
+    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } })).toEqual([]);
+    expect((await docker.listVolumes({ filters: { label: [`${LABEL_RUN}=${runId}`] } })).Volumes).toEqual([]);
   });
 });
