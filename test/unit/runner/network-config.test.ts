@@ -2,6 +2,7 @@
 // the egress proxy of a run is given.
 import { describe, expect, it } from "vitest";
 import { EGRESS_PRESET_NAMES } from "../../../src/sandbox/egress/allowlist.js";
+import { systemPrompt } from "../../../src/runner/system-prompt.js";
 import { ConfigError, parseRunConfig, type RunConfigInput, runEgressOptions } from "../../../src/runner/config.js";
 
 const base: RunConfigInput = { workspace: ".", script: "script.json" };
@@ -40,5 +41,13 @@ describe("network options", () => {
     expect(runEgressOptions(parse({}))).toBeUndefined();
     expect(runEgressOptions(parse({ network: "on" }))).toBeUndefined();
     expect(runEgressOptions(parse({ network: "setup" }))).toBeUndefined();
+  });
+});
+
+describe("the system prompt's network line", () => {
+  it("names the allowed domains and says refusals come back in the result", () => {
+    const prompt = systemPrompt({ mode: "default", network: "allowlist", allowedDomains: ["npm", "*.corp.example"], tools: ["Bash"] });
+    expect(prompt).toContain("The sandbox reaches only these domains, over HTTP(S) through a proxy set in HTTP_PROXY/HTTPS_PROXY (npm, pip, git and curl use it): npm, *.corp.example.");
+    expect(systemPrompt({ mode: "default", network: "setup", tools: ["Bash"] })).toContain("The sandbox has no network access");
   });
 });
