@@ -302,6 +302,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       sandbox.timings.copyMs = performance.now() - t2;
       const refreshed = sandbox.refreshWorkspaceIndex();
       sandbox.hardening = await sandbox.readBackHardening(toolbelt);
+      if (options.network === "allowlist") sandbox.hardening.networkMode = "none (egress only through the allowlist proxy)";
       sandbox.oomKills = await sandbox.readOomKills();
       sandbox.tools = await sandbox.findTools();
       await refreshed;

@@ -179,6 +179,7 @@ describe("runAgent with --network allowlist", () => {
       `agent-ci's network policy refused blocked.test:${origins.httpsPort}: not on the allowlist; allowed: allowed.test`,
     );
     expect(md).toContain("<b>Network: 2 connections through the allowlist proxy, 1 denied</b>");
+    expect(report.hardening?.networkMode).toBe("none (egress only through the allowlist proxy)");
   });
 
   it("installs an npm package with --allow-domain npm, and not without it", { timeout: 240_000 }, async () => {
