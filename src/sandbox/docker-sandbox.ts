@@ -16,7 +16,7 @@ import { assessHardening, type Hardening } from "./hardening.js";
 import { HelperClient } from "./helper-client.js";
 import type { ExecOpRequest, FailureHeader, HelperOp, HelperOps, HelperResult, ResponseHeader } from "./helper-protocol.js";
 import { type ResolvedImage, resolveImage } from "./image.js";
-import { type EgressOptions, egressMount, egressNames, EgressSidecar, proxyEnv } from "./egress/sidecar.js";
+import { createEgressVolume, type EgressOptions, egressMount, egressNames, EgressSidecar, proxyEnv, removeEgress } from "./egress/sidecar.js";
 import {
   type BackgroundStatus,
   EngineError,
@@ -197,6 +197,13 @@ const REPORTED_TOOLS = ["bash", "git", "rg", "node", "tar", "python3", "go"];
 // start where the service lacks CAP_SYS_RESOURCE ("error setting rlimit"); Docker keeps the daemon's.
 const ulimits = (profile: EngineProfile) => [{ Name: "nofile", Soft: 4096, Hard: 4096 }, ...profile.extraUlimits];
 
+/** Removes a run's sidecar (started, failed or still starting) and its volume, keeping the ledger read so far. */
+async function removeStartedEgress(docker: Docker, runId: string, starting: Promise<EgressSidecar>): Promise<void> {
+  const sidecar = await starting.catch(() => undefined);
+  await sidecar?.sync();
+  await (sidecar ? sidecar.dispose() : removeEgress(docker, runId));
+}
+
 /** Allowlist, and setup while it runs its commands, go out through the egress sidecar. */
 function usesEgress(options: DockerSandboxOptions): boolean {
   return options.network === "allowlist" || (options.network === "setup" && Boolean(options.setup?.length));
@@ -225,6 +232,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   private profile: EngineProfile = DOCKER_PROFILE;
   /** Network "allowlist": the run's egress proxy and its ledger. */
   egress: EgressSidecar | undefined;
+  /** The sidecar while it starts (dispose waits for it, so one still starting is removed too). */
+  private egressStart: Promise<EgressSidecar> | undefined;
 
   private get safeDirectoryEnv(): Readonly<Record<string, string>> {
     return this.profile.workspaceNotAgents || this.options.readOnlyWorkspace ? SAFE_DIRECTORY_ENV : {};
@@ -276,24 +285,33 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     await reapOrphans(docker).catch(() => []);
     const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress)]);
     const t0 = performance.now();
-    const egress = usesEgress(options) ? await EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} }, ulimits(engine.profile)) : undefined;
+    // The egress sidecar starts while the run's container is created and filled; both mount its volume.
+    let egressStart: Promise<EgressSidecar> | undefined;
+    if (usesEgress(options)) {
+      await createEgressVolume(docker, options.runId);
+      egressStart = EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} }, ulimits(engine.profile));
+      egressStart.catch(() => {});
+    }
     let container: Docker.Container;
     try {
       container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
     } catch (e) {
-      await egress?.dispose();
+      if (egressStart) await removeStartedEgress(docker, options.runId, egressStart);
       throw e;
     }
     const sandbox = new DockerSandbox(docker, container, options);
     sandbox.profile = engine.profile;
-    sandbox.egress = egress;
+    sandbox.egressStart = egressStart;
     live.add(sandbox);
     sandbox.image = image;
     try {
       sandbox.timings.createMs = performance.now() - t0;
       const t1 = performance.now();
       await withTimeout("a container start", container.start());
-      await egress?.connect(container, KEEPER_USER);
+      if (egressStart) {
+        sandbox.egress = await egressStart;
+        await sandbox.egress.connect(container, KEEPER_USER);
+      }
       if (options.caCertPem) await sandbox.installCaCert(options.caCertPem);
       sandbox.timings.startMs = performance.now() - t1;
       const t2 = performance.now();
@@ -736,8 +754,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       if ((e as { statusCode?: number }).statusCode !== 404) throw e;
     } finally {
       // After the run's container (its tunnels closed and recorded): the volume goes once no container uses it.
-      await this.egress?.sync();
-      await this.egress?.dispose();
+      if (this.egressStart) await removeStartedEgress(this.docker, this.options.runId, this.egressStart);
     }
   }
 

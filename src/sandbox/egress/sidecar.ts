@@ -97,14 +97,17 @@ export class EgressSidecar {
     readonly options: EgressOptions,
   ) {}
 
-  /** Creates the volume and the sidecar and waits for its proxy. On any failure nothing is left behind. */
+  /**
+   * Creates the sidecar (its volume made by `createEgressVolume` first) and waits for its proxy. On failure
+   * the sidecar is removed; the volume, which the run's container may already mount, is its owner's to remove.
+   */
   static async start(docker: Docker, runId: string, image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"]): Promise<EgressSidecar> {
     const sidecar = new EgressSidecar(docker, runId, options);
     try {
       await sidecar.create(image, toolbeltVolume, options, ulimits);
       return sidecar;
     } catch (e) {
-      await sidecar.dispose();
+      await sidecar.stop().catch(() => {});
       throw e;
     }
   }
@@ -112,7 +115,6 @@ export class EgressSidecar {
   private async create(image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"]): Promise<void> {
     const names = egressNames(this.runId);
     const labels = ownerLabels(this.runId);
-    await withTimeout("a volume create", this.docker.createVolume({ Name: names.volume, Labels: labels }));
     const container = await withTimeout(
       "a container create",
       this.docker.createContainer({
@@ -247,6 +249,11 @@ function parseEvent(line: string): { entry?: LedgerEntry; sync?: number } | unde
   } catch {
     return undefined;
   }
+}
+
+/** The run's socket volume, labelled like its containers (the reaper finds it); made before either container. */
+export async function createEgressVolume(docker: Docker, runId: string): Promise<void> {
+  await withTimeout("a volume create", docker.createVolume({ Name: egressNames(runId).volume, Labels: ownerLabels(runId) }));
 }
 
 /** Removes a run's sidecar and its volume by name; what is already gone is fine. */
