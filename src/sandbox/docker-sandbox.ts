@@ -286,11 +286,17 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress)]);
     const t0 = performance.now();
     // The egress sidecar starts while the run's container is created and filled; both mount its volume.
+    // The sidecar's container starts before the run's: the first to mount a new volume gives it its owner on
+    // Podman, and the proxy (root, no capabilities) must be able to make its socket there.
     let egressStart: Promise<EgressSidecar> | undefined;
+    let sidecarStarted: Promise<void> | undefined;
     if (usesEgress(options)) {
       await createEgressVolume(docker, options.runId);
-      egressStart = EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} }, ulimits(engine.profile));
-      egressStart.catch(() => {});
+      let started = () => {};
+      sidecarStarted = new Promise<void>((resolve) => (started = resolve));
+      egressStart = EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} }, ulimits(engine.profile), started);
+      // A sidecar that fails before its container starts: the run's start goes on, and meets the failure below.
+      void egressStart.catch(() => {}).finally(started);
     }
     let container: Docker.Container;
     try {
@@ -307,6 +313,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     try {
       sandbox.timings.createMs = performance.now() - t0;
       const t1 = performance.now();
+      await sidecarStarted;
       await withTimeout("a container start", container.start());
       if (egressStart) {
         sandbox.egress = await egressStart;

@@ -101,10 +101,10 @@ export class EgressSidecar {
    * Creates the sidecar (its volume made by `createEgressVolume` first) and waits for its proxy. On failure
    * the sidecar is removed; the volume, which the run's container may already mount, is its owner's to remove.
    */
-  static async start(docker: Docker, runId: string, image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"]): Promise<EgressSidecar> {
+  static async start(docker: Docker, runId: string, image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"], onContainerStarted?: () => void): Promise<EgressSidecar> {
     const sidecar = new EgressSidecar(docker, runId, options);
     try {
-      await sidecar.create(image, toolbeltVolume, options, ulimits);
+      await sidecar.create(image, toolbeltVolume, options, ulimits, onContainerStarted);
       return sidecar;
     } catch (e) {
       await sidecar.stop().catch(() => {});
@@ -112,7 +112,7 @@ export class EgressSidecar {
     }
   }
 
-  private async create(image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"]): Promise<void> {
+  private async create(image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"], onContainerStarted?: () => void): Promise<void> {
     const names = egressNames(this.runId);
     const labels = ownerLabels(this.runId);
     const container = await withTimeout(
@@ -139,6 +139,7 @@ export class EgressSidecar {
       }),
     );
     await withTimeout("a container start", container.start());
+    onContainerStarted?.();
     const config: EgressSidecarConfig = { socket: EGRESS_SOCKET, rules: options.rules, privateHosts: options.privateHosts };
     const { stream, lines } = await this.attach(container, [toolbeltProgram("node"), "-e", EGRESS_PROXY_JS], SIDECAR_USER, [`AGENT_CI_EGRESS=${JSON.stringify(config)}`]);
     this.proxyStream = stream;
