@@ -7,6 +7,7 @@ import { PERMISSION_MODES } from "./policy/schema.js";
 import { parseRunConfig, parseSize, ConfigError, OUTPUT_FORMATS, NETWORK_POLICIES, TASKS, type RunConfigInput } from "./runner/config.js";
 import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
+import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
 import { addPublishCommand } from "./pull-request/cli.js";
 import { AGENT_CI_VERSION } from "./version.js";
@@ -147,8 +148,14 @@ export function buildProgram(): Command {
     .option("--max-tokens <n>", "max output tokens per turn", positiveInt)
     .option("--thinking-budget <n>", "extended thinking budget in tokens", positiveInt)
     .option("--image <name>", "sandbox image (default: built from Dockerfile.sandbox on first use)")
-    .addOption(new Option("--network <policy>", "network in the sandbox: none, setup (only for --setup), on").choices(NETWORK_POLICIES).default("none"))
-    .option("--setup <command>", "run before the agent, with network (needs --network setup; repeatable)", collect, [])
+    .addOption(
+      new Option("--network <policy>", "network in the sandbox: none, setup (only for --setup), allowlist (named domains through agent-ci's proxy), on").choices(NETWORK_POLICIES).default("none"),
+    )
+    .option("--allow-domain <domain>", `with --network allowlist: a host, *.domain, :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")}); repeatable`, collect, [])
+    .option("--allow-private-host <name[=address]>", "an allowed host that may resolve to a private address (never the metadata address); =ADDRESS maps the name (repeatable)", collect, [])
+    .option("--ca-cert <file>", "a PEM file of CA certificates commands in the sandbox trust besides the image's (a company proxy's); curl, git, pip, npm and Node read it")
+    .option("--setup <command>", "run before the agent (repeatable); with --network setup through the setup allowlist, which ends before the agent starts", collect, [])
+    .option("--setup-allow-domain <domain>", "with --network setup: what setup commands reach, as --allow-domain (default: every preset); repeatable", collect, [])
     .option("--memory <size>", "memory limit, e.g. 4g", size)
     .option("--cpus <n>", "CPU limit", positiveNumber)
     .option("--workspace-size <size>", "size of the sandbox's /workspace, e.g. 4g", size)

@@ -8,6 +8,7 @@ import { DEFAULT_MODEL } from "../runner/pricing.js";
 import { PERMISSION_MODES } from "../policy/schema.js";
 import { NETWORK_POLICIES, TASKS } from "../runner/config.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
+import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
 
 /** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */
 export const FAIL_ON_REASONS = [
@@ -30,6 +31,7 @@ export const INPUT_DEFAULTS = {
   settings: "",
   image: "",
   network: "none",
+  allowed_domains: "",
   setup: "",
   max_turns: "50",
   max_budget_usd: "",
@@ -165,6 +167,15 @@ export const ActionInputs = z
     settings: optionalText,
     image: optionalText,
     network: oneOf("network", NETWORK_POLICIES),
+    allowed_domains: list.transform((entries, ctx) => {
+      try {
+        parseAllowDomains(entries);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: `allowed_domains: ${(e as Error).message.replace(/^--allow-domain /, "")}` });
+        return z.NEVER;
+      }
+      return entries;
+    }),
     setup: z.string().transform((v) =>
       v
         .split(/\r?\n/)
@@ -203,10 +214,10 @@ export const ActionInputs = z
   .superRefine((inputs, ctx) => {
     if (inputs.prompt && inputs.prompt_file)
       ctx.addIssue({ code: "custom", message: "prompt and prompt_file: give one of them, not both" });
-    if (inputs.setup.length && inputs.network !== "setup") {
+    if (inputs.setup.length && inputs.network === "none") {
       ctx.addIssue({
         code: "custom",
-        message: "setup: setup commands need network: setup (the network is cut before the agent starts)",
+        message: "setup: setup commands need a network: network: setup (through the ecosystem presets, ended before the agent starts), allowlist or on",
       });
     }
     if (inputs.task === "review" && inputs.output_schema) {
@@ -214,6 +225,12 @@ export const ActionInputs = z
         code: "custom",
         message: "output_schema: task: review returns its own findings; remove output_schema or the task",
       });
+    }
+    if (inputs.network === "allowlist" && !inputs.allowed_domains.length) {
+      ctx.addIssue({ code: "custom", message: "allowed_domains: network: allowlist needs at least one domain or preset (e.g. npm)" });
+    }
+    if (inputs.network !== "allowlist" && inputs.allowed_domains.length) {
+      ctx.addIssue({ code: "custom", message: "allowed_domains: needs network: allowlist" });
     }
     if (inputs.script && inputs.anthropic_api_key) {
       ctx.addIssue({

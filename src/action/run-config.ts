@@ -38,6 +38,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     baseURL: parts.envBaseUrl || undefined,
     image: inputs.image,
     network: inputs.network,
+    allowDomain: inputs.allowed_domains,
     setup: inputs.setup,
     env: [],
     // Review runs are plan mode whatever permission_mode says (the runner sets it).

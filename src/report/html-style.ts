@@ -123,6 +123,8 @@ input.search:focus { outline: 2px solid color-mix(in srgb, var(--accent) 40%, tr
 .tl-mark { position: absolute; top: 0; width: 0; height: 0; transform: translateX(-5px); border-left: 5px solid transparent; border-right: 5px solid transparent; border-top: 7px solid var(--bad); }
 .tl-mark.error { border-top-color: var(--warn); }
 .tl-mark.compaction { border-top-color: var(--turn); }
+.tl-mark.egress.allowed { border-top-color: var(--info); }
+.tl-mark.egress.denied { border-top-color: var(--bad); }
 .tl-lane { position: relative; border-top: 1px solid var(--grid); }
 .call-bar, .turn-bar { position: absolute; height: 16px; min-width: 5px; border-radius: 4px; border: 0; padding: 0; margin: 0; cursor: pointer; font: inherit; }
 .turn-bar { background: var(--turn); opacity: 0.75; }

@@ -276,6 +276,36 @@ function denialsSection(report: RunReport, plan: Plan): string {
   return collapseIfLong(`Denied calls (${formatInt(report.denials.length)})`, report.denials.length, body);
 }
 
+/** `--network allowlist`: every connection attempt, the refused ones first, collapsed. */
+function egressSection(report: RunReport, plan: Plan): string {
+  const egress = report.egress;
+  if (!egress) return "";
+  const index = new Map(report.toolCalls.map((call) => [call.id, call.index]));
+  const ordered = [...egress.connections.filter((c) => c.decision === "denied"), ...egress.connections.filter((c) => c.decision === "allowed")];
+  const shown = ordered.slice(0, plan.listRows);
+  const rows = shown.map((c) => {
+    const callIndex = c.caller === undefined ? undefined : index.get(c.caller);
+    return [
+      c.decision === "denied" ? "⛔ denied" : "allowed",
+      code(`${c.host}:${c.port}`, 100),
+      c.kind,
+      callIndex === undefined ? plain(c.caller ?? "—", 40) : String(callIndex + 1),
+      formatBytes(c.bytesUp),
+      formatBytes(c.bytesDown),
+      formatDuration(c.durationMs),
+      plain(c.reason ?? "", 160),
+    ];
+  });
+  const denied = egress.connections.length - ordered.filter((c) => c.decision === "allowed").length;
+  const allowed = `Allowed: ${egress.allowedHosts.map((h) => code(h, 80)).join(", ") || "nothing"}`;
+  const body =
+    `${allowed}\n\n` +
+    (rows.length
+      ? table(["", "Host", "Kind", "Call #", "Up", "Down", "Time", "Why"], ["l", "l", "l", "r", "r", "r", "r", "l"], rows) + moreRows(shown.length, ordered.length, "connections")
+      : "No connection was attempted.");
+  return details(`<b>Network: ${plural(egress.connections.length, "connection")} through the allowlist proxy, ${formatInt(denied)} denied</b>`, body);
+}
+
 function failedSection(report: RunReport, plan: Plan): string {
   const failed = failedCalls(report);
   if (failed.length === 0) return "";
@@ -475,6 +505,7 @@ function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): stri
     structuredOutputSection(report),
     changedFiles(report, plan),
     denialsSection(report, plan),
+    egressSection(report, plan),
     failedSection(report, plan),
     callsSection(report, plan),
     turnsSection(report, plan),

@@ -360,6 +360,34 @@ export const StructuredOutput = z
   .meta({ id: "StructuredOutput" });
 export type StructuredOutput = z.infer<typeof StructuredOutput>;
 
+// ---- Egress (`--network allowlist`): the allowlist and every connection attempt through the proxy ----
+export const EgressConnection = z
+  .object({
+    host: z.string().describe("The host name (or address) the client asked for."),
+    port: z.number().int().min(0).max(65535),
+    kind: z.enum(["connect", "http"]).describe("connect: a tunnel (HTTPS, git); http: a plain request the proxy forwarded."),
+    decision: z.enum(["allowed", "denied"]),
+    reason: z.string().optional().describe("Why it was denied, or how an allowed connection failed upstream."),
+    address: z.string().optional().describe("The address the proxy resolved and connected to (allowed only)."),
+    bytesUp: NonNegativeInt,
+    bytesDown: NonNegativeInt,
+    startedAt: IsoDateTime,
+    durationMs: Milliseconds,
+    caller: z.string().optional().describe("The tool_use id of the call whose process connected (\"setup\" for setup commands); absent when the client sent none."),
+  })
+  .meta({ id: "EgressConnection" });
+export type EgressConnection = z.infer<typeof EgressConnection>;
+
+export const Egress = z
+  .object({
+    allowed: z.array(z.string()).describe("The allowlist as given (--allow-domain, allowed_domains), presets by name."),
+    allowedHosts: z.array(z.string()).describe("The allowlist expanded: host, *.domain, :port."),
+    privateHosts: z.array(z.string()).describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
+    connections: z.array(EgressConnection).describe("Every attempt, in the order it ended."),
+  })
+  .meta({ id: "Egress" });
+export type Egress = z.infer<typeof Egress>;
+
 export const RunReport = z
   .object({
     schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
@@ -388,6 +416,7 @@ export const RunReport = z
     todos: z.array(Todo).optional().describe("The last TodoWrite list."),
     warnings: z.array(Warning),
     structuredOutput: StructuredOutput.optional().describe("With --output-schema (or in review mode): the agent's structured result."),
+    egress: Egress.optional().describe("--network allowlist: what the egress proxy allowed, refused and carried."),
   })
   .meta({
     title: "agent-ci run report",

@@ -1,13 +1,15 @@
 // RunConfig: the one validated shape that both the CLI flags and the Action inputs become (STYLE.md habit
 // 13). Parsed once at the start; a bad value is a config error before any container or model call.
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
+import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
 import { DEFAULT_MODEL } from "./pricing.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
-export const NETWORK_POLICIES = ["none", "setup", "on"] as const;
+export const NETWORK_POLICIES = ["none", "setup", "on", "allowlist"] as const;
 /** run: work on the task; review: review base...head read-only and return findings (src/review/). */
 export const TASKS = ["run", "review"] as const;
 
@@ -61,6 +63,10 @@ export const RunConfig = z
     image: z.string().optional(),
     network: z.enum(NETWORK_POLICIES).default("none"),
     setup: z.array(z.string().min(1)).default([]),
+    setupAllowDomain: z.array(z.string()).default([]).describe("--network setup: what setup commands reach (default: every ecosystem preset)"),
+    allowDomain: z.array(z.string()).default([]).describe("Network allowlist: host names, *.wildcards, :ports and ecosystem presets"),
+    caCert: z.string().optional().describe("A PEM file of CA certificates that commands in the sandbox trust besides the image's"),
+    allowPrivateHost: z.array(z.string()).default([]).describe("Allowed hosts that may resolve to a private address (NAME or NAME=ADDRESS)"),
     memory: Size.optional(),
     cpus: z.number().positive().max(64).optional(),
     workspaceSize: Size.optional(),
@@ -113,11 +119,53 @@ export const RunConfig = z
     if (c.compactAt !== undefined && c.contextWindow !== undefined && c.compactAt >= c.contextWindow) {
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
-    if (c.setup.length && c.network !== "setup") ctx.addIssue({ code: "custom", message: "--setup commands need --network setup" });
+    if (c.setup.length && c.network === "none") ctx.addIssue({ code: "custom", message: "--setup commands need a network: --network setup (through the setup allowlist), allowlist or on" });
+    if (c.setupAllowDomain.length && c.network !== "setup") ctx.addIssue({ code: "custom", message: "--setup-allow-domain needs --network setup" });
+    if (c.network === "allowlist" && !c.allowDomain.length) ctx.addIssue({ code: "custom", message: "--network allowlist needs at least one --allow-domain (a host, *.domain, or a preset such as npm)" });
+    if (c.network !== "allowlist" && c.allowDomain.length) ctx.addIssue({ code: "custom", message: "--allow-domain needs --network allowlist" });
+    if (c.network !== "allowlist" && c.network !== "setup" && c.allowPrivateHost.length) {
+      ctx.addIssue({ code: "custom", message: "--allow-private-host needs --network allowlist or setup" });
+    }
+    if (c.caCert !== undefined) {
+      try {
+        readCaCert(c.caCert);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: (e as Error).message });
+      }
+    }
+    try {
+      egressOptions(c.allowDomain, c.allowPrivateHost);
+      egressOptions(c.setupAllowDomain, []);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: (e as Error).message });
+    }
   })
   .transform((c) => (c.task === "review" ? { ...c, mode: "plan" as const } : c));
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>;
+
+/** The `--ca-cert` file's text: PEM certificates only (a private key or anything else is refused). */
+export function readCaCert(file: string): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    throw new Error(`--ca-cert ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+  }
+  if (!/-----BEGIN CERTIFICATE-----/.test(text) || /PRIVATE KEY-----/.test(text)) {
+    throw new Error(`--ca-cert ${file}: not a PEM file of certificates (-----BEGIN CERTIFICATE-----, and no private key)`);
+  }
+  return text;
+}
+
+/** What the run's egress proxy allows: the allowlist, or for `--network setup` the setup allowlist (default: every preset). */
+export function runEgressOptions(config: Pick<RunConfig, "network" | "allowDomain" | "setupAllowDomain" | "allowPrivateHost" | "setup">): EgressOptions | undefined {
+  if (config.network === "allowlist") return egressOptions(config.allowDomain, config.allowPrivateHost);
+  if (config.network === "setup" && config.setup.length) {
+    return egressOptions(config.setupAllowDomain.length ? config.setupAllowDomain : EGRESS_PRESET_NAMES, config.allowPrivateHost);
+  }
+  return undefined;
+}
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";

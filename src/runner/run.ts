@@ -20,13 +20,14 @@ import {
 import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/index.js";
 import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
-import { containerName, DockerSandbox, newRunId } from "../sandbox/docker-sandbox.js";
+import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
+import { ruleText } from "../sandbox/egress/policy.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
 import { newLoopResult, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
-import { ConfigError, type RunConfig } from "./config.js";
+import { ConfigError, readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
 import { apiContextEditFor } from "./pricing.js";
@@ -226,7 +227,7 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   const phase: AgentPhase = {};
   // When the loop does not answer at the deadline, the watchdog removes the container and, on this thread,
   // writes the record from what the loop has filled so far, then exits with the timeout code.
-  const watchdog = new Watchdog({ deadline, containerName: containerName(runId), emergencyExit: (cause) => emergencyExit(ctx, phase, cause) });
+  const watchdog = new Watchdog({ deadline, engineObjects: runEngineObjects(runId), emergencyExit: (cause) => emergencyExit(ctx, phase, cause) });
   try {
     // From here a signal the blocked main thread cannot handle still ends the run.
     const { watchingSignals } = await watchdog.ready;
@@ -304,6 +305,8 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
     image: config.image,
     network: config.network,
     setup: config.setup,
+    egress: runEgressOptions(config),
+    caCertPem: config.caCert === undefined ? undefined : readCaCert(config.caCert),
     memoryBytes: config.memory,
     nanoCpus: config.cpus ? Math.round(config.cpus * 1e9) : undefined,
     workspaceSizeBytes: config.workspaceSize,
@@ -349,7 +352,13 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
       pipeline,
       sandbox,
       state: ctx.state,
-      system: systemPrompt({ mode, network: config.network, tools, append: [structured?.instruction(), config.systemPromptAppend].filter(Boolean).join("\n\n") || undefined }),
+      system: systemPrompt({
+        mode,
+        network: config.network,
+        allowedDomains: config.allowDomain,
+        tools,
+        append: [structured?.instruction(), config.systemPromptAppend].filter(Boolean).join("\n\n") || undefined,
+      }),
       prompt: ctx.review ? reviewPrompt(ctx.review, config.prompt) : (config.prompt ?? "Run the scripted tool calls."),
       tools: [...apiToolDefinitions(enabledTools), ...(structured ? [structured.tool] : [])],
       limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
@@ -631,6 +640,14 @@ function buildReport(p: ReportParts): RunReportInput {
               ? loop.structured.errors
               : [`the run ended (${p.exitReason}) before the agent returned an object`],
           path: p.structuredPath,
+        }
+      : undefined,
+    egress: sandbox?.egress
+      ? {
+          allowed: sandbox.egress.options.given,
+          allowedHosts: sandbox.egress.options.rules.map(ruleText),
+          privateHosts: sandbox.egress.options.privateHosts,
+          connections: sandbox.egress.entries,
         }
       : undefined,
   };

@@ -1,11 +1,16 @@
 // The system prompt: what the sandbox is and how a run ends. The task itself is the first user message.
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 
-export function systemPrompt(options: { mode: string; network: string; tools: string[]; append?: string }): string {
-  const network =
-    options.network === "on"
-      ? "The sandbox has network access."
-      : "The sandbox has no network access: package installs and downloads fail. Work with what is in the repository.";
+function networkLine(network: string, allowedDomains: readonly string[]): string {
+  if (network === "on") return "The sandbox has network access.";
+  if (network === "allowlist") {
+    return `The sandbox reaches only these domains, over HTTP(S) through a proxy set in HTTP_PROXY/HTTPS_PROXY (npm, pip, git and curl use it): ${allowedDomains.join(", ")}. Anything else is refused; a refusal is named in the call's result.`;
+  }
+  return "The sandbox has no network access: package installs and downloads fail. Work with what is in the repository.";
+}
+
+export function systemPrompt(options: { mode: string; network: string; allowedDomains?: readonly string[]; tools: string[]; append?: string }): string {
+  const network = networkLine(options.network, options.allowedDomains ?? []);
   const lines = [
     "You are a coding agent running non-interactively in CI through agent-ci. Nobody will answer questions: decide, act, and finish.",
     "",

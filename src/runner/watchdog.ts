@@ -2,7 +2,7 @@
 // regular expression, a synchronous loop). A worker thread, with its own event loop, watches the run's
 // deadline and a heartbeat the main thread writes into shared memory. When the deadline has passed and the
 // main thread has stopped beating (or, alive, has not finished long after the deadline), the worker removes
-// the run's container through the engine's API itself, then has the main thread — through the inspector,
+// the run's containers and volumes through the engine's API itself, then has the main thread — through the inspector,
 // which V8 serves between two steps of any running code — write what it can (the report, an empty patch
 // with the reason) and exit with the timeout code.
 //
@@ -29,8 +29,8 @@ export type WatchdogCause = { kind: "timeout" } | { kind: "signal"; signal: "SIG
 export interface WatchdogOptions {
   /** Epoch ms. */
   deadline: number;
-  /** The run's container name (known before it exists, so a container being created is found too). */
-  containerName: string;
+  /** The run's containers and volumes by name (known before they exist, so ones being created are found too). */
+  engineObjects: { containers: string[]; volumes: string[] };
   /** Writes what it can, synchronously, and exits the process. Runs on the main thread, inside blocked code. */
   emergencyExit: (cause: WatchdogCause) => void;
   /** Signals that cancel the run, for the worker to watch (default: those the process has listeners for). */
@@ -42,7 +42,7 @@ const WORKER_SOURCE = String.raw`
 const { workerData, parentPort } = require("node:worker_threads");
 const http = require("node:http");
 const { Session } = require("node:inspector");
-const { deadline, containerName, beat, blockedAfterMs, aliveGraceMs, exitKey, signals } = workerData;
+const { deadline, engineObjects, beat, blockedAfterMs, aliveGraceMs, exitKey, signals } = workerData;
 const lastBeat = new Float64Array(beat);
 const os = require("node:os");
 /** The first signal received, and when. */
@@ -55,9 +55,9 @@ function engineTarget() {
   return { host: url.hostname, port: Number(url.port) || 2375 };
 }
 
-function removeContainer() {
+function remove(path) {
   return new Promise((resolve) => {
-    const req = http.request({ ...engineTarget(), method: "DELETE", path: "/containers/" + encodeURIComponent(containerName) + "?force=true&v=true", timeout: 10000 }, (res) => {
+    const req = http.request({ ...engineTarget(), method: "DELETE", path, timeout: 10000 }, (res) => {
       res.resume();
       res.on("end", resolve);
     });
@@ -68,7 +68,9 @@ function removeContainer() {
 }
 
 async function fire(cause) {
-  await removeContainer();
+  // Containers first: a volume is removed only once no container uses it.
+  for (const name of engineObjects.containers) await remove("/containers/" + encodeURIComponent(name) + "?force=true&v=true");
+  for (const name of engineObjects.volumes) await remove("/volumes/" + encodeURIComponent(name));
   const session = new Session();
   session.connectToMainThread();
   session.post("Runtime.evaluate", { expression: "globalThis." + exitKey + "(" + JSON.stringify(cause) + ")" }, () => {});
@@ -136,7 +138,7 @@ export class Watchdog {
       eval: true,
       workerData: {
         deadline: options.deadline,
-        containerName: options.containerName,
+        engineObjects: options.engineObjects,
         beat,
         blockedAfterMs: BLOCKED_AFTER_MS,
         aliveGraceMs: ALIVE_GRACE_MS,

@@ -16,6 +16,7 @@ import { assessHardening, type Hardening } from "./hardening.js";
 import { HelperClient } from "./helper-client.js";
 import type { ExecOpRequest, FailureHeader, HelperOp, HelperOps, HelperResult, ResponseHeader } from "./helper-protocol.js";
 import { type ResolvedImage, resolveImage } from "./image.js";
+import { createEgressVolume, type EgressOptions, egressMount, egressNames, EgressSidecar, proxyEnv, removeEgress } from "./egress/sidecar.js";
 import {
   type BackgroundStatus,
   EngineError,
@@ -34,7 +35,7 @@ import { ensureToolbelt, FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProg
 export type { Hardening } from "./hardening.js";
 export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./baseline.js";
 
-export type NetworkPolicy = "none" | "setup" | "on";
+export type NetworkPolicy = "none" | "setup" | "on" | "allowlist";
 
 export interface DockerSandboxOptions {
   runId: string;
@@ -42,8 +43,15 @@ export interface DockerSandboxOptions {
   /** A user-named image; default: Dockerfile.sandbox, built on demand. */
   image?: string;
   network?: NetworkPolicy;
-  /** Run with network before the agent starts (network "setup"), then the network is cut. */
+  /**
+   * Run before the agent starts. Network "setup": through the egress proxy with `egress` (the setup
+   * allowlist), which is then removed; "allowlist" and "on": with the run's own network.
+   */
   setup?: string[];
+  /** Networks "allowlist" and "setup": what the egress proxy lets through (sidecar.ts). */
+  egress?: EgressOptions;
+  /** A CA certificate (PEM) for commands to trust besides the image's (`--ca-cert`: a company or test proxy). */
+  caCertPem?: string;
   memoryBytes?: number;
   nanoCpus?: number;
   pidsLimit?: number;
@@ -111,6 +119,26 @@ const SAFE_DIRECTORY_ENV: Readonly<Record<string, string>> = {
   GIT_CONFIG_VALUE_0: WORKSPACE_ROOT,
 };
 
+/** `--ca-cert`: the CA alone and the image's bundle with it, written by the keeper (the agent cannot change them). */
+const CA_DIR = "/tmp/agent-ci-ca";
+const CA_FILE = `${CA_DIR}/ca.pem`;
+const CA_BUNDLE = `${CA_DIR}/bundle.pem`;
+/** What OpenSSL, curl, git, pip, requests, npm and Node read for trusted CAs. */
+const CA_ENV: Readonly<Record<string, string>> = {
+  NODE_EXTRA_CA_CERTS: CA_FILE,
+  SSL_CERT_FILE: CA_BUNDLE,
+  CURL_CA_BUNDLE: CA_BUNDLE,
+  GIT_SSL_CAINFO: CA_BUNDLE,
+  PIP_CERT: CA_BUNDLE,
+  REQUESTS_CA_BUNDLE: CA_BUNDLE,
+  npm_config_cafile: CA_BUNDLE,
+};
+/** Where images keep their CA bundle (Debian and Alpine; Fedora and its kin). */
+const IMAGE_CA_BUNDLES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"];
+
+/** The ledger's caller for setup commands (tool calls carry their tool_use id). */
+export const SETUP_CALLER = "setup";
+
 const live = new Set<DockerSandbox>();
 
 /** Removes every sandbox this process still holds (SIGINT/SIGTERM path). */
@@ -146,6 +174,11 @@ export function containerName(runId: string): string {
   return `agent-ci-${runId}`;
 }
 
+/** Every engine object a run may create, by name (the watchdog removes them without asking the sandbox). */
+export function runEngineObjects(runId: string): { containers: string[]; volumes: string[] } {
+  const egress = egressNames(runId);
+  return { containers: [containerName(runId), egress.sidecar], volumes: [egress.volume] };
+}
 
 /** The answer's header, or the helper's error as a SandboxFsError for `p`. */
 function okHeader<K extends HelperOp>(res: HelperResult<K>, p: string): ResponseHeader<K> {
@@ -161,6 +194,23 @@ export interface ToolSource {
 }
 /** Programs reported by where they come from (the Bash tool finds the image's first). */
 const REPORTED_TOOLS = ["bash", "git", "rg", "node", "tar", "python3", "go"];
+
+/** Removes a run's sidecar (started, failed or still starting) and its volume, keeping the ledger read so far. */
+async function removeStartedEgress(docker: Docker, runId: string, starting: Promise<EgressSidecar>): Promise<void> {
+  const sidecar = await starting.catch(() => undefined);
+  await sidecar?.sync();
+  await (sidecar ? sidecar.dispose() : removeEgress(docker, runId));
+}
+
+/** Allowlist, and setup while it runs its commands, go out through the egress sidecar. */
+function usesEgress(options: DockerSandboxOptions): boolean {
+  return options.network === "allowlist" || (options.network === "setup" && Boolean(options.setup?.length));
+}
+
+/** Only "on" gives the container a network interface; the others have loopback (and the sidecar's socket). */
+function networkMode(options: DockerSandboxOptions): string {
+  return options.network === "on" ? "bridge" : "none";
+}
 
 const envList = (env: Readonly<Record<string, string>>): string[] => Object.entries(env).map(([k, v]) => `${k}=${v}`);
 
@@ -178,6 +228,10 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   helperRestarts = 0;
   private recovering: Promise<void> | undefined;
   private profile: EngineProfile = DOCKER_PROFILE;
+  /** Network "allowlist": the run's egress proxy and its ledger. */
+  egress: EgressSidecar | undefined;
+  /** The sidecar while it starts (dispose waits for it, so one still starting is removed too). */
+  private egressStart: Promise<EgressSidecar> | undefined;
 
   private get safeDirectoryEnv(): Readonly<Record<string, string>> {
     return this.profile.workspaceNotAgents || this.options.readOnlyWorkspace ? SAFE_DIRECTORY_ENV : {};
@@ -188,11 +242,13 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
    * from the image's environment (an LD_PRELOAD there must not reach them); the Bash tool's scripts get the
    * image's environment and PATH, with the toolbelt last so the image's own git and bash win.
    */
-  private commandEnv(request: Pick<ExecRequest, "argv" | "env">): Record<string, string> {
+  private commandEnv(request: Pick<ExecRequest, "argv" | "env" | "caller">): Record<string, string> {
     const own = request.argv !== undefined;
     const imagePath = this.image.env.PATH ?? FALLBACK_PATH;
     const pathValue = own ? `${TOOLBELT_BIN}:${imagePath}` : `${imagePath}:${TOOLBELT_BIN}`;
-    return { ...(own ? {} : this.image.env), ...BASE_ENV, PATH: pathValue, ...this.safeDirectoryEnv, ...this.options.env, ...request.env };
+    const proxy = this.egress?.active ? proxyEnv(request.caller) : {};
+    const ca = this.options.caCertPem ? CA_ENV : {};
+    return { ...(own ? {} : this.image.env), ...BASE_ENV, PATH: pathValue, ...this.safeDirectoryEnv, ...this.options.env, ...proxy, ...ca, ...request.env };
   }
 
   /** The cgroup's OOM-kill count after the last check (undefined: the engine does not expose it). */
@@ -227,15 +283,41 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     await reapOrphans(docker).catch(() => []);
     const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress, { ulimits: containerUlimits(engine.profile) })]);
     const t0 = performance.now();
-    const container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
+    // The egress sidecar starts while the run's container is created and filled; both mount its volume.
+    // The sidecar's container starts before the run's: the first to mount a new volume gives it its owner on
+    // Podman, and the proxy (root, no capabilities) must be able to make its socket there.
+    let egressStart: Promise<EgressSidecar> | undefined;
+    let sidecarStarted: Promise<void> | undefined;
+    if (usesEgress(options)) {
+      await createEgressVolume(docker, options.runId);
+      let started = () => {};
+      sidecarStarted = new Promise<void>((resolve) => (started = resolve));
+      egressStart = EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} }, containerUlimits(engine.profile), started);
+      // A sidecar that fails before its container starts: the run's start goes on, and meets the failure below.
+      void egressStart.catch(() => {}).finally(started);
+    }
+    let container: Docker.Container;
+    try {
+      container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
+    } catch (e) {
+      if (egressStart) await removeStartedEgress(docker, options.runId, egressStart);
+      throw e;
+    }
     const sandbox = new DockerSandbox(docker, container, options);
     sandbox.profile = engine.profile;
+    sandbox.egressStart = egressStart;
     live.add(sandbox);
     sandbox.image = image;
     try {
       sandbox.timings.createMs = performance.now() - t0;
       const t1 = performance.now();
+      await sidecarStarted;
       await withTimeout("a container start", container.start());
+      if (egressStart) {
+        sandbox.egress = await egressStart;
+        await sandbox.egress.connect(container, KEEPER_USER);
+      }
+      if (options.caCertPem) await sandbox.installCaCert(options.caCertPem);
       sandbox.timings.startMs = performance.now() - t1;
       const t2 = performance.now();
       const [copy] = await Promise.all([sandbox.copyIn(workspace), sandbox.startHelper()]);
@@ -243,6 +325,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       sandbox.timings.copyMs = performance.now() - t2;
       const refreshed = sandbox.refreshWorkspaceIndex();
       sandbox.hardening = await sandbox.readBackHardening(toolbelt);
+      if (options.network === "allowlist") sandbox.hardening.networkMode = "none (egress only through the allowlist proxy)";
       sandbox.oomKills = await sandbox.readOomKills();
       sandbox.tools = await sandbox.findTools();
       await refreshed;
@@ -250,7 +333,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       sandbox.baselineRecord = new Baseline(sandbox, copy.isGitRepo);
       await sandbox.baselineRecord.record();
       sandbox.timings.baselineMs = performance.now() - t3;
-      if (options.network === "setup") await sandbox.runSetup(options.setup ?? []);
+      if (options.setup?.length) await sandbox.runSetup(options.setup);
       sandbox.timings.readyMs = performance.now() - t0;
       return sandbox;
     } catch (e) {
@@ -282,14 +365,17 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         Memory: memory,
         MemorySwap: memory,
         NanoCpus: options.nanoCpus ?? DEFAULTS.nanoCpus,
-        NetworkMode: (options.network ?? "none") === "none" ? "none" : "bridge",
+        NetworkMode: networkMode(options),
         Ulimits: containerUlimits(profile),
         Tmpfs: {
           [WORKSPACE_ROOT]: `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${profile.workspaceOwner(Boolean(options.readOnlyWorkspace))}`,
           "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,
         },
         // The toolbelt, read-only (filled already: the engine copies an image's content only into an empty volume).
-        Mounts: [{ Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true }],
+        Mounts: [
+          { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
+          ...(usesEgress(options) ? [egressMount(options.runId, true)] : []),
+        ],
       },
     };
   }
@@ -323,6 +409,14 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     await ended;
     const info = await withTimeout("an exec inspect", exec.inspect());
     return { exitCode: info.ExitCode ?? -1, output };
+  }
+
+  private async installCaCert(pem: string): Promise<void> {
+    const script = `umask 022 && mkdir -p ${CA_DIR} && cat > ${CA_FILE} && { for f in ${IMAGE_CA_BUNDLES.join(" ")}; do [ -f "$f" ] && cat "$f" && break; done; cat ${CA_FILE}; } > ${CA_BUNDLE}`;
+    const res = await this.oneShotExec([toolbeltProgram("bash"), "-c", script], KEEPER_USER, async (sink) => {
+      sink.end(pem.endsWith("\n") ? pem : `${pem}\n`);
+    });
+    if (res.exitCode !== 0) throw new EngineError(`installing the --ca-cert certificate failed: ${res.output.trim()}`);
   }
 
   private async copyIn(workspace: string): Promise<PackSummary> {
@@ -539,22 +633,19 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   private async runSetup(commands: string[]): Promise<void> {
     for (const command of commands) {
       this.options.progress?.(`setup: ${command}`);
-      const res = await this.exec({ script: command, timeoutMs: 30 * 60_000 });
+      const res = await this.exec({ script: command, timeoutMs: 30 * 60_000, caller: SETUP_CALLER });
       if (res.exitCode !== 0) {
         const tail = Buffer.concat([res.stdout, res.stderr]).toString("utf8").trim().slice(-2000);
-        throw new WorkspaceError(`setup command failed (exit ${res.exitCode}): ${command}\n${tail}`);
+        const refused = res.egressRefused?.length ? `\n${res.egressRefused.join("\n")} (widen it with --setup-allow-domain)` : "";
+        throw new WorkspaceError(`setup command failed (exit ${res.exitCode}): ${command}\n${tail}${refused}`);
       }
     }
+    if (this.options.network !== "setup") return;
     // Nothing setup started may carry the network into the agent's phase (C18): kill every process of
-    // the agent user (the helper too), cut the network, then start a fresh helper.
+    // the agent user (the helper too), end the egress proxy, then start a fresh helper.
     await this.oneShotExec([toolbeltProgram("bash"), "-c", "kill -9 -1 2>/dev/null; true"], AGENT_USER);
-    const info = await this.container.inspect();
-    for (const name of Object.keys(info.NetworkSettings.Networks ?? {})) {
-      await withTimeout("a network disconnect", this.docker.getNetwork(name).disconnect({ Container: this.container.id, Force: true }));
-    }
-    const after = await this.container.inspect();
-    if (Object.keys(after.NetworkSettings.Networks ?? {}).length) throw new EngineError("cutting the network after setup failed");
-    this.hardening.networkMode = "none (cut after setup)";
+    await this.egress?.stop();
+    this.hardening.networkMode = "none (setup went through the egress proxy, ended before the agent)";
     await this.startHelper();
   }
 
@@ -593,7 +684,9 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const outLen = h.stdoutBytes ?? 0;
     const killed = (h.signal === "SIGKILL" || h.exitCode === 137) && !h.timedOut && !h.outputKilled;
     const oomKilled = await this.oomKilled(killed);
+    const egressRefused = request.caller && this.egress?.active ? await this.egress.refusalsOf(request.caller) : undefined;
     return {
+      egressRefused: egressRefused?.length ? egressRefused : undefined,
       exitCode: h.exitCode,
       signal: h.signal,
       stdout: res.body.subarray(0, outLen),
@@ -665,6 +758,9 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       await withTimeout("a container removal", this.container.remove({ force: true, v: true }));
     } catch (e) {
       if ((e as { statusCode?: number }).statusCode !== 404) throw e;
+    } finally {
+      // After the run's container (its tunnels closed and recorded): the volume goes once no container uses it.
+      if (this.egressStart) await removeStartedEgress(this.docker, this.options.runId, this.egressStart);
     }
   }
 

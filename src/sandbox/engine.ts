@@ -72,9 +72,16 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** A labelled object of an earlier run on this host whose owner process is dead (D7, D8). */
+function orphaned(labels: Record<string, string> | undefined): boolean {
+  const pid = Number(labels?.[LABEL_PID]);
+  return labels?.[LABEL_HOST] === os.hostname() && Number.isInteger(pid) && !processAlive(pid);
+}
+
 /**
- * Removes containers of earlier runs on this host whose owner process is dead (D7). A container whose
- * owner is alive, or that belongs to another host sharing the engine, is left alone (D8).
+ * Removes containers of earlier runs on this host whose owner process is dead (D7), then their volumes
+ * (`--network allowlist`'s socket volume; a volume goes only once its containers have). A container whose owner is alive, or that belongs to another host sharing the engine, is left
+ * alone (D8).
  */
 export async function reapOrphans(docker: Docker): Promise<string[]> {
   const list = await withTimeout(
@@ -83,14 +90,18 @@ export async function reapOrphans(docker: Docker): Promise<string[]> {
   );
   const reaped: string[] = [];
   for (const info of list) {
-    const pid = Number(info.Labels[LABEL_PID]);
-    if (info.Labels[LABEL_HOST] !== os.hostname() || !Number.isInteger(pid) || processAlive(pid)) continue;
+    if (!orphaned(info.Labels)) continue;
     try {
       await withTimeout("a container removal", docker.getContainer(info.Id).remove({ force: true, v: true }));
       reaped.push(info.Labels[LABEL_RUN] ?? info.Id);
     } catch {
       // Already gone (another run reaped it first).
     }
+  }
+  const { Volumes: volumes } = await withTimeout("a volume list", docker.listVolumes({ filters: { label: [LABEL_RUN] } }));
+  for (const info of volumes ?? []) {
+    if (!orphaned(info.Labels ?? undefined)) continue;
+    await withTimeout("a volume removal", docker.getVolume(info.Name).remove()).catch(() => {});
   }
   return reaped;
 }

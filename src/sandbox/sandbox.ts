@@ -18,6 +18,8 @@ export interface ExecRequest {
   cwd?: string;
   /** Added to the sandbox's allow-listed base environment. */
   env?: Record<string, string>;
+  /** The tool call running this (its tool_use id): the egress ledger attributes connections by it. */
+  caller?: string;
   stdin?: string | Uint8Array;
   timeoutMs?: number;
   /** Per stream; beyond it the head and tail are kept and the middle is counted. */
@@ -46,6 +48,8 @@ export interface ExecResult {
   durationMs: number;
   /** The kernel's OOM killer ended a process of this command (the container's memory limit was reached). */
   oomKilled?: { memoryLimitBytes: number };
+  /** `--network allowlist`: the egress proxy's refusals of this command's connections, as messages. */
+  egressRefused?: string[];
 }
 
 export interface FileStat {

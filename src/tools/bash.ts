@@ -114,7 +114,7 @@ export const BashTool = defineTool<BashInput>({
     const cwd = ctx.state.cwd;
     if (input.run_in_background) {
       const id = ctx.state.nextShellId();
-      await ctx.sandbox.startBackground(id, { script: input.command, cwd, maxOutputBytes: CAPTURE_BYTES });
+      await ctx.sandbox.startBackground(id, { script: input.command, cwd, maxOutputBytes: CAPTURE_BYTES, caller: ctx.toolUseId });
       ctx.state.shells.set(id, { id, command: input.command, startedAt: Date.now() });
       return {
         output: `Command running in background with ID: ${id}. Read its output with BashOutput and stop it with KillShell.`,
@@ -123,7 +123,7 @@ export const BashTool = defineTool<BashInput>({
       };
     }
     const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-    const res = await ctx.sandbox.exec({ script: input.command, mergeStderr: true, cwd, timeoutMs, maxOutputBytes: CAPTURE_BYTES, signal: ctx.signal });
+    const res = await ctx.sandbox.exec({ script: input.command, mergeStderr: true, cwd, timeoutMs, maxOutputBytes: CAPTURE_BYTES, signal: ctx.signal, caller: ctx.toolUseId });
     const rendered = renderExec(res, timeoutMs);
     let text = rendered.text;
     if (res.cwd && res.cwd !== cwd) {
@@ -133,6 +133,8 @@ export const BashTool = defineTool<BashInput>({
         text += `\nShell cwd was reset to ${WORKSPACE_ROOT}`;
       }
     }
+    // Tools print a proxy's refusal as a bare status ("CONNECT tunnel failed, response 403"): say what and why.
+    for (const refusal of res.egressRefused ?? []) text += `\n${refusal}`;
     const title = `$ ${input.command.slice(0, 200)} → exit ${rendered.exitCode}${res.timedOut ? " (timed out)" : ""}`;
     const metadata = { exitCode: rendered.exitCode, timedOut: res.timedOut, durationMs: res.durationMs };
     if (rendered.failed) return { ...plainError(res.timedOut ? "timed_out" : "command_failed", text), title, metadata };

@@ -19,6 +19,8 @@ import { defaultImageTag, ensureDefaultImage, recipeTag } from "../../src/sandbo
 import { toolbeltRecipe } from "../../src/sandbox/toolbelt.js";
 import { EngineError } from "../../src/sandbox/sandbox.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
+import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
+import { hostAddressForContainers, startOriginServers } from "../support/egress-servers.js";
 import { EXAMPLE, labelled, runScripted, scriptFile } from "./support.js";
 
 /** In CI (`.ci/run` installs every prerequisite) a missing one fails the tests instead of skipping them. */
@@ -180,6 +182,44 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
       await expect(plan.writeFile("/workspace/a.txt", "x")).rejects.toMatchObject({ code: "EACCES" });
       expect((await plan.exportPatch()).files).toEqual([]);
     });
+  });
+
+  describe("--network allowlist", () => {
+    it("goes out only through the sidecar's proxy, records the calls, and leaves no sidecar or volume", async () => {
+      const host = await hostAddressForContainers(podman);
+      // Podman's bridge gets its address with its first container: listen everywhere, reach it by the gateway.
+      const origins = await startOriginServers(host, "0.0.0.0");
+      const runId = newRunId();
+      try {
+        const sandbox = await DockerSandbox.start({
+          runId,
+          workspaceDir: makeWorkspace({ a: "a\n" }),
+          allowWeakHardening: true,
+          network: "allowlist",
+          caCertPem: fs.readFileSync(origins.caFile, "utf8"),
+          egress: egressOptions(["allowed.test"], [`allowed.test=${host}`, `blocked.test=${host}`]),
+        });
+        try {
+          const ok = await sandbox.exec({ script: `curl -sS https://allowed.test:${origins.httpsPort}/`, caller: "toolu_ok" });
+          expect(text(ok.stdout), text(ok.stderr)).toBe("hello from allowed.test over https\n");
+          const refused = await sandbox.exec({ script: `curl -sS http://blocked.test:${origins.httpPort}/`, caller: "toolu_no" });
+          expect(text(refused.stdout)).toContain("agent-ci's network policy refused blocked.test");
+          const direct = await sandbox.exec({ script: `ls /sys/class/net; curl -sS -m 5 --noproxy '*' http://${host}:${origins.httpPort}/ || echo DIRECT-FAILED` });
+          expect(text(direct.stdout)).toBe("lo\nDIRECT-FAILED\n");
+          await sandbox.egress?.sync();
+          expect(sandbox.egress?.entries.map((e) => [e.caller, e.host, e.decision])).toEqual([
+            ["toolu_ok", "allowed.test", "allowed"],
+            ["toolu_no", "blocked.test", "denied"],
+          ]);
+        } finally {
+          await sandbox.dispose();
+        }
+        expect(await labelled(podman, runId)).toEqual([]);
+        expect((await podman.listVolumes({ filters: { label: [`agent-ci.run=${runId}`] } })).Volumes ?? []).toEqual([]);
+      } finally {
+        await origins.close();
+      }
+    }, 180_000);
   });
 
   describe("scripted runs through runAgent", () => {

@@ -151,3 +151,44 @@ describe("renderMarkdown: structured output", () => {
     expect(renderMarkdown(smallFixReport())).not.toContain("Structured output");
   });
 });
+
+describe("the network section (--network allowlist)", () => {
+  const connection = (host: string, decision: "allowed" | "denied", caller?: string) => ({
+    host,
+    port: 443,
+    kind: "connect" as const,
+    decision,
+    reason: decision === "denied" ? "not on the allowlist" : undefined,
+    address: decision === "allowed" ? "104.16.0.1" : undefined,
+    bytesUp: 512,
+    bytesDown: 2048,
+    startedAt: "2026-01-01T00:00:01.000Z",
+    durationMs: 120,
+    caller,
+  });
+
+  it("lists every connection collapsed, refused ones first, with the calling call's number", () => {
+    const base = smallFixReport();
+    const report: RunReport = {
+      ...base,
+      egress: {
+        allowed: ["npm"],
+        allowedHosts: ["registry.npmjs.org", "registry.yarnpkg.com"],
+        privateHosts: [],
+        connections: [connection("registry.npmjs.org", "allowed", base.toolCalls[0]!.id), connection("evil.example", "denied")],
+      },
+    };
+    const md = renderMarkdown(report);
+    const section = md.slice(md.indexOf("<b>Network:"));
+    expect(section).toMatch(/^<b>Network: 2 connections through the allowlist proxy, 1 denied<\/b>/);
+    expect(section.indexOf("evil.example:443")).toBeLessThan(section.indexOf("registry.npmjs.org:443"));
+    expect(section).toContain("| ⛔ denied | <code>evil.example:443</code> | connect | — | 512 B | 2.0 KiB | 120 ms | not on the allowlist |");
+    expect(section).toContain("| allowed | <code>registry.npmjs.org:443</code> | connect | 1 |");
+    expect(md.slice(0, md.indexOf("<b>Network:"))).toMatch(/<details><summary>$/);
+    expect(balanced(md)).toBe(true);
+  });
+
+  it("is absent without an allowlist", () => {
+    expect(renderMarkdown(smallFixReport())).not.toContain("<b>Network:");
+  });
+});

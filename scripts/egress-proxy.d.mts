@@ -1,0 +1,2 @@
+export function bundleEgressProxy(): Promise<string>;
+export function egressProxyPlugin(): import("esbuild").Plugin;

@@ -1,0 +1,213 @@
+// The egress proxy of `--network allowlist`: an HTTP forward proxy (plain requests through `http-proxy`,
+// tunnels through Node's own CONNECT parsing) that lets a request out only when its host name is on the
+// allowlist, resolves the name itself and connects to the address it checked (never one the client sent:
+// IP literals are refused), refuses names that lead to non-public addresses unless the host was opted in,
+// checks a tunnel's TLS SNI against its CONNECT host, and reports every attempt as a ledger entry.
+// It runs in the sidecar container (proxy-main.ts) and, in unit tests, on loopback.
+import dns from "node:dns";
+import http from "node:http";
+import net from "node:net";
+import type { Duplex } from "node:stream";
+import httpProxy from "http-proxy";
+import type { EgressConnection } from "../../report/schema.js";
+import extractSni from "sni";
+import { addressRefusal, type DomainRule, matchDomain, normalizeHost, refusalMessage } from "./policy.js";
+
+/** One connection attempt, as report.json records it (the schema is the one definition). */
+export type LedgerEntry = EgressConnection;
+
+export type Resolve = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+export interface EgressProxyOptions {
+  rules: readonly DomainRule[];
+  /** Hosts that may resolve to non-public addresses (`--allow-private-host`); never the metadata address. */
+  privateHosts?: readonly string[];
+  /** Name resolution; default: the system resolver (the sidecar's /etc/hosts and the engine's DNS). */
+  resolve?: Resolve;
+  onEntry: (entry: LedgerEntry) => void;
+}
+
+/** How long a tunnel may take to send its TLS ClientHello. */
+const HELLO_TIMEOUT_MS = 10_000;
+/** A TLS record is at most 2^14 bytes of payload plus its 5-byte header (a ClientHello spanning records is refused). */
+const MAX_HELLO_BYTES = 16_384 + 5;
+
+const defaultResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
+
+function callerOf(req: http.IncomingMessage): string | undefined {
+  const auth = req.headers["proxy-authorization"];
+  const match = typeof auth === "string" ? /^Basic\s+([A-Za-z0-9+/=]{1,512})$/i.exec(auth) : null;
+  if (!match?.[1]) return undefined;
+  const user = Buffer.from(match[1], "base64").toString("utf8").split(":")[0];
+  return user && /^[A-Za-z0-9_.-]{1,128}$/.test(user) ? user : undefined;
+}
+
+type Verdict = { ok: true; address: string } | { ok: false; reason: string };
+
+export function createEgressProxy(options: EgressProxyOptions): http.Server {
+  const resolve = options.resolve ?? defaultResolve;
+  const privateHosts = new Set((options.privateHosts ?? []).map((h) => normalizeHost(h) ?? h));
+  const forwarder = httpProxy.createProxyServer({ xfwd: false, ws: false, proxyTimeout: 300_000 });
+  // The upstream socket of each forwarded request, for its byte counts (proxyReq comes once it has one).
+  const upstreams = new WeakMap<http.IncomingMessage, (socket: net.Socket) => void>();
+  forwarder.on("proxyReq", (proxyReq, req) => {
+    if (proxyReq.socket) upstreams.get(req)?.(proxyReq.socket);
+  });
+
+  async function decide(rawHost: string, port: number): Promise<Verdict> {
+    const bare = rawHost.replace(/^\[|\]$/g, "");
+    if (net.isIP(bare)) return { ok: false, reason: "an IP address, not a name (only names on the allowlist are reachable)" };
+    const host = normalizeHost(bare);
+    if (!host) return { ok: false, reason: "not a host name" };
+    if (!matchDomain(options.rules, host, port)) return { ok: false, reason: "not on the allowlist" };
+    let addresses: Array<{ address: string }>;
+    try {
+      addresses = await resolve(host);
+    } catch (e) {
+      return { ok: false, reason: `the name does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+    }
+    if (!addresses.length) return { ok: false, reason: "the name does not resolve" };
+    // Every address must pass: a name that also points at a private range is not trusted for any of them.
+    for (const { address } of addresses) {
+      const refusal = addressRefusal(address, privateHosts.has(host));
+      if (refusal) return { ok: false, reason: refusal };
+    }
+    return { ok: true, address: addresses[0]!.address };
+  }
+
+  /** An attempt's start: the wall clock for the record, the monotonic clock for its duration. */
+  const begin = () => ({ at: new Date().toISOString(), t0: performance.now() });
+  function ledger(base: Pick<LedgerEntry, "host" | "port" | "kind" | "caller">, started: ReturnType<typeof begin>, rest: Partial<LedgerEntry> & Pick<LedgerEntry, "decision">): void {
+    options.onEntry({ bytesUp: 0, bytesDown: 0, ...base, ...rest, startedAt: started.at, durationMs: Math.round(performance.now() - started.t0) });
+  }
+
+  const server = http.createServer((req, res) => {
+    const started = begin();
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "");
+    } catch {
+      res.writeHead(400, { "content-type": "text/plain" }).end("agent-ci's egress proxy: send requests in absolute form (http://host/path), or CONNECT for https\n");
+      return;
+    }
+    const port = Number(url.port || 80);
+    const base = { host: url.hostname, port, kind: "http" as const, caller: callerOf(req) };
+    if (url.protocol !== "http:") {
+      ledger(base, started, { decision: "denied", reason: `scheme ${url.protocol} (only http:// is forwarded; https goes through CONNECT)` });
+      res.writeHead(403, { "content-type": "text/plain" }).end(refusalMessage(url.hostname, port, `scheme ${url.protocol} is not forwarded`, options.rules) + "\n");
+      return;
+    }
+    void decide(url.hostname, port).then((verdict) => {
+      if (!verdict.ok) {
+        ledger(base, started, { decision: "denied", reason: verdict.reason });
+        res.writeHead(403, { "content-type": "text/plain", "x-agent-ci-policy": "denied" }).end(refusalMessage(url.hostname, port, verdict.reason, options.rules) + "\n");
+        return;
+      }
+      let upstream: net.Socket | undefined;
+      let done = false;
+      const finish = (error?: string) => {
+        if (done) return;
+        done = true;
+        ledger(base, started, {
+          decision: "allowed",
+          address: verdict.address,
+          bytesUp: upstream?.bytesWritten ?? 0,
+          bytesDown: upstream?.bytesRead ?? 0,
+          ...(error ? { reason: error } : {}),
+        });
+      };
+      delete req.headers["proxy-authorization"];
+      delete req.headers["proxy-connection"];
+      req.url = `${url.pathname}${url.search}`;
+      const target = `http://${net.isIPv6(verdict.address) ? `[${verdict.address}]` : verdict.address}:${port}`;
+      upstreams.set(req, (s) => (upstream = s));
+      res.on("close", () => finish());
+      forwarder.web(req, res, { target, headers: { host: url.host } }, (err) => {
+        finish(`upstream failed: ${err.message}`);
+        if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
+        res.end(`agent-ci's egress proxy: ${url.host} failed: ${err.message}\n`);
+      });
+    });
+  });
+
+  server.on("connect", (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+    const started = begin();
+    const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? "");
+    const host = match?.[1] ?? req.url ?? "";
+    const port = Number(match?.[2] ?? 0);
+    const base = { host, port, kind: "connect" as const, caller: callerOf(req) };
+    client.on("error", () => {});
+    const refuse = (reason: string) => {
+      ledger(base, started, { decision: "denied", reason });
+      const body = refusalMessage(host, port, reason, options.rules) + "\n";
+      client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-agent-ci-policy: denied\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    };
+    if (!match || port < 1 || port > 65535) return refuse("CONNECT needs host:port");
+    void decide(host, port).then((verdict) => {
+      if (!verdict.ok) return refuse(verdict.reason);
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      readClientHello(client, head).then(
+        (hello) => {
+          const expected = normalizeHost(host);
+          if (hello.error || !hello.sni || normalizeHost(hello.sni) !== expected) {
+            const reason = hello.error ?? (hello.sni ? `the TLS server name ${hello.sni} differs from the CONNECT host` : "the tunnel's TLS ClientHello names no server (SNI)");
+            ledger(base, started, { decision: "denied", reason });
+            client.destroy();
+            return;
+          }
+          const upstream = net.connect({ host: verdict.address, port });
+          let error: string | undefined;
+          upstream.on("error", (e) => {
+            error = `upstream failed: ${e.message}`;
+            client.destroy();
+          });
+          upstream.write(hello.data);
+          upstream.pipe(client);
+          client.pipe(upstream);
+          client.on("close", () => upstream.destroy());
+          upstream.on("close", () => {
+            client.destroy();
+            ledger(base, started, { decision: "allowed", address: verdict.address, bytesUp: upstream.bytesWritten, bytesDown: upstream.bytesRead, ...(error ? { reason: error } : {}) });
+          });
+        },
+        () => client.destroy(),
+      );
+    });
+  });
+  return server;
+}
+
+/**
+ * Waits for the first TLS record (the ClientHello) of a tunnel and reads its server name. Bounded in size
+ * and time; whatever is not TLS is refused, since its destination cannot be checked.
+ */
+function readClientHello(client: Duplex, head: Buffer): Promise<{ data: Buffer; sni?: string; error?: string }> {
+  return new Promise((resolve) => {
+    let data = head;
+    const timer = setTimeout(() => done({ error: "the tunnel sent no TLS ClientHello in time" }), HELLO_TIMEOUT_MS);
+    const done = (result: { sni?: string; error?: string }) => {
+      clearTimeout(timer);
+      client.off("data", onData);
+      client.off("close", onClose);
+      client.pause();
+      resolve({ data, ...result });
+    };
+    const check = () => {
+      if (data.length < 5) return;
+      if (data[0] !== 0x16) return done({ error: "the tunnel does not carry TLS (only TLS tunnels are allowed, their server name is checked)" });
+      const length = 5 + data.readUInt16BE(3);
+      if (length > MAX_HELLO_BYTES) return done({ error: "the TLS record is larger than a ClientHello may be" });
+      if (data.length < length) return;
+      const sni = extractSni(data.subarray(0, length));
+      done(sni ? { sni } : {});
+    };
+    const onData = (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      check();
+    };
+    const onClose = () => done({ error: "the client closed the tunnel before its TLS ClientHello" });
+    client.on("data", onData);
+    client.on("close", onClose);
+    check();
+  });
+}

@@ -1,0 +1,268 @@
+// Where `--network allowlist` is enforced. The run's container keeps `--network none`: it has no network
+// interface but loopback, so nothing in it has a route anywhere. Its one way out is a Unix socket in a
+// volume shared with a sidecar container, on the engine's default network, which runs the egress proxy
+// (proxy-main.ts, bundled) on the toolbelt's Node from the run's own image: no registry, no extra image.
+// Inside the run's container a small forwarder of agent-ci's (run as the keeper user, out of the agent's
+// reach) listens on 127.0.0.1:3128 and hands each connection to the socket, so HTTP_PROXY works as usual.
+// Why not an internal network with the sidecar on it: an engine gives an internal bridge a gateway
+// address on the host, and the container reaches every service listening on the host through it. Why not a
+// proxy in agent-ci's own process: a container on a remote engine or in Docker Desktop's VM cannot reach
+// it. A volume and a sidecar work the same on Docker, Podman and a remote engine.
+// The proxy's ledger comes back over the sidecar exec's stdout.
+import readline from "node:readline";
+import { PassThrough, type Duplex } from "node:stream";
+import type Docker from "dockerode";
+import { ownerLabels, withTimeout } from "../engine.js";
+import { EngineError } from "../sandbox.js";
+import { TOOLBELT_DIR, toolbeltProgram } from "../toolbelt.js";
+import type { EgressOptions } from "./allowlist.js";
+import type { EgressSidecarConfig } from "./proxy-main.js";
+import { refusalMessage } from "./policy.js";
+import type { LedgerEntry } from "./proxy.js";
+import { EGRESS_PROXY_JS } from "./proxy-source.js";
+
+export type { LedgerEntry } from "./proxy.js";
+export type { EgressOptions } from "./allowlist.js";
+
+/** Where the proxy listens inside the run's container (the forwarder). */
+export const EGRESS_PORT = 3128;
+/** Where the shared volume with the proxy's socket is mounted, in both containers. */
+export const EGRESS_DIR = "/run/agent-ci-egress";
+const EGRESS_SOCKET = `${EGRESS_DIR}/proxy.sock`;
+/**
+ * The sidecar's user: root without capabilities (the fresh volume is root's, and the socket is made
+ * connectable by the agent's forwarder); its root filesystem is read-only and it has no privileges.
+ */
+const SIDECAR_USER = "0:0";
+const SYNC_TIMEOUT_MS = 5_000;
+
+/**
+ * The forwarder inside the run's container: plain JavaScript on the toolbelt's Node, 127.0.0.1:3128 to the
+ * proxy's socket, byte for byte (the proxy reads the requests). Prints a line once listening.
+ */
+const FORWARDER_JS = `
+const net = require("node:net");
+const server = net.createServer((client) => {
+  const upstream = net.connect(${JSON.stringify(EGRESS_SOCKET)});
+  client.on("error", () => upstream.destroy());
+  upstream.on("error", () => client.destroy());
+  client.pipe(upstream).pipe(client);
+});
+server.listen(${EGRESS_PORT}, "127.0.0.1", () => process.stdout.write("ready\\n"));
+`;
+
+/** The engine objects of a run's egress, by name: known from the run id alone (the watchdog removes them). */
+export function egressNames(runId: string): { sidecar: string; volume: string } {
+  return { sidecar: `agent-ci-${runId}-egress`, volume: `agent-ci-${runId}-egress` };
+}
+
+/** The volume mount both containers get (the run's container: read-only; connecting to a socket writes nothing). */
+export function egressMount(runId: string, readOnly: boolean): { Type: "volume"; Source: string; Target: string; ReadOnly: boolean } {
+  return { Type: "volume", Source: egressNames(runId).volume, Target: EGRESS_DIR, ReadOnly: readOnly };
+}
+
+/** The proxy variables the tools of the container read (curl, git, pip, npm, yarn, Node's fetch with NODE_USE_ENV_PROXY). */
+export function proxyEnv(caller?: string): Record<string, string> {
+  // The user name tags the connection with the tool call that made it (the proxy records it, never checks it).
+  const url = `http://${caller ? `${caller}:agent-ci@` : ""}127.0.0.1:${EGRESS_PORT}`;
+  const noProxy = "localhost,127.0.0.1,::1";
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    NO_PROXY: noProxy,
+    no_proxy: noProxy,
+    npm_config_proxy: url,
+    npm_config_https_proxy: url,
+    PIP_PROXY: url,
+    YARN_HTTP_PROXY: url,
+    YARN_HTTPS_PROXY: url,
+    NODE_USE_ENV_PROXY: "1",
+  };
+}
+
+export class EgressSidecar {
+  /** Every connection attempt so far, in the order the proxy finished them. */
+  readonly entries: LedgerEntry[] = [];
+  private syncs = 0;
+  private readonly waiting = new Map<number, () => void>();
+  private readonly streams: Duplex[] = [];
+  private proxyStream: Duplex | undefined;
+  private disposed = false;
+
+  private constructor(
+    private readonly docker: Docker,
+    readonly runId: string,
+    readonly options: EgressOptions,
+  ) {}
+
+  /**
+   * Creates the sidecar (its volume made by `createEgressVolume` first) and waits for its proxy. On failure
+   * the sidecar is removed; the volume, which the run's container may already mount, is its owner's to remove.
+   */
+  static async start(docker: Docker, runId: string, image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"], onContainerStarted?: () => void): Promise<EgressSidecar> {
+    const sidecar = new EgressSidecar(docker, runId, options);
+    try {
+      await sidecar.create(image, toolbeltVolume, options, ulimits, onContainerStarted);
+      return sidecar;
+    } catch (e) {
+      await sidecar.stop().catch(() => {});
+      throw e;
+    }
+  }
+
+  private async create(image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"], onContainerStarted?: () => void): Promise<void> {
+    const names = egressNames(this.runId);
+    const labels = ownerLabels(this.runId);
+    const container = await withTimeout(
+      "a container create",
+      this.docker.createContainer({
+        name: names.sidecar,
+        Image: image,
+        Entrypoint: [toolbeltProgram("sleep"), "infinity"],
+        Cmd: [],
+        User: SIDECAR_USER,
+        Labels: labels,
+        HostConfig: {
+          Init: true,
+          ReadonlyRootfs: true,
+          CapDrop: ["ALL"],
+          SecurityOpt: ["no-new-privileges:true"],
+          PidsLimit: 64,
+          Memory: 256 * 1024 ** 2,
+          NetworkMode: "bridge",
+          Ulimits: ulimits,
+          ExtraHosts: Object.entries(options.hosts).map(([name, address]) => `${name}:${address}`),
+          Mounts: [{ Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true }, egressMount(this.runId, false)],
+        },
+      }),
+    );
+    await withTimeout("a container start", container.start());
+    onContainerStarted?.();
+    const config: EgressSidecarConfig = { socket: EGRESS_SOCKET, rules: options.rules, privateHosts: options.privateHosts };
+    const { stream, lines } = await this.attach(container, [toolbeltProgram("node"), "-e", EGRESS_PROXY_JS], SIDECAR_USER, [`AGENT_CI_EGRESS=${JSON.stringify(config)}`]);
+    this.proxyStream = stream;
+    lines((line) => {
+      const event = parseEvent(line);
+      if (event?.entry) this.entries.push(event.entry);
+      if (event?.sync !== undefined) this.waiting.get(event.sync)?.();
+    });
+  }
+
+  /**
+   * Runs a long-lived program in a container with a hijacked exec and resolves once it prints its first
+   * line (it listens); `lines` then gets every line of its stdout, that first one included.
+   */
+  private async attach(container: Docker.Container, cmd: string[], user: string, env: string[]): Promise<{ stream: Duplex; lines: (onLine: (line: string) => void) => void }> {
+    const exec = await withTimeout(
+      "an exec create",
+      container.exec({ Cmd: cmd, AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, User: user, WorkingDir: "/", Env: [...env, "PATH=/usr/bin:/bin"] }),
+    );
+    const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: true }))) as Duplex;
+    this.streams.push(stream);
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let errors = "";
+    stderr.on("data", (d: Buffer) => (errors = (errors + d.toString("utf8")).slice(-4000)));
+    this.docker.modem.demuxStream(stream, stdout, stderr);
+    stream.on("end", () => stdout.end());
+    stream.on("error", () => stdout.end());
+    const seen: string[] = [];
+    let listener: ((line: string) => void) | undefined;
+    const ready = new Promise<void>((resolve, reject) => {
+      readline.createInterface({ input: stdout }).on("line", (line) => {
+        resolve();
+        if (listener) listener(line);
+        else seen.push(line);
+      });
+      stdout.on("end", () => reject(new EngineError(`agent-ci's egress program ${cmd[0]} ended before it listened: ${errors.trim() || "no output"}`)));
+    });
+    await withTimeout("the egress proxy's start", ready, 30_000);
+    return {
+      stream,
+      lines: (onLine) => {
+        listener = onLine;
+        for (const line of seen.splice(0)) onLine(line);
+      },
+    };
+  }
+
+  /** Starts the forwarder in the run's container (as its keeper user, which the agent cannot signal). */
+  async connect(container: Docker.Container, user: string): Promise<void> {
+    await this.attach(container, [toolbeltProgram("node"), "-e", FORWARDER_JS], user, []);
+  }
+
+  /** Resolves once every connection that ended before now is in `entries` (bounded: never hangs a run). */
+  async sync(): Promise<void> {
+    if (!this.proxyStream || !this.active) return;
+    const n = ++this.syncs;
+    const answered = new Promise<void>((resolve) => {
+      this.waiting.set(n, resolve);
+      setTimeout(resolve, SYNC_TIMEOUT_MS).unref();
+    });
+    this.proxyStream.write(`sync ${n}\n`);
+    await answered;
+    this.waiting.delete(n);
+  }
+
+  /** The refusals of one caller's connections so far, as the messages its tool call result carries. */
+  async refusalsOf(caller: string): Promise<string[]> {
+    await this.sync();
+    const refused = this.entries.filter((e) => e.caller === caller && e.decision === "denied");
+    const unique = new Set(refused.map((e) => refusalMessage(e.host, e.port, e.reason ?? "refused", this.options.rules)));
+    return [...unique];
+  }
+
+  /** Whether commands go through the proxy (false once `stop` ended it: after `--network setup`'s setup). */
+  get active(): boolean {
+    return !this.stopped && !this.disposed;
+  }
+  private stopped = false;
+
+  /**
+   * Ends the proxy and removes the sidecar, keeping the ledger: the run goes on with no way out at all. The
+   * volume stays until the run's container, which mounts it, is gone (dispose).
+   */
+  async stop(): Promise<void> {
+    if (this.stopped || this.disposed) return;
+    await this.sync();
+    this.stopped = true;
+    for (const stream of this.streams) stream.destroy();
+    const gone = (e: unknown) => {
+      if ((e as { statusCode?: number }).statusCode !== 404) throw e;
+    };
+    await withTimeout("a container removal", this.docker.getContainer(egressNames(this.runId).sidecar).remove({ force: true })).catch(gone);
+  }
+
+  /** Removes the sidecar and the volume. Safe to call more than once (the run's container must be gone first). */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const stream of this.streams) stream.destroy();
+    await removeEgress(this.docker, this.runId);
+  }
+}
+
+function parseEvent(line: string): { entry?: LedgerEntry; sync?: number } | undefined {
+  try {
+    return JSON.parse(line) as { entry?: LedgerEntry; sync?: number };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The run's socket volume, labelled like its containers (the reaper finds it); made before either container. */
+export async function createEgressVolume(docker: Docker, runId: string): Promise<void> {
+  await withTimeout("a volume create", docker.createVolume({ Name: egressNames(runId).volume, Labels: ownerLabels(runId) }));
+}
+
+/** Removes a run's sidecar and its volume by name; what is already gone is fine. */
+export async function removeEgress(docker: Docker, runId: string): Promise<void> {
+  const names = egressNames(runId);
+  const gone = (e: unknown) => {
+    if ((e as { statusCode?: number }).statusCode !== 404) throw e;
+  };
+  await withTimeout("a container removal", docker.getContainer(names.sidecar).remove({ force: true })).catch(gone);
+  await withTimeout("a volume removal", docker.getVolume(names.volume).remove()).catch(gone);
+}

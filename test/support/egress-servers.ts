@@ -1,0 +1,87 @@
+// Local origin servers for the egress proxy's tests (nothing outside this machine is reachable): plain HTTP
+// servers and one HTTPS server with a certificate from a CA made with openssl for this run, for the names
+// the tests map to them (allowed.test, blocked.test). Each answers with its own name, so a test sees which
+// server a request reached.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+export const TEST_NAMES = ["allowed.test", "blocked.test", "private.test"] as const;
+
+export interface OriginServers {
+  /** Where the servers listen. */
+  address: string;
+  httpPort: number;
+  httpsPort: number;
+  /** The CA that signed the HTTPS server's certificate (PEM file). */
+  caFile: string;
+  /** Requests each server saw, as "name path". */
+  seen: string[];
+  close(): Promise<void>;
+}
+
+function openssl(dir: string, ...args: string[]): void {
+  execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+}
+
+/** A CA and a server certificate for the test names (and the address, for the IP-literal tests). */
+function makeCertificates(dir: string, address: string): { key: Buffer; cert: Buffer; caFile: string } {
+  openssl(dir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "1", "-subj", "/CN=agent-ci egress test CA");
+  fs.writeFileSync(path.join(dir, "server.ext"), `subjectAltName=${TEST_NAMES.map((n) => `DNS:${n}`).join(",")},IP:${address}\nextendedKeyUsage=serverAuth\n`);
+  openssl(dir, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "key.pem", "-out", "req.csr", "-subj", "/CN=allowed.test");
+  openssl(dir, "x509", "-req", "-in", "req.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial", "-out", "cert.pem", "-days", "1", "-extfile", "server.ext");
+  return { key: fs.readFileSync(path.join(dir, "key.pem")), cert: fs.readFileSync(path.join(dir, "cert.pem")), caFile: path.join(dir, "ca.pem") };
+}
+
+/**
+ * `address` is where containers reach this host (in the certificate); `listenOn` where the servers listen:
+ * the same, or every address where the engine's bridge appears only with its first container (Podman).
+ */
+export async function startOriginServers(address = "127.0.0.1", listenOn = address): Promise<OriginServers> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-egress-"));
+  const { key, cert, caFile } = makeCertificates(dir, address);
+  const seen: string[] = [];
+  const handler = (scheme: string) => (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const name = (req.headers.host ?? "").replace(/:\d+$/, "");
+    seen.push(`${scheme}://${name}${req.url ?? ""}`);
+    res.writeHead(200, { "content-type": "text/plain" }).end(`hello from ${name} over ${scheme}\n`);
+  };
+  const plain = http.createServer(handler("http"));
+  const secure = https.createServer({ key, cert }, handler("https"));
+  const listen = (server: http.Server) =>
+    new Promise<number>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, listenOn, () => resolve((server.address() as AddressInfo).port));
+    });
+  const [httpPort, httpsPort] = await Promise.all([listen(plain), listen(secure)]);
+  return {
+    address,
+    httpPort,
+    httpsPort,
+    caFile,
+    seen,
+    async close() {
+      plain.closeAllConnections();
+      secure.closeAllConnections();
+      await Promise.all([new Promise((r) => plain.close(r)), new Promise((r) => secure.close(r))]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * An address of this host that containers on a bridge network reach (the default bridge's gateway), for
+ * origin servers the egress sidecar connects to.
+ */
+export async function hostAddressForContainers(docker: import("dockerode")): Promise<string> {
+  for (const name of ["bridge", "podman"]) {
+    const info = await docker.getNetwork(name).inspect().catch(() => undefined) as { IPAM?: { Config?: Array<{ Gateway?: string }> } } | undefined;
+    const gateway = info?.IPAM?.Config?.find((c) => c.Gateway && !c.Gateway.includes(":"))?.Gateway;
+    if (gateway) return gateway;
+  }
+  throw new Error("no bridge network with an IPv4 gateway on this engine");
+}
