@@ -1,15 +1,14 @@
 // Bundles the CLI (and the Action entry and the benchmark) into dist/ with esbuild, and copies the files
 // they load at run time: the in-container exec helper and the tree-sitter wasm files of the Bash parser.
-// report.html's script and the egress sidecar's program go in as strings (reportClientPlugin,
-// egressProxyPlugin), so dist/ never loads esbuild.
+// report.html's script and the egress sidecar's program go in as strings (embeddedPlugin), so dist/
+// never loads esbuild.
 // dist/ is committed (action.yml runs dist/index.js); test/action/dist.test.ts rebuilds with
 // `--outdir <tmp>` and fails when the committed files differ: run `npm run build` after changing src/.
 import { build } from "esbuild";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { egressProxyPlugin } from "./egress-proxy.mjs";
-import { reportClientPlugin } from "./report-client.mjs";
+import { embeddedPlugin } from "./embedded.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdirFlag = process.argv.indexOf("--outdir");
@@ -34,7 +33,7 @@ await build({
   // dockerode's ssh transport pulls in optional native add-ons (ssh2, cpu-features); agent-ci reaches the
   // engine over a socket or TCP, so they are left out.
   loader: { ".node": "empty" },
-  plugins: [reportClientPlugin(), egressProxyPlugin()],
+  plugins: [embeddedPlugin()],
   banner: {
     js: [
       'import { createRequire as __agentCiCreateRequire } from "node:module";',

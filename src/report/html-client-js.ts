@@ -1,6 +1,6 @@
 // The script inlined into report.html, as text. From source (vitest, tsx) it is bundled here from
 // ./html-client/main.ts when this module is first imported; `npm run build` replaces this whole module with the
-// bundled text (scripts/report-client.mjs), so the built CLI and Action carry the string and never load esbuild.
-import { bundleReportClient } from "../../scripts/report-client.mjs";
+// bundled text (scripts/embedded.mjs), so the built CLI and Action carry the string and never load esbuild.
+import { bundleEmbedded } from "../../scripts/embedded.mjs";
 
-export const REPORT_CLIENT_JS: string = await bundleReportClient();
+export const REPORT_CLIENT_JS: string = await bundleEmbedded("reportClient");

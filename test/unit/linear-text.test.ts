@@ -7,7 +7,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { build } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
-import { reportClientPlugin } from "../../scripts/report-client.mjs";
+import { embeddedPlugin } from "../../scripts/embedded.mjs";
 import { CASES, INPUTS } from "../support/linear-cases.js";
 
 /** Per input: far above what linear code needs on a loaded 2-core machine, far below what quadratic code needs. */
@@ -28,7 +28,7 @@ beforeAll(async () => {
     packages: "external",
     define: { "import.meta.url": JSON.stringify(`file://${SOURCE}`) },
     // report.html's script goes in as text, as in dist/: the bundle cannot find the client's sources.
-    plugins: [reportClientPlugin()],
+    plugins: [embeddedPlugin()],
   });
 });
 

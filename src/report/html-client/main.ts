@@ -1,6 +1,6 @@
 // report.html's script: reads the JSON data block renderHtml wrote (ReportPageData, see page.ts) and draws the
 // page: summary, timeline, tool calls with their details, the patch, usage and run details. No imports at run
-// time and no network: scripts/report-client.mjs bundles this folder (and what it uses from ../format.ts) into
+// time and no network: scripts/embedded.mjs bundles this folder (and what it uses from ../format.ts) into
 // one script that renderHtml inlines into the page. Checked in a real browser by test/browser/report-html.test.ts.
 import { renderCalls, selectCall, selectTurn, step } from "./calls.js";
 import { renderChanges } from "./changes.js";

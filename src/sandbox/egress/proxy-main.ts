@@ -1,4 +1,4 @@
-// The egress sidecar's program: bundled into one CommonJS file (scripts/egress-proxy.mjs), written into the
+// The egress sidecar's program: bundled into one CommonJS file (scripts/embedded.mjs), written into the
 // sidecar container and run on the toolbelt's Node. Its configuration comes in AGENT_CI_EGRESS (JSON);
 // it prints one JSON line per event on stdout — `{"ready":socket}` once listening, `{"entry":…}` per
 // connection attempt, `{"sync":n}` in answer to a `sync n` line on stdin (everything before it has been

@@ -1,6 +1,6 @@
 // The egress sidecar's program, as text. From source (vitest, tsx) it is bundled here from ./proxy-main.ts
 // when this module is first imported; `npm run build` replaces this whole module with the bundled text
-// (scripts/egress-proxy.mjs), so the built CLI and Action carry the string and never load esbuild.
-import { bundleEgressProxy } from "../../../scripts/egress-proxy.mjs";
+// (scripts/embedded.mjs), so the built CLI and Action carry the string and never load esbuild.
+import { bundleEmbedded } from "../../../scripts/embedded.mjs";
 
-export const EGRESS_PROXY_JS: string = await bundleEgressProxy();
+export const EGRESS_PROXY_JS: string = await bundleEmbedded("egressProxy");

@@ -1,2 +1,0 @@
-export function bundleEgressProxy(): Promise<string>;
-export function egressProxyPlugin(): import("esbuild").Plugin;

@@ -1,0 +1,62 @@
+// Programs agent-ci carries as text, each bundled by esbuild into one file's contents:
+// - report.html's script (src/report/html-client/, TypeScript for the browser), inlined into the page;
+// - the egress sidecar's proxy (src/sandbox/egress/proxy-main.ts), written into the sidecar container and run
+//   on the toolbelt's Node (Debian's, so the target is its version).
+// Two callers, one set of options per program:
+// - from source (vitest, tsx), the module that exports the text calls bundleEmbedded() when first imported;
+// - scripts/build.mjs swaps that module for the bundled text (embeddedPlugin), so dist/ needs no esbuild.
+import { build } from "esbuild";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+const PROGRAMS = {
+  reportClient: {
+    entry: "src/report/html-client/main.ts",
+    module: "src/report/html-client-js.ts",
+    exportName: "REPORT_CLIENT_JS",
+    options: { format: "iife", platform: "browser", target: "es2020" },
+  },
+  egressProxy: {
+    entry: "src/sandbox/egress/proxy-main.ts",
+    module: "src/sandbox/egress/proxy-source.ts",
+    exportName: "EGRESS_PROXY_JS",
+    options: { format: "cjs", platform: "node", target: "node18" },
+  },
+};
+
+export async function bundleEmbedded(name) {
+  const program = PROGRAMS[name];
+  if (!program) throw new Error(`no embedded program named ${name}`);
+  const entry = path.join(root, program.entry);
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    charset: "ascii",
+    legalComments: "none",
+    logLevel: "silent",
+    ...program.options,
+  });
+  const [file] = result.outputFiles;
+  if (file === undefined) throw new Error(`esbuild wrote nothing for ${entry}`);
+  return file.text;
+}
+
+/** esbuild plugin: each program's module becomes `export const <NAME> = "<bundle>"`. */
+export function embeddedPlugin() {
+  const byModule = new Map(Object.entries(PROGRAMS).map(([name, p]) => [path.join(root, p.module), { name, ...p }]));
+  const names = [...byModule.keys()].map((file) => path.basename(file).replace(/[.]/g, "\\."));
+  return {
+    name: "embedded-programs",
+    setup(pluginBuild) {
+      pluginBuild.onLoad({ filter: new RegExp(`(^|/)(${names.join("|")})$`) }, async (args) => {
+        const program = byModule.get(path.resolve(args.path));
+        // A module of that name elsewhere would be bundled as source and load esbuild at run time.
+        if (!program) throw new Error(`${args.path} is not one of the embedded programs' modules (${[...byModule.keys()].join(", ")})`);
+        return { contents: `export const ${program.exportName} = ${JSON.stringify(await bundleEmbedded(program.name))};`, loader: "js" };
+      });
+    },
+  };
+}
