@@ -11,9 +11,12 @@ import path from "node:path";
 import tls from "node:tls";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDockerClient, pingEngine } from "../../src/sandbox/engine.js";
+import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
+import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
+import { createDockerClient, LABEL_RUN, pingEngine } from "../../src/sandbox/engine.js";
 import { EngineError } from "../../src/sandbox/sandbox.js";
-import { applyToCopy } from "../support/workspace.js";
+import { hostAddressForContainers, startOriginServers } from "../support/egress-servers.js";
+import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 import { EXAMPLE, labelled, runScripted } from "./support.js";
 
 const ENV_KEYS = ["DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH"] as const;
@@ -137,6 +140,33 @@ describe("agent-ci through a remote engine over TCP with mutual TLS", () => {
     // The run's API calls (create, exec attach, the copy-in's tar stream, inspect, remove) came through TLS.
     expect(carried - before).toBeGreaterThan(fs.statSync(path.join(EXAMPLE, "src/calc.js")).size);
     expect(await labelled(createDockerClient(), run.outcome.runId)).toEqual([]);
+  }, 180_000);
+
+  // The egress sidecar needs nothing from the client's host but API calls: the same allowlist holds when the
+  // engine is reached over TLS (origin servers on the engine host's bridge, reachable here on loopback).
+  it("keeps --network allowlist's only way out through the sidecar over the remote engine", async () => {
+    const docker = createDockerClient();
+    const host = await hostAddressForContainers(docker);
+    const origins = await startOriginServers(host);
+    const runId = newRunId();
+    const before = carried;
+    try {
+      await using sandbox = await DockerSandbox.start({
+        runId,
+        workspaceDir: makeWorkspace({ "a.txt": "a\n" }),
+        network: "allowlist",
+        egress: egressOptions(["allowed.test"], [`allowed.test=${host}`, `blocked.test=${host}`]),
+      });
+      const sh = async (script: string) => (await sandbox.exec({ script, mergeStderr: true, timeoutMs: 60_000 })).stdout.toString("utf8");
+      expect(await sh(`curl -sS http://allowed.test:${origins.httpPort}/remote`)).toBe("hello from allowed.test over http\n");
+      expect(await sh(`curl -sS http://blocked.test:${origins.httpPort}/`)).toContain("agent-ci's network policy refused blocked.test");
+      expect(await sh(`curl -sS -m 5 --noproxy '*' http://${host}:${origins.httpPort}/ && echo REACHED || echo NO-ROUTE`)).toMatch(/NO-ROUTE\n$/);
+      expect(carried).toBeGreaterThan(before);
+    } finally {
+      await origins.close();
+    }
+    expect(await labelled(docker, runId)).toEqual([]);
+    expect((await docker.listVolumes({ filters: { label: [`${LABEL_RUN}=${runId}`] } })).Volumes).toEqual([]);
   }, 180_000);
 
   it("fails before anything starts, saying where it looked, when the client certificate is not the engine's CA's", async () => {
