@@ -240,13 +240,24 @@ describe("C: command faults through the CLI", () => {
       workspace: ws,
       mode: "bypassPermissions",
       turns: [
-        [bash(":(){ :|:& };:; sleep 2; echo survived", { timeout: 8000 })],
+        // The call waits for the event, not a fixed time: the pids cgroup counting a refused fork, checked every
+        // 0.1 s with builtins only (at the limit nothing can fork; `read -t` on an empty FIFO made beforehand
+        // is the pause). On a loaded machine the bomb takes longer to get there.
+        [
+          bash(
+            "mkfifo pause; exec 9<>pause; f=/sys/fs/cgroup/pids/pids.events; [ -r $f ] || f=/sys/fs/cgroup/pids.events; " +
+              ":(){ :|:& };:; " +
+              'until read -r _ hits < $f; [ "${hits:-0}" -gt 0 ]; do read -r -t 0.1 -u 9; done; echo survived',
+            { timeout: 120_000 },
+          ),
+        ],
         [bash("echo alive")],
         [bash("ps -e --no-headers | wc -l")],
       ],
     });
     // The limit bites inside the container (fork fails), the bomb dies with the call, the run goes on.
     expect(run.text(0)).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
+    expect(run.text(0)).toMatch(/^survived$/m);
     expect(run.text(1)).toBe("alive");
     expect(Number(run.text(2))).toBeLessThan(50);
     expect(run.report?.hardening?.pidsLimit).toBeGreaterThan(0);
