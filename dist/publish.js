@@ -46017,6 +46017,12 @@ import path from "node:path";
 
 // src/sandbox/archive.ts
 var import_tar_stream = __toESM(require_tar_stream(), 1);
+
+// src/sandbox/engine-profile.ts
+var AGENT_UID = 1e3;
+var AGENT_USER = `${AGENT_UID}:${AGENT_UID}`;
+
+// src/sandbox/archive.ts
 var DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
 function normalizeIgnoredPattern(pattern) {
   const p = pattern.trim().replace(/^\.\//, "").replace(/\/+$/, "");

@@ -15,6 +15,7 @@ import path from "node:path";
 import { type Readable, Transform } from "node:stream";
 import picomatch from "picomatch";
 import { pack as tarPack, type Header } from "tar-stream";
+import { AGENT_UID } from "./engine-profile.js";
 
 /**
  * Which of the files git ignores are copied: none (false), all (true), or those at or under a path that
@@ -102,15 +103,6 @@ function gitTopLevel(dir: string): string | undefined {
   }
 }
 
-function gitListed(dir: string, includeIgnored: boolean): string[] {
-  const args = ["-c", "core.fsmonitor=false", "ls-files", "-z", "--cached", "--others"];
-  if (!includeIgnored) args.push("--exclude-standard");
-  const out = execFileSync("git", args, { cwd: dir, maxBuffer: 1 << 30, stdio: ["ignore", "pipe", "ignore"] });
-  const names = new Set<string>();
-  for (const name of out.toString("utf8").split("\0")) if (name) names.add(name);
-  return [...names];
-}
-
 /** NUL-separated names git prints (a trailing `/` marks a directory it did not descend into). */
 function gitNames(dir: string, args: string[]): Promise<string[]> {
   return new Promise((resolve, reject) => {
@@ -118,6 +110,11 @@ function gitNames(dir: string, args: string[]): Promise<string[]> {
       err ? reject(err) : resolve(out.toString("utf8").split("\0").filter(Boolean)),
     );
   });
+}
+
+/** Tracked and untracked files (with the ignored ones too when `includeIgnored`), each once. */
+async function gitListed(dir: string, includeIgnored: boolean): Promise<string[]> {
+  return [...new Set(await gitNames(dir, ["--cached", "--others", ...(includeIgnored ? [] : ["--exclude-standard"])]))];
 }
 
 /** The files git ignores (`files`), and the outermost ignored directories and files (`outermost`). */
@@ -229,7 +226,7 @@ export async function listWorkspace(dir: string, includeIgnored: IncludeIgnored 
   // without patterns it only feeds the report, so it runs while the copy does.
   const ignored = includeIgnored === true ? undefined : gitIgnored(dir);
   ignored?.catch(() => undefined);
-  const paths = gitListed(dir, includeIgnored === true);
+  const paths = await gitListed(dir, includeIgnored === true);
   let ignoredLeftOut: Promise<IgnoredLeftOut | undefined> = Promise.resolve(undefined);
   if (ignored && includeIgnored !== false) {
     const matches = ignoredPathMatcher(includeIgnored as readonly string[]);
@@ -296,12 +293,21 @@ interface Entry {
   data?: Buffer;
 }
 
-/** What `plan` decided: the entries to copy, in order, and what was left out and why. */
-interface CopyPlan {
-  entries: Entry[];
+/**
+ * The copy, decided before a byte moves (`planWorkspaceCopy`): the entries in order, what stays out and
+ * why. Made while the container starts; packed by `packWorkspace` (a stream) or by the copier container
+ * from `writeCopyList`'s files.
+ */
+export interface WorkspaceCopy {
+  dir: string;
+  entries: readonly Entry[];
   skipped: SkippedEntry[];
   files: number;
   bytes: number;
+  isGitRepo: boolean;
+  worldReadable: boolean;
+  /** What git ignores and the copy leaves out (the report's hint; may still be listing). */
+  ignoredLeftOut: Promise<IgnoredLeftOut | undefined>;
 }
 
 /**
@@ -310,7 +316,7 @@ interface CopyPlan {
  * never a partial copy). Files whose credentials are stripped are read here; the others are read by the
  * packer.
  */
-function plan(dir: string, paths: readonly string[], options: PackOptions): CopyPlan {
+function plan(dir: string, paths: readonly string[], options: PackOptions): Pick<WorkspaceCopy, "entries" | "skipped" | "files" | "bytes"> {
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const entries: Entry[] = [];
@@ -427,15 +433,26 @@ function compressor(sink: NodeJS.WritableStream, input: Readable | "pipe" = "pip
 }
 
 /**
- * Packs the planned entries with the host's GNU tar, writing into `sink` without ending it (through
- * zstd when `zstd`). The list goes by name on stdin, without recursion; hard links are stored as files,
- * owners as the agent user, as the tar-stream packer does.
+ * GNU tar's arguments to pack `names` (a file of NUL-separated paths, `-` for stdin) from `dir`: by name,
+ * without recursion; hard links stored as files; every entry owned by `owner`. The host's tar and the
+ * copier container's use the same.
  */
-async function packWithHostTar(dir: string, rels: readonly string[], sink: NodeJS.WritableStream, worldReadable: boolean, zstd: boolean): Promise<void> {
+export function tarCreateArgs(dir: string, names: string, owner: number, worldReadable: boolean): string[] {
   const args = ["-c", "-f", "-", "-C", dir, "--null", "--no-recursion", "--verbatim-files-from"];
-  args.push("--hard-dereference", "--owner=1000", "--group=1000", "--numeric-owner", "--ignore-failed-read");
+  args.push("--hard-dereference", `--owner=${owner}`, `--group=${owner}`, "--numeric-owner", "--ignore-failed-read");
   if (worldReadable) args.push("--mode=a+rX");
-  args.push("-T", "-"); // last: GNU tar applies options only to the names after them
+  args.push("-T", names); // last: GNU tar applies options only to the names after them
+  return args;
+}
+
+/** The entries the packer reads from disk (the rewritten ones go as an archive of their own). */
+const readFromDisk = (copy: WorkspaceCopy): string[] => copy.entries.filter((e) => !e.data).map((e) => e.rel);
+const rewrittenOf = (copy: WorkspaceCopy): Entry[] => copy.entries.filter((e) => e.data);
+
+/** Packs the entries with the host's GNU tar into `sink` without ending it (through zstd when `zstd`). */
+async function packWithHostTar(copy: WorkspaceCopy, sink: NodeJS.WritableStream, zstd: boolean): Promise<void> {
+  const rels = readFromDisk(copy);
+  const args = tarCreateArgs(copy.dir, "-", AGENT_UID, copy.worldReadable);
   const tar = spawn("tar", args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
   // 1: a file changed while it was read (what the copy holds is what was read then).
   const waits = [exited(tar, sink, "packing the workspace with tar", [0, 1])];
@@ -448,9 +465,14 @@ async function packWithHostTar(dir: string, rels: readonly string[], sink: NodeJ
   await Promise.all(waits);
 }
 
-/** Packs entries with tar-stream into `sink` without ending it (through zstd when `zstd`). */
-async function packWithTarStream(dir: string, entries: readonly Entry[], sink: NodeJS.WritableStream, worldReadable: boolean, zstd: boolean): Promise<void> {
-  const zstdProcess = zstd ? compressor(sink) : undefined;
+/** Packs entries with tar-stream into `sink` without ending it (through zstd when `zstd`), owned by `owner`. */
+async function packWithTarStream(
+  dir: string,
+  entries: readonly Entry[],
+  sink: NodeJS.WritableStream,
+  options: { worldReadable: boolean; zstd: boolean; owner: number },
+): Promise<void> {
+  const zstdProcess = options.zstd ? compressor(sink) : undefined;
   const pack = tarPack();
   const out = coalesced();
   pack.pipe(out).pipe(zstdProcess ? zstdProcess.child.stdin! : sink, { end: Boolean(zstdProcess) });
@@ -462,8 +484,8 @@ async function packWithTarStream(dir: string, entries: readonly Entry[], sink: N
     });
   for (const { rel, st, data } of entries) {
     const abs = path.join(dir, rel);
-    const mode = (st.mode & 0o7777) | (worldReadable ? (st.isDirectory() ? 0o555 : 0o444) : 0);
-    const common = { name: rel, mode, mtime: st.mtime, uid: 1000, gid: 1000 };
+    const mode = (st.mode & 0o7777) | (options.worldReadable ? (st.isDirectory() ? 0o555 : 0o444) : 0);
+    const common = { name: rel, mode, mtime: st.mtime, uid: options.owner, gid: options.owner };
     if (st.isDirectory()) await add({ ...common, type: "directory" });
     else if (st.isSymbolicLink()) await add({ ...common, type: "symlink", linkname: fs.readlinkSync(abs) });
     else {
@@ -490,19 +512,49 @@ function readOrEmpty(abs: string): Buffer {
 }
 
 /**
- * Writes the workspace as a tar stream into `sink` (the container's `tar -x` stdin, with
- * `extractFlags(packer)`), without ending it. Resolves with what was copied and what was skipped.
+ * Lists and checks the workspace for the copy: every path, its limits, what stays out and why (see
+ * `plan`). An error here (over a limit) comes before anything is copied.
  */
-export async function packWorkspace(dir: string, sink: NodeJS.WritableStream, packer: HostPacker, options: PackOptions = {}): Promise<PackSummary> {
+export async function planWorkspaceCopy(dir: string, options: PackOptions = {}): Promise<WorkspaceCopy> {
   const { paths, isGitRepo, ignoredLeftOut } = await listWorkspace(dir, options.includeIgnored);
-  const { entries, skipped, files, bytes } = plan(dir, paths, options);
-  const worldReadable = Boolean(options.worldReadable);
-  if (packer.gnuTar) {
-    await packWithHostTar(dir, entries.filter((e) => !e.data).map((e) => e.rel), sink, worldReadable, packer.zstd);
-    const rewrittenEntries = entries.filter((e) => e.data);
-    if (rewrittenEntries.length) await packWithTarStream(dir, rewrittenEntries, sink, worldReadable, packer.zstd);
-  } else {
-    await packWithTarStream(dir, entries, sink, worldReadable, false);
-  }
-  return { files, bytes, skipped, isGitRepo, ignoredLeftOut: await ignoredLeftOut };
+  return { dir, ...plan(dir, paths, options), isGitRepo, worldReadable: Boolean(options.worldReadable), ignoredLeftOut };
+}
+
+/** What was copied and left out, for the report (once git has listed what it ignores). */
+export async function copySummary(copy: WorkspaceCopy): Promise<PackSummary> {
+  return { files: copy.files, bytes: copy.bytes, skipped: copy.skipped, isGitRepo: copy.isGitRepo, ignoredLeftOut: await copy.ignoredLeftOut };
+}
+
+/**
+ * Writes the copy as a tar stream into `sink` (the container's `tar -x` stdin, with `extractFlags(packer)`),
+ * without ending it.
+ */
+export async function packWorkspace(copy: WorkspaceCopy, sink: NodeJS.WritableStream, packer: HostPacker): Promise<void> {
+  const owned = { worldReadable: copy.worldReadable, owner: AGENT_UID };
+  if (!packer.gnuTar) return packWithTarStream(copy.dir, copy.entries, sink, { ...owned, zstd: false });
+  await packWithHostTar(copy, sink, packer.zstd);
+  const rewritten = rewrittenOf(copy);
+  if (rewritten.length) await packWithTarStream(copy.dir, rewritten, sink, { ...owned, zstd: packer.zstd });
+}
+
+/** The copier container's input (copier.ts): file names, and the rewritten files as an archive of their own. */
+export interface CopyList {
+  /** NUL-separated paths for `tarCreateArgs`. */
+  names: string;
+  /** The files whose credential lines were removed, as a tar archive (absent when there are none). */
+  rewritten?: string;
+}
+
+/** Writes the copier's input into `dir` (a directory of its own), every entry owned by `owner`. */
+export async function writeCopyList(copy: WorkspaceCopy, dir: string, owner: number): Promise<CopyList> {
+  const names = path.join(dir, "names");
+  const rels = readFromDisk(copy);
+  fs.writeFileSync(names, rels.length ? rels.join("\0") + "\0" : "");
+  const entries = rewrittenOf(copy);
+  if (!entries.length) return { names };
+  const rewritten = path.join(dir, "rewritten.tar");
+  const file = fs.createWriteStream(rewritten);
+  await packWithTarStream(copy.dir, entries, file, { worldReadable: copy.worldReadable, zstd: false, owner });
+  await new Promise<void>((resolve, reject) => file.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  return { names, rewritten };
 }

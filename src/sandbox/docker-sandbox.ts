@@ -8,10 +8,22 @@ import path from "node:path";
 import { PassThrough, type Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
-import { detectHostPacker, extractFlags, type HostPacker, type IncludeIgnored, packWorkspace, type PackSummary, WorkspaceError } from "./archive.js";
+import {
+  copySummary,
+  detectHostPacker,
+  extractFlags,
+  type HostPacker,
+  type IncludeIgnored,
+  packWorkspace,
+  type PackSummary,
+  planWorkspaceCopy,
+  type WorkspaceCopy,
+  WorkspaceError,
+} from "./archive.js";
+import { copierName, copyThroughBind, createWorkspaceVolume, workspaceMount, workspaceVolumeName } from "./copier.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
 import { createDockerClient, ownerLabels, pingEngine, reapOrphans, withTimeout } from "./engine.js";
-import { AGENT_USER, containerUlimits, DOCKER_PROFILE, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
+import { AGENT_UID, AGENT_USER, containerUlimits, DOCKER_PROFILE, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
 import { assessHardening, type Hardening } from "./hardening.js";
 import { HelperClient } from "./helper-client.js";
 import type { ExecOpRequest, FailureHeader, HelperOp, HelperOps, HelperResult, ResponseHeader } from "./helper-protocol.js";
@@ -66,7 +78,11 @@ export interface DockerSandboxOptions {
   maxCopyBytes?: number;
   /** Files kept out of the container (Read deny rules), with the reason. */
   excludeFromCopy?: (relPath: string) => string | undefined;
-  /** How the host packs the copy-in; default: what this host has (`detectHostPacker`). */
+  /**
+   * Stream the copy-in through the engine, packed this way, even where a copier container could read the
+   * workspace from a bind mount (copier.ts); default: the copier where the engine sees this host's files,
+   * else a stream packed as this host can (`detectHostPacker`).
+   */
   packer?: HostPacker;
   /** A toolbelt volume made ready by the caller (the benchmark's cold starts); default: the engine's own. */
   toolbeltVolume?: string;
@@ -165,6 +181,20 @@ function sizeOption(bytes: number): string {
   return `${Math.floor(bytes / 1024)}k`;
 }
 
+/** /workspace's tmpfs: its size, its owner (the agent, or root in plan mode), no devices, no setuid. */
+function workspaceMountOptions(options: DockerSandboxOptions, profile: EngineProfile): string {
+  return `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${profile.workspaceOwner(Boolean(options.readOnlyWorkspace))}`;
+}
+
+/** Removes a volume no container uses any more; one already gone is fine. */
+async function removeVolume(docker: Docker, name: string): Promise<void> {
+  try {
+    await withTimeout("a volume removal", docker.getVolume(name).remove());
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode !== 404) throw e;
+  }
+}
+
 function fsError(header: FailureHeader, p: string): SandboxFsError {
   return new SandboxFsError(header.code, header.message, p);
 }
@@ -177,7 +207,7 @@ export function containerName(runId: string): string {
 /** Every engine object a run may create, by name (the watchdog removes them without asking the sandbox). */
 export function runEngineObjects(runId: string): { containers: string[]; volumes: string[] } {
   const egress = egressNames(runId);
-  return { containers: [containerName(runId), egress.sidecar], volumes: [egress.volume] };
+  return { containers: [containerName(runId), copierName(runId), egress.sidecar], volumes: [workspaceVolumeName(runId), egress.volume] };
 }
 
 /** The answer's header, or the helper's error as a SandboxFsError for `p`. */
@@ -220,6 +250,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   private disposed = false;
   private baselineRecord: Baseline | undefined;
   copy: PackSummary = { files: 0, bytes: 0, skipped: [], isGitRepo: false };
+  /** How the workspace came in: a copier container reading a bind mount, or a tar stream through the engine. */
+  copiedBy: "copier" | "stream" | undefined;
   hardening!: Hardening;
   image: ResolvedImage = { name: "", id: "", isDefault: true, env: {} };
   /** Which programs the image brings and which come from agent-ci's toolbelt (filled at start). */
@@ -278,6 +310,16 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const st = fs.statSync(workspace, { throwIfNoEntry: false });
     if (!st) throw new WorkspaceError(`workspace ${options.workspaceDir} does not exist`);
     if (!st.isDirectory()) throw new WorkspaceError(`workspace ${options.workspaceDir} is not a directory`);
+    // The copy is listed and checked while the engine prepares the container (an error here, such as a
+    // workspace over the limit, ends the start before anything is copied).
+    const planning = planWorkspaceCopy(workspace, {
+      includeIgnored: options.includeIgnored,
+      maxFiles: options.maxCopyFiles,
+      maxBytes: options.maxCopyBytes,
+      exclude: options.excludeFromCopy,
+      worldReadable: options.readOnlyWorkspace,
+    });
+    planning.catch(() => undefined);
     const docker = createDockerClient();
     const engine = await pingEngine(docker);
     await reapOrphans(docker).catch(() => []);
@@ -298,8 +340,10 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     }
     let container: Docker.Container;
     try {
+      if (engine.profile.workspaceVolume) await createWorkspaceVolume(docker, options.runId, workspaceMountOptions(options, engine.profile));
       container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
     } catch (e) {
+      await removeVolume(docker, workspaceVolumeName(options.runId));
       if (egressStart) await removeStartedEgress(docker, options.runId, egressStart);
       throw e;
     }
@@ -320,8 +364,9 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       if (options.caCertPem) await sandbox.installCaCert(options.caCertPem);
       sandbox.timings.startMs = performance.now() - t1;
       const t2 = performance.now();
-      const [copy] = await Promise.all([sandbox.copyIn(workspace), sandbox.startHelper()]);
-      sandbox.copy = copy;
+      const copy = await planning;
+      await Promise.all([sandbox.copyIn(copy, toolbelt), sandbox.startHelper()]);
+      sandbox.copy = await copySummary(copy);
       sandbox.timings.copyMs = performance.now() - t2;
       const refreshed = sandbox.refreshWorkspaceIndex();
       sandbox.hardening = await sandbox.readBackHardening(toolbelt);
@@ -368,12 +413,13 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         NetworkMode: networkMode(options),
         Ulimits: containerUlimits(profile),
         Tmpfs: {
-          [WORKSPACE_ROOT]: `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${profile.workspaceOwner(Boolean(options.readOnlyWorkspace))}`,
+          ...(profile.workspaceVolume ? {} : { [WORKSPACE_ROOT]: workspaceMountOptions(options, profile) }),
           "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,
         },
         // The toolbelt, read-only (filled already: the engine copies an image's content only into an empty volume).
         Mounts: [
           { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
+          ...(profile.workspaceVolume ? [workspaceMount(options.runId)] : []),
           ...(usesEgress(options) ? [egressMount(options.runId, true)] : []),
         ],
       },
@@ -419,8 +465,25 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     if (res.exitCode !== 0) throw new EngineError(`installing the --ca-cert certificate failed: ${res.output.trim()}`);
   }
 
-  private async copyIn(workspace: string): Promise<PackSummary> {
-    let summary: PackSummary | undefined;
+  /**
+   * Fills /workspace: with a copier container reading the host's workspace from a bind mount, where the
+   * engine sees this host's files (copier.ts), else as a tar stream into the container's `tar -x`.
+   */
+  private async copyIn(copy: WorkspaceCopy, toolbeltVolume: string): Promise<void> {
+    if (this.profile.workspaceVolume && !this.options.packer) {
+      const owner = this.options.readOnlyWorkspace ? 0 : AGENT_UID;
+      const ulimits = containerUlimits(this.profile);
+      if (await copyThroughBind(this.docker, { runId: this.options.runId, image: this.image.name, toolbeltVolume, copy, owner, ulimits })) {
+        this.copiedBy = "copier";
+        return;
+      }
+      this.options.progress?.("copy-in: the engine does not see this host's files (a remote engine?): streaming the workspace instead");
+    }
+    await this.streamCopy(copy);
+    this.copiedBy = "stream";
+  }
+
+  private async streamCopy(copy: WorkspaceCopy): Promise<void> {
     let packError: unknown;
     const user = this.profile.copyInUser(Boolean(this.options.readOnlyWorkspace));
     if (this.profile.opensWorkspace && !this.options.readOnlyWorkspace) {
@@ -433,13 +496,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       user,
       async (sink) => {
         try {
-          summary = await packWorkspace(workspace, sink, packer, {
-            includeIgnored: this.options.includeIgnored,
-            maxFiles: this.options.maxCopyFiles,
-            maxBytes: this.options.maxCopyBytes,
-            exclude: this.options.excludeFromCopy,
-            worldReadable: this.options.readOnlyWorkspace,
-          });
+          await packWorkspace(copy, sink, packer);
         } catch (e) {
           packError = e;
         } finally {
@@ -451,13 +508,12 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       throw packError ?? e;
     });
     if (packError) throw packError;
-    if (result.exitCode !== 0 || !summary) {
+    if (result.exitCode !== 0) {
       const full = /No space left on device|Wrote only/.test(result.output)
         ? " (the sandbox's workspace is full: raise --workspace-size)"
         : "";
       throw new WorkspaceError(`copying the workspace into the container failed${full}: ${result.output.trim().slice(-1000)}`);
     }
-    return summary;
   }
 
   private async startHelper(): Promise<void> {
@@ -754,13 +810,23 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     this.disposed = true;
     live.delete(this);
     this.helper?.close();
+    const removeContainer = async (container: Docker.Container) => {
+      try {
+        await withTimeout("a container removal", container.remove({ force: true, v: true }));
+      } catch (e) {
+        if ((e as { statusCode?: number }).statusCode !== 404) throw e;
+      }
+    };
     try {
-      await withTimeout("a container removal", this.container.remove({ force: true, v: true }));
-    } catch (e) {
-      if ((e as { statusCode?: number }).statusCode !== 404) throw e;
+      // A copier still running (a cancel during the copy) holds the workspace volume too.
+      await Promise.all([removeContainer(this.container), removeContainer(this.docker.getContainer(copierName(this.options.runId)))]);
     } finally {
-      // After the run's container (its tunnels closed and recorded): the volume goes once no container uses it.
-      if (this.egressStart) await removeStartedEgress(this.docker, this.options.runId, this.egressStart);
+      // After the containers (the sidecar's tunnels closed and recorded): a volume goes once no container uses it.
+      try {
+        if (this.profile.workspaceVolume) await removeVolume(this.docker, workspaceVolumeName(this.options.runId));
+      } finally {
+        if (this.egressStart) await removeStartedEgress(this.docker, this.options.runId, this.egressStart);
+      }
     }
   }
 

@@ -2,8 +2,9 @@
 // is on. Docker is the reference; Podman's Docker-compatible API needs the differences below (see
 // docs/ENGINES.md for why each exists). A remote engine is whichever of the two answers.
 
-/** The agent's user: every tool call runs as it. */
-export const AGENT_USER = "1000:1000";
+/** The agent's user: every tool call runs as it, and owns the workspace's files. */
+export const AGENT_UID = 1000;
+export const AGENT_USER = `${AGENT_UID}:${AGENT_UID}`;
 /**
  * The container's own processes (init and its `sleep`) run as another unprivileged user, so that a
  * `kill -9 -1` by the agent cannot stop the container: it kills only the agent user's processes.
@@ -37,15 +38,22 @@ export interface EngineProfile {
   copyInUser(readOnlyWorkspace: boolean): string;
   /** /workspace must be opened (chmod 0777, by its owner the keeper) before the agent can copy into it. */
   opensWorkspace: boolean;
+  /**
+   * /workspace is a tmpfs *volume* (the local driver's `type=tmpfs`) instead of the container's own tmpfs,
+   * so that a copier container can fill it from a bind mount of the host's workspace where the engine
+   * sees this host's files (copier.ts). Podman keeps the container's tmpfs and the streamed copy.
+   */
+  workspaceVolume: boolean;
 }
 
 export const DOCKER_PROFILE: EngineProfile = {
   name: "docker",
-  workspaceOwner: (readOnly) => `${readOnly ? "uid=0,gid=0" : "uid=1000,gid=1000"},mode=0755`,
+  workspaceOwner: (readOnly) => `uid=${readOnly ? 0 : AGENT_UID},gid=${readOnly ? 0 : AGENT_UID},mode=0755`,
   extraUlimits: [],
   workspaceNotAgents: false,
   copyInUser: (readOnly) => (readOnly ? "0:0" : AGENT_USER),
   opensWorkspace: false,
+  workspaceVolume: true,
 };
 
 export const PODMAN_PROFILE: EngineProfile = {
@@ -58,6 +66,7 @@ export const PODMAN_PROFILE: EngineProfile = {
   // The keeper owns /workspace there: it copies plan mode's tree itself, and opens the directory otherwise.
   copyInUser: (readOnly) => (readOnly ? KEEPER_USER : AGENT_USER),
   opensWorkspace: true,
+  workspaceVolume: false,
 };
 
 /** Podman's Docker-compatible API names itself in the version's Components ("Podman Engine"). */

@@ -131,6 +131,30 @@ describe("agent-ci CLI", () => {
     expect(await containersOf(report.runId)).toEqual([]);
   });
 
+  // A remote engine (or one in a VM) does not see this host's files: the copier container finds that out
+  // and the workspace is streamed instead. Made so here with a private mount namespace: the workspace and
+  // the temporary directory are a tmpfs that only the CLI's process sees, not the engine.
+  it("streams the workspace in when the engine does not see this host's files", async () => {
+    const hidden = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-hidden-"));
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "s.json");
+    fs.writeFileSync(script, JSON.stringify({ turns: [[{ name: "Bash", input: { command: "cat package.json > copied.json" } }]] }));
+    const shell = 'mount -t tmpfs tmpfs "$1" && cp -r "$2" "$1/ws" && TMPDIR="$1" exec node "$3" run --workspace "$1/ws" --script "$4" --mode bypassPermissions --out "$5"';
+    const res = spawnSync("unshare", ["--mount", "--propagation", "private", "bash", "-c", shell, "hide", hidden, EXAMPLE, CLI, script, out], {
+      encoding: "utf8",
+      env: { ...process.env, ANTHROPIC_API_KEY: "" },
+      timeout: 120_000,
+    });
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stderr).toContain("the engine does not see this host's files");
+    expect(fs.readdirSync(hidden)).toEqual([]); // the engine saw an empty directory: the tmpfs was the CLI's alone
+    const patch = fs.readFileSync(path.join(out, "patch.diff"), "utf8");
+    expect(patch).toContain("+++ b/copied.json");
+    expect(patch).toContain(`+${fs.readFileSync(path.join(EXAMPLE, "package.json"), "utf8").split("\n")[0]}`);
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    expect(await containersOf(report.runId)).toEqual([]);
+  });
+
   it("ends a run whose event loop is blocked with the timeout code: the watchdog writes the record and removes the container", async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
     const args = ["run", "--workspace", EXAMPLE, "--script", sleepScript(), "--mode", "bypassPermissions", "--out", out, "--timeout", "5"];

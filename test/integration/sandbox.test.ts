@@ -262,13 +262,15 @@ describe("sandbox lifecycle and bad input", () => {
     expect(text(res.stdout)).toContain("https://example.com/r.git");
   });
 
-  // The host's GNU tar (with zstd on top where the host has it) packs the copy; tar-stream where the host
-  // has no GNU tar. All three must deliver the same tree, credentials stripped and specials skipped.
+  // A local engine: a copier container reads the workspace from a bind mount. Streamed (a remote engine):
+  // the host's GNU tar (with zstd on top where the host has it) packs the copy; tar-stream where the host
+  // has no GNU tar. All four must deliver the same tree, credentials stripped and specials skipped.
   it.each([
-    { gnuTar: true, zstd: true },
-    { gnuTar: true, zstd: false },
-    { gnuTar: false, zstd: false },
-  ])("copies the same tree whichever way the host packs it (%o)", async (packer) => {
+    { way: "copier", packer: undefined },
+    { way: "stream", packer: { gnuTar: true, zstd: true } },
+    { way: "stream", packer: { gnuTar: true, zstd: false } },
+    { way: "stream", packer: { gnuTar: false, zstd: false } },
+  ])("copies the same tree whichever way it goes in ($way, $packer)", async ({ way, packer }) => {
     const ws = makeWorkspace(
       {
         "bin/run.sh": { content: "#!/bin/sh\necho run\n", mode: 0o750 },
@@ -296,6 +298,7 @@ describe("sandbox lifecycle and bad input", () => {
       "750 19 1\n750 19 1\n644 3145728 1\nbin/run.sh\ndash\nnewline\nregistry=https://registry.npmjs.org/\nsave-exact=true\n2\n0\n2\n",
     );
     expect(sandbox.copy.skipped.map((s) => s.path)).toEqual([".npmrc"]); // git does not list the FIFO
+    expect(sandbox.copiedBy).toBe(way);
   });
 
   it("makes the workspace unwritable for the agent in read-only (plan) mode", async () => {
