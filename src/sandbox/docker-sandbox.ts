@@ -152,6 +152,9 @@ const CA_ENV: Readonly<Record<string, string>> = {
 /** Where images keep their CA bundle (Debian and Alpine; Fedora and its kin). */
 const IMAGE_CA_BUNDLES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"];
 
+/** How long a container whose helper cannot be restarted may take to read as stopped (a kill from outside). */
+const RESTART_SETTLE_MS = 10_000;
+
 /** The ledger's caller for setup commands (tool calls carry their tool_use id). */
 export const SETUP_CALLER = "setup";
 
@@ -580,7 +583,9 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       await this.startHelper();
       this.helperRestarts += 1;
     } catch (e) {
-      // A container being killed from outside still reads as running for a moment.
+      // A container being killed from outside still reads as running for a moment (the engine is still
+      // tearing it down): wait, bounded, for it to stop before telling one case from the other.
+      await withTimeout("a container wait", this.container.wait(), RESTART_SETTLE_MS).catch(() => undefined);
       throw (await gone()) ?? new SandboxGoneError(`the sandbox's exec helper could not be restarted: ${(e as Error).message}`, { cause });
     }
   }

@@ -14,8 +14,11 @@ import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 const docker = new Docker();
 const text = (b: Buffer) => b.toString("utf8");
 
+/** A run's containers and volumes still on the engine (the copier and the workspace volume included). */
 async function containersOf(runId: string) {
-  return docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } });
+  const filters = { label: [`${LABEL_RUN}=${runId}`] };
+  const [containers, { Volumes: volumes }] = await Promise.all([docker.listContainers({ all: true, filters }), docker.listVolumes({ filters })]);
+  return [...containers.map((c) => c.Names.join(",")), ...(volumes ?? []).map((v) => v.Name)];
 }
 
 describe("a hardened sandbox", () => {
