@@ -253,7 +253,8 @@ describe("runAgent", () => {
     await expectRecord(outcome);
   });
 
-  it("verifies a good patch in a fresh container, and reports a failing one", async () => {
+  // Two runs and two verify containers, each running npm test: minutes on a loaded 2-core machine.
+  it("verifies a good patch in a fresh container, and reports a failing one", { timeout: 240_000 }, async () => {
     const good = await run({ script: path.join(EXAMPLE, "fix.script.json"), verify: "npm test" });
     expect(good.outcome.exitCode).toBe(0);
     expect(good.outcome.report?.verify).toMatchObject({ applied: true, exitCode: 0 });
