@@ -252,6 +252,7 @@ describe("T: tool input errors through the CLI", () => {
       expect(run.report?.patch.empty).toBe(true);
       expect(run.text(0)).toMatch(/InputValidationError[\s\S]*content/);
     },
+    180_000, // 24 MB of tool input through the scripted model, parsed and recorded
   );
 
   test(
