@@ -71,6 +71,12 @@ export class WorkspaceError extends Error {
   override readonly name = "WorkspaceError";
 }
 
+/** The copy-in's failure, from the unpacking tar's output: a full workspace says how to make room. */
+export function copyInFailed(output: string): WorkspaceError {
+  const full = /No space left on device|Wrote only/.test(output) ? " (the sandbox's workspace is full: raise --workspace-size)" : "";
+  return new WorkspaceError(`copying the workspace into the container failed${full}: ${output.trim().slice(-1000)}`);
+}
+
 /** Lines that carry credentials: an `extraheader` (actions/checkout's token) or `user:pass@` in a URL. */
 export function stripGitCredentials(config: string): string {
   return config

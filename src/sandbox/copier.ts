@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
-import { tarCreateArgs, type WorkspaceCopy, WorkspaceError, writeCopyList } from "./archive.js";
+import { copyInFailed, tarCreateArgs, type WorkspaceCopy, writeCopyList } from "./archive.js";
 import { ownerLabels, withTimeout } from "./engine.js";
 import type { Ulimit } from "./engine-profile.js";
 import { WORKSPACE_ROOT } from "./sandbox.js";
@@ -105,10 +105,7 @@ export async function copyThroughBind(docker: Docker, options: CopierOptions): P
       // tar skips a file it cannot open (`--ignore-failed-read`: a file deleted since the listing is fine),
       // but one the copier may not read (a user-namespace-remapped engine) must not go missing silently.
       const denied = log.split("\n").filter((line) => /Permission denied/.test(line));
-      if (code !== 0 || denied.length) {
-        const full = /No space left on device|Wrote only/.test(log) ? " (the sandbox's workspace is full: raise --workspace-size)" : "";
-        throw new WorkspaceError(`copying the workspace into the container failed${full}: ${(denied.length ? denied.join("\n") : log).trim().slice(-1000)}`);
-      }
+      if (code !== 0 || denied.length) throw copyInFailed(denied.length ? denied.join("\n") : log);
       return true;
     } finally {
       await withTimeout("a container removal", container.remove({ force: true })).catch(() => undefined);

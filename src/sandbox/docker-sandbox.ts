@@ -9,6 +9,7 @@ import { PassThrough, type Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
 import {
+  copyInFailed,
   copySummary,
   detectHostPacker,
   extractFlags,
@@ -255,6 +256,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   copy: PackSummary = { files: 0, bytes: 0, skipped: [], isGitRepo: false };
   /** How the workspace came in: a copier container reading a bind mount, or a tar stream through the engine. */
   copiedBy: "copier" | "stream" | undefined;
+  /** A copier container was (or is being) made: dispose removes it too. */
+  private copierUsed = false;
   hardening!: Hardening;
   image: ResolvedImage = { name: "", id: "", isDefault: true, env: {} };
   /** Which programs the image brings and which come from agent-ci's toolbelt (filled at start). */
@@ -346,7 +349,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       if (engine.profile.workspaceVolume) await createWorkspaceVolume(docker, options.runId, workspaceMountOptions(options, engine.profile));
       container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
     } catch (e) {
-      await removeVolume(docker, workspaceVolumeName(options.runId));
+      await removeVolume(docker, workspaceVolumeName(options.runId)).catch(() => undefined);
       if (egressStart) await removeStartedEgress(docker, options.runId, egressStart);
       throw e;
     }
@@ -474,6 +477,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
    */
   private async copyIn(copy: WorkspaceCopy, toolbeltVolume: string): Promise<void> {
     if (this.profile.workspaceVolume && !this.options.packer) {
+      this.copierUsed = true;
       const owner = this.options.readOnlyWorkspace ? 0 : AGENT_UID;
       const ulimits = containerUlimits(this.profile);
       if (await copyThroughBind(this.docker, { runId: this.options.runId, image: this.image.name, toolbeltVolume, copy, owner, ulimits })) {
@@ -511,12 +515,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       throw packError ?? e;
     });
     if (packError) throw packError;
-    if (result.exitCode !== 0) {
-      const full = /No space left on device|Wrote only/.test(result.output)
-        ? " (the sandbox's workspace is full: raise --workspace-size)"
-        : "";
-      throw new WorkspaceError(`copying the workspace into the container failed${full}: ${result.output.trim().slice(-1000)}`);
-    }
+    if (result.exitCode !== 0) throw copyInFailed(result.output);
   }
 
   private async startHelper(): Promise<void> {
@@ -824,7 +823,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     };
     try {
       // A copier still running (a cancel during the copy) holds the workspace volume too.
-      await Promise.all([removeContainer(this.container), removeContainer(this.docker.getContainer(copierName(this.options.runId)))]);
+      const copier = this.copierUsed ? [removeContainer(this.docker.getContainer(copierName(this.options.runId)))] : [];
+      await Promise.all([removeContainer(this.container), ...copier]);
     } finally {
       // After the containers (the sidecar's tunnels closed and recorded): a volume goes once no container uses it.
       try {
