@@ -252,6 +252,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   readonly root = WORKSPACE_ROOT;
   private helper!: HelperClient;
   private disposed = false;
+  private disposing: Promise<void> | undefined;
   private baselineRecord: Baseline | undefined;
   copy: PackSummary = { files: 0, bytes: 0, skipped: [], isGitRepo: false };
   /** How the workspace came in: a copier container reading a bind mount, or a tar stream through the engine. */
@@ -808,11 +809,16 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     okHeader(await this.request("bg-kill", { job: id }), id);
   }
 
-  /** Removes the container (and its tmpfs contents). Safe to call more than once, and on every path out. */
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
+  /** Removes the container, its volumes and helpers. Safe to call more than once, and on every path out. */
+  dispose(): Promise<void> {
+    // Every caller waits for the one removal: a second signal's exit must not cut off the volumes' removal,
+    // which follows the containers'.
+    this.disposing ??= this.removeEngineObjects().finally(() => live.delete(this));
+    return this.disposing;
+  }
+
+  private async removeEngineObjects(): Promise<void> {
     this.disposed = true;
-    live.delete(this);
     this.helper?.close();
     const removeContainer = async (container: Docker.Container) => {
       try {
