@@ -25,6 +25,7 @@ import {
   type FileAccess,
   type FileStat,
   OUTPUTS_DIR,
+  type ReadOptions,
   type Sandbox,
   SandboxFsError,
   SandboxGoneError,
@@ -712,11 +713,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     return okHeader(await this.request("resolve", { path: p, confine: access.confine ?? true }), p).realPath;
   }
 
-  async readFile(
-    p: string,
-    options: FileAccess & { start?: number; length?: number } = {},
-  ): Promise<{ data: Buffer; stat: FileStat } | null> {
-    const res = await this.request("read", { path: p, confine: options.confine ?? true, start: options.start, length: options.length });
+  async readFile(p: string, options: ReadOptions = {}): Promise<{ data: Buffer; stat: FileStat } | null> {
+    const res = await this.request("read", { path: p, confine: options.confine ?? true, start: options.start, length: options.length, maxSize: options.maxSize });
     if (!res.ok && (res.header.code === "ENOENT" || res.header.code === "ENOTDIR")) return null;
     return { data: res.body, stat: okHeader(res, p).stat };
   }

@@ -183,6 +183,7 @@ const OPS = {
     const st = fs.statSync(real);
     if (st.isDirectory()) throw fail("EISDIR", `EISDIR: illegal operation on a directory, read '${req.path}'`);
     if (!st.isFile()) throw fail("ENOTREG", `${req.path} is not a regular file`);
+    if (req.maxSize != null && st.size > req.maxSize) return { header: { stat: statInfo(st, real, false), bytes: 0 } };
     const start = Math.max(0, req.start || 0);
     const want = Math.max(0, Math.min(req.length == null ? st.size : req.length, st.size - start));
     const buf = Buffer.alloc(want);
