@@ -659,6 +659,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       script: request.script,
       mergeStderr: request.mergeStderr,
       cwd: request.cwd ?? WORKSPACE_ROOT,
+      confineCwd: request.confineCwd,
       env: this.commandEnv(request),
       timeoutMs: request.timeoutMs,
       maxOutputBytes: request.maxOutputBytes,

@@ -11,6 +11,8 @@ export interface ExecOpRequest {
   /** A script's stderr goes into its stdout, so the output keeps the order it was written in. */
   mergeStderr?: boolean;
   cwd: string;
+  /** `cwd` must be a directory inside the roots (symlinks resolved), checked before spawning. */
+  confineCwd?: boolean;
   env: Record<string, string>;
   timeoutMs?: number;
   maxOutputBytes?: number;

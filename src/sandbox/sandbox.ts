@@ -16,6 +16,12 @@ export interface ExecRequest {
    */
   mergeStderr?: boolean;
   cwd?: string;
+  /**
+   * Checked in the same request, before anything runs: `cwd` must be a directory inside the workspace
+   * (symlinks resolved), else a SandboxFsError (ENOENT, ENOTDIR, EOUTSIDE). A search of the working
+   * directory needs no stat of it first.
+   */
+  confineCwd?: boolean;
   /** Added to the sandbox's allow-listed base environment. */
   env?: Record<string, string>;
   /** The tool call running this (its tool_use id): the egress ledger attributes connections by it. */

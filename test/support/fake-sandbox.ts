@@ -114,6 +114,10 @@ export class FakeSandbox implements Sandbox {
 
   async exec(request: ExecRequest): Promise<ExecResult> {
     this.ops.push({ op: "exec" });
+    if (request.confineCwd) {
+      const cwd = request.cwd ?? WORKSPACE_ROOT;
+      if (!this.isDirectory(this.confined(cwd))) throw new SandboxFsError("ENOENT", `the directory ${cwd} does not exist`, cwd);
+    }
     return execResult(this.execHandler(request));
   }
 

@@ -243,7 +243,20 @@ const OPS = {
     return {};
   },
 
-  exec: runExec,
+  exec(req, body) {
+    if (req.confineCwd) {
+      const real = confined(req.cwd, true);
+      let st;
+      try {
+        st = fs.statSync(real);
+      } catch (e) {
+        if (e.code === "ENOENT" || e.code === "ENOTDIR") throw fail(e.code, `the directory ${req.cwd} does not exist`);
+        throw e;
+      }
+      if (!st.isDirectory()) throw fail("ENOTDIR", `${req.cwd} is not a directory`);
+    }
+    return runExec(req, body);
+  },
   "bg-start": startBackground,
   "bg-read": readBackground,
   "bg-kill": (req) => {
