@@ -138,10 +138,11 @@ export class FakeSandbox implements Sandbox {
     if (this.isDirectory(real) && !this.files.has(real)) throw new SandboxFsError("EISDIR", `EISDIR: illegal operation on a directory, read '${p}'`, p);
     const file = this.files.get(real);
     if (!file) return null;
-    if (options.maxSize !== undefined && file.data.length > options.maxSize) return { data: Buffer.alloc(0), stat: this.statOf(real, false)! };
+    const stat = this.statOf(real, this.links.has(path.posix.resolve(WORKSPACE_ROOT, p)))!;
+    if (options.maxSize !== undefined && file.data.length > options.maxSize) return { data: Buffer.alloc(0), stat };
     const start = options.start ?? 0;
     const end = options.length === undefined ? file.data.length : start + options.length;
-    return { data: file.data.subarray(start, end), stat: this.statOf(real, false)! };
+    return { data: file.data.subarray(start, end), stat };
   }
 
   async writeFile(p: string, data: string | Uint8Array, options: FileAccess & { mode?: number } = {}): Promise<FileStat> {
