@@ -38,6 +38,7 @@ import {
   type FileAccess,
   type FileStat,
   OUTPUTS_DIR,
+  type ReadOptions,
   type Sandbox,
   SandboxFsError,
   SandboxGoneError,
@@ -719,6 +720,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       script: request.script,
       mergeStderr: request.mergeStderr,
       cwd: request.cwd ?? WORKSPACE_ROOT,
+      confineCwd: request.confineCwd,
       env: this.commandEnv(request),
       timeoutMs: request.timeoutMs,
       maxOutputBytes: request.maxOutputBytes,
@@ -773,11 +775,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     return okHeader(await this.request("resolve", { path: p, confine: access.confine ?? true }), p).realPath;
   }
 
-  async readFile(
-    p: string,
-    options: FileAccess & { start?: number; length?: number } = {},
-  ): Promise<{ data: Buffer; stat: FileStat } | null> {
-    const res = await this.request("read", { path: p, confine: options.confine ?? true, start: options.start, length: options.length });
+  async readFile(p: string, options: ReadOptions = {}): Promise<{ data: Buffer; stat: FileStat } | null> {
+    const res = await this.request("read", { path: p, confine: options.confine ?? true, start: options.start, length: options.length, maxSize: options.maxSize });
     if (!res.ok && (res.header.code === "ENOENT" || res.header.code === "ENOTDIR")) return null;
     return { data: res.body, stat: okHeader(res, p).stat };
   }

@@ -11,6 +11,8 @@ export interface ExecOpRequest {
   /** A script's stderr goes into its stdout, so the output keeps the order it was written in. */
   mergeStderr?: boolean;
   cwd: string;
+  /** `cwd` must be a directory inside the roots (symlinks resolved), checked before spawning. */
+  confineCwd?: boolean;
   env: Record<string, string>;
   timeoutMs?: number;
   maxOutputBytes?: number;
@@ -44,7 +46,8 @@ export interface HelperOps {
   ping: { request: Record<string, never>; response: { pid: number; node: string; uid: number; capEff: string; noNewPrivs: string; seccomp: string } };
   stat: { request: PathRequest; response: { stat: FileStat | null } };
   resolve: { request: PathRequest; response: { realPath: string } };
-  read: { request: PathRequest & { start?: number; length?: number }; response: { stat: FileStat; bytes: number } };
+  /** `maxSize`: a file larger than this is not read (no body): the caller learns its size in the same trip. */
+  read: { request: PathRequest & { start?: number; length?: number; maxSize?: number }; response: { stat: FileStat; bytes: number } };
   write: { request: PathRequest & { mode?: number }; response: { stat: FileStat } };
   remove: { request: PathRequest & { recursive?: boolean }; response: Record<string, never> };
   exec: { request: ExecOpRequest; response: ExecOpResponse };

@@ -16,6 +16,12 @@ export interface ExecRequest {
    */
   mergeStderr?: boolean;
   cwd?: string;
+  /**
+   * Checked in the same request, before anything runs: `cwd` must be a directory inside the workspace
+   * (symlinks resolved), else a SandboxFsError (ENOENT, ENOTDIR, EOUTSIDE). A search of the working
+   * directory needs no stat of it first.
+   */
+  confineCwd?: boolean;
   /** Added to the sandbox's allow-listed base environment. */
   env?: Record<string, string>;
   /** The tool call running this (its tool_use id): the egress ledger attributes connections by it. */
@@ -70,6 +76,12 @@ export interface FileAccess {
   confine?: boolean;
 }
 
+export interface ReadOptions extends FileAccess {
+  start?: number;
+  length?: number;
+  maxSize?: number;
+}
+
 export interface BackgroundStatus {
   status: "running" | "completed" | "killed";
   exitCode: number | null;
@@ -85,11 +97,12 @@ export interface Sandbox {
   stat(path: string, access?: FileAccess): Promise<FileStat | null>;
   /** The canonical path inside the container: symlinks resolved, a missing tail kept; throws EOUTSIDE. */
   resolvePath(path: string, access?: FileAccess): Promise<string>;
-  /** `null` when the file does not exist. A byte range may be asked for. */
-  readFile(
-    path: string,
-    options?: FileAccess & { start?: number; length?: number },
-  ): Promise<{ data: Buffer; stat: FileStat } | null>;
+  /**
+   * `null` when the file does not exist. A byte range may be asked for. With `maxSize`, a file larger than
+   * that is not read: `data` is empty and `stat.size` says how large it is (one request instead of a stat
+   * and a read).
+   */
+  readFile(path: string, options?: ReadOptions): Promise<{ data: Buffer; stat: FileStat } | null>;
   /** Creates parent directories; written beside the target and renamed over it; never through a symlink. */
   writeFile(path: string, data: string | Uint8Array, options?: FileAccess & { mode?: number }): Promise<FileStat>;
   startBackground(id: string, request: ExecRequest): Promise<void>;

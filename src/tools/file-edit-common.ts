@@ -21,26 +21,27 @@ export type Loaded =
 export async function loadTarget(ctx: ToolContext, filePath: string): Promise<Loaded | ToolResult> {
   const gate = resolveInWorkspace(filePath, ctx.state.cwd);
   if (!gate.ok) return gate.error;
-  let stat: FileStat | null;
+  // One request: the file whole, or only its stat when it is too large to edit.
+  let read: { data: Buffer; stat: FileStat } | null;
   try {
-    stat = await ctx.sandbox.stat(gate.path);
+    read = await ctx.sandbox.readFile(gate.path, { maxSize: MAX_EDIT_FILE_BYTES });
   } catch (e) {
-    if (e instanceof SandboxFsError && e.code === "EOUTSIDE") return outsideWorkspace(filePath);
+    if (!(e instanceof SandboxFsError)) throw e;
+    if (e.code === "EOUTSIDE") return outsideWorkspace(filePath);
+    if (e.code === "EISDIR") return plainError("is_directory", `EISDIR: illegal operation on a directory, write '${filePath}'`);
+    if (e.code === "ENOTREG") return toolError("invalid_input", `${filePath} is not a regular file.`);
     throw e;
   }
-  if (!stat) return { exists: false, path: gate.path };
+  if (!read) return { exists: false, path: gate.path };
+  const { stat, data } = read;
   // Never through a symlink, even one that stays inside (P5): the model names the file it means.
   if (stat.isSymlink) {
     return toolError("invalid_input", `${filePath} is a symbolic link to ${stat.realPath}; it is not written through. Edit or write ${stat.realPath} instead.`);
   }
-  if (stat.type === "directory") return plainError("is_directory", `EISDIR: illegal operation on a directory, write '${filePath}'`);
-  if (stat.type !== "file") return toolError("invalid_input", `${filePath} is not a regular file.`);
   if (stat.size > MAX_EDIT_FILE_BYTES) {
     return toolError("too_large", `${filePath} is ${stat.size} bytes; files over ${MAX_EDIT_FILE_BYTES} bytes are not edited. Use a script through Bash.`);
   }
-  const read = await ctx.sandbox.readFile(stat.realPath);
-  if (!read) return { exists: false, path: gate.path };
-  return { exists: true, path: stat.realPath, stat: read.stat, data: read.data, text: read.data.toString("utf8") };
+  return { exists: true, path: stat.realPath, stat, data, text: data.toString("utf8") };
 }
 
 export function isToolResult(value: Loaded | ToolResult): value is ToolResult {

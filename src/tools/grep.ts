@@ -3,7 +3,7 @@
 // respected in a git repository (ripgrep's default). head_limit/offset paginate.
 import { z } from "zod";
 import { defineTool } from "./define-tool.js";
-import { filesByMtime, isSearchRoot, rgFailure, searchRoot, SEARCH_TIMEOUT_MS, VCS_EXCLUDES } from "./search-common.js";
+import { filesByMtime, isSearchRoot, rgFailure, searchExec, searchRoot, VCS_EXCLUDES } from "./search-common.js";
 
 export const GrepInput = z.strictObject({
   pattern: z.string().min(1).describe("The regular expression to search for in file contents (ripgrep syntax)"),
@@ -89,7 +89,7 @@ export const GrepTool = defineTool<GrepInput>({
       if (res.exitCode !== 0 && res.exitCode !== 1) return rgFailure(res.stderr, res.timedOut);
       lines = files;
     } else {
-      const res = await ctx.sandbox.exec({ argv: ["rg", ...argv], cwd: ctx.state.cwd, timeoutMs: SEARCH_TIMEOUT_MS, signal: ctx.signal });
+      const res = await searchExec(ctx, ["rg", ...argv]);
       if (res.exitCode !== 0 && res.exitCode !== 1) return rgFailure(res.stderr, res.timedOut);
       lines = res.stdout.toString("utf8").split("\n").filter((l) => l !== "").map((l) => l.replace(/^\.\//, ""));
     }

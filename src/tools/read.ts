@@ -151,15 +151,15 @@ export const ReadTool = defineTool<ReadInput>({
     const gate = resolveInWorkspace(input.file_path, ctx.state.cwd, { allowOutputs: true });
     if (!gate.ok) return gate.error;
     const file = gate.path;
-    let stat: FileStat | null;
+    // One request: the file whole when it is small enough, else only its stat (the large-file path below).
+    let read: Awaited<ReturnType<typeof ctx.sandbox.readFile>>;
     try {
-      stat = await ctx.sandbox.stat(file);
+      read = await ctx.sandbox.readFile(file, { maxSize: MAX_WHOLE_READ_BYTES });
     } catch (e) {
       return fsErrorResult(e, input.file_path, ctx.state.cwd);
     }
-    if (!stat) return plainError("not_found", `File does not exist. Note: your current working directory is ${ctx.state.cwd}.`);
-    if (stat.type === "directory") return fsErrorResult(new SandboxFsError("EISDIR", "", file), input.file_path, ctx.state.cwd);
-    if (stat.type !== "file") return fsErrorResult(new SandboxFsError("ENOTREG", "", file), input.file_path, ctx.state.cwd);
+    if (!read) return plainError("not_found", `File does not exist. Note: your current working directory is ${ctx.state.cwd}.`);
+    const { data, stat } = read;
 
     const ext = path.posix.extname(file).toLowerCase();
     // Claude Code reads from the start for offset 0 as for 1.
@@ -182,15 +182,6 @@ export const ReadTool = defineTool<ReadInput>({
       };
     }
 
-    let read: Awaited<ReturnType<typeof ctx.sandbox.readFile>>;
-    try {
-      read = await ctx.sandbox.readFile(stat.realPath);
-    } catch (e) {
-      return fsErrorResult(e, input.file_path, ctx.state.cwd);
-    }
-    if (!read) return plainError("not_found", `File does not exist. Note: your current working directory is ${ctx.state.cwd}.`);
-    const { data } = read;
-
     const mediaType = IMAGE_TYPES[ext];
     if (mediaType) {
       if (data.length > MAX_IMAGE_BYTES) return toolError("too_large", `The image is ${data.length} bytes; at most ${MAX_IMAGE_BYTES} can be shown.`);
@@ -212,7 +203,7 @@ export const ReadTool = defineTool<ReadInput>({
         const blocks = notebookBlocks(nb, file);
         const chars = blocks.reduce((n, b) => n + (b.type === "text" ? b.text.length : 0), 0);
         if (chars > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(chars);
-        ctx.state.recordRead(stat.realPath, data, read.stat);
+        ctx.state.recordRead(stat.realPath, data, stat);
         return { output: blocks, title: `${file} (notebook, ${nb.cells.length} cells)` };
       }
     }
@@ -221,22 +212,22 @@ export const ReadTool = defineTool<ReadInput>({
     }
 
     if (data.length === 0) {
-      ctx.state.recordRead(stat.realPath, data, read.stat);
+      ctx.state.recordRead(stat.realPath, data, stat);
       return { output: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>", title: `${file} (empty)` };
     }
     const all = displayLines(data.toString("utf8"));
     if (offset > all.length) {
-      ctx.state.recordRead(stat.realPath, data, read.stat, true);
+      ctx.state.recordRead(stat.realPath, data, stat, true);
       return offsetPastEnd(offset, all.length, file);
     }
     const shown = all.slice(offset - 1, offset - 1 + limit);
     let output = numbered(shown, offset);
     if (output.length > MAX_READ_OUTPUT_CHARS) {
-      ctx.state.recordRead(stat.realPath, data, read.stat, true);
+      ctx.state.recordRead(stat.realPath, data, stat, true);
       return tooLargeForOneRead(output.length);
     }
     const last = offset + shown.length - 1;
-    ctx.state.recordRead(stat.realPath, data, read.stat, offset > 1 || last < all.length);
+    ctx.state.recordRead(stat.realPath, data, stat, offset > 1 || last < all.length);
     if (input.limit === undefined && last < all.length) {
       output += `\n<system-reminder>Showing lines ${offset}-${last} of ${all.length}. Use offset and limit to read the rest.</system-reminder>`;
     }

@@ -18,6 +18,8 @@ export interface SearchRoot {
 }
 
 export async function searchRoot(ctx: ToolContext, given: string | undefined): Promise<SearchRoot | ToolResult> {
+  // The working directory is checked by the search's own request (`confineCwd`): no stat of it first.
+  if (given === undefined) return { root: ctx.state.cwd, arg: "", isFile: false };
   // Searching is read-only: the saved full output of a cut result may be searched, as its notice says (T18).
   const gate = resolveInWorkspace(given ?? ctx.state.cwd, ctx.state.cwd, { allowOutputs: true });
   if (!gate.ok) return gate.error;
@@ -46,6 +48,14 @@ export function rgFailure(stderr: Buffer, timedOut: boolean): ToolResult {
 }
 
 /**
+ * Runs a search program in the working directory, which the same request checks is a directory inside the
+ * workspace (a SandboxFsError with a message for the model otherwise).
+ */
+export function searchExec(ctx: ToolContext, argv: string[]): Promise<ExecResult> {
+  return ctx.sandbox.exec({ argv, cwd: ctx.state.cwd, confineCwd: true, timeoutMs: SEARCH_TIMEOUT_MS, signal: ctx.signal });
+}
+
+/**
  * Runs rg to list files (its arguments must print NUL-separated paths) and returns them sorted by
  * modification time over the whole result. ripgrep's own --sort orders each directory's entries, not the
  * whole list, so the times come from stat. Arguments go as argv ($@), never into the script text.
@@ -56,7 +66,7 @@ export async function filesByMtime(
   order: "oldest" | "newest",
 ): Promise<{ res: ExecResult; files: string[] }> {
   const script = 'rg "$@" | xargs -0 -r stat --printf "%.9Y\\t%n\\0" --';
-  const res = await ctx.sandbox.exec({ argv: ["bash", "-o", "pipefail", "-c", script, "rg", ...rgArgs], cwd: ctx.state.cwd, timeoutMs: SEARCH_TIMEOUT_MS, signal: ctx.signal });
+  const res = await searchExec(ctx, ["bash", "-o", "pipefail", "-c", script, "rg", ...rgArgs]);
   const entries = res.stdout
     .toString("utf8")
     .split("\0")

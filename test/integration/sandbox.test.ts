@@ -112,6 +112,15 @@ describe("a hardened sandbox", () => {
     expect(await sandbox.readFile("/workspace/missing.txt")).toBeNull();
   });
 
+  it("reads a file whole in one request up to maxSize, and gives only its stat above it", async () => {
+    const whole = await sandbox.readFile("/workspace/link-to-app", { maxSize: 1 << 20 });
+    expect(whole!.data.length).toBe(whole!.stat.size);
+    expect(whole!.stat.realPath).not.toBe("/workspace/link-to-app");
+    const over = await sandbox.readFile("/workspace/link-to-app", { maxSize: whole!.stat.size - 1 });
+    expect(over!.data.length).toBe(0);
+    expect(over!.stat).toMatchObject({ type: "file", size: whole!.stat.size, realPath: whole!.stat.realPath });
+  });
+
   it("returns non-zero exits as results, with stdout and stderr apart", async () => {
     const res = await sandbox.exec({ script: "echo out; echo err >&2; exit 7" });
     expect(res.exitCode).toBe(7);

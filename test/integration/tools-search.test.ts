@@ -222,6 +222,29 @@ describe("Grep and Glob (real sandbox)", () => {
       expect(textOf(r)).toMatch(/does not exist/);
     });
 
+    it("checks the working directory it searches: gone, or swapped for a symlink out of the workspace", async () => {
+      const before = h.state.cwd;
+      try {
+        await h.sh("mkdir -p gone swapped");
+        h.state.cwd = "/workspace/gone";
+        await h.sh("rmdir gone");
+        for (const r of [await grep({ pattern: "root" }), await glob({ pattern: "*" })]) {
+          expect(r.isError).toBe(true);
+          expect(textOf(r)).toMatch(/\/workspace\/gone does not exist/);
+        }
+        h.state.cwd = "/workspace/swapped";
+        await h.sh("rmdir swapped && ln -s /etc swapped");
+        for (const r of [await grep({ pattern: "root" }), await glob({ pattern: "passwd" })]) {
+          expect(r.isError).toBe(true);
+          expect(textOf(r)).toMatch(/outside/);
+          expect(textOf(r)).not.toMatch(/passwd|root:/);
+        }
+      } finally {
+        h.state.cwd = before;
+        await h.sh("rm -f swapped");
+      }
+    });
+
     it("answers bad input at parse", async () => {
       for (const input of [{}, { pattern: "" }, { pattern: "x", output_mode: "lines" }, { pattern: "x", "-C": -1 }, { pattern: "x", bogus: 1 }]) {
         expect((await grep(input)).stage, JSON.stringify(input)).toBe("parse");

@@ -11,6 +11,7 @@ import {
   type ExecResult,
   type FileAccess,
   type FileStat,
+  type ReadOptions,
   type Sandbox,
 } from "../../src/sandbox/sandbox.js";
 
@@ -113,6 +114,10 @@ export class FakeSandbox implements Sandbox {
 
   async exec(request: ExecRequest): Promise<ExecResult> {
     this.ops.push({ op: "exec" });
+    if (request.confineCwd) {
+      const cwd = request.cwd ?? WORKSPACE_ROOT;
+      if (!this.isDirectory(this.confined(cwd))) throw new SandboxFsError("ENOENT", `the directory ${cwd} does not exist`, cwd);
+    }
     return execResult(this.execHandler(request));
   }
 
@@ -127,15 +132,17 @@ export class FakeSandbox implements Sandbox {
     return this.confined(p, access);
   }
 
-  async readFile(p: string, options: FileAccess & { start?: number; length?: number } = {}): Promise<{ data: Buffer; stat: FileStat } | null> {
+  async readFile(p: string, options: ReadOptions = {}): Promise<{ data: Buffer; stat: FileStat } | null> {
     this.ops.push({ op: "readFile", path: p });
     const real = this.confined(p, options);
     if (this.isDirectory(real) && !this.files.has(real)) throw new SandboxFsError("EISDIR", `EISDIR: illegal operation on a directory, read '${p}'`, p);
     const file = this.files.get(real);
     if (!file) return null;
+    const stat = this.statOf(real, this.links.has(path.posix.resolve(WORKSPACE_ROOT, p)))!;
+    if (options.maxSize !== undefined && file.data.length > options.maxSize) return { data: Buffer.alloc(0), stat };
     const start = options.start ?? 0;
     const end = options.length === undefined ? file.data.length : start + options.length;
-    return { data: file.data.subarray(start, end), stat: this.statOf(real, false)! };
+    return { data: file.data.subarray(start, end), stat };
   }
 
   async writeFile(p: string, data: string | Uint8Array, options: FileAccess & { mode?: number } = {}): Promise<FileStat> {
