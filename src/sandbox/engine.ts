@@ -38,8 +38,10 @@ function whereEngine(): string {
 /** Fails fast, before any model call, with what to do next (D1). */
 export async function pingEngine(docker: Docker): Promise<{ version: string; apiVersion: string; profile: EngineProfile }> {
   try {
+    // A ping answers fast or not at all; the version request is an ordinary call (a loaded Podman service
+    // took over 10 s to answer it).
     await withTimeout("a ping", docker.ping(), 10_000);
-    const v = await withTimeout("a version request", docker.version(), 10_000);
+    const v = await withTimeout("a version request", docker.version());
     return { version: v.Version, apiVersion: v.ApiVersion, profile: engineProfile(v.Components ?? []) };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;

@@ -239,6 +239,7 @@ describe("T: tool input errors through the CLI", () => {
       const run = await h.cli({
         workspace: ws,
         mode: "bypassPermissions",
+        timeoutMs: 170_000,
         turns: [
           [{ name: "Write", input: { file_path: "/workspace/huge.txt", content: huge } }],
           [read("/workspace/a.txt")],
