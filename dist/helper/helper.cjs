@@ -183,6 +183,9 @@ const OPS = {
     const st = fs.statSync(real);
     if (st.isDirectory()) throw fail("EISDIR", `EISDIR: illegal operation on a directory, read '${req.path}'`);
     if (!st.isFile()) throw fail("ENOTREG", `${req.path} is not a regular file`);
+    // Whether the path asked for is itself a symlink (Edit and Write refuse to write through one).
+    const isSymlink = real !== path.resolve("/workspace", req.path) && fs.lstatSync(path.resolve("/workspace", req.path)).isSymbolicLink();
+    if (req.maxSize != null && st.size > req.maxSize) return { header: { stat: statInfo(st, real, isSymlink), bytes: 0 } };
     const start = Math.max(0, req.start || 0);
     const want = Math.max(0, Math.min(req.length == null ? st.size : req.length, st.size - start));
     const buf = Buffer.alloc(want);
@@ -194,7 +197,7 @@ const OPS = {
         if (n === 0) break;
         got += n;
       }
-      return { header: { stat: statInfo(st, real, false), bytes: got }, body: buf.subarray(0, got) };
+      return { header: { stat: statInfo(st, real, isSymlink), bytes: got }, body: buf.subarray(0, got) };
     } finally {
       fs.closeSync(fd);
     }
@@ -242,7 +245,20 @@ const OPS = {
     return {};
   },
 
-  exec: runExec,
+  exec(req, body) {
+    if (req.confineCwd) {
+      const real = confined(req.cwd, true);
+      let st;
+      try {
+        st = fs.statSync(real);
+      } catch (e) {
+        if (e.code === "ENOENT" || e.code === "ENOTDIR") throw fail(e.code, `the directory ${req.cwd} does not exist`);
+        throw e;
+      }
+      if (!st.isDirectory()) throw fail("ENOTDIR", `${req.cwd} is not a directory`);
+    }
+    return runExec(req, body);
+  },
   "bg-start": startBackground,
   "bg-read": readBackground,
   "bg-kill": (req) => {
