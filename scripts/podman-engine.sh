@@ -15,7 +15,9 @@
 #   Podman's default profile (AGENT_CI_PODMAN_SECCOMP unset or "engine"), agent-ci refuses to run unless
 #   --allow-weak-hardening is given: docs/ENGINES.md says why.
 # Idempotent: a second run with everything in place takes about a second. A service this script started
-# in the other seccomp mode is restarted.
+# in the other seccomp mode is restarted, and so is any it started when AGENT_CI_PODMAN_RESTART=1 (the test
+# suite asks for a fresh one: a Podman 4.3 service that has served several suites here began failing
+# container starts with HTTP 500 "exit status 1" or "write child: broken pipe"; a fresh one did not).
 #
 #   export DOCKER_HOST=$(bash scripts/podman-engine.sh)
 set -euo pipefail
@@ -57,8 +59,8 @@ mkdir -p "$LOG_DIR" "$(dirname "$SOCKET")"
 STATE="$LOG_DIR/podman-service.$(printf '%s' "$SOCKET" | tr '/' '_')"
 if answers && [ -f "$STATE" ]; then
   read -r old_pid old_mode <"$STATE" || true
-  if [ "${old_mode:-}" != "$SECCOMP" ] && kill -0 "${old_pid:-0}" 2>/dev/null; then
-    say "restarting the service (pid $old_pid) with seccomp mode $SECCOMP (was ${old_mode:-})"
+  if { [ "${old_mode:-}" != "$SECCOMP" ] || [ "${AGENT_CI_PODMAN_RESTART:-}" = 1 ]; } && kill -0 "${old_pid:-0}" 2>/dev/null; then
+    say "restarting the service (pid $old_pid) with seccomp mode $SECCOMP (was ${old_mode:-}; restart asked: ${AGENT_CI_PODMAN_RESTART:-0})"
     kill "$old_pid"
     for _ in $(seq 1 20); do answers || break; sleep 0.25; done
   fi

@@ -28,7 +28,7 @@ fi
 # the reason (AGENT_CI_PODMAN_SETUP_ERROR) rather than being skipped.
 case " $* " in *engines*) engines=1 ;; *) engines="$full" ;; esac
 if [ -n "$engines" ] && [ -z "${AGENT_CI_PODMAN_SOCKET:-}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  if podman_host=$(AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/podman-engine.sh 2>test-results/podman-engine.log); then
+  if podman_host=$(AGENT_CI_PODMAN_RESTART=1 AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/podman-engine.sh 2>test-results/podman-engine.log); then
     export AGENT_CI_PODMAN_SOCKET="${podman_host#unix://}"
   else
     export AGENT_CI_PODMAN_SETUP_ERROR="scripts/podman-engine.sh failed: $(tail -n 3 test-results/podman-engine.log | tr '\n' ' ')"
