@@ -543,24 +543,19 @@ export async function packWorkspace(copy: WorkspaceCopy, sink: NodeJS.WritableSt
   if (rewritten.length) await packWithTarStream(copy.dir, rewritten, sink, { ...owned, zstd: packer.zstd });
 }
 
-/** The copier container's input (copier.ts): file names, and the rewritten files as an archive of their own. */
-export interface CopyList {
-  /** NUL-separated paths for `tarCreateArgs`. */
-  names: string;
-  /** The files whose credential lines were removed, as a tar archive (absent when there are none). */
-  rewritten?: string;
-}
+/**
+ * The copier container's input (copier.ts), by file name in its directory: the NUL-separated paths for
+ * `tarCreateArgs`, and the files whose credential lines were removed, as a tar archive (absent when none).
+ */
+export const COPY_LIST = { names: "names", rewritten: "rewritten.tar" } as const;
 
-/** Writes the copier's input into `dir` (a directory of its own), every entry owned by `owner`. */
-export async function writeCopyList(copy: WorkspaceCopy, dir: string, owner: number): Promise<CopyList> {
-  const names = path.join(dir, "names");
+/** Writes the copier's input (`COPY_LIST`) into `dir`, a directory of its own, every entry owned by `owner`. */
+export async function writeCopyList(copy: WorkspaceCopy, dir: string, owner: number): Promise<void> {
   const rels = readFromDisk(copy);
-  fs.writeFileSync(names, rels.length ? rels.join("\0") + "\0" : "");
+  fs.writeFileSync(path.join(dir, COPY_LIST.names), rels.length ? rels.join("\0") + "\0" : "");
   const entries = rewrittenOf(copy);
-  if (!entries.length) return { names };
-  const rewritten = path.join(dir, "rewritten.tar");
-  const file = fs.createWriteStream(rewritten);
+  if (!entries.length) return;
+  const file = fs.createWriteStream(path.join(dir, COPY_LIST.rewritten));
   await packWithTarStream(copy.dir, entries, file, { worldReadable: copy.worldReadable, zstd: false, owner });
   await new Promise<void>((resolve, reject) => file.end((err?: Error | null) => (err ? reject(err) : resolve())));
-  return { names, rewritten };
 }

@@ -10,8 +10,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
-import { copyInFailed, tarCreateArgs, type WorkspaceCopy, writeCopyList } from "./archive.js";
-import { ownerLabels, withTimeout } from "./engine.js";
+import { COPY_LIST, copyInFailed, tarCreateArgs, type WorkspaceCopy, writeCopyList } from "./archive.js";
+import { ownerLabels, removeContainer, withTimeout } from "./engine.js";
 import type { Ulimit } from "./engine-profile.js";
 import { WORKSPACE_ROOT } from "./sandbox.js";
 import { TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
@@ -49,6 +49,8 @@ export async function createWorkspaceVolume(docker: Docker, runId: string, mount
 
 const SOURCE_DIR = "/run/agent-ci-copy/source";
 const LIST_DIR = "/run/agent-ci-copy/list";
+const NAMES = `${LIST_DIR}/${COPY_LIST.names}`;
+const REWRITTEN = `${LIST_DIR}/${COPY_LIST.rewritten}`;
 /** The copier's exit code when its list is not there: the engine runs where this host's files are not. */
 const ELSEWHERE = 90;
 /** A copy of a GiB on a slow disk takes a while; a cancel removes the copier (and ends the wait) sooner. */
@@ -59,11 +61,11 @@ const COPY_TIMEOUT_MS = 30 * 60_000;
  * keeps the archive's owners; `--no-same-permissions` applies the umask, as the streamed copy's tar does.
  */
 const SCRIPT = `
-[ -f ${LIST_DIR}/names ] || exit ${ELSEWHERE}
+[ -f ${NAMES} ] || exit ${ELSEWHERE}
 tar "$@" | tar -x -f - -C ${WORKSPACE_ROOT} --no-same-permissions --delay-directory-restore
 s=("\${PIPESTATUS[@]}")
 [ "\${s[0]}" -le 1 ] && [ "\${s[1]}" = 0 ] || exit 1
-[ ! -f ${LIST_DIR}/rewritten.tar ] || tar -x -f ${LIST_DIR}/rewritten.tar -C ${WORKSPACE_ROOT} --no-same-permissions
+[ ! -f ${REWRITTEN} ] || tar -x -f ${REWRITTEN} -C ${WORKSPACE_ROOT} --no-same-permissions
 `;
 
 export interface CopierOptions {
@@ -108,7 +110,7 @@ export async function copyThroughBind(docker: Docker, options: CopierOptions): P
       if (code !== 0 || denied.length) throw copyInFailed(denied.length ? denied.join("\n") : log);
       return true;
     } finally {
-      await withTimeout("a container removal", container.remove({ force: true })).catch(() => undefined);
+      await removeContainer(container).catch(() => undefined); // the copy's own error, if any, is the one to tell
     }
   } finally {
     fs.rmSync(listDir, { recursive: true, force: true });
@@ -120,7 +122,7 @@ function copierSpec(options: CopierOptions, listDir: string): Docker.ContainerCr
   return {
     name: copierName(options.runId),
     Image: options.image,
-    Entrypoint: [toolbeltProgram("bash"), "-c", SCRIPT, "copy", ...tarCreateArgs(SOURCE_DIR, `${LIST_DIR}/names`, options.owner, copy.worldReadable)],
+    Entrypoint: [toolbeltProgram("bash"), "-c", SCRIPT, "copy", ...tarCreateArgs(SOURCE_DIR, NAMES, options.owner, copy.worldReadable)],
     Cmd: [],
     // Root, to read the host's files whoever owns them and to give the copies their owner; nothing else.
     User: "0:0",

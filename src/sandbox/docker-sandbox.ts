@@ -23,7 +23,7 @@ import {
 } from "./archive.js";
 import { copierName, copyThroughBind, createWorkspaceVolume, workspaceMount, workspaceVolumeName } from "./copier.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
-import { createDockerClient, ownerLabels, pingEngine, reapOrphans, withTimeout } from "./engine.js";
+import { createDockerClient, ownerLabels, pingEngine, reapOrphans, removeContainer, removeVolume, withTimeout } from "./engine.js";
 import { AGENT_UID, AGENT_USER, containerUlimits, DOCKER_PROFILE, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
 import { assessHardening, type Hardening } from "./hardening.js";
 import { HelperClient } from "./helper-client.js";
@@ -189,15 +189,6 @@ function sizeOption(bytes: number): string {
 /** /workspace's tmpfs: its size, its owner (the agent, or root in plan mode), no devices, no setuid. */
 function workspaceMountOptions(options: DockerSandboxOptions, profile: EngineProfile): string {
   return `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${profile.workspaceOwner(Boolean(options.readOnlyWorkspace))}`;
-}
-
-/** Removes a volume no container uses any more; one already gone is fine. */
-async function removeVolume(docker: Docker, name: string): Promise<void> {
-  try {
-    await withTimeout("a volume removal", docker.getVolume(name).remove());
-  } catch (e) {
-    if ((e as { statusCode?: number }).statusCode !== 404) throw e;
-  }
 }
 
 function fsError(header: FailureHeader, p: string): SandboxFsError {
@@ -819,13 +810,6 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   private async removeEngineObjects(): Promise<void> {
     this.disposed = true;
     this.helper?.close();
-    const removeContainer = async (container: Docker.Container) => {
-      try {
-        await withTimeout("a container removal", container.remove({ force: true, v: true }));
-      } catch (e) {
-        if ((e as { statusCode?: number }).statusCode !== 404) throw e;
-      }
-    };
     try {
       // A copier still running (a cancel during the copy) holds the workspace volume too.
       const copier = this.copierUsed ? [removeContainer(this.docker.getContainer(copierName(this.options.runId)))] : [];

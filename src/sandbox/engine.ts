@@ -31,6 +31,21 @@ export async function withTimeout<T>(what: string, promise: Promise<T>, ms = API
   }
 }
 
+/** Rethrows all but "no such object": removing what is already gone is fine. */
+function unlessGone(e: unknown): void {
+  if ((e as { statusCode?: number }).statusCode !== 404) throw e;
+}
+
+/** Removes a container, running or not, with its anonymous volumes; one already gone is fine. */
+export async function removeContainer(container: Docker.Container): Promise<void> {
+  await withTimeout("a container removal", container.remove({ force: true, v: true })).catch(unlessGone);
+}
+
+/** Removes a volume no container uses any more; one already gone is fine. */
+export async function removeVolume(docker: Docker, name: string): Promise<void> {
+  await withTimeout("a volume removal", docker.getVolume(name).remove()).catch(unlessGone);
+}
+
 function whereEngine(): string {
   return process.env.DOCKER_HOST ? `DOCKER_HOST=${process.env.DOCKER_HOST}` : "the default socket /var/run/docker.sock";
 }

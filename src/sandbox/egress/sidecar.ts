@@ -12,7 +12,7 @@
 import readline from "node:readline";
 import { PassThrough, type Duplex } from "node:stream";
 import type Docker from "dockerode";
-import { ownerLabels, withTimeout } from "../engine.js";
+import { ownerLabels, removeContainer, removeVolume, withTimeout } from "../engine.js";
 import { EngineError } from "../sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "../toolbelt.js";
 import type { EgressOptions } from "./allowlist.js";
@@ -229,10 +229,7 @@ export class EgressSidecar {
     await this.sync();
     this.stopped = true;
     for (const stream of this.streams) stream.destroy();
-    const gone = (e: unknown) => {
-      if ((e as { statusCode?: number }).statusCode !== 404) throw e;
-    };
-    await withTimeout("a container removal", this.docker.getContainer(egressNames(this.runId).sidecar).remove({ force: true })).catch(gone);
+    await removeContainer(this.docker.getContainer(egressNames(this.runId).sidecar));
   }
 
   /** Removes the sidecar and the volume. Safe to call more than once (the run's container must be gone first). */
@@ -260,9 +257,6 @@ export async function createEgressVolume(docker: Docker, runId: string): Promise
 /** Removes a run's sidecar and its volume by name; what is already gone is fine. */
 export async function removeEgress(docker: Docker, runId: string): Promise<void> {
   const names = egressNames(runId);
-  const gone = (e: unknown) => {
-    if ((e as { statusCode?: number }).statusCode !== 404) throw e;
-  };
-  await withTimeout("a container removal", docker.getContainer(names.sidecar).remove({ force: true })).catch(gone);
-  await withTimeout("a volume removal", docker.getVolume(names.volume).remove()).catch(gone);
+  await removeContainer(docker.getContainer(names.sidecar));
+  await removeVolume(docker, names.volume);
 }
