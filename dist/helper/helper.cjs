@@ -385,6 +385,18 @@ const SCRIPT_WRAPPER =
 // The Bash tool's stdout and stderr share one pipe, so they come back in the order they were written.
 const MERGED_SCRIPT_WRAPPER = "exec 2>&1; " + SCRIPT_WRAPPER;
 
+// The helper is the only way into the sandbox: when the container's memory limit is reached, the kernel's
+// OOM killer should end the command, not the helper (it picks the biggest process, and the helper's ~50 MB
+// is often bigger than a command that has only begun to allocate). Children inherit the score.
+function preferForOomKill(child) {
+  if (!child.pid) return;
+  try {
+    fs.writeFileSync(`/proc/${child.pid}/oom_score_adj`, "1000");
+  } catch {
+    // Gone already, or /proc not writable here: the kernel chooses by size alone.
+  }
+}
+
 function spawnFor(req, id) {
   const env = Object.assign({}, req.env || {}, { [CALL_TAG]: id });
   const cwd = req.cwd || "/workspace";
@@ -400,10 +412,12 @@ function spawnFor(req, id) {
     });
     child.cwdFile = cwdFile;
     child.tag = id;
+    preferForOomKill(child);
     return child;
   }
   const child = spawn(req.argv[0], req.argv.slice(1), { cwd, env, stdio, detached: true });
   child.tag = id;
+  preferForOomKill(child);
   return child;
 }
 

@@ -346,6 +346,18 @@ describe("sandbox lifecycle and bad input", () => {
     expect(sandbox.helperRestarts).toBe(1);
   });
 
+  it("has the OOM killer end the command over the memory limit, never its exec helper", async () => {
+    // The helper (~50 MB) is often bigger than a command that has only begun to allocate: without its
+    // children's raised oom_score_adj the kernel took the helper about one time in seven here.
+    await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace({ a: "a" }), memoryBytes: 64 * 2 ** 20 });
+    for (let i = 0; i < 12; i++) {
+      const res = await sandbox.exec({ script: "python3 -c 'b = bytearray(10**9); print(len(b))'", timeoutMs: 60_000 });
+      expect(res.exitCode).toBe(137);
+      expect(res.oomKilled).toEqual({ memoryLimitBytes: 64 * 2 ** 20 });
+    }
+    expect(sandbox.helperRestarts).toBe(0);
+  });
+
   it("reaps containers whose owner process is gone, and leaves live owners' containers alone", async () => {
     const dead = await docker.createContainer({
       Image: "debian:bookworm-slim",
