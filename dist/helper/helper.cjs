@@ -7,7 +7,7 @@
 // Frame: u32 BE header length, header JSON, u32 BE body length, body bytes. Requests carry an `id`; the
 // response repeats it. Requests are served concurrently. The operations and their fields are typed on
 // the host side in helper-protocol.ts. Plain JavaScript, no dependencies: it runs on the toolbelt's Node.
-/* global require, process, Buffer, setTimeout, clearTimeout */
+/* global require, process, Buffer, setTimeout, clearTimeout, setImmediate */
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, run with node -e inside the container */
 "use strict";
 
@@ -463,9 +463,12 @@ function runExec(req, body) {
       timers.forEach(clearTimeout);
       live.delete(child);
       // What the command left running in its process group dies with the call (servers belong in
-      // run_in_background); a fork bomb cannot outlive the call that started it.
+      // run_in_background); a fork bomb cannot outlive the call that started it. What left the group is
+      // looked for right after the answer is written, in the same turn of the event loop: the /proc scan
+      // costs about a millisecond the caller need not wait for, and a request sent after reading the
+      // answer is read later.
       killGroupUntilGone(child);
-      killTagged(child.tag);
+      setImmediate(() => killTagged(child.tag));
       const o = out.result();
       const e = err.result();
       child.stdout.destroy();
