@@ -45317,6 +45317,8 @@ var Workspace = external_exports.object({
 var Image = external_exports.object({
   name: external_exports.string(),
   id: external_exports.string().optional().describe("Image id (sha256:\u2026) as the engine reports it."),
+  architecture: external_exports.string().optional().describe("The image's architecture (amd64, arm64), for which agent-ci's toolbelt was built."),
+  emulated: external_exports.boolean().optional().describe("True when the image's architecture is not the engine's: its programs ran under emulation."),
   tools: external_exports.array(external_exports.object({ name: external_exports.string(), from: external_exports.enum(["image", "agent-ci"]), path: external_exports.string() })).optional().describe("Programs the Bash tool finds, and whether the image brings them or agent-ci's toolbelt (/opt/agent-ci) does.")
 }).meta({ id: "Image" });
 var EnforcedRule = external_exports.object({

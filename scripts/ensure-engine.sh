@@ -7,12 +7,16 @@
 #   docker.io is installed and dockerd started in the background; else it stops and says what to install.
 # - The base image (AGENT_CI_BASE_IMAGE, default debian:bookworm-slim) is pulled when a registry answers,
 #   or built locally with debootstrap + docker import when none does.
+# - AGENT_CI_BASE_ARCH=arm64 (with AGENT_CI_BASE_IMAGE=arm64v8/debian:bookworm-slim, the name agent-ci looks
+#   for) makes a base for another architecture than the engine's, whose programs run under qemu-user-static:
+#   emulation is registered with binfmt_misc first where allowed.
 # Idempotent: a second run with everything in place takes well under a second.
 set -euo pipefail
 
 BASE_IMAGE="${AGENT_CI_BASE_IMAGE:-debian:bookworm-slim}"
 SUITE="${AGENT_CI_BASE_SUITE:-bookworm}"
 MIRROR="${AGENT_CI_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+ARCH="${AGENT_CI_BASE_ARCH:-}"
 LOG_DIR="${AGENT_CI_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/agent-ci}"
 
 say() { printf 'ensure-engine: %s\n' "$*" >&2; }
@@ -52,6 +56,19 @@ start_engine() {
   die "dockerd did not answer within 30 s; see $LOG_DIR/dockerd.log"
 }
 
+# qemu-user-static registered with binfmt_misc, with the F flag (the interpreter is opened when registered,
+# so programs in containers find it too), for the programs of $ARCH.
+ensure_emulation() {
+  local qarch
+  case "$ARCH" in arm64) qarch=aarch64 ;; amd64) qarch=x86_64 ;; 386) qarch=i386 ;; *) qarch=$ARCH ;; esac
+  [ -e "/proc/sys/fs/binfmt_misc/qemu-$qarch" ] && return 0
+  may_install || die "$ARCH programs need qemu-user-static registered with binfmt_misc (qemu-$qarch): install Debian's qemu-user-static, or re-run as root with AGENT_CI_INSTALL_ENGINE=1"
+  [ -f "/usr/lib/binfmt.d/qemu-$qarch.conf" ] || apt_install qemu-user-static
+  [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+  [ -e "/proc/sys/fs/binfmt_misc/qemu-$qarch" ] || cat "/usr/lib/binfmt.d/qemu-$qarch.conf" > /proc/sys/fs/binfmt_misc/register
+  say "registered qemu-$qarch with binfmt_misc"
+}
+
 build_base_image() {
   command -v debootstrap >/dev/null 2>&1 || {
     may_install || die "no registry answers and debootstrap is missing: install it (apt-get install debootstrap) or docker load an image tagged $BASE_IMAGE"
@@ -59,12 +76,20 @@ build_base_image() {
   }
   local root
   root=$(mktemp -d /tmp/agent-ci-rootfs.XXXXXX)
-  trap 'rm -rf "$root"' RETURN
-  say "building $BASE_IMAGE locally with debootstrap ($SUITE, minbase); this takes about a minute"
-  debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR" >"$LOG_DIR/debootstrap.log" 2>&1 \
+  trap 'rm -rf "$root" "$root.context"' RETURN
+  say "building $BASE_IMAGE locally with debootstrap ($SUITE, minbase${ARCH:+, $ARCH under emulation}); this takes a few minutes"
+  debootstrap --variant=minbase ${ARCH:+--arch="$ARCH"} "$SUITE" "$root" "$MIRROR" >"$LOG_DIR/debootstrap.log" 2>&1 \
     || { tail -n 20 "$LOG_DIR/debootstrap.log" >&2; die "debootstrap failed; see $LOG_DIR/debootstrap.log"; }
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-  tar -C "$root" -c . | docker import --change 'CMD ["bash"]' - "$BASE_IMAGE" >/dev/null
+  if [ -z "$ARCH" ]; then
+    tar -C "$root" -c . | docker import --change 'CMD ["bash"]' - "$BASE_IMAGE" >/dev/null
+  else
+    # Docker 20.10 ignores `docker import --platform`; a build from scratch records the architecture.
+    mkdir "$root.context"
+    tar -C "$root" -cf "$root.context/rootfs.tar" .
+    printf 'FROM scratch\nADD rootfs.tar /\nCMD ["bash"]\n' > "$root.context/Dockerfile"
+    DOCKER_BUILDKIT=0 docker build -q --platform "linux/$ARCH" -t "$BASE_IMAGE" "$root.context" >/dev/null
+  fi
   say "imported $BASE_IMAGE"
 }
 
@@ -77,8 +102,9 @@ if ! engine_answers; then
 fi
 
 mkdir -p "$LOG_DIR"
+[ -z "$ARCH" ] || ensure_emulation
 if ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
-  if timeout 60 docker pull -q "$BASE_IMAGE" >/dev/null 2>&1; then
+  if timeout 60 docker pull -q ${ARCH:+--platform "linux/$ARCH"} "$BASE_IMAGE" >/dev/null 2>&1; then
     say "pulled $BASE_IMAGE"
   else
     build_base_image

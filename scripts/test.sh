@@ -18,6 +18,15 @@ if [ -n "$full" ]; then
 fi
 AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/setup.sh
 
+# The any-image tests' image of another architecture: Debian's base for arm64 (pulled, or built with
+# debootstrap), its programs run under qemu-user-static, which ensure-engine.sh registers with binfmt_misc
+# where this machine may. One that cannot be made fails its test with the reason rather than being skipped.
+read -r foreign_arch foreign_image < <(npx tsx -e 'import { FOREIGN_ARCHITECTURE, foreignImage } from "./test/support/fixture-images.ts"; console.log(FOREIGN_ARCHITECTURE, foreignImage())')
+if ! AGENT_CI_BASE_ARCH="$foreign_arch" AGENT_CI_BASE_IMAGE="$foreign_image" AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" \
+  bash scripts/ensure-engine.sh 2>test-results/foreign-image.log; then
+  export AGENT_CI_FOREIGN_SETUP_ERROR="$foreign_image could not be made: $(tail -n 3 test-results/foreign-image.log | tr '\n' ' ')"
+fi
+
 if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "test: installing Debian's chromium for the report's browser test" >&2
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null

@@ -433,7 +433,7 @@ function runDetails(report: RunReport): string {
   if (workspace.ignoredLeftOut) lines.push(...ignoredLeftOutLines(workspace.ignoredLeftOut));
   if (report.image) {
     lines.push(
-      `- **Image** ${code(report.image.name, 100)}${report.image.id ? ` ${code(report.image.id.slice(0, 19), 19)}` : ""}`,
+      `- **Image** ${code(report.image.name, 100)}${report.image.id ? ` ${code(report.image.id.slice(0, 19), 19)}` : ""}${report.image.architecture ? ` · ${code(report.image.architecture, 20)}${report.image.emulated ? " (emulated)" : ""}` : ""}`,
     );
     const tools = report.image.tools ?? [];
     const from = (where: "image" | "agent-ci") => tools.filter((t) => t.from === where).map((t) => code(t.name, 20)).join(", ") || "none";

@@ -93,6 +93,8 @@ export const Image = z
   .object({
     name: z.string(),
     id: z.string().optional().describe("Image id (sha256:…) as the engine reports it."),
+    architecture: z.string().optional().describe("The image's architecture (amd64, arm64), for which agent-ci's toolbelt was built."),
+    emulated: z.boolean().optional().describe("True when the image's architecture is not the engine's: its programs ran under emulation."),
     tools: z
       .array(z.object({ name: z.string(), from: z.enum(["image", "agent-ci"]), path: z.string() }))
       .optional()

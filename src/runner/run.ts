@@ -609,7 +609,7 @@ function buildReport(p: ReportParts): RunReportInput {
       skipped: sandbox?.copy.skipped ?? [],
       ignoredLeftOut: sandbox?.copy.ignoredLeftOut,
     },
-    image: sandbox ? { name: sandbox.image.name, id: sandbox.image.id, tools: sandbox.tools } : undefined,
+    image: sandbox ? { name: sandbox.image.name, id: sandbox.image.id, architecture: sandbox.image.architecture, emulated: sandbox.emulated, tools: sandbox.tools } : undefined,
     // The report's schema names the fields it records; the sandbox's read-back has more (the probe's raw values).
     hardening: sandbox
       ? {

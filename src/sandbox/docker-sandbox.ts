@@ -28,7 +28,7 @@ import { AGENT_UID, AGENT_USER, containerUlimits, DOCKER_PROFILE, type EnginePro
 import { assessHardening, type Hardening } from "./hardening.js";
 import { HelperClient } from "./helper-client.js";
 import type { ExecOpRequest, FailureHeader, HelperOp, HelperOps, HelperResult, ResponseHeader } from "./helper-protocol.js";
-import { type ResolvedImage, resolveImage } from "./image.js";
+import { type ResolvedImage, resolveImage, userImage } from "./image.js";
 import { createEgressVolume, type EgressOptions, egressMount, egressNames, EgressSidecar, proxyEnv, removeEgress } from "./egress/sidecar.js";
 import {
   type BackgroundStatus,
@@ -252,7 +252,9 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   /** A copier container was (or is being) made: dispose removes it too. */
   private copierUsed = false;
   hardening!: Hardening;
-  image: ResolvedImage = { name: "", id: "", isDefault: true, env: {} };
+  image: ResolvedImage = { name: "", id: "", isDefault: true, env: {}, architecture: "" };
+  /** The image is for another architecture than the engine's: its programs, and the toolbelt's, run emulated. */
+  emulated = false;
   /** Which programs the image brings and which come from agent-ci's toolbelt (filled at start). */
   tools: ToolSource[] = [];
   timings: StartTimings = { createMs: 0, startMs: 0, copyMs: 0, baselineMs: 0, readyMs: 0 };
@@ -322,7 +324,16 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const docker = createDockerClient();
     const engine = await pingEngine(docker);
     await reapOrphans(docker).catch(() => []);
-    const [image, toolbelt] = await Promise.all([resolveImage(docker, options.image, options.progress), options.toolbeltVolume ?? ensureToolbelt(docker, options.progress, { ulimits: containerUlimits(engine.profile) })]);
+    // The toolbelt is built for the image's architecture: a user image of another one (arm64 on an x86-64
+    // engine, run under emulation) gets a toolbelt of its own. The default image is the engine's.
+    const resolving = resolveImage(docker, options.image, options.progress);
+    const architecture = userImage(options.image) ? (await resolving).architecture : engine.architecture;
+    const emulated = Boolean(architecture) && architecture !== engine.architecture;
+    if (emulated) options.progress?.(`the image is for ${architecture} and the engine runs ${engine.architecture}: its programs and agent-ci's run under emulation, several times slower`);
+    const [image, toolbelt] = await Promise.all([
+      resolving,
+      options.toolbeltVolume ?? ensureToolbelt(docker, options.progress, { ulimits: containerUlimits(engine.profile), architecture: emulated ? architecture : undefined }),
+    ]);
     const t0 = performance.now();
     // The egress sidecar starts while the run's container is created and filled; both mount its volume.
     // The sidecar's container starts before the run's: the first to mount a new volume gives it its owner on
@@ -351,6 +362,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     sandbox.egressStart = egressStart;
     live.add(sandbox);
     sandbox.image = image;
+    sandbox.emulated = emulated;
     try {
       sandbox.timings.createMs = performance.now() - t0;
       const t1 = performance.now();
@@ -529,10 +541,11 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: true }))) as Duplex;
     this.helper = new HelperClient(stream, (s, out, err) => this.docker.modem.demuxStream(s, out, err));
     try {
-      await withTimeout("the exec helper's start", this.helper.ready, 30_000);
+      // Node.js starts in well under a second; under emulation it takes seconds, more on a loaded host.
+      await withTimeout("the exec helper's start", this.helper.ready, this.emulated ? 120_000 : 30_000);
     } catch (e) {
       throw new EngineError(
-        `the exec helper did not start in the container (from agent-ci's toolbelt at ${TOOLBELT_DIR}; is the image for this engine's architecture?): ${(e as Error).message}`,
+        `the exec helper did not start in the container (from agent-ci's toolbelt at ${TOOLBELT_DIR}${this.emulated ? `; the image is for ${this.image.architecture}, run under emulation` : ""}): ${(e as Error).message}`,
       );
     }
   }

@@ -51,13 +51,14 @@ function whereEngine(): string {
 }
 
 /** Fails fast, before any model call, with what to do next (D1). */
-export async function pingEngine(docker: Docker): Promise<{ version: string; apiVersion: string; profile: EngineProfile }> {
+export async function pingEngine(docker: Docker): Promise<{ version: string; apiVersion: string; architecture: string; profile: EngineProfile }> {
   try {
     // A ping answers fast or not at all; the version request is an ordinary call (a loaded Podman service
     // took over 10 s to answer it).
     await withTimeout("a ping", docker.ping(), 10_000);
     const v = await withTimeout("a version request", docker.version());
-    return { version: v.Version, apiVersion: v.ApiVersion, profile: engineProfile(v.Components ?? []) };
+    // Arch is Go's name for the engine's architecture (amd64, arm64), as images name theirs.
+    return { version: v.Version, apiVersion: v.ApiVersion, architecture: v.Arch, profile: engineProfile(v.Components ?? []) };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const hint =

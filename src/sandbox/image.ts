@@ -14,6 +14,26 @@ import { EngineError } from "./sandbox.js";
 
 export const IMAGE_REPOSITORY = "agent-ci-sandbox";
 export const DEFAULT_BASE_IMAGE = process.env.AGENT_CI_BASE_IMAGE ?? "debian:bookworm-slim";
+const baseImageVariable = (architecture?: string) => (architecture ? `AGENT_CI_BASE_IMAGE_${architecture.toUpperCase()}` : "AGENT_CI_BASE_IMAGE");
+/** Docker's official images are also published one architecture a repository: arm64v8/debian, i386/debian. */
+const OFFICIAL_ARCH_NAMESPACES: Record<string, string> = { amd64: "amd64", arm64: "arm64v8", arm: "arm32v7", "386": "i386", ppc64le: "ppc64le", s390x: "s390x", riscv64: "riscv64", mips64le: "mips64le" };
+
+/**
+ * The base image agent-ci builds from for an architecture other than the engine's (an arm64 image on an
+ * x86-64 engine, run under emulation): AGENT_CI_BASE_IMAGE_<ARCH> (AGENT_CI_BASE_IMAGE_ARM64), else the
+ * default base's repository for that architecture (arm64v8/debian:bookworm-slim) — a name of its own, so
+ * the default base's tag never changes architecture.
+ */
+export function baseImageFor(architecture: string): string {
+  const variable = baseImageVariable(architecture);
+  const given = process.env[variable];
+  if (given) return given;
+  const namespace = OFFICIAL_ARCH_NAMESPACES[architecture];
+  if (!namespace || DEFAULT_BASE_IMAGE.includes("/")) {
+    throw new EngineError(`no base image for ${architecture} images is known: set ${variable} to a Debian image for ${architecture}`);
+  }
+  return `${namespace}/${DEFAULT_BASE_IMAGE}`;
+}
 const BUILD_TIMEOUT_MS = 20 * 60_000;
 
 /** A file or folder of the package: src/sandbox/image.ts and dist/*.js sit one or two levels below its root. */
@@ -36,6 +56,8 @@ export interface BuildRecipe {
   files: Record<string, string>;
   baseImage: string;
   label: string;
+  /** The architecture to build for (arm64) when it is not the engine's own. */
+  architecture?: string;
 }
 
 /**
@@ -48,6 +70,7 @@ export function recipeTag(recipe: BuildRecipe): string {
     hash.update(content).update("\0");
   }
   hash.update(recipe.baseImage);
+  if (recipe.architecture) hash.update("\0").update(recipe.architecture);
   return `${recipe.repository}:${hash.digest("hex").slice(0, 12)}`;
 }
 
@@ -101,18 +124,22 @@ export interface BuildOptions {
 export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress: (line: string) => void = () => {}, options: BuildOptions = {}): Promise<string> {
   const tag = options.tag ?? recipeTag(recipe);
   if (await imageExists(docker, tag)) return tag;
-  if (!(await imageExists(docker, recipe.baseImage))) {
+  // The default base comes from scripts/ensure-engine.sh; one for another architecture is pulled here.
+  const base = recipe.architecture ? (await imageExists(docker, recipe.baseImage)) || (await pullImage(docker, recipe.baseImage, recipe.architecture).then(() => true, () => false)) : await imageExists(docker, recipe.baseImage);
+  if (!base) {
+    const setup = recipe.architecture ? `AGENT_CI_BASE_IMAGE=${recipe.baseImage} AGENT_CI_BASE_ARCH=${recipe.architecture} ` : "";
     throw new EngineError(
-      `the base image ${recipe.baseImage} is missing and no registry may be reachable: run \`bash scripts/ensure-engine.sh\` ` +
-        `(it pulls it, or builds it locally with debootstrap), or set AGENT_CI_BASE_IMAGE to an image you have`,
+      `the base image ${recipe.baseImage} is missing and no registry may be reachable: run \`${setup}bash scripts/ensure-engine.sh\` ` +
+        `(it pulls it, or builds it locally with debootstrap), or set ${baseImageVariable(recipe.architecture)} to an image you have`,
     );
   }
-  progress(`building ${recipe.what} ${tag} (first run on this engine only; a few minutes)`);
+  progress(`building ${recipe.what} ${tag}${recipe.architecture ? ` for ${recipe.architecture}, under emulation` : ""} (first run on this engine only; a few minutes)`);
   const stream = await docker.buildImage(contextTar(recipe.files), {
     t: tag,
     nocache: Boolean(options.noCache),
     buildargs: { BASE_IMAGE: recipe.baseImage },
     labels: { "agent-ci.image": recipe.label },
+    ...(recipe.architecture ? { platform: `linux/${recipe.architecture}` } : {}),
   });
   const tail: string[] = [];
   const building = new Promise<void>((resolve, reject) => {
@@ -131,13 +158,17 @@ export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress:
       },
     );
   });
+  // "exec format error" from a build for another architecture: the engine's host does not emulate it.
+  const emulation = recipe.architecture
+    ? `\n(${recipe.architecture} programs run on this engine only under emulation: register qemu-user-static with binfmt_misc on its host, e.g. \`AGENT_CI_BASE_ARCH=${recipe.architecture} bash scripts/ensure-engine.sh\` as root; Docker Desktop does it itself)`
+    : "";
   try {
     await withTimeout(`the build of ${recipe.what}`, building, BUILD_TIMEOUT_MS);
   } catch (e) {
-    throw new EngineError(`building ${recipe.what} failed: ${(e as Error).message}\n${tail.join("\n")}`);
+    throw new EngineError(`building ${recipe.what} failed: ${(e as Error).message}\n${tail.join("\n")}${emulation}`);
   }
   if (!(await imageExists(docker, tag))) {
-    throw new EngineError(`building ${recipe.what} failed:\n${tail.join("\n")}`);
+    throw new EngineError(`building ${recipe.what} failed:\n${tail.join("\n")}${emulation}`);
   }
   return tag;
 }
@@ -153,6 +184,18 @@ export interface ResolvedImage {
   isDefault: boolean;
   /** The image's own environment (its Config.Env, PATH included), which the Bash tool keeps. */
   env: Record<string, string>;
+  /** Its architecture, in the engine's naming (amd64, arm64); the toolbelt is built for it. */
+  architecture: string;
+}
+
+async function pullImage(docker: Docker, name: string, architecture?: string): Promise<void> {
+  const stream = await docker.pull(name, architecture ? { platform: `linux/${architecture}` } : {});
+  await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
+}
+
+/** The user's image (`--image`, `image:`, else AGENT_CI_IMAGE), or undefined for the default. */
+export function userImage(requested: string | undefined): string | undefined {
+  return requested ?? (process.env.AGENT_CI_IMAGE || undefined);
 }
 
 /**
@@ -160,14 +203,11 @@ export interface ResolvedImage {
  * default image in a registry; it must exist locally or be pullable) or the default, built here.
  */
 export async function resolveImage(docker: Docker, requested: string | undefined, progress?: (line: string) => void): Promise<ResolvedImage> {
-  const image = requested ?? (process.env.AGENT_CI_IMAGE || undefined);
+  const image = userImage(requested);
   const name = image ?? (await ensureDefaultImage(docker, progress));
   if (image && !(await imageExists(docker, image))) {
     try {
-      const stream = await docker.pull(image);
-      await new Promise<void>((resolve, reject) =>
-        docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
-      );
+      await pullImage(docker, image);
     } catch (e) {
       throw new EngineError(`image ${image} is not on this engine and pulling it failed: ${(e as Error).message}`);
     }
@@ -178,5 +218,5 @@ export async function resolveImage(docker: Docker, requested: string | undefined
     const eq = entry.indexOf("=");
     if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
   }
-  return { name, id: info.Id, isDefault: image === undefined, env };
+  return { name, id: info.Id, isDefault: image === undefined, env, architecture: info.Architecture };
 }

@@ -7,7 +7,7 @@
 import type Docker from "dockerode";
 import { withTimeout } from "./engine.js";
 import type { Ulimit } from "./engine-profile.js";
-import { DEFAULT_BASE_IMAGE, type BuildOptions, type BuildRecipe, ensureBuilt, folderFiles, packagePath, recipeTag } from "./image.js";
+import { baseImageFor, DEFAULT_BASE_IMAGE, type BuildOptions, type BuildRecipe, ensureBuilt, folderFiles, packagePath, recipeTag } from "./image.js";
 import { EngineError } from "./sandbox.js";
 
 export const TOOLBELT_DIR = "/opt/agent-ci";
@@ -20,8 +20,10 @@ const VOLUME_LABEL = "agent-ci.toolbelt";
 /** Where the toolbelt stands when a run's PATH is composed; the image's own programs come first for Bash. */
 export const FALLBACK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-export function toolbeltRecipe(): BuildRecipe {
-  return { what: "agent-ci's toolbelt", repository: TOOLBELT_REPOSITORY, files: folderFiles(packagePath("toolbelt")), baseImage: DEFAULT_BASE_IMAGE, label: "toolbelt" };
+/** The engine's own architecture's toolbelt, or (`architecture`) one for images of another, built under emulation. */
+export function toolbeltRecipe(architecture?: string): BuildRecipe {
+  const recipe = { what: "agent-ci's toolbelt", repository: TOOLBELT_REPOSITORY, files: folderFiles(packagePath("toolbelt")), label: "toolbelt" };
+  return architecture ? { ...recipe, baseImage: baseImageFor(architecture), architecture } : { ...recipe, baseImage: DEFAULT_BASE_IMAGE };
 }
 
 /** The volume's name: one per toolbelt content, so a changed toolbelt never mixes with an old copy. */
@@ -50,9 +52,9 @@ const populating = new Map<string, Promise<string>>();
 export function ensureToolbelt(
   docker: Docker,
   progress?: (line: string) => void,
-  options: BuildOptions & { volume?: string; ulimits?: Ulimit[] } = {},
+  options: BuildOptions & { volume?: string; ulimits?: Ulimit[]; architecture?: string } = {},
 ): Promise<string> {
-  const recipe = toolbeltRecipe();
+  const recipe = toolbeltRecipe(options.architecture);
   const name = options.volume ?? toolbeltVolumeName(recipeTag(recipe));
   let pending = populating.get(name);
   if (!pending) {

@@ -11,7 +11,7 @@ import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
-import { type FixtureImage, fixtureImageTag } from "../support/fixture-images.js";
+import { type FixtureImage, fixtureImageTag, FOREIGN_ARCHITECTURE, foreignImage } from "../support/fixture-images.js";
 import { applyToCopy, type FileSpec, makeWorkspace } from "../support/workspace.js";
 
 const docker = new Docker();
@@ -30,7 +30,25 @@ interface Project {
   grep: string;
 }
 
-const PROJECTS: Record<FixtureImage, Project> = {
+/** A project of shell scripts: the busybox image's, and the arm64 image's (Debian's base for arm64). */
+const SHELL_PROJECT: Project = {
+  files: {
+    "calc.sh": '#!/bin/sh\naverage() { echo $(( ($1 + $2 + $3) / 2 )); }\n',
+    "test.sh": '#!/bin/sh\n. ./calc.sh\n[ "$(average 1 2 3)" = 2 ] && echo PASS || { echo FAIL; exit 1; }\n',
+  },
+  source: "calc.sh",
+  bug: "/ 2 ))",
+  fix: "/ 3 ))",
+  test: "/bin/sh test.sh",
+  passes: /^PASS$/m,
+  glob: "**/*.sh",
+  grep: "average\\(\\)",
+};
+
+type ImageCase = FixtureImage | typeof FOREIGN_ARCHITECTURE;
+const imageFor = (name: ImageCase): string => (name === FOREIGN_ARCHITECTURE ? foreignImage() : fixtureImageTag(name));
+
+const PROJECTS: Record<ImageCase, Project> = {
   go: {
     files: {
       "go.mod": "module example.com/calc\n\ngo 1.19\n",
@@ -59,26 +77,15 @@ const PROJECTS: Record<FixtureImage, Project> = {
     glob: "**/*.py",
     grep: "def average",
   },
-  busybox: {
-    files: {
-      "calc.sh": '#!/bin/sh\naverage() { echo $(( ($1 + $2 + $3) / 2 )); }\n',
-      "test.sh": '#!/bin/sh\n. ./calc.sh\n[ "$(average 1 2 3)" = 2 ] && echo PASS || { echo FAIL; exit 1; }\n',
-    },
-    source: "calc.sh",
-    bug: "/ 2 ))",
-    fix: "/ 3 ))",
-    test: "/bin/sh test.sh",
-    passes: /^PASS$/m,
-    glob: "**/*.sh",
-    grep: "average\\(\\)",
-  },
+  busybox: SHELL_PROJECT,
+  [FOREIGN_ARCHITECTURE]: SHELL_PROJECT,
 };
 
 function scriptFor(p: Project): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "script.json");
   const ws = (rel: string) => `/workspace/${rel}`;
   const turns = [
-    [{ name: "Bash", input: { command: `for t in bash git rg node; do command -v $t; done; ${p.test}; echo "exit $?"` } }],
+    [{ name: "Bash", input: { command: `for t in bash git rg node; do command -v $t; done; uname -m; ${p.test}; echo "exit $?"` } }],
     [{ name: "Glob", input: { pattern: p.glob } }],
     [
       { name: "Grep", input: { pattern: p.grep } },
@@ -97,12 +104,15 @@ function scriptFor(p: Project): string {
   return file;
 }
 
-describe.each(["go", "python", "busybox"] as const)("a run in the %s image (no node, rg or git in it)", (name) => {
+const UNAME: Record<string, string> = { amd64: "x86_64", arm64: "aarch64" };
+
+describe.each(["go", "python", "busybox", FOREIGN_ARCHITECTURE] as const)("a run in the %s image (no node, rg or git in it)", (name) => {
   it("uses every tool through agent-ci's toolbelt, runs the project's tests, and makes a patch that applies", { timeout: 600_000 }, async () => {
+    if (name === FOREIGN_ARCHITECTURE && process.env.AGENT_CI_FOREIGN_SETUP_ERROR) throw new Error(process.env.AGENT_CI_FOREIGN_SETUP_ERROR);
     const project = PROJECTS[name];
     const workspace = makeWorkspace(project.files, { git: true });
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
-    const config = parseRunConfig({ workspace, out, image: fixtureImageTag(name), mode: "bypassPermissions", script: scriptFor(project) } as RunConfigInput);
+    const config = parseRunConfig({ workspace, out, image: imageFor(name), mode: "bypassPermissions", script: scriptFor(project) } as RunConfigInput);
     const logs: string[] = [];
     const outcome = await runAgent(config, { stdout: () => {}, stderr: (l) => logs.push(l), progress: false });
     expect(outcome.exitReason, logs.join("\n")).toBe("completed");
@@ -114,6 +124,11 @@ describe.each(["go", "python", "busybox"] as const)("a run in the %s image (no n
     expect(calls[0]?.resultPreview).toMatch(/^\/opt\/agent-ci\/bin\/git$/m);
     expect(calls[0]?.resultPreview).toMatch(/^\/opt\/agent-ci\/bin\/rg$/m);
     expect(calls[0]?.resultPreview).toMatch(/^exit 1$/m);
+    // The arm64 image runs under emulation, with a toolbelt built for arm64; the others as the engine is.
+    const engineArchitecture = (await docker.version()).Arch;
+    const architecture = name === FOREIGN_ARCHITECTURE ? FOREIGN_ARCHITECTURE : engineArchitecture;
+    expect(calls[0]?.resultPreview).toMatch(new RegExp(`^${UNAME[architecture]}$`, "m"));
+    expect(report.image).toMatchObject({ architecture, emulated: architecture !== engineArchitecture });
     const tools = Object.fromEntries((report.image?.tools ?? []).map((t) => [t.name, t.from]));
     expect(tools).toMatchObject({ git: "agent-ci", rg: "agent-ci", node: "agent-ci" });
     // Debian's images have their own bash, and the Bash tool uses it; the busybox image has none.

@@ -3,7 +3,8 @@
 import type Docker from "dockerode";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type BuildRecipe, DEFAULT_BASE_IMAGE, ensureBuilt, folderFiles, recipeTag } from "../../src/sandbox/image.js";
+import { baseImageFor, type BuildRecipe, DEFAULT_BASE_IMAGE, ensureBuilt, folderFiles, imageExists, recipeTag } from "../../src/sandbox/image.js";
+import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
 
 export const FIXTURE_IMAGES = ["go", "python", "busybox"] as const;
 export type FixtureImage = (typeof FIXTURE_IMAGES)[number];
@@ -26,4 +27,17 @@ export function fixtureImageTag(name: FixtureImage): string {
 
 export async function ensureFixtureImages(docker: Docker, progress?: (line: string) => void): Promise<void> {
   for (const name of FIXTURE_IMAGES) await ensureBuilt(docker, fixtureRecipe(name), progress);
+}
+
+/**
+ * An image of another architecture than this engine's, run under qemu-user-static emulation: Debian's base
+ * for it, made by scripts/test.sh (`AGENT_CI_BASE_ARCH=arm64 bash scripts/ensure-engine.sh`), which also
+ * registers the emulator. Its toolbelt is built here, under emulation, when the base is there; a run builds
+ * it itself otherwise.
+ */
+export const FOREIGN_ARCHITECTURE = "arm64";
+export const foreignImage = (): string => baseImageFor(FOREIGN_ARCHITECTURE);
+
+export async function ensureForeignToolbelt(docker: Docker, progress?: (line: string) => void): Promise<void> {
+  if (await imageExists(docker, foreignImage())) await ensureToolbelt(docker, progress, { architecture: FOREIGN_ARCHITECTURE });
 }

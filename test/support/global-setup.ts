@@ -1,11 +1,11 @@
 // Runs once before the test files: makes sure the engine answers and that the images the tests use are
-// built (the default sandbox image, agent-ci's toolbelt and its volume, and the user-image fixtures of
-// test/fixtures/images/), so that integration tests running in parallel do not race to build them. Each is
-// tagged by a hash of its inputs: a second run builds nothing.
+// built (the default sandbox image, agent-ci's toolbelt and its volume, the user-image fixtures of
+// test/fixtures/images/, and the arm64 image's toolbelt), so that integration tests running in parallel do
+// not race to build them. Each is tagged by a hash of its inputs: a second run builds nothing.
 import { ensureDefaultImage } from "../../src/sandbox/image.js";
 import { createDockerClient, pingEngine } from "../../src/sandbox/engine.js";
 import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
-import { ensureFixtureImages } from "./fixture-images.js";
+import { ensureFixtureImages, ensureForeignToolbelt } from "./fixture-images.js";
 
 export default async function setup(): Promise<void> {
   const docker = createDockerClient();
@@ -14,4 +14,5 @@ export default async function setup(): Promise<void> {
   await ensureDefaultImage(docker, progress);
   await ensureToolbelt(docker, progress);
   await ensureFixtureImages(docker, progress);
+  await ensureForeignToolbelt(docker, progress);
 }
