@@ -378,7 +378,10 @@ function capture(limit) {
   };
 }
 
+// A script raises its own oom_score_adj before it runs anything (see preferForOomKill): what it starts
+// inherits the score from the first fork on.
 const SCRIPT_WRAPPER =
+  "{ echo 1000 > /proc/self/oom_score_adj; } 2>/dev/null; " +
   '__agent_ci_cwdf=$1; cd -- "$2" 2>/dev/null || cd /workspace; __agent_ci_s=$3; shift 3; ' +
   'eval "$__agent_ci_s"; __agent_ci_ec=$?; pwd -P > "$__agent_ci_cwdf" 2>/dev/null; exit $__agent_ci_ec';
 
@@ -387,7 +390,10 @@ const MERGED_SCRIPT_WRAPPER = "exec 2>&1; " + SCRIPT_WRAPPER;
 
 // The helper is the only way into the sandbox: when the container's memory limit is reached, the kernel's
 // OOM killer should end the command, not the helper (it picks the biggest process, and the helper's ~50 MB
-// is often bigger than a command that has only begun to allocate). Children inherit the score.
+// is often bigger than a command that has only begun to allocate). Children inherit the score. A script
+// sets it itself, in its wrapper: written from here, after the spawn, it could come after the script had
+// started its command, which kept the old score (on a loaded host the killer then took the script's bash,
+// and the call lost its exit code). A program started by argv gets it from here.
 function preferForOomKill(child) {
   if (!child.pid) return;
   try {
@@ -412,7 +418,6 @@ function spawnFor(req, id) {
     });
     child.cwdFile = cwdFile;
     child.tag = id;
-    preferForOomKill(child);
     return child;
   }
   const child = spawn(req.argv[0], req.argv.slice(1), { cwd, env, stdio, detached: true });

@@ -350,6 +350,9 @@ describe("sandbox lifecycle and bad input", () => {
     // The helper (~50 MB) is often bigger than a command that has only begun to allocate: without its
     // children's raised oom_score_adj the kernel took the helper about one time in seven here.
     await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace({ a: "a" }), memoryBytes: 64 * 2 ** 20 });
+    // The script's first command already has the score (the script sets it before running anything): set
+    // from the helper after the spawn, it came too late on a loaded host and the killer took bash instead.
+    expect(text((await sandbox.exec({ script: "cat /proc/self/oom_score_adj" })).stdout)).toBe("1000\n");
     for (let i = 0; i < 12; i++) {
       const res = await sandbox.exec({ script: "python3 -c 'b = bytearray(10**9); print(len(b))'", timeoutMs: 60_000 });
       expect(res.exitCode).toBe(137);
