@@ -88,7 +88,8 @@ build_base_image() {
     mkdir "$root.context"
     tar -C "$root" -cf "$root.context/rootfs.tar" .
     printf 'FROM scratch\nADD rootfs.tar /\nCMD ["bash"]\n' > "$root.context/Dockerfile"
-    DOCKER_BUILDKIT=0 docker build -q --platform "linux/$ARCH" -t "$BASE_IMAGE" "$root.context" >/dev/null
+    DOCKER_BUILDKIT=0 docker build -q --platform "linux/$ARCH" -t "$BASE_IMAGE" "$root.context" >"$LOG_DIR/base-build.log" 2>&1 \
+      || { tail -n 20 "$LOG_DIR/base-build.log" >&2; die "building $BASE_IMAGE failed; see $LOG_DIR/base-build.log"; }
   fi
   say "imported $BASE_IMAGE"
 }
