@@ -125,8 +125,8 @@ export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress:
   const tag = options.tag ?? recipeTag(recipe);
   if (await imageExists(docker, tag)) return tag;
   // The default base comes from scripts/ensure-engine.sh; one for another architecture is pulled here.
-  const base = recipe.architecture ? (await imageExists(docker, recipe.baseImage)) || (await pullImage(docker, recipe.baseImage, recipe.architecture).then(() => true, () => false)) : await imageExists(docker, recipe.baseImage);
-  if (!base) {
+  const pulled = (architecture: string) => pullImage(docker, recipe.baseImage, architecture).then(() => true, () => false);
+  if (!(await imageExists(docker, recipe.baseImage)) && !(recipe.architecture && (await pulled(recipe.architecture)))) {
     const setup = recipe.architecture ? `AGENT_CI_BASE_IMAGE=${recipe.baseImage} AGENT_CI_BASE_ARCH=${recipe.architecture} ` : "";
     throw new EngineError(
       `the base image ${recipe.baseImage} is missing and no registry may be reachable: run \`${setup}bash scripts/ensure-engine.sh\` ` +
