@@ -9,6 +9,7 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { DEFAULT_BASE_IMAGE } from "../../src/sandbox/image.js";
 
 export const TEST_NAMES = ["allowed.test", "blocked.test", "private.test"] as const;
 
@@ -75,13 +76,22 @@ export async function startOriginServers(address = "127.0.0.1", listenOn = addre
 
 /**
  * An address of this host that containers on a bridge network reach (the default bridge's gateway), for
- * origin servers the egress sidecar connects to.
+ * origin servers the egress sidecar connects to. Docker leaves the gateway out of the default bridge's IPAM
+ * settings when docker0 already had its address as the daemon started; a container on it still reports it.
  */
 export async function hostAddressForContainers(docker: import("dockerode")): Promise<string> {
   for (const name of ["bridge", "podman"]) {
     const info = await docker.getNetwork(name).inspect().catch(() => undefined) as { IPAM?: { Config?: Array<{ Gateway?: string }> } } | undefined;
     const gateway = info?.IPAM?.Config?.find((c) => c.Gateway && !c.Gateway.includes(":"))?.Gateway;
     if (gateway) return gateway;
+  }
+  const probe = await docker.createContainer({ Image: DEFAULT_BASE_IMAGE, Entrypoint: ["sleep", "60"], HostConfig: { NetworkMode: "bridge" } });
+  try {
+    await probe.start();
+    const gateway = (await probe.inspect()).NetworkSettings.Networks.bridge?.Gateway;
+    if (gateway) return gateway;
+  } finally {
+    await probe.remove({ force: true });
   }
   throw new Error("no bridge network with an IPv4 gateway on this engine");
 }
