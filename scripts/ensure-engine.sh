@@ -17,6 +17,9 @@ BASE_IMAGE="${AGENT_CI_BASE_IMAGE:-debian:bookworm-slim}"
 SUITE="${AGENT_CI_BASE_SUITE:-bookworm}"
 MIRROR="${AGENT_CI_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 ARCH="${AGENT_CI_BASE_ARCH:-}"
+# A base for another architecture under the default name would replace the engine's own base.
+[ -z "$ARCH" ] || [ -n "${AGENT_CI_BASE_IMAGE:-}" ] \
+  || { printf 'ensure-engine: AGENT_CI_BASE_ARCH=%s needs AGENT_CI_BASE_IMAGE too (e.g. arm64v8/debian:bookworm-slim)\n' "$ARCH" >&2; exit 1; }
 LOG_DIR="${AGENT_CI_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/agent-ci}"
 
 say() { printf 'ensure-engine: %s\n' "$*" >&2; }

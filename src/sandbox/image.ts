@@ -120,16 +120,23 @@ export interface BuildOptions {
   noCache?: boolean;
 }
 
+/** What makes a recipe's base: for another architecture, its name and architecture, and the emulator with them. */
+function ensureEngineCommand(recipe: BuildRecipe): string {
+  const base = recipe.architecture ? `AGENT_CI_BASE_IMAGE=${recipe.baseImage} AGENT_CI_BASE_ARCH=${recipe.architecture} ` : "";
+  return `${base}bash scripts/ensure-engine.sh`;
+}
+
 /** Builds the recipe unless its tag exists already; returns the tag. `progress` gets each build output line. */
 export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress: (line: string) => void = () => {}, options: BuildOptions = {}): Promise<string> {
   const tag = options.tag ?? recipeTag(recipe);
   if (await imageExists(docker, tag)) return tag;
   // The default base comes from scripts/ensure-engine.sh; one for another architecture is pulled here.
-  const pulled = (architecture: string) => pullImage(docker, recipe.baseImage, architecture).then(() => true, () => false);
-  if (!(await imageExists(docker, recipe.baseImage)) && !(recipe.architecture && (await pulled(recipe.architecture)))) {
-    const setup = recipe.architecture ? `AGENT_CI_BASE_IMAGE=${recipe.baseImage} AGENT_CI_BASE_ARCH=${recipe.architecture} ` : "";
+  const present =
+    (await imageExists(docker, recipe.baseImage)) ||
+    (recipe.architecture !== undefined && (await pullImage(docker, recipe.baseImage, recipe.architecture).then(() => true, () => false)));
+  if (!present) {
     throw new EngineError(
-      `the base image ${recipe.baseImage} is missing and no registry may be reachable: run \`${setup}bash scripts/ensure-engine.sh\` ` +
+      `the base image ${recipe.baseImage} is missing and no registry may be reachable: run \`${ensureEngineCommand(recipe)}\` ` +
         `(it pulls it, or builds it locally with debootstrap), or set ${baseImageVariable(recipe.architecture)} to an image you have`,
     );
   }
@@ -160,7 +167,7 @@ export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress:
   });
   // "exec format error" from a build for another architecture: the engine's host does not emulate it.
   const emulation = recipe.architecture
-    ? `\n(${recipe.architecture} programs run on this engine only under emulation: register qemu-user-static with binfmt_misc on its host, e.g. \`AGENT_CI_BASE_ARCH=${recipe.architecture} bash scripts/ensure-engine.sh\` as root; Docker Desktop does it itself)`
+    ? `\n(${recipe.architecture} programs run on this engine only under emulation: register qemu-user-static with binfmt_misc on its host, e.g. \`${ensureEngineCommand(recipe)}\` as root; Docker Desktop does it itself)`
     : "";
   try {
     await withTimeout(`the build of ${recipe.what}`, building, BUILD_TIMEOUT_MS);
