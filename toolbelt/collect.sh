@@ -5,7 +5,7 @@
 # LD_LIBRARY_PATH) is $1/lib on the programs and on the libraries (for their own dependencies).
 set -euo pipefail
 T=$1
-mkdir -p "$T/bin" "$T/lib" "$T/libexec/git-core" "$T/share"
+mkdir -p "$T/bin" "$T/lib"
 
 declare -A LIBS=()
 LOADER=""
@@ -41,25 +41,31 @@ for p in node rg bash tar git zstd \
 done
 ln -s bash "$T/bin/sh"
 
-# git's own helpers (non-builtin programs; builtins are links to git itself), and its templates.
-gitcore=$(git --exec-path)
-for f in "$gitcore"/*; do
+# git finds its helpers and templates at paths compiled into it (and into its helpers): rewritten in place
+# to paths of the same length under $T, so agent-ci's git runs as itself (a wrapper script setting
+# GIT_EXEC_PATH cost a bash start, ~5 ms, on every git command) and never touches an image's own git.
+GIT_CORE=/usr/lib/git-core
+GIT_TEMPLATES=share/git-core/templates # relative: git prefixes /usr
+[ "$(git --exec-path)" = "$GIT_CORE" ] || { echo "collect: git's exec path is $(git --exec-path), not $GIT_CORE" >&2; exit 1; }
+TGIT_CORE="$T/git"
+TGIT_TEMPLATES="$T/share/tmpl"
+[ ${#TGIT_CORE} -eq ${#GIT_CORE} ] && [ ${#TGIT_TEMPLATES} -eq ${#GIT_TEMPLATES} ] ||
+  { echo "collect: $TGIT_CORE and $TGIT_TEMPLATES must be as long as $GIT_CORE and $GIT_TEMPLATES" >&2; exit 1; }
+mkdir -p "$TGIT_CORE"
+git_elves=("$T/bin/git")
+for f in "$GIT_CORE"/*; do
   name=$(basename "$f")
   [ -f "$f" ] || continue
   # Builtins are copies of git itself (run by their name): one binary, linked.
-  if cmp -s "$f" "$(type -P git)"; then ln -s ../git "$T/libexec/git-core/$name"; continue; fi
-  if is_elf "$f"; then add_program "$f" "$T/libexec/git-core/$name"; else
-    sed '1s|^#! */bin/sh|#!/opt/agent-ci/bin/sh|' "$f" > "$T/libexec/git-core/$name"; chmod 0755 "$T/libexec/git-core/$name"; fi
+  if cmp -s "$f" "$(type -P git)"; then ln -s ../bin/git "$TGIT_CORE/$name"; continue; fi
+  if is_elf "$f"; then add_program "$f" "$TGIT_CORE/$name"; git_elves+=("$TGIT_CORE/$name"); else
+    sed '1s|^#! */bin/sh|#!/opt/agent-ci/bin/sh|' "$f" > "$TGIT_CORE/$name"; chmod 0755 "$TGIT_CORE/$name"; fi
 done
-cp -r /usr/share/git-core "$T/share/git-core"
-mv "$T/bin/git" "$T/libexec/git"
-programs=("${programs[@]/#$T\/bin\/git/$T/libexec/git}")
-# git finds its helpers and templates by these variables; the wrapper sets them for agent-ci's git only.
-cat > "$T/bin/git" <<WRAP
-#!$T/bin/bash
-GIT_EXEC_PATH=$T/libexec/git-core GIT_TEMPLATE_DIR=$T/share/git-core/templates exec $T/libexec/git "\$@"
-WRAP
-chmod 0755 "$T/bin/git"
+mkdir -p "$T/share"
+cp -r "/usr/$GIT_TEMPLATES" "$TGIT_TEMPLATES"
+for f in "${git_elves[@]}"; do
+  LC_ALL=C perl -0777 -pi -e "s#\Q$GIT_CORE\E#$TGIT_CORE#g; s#\Q$GIT_TEMPLATES\E\0#$TGIT_TEMPLATES\0#g" "$f"
+done
 
 for lib in "${!LIBS[@]}"; do
   cp -L "$lib" "$T/lib/$(basename "$lib")"
@@ -94,5 +100,8 @@ env -i LD_LIBRARY_PATH=/nonexistent "$T/bin/node" -e 'require("fs"); process.exi
 mv /usr/share/nodejs.away /usr/share/nodejs
 env -i "$T/bin/rg" --version >/dev/null
 env -i "$T/bin/git" --version >/dev/null
+[ "$(env -i "$T/bin/git" --exec-path)" = "$TGIT_CORE" ] || { echo "collect: the rewritten git does not use $TGIT_CORE" >&2; exit 1; }
+env -i "$T/bin/git" init -q /tmp/collect-proof && [ -f /tmp/collect-proof/.git/description ] ||
+  { echo "collect: the rewritten git does not find its templates in $TGIT_TEMPLATES" >&2; exit 1; }
 env -i "$T/bin/bash" -c 'true'
 du -sh "$T" >&2
