@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
 import { COPY_LIST, copyInFailed, tarCreateArgs, type WorkspaceCopy, writeCopyList } from "./archive.js";
-import { ownerLabels, removeContainer, withTimeout } from "./engine.js";
+import { engineElsewhere, ownerLabels, removeContainer, withTimeout } from "./engine.js";
 import type { Ulimit } from "./engine-profile.js";
 import { WORKSPACE_ROOT } from "./sandbox.js";
 import { TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
@@ -76,12 +76,6 @@ export interface CopierOptions {
   /** Who owns the copied files: the agent, or root in plan mode. */
   owner: number;
   ulimits: Ulimit[];
-}
-
-/** A bind source the engine cannot find: it does not see this host's files. */
-function engineElsewhere(e: unknown): boolean {
-  const err = e as { statusCode?: number; message?: string };
-  return err.statusCode === 400 && /bind source path|no such file or directory|does not exist/i.test(err.message ?? "");
 }
 
 /**

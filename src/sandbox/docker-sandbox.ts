@@ -21,9 +21,10 @@ import {
   type WorkspaceCopy,
   WorkspaceError,
 } from "./archive.js";
+import { CHANNEL_SOCKET, channelToken, HelperChannel } from "./channel.js";
 import { copierName, copyThroughBind, createWorkspaceVolume, workspaceMount, workspaceVolumeName } from "./copier.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
-import { createDockerClient, ownerLabels, pingEngine, reapOrphans, removeContainer, removeVolume, withTimeout } from "./engine.js";
+import { createDockerClient, engineElsewhere, ownerLabels, pingEngine, reapOrphans, removeContainer, removeVolume, withTimeout } from "./engine.js";
 import { AGENT_UID, AGENT_USER, containerUlimits, DOCKER_PROFILE, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
 import { assessHardening, type Hardening } from "./hardening.js";
 import { HelperClient } from "./helper-client.js";
@@ -86,6 +87,12 @@ export interface DockerSandboxOptions {
    * else a stream packed as this host can (`detectHostPacker`).
    */
   packer?: HostPacker;
+  /**
+   * How the host talks to the exec helper: "auto" (the default), a Unix socket bind-mounted from this host
+   * where the engine sees its files (channel.ts), else the exec stream; "stream", the exec stream always
+   * (what a remote engine gets).
+   */
+  helperChannel?: "auto" | "stream";
   /** A toolbelt volume made ready by the caller (the benchmark's cold starts); default: the engine's own. */
   toolbeltVolume?: string;
   /** Run even when the engine did not apply a requested hardening setting (read back after create). */
@@ -249,6 +256,10 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   copy: PackSummary = { files: 0, bytes: 0, skipped: [], isGitRepo: false };
   /** How the workspace came in: a copier container reading a bind mount, or a tar stream through the engine. */
   copiedBy: "copier" | "stream" | undefined;
+  /** How the helper's requests travel: the direct socket (channel.ts), or the engine's exec stream. */
+  helperChannel: "socket" | "stream" = "stream";
+  /** The socket's directory, mounted into the container; undefined once it did not work for this run. */
+  private channel: HelperChannel | undefined;
   /** A copier container was (or is being) made: dispose removes it too. */
   private copierUsed = false;
   hardening!: Hardening;
@@ -349,15 +360,25 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       void egressStart.catch(() => {}).finally(started);
     }
     let container: Docker.Container;
+    let channel = options.helperChannel === "stream" ? undefined : HelperChannel.open();
     try {
       if (engine.profile.workspaceVolume) await createWorkspaceVolume(docker, options.runId, workspaceMountOptions(options, engine.profile));
-      container = await withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile)));
+      const create = () => withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile, channel)));
+      container = await create().catch((e: unknown) => {
+        // The engine does not see this host's files: no channel, the helper uses the exec stream.
+        if (!channel || !engineElsewhere(e)) throw e;
+        channel.close();
+        channel = undefined;
+        return create();
+      });
     } catch (e) {
+      channel?.close();
       await removeVolume(docker, workspaceVolumeName(options.runId)).catch(() => undefined);
       if (egressStart) await removeStartedEgress(docker, options.runId, egressStart);
       throw e;
     }
     const sandbox = new DockerSandbox(docker, container, options);
+    sandbox.channel = channel;
     sandbox.profile = engine.profile;
     sandbox.egressStart = egressStart;
     live.add(sandbox);
@@ -398,7 +419,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     }
   }
 
-  private static spec(options: DockerSandboxOptions, image: string, toolbeltVolume: string, profile: EngineProfile): Docker.ContainerCreateOptions {
+  private static spec(options: DockerSandboxOptions, image: string, toolbeltVolume: string, profile: EngineProfile, channel: HelperChannel | undefined): Docker.ContainerCreateOptions {
     const memory = options.memoryBytes ?? DEFAULTS.memoryBytes;
     return {
       name: containerName(options.runId),
@@ -432,6 +453,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
           { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
           ...(profile.workspaceVolume ? [workspaceMount(options.runId)] : []),
           ...(usesEgress(options) ? [egressMount(options.runId, true)] : []),
+          ...(channel ? [channel.mount] : []),
         ],
       },
     };
@@ -548,6 +570,31 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         `the exec helper did not start in the container (from agent-ci's toolbelt at ${TOOLBELT_DIR}${this.emulated ? `; the image is for ${this.image.architecture}, run under emulation` : ""}): ${(e as Error).message}`,
       );
     }
+    this.helperChannel = "stream";
+    if (this.channel) await this.connectChannel(this.channel);
+  }
+
+  /**
+   * Moves the helper's requests onto the direct socket. Where it cannot connect (an engine in a VM that
+   * shares the path but not its sockets), the run goes on over the exec stream and stops trying.
+   */
+  private async connectChannel(channel: HelperChannel): Promise<void> {
+    const token = channelToken();
+    let listening: Awaited<ReturnType<HelperChannel["listen"]>> | undefined;
+    try {
+      listening = await channel.listen(token);
+      const asked = await this.helper.request("channel", { path: CHANNEL_SOCKET, token });
+      if (!asked.ok) throw new Error(asked.header.message);
+      this.helper.adopt(await withTimeout("the helper's connection to its channel", listening.connection, this.emulated ? 60_000 : 10_000));
+      this.helperChannel = "socket";
+    } catch (e) {
+      if (e instanceof SandboxGoneError) throw e;
+      this.channel = undefined;
+      channel.close();
+      this.options.progress?.(`the exec helper could not use agent-ci's local socket (${(e as Error).message}); its requests go through the engine's exec stream`);
+    } finally {
+      listening?.close();
+    }
   }
 
   private async request<K extends HelperOp>(op: K, request: HelperOps[K]["request"], body?: Uint8Array): Promise<HelperResult<K>> {
@@ -613,7 +660,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const info = await withTimeout("a container inspect", this.container.inspect());
     const inside = okHeader(await this.helper.request("ping", {}), "");
     const userns = await this.helper.request("exec", { argv: [toolbeltProgram("unshare"), "-U", "true"], cwd: "/", env: this.commandEnv({ argv: [] }), timeoutMs: 10_000 });
-    const requested = DockerSandbox.spec(this.options, this.image.name, toolbeltVolume, this.profile).HostConfig ?? {};
+    const requested = DockerSandbox.spec(this.options, this.image.name, toolbeltVolume, this.profile, this.channel).HostConfig ?? {};
     const hardening = assessHardening(
       requested,
       info.HostConfig,
@@ -823,6 +870,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   private async removeEngineObjects(): Promise<void> {
     this.disposed = true;
     this.helper?.close();
+    this.channel?.close();
     try {
       // A copier still running (a cancel during the copy) holds the workspace volume too.
       const copier = this.copierUsed ? [removeContainer(this.docker.getContainer(copierName(this.options.runId)))] : [];

@@ -1,5 +1,6 @@
 // The host side of the in-container helper (helper/helper.cjs): frames requests onto the exec's stdin,
 // demultiplexes Docker's stdout/stderr frames, and matches responses to requests by id.
+import type { Socket } from "node:net";
 import { PassThrough, type Duplex } from "node:stream";
 import type { HelperOp, HelperOps, HelperResult, RawFrame } from "./helper-protocol.js";
 import { SandboxGoneError } from "./sandbox.js";
@@ -66,6 +67,9 @@ export class HelperClient {
   private readonly decoder = new FrameDecoder();
   private closedError: Error | undefined;
   private stderrTail = "";
+  /** The direct channel once adopted: requests are written to it instead of the exec stream. */
+  private socket: Socket | undefined;
+  private onClose: (cause?: unknown) => void;
   readonly ready: Promise<void>;
 
   constructor(
@@ -85,19 +89,14 @@ export class HelperClient {
     this.ready.catch(() => {});
     stdout.on("data", (chunk: Buffer) => {
       for (const frame of this.decoder.push(chunk)) {
-        if (frame.header.id === 0) {
-          markReady();
-          continue;
-        }
-        const waiter = this.waiters.get(frame.header.id);
-        this.waiters.delete(frame.header.id);
-        waiter?.resolve(frame);
+        if (frame.header.id === 0) markReady();
+        else this.answer(frame);
       }
     });
     stderr.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-2000);
     });
-    const onClose = (cause?: unknown) => {
+    this.onClose = (cause?: unknown) => {
       if (this.closedError) return;
       const detail = this.stderrTail.trim() ? `: ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}` : "";
       this.closedError = new SandboxGoneError(`the sandbox helper stopped${detail}`, { cause });
@@ -105,9 +104,37 @@ export class HelperClient {
       for (const waiter of this.waiters.values()) waiter.reject(this.closedError);
       this.waiters.clear();
     };
-    stream.on("end", () => onClose());
-    stream.on("close", () => onClose());
-    stream.on("error", (e) => onClose(e));
+    stream.on("end", () => this.onClose());
+    stream.on("close", () => this.onClose());
+    stream.on("error", (e) => this.onClose(e));
+  }
+
+  private answer(frame: RawFrame): void {
+    const waiter = this.waiters.get(frame.header.id);
+    this.waiters.delete(frame.header.id);
+    waiter?.resolve(frame);
+  }
+
+  /**
+   * Sends every later request over `socket` (the helper's direct channel, channel.ts); answers to requests
+   * already sent still come on the exec stream. The helper is gone when either closes: the other is ended.
+   */
+  adopt(socket: Socket): void {
+    const decoder = new FrameDecoder();
+    socket.on("data", (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk)) this.answer(frame);
+    });
+    const gone = (cause?: unknown) => {
+      this.onClose(cause);
+      this.stream.destroy();
+    };
+    socket.on("end", () => gone());
+    socket.on("close", () => gone());
+    socket.on("error", (e) => gone(e));
+    this.stream.on("close", () => socket.destroy());
+    socket.setNoDelay(true);
+    socket.resume();
+    this.socket = socket;
   }
 
   get alive(): boolean {
@@ -120,11 +147,12 @@ export class HelperClient {
     const id = this.nextId++;
     return new Promise<RawFrame>((resolve, reject) => {
       this.waiters.set(id, { resolve, reject });
-      this.stream.write(encodeFrame({ ...request, op, id }, body));
+      (this.socket ?? this.stream).write(encodeFrame({ ...request, op, id }, body));
     }).then((frame) => ({ ok: frame.header.ok, header: frame.header, body: frame.body }) as HelperResult<K>);
   }
 
   close(): void {
+    this.socket?.destroy();
     this.stream.end();
     this.stream.destroy();
   }

@@ -58,6 +58,8 @@ export interface HelperOps {
   };
   "bg-kill": { request: { job: string }; response: Record<string, never> };
   "kill-all": { request: Record<string, never>; response: Record<string, never> };
+  /** Connect to the host's socket at `path` (channel.ts) and say `token` first; then serve requests from it too. */
+  channel: { request: { path: string; token: string }; response: Record<string, never> };
 }
 
 export type HelperOp = keyof HelperOps;

@@ -6,6 +6,7 @@ import path from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
+import { CHANNEL_DIR } from "../../src/sandbox/channel.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { EngineError } from "../../src/sandbox/sandbox.js";
 import { WorkspaceError } from "../../src/sandbox/archive.js";
@@ -57,6 +58,14 @@ describe("a hardened sandbox", () => {
     expect(out).toMatch(/NoNewPrivs:\s+1/);
     expect(sandbox.hardening.missing).toEqual([]);
     expect(sandbox.hardening.uid).toBe(1000);
+  });
+
+  it("talks to its exec helper over a local socket the container no longer sees", async () => {
+    expect(sandbox.helperChannel).toBe("socket");
+    // The socket is removed once the helper is connected: the directory the container sees is empty.
+    const res = await sandbox.exec({ script: `ls -A ${CHANNEL_DIR}; touch ${CHANNEL_DIR}/x` });
+    expect(text(res.stdout)).toBe("");
+    expect(text(res.stderr)).toMatch(/Read-only file system/);
   });
 
   it("has a read-only root and a writable /workspace and /tmp", async () => {
@@ -344,6 +353,19 @@ describe("sandbox lifecycle and bad input", () => {
     const after = await sandbox.exec({ script: "echo still here" });
     expect(text(after.stdout)).toBe("still here\n");
     expect(sandbox.helperRestarts).toBe(1);
+    expect(sandbox.helperChannel).toBe("socket");
+  });
+
+  it("serves every operation over the engine's exec stream when asked to (what a remote engine gets)", async () => {
+    await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace({ a: "a" }), helperChannel: "stream" });
+    expect(sandbox.helperChannel).toBe("stream");
+    const big = Buffer.alloc(3 * 2 ** 20, "x");
+    await sandbox.writeFile("/workspace/big", big);
+    expect((await sandbox.readFile("/workspace/big"))?.data.equals(big)).toBe(true);
+    expect((await sandbox.exec({ script: "kill -9 -1" })).exitCode).toBe(137);
+    expect(text((await sandbox.exec({ script: `echo still here; test -e ${CHANNEL_DIR} || echo no channel` })).stdout)).toBe("still here\nno channel\n");
+    expect(sandbox.helperRestarts).toBe(1);
+    expect(sandbox.helperChannel).toBe("stream");
   });
 
   it("has the OOM killer end the command over the memory limit, never its exec helper", async () => {

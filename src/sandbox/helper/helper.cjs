@@ -15,6 +15,7 @@ const fs = require("fs");
 const path = require("path");
 const crypto = require("crypto");
 const { spawn } = require("child_process");
+const net = require("net");
 
 const STATE_DIR = "/tmp/.agent-ci";
 const KILL_GRACE_MS = 1000;
@@ -25,60 +26,83 @@ const roots = (process.env.AGENT_CI_ROOTS || "/workspace").split(":").filter(Boo
 fs.mkdirSync(STATE_DIR, { recursive: true, mode: 0o700 });
 
 // ---- framing ----
-function send(header, body) {
+// Answers go back where their request came from: the exec stream's stdout, or the direct socket.
+function send(out, header, body) {
   const h = Buffer.from(JSON.stringify(header));
   const b = body ? Buffer.from(body) : Buffer.alloc(0);
-  const lens = Buffer.alloc(8);
-  lens.writeUInt32BE(h.length, 0);
+  const hl = Buffer.alloc(4);
+  hl.writeUInt32BE(h.length, 0);
   const bl = Buffer.alloc(4);
   bl.writeUInt32BE(b.length, 0);
-  process.stdout.write(Buffer.concat([lens.subarray(0, 4), h, bl, b]));
+  out.write(Buffer.concat([hl, h, bl, b]));
 }
 
 // Chunks of a request are gathered and joined once the frame is whole: joining on every chunk made a
 // 10 MB Write quadratic. `needed` is the byte count the frame being received needs, once its header says.
-let chunks = [];
-let buffered = 0;
-let needed = 0;
-process.stdin.on("data", (chunk) => {
-  chunks.push(chunk);
-  buffered += chunk.length;
-  if (buffered < needed) return;
-  let pending = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, buffered);
-  needed = 0;
-  for (;;) {
-    if (pending.length < 4) break;
-    const hl = pending.readUInt32BE(0);
-    if (pending.length < 8 + hl) {
-      needed = 8 + hl;
-      break;
+function frameReader(out) {
+  let chunks = [];
+  let buffered = 0;
+  let needed = 0;
+  return (chunk) => {
+    chunks.push(chunk);
+    buffered += chunk.length;
+    if (buffered < needed) return;
+    let pending = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, buffered);
+    needed = 0;
+    for (;;) {
+      if (pending.length < 4) break;
+      const hl = pending.readUInt32BE(0);
+      if (pending.length < 8 + hl) {
+        needed = 8 + hl;
+        break;
+      }
+      const total = 8 + hl + pending.readUInt32BE(4 + hl);
+      if (pending.length < total) {
+        needed = total;
+        break;
+      }
+      const header = JSON.parse(pending.subarray(4, 4 + hl).toString("utf8"));
+      const body = Buffer.from(pending.subarray(8 + hl, total));
+      pending = pending.subarray(total);
+      handle(header, body, out);
     }
-    const total = 8 + hl + pending.readUInt32BE(4 + hl);
-    if (pending.length < total) {
-      needed = total;
-      break;
-    }
-    const header = JSON.parse(pending.subarray(4, 4 + hl).toString("utf8"));
-    const body = Buffer.from(pending.subarray(8 + hl, total));
-    pending = pending.subarray(total);
-    handle(header, body);
-  }
-  chunks = pending.length ? [pending] : [];
-  buffered = pending.length;
-});
+    chunks = pending.length ? [pending] : [];
+    buffered = pending.length;
+  };
+}
+
+process.stdin.on("data", frameReader(process.stdout));
 process.stdin.on("end", () => {
   killAll();
   process.exit(0);
 });
 
-function handle(req, body) {
+function handle(req, body, out) {
   Promise.resolve()
     .then(() => OPS[req.op](req, body))
     .then(
-      (res) => send(Object.assign({ id: req.id, ok: true }, res && res.header), res && res.body),
+      (res) => send(out, Object.assign({ id: req.id, ok: true }, res && res.header), res && res.body),
       (err) =>
-        send({ id: req.id, ok: false, code: err.code || "EHELPER", message: String(err.message || err) }),
+        send(out, { id: req.id, ok: false, code: err.code || "EHELPER", message: String(err.message || err) }),
     );
+}
+
+// The host's direct socket (channel.ts), where the engine runs on the host's kernel: the helper connects,
+// says the token it was given here, and serves what comes on it as it does stdin. Closed by the host (it
+// gave up waiting), it is dropped; stdin still works.
+function openChannel(req) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(req.path);
+    socket.once("error", (e) => reject(fail("ECHANNEL", `cannot connect to ${req.path}: ${e.message}`)));
+    socket.once("connect", () => {
+      socket.removeAllListeners("error");
+      socket.on("error", () => socket.destroy());
+      socket.setNoDelay(true);
+      send(socket, { id: 0, hello: req.token });
+      socket.on("data", frameReader(socket));
+      resolve({});
+    });
+  });
 }
 
 function fail(code, message) {
@@ -272,6 +296,7 @@ const OPS = {
     killAll();
     return {};
   },
+  channel: openChannel,
 };
 
 // ---- processes ----
@@ -583,4 +608,4 @@ function readBackground(req) {
   };
 }
 
-send({ id: 0, ok: true, ready: true, pid: process.pid, node: process.version });
+send(process.stdout, { id: 0, ok: true, ready: true, pid: process.pid, node: process.version });
