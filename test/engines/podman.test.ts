@@ -172,6 +172,8 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
       expect(res.exitCode).toBe(137);
       const after = await sandbox.exec({ script: "echo still here" });
       expect(text(after.stdout)).toBe("still here\n");
+      // The restarted helper is back on the local socket (Podman sees this machine's files too).
+      expect(sandbox.helperChannel).toBe("socket");
     });
 
     it("keeps a plan-mode workspace unwritable for the agent", async () => {
