@@ -1,8 +1,9 @@
 // agent-ci's in-container helper. agent-ci starts it once per container (the toolbelt's
-// `/opt/agent-ci/bin/node -e <this file>`, one docker exec) and sends it framed requests on stdin; it
-// answers on stdout. One docker exec costs ~60 ms before a command even runs, so every tool call goes
-// through this long-lived process instead, which spawns the command (each in its own process group) in a
-// few milliseconds.
+// `/opt/agent-ci/bin/node -e <this file>`, one docker exec) and sends it framed requests on stdin, or on
+// the host's Unix socket once told to connect to it (the `channel` operation); it answers the same way.
+// One docker exec costs ~60 ms before a command even runs, so every tool call goes through this
+// long-lived process instead, which spawns the command (each in its own process group) in a few
+// milliseconds.
 //
 // Frame: u32 BE header length, header JSON, u32 BE body length, body bytes. Requests carry an `id`; the
 // response repeats it. Requests are served concurrently. The operations and their fields are typed on
@@ -29,7 +30,7 @@ fs.mkdirSync(STATE_DIR, { recursive: true, mode: 0o700 });
 // Answers go back where their request came from: the exec stream's stdout, or the direct socket.
 function send(out, header, body) {
   const h = Buffer.from(JSON.stringify(header));
-  const b = body ? Buffer.from(body) : Buffer.alloc(0);
+  const b = body || Buffer.alloc(0);
   const hl = Buffer.alloc(4);
   hl.writeUInt32BE(h.length, 0);
   const bl = Buffer.alloc(4);

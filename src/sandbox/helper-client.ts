@@ -1,5 +1,6 @@
-// The host side of the in-container helper (helper/helper.cjs): frames requests onto the exec's stdin,
-// demultiplexes Docker's stdout/stderr frames, and matches responses to requests by id.
+// The host side of the in-container helper (helper/helper.cjs): frames requests onto the exec's stdin (or
+// the direct socket, once adopted: channel.ts), demultiplexes Docker's stdout/stderr frames, and matches
+// responses to requests by id.
 import type { Socket } from "node:net";
 import { PassThrough, type Duplex } from "node:stream";
 import type { HelperOp, HelperOps, HelperResult, RawFrame } from "./helper-protocol.js";
