@@ -2,7 +2,7 @@
 // Docker or Podman): a Unix socket this process listens on, in a directory of its own bind-mounted
 // read-only into the run's container. The helper connects to it and every request goes over it instead
 // of through the engine's exec stream, where each answer crosses containerd's shim and dockerd in
-// 32 KiB steps (an 81 KB Read took ~8 ms there and ~4 ms here, on a loaded two-core machine).
+// 32 KiB steps (an 81 KB read took ~8 ms there and ~5 ms here, on a busy two-core machine).
 //
 // The container sees an empty directory with one socket, and only while a helper is starting: the
 // socket is removed once the helper has connected, and a connection must first send the token the
@@ -15,12 +15,15 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
+import { processAlive } from "./engine.js";
 import { FrameDecoder } from "./helper-client.js";
 import type { RawFrame } from "./helper-protocol.js";
 
 /** Where the run's container sees the channel's directory. */
 export const CHANNEL_DIR = "/run/agent-ci-channel";
 const SOCKET = "helper.sock";
+/** The host directories' names: the prefix, the owning process's pid, a random suffix. */
+const DIR_PREFIX = "agent-ci-channel-";
 export const CHANNEL_SOCKET = `${CHANNEL_DIR}/${SOCKET}`;
 /** A hello frame is a short header; a connection sending more before one is not a helper. */
 const MAX_HELLO_BYTES = 4096;
@@ -34,10 +37,15 @@ export interface HelloHeader {
 export class HelperChannel {
   private constructor(private readonly dir: string) {}
 
-  /** A fresh directory for one run; undefined where this host cannot make one (the helper uses the stream). */
+  /**
+   * A fresh directory for one run; undefined where this host cannot make one (the helper uses the stream).
+   * Its name carries this process's pid: directories left by a run that could not remove its own (killed
+   * with SIGKILL, or ended by the watchdog) are removed here once their process is gone.
+   */
   static open(): HelperChannel | undefined {
+    sweepLeftovers(os.tmpdir());
     try {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-channel-"));
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${DIR_PREFIX}${process.pid}-`));
       // Any container user may reach the socket (the agent's uid, remapped or not); nobody may list or add.
       fs.chmodSync(dir, 0o711);
       return new HelperChannel(dir);
@@ -103,6 +111,24 @@ export class HelperChannel {
 
   close(): void {
     fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function sweepLeftovers(parent: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(parent).filter((name) => name.startsWith(DIR_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice(DIR_PREFIX.length).split("-", 1)[0]);
+    if (!pid || processAlive(pid)) continue;
+    try {
+      fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+    } catch {
+      // Another user's, or removed meanwhile by another run's sweep.
+    }
   }
 }
 

@@ -87,7 +87,8 @@ export function ownerLabels(runId: string): Record<string, string> {
   };
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process of this host's (this PID namespace's) is still there. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

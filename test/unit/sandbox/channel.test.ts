@@ -1,7 +1,9 @@
 // The helper's direct channel on the host side, with real Unix sockets and no engine: only a connection
 // that says the token first is handed over; anything else is closed without harm; nothing is left behind.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CHANNEL_DIR, channelToken, HelperChannel } from "../../../src/sandbox/channel.js";
@@ -74,5 +76,26 @@ describe("HelperChannel", () => {
     expect(fs.existsSync(socket)).toBe(false);
     channel.close();
     expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it("removes the directories of runs whose process is gone, and only those", () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-channel-test-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = parent;
+    try {
+      const gone = spawnSync("true").pid; // exited and reaped: no process has this pid now (or soon after)
+      const names = [`agent-ci-channel-${gone}-abc123`, `agent-ci-channel-${process.pid}-def456`, "agent-ci-channel-notapid", "other"];
+      for (const name of names) fs.mkdirSync(path.join(parent, name));
+      fs.writeFileSync(path.join(parent, names[0]!, "helper.sock"), "");
+      const { dir } = open();
+      expect(path.dirname(dir)).toBe(parent);
+      expect(path.basename(dir)).toMatch(new RegExp(`^agent-ci-channel-${process.pid}-`));
+      expect(fs.readdirSync(parent).sort()).toEqual([...names.slice(1), path.basename(dir)].sort());
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      channel?.close();
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
   });
 });
