@@ -66,8 +66,11 @@ export class HelperChannel {
     const file = path.join(this.dir, SOCKET);
     fs.rmSync(file, { force: true });
     const server = net.createServer();
+    /** Connections that have not (yet) said the token: closed with the server. */
+    const waiting = new Set<net.Socket>();
     const close = () => {
       server.close();
+      for (const socket of waiting) socket.destroy();
       fs.rmSync(file, { force: true });
     };
     try {
@@ -83,6 +86,8 @@ export class HelperChannel {
     const expected = Buffer.from(token);
     const connection = new Promise<net.Socket>((resolve) => {
       server.on("connection", (socket) => {
+        waiting.add(socket);
+        socket.on("close", () => waiting.delete(socket));
         const decoder = new FrameDecoder();
         let received = 0;
         const onData = (chunk: Buffer) => {
@@ -92,15 +97,17 @@ export class HelperChannel {
             if (received > MAX_HELLO_BYTES) throw new Error("too long for a hello");
             [first] = decoder.push(chunk);
           } catch {
-            socket.destroy(); // not a helper: whatever came is not a frame we sent it to say
+            socket.destroy(); // not a helper: what it sent is not a hello frame
             return;
           }
           if (!first) return;
           socket.off("data", onData);
           socket.pause(); // until the helper client reads it: nothing else comes before a request anyway
           const hello = Buffer.from(String((first.header as Partial<HelloHeader>).hello ?? ""));
-          if (hello.length === expected.length && crypto.timingSafeEqual(hello, expected)) resolve(socket);
-          else socket.destroy();
+          if (hello.length === expected.length && crypto.timingSafeEqual(hello, expected)) {
+            waiting.delete(socket);
+            resolve(socket);
+          } else socket.destroy();
         };
         socket.on("data", onData);
         socket.on("error", () => socket.destroy());

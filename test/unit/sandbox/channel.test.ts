@@ -72,7 +72,13 @@ describe("HelperChannel", () => {
     const { channel, dir, socket } = open();
     const listening = await channel.listen(channelToken());
     expect(fs.existsSync(socket)).toBe(true);
+    // A connection that says nothing is closed with the listener, not left open.
+    const silent = net.connect(socket);
+    silent.on("error", () => {});
+    const silentClosed = new Promise<void>((resolve) => silent.on("close", () => resolve()));
+    await new Promise<void>((resolve) => silent.on("connect", () => resolve()));
     listening.close();
+    await silentClosed;
     expect(fs.existsSync(socket)).toBe(false);
     channel.close();
     expect(fs.existsSync(dir)).toBe(false);
