@@ -34,6 +34,12 @@ export interface HelloHeader {
   hello: string;
 }
 
+/** One helper start's listener: the connection that said the token, and how to stop listening. */
+export interface ChannelListener {
+  connection: Promise<net.Socket>;
+  close: () => void;
+}
+
 export class HelperChannel {
   private constructor(private readonly dir: string) {}
 
@@ -62,7 +68,7 @@ export class HelperChannel {
    * Listens for one helper: `connection` resolves with the first connection that sends `token` (others are
    * closed); `close` stops listening and removes the socket, whether or not a helper came.
    */
-  async listen(token: string): Promise<{ connection: Promise<net.Socket>; close: () => void }> {
+  async listen(token: string): Promise<ChannelListener> {
     const file = path.join(this.dir, SOCKET);
     fs.rmSync(file, { force: true });
     const server = net.createServer();

@@ -21,7 +21,7 @@ import {
   type WorkspaceCopy,
   WorkspaceError,
 } from "./archive.js";
-import { CHANNEL_SOCKET, channelToken, HelperChannel } from "./channel.js";
+import { CHANNEL_SOCKET, type ChannelListener, channelToken, HelperChannel } from "./channel.js";
 import { copierName, copyThroughBind, createWorkspaceVolume, workspaceMount, workspaceVolumeName } from "./copier.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
 import { createDockerClient, engineElsewhere, ownerLabels, pingEngine, reapOrphans, removeContainer, removeVolume, withTimeout } from "./engine.js";
@@ -580,7 +580,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
    */
   private async connectChannel(channel: HelperChannel): Promise<void> {
     const token = channelToken();
-    let listening: Awaited<ReturnType<HelperChannel["listen"]>> | undefined;
+    let listening: ChannelListener | undefined;
     try {
       listening = await channel.listen(token);
       const asked = await this.helper.request("channel", { path: CHANNEL_SOCKET, token });

@@ -36,13 +36,13 @@ function unlessGone(e: unknown): void {
   if ((e as { statusCode?: number }).statusCode !== 404) throw e;
 }
 
-/** Removes a container, running or not, with its anonymous volumes; one already gone is fine. */
 /** A bind source the engine cannot find (a container create's error): it does not see this host's files. */
 export function engineElsewhere(e: unknown): boolean {
   const err = e as { statusCode?: number; message?: string };
   return err.statusCode === 400 && /bind source path|no such file or directory|does not exist/i.test(err.message ?? "");
 }
 
+/** Removes a container, running or not, with its anonymous volumes; one already gone is fine. */
 export async function removeContainer(container: Docker.Container): Promise<void> {
   await withTimeout("a container removal", container.remove({ force: true, v: true })).catch(unlessGone);
 }

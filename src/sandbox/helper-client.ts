@@ -133,7 +133,6 @@ export class HelperClient {
     socket.on("close", () => gone());
     socket.on("error", (e) => gone(e));
     this.stream.on("close", () => socket.destroy());
-    socket.setNoDelay(true);
     socket.resume();
     this.socket = socket;
   }

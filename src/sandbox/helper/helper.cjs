@@ -98,7 +98,6 @@ function openChannel(req) {
     socket.once("connect", () => {
       socket.removeAllListeners("error");
       socket.on("error", () => socket.destroy());
-      socket.setNoDelay(true);
       send(socket, { id: 0, hello: req.token });
       socket.on("data", frameReader(socket));
       resolve({});
