@@ -2,7 +2,16 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "bench/results.json", "coverage/**", "agent-ci-out/**", "examples/**/repo/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "bench/results.json",
+      "coverage/**",
+      "agent-ci-out/**",
+      "examples/**/repo/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -10,7 +10,11 @@ import type { Row } from "./stats.js";
 const COLD_TAG = "agent-ci-bench-cold";
 
 /** One start to the first tool call's answer (`true` through the helper), the container removed after. */
-async function firstCall(workspaceDir: string, image: string | undefined, toolbeltVolume?: string): Promise<number> {
+async function firstCall(
+  workspaceDir: string,
+  image: string | undefined,
+  toolbeltVolume?: string,
+): Promise<number> {
   const t0 = performance.now();
   const sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir, image, toolbeltVolume });
   try {
@@ -30,27 +34,66 @@ export async function benchColdStarts(workspaceDir: string, log: (line: string) 
   try {
     log("cold start: the default image and the toolbelt built from the base image, build cache off");
     let t0 = performance.now();
-    const image = await ensureBuilt(docker, sandboxRecipe(), undefined, { tag: `${COLD_TAG}:sandbox`, noCache: true });
-    const volume = await ensureToolbelt(docker, undefined, { tag: `${COLD_TAG}:toolbelt`, noCache: true, volume: coldVolume });
+    const image = await ensureBuilt(docker, sandboxRecipe(), undefined, {
+      tag: `${COLD_TAG}:sandbox`,
+      noCache: true,
+    });
+    const volume = await ensureToolbelt(docker, undefined, {
+      tag: `${COLD_TAG}:toolbelt`,
+      noCache: true,
+      volume: coldVolume,
+    });
     const coldDefault = performance.now() - t0 + (await firstCall(workspaceDir, image, volume));
     log("cold start: a user image (the base image itself), toolbelt not yet built");
     await docker.getVolume(coldVolume).remove();
     await docker.getImage(`${COLD_TAG}:toolbelt`).remove();
     t0 = performance.now();
-    const volume2 = await ensureToolbelt(docker, undefined, { tag: `${COLD_TAG}:toolbelt`, noCache: true, volume: coldVolume });
+    const volume2 = await ensureToolbelt(docker, undefined, {
+      tag: `${COLD_TAG}:toolbelt`,
+      noCache: true,
+      volume: coldVolume,
+    });
     const coldUser = performance.now() - t0 + (await firstCall(workspaceDir, DEFAULT_BASE_IMAGE, volume2));
     log("warm starts: the user image with the toolbelt built, and the default image");
     const userWarm = await firstCall(workspaceDir, DEFAULT_BASE_IMAGE);
     await firstCall(workspaceDir, undefined);
     const warm = await firstCall(workspaceDir, undefined);
     rows.push(
-      { section, measurement: "default image, cold: base image only → images built, container up, first call answered", unit: "ms", agentCi: coldDefault, native: warm, note: "native column: the warm start (everything built)" },
-      { section, measurement: "user image (`debian:bookworm-slim`), toolbelt not yet built", unit: "ms", agentCi: coldUser, native: warm, note: "native column: the warm start" },
-      { section, measurement: "user image, toolbelt already built (its volume filled)", unit: "ms", agentCi: userWarm, native: warm, note: "native column: the warm start with the default image" },
+      {
+        section,
+        measurement: "default image, cold: base image only → images built, container up, first call answered",
+        unit: "ms",
+        agentCi: coldDefault,
+        native: warm,
+        note: "native column: the warm start (everything built)",
+      },
+      {
+        section,
+        measurement: "user image (`debian:bookworm-slim`), toolbelt not yet built",
+        unit: "ms",
+        agentCi: coldUser,
+        native: warm,
+        note: "native column: the warm start",
+      },
+      {
+        section,
+        measurement: "user image, toolbelt already built (its volume filled)",
+        unit: "ms",
+        agentCi: userWarm,
+        native: warm,
+        note: "native column: the warm start with the default image",
+      },
     );
   } finally {
-    await docker.getVolume(coldVolume).remove().catch(() => {});
-    for (const tag of ["sandbox", "toolbelt"]) await docker.getImage(`${COLD_TAG}:${tag}`).remove().catch(() => {});
+    await docker
+      .getVolume(coldVolume)
+      .remove()
+      .catch(() => {});
+    for (const tag of ["sandbox", "toolbelt"])
+      await docker
+        .getImage(`${COLD_TAG}:${tag}`)
+        .remove()
+        .catch(() => {});
   }
   return rows;
 }

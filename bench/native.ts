@@ -42,7 +42,9 @@ export function run(argv: string[], cwd: string): Promise<Spawned> {
     child.stdout.on("data", (d: Buffer) => out.push(d));
     child.stderr.on("data", (d: Buffer) => err.push(d));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ exitCode: code, stdout: Buffer.concat(out), stderr: Buffer.concat(err) }));
+    child.on("close", (code) =>
+      resolve({ exitCode: code, stdout: Buffer.concat(out), stderr: Buffer.concat(err) }),
+    );
   });
 }
 
@@ -62,7 +64,11 @@ export function numberLines(text: string, offset = 1, limit = DEFAULT_READ_LINES
 const sha256 = (data: Uint8Array | string) => crypto.createHash("sha256").update(data).digest("hex");
 
 /** `rg … | xargs stat` sorted by mtime: how Grep (files_with_matches) and Glob list files. */
-async function filesByMtime(rgArgs: string[], cwd: string, order: "oldest" | "newest"): Promise<{ res: Spawned; files: string[] }> {
+async function filesByMtime(
+  rgArgs: string[],
+  cwd: string,
+  order: "oldest" | "newest",
+): Promise<{ res: Spawned; files: string[] }> {
   const script = 'rg "$@" | xargs -0 -r stat --printf "%.9Y\\t%n\\0" --';
   const res = await run(["bash", "-o", "pipefail", "-c", script, "rg", ...rgArgs], cwd);
   const sign = order === "oldest" ? 1 : -1;
@@ -97,15 +103,24 @@ export class NativeSession {
     const file = this.hostPath(input.file_path);
     const data = await fsp.readFile(file);
     this.reads.set(file, sha256(data));
-    return { isError: false, output: numberLines(data.toString("utf8"), input.offset ?? 1, input.limit ?? DEFAULT_READ_LINES) };
+    return {
+      isError: false,
+      output: numberLines(data.toString("utf8"), input.offset ?? 1, input.limit ?? DEFAULT_READ_LINES),
+    };
   }
 
-  async edit(input: { file_path: string; old_string: string; new_string: string; replace_all?: boolean }): Promise<NativeResult> {
+  async edit(input: {
+    file_path: string;
+    old_string: string;
+    new_string: string;
+    replace_all?: boolean;
+  }): Promise<NativeResult> {
     const file = this.hostPath(input.file_path);
     let before = "";
     if (input.old_string !== "" || (await fsp.stat(file).catch(() => null))) {
       const data = await fsp.readFile(file);
-      if (this.reads.get(file) !== sha256(data)) return { isError: true, output: "not read, or changed since read" };
+      if (this.reads.get(file) !== sha256(data))
+        return { isError: true, output: "not read, or changed since read" };
       before = data.toString("utf8");
     }
     const count = input.old_string === "" ? 0 : before.split(input.old_string).length - 1;
@@ -118,7 +133,10 @@ export class NativeSession {
           ? before.split(input.old_string).join(input.new_string)
           : before.replace(input.old_string, () => input.new_string);
     await fsp.mkdir(path.dirname(file), { recursive: true });
-    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${crypto.randomBytes(4).toString("hex")}`);
+    const tmp = path.join(
+      path.dirname(file),
+      `.${path.basename(file)}.${crypto.randomBytes(4).toString("hex")}`,
+    );
     await fsp.writeFile(tmp, after);
     await fsp.rename(tmp, file);
     this.reads.set(file, sha256(after));
@@ -128,7 +146,16 @@ export class NativeSession {
 
   async grep(input: Record<string, unknown>): Promise<NativeResult> {
     const mode = (input.output_mode as string | undefined) ?? "files_with_matches";
-    const argv = ["--hidden", "--no-follow", "--no-config", "--color", "never", "--max-columns", "500", ...VCS_EXCLUDES];
+    const argv = [
+      "--hidden",
+      "--no-follow",
+      "--no-config",
+      "--color",
+      "never",
+      "--max-columns",
+      "500",
+      ...VCS_EXCLUDES,
+    ];
     if (input["-i"]) argv.push("-i");
     if (input.glob) argv.push("--glob", String(input.glob));
     if (input.type) argv.push("--type", String(input.type));
@@ -137,18 +164,25 @@ export class NativeSession {
     if (mode === "content") {
       argv.push("--sort", "path", "--with-filename", "--no-heading");
       if (input["-n"] !== false) argv.push("-n");
-      for (const flag of ["-C", "-A", "-B"]) if (input[flag] !== undefined) argv.push(flag, String(input[flag]));
+      for (const flag of ["-C", "-A", "-B"])
+        if (input[flag] !== undefined) argv.push(flag, String(input[flag]));
     }
     argv.push("-e", String(input.pattern), "--", (input.path as string | undefined) ?? ".");
     let lines: string[];
     if (mode === "files_with_matches") {
       const { res, files } = await filesByMtime(argv, this.root, "newest");
-      if (res.exitCode !== 0 && res.exitCode !== 1) return { isError: true, output: res.stderr.toString("utf8") };
+      if (res.exitCode !== 0 && res.exitCode !== 1)
+        return { isError: true, output: res.stderr.toString("utf8") };
       lines = files;
     } else {
       const res = await run(["rg", ...argv], this.root);
-      if (res.exitCode !== 0 && res.exitCode !== 1) return { isError: true, output: res.stderr.toString("utf8") };
-      lines = res.stdout.toString("utf8").split("\n").filter(Boolean).map((l) => l.replace(/^\.\//, ""));
+      if (res.exitCode !== 0 && res.exitCode !== 1)
+        return { isError: true, output: res.stderr.toString("utf8") };
+      lines = res.stdout
+        .toString("utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.replace(/^\.\//, ""));
     }
     const offset = Number(input.offset ?? 0);
     const limit = input.head_limit === undefined ? undefined : Number(input.head_limit);
@@ -157,9 +191,21 @@ export class NativeSession {
   }
 
   async glob(input: { pattern: string; path?: string }): Promise<NativeResult> {
-    const args = ["--files", "--null", "--hidden", "--no-ignore", "--no-follow", "--glob", input.pattern, ...VCS_EXCLUDES, "--", input.path ?? "."];
+    const args = [
+      "--files",
+      "--null",
+      "--hidden",
+      "--no-ignore",
+      "--no-follow",
+      "--glob",
+      input.pattern,
+      ...VCS_EXCLUDES,
+      "--",
+      input.path ?? ".",
+    ];
     const { res, files } = await filesByMtime(args, this.root, "oldest");
-    if (res.exitCode !== 0 && res.exitCode !== 1 && res.exitCode !== 123) return { isError: true, output: res.stderr.toString("utf8") };
+    if (res.exitCode !== 0 && res.exitCode !== 1 && res.exitCode !== 123)
+      return { isError: true, output: res.stderr.toString("utf8") };
     return { isError: false, output: files.slice(0, MAX_GLOB_RESULTS).join("\n") };
   }
 
@@ -214,7 +260,7 @@ export class NativeSession {
 export function batchesOf(turn: readonly ScriptCall[]): ScriptCall[][] {
   const safe = (c: ScriptCall) => c.name === "Read" || c.name === "Grep" || c.name === "Glob";
   const batches: ScriptCall[][] = [];
-  for (let i = 0; i < turn.length; ) {
+  for (let i = 0; i < turn.length;) {
     let j = i + 1;
     if (safe(turn[i]!)) while (j < turn.length && safe(turn[j]!)) j++;
     batches.push(turn.slice(i, j));
@@ -254,7 +300,8 @@ export function serveNativeWorker(root: string): void {
     turn: (arg) => session.runTurn(arg as ScriptCall[]),
     session: async (arg) => {
       const errors: boolean[] = [];
-      for (const turn of arg as ScriptCall[][]) errors.push(...(await session.runTurn(turn)).map((r) => r.isError));
+      for (const turn of arg as ScriptCall[][])
+        errors.push(...(await session.runTurn(turn)).map((r) => r.isError));
       return { errors, latencies: session.latencies };
     },
     stat: async (arg) => {
@@ -264,7 +311,11 @@ export function serveNativeWorker(root: string): void {
     run: async (arg) => {
       const { argv, cwd } = arg as { argv: string[]; cwd: string };
       const res = await run(argv, cwd);
-      return { exitCode: res.exitCode, stdout: res.stdout.toString("utf8"), stderr: res.stderr.toString("utf8") };
+      return {
+        exitCode: res.exitCode,
+        stdout: res.stdout.toString("utf8"),
+        stderr: res.stderr.toString("utf8"),
+      };
     },
     rss: async () => process.memoryUsage().rss,
   };
@@ -272,7 +323,12 @@ export function serveNativeWorker(root: string): void {
     const t0 = performance.now();
     ops[req.op](req.arg).then(
       (value) => process.send?.({ id: req.id, selfMs: performance.now() - t0, value } satisfies WorkerReply),
-      (e: unknown) => process.send?.({ id: req.id, selfMs: 0, error: String((e as Error).stack ?? e) } satisfies WorkerReply),
+      (e: unknown) =>
+        process.send?.({
+          id: req.id,
+          selfMs: 0,
+          error: String((e as Error).stack ?? e),
+        } satisfies WorkerReply),
     );
   });
   process.on("disconnect", () => process.exit(0));
@@ -295,14 +351,20 @@ export class NativeWorker {
 
   /** Starts `script` (the benchmark's own bundle) in worker mode. */
   static start(script: string, root: string): NativeWorker {
-    const child = fork(script, [NATIVE_WORKER_FLAG, root], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const child = fork(script, [NATIVE_WORKER_FLAG, root], {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     return new NativeWorker(child, root);
   }
 
   private request<T>(op: WorkerRequest["op"], arg?: unknown): Promise<Timed<T>> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, (reply) => (reply.error ? reject(new Error(`native worker: ${reply.error}`)) : resolve({ selfMs: reply.selfMs, value: reply.value as T })));
+      this.waiting.set(id, (reply) =>
+        reply.error
+          ? reject(new Error(`native worker: ${reply.error}`))
+          : resolve({ selfMs: reply.selfMs, value: reply.value as T }),
+      );
       this.child.send({ id, op, arg } satisfies WorkerRequest);
     });
   }
@@ -328,7 +390,10 @@ export class NativeWorker {
   }
 
   /** Spawns a program from the worker (small process) and collects its output as text. */
-  run(argv: string[], cwd = this.root): Promise<Timed<{ exitCode: number | null; stdout: string; stderr: string }>> {
+  run(
+    argv: string[],
+    cwd = this.root,
+  ): Promise<Timed<{ exitCode: number | null; stdout: string; stderr: string }>> {
     return this.request("run", { argv, cwd });
   }
 

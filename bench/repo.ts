@@ -84,7 +84,9 @@ function tsBlock(g: Gen, i: number): string {
   const a = g.word();
   const b = g.word() + "s";
   const todo = g.chance(0.04) ? " // TODO: handle the empty case" : "";
-  const cls = g.chance(0.03) ? `\nexport class ${fn.replace(/^./, (c) => c.toUpperCase())}Service {\n  constructor(private readonly ${a}: string) {}\n}\n` : "";
+  const cls = g.chance(0.03)
+    ? `\nexport class ${fn.replace(/^./, (c) => c.toUpperCase())}Service {\n  constructor(private readonly ${a}: string) {}\n}\n`
+    : "";
   return (
     `/** Computes the ${a} ${g.word()} for the ${g.word()} ${g.word()}. */\n` +
     `export function ${fn}${i}(${a}: number, ${b}: readonly string[]): number {\n` +
@@ -141,11 +143,12 @@ function textFile(g: Gen, ext: string, bytes: number, header: string): string {
   if (ext === "json") return jsonFile(g, bytes);
   const parts = [header];
   let size = header.length;
-  const start = ext === "go" ? "package handlers\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\n" : "";
+  const start = ext === "go" ? 'package handlers\n\nimport (\n\t"fmt"\n\t"net/http"\n)\n\n' : "";
   parts.push(start);
   size += start.length;
   for (let i = 0; size < bytes; i++) {
-    const block = ext === "ts" ? tsBlock(g, i) : ext === "py" ? pyBlock(g, i) : ext === "go" ? goBlock(g, i) : mdBlock(g);
+    const block =
+      ext === "ts" ? tsBlock(g, i) : ext === "py" ? pyBlock(g, i) : ext === "go" ? goBlock(g, i) : mdBlock(g);
     parts.push(block);
     size += block.length;
   }
@@ -235,11 +238,15 @@ ${Array.from(
 }
 
 function gitRun(dir: string, ...args: string[]): void {
-  execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "core.fsmonitor=false", ...args], {
-    cwd: dir,
-    stdio: "pipe",
-    maxBuffer: 1 << 26,
-  });
+  execFileSync(
+    "git",
+    ["-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "core.fsmonitor=false", ...args],
+    {
+      cwd: dir,
+      stdio: "pipe",
+      maxBuffer: 1 << 26,
+    },
+  );
 }
 
 function dirBytes(dir: string): number {
@@ -261,9 +268,15 @@ export function generateRepo(options: RepoOptions): GeneratedRepo {
     bytes += typeof data === "string" ? Buffer.byteLength(data) : data.length;
   };
   const fixed: Record<string, string> = {
-    "README.md": "# bench-service\n\nA generated repository for agent-ci's benchmark.\n\n## Tests\n\n    python3 -m unittest discover -s tests -q\n",
+    "README.md":
+      "# bench-service\n\nA generated repository for agent-ci's benchmark.\n\n## Tests\n\n    python3 -m unittest discover -s tests -q\n",
     ".gitignore": "node_modules/\nbuild/\n*.log\n__pycache__/\n",
-    "package.json": JSON.stringify({ name: "bench-service", version: "1.0.0", private: true, scripts: { test: "python3 -m unittest" } }, null, 2) + "\n",
+    "package.json":
+      JSON.stringify(
+        { name: "bench-service", version: "1.0.0", private: true, scripts: { test: "python3 -m unittest" } },
+        null,
+        2,
+      ) + "\n",
     "calc/__init__.py": "",
     "calc/core.py": CALC_CORE,
     "calc/stats.py": CALC_STATS,

@@ -20,7 +20,8 @@ export function percentile(samples: readonly number[], p: number): number {
 export function summarize(samples: readonly number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+  const median =
+    sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
   return {
     n: sorted.length,
     median,
@@ -110,7 +111,10 @@ function cell(c: Summary | number | null, unit: Unit): string {
 }
 
 export function markdownTable(rows: readonly Row[]): string {
-  const lines = ["| measurement | agent-ci | native | added ms | ratio | notes |", "|---|---|---|---|---|---|"];
+  const lines = [
+    "| measurement | agent-ci | native | added ms | ratio | notes |",
+    "|---|---|---|---|---|---|",
+  ];
   let section = "";
   for (const row of rows) {
     if (row.section !== section) {

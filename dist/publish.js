@@ -45254,7 +45254,9 @@ var DECIDED_BY = [
 var RuleRefSchema = external_exports.object({ text: external_exports.string(), source: external_exports.string() }).meta({ id: "RuleRef" });
 var DecisionSchema = external_exports.object({
   behavior: external_exports.enum(["allow", "deny"]).describe("Non-interactive: where Claude Code would ask, agent-ci denies."),
-  reason: external_exports.string().describe("Sentence sent to the model (for a deny: what stopped the call and what it may do instead) and shown in the report."),
+  reason: external_exports.string().describe(
+    "Sentence sent to the model (for a deny: what stopped the call and what it may do instead) and shown in the report."
+  ),
   rule: RuleRefSchema.optional().describe("The rule that decided, when one did."),
   mode: PermissionModeSchema,
   decidedBy: external_exports.enum(DECIDED_BY).describe(
@@ -45310,16 +45312,25 @@ var Workspace = external_exports.object({
   skipped: external_exports.array(external_exports.object({ path: external_exports.string(), reason: external_exports.string() })).describe("Files not copied into the sandbox (denied read rules, credentials, size) and why."),
   ignoredLeftOut: external_exports.object({
     files: NonNegativeInt.describe("Files git ignores that were not copied in."),
-    paths: external_exports.array(external_exports.object({ path: external_exports.string().describe("Outermost ignored directory (ending in /) or file."), files: NonNegativeInt })).describe("The biggest of them, most files first (bounded)."),
+    paths: external_exports.array(
+      external_exports.object({
+        path: external_exports.string().describe("Outermost ignored directory (ending in /) or file."),
+        files: NonNegativeInt
+      })
+    ).describe("The biggest of them, most files first (bounded)."),
     morePaths: NonNegativeInt.describe("Ignored paths beyond those listed.")
-  }).optional().describe("What git ignores and the copy left out (include it with --include-ignored / include_ignored); absent when nothing was.")
+  }).optional().describe(
+    "What git ignores and the copy left out (include it with --include-ignored / include_ignored); absent when nothing was."
+  )
 }).meta({ id: "Workspace" });
 var Image = external_exports.object({
   name: external_exports.string(),
   id: external_exports.string().optional().describe("Image id (sha256:\u2026) as the engine reports it."),
   architecture: external_exports.string().optional().describe("The image's architecture (amd64, arm64), for which agent-ci's toolbelt was built."),
   emulated: external_exports.boolean().optional().describe("True when the image's architecture is not the engine's: its programs ran under emulation."),
-  tools: external_exports.array(external_exports.object({ name: external_exports.string(), from: external_exports.enum(["image", "agent-ci"]), path: external_exports.string() })).optional().describe("Programs the Bash tool finds, and whether the image brings them or agent-ci's toolbelt (/opt/agent-ci) does.")
+  tools: external_exports.array(external_exports.object({ name: external_exports.string(), from: external_exports.enum(["image", "agent-ci"]), path: external_exports.string() })).optional().describe(
+    "Programs the Bash tool finds, and whether the image brings them or agent-ci's toolbelt (/opt/agent-ci) does."
+  )
 }).meta({ id: "Image" });
 var EnforcedRule = external_exports.object({
   rule: external_exports.string().describe("Rule text, e.g. Read(./.env)."),
@@ -45408,13 +45419,17 @@ var COMPACTION_STRATEGIES = ["clear_tool_results", "api_clear_tool_uses", "api_c
 var Compaction = external_exports.object({
   turn: NonNegativeInt.describe("The turn whose request was the first to carry the smaller context."),
   offsetMs: Milliseconds.describe("When, from the run's start."),
-  trigger: external_exports.enum(["auto", "overflow"]).describe("auto: the prompt neared --compact-at; overflow: the API refused a prompt too long, and the turn was retried."),
+  trigger: external_exports.enum(["auto", "overflow"]).describe(
+    "auto: the prompt neared --compact-at; overflow: the API refused a prompt too long, and the turn was retried."
+  ),
   strategy: external_exports.enum(COMPACTION_STRATEGIES).describe(
     "clear_tool_results: agent-ci replaced old tool results with a placeholder; api_clear_tool_uses: the API cleared old tool results (clear_tool_uses_20250919); api_compaction: the API summarised the conversation (compact_20260112)."
   ),
   tokensBefore: NonNegativeInt.describe("Prompt tokens before (agent-ci's estimate, or the API's count)."),
   tokensAfter: NonNegativeInt.describe("Prompt tokens after."),
-  clearedToolResults: NonNegativeInt.optional().describe("Tool results replaced by a placeholder (their full output stays in toolCalls and tool-outputs/).")
+  clearedToolResults: NonNegativeInt.optional().describe(
+    "Tool results replaced by a placeholder (their full output stays in toolCalls and tool-outputs/)."
+  )
 }).meta({ id: "Compaction" });
 var PATCH_FILE_STATUSES = ["added", "modified", "deleted", "renamed", "copied"];
 var SecretFinding = external_exports.object({
@@ -45467,10 +45482,14 @@ var Warning = external_exports.object({
   message: external_exports.string()
 }).meta({ id: "Warning" });
 var StructuredOutput = external_exports.object({
-  schema: external_exports.string().describe("Where the schema came from: its file name, inline (the Action's output_schema), or review (the built-in findings schema)."),
+  schema: external_exports.string().describe(
+    "Where the schema came from: its file name, inline (the Action's output_schema), or review (the built-in findings schema)."
+  ),
   valid: external_exports.boolean().describe("The agent returned an object valid against the schema; it is in output.json."),
   attempts: NonNegativeInt.describe("StructuredOutput calls the agent made."),
-  errors: external_exports.array(external_exports.string()).describe("Why the last object was refused (the validator's messages), or that none was returned; empty when valid."),
+  errors: external_exports.array(external_exports.string()).describe(
+    "Why the last object was refused (the validator's messages), or that none was returned; empty when valid."
+  ),
   path: external_exports.string().optional().describe("output.json, relative to the run's output folder, when it was written.")
 }).meta({ id: "StructuredOutput" });
 var EgressConnection = external_exports.object({
@@ -45484,7 +45503,9 @@ var EgressConnection = external_exports.object({
   bytesDown: NonNegativeInt,
   startedAt: IsoDateTime,
   durationMs: Milliseconds,
-  caller: external_exports.string().optional().describe('The tool_use id of the call whose process connected ("setup" for setup commands); absent when the client sent none.')
+  caller: external_exports.string().optional().describe(
+    'The tool_use id of the call whose process connected ("setup" for setup commands); absent when the client sent none.'
+  )
 }).meta({ id: "EgressConnection" });
 var Egress = external_exports.object({
   allowed: external_exports.array(external_exports.string()).describe("The allowlist as given (--allow-domain, allowed_domains), presets by name."),
@@ -45510,7 +45531,9 @@ var RunReport = external_exports.object({
   limits: Limits,
   toolCalls: external_exports.array(ToolCall),
   turns: external_exports.array(Turn),
-  compactions: external_exports.array(Compaction).optional().describe("Each time the conversation was made smaller to stay in the model's context window, in order."),
+  compactions: external_exports.array(Compaction).optional().describe(
+    "Each time the conversation was made smaller to stay in the model's context window, in order."
+  ),
   usage: TokenUsage.describe("Totals over all turns."),
   costUsd: external_exports.number().nonnegative().describe("Estimate from the price table in effect for the run."),
   patch: PatchSummary,
@@ -45518,8 +45541,12 @@ var RunReport = external_exports.object({
   denials: external_exports.array(Denial),
   todos: external_exports.array(Todo).optional().describe("The last TodoWrite list."),
   warnings: external_exports.array(Warning),
-  structuredOutput: StructuredOutput.optional().describe("With --output-schema (or in review mode): the agent's structured result."),
-  egress: Egress.optional().describe("--network allowlist: what the egress proxy allowed, refused and carried.")
+  structuredOutput: StructuredOutput.optional().describe(
+    "With --output-schema (or in review mode): the agent's structured result."
+  ),
+  egress: Egress.optional().describe(
+    "--network allowlist: what the egress proxy allowed, refused and carried."
+  )
 }).meta({
   title: "agent-ci run report",
   description: "report.json written by agent-ci for every run: what ran, what was decided, what it cost, what changed."
@@ -45702,7 +45729,10 @@ var TOKEN_PATTERNS = [
   },
   {
     kind: "jwt",
-    regex: new RegExp(String.raw`eyJ[A-Za-z0-9_-]${run(8)}\.eyJ[A-Za-z0-9_-]${run(8)}\.[A-Za-z0-9_-]${run(0)}`, "g"),
+    regex: new RegExp(
+      String.raw`eyJ[A-Za-z0-9_-]${run(8)}\.eyJ[A-Za-z0-9_-]${run(8)}\.[A-Za-z0-9_-]${run(0)}`,
+      "g"
+    ),
     continues: /[A-Za-z0-9_-]/y,
     // Without it, every "eyJ" in a long run of token characters would scan that run for a "." that is not there.
     anchor: { literal: ".eyJ", before: 3 + TOKEN_RUN_MAX, after: 4 + TOKEN_RUN_MAX + 1 + TOKEN_RUN_MAX },
@@ -45710,7 +45740,12 @@ var TOKEN_PATTERNS = [
   },
   { kind: "github_token", regex: /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,255}/g, scan: true },
   { kind: "github_token", regex: /github_pat_[A-Za-z0-9_]{20,255}/g, scan: true },
-  { kind: "anthropic_key", regex: new RegExp(String.raw`sk-ant-[A-Za-z0-9_-]${run(20)}`, "g"), continues: /[A-Za-z0-9_-]/y, scan: true },
+  {
+    kind: "anthropic_key",
+    regex: new RegExp(String.raw`sk-ant-[A-Za-z0-9_-]${run(20)}`, "g"),
+    continues: /[A-Za-z0-9_-]/y,
+    scan: true
+  },
   { kind: "aws_access_key_id", regex: /(?:AKIA|ASIA)[A-Z0-9]{16}/g, scan: true },
   {
     kind: "aws_secret_access_key",
@@ -45721,7 +45756,12 @@ var TOKEN_PATTERNS = [
     keepPrefix: true,
     scan: true
   },
-  { kind: "slack_token", regex: new RegExp(String.raw`xox[abprs]-[A-Za-z0-9-]${run(10)}`, "g"), continues: /[A-Za-z0-9-]/y, scan: true },
+  {
+    kind: "slack_token",
+    regex: new RegExp(String.raw`xox[abprs]-[A-Za-z0-9-]${run(10)}`, "g"),
+    continues: /[A-Za-z0-9-]/y,
+    scan: true
+  },
   { kind: "npm_token", regex: /npm_[A-Za-z0-9]{36}/g, scan: true },
   { kind: "google_api_key", regex: /AIza[0-9A-Za-z_-]{35}/g, scan: true },
   {
@@ -46028,8 +46068,10 @@ var AGENT_USER = `${AGENT_UID}:${AGENT_UID}`;
 var DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
 function normalizeIgnoredPattern(pattern) {
   const p = pattern.trim().replace(/^\.\//, "").replace(/\/+$/, "");
-  if (!p || p === "/" || p === ".") throw new Error(`"${pattern}" is not a path pattern (give e.g. node_modules or .venv)`);
-  if (p.startsWith("!")) throw new Error(`"${pattern}": negated patterns are not supported; list the paths to include`);
+  if (!p || p === "/" || p === ".")
+    throw new Error(`"${pattern}" is not a path pattern (give e.g. node_modules or .venv)`);
+  if (p.startsWith("!"))
+    throw new Error(`"${pattern}": negated patterns are not supported; list the paths to include`);
   return p;
 }
 var WRITE_CHUNK_BYTES = 1 << 20;
@@ -46091,18 +46133,25 @@ var EGRESS_PRESETS = {
 var EGRESS_PRESET_NAMES = Object.keys(EGRESS_PRESETS);
 function parseAllowDomain(entry) {
   const value = entry.trim();
-  if (Object.hasOwn(EGRESS_PRESETS, value)) return EGRESS_PRESETS[value].map((host2) => ({ host: host2, wildcard: false }));
+  if (Object.hasOwn(EGRESS_PRESETS, value))
+    return EGRESS_PRESETS[value].map((host2) => ({ host: host2, wildcard: false }));
   const match = /^(\*\.)?([^:]+)(?::(\d{1,5}))?$/.exec(value);
   const host = match?.[2] === void 0 ? void 0 : normalizeHost(match[2]);
   if (!match || !host) {
-    throw new EgressPolicyError(`--allow-domain ${JSON.stringify(entry)}: give a host name (example.com), a wildcard (*.example.com) with an optional :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")})`);
+    throw new EgressPolicyError(
+      `--allow-domain ${JSON.stringify(entry)}: give a host name (example.com), a wildcard (*.example.com) with an optional :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")})`
+    );
   }
-  if (net2.isIP(host.replace(/^\[|\]$/g, "")) || /^[0-9.]+$/.test(host)) throw new EgressPolicyError(`--allow-domain ${entry}: addresses are not allowed, only names`);
+  if (net2.isIP(host.replace(/^\[|\]$/g, "")) || /^[0-9.]+$/.test(host))
+    throw new EgressPolicyError(`--allow-domain ${entry}: addresses are not allowed, only names`);
   const port = match[3] === void 0 ? void 0 : Number(match[3]);
-  if (port !== void 0 && (port < 1 || port > 65535)) throw new EgressPolicyError(`--allow-domain ${entry}: port out of range`);
+  if (port !== void 0 && (port < 1 || port > 65535))
+    throw new EgressPolicyError(`--allow-domain ${entry}: port out of range`);
   const wildcard = match[1] !== void 0;
   if (wildcard && (0, import_tldts.getPublicSuffix)(host, { allowPrivateDomains: false }) === host) {
-    throw new EgressPolicyError(`--allow-domain ${entry}: a wildcard over a public suffix allows most of the internet; name the domain`);
+    throw new EgressPolicyError(
+      `--allow-domain ${entry}: a wildcard over a public suffix allows most of the internet; name the domain`
+    );
   }
   return [{ host, wildcard, port }];
 }
@@ -46115,8 +46164,14 @@ function egressOptions(allowDomains, allowPrivateHosts) {
   for (const entry of allowPrivateHosts) {
     const [name = "", address] = entry.split("=", 2);
     const host = normalizeHost(name);
-    if (!host) throw new EgressPolicyError(`--allow-private-host ${JSON.stringify(entry)}: give a host name, optionally =ADDRESS`);
-    if (address !== void 0 && !net2.isIP(address)) throw new EgressPolicyError(`--allow-private-host ${entry}: ${JSON.stringify(address)} is not an IP address`);
+    if (!host)
+      throw new EgressPolicyError(
+        `--allow-private-host ${JSON.stringify(entry)}: give a host name, optionally =ADDRESS`
+      );
+    if (address !== void 0 && !net2.isIP(address))
+      throw new EgressPolicyError(
+        `--allow-private-host ${entry}: ${JSON.stringify(address)} is not an IP address`
+      );
     privateHosts.push(host);
     if (address !== void 0) hosts[host] = address;
   }
@@ -46127,25 +46182,40 @@ function egressOptions(allowDomains, allowPrivateHosts) {
 var OUTPUT_FORMATS = ["text", "json", "stream-json"];
 var NETWORK_POLICIES = ["none", "setup", "on", "allowlist"];
 var TASKS = ["run", "review"];
-var SIZE_UNITS = { "": 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3 };
+var SIZE_UNITS = {
+  "": 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3
+};
 function parseSize(value) {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
   const unit = SIZE_UNITS[(match?.[2] ?? "").toLowerCase()];
   if (!match || unit === void 0) throw new Error(`not a size: ${value} (use e.g. 512m or 4g)`);
   return Math.round(Number(match[1]) * unit);
 }
-var Size = external_exports.union([external_exports.number().int().positive(), external_exports.string().transform((v, ctx) => {
-  try {
-    return parseSize(v);
-  } catch (e) {
-    ctx.addIssue({ code: "custom", message: e.message });
-    return external_exports.NEVER;
-  }
-})]);
+var Size = external_exports.union([
+  external_exports.number().int().positive(),
+  external_exports.string().transform((v, ctx) => {
+    try {
+      return parseSize(v);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: e.message });
+      return external_exports.NEVER;
+    }
+  })
+]);
 var IncludeIgnored = external_exports.union([external_exports.boolean(), external_exports.array(external_exports.string())]).transform((v, ctx) => {
   if (typeof v === "boolean") return v;
   if (!v.length) {
-    ctx.addIssue({ code: "custom", message: "give at least one pattern (e.g. node_modules), or true for every ignored file" });
+    ctx.addIssue({
+      code: "custom",
+      message: "give at least one pattern (e.g. node_modules), or true for every ignored file"
+    });
     return external_exports.NEVER;
   }
   try {
@@ -46197,7 +46267,9 @@ var RunConfig = external_exports.object({
   out: external_exports.string().optional(),
   outputFormat: external_exports.enum(OUTPUT_FORMATS).default("text"),
   verify: external_exports.string().optional(),
-  includeIgnored: IncludeIgnored.default(false).describe("Files git ignores to copy in: none, all (true), or those under paths matching these patterns"),
+  includeIgnored: IncludeIgnored.default(false).describe(
+    "Files git ignores to copy in: none, all (true), or those under paths matching these patterns"
+  ),
   allowWeakHardening: external_exports.boolean().default(false),
   /** Extra values to redact everywhere (e.g. the GitHub token in the Action). */
   secrets: external_exports.array(external_exports.string()).default([]),
@@ -46209,25 +46281,55 @@ var RunConfig = external_exports.object({
   reviewBase: external_exports.string().min(1).optional(),
   reviewHead: external_exports.string().min(1).optional()
 }).superRefine((c, ctx) => {
-  if (!c.script && !c.prompt && c.task !== "review") ctx.addIssue({ code: "custom", message: "give a task with --prompt or --prompt-file, or a --script to replay" });
+  if (!c.script && !c.prompt && c.task !== "review")
+    ctx.addIssue({
+      code: "custom",
+      message: "give a task with --prompt or --prompt-file, or a --script to replay"
+    });
   if (c.task === "review") {
-    if (!c.reviewBase) ctx.addIssue({ code: "custom", message: "--task review needs --base: the commit or ref the change is reviewed against" });
-    if (c.outputSchema !== void 0) ctx.addIssue({ code: "custom", message: "--task review returns its own findings: it takes no --output-schema" });
-    if (c.mode && c.mode !== "plan") ctx.addIssue({ code: "custom", message: `--task review runs in plan mode (read-only, no patch), not ${c.mode}` });
+    if (!c.reviewBase)
+      ctx.addIssue({
+        code: "custom",
+        message: "--task review needs --base: the commit or ref the change is reviewed against"
+      });
+    if (c.outputSchema !== void 0)
+      ctx.addIssue({
+        code: "custom",
+        message: "--task review returns its own findings: it takes no --output-schema"
+      });
+    if (c.mode && c.mode !== "plan")
+      ctx.addIssue({
+        code: "custom",
+        message: `--task review runs in plan mode (read-only, no patch), not ${c.mode}`
+      });
   } else if (c.reviewBase || c.reviewHead) {
     ctx.addIssue({ code: "custom", message: "--base and --head are for --task review" });
   }
-  if (c.script && c.prompt) ctx.addIssue({ code: "custom", message: "--script runs without a model: it takes no --prompt" });
+  if (c.script && c.prompt)
+    ctx.addIssue({ code: "custom", message: "--script runs without a model: it takes no --prompt" });
   if (!c.script && !c.apiKey) {
-    ctx.addIssue({ code: "custom", message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one" });
+    ctx.addIssue({
+      code: "custom",
+      message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one"
+    });
   }
   if (c.compactAt !== void 0 && c.contextWindow !== void 0 && c.compactAt >= c.contextWindow) {
     ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
   }
-  if (c.setup.length && c.network === "none") ctx.addIssue({ code: "custom", message: "--setup commands need a network: --network setup (through the setup allowlist), allowlist or on" });
-  if (c.setupAllowDomain.length && c.network !== "setup") ctx.addIssue({ code: "custom", message: "--setup-allow-domain needs --network setup" });
-  if (c.network === "allowlist" && !c.allowDomain.length) ctx.addIssue({ code: "custom", message: "--network allowlist needs at least one --allow-domain (a host, *.domain, or a preset such as npm)" });
-  if (c.network !== "allowlist" && c.allowDomain.length) ctx.addIssue({ code: "custom", message: "--allow-domain needs --network allowlist" });
+  if (c.setup.length && c.network === "none")
+    ctx.addIssue({
+      code: "custom",
+      message: "--setup commands need a network: --network setup (through the setup allowlist), allowlist or on"
+    });
+  if (c.setupAllowDomain.length && c.network !== "setup")
+    ctx.addIssue({ code: "custom", message: "--setup-allow-domain needs --network setup" });
+  if (c.network === "allowlist" && !c.allowDomain.length)
+    ctx.addIssue({
+      code: "custom",
+      message: "--network allowlist needs at least one --allow-domain (a host, *.domain, or a preset such as npm)"
+    });
+  if (c.network !== "allowlist" && c.allowDomain.length)
+    ctx.addIssue({ code: "custom", message: "--allow-domain needs --network allowlist" });
   if (c.network !== "allowlist" && c.network !== "setup" && c.allowPrivateHost.length) {
     ctx.addIssue({ code: "custom", message: "--allow-private-host needs --network allowlist or setup" });
   }
@@ -46250,10 +46352,14 @@ function readCaCert(file2) {
   try {
     text3 = fs3.readFileSync(file2, "utf8");
   } catch (e) {
-    throw new Error(`--ca-cert ${file2}: ${e.code ?? e.message}`, { cause: e });
+    throw new Error(`--ca-cert ${file2}: ${e.code ?? e.message}`, {
+      cause: e
+    });
   }
   if (!/-----BEGIN CERTIFICATE-----/.test(text3) || /PRIVATE KEY-----/.test(text3)) {
-    throw new Error(`--ca-cert ${file2}: not a PEM file of certificates (-----BEGIN CERTIFICATE-----, and no private key)`);
+    throw new Error(
+      `--ca-cert ${file2}: not a PEM file of certificates (-----BEGIN CERTIFICATE-----, and no private key)`
+    );
   }
   return text3;
 }
@@ -46393,7 +46499,10 @@ var ActionInputs = external_exports.object({
     try {
       parseAllowDomains(entries);
     } catch (e) {
-      ctx.addIssue({ code: "custom", message: `allowed_domains: ${e.message.replace(/^--allow-domain /, "")}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `allowed_domains: ${e.message.replace(/^--allow-domain /, "")}`
+      });
       return external_exports.NEVER;
     }
     return entries;
@@ -46445,7 +46554,10 @@ var ActionInputs = external_exports.object({
     });
   }
   if (inputs.network === "allowlist" && !inputs.allowed_domains.length) {
-    ctx.addIssue({ code: "custom", message: "allowed_domains: network: allowlist needs at least one domain or preset (e.g. npm)" });
+    ctx.addIssue({
+      code: "custom",
+      message: "allowed_domains: network: allowlist needs at least one domain or preset (e.g. npm)"
+    });
   }
   if (inputs.network !== "allowlist" && inputs.allowed_domains.length) {
     ctx.addIssue({ code: "custom", message: "allowed_domains: needs network: allowlist" });

@@ -13,7 +13,12 @@ import { embeddedPlugin } from "./embedded.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdirFlag = process.argv.indexOf("--outdir");
 const dist = outdirFlag === -1 ? path.join(root, "dist") : path.resolve(process.argv[outdirFlag + 1]);
-const entries = { cli: "src/cli.ts", index: "src/index.ts", publish: "src/publish.ts", bench: "bench/bench.ts" };
+const entries = {
+  cli: "src/cli.ts",
+  index: "src/index.ts",
+  publish: "src/publish.ts",
+  bench: "bench/bench.ts",
+};
 
 fs.mkdirSync(dist, { recursive: true });
 await build({

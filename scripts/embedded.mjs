@@ -46,7 +46,9 @@ export async function bundleEmbedded(name) {
 
 /** esbuild plugin: each program's module becomes `export const <NAME> = "<bundle>"`. */
 export function embeddedPlugin() {
-  const byModule = new Map(Object.entries(PROGRAMS).map(([name, p]) => [path.join(root, p.module), { name, ...p }]));
+  const byModule = new Map(
+    Object.entries(PROGRAMS).map(([name, p]) => [path.join(root, p.module), { name, ...p }]),
+  );
   const names = [...byModule.keys()].map((file) => path.basename(file).replace(/[.]/g, "\\."));
   return {
     name: "embedded-programs",
@@ -54,8 +56,14 @@ export function embeddedPlugin() {
       pluginBuild.onLoad({ filter: new RegExp(`(^|/)(${names.join("|")})$`) }, async (args) => {
         const program = byModule.get(path.resolve(args.path));
         // A module of that name elsewhere would be bundled as source and load esbuild at run time.
-        if (!program) throw new Error(`${args.path} is not one of the embedded programs' modules (${[...byModule.keys()].join(", ")})`);
-        return { contents: `export const ${program.exportName} = ${JSON.stringify(await bundleEmbedded(program.name))};`, loader: "js" };
+        if (!program)
+          throw new Error(
+            `${args.path} is not one of the embedded programs' modules (${[...byModule.keys()].join(", ")})`,
+          );
+        return {
+          contents: `export const ${program.exportName} = ${JSON.stringify(await bundleEmbedded(program.name))};`,
+          loader: "js",
+        };
       });
     },
   };

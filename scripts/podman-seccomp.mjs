@@ -14,15 +14,32 @@ import fs from "node:fs";
 
 const source = process.argv[2] ?? "/usr/share/containers/seccomp.json";
 const profile = JSON.parse(fs.readFileSync(source, "utf8"));
-if (!Array.isArray(profile.syscalls)) throw new Error(`${source} is not a seccomp profile (no syscalls list)`);
+if (!Array.isArray(profile.syscalls))
+  throw new Error(`${source} is not a seccomp profile (no syscalls list)`);
 
 const BLOCKED = new Set([
-  "clone", "clone3", "unshare", "setns", "keyctl",
-  "mount", "umount", "umount2", "pivot_root", "mount_setattr", "move_mount", "open_tree",
-  "fsopen", "fsconfig", "fsmount", "fspick",
+  "clone",
+  "clone3",
+  "unshare",
+  "setns",
+  "keyctl",
+  "mount",
+  "umount",
+  "umount2",
+  "pivot_root",
+  "mount_setattr",
+  "move_mount",
+  "open_tree",
+  "fsopen",
+  "fsconfig",
+  "fsmount",
+  "fspick",
 ]);
 const unconditional = (rule) =>
-  rule.action === "SCMP_ACT_ALLOW" && !rule.args?.length && !Object.keys(rule.includes ?? {}).length && !Object.keys(rule.excludes ?? {}).length;
+  rule.action === "SCMP_ACT_ALLOW" &&
+  !rule.args?.length &&
+  !Object.keys(rule.includes ?? {}).length &&
+  !Object.keys(rule.excludes ?? {}).length;
 
 let removed = 0;
 for (const rule of profile.syscalls) {
@@ -35,7 +52,11 @@ profile.syscalls = profile.syscalls.filter((rule) => rule.names.length);
 // As Docker's profile: clone only without namespace flags (CLONE_NEWNS|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 // |NEWCGROUP = 0x7E020000), and clone3 answered with ENOSYS so that libc falls back to clone.
 profile.syscalls.push(
-  { names: ["clone"], action: "SCMP_ACT_ALLOW", args: [{ index: 0, value: 0x7e020000, valueTwo: 0, op: "SCMP_CMP_MASKED_EQ" }] },
+  {
+    names: ["clone"],
+    action: "SCMP_ACT_ALLOW",
+    args: [{ index: 0, value: 0x7e020000, valueTwo: 0, op: "SCMP_CMP_MASKED_EQ" }],
+  },
   { names: ["clone3"], action: "SCMP_ACT_ERRNO", errnoRet: 38, args: [] },
 );
 process.stderr.write(`podman-seccomp: ${removed} unconditional allows removed from ${source}\n`);

@@ -4,7 +4,15 @@ import fs from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { renderReportFile } from "./report/index.js";
 import { PERMISSION_MODES } from "./policy/schema.js";
-import { parseRunConfig, parseSize, ConfigError, OUTPUT_FORMATS, NETWORK_POLICIES, TASKS, type RunConfigInput } from "./runner/config.js";
+import {
+  parseRunConfig,
+  parseSize,
+  ConfigError,
+  OUTPUT_FORMATS,
+  NETWORK_POLICIES,
+  TASKS,
+  type RunConfigInput,
+} from "./runner/config.js";
 import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
@@ -35,7 +43,10 @@ const size = (value: string) => {
  * The run command's flags: RunConfig's own fields under the same names, except those the command line
  * takes in another form (seconds, a file, comma lists) or from the environment (the key, the base URL).
  */
-type RunFlags = Omit<RunConfigInput, "prompt" | "timeoutMs" | "includeIgnored" | "apiKey" | "baseURL" | "reviewBase" | "reviewHead"> & {
+type RunFlags = Omit<
+  RunConfigInput,
+  "prompt" | "timeoutMs" | "includeIgnored" | "apiKey" | "baseURL" | "reviewBase" | "reviewHead"
+> & {
   /** --task review: the commit the change is reviewed against, and its head. */
   base?: string;
   head?: string;
@@ -49,11 +60,24 @@ type RunFlags = Omit<RunConfigInput, "prompt" | "timeoutMs" | "includeIgnored" |
 
 function policyOptions(command: Command): Command {
   return command
-    .addOption(new Option("--mode <mode>", 'permission mode (default: a trusted settings file\'s defaultMode, else "default")').choices(PERMISSION_MODES))
-    .option("--allow <rule>", "allow rule in Claude Code syntax, e.g. 'Bash(npm test:*)' (repeatable)", collect, [])
+    .addOption(
+      new Option(
+        "--mode <mode>",
+        'permission mode (default: a trusted settings file\'s defaultMode, else "default")',
+      ).choices(PERMISSION_MODES),
+    )
+    .option(
+      "--allow <rule>",
+      "allow rule in Claude Code syntax, e.g. 'Bash(npm test:*)' (repeatable)",
+      collect,
+      [],
+    )
     .option("--deny <rule>", "deny rule, e.g. 'Read(./.env)' (repeatable; deny always wins)", collect, [])
     .option("--settings <file>", "a Claude Code settings file whose permissions and hooks you trust")
-    .option("--trust-workspace-settings", "let the workspace's .claude/settings.json grant permissions (off: it may only deny)");
+    .option(
+      "--trust-workspace-settings",
+      "let the workspace's .claude/settings.json grant permissions (off: it may only deny)",
+    );
 }
 
 async function run(flags: RunFlags): Promise<number> {
@@ -66,7 +90,9 @@ async function run(flags: RunFlags): Promise<number> {
     apiKey: process.env.ANTHROPIC_API_KEY || undefined,
     baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
     timeoutMs: timeout ? timeout * 1000 : undefined,
-    includeIgnored: Array.isArray(includeIgnored) ? includeIgnored.flatMap((p) => p.split(",")).filter((p) => p.trim()) : includeIgnored,
+    includeIgnored: Array.isArray(includeIgnored)
+      ? includeIgnored.flatMap((p) => p.split(",")).filter((p) => p.trim())
+      : includeIgnored,
   };
   let config;
   try {
@@ -108,7 +134,9 @@ async function run(flags: RunFlags): Promise<number> {
 
   const report = outcome.report;
   if (config.outputFormat === "json") {
-    process.stdout.write(`${JSON.stringify({ run_id: outcome.runId, exit_reason: outcome.exitReason, exit_code: outcome.exitCode, out_dir: outcome.outDir, patch_path: outcome.patchPath, report_path: outcome.reportPath, outcome: report?.outcome, changed_files: report?.patch.files.length ?? 0, cost_usd: report?.costUsd ?? 0, error: outcome.error })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ run_id: outcome.runId, exit_reason: outcome.exitReason, exit_code: outcome.exitCode, out_dir: outcome.outDir, patch_path: outcome.patchPath, report_path: outcome.reportPath, outcome: report?.outcome, changed_files: report?.patch.files.length ?? 0, cost_usd: report?.costUsd ?? 0, error: outcome.error })}\n`,
+    );
   } else if (config.outputFormat === "text") {
     const files = report?.patch.files ?? [];
     const lines = [
@@ -117,10 +145,18 @@ async function run(flags: RunFlags): Promise<number> {
       `  changed files: ${files.length}${files.length ? ` (+${report?.patch.added ?? 0} −${report?.patch.removed ?? 0})` : ""}`,
       ...files.slice(0, 20).map((f) => `    ${f.path}`),
       `  tool calls: ${report?.toolCalls.length ?? 0}, denied: ${report?.denials.length ?? 0}, turns: ${report?.turns.length ?? 0}, cost: $${(report?.costUsd ?? 0).toFixed(4)}`,
-      report?.verify ? `  verify: ${report.verify.applied ? `exit ${report.verify.exitCode}` : "the patch did not apply"}` : "",
-      report?.structuredOutput ? `  output: ${report.structuredOutput.path ? `${outcome.outDir}/${report.structuredOutput.path}` : `none (${report.structuredOutput.errors.join("; ")})`}` : "",
-      outcome.review ? `  review: ${outcome.review.inline.length} finding(s) on lines of the diff, ${outcome.review.outside.length} outside it` : "",
-      ...(outcome.review?.outside ?? []).slice(0, 20).map(({ finding, why }) => `    ${finding.path}:${finding.line} ${finding.severity} (${why})`),
+      report?.verify
+        ? `  verify: ${report.verify.applied ? `exit ${report.verify.exitCode}` : "the patch did not apply"}`
+        : "",
+      report?.structuredOutput
+        ? `  output: ${report.structuredOutput.path ? `${outcome.outDir}/${report.structuredOutput.path}` : `none (${report.structuredOutput.errors.join("; ")})`}`
+        : "",
+      outcome.review
+        ? `  review: ${outcome.review.inline.length} finding(s) on lines of the diff, ${outcome.review.outside.length} outside it`
+        : "",
+      ...(outcome.review?.outside ?? [])
+        .slice(0, 20)
+        .map(({ finding, why }) => `    ${finding.path}:${finding.line} ${finding.severity} (${why})`),
       `  patch:  ${outcome.patchPath}`,
       `  report: ${outcome.reportPath ?? "(not written)"} (also report.md, report.html)`,
     ].filter((l) => l !== "");
@@ -132,13 +168,17 @@ async function run(flags: RunFlags): Promise<number> {
 export function buildProgram(): Command {
   const program = new Command()
     .name("agent-ci")
-    .description("Run a Claude coding agent in a throwaway Docker container: every tool call sandboxed and decided by a non-interactive policy, the result a patch and a report.")
+    .description(
+      "Run a Claude coding agent in a throwaway Docker container: every tool call sandboxed and decided by a non-interactive policy, the result a patch and a report.",
+    )
     .version(AGENT_CI_VERSION)
     .showHelpAfterError();
 
   const runCommand = program
     .command("run")
-    .description("start a sandbox on a workspace, let the model (or a script) work through the tools, write the patch and the report")
+    .description(
+      "start a sandbox on a workspace, let the model (or a script) work through the tools, write the patch and the report",
+    )
     .option("-w, --workspace <dir>", "the repository to work on (copied in; never written to)", ".")
     .option("-p, --prompt <text>", "the task")
     .option("--prompt-file <file>", "read the task from a file")
@@ -149,36 +189,96 @@ export function buildProgram(): Command {
     .option("--thinking-budget <n>", "extended thinking budget in tokens", positiveInt)
     .option("--image <name>", "sandbox image (default: built from Dockerfile.sandbox on first use)")
     .addOption(
-      new Option("--network <policy>", "network in the sandbox: none, setup (only for --setup), allowlist (named domains through agent-ci's proxy), on").choices(NETWORK_POLICIES).default("none"),
+      new Option(
+        "--network <policy>",
+        "network in the sandbox: none, setup (only for --setup), allowlist (named domains through agent-ci's proxy), on",
+      )
+        .choices(NETWORK_POLICIES)
+        .default("none"),
     )
-    .option("--allow-domain <domain>", `with --network allowlist: a host, *.domain, :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")}); repeatable`, collect, [])
-    .option("--allow-private-host <name[=address]>", "an allowed host that may resolve to a private address (never the metadata address); =ADDRESS maps the name (repeatable)", collect, [])
-    .option("--ca-cert <file>", "a PEM file of CA certificates commands in the sandbox trust besides the image's (a company proxy's); curl, git, pip, npm and Node read it")
-    .option("--setup <command>", "run before the agent (repeatable); with --network setup through the setup allowlist, which ends before the agent starts", collect, [])
-    .option("--setup-allow-domain <domain>", "with --network setup: what setup commands reach, as --allow-domain (default: every preset); repeatable", collect, [])
+    .option(
+      "--allow-domain <domain>",
+      `with --network allowlist: a host, *.domain, :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")}); repeatable`,
+      collect,
+      [],
+    )
+    .option(
+      "--allow-private-host <name[=address]>",
+      "an allowed host that may resolve to a private address (never the metadata address); =ADDRESS maps the name (repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      "--ca-cert <file>",
+      "a PEM file of CA certificates commands in the sandbox trust besides the image's (a company proxy's); curl, git, pip, npm and Node read it",
+    )
+    .option(
+      "--setup <command>",
+      "run before the agent (repeatable); with --network setup through the setup allowlist, which ends before the agent starts",
+      collect,
+      [],
+    )
+    .option(
+      "--setup-allow-domain <domain>",
+      "with --network setup: what setup commands reach, as --allow-domain (default: every preset); repeatable",
+      collect,
+      [],
+    )
     .option("--memory <size>", "memory limit, e.g. 4g", size)
     .option("--cpus <n>", "CPU limit", positiveNumber)
     .option("--workspace-size <size>", "size of the sandbox's /workspace, e.g. 4g", size)
-    .option("--env <name>", "pass this environment variable into the sandbox, by name (repeatable)", collect, []);
+    .option(
+      "--env <name>",
+      "pass this environment variable into the sandbox, by name (repeatable)",
+      collect,
+      [],
+    );
   policyOptions(runCommand)
     .option("--max-turns <n>", "stop after this many model turns (default 50)", positiveInt)
     .option("--max-budget-usd <usd>", "stop when the estimated cost reaches this", positiveNumber)
     .option("--timeout <seconds>", "wall-clock limit for the run (default 1800)", positiveInt)
     .option("--context-window <tokens>", "the model's context window (default: the model's)", positiveInt)
-    .option("--compact-at <tokens>", "make the conversation smaller once its prompt reaches this (default: 75% of the window)", positiveInt)
-    .option("--no-compaction", "never make the conversation smaller: a prompt over the window ends the run (context_window)")
+    .option(
+      "--compact-at <tokens>",
+      "make the conversation smaller once its prompt reaches this (default: 75% of the window)",
+      positiveInt,
+    )
+    .option(
+      "--no-compaction",
+      "never make the conversation smaller: a prompt over the window ends the run (context_window)",
+    )
     .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
-    .addOption(new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)").choices(OUTPUT_FORMATS).default("text"))
+    .addOption(
+      new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)")
+        .choices(OUTPUT_FORMATS)
+        .default("text"),
+    )
     .option("--verify <command>", "after the run, apply the patch in a fresh container and run this command")
-    .option("--output-schema <file>", "a JSON Schema (type object): the agent must end by returning an object valid against it, written to output.json")
-    .addOption(new Option("--task <task>", "run: do the task; review: review --base...--head read-only and return findings").choices(TASKS).default("run"))
-    .option("--base <rev>", "--task review: the commit or ref the change is reviewed against (e.g. origin/main)")
+    .option(
+      "--output-schema <file>",
+      "a JSON Schema (type object): the agent must end by returning an object valid against it, written to output.json",
+    )
+    .addOption(
+      new Option(
+        "--task <task>",
+        "run: do the task; review: review --base...--head read-only and return findings",
+      )
+        .choices(TASKS)
+        .default("run"),
+    )
+    .option(
+      "--base <rev>",
+      "--task review: the commit or ref the change is reviewed against (e.g. origin/main)",
+    )
     .option("--head <rev>", "--task review: the reviewed commit (default HEAD)")
     .option(
       "--include-ignored [pattern...]",
       "also copy files that git ignores: all of them, or only those under matching paths (e.g. node_modules .venv; commas work too)",
     )
-    .option("--allow-weak-hardening", "run even when the engine did not apply a sandbox setting (the report says so)")
+    .option(
+      "--allow-weak-hardening",
+      "run even when the engine did not apply a sandbox setting (the report says so)",
+    )
     .addHelpText(
       "after",
       `
@@ -197,15 +297,33 @@ Examples:
   // `publish`: from a run's output folder to a pull request (src/pull-request/).
   addPublishCommand(program);
 
-  const policy = program.command("policy").description("explain permission decisions without running anything");
+  const policy = program
+    .command("policy")
+    .description("explain permission decisions without running anything");
   policyOptions(
     policy
       .command("check")
-      .description("print the decision for one call, e.g. 'Bash(git push origin main)' or 'Edit(src/a.ts)', and why")
-      .argument("<call>", "Tool(input): Bash(command), Read(path), Edit(path), Write(path), Grep(path), Glob(path)"),
-  ).action(async (call: string, flags: { mode?: RunFlags["mode"]; allow: string[]; deny: string[]; settings?: string; trustWorkspaceSettings?: boolean }) => {
-    process.exitCode = await policyCheck(call, flags, (line) => process.stdout.write(`${line}\n`));
-  });
+      .description(
+        "print the decision for one call, e.g. 'Bash(git push origin main)' or 'Edit(src/a.ts)', and why",
+      )
+      .argument(
+        "<call>",
+        "Tool(input): Bash(command), Read(path), Edit(path), Write(path), Grep(path), Glob(path)",
+      ),
+  ).action(
+    async (
+      call: string,
+      flags: {
+        mode?: RunFlags["mode"];
+        allow: string[];
+        deny: string[];
+        settings?: string;
+        trustWorkspaceSettings?: boolean;
+      },
+    ) => {
+      process.exitCode = await policyCheck(call, flags, (line) => process.stdout.write(`${line}\n`));
+    },
+  );
   policyOptions(
     policy
       .command("test")
@@ -213,9 +331,18 @@ Examples:
         "re-decide every call of a recorded run under the rules and mode it recorded, plus the rules given here (--mode overrides), print the calls whose decision flips, and exit 1 if any does",
       )
       .requiredOption("--replay <report.json>", "the report of the run to replay"),
-  ).action(async (flags: { replay: string; mode?: RunFlags["mode"]; allow: string[]; deny: string[]; settings?: string; trustWorkspaceSettings?: boolean }) => {
-    process.exitCode = await policyReplay(flags.replay, flags, (line) => process.stdout.write(`${line}\n`));
-  });
+  ).action(
+    async (flags: {
+      replay: string;
+      mode?: RunFlags["mode"];
+      allow: string[];
+      deny: string[];
+      settings?: string;
+      trustWorkspaceSettings?: boolean;
+    }) => {
+      process.exitCode = await policyReplay(flags.replay, flags, (line) => process.stdout.write(`${line}\n`));
+    },
+  );
 
   program
     .command("report")

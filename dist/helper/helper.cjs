@@ -84,7 +84,12 @@ function handle(req, body, out) {
     .then(
       (res) => send(out, Object.assign({ id: req.id, ok: true }, res && res.header), res && res.body),
       (err) =>
-        send(out, { id: req.id, ok: false, code: err.code || "EHELPER", message: String(err.message || err) }),
+        send(out, {
+          id: req.id,
+          ok: false,
+          code: err.code || "EHELPER",
+          message: String(err.message || err),
+        }),
     );
 }
 
@@ -123,7 +128,7 @@ const MAX_LINK_HOPS = 40;
 function resolveReal(p) {
   let head = path.resolve("/workspace", p);
   let tail = [];
-  for (let hops = 0; ; ) {
+  for (let hops = 0; ;) {
     try {
       const real = fs.realpathSync.native(head);
       return tail.length ? path.join(real, ...tail.reverse()) : real;
@@ -166,7 +171,8 @@ const OPS = {
   // What the kernel says about this process: the hardening as seen from inside the container.
   ping() {
     const status = fs.readFileSync("/proc/self/status", "utf8");
-    const field = (name) => ((status.match(new RegExp("^" + name + ":\\s*(.*)$", "m")) || [])[1] || "").trim();
+    const field = (name) =>
+      ((status.match(new RegExp("^" + name + ":\\s*(.*)$", "m")) || [])[1] || "").trim();
     return {
       header: {
         pid: process.pid,
@@ -205,11 +211,15 @@ const OPS = {
   read(req) {
     const real = confined(req.path, req.confine);
     const st = fs.statSync(real);
-    if (st.isDirectory()) throw fail("EISDIR", `EISDIR: illegal operation on a directory, read '${req.path}'`);
+    if (st.isDirectory())
+      throw fail("EISDIR", `EISDIR: illegal operation on a directory, read '${req.path}'`);
     if (!st.isFile()) throw fail("ENOTREG", `${req.path} is not a regular file`);
     // Whether the path asked for is itself a symlink (Edit and Write refuse to write through one).
-    const isSymlink = real !== path.resolve("/workspace", req.path) && fs.lstatSync(path.resolve("/workspace", req.path)).isSymbolicLink();
-    if (req.maxSize != null && st.size > req.maxSize) return { header: { stat: statInfo(st, real, isSymlink), bytes: 0 } };
+    const isSymlink =
+      real !== path.resolve("/workspace", req.path) &&
+      fs.lstatSync(path.resolve("/workspace", req.path)).isSymbolicLink();
+    if (req.maxSize != null && st.size > req.maxSize)
+      return { header: { stat: statInfo(st, real, isSymlink), bytes: 0 } };
     const start = Math.max(0, req.start || 0);
     const want = Math.max(0, Math.min(req.length == null ? st.size : req.length, st.size - start));
     const buf = Buffer.alloc(want);
@@ -233,21 +243,27 @@ const OPS = {
     fs.mkdirSync(dir, { recursive: true });
     // mkdir may have walked through a symlink created since we resolved: check the parent again.
     const realDir = fs.realpathSync.native(dir);
-    if (req.confine && !inRoots(realDir)) throw fail("EOUTSIDE", `${req.path} resolves outside the workspace`);
+    if (req.confine && !inRoots(realDir))
+      throw fail("EOUTSIDE", `${req.path} resolves outside the workspace`);
     const target = path.join(realDir, path.basename(real));
     let mode = req.mode == null ? 0o644 : req.mode;
     try {
       const st = fs.lstatSync(target);
       if (st.isSymbolicLink()) throw fail("ESYMLINK", `${req.path} became a symlink; not writing through it`);
-      if (st.isDirectory()) throw fail("EISDIR", `EISDIR: illegal operation on a directory, write '${req.path}'`);
+      if (st.isDirectory())
+        throw fail("EISDIR", `EISDIR: illegal operation on a directory, write '${req.path}'`);
       if (!st.isFile()) throw fail("ENOTREG", `${req.path} is not a regular file`);
       if (req.mode == null) mode = st.mode & 0o7777;
     } catch (e) {
       if (e.code !== "ENOENT") throw e;
     }
     // Written beside the target and renamed over it: a full disk never leaves a half-written file.
-    const tmp = path.join(realDir, `.${path.basename(target)}.agent-ci-${crypto.randomBytes(4).toString("hex")}`);
-    const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
+    const tmp = path.join(
+      realDir,
+      `.${path.basename(target)}.agent-ci-${crypto.randomBytes(4).toString("hex")}`,
+    );
+    const flags =
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
     const fd = fs.openSync(tmp, flags, 0o600);
     try {
       fs.writeSync(fd, body);
@@ -276,7 +292,8 @@ const OPS = {
       try {
         st = fs.statSync(real);
       } catch (e) {
-        if (e.code === "ENOENT" || e.code === "ENOTDIR") throw fail(e.code, `the directory ${req.cwd} does not exist`);
+        if (e.code === "ENOENT" || e.code === "ENOTDIR")
+          throw fail(e.code, `the directory ${req.cwd} does not exist`);
         throw e;
       }
       if (!st.isDirectory()) throw fail("ENOTDIR", `${req.cwd} is not a directory`);

@@ -27,7 +27,6 @@ export function commentMarker(workflow: string, job: string): string {
   return `${COMMENT_MARKER_PREFIX} key=${key} -->`;
 }
 
-
 export interface CommentBodyOptions {
   marker: string;
   report: RunReport;

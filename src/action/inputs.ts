@@ -46,7 +46,8 @@ export const INPUT_DEFAULTS = {
   upload_artifact: "true",
   artifact_name: "agent-ci",
   retention_days: "0",
-  fail_on: "config_error,engine_error,api_error,max_turns,budget,timeout,context_window,max_denials,cancelled,schema_invalid,verify_failed",
+  fail_on:
+    "config_error,engine_error,api_error,max_turns,budget,timeout,context_window,max_denials,cancelled,schema_invalid,verify_failed",
   workspace: ".",
   script: "",
   task: "run",
@@ -171,7 +172,10 @@ export const ActionInputs = z
       try {
         parseAllowDomains(entries);
       } catch (e) {
-        ctx.addIssue({ code: "custom", message: `allowed_domains: ${(e as Error).message.replace(/^--allow-domain /, "")}` });
+        ctx.addIssue({
+          code: "custom",
+          message: `allowed_domains: ${(e as Error).message.replace(/^--allow-domain /, "")}`,
+        });
         return z.NEVER;
       }
       return entries;
@@ -217,7 +221,8 @@ export const ActionInputs = z
     if (inputs.setup.length && inputs.network === "none") {
       ctx.addIssue({
         code: "custom",
-        message: "setup: setup commands need a network: network: setup (through the ecosystem presets, ended before the agent starts), allowlist or on",
+        message:
+          "setup: setup commands need a network: network: setup (through the ecosystem presets, ended before the agent starts), allowlist or on",
       });
     }
     if (inputs.task === "review" && inputs.output_schema) {
@@ -227,7 +232,10 @@ export const ActionInputs = z
       });
     }
     if (inputs.network === "allowlist" && !inputs.allowed_domains.length) {
-      ctx.addIssue({ code: "custom", message: "allowed_domains: network: allowlist needs at least one domain or preset (e.g. npm)" });
+      ctx.addIssue({
+        code: "custom",
+        message: "allowed_domains: network: allowlist needs at least one domain or preset (e.g. npm)",
+      });
     }
     if (inputs.network !== "allowlist" && inputs.allowed_domains.length) {
       ctx.addIssue({ code: "custom", message: "allowed_domains: needs network: allowlist" });

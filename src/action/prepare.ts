@@ -91,7 +91,10 @@ async function trustedJsonFile(
     throw new ActionInputError(`${input}: ${from} is not valid JSON: ${(e as Error).message}`);
   }
   const dir = fs.mkdtempSync(path.join(options.ctx.runnerTemp, `agent-ci-${input.replace("_", "-")}-`));
-  const file = path.join(dir, value.startsWith("{") ? `${input.replace("_", "-")}.json` : path.basename(value));
+  const file = path.join(
+    dir,
+    value.startsWith("{") ? `${input.replace("_", "-")}.json` : path.basename(value),
+  );
   fs.writeFileSync(file, text, { mode: 0o600 });
   options.cleanupPath(dir);
   options.log(`${input}: read from ${from}`);
@@ -174,7 +177,12 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     options.log(`prompt: read from ${file.from}`);
   }
   // A scripted run has no model, but its record still shows the untrusted text the event carried.
-  const built = buildPromptFor(event, inputs.task === "review" ? task || REVIEW_TASK : task, content, Boolean(inputs.script));
+  const built = buildPromptFor(
+    event,
+    inputs.task === "review" ? task || REVIEW_TASK : task,
+    content,
+    Boolean(inputs.script),
+  );
   if (!inputs.script && !inputs.anthropic_api_key && !options.env.ANTHROPIC_API_KEY) {
     throw new ActionInputError(
       "anthropic_api_key is empty: pass the key from a secret (anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }})",

@@ -145,9 +145,14 @@ async function postFindings(options: PublishOptions, event: ActionEvent, outcome
     io.warning("review: no github_token, so the review was not posted; the findings are in output.json");
     return;
   }
-  const result = await postReview(api, ctx, target.number, outcome.review, { marker: reviewMarker(ctx.workflow, ctx.job), runUrl: runUrl(ctx) });
+  const result = await postReview(api, ctx, target.number, outcome.review, {
+    marker: reviewMarker(ctx.workflow, ctx.job),
+    runUrl: runUrl(ctx),
+  });
   if (result.kind === "failed") {
-    io.warning(`${result.message} The findings are in output.json and the artifact.`, { title: "agent-ci: review not posted" });
+    io.warning(`${result.message} The findings are in output.json and the artifact.`, {
+      title: "agent-ci: review not posted",
+    });
     return;
   }
   for (const warning of result.warnings) io.warning(warning, { title: "agent-ci: review" });

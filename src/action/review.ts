@@ -41,7 +41,12 @@ function apiComment(finding: Finding): Record<string, unknown> {
   };
 }
 
-async function earlierReviews(api: GitHubApi, ctx: GitHubContext, pull: number, marker: string): Promise<number[]> {
+async function earlierReviews(
+  api: GitHubApi,
+  ctx: GitHubContext,
+  pull: number,
+  marker: string,
+): Promise<number[]> {
   const found: number[] = [];
   for (let page = 1; page <= MARKER_SEARCH_PAGES; page += 1) {
     const response = await api.call(
@@ -58,7 +63,13 @@ async function earlierReviews(api: GitHubApi, ctx: GitHubContext, pull: number, 
 }
 
 /** Deletes an earlier review's inline comments and cuts its body to a link to the new review. */
-async function supersede(api: GitHubApi, ctx: GitHubContext, pull: number, reviewId: number, newUrl: string | undefined): Promise<void> {
+async function supersede(
+  api: GitHubApi,
+  ctx: GitHubContext,
+  pull: number,
+  reviewId: number,
+  newUrl: string | undefined,
+): Promise<void> {
   const what = `replacing agent-ci's earlier review ${reviewId} on #${pull}`;
   for (let page = 1; page <= MARKER_SEARCH_PAGES; page += 1) {
     // Deleting shifts the pages: always read the first one until it is empty.
@@ -69,7 +80,11 @@ async function supersede(api: GitHubApi, ctx: GitHubContext, pull: number, revie
     );
     const comments = z.array(ListedComment).parse(response.data);
     for (const c of comments) {
-      await api.call("DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}", { owner: ctx.owner, repo: ctx.repo, comment_id: c.id }, { what, permission: PERMISSION });
+      await api.call(
+        "DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}",
+        { owner: ctx.owner, repo: ctx.repo, comment_id: c.id },
+        { what, permission: PERMISSION },
+      );
     }
     if (comments.length < 100) break;
   }
@@ -107,7 +122,12 @@ export async function postReview(
               pull_number: pull,
               commit_id: p.head,
               event: "COMMENT",
-              body: reviewBody({ marker: options.marker, summary: p.summary, placed: p, runUrl: options.runUrl }),
+              body: reviewBody({
+                marker: options.marker,
+                summary: p.summary,
+                placed: p,
+                runUrl: options.runUrl,
+              }),
               comments: p.inline.map(apiComment),
             },
             { what: `posting the review on #${pull}`, permission: PERMISSION },
@@ -119,10 +139,21 @@ export async function postReview(
     try {
       created = await post(placement);
     } catch (error) {
-      if (!(error instanceof GitHubApiError) || error.failure.kind !== "unprocessable" || !placement.inline.length) throw error;
-      warnings.push(`GitHub refused the inline comments (${error.failure.message}); the review lists every finding in its body instead`);
+      if (
+        !(error instanceof GitHubApiError) ||
+        error.failure.kind !== "unprocessable" ||
+        !placement.inline.length
+      )
+        throw error;
+      warnings.push(
+        `GitHub refused the inline comments (${error.failure.message}); the review lists every finding in its body instead`,
+      );
       const why = "GitHub could not place it on the diff";
-      created = await post({ ...placement, inline: [], outside: [...placement.inline.map((finding) => ({ finding, why })), ...placement.outside] });
+      created = await post({
+        ...placement,
+        inline: [],
+        outside: [...placement.inline.map((finding) => ({ finding, why })), ...placement.outside],
+      });
       inline = 0;
     }
     let superseded = 0;

@@ -322,7 +322,9 @@ class FactsBuilder {
         // A pipe, a file or a heredoc the parser attached elsewhere: the script is not known here, so no
         // rule can be checked against it (`echo 'rm -rf .' | bash`).
         this.views.push({ argv, role: "check", openArgs });
-        this.problems.push(`${program} runs commands it reads from standard input, which are not known before they run`);
+        this.problems.push(
+          `${program} runs commands it reads from standard input, which are not known before they run`,
+        );
     }
   }
 

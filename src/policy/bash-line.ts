@@ -90,7 +90,13 @@ export function analyzeCommandLine(
       const fact = next.repeated && !interpreted.repeated ? { ...interpreted, repeated: true } : interpreted;
       facts.push(fact);
       problems.push(...fact.problems.map((reason) => ({ reason, text: snippet(fact.text) })));
-      problems.push(...fact.assignmentProblems.map((reason) => ({ reason, text: snippet(fact.text), assignmentOf: fact })));
+      problems.push(
+        ...fact.assignmentProblems.map((reason) => ({
+          reason,
+          text: snippet(fact.text),
+          assignmentOf: fact,
+        })),
+      );
       for (const script of fact.scripts)
         queue.push({ source: script, depth: next.depth + 1, repeated: fact.repeated });
     }

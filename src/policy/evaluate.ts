@@ -510,7 +510,9 @@ class Evaluator implements PolicyEngine {
   }
 
   private bashProblemDenial(line: LineAnalysis): Decision | undefined {
-    const problem = line.problems.find((p) => p.assignmentOf === undefined || !this.namesAssignments(p.assignmentOf));
+    const problem = line.problems.find(
+      (p) => p.assignmentOf === undefined || !this.namesAssignments(p.assignmentOf),
+    );
     if (problem === undefined) return undefined;
     const nothingToMiss = this.bashRules("deny").length === 0 && this.bashRules("ask").length === 0;
     if (this.mode === "bypassPermissions" && nothingToMiss) return undefined;
@@ -660,7 +662,8 @@ class Evaluator implements PolicyEngine {
    */
   private namesAssignments(fact: CommandFacts): boolean {
     const view = fact.views[0];
-    if (this.mode === "plan" || view === undefined || view.role !== "check" || fact.assignmentWords === 0) return false;
+    if (this.mode === "plan" || view === undefined || view.role !== "check" || fact.assignmentWords === 0)
+      return false;
     const args = viewArgs(view);
     if (args.slice(0, fact.assignmentWords).includes(undefined)) return false;
     const named = matchingString(args.slice(0, fact.assignmentWords));

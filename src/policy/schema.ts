@@ -133,8 +133,14 @@ export const DECIDED_BY = [
 export const RuleRefSchema = z.object({ text: z.string(), source: z.string() }).meta({ id: "RuleRef" });
 
 export const DecisionSchema = z.object({
-  behavior: z.enum(["allow", "deny"]).describe("Non-interactive: where Claude Code would ask, agent-ci denies."),
-  reason: z.string().describe("Sentence sent to the model (for a deny: what stopped the call and what it may do instead) and shown in the report."),
+  behavior: z
+    .enum(["allow", "deny"])
+    .describe("Non-interactive: where Claude Code would ask, agent-ci denies."),
+  reason: z
+    .string()
+    .describe(
+      "Sentence sent to the model (for a deny: what stopped the call and what it may do instead) and shown in the report.",
+    ),
   rule: RuleRefSchema.optional().describe("The rule that decided, when one did."),
   mode: PermissionModeSchema,
   decidedBy: z

@@ -80,7 +80,10 @@ function patchView(patchText: string | undefined, redactor: Redactor, maxLines: 
 
 /** JSON that is safe inside a <script> element: no `<`, `>`, `&` or line separators survive literally. */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 function escapeHtml(text: string): string {

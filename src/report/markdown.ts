@@ -248,7 +248,8 @@ function structuredOutputSection(report: RunReport): string {
   const out = report.structuredOutput;
   if (!out) return "";
   const schema = out.schema === "review" ? "the review's findings schema" : code(out.schema, 100);
-  if (out.valid) return `#### Structured output\n\n✅ valid against ${schema}${out.path ? `, in ${code(out.path, 100)}` : ""} (${out.attempts} attempt(s))`;
+  if (out.valid)
+    return `#### Structured output\n\n✅ valid against ${schema}${out.path ? `, in ${code(out.path, 100)}` : ""} (${out.attempts} attempt(s))`;
   const errors = out.errors.slice(0, 10).map((e) => `- ${escapeMarkdownInline(capText(e, 300))}`);
   return `#### Structured output\n\n❌ no object valid against ${schema} (${out.attempts} attempt(s))${errors.length ? `\n\n${errors.join("\n")}` : ""}`;
 }
@@ -281,7 +282,10 @@ function egressSection(report: RunReport, plan: Plan): string {
   const egress = report.egress;
   if (!egress) return "";
   const index = new Map(report.toolCalls.map((call) => [call.id, call.index]));
-  const ordered = [...egress.connections.filter((c) => c.decision === "denied"), ...egress.connections.filter((c) => c.decision === "allowed")];
+  const ordered = [
+    ...egress.connections.filter((c) => c.decision === "denied"),
+    ...egress.connections.filter((c) => c.decision === "allowed"),
+  ];
   const shown = ordered.slice(0, plan.listRows);
   const rows = shown.map((c) => {
     const callIndex = c.caller === undefined ? undefined : index.get(c.caller);
@@ -301,9 +305,16 @@ function egressSection(report: RunReport, plan: Plan): string {
   const body =
     `${allowed}\n\n` +
     (rows.length
-      ? table(["", "Host", "Kind", "Call #", "Up", "Down", "Time", "Why"], ["l", "l", "l", "r", "r", "r", "r", "l"], rows) + moreRows(shown.length, ordered.length, "connections")
+      ? table(
+          ["", "Host", "Kind", "Call #", "Up", "Down", "Time", "Why"],
+          ["l", "l", "l", "r", "r", "r", "r", "l"],
+          rows,
+        ) + moreRows(shown.length, ordered.length, "connections")
       : "No connection was attempted.");
-  return details(`<b>Network: ${plural(egress.connections.length, "connection")} through the allowlist proxy, ${formatInt(denied)} denied</b>`, body);
+  return details(
+    `<b>Network: ${plural(egress.connections.length, "connection")} through the allowlist proxy, ${formatInt(denied)} denied</b>`,
+    body,
+  );
 }
 
 function failedSection(report: RunReport, plan: Plan): string {
@@ -396,7 +407,11 @@ function compactionsSection(report: RunReport): string {
     `${formatInt(c.tokensBefore)} → ${formatInt(c.tokensAfter)}`,
     c.clearedToolResults === undefined ? "" : formatInt(c.clearedToolResults),
   ]);
-  const body = table(["Turn", "At", "Trigger", "How", "Prompt tokens", "Results cleared"], ["r", "r", "l", "l", "r", "r"], rows);
+  const body = table(
+    ["Turn", "At", "Trigger", "How", "Prompt tokens", "Results cleared"],
+    ["r", "r", "l", "l", "r", "r"],
+    rows,
+  );
   return details(`<b>Context window: ${plural(compactions.length, "compaction")}</b>`, body);
 }
 
@@ -413,7 +428,9 @@ function ignoredLeftOutLines(left: NonNullable<RunReport["workspace"]["ignoredLe
   const more = left.morePaths ? `, and ${plural(left.morePaths, "more path")}` : "";
   // Directories (node_modules/, .venv/) are what a step installs; loose ignored files are rarely wanted.
   const dirs = left.paths.filter((p) => p.path.endsWith("/"));
-  const patterns = (dirs.length ? dirs : left.paths).slice(0, SUGGESTED_PATTERNS).map((p) => p.path.replace(/\/$/, ""));
+  const patterns = (dirs.length ? dirs : left.paths)
+    .slice(0, SUGGESTED_PATTERNS)
+    .map((p) => p.path.replace(/\/$/, ""));
   return [
     `- **Left out, ignored by git**: ${plural(left.files, "file")}: ${listed}${more}`,
     `  - to copy them in (dependencies a step installed, say), run with ${code(`--include-ignored ${patterns.join(" ")}`, 200)} (CLI) or ${code(`include_ignored: ${patterns.join(", ")}`, 200)} (Action)`,
@@ -436,8 +453,13 @@ function runDetails(report: RunReport): string {
       `- **Image** ${code(report.image.name, 100)}${report.image.id ? ` ${code(report.image.id.slice(0, 19), 19)}` : ""}${report.image.architecture ? ` · ${code(report.image.architecture, 20)}${report.image.emulated ? " (emulated)" : ""}` : ""}`,
     );
     const tools = report.image.tools ?? [];
-    const from = (where: "image" | "agent-ci") => tools.filter((t) => t.from === where).map((t) => code(t.name, 20)).join(", ") || "none";
-    if (tools.length) lines.push(`  - tools from the image: ${from("image")}; from agent-ci's toolbelt: ${from("agent-ci")}`);
+    const from = (where: "image" | "agent-ci") =>
+      tools
+        .filter((t) => t.from === where)
+        .map((t) => code(t.name, 20))
+        .join(", ") || "none";
+    if (tools.length)
+      lines.push(`  - tools from the image: ${from("image")}; from agent-ci's toolbelt: ${from("agent-ci")}`);
   }
   const hardening = report.hardening;
   if (hardening) {

@@ -55,7 +55,10 @@ export const TOKEN_PATTERNS: readonly TokenPattern[] = [
   },
   {
     kind: "jwt",
-    regex: new RegExp(String.raw`eyJ[A-Za-z0-9_-]${run(8)}\.eyJ[A-Za-z0-9_-]${run(8)}\.[A-Za-z0-9_-]${run(0)}`, "g"),
+    regex: new RegExp(
+      String.raw`eyJ[A-Za-z0-9_-]${run(8)}\.eyJ[A-Za-z0-9_-]${run(8)}\.[A-Za-z0-9_-]${run(0)}`,
+      "g",
+    ),
     continues: /[A-Za-z0-9_-]/y,
     // Without it, every "eyJ" in a long run of token characters would scan that run for a "." that is not there.
     anchor: { literal: ".eyJ", before: 3 + TOKEN_RUN_MAX, after: 4 + TOKEN_RUN_MAX + 1 + TOKEN_RUN_MAX },
@@ -63,7 +66,12 @@ export const TOKEN_PATTERNS: readonly TokenPattern[] = [
   },
   { kind: "github_token", regex: /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,255}/g, scan: true },
   { kind: "github_token", regex: /github_pat_[A-Za-z0-9_]{20,255}/g, scan: true },
-  { kind: "anthropic_key", regex: new RegExp(String.raw`sk-ant-[A-Za-z0-9_-]${run(20)}`, "g"), continues: /[A-Za-z0-9_-]/y, scan: true },
+  {
+    kind: "anthropic_key",
+    regex: new RegExp(String.raw`sk-ant-[A-Za-z0-9_-]${run(20)}`, "g"),
+    continues: /[A-Za-z0-9_-]/y,
+    scan: true,
+  },
   { kind: "aws_access_key_id", regex: /(?:AKIA|ASIA)[A-Z0-9]{16}/g, scan: true },
   {
     kind: "aws_secret_access_key",
@@ -74,7 +82,12 @@ export const TOKEN_PATTERNS: readonly TokenPattern[] = [
     keepPrefix: true,
     scan: true,
   },
-  { kind: "slack_token", regex: new RegExp(String.raw`xox[abprs]-[A-Za-z0-9-]${run(10)}`, "g"), continues: /[A-Za-z0-9-]/y, scan: true },
+  {
+    kind: "slack_token",
+    regex: new RegExp(String.raw`xox[abprs]-[A-Za-z0-9-]${run(10)}`, "g"),
+    continues: /[A-Za-z0-9-]/y,
+    scan: true,
+  },
   { kind: "npm_token", regex: /npm_[A-Za-z0-9]{36}/g, scan: true },
   { kind: "google_api_key", regex: /AIza[0-9A-Za-z_-]{35}/g, scan: true },
   {

@@ -1,7 +1,12 @@
 // The run report's contract: the zod schema of report.json, its version, and `parseReport` for readers.
 // Published as JSON Schema in schema/report.schema.json (kept in sync by test/unit/report/json-schema.test.ts).
 import { z } from "zod";
-import { CallDecisionSchema, PermissionModeSchema, RuleBehaviorSchema, RuleRefSchema } from "../policy/schema.js";
+import {
+  CallDecisionSchema,
+  PermissionModeSchema,
+  RuleBehaviorSchema,
+  RuleRefSchema,
+} from "../policy/schema.js";
 
 /** Bump on any change a v1 reader could misread (renamed, removed or re-typed fields). Added optional fields do not bump it. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -80,12 +85,19 @@ export const Workspace = z
       .object({
         files: NonNegativeInt.describe("Files git ignores that were not copied in."),
         paths: z
-          .array(z.object({ path: z.string().describe("Outermost ignored directory (ending in /) or file."), files: NonNegativeInt }))
+          .array(
+            z.object({
+              path: z.string().describe("Outermost ignored directory (ending in /) or file."),
+              files: NonNegativeInt,
+            }),
+          )
           .describe("The biggest of them, most files first (bounded)."),
         morePaths: NonNegativeInt.describe("Ignored paths beyond those listed."),
       })
       .optional()
-      .describe("What git ignores and the copy left out (include it with --include-ignored / include_ignored); absent when nothing was."),
+      .describe(
+        "What git ignores and the copy left out (include it with --include-ignored / include_ignored); absent when nothing was.",
+      ),
   })
   .meta({ id: "Workspace" });
 
@@ -93,12 +105,20 @@ export const Image = z
   .object({
     name: z.string(),
     id: z.string().optional().describe("Image id (sha256:…) as the engine reports it."),
-    architecture: z.string().optional().describe("The image's architecture (amd64, arm64), for which agent-ci's toolbelt was built."),
-    emulated: z.boolean().optional().describe("True when the image's architecture is not the engine's: its programs ran under emulation."),
+    architecture: z
+      .string()
+      .optional()
+      .describe("The image's architecture (amd64, arm64), for which agent-ci's toolbelt was built."),
+    emulated: z
+      .boolean()
+      .optional()
+      .describe("True when the image's architecture is not the engine's: its programs ran under emulation."),
     tools: z
       .array(z.object({ name: z.string(), from: z.enum(["image", "agent-ci"]), path: z.string() }))
       .optional()
-      .describe("Programs the Bash tool finds, and whether the image brings them or agent-ci's toolbelt (/opt/agent-ci) does."),
+      .describe(
+        "Programs the Bash tool finds, and whether the image brings them or agent-ci's toolbelt (/opt/agent-ci) does.",
+      ),
   })
   .meta({ id: "Image" });
 
@@ -106,7 +126,9 @@ export const EnforcedRule = z
   .object({
     rule: z.string().describe("Rule text, e.g. Read(./.env)."),
     source: z.string().optional(),
-    where: z.enum(["tool_gate", "both"]).describe("both: also kept out of the container (a Read deny rule's files are not copied in)."),
+    where: z
+      .enum(["tool_gate", "both"])
+      .describe("both: also kept out of the container (a Read deny rule's files are not copied in)."),
     how: z.string().optional().describe("e.g. 'not copied in', 'read-only in the container'."),
   })
   .meta({ id: "EnforcedRule" });
@@ -251,7 +273,11 @@ export const Compaction = z
   .object({
     turn: NonNegativeInt.describe("The turn whose request was the first to carry the smaller context."),
     offsetMs: Milliseconds.describe("When, from the run's start."),
-    trigger: z.enum(["auto", "overflow"]).describe("auto: the prompt neared --compact-at; overflow: the API refused a prompt too long, and the turn was retried."),
+    trigger: z
+      .enum(["auto", "overflow"])
+      .describe(
+        "auto: the prompt neared --compact-at; overflow: the API refused a prompt too long, and the turn was retried.",
+      ),
     strategy: z
       .enum(COMPACTION_STRATEGIES)
       .describe(
@@ -259,7 +285,9 @@ export const Compaction = z
       ),
     tokensBefore: NonNegativeInt.describe("Prompt tokens before (agent-ci's estimate, or the API's count)."),
     tokensAfter: NonNegativeInt.describe("Prompt tokens after."),
-    clearedToolResults: NonNegativeInt.optional().describe("Tool results replaced by a placeholder (their full output stays in toolCalls and tool-outputs/)."),
+    clearedToolResults: NonNegativeInt.optional().describe(
+      "Tool results replaced by a placeholder (their full output stays in toolCalls and tool-outputs/).",
+    ),
   })
   .meta({ id: "Compaction" });
 export type Compaction = z.infer<typeof Compaction>;
@@ -353,11 +381,24 @@ export type Warning = z.infer<typeof Warning>;
 
 export const StructuredOutput = z
   .object({
-    schema: z.string().describe("Where the schema came from: its file name, inline (the Action's output_schema), or review (the built-in findings schema)."),
-    valid: z.boolean().describe("The agent returned an object valid against the schema; it is in output.json."),
+    schema: z
+      .string()
+      .describe(
+        "Where the schema came from: its file name, inline (the Action's output_schema), or review (the built-in findings schema).",
+      ),
+    valid: z
+      .boolean()
+      .describe("The agent returned an object valid against the schema; it is in output.json."),
     attempts: NonNegativeInt.describe("StructuredOutput calls the agent made."),
-    errors: z.array(z.string()).describe("Why the last object was refused (the validator's messages), or that none was returned; empty when valid."),
-    path: z.string().optional().describe("output.json, relative to the run's output folder, when it was written."),
+    errors: z
+      .array(z.string())
+      .describe(
+        "Why the last object was refused (the validator's messages), or that none was returned; empty when valid.",
+      ),
+    path: z
+      .string()
+      .optional()
+      .describe("output.json, relative to the run's output folder, when it was written."),
   })
   .meta({ id: "StructuredOutput" });
 export type StructuredOutput = z.infer<typeof StructuredOutput>;
@@ -367,24 +408,41 @@ export const EgressConnection = z
   .object({
     host: z.string().describe("The host name (or address) the client asked for."),
     port: z.number().int().min(0).max(65535),
-    kind: z.enum(["connect", "http"]).describe("connect: a tunnel (HTTPS, git); http: a plain request the proxy forwarded."),
+    kind: z
+      .enum(["connect", "http"])
+      .describe("connect: a tunnel (HTTPS, git); http: a plain request the proxy forwarded."),
     decision: z.enum(["allowed", "denied"]),
-    reason: z.string().optional().describe("Why it was denied, or how an allowed connection failed upstream."),
-    address: z.string().optional().describe("The address the proxy resolved and connected to (allowed only)."),
+    reason: z
+      .string()
+      .optional()
+      .describe("Why it was denied, or how an allowed connection failed upstream."),
+    address: z
+      .string()
+      .optional()
+      .describe("The address the proxy resolved and connected to (allowed only)."),
     bytesUp: NonNegativeInt,
     bytesDown: NonNegativeInt,
     startedAt: IsoDateTime,
     durationMs: Milliseconds,
-    caller: z.string().optional().describe("The tool_use id of the call whose process connected (\"setup\" for setup commands); absent when the client sent none."),
+    caller: z
+      .string()
+      .optional()
+      .describe(
+        'The tool_use id of the call whose process connected ("setup" for setup commands); absent when the client sent none.',
+      ),
   })
   .meta({ id: "EgressConnection" });
 export type EgressConnection = z.infer<typeof EgressConnection>;
 
 export const Egress = z
   .object({
-    allowed: z.array(z.string()).describe("The allowlist as given (--allow-domain, allowed_domains), presets by name."),
+    allowed: z
+      .array(z.string())
+      .describe("The allowlist as given (--allow-domain, allowed_domains), presets by name."),
     allowedHosts: z.array(z.string()).describe("The allowlist expanded: host, *.domain, :port."),
-    privateHosts: z.array(z.string()).describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
+    privateHosts: z
+      .array(z.string())
+      .describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
     connections: z.array(EgressConnection).describe("Every attempt, in the order it ended."),
   })
   .meta({ id: "Egress" });
@@ -409,7 +467,12 @@ export const RunReport = z
     limits: Limits,
     toolCalls: z.array(ToolCall),
     turns: z.array(Turn),
-    compactions: z.array(Compaction).optional().describe("Each time the conversation was made smaller to stay in the model's context window, in order."),
+    compactions: z
+      .array(Compaction)
+      .optional()
+      .describe(
+        "Each time the conversation was made smaller to stay in the model's context window, in order.",
+      ),
     usage: TokenUsage.describe("Totals over all turns."),
     costUsd: z.number().nonnegative().describe("Estimate from the price table in effect for the run."),
     patch: PatchSummary,
@@ -417,8 +480,12 @@ export const RunReport = z
     denials: z.array(Denial),
     todos: z.array(Todo).optional().describe("The last TodoWrite list."),
     warnings: z.array(Warning),
-    structuredOutput: StructuredOutput.optional().describe("With --output-schema (or in review mode): the agent's structured result."),
-    egress: Egress.optional().describe("--network allowlist: what the egress proxy allowed, refused and carried."),
+    structuredOutput: StructuredOutput.optional().describe(
+      "With --output-schema (or in review mode): the agent's structured result.",
+    ),
+    egress: Egress.optional().describe(
+      "--network allowlist: what the egress proxy allowed, refused and carried.",
+    ),
   })
   .meta({
     title: "agent-ci run report",

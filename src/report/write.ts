@@ -51,7 +51,9 @@ async function writeTemp(path: string, data: string | Uint8Array): Promise<strin
  * Writes several files so that each is either its old content or its whole new content, and a failed write
  * (a full disk) changes none of them: every temp file is written and synced first, then all are renamed.
  */
-export async function atomicWriteFiles(files: readonly { path: string; data: string | Uint8Array }[]): Promise<void> {
+export async function atomicWriteFiles(
+  files: readonly { path: string; data: string | Uint8Array }[],
+): Promise<void> {
   const temps: string[] = [];
   try {
     for (const file of files) temps.push(await writeTemp(file.path, file.data));
@@ -99,7 +101,11 @@ export async function writeReportFiles(
  * The same files written synchronously, for the one place that cannot wait: the watchdog's exit, which runs
  * inside code that holds the event loop.
  */
-export function writeReportFilesSync(outDir: string, report: RunReport | RunReportInput, options: WriteReportOptions): WrittenReport {
+export function writeReportFilesSync(
+  outDir: string,
+  report: RunReport | RunReportInput,
+  options: WriteReportOptions,
+): WrittenReport {
   const rendered = renderReportFiles(outDir, report, options);
   mkdirSync(outDir, { recursive: true });
   for (const file of rendered.files) writeFileSync(file.path, file.data);

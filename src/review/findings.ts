@@ -15,9 +15,20 @@ export const SEVERITIES = ["critical", "major", "minor", "nit"] as const;
 export const Finding = z
   .object({
     path: z.string().min(1).describe("File path relative to the repository root, as the diff names it."),
-    line: z.number().int().positive().describe("Line number in the new (head) version of the file; the last line of a range."),
-    start_line: z.number().int().positive().optional().describe("First line of a range in the head version (omit for one line)."),
-    severity: z.enum(SEVERITIES).describe("critical: breaks or endangers; major: a real bug; minor: worth fixing; nit: style."),
+    line: z
+      .number()
+      .int()
+      .positive()
+      .describe("Line number in the new (head) version of the file; the last line of a range."),
+    start_line: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("First line of a range in the head version (omit for one line)."),
+    severity: z
+      .enum(SEVERITIES)
+      .describe("critical: breaks or endangers; major: a real bug; minor: worth fixing; nit: style."),
     body: z.string().min(1).describe("What is wrong and what to do, in Markdown."),
   })
   .strict();
@@ -25,8 +36,14 @@ export type Finding = z.infer<typeof Finding>;
 
 export const ReviewResult = z
   .object({
-    summary: z.string().describe("The review in a few sentences: what the change does and whether it is ready."),
-    findings: z.array(Finding).describe("One entry per problem, on the lines of the diff it is about. Empty when there is nothing to say."),
+    summary: z
+      .string()
+      .describe("The review in a few sentences: what the change does and whether it is ready."),
+    findings: z
+      .array(Finding)
+      .describe(
+        "One entry per problem, on the lines of the diff it is about. Empty when there is nothing to say.",
+      ),
   })
   .strict();
 export type ReviewResult = z.infer<typeof ReviewResult>;
@@ -57,7 +74,9 @@ function headRanges(files: DiffFile[]): Map<string, Array<[number, number]>> {
   const byPath = new Map<string, Array<[number, number]>>();
   for (const file of files) {
     if (file.status === "deleted" || file.binary) continue;
-    const ranges = file.hunks.filter((h) => h.newLines > 0).map((h): [number, number] => [h.newStart, h.newStart + h.newLines - 1]);
+    const ranges = file.hunks
+      .filter((h) => h.newLines > 0)
+      .map((h): [number, number] => [h.newStart, h.newStart + h.newLines - 1]);
     byPath.set(file.path, ranges);
   }
   return byPath;
@@ -93,15 +112,27 @@ export function placeFindings(findings: readonly Finding[], diffText: string): P
     if (!hunk) {
       placed.outside.push({ finding, why: `line ${finding.line} is not in the diff` });
     } else if (first > finding.line || first < hunk[0]) {
-      placed.outside.push({ finding, why: `lines ${first}-${finding.line} are not within one hunk of the diff` });
+      placed.outside.push({
+        finding,
+        why: `lines ${first}-${finding.line} are not within one hunk of the diff`,
+      });
     } else {
-      placed.inline.push(first === finding.line ? { path: finding.path, line: finding.line, severity: finding.severity, body: finding.body } : finding);
+      placed.inline.push(
+        first === finding.line
+          ? { path: finding.path, line: finding.line, severity: finding.severity, body: finding.body }
+          : finding,
+      );
     }
   }
   return placed;
 }
 
-const SEVERITY_LABELS: Record<Finding["severity"], string> = { critical: "🔴 critical", major: "🟠 major", minor: "🟡 minor", nit: "⚪ nit" };
+const SEVERITY_LABELS: Record<Finding["severity"], string> = {
+  critical: "🔴 critical",
+  major: "🟠 major",
+  minor: "🟡 minor",
+  nit: "⚪ nit",
+};
 
 /** The text of one inline comment. */
 export function commentBody(finding: Finding): string {
@@ -109,7 +140,12 @@ export function commentBody(finding: Finding): string {
 }
 
 /** The review's summary: the marker, the agent's summary, and the findings that could not be inline. */
-export function reviewBody(options: { marker: string; summary: string; placed: PlacedFindings; runUrl?: string }): string {
+export function reviewBody(options: {
+  marker: string;
+  summary: string;
+  placed: PlacedFindings;
+  runUrl?: string;
+}): string {
   const { placed } = options;
   const summary = capText(options.summary.trim() || "(no summary)", COMMENT_BODY_MAX_CHARS);
   const lines = [options.marker, "### agent-ci review", "", summary, ""];
@@ -121,8 +157,14 @@ export function reviewBody(options: { marker: string; summary: string; placed: P
     // Each entry is cut to a share of the room left, so the body stays under GitHub's limit.
     let room = REVIEW_BODY_MAX_CHARS - lines.join("\n").length - footer.length - 200;
     for (const [i, { finding, why }] of placed.outside.entries()) {
-      const where = finding.start_line && finding.start_line !== finding.line ? `${finding.path}:${finding.start_line}-${finding.line}` : `${finding.path}:${finding.line}`;
-      const entry = capText(`- \`${capText(where, 300).replace(/`/g, "'")}\` ${commentBody(finding)} _(${why})_`, Math.max(200, Math.floor(room / (placed.outside.length - i))));
+      const where =
+        finding.start_line && finding.start_line !== finding.line
+          ? `${finding.path}:${finding.start_line}-${finding.line}`
+          : `${finding.path}:${finding.line}`;
+      const entry = capText(
+        `- \`${capText(where, 300).replace(/`/g, "'")}\` ${commentBody(finding)} _(${why})_`,
+        Math.max(200, Math.floor(room / (placed.outside.length - i))),
+      );
       if (entry.length > room) {
         lines.push(`- … ${placed.outside.length - i} more in output.json`);
         break;

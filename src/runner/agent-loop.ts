@@ -11,10 +11,24 @@ import { isContextEditRejection, isContextOverflow, type ContextManager } from "
 import { ModelApiError } from "./driver.js";
 import { apiUsage, type EventSink } from "./events.js";
 import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";
-import { STRUCTURED_OUTPUT_TOOL, type StructuredOutcome, type StructuredOutputSpec } from "./structured-output.js";
+import {
+  STRUCTURED_OUTPUT_TOOL,
+  type StructuredOutcome,
+  type StructuredOutputSpec,
+} from "./structured-output.js";
 
 /** The exit reasons the loop itself decides (the others come from faults the runner classifies). */
-export type LoopExit = Extract<ExitReason, "completed" | "max_turns" | "budget" | "timeout" | "context_window" | "max_denials" | "cancelled" | "schema_invalid">;
+export type LoopExit = Extract<
+  ExitReason,
+  | "completed"
+  | "max_turns"
+  | "budget"
+  | "timeout"
+  | "context_window"
+  | "max_denials"
+  | "cancelled"
+  | "schema_invalid"
+>;
 
 export interface TurnRecord {
   index: number;
@@ -76,7 +90,12 @@ export interface LoopOptions {
   structuredOutput?: StructuredOutputSpec;
 }
 
-const ZERO: TurnUsage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+const ZERO: TurnUsage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+};
 const MAX_TOKENS_CEILING = 64_000;
 const WRAP_UP_TIME_FRACTION = 0.1;
 
@@ -96,14 +115,27 @@ const textOf = (content: ContentBlockParam[]) =>
     .join("\n");
 
 export function newLoopResult(): LoopResult {
-  return { exit: "completed", turns: [], calls: [], usage: ZERO, costUsd: 0, finalText: "", apiMs: 0, warnings: [], compactions: [] };
+  return {
+    exit: "completed",
+    turns: [],
+    calls: [],
+    usage: ZERO,
+    costUsd: 0,
+    finalText: "",
+    apiMs: 0,
+    warnings: [],
+    compactions: [],
+  };
 }
 
 /**
  * Runs the loop. `result` (default: a fresh one) is filled as the run goes, so that a caller still holds
  * every turn and call when the loop throws (the API failed, the sandbox is gone, a cancel).
  */
-export async function runAgentLoop(options: LoopOptions, result: LoopResult = newLoopResult()): Promise<LoopResult> {
+export async function runAgentLoop(
+  options: LoopOptions,
+  result: LoopResult = newLoopResult(),
+): Promise<LoopResult> {
   const { driver, pipeline, limits, events, signal } = options;
   const messages: MessageParam[] = [{ role: "user", content: options.prompt }];
   const totalTime = limits.deadline - Date.now();
@@ -121,7 +153,10 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     structuredMisses += 1;
     if (result.structured) result.structured.errors = why;
     if (structuredMisses < 2) return undefined;
-    return stop("schema_invalid", `the run ended without a valid ${STRUCTURED_OUTPUT_TOOL} object: ${why.join("; ")}`);
+    return stop(
+      "schema_invalid",
+      `the run ended without a valid ${STRUCTURED_OUTPUT_TOOL} object: ${why.join("; ")}`,
+    );
   };
   const request = () => ({ system: options.system, tools: options.tools, messages });
   const compact = (turn: number, overflow: boolean): boolean => {
@@ -134,8 +169,13 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       overflowRetried = true;
       return undefined;
     }
-    const how = context?.enabled ? "even after clearing old tool results" : "and compaction is off (--no-compaction)";
-    return stop("context_window", `the conversation no longer fits in the model's context window (${why}), ${how}`);
+    const how = context?.enabled
+      ? "even after clearing old tool results"
+      : "and compaction is off (--no-compaction)";
+    return stop(
+      "context_window",
+      `the conversation no longer fits in the model's context window (${why}), ${how}`,
+    );
   };
 
   const stop = (exit: LoopExit, detail: string) => {
@@ -160,7 +200,10 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     if (nearLimit && !wrapUpSent && turn > 0) {
       wrapUpSent = true;
       const finish = spec ? `call ${STRUCTURED_OUTPUT_TOOL} with your result` : "summarise what you did";
-      appendToLastUser(messages, `<system-reminder>agent-ci: this run is about to reach its limit (turns, budget or time). Finish now: make no new changes you cannot complete in this turn, and ${finish}.</system-reminder>`);
+      appendToLastUser(
+        messages,
+        `<system-reminder>agent-ci: this run is about to reach its limit (turns, budget or time). Finish now: make no new changes you cannot complete in this turn, and ${finish}.</system-reminder>`,
+      );
     }
 
     compact(turn, false);
@@ -168,7 +211,14 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     let assistant: AssistantTurn;
     try {
       const contextEdits = context?.contextEdits();
-      assistant = await driver.nextTurn({ system: options.system, messages, tools: options.tools, signal, maxTokens, ...(contextEdits ? { contextEdits } : {}) });
+      assistant = await driver.nextTurn({
+        system: options.system,
+        messages,
+        tools: options.tools,
+        signal,
+        maxTokens,
+        ...(contextEdits ? { contextEdits } : {}),
+      });
     } catch (e) {
       if (!(e instanceof ModelApiError && e.kind === "invalid_request")) throw e;
       result.apiMs += performance.now() - started;
@@ -209,7 +259,9 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     });
 
     if (assistant.truncatedToolUse) {
-      result.warnings.push(`turn ${turn}: max_tokens cut a tool call (${(assistant.truncatedToolNames ?? []).join(", ")}); it was not run`);
+      result.warnings.push(
+        `turn ${turn}: max_tokens cut a tool call (${(assistant.truncatedToolNames ?? []).join(", ")}); it was not run`,
+      );
       maxTokens = Math.min(MAX_TOKENS_CEILING, maxTokens * 2);
       if (!assistant.content.length) continue; // ask again, with more room
     }
@@ -244,18 +296,32 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       records = toolUses.length
         ? await pipeline.runTurn(
             turn,
-            toolUses.map((u) => ({ id: u.id, name: u.name, input: u.input, inputError: assistant.invalidToolInputs?.[u.id] })),
+            toolUses.map((u) => ({
+              id: u.id,
+              name: u.name,
+              input: u.input,
+              inputError: assistant.invalidToolInputs?.[u.id],
+            })),
             signal,
           )
         : [];
     } catch (e) {
       // The run ends inside this turn (cancel, wall clock, the sandbox gone). Its calls still get an
       // outcome in the record and the event stream, so no tool_use is left without a tool_result.
-      const why = signal.aborted ? String((signal.reason as Error)?.message ?? signal.reason ?? "cancelled") : (e as Error)?.message ?? String(e);
-      const interrupted = toolUses.map((u, index) => interruptedRecord(turn, index, u, why, Math.round(turnStarted - options.runStart)));
+      const why = signal.aborted
+        ? String((signal.reason as Error)?.message ?? signal.reason ?? "cancelled")
+        : ((e as Error)?.message ?? String(e));
+      const interrupted = toolUses.map((u, index) =>
+        interruptedRecord(turn, index, u, why, Math.round(turnStarted - options.runStart)),
+      );
       result.calls.push(...interrupted);
       if (interrupted.length) {
-        events.emit({ type: "user", session_id: options.runId, parent_tool_use_id: null, message: { role: "user", content: ToolPipeline.toolResults(interrupted) } });
+        events.emit({
+          type: "user",
+          session_id: options.runId,
+          parent_tool_use_id: null,
+          message: { role: "user", content: ToolPipeline.toolResults(interrupted) },
+        });
       }
       throw e;
     }
@@ -263,11 +329,19 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     if (!uses.length) {
       // Paused after a compaction: the answer continues from the summary in the next request.
       if (assistant.stopReason === "compaction") continue;
-      if (assistant.truncatedToolUse || assistant.stopReason === "max_tokens" || assistant.stopReason === "pause_turn") {
-        appendUser(messages, "Continue. Your last message was cut off; if you were calling a tool, call it again with a smaller input.");
+      if (
+        assistant.truncatedToolUse ||
+        assistant.stopReason === "max_tokens" ||
+        assistant.stopReason === "pause_turn"
+      ) {
+        appendUser(
+          messages,
+          "Continue. Your last message was cut off; if you were calling a tool, call it again with a smaller input.",
+        );
         continue;
       }
-      if (assistant.stopReason === "refusal") result.warnings.push("the model refused to continue (stop_reason: refusal)");
+      if (assistant.stopReason === "refusal")
+        result.warnings.push("the model refused to continue (stop_reason: refusal)");
       if (assistant.stopReason === "model_context_window_exceeded") {
         // The cut-off answer is not kept: the turn is asked again with a smaller conversation.
         takeBack();
@@ -278,12 +352,23 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       if (spec) {
         const ended = structuredMiss([`the agent stopped without calling ${STRUCTURED_OUTPUT_TOOL}`]);
         if (ended) return ended;
-        appendUser(messages, `<system-reminder>agent-ci: this run must end with a call to ${STRUCTURED_OUTPUT_TOOL} whose input matches its schema. Call it now with your result.</system-reminder>`);
+        appendUser(
+          messages,
+          `<system-reminder>agent-ci: this run must end with a call to ${STRUCTURED_OUTPUT_TOOL} whose input matches its schema. Call it now with your result.</system-reminder>`,
+        );
         continue;
       }
       return result;
     }
-    const structured = spec ? answerStructured(spec, outputUses, turn, records.length, Math.round(performance.now() - options.runStart)) : undefined;
+    const structured = spec
+      ? answerStructured(
+          spec,
+          outputUses,
+          turn,
+          records.length,
+          Math.round(performance.now() - options.runStart),
+        )
+      : undefined;
     if (structured) {
       records = [...records, ...structured.records];
       if (result.structured) result.structured.attempts += outputUses.length;
@@ -296,7 +381,12 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
     result.calls.push(...records);
     const toolResults = ToolPipeline.toolResults(records);
     messages.push({ role: "user", content: toolResults });
-    events.emit({ type: "user", session_id: options.runId, parent_tool_use_id: null, message: { role: "user", content: toolResults } });
+    events.emit({
+      type: "user",
+      session_id: options.runId,
+      parent_tool_use_id: null,
+      message: { role: "user", content: toolResults },
+    });
 
     if (structured?.accepted && result.structured) {
       result.structured = { ...result.structured, valid: true, errors: [], value: structured.accepted };
@@ -307,7 +397,10 @@ export async function runAgentLoop(options: LoopOptions, result: LoopResult = ne
       if (ended) return ended;
     }
     if (denials >= limits.maxDenials) {
-      return stop("max_denials", `${denials} tool calls were denied by the permission policy; stopping (limit ${limits.maxDenials})`);
+      return stop(
+        "max_denials",
+        `${denials} tool calls were denied by the permission policy; stopping (limit ${limits.maxDenials})`,
+      );
     }
   }
 }
@@ -402,13 +495,28 @@ function loopRecord(
 }
 
 /** The outcome of a call the run did not let finish: an error, its result unknown. */
-function interruptedRecord(turn: number, index: number, use: Anthropic.ToolUseBlockParam, why: string, startOffsetMs: number): ToolCallRecord {
+function interruptedRecord(
+  turn: number,
+  index: number,
+  use: Anthropic.ToolUseBlockParam,
+  why: string,
+  startOffsetMs: number,
+): ToolCallRecord {
   const content = `The run ended before this call finished (${why}); its result is unknown.`;
-  return loopRecord(turn, index, use, startOffsetMs, { content, isError: true, errorKind: "interrupted", title: `interrupted: ${why}` });
+  return loopRecord(turn, index, use, startOffsetMs, {
+    content,
+    isError: true,
+    errorKind: "interrupted",
+    title: `interrupted: ${why}`,
+  });
 }
 
 /** The content with every tool_use block whose id was already used removed (noted in the warnings). */
-function withoutRepeatedToolUses(content: ContentBlockParam[], warnings: string[], turn: number): ContentBlockParam[] {
+function withoutRepeatedToolUses(
+  content: ContentBlockParam[],
+  warnings: string[],
+  turn: number,
+): ContentBlockParam[] {
   const seen = new Set<string>();
   return content.filter((block) => {
     if (block.type !== "tool_use") return true;
@@ -433,5 +541,8 @@ function appendToLastUser(messages: MessageParam[], text: string): void {
     messages.push({ role: "user", content: text });
     return;
   }
-  last.content = typeof last.content === "string" ? `${last.content}\n\n${text}` : [...last.content, { type: "text", text }];
+  last.content =
+    typeof last.content === "string"
+      ? `${last.content}\n\n${text}`
+      : [...last.content, { type: "text", text }];
 }

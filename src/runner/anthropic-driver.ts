@@ -55,7 +55,9 @@ type RequestParams = Anthropic.Beta.Messages.MessageCreateParamsNonStreaming;
 
 /** What the loop reads from a stream, from the stable or the beta endpoint. */
 interface TurnStream {
-  [Symbol.asyncIterator](): AsyncIterator<Anthropic.RawMessageStreamEvent | Anthropic.Beta.BetaRawMessageStreamEvent>;
+  [Symbol.asyncIterator](): AsyncIterator<
+    Anthropic.RawMessageStreamEvent | Anthropic.Beta.BetaRawMessageStreamEvent
+  >;
   abort(): void;
   finalMessage(): Promise<Anthropic.Message | Anthropic.Beta.BetaMessage>;
   request_id?: string | null | undefined;
@@ -255,7 +257,11 @@ export class AnthropicDriver implements Driver {
     return new ModelApiError(message, failure.status, failure.kind, { attempts });
   }
 
-  private async attemptTurn(params: RequestParams, signal: AbortSignal, attempt: number): Promise<AssistantTurn> {
+  private async attemptTurn(
+    params: RequestParams,
+    signal: AbortSignal,
+    attempt: number,
+  ): Promise<AssistantTurn> {
     const idleMs = this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     const requestOptions = { signal, timeout: this.requestTimeout(), maxRetries: 0 };
     // The beta endpoint only when the request carries context edits: a gateway that knows nothing of betas
@@ -635,8 +641,16 @@ function appliedContextEdits(message: Anthropic.Message | Anthropic.Beta.BetaMes
   return edits;
 }
 
-function promptTokens(usage: { input_tokens: number | null; cache_creation_input_tokens: number | null; cache_read_input_tokens: number | null }): number {
-  return (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+function promptTokens(usage: {
+  input_tokens: number | null;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+}): number {
+  return (
+    (usage.input_tokens ?? 0) +
+    (usage.cache_creation_input_tokens ?? 0) +
+    (usage.cache_read_input_tokens ?? 0)
+  );
 }
 
 function toTurnUsage(usage: Anthropic.Usage | Anthropic.Beta.BetaUsage): TurnUsage {

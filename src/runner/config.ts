@@ -13,7 +13,16 @@ export const NETWORK_POLICIES = ["none", "setup", "on", "allowlist"] as const;
 /** run: work on the task; review: review base...head read-only and return findings (src/review/). */
 export const TASKS = ["run", "review"] as const;
 
-const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3 };
+const SIZE_UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+};
 
 /** "512m", "4g", "1073741824" → bytes. */
 export function parseSize(value: string): number {
@@ -23,20 +32,26 @@ export function parseSize(value: string): number {
   return Math.round(Number(match[1]) * unit);
 }
 
-const Size = z.union([z.number().int().positive(), z.string().transform((v, ctx) => {
-  try {
-    return parseSize(v);
-  } catch (e) {
-    ctx.addIssue({ code: "custom", message: (e as Error).message });
-    return z.NEVER;
-  }
-})]);
+const Size = z.union([
+  z.number().int().positive(),
+  z.string().transform((v, ctx) => {
+    try {
+      return parseSize(v);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: (e as Error).message });
+      return z.NEVER;
+    }
+  }),
+]);
 
 /** Files git ignores to copy in: none (false), all (true), or those under paths matching the patterns. */
 const IncludeIgnored = z.union([z.boolean(), z.array(z.string())]).transform((v, ctx): boolean | string[] => {
   if (typeof v === "boolean") return v;
   if (!v.length) {
-    ctx.addIssue({ code: "custom", message: "give at least one pattern (e.g. node_modules), or true for every ignored file" });
+    ctx.addIssue({
+      code: "custom",
+      message: "give at least one pattern (e.g. node_modules), or true for every ignored file",
+    });
     return z.NEVER;
   }
   try {
@@ -51,7 +66,10 @@ const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment var
 
 export const RunConfig = z
   .object({
-    workspace: z.string().min(1).transform((p) => path.resolve(p)),
+    workspace: z
+      .string()
+      .min(1)
+      .transform((p) => path.resolve(p)),
     prompt: z.string().optional(),
     systemPromptAppend: z.string().optional(),
     script: z.string().optional().describe("A file of assistant turns, or a report.json to replay: no model"),
@@ -63,10 +81,22 @@ export const RunConfig = z
     image: z.string().optional(),
     network: z.enum(NETWORK_POLICIES).default("none"),
     setup: z.array(z.string().min(1)).default([]),
-    setupAllowDomain: z.array(z.string()).default([]).describe("--network setup: what setup commands reach (default: every ecosystem preset)"),
-    allowDomain: z.array(z.string()).default([]).describe("Network allowlist: host names, *.wildcards, :ports and ecosystem presets"),
-    caCert: z.string().optional().describe("A PEM file of CA certificates that commands in the sandbox trust besides the image's"),
-    allowPrivateHost: z.array(z.string()).default([]).describe("Allowed hosts that may resolve to a private address (NAME or NAME=ADDRESS)"),
+    setupAllowDomain: z
+      .array(z.string())
+      .default([])
+      .describe("--network setup: what setup commands reach (default: every ecosystem preset)"),
+    allowDomain: z
+      .array(z.string())
+      .default([])
+      .describe("Network allowlist: host names, *.wildcards, :ports and ecosystem presets"),
+    caCert: z
+      .string()
+      .optional()
+      .describe("A PEM file of CA certificates that commands in the sandbox trust besides the image's"),
+    allowPrivateHost: z
+      .array(z.string())
+      .default([])
+      .describe("Allowed hosts that may resolve to a private address (NAME or NAME=ADDRESS)"),
     memory: Size.optional(),
     cpus: z.number().positive().max(64).optional(),
     workspaceSize: Size.optional(),
@@ -77,21 +107,33 @@ export const RunConfig = z
     ruleSource: z.enum(["cli", "action"]).default("cli"),
     allow: z.array(z.string()).default([]),
     deny: z.array(z.string()).default([]),
-    settings: z.string().optional().describe("A settings file with a permissions block (trusted: it comes from you)"),
+    settings: z
+      .string()
+      .optional()
+      .describe("A settings file with a permissions block (trusted: it comes from you)"),
     trustWorkspaceSettings: z.boolean().default(false),
     maxTurns: z.number().int().positive().default(50),
     maxBudgetUsd: z.number().positive().optional(),
-    timeoutMs: z.number().int().positive().default(30 * 60_000),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(30 * 60_000),
     maxDenials: z.number().int().positive().default(25),
     /** Unset: the model's window (contextWindowOf). */
     contextWindow: z.number().int().min(1_000).optional(),
     /** Prompt tokens at which the conversation is made smaller. Unset: COMPACT_AT_FRACTION of the window. */
     compactAt: z.number().int().positive().optional(),
-    compaction: z.boolean().default(true).describe("false: never clear or compact; an overflowing prompt ends the run"),
+    compaction: z
+      .boolean()
+      .default(true)
+      .describe("false: never clear or compact; an overflowing prompt ends the run"),
     out: z.string().optional(),
     outputFormat: z.enum(OUTPUT_FORMATS).default("text"),
     verify: z.string().optional(),
-    includeIgnored: IncludeIgnored.default(false).describe("Files git ignores to copy in: none, all (true), or those under paths matching these patterns"),
+    includeIgnored: IncludeIgnored.default(false).describe(
+      "Files git ignores to copy in: none, all (true), or those under paths matching these patterns",
+    ),
     allowWeakHardening: z.boolean().default(false),
     /** Extra values to redact everywhere (e.g. the GitHub token in the Action). */
     secrets: z.array(z.string()).default([]),
@@ -104,25 +146,57 @@ export const RunConfig = z
     reviewHead: z.string().min(1).optional(),
   })
   .superRefine((c, ctx) => {
-    if (!c.script && !c.prompt && c.task !== "review") ctx.addIssue({ code: "custom", message: "give a task with --prompt or --prompt-file, or a --script to replay" });
+    if (!c.script && !c.prompt && c.task !== "review")
+      ctx.addIssue({
+        code: "custom",
+        message: "give a task with --prompt or --prompt-file, or a --script to replay",
+      });
     if (c.task === "review") {
-      if (!c.reviewBase) ctx.addIssue({ code: "custom", message: "--task review needs --base: the commit or ref the change is reviewed against" });
-      if (c.outputSchema !== undefined) ctx.addIssue({ code: "custom", message: "--task review returns its own findings: it takes no --output-schema" });
-      if (c.mode && c.mode !== "plan") ctx.addIssue({ code: "custom", message: `--task review runs in plan mode (read-only, no patch), not ${c.mode}` });
+      if (!c.reviewBase)
+        ctx.addIssue({
+          code: "custom",
+          message: "--task review needs --base: the commit or ref the change is reviewed against",
+        });
+      if (c.outputSchema !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          message: "--task review returns its own findings: it takes no --output-schema",
+        });
+      if (c.mode && c.mode !== "plan")
+        ctx.addIssue({
+          code: "custom",
+          message: `--task review runs in plan mode (read-only, no patch), not ${c.mode}`,
+        });
     } else if (c.reviewBase || c.reviewHead) {
       ctx.addIssue({ code: "custom", message: "--base and --head are for --task review" });
     }
-    if (c.script && c.prompt) ctx.addIssue({ code: "custom", message: "--script runs without a model: it takes no --prompt" });
+    if (c.script && c.prompt)
+      ctx.addIssue({ code: "custom", message: "--script runs without a model: it takes no --prompt" });
     if (!c.script && !c.apiKey) {
-      ctx.addIssue({ code: "custom", message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one" });
+      ctx.addIssue({
+        code: "custom",
+        message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one",
+      });
     }
     if (c.compactAt !== undefined && c.contextWindow !== undefined && c.compactAt >= c.contextWindow) {
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
-    if (c.setup.length && c.network === "none") ctx.addIssue({ code: "custom", message: "--setup commands need a network: --network setup (through the setup allowlist), allowlist or on" });
-    if (c.setupAllowDomain.length && c.network !== "setup") ctx.addIssue({ code: "custom", message: "--setup-allow-domain needs --network setup" });
-    if (c.network === "allowlist" && !c.allowDomain.length) ctx.addIssue({ code: "custom", message: "--network allowlist needs at least one --allow-domain (a host, *.domain, or a preset such as npm)" });
-    if (c.network !== "allowlist" && c.allowDomain.length) ctx.addIssue({ code: "custom", message: "--allow-domain needs --network allowlist" });
+    if (c.setup.length && c.network === "none")
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "--setup commands need a network: --network setup (through the setup allowlist), allowlist or on",
+      });
+    if (c.setupAllowDomain.length && c.network !== "setup")
+      ctx.addIssue({ code: "custom", message: "--setup-allow-domain needs --network setup" });
+    if (c.network === "allowlist" && !c.allowDomain.length)
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "--network allowlist needs at least one --allow-domain (a host, *.domain, or a preset such as npm)",
+      });
+    if (c.network !== "allowlist" && c.allowDomain.length)
+      ctx.addIssue({ code: "custom", message: "--allow-domain needs --network allowlist" });
     if (c.network !== "allowlist" && c.network !== "setup" && c.allowPrivateHost.length) {
       ctx.addIssue({ code: "custom", message: "--allow-private-host needs --network allowlist or setup" });
     }
@@ -150,19 +224,28 @@ export function readCaCert(file: string): string {
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (e) {
-    throw new Error(`--ca-cert ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+    throw new Error(`--ca-cert ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
+      cause: e,
+    });
   }
   if (!/-----BEGIN CERTIFICATE-----/.test(text) || /PRIVATE KEY-----/.test(text)) {
-    throw new Error(`--ca-cert ${file}: not a PEM file of certificates (-----BEGIN CERTIFICATE-----, and no private key)`);
+    throw new Error(
+      `--ca-cert ${file}: not a PEM file of certificates (-----BEGIN CERTIFICATE-----, and no private key)`,
+    );
   }
   return text;
 }
 
 /** What the run's egress proxy allows: the allowlist, or for `--network setup` the setup allowlist (default: every preset). */
-export function runEgressOptions(config: Pick<RunConfig, "network" | "allowDomain" | "setupAllowDomain" | "allowPrivateHost" | "setup">): EgressOptions | undefined {
+export function runEgressOptions(
+  config: Pick<RunConfig, "network" | "allowDomain" | "setupAllowDomain" | "allowPrivateHost" | "setup">,
+): EgressOptions | undefined {
   if (config.network === "allowlist") return egressOptions(config.allowDomain, config.allowPrivateHost);
   if (config.network === "setup" && config.setup.length) {
-    return egressOptions(config.setupAllowDomain.length ? config.setupAllowDomain : EGRESS_PRESET_NAMES, config.allowPrivateHost);
+    return egressOptions(
+      config.setupAllowDomain.length ? config.setupAllowDomain : EGRESS_PRESET_NAMES,
+      config.allowPrivateHost,
+    );
   }
   return undefined;
 }
@@ -174,7 +257,11 @@ export class ConfigError extends Error {
 export function parseRunConfig(input: RunConfigInput): RunConfig {
   const parsed = RunConfig.safeParse(input);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("\n"));
+    throw new ConfigError(
+      parsed.error.issues
+        .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+        .join("\n"),
+    );
   }
   return parsed.data;
 }

@@ -212,7 +212,9 @@ export class ContextManager {
         pre_tokens: compaction.tokensBefore,
         post_tokens: compaction.tokensAfter,
         strategy: compaction.strategy,
-        ...(compaction.clearedToolResults === undefined ? {} : { cleared_tool_results: compaction.clearedToolResults }),
+        ...(compaction.clearedToolResults === undefined
+          ? {}
+          : { cleared_tool_results: compaction.clearedToolResults }),
       },
     });
     return compaction;
@@ -239,5 +241,7 @@ export function isContextOverflow(message: string): boolean {
  */
 export function isContextEditRejection(message: string): boolean {
   if (isContextOverflow(message)) return false;
-  return /context[_ -]management|anthropic-beta|\bbetas?\b|compact_20260112|clear_tool_uses|compaction|extra inputs are not permitted|unknown (field|parameter)|unrecognized (field|key)/i.test(message);
+  return /context[_ -]management|anthropic-beta|\bbetas?\b|compact_20260112|clear_tool_uses|compaction|extra inputs are not permitted|unknown (field|parameter)|unrecognized (field|key)/i.test(
+    message,
+  );
 }

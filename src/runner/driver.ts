@@ -78,7 +78,15 @@ export class ModelApiError extends Error {
   constructor(
     message: string,
     readonly status: number | undefined,
-    readonly kind: "auth" | "rate_limit" | "spend_limit" | "overloaded" | "invalid_request" | "server" | "connection" | "stream",
+    readonly kind:
+      | "auth"
+      | "rate_limit"
+      | "spend_limit"
+      | "overloaded"
+      | "invalid_request"
+      | "server"
+      | "connection"
+      | "stream",
     options?: { cause?: unknown; attempts?: number },
   ) {
     super(message, options);

@@ -46,7 +46,13 @@ export type StreamEvent =
       type: "system";
       subtype: "compact_boundary";
       session_id: string;
-      compact_metadata: { trigger: "manual" | "auto"; pre_tokens: number; post_tokens: number; strategy: string; cleared_tool_results?: number };
+      compact_metadata: {
+        trigger: "manual" | "auto";
+        pre_tokens: number;
+        post_tokens: number;
+        strategy: string;
+        cleared_tool_results?: number;
+      };
     }
   | {
       /** agent-ci's own: the API refused the context-management beta, so agent-ci clears old results itself. */
@@ -67,7 +73,12 @@ export type StreamEvent =
         model: string;
         content: ContentBlockParam[];
         stop_reason: string | null;
-        usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+        usage: {
+          input_tokens: number;
+          output_tokens: number;
+          cache_creation_input_tokens: number;
+          cache_read_input_tokens: number;
+        };
       };
     }
   | {
@@ -89,7 +100,12 @@ export type StreamEvent =
       num_turns: number;
       result: string;
       total_cost_usd: number;
-      usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+      usage: {
+        input_tokens: number;
+        output_tokens: number;
+        cache_creation_input_tokens: number;
+        cache_read_input_tokens: number;
+      };
       permission_denials: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }>;
       /** The valid StructuredOutput object (Claude Code's SDKResultSuccess.structured_output). */
       structured_output?: Record<string, unknown>;

@@ -9,7 +9,13 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { StructuredPatch } from "diff";
 import { z } from "zod";
 import type { CallDecision } from "../policy/schema.js";
-import { EngineError, OUTPUTS_DIR, SandboxFsError, SandboxGoneError, type Sandbox } from "../sandbox/sandbox.js";
+import {
+  EngineError,
+  OUTPUTS_DIR,
+  SandboxFsError,
+  SandboxGoneError,
+  type Sandbox,
+} from "../sandbox/sandbox.js";
 import { toolError } from "../tools/define-tool.js";
 import { outsideWorkspace, resolveInWorkspace } from "../tools/paths.js";
 import type { RunState } from "../tools/state.js";
@@ -44,7 +50,12 @@ export interface HookOutcome {
 
 export interface ToolHooks {
   pre(tool: string, input: Record<string, unknown>, toolUseId: string): Promise<HookOutcome>;
-  post(tool: string, input: Record<string, unknown>, toolUseId: string, result: ToolResult): Promise<HookOutcome>;
+  post(
+    tool: string,
+    input: Record<string, unknown>,
+    toolUseId: string,
+    result: ToolResult,
+  ): Promise<HookOutcome>;
 }
 
 export interface ToolCallRequest {
@@ -129,7 +140,8 @@ export class ToolPipeline {
     while (index < calls.length) {
       const batch = [index];
       if (this.concurrencySafe(calls[index]!)) {
-        while (index + batch.length < calls.length && this.concurrencySafe(calls[index + batch.length]!)) batch.push(index + batch.length);
+        while (index + batch.length < calls.length && this.concurrencySafe(calls[index + batch.length]!))
+          batch.push(index + batch.length);
       }
       const done = await Promise.all(batch.map((i) => this.runOne(turn, i, calls[i]!, signal)));
       done.forEach((record, k) => (records[batch[k]!] = record));
@@ -155,11 +167,30 @@ export class ToolPipeline {
     return parsed.success && tool.isConcurrencySafe(parsed.data);
   }
 
-  private async runOne(turn: number, index: number, call: ToolCallRequest, signal: AbortSignal): Promise<ToolCallRecord> {
+  private async runOne(
+    turn: number,
+    index: number,
+    call: ToolCallRequest,
+    signal: AbortSignal,
+  ): Promise<ToolCallRecord> {
     const started = performance.now();
-    const base = { id: call.id, turn, index, tool: call.name, input: call.input, startOffsetMs: Math.round(started - this.runStart) };
-    const finish = async (stage: Stage, result: ToolResult, extra: Partial<ToolCallRecord> = {}): Promise<ToolCallRecord> => {
-      const mapped = stage === "call" ? await this.mapResult(call.id, tool, result) : { content: result.output, truncated: false };
+    const base = {
+      id: call.id,
+      turn,
+      index,
+      tool: call.name,
+      input: call.input,
+      startOffsetMs: Math.round(started - this.runStart),
+    };
+    const finish = async (
+      stage: Stage,
+      result: ToolResult,
+      extra: Partial<ToolCallRecord> = {},
+    ): Promise<ToolCallRecord> => {
+      const mapped =
+        stage === "call"
+          ? await this.mapResult(call.id, tool, result)
+          : { content: result.output, truncated: false };
       return {
         ...base,
         ...extra,
@@ -190,12 +221,24 @@ export class ToolPipeline {
 
     // 2. parse
     if (call.inputError) {
-      return finish("parse", toolError("invalid_input", `InputValidationError: the input was not a JSON object (${call.inputError}). Call ${tool.name} again with a JSON object as its input.`));
+      return finish(
+        "parse",
+        toolError(
+          "invalid_input",
+          `InputValidationError: the input was not a JSON object (${call.inputError}). Call ${tool.name} again with a JSON object as its input.`,
+        ),
+      );
     }
     const parsed = tool.inputSchema.safeParse(call.input);
     if (!parsed.success) {
       const issues = z.prettifyError(parsed.error);
-      return finish("parse", toolError("invalid_input", `InputValidationError: ${tool.name} failed due to the following issues:\n${issues}\nRewrite the input to match the tool's schema and call it again.`));
+      return finish(
+        "parse",
+        toolError(
+          "invalid_input",
+          `InputValidationError: ${tool.name} failed due to the following issues:\n${issues}\nRewrite the input to match the tool's schema and call it again.`,
+        ),
+      );
     }
     const input = parsed.data as Record<string, unknown>;
     const ctx = { sandbox: this.options.sandbox, state: this.options.state, toolUseId: call.id, signal };
@@ -205,12 +248,15 @@ export class ToolPipeline {
       const paths: string[] = [];
       const given = tool.targetPath?.(input);
       if (given !== undefined) {
-        const gate = resolveInWorkspace(given, this.options.state.cwd, { allowOutputs: tool.isReadOnly(input) });
+        const gate = resolveInWorkspace(given, this.options.state.cwd, {
+          allowOutputs: tool.isReadOnly(input),
+        });
         if (!gate.ok) return finish("validate", gate.error);
         try {
           paths.push(await this.options.sandbox.resolvePath(gate.path));
         } catch (e) {
-          if (e instanceof SandboxFsError && e.code === "EOUTSIDE") return finish("validate", outsideWorkspace(given));
+          if (e instanceof SandboxFsError && e.code === "EOUTSIDE")
+            return finish("validate", outsideWorkspace(given));
           throw e;
         }
       }
@@ -221,7 +267,10 @@ export class ToolPipeline {
       const asked = { paths, cwd: this.options.state.cwd, readOnly: tool.isReadOnly(input) };
       const decision = this.gate.decide({ tool: tool.name, input, ...asked });
       if (decision.behavior === "deny") {
-        return finish("permission", toolError("permission_denied", `Permission denied: ${decision.reason}`), { decision, ...asked });
+        return finish("permission", toolError("permission_denied", `Permission denied: ${decision.reason}`), {
+          decision,
+          ...asked,
+        });
       }
 
       // 5. hooks around the call
@@ -229,21 +278,29 @@ export class ToolPipeline {
       const pre = await this.options.hooks?.pre(tool.name, input, call.id);
       if (pre?.error) hookErrors.push(pre.error);
       if (pre?.blocked) {
-        return finish("hook", toolError("hook_blocked", `Blocked by a PreToolUse hook: ${pre.reason ?? "no reason given"}`), { decision, ...asked, hookErrors });
+        return finish(
+          "hook",
+          toolError("hook_blocked", `Blocked by a PreToolUse hook: ${pre.reason ?? "no reason given"}`),
+          { decision, ...asked, hookErrors },
+        );
       }
       const result = await tool.call(input, ctx);
       const post = await this.options.hooks?.post(tool.name, input, call.id, result);
       if (post?.error) hookErrors.push(post.error);
       if (post?.blocked) {
         const note = `\n<system-reminder>A PostToolUse hook objected: ${post.reason ?? "no reason given"}</system-reminder>`;
-        result.output = typeof result.output === "string" ? result.output + note : [...result.output, { type: "text", text: note }];
+        result.output =
+          typeof result.output === "string"
+            ? result.output + note
+            : [...result.output, { type: "text", text: note }];
       }
       return finish("call", result, { decision, ...asked, ...(hookErrors.length ? { hookErrors } : {}) });
     } catch (e) {
       if (e instanceof SandboxGoneError || e instanceof EngineError) throw e;
       if (signal.aborted) throw e;
       // A tool's own fault is this call's error, never the run's end.
-      const message = e instanceof SandboxFsError ? e.message : `internal error in ${tool.name}: ${(e as Error).message}`;
+      const message =
+        e instanceof SandboxFsError ? e.message : `internal error in ${tool.name}: ${(e as Error).message}`;
       return finish("call", { output: message, isError: true, kind: "sandbox_error", title: message });
     }
   }
@@ -255,7 +312,8 @@ export class ToolPipeline {
     result: ToolResult,
   ): Promise<{ content: ToolContent; truncated: boolean; fullOutputPath?: string }> {
     const limit = tool?.maxResultSizeChars ?? Number.POSITIVE_INFINITY;
-    if (typeof result.output !== "string" || result.output.length <= limit) return { content: result.output, truncated: false };
+    if (typeof result.output !== "string" || result.output.length <= limit)
+      return { content: result.output, truncated: false };
     const full = result.output;
     const name = `${safeFileName(id)}.txt`;
     const containerPath = `${OUTPUTS_DIR}/${name}`;

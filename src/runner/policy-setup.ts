@@ -26,7 +26,13 @@ import { BASE_ENV } from "../sandbox/docker-sandbox.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../tools/index.js";
 import type { RunConfig } from "./config.js";
-import type { PermissionDecision, PermissionGate, PermissionRequest, ToolCallRecord, ToolHooks } from "./pipeline.js";
+import type {
+  PermissionDecision,
+  PermissionGate,
+  PermissionRequest,
+  ToolCallRecord,
+  ToolHooks,
+} from "./pipeline.js";
 
 /** Workspace files read for rules; a pull request can change them, so they are untrusted by default. */
 const WORKSPACE_SETTINGS = [".claude/settings.json", ".agent-ci.json"];
@@ -51,14 +57,20 @@ export interface PreparedPolicy {
   excludeFromCopy(relPath: string): string | undefined;
   /** Relative path → why a change to it is kept out of the patch (an Edit deny rule or a protected path). */
   protectFromPatch(relPath: string): string | undefined;
-  narrowestAllowRule(call: Pick<ToolCallRecord, "tool" | "input" | "paths" | "cwd" | "readOnly" | "decision">): string | null;
+  narrowestAllowRule(
+    call: Pick<ToolCallRecord, "tool" | "input" | "paths" | "cwd" | "readOnly" | "decision">,
+  ): string | null;
 }
 
 function readJson(file: string, label: string): unknown {
   try {
     return JSON.parse(fs.readFileSync(file, "utf8"));
   } catch (e) {
-    throw new PolicyConfigError({ subject: label, reason: `cannot read it as JSON: ${(e as Error).message}`, source: label });
+    throw new PolicyConfigError({
+      subject: label,
+      reason: `cannot read it as JSON: ${(e as Error).message}`,
+      source: label,
+    });
   }
 }
 
@@ -69,11 +81,15 @@ export function policySources(flags: PolicyFlags, workspace?: string): PolicySou
     const file = path.join(workspace as string, rel);
     if (!fs.existsSync(file)) continue;
     const label = `workspace:${rel}`;
-    sources.push(parseSettingsFile(readJson(file, label), { kind: "workspace-settings", label, trusted: false }));
+    sources.push(
+      parseSettingsFile(readJson(file, label), { kind: "workspace-settings", label, trusted: false }),
+    );
   }
   if (flags.settings) {
     const label = `settings:${path.basename(flags.settings)}`;
-    sources.push(parseSettingsFile(readJson(flags.settings, label), { kind: "settings-file", label, trusted: true }));
+    sources.push(
+      parseSettingsFile(readJson(flags.settings, label), { kind: "settings-file", label, trusted: true }),
+    );
   }
   const kind = flags.ruleSource ?? "cli";
   sources.push({
@@ -94,7 +110,11 @@ function parserFiles() {
 }
 
 export async function buildEngine(flags: PolicyFlags, workspace?: string): Promise<PolicyEngine> {
-  const policy = loadPolicy({ mode: flags.mode, sources: policySources(flags, workspace), trustWorkspace: flags.trustWorkspaceSettings });
+  const policy = loadPolicy({
+    mode: flags.mode,
+    sources: policySources(flags, workspace),
+    trustWorkspace: flags.trustWorkspaceSettings,
+  });
   return createPolicyEngine(policy, { parser: parserFiles(), homeDir: BASE_ENV.HOME });
 }
 
@@ -106,12 +126,22 @@ function isReadOnly(tool: string, input: unknown): boolean {
 }
 
 function toPolicyCall(call: Pick<ToolCallRecord, "tool" | "input" | "paths" | "cwd" | "readOnly">) {
-  return { tool: call.tool, input: (call.input ?? {}) as Record<string, unknown>, paths: call.paths, cwd: call.cwd, readOnly: call.readOnly ?? isReadOnly(call.tool, call.input) };
+  return {
+    tool: call.tool,
+    input: (call.input ?? {}) as Record<string, unknown>,
+    paths: call.paths,
+    cwd: call.cwd,
+    readOnly: call.readOnly ?? isReadOnly(call.tool, call.input),
+  };
 }
 
-function hookError(results: ReadonlyArray<{ outcome: string; command: string; reason: string | undefined }>): string | undefined {
+function hookError(
+  results: ReadonlyArray<{ outcome: string; command: string; reason: string | undefined }>,
+): string | undefined {
   const failed = results.filter((r) => r.outcome === "error" || r.outcome === "timeout");
-  return failed.length ? failed.map((r) => `hook "${r.command}" ${r.outcome}: ${r.reason ?? ""}`).join("; ") : undefined;
+  return failed.length
+    ? failed.map((r) => `hook "${r.command}" ${r.outcome}: ${r.reason ?? ""}`).join("; ")
+    : undefined;
 }
 
 export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Promise<PreparedPolicy> {
@@ -121,7 +151,14 @@ export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Prom
   const hooks: ToolHooks | undefined = policy.hooks.length
     ? {
         async pre(tool, input) {
-          const run = await runHooks({ event: "PreToolUse", toolName: tool, toolInput: input, sessionId: runId, cwd: WORKSPACE_ROOT, hooks: policy.hooks });
+          const run = await runHooks({
+            event: "PreToolUse",
+            toolName: tool,
+            toolInput: input,
+            sessionId: runId,
+            cwd: WORKSPACE_ROOT,
+            hooks: policy.hooks,
+          });
           return { blocked: run.blocked, reason: run.reason, error: hookError(run.results) };
         },
         async post(tool, input, _id, result) {
@@ -154,11 +191,18 @@ export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Prom
         rule: e.text,
         source: e.source,
         where: "both" as const,
-        how: e.layer === "copy-exclude" ? "not copied into the container" : "changes to it are kept out of the patch",
+        how:
+          e.layer === "copy-exclude"
+            ? "not copied into the container"
+            : "changes to it are kept out of the patch",
       })),
       ...policy.rules
         .filter((r) => !container.enforced.some((e) => e.text === r.text && e.source === r.source.label))
-        .map((r) => ({ rule: r.text, source: byText.get(r.text)?.source.label, where: "tool_gate" as const })),
+        .map((r) => ({
+          rule: r.text,
+          source: byText.get(r.text)?.source.label,
+          where: "tool_gate" as const,
+        })),
     ],
     excludeFromCopy: (rel) => {
       const hit = container.excludeFromCopy(rel);
@@ -185,34 +229,65 @@ function allowSavedOutputs(request: PermissionRequest, decision: PermissionDecis
   if (decision.behavior !== "deny" || decision.decidedBy !== "outside-workspace") return decision;
   if (request.tool === "Bash" || !request.readOnly || !request.paths?.length) return decision;
   if (!request.paths.every((p) => p.startsWith(`${OUTPUTS_DIR}/`))) return decision;
-  return { behavior: "allow", reason: "allowed: a read of an earlier call's full output, saved by agent-ci", decidedBy: "read-only-check" };
+  return {
+    behavior: "allow",
+    reason: "allowed: a read of an earlier call's full output, saved by agent-ci",
+    decidedBy: "read-only-check",
+  };
 }
 
 /** "Bash(git push origin main)" → a call the engine can decide. */
-export function parseCallText(text: string, cwd = WORKSPACE_ROOT): { tool: string; input: Record<string, unknown>; paths?: string[] } {
+export function parseCallText(
+  text: string,
+  cwd = WORKSPACE_ROOT,
+): { tool: string; input: Record<string, unknown>; paths?: string[] } {
   const match = /^([A-Za-z][A-Za-z0-9_]*)(?:\(([\s\S]*)\))?$/.exec(text.trim());
-  if (!match) throw new PolicyConfigError({ subject: text, reason: "expected Tool or Tool(argument), e.g. 'Bash(npm test)' or 'Edit(src/a.ts)'" });
+  if (!match)
+    throw new PolicyConfigError({
+      subject: text,
+      reason: "expected Tool or Tool(argument), e.g. 'Bash(npm test)' or 'Edit(src/a.ts)'",
+    });
   const tool = match[1] as string;
   const arg = match[2];
   if (arg === undefined) return { tool, input: {} };
   if (tool === "Bash") return { tool, input: { command: arg } };
   const file = path.posix.resolve(cwd, arg);
   const key = tool === "Grep" || tool === "Glob" ? "path" : "file_path";
-  return { tool, input: { [key]: file, ...(tool === "Grep" ? { pattern: "." } : tool === "Glob" ? { pattern: "**" } : {}) }, paths: [file] };
+  return {
+    tool,
+    input: {
+      [key]: file,
+      ...(tool === "Grep" ? { pattern: "." } : tool === "Glob" ? { pattern: "**" } : {}),
+    },
+    paths: [file],
+  };
 }
 
-export async function policyCheck(callText: string, flags: PolicyFlags, print: (line: string) => void): Promise<number> {
+export async function policyCheck(
+  callText: string,
+  flags: PolicyFlags,
+  print: (line: string) => void,
+): Promise<number> {
   try {
     const engine = await buildEngine(flags, undefined);
     const call = parseCallText(callText);
-    const decision = engine.decide({ ...call, readOnly: isReadOnly(call.tool, call.input), cwd: WORKSPACE_ROOT });
+    const decision = engine.decide({
+      ...call,
+      readOnly: isReadOnly(call.tool, call.input),
+      cwd: WORKSPACE_ROOT,
+    });
     print(`${decision.behavior.toUpperCase()}  ${callText}`);
     print(`  mode:   ${engine.policy.mode}`);
-    print(`  by:     ${decision.rule ? `${decision.rule.text} (${decision.rule.source})` : decision.decidedBy}`);
+    print(
+      `  by:     ${decision.rule ? `${decision.rule.text} (${decision.rule.source})` : decision.decidedBy}`,
+    );
     if (decision.subcommand) print(`  command: ${decision.subcommand}`);
     print(`  why:    ${describeDecision(decision)}`);
     if (decision.behavior === "deny") {
-      const rule = narrowestAllowRule({ ...call, readOnly: isReadOnly(call.tool, call.input), cwd: WORKSPACE_ROOT }, decision);
+      const rule = narrowestAllowRule(
+        { ...call, readOnly: isReadOnly(call.tool, call.input), cwd: WORKSPACE_ROOT },
+        decision,
+      );
       print(`  narrowest allow rule: ${rule ?? "none (a deny rule or a protected path wins)"}`);
     }
     return decision.behavior === "allow" ? 0 : 1;
@@ -241,16 +316,29 @@ function recordedSources(recorded: RunReport["policy"], flags: PolicyFlags): Pol
 }
 
 /** Exit code of `policy test --replay`: 0 no decision flipped, 1 some did (a CI gate), 2 bad input. */
-export async function policyReplay(reportPath: string, flags: PolicyFlags, print: (line: string) => void): Promise<number> {
+export async function policyReplay(
+  reportPath: string,
+  flags: PolicyFlags,
+  print: (line: string) => void,
+): Promise<number> {
   try {
     const report = parseReport(fs.readFileSync(reportPath, "utf8"));
-    const policy = loadPolicy({ mode: flags.mode ?? report.policy.mode, sources: recordedSources(report.policy, flags), trustWorkspace: flags.trustWorkspaceSettings });
+    const policy = loadPolicy({
+      mode: flags.mode ?? report.policy.mode,
+      sources: recordedSources(report.policy, flags),
+      trustWorkspace: flags.trustWorkspaceSettings,
+    });
     const engine = await createPolicyEngine(policy, { parser: parserFiles(), homeDir: BASE_ENV.HOME });
     const calls: RecordedCall[] = report.toolCalls
       .filter((c) => c.decision)
       .map((c) => {
         const input = (c.input ?? {}) as Record<string, unknown>;
-        const given = typeof input.file_path === "string" ? input.file_path : typeof input.path === "string" ? input.path : undefined;
+        const given =
+          typeof input.file_path === "string"
+            ? input.file_path
+            : typeof input.path === "string"
+              ? input.path
+              : undefined;
         return {
           id: c.id,
           tool: c.tool,
@@ -262,8 +350,13 @@ export async function policyReplay(reportPath: string, flags: PolicyFlags, print
       });
     const flips = replayDecisions(calls, engine);
     for (const flip of flips) {
-      const what = flip.tool === "Bash" ? String(flip.input.command ?? "") : String(flip.input.file_path ?? flip.input.path ?? "");
-      print(`${flip.id}  ${flip.tool}(${what.slice(0, 120)}): ${flip.before} → ${flip.after.behavior}  (${flip.after.rule ? flip.after.rule.text : flip.after.decidedBy})`);
+      const what =
+        flip.tool === "Bash"
+          ? String(flip.input.command ?? "")
+          : String(flip.input.file_path ?? flip.input.path ?? "");
+      print(
+        `${flip.id}  ${flip.tool}(${what.slice(0, 120)}): ${flip.before} → ${flip.after.behavior}  (${flip.after.rule ? flip.after.rule.text : flip.after.decidedBy})`,
+      );
     }
     const added = flags.allow.length + flags.deny.length + (flags.settings ? 1 : 0);
     print(

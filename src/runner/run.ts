@@ -37,7 +37,13 @@ import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { readSchema, StructuredOutputSpec } from "./structured-output.js";
 import { reviewJsonSchema } from "../review/findings.js";
-import { placeReview, reviewPrompt, reviewTarget, type ReviewPlacement, type ReviewTarget } from "../review/task.js";
+import {
+  placeReview,
+  reviewPrompt,
+  reviewTarget,
+  type ReviewPlacement,
+  type ReviewTarget,
+} from "../review/task.js";
 import { systemPrompt } from "./system-prompt.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
@@ -90,19 +96,32 @@ type RunFailure = { reason: ExitReason; kind: string; message: string };
 
 function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean): RunFailure {
   const message = error instanceof Error ? error.message : String(error);
-  if (timedOut()) return { reason: "timeout", kind: "Timeout", message: "the run's wall-clock limit was reached" };
-  if (signal.aborted) return { reason: "cancelled", kind: "Cancelled", message: "the run was cancelled (SIGINT/SIGTERM)" };
-  if (error instanceof ConfigError || error instanceof ScriptError || error instanceof WorkspaceError || (error as Error)?.name === "PolicyConfigError") {
+  if (timedOut())
+    return { reason: "timeout", kind: "Timeout", message: "the run's wall-clock limit was reached" };
+  if (signal.aborted)
+    return { reason: "cancelled", kind: "Cancelled", message: "the run was cancelled (SIGINT/SIGTERM)" };
+  if (
+    error instanceof ConfigError ||
+    error instanceof ScriptError ||
+    error instanceof WorkspaceError ||
+    (error as Error)?.name === "PolicyConfigError"
+  ) {
     return { reason: "config_error", kind: (error as Error).name, message };
   }
-  if (error instanceof ModelApiError) return { reason: "api_error", kind: `ModelApiError/${error.kind}`, message };
-  if (error instanceof EngineError || error instanceof SandboxGoneError) return { reason: "engine_error", kind: (error as Error).name, message };
+  if (error instanceof ModelApiError)
+    return { reason: "api_error", kind: `ModelApiError/${error.kind}`, message };
+  if (error instanceof EngineError || error instanceof SandboxGoneError)
+    return { reason: "engine_error", kind: (error as Error).name, message };
   return { reason: "engine_error", kind: (error as Error)?.name ?? "Error", message };
 }
 
 function hostBaseCommit(workspace: string): string | undefined {
   try {
-    return execFileSync("git", ["-c", "core.fsmonitor=false", "rev-parse", "HEAD"], { cwd: workspace, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    return execFileSync("git", ["-c", "core.fsmonitor=false", "rev-parse", "HEAD"], {
+      cwd: workspace,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     return undefined;
   }
@@ -110,7 +129,13 @@ function hostBaseCommit(workspace: string): string | undefined {
 
 /** Known secret values: never in the container, and `***` in everything written or printed. */
 function knownSecrets(config: RunConfig): string[] {
-  const fromEnv = ["ANTHROPIC_API_KEY", "GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"]
+  const fromEnv = [
+    "ANTHROPIC_API_KEY",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+  ]
     .map((name) => process.env[name])
     .filter((v): v is string => Boolean(v));
   return [config.apiKey ?? "", ...config.secrets, ...fromEnv].filter(Boolean);
@@ -134,7 +159,15 @@ function contextFor(config: RunConfig, events: EventSink, runId: string, runStar
   const compactAt = config.compactAt ?? Math.floor(window * COMPACT_AT_FRACTION);
   // A scripted run has no API to ask: agent-ci's own clearing.
   const apiEdit = config.script ? undefined : apiContextEditFor(config.model);
-  return new ContextManager({ window, compactAt, enabled: config.compaction, events, runId, runStart, apiEdit });
+  return new ContextManager({
+    window,
+    compactAt,
+    enabled: config.compaction,
+    events,
+    runId,
+    runStart,
+    apiEdit,
+  });
 }
 
 const DEFAULT_OUT_PARENT = "agent-ci-out";
@@ -158,7 +191,8 @@ function defaultOutDir(runId: string): string {
   const parent = path.resolve(DEFAULT_OUT_PARENT);
   fs.mkdirSync(parent, { recursive: true });
   const ignore = path.join(parent, ".gitignore");
-  if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "# Written by agent-ci: its run outputs are not part of the repository.\n*\n");
+  if (!fs.existsSync(ignore))
+    fs.writeFileSync(ignore, "# Written by agent-ci: its run outputs are not part of the repository.\n*\n");
   return path.join(parent, runId);
 }
 
@@ -191,8 +225,11 @@ interface AgentPhase {
   failure?: RunFailure;
 }
 
-
-export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal = new AbortController().signal): Promise<RunOutcome> {
+export async function runAgent(
+  config: RunConfig,
+  io: RunIO,
+  cancel: AbortSignal = new AbortController().signal,
+): Promise<RunOutcome> {
   const runId = newRunId();
   const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
   fs.mkdirSync(outDir, { recursive: true });
@@ -207,7 +244,11 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
     runStart: performance.now(),
     redactor,
     log: (line: string) => io.stderr(redactor.redact(line)),
-    events: new EventSink(path.join(outDir, "events.jsonl"), redactor.redact, config.outputFormat === "stream-json" ? io.stdout : undefined),
+    events: new EventSink(
+      path.join(outDir, "events.jsonl"),
+      redactor.redact,
+      config.outputFormat === "stream-json" ? io.stdout : undefined,
+    ),
     state: new RunState(),
     loop: newLoopResult(),
   };
@@ -227,11 +268,18 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
   const phase: AgentPhase = {};
   // When the loop does not answer at the deadline, the watchdog removes the container and, on this thread,
   // writes the record from what the loop has filled so far, then exits with the timeout code.
-  const watchdog = new Watchdog({ deadline, engineObjects: runEngineObjects(runId), emergencyExit: (cause) => emergencyExit(ctx, phase, cause) });
+  const watchdog = new Watchdog({
+    deadline,
+    engineObjects: runEngineObjects(runId),
+    emergencyExit: (cause) => emergencyExit(ctx, phase, cause),
+  });
   try {
     // From here a signal the blocked main thread cannot handle still ends the run.
     const { watchingSignals } = await watchdog.ready;
-    if (!watchingSignals) ctx.log("the watchdog cannot watch SIGINT/SIGTERM in this Node version: a signal reaches the run only while its event loop answers");
+    if (!watchingSignals)
+      ctx.log(
+        "the watchdog cannot watch SIGINT/SIGTERM in this Node version: a signal reaches the run only while its event loop answers",
+      );
     await runAgentPhase(ctx, phase, deadline, controller.signal);
   } catch (e) {
     phase.failure = classify(e, controller.signal, () => timedOut);
@@ -250,9 +298,15 @@ export async function runAgent(config: RunConfig, io: RunIO, cancel: AbortSignal
  */
 function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause): never {
   const exitReason: ExitReason = cause.kind === "timeout" ? "timeout" : "cancelled";
-  const why = cause.kind === "timeout" ? "the run's wall-clock limit was reached" : `the run received ${cause.signal}`;
+  const why =
+    cause.kind === "timeout" ? "the run's wall-clock limit was reached" : `the run received ${cause.signal}`;
   const message = `${why} while the event loop did not answer; the watchdog ended the run`;
-  const patch: PatchOut = { text: "", bytes: Buffer.alloc(0), note: "no patch: the watchdog stopped a run whose event loop was blocked, and removed the container", excluded: [] };
+  const patch: PatchOut = {
+    text: "",
+    bytes: Buffer.alloc(0),
+    note: "no patch: the watchdog stopped a run whose event loop was blocked, and removed the container",
+    excluded: [],
+  };
   try {
     fs.writeFileSync(ctx.patchPath, patch.bytes);
     const failure = { reason: exitReason, kind: "Watchdog", message };
@@ -285,12 +339,20 @@ function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause)
 }
 
 /** Policy, driver, sandbox and the agent loop; what it set up goes into `phase` as it goes. */
-async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: number, signal: AbortSignal): Promise<void> {
+async function runAgentPhase(
+  ctx: RunContext,
+  phase: AgentPhase,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<void> {
   const { config, runId, log, events } = ctx;
   const policy = await preparePolicy(config, runId);
   phase.policy = policy;
-  if (config.task === "review" && config.reviewBase) ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
-  const structured = ctx.review ? new StructuredOutputSpec(reviewJsonSchema(), "review") : structuredOutputSpec(config);
+  if (config.task === "review" && config.reviewBase)
+    ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
+  const structured = ctx.review
+    ? new StructuredOutputSpec(reviewJsonSchema(), "review")
+    : structuredOutputSpec(config);
   const mode = policy.policy.mode;
   const driver = makeDriver(config, deadline, log);
   if (driver instanceof AnthropicDriver) {
@@ -298,7 +360,9 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
     await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
   }
   const enabledTools = mode === "plan" ? ALL_TOOLS.filter((t) => !FILE_WRITING_TOOLS.has(t.name)) : ALL_TOOLS;
-  log(`agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`);
+  log(
+    `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`,
+  );
   const sandbox = await DockerSandbox.start({
     runId,
     workspaceDir: config.workspace,
@@ -357,11 +421,19 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
         network: config.network,
         allowedDomains: config.allowDomain,
         tools,
-        append: [structured?.instruction(), config.systemPromptAppend].filter(Boolean).join("\n\n") || undefined,
+        append:
+          [structured?.instruction(), config.systemPromptAppend].filter(Boolean).join("\n\n") || undefined,
       }),
-      prompt: ctx.review ? reviewPrompt(ctx.review, config.prompt) : (config.prompt ?? "Run the scripted tool calls."),
+      prompt: ctx.review
+        ? reviewPrompt(ctx.review, config.prompt)
+        : (config.prompt ?? "Run the scripted tool calls."),
       tools: [...apiToolDefinitions(enabledTools), ...(structured ? [structured.tool] : [])],
-      limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
+      limits: {
+        maxTurns: config.maxTurns,
+        maxBudgetUsd: config.maxBudgetUsd,
+        deadline,
+        maxDenials: config.maxDenials,
+      },
       model: config.model,
       maxTokens: config.maxTokens,
       events,
@@ -374,7 +446,8 @@ async function runAgentPhase(ctx: RunContext, phase: AgentPhase, deadline: numbe
     },
     loop,
   );
-  if (loop.exit !== "completed") phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+  if (loop.exit !== "completed")
+    phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
 }
 
 /** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */
@@ -388,12 +461,18 @@ function structuredOutputSpec(config: RunConfig): StructuredOutputSpec | undefin
  * output.json: the agent's valid object, redacted like everything else written. Undefined when there is none;
  * a write error goes to `outputErrors`.
  */
-async function writeStructuredOutput(ctx: RunContext, outputErrors: string[]): Promise<{ path?: string; value?: Record<string, unknown> }> {
+async function writeStructuredOutput(
+  ctx: RunContext,
+  outputErrors: string[],
+): Promise<{ path?: string; value?: Record<string, unknown> }> {
   const found = ctx.loop.structured?.value;
   if (!found) return {};
   const value = ctx.redactor.redactDeep(found);
   try {
-    await atomicWriteFile(path.join(ctx.outDir, STRUCTURED_OUTPUT_FILE), `${JSON.stringify(value, null, 2)}\n`);
+    await atomicWriteFile(
+      path.join(ctx.outDir, STRUCTURED_OUTPUT_FILE),
+      `${JSON.stringify(value, null, 2)}\n`,
+    );
     return { path: STRUCTURED_OUTPUT_FILE, value };
   } catch (e) {
     outputErrors.push(`${STRUCTURED_OUTPUT_FILE} could not be written: ${(e as Error).message}`);
@@ -406,7 +485,12 @@ async function writeStructuredOutput(ctx: RunContext, outputErrors: string[]): P
  * then the patch file, --verify, the record and the result event. The container goes before anything is
  * written on the host, so that a failed write (a full disk) cannot keep it.
  */
-async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog, cancel: AbortSignal): Promise<RunOutcome> {
+async function finishRun(
+  ctx: RunContext,
+  phase: AgentPhase,
+  watchdog: Watchdog,
+  cancel: AbortSignal,
+): Promise<RunOutcome> {
   const { config, runId, outDir, patchPath, redactor, log, events, loop } = ctx;
   const { sandbox, policy } = phase;
   let failure = phase.failure;
@@ -416,7 +500,9 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
     // say): that is not "no changes", and the exit code must say so.
     failure = { reason: "engine_error", kind: "PatchExportError", message: patch.note };
   }
-  await sandbox?.dispose().catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`));
+  await sandbox
+    ?.dispose()
+    .catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`));
   // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
   await watchdog.stop();
   const outputErrors: string[] = [];
@@ -425,31 +511,66 @@ async function finishRun(ctx: RunContext, phase: AgentPhase, watchdog: Watchdog,
   } catch (e) {
     outputErrors.push(`the patch could not be written to ${patchPath}: ${(e as Error).message}`);
   }
-  if (events.writeError) outputErrors.push(`events.jsonl could not be written completely: ${events.writeError.message}`);
+  if (events.writeError)
+    outputErrors.push(`events.jsonl could not be written completely: ${events.writeError.message}`);
   const structured = await writeStructuredOutput(ctx, outputErrors);
   const structuredPath = structured.path;
   const review = ctx.review && structured.value ? placeReview(ctx.review, structured.value) : undefined;
-  if (review) log(`review: ${review.inline.length} finding(s) on lines of the diff, ${review.outside.length} outside it`);
+  if (review)
+    log(
+      `review: ${review.inline.length} finding(s) on lines of the diff, ${review.outside.length} outside it`,
+    );
   for (const message of outputErrors) log(message);
 
   const verify =
-    config.verify && sandbox && policy && failure?.reason !== "engine_error" && failure?.reason !== "cancelled"
-      ? await runVerify({ runId, config, imageName: sandbox.image.name, patch: patch.bytes, log, signal: cancel, excludeFromCopy: policy.excludeFromCopy }).catch((e: unknown): VerifyResult => {
+    config.verify &&
+    sandbox &&
+    policy &&
+    failure?.reason !== "engine_error" &&
+    failure?.reason !== "cancelled"
+      ? await runVerify({
+          runId,
+          config,
+          imageName: sandbox.image.name,
+          patch: patch.bytes,
+          log,
+          signal: cancel,
+          excludeFromCopy: policy.excludeFromCopy,
+        }).catch((e: unknown): VerifyResult => {
           log(`verify could not run: ${(e as Error).message}`);
-          return { command: config.verify ?? "", applied: false, exitCode: null, outputTail: redactor.redact((e as Error).message), durationMs: 0 };
+          return {
+            command: config.verify ?? "",
+            applied: false,
+            exitCode: null,
+            outputTail: redactor.redact((e as Error).message),
+            durationMs: 0,
+          };
         })
       : undefined;
 
   const exitReason: ExitReason = failure?.reason ?? "completed";
-  const report = buildReport({ ...ctx, sandbox, policy, exitReason, failure, patch, verify, outputErrors, structuredPath });
-  const written = await writeReportFiles(outDir, report, { patchText: patch.text, redactor }).catch((e: unknown) => {
-    log(`writing the report failed: ${(e as Error).message}`);
-    outputErrors.push(`the report could not be written: ${(e as Error).message}`);
-    return undefined;
+  const report = buildReport({
+    ...ctx,
+    sandbox,
+    policy,
+    exitReason,
+    failure,
+    patch,
+    verify,
+    outputErrors,
+    structuredPath,
   });
+  const written = await writeReportFiles(outDir, report, { patchText: patch.text, redactor }).catch(
+    (e: unknown) => {
+      log(`writing the report failed: ${(e as Error).message}`);
+      outputErrors.push(`the report could not be written: ${(e as Error).message}`);
+      return undefined;
+    },
+  );
   const reportPath = written?.paths.json;
   const verifyFailed = verify !== undefined && (!verify.applied || verify.exitCode !== 0);
-  const reasonCode = exitReason === "completed" && verifyFailed ? EXIT_CODES.verify_failed : EXIT_CODES[exitReason];
+  const reasonCode =
+    exitReason === "completed" && verifyFailed ? EXIT_CODES.verify_failed : EXIT_CODES[exitReason];
   const exitCode = reasonCode === 0 && outputErrors.length ? EXIT_CODES.output_error : reasonCode;
   events.emit({
     type: "result",
@@ -504,15 +625,30 @@ interface PatchOut {
   excluded: Array<{ path: string; reason: string }>;
 }
 
-async function exportPatch(sandbox: DockerSandbox | undefined, policy: PreparedPolicy | undefined, log: (line: string) => void): Promise<PatchOut> {
-  if (!sandbox) return { text: "", bytes: Buffer.alloc(0), note: "no sandbox was started, so there is no patch", excluded: [] };
+async function exportPatch(
+  sandbox: DockerSandbox | undefined,
+  policy: PreparedPolicy | undefined,
+  log: (line: string) => void,
+): Promise<PatchOut> {
+  if (!sandbox)
+    return {
+      text: "",
+      bytes: Buffer.alloc(0),
+      note: "no sandbox was started, so there is no patch",
+      excluded: [],
+    };
   try {
     const exported = await sandbox.exportPatch(policy?.protectFromPatch);
     for (const x of exported.excluded) log(`left out of the patch: ${x.path} (${x.reason})`);
     return { text: exported.patch.toString("utf8"), bytes: exported.patch, excluded: exported.excluded };
   } catch (e) {
     log(`the patch could not be exported: ${(e as Error).message}`);
-    return { text: "", bytes: Buffer.alloc(0), note: `no patch: it could not be exported from the container (${(e as Error).message})`, excluded: [] };
+    return {
+      text: "",
+      bytes: Buffer.alloc(0),
+      note: `no patch: it could not be exported from the container (${(e as Error).message})`,
+      excluded: [],
+    };
   }
 }
 
@@ -542,19 +678,47 @@ function buildReport(p: ReportParts): RunReportInput {
   const warnings: RunReportInput["warnings"] = [];
   const mode = policy?.policy.mode ?? config.mode ?? "default";
   if (mode === "bypassPermissions") {
-    warnings.push({ kind: "bypass_permissions", severity: "critical", message: "**bypassPermissions**: rule checks were skipped; only the sandbox and protected paths held." });
+    warnings.push({
+      kind: "bypass_permissions",
+      severity: "critical",
+      message: "**bypassPermissions**: rule checks were skipped; only the sandbox and protected paths held.",
+    });
   }
-  if (config.network === "on") warnings.push({ kind: "network_on", severity: "warning", message: "The sandbox had network access for the whole run." });
+  if (config.network === "on")
+    warnings.push({
+      kind: "network_on",
+      severity: "warning",
+      message: "The sandbox had network access for the whole run.",
+    });
   if (sandbox?.hardening.missing.length) {
-    warnings.push({ kind: "weak_hardening", severity: "critical", message: `The engine did not apply: ${sandbox.hardening.missing.join("; ")}` });
+    warnings.push({
+      kind: "weak_hardening",
+      severity: "critical",
+      message: `The engine did not apply: ${sandbox.hardening.missing.join("; ")}`,
+    });
   }
   if (p.patch.note) warnings.push({ kind: "patch", severity: "warning", message: p.patch.note });
-  for (const message of p.outputErrors) warnings.push({ kind: "output_write", severity: "critical", message });
-  for (const x of p.patch.excluded) warnings.push({ kind: "patch_excluded", severity: "warning", message: `${x.path} was changed but left out of the patch: ${x.reason}` });
+  for (const message of p.outputErrors)
+    warnings.push({ kind: "output_write", severity: "critical", message });
+  for (const x of p.patch.excluded)
+    warnings.push({
+      kind: "patch_excluded",
+      severity: "warning",
+      message: `${x.path} was changed but left out of the patch: ${x.reason}`,
+    });
   for (const w of loop.warnings) warnings.push({ kind: "loop", severity: "info", message: w });
-  if (loop.contextFallback) warnings.push({ kind: "context_management_fallback", severity: "warning", message: loop.contextFallback });
+  if (loop.contextFallback)
+    warnings.push({
+      kind: "context_management_fallback",
+      severity: "warning",
+      message: loop.contextFallback,
+    });
   if (patch.secretFindings.length) {
-    warnings.push({ kind: "secret_in_patch", severity: "critical", message: `The patch contains ${patch.secretFindings.length} possible secret(s); review before applying or posting it.` });
+    warnings.push({
+      kind: "secret_in_patch",
+      severity: "critical",
+      message: `The patch contains ${patch.secretFindings.length} possible secret(s); review before applying or posting it.`,
+    });
   }
   const outputsPrefix = "/tmp/agent-ci-outputs/";
   const toolCalls = loop.calls.map((c, index) => ({
@@ -571,12 +735,25 @@ function buildReport(p: ReportParts): RunReportInput {
     exitCode: typeof c.exitCode === "number" ? c.exitCode : undefined,
     resultChars: c.resultChars,
     truncated: c.truncated,
-    fullOutputPath: c.fullOutputPath?.startsWith(outputsPrefix) ? `tool-outputs/${c.fullOutputPath.slice(outputsPrefix.length)}` : c.fullOutputPath,
+    fullOutputPath: c.fullOutputPath?.startsWith(outputsPrefix)
+      ? `tool-outputs/${c.fullOutputPath.slice(outputsPrefix.length)}`
+      : c.fullOutputPath,
     isError: c.isError,
     errorKind: c.errorKind,
     // Redacted whole, then cut: a secret across the cut would no longer match the patterns.
     resultPreview: capText(p.redactor.redact(contentText(c.content)), RESULT_PREVIEW_MAX_CHARS),
-    patch: c.patch ? { file: c.patch.newFileName ?? c.patch.oldFileName ?? "", hunks: c.patch.hunks.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({ oldStart, oldLines, newStart, newLines, lines })) } : undefined,
+    patch: c.patch
+      ? {
+          file: c.patch.newFileName ?? c.patch.oldFileName ?? "",
+          hunks: c.patch.hunks.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({
+            oldStart,
+            oldLines,
+            newStart,
+            newLines,
+            lines,
+          })),
+        }
+      : undefined,
   }));
   const denials = loop.calls
     .filter((c) => c.decision?.behavior === "deny")
@@ -599,7 +776,10 @@ function buildReport(p: ReportParts): RunReportInput {
     durationMs: Math.round(performance.now() - p.runStart),
     exitReason: p.exitReason,
     outcome: deriveOutcome({ exitReason: p.exitReason, patch, verify: p.verify }),
-    error: p.failure && p.failure.reason !== "completed" ? { kind: p.failure.kind, message: p.redactor.redact(p.failure.message) } : undefined,
+    error:
+      p.failure && p.failure.reason !== "completed"
+        ? { kind: p.failure.kind, message: p.redactor.redact(p.failure.message) }
+        : undefined,
     workspace: {
       path: path.basename(config.workspace),
       repo: config.repo,
@@ -609,19 +789,38 @@ function buildReport(p: ReportParts): RunReportInput {
       skipped: sandbox?.copy.skipped ?? [],
       ignoredLeftOut: sandbox?.copy.ignoredLeftOut,
     },
-    image: sandbox ? { name: sandbox.image.name, id: sandbox.image.id, architecture: sandbox.image.architecture, emulated: sandbox.emulated, tools: sandbox.tools } : undefined,
+    image: sandbox
+      ? {
+          name: sandbox.image.name,
+          id: sandbox.image.id,
+          architecture: sandbox.image.architecture,
+          emulated: sandbox.emulated,
+          tools: sandbox.tools,
+        }
+      : undefined,
     // The report's schema names the fields it records; the sandbox's read-back has more (the probe's raw values).
     hardening: sandbox
       ? {
-          ...RecordedHardening.parse({ ...sandbox.hardening, seccomp: sandbox.hardening.seccomp === "2" ? "default" : sandbox.hardening.seccomp }),
+          ...RecordedHardening.parse({
+            ...sandbox.hardening,
+            seccomp: sandbox.hardening.seccomp === "2" ? "default" : sandbox.hardening.seccomp,
+          }),
           enforcedAt: policy?.enforcedAt ?? [],
         }
       : undefined,
     policy: policy?.summary ?? { mode, rules: [], ignored: [] },
-    model: { driver: config.script ? "script" : "anthropic", name: config.script ? "script" : config.model, maxTokens: config.maxTokens, thinkingBudget: config.thinkingBudget },
+    model: {
+      driver: config.script ? "script" : "anthropic",
+      name: config.script ? "script" : config.model,
+      maxTokens: config.maxTokens,
+      thinkingBudget: config.thinkingBudget,
+    },
     limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, timeoutMs: config.timeoutMs },
     toolCalls,
-    turns: loop.turns.map(({ costUsd: _cost, ...t }) => ({ ...t, text: t.text ? capText(p.redactor.redact(t.text), TURN_TEXT_MAX_CHARS) : undefined })),
+    turns: loop.turns.map(({ costUsd: _cost, ...t }) => ({
+      ...t,
+      text: t.text ? capText(p.redactor.redact(t.text), TURN_TEXT_MAX_CHARS) : undefined,
+    })),
     compactions: loop.compactions.length ? loop.compactions : undefined,
     usage,
     costUsd: loop.costUsd,

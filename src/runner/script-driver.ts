@@ -8,18 +8,32 @@ import { z } from "zod";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { AssistantTurn, Driver, TurnRequest } from "./driver.js";
 
-const ScriptCall = z.object({ name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}), id: z.string().optional() });
-const Mutation = z.object({ op: z.enum(["write", "delete"]), path: z.string().min(1), content: z.string().optional() });
+const ScriptCall = z.object({
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()).default({}),
+  id: z.string().optional(),
+});
+const Mutation = z.object({
+  op: z.enum(["write", "delete"]),
+  path: z.string().min(1),
+  content: z.string().optional(),
+});
 const ScriptTurn = z.union([
   z.array(ScriptCall),
-  z.object({ mutate: z.array(Mutation).default([]), tools: z.array(ScriptCall).default([]), text: z.string().optional() }),
+  z.object({
+    mutate: z.array(Mutation).default([]),
+    tools: z.array(ScriptCall).default([]),
+    text: z.string().optional(),
+  }),
 ]);
 export const ScriptFile = z.object({ turns: z.array(ScriptTurn), final: z.string().optional() });
 export type ScriptFile = z.infer<typeof ScriptFile>;
 
 const RecordedReport = z.object({
   schemaVersion: z.number(),
-  toolCalls: z.array(z.object({ turn: z.number().int().nonnegative(), tool: z.string(), input: z.unknown() })),
+  toolCalls: z.array(
+    z.object({ turn: z.number().int().nonnegative(), tool: z.string(), input: z.unknown() }),
+  ),
 });
 
 /** A file change between turns, standing in for an outside actor (a linter, a user). */
@@ -54,9 +68,12 @@ export function loadScript(file: string): { turns: NormalTurn[]; final?: string 
     return { turns: [...byTurn.entries()].sort(([a], [b]) => a - b).map(([, t]) => t) };
   }
   const parsed = ScriptFile.safeParse(raw);
-  if (!parsed.success) throw new ScriptError(`script ${file} is not a script or a report: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new ScriptError(`script ${file} is not a script or a report: ${z.prettifyError(parsed.error)}`);
   const turns = parsed.data.turns.map((turn): NormalTurn =>
-    Array.isArray(turn) ? { calls: turn, mutations: [] } : { calls: turn.tools, mutations: turn.mutate, text: turn.text },
+    Array.isArray(turn)
+      ? { calls: turn, mutations: [] }
+      : { calls: turn.tools, mutations: turn.mutate, text: turn.text },
   );
   return { turns, final: parsed.data.final };
 }
@@ -78,12 +95,23 @@ export class ScriptDriver implements Driver {
     this.pending = turn?.mutations ?? [];
     if (!turn) {
       const text = this.script.final ?? "Script finished.";
-      return { content: [{ type: "text", text }], stopReason: "end_turn", usage: NO_USAGE, model: "script", attempts: 1 };
+      return {
+        content: [{ type: "text", text }],
+        stopReason: "end_turn",
+        usage: NO_USAGE,
+        model: "script",
+        attempts: 1,
+      };
     }
     const content: AssistantTurn["content"] = [];
     if (turn.text) content.push({ type: "text", text: turn.text });
     turn.calls.forEach((call, i) => {
-      content.push({ type: "tool_use", id: call.id ?? `toolu_script_${index}_${i}`, name: call.name, input: call.input });
+      content.push({
+        type: "tool_use",
+        id: call.id ?? `toolu_script_${index}_${i}`,
+        name: call.name,
+        input: call.input,
+      });
     });
     return {
       content,

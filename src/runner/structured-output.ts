@@ -16,7 +16,8 @@ const MAX_ERRORS = 20;
 export type JsonSchema = Record<string, unknown>;
 
 /** The result of checking one StructuredOutput call. */
-export type StructuredCheck = { valid: true; value: Record<string, unknown> } | { valid: false; errors: string[] };
+export type StructuredCheck =
+  { valid: true; value: Record<string, unknown> } | { valid: false; errors: string[] };
 
 /** What the report records about the run's structured output. */
 export interface StructuredOutcome {
@@ -54,7 +55,10 @@ export function readSchema(source: string | JsonSchema): { schema: JsonSchema; n
 
 function formatError(e: ErrorObject): string {
   const where = e.instancePath || "(root)";
-  const extra = e.keyword === "additionalProperties" ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : "";
+  const extra =
+    e.keyword === "additionalProperties"
+      ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`
+      : "";
   return `${where}: ${e.message ?? e.keyword}${extra}`;
 }
 
@@ -69,7 +73,9 @@ export class StructuredOutputSpec {
     readonly name: string,
   ) {
     if (schema.type !== "object") {
-      throw new ConfigError(`--output-schema: the schema must describe an object ("type": "object"); the model answers through a tool whose input is an object`);
+      throw new ConfigError(
+        `--output-schema: the schema must describe an object ("type": "object"); the model answers through a tool whose input is an object`,
+      );
     }
     const draft2020 = typeof schema.$schema === "string" && schema.$schema.includes("2020-12");
     const options = { allErrors: true, strict: false };

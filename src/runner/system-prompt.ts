@@ -9,7 +9,13 @@ function networkLine(network: string, allowedDomains: readonly string[]): string
   return "The sandbox has no network access: package installs and downloads fail. Work with what is in the repository.";
 }
 
-export function systemPrompt(options: { mode: string; network: string; allowedDomains?: readonly string[]; tools: string[]; append?: string }): string {
+export function systemPrompt(options: {
+  mode: string;
+  network: string;
+  allowedDomains?: readonly string[];
+  tools: string[];
+  append?: string;
+}): string {
   const network = networkLine(options.network, options.allowedDomains ?? []);
   const lines = [
     "You are a coding agent running non-interactively in CI through agent-ci. Nobody will answer questions: decide, act, and finish.",

@@ -44,9 +44,18 @@ export async function runVerify(options: {
   const tail = (text: string) => text.slice(-TAIL_CHARS);
   if (options.patch.length) {
     await sandbox.writeFile(PATCH_FILE, options.patch, { confine: false });
-    const applied = await sandbox.exec({ argv: ["git", "apply", "--binary", "--whitespace=nowarn", PATCH_FILE], timeoutMs: 120_000 });
+    const applied = await sandbox.exec({
+      argv: ["git", "apply", "--binary", "--whitespace=nowarn", PATCH_FILE],
+      timeoutMs: 120_000,
+    });
     if (applied.exitCode !== 0) {
-      return { command, applied: false, exitCode: null, outputTail: tail(applied.stderr.toString("utf8")), durationMs: performance.now() - started };
+      return {
+        command,
+        applied: false,
+        exitCode: null,
+        outputTail: tail(applied.stderr.toString("utf8")),
+        durationMs: performance.now() - started,
+      };
     }
   }
   const res = await sandbox.exec({ script: command, timeoutMs: VERIFY_TIMEOUT_MS, signal: options.signal });
@@ -55,7 +64,9 @@ export async function runVerify(options: {
     command,
     applied: true,
     exitCode: res.timedOut ? null : (res.exitCode ?? 128),
-    outputTail: tail(res.timedOut ? `${output}\n(timed out after ${VERIFY_TIMEOUT_MS / 60_000} min)` : output),
+    outputTail: tail(
+      res.timedOut ? `${output}\n(timed out after ${VERIFY_TIMEOUT_MS / 60_000} min)` : output,
+    ),
     durationMs: performance.now() - started,
   };
 }

@@ -143,7 +143,9 @@ export class Watchdog {
         blockedAfterMs: BLOCKED_AFTER_MS,
         aliveGraceMs: ALIVE_GRACE_MS,
         exitKey: WATCHDOG_EXIT_KEY,
-        signals: options.signals ?? (["SIGINT", "SIGTERM"] as const).filter((name) => process.listenerCount(name) > 0),
+        signals:
+          options.signals ??
+          (["SIGINT", "SIGTERM"] as const).filter((name) => process.listenerCount(name) > 0),
       },
     });
     this.ready = new Promise((resolve) => {

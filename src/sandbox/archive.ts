@@ -73,8 +73,12 @@ export class WorkspaceError extends Error {
 
 /** The copy-in's failure, from the unpacking tar's output: a full workspace says how to make room. */
 export function copyInFailed(output: string): WorkspaceError {
-  const full = /No space left on device|Wrote only/.test(output) ? " (the sandbox's workspace is full: raise --workspace-size)" : "";
-  return new WorkspaceError(`copying the workspace into the container failed${full}: ${output.trim().slice(-1000)}`);
+  const full = /No space left on device|Wrote only/.test(output)
+    ? " (the sandbox's workspace is full: raise --workspace-size)"
+    : "";
+  return new WorkspaceError(
+    `copying the workspace into the container failed${full}: ${output.trim().slice(-1000)}`,
+  );
 }
 
 /** Lines that carry credentials: an `extraheader` (actions/checkout's token) or `user:pass@` in a URL. */
@@ -112,29 +116,41 @@ function gitTopLevel(dir: string): string | undefined {
 /** NUL-separated names git prints (a trailing `/` marks a directory it did not descend into). */
 function gitNames(dir: string, args: string[]): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    execFile("git", ["-c", "core.fsmonitor=false", "ls-files", "-z", ...args], { cwd: dir, maxBuffer: 1 << 30, encoding: "buffer" }, (err, out) =>
-      err ? reject(err) : resolve(out.toString("utf8").split("\0").filter(Boolean)),
+    execFile(
+      "git",
+      ["-c", "core.fsmonitor=false", "ls-files", "-z", ...args],
+      { cwd: dir, maxBuffer: 1 << 30, encoding: "buffer" },
+      (err, out) => (err ? reject(err) : resolve(out.toString("utf8").split("\0").filter(Boolean))),
     );
   });
 }
 
 /** Tracked and untracked files (with the ignored ones too when `includeIgnored`), each once. */
 async function gitListed(dir: string, includeIgnored: boolean): Promise<string[]> {
-  return [...new Set(await gitNames(dir, ["--cached", "--others", ...(includeIgnored ? [] : ["--exclude-standard"])]))];
+  return [
+    ...new Set(
+      await gitNames(dir, ["--cached", "--others", ...(includeIgnored ? [] : ["--exclude-standard"])]),
+    ),
+  ];
 }
 
 /** The files git ignores (`files`), and the outermost ignored directories and files (`outermost`). */
 async function gitIgnored(dir: string): Promise<{ files: string[]; outermost: Set<string> }> {
   const ignored = ["--others", "--ignored", "--exclude-standard"];
-  const [files, outermost] = await Promise.all([gitNames(dir, ignored), gitNames(dir, [...ignored, "--directory", "--no-empty-directory"])]);
+  const [files, outermost] = await Promise.all([
+    gitNames(dir, ignored),
+    gitNames(dir, [...ignored, "--directory", "--no-empty-directory"]),
+  ]);
   return { files: files.map((f) => f.replace(/\/+$/, "")), outermost: new Set(outermost) };
 }
 
 /** Normalises one `--include-ignored` pattern; throws on one that could not select anything. */
 export function normalizeIgnoredPattern(pattern: string): string {
   const p = pattern.trim().replace(/^\.\//, "").replace(/\/+$/, "");
-  if (!p || p === "/" || p === ".") throw new Error(`"${pattern}" is not a path pattern (give e.g. node_modules or .venv)`);
-  if (p.startsWith("!")) throw new Error(`"${pattern}": negated patterns are not supported; list the paths to include`);
+  if (!p || p === "/" || p === ".")
+    throw new Error(`"${pattern}" is not a path pattern (give e.g. node_modules or .venv)`);
+  if (p.startsWith("!"))
+    throw new Error(`"${pattern}": negated patterns are not supported; list the paths to include`);
   return p;
 }
 
@@ -169,7 +185,10 @@ export function ignoredPathMatcher(patterns: readonly string[]): (relPath: strin
 export const MAX_IGNORED_PATHS_LISTED = 10;
 
 /** Groups left-out files by their outermost ignored directory, biggest first, bounded. */
-export function summarizeIgnored(files: readonly string[], outermost: ReadonlySet<string>): IgnoredLeftOut | undefined {
+export function summarizeIgnored(
+  files: readonly string[],
+  outermost: ReadonlySet<string>,
+): IgnoredLeftOut | undefined {
   if (!files.length) return undefined;
   const counts = new Map<string, number>();
   for (const file of files) {
@@ -217,7 +236,10 @@ function withParents(paths: string[]): string[] {
 }
 
 /** Everything to copy, parents before children, relative to `dir`, and what git ignores that stays out. */
-export async function listWorkspace(dir: string, includeIgnored: IncludeIgnored = false): Promise<WorkspaceListing> {
+export async function listWorkspace(
+  dir: string,
+  includeIgnored: IncludeIgnored = false,
+): Promise<WorkspaceListing> {
   const top = gitTopLevel(dir);
   // A worktree's or submodule's `.git` is a file naming a directory outside the workspace, which the
   // container cannot reach: such a workspace is copied without its history, like a plain directory.
@@ -241,7 +263,9 @@ export async function listWorkspace(dir: string, includeIgnored: IncludeIgnored 
     for (const file of files) (matches(file) ? paths : leftOut).push(file);
     ignoredLeftOut = Promise.resolve(summarizeIgnored(leftOut, outermost));
   } else if (ignored) {
-    ignoredLeftOut = ignored.then(({ files, outermost }) => summarizeIgnored(files, outermost)).catch(() => undefined);
+    ignoredLeftOut = ignored
+      .then(({ files, outermost }) => summarizeIgnored(files, outermost))
+      .catch(() => undefined);
   }
   if (isGitRepo) {
     paths.push(".git");
@@ -322,7 +346,11 @@ export interface WorkspaceCopy {
  * never a partial copy). Files whose credentials are stripped are read here; the others are read by the
  * packer.
  */
-function plan(dir: string, paths: readonly string[], options: PackOptions): Pick<WorkspaceCopy, "entries" | "skipped" | "files" | "bytes"> {
+function plan(
+  dir: string,
+  paths: readonly string[],
+  options: PackOptions,
+): Pick<WorkspaceCopy, "entries" | "skipped" | "files" | "bytes"> {
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const entries: Entry[] = [];
@@ -396,12 +424,16 @@ export interface HostPacker {
 
 const answers = (program: string, pattern: RegExp) =>
   new Promise<boolean>((resolve) => {
-    execFile(program, ["--version"], { timeout: 10_000 }, (err, stdout) => resolve(!err && pattern.test(stdout)));
+    execFile(program, ["--version"], { timeout: 10_000 }, (err, stdout) =>
+      resolve(!err && pattern.test(stdout)),
+    );
   });
 
 let detected: Promise<HostPacker> | undefined;
 export function detectHostPacker(): Promise<HostPacker> {
-  detected ??= Promise.all([answers("tar", /GNU tar/), answers("zstd", /Zstandard/)]).then(([gnuTar, zstd]) => ({ gnuTar, zstd: gnuTar && zstd }));
+  detected ??= Promise.all([answers("tar", /GNU tar/), answers("zstd", /Zstandard/)]).then(
+    ([gnuTar, zstd]) => ({ gnuTar, zstd: gnuTar && zstd }),
+  );
   return detected;
 }
 
@@ -415,7 +447,12 @@ export function extractFlags(packer: HostPacker): string[] {
  * Resolves when `child` exits with one of `ok`; else rejects with its stderr. A sink that closes first
  * (the container gone, the run cancelled) kills it: it would otherwise wait on a full pipe for good.
  */
-function exited(child: ChildProcess, sink: NodeJS.WritableStream, what: string, ok: readonly number[]): Promise<void> {
+function exited(
+  child: ChildProcess,
+  sink: NodeJS.WritableStream,
+  what: string,
+  ok: readonly number[],
+): Promise<void> {
   const kill = () => child.kill("SIGKILL");
   sink.once("close", kill);
   child.once("close", () => sink.removeListener("close", kill));
@@ -426,13 +463,18 @@ function exited(child: ChildProcess, sink: NodeJS.WritableStream, what: string, 
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) =>
-      code !== null && ok.includes(code) ? resolve() : reject(new WorkspaceError(`${what} failed (exit ${code}): ${stderr.trim()}`)),
+      code !== null && ok.includes(code)
+        ? resolve()
+        : reject(new WorkspaceError(`${what} failed (exit ${code}): ${stderr.trim()}`)),
     );
   });
 }
 
 /** Spawns `zstd -1` writing into `sink` (not ending it); `input` is its stdin (a pipe when omitted). */
-function compressor(sink: NodeJS.WritableStream, input: Readable | "pipe" = "pipe"): { child: ChildProcess; done: Promise<void> } {
+function compressor(
+  sink: NodeJS.WritableStream,
+  input: Readable | "pipe" = "pipe",
+): { child: ChildProcess; done: Promise<void> } {
   const child = spawn("zstd", ["-1", "-T0", "-q", "-c"], { stdio: [input, "pipe", "pipe"] });
   child.stdout!.pipe(sink, { end: false });
   return { child, done: exited(child, sink, "compressing the workspace with zstd", [0]) };
@@ -445,7 +487,13 @@ function compressor(sink: NodeJS.WritableStream, input: Readable | "pipe" = "pip
  */
 export function tarCreateArgs(dir: string, names: string, owner: number, worldReadable: boolean): string[] {
   const args = ["-c", "-f", "-", "-C", dir, "--null", "--no-recursion", "--verbatim-files-from"];
-  args.push("--hard-dereference", `--owner=${owner}`, `--group=${owner}`, "--numeric-owner", "--ignore-failed-read");
+  args.push(
+    "--hard-dereference",
+    `--owner=${owner}`,
+    `--group=${owner}`,
+    "--numeric-owner",
+    "--ignore-failed-read",
+  );
   if (worldReadable) args.push("--mode=a+rX");
   args.push("-T", names); // last: GNU tar applies options only to the names after them
   return args;
@@ -456,7 +504,11 @@ const readFromDisk = (copy: WorkspaceCopy): string[] => copy.entries.filter((e) 
 const rewrittenOf = (copy: WorkspaceCopy): Entry[] => copy.entries.filter((e) => e.data);
 
 /** Packs the entries with the host's GNU tar into `sink` without ending it (through zstd when `zstd`). */
-async function packWithHostTar(copy: WorkspaceCopy, sink: NodeJS.WritableStream, zstd: boolean): Promise<void> {
+async function packWithHostTar(
+  copy: WorkspaceCopy,
+  sink: NodeJS.WritableStream,
+  zstd: boolean,
+): Promise<void> {
   const rels = readFromDisk(copy);
   const args = tarCreateArgs(copy.dir, "-", AGENT_UID, copy.worldReadable);
   const tar = spawn("tar", args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } });
@@ -523,19 +575,35 @@ function readOrEmpty(abs: string): Buffer {
  */
 export async function planWorkspaceCopy(dir: string, options: PackOptions = {}): Promise<WorkspaceCopy> {
   const { paths, isGitRepo, ignoredLeftOut } = await listWorkspace(dir, options.includeIgnored);
-  return { dir, ...plan(dir, paths, options), isGitRepo, worldReadable: Boolean(options.worldReadable), ignoredLeftOut };
+  return {
+    dir,
+    ...plan(dir, paths, options),
+    isGitRepo,
+    worldReadable: Boolean(options.worldReadable),
+    ignoredLeftOut,
+  };
 }
 
 /** What was copied and left out, for the report (once git has listed what it ignores). */
 export async function copySummary(copy: WorkspaceCopy): Promise<PackSummary> {
-  return { files: copy.files, bytes: copy.bytes, skipped: copy.skipped, isGitRepo: copy.isGitRepo, ignoredLeftOut: await copy.ignoredLeftOut };
+  return {
+    files: copy.files,
+    bytes: copy.bytes,
+    skipped: copy.skipped,
+    isGitRepo: copy.isGitRepo,
+    ignoredLeftOut: await copy.ignoredLeftOut,
+  };
 }
 
 /**
  * Writes the copy as a tar stream into `sink` (the container's `tar -x` stdin, with `extractFlags(packer)`),
  * without ending it.
  */
-export async function packWorkspace(copy: WorkspaceCopy, sink: NodeJS.WritableStream, packer: HostPacker): Promise<void> {
+export async function packWorkspace(
+  copy: WorkspaceCopy,
+  sink: NodeJS.WritableStream,
+  packer: HostPacker,
+): Promise<void> {
   const owned = { worldReadable: copy.worldReadable, owner: AGENT_UID };
   if (!packer.gnuTar) return packWithTarStream(copy.dir, copy.entries, sink, { ...owned, zstd: false });
   await packWithHostTar(copy, sink, packer.zstd);
@@ -557,5 +625,7 @@ export async function writeCopyList(copy: WorkspaceCopy, dir: string, owner: num
   if (!entries.length) return;
   const file = fs.createWriteStream(path.join(dir, COPY_LIST.rewritten));
   await packWithTarStream(copy.dir, entries, file, { worldReadable: copy.worldReadable, zstd: false, owner });
-  await new Promise<void>((resolve, reject) => file.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    file.end((err?: Error | null) => (err ? reject(err) : resolve())),
+  );
 }

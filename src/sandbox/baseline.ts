@@ -79,13 +79,21 @@ export class Baseline {
       env.GIT_INDEX_FILE = `${STATE_DIR}/no.index`;
     }
     const cwd = env.GIT_WORK_TREE ? WORKSPACE_ROOT : BASELINE_GIT_DIR;
-    return this.sandbox.exec({ argv: [toolbeltProgram("git"), ...GIT_CONFIG, ...args], env, cwd, stdin, timeoutMs: GIT_TIMEOUT_MS });
+    return this.sandbox.exec({
+      argv: [toolbeltProgram("git"), ...GIT_CONFIG, ...args],
+      env,
+      cwd,
+      stdin,
+      timeoutMs: GIT_TIMEOUT_MS,
+    });
   }
 
   private async gitOk(args: string[], index?: string): Promise<string> {
     const res = await this.git(args, index);
     if (res.exitCode !== 0) {
-      throw new EngineError(`git ${args[0]} failed in the sandbox (exit ${res.exitCode}): ${res.stderr.toString("utf8").trim().slice(-800)}`);
+      throw new EngineError(
+        `git ${args[0]} failed in the sandbox (exit ${res.exitCode}): ${res.stderr.toString("utf8").trim().slice(-800)}`,
+      );
     }
     return res.stdout.toString("utf8").trim();
   }
@@ -96,7 +104,8 @@ export class Baseline {
 
   /** Resets agent-ci's private repository to a known config; the agent could have written to it. */
   private async resetPrivateRepo(): Promise<void> {
-    const write = (p: string, text: string) => this.sandbox.writeFile(`${BASELINE_GIT_DIR}/${p}`, text, { confine: false });
+    const write = (p: string, text: string) =>
+      this.sandbox.writeFile(`${BASELINE_GIT_DIR}/${p}`, text, { confine: false });
     await write("config", BASELINE_CONFIG);
     await write("info/attributes", "");
     await write("info/exclude", "");
@@ -111,7 +120,9 @@ export class Baseline {
     await this.gitOk(["init", "-q"]);
     await this.resetPrivateRepo();
     if (this.isGitRepo) {
-      const index = await this.sandbox.readFile(`${WORKSPACE_ROOT}/.git/index`, { confine: false }).catch(() => null);
+      const index = await this.sandbox
+        .readFile(`${WORKSPACE_ROOT}/.git/index`, { confine: false })
+        .catch(() => null);
       if (index) await this.sandbox.writeFile(`${STATE_DIR}/baseline.index`, index.data, { confine: false });
     }
     const fast = ["-c", "core.checkStat=minimal", "-c", "core.trustctime=false"];
@@ -122,7 +133,9 @@ export class Baseline {
       added = await this.git(["add", "-A"]);
     }
     if (added.exitCode !== 0) {
-      throw new EngineError(`recording the baseline failed: ${added.stderr.toString("utf8").trim().slice(-800)}`);
+      throw new EngineError(
+        `recording the baseline failed: ${added.stderr.toString("utf8").trim().slice(-800)}`,
+      );
     }
     this.tree = await this.gitOk(["write-tree"]);
     return this.tree;
@@ -141,7 +154,10 @@ export class Baseline {
     await this.gitOk(["read-tree", base], index);
     await this.gitOk(["add", "-A"], index);
     const tree = await this.gitOk(["write-tree"], index);
-    const numstat = await this.gitOk(["diff-tree", "-r", "-z", "--no-renames", "--numstat", base, tree], index);
+    const numstat = await this.gitOk(
+      ["diff-tree", "-r", "-z", "--no-renames", "--numstat", base, tree],
+      index,
+    );
     const sizes = await this.changedFileSizes(tree, index);
     const files: PatchFileStat[] = [];
     const excluded: ExportedPatch["excluded"] = [];
@@ -153,13 +169,20 @@ export class Baseline {
       const size = sizes.get(file) ?? 0;
       const reason =
         exclude?.(file) ??
-        (size > MAX_PATCH_FILE_BYTES ? `it is ${Math.round(size / 2 ** 20)} MiB, over the ${MAX_PATCH_FILE_BYTES / 2 ** 20} MiB limit for one file in the patch` : undefined);
+        (size > MAX_PATCH_FILE_BYTES
+          ? `it is ${Math.round(size / 2 ** 20)} MiB, over the ${MAX_PATCH_FILE_BYTES / 2 ** 20} MiB limit for one file in the patch`
+          : undefined);
       if (reason) {
         excluded.push({ path: file, reason });
         continue;
       }
       const binary = added === "-";
-      files.push({ path: file, added: binary ? 0 : Number(added), removed: binary ? 0 : Number(removed), binary });
+      files.push({
+        path: file,
+        added: binary ? 0 : Number(added),
+        removed: binary ? 0 : Number(removed),
+        binary,
+      });
     }
     if (!files.length) return { patch: Buffer.alloc(0), files, baseTree: base, tree, excluded };
     const out = `${STATE_DIR}/patch.diff`;
@@ -168,9 +191,22 @@ export class Baseline {
     // (`* -diff`) cannot turn readable text changes into opaque binary patches.
     await this.gitOk(
       [
-        "-c", "core.bare=true", "--literal-pathspecs",
-        "diff-tree", "-r", "-p", "--binary", "--full-index", "--no-renames", "--no-ext-diff", "--no-textconv",
-        "--no-color", `--output=${out}`, base, tree, ...pathspecs,
+        "-c",
+        "core.bare=true",
+        "--literal-pathspecs",
+        "diff-tree",
+        "-r",
+        "-p",
+        "--binary",
+        "--full-index",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-color",
+        `--output=${out}`,
+        base,
+        tree,
+        ...pathspecs,
       ],
       index,
     );

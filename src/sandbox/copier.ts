@@ -29,7 +29,12 @@ export function workspaceVolumeName(runId: string): string {
 export function workspaceMount(runId: string): Docker.MountSettings {
   // dockerode's type marks the API's optional Labels and DriverConfig as required.
   const noCopy = { NoCopy: true } as NonNullable<Docker.MountSettings["VolumeOptions"]>;
-  return { Type: "volume", Source: workspaceVolumeName(runId), Target: WORKSPACE_ROOT, VolumeOptions: noCopy };
+  return {
+    Type: "volume",
+    Source: workspaceVolumeName(runId),
+    Target: WORKSPACE_ROOT,
+    VolumeOptions: noCopy,
+  };
 }
 
 export function copierName(runId: string): string {
@@ -40,10 +45,19 @@ export function copierName(runId: string): string {
  * Creates the run's /workspace volume: a tmpfs with the given mount options (size, owner, nosuid, nodev),
  * mounted while a container uses it. The run's container holds it from its start to its removal.
  */
-export async function createWorkspaceVolume(docker: Docker, runId: string, mountOptions: string): Promise<void> {
+export async function createWorkspaceVolume(
+  docker: Docker,
+  runId: string,
+  mountOptions: string,
+): Promise<void> {
   await withTimeout(
     "a volume create",
-    docker.createVolume({ Name: workspaceVolumeName(runId), Driver: "local", DriverOpts: { type: "tmpfs", device: "tmpfs", o: mountOptions }, Labels: ownerLabels(runId) }),
+    docker.createVolume({
+      Name: workspaceVolumeName(runId),
+      Driver: "local",
+      DriverOpts: { type: "tmpfs", device: "tmpfs", o: mountOptions },
+      Labels: ownerLabels(runId),
+    }),
   );
 }
 
@@ -88,16 +102,25 @@ export async function copyThroughBind(docker: Docker, options: CopierOptions): P
     await writeCopyList(options.copy, listDir, options.owner);
     let container: Docker.Container;
     try {
-      container = await withTimeout("a container create", docker.createContainer(copierSpec(options, listDir)));
+      container = await withTimeout(
+        "a container create",
+        docker.createContainer(copierSpec(options, listDir)),
+      );
     } catch (e) {
       if (engineElsewhere(e)) return false;
       throw e;
     }
     try {
       await withTimeout("a container start", container.start());
-      const { StatusCode: code } = (await withTimeout("the workspace copy", container.wait(), COPY_TIMEOUT_MS)) as { StatusCode: number };
+      const { StatusCode: code } = (await withTimeout(
+        "the workspace copy",
+        container.wait(),
+        COPY_TIMEOUT_MS,
+      )) as { StatusCode: number };
       if (code === ELSEWHERE) return false;
-      const log = ((await withTimeout("a container log", container.logs({ stdout: true, stderr: true }))) as Buffer).toString("utf8");
+      const log = (
+        (await withTimeout("a container log", container.logs({ stdout: true, stderr: true }))) as Buffer
+      ).toString("utf8");
       // tar skips a file it cannot open (`--ignore-failed-read`: a file deleted since the listing is fine),
       // but one the copier may not read (a user-namespace-remapped engine) must not go missing silently.
       const denied = log.split("\n").filter((line) => /Permission denied/.test(line));
@@ -116,7 +139,13 @@ function copierSpec(options: CopierOptions, listDir: string): Docker.ContainerCr
   return {
     name: copierName(options.runId),
     Image: options.image,
-    Entrypoint: [toolbeltProgram("bash"), "-c", SCRIPT, "copy", ...tarCreateArgs(SOURCE_DIR, NAMES, options.owner, copy.worldReadable)],
+    Entrypoint: [
+      toolbeltProgram("bash"),
+      "-c",
+      SCRIPT,
+      "copy",
+      ...tarCreateArgs(SOURCE_DIR, NAMES, options.owner, copy.worldReadable),
+    ],
     Cmd: [],
     // Root, to read the host's files whoever owns them and to give the copies their owner; nothing else.
     User: "0:0",

@@ -22,15 +22,52 @@ import {
   WorkspaceError,
 } from "./archive.js";
 import { CHANNEL_SOCKET, type ChannelListener, channelToken, HelperChannel } from "./channel.js";
-import { copierName, copyThroughBind, createWorkspaceVolume, workspaceMount, workspaceVolumeName } from "./copier.js";
+import {
+  copierName,
+  copyThroughBind,
+  createWorkspaceVolume,
+  workspaceMount,
+  workspaceVolumeName,
+} from "./copier.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
-import { createDockerClient, engineElsewhere, ownerLabels, pingEngine, reapOrphans, removeContainer, removeVolume, withTimeout } from "./engine.js";
-import { AGENT_UID, AGENT_USER, containerUlimits, DOCKER_PROFILE, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
+import {
+  createDockerClient,
+  engineElsewhere,
+  ownerLabels,
+  pingEngine,
+  reapOrphans,
+  removeContainer,
+  removeVolume,
+  withTimeout,
+} from "./engine.js";
+import {
+  AGENT_UID,
+  AGENT_USER,
+  containerUlimits,
+  DOCKER_PROFILE,
+  type EngineProfile,
+  KEEPER_USER,
+} from "./engine-profile.js";
 import { assessHardening, type Hardening } from "./hardening.js";
 import { HelperClient } from "./helper-client.js";
-import type { ExecOpRequest, FailureHeader, HelperOp, HelperOps, HelperResult, ResponseHeader } from "./helper-protocol.js";
+import type {
+  ExecOpRequest,
+  FailureHeader,
+  HelperOp,
+  HelperOps,
+  HelperResult,
+  ResponseHeader,
+} from "./helper-protocol.js";
 import { type ResolvedImage, resolveImage, userImage } from "./image.js";
-import { createEgressVolume, type EgressOptions, egressMount, egressNames, EgressSidecar, proxyEnv, removeEgress } from "./egress/sidecar.js";
+import {
+  createEgressVolume,
+  type EgressOptions,
+  egressMount,
+  egressNames,
+  EgressSidecar,
+  proxyEnv,
+  removeEgress,
+} from "./egress/sidecar.js";
 import {
   type BackgroundStatus,
   EngineError,
@@ -210,7 +247,10 @@ export function containerName(runId: string): string {
 /** Every engine object a run may create, by name (the watchdog removes them without asking the sandbox). */
 export function runEngineObjects(runId: string): { containers: string[]; volumes: string[] } {
   const egress = egressNames(runId);
-  return { containers: [containerName(runId), copierName(runId), egress.sidecar], volumes: [workspaceVolumeName(runId), egress.volume] };
+  return {
+    containers: [containerName(runId), copierName(runId), egress.sidecar],
+    volumes: [workspaceVolumeName(runId), egress.volume],
+  };
 }
 
 /** The answer's header, or the helper's error as a SandboxFsError for `p`. */
@@ -229,7 +269,11 @@ export interface ToolSource {
 const REPORTED_TOOLS = ["bash", "git", "rg", "node", "tar", "python3", "go"];
 
 /** Removes a run's sidecar (started, failed or still starting) and its volume, keeping the ledger read so far. */
-async function removeStartedEgress(docker: Docker, runId: string, starting: Promise<EgressSidecar>): Promise<void> {
+async function removeStartedEgress(
+  docker: Docker,
+  runId: string,
+  starting: Promise<EgressSidecar>,
+): Promise<void> {
   const sidecar = await starting.catch(() => undefined);
   await sidecar?.sync();
   await (sidecar ? sidecar.dispose() : removeEgress(docker, runId));
@@ -245,7 +289,8 @@ function networkMode(options: DockerSandboxOptions): string {
   return options.network === "on" ? "bridge" : "none";
 }
 
-const envList = (env: Readonly<Record<string, string>>): string[] => Object.entries(env).map(([k, v]) => `${k}=${v}`);
+const envList = (env: Readonly<Record<string, string>>): string[] =>
+  Object.entries(env).map(([k, v]) => `${k}=${v}`);
 
 export class DockerSandbox implements Sandbox, AsyncDisposable {
   readonly root = WORKSPACE_ROOT;
@@ -292,7 +337,16 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const pathValue = own ? `${TOOLBELT_BIN}:${imagePath}` : `${imagePath}:${TOOLBELT_BIN}`;
     const proxy = this.egress?.active ? proxyEnv(request.caller) : {};
     const ca = this.options.caCertPem ? CA_ENV : {};
-    return { ...(own ? {} : this.image.env), ...BASE_ENV, PATH: pathValue, ...this.safeDirectoryEnv, ...this.options.env, ...proxy, ...ca, ...request.env };
+    return {
+      ...(own ? {} : this.image.env),
+      ...BASE_ENV,
+      PATH: pathValue,
+      ...this.safeDirectoryEnv,
+      ...this.options.env,
+      ...proxy,
+      ...ca,
+      ...request.env,
+    };
   }
 
   /** The cgroup's OOM-kill count after the last check (undefined: the engine does not expose it). */
@@ -340,10 +394,17 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const resolving = resolveImage(docker, options.image, options.progress);
     const architecture = userImage(options.image) ? (await resolving).architecture : engine.architecture;
     const emulated = Boolean(architecture) && architecture !== engine.architecture;
-    if (emulated) options.progress?.(`the image is for ${architecture} and the engine runs ${engine.architecture}: its programs and agent-ci's run under emulation, several times slower`);
+    if (emulated)
+      options.progress?.(
+        `the image is for ${architecture} and the engine runs ${engine.architecture}: its programs and agent-ci's run under emulation, several times slower`,
+      );
     const [image, toolbelt] = await Promise.all([
       resolving,
-      options.toolbeltVolume ?? ensureToolbelt(docker, options.progress, { ulimits: containerUlimits(engine.profile), architecture: emulated ? architecture : undefined }),
+      options.toolbeltVolume ??
+        ensureToolbelt(docker, options.progress, {
+          ulimits: containerUlimits(engine.profile),
+          architecture: emulated ? architecture : undefined,
+        }),
     ]);
     const t0 = performance.now();
     // The egress sidecar starts while the run's container is created and filled; both mount its volume.
@@ -355,15 +416,28 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       await createEgressVolume(docker, options.runId);
       let started = () => {};
       sidecarStarted = new Promise<void>((resolve) => (started = resolve));
-      egressStart = EgressSidecar.start(docker, options.runId, image.name, toolbelt, options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} }, containerUlimits(engine.profile), started);
+      egressStart = EgressSidecar.start(
+        docker,
+        options.runId,
+        image.name,
+        toolbelt,
+        options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} },
+        containerUlimits(engine.profile),
+        started,
+      );
       // A sidecar that fails before its container starts: the run's start goes on, and meets the failure below.
       void egressStart.catch(() => {}).finally(started);
     }
     let container: Docker.Container;
     let channel = options.helperChannel === "stream" ? undefined : HelperChannel.open();
     try {
-      if (engine.profile.workspaceVolume) await createWorkspaceVolume(docker, options.runId, workspaceMountOptions(options, engine.profile));
-      const create = () => withTimeout("a container create", docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile, channel)));
+      if (engine.profile.workspaceVolume)
+        await createWorkspaceVolume(docker, options.runId, workspaceMountOptions(options, engine.profile));
+      const create = () =>
+        withTimeout(
+          "a container create",
+          docker.createContainer(DockerSandbox.spec(options, image.name, toolbelt, engine.profile, channel)),
+        );
       container = await create().catch((e: unknown) => {
         // The engine does not see this host's files: no channel, the helper uses the exec stream.
         if (!channel || !engineElsewhere(e)) throw e;
@@ -402,7 +476,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       sandbox.timings.copyMs = performance.now() - t2;
       const refreshed = sandbox.refreshWorkspaceIndex();
       sandbox.hardening = await sandbox.readBackHardening(toolbelt);
-      if (options.network === "allowlist") sandbox.hardening.networkMode = "none (egress only through the allowlist proxy)";
+      if (options.network === "allowlist")
+        sandbox.hardening.networkMode = "none (egress only through the allowlist proxy)";
       sandbox.oomKills = await sandbox.readOomKills();
       sandbox.tools = await sandbox.findTools();
       await refreshed;
@@ -419,7 +494,13 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     }
   }
 
-  private static spec(options: DockerSandboxOptions, image: string, toolbeltVolume: string, profile: EngineProfile, channel: HelperChannel | undefined): Docker.ContainerCreateOptions {
+  private static spec(
+    options: DockerSandboxOptions,
+    image: string,
+    toolbeltVolume: string,
+    profile: EngineProfile,
+    channel: HelperChannel | undefined,
+  ): Docker.ContainerCreateOptions {
     const memory = options.memoryBytes ?? DEFAULTS.memoryBytes;
     return {
       name: containerName(options.runId),
@@ -459,7 +540,11 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     };
   }
 
-  private async oneShotExec(cmd: string[], user: string, stdin?: (sink: NodeJS.WritableStream) => Promise<void>): Promise<{ exitCode: number; output: string }> {
+  private async oneShotExec(
+    cmd: string[],
+    user: string,
+    stdin?: (sink: NodeJS.WritableStream) => Promise<void>,
+  ): Promise<{ exitCode: number; output: string }> {
     const exec = await withTimeout(
       "an exec create",
       this.container.exec({
@@ -472,7 +557,10 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
         Env: envList({ ...BASE_ENV, PATH: TOOLBELT_BIN }),
       }),
     );
-    const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: Boolean(stdin) }))) as Duplex;
+    const stream = (await withTimeout(
+      "an exec start",
+      exec.start({ hijack: true, stdin: Boolean(stdin) }),
+    )) as Duplex;
     const out = new PassThrough();
     let output = "";
     out.on("data", (d: Buffer) => {
@@ -495,7 +583,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const res = await this.oneShotExec([toolbeltProgram("bash"), "-c", script], KEEPER_USER, async (sink) => {
       sink.end(pem.endsWith("\n") ? pem : `${pem}\n`);
     });
-    if (res.exitCode !== 0) throw new EngineError(`installing the --ca-cert certificate failed: ${res.output.trim()}`);
+    if (res.exitCode !== 0)
+      throw new EngineError(`installing the --ca-cert certificate failed: ${res.output.trim()}`);
   }
 
   /**
@@ -507,11 +596,22 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       this.copierUsed = true;
       const owner = this.options.readOnlyWorkspace ? 0 : AGENT_UID;
       const ulimits = containerUlimits(this.profile);
-      if (await copyThroughBind(this.docker, { runId: this.options.runId, image: this.image.name, toolbeltVolume, copy, owner, ulimits })) {
+      if (
+        await copyThroughBind(this.docker, {
+          runId: this.options.runId,
+          image: this.image.name,
+          toolbeltVolume,
+          copy,
+          owner,
+          ulimits,
+        })
+      ) {
         this.copiedBy = "copier";
         return;
       }
-      this.options.progress?.("copy-in: the engine does not see this host's files (a remote engine?): streaming the workspace instead");
+      this.options.progress?.(
+        "copy-in: the engine does not see this host's files (a remote engine?): streaming the workspace instead",
+      );
     }
     await this.streamCopy(copy);
     this.copiedBy = "stream";
@@ -522,11 +622,22 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const user = this.profile.copyInUser(Boolean(this.options.readOnlyWorkspace));
     if (this.profile.opensWorkspace && !this.options.readOnlyWorkspace) {
       const opened = await this.oneShotExec([toolbeltProgram("chmod"), "0777", WORKSPACE_ROOT], KEEPER_USER);
-      if (opened.exitCode !== 0) throw new EngineError(`preparing ${WORKSPACE_ROOT} failed: ${opened.output.trim()}`);
+      if (opened.exitCode !== 0)
+        throw new EngineError(`preparing ${WORKSPACE_ROOT} failed: ${opened.output.trim()}`);
     }
     const packer = this.options.packer ?? (await detectHostPacker());
     const copying = this.oneShotExec(
-      [toolbeltProgram("tar"), "-x", "-f", "-", "-C", WORKSPACE_ROOT, "--no-same-owner", "--delay-directory-restore", ...extractFlags(packer)],
+      [
+        toolbeltProgram("tar"),
+        "-x",
+        "-f",
+        "-",
+        "-C",
+        WORKSPACE_ROOT,
+        "--no-same-owner",
+        "--delay-directory-restore",
+        ...extractFlags(packer),
+      ],
       user,
       async (sink) => {
         try {
@@ -546,7 +657,12 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   }
 
   private async startHelper(): Promise<void> {
-    const env = { ...BASE_ENV, PATH: `${TOOLBELT_BIN}:${FALLBACK_PATH}`, ...this.options.env, AGENT_CI_ROOTS: `${WORKSPACE_ROOT}:${OUTPUTS_DIR}` };
+    const env = {
+      ...BASE_ENV,
+      PATH: `${TOOLBELT_BIN}:${FALLBACK_PATH}`,
+      ...this.options.env,
+      AGENT_CI_ROOTS: `${WORKSPACE_ROOT}:${OUTPUTS_DIR}`,
+    };
     const exec = await withTimeout(
       "an exec create",
       this.container.exec({
@@ -585,19 +701,31 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       listening = await channel.listen(token);
       const asked = await this.helper.request("channel", { path: CHANNEL_SOCKET, token });
       if (!asked.ok) throw new Error(asked.header.message);
-      this.helper.adopt(await withTimeout("the helper's connection to its channel", listening.connection, this.emulated ? 60_000 : 10_000));
+      this.helper.adopt(
+        await withTimeout(
+          "the helper's connection to its channel",
+          listening.connection,
+          this.emulated ? 60_000 : 10_000,
+        ),
+      );
       this.helperChannel = "socket";
     } catch (e) {
       if (e instanceof SandboxGoneError) throw e;
       this.channel = undefined;
       channel.close();
-      this.options.progress?.(`the exec helper could not use agent-ci's local socket (${(e as Error).message}); its requests go through the engine's exec stream`);
+      this.options.progress?.(
+        `the exec helper could not use agent-ci's local socket (${(e as Error).message}); its requests go through the engine's exec stream`,
+      );
     } finally {
       listening?.close();
     }
   }
 
-  private async request<K extends HelperOp>(op: K, request: HelperOps[K]["request"], body?: Uint8Array): Promise<HelperResult<K>> {
+  private async request<K extends HelperOp>(
+    op: K,
+    request: HelperOps[K]["request"],
+    body?: Uint8Array,
+  ): Promise<HelperResult<K>> {
     if (this.disposed) throw new SandboxGoneError("the sandbox was disposed");
     try {
       return await this.helper.request(op, request, body);
@@ -626,7 +754,9 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const gone = async () => {
       const state = await this.containerState();
       if (state.running) return undefined;
-      const why = state.oomKilled ? "it ran out of memory (OOMKilled)" : `state ${state.status}, exit code ${state.exitCode}`;
+      const why = state.oomKilled
+        ? "it ran out of memory (OOMKilled)"
+        : `state ${state.status}, exit code ${state.exitCode}`;
       return new SandboxGoneError(`the sandbox container is not running: ${why}`, { cause });
     };
     const early = await gone();
@@ -638,11 +768,21 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       // A container being killed from outside still reads as running for a moment (the engine is still
       // tearing it down): wait, bounded, for it to stop before telling one case from the other.
       await withTimeout("a container wait", this.container.wait(), RESTART_SETTLE_MS).catch(() => undefined);
-      throw (await gone()) ?? new SandboxGoneError(`the sandbox's exec helper could not be restarted: ${(e as Error).message}`, { cause });
+      throw (
+        (await gone()) ??
+        new SandboxGoneError(`the sandbox's exec helper could not be restarted: ${(e as Error).message}`, {
+          cause,
+        })
+      );
     }
   }
 
-  async containerState(): Promise<{ running: boolean; status: string; oomKilled: boolean; exitCode: number | null }> {
+  async containerState(): Promise<{
+    running: boolean;
+    status: string;
+    oomKilled: boolean;
+    exitCode: number | null;
+  }> {
     try {
       const info = await withTimeout("a container inspect", this.container.inspect(), 10_000);
       return {
@@ -659,8 +799,15 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   private async readBackHardening(toolbeltVolume: string): Promise<Hardening> {
     const info = await withTimeout("a container inspect", this.container.inspect());
     const inside = okHeader(await this.helper.request("ping", {}), "");
-    const userns = await this.helper.request("exec", { argv: [toolbeltProgram("unshare"), "-U", "true"], cwd: "/", env: this.commandEnv({ argv: [] }), timeoutMs: 10_000 });
-    const requested = DockerSandbox.spec(this.options, this.image.name, toolbeltVolume, this.profile, this.channel).HostConfig ?? {};
+    const userns = await this.helper.request("exec", {
+      argv: [toolbeltProgram("unshare"), "-U", "true"],
+      cwd: "/",
+      env: this.commandEnv({ argv: [] }),
+      timeoutMs: 10_000,
+    });
+    const requested =
+      DockerSandbox.spec(this.options, this.image.name, toolbeltVolume, this.profile, this.channel)
+        .HostConfig ?? {};
     const hardening = assessHardening(
       requested,
       info.HostConfig,
@@ -685,7 +832,11 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   /** Where each reported program comes from: the image's PATH first (as the Bash tool sees it), else the toolbelt. */
   private async findTools(): Promise<ToolSource[]> {
     const script = 'for t in "$@"; do printf "%s\\t%s\\n" "$t" "$(command -v "$t" || true)"; done';
-    const res = await this.exec({ script: `set -- ${REPORTED_TOOLS.join(" ")}; ${script}`, cwd: "/", timeoutMs: 10_000 });
+    const res = await this.exec({
+      script: `set -- ${REPORTED_TOOLS.join(" ")}; ${script}`,
+      cwd: "/",
+      timeoutMs: 10_000,
+    });
     const tools: ToolSource[] = [];
     for (const line of res.stdout.toString("utf8").split("\n")) {
       const [name, where] = line.split("\t");
@@ -702,9 +853,15 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
    */
   private async readOomKills(): Promise<number | undefined> {
     try {
-      const script = "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null";
+      const script =
+        "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null";
       const argv = [toolbeltProgram("bash"), "-c", script];
-      const res = await this.request("exec", { argv, cwd: "/", env: this.commandEnv({ argv }), timeoutMs: 10_000 });
+      const res = await this.request("exec", {
+        argv,
+        cwd: "/",
+        env: this.commandEnv({ argv }),
+        timeoutMs: 10_000,
+      });
       const match = /^oom_kill (\d+)$/m.exec(res.body.toString("utf8"));
       return match ? Number(match[1]) : undefined;
     } catch {
@@ -732,7 +889,16 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   private async refreshWorkspaceIndex(): Promise<void> {
     if (!this.copy.isGitRepo || this.options.readOnlyWorkspace) return;
     await this.exec({
-      argv: ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "update-index", "-q", "--refresh"],
+      argv: [
+        "git",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "update-index",
+        "-q",
+        "--refresh",
+      ],
       timeoutMs: 120_000,
     }).catch(() => undefined);
   }
@@ -749,8 +915,12 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       const res = await this.exec({ script: command, timeoutMs: 30 * 60_000, caller: SETUP_CALLER });
       if (res.exitCode !== 0) {
         const tail = Buffer.concat([res.stdout, res.stderr]).toString("utf8").trim().slice(-2000);
-        const refused = res.egressRefused?.length ? `\n${res.egressRefused.join("\n")} (widen it with --setup-allow-domain)` : "";
-        throw new WorkspaceError(`setup command failed (exit ${res.exitCode}): ${command}\n${tail}${refused}`);
+        const refused = res.egressRefused?.length
+          ? `\n${res.egressRefused.join("\n")} (widen it with --setup-allow-domain)`
+          : "";
+        throw new WorkspaceError(
+          `setup command failed (exit ${res.exitCode}): ${command}\n${tail}${refused}`,
+        );
       }
     }
     if (this.options.network !== "setup") return;
@@ -786,10 +956,25 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     } catch (e) {
       if (e instanceof SandboxFsError && e.code === "EHELPERDIED") {
         const oomKilled = await this.oomKilled(true);
-        const msg = Buffer.from((oomKilled ? "the sandbox's exec helper was killed by the out-of-memory killer during this call; it was restarted and background shells were lost" : e.message) + "\n");
+        const msg = Buffer.from(
+          (oomKilled
+            ? "the sandbox's exec helper was killed by the out-of-memory killer during this call; it was restarted and background shells were lost"
+            : e.message) + "\n",
+        );
         return {
-          exitCode: 137, signal: "SIGKILL", stdout: Buffer.alloc(0), stderr: msg, stdoutOmitted: 0, stderrOmitted: 0,
-          stdoutHead: 0, stderrHead: msg.length, timedOut: false, outputKilled: false, pipesHeld: false, durationMs: 0, oomKilled,
+          exitCode: 137,
+          signal: "SIGKILL",
+          stdout: Buffer.alloc(0),
+          stderr: msg,
+          stdoutOmitted: 0,
+          stderrOmitted: 0,
+          stdoutHead: 0,
+          stderrHead: msg.length,
+          timedOut: false,
+          outputKilled: false,
+          pipesHeld: false,
+          durationMs: 0,
+          oomKilled,
         };
       }
       throw e;
@@ -798,7 +983,8 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     const outLen = h.stdoutBytes ?? 0;
     const killed = (h.signal === "SIGKILL" || h.exitCode === 137) && !h.timedOut && !h.outputKilled;
     const oomKilled = await this.oomKilled(killed);
-    const egressRefused = request.caller && this.egress?.active ? await this.egress.refusalsOf(request.caller) : undefined;
+    const egressRefused =
+      request.caller && this.egress?.active ? await this.egress.refusalsOf(request.caller) : undefined;
     return {
       egressRefused: egressRefused?.length ? egressRefused : undefined,
       exitCode: h.exitCode,
@@ -827,14 +1013,27 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   }
 
   async readFile(p: string, options: ReadOptions = {}): Promise<{ data: Buffer; stat: FileStat } | null> {
-    const res = await this.request("read", { path: p, confine: options.confine ?? true, start: options.start, length: options.length, maxSize: options.maxSize });
+    const res = await this.request("read", {
+      path: p,
+      confine: options.confine ?? true,
+      start: options.start,
+      length: options.length,
+      maxSize: options.maxSize,
+    });
     if (!res.ok && (res.header.code === "ENOENT" || res.header.code === "ENOTDIR")) return null;
     return { data: res.body, stat: okHeader(res, p).stat };
   }
 
-  async writeFile(p: string, data: string | Uint8Array, options: FileAccess & { mode?: number } = {}): Promise<FileStat> {
+  async writeFile(
+    p: string,
+    data: string | Uint8Array,
+    options: FileAccess & { mode?: number } = {},
+  ): Promise<FileStat> {
     const body = typeof data === "string" ? Buffer.from(data) : data;
-    return okHeader(await this.request("write", { path: p, confine: options.confine ?? true, mode: options.mode }, body), p).stat;
+    return okHeader(
+      await this.request("write", { path: p, confine: options.confine ?? true, mode: options.mode }, body),
+      p,
+    ).stat;
   }
 
   async startBackground(id: string, request: ExecRequest): Promise<void> {
@@ -852,7 +1051,13 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
   async readBackground(id: string): Promise<BackgroundStatus> {
     const res = await this.request("bg-read", { job: id });
     const h = okHeader(res, id);
-    return { status: h.status, exitCode: h.exitCode, signal: h.signal, output: res.body, runtimeMs: h.runtimeMs };
+    return {
+      status: h.status,
+      exitCode: h.exitCode,
+      signal: h.signal,
+      output: res.body,
+      runtimeMs: h.runtimeMs,
+    };
   }
 
   async killBackground(id: string): Promise<void> {
@@ -873,12 +1078,15 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
     this.channel?.close();
     try {
       // A copier still running (a cancel during the copy) holds the workspace volume too.
-      const copier = this.copierUsed ? [removeContainer(this.docker.getContainer(copierName(this.options.runId)))] : [];
+      const copier = this.copierUsed
+        ? [removeContainer(this.docker.getContainer(copierName(this.options.runId)))]
+        : [];
       await Promise.all([removeContainer(this.container), ...copier]);
     } finally {
       // After the containers (the sidecar's tunnels closed and recorded): a volume goes once no container uses it.
       try {
-        if (this.profile.workspaceVolume) await removeVolume(this.docker, workspaceVolumeName(this.options.runId));
+        if (this.profile.workspaceVolume)
+          await removeVolume(this.docker, workspaceVolumeName(this.options.runId));
       } finally {
         if (this.egressStart) await removeStartedEgress(this.docker, this.options.runId, this.egressStart);
       }

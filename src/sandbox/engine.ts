@@ -22,7 +22,10 @@ export function createDockerClient(): Docker {
 export async function withTimeout<T>(what: string, promise: Promise<T>, ms = API_TIMEOUT_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new EngineError(`Docker engine did not answer ${what} within ${ms / 1000} s`)), ms);
+    timer = setTimeout(
+      () => reject(new EngineError(`Docker engine did not answer ${what} within ${ms / 1000} s`)),
+      ms,
+    );
   });
   try {
     return await Promise.race([promise, timeout]);
@@ -39,7 +42,10 @@ function unlessGone(e: unknown): void {
 /** A bind source the engine cannot find (a container create's error): it does not see this host's files. */
 export function engineElsewhere(e: unknown): boolean {
   const err = e as { statusCode?: number; message?: string };
-  return err.statusCode === 400 && /bind source path|no such file or directory|does not exist/i.test(err.message ?? "");
+  return (
+    err.statusCode === 400 &&
+    /bind source path|no such file or directory|does not exist/i.test(err.message ?? "")
+  );
 }
 
 /** Removes a container, running or not, with its anonymous volumes; one already gone is fine. */
@@ -53,18 +59,27 @@ export async function removeVolume(docker: Docker, name: string): Promise<void> 
 }
 
 function whereEngine(): string {
-  return process.env.DOCKER_HOST ? `DOCKER_HOST=${process.env.DOCKER_HOST}` : "the default socket /var/run/docker.sock";
+  return process.env.DOCKER_HOST
+    ? `DOCKER_HOST=${process.env.DOCKER_HOST}`
+    : "the default socket /var/run/docker.sock";
 }
 
 /** Fails fast, before any model call, with what to do next (D1). */
-export async function pingEngine(docker: Docker): Promise<{ version: string; apiVersion: string; architecture: string; profile: EngineProfile }> {
+export async function pingEngine(
+  docker: Docker,
+): Promise<{ version: string; apiVersion: string; architecture: string; profile: EngineProfile }> {
   try {
     // A ping answers fast or not at all; the version request is an ordinary call (a loaded Podman service
     // took over 10 s to answer it).
     await withTimeout("a ping", docker.ping(), 10_000);
     const v = await withTimeout("a version request", docker.version());
     // Arch is Go's name for the engine's architecture (amd64, arm64), as images name theirs.
-    return { version: v.Version, apiVersion: v.ApiVersion, architecture: v.Arch, profile: engineProfile(v.Components ?? []) };
+    return {
+      version: v.Version,
+      apiVersion: v.ApiVersion,
+      architecture: v.Arch,
+      profile: engineProfile(v.Components ?? []),
+    };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const hint =
@@ -72,9 +87,12 @@ export async function pingEngine(docker: Docker): Promise<{ version: string; api
         ? "permission denied on the socket: add your user to the docker group or run with access to it"
         : "start Docker (e.g. `sudo systemctl start docker`), point DOCKER_HOST at a Docker-compatible socket, " +
           "or run `bash scripts/ensure-engine.sh` as root with AGENT_CI_INSTALL_ENGINE=1";
-    throw new EngineError(`no Docker engine answers at ${whereEngine()} (${code ?? (e as Error).message}): ${hint}`, {
-      cause: e,
-    });
+    throw new EngineError(
+      `no Docker engine answers at ${whereEngine()} (${code ?? (e as Error).message}): ${hint}`,
+      {
+        cause: e,
+      },
+    );
   }
 }
 
@@ -123,7 +141,10 @@ export async function reapOrphans(docker: Docker): Promise<string[]> {
       // Already gone (another run reaped it first).
     }
   }
-  const { Volumes: volumes } = await withTimeout("a volume list", docker.listVolumes({ filters: { label: [LABEL_RUN] } }));
+  const { Volumes: volumes } = await withTimeout(
+    "a volume list",
+    docker.listVolumes({ filters: { label: [LABEL_RUN] } }),
+  );
   for (const info of volumes ?? []) {
     if (!orphaned(info.Labels ?? undefined)) continue;
     await withTimeout("a volume removal", docker.getVolume(info.Name).remove()).catch(() => {});

@@ -88,9 +88,18 @@ export function assessHardening(
     [!hardening.readonlyRootfs, "read-only root filesystem"],
     // Podman reports the dropped capabilities one by one instead of "ALL"; CapEff above is the proof.
     [!capDrop.some((c) => /^(CAP_)?ALL$/i.test(c)) && capDrop.length < MIN_CAPS_LISTED_AS_ALL, "CapDrop ALL"],
-    [hardening.pidsLimit !== (requested.PidsLimit ?? null), `pids limit ${requested.PidsLimit} (got ${hardening.pidsLimit})`],
-    [hardening.memoryBytes !== requested.Memory, `memory limit ${requested.Memory} (got ${hardening.memoryBytes})`],
-    [hardening.nanoCpus !== requested.NanoCpus, `CPU limit ${requested.NanoCpus} (got ${hardening.nanoCpus})`],
+    [
+      hardening.pidsLimit !== (requested.PidsLimit ?? null),
+      `pids limit ${requested.PidsLimit} (got ${hardening.pidsLimit})`,
+    ],
+    [
+      hardening.memoryBytes !== requested.Memory,
+      `memory limit ${requested.Memory} (got ${hardening.memoryBytes})`,
+    ],
+    [
+      hardening.nanoCpus !== requested.NanoCpus,
+      `CPU limit ${requested.NanoCpus} (got ${hardening.nanoCpus})`,
+    ],
     [!hardening.init, "init process"],
     [hardening.privileged, "unprivileged"],
     [requested.NetworkMode === "none" && hardening.networkMode !== "none", "network none"],

@@ -99,7 +99,9 @@ export class HelperClient {
     });
     this.onClose = (cause?: unknown) => {
       if (this.closedError) return;
-      const detail = this.stderrTail.trim() ? `: ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}` : "";
+      const detail = this.stderrTail.trim()
+        ? `: ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}`
+        : "";
       this.closedError = new SandboxGoneError(`the sandbox helper stopped${detail}`, { cause });
       failReady(this.closedError);
       for (const waiter of this.waiters.values()) waiter.reject(this.closedError);
@@ -142,7 +144,11 @@ export class HelperClient {
   }
 
   /** One operation of the protocol; the answer is typed by the operation asked (helper-protocol.ts). */
-  request<K extends HelperOp>(op: K, request: HelperOps[K]["request"], body?: Uint8Array): Promise<HelperResult<K>> {
+  request<K extends HelperOp>(
+    op: K,
+    request: HelperOps[K]["request"],
+    body?: Uint8Array,
+  ): Promise<HelperResult<K>> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = this.nextId++;
     return new Promise<RawFrame>((resolve, reject) => {

@@ -43,18 +43,32 @@ interface PathRequest {
 
 export interface HelperOps {
   /** What the kernel says about the helper's own process: the hardening as seen from inside. */
-  ping: { request: Record<string, never>; response: { pid: number; node: string; uid: number; capEff: string; noNewPrivs: string; seccomp: string } };
+  ping: {
+    request: Record<string, never>;
+    response: { pid: number; node: string; uid: number; capEff: string; noNewPrivs: string; seccomp: string };
+  };
   stat: { request: PathRequest; response: { stat: FileStat | null } };
   resolve: { request: PathRequest; response: { realPath: string } };
   /** `maxSize`: a file larger than this is not read (no body): the caller learns its size in the same trip. */
-  read: { request: PathRequest & { start?: number; length?: number; maxSize?: number }; response: { stat: FileStat; bytes: number } };
+  read: {
+    request: PathRequest & { start?: number; length?: number; maxSize?: number };
+    response: { stat: FileStat; bytes: number };
+  };
   write: { request: PathRequest & { mode?: number }; response: { stat: FileStat } };
   remove: { request: PathRequest & { recursive?: boolean }; response: Record<string, never> };
   exec: { request: ExecOpRequest; response: ExecOpResponse };
-  "bg-start": { request: Omit<ExecOpRequest, "timeoutMs" | "stdin"> & { job: string }; response: { pid: number } };
+  "bg-start": {
+    request: Omit<ExecOpRequest, "timeoutMs" | "stdin"> & { job: string };
+    response: { pid: number };
+  };
   "bg-read": {
     request: { job: string };
-    response: { status: "running" | "completed" | "killed"; exitCode: number | null; signal: string | null; runtimeMs: number };
+    response: {
+      status: "running" | "completed" | "killed";
+      exitCode: number | null;
+      signal: string | null;
+      runtimeMs: number;
+    };
   };
   "bg-kill": { request: { job: string }; response: Record<string, never> };
   "kill-all": { request: Record<string, never>; response: Record<string, never> };
@@ -89,5 +103,4 @@ export interface RawFrame {
 }
 
 export type HelperResult<K extends HelperOp> =
-  | { ok: true; header: ResponseHeader<K>; body: Buffer }
-  | { ok: false; header: FailureHeader; body: Buffer };
+  { ok: true; header: ResponseHeader<K>; body: Buffer } | { ok: false; header: FailureHeader; body: Buffer };

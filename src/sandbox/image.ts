@@ -14,9 +14,19 @@ import { EngineError } from "./sandbox.js";
 
 export const IMAGE_REPOSITORY = "agent-ci-sandbox";
 export const DEFAULT_BASE_IMAGE = process.env.AGENT_CI_BASE_IMAGE ?? "debian:bookworm-slim";
-const baseImageVariable = (architecture?: string) => (architecture ? `AGENT_CI_BASE_IMAGE_${architecture.toUpperCase()}` : "AGENT_CI_BASE_IMAGE");
+const baseImageVariable = (architecture?: string) =>
+  architecture ? `AGENT_CI_BASE_IMAGE_${architecture.toUpperCase()}` : "AGENT_CI_BASE_IMAGE";
 /** Docker's official images are also published one architecture a repository: arm64v8/debian, i386/debian. */
-const OFFICIAL_ARCH_NAMESPACES: Record<string, string> = { amd64: "amd64", arm64: "arm64v8", arm: "arm32v7", "386": "i386", ppc64le: "ppc64le", s390x: "s390x", riscv64: "riscv64", mips64le: "mips64le" };
+const OFFICIAL_ARCH_NAMESPACES: Record<string, string> = {
+  amd64: "amd64",
+  arm64: "arm64v8",
+  arm: "arm32v7",
+  "386": "i386",
+  ppc64le: "ppc64le",
+  s390x: "s390x",
+  riscv64: "riscv64",
+  mips64le: "mips64le",
+};
 
 /**
  * The base image agent-ci builds from for an architecture other than the engine's (an arm64 image on an
@@ -30,7 +40,9 @@ export function baseImageFor(architecture: string): string {
   if (given) return given;
   const namespace = OFFICIAL_ARCH_NAMESPACES[architecture];
   if (!namespace || DEFAULT_BASE_IMAGE.includes("/")) {
-    throw new EngineError(`no base image for ${architecture} images is known: set ${variable} to a Debian image for ${architecture}`);
+    throw new EngineError(
+      `no base image for ${architecture} images is known: set ${variable} to a Debian image for ${architecture}`,
+    );
   }
   return `${namespace}/${DEFAULT_BASE_IMAGE}`;
 }
@@ -38,7 +50,9 @@ const BUILD_TIMEOUT_MS = 20 * 60_000;
 
 /** A file or folder of the package: src/sandbox/image.ts and dist/*.js sit one or two levels below its root. */
 export function packagePath(name: string): string {
-  const candidates = [`../../${name}`, `../${name}`].map((rel) => fileURLToPath(new URL(rel, import.meta.url)));
+  const candidates = [`../../${name}`, `../${name}`].map((rel) =>
+    fileURLToPath(new URL(rel, import.meta.url)),
+  );
   const found = candidates.find((p) => fs.existsSync(p));
   if (!found) throw new EngineError(`${name} not found (looked in ${candidates.join(", ")})`);
   return found;
@@ -75,7 +89,13 @@ export function recipeTag(recipe: BuildRecipe): string {
 }
 
 export function sandboxRecipe(dockerfile = fs.readFileSync(dockerfilePath(), "utf8")): BuildRecipe {
-  return { what: "the sandbox image", repository: IMAGE_REPOSITORY, files: { Dockerfile: dockerfile }, baseImage: DEFAULT_BASE_IMAGE, label: "sandbox" };
+  return {
+    what: "the sandbox image",
+    repository: IMAGE_REPOSITORY,
+    files: { Dockerfile: dockerfile },
+    baseImage: DEFAULT_BASE_IMAGE,
+    label: "sandbox",
+  };
 }
 
 /** A folder's files (not recursive) as a build context. */
@@ -103,7 +123,8 @@ export async function imageExists(docker: Docker, name: string): Promise<boolean
 
 function contextTar(files: Record<string, string>): NodeJS.ReadableStream {
   const pack = tarPack();
-  for (const [name, content] of Object.entries(files)) pack.entry({ name, mode: name.endsWith(".sh") ? 0o755 : 0o644 }, content);
+  for (const [name, content] of Object.entries(files))
+    pack.entry({ name, mode: name.endsWith(".sh") ? 0o755 : 0o644 }, content);
   pack.finalize();
   return pack as unknown as NodeJS.ReadableStream;
 }
@@ -122,25 +143,38 @@ export interface BuildOptions {
 
 /** What makes a recipe's base: for another architecture, its name and architecture, and the emulator with them. */
 function ensureEngineCommand(recipe: BuildRecipe): string {
-  const base = recipe.architecture ? `AGENT_CI_BASE_IMAGE=${recipe.baseImage} AGENT_CI_BASE_ARCH=${recipe.architecture} ` : "";
+  const base = recipe.architecture
+    ? `AGENT_CI_BASE_IMAGE=${recipe.baseImage} AGENT_CI_BASE_ARCH=${recipe.architecture} `
+    : "";
   return `${base}bash scripts/ensure-engine.sh`;
 }
 
 /** Builds the recipe unless its tag exists already; returns the tag. `progress` gets each build output line. */
-export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress: (line: string) => void = () => {}, options: BuildOptions = {}): Promise<string> {
+export async function ensureBuilt(
+  docker: Docker,
+  recipe: BuildRecipe,
+  progress: (line: string) => void = () => {},
+  options: BuildOptions = {},
+): Promise<string> {
   const tag = options.tag ?? recipeTag(recipe);
   if (await imageExists(docker, tag)) return tag;
   // The default base comes from scripts/ensure-engine.sh; one for another architecture is pulled here.
   const present =
     (await imageExists(docker, recipe.baseImage)) ||
-    (recipe.architecture !== undefined && (await pullImage(docker, recipe.baseImage, recipe.architecture).then(() => true, () => false)));
+    (recipe.architecture !== undefined &&
+      (await pullImage(docker, recipe.baseImage, recipe.architecture).then(
+        () => true,
+        () => false,
+      )));
   if (!present) {
     throw new EngineError(
       `the base image ${recipe.baseImage} is missing and no registry may be reachable: run \`${ensureEngineCommand(recipe)}\` ` +
         `(it pulls it, or builds it locally with debootstrap), or set ${baseImageVariable(recipe.architecture)} to an image you have`,
     );
   }
-  progress(`building ${recipe.what} ${tag}${recipe.architecture ? ` for ${recipe.architecture}, under emulation` : ""} (first run on this engine only; a few minutes)`);
+  progress(
+    `building ${recipe.what} ${tag}${recipe.architecture ? ` for ${recipe.architecture}, under emulation` : ""} (first run on this engine only; a few minutes)`,
+  );
   const stream = await docker.buildImage(contextTar(recipe.files), {
     t: tag,
     nocache: Boolean(options.noCache),
@@ -172,7 +206,9 @@ export async function ensureBuilt(docker: Docker, recipe: BuildRecipe, progress:
   try {
     await withTimeout(`the build of ${recipe.what}`, building, BUILD_TIMEOUT_MS);
   } catch (e) {
-    throw new EngineError(`building ${recipe.what} failed: ${(e as Error).message}\n${tail.join("\n")}${emulation}`);
+    throw new EngineError(
+      `building ${recipe.what} failed: ${(e as Error).message}\n${tail.join("\n")}${emulation}`,
+    );
   }
   if (!(await imageExists(docker, tag))) {
     throw new EngineError(`building ${recipe.what} failed:\n${tail.join("\n")}${emulation}`);
@@ -197,7 +233,9 @@ export interface ResolvedImage {
 
 async function pullImage(docker: Docker, name: string, architecture?: string): Promise<void> {
   const stream = await docker.pull(name, architecture ? { platform: `linux/${architecture}` } : {});
-  await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
+  );
 }
 
 /** The user's image (`--image`, `image:`, else AGENT_CI_IMAGE), or undefined for the default. */
@@ -209,14 +247,20 @@ export function userImage(requested: string | undefined): string | undefined {
  * Resolves the image a run uses: the user's (`--image`, `image:`, else AGENT_CI_IMAGE, e.g. a prebuilt
  * default image in a registry; it must exist locally or be pullable) or the default, built here.
  */
-export async function resolveImage(docker: Docker, requested: string | undefined, progress?: (line: string) => void): Promise<ResolvedImage> {
+export async function resolveImage(
+  docker: Docker,
+  requested: string | undefined,
+  progress?: (line: string) => void,
+): Promise<ResolvedImage> {
   const image = userImage(requested);
   const name = image ?? (await ensureDefaultImage(docker, progress));
   if (image && !(await imageExists(docker, image))) {
     try {
       await pullImage(docker, image);
     } catch (e) {
-      throw new EngineError(`image ${image} is not on this engine and pulling it failed: ${(e as Error).message}`);
+      throw new EngineError(
+        `image ${image} is not on this engine and pulling it failed: ${(e as Error).message}`,
+      );
     }
   }
   const info = await withTimeout("an image inspect", docker.getImage(name).inspect());

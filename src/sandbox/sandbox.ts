@@ -104,7 +104,11 @@ export interface Sandbox {
    */
   readFile(path: string, options?: ReadOptions): Promise<{ data: Buffer; stat: FileStat } | null>;
   /** Creates parent directories; written beside the target and renamed over it; never through a symlink. */
-  writeFile(path: string, data: string | Uint8Array, options?: FileAccess & { mode?: number }): Promise<FileStat>;
+  writeFile(
+    path: string,
+    data: string | Uint8Array,
+    options?: FileAccess & { mode?: number },
+  ): Promise<FileStat>;
   startBackground(id: string, request: ExecRequest): Promise<void>;
   readBackground(id: string): Promise<BackgroundStatus>;
   killBackground(id: string): Promise<void>;

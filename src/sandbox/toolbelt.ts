@@ -7,7 +7,16 @@
 import type Docker from "dockerode";
 import { withTimeout } from "./engine.js";
 import type { Ulimit } from "./engine-profile.js";
-import { baseImageFor, DEFAULT_BASE_IMAGE, type BuildOptions, type BuildRecipe, ensureBuilt, folderFiles, packagePath, recipeTag } from "./image.js";
+import {
+  baseImageFor,
+  DEFAULT_BASE_IMAGE,
+  type BuildOptions,
+  type BuildRecipe,
+  ensureBuilt,
+  folderFiles,
+  packagePath,
+  recipeTag,
+} from "./image.js";
 import { EngineError } from "./sandbox.js";
 
 export const TOOLBELT_DIR = "/opt/agent-ci";
@@ -22,8 +31,15 @@ export const FALLBACK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:
 
 /** The engine's own architecture's toolbelt, or (`architecture`) one for images of another, built under emulation. */
 export function toolbeltRecipe(architecture?: string): BuildRecipe {
-  const recipe = { what: "agent-ci's toolbelt", repository: TOOLBELT_REPOSITORY, files: folderFiles(packagePath("toolbelt")), label: "toolbelt" };
-  return architecture ? { ...recipe, baseImage: baseImageFor(architecture), architecture } : { ...recipe, baseImage: DEFAULT_BASE_IMAGE };
+  const recipe = {
+    what: "agent-ci's toolbelt",
+    repository: TOOLBELT_REPOSITORY,
+    files: folderFiles(packagePath("toolbelt")),
+    label: "toolbelt",
+  };
+  return architecture
+    ? { ...recipe, baseImage: baseImageFor(architecture), architecture }
+    : { ...recipe, baseImage: DEFAULT_BASE_IMAGE };
 }
 
 /** The volume's name: one per toolbelt content, so a changed toolbelt never mixes with an old copy. */
@@ -80,15 +96,25 @@ async function populate(
       Image: tag,
       Cmd: [`${TOOLBELT_BIN}/true`],
       Labels: { [VOLUME_LABEL]: name },
-      HostConfig: { Mounts: [{ Type: "volume", Source: name, Target: TOOLBELT_DIR }], NetworkMode: "none", Ulimits: options.ulimits },
+      HostConfig: {
+        Mounts: [{ Type: "volume", Source: name, Target: TOOLBELT_DIR }],
+        NetworkMode: "none",
+        Ulimits: options.ulimits,
+      },
     }),
   );
   try {
     await withTimeout("a container start", filler.start());
     const result = (await withTimeout("a container wait", filler.wait())) as { StatusCode?: number };
-    if (result.StatusCode !== 0) throw new EngineError(`the toolbelt volume ${name} did not come up (its check exited ${result.StatusCode})`);
+    if (result.StatusCode !== 0)
+      throw new EngineError(
+        `the toolbelt volume ${name} did not come up (its check exited ${result.StatusCode})`,
+      );
   } catch (e) {
-    await docker.getVolume(name).remove().catch(() => {});
+    await docker
+      .getVolume(name)
+      .remove()
+      .catch(() => {});
     throw e;
   } finally {
     await filler.remove({ force: true }).catch(() => {});

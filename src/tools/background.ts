@@ -8,7 +8,10 @@ import type { ToolContext, ToolResult } from "./types.js";
 
 export const BashOutputInput = z.strictObject({
   bash_id: z.string().describe("The ID of the background shell to read output from"),
-  filter: z.string().optional().describe("Optional regular expression: only output lines matching it are shown"),
+  filter: z
+    .string()
+    .optional()
+    .describe("Optional regular expression: only output lines matching it are shown"),
 });
 export type BashOutputInput = z.infer<typeof BashOutputInput>;
 
@@ -19,12 +22,16 @@ export type KillShellInput = z.infer<typeof KillShellInput>;
 
 function unknownShell(ctx: ToolContext, id: string): ToolResult {
   const known = [...ctx.state.shells.keys()];
-  return toolError("not_found", `No background shell with ID ${id}.${known.length ? ` Known: ${known.join(", ")}.` : ""}`);
+  return toolError(
+    "not_found",
+    `No background shell with ID ${id}.${known.length ? ` Known: ${known.join(", ")}.` : ""}`,
+  );
 }
 
 export const BashOutputTool = defineTool<BashOutputInput>({
   name: "BashOutput",
-  description: "Reads the output a background shell (Bash with run_in_background) printed since the last read, with its status and exit code.",
+  description:
+    "Reads the output a background shell (Bash with run_in_background) printed since the last read, with its status and exit code.",
   inputSchema: BashOutputInput,
   maxResultSizeChars: 30_000,
   isReadOnly: () => true,
@@ -46,13 +53,17 @@ export const BashOutputTool = defineTool<BashOutputInput>({
     try {
       status = await ctx.sandbox.readBackground(input.bash_id);
     } catch (e) {
-      if (e instanceof SandboxFsError) return toolError("not_found", `Background shell ${input.bash_id} is gone (${e.message}).`);
+      if (e instanceof SandboxFsError)
+        return toolError("not_found", `Background shell ${input.bash_id} is gone (${e.message}).`);
       throw e;
     }
     let text = trimTrailingNewlines(cleanOutput(status.output));
     if (input.filter) {
       const re = new RegExp(input.filter);
-      text = text.split("\n").filter((line) => re.test(line)).join("\n");
+      text = text
+        .split("\n")
+        .filter((line) => re.test(line))
+        .join("\n");
     }
     const parts = [`<status>${status.status}</status>`];
     if (status.exitCode !== null) parts.push(`<exit_code>${status.exitCode}</exit_code>`);
@@ -77,6 +88,9 @@ export const KillShellTool = defineTool<KillShellInput>({
       if (!(e instanceof SandboxFsError)) throw e;
     }
     ctx.state.shells.delete(input.shell_id);
-    return { output: `Successfully killed shell: ${input.shell_id} (${shell.command})`, title: `killed ${input.shell_id}` };
+    return {
+      output: `Successfully killed shell: ${input.shell_id} (${shell.command})`,
+      title: `killed ${input.shell_id}`,
+    };
   },
 });

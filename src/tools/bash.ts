@@ -24,9 +24,17 @@ export const BashInput = z.strictObject({
     .min(1)
     .max(MAX_BASH_TIMEOUT_MS)
     .optional()
-    .describe(`Optional timeout in milliseconds (max ${MAX_BASH_TIMEOUT_MS}; default ${DEFAULT_BASH_TIMEOUT_MS})`),
-  description: z.string().optional().describe("A clear, concise description of what this command does in 5-10 words"),
-  run_in_background: z.boolean().optional().describe("Run the command in the background; read its output later with BashOutput"),
+    .describe(
+      `Optional timeout in milliseconds (max ${MAX_BASH_TIMEOUT_MS}; default ${DEFAULT_BASH_TIMEOUT_MS})`,
+    ),
+  description: z
+    .string()
+    .optional()
+    .describe("A clear, concise description of what this command does in 5-10 words"),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe("Run the command in the background; read its output later with BashOutput"),
 });
 export type BashInput = z.infer<typeof BashInput>;
 
@@ -42,7 +50,17 @@ const DESCRIPTION = `Executes a bash command in the sandbox (a Linux container w
 - Prefer Read, Grep, Glob and Edit over cat, grep, find and sed`;
 
 export function signalNumber(signal: string | null): number {
-  const numbers: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
+  const numbers: Record<string, number> = {
+    SIGHUP: 1,
+    SIGINT: 2,
+    SIGQUIT: 3,
+    SIGABRT: 6,
+    SIGKILL: 9,
+    SIGSEGV: 11,
+    SIGPIPE: 13,
+    SIGALRM: 14,
+    SIGTERM: 15,
+  };
   return signal ? (numbers[signal] ?? 0) : 0;
 }
 
@@ -54,7 +72,9 @@ const ANSI_ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|
  * carriage return overwrote dropped, NULs and other control characters escaped.
  */
 export function cleanOutput(data: Buffer): string {
-  return escapeControlCharacters(overwrittenByCarriageReturns(data.toString("utf8").replace(ANSI_ESCAPES, "")));
+  return escapeControlCharacters(
+    overwrittenByCarriageReturns(data.toString("utf8").replace(ANSI_ESCAPES, "")),
+  );
 }
 
 function withOmission(data: Buffer, head: number, omitted: number): string {
@@ -76,7 +96,10 @@ export function trimOutputEdges(text: string): string {
   return end.slice(start);
 }
 
-export function renderExec(res: ExecResult, timeoutMs: number): { text: string; exitCode: number; failed: boolean } {
+export function renderExec(
+  res: ExecResult,
+  timeoutMs: number,
+): { text: string; exitCode: number; failed: boolean } {
   const exitCode = res.exitCode ?? 128 + signalNumber(res.signal);
   const parts = [
     trimOutputEdges(withOmission(res.stdout, res.stdoutHead, res.stdoutOmitted)),
@@ -89,8 +112,11 @@ export function renderExec(res: ExecResult, timeoutMs: number): { text: string; 
   if (res.outputKilled) parts.push("Command killed: it printed far more output than can be kept");
   if (res.oomKilled) {
     const mib = Math.round(res.oomKilled.memoryLimitBytes / 1024 ** 2);
-    parts.push(`(killed: out of memory (limit ${mib} MiB): the sandbox's memory limit was reached; use less memory, or raise the limit with --memory)`);
-  } else if (exitCode === 137 && !res.timedOut && !res.outputKilled) parts.push("(killed: SIGKILL, possibly out of memory or the process limit)");
+    parts.push(
+      `(killed: out of memory (limit ${mib} MiB): the sandbox's memory limit was reached; use less memory, or raise the limit with --memory)`,
+    );
+  } else if (exitCode === 137 && !res.timedOut && !res.outputKilled)
+    parts.push("(killed: SIGKILL, possibly out of memory or the process limit)");
   const failed = exitCode !== 0 || res.timedOut;
   const body = parts.join("\n");
   if (failed) return { text: `Exit code ${exitCode}${body ? `\n${body}` : ""}`, exitCode, failed };
@@ -105,7 +131,10 @@ export const BashTool = defineTool<BashInput>({
 
   async validateInput(input) {
     if (/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/.test(input.command)) {
-      return toolError("invalid_input", "The command contains invisible Unicode characters (zero-width or bidirectional controls); rewrite it without them.");
+      return toolError(
+        "invalid_input",
+        "The command contains invisible Unicode characters (zero-width or bidirectional controls); rewrite it without them.",
+      );
     }
     return undefined;
   },
@@ -114,7 +143,12 @@ export const BashTool = defineTool<BashInput>({
     const cwd = ctx.state.cwd;
     if (input.run_in_background) {
       const id = ctx.state.nextShellId();
-      await ctx.sandbox.startBackground(id, { script: input.command, cwd, maxOutputBytes: CAPTURE_BYTES, caller: ctx.toolUseId });
+      await ctx.sandbox.startBackground(id, {
+        script: input.command,
+        cwd,
+        maxOutputBytes: CAPTURE_BYTES,
+        caller: ctx.toolUseId,
+      });
       ctx.state.shells.set(id, { id, command: input.command, startedAt: Date.now() });
       return {
         output: `Command running in background with ID: ${id}. Read its output with BashOutput and stop it with KillShell.`,
@@ -123,7 +157,15 @@ export const BashTool = defineTool<BashInput>({
       };
     }
     const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-    const res = await ctx.sandbox.exec({ script: input.command, mergeStderr: true, cwd, timeoutMs, maxOutputBytes: CAPTURE_BYTES, signal: ctx.signal, caller: ctx.toolUseId });
+    const res = await ctx.sandbox.exec({
+      script: input.command,
+      mergeStderr: true,
+      cwd,
+      timeoutMs,
+      maxOutputBytes: CAPTURE_BYTES,
+      signal: ctx.signal,
+      caller: ctx.toolUseId,
+    });
     const rendered = renderExec(res, timeoutMs);
     let text = rendered.text;
     if (res.cwd && res.cwd !== cwd) {
@@ -137,7 +179,8 @@ export const BashTool = defineTool<BashInput>({
     for (const refusal of res.egressRefused ?? []) text += `\n${refusal}`;
     const title = `$ ${input.command.slice(0, 200)} → exit ${rendered.exitCode}${res.timedOut ? " (timed out)" : ""}`;
     const metadata = { exitCode: rendered.exitCode, timedOut: res.timedOut, durationMs: res.durationMs };
-    if (rendered.failed) return { ...plainError(res.timedOut ? "timed_out" : "command_failed", text), title, metadata };
+    if (rendered.failed)
+      return { ...plainError(res.timedOut ? "timed_out" : "command_failed", text), title, metadata };
     return { output: text, title, metadata };
   },
 });

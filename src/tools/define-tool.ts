@@ -15,7 +15,12 @@ export function defineTool<Input>(
 
 /** A recoverable error the model can act on, in Claude Code's `<tool_use_error>` wrapper. */
 export function toolError(kind: ToolErrorKind, message: string): ToolResult {
-  return { output: `<tool_use_error>${message}</tool_use_error>`, isError: true, kind, title: message.split("\n")[0] };
+  return {
+    output: `<tool_use_error>${message}</tool_use_error>`,
+    isError: true,
+    kind,
+    title: message.split("\n")[0],
+  };
 }
 
 /** An error result that is plain text (Claude Code does not wrap failures of the call itself). */

@@ -35,7 +35,8 @@ Usage:
 
 function occurrences(haystack: string, needle: string): number[] {
   const found: number[] = [];
-  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) found.push(at);
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length))
+    found.push(at);
   return found;
 }
 
@@ -71,7 +72,10 @@ function curlLike(matched: string, newString: string): string {
  * The text in the file that old_string means: itself, its LF→CRLF form in a CRLF file, or (as Claude
  * Code does) the same text with curly quotes where the model typed straight ones.
  */
-function actualOldString(content: string, oldString: string): { old: string; crlf: boolean; curly: boolean } | undefined {
+function actualOldString(
+  content: string,
+  oldString: string,
+): { old: string; crlf: boolean; curly: boolean } | undefined {
   if (content.includes(oldString)) return { old: oldString, crlf: false, curly: false };
   if (content.includes("\r\n") && oldString.includes("\n") && !oldString.includes("\r\n")) {
     const crlf = oldString.replace(/\n/g, "\r\n");
@@ -86,7 +90,16 @@ function actualOldString(content: string, oldString: string): { old: string; crl
 function isWhitespace(code: number): boolean {
   if (code === 32 || (code >= 9 && code <= 13) || code === 160) return true;
   if (code < 0x1680) return false;
-  return code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+  return (
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 /**
@@ -97,7 +110,7 @@ export function stripTrailingWhitespace(filePath: string, text: string): string 
   if (/\.(md|mdx|markdown)$/i.test(filePath)) return text;
   let kept = "";
   let copiedTo = 0;
-  for (let start = 0; start <= text.length; ) {
+  for (let start = 0; start <= text.length;) {
     const newline = text.indexOf("\n", start);
     const lineEnd = newline === -1 ? text.length : newline;
     const contentEnd = lineEnd > start && text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd;
@@ -141,7 +154,10 @@ export const EditTool = defineTool<EditInput>({
 
     if (!loaded.exists) {
       if (input.old_string !== "") {
-        return toolError("not_found", `File does not exist. Note: your current working directory is ${ctx.state.cwd}. To create a file, use an empty old_string or Write.`);
+        return toolError(
+          "not_found",
+          `File does not exist. Note: your current working directory is ${ctx.state.cwd}. To create a file, use an empty old_string or Write.`,
+        );
       }
       await writeAndRecord(ctx, loaded.path, newInput);
       return {
@@ -156,9 +172,17 @@ export const EditTool = defineTool<EditInput>({
     if (stale) return stale;
     const content = loaded.text;
     if (input.old_string === "") {
-      if (content.length) return toolError("already_exists", "Cannot create new file - file already exists. Give a non-empty old_string to edit it.");
+      if (content.length)
+        return toolError(
+          "already_exists",
+          "Cannot create new file - file already exists. Give a non-empty old_string to edit it.",
+        );
       await writeAndRecord(ctx, loaded.path, newInput);
-      return { output: `The file ${shown} has been updated successfully.${readBackNote(ctx, loaded.path)}`, title: `wrote ${loaded.path}`, metadata: { patch: patchOf(loaded.path, "", newInput) } };
+      return {
+        output: `The file ${shown} has been updated successfully.${readBackNote(ctx, loaded.path)}`,
+        title: `wrote ${loaded.path}`,
+        metadata: { patch: patchOf(loaded.path, "", newInput) },
+      };
     }
 
     const match = actualOldString(content, input.old_string);
@@ -169,12 +193,17 @@ export const EditTool = defineTool<EditInput>({
     const newString = match.crlf ? quoted.replace(/\r?\n/g, "\r\n") : quoted;
     // Deleting a whole line takes its line ending too, so no blank line is left (Claude Code).
     if (newString === "" && !match.old.endsWith("\n")) {
-      const eol = [match.crlf || content.includes("\r\n") ? "\r\n" : "\n", "\n"].find((e) => content.includes(match.old + e));
+      const eol = [match.crlf || content.includes("\r\n") ? "\r\n" : "\n", "\n"].find((e) =>
+        content.includes(match.old + e),
+      );
       if (eol) match.old += eol;
     }
     const found = occurrences(content, match.old);
     if (found.length > 1 && !input.replace_all) {
-      const lines = found.slice(0, 10).map((i) => lineOf(content, i)).join(", ");
+      const lines = found
+        .slice(0, 10)
+        .map((i) => lineOf(content, i))
+        .join(", ");
       return toolError(
         "not_unique",
         `Found ${found.length} matches of the string to replace, but replace_all is false (lines ${lines}). To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: ${input.old_string}`,

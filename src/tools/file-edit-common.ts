@@ -28,7 +28,8 @@ export async function loadTarget(ctx: ToolContext, filePath: string): Promise<Lo
   } catch (e) {
     if (!(e instanceof SandboxFsError)) throw e;
     if (e.code === "EOUTSIDE") return outsideWorkspace(filePath);
-    if (e.code === "EISDIR") return plainError("is_directory", `EISDIR: illegal operation on a directory, write '${filePath}'`);
+    if (e.code === "EISDIR")
+      return plainError("is_directory", `EISDIR: illegal operation on a directory, write '${filePath}'`);
     if (e.code === "ENOTREG") return toolError("invalid_input", `${filePath} is not a regular file.`);
     throw e;
   }
@@ -36,10 +37,16 @@ export async function loadTarget(ctx: ToolContext, filePath: string): Promise<Lo
   const { stat, data } = read;
   // Never through a symlink, even one that stays inside (P5): the model names the file it means.
   if (stat.isSymlink) {
-    return toolError("invalid_input", `${filePath} is a symbolic link to ${stat.realPath}; it is not written through. Edit or write ${stat.realPath} instead.`);
+    return toolError(
+      "invalid_input",
+      `${filePath} is a symbolic link to ${stat.realPath}; it is not written through. Edit or write ${stat.realPath} instead.`,
+    );
   }
   if (stat.size > MAX_EDIT_FILE_BYTES) {
-    return toolError("too_large", `${filePath} is ${stat.size} bytes; files over ${MAX_EDIT_FILE_BYTES} bytes are not edited. Use a script through Bash.`);
+    return toolError(
+      "too_large",
+      `${filePath} is ${stat.size} bytes; files over ${MAX_EDIT_FILE_BYTES} bytes are not edited. Use a script through Bash.`,
+    );
   }
   return { exists: true, path: stat.realPath, stat, data, text: data.toString("utf8") };
 }
@@ -49,10 +56,16 @@ export function isToolResult(value: Loaded | ToolResult): value is ToolResult {
 }
 
 /** Read-before-write: the model must have read this file in this run, and it must not have changed since. */
-export function checkFreshness(ctx: ToolContext, loaded: Extract<Loaded, { exists: true }>): ToolResult | undefined {
+export function checkFreshness(
+  ctx: ToolContext,
+  loaded: Extract<Loaded, { exists: true }>,
+): ToolResult | undefined {
   const record = ctx.state.reads.get(loaded.path);
-  if (!record) return toolError("not_read", "File has not been read yet. Read it first before writing to it.");
-  const unchanged = record.sha256 ? record.sha256 === sha256(loaded.data) : record.mtimeMs === loaded.stat.mtimeMs && record.size === loaded.stat.size;
+  if (!record)
+    return toolError("not_read", "File has not been read yet. Read it first before writing to it.");
+  const unchanged = record.sha256
+    ? record.sha256 === sha256(loaded.data)
+    : record.mtimeMs === loaded.stat.mtimeMs && record.size === loaded.stat.size;
   if (!unchanged) {
     return toolError(
       "modified_since_read",
@@ -63,12 +76,21 @@ export function checkFreshness(ctx: ToolContext, loaded: Extract<Loaded, { exist
 }
 
 /** Text that does not survive a UTF-8 round trip (Latin-1, binary) is not edited as text (T6, T7). */
-export function refuseNonText(loaded: Extract<Loaded, { exists: true }>, filePath: string): ToolResult | undefined {
+export function refuseNonText(
+  loaded: Extract<Loaded, { exists: true }>,
+  filePath: string,
+): ToolResult | undefined {
   if (loaded.data.subarray(0, 8192).includes(0)) {
-    return toolError("binary_file", `${filePath} is a binary file; it cannot be edited as text. Use a script through Bash.`);
+    return toolError(
+      "binary_file",
+      `${filePath} is a binary file; it cannot be edited as text. Use a script through Bash.`,
+    );
   }
   if (!Buffer.from(loaded.text, "utf8").equals(loaded.data)) {
-    return toolError("invalid_input", `${filePath} is not valid UTF-8 (Latin-1 or another encoding?); editing it as text would corrupt it. Use a script through Bash (e.g. iconv or sed).`);
+    return toolError(
+      "invalid_input",
+      `${filePath} is not valid UTF-8 (Latin-1 or another encoding?); editing it as text would corrupt it. Use a script through Bash (e.g. iconv or sed).`,
+    );
   }
   return undefined;
 }
@@ -81,7 +103,12 @@ export function patchOf(file: string, before: string, after: string): Structured
  * Writes and records the new content as read, so a following Edit needs no Read. An edit does not show the
  * model the rest of the file: what it had seen of it (all, or a part) stays what it has seen.
  */
-export async function writeAndRecord(ctx: ToolContext, file: string, content: string, options: { keepPartial?: boolean } = {}): Promise<FileStat> {
+export async function writeAndRecord(
+  ctx: ToolContext,
+  file: string,
+  content: string,
+  options: { keepPartial?: boolean } = {},
+): Promise<FileStat> {
   const partial = Boolean(options.keepPartial && ctx.state.reads.get(file)?.partial);
   const stat = await ctx.sandbox.writeFile(file, content);
   ctx.state.recordRead(stat.realPath, Buffer.from(content), stat, partial);

@@ -7,11 +7,16 @@ import { filesByMtime, isSearchRoot, rgFailure, searchRoot, VCS_EXCLUDES } from 
 export const MAX_GLOB_RESULTS = 100;
 
 export const GlobInput = z.strictObject({
-  pattern: z.string().min(1).describe('The glob pattern to match files against, e.g. "**/*.ts" or "src/**/*.test.js"'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe('The glob pattern to match files against, e.g. "**/*.ts" or "src/**/*.test.js"'),
   path: z
     .string()
     .optional()
-    .describe("The directory to search in (default: the working directory). Omit it for the default; do not pass null"),
+    .describe(
+      "The directory to search in (default: the working directory). Omit it for the default; do not pass null",
+    ),
 });
 export type GlobInput = z.infer<typeof GlobInput>;
 
@@ -39,7 +44,8 @@ export const GlobTool = defineTool<GlobInput>({
   maxResultSizeChars: 100_000,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
-  targetPath: (input) => (input.pattern.startsWith("/") ? splitAbsolutePattern(input.pattern).dir : input.path),
+  targetPath: (input) =>
+    input.pattern.startsWith("/") ? splitAbsolutePattern(input.pattern).dir : input.path,
 
   async call(input, ctx) {
     const absolute = input.pattern.startsWith("/") ? splitAbsolutePattern(input.pattern) : undefined;
@@ -48,10 +54,22 @@ export const GlobTool = defineTool<GlobInput>({
     if (!isSearchRoot(where)) return where;
     if (where.isFile) return toolError("invalid_input", `Path is not a directory: ${given}`);
     const pattern = absolute?.pattern ?? input.pattern;
-    const rgArgs = ["--files", "--null", "--hidden", "--no-ignore", "--no-follow", "--glob", pattern, ...VCS_EXCLUDES, "--", where.arg || "."];
+    const rgArgs = [
+      "--files",
+      "--null",
+      "--hidden",
+      "--no-ignore",
+      "--no-follow",
+      "--glob",
+      pattern,
+      ...VCS_EXCLUDES,
+      "--",
+      where.arg || ".",
+    ];
     const { res, files } = await filesByMtime(ctx, rgArgs, "oldest");
     // rg exits 1 when nothing matched (pipefail keeps that exit code).
-    if (res.exitCode !== 0 && res.exitCode !== 1 && res.exitCode !== 123) return rgFailure(res.stderr, res.timedOut);
+    if (res.exitCode !== 0 && res.exitCode !== 1 && res.exitCode !== 123)
+      return rgFailure(res.stderr, res.timedOut);
     if (!files.length) return { output: "No files found", title: `${input.pattern}: no files` };
     const shown = files.slice(0, MAX_GLOB_RESULTS);
     let output = shown.join("\n");

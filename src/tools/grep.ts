@@ -3,27 +3,70 @@
 // respected in a git repository (ripgrep's default). head_limit/offset paginate.
 import { z } from "zod";
 import { defineTool } from "./define-tool.js";
-import { filesByMtime, isSearchRoot, rgFailure, searchExec, searchRoot, VCS_EXCLUDES } from "./search-common.js";
+import {
+  filesByMtime,
+  isSearchRoot,
+  rgFailure,
+  searchExec,
+  searchRoot,
+  VCS_EXCLUDES,
+} from "./search-common.js";
 
 export const GrepInput = z.strictObject({
-  pattern: z.string().min(1).describe("The regular expression to search for in file contents (ripgrep syntax)"),
+  pattern: z
+    .string()
+    .min(1)
+    .describe("The regular expression to search for in file contents (ripgrep syntax)"),
   path: z.string().optional().describe("File or directory to search in (default: the working directory)"),
   glob: z.string().optional().describe('Glob to filter files, e.g. "*.js" or "*.{ts,tsx}"'),
   type: z.string().optional().describe('File type to search (rg --type), e.g. "js", "py", "rust"'),
   output_mode: z
     .enum(["content", "files_with_matches", "count"])
     .optional()
-    .describe('"content" shows matching lines, "files_with_matches" (default) file paths, "count" matching lines per file'),
-  "-A": z.coerce.number().int().min(0).max(1000).optional().describe("Lines to show after each match (content mode)"),
-  "-B": z.coerce.number().int().min(0).max(1000).optional().describe("Lines to show before each match (content mode)"),
-  "-C": z.coerce.number().int().min(0).max(1000).optional().describe("Lines to show before and after each match (content mode)"),
+    .describe(
+      '"content" shows matching lines, "files_with_matches" (default) file paths, "count" matching lines per file',
+    ),
+  "-A": z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .optional()
+    .describe("Lines to show after each match (content mode)"),
+  "-B": z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .optional()
+    .describe("Lines to show before each match (content mode)"),
+  "-C": z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .optional()
+    .describe("Lines to show before and after each match (content mode)"),
   context: z.coerce.number().int().min(0).max(1000).optional().describe("Same as -C"),
   "-o": z.boolean().optional().describe("Show only the matching part of each line (content mode)"),
   "-n": z.boolean().optional().describe("Show line numbers (content mode; default true)"),
   "-i": z.boolean().optional().describe("Case insensitive search"),
-  head_limit: z.coerce.number().int().min(0).optional().describe("Only the first N lines/entries of the output"),
-  offset: z.coerce.number().int().min(0).optional().describe("Skip the first N lines/entries before applying head_limit"),
-  multiline: z.boolean().optional().describe("Let patterns span lines and . match newlines (rg -U --multiline-dotall)"),
+  head_limit: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("Only the first N lines/entries of the output"),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("Skip the first N lines/entries before applying head_limit"),
+  multiline: z
+    .boolean()
+    .optional()
+    .describe("Let patterns span lines and . match newlines (rg -U --multiline-dotall)"),
 });
 export type GrepInput = z.infer<typeof GrepInput>;
 
@@ -63,7 +106,16 @@ export const GrepTool = defineTool<GrepInput>({
     const where = await searchRoot(ctx, input.path);
     if (!isSearchRoot(where)) return where;
     const mode = input.output_mode ?? "files_with_matches";
-    const argv = ["--hidden", "--no-follow", "--no-config", "--color", "never", "--max-columns", "500", ...VCS_EXCLUDES];
+    const argv = [
+      "--hidden",
+      "--no-follow",
+      "--no-config",
+      "--color",
+      "never",
+      "--max-columns",
+      "500",
+      ...VCS_EXCLUDES,
+    ];
     if (input["-i"]) argv.push("-i");
     if (input.multiline) argv.push("-U", "--multiline-dotall");
     if (input.glob) argv.push("--glob", input.glob);
@@ -91,7 +143,11 @@ export const GrepTool = defineTool<GrepInput>({
     } else {
       const res = await searchExec(ctx, ["rg", ...argv]);
       if (res.exitCode !== 0 && res.exitCode !== 1) return rgFailure(res.stderr, res.timedOut);
-      lines = res.stdout.toString("utf8").split("\n").filter((l) => l !== "").map((l) => l.replace(/^\.\//, ""));
+      lines = res.stdout
+        .toString("utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => l.replace(/^\.\//, ""));
     }
     const offset = input.offset ?? 0;
     const page = paginate(lines, offset, input.head_limit);
@@ -111,7 +167,10 @@ export const GrepTool = defineTool<GrepInput>({
       };
     }
     if (pastEnd) {
-      return { output: `No entries at this offset. [Showing results with pagination = ${note}]`, title: `/${input.pattern}/: offset ${offset} past the end (${lines.length})` };
+      return {
+        output: `No entries at this offset. [Showing results with pagination = ${note}]`,
+        title: `/${input.pattern}/: offset ${offset} past the end (${lines.length})`,
+      };
     }
     if (mode === "files_with_matches") {
       if (!page.length) return { output: "No files found", title: `/${input.pattern}/: no files` };

@@ -35,7 +35,10 @@ export function toolByName(tools: readonly AnyTool[], name: string): AnyTool | u
 /** The tool definitions sent to the Messages API, generated from the zod schemas. */
 export function apiToolDefinitions(tools: readonly AnyTool[]): Anthropic.Tool[] {
   return tools.map((tool) => {
-    const { $schema: _schema, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
+    const { $schema: _schema, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<
+      string,
+      unknown
+    >;
     return {
       name: tool.name,
       description: tool.description,

@@ -4,18 +4,36 @@ import crypto from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool, toolError } from "./define-tool.js";
-import { checkFreshness, isToolResult, loadTarget, MAX_EDIT_INPUT_CHARS, patchOf, refuseNonText, writeAndRecord } from "./file-edit-common.js";
+import {
+  checkFreshness,
+  isToolResult,
+  loadTarget,
+  MAX_EDIT_INPUT_CHARS,
+  patchOf,
+  refuseNonText,
+  writeAndRecord,
+} from "./file-edit-common.js";
 import { cellIdOf, parseCellIndex, parseNotebook, serializeNotebook, type NotebookCell } from "./notebook.js";
 
 export const NotebookEditInput = z.strictObject({
-  notebook_path: z.string().describe("The absolute path to the Jupyter notebook file to edit (under /workspace)"),
+  notebook_path: z
+    .string()
+    .describe("The absolute path to the Jupyter notebook file to edit (under /workspace)"),
   cell_id: z
     .string()
     .optional()
-    .describe("The id of the cell to edit, as Read shows it. With edit_mode=insert the new cell goes after it (at the start without one)"),
+    .describe(
+      "The id of the cell to edit, as Read shows it. With edit_mode=insert the new cell goes after it (at the start without one)",
+    ),
   new_source: z.string().max(MAX_EDIT_INPUT_CHARS).describe("The new source for the cell"),
-  cell_type: z.enum(["code", "markdown"]).optional().describe("The type of the cell. Required with edit_mode=insert; default: the cell's current type"),
-  edit_mode: z.enum(["replace", "insert", "delete"]).optional().describe("replace (default), insert or delete"),
+  cell_type: z
+    .enum(["code", "markdown"])
+    .optional()
+    .describe("The type of the cell. Required with edit_mode=insert; default: the cell's current type"),
+  edit_mode: z
+    .enum(["replace", "insert", "delete"])
+    .optional()
+    .describe("replace (default), insert or delete"),
 });
 export type NotebookEditInput = z.infer<typeof NotebookEditInput>;
 
@@ -42,9 +60,13 @@ export const NotebookEditTool = defineTool<NotebookEditInput>({
 
   async validateInput(input) {
     if (path.posix.extname(input.notebook_path).toLowerCase() !== ".ipynb") {
-      return toolError("invalid_input", "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.");
+      return toolError(
+        "invalid_input",
+        "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the Edit tool.",
+      );
     }
-    if (input.edit_mode === "insert" && !input.cell_type) return toolError("invalid_input", "Cell type is required when using edit_mode=insert.");
+    if (input.edit_mode === "insert" && !input.cell_type)
+      return toolError("invalid_input", "Cell type is required when using edit_mode=insert.");
     if (input.cell_id === undefined && input.edit_mode !== "insert") {
       return toolError("invalid_input", "Cell ID must be specified when not inserting a new cell.");
     }
@@ -54,25 +76,38 @@ export const NotebookEditTool = defineTool<NotebookEditInput>({
   async call(input, ctx) {
     const loaded = await loadTarget(ctx, input.notebook_path);
     if (isToolResult(loaded)) return loaded;
-    if (!loaded.exists) return toolError("not_found", `Notebook file does not exist. Note: your current working directory is ${ctx.state.cwd}.`);
+    if (!loaded.exists)
+      return toolError(
+        "not_found",
+        `Notebook file does not exist. Note: your current working directory is ${ctx.state.cwd}.`,
+      );
     const refused = refuseNonText(loaded, input.notebook_path) ?? checkFreshness(ctx, loaded);
     if (refused) return refused;
     const nb = parseNotebook(loaded.text);
-    if (!nb) return toolError("invalid_input", "Notebook is not valid JSON (or has no cells list). Fix it with Edit, or rewrite it with Write.");
+    if (!nb)
+      return toolError(
+        "invalid_input",
+        "Notebook is not valid JSON (or has no cells list). Fix it with Edit, or rewrite it with Write.",
+      );
 
     let index = 0;
     if (input.cell_id !== undefined) {
       index = nb.cells.findIndex((cell) => cell.id === input.cell_id);
       if (index === -1) {
         const byIndex = parseCellIndex(input.cell_id);
-        if (byIndex === undefined) return toolError("not_found", `Cell with ID "${input.cell_id}" not found in notebook.`);
-        if (byIndex >= nb.cells.length) return toolError("not_found", `Cell with index ${byIndex} does not exist in notebook.`);
+        if (byIndex === undefined)
+          return toolError("not_found", `Cell with ID "${input.cell_id}" not found in notebook.`);
+        if (byIndex >= nb.cells.length)
+          return toolError("not_found", `Cell with index ${byIndex} does not exist in notebook.`);
         index = byIndex;
       }
       if (input.edit_mode === "insert") index += 1;
     }
     // Replacing the cell after the last one appends, as Claude Code does.
-    const mode = (input.edit_mode ?? "replace") === "replace" && index === nb.cells.length ? "insert" : (input.edit_mode ?? "replace");
+    const mode =
+      (input.edit_mode ?? "replace") === "replace" && index === nb.cells.length
+        ? "insert"
+        : (input.edit_mode ?? "replace");
     const cellType = input.cell_type ?? "code";
 
     let shownId: string;
@@ -84,7 +119,14 @@ export const NotebookEditTool = defineTool<NotebookEditInput>({
       const cell: NotebookCell =
         cellType === "markdown"
           ? { cell_type: "markdown", id, source: input.new_source, metadata: {} }
-          : { cell_type: "code", id, source: input.new_source, metadata: {}, execution_count: null, outputs: [] };
+          : {
+              cell_type: "code",
+              id,
+              source: input.new_source,
+              metadata: {},
+              execution_count: null,
+              outputs: [],
+            };
       nb.cells.splice(index, 0, cell);
       shownId = cellIdOf(cell, index);
     } else {
@@ -101,8 +143,17 @@ export const NotebookEditTool = defineTool<NotebookEditInput>({
     const updated = serializeNotebook(nb, loaded.text);
     await writeAndRecord(ctx, loaded.path, updated);
     const metadata = { patch: patchOf(loaded.path, loaded.text, updated), cellId: shownId, editMode: mode };
-    if (mode === "delete") return { output: `Deleted cell ${shownId}`, title: `${loaded.path}: deleted cell ${shownId}`, metadata };
+    if (mode === "delete")
+      return {
+        output: `Deleted cell ${shownId}`,
+        title: `${loaded.path}: deleted cell ${shownId}`,
+        metadata,
+      };
     const verb = mode === "insert" ? "Inserted" : "Updated";
-    return { output: `${verb} cell ${shownId} with ${input.new_source}`, title: `${loaded.path}: ${verb.toLowerCase()} cell ${shownId}`, metadata };
+    return {
+      output: `${verb} cell ${shownId} with ${input.new_source}`,
+      title: `${loaded.path}: ${verb.toLowerCase()} cell ${shownId}`,
+      metadata,
+    };
   },
 });

@@ -25,7 +25,9 @@ export type NotebookCell = z.infer<typeof NotebookCell>;
 
 export const Notebook = z.looseObject({
   cells: z.array(NotebookCell),
-  metadata: z.looseObject({ language_info: z.looseObject({ name: z.string().optional() }).optional() }).optional(),
+  metadata: z
+    .looseObject({ language_info: z.looseObject({ name: z.string().optional() }).optional() })
+    .optional(),
   nbformat: z.number().optional(),
   nbformat_minor: z.number().optional(),
 });
@@ -50,7 +52,8 @@ export function parseNotebook(text: string): Notebook | undefined {
   return Notebook.safeParse(raw).success ? (raw as Notebook) : undefined;
 }
 
-const joined = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join("") : (value ?? ""));
+const joined = (value: string | string[] | undefined) =>
+  Array.isArray(value) ? value.join("") : (value ?? "");
 
 export function notebookLanguage(nb: Notebook): string {
   return nb.metadata?.language_info?.name ?? "python";
@@ -78,7 +81,10 @@ function outputBlocks(output: z.infer<typeof NotebookOutput>): Block[] {
   for (const mediaType of ["image/png", "image/jpeg"] as const) {
     const image = output.data?.[mediaType];
     if (typeof image === "string") {
-      blocks.push({ type: "image", source: { type: "base64", media_type: mediaType, data: image.replace(/\s/g, "") } });
+      blocks.push({
+        type: "image",
+        source: { type: "base64", media_type: mediaType, data: image.replace(/\s/g, "") },
+      });
       break;
     }
   }
@@ -90,13 +96,31 @@ export function notebookBlocks(nb: Notebook, notebookPath: string): Block[] {
   const language = notebookLanguage(nb);
   const blocks = nb.cells.flatMap((cell, index): Block[] => {
     const id = cellIdOf(cell, index);
-    const meta = cell.cell_type !== "code" ? `<cell_type>${cell.cell_type}</cell_type>` : language !== "python" ? `<language>${language}</language>` : "";
-    const content: Block = { text: `<cell id="${id}">${meta}${joined(cell.source)}</cell id="${id}">`, type: "text" };
+    const meta =
+      cell.cell_type !== "code"
+        ? `<cell_type>${cell.cell_type}</cell_type>`
+        : language !== "python"
+          ? `<language>${language}</language>`
+          : "";
+    const content: Block = {
+      text: `<cell id="${id}">${meta}${joined(cell.source)}</cell id="${id}">`,
+      type: "text",
+    };
     if (cell.cell_type !== "code" || !cell.outputs?.length) return [content];
     const outputs = cell.outputs.flatMap(outputBlocks);
-    const size = outputs.reduce((n, b) => n + (b.type === "text" ? b.text.length : b.source.type === "base64" ? b.source.data.length : 0), 0);
+    const size = outputs.reduce(
+      (n, b) =>
+        n + (b.type === "text" ? b.text.length : b.source.type === "base64" ? b.source.data.length : 0),
+      0,
+    );
     if (size > MAX_CELL_OUTPUT_CHARS) {
-      return [content, { text: `\nOutputs are too large to include. Use Bash with: jq '.cells[${index}].outputs' '${notebookPath}'`, type: "text" }];
+      return [
+        content,
+        {
+          text: `\nOutputs are too large to include. Use Bash with: jq '.cells[${index}].outputs' '${notebookPath}'`,
+          type: "text",
+        },
+      ];
     }
     return [content, ...outputs];
   });

@@ -15,8 +15,14 @@ export type PathCheck = { ok: true; path: string } | { ok: false; error: ToolRes
  * there (`resolved`), or a symlink inside the container does (checked there on every operation).
  */
 export function outsideWorkspace(given: string, resolved?: string): ToolResult {
-  const how = resolved === undefined ? `outside ${WORKSPACE_ROOT} through a symlink` : `to ${resolved}, outside ${WORKSPACE_ROOT}`;
-  return toolError("outside_workspace", `Path ${given} resolves ${how}. Only files under ${WORKSPACE_ROOT} can be accessed.`);
+  const how =
+    resolved === undefined
+      ? `outside ${WORKSPACE_ROOT} through a symlink`
+      : `to ${resolved}, outside ${WORKSPACE_ROOT}`;
+  return toolError(
+    "outside_workspace",
+    `Path ${given} resolves ${how}. Only files under ${WORKSPACE_ROOT} can be accessed.`,
+  );
 }
 
 const invalidPath = (why: string): PathCheck => ({ ok: false, error: toolError("invalid_input", why) });
@@ -26,9 +32,14 @@ export function isWithin(root: string, candidate: string): boolean {
 }
 
 /** Resolves `given` against `cwd` and confines it to the workspace (and, for reads, the saved outputs). */
-export function resolveInWorkspace(given: string, cwd: string = WORKSPACE_ROOT, options: { allowOutputs?: boolean } = {}): PathCheck {
+export function resolveInWorkspace(
+  given: string,
+  cwd: string = WORKSPACE_ROOT,
+  options: { allowOutputs?: boolean } = {},
+): PathCheck {
   if (given.includes("\0")) return invalidPath("The path contains a NUL byte.");
-  if (given.length > MAX_PATH_CHARS) return invalidPath(`The path is longer than ${MAX_PATH_CHARS} characters.`);
+  if (given.length > MAX_PATH_CHARS)
+    return invalidPath(`The path is longer than ${MAX_PATH_CHARS} characters.`);
   if (given.trim() === "") return invalidPath("The path is empty.");
   const resolved = path.posix.resolve(cwd, given);
   if (isWithin(WORKSPACE_ROOT, resolved)) return { ok: true, path: resolved };

@@ -43,7 +43,9 @@ export const ReadInput = z.strictObject({
     .min(0)
     .max(Number.MAX_SAFE_INTEGER)
     .optional()
-    .describe("The line number to start reading from (1 or 0 = the first line). Only give it for large files"),
+    .describe(
+      "The line number to start reading from (1 or 0 = the first line). Only give it for large files",
+    ),
   limit: z.coerce
     .number()
     .int()
@@ -74,7 +76,10 @@ function displayLines(text: string): string[] {
 function numbered(lines: string[], firstLine: number): string {
   return lines
     .map((line, i) => {
-      const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut at ${MAX_LINE_CHARS} characters]` : line;
+      const shown =
+        line.length > MAX_LINE_CHARS
+          ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut at ${MAX_LINE_CHARS} characters]`
+          : line;
       return `${firstLine + i}\t${shown}`;
     })
     .join("\n");
@@ -85,7 +90,13 @@ function looksBinary(data: Buffer): boolean {
 }
 
 /** The lines [offset, offset+limit) of a file too big to read whole, read chunk by chunk. */
-async function windowOfLargeFile(ctx: ToolContext, file: string, stat: FileStat, offset: number, limit: number) {
+async function windowOfLargeFile(
+  ctx: ToolContext,
+  file: string,
+  stat: FileStat,
+  offset: number,
+  limit: number,
+) {
   const wanted: string[] = [];
   let lineNo = 1;
   let carry = "";
@@ -98,7 +109,8 @@ async function windowOfLargeFile(ctx: ToolContext, file: string, stat: FileStat,
     const parts = (carry + decoder.write(chunk.data)).split("\n");
     carry = (parts.pop() ?? "").slice(0, MAX_LINE_CHARS + 1);
     for (const line of parts) {
-      if (lineNo >= offset && wanted.length < limit) wanted.push(line.endsWith("\r") ? line.slice(0, -1) : line);
+      if (lineNo >= offset && wanted.length < limit)
+        wanted.push(line.endsWith("\r") ? line.slice(0, -1) : line);
       lineNo += 1;
     }
   }
@@ -131,9 +143,14 @@ function tooLargeForOneRead(chars: number): ToolResult {
 
 function fsErrorResult(e: unknown, given: string, cwd: string): ToolResult {
   if (!(e instanceof SandboxFsError)) throw e;
-  if (e.code === "EISDIR") return plainError("is_directory", `EISDIR: illegal operation on a directory, read '${given}'`);
+  if (e.code === "EISDIR")
+    return plainError("is_directory", `EISDIR: illegal operation on a directory, read '${given}'`);
   if (e.code === "EOUTSIDE") return outsideWorkspace(given);
-  if (e.code === "ENOTREG") return toolError("invalid_input", `${given} is not a regular file (a FIFO, socket or device); only regular files can be read.`);
+  if (e.code === "ENOTREG")
+    return toolError(
+      "invalid_input",
+      `${given} is not a regular file (a FIFO, socket or device); only regular files can be read.`,
+    );
   if (e.code === "ELOOP") return toolError("invalid_input", `${given} is a symlink loop.`);
   return plainError("sandbox_error", `${e.message} (current working directory: ${cwd})`);
 }
@@ -158,7 +175,11 @@ export const ReadTool = defineTool<ReadInput>({
     } catch (e) {
       return fsErrorResult(e, input.file_path, ctx.state.cwd);
     }
-    if (!read) return plainError("not_found", `File does not exist. Note: your current working directory is ${ctx.state.cwd}.`);
+    if (!read)
+      return plainError(
+        "not_found",
+        `File does not exist. Note: your current working directory is ${ctx.state.cwd}.`,
+      );
     const { data, stat } = read;
 
     const ext = path.posix.extname(file).toLowerCase();
@@ -170,7 +191,8 @@ export const ReadTool = defineTool<ReadInput>({
         return toolError("too_large", `${input.file_path} is ${stat.size} bytes, too large to read.`);
       }
       const head = await ctx.sandbox.readFile(stat.realPath, { start: 0, length: 8192 });
-      if (head && looksBinary(head.data)) return binaryRefusal(`binary (${stat.size} bytes, it contains NUL bytes)`);
+      if (head && looksBinary(head.data))
+        return binaryRefusal(`binary (${stat.size} bytes, it contains NUL bytes)`);
       const { lines, lineCount } = await windowOfLargeFile(ctx, stat.realPath, stat, offset, limit);
       if (!lines.length) return offsetPastEnd(offset, lineCount, file);
       const window = numbered(lines, offset);
@@ -184,16 +206,31 @@ export const ReadTool = defineTool<ReadInput>({
 
     const mediaType = IMAGE_TYPES[ext];
     if (mediaType) {
-      if (data.length > MAX_IMAGE_BYTES) return toolError("too_large", `The image is ${data.length} bytes; at most ${MAX_IMAGE_BYTES} can be shown.`);
+      if (data.length > MAX_IMAGE_BYTES)
+        return toolError(
+          "too_large",
+          `The image is ${data.length} bytes; at most ${MAX_IMAGE_BYTES} can be shown.`,
+        );
       return {
-        output: [{ type: "image", source: { type: "base64", data: data.toString("base64"), media_type: mediaType } }],
+        output: [
+          { type: "image", source: { type: "base64", data: data.toString("base64"), media_type: mediaType } },
+        ],
         title: `${file} (image, ${data.length} bytes)`,
       };
     }
     if (ext === ".pdf") {
-      if (data.length > MAX_PDF_BYTES) return toolError("too_large", `The PDF is ${data.length} bytes; at most ${MAX_PDF_BYTES} can be read.`);
+      if (data.length > MAX_PDF_BYTES)
+        return toolError(
+          "too_large",
+          `The PDF is ${data.length} bytes; at most ${MAX_PDF_BYTES} can be read.`,
+        );
       return {
-        output: [{ type: "document", source: { type: "base64", data: data.toString("base64"), media_type: "application/pdf" } }],
+        output: [
+          {
+            type: "document",
+            source: { type: "base64", data: data.toString("base64"), media_type: "application/pdf" },
+          },
+        ],
         title: `${file} (PDF, ${data.length} bytes)`,
       };
     }
@@ -208,12 +245,19 @@ export const ReadTool = defineTool<ReadInput>({
       }
     }
     if (BINARY_EXTENSIONS.has(ext) || looksBinary(data)) {
-      return binaryRefusal(BINARY_EXTENSIONS.has(ext) ? `a binary ${ext} file` : `binary (${data.length} bytes, it contains NUL bytes)`);
+      return binaryRefusal(
+        BINARY_EXTENSIONS.has(ext)
+          ? `a binary ${ext} file`
+          : `binary (${data.length} bytes, it contains NUL bytes)`,
+      );
     }
 
     if (data.length === 0) {
       ctx.state.recordRead(stat.realPath, data, stat);
-      return { output: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>", title: `${file} (empty)` };
+      return {
+        output: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
+        title: `${file} (empty)`,
+      };
     }
     const all = displayLines(data.toString("utf8"));
     if (offset > all.length) {

@@ -6,7 +6,18 @@ import { outsideWorkspace, resolveInWorkspace } from "./paths.js";
 import type { ExecResult } from "../sandbox/sandbox.js";
 import type { ToolContext, ToolResult } from "./types.js";
 
-export const VCS_EXCLUDES = ["--glob", "!.git", "--glob", "!.svn", "--glob", "!.hg", "--glob", "!.bzr", "--glob", "!.jj"];
+export const VCS_EXCLUDES = [
+  "--glob",
+  "!.git",
+  "--glob",
+  "!.svn",
+  "--glob",
+  "!.hg",
+  "--glob",
+  "!.bzr",
+  "--glob",
+  "!.jj",
+];
 export const SEARCH_TIMEOUT_MS = 60_000;
 
 export interface SearchRoot {
@@ -17,7 +28,10 @@ export interface SearchRoot {
   isFile: boolean;
 }
 
-export async function searchRoot(ctx: ToolContext, given: string | undefined): Promise<SearchRoot | ToolResult> {
+export async function searchRoot(
+  ctx: ToolContext,
+  given: string | undefined,
+): Promise<SearchRoot | ToolResult> {
   // The working directory is checked by the search's own request (`confineCwd`): no stat of it first.
   if (given === undefined) return { root: ctx.state.cwd, arg: "", isFile: false };
   // Searching is read-only: the saved full output of a cut result may be searched, as its notice says (T18).
@@ -25,11 +39,20 @@ export async function searchRoot(ctx: ToolContext, given: string | undefined): P
   if (!gate.ok) return gate.error;
   try {
     const stat = await ctx.sandbox.stat(gate.path);
-    if (!stat) return plainError("not_found", `Path does not exist: ${given}. Note: your current working directory is ${ctx.state.cwd}.`);
+    if (!stat)
+      return plainError(
+        "not_found",
+        `Path does not exist: ${given}. Note: your current working directory is ${ctx.state.cwd}.`,
+      );
     // ripgrep reads a path it is given even when it is a FIFO, which blocks until the search times out (P14).
-    if (stat.type === "other") return toolError("invalid_input", `${given} is not a regular file or a directory (a FIFO, socket or device); only files and directories can be searched.`);
+    if (stat.type === "other")
+      return toolError(
+        "invalid_input",
+        `${given} is not a regular file or a directory (a FIFO, socket or device); only files and directories can be searched.`,
+      );
     const cwd = ctx.state.cwd;
-    const arg = gate.path === cwd ? "" : gate.path.startsWith(cwd + "/") ? gate.path.slice(cwd.length + 1) : gate.path;
+    const arg =
+      gate.path === cwd ? "" : gate.path.startsWith(cwd + "/") ? gate.path.slice(cwd.length + 1) : gate.path;
     return { root: gate.path, arg, isFile: stat.type === "file" };
   } catch (e) {
     if (e instanceof SandboxFsError && e.code === "EOUTSIDE") return outsideWorkspace(given ?? ctx.state.cwd);
@@ -42,7 +65,11 @@ export function isSearchRoot(value: SearchRoot | ToolResult): value is SearchRoo
 }
 
 export function rgFailure(stderr: Buffer, timedOut: boolean): ToolResult {
-  if (timedOut) return plainError("timed_out", `The search timed out after ${SEARCH_TIMEOUT_MS / 1000}s. Narrow the path, glob or pattern.`);
+  if (timedOut)
+    return plainError(
+      "timed_out",
+      `The search timed out after ${SEARCH_TIMEOUT_MS / 1000}s. Narrow the path, glob or pattern.`,
+    );
   const message = stderr.toString("utf8").trim().replace(/^rg: /gm, "");
   return toolError("invalid_input", `ripgrep failed: ${message || "unknown error"}`);
 }
@@ -52,7 +79,13 @@ export function rgFailure(stderr: Buffer, timedOut: boolean): ToolResult {
  * workspace (a SandboxFsError with a message for the model otherwise).
  */
 export function searchExec(ctx: ToolContext, argv: string[]): Promise<ExecResult> {
-  return ctx.sandbox.exec({ argv, cwd: ctx.state.cwd, confineCwd: true, timeoutMs: SEARCH_TIMEOUT_MS, signal: ctx.signal });
+  return ctx.sandbox.exec({
+    argv,
+    cwd: ctx.state.cwd,
+    confineCwd: true,
+    timeoutMs: SEARCH_TIMEOUT_MS,
+    signal: ctx.signal,
+  });
 }
 
 /**

@@ -36,8 +36,18 @@ export class RunState {
   private shellSeq = 0;
   todos: Todo[] = [];
 
-  recordRead(realPath: string, data: Uint8Array | undefined, stat: { mtimeMs: number; size: number }, partial = false): void {
-    this.reads.set(realPath, { sha256: data ? sha256(data) : undefined, mtimeMs: stat.mtimeMs, size: stat.size, partial });
+  recordRead(
+    realPath: string,
+    data: Uint8Array | undefined,
+    stat: { mtimeMs: number; size: number },
+    partial = false,
+  ): void {
+    this.reads.set(realPath, {
+      sha256: data ? sha256(data) : undefined,
+      mtimeMs: stat.mtimeMs,
+      size: stat.size,
+      partial,
+    });
   }
 
   nextShellId(): string {

@@ -6,9 +6,13 @@ export const TodoWriteInput = z.strictObject({
   todos: z
     .array(
       z.strictObject({
-        content: z.string().min(1).describe("What to do, imperative (\"Run the tests\")"),
+        content: z.string().min(1).describe('What to do, imperative ("Run the tests")'),
         status: z.enum(["pending", "in_progress", "completed"]),
-        activeForm: z.string().min(1).optional().describe("The same, present continuous (\"Running the tests\")"),
+        activeForm: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('The same, present continuous ("Running the tests")'),
         id: z.string().optional(),
       }),
     )
@@ -28,7 +32,8 @@ export const TodoWriteTool = defineTool<TodoWriteInput>({
 
   async validateInput(input) {
     const active = input.todos.filter((t) => t.status === "in_progress").length;
-    if (active > 1) return toolError("invalid_input", `Only one task may be in_progress at a time (${active} are).`);
+    if (active > 1)
+      return toolError("invalid_input", `Only one task may be in_progress at a time (${active} are).`);
     return undefined;
   },
 

@@ -29,7 +29,8 @@ export type ToolErrorKind =
   /** The run ended (cancel, wall clock, the sandbox gone) before the call finished. */
   | "interrupted";
 
-export type ToolContent = string | Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam>;
+export type ToolContent =
+  string | Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam>;
 
 /** What a call produced, for three audiences (STYLE.md habit 11). */
 export interface ToolResult {

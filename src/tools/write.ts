@@ -1,7 +1,15 @@
 // Write: create a file (parents too) or overwrite one the model has read and that has not changed since.
 import { z } from "zod";
 import { defineTool } from "./define-tool.js";
-import { checkFreshness, isToolResult, loadTarget, MAX_EDIT_INPUT_CHARS, NO_READ_BACK, patchOf, writeAndRecord } from "./file-edit-common.js";
+import {
+  checkFreshness,
+  isToolResult,
+  loadTarget,
+  MAX_EDIT_INPUT_CHARS,
+  NO_READ_BACK,
+  patchOf,
+  writeAndRecord,
+} from "./file-edit-common.js";
 
 export const WriteInput = z.strictObject({
   file_path: z.string().describe("The absolute path to the file to write (under /workspace)"),

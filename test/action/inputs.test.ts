@@ -98,10 +98,17 @@ describe("parseActionInputs", () => {
 
   it("refuses setup commands without network setup, and prompt with prompt_file", () => {
     expect(() => inputs({ setup: "npm ci" })).toThrow(/setup: .*network: setup/);
-    expect(() => inputs({ network: "allowlist" })).toThrow(/allowed_domains: network: allowlist needs at least one/);
+    expect(() => inputs({ network: "allowlist" })).toThrow(
+      /allowed_domains: network: allowlist needs at least one/,
+    );
     expect(() => inputs({ allowed_domains: "npm" })).toThrow(/allowed_domains: needs network: allowlist/);
-    expect(() => inputs({ network: "allowlist", allowed_domains: "npm, *.com" })).toThrow(/allowed_domains: "?\*\.com"?: a wildcard over a public suffix/);
-    expect(inputs({ network: "allowlist", allowed_domains: "npm\n*.corp.example.com, git.example.com:8443" }).allowed_domains).toEqual(["npm", "*.corp.example.com", "git.example.com:8443"]);
+    expect(() => inputs({ network: "allowlist", allowed_domains: "npm, *.com" })).toThrow(
+      /allowed_domains: "?\*\.com"?: a wildcard over a public suffix/,
+    );
+    expect(
+      inputs({ network: "allowlist", allowed_domains: "npm\n*.corp.example.com, git.example.com:8443" })
+        .allowed_domains,
+    ).toEqual(["npm", "*.corp.example.com", "git.example.com:8443"]);
     expect(() => inputs({ prompt: "a", prompt_file: "b" })).toThrow(/prompt and prompt_file/);
   });
 

@@ -185,41 +185,60 @@ describe("npx local-action run . src/action/main.ts .env", () => {
     }
   });
 
-  it("task: review posts one review with inline comments (the review example's inputs)", { timeout: 120_000 }, async () => {
-    const workspace = calcWorkspace();
-    const git = (...args: string[]) =>
-      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: workspace, encoding: "utf8" }).trim();
-    const base = git("rev-parse", "HEAD");
-    fs.writeFileSync(path.join(workspace, "src/calc.js"), CALC_AFTER);
-    git("commit", "-qam", "fix add");
-    const head = git("rev-parse", "HEAD");
-    const pull = fake.pulls.get(34);
-    if (!pull) throw new Error("the fake has no PR 34");
-    // PR 34 gets this workspace's commits for this test only.
-    fake.pulls.set(34, { ...pull, base: { ...pull.base, sha: base }, head: { ...pull.head, sha: head }, diff: git("diff", `${base}...${head}`) });
-    onTestFinished(() => void fake.pulls.set(34, pull));
-    const payload = JSON.parse(fs.readFileSync(path.join(root, "test/fixtures/events/pull-request-opened.json"), "utf8")) as {
-      pull_request: { base: { sha: string }; head: { sha: string } };
-    };
-    payload.pull_request.base.sha = base;
-    payload.pull_request.head.sha = head;
-    const findings = [{ path: "src/calc.js", line: 3, severity: "minor", body: "Add a test for add()." }];
-    const result = await localAction(
-      "pull-request-opened",
-      {
-        github_token: TOKEN,
-        task: "review",
-        script: scriptFile([[{ name: "StructuredOutput", input: { summary: "Fixes add().", findings } }]]),
-        fail_on: "config_error,engine_error,api_error,schema_invalid",
-      },
-      {},
-      { workspace, payload: payload as unknown as Record<string, unknown> },
-    );
-    expect(result.stdout).not.toContain("::error::");
-    const review = fake.reviews.at(-1);
-    expect(review?.comments.map((c) => [c.path, c.line])).toEqual([["src/calc.js", 3]]);
-    expect(result.outputs).toMatchObject({ exit_reason: "completed", has_changes: "false", findings: "1", review_id: String(review?.id) });
-  });
+  it(
+    "task: review posts one review with inline comments (the review example's inputs)",
+    { timeout: 120_000 },
+    async () => {
+      const workspace = calcWorkspace();
+      const git = (...args: string[]) =>
+        execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+          cwd: workspace,
+          encoding: "utf8",
+        }).trim();
+      const base = git("rev-parse", "HEAD");
+      fs.writeFileSync(path.join(workspace, "src/calc.js"), CALC_AFTER);
+      git("commit", "-qam", "fix add");
+      const head = git("rev-parse", "HEAD");
+      const pull = fake.pulls.get(34);
+      if (!pull) throw new Error("the fake has no PR 34");
+      // PR 34 gets this workspace's commits for this test only.
+      fake.pulls.set(34, {
+        ...pull,
+        base: { ...pull.base, sha: base },
+        head: { ...pull.head, sha: head },
+        diff: git("diff", `${base}...${head}`),
+      });
+      onTestFinished(() => void fake.pulls.set(34, pull));
+      const payload = JSON.parse(
+        fs.readFileSync(path.join(root, "test/fixtures/events/pull-request-opened.json"), "utf8"),
+      ) as {
+        pull_request: { base: { sha: string }; head: { sha: string } };
+      };
+      payload.pull_request.base.sha = base;
+      payload.pull_request.head.sha = head;
+      const findings = [{ path: "src/calc.js", line: 3, severity: "minor", body: "Add a test for add()." }];
+      const result = await localAction(
+        "pull-request-opened",
+        {
+          github_token: TOKEN,
+          task: "review",
+          script: scriptFile([[{ name: "StructuredOutput", input: { summary: "Fixes add().", findings } }]]),
+          fail_on: "config_error,engine_error,api_error,schema_invalid",
+        },
+        {},
+        { workspace, payload: payload as unknown as Record<string, unknown> },
+      );
+      expect(result.stdout).not.toContain("::error::");
+      const review = fake.reviews.at(-1);
+      expect(review?.comments.map((c) => [c.path, c.line])).toEqual([["src/calc.js", 3]]);
+      expect(result.outputs).toMatchObject({
+        exit_reason: "completed",
+        has_changes: "false",
+        findings: "1",
+        review_id: String(review?.id),
+      });
+    },
+  );
 
   it("a failed step still exits 0; the failure is in its output", { timeout: 120_000 }, async () => {
     const result = await localAction("workflow-dispatch", {

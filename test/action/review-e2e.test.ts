@@ -15,11 +15,14 @@ import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
 
 const TOKEN = "ghs_reviewTestToken0123456789abcdefABCDEF";
-const FIXTURE = JSON.parse(fs.readFileSync(path.resolve("test/fixtures/events/pull-request-opened.json"), "utf8")) as {
+const FIXTURE = JSON.parse(
+  fs.readFileSync(path.resolve("test/fixtures/events/pull-request-opened.json"), "utf8"),
+) as {
   pull_request: { base: { sha: string }; head: { sha: string } };
 };
 
-const lines = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i + 1)).join("\n") + "\n";
+const lines = (n: number, f: (i: number) => string) =>
+  Array.from({ length: n }, (_, i) => f(i + 1)).join("\n") + "\n";
 const CALC_BASE = lines(30, (i) => `export const c${i} = ${i};`);
 const CALC_HEAD = CALC_BASE.replace("export const c15 = 15;", "export const c15 = 15 * 0; // fast path");
 
@@ -29,21 +32,29 @@ let base: string;
 let head: string;
 
 function git(...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: workspace, encoding: "utf8" }).trim();
+  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+    cwd: workspace,
+    encoding: "utf8",
+  }).trim();
 }
 
 beforeEach(async () => {
   workspace = makeWorkspace({ "src/calc.js": CALC_BASE, "package.json": '{"name":"calc"}\n' }, { git: true });
   base = git("rev-parse", "HEAD");
   git("checkout", "-q", "-b", "fast-multiply");
-  writeFiles(workspace, { "src/calc.js": CALC_HEAD, "src/table.js": lines(5, (i) => `export const t${i} = ${i * i};`) });
+  writeFiles(workspace, {
+    "src/calc.js": CALC_HEAD,
+    "src/table.js": lines(5, (i) => `export const t${i} = ${i * i};`),
+  });
   git("add", "-A");
   git("commit", "-qm", "fast path");
   head = git("rev-parse", "HEAD");
   fake = await startFakeGitHub({
     token: TOKEN,
     permissions: { octocat: "write" },
-    issues: [{ number: 34, title: "Speed up multiply()", body: "b", user: { login: "octocat" }, pull_request: true }],
+    issues: [
+      { number: 34, title: "Speed up multiply()", body: "b", user: { login: "octocat" }, pull_request: true },
+    ],
     pulls: [
       {
         number: 34,
@@ -70,7 +81,13 @@ const payload = () => {
 
 const FINDINGS = [
   { path: "src/calc.js", line: 15, severity: "critical", body: "`* 0` makes c15 zero." },
-  { path: "/workspace/src/table.js", start_line: 2, line: 4, severity: "minor", body: "A table this small needs no export per entry." },
+  {
+    path: "/workspace/src/table.js",
+    start_line: 2,
+    line: 4,
+    severity: "minor",
+    body: "A table this small needs no export per entry.",
+  },
   { path: "src/calc.js", line: 2, severity: "nit", body: "Unchanged line, outside the diff." },
   { path: "package.json", line: 1, severity: "major", body: "No test script." },
 ];
@@ -87,11 +104,22 @@ function reviewScript(findings: unknown[], summary = "The fast path breaks c15."
   return scriptFile(turns, "done");
 }
 
-const inputs = (script: string, extra: Record<string, string> = {}) => ({ github_token: TOKEN, script, task: "review", ...extra });
+const inputs = (script: string, extra: Record<string, string> = {}) => ({
+  github_token: TOKEN,
+  script,
+  task: "review",
+  ...extra,
+});
 
 describe("task: review", () => {
   it("posts one review: inline comments on diff lines only, the others in its body; plan mode holds; outputs set", async () => {
-    const result = await runAction({ fixture: "pull-request-opened", payload: payload(), apiUrl: fake.url, workspace, inputs: inputs(reviewScript(FINDINGS)) });
+    const result = await runAction({
+      fixture: "pull-request-opened",
+      payload: payload(),
+      apiUrl: fake.url,
+      workspace,
+      inputs: inputs(reviewScript(FINDINGS)),
+    });
     expect(result.failed).toBeUndefined();
     expect(fake.reviews).toHaveLength(1);
     const review = fake.reviews[0];
@@ -104,24 +132,41 @@ describe("task: review", () => {
     ]);
     expect(review?.comments[0]?.body).toContain("critical");
     expect(review?.body).toContain("The fast path breaks c15.");
-    expect(review?.body).toMatch(/src\/calc.js:2.*Unchanged line, outside the diff.*line 2 is not in the diff/);
+    expect(review?.body).toMatch(
+      /src\/calc.js:2.*Unchanged line, outside the diff.*line 2 is not in the diff/,
+    );
     expect(review?.body).toMatch(/package.json:1.*No test script.*not changed by the pull request/);
     // One call posted the review and its comments.
     expect(fake.writes().filter((r) => r.path.endsWith("/reviews"))).toHaveLength(1);
-    expect(result.outputs).toMatchObject({ review_id: String(review?.id), findings: "4", has_changes: "false", exit_reason: "completed" });
-    expect(JSON.parse(result.outputs.structured_output ?? "{}")).toMatchObject({ summary: "The fast path breaks c15." });
+    expect(result.outputs).toMatchObject({
+      review_id: String(review?.id),
+      findings: "4",
+      has_changes: "false",
+      exit_reason: "completed",
+    });
+    expect(JSON.parse(result.outputs.structured_output ?? "{}")).toMatchObject({
+      summary: "The fast path breaks c15.",
+    });
     // Plan mode: no patch, the Write and the writing Bash did not happen.
     const report = parseReport(fs.readFileSync(result.outputs.report_path ?? "", "utf8"));
     expect(report.policy.mode).toBe("plan");
     expect(report.patch.empty).toBe(true);
-    expect(report.toolCalls.filter((c) => c.tool === "Write" || c.tool === "Bash").every((c) => c.isError)).toBe(true);
+    expect(
+      report.toolCalls.filter((c) => c.tool === "Write" || c.tool === "Bash").every((c) => c.isError),
+    ).toBe(true);
     expect(report.structuredOutput).toMatchObject({ schema: "review", valid: true });
     // The summary comment is posted too.
     expect(fake.comments.filter((c) => c.body.startsWith(COMMENT_MARKER_PREFIX))).toHaveLength(1);
   });
 
   it("replaces its earlier review on a re-run: the old one's comments deleted, its body a link, one live review", async () => {
-    await runAction({ fixture: "pull-request-opened", payload: payload(), apiUrl: fake.url, workspace, inputs: inputs(reviewScript(FINDINGS)) });
+    await runAction({
+      fixture: "pull-request-opened",
+      payload: payload(),
+      apiUrl: fake.url,
+      workspace,
+      inputs: inputs(reviewScript(FINDINGS)),
+    });
     const second = await runAction({
       fixture: "pull-request-opened",
       payload: payload(),
@@ -145,8 +190,17 @@ describe("task: review", () => {
 
   it("posts no review and fails with schema_invalid when the findings never match the schema", async () => {
     const bad = [{ path: "src/calc.js", line: 0, severity: "blocker", body: "" }];
-    const turns: ScriptCall[][] = [[{ name: "StructuredOutput", input: { summary: "x", findings: bad } }], [{ name: "StructuredOutput", input: { findings: bad } }]];
-    const result = await runAction({ fixture: "pull-request-opened", payload: payload(), apiUrl: fake.url, workspace, inputs: inputs(scriptFile(turns)) });
+    const turns: ScriptCall[][] = [
+      [{ name: "StructuredOutput", input: { summary: "x", findings: bad } }],
+      [{ name: "StructuredOutput", input: { findings: bad } }],
+    ];
+    const result = await runAction({
+      fixture: "pull-request-opened",
+      payload: payload(),
+      apiUrl: fake.url,
+      workspace,
+      inputs: inputs(scriptFile(turns)),
+    });
     expect(result.outputs.exit_reason).toBe("schema_invalid");
     expect(result.failed).toMatch(/schema_invalid/);
     expect(fake.reviews).toHaveLength(0);
@@ -155,26 +209,52 @@ describe("task: review", () => {
   });
 
   it("reviews from a comment on the pull request: base and head come from the PR the Action fetched", async () => {
-    const result = await runAction({ fixture: "issue-comment-pr", apiUrl: fake.url, workspace, inputs: inputs(reviewScript([FINDINGS[0]])) });
+    const result = await runAction({
+      fixture: "issue-comment-pr",
+      apiUrl: fake.url,
+      workspace,
+      inputs: inputs(reviewScript([FINDINGS[0]])),
+    });
     expect(result.failed).toBeUndefined();
     expect(fake.reviews.map((r) => [r.pull_number, r.commit_id, r.comments.length])).toEqual([[34, head, 1]]);
     expect(result.outputs.findings).toBe("1");
   });
 
   it("posts every finding in the body when GitHub refuses the inline comments (422), and says so", async () => {
-    fake.inject({ method: "POST", path: /\/pulls\/34\/reviews$/, response: { status: 422, body: { message: "Unprocessable Entity", errors: ["Line could not be resolved"] } } });
-    const result = await runAction({ fixture: "pull-request-opened", payload: payload(), apiUrl: fake.url, workspace, inputs: inputs(reviewScript(FINDINGS)) });
+    fake.inject({
+      method: "POST",
+      path: /\/pulls\/34\/reviews$/,
+      response: {
+        status: 422,
+        body: { message: "Unprocessable Entity", errors: ["Line could not be resolved"] },
+      },
+    });
+    const result = await runAction({
+      fixture: "pull-request-opened",
+      payload: payload(),
+      apiUrl: fake.url,
+      workspace,
+      inputs: inputs(reviewScript(FINDINGS)),
+    });
     expect(result.failed).toBeUndefined();
     expect(fake.reviews).toHaveLength(1);
     expect(fake.reviews[0]?.comments).toEqual([]);
     expect(fake.reviews[0]?.body).toMatch(/src\/calc.js:15.*GitHub could not place it on the diff/);
-    expect(result.stdout).toMatch(/::warning title=agent-ci%3A review::GitHub refused the inline comments \(Unprocessable Entity: Line could not be resolved\)/);
+    expect(result.stdout).toMatch(
+      /::warning title=agent-ci%3A review::GitHub refused the inline comments \(Unprocessable Entity: Line could not be resolved\)/,
+    );
     expect(result.outputs.review_id).toBe(String(fake.reviews[0]?.id));
   });
 
   it("warns with what to do, and sets no review_id, when the token may not review", async () => {
     fake.inject({ method: "POST", path: /\/pulls\/34\/reviews$/, response: faults.integration() });
-    const result = await runAction({ fixture: "pull-request-opened", payload: payload(), apiUrl: fake.url, workspace, inputs: inputs(reviewScript(FINDINGS)) });
+    const result = await runAction({
+      fixture: "pull-request-opened",
+      payload: payload(),
+      apiUrl: fake.url,
+      workspace,
+      inputs: inputs(reviewScript(FINDINGS)),
+    });
     expect(fake.reviews).toHaveLength(0);
     expect(result.stdout).toMatch(/::warning title=agent-ci%3A review not posted::.*pull-requests: write/);
     expect(result.outputs.review_id).toBeUndefined();
@@ -182,7 +262,12 @@ describe("task: review", () => {
   });
 
   it("refuses task: review on an event without a pull request", async () => {
-    const result = await runAction({ fixture: "issues-opened", apiUrl: fake.url, workspace, inputs: inputs(reviewScript(FINDINGS)) });
+    const result = await runAction({
+      fixture: "issues-opened",
+      apiUrl: fake.url,
+      workspace,
+      inputs: inputs(reviewScript(FINDINGS)),
+    });
     expect(result.failed).toMatch(/task: review needs a pull request/);
     expect(fake.reviews).toHaveLength(0);
   });
@@ -190,18 +275,29 @@ describe("task: review", () => {
 
 describe("output_schema", () => {
   it("sets structured_output from an inline schema", async () => {
-    const schema = JSON.stringify({ type: "object", properties: { risk: { enum: ["low", "high"] } }, required: ["risk"] });
+    const schema = JSON.stringify({
+      type: "object",
+      properties: { risk: { enum: ["low", "high"] } },
+      required: ["risk"],
+    });
     const turns: ScriptCall[][] = [[{ name: "StructuredOutput", input: { risk: "high" } }]];
     const result = await runAction({
       fixture: "pull-request-opened",
       payload: payload(),
       apiUrl: fake.url,
       workspace,
-      inputs: { github_token: TOKEN, script: scriptFile(turns), output_schema: schema, permission_mode: "plan" },
+      inputs: {
+        github_token: TOKEN,
+        script: scriptFile(turns),
+        output_schema: schema,
+        permission_mode: "plan",
+      },
     });
     expect(result.failed).toBeUndefined();
     expect(JSON.parse(result.outputs.structured_output ?? "")).toEqual({ risk: "high" });
     expect(result.outputs.findings).toBeUndefined();
-    expect(fs.existsSync(path.join(path.dirname(result.outputs.report_path ?? ""), "output.json"))).toBe(true);
+    expect(fs.existsSync(path.join(path.dirname(result.outputs.report_path ?? ""), "output.json"))).toBe(
+      true,
+    );
   });
 });

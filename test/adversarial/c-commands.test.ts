@@ -170,7 +170,11 @@ describe("C: command faults through the CLI", () => {
           ],
           [bash("python3 -m http.server 8766", { run_in_background: true })],
           // Counted until none is left (bounded): waits for the kill, not for a fixed time.
-          [bash("for i in $(seq 100); do n=$(ps -eo args | grep -E -c '[s]leep 100000[123]|[h]ttp.server 8765'); [ \"$n\" = 0 ] && break; sleep 0.1; done; echo $n")],
+          [
+            bash(
+              "for i in $(seq 100); do n=$(ps -eo args | grep -E -c '[s]leep 100000[123]|[h]ttp.server 8765'); [ \"$n\" = 0 ] && break; sleep 0.1; done; echo $n",
+            ),
+          ],
           [{ name: "BashOutput", input: { bash_id: "bash_1" } }],
         ],
       });
@@ -384,39 +388,43 @@ describe("C: command faults through the CLI", () => {
     },
   );
 
-  test("C18", "what setup started is killed before its egress proxy ends; sockets fail afterwards", async () => {
-    const ws = h.workspace({ "a.txt": "a\n" });
-    const run = await h.cli({
-      workspace: ws,
-      mode: "bypassPermissions",
-      args: [
-        "--network",
-        "setup",
-        "--setup",
-        "nohup sleep 1000004 >/dev/null 2>&1 &",
-        "--setup",
-        "setsid python3 -m http.server 8767 >/dev/null 2>&1 < /dev/null &",
-        "--setup",
-        "test -S /run/agent-ci-egress/proxy.sock && test -n \"$HTTPS_PROXY\"",
-      ],
-      turns: [
-        [bash("ps -eo args | grep -E -c '[s]leep 1000004|[h]ttp.server 8767' || true")],
-        [
-          bash(
-            "ls /sys/class/net; gw=$(awk 'NR>1 && $2==\"00000000\" {print $3}' /proc/net/route | head -1); echo gw=${gw:-none}; (exec 3<>/dev/tcp/172.17.0.1/80) 2>&1 | head -1; echo rc=$?",
-            { timeout: 20_000 },
-          ),
+  test(
+    "C18",
+    "what setup started is killed before its egress proxy ends; sockets fail afterwards",
+    async () => {
+      const ws = h.workspace({ "a.txt": "a\n" });
+      const run = await h.cli({
+        workspace: ws,
+        mode: "bypassPermissions",
+        args: [
+          "--network",
+          "setup",
+          "--setup",
+          "nohup sleep 1000004 >/dev/null 2>&1 &",
+          "--setup",
+          "setsid python3 -m http.server 8767 >/dev/null 2>&1 < /dev/null &",
+          "--setup",
+          'test -S /run/agent-ci-egress/proxy.sock && test -n "$HTTPS_PROXY"',
         ],
-      ],
-    });
-    expect(run.report?.exitReason).toBe("completed");
-    expect(run.text(0)).toBe("0");
-    expect(run.text(1)).toMatch(/^lo$/m);
-    expect(run.text(1)).not.toMatch(/eth0/);
-    expect(run.text(1)).toContain("gw=none");
-    expect(run.text(1)).toMatch(/Network is unreachable|Connection refused|Cannot assign/);
-    expect(run.report?.hardening?.networkMode).toMatch(/none/);
-  });
+        turns: [
+          [bash("ps -eo args | grep -E -c '[s]leep 1000004|[h]ttp.server 8767' || true")],
+          [
+            bash(
+              "ls /sys/class/net; gw=$(awk 'NR>1 && $2==\"00000000\" {print $3}' /proc/net/route | head -1); echo gw=${gw:-none}; (exec 3<>/dev/tcp/172.17.0.1/80) 2>&1 | head -1; echo rc=$?",
+              { timeout: 20_000 },
+            ),
+          ],
+        ],
+      });
+      expect(run.report?.exitReason).toBe("completed");
+      expect(run.text(0)).toBe("0");
+      expect(run.text(1)).toMatch(/^lo$/m);
+      expect(run.text(1)).not.toMatch(/eth0/);
+      expect(run.text(1)).toContain("gw=none");
+      expect(run.text(1)).toMatch(/Network is unreachable|Connection refused|Cannot assign/);
+      expect(run.report?.hardening?.networkMode).toMatch(/none/);
+    },
+  );
 
   checkTable();
 });

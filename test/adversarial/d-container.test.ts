@@ -32,7 +32,11 @@ const ROWS = [
     kind: "fault",
   },
   { id: "D2", what: "image missing and the pull fails", kind: "fault" },
-  { id: "D3", what: "image lacks bash/git/rg/node: agent-ci's toolbelt supplies them, and the report says so", kind: "fault" },
+  {
+    id: "D3",
+    what: "image lacks bash/git/rg/node: agent-ci's toolbelt supplies them, and the report says so",
+    kind: "fault",
+  },
   {
     id: "D4",
     what: "container killed from outside (docker kill) mid-call",
@@ -165,26 +169,46 @@ describe("D: container faults", () => {
     );
   });
 
-  test("D3", "an image without bash, git, rg or node runs the tools from agent-ci's toolbelt, and the report says which", async () => {
-    const ws = h.workspace({ "a.txt": "a\n" });
-    const tag = `agent-ci-adversarial-nogit:${process.pid}`;
-    execFileSync("docker", ["build", "-q", "-t", tag, "-"], {
-      input: `FROM ${defaultImageTag()}\nUSER root\nRUN rm -f /usr/bin/git /usr/bin/rg /usr/bin/node /usr/bin/nodejs\nUSER 1000:1000\n`,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    try {
-      const noGit = await h.cli({ workspace: ws, turns: [[bash("command -v git rg; git --version")]], args: ["--image", tag] });
-      expect(noGit.exitCode).toBe(0);
-      expect(noGit.report?.toolCalls[0]?.resultPreview).toMatch(/^\/opt\/agent-ci\/bin\/git\n\/opt\/agent-ci\/bin\/rg\ngit version/);
-      const tools = Object.fromEntries((noGit.report?.image?.tools ?? []).map((t) => [t.name, t.from]));
-      expect(tools).toMatchObject({ bash: "image", git: "agent-ci", rg: "agent-ci", node: "agent-ci", python3: "image" });
-      const bare = await h.cli({ workspace: ws, turns: [[bash("echo ran")]], args: ["--image", "debian:bookworm-slim"] });
-      expect(bare.exitCode).toBe(0);
-      expect(bare.report?.toolCalls[0]?.resultPreview).toBe("ran");
-    } finally {
-      execFileSync("docker", ["rmi", "-f", tag], { stdio: "pipe" });
-    }
-  });
+  test(
+    "D3",
+    "an image without bash, git, rg or node runs the tools from agent-ci's toolbelt, and the report says which",
+    async () => {
+      const ws = h.workspace({ "a.txt": "a\n" });
+      const tag = `agent-ci-adversarial-nogit:${process.pid}`;
+      execFileSync("docker", ["build", "-q", "-t", tag, "-"], {
+        input: `FROM ${defaultImageTag()}\nUSER root\nRUN rm -f /usr/bin/git /usr/bin/rg /usr/bin/node /usr/bin/nodejs\nUSER 1000:1000\n`,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      try {
+        const noGit = await h.cli({
+          workspace: ws,
+          turns: [[bash("command -v git rg; git --version")]],
+          args: ["--image", tag],
+        });
+        expect(noGit.exitCode).toBe(0);
+        expect(noGit.report?.toolCalls[0]?.resultPreview).toMatch(
+          /^\/opt\/agent-ci\/bin\/git\n\/opt\/agent-ci\/bin\/rg\ngit version/,
+        );
+        const tools = Object.fromEntries((noGit.report?.image?.tools ?? []).map((t) => [t.name, t.from]));
+        expect(tools).toMatchObject({
+          bash: "image",
+          git: "agent-ci",
+          rg: "agent-ci",
+          node: "agent-ci",
+          python3: "image",
+        });
+        const bare = await h.cli({
+          workspace: ws,
+          turns: [[bash("echo ran")]],
+          args: ["--image", "debian:bookworm-slim"],
+        });
+        expect(bare.exitCode).toBe(0);
+        expect(bare.report?.toolCalls[0]?.resultPreview).toBe("ran");
+      } finally {
+        execFileSync("docker", ["rmi", "-f", tag], { stdio: "pipe" });
+      }
+    },
+  );
 
   test(
     "D4",
@@ -470,7 +494,10 @@ describe("D: container faults", () => {
         execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mount], { stdio: "pipe" });
       } catch (e) {
         // A failure, not a skip: a skipped row would read as covered. CI runs as root.
-        throw new Error(`D10 mounts a 64 KiB tmpfs as the full disk and needs root: ${(e as Error).message}`, { cause: e });
+        throw new Error(
+          `D10 mounts a 64 KiB tmpfs as the full disk and needs root: ${(e as Error).message}`,
+          { cause: e },
+        );
       }
       try {
         const ws = h.workspace({ "a.txt": "a\n" });

@@ -313,41 +313,50 @@ describe("R: permission-policy bypass attempts through the CLI", () => {
     },
   );
 
-  test("R10", "plan mode denies every kind of write; Edit, Write and NotebookEdit are not in the tool set", async () => {
-    const commands = [
-      "echo x > f",
-      "echo x >> a.txt",
-      "echo x | tee f",
-      "cp a.txt b",
-      "mv a.txt b",
-      "touch f",
-      "mkdir d",
-      "git commit --allow-empty -m x",
-      "git checkout -b x",
-      "git stash",
-      "npm install",
-      "python3 -c \"open('f','w')\"",
-      "dd if=/dev/zero of=f count=1",
-    ];
-    const ws = repo();
-    const run = await h.cli({
-      workspace: ws,
-      mode: "plan",
-      allow: EXAMPLE.allow,
-      args: ["--max-turns", "200"],
-      turns: [
-        ...commands.map((c) => [bash(c)]),
-        [{ name: "Write", input: { file_path: "/workspace/f", content: "x" } }],
-        [{ name: "Edit", input: { file_path: "/workspace/a.txt", old_string: "a", new_string: "b" } }],
-        [{ name: "NotebookEdit", input: { notebook_path: "/workspace/n.ipynb", cell_id: "c1", new_source: "x" } }],
-      ],
-    });
-    expectAllDenied(run, commands.length);
-    expect(run.call(commands.length).errorKind).toBe("disabled_tool");
-    expect(run.call(commands.length + 1).errorKind).toBe("disabled_tool");
-    expect(run.call(commands.length + 2).errorKind).toBe("disabled_tool");
-    expect(run.text(commands.length)).toMatch(/plan mode is read-only/);
-  });
+  test(
+    "R10",
+    "plan mode denies every kind of write; Edit, Write and NotebookEdit are not in the tool set",
+    async () => {
+      const commands = [
+        "echo x > f",
+        "echo x >> a.txt",
+        "echo x | tee f",
+        "cp a.txt b",
+        "mv a.txt b",
+        "touch f",
+        "mkdir d",
+        "git commit --allow-empty -m x",
+        "git checkout -b x",
+        "git stash",
+        "npm install",
+        "python3 -c \"open('f','w')\"",
+        "dd if=/dev/zero of=f count=1",
+      ];
+      const ws = repo();
+      const run = await h.cli({
+        workspace: ws,
+        mode: "plan",
+        allow: EXAMPLE.allow,
+        args: ["--max-turns", "200"],
+        turns: [
+          ...commands.map((c) => [bash(c)]),
+          [{ name: "Write", input: { file_path: "/workspace/f", content: "x" } }],
+          [{ name: "Edit", input: { file_path: "/workspace/a.txt", old_string: "a", new_string: "b" } }],
+          [
+            {
+              name: "NotebookEdit",
+              input: { notebook_path: "/workspace/n.ipynb", cell_id: "c1", new_source: "x" },
+            },
+          ],
+        ],
+      });
+      expectAllDenied(run, commands.length);
+      expect(run.call(commands.length).errorKind).toBe("disabled_tool");
+      expect(run.call(commands.length + 1).errorKind).toBe("disabled_tool");
+      expect(run.call(commands.length + 2).errorKind).toBe("disabled_tool");
+      expect(run.text(commands.length)).toMatch(/plan mode is read-only/);
+    },
+  );
 
   test("R11", "a redirect needs its own permission and its target is validated like a Write", async () => {
     const commands = [

@@ -50,8 +50,22 @@ function plan(id: string, others: string[]): Plan {
         ? { name: "Grep", input: { pattern: foreign, output_mode: "files_with_matches" } }
         : { name: "Grep", input: { pattern: "MARKER_", output_mode: "content", "-n": true } },
     ]);
-    turns.push([{ name: "Edit", input: { file_path: "/workspace/src/app.js", old_string: `// slot ${r}\n`, new_string: `// slot ${r} done by ${marker}\n` } }]);
-    turns.push([{ name: "Bash", input: { command: `echo "${marker} round ${r}" >> log.txt && grep -c MARKER_ log.txt && ls` } }]);
+    turns.push([
+      {
+        name: "Edit",
+        input: {
+          file_path: "/workspace/src/app.js",
+          old_string: `// slot ${r}\n`,
+          new_string: `// slot ${r} done by ${marker}\n`,
+        },
+      },
+    ]);
+    turns.push([
+      {
+        name: "Bash",
+        input: { command: `echo "${marker} round ${r}" >> log.txt && grep -c MARKER_ log.txt && ls` },
+      },
+    ]);
   }
   return { id, marker, workspace, script: scriptFile(turns, `done: ${marker}`) };
 }
@@ -61,7 +75,10 @@ function toolResults(events: string): string[] {
   const texts: string[] = [];
   for (const line of events.split("\n")) {
     if (!line.trim()) continue;
-    const event = JSON.parse(line) as { type: string; message?: { content?: Array<{ type: string; content?: unknown }> } };
+    const event = JSON.parse(line) as {
+      type: string;
+      message?: { content?: Array<{ type: string; content?: unknown }> };
+    };
     if (event.type !== "user") continue;
     for (const block of event.message?.content ?? []) {
       if (block.type !== "tool_result") continue;
@@ -78,7 +95,12 @@ describe(`load: ${N} concurrent scripted runs of ${ROUNDS * 5} calls`, () => {
   it("all complete, none sees another's workspace, no container is left, memory stays bounded", async () => {
     const docker = new Docker();
     const ids = Array.from({ length: N }, () => crypto.randomBytes(4).toString("hex"));
-    const plans = ids.map((id) => plan(id, ids.filter((o) => o !== id)));
+    const plans = ids.map((id) =>
+      plan(
+        id,
+        ids.filter((o) => o !== id),
+      ),
+    );
 
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
@@ -92,7 +114,9 @@ describe(`load: ${N} concurrent scripted runs of ${ROUNDS * 5} calls`, () => {
     const started = performance.now();
     let runs: ScriptedRun[];
     try {
-      runs = await Promise.all(plans.map((p) => runScripted({ workspace: p.workspace, script: p.script, maxTurns: ROUNDS * 3 + 5 })));
+      runs = await Promise.all(
+        plans.map((p) => runScripted({ workspace: p.workspace, script: p.script, maxTurns: ROUNDS * 3 + 5 })),
+      );
     } finally {
       clearInterval(sampler);
     }
@@ -105,7 +129,10 @@ describe(`load: ${N} concurrent scripted runs of ${ROUNDS * 5} calls`, () => {
       completed: runs.filter((r) => r.outcome.exitReason === "completed").length,
       calls: runs.reduce((sum, r) => sum + (r.report?.toolCalls.length ?? 0), 0),
       wallSeconds: Math.round(wallMs / 100) / 10,
-      callsPerSecond: Math.round((runs.reduce((sum, r) => sum + (r.report?.toolCalls.length ?? 0), 0) / wallMs) * 1000 * 10) / 10,
+      callsPerSecond:
+        Math.round(
+          (runs.reduce((sum, r) => sum + (r.report?.toolCalls.length ?? 0), 0) / wallMs) * 1000 * 10,
+        ) / 10,
       rssBeforeMiB: Math.round(rssBefore / MIB),
       rssPeakMiB: Math.round(rssPeak / MIB),
       rssAfterMiB: Math.round(rssAfter / MIB),
@@ -120,25 +147,35 @@ describe(`load: ${N} concurrent scripted runs of ${ROUNDS * 5} calls`, () => {
     for (const [i, run] of runs.entries()) {
       const p = plans[i]!;
       const label = `run ${i} (${p.marker}, ${run.outcome.runId})`;
-      expect(run.outcome.exitReason, `${label}: ${run.outcome.error ?? ""}\n${run.logs.join("\n")}`).toBe("completed");
+      expect(run.outcome.exitReason, `${label}: ${run.outcome.error ?? ""}\n${run.logs.join("\n")}`).toBe(
+        "completed",
+      );
       const calls = run.report?.toolCalls ?? [];
       expect(calls, label).toHaveLength(ROUNDS * 5);
-      expect(calls.filter((c) => c.isError).map((c) => `${c.tool}: ${c.resultPreview}`), label).toEqual([]);
+      expect(
+        calls.filter((c) => c.isError).map((c) => `${c.tool}: ${c.resultPreview}`),
+        label,
+      ).toEqual([]);
       // Tool results: this run's marker only, and a search for the others' markers finds nothing.
       const results = toolResults(run.events);
       expect(results, label).toHaveLength(ROUNDS * 5);
       expect([...markersIn(results.join("\n"))], label).toEqual([p.marker]);
-      const foreignGreps = calls.filter((c) => c.tool === "Grep" && String((c.input as { pattern: string }).pattern).includes("("));
+      const foreignGreps = calls.filter(
+        (c) => c.tool === "Grep" && String((c.input as { pattern: string }).pattern).includes("("),
+      );
       expect(foreignGreps.length, label).toBeGreaterThan(0);
       for (const c of foreignGreps) expect(c.resultPreview, label).toBe("No files found");
-      for (const c of calls.filter((c) => c.tool === "Glob")) expect(c.resultPreview.trim(), label).toMatch(new RegExp(`^(/workspace/)?marker-${p.id}\\.txt$`));
+      for (const c of calls.filter((c) => c.tool === "Glob"))
+        expect(c.resultPreview.trim(), label).toMatch(new RegExp(`^(/workspace/)?marker-${p.id}\\.txt$`));
       // The patch: every edit and the log, with this run's marker only.
       expect([...markersIn(run.patch)], label).toEqual([p.marker]);
       expect(run.patch.split(p.marker).length - 1, label).toBeGreaterThanOrEqual(2 * ROUNDS);
       expect(run.report?.patch.files.map((f) => f.path).sort(), label).toEqual(["log.txt", "src/app.js"]);
     }
     for (const run of runs) expect(await labelled(docker, run.outcome.runId)).toEqual([]);
-    expect((await labelled(docker)).filter((c) => c.Labels["agent-ci.pid"] === String(process.pid))).toEqual([]);
+    expect((await labelled(docker)).filter((c) => c.Labels["agent-ci.pid"] === String(process.pid))).toEqual(
+      [],
+    );
     expect(rssPeak).toBeLessThan(RSS_BOUND);
   }, 900_000);
 });

@@ -34,7 +34,8 @@ const PODMAN_HOST = SOCKET ? (SOCKET.includes("://") ? SOCKET : `unix://${SOCKET
 const USERNS_MISSING = "user namespaces blocked (the engine's seccomp profile allows unshare -U)";
 const text = (b: Buffer) => b.toString("utf8");
 const PODMAN_PROFILE = "/usr/share/containers/seccomp.json";
-const localPodman = spawnSync("sh", ["-c", "command -v podman"]).status === 0 && fs.existsSync(PODMAN_PROFILE);
+const localPodman =
+  spawnSync("sh", ["-c", "command -v podman"]).status === 0 && fs.existsSync(PODMAN_PROFILE);
 
 describe.runIf(SETUP_ERROR && !SOCKET)("agent-ci on Podman", () => {
   it("could be set up on this machine", () => {
@@ -52,11 +53,20 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
     process.env.DOCKER_HOST = PODMAN_HOST;
     podman = new Docker();
     const engine = await pingEngine(podman);
-    expect(engine.profile.name, `${PODMAN_HOST} answers, but it is not Podman (version ${engine.version})`).toBe("podman");
+    expect(
+      engine.profile.name,
+      `${PODMAN_HOST} answers, but it is not Podman (version ${engine.version})`,
+    ).toBe("podman");
     // No registry here: the images built on Docker (the default image and agent-ci's toolbelt) are copied
     // over through the API (docker save | podman load).
     for (const tag of [defaultImageTag(), recipeTag(toolbeltRecipe())]) {
-      const has = await podman.getImage(tag).inspect().then(() => true, () => false);
+      const has = await podman
+        .getImage(tag)
+        .inspect()
+        .then(
+          () => true,
+          () => false,
+        );
       if (has) continue;
       const tar = await docker.getImage(tag).get();
       await new Promise<void>((resolve, reject) =>
@@ -76,7 +86,9 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
 
   it("refuses by default, naming the setting Podman does not honour, and leaves no container", async () => {
     const runId = newRunId();
-    const error = await DockerSandbox.start({ runId, workspaceDir: makeWorkspace({ a: "a\n" }) }).catch((e: unknown) => e);
+    const error = await DockerSandbox.start({ runId, workspaceDir: makeWorkspace({ a: "a\n" }) }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(EngineError);
     expect((error as Error).message).toContain(USERNS_MISSING);
     expect((error as Error).message).toContain("--allow-weak-hardening");
@@ -140,7 +152,8 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
 
     it("copies the workspace in, owned by the agent, with git usable on it", async () => {
       const res = await sandbox.exec({
-        script: "stat -c '%a %U' bin/run.sh; readlink link-to-app; git log --oneline | wc -l; git status --porcelain | wc -l; touch new && rm new && echo writable",
+        script:
+          "stat -c '%a %U' bin/run.sh; readlink link-to-app; git log --oneline | wc -l; git status --porcelain | wc -l; touch new && rm new && echo writable",
       });
       expect(text(res.stderr)).not.toContain("dubious ownership");
       expect(text(res.stdout)).toBe("755 agent\nsrc/app.js\n1\n0\nwritable\n");
@@ -148,9 +161,17 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
 
     it("makes a patch that applies to a pristine copy", async () => {
       await sandbox.writeFile("/workspace/src/app.js", "console.log('hello');\n");
-      await sandbox.exec({ script: "printf 'new\\n' > added.txt && rm README.md && chmod +x src/app.js && printf '\\0\\1\\2' > img.bin" });
+      await sandbox.exec({
+        script:
+          "printf 'new\\n' > added.txt && rm README.md && chmod +x src/app.js && printf '\\0\\1\\2' > img.bin",
+      });
       const patch = await sandbox.exportPatch();
-      expect(patch.files.map((f) => f.path).sort()).toEqual(["README.md", "added.txt", "img.bin", "src/app.js"]);
+      expect(patch.files.map((f) => f.path).sort()).toEqual([
+        "README.md",
+        "added.txt",
+        "img.bin",
+        "src/app.js",
+      ]);
       const copy = applyToCopy(workspace, patch.patch);
       expect(fs.readFileSync(path.join(copy, "src/app.js"), "utf8")).toBe("console.log('hello');\n");
       expect(fs.statSync(path.join(copy, "src/app.js")).mode & 0o111).not.toBe(0);
@@ -160,7 +181,10 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
     });
 
     it("kills the whole process group on timeout and leaves nothing behind", async () => {
-      const res = await sandbox.exec({ script: "trap '' TERM; (sleep 300; echo marker-child) & sleep 301; echo never", timeoutMs: 500 });
+      const res = await sandbox.exec({
+        script: "trap '' TERM; (sleep 300; echo marker-child) & sleep 301; echo never",
+        timeoutMs: 500,
+      });
       expect(res.timedOut).toBe(true);
       expect(text(res.stdout)).not.toContain("never");
       const ps = await sandbox.exec({ script: "ps -eo args | grep -c '[s]leep 30'" });
@@ -178,8 +202,15 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
 
     it("keeps a plan-mode workspace unwritable for the agent", async () => {
       const ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
-      await using plan = await DockerSandbox.start({ runId: newRunId(), workspaceDir: ws, readOnlyWorkspace: true, allowWeakHardening: true });
-      const res = await plan.exec({ script: "echo x > a.txt; echo rc=$?; touch b; echo rc=$?; cat a.txt; git status --porcelain | wc -l" });
+      await using plan = await DockerSandbox.start({
+        runId: newRunId(),
+        workspaceDir: ws,
+        readOnlyWorkspace: true,
+        allowWeakHardening: true,
+      });
+      const res = await plan.exec({
+        script: "echo x > a.txt; echo rc=$?; touch b; echo rc=$?; cat a.txt; git status --porcelain | wc -l",
+      });
       expect(text(res.stdout)).toBe("rc=1\nrc=1\na\n0\n");
       await expect(plan.writeFile("/workspace/a.txt", "x")).rejects.toMatchObject({ code: "EACCES" });
       expect((await plan.exportPatch()).files).toEqual([]);
@@ -202,11 +233,19 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
           egress: egressOptions(["allowed.test"], [`allowed.test=${host}`, `blocked.test=${host}`]),
         });
         try {
-          const ok = await sandbox.exec({ script: `curl -sS https://allowed.test:${origins.httpsPort}/`, caller: "toolu_ok" });
+          const ok = await sandbox.exec({
+            script: `curl -sS https://allowed.test:${origins.httpsPort}/`,
+            caller: "toolu_ok",
+          });
           expect(text(ok.stdout), text(ok.stderr)).toBe("hello from allowed.test over https\n");
-          const refused = await sandbox.exec({ script: `curl -sS http://blocked.test:${origins.httpPort}/`, caller: "toolu_no" });
+          const refused = await sandbox.exec({
+            script: `curl -sS http://blocked.test:${origins.httpPort}/`,
+            caller: "toolu_no",
+          });
           expect(text(refused.stdout)).toContain("agent-ci's network policy refused blocked.test");
-          const direct = await sandbox.exec({ script: `ls /sys/class/net; curl -sS -m 5 --noproxy '*' http://${host}:${origins.httpPort}/ || echo DIRECT-FAILED` });
+          const direct = await sandbox.exec({
+            script: `ls /sys/class/net; curl -sS -m 5 --noproxy '*' http://${host}:${origins.httpPort}/ || echo DIRECT-FAILED`,
+          });
           expect(text(direct.stdout)).toBe("lo\nDIRECT-FAILED\n");
           await sandbox.egress?.sync();
           expect(sandbox.egress?.entries.map((e) => [e.caller, e.host, e.decision])).toEqual([
@@ -217,7 +256,9 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
           await sandbox.dispose();
         }
         expect(await labelled(podman, runId)).toEqual([]);
-        expect((await podman.listVolumes({ filters: { label: [`agent-ci.run=${runId}`] } })).Volumes ?? []).toEqual([]);
+        expect(
+          (await podman.listVolumes({ filters: { label: [`agent-ci.run=${runId}`] } })).Volumes ?? [],
+        ).toEqual([]);
       } finally {
         await origins.close();
       }
@@ -226,7 +267,9 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
 
   describe("scripted runs through runAgent", () => {
     it("fails before any tool call without --allow-weak-hardening, with the reason in the record", async () => {
-      const run = await runScripted({ script: scriptFile([[{ name: "Bash", input: { command: "echo hi" } }]]) });
+      const run = await runScripted({
+        script: scriptFile([[{ name: "Bash", input: { command: "echo hi" } }]]),
+      });
       expect(run.outcome.exitReason).toBe("engine_error");
       expect(run.outcome.error).toContain(USERNS_MISSING);
       expect(run.report?.toolCalls).toEqual([]);
@@ -243,9 +286,13 @@ describe.skipIf(!SOCKET && !IN_CI)(`agent-ci on Podman (${PODMAN_HOST})`, () => 
       expect(run.outcome.exitReason).toBe("completed");
       expect(run.report?.toolCalls.map((c) => c.tool)).toEqual(["Bash", "Grep", "Read", "Edit", "Bash"]);
       expect(run.report?.toolCalls.at(-1)?.exitCode).toBe(0);
-      expect(run.report?.warnings.find((w) => w.kind === "weak_hardening")?.message).toContain(USERNS_MISSING);
+      expect(run.report?.warnings.find((w) => w.kind === "weak_hardening")?.message).toContain(
+        USERNS_MISSING,
+      );
       const copy = applyToCopy(EXAMPLE, Buffer.from(run.patch));
-      expect(fs.readFileSync(path.join(copy, "src/calc.js"), "utf8")).toContain("return sum / values.length;");
+      expect(fs.readFileSync(path.join(copy, "src/calc.js"), "utf8")).toContain(
+        "return sum / values.length;",
+      );
       expect(await labelled(podman, run.outcome.runId)).toEqual([]);
     }, 180_000);
   });
@@ -263,17 +310,31 @@ describe.skipIf((!SOCKET || !localPodman) && !IN_CI)(
     let service: ChildProcess | undefined;
 
     beforeAll(async () => {
-      fs.writeFileSync(path.join(dir, "seccomp.json"), execFileSync("node", ["scripts/podman-seccomp.mjs", PODMAN_PROFILE], { stdio: ["ignore", "pipe", "ignore"] }));
-      fs.writeFileSync(path.join(dir, "containers.conf"), `[containers]\nseccomp_profile = "${dir}/seccomp.json"\n`);
+      fs.writeFileSync(
+        path.join(dir, "seccomp.json"),
+        execFileSync("node", ["scripts/podman-seccomp.mjs", PODMAN_PROFILE], {
+          stdio: ["ignore", "pipe", "ignore"],
+        }),
+      );
+      fs.writeFileSync(
+        path.join(dir, "containers.conf"),
+        `[containers]\nseccomp_profile = "${dir}/seccomp.json"\n`,
+      );
       service = spawn("podman", ["system", "service", "--time=0", `unix://${socket}`], {
         env: { ...process.env, CONTAINERS_CONF: path.join(dir, "containers.conf") },
         stdio: ["ignore", "ignore", fs.openSync(path.join(dir, "service.log"), "a")],
       });
       process.env.DOCKER_HOST = `unix://${socket}`;
-      for (const end = Date.now() + 30_000; ; ) {
-        const up = await pingEngine(new Docker()).then(() => true, () => false);
+      for (const end = Date.now() + 30_000; ;) {
+        const up = await pingEngine(new Docker()).then(
+          () => true,
+          () => false,
+        );
         if (up) break;
-        if (Date.now() > end) throw new Error(`podman system service with the strict profile did not answer: ${fs.readFileSync(path.join(dir, "service.log"), "utf8")}`);
+        if (Date.now() > end)
+          throw new Error(
+            `podman system service with the strict profile did not answer: ${fs.readFileSync(path.join(dir, "service.log"), "utf8")}`,
+          );
         await new Promise((r) => setTimeout(r, 250));
       }
       // Same storage as the main service: the image is there already (the suite above made sure).
@@ -288,15 +349,25 @@ describe.skipIf((!SOCKET || !localPodman) && !IN_CI)(
     });
 
     it("starts without --allow-weak-hardening: every setting read back, user namespaces blocked", async () => {
-      await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace({ a: "a\n" }, { git: true }) });
+      await using sandbox = await DockerSandbox.start({
+        runId: newRunId(),
+        workspaceDir: makeWorkspace({ a: "a\n" }, { git: true }),
+      });
       expect(sandbox.hardening.missing).toEqual([]);
-      const res = await sandbox.exec({ script: "unshare -U true 2>&1; echo u=$?; git status --porcelain | wc -l; node -e 'require(\"child_process\").execSync(\"true\"); console.log(\"spawn ok\")'" });
+      const res = await sandbox.exec({
+        script:
+          'unshare -U true 2>&1; echo u=$?; git status --porcelain | wc -l; node -e \'require("child_process").execSync("true"); console.log("spawn ok")\'',
+      });
       expect(text(res.stdout)).toMatch(/u=[1-9]/);
       expect(text(res.stdout)).toContain("0\nspawn ok\n");
     });
 
     it("fixes the example through runAgent with no hardening warning", async () => {
-      const run = await runScripted({ script: path.join(EXAMPLE, "fix.script.json"), mode: "acceptEdits", allow: ["Bash(npm test)"] });
+      const run = await runScripted({
+        script: path.join(EXAMPLE, "fix.script.json"),
+        mode: "acceptEdits",
+        allow: ["Bash(npm test)"],
+      });
       expect(run.outcome.exitReason, run.logs.join("\n")).toBe("completed");
       expect(run.report?.warnings.filter((w) => w.kind === "weak_hardening")).toEqual([]);
       expect(run.report?.toolCalls.at(-1)?.exitCode).toBe(0);

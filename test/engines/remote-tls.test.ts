@@ -28,15 +28,68 @@ function openssl(dir: string, ...args: string[]): void {
 /** A CA, and a certificate signed by it for `name` (server: IP SAN 127.0.0.1; client: clientAuth). */
 function makeCa(dir: string, cn: string): void {
   fs.mkdirSync(dir, { recursive: true });
-  openssl(dir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "1", "-subj", `/CN=${cn}`);
+  openssl(
+    dir,
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    "ca-key.pem",
+    "-out",
+    "ca.pem",
+    "-days",
+    "1",
+    "-subj",
+    `/CN=${cn}`,
+  );
 }
 
 function makeCert(caDir: string, outDir: string, kind: "server" | "client"): void {
   fs.mkdirSync(outDir, { recursive: true });
   const ext = path.join(outDir, `${kind}.ext`);
-  fs.writeFileSync(ext, kind === "server" ? "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n" : "extendedKeyUsage=clientAuth\n");
-  openssl(outDir, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "key.pem", "-out", "req.csr", "-subj", `/CN=agent-ci-${kind}`);
-  openssl(outDir, "x509", "-req", "-in", "req.csr", "-CA", path.join(caDir, "ca.pem"), "-CAkey", path.join(caDir, "ca-key.pem"), "-CAcreateserial", "-out", "cert.pem", "-days", "1", "-extfile", ext);
+  fs.writeFileSync(
+    ext,
+    kind === "server"
+      ? "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n"
+      : "extendedKeyUsage=clientAuth\n",
+  );
+  openssl(
+    outDir,
+    "req",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    "key.pem",
+    "-out",
+    "req.csr",
+    "-subj",
+    `/CN=agent-ci-${kind}`,
+  );
+  openssl(
+    outDir,
+    "x509",
+    "-req",
+    "-in",
+    "req.csr",
+    "-CA",
+    path.join(caDir, "ca.pem"),
+    "-CAkey",
+    path.join(caDir, "ca-key.pem"),
+    "-CAcreateserial",
+    "-out",
+    "cert.pem",
+    "-days",
+    "1",
+    "-extfile",
+    ext,
+  );
   fs.copyFileSync(path.join(caDir, "ca.pem"), path.join(outDir, "ca.pem"));
 }
 
@@ -50,7 +103,13 @@ function localEngineSocket(): string {
 describe("agent-ci through a remote engine over TCP with mutual TLS", () => {
   const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-tls-"));
-  const dirs = { ca: path.join(root, "ca"), server: path.join(root, "server"), client: path.join(root, "client"), otherCa: path.join(root, "other-ca"), stranger: path.join(root, "stranger") };
+  const dirs = {
+    ca: path.join(root, "ca"),
+    server: path.join(root, "server"),
+    client: path.join(root, "client"),
+    otherCa: path.join(root, "other-ca"),
+    stranger: path.join(root, "stranger"),
+  };
   let server: tls.Server;
   let port = 0;
   let authorized = 0;
@@ -130,7 +189,11 @@ describe("agent-ci through a remote engine over TCP with mutual TLS", () => {
 
   it("runs a scripted fix end to end through the proxy; the patch applies; no container is left", async () => {
     const before = carried;
-    const run = await runScripted({ script: path.join(EXAMPLE, "fix.script.json"), mode: "acceptEdits", allow: ["Bash(npm test)"] });
+    const run = await runScripted({
+      script: path.join(EXAMPLE, "fix.script.json"),
+      mode: "acceptEdits",
+      allow: ["Bash(npm test)"],
+    });
     expect(run.outcome.exitReason, run.logs.join("\n")).toBe("completed");
     expect(run.report?.toolCalls.map((c) => c.tool)).toEqual(["Bash", "Grep", "Read", "Edit", "Bash"]);
     expect(run.report?.toolCalls.at(-1)?.exitCode).toBe(0);
@@ -157,10 +220,19 @@ describe("agent-ci through a remote engine over TCP with mutual TLS", () => {
         network: "allowlist",
         egress: egressOptions(["allowed.test"], [`allowed.test=${host}`, `blocked.test=${host}`]),
       });
-      const sh = async (script: string) => (await sandbox.exec({ script, mergeStderr: true, timeoutMs: 60_000 })).stdout.toString("utf8");
-      expect(await sh(`curl -sS http://allowed.test:${origins.httpPort}/remote`)).toBe("hello from allowed.test over http\n");
-      expect(await sh(`curl -sS http://blocked.test:${origins.httpPort}/`)).toContain("agent-ci's network policy refused blocked.test");
-      expect(await sh(`curl -sS -m 5 --noproxy '*' http://${host}:${origins.httpPort}/ && echo REACHED || echo NO-ROUTE`)).toMatch(/NO-ROUTE\n$/);
+      const sh = async (script: string) =>
+        (await sandbox.exec({ script, mergeStderr: true, timeoutMs: 60_000 })).stdout.toString("utf8");
+      expect(await sh(`curl -sS http://allowed.test:${origins.httpPort}/remote`)).toBe(
+        "hello from allowed.test over http\n",
+      );
+      expect(await sh(`curl -sS http://blocked.test:${origins.httpPort}/`)).toContain(
+        "agent-ci's network policy refused blocked.test",
+      );
+      expect(
+        await sh(
+          `curl -sS -m 5 --noproxy '*' http://${host}:${origins.httpPort}/ && echo REACHED || echo NO-ROUTE`,
+        ),
+      ).toMatch(/NO-ROUTE\n$/);
       expect(carried).toBeGreaterThan(before);
     } finally {
       await origins.close();
@@ -176,7 +248,9 @@ describe("agent-ci through a remote engine over TCP with mutual TLS", () => {
       // The stranger's ca.pem does not vouch for the server either: both sides refuse.
       const error = await pingEngine(createDockerClient()).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(EngineError);
-      expect((error as Error).message).toContain(`no Docker engine answers at DOCKER_HOST=tcp://127.0.0.1:${port}`);
+      expect((error as Error).message).toContain(
+        `no Docker engine answers at DOCKER_HOST=tcp://127.0.0.1:${port}`,
+      );
       // With the right CA but the stranger's certificate, the server refuses the handshake.
       fs.copyFileSync(path.join(dirs.ca, "ca.pem"), path.join(dirs.stranger, "ca.pem"));
       const refusedByServer = await pingEngine(createDockerClient()).catch((e: unknown) => e);

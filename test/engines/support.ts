@@ -35,9 +35,17 @@ export interface ScriptedRun {
 export async function runScripted(input: Partial<RunConfigInput>): Promise<ScriptedRun> {
   const logs: string[] = [];
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
-  const config = parseRunConfig({ workspace: EXAMPLE, out, mode: "bypassPermissions", ...input } as RunConfigInput);
+  const config = parseRunConfig({
+    workspace: EXAMPLE,
+    out,
+    mode: "bypassPermissions",
+    ...input,
+  } as RunConfigInput);
   const outcome = await runAgent(config, { stdout: () => {}, stderr: (l) => logs.push(l), progress: false });
-  const read = (name: string) => (fs.existsSync(path.join(outcome.outDir, name)) ? fs.readFileSync(path.join(outcome.outDir, name), "utf8") : "");
+  const read = (name: string) =>
+    fs.existsSync(path.join(outcome.outDir, name))
+      ? fs.readFileSync(path.join(outcome.outDir, name), "utf8")
+      : "";
   const json = read("report.json");
   return {
     outcome,
@@ -50,5 +58,8 @@ export async function runScripted(input: Partial<RunConfigInput>): Promise<Scrip
 
 /** Containers on `docker` carrying agent-ci's run label, for one run or for any. */
 export async function labelled(docker: Docker, runId?: string): Promise<Docker.ContainerInfo[]> {
-  return docker.listContainers({ all: true, filters: { label: [runId ? `${LABEL_RUN}=${runId}` : LABEL_RUN] } });
+  return docker.listContainers({
+    all: true,
+    filters: { label: [runId ? `${LABEL_RUN}=${runId}` : LABEL_RUN] },
+  });
 }

@@ -11,7 +11,11 @@ const CLI = path.resolve("bin/agent-ci.js");
 const REPORT = path.resolve("test/fixtures/report/small-fix.json");
 
 function cli(args: string[]) {
-  return spawnSync("node", [CLI, ...args], { encoding: "utf8", env: { ...process.env, ANTHROPIC_API_KEY: "" }, timeout: 120_000 });
+  return spawnSync("node", [CLI, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ANTHROPIC_API_KEY: "" },
+    timeout: 120_000,
+  });
 }
 
 describe("agent-ci policy check", () => {
@@ -28,14 +32,28 @@ describe("agent-ci policy check", () => {
     expect(r.stdout).toMatch(/^DENY {2}Bash\(npm install left-pad\)\n/);
     expect(r.stdout).toContain("narrowest allow rule: Bash(npm install:*)");
     expect(r.stdout).toContain("no allow rule matches it");
-    const denied = cli(["policy", "check", "Edit(src/a.ts)", "--mode", "bypassPermissions", "--deny", "Edit(src/**)"]);
+    const denied = cli([
+      "policy",
+      "check",
+      "Edit(src/a.ts)",
+      "--mode",
+      "bypassPermissions",
+      "--deny",
+      "Edit(src/**)",
+    ]);
     expect(denied.status).toBe(1);
     expect(denied.stdout).toContain("by:     Edit(src/**) (command line)");
   });
 
   it("admits an environment assignment only with a rule that spells it out", () => {
     const command = "Bash(PYTHONPATH=src python3 -m unittest tests.test_x)";
-    const named = cli(["policy", "check", command, "--allow", "Bash(PYTHONPATH=src python3 -m unittest tests.test_x)"]);
+    const named = cli([
+      "policy",
+      "check",
+      command,
+      "--allow",
+      "Bash(PYTHONPATH=src python3 -m unittest tests.test_x)",
+    ]);
     expect(named.status, named.stdout).toBe(0);
     const prefix = cli(["policy", "check", command, "--allow", "Bash(PYTHONPATH=src python3:*)"]);
     expect(prefix.status, prefix.stdout).toBe(0);
@@ -57,13 +75,17 @@ describe("agent-ci policy test --replay", () => {
   it("uses the rules and mode the report recorded: nothing flips, exit 0", () => {
     const r = cli(["policy", "test", "--replay", REPORT]);
     expect(r.status, r.stdout).toBe(0);
-    expect(r.stdout).toBe("8 recorded calls re-decided under mode acceptEdits with the 3 recorded rules: 0 flipped\n");
+    expect(r.stdout).toBe(
+      "8 recorded calls re-decided under mode acceptEdits with the 3 recorded rules: 0 flipped\n",
+    );
   });
 
   it("lists each flipped decision and exits 1 when a rule given here changes one", () => {
     const r = cli(["policy", "test", "--replay", REPORT, "--deny", "Bash(npm test:*)"]);
     expect(r.status).toBe(1);
-    expect(r.stdout).toContain("toolu_06  Bash(npm test 2>&1 | tail -n 20): allow → deny  (Bash(npm test:*))");
+    expect(r.stdout).toContain(
+      "toolu_06  Bash(npm test 2>&1 | tail -n 20): allow → deny  (Bash(npm test:*))",
+    );
     expect(r.stdout).toMatch(/with the 3 recorded rules and the ones given here: 1 flipped\n$/);
   });
 

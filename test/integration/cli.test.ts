@@ -13,7 +13,11 @@ const CLI = path.resolve("bin/agent-ci.js");
 const EXAMPLE = path.resolve("examples/buggy-calc");
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync("node", [CLI, ...args], { encoding: "utf8", env: { ...process.env, ANTHROPIC_API_KEY: "", ...env }, timeout: 120_000 });
+  return spawnSync("node", [CLI, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ANTHROPIC_API_KEY: "", ...env },
+    timeout: 120_000,
+  });
 }
 
 /** A script that writes kept.txt, then runs `command` (default: a long sleep). */
@@ -22,7 +26,10 @@ function sleepScript(command = "sleep 120"): string {
   fs.writeFileSync(
     file,
     JSON.stringify({
-      turns: [[{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }], [{ name: "Bash", input: { command } }]],
+      turns: [
+        [{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }],
+        [{ name: "Bash", input: { command } }],
+      ],
     }),
   );
   return file;
@@ -30,7 +37,10 @@ function sleepScript(command = "sleep 120"): string {
 
 /** Runs the CLI; resolves once `ready` matches its output (stdout + stderr), with a way to wait for its exit. */
 async function startCli(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}) {
-  const child = spawn("node", [CLI, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("node", [CLI, ...args], {
+    env: { ...process.env, ANTHROPIC_API_KEY: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
@@ -70,8 +80,23 @@ describe("agent-ci CLI", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`on ${signal} mid-run writes the patch and a complete record and leaves no container`, async () => {
       const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
-      const args = ["run", "--workspace", EXAMPLE, "--script", sleepScript(), "--mode", "bypassPermissions", "--out", out, "--output-format", "stream-json"];
-      const child = spawn("node", [CLI, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "" }, stdio: ["ignore", "pipe", "pipe"] });
+      const args = [
+        "run",
+        "--workspace",
+        EXAMPLE,
+        "--script",
+        sleepScript(),
+        "--mode",
+        "bypassPermissions",
+        "--out",
+        out,
+        "--output-format",
+        "stream-json",
+      ];
+      const child = spawn("node", [CLI, ...args], {
+        env: { ...process.env, ANTHROPIC_API_KEY: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -89,26 +114,45 @@ describe("agent-ci CLI", () => {
       const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
       expect(report.exitReason).toBe("cancelled");
       expect(report.patch.files.map((f) => f.path)).toEqual(["kept.txt"]);
-      const left = await new Docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } });
+      const left = await new Docker().listContainers({
+        all: true,
+        filters: { label: [`${LABEL_RUN}=${report.runId}`] },
+      });
       expect(left).toEqual([]);
     });
   }
 
   it("ends a run whose event loop is blocked on SIGTERM: the watchdog hears the signal, writes the record and removes the container", async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
-    const args = ["run", "--workspace", EXAMPLE, "--script", sleepScript(), "--mode", "bypassPermissions", "--out", out];
+    const args = [
+      "run",
+      "--workspace",
+      EXAMPLE,
+      "--script",
+      sleepScript(),
+      "--mode",
+      "bypassPermissions",
+      "--out",
+      out,
+    ];
     // The hook blocks the main thread for good right after it logs "sandbox ready": its signal handler never runs.
     const run = await startCli(args, /sandbox ready/, { AGENT_CI_TEST_BLOCK_EVENT_LOOP: "1" });
     run.child.kill("SIGTERM");
     const code = await run.exited;
     expect(code, run.output()).toBe(130);
-    expect(run.output()).toContain("the run received SIGTERM while the event loop did not answer; the watchdog ended the run");
+    expect(run.output()).toContain(
+      "the run received SIGTERM while the event loop did not answer; the watchdog ended the run",
+    );
     expect(fs.readFileSync(path.join(out, "patch.diff"), "utf8")).toBe("");
     const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
     expect(report.exitReason).toBe("cancelled");
     expect(report.error?.kind).toBe("Watchdog");
     for (const name of ["report.md", "report.html"]) expect(fs.existsSync(path.join(out, name))).toBe(true);
-    const events = fs.readFileSync(path.join(out, "events.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; exit_reason?: string });
+    const events = fs
+      .readFileSync(path.join(out, "events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; exit_reason?: string });
     expect(events.at(-1)).toMatchObject({ type: "result", exit_reason: "cancelled" });
     expect(await containersOf(report.runId)).toEqual([]);
   });
@@ -116,7 +160,19 @@ describe("agent-ci CLI", () => {
   it("ends promptly on SIGINT while a Bash call prints 200 MB on one line, with the record written and no container", async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
     const script = sleepScript("head -c 200000000 /dev/zero | tr '\\0' x; sleep 120");
-    const args = ["run", "--workspace", EXAMPLE, "--script", script, "--mode", "bypassPermissions", "--out", out, "--output-format", "stream-json"];
+    const args = [
+      "run",
+      "--workspace",
+      EXAMPLE,
+      "--script",
+      script,
+      "--mode",
+      "bypassPermissions",
+      "--out",
+      out,
+      "--output-format",
+      "stream-json",
+    ];
     // Signalled once the 200 MB call's turn is streamed: the call is under way.
     const run = await startCli(args, /"type":"assistant".*"name":"Bash"/);
     run.child.kill("SIGINT");
@@ -138,13 +194,21 @@ describe("agent-ci CLI", () => {
     const hidden = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-hidden-"));
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
     const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "s.json");
-    fs.writeFileSync(script, JSON.stringify({ turns: [[{ name: "Bash", input: { command: "cat package.json > copied.json" } }]] }));
-    const shell = 'mount -t tmpfs tmpfs "$1" && cp -r "$2" "$1/ws" && TMPDIR="$1" exec node "$3" run --workspace "$1/ws" --script "$4" --mode bypassPermissions --out "$5"';
-    const res = spawnSync("unshare", ["--mount", "--propagation", "private", "bash", "-c", shell, "hide", hidden, EXAMPLE, CLI, script, out], {
-      encoding: "utf8",
-      env: { ...process.env, ANTHROPIC_API_KEY: "" },
-      timeout: 120_000,
-    });
+    fs.writeFileSync(
+      script,
+      JSON.stringify({ turns: [[{ name: "Bash", input: { command: "cat package.json > copied.json" } }]] }),
+    );
+    const shell =
+      'mount -t tmpfs tmpfs "$1" && cp -r "$2" "$1/ws" && TMPDIR="$1" exec node "$3" run --workspace "$1/ws" --script "$4" --mode bypassPermissions --out "$5"';
+    const res = spawnSync(
+      "unshare",
+      ["--mount", "--propagation", "private", "bash", "-c", shell, "hide", hidden, EXAMPLE, CLI, script, out],
+      {
+        encoding: "utf8",
+        env: { ...process.env, ANTHROPIC_API_KEY: "" },
+        timeout: 120_000,
+      },
+    );
     expect(res.status, res.stderr).toBe(0);
     expect(res.stderr).toContain("the engine does not see this host's files");
     expect(fs.readdirSync(hidden)).toEqual([]); // the engine saw an empty directory: the tmpfs was the CLI's alone
@@ -157,10 +221,25 @@ describe("agent-ci CLI", () => {
 
   it("ends a run whose event loop is blocked with the timeout code: the watchdog writes the record and removes the container", async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
-    const args = ["run", "--workspace", EXAMPLE, "--script", sleepScript(), "--mode", "bypassPermissions", "--out", out, "--timeout", "5"];
+    const args = [
+      "run",
+      "--workspace",
+      EXAMPLE,
+      "--script",
+      sleepScript(),
+      "--mode",
+      "bypassPermissions",
+      "--out",
+      out,
+      "--timeout",
+      "5",
+    ];
     // The test-only hook blocks the main thread for good once the sandbox is up: neither the run's own timer
     // nor anything else on that thread can end the run.
-    const child = spawn("node", [CLI, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "", AGENT_CI_TEST_BLOCK_EVENT_LOOP: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("node", [CLI, ...args], {
+      env: { ...process.env, ANTHROPIC_API_KEY: "", AGENT_CI_TEST_BLOCK_EVENT_LOOP: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
@@ -171,7 +250,10 @@ describe("agent-ci CLI", () => {
     expect(report.exitReason).toBe("timeout");
     expect(report.error?.kind).toBe("Watchdog");
     for (const name of ["report.md", "report.html"]) expect(fs.existsSync(path.join(out, name))).toBe(true);
-    const left = await new Docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } });
+    const left = await new Docker().listContainers({
+      all: true,
+      filters: { label: [`${LABEL_RUN}=${report.runId}`] },
+    });
     expect(left).toEqual([]);
   });
 });

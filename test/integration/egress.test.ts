@@ -11,7 +11,11 @@ import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
 import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
 import { egressMount, egressNames } from "../../src/sandbox/egress/sidecar.js";
 import { LABEL_RUN, reapOrphans } from "../../src/sandbox/engine.js";
-import { hostAddressForContainers, type OriginServers, startOriginServers } from "../support/egress-servers.js";
+import {
+  hostAddressForContainers,
+  type OriginServers,
+  startOriginServers,
+} from "../support/egress-servers.js";
 import { makeWorkspace } from "../support/workspace.js";
 import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
@@ -43,7 +47,9 @@ describe("a sandbox with --network allowlist", () => {
   afterAll(async () => {
     await sandbox?.dispose();
     await origins?.close();
-    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } })).toEqual([]);
+    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } })).toEqual(
+      [],
+    );
     expect((await docker.listVolumes({ filters: { label: [`${LABEL_RUN}=${runId}`] } })).Volumes).toEqual([]);
   });
 
@@ -57,11 +63,26 @@ describe("a sandbox with --network allowlist", () => {
   };
 
   it("reaches an allowed name over HTTP and HTTPS through the proxy, tagged with the calling tool call", async () => {
-    expect(await sh(`curl -sS http://allowed.test:${origins.httpPort}/plain`, "toolu_http")).toEqual({ code: 0, out: "hello from allowed.test over http\n" });
-    expect(await sh(`curl -sS https://allowed.test:${origins.httpsPort}/tls`, "toolu_https")).toEqual({ code: 0, out: "hello from allowed.test over https\n" });
+    expect(await sh(`curl -sS http://allowed.test:${origins.httpPort}/plain`, "toolu_http")).toEqual({
+      code: 0,
+      out: "hello from allowed.test over http\n",
+    });
+    expect(await sh(`curl -sS https://allowed.test:${origins.httpsPort}/tls`, "toolu_https")).toEqual({
+      code: 0,
+      out: "hello from allowed.test over https\n",
+    });
     const entries = await ledger();
-    expect(entries.find((e) => e.caller === "toolu_http")).toMatchObject({ host: "allowed.test", kind: "http", decision: "allowed", address: host });
-    expect(entries.find((e) => e.caller === "toolu_https")).toMatchObject({ host: "allowed.test", kind: "connect", decision: "allowed" });
+    expect(entries.find((e) => e.caller === "toolu_http")).toMatchObject({
+      host: "allowed.test",
+      kind: "http",
+      decision: "allowed",
+      address: host,
+    });
+    expect(entries.find((e) => e.caller === "toolu_https")).toMatchObject({
+      host: "allowed.test",
+      kind: "connect",
+      decision: "allowed",
+    });
   });
 
   it("refuses a name off the allowlist with the policy's message", async () => {
@@ -71,7 +92,9 @@ describe("a sandbox with --network allowlist", () => {
     expect(tls.code).not.toBe(0);
     expect(tls.out).toMatch(/CONNECT tunnel failed, response 403/);
     const entries = await ledger();
-    expect(entries.filter((e) => e.caller?.startsWith("toolu_blocked")).map((e) => [e.kind, e.decision, e.reason])).toEqual([
+    expect(
+      entries.filter((e) => e.caller?.startsWith("toolu_blocked")).map((e) => [e.kind, e.decision, e.reason]),
+    ).toEqual([
       ["http", "denied", "not on the allowlist"],
       ["connect", "denied", "not on the allowlist"],
     ]);
@@ -81,19 +104,31 @@ describe("a sandbox with --network allowlist", () => {
   it.each([
     ["an IP literal", () => `curl -sS -k https://${host}:${origins.httpsPort}/`, /IP address/],
     ["the metadata address", () => "curl -sS http://169.254.169.254/latest/meta-data/", /IP address/],
-    ["a name resolving to loopback without the opt-in", () => "curl -sS --noproxy '' http://localhost:9/", /non-public address 127\.0\.0\.1/],
+    [
+      "a name resolving to loopback without the opt-in",
+      () => "curl -sS --noproxy '' http://localhost:9/",
+      /non-public address 127\.0\.0\.1/,
+    ],
   ])("refuses %s at the proxy", async (what, script, reason) => {
     const caller = `toolu_${what.replace(/\W+/g, "_")}`;
     const res = await sh(script(), caller);
     expect(res.out).toMatch(/agent-ci's network policy refused|CONNECT tunnel failed, response 403/);
-    expect((await ledger()).find((e) => e.caller === caller)).toMatchObject({ decision: "denied", reason: expect.stringMatching(reason) });
+    expect((await ledger()).find((e) => e.caller === caller)).toMatchObject({
+      decision: "denied",
+      reason: expect.stringMatching(reason),
+    });
   });
 
   it("cuts a tunnel whose TLS server name differs from its CONNECT host", async () => {
     const proxy = "127.0.0.1:3128";
-    const res = await sh(`openssl s_client -proxy ${proxy} -connect allowed.test:${origins.httpsPort} -servername blocked.test </dev/null`, "toolu_sni");
+    const res = await sh(
+      `openssl s_client -proxy ${proxy} -connect allowed.test:${origins.httpsPort} -servername blocked.test </dev/null`,
+      "toolu_sni",
+    );
     expect(res.code).not.toBe(0);
-    expect((await ledger()).find((e) => e.caller === undefined && e.reason?.includes("TLS server name"))).toMatchObject({
+    expect(
+      (await ledger()).find((e) => e.caller === undefined && e.reason?.includes("TLS server name")),
+    ).toMatchObject({
       host: "allowed.test",
       decision: "denied",
       reason: "the TLS server name blocked.test differs from the CONNECT host",
@@ -103,9 +138,13 @@ describe("a sandbox with --network allowlist", () => {
   it("has no way out around the proxy: no direct connection, no outside DNS", async () => {
     const direct = await sh(`curl -sS -m 5 --noproxy '*' http://${host}:${origins.httpPort}/`);
     expect(direct.code).not.toBe(0);
-    const tcp = await sh(`timeout 5 bash -c 'echo > /dev/tcp/${host}/${origins.httpPort}' && echo OPEN || echo CLOSED`);
+    const tcp = await sh(
+      `timeout 5 bash -c 'echo > /dev/tcp/${host}/${origins.httpPort}' && echo OPEN || echo CLOSED`,
+    );
     expect(tcp.out.trim().split("\n").pop()).toBe("CLOSED");
-    const dns = await sh("getent hosts registry.npmjs.org deb.debian.org && echo RESOLVED || echo UNRESOLVED");
+    const dns = await sh(
+      "getent hosts registry.npmjs.org deb.debian.org && echo RESOLVED || echo UNRESOLVED",
+    );
     expect(dns.out.trim().split("\n").pop()).toBe("UNRESOLVED");
     const info = await docker.getContainer(`agent-ci-${runId}`).inspect();
     expect(info.HostConfig.NetworkMode).toBe("none");
@@ -142,7 +181,9 @@ describe("runAgent with --network allowlist", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-egress-run-"));
     const scriptFile = path.join(dir, "script.json");
     fs.writeFileSync(scriptFile, JSON.stringify({ turns }));
-    const workspace = makeWorkspace({ "package.json": JSON.stringify({ name: "egress-demo", version: "1.0.0", private: true }) + "\n" });
+    const workspace = makeWorkspace({
+      "package.json": JSON.stringify({ name: "egress-demo", version: "1.0.0", private: true }) + "\n",
+    });
     const config = parseRunConfig({
       workspace,
       out: path.join(dir, "out"),
@@ -155,11 +196,20 @@ describe("runAgent with --network allowlist", () => {
       ...extra,
     });
     const logs: string[] = [];
-    const outcome = await runAgent(config, { stdout: () => {}, stderr: (l) => logs.push(l), progress: false });
-    if (!fs.existsSync(path.join(outcome.outDir, "report.json"))) throw new Error(`no report: ${JSON.stringify(outcome)}\n${logs.join("\n")}`);
+    const outcome = await runAgent(config, {
+      stdout: () => {},
+      stderr: (l) => logs.push(l),
+      progress: false,
+    });
+    if (!fs.existsSync(path.join(outcome.outDir, "report.json")))
+      throw new Error(`no report: ${JSON.stringify(outcome)}\n${logs.join("\n")}`);
     const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
-    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } })).toEqual([]);
-    expect((await docker.listVolumes({ filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } })).Volumes).toEqual([]);
+    expect(
+      await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } }),
+    ).toEqual([]);
+    expect(
+      (await docker.listVolumes({ filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } })).Volumes,
+    ).toEqual([]);
     return { outcome, report, md: fs.readFileSync(path.join(outcome.outDir, "report.md"), "utf8") };
   }
 
@@ -167,14 +217,36 @@ describe("runAgent with --network allowlist", () => {
     const { report, md } = await run(
       ["allowed.test"],
       [
-        [{ id: "toolu_get", name: "Bash", input: { command: `curl -sS https://allowed.test:${origins.httpsPort}/` } }],
-        [{ id: "toolu_refused", name: "Bash", input: { command: `curl -sS https://blocked.test:${origins.httpsPort}/` } }],
+        [
+          {
+            id: "toolu_get",
+            name: "Bash",
+            input: { command: `curl -sS https://allowed.test:${origins.httpsPort}/` },
+          },
+        ],
+        [
+          {
+            id: "toolu_refused",
+            name: "Bash",
+            input: { command: `curl -sS https://blocked.test:${origins.httpsPort}/` },
+          },
+        ],
       ],
     );
     const connections = report.egress?.connections ?? [];
-    expect(connections.find((c) => c.caller === "toolu_get")).toMatchObject({ host: "allowed.test", decision: "allowed", kind: "connect" });
-    expect(connections.find((c) => c.caller === "toolu_refused")).toMatchObject({ host: "blocked.test", decision: "denied", reason: "not on the allowlist" });
-    expect(report.toolCalls.find((c) => c.id === "toolu_get")?.resultPreview).toContain("hello from allowed.test over https");
+    expect(connections.find((c) => c.caller === "toolu_get")).toMatchObject({
+      host: "allowed.test",
+      decision: "allowed",
+      kind: "connect",
+    });
+    expect(connections.find((c) => c.caller === "toolu_refused")).toMatchObject({
+      host: "blocked.test",
+      decision: "denied",
+      reason: "not on the allowlist",
+    });
+    expect(report.toolCalls.find((c) => c.id === "toolu_get")?.resultPreview).toContain(
+      "hello from allowed.test over https",
+    );
     expect(report.toolCalls.find((c) => c.id === "toolu_refused")?.resultPreview).toContain(
       `agent-ci's network policy refused blocked.test:${origins.httpsPort}: not on the allowlist; allowed: allowed.test`,
     );
@@ -182,29 +254,63 @@ describe("runAgent with --network allowlist", () => {
     expect(report.hardening?.networkMode).toBe("none (egress only through the allowlist proxy)");
   });
 
-  it("installs an npm package with --allow-domain npm, and not without it", { timeout: 240_000 }, async () => {
-    const install = [[{ id: "toolu_npm", name: "Bash", input: { command: "npm install --no-audit --no-fund is-number@7.0.0 && node -e 'console.log(require(\"is-number\")(5))'" } }]];
-    const allowed = await run(["npm"], install);
-    const call = allowed.report.toolCalls.find((c) => c.id === "toolu_npm");
-    expect(call?.exitCode, call?.resultPreview).toBe(0);
-    expect(call?.resultPreview).toContain("true");
-    expect(allowed.report.egress?.connections.some((c) => c.host === "registry.npmjs.org" && c.decision === "allowed")).toBe(true);
+  it(
+    "installs an npm package with --allow-domain npm, and not without it",
+    { timeout: 240_000 },
+    async () => {
+      const install = [
+        [
+          {
+            id: "toolu_npm",
+            name: "Bash",
+            input: {
+              command:
+                "npm install --no-audit --no-fund is-number@7.0.0 && node -e 'console.log(require(\"is-number\")(5))'",
+            },
+          },
+        ],
+      ];
+      const allowed = await run(["npm"], install);
+      const call = allowed.report.toolCalls.find((c) => c.id === "toolu_npm");
+      expect(call?.exitCode, call?.resultPreview).toBe(0);
+      expect(call?.resultPreview).toContain("true");
+      expect(
+        allowed.report.egress?.connections.some(
+          (c) => c.host === "registry.npmjs.org" && c.decision === "allowed",
+        ),
+      ).toBe(true);
 
-    const refused = await run(["allowed.test"], install);
-    const denied = refused.report.toolCalls.find((c) => c.id === "toolu_npm");
-    expect(denied?.exitCode).not.toBe(0);
-    expect(denied?.resultPreview).toContain("agent-ci's network policy refused registry.npmjs.org:443: not on the allowlist");
-  });
+      const refused = await run(["allowed.test"], install);
+      const denied = refused.report.toolCalls.find((c) => c.id === "toolu_npm");
+      expect(denied?.exitCode).not.toBe(0);
+      expect(denied?.resultPreview).toContain(
+        "agent-ci's network policy refused registry.npmjs.org:443: not on the allowlist",
+      );
+    },
+  );
 
   it("gives --network setup's commands the setup allowlist, then nothing to the agent", async () => {
     const { outcome, report } = await run(
       [],
-      [[{ id: "toolu_after", name: "Bash", input: { command: `curl -sS -m 5 https://allowed.test:${origins.httpsPort}/; echo "rc=$? proxy=\${HTTPS_PROXY:-unset}"` } }]],
+      [
+        [
+          {
+            id: "toolu_after",
+            name: "Bash",
+            input: {
+              command: `curl -sS -m 5 https://allowed.test:${origins.httpsPort}/; echo "rc=$? proxy=\${HTTPS_PROXY:-unset}"`,
+            },
+          },
+        ],
+      ],
       {
         network: "setup",
         allowDomain: [],
         setupAllowDomain: ["allowed.test"],
-        setup: [`curl -sS -o /workspace/fetched.txt https://allowed.test:${origins.httpsPort}/setup`, `curl -sS http://blocked.test:${origins.httpPort}/ | grep -q "network policy refused"`],
+        setup: [
+          `curl -sS -o /workspace/fetched.txt https://allowed.test:${origins.httpsPort}/setup`,
+          `curl -sS http://blocked.test:${origins.httpPort}/ | grep -q "network policy refused"`,
+        ],
       },
     );
     expect(outcome.exitReason).toBe("completed");
@@ -223,18 +329,44 @@ describe("the watchdog with --network allowlist", () => {
   it("removes the sidecar and its volume with the run's container when it ends a blocked run", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-egress-watchdog-"));
     const scriptFile = path.join(dir, "script.json");
-    fs.writeFileSync(scriptFile, JSON.stringify({ turns: [[{ name: "Bash", input: { command: "sleep 60" } }]] }));
+    fs.writeFileSync(
+      scriptFile,
+      JSON.stringify({ turns: [[{ name: "Bash", input: { command: "sleep 60" } }]] }),
+    );
     const out = path.join(dir, "out");
-    const args = ["run", "--workspace", makeWorkspace({ a: "a\n" }), "--script", scriptFile, "--mode", "bypassPermissions", "--out", out, "--timeout", "5", "--network", "allowlist", "--allow-domain", "npm"];
+    const args = [
+      "run",
+      "--workspace",
+      makeWorkspace({ a: "a\n" }),
+      "--script",
+      scriptFile,
+      "--mode",
+      "bypassPermissions",
+      "--out",
+      out,
+      "--timeout",
+      "5",
+      "--network",
+      "allowlist",
+      "--allow-domain",
+      "npm",
+    ];
     // The test-only hook blocks the main thread once the sandbox is up: only the watchdog can end the run.
-    const child = spawn("node", [path.resolve("bin/agent-ci.js"), ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "", AGENT_CI_TEST_BLOCK_EVENT_LOOP: "1" }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn("node", [path.resolve("bin/agent-ci.js"), ...args], {
+      env: { ...process.env, ANTHROPIC_API_KEY: "", AGENT_CI_TEST_BLOCK_EVENT_LOOP: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
     expect(code, stderr).toBe(5);
     const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
-    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } })).toEqual([]);
-    expect((await docker.listVolumes({ filters: { label: [`${LABEL_RUN}=${report.runId}`] } })).Volumes).toEqual([]);
+    expect(
+      await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } }),
+    ).toEqual([]);
+    expect(
+      (await docker.listVolumes({ filters: { label: [`${LABEL_RUN}=${report.runId}`] } })).Volumes,
+    ).toEqual([]);
   }, 120_000);
 });
 
@@ -243,13 +375,28 @@ describe("the orphan reaper", () => {
     const runId = newRunId();
     const dead = spawn("true");
     await new Promise((resolve) => dead.on("exit", resolve));
-    const labels = { [LABEL_RUN]: runId, "agent-ci.pid": String(dead.pid), "agent-ci.host": os.hostname(), "agent-ci.started": new Date().toISOString() };
+    const labels = {
+      [LABEL_RUN]: runId,
+      "agent-ci.pid": String(dead.pid),
+      "agent-ci.host": os.hostname(),
+      "agent-ci.started": new Date().toISOString(),
+    };
     const names = egressNames(runId);
     await docker.createVolume({ Name: names.volume, Labels: labels });
-    const image = (await docker.listImages({ filters: { reference: ["agent-ci-sandbox"] } }))[0]?.RepoTags?.[0] ?? "agent-ci-sandbox";
-    await docker.createContainer({ name: names.sidecar, Image: image, Cmd: ["true"], Labels: labels, HostConfig: { Mounts: [egressMount(runId, false)] } });
+    const image =
+      (await docker.listImages({ filters: { reference: ["agent-ci-sandbox"] } }))[0]?.RepoTags?.[0] ??
+      "agent-ci-sandbox";
+    await docker.createContainer({
+      name: names.sidecar,
+      Image: image,
+      Cmd: ["true"],
+      Labels: labels,
+      HostConfig: { Mounts: [egressMount(runId, false)] },
+    });
     await reapOrphans(docker);
-    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } })).toEqual([]);
+    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } })).toEqual(
+      [],
+    );
     expect((await docker.listVolumes({ filters: { label: [`${LABEL_RUN}=${runId}`] } })).Volumes).toEqual([]);
   });
 });

@@ -24,10 +24,16 @@ const BUGGY = "(vx.Len() == 0 || vy.Len() == 0)";
 /** The module's sources as the image's Debian package ships them, untarred into a fresh directory. */
 async function extractModule(image: string): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-gocmp-"));
-  const container = await docker.createContainer({ Image: image, Cmd: ["true"], Labels: { "agent-ci.test": "go-replay" } });
+  const container = await docker.createContainer({
+    Image: image,
+    Cmd: ["true"],
+    Labels: { "agent-ci.test": "go-replay" },
+  });
   try {
     const archive = await container.getArchive({ path: MODULE_DIR });
-    const tar = spawn("tar", ["-x", "-C", dir, "--strip-components=1"], { stdio: ["pipe", "ignore", "inherit"] });
+    const tar = spawn("tar", ["-x", "-C", dir, "--strip-components=1"], {
+      stdio: ["pipe", "ignore", "inherit"],
+    });
     archive.pipe(tar.stdin);
     const code = await new Promise<number | null>((resolve) => tar.on("exit", resolve));
     expect(code).toBe(0);
@@ -38,48 +44,86 @@ async function extractModule(image: string): Promise<string> {
 }
 
 function git(dir: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, encoding: "utf8" });
+  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+    cwd: dir,
+    encoding: "utf8",
+  });
 }
 
 describe("replay: go-cmp in a Go image", () => {
-  it("the agent fixes an injected bug, go test passes in the sandbox and on a pristine checkout with the patch", { timeout: 900_000 }, async () => {
-    const image = fixtureImageTag("go");
-    const repo = await extractModule(image);
-    expect(fs.readFileSync(path.join(repo, "go.mod"), "utf8")).toContain("module github.com/google/go-cmp");
-    git(repo, "init", "-q", "-b", "main");
-    git(repo, "add", "-A");
-    git(repo, "commit", "-qm", "go-cmp as Debian ships it");
-    const equate = path.join(repo, "cmp/cmpopts/equate.go");
-    const source = fs.readFileSync(equate, "utf8");
-    expect(source).toContain(FIXED);
-    fs.writeFileSync(equate, source.replace(FIXED, BUGGY));
-    git(repo, "commit", "-qam", "EquateEmpty: one empty side is enough (the injected bug)");
+  it(
+    "the agent fixes an injected bug, go test passes in the sandbox and on a pristine checkout with the patch",
+    { timeout: 900_000 },
+    async () => {
+      const image = fixtureImageTag("go");
+      const repo = await extractModule(image);
+      expect(fs.readFileSync(path.join(repo, "go.mod"), "utf8")).toContain("module github.com/google/go-cmp");
+      git(repo, "init", "-q", "-b", "main");
+      git(repo, "add", "-A");
+      git(repo, "commit", "-qm", "go-cmp as Debian ships it");
+      const equate = path.join(repo, "cmp/cmpopts/equate.go");
+      const source = fs.readFileSync(equate, "utf8");
+      expect(source).toContain(FIXED);
+      fs.writeFileSync(equate, source.replace(FIXED, BUGGY));
+      git(repo, "commit", "-qam", "EquateEmpty: one empty side is enough (the injected bug)");
 
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "script.json");
-    const turns = [
-      [{ name: "Bash", input: { command: "go test ./... 2>&1 | tail -n 20", timeout: 600_000 } }],
-      [{ name: "Grep", input: { pattern: "Len\\(\\) == 0", output_mode: "content", "-n": true, glob: "*.go" } }],
-      [{ name: "Read", input: { file_path: "/workspace/cmp/cmpopts/equate.go", offset: 20, limit: 30 } }],
-      [{ name: "Edit", input: { file_path: "/workspace/cmp/cmpopts/equate.go", old_string: BUGGY, new_string: FIXED } }],
-      [{ name: "Bash", input: { command: "go test ./...", timeout: 600_000 } }],
-    ];
-    fs.writeFileSync(file, JSON.stringify({ turns, final: "EquateEmpty needs both sides empty; fixed." }));
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
-    const args = ["run", "--workspace", repo, "--image", image, "--script", file, "--mode", "bypassPermissions", "--out", out, "--verify", "go test ./..."];
-    const res = spawnSync("node", [CLI, ...args], { encoding: "utf8", env: { ...process.env, ANTHROPIC_API_KEY: "" }, timeout: 900_000 });
-    expect(res.status, `${res.stdout}\n${res.stderr}`).toBe(0);
-    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
-    const calls = report.toolCalls;
-    expect(calls.map((c) => c.tool)).toEqual(["Bash", "Grep", "Read", "Edit", "Bash"]);
-    expect(calls[0]?.resultPreview).toMatch(/^FAIL\s+github\.com\/google\/go-cmp\/cmp\/cmpopts/m);
-    expect(calls[1]?.resultPreview).toContain("cmp/cmpopts/equate.go");
-    expect(calls[4]?.resultPreview).toMatch(/^ok\s+github\.com\/google\/go-cmp\/cmp\/cmpopts/m);
-    expect(calls[4]?.resultPreview).not.toMatch(/^FAIL/m);
-    expect(report.verify).toMatchObject({ applied: true, exitCode: 0 });
-    expect(report.patch.files.map((f) => f.path)).toEqual(["cmp/cmpopts/equate.go"]);
-    const copy = applyToCopy(repo, fs.readFileSync(path.join(out, "patch.diff")));
-    expect(fs.readFileSync(path.join(copy, "cmp/cmpopts/equate.go"), "utf8")).toContain(FIXED);
-    const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } });
-    expect(left).toEqual([]);
-  });
+      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "script.json");
+      const turns = [
+        [{ name: "Bash", input: { command: "go test ./... 2>&1 | tail -n 20", timeout: 600_000 } }],
+        [
+          {
+            name: "Grep",
+            input: { pattern: "Len\\(\\) == 0", output_mode: "content", "-n": true, glob: "*.go" },
+          },
+        ],
+        [{ name: "Read", input: { file_path: "/workspace/cmp/cmpopts/equate.go", offset: 20, limit: 30 } }],
+        [
+          {
+            name: "Edit",
+            input: { file_path: "/workspace/cmp/cmpopts/equate.go", old_string: BUGGY, new_string: FIXED },
+          },
+        ],
+        [{ name: "Bash", input: { command: "go test ./...", timeout: 600_000 } }],
+      ];
+      fs.writeFileSync(file, JSON.stringify({ turns, final: "EquateEmpty needs both sides empty; fixed." }));
+      const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+      const args = [
+        "run",
+        "--workspace",
+        repo,
+        "--image",
+        image,
+        "--script",
+        file,
+        "--mode",
+        "bypassPermissions",
+        "--out",
+        out,
+        "--verify",
+        "go test ./...",
+      ];
+      const res = spawnSync("node", [CLI, ...args], {
+        encoding: "utf8",
+        env: { ...process.env, ANTHROPIC_API_KEY: "" },
+        timeout: 900_000,
+      });
+      expect(res.status, `${res.stdout}\n${res.stderr}`).toBe(0);
+      const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+      const calls = report.toolCalls;
+      expect(calls.map((c) => c.tool)).toEqual(["Bash", "Grep", "Read", "Edit", "Bash"]);
+      expect(calls[0]?.resultPreview).toMatch(/^FAIL\s+github\.com\/google\/go-cmp\/cmp\/cmpopts/m);
+      expect(calls[1]?.resultPreview).toContain("cmp/cmpopts/equate.go");
+      expect(calls[4]?.resultPreview).toMatch(/^ok\s+github\.com\/google\/go-cmp\/cmp\/cmpopts/m);
+      expect(calls[4]?.resultPreview).not.toMatch(/^FAIL/m);
+      expect(report.verify).toMatchObject({ applied: true, exitCode: 0 });
+      expect(report.patch.files.map((f) => f.path)).toEqual(["cmp/cmpopts/equate.go"]);
+      const copy = applyToCopy(repo, fs.readFileSync(path.join(out, "patch.diff")));
+      expect(fs.readFileSync(path.join(copy, "cmp/cmpopts/equate.go"), "utf8")).toContain(FIXED);
+      const left = await docker.listContainers({
+        all: true,
+        filters: { label: [`${LABEL_RUN}=${report.runId}`] },
+      });
+      expect(left).toEqual([]);
+    },
+  );
 });

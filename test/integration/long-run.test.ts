@@ -32,7 +32,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function longRun(extra: Partial<RunConfigInput>, fakeOptions: { rejectContextManagement?: boolean } = {}) {
+async function longRun(
+  extra: Partial<RunConfigInput>,
+  fakeOptions: { rejectContextManagement?: boolean } = {},
+) {
   const api = await startFakeAnthropic({
     apiKey: FAKE_KEY,
     contextWindowTokens: WINDOW,
@@ -80,9 +83,27 @@ async function longRun(extra: Partial<RunConfigInput>, fakeOptions: { rejectCont
 
 /** Each way of keeping the run inside the window: the model picks the API's edit; a gateway without betas gets agent-ci's. */
 const STRATEGIES = [
-  { name: "the API's compaction (compact_20260112)", model: "claude-sonnet-5-5", strategy: "api_compaction", reject: false, beta: "compact-2026-01-12" },
-  { name: "the API's clearing of old tool results (clear_tool_uses_20250919)", model: "claude-haiku-4-5", strategy: "api_clear_tool_uses", reject: false, beta: "context-management-2025-06-27" },
-  { name: "agent-ci's own clearing, when a gateway refuses the beta", model: "claude-sonnet-5-5", strategy: "clear_tool_results", reject: true, beta: undefined },
+  {
+    name: "the API's compaction (compact_20260112)",
+    model: "claude-sonnet-5-5",
+    strategy: "api_compaction",
+    reject: false,
+    beta: "compact-2026-01-12",
+  },
+  {
+    name: "the API's clearing of old tool results (clear_tool_uses_20250919)",
+    model: "claude-haiku-4-5",
+    strategy: "api_clear_tool_uses",
+    reject: false,
+    beta: "context-management-2025-06-27",
+  },
+  {
+    name: "agent-ci's own clearing, when a gateway refuses the beta",
+    model: "claude-sonnet-5-5",
+    strategy: "clear_tool_results",
+    reject: true,
+    beta: undefined,
+  },
 ] as const;
 
 describe("a run longer than the context window", () => {
@@ -91,7 +112,10 @@ describe("a run longer than the context window", () => {
       `completes 300 turns with ${s.name}, each compaction an event and a mark in the report`,
       { timeout: 600_000 },
       async () => {
-        const { api, outcome, report, events } = await longRun({ model: s.model }, { rejectContextManagement: s.reject });
+        const { api, outcome, report, events } = await longRun(
+          { model: s.model },
+          { rejectContextManagement: s.reject },
+        );
         expect(outcome.exitReason).toBe("completed");
         expect(outcome.exitCode).toBe(0);
         expect(report.turns.length).toBeGreaterThanOrEqual(TURNS + 1);
@@ -100,7 +124,8 @@ describe("a run longer than the context window", () => {
         const requests = api.messagesRequests();
         const answered = requests.filter((r) => !s.reject || !r.headers["anthropic-beta"]);
         expect(answered.length).toBeGreaterThanOrEqual(TURNS + 1);
-        for (const request of answered) expect(effectivePromptTokens(request.body)).toBeLessThanOrEqual(WINDOW);
+        for (const request of answered)
+          expect(effectivePromptTokens(request.body)).toBeLessThanOrEqual(WINDOW);
         expect(TURNS * RESULT_CHARS).toBeGreaterThan(4 * WINDOW * 10);
 
         const compactions = report.compactions ?? [];
@@ -110,7 +135,11 @@ describe("a run longer than the context window", () => {
         for (const [i, c] of compactions.entries()) {
           expect(c.strategy).toBe(s.strategy);
           expect(c.tokensAfter).toBeLessThan(c.tokensBefore);
-          expect(boundaries[i]?.compact_metadata).toMatchObject({ pre_tokens: c.tokensBefore, post_tokens: c.tokensAfter, strategy: s.strategy });
+          expect(boundaries[i]?.compact_metadata).toMatchObject({
+            pre_tokens: c.tokensBefore,
+            post_tokens: c.tokensAfter,
+            strategy: s.strategy,
+          });
         }
         const fallback = events.filter((e) => e.subtype === "context_management_fallback");
         if (s.beta) {
@@ -152,46 +181,72 @@ describe("a run longer than the context window", () => {
     },
   );
 
-  it("goes on after stop_reason compaction, sending the block back verbatim instead of the messages it stands for", { timeout: 120_000 }, async () => {
-    const summary = "Summary: notes.txt was written.";
-    const api = await startFakeAnthropic({
-      apiKey: FAKE_KEY,
-      turns: [
-        fake.toolUse("Write", { file_path: "/workspace/notes.txt", content: "started\n" }),
-        {
-          content: [{ type: "compaction", content: summary, signature: "scripted-compaction-1" }],
-          stopReason: "compaction",
-          iterations: [{ type: "compaction", input_tokens: 40_000, output_tokens: 50, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: null }],
-        },
-        fake.toolUse("Bash", { command: "cat notes.txt" }),
-        fake.text("Done."),
-      ],
-    });
-    servers.push(api);
-    const config = parseRunConfig({
-      workspace: makeWorkspace({ "README.md": "short run\n" }),
-      out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
-      apiKey: FAKE_KEY,
-      baseURL: api.url,
-      prompt: "Write the notes.",
-      mode: "bypassPermissions",
-    } as RunConfigInput);
-    const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
-    expect(outcome.exitReason).toBe("completed");
-    const requests = api.messagesRequests();
-    expect(requests).toHaveLength(4);
-    // After the compaction: the prompt, then the block as received; the Write and its result are not sent again.
-    const after = requests[2]!.body.messages;
-    expect(after).toHaveLength(2);
-    expect(after[0]).toMatchObject({ role: "user", content: "Write the notes." });
-    expect(after[1]).toMatchObject({ role: "assistant", content: [{ type: "compaction", content: summary, signature: "scripted-compaction-1" }] });
-    // The answer that continued after the pause joins the compaction's assistant message.
-    expect(requests[3]!.body.messages).toHaveLength(3);
-    expect(requests[3]!.body.messages[1]).toMatchObject({ role: "assistant", content: [{ type: "compaction", content: summary }, { type: "tool_use", name: "Bash" }] });
-    const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
-    expect(report.compactions).toEqual([expect.objectContaining({ strategy: "api_compaction", tokensBefore: 40_000 })]);
-    expect(report.toolCalls.map((c) => c.tool)).toEqual(["Write", "Bash"]);
-    expect(report.toolCalls[1]?.resultPreview).toBe("started");
-    expect(await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } })).toEqual([]);
-  });
+  it(
+    "goes on after stop_reason compaction, sending the block back verbatim instead of the messages it stands for",
+    { timeout: 120_000 },
+    async () => {
+      const summary = "Summary: notes.txt was written.";
+      const api = await startFakeAnthropic({
+        apiKey: FAKE_KEY,
+        turns: [
+          fake.toolUse("Write", { file_path: "/workspace/notes.txt", content: "started\n" }),
+          {
+            content: [{ type: "compaction", content: summary, signature: "scripted-compaction-1" }],
+            stopReason: "compaction",
+            iterations: [
+              {
+                type: "compaction",
+                input_tokens: 40_000,
+                output_tokens: 50,
+                cache_creation_input_tokens: 0,
+                cache_read_input_tokens: 0,
+                cache_creation: null,
+              },
+            ],
+          },
+          fake.toolUse("Bash", { command: "cat notes.txt" }),
+          fake.text("Done."),
+        ],
+      });
+      servers.push(api);
+      const config = parseRunConfig({
+        workspace: makeWorkspace({ "README.md": "short run\n" }),
+        out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+        apiKey: FAKE_KEY,
+        baseURL: api.url,
+        prompt: "Write the notes.",
+        mode: "bypassPermissions",
+      } as RunConfigInput);
+      const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
+      expect(outcome.exitReason).toBe("completed");
+      const requests = api.messagesRequests();
+      expect(requests).toHaveLength(4);
+      // After the compaction: the prompt, then the block as received; the Write and its result are not sent again.
+      const after = requests[2]!.body.messages;
+      expect(after).toHaveLength(2);
+      expect(after[0]).toMatchObject({ role: "user", content: "Write the notes." });
+      expect(after[1]).toMatchObject({
+        role: "assistant",
+        content: [{ type: "compaction", content: summary, signature: "scripted-compaction-1" }],
+      });
+      // The answer that continued after the pause joins the compaction's assistant message.
+      expect(requests[3]!.body.messages).toHaveLength(3);
+      expect(requests[3]!.body.messages[1]).toMatchObject({
+        role: "assistant",
+        content: [
+          { type: "compaction", content: summary },
+          { type: "tool_use", name: "Bash" },
+        ],
+      });
+      const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
+      expect(report.compactions).toEqual([
+        expect.objectContaining({ strategy: "api_compaction", tokensBefore: 40_000 }),
+      ]);
+      expect(report.toolCalls.map((c) => c.tool)).toEqual(["Write", "Bash"]);
+      expect(report.toolCalls[1]?.resultPreview).toBe("started");
+      expect(
+        await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } }),
+      ).toEqual([]);
+    },
+  );
 });

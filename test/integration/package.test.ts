@@ -23,14 +23,24 @@ describe("the published package", () => {
     const built = fs.existsSync("dist/cli.js");
     expect(built, "dist/cli.js is missing: run `npm run build` (npm test does it)").toBe(true);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-pack-"));
-    const packed = execFileSync("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", tmp], { encoding: "utf8" }).trim();
+    const packed = execFileSync("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", tmp], {
+      encoding: "utf8",
+    }).trim();
     const tarball = path.join(tmp, packed.split("\n").at(-1)!);
 
     const project = path.join(tmp, "project");
     fs.mkdirSync(project);
-    fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "user-project", private: true }));
-    execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", tarball], { cwd: project, stdio: "pipe" });
-    const installed = fs.readdirSync(path.join(project, "node_modules")).filter((name) => !name.startsWith("."));
+    fs.writeFileSync(
+      path.join(project, "package.json"),
+      JSON.stringify({ name: "user-project", private: true }),
+    );
+    execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", tarball], {
+      cwd: project,
+      stdio: "pipe",
+    });
+    const installed = fs
+      .readdirSync(path.join(project, "node_modules"))
+      .filter((name) => !name.startsWith("."));
     expect(installed).toEqual(["agent-ci"]);
     expect(treeBytes(path.join(project, "node_modules"))).toBeLessThan(MAX_INSTALLED_BYTES);
 

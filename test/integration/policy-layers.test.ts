@@ -15,7 +15,11 @@ async function run(input: Partial<RunConfigInput> & { turns: unknown[] }) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "s.json");
   fs.writeFileSync(file, JSON.stringify({ turns: input.turns }));
   const { turns: _turns, ...rest } = input;
-  const config = parseRunConfig({ out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")), script: file, ...rest } as RunConfigInput);
+  const config = parseRunConfig({
+    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    script: file,
+    ...rest,
+  } as RunConfigInput);
   const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
   const events = fs.readFileSync(path.join(outcome.outDir, "events.jsonl"), "utf8");
   return { outcome, report: outcome.report!, events };
@@ -23,7 +27,10 @@ async function run(input: Partial<RunConfigInput> & { turns: unknown[] }) {
 
 describe("the policy at two layers", () => {
   it("keeps a Read-denied file from Read and from every Bash command", async () => {
-    const workspace = makeWorkspace({ ".env": `TOKEN=${PLANTED}\n`, "app.js": "console.log(process.env.TOKEN);\n" }, { git: true });
+    const workspace = makeWorkspace(
+      { ".env": `TOKEN=${PLANTED}\n`, "app.js": "console.log(process.env.TOKEN);\n" },
+      { git: true },
+    );
     const { report, events } = await run({
       workspace,
       mode: "bypassPermissions",
@@ -31,7 +38,12 @@ describe("the policy at two layers", () => {
       turns: [
         [{ name: "Read", input: { file_path: "/workspace/.env" } }],
         [{ name: "Bash", input: { command: "cat .env" } }],
-        [{ name: "Bash", input: { command: "cat $(printf '.e')nv; grep -r planted . ; git show HEAD:.env; ls -la" } }],
+        [
+          {
+            name: "Bash",
+            input: { command: "cat $(printf '.e')nv; grep -r planted . ; git show HEAD:.env; ls -la" },
+          },
+        ],
         [{ name: "Grep", input: { pattern: "planted", output_mode: "content" } }],
       ],
     });
@@ -41,7 +53,9 @@ describe("the policy at two layers", () => {
     const [read, cat] = report.toolCalls;
     expect(read?.decision).toMatchObject({ behavior: "deny", rule: { text: "Read(./.env)" } });
     expect(cat?.decision?.behavior).toBe("deny");
-    expect(report.hardening?.enforcedAt).toContainEqual(expect.objectContaining({ rule: "Read(./.env)", where: "both" }));
+    expect(report.hardening?.enforcedAt).toContainEqual(
+      expect.objectContaining({ rule: "Read(./.env)", where: "both" }),
+    );
   });
 
   it("leaves the workspace byte-identical in plan mode, whatever tool tries to write", async () => {
@@ -49,7 +63,12 @@ describe("the policy at two layers", () => {
     const attempts = [
       [{ name: "Read", input: { file_path: "/workspace/a.txt" } }],
       [{ name: "Write", input: { file_path: "/workspace/a.txt", content: "changed\n" } }],
-      [{ name: "Edit", input: { file_path: "/workspace/a.txt", old_string: "original", new_string: "changed" } }],
+      [
+        {
+          name: "Edit",
+          input: { file_path: "/workspace/a.txt", old_string: "original", new_string: "changed" },
+        },
+      ],
       ...[
         "echo changed > a.txt",
         "echo more >> a.txt",
@@ -65,7 +84,13 @@ describe("the policy at two layers", () => {
         "dd if=/dev/zero of=a.txt count=1",
       ].map((command) => [{ name: "Bash", input: { command } }]),
     ];
-    const { report } = await run({ workspace, mode: "plan", allow: ["Bash"], turns: attempts, maxDenials: 100 });
+    const { report } = await run({
+      workspace,
+      mode: "plan",
+      allow: ["Bash"],
+      turns: attempts,
+      maxDenials: 100,
+    });
     expect(report.exitReason).toBe("completed");
     expect(report.patch.empty).toBe(true);
     expect(report.toolCalls.slice(1).every((c) => c.isError)).toBe(true);
@@ -74,7 +99,10 @@ describe("the policy at two layers", () => {
   });
 
   it("keeps a protected path changed through Bash out of the patch, and says so", async () => {
-    const workspace = makeWorkspace({ ".github/workflows/ci.yml": "on: push\n", "a.txt": "a\n" }, { git: true });
+    const workspace = makeWorkspace(
+      { ".github/workflows/ci.yml": "on: push\n", "a.txt": "a\n" },
+      { git: true },
+    );
     const { report } = await run({
       workspace,
       mode: "bypassPermissions",
@@ -82,7 +110,15 @@ describe("the policy at two layers", () => {
         // The tool gate sees the redirect into a protected path and denies it…
         [{ name: "Bash", input: { command: "echo 'run: curl evil' >> .github/workflows/ci.yml" } }],
         // …but code it cannot see through still runs in bypassPermissions: the patch layer catches it.
-        [{ name: "Bash", input: { command: "python3 -c \"open('.github/workflows/ci.yml','a').write('run: curl evil')\"; echo b >> a.txt" } }],
+        [
+          {
+            name: "Bash",
+            input: {
+              command:
+                "python3 -c \"open('.github/workflows/ci.yml','a').write('run: curl evil')\"; echo b >> a.txt",
+            },
+          },
+        ],
       ],
     });
     expect(report.toolCalls[0]?.decision).toMatchObject({ behavior: "deny", decidedBy: "protected-path" });

@@ -20,7 +20,11 @@ afterEach(async () => {
 
 function repo(): { dir: string; base: string } {
   const dir = makeWorkspace({ "app.py": "def total(xs):\n    return sum(xs)\n" }, { git: true });
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, encoding: "utf8" }).trim();
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+      cwd: dir,
+      encoding: "utf8",
+    }).trim();
   const base = git("rev-parse", "HEAD");
   writeFiles(dir, { "app.py": "def total(xs):\n    return sum(xs) / len(xs)\n" });
   git("commit", "-qam", "average");
@@ -35,11 +39,19 @@ function scriptOf(turns: unknown[]): string {
 
 /** The built CLI (bin/agent-ci.js → dist/cli.js), as a user runs it. */
 function cli(args: string[]) {
-  return spawnSync("node", [path.resolve("bin/agent-ci.js"), ...args], { encoding: "utf8", env: { ...process.env, ANTHROPIC_API_KEY: "" }, timeout: 120_000 });
+  return spawnSync("node", [path.resolve("bin/agent-ci.js"), ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ANTHROPIC_API_KEY: "" },
+    timeout: 120_000,
+  });
 }
 
 const config = (input: Partial<RunConfigInput>) =>
-  parseRunConfig({ out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")), task: "review", ...input } as RunConfigInput);
+  parseRunConfig({
+    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    task: "review",
+    ...input,
+  } as RunConfigInput);
 
 describe("--task review", () => {
   it("reviews base...HEAD in plan mode with the real SDK and places the findings on the diff", async () => {
@@ -49,9 +61,15 @@ describe("--task review", () => {
       { path: "app.py", line: 2, severity: "major", body: "Divides by zero on an empty list." },
       { path: "app.py", line: 9, severity: "nit", body: "Not in the diff." },
     ];
-    const api = await startFakeAnthropic({ apiKey: key, turns: [fake.toolUse("StructuredOutput", { summary: "One bug.", findings })] });
+    const api = await startFakeAnthropic({
+      apiKey: key,
+      turns: [fake.toolUse("StructuredOutput", { summary: "One bug.", findings })],
+    });
     servers.push(api);
-    const outcome = await runAgent(config({ workspace: dir, reviewBase: base, apiKey: key, baseURL: api.url }), { stdout: () => {}, stderr: () => {}, progress: false });
+    const outcome = await runAgent(
+      config({ workspace: dir, reviewBase: base, apiKey: key, baseURL: api.url }),
+      { stdout: () => {}, stderr: () => {}, progress: false },
+    );
     expect(outcome.exitReason).toBe("completed");
     const request = api.messagesRequests()[0]?.body;
     const names = (request?.tools ?? []).map((t) => ("name" in t ? t.name : ""));
@@ -59,7 +77,9 @@ describe("--task review", () => {
     expect(names).not.toContain("Edit");
     expect(names).not.toContain("Write");
     const { $schema: _draft, ...expected } = reviewJsonSchema();
-    expect(request?.tools?.find((t) => "name" in t && t.name === "StructuredOutput")).toMatchObject({ input_schema: expected });
+    expect(request?.tools?.find((t) => "name" in t && t.name === "StructuredOutput")).toMatchObject({
+      input_schema: expected,
+    });
     const first = JSON.stringify(request?.messages[0]?.content);
     expect(first).toContain("Review this pull request");
     expect(first).toContain("+    return sum(xs) / len(xs)");
@@ -73,26 +93,61 @@ describe("--task review", () => {
   it("is a config error without --base, with another mode, with --output-schema, or with a base the history lacks", async () => {
     const { dir, base } = repo();
     expect(() => config({ workspace: dir, script: "x.json" })).toThrow(/needs --base/);
-    expect(() => config({ workspace: dir, script: "x.json", reviewBase: base, mode: "acceptEdits" })).toThrow(/plan mode/);
-    expect(() => config({ workspace: dir, script: "x.json", reviewBase: base, outputSchema: "s.json" })).toThrow(ConfigError);
+    expect(() => config({ workspace: dir, script: "x.json", reviewBase: base, mode: "acceptEdits" })).toThrow(
+      /plan mode/,
+    );
+    expect(() =>
+      config({ workspace: dir, script: "x.json", reviewBase: base, outputSchema: "s.json" }),
+    ).toThrow(ConfigError);
     const script = scriptOf([]);
-    const outcome = await runAgent(config({ workspace: dir, script, reviewBase: "f".repeat(40) }), { stdout: () => {}, stderr: () => {}, progress: false });
+    const outcome = await runAgent(config({ workspace: dir, script, reviewBase: "f".repeat(40) }), {
+      stdout: () => {},
+      stderr: () => {},
+      progress: false,
+    });
     expect(outcome.exitReason).toBe("config_error");
     expect(outcome.error).toMatch(/base commit f{40} is not in the workspace's git history.*fetch-depth: 0/);
   });
 
   it("works from the CLI: --task review --base prints where the findings went; --output-schema exits 7 when never valid", () => {
     const { dir, base } = repo();
-    const findings = [{ path: "app.py", line: 2, severity: "major", body: "Empty list." }, { path: "README.md", line: 1, severity: "nit", body: "x" }];
+    const findings = [
+      { path: "app.py", line: 2, severity: "major", body: "Empty list." },
+      { path: "README.md", line: 1, severity: "nit", body: "x" },
+    ];
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
-    const review = cli(["run", "--workspace", dir, "--task", "review", "--base", base, "--script", scriptOf([[{ name: "StructuredOutput", input: { summary: "s", findings } }]]), "--out", out]);
+    const review = cli([
+      "run",
+      "--workspace",
+      dir,
+      "--task",
+      "review",
+      "--base",
+      base,
+      "--script",
+      scriptOf([[{ name: "StructuredOutput", input: { summary: "s", findings } }]]),
+      "--out",
+      out,
+    ]);
     expect(review.status, review.stderr).toBe(0);
     expect(review.stdout).toContain("review: 1 finding(s) on lines of the diff, 1 outside it");
     expect(review.stdout).toContain("README.md:1 nit (the file is not changed by the pull request)");
     expect(review.stdout).toContain(`output: ${out}/output.json`);
     const schema = path.join(out, "schema.json");
     fs.writeFileSync(schema, JSON.stringify({ type: "object", required: ["ok"] }));
-    const invalid = cli(["run", "--workspace", dir, "--mode", "plan", "--output-schema", schema, "--script", scriptOf([]), "--out", path.join(out, "second")]);
+    const invalid = cli([
+      "run",
+      "--workspace",
+      dir,
+      "--mode",
+      "plan",
+      "--output-schema",
+      schema,
+      "--script",
+      scriptOf([]),
+      "--out",
+      path.join(out, "second"),
+    ]);
     expect(invalid.status).toBe(7);
     expect(invalid.stdout).toContain("exit reason: schema_invalid");
     expect(invalid.stdout).toContain("output: none (the agent stopped without calling StructuredOutput)");

@@ -33,10 +33,19 @@ function script(turns: unknown[], final?: string): string {
 }
 
 /** Runs the agent; `onLine` sees each stdout line (a stream-json event) as it is written. */
-async function run(input: Partial<RunConfigInput>, cancel?: AbortSignal, onLine?: (line: string) => void): Promise<{ outcome: RunOutcome; lines: string[]; logs: string[] }> {
+async function run(
+  input: Partial<RunConfigInput>,
+  cancel?: AbortSignal,
+  onLine?: (line: string) => void,
+): Promise<{ outcome: RunOutcome; lines: string[]; logs: string[] }> {
   const lines: string[] = [];
   const logs: string[] = [];
-  const config = parseRunConfig({ workspace: EXAMPLE, out: tmpOut(), mode: "bypassPermissions", ...input } as RunConfigInput);
+  const config = parseRunConfig({
+    workspace: EXAMPLE,
+    out: tmpOut(),
+    mode: "bypassPermissions",
+    ...input,
+  } as RunConfigInput);
   const stdout = (line: string) => {
     lines.push(line);
     onLine?.(line);
@@ -59,17 +68,25 @@ async function expectRecord(outcome: RunOutcome) {
   expect(fs.existsSync(outcome.patchPath)).toBe(true);
   const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
   expect(report.exitReason).toBe(outcome.exitReason);
-  for (const name of ["report.md", "report.html", "events.jsonl"]) expect(fs.existsSync(path.join(outcome.outDir, name))).toBe(true);
+  for (const name of ["report.md", "report.html", "events.jsonl"])
+    expect(fs.existsSync(path.join(outcome.outDir, name))).toBe(true);
   const ids = report.toolCalls.map((c) => c.id);
   expect(new Set(ids).size).toBe(ids.length);
-  const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${outcome.runId}`] } });
+  const left = await docker.listContainers({
+    all: true,
+    filters: { label: [`${LABEL_RUN}=${outcome.runId}`] },
+  });
   expect(left).toEqual([]);
   return report;
 }
 
 describe("runAgent", () => {
   it("fixes the example with a script; the patch applies to a pristine copy and the tests pass there", async () => {
-    const { outcome } = await run({ script: path.join(EXAMPLE, "fix.script.json"), mode: "acceptEdits", allow: ["Bash(npm test)"] });
+    const { outcome } = await run({
+      script: path.join(EXAMPLE, "fix.script.json"),
+      mode: "acceptEdits",
+      allow: ["Bash(npm test)"],
+    });
     expect(outcome.exitReason).toBe("completed");
     expect(outcome.exitCode).toBe(0);
     const report = await expectRecord(outcome);
@@ -86,7 +103,14 @@ describe("runAgent", () => {
       script: script([[{ name: "Bash", input: { command: "echo hello" } }]]),
       outputFormat: "stream-json",
     });
-    const events = lines.map((l) => JSON.parse(l) as { type: string; subtype?: string; message?: { content: Array<{ type: string; content?: unknown }> } });
+    const events = lines.map(
+      (l) =>
+        JSON.parse(l) as {
+          type: string;
+          subtype?: string;
+          message?: { content: Array<{ type: string; content?: unknown }> };
+        },
+    );
     expect(events.map((e) => e.type)).toEqual(["system", "assistant", "user", "assistant", "result"]);
     expect(events[2]?.message?.content[0]).toMatchObject({ type: "tool_result", content: "hello" });
     expect(events.at(-1)).toMatchObject({ type: "result", subtype: "success", exit_reason: "completed" });
@@ -99,26 +123,45 @@ describe("runAgent", () => {
     const { outcome } = await run({ script: script([[{ name: "Bash", input: { command: "true" } }]]) });
     const events = eventsOf(outcome);
     const uuids = events.map((e) => e.uuid);
-    for (const uuid of uuids) expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const uuid of uuids)
+      expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(new Set(uuids).size).toBe(events.length);
-    expect(events[0]).toMatchObject({ type: "system", subtype: "init", apiKeySource: "none", mcp_servers: [], session_id: outcome.runId });
+    expect(events[0]).toMatchObject({
+      type: "system",
+      subtype: "init",
+      apiKeySource: "none",
+      mcp_servers: [],
+      session_id: outcome.runId,
+    });
   });
 
   it("runs the real SDK against the fake Messages API and keeps the key out of the container and every output", async () => {
     const api = await startFakeAnthropic({
       apiKey: FAKE_KEY,
       turns: [
-        fake.toolUse("Bash", { command: "env; cat /proc/1/environ /proc/self/environ | tr '\\0' '\\n'; grep -rl sk-ant- /workspace /tmp /etc 2>/dev/null | head; echo done-probing" }),
+        fake.toolUse("Bash", {
+          command:
+            "env; cat /proc/1/environ /proc/self/environ | tr '\\0' '\\n'; grep -rl sk-ant- /workspace /tmp /etc 2>/dev/null | head; echo done-probing",
+        }),
         fake.toolUses([
           { name: "Read", input: { file_path: "/workspace/src/calc.js" } },
           { name: "Grep", input: { pattern: "average" } },
         ]),
-        fake.toolUse("Edit", { file_path: "/workspace/src/calc.js", old_string: "(values.length - 1)", new_string: "values.length" }),
+        fake.toolUse("Edit", {
+          file_path: "/workspace/src/calc.js",
+          old_string: "(values.length - 1)",
+          new_string: "values.length",
+        }),
         fake.text(`Fixed it. (echoing a key for the redaction test: ${FAKE_KEY})`),
       ],
     });
     servers.push(api);
-    const { outcome, lines, logs } = await run({ apiKey: FAKE_KEY, baseURL: api.url, prompt: "Fix the average bug.", outputFormat: "stream-json" });
+    const { outcome, lines, logs } = await run({
+      apiKey: FAKE_KEY,
+      baseURL: api.url,
+      prompt: "Fix the average bug.",
+      outputFormat: "stream-json",
+    });
     expect(outcome.exitReason).toBe("completed");
     const report = await expectRecord(outcome);
     expect(report.toolCalls.map((c) => c.tool)).toEqual(["Bash", "Read", "Grep", "Edit"]);
@@ -139,11 +182,18 @@ describe("runAgent", () => {
   });
 
   it("ends with max_turns and still writes the patch and the record", async () => {
-    const turns = Array.from({ length: 5 }, (_, i) => [{ name: "Write", input: { file_path: `/workspace/out${i}.txt`, content: `${i}\n` } }]);
+    const turns = Array.from({ length: 5 }, (_, i) => [
+      { name: "Write", input: { file_path: `/workspace/out${i}.txt`, content: `${i}\n` } },
+    ]);
     const { outcome } = await run({ script: script(turns), maxTurns: 2 });
     expect(outcome.exitReason).toBe("max_turns");
     expect(outcome.exitCode).toBe(5);
-    expect(eventsOf(outcome).at(-1)).toMatchObject({ type: "result", subtype: "error_max_turns", is_error: true, errors: [expect.any(String)] });
+    expect(eventsOf(outcome).at(-1)).toMatchObject({
+      type: "result",
+      subtype: "error_max_turns",
+      is_error: true,
+      errors: [expect.any(String)],
+    });
     const report = await expectRecord(outcome);
     expect(report.outcome).toBe("stopped");
     expect(report.patch.files.map((f) => f.path).sort()).toEqual(["out0.txt", "out1.txt"]);
@@ -152,7 +202,8 @@ describe("runAgent", () => {
   it("ends with budget when the model's spending reaches --max-budget-usd", async () => {
     const api = await startFakeAnthropic({
       apiKey: FAKE_KEY,
-      handler: () => fake.toolUse("Bash", { command: "true" }, { usage: { input_tokens: 400_000, output_tokens: 1000 } }),
+      handler: () =>
+        fake.toolUse("Bash", { command: "true" }, { usage: { input_tokens: 400_000, output_tokens: 1000 } }),
     });
     servers.push(api);
     const { outcome } = await run({ apiKey: FAKE_KEY, baseURL: api.url, prompt: "loop", maxBudgetUsd: 2 });
@@ -165,7 +216,9 @@ describe("runAgent", () => {
   });
 
   it("ends with max_denials when the model keeps making denied calls", async () => {
-    const turns = Array.from({ length: 10 }, () => [{ name: "Bash", input: { command: "curl http://example.com" } }]);
+    const turns = Array.from({ length: 10 }, () => [
+      { name: "Bash", input: { command: "curl http://example.com" } },
+    ]);
     const { outcome } = await run({ script: script(turns), mode: "default", maxDenials: 3 });
     expect(outcome.exitReason).toBe("max_denials");
     const report = await expectRecord(outcome);
@@ -175,13 +228,24 @@ describe("runAgent", () => {
   it("ends with timeout at the wall-clock limit, killing the running command", async () => {
     // The limit counts from the run's start, sandbox start included (seconds on a loaded machine).
     const { outcome, logs } = await run({
-      script: script([[{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }], [{ name: "Bash", input: { command: "sleep 60" } }]]),
+      script: script([
+        [{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }],
+        [{ name: "Bash", input: { command: "sleep 60" } }],
+      ]),
       timeoutMs: 20_000,
     });
     expect(outcome.exitReason).toBe("timeout");
-    expect(eventsOf(outcome).at(-1)).toMatchObject({ type: "result", subtype: "error_during_execution", exit_reason: "timeout", errors: [expect.any(String)] });
+    expect(eventsOf(outcome).at(-1)).toMatchObject({
+      type: "result",
+      subtype: "error_during_execution",
+      exit_reason: "timeout",
+      errors: [expect.any(String)],
+    });
     const report = await expectRecord(outcome);
-    expect(report.patch.files.map((f) => f.path), logs.join("\n")).toEqual(["kept.txt"]);
+    expect(
+      report.patch.files.map((f) => f.path),
+      logs.join("\n"),
+    ).toEqual(["kept.txt"]);
   });
 
   it("ends with cancelled when aborted mid-call, keeping the work done so far", async () => {
@@ -189,13 +253,23 @@ describe("runAgent", () => {
     // Cancelled as soon as the second turn asks for its Bash call: the Write's tool_result is in by then.
     const { outcome, lines } = await run(
       {
-        script: script([[{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }], [{ name: "Bash", input: { command: "sleep 60" } }]]),
+        script: script([
+          [{ name: "Write", input: { file_path: "/workspace/kept.txt", content: "kept\n" } }],
+          [{ name: "Bash", input: { command: "sleep 60" } }],
+        ]),
         outputFormat: "stream-json",
       },
       cancel.signal,
       (line) => {
-        const event = JSON.parse(line) as { type: string; message?: { content?: Array<{ type: string; name?: string }> } };
-        if (event.type === "assistant" && event.message?.content?.some((b) => b.type === "tool_use" && b.name === "Bash")) cancel.abort(new Error("SIGINT"));
+        const event = JSON.parse(line) as {
+          type: string;
+          message?: { content?: Array<{ type: string; name?: string }> };
+        };
+        if (
+          event.type === "assistant" &&
+          event.message?.content?.some((b) => b.type === "tool_use" && b.name === "Bash")
+        )
+          cancel.abort(new Error("SIGINT"));
       },
     );
     expect(lines.some((l) => l.includes('"tool_result"'))).toBe(true);
@@ -208,7 +282,11 @@ describe("runAgent", () => {
   it("ends with api_error on a bad key before any container starts", async () => {
     const api = await startFakeAnthropic({ apiKey: FAKE_KEY });
     servers.push(api);
-    const { outcome } = await run({ apiKey: "sk-ant-api03-WRONGwrongWRONGwrong0123456789", baseURL: api.url, prompt: "x" });
+    const { outcome } = await run({
+      apiKey: "sk-ant-api03-WRONGwrongWRONGwrong0123456789",
+      baseURL: api.url,
+      prompt: "x",
+    });
     expect(outcome.exitReason).toBe("api_error");
     expect(outcome.exitCode).toBe(4);
     const report = await expectRecord(outcome);
@@ -219,7 +297,10 @@ describe("runAgent", () => {
   it("ends with api_error when the API keeps failing mid-run, keeping the patch", async () => {
     const api = await startFakeAnthropic({
       apiKey: FAKE_KEY,
-      turns: [fake.toolUse("Write", { file_path: "/workspace/kept.txt", content: "kept\n" }), fake.unauthorized("key revoked")],
+      turns: [
+        fake.toolUse("Write", { file_path: "/workspace/kept.txt", content: "kept\n" }),
+        fake.unauthorized("key revoked"),
+      ],
     });
     servers.push(api);
     const { outcome } = await run({ apiKey: FAKE_KEY, baseURL: api.url, prompt: "x" });
@@ -254,21 +335,32 @@ describe("runAgent", () => {
   });
 
   // Two runs and two verify containers, each running npm test: minutes on a loaded 2-core machine.
-  it("verifies a good patch in a fresh container, and reports a failing one", { timeout: 240_000 }, async () => {
-    const good = await run({ script: path.join(EXAMPLE, "fix.script.json"), verify: "npm test" });
-    expect(good.outcome.exitCode).toBe(0);
-    expect(good.outcome.report?.verify).toMatchObject({ applied: true, exitCode: 0 });
-    const bad = await run({
-      script: script([[{ name: "Write", input: { file_path: "/workspace/src/calc.js", content: "export const broken = ;\n" } }]]),
-      verify: "npm test",
-      mode: "bypassPermissions",
-    });
-    expect(bad.outcome.exitReason).toBe("completed");
-    expect(bad.outcome.exitCode).toBe(6);
-    const report = await expectRecord(bad.outcome);
-    expect(report.outcome).toBe("verify_failed");
-    expect(report.verify?.exitCode).not.toBe(0);
-  });
+  it(
+    "verifies a good patch in a fresh container, and reports a failing one",
+    { timeout: 240_000 },
+    async () => {
+      const good = await run({ script: path.join(EXAMPLE, "fix.script.json"), verify: "npm test" });
+      expect(good.outcome.exitCode).toBe(0);
+      expect(good.outcome.report?.verify).toMatchObject({ applied: true, exitCode: 0 });
+      const bad = await run({
+        script: script([
+          [
+            {
+              name: "Write",
+              input: { file_path: "/workspace/src/calc.js", content: "export const broken = ;\n" },
+            },
+          ],
+        ]),
+        verify: "npm test",
+        mode: "bypassPermissions",
+      });
+      expect(bad.outcome.exitReason).toBe("completed");
+      expect(bad.outcome.exitCode).toBe(6);
+      const report = await expectRecord(bad.outcome);
+      expect(report.outcome).toBe("verify_failed");
+      expect(report.verify?.exitCode).not.toBe(0);
+    },
+  );
 
   it("keeps files a Read deny rule covers out of the verify container too", async () => {
     const ws = makeWorkspace({ "a.txt": "one\n", ".env": "TOKEN=kept-out-of-verify\n" }, { git: true });
@@ -284,7 +376,10 @@ describe("runAgent", () => {
   });
 
   it("verifies a run that changed nothing: no patch to apply, the command runs on the tree as it was", async () => {
-    const { outcome } = await run({ script: script([[{ name: "Read", input: { file_path: "/workspace/package.json" } }]]), verify: "npm test" });
+    const { outcome } = await run({
+      script: script([[{ name: "Read", input: { file_path: "/workspace/package.json" } }]]),
+      verify: "npm test",
+    });
     const report = await expectRecord(outcome);
     expect(report.patch.files).toEqual([]);
     expect(report.verify).toMatchObject({ applied: true });
@@ -295,14 +390,21 @@ describe("runAgent", () => {
     const first = await run({ script: path.join(EXAMPLE, "fix.script.json") });
     const again = await run({ script: path.join(first.outcome.outDir, "report.json") });
     expect(again.outcome.exitReason).toBe("completed");
-    expect(fs.readFileSync(again.outcome.patchPath, "utf8")).toBe(fs.readFileSync(first.outcome.patchPath, "utf8"));
+    expect(fs.readFileSync(again.outcome.patchPath, "utf8")).toBe(
+      fs.readFileSync(first.outcome.patchPath, "utf8"),
+    );
   });
 
   it("works on a workspace that is its own git repository, basing the patch on its HEAD", async () => {
     const ws = makeWorkspace({ "a.txt": "one\n" }, { git: true });
-    const { outcome } = await run({ workspace: ws, script: script([[{ name: "Bash", input: { command: "echo two >> a.txt && git status --short" } }]]) });
+    const { outcome } = await run({
+      workspace: ws,
+      script: script([[{ name: "Bash", input: { command: "echo two >> a.txt && git status --short" } }]]),
+    });
     const report = await expectRecord(outcome);
     expect(report.workspace.baseCommit).toMatch(/^[0-9a-f]{40}$/);
-    expect(fs.readFileSync(path.join(applyToCopy(ws, fs.readFileSync(outcome.patchPath)), "a.txt"), "utf8")).toBe("one\ntwo\n");
+    expect(
+      fs.readFileSync(path.join(applyToCopy(ws, fs.readFileSync(outcome.patchPath)), "a.txt"), "utf8"),
+    ).toBe("one\ntwo\n");
   });
 });

@@ -5,15 +5,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
 import { makeWorkspace } from "../support/workspace.js";
 
-const FILES = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`src/f${i}.js`, `module.exports = ${i};\n`]));
+const FILES = Object.fromEntries(
+  Array.from({ length: 20 }, (_, i) => [`src/f${i}.js`, `module.exports = ${i};\n`]),
+);
 
 /** inode of each file in the index (`ls-files --debug`) and on disk, in the container. */
-const PROBE = 'for f in "$@"; do printf "%s %s %s\\n" "$f" "$(git ls-files --debug -- "$f" | sed -n "s/^  dev: [0-9]*\\tino: \\([0-9]*\\)$/\\1/p")" "$(stat -c %i -- "$f")"; done';
+const PROBE =
+  'for f in "$@"; do printf "%s %s %s\\n" "$f" "$(git ls-files --debug -- "$f" | sed -n "s/^  dev: [0-9]*\\tino: \\([0-9]*\\)$/\\1/p")" "$(stat -c %i -- "$f")"; done';
 
 describe("the workspace's git index after copy-in", () => {
   let sandbox: DockerSandbox;
   beforeAll(async () => {
-    sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace(FILES, { git: true }) });
+    sandbox = await DockerSandbox.start({
+      runId: newRunId(),
+      workspaceDir: makeWorkspace(FILES, { git: true }),
+    });
   });
   afterAll(async () => {
     await sandbox?.dispose();

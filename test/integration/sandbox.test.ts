@@ -18,7 +18,10 @@ const text = (b: Buffer) => b.toString("utf8");
 /** A run's containers and volumes still on the engine (the copier and the workspace volume included). */
 async function containersOf(runId: string) {
   const filters = { label: [`${LABEL_RUN}=${runId}`] };
-  const [containers, { Volumes: volumes }] = await Promise.all([docker.listContainers({ all: true, filters }), docker.listVolumes({ filters })]);
+  const [containers, { Volumes: volumes }] = await Promise.all([
+    docker.listContainers({ all: true, filters }),
+    docker.listVolumes({ filters }),
+  ]);
   return [...containers.map((c) => c.Names.join(",")), ...(volumes ?? []).map((v) => v.Name)];
 }
 
@@ -34,7 +37,7 @@ describe("a hardened sandbox", () => {
         "src/app.js": "console.log('hi');\n",
         "bin/run.sh": { content: "#!/bin/sh\necho run\n", mode: 0o755 },
         "link-to-app": { symlink: "src/app.js" },
-        "leak": { symlink: "/etc/hostname" },
+        leak: { symlink: "/etc/hostname" },
         "with space.txt": "spaces\n",
         "ünïcode.txt": "unicode\n",
         "img.bin": Buffer.from([0, 1, 2, 255, 254, 0, 10]),
@@ -69,14 +72,17 @@ describe("a hardened sandbox", () => {
   });
 
   it("has a read-only root and a writable /workspace and /tmp", async () => {
-    const res = await sandbox.exec({ script: "touch /usr/x 2>&1; echo rc=$?; touch /workspace/.w /tmp/w && echo ok; rm /workspace/.w" });
+    const res = await sandbox.exec({
+      script: "touch /usr/x 2>&1; echo rc=$?; touch /workspace/.w /tmp/w && echo ok; rm /workspace/.w",
+    });
     expect(text(res.stdout)).toMatch(/Read-only file system[\s\S]*rc=1/);
     expect(text(res.stdout)).toContain("ok");
   });
 
   it("has no network and no docker socket", async () => {
     const res = await sandbox.exec({
-      script: "cat /sys/class/net/*/operstate 2>/dev/null | wc -l; ls /sys/class/net; (exec 3<>/dev/tcp/1.1.1.1/80) 2>&1 | head -1; test -e /var/run/docker.sock; echo sock=$?",
+      script:
+        "cat /sys/class/net/*/operstate 2>/dev/null | wc -l; ls /sys/class/net; (exec 3<>/dev/tcp/1.1.1.1/80) 2>&1 | head -1; test -e /var/run/docker.sock; echo sock=$?",
       timeoutMs: 10_000,
     });
     expect(text(res.stdout)).toMatch(/^lo$/m);
@@ -86,7 +92,9 @@ describe("a hardened sandbox", () => {
   });
 
   it("blocks privilege tricks that the default seccomp profile forbids", async () => {
-    const res = await sandbox.exec({ script: "unshare -U true 2>&1; echo u=$?; mknod /tmp/dev c 1 3 2>&1; echo m=$?" });
+    const res = await sandbox.exec({
+      script: "unshare -U true 2>&1; echo u=$?; mknod /tmp/dev c 1 3 2>&1; echo m=$?",
+    });
     expect(text(res.stdout)).toMatch(/u=[1-9]/);
     expect(text(res.stdout)).toMatch(/m=[1-9]/);
   });
@@ -100,7 +108,8 @@ describe("a hardened sandbox", () => {
 
   it("copies the working tree with .git, modes and symlinks, without ignored files", async () => {
     const res = await sandbox.exec({
-      script: "ls -A; stat -c '%a %U' bin/run.sh; readlink link-to-app leak; git log --oneline | wc -l; cat 'with space.txt' ünïcode.txt",
+      script:
+        "ls -A; stat -c '%a %U' bin/run.sh; readlink link-to-app leak; git log --oneline | wc -l; cat 'with space.txt' ünïcode.txt",
     });
     const out = text(res.stdout);
     expect(out).toContain(".git");
@@ -127,7 +136,11 @@ describe("a hardened sandbox", () => {
     expect(whole!.stat.realPath).not.toBe("/workspace/link-to-app");
     const over = await sandbox.readFile("/workspace/link-to-app", { maxSize: whole!.stat.size - 1 });
     expect(over!.data.length).toBe(0);
-    expect(over!.stat).toMatchObject({ type: "file", size: whole!.stat.size, realPath: whole!.stat.realPath });
+    expect(over!.stat).toMatchObject({
+      type: "file",
+      size: whole!.stat.size,
+      realPath: whole!.stat.realPath,
+    });
   });
 
   it("returns non-zero exits as results, with stdout and stderr apart", async () => {
@@ -228,7 +241,10 @@ describe("sandbox lifecycle and bad input", () => {
     const saved = process.env.DOCKER_HOST;
     process.env.DOCKER_HOST = "unix:///nonexistent/docker.sock";
     try {
-      const error = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace({ a: "a" }) }).catch((e) => e);
+      const error = await DockerSandbox.start({
+        runId: newRunId(),
+        workspaceDir: makeWorkspace({ a: "a" }),
+      }).catch((e) => e);
       expect(error).toBeInstanceOf(EngineError);
       expect(String(error.message)).toMatch(/no Docker engine answers.*DOCKER_HOST/);
     } finally {
@@ -238,29 +254,39 @@ describe("sandbox lifecycle and bad input", () => {
   });
 
   it("rejects a workspace that does not exist or is not a directory", async () => {
-    await expect(DockerSandbox.start({ runId: newRunId(), workspaceDir: "/nonexistent/ws" })).rejects.toBeInstanceOf(WorkspaceError);
+    await expect(
+      DockerSandbox.start({ runId: newRunId(), workspaceDir: "/nonexistent/ws" }),
+    ).rejects.toBeInstanceOf(WorkspaceError);
     const file = path.join(makeWorkspace({ f: "x" }), "f");
-    await expect(DockerSandbox.start({ runId: newRunId(), workspaceDir: file })).rejects.toThrow(/not a directory/);
+    await expect(DockerSandbox.start({ runId: newRunId(), workspaceDir: file })).rejects.toThrow(
+      /not a directory/,
+    );
   });
 
   it("fails clearly, leaving no container, when the workspace is over the copy limit", async () => {
     const runId = newRunId();
     const ws = makeWorkspace(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, "x\n"])));
-    await expect(DockerSandbox.start({ runId, workspaceDir: ws, maxCopyFiles: 10 })).rejects.toThrow(/over the copy limit/);
+    await expect(DockerSandbox.start({ runId, workspaceDir: ws, maxCopyFiles: 10 })).rejects.toThrow(
+      /over the copy limit/,
+    );
     expect(await containersOf(runId)).toEqual([]);
   });
 
   it("fails clearly when the workspace does not fit in the sandbox (disk full while copying)", async () => {
     const runId = newRunId();
     const ws = makeWorkspace({ "big.bin": Buffer.alloc(3 * 1024 * 1024, 7) });
-    await expect(DockerSandbox.start({ runId, workspaceDir: ws, workspaceSizeBytes: 1024 * 1024 })).rejects.toThrow(
-      /workspace is full/,
-    );
+    await expect(
+      DockerSandbox.start({ runId, workspaceDir: ws, workspaceSizeBytes: 1024 * 1024 }),
+    ).rejects.toThrow(/workspace is full/);
     expect(await containersOf(runId)).toEqual([]);
   });
 
   it("copies special names and skips what cannot be copied, listing it", async () => {
-    const ws = makeWorkspace({ "a\nb.txt": "newline\n", "loop1": { symlink: "loop2" }, "loop2": { symlink: "loop1" } });
+    const ws = makeWorkspace({
+      "a\nb.txt": "newline\n",
+      loop1: { symlink: "loop2" },
+      loop2: { symlink: "loop1" },
+    });
     execFileSync("mkfifo", [path.join(ws, "fifo")]);
     fs.writeFileSync(Buffer.from(path.join(ws, "latin-\xe9.txt"), "latin1"), "latin1 name\n");
     await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: ws });
@@ -274,8 +300,12 @@ describe("sandbox lifecycle and bad input", () => {
 
   it("keeps a repository's credentials out of the container", async () => {
     const ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
-    execFileSync("git", ["config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic c2VjcmV0"], { cwd: ws });
-    execFileSync("git", ["remote", "add", "origin", "https://user:ghp_fakefakefake@example.com/r.git"], { cwd: ws });
+    execFileSync("git", ["config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic c2VjcmV0"], {
+      cwd: ws,
+    });
+    execFileSync("git", ["remote", "add", "origin", "https://user:ghp_fakefakefake@example.com/r.git"], {
+      cwd: ws,
+    });
     await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: ws });
     const res = await sandbox.exec({ script: "git config --get-regexp extraheader; cat .git/config" });
     expect(text(res.stdout)).not.toContain("c2VjcmV0");
@@ -298,7 +328,7 @@ describe("sandbox lifecycle and bad input", () => {
         "-leading-dash.txt": "dash\n",
         "a\nb.txt": "newline\n",
         "big.bin": Buffer.alloc(3 << 20, 7),
-        "link": { symlink: "bin/run.sh" },
+        link: { symlink: "bin/run.sh" },
         ".npmrc": "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=npm_secretsecret\n",
         "pkg/.npmrc": "save-exact=true\n",
         "gone.txt": "deleted from the working tree\n",
@@ -308,7 +338,9 @@ describe("sandbox lifecycle and bad input", () => {
     fs.linkSync(path.join(ws, "bin/run.sh"), path.join(ws, "hard-link.sh"));
     fs.rmSync(path.join(ws, "gone.txt"));
     execFileSync("mkfifo", [path.join(ws, "fifo")]);
-    execFileSync("git", ["config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic c2VjcmV0"], { cwd: ws });
+    execFileSync("git", ["config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic c2VjcmV0"], {
+      cwd: ws,
+    });
     await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: ws, packer });
     const res = await sandbox.exec({
       script:
@@ -324,7 +356,11 @@ describe("sandbox lifecycle and bad input", () => {
 
   it("makes the workspace unwritable for the agent in read-only (plan) mode", async () => {
     const ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
-    await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: ws, readOnlyWorkspace: true });
+    await using sandbox = await DockerSandbox.start({
+      runId: newRunId(),
+      workspaceDir: ws,
+      readOnlyWorkspace: true,
+    });
     const res = await sandbox.exec({ script: "echo x > a.txt; echo rc=$?; touch b; echo rc=$?; cat a.txt" });
     expect(text(res.stdout)).toBe("rc=1\nrc=1\na\n");
     await expect(sandbox.writeFile("/workspace/a.txt", "x")).rejects.toMatchObject({ code: "EACCES" });
@@ -347,7 +383,10 @@ describe("sandbox lifecycle and bad input", () => {
   });
 
   it("restarts its exec helper when the agent kills every process, and keeps going", async () => {
-    await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace({ a: "a" }) });
+    await using sandbox = await DockerSandbox.start({
+      runId: newRunId(),
+      workspaceDir: makeWorkspace({ a: "a" }),
+    });
     const res = await sandbox.exec({ script: "kill -9 -1" });
     expect(res.exitCode).toBe(137);
     const after = await sandbox.exec({ script: "echo still here" });
@@ -357,13 +396,21 @@ describe("sandbox lifecycle and bad input", () => {
   });
 
   it("serves every operation over the engine's exec stream when asked to (what a remote engine gets)", async () => {
-    await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace({ a: "a" }), helperChannel: "stream" });
+    await using sandbox = await DockerSandbox.start({
+      runId: newRunId(),
+      workspaceDir: makeWorkspace({ a: "a" }),
+      helperChannel: "stream",
+    });
     expect(sandbox.helperChannel).toBe("stream");
     const big = Buffer.alloc(3 * 2 ** 20, "x");
     await sandbox.writeFile("/workspace/big", big);
     expect((await sandbox.readFile("/workspace/big"))?.data.equals(big)).toBe(true);
     expect((await sandbox.exec({ script: "kill -9 -1" })).exitCode).toBe(137);
-    expect(text((await sandbox.exec({ script: `echo still here; test -e ${CHANNEL_DIR} || echo no channel` })).stdout)).toBe("still here\nno channel\n");
+    expect(
+      text(
+        (await sandbox.exec({ script: `echo still here; test -e ${CHANNEL_DIR} || echo no channel` })).stdout,
+      ),
+    ).toBe("still here\nno channel\n");
     expect(sandbox.helperRestarts).toBe(1);
     expect(sandbox.helperChannel).toBe("stream");
   });
@@ -371,12 +418,19 @@ describe("sandbox lifecycle and bad input", () => {
   it("has the OOM killer end the command over the memory limit, never its exec helper", async () => {
     // The helper (~50 MB) is often bigger than a command that has only begun to allocate: without its
     // children's raised oom_score_adj the kernel took the helper about one time in seven here.
-    await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace({ a: "a" }), memoryBytes: 64 * 2 ** 20 });
+    await using sandbox = await DockerSandbox.start({
+      runId: newRunId(),
+      workspaceDir: makeWorkspace({ a: "a" }),
+      memoryBytes: 64 * 2 ** 20,
+    });
     // The script's first command already has the score (the script sets it before running anything): set
     // from the helper after the spawn, it came too late on a loaded host and the killer took bash instead.
     expect(text((await sandbox.exec({ script: "cat /proc/self/oom_score_adj" })).stdout)).toBe("1000\n");
     for (let i = 0; i < 12; i++) {
-      const res = await sandbox.exec({ script: "python3 -c 'b = bytearray(10**9); print(len(b))'", timeoutMs: 60_000 });
+      const res = await sandbox.exec({
+        script: "python3 -c 'b = bytearray(10**9); print(len(b))'",
+        timeoutMs: 60_000,
+      });
       expect(res.exitCode).toBe(137);
       expect(res.oomKilled).toEqual({ memoryLimitBytes: 64 * 2 ** 20 });
     }
@@ -387,7 +441,11 @@ describe("sandbox lifecycle and bad input", () => {
     const dead = await docker.createContainer({
       Image: "debian:bookworm-slim",
       Cmd: ["sleep", "60"],
-      Labels: { [LABEL_RUN]: "orphan-test", "agent-ci.pid": "999999", "agent-ci.host": (await import("node:os")).hostname() },
+      Labels: {
+        [LABEL_RUN]: "orphan-test",
+        "agent-ci.pid": "999999",
+        "agent-ci.host": (await import("node:os")).hostname(),
+      },
     });
     const mine = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace({ a: "a" }) });
     const other = await DockerSandbox.start({ runId: newRunId(), workspaceDir: makeWorkspace({ a: "a" }) });

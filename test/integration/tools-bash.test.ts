@@ -16,9 +16,11 @@ afterAll(async () => {
 });
 
 describe("Bash (real sandbox)", () => {
-  const bash = (command: string, extra: Record<string, unknown> = {}) => h.call("Bash", { command, ...extra });
+  const bash = (command: string, extra: Record<string, unknown> = {}) =>
+    h.call("Bash", { command, ...extra });
   /** How many processes whose command line matches `pattern` (grep -E) are alive in the container. */
-  const alive = async (pattern: string) => Number((await h.sh(`ps -eo args | grep -v grep | grep -cE -- '${pattern}' || true`)).trim());
+  const alive = async (pattern: string) =>
+    Number((await h.sh(`ps -eo args | grep -v grep | grep -cE -- '${pattern}' || true`)).trim());
 
   describe("rendering, as in the reference", () => {
     it.each([
@@ -30,7 +32,10 @@ describe("Bash (real sandbox)", () => {
       ["printf 'no newline'", { isError: false, text: "no newline" }],
       ["printf 'trailing\\n\\n\\n'", { isError: false, text: "trailing" }],
       // Interleaved in the order written, as a terminal shows them (not all stdout, then all stderr).
-      ["echo err1 >&2; echo out1; echo err2 >&2; echo out2", { isError: false, text: "err1\nout1\nerr2\nout2" }],
+      [
+        "echo err1 >&2; echo out1; echo err2 >&2; echo out2",
+        { isError: false, text: "err1\nout1\nerr2\nout2" },
+      ],
       ["echo one; echo two >&2; exit 3", { isError: true, text: "Exit code 3\none\ntwo" }],
       // Blank lines before the first text and whitespace after the last are dropped; inner blanks stay.
       ["printf '\\n\\n  hello  '", { isError: false, text: "  hello" }],
@@ -59,7 +64,9 @@ describe("Bash (real sandbox)", () => {
 
     it("does not keep other shell state between calls", async () => {
       await bash("export AGENT_TEST_VAR=1; alias ll='ls -l'");
-      expect(textOf(await bash("echo ${AGENT_TEST_VAR:-unset}; type ll 2>&1 | head -1"))).toMatch(/^unset\n.*not found/);
+      expect(textOf(await bash("echo ${AGENT_TEST_VAR:-unset}; type ll 2>&1 | head -1"))).toMatch(
+        /^unset\n.*not found/,
+      );
     });
 
     it("resets the cwd to /workspace with a notice after cd /, so a relative Read resolves in the workspace", async () => {
@@ -76,7 +83,9 @@ describe("Bash (real sandbox)", () => {
       await bash("cd sub");
       expect(textOf(await h.call("Read", { file_path: "a.txt" }))).toBe("1\tsub file\n2\t");
       const missing = await h.call("Read", { file_path: "nope.txt" });
-      expect(textOf(missing)).toBe("File does not exist. Note: your current working directory is /workspace/sub.");
+      expect(textOf(missing)).toBe(
+        "File does not exist. Note: your current working directory is /workspace/sub.",
+      );
       await bash("cd /workspace");
     });
 
@@ -100,7 +109,9 @@ describe("Bash (real sandbox)", () => {
     });
 
     it("cuts a command that prints 100 MB and kills it", async () => {
-      const r = await bash("yes flood-marker-line | head -c 100000000; echo not-reached", { timeout: 120_000 });
+      const r = await bash("yes flood-marker-line | head -c 100000000; echo not-reached", {
+        timeout: 120_000,
+      });
       const text = textOf(r);
       expect(r.isError).toBe(true);
       expect(r.truncated).toBe(true);
@@ -127,20 +138,31 @@ describe("Bash (real sandbox)", () => {
     });
 
     // The Bash timeout (default 2 min) is far over the test's: a call that waited for the child fails the test.
-    it("returns promptly when a background child holds stdout, and stops that child", { timeout: 30_000 }, async () => {
-      const r = await bash("(sleep 320; echo late) & echo started");
-      expect(resultOf(r)).toEqual({ isError: false, text: "started" });
-      expect(await alive("sleep 320")).toBe(0);
-    });
+    it(
+      "returns promptly when a background child holds stdout, and stops that child",
+      { timeout: 30_000 },
+      async () => {
+        const r = await bash("(sleep 320; echo late) & echo started");
+        expect(resultOf(r)).toEqual({ isError: false, text: "started" });
+        expect(await alive("sleep 320")).toBe(0);
+      },
+    );
 
-    it("stops a child that left the process group with setsid when the call ends", { timeout: 30_000 }, async () => {
-      const r = await bash("setsid sleep 330 & sleep 0.2; echo started");
-      expect(textOf(r)).toBe("started");
-      expect(await alive("^sleep 330$")).toBe(0);
-    });
+    it(
+      "stops a child that left the process group with setsid when the call ends",
+      { timeout: 30_000 },
+      async () => {
+        const r = await bash("setsid sleep 330 & sleep 0.2; echo started");
+        expect(textOf(r)).toBe("started");
+        expect(await alive("^sleep 330$")).toBe(0);
+      },
+    );
 
     it("gives commands an empty stdin", async () => {
-      expect(resultOf(await bash("cat", { timeout: 30_000 }))).toEqual({ isError: false, text: "(Bash completed with no output)" });
+      expect(resultOf(await bash("cat", { timeout: 30_000 }))).toEqual({
+        isError: false,
+        text: "(Bash completed with no output)",
+      });
       expect(textOf(await bash('read x; echo "got:[$x] rc=$?"', { timeout: 30_000 }))).toBe("got:[] rc=1");
     });
 
@@ -154,7 +176,9 @@ describe("Bash (real sandbox)", () => {
       expect(r.fullOutputPath).toBe(`${OUTPUTS_DIR}/${r.id}.txt`);
       const back = await h.call("Read", { file_path: r.fullOutputPath, offset: 12345, limit: 1 });
       expect(textOf(back)).toBe("12345\t12345");
-      expect(fs.readFileSync(path.join(h.outputDir, "tool-outputs", `${r.id}.txt`), "utf8").split("\n")).toHaveLength(20_000);
+      expect(
+        fs.readFileSync(path.join(h.outputDir, "tool-outputs", `${r.id}.txt`), "utf8").split("\n"),
+      ).toHaveLength(20_000);
     });
   });
 
@@ -180,7 +204,9 @@ describe("Bash (real sandbox)", () => {
 
   describe("output made into valid text", () => {
     it("escapes NUL and control bytes, strips colour codes, replaces invalid UTF-8, keeps what a progress bar ends on", async () => {
-      const r = await bash("printf 'a\\000b \\377\\376 c\\001d \\033[31mred\\033[0m\\n'; printf 'progress 10%%\\rprogress 100%%\\n'");
+      const r = await bash(
+        "printf 'a\\000b \\377\\376 c\\001d \\033[31mred\\033[0m\\n'; printf 'progress 10%%\\rprogress 100%%\\n'",
+      );
       const text = textOf(r);
       expect(text).not.toContain("\0");
       expect(text).toContain("a\\x00b \uFFFD\uFFFD c\\x01d ");
@@ -205,17 +231,28 @@ describe("Bash (real sandbox)", () => {
     });
 
     it("answers bad timeouts and unknown keys at parse, and coerces a numeric string", async () => {
-      for (const input of [{ command: "true", timeout: 600_001 }, { command: "true", timeout: 0 }, { command: "" }, { command: "true", shell: "zsh" }]) {
+      for (const input of [
+        { command: "true", timeout: 600_001 },
+        { command: "true", timeout: 0 },
+        { command: "" },
+        { command: "true", shell: "zsh" },
+      ]) {
         expect((await h.call("Bash", input)).stage, JSON.stringify(input)).toBe("parse");
       }
-      expect(resultOf(await h.call("Bash", { command: "echo ok", timeout: "5000" }))).toEqual({ isError: false, text: "ok" });
+      expect(resultOf(await h.call("Bash", { command: "echo ok", timeout: "5000" }))).toEqual({
+        isError: false,
+        text: "ok",
+      });
     });
   });
 
   describe("background shells", () => {
     const shellId = (text: string) => /with ID: (\S+)\./.exec(text)?.[1] ?? "";
     /** Polls BashOutput until `done(text)` (bounded by the test timeout); returns every output seen. */
-    async function pollUntil(id: string, done: (all: string, last: string) => boolean): Promise<{ all: string; last: string }> {
+    async function pollUntil(
+      id: string,
+      done: (all: string, last: string) => boolean,
+    ): Promise<{ all: string; last: string }> {
       let all = "";
       for (;;) {
         const last = textOf(await h.call("BashOutput", { bash_id: id }));
@@ -226,7 +263,9 @@ describe("Bash (real sandbox)", () => {
     }
 
     it("runs a command in the background, gives new output on each read, and kills it", async () => {
-      const started = await bash("for i in 1 2 3; do echo tick $i; sleep 0.1; done; echo ready; sleep 340", { run_in_background: true });
+      const started = await bash("for i in 1 2 3; do echo tick $i; sleep 0.1; done; echo ready; sleep 340", {
+        run_in_background: true,
+      });
       expect(started.isError).toBe(false);
       const id = shellId(textOf(started));
       expect(id).toMatch(/^bash_\d+$/);
@@ -248,10 +287,14 @@ describe("Bash (real sandbox)", () => {
     });
 
     it("reports a finished background command's status and exit code, and filters lines", async () => {
-      const id = shellId(textOf(await bash("echo keep-1; echo drop; echo keep-2; exit 3", { run_in_background: true })));
+      const id = shellId(
+        textOf(await bash("echo keep-1; echo drop; echo keep-2; exit 3", { run_in_background: true })),
+      );
       const { last } = await pollUntil(id, (_all, text) => !text.includes("<status>running</status>"));
       expect(last).toMatch(/^<status>completed<\/status>\n\n<exit_code>3<\/exit_code>/);
-      const id4 = shellId(textOf(await bash("echo keep-1; echo drop; echo keep-2", { run_in_background: true })));
+      const id4 = shellId(
+        textOf(await bash("echo keep-1; echo drop; echo keep-2", { run_in_background: true })),
+      );
       let seen = "";
       for (;;) {
         const text = textOf(await h.call("BashOutput", { bash_id: id4, filter: "^keep" }));

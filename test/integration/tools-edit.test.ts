@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultOf, startHarness, textOf, type ToolHarness } from "../support/tool-harness.js";
 
 const CODE = "line one\nfoo bar\nline three\nfoo baz\nend\n";
-const UPDATED = (p: string) => `The file ${p} has been updated successfully. (file state is current in your context — no need to Read it back)`;
+const UPDATED = (p: string) =>
+  `The file ${p} has been updated successfully. (file state is current in your context — no need to Read it back)`;
 
 const FILES = {
   "code.txt": CODE,
@@ -56,7 +57,12 @@ describe("Edit (real sandbox)", () => {
   const bytes = async (rel: string) => (await h.sandbox.readFile(`/workspace/${rel}`))!.data;
   const read = (rel: string) => h.call("Read", { file_path: `/workspace/${rel}` });
   const edit = (rel: string, old_string: string, new_string: string, replace_all?: boolean) =>
-    h.call("Edit", { file_path: `/workspace/${rel}`, old_string, new_string, ...(replace_all === undefined ? {} : { replace_all }) });
+    h.call("Edit", {
+      file_path: `/workspace/${rel}`,
+      old_string,
+      new_string,
+      ...(replace_all === undefined ? {} : { replace_all }),
+    });
 
   it("replaces a unique string after a Read, with Claude Code's message", async () => {
     await read("code.txt");
@@ -73,7 +79,10 @@ describe("Edit (real sandbox)", () => {
 
   it("refuses a file that was not Read in this run", async () => {
     const r = await edit("not-read.txt", "line three", "line 3");
-    expect(resultOf(r)).toEqual({ isError: true, text: "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>" });
+    expect(resultOf(r)).toEqual({
+      isError: true,
+      text: "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>",
+    });
     expect((await bytes("not-read.txt")).toString()).toBe(CODE);
   });
 
@@ -99,7 +108,10 @@ describe("Edit (real sandbox)", () => {
   it("says the string was not found and leaves the file byte-identical", async () => {
     await read("missing-old.txt");
     const r = await edit("missing-old.txt", "not in file", "x");
-    expect(resultOf(r)).toEqual({ isError: true, text: "<tool_use_error>String to replace not found in file.\nString: not in file</tool_use_error>" });
+    expect(resultOf(r)).toEqual({
+      isError: true,
+      text: "<tool_use_error>String to replace not found in file.\nString: not in file</tool_use_error>",
+    });
     expect((await bytes("missing-old.txt")).toString()).toBe(CODE);
   });
 
@@ -108,7 +120,9 @@ describe("Edit (real sandbox)", () => {
     const r = await edit("dup.txt", "foo", "qux", false);
     expect(r.isError).toBe(true);
     expect(r.errorKind).toBe("not_unique");
-    expect(textOf(r)).toMatch(/^<tool_use_error>Found 2 matches of the string to replace, but replace_all is false \(lines 2, 4\)\./);
+    expect(textOf(r)).toMatch(
+      /^<tool_use_error>Found 2 matches of the string to replace, but replace_all is false \(lines 2, 4\)\./,
+    );
     expect(textOf(r)).toContain("\nString: foo</tool_use_error>");
     expect((await bytes("dup.txt")).toString()).toBe(CODE);
   });
@@ -147,22 +161,32 @@ describe("Edit (real sandbox)", () => {
     const r = await h.call("Edit", { file_path: "relative.txt", old_string: "before", new_string: "after" });
     expect(resultOf(r)).toEqual({ isError: false, text: UPDATED("relative.txt") });
     const w = await h.call("Write", { file_path: "made/relative-new.txt", content: "x\n" });
-    expect(textOf(w)).toBe("File created successfully at: made/relative-new.txt (file state is current in your context — no need to Read it back)");
+    expect(textOf(w)).toBe(
+      "File created successfully at: made/relative-new.txt (file state is current in your context — no need to Read it back)",
+    );
   });
 
   it("does not claim the whole file is current after an Edit of a file read only in part", async () => {
     await h.call("Read", { file_path: "/workspace/partial.txt", offset: 2, limit: 1 });
     const r = await edit("partial.txt", "p2", "P2");
-    expect(resultOf(r)).toEqual({ isError: false, text: "The file /workspace/partial.txt has been updated successfully." });
+    expect(resultOf(r)).toEqual({
+      isError: false,
+      text: "The file /workspace/partial.txt has been updated successfully.",
+    });
     // Still only part of it seen: a second Edit says the same.
-    expect(textOf(await edit("partial.txt", "p3", "P3"))).toBe("The file /workspace/partial.txt has been updated successfully.");
+    expect(textOf(await edit("partial.txt", "p3", "P3"))).toBe(
+      "The file /workspace/partial.txt has been updated successfully.",
+    );
     await read("partial.txt");
     expect(textOf(await edit("partial.txt", "p4", "P4"))).toBe(UPDATED("/workspace/partial.txt"));
   });
 
   it("refuses equal strings at validation, before anything is read", async () => {
     const r = await edit("same.txt", "end", "end");
-    expect(resultOf(r)).toEqual({ isError: true, text: "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>" });
+    expect(resultOf(r)).toEqual({
+      isError: true,
+      text: "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>",
+    });
     expect(r.stage).toBe("validate");
   });
 
@@ -262,9 +286,18 @@ describe("Edit (real sandbox)", () => {
   it("carries a structured patch for the report", async () => {
     await read("patch.txt");
     const r = await edit("patch.txt", "e\n", "E\nE2\n");
-    expect(r.patch).toMatchObject({ oldFileName: "/workspace/patch.txt", newFileName: "/workspace/patch.txt" });
+    expect(r.patch).toMatchObject({
+      oldFileName: "/workspace/patch.txt",
+      newFileName: "/workspace/patch.txt",
+    });
     expect(r.patch!.hunks).toEqual([
-      { oldStart: 2, oldLines: 7, newStart: 2, newLines: 8, lines: [" b", " c", " d", "-e", "+E", "+E2", " f", " g", " h"] },
+      {
+        oldStart: 2,
+        oldLines: 7,
+        newStart: 2,
+        newLines: 8,
+        lines: [" b", " c", " d", "-e", "+E", "+E2", " f", " g", " h"],
+      },
     ]);
   });
 
@@ -321,7 +354,10 @@ describe("Write (real sandbox)", () => {
 
   it("refuses to overwrite a file that was not Read", async () => {
     const r = await write("/workspace/w-exists.txt", "new\n");
-    expect(resultOf(r)).toEqual({ isError: true, text: "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>" });
+    expect(resultOf(r)).toEqual({
+      isError: true,
+      text: "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>",
+    });
     expect((await bytes("w-exists.txt"))!.toString()).toBe("old\n");
   });
 
@@ -354,7 +390,12 @@ describe("Write (real sandbox)", () => {
   });
 
   it("refuses writing through symlinks that point outside, and creates nothing there", async () => {
-    for (const target of ["/workspace/outside-link", "/workspace/tmp-dir/evil.txt", "/workspace/root-dir/tmp/evil2.txt", "/workspace/root-dir/etc/cron.d/x"]) {
+    for (const target of [
+      "/workspace/outside-link",
+      "/workspace/tmp-dir/evil.txt",
+      "/workspace/root-dir/tmp/evil2.txt",
+      "/workspace/root-dir/etc/cron.d/x",
+    ]) {
       const r = await write(target, "pwned\n");
       expect(r.isError, target).toBe(true);
       expect(r.errorKind).toBe("outside_workspace");

@@ -4,7 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resultOf, startHarness, textOf, type ToolHarness } from "../support/tool-harness.js";
 
-const NAMES = ["with space.txt", `quo"te's.txt`, "$(touch pwned).txt", "`touch pwned2`.txt", "new\nline.txt", "-rf.txt", "semi;colon&amp.txt"];
+const NAMES = [
+  "with space.txt",
+  `quo"te's.txt`,
+  "$(touch pwned).txt",
+  "`touch pwned2`.txt",
+  "new\nline.txt",
+  "-rf.txt",
+  "semi;colon&amp.txt",
+];
 
 const FILES = {
   "a.txt": "a\n",
@@ -58,7 +66,9 @@ describe("the workspace gate (real sandbox)", () => {
 
   /** Runs `fn` and says which sandbox operations it used (the gate's own resolvePath is not counted). */
   async function sandboxUse<T>(fn: () => Promise<T>): Promise<{ value: T; used: string[] }> {
-    const spies = (["exec", "readFile", "writeFile", "stat", "startBackground"] as const).map((m) => [m, vi.spyOn(h.sandbox, m)] as const);
+    const spies = (["exec", "readFile", "writeFile", "stat", "startBackground"] as const).map(
+      (m) => [m, vi.spyOn(h.sandbox, m)] as const,
+    );
     try {
       const value = await fn();
       return { value, used: spies.filter(([, s]) => s.mock.calls.length > 0).map(([m]) => m) };
@@ -92,7 +102,9 @@ describe("the workspace gate (real sandbox)", () => {
   });
 
   it("re-checks symlinks on every call: ln -s /etc x made by Bash, then x/hostname is refused", async () => {
-    expect((await h.call("Bash", { command: "ln -s /etc x && ln -s /tmp t && echo made" })).isError).toBe(false);
+    expect((await h.call("Bash", { command: "ln -s /etc x && ln -s /tmp t && echo made" })).isError).toBe(
+      false,
+    );
     for (const [tool, inputFor] of PATH_TOOLS) {
       for (const p of ["x/hostname", "/workspace/x/hostname", "x", "t/new.txt"]) {
         const r = await h.call(tool, inputFor(p));
@@ -111,7 +123,9 @@ describe("the workspace gate (real sandbox)", () => {
   });
 
   it("refuses a link into the outputs folder that points out, and Write into the outputs folder", async () => {
-    await h.call("Bash", { command: "mkdir -p /tmp/agent-ci-outputs && ln -sf /etc/passwd /tmp/agent-ci-outputs/evil.txt" });
+    await h.call("Bash", {
+      command: "mkdir -p /tmp/agent-ci-outputs && ln -sf /etc/passwd /tmp/agent-ci-outputs/evil.txt",
+    });
     const read = await h.call("Read", { file_path: "/tmp/agent-ci-outputs/evil.txt" });
     expect(read.errorKind).toBe("outside_workspace");
     const write = await h.call("Write", { file_path: "/tmp/agent-ci-outputs/planted.txt", content: "x" });
@@ -133,7 +147,12 @@ describe("the workspace gate (real sandbox)", () => {
   });
 
   it("treats a leading -rf and a quoted $(…) as file names, never as flags or shell", async () => {
-    for (const p of ["-rf", "$(touch /tmp/pwned-path)", '"$(touch /tmp/pwned-path)"', "`touch /tmp/pwned-path`"]) {
+    for (const p of [
+      "-rf",
+      "$(touch /tmp/pwned-path)",
+      '"$(touch /tmp/pwned-path)"',
+      "`touch /tmp/pwned-path`",
+    ]) {
       const read = await h.call("Read", { file_path: p });
       expect(read.isError).toBe(true);
       expect(read.errorKind, p).toBe("not_found");
@@ -144,29 +163,39 @@ describe("the workspace gate (real sandbox)", () => {
   });
 
   describe("file names with spaces, quotes, $(), backticks, newlines and a leading -", () => {
-    it.each(NAMES.map((name, i) => [name, i] as const))("%j goes through Read, Edit, Write, Grep and Glob", async (name, i) => {
-      const file = `/workspace/names/${name}`;
-      expect(resultOf(await h.call("Read", { file_path: file }))).toEqual({ isError: false, text: `1\tneedle ${i}\n2\t` });
-      expect((await h.call("Edit", { file_path: file, old_string: "needle", new_string: "found" })).isError).toBe(false);
-      expect((await h.sandbox.readFile(file))!.data.toString()).toBe(`found ${i}\n`);
+    it.each(NAMES.map((name, i) => [name, i] as const))(
+      "%j goes through Read, Edit, Write, Grep and Glob",
+      async (name, i) => {
+        const file = `/workspace/names/${name}`;
+        expect(resultOf(await h.call("Read", { file_path: file }))).toEqual({
+          isError: false,
+          text: `1\tneedle ${i}\n2\t`,
+        });
+        expect(
+          (await h.call("Edit", { file_path: file, old_string: "needle", new_string: "found" })).isError,
+        ).toBe(false);
+        expect((await h.sandbox.readFile(file))!.data.toString()).toBe(`found ${i}\n`);
 
-      const grep = await h.call("Grep", { pattern: "^found", path: file });
-      expect(resultOf(grep)).toEqual({ isError: false, text: `Found 1 file\nnames/${name}` });
-      const content = await h.call("Grep", { pattern: "^found", path: "names", output_mode: "content" });
-      expect(textOf(content)).toContain(`names/${name}:1:found ${i}`);
+        const grep = await h.call("Grep", { pattern: "^found", path: file });
+        expect(resultOf(grep)).toEqual({ isError: false, text: `Found 1 file\nnames/${name}` });
+        const content = await h.call("Grep", { pattern: "^found", path: "names", output_mode: "content" });
+        expect(textOf(content)).toContain(`names/${name}:1:found ${i}`);
 
-      const written = `/workspace/names/w-${name}`;
-      expect((await h.call("Write", { file_path: written, content: "w\n" })).isError).toBe(false);
-      expect((await h.sandbox.readFile(written))!.data.toString()).toBe("w\n");
+        const written = `/workspace/names/w-${name}`;
+        expect((await h.call("Write", { file_path: written, content: "w\n" })).isError).toBe(false);
+        expect((await h.sandbox.readFile(written))!.data.toString()).toBe("w\n");
 
-      const glob = await h.call("Glob", { pattern: "names/**" });
-      expect(textOf(glob)).toContain(`names/${name}`);
-      expect(textOf(glob)).toContain(`names/w-${name}`);
-    });
+        const glob = await h.call("Glob", { pattern: "names/**" });
+        expect(textOf(glob)).toContain(`names/${name}`);
+        expect(textOf(glob)).toContain(`names/w-${name}`);
+      },
+    );
 
     it("lets Bash handle them when the command quotes them, and nothing in a name ever ran", async () => {
       const r = await h.call("Bash", { command: "cat -- 'names/-rf.txt' 'names/$(touch pwned).txt'" });
-      expect(textOf(r)).toBe(`found ${NAMES.indexOf("-rf.txt")}\nfound ${NAMES.indexOf("$(touch pwned).txt")}`);
+      expect(textOf(r)).toBe(
+        `found ${NAMES.indexOf("-rf.txt")}\nfound ${NAMES.indexOf("$(touch pwned).txt")}`,
+      );
       expect(await h.sh("find / -xdev -name 'pwned*' 2>/dev/null | wc -l")).toBe("0\n");
     });
   });

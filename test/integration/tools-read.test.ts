@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_READ_OUTPUT_CHARS } from "../../src/tools/read.js";
 import { resultOf, startHarness, textOf, type ToolHarness } from "../support/tool-harness.js";
 
-const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEUlEQVR4nGP4z8DwnwGMgRQAH+4D/dJQfRoAAAAASUVORK5CYII=";
-const PDF = "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n";
+const PNG_BASE64 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEUlEQVR4nGP4z8DwnwGMgRQAH+4D/dJQfRoAAAAASUVORK5CYII=";
+const PDF =
+  "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n";
 const NOTEBOOK = JSON.stringify({
   cells: [
     { cell_type: "markdown", source: ["# Title\n", "Some text"] },
@@ -15,7 +17,8 @@ const NOTEBOOK = JSON.stringify({
   nbformat: 4,
   nbformat_minor: 5,
 });
-const lines = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i + 1)).join("\n") + "\n";
+const lines = (n: number, make: (i: number) => string) =>
+  Array.from({ length: n }, (_, i) => make(i + 1)).join("\n") + "\n";
 
 const FILES = {
   "a.txt": "hello\nworld\n",
@@ -36,8 +39,16 @@ const FILES = {
         metadata: {},
         source: ["1 / 0"],
         outputs: [
-          { output_type: "error", ename: "DivideError", evalue: "integer division error", traceback: ["frame 1", "frame 2"] },
-          { output_type: "display_data", data: { "image/png": `${PNG_BASE64.slice(0, 20)}\n${PNG_BASE64.slice(20)}` } },
+          {
+            output_type: "error",
+            ename: "DivideError",
+            evalue: "integer division error",
+            traceback: ["frame 1", "frame 2"],
+          },
+          {
+            output_type: "display_data",
+            data: { "image/png": `${PNG_BASE64.slice(0, 20)}\n${PNG_BASE64.slice(20)}` },
+          },
         ],
       },
     ],
@@ -46,7 +57,14 @@ const FILES = {
     nbformat_minor: 5,
   }),
   "big-out.ipynb": JSON.stringify({
-    cells: [{ cell_type: "code", id: "c1", source: 'print("x" * 20000)', outputs: [{ output_type: "stream", name: "stdout", text: "x".repeat(20_000) }] }],
+    cells: [
+      {
+        cell_type: "code",
+        id: "c1",
+        source: 'print("x" * 20000)',
+        outputs: [{ output_type: "stream", name: "stdout", text: "x".repeat(20_000) }],
+      },
+    ],
     metadata: {},
     nbformat: 4,
     nbformat_minor: 5,
@@ -112,17 +130,26 @@ describe("Read (real sandbox)", () => {
 
   it("gives the empty-file notice for a 0-byte file", async () => {
     const r = await h.call("Read", { file_path: "/workspace/empty.txt" });
-    expect(resultOf(r)).toEqual({ isError: false, text: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>" });
+    expect(resultOf(r)).toEqual({
+      isError: false,
+      text: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
+    });
   });
 
   it("refuses a directory with EISDIR", async () => {
     const r = await h.call("Read", { file_path: "/workspace/sub" });
-    expect(resultOf(r)).toEqual({ isError: true, text: "EISDIR: illegal operation on a directory, read '/workspace/sub'" });
+    expect(resultOf(r)).toEqual({
+      isError: true,
+      text: "EISDIR: illegal operation on a directory, read '/workspace/sub'",
+    });
   });
 
   it("says a missing file does not exist and names the working directory", async () => {
     const r = await h.call("Read", { file_path: "/workspace/presnt.txt" });
-    expect(resultOf(r)).toEqual({ isError: true, text: "File does not exist. Note: your current working directory is /workspace." });
+    expect(resultOf(r)).toEqual({
+      isError: true,
+      text: "File does not exist. Note: your current working directory is /workspace.",
+    });
     expect(r.errorKind).toBe("not_found");
   });
 
@@ -153,14 +180,19 @@ describe("Read (real sandbox)", () => {
   it("returns a PNG as an image block", async () => {
     const r = await h.call("Read", { file_path: "/workspace/img.png" });
     expect(r.isError).toBe(false);
-    expect(r.content).toEqual([{ type: "image", source: { type: "base64", data: PNG_BASE64, media_type: "image/png" } }]);
+    expect(r.content).toEqual([
+      { type: "image", source: { type: "base64", data: PNG_BASE64, media_type: "image/png" } },
+    ]);
   });
 
   it("returns a PDF as a document block", async () => {
     const r = await h.call("Read", { file_path: "/workspace/doc.pdf" });
     expect(r.isError).toBe(false);
     expect(r.content).toEqual([
-      { type: "document", source: { type: "base64", data: Buffer.from(PDF).toString("base64"), media_type: "application/pdf" } },
+      {
+        type: "document",
+        source: { type: "base64", data: Buffer.from(PDF).toString("base64"), media_type: "application/pdf" },
+      },
     ]);
   });
 
@@ -201,7 +233,9 @@ describe("Read (real sandbox)", () => {
     const r = await h.call("Read", { file_path: "/workspace/blob.bin" });
     expect(r.isError).toBe(true);
     expect(r.errorKind).toBe("binary_file");
-    expect(textOf(r)).toMatch(/^<tool_use_error>This tool cannot read binary files\. The file appears to be a binary \.bin file/);
+    expect(textOf(r)).toMatch(
+      /^<tool_use_error>This tool cannot read binary files\. The file appears to be a binary \.bin file/,
+    );
   });
 
   it("refuses a text-named file with NUL bytes as binary, giving its size", async () => {
@@ -253,7 +287,11 @@ describe("Read (real sandbox)", () => {
     expect(text.length).toBeLessThan(40_000);
 
     const middle = await h.call("Read", { file_path: "/workspace/big.txt", offset: 3_000_000, limit: 3 });
-    expect(textOf(middle).split("\n").slice(0, 3)).toEqual(["3000000\t3000000", "3000001\t3000001", "3000002\t3000002"]);
+    expect(textOf(middle).split("\n").slice(0, 3)).toEqual([
+      "3000000\t3000000",
+      "3000001\t3000001",
+      "3000002\t3000002",
+    ]);
   });
 
   it("keeps a window of a 50 MB file with wide lines under the one-Read output cap", async () => {
@@ -275,7 +313,13 @@ describe("Read (real sandbox)", () => {
   it("decodes characters split across the chunks of a big file whole", async () => {
     // "é€\n" is 6 bytes: the 4 MiB chunk boundary falls inside line 699051's characters.
     const r = await h.call("Read", { file_path: "/workspace/multibyte-big.txt", offset: 699_049, limit: 5 });
-    expect(textOf(r).split("\n").slice(0, 5)).toEqual(["699049\té€", "699050\té€", "699051\té€", "699052\té€", "699053\té€"]);
+    expect(textOf(r).split("\n").slice(0, 5)).toEqual([
+      "699049\té€",
+      "699050\té€",
+      "699051\té€",
+      "699052\té€",
+      "699053\té€",
+    ]);
     expect(textOf(r)).not.toContain("\uFFFD");
   });
 
@@ -295,8 +339,21 @@ describe("Read (real sandbox)", () => {
   });
 
   it("reads ten files in one turn in parallel, results in the calls' order", async () => {
-    const names = ["a.txt", "twenty.txt", "crlf.txt", "tabs.txt", "no-newline.txt", "a.txt", "bom.txt", "missing.txt", "sub", "empty.txt"];
-    const records = await h.turn(names.map((n) => ({ name: "Read", input: { file_path: `/workspace/${n}` } })));
+    const names = [
+      "a.txt",
+      "twenty.txt",
+      "crlf.txt",
+      "tabs.txt",
+      "no-newline.txt",
+      "a.txt",
+      "bom.txt",
+      "missing.txt",
+      "sub",
+      "empty.txt",
+    ];
+    const records = await h.turn(
+      names.map((n) => ({ name: "Read", input: { file_path: `/workspace/${n}` } })),
+    );
     expect(records.map((r) => r.index)).toEqual(names.map((_, i) => i));
     expect(textOf(records[0]!)).toBe("1\thello\n2\tworld\n3\t");
     expect(textOf(records[4]!)).toBe("1\tlast line");
@@ -307,7 +364,9 @@ describe("Read (real sandbox)", () => {
 
   it("records the read for read-before-edit, keyed by the container path", async () => {
     await h.call("Read", { file_path: "/workspace/twenty.txt" });
-    expect(h.state.reads.get("/workspace/twenty.txt")).toMatchObject({ size: Buffer.byteLength(FILES["twenty.txt"]) });
+    expect(h.state.reads.get("/workspace/twenty.txt")).toMatchObject({
+      size: Buffer.byteLength(FILES["twenty.txt"]),
+    });
   });
 
   it("refuses a FIFO rather than hanging on it", async () => {

@@ -31,11 +31,66 @@ function openssl(dir: string, ...args: string[]): void {
 
 /** A CA and a server certificate for the test names (and the address, for the IP-literal tests). */
 function makeCertificates(dir: string, address: string): { key: Buffer; cert: Buffer; caFile: string } {
-  openssl(dir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "1", "-subj", "/CN=agent-ci egress test CA");
-  fs.writeFileSync(path.join(dir, "server.ext"), `subjectAltName=${TEST_NAMES.map((n) => `DNS:${n}`).join(",")},IP:${address}\nextendedKeyUsage=serverAuth\n`);
-  openssl(dir, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "key.pem", "-out", "req.csr", "-subj", "/CN=allowed.test");
-  openssl(dir, "x509", "-req", "-in", "req.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial", "-out", "cert.pem", "-days", "1", "-extfile", "server.ext");
-  return { key: fs.readFileSync(path.join(dir, "key.pem")), cert: fs.readFileSync(path.join(dir, "cert.pem")), caFile: path.join(dir, "ca.pem") };
+  openssl(
+    dir,
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    "ca-key.pem",
+    "-out",
+    "ca.pem",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=agent-ci egress test CA",
+  );
+  fs.writeFileSync(
+    path.join(dir, "server.ext"),
+    `subjectAltName=${TEST_NAMES.map((n) => `DNS:${n}`).join(",")},IP:${address}\nextendedKeyUsage=serverAuth\n`,
+  );
+  openssl(
+    dir,
+    "req",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    "key.pem",
+    "-out",
+    "req.csr",
+    "-subj",
+    "/CN=allowed.test",
+  );
+  openssl(
+    dir,
+    "x509",
+    "-req",
+    "-in",
+    "req.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca-key.pem",
+    "-CAcreateserial",
+    "-out",
+    "cert.pem",
+    "-days",
+    "1",
+    "-extfile",
+    "server.ext",
+  );
+  return {
+    key: fs.readFileSync(path.join(dir, "key.pem")),
+    cert: fs.readFileSync(path.join(dir, "cert.pem")),
+    caFile: path.join(dir, "ca.pem"),
+  };
 }
 
 /**
@@ -81,11 +136,18 @@ export async function startOriginServers(address = "127.0.0.1", listenOn = addre
  */
 export async function hostAddressForContainers(docker: import("dockerode")): Promise<string> {
   for (const name of ["bridge", "podman"]) {
-    const info = await docker.getNetwork(name).inspect().catch(() => undefined) as { IPAM?: { Config?: Array<{ Gateway?: string }> } } | undefined;
+    const info = (await docker
+      .getNetwork(name)
+      .inspect()
+      .catch(() => undefined)) as { IPAM?: { Config?: Array<{ Gateway?: string }> } } | undefined;
     const gateway = info?.IPAM?.Config?.find((c) => c.Gateway && !c.Gateway.includes(":"))?.Gateway;
     if (gateway) return gateway;
   }
-  const probe = await docker.createContainer({ Image: DEFAULT_BASE_IMAGE, Entrypoint: ["sleep", "60"], HostConfig: { NetworkMode: "bridge" } });
+  const probe = await docker.createContainer({
+    Image: DEFAULT_BASE_IMAGE,
+    Entrypoint: ["sleep", "60"],
+    HostConfig: { NetworkMode: "bridge" },
+  });
   try {
     await probe.start();
     const gateway = (await probe.inspect()).NetworkSettings.Networks.bridge?.Gateway;

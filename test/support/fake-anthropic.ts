@@ -340,11 +340,19 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return;
     }
 
-    if (options.rejectContextManagement && (record.headers["anthropic-beta"] || (isRecord(record.body) && "context_management" in record.body))) {
-      sendError(res, 400, { type: "invalid_request_error", message: "context_management: Extra inputs are not permitted" });
+    if (
+      options.rejectContextManagement &&
+      (record.headers["anthropic-beta"] || (isRecord(record.body) && "context_management" in record.body))
+    ) {
+      sendError(res, 400, {
+        type: "invalid_request_error",
+        message: "context_management: Extra inputs are not permitted",
+      });
       return;
     }
-    const problem = validate ? (validateMessagesRequest(record) ?? validateContextManagement(record, issuedCompactions)) : undefined;
+    const problem = validate
+      ? (validateMessagesRequest(record) ?? validateContextManagement(record, issuedCompactions))
+      : undefined;
     if (problem) {
       sendError(res, 400, { type: "invalid_request_error", message: problem });
       return;
@@ -352,16 +360,26 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const messagesRecord = record as RecordedMessagesRequest;
     const managed = applyContextManagement(messagesRecord.body);
     if (options.contextWindowTokens !== undefined && managed.tokens > options.contextWindowTokens) {
-      sendError(res, 400, { type: "invalid_request_error", message: `prompt is too long: ${managed.tokens} tokens > ${options.contextWindowTokens} maximum` });
+      sendError(res, 400, {
+        type: "invalid_request_error",
+        message: `prompt is too long: ${managed.tokens} tokens > ${options.contextWindowTokens} maximum`,
+      });
       return;
     }
     if (managed.compaction?.pause) {
-      await answer(withContextManagement({ content: [], stopReason: "compaction" }, managed, issuedCompactions), messagesRecord, res);
+      await answer(
+        withContextManagement({ content: [], stopReason: "compaction" }, managed, issuedCompactions),
+        messagesRecord,
+        res,
+      );
       return;
     }
     const messagesIndex = messagesCount++;
     const scripted = queue.shift() ?? (await options.handler?.(messagesRecord, messagesIndex));
-    const turn = scripted && (scripted.type === undefined || scripted.type === "message") ? withContextManagement(scripted, managed, issuedCompactions) : scripted;
+    const turn =
+      scripted && (scripted.type === undefined || scripted.type === "message")
+        ? withContextManagement(scripted, managed, issuedCompactions)
+        : scripted;
     if (!turn) {
       sendError(res, 400, {
         type: "invalid_request_error",
@@ -472,7 +490,12 @@ function buildMessage(
           caller: { type: "direct" },
         };
       case "compaction":
-        return { type: "compaction", content: block.content, encrypted_content: null, signature: block.signature ?? null };
+        return {
+          type: "compaction",
+          content: block.content,
+          encrypted_content: null,
+          signature: block.signature ?? null,
+        };
     }
   });
   return {
@@ -624,7 +647,12 @@ function blockEvents(
     case "compaction":
       // One delta carries the whole summary, as the API sends it.
       return {
-        start: { type: "compaction", content: null, encrypted_content: null, signature: block.signature ?? null },
+        start: {
+          type: "compaction",
+          content: null,
+          encrypted_content: null,
+          signature: block.signature ?? null,
+        },
         pieces: [""],
         deltaOf: () => ({ type: "compaction_delta", content: block.content, encrypted_content: null }),
         after: [],
@@ -913,7 +941,8 @@ export interface ManagedPrompt {
 }
 
 function editsOf(body: unknown): Array<Record<string, unknown>> {
-  if (!isRecord(body) || !isRecord(body.context_management) || !Array.isArray(body.context_management.edits)) return [];
+  if (!isRecord(body) || !isRecord(body.context_management) || !Array.isArray(body.context_management.edits))
+    return [];
   return body.context_management.edits.filter(isRecord);
 }
 
@@ -922,12 +951,16 @@ function valueOf(field: unknown, fallback: number): number {
 }
 
 /** The API's checks on context management: each edit's beta is in `anthropic-beta`; compaction blocks come back verbatim. */
-function validateContextManagement(record: RecordedRequest, issued: Map<string, string | null>): string | undefined {
+function validateContextManagement(
+  record: RecordedRequest,
+  issued: Map<string, string | null>,
+): string | undefined {
   const betas = (record.headers["anthropic-beta"] ?? "").split(",").map((beta) => beta.trim());
   for (const edit of editsOf(record.body)) {
     const needed = EDIT_BETAS.find(([prefix]) => String(edit.type).startsWith(prefix));
     if (!needed) return `context_management.edits: unknown edit type ${String(edit.type)}`;
-    if (!betas.includes(needed[1])) return `context_management: the ${String(edit.type)} edit requires the ${needed[1]} beta`;
+    if (!betas.includes(needed[1]))
+      return `context_management: the ${String(edit.type)} edit requires the ${needed[1]} beta`;
   }
   const messages = isRecord(record.body) && Array.isArray(record.body.messages) ? record.body.messages : [];
   for (const message of messages) {
@@ -950,7 +983,8 @@ function validateContextManagement(record: RecordedRequest, issued: Map<string, 
  * least `clear_at_least`.
  */
 export function applyContextManagement(body: ManagedBody): ManagedPrompt {
-  const count = (messages: unknown[]) => Math.ceil(JSON.stringify({ system: body.system, tools: body.tools, messages }).length / 4);
+  const count = (messages: unknown[]) =>
+    Math.ceil(JSON.stringify({ system: body.system, tools: body.tools, messages }).length / 4);
   let messages: unknown[] = body.messages;
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
@@ -967,18 +1001,32 @@ export function applyContextManagement(body: ManagedBody): ManagedPrompt {
       if (before <= valueOf(edit.trigger, DEFAULT_COMPACT_TRIGGER_TOKENS)) continue;
       const summary = `Summary of ${messages.length} earlier messages (${before} tokens).`;
       messages = [{ role: "assistant", content: [{ type: "compaction", content: summary }] }];
-      result.compaction = { before, after: count(messages), summary, pause: edit.pause_after_compaction === true };
+      result.compaction = {
+        before,
+        after: count(messages),
+        summary,
+        pause: edit.pause_after_compaction === true,
+      };
       continue;
     }
     if (!type.startsWith("clear_tool_uses_")) continue;
     const before = count(messages);
     if (before <= valueOf(edit.trigger, DEFAULT_TRIGGER_TOKENS)) continue;
     const keep = valueOf(edit.keep, DEFAULT_KEEP_TOOL_USES);
-    const results = messages.flatMap((m) => (isRecord(m) ? blocksOf(m).filter((b) => b.type === "tool_result" && b.content !== "") : []));
+    const results = messages.flatMap((m) =>
+      isRecord(m) ? blocksOf(m).filter((b) => b.type === "tool_result" && b.content !== "") : [],
+    );
     const cleared = new Set(results.slice(0, Math.max(0, results.length - keep)));
     if (cleared.size === 0) continue;
     const edited = messages.map((m) =>
-      isRecord(m) && Array.isArray(m.content) ? { ...m, content: m.content.map((b: unknown) => (cleared.has(b as Record<string, unknown>) ? { ...(b as object), content: "" } : b)) } : m,
+      isRecord(m) && Array.isArray(m.content)
+        ? {
+            ...m,
+            content: m.content.map((b: unknown) =>
+              cleared.has(b as Record<string, unknown>) ? { ...(b as object), content: "" } : b,
+            ),
+          }
+        : m,
     );
     const freed = before - count(edited);
     if (freed < valueOf(edit.clear_at_least, 0)) continue;
@@ -995,23 +1043,44 @@ export function effectivePromptTokens(body: ManagedBody): number {
 }
 
 /** The scripted answer as the API sends it after the edits: the applied edits reported, a compaction block first. */
-function withContextManagement(turn: FakeMessage, managed: ManagedPrompt, issued: Map<string, string | null>): FakeMessage {
+function withContextManagement(
+  turn: FakeMessage,
+  managed: ManagedPrompt,
+  issued: Map<string, string | null>,
+): FakeMessage {
   // A scripted compaction block counts as issued too.
-  for (const block of turn.content) if (block.type === "compaction" && block.signature) issued.set(block.signature, block.content);
+  for (const block of turn.content)
+    if (block.type === "compaction" && block.signature) issued.set(block.signature, block.content);
   if (!managed.cleared && !managed.compaction) return turn;
   // The prompt billed is the edited one.
   const out: FakeMessage = { ...turn, usage: { ...turn.usage, input_tokens: managed.tokens } };
   if (managed.cleared) {
     out.contextManagement = {
-      applied_edits: [{ type: "clear_tool_uses_20250919", cleared_tool_uses: managed.cleared.tool_uses, cleared_input_tokens: managed.cleared.input_tokens }],
+      applied_edits: [
+        {
+          type: "clear_tool_uses_20250919",
+          cleared_tool_uses: managed.cleared.tool_uses,
+          cleared_input_tokens: managed.cleared.input_tokens,
+        },
+      ],
     };
   }
   if (managed.compaction) {
     const signature = `fake-compaction-${issued.size + 1}`;
     issued.set(signature, managed.compaction.summary);
     out.content = [{ type: "compaction", content: managed.compaction.summary, signature }, ...turn.content];
-    const iteration = (type: string, input: number) => ({ type, input_tokens: input, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: null });
-    out.iterations = [iteration("compaction", managed.compaction.before), ...(managed.compaction.pause ? [] : [iteration("message", managed.compaction.after)])];
+    const iteration = (type: string, input: number) => ({
+      type,
+      input_tokens: input,
+      output_tokens: 20,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      cache_creation: null,
+    });
+    out.iterations = [
+      iteration("compaction", managed.compaction.before),
+      ...(managed.compaction.pause ? [] : [iteration("message", managed.compaction.after)]),
+    ];
   }
   return out;
 }

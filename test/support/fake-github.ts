@@ -407,20 +407,35 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           body?: string;
           event?: string;
           commit_id?: string;
-          comments?: Array<{ path?: string; line?: number; start_line?: number; side?: string; start_side?: string; body?: string }>;
+          comments?: Array<{
+            path?: string;
+            line?: number;
+            start_line?: number;
+            side?: string;
+            start_side?: string;
+            body?: string;
+          }>;
         };
         const inline = parsed.comments ?? [];
         if (parsed.event === "COMMENT" && !parsed.body && !inline.length)
-          return json(res, 422, { message: "Unprocessable Entity", errors: ["Body is required for a COMMENT review"] });
+          return json(res, 422, {
+            message: "Unprocessable Entity",
+            errors: ["Body is required for a COMMENT review"],
+          });
         if ((parsed.body ?? "").length > COMMENT_BODY_MAX) return json(res, 422, faults.tooLong().body);
         const lines = rightSideLines(pull.diff);
         for (const c of inline) {
           const ranges = lines.get(c.path ?? "");
-          const inHunk = (n: number | undefined) => ranges?.find(([a, b]) => n !== undefined && a <= n && n <= b);
+          const inHunk = (n: number | undefined) =>
+            ranges?.find(([a, b]) => n !== undefined && a <= n && n <= b);
           const hunk = inHunk(c.line);
-          const startOk = c.start_line === undefined || (c.start_line < (c.line ?? 0) && inHunk(c.start_line) === hunk);
+          const startOk =
+            c.start_line === undefined || (c.start_line < (c.line ?? 0) && inHunk(c.start_line) === hunk);
           if (!c.body || c.side !== "RIGHT" || !hunk || !startOk)
-            return json(res, 422, { message: "Unprocessable Entity", errors: ["Line could not be resolved"] });
+            return json(res, 422, {
+              message: "Unprocessable Entity",
+              errors: ["Line could not be resolved"],
+            });
         }
         const id = nextReviewId++;
         const created: FakeReview = {
@@ -454,12 +469,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       }
       if (!match[3] && method === "PUT") {
         const parsed = JSON.parse(body || "{}") as { body?: string };
-        if (typeof parsed.body !== "string") return json(res, 422, { message: "Invalid request: body is required" });
+        if (typeof parsed.body !== "string")
+          return json(res, 422, { message: "Invalid request: body is required" });
         review.body = parsed.body;
         return json(res, 200, reviewJson(review));
       }
       if (!match[3] && method === "DELETE")
-        return json(res, 422, { message: "Unprocessable Entity", errors: ["Can not delete a non-pending pull request review"] });
+        return json(res, 422, {
+          message: "Unprocessable Entity",
+          errors: ["Can not delete a non-pending pull request review"],
+        });
     }
     if (method === "DELETE" && (match = m(new RegExp(`${prefix}/pulls/comments/(\\d+)$`)))) {
       const id = Number(match[1]);

@@ -59,8 +59,10 @@ export class FakeSandbox implements Sandbox {
   private clock = 1_700_000_000_000;
 
   constructor(files: Record<string, string | Buffer> = {}, links: Record<string, string> = {}) {
-    for (const [rel, content] of Object.entries(files)) this.put(path.posix.resolve(WORKSPACE_ROOT, rel), content);
-    for (const [rel, target] of Object.entries(links)) this.links.set(path.posix.resolve(WORKSPACE_ROOT, rel), target);
+    for (const [rel, content] of Object.entries(files))
+      this.put(path.posix.resolve(WORKSPACE_ROOT, rel), content);
+    for (const [rel, target] of Object.entries(links))
+      this.links.set(path.posix.resolve(WORKSPACE_ROOT, rel), target);
   }
 
   put(absolute: string, content: string | Uint8Array, mode = 0o644): FakeFile {
@@ -84,7 +86,8 @@ export class FakeSandbox implements Sandbox {
         resolved = next;
         continue;
       }
-      if (++hops > 40) throw new SandboxFsError("ELOOP", `too many levels of symbolic links: ${given}`, given);
+      if (++hops > 40)
+        throw new SandboxFsError("ELOOP", `too many levels of symbolic links: ${given}`, given);
       parts = [...path.posix.resolve(resolved, target).split("/").filter(Boolean), ...parts.slice(i + 1)];
       resolved = "/";
       i = -1;
@@ -95,7 +98,11 @@ export class FakeSandbox implements Sandbox {
   private confined(given: string, access: FileAccess = {}): string {
     const real = this.canonical(given);
     if ((access.confine ?? true) && !inRoots(real)) {
-      throw new SandboxFsError("EOUTSIDE", `${given} resolves to ${real}, outside ${ROOTS.join(", ")}`, given);
+      throw new SandboxFsError(
+        "EOUTSIDE",
+        `${given} resolves to ${real}, outside ${ROOTS.join(", ")}`,
+        given,
+      );
     }
     return real;
   }
@@ -107,8 +114,17 @@ export class FakeSandbox implements Sandbox {
 
   private statOf(real: string, isSymlink: boolean): FileStat | null {
     const file = this.files.get(real);
-    if (file) return { type: "file", size: file.data.length, mtimeMs: file.mtimeMs, mode: file.mode, realPath: real, isSymlink };
-    if (this.isDirectory(real)) return { type: "directory", size: 4096, mtimeMs: 0, mode: 0o755, realPath: real, isSymlink };
+    if (file)
+      return {
+        type: "file",
+        size: file.data.length,
+        mtimeMs: file.mtimeMs,
+        mode: file.mode,
+        realPath: real,
+        isSymlink,
+      };
+    if (this.isDirectory(real))
+      return { type: "directory", size: 4096, mtimeMs: 0, mode: 0o755, realPath: real, isSymlink };
     return null;
   }
 
@@ -116,7 +132,8 @@ export class FakeSandbox implements Sandbox {
     this.ops.push({ op: "exec" });
     if (request.confineCwd) {
       const cwd = request.cwd ?? WORKSPACE_ROOT;
-      if (!this.isDirectory(this.confined(cwd))) throw new SandboxFsError("ENOENT", `the directory ${cwd} does not exist`, cwd);
+      if (!this.isDirectory(this.confined(cwd)))
+        throw new SandboxFsError("ENOENT", `the directory ${cwd} does not exist`, cwd);
     }
     return execResult(this.execHandler(request));
   }
@@ -135,17 +152,23 @@ export class FakeSandbox implements Sandbox {
   async readFile(p: string, options: ReadOptions = {}): Promise<{ data: Buffer; stat: FileStat } | null> {
     this.ops.push({ op: "readFile", path: p });
     const real = this.confined(p, options);
-    if (this.isDirectory(real) && !this.files.has(real)) throw new SandboxFsError("EISDIR", `EISDIR: illegal operation on a directory, read '${p}'`, p);
+    if (this.isDirectory(real) && !this.files.has(real))
+      throw new SandboxFsError("EISDIR", `EISDIR: illegal operation on a directory, read '${p}'`, p);
     const file = this.files.get(real);
     if (!file) return null;
     const stat = this.statOf(real, this.links.has(path.posix.resolve(WORKSPACE_ROOT, p)))!;
-    if (options.maxSize !== undefined && file.data.length > options.maxSize) return { data: Buffer.alloc(0), stat };
+    if (options.maxSize !== undefined && file.data.length > options.maxSize)
+      return { data: Buffer.alloc(0), stat };
     const start = options.start ?? 0;
     const end = options.length === undefined ? file.data.length : start + options.length;
     return { data: file.data.subarray(start, end), stat };
   }
 
-  async writeFile(p: string, data: string | Uint8Array, options: FileAccess & { mode?: number } = {}): Promise<FileStat> {
+  async writeFile(
+    p: string,
+    data: string | Uint8Array,
+    options: FileAccess & { mode?: number } = {},
+  ): Promise<FileStat> {
     this.ops.push({ op: "writeFile", path: p });
     const real = this.confined(p, options);
     const mode = options.mode ?? this.files.get(real)?.mode ?? 0o644;

@@ -3,7 +3,15 @@
 import type Docker from "dockerode";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { baseImageFor, type BuildRecipe, DEFAULT_BASE_IMAGE, ensureBuilt, folderFiles, imageExists, recipeTag } from "../../src/sandbox/image.js";
+import {
+  baseImageFor,
+  type BuildRecipe,
+  DEFAULT_BASE_IMAGE,
+  ensureBuilt,
+  folderFiles,
+  imageExists,
+  recipeTag,
+} from "../../src/sandbox/image.js";
 import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
 
 export const FIXTURE_IMAGES = ["go", "python", "busybox"] as const;
@@ -38,6 +46,10 @@ export async function ensureFixtureImages(docker: Docker, progress?: (line: stri
 export const FOREIGN_ARCHITECTURE = "arm64";
 export const foreignImage = (): string => baseImageFor(FOREIGN_ARCHITECTURE);
 
-export async function ensureForeignToolbelt(docker: Docker, progress?: (line: string) => void): Promise<void> {
-  if (await imageExists(docker, foreignImage())) await ensureToolbelt(docker, progress, { architecture: FOREIGN_ARCHITECTURE });
+export async function ensureForeignToolbelt(
+  docker: Docker,
+  progress?: (line: string) => void,
+): Promise<void> {
+  if (await imageExists(docker, foreignImage()))
+    await ensureToolbelt(docker, progress, { architecture: FOREIGN_ARCHITECTURE });
 }

@@ -6,7 +6,12 @@ import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { expect } from "vitest";
-import { ToolPipeline, type PipelineOptions, type ToolCallRecord, type ToolCallRequest } from "../../src/runner/pipeline.js";
+import {
+  ToolPipeline,
+  type PipelineOptions,
+  type ToolCallRecord,
+  type ToolCallRequest,
+} from "../../src/runner/pipeline.js";
 import { DockerSandbox, newRunId, type DockerSandboxOptions } from "../../src/sandbox/docker-sandbox.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { ALL_TOOLS } from "../../src/tools/index.js";
@@ -52,7 +57,11 @@ export function hashTree(root: string): string {
 
 export async function startHarness(
   files: Record<string, FileSpec>,
-  options: { git?: boolean; sandbox?: Partial<DockerSandboxOptions>; pipeline?: Partial<PipelineOptions> } = {},
+  options: {
+    git?: boolean;
+    sandbox?: Partial<DockerSandboxOptions>;
+    pipeline?: Partial<PipelineOptions>;
+  } = {},
 ): Promise<ToolHarness> {
   const workspace = makeWorkspace(files, { git: options.git });
   const outputDir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
@@ -60,10 +69,21 @@ export async function startHarness(
   const runId = newRunId();
   const sandbox = await DockerSandbox.start({ runId, workspaceDir: workspace, ...options.sandbox });
   const state = new RunState();
-  const pipeline = new ToolPipeline({ allTools: ALL_TOOLS, enabledTools: ALL_TOOLS, sandbox, state, outputDir, ...options.pipeline });
+  const pipeline = new ToolPipeline({
+    allTools: ALL_TOOLS,
+    enabledTools: ALL_TOOLS,
+    sandbox,
+    state,
+    outputDir,
+    ...options.pipeline,
+  });
   let turnNo = 0;
   const turn = (calls: Array<{ name: string; input: unknown }>) => {
-    const requests: ToolCallRequest[] = calls.map((c) => ({ id: `toolu_${++callSeq}`, name: c.name, input: c.input }));
+    const requests: ToolCallRequest[] = calls.map((c) => ({
+      id: `toolu_${++callSeq}`,
+      name: c.name,
+      input: c.input,
+    }));
     return pipeline.runTurn(turnNo++, requests, new AbortController().signal);
   };
   return {
@@ -81,12 +101,16 @@ export async function startHarness(
     },
     async sh(script) {
       const res = await sandbox.exec({ script, timeoutMs: 60_000 });
-      if (res.exitCode !== 0) throw new Error(`setup script failed (${res.exitCode}): ${script}\n${res.stderr.toString("utf8")}`);
+      if (res.exitCode !== 0)
+        throw new Error(`setup script failed (${res.exitCode}): ${script}\n${res.stderr.toString("utf8")}`);
       return res.stdout.toString("utf8");
     },
     async dispose() {
       await sandbox.dispose();
-      const left = await new Docker().listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${runId}`] } });
+      const left = await new Docker().listContainers({
+        all: true,
+        filters: { label: [`${LABEL_RUN}=${runId}`] },
+      });
       expect(left).toEqual([]);
       // The host checkout is never touched by anything the tools did.
       expect(hashTree(workspace)).toBe(hostHashAtStart);

@@ -11,7 +11,10 @@ export function makeWorkspace(files: Record<string, FileSpec>, options: { git?: 
   writeFiles(dir, files);
   if (options.git) {
     const git = (...args: string[]) =>
-      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, stdio: "pipe" });
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+        cwd: dir,
+        stdio: "pipe",
+      });
     git("init", "-q", "-b", "main");
     git("add", "-A");
     git("commit", "-qm", "initial");
@@ -29,7 +32,8 @@ export function writeFiles(dir: string, files: Record<string, FileSpec>): void {
     }
     const content = typeof spec === "string" || Buffer.isBuffer(spec) ? spec : spec.content;
     fs.writeFileSync(abs, content);
-    if (typeof spec === "object" && !Buffer.isBuffer(spec) && "mode" in spec && spec.mode) fs.chmodSync(abs, spec.mode);
+    if (typeof spec === "object" && !Buffer.isBuffer(spec) && "mode" in spec && spec.mode)
+      fs.chmodSync(abs, spec.mode);
   }
 }
 

@@ -13,7 +13,8 @@ const stream = Buffer.concat(frames);
 function decodeIn(chunkSize: number) {
   const decoder = new FrameDecoder();
   const out = [];
-  for (let at = 0; at < stream.length; at += chunkSize) out.push(...decoder.push(stream.subarray(at, at + chunkSize)));
+  for (let at = 0; at < stream.length; at += chunkSize)
+    out.push(...decoder.push(stream.subarray(at, at + chunkSize)));
   return out;
 }
 

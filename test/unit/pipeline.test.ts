@@ -99,7 +99,11 @@ function fakeTools(world: World) {
     },
   });
 
-  const echoSchema = z.strictObject({ text: z.string(), path: z.string().optional(), count: z.number().int().optional() });
+  const echoSchema = z.strictObject({
+    text: z.string(),
+    path: z.string().optional(),
+    count: z.number().int().optional(),
+  });
   type EchoInput = z.infer<typeof echoSchema>;
   const echo = (name: string, readOnly: boolean) =>
     defineTool<EchoInput>({
@@ -112,7 +116,9 @@ function fakeTools(world: World) {
       targetPath: (input) => input.path,
       async validateInput(input) {
         trace.push("validate");
-        return input.text === "invalid" ? toolError("invalid_input", "text must not be 'invalid'; say something else") : undefined;
+        return input.text === "invalid"
+          ? toolError("invalid_input", "text must not be 'invalid'; say something else")
+          : undefined;
       },
       async call(input) {
         trace.push("call");
@@ -128,7 +134,8 @@ function fakeTools(world: World) {
     isConcurrencySafe: () => true,
     async call(input) {
       trace.push("call");
-      if (input.kind === "fs") throw new SandboxFsError("EACCES", "EACCES: permission denied, open '/workspace/x'", "/workspace/x");
+      if (input.kind === "fs")
+        throw new SandboxFsError("EACCES", "EACCES: permission denied, open '/workspace/x'", "/workspace/x");
       if (input.kind === "gone") throw new SandboxGoneError("the container is not running");
       if (input.kind === "engine") throw new EngineError("the engine stopped answering");
       throw new Error("boom");
@@ -150,7 +157,15 @@ function fakeTools(world: World) {
     },
   });
 
-  return { SafeWait, UnsafeWait, MaybeSafe, Echo: echo("Echo", true), Writer: echo("Writer", false), Throws, Big };
+  return {
+    SafeWait,
+    UnsafeWait,
+    MaybeSafe,
+    Echo: echo("Echo", true),
+    Writer: echo("Writer", false),
+    Throws,
+    Big,
+  };
 }
 
 // ---- a pipeline to test ----
@@ -165,7 +180,8 @@ class RecordingGate implements PermissionGate {
     this.trace.push("permission");
     this.requests.push(request);
     const reason = this.deny(request);
-    if (reason) return { behavior: "deny", reason, rule: { text: "Echo(secret)", source: "test" }, decidedBy: "rule" };
+    if (reason)
+      return { behavior: "deny", reason, rule: { text: "Echo(secret)", source: "test" }, decidedBy: "rule" };
     return { behavior: "allow", reason: "allowed by test", decidedBy: "mode" };
   }
 }
@@ -186,7 +202,13 @@ function recordingHooks(trace: string[]): ToolHooks {
   };
 }
 
-function setup(options: { enabled?: (tools: ReturnType<typeof fakeTools>) => AnyTool[]; outputDir?: string; deny?: (r: PermissionRequest) => string | undefined } = {}) {
+function setup(
+  options: {
+    enabled?: (tools: ReturnType<typeof fakeTools>) => AnyTool[];
+    outputDir?: string;
+    deny?: (r: PermissionRequest) => string | undefined;
+  } = {},
+) {
   const world: World = { deferreds: new Deferreds(), trace: [] };
   const tools = fakeTools(world);
   const all: AnyTool[] = Object.values(tools);
@@ -219,7 +241,10 @@ function setup(options: { enabled?: (tools: ReturnType<typeof fakeTools>) => Any
  * Runs a turn, letting go of every waiting call each time the pipeline can make no more progress. Each
  * wave is the set of calls that were running at the same time.
  */
-async function waves(t: ReturnType<typeof setup>, calls: Array<[string, unknown]>): Promise<{ waves: string[][]; records: ToolCallRecord[] }> {
+async function waves(
+  t: ReturnType<typeof setup>,
+  calls: Array<[string, unknown]>,
+): Promise<{ waves: string[][]; records: ToolCallRecord[] }> {
   let done = false;
   const turn = t.run(calls).finally(() => (done = true));
   const seen: string[][] = [];
@@ -240,24 +265,47 @@ const M = (id: string, safe: boolean): [string, unknown] => ["MaybeSafe", { id, 
 
 describe("ToolPipeline: concurrency and order", () => {
   it.each([
-    { name: "concurrency-safe calls run together", calls: [S("a"), S("b"), S("c")], expected: [["a", "b", "c"]] },
-    { name: "unsafe calls run one at a time", calls: [U("a"), U("b"), U("c")], expected: [["a"], ["b"], ["c"]] },
+    {
+      name: "concurrency-safe calls run together",
+      calls: [S("a"), S("b"), S("c")],
+      expected: [["a", "b", "c"]],
+    },
+    {
+      name: "unsafe calls run one at a time",
+      calls: [U("a"), U("b"), U("c")],
+      expected: [["a"], ["b"], ["c"]],
+    },
     {
       name: "a mixed turn runs in batches split by each unsafe call",
       calls: [S("a"), S("b"), U("c"), S("d"), S("e"), U("f"), S("g")],
       expected: [["a", "b"], ["c"], ["d", "e"], ["f"], ["g"]],
     },
-    { name: "safety is decided per input", calls: [M("a", true), M("b", true), M("c", false), M("d", true)], expected: [["a", "b"], ["c"], ["d"]] },
-    { name: "an unknown tool does not split a safe batch", calls: [S("a"), ["Nope", {}], S("b")], expected: [["a", "b"]] },
-    { name: "a call whose input fails to parse runs alone", calls: [S("a"), ["SafeWait", { id: 1 }], S("b")], expected: [["a"], ["b"]] },
-  ] as Array<{ name: string; calls: Array<[string, unknown]>; expected: string[][] }>)("$name", async ({ calls, expected }) => {
-    const t = setup();
-    const { waves: seen, records } = await waves(t, calls);
-    expect(seen).toEqual(expected);
-    expect(t.world.deferreds.maxActive).toBe(Math.max(...expected.map((w) => w.length)));
-    expect(records.map((r) => r.index)).toEqual(calls.map((_, i) => i));
-    expect(records.map((r) => r.tool)).toEqual(calls.map(([name]) => name));
-  });
+    {
+      name: "safety is decided per input",
+      calls: [M("a", true), M("b", true), M("c", false), M("d", true)],
+      expected: [["a", "b"], ["c"], ["d"]],
+    },
+    {
+      name: "an unknown tool does not split a safe batch",
+      calls: [S("a"), ["Nope", {}], S("b")],
+      expected: [["a", "b"]],
+    },
+    {
+      name: "a call whose input fails to parse runs alone",
+      calls: [S("a"), ["SafeWait", { id: 1 }], S("b")],
+      expected: [["a"], ["b"]],
+    },
+  ] as Array<{ name: string; calls: Array<[string, unknown]>; expected: string[][] }>)(
+    "$name",
+    async ({ calls, expected }) => {
+      const t = setup();
+      const { waves: seen, records } = await waves(t, calls);
+      expect(seen).toEqual(expected);
+      expect(t.world.deferreds.maxActive).toBe(Math.max(...expected.map((w) => w.length)));
+      expect(records.map((r) => r.index)).toEqual(calls.map((_, i) => i));
+      expect(records.map((r) => r.tool)).toEqual(calls.map(([name]) => name));
+    },
+  );
 
   it("returns results in call order when later calls of a parallel batch finish first", async () => {
     const t = setup();
@@ -331,12 +379,38 @@ describe("ToolPipeline: each stage that stops a call", () => {
       text: /^<tool_use_error>InputValidationError: Echo failed due to the following issues:\n.*expected string, received undefined\n\s*→ at text\nRewrite the input/,
       trace: [],
     },
-    { name: "a wrong type", call: ["Echo", { text: 42 }], stage: "parse", kind: "invalid_input", text: /expected string, received number\n\s*→ at text/, trace: [] },
-    { name: "an extra key", call: ["Echo", { text: "x", extra: true }], stage: "parse", kind: "invalid_input", text: /Unrecognized key: "extra"/, trace: [] },
-    { name: "input that is not an object", call: ["Echo", "just a string"], stage: "parse", kind: "invalid_input", text: /expected object/, trace: [] },
+    {
+      name: "a wrong type",
+      call: ["Echo", { text: 42 }],
+      stage: "parse",
+      kind: "invalid_input",
+      text: /expected string, received number\n\s*→ at text/,
+      trace: [],
+    },
+    {
+      name: "an extra key",
+      call: ["Echo", { text: "x", extra: true }],
+      stage: "parse",
+      kind: "invalid_input",
+      text: /Unrecognized key: "extra"/,
+      trace: [],
+    },
+    {
+      name: "input that is not an object",
+      call: ["Echo", "just a string"],
+      stage: "parse",
+      kind: "invalid_input",
+      text: /expected object/,
+      trace: [],
+    },
     {
       name: "an input error from the driver (bad JSON)",
-      call: { id: "toolu_json", name: "Echo", input: {}, inputError: "Unexpected token } in JSON at position 12" },
+      call: {
+        id: "toolu_json",
+        name: "Echo",
+        input: {},
+        inputError: "Unexpected token } in JSON at position 12",
+      },
       stage: "parse",
       kind: "invalid_input",
       text: "<tool_use_error>InputValidationError: the input was not a JSON object (Unexpected token } in JSON at position 12). Call Echo again with a JSON object as its input.</tool_use_error>",
@@ -394,8 +468,16 @@ describe("ToolPipeline: each stage that stops a call", () => {
   ];
 
   it.each(rows)("$name → stopped at $stage", async (row) => {
-    const enabled = row.name.includes("disabled") ? (t: ReturnType<typeof fakeTools>) => [t.Echo, t.SafeWait] : undefined;
-    const t = setup({ enabled, deny: (r) => (r.input.text === "secret" ? "Echo(secret) is denied by a deny rule in .agent-ci.json; do something else" : undefined) });
+    const enabled = row.name.includes("disabled")
+      ? (t: ReturnType<typeof fakeTools>) => [t.Echo, t.SafeWait]
+      : undefined;
+    const t = setup({
+      enabled,
+      deny: (r) =>
+        r.input.text === "secret"
+          ? "Echo(secret) is denied by a deny rule in .agent-ci.json; do something else"
+          : undefined,
+    });
     const [record] = await t.run([row.call]);
     expect(record!.stage).toBe(row.stage);
     expect(record!.isError).toBe(true);
@@ -413,10 +495,20 @@ describe("ToolPipeline: each stage that stops a call", () => {
       ["Writer", { text: "ok", path: "src/link-in" }],
       ["Echo", { text: "secret", path: "/workspace/a.txt" }],
     ]);
-    expect(t.gate.requests[0]).toEqual({ tool: "Writer", input: { text: "ok", path: "src/link-in" }, readOnly: false, paths: ["/workspace/src/real.ts"], cwd: "/workspace" });
+    expect(t.gate.requests[0]).toEqual({
+      tool: "Writer",
+      input: { text: "ok", path: "src/link-in" },
+      readOnly: false,
+      paths: ["/workspace/src/real.ts"],
+      cwd: "/workspace",
+    });
     expect(t.gate.requests[1]).toMatchObject({ tool: "Echo", readOnly: true, paths: ["/workspace/a.txt"] });
     expect(allowed!.decision).toMatchObject({ behavior: "allow" });
-    expect(denied!.decision).toMatchObject({ behavior: "deny", reason: "denied by rule", rule: { text: "Echo(secret)" } });
+    expect(denied!.decision).toMatchObject({
+      behavior: "deny",
+      reason: "denied by rule",
+      rule: { text: "Echo(secret)" },
+    });
     expect(denied!).toMatchObject({ paths: ["/workspace/a.txt"], cwd: "/workspace", readOnly: true });
   });
 
@@ -431,7 +523,9 @@ describe("ToolPipeline: each stage that stops a call", () => {
     const [record] = await t.run([["Echo", { text: "post-object" }]]);
     expect(record!.stage).toBe("call");
     expect(record!.isError).toBe(false);
-    expect(record!.content).toBe("Echo: post-object\n<system-reminder>A PostToolUse hook objected: run the linter next</system-reminder>");
+    expect(record!.content).toBe(
+      "Echo: post-object\n<system-reminder>A PostToolUse hook objected: run the linter next</system-reminder>",
+    );
     expect(t.world.trace).toEqual(["validate", "permission", "pre", "call", "post"]);
   });
 
@@ -474,7 +568,12 @@ describe("ToolPipeline: each stage that stops a call", () => {
       ["Throws", { kind }],
       ["Echo", { text: "after" }],
     ]);
-    expect(records[0]).toMatchObject({ stage: "call", isError: true, errorKind: "sandbox_error", content: message });
+    expect(records[0]).toMatchObject({
+      stage: "call",
+      isError: true,
+      errorKind: "sandbox_error",
+      content: message,
+    });
     expect(records[1]).toMatchObject({ isError: false, content: "Echo: after" });
   });
 
@@ -484,7 +583,13 @@ describe("ToolPipeline: each stage that stops a call", () => {
   ] as const)("rethrows an infrastructure fault (%s): it ends the run", async (kind, type) => {
     const t = setup();
     await expect(t.run([["Throws", { kind }]])).rejects.toBeInstanceOf(type);
-    await expect(t.run([["Echo", { text: "a" }], ["Throws", { kind }], ["Echo", { text: "b" }]])).rejects.toBeInstanceOf(type);
+    await expect(
+      t.run([
+        ["Echo", { text: "a" }],
+        ["Throws", { kind }],
+        ["Echo", { text: "b" }],
+      ]),
+    ).rejects.toBeInstanceOf(type);
   });
 
   it("rethrows a tool's failure once the run is cancelled", async () => {
@@ -506,7 +611,9 @@ describe("ToolPipeline: results over maxResultSizeChars", () => {
     expect(record!.fullOutputPath).toBe(saved);
     expect(record!.resultChars).toBe(5000);
     expect(content.length).toBe(1000);
-    expect(content).toMatch(/^H+\n\n\.\.\. \[output truncated: 5000 characters in all, 1000 shown\. The full output is saved at \/tmp\/agent-ci-outputs\/toolu_big\.txt; Read it with offset and limit, or Grep it\] \.\.\.\n\nT+$/);
+    expect(content).toMatch(
+      /^H+\n\n\.\.\. \[output truncated: 5000 characters in all, 1000 shown\. The full output is saved at \/tmp\/agent-ci-outputs\/toolu_big\.txt; Read it with offset and limit, or Grep it\] \.\.\.\n\nT+$/,
+    );
     const full = "H".repeat(2500) + "T".repeat(2500);
     expect(t.sandbox.text(saved)).toBe(full);
     expect(fs.readFileSync(path.join(outputDir, "tool-outputs", "toolu_big.txt"), "utf8")).toBe(full);

@@ -65,7 +65,12 @@ function containerCard(): HTMLDivElement {
       ? kv([
           ["Image", h("code", { text: image.name })],
           ["Id", image.id ? h("code", { text: image.id.slice(0, 19) }) : null],
-          ["Architecture", image.architecture ? h("code", { text: `${image.architecture}${image.emulated ? " (emulated)" : ""}` }) : null],
+          [
+            "Architecture",
+            image.architecture
+              ? h("code", { text: `${image.architecture}${image.emulated ? " (emulated)" : ""}` })
+              : null,
+          ],
         ])
       : null,
     items.length ? h("ul", { class: "checks", style: { "margin-top": "8px" } }, items) : null,

@@ -141,7 +141,13 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
   const runStart = Date.parse(report.startedAt);
   for (const c of report.egress?.connections ?? []) {
     const title = `${c.decision === "denied" ? "Network refused" : "Network"}: ${c.host}:${c.port}${c.reason ? ` — ${c.reason}` : ""}`;
-    marks.appendChild(h("span", { class: `tl-mark egress ${c.decision}`, title, style: { left: pct(Math.max(0, Date.parse(c.startedAt) - runStart)) } }));
+    marks.appendChild(
+      h("span", {
+        class: `tl-mark egress ${c.decision}`,
+        title,
+        style: { left: pct(Math.max(0, Date.parse(c.startedAt) - runStart)) },
+      }),
+    );
   }
   for (const c of report.compactions ?? []) {
     const title = `Turn ${c.turn}: context ${c.strategy} · ${formatInt(c.tokensBefore)} → ${formatInt(c.tokensAfter)} tokens`;

@@ -25,19 +25,26 @@ export const EGRESS_PRESET_NAMES = Object.keys(EGRESS_PRESETS) as EgressPreset[]
 /** Parses one `--allow-domain` value: a preset name, `host`, `*.host`, each with an optional `:port`. */
 export function parseAllowDomain(entry: string): DomainRule[] {
   const value = entry.trim();
-  if (Object.hasOwn(EGRESS_PRESETS, value)) return EGRESS_PRESETS[value as EgressPreset].map((host) => ({ host, wildcard: false }));
+  if (Object.hasOwn(EGRESS_PRESETS, value))
+    return EGRESS_PRESETS[value as EgressPreset].map((host) => ({ host, wildcard: false }));
   const match = /^(\*\.)?([^:]+)(?::(\d{1,5}))?$/.exec(value);
   const host = match?.[2] === undefined ? undefined : normalizeHost(match[2]);
   if (!match || !host) {
-    throw new EgressPolicyError(`--allow-domain ${JSON.stringify(entry)}: give a host name (example.com), a wildcard (*.example.com) with an optional :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")})`);
+    throw new EgressPolicyError(
+      `--allow-domain ${JSON.stringify(entry)}: give a host name (example.com), a wildcard (*.example.com) with an optional :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")})`,
+    );
   }
-  if (net.isIP(host.replace(/^\[|\]$/g, "")) || /^[0-9.]+$/.test(host)) throw new EgressPolicyError(`--allow-domain ${entry}: addresses are not allowed, only names`);
+  if (net.isIP(host.replace(/^\[|\]$/g, "")) || /^[0-9.]+$/.test(host))
+    throw new EgressPolicyError(`--allow-domain ${entry}: addresses are not allowed, only names`);
   const port = match[3] === undefined ? undefined : Number(match[3]);
-  if (port !== undefined && (port < 1 || port > 65535)) throw new EgressPolicyError(`--allow-domain ${entry}: port out of range`);
+  if (port !== undefined && (port < 1 || port > 65535))
+    throw new EgressPolicyError(`--allow-domain ${entry}: port out of range`);
   const wildcard = match[1] !== undefined;
   // `*.com` or `*.co.uk` would open a whole public suffix: refused.
   if (wildcard && getPublicSuffix(host, { allowPrivateDomains: false }) === host) {
-    throw new EgressPolicyError(`--allow-domain ${entry}: a wildcard over a public suffix allows most of the internet; name the domain`);
+    throw new EgressPolicyError(
+      `--allow-domain ${entry}: a wildcard over a public suffix allows most of the internet; name the domain`,
+    );
   }
   return [{ host, wildcard, port }];
 }
@@ -45,7 +52,6 @@ export function parseAllowDomain(entry: string): DomainRule[] {
 export function parseAllowDomains(entries: readonly string[]): DomainRule[] {
   return entries.flatMap(parseAllowDomain);
 }
-
 
 /** What the egress proxy of a run lets through, from `--allow-domain` and `--allow-private-host`. */
 export interface EgressOptions {
@@ -59,14 +65,23 @@ export interface EgressOptions {
 }
 
 /** Validates and expands the user's entries; an EgressPolicyError names the bad one. */
-export function egressOptions(allowDomains: readonly string[], allowPrivateHosts: readonly string[]): EgressOptions {
+export function egressOptions(
+  allowDomains: readonly string[],
+  allowPrivateHosts: readonly string[],
+): EgressOptions {
   const privateHosts: string[] = [];
   const hosts: Record<string, string> = {};
   for (const entry of allowPrivateHosts) {
     const [name = "", address] = entry.split("=", 2);
     const host = normalizeHost(name);
-    if (!host) throw new EgressPolicyError(`--allow-private-host ${JSON.stringify(entry)}: give a host name, optionally =ADDRESS`);
-    if (address !== undefined && !net.isIP(address)) throw new EgressPolicyError(`--allow-private-host ${entry}: ${JSON.stringify(address)} is not an IP address`);
+    if (!host)
+      throw new EgressPolicyError(
+        `--allow-private-host ${JSON.stringify(entry)}: give a host name, optionally =ADDRESS`,
+      );
+    if (address !== undefined && !net.isIP(address))
+      throw new EgressPolicyError(
+        `--allow-private-host ${entry}: ${JSON.stringify(address)} is not an IP address`,
+      );
     privateHosts.push(host);
     if (address !== undefined) hosts[host] = address;
   }

@@ -24,10 +24,18 @@ export function normalizeHost(name: string): string | undefined {
 }
 
 /** The rule that lets `host:port` through, or undefined. `*.example.com` matches names below it, not itself. */
-export function matchDomain(rules: readonly DomainRule[], host: string, port: number): DomainRule | undefined {
+export function matchDomain(
+  rules: readonly DomainRule[],
+  host: string,
+  port: number,
+): DomainRule | undefined {
   const name = normalizeHost(host);
   if (!name) return undefined;
-  return rules.find((rule) => (rule.port === undefined || rule.port === port) && (rule.wildcard ? name.endsWith(`.${rule.host}`) : name === rule.host));
+  return rules.find(
+    (rule) =>
+      (rule.port === undefined || rule.port === port) &&
+      (rule.wildcard ? name.endsWith(`.${rule.host}`) : name === rule.host),
+  );
 }
 
 /** A rule the way it is written: `host`, `*.domain`, with `:port`. */
@@ -82,7 +90,8 @@ function unwrap(address: string): { address: string; family: "ipv4" | "ipv6" } {
 /** Why the proxy must not connect to `address` for this host, or undefined when it may. */
 export function addressRefusal(address: string, privateAllowed: boolean): string | undefined {
   const { address: a, family } = unwrap(address);
-  if (METADATA.check(a, family)) return `resolves to the cloud metadata address ${a}, which is never reachable`;
+  if (METADATA.check(a, family))
+    return `resolves to the cloud metadata address ${a}, which is never reachable`;
   if (!privateAllowed && NON_PUBLIC.check(a, family)) {
     return `resolves to the non-public address ${a} (loopback, link-local or private); opt the host in with --allow-private-host`;
   }
@@ -90,6 +99,11 @@ export function addressRefusal(address: string, privateAllowed: boolean): string
 }
 
 /** The refusal text: what was refused and what is allowed, so a model does not retry blindly. */
-export function refusalMessage(host: string, port: number, reason: string, rules: readonly DomainRule[]): string {
+export function refusalMessage(
+  host: string,
+  port: number,
+  reason: string,
+  rules: readonly DomainRule[],
+): string {
   return `agent-ci's network policy refused ${host}:${port}: ${reason}; allowed: ${describeRules(rules) || "nothing"}`;
 }

@@ -19,7 +19,11 @@ export interface EgressSidecarConfig {
 const config = JSON.parse(process.env.AGENT_CI_EGRESS ?? "{}") as EgressSidecarConfig;
 const emit = (event: unknown) => process.stdout.write(`${JSON.stringify(event)}\n`);
 
-const server = createEgressProxy({ rules: config.rules, privateHosts: config.privateHosts, onEntry: (entry) => emit({ entry }) });
+const server = createEgressProxy({
+  rules: config.rules,
+  privateHosts: config.privateHosts,
+  onEntry: (entry) => emit({ entry }),
+});
 server.on("clientError", (_err, socket) => socket.destroy());
 fs.rmSync(config.socket, { force: true });
 server.listen(config.socket, () => {

@@ -56,7 +56,8 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
 
   async function decide(rawHost: string, port: number): Promise<Verdict> {
     const bare = rawHost.replace(/^\[|\]$/g, "");
-    if (net.isIP(bare)) return { ok: false, reason: "an IP address, not a name (only names on the allowlist are reachable)" };
+    if (net.isIP(bare))
+      return { ok: false, reason: "an IP address, not a name (only names on the allowlist are reachable)" };
     const host = normalizeHost(bare);
     if (!host) return { ok: false, reason: "not a host name" };
     if (!matchDomain(options.rules, host, port)) return { ok: false, reason: "not on the allowlist" };
@@ -64,7 +65,10 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     try {
       addresses = await resolve(host);
     } catch (e) {
-      return { ok: false, reason: `the name does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+      return {
+        ok: false,
+        reason: `the name does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      };
     }
     if (!addresses.length) return { ok: false, reason: "the name does not resolve" };
     // Every address must pass: a name that also points at a private range is not trusted for any of them.
@@ -77,8 +81,19 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
 
   /** An attempt's start: the wall clock for the record, the monotonic clock for its duration. */
   const begin = () => ({ at: new Date().toISOString(), t0: performance.now() });
-  function ledger(base: Pick<LedgerEntry, "host" | "port" | "kind" | "caller">, started: ReturnType<typeof begin>, rest: Partial<LedgerEntry> & Pick<LedgerEntry, "decision">): void {
-    options.onEntry({ bytesUp: 0, bytesDown: 0, ...base, ...rest, startedAt: started.at, durationMs: Math.round(performance.now() - started.t0) });
+  function ledger(
+    base: Pick<LedgerEntry, "host" | "port" | "kind" | "caller">,
+    started: ReturnType<typeof begin>,
+    rest: Partial<LedgerEntry> & Pick<LedgerEntry, "decision">,
+  ): void {
+    options.onEntry({
+      bytesUp: 0,
+      bytesDown: 0,
+      ...base,
+      ...rest,
+      startedAt: started.at,
+      durationMs: Math.round(performance.now() - started.t0),
+    });
   }
 
   const server = http.createServer((req, res) => {
@@ -87,20 +102,33 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     try {
       url = new URL(req.url ?? "");
     } catch {
-      res.writeHead(400, { "content-type": "text/plain" }).end("agent-ci's egress proxy: send requests in absolute form (http://host/path), or CONNECT for https\n");
+      res
+        .writeHead(400, { "content-type": "text/plain" })
+        .end(
+          "agent-ci's egress proxy: send requests in absolute form (http://host/path), or CONNECT for https\n",
+        );
       return;
     }
     const port = Number(url.port || 80);
     const base = { host: url.hostname, port, kind: "http" as const, caller: callerOf(req) };
     if (url.protocol !== "http:") {
-      ledger(base, started, { decision: "denied", reason: `scheme ${url.protocol} (only http:// is forwarded; https goes through CONNECT)` });
-      res.writeHead(403, { "content-type": "text/plain" }).end(refusalMessage(url.hostname, port, `scheme ${url.protocol} is not forwarded`, options.rules) + "\n");
+      ledger(base, started, {
+        decision: "denied",
+        reason: `scheme ${url.protocol} (only http:// is forwarded; https goes through CONNECT)`,
+      });
+      res
+        .writeHead(403, { "content-type": "text/plain" })
+        .end(
+          refusalMessage(url.hostname, port, `scheme ${url.protocol} is not forwarded`, options.rules) + "\n",
+        );
       return;
     }
     void decide(url.hostname, port).then((verdict) => {
       if (!verdict.ok) {
         ledger(base, started, { decision: "denied", reason: verdict.reason });
-        res.writeHead(403, { "content-type": "text/plain", "x-agent-ci-policy": "denied" }).end(refusalMessage(url.hostname, port, verdict.reason, options.rules) + "\n");
+        res
+          .writeHead(403, { "content-type": "text/plain", "x-agent-ci-policy": "denied" })
+          .end(refusalMessage(url.hostname, port, verdict.reason, options.rules) + "\n");
         return;
       }
       let upstream: net.Socket | undefined;
@@ -140,7 +168,9 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     const refuse = (reason: string) => {
       ledger(base, started, { decision: "denied", reason });
       const body = refusalMessage(host, port, reason, options.rules) + "\n";
-      client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-agent-ci-policy: denied\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      client.end(
+        `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-agent-ci-policy: denied\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
     };
     if (!match || port < 1 || port > 65535) return refuse("CONNECT needs host:port");
     void decide(host, port).then((verdict) => {
@@ -150,7 +180,11 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
         (hello) => {
           const expected = normalizeHost(host);
           if (hello.error || !hello.sni || normalizeHost(hello.sni) !== expected) {
-            const reason = hello.error ?? (hello.sni ? `the TLS server name ${hello.sni} differs from the CONNECT host` : "the tunnel's TLS ClientHello names no server (SNI)");
+            const reason =
+              hello.error ??
+              (hello.sni
+                ? `the TLS server name ${hello.sni} differs from the CONNECT host`
+                : "the tunnel's TLS ClientHello names no server (SNI)");
             ledger(base, started, { decision: "denied", reason });
             client.destroy();
             return;
@@ -167,7 +201,13 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
           client.on("close", () => upstream.destroy());
           upstream.on("close", () => {
             client.destroy();
-            ledger(base, started, { decision: "allowed", address: verdict.address, bytesUp: upstream.bytesWritten, bytesDown: upstream.bytesRead, ...(error ? { reason: error } : {}) });
+            ledger(base, started, {
+              decision: "allowed",
+              address: verdict.address,
+              bytesUp: upstream.bytesWritten,
+              bytesDown: upstream.bytesRead,
+              ...(error ? { reason: error } : {}),
+            });
           });
         },
         () => client.destroy(),
@@ -181,10 +221,16 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
  * Waits for the first TLS record (the ClientHello) of a tunnel and reads its server name. Bounded in size
  * and time; whatever is not TLS is refused, since its destination cannot be checked.
  */
-function readClientHello(client: Duplex, head: Buffer): Promise<{ data: Buffer; sni?: string; error?: string }> {
+function readClientHello(
+  client: Duplex,
+  head: Buffer,
+): Promise<{ data: Buffer; sni?: string; error?: string }> {
   return new Promise((resolve) => {
     let data = head;
-    const timer = setTimeout(() => done({ error: "the tunnel sent no TLS ClientHello in time" }), HELLO_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => done({ error: "the tunnel sent no TLS ClientHello in time" }),
+      HELLO_TIMEOUT_MS,
+    );
     const done = (result: { sni?: string; error?: string }) => {
       clearTimeout(timer);
       client.off("data", onData);
@@ -194,9 +240,13 @@ function readClientHello(client: Duplex, head: Buffer): Promise<{ data: Buffer; 
     };
     const check = () => {
       if (data.length < 5) return;
-      if (data[0] !== 0x16) return done({ error: "the tunnel does not carry TLS (only TLS tunnels are allowed, their server name is checked)" });
+      if (data[0] !== 0x16)
+        return done({
+          error: "the tunnel does not carry TLS (only TLS tunnels are allowed, their server name is checked)",
+        });
       const length = 5 + data.readUInt16BE(3);
-      if (length > MAX_HELLO_BYTES) return done({ error: "the TLS record is larger than a ClientHello may be" });
+      if (length > MAX_HELLO_BYTES)
+        return done({ error: "the TLS record is larger than a ClientHello may be" });
       if (data.length < length) return;
       const sni = extractSni(data.subarray(0, length));
       done(sni ? { sni } : {});

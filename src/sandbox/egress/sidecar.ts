@@ -57,7 +57,10 @@ export function egressNames(runId: string): { sidecar: string; volume: string } 
 }
 
 /** The volume mount both containers get (the run's container: read-only; connecting to a socket writes nothing). */
-export function egressMount(runId: string, readOnly: boolean): { Type: "volume"; Source: string; Target: string; ReadOnly: boolean } {
+export function egressMount(
+  runId: string,
+  readOnly: boolean,
+): { Type: "volume"; Source: string; Target: string; ReadOnly: boolean } {
   return { Type: "volume", Source: egressNames(runId).volume, Target: EGRESS_DIR, ReadOnly: readOnly };
 }
 
@@ -101,7 +104,15 @@ export class EgressSidecar {
    * Creates the sidecar (its volume made by `createEgressVolume` first) and waits for its proxy. On failure
    * the sidecar is removed; the volume, which the run's container may already mount, is its owner's to remove.
    */
-  static async start(docker: Docker, runId: string, image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"], onContainerStarted?: () => void): Promise<EgressSidecar> {
+  static async start(
+    docker: Docker,
+    runId: string,
+    image: string,
+    toolbeltVolume: string,
+    options: EgressOptions,
+    ulimits: Docker.HostConfig["Ulimits"],
+    onContainerStarted?: () => void,
+  ): Promise<EgressSidecar> {
     const sidecar = new EgressSidecar(docker, runId, options);
     try {
       await sidecar.create(image, toolbeltVolume, options, ulimits, onContainerStarted);
@@ -112,7 +123,13 @@ export class EgressSidecar {
     }
   }
 
-  private async create(image: string, toolbeltVolume: string, options: EgressOptions, ulimits: Docker.HostConfig["Ulimits"], onContainerStarted?: () => void): Promise<void> {
+  private async create(
+    image: string,
+    toolbeltVolume: string,
+    options: EgressOptions,
+    ulimits: Docker.HostConfig["Ulimits"],
+    onContainerStarted?: () => void,
+  ): Promise<void> {
     const names = egressNames(this.runId);
     const labels = ownerLabels(this.runId);
     const container = await withTimeout(
@@ -134,14 +151,26 @@ export class EgressSidecar {
           NetworkMode: "bridge",
           Ulimits: ulimits,
           ExtraHosts: Object.entries(options.hosts).map(([name, address]) => `${name}:${address}`),
-          Mounts: [{ Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true }, egressMount(this.runId, false)],
+          Mounts: [
+            { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
+            egressMount(this.runId, false),
+          ],
         },
       }),
     );
     await withTimeout("a container start", container.start());
     onContainerStarted?.();
-    const config: EgressSidecarConfig = { socket: EGRESS_SOCKET, rules: options.rules, privateHosts: options.privateHosts };
-    const { stream, lines } = await this.attach(container, [toolbeltProgram("node"), "-e", EGRESS_PROXY_JS], SIDECAR_USER, [`AGENT_CI_EGRESS=${JSON.stringify(config)}`]);
+    const config: EgressSidecarConfig = {
+      socket: EGRESS_SOCKET,
+      rules: options.rules,
+      privateHosts: options.privateHosts,
+    };
+    const { stream, lines } = await this.attach(
+      container,
+      [toolbeltProgram("node"), "-e", EGRESS_PROXY_JS],
+      SIDECAR_USER,
+      [`AGENT_CI_EGRESS=${JSON.stringify(config)}`],
+    );
     this.proxyStream = stream;
     lines((line) => {
       const event = parseEvent(line);
@@ -154,10 +183,24 @@ export class EgressSidecar {
    * Runs a long-lived program in a container with a hijacked exec and resolves once it prints its first
    * line (it listens); `lines` then gets every line of its stdout, that first one included.
    */
-  private async attach(container: Docker.Container, cmd: string[], user: string, env: string[]): Promise<{ stream: Duplex; lines: (onLine: (line: string) => void) => void }> {
+  private async attach(
+    container: Docker.Container,
+    cmd: string[],
+    user: string,
+    env: string[],
+  ): Promise<{ stream: Duplex; lines: (onLine: (line: string) => void) => void }> {
     const exec = await withTimeout(
       "an exec create",
-      container.exec({ Cmd: cmd, AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, User: user, WorkingDir: "/", Env: [...env, "PATH=/usr/bin:/bin"] }),
+      container.exec({
+        Cmd: cmd,
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+        User: user,
+        WorkingDir: "/",
+        Env: [...env, "PATH=/usr/bin:/bin"],
+      }),
     );
     const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: true }))) as Duplex;
     this.streams.push(stream);
@@ -176,7 +219,13 @@ export class EgressSidecar {
         if (listener) listener(line);
         else seen.push(line);
       });
-      stdout.on("end", () => reject(new EngineError(`agent-ci's egress program ${cmd[0]} ended before it listened: ${errors.trim() || "no output"}`)));
+      stdout.on("end", () =>
+        reject(
+          new EngineError(
+            `agent-ci's egress program ${cmd[0]} ended before it listened: ${errors.trim() || "no output"}`,
+          ),
+        ),
+      );
     });
     await withTimeout("the egress proxy's start", ready, 30_000);
     return {
@@ -210,7 +259,9 @@ export class EgressSidecar {
   async refusalsOf(caller: string): Promise<string[]> {
     await this.sync();
     const refused = this.entries.filter((e) => e.caller === caller && e.decision === "denied");
-    const unique = new Set(refused.map((e) => refusalMessage(e.host, e.port, e.reason ?? "refused", this.options.rules)));
+    const unique = new Set(
+      refused.map((e) => refusalMessage(e.host, e.port, e.reason ?? "refused", this.options.rules)),
+    );
     return [...unique];
   }
 
@@ -251,7 +302,10 @@ function parseEvent(line: string): { entry?: LedgerEntry; sync?: number } | unde
 
 /** The run's socket volume, labelled like its containers (the reaper finds it); made before either container. */
 export async function createEgressVolume(docker: Docker, runId: string): Promise<void> {
-  await withTimeout("a volume create", docker.createVolume({ Name: egressNames(runId).volume, Labels: ownerLabels(runId) }));
+  await withTimeout(
+    "a volume create",
+    docker.createVolume({ Name: egressNames(runId).volume, Labels: ownerLabels(runId) }),
+  );
 }
 
 /** Removes a run's sidecar and its volume by name; what is already gone is fine. */

@@ -104,7 +104,6 @@ function candidates(engine: PolicyEngine): string[] {
   return [...lines];
 }
 
-
 const SOUP_TOKENS = [
   ...[
     "rm",

@@ -12,7 +12,6 @@ import { seededRandom as prng } from "../../support/seeded-random.js";
 
 const LINES = 2_000;
 
-
 interface Leaf {
   /** As generated, possibly obfuscated. */
   readonly text: string;

@@ -140,14 +140,26 @@ describe("renderMarkdown with control characters", () => {
 
 describe("renderMarkdown: structured output", () => {
   it("says whether the object was valid and, when not, why", () => {
-    const valid = renderMarkdown({ ...smallFixReport(), structuredOutput: { schema: "verdict.json", valid: true, attempts: 1, errors: [], path: "output.json" } });
-    expect(valid).toContain("#### Structured output\n\n✅ valid against <code>verdict.json</code>, in <code>output.json</code> (1 attempt(s))");
+    const valid = renderMarkdown({
+      ...smallFixReport(),
+      structuredOutput: { schema: "verdict.json", valid: true, attempts: 1, errors: [], path: "output.json" },
+    });
+    expect(valid).toContain(
+      "#### Structured output\n\n✅ valid against <code>verdict.json</code>, in <code>output.json</code> (1 attempt(s))",
+    );
     const invalid = renderMarkdown({
       ...smallFixReport(),
       exitReason: "schema_invalid",
-      structuredOutput: { schema: "review", valid: false, attempts: 2, errors: ["/findings/0/line: must be > 0"] },
+      structuredOutput: {
+        schema: "review",
+        valid: false,
+        attempts: 2,
+        errors: ["/findings/0/line: must be > 0"],
+      },
     });
-    expect(invalid).toContain("❌ no object valid against the review's findings schema (2 attempt(s))\n\n- /findings/0/line: must be &gt; 0");
+    expect(invalid).toContain(
+      "❌ no object valid against the review's findings schema (2 attempt(s))\n\n- /findings/0/line: must be &gt; 0",
+    );
     expect(renderMarkdown(smallFixReport())).not.toContain("Structured output");
   });
 });
@@ -175,14 +187,19 @@ describe("the network section (--network allowlist)", () => {
         allowed: ["npm"],
         allowedHosts: ["registry.npmjs.org", "registry.yarnpkg.com"],
         privateHosts: [],
-        connections: [connection("registry.npmjs.org", "allowed", base.toolCalls[0]!.id), connection("evil.example", "denied")],
+        connections: [
+          connection("registry.npmjs.org", "allowed", base.toolCalls[0]!.id),
+          connection("evil.example", "denied"),
+        ],
       },
     };
     const md = renderMarkdown(report);
     const section = md.slice(md.indexOf("<b>Network:"));
     expect(section).toMatch(/^<b>Network: 2 connections through the allowlist proxy, 1 denied<\/b>/);
     expect(section.indexOf("evil.example:443")).toBeLessThan(section.indexOf("registry.npmjs.org:443"));
-    expect(section).toContain("| ⛔ denied | <code>evil.example:443</code> | connect | — | 512 B | 2.0 KiB | 120 ms | not on the allowlist |");
+    expect(section).toContain(
+      "| ⛔ denied | <code>evil.example:443</code> | connect | — | 512 B | 2.0 KiB | 120 ms | not on the allowlist |",
+    );
     expect(section).toContain("| allowed | <code>registry.npmjs.org:443</code> | connect | 1 |");
     expect(md.slice(0, md.indexOf("<b>Network:"))).toMatch(/<details><summary>$/);
     expect(balanced(md)).toBe(true);

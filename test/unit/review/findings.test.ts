@@ -1,7 +1,13 @@
 // Where review findings go: inline only on head-side lines the diff shows (a range inside one hunk), the rest
 // into the summary with why; the findings schema as the model gets it; and linear time on large inputs.
 import { describe, expect, it } from "vitest";
-import { commentBody, placeFindings, reviewBody, reviewJsonSchema, type Finding } from "../../../src/review/findings.js";
+import {
+  commentBody,
+  placeFindings,
+  reviewBody,
+  reviewJsonSchema,
+  type Finding,
+} from "../../../src/review/findings.js";
 import { reviewPrompt, REVIEW_DIFF_IN_PROMPT_MAX_CHARS } from "../../../src/review/task.js";
 
 const DIFF = [
@@ -43,11 +49,20 @@ const DIFF = [
   "",
 ].join("\n");
 
-const f = (path: string, line: number, start_line?: number): Finding => ({ path, line, start_line, severity: "minor", body: `at ${line}` });
+const f = (path: string, line: number, start_line?: number): Finding => ({
+  path,
+  line,
+  start_line,
+  severity: "minor",
+  body: `at ${line}`,
+});
 
 describe("placeFindings", () => {
   it("keeps a finding inline on an added or a context line of a hunk, and a range inside one hunk", () => {
-    const placed = placeFindings([f("src/a.js", 13), f("src/a.js", 10), f("src/a.js", 17, 12), f("new.txt", 2, 1)], DIFF);
+    const placed = placeFindings(
+      [f("src/a.js", 13), f("src/a.js", 10), f("src/a.js", 17, 12), f("new.txt", 2, 1)],
+      DIFF,
+    );
     expect(placed.outside).toEqual([]);
     expect(placed.inline.map((x) => [x.path, x.start_line, x.line])).toEqual([
       ["src/a.js", undefined, 13],
@@ -58,7 +73,10 @@ describe("placeFindings", () => {
   });
 
   it("sends the rest to the summary, each with why", () => {
-    const placed = placeFindings([f("src/a.js", 30), f("src/a.js", 42, 15), f("src/a.js", 12, 14), f("gone.js", 1), f("README.md", 1)], DIFF);
+    const placed = placeFindings(
+      [f("src/a.js", 30), f("src/a.js", 42, 15), f("src/a.js", 12, 14), f("gone.js", 1), f("README.md", 1)],
+      DIFF,
+    );
     expect(placed.inline).toEqual([]);
     expect(placed.outside.map((o) => o.why)).toEqual([
       "line 30 is not in the diff",
@@ -79,12 +97,18 @@ describe("placeFindings", () => {
   });
 
   it("is linear in the diff and the findings", () => {
-    const hunks = Array.from({ length: 50_000 }, (_, i) => `@@ -${i * 10 + 1},1 +${i * 10 + 1},1 @@\n-a\n+b`).join("\n");
+    const hunks = Array.from(
+      { length: 50_000 },
+      (_, i) => `@@ -${i * 10 + 1},1 +${i * 10 + 1},1 @@\n-a\n+b`,
+    ).join("\n");
     const big = `diff --git a/big.js b/big.js\n--- a/big.js\n+++ b/big.js\n${hunks}\n`;
     const many = Array.from({ length: 2_000 }, (_, i) => f("big.js", i * 10 + 1));
     const placed = placeFindings(many, big);
     expect(placed.inline).toHaveLength(2_000);
-    const oneLine = placeFindings([f("x", 1)], `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n+${"y".repeat(8_000_000)}`);
+    const oneLine = placeFindings(
+      [f("x", 1)],
+      `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n+${"y".repeat(8_000_000)}`,
+    );
     expect(oneLine.inline).toHaveLength(1);
   });
 });
@@ -96,14 +120,24 @@ describe("review text", () => {
     expect(body.startsWith("<!-- m -->\n")).toBe(true);
     expect(body).toContain("Looks fine.");
     expect(body).toContain("1 inline comment(s), 1 finding(s) outside the diff.");
-    expect(body).toMatch(/`README.md:3` \*\*🟡 minor\*\*: at 3 _\(the file is not changed by the pull request\)_/);
+    expect(body).toMatch(
+      /`README.md:3` \*\*🟡 minor\*\*: at 3 _\(the file is not changed by the pull request\)_/,
+    );
     expect(commentBody(f("a", 1))).toBe("**🟡 minor**: at 1");
   });
 
   it("stays under GitHub's body limit with many long findings and a huge summary", () => {
-    const many = Array.from({ length: 5_000 }, (_, i) => ({ ...f("README.md", i + 1), body: "x".repeat(10_000) }));
+    const many = Array.from({ length: 5_000 }, (_, i) => ({
+      ...f("README.md", i + 1),
+      body: "x".repeat(10_000),
+    }));
     const placed = placeFindings(many, DIFF);
-    const body = reviewBody({ marker: "<!-- m -->", summary: "s".repeat(1_000_000), placed, runUrl: "https://run" });
+    const body = reviewBody({
+      marker: "<!-- m -->",
+      summary: "s".repeat(1_000_000),
+      placed,
+      runUrl: "https://run",
+    });
     expect(body.length).toBeLessThanOrEqual(60_000);
     expect(body).toMatch(/- … \d+ more in output.json/);
     expect(body.endsWith("[Workflow run](https://run)")).toBe(true);
@@ -111,7 +145,11 @@ describe("review text", () => {
   });
 
   it("the schema the model gets requires path, line, severity and body", () => {
-    const schema = reviewJsonSchema() as { type: string; required: string[]; properties: { findings: { items: { required: string[] } } } };
+    const schema = reviewJsonSchema() as {
+      type: string;
+      required: string[];
+      properties: { findings: { items: { required: string[] } } };
+    };
     expect(schema.type).toBe("object");
     expect(schema.required).toEqual(["summary", "findings"]);
     expect(schema.properties.findings.items.required).toEqual(["path", "line", "severity", "body"]);
@@ -122,7 +160,10 @@ describe("review text", () => {
     const prompt = reviewPrompt(target, undefined);
     expect(prompt).toContain("Review this pull request");
     expect(prompt).toContain(`<diff>\n${DIFF}`);
-    const huge = reviewPrompt({ ...target, diff: "+x".repeat(REVIEW_DIFF_IN_PROMPT_MAX_CHARS) }, "Check security only.");
+    const huge = reviewPrompt(
+      { ...target, diff: "+x".repeat(REVIEW_DIFF_IN_PROMPT_MAX_CHARS) },
+      "Check security only.",
+    );
     expect(huge.startsWith("Check security only.")).toBe(true);
     expect(huge.length).toBeLessThan(REVIEW_DIFF_IN_PROMPT_MAX_CHARS + 2_000);
     expect(huge).toContain(`git diff ${"a".repeat(40)}...${"b".repeat(40)} -- <path>`);

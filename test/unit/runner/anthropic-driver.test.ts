@@ -904,8 +904,14 @@ describe("the API's context edits", () => {
   function longConversation(n: number): TurnRequest["messages"] {
     const messages: TurnRequest["messages"] = [{ role: "user", content: "Run the commands." }];
     for (let i = 0; i < n; i++) {
-      messages.push({ role: "assistant", content: [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: `echo ${i}` } }] });
-      messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: "x".repeat(2_000) }] });
+      messages.push({
+        role: "assistant",
+        content: [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: `echo ${i}` } }],
+      });
+      messages.push({
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: "x".repeat(2_000) }],
+      });
     }
     return messages;
   }
@@ -917,13 +923,21 @@ describe("the API's context edits", () => {
         messages: longConversation(5),
         contextEdits: {
           betas: ["context-management-2025-06-27"],
-          edits: [{ type: "clear_tool_uses_20250919", trigger: { type: "input_tokens", value: 1_000 }, keep: { type: "tool_uses", value: 2 } }],
+          edits: [
+            {
+              type: "clear_tool_uses_20250919",
+              trigger: { type: "input_tokens", value: 1_000 },
+              keep: { type: "tool_uses", value: 2 },
+            },
+          ],
         },
       }),
     );
     const [request] = server.messagesRequests();
     expect(request?.headers["anthropic-beta"]).toContain("context-management-2025-06-27");
-    expect(request?.body).toMatchObject({ context_management: { edits: [{ type: "clear_tool_uses_20250919" }] } });
+    expect(request?.body).toMatchObject({
+      context_management: { edits: [{ type: "clear_tool_uses_20250919" }] },
+    });
     expect(turn.contextEdits).toHaveLength(1);
     const [edit] = turn.contextEdits ?? [];
     expect(edit).toMatchObject({ strategy: "api_clear_tool_uses", clearedToolResults: 3 });
@@ -943,7 +957,13 @@ describe("the API's context edits", () => {
     const { server, driver } = await setup([fake.text("Continuing from the summary.")]);
     const compact = (trigger: number, pause: boolean) => ({
       betas: ["compact-2026-01-12"],
-      edits: [{ type: "compact_20260112" as const, trigger: { type: "input_tokens" as const, value: trigger }, pause_after_compaction: pause }],
+      edits: [
+        {
+          type: "compact_20260112" as const,
+          trigger: { type: "input_tokens" as const, value: trigger },
+          pause_after_compaction: pause,
+        },
+      ],
     });
     const messages = longConversation(5);
     const paused = await driver.nextTurn(turnRequest({ messages, contextEdits: compact(1_000, true) }));
@@ -958,10 +978,17 @@ describe("the API's context edits", () => {
 
     // The block as received is accepted; the fake refuses one whose summary was changed.
     const next = [...messages, { role: "assistant" as const, content: paused.content }];
-    const turn = await driver.nextTurn(turnRequest({ messages: next, contextEdits: compact(100_000, false) }));
+    const turn = await driver.nextTurn(
+      turnRequest({ messages: next, contextEdits: compact(100_000, false) }),
+    );
     expect(turn.content).toEqual([{ type: "text", text: "Continuing from the summary." }]);
-    const tampered = [...messages, { role: "assistant" as const, content: [{ ...block, content: "A different summary." }] }];
-    const error = await expectModelError(driver.nextTurn(turnRequest({ messages: tampered, contextEdits: compact(100_000, false) })));
+    const tampered = [
+      ...messages,
+      { role: "assistant" as const, content: [{ ...block, content: "A different summary." }] },
+    ];
+    const error = await expectModelError(
+      driver.nextTurn(turnRequest({ messages: tampered, contextEdits: compact(100_000, false) })),
+    );
     expect(error.kind).toBe("invalid_request");
     expect(error.message).toMatch(/compaction block/);
     expect(server.messagesRequests()).toHaveLength(3);

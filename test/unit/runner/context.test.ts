@@ -10,7 +10,15 @@ import type { ApiContextEdit } from "../../../src/runner/pricing.js";
 function manager(apiEdit: ApiContextEdit | undefined, enabled = true) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-context-")), "events.jsonl");
   const events = new EventSink(file, (text) => text);
-  const context = new ContextManager({ window: 50_000, compactAt: 10_000, enabled, events, runId: "run", runStart: performance.now(), apiEdit });
+  const context = new ContextManager({
+    window: 50_000,
+    compactAt: 10_000,
+    enabled,
+    events,
+    runId: "run",
+    runStart: performance.now(),
+    apiEdit,
+  });
   const written = () =>
     fs
       .readFileSync(file, "utf8")
@@ -25,8 +33,14 @@ function manager(apiEdit: ApiContextEdit | undefined, enabled = true) {
 function conversation(n: number): ContextRequest {
   const messages: ContextRequest["messages"] = [{ role: "user", content: "go" }];
   for (let i = 0; i < n; i++) {
-    messages.push({ role: "assistant", content: [{ type: "tool_use", id: `t${i}`, name: "Bash", input: { command: "x" } }] });
-    messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `t${i}`, content: "x".repeat(6_000) }] });
+    messages.push({
+      role: "assistant",
+      content: [{ type: "tool_use", id: `t${i}`, name: "Bash", input: { command: "x" } }],
+    });
+    messages.push({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: `t${i}`, content: "x".repeat(6_000) }],
+    });
   }
   return { system: "s", tools: [], messages };
 }
@@ -74,13 +88,31 @@ describe("ContextManager", () => {
 
   it("records an edit the API applied as a compaction and a compact_boundary event", () => {
     const { context, written } = manager("clear_tool_uses");
-    const made = context.recordApiEdit(7, { strategy: "api_clear_tool_uses", tokensBefore: 40_000, tokensAfter: 9_000, clearedToolResults: 12 });
-    expect(made).toMatchObject({ turn: 7, trigger: "auto", strategy: "api_clear_tool_uses", tokensBefore: 40_000, tokensAfter: 9_000, clearedToolResults: 12 });
+    const made = context.recordApiEdit(7, {
+      strategy: "api_clear_tool_uses",
+      tokensBefore: 40_000,
+      tokensAfter: 9_000,
+      clearedToolResults: 12,
+    });
+    expect(made).toMatchObject({
+      turn: 7,
+      trigger: "auto",
+      strategy: "api_clear_tool_uses",
+      tokensBefore: 40_000,
+      tokensAfter: 9_000,
+      clearedToolResults: 12,
+    });
     expect(context.compactions).toEqual([made]);
     expect(written()).toEqual([
       expect.objectContaining({
         subtype: "compact_boundary",
-        compact_metadata: { trigger: "auto", pre_tokens: 40_000, post_tokens: 9_000, strategy: "api_clear_tool_uses", cleared_tool_results: 12 },
+        compact_metadata: {
+          trigger: "auto",
+          pre_tokens: 40_000,
+          post_tokens: 9_000,
+          strategy: "api_clear_tool_uses",
+          cleared_tool_results: 12,
+        },
       }),
     ]);
   });

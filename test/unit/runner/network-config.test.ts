@@ -3,7 +3,12 @@
 import { describe, expect, it } from "vitest";
 import { EGRESS_PRESET_NAMES } from "../../../src/sandbox/egress/allowlist.js";
 import { systemPrompt } from "../../../src/runner/system-prompt.js";
-import { ConfigError, parseRunConfig, type RunConfigInput, runEgressOptions } from "../../../src/runner/config.js";
+import {
+  ConfigError,
+  parseRunConfig,
+  type RunConfigInput,
+  runEgressOptions,
+} from "../../../src/runner/config.js";
 
 const base: RunConfigInput = { workspace: ".", script: "script.json" };
 const parse = (extra: Partial<RunConfigInput>) => parseRunConfig({ ...base, ...extra });
@@ -17,7 +22,10 @@ describe("network options", () => {
     [{ setup: ["npm ci"] }, /--setup commands need a network/],
     [{ network: "allowlist", allowDomain: ["*.co.uk"] }, /public suffix/],
     [{ network: "allowlist", allowDomain: ["10.0.0.1"] }, /addresses are not allowed/],
-    [{ network: "allowlist", allowDomain: ["npm"], allowPrivateHost: ["corp=notanip"] }, /is not an IP address/],
+    [
+      { network: "allowlist", allowDomain: ["npm"], allowPrivateHost: ["corp=notanip"] },
+      /is not an IP address/,
+    ],
     [{ caCert: "/nonexistent/ca.pem" }, /--ca-cert \/nonexistent\/ca.pem: ENOENT/],
   ] as Array<[Partial<RunConfigInput>, RegExp]>)("refuses %j", (extra, message) => {
     expect(() => parse(extra)).toThrow(ConfigError);
@@ -25,16 +33,30 @@ describe("network options", () => {
   });
 
   it("gives the allowlist to the proxy, with private hosts and their addresses", () => {
-    const options = runEgressOptions(parse({ network: "allowlist", allowDomain: ["npm", "*.corp.example"], allowPrivateHost: ["git.corp.example=10.1.2.3", "pkg.corp.example"] }));
+    const options = runEgressOptions(
+      parse({
+        network: "allowlist",
+        allowDomain: ["npm", "*.corp.example"],
+        allowPrivateHost: ["git.corp.example=10.1.2.3", "pkg.corp.example"],
+      }),
+    );
     expect(options?.given).toEqual(["npm", "*.corp.example"]);
-    expect(options?.rules.map((r) => r.host)).toEqual(["registry.npmjs.org", "registry.yarnpkg.com", "corp.example"]);
+    expect(options?.rules.map((r) => r.host)).toEqual([
+      "registry.npmjs.org",
+      "registry.yarnpkg.com",
+      "corp.example",
+    ]);
     expect(options?.privateHosts).toEqual(["git.corp.example", "pkg.corp.example"]);
     expect(options?.hosts).toEqual({ "git.corp.example": "10.1.2.3" });
   });
 
   it("gives setup commands every preset by default, or the setup allowlist", () => {
-    expect(runEgressOptions(parse({ network: "setup", setup: ["npm ci"] }))?.given).toEqual(EGRESS_PRESET_NAMES);
-    expect(runEgressOptions(parse({ network: "setup", setup: ["npm ci"], setupAllowDomain: ["npm"] }))?.given).toEqual(["npm"]);
+    expect(runEgressOptions(parse({ network: "setup", setup: ["npm ci"] }))?.given).toEqual(
+      EGRESS_PRESET_NAMES,
+    );
+    expect(
+      runEgressOptions(parse({ network: "setup", setup: ["npm ci"], setupAllowDomain: ["npm"] }))?.given,
+    ).toEqual(["npm"]);
   });
 
   it("starts no proxy for none, on, or setup without commands", () => {
@@ -46,8 +68,17 @@ describe("network options", () => {
 
 describe("the system prompt's network line", () => {
   it("names the allowed domains and says refusals come back in the result", () => {
-    const prompt = systemPrompt({ mode: "default", network: "allowlist", allowedDomains: ["npm", "*.corp.example"], tools: ["Bash"] });
-    expect(prompt).toContain("The sandbox reaches only these domains, over HTTP(S) through a proxy set in HTTP_PROXY/HTTPS_PROXY (npm, pip, git and curl use it): npm, *.corp.example.");
-    expect(systemPrompt({ mode: "default", network: "setup", tools: ["Bash"] })).toContain("The sandbox has no network access");
+    const prompt = systemPrompt({
+      mode: "default",
+      network: "allowlist",
+      allowedDomains: ["npm", "*.corp.example"],
+      tools: ["Bash"],
+    });
+    expect(prompt).toContain(
+      "The sandbox reaches only these domains, over HTTP(S) through a proxy set in HTTP_PROXY/HTTPS_PROXY (npm, pip, git and curl use it): npm, *.corp.example.",
+    );
+    expect(systemPrompt({ mode: "default", network: "setup", tools: ["Bash"] })).toContain(
+      "The sandbox has no network access",
+    );
   });
 });

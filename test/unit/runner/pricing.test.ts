@@ -4,7 +4,14 @@
  */
 import { describe, expect, it } from "vitest";
 import type { TurnUsage } from "../../../src/runner/driver.js";
-import { API_CONTEXT_EDIT_BETAS, DEFAULT_MODEL, apiContextEditFor, costUsd, normalizeModelId, priceFor } from "../../../src/runner/pricing.js";
+import {
+  API_CONTEXT_EDIT_BETAS,
+  DEFAULT_MODEL,
+  apiContextEditFor,
+  costUsd,
+  normalizeModelId,
+  priceFor,
+} from "../../../src/runner/pricing.js";
 import { isContextEditRejection } from "../../../src/runner/context.js";
 
 const usage = (partial: Partial<TurnUsage>): TurnUsage => ({
@@ -125,14 +132,20 @@ describe("apiContextEditFor", () => {
   });
 
   it("names a beta for each edit", () => {
-    expect(API_CONTEXT_EDIT_BETAS).toEqual({ compact: "compact-2026-01-12", clear_tool_uses: "context-management-2025-06-27" });
+    expect(API_CONTEXT_EDIT_BETAS).toEqual({
+      compact: "compact-2026-01-12",
+      clear_tool_uses: "context-management-2025-06-27",
+    });
   });
 });
 
 describe("isContextEditRejection", () => {
   it.each([
     ["400 invalid_request_error: context_management: Extra inputs are not permitted", true],
-    ["400 invalid_request_error: Unexpected value(s) `compact-2026-01-12` for the `anthropic-beta` header", true],
+    [
+      "400 invalid_request_error: Unexpected value(s) `compact-2026-01-12` for the `anthropic-beta` header",
+      true,
+    ],
     ["400 invalid_request_error: unknown field betas", true],
     ["400 invalid_request_error: prompt is too long: 210345 tokens > 200000 maximum", false],
     ["400 invalid_request_error: messages.1: tool_use ids were found without tool_result blocks", false],

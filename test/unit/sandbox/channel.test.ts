@@ -56,7 +56,9 @@ describe("HelperChannel", () => {
       const client = net.connect(socket, () => client.write(encodeFrame({ id: 0, hello: token })));
       const server = await listening.connection;
       // The handed-over connection carries what comes next, from the first byte.
-      const echoed = new Promise<string>((resolve) => server.once("data", (d: Buffer) => resolve(d.toString())));
+      const echoed = new Promise<string>((resolve) =>
+        server.once("data", (d: Buffer) => resolve(d.toString())),
+      );
       server.resume();
       client.write("next");
       expect(await echoed).toBe("next");
@@ -90,7 +92,12 @@ describe("HelperChannel", () => {
     process.env.TMPDIR = parent;
     try {
       const gone = spawnSync("true").pid; // exited and reaped: no process has this pid now (or soon after)
-      const names = [`agent-ci-channel-${gone}-abc123`, `agent-ci-channel-${process.pid}-def456`, "agent-ci-channel-notapid", "other"];
+      const names = [
+        `agent-ci-channel-${gone}-abc123`,
+        `agent-ci-channel-${process.pid}-def456`,
+        "agent-ci-channel-notapid",
+        "other",
+      ];
       for (const name of names) fs.mkdirSync(path.join(parent, name));
       fs.writeFileSync(path.join(parent, names[0]!, "helper.sock"), "");
       const { dir } = open();

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { EGRESS_PRESETS, parseAllowDomains } from "../../../src/sandbox/egress/allowlist.js";
-import { addressRefusal, describeRules, EgressPolicyError, matchDomain } from "../../../src/sandbox/egress/policy.js";
+import {
+  addressRefusal,
+  describeRules,
+  EgressPolicyError,
+  matchDomain,
+} from "../../../src/sandbox/egress/policy.js";
 
 describe("parseAllowDomain", () => {
   it("expands a preset to its hosts", () => {
@@ -8,7 +13,9 @@ describe("parseAllowDomain", () => {
   });
 
   it("reads a name that is also an object property as a host, not a preset", () => {
-    expect(parseAllowDomains(["constructor"])).toEqual([{ host: "constructor", wildcard: false, port: undefined }]);
+    expect(parseAllowDomains(["constructor"])).toEqual([
+      { host: "constructor", wildcard: false, port: undefined },
+    ]);
   });
 
   it("reads hosts, wildcards and ports, normalised", () => {
@@ -19,7 +26,19 @@ describe("parseAllowDomain", () => {
     ]);
   });
 
-  it.each(["", "10.0.0.1", "[::1]", "exa mple.com", "*.com", "*.co.uk", "a..b", "host:0", "host:70000", "-bad.com", "ex*ample.com"])("refuses %j", (entry) => {
+  it.each([
+    "",
+    "10.0.0.1",
+    "[::1]",
+    "exa mple.com",
+    "*.com",
+    "*.co.uk",
+    "a..b",
+    "host:0",
+    "host:70000",
+    "-bad.com",
+    "ex*ample.com",
+  ])("refuses %j", (entry) => {
     expect(() => parseAllowDomains([entry])).toThrow(EgressPolicyError);
   });
 
@@ -52,17 +71,30 @@ describe("matchDomain", () => {
 });
 
 describe("addressRefusal", () => {
-  it.each(["127.0.0.1", "10.1.2.3", "172.17.0.1", "192.168.1.1", "169.254.1.1", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd12::1", "::ffff:10.0.0.1", "::ffff:127.0.0.1"])(
-    "refuses the non-public %s unless opted in",
+  it.each([
+    "127.0.0.1",
+    "10.1.2.3",
+    "172.17.0.1",
+    "192.168.1.1",
+    "169.254.1.1",
+    "100.64.0.1",
+    "0.0.0.0",
+    "::1",
+    "fe80::1",
+    "fd12::1",
+    "::ffff:10.0.0.1",
+    "::ffff:127.0.0.1",
+  ])("refuses the non-public %s unless opted in", (address) => {
+    expect(addressRefusal(address, false)).toMatch(/non-public/);
+    expect(addressRefusal(address, true)).toBeUndefined();
+  });
+
+  it.each(["169.254.169.254", "::ffff:169.254.169.254", "fd00:ec2::254", "100.100.100.200"])(
+    "refuses the metadata address %s always",
     (address) => {
-      expect(addressRefusal(address, false)).toMatch(/non-public/);
-      expect(addressRefusal(address, true)).toBeUndefined();
+      expect(addressRefusal(address, true)).toMatch(/metadata/);
     },
   );
-
-  it.each(["169.254.169.254", "::ffff:169.254.169.254", "fd00:ec2::254", "100.100.100.200"])("refuses the metadata address %s always", (address) => {
-    expect(addressRefusal(address, true)).toMatch(/metadata/);
-  });
 
   it.each(["93.184.215.14", "2606:4700::1111", "104.16.0.1"])("lets the public %s through", (address) => {
     expect(addressRefusal(address, false)).toBeUndefined();

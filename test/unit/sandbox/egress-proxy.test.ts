@@ -24,10 +24,16 @@ const entries: LedgerEntry[] = [];
 const waiters: Array<() => void> = [];
 
 /** Resolves once the ledger holds an entry for `host` with this kind (entries come when a connection ends). */
-function entryFor(host: string, kind: LedgerEntry["kind"], decision?: LedgerEntry["decision"]): Promise<LedgerEntry> {
+function entryFor(
+  host: string,
+  kind: LedgerEntry["kind"],
+  decision?: LedgerEntry["decision"],
+): Promise<LedgerEntry> {
   return new Promise((resolve) => {
     const look = () => {
-      const found = entries.find((e) => e.host === host && e.kind === kind && (!decision || e.decision === decision));
+      const found = entries.find(
+        (e) => e.host === host && e.kind === kind && (!decision || e.decision === decision),
+      );
       if (found) resolve(found);
       else waiters.push(look);
     };
@@ -77,7 +83,13 @@ function get(url: string, caller?: string): Promise<{ status: number; body: stri
 /** CONNECT host:port, then TLS with `servername` over the tunnel and GET /. */
 function tunnel(target: string, servername: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port: proxyPort, method: "CONNECT", path: target, headers: { "proxy-authorization": `Basic ${Buffer.from("toolu_7:").toString("base64")}` } });
+    const req = http.request({
+      host: "127.0.0.1",
+      port: proxyPort,
+      method: "CONNECT",
+      path: target,
+      headers: { "proxy-authorization": `Basic ${Buffer.from("toolu_7:").toString("base64")}` },
+    });
     req.on("connect", (res, socket, head) => {
       if (res.statusCode !== 200) {
         let body = head.toString("utf8");
@@ -102,7 +114,12 @@ describe("the egress proxy", () => {
     const res = await get(`http://allowed.test:${origins.httpPort}/plain`, "toolu_1");
     expect(res).toEqual({ status: 200, body: "hello from allowed.test over http\n" });
     const entry = await entryFor("allowed.test", "http");
-    expect(entry).toMatchObject({ decision: "allowed", port: origins.httpPort, address: "127.0.0.1", caller: "toolu_1" });
+    expect(entry).toMatchObject({
+      decision: "allowed",
+      port: origins.httpPort,
+      address: "127.0.0.1",
+      caller: "toolu_1",
+    });
     expect(entry.bytesUp).toBeGreaterThan(0);
     expect(entry.bytesDown).toBeGreaterThan(0);
   });
@@ -112,7 +129,10 @@ describe("the egress proxy", () => {
     expect(res.status).toBe(403);
     expect(res.body).toContain("agent-ci's network policy refused blocked.test");
     expect(res.body).toContain("allowed: allowed.test, private.test");
-    expect(await entryFor("blocked.test", "http")).toMatchObject({ decision: "denied", reason: "not on the allowlist" });
+    expect(await entryFor("blocked.test", "http")).toMatchObject({
+      decision: "denied",
+      reason: "not on the allowlist",
+    });
     expect(origins.seen).not.toContain("http://blocked.test/");
   });
 
@@ -127,7 +147,9 @@ describe("the egress proxy", () => {
   it("cuts a tunnel whose SNI names another host", async () => {
     const before = origins.seen.length;
     expect((await tunnel(`allowed.test:${origins.httpsPort}`, "blocked.test")).body).toBe("");
-    expect(await entryFor("allowed.test", "connect", "denied")).toMatchObject({ reason: "the TLS server name blocked.test differs from the CONNECT host" });
+    expect(await entryFor("allowed.test", "connect", "denied")).toMatchObject({
+      reason: "the TLS server name blocked.test differs from the CONNECT host",
+    });
     expect(origins.seen.length).toBe(before);
   });
 
@@ -141,7 +163,10 @@ describe("the egress proxy", () => {
     const res = await tunnel(`${host}:443`, host);
     expect(res.status).toBe(403);
     expect(res.body).toContain(`refused ${host}:443`);
-    expect(await entryFor(host, "connect")).toMatchObject({ decision: "denied", reason: expect.stringMatching(reason) });
+    expect(await entryFor(host, "connect")).toMatchObject({
+      decision: "denied",
+      reason: expect.stringMatching(reason),
+    });
   });
 
   it("refuses a request not in absolute form", async () => {

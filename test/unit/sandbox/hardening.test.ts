@@ -1,8 +1,18 @@
 // The hardening read-back as a pure comparison: no engine, one row per setting that can fail to hold.
 import { describe, expect, it } from "vitest";
-import { assessHardening, type InspectedHardening, type InsideProbe, type RequestedHardening } from "../../../src/sandbox/hardening.js";
+import {
+  assessHardening,
+  type InspectedHardening,
+  type InsideProbe,
+  type RequestedHardening,
+} from "../../../src/sandbox/hardening.js";
 
-const requested: RequestedHardening = { PidsLimit: 512, Memory: 4 * 1024 ** 3, NanoCpus: 2e9, NetworkMode: "none" };
+const requested: RequestedHardening = {
+  PidsLimit: 512,
+  Memory: 4 * 1024 ** 3,
+  NanoCpus: 2e9,
+  NetworkMode: "none",
+};
 const applied: InspectedHardening = {
   ReadonlyRootfs: true,
   CapDrop: ["ALL"],
@@ -14,20 +24,38 @@ const applied: InspectedHardening = {
   Privileged: false,
   Runtime: "runc",
 };
-const inside: InsideProbe = { uid: 1000, capEff: "0000000000000000", noNewPrivs: "1", seccomp: "2", userNamespaceOpen: false };
+const inside: InsideProbe = {
+  uid: 1000,
+  capEff: "0000000000000000",
+  noNewPrivs: "1",
+  seccomp: "2",
+  userNamespaceOpen: false,
+};
 const context = { user: "1000:1000", workspaceWritableByAgent: true };
 
 describe("assessHardening", () => {
   it("finds nothing missing when every requested setting holds", () => {
     const h = assessHardening(requested, applied, inside, context);
     expect(h.missing).toEqual([]);
-    expect(h).toMatchObject({ uid: 1000, noNewPrivileges: true, readonlyRootfs: true, pidsLimit: 512, init: true, runtime: "runc" });
+    expect(h).toMatchObject({
+      uid: 1000,
+      noNewPrivileges: true,
+      readonlyRootfs: true,
+      pidsLimit: 512,
+      init: true,
+      runtime: "runc",
+    });
   });
 
   it.each<[string, Partial<InspectedHardening>, Partial<InsideProbe>, string]>([
     ["root user", {}, { uid: 0 }, "non-root user"],
     ["an unknown user", {}, { uid: null }, "non-root user"],
-    ["capabilities left", {}, { capEff: "00000000a80425fb" }, "capabilities dropped (CapEff 00000000a80425fb)"],
+    [
+      "capabilities left",
+      {},
+      { capEff: "00000000a80425fb" },
+      "capabilities dropped (CapEff 00000000a80425fb)",
+    ],
     ["no-new-privileges off", {}, { noNewPrivs: "0" }, "no-new-privileges"],
     ["a writable root", { ReadonlyRootfs: false }, {}, "read-only root filesystem"],
     ["a short CapDrop list", { CapDrop: ["CAP_NET_RAW"] }, {}, "CapDrop ALL"],
@@ -39,17 +67,45 @@ describe("assessHardening", () => {
     ["privileged", { Privileged: true }, {}, "unprivileged"],
     ["a network", { NetworkMode: "bridge" }, {}, "network none"],
     ["seccomp off", {}, { seccomp: "0" }, "seccomp filter"],
-    ["user namespaces open", {}, { userNamespaceOpen: true }, "user namespaces blocked (the engine's seccomp profile allows unshare -U)"],
+    [
+      "user namespaces open",
+      {},
+      { userNamespaceOpen: true },
+      "user namespaces blocked (the engine's seccomp profile allows unshare -U)",
+    ],
   ])("names %s", (_what, host, probe, missing) => {
-    expect(assessHardening(requested, { ...applied, ...host }, { ...inside, ...probe }, context).missing).toEqual([missing]);
+    expect(
+      assessHardening(requested, { ...applied, ...host }, { ...inside, ...probe }, context).missing,
+    ).toEqual([missing]);
   });
 
   it("accepts Podman's capability list in place of ALL", () => {
-    const podmanCaps = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_NET_BIND_SERVICE", "CAP_SETFCAP", "CAP_SETGID", "CAP_SETPCAP", "CAP_SETUID", "CAP_SYS_CHROOT"];
-    expect(assessHardening(requested, { ...applied, CapDrop: podmanCaps }, inside, context).missing).toEqual([]);
+    const podmanCaps = [
+      "CAP_CHOWN",
+      "CAP_DAC_OVERRIDE",
+      "CAP_FOWNER",
+      "CAP_FSETID",
+      "CAP_KILL",
+      "CAP_NET_BIND_SERVICE",
+      "CAP_SETFCAP",
+      "CAP_SETGID",
+      "CAP_SETPCAP",
+      "CAP_SETUID",
+      "CAP_SYS_CHROOT",
+    ];
+    expect(assessHardening(requested, { ...applied, CapDrop: podmanCaps }, inside, context).missing).toEqual(
+      [],
+    );
   });
 
   it("does not ask for network none when the run has a network", () => {
-    expect(assessHardening({ ...requested, NetworkMode: "bridge" }, { ...applied, NetworkMode: "bridge" }, inside, context).missing).toEqual([]);
+    expect(
+      assessHardening(
+        { ...requested, NetworkMode: "bridge" },
+        { ...applied, NetworkMode: "bridge" },
+        inside,
+        context,
+      ).missing,
+    ).toEqual([]);
   });
 });

@@ -26,7 +26,11 @@ describe("the toolbelt's recipe", () => {
     const own = toolbeltRecipe();
     const arm64 = toolbeltRecipe("arm64");
     expect(own).not.toHaveProperty("architecture");
-    expect(arm64).toMatchObject({ architecture: "arm64", baseImage: baseImageFor("arm64"), files: own.files });
+    expect(arm64).toMatchObject({
+      architecture: "arm64",
+      baseImage: baseImageFor("arm64"),
+      files: own.files,
+    });
     expect(recipeTag(arm64)).not.toBe(recipeTag(own));
     expect(recipeTag(toolbeltRecipe("arm64"))).toBe(recipeTag(arm64));
   });

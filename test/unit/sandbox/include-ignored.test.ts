@@ -94,7 +94,9 @@ describe("listWorkspace on a git repository with ignored dependencies", () => {
   it("leaves ignored files out and says which, by default", async () => {
     const listing = await listWorkspace(workspace());
     expect(listing.paths).toContain("index.js");
-    expect(listing.paths.filter((p) => p.startsWith("node_modules") || p.startsWith(".venv") || p === "build.log")).toEqual([]);
+    expect(
+      listing.paths.filter((p) => p.startsWith("node_modules") || p.startsWith(".venv") || p === "build.log"),
+    ).toEqual([]);
     expect(await listing.ignoredLeftOut).toEqual({
       files: 4,
       paths: [
@@ -124,7 +126,9 @@ describe("listWorkspace on a git repository with ignored dependencies", () => {
 
   it("takes every ignored file with true, leaving nothing to report", async () => {
     const listing = await listWorkspace(workspace(), true);
-    expect(listing.paths).toEqual(expect.arrayContaining(["node_modules/dep/index.js", ".venv/bin/python", "build.log"]));
+    expect(listing.paths).toEqual(
+      expect.arrayContaining(["node_modules/dep/index.js", ".venv/bin/python", "build.log"]),
+    );
     expect(await listing.ignoredLeftOut).toBeUndefined();
   });
 });
@@ -145,21 +149,28 @@ describe("listWorkspace on a git worktree (its .git is a file naming a directory
 
 describe("the option's spellings", () => {
   const inputs = (include_ignored: string) =>
-    parseActionInputs((name: InputName) => (name === "include_ignored" ? include_ignored : INPUT_DEFAULTS[name]));
+    parseActionInputs((name: InputName) =>
+      name === "include_ignored" ? include_ignored : INPUT_DEFAULTS[name],
+    );
 
   it("Action: false, true, or a list of patterns; a bad pattern names the input", () => {
     expect(inputs("").include_ignored).toBe(false);
     expect(inputs("false").include_ignored).toBe(false);
     expect(inputs("TRUE").include_ignored).toBe(true);
     expect(inputs("node_modules, .venv/").include_ignored).toEqual(["node_modules", ".venv"]);
-    expect(inputs("node_modules\n./vendor/cache\n").include_ignored).toEqual(["node_modules", "vendor/cache"]);
+    expect(inputs("node_modules\n./vendor/cache\n").include_ignored).toEqual([
+      "node_modules",
+      "vendor/cache",
+    ]);
     expect(() => inputs("!node_modules")).toThrow(/include_ignored: .*negated patterns/);
   });
 
   it("RunConfig: a boolean or at least one pattern", () => {
     const base = { workspace: ".", script: "s.json" };
     expect(parseRunConfig(base).includeIgnored).toBe(false);
-    expect(parseRunConfig({ ...base, includeIgnored: ["node_modules/"] }).includeIgnored).toEqual(["node_modules"]);
+    expect(parseRunConfig({ ...base, includeIgnored: ["node_modules/"] }).includeIgnored).toEqual([
+      "node_modules",
+    ]);
     expect(() => parseRunConfig({ ...base, includeIgnored: [] })).toThrow(/includeIgnored/);
     expect(() => parseRunConfig({ ...base, includeIgnored: [" "] })).toThrow(/not a path pattern/);
   });

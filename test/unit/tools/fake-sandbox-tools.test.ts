@@ -10,10 +10,20 @@ import { FakeSandbox } from "../../support/fake-sandbox.js";
 
 function harness(files: Record<string, string>) {
   const sandbox = new FakeSandbox(files);
-  const pipeline = new ToolPipeline({ allTools: ALL_TOOLS, enabledTools: ALL_TOOLS, sandbox, state: new RunState(), gate: allowAll });
+  const pipeline = new ToolPipeline({
+    allTools: ALL_TOOLS,
+    enabledTools: ALL_TOOLS,
+    sandbox,
+    state: new RunState(),
+    gate: allowAll,
+  });
   let seq = 0;
   const call = async (name: string, input: unknown): Promise<ToolCallRecord> => {
-    const [record] = await pipeline.runTurn(0, [{ id: `toolu_${++seq}`, name, input }], new AbortController().signal);
+    const [record] = await pipeline.runTurn(
+      0,
+      [{ id: `toolu_${++seq}`, name, input }],
+      new AbortController().signal,
+    );
     return record!;
   };
   const text = (record: ToolCallRecord) => contentText(record.content);
@@ -24,9 +34,17 @@ describe("Edit over the fake sandbox", () => {
   it("matches straight quotes against curly ones and keeps the file's curly style", async () => {
     const t = harness({ "curly.txt": "She said “hello” to me.\nIt’s fine.\n" });
     await t.call("Read", { file_path: "/workspace/curly.txt" });
-    const first = await t.call("Edit", { file_path: "/workspace/curly.txt", old_string: 'She said "hello" to me.', new_string: 'She said "goodbye" to me.' });
+    const first = await t.call("Edit", {
+      file_path: "/workspace/curly.txt",
+      old_string: 'She said "hello" to me.',
+      new_string: 'She said "goodbye" to me.',
+    });
     expect(first.isError, t.text(first)).toBeFalsy();
-    const second = await t.call("Edit", { file_path: "/workspace/curly.txt", old_string: "It's fine.", new_string: "It's great." });
+    const second = await t.call("Edit", {
+      file_path: "/workspace/curly.txt",
+      old_string: "It's fine.",
+      new_string: "It's great.",
+    });
     expect(second.isError, t.text(second)).toBeFalsy();
     expect(t.sandbox.text("/workspace/curly.txt")).toBe("She said “goodbye” to me.\nIt’s great.\n");
   });
@@ -34,12 +52,20 @@ describe("Edit over the fake sandbox", () => {
   it("matches an LF old_string in a CRLF file and writes CRLF back, bytes outside the edit untouched", async () => {
     const t = harness({ "crlf.txt": "alpha\r\nbeta\r\ngamma\r\n", "mixed.txt": "one\r\ntwo\nthree\r\n" });
     await t.call("Read", { file_path: "/workspace/crlf.txt" });
-    const edit = await t.call("Edit", { file_path: "/workspace/crlf.txt", old_string: "alpha\nbeta", new_string: "alpha\nBETA\nbeta2" });
+    const edit = await t.call("Edit", {
+      file_path: "/workspace/crlf.txt",
+      old_string: "alpha\nbeta",
+      new_string: "alpha\nBETA\nbeta2",
+    });
     expect(edit.isError, t.text(edit)).toBeFalsy();
     expect(t.sandbox.text("/workspace/crlf.txt")).toBe("alpha\r\nBETA\r\nbeta2\r\ngamma\r\n");
 
     await t.call("Read", { file_path: "/workspace/mixed.txt" });
-    const mixed = await t.call("Edit", { file_path: "/workspace/mixed.txt", old_string: "two", new_string: "2" });
+    const mixed = await t.call("Edit", {
+      file_path: "/workspace/mixed.txt",
+      old_string: "two",
+      new_string: "2",
+    });
     expect(mixed.isError, t.text(mixed)).toBeFalsy();
     expect(t.sandbox.text("/workspace/mixed.txt")).toBe("one\r\n2\nthree\r\n");
   });
@@ -66,7 +92,12 @@ describe("Bash output rendering over the fake sandbox", () => {
 
   it("reports a non-zero exit, and says what the capture left out", async () => {
     const head = Buffer.from("first lines\n");
-    const { record, text } = await run({ exitCode: 2, stdout: Buffer.concat([head, Buffer.from("last line\n")]), stdoutHead: head.length, stdoutOmitted: 5_000_000 });
+    const { record, text } = await run({
+      exitCode: 2,
+      stdout: Buffer.concat([head, Buffer.from("last line\n")]),
+      stdoutHead: head.length,
+      stdoutOmitted: 5_000_000,
+    });
     expect(record.isError).toBe(true);
     expect(text).toContain("first lines");
     expect(text).toContain("[5000000 bytes omitted]");

@@ -11,7 +11,6 @@ function iso(offsetMs: number): string {
   return new Date(START + offsetMs).toISOString();
 }
 
-
 export const SMALL_FIX_PATCH = `diff --git a/src/calc.js b/src/calc.js
 index 3b18e51..a1c2d3e 100644
 --- a/src/calc.js
