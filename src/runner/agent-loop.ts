@@ -211,8 +211,8 @@ function checkLimits(budget: RunBudget, state: LoopState): boolean {
   const { turn, maxTurns } = state;
   if (state.signal.aborted) return stop(state, "cancelled", "cancelled");
   if (turn >= maxTurns) return stop(state, "max_turns", `reached the limit of ${maxTurns} turns`);
-  const spent = budget.spent();
-  if (spent) return stop(state, spent.exit, spent.detail);
+  const reached = budget.reached();
+  if (reached) return stop(state, reached.exit, reached.detail);
   const nearLimit = turn === maxTurns - 1 || budget.nearlySpent();
   if (nearLimit && !state.wrapUpSent && turn > 0) {
     state.wrapUpSent = true;

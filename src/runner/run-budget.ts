@@ -73,14 +73,17 @@ export class RunBudget {
     this.deniedCalls += 1;
   }
 
-  /** The money or the wall clock that is used up, so no model call may start; undefined while both last. */
-  spent(): LimitReached | undefined {
+  /**
+   * The run-wide limit reached (the money, the wall clock, then the denials), so no model call may start;
+   * undefined while all hold. Another loop of the run may have reached it.
+   */
+  reached(): LimitReached | undefined {
     const { maxBudgetUsd, deadline } = this.limits;
     if (maxBudgetUsd !== undefined && this.spentUsd >= maxBudgetUsd) {
       return { exit: "budget", detail: `spent $${this.spentUsd.toFixed(4)} of the $${maxBudgetUsd} budget` };
     }
     if (Date.now() >= deadline) return { exit: "timeout", detail: "the run's wall-clock limit was reached" };
-    return undefined;
+    return this.deniedTooOften();
   }
 
   /** The money or the wall clock is nearly used up: time to tell the model to finish. */
