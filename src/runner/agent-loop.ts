@@ -97,10 +97,12 @@ export interface Conversation {
 }
 
 /**
- * One conversation's own state: a subagent is the same loop with another one. The loop changes nothing else
- * but the run's budget.
+ * One conversation's own state: a subagent is the same loop with another one, sharing with the others only
+ * the services and the run's budget.
  */
-export interface LoopState extends Required<Pick<Conversation, "spender" | "system" | "tools" | "maxTurns">> {
+export interface LoopState extends Readonly<
+  Required<Pick<Conversation, "spender" | "system" | "tools" | "maxTurns">>
+> {
   readonly messages: MessageParam[];
   readonly signal: AbortSignal;
   readonly context?: ContextManager;
