@@ -21,7 +21,7 @@ import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/
 import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
-import { ruleText } from "../sandbox/egress/policy.js";
+import { ruleText } from "../policy/network.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import { RunState } from "../tools/state.js";

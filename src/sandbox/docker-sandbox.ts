@@ -82,12 +82,11 @@ import {
   SandboxGoneError,
   WORKSPACE_ROOT,
 } from "./sandbox.js";
+import type { NetworkPolicy } from "../policy/network.js";
 import { ensureToolbelt, FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
 
 export type { Hardening } from "./hardening.js";
 export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./baseline.js";
-
-export type NetworkPolicy = "none" | "setup" | "on" | "allowlist";
 
 export interface DockerSandboxOptions {
   runId: string;
