@@ -115,11 +115,12 @@ export const SETUP_CALLER = "setup";
 /** Where images keep their CA bundle (Debian and Alpine; Fedora and its kin). */
 const IMAGE_CA_BUNDLES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"];
 
-/** What a started sandbox is made of (its fields say what each is), each part fixed once made: the helper's connection aside (link). */
+/**
+ * What a started sandbox is made of (DockerSandbox's fields say what each is), each part fixed once made:
+ * the helper's connection (link) aside.
+ */
 export interface SandboxParts {
-  docker: Docker;
   container: Docker.Container;
-  options: DockerSandboxOptions;
   image: ResolvedImage;
   emulated: boolean;
   commands: CommandSettings;
@@ -214,9 +215,7 @@ export async function assembleSandbox<S extends Assembled>(
       return { hardening, oomKills, tools };
     });
     const sandbox = build({
-      docker,
       container,
-      options,
       image,
       emulated,
       commands,
