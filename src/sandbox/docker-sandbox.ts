@@ -6,7 +6,6 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { PassThrough, type Duplex } from "node:stream";
-import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
 import {
   copyInFailed,
@@ -50,6 +49,7 @@ import {
 } from "./engine-profile.js";
 import { assessHardening, type Hardening } from "./hardening.js";
 import { HelperClient } from "./helper-client.js";
+import { HELPER_JS } from "./helper-source.js";
 import type {
   ExecOpRequest,
   FailureHeader,
@@ -212,7 +212,7 @@ export async function disposeAllSandboxes(): Promise<void> {
 }
 
 function helperSource(): string {
-  return fs.readFileSync(fileURLToPath(new URL("./helper/helper.cjs", import.meta.url)), "utf8");
+  return HELPER_JS;
 }
 
 /** Rejects when `signal` aborts; the command itself ends with the container (cancel removes it). */
