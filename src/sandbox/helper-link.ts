@@ -1,21 +1,16 @@
 // The host's connection to the in-container exec helper: started after the copy-in, started again after
 // `--setup` and whenever the helper was killed, and moved onto the direct socket where it can be. The one
 // part of a running sandbox that changes while it runs.
-import fs from "node:fs";
 import type { Duplex } from "node:stream";
-import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
 import { CHANNEL_SOCKET, type ChannelListener, channelToken, type HelperChannel } from "./channel.js";
 import { BASE_ENV, envList } from "./command-env.js";
 import { withTimeout } from "./engine.js";
 import { AGENT_USER } from "./engine-profile.js";
 import { HelperClient } from "./helper-client.js";
+import { HELPER_JS } from "./helper-source.js";
 import { EngineError, OUTPUTS_DIR, SandboxGoneError, WORKSPACE_ROOT } from "./sandbox.js";
 import { FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
-
-function helperSource(): string {
-  return fs.readFileSync(fileURLToPath(new URL("./helper/helper.cjs", import.meta.url)), "utf8");
-}
 
 /** What the helper's start needs to know of the run. */
 export interface HelperSettings {
@@ -62,7 +57,7 @@ export class HelperLink {
     const exec = await withTimeout(
       "an exec create",
       this.container.exec({
-        Cmd: [toolbeltProgram("node"), "-e", helperSource()],
+        Cmd: [toolbeltProgram("node"), "-e", HELPER_JS],
         AttachStdin: true,
         AttachStdout: true,
         AttachStderr: true,
