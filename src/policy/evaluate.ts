@@ -78,8 +78,15 @@ const HOUSEKEEPING_TOOLS: ReadonlySet<string> = new Set([
   "BashOutput",
   "KillShell",
   "KillBash",
+  "TaskOutput",
+  "TaskStop",
   "ExitPlanMode",
 ]);
+/**
+ * Starting a subagent needs no allow rule in any mode, as in Claude Code: each of its calls is decided by
+ * this same policy. A deny rule (`Task(Explore)`) still refuses it, in every mode.
+ */
+const DELEGATING_TOOLS: ReadonlySet<string> = new Set(["Task", "Agent"]);
 /** Read-only, but they reach the network: they need an allow rule (or bypassPermissions). */
 const NETWORK_TOOLS: ReadonlySet<string> = new Set(["WebFetch", "WebSearch"]);
 const PATH_INPUT_KEYS: readonly string[] = ["file_path", "path", "notebook_path"];
@@ -326,6 +333,11 @@ class Evaluator implements PolicyEngine {
     const askRule = this.toolRule("ask", call, paths);
     if (askRule !== undefined) return this.askDenial(`${tool}${shown}`, askRule);
 
+    if (DELEGATING_TOOLS.has(tool))
+      return this.allow(
+        "mode",
+        `allowed: starting a subagent needs no permission; each of its calls is decided by the same policy in ${this.mode} mode`,
+      );
     const edits = isEditTool(tool);
     if (edits) {
       for (const path of paths) {

@@ -33,6 +33,8 @@ const TOOL_SPECIFIERS: Readonly<Record<string, SpecifierKind>> = {
   KillBash: "none",
   Task: "name",
   Agent: "name",
+  TaskOutput: "none",
+  TaskStop: "none",
   ExitPlanMode: "none",
 };
 
@@ -40,7 +42,11 @@ export const KNOWN_TOOLS: readonly string[] = Object.keys(TOOL_SPECIFIERS);
 
 /** `mcp__server`, `mcp__server__tool`, `mcp__server__*`. */
 const MCP_RULE = /^mcp__[A-Za-z0-9_.-]+(?:__\*)?$/;
-const TOOL_ALIASES: Readonly<Record<string, string>> = { Agent: "Task", KillBash: "KillShell" };
+const TOOL_ALIASES: Readonly<Record<string, string>> = {
+  Agent: "Task",
+  KillBash: "KillShell",
+  TaskStop: "KillShell",
+};
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 export const isEditTool = (tool: string): boolean => EDIT_TOOLS.includes(tool);

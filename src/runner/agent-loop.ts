@@ -49,6 +49,17 @@ export interface LoopLimits {
   maxDenials: number;
 }
 
+/**
+ * What every loop of a run spends, counted once: the main loop and its subagents draw on the same turns,
+ * dollars and denials, so no subagent can spend past the run's limits.
+ */
+export class RunBudget {
+  turns = 0;
+  costUsd = 0;
+  denials = 0;
+  constructor(readonly limits: Pick<LoopLimits, "maxTurns" | "maxBudgetUsd" | "maxDenials">) {}
+}
+
 export interface LoopResult {
   exit: LoopExit;
   /** Why, in a sentence, when the loop stopped for something other than the model finishing. */
@@ -88,6 +99,10 @@ export interface LoopOptions {
   context?: ContextManager;
   /** The run must end with an object valid against this schema (its tool is in `tools`). */
   structuredOutput?: StructuredOutputSpec;
+  /** The run's shared spend (absent: this loop's own, from `limits`). */
+  budget?: RunBudget;
+  /** A subagent's loop: the Task call that started it (its events carry it, as Claude Code's do). */
+  parentToolUseId?: string;
 }
 
 const ZERO: TurnUsage = {
@@ -137,10 +152,12 @@ export async function runAgentLoop(
   result: LoopResult = newLoopResult(),
 ): Promise<LoopResult> {
   const { driver, pipeline, limits, events, signal } = options;
+  const budget = options.budget ?? new RunBudget(limits);
+  const runLimits = budget.limits;
+  const parentToolUseId = options.parentToolUseId ?? null;
   const messages: MessageParam[] = [{ role: "user", content: options.prompt }];
   const totalTime = limits.deadline - Date.now();
   let maxTokens = options.maxTokens;
-  let denials = 0;
   let wrapUpSent = false;
   // One compaction-and-retry per overflow: a second one in a row ends the run.
   let overflowRetried = false;
@@ -187,15 +204,18 @@ export async function runAgentLoop(
   for (let turn = 0; ; turn++) {
     if (signal.aborted) return stop("cancelled", "cancelled");
     if (turn >= limits.maxTurns) return stop("max_turns", `reached the limit of ${limits.maxTurns} turns`);
-    if (limits.maxBudgetUsd !== undefined && result.costUsd >= limits.maxBudgetUsd) {
-      return stop("budget", `spent $${result.costUsd.toFixed(4)} of the $${limits.maxBudgetUsd} budget`);
+    if (budget.turns >= runLimits.maxTurns)
+      return stop("max_turns", `the run reached its limit of ${runLimits.maxTurns} turns`);
+    if (runLimits.maxBudgetUsd !== undefined && budget.costUsd >= runLimits.maxBudgetUsd) {
+      return stop("budget", `spent $${budget.costUsd.toFixed(4)} of the $${runLimits.maxBudgetUsd} budget`);
     }
     if (Date.now() >= limits.deadline) return stop("timeout", "the run's wall-clock limit was reached");
 
     // Shortly before a limit, tell the model to finish (once).
     const nearLimit =
       turn === limits.maxTurns - 1 ||
-      (limits.maxBudgetUsd !== undefined && result.costUsd >= limits.maxBudgetUsd * 0.9) ||
+      budget.turns === runLimits.maxTurns - 1 ||
+      (runLimits.maxBudgetUsd !== undefined && budget.costUsd >= runLimits.maxBudgetUsd * 0.9) ||
       limits.deadline - Date.now() < totalTime * WRAP_UP_TIME_FRACTION;
     if (nearLimit && !wrapUpSent && turn > 0) {
       wrapUpSent = true;
@@ -219,6 +239,7 @@ export async function runAgentLoop(
         maxTokens,
         ...(contextEdits ? { contextEdits } : {}),
       });
+      budget.turns += 1;
     } catch (e) {
       if (!(e instanceof ModelApiError && e.kind === "invalid_request")) throw e;
       result.apiMs += performance.now() - started;
@@ -245,6 +266,7 @@ export async function runAgentLoop(
     const cost = driver.costOf(assistant);
     result.usage = addUsage(result.usage, assistant.usage);
     result.costUsd += cost;
+    budget.costUsd += cost;
     const text = textOf(assistant.content);
     if (text) result.finalText = text;
     result.turns.push({
@@ -273,7 +295,7 @@ export async function runAgentLoop(
     events.emit({
       type: "assistant",
       session_id: options.runId,
-      parent_tool_use_id: null,
+      parent_tool_use_id: parentToolUseId,
       message: {
         id: `msg_${options.runId}_${turn}`,
         type: "message",
@@ -319,7 +341,7 @@ export async function runAgentLoop(
         events.emit({
           type: "user",
           session_id: options.runId,
-          parent_tool_use_id: null,
+          parent_tool_use_id: parentToolUseId,
           message: { role: "user", content: ToolPipeline.toolResults(interrupted) },
         });
       }
@@ -376,7 +398,7 @@ export async function runAgentLoop(
 
     for (const record of records) {
       options.progress?.(`${record.isError ? "✗" : "✓"} ${record.tool} ${record.title ?? ""}`.trimEnd());
-      if (record.decision?.behavior === "deny") denials += 1;
+      if (record.decision?.behavior === "deny") budget.denials += 1;
     }
     result.calls.push(...records);
     const toolResults = ToolPipeline.toolResults(records);
@@ -384,7 +406,7 @@ export async function runAgentLoop(
     events.emit({
       type: "user",
       session_id: options.runId,
-      parent_tool_use_id: null,
+      parent_tool_use_id: parentToolUseId,
       message: { role: "user", content: toolResults },
     });
 
@@ -396,10 +418,10 @@ export async function runAgentLoop(
       const ended = structuredMiss(structured.errors);
       if (ended) return ended;
     }
-    if (denials >= limits.maxDenials) {
+    if (budget.denials >= runLimits.maxDenials) {
       return stop(
         "max_denials",
-        `${denials} tool calls were denied by the permission policy; stopping (limit ${limits.maxDenials})`,
+        `${budget.denials} tool calls were denied by the permission policy; stopping (limit ${runLimits.maxDenials})`,
       );
     }
   }

@@ -65,7 +65,8 @@ export type StreamEvent =
   | {
       type: "assistant";
       session_id: string;
-      parent_tool_use_id: null;
+      /** The Task call whose subagent this belongs to; null for the main loop. */
+      parent_tool_use_id: string | null;
       message: {
         id: string;
         type: "message";
@@ -84,7 +85,8 @@ export type StreamEvent =
   | {
       type: "user";
       session_id: string;
-      parent_tool_use_id: null;
+      /** The Task call whose subagent this belongs to; null for the main loop. */
+      parent_tool_use_id: string | null;
       message: { role: "user"; content: Anthropic.ToolResultBlockParam[] };
     }
   | {
