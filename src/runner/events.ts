@@ -65,7 +65,7 @@ export type StreamEvent =
   | {
       type: "assistant";
       session_id: string;
-      /** The Task call whose subagent this belongs to; null for the main loop. */
+      /** The Task call whose subagent this conversation is; null for the main loop (as Claude Code's). */
       parent_tool_use_id: string | null;
       message: {
         id: string;
@@ -85,7 +85,6 @@ export type StreamEvent =
   | {
       type: "user";
       session_id: string;
-      /** The Task call whose subagent this belongs to; null for the main loop. */
       parent_tool_use_id: string | null;
       message: { role: "user"; content: Anthropic.ToolResultBlockParam[] };
     }

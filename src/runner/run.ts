@@ -25,7 +25,7 @@ import { ruleText } from "../sandbox/egress/policy.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { apiToolDefinitions } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
-import { newLoopResult, RunBudget, runAgentLoop, type LoopResult } from "./agent-loop.js";
+import { newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { loadAgents, type LoadedAgents } from "./agents.js";
 import { SubagentRunner } from "./subagents.js";
 import { runToolSet } from "./tool-set.js";
@@ -37,6 +37,7 @@ import { apiContextEditFor } from "./pricing.js";
 import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
 import { contentText, ToolPipeline, type ToolCallRecord } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
+import { RunBudget } from "./run-budget.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { readSchema, StructuredOutputSpec } from "./structured-output.js";
 import { reviewJsonSchema } from "../review/findings.js";
@@ -401,11 +402,10 @@ async function runAgentPhase(
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
   blockEventLoopForTests();
   signal.throwIfAborted();
-  const budget = new RunBudget({
-    maxTurns: config.maxTurns,
-    maxBudgetUsd: config.maxBudgetUsd,
-    maxDenials: config.maxDenials,
-  });
+  const budget = new RunBudget(
+    { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
+    signal,
+  );
   const subagents = new SubagentRunner({
     agents: agents.agents,
     parentTools: () => toolSet.enabled,
@@ -421,7 +421,7 @@ async function runAgentPhase(
     parentModel: config.script ? "script" : config.model,
     maxTokens: config.maxTokens,
     budget,
-    deadline,
+    maxTurns: config.maxTurns,
     events,
     runId,
     runStart: ctx.runStart,
@@ -457,12 +457,8 @@ async function runAgentPhase(
     disabledReason: mode === "plan" ? "plan mode is read-only" : undefined,
   });
   const { loop } = ctx;
-  await runAgentLoop(
+  const conversation = newLoopState(
     {
-      driver,
-      pipeline,
-      sandbox,
-      state: ctx.state,
       system: systemPrompt({
         mode,
         network: config.network,
@@ -475,24 +471,26 @@ async function runAgentPhase(
         ? reviewPrompt(ctx.review, config.prompt)
         : (config.prompt ?? "Run the scripted tool calls."),
       tools: [...apiToolDefinitions(enabledTools), ...(structured ? [structured.tool] : [])],
-      limits: {
-        maxTurns: config.maxTurns,
-        maxBudgetUsd: config.maxBudgetUsd,
-        deadline,
-        maxDenials: config.maxDenials,
-      },
-      model: config.model,
+      maxTurns: config.maxTurns,
       maxTokens: config.maxTokens,
-      events,
-      runId,
-      runStart: ctx.runStart,
-      signal,
-      progress: ctx.io.progress ? log : undefined,
       context: contextFor(config, events, runId, ctx.runStart),
       structuredOutput: structured,
-      budget,
     },
+    budget,
     loop,
+  );
+  await runAgentLoop(
+    {
+      driver,
+      pipeline,
+      sandbox,
+      events,
+      budget,
+      runId,
+      runStart: ctx.runStart,
+      progress: ctx.io.progress ? log : undefined,
+    },
+    conversation,
   );
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };

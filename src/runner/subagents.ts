@@ -21,11 +21,12 @@ import {
   unknownAgentMessage,
   type AgentDefinition,
 } from "./agents.js";
-import { newLoopResult, runAgentLoop, type LoopResult, type RunBudget } from "./agent-loop.js";
+import { newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import type { ContextManager } from "./context.js";
 import type { Driver } from "./driver.js";
 import type { EventSink } from "./events.js";
 import { ToolPipeline, type PermissionGate, type ToolCallRecord, type ToolHooks } from "./pipeline.js";
+import type { RunBudget } from "./run-budget.js";
 import { subagentSystemPrompt } from "./system-prompt.js";
 
 /** At most this many subagents work at once; more Task calls wait for a free slot (RELIABILITY A2). */
@@ -70,8 +71,10 @@ export interface SubagentRunnerOptions {
   driver: Driver;
   parentModel: string;
   maxTokens: number;
+  /** The run's one budget: every subagent's model calls are charged to it, under its Task call. */
   budget: RunBudget;
-  deadline: number;
+  /** The run's turn limit; a Task call's max_turns can only lower it. */
+  maxTurns: number;
   events: EventSink;
   runId: string;
   runStart: number;
@@ -242,12 +245,9 @@ export class SubagentRunner implements SubagentLauncher {
       }) ?? o.driver;
     o.progress?.(`→ ${run.type} subagent: ${run.description}`);
     try {
-      await runAgentLoop(
+      const conversation = newLoopState(
         {
-          driver,
-          pipeline,
-          sandbox: o.sandbox,
-          state,
+          spender: { agent: run.type, parentToolUseId: run.toolUseId },
           system: subagentSystemPrompt({
             agentPrompt: agent.prompt,
             mode: agent.readOnly ? "plan" : o.mode,
@@ -257,24 +257,26 @@ export class SubagentRunner implements SubagentLauncher {
           }),
           prompt: request.prompt,
           tools: apiToolDefinitions(tools),
-          limits: {
-            maxTurns: Math.min(request.maxTurns ?? o.budget.limits.maxTurns, o.budget.limits.maxTurns),
-            maxBudgetUsd: o.budget.limits.maxBudgetUsd,
-            deadline: o.deadline,
-            maxDenials: o.budget.limits.maxDenials,
-          },
-          model: run.model,
+          maxTurns: Math.min(request.maxTurns ?? o.maxTurns, o.maxTurns),
           maxTokens: o.maxTokens,
+          signal,
+          context: o.context(),
+        },
+        o.budget,
+        run.loop,
+      );
+      await runAgentLoop(
+        {
+          driver,
+          pipeline,
+          sandbox: o.sandbox,
           events: o.events,
+          budget: o.budget,
           runId: o.runId,
           runStart: o.runStart,
-          signal,
           progress: o.progress ? (line) => o.progress?.(`  ${line}`) : undefined,
-          context: o.context(),
-          budget: o.budget,
-          parentToolUseId: run.toolUseId,
         },
-        run.loop,
+        conversation,
       );
       run.status = run.loop.exit;
     } catch (e) {
