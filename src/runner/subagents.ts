@@ -108,11 +108,12 @@ class Slots {
   }
 }
 
-const tokensOf = (loop: LoopResult) =>
-  loop.usage.inputTokens +
-  loop.usage.outputTokens +
-  loop.usage.cacheCreationInputTokens +
-  loop.usage.cacheReadInputTokens;
+/** The tokens of its last turn, as Claude Code counts a subagent's: the size its conversation reached. */
+function tokensOf(loop: LoopResult): number {
+  const usage = loop.turns.at(-1)?.usage;
+  if (!usage) return 0;
+  return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
+}
 
 export class SubagentRunner implements SubagentLauncher {
   readonly runs: SubagentRun[] = [];
