@@ -430,7 +430,7 @@ async function runAgentPhase(
     progress: ctx.io.progress ? log : undefined,
   });
   phase.subagents = subagents;
-  const toolSet = runToolSet(mode, [subagents.taskTool()]);
+  const toolSet = runToolSet(mode, subagents.tools());
   const enabledTools = toolSet.enabled;
   const tools = enabledTools.map((t) => t.name);
   events.emit({

@@ -13,6 +13,11 @@ import {
   type SubagentOutcome,
   type SubagentRequest,
 } from "../tools/task.js";
+import {
+  createBackgroundTaskTools,
+  type BackgroundAgent,
+  type BackgroundAgents,
+} from "../tools/task-output.js";
 import type { AnyTool } from "../tools/types.js";
 import {
   agentTypeLines,
@@ -115,7 +120,7 @@ function tokensOf(loop: LoopResult): number {
   return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
 }
 
-export class SubagentRunner implements SubagentLauncher {
+export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
   readonly runs: SubagentRun[] = [];
   private readonly slots = new Slots(MAX_CONCURRENT_SUBAGENTS);
   private readonly background = new Map<
@@ -126,9 +131,9 @@ export class SubagentRunner implements SubagentLauncher {
 
   constructor(private readonly options: SubagentRunnerOptions) {}
 
-  /** The run's Task tool, bound to this runner. */
-  taskTool(): AnyTool {
-    return createTaskTool(this);
+  /** The run's Task tool and its background-task tools, bound to this runner. */
+  tools(): AnyTool[] {
+    return [createTaskTool(this), ...createBackgroundTaskTools(this)];
   }
 
   description(): string {
@@ -328,16 +333,22 @@ export class SubagentRunner implements SubagentLauncher {
   }
 
   /** A background agent by id, for TaskOutput and TaskStop. */
-  backgroundTask(
-    id: string,
-  ): { run: SubagentRun; done: Promise<void>; stop: () => void; outcome: () => SubagentOutcome } | undefined {
+  backgroundAgent(id: string): BackgroundAgent | undefined {
     const entry = this.background.get(id);
     if (!entry) return undefined;
+    const { run } = entry;
     return {
-      run: entry.run,
+      type: run.type,
+      description: run.description,
+      get status() {
+        return run.status;
+      },
       done: entry.done,
-      stop: () => entry.stop.abort(new Error("stopped by TaskStop")),
-      outcome: () => this.outcome(entry.run),
+      stop: () => {
+        entry.stop.abort(new Error("stopped by TaskStop"));
+        void entry.done.then(() => (run.status = "stopped"));
+      },
+      outcome: () => this.outcome(run),
     };
   }
 }

@@ -61,6 +61,6 @@ export class RunState {
 
   nextShellId(): string {
     this.shellSeq.n += 1;
-    return `bash_${this.shellSeq.n}`;
+    return `bash${this.shellSeq.n}`;
   }
 }

@@ -64,7 +64,8 @@ function requestsOf(played: Played, match: string) {
     .filter((r) => conversationOf(r.body, played.conversations)?.match === match);
 }
 
-const toolNames = (body: { tools?: Array<{ name: string }> }) => (body.tools ?? []).map((t) => t.name);
+const toolNames = (body: { tools?: unknown[] }) =>
+  (body.tools ?? []).map((t) => (t as { name: string }).name);
 
 const task = (prompt: string, subagent_type: string, description = "Delegated task") => ({
   name: "Task",

@@ -308,11 +308,11 @@ describe("Bash (real sandbox)", () => {
     });
 
     it("answers unknown shell ids and a bad filter with errors", async () => {
-      const unknown = await h.call("BashOutput", { bash_id: "bash_999" });
+      const unknown = await h.call("BashOutput", { bash_id: "bash999" });
       expect(unknown.isError).toBe(true);
-      expect(textOf(unknown)).toMatch(/No background shell with ID bash_999/);
-      expect((await h.call("KillShell", { shell_id: "bash_999" })).isError).toBe(true);
-      const badFilter = await h.call("BashOutput", { bash_id: "bash_1", filter: "([" });
+      expect(textOf(unknown)).toMatch(/No background shell with ID bash999/);
+      expect((await h.call("KillShell", { shell_id: "bash999" })).isError).toBe(true);
+      const badFilter = await h.call("BashOutput", { bash_id: "bash1", filter: "([" });
       expect(badFilter.stage).toBe("validate");
       expect(textOf(badFilter)).toMatch(/Invalid filter regular expression/);
     });
