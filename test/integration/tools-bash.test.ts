@@ -268,8 +268,8 @@ describe("Bash (real sandbox)", () => {
       });
       expect(started.isError).toBe(false);
       const id = shellId(textOf(started));
-      expect(id).toMatch(/^bash_\d+$/);
-      expect(textOf(started)).toMatch(/^Command running in background with ID: bash_\d+\./);
+      expect(id).toMatch(/^bash\d+$/);
+      expect(textOf(started)).toMatch(/^Command running in background with ID: bash\d+\./);
 
       const { all, last } = await pollUntil(id, (seen) => seen.includes("ready"));
       expect(all).toMatch(/tick 1[\s\S]*tick 2[\s\S]*tick 3[\s\S]*ready/);
