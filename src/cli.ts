@@ -76,7 +76,7 @@ function policyOptions(command: Command): Command {
     .option("--settings <file>", "a Claude Code settings file whose permissions and hooks you trust")
     .option(
       "--trust-workspace-settings",
-      "let the workspace's .claude/settings.json grant permissions (off: it may only deny)",
+      "let the workspace's .claude/settings.json grant permissions and its .claude/agents/ define subagents (off: settings may only deny, agents are ignored)",
     );
 }
 
@@ -234,7 +234,21 @@ export function buildProgram(): Command {
       [],
     );
   policyOptions(runCommand)
-    .option("--max-turns <n>", "stop after this many model turns (default 50)", positiveInt)
+    .option(
+      "--agents-dir <dir>",
+      "a folder of subagent definitions for Task (Markdown with YAML frontmatter: name, description, tools, model); repeatable",
+      collect,
+      [],
+    )
+    .option(
+      "--agents <json>",
+      'subagent definitions as Claude Code\'s --agents JSON ({"name": {description, prompt, tools, model}}), or a file holding it',
+    )
+    .option(
+      "--max-turns <n>",
+      "stop after this many model turns, subagents' included (default 50)",
+      positiveInt,
+    )
     .option("--max-budget-usd <usd>", "stop when the estimated cost reaches this", positiveNumber)
     .option("--timeout <seconds>", "wall-clock limit for the run (default 1800)", positiveInt)
     .option("--context-window <tokens>", "the model's context window (default: the model's)", positiveInt)

@@ -38,6 +38,7 @@ import Anthropic, {
 } from "@anthropic-ai/sdk";
 import {
   ModelApiError,
+  type AgentSpec,
   type AppliedContextEdit,
   type AssistantTurn,
   type ContentBlockParam,
@@ -176,6 +177,15 @@ export class AnthropicDriver implements Driver {
 
   costOf(turn: AssistantTurn): number {
     return costUsd(turn.model || this.model, turn.usage).usd;
+  }
+
+  /** The same client, its requests made with the subagent's model. */
+  forAgent(spec: AgentSpec): Driver {
+    return {
+      name: this.name,
+      nextTurn: (request) => this.nextTurn({ ...request, model: request.model ?? spec.model }),
+      costOf: (turn) => this.costOf(turn),
+    };
   }
 
   async nextTurn(request: TurnRequest): Promise<AssistantTurn> {
@@ -374,8 +384,9 @@ export class AnthropicDriver implements Driver {
 
   private buildParams(request: TurnRequest): RequestParams {
     const maxTokens = request.maxTokens ?? this.options.maxTokens;
+    const model = request.model ?? this.model;
     const params: RequestParams = {
-      model: this.model,
+      model,
       max_tokens: maxTokens,
       messages: request.messages,
     };
@@ -395,15 +406,15 @@ export class AnthropicDriver implements Driver {
     if ((this.options.cacheConversation ?? true) && breakpoints < MAX_CACHE_BREAKPOINTS) {
       params.messages = withLastMessageCached(request.messages);
     }
-    const thinking = this.thinkingParam(maxTokens);
+    const thinking = this.thinkingParam(maxTokens, model);
     if (thinking) params.thinking = thinking;
     return params;
   }
 
-  private thinkingParam(maxTokens: number): Anthropic.ThinkingConfigParam | undefined {
+  private thinkingParam(maxTokens: number, model: string): Anthropic.ThinkingConfigParam | undefined {
     const budget = this.options.thinkingBudget;
     if (!budget || budget <= 0) return undefined;
-    if (!MANUAL_THINKING_MODELS.has(normalizeModelId(this.model))) return { type: "adaptive" };
+    if (!MANUAL_THINKING_MODELS.has(normalizeModelId(model))) return { type: "adaptive" };
     const budgetTokens = Math.min(Math.floor(budget), maxTokens - 1);
     if (budgetTokens < MIN_THINKING_BUDGET) {
       this.log(

@@ -113,6 +113,17 @@ export const RunConfig = z
       .optional()
       .describe("A settings file with a permissions block (trusted: it comes from you)"),
     trustWorkspaceSettings: z.boolean().default(false),
+    agentsDir: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("Folders of subagent definitions (Markdown with YAML frontmatter), trusted"),
+    agents: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Subagent definitions in Claude Code's --agents JSON shape: the JSON itself, or a file holding it",
+      ),
     maxTurns: z.number().int().positive().default(50),
     maxBudgetUsd: z.number().positive().optional(),
     timeoutMs: z
