@@ -17,7 +17,7 @@ import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
-import { addPublishCommand } from "./pull-request/cli.js";
+import { addPublishCommand } from "./publish/cli.js";
 import { AGENT_CI_VERSION } from "./version.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -294,7 +294,7 @@ Examples:
       process.exitCode = await run(flags);
     });
 
-  // `publish`: from a run's output folder to a pull request (src/pull-request/).
+  // `publish`: from a run's output folder to a pull request (src/publish/).
   addPublishCommand(program);
 
   const policy = program

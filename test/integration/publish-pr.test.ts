@@ -17,8 +17,8 @@ import {
   PublishFailedError,
   PublishRefusedError,
   type PublishPrOptions,
-} from "../../src/pull-request/publish.js";
-import { DEFAULT_MAX_PATCH_BYTES } from "../../src/pull-request/checks.js";
+} from "../../src/publish/pull-request.js";
+import { DEFAULT_MAX_PATCH_BYTES } from "../../src/publish/checks.js";
 import { realRunFolder } from "../support/publish-fixture.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
