@@ -5,8 +5,8 @@
 import fs from "node:fs";
 import { createRedactor, escapeMarkdownInline } from "../report/index.js";
 import { runAgent } from "../runner/run.js";
-import { readGitHubContext } from "./context.js";
-import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "./github-api.js";
+import { readGitHubContext } from "../github/context.js";
+import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "../github/api.js";
 import { parseActionInputs } from "./inputs.js";
 import { coreIO, redactingIO, type ActionIO } from "./io.js";
 import { failureMessage } from "./outputs.js";

@@ -14,9 +14,9 @@ import {
   type ArtifactUploader,
 } from "./artifact.js";
 import { buildCommentBody, commentMarker, upsertComment } from "./comment.js";
-import { artifactUrl, runUrl, type GitHubContext } from "./context.js";
+import { artifactUrl, runUrl, type GitHubContext } from "../github/context.js";
 import { eventTarget, type ActionEvent } from "./event.js";
-import type { GitHubApi } from "./github-api.js";
+import type { GitHubApi } from "../github/api.js";
 import type { ActionInputs } from "./inputs.js";
 import type { ActionIO } from "./io.js";
 import { runOutputs, skippedOutputs, type Outputs } from "./outputs.js";

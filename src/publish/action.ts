@@ -5,8 +5,8 @@
 import * as core from "@actions/core";
 import { z } from "zod";
 import { splitList } from "../action/inputs.js";
-import { readGitHubContext } from "../action/context.js";
-import { GitHubApi, octokitRequest } from "../action/github-api.js";
+import { readGitHubContext } from "../github/context.js";
+import { GitHubApi, octokitRequest } from "../github/api.js";
 import { createRedactor } from "../report/index.js";
 import { publishPullRequest } from "./pull-request.js";
 

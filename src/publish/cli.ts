@@ -2,7 +2,7 @@
 // (AGENT_CI_PUBLISH_TOKEN, GH_TOKEN or GITHUB_TOKEN), never from a flag that the process list would show.
 import { Command, InvalidArgumentError } from "commander";
 import { createRedactor } from "../report/index.js";
-import { GitHubApi, octokitRequest } from "../action/github-api.js";
+import { GitHubApi, octokitRequest } from "../github/api.js";
 import { parseSize } from "../runner/config.js";
 import { DEFAULT_MAX_PATCH_BYTES } from "./checks.js";
 import { git } from "./git.js";

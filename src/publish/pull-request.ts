@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { RunReport } from "../report/index.js";
-import { GitHubApiError, type GitHubApi } from "../action/github-api.js";
+import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { patchProblems, type PatchCheckOptions } from "./checks.js";
 import { authConfig, git, GitError } from "./git.js";
 

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildProgram } from "../../src/cli.js";
-import { GitHubApi, octokitRequest } from "../../src/action/github-api.js";
+import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { summarizePatch, type RunReport } from "../../src/report/index.js";
 import {
   publishPullRequest,
