@@ -9,6 +9,7 @@ import { PERMISSION_MODES } from "../policy/schema.js";
 import { NETWORK_POLICIES, TASKS } from "../runner/config.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
+import { splitList, unexpanded } from "../github/inputs.js";
 
 /** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */
 export const FAIL_ON_REASONS = [
@@ -58,36 +59,6 @@ export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
 
 export class ActionInputError extends Error {
   override readonly name = "ActionInputError";
-}
-
-/**
- * Splits a list input on newlines, and on commas outside parentheses (so `Bash(git diff a,b)` stays one
- * rule). Blank entries and `#` comment lines are dropped.
- */
-export function splitList(value: string): string[] {
-  const items: string[] = [];
-  for (const line of value.split(/\r?\n/)) {
-    if (line.trim().startsWith("#")) continue;
-    let depth = 0;
-    let current = "";
-    for (const char of line) {
-      if (char === "(") depth += 1;
-      if (char === ")") depth = Math.max(0, depth - 1);
-      if (char === "," && depth === 0) {
-        items.push(current);
-        current = "";
-        continue;
-      }
-      current += char;
-    }
-    items.push(current);
-  }
-  return items.map((item) => item.trim()).filter(Boolean);
-}
-
-/** An input left as an unexpanded expression (`${{ github.token }}` outside a runner) counts as empty. */
-function unexpanded(value: string): boolean {
-  return /^\$\{\{.*\}\}$/s.test(value.trim());
 }
 
 const text = z.string().transform((v) => (unexpanded(v) ? "" : v.trim()));

@@ -4,7 +4,7 @@
 // needs no model key; the token is masked and redacted from everything it prints.
 import * as core from "@actions/core";
 import { z } from "zod";
-import { splitList } from "../action/inputs.js";
+import { splitList, unexpanded } from "../github/inputs.js";
 import { readGitHubContext } from "../github/context.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
 import { createRedactor } from "../report/index.js";
@@ -26,7 +26,6 @@ export type PublishInputName = keyof typeof PUBLISH_INPUT_DEFAULTS;
 
 export const PUBLISH_OUTPUT_NAMES = ["pr_number", "pr_url", "branch", "commit_sha", "action"] as const;
 
-const unexpanded = (v: string) => /^\$\{\{.*\}\}$/s.test(v.trim());
 const text = z.string().transform((v) => (unexpanded(v) ? "" : v.trim()));
 const PublishInputs = z.object({
   artifact_path: text.refine(

@@ -6,9 +6,9 @@ import {
   ActionInputError,
   INPUT_DEFAULTS,
   parseActionInputs,
-  splitList,
   type InputName,
 } from "../../src/action/inputs.js";
+import { splitList } from "../../src/github/inputs.js";
 import { toRunConfigInput } from "../../src/action/run-config.js";
 import { parseRunConfig } from "../../src/runner/config.js";
 import { DEFAULT_MODEL } from "../../src/runner/pricing.js";
