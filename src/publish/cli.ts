@@ -3,7 +3,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { createRedactor } from "../report/index.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
-import { parseSize } from "../runner/config.js";
+import { parseSize } from "../text.js";
 import { DEFAULT_MAX_PATCH_BYTES } from "./checks.js";
 import { git } from "./git.js";
 import { publishPullRequest, PublishRefusedError, type PublishPrResult } from "./pull-request.js";

@@ -2,7 +2,7 @@
 // workspace (base...head, as GitHub shows it), the task prompt around it, and the placement of the findings
 // the agent returned. The run itself is a plan-mode run (read-only, no patch) with the findings schema.
 import { execFileSync } from "node:child_process";
-import { ConfigError } from "../runner/config.js";
+import { ConfigError } from "../errors.js";
 import { placeFindings, ReviewResult, type PlacedFindings } from "./findings.js";
 
 /** The task of a review run when the workflow gives none. */

@@ -7,30 +7,13 @@ import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
 import { DEFAULT_MODEL } from "./pricing.js";
+import { ConfigError } from "../errors.js";
+import { parseSize } from "../text.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 export const NETWORK_POLICIES = ["none", "setup", "on", "allowlist"] as const;
 /** run: work on the task; review: review base...head read-only and return findings (src/review/). */
 export const TASKS = ["run", "review"] as const;
-
-const SIZE_UNITS: Record<string, number> = {
-  "": 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-};
-
-/** "512m", "4g", "1073741824" → bytes. */
-export function parseSize(value: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
-  const unit = SIZE_UNITS[(match?.[2] ?? "").toLowerCase()];
-  if (!match || unit === undefined) throw new Error(`not a size: ${value} (use e.g. 512m or 4g)`);
-  return Math.round(Number(match[1]) * unit);
-}
 
 const Size = z.union([
   z.number().int().positive(),
@@ -248,10 +231,6 @@ export function runEgressOptions(
     );
   }
   return undefined;
-}
-
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
 }
 
 export function parseRunConfig(input: RunConfigInput): RunConfig {

@@ -27,7 +27,8 @@ import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/inde
 import { RunState } from "../tools/state.js";
 import { newLoopResult, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
-import { ConfigError, readCaCert, type RunConfig, runEgressOptions } from "./config.js";
+import { ConfigError } from "../errors.js";
+import { readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
 import { apiContextEditFor } from "./pricing.js";
