@@ -5,7 +5,7 @@ import { createRedactor } from "../report/index.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
 import { parseSize } from "../text.js";
 import { DEFAULT_MAX_PATCH_BYTES } from "./checks.js";
-import { git } from "./git.js";
+import { git } from "../host-git.js";
 import { publishPullRequest, PublishRefusedError, type PublishPrResult } from "./pull-request.js";
 
 export const PUBLISH_TOKEN_VARIABLES = ["AGENT_CI_PUBLISH_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"] as const;
