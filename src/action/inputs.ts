@@ -6,7 +6,7 @@ import { z } from "zod";
 import { EXIT_REASONS } from "../report/index.js";
 import { DEFAULT_MODEL } from "../runner/pricing.js";
 import { PERMISSION_MODES } from "../policy/schema.js";
-import { NETWORK_POLICIES, TASKS } from "../runner/config.js";
+import { crossFieldProblems, NETWORK_POLICIES, TASKS, type ConfigFace } from "../runner/config.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
 import { splitList, unexpanded } from "../github/inputs.js";
@@ -56,6 +56,18 @@ export const INPUT_DEFAULTS = {
 } as const;
 export type InputName = keyof typeof INPUT_DEFAULTS;
 export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
+
+/** The runner's cross-field rules, said in the inputs' names. */
+const ACTION_FACE: ConfigFace = {
+  names: {
+    network: "network",
+    setup: "setup",
+    allowDomain: "allowed_domains",
+    task: "task",
+    outputSchema: "output_schema",
+  } satisfies Record<string, InputName>,
+  separator: ": ",
+};
 
 export class ActionInputError extends Error {
   override readonly name = "ActionInputError";
@@ -189,28 +201,14 @@ export const ActionInputs = z
   .superRefine((inputs, ctx) => {
     if (inputs.prompt && inputs.prompt_file)
       ctx.addIssue({ code: "custom", message: "prompt and prompt_file: give one of them, not both" });
-    if (inputs.setup.length && inputs.network === "none") {
-      ctx.addIssue({
-        code: "custom",
-        message:
-          "setup: setup commands need a network: network: setup (through the ecosystem presets, ended before the agent starts), allowlist or on",
-      });
-    }
-    if (inputs.task === "review" && inputs.output_schema) {
-      ctx.addIssue({
-        code: "custom",
-        message: "output_schema: task: review returns its own findings; remove output_schema or the task",
-      });
-    }
-    if (inputs.network === "allowlist" && !inputs.allowed_domains.length) {
-      ctx.addIssue({
-        code: "custom",
-        message: "allowed_domains: network: allowlist needs at least one domain or preset (e.g. npm)",
-      });
-    }
-    if (inputs.network !== "allowlist" && inputs.allowed_domains.length) {
-      ctx.addIssue({ code: "custom", message: "allowed_domains: needs network: allowlist" });
-    }
+    const fields = {
+      network: inputs.network,
+      setup: inputs.setup,
+      allowDomain: inputs.allowed_domains,
+      task: inputs.task,
+      outputSchema: inputs.output_schema,
+    };
+    for (const message of crossFieldProblems(fields, ACTION_FACE)) ctx.addIssue({ code: "custom", message });
     if (inputs.script && inputs.anthropic_api_key) {
       ctx.addIssue({
         code: "custom",

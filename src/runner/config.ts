@@ -15,6 +15,62 @@ export const NETWORK_POLICIES = ["none", "setup", "on", "allowlist"] as const;
 /** run: work on the task; review: review base...head read-only and return findings (src/review/). */
 export const TASKS = ["run", "review"] as const;
 
+/**
+ * The fields both faces of agent-ci set (the CLI's flags, the Action's inputs) whose values must agree with
+ * each other. The rules between them are written once, in `crossFieldProblems`, and each face names the
+ * fields in its own words, so a user reads `--allow-domain needs --network allowlist` or `allowed_domains:
+ * needs network: allowlist` from the same rule.
+ */
+export interface CrossFields {
+  network: (typeof NETWORK_POLICIES)[number];
+  setup: readonly string[];
+  allowDomain: readonly string[];
+  task: (typeof TASKS)[number];
+  outputSchema?: unknown;
+}
+
+/** How a face names the cross fields, and what stands between a name and what is said of it. */
+export interface ConfigFace {
+  names: Readonly<Record<keyof CrossFields, string>>;
+  separator: string;
+}
+
+export const CLI_FACE: ConfigFace = {
+  names: {
+    network: "--network",
+    setup: "--setup",
+    allowDomain: "--allow-domain",
+    task: "--task",
+    outputSchema: "--output-schema",
+  },
+  separator: " ",
+};
+
+/** What is wrong between the cross fields, each problem said of one field in the face's words. */
+export function crossFieldProblems(c: CrossFields, face: ConfigFace): string[] {
+  const about = (field: keyof CrossFields, text: string) => `${face.names[field]}${face.separator}${text}`;
+  const problems: string[] = [];
+  if (c.task === "review" && c.outputSchema !== undefined)
+    problems.push(about("task", `review returns its own findings: it takes no ${face.names.outputSchema}`));
+  if (c.setup.length && c.network === "none")
+    problems.push(
+      about(
+        "setup",
+        `commands need a network: ${about("network", "setup")} (the setup commands only, ended before the agent starts), allowlist or on`,
+      ),
+    );
+  if (c.network === "allowlist" && !c.allowDomain.length)
+    problems.push(
+      about(
+        "network",
+        `allowlist needs at least one ${face.names.allowDomain} (a host, *.domain, or a preset such as npm)`,
+      ),
+    );
+  if (c.network !== "allowlist" && c.allowDomain.length)
+    problems.push(about("allowDomain", `needs ${about("network", "allowlist")}`));
+  return problems;
+}
+
 const Size = z.union([
   z.number().int().positive(),
   z.string().transform((v, ctx) => {
@@ -140,11 +196,6 @@ export const RunConfig = z
           code: "custom",
           message: "--task review needs --base: the commit or ref the change is reviewed against",
         });
-      if (c.outputSchema !== undefined)
-        ctx.addIssue({
-          code: "custom",
-          message: "--task review returns its own findings: it takes no --output-schema",
-        });
       if (c.mode && c.mode !== "plan")
         ctx.addIssue({
           code: "custom",
@@ -164,22 +215,9 @@ export const RunConfig = z
     if (c.compactAt !== undefined && c.contextWindow !== undefined && c.compactAt >= c.contextWindow) {
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
-    if (c.setup.length && c.network === "none")
-      ctx.addIssue({
-        code: "custom",
-        message:
-          "--setup commands need a network: --network setup (through the setup allowlist), allowlist or on",
-      });
+    for (const message of crossFieldProblems(c, CLI_FACE)) ctx.addIssue({ code: "custom", message });
     if (c.setupAllowDomain.length && c.network !== "setup")
       ctx.addIssue({ code: "custom", message: "--setup-allow-domain needs --network setup" });
-    if (c.network === "allowlist" && !c.allowDomain.length)
-      ctx.addIssue({
-        code: "custom",
-        message:
-          "--network allowlist needs at least one --allow-domain (a host, *.domain, or a preset such as npm)",
-      });
-    if (c.network !== "allowlist" && c.allowDomain.length)
-      ctx.addIssue({ code: "custom", message: "--allow-domain needs --network allowlist" });
     if (c.network !== "allowlist" && c.network !== "setup" && c.allowPrivateHost.length) {
       ctx.addIssue({ code: "custom", message: "--allow-private-host needs --network allowlist or setup" });
     }
