@@ -14,7 +14,6 @@ import {
   parseSettingsFile,
   PolicyConfigError,
   replayDecisions,
-  runHooks,
   type Decision,
   type Policy,
   type PolicyEngine,
@@ -26,6 +25,7 @@ import { BASE_ENV } from "../sandbox/docker-sandbox.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../tools/index.js";
 import type { RunConfig } from "./config.js";
+import { runHooks } from "./hooks.js";
 import type {
   PermissionDecision,
   PermissionGate,

@@ -8,12 +8,8 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  compileHookMatcher,
-  runHooks,
-  type HookRunInput,
-  type PolicyHook,
-} from "../../../src/policy/index.js";
+import { compileHookMatcher, type PolicyHook } from "../../../src/policy/index.js";
+import { runHooks, type HookRunInput } from "../../../src/runner/hooks.js";
 
 let dir: string;
 
