@@ -14,6 +14,7 @@ import {
   parseSettingsFile,
   PolicyConfigError,
   replayDecisions,
+  toolEntry,
   type Decision,
   type Policy,
   type PolicyEngine,
@@ -252,7 +253,7 @@ export function parseCallText(
   if (arg === undefined) return { tool, input: {} };
   if (tool === "Bash") return { tool, input: { command: arg } };
   const file = path.posix.resolve(cwd, arg);
-  const key = tool === "Grep" || tool === "Glob" ? "path" : "file_path";
+  const key = toolEntry(tool)?.pathKey ?? "file_path";
   return {
     tool,
     input: {

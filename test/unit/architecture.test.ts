@@ -40,7 +40,12 @@ const ROOMS: Room[] = table("rooms").map(([name, files, mayImport]) => ({
   mayImport: new Set(list(mayImport!)),
 }));
 const PACKAGES = new Map(table("packages").map(([pkg, rooms]) => [pkg!, new Set(list(rooms!))]));
-const POLICY_NODE_APIS = new Set(["node:module", "node:path"]);
+/** Node APIs policy may import: whole modules, or (for a module that also does I/O) only the named pure functions. */
+const POLICY_NODE_APIS = new Map<string, Set<string> | "all">([
+  ["node:module", "all"],
+  ["node:path", "all"],
+  ["node:net", new Set(["isIP", "isIPv4", "isIPv6", "BlockList"])],
+]);
 
 function roomOf(file: string): string | undefined {
   return ROOMS.find((room) => room.paths.some((p) => (p.endsWith("/") ? file.startsWith(p) : file === p)))
@@ -50,6 +55,8 @@ function roomOf(file: string): string | undefined {
 interface Import {
   specifier: string;
   typeOnly: boolean;
+  /** The named bindings, when the import names only those (no default, no namespace, no `import()`). */
+  names?: string[];
 }
 
 /** Every module a file names: imports, re-exports, `import()` and `require()`. */
@@ -67,7 +74,11 @@ function importsOf(file: string, text: string): Import[] {
             ts.isNamedImports(clause.namedBindings) &&
             clause.namedBindings.elements.length > 0 &&
             clause.namedBindings.elements.every((e) => e.isTypeOnly)));
-      found.push({ specifier: node.moduleSpecifier.text, typeOnly });
+      const named =
+        clause && !clause.name && clause.namedBindings && ts.isNamedImports(clause.namedBindings)
+          ? clause.namedBindings.elements.map((e) => (e.propertyName ?? e.name).text)
+          : undefined;
+      found.push({ specifier: node.moduleSpecifier.text, typeOnly, ...(named ? { names: named } : {}) });
     } else if (
       ts.isExportDeclaration(node) &&
       node.moduleSpecifier &&
@@ -107,7 +118,7 @@ function violations(files: ReadonlyMap<string, string>): string[] {
       continue;
     }
     const rules = ROOMS.find((r) => r.name === room)!;
-    for (const { specifier, typeOnly } of importsOf(file, text)) {
+    for (const { specifier, typeOnly, names } of importsOf(file, text)) {
       if (specifier.startsWith(".")) {
         const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
         if (!target.startsWith("src/")) continue; // build-time helpers: scripts/embedded.mjs, package.json
@@ -123,8 +134,16 @@ function violations(files: ReadonlyMap<string, string>): string[] {
       const typesAreFree = pkg === "@anthropic-ai/sdk";
       if (owners && !owners.has(room) && !(typeOnly && typesAreFree))
         problems.push(`${file}: ${pkg} belongs to ${[...owners].join(", ")}, not ${room}`);
-      if (room === "policy" && pkg.startsWith("node:") && !POLICY_NODE_APIS.has(pkg))
-        problems.push(`${file}: policy is pure, and may not import ${pkg}`);
+      const pure = POLICY_NODE_APIS.get(pkg);
+      if (
+        room === "policy" &&
+        pkg.startsWith("node:") &&
+        pure !== "all" &&
+        !(pure && names?.every((name) => pure.has(name)))
+      )
+        problems.push(
+          `${file}: policy is pure, and may not import ${pkg}${names ? ` { ${names.join(", ")} }` : ""}`,
+        );
     }
   }
   return problems;
@@ -177,7 +196,7 @@ describe("the layering of src/ (docs/ARCHITECTURE.md)", () => {
     const planted = new Map([
       [
         "src/policy/x.ts",
-        'import { spawn } from "node:child_process";\nimport type { X } from "../sandbox/sandbox.js";',
+        'import { spawn } from "node:child_process";\nimport type { X } from "../sandbox/sandbox.js";\nimport { isIP, connect } from "node:net";\nimport { isIPv6 } from "node:net";\nimport net from "node:net";',
       ],
       ["src/tools/x.ts", 'import Docker from "dockerode";\nexport { y } from "../runner/run.js";'],
       ["src/report/x.ts", 'const m = await import("../action/main.js");'],
@@ -190,8 +209,10 @@ describe("the layering of src/ (docs/ARCHITECTURE.md)", () => {
     ]);
     expect(violations(planted)).toEqual([
       "src/policy/x.ts: node:child_process belongs to sandbox, runner, shared, not policy",
-      "src/policy/x.ts: policy is pure, and may not import node:child_process",
+      "src/policy/x.ts: policy is pure, and may not import node:child_process { spawn }",
       "src/policy/x.ts: policy may not import sandbox (../sandbox/sandbox.js)",
+      "src/policy/x.ts: policy is pure, and may not import node:net { isIP, connect }",
+      "src/policy/x.ts: policy is pure, and may not import node:net",
       "src/tools/x.ts: dockerode belongs to sandbox, not tools",
       "src/tools/x.ts: tools may not import runner (../runner/run.js)",
       "src/report/x.ts: report may not import action (../action/main.js)",
