@@ -2,12 +2,11 @@
 // render` re-renders a saved report. The Action calls the same runner (src/runner/run.ts).
 import fs from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { ConfigError } from "./errors.js";
 import { renderReportFile } from "./report/index.js";
 import { PERMISSION_MODES } from "./policy/schema.js";
 import {
   parseRunConfig,
-  parseSize,
-  ConfigError,
   OUTPUT_FORMATS,
   NETWORK_POLICIES,
   TASKS,
@@ -17,7 +16,8 @@ import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
-import { addPublishCommand } from "./pull-request/cli.js";
+import { addPublishCommand } from "./publish/cli.js";
+import { parseSize } from "./text.js";
 import { AGENT_CI_VERSION } from "./version.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -308,7 +308,7 @@ Examples:
       process.exitCode = await run(flags);
     });
 
-  // `publish`: from a run's output folder to a pull request (src/pull-request/).
+  // `publish`: from a run's output folder to a pull request (src/publish/).
   addPublishCommand(program);
 
   const policy = program

@@ -29,7 +29,6 @@
  * Cancel: when `TurnRequest.signal` aborts, the stream or the wait stops and the signal's reason (if an
  * Error, else the SDK's `APIUserAbortError`) is thrown, not a `ModelApiError`.
  */
-import { setTimeout as sleepFor } from "node:timers/promises";
 import Anthropic, {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -738,8 +737,20 @@ function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new APIUserAbortError();
 }
 
-async function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  await sleepFor(ms, undefined, { signal });
+/** Waits on the global timer, which tests drive with fake timers; an abort ends the wait at once. */
+function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -14,7 +14,6 @@ import {
   parseSettingsFile,
   PolicyConfigError,
   replayDecisions,
-  runHooks,
   toolEntry,
   type Decision,
   type Policy,
@@ -27,6 +26,7 @@ import { BASE_ENV } from "../sandbox/docker-sandbox.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../tools/index.js";
 import type { RunConfig } from "./config.js";
+import { runHooks } from "./hooks.js";
 import type {
   PermissionDecision,
   PermissionGate,

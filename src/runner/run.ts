@@ -1,7 +1,6 @@
 // One run, end to end (DESIGN.md): config → policy → sandbox → driver loop → patch → report → teardown.
 // Whatever ends the run, the patch and the record are written (as far as the container still answers),
 // with an exit reason, and the container is removed. The CLI and the Action both call `runAgent`.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import {
@@ -28,7 +27,9 @@ import { loadAgents, type LoadedAgents } from "./agents.js";
 import { SubagentRunner } from "./subagents.js";
 import { runToolSet } from "./tool-set.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
-import { ConfigError, readCaCert, type RunConfig, runEgressOptions } from "./config.js";
+import { ConfigError } from "../errors.js";
+import { gitSync } from "../host-git.js";
+import { readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
 import { apiContextEditFor } from "./pricing.js";
@@ -120,11 +121,7 @@ function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean):
 
 function hostBaseCommit(workspace: string): string | undefined {
   try {
-    return execFileSync("git", ["-c", "core.fsmonitor=false", "rev-parse", "HEAD"], {
-      cwd: workspace,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
+    return gitSync(["rev-parse", "HEAD"], { cwd: workspace }).trim();
   } catch {
     return undefined;
   }
