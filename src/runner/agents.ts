@@ -8,7 +8,7 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { toolCategory, toolEntry } from "../policy/tool-catalog.js";
-import { ConfigError } from "./config.js";
+import { ConfigError } from "../errors.js";
 import { priceFor } from "./pricing.js";
 
 /** The tool that starts subagents; no subagent gets it (a subagent cannot start another). */
