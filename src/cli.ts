@@ -228,6 +228,13 @@ export function buildProgram(): Command {
     .option("--cpus <n>", "CPU limit", positiveNumber)
     .option("--workspace-size <size>", "size of the sandbox's /workspace, e.g. 4g", size)
     .option(
+      "--mcp-config <file-or-json>",
+      'MCP servers in Claude Code\'s format ({"mcpServers": {...}}), a file or inline JSON (repeatable); stdio servers run in the sandbox',
+      collect,
+      [],
+    )
+    .option("--strict-mcp", "an MCP server that fails to start is a config error (default: a warning)")
+    .option(
       "--env <name>",
       "pass this environment variable into the sandbox, by name (repeatable)",
       collect,

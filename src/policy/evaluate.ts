@@ -53,7 +53,7 @@ import {
   type CompiledProtectedPath,
   type PathPattern,
 } from "./paths.js";
-import { isEditTool, isReadTool, ruleGovernsTool } from "./rules.js";
+import { isEditTool, isMcpTool, isReadTool, ruleGovernsTool } from "./rules.js";
 import type { Decision, ParsedRule, PermissionMode, Policy, PolicyCall, RuleBehavior } from "./schema.js";
 
 export interface PolicyEngineOptions {
@@ -82,6 +82,11 @@ const HOUSEKEEPING_TOOLS: ReadonlySet<string> = new Set([
 ]);
 /** Read-only, but they reach the network: they need an allow rule (or bypassPermissions). */
 const NETWORK_TOOLS: ReadonlySet<string> = new Set(["WebFetch", "WebSearch"]);
+/**
+ * Tools that need an allow rule even when read-only: those that reach the network, and every MCP server's
+ * tool (Claude Code asks before one runs; a server's `readOnlyHint` is its own word, not a guarantee).
+ */
+const needsAllowRule = (tool: string): boolean => NETWORK_TOOLS.has(tool) || isMcpTool(tool);
 const PATH_INPUT_KEYS: readonly string[] = ["file_path", "path", "notebook_path"];
 const MAX_LISTED_RULES = 8;
 
@@ -355,7 +360,7 @@ class Evaluator implements PolicyEngine {
     if (edits && this.mode === "acceptEdits") {
       return this.allow("mode", "allowed: acceptEdits mode accepts file changes inside the workspace");
     }
-    if (readOnlyTool && !NETWORK_TOOLS.has(tool)) return this.allow("mode", `allowed: ${tool} is read-only`);
+    if (readOnlyTool && !needsAllowRule(tool)) return this.allow("mode", `allowed: ${tool} is read-only`);
     if (edits) {
       const example = paths[0] === undefined ? "Edit(src/**)" : `Edit(${this.ruleSpecifierFor(paths[0])})`;
       return this.deny(

@@ -34,6 +34,8 @@ const TOOL_SPECIFIERS: Readonly<Record<string, SpecifierKind>> = {
   Task: "name",
   Agent: "name",
   ExitPlanMode: "none",
+  ListMcpResourcesTool: "none",
+  ReadMcpResourceTool: "none",
 };
 
 export const KNOWN_TOOLS: readonly string[] = Object.keys(TOOL_SPECIFIERS);

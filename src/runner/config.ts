@@ -112,6 +112,16 @@ export const RunConfig = z
       .optional()
       .describe("A settings file with a permissions block (trusted: it comes from you)"),
     trustWorkspaceSettings: z.boolean().default(false),
+    mcpConfig: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "MCP server configs in Claude Code's format: files or inline JSON (trusted: they come from you)",
+      ),
+    strictMcp: z
+      .boolean()
+      .default(false)
+      .describe("An MCP server that fails to start ends the run as a config error instead of a warning"),
     maxTurns: z.number().int().positive().default(50),
     maxBudgetUsd: z.number().positive().optional(),
     timeoutMs: z

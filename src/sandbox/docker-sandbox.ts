@@ -82,6 +82,15 @@ import {
   SandboxGoneError,
   WORKSPACE_ROOT,
 } from "./sandbox.js";
+import {
+  serviceArgv,
+  serviceHome,
+  type ServiceHost,
+  type ServiceProcess,
+  type ServiceRequest,
+  serviceUser,
+  startServiceExec,
+} from "./service.js";
 import { ensureToolbelt, FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
 
 export type { Hardening } from "./hardening.js";
@@ -134,6 +143,11 @@ export interface DockerSandboxOptions {
   toolbeltVolume?: string;
   /** Run even when the engine did not apply a requested hardening setting (read back after create). */
   allowWeakHardening?: boolean;
+  /**
+   * Services (MCP servers) will write the workspace too: its files are made group-writable after the
+   * copy-in, for the agent's group that every service shares (service.ts).
+   */
+  sharedWorkspace?: boolean;
   progress?: (line: string) => void;
 }
 
@@ -292,7 +306,7 @@ function networkMode(options: DockerSandboxOptions): string {
 const envList = (env: Readonly<Record<string, string>>): string[] =>
   Object.entries(env).map(([k, v]) => `${k}=${v}`);
 
-export class DockerSandbox implements Sandbox, AsyncDisposable {
+export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
   readonly root = WORKSPACE_ROOT;
   private helper!: HelperClient;
   private disposed = false;
@@ -473,6 +487,7 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
       const copy = await planning;
       await Promise.all([sandbox.copyIn(copy, toolbelt), sandbox.startHelper()]);
       sandbox.copy = await copySummary(copy);
+      if (options.sharedWorkspace && !options.readOnlyWorkspace) await sandbox.shareWorkspace();
       sandbox.timings.copyMs = performance.now() - t2;
       const refreshed = sandbox.refreshWorkspaceIndex();
       sandbox.hardening = await sandbox.readBackHardening(toolbelt);
@@ -1062,6 +1077,35 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
 
   async killBackground(id: string): Promise<void> {
     okHeader(await this.request("bg-kill", { job: id }), id);
+  }
+
+  /** A long-lived process as a user of its own (service.ts); it ends with the container. */
+  async startService(request: ServiceRequest): Promise<ServiceProcess> {
+    if (this.disposed) throw new SandboxGoneError("the sandbox was disposed");
+    // The Bash tool's environment (the image's, its PATH first), its own home, then its own variables.
+    const env = {
+      ...this.commandEnv({ env: {}, caller: request.caller }),
+      HOME: serviceHome(request.name),
+      ...request.env,
+    };
+    return startServiceExec(this.docker, this.container, {
+      argv: serviceArgv(request),
+      user: serviceUser(request.index),
+      env,
+    });
+  }
+
+  /** The copied tree group-writable (the agent owns it), so that services in its group may change it. */
+  private async shareWorkspace(): Promise<void> {
+    const res = await this.exec({
+      argv: ["chmod", "-R", "g+w", WORKSPACE_ROOT],
+      cwd: "/",
+      timeoutMs: 120_000,
+    });
+    if (res.exitCode !== 0)
+      throw new EngineError(
+        `making ${WORKSPACE_ROOT} group-writable failed: ${res.stderr.toString("utf8").trim()}`,
+      );
   }
 
   /** Removes the container, its volumes and helpers. Safe to call more than once, and on every path out. */

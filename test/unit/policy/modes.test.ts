@@ -45,7 +45,8 @@ const noRules: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
   ["KillShell", call("KillShell", { shell_id: "1" }, false), all("allow")],
   ["WebFetch (network)", call("WebFetch", { url: "https://example.com" }, true), only("bypassPermissions")],
   ["Task", call("Task", { subagent_type: "x", prompt: "p" }, false), only("bypassPermissions")],
-  ["read-only MCP tool", call("mcp__srv__read", {}, true), all("allow")],
+  // An MCP tool needs an allow rule even when its server marks it read-only (Claude Code would ask).
+  ["read-only MCP tool", call("mcp__srv__read", {}, true), only("bypassPermissions")],
   ["writing MCP tool", call("mcp__srv__write", {}, false), only("bypassPermissions")],
   ["Bash proven read-only", bash("git status && ls -la"), all("allow")],
   ["Bash writing", bash("npm install"), only("bypassPermissions")],
@@ -58,7 +59,14 @@ const noRules: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
 ];
 
 const withAllows: EngineConfig = {
-  allow: ["Edit(src/**)", "Bash(npm install:*)", "WebFetch(domain:example.com)", "Task", "mcp__srv__write"],
+  allow: [
+    "Edit(src/**)",
+    "Bash(npm install:*)",
+    "WebFetch(domain:example.com)",
+    "Task",
+    "mcp__srv__write",
+    "mcp__srv__read",
+  ],
 };
 const allowRows: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
   ["Edit by rule", file("Edit", "src/a.ts", false), only("default", "acceptEdits", "bypassPermissions")],
@@ -80,6 +88,8 @@ const allowRows: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
     call("mcp__srv__write", {}, false),
     only("default", "acceptEdits", "bypassPermissions"),
   ],
+  // Plan mode: a read-only-hinted MCP tool runs with a rule naming it.
+  ["read-only MCP tool by rule", call("mcp__srv__read", {}, true), all("allow")],
 ];
 
 const withDenies: EngineConfig = {
