@@ -9,12 +9,15 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
   type CallToolResult,
   type ReadResourceResult,
   type Resource,
   type Tool as McpToolSpec,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import type { ServiceHost } from "../sandbox/service.js";
 import { AGENT_CI_VERSION } from "../version.js";
 import { isStdio, type McpServerConfig } from "./config.js";
@@ -127,7 +130,16 @@ export class McpManager {
     try {
       transport = await this.openTransport(l);
       l.transport = transport;
-      const client = new Client({ name: "agent-ci", version: AGENT_CI_VERSION }, { capabilities: {} });
+      // As Claude Code: the workspace is the one root, and an elicitation (a question for a person) is
+      // declined, since no one is there to answer it.
+      const client = new Client(
+        { name: "agent-ci", version: AGENT_CI_VERSION },
+        { capabilities: { roots: {}, elicitation: {} } },
+      );
+      client.setRequestHandler(ListRootsRequestSchema, () => ({
+        roots: [{ uri: `file://${WORKSPACE_ROOT}`, name: "workspace" }],
+      }));
+      client.setRequestHandler(ElicitRequestSchema, () => ({ action: "decline" as const }));
       client.onclose = () => this.lost(l, client);
       await client.connect(transport, { timeout: this.startTimeout });
       l.client = client;

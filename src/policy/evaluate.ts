@@ -261,6 +261,9 @@ class Evaluator implements PolicyEngine {
   private toolPaths(call: PolicyCall): { paths: string[]; invalid: string | undefined } {
     const cwd = this.containerCwd(call.cwd);
     const raw: string[] = [...(call.paths ?? [])];
+    // An MCP tool's arguments are its server's to read: a `path` there may name anything (a file in a
+    // remote repository), and a server in the sandbox checks its own (the container holds it besides).
+    if (isMcpTool(call.tool)) return { paths: [], invalid: undefined };
     for (const key of PATH_INPUT_KEYS) {
       const value = call.input[key];
       if (typeof value === "string") raw.push(value);
