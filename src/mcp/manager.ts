@@ -134,7 +134,7 @@ export class McpManager {
       // declined, since no one is there to answer it.
       const client = new Client(
         { name: "agent-ci", version: AGENT_CI_VERSION },
-        { capabilities: { roots: {}, elicitation: {} } },
+        { capabilities: { roots: {}, elicitation: { form: {}, url: {} } } },
       );
       client.setRequestHandler(ListRootsRequestSchema, () => ({
         roots: [{ uri: `file://${WORKSPACE_ROOT}`, name: "workspace" }],

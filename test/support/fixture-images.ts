@@ -15,6 +15,7 @@ import {
   recipeTag,
 } from "../../src/sandbox/image.js";
 import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
+import { bundleServer } from "./mcp-bundle.mjs";
 
 export const FIXTURE_IMAGES = ["go", "python", "busybox"] as const;
 export type FixtureImage = (typeof FIXTURE_IMAGES)[number];
@@ -71,27 +72,11 @@ const MCP_SERVERS: Record<string, string> = {
  * run time), on the default sandbox image, which has Node.js.
  */
 export async function mcpFixtureRecipe(): Promise<BuildRecipe> {
-  const { build } = await import("esbuild");
   const files: Record<string, string> = {
     Dockerfile: fs.readFileSync(path.join(IMAGES_DIR, "../mcp/Dockerfile"), "utf8"),
   };
-  for (const [name, entry] of Object.entries(MCP_SERVERS)) {
-    const out = await build({
-      entryPoints: [path.resolve(entry)],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node18",
-      write: false,
-      legalComments: "none",
-      logLevel: "silent",
-      // Bundled CommonJS dependencies call require() for Node's builtins.
-      banner: {
-        js: "import { createRequire as __mcpRequire } from 'node:module'; const require = __mcpRequire(import.meta.url);",
-      },
-    });
-    files[`mcp/${name}/dist/index.mjs`] = out.outputFiles[0]!.text;
-  }
+  for (const [name, entry] of Object.entries(MCP_SERVERS))
+    files[`mcp/${name}/dist/index.mjs`] = await bundleServer(path.resolve(entry));
   const docs = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/docs");
   for (const doc of fs.readdirSync(docs).sort())
     files[`mcp/everything/docs/${doc}`] = fs.readFileSync(path.join(docs, doc), "utf8");
