@@ -1,7 +1,18 @@
 // MCP servers end to end against the real engine: the reference servers from npm (everything,
 // filesystem, memory) and a probe server run in the run's container, spoken to with the official SDK,
 // their tools under the same pipeline, policy and record as the built-in ones.
-import { describe, expect, it } from "vitest";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  hostAddressForContainers,
+  type OriginServers,
+  startOriginServers,
+} from "../support/egress-servers.js";
 import { PROBE_SERVER, REFERENCE_SERVERS, resultText, runWithMcp } from "../support/mcp-run.js";
 
 const ALLOW_ALL = ["mcp__everything", "mcp__fs", "mcp__memory", "Bash"];
@@ -263,3 +274,115 @@ describe("policy for MCP tools", () => {
     expect(unallowed.init.tools.filter((t) => t.startsWith("mcp__"))).toEqual([]);
   });
 });
+
+describe("network", () => {
+  let origins: OriginServers;
+  let host: string;
+  beforeAll(async () => {
+    host = await hostAddressForContainers(new Docker());
+    origins = await startOriginServers(host);
+  });
+  afterAll(async () => {
+    await origins?.close();
+  });
+
+  it("with --network allowlist, a server's connection goes through the proxy and the ledger names the MCP call", async () => {
+    const run = await runWithMcp({
+      servers: { probe: PROBE_SERVER },
+      config: {
+        allow: ["mcp__probe"],
+        network: "allowlist",
+        allowDomain: ["allowed.test"],
+        allowPrivateHost: [`allowed.test=${host}`],
+      },
+      turns: [
+        [
+          {
+            id: "in",
+            name: "mcp__probe__connect",
+            input: { url: `http://allowed.test:${origins.httpPort}/` },
+          },
+        ],
+        [
+          {
+            id: "out",
+            name: "mcp__probe__connect",
+            input: { url: `http://blocked.test:${origins.httpPort}/` },
+          },
+        ],
+      ],
+    });
+    expect(resultText(run.results.get("in"))).toBe("status 200");
+    expect(resultText(run.results.get("out"))).not.toBe("status 200");
+    const ledger = run.report.egress?.connections ?? [];
+    expect(ledger.find((c) => c.host === "allowed.test")).toMatchObject({
+      decision: "allowed",
+      caller: "in",
+    });
+    expect(ledger.find((c) => c.host === "blocked.test")).toMatchObject({
+      decision: "denied",
+      caller: "out",
+    });
+  });
+
+  it("calls a streamable-HTTP server from agent-ci's process, its token from the host's environment and never printed", async () => {
+    const token = ["remote", "token", String(Date.now())].join("-");
+    const remote = await startRemoteServer(token);
+    process.env.AGENT_CI_TEST_MCP_TOKEN = token;
+    try {
+      const run = await runWithMcp({
+        servers: {
+          remote: {
+            type: "http",
+            url: `${remote.url}/mcp`,
+            headers: { Authorization: "Bearer ${AGENT_CI_TEST_MCP_TOKEN}" },
+          },
+        },
+        config: { allow: ["mcp__remote"] },
+        turns: [
+          [{ id: "shout", name: "mcp__remote__shout", input: { text: "hello" } }],
+          [{ id: "auth", name: "mcp__remote__auth", input: {} }],
+        ],
+      });
+      expect(resultText(run.results.get("shout"))).toBe("HELLO");
+      // The header's whole value is a secret: the server got it, every output shows ***.
+      expect(resultText(run.results.get("auth"))).toBe("***");
+      expect(run.report.mcp?.servers[0]).toMatchObject({ name: "remote", kind: "http", status: "connected" });
+      expect(run.printed).not.toContain(token);
+      for (const [name, text] of Object.entries(run.files)) expect(text, name).not.toContain(token);
+    } finally {
+      delete process.env.AGENT_CI_TEST_MCP_TOKEN;
+      await remote.close();
+    }
+  });
+});
+
+/** The SDK's own server over streamable HTTP on loopback (stateless), refusing requests without the token. */
+async function startRemoteServer(token: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.headers.authorization !== `Bearer ${token}`) {
+      res.writeHead(401).end();
+      return;
+    }
+    const mcp = new McpServer({ name: "remote", version: "1.0.0" });
+    mcp.registerTool(
+      "shout",
+      { description: "Upper-case a text", inputSchema: { text: z.string() } },
+      ({ text }) => ({
+        content: [{ type: "text", text: text.toUpperCase() }],
+      }),
+    );
+    mcp.registerTool("auth", { description: "The Authorization header it got", inputSchema: {} }, () => ({
+      content: [{ type: "text", text: String(req.headers.authorization) }],
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => void transport.close().then(() => mcp.close()));
+    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
