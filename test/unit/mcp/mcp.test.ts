@@ -82,7 +82,12 @@ describe("the line reader", () => {
   });
 });
 
-function fakeProcess(): ServiceProcess & { written: string[]; end(code: number): void } {
+function fakeProcess(): ServiceProcess & {
+  stdout: PassThrough;
+  stderr: PassThrough;
+  written: string[];
+  end(code: number): void;
+} {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const stderr = new PassThrough();
