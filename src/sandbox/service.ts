@@ -61,7 +61,6 @@ export function serviceArgv(request: ServiceRequest): string[] {
  * apart). `kill` runs `kill -9 -1` as that user, which ends only its processes.
  */
 export async function startServiceExec(
-  docker: Docker,
   container: Docker.Container,
   options: { argv: string[]; user: string; env: Record<string, string> },
 ): Promise<ServiceProcess> {
@@ -81,7 +80,7 @@ export async function startServiceExec(
   const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: true }))) as Duplex;
   const stdout = new PassThrough();
   const stderr = new PassThrough();
-  docker.modem.demuxStream(stream, stdout, stderr);
+  (container.modem as Docker["modem"]).demuxStream(stream, stdout, stderr);
   const exited = new Promise<number | null>((resolve) => {
     let done = false;
     const end = () => {
