@@ -76,7 +76,7 @@ function policyOptions(command: Command): Command {
     .option("--settings <file>", "a Claude Code settings file whose permissions and hooks you trust")
     .option(
       "--trust-workspace-settings",
-      "let the workspace's .claude/settings.json grant permissions (off: it may only deny)",
+      "let the workspace's .claude/settings.json grant permissions (off: it may only deny) and start its .mcp.json servers",
     );
 }
 
