@@ -253,14 +253,21 @@ export class McpManager {
     const { l, client } = await this.clientOf(server);
     const start = Date.now();
     l.calls.set(call.id, start);
+    // A signal of this call's own: the run's signal is shared by every call, and the SDK's listeners on it
+    // would pile up one a call.
+    const own = new AbortController();
+    const onAbort = () => own.abort(call.signal.reason);
+    call.signal.addEventListener("abort", onAbort, { once: true });
+    if (call.signal.aborted) onAbort();
     try {
       return (await client.callTool({ name: tool, arguments: args }, undefined, {
         timeout: this.toolTimeout,
-        signal: call.signal,
+        signal: own.signal,
       })) as CallToolResult;
     } catch (e) {
       throw this.explain(l, e as Error);
     } finally {
+      call.signal.removeEventListener("abort", onAbort);
       l.calls.delete(call.id);
       this.callWindows.push({ server, id: call.id, start, end: Date.now() });
     }

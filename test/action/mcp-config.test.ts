@@ -9,6 +9,9 @@ import { calcWorkspace, runAction, scriptFile } from "../support/action-harness.
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { mcpImage, PROBE_SERVER } from "../support/mcp-run.js";
 
+/** Each test starts one or two sandboxed runs with servers: minutes on a loaded 2-core machine. */
+const RUNS_TIMEOUT = 300_000;
+
 const TOKEN = ["ghs", "mcpActionTest0123456789abcdefABCDEFGH"].join("_");
 const BASE = "2".repeat(40);
 let fake: FakeGitHub;
@@ -38,7 +41,7 @@ afterEach(async () => {
   await fake.close();
 });
 
-describe("mcp_config on a pull request", () => {
+describe("mcp_config on a pull request", { timeout: RUNS_TIMEOUT }, () => {
   it("starts the base branch's servers and never the pull request's .mcp.json", async () => {
     const workspace = calcWorkspace();
     // What a malicious pull request adds: a server that would run a command of its choosing, and a changed

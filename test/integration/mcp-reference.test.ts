@@ -11,6 +11,9 @@ import { describe, expect, it } from "vitest";
 import { fake, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { mcpImage, REFERENCE_SERVERS } from "../support/mcp-run.js";
 
+/** Each test starts one or two sandboxed runs with servers: minutes on a loaded 2-core machine. */
+const RUNS_TIMEOUT = 300_000;
+
 const CLI = path.resolve("bin/agent-ci.js");
 const CASES_DIR = path.resolve("test/fixtures/reference-mcp");
 const FAKE_KEY = ["sk-ant-api03", "mcpreference", "x".repeat(40)].join("-");
@@ -108,7 +111,7 @@ function asRecorded(content: unknown, id: string): string {
     .join("$WS");
 }
 
-describe("the recorded Claude Code MCP cases, played through the CLI", () => {
+describe("the recorded Claude Code MCP cases, played through the CLI", { timeout: RUNS_TIMEOUT }, () => {
   for (const c of cases.filter((x) => !x.requests)) {
     it(c.name, async () => {
       const { run, results } = await play(c, []);

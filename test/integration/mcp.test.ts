@@ -15,9 +15,12 @@ import {
 } from "../support/egress-servers.js";
 import { PROBE_SERVER, REFERENCE_SERVERS, resultText, runWithMcp } from "../support/mcp-run.js";
 
+/** Each test starts one or two sandboxed runs with servers: minutes on a loaded 2-core machine. */
+const RUNS_TIMEOUT = 300_000;
+
 const ALLOW_ALL = ["mcp__everything", "mcp__fs", "mcp__memory", "Bash"];
 
-describe("the reference MCP servers in the sandbox", () => {
+describe("the reference MCP servers in the sandbox", { timeout: RUNS_TIMEOUT }, () => {
   it("runs their tools: text, a write that lands in the patch, an image, errors, the memory graph, the output limit", async () => {
     const big = "abcdefghi ".repeat(12_000);
     const run = await runWithMcp({
@@ -122,7 +125,7 @@ describe("the reference MCP servers in the sandbox", () => {
   });
 });
 
-describe("containment", () => {
+describe("containment", { timeout: RUNS_TIMEOUT }, () => {
   it("keeps a server's secret from the agent: its environment, ps and kill all fail, and the secret is *** everywhere", async () => {
     const secret = ["mcp", "secret", String(Date.now()), "value"].join("-");
     const run = await runWithMcp({
@@ -223,7 +226,7 @@ describe("containment", () => {
   });
 });
 
-describe("policy for MCP tools", () => {
+describe("policy for MCP tools", { timeout: RUNS_TIMEOUT }, () => {
   const turns = [
     [{ id: "echo", name: "mcp__everything__echo", input: { message: "hi" } }],
     [{ id: "sum", name: "mcp__everything__get-sum", input: { a: 1, b: 2 } }],
@@ -275,7 +278,7 @@ describe("policy for MCP tools", () => {
   });
 });
 
-describe("network", () => {
+describe("network", { timeout: RUNS_TIMEOUT }, () => {
   let origins: OriginServers;
   let host: string;
   beforeAll(async () => {
