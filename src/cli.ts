@@ -76,7 +76,7 @@ function policyOptions(command: Command): Command {
     .option("--settings <file>", "a Claude Code settings file whose permissions and hooks you trust")
     .option(
       "--trust-workspace-settings",
-      "let the workspace's .claude/settings.json grant permissions and its .claude/agents/ define subagents (off: settings may only deny, agents are ignored)",
+      "let the workspace's .claude/settings.json grant permissions (off: it may only deny), its .claude/agents/ define subagents and its .mcp.json start servers (off: both ignored)",
     );
 }
 
@@ -227,6 +227,13 @@ export function buildProgram(): Command {
     .option("--memory <size>", "memory limit, e.g. 4g", size)
     .option("--cpus <n>", "CPU limit", positiveNumber)
     .option("--workspace-size <size>", "size of the sandbox's /workspace, e.g. 4g", size)
+    .option(
+      "--mcp-config <file-or-json>",
+      'MCP servers in Claude Code\'s format ({"mcpServers": {...}}), a file or inline JSON (repeatable); stdio servers run in the sandbox',
+      collect,
+      [],
+    )
+    .option("--strict-mcp", "an MCP server that fails to start is a config error (default: a warning)")
     .option(
       "--env <name>",
       "pass this environment variable into the sandbox, by name (repeatable)",

@@ -30,6 +30,7 @@ export const INPUT_DEFAULTS = {
   allowed_tools: "",
   disallowed_tools: "",
   settings: "",
+  mcp_config: "",
   image: "",
   network: "none",
   allowed_domains: "",
@@ -149,6 +150,7 @@ export const ActionInputs = z
     allowed_tools: list,
     disallowed_tools: list,
     settings: optionalText,
+    mcp_config: optionalText,
     image: optionalText,
     network: oneOf("network", NETWORK_POLICIES),
     allowed_domains: list.transform((entries, ctx) => {

@@ -65,7 +65,7 @@ async function trustedJsonFile(
   options: PrepareOptions,
   event: ActionEvent,
   ref: string | undefined,
-  input: "settings" | "output_schema",
+  input: "settings" | "output_schema" | "mcp_config",
 ): Promise<string | undefined> {
   const value = options.inputs[input];
   if (!value) return undefined;
@@ -192,6 +192,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const outDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-out-"));
   const settingsPath = await trustedJsonFile(options, event, ref, "settings");
   const outputSchemaPath = await trustedJsonFile(options, event, ref, "output_schema");
+  const mcpConfigPath = await trustedJsonFile(options, event, ref, "mcp_config");
   const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
   const config = parseRunConfig(
     toRunConfigInput({
@@ -202,6 +203,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       systemPromptAppend: inputs.script ? undefined : built?.systemPromptAppend,
       settingsPath,
       outputSchemaPath,
+      mcpConfigPath,
       review,
       envApiKey: options.env.ANTHROPIC_API_KEY,
       envBaseUrl: options.env.ANTHROPIC_BASE_URL,

@@ -260,6 +260,9 @@ class Evaluator implements PolicyEngine {
   private toolPaths(call: PolicyCall): { paths: string[]; invalid: string | undefined } {
     const cwd = this.containerCwd(call.cwd);
     const raw: string[] = [...(call.paths ?? [])];
+    // An MCP tool's arguments are its server's to read: a `path` there may name anything (a file in a
+    // remote repository), and a server in the sandbox checks its own (the container holds it besides).
+    if (toolCategory(call.tool) === "mcp") return { paths: [], invalid: undefined };
     for (const key of PATH_INPUT_KEYS) {
       const value = call.input[key];
       if (typeof value === "string") raw.push(value);
@@ -365,7 +368,9 @@ class Evaluator implements PolicyEngine {
     if (edits && this.mode === "acceptEdits") {
       return this.allow("mode", "allowed: acceptEdits mode accepts file changes inside the workspace");
     }
-    if (readOnlyTool && category !== "network") return this.allow("mode", `allowed: ${tool} is read-only`);
+    // An MCP tool needs a rule even when its server marks it read-only: that hint is the server's own word.
+    if (readOnlyTool && category !== "network" && category !== "mcp")
+      return this.allow("mode", `allowed: ${tool} is read-only`);
     if (edits) {
       const example = paths[0] === undefined ? "Edit(src/**)" : `Edit(${this.ruleSpecifierFor(paths[0])})`;
       return this.deny(

@@ -23,7 +23,10 @@ export type ToolCategory =
    * decided by this same policy); a deny rule (`Task(Explore)`) still refuses it, in every mode.
    */
   | "agent"
-  /** An MCP server's tool (`mcp__server__tool`): needs an allow rule unless the tool says it is read-only. */
+  /**
+   * An MCP server's tool (`mcp__server__tool`): needs an allow rule in every mode but bypassPermissions
+   * (Claude Code asks before one runs); in plan mode also the server's `readOnlyHint`.
+   */
   | "mcp";
 
 /** What follows a tool's name in parentheses in a rule. */
@@ -58,6 +61,9 @@ export const TOOL_CATALOG = {
   TaskOutput: { category: "housekeeping", specifier: "none" },
   TaskStop: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
   ExitPlanMode: { category: "housekeeping", specifier: "none" },
+  // They list and read what the configured MCP servers offer as resources, read-only, as Claude Code does.
+  ListMcpResourcesTool: { category: "housekeeping", specifier: "none" },
+  ReadMcpResourceTool: { category: "housekeeping", specifier: "none" },
   Task: { category: "agent", specifier: "name" },
   Agent: { category: "agent", specifier: "name", aliasOf: "Task" },
 } as const satisfies Readonly<Record<string, ToolEntry>>;

@@ -317,6 +317,44 @@ function egressSection(report: RunReport, plan: Plan): string {
   );
 }
 
+/** MCP servers: each one's kind, status, start time and tools, and why one failed (its stderr's end). */
+function mcpSection(report: RunReport): string {
+  const mcp = report.mcp;
+  if (!mcp) return "";
+  const rows = mcp.servers.map((s) => [
+    code(s.name, 60),
+    s.kind === "stdio" ? "stdio (in the sandbox)" : `${s.kind} (from agent-ci)`,
+    s.status === "connected" ? (s.restarts ? "connected (restarted)" : "connected") : "⚠️ failed",
+    s.startMs === undefined ? "—" : formatDuration(s.startMs),
+    String(s.tools.length),
+    plain(
+      [s.error, s.stderrTail?.trim().split("\n").slice(-3).join(" ⏎ ")].filter(Boolean).join(" — "),
+      REASON_CELL_CHARS,
+    ),
+  ]);
+  const calls = report.toolCalls.filter((c) => c.mcp).length;
+  const notes = [
+    ...mcp.ignored.map((i) => `${plain(i.source, 80)} was ignored: ${plain(i.reason, 200)}`),
+    ...mcp.refusedTools.map(
+      (r) => `${code(`${r.server}/${r.tool}`, 80)} not offered: ${plain(r.reason, 200)}`,
+    ),
+  ];
+  const body =
+    (rows.length
+      ? table(
+          ["Server", "Runs", "Status", "Start", "Tools", "Error / stderr"],
+          ["l", "l", "l", "r", "r", "l"],
+          rows,
+        )
+      : "No MCP server was started.") + (notes.length ? `\n\n${notes.map((n) => `- ${n}`).join("\n")}` : "");
+  const failed = mcp.servers.filter((s) => s.status !== "connected").length;
+  return details(
+    `<b>MCP servers: ${plural(mcp.servers.length, "server")}, ${formatInt(failed)} failed, ${plural(calls, "call")}</b>`,
+    body,
+    failed > 0,
+  );
+}
+
 function failedSection(report: RunReport, plan: Plan): string {
   const failed = failedCalls(report);
   if (failed.length === 0) return "";
@@ -547,6 +585,7 @@ function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): stri
     changedFiles(report, plan),
     denialsSection(report, plan),
     egressSection(report, plan),
+    mcpSection(report),
     failedSection(report, plan),
     subagentsSection(report, plan),
     callsSection(report, plan),

@@ -253,6 +253,10 @@ export const ToolCall = z
         "A subagent's call: the id of the Task call that started the subagent. Absent for the main loop.",
       ),
     agent: z.string().optional().describe("A subagent's call: the subagent's type (subagent_type)."),
+    mcp: z
+      .object({ server: z.string(), tool: z.string().describe("The tool's name on its server.") })
+      .optional()
+      .describe("An MCP server's tool (mcp__<server>__<tool>): which server and tool it called."),
   })
   .meta({ id: "ToolCall" });
 export type ToolCall = z.infer<typeof ToolCall>;
@@ -488,6 +492,44 @@ export const Egress = z
   .meta({ id: "Egress" });
 export type Egress = z.infer<typeof Egress>;
 
+export const McpServer = z
+  .object({
+    name: z.string(),
+    kind: z
+      .enum(["stdio", "http", "sse"])
+      .describe("stdio: run in the sandbox; http, sse: a remote server called from agent-ci's process."),
+    status: z
+      .enum(["pending", "connected", "failed"])
+      .describe("At the end of the run: connected, or failed (it did not start, or was lost)."),
+    source: z
+      .string()
+      .describe("Where it was configured (--mcp-config, workspace:.mcp.json, action inputs)."),
+    startMs: Milliseconds.optional().describe(
+      "From starting it to its tool list (the last start, after a restart).",
+    ),
+    restarts: NonNegativeInt.describe("Times it was restarted after it was lost (at most once)."),
+    tools: z
+      .array(z.string())
+      .describe("The tools offered from it, as the model saw them (mcp__server__tool)."),
+    error: z.string().optional().describe("Why it failed to start, or why it was lost; redacted."),
+    stderrTail: z.string().optional().describe("The end of its stderr (stdio servers), redacted."),
+  })
+  .meta({ id: "McpServer" });
+export type McpServer = z.infer<typeof McpServer>;
+
+export const Mcp = z
+  .object({
+    servers: z.array(McpServer),
+    ignored: z
+      .array(z.object({ source: z.string(), reason: z.string() }))
+      .describe("Configurations present but not used (the workspace's .mcp.json without trust)."),
+    refusedTools: z
+      .array(z.object({ server: z.string(), tool: z.string(), reason: z.string() }))
+      .describe("Server tools left out at start (a built-in's name, a name the API would refuse)."),
+  })
+  .meta({ id: "Mcp" });
+export type Mcp = z.infer<typeof Mcp>;
+
 export const RunReport = z
   .object({
     schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
@@ -535,6 +577,7 @@ export const RunReport = z
     egress: Egress.optional().describe(
       "--network allowlist: what the egress proxy allowed, refused and carried.",
     ),
+    mcp: Mcp.optional().describe("MCP servers: configured, started, lost, ignored."),
   })
   .meta({
     title: "agent-ci run report",

@@ -163,6 +163,16 @@ export const RunConfig = z
       .describe(
         "Subagent definitions in Claude Code's --agents JSON shape: the JSON itself, or a file holding it",
       ),
+    mcpConfig: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "MCP server configs in Claude Code's format: files or inline JSON (trusted: they come from you)",
+      ),
+    strictMcp: z
+      .boolean()
+      .default(false)
+      .describe("An MCP server that fails to start ends the run as a config error instead of a warning"),
     maxTurns: z.number().int().positive().default(50),
     maxBudgetUsd: z.number().positive().optional(),
     timeoutMs: z

@@ -90,6 +90,8 @@ export interface ToolCallRecord {
   title?: string;
   patch?: StructuredPatch;
   hookErrors?: string[];
+  /** An MCP server's tool: its server and its own name there. */
+  mcp?: { server: string; tool: string };
   /** The tool_result content exactly as sent to the model. */
   content: ToolContent;
   /** A subagent's call: the Task call that started the subagent. */
@@ -218,6 +220,7 @@ export class ToolPipeline {
         errorKind: result.kind,
         title: result.title,
         patch: result.metadata?.patch,
+        ...(tool?.mcp ? { mcp: { server: tool.mcp.server, tool: tool.mcp.tool } } : {}),
         content: mapped.content,
       };
     };

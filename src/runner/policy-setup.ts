@@ -249,7 +249,8 @@ export function parseCallText(
   text: string,
   cwd = WORKSPACE_ROOT,
 ): { tool: string; input: Record<string, unknown>; paths?: string[] } {
-  const match = /^([A-Za-z][A-Za-z0-9_]*)(?:\(([\s\S]*)\))?$/.exec(text.trim());
+  // MCP tools' names may hold hyphens (mcp__everything__get-sum).
+  const match = /^([A-Za-z][A-Za-z0-9_]*|mcp__[A-Za-z0-9_-]+)(?:\(([\s\S]*)\))?$/.exec(text.trim());
   if (!match)
     throw new PolicyConfigError({
       subject: text,
@@ -257,7 +258,8 @@ export function parseCallText(
     });
   const tool = match[1] as string;
   const arg = match[2];
-  if (arg === undefined) return { tool, input: {} };
+  // An MCP tool's rules name the tool alone: its arguments are the server's business.
+  if (arg === undefined || tool.startsWith("mcp__")) return { tool, input: {} };
   if (tool === "Bash") return { tool, input: { command: arg } };
   const file = path.posix.resolve(cwd, arg);
   const key = toolEntry(tool)?.pathKey ?? "file_path";

@@ -20,12 +20,14 @@ import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
-import { apiToolDefinitions } from "../tools/index.js";
+import { isStdio, loadMcpConfig, type McpConfigResult } from "../mcp/config.js";
+import { McpManager } from "../mcp/manager.js";
+import { maxMcpOutputTokens } from "../mcp/result.js";
 import { RunState } from "../tools/state.js";
+import type { AnyTool } from "../tools/types.js";
 import { addUsage, newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { loadAgents, type LoadedAgents } from "./agents.js";
 import { SubagentRunner } from "./subagents.js";
-import { runToolSet } from "./tool-set.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError } from "../errors.js";
 import { gitSync } from "../host-git.js";
@@ -39,6 +41,7 @@ import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { RunBudget } from "./run-budget.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { readSchema, StructuredOutputSpec } from "./structured-output.js";
+import { RunToolSet } from "./tool-set.js";
 import { reviewJsonSchema } from "../review/findings.js";
 import {
   placeReview,
@@ -213,12 +216,20 @@ interface RunContext {
   loop: LoopResult;
   /** Review mode: what is reviewed (set before the sandbox starts). */
   review?: ReviewTarget;
+  /** The MCP servers configured (read before the redactor: their env and headers are secrets). */
+  mcpConfig?: McpConfigResult;
+  /** A bad MCP configuration: the run ends with it as a config error (with its record). */
+  mcpConfigError?: Error;
+  /** Every known secret: the run's own and the MCP servers' values. */
+  secrets: string[];
 }
 
 /** How the agent phase left things, for finishRun. */
 interface AgentPhase {
   sandbox?: DockerSandbox;
   policy?: PreparedPolicy;
+  mcp?: McpManager;
+  tools?: RunToolSet;
   failure?: RunFailure;
   /** The run's agent types, and the subagents it ran (for the record). */
   agents?: LoadedAgents;
@@ -235,7 +246,19 @@ export async function runAgent(
   const runId = newRunId();
   const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
   fs.mkdirSync(outDir, { recursive: true });
-  const redactor: Redactor = createRedactor({ secrets: knownSecrets(config) });
+  let mcpConfig: McpConfigResult | undefined;
+  let mcpConfigError: Error | undefined;
+  try {
+    mcpConfig = loadMcpConfig({
+      configs: config.mcpConfig,
+      workspace: config.workspace,
+      trustWorkspace: config.trustWorkspaceSettings,
+    });
+  } catch (e) {
+    mcpConfigError = new ConfigError((e as Error).message);
+  }
+  const secrets = [...knownSecrets(config), ...(mcpConfig?.secrets ?? [])];
+  const redactor: Redactor = createRedactor({ secrets });
   const ctx: RunContext = {
     config,
     io,
@@ -253,6 +276,9 @@ export async function runAgent(
     ),
     state: new RunState(),
     loop: newLoopResult(),
+    mcpConfig,
+    mcpConfigError,
+    secrets,
   };
   const deadline = Date.now() + config.timeoutMs;
 
@@ -348,6 +374,7 @@ async function runAgentPhase(
   signal: AbortSignal,
 ): Promise<void> {
   const { config, runId, log, events } = ctx;
+  if (ctx.mcpConfigError) throw ctx.mcpConfigError;
   const policy = await preparePolicy(config, runId);
   phase.policy = policy;
   if (config.task === "review" && config.reviewBase)
@@ -370,6 +397,8 @@ async function runAgentPhase(
     // A bad key is found before a container starts (M5).
     await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
   }
+  for (const ignored of ctx.mcpConfig?.ignored ?? []) log(`${ignored.source} ignored: ${ignored.reason}`);
+  const mcpServers = ctx.mcpConfig?.servers ?? [];
   log(
     `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`,
   );
@@ -389,19 +418,21 @@ async function runAgentPhase(
     includeIgnored: config.includeIgnored,
     excludeFromCopy: policy.excludeFromCopy,
     allowWeakHardening: config.allowWeakHardening,
+    sharedWorkspace: mcpServers.some(isStdio),
     progress: log,
   });
   phase.sandbox = sandbox;
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
   blockEventLoopForTests();
   signal.throwIfAborted();
+  if (mcpServers.length) phase.mcp = await startMcp(ctx, sandbox);
   const budget = new RunBudget(
     { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
     signal,
   );
   const subagents = new SubagentRunner({
     agents: agents.agents,
-    parentTools: () => toolSet.enabled,
+    parentTools: (): readonly AnyTool[] => toolSet.enabled,
     sandbox,
     state: ctx.state,
     gate: policy.gate,
@@ -423,9 +454,19 @@ async function runAgentPhase(
     progress: ctx.io.progress ? log : undefined,
   });
   phase.subagents = subagents;
-  const toolSet = runToolSet(mode, subagents.tools());
-  const enabledTools = toolSet.enabled;
-  const tools = enabledTools.map((t) => t.name);
+  const toolSet = new RunToolSet({
+    mode,
+    gate: policy.gate,
+    bound: subagents.tools(),
+    mcp: phase.mcp,
+    maxMcpOutputTokens: maxMcpOutputTokens(),
+    extraApiTools: structured ? [structured.tool] : [],
+  });
+  phase.tools = toolSet;
+  phase.mcp?.onToolsChanged(() => toolSet.refresh());
+  for (const r of toolSet.refused)
+    log(`MCP server ${r.server}: its tool ${r.tool} is not offered: ${r.reason}`);
+  const tools = toolSet.enabled.map((t) => t.name);
   events.emit({
     type: "system",
     subtype: "init",
@@ -434,13 +475,13 @@ async function runAgentPhase(
     cwd: sandbox.root,
     model: config.script ? "script" : config.model,
     tools,
-    mcp_servers: [],
+    mcp_servers: (phase.mcp?.servers ?? []).map((s) => ({ name: s.name, status: s.status })),
     permissionMode: mode,
     agent_ci_version: AGENT_CI_VERSION,
   });
   const pipeline = new ToolPipeline({
     allTools: toolSet.all,
-    enabledTools,
+    enabledTools: toolSet.enabled,
     sandbox,
     state: ctx.state,
     gate: policy.gate,
@@ -463,7 +504,7 @@ async function runAgentPhase(
       prompt: ctx.review
         ? reviewPrompt(ctx.review, config.prompt)
         : (config.prompt ?? "Run the scripted tool calls."),
-      tools: [...apiToolDefinitions(enabledTools), ...(structured ? [structured.tool] : [])],
+      tools: toolSet.api,
       maxTurns: config.maxTurns,
       maxTokens: config.maxTokens,
       context: contextFor(config, events, runId, ctx.runStart),
@@ -487,6 +528,26 @@ async function runAgentPhase(
   );
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+}
+
+/**
+ * Connects the run's MCP servers, all at once (stdio ones in the sandbox). One that fails is a warning and
+ * the run goes on without it; with --strict-mcp it ends the run as a config error.
+ */
+async function startMcp(ctx: RunContext, sandbox: DockerSandbox): Promise<McpManager> {
+  const manager = new McpManager({ servers: ctx.mcpConfig?.servers ?? [], host: sandbox, log: ctx.log });
+  await manager.start();
+  for (const s of manager.servers)
+    if (s.status === "connected")
+      ctx.log(`MCP server ${s.name} (${s.kind}) connected in ${s.startMs} ms: ${s.tools.length} tool(s)`);
+  const failed = manager.servers.filter((s) => s.status !== "connected");
+  if (failed.length && ctx.config.strictMcp) {
+    await manager.close();
+    throw new ConfigError(
+      `--strict-mcp: MCP server(s) did not start: ${failed.map((s) => `${s.name} (${s.error ?? "unknown error"}${s.stderrTail ? `; stderr: ${s.stderrTail.trim().slice(-500)}` : ""})`).join("; ")}`,
+    );
+  }
+  return manager;
 }
 
 /** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */
@@ -537,6 +598,10 @@ async function finishRun(
   phase.stoppedAgents = await phase.subagents?.stopBackground();
   for (const agent of phase.stoppedAgents ?? [])
     log(`stopped the background subagent ${agent}: the run ended`);
+  // The servers end before the patch is taken (what they wrote is in it) and before the container goes.
+  await phase.mcp
+    ?.close()
+    .catch((e: unknown) => log(`closing the MCP servers failed: ${(e as Error).message}`));
   const patch = await exportPatch(sandbox, policy, log);
   if (sandbox && patch.note && !failure) {
     // The agent finished, but its work could not be exported (a command wiped agent-ci's baseline under /tmp,
@@ -597,6 +662,8 @@ async function finishRun(
     ...phase,
     sandbox,
     policy,
+    mcp: phase.mcp,
+    tools: phase.tools,
     exitReason,
     failure,
     patch,
@@ -685,11 +752,15 @@ interface ReportParts {
   outputErrors: string[];
   /** output.json, when the structured result was written. */
   structuredPath?: string;
+  mcp?: McpManager;
+  tools?: RunToolSet;
+  mcpConfig?: McpConfigResult;
+  secrets: string[];
 }
 
 function buildReport(p: ReportParts): RunReportInput {
   const { config, sandbox, policy, loop } = p;
-  const patch = summarizePatch(p.patch.bytes, { secrets: knownSecrets(config) });
+  const patch = summarizePatch(p.patch.bytes, { secrets: p.secrets });
   const warnings: RunReportInput["warnings"] = [];
   const mode = policy?.policy.mode ?? config.mode ?? "default";
   if (mode === "bypassPermissions") {
@@ -713,6 +784,30 @@ function buildReport(p: ReportParts): RunReportInput {
     });
   }
   if (p.patch.note) warnings.push({ kind: "patch", severity: "warning", message: p.patch.note });
+  for (const s of p.mcp?.servers ?? []) {
+    if (s.status === "connected" && !s.restarts) continue;
+    const tail = s.stderrTail?.trim() ? ` Its stderr ended with: ${s.stderrTail.trim().slice(-1000)}` : "";
+    warnings.push({
+      kind: "mcp_server",
+      severity: "warning",
+      message:
+        s.status === "connected"
+          ? `MCP server ${s.name} was lost and restarted (${s.error ?? "its connection closed"}).${tail}`
+          : `MCP server ${s.name} ${s.restarts ? "was lost" : "did not start"}: ${s.error ?? "unknown error"}; the run went on without it.${tail}`,
+    });
+  }
+  for (const i of p.mcpConfig?.ignored ?? [])
+    warnings.push({
+      kind: "mcp_config_ignored",
+      severity: "info",
+      message: `${i.source} was ignored: ${i.reason}`,
+    });
+  for (const r of p.tools?.refused ?? [])
+    warnings.push({
+      kind: "mcp_tool_refused",
+      severity: "warning",
+      message: `MCP server ${r.server}: its tool ${r.tool} was not offered: ${r.reason}`,
+    });
   for (const message of p.outputErrors)
     warnings.push({ kind: "output_write", severity: "critical", message });
   for (const x of p.patch.excluded)
@@ -766,6 +861,7 @@ function buildReport(p: ReportParts): RunReportInput {
     errorKind: c.errorKind,
     // Redacted whole, then cut: a secret across the cut would no longer match the patterns.
     resultPreview: capText(p.redactor.redact(contentText(c.content)), RESULT_PREVIEW_MAX_CHARS),
+    mcp: c.mcp,
     patch: c.patch
       ? {
           file: c.patch.newFileName ?? c.patch.oldFileName ?? "",
@@ -868,6 +964,30 @@ function buildReport(p: ReportParts): RunReportInput {
           path: p.structuredPath,
         }
       : undefined,
-    egress: recorded.egress,
+    egress: recorded.egress && {
+      ...recorded.egress,
+      connections: recorded.egress.connections.map((e) => ({
+        ...e,
+        caller: p.mcp ? p.mcp.attributeConnection(e.caller, e.startedAt) : e.caller,
+      })),
+    },
+    mcp:
+      p.mcp || p.mcpConfig?.ignored.length
+        ? {
+            servers: (p.mcp?.servers ?? []).map((s) => ({
+              name: s.name,
+              kind: s.kind,
+              status: s.status,
+              source: s.source,
+              startMs: s.startMs,
+              restarts: s.restarts,
+              tools: (p.tools?.enabled ?? []).filter((t) => t.mcp?.server === s.name).map((t) => t.name),
+              error: s.error === undefined ? undefined : p.redactor.redact(s.error),
+              stderrTail: s.stderrTail === undefined ? undefined : p.redactor.redact(s.stderrTail),
+            })),
+            ignored: p.mcpConfig?.ignored ?? [],
+            refusedTools: p.tools?.refused ?? [],
+          }
+        : undefined,
   };
 }

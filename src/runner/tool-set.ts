@@ -1,14 +1,70 @@
-// The run's tool set, built in one place: the static tools plus the tools bound to run services (Task and
-// the background-task tools, made per run), then filtered by the permission mode.
-import { ALL_TOOLS, FILE_WRITING_TOOLS } from "../tools/index.js";
+// The run's tool set, built in one place: the static tools (ALL_TOOLS) and the tools made per run by
+// factories over run services (Task and the background-task tools; MCP servers' tools), filtered by the mode. The set is live: when a server's
+// tool list changes (list_changed, a restart) `refresh` rebuilds it in place, so the pipeline and the next
+// model request see the new tools.
+import type Anthropic from "@anthropic-ai/sdk";
+import type { McpManager } from "../mcp/manager.js";
+import { mcpTools, type RefusedMcpTool } from "../mcp/tools.js";
+import type { PermissionMode } from "../policy/schema.js";
+import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
+import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import type { AnyTool } from "../tools/types.js";
+import type { PermissionGate } from "./pipeline.js";
 
-/** Every tool the run knows (what a call may name), and those enabled in its mode. */
-export function runToolSet(
-  mode: string,
-  bound: readonly AnyTool[] = [],
-): { all: readonly AnyTool[]; enabled: readonly AnyTool[] } {
-  const all = [...ALL_TOOLS, ...bound];
-  const enabled = mode === "plan" ? all.filter((t) => !FILE_WRITING_TOOLS.has(t.name)) : all;
-  return { all, enabled };
+export interface RunToolSetOptions {
+  mode: PermissionMode;
+  /** Asked in plan mode: an MCP tool is offered there only when read-only-hinted and allowed by a rule. */
+  gate: PermissionGate;
+  /** Tools bound to run services other than MCP (Task, TaskOutput, TaskStop). */
+  bound?: readonly AnyTool[];
+  mcp?: McpManager;
+  maxMcpOutputTokens: number;
+  /** Tools that are not agent-ci's own but go to the API too (StructuredOutput). */
+  extraApiTools?: Anthropic.Tool[];
+}
+
+export class RunToolSet {
+  /** Every tool the run knows (for "not available in this mode" versus "no such tool"). */
+  readonly all: AnyTool[] = [];
+  /** The tools offered to the model and run by the pipeline. */
+  readonly enabled: AnyTool[] = [];
+  /** What the API gets (enabled tools, then the extra ones). */
+  readonly api: Anthropic.Tool[] = [];
+  refused: RefusedMcpTool[] = [];
+
+  constructor(private readonly options: RunToolSetOptions) {
+    this.refresh();
+  }
+
+  /** Rebuilds the lists in place (the pipeline and the loop hold these arrays). */
+  refresh(): void {
+    const { mode, mcp } = this.options;
+    const own = [...ALL_TOOLS, ...(this.options.bound ?? [])];
+    const builtIn = new Set(own.map((t) => t.name));
+    const fromMcp = mcp
+      ? mcpTools(mcp, builtIn, { maxOutputTokens: this.options.maxMcpOutputTokens })
+      : { tools: [], refused: [] };
+    this.refused = fromMcp.refused;
+    const all = [...own, ...fromMcp.tools];
+    const enabled = all.filter((t) => {
+      if (mode !== "plan") return true;
+      if (FILE_WRITING_TOOLS.has(t.name)) return false;
+      if (!t.mcp) return true;
+      const decision = this.options.gate.decide({
+        tool: t.name,
+        input: {},
+        readOnly: t.mcp.readOnlyHint,
+        cwd: WORKSPACE_ROOT,
+      });
+      return t.mcp.readOnlyHint && decision.behavior === "allow";
+    });
+    this.all.splice(0, this.all.length, ...all);
+    this.enabled.splice(0, this.enabled.length, ...enabled);
+    this.api.splice(
+      0,
+      this.api.length,
+      ...apiToolDefinitions(enabled),
+      ...(this.options.extraApiTools ?? []),
+    );
+  }
 }

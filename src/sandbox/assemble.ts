@@ -204,6 +204,7 @@ export async function assembleSandbox<S extends Assembled>(
       const plan = await planning;
       const into = { docker, container, objects, options, profile, image: image.name, toolbelt };
       const [copiedBy] = await Promise.all([copyIn(into, plan), link.start()]);
+      if (options.sharedWorkspace && !options.readOnlyWorkspace) await shareWorkspace(link, commands);
       return { copy: await copySummary(plan), copiedBy };
     });
     const checked = await clock.run("checks", async () => {
@@ -544,6 +545,19 @@ async function findTools(link: HelperLink, commands: CommandSettings): Promise<T
     tools.push({ name, from: where.startsWith(`${TOOLBELT_BIN}/`) ? "agent-ci" : "image", path: where });
   }
   return tools;
+}
+
+/** The copied tree group-writable (the agent owns it), so that services in its group may change it too. */
+async function shareWorkspace(link: HelperLink, commands: CommandSettings): Promise<void> {
+  const res = await probe(link, commands, {
+    argv: ["chmod", "-R", "g+w", WORKSPACE_ROOT],
+    cwd: "/",
+    timeoutMs: 120_000,
+  });
+  if (res.header.exitCode !== 0)
+    throw new EngineError(
+      `making ${WORKSPACE_ROOT} group-writable for the MCP servers failed (exit ${res.header.exitCode})`,
+    );
 }
 
 /**

@@ -61,6 +61,11 @@ export interface DockerSandboxOptions {
   toolbeltVolume?: string;
   /** Run even when the engine did not apply a requested hardening setting (read back after create). */
   allowWeakHardening?: boolean;
+  /**
+   * Services (MCP servers) will write the workspace too: its files are made group-writable after the
+   * copy-in, for the agent's group that every service shares (service.ts).
+   */
+  sharedWorkspace?: boolean;
   progress?: (line: string) => void;
 }
 

@@ -43,6 +43,15 @@ import {
   SandboxGoneError,
   WORKSPACE_ROOT,
 } from "./sandbox.js";
+import {
+  serviceArgv,
+  serviceHome,
+  type ServiceHost,
+  type ServiceProcess,
+  type ServiceRequest,
+  serviceUser,
+  startServiceExec,
+} from "./service.js";
 import { toolbeltProgram } from "./toolbelt.js";
 
 export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./baseline.js";
@@ -82,7 +91,7 @@ function okHeader<K extends HelperOp>(res: HelperResult<K>, p: string): Response
   return res.header;
 }
 
-export class DockerSandbox implements Sandbox, AsyncDisposable {
+export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
   readonly root = WORKSPACE_ROOT;
   readonly image: ResolvedImage;
   /** The image is for another architecture than the engine's: its programs, and the toolbelt's, run emulated. */
@@ -399,6 +408,22 @@ export class DockerSandbox implements Sandbox, AsyncDisposable {
 
   async killBackground(id: string): Promise<void> {
     okHeader(await this.request("bg-kill", { job: id }), id);
+  }
+
+  /** A long-lived process as a user of its own (service.ts); it ends with the container. */
+  async startService(request: ServiceRequest): Promise<ServiceProcess> {
+    if (this.objects.removed) throw new SandboxGoneError("the sandbox was disposed");
+    // The Bash tool's environment (the image's, its PATH first), its own home, then its own variables.
+    const env = {
+      ...this.commandEnv({ env: {}, caller: request.caller }),
+      HOME: serviceHome(request.name),
+      ...request.env,
+    };
+    return startServiceExec(this.container, {
+      argv: serviceArgv(request),
+      user: serviceUser(request.index),
+      env,
+    });
   }
 
   /** Removes the container, its volumes and helpers. Safe to call more than once, and on every path out. */

@@ -36,6 +36,12 @@ export function toolByName(tools: readonly AnyTool[], name: string): AnyTool | u
 /** The tool definitions sent to the Messages API, generated from the zod schemas. */
 export function apiToolDefinitions(tools: readonly AnyTool[]): Anthropic.Tool[] {
   return tools.map((tool) => {
+    if (tool.apiInputSchema)
+      return {
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.apiInputSchema as Anthropic.Tool.InputSchema,
+      };
     const { $schema: _schema, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<
       string,
       unknown

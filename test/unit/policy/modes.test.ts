@@ -47,7 +47,8 @@ const noRules: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
   // Starting a subagent needs no rule, in any mode: its calls are decided one by one by the same policy.
   ["Task", call("Task", { subagent_type: "x", prompt: "p" }, false), all("allow")],
   ["TaskOutput", call("TaskOutput", { task_id: "1" }, true), all("allow")],
-  ["read-only MCP tool", call("mcp__srv__read", {}, true), all("allow")],
+  // An MCP tool needs an allow rule even when its server marks it read-only (Claude Code would ask).
+  ["read-only MCP tool", call("mcp__srv__read", {}, true), only("bypassPermissions")],
   ["writing MCP tool", call("mcp__srv__write", {}, false), only("bypassPermissions")],
   ["Bash proven read-only", bash("git status && ls -la"), all("allow")],
   ["Bash writing", bash("npm install"), only("bypassPermissions")],
@@ -60,7 +61,14 @@ const noRules: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
 ];
 
 const withAllows: EngineConfig = {
-  allow: ["Edit(src/**)", "Bash(npm install:*)", "WebFetch(domain:example.com)", "Task", "mcp__srv__write"],
+  allow: [
+    "Edit(src/**)",
+    "Bash(npm install:*)",
+    "WebFetch(domain:example.com)",
+    "Task",
+    "mcp__srv__write",
+    "mcp__srv__read",
+  ],
 };
 const allowRows: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
   ["Edit by rule", file("Edit", "src/a.ts", false), only("default", "acceptEdits", "bypassPermissions")],
@@ -78,6 +86,8 @@ const allowRows: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
     call("mcp__srv__write", {}, false),
     only("default", "acceptEdits", "bypassPermissions"),
   ],
+  // Plan mode: a read-only-hinted MCP tool runs with a rule naming it.
+  ["read-only MCP tool by rule", call("mcp__srv__read", {}, true), all("allow")],
 ];
 
 const withDenies: EngineConfig = {
