@@ -543,7 +543,8 @@ describe("P: path escapes through the CLI", () => {
     expectOutside(run, [2, 3, 4]);
     expect(run.call(5).isError || run.text(5).includes("No files found")).toBe(true);
     expect(run.call(6).isError).toBe(true);
-    for (const call of run.calls) expect(call.durationMs).toBeLessThan(30_000);
+    // No call hung until a timeout ended it: each was answered for what it is.
+    for (const call of run.calls) expect(call.errorKind).not.toBe("timed_out");
   });
 
   checkTable();
