@@ -66,7 +66,7 @@ export function prebuiltReference(
   registry = process.env.AGENT_CI_REGISTRY || record.registry,
 ): { reference: string } | { none: string } {
   const entry = record.images[recipe.label];
-  if (!entry || !registry) return { none: `no prebuilt ${recipe.what} is recorded in this package` };
+  if (!entry || !registry) return { none: `no prebuilt image is recorded for ${recipe.what}` };
   if (recipe.architecture)
     return { none: `${recipe.what} for ${recipe.architecture} (emulated) is not published` };
   if (entry.recipe !== recipeHash(recipe))
