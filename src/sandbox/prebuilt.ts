@@ -95,21 +95,27 @@ export class PrebuiltImages {
   constructor(
     private readonly record: PrebuiltRecord | undefined,
     private readonly registry?: string,
+    /** Why there is no record (one that could not be read): said once, at the first image to pull. */
+    private readonly problem?: string,
   ) {}
 
   /** The package's record and the mirror (`--image-registry`, Action `image_registry`, AGENT_CI_REGISTRY). */
   static forRun(registry?: string): PrebuiltImages {
-    let record: PrebuiltRecord | undefined;
     try {
-      record = readPrebuiltRecord();
-    } catch {
-      record = undefined;
+      return new PrebuiltImages(readPrebuiltRecord(), registry || undefined);
+    } catch (e) {
+      const file = process.env.AGENT_CI_IMAGES_FILE || PREBUILT_FILE;
+      return new PrebuiltImages(
+        undefined,
+        undefined,
+        `the prebuilt images' record ${file} is unreadable (${(e as Error).message.split("\n")[0]})`,
+      );
     }
-    return new PrebuiltImages(record, registry || undefined);
   }
 
   /** True when the recipe's image was pulled (and tagged); false when it must be built, the reason said. */
   async pull(docker: Docker, recipe: BuildRecipe, progress: (line: string) => void): Promise<boolean> {
+    if (this.problem) this.say(progress, this.problem);
     if (this.failed || !this.record) return false;
     const found = prebuiltReference(this.record, recipe, this.registry);
     if ("none" in found) {

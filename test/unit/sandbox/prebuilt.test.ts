@@ -2,7 +2,9 @@
 // by digest, only what was built from the package's own recipe.
 import { afterEach, describe, expect, it } from "vitest";
 import { recipeHash, sandboxRecipe } from "../../../src/sandbox/image.js";
+import type Docker from "dockerode";
 import {
+  PrebuiltImages,
   prebuiltReference,
   PrebuiltRecord,
   readPrebuiltRecord,
@@ -84,5 +86,26 @@ describe("the prebuilt images' record", () => {
         images: { sandbox: { repository: "x", recipe: "0".repeat(64), digest: "latest", platforms: [] } },
       }),
     ).toThrow(/sha256 manifest digest/);
+  });
+
+  it("a record that cannot be read is said once, and the images are built", async () => {
+    const saved = process.env.AGENT_CI_IMAGES_FILE;
+    process.env.AGENT_CI_IMAGES_FILE = "/nonexistent/images.json";
+    try {
+      const prebuilt = PrebuiltImages.forRun();
+      const lines: string[] = [];
+      // No engine is reached: with no record there is nothing to pull.
+      const noEngine = {} as Docker;
+      for (const recipe of RECIPES())
+        expect(await prebuilt.pull(noEngine, recipe, (l) => lines.push(l))).toBe(false);
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^the prebuilt images' record \/nonexistent\/images\.json is unreadable \(.*ENOENT.*\); building agent-ci's images locally instead/,
+        ),
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.AGENT_CI_IMAGES_FILE;
+      else process.env.AGENT_CI_IMAGES_FILE = saved;
+    }
   });
 });
