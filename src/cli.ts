@@ -187,7 +187,11 @@ export function buildProgram(): Command {
     .option("--model <id>", "Claude model id (default: a current Sonnet)")
     .option("--max-tokens <n>", "max output tokens per turn", positiveInt)
     .option("--thinking-budget <n>", "extended thinking budget in tokens", positiveInt)
-    .option("--image <name>", "sandbox image (default: built from Dockerfile.sandbox on first use)")
+    .option("--image <name>", "sandbox image (default: agent-ci's, pulled by digest or built on first use)")
+    .option(
+      "--image-registry <registry>",
+      "a mirror of agent-ci's prebuilt images, e.g. registry.example.com/agent-ci (default: AGENT_CI_REGISTRY, else the release's)",
+    )
     .addOption(
       new Option(
         "--network <policy>",

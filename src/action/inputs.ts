@@ -32,6 +32,7 @@ export const INPUT_DEFAULTS = {
   settings: "",
   mcp_config: "",
   image: "",
+  image_registry: "",
   network: "none",
   allowed_domains: "",
   setup: "",
@@ -152,6 +153,7 @@ export const ActionInputs = z
     settings: optionalText,
     mcp_config: optionalText,
     image: optionalText,
+    image_registry: optionalText,
     network: oneOf("network", NETWORK_POLICIES),
     allowed_domains: list.transform((entries, ctx) => {
       try {
