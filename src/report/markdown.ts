@@ -415,6 +415,25 @@ function compactionsSection(report: RunReport): string {
   return details(`<b>Context window: ${plural(compactions.length, "compaction")}</b>`, body);
 }
 
+/** Where the run's time went: each phase with when it began, how long it took and its share of the run. */
+function phasesSection(report: RunReport): string {
+  const phases = report.phases ?? [];
+  if (phases.length === 0) return "";
+  const total = Math.max(1, report.durationMs);
+  const rows = phases.map((p) => [
+    p.name,
+    formatDuration(p.startOffsetMs),
+    formatDuration(p.durationMs),
+    `${Math.round((p.durationMs / total) * 100)}%`,
+  ]);
+  const body = table(["Phase", "At", "Took", "Of the run"], ["l", "r", "r", "r"], rows);
+  const longest = phases.reduce((a, b) => (b.durationMs > a.durationMs ? b : a));
+  return details(
+    `<b>Phases (${formatInt(phases.length)})</b>: longest ${longest.name}, ${formatDuration(longest.durationMs)}`,
+    body,
+  );
+}
+
 function yesNo(value: boolean): string {
   return value ? "yes" : "**no**";
 }
@@ -532,6 +551,7 @@ function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): stri
     callsSection(report, plan),
     turnsSection(report, plan),
     compactionsSection(report),
+    phasesSection(report),
     plan.runDetails ? runDetails(report) : "",
     footer(report, options),
   ];
