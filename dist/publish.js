@@ -45997,6 +45997,41 @@ function scanForSecrets(patchText, options = {}) {
   return findings;
 }
 
+// src/policy/tool-catalog.ts
+var TOOL_CATALOG = {
+  Bash: { category: "execute", specifier: "bash" },
+  Read: { category: "read", specifier: "path", pathKey: "file_path" },
+  Glob: { category: "read", specifier: "path", pathKey: "path" },
+  Grep: { category: "read", specifier: "path", pathKey: "path" },
+  LS: { category: "read", specifier: "path", pathKey: "path" },
+  NotebookRead: { category: "read", specifier: "path", pathKey: "notebook_path" },
+  Edit: { category: "edit", specifier: "path", pathKey: "file_path" },
+  MultiEdit: { category: "edit", specifier: "path", pathKey: "file_path" },
+  Write: { category: "edit", specifier: "path", pathKey: "file_path" },
+  NotebookEdit: { category: "edit", specifier: "path", pathKey: "notebook_path" },
+  WebFetch: { category: "network", specifier: "domain" },
+  WebSearch: { category: "network", specifier: "none" },
+  TodoWrite: { category: "housekeeping", specifier: "none" },
+  BashOutput: { category: "housekeeping", specifier: "none" },
+  KillShell: { category: "housekeeping", specifier: "none" },
+  KillBash: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
+  ExitPlanMode: { category: "housekeeping", specifier: "none" },
+  Task: { category: "agent", specifier: "name" },
+  Agent: { category: "agent", specifier: "name", aliasOf: "Task" }
+};
+var KNOWN_TOOLS = Object.keys(TOOL_CATALOG);
+var PATH_INPUT_KEYS = [
+  ...new Set(
+    Object.values(TOOL_CATALOG).flatMap((e) => e.pathKey ?? [])
+  )
+];
+var isMcpTool = (tool) => tool.startsWith("mcp__");
+function toolEntry(tool) {
+  if (Object.hasOwn(TOOL_CATALOG, tool)) return TOOL_CATALOG[tool];
+  return isMcpTool(tool) ? { category: "mcp", specifier: "none" } : void 0;
+}
+var toolCategory = (tool) => toolEntry(tool)?.category;
+
 // src/text.ts
 var CONTROL_ESCAPES = [...Array.from({ length: 32 }, (_, code) => code), 127].map(
   (code) => `\\x${code.toString(16).padStart(2, "0")}`
@@ -46057,39 +46092,25 @@ var UNKNOWN_MODEL_PRICE = price(3, 3.75, 0.3, 15);
 import fs3 from "node:fs";
 import path from "node:path";
 
-// src/sandbox/archive.ts
-var import_tar_stream = __toESM(require_tar_stream(), 1);
-
-// src/sandbox/engine-profile.ts
-var AGENT_UID = 1e3;
-var AGENT_USER = `${AGENT_UID}:${AGENT_UID}`;
-
-// src/sandbox/archive.ts
-var DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
-function normalizeIgnoredPattern(pattern) {
-  const p = pattern.trim().replace(/^\.\//, "").replace(/\/+$/, "");
-  if (!p || p === "/" || p === ".")
-    throw new Error(`"${pattern}" is not a path pattern (give e.g. node_modules or .venv)`);
-  if (p.startsWith("!"))
-    throw new Error(`"${pattern}": negated patterns are not supported; list the paths to include`);
-  return p;
-}
-var WRITE_CHUNK_BYTES = 1 << 20;
-
-// src/sandbox/egress/allowlist.ts
-var import_tldts = __toESM(require_cjs(), 1);
-import net2 from "node:net";
-
-// src/sandbox/egress/policy.ts
+// src/policy/network.ts
 import net from "node:net";
-var EgressPolicyError = class extends Error {
-  name = "EgressPolicyError";
-};
+var NETWORK_POLICIES = ["none", "setup", "on", "allowlist"];
 var LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 function normalizeHost(name) {
   const host = name.trim().toLowerCase().replace(/\.$/, "");
   if (!host || host.length > 253) return void 0;
   return host.split(".").every((label) => LABEL.test(label)) ? host : void 0;
+}
+var looksLikeAddress = (host) => net.isIP(host.replace(/^\[|\]$/g, "")) !== 0 || /^[0-9.]+$/.test(host);
+function parseDomainRule(text3) {
+  const match = /^(\*\.)?([^:]+)(?::(\d{1,5}))?$/.exec(text3.trim());
+  const host = match?.[2] === void 0 ? void 0 : normalizeHost(match[2]);
+  if (!match || !host)
+    return "give a host name (example.com) or a wildcard (*.example.com), with an optional :port";
+  if (looksLikeAddress(host)) return "addresses are not allowed, only names";
+  const port = match[3] === void 0 ? void 0 : Number(match[3]);
+  if (port !== void 0 && (port < 1 || port > 65535)) return "port out of range";
+  return { host, wildcard: match[1] !== void 0, port };
 }
 function blockList(subnets) {
   const list2 = new net.BlockList();
@@ -46119,7 +46140,31 @@ var NON_PUBLIC = blockList([
   ["ff00::", 8, "ipv6"]
 ]);
 
+// src/sandbox/archive.ts
+var import_tar_stream = __toESM(require_tar_stream(), 1);
+
+// src/sandbox/engine-profile.ts
+var AGENT_UID = 1e3;
+var AGENT_USER = `${AGENT_UID}:${AGENT_UID}`;
+
+// src/sandbox/archive.ts
+var DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
+function normalizeIgnoredPattern(pattern) {
+  const p = pattern.trim().replace(/^\.\//, "").replace(/\/+$/, "");
+  if (!p || p === "/" || p === ".")
+    throw new Error(`"${pattern}" is not a path pattern (give e.g. node_modules or .venv)`);
+  if (p.startsWith("!"))
+    throw new Error(`"${pattern}": negated patterns are not supported; list the paths to include`);
+  return p;
+}
+var WRITE_CHUNK_BYTES = 1 << 20;
+
 // src/sandbox/egress/allowlist.ts
+var import_tldts = __toESM(require_cjs(), 1);
+import net2 from "node:net";
+var EgressPolicyError = class extends Error {
+  name = "EgressPolicyError";
+};
 var EGRESS_PRESETS = {
   npm: ["registry.npmjs.org", "registry.yarnpkg.com"],
   pypi: ["pypi.org", "files.pythonhosted.org"],
@@ -46135,25 +46180,19 @@ function parseAllowDomain(entry) {
   const value = entry.trim();
   if (Object.hasOwn(EGRESS_PRESETS, value))
     return EGRESS_PRESETS[value].map((host2) => ({ host: host2, wildcard: false }));
-  const match = /^(\*\.)?([^:]+)(?::(\d{1,5}))?$/.exec(value);
-  const host = match?.[2] === void 0 ? void 0 : normalizeHost(match[2]);
-  if (!match || !host) {
+  const rule = parseDomainRule(value);
+  if (typeof rule === "string") {
     throw new EgressPolicyError(
-      `--allow-domain ${JSON.stringify(entry)}: give a host name (example.com), a wildcard (*.example.com) with an optional :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")})`
+      `--allow-domain ${JSON.stringify(entry)}: ${rule}; or name a preset (${EGRESS_PRESET_NAMES.join(", ")})`
     );
   }
-  if (net2.isIP(host.replace(/^\[|\]$/g, "")) || /^[0-9.]+$/.test(host))
-    throw new EgressPolicyError(`--allow-domain ${entry}: addresses are not allowed, only names`);
-  const port = match[3] === void 0 ? void 0 : Number(match[3]);
-  if (port !== void 0 && (port < 1 || port > 65535))
-    throw new EgressPolicyError(`--allow-domain ${entry}: port out of range`);
-  const wildcard = match[1] !== void 0;
+  const { host, wildcard } = rule;
   if (wildcard && (0, import_tldts.getPublicSuffix)(host, { allowPrivateDomains: false }) === host) {
     throw new EgressPolicyError(
       `--allow-domain ${entry}: a wildcard over a public suffix allows most of the internet; name the domain`
     );
   }
-  return [{ host, wildcard, port }];
+  return [rule];
 }
 function parseAllowDomains(entries) {
   return entries.flatMap(parseAllowDomain);
@@ -46180,7 +46219,6 @@ function egressOptions(allowDomains, allowPrivateHosts) {
 
 // src/runner/config.ts
 var OUTPUT_FORMATS = ["text", "json", "stream-json"];
-var NETWORK_POLICIES = ["none", "setup", "on", "allowlist"];
 var TASKS = ["run", "review"];
 var SIZE_UNITS = {
   "": 1,
@@ -51320,38 +51358,11 @@ var PROTECTED_PATHS = [
 ];
 
 // src/policy/rules.ts
-var EDIT_TOOLS = ["Edit", "MultiEdit", "Write", "NotebookEdit"];
-var READ_TOOLS = ["Read", "Grep", "Glob", "LS", "NotebookRead"];
-var TOOL_SPECIFIERS = {
-  Bash: "bash",
-  Read: "path",
-  Edit: "path",
-  MultiEdit: "path",
-  Write: "path",
-  NotebookEdit: "path",
-  NotebookRead: "path",
-  Glob: "path",
-  Grep: "path",
-  LS: "path",
-  WebFetch: "domain",
-  WebSearch: "none",
-  TodoWrite: "none",
-  BashOutput: "none",
-  KillShell: "none",
-  KillBash: "none",
-  Task: "name",
-  Agent: "name",
-  ExitPlanMode: "none"
-};
-var KNOWN_TOOLS = Object.keys(TOOL_SPECIFIERS);
 var MCP_RULE = /^mcp__[A-Za-z0-9_.-]+(?:__\*)?$/;
-var TOOL_ALIASES = { Agent: "Task", KillBash: "KillShell" };
 var CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-var isEditTool = (tool) => EDIT_TOOLS.includes(tool);
-var isReadTool = (tool) => READ_TOOLS.includes(tool);
-var isMcpTool = (tool) => tool.startsWith("mcp__");
+var isEditTool = (tool) => toolCategory(tool) === "edit";
 function toolNameProblem(tool) {
-  if (TOOL_SPECIFIERS[tool] !== void 0 || MCP_RULE.test(tool)) return void 0;
+  if (toolEntry(tool) !== void 0 && (!isMcpTool(tool) || MCP_RULE.test(tool))) return void 0;
   const hint = KNOWN_TOOLS.find((known) => known.toLowerCase() === tool.toLowerCase());
   if (hint !== void 0)
     return `unknown tool "${tool}" (tool names are case-sensitive: did you mean ${hint}?)`;
@@ -51395,10 +51406,8 @@ function specifierProblem(kind, tool, spec) {
     case "path":
       return pathSpecifierProblem(spec);
     case "domain": {
-      const match = /^domain:(.+)$/.exec(spec);
-      if (match === null)
-        return "WebFetch rules take `domain:<host>`, for example WebFetch(domain:example.com)";
-      return /^(?:\*\.)?[A-Za-z0-9.-]+$/.test(match[1]) ? void 0 : `invalid domain "${match[1]}"`;
+      const rule = domainSpecifier(spec);
+      return typeof rule === "string" ? rule : void 0;
     }
     case "name":
       return void 0;
@@ -51423,12 +51432,21 @@ function parseRule(text3, behavior, source) {
   const specifier = trimmed.slice(open3 + 1, -1);
   const toolProblem = toolNameProblem(tool);
   if (toolProblem !== void 0) fail(toolProblem);
-  const kind = TOOL_SPECIFIERS[tool] ?? "none";
+  const kind = toolEntry(tool)?.specifier ?? "none";
   const problem = specifierProblem(kind, tool, specifier);
   if (problem !== void 0) fail(problem);
   return { text: trimmed, tool, specifier: specifier.trim(), behavior, source };
 }
-var canonicalTool = (tool) => TOOL_ALIASES[tool] ?? tool;
+var canonicalTool = (tool) => toolEntry(tool)?.aliasOf ?? tool;
+function domainSpecifier(spec) {
+  const match = /^domain:(.+)$/.exec(spec.trim());
+  if (match === null) return "WebFetch rules take `domain:<host>`, for example WebFetch(domain:example.com)";
+  const rule = parseDomainRule(match[1]);
+  if (typeof rule === "string") return `invalid domain "${match[1]}": ${rule}`;
+  if (rule.port !== void 0)
+    return `invalid domain "${match[1]}": WebFetch rules name a host, without a port`;
+  return rule;
+}
 function ruleGovernsTool(rule, tool) {
   const ruleTool = canonicalTool(rule.tool);
   const callTool = canonicalTool(tool);
@@ -51439,7 +51457,7 @@ function ruleGovernsTool(rule, tool) {
   }
   if (ruleTool === "Edit" || rule.specifier !== void 0 && isEditTool(ruleTool))
     return isEditTool(callTool);
-  if (ruleTool === "Read") return isReadTool(callTool);
+  if (ruleTool === "Read") return toolCategory(callTool) === "read";
   return false;
 }
 

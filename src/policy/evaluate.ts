@@ -53,7 +53,9 @@ import {
   type CompiledProtectedPath,
   type PathPattern,
 } from "./paths.js";
-import { isEditTool, isReadTool, ruleGovernsTool } from "./rules.js";
+import { type DomainRule, domainRuleMatches } from "./network.js";
+import { domainSpecifier, ruleGovernsTool } from "./rules.js";
+import { PATH_INPUT_KEYS, toolCategory, toolEntry } from "./tool-catalog.js";
 import type { Decision, ParsedRule, PermissionMode, Policy, PolicyCall, RuleBehavior } from "./schema.js";
 
 export interface PolicyEngineOptions {
@@ -72,23 +74,14 @@ export interface PolicyEngine {
   analyzeBash(command: string, cwd?: string): LineAnalysis;
 }
 
-/** Tools that only keep the agent's own bookkeeping: allowed in every mode, unless a rule denies. */
-const HOUSEKEEPING_TOOLS: ReadonlySet<string> = new Set([
-  "TodoWrite",
-  "BashOutput",
-  "KillShell",
-  "KillBash",
-  "ExitPlanMode",
-]);
-/** Read-only, but they reach the network: they need an allow rule (or bypassPermissions). */
-const NETWORK_TOOLS: ReadonlySet<string> = new Set(["WebFetch", "WebSearch"]);
-const PATH_INPUT_KEYS: readonly string[] = ["file_path", "path", "notebook_path"];
 const MAX_LISTED_RULES = 8;
 
 interface CompiledRule {
   readonly rule: ParsedRule;
   readonly bash: BashPattern | undefined;
   readonly path: PathPattern | undefined;
+  /** `WebFetch(domain:…)`: the host rule, matched as the egress allowlist is. */
+  readonly domain?: DomainRule | undefined;
 }
 
 type RuleBuckets = Readonly<Record<"allow" | "deny" | "ask", readonly CompiledRule[]>>;
@@ -102,8 +95,19 @@ function compileRule(rule: ParsedRule, workspaceRoot: string, homeDir: string): 
   const specifier = rule.specifier;
   if (specifier === undefined) return { rule, bash: undefined, path: undefined };
   if (rule.tool === "Bash") return { rule, bash: compileBashPattern(specifier), path: undefined };
-  if (isEditTool(rule.tool) || isReadTool(rule.tool)) {
+  const kind = toolEntry(rule.tool)?.specifier;
+  if (kind === "path") {
     return { rule, bash: undefined, path: compilePathPattern(specifier, { workspaceRoot, homeDir }) };
+  }
+  if (kind === "domain") {
+    // parseRule validated it: a string here cannot happen, and would match nothing.
+    const domain = domainSpecifier(specifier);
+    return {
+      rule,
+      bash: undefined,
+      path: undefined,
+      domain: typeof domain === "string" ? undefined : domain,
+    };
   }
   return { rule, bash: undefined, path: undefined };
 }
@@ -293,7 +297,7 @@ class Evaluator implements PolicyEngine {
           ? paths.every((path) => compiled.path?.matches(path))
           : paths.some((path) => compiled.path?.matches(path));
       }
-      if (compiled.rule.tool === "WebFetch") return domainMatches(specifier, call.input.url);
+      if (compiled.domain !== undefined) return domainMatches(compiled.domain, call.input.url);
       if (compiled.rule.tool === "Task" || compiled.rule.tool === "Agent")
         return call.input.subagent_type === specifier;
       return false;
@@ -326,7 +330,8 @@ class Evaluator implements PolicyEngine {
     const askRule = this.toolRule("ask", call, paths);
     if (askRule !== undefined) return this.askDenial(`${tool}${shown}`, askRule);
 
-    const edits = isEditTool(tool);
+    const category = toolCategory(tool);
+    const edits = category === "edit";
     if (edits) {
       for (const path of paths) {
         const entry = this.protectedEntry(path);
@@ -335,7 +340,7 @@ class Evaluator implements PolicyEngine {
         }
       }
     }
-    const readOnlyTool = isReadTool(tool) || HOUSEKEEPING_TOOLS.has(tool) || (call.readOnly && !edits);
+    const readOnlyTool = category === "read" || category === "housekeeping" || (call.readOnly && !edits);
     if (this.mode === "plan" && !readOnlyTool) {
       return this.deny(
         "mode",
@@ -355,7 +360,7 @@ class Evaluator implements PolicyEngine {
     if (edits && this.mode === "acceptEdits") {
       return this.allow("mode", "allowed: acceptEdits mode accepts file changes inside the workspace");
     }
-    if (readOnlyTool && !NETWORK_TOOLS.has(tool)) return this.allow("mode", `allowed: ${tool} is read-only`);
+    if (readOnlyTool && category !== "network") return this.allow("mode", `allowed: ${tool} is read-only`);
     if (edits) {
       const example = paths[0] === undefined ? "Edit(src/**)" : `Edit(${this.ruleSpecifierFor(paths[0])})`;
       return this.deny(
@@ -699,17 +704,16 @@ class Evaluator implements PolicyEngine {
   }
 }
 
-function domainMatches(specifier: string, url: unknown): boolean {
-  if (typeof url !== "string") return false;
-  let host: string;
+/** A `WebFetch(domain:…)` rule against the URL's host, with the egress allowlist's one matcher. */
+function domainMatches(rule: DomainRule | undefined, url: unknown): boolean {
+  if (rule === undefined || typeof url !== "string") return false;
+  let parsed: URL;
   try {
-    host = new URL(url).hostname.toLowerCase();
+    parsed = new URL(url);
   } catch {
     return false;
   }
-  const domain = specifier.slice("domain:".length).toLowerCase();
-  if (domain.startsWith("*.")) return host.endsWith(domain.slice(1));
-  return host === domain;
+  return domainRuleMatches(rule, parsed.hostname, undefined);
 }
 
 /** Loads the Bash parser (once per process) and compiles the policy's rules. */

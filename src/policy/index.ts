@@ -23,7 +23,16 @@ export {
   type RuleBehavior,
   type RuleSource,
 } from "./schema.js";
-export { EDIT_TOOLS, KNOWN_TOOLS, READ_TOOLS, parseRule, ruleGovernsTool } from "./rules.js";
+export { parseRule, ruleGovernsTool } from "./rules.js";
+export {
+  KNOWN_TOOLS,
+  TOOL_CATALOG,
+  toolCategory,
+  toolEntry,
+  toolsOfCategory,
+  type ToolCategory,
+  type ToolEntry,
+} from "./tool-catalog.js";
 export {
   loadPolicy,
   parseMode,

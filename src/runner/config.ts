@@ -3,13 +3,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { NETWORK_POLICIES } from "../policy/network.js";
 import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
 import { DEFAULT_MODEL } from "./pricing.js";
 
+export { NETWORK_POLICIES };
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
-export const NETWORK_POLICIES = ["none", "setup", "on", "allowlist"] as const;
 /** run: work on the task; review: review base...head read-only and return findings (src/review/). */
 export const TASKS = ["run", "review"] as const;
 

@@ -15,6 +15,7 @@ import {
   PolicyConfigError,
   replayDecisions,
   runHooks,
+  toolEntry,
   type Decision,
   type Policy,
   type PolicyEngine,
@@ -252,7 +253,7 @@ export function parseCallText(
   if (arg === undefined) return { tool, input: {} };
   if (tool === "Bash") return { tool, input: { command: arg } };
   const file = path.posix.resolve(cwd, arg);
-  const key = tool === "Grep" || tool === "Glob" ? "path" : "file_path";
+  const key = toolEntry(tool)?.pathKey ?? "file_path";
   return {
     tool,
     input: {

@@ -15,13 +15,11 @@ import {
   TURN_TEXT_MAX_CHARS,
   writeReportFiles,
   writeReportFilesSync,
-  Hardening as HardeningSchema,
 } from "../report/index.js";
 import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/index.js";
 import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
-import { ruleText } from "../sandbox/egress/policy.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
@@ -46,6 +44,7 @@ import {
   type ReviewTarget,
 } from "../review/task.js";
 import { systemPrompt } from "./system-prompt.js";
+import { exportPatch, type PatchOut, sandboxRecord } from "./sandbox-record.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
@@ -196,9 +195,6 @@ function defaultOutDir(runId: string): string {
     fs.writeFileSync(ignore, "# Written by agent-ci: its run outputs are not part of the repository.\n*\n");
   return path.join(parent, runId);
 }
-
-/** The hardening fields report.json records, taken from the sandbox's read-back by the schema itself. */
-const RecordedHardening = HardeningSchema.omit({ enforcedAt: true });
 
 /** What every stage of one run shares: its identity, where it writes, and how it logs and redacts. */
 interface RunContext {
@@ -619,43 +615,6 @@ async function finishRun(
   };
 }
 
-interface PatchOut {
-  /** For summaries and the report's rendering (bytes that are not UTF-8 shown as U+FFFD). */
-  text: string;
-  /** The patch exactly as git made it: what is written to patch.diff and applied (T7: never re-encoded). */
-  bytes: Buffer;
-  /** Why there is no patch or only part of one, in plain words for the report. */
-  note?: string;
-  excluded: Array<{ path: string; reason: string }>;
-}
-
-async function exportPatch(
-  sandbox: DockerSandbox | undefined,
-  policy: PreparedPolicy | undefined,
-  log: (line: string) => void,
-): Promise<PatchOut> {
-  if (!sandbox)
-    return {
-      text: "",
-      bytes: Buffer.alloc(0),
-      note: "no sandbox was started, so there is no patch",
-      excluded: [],
-    };
-  try {
-    const exported = await sandbox.exportPatch(policy?.protectFromPatch);
-    for (const x of exported.excluded) log(`left out of the patch: ${x.path} (${x.reason})`);
-    return { text: exported.patch.toString("utf8"), bytes: exported.patch, excluded: exported.excluded };
-  } catch (e) {
-    log(`the patch could not be exported: ${(e as Error).message}`);
-    return {
-      text: "",
-      bytes: Buffer.alloc(0),
-      note: `no patch: it could not be exported from the container (${(e as Error).message})`,
-      excluded: [],
-    };
-  }
-}
-
 interface ReportParts {
   config: RunConfig;
   runId: string;
@@ -770,6 +729,7 @@ function buildReport(p: ReportParts): RunReportInput {
       narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,
     }));
   const usage = loop.usage;
+  const recorded = sandboxRecord(sandbox, policy?.enforcedAt ?? []);
   const endedAt = new Date();
   return {
     schemaVersion: 1,
@@ -788,30 +748,10 @@ function buildReport(p: ReportParts): RunReportInput {
       path: path.basename(config.workspace),
       repo: config.repo,
       baseCommit: hostBaseCommit(config.workspace),
-      filesCopied: sandbox?.copy.files ?? 0,
-      bytesCopied: sandbox?.copy.bytes ?? 0,
-      skipped: sandbox?.copy.skipped ?? [],
-      ignoredLeftOut: sandbox?.copy.ignoredLeftOut,
+      ...recorded.copy,
     },
-    image: sandbox
-      ? {
-          name: sandbox.image.name,
-          id: sandbox.image.id,
-          architecture: sandbox.image.architecture,
-          emulated: sandbox.emulated,
-          tools: sandbox.tools,
-        }
-      : undefined,
-    // The report's schema names the fields it records; the sandbox's read-back has more (the probe's raw values).
-    hardening: sandbox
-      ? {
-          ...RecordedHardening.parse({
-            ...sandbox.hardening,
-            seccomp: sandbox.hardening.seccomp === "2" ? "default" : sandbox.hardening.seccomp,
-          }),
-          enforcedAt: policy?.enforcedAt ?? [],
-        }
-      : undefined,
+    image: recorded.image,
+    hardening: recorded.hardening,
     policy: policy?.summary ?? { mode, rules: [], ignored: [] },
     model: {
       driver: config.script ? "script" : "anthropic",
@@ -845,13 +785,6 @@ function buildReport(p: ReportParts): RunReportInput {
           path: p.structuredPath,
         }
       : undefined,
-    egress: sandbox?.egress
-      ? {
-          allowed: sandbox.egress.options.given,
-          allowedHosts: sandbox.egress.options.rules.map(ruleText),
-          privateHosts: sandbox.egress.options.privateHosts,
-          connections: sandbox.egress.entries,
-        }
-      : undefined,
+    egress: recorded.egress,
   };
 }

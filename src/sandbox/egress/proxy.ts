@@ -9,14 +9,18 @@ import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import httpProxy from "http-proxy";
+import {
+  type DomainRule,
+  mayReach,
+  normalizeHost,
+  refusalMessage,
+  type Resolve,
+} from "../../policy/network.js";
 import type { EgressConnection } from "../../report/schema.js";
 import extractSni from "sni";
-import { addressRefusal, type DomainRule, matchDomain, normalizeHost, refusalMessage } from "./policy.js";
 
 /** One connection attempt, as report.json records it (the schema is the one definition). */
 export type LedgerEntry = EgressConnection;
-
-export type Resolve = (host: string) => Promise<Array<{ address: string; family: number }>>;
 
 export interface EgressProxyOptions {
   rules: readonly DomainRule[];
@@ -42,11 +46,8 @@ function callerOf(req: http.IncomingMessage): string | undefined {
   return user && /^[A-Za-z0-9_.-]{1,128}$/.test(user) ? user : undefined;
 }
 
-type Verdict = { ok: true; address: string } | { ok: false; reason: string };
-
 export function createEgressProxy(options: EgressProxyOptions): http.Server {
   const resolve = options.resolve ?? defaultResolve;
-  const privateHosts = new Set((options.privateHosts ?? []).map((h) => normalizeHost(h) ?? h));
   const forwarder = httpProxy.createProxyServer({ xfwd: false, ws: false, proxyTimeout: 300_000 });
   // The upstream socket of each forwarded request, for its byte counts (proxyReq comes once it has one).
   const upstreams = new WeakMap<http.IncomingMessage, (socket: net.Socket) => void>();
@@ -54,30 +55,8 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     if (proxyReq.socket) upstreams.get(req)?.(proxyReq.socket);
   });
 
-  async function decide(rawHost: string, port: number): Promise<Verdict> {
-    const bare = rawHost.replace(/^\[|\]$/g, "");
-    if (net.isIP(bare))
-      return { ok: false, reason: "an IP address, not a name (only names on the allowlist are reachable)" };
-    const host = normalizeHost(bare);
-    if (!host) return { ok: false, reason: "not a host name" };
-    if (!matchDomain(options.rules, host, port)) return { ok: false, reason: "not on the allowlist" };
-    let addresses: Array<{ address: string }>;
-    try {
-      addresses = await resolve(host);
-    } catch (e) {
-      return {
-        ok: false,
-        reason: `the name does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      };
-    }
-    if (!addresses.length) return { ok: false, reason: "the name does not resolve" };
-    // Every address must pass: a name that also points at a private range is not trusted for any of them.
-    for (const { address } of addresses) {
-      const refusal = addressRefusal(address, privateHosts.has(host));
-      if (refusal) return { ok: false, reason: refusal };
-    }
-    return { ok: true, address: addresses[0]!.address };
-  }
+  const policy = { rules: options.rules, privateHosts: options.privateHosts ?? [] };
+  const decide = (host: string, port: number) => mayReach(host, port, policy, resolve);
 
   /** An attempt's start: the wall clock for the record, the monotonic clock for its duration. */
   const begin = () => ({ at: new Date().toISOString(), t0: performance.now() });
