@@ -48,13 +48,13 @@ import { assessHardening, type Hardening, OOM_KILLS_SCRIPT, parseOomKills } from
 import { HelperLink } from "./helper-link.js";
 import type { ExecOpRequest, ResponseHeader } from "./helper-protocol.js";
 import { type ResolvedImage, resolveImage, userImage } from "./image.js";
+import type { RunPhaseName } from "../report/index.js";
 import { RunObjects } from "./run-objects.js";
 import { EngineError, type Sandbox, SandboxFsError, WORKSPACE_ROOT } from "./sandbox.js";
 import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
 
-/** The assembly's steps, in the order they run. */
-export type StartPhase =
-  "engine" | "images" | "container" | "start" | "copy-in" | "checks" | "baseline" | "setup";
+/** The assembly's steps, in the order they run: the run's phases (report.json) up to its tool calls. */
+export type StartPhase = Exclude<RunPhaseName, "calls" | "patch" | "verify" | "teardown">;
 
 /** One step of the assembly: when it began (since the assembly began) and how long it took. */
 export interface PhaseTiming {
@@ -85,10 +85,28 @@ export function startTimings(phases: readonly PhaseTiming[]): StartTimings {
   };
 }
 
+/**
+ * What the start has made so far, filled as it goes: the caller passes one in and reads it on every way out,
+ * so that a start that fails (a setup command's exit, say) still has its steps' timings and, once the sandbox
+ * was built, what it was made of (its image, hardening read back, copy-in and egress ledger) on record.
+ */
+export interface StartRecord {
+  /** performance.now() when the assembly began: the steps' startMs count from it. */
+  origin?: number;
+  phases: PhaseTiming[];
+  /** The sandbox's parts, once built; the steps after it (baseline, setup) may still fail. */
+  parts?: SandboxParts;
+}
+
 /** Runs the steps one after the other, recording each one's timing (a failed one's too). */
 class PhaseClock {
-  readonly phases: PhaseTiming[] = [];
+  readonly phases: PhaseTiming[];
   private readonly origin = performance.now();
+
+  constructor(record: StartRecord) {
+    record.origin = this.origin;
+    this.phases = record.phases;
+  }
 
   async run<T>(phase: StartPhase, step: () => Promise<T>): Promise<T> {
     const start = performance.now();
@@ -164,7 +182,8 @@ export async function assembleSandbox<S extends Assembled>(
     worldReadable: options.readOnlyWorkspace,
   });
   planning.catch(() => undefined);
-  const clock = new PhaseClock();
+  const record = options.startRecord ?? { phases: [] };
+  const clock = new PhaseClock(record);
   const { docker, engine } = await clock.run("engine", async () => {
     const docker = createDockerClient();
     const engine = await pingEngine(docker);
@@ -214,7 +233,7 @@ export async function assembleSandbox<S extends Assembled>(
       await refreshed;
       return { hardening, oomKills, tools };
     });
-    const sandbox = build({
+    record.parts = {
       container,
       image,
       emulated,
@@ -226,7 +245,8 @@ export async function assembleSandbox<S extends Assembled>(
       copiedBy,
       ...checked,
       phases: clock.phases,
-    });
+    };
+    const sandbox = build(record.parts);
     await clock.run("baseline", () => sandbox.recordBaseline());
     const setup = options.setup ?? [];
     if (setup.length)

@@ -4,6 +4,7 @@
 import type Docker from "dockerode";
 import type { NetworkPolicy } from "../policy/network.js";
 import type { HostPacker, IncludeIgnored } from "./archive.js";
+import type { StartRecord } from "./assemble.js";
 import type { HelperChannel } from "./channel.js";
 import { BASE_ENV, envList } from "./command-env.js";
 import { workspaceMount } from "./copier.js";
@@ -62,6 +63,8 @@ export interface DockerSandboxOptions {
   /** Run even when the engine did not apply a requested hardening setting (read back after create). */
   allowWeakHardening?: boolean;
   progress?: (line: string) => void;
+  /** Filled as the start goes, for the record of a start that fails. */
+  startRecord?: StartRecord;
 }
 
 const DEFAULTS = {
