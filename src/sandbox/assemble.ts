@@ -222,7 +222,10 @@ export async function assembleSandbox<S extends Assembled>(
     const { copy, copiedBy } = await clock.run("copy-in", async () => {
       const plan = await planning;
       const into = { docker, container, objects, options, profile, image: image.name, toolbelt };
-      const [copiedBy] = await Promise.all([copyIn(into, plan), link.start()]);
+      const [copiedBy] = await Promise.all([
+        copyIn(into, plan),
+        makeTmpWritable(docker, container).then(() => link.start()),
+      ]);
       return { copy: await copySummary(plan), copiedBy };
     });
     const checked = await clock.run("checks", async () => {
@@ -383,6 +386,21 @@ async function oneShotExec(
   await ended;
   const info = await withTimeout("an exec inspect", exec.inspect());
   return { exitCode: info.ExitCode ?? -1, output };
+}
+
+/**
+ * The container's /tmp, where agent-ci keeps its state and the agent's commands their temporary files, made
+ * writable by everyone (1777) before the helper starts. The engine mounts a tmpfs there but gives it the mode
+ * of the image's own /tmp when it has one (mode=1777 does not win): a /tmp made by a plain mkdir (755), owned
+ * by another user, or behind a symlink left the agent's user unable to write it. The tmpfs is root's (the
+ * engine mounted it), and root may change the mode of what it owns without any capability.
+ */
+async function makeTmpWritable(docker: Docker, container: Docker.Container): Promise<void> {
+  const res = await oneShotExec(docker, container, [toolbeltProgram("chmod"), "1777", "/tmp/"], "0:0");
+  if (res.exitCode !== 0)
+    throw new EngineError(
+      `the container's /tmp could not be made writable for the agent's user (the image's /tmp, or where it points, is not a directory agent-ci can use): ${res.output.trim()}`,
+    );
 }
 
 async function installCaCert(docker: Docker, container: Docker.Container, pem: string): Promise<void> {

@@ -1,5 +1,6 @@
 // Any Linux image runs the agent's tools: three images without Node.js, ripgrep or git (Debian's Go, Python
-// alone, and FROM scratch with nothing but a static busybox as /bin/sh). In each, a scripted run uses every
+// alone, and FROM scratch with nothing but a static busybox as /bin/sh), and the busybox image with a /tmp
+// that is not world-writable (made by mkdir, a symlink, or another user's). In each, a scripted run uses every
 // tool through agent-ci's toolbelt, runs the project's own tests with the image's toolchain, and produces a
 // patch that applies to a pristine copy.
 import fs from "node:fs";
@@ -87,8 +88,13 @@ const PROJECTS: Record<ImageCase, Project> = {
     grep: "def average",
   },
   busybox: SHELL_PROJECT,
+  "tmp-755": SHELL_PROJECT,
+  "tmp-symlink": SHELL_PROJECT,
+  "tmp-owned": SHELL_PROJECT,
   [FOREIGN_ARCHITECTURE]: SHELL_PROJECT,
 };
+/** The busybox image, and the same with a /tmp that is not world-writable (755, a symlink, another user's). */
+const BUSYBOX_IMAGES: readonly ImageCase[] = ["busybox", "tmp-755", "tmp-symlink", "tmp-owned"];
 
 function scriptFor(p: Project): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "script.json");
@@ -122,7 +128,7 @@ function scriptFor(p: Project): string {
 
 const UNAME: Record<string, string> = { amd64: "x86_64", arm64: "aarch64" };
 
-describe.each(["go", "python", "busybox", FOREIGN_ARCHITECTURE] as const)(
+describe.each(["go", "python", ...BUSYBOX_IMAGES, FOREIGN_ARCHITECTURE] as const)(
   "a run in the %s image (no node, rg or git in it)",
   (name) => {
     it(
@@ -177,7 +183,7 @@ describe.each(["go", "python", "busybox", FOREIGN_ARCHITECTURE] as const)(
         const tools = Object.fromEntries((report.image?.tools ?? []).map((t) => [t.name, t.from]));
         expect(tools).toMatchObject({ git: "agent-ci", rg: "agent-ci", node: "agent-ci" });
         // Debian's images have their own bash, and the Bash tool uses it; the busybox image has none.
-        expect(tools.bash).toBe(name === "busybox" ? "agent-ci" : "image");
+        expect(tools.bash).toBe(BUSYBOX_IMAGES.includes(name) ? "agent-ci" : "image");
         if (name === "go") expect(tools.go).toBe("image");
         if (name === "python") expect(tools.python3).toBe("image");
         expect(calls[1]?.resultPreview).toContain(project.source);

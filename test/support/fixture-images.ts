@@ -14,7 +14,7 @@ import {
 } from "../../src/sandbox/image.js";
 import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
 
-export const FIXTURE_IMAGES = ["go", "python", "busybox"] as const;
+export const FIXTURE_IMAGES = ["go", "python", "busybox", "tmp-755", "tmp-symlink", "tmp-owned"] as const;
 export type FixtureImage = (typeof FIXTURE_IMAGES)[number];
 
 const IMAGES_DIR = fileURLToPath(new URL("../fixtures/images/", import.meta.url));
