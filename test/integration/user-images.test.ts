@@ -3,6 +3,7 @@
 // that is not world-writable (made by mkdir, a symlink, or another user's). In each, a scripted run uses every
 // tool through agent-ci's toolbelt, runs the project's own tests with the image's toolchain, and produces a
 // patch that applies to a pristine copy.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -205,5 +206,33 @@ describe.each(["go", "python", ...BUSYBOX_IMAGES, FOREIGN_ARCHITECTURE] as const
         expect(left).toEqual([]);
       },
     );
+  },
+);
+
+describe.each(["tmp-755", "tmp-symlink", "tmp-owned"] as const)(
+  "agent-ci run --image of the %s image, through the CLI",
+  (name) => {
+    it("gives the agent's commands a /tmp they can write", { timeout: 180_000 }, () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-tmp-image-"));
+      const script = path.join(dir, "script.json");
+      const command = "mktemp && ls -ld /tmp/ | cut -c1-10";
+      fs.writeFileSync(script, JSON.stringify({ turns: [[{ name: "Bash", input: { command } }]] }));
+      const out = path.join(dir, "out");
+      const res = spawnSync(
+        "node",
+        [
+          path.resolve("bin/agent-ci.js"),
+          "run",
+          ...["--workspace", makeWorkspace({ "a.txt": "a\n" })],
+          ...["--image", fixtureImageTag(name), "--script", script, "--out", out],
+          ...["--mode", "bypassPermissions"],
+        ],
+        { encoding: "utf8", env: { ...process.env, ANTHROPIC_API_KEY: "" }, timeout: 170_000 },
+      );
+      expect(res.status, res.stderr).toBe(0);
+      const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+      expect(report.toolCalls[0]?.isError).toBeFalsy();
+      expect(report.toolCalls[0]?.resultPreview).toMatch(/^\/tmp\/tmp\.\w+\ndrwxrwxrwt\n/);
+    });
   },
 );
