@@ -45404,7 +45404,11 @@ var ToolCall = external_exports.object({
   isError: external_exports.boolean(),
   errorKind: external_exports.string().optional().describe("Tool error type, e.g. invalid_arguments, file_not_found, permission_denied."),
   resultPreview: external_exports.string().max(RESULT_PREVIEW_MAX_CHARS).describe("Start of the result, redacted."),
-  patch: CallPatch.optional()
+  patch: CallPatch.optional(),
+  parentToolUseId: external_exports.string().optional().describe(
+    "A subagent's call: the id of the Task call that started the subagent. Absent for the main loop."
+  ),
+  agent: external_exports.string().optional().describe("A subagent's call: the subagent's type (subagent_type).")
 }).meta({ id: "ToolCall" });
 var Turn = external_exports.object({
   index: NonNegativeInt,
@@ -45467,10 +45471,31 @@ var Denial = external_exports.object({
   summary: external_exports.string().describe("One-line description of the call, redacted."),
   reason: external_exports.string(),
   rule: RuleRef.optional(),
+  agent: external_exports.string().optional().describe("The subagent type whose call was denied; absent for the main loop."),
   narrowestAllowRule: external_exports.string().nullable().describe(
     "The narrowest allow rule that would have admitted the call; null when none can (a deny rule wins)."
   )
 }).meta({ id: "Denial" });
+var SUBAGENT_STATUSES = [...EXIT_REASONS, "running", "failed", "stopped"];
+var Subagent = external_exports.object({
+  agentId: external_exports.string(),
+  toolUseId: external_exports.string().describe("The Task call that started it; its calls carry it as parentToolUseId."),
+  type: external_exports.string().describe("subagent_type."),
+  description: external_exports.string().describe("The Task call's description, redacted."),
+  model: external_exports.string().describe("The model its requests used."),
+  background: external_exports.boolean().describe("Started with run_in_background."),
+  status: external_exports.enum(SUBAGENT_STATUSES).describe(
+    "How its loop ended (an exit reason), failed (its loop threw), or stopped (the run or TaskStop stopped it in the background)."
+  ),
+  detail: external_exports.string().optional().describe("Why it stopped before finishing, redacted."),
+  tools: external_exports.array(external_exports.string()).describe("The tool set it was given (its declared tools that the parent had)."),
+  turns: NonNegativeInt,
+  toolUses: NonNegativeInt,
+  usage: TokenUsage,
+  costUsd: external_exports.number().nonnegative().describe("What its own turns cost (included in the run's costUsd)."),
+  startOffsetMs: Milliseconds,
+  durationMs: Milliseconds.optional()
+}).meta({ id: "Subagent" }).describe("One subagent a Task call ran: who it was and what it spent.");
 var Todo = external_exports.object({
   content: external_exports.string(),
   status: external_exports.enum(["pending", "in_progress", "completed"]),
@@ -45534,8 +45559,11 @@ var RunReport = external_exports.object({
   compactions: external_exports.array(Compaction).optional().describe(
     "Each time the conversation was made smaller to stay in the model's context window, in order."
   ),
-  usage: TokenUsage.describe("Totals over all turns."),
-  costUsd: external_exports.number().nonnegative().describe("Estimate from the price table in effect for the run."),
+  usage: TokenUsage.describe("Totals over all turns, subagents' included."),
+  costUsd: external_exports.number().nonnegative().describe("Estimate from the price table in effect for the run, subagents' included."),
+  subagents: external_exports.array(Subagent).optional().describe(
+    "The subagents Task calls ran, in the order they started; `turns` lists the main loop's only."
+  ),
   patch: PatchSummary,
   verify: Verify.optional(),
   denials: external_exports.array(Denial),
@@ -46015,6 +46043,8 @@ var TOOL_CATALOG = {
   BashOutput: { category: "housekeeping", specifier: "none" },
   KillShell: { category: "housekeeping", specifier: "none" },
   KillBash: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
+  TaskOutput: { category: "housekeeping", specifier: "none" },
+  TaskStop: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
   ExitPlanMode: { category: "housekeeping", specifier: "none" },
   Task: { category: "agent", specifier: "name" },
   Agent: { category: "agent", specifier: "name", aliasOf: "Task" }
@@ -46293,6 +46323,10 @@ var RunConfig = external_exports.object({
   deny: external_exports.array(external_exports.string()).default([]),
   settings: external_exports.string().optional().describe("A settings file with a permissions block (trusted: it comes from you)"),
   trustWorkspaceSettings: external_exports.boolean().default(false),
+  agentsDir: external_exports.array(external_exports.string().min(1)).default([]).describe("Folders of subagent definitions (Markdown with YAML frontmatter), trusted"),
+  agents: external_exports.string().min(1).optional().describe(
+    "Subagent definitions in Claude Code's --agents JSON shape: the JSON itself, or a file holding it"
+  ),
   maxTurns: external_exports.number().int().positive().default(50),
   maxBudgetUsd: external_exports.number().positive().optional(),
   timeoutMs: external_exports.number().int().positive().default(30 * 6e4),

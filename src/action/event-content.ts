@@ -5,9 +5,9 @@
 import path from "node:path";
 import fs from "node:fs";
 import { z } from "zod";
-import type { GitHubContext } from "./context.js";
+import type { GitHubContext } from "../github/context.js";
 import type { ActionEvent, CommentInfo, PullRequestInfo } from "./event.js";
-import { GitHubApiError, type GitHubApi } from "./github-api.js";
+import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import type { EventContent } from "./prompt.js";
 import { COMMENT_MARKER_PREFIX } from "./comment.js";
 

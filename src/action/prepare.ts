@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseRunConfig, type RunConfig } from "../runner/config.js";
-import type { GitHubContext } from "./context.js";
+import type { GitHubContext } from "../github/context.js";
 import {
   classifyEvent,
   decideTrigger,
@@ -14,7 +14,7 @@ import {
   type ActionEvent,
 } from "./event.js";
 import { fetchEventContent, readTrustedFile, trustedRef } from "./event-content.js";
-import type { GitHubApi } from "./github-api.js";
+import type { GitHubApi } from "../github/api.js";
 import { ActionInputError, type ActionInputs } from "./inputs.js";
 import { checkActor } from "./permission.js";
 import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";

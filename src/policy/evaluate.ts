@@ -331,6 +331,11 @@ class Evaluator implements PolicyEngine {
     if (askRule !== undefined) return this.askDenial(`${tool}${shown}`, askRule);
 
     const category = toolCategory(tool);
+    if (category === "agent")
+      return this.allow(
+        "mode",
+        `allowed: starting a subagent needs no permission; each of its calls is decided by the same policy in ${this.mode} mode`,
+      );
     const edits = category === "edit";
     if (edits) {
       for (const path of paths) {

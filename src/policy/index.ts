@@ -59,16 +59,7 @@ export {
   type EnforcedRule,
 } from "./container-rules.js";
 export { replayDecisions, type DecisionFlip, type RecordedCall } from "./replay.js";
-export {
-  compileHookMatcher,
-  DEFAULT_HOOK_TIMEOUT_MS,
-  runHooks,
-  type HookEvent,
-  type HookOutcome,
-  type HookResult,
-  type HookRunInput,
-  type HookRunSummary,
-} from "./hooks.js";
+export { compileHookMatcher } from "./hook-matcher.js";
 export { PROTECTED_PATHS, WORKSPACE_ROOT, type ProtectedPath } from "./paths.js";
 export { MAX_COMMAND_CHARS, MAX_NESTING } from "./bash-analyze.js";
 export {

@@ -7,7 +7,7 @@
 // Bundled into the egress sidecar (scripts/embedded.mjs): import nothing but Node's own modules here. The
 // parsing of `--allow-domain`, with its presets and public-suffix list, lives on the host
 // (sandbox/egress/allowlist.ts).
-import net from "node:net";
+import { BlockList, isIP, isIPv6 } from "node:net";
 
 /** `--network`: no network, the network for setup commands only, the run's own network, or the allowlist. */
 export const NETWORK_POLICIES = ["none", "setup", "on", "allowlist"] as const;
@@ -30,7 +30,7 @@ export function normalizeHost(name: string): string | undefined {
 }
 
 const looksLikeAddress = (host: string): boolean =>
-  net.isIP(host.replace(/^\[|\]$/g, "")) !== 0 || /^[0-9.]+$/.test(host);
+  isIP(host.replace(/^\[|\]$/g, "")) !== 0 || /^[0-9.]+$/.test(host);
 
 /**
  * Reads `host`, `*.host`, each with an optional `:port`, into a rule; a string saying what is wrong
@@ -76,8 +76,8 @@ export function describeRules(rules: readonly DomainRule[]): string {
   return rules.map(ruleText).join(", ");
 }
 
-function blockList(subnets: ReadonlyArray<readonly [string, number, "ipv4" | "ipv6"]>): net.BlockList {
-  const list = new net.BlockList();
+function blockList(subnets: ReadonlyArray<readonly [string, number, "ipv4" | "ipv6"]>): BlockList {
+  const list = new BlockList();
   for (const [address, prefix, family] of subnets) list.addSubnet(address, prefix, family);
   return list;
 }
@@ -112,7 +112,7 @@ const NON_PUBLIC = blockList([
 function unwrap(address: string): { address: string; family: "ipv4" | "ipv6" } {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped?.[1]) return { address: mapped[1], family: "ipv4" };
-  return { address, family: net.isIPv6(address) ? "ipv6" : "ipv4" };
+  return { address, family: isIPv6(address) ? "ipv6" : "ipv4" };
 }
 
 /** Why `address` must not be connected to for this host, or undefined when it may. */
@@ -145,7 +145,7 @@ export type ReachVerdict = { readonly ok: true; readonly host: string; readonly 
  */
 export function checkHost(rawHost: string, port: number, policy: ReachPolicy): HostVerdict {
   const bare = rawHost.replace(/^\[|\]$/g, "");
-  if (net.isIP(bare))
+  if (isIP(bare))
     return { ok: false, reason: "an IP address, not a name (only names on the allowlist are reachable)" };
   const host = normalizeHost(bare);
   if (!host) return { ok: false, reason: "not a host name" };

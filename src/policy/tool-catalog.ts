@@ -18,7 +18,10 @@ export type ToolCategory =
   | "network"
   /** Keeps the agent's own bookkeeping: allowed in every mode unless a rule denies it. */
   | "housekeeping"
-  /** Starts or loads other agents' work (subagents, skills): needs an allow rule. */
+  /**
+   * Starts a subagent: needs no allow rule in any mode, as in Claude Code (each of the subagent's calls is
+   * decided by this same policy); a deny rule (`Task(Explore)`) still refuses it, in every mode.
+   */
   | "agent"
   /** An MCP server's tool (`mcp__server__tool`): needs an allow rule unless the tool says it is read-only. */
   | "mcp";
@@ -52,6 +55,8 @@ export const TOOL_CATALOG = {
   BashOutput: { category: "housekeeping", specifier: "none" },
   KillShell: { category: "housekeeping", specifier: "none" },
   KillBash: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
+  TaskOutput: { category: "housekeeping", specifier: "none" },
+  TaskStop: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
   ExitPlanMode: { category: "housekeeping", specifier: "none" },
   Task: { category: "agent", specifier: "name" },
   Agent: { category: "agent", specifier: "name", aliasOf: "Task" },

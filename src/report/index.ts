@@ -31,6 +31,7 @@ export type {
   RunPhaseName,
   RunReportInput,
   SecretFinding,
+  Subagent,
   TokenUsage,
   ToolCall,
   Turn,

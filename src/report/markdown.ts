@@ -356,7 +356,7 @@ function callsSection(report: RunReport, plan: Plan): string {
   const rows = shown.map((call) => [
     String(call.index + 1),
     String(call.turn),
-    plain(call.tool, 40),
+    call.agent ? `↳ ${plain(call.tool, 40)} (${plain(call.agent, 40)})` : plain(call.tool, 40),
     code(describeCall(call)),
     decisionCell(call),
     resultCell(call),
@@ -369,6 +369,25 @@ function callsSection(report: RunReport, plan: Plan): string {
       rows,
     ) + moreRows(shown.length, calls.length, "calls");
   return details(`<b>All tool calls (${formatInt(calls.length)})</b>`, body);
+}
+
+/** Each subagent as a list item, its calls nested under it: the record's call tree. */
+function subagentsSection(report: RunReport, plan: Plan): string {
+  const agents = report.subagents ?? [];
+  if (!agents.length) return "";
+  const items = agents.map((agent) => {
+    const tokens = agent.usage.inputTokens + agent.usage.outputTokens;
+    const head = `- **${plain(agent.type, 60)}** (${plain(agent.description, 80)}): ${agent.status}${agent.detail ? ` (${plain(agent.detail, 120)})` : ""}, ${plural(agent.turns, "turn")}, ${plural(agent.toolUses, "tool call")}, ${formatInt(tokens)} tokens, ${formatUsd(agent.costUsd)}, ${plain(agent.model, 40)}${agent.background ? ", background" : ""}`;
+    const calls = report.toolCalls.filter((c) => c.parentToolUseId === agent.toolUseId);
+    const shown = calls.slice(0, plan.callRows);
+    const lines = shown.map(
+      (c) =>
+        `  - ${c.isError ? "❌" : "✓"} ${plain(c.tool, 40)} ${code(describeCall(c))} — ${decisionCell(c)}`,
+    );
+    if (calls.length > shown.length) lines.push(`  - … ${formatInt(calls.length - shown.length)} more`);
+    return [head, ...lines].join("\n");
+  });
+  return collapseIfLong(`Subagents (${formatInt(agents.length)})`, agents.length, items.join("\n"));
 }
 
 function turnsSection(report: RunReport, plan: Plan): string {
@@ -548,6 +567,7 @@ function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): stri
     denialsSection(report, plan),
     egressSection(report, plan),
     failedSection(report, plan),
+    subagentsSection(report, plan),
     callsSection(report, plan),
     turnsSection(report, plan),
     compactionsSection(report),

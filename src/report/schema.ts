@@ -246,6 +246,13 @@ export const ToolCall = z
       .describe("Tool error type, e.g. invalid_arguments, file_not_found, permission_denied."),
     resultPreview: z.string().max(RESULT_PREVIEW_MAX_CHARS).describe("Start of the result, redacted."),
     patch: CallPatch.optional(),
+    parentToolUseId: z
+      .string()
+      .optional()
+      .describe(
+        "A subagent's call: the id of the Task call that started the subagent. Absent for the main loop.",
+      ),
+    agent: z.string().optional().describe("A subagent's call: the subagent's type (subagent_type)."),
   })
   .meta({ id: "ToolCall" });
 export type ToolCall = z.infer<typeof ToolCall>;
@@ -381,6 +388,10 @@ export const Denial = z
     summary: z.string().describe("One-line description of the call, redacted."),
     reason: z.string(),
     rule: RuleRef.optional(),
+    agent: z
+      .string()
+      .optional()
+      .describe("The subagent type whose call was denied; absent for the main loop."),
     narrowestAllowRule: z
       .string()
       .nullable()
@@ -390,6 +401,35 @@ export const Denial = z
   })
   .meta({ id: "Denial" });
 export type Denial = z.infer<typeof Denial>;
+
+export const SUBAGENT_STATUSES = [...EXIT_REASONS, "running", "failed", "stopped"] as const;
+export const Subagent = z
+  .object({
+    agentId: z.string(),
+    toolUseId: z.string().describe("The Task call that started it; its calls carry it as parentToolUseId."),
+    type: z.string().describe("subagent_type."),
+    description: z.string().describe("The Task call's description, redacted."),
+    model: z.string().describe("The model its requests used."),
+    background: z.boolean().describe("Started with run_in_background."),
+    status: z
+      .enum(SUBAGENT_STATUSES)
+      .describe(
+        "How its loop ended (an exit reason), failed (its loop threw), or stopped (the run or TaskStop stopped it in the background).",
+      ),
+    detail: z.string().optional().describe("Why it stopped before finishing, redacted."),
+    tools: z
+      .array(z.string())
+      .describe("The tool set it was given (its declared tools that the parent had)."),
+    turns: NonNegativeInt,
+    toolUses: NonNegativeInt,
+    usage: TokenUsage,
+    costUsd: z.number().nonnegative().describe("What its own turns cost (included in the run's costUsd)."),
+    startOffsetMs: Milliseconds,
+    durationMs: Milliseconds.optional(),
+  })
+  .meta({ id: "Subagent" })
+  .describe("One subagent a Task call ran: who it was and what it spent.");
+export type Subagent = z.infer<typeof Subagent>;
 
 export const Todo = z
   .object({
@@ -508,8 +548,17 @@ export const RunReport = z
       .describe(
         "Each time the conversation was made smaller to stay in the model's context window, in order.",
       ),
-    usage: TokenUsage.describe("Totals over all turns."),
-    costUsd: z.number().nonnegative().describe("Estimate from the price table in effect for the run."),
+    usage: TokenUsage.describe("Totals over all turns, subagents' included."),
+    costUsd: z
+      .number()
+      .nonnegative()
+      .describe("Estimate from the price table in effect for the run, subagents' included."),
+    subagents: z
+      .array(Subagent)
+      .optional()
+      .describe(
+        "The subagents Task calls ran, in the order they started; `turns` lists the main loop's only.",
+      ),
     patch: PatchSummary,
     verify: Verify.optional(),
     denials: z.array(Denial),

@@ -33,6 +33,18 @@ export interface TurnRequest {
   maxTokens?: number;
   /** The API's own context management for this request (absent: a plain, non-beta request). */
   contextEdits?: ContextEdits;
+  /** Overrides the driver's model for this request (a subagent's model, a side call's). */
+  model?: string;
+}
+
+/** What a subagent's conversation is: the driver for it is chosen by this (a script matches on it). */
+export interface AgentSpec {
+  /** The subagent_type. */
+  type: string;
+  description: string;
+  prompt: string;
+  /** The model id its requests use. */
+  model: string;
 }
 
 export interface TurnUsage {
@@ -104,4 +116,6 @@ export interface Driver {
    * there, standing in for an outside actor (a linter, a user).
    */
   beforeTools?(sandbox: Sandbox): Promise<void>;
+  /** The driver a subagent's loop uses for its own conversation (absent: this one, with the spec's model per request). */
+  forAgent?(spec: AgentSpec): Driver;
 }

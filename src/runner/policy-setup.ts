@@ -14,7 +14,6 @@ import {
   parseSettingsFile,
   PolicyConfigError,
   replayDecisions,
-  runHooks,
   toolEntry,
   type Decision,
   type Policy,
@@ -27,6 +26,7 @@ import { BASE_ENV } from "../sandbox/docker-sandbox.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../tools/index.js";
 import type { RunConfig } from "./config.js";
+import { runHooks } from "./hooks.js";
 import type {
   PermissionDecision,
   PermissionGate,
@@ -51,6 +51,8 @@ export interface PreparedPolicy {
   policy: Policy;
   engine: PolicyEngine;
   gate: PermissionGate;
+  /** The same rules held to plan mode: the ceiling of a read-only subagent (Explore, Plan) in any mode. */
+  readOnlyGate: PermissionGate;
   hooks?: ToolHooks;
   summary: ReportPolicy;
   enforcedAt: EnforcedRule[];
@@ -177,10 +179,15 @@ export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Prom
       }
     : undefined;
   const byText = new Map(policy.rules.map((r) => [r.text, r] as const));
+  const planEngine = await createPolicyEngine(
+    { ...policy, mode: "plan", modeSource: `${policy.modeSource}, held to plan for a read-only agent` },
+    { parser: parserFiles(), homeDir: BASE_ENV.HOME },
+  );
   return {
     policy,
     engine,
     gate: { decide: (request) => allowSavedOutputs(request, engine.decide(request)) },
+    readOnlyGate: { decide: (request) => allowSavedOutputs(request, planEngine.decide(request)) },
     hooks,
     summary: {
       mode: policy.mode,

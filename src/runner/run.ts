@@ -1,7 +1,6 @@
 // One run, end to end (DESIGN.md): config → policy → sandbox → driver loop → patch → report → teardown.
 // Whatever ends the run, the patch and the record are written (as far as the container still answers),
 // with an exit reason, and the container is removed. The CLI and the Action both call `runAgent`.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import {
@@ -22,16 +21,21 @@ import { WorkspaceError } from "../sandbox/archive.js";
 import type { StartRecord } from "../sandbox/assemble.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
-import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
+import { apiToolDefinitions } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
-import { newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./agent-loop.js";
+import { addUsage, newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./agent-loop.js";
+import { loadAgents, type LoadedAgents } from "./agents.js";
+import { SubagentRunner } from "./subagents.js";
+import { runToolSet } from "./tool-set.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
-import { ConfigError, readCaCert, type RunConfig, runEgressOptions } from "./config.js";
+import { ConfigError } from "../errors.js";
+import { gitSync } from "../host-git.js";
+import { readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
 import { apiContextEditFor } from "./pricing.js";
 import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
-import { contentText, ToolPipeline } from "./pipeline.js";
+import { contentText, ToolPipeline, type ToolCallRecord } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { RunBudget } from "./run-budget.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
@@ -118,11 +122,7 @@ function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean):
 
 function hostBaseCommit(workspace: string): string | undefined {
   try {
-    return execFileSync("git", ["-c", "core.fsmonitor=false", "rev-parse", "HEAD"], {
-      cwd: workspace,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
+    return gitSync(["rev-parse", "HEAD"], { cwd: workspace }).trim();
   } catch {
     return undefined;
   }
@@ -242,6 +242,11 @@ interface AgentPhase {
   start: StartRecord;
   policy?: PreparedPolicy;
   failure?: RunFailure;
+  /** The run's agent types, and the subagents it ran (for the record). */
+  agents?: LoadedAgents;
+  subagents?: SubagentRunner;
+  /** Background subagents the end of the run stopped. */
+  stoppedAgents?: string[];
 }
 
 export async function runAgent(
@@ -374,12 +379,20 @@ async function runAgentPhase(
     ? new StructuredOutputSpec(reviewJsonSchema(), "review")
     : structuredOutputSpec(config);
   const mode = policy.policy.mode;
+  // Agent definitions are checked before any container or model call: a bad one is a config error.
+  const agents = loadAgents({
+    workspace: config.workspace,
+    agentsDirs: config.agentsDir,
+    agentsJson: config.agents,
+    trustWorkspace: config.trustWorkspaceSettings,
+  });
+  phase.agents = agents;
+  for (const note of agents.ignored) log(note);
   const driver = makeDriver(config, deadline, log);
   if (driver instanceof AnthropicDriver) {
     // A bad key is found before a container starts (M5).
     await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
   }
-  const enabledTools = mode === "plan" ? ALL_TOOLS.filter((t) => !FILE_WRITING_TOOLS.has(t.name)) : ALL_TOOLS;
   log(
     `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`,
   );
@@ -406,6 +419,36 @@ async function runAgentPhase(
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
   blockEventLoopForTests();
   signal.throwIfAborted();
+  const budget = new RunBudget(
+    { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
+    signal,
+  );
+  const subagents = new SubagentRunner({
+    agents: agents.agents,
+    parentTools: () => toolSet.enabled,
+    sandbox,
+    state: ctx.state,
+    gate: policy.gate,
+    readOnlyGate: policy.readOnlyGate,
+    hooks: policy.hooks,
+    mode,
+    network: config.network,
+    allowedDomains: config.allowDomain,
+    driver,
+    parentModel: config.script ? "script" : config.model,
+    maxTokens: config.maxTokens,
+    budget,
+    maxTurns: config.maxTurns,
+    events,
+    runId,
+    runStart: ctx.runStart,
+    outputDir: ctx.outDir,
+    context: () => contextFor(config, events, runId, ctx.runStart),
+    progress: ctx.io.progress ? log : undefined,
+  });
+  phase.subagents = subagents;
+  const toolSet = runToolSet(mode, subagents.tools());
+  const enabledTools = toolSet.enabled;
   const tools = enabledTools.map((t) => t.name);
   events.emit({
     type: "system",
@@ -420,7 +463,7 @@ async function runAgentPhase(
     agent_ci_version: AGENT_CI_VERSION,
   });
   const pipeline = new ToolPipeline({
-    allTools: ALL_TOOLS,
+    allTools: toolSet.all,
     enabledTools,
     sandbox,
     state: ctx.state,
@@ -431,10 +474,6 @@ async function runAgentPhase(
     disabledReason: mode === "plan" ? "plan mode is read-only" : undefined,
   });
   const { loop } = ctx;
-  const budget = new RunBudget(
-    { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
-    signal,
-  );
   const conversation = newLoopState(
     {
       system: systemPrompt({
@@ -520,6 +559,10 @@ async function finishRun(
   const { config, runId, outDir, patchPath, redactor, log, events, loop } = ctx;
   const { sandbox, policy } = phase;
   let failure = phase.failure;
+  // Background subagents do not outlive the run: stopped (and recorded) before the patch is taken.
+  phase.stoppedAgents = await phase.subagents?.stopBackground();
+  for (const agent of phase.stoppedAgents ?? [])
+    log(`stopped the background subagent ${agent}: the run ended`);
   const patch = sandbox
     ? await timed(ctx, "patch", () => exportPatch(sandbox, policy, log))
     : await exportPatch(sandbox, policy, log);
@@ -582,8 +625,8 @@ async function finishRun(
   const exitReason: ExitReason = failure?.reason ?? "completed";
   const report = buildReport({
     ...ctx,
+    ...phase,
     sandbox,
-    start: phase.start,
     policy,
     exitReason,
     failure,
@@ -615,14 +658,9 @@ async function finishRun(
     duration_api_ms: Math.round(loop.apiMs),
     num_turns: loop.turns.length,
     result: loop.finalText || failure?.message || "",
-    total_cost_usd: loop.costUsd,
-    usage: {
-      input_tokens: loop.usage.inputTokens,
-      output_tokens: loop.usage.outputTokens,
-      cache_creation_input_tokens: loop.usage.cacheCreationInputTokens,
-      cache_read_input_tokens: loop.usage.cacheReadInputTokens,
-    },
-    permission_denials: loop.calls
+    total_cost_usd: report.costUsd,
+    usage: apiUsage(report.usage),
+    permission_denials: allCalls(loop, phase.subagents)
       .filter((c) => c.decision?.behavior === "deny")
       .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
     ...(structured.value ? { structured_output: structured.value } : {}),
@@ -647,6 +685,16 @@ async function finishRun(
   };
 }
 
+/** The run's calls as a tree in a list: each Task call followed by its subagent's calls. */
+function allCalls(loop: LoopResult, subagents: SubagentRunner | undefined): ToolCallRecord[] {
+  const children = new Map<string, ToolCallRecord[]>();
+  for (const call of subagents?.calls() ?? []) {
+    const parent = call.parentToolUseId ?? "";
+    children.set(parent, [...(children.get(parent) ?? []), call]);
+  }
+  return loop.calls.flatMap((call) => [call, ...(children.get(call.id) ?? [])]);
+}
+
 interface ReportParts {
   config: RunConfig;
   runId: string;
@@ -660,6 +708,9 @@ interface ReportParts {
   policy?: PreparedPolicy;
   loop: LoopResult;
   state: RunState;
+  agents?: LoadedAgents;
+  subagents?: SubagentRunner;
+  stoppedAgents?: string[];
   patch: PatchOut;
   verify?: VerifyResult;
   redactor: Redactor;
@@ -723,6 +774,14 @@ function buildReport(p: ReportParts): RunReportInput {
       message: `${x.path} was changed but left out of the patch: ${x.reason}`,
     });
   for (const w of loop.warnings) warnings.push({ kind: "loop", severity: "info", message: w });
+  for (const message of p.agents?.ignored ?? [])
+    warnings.push({ kind: "agents_ignored", severity: "info", message });
+  for (const agent of p.stoppedAgents ?? [])
+    warnings.push({
+      kind: "subagent_stopped",
+      severity: "warning",
+      message: `The background subagent ${agent} was still running when the run ended; it was stopped.`,
+    });
   if (loop.contextFallback)
     warnings.push({
       kind: "context_management_fallback",
@@ -737,7 +796,8 @@ function buildReport(p: ReportParts): RunReportInput {
     });
   }
   const outputsPrefix = "/tmp/agent-ci-outputs/";
-  const toolCalls = loop.calls.map((c, index) => ({
+  const calls = allCalls(loop, p.subagents);
+  const toolCalls = calls.map((c, index) => ({
     id: c.id,
     turn: c.turn,
     index,
@@ -770,8 +830,9 @@ function buildReport(p: ReportParts): RunReportInput {
           })),
         }
       : undefined,
+    ...(c.parentToolUseId ? { parentToolUseId: c.parentToolUseId, agent: c.agent } : {}),
   }));
-  const denials = loop.calls
+  const denials = calls
     .filter((c) => c.decision?.behavior === "deny")
     .map((c) => ({
       callId: c.id,
@@ -779,11 +840,31 @@ function buildReport(p: ReportParts): RunReportInput {
       summary: summarizeCall(c.tool, c.input),
       reason: c.decision?.reason ?? "",
       rule: c.decision?.rule,
+      ...(c.agent ? { agent: c.agent } : {}),
       narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,
     }));
-  const usage = loop.usage;
   // A start that failed after the sandbox was built (its setup, say) records what it had all the same.
   const recorded = sandboxRecord(sandbox ?? p.start.parts, policy?.enforcedAt ?? []);
+  const runs = p.subagents?.runs ?? [];
+  const usage = runs.reduce((sum, r) => addUsage(sum, r.loop.usage), loop.usage);
+  const costUsd = runs.reduce((sum, r) => sum + r.loop.costUsd, loop.costUsd);
+  const subagents = runs.map((r) => ({
+    agentId: r.agentId,
+    toolUseId: r.toolUseId,
+    type: r.type,
+    description: p.redactor.redact(r.description),
+    model: r.model,
+    background: r.background,
+    status: r.status,
+    detail: (r.loop.detail ?? r.error) ? p.redactor.redact(r.loop.detail ?? r.error ?? "") : undefined,
+    tools: r.tools,
+    turns: r.loop.turns.length,
+    toolUses: r.loop.calls.length,
+    usage: r.loop.usage,
+    costUsd: r.loop.costUsd,
+    startOffsetMs: r.startOffsetMs,
+    durationMs: r.durationMs,
+  }));
   const endedAt = new Date();
   return {
     schemaVersion: 1,
@@ -822,7 +903,8 @@ function buildReport(p: ReportParts): RunReportInput {
     })),
     compactions: loop.compactions.length ? loop.compactions : undefined,
     usage,
-    costUsd: loop.costUsd,
+    costUsd,
+    ...(subagents.length ? { subagents } : {}),
     patch,
     verify: p.verify,
     denials,

@@ -58,6 +58,8 @@ export interface ToolContext {
 
 export interface Tool<Input = Record<string, unknown>> {
   readonly name: string;
+  /** Other names the tool answers to when called (Claude Code's newer names); never advertised. */
+  readonly aliases?: readonly string[];
   readonly description: string;
   readonly inputSchema: z.ZodType<Input>;
   /** Characters of output the model gets; beyond it the output is cut and the whole kept (DESIGN.md stage 6). */

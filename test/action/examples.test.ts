@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { INPUT_NAMES } from "../../src/action/inputs.js";
-import { PUBLISH_INPUT_DEFAULTS } from "../../src/pull-request/action.js";
+import { PUBLISH_INPUT_DEFAULTS } from "../../src/publish/action.js";
 
 const dir = path.resolve(import.meta.dirname, "../../examples/workflows");
 const files = fs.readdirSync(dir).filter((f) => f.endsWith(".yml"));

@@ -13,9 +13,9 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { RunReport } from "../report/index.js";
-import { GitHubApiError, type GitHubApi } from "../action/github-api.js";
+import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { patchProblems, type PatchCheckOptions } from "./checks.js";
-import { authConfig, git, GitError } from "./git.js";
+import { git, GitError } from "../host-git.js";
 
 export const BRANCH_PREFIX = "agent-ci/";
 export const PR_MARKER_PREFIX = "<!-- agent-ci-run:";
@@ -435,4 +435,19 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
   const pull = PullJson.parse(created.data);
   log(`opened pull request #${pull.number}: ${pull.html_url}`);
   return { action: "created", pullNumber: pull.number, pullUrl: pull.html_url, branch, commitSha, pushed };
+}
+
+/**
+ * The header config that authenticates git over HTTPS with a token, the way actions/checkout does, scoped
+ * to the remote's origin. The first, empty entry resets headers set before (a checkout's persisted
+ * credentials), so exactly one Authorization header is sent.
+ */
+export function authConfig(remoteUrl: string, token: string | undefined): Array<[string, string]> {
+  if (!token || !/^https?:\/\//i.test(remoteUrl)) return [];
+  const key = `http.${new URL(remoteUrl).origin}/.extraheader`;
+  const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
+  return [
+    [key, ""],
+    [key, `AUTHORIZATION: basic ${basic}`],
+  ];
 }

@@ -8,12 +8,8 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  compileHookMatcher,
-  runHooks,
-  type HookRunInput,
-  type PolicyHook,
-} from "../../../src/policy/index.js";
+import { compileHookMatcher, type PolicyHook } from "../../../src/policy/index.js";
+import { runHooks, type HookRunInput } from "../../../src/runner/hooks.js";
 
 let dir: string;
 
@@ -108,16 +104,16 @@ describe("hooks", () => {
 
   it("a timeout is an error result, and the hook's processes are killed", async () => {
     const marker = join(dir, "after-sleep");
-    // A sleep with a duration no other process uses, so that `ps` can tell whether it survived.
-    const slow = await script("slow.sh", `sleep 5.0417; touch ${JSON.stringify(marker)}`);
-    const started = performance.now();
+    // A sleep with a duration no other process uses, so that `ps` can tell whether it survived, and longer
+    // than this test may take: runHooks returns only because the timeout fired, not because the hook ended
+    // or let go of its output.
+    const slow = await script("slow.sh", `sleep 300.0417; touch ${JSON.stringify(marker)}`);
     const summary = await runHooks(input([hook(slow, { timeoutSeconds: 0.3 })]));
-    expect(performance.now() - started).toBeLessThan(4_000);
     expect(summary.blocked).toBe(false);
     expect(summary.results[0]).toMatchObject({ outcome: "timeout" });
     expect(summary.results[0]?.reason).toContain("timed out after 0.3s");
     const processes = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
-    expect(processes).not.toContain("sleep 5.0417");
+    expect(processes).not.toContain("sleep 300.0417");
     expect(processes).not.toContain(slow);
     expect(existsSync(marker)).toBe(false);
   }, 15_000);

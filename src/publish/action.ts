@@ -1,14 +1,14 @@
 // The publish Action (publish/action.yml, `uses: OWNER/agent-ci/publish@v1`): the second job of the
-// two-job pattern. It reads inputs, publishes with publish.ts, sets pr_number / pr_url / branch /
+// two-job pattern. It reads inputs, publishes with pull-request.ts, sets pr_number / pr_url / branch /
 // commit_sha, and fails the step with what to do when anything did not happen. It never runs a model and
 // needs no model key; the token is masked and redacted from everything it prints.
 import * as core from "@actions/core";
 import { z } from "zod";
-import { splitList } from "../action/inputs.js";
-import { readGitHubContext } from "../action/context.js";
-import { GitHubApi, octokitRequest } from "../action/github-api.js";
+import { splitList, unexpanded } from "../github/inputs.js";
+import { readGitHubContext } from "../github/context.js";
+import { GitHubApi, octokitRequest } from "../github/api.js";
 import { createRedactor } from "../report/index.js";
-import { publishPullRequest } from "./publish.js";
+import { publishPullRequest } from "./pull-request.js";
 
 /** Every input with its default, in publish/action.yml order (a test keeps them equal). */
 export const PUBLISH_INPUT_DEFAULTS = {
@@ -26,7 +26,6 @@ export type PublishInputName = keyof typeof PUBLISH_INPUT_DEFAULTS;
 
 export const PUBLISH_OUTPUT_NAMES = ["pr_number", "pr_url", "branch", "commit_sha", "action"] as const;
 
-const unexpanded = (v: string) => /^\$\{\{.*\}\}$/s.test(v.trim());
 const text = z.string().transform((v) => (unexpanded(v) ? "" : v.trim()));
 const PublishInputs = z.object({
   artifact_path: text.refine(

@@ -1,7 +1,7 @@
 // What `agent-ci publish` checks before a patch leaves the runner: the run ended with changes, the patch
 // is the one the report describes, it is under the size limit, it holds no secret finding, and it touches
 // no protected path unless an allow rule names it, in the policy's own rule syntax (Edit(.github/workflows/**)).
-// Pure: the flow in publish.ts reads the files and acts on the problems listed here.
+// Pure: the flow in pull-request.ts reads the files and acts on the problems listed here.
 import crypto from "node:crypto";
 import { parseRule, ruleGovernsTool } from "../policy/rules.js";
 import { compilePathPattern, PROTECTED_PATHS, WORKSPACE_ROOT } from "../policy/paths.js";

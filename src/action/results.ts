@@ -1,6 +1,7 @@
-// After the agent stopped: outputs first (so they are set whatever fails later), then annotations, the
-// artifact, the job summary and the comment. Each GitHub write is its own step that fails soft with a
-// warning that says what to do; none of them can lose the patch, which is already on disk.
+// The Action's results, written after the agent stopped: outputs first (so they are set whatever fails
+// later), then annotations, the artifact, the job summary and the comment. Each GitHub write is its own
+// step that fails soft with a warning that says what to do; none of them can lose the patch, which is
+// already on disk.
 import fs from "node:fs";
 import path from "node:path";
 import { scanForSecrets, type Redactor, type SecretFinding } from "../report/index.js";
@@ -14,16 +15,16 @@ import {
   type ArtifactUploader,
 } from "./artifact.js";
 import { buildCommentBody, commentMarker, upsertComment } from "./comment.js";
-import { artifactUrl, runUrl, type GitHubContext } from "./context.js";
+import { artifactUrl, runUrl, type GitHubContext } from "../github/context.js";
 import { eventTarget, type ActionEvent } from "./event.js";
-import type { GitHubApi } from "./github-api.js";
+import type { GitHubApi } from "../github/api.js";
 import type { ActionInputs } from "./inputs.js";
 import type { ActionIO } from "./io.js";
 import { runOutputs, skippedOutputs, type Outputs } from "./outputs.js";
 import { postReview, reviewMarker } from "./review.js";
 import { buildSummary, triggerJson, type TriggerRecord } from "./summary.js";
 
-export interface PublishOptions {
+export interface ResultOptions {
   io: ActionIO;
   inputs: ActionInputs;
   ctx: GitHubContext;
@@ -47,8 +48,8 @@ async function writeSummary(io: ActionIO, markdown: string): Promise<void> {
   }
 }
 
-export async function publishSkipped(
-  options: PublishOptions,
+export async function writeSkippedResults(
+  options: ResultOptions,
   reason: string,
   trigger: TriggerRecord,
 ): Promise<void> {
@@ -68,7 +69,7 @@ export async function publishSkipped(
 }
 
 async function uploadArtifact(
-  options: PublishOptions,
+  options: ResultOptions,
   outcome: RunOutcome,
   knownSecrets: SecretFinding[],
 ): Promise<ArtifactResult> {
@@ -97,7 +98,7 @@ async function uploadArtifact(
 }
 
 async function postComment(
-  options: PublishOptions,
+  options: ResultOptions,
   event: ActionEvent,
   outcome: RunOutcome,
   findings: SecretFinding[],
@@ -137,7 +138,7 @@ async function postComment(
 }
 
 /** task: review: the findings as one pull request review; sets `review_id`. Warns (never throws) when it cannot. */
-async function postFindings(options: PublishOptions, event: ActionEvent, outcome: RunOutcome): Promise<void> {
+async function postFindings(options: ResultOptions, event: ActionEvent, outcome: RunOutcome): Promise<void> {
   const { io, ctx, api } = options;
   const target = eventTarget(event);
   if (!outcome.review || !target) return;
@@ -163,8 +164,8 @@ async function postFindings(options: PublishOptions, event: ActionEvent, outcome
 }
 
 /** Everything after the run. Never throws for a GitHub write that failed: it warns and goes on. */
-export async function publishRun(
-  options: PublishOptions,
+export async function writeRunResults(
+  options: ResultOptions,
   event: ActionEvent,
   outcome: RunOutcome,
   trigger: TriggerRecord,

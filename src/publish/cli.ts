@@ -1,12 +1,12 @@
-// `agent-ci publish <out-dir>`: the CLI face of publish.ts. The token comes from the environment
+// `agent-ci publish <out-dir>`: the CLI face of pull-request.ts. The token comes from the environment
 // (AGENT_CI_PUBLISH_TOKEN, GH_TOKEN or GITHUB_TOKEN), never from a flag that the process list would show.
 import { Command, InvalidArgumentError } from "commander";
 import { createRedactor } from "../report/index.js";
-import { GitHubApi, octokitRequest } from "../action/github-api.js";
-import { parseSize } from "../runner/config.js";
+import { GitHubApi, octokitRequest } from "../github/api.js";
+import { parseSize } from "../text.js";
 import { DEFAULT_MAX_PATCH_BYTES } from "./checks.js";
-import { git } from "./git.js";
-import { publishPullRequest, PublishRefusedError, type PublishPrResult } from "./publish.js";
+import { git } from "../host-git.js";
+import { publishPullRequest, PublishRefusedError, type PublishPrResult } from "./pull-request.js";
 
 export const PUBLISH_TOKEN_VARIABLES = ["AGENT_CI_PUBLISH_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"] as const;
 export const DEFAULT_AUTHOR = "agent-ci <agent-ci@users.noreply.github.com>";

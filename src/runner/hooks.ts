@@ -10,7 +10,8 @@
  * here throws: a broken hook is a result, never a crashed run.
  */
 import { spawn } from "node:child_process";
-import type { PolicyHook } from "./schema.js";
+import { hookMatches } from "../policy/hook-matcher.js";
+import type { PolicyHook } from "../policy/schema.js";
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 export const MAX_HOOK_OUTPUT_CHARS = 64 * 1024;
@@ -57,28 +58,6 @@ export interface HookRunSummary {
   /** The reasons of the blocking hooks, joined; sent to the model. */
   readonly reason: string | undefined;
   readonly results: readonly HookResult[];
-}
-
-/**
- * Claude Code matchers: empty or `*` matches every tool, `Bash|Edit` lists names, anything else is a
- * regular expression over the whole tool name. Throws on an invalid expression (a config error).
- */
-export function compileHookMatcher(matcher: string | undefined): (toolName: string) => boolean {
-  if (matcher === undefined || matcher === "" || matcher === "*") return () => true;
-  if (/^[A-Za-z0-9_|]+$/.test(matcher)) {
-    const names = new Set(matcher.split("|"));
-    return (toolName) => names.has(toolName);
-  }
-  const expression = new RegExp(`^(?:${matcher})$`);
-  return (toolName) => expression.test(toolName);
-}
-
-function hookMatches(hook: PolicyHook, toolName: string): boolean {
-  try {
-    return compileHookMatcher(hook.matcher)(toolName);
-  } catch {
-    return false;
-  }
 }
 
 interface JsonVerdict {

@@ -2,9 +2,9 @@
 // repository parsing, and protected-path refusals in the policy's rule syntax. Each takes MBs of one
 // character without trouble (every text path is linear in its input).
 import { describe, expect, it } from "vitest";
-import { protectedChanges } from "../../../src/pull-request/checks.js";
-import { parseAuthor, repoFromUrl } from "../../../src/pull-request/cli.js";
-import { explainPushFailure, runBranch } from "../../../src/pull-request/publish.js";
+import { protectedChanges } from "../../../src/publish/checks.js";
+import { parseAuthor, repoFromUrl } from "../../../src/publish/cli.js";
+import { explainPushFailure, runBranch } from "../../../src/publish/pull-request.js";
 
 const BIG = 4 * 1024 * 1024;
 const workflowPatch = [
