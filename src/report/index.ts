@@ -55,6 +55,7 @@ export {
   GITHUB_COMMENT_MAX_CHARS,
   GITHUB_JOB_SUMMARY_MAX_BYTES,
   MARKDOWN_DEFAULT_MAX_CHARS,
+  defuseGitHubReferences,
   escapeMarkdownInline,
   renderMarkdown,
   type MarkdownOptions,

@@ -57,11 +57,25 @@ const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "
  * backslash-escaped, @mentions and #references defused with a zero-width space so a comment pings nobody.
  */
 export function escapeMarkdownInline(text: string): string {
-  return oneLine(stripControl(text))
-    .replace(/[&<>"]/g, (char) => HTML_ESCAPES[char] ?? char)
-    .replace(/[\\`*_[\]{}|~!#]/g, "\\$&")
+  return defuseGitHubReferences(
+    oneLine(stripControl(text))
+      .replace(/[&<>"]/g, (char) => HTML_ESCAPES[char] ?? char)
+      .replace(/[\\`*_[\]{}|~!#]/g, "\\$&"),
+  );
+}
+
+/**
+ * Text agent-ci did not write (the model's), made inert on GitHub wherever it goes (a comment, a pull
+ * request's title and body, a commit message, a review): @mentions and team mentions ping nobody, and #42,
+ * GH-42 and issue links after a closing keyword ("Closes https://github.com/o/r/issues/42") neither link nor
+ * close an issue. A zero-width space after the @ or # (or inside the keyword) is all it takes; the text reads the same.
+ */
+export function defuseGitHubReferences(text: string): string {
+  return text
     .replace(/@(?=[A-Za-z0-9])/g, "@\u200b")
-    .replace(/#(?=\d)/g, "#\u200b");
+    .replace(/#(?=\d)/g, "#\u200b")
+    .replace(/\b(GH)-(?=\d)/gi, "$1-\u200b")
+    .replace(/\b(clos|fix|resolv)(e[sd]?|es|ed)?(?=:?\s+https?:\/\/)/gi, "$1\u200b$2");
 }
 
 /** Untrusted text inside <code> (monospace) for a table cell. Empty text shows as an em dash. */
