@@ -33,6 +33,9 @@ export const INPUT_DEFAULTS = {
   image: "",
   network: "none",
   allowed_domains: "",
+  setup_allowed_domains: "",
+  allow_private_hosts: "",
+  ca_cert: "",
   setup: "",
   max_turns: "50",
   max_budget_usd: "",
@@ -63,6 +66,8 @@ const ACTION_FACE: ConfigFace = {
     network: "network",
     setup: "setup",
     allowDomain: "allowed_domains",
+    setupAllowDomain: "setup_allowed_domains",
+    allowPrivateHost: "allow_private_hosts",
     task: "task",
     outputSchema: "output_schema",
   } satisfies Record<string, InputName>,
@@ -163,6 +168,9 @@ export const ActionInputs = z
       }
       return entries;
     }),
+    setup_allowed_domains: list,
+    allow_private_hosts: list,
+    ca_cert: optionalText,
     setup: z.string().transform((v) =>
       v
         .split(/\r?\n/)
@@ -205,6 +213,8 @@ export const ActionInputs = z
       network: inputs.network,
       setup: inputs.setup,
       allowDomain: inputs.allowed_domains,
+      setupAllowDomain: inputs.setup_allowed_domains,
+      allowPrivateHost: inputs.allow_private_hosts,
       task: inputs.task,
       outputSchema: inputs.output_schema,
     };
