@@ -513,6 +513,16 @@ export const Egress = z
       .array(z.string())
       .describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
     connections: z.array(EgressConnection).describe("Every attempt, in the order it ended."),
+    sidecarHardening: Hardening.omit({ enforcedAt: true })
+      .extend({
+        missing: z
+          .array(z.string())
+          .describe("What the engine did not apply to the sidecar (empty unless --allow-weak-hardening)."),
+      })
+      .optional()
+      .describe(
+        "The egress sidecar's hardening, read back from the engine and from inside as the run container's is.",
+      ),
   })
   .meta({ id: "Egress" });
 export type Egress = z.infer<typeof Egress>;

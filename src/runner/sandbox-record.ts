@@ -59,6 +59,16 @@ export function sandboxRecord(
           allowedHosts: sandbox.egress.options.rules.map(ruleText),
           privateHosts: sandbox.egress.options.privateHosts,
           connections: sandbox.egress.entries,
+          sidecarHardening: sandbox.egress.hardening
+            ? {
+                ...RecordedHardening.parse({
+                  ...sandbox.egress.hardening,
+                  seccomp:
+                    sandbox.egress.hardening.seccomp === "2" ? "default" : sandbox.egress.hardening.seccomp,
+                }),
+                missing: sandbox.egress.hardening.missing,
+              }
+            : undefined,
         }
       : undefined,
   };

@@ -323,6 +323,7 @@ async function createContainer(
       options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} },
       containerUlimits(profile),
       started,
+      options.allowWeakHardening,
     );
     objects.addEgress(egress);
     // A sidecar that fails before its container starts: the run's start goes on, and meets the failure later.

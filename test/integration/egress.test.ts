@@ -369,6 +369,14 @@ describe("a run that ends during --setup, through the CLI", () => {
     ]);
     expect(report.image?.name).toMatch(/^agent-ci-sandbox:/);
     expect(report.hardening?.networkMode).toMatch(/^none/);
+    // The sidecar's hardening, read back as the run container's is: all of it applied.
+    expect(report.egress?.sidecarHardening).toMatchObject({
+      missing: [],
+      readonlyRootfs: true,
+      noNewPrivileges: true,
+      init: true,
+      pidsLimit: 64,
+    });
     expect(report.workspace.filesCopied).toBe(1);
     // Where the time went, up to the setup that ended the run.
     const phases = report.phases?.map((p) => p.name) ?? [];
