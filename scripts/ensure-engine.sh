@@ -10,7 +10,10 @@
 # - AGENT_CI_BASE_ARCH=arm64 (with AGENT_CI_BASE_IMAGE=arm64v8/debian:bookworm-slim, the name agent-ci looks
 #   for) makes a base for another architecture than the engine's, whose programs run under qemu-user-static:
 #   emulation is registered with binfmt_misc first where allowed.
-# Idempotent: a second run with everything in place takes well under a second.
+# Idempotent: a second run with everything in place takes well under a second and prints nothing.
+# What it runs (apt-get, dockerd, debootstrap, a build) writes to a log in the state folder; the terminal gets
+# a line when a step starts, naming its log, and one when it is done, with its duration; a failed step prints
+# its log's last lines and the log's path.
 set -euo pipefail
 
 BASE_IMAGE="${AGENT_CI_BASE_IMAGE:-debian:bookworm-slim}"
@@ -24,6 +27,18 @@ LOG_DIR="${AGENT_CI_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/agent-ci}"
 
 say() { printf 'ensure-engine: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
+# Seconds since $1 (a $SECONDS value), as agent-ci prints durations: 42 s, 3m 24s.
+since() {
+  local s=$((SECONDS - $1))
+  if [ "$s" -lt 60 ]; then printf '%d s' "$s"; else printf '%dm %02ds' $((s / 60)) $((s % 60)); fi
+}
+# Runs a command with its output in $LOG_DIR/$1.log; on failure, that log's tail and its path, and stop.
+logged() {
+  local name=$1 log="$LOG_DIR/$1.log"
+  shift
+  mkdir -p "$LOG_DIR"
+  "$@" >>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "$name failed; the whole log: $log"; }
+}
 
 engine_answers() { command -v docker >/dev/null 2>&1 && timeout 10 docker info >/dev/null 2>&1; }
 
@@ -35,24 +50,25 @@ may_install() {
 apt_updated=""
 apt_install() {
   if [ -z "$apt_updated" ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    logged apt env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     apt_updated=1
   fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  logged apt env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
 }
 
 start_engine() {
+  local start=$SECONDS
+  mkdir -p "$LOG_DIR"
   if ! command -v dockerd >/dev/null 2>&1; then
-    say "installing Debian's docker.io"
+    say "engine: installing Debian's docker.io (log: $LOG_DIR/apt.log)"
     apt_install docker.io iptables
   fi
-  mkdir -p "$LOG_DIR"
   if ! pgrep -x dockerd >/dev/null 2>&1; then
-    say "starting dockerd (log: $LOG_DIR/dockerd.log)"
+    say "engine: starting dockerd (log: $LOG_DIR/dockerd.log)"
     nohup dockerd >"$LOG_DIR/dockerd.log" 2>&1 &
   fi
   for _ in $(seq 1 60); do
-    engine_answers && return 0
+    engine_answers && { say "engine: dockerd answers after $(since "$start")"; return 0; }
     sleep 0.5
   done
   tail -n 20 "$LOG_DIR/dockerd.log" >&2 || true
@@ -77,12 +93,13 @@ build_base_image() {
     may_install || die "no registry answers and debootstrap is missing: install it (apt-get install debootstrap) or docker load an image tagged $BASE_IMAGE"
     apt_install debootstrap
   }
-  local root
-  root=$(mktemp -d /tmp/agent-ci-rootfs.XXXXXX)
-  trap 'rm -rf "$root" "$root.context"' RETURN
-  say "building $BASE_IMAGE locally with debootstrap ($SUITE, minbase${ARCH:+, $ARCH under emulation}); this takes a few minutes"
-  debootstrap --variant=minbase ${ARCH:+--arch="$ARCH"} "$SUITE" "$root" "$MIRROR" >"$LOG_DIR/debootstrap.log" 2>&1 \
-    || { tail -n 20 "$LOG_DIR/debootstrap.log" >&2; die "debootstrap failed; see $LOG_DIR/debootstrap.log"; }
+  local root start=$SECONDS
+  root=$(mktemp -d "${TMPDIR:-/tmp}/agent-ci-rootfs.XXXXXX")
+  # EXIT, not RETURN: a failed step ends the script from inside this function.
+  trap 'rm -rf "$root" "$root.context"' EXIT
+  say "base image: building $BASE_IMAGE locally with debootstrap ($SUITE, minbase${ARCH:+, $ARCH under emulation}); a few minutes (log: $LOG_DIR/debootstrap.log)"
+  : >"$LOG_DIR/debootstrap.log"
+  logged debootstrap debootstrap --variant=minbase ${ARCH:+--arch="$ARCH"} "$SUITE" "$root" "$MIRROR"
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
   if [ -z "$ARCH" ]; then
     tar -C "$root" -c . | docker import --change 'CMD ["bash"]' - "$BASE_IMAGE" >/dev/null
@@ -91,10 +108,10 @@ build_base_image() {
     mkdir "$root.context"
     tar -C "$root" -cf "$root.context/rootfs.tar" .
     printf 'FROM scratch\nADD rootfs.tar /\nCMD ["bash"]\n' > "$root.context/Dockerfile"
-    DOCKER_BUILDKIT=0 docker build -q --platform "linux/$ARCH" -t "$BASE_IMAGE" "$root.context" >"$LOG_DIR/base-build.log" 2>&1 \
-      || { tail -n 20 "$LOG_DIR/base-build.log" >&2; die "building $BASE_IMAGE failed; see $LOG_DIR/base-build.log"; }
+    : >"$LOG_DIR/base-build.log"
+    logged base-build env DOCKER_BUILDKIT=0 docker build -q --platform "linux/$ARCH" -t "$BASE_IMAGE" "$root.context"
   fi
-  say "imported $BASE_IMAGE"
+  say "base image: built $BASE_IMAGE in $(since "$start")"
 }
 
 if ! engine_answers; then
@@ -108,8 +125,9 @@ fi
 mkdir -p "$LOG_DIR"
 [ -z "$ARCH" ] || ensure_emulation
 if ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+  pull_start=$SECONDS
   if timeout 60 docker pull -q ${ARCH:+--platform "linux/$ARCH"} "$BASE_IMAGE" >/dev/null 2>&1; then
-    say "pulled $BASE_IMAGE"
+    say "base image: pulled $BASE_IMAGE in $(since "$pull_start")"
   else
     build_base_image
   fi

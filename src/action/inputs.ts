@@ -35,6 +35,9 @@ export const INPUT_DEFAULTS = {
   image_registry: "",
   network: "none",
   allowed_domains: "",
+  setup_allowed_domains: "",
+  allow_private_hosts: "",
+  ca_cert: "",
   setup: "",
   max_turns: "50",
   max_budget_usd: "",
@@ -65,6 +68,8 @@ const ACTION_FACE: ConfigFace = {
     network: "network",
     setup: "setup",
     allowDomain: "allowed_domains",
+    setupAllowDomain: "setup_allowed_domains",
+    allowPrivateHost: "allow_private_hosts",
     task: "task",
     outputSchema: "output_schema",
   } satisfies Record<string, InputName>,
@@ -167,6 +172,9 @@ export const ActionInputs = z
       }
       return entries;
     }),
+    setup_allowed_domains: list,
+    allow_private_hosts: list,
+    ca_cert: optionalText,
     setup: z.string().transform((v) =>
       v
         .split(/\r?\n/)
@@ -209,6 +217,8 @@ export const ActionInputs = z
       network: inputs.network,
       setup: inputs.setup,
       allowDomain: inputs.allowed_domains,
+      setupAllowDomain: inputs.setup_allowed_domains,
+      allowPrivateHost: inputs.allow_private_hosts,
       task: inputs.task,
       outputSchema: inputs.output_schema,
     };

@@ -42,6 +42,9 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     imageRegistry: inputs.image_registry,
     network: inputs.network,
     allowDomain: inputs.allowed_domains,
+    setupAllowDomain: inputs.setup_allowed_domains,
+    allowPrivateHost: inputs.allow_private_hosts,
+    caCert: inputs.ca_cert ? path.resolve(parts.workspace, inputs.ca_cert) : undefined,
     setup: inputs.setup,
     env: [],
     // Review runs are plan mode whatever permission_mode says (the runner sets it).

@@ -8,7 +8,7 @@ import { splitList, unexpanded } from "../github/inputs.js";
 import { readGitHubContext } from "../github/context.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
 import { createRedactor } from "../report/index.js";
-import { publishPullRequest } from "./pull-request.js";
+import { LINK_ISSUE_MODES, type LinkIssue, publishPullRequest } from "./pull-request.js";
 
 /** Every input with its default, in publish/action.yml order (a test keeps them equal). */
 export const PUBLISH_INPUT_DEFAULTS = {
@@ -21,6 +21,7 @@ export const PUBLISH_INPUT_DEFAULTS = {
   max_patch_bytes: "5242880",
   author_name: "agent-ci",
   author_email: "agent-ci@users.noreply.github.com",
+  link_issue: "references",
 } as const;
 export type PublishInputName = keyof typeof PUBLISH_INPUT_DEFAULTS;
 
@@ -54,6 +55,15 @@ const PublishInputs = z.object({
   }),
   author_name: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_name),
   author_email: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_email),
+  link_issue: text.transform((v, ctx) => {
+    const mode = (v || PUBLISH_INPUT_DEFAULTS.link_issue) as LinkIssue;
+    if (LINK_ISSUE_MODES.includes(mode)) return mode;
+    ctx.addIssue({
+      code: "custom",
+      message: `link_issue: one of ${LINK_ISSUE_MODES.join(", ")} (got "${v}")`,
+    });
+    return z.NEVER;
+  }),
 });
 export type PublishInputs = z.infer<typeof PublishInputs>;
 
@@ -91,6 +101,7 @@ export async function run(env: Record<string, string | undefined> = process.env)
       maxPatchBytes: inputs.max_patch_bytes,
       secrets: [inputs.token],
       author: { name: inputs.author_name, email: inputs.author_email },
+      linkIssue: inputs.link_issue,
       log,
       redact: redactor.redact,
     });

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { RunReport } from "../report/index.js";
+import { defuseGitHubReferences, RunReport } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { patchProblems, type PatchCheckOptions } from "./checks.js";
 import { git, GitError } from "../host-git.js";
@@ -46,6 +46,8 @@ export interface PublishPrOptions extends PatchCheckOptions {
   baseBranch?: string;
   /** Publish onto this pull request instead of the one trigger.json names. */
   pullNumber?: number;
+  /** How the PR names the issue the run came from (default: references, "Opened from #N"). */
+  linkIssue?: LinkIssue;
   author: { name: string; email: string };
   log: (line: string) => void;
   redact: (text: string) => string;
@@ -102,24 +104,47 @@ function loadReport(outDir: string): RunReport {
   return parsed.data;
 }
 
-function loadTriggerTarget(outDir: string): number | undefined {
+function loadTrigger(outDir: string): z.infer<typeof Trigger>["target"] {
   const text = readOptional(path.join(outDir, "trigger.json"));
   if (text === undefined) return undefined;
   try {
-    const target = Trigger.parse(JSON.parse(text)).target;
-    return target?.isPullRequest ? target.number : undefined;
+    return Trigger.parse(JSON.parse(text)).target;
   } catch {
     return undefined;
   }
 }
 
-/** The agent's last words: the summary the commit message and the PR body are made of. */
+function loadTriggerTarget(outDir: string): number | undefined {
+  const target = loadTrigger(outDir);
+  return target?.isPullRequest ? target.number : undefined;
+}
+
+/** The issue (not a pull request) the run came from, when trigger.json names one. */
+function loadTriggerIssue(outDir: string): number | undefined {
+  const target = loadTrigger(outDir);
+  return target && !target.isPullRequest ? target.number : undefined;
+}
+
+/**
+ * The agent's last words, the summary the commit message and the PR body are made of, made inert: the model's
+ * text must not ping anyone or close an issue on merge (whether the PR closes its issue is `linkIssue`'s).
+ */
 export function runSummary(report: RunReport): string {
   for (let i = report.turns.length - 1; i >= 0; i--) {
     const text = report.turns[i]?.text?.trim();
-    if (text) return text;
+    if (text) return defuseGitHubReferences(text);
   }
   return "";
+}
+
+/** How the pull request names the issue the run came from: closing it on merge, pointing at it, or not at all. */
+export const LINK_ISSUE_MODES = ["closes", "references", "none"] as const;
+export type LinkIssue = (typeof LINK_ISSUE_MODES)[number];
+
+/** agent-ci's own line about the issue the run came from, written by agent-ci and never by the model. */
+function issueLine(issue: number | undefined, linkIssue: LinkIssue): string | undefined {
+  if (issue === undefined || linkIssue === "none") return undefined;
+  return linkIssue === "closes" ? `Fixes #${issue}` : `Opened from #${issue}`;
 }
 
 export function commitTitle(report: RunReport): string {
@@ -132,17 +157,18 @@ export function commitTitle(report: RunReport): string {
   return `agent-ci: ${title.length > 72 ? `${title.slice(0, 71)}…` : title}`;
 }
 
-function commitMessage(report: RunReport): string {
+function commitMessage(report: RunReport, issue?: string): string {
   const summary = runSummary(report);
-  return `${commitTitle(report)}\n\n${summary ? `${summary}\n\n` : ""}agent-ci run ${report.runId}\n`;
+  return `${commitTitle(report)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}agent-ci run ${report.runId}\n`;
 }
 
-function pullBody(report: RunReport): string {
+function pullBody(report: RunReport, issue?: string): string {
   const files = report.patch.files.map((f) => `- \`${f.path}\` (+${f.added} −${f.removed})`);
   return [
     `${PR_MARKER_PREFIX} ${report.runId} -->`,
     runSummary(report) || "_The agent left no summary._",
     "",
+    ...(issue ? [issue, ""] : []),
     `**Changed files** (${report.patch.files.length}, +${report.patch.added} −${report.patch.removed}):`,
     ...files.slice(0, 100),
     ...(files.length > 100 ? [`- … and ${files.length - 100} more`] : []),
@@ -310,6 +336,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     throw new PublishRefusedError(`not published:\n${problems.map((p) => `- ${p}`).join("\n")}`);
   const base = report.workspace.baseCommit ?? "";
   const full = `${owner}/${name}`;
+  const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? "references");
 
   const remoteUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.remote)
     ? options.remote
@@ -343,7 +370,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
       );
     const date = `${Math.floor(Date.parse(report.endedAt) / 1000)} +0000`;
     commitSha = (
-      await repo.run(["commit-tree", tree, "-p", base, "-m", commitMessage(report)], {
+      await repo.run(["commit-tree", tree, "-p", base, "-m", commitMessage(report, issue)], {
         GIT_AUTHOR_NAME: options.author.name,
         GIT_AUTHOR_EMAIL: options.author.email,
         GIT_COMMITTER_NAME: options.author.name,
@@ -365,7 +392,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
   }
 
   const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
-  const body = pullBody(report);
+  const body = pullBody(report, issue);
   if (target.pull) {
     const pull = target.pull;
     if ((pull.body ?? "") === body && !pushed)

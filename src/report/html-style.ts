@@ -10,7 +10,7 @@ export const REPORT_CSS = `
   --ok: #1f9d55; --ok-soft: #e5f6ec; --bad: #d12f2f; --bad-soft: #fdecec; --warn: #b7791f; --warn-soft: #fdf6e3;
   --info-soft: #eaf3fd; --info: #2563eb;
   --add-bg: #e6ffec; --add-num: #ccffd8; --del-bg: #ffebe9; --del-num: #ffd7d5; --hunk-bg: #eef2ff;
-  --turn: #94a3b8; --grid: rgba(15, 23, 42, 0.06);
+  --turn: #94a3b8; --phase: #cbd5e1; --phase-text: #334155; --grid: rgba(15, 23, 42, 0.06);
   --shadow: 0 1px 2px rgba(16, 24, 40, 0.05), 0 1px 3px rgba(16, 24, 40, 0.06);
   --mono: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
   --sans: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
@@ -24,7 +24,7 @@ export const REPORT_CSS = `
     --ok: #3fb950; --ok-soft: #12261a; --bad: #f85149; --bad-soft: #2d1416; --warn: #d29922; --warn-soft: #2b2111;
     --info-soft: #132339; --info: #58a6ff;
     --add-bg: #12261a; --add-num: #173a22; --del-bg: #2d1416; --del-num: #471b1e; --hunk-bg: #1b2140;
-    --turn: #64748b; --grid: rgba(230, 237, 243, 0.06);
+    --turn: #64748b; --phase: #334155; --phase-text: #e2e8f0; --grid: rgba(230, 237, 243, 0.06);
     --shadow: 0 1px 2px rgba(0, 0, 0, 0.4);
   }
 }
@@ -103,6 +103,7 @@ input.search:focus { outline: 2px solid color-mix(in srgb, var(--accent) 40%, tr
 .swatch.error { background: var(--bad); }
 .swatch.ok { background: var(--ok); }
 .swatch.turn { background: var(--turn); }
+.swatch.phase { background: var(--phase); }
 .legend-outcome { display: none; }
 .tl-root[data-color="outcome"] .legend-tool { display: none; }
 .tl-root[data-color="outcome"] .legend-outcome { display: flex; }
@@ -128,6 +129,7 @@ input.search:focus { outline: 2px solid color-mix(in srgb, var(--accent) 40%, tr
 .tl-lane { position: relative; border-top: 1px solid var(--grid); }
 .call-bar, .turn-bar { position: absolute; height: 16px; min-width: 5px; border-radius: 4px; border: 0; padding: 0; margin: 0; cursor: pointer; font: inherit; }
 .turn-bar { background: var(--turn); opacity: 0.75; }
+.phase-bar { position: absolute; height: 16px; min-width: 5px; border-radius: 4px; background: var(--phase); color: var(--phase-text); font-size: 10.5px; line-height: 16px; padding: 0 4px; box-sizing: border-box; overflow: hidden; white-space: nowrap; text-overflow: clip; }
 .turn-bar:hover { opacity: 1; }
 .call-bar { background: var(--c); box-shadow: inset 0 0 0 1px rgba(0, 0, 0, 0.12); transition: filter 0.1s, opacity 0.15s; }
 .call-bar:hover { filter: brightness(1.12); z-index: 2; }

@@ -57,11 +57,25 @@ const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "
  * backslash-escaped, @mentions and #references defused with a zero-width space so a comment pings nobody.
  */
 export function escapeMarkdownInline(text: string): string {
-  return oneLine(stripControl(text))
-    .replace(/[&<>"]/g, (char) => HTML_ESCAPES[char] ?? char)
-    .replace(/[\\`*_[\]{}|~!#]/g, "\\$&")
+  return defuseGitHubReferences(
+    oneLine(stripControl(text))
+      .replace(/[&<>"]/g, (char) => HTML_ESCAPES[char] ?? char)
+      .replace(/[\\`*_[\]{}|~!#]/g, "\\$&"),
+  );
+}
+
+/**
+ * Text agent-ci did not write (the model's), made inert on GitHub wherever it goes (a comment, a pull
+ * request's title and body, a commit message, a review): @mentions and team mentions ping nobody, and #42,
+ * GH-42 and issue links after a closing keyword ("Closes https://github.com/o/r/issues/42") neither link nor
+ * close an issue. A zero-width space after the @ or # (or inside the keyword) is all it takes; the text reads the same.
+ */
+export function defuseGitHubReferences(text: string): string {
+  return text
     .replace(/@(?=[A-Za-z0-9])/g, "@\u200b")
-    .replace(/#(?=\d)/g, "#\u200b");
+    .replace(/#(?=\d)/g, "#\u200b")
+    .replace(/\b(GH)-(?=\d)/gi, "$1-\u200b")
+    .replace(/\b(clos|fix|resolv)(e[sd]?|es|ed)?(?=:?\s+https?:\/\/)/gi, "$1\u200b$2");
 }
 
 /** Untrusted text inside <code> (monospace) for a table cell. Empty text shows as an em dash. */
@@ -472,6 +486,25 @@ function compactionsSection(report: RunReport): string {
   return details(`<b>Context window: ${plural(compactions.length, "compaction")}</b>`, body);
 }
 
+/** Where the run's time went: each phase with when it began, how long it took and its share of the run. */
+function phasesSection(report: RunReport): string {
+  const phases = report.phases ?? [];
+  if (phases.length === 0) return "";
+  const total = Math.max(1, report.durationMs);
+  const rows = phases.map((p) => [
+    p.name,
+    formatDuration(p.startOffsetMs),
+    formatDuration(p.durationMs),
+    `${Math.round((p.durationMs / total) * 100)}%`,
+  ]);
+  const body = table(["Phase", "At", "Took", "Of the run"], ["l", "r", "r", "r"], rows);
+  const longest = phases.reduce((a, b) => (b.durationMs > a.durationMs ? b : a));
+  return details(
+    `<b>Phases (${formatInt(phases.length)})</b>: longest ${longest.name}, ${formatDuration(longest.durationMs)}`,
+    body,
+  );
+}
+
 function yesNo(value: boolean): string {
   return value ? "yes" : "**no**";
 }
@@ -591,6 +624,7 @@ function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): stri
     callsSection(report, plan),
     turnsSection(report, plan),
     compactionsSection(report),
+    phasesSection(report),
     plan.runDetails ? runDetails(report) : "",
     footer(report, options),
   ];

@@ -278,6 +278,35 @@ export const Turn = z
   .meta({ id: "Turn" });
 export type Turn = z.infer<typeof Turn>;
 
+/**
+ * The run's phases, in the order they run: the sandbox's assembly (the engine, the images, the container
+ * created and started, the workspace copied in with the checks and the baseline after it, the setup
+ * commands), then the run's own (the tool calls and turns, the patch's export, verify, the teardown).
+ */
+export const RUN_PHASES = [
+  "engine",
+  "images",
+  "container",
+  "start",
+  "copy-in",
+  "checks",
+  "baseline",
+  "setup",
+  "calls",
+  "patch",
+  "verify",
+  "teardown",
+] as const;
+export type RunPhaseName = (typeof RUN_PHASES)[number];
+export const Phase = z
+  .object({
+    name: z.enum(RUN_PHASES),
+    startOffsetMs: Milliseconds.describe("Start, relative to startedAt."),
+    durationMs: Milliseconds,
+  })
+  .meta({ id: "Phase" });
+export type Phase = z.infer<typeof Phase>;
+
 /** How the conversation was made smaller: by agent-ci, or by the API's own context_management edits. */
 export const COMPACTION_STRATEGIES = ["clear_tool_results", "api_clear_tool_uses", "api_compaction"] as const;
 export const Compaction = z
@@ -488,6 +517,16 @@ export const Egress = z
       .array(z.string())
       .describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
     connections: z.array(EgressConnection).describe("Every attempt, in the order it ended."),
+    sidecarHardening: Hardening.omit({ enforcedAt: true })
+      .extend({
+        missing: z
+          .array(z.string())
+          .describe("What the engine did not apply to the sidecar (empty unless --allow-weak-hardening)."),
+      })
+      .optional()
+      .describe(
+        "The egress sidecar's hardening, read back from the engine and from inside as the run container's is.",
+      ),
   })
   .meta({ id: "Egress" });
 export type Egress = z.infer<typeof Egress>;
@@ -547,6 +586,12 @@ export const RunReport = z
     policy: Policy,
     model: Model,
     limits: Limits,
+    phases: z
+      .array(Phase)
+      .optional()
+      .describe(
+        "Where the run's time went, phase by phase in the order they began (images built on a first run, the container's start, the copy-in, the calls, verify…); a run that ended early has the phases it reached.",
+      ),
     toolCalls: z.array(ToolCall),
     turns: z.array(Turn),
     compactions: z

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { parseGitDiff, type DiffFile } from "../report/diff-parse.js";
 import { capText } from "../report/format.js";
+import { defuseGitHubReferences } from "../report/markdown.js";
 
 /** GitHub refuses a review or comment body over 65,536 characters: agent-ci stays well below. */
 const COMMENT_BODY_MAX_CHARS = 8_000;
@@ -136,7 +137,11 @@ const SEVERITY_LABELS: Record<Finding["severity"], string> = {
 
 /** The text of one inline comment. */
 export function commentBody(finding: Finding): string {
-  return capText(`**${SEVERITY_LABELS[finding.severity]}**: ${finding.body}`, COMMENT_BODY_MAX_CHARS);
+  // The finding is the model's text: it pings no one and links no issue.
+  return capText(
+    `**${SEVERITY_LABELS[finding.severity]}**: ${defuseGitHubReferences(finding.body)}`,
+    COMMENT_BODY_MAX_CHARS,
+  );
 }
 
 /** The review's summary: the marker, the agent's summary, and the findings that could not be inline. */
@@ -147,7 +152,10 @@ export function reviewBody(options: {
   runUrl?: string;
 }): string {
   const { placed } = options;
-  const summary = capText(options.summary.trim() || "(no summary)", COMMENT_BODY_MAX_CHARS);
+  const summary = capText(
+    defuseGitHubReferences(options.summary.trim()) || "(no summary)",
+    COMMENT_BODY_MAX_CHARS,
+  );
   const lines = [options.marker, "### agent-ci review", "", summary, ""];
   const counts = `${placed.inline.length} inline comment(s)${placed.outside.length ? `, ${placed.outside.length} finding(s) outside the diff` : ""}.`;
   lines.push(counts);

@@ -26,6 +26,8 @@ export interface CrossFields {
   network: (typeof NETWORK_POLICIES)[number];
   setup: readonly string[];
   allowDomain: readonly string[];
+  setupAllowDomain: readonly string[];
+  allowPrivateHost: readonly string[];
   task: (typeof TASKS)[number];
   outputSchema?: unknown;
 }
@@ -41,6 +43,8 @@ export const CLI_FACE: ConfigFace = {
     network: "--network",
     setup: "--setup",
     allowDomain: "--allow-domain",
+    setupAllowDomain: "--setup-allow-domain",
+    allowPrivateHost: "--allow-private-host",
     task: "--task",
     outputSchema: "--output-schema",
   },
@@ -69,6 +73,10 @@ export function crossFieldProblems(c: CrossFields, face: ConfigFace): string[] {
     );
   if (c.network !== "allowlist" && c.allowDomain.length)
     problems.push(about("allowDomain", `needs ${about("network", "allowlist")}`));
+  if (c.network !== "setup" && c.setupAllowDomain.length)
+    problems.push(about("setupAllowDomain", `needs ${about("network", "setup")}`));
+  if (c.network !== "allowlist" && c.network !== "setup" && c.allowPrivateHost.length)
+    problems.push(about("allowPrivateHost", `needs ${about("network", "allowlist")} or setup`));
   return problems;
 }
 
@@ -244,11 +252,6 @@ export const RunConfig = z
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
     for (const message of crossFieldProblems(c, CLI_FACE)) ctx.addIssue({ code: "custom", message });
-    if (c.setupAllowDomain.length && c.network !== "setup")
-      ctx.addIssue({ code: "custom", message: "--setup-allow-domain needs --network setup" });
-    if (c.network !== "allowlist" && c.network !== "setup" && c.allowPrivateHost.length) {
-      ctx.addIssue({ code: "custom", message: "--allow-private-host needs --network allowlist or setup" });
-    }
     if (c.caCert !== undefined) {
       try {
         readCaCert(c.caCert);

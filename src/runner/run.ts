@@ -15,9 +15,10 @@ import {
   writeReportFiles,
   writeReportFilesSync,
 } from "../report/index.js";
-import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/index.js";
+import type { Redactor, RunReportInput, ExitReason, RunReport, RunPhaseName } from "../report/index.js";
 import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
+import type { StartRecord } from "../sandbox/assemble.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { isStdio, loadMcpConfig, type McpConfigResult } from "../mcp/config.js";
@@ -222,11 +223,32 @@ interface RunContext {
   mcpConfigError?: Error;
   /** Every known secret: the run's own and the MCP servers' values. */
   secrets: string[];
+  /** The run's own phases after the sandbox's start (calls, patch, verify, teardown), as they end. */
+  phases: TimedPhase[];
+}
+
+/** A phase of the run, in performance.now() time. */
+interface TimedPhase {
+  name: RunPhaseName;
+  start: number;
+  end: number;
+}
+
+/** Runs `step` as the run's phase `name`, recording its time whether it succeeds or throws. */
+async function timed<T>(ctx: RunContext, name: RunPhaseName, step: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await step();
+  } finally {
+    ctx.phases.push({ name, start, end: performance.now() });
+  }
 }
 
 /** How the agent phase left things, for finishRun. */
 interface AgentPhase {
   sandbox?: DockerSandbox;
+  /** What the sandbox's start made and timed, complete or not: the record of a start that failed. */
+  start: StartRecord;
   policy?: PreparedPolicy;
   mcp?: McpManager;
   tools?: RunToolSet;
@@ -279,6 +301,7 @@ export async function runAgent(
     mcpConfig,
     mcpConfigError,
     secrets,
+    phases: [],
   };
   const deadline = Date.now() + config.timeoutMs;
 
@@ -293,7 +316,7 @@ export async function runAgent(
     controller.abort(new Error("timeout"));
   }, config.timeoutMs);
 
-  const phase: AgentPhase = {};
+  const phase: AgentPhase = { start: { phases: [] } };
   // When the loop does not answer at the deadline, the watchdog removes the container and, on this thread,
   // writes the record from what the loop has filled so far, then exits with the timeout code.
   const watchdog = new Watchdog({
@@ -421,6 +444,7 @@ async function runAgentPhase(
     allowWeakHardening: config.allowWeakHardening,
     sharedWorkspace: mcpServers.some(isStdio),
     progress: log,
+    startRecord: phase.start,
   });
   phase.sandbox = sandbox;
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
@@ -514,18 +538,20 @@ async function runAgentPhase(
     budget,
     loop,
   );
-  await runAgentLoop(
-    {
-      driver,
-      pipeline,
-      sandbox,
-      events,
-      budget,
-      runId,
-      runStart: ctx.runStart,
-      progress: ctx.io.progress ? log : undefined,
-    },
-    conversation,
+  await timed(ctx, "calls", () =>
+    runAgentLoop(
+      {
+        driver,
+        pipeline,
+        sandbox,
+        events,
+        budget,
+        runId,
+        runStart: ctx.runStart,
+        progress: ctx.io.progress ? log : undefined,
+      },
+      conversation,
+    ),
   );
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
@@ -603,15 +629,18 @@ async function finishRun(
   await phase.mcp
     ?.close()
     .catch((e: unknown) => log(`closing the MCP servers failed: ${(e as Error).message}`));
-  const patch = await exportPatch(sandbox, policy, log);
+  const patch = sandbox
+    ? await timed(ctx, "patch", () => exportPatch(sandbox, policy, log))
+    : await exportPatch(sandbox, policy, log);
   if (sandbox && patch.note && !failure) {
     // The agent finished, but its work could not be exported (a command wiped agent-ci's baseline under /tmp,
     // say): that is not "no changes", and the exit code must say so.
     failure = { reason: "engine_error", kind: "PatchExportError", message: patch.note };
   }
-  await sandbox
-    ?.dispose()
-    .catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`));
+  if (sandbox)
+    await timed(ctx, "teardown", () =>
+      sandbox.dispose().catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`)),
+    );
   // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
   await watchdog.stop();
   const outputErrors: string[] = [];
@@ -637,24 +666,26 @@ async function finishRun(
     policy &&
     failure?.reason !== "engine_error" &&
     failure?.reason !== "cancelled"
-      ? await runVerify({
-          runId,
-          config,
-          imageName: sandbox.image.name,
-          patch: patch.bytes,
-          log,
-          signal: cancel,
-          excludeFromCopy: policy.excludeFromCopy,
-        }).catch((e: unknown): VerifyResult => {
-          log(`verify could not run: ${(e as Error).message}`);
-          return {
-            command: config.verify ?? "",
-            applied: false,
-            exitCode: null,
-            outputTail: redactor.redact((e as Error).message),
-            durationMs: 0,
-          };
-        })
+      ? await timed(ctx, "verify", () =>
+          runVerify({
+            runId,
+            config,
+            imageName: sandbox.image.name,
+            patch: patch.bytes,
+            log,
+            signal: cancel,
+            excludeFromCopy: policy.excludeFromCopy,
+          }).catch((e: unknown): VerifyResult => {
+            log(`verify could not run: ${(e as Error).message}`);
+            return {
+              command: config.verify ?? "",
+              applied: false,
+              exitCode: null,
+              outputTail: redactor.redact((e as Error).message),
+              durationMs: 0,
+            };
+          }),
+        )
       : undefined;
 
   const exitReason: ExitReason = failure?.reason ?? "completed";
@@ -740,6 +771,8 @@ interface ReportParts {
   exitReason: ExitReason;
   failure?: RunFailure;
   sandbox?: DockerSandbox;
+  start: StartRecord;
+  phases: TimedPhase[];
   policy?: PreparedPolicy;
   loop: LoopResult;
   state: RunState;
@@ -757,6 +790,25 @@ interface ReportParts {
   tools?: RunToolSet;
   mcpConfig?: McpConfigResult;
   secrets: string[];
+}
+
+/** The sandbox's start steps and the run's own phases, from the run's start, in the order they began. */
+function recordedPhases(p: ReportParts): RunReportInput["phases"] {
+  const origin = p.start.origin ?? p.runStart;
+  const offset = (at: number) => Math.max(0, Math.round(at - p.runStart));
+  const phases = [
+    ...p.start.phases.map((s) => ({
+      name: s.phase,
+      startOffsetMs: offset(origin + s.startMs),
+      durationMs: Math.round(s.durationMs),
+    })),
+    ...p.phases.map((s) => ({
+      name: s.name,
+      startOffsetMs: offset(s.start),
+      durationMs: Math.round(s.end - s.start),
+    })),
+  ];
+  return phases.length ? phases.sort((a, b) => a.startOffsetMs - b.startOffsetMs) : undefined;
 }
 
 function buildReport(p: ReportParts): RunReportInput {
@@ -888,7 +940,8 @@ function buildReport(p: ReportParts): RunReportInput {
       ...(c.agent ? { agent: c.agent } : {}),
       narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,
     }));
-  const recorded = sandboxRecord(sandbox, policy?.enforcedAt ?? []);
+  // A start that failed after the sandbox was built (its setup, say) records what it had all the same.
+  const recorded = sandboxRecord(sandbox ?? p.start.parts, policy?.enforcedAt ?? []);
   const runs = p.subagents?.runs ?? [];
   const usage = runs.reduce((sum, r) => addUsage(sum, r.loop.usage), loop.usage);
   const costUsd = runs.reduce((sum, r) => sum + r.loop.costUsd, loop.costUsd);
@@ -939,6 +992,7 @@ function buildReport(p: ReportParts): RunReportInput {
       thinkingBudget: config.thinkingBudget,
     },
     limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, timeoutMs: config.timeoutMs },
+    phases: recordedPhases(p),
     toolCalls,
     turns: loop.turns.map(({ costUsd: _cost, ...t }) => ({
       ...t,

@@ -1,6 +1,7 @@
 // What a run takes from its sandbox at the end: the patch, and what report.json records of the sandbox
 // itself (the copy-in, the image, the hardening read back, the egress ledger).
 import { Hardening as HardeningSchema, type RunReportInput } from "../report/index.js";
+import type { SandboxParts } from "../sandbox/assemble.js";
 import type { DockerSandbox } from "../sandbox/docker-sandbox.js";
 import { ruleText } from "../policy/network.js";
 import type { PreparedPolicy } from "./policy-setup.js";
@@ -10,9 +11,12 @@ const RecordedHardening = HardeningSchema.omit({ enforcedAt: true });
 
 type RecordedWorkspace = RunReportInput["workspace"];
 
+/** What the record reads of a sandbox: a started one's, or the parts of one whose start failed after it was built. */
+type RecordedParts = Pick<SandboxParts, "copy" | "image" | "emulated" | "tools" | "hardening" | "egress">;
+
 /** The sandbox's part of report.json; a run that never had a sandbox records an empty copy and nothing else. */
 export function sandboxRecord(
-  sandbox: DockerSandbox | undefined,
+  sandbox: RecordedParts | undefined,
   enforcedAt: NonNullable<RunReportInput["hardening"]>["enforcedAt"],
 ): {
   copy: Pick<RecordedWorkspace, "filesCopied" | "bytesCopied" | "skipped" | "ignoredLeftOut">;
@@ -55,6 +59,16 @@ export function sandboxRecord(
           allowedHosts: sandbox.egress.options.rules.map(ruleText),
           privateHosts: sandbox.egress.options.privateHosts,
           connections: sandbox.egress.entries,
+          sidecarHardening: sandbox.egress.hardening
+            ? {
+                ...RecordedHardening.parse({
+                  ...sandbox.egress.hardening,
+                  seccomp:
+                    sandbox.egress.hardening.seccomp === "2" ? "default" : sandbox.egress.hardening.seccomp,
+                }),
+                missing: sandbox.egress.hardening.missing,
+              }
+            : undefined,
         }
       : undefined,
   };

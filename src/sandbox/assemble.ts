@@ -49,13 +49,13 @@ import { HelperLink } from "./helper-link.js";
 import type { ExecOpRequest, ResponseHeader } from "./helper-protocol.js";
 import { type ResolvedImage, resolveImage, userImage } from "./image.js";
 import { PrebuiltImages } from "./prebuilt.js";
+import type { RunPhaseName } from "../report/index.js";
 import { RunObjects } from "./run-objects.js";
 import { EngineError, type Sandbox, SandboxFsError, WORKSPACE_ROOT } from "./sandbox.js";
 import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
 
-/** The assembly's steps, in the order they run. */
-export type StartPhase =
-  "engine" | "images" | "container" | "start" | "copy-in" | "checks" | "baseline" | "setup";
+/** The assembly's steps, in the order they run: the run's phases (report.json) up to its tool calls. */
+export type StartPhase = Exclude<RunPhaseName, "calls" | "patch" | "verify" | "teardown">;
 
 /** One step of the assembly: when it began (since the assembly began) and how long it took. */
 export interface PhaseTiming {
@@ -86,10 +86,28 @@ export function startTimings(phases: readonly PhaseTiming[]): StartTimings {
   };
 }
 
+/**
+ * What the start has made so far, filled as it goes: the caller passes one in and reads it on every way out,
+ * so that a start that fails (a setup command's exit, say) still has its steps' timings and, once the sandbox
+ * was built, what it was made of (its image, hardening read back, copy-in and egress ledger) on record.
+ */
+export interface StartRecord {
+  /** performance.now() when the assembly began: the steps' startMs count from it. */
+  origin?: number;
+  phases: PhaseTiming[];
+  /** The sandbox's parts, once built; the steps after it (baseline, setup) may still fail. */
+  parts?: SandboxParts;
+}
+
 /** Runs the steps one after the other, recording each one's timing (a failed one's too). */
 class PhaseClock {
-  readonly phases: PhaseTiming[] = [];
+  readonly phases: PhaseTiming[];
   private readonly origin = performance.now();
+
+  constructor(record: StartRecord) {
+    record.origin = this.origin;
+    this.phases = record.phases;
+  }
 
   async run<T>(phase: StartPhase, step: () => Promise<T>): Promise<T> {
     const start = performance.now();
@@ -165,7 +183,8 @@ export async function assembleSandbox<S extends Assembled>(
     worldReadable: options.readOnlyWorkspace,
   });
   planning.catch(() => undefined);
-  const clock = new PhaseClock();
+  const record = options.startRecord ?? { phases: [] };
+  const clock = new PhaseClock(record);
   const { docker, engine } = await clock.run("engine", async () => {
     const docker = createDockerClient();
     const engine = await pingEngine(docker);
@@ -204,7 +223,10 @@ export async function assembleSandbox<S extends Assembled>(
     const { copy, copiedBy } = await clock.run("copy-in", async () => {
       const plan = await planning;
       const into = { docker, container, objects, options, profile, image: image.name, toolbelt };
-      const [copiedBy] = await Promise.all([copyIn(into, plan), link.start()]);
+      const [copiedBy] = await Promise.all([
+        copyIn(into, plan),
+        makeTmpWritable(docker, container).then(() => link.start()),
+      ]);
       if (options.sharedWorkspace && !options.readOnlyWorkspace) await shareWorkspace(link, commands);
       return { copy: await copySummary(plan), copiedBy };
     });
@@ -216,7 +238,7 @@ export async function assembleSandbox<S extends Assembled>(
       await refreshed;
       return { hardening, oomKills, tools };
     });
-    const sandbox = build({
+    record.parts = {
       container,
       image,
       emulated,
@@ -228,7 +250,8 @@ export async function assembleSandbox<S extends Assembled>(
       copiedBy,
       ...checked,
       phases: clock.phases,
-    });
+    };
+    const sandbox = build(record.parts);
     await clock.run("baseline", () => sandbox.recordBaseline());
     const setup = options.setup ?? [];
     if (setup.length)
@@ -305,6 +328,7 @@ async function createContainer(
       options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} },
       containerUlimits(profile),
       started,
+      options.allowWeakHardening,
     );
     objects.addEgress(egress);
     // A sidecar that fails before its container starts: the run's start goes on, and meets the failure later.
@@ -368,6 +392,21 @@ async function oneShotExec(
   await ended;
   const info = await withTimeout("an exec inspect", exec.inspect());
   return { exitCode: info.ExitCode ?? -1, output };
+}
+
+/**
+ * The container's /tmp, where agent-ci keeps its state and the agent's commands their temporary files, made
+ * writable by everyone (1777) before the helper starts. The engine mounts a tmpfs there but gives it the mode
+ * of the image's own /tmp when it has one (mode=1777 does not win): a /tmp made by a plain mkdir (755), owned
+ * by another user, or behind a symlink left the agent's user unable to write it. The tmpfs is root's (the
+ * engine mounted it), and root may change the mode of what it owns without any capability.
+ */
+async function makeTmpWritable(docker: Docker, container: Docker.Container): Promise<void> {
+  const res = await oneShotExec(docker, container, [toolbeltProgram("chmod"), "1777", "/tmp/"], "0:0");
+  if (res.exitCode !== 0)
+    throw new EngineError(
+      `the container's /tmp could not be made writable for the agent's user (the image's /tmp, or where it points, is not a directory agent-ci can use): ${res.output.trim()}`,
+    );
 }
 
 async function installCaCert(docker: Docker, container: Docker.Container, pem: string): Promise<void> {

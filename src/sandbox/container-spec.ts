@@ -4,6 +4,7 @@
 import type Docker from "dockerode";
 import type { NetworkPolicy } from "../policy/network.js";
 import type { HostPacker, IncludeIgnored } from "./archive.js";
+import type { StartRecord } from "./assemble.js";
 import type { HelperChannel } from "./channel.js";
 import { BASE_ENV, envList } from "./command-env.js";
 import { workspaceMount } from "./copier.js";
@@ -69,6 +70,8 @@ export interface DockerSandboxOptions {
    */
   sharedWorkspace?: boolean;
   progress?: (line: string) => void;
+  /** Filled as the start goes, for the record of a start that fails. */
+  startRecord?: StartRecord;
 }
 
 const DEFAULTS = {

@@ -5,10 +5,12 @@
 // is: agent-ci brings everything it needs itself.
 import crypto from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
 import { pack as tarPack } from "tar-stream";
+import { formatDuration } from "../report/format.js";
 import { withTimeout } from "./engine.js";
 import type { PrebuiltImages } from "./prebuilt.js";
 import { EngineError } from "./sandbox.js";
@@ -48,6 +50,21 @@ export function baseImageFor(architecture: string): string {
   return `${namespace}/${DEFAULT_BASE_IMAGE}`;
 }
 const BUILD_TIMEOUT_MS = 20 * 60_000;
+
+/**
+ * Where agent-ci keeps its logs on this machine (scripts/ensure-engine.sh writes its own there too): a build's
+ * thousands of lines of apt output go to a file, and the terminal gets one line per step.
+ */
+export function stateDir(): string {
+  const state = process.env.XDG_STATE_HOME || path.join(os.homedir(), ".local", "state");
+  return process.env.AGENT_CI_STATE_DIR || path.join(state, "agent-ci");
+}
+
+/** The log of one image's build, by its tag: a rebuild of the same inputs overwrites its own log only. */
+export function buildLogPath(tag: string): string {
+  return path.join(stateDir(), `build-${tag.replace(/[^A-Za-z0-9._-]/g, "-")}.log`);
+}
+const LOG_TAIL_LINES = 20;
 
 /** A file or folder of the package: src/sandbox/image.ts and dist/*.js sit one or two levels below its root. */
 export function packagePath(name: string): string {
@@ -157,7 +174,11 @@ function ensureEngineCommand(recipe: BuildRecipe): string {
   return `${base}bash scripts/ensure-engine.sh`;
 }
 
-/** Builds the recipe unless its tag exists already; returns the tag. `progress` gets each build output line. */
+/**
+ * Builds the recipe unless its tag exists already; returns the tag. The build's output goes to its log
+ * (buildLogPath); `progress` gets a line when the build starts (with the log's path) and one when it ends,
+ * with its duration. A failed build's error carries the log's last lines and its path.
+ */
 export async function ensureBuilt(
   docker: Docker,
   recipe: BuildRecipe,
@@ -181,47 +202,62 @@ export async function ensureBuilt(
         `(it pulls it, or builds it locally with debootstrap), or set ${baseImageVariable(recipe.architecture)} to an image you have`,
     );
   }
+  const logPath = buildLogPath(tag);
+  fs.mkdirSync(path.dirname(logPath), { recursive: true });
+  const log = fs.createWriteStream(logPath);
+  const logClosed = new Promise<void>((resolve) => log.on("close", resolve).on("error", () => resolve()));
+  const started = performance.now();
   progress(
-    `building ${recipe.what} ${tag}${recipe.architecture ? ` for ${recipe.architecture}, under emulation` : ""} (first run on this engine only; a few minutes)`,
+    `building ${recipe.what} ${tag}${recipe.architecture ? ` for ${recipe.architecture}, under emulation` : ""} (first run on this engine only; a few minutes; log: ${logPath})`,
   );
-  const stream = await docker.buildImage(contextTar(recipe.files), {
-    t: tag,
-    nocache: Boolean(options.noCache),
-    buildargs: { BASE_IMAGE: recipe.baseImage },
-    labels: { "agent-ci.image": recipe.label },
-    ...(recipe.architecture ? { platform: `linux/${recipe.architecture}` } : {}),
-  });
+  // The last lines, for the error: what failed is at the end, and the log holds the rest.
   const tail: string[] = [];
-  const building = new Promise<void>((resolve, reject) => {
-    docker.modem.followProgress(
-      stream,
-      (err: Error | null) => (err ? reject(err) : resolve()),
-      (event: BuildEvent) => {
-        const error = event.error ?? event.errorDetail?.message;
-        if (error) tail.push(`ERROR ${error}`);
-        for (const line of (event.stream ?? "").split("\n")) {
-          if (!line.trim()) continue;
-          tail.push(line);
-          if (tail.length > 30) tail.shift();
-          progress(line);
-        }
-      },
-    );
-  });
+  const record = (line: string) => {
+    log.write(`${line}\n`);
+    tail.push(line);
+    if (tail.length > LOG_TAIL_LINES) tail.shift();
+  };
+  const building = (async () => {
+    const stream = await docker.buildImage(contextTar(recipe.files), {
+      t: tag,
+      nocache: Boolean(options.noCache),
+      buildargs: { BASE_IMAGE: recipe.baseImage },
+      labels: { "agent-ci.image": recipe.label },
+      ...(recipe.architecture ? { platform: `linux/${recipe.architecture}` } : {}),
+    });
+    await new Promise<void>((resolve, reject) => {
+      docker.modem.followProgress(
+        stream,
+        (err: Error | null) => (err ? reject(err) : resolve()),
+        (event: BuildEvent) => {
+          const error = event.error ?? event.errorDetail?.message;
+          if (error) record(`ERROR ${error}`);
+          for (const line of (event.stream ?? "").split("\n")) if (line.trim()) record(line);
+        },
+      );
+    });
+  })();
   // "exec format error" from a build for another architecture: the engine's host does not emulate it.
   const emulation = recipe.architecture
     ? `\n(${recipe.architecture} programs run on this engine only under emulation: register qemu-user-static with binfmt_misc on its host, e.g. \`${ensureEngineCommand(recipe)}\` as root; Docker Desktop does it itself)`
     : "";
+  let failure: string | undefined;
   try {
     await withTimeout(`the build of ${recipe.what}`, building, BUILD_TIMEOUT_MS);
+    if (!(await imageExists(docker, tag))) failure = "no image came out of it";
   } catch (e) {
+    failure = (e as Error).message;
+  } finally {
+    log.end();
+    await logClosed;
+  }
+  const elapsed = formatDuration(performance.now() - started);
+  if (failure !== undefined) {
     throw new EngineError(
-      `building ${recipe.what} failed: ${(e as Error).message}\n${tail.join("\n")}${emulation}`,
+      `building ${recipe.what} failed after ${elapsed}: ${failure}\n${tail.join("\n")}\n(the whole build log: ${logPath})${emulation}`,
     );
   }
-  if (!(await imageExists(docker, tag))) {
-    throw new EngineError(`building ${recipe.what} failed:\n${tail.join("\n")}${emulation}`);
-  }
+  progress(`built ${recipe.what} in ${elapsed}`);
   return tag;
 }
 

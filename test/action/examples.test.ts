@@ -1,11 +1,14 @@
 // The example workflows users copy: valid YAML, agent-ci used with inputs that exist, the model never in a
 // job that can write to the repository (the two-job pattern), no `${{ }}` expression inside a shell script
-// (untrusted text only through environment variables: RELIABILITY U5), and explicit permissions everywhere.
+// (untrusted text only through environment variables: RELIABILITY U5), explicit permissions everywhere, and
+// every pull request opened by the publish action, never by a hand-written commit, push or `gh pr create`
+// (which would skip its checks of the patch: base commit, protected paths, secret findings, size).
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { INPUT_NAMES } from "../../src/action/inputs.js";
+import { PUBLISH_INPUT_DEFAULTS } from "../../src/publish/action.js";
 
 const dir = path.resolve(import.meta.dirname, "../../examples/workflows");
 const files = fs.readdirSync(dir).filter((f) => f.endsWith(".yml"));
@@ -25,6 +28,17 @@ interface Workflow {
 }
 
 const AGENT_CI = "OWNER/agent-ci@v1";
+const PUBLISH = "OWNER/agent-ci/publish@v1";
+
+/** Shell that publishes by hand: a commit, a push, or a pull request opened or edited with gh / the API. */
+const HAND_PUBLISHING: RegExp[] = [
+  /\bgit\b[^\n;&|]*\s(push|commit)\b/,
+  /\bgh\s+pr\s+(create|edit|merge)\b/,
+  /\bgh\s+api\b[^\n;&|]*\/pulls\b/,
+];
+function handPublishing(script: string): string | undefined {
+  return HAND_PUBLISHING.map((re) => re.exec(script)?.[0]).find((m) => m !== undefined);
+}
 
 describe("examples/workflows", () => {
   it("has the examples issue 7 asks for", () => {
@@ -66,6 +80,23 @@ describe("examples/workflows", () => {
         for (const step of job.steps) if (step.run) expect(step.run).not.toContain("${{");
     });
 
+    it("opens pull requests only through the publish action, with inputs it has", () => {
+      for (const [name, job] of jobs) {
+        for (const step of job.steps) {
+          if (step.run) expect(handPublishing(step.run), `${name}: publishes by hand`).toBeUndefined();
+          if (step.uses === PUBLISH)
+            for (const key of Object.keys(step.with ?? {}))
+              expect(Object.keys(PUBLISH_INPUT_DEFAULTS), `unknown publish input ${key}`).toContain(key);
+        }
+        // A job that may write the code is there to publish: it does so with the publish action.
+        if (job.permissions?.contents === "write")
+          expect(
+            job.steps.map((s) => s.uses),
+            `${name} publishes with ${PUBLISH}`,
+          ).toContain(PUBLISH);
+      }
+    });
+
     it("runs agent-ci without leaving credentials in the checkout it hands to the sandbox", () => {
       for (const [, job] of jobs) {
         if (!job.steps.some((s) => s.uses === AGENT_CI)) continue;
@@ -73,5 +104,23 @@ describe("examples/workflows", () => {
         expect(checkout?.with?.["persist-credentials"]).toBe(false);
       }
     });
+  });
+});
+
+describe("hand-written publishing", () => {
+  it.each([
+    'git push origin "$branch"',
+    'git -c user.name=x commit -m "fix"',
+    'gh pr create --head "$branch" --title t',
+    "gh api repos/o/r/pulls -f head=b",
+  ])("is recognised: %s", (script) => {
+    expect(handPublishing(`set -e\n${script}\n`)).toBeDefined();
+  });
+  it.each([
+    'git apply --directory="packages/$p" "$dir/patch.diff"',
+    "git diff --cached --binary > out",
+    "echo push",
+  ])("leaves other shell alone: %s", (script) => {
+    expect(handPublishing(script)).toBeUndefined();
   });
 });

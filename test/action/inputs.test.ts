@@ -1,6 +1,9 @@
 // Inputs → ActionInputs → RunConfig: defaults apply without a runner, every bad value is reported by input
 // name in one error, lists split like rules, and the token lands in `secrets` only (never in a field that
 // reaches the container).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   ActionInputError,
@@ -12,6 +15,9 @@ import { splitList } from "../../src/github/inputs.js";
 import { toRunConfigInput } from "../../src/action/run-config.js";
 import { parseRunConfig } from "../../src/runner/config.js";
 import { DEFAULT_MODEL } from "../../src/runner/pricing.js";
+
+/** This host's trusted CAs (Debian's bundle): a PEM file to pass as ca_cert. */
+const HOST_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
 
 const inputs = (given: Partial<Record<InputName, string>> = {}) =>
   parseActionInputs((name) => given[name] ?? "");
@@ -112,6 +118,15 @@ describe("parseActionInputs", () => {
     expect(() => inputs({ prompt: "a", prompt_file: "b" })).toThrow(/prompt and prompt_file/);
   });
 
+  it("refuses the network inputs that need another network, in the inputs' own words", () => {
+    expect(() => inputs({ network: "on", setup_allowed_domains: "npm" })).toThrow(
+      /setup_allowed_domains: needs network: setup/,
+    );
+    expect(() => inputs({ allow_private_hosts: "corp.internal" })).toThrow(
+      /allow_private_hosts: needs network: allowlist or setup/,
+    );
+  });
+
   it("keeps the documented defaults table complete", () => {
     expect(Object.keys(INPUT_DEFAULTS).length).toBeGreaterThanOrEqual(21);
   });
@@ -157,6 +172,41 @@ describe("toRunConfigInput", () => {
     expect(config.allow).toEqual(["Bash(npm test:*)"]);
     const { secrets: _secrets, ...rest } = config;
     expect(JSON.stringify(rest)).not.toContain(token);
+  });
+
+  it("passes the CLI's network options on: setup domains, private hosts, and a CA file from the workspace", () => {
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-ws-"));
+    fs.writeFileSync(path.join(workspace, "corp-ca.pem"), fs.readFileSync(HOST_CA_BUNDLE, "utf8"));
+    const setup = parseRunConfig(
+      toRunConfigInput({
+        inputs: inputs({
+          network: "setup",
+          setup: "npm ci",
+          setup_allowed_domains: "npm\nregistry.corp.example.com",
+          allow_private_hosts: "registry.corp.example.com=10.1.2.3",
+          ca_cert: "corp-ca.pem",
+          script: "s.json",
+        }),
+        workspace,
+        outDir: "/o",
+        prompt: "p",
+        repo: "a/b",
+      }),
+    );
+    expect(setup.setupAllowDomain).toEqual(["npm", "registry.corp.example.com"]);
+    expect(setup.allowPrivateHost).toEqual(["registry.corp.example.com=10.1.2.3"]);
+    expect(setup.caCert).toBe(path.join(workspace, "corp-ca.pem"));
+    expect(() =>
+      parseRunConfig(
+        toRunConfigInput({
+          inputs: inputs({ ca_cert: "missing.pem", script: "s.json" }),
+          workspace,
+          outDir: "/o",
+          prompt: "p",
+          repo: "a/b",
+        }),
+      ),
+    ).toThrow(/missing\.pem/);
   });
 
   it("uses ANTHROPIC_API_KEY from the environment when the input is empty, and no key for a script", () => {

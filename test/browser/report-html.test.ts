@@ -129,6 +129,29 @@ describe("report.html in Chromium", () => {
     await page.close();
   });
 
+  it("shows the run's phases as their own lane, each bar with its duration, before the first call", async () => {
+    const { page, report, problems, requests, url } = await open("small-fix", true);
+    const phases = report.phases ?? [];
+    expect(phases.length).toBeGreaterThan(0);
+    expect(await page.locator(".tl-label", { hasText: "Phases" }).count()).toBe(1);
+    const bars = page.locator(".phase-bar");
+    expect(await bars.count()).toBe(phases.length);
+    expect(await bars.evaluateAll((els) => els.map((e) => e.getAttribute("data-phase")))).toEqual(
+      phases.map((p) => p.name),
+    );
+    expect(await page.locator('.phase-bar[data-phase="calls"]').getAttribute("title")).toContain("47.8 s");
+    // Drawn where they happened: the images' bar begins left of the first call's.
+    const left = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((e) => e.getBoundingClientRect().left);
+    expect(await left('.phase-bar[data-phase="images"]')).toBeLessThan(await left(".call-bar"));
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+  });
+
   it("keeps hostile strings as text: no script runs, no markup is injected", async () => {
     const { page, problems, requests, url } = await open("denied-no-changes", false);
     await page.locator('.call-row[data-call-id="toolu_a3"]').click();

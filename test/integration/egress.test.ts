@@ -325,6 +325,70 @@ describe("runAgent with --network allowlist", () => {
   });
 });
 
+describe("a run that ends during --setup, through the CLI", () => {
+  let origins: OriginServers;
+  let host: string;
+
+  beforeAll(async () => {
+    host = await hostAddressForContainers(docker);
+    origins = await startOriginServers(host);
+  });
+  afterAll(async () => {
+    await origins?.close();
+  });
+
+  it("keeps every network attempt, the image, the hardening and the phases it reached in report.json", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-setup-fails-"));
+    const scriptFile = path.join(dir, "script.json");
+    fs.writeFileSync(scriptFile, JSON.stringify({ turns: [] }));
+    const out = path.join(dir, "out");
+    const child = spawn(
+      "node",
+      [
+        path.resolve("bin/agent-ci.js"),
+        "run",
+        ...["--workspace", makeWorkspace({ "README.md": "setup\n" })],
+        ...["--script", scriptFile, "--out", out],
+        ...["--network", "allowlist", "--allow-domain", "allowed.test"],
+        ...["--allow-private-host", `allowed.test=${host}`, "--allow-private-host", `blocked.test=${host}`],
+        ...["--ca-cert", origins.caFile],
+        "--setup",
+        `curl -sS https://allowed.test:${origins.httpsPort}/; curl -sS https://blocked.test:${origins.httpsPort}/; exit 7`,
+      ],
+      { env: { ...process.env, ANTHROPIC_API_KEY: "" }, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    expect(code, stderr).toBe(2);
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    expect(report.exitReason).toBe("config_error");
+    expect(report.egress?.connections.map((c) => [c.caller, c.host, c.decision])).toEqual([
+      ["setup", "allowed.test", "allowed"],
+      ["setup", "blocked.test", "denied"],
+    ]);
+    expect(report.image?.name).toMatch(/^agent-ci-sandbox:/);
+    expect(report.hardening?.networkMode).toMatch(/^none/);
+    // The sidecar's hardening, read back as the run container's is: all of it applied.
+    expect(report.egress?.sidecarHardening).toMatchObject({
+      missing: [],
+      readonlyRootfs: true,
+      noNewPrivileges: true,
+      init: true,
+      pidsLimit: 64,
+    });
+    expect(report.workspace.filesCopied).toBe(1);
+    // Where the time went, up to the setup that ended the run.
+    const phases = report.phases?.map((p) => p.name) ?? [];
+    expect(phases.slice(0, 2)).toEqual(["engine", "images"]);
+    expect(phases).toContain("copy-in");
+    expect(phases.at(-1)).toBe("setup");
+    expect(
+      await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } }),
+    ).toEqual([]);
+  }, 180_000);
+});
+
 describe("the watchdog with --network allowlist", () => {
   it("removes the sidecar and its volume with the run's container when it ends a blocked run", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-egress-watchdog-"));

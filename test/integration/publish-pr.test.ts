@@ -122,6 +122,8 @@ function variant(change: {
   trigger?: unknown;
   patch?: string;
   findings?: RunReport["patch"]["secretFindings"];
+  /** The agent's last words (the last turn's text). */
+  finalText?: string;
 }): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-variant-"));
   fs.cpSync(runOut, dir, { recursive: true });
@@ -132,6 +134,8 @@ function variant(change: {
     report.patch = summarizePatch(change.patch);
   }
   if (change.findings) report.patch.secretFindings = change.findings;
+  const last = report.turns.at(-1);
+  if (change.finalText !== undefined && last) last.text = change.finalText;
   fs.writeFileSync(path.join(dir, "report.json"), JSON.stringify(report));
   if (change.trigger !== undefined)
     fs.writeFileSync(path.join(dir, "trigger.json"), JSON.stringify(change.trigger));
@@ -199,6 +203,34 @@ describe("agent-ci publish", () => {
     expect(again).toEqual({ ...result, action: "unchanged", pushed: false });
     expect(fake.writes().length).toBe(writes);
     expect(remoteBranches()).toEqual(refs);
+  });
+
+  it("keeps the model's mentions and closing keywords inert; agent-ci itself names the issue, as link_issue says", async () => {
+    const finalText =
+      "Fixed add(). cc @acme/security-team. Closes #42, fixes https://github.com/acme/widgets/issues/43.";
+    const published = async (runId: string, linkIssue?: PublishPrOptions["linkIssue"]) => {
+      const out = variant({ runId, finalText, trigger: { target: { number: 42, isPullRequest: false } } });
+      const result = await publishPullRequest(options(out, await checkout(), { linkIssue }));
+      const pull = fake.pulls.get(result.pullNumber);
+      const message = git(bare(), "log", "-1", "--format=%B", result.commitSha);
+      return { title: pull?.title ?? "", body: pull?.body ?? "", message };
+    };
+    const acting = [/@acme/, /#42/, /\bfixes https:/i];
+    const byDefault = await published("run-20260101-000000-inert1");
+    for (const text of [byDefault.title, byDefault.body, byDefault.message])
+      for (const pattern of acting) expect(text.replace("Opened from #42", "")).not.toMatch(pattern);
+    // The words are all there for a person to read.
+    expect(byDefault.body.replace(/\u200b/g, "")).toContain("cc @acme/security-team. Closes #42");
+    expect(byDefault.body).toContain("Opened from #42");
+    expect(byDefault.message).toContain("Opened from #42");
+
+    const closing = await published("run-20260101-000000-inert2", "closes");
+    expect(closing.body).toContain("Fixes #42");
+    expect(closing.message).toContain("Fixes #42");
+    expect(closing.body.match(/#42/g)).toHaveLength(1);
+
+    const none = await published("run-20260101-000000-inert3", "none");
+    expect(none.body).not.toMatch(/#42|Opened from/);
   });
 
   it("works from a shallow clone that lacks the base commit (fetches it)", async () => {

@@ -342,6 +342,28 @@ describe("runAgent", () => {
       const good = await run({ script: path.join(EXAMPLE, "fix.script.json"), verify: "npm test" });
       expect(good.outcome.exitCode).toBe(0);
       expect(good.outcome.report?.verify).toMatchObject({ applied: true, exitCode: 0 });
+      // Every phase of the run in the order they began, each tool call inside the calls phase.
+      const phases = good.outcome.report?.phases ?? [];
+      expect(phases.map((p) => p.name)).toEqual([
+        "engine",
+        "images",
+        "container",
+        "start",
+        "copy-in",
+        "checks",
+        "baseline",
+        "calls",
+        "patch",
+        "teardown",
+        "verify",
+      ]);
+      const calls = phases.find((p) => p.name === "calls")!;
+      for (const call of good.outcome.report?.toolCalls ?? []) {
+        expect(call.startOffsetMs).toBeGreaterThanOrEqual(calls.startOffsetMs);
+        expect(call.startOffsetMs + call.durationMs).toBeLessThanOrEqual(
+          calls.startOffsetMs + calls.durationMs + 1,
+        );
+      }
       const bad = await run({
         script: script([
           [

@@ -1,7 +1,9 @@
 // Any Linux image runs the agent's tools: three images without Node.js, ripgrep or git (Debian's Go, Python
-// alone, and FROM scratch with nothing but a static busybox as /bin/sh). In each, a scripted run uses every
+// alone, and FROM scratch with nothing but a static busybox as /bin/sh), and the busybox image with a /tmp
+// that is not world-writable (made by mkdir, a symlink, or another user's). In each, a scripted run uses every
 // tool through agent-ci's toolbelt, runs the project's own tests with the image's toolchain, and produces a
 // patch that applies to a pristine copy.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -87,8 +89,13 @@ const PROJECTS: Record<ImageCase, Project> = {
     grep: "def average",
   },
   busybox: SHELL_PROJECT,
+  "tmp-755": SHELL_PROJECT,
+  "tmp-symlink": SHELL_PROJECT,
+  "tmp-owned": SHELL_PROJECT,
   [FOREIGN_ARCHITECTURE]: SHELL_PROJECT,
 };
+/** The busybox image, and the same with a /tmp that is not world-writable (755, a symlink, another user's). */
+const BUSYBOX_IMAGES: readonly ImageCase[] = ["busybox", "tmp-755", "tmp-symlink", "tmp-owned"];
 
 function scriptFor(p: Project): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "script.json");
@@ -122,7 +129,7 @@ function scriptFor(p: Project): string {
 
 const UNAME: Record<string, string> = { amd64: "x86_64", arm64: "aarch64" };
 
-describe.each(["go", "python", "busybox", FOREIGN_ARCHITECTURE] as const)(
+describe.each(["go", "python", ...BUSYBOX_IMAGES, FOREIGN_ARCHITECTURE] as const)(
   "a run in the %s image (no node, rg or git in it)",
   (name) => {
     it(
@@ -177,7 +184,7 @@ describe.each(["go", "python", "busybox", FOREIGN_ARCHITECTURE] as const)(
         const tools = Object.fromEntries((report.image?.tools ?? []).map((t) => [t.name, t.from]));
         expect(tools).toMatchObject({ git: "agent-ci", rg: "agent-ci", node: "agent-ci" });
         // Debian's images have their own bash, and the Bash tool uses it; the busybox image has none.
-        expect(tools.bash).toBe(name === "busybox" ? "agent-ci" : "image");
+        expect(tools.bash).toBe(BUSYBOX_IMAGES.includes(name) ? "agent-ci" : "image");
         if (name === "go") expect(tools.go).toBe("image");
         if (name === "python") expect(tools.python3).toBe("image");
         expect(calls[1]?.resultPreview).toContain(project.source);
@@ -199,5 +206,33 @@ describe.each(["go", "python", "busybox", FOREIGN_ARCHITECTURE] as const)(
         expect(left).toEqual([]);
       },
     );
+  },
+);
+
+describe.each(["tmp-755", "tmp-symlink", "tmp-owned"] as const)(
+  "agent-ci run --image of the %s image, through the CLI",
+  (name) => {
+    it("gives the agent's commands a /tmp they can write", { timeout: 180_000 }, () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-tmp-image-"));
+      const script = path.join(dir, "script.json");
+      const command = "mktemp && ls -ld /tmp/ | cut -c1-10";
+      fs.writeFileSync(script, JSON.stringify({ turns: [[{ name: "Bash", input: { command } }]] }));
+      const out = path.join(dir, "out");
+      const res = spawnSync(
+        "node",
+        [
+          path.resolve("bin/agent-ci.js"),
+          "run",
+          ...["--workspace", makeWorkspace({ "a.txt": "a\n" })],
+          ...["--image", fixtureImageTag(name), "--script", script, "--out", out],
+          ...["--mode", "bypassPermissions"],
+        ],
+        { encoding: "utf8", env: { ...process.env, ANTHROPIC_API_KEY: "" }, timeout: 170_000 },
+      );
+      expect(res.status, res.stderr).toBe(0);
+      const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+      expect(report.toolCalls[0]?.isError).toBeFalsy();
+      expect(report.toolCalls[0]?.resultPreview).toMatch(/^\/tmp\/tmp\.\w+\ndrwxrwxrwt\n/);
+    });
   },
 );

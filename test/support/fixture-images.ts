@@ -17,7 +17,7 @@ import {
 import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
 import { bundleServer } from "./mcp-bundle.mjs";
 
-export const FIXTURE_IMAGES = ["go", "python", "busybox"] as const;
+export const FIXTURE_IMAGES = ["go", "python", "busybox", "tmp-755", "tmp-symlink", "tmp-owned"] as const;
 export type FixtureImage = (typeof FIXTURE_IMAGES)[number];
 
 const IMAGES_DIR = fileURLToPath(new URL("../fixtures/images/", import.meta.url));

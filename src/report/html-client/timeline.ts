@@ -1,6 +1,7 @@
-// The timeline: one lane for model turns and one per tool, bars packed into rows, ticks that follow the zoom.
+// The timeline: a lane for the run's phases (where the first minutes went: images, container, copy-in…), one
+// for model turns and one per tool, bars packed into rows, ticks that follow the zoom.
 import { formatDuration, formatInt } from "../format.js";
-import type { ToolCall, Turn } from "../schema.js";
+import type { Phase, ToolCall, Turn } from "../schema.js";
 import { byId, type Child, h } from "./dom.js";
 import {
   callById,
@@ -15,8 +16,9 @@ import {
 } from "./page.js";
 
 const ROW = 22;
-/** The span the timeline shows: the run, or longer when a call or turn ends after it. */
-const totalMs = [...calls, ...report.turns].reduce(
+const phases = report.phases ?? [];
+/** The span the timeline shows: the run, or longer when a call, turn or phase ends after it. */
+const totalMs = [...calls, ...report.turns, ...phases].reduce(
   (max, span) => Math.max(max, span.startOffsetMs + span.durationMs),
   Math.max(1, report.durationMs),
 );
@@ -35,7 +37,7 @@ interface TimelineParts {
 }
 let timeline: TimelineParts | null = null;
 
-type Span = { start: number; duration: number } & ({ turn: Turn } | { call: ToolCall });
+type Span = { start: number; duration: number } & ({ turn: Turn } | { call: ToolCall } | { phase: Phase });
 interface Packed {
   placed: { item: Span; row: number }[];
   rows: number;
@@ -107,6 +109,21 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
   const tools: string[] = [];
   for (const c of calls) if (!tools.includes(c.tool)) tools.push(c.tool);
   const lanes: { label: string; color: string; count: number; packed: Packed }[] = [];
+  if (phases.length) {
+    lanes.push({
+      label: "Phases",
+      color: "var(--phase)",
+      count: phases.length,
+      // One row: phases follow each other, and a short one is read from its title rather than pushed down.
+      packed: {
+        placed: phases.map((phase) => ({
+          item: { start: phase.startOffsetMs, duration: phase.durationMs, phase },
+          row: 0,
+        })),
+        rows: 1,
+      },
+    });
+  }
   if (report.turns.length) {
     lanes.push({
       label: "Model",
@@ -164,6 +181,19 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
     const laneEl = h("div", { class: "tl-lane", style: { height: `${height}px` } });
     for (const { item, row } of lane.packed.placed) {
       const top = `${3 + row * ROW + 3}px`;
+      if ("phase" in item) {
+        const { name, durationMs } = item.phase;
+        laneEl.appendChild(
+          h("span", {
+            class: "phase-bar",
+            "data-phase": name,
+            title: `${name} \u00b7 ${fmtOffset(item.start)} \u00b7 ${formatDuration(durationMs)}`,
+            text: `${name} ${formatDuration(durationMs)}`,
+            style: { left: pct(item.start), width: pct(item.duration), top },
+          }),
+        );
+        continue;
+      }
       if ("turn" in item) {
         const turn = item.turn;
         laneEl.appendChild(
@@ -203,7 +233,9 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
   const turnSwatch = report.turns.length
     ? legendItem(h("span", { class: "swatch turn" }), "model turn")
     : null;
+  const phaseSwatch = phases.length ? legendItem(h("span", { class: "swatch phase" }), "phase") : null;
   const legendTools = h("div", { class: "legend legend-tool" }, [
+    phaseSwatch,
     turnSwatch,
     tools.map((tool) => legendItem(h("span", { class: "swatch", style: { "--c": toolColor(tool) } }), tool)),
     legendItem(h("span", { class: "swatch denied" }), "denied"),
@@ -220,6 +252,7 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
     legendItem(h("span", { class: "swatch error" }), "failed"),
     legendItem(h("span", { class: "swatch denied" }), "denied"),
     report.turns.length ? legendItem(h("span", { class: "swatch turn" }), "model turn") : null,
+    phaseSwatch?.cloneNode(true) ?? null,
   ]);
   const colorButton = (mode: string, text: string): HTMLButtonElement =>
     h("button", {
@@ -256,9 +289,9 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
       ]),
     ],
   );
-  const empty = !calls.length && !report.turns.length;
+  const empty = !calls.length && !report.turns.length && !phases.length;
   const body = empty
-    ? h("div", { class: "empty", text: "No turns and no tool calls were recorded." })
+    ? h("div", { class: "empty", text: "No phases, turns or tool calls were recorded." })
     : h("div", null, [
         legendTools,
         legendOutcome,

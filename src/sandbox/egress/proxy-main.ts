@@ -1,6 +1,6 @@
 // The egress sidecar's program: bundled into one CommonJS file (scripts/embedded.mjs), written into the
 // sidecar container and run on the toolbelt's Node. Its configuration comes in AGENT_CI_EGRESS (JSON);
-// it prints one JSON line per event on stdout — `{"ready":socket}` once listening, `{"entry":…}` per
+// it prints one JSON line per event on stdout — `{"ready":socket,"probe":…}` once listening, `{"entry":…}` per
 // connection attempt, `{"sync":n}` in answer to a `sync n` line on stdin (everything before it has been
 // printed), which agent-ci uses to read a tool call's connections when the call ends.
 import fs from "node:fs";
@@ -29,7 +29,16 @@ fs.rmSync(config.socket, { force: true });
 server.listen(config.socket, () => {
   // The run's forwarder runs as another user: it must be able to connect.
   fs.chmodSync(config.socket, 0o666);
-  emit({ ready: config.socket });
+  // The kernel's view of this process, for agent-ci to check the sidecar's hardening as it does the run's.
+  const status = fs.readFileSync("/proc/self/status", "utf8");
+  const field = (name: string) => (new RegExp(`^${name}:\\s*(.*)$`, "m").exec(status)?.[1] ?? "").trim();
+  const probe = {
+    uid: process.getuid?.() ?? null,
+    capEff: field("CapEff"),
+    noNewPrivs: field("NoNewPrivs"),
+    seccomp: field("Seccomp"),
+  };
+  emit({ ready: config.socket, probe });
 });
 
 readline.createInterface({ input: process.stdin }).on("line", (line) => {

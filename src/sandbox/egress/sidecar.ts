@@ -13,6 +13,7 @@ import readline from "node:readline";
 import { PassThrough, type Duplex } from "node:stream";
 import type Docker from "dockerode";
 import { ownerLabels, removeContainer, removeVolume, withTimeout } from "../engine.js";
+import { assessHardening, type Hardening, type InsideProbe, NON_ROOT_CHECK } from "../hardening.js";
 import { EngineError } from "../sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "../toolbelt.js";
 import type { EgressOptions } from "./allowlist.js";
@@ -93,6 +94,8 @@ export class EgressSidecar {
   private readonly streams: Duplex[] = [];
   private proxyStream: Duplex | undefined;
   private disposed = false;
+  /** The sidecar's hardening, read back from the engine and from inside as the run container's is. */
+  hardening: Hardening | undefined;
 
   private constructor(
     private readonly docker: Docker,
@@ -112,10 +115,11 @@ export class EgressSidecar {
     options: EgressOptions,
     ulimits: Docker.HostConfig["Ulimits"],
     onContainerStarted?: () => void,
+    allowWeakHardening = false,
   ): Promise<EgressSidecar> {
     const sidecar = new EgressSidecar(docker, runId, options);
     try {
-      await sidecar.create(image, toolbeltVolume, options, ulimits, onContainerStarted);
+      await sidecar.create(image, toolbeltVolume, options, ulimits, onContainerStarted, allowWeakHardening);
       return sidecar;
     } catch (e) {
       await sidecar.stop().catch(() => {});
@@ -128,10 +132,27 @@ export class EgressSidecar {
     toolbeltVolume: string,
     options: EgressOptions,
     ulimits: Docker.HostConfig["Ulimits"],
-    onContainerStarted?: () => void,
+    onContainerStarted: (() => void) | undefined,
+    allowWeakHardening: boolean,
   ): Promise<void> {
     const names = egressNames(this.runId);
     const labels = ownerLabels(this.runId);
+    const requested: Docker.HostConfig = {
+      Init: true,
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges:true"],
+      PidsLimit: 64,
+      Memory: 256 * 1024 ** 2,
+      NanoCpus: 1e9,
+      NetworkMode: "bridge",
+      Ulimits: ulimits,
+      ExtraHosts: Object.entries(options.hosts).map(([name, address]) => `${name}:${address}`),
+      Mounts: [
+        { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
+        egressMount(this.runId, false),
+      ],
+    };
     const container = await withTimeout(
       "a container create",
       this.docker.createContainer({
@@ -141,21 +162,7 @@ export class EgressSidecar {
         Cmd: [],
         User: SIDECAR_USER,
         Labels: labels,
-        HostConfig: {
-          Init: true,
-          ReadonlyRootfs: true,
-          CapDrop: ["ALL"],
-          SecurityOpt: ["no-new-privileges:true"],
-          PidsLimit: 64,
-          Memory: 256 * 1024 ** 2,
-          NetworkMode: "bridge",
-          Ulimits: ulimits,
-          ExtraHosts: Object.entries(options.hosts).map(([name, address]) => `${name}:${address}`),
-          Mounts: [
-            { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
-            egressMount(this.runId, false),
-          ],
-        },
+        HostConfig: requested,
       }),
     );
     await withTimeout("a container start", container.start());
@@ -172,11 +179,29 @@ export class EgressSidecar {
       [`AGENT_CI_EGRESS=${JSON.stringify(config)}`],
     );
     this.proxyStream = stream;
+    let probe: Probe | undefined;
     lines((line) => {
       const event = parseEvent(line);
+      if (event?.probe) probe ??= event.probe;
       if (event?.entry) this.entries.push(event.entry);
       if (event?.sync !== undefined) this.waiting.get(event.sync)?.();
     });
+    // The sidecar holds the way out: the engine must have applied what was asked of it, or it does not run.
+    const info = await withTimeout("a container inspect", container.inspect());
+    const assessed = assessHardening(
+      requested,
+      info.HostConfig,
+      { ...(probe ?? { uid: null, capEff: "", noNewPrivs: "", seccomp: "" }), userNamespaceOpen: false },
+      { user: SIDECAR_USER, workspaceWritableByAgent: false },
+    );
+    // Root by design (SIDECAR_USER): with no capabilities, no-new-privileges and a read-only root, that is
+    // what the other checks hold it to.
+    this.hardening = { ...assessed, missing: assessed.missing.filter((m) => m !== NON_ROOT_CHECK) };
+    if (this.hardening.missing.length && !allowWeakHardening)
+      throw new EngineError(
+        `the engine did not apply these settings to the egress sidecar: ${this.hardening.missing.join("; ")}. ` +
+          "Use an engine that honours them, or pass --allow-weak-hardening to run anyway (the report will say so).",
+      );
   }
 
   /**
@@ -292,9 +317,12 @@ export class EgressSidecar {
   }
 }
 
-function parseEvent(line: string): { entry?: LedgerEntry; sync?: number } | undefined {
+/** What the proxy says of itself once listening: how the kernel sees its process. */
+type Probe = Omit<InsideProbe, "userNamespaceOpen">;
+
+function parseEvent(line: string): { entry?: LedgerEntry; sync?: number; probe?: Probe } | undefined {
   try {
-    return JSON.parse(line) as { entry?: LedgerEntry; sync?: number };
+    return JSON.parse(line) as { entry?: LedgerEntry; sync?: number; probe?: Probe };
   } catch {
     return undefined;
   }

@@ -126,6 +126,23 @@ describe("review text", () => {
     expect(commentBody(f("a", 1))).toBe("**🟡 minor**: at 1");
   });
 
+  it("keeps the model's mentions and issue references inert in the review body and its comments", () => {
+    const acting = "cc @acme/security-team. Closes #42; fixes https://github.com/acme/w/issues/43";
+    const placed = placeFindings(
+      [
+        { ...f("src/a.js", 13), body: acting },
+        { ...f("README.md", 3), body: acting },
+      ],
+      DIFF,
+    );
+    const body = reviewBody({ marker: "<!-- m -->", summary: acting, placed });
+    const comment = commentBody({ ...f("src/a.js", 13), body: acting });
+    for (const text of [body, comment]) {
+      expect(text).not.toMatch(/@acme|#42|fixes https/);
+      expect(text.replace(/\u200b/g, "")).toContain(acting);
+    }
+  });
+
   it("stays under GitHub's body limit with many long findings and a huge summary", () => {
     const many = Array.from({ length: 5_000 }, (_, i) => ({
       ...f("README.md", i + 1),

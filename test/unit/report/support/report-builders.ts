@@ -349,6 +349,20 @@ export function smallFixReport(): RunReport {
       { content: "Fix add()", status: "completed" as const, activeForm: "Fixing add()" },
       { content: "Add a test", status: "completed" as const, activeForm: "Adding a test" },
     ],
+    phases: (
+      [
+        ["engine", 0, 5],
+        ["images", 5, 10],
+        ["container", 15, 40],
+        ["start", 55, 45],
+        ["copy-in", 100, 50],
+        ["checks", 150, 20],
+        ["baseline", 170, 25],
+        ["calls", 195, 47_775],
+        ["patch", 47_970, 80],
+        ["teardown", 48_050, 200],
+      ] as const
+    ).map(([name, startOffsetMs, durationMs]) => ({ name, startOffsetMs, durationMs })),
   };
   return finish(report);
 }
