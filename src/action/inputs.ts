@@ -29,6 +29,8 @@ export const INPUT_DEFAULTS = {
   allowed_tools: "",
   disallowed_tools: "",
   settings: "",
+  skills: "",
+  commands: "",
   image: "",
   network: "none",
   allowed_domains: "",
@@ -166,6 +168,8 @@ export const ActionInputs = z
     allowed_tools: list,
     disallowed_tools: list,
     settings: optionalText,
+    skills: optionalText,
+    commands: optionalText,
     image: optionalText,
     network: oneOf("network", NETWORK_POLICIES),
     allowed_domains: list.transform((entries, ctx) => {

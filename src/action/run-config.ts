@@ -16,6 +16,9 @@ export interface RunConfigParts {
   settingsPath?: string;
   /** A temp file with the output schema (inline JSON or the file read at the trusted ref). */
   outputSchemaPath?: string;
+  /** Folders of skills and slash commands (read at the trusted ref). */
+  skillsDir?: string;
+  commandsDir?: string;
   /** task: review: the pull request's base and head commits. */
   review?: { base: string; head: string };
   /** ANTHROPIC_API_KEY from the environment when the input is empty. */
@@ -30,7 +33,8 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
   const script = inputs.script ? path.resolve(parts.workspace, inputs.script) : undefined;
   return {
     workspace: parts.workspace,
-    prompt: script ? undefined : parts.prompt,
+    // A scripted run takes the prompt too: a slash command in it is expanded (and recorded) the same way.
+    prompt: parts.prompt,
     systemPromptAppend: parts.systemPromptAppend,
     script,
     model: inputs.model,
@@ -46,6 +50,9 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     allow: inputs.allowed_tools,
     deny: inputs.disallowed_tools,
     settings: parts.settingsPath,
+    skillsDir: parts.skillsDir ? [parts.skillsDir] : [],
+    commandsDir: parts.commandsDir ? [parts.commandsDir] : [],
+    instructionsSource: "action",
     // Workspace settings files may add denies only: on pull requests the workspace is the PR head.
     trustWorkspaceSettings: false,
     ruleSource: "action",

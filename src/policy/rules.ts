@@ -33,6 +33,7 @@ const TOOL_SPECIFIERS: Readonly<Record<string, SpecifierKind>> = {
   KillBash: "none",
   Task: "name",
   Agent: "name",
+  Skill: "name",
   ExitPlanMode: "none",
 };
 

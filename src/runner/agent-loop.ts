@@ -379,7 +379,7 @@ export async function runAgentLoop(
       if (record.decision?.behavior === "deny") denials += 1;
     }
     result.calls.push(...records);
-    const toolResults = ToolPipeline.toolResults(records);
+    const toolResults = ToolPipeline.userContent(records);
     messages.push({ role: "user", content: toolResults });
     events.emit({
       type: "user",

@@ -91,6 +91,8 @@ export interface ToolCallRecord {
   hookErrors?: string[];
   /** The tool_result content exactly as sent to the model. */
   content: ToolContent;
+  /** Text blocks sent after the tool results of the same message (a skill's instructions). */
+  followUp?: Anthropic.TextBlockParam[];
 }
 
 export interface PipelineOptions {
@@ -105,8 +107,8 @@ export interface PipelineOptions {
   outputDir?: string;
   /** The run's start (performance.now()), for offsets in the record. */
   runStart?: number;
-  /** Why the mode disabled a tool, for its error text. */
-  disabledReason?: string;
+  /** Why the run disabled a tool (the mode, the network), for its error text. */
+  disabledReason?: string | ((tool: string) => string | undefined);
 }
 
 type Stage = ToolCallRecord["stage"];
@@ -160,6 +162,13 @@ export class ToolPipeline {
     }));
   }
 
+  /** The user message answering a turn: its tool results, then any text the calls add after them. */
+  static userContent(
+    records: ToolCallRecord[],
+  ): Array<Anthropic.ToolResultBlockParam | Anthropic.TextBlockParam> {
+    return [...ToolPipeline.toolResults(records), ...records.flatMap((r) => r.followUp ?? [])];
+  }
+
   private concurrencySafe(call: ToolCallRequest): boolean {
     const tool = this.options.enabledTools.find((t) => t.name === call.name);
     if (!tool) return true; // answered with an error without touching the sandbox
@@ -205,6 +214,7 @@ export class ToolPipeline {
         title: result.title,
         patch: result.metadata?.patch,
         content: mapped.content,
+        ...(result.followUp?.length ? { followUp: result.followUp } : {}),
       };
     };
 
@@ -213,8 +223,10 @@ export class ToolPipeline {
     if (!tool) {
       const known = this.options.allTools.some((t) => t.name === call.name);
       const available = this.options.enabledTools.map((t) => t.name).join(", ");
+      const reason = this.options.disabledReason;
+      const why = typeof reason === "function" ? reason(call.name) : reason;
       const message = known
-        ? `Error: ${call.name} is not available in this run${this.options.disabledReason ? ` (${this.options.disabledReason})` : ""}. Available tools: ${available}`
+        ? `Error: ${call.name} is not available in this run${why ? ` (${why})` : ""}. Available tools: ${available}`
         : `Error: No such tool available: ${call.name}`;
       return finish("enabled", toolError(known ? "disabled_tool" : "unknown_tool", message));
     }

@@ -23,7 +23,10 @@ import { WorkspaceError } from "../sandbox/archive.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
 import { ruleText } from "../sandbox/egress/policy.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
-import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
+import { loadCatalogue, type Catalogue, type Instruction } from "../skills/catalogue.js";
+import { expandSlashCommand } from "../skills/slash-command.js";
+import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
+import { apiToolDefinitions } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
 import { newLoopResult, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
@@ -45,6 +48,7 @@ import {
   type ReviewTarget,
 } from "../review/task.js";
 import { systemPrompt } from "./system-prompt.js";
+import { runToolSet } from "./tool-set.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
@@ -216,6 +220,8 @@ interface RunContext {
   loop: LoopResult;
   /** Review mode: what is reviewed (set before the sandbox starts). */
   review?: ReviewTarget;
+  /** The run's skills and slash commands, and the command its prompt started with. */
+  instructions?: { catalogue: Catalogue; command?: { name: string; args: string; model?: string } };
 }
 
 /** How the agent phase left things, for finishRun. */
@@ -345,9 +351,10 @@ async function runAgentPhase(
   deadline: number,
   signal: AbortSignal,
 ): Promise<void> {
-  const { config, runId, log, events } = ctx;
-  const policy = await preparePolicy(config, runId);
+  const policy = await preparePolicy(ctx.config, ctx.runId);
   phase.policy = policy;
+  const config = applyInstructions(ctx);
+  const { runId, log, events } = ctx;
   if (config.task === "review" && config.reviewBase)
     ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
   const structured = ctx.review
@@ -359,7 +366,8 @@ async function runAgentPhase(
     // A bad key is found before a container starts (M5).
     await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
   }
-  const enabledTools = mode === "plan" ? ALL_TOOLS.filter((t) => !FILE_WRITING_TOOLS.has(t.name)) : ALL_TOOLS;
+  const toolSet = runToolSet({ mode, skills: ctx.instructions?.catalogue.skills ?? [] });
+  const enabledTools = toolSet.enabled;
   log(
     `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`,
   );
@@ -399,7 +407,7 @@ async function runAgentPhase(
     agent_ci_version: AGENT_CI_VERSION,
   });
   const pipeline = new ToolPipeline({
-    allTools: ALL_TOOLS,
+    allTools: toolSet.all,
     enabledTools,
     sandbox,
     state: ctx.state,
@@ -407,7 +415,7 @@ async function runAgentPhase(
     hooks: policy.hooks,
     outputDir: ctx.outDir,
     runStart: ctx.runStart,
-    disabledReason: mode === "plan" ? "plan mode is read-only" : undefined,
+    disabledReason: toolSet.disabledReason,
   });
   const { loop } = ctx;
   await runAgentLoop(
@@ -448,6 +456,36 @@ async function runAgentPhase(
   );
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+}
+
+/**
+ * Reads the run's skills and slash commands from their trusted folders and expands a slash command the
+ * prompt starts with (an unknown one is a config error listing the known ones). Returns the config the run
+ * goes on with: the expanded prompt, and the command's `model` when it names one.
+ */
+function applyInstructions(ctx: RunContext): RunConfig {
+  const { config } = ctx;
+  const origin = config.instructionsSource;
+  const catalogue = loadCatalogue({
+    skillsDirs: config.skillsDir.map((dir) => ({ dir: path.resolve(dir), origin })),
+    commandsDirs: config.commandsDir.map((dir) => ({ dir: path.resolve(dir), origin })),
+    workspace: config.workspace,
+    containerRoot: WORKSPACE_ROOT,
+    trustWorkspace: config.trustWorkspaceSettings,
+  });
+  ctx.instructions = { catalogue };
+  for (const problem of catalogue.problems) ctx.log(`instructions: ${problem}`);
+  if (config.prompt === undefined || config.task === "review") return config;
+  const expansion = expandSlashCommand(config.prompt, catalogue);
+  if (expansion.kind === "unknown") throw new ConfigError(expansion.message);
+  if (expansion.kind === "none") return config;
+  const { command, args, prompt } = expansion.expanded;
+  ctx.instructions.command = { name: command.name, args, model: command.model };
+  ctx.log(
+    `prompt: the slash command /${command.name} from ${command.origin === "workspace" ? "the workspace" : command.hostPath}`,
+  );
+  ctx.config = { ...config, prompt, model: command.model ?? config.model };
+  return ctx.config;
 }
 
 /** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */
@@ -670,6 +708,31 @@ interface ReportParts {
   outputErrors: string[];
   /** output.json, when the structured result was written. */
   structuredPath?: string;
+  instructions?: RunContext["instructions"];
+}
+
+function instructionsRecord(found: RunContext["instructions"]): RunReportInput["instructions"] {
+  if (!found) return undefined;
+  const { catalogue, command } = found;
+  if (
+    !catalogue.skills.length &&
+    !catalogue.commands.length &&
+    !catalogue.ignored.length &&
+    !catalogue.problems.length
+  )
+    return undefined;
+  const entry = (i: Instruction) => ({
+    name: i.name,
+    origin: i.origin,
+    ...(i.allowedTools.length ? { allowedTools: i.allowedTools } : {}),
+  });
+  return {
+    skills: catalogue.skills.map(entry),
+    commands: catalogue.commands.map(entry),
+    ignored: catalogue.ignored,
+    problems: catalogue.problems,
+    command,
+  };
 }
 
 function buildReport(p: ReportParts): RunReportInput {
@@ -712,6 +775,23 @@ function buildReport(p: ReportParts): RunReportInput {
       kind: "context_management_fallback",
       severity: "warning",
       message: loop.contextFallback,
+    });
+  for (const [kind, list] of [
+    ["skill", p.instructions?.catalogue.skills ?? []],
+    ["command", p.instructions?.catalogue.commands ?? []],
+  ] as const) {
+    for (const item of list.filter((i) => i.allowedTools.length))
+      warnings.push({
+        kind: "instruction_allowed_tools",
+        severity: "info",
+        message: `The ${kind} ${item.name} asks for allowed-tools ${item.allowedTools.join(", ")}: not applied, a ${kind} never widens the run's policy.`,
+      });
+  }
+  for (const folder of p.instructions?.catalogue.ignored ?? [])
+    warnings.push({
+      kind: "instructions_ignored",
+      severity: "info",
+      message: `The workspace's ${folder} was ignored: it could come from the change under review; pass --trust-workspace-settings to use it.`,
     });
   if (patch.secretFindings.length) {
     warnings.push({
@@ -841,6 +921,7 @@ function buildReport(p: ReportParts): RunReportInput {
           path: p.structuredPath,
         }
       : undefined,
+    instructions: instructionsRecord(p.instructions),
     egress: sandbox?.egress
       ? {
           allowed: sandbox.egress.options.given,
