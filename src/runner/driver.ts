@@ -33,6 +33,33 @@ export interface TurnRequest {
   maxTokens?: number;
   /** The API's own context management for this request (absent: a plain, non-beta request). */
   contextEdits?: ContextEdits;
+  /** Overrides the driver's model for this request. */
+  model?: string;
+}
+
+/**
+ * A model call made for a tool rather than for the conversation: WebFetch's reading model, WebSearch's
+ * search. No tools of agent-ci's own; the API's server tools (web_search) may ride along.
+ */
+export interface SideCallRequest {
+  /** What it is for: a script answers it from its `side` entries of this name. */
+  purpose: "fetch" | "search";
+  model: string;
+  system?: string;
+  messages: MessageParam[];
+  /** Server tools the API runs itself (web_search_20250305). */
+  tools?: Anthropic.Messages.ToolUnion[];
+  maxTokens: number;
+  signal: AbortSignal;
+}
+
+export interface SideCallResult {
+  /** The answer's blocks as the API returned them (text, server_tool_use, web_search_tool_result). */
+  content: Anthropic.ContentBlock[];
+  usage: TurnUsage;
+  /** Searches the API's web_search tool ran (billed per search). */
+  webSearchRequests: number;
+  model: string;
 }
 
 export interface TurnUsage {
@@ -104,4 +131,6 @@ export interface Driver {
    * there, standing in for an outside actor (a linter, a user).
    */
   beforeTools?(sandbox: Sandbox): Promise<void>;
+  /** A side call; undefined when this driver has no answer for it (a script without a matching entry). */
+  sideCall?(request: SideCallRequest): Promise<SideCallResult | undefined>;
 }

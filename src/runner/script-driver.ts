@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import { z } from "zod";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import type { AssistantTurn, Driver, TurnRequest } from "./driver.js";
+import type { AssistantTurn, Driver, SideCallRequest, SideCallResult, TurnRequest } from "./driver.js";
 
 const ScriptCall = z.object({
   name: z.string().min(1),
@@ -26,7 +26,34 @@ const ScriptTurn = z.union([
     text: z.string().optional(),
   }),
 ]);
-export const ScriptFile = z.object({ turns: z.array(ScriptTurn), final: z.string().optional() });
+/**
+ * A scripted answer to side calls (WebFetch's reading model, WebSearch's search), as the reference cases
+ * write them: picked by `name` (the call's purpose) and, when given, `match` (text the request's messages
+ * contain) or `match_tool` (a server tool the request carries); the first that fits answers, every time.
+ */
+const SideEntry = z.object({
+  name: z.enum(["fetch", "search"]),
+  match: z.string().optional(),
+  match_tool: z.string().optional(),
+  reply: z.object({
+    text: z.string().optional(),
+    content: z.array(z.record(z.string(), z.unknown())).optional(),
+    usage: z
+      .object({
+        input_tokens: z.number().int().nonnegative().optional(),
+        output_tokens: z.number().int().nonnegative().optional(),
+        server_tool_use: z.object({ web_search_requests: z.number().int().nonnegative() }).optional(),
+      })
+      .optional(),
+  }),
+});
+type SideEntry = z.infer<typeof SideEntry>;
+
+export const ScriptFile = z.object({
+  turns: z.array(ScriptTurn),
+  final: z.string().optional(),
+  side: z.array(SideEntry).default([]),
+});
 export type ScriptFile = z.infer<typeof ScriptFile>;
 
 const RecordedReport = z.object({
@@ -50,7 +77,7 @@ interface NormalTurn {
 }
 
 /** Reads a script file or a report.json into turns; a clear error names what is wrong with it. */
-export function loadScript(file: string): { turns: NormalTurn[]; final?: string } {
+export function loadScript(file: string): { turns: NormalTurn[]; final?: string; side?: SideEntry[] } {
   let raw: unknown;
   try {
     raw = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -75,7 +102,7 @@ export function loadScript(file: string): { turns: NormalTurn[]; final?: string 
       ? { calls: turn, mutations: [] }
       : { calls: turn.tools, mutations: turn.mutate, text: turn.text },
   );
-  return { turns, final: parsed.data.final };
+  return { turns, final: parsed.data.final, side: parsed.data.side };
 }
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
@@ -86,7 +113,31 @@ export class ScriptDriver implements Driver {
   /** Changes of the turn returned last, applied before its tools run. */
   private pending: ScriptMutation[] = [];
 
-  constructor(private readonly script: { turns: NormalTurn[]; final?: string }) {}
+  constructor(private readonly script: { turns: NormalTurn[]; final?: string; side?: SideEntry[] }) {}
+
+  async sideCall(request: SideCallRequest): Promise<SideCallResult | undefined> {
+    request.signal.throwIfAborted();
+    const text = JSON.stringify(request.messages);
+    const entry = (this.script.side ?? []).find(
+      (e) =>
+        e.name === request.purpose &&
+        (e.match === undefined || text.includes(JSON.stringify(e.match).slice(1, -1))) &&
+        (e.match_tool === undefined || (request.tools ?? []).some((t) => "name" in t && t.name === e.match_tool)),
+    );
+    if (!entry) return undefined;
+    const { reply } = entry;
+    const content = (reply.content ?? [{ type: "text", text: reply.text ?? "" }]) as unknown as SideCallResult["content"];
+    return {
+      content,
+      usage: {
+        ...NO_USAGE,
+        inputTokens: reply.usage?.input_tokens ?? 0,
+        outputTokens: reply.usage?.output_tokens ?? 0,
+      },
+      webSearchRequests: reply.usage?.server_tool_use?.web_search_requests ?? 0,
+      model: "script",
+    };
+  }
 
   async nextTurn(request: TurnRequest): Promise<AssistantTurn> {
     request.signal.throwIfAborted();

@@ -98,12 +98,16 @@ export function addressRefusal(address: string, privateAllowed: boolean): string
   return undefined;
 }
 
-/** The refusal text: what was refused and what is allowed, so a model does not retry blindly. */
+/**
+ * The refusal text: what was refused and what is allowed (the rules, or a description of a setting that has
+ * none), so a model does not retry blindly.
+ */
 export function refusalMessage(
   host: string,
   port: number,
   reason: string,
-  rules: readonly DomainRule[],
+  rules: readonly DomainRule[] | { described: string },
 ): string {
-  return `agent-ci's network policy refused ${host}:${port}: ${reason}; allowed: ${describeRules(rules) || "nothing"}`;
+  const allowed = "described" in rules ? rules.described : describeRules(rules) || "nothing";
+  return `agent-ci's network policy refused ${host}:${port}: ${reason}; allowed: ${allowed}`;
 }
