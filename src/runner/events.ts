@@ -65,7 +65,8 @@ export type StreamEvent =
   | {
       type: "assistant";
       session_id: string;
-      parent_tool_use_id: null;
+      /** The Task call whose subagent this conversation is; null for the main loop (as Claude Code's). */
+      parent_tool_use_id: string | null;
       message: {
         id: string;
         type: "message";
@@ -84,7 +85,7 @@ export type StreamEvent =
   | {
       type: "user";
       session_id: string;
-      parent_tool_use_id: null;
+      parent_tool_use_id: string | null;
       message: { role: "user"; content: Array<Anthropic.ToolResultBlockParam | Anthropic.TextBlockParam> };
     }
   | {

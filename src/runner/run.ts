@@ -28,7 +28,7 @@ import { expandSlashCommand } from "../skills/slash-command.js";
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { apiToolDefinitions } from "../tools/index.js";
 import { RunState } from "../tools/state.js";
-import { newLoopResult, runAgentLoop, type LoopResult } from "./agent-loop.js";
+import { newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./agent-loop.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError, readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
@@ -37,6 +37,7 @@ import { apiContextEditFor } from "./pricing.js";
 import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
 import { contentText, ToolPipeline } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
+import { RunBudget } from "./run-budget.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { readSchema, StructuredOutputSpec } from "./structured-output.js";
 import { reviewJsonSchema } from "../review/findings.js";
@@ -418,12 +419,12 @@ async function runAgentPhase(
     disabledReason: toolSet.disabledReason,
   });
   const { loop } = ctx;
-  await runAgentLoop(
+  const budget = new RunBudget(
+    { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
+    signal,
+  );
+  const conversation = newLoopState(
     {
-      driver,
-      pipeline,
-      sandbox,
-      state: ctx.state,
       system: systemPrompt({
         mode,
         network: config.network,
@@ -436,23 +437,26 @@ async function runAgentPhase(
         ? reviewPrompt(ctx.review, config.prompt)
         : (config.prompt ?? "Run the scripted tool calls."),
       tools: [...apiToolDefinitions(enabledTools), ...(structured ? [structured.tool] : [])],
-      limits: {
-        maxTurns: config.maxTurns,
-        maxBudgetUsd: config.maxBudgetUsd,
-        deadline,
-        maxDenials: config.maxDenials,
-      },
-      model: config.model,
+      maxTurns: config.maxTurns,
       maxTokens: config.maxTokens,
-      events,
-      runId,
-      runStart: ctx.runStart,
-      signal,
-      progress: ctx.io.progress ? log : undefined,
       context: contextFor(config, events, runId, ctx.runStart),
       structuredOutput: structured,
     },
+    budget,
     loop,
+  );
+  await runAgentLoop(
+    {
+      driver,
+      pipeline,
+      sandbox,
+      events,
+      budget,
+      runId,
+      runStart: ctx.runStart,
+      progress: ctx.io.progress ? log : undefined,
+    },
+    conversation,
   );
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
