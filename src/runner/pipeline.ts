@@ -9,6 +9,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { StructuredPatch } from "diff";
 import { z } from "zod";
 import type { CallDecision } from "../policy/schema.js";
+import type { WebFacts } from "../report/schema.js";
 import {
   EngineError,
   OUTPUTS_DIR,
@@ -93,6 +94,8 @@ export interface ToolCallRecord {
   content: ToolContent;
   /** Text blocks sent after the tool results of the same message (a skill's instructions). */
   followUp?: Anthropic.TextBlockParam[];
+  /** WebFetch and WebSearch: what was fetched or searched (redacted by the tool). */
+  web?: WebFacts;
 }
 
 export interface PipelineOptions {
@@ -215,6 +218,7 @@ export class ToolPipeline {
         patch: result.metadata?.patch,
         content: mapped.content,
         ...(result.followUp?.length ? { followUp: result.followUp } : {}),
+        ...(result.metadata?.web ? { web: result.metadata.web as WebFacts } : {}),
       };
     };
 

@@ -17,7 +17,14 @@ import {
   writeReportFilesSync,
   Hardening as HardeningSchema,
 } from "../report/index.js";
-import type { Redactor, RunReportInput, ExitReason, RunReport } from "../report/index.js";
+import type {
+  EgressConnection,
+  Redactor,
+  RunReportInput,
+  ExitReason,
+  RunReport,
+  SideCall,
+} from "../report/index.js";
 import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
@@ -32,8 +39,8 @@ import { newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./ag
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError, readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
-import { ModelApiError, type Driver } from "./driver.js";
-import { apiContextEditFor } from "./pricing.js";
+import { ModelApiError, type Driver, type TurnUsage } from "./driver.js";
+import { apiContextEditFor, costUsd, WEB_SEARCH_USD } from "./pricing.js";
 import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
 import { contentText, ToolPipeline } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
@@ -50,6 +57,9 @@ import {
 } from "../review/task.js";
 import { systemPrompt } from "./system-prompt.js";
 import { runToolSet } from "./tool-set.js";
+import { allowedText, networkDecision, offlineReason, trustedCas, type WebServices } from "../web/services.js";
+import { createWebFetchTool } from "../web/web-fetch-tool.js";
+import { createWebSearchTool } from "../web/web-search-tool.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
@@ -221,6 +231,11 @@ interface RunContext {
   loop: LoopResult;
   /** Review mode: what is reviewed (set before the sandbox starts). */
   review?: ReviewTarget;
+  /** The run's money, denials and wall clock, once the agent starts work. */
+  budget?: RunBudget;
+  /** Model calls made for tools (WebFetch's reader, WebSearch), and the fetches WebFetch made. */
+  sideCalls: SideCall[];
+  webLedger: EgressConnection[];
   /** The run's skills and slash commands, and the command its prompt started with. */
   instructions?: { catalogue: Catalogue; command?: { name: string; args: string; model?: string } };
 }
@@ -258,6 +273,8 @@ export async function runAgent(
     ),
     state: new RunState(),
     loop: newLoopResult(),
+    sideCalls: [],
+    webLedger: [],
   };
   const deadline = Date.now() + config.timeoutMs;
 
@@ -334,8 +351,8 @@ function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause)
     duration_api_ms: Math.round(loop.apiMs),
     num_turns: loop.turns.length,
     result: message,
-    total_cost_usd: loop.costUsd,
-    usage: apiUsage(loop.usage),
+    total_cost_usd: runTotals(ctx).costUsd,
+    usage: apiUsage(runTotals(ctx).usage),
     permission_denials: [],
     patch_path: ctx.patchPath,
     report_path: path.join(ctx.outDir, "report.json"),
@@ -367,7 +384,24 @@ async function runAgentPhase(
     // A bad key is found before a container starts (M5).
     await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
   }
-  const toolSet = runToolSet({ mode, skills: ctx.instructions?.catalogue.skills ?? [] });
+  const web = webServices(ctx, driver);
+  const offline = web.offline;
+  const searchAllowed =
+    mode === "bypassPermissions" ||
+    policy.policy.rules.some((r) => r.behavior === "allow" && r.tool === "WebSearch");
+  const toolSet = runToolSet({
+    mode,
+    skills: ctx.instructions?.catalogue.skills ?? [],
+    bound: [
+      { tool: createWebFetchTool(web), offBecause: offline },
+      {
+        tool: createWebSearchTool(web),
+        offBecause:
+          offline ??
+          (searchAllowed ? undefined : "WebSearch is offered only when an allow rule names it, e.g. --allow WebSearch"),
+      },
+    ],
+  });
   const enabledTools = toolSet.enabled;
   log(
     `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`,
@@ -423,6 +457,7 @@ async function runAgentPhase(
     { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
     signal,
   );
+  ctx.budget = budget;
   const conversation = newLoopState(
     {
       system: systemPrompt({
@@ -460,6 +495,43 @@ async function runAgentPhase(
   );
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+}
+
+/**
+ * The web tools' services for this run: the egress decision for its network setting, the CAs of --ca-cert,
+ * the ledger, redaction, and side calls charged to the run's budget and listed in the record.
+ */
+function webServices(ctx: RunContext, driver: Driver): WebServices {
+  const { config } = ctx;
+  const setting = { network: config.network, egress: runEgressOptions(config) };
+  return {
+    offline: offlineReason(config.network),
+    decide: networkDecision(setting),
+    allowedText: allowedText(setting),
+    ca: trustedCas(config.caCert === undefined ? undefined : readCaCert(config.caCert)),
+    ledger: (entry) => ctx.webLedger.push(entry),
+    redact: ctx.redactor.redact,
+    smallFastModel: config.smallFastModel,
+    searchModel: config.model,
+    cache: new Map(),
+    now: Date.now,
+    async sideCall(callId, request) {
+      const answer = await driver.sideCall?.(request);
+      if (!answer) return undefined;
+      const tokens = costUsd(answer.model === "script" ? request.model : answer.model, answer.usage).usd;
+      const cost = (config.script ? 0 : tokens) + answer.webSearchRequests * WEB_SEARCH_USD;
+      ctx.budget?.charge({ agent: request.purpose, parentToolUseId: callId }, cost, answer.usage);
+      ctx.sideCalls.push({
+        callId,
+        purpose: request.purpose,
+        model: answer.model,
+        usage: answer.usage,
+        ...(answer.webSearchRequests ? { webSearches: answer.webSearchRequests } : {}),
+        costUsd: cost,
+      });
+      return answer;
+    },
+  };
 }
 
 /**
@@ -625,13 +697,8 @@ async function finishRun(
     duration_api_ms: Math.round(loop.apiMs),
     num_turns: loop.turns.length,
     result: loop.finalText || failure?.message || "",
-    total_cost_usd: loop.costUsd,
-    usage: {
-      input_tokens: loop.usage.inputTokens,
-      output_tokens: loop.usage.outputTokens,
-      cache_creation_input_tokens: loop.usage.cacheCreationInputTokens,
-      cache_read_input_tokens: loop.usage.cacheReadInputTokens,
-    },
+    total_cost_usd: runTotals(ctx).costUsd,
+    usage: apiUsage(runTotals(ctx).usage),
     permission_denials: loop.calls
       .filter((c) => c.decision?.behavior === "deny")
       .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
@@ -713,6 +780,25 @@ interface ReportParts {
   /** output.json, when the structured result was written. */
   structuredPath?: string;
   instructions?: RunContext["instructions"];
+  budget?: RunBudget;
+  sideCalls: SideCall[];
+  webLedger: EgressConnection[];
+}
+
+/** The run's tokens and cost: the conversation's, plus the side calls made for its tools. */
+function runTotals(p: { loop: LoopResult; sideCalls: SideCall[] }): { usage: TurnUsage; costUsd: number } {
+  let usage = p.loop.usage;
+  let costUsd = p.loop.costUsd;
+  for (const side of p.sideCalls) {
+    usage = {
+      inputTokens: usage.inputTokens + side.usage.inputTokens,
+      outputTokens: usage.outputTokens + side.usage.outputTokens,
+      cacheCreationInputTokens: usage.cacheCreationInputTokens + side.usage.cacheCreationInputTokens,
+      cacheReadInputTokens: usage.cacheReadInputTokens + side.usage.cacheReadInputTokens,
+    };
+    costUsd += side.costUsd;
+  }
+  return { usage, costUsd };
 }
 
 function instructionsRecord(found: RunContext["instructions"]): RunReportInput["instructions"] {
@@ -826,6 +912,7 @@ function buildReport(p: ReportParts): RunReportInput {
     errorKind: c.errorKind,
     // Redacted whole, then cut: a secret across the cut would no longer match the patterns.
     resultPreview: capText(p.redactor.redact(contentText(c.content)), RESULT_PREVIEW_MAX_CHARS),
+    web: c.web ? p.redactor.redactDeep(c.web) : undefined,
     patch: c.patch
       ? {
           file: c.patch.newFileName ?? c.patch.oldFileName ?? "",
@@ -849,7 +936,7 @@ function buildReport(p: ReportParts): RunReportInput {
       rule: c.decision?.rule,
       narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,
     }));
-  const usage = loop.usage;
+  const { usage, costUsd: totalCost } = runTotals(p);
   const endedAt = new Date();
   return {
     schemaVersion: 1,
@@ -907,7 +994,7 @@ function buildReport(p: ReportParts): RunReportInput {
     })),
     compactions: loop.compactions.length ? loop.compactions : undefined,
     usage,
-    costUsd: loop.costUsd,
+    costUsd: totalCost,
     patch,
     verify: p.verify,
     denials,
@@ -931,8 +1018,11 @@ function buildReport(p: ReportParts): RunReportInput {
           allowed: sandbox.egress.options.given,
           allowedHosts: sandbox.egress.options.rules.map(ruleText),
           privateHosts: sandbox.egress.options.privateHosts,
-          connections: sandbox.egress.entries,
+          connections: [...sandbox.egress.entries, ...p.webLedger],
         }
-      : undefined,
+      : p.webLedger.length
+        ? { allowed: [], allowedHosts: [], privateHosts: [], connections: p.webLedger }
+        : undefined,
+    sideCalls: p.sideCalls.length ? p.sideCalls : undefined,
   };
 }

@@ -214,9 +214,10 @@ async function oneHop(
           chunks.push(chunk.subarray(0, room));
           kept += room;
           cut = true;
+          // Settled first: destroying the streams makes them report an early close.
+          done();
           response.destroy();
           body.destroy();
-          done();
           return;
         }
         chunks.push(chunk);

@@ -5,6 +5,7 @@
 import dns from "node:dns";
 import tls from "node:tls";
 import type { EgressConnection } from "../report/schema.js";
+import type { FetchLimits } from "./fetch-page.js";
 import type { SideCallRequest, SideCallResult } from "../runner/driver.js";
 import type { EgressOptions } from "../sandbox/egress/allowlist.js";
 import { describeRules, normalizeHost, type DomainRule } from "../sandbox/egress/policy.js";
@@ -41,6 +42,8 @@ export interface WebServices {
   searchModel: string;
   cache: Map<string, CachedPage>;
   now(): number;
+  /** Size, time and redirect caps of a fetch (default FETCH_LIMITS). */
+  limits?: FetchLimits;
 }
 
 export interface WebNetwork {

@@ -178,6 +178,7 @@ export function createWebFetchTool(web: WebServices): Tool<WebFetchInput> {
           ca: web.ca,
           userAgent: `agent-ci/${AGENT_CI_VERSION} (WebFetch)`,
           signal: ctx.signal,
+          limits: web.limits,
           onHop: ledgerHop(ctx.toolUseId),
         });
         if (outcome.kind === "refused") {
