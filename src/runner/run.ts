@@ -57,7 +57,13 @@ import {
 } from "../review/task.js";
 import { systemPrompt } from "./system-prompt.js";
 import { runToolSet } from "./tool-set.js";
-import { allowedText, networkDecision, offlineReason, trustedCas, type WebServices } from "../web/services.js";
+import {
+  allowedText,
+  networkDecision,
+  offlineReason,
+  trustedCas,
+  type WebServices,
+} from "../web/services.js";
 import { createWebFetchTool } from "../web/web-fetch-tool.js";
 import { createWebSearchTool } from "../web/web-search-tool.js";
 import { runVerify, type VerifyResult } from "./verify.js";
@@ -398,7 +404,9 @@ async function runAgentPhase(
         tool: createWebSearchTool(web),
         offBecause:
           offline ??
-          (searchAllowed ? undefined : "WebSearch is offered only when an allow rule names it, e.g. --allow WebSearch"),
+          (searchAllowed
+            ? undefined
+            : "WebSearch is offered only when an allow rule names it, e.g. --allow WebSearch"),
       },
     ],
   });

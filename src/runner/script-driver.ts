@@ -122,11 +122,14 @@ export class ScriptDriver implements Driver {
       (e) =>
         e.name === request.purpose &&
         (e.match === undefined || text.includes(JSON.stringify(e.match).slice(1, -1))) &&
-        (e.match_tool === undefined || (request.tools ?? []).some((t) => "name" in t && t.name === e.match_tool)),
+        (e.match_tool === undefined ||
+          (request.tools ?? []).some((t) => "name" in t && t.name === e.match_tool)),
     );
     if (!entry) return undefined;
     const { reply } = entry;
-    const content = (reply.content ?? [{ type: "text", text: reply.text ?? "" }]) as unknown as SideCallResult["content"];
+    const content = (reply.content ?? [
+      { type: "text", text: reply.text ?? "" },
+    ]) as unknown as SideCallResult["content"];
     return {
       content,
       usage: {
