@@ -13,7 +13,7 @@
 //   9. cold starts (bench/cold.ts): default image and a user image from the base image alone, next to a
 //      warm start (AGENT_CI_BENCH_COLD=0 leaves them out: they take minutes)
 //
-// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (calls, e2e, load, mix, deps, cold), for working on one.
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (calls, e2e, load, mix, deps, cold, mcp), for working on one.
 // Prints a Markdown table (the README's Performance section) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
 import { execFileSync } from "node:child_process";
@@ -37,6 +37,7 @@ import { RunState } from "../src/tools/state.js";
 import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./native.js";
 import { EDIT_MARKER, EDIT_MARKER_ALT, generateRepo, type GeneratedRepo } from "./repo.js";
 import { benchColdStarts } from "./cold.js";
+import { benchMcp } from "./mcp.js";
 import { callCount, sessionScript, type ScriptCall, type ScriptTurn } from "./session.js";
 import { addedMs, markdownTable, paired, ratio, summarize, timeMs, type Row } from "./stats.js";
 
@@ -1196,6 +1197,7 @@ async function main(): Promise<void> {
     }
     if (wanted("mix")) await benchMixed();
     if (wanted("deps")) await benchDeps(spawner);
+    if (wanted("mcp")) rows.push(...(await benchMcp(REPO_ROOT, log)));
   } catch (e) {
     failed = e;
   } finally {

@@ -48,7 +48,7 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
 var require_tunnel = __commonJS({
   "node_modules/tunnel/lib/tunnel.js"(exports) {
     "use strict";
-    var net3 = __require("net");
+    var net = __require("net");
     var tls = __require("tls");
     var http = __require("http");
     var https = __require("https");
@@ -975,7 +975,7 @@ var require_util = __commonJS({
     var { kDestroyed, kBodyUsed, kListeners, kBody } = require_symbols();
     var { IncomingMessage } = __require("node:http");
     var stream = __require("node:stream");
-    var net3 = __require("node:net");
+    var net = __require("node:net");
     var { Blob: Blob2 } = __require("node:buffer");
     var nodeUtil = __require("node:util");
     var { stringify } = __require("node:querystring");
@@ -1083,14 +1083,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path4 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path3 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path4 && path4[0] !== "/") {
-          path4 = `/${path4}`;
+        if (path3 && path3[0] !== "/") {
+          path3 = `/${path3}`;
         }
-        return new URL(`${origin}${path4}`);
+        return new URL(`${origin}${path3}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1120,7 +1120,7 @@ var require_util = __commonJS({
       }
       assert2(typeof host === "string");
       const servername = getHostname(host);
-      if (net3.isIP(servername)) {
+      if (net.isIP(servername)) {
         return "";
       }
       return servername;
@@ -1541,39 +1541,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path4, origin }
+          request: { method, path: path3, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path4);
+        debuglog("sending request to %s %s/%s", method, origin, path3);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path4, origin },
+          request: { method, path: path3, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path4,
+          path3,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path4, origin }
+          request: { method, path: path3, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path4);
+        debuglog("trailers received from %s %s/%s", method, origin, path3);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path4, origin },
+          request: { method, path: path3, origin },
           error: error63
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path4,
+          path3,
           error63.message
         );
       });
@@ -1622,9 +1622,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path4, origin }
+            request: { method, path: path3, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path4);
+          debuglog("sending request to %s %s/%s", method, origin, path3);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1687,7 +1687,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path4,
+        path: path3,
         method,
         body,
         headers,
@@ -1702,11 +1702,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path4 !== "string") {
+        if (typeof path3 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path4[0] !== "/" && !(path4.startsWith("http://") || path4.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path3[0] !== "/" && !(path3.startsWith("http://") || path3.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path4)) {
+        } else if (invalidPathRegex.test(path3)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1772,7 +1772,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path4, query) : path4;
+        this.path = query ? buildURL(path3, query) : path3;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -2521,7 +2521,7 @@ var require_timers = __commonJS({
 var require_connect = __commonJS({
   "node_modules/undici/lib/core/connect.js"(exports, module) {
     "use strict";
-    var net3 = __require("node:net");
+    var net = __require("node:net");
     var assert2 = __require("node:assert");
     var util = require_util();
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors();
@@ -2617,7 +2617,7 @@ var require_connect = __commonJS({
         } else {
           assert2(!httpSocket, "httpSocket can only be sent on TLS update");
           port = port || 80;
-          socket = net3.connect({
+          socket = net.connect({
             highWaterMark: 64 * 1024,
             // Same as nodejs fs streams.
             ...options,
@@ -4864,8 +4864,8 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list2) {
-      const value = list2.get(name, true);
+    function getDecodeSplit(name, list) {
+      const value = list.get(name, true);
       if (value === null) {
         return null;
       }
@@ -6465,7 +6465,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path4, host, upgrade, blocking, reset } = request2;
+      const { method, path: path3, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6546,7 +6546,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header2 = `${method} ${path4} HTTP/1.1\r
+      let header2 = `${method} ${path3} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header2 += `host: ${host}\r
@@ -7075,7 +7075,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path4, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path3, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7172,7 +7172,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path4;
+      headers[HTTP2_HEADER_PATH] = path3;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7525,9 +7525,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path4 = search ? `${pathname}${search}` : pathname;
+        const path3 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path4;
+        this.opts.path = path3;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -7630,7 +7630,7 @@ var require_client = __commonJS({
   "node_modules/undici/lib/dispatcher/client.js"(exports, module) {
     "use strict";
     var assert2 = __require("node:assert");
-    var net3 = __require("node:net");
+    var net = __require("node:net");
     var http = __require("node:http");
     var util = require_util();
     var { channels } = require_diagnostics();
@@ -7780,7 +7780,7 @@ var require_client = __commonJS({
         if (maxRequestsPerClient != null && (!Number.isInteger(maxRequestsPerClient) || maxRequestsPerClient < 0)) {
           throw new InvalidArgumentError("maxRequestsPerClient must be a positive number");
         }
-        if (localAddress != null && (typeof localAddress !== "string" || net3.isIP(localAddress) === 0)) {
+        if (localAddress != null && (typeof localAddress !== "string" || net.isIP(localAddress) === 0)) {
           throw new InvalidArgumentError("localAddress must be valid string IP address");
         }
         if (maxResponseSize != null && (!Number.isInteger(maxResponseSize) || maxResponseSize < -1)) {
@@ -7944,7 +7944,7 @@ var require_client = __commonJS({
         const idx = hostname3.indexOf("]");
         assert2(idx !== -1);
         const ip = hostname3.substring(1, idx);
-        assert2(net3.isIP(ip));
+        assert2(net.isIP(ip));
         hostname3 = ip;
       }
       client[kConnecting] = true;
@@ -8766,10 +8766,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path4 = "/",
+          path: path3 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path4;
+        opts.path = origin + path3;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10741,20 +10741,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path4) {
-      if (typeof path4 !== "string") {
-        return path4;
+    function safeUrl(path3) {
+      if (typeof path3 !== "string") {
+        return path3;
       }
-      const pathSegments = path4.split("?");
+      const pathSegments = path3.split("?");
       if (pathSegments.length !== 2) {
-        return path4;
+        return path3;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path4, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path4);
+    function matchKey(mockDispatch2, { path: path3, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path3);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10776,7 +10776,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path4 }) => matchValue(safeUrl(path4), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path3 }) => matchValue(safeUrl(path3), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10814,9 +10814,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path4, method, body, headers, query } = opts;
+      const { path: path3, method, body, headers, query } = opts;
       return {
-        path: path4,
+        path: path3,
         method,
         body,
         headers,
@@ -11279,10 +11279,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path4, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path3, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path4,
+            Path: path3,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -11649,7 +11649,7 @@ var require_dump = __commonJS({
 var require_dns = __commonJS({
   "node_modules/undici/lib/interceptor/dns.js"(exports, module) {
     "use strict";
-    var { isIP } = __require("node:net");
+    var { isIP: isIP2 } = __require("node:net");
     var { lookup } = __require("node:dns");
     var DecoratorHandler = require_decorator_handler();
     var { InvalidArgumentError, InformationalError } = require_errors();
@@ -11904,7 +11904,7 @@ var require_dns = __commonJS({
       return (dispatch) => {
         return function dnsInterceptor(origDispatchOpts, handler2) {
           const origin = origDispatchOpts.origin.constructor === URL ? origDispatchOpts.origin : new URL(origDispatchOpts.origin);
-          if (isIP(origin.hostname) !== 0) {
+          if (isIP2(origin.hostname) !== 0) {
             return dispatch(origDispatchOpts, handler2);
           }
           instance.runLookup(origin, origDispatchOpts, (err, newOrigin) => {
@@ -12277,9 +12277,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list2 = this.#headersList.cookies;
-        if (list2) {
-          return [...list2];
+        const list = this.#headersList.cookies;
+        if (list) {
+          return [...list];
         }
         return [];
       }
@@ -12319,8 +12319,8 @@ var require_headers = __commonJS({
       static getHeadersList(o) {
         return o.#headersList;
       }
-      static setHeadersList(o, list2) {
-        o.#headersList = list2;
+      static setHeadersList(o, list) {
+        o.#headersList = list;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers2;
@@ -13288,13 +13288,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list2 = dependentControllerMap.get(this.signal);
-          if (list2 === void 0) {
-            list2 = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list2);
+          let list = dependentControllerMap.get(this.signal);
+          if (list === void 0) {
+            list = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list);
           }
           const acRef = new WeakRef(ac);
-          list2.add(acRef);
+          list.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -16161,9 +16161,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path4) {
-      for (let i = 0; i < path4.length; ++i) {
-        const code = path4.charCodeAt(i);
+    function validateCookiePath(path3) {
+      for (let i = 0; i < path3.length; ++i) {
+        const code = path3.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19083,11 +19083,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path4 = opts.path;
+          let path3 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path4 = `/${path4}`;
+            path3 = `/${path3}`;
           }
-          url2 = new URL(util.parseOrigin(url2).origin + path4);
+          url2 = new URL(util.parseOrigin(url2).origin + path3);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -19155,6 +19155,778 @@ var require_undici = __commonJS({
     module.exports.mockErrors = mockErrors;
     var { EventSource } = require_eventsource();
     module.exports.EventSource = EventSource;
+  }
+});
+
+// node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js
+var require_proxy = __commonJS({
+  "node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.getProxyUrl = getProxyUrl2;
+    exports.checkBypass = checkBypass;
+    function getProxyUrl2(reqUrl) {
+      const usingSsl = reqUrl.protocol === "https:";
+      if (checkBypass(reqUrl)) {
+        return void 0;
+      }
+      const proxyVar = (() => {
+        if (usingSsl) {
+          return process.env["https_proxy"] || process.env["HTTPS_PROXY"];
+        } else {
+          return process.env["http_proxy"] || process.env["HTTP_PROXY"];
+        }
+      })();
+      if (proxyVar) {
+        try {
+          return new DecodedURL(proxyVar);
+        } catch (_a3) {
+          if (!proxyVar.startsWith("http://") && !proxyVar.startsWith("https://"))
+            return new DecodedURL(`http://${proxyVar}`);
+        }
+      } else {
+        return void 0;
+      }
+    }
+    function checkBypass(reqUrl) {
+      if (!reqUrl.hostname) {
+        return false;
+      }
+      const reqHost = reqUrl.hostname;
+      if (isLoopbackAddress(reqHost)) {
+        return true;
+      }
+      const noProxy = process.env["no_proxy"] || process.env["NO_PROXY"] || "";
+      if (!noProxy) {
+        return false;
+      }
+      let reqPort;
+      if (reqUrl.port) {
+        reqPort = Number(reqUrl.port);
+      } else if (reqUrl.protocol === "http:") {
+        reqPort = 80;
+      } else if (reqUrl.protocol === "https:") {
+        reqPort = 443;
+      }
+      const upperReqHosts = [reqUrl.hostname.toUpperCase()];
+      if (typeof reqPort === "number") {
+        upperReqHosts.push(`${upperReqHosts[0]}:${reqPort}`);
+      }
+      for (const upperNoProxyItem of noProxy.split(",").map((x) => x.trim().toUpperCase()).filter((x) => x)) {
+        if (upperNoProxyItem === "*" || upperReqHosts.some((x) => x === upperNoProxyItem || x.endsWith(`.${upperNoProxyItem}`) || upperNoProxyItem.startsWith(".") && x.endsWith(`${upperNoProxyItem}`))) {
+          return true;
+        }
+      }
+      return false;
+    }
+    function isLoopbackAddress(host) {
+      const hostLower = host.toLowerCase();
+      return hostLower === "localhost" || hostLower.startsWith("127.") || hostLower.startsWith("[::1]") || hostLower.startsWith("[0:0:0:0:0:0:0:1]");
+    }
+    var DecodedURL = class extends URL {
+      constructor(url2, base) {
+        super(url2, base);
+        this._decodedUsername = decodeURIComponent(super.username);
+        this._decodedPassword = decodeURIComponent(super.password);
+      }
+      get username() {
+        return this._decodedUsername;
+      }
+      get password() {
+        return this._decodedPassword;
+      }
+    };
+  }
+});
+
+// node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
+var require_lib = __commonJS({
+  "node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o, k2, desc);
+    }) : (function(o, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o[k2] = m[k];
+    }));
+    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
+      Object.defineProperty(o, "default", { enumerable: true, value: v });
+    }) : function(o, v) {
+      o["default"] = v;
+    });
+    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
+      var ownKeys = function(o) {
+        ownKeys = Object.getOwnPropertyNames || function(o2) {
+          var ar = [];
+          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
+          return ar;
+        };
+        return ownKeys(o);
+      };
+      return function(mod) {
+        if (mod && mod.__esModule) return mod;
+        var result = {};
+        if (mod != null) {
+          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
+        }
+        __setModuleDefault(result, mod);
+        return result;
+      };
+    })();
+    var __awaiter3 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
+      function adopt(value) {
+        return value instanceof P ? value : new P(function(resolve) {
+          resolve(value);
+        });
+      }
+      return new (P || (P = Promise))(function(resolve, reject) {
+        function fulfilled(value) {
+          try {
+            step(generator.next(value));
+          } catch (e) {
+            reject(e);
+          }
+        }
+        function rejected(value) {
+          try {
+            step(generator["throw"](value));
+          } catch (e) {
+            reject(e);
+          }
+        }
+        function step(result) {
+          result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
+        }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+      });
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.HttpClient = exports.HttpClientResponse = exports.HttpClientError = exports.MediaTypes = exports.Headers = exports.HttpCodes = void 0;
+    exports.getProxyUrl = getProxyUrl2;
+    exports.isHttps = isHttps;
+    var http = __importStar(__require("http"));
+    var https = __importStar(__require("https"));
+    var pm = __importStar(require_proxy());
+    var tunnel2 = __importStar(require_tunnel2());
+    var undici_1 = require_undici();
+    var HttpCodes2;
+    (function(HttpCodes3) {
+      HttpCodes3[HttpCodes3["OK"] = 200] = "OK";
+      HttpCodes3[HttpCodes3["MultipleChoices"] = 300] = "MultipleChoices";
+      HttpCodes3[HttpCodes3["MovedPermanently"] = 301] = "MovedPermanently";
+      HttpCodes3[HttpCodes3["ResourceMoved"] = 302] = "ResourceMoved";
+      HttpCodes3[HttpCodes3["SeeOther"] = 303] = "SeeOther";
+      HttpCodes3[HttpCodes3["NotModified"] = 304] = "NotModified";
+      HttpCodes3[HttpCodes3["UseProxy"] = 305] = "UseProxy";
+      HttpCodes3[HttpCodes3["SwitchProxy"] = 306] = "SwitchProxy";
+      HttpCodes3[HttpCodes3["TemporaryRedirect"] = 307] = "TemporaryRedirect";
+      HttpCodes3[HttpCodes3["PermanentRedirect"] = 308] = "PermanentRedirect";
+      HttpCodes3[HttpCodes3["BadRequest"] = 400] = "BadRequest";
+      HttpCodes3[HttpCodes3["Unauthorized"] = 401] = "Unauthorized";
+      HttpCodes3[HttpCodes3["PaymentRequired"] = 402] = "PaymentRequired";
+      HttpCodes3[HttpCodes3["Forbidden"] = 403] = "Forbidden";
+      HttpCodes3[HttpCodes3["NotFound"] = 404] = "NotFound";
+      HttpCodes3[HttpCodes3["MethodNotAllowed"] = 405] = "MethodNotAllowed";
+      HttpCodes3[HttpCodes3["NotAcceptable"] = 406] = "NotAcceptable";
+      HttpCodes3[HttpCodes3["ProxyAuthenticationRequired"] = 407] = "ProxyAuthenticationRequired";
+      HttpCodes3[HttpCodes3["RequestTimeout"] = 408] = "RequestTimeout";
+      HttpCodes3[HttpCodes3["Conflict"] = 409] = "Conflict";
+      HttpCodes3[HttpCodes3["Gone"] = 410] = "Gone";
+      HttpCodes3[HttpCodes3["TooManyRequests"] = 429] = "TooManyRequests";
+      HttpCodes3[HttpCodes3["InternalServerError"] = 500] = "InternalServerError";
+      HttpCodes3[HttpCodes3["NotImplemented"] = 501] = "NotImplemented";
+      HttpCodes3[HttpCodes3["BadGateway"] = 502] = "BadGateway";
+      HttpCodes3[HttpCodes3["ServiceUnavailable"] = 503] = "ServiceUnavailable";
+      HttpCodes3[HttpCodes3["GatewayTimeout"] = 504] = "GatewayTimeout";
+    })(HttpCodes2 || (exports.HttpCodes = HttpCodes2 = {}));
+    var Headers2;
+    (function(Headers3) {
+      Headers3["Accept"] = "accept";
+      Headers3["ContentType"] = "content-type";
+    })(Headers2 || (exports.Headers = Headers2 = {}));
+    var MediaTypes2;
+    (function(MediaTypes3) {
+      MediaTypes3["ApplicationJson"] = "application/json";
+    })(MediaTypes2 || (exports.MediaTypes = MediaTypes2 = {}));
+    function getProxyUrl2(serverUrl) {
+      const proxyUrl = pm.getProxyUrl(new URL(serverUrl));
+      return proxyUrl ? proxyUrl.href : "";
+    }
+    var HttpRedirectCodes2 = [
+      HttpCodes2.MovedPermanently,
+      HttpCodes2.ResourceMoved,
+      HttpCodes2.SeeOther,
+      HttpCodes2.TemporaryRedirect,
+      HttpCodes2.PermanentRedirect
+    ];
+    var HttpResponseRetryCodes2 = [
+      HttpCodes2.BadGateway,
+      HttpCodes2.ServiceUnavailable,
+      HttpCodes2.GatewayTimeout
+    ];
+    var RetryableHttpVerbs = ["OPTIONS", "GET", "DELETE", "HEAD"];
+    var ExponentialBackoffCeiling = 10;
+    var ExponentialBackoffTimeSlice = 5;
+    var HttpClientError = class _HttpClientError extends Error {
+      constructor(message, statusCode) {
+        super(message);
+        this.name = "HttpClientError";
+        this.statusCode = statusCode;
+        Object.setPrototypeOf(this, _HttpClientError.prototype);
+      }
+    };
+    exports.HttpClientError = HttpClientError;
+    var HttpClientResponse = class {
+      constructor(message) {
+        this.message = message;
+      }
+      readBody() {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve) => __awaiter3(this, void 0, void 0, function* () {
+            let output2 = Buffer.alloc(0);
+            this.message.on("data", (chunk) => {
+              output2 = Buffer.concat([output2, chunk]);
+            });
+            this.message.on("end", () => {
+              resolve(output2.toString());
+            });
+          }));
+        });
+      }
+      readBodyBuffer() {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve) => __awaiter3(this, void 0, void 0, function* () {
+            const chunks = [];
+            this.message.on("data", (chunk) => {
+              chunks.push(chunk);
+            });
+            this.message.on("end", () => {
+              resolve(Buffer.concat(chunks));
+            });
+          }));
+        });
+      }
+    };
+    exports.HttpClientResponse = HttpClientResponse;
+    function isHttps(requestUrl) {
+      const parsedUrl = new URL(requestUrl);
+      return parsedUrl.protocol === "https:";
+    }
+    var HttpClient3 = class {
+      constructor(userAgent2, handlers, requestOptions) {
+        this._ignoreSslError = false;
+        this._allowRedirects = true;
+        this._allowRedirectDowngrade = false;
+        this._maxRedirects = 50;
+        this._allowRetries = false;
+        this._maxRetries = 1;
+        this._keepAlive = false;
+        this._disposed = false;
+        this.userAgent = this._getUserAgentWithOrchestrationId(userAgent2);
+        this.handlers = handlers || [];
+        this.requestOptions = requestOptions;
+        if (requestOptions) {
+          if (requestOptions.ignoreSslError != null) {
+            this._ignoreSslError = requestOptions.ignoreSslError;
+          }
+          this._socketTimeout = requestOptions.socketTimeout;
+          if (requestOptions.allowRedirects != null) {
+            this._allowRedirects = requestOptions.allowRedirects;
+          }
+          if (requestOptions.allowRedirectDowngrade != null) {
+            this._allowRedirectDowngrade = requestOptions.allowRedirectDowngrade;
+          }
+          if (requestOptions.maxRedirects != null) {
+            this._maxRedirects = Math.max(requestOptions.maxRedirects, 0);
+          }
+          if (requestOptions.keepAlive != null) {
+            this._keepAlive = requestOptions.keepAlive;
+          }
+          if (requestOptions.allowRetries != null) {
+            this._allowRetries = requestOptions.allowRetries;
+          }
+          if (requestOptions.maxRetries != null) {
+            this._maxRetries = requestOptions.maxRetries;
+          }
+        }
+      }
+      options(requestUrl, additionalHeaders) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return this.request("OPTIONS", requestUrl, null, additionalHeaders || {});
+        });
+      }
+      get(requestUrl, additionalHeaders) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return this.request("GET", requestUrl, null, additionalHeaders || {});
+        });
+      }
+      del(requestUrl, additionalHeaders) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return this.request("DELETE", requestUrl, null, additionalHeaders || {});
+        });
+      }
+      post(requestUrl, data, additionalHeaders) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return this.request("POST", requestUrl, data, additionalHeaders || {});
+        });
+      }
+      patch(requestUrl, data, additionalHeaders) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return this.request("PATCH", requestUrl, data, additionalHeaders || {});
+        });
+      }
+      put(requestUrl, data, additionalHeaders) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return this.request("PUT", requestUrl, data, additionalHeaders || {});
+        });
+      }
+      head(requestUrl, additionalHeaders) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return this.request("HEAD", requestUrl, null, additionalHeaders || {});
+        });
+      }
+      sendStream(verb, requestUrl, stream, additionalHeaders) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return this.request(verb, requestUrl, stream, additionalHeaders);
+        });
+      }
+      /**
+       * Gets a typed object from an endpoint
+       * Be aware that not found returns a null.  Other errors (4xx, 5xx) reject the promise
+       */
+      getJson(requestUrl_1) {
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, additionalHeaders = {}) {
+          additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
+          const res = yield this.get(requestUrl, additionalHeaders);
+          return this._processResponse(res, this.requestOptions);
+        });
+      }
+      postJson(requestUrl_1, obj_1) {
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+          const data = JSON.stringify(obj, null, 2);
+          additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
+          additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
+          const res = yield this.post(requestUrl, data, additionalHeaders);
+          return this._processResponse(res, this.requestOptions);
+        });
+      }
+      putJson(requestUrl_1, obj_1) {
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+          const data = JSON.stringify(obj, null, 2);
+          additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
+          additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
+          const res = yield this.put(requestUrl, data, additionalHeaders);
+          return this._processResponse(res, this.requestOptions);
+        });
+      }
+      patchJson(requestUrl_1, obj_1) {
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+          const data = JSON.stringify(obj, null, 2);
+          additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
+          additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
+          const res = yield this.patch(requestUrl, data, additionalHeaders);
+          return this._processResponse(res, this.requestOptions);
+        });
+      }
+      /**
+       * Makes a raw http request.
+       * All other methods such as get, post, patch, and request ultimately call this.
+       * Prefer get, del, post and patch
+       */
+      request(verb, requestUrl, data, headers) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          if (this._disposed) {
+            throw new Error("Client has already been disposed.");
+          }
+          const parsedUrl = new URL(requestUrl);
+          let info2 = this._prepareRequest(verb, parsedUrl, headers);
+          const maxTries = this._allowRetries && RetryableHttpVerbs.includes(verb) ? this._maxRetries + 1 : 1;
+          let numTries = 0;
+          let response;
+          do {
+            response = yield this.requestRaw(info2, data);
+            if (response && response.message && response.message.statusCode === HttpCodes2.Unauthorized) {
+              let authenticationHandler;
+              for (const handler2 of this.handlers) {
+                if (handler2.canHandleAuthentication(response)) {
+                  authenticationHandler = handler2;
+                  break;
+                }
+              }
+              if (authenticationHandler) {
+                return authenticationHandler.handleAuthentication(this, info2, data);
+              } else {
+                return response;
+              }
+            }
+            let redirectsRemaining = this._maxRedirects;
+            while (response.message.statusCode && HttpRedirectCodes2.includes(response.message.statusCode) && this._allowRedirects && redirectsRemaining > 0) {
+              const redirectUrl = response.message.headers["location"];
+              if (!redirectUrl) {
+                break;
+              }
+              const parsedRedirectUrl = new URL(redirectUrl);
+              if (parsedUrl.protocol === "https:" && parsedUrl.protocol !== parsedRedirectUrl.protocol && !this._allowRedirectDowngrade) {
+                throw new Error("Redirect from HTTPS to HTTP protocol. This downgrade is not allowed for security reasons. If you want to allow this behavior, set the allowRedirectDowngrade option to true.");
+              }
+              yield response.readBody();
+              if (parsedRedirectUrl.hostname !== parsedUrl.hostname) {
+                for (const header2 in headers) {
+                  if (header2.toLowerCase() === "authorization") {
+                    delete headers[header2];
+                  }
+                }
+              }
+              info2 = this._prepareRequest(verb, parsedRedirectUrl, headers);
+              response = yield this.requestRaw(info2, data);
+              redirectsRemaining--;
+            }
+            if (!response.message.statusCode || !HttpResponseRetryCodes2.includes(response.message.statusCode)) {
+              return response;
+            }
+            numTries += 1;
+            if (numTries < maxTries) {
+              yield response.readBody();
+              yield this._performExponentialBackoff(numTries);
+            }
+          } while (numTries < maxTries);
+          return response;
+        });
+      }
+      /**
+       * Needs to be called if keepAlive is set to true in request options.
+       */
+      dispose() {
+        if (this._agent) {
+          this._agent.destroy();
+        }
+        this._disposed = true;
+      }
+      /**
+       * Raw request.
+       * @param info
+       * @param data
+       */
+      requestRaw(info2, data) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve, reject) => {
+            function callbackForResult(err, res) {
+              if (err) {
+                reject(err);
+              } else if (!res) {
+                reject(new Error("Unknown error"));
+              } else {
+                resolve(res);
+              }
+            }
+            this.requestRawWithCallback(info2, data, callbackForResult);
+          });
+        });
+      }
+      /**
+       * Raw request with callback.
+       * @param info
+       * @param data
+       * @param onResult
+       */
+      requestRawWithCallback(info2, data, onResult) {
+        if (typeof data === "string") {
+          if (!info2.options.headers) {
+            info2.options.headers = {};
+          }
+          info2.options.headers["Content-Length"] = Buffer.byteLength(data, "utf8");
+        }
+        let callbackCalled = false;
+        function handleResult(err, res) {
+          if (!callbackCalled) {
+            callbackCalled = true;
+            onResult(err, res);
+          }
+        }
+        const req = info2.httpModule.request(info2.options, (msg) => {
+          const res = new HttpClientResponse(msg);
+          handleResult(void 0, res);
+        });
+        let socket;
+        req.on("socket", (sock) => {
+          socket = sock;
+        });
+        req.setTimeout(this._socketTimeout || 3 * 6e4, () => {
+          if (socket) {
+            socket.end();
+          }
+          handleResult(new Error(`Request timeout: ${info2.options.path}`));
+        });
+        req.on("error", function(err) {
+          handleResult(err);
+        });
+        if (data && typeof data === "string") {
+          req.write(data, "utf8");
+        }
+        if (data && typeof data !== "string") {
+          data.on("close", function() {
+            req.end();
+          });
+          data.pipe(req);
+        } else {
+          req.end();
+        }
+      }
+      /**
+       * Gets an http agent. This function is useful when you need an http agent that handles
+       * routing through a proxy server - depending upon the url and proxy environment variables.
+       * @param serverUrl  The server URL where the request will be sent. For example, https://api.github.com
+       */
+      getAgent(serverUrl) {
+        const parsedUrl = new URL(serverUrl);
+        return this._getAgent(parsedUrl);
+      }
+      getAgentDispatcher(serverUrl) {
+        const parsedUrl = new URL(serverUrl);
+        const proxyUrl = pm.getProxyUrl(parsedUrl);
+        const useProxy = proxyUrl && proxyUrl.hostname;
+        if (!useProxy) {
+          return;
+        }
+        return this._getProxyAgentDispatcher(parsedUrl, proxyUrl);
+      }
+      _prepareRequest(method, requestUrl, headers) {
+        const info2 = {};
+        info2.parsedUrl = requestUrl;
+        const usingSsl = info2.parsedUrl.protocol === "https:";
+        info2.httpModule = usingSsl ? https : http;
+        const defaultPort = usingSsl ? 443 : 80;
+        info2.options = {};
+        info2.options.host = info2.parsedUrl.hostname;
+        info2.options.port = info2.parsedUrl.port ? parseInt(info2.parsedUrl.port) : defaultPort;
+        info2.options.path = (info2.parsedUrl.pathname || "") + (info2.parsedUrl.search || "");
+        info2.options.method = method;
+        info2.options.headers = this._mergeHeaders(headers);
+        if (this.userAgent != null) {
+          info2.options.headers["user-agent"] = this.userAgent;
+        }
+        info2.options.agent = this._getAgent(info2.parsedUrl);
+        if (this.handlers) {
+          for (const handler2 of this.handlers) {
+            handler2.prepareRequest(info2.options);
+          }
+        }
+        return info2;
+      }
+      _mergeHeaders(headers) {
+        if (this.requestOptions && this.requestOptions.headers) {
+          return Object.assign({}, lowercaseKeys2(this.requestOptions.headers), lowercaseKeys2(headers || {}));
+        }
+        return lowercaseKeys2(headers || {});
+      }
+      /**
+       * Gets an existing header value or returns a default.
+       * Handles converting number header values to strings since HTTP headers must be strings.
+       * Note: This returns string | string[] since some headers can have multiple values.
+       * For headers that must always be a single string (like Content-Type), use the
+       * specialized _getExistingOrDefaultContentTypeHeader method instead.
+       */
+      _getExistingOrDefaultHeader(additionalHeaders, header2, _default3) {
+        let clientHeader;
+        if (this.requestOptions && this.requestOptions.headers) {
+          const headerValue = lowercaseKeys2(this.requestOptions.headers)[header2];
+          if (headerValue) {
+            clientHeader = typeof headerValue === "number" ? headerValue.toString() : headerValue;
+          }
+        }
+        const additionalValue = additionalHeaders[header2];
+        if (additionalValue !== void 0) {
+          return typeof additionalValue === "number" ? additionalValue.toString() : additionalValue;
+        }
+        if (clientHeader !== void 0) {
+          return clientHeader;
+        }
+        return _default3;
+      }
+      /**
+       * Specialized version of _getExistingOrDefaultHeader for Content-Type header.
+       * Always returns a single string (not an array) since Content-Type should be a single value.
+       * Converts arrays to comma-separated strings and numbers to strings to ensure type safety.
+       * This was split from _getExistingOrDefaultHeader to provide stricter typing for callers
+       * that assign the result to places expecting a string (e.g., additionalHeaders[Headers.ContentType]).
+       */
+      _getExistingOrDefaultContentTypeHeader(additionalHeaders, _default3) {
+        let clientHeader;
+        if (this.requestOptions && this.requestOptions.headers) {
+          const headerValue = lowercaseKeys2(this.requestOptions.headers)[Headers2.ContentType];
+          if (headerValue) {
+            if (typeof headerValue === "number") {
+              clientHeader = String(headerValue);
+            } else if (Array.isArray(headerValue)) {
+              clientHeader = headerValue.join(", ");
+            } else {
+              clientHeader = headerValue;
+            }
+          }
+        }
+        const additionalValue = additionalHeaders[Headers2.ContentType];
+        if (additionalValue !== void 0) {
+          if (typeof additionalValue === "number") {
+            return String(additionalValue);
+          } else if (Array.isArray(additionalValue)) {
+            return additionalValue.join(", ");
+          } else {
+            return additionalValue;
+          }
+        }
+        if (clientHeader !== void 0) {
+          return clientHeader;
+        }
+        return _default3;
+      }
+      _getAgent(parsedUrl) {
+        let agent;
+        const proxyUrl = pm.getProxyUrl(parsedUrl);
+        const useProxy = proxyUrl && proxyUrl.hostname;
+        if (this._keepAlive && useProxy) {
+          agent = this._proxyAgent;
+        }
+        if (!useProxy) {
+          agent = this._agent;
+        }
+        if (agent) {
+          return agent;
+        }
+        const usingSsl = parsedUrl.protocol === "https:";
+        let maxSockets = 100;
+        if (this.requestOptions) {
+          maxSockets = this.requestOptions.maxSockets || http.globalAgent.maxSockets;
+        }
+        if (proxyUrl && proxyUrl.hostname) {
+          const agentOptions = {
+            maxSockets,
+            keepAlive: this._keepAlive,
+            proxy: Object.assign(Object.assign({}, (proxyUrl.username || proxyUrl.password) && {
+              proxyAuth: `${proxyUrl.username}:${proxyUrl.password}`
+            }), { host: proxyUrl.hostname, port: proxyUrl.port })
+          };
+          let tunnelAgent;
+          const overHttps = proxyUrl.protocol === "https:";
+          if (usingSsl) {
+            tunnelAgent = overHttps ? tunnel2.httpsOverHttps : tunnel2.httpsOverHttp;
+          } else {
+            tunnelAgent = overHttps ? tunnel2.httpOverHttps : tunnel2.httpOverHttp;
+          }
+          agent = tunnelAgent(agentOptions);
+          this._proxyAgent = agent;
+        }
+        if (!agent) {
+          const options = { keepAlive: this._keepAlive, maxSockets };
+          agent = usingSsl ? new https.Agent(options) : new http.Agent(options);
+          this._agent = agent;
+        }
+        if (usingSsl && this._ignoreSslError) {
+          agent.options = Object.assign(agent.options || {}, {
+            rejectUnauthorized: false
+          });
+        }
+        return agent;
+      }
+      _getProxyAgentDispatcher(parsedUrl, proxyUrl) {
+        let proxyAgent;
+        if (this._keepAlive) {
+          proxyAgent = this._proxyAgentDispatcher;
+        }
+        if (proxyAgent) {
+          return proxyAgent;
+        }
+        const usingSsl = parsedUrl.protocol === "https:";
+        proxyAgent = new undici_1.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, (proxyUrl.username || proxyUrl.password) && {
+          token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString("base64")}`
+        }));
+        this._proxyAgentDispatcher = proxyAgent;
+        if (usingSsl && this._ignoreSslError) {
+          proxyAgent.options = Object.assign(proxyAgent.options.requestTls || {}, {
+            rejectUnauthorized: false
+          });
+        }
+        return proxyAgent;
+      }
+      _getUserAgentWithOrchestrationId(userAgent2) {
+        const baseUserAgent = userAgent2 || "actions/http-client";
+        const orchId = process.env["ACTIONS_ORCHESTRATION_ID"];
+        if (orchId) {
+          const sanitizedId = orchId.replace(/[^a-z0-9_.-]/gi, "_");
+          return `${baseUserAgent} actions_orchestration_id/${sanitizedId}`;
+        }
+        return baseUserAgent;
+      }
+      _performExponentialBackoff(retryNumber) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
+          const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
+          return new Promise((resolve) => setTimeout(() => resolve(), ms));
+        });
+      }
+      _processResponse(res, options) {
+        return __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve, reject) => __awaiter3(this, void 0, void 0, function* () {
+            const statusCode = res.message.statusCode || 0;
+            const response = {
+              statusCode,
+              result: null,
+              headers: {}
+            };
+            if (statusCode === HttpCodes2.NotFound) {
+              resolve(response);
+            }
+            function dateTimeDeserializer(key, value) {
+              if (typeof value === "string") {
+                const a = new Date(value);
+                if (!isNaN(a.valueOf())) {
+                  return a;
+                }
+              }
+              return value;
+            }
+            let obj;
+            let contents;
+            try {
+              contents = yield res.readBody();
+              if (contents && contents.length > 0) {
+                if (options && options.deserializeDates) {
+                  obj = JSON.parse(contents, dateTimeDeserializer);
+                } else {
+                  obj = JSON.parse(contents);
+                }
+                response.result = obj;
+              }
+              response.headers = res.message.headers;
+            } catch (err) {
+            }
+            if (statusCode > 299) {
+              let msg;
+              if (obj && obj.message) {
+                msg = obj.message;
+              } else if (contents && contents.length > 0) {
+                msg = contents;
+              } else {
+                msg = `Failed request: (${statusCode})`;
+              }
+              const err = new HttpClientError(msg, statusCode);
+              err.result = response.result;
+              reject(err);
+            } else {
+              resolve(response);
+            }
+          }));
+        });
+      }
+    };
+    exports.HttpClient = HttpClient3;
+    var lowercaseKeys2 = (obj) => Object.keys(obj).reduce((c, k) => (c[k.toLowerCase()] = obj[k], c), {});
   }
 });
 
@@ -19413,8 +20185,8 @@ var require_utils2 = __commonJS({
       }
       return output2;
     };
-    exports.basename = (path4, { windows } = {}) => {
-      const segs = path4.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path3, { windows } = {}) => {
+      const segs = path3.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -20934,4065 +21706,6 @@ var require_picomatch2 = __commonJS({
   }
 });
 
-// node_modules/events-universal/default.js
-var require_default = __commonJS({
-  "node_modules/events-universal/default.js"(exports, module) {
-    module.exports = __require("events");
-  }
-});
-
-// node_modules/fast-fifo/fixed-size.js
-var require_fixed_size = __commonJS({
-  "node_modules/fast-fifo/fixed-size.js"(exports, module) {
-    module.exports = class FixedFIFO {
-      constructor(hwm) {
-        if (!(hwm > 0) || (hwm - 1 & hwm) !== 0) throw new Error("Max size for a FixedFIFO should be a power of two");
-        this.buffer = new Array(hwm);
-        this.mask = hwm - 1;
-        this.top = 0;
-        this.btm = 0;
-        this.next = null;
-      }
-      clear() {
-        this.top = this.btm = 0;
-        this.next = null;
-        this.buffer.fill(void 0);
-      }
-      push(data) {
-        if (this.buffer[this.top] !== void 0) return false;
-        this.buffer[this.top] = data;
-        this.top = this.top + 1 & this.mask;
-        return true;
-      }
-      shift() {
-        const last = this.buffer[this.btm];
-        if (last === void 0) return void 0;
-        this.buffer[this.btm] = void 0;
-        this.btm = this.btm + 1 & this.mask;
-        return last;
-      }
-      peek() {
-        return this.buffer[this.btm];
-      }
-      isEmpty() {
-        return this.buffer[this.btm] === void 0;
-      }
-    };
-  }
-});
-
-// node_modules/fast-fifo/index.js
-var require_fast_fifo = __commonJS({
-  "node_modules/fast-fifo/index.js"(exports, module) {
-    var FixedFIFO = require_fixed_size();
-    module.exports = class FastFIFO {
-      constructor(hwm) {
-        this.hwm = hwm || 16;
-        this.head = new FixedFIFO(this.hwm);
-        this.tail = this.head;
-        this.length = 0;
-      }
-      clear() {
-        this.head = this.tail;
-        this.head.clear();
-        this.length = 0;
-      }
-      push(val) {
-        this.length++;
-        if (!this.head.push(val)) {
-          const prev = this.head;
-          this.head = prev.next = new FixedFIFO(2 * this.head.buffer.length);
-          this.head.push(val);
-        }
-      }
-      shift() {
-        if (this.length !== 0) this.length--;
-        const val = this.tail.shift();
-        if (val === void 0 && this.tail.next) {
-          const next = this.tail.next;
-          this.tail.next = null;
-          this.tail = next;
-          return this.tail.shift();
-        }
-        return val;
-      }
-      peek() {
-        const val = this.tail.peek();
-        if (val === void 0 && this.tail.next) return this.tail.next.peek();
-        return val;
-      }
-      isEmpty() {
-        return this.length === 0;
-      }
-    };
-  }
-});
-
-// node_modules/b4a/index.js
-var require_b4a = __commonJS({
-  "node_modules/b4a/index.js"(exports, module) {
-    function isBuffer(value) {
-      return Buffer.isBuffer(value) || value instanceof Uint8Array;
-    }
-    function isEncoding(encoding) {
-      return Buffer.isEncoding(encoding);
-    }
-    function alloc(size, fill2, encoding) {
-      return Buffer.alloc(size, fill2, encoding);
-    }
-    function allocUnsafe(size) {
-      return Buffer.allocUnsafe(size);
-    }
-    function allocUnsafeSlow(size) {
-      return Buffer.allocUnsafeSlow(size);
-    }
-    function byteLength(string4, encoding) {
-      return Buffer.byteLength(string4, encoding);
-    }
-    function compare(a, b) {
-      return Buffer.compare(a, b);
-    }
-    function concat(buffers, totalLength) {
-      return Buffer.concat(buffers, totalLength);
-    }
-    function copy(source, target, targetStart, start, end) {
-      return toBuffer(source).copy(target, targetStart, start, end);
-    }
-    function equals(a, b) {
-      return toBuffer(a).equals(b);
-    }
-    function fill(buffer, value, offset, end, encoding) {
-      return toBuffer(buffer).fill(value, offset, end, encoding);
-    }
-    function from(value, encodingOrOffset, length) {
-      return Buffer.from(value, encodingOrOffset, length);
-    }
-    function includes(buffer, value, byteOffset, encoding) {
-      return toBuffer(buffer).includes(value, byteOffset, encoding);
-    }
-    function indexOf(buffer, value, byfeOffset, encoding) {
-      return toBuffer(buffer).indexOf(value, byfeOffset, encoding);
-    }
-    function lastIndexOf(buffer, value, byteOffset, encoding) {
-      return toBuffer(buffer).lastIndexOf(value, byteOffset, encoding);
-    }
-    function swap16(buffer) {
-      return toBuffer(buffer).swap16();
-    }
-    function swap32(buffer) {
-      return toBuffer(buffer).swap32();
-    }
-    function swap64(buffer) {
-      return toBuffer(buffer).swap64();
-    }
-    function toBuffer(buffer) {
-      if (Buffer.isBuffer(buffer)) return buffer;
-      return Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-    }
-    function toString(buffer, encoding, start, end) {
-      return toBuffer(buffer).toString(encoding, start, end);
-    }
-    function toHex(buffer, start, end) {
-      return toBuffer(buffer).toString("hex", start, end);
-    }
-    function write(buffer, string4, offset, length, encoding) {
-      return toBuffer(buffer).write(string4, offset, length, encoding);
-    }
-    function readDoubleBE(buffer, offset) {
-      return toBuffer(buffer).readDoubleBE(offset);
-    }
-    function readDoubleLE(buffer, offset) {
-      return toBuffer(buffer).readDoubleLE(offset);
-    }
-    function readFloatBE(buffer, offset) {
-      return toBuffer(buffer).readFloatBE(offset);
-    }
-    function readFloatLE(buffer, offset) {
-      return toBuffer(buffer).readFloatLE(offset);
-    }
-    function readInt32BE(buffer, offset) {
-      return toBuffer(buffer).readInt32BE(offset);
-    }
-    function readInt32LE(buffer, offset) {
-      return toBuffer(buffer).readInt32LE(offset);
-    }
-    function readUInt32BE(buffer, offset) {
-      return toBuffer(buffer).readUInt32BE(offset);
-    }
-    function readUInt32LE(buffer, offset) {
-      return toBuffer(buffer).readUInt32LE(offset);
-    }
-    function writeDoubleBE(buffer, value, offset) {
-      return toBuffer(buffer).writeDoubleBE(value, offset);
-    }
-    function writeDoubleLE(buffer, value, offset) {
-      return toBuffer(buffer).writeDoubleLE(value, offset);
-    }
-    function writeFloatBE(buffer, value, offset) {
-      return toBuffer(buffer).writeFloatBE(value, offset);
-    }
-    function writeFloatLE(buffer, value, offset) {
-      return toBuffer(buffer).writeFloatLE(value, offset);
-    }
-    function writeInt32BE(buffer, value, offset) {
-      return toBuffer(buffer).writeInt32BE(value, offset);
-    }
-    function writeInt32LE(buffer, value, offset) {
-      return toBuffer(buffer).writeInt32LE(value, offset);
-    }
-    function writeUInt32BE(buffer, value, offset) {
-      return toBuffer(buffer).writeUInt32BE(value, offset);
-    }
-    function writeUInt32LE(buffer, value, offset) {
-      return toBuffer(buffer).writeUInt32LE(value, offset);
-    }
-    module.exports = {
-      isBuffer,
-      isEncoding,
-      alloc,
-      allocUnsafe,
-      allocUnsafeSlow,
-      byteLength,
-      compare,
-      concat,
-      copy,
-      equals,
-      fill,
-      from,
-      includes,
-      indexOf,
-      lastIndexOf,
-      swap16,
-      swap32,
-      swap64,
-      toBuffer,
-      toString,
-      toHex,
-      write,
-      readDoubleBE,
-      readDoubleLE,
-      readFloatBE,
-      readFloatLE,
-      readInt32BE,
-      readInt32LE,
-      readUInt32BE,
-      readUInt32LE,
-      writeDoubleBE,
-      writeDoubleLE,
-      writeFloatBE,
-      writeFloatLE,
-      writeInt32BE,
-      writeInt32LE,
-      writeUInt32BE,
-      writeUInt32LE
-    };
-  }
-});
-
-// node_modules/text-decoder/lib/pass-through-decoder.js
-var require_pass_through_decoder = __commonJS({
-  "node_modules/text-decoder/lib/pass-through-decoder.js"(exports, module) {
-    var b4a = require_b4a();
-    module.exports = class PassThroughDecoder {
-      constructor(encoding) {
-        this.encoding = encoding;
-      }
-      get remaining() {
-        return 0;
-      }
-      decode(data) {
-        return b4a.toString(data, this.encoding);
-      }
-      flush() {
-        return "";
-      }
-    };
-  }
-});
-
-// node_modules/text-decoder/lib/utf8-decoder.js
-var require_utf8_decoder = __commonJS({
-  "node_modules/text-decoder/lib/utf8-decoder.js"(exports, module) {
-    var b4a = require_b4a();
-    module.exports = class UTF8Decoder {
-      constructor() {
-        this._reset();
-      }
-      get remaining() {
-        return this.bytesSeen;
-      }
-      decode(data) {
-        if (data.byteLength === 0) return "";
-        if (this.bytesNeeded === 0 && trailingIncomplete(data, 0) === 0) {
-          this.bytesSeen = trailingBytesSeen(data);
-          return b4a.toString(data, "utf8");
-        }
-        let result = "";
-        let start = 0;
-        if (this.bytesNeeded > 0) {
-          while (start < data.byteLength) {
-            const byte = data[start];
-            if (byte < this.lowerBoundary || byte > this.upperBoundary) {
-              result += "\uFFFD";
-              this._reset();
-              break;
-            }
-            this.lowerBoundary = 128;
-            this.upperBoundary = 191;
-            this.codePoint = this.codePoint << 6 | byte & 63;
-            this.bytesSeen++;
-            start++;
-            if (this.bytesSeen === this.bytesNeeded) {
-              result += String.fromCodePoint(this.codePoint);
-              this._reset();
-              break;
-            }
-          }
-          if (this.bytesNeeded > 0) return result;
-        }
-        const trailing = trailingIncomplete(data, start);
-        const end = data.byteLength - trailing;
-        if (end > start) result += b4a.toString(data, "utf8", start, end);
-        for (let i = end; i < data.byteLength; i++) {
-          const byte = data[i];
-          if (this.bytesNeeded === 0) {
-            if (byte <= 127) {
-              this.bytesSeen = 0;
-              result += String.fromCharCode(byte);
-            } else if (byte >= 194 && byte <= 223) {
-              this.bytesNeeded = 2;
-              this.bytesSeen = 1;
-              this.codePoint = byte & 31;
-            } else if (byte >= 224 && byte <= 239) {
-              if (byte === 224) this.lowerBoundary = 160;
-              else if (byte === 237) this.upperBoundary = 159;
-              this.bytesNeeded = 3;
-              this.bytesSeen = 1;
-              this.codePoint = byte & 15;
-            } else if (byte >= 240 && byte <= 244) {
-              if (byte === 240) this.lowerBoundary = 144;
-              else if (byte === 244) this.upperBoundary = 143;
-              this.bytesNeeded = 4;
-              this.bytesSeen = 1;
-              this.codePoint = byte & 7;
-            } else {
-              this.bytesSeen = 1;
-              result += "\uFFFD";
-            }
-            continue;
-          }
-          if (byte < this.lowerBoundary || byte > this.upperBoundary) {
-            result += "\uFFFD";
-            i--;
-            this._reset();
-            continue;
-          }
-          this.lowerBoundary = 128;
-          this.upperBoundary = 191;
-          this.codePoint = this.codePoint << 6 | byte & 63;
-          this.bytesSeen++;
-          if (this.bytesSeen === this.bytesNeeded) {
-            result += String.fromCodePoint(this.codePoint);
-            this._reset();
-          }
-        }
-        return result;
-      }
-      flush() {
-        const result = this.bytesNeeded > 0 ? "\uFFFD" : "";
-        this._reset();
-        return result;
-      }
-      _reset() {
-        this.codePoint = 0;
-        this.bytesNeeded = 0;
-        this.bytesSeen = 0;
-        this.lowerBoundary = 128;
-        this.upperBoundary = 191;
-      }
-    };
-    function trailingIncomplete(data, start) {
-      const len = data.byteLength;
-      if (len <= start) return 0;
-      const limit = Math.max(start, len - 4);
-      let i = len - 1;
-      while (i > limit && (data[i] & 192) === 128) i--;
-      if (i < start) return 0;
-      const byte = data[i];
-      let needed;
-      if (byte <= 127) return 0;
-      if (byte >= 194 && byte <= 223) needed = 2;
-      else if (byte >= 224 && byte <= 239) needed = 3;
-      else if (byte >= 240 && byte <= 244) needed = 4;
-      else return 0;
-      const available = len - i;
-      return available < needed ? available : 0;
-    }
-    function trailingBytesSeen(data) {
-      const len = data.byteLength;
-      if (len === 0) return 0;
-      const last = data[len - 1];
-      if (last <= 127) return 0;
-      if ((last & 192) !== 128) return 1;
-      const limit = Math.max(0, len - 4);
-      let i = len - 2;
-      while (i >= limit && (data[i] & 192) === 128) i--;
-      if (i < 0) return 1;
-      const first = data[i];
-      let needed;
-      if (first >= 194 && first <= 223) needed = 2;
-      else if (first >= 224 && first <= 239) needed = 3;
-      else if (first >= 240 && first <= 244) needed = 4;
-      else return 1;
-      if (len - i !== needed) return 1;
-      if (needed >= 3) {
-        const second = data[i + 1];
-        if (first === 224 && second < 160) return 1;
-        if (first === 237 && second > 159) return 1;
-        if (first === 240 && second < 144) return 1;
-        if (first === 244 && second > 143) return 1;
-      }
-      return 0;
-    }
-  }
-});
-
-// node_modules/text-decoder/index.js
-var require_text_decoder = __commonJS({
-  "node_modules/text-decoder/index.js"(exports, module) {
-    var PassThroughDecoder = require_pass_through_decoder();
-    var UTF8Decoder = require_utf8_decoder();
-    module.exports = class TextDecoder {
-      constructor(encoding = "utf8") {
-        this.encoding = normalizeEncoding(encoding);
-        switch (this.encoding) {
-          case "utf8":
-            this.decoder = new UTF8Decoder();
-            break;
-          case "utf16le":
-          case "base64":
-            throw new Error("Unsupported encoding: " + this.encoding);
-          default:
-            this.decoder = new PassThroughDecoder(this.encoding);
-        }
-      }
-      get remaining() {
-        return this.decoder.remaining;
-      }
-      push(data) {
-        if (typeof data === "string") return data;
-        return this.decoder.decode(data);
-      }
-      // For Node.js compatibility
-      write(data) {
-        return this.push(data);
-      }
-      end(data) {
-        let result = "";
-        if (data) result = this.push(data);
-        result += this.decoder.flush();
-        return result;
-      }
-    };
-    function normalizeEncoding(encoding) {
-      encoding = encoding.toLowerCase();
-      switch (encoding) {
-        case "utf8":
-        case "utf-8":
-          return "utf8";
-        case "ucs2":
-        case "ucs-2":
-        case "utf16le":
-        case "utf-16le":
-          return "utf16le";
-        case "latin1":
-        case "binary":
-          return "latin1";
-        case "base64":
-        case "ascii":
-        case "hex":
-          return encoding;
-        default:
-          throw new Error("Unknown encoding: " + encoding);
-      }
-    }
-  }
-});
-
-// node_modules/streamx/lib/errors.js
-var require_errors2 = __commonJS({
-  "node_modules/streamx/lib/errors.js"(exports, module) {
-    module.exports = class StreamError extends Error {
-      constructor(msg, code, fn = StreamError) {
-        super(msg);
-        this.code = code;
-        if (Error.captureStackTrace) {
-          Error.captureStackTrace(this, fn);
-        }
-      }
-      static isStreamDestroyed(err) {
-        return err && err.code === "STREAM_DESTROYED";
-      }
-      static isPrematureClose(err) {
-        return err && err.code === "PREMATURE_CLOSE";
-      }
-      static isAborted(err) {
-        return err && err.code === "ABORTED";
-      }
-      static isBadArgument(err) {
-        return err && err.code === "BAD_ARGUMENT";
-      }
-      get name() {
-        return "StreamError";
-      }
-      static STREAM_DESTROYED() {
-        return new StreamError("Stream was destroyed", "STREAM_DESTROYED", StreamError.STREAM_DESTROYED);
-      }
-      static PREMATURE_CLOSE(msg = "Premature close") {
-        return new StreamError(msg, "PREMATURE_CLOSE", StreamError.PREMATURE_CLOSE);
-      }
-      static ABORTED() {
-        return new StreamError("Stream aborted", "ABORTED", StreamError.ABORTED);
-      }
-      static BAD_ARGUMENT(msg = "Bad argument") {
-        return new StreamError(msg, "BAD_ARGUMENT", StreamError.BAD_ARGUMENT);
-      }
-    };
-  }
-});
-
-// node_modules/streamx/index.js
-var require_streamx = __commonJS({
-  "node_modules/streamx/index.js"(exports, module) {
-    var { EventEmitter } = require_default();
-    var FIFO = require_fast_fifo();
-    var TextDecoder2 = require_text_decoder();
-    var StreamError = require_errors2();
-    var qmt = typeof queueMicrotask === "undefined" ? (fn) => global.process.nextTick(fn) : queueMicrotask;
-    var MAX = (1 << 29) - 1;
-    var OPENING = 1;
-    var PREDESTROYING = 2;
-    var DESTROYING = 4;
-    var DESTROYED = 8;
-    var NOT_OPENING = MAX ^ OPENING;
-    var NOT_PREDESTROYING = MAX ^ PREDESTROYING;
-    var READ_ACTIVE = 1 << 4;
-    var READ_UPDATING = 2 << 4;
-    var READ_PRIMARY = 4 << 4;
-    var READ_QUEUED = 8 << 4;
-    var READ_RESUMED = 16 << 4;
-    var READ_PIPE_DRAINED = 32 << 4;
-    var READ_ENDING = 64 << 4;
-    var READ_EMIT_DATA = 128 << 4;
-    var READ_EMIT_READABLE = 256 << 4;
-    var READ_EMITTED_READABLE = 512 << 4;
-    var READ_DONE = 1024 << 4;
-    var READ_NEXT_TICK = 2048 << 4;
-    var READ_NEEDS_PUSH = 4096 << 4;
-    var READ_READ_AHEAD = 8192 << 4;
-    var READ_FLOWING = READ_RESUMED | READ_PIPE_DRAINED;
-    var READ_ACTIVE_AND_NEEDS_PUSH = READ_ACTIVE | READ_NEEDS_PUSH;
-    var READ_PRIMARY_AND_ACTIVE = READ_PRIMARY | READ_ACTIVE;
-    var READ_EMIT_READABLE_AND_QUEUED = READ_EMIT_READABLE | READ_QUEUED;
-    var READ_RESUMED_READ_AHEAD = READ_RESUMED | READ_READ_AHEAD;
-    var READ_NOT_ACTIVE = MAX ^ READ_ACTIVE;
-    var READ_NON_PRIMARY = MAX ^ READ_PRIMARY;
-    var READ_NON_PRIMARY_AND_PUSHED = MAX ^ (READ_PRIMARY | READ_NEEDS_PUSH);
-    var READ_PUSHED = MAX ^ READ_NEEDS_PUSH;
-    var READ_PAUSED = MAX ^ READ_RESUMED;
-    var READ_NOT_QUEUED = MAX ^ (READ_QUEUED | READ_EMITTED_READABLE);
-    var READ_NOT_ENDING = MAX ^ READ_ENDING;
-    var READ_PIPE_NOT_DRAINED = MAX ^ READ_FLOWING;
-    var READ_NOT_NEXT_TICK = MAX ^ READ_NEXT_TICK;
-    var READ_NOT_UPDATING = MAX ^ READ_UPDATING;
-    var READ_NO_READ_AHEAD = MAX ^ READ_READ_AHEAD;
-    var READ_PAUSED_NO_READ_AHEAD = MAX ^ READ_RESUMED_READ_AHEAD;
-    var WRITE_ACTIVE = 1 << 18;
-    var WRITE_UPDATING = 2 << 18;
-    var WRITE_PRIMARY = 4 << 18;
-    var WRITE_QUEUED = 8 << 18;
-    var WRITE_UNDRAINED = 16 << 18;
-    var WRITE_DONE = 32 << 18;
-    var WRITE_EMIT_DRAIN = 64 << 18;
-    var WRITE_NEXT_TICK = 128 << 18;
-    var WRITE_WRITING = 256 << 18;
-    var WRITE_FINISHING = 512 << 18;
-    var WRITE_CORKED = 1024 << 18;
-    var WRITE_NOT_ACTIVE = MAX ^ (WRITE_ACTIVE | WRITE_WRITING);
-    var WRITE_NON_PRIMARY = MAX ^ WRITE_PRIMARY;
-    var WRITE_NOT_FINISHING = MAX ^ (WRITE_ACTIVE | WRITE_FINISHING);
-    var WRITE_DRAINED = MAX ^ WRITE_UNDRAINED;
-    var WRITE_NOT_QUEUED = MAX ^ WRITE_QUEUED;
-    var WRITE_NOT_NEXT_TICK = MAX ^ WRITE_NEXT_TICK;
-    var WRITE_NOT_UPDATING = MAX ^ WRITE_UPDATING;
-    var WRITE_NOT_CORKED = MAX ^ WRITE_CORKED;
-    var ACTIVE = READ_ACTIVE | WRITE_ACTIVE;
-    var NOT_ACTIVE = MAX ^ ACTIVE;
-    var DONE = READ_DONE | WRITE_DONE;
-    var DESTROY_STATUS = DESTROYING | DESTROYED | PREDESTROYING;
-    var OPEN_STATUS = DESTROY_STATUS | OPENING;
-    var AUTO_DESTROY = DESTROY_STATUS | DONE;
-    var NON_PRIMARY = WRITE_NON_PRIMARY & READ_NON_PRIMARY;
-    var ACTIVE_OR_TICKING = WRITE_NEXT_TICK | READ_NEXT_TICK;
-    var TICKING = ACTIVE_OR_TICKING & NOT_ACTIVE;
-    var IS_OPENING = OPEN_STATUS | TICKING;
-    var READ_PRIMARY_STATUS = OPEN_STATUS | READ_ENDING | READ_DONE;
-    var READ_STATUS = OPEN_STATUS | READ_DONE | READ_QUEUED;
-    var READ_ENDING_STATUS = OPEN_STATUS | READ_ENDING | READ_QUEUED;
-    var READ_READABLE_STATUS = OPEN_STATUS | READ_EMIT_READABLE | READ_QUEUED | READ_EMITTED_READABLE;
-    var SHOULD_NOT_READ = OPEN_STATUS | READ_ACTIVE | READ_ENDING | READ_DONE | READ_NEEDS_PUSH | READ_READ_AHEAD;
-    var READ_BACKPRESSURE_STATUS = DESTROY_STATUS | READ_ENDING | READ_DONE;
-    var READ_UPDATE_SYNC_STATUS = READ_UPDATING | OPEN_STATUS | READ_NEXT_TICK | READ_PRIMARY;
-    var READ_NEXT_TICK_OR_OPENING = READ_NEXT_TICK | OPENING;
-    var WRITE_PRIMARY_STATUS = OPEN_STATUS | WRITE_FINISHING | WRITE_DONE;
-    var WRITE_QUEUED_AND_UNDRAINED = WRITE_QUEUED | WRITE_UNDRAINED;
-    var WRITE_QUEUED_AND_ACTIVE = WRITE_QUEUED | WRITE_ACTIVE;
-    var WRITE_DRAIN_STATUS = WRITE_QUEUED | WRITE_UNDRAINED | OPEN_STATUS | WRITE_ACTIVE;
-    var WRITE_STATUS = OPEN_STATUS | WRITE_ACTIVE | WRITE_QUEUED | WRITE_CORKED;
-    var WRITE_PRIMARY_AND_ACTIVE = WRITE_PRIMARY | WRITE_ACTIVE;
-    var WRITE_ACTIVE_AND_WRITING = WRITE_ACTIVE | WRITE_WRITING;
-    var WRITE_FINISHING_STATUS = OPEN_STATUS | WRITE_FINISHING | WRITE_QUEUED_AND_ACTIVE | WRITE_DONE;
-    var WRITE_BACKPRESSURE_STATUS = WRITE_UNDRAINED | DESTROY_STATUS | WRITE_FINISHING | WRITE_DONE;
-    var WRITE_UPDATE_SYNC_STATUS = WRITE_UPDATING | OPEN_STATUS | WRITE_NEXT_TICK | WRITE_PRIMARY;
-    var WRITE_DROP_DATA = WRITE_FINISHING | WRITE_DONE | DESTROY_STATUS;
-    var asyncIterator = Symbol.asyncIterator || /* @__PURE__ */ Symbol("asyncIterator");
-    var WritableState = class {
-      constructor(stream, { highWaterMark = 16384, map: map2 = null, mapWritable, byteLength, byteLengthWritable } = {}) {
-        this.stream = stream;
-        this.queue = new FIFO();
-        this.highWaterMark = highWaterMark;
-        this.buffered = 0;
-        this.error = null;
-        this.pipeline = null;
-        this.drains = null;
-        this.byteLength = byteLengthWritable || byteLength || defaultByteLength;
-        this.map = mapWritable || map2;
-        this.afterWrite = afterWrite.bind(this);
-        this.afterUpdateNextTick = updateWriteNT.bind(this);
-      }
-      get ending() {
-        return (this.stream._duplexState & WRITE_FINISHING) !== 0;
-      }
-      get ended() {
-        return (this.stream._duplexState & WRITE_DONE) !== 0;
-      }
-      push(data) {
-        if ((this.stream._duplexState & WRITE_DROP_DATA) !== 0) return false;
-        if (this.map !== null) data = this.map(data);
-        this.buffered += this.byteLength(data);
-        this.queue.push(data);
-        if (this.buffered < this.highWaterMark) {
-          this.stream._duplexState |= WRITE_QUEUED;
-          return true;
-        }
-        this.stream._duplexState |= WRITE_QUEUED_AND_UNDRAINED;
-        return false;
-      }
-      shift() {
-        const data = this.queue.shift();
-        this.buffered -= this.byteLength(data);
-        if (this.buffered === 0) this.stream._duplexState &= WRITE_NOT_QUEUED;
-        return data;
-      }
-      end(data) {
-        if (typeof data === "function") {
-          this.stream.once("finish", data);
-        } else if (data !== void 0 && data !== null) {
-          this.push(data);
-        }
-        this.stream._duplexState = (this.stream._duplexState | WRITE_FINISHING) & WRITE_NON_PRIMARY;
-      }
-      autoBatch(data, cb) {
-        const buffer = [];
-        const stream = this.stream;
-        buffer.push(data);
-        while ((stream._duplexState & WRITE_STATUS) === WRITE_QUEUED_AND_ACTIVE) {
-          buffer.push(stream._writableState.shift());
-        }
-        if ((stream._duplexState & OPEN_STATUS) !== 0) return cb(null);
-        stream._writev(buffer, cb);
-      }
-      update() {
-        const stream = this.stream;
-        stream._duplexState |= WRITE_UPDATING;
-        do {
-          while ((stream._duplexState & WRITE_STATUS) === WRITE_QUEUED) {
-            const data = this.shift();
-            stream._duplexState |= WRITE_ACTIVE_AND_WRITING;
-            stream._write(data, this.afterWrite);
-          }
-          if ((stream._duplexState & WRITE_PRIMARY_AND_ACTIVE) === 0) this.updateNonPrimary();
-        } while (this.continueUpdate() === true);
-        stream._duplexState &= WRITE_NOT_UPDATING;
-      }
-      updateNonPrimary() {
-        const stream = this.stream;
-        if ((stream._duplexState & WRITE_FINISHING_STATUS) === WRITE_FINISHING) {
-          stream._duplexState = stream._duplexState | WRITE_ACTIVE;
-          stream._final(afterFinal.bind(this));
-          return;
-        }
-        if ((stream._duplexState & DESTROY_STATUS) === DESTROYING) {
-          if ((stream._duplexState & ACTIVE_OR_TICKING) === 0) {
-            stream._duplexState |= ACTIVE;
-            stream._destroy(afterDestroy.bind(this));
-          }
-          return;
-        }
-        if ((stream._duplexState & IS_OPENING) === OPENING) {
-          stream._duplexState = (stream._duplexState | ACTIVE) & NOT_OPENING;
-          stream._open(afterOpen.bind(this));
-        }
-      }
-      continueUpdate() {
-        if ((this.stream._duplexState & WRITE_NEXT_TICK) === 0) return false;
-        this.stream._duplexState &= WRITE_NOT_NEXT_TICK;
-        return true;
-      }
-      updateCallback() {
-        if ((this.stream._duplexState & WRITE_UPDATE_SYNC_STATUS) === WRITE_PRIMARY) {
-          this.update();
-        } else {
-          this.updateNextTick();
-        }
-      }
-      updateNextTick() {
-        if ((this.stream._duplexState & WRITE_NEXT_TICK) !== 0) return;
-        this.stream._duplexState |= WRITE_NEXT_TICK;
-        if ((this.stream._duplexState & WRITE_UPDATING) === 0) qmt(this.afterUpdateNextTick);
-      }
-    };
-    var ReadableState = class {
-      constructor(stream, { highWaterMark = 16384, map: map2 = null, mapReadable, byteLength, byteLengthReadable } = {}) {
-        this.stream = stream;
-        this.queue = new FIFO();
-        this.highWaterMark = highWaterMark === 0 ? 1 : highWaterMark;
-        this.buffered = 0;
-        this.readAhead = highWaterMark > 0;
-        this.error = null;
-        this.pipeline = null;
-        this.byteLength = byteLengthReadable || byteLength || defaultByteLength;
-        this.map = mapReadable || map2;
-        this.pipeTo = null;
-        this.afterRead = afterRead.bind(this);
-        this.afterUpdateNextTick = updateReadNT.bind(this);
-      }
-      get ending() {
-        return (this.stream._duplexState & READ_ENDING) !== 0;
-      }
-      get ended() {
-        return (this.stream._duplexState & READ_DONE) !== 0;
-      }
-      pipe(pipeTo, cb) {
-        if (this.pipeTo !== null) throw StreamError.BAD_ARGUMENT("Can only pipe to one destination");
-        if (typeof cb !== "function") cb = null;
-        this.stream._duplexState |= READ_PIPE_DRAINED;
-        this.pipeTo = pipeTo;
-        this.pipeline = new Pipeline(this.stream, pipeTo, cb);
-        if (cb) this.stream.on("error", noop3);
-        if (isStreamx(pipeTo)) {
-          pipeTo._writableState.pipeline = this.pipeline;
-          if (cb) pipeTo.on("error", noop3);
-          pipeTo.on("finish", this.pipeline.finished.bind(this.pipeline));
-        } else {
-          const onerror = this.pipeline.done.bind(this.pipeline, pipeTo);
-          const onclose = this.pipeline.done.bind(this.pipeline, pipeTo, null);
-          pipeTo.on("error", onerror);
-          pipeTo.on("close", onclose);
-          pipeTo.on("finish", this.pipeline.finished.bind(this.pipeline));
-        }
-        pipeTo.on("drain", afterDrain.bind(this));
-        this.stream.emit("piping", pipeTo);
-        pipeTo.emit("pipe", this.stream);
-      }
-      push(data) {
-        const stream = this.stream;
-        if (data === null) {
-          this.highWaterMark = 0;
-          stream._duplexState = (stream._duplexState | READ_ENDING) & READ_NON_PRIMARY_AND_PUSHED;
-          return false;
-        }
-        if (this.map !== null) {
-          data = this.map(data);
-          if (data === null) {
-            stream._duplexState &= READ_PUSHED;
-            return this.buffered < this.highWaterMark;
-          }
-        }
-        this.buffered += this.byteLength(data);
-        this.queue.push(data);
-        stream._duplexState = (stream._duplexState | READ_QUEUED) & READ_PUSHED;
-        return this.buffered < this.highWaterMark;
-      }
-      shift() {
-        const data = this.queue.shift();
-        this.buffered -= this.byteLength(data);
-        if (this.buffered === 0) {
-          this.stream._duplexState &= READ_NOT_QUEUED;
-        }
-        return data;
-      }
-      unshift(data) {
-        const pending = [this.map !== null ? this.map(data) : data];
-        while (this.buffered > 0) pending.push(this.shift());
-        for (let i = 0; i < pending.length - 1; i++) {
-          const data2 = pending[i];
-          this.buffered += this.byteLength(data2);
-          this.queue.push(data2);
-        }
-        this.push(pending[pending.length - 1]);
-      }
-      read() {
-        const stream = this.stream;
-        if ((stream._duplexState & READ_STATUS) === READ_QUEUED) {
-          const data = this.shift();
-          if (this.pipeTo !== null && this.pipeTo.write(data) === false) {
-            stream._duplexState &= READ_PIPE_NOT_DRAINED;
-          }
-          if ((stream._duplexState & READ_EMIT_DATA) !== 0) {
-            stream.emit("data", data);
-          }
-          return data;
-        }
-        if (this.readAhead === false) {
-          stream._duplexState |= READ_READ_AHEAD;
-          this.updateNextTick();
-        }
-        return null;
-      }
-      drain() {
-        const stream = this.stream;
-        while ((stream._duplexState & READ_STATUS) === READ_QUEUED && (stream._duplexState & READ_FLOWING) !== 0) {
-          const data = this.shift();
-          if (this.pipeTo !== null && this.pipeTo.write(data) === false) {
-            stream._duplexState &= READ_PIPE_NOT_DRAINED;
-          }
-          if ((stream._duplexState & READ_EMIT_DATA) !== 0) {
-            stream.emit("data", data);
-          }
-        }
-      }
-      update() {
-        const stream = this.stream;
-        stream._duplexState |= READ_UPDATING;
-        do {
-          this.drain();
-          while (this.buffered < this.highWaterMark && (stream._duplexState & SHOULD_NOT_READ) === READ_READ_AHEAD) {
-            stream._duplexState |= READ_ACTIVE_AND_NEEDS_PUSH;
-            stream._read(this.afterRead);
-            this.drain();
-          }
-          if ((stream._duplexState & READ_READABLE_STATUS) === READ_EMIT_READABLE_AND_QUEUED) {
-            stream._duplexState |= READ_EMITTED_READABLE;
-            stream.emit("readable");
-          }
-          if ((stream._duplexState & READ_PRIMARY_AND_ACTIVE) === 0) {
-            this.updateNonPrimary();
-          }
-        } while (this.continueUpdate() === true);
-        stream._duplexState &= READ_NOT_UPDATING;
-      }
-      updateNonPrimary() {
-        const stream = this.stream;
-        if ((stream._duplexState & READ_ENDING_STATUS) === READ_ENDING) {
-          stream._duplexState = (stream._duplexState | READ_DONE) & READ_NOT_ENDING;
-          stream.emit("end");
-          if ((stream._duplexState & AUTO_DESTROY) === DONE) {
-            stream._duplexState |= DESTROYING;
-          }
-          if (this.pipeTo !== null) {
-            this.pipeTo.end();
-          }
-        }
-        if ((stream._duplexState & DESTROY_STATUS) === DESTROYING) {
-          if ((stream._duplexState & ACTIVE_OR_TICKING) === 0) {
-            stream._duplexState |= ACTIVE;
-            stream._destroy(afterDestroy.bind(this));
-          }
-          return;
-        }
-        if ((stream._duplexState & IS_OPENING) === OPENING) {
-          stream._duplexState = (stream._duplexState | ACTIVE) & NOT_OPENING;
-          stream._open(afterOpen.bind(this));
-        }
-      }
-      continueUpdate() {
-        if ((this.stream._duplexState & READ_NEXT_TICK) === 0) return false;
-        this.stream._duplexState &= READ_NOT_NEXT_TICK;
-        return true;
-      }
-      updateCallback() {
-        if ((this.stream._duplexState & READ_UPDATE_SYNC_STATUS) === READ_PRIMARY) {
-          this.update();
-        } else {
-          this.updateNextTick();
-        }
-      }
-      updateNextTickIfOpen() {
-        if ((this.stream._duplexState & READ_NEXT_TICK_OR_OPENING) !== 0) return;
-        this.stream._duplexState |= READ_NEXT_TICK;
-        if ((this.stream._duplexState & READ_UPDATING) === 0) qmt(this.afterUpdateNextTick);
-      }
-      updateNextTick() {
-        if ((this.stream._duplexState & READ_NEXT_TICK) !== 0) return;
-        this.stream._duplexState |= READ_NEXT_TICK;
-        if ((this.stream._duplexState & READ_UPDATING) === 0) qmt(this.afterUpdateNextTick);
-      }
-    };
-    var TransformState = class {
-      constructor(stream) {
-        this.data = null;
-        this.afterTransform = afterTransform.bind(stream);
-        this.afterFinal = null;
-      }
-    };
-    var Pipeline = class {
-      constructor(src, dst, cb) {
-        this.from = src;
-        this.to = dst;
-        this.afterPipe = cb;
-        this.error = null;
-        this.pipeToFinished = false;
-      }
-      finished() {
-        this.pipeToFinished = true;
-      }
-      done(stream, err) {
-        if (err) this.error = err;
-        if (stream === this.to) {
-          this.to = null;
-          if (this.from !== null) {
-            if ((this.from._duplexState & READ_DONE) === 0 || !this.pipeToFinished) {
-              this.from.destroy(this.error || StreamError.PREMATURE_CLOSE("Writable stream closed"));
-            }
-            return;
-          }
-        }
-        if (stream === this.from) {
-          this.from = null;
-          if (this.to !== null) {
-            if ((stream._duplexState & READ_DONE) === 0) {
-              this.to.destroy(this.error || StreamError.PREMATURE_CLOSE("Readable stream closed"));
-            }
-            return;
-          }
-        }
-        if (this.afterPipe !== null) this.afterPipe(this.error);
-        this.to = this.from = this.afterPipe = null;
-      }
-    };
-    function afterDrain() {
-      this.stream._duplexState |= READ_PIPE_DRAINED;
-      this.updateCallback();
-    }
-    function afterFinal(err) {
-      const stream = this.stream;
-      if (err) stream.destroy(err);
-      if ((stream._duplexState & DESTROY_STATUS) === 0) {
-        stream._duplexState |= WRITE_DONE;
-        stream.emit("finish");
-      }
-      if ((stream._duplexState & AUTO_DESTROY) === DONE) {
-        stream._duplexState |= DESTROYING;
-      }
-      stream._duplexState &= WRITE_NOT_FINISHING;
-      if ((stream._duplexState & WRITE_UPDATING) === 0) {
-        this.update();
-      } else {
-        this.updateNextTick();
-      }
-    }
-    function afterDestroy(err) {
-      const stream = this.stream;
-      if (!err && !StreamError.isStreamDestroyed(this.error)) err = this.error;
-      if (err) stream.emit("error", err);
-      stream._duplexState |= DESTROYED;
-      stream.emit("close");
-      const rs = stream._readableState;
-      const ws = stream._writableState;
-      if (rs !== null && rs.pipeline !== null) {
-        rs.pipeline.done(stream, err);
-      }
-      if (ws !== null) {
-        while (ws.drains !== null && ws.drains.length > 0) {
-          ws.drains.shift().resolve(false);
-        }
-        if (ws.pipeline !== null) {
-          ws.pipeline.done(stream, err);
-        }
-      }
-    }
-    function afterWrite(err) {
-      const stream = this.stream;
-      if (err) stream.destroy(err);
-      stream._duplexState &= WRITE_NOT_ACTIVE;
-      if (this.drains !== null) tickDrains(this.drains);
-      if ((stream._duplexState & WRITE_DRAIN_STATUS) === WRITE_UNDRAINED) {
-        stream._duplexState &= WRITE_DRAINED;
-        if ((stream._duplexState & WRITE_EMIT_DRAIN) === WRITE_EMIT_DRAIN) {
-          stream.emit("drain");
-        }
-      }
-      this.updateCallback();
-    }
-    function afterRead(err) {
-      if (err) this.stream.destroy(err);
-      this.stream._duplexState &= READ_NOT_ACTIVE;
-      if (this.readAhead === false && (this.stream._duplexState & READ_RESUMED) === 0) {
-        this.stream._duplexState &= READ_NO_READ_AHEAD;
-      }
-      this.updateCallback();
-    }
-    function updateReadNT() {
-      if ((this.stream._duplexState & READ_UPDATING) === 0) {
-        this.stream._duplexState &= READ_NOT_NEXT_TICK;
-        this.update();
-      }
-    }
-    function updateWriteNT() {
-      if ((this.stream._duplexState & WRITE_UPDATING) === 0) {
-        this.stream._duplexState &= WRITE_NOT_NEXT_TICK;
-        this.update();
-      }
-    }
-    function tickDrains(drains) {
-      for (let i = 0; i < drains.length; i++) {
-        if (--drains[i].writes === 0) {
-          drains.shift().resolve(true);
-          i--;
-        }
-      }
-    }
-    function afterOpen(err) {
-      const stream = this.stream;
-      if (err) stream.destroy(err);
-      if ((stream._duplexState & DESTROYING) === 0) {
-        if ((stream._duplexState & READ_PRIMARY_STATUS) === 0) {
-          stream._duplexState |= READ_PRIMARY;
-        }
-        if ((stream._duplexState & WRITE_PRIMARY_STATUS) === 0) {
-          stream._duplexState |= WRITE_PRIMARY;
-        }
-        stream.emit("open");
-      }
-      stream._duplexState &= NOT_ACTIVE;
-      if (stream._writableState !== null) {
-        stream._writableState.updateCallback();
-      }
-      if (stream._readableState !== null) {
-        stream._readableState.updateCallback();
-      }
-    }
-    function afterTransform(err, data) {
-      if (data !== void 0 && data !== null) this.push(data);
-      this._writableState.afterWrite(err);
-    }
-    function newListener(name) {
-      if (this._readableState !== null) {
-        if (name === "data") {
-          this._duplexState |= READ_EMIT_DATA | READ_RESUMED_READ_AHEAD;
-          this._readableState.updateNextTick();
-        }
-        if (name === "readable") {
-          this._duplexState |= READ_EMIT_READABLE;
-          this._readableState.updateNextTick();
-        }
-      }
-      if (this._writableState !== null) {
-        if (name === "drain") {
-          this._duplexState |= WRITE_EMIT_DRAIN;
-          this._writableState.updateNextTick();
-        }
-      }
-    }
-    var Stream = class extends EventEmitter {
-      constructor(opts) {
-        super();
-        this._duplexState = 0;
-        this._readableState = null;
-        this._writableState = null;
-        if (opts) {
-          if (opts.open) this._open = opts.open;
-          if (opts.destroy) this._destroy = opts.destroy;
-          if (opts.predestroy) this._predestroy = opts.predestroy;
-          if (opts.signal) opts.signal.addEventListener("abort", abort.bind(this));
-        }
-        this.on("newListener", newListener);
-      }
-      _open(cb) {
-        cb(null);
-      }
-      _destroy(cb) {
-        cb(null);
-      }
-      _predestroy() {
-      }
-      get readable() {
-        return this._readableState !== null ? true : void 0;
-      }
-      get writable() {
-        return this._writableState !== null ? true : void 0;
-      }
-      get destroyed() {
-        return (this._duplexState & DESTROYED) !== 0;
-      }
-      get destroying() {
-        return (this._duplexState & DESTROY_STATUS) !== 0;
-      }
-      destroy(err) {
-        if ((this._duplexState & DESTROY_STATUS) === 0) {
-          if (!err) err = StreamError.STREAM_DESTROYED();
-          this._duplexState = (this._duplexState | DESTROYING) & NON_PRIMARY;
-          if (this._readableState !== null) {
-            this._readableState.highWaterMark = 0;
-            this._readableState.error = err;
-          }
-          if (this._writableState !== null) {
-            this._writableState.highWaterMark = 0;
-            this._writableState.error = err;
-          }
-          this._duplexState |= PREDESTROYING;
-          this._predestroy();
-          this._duplexState &= NOT_PREDESTROYING;
-          if (this._readableState !== null) {
-            this._readableState.updateNextTick();
-          }
-          if (this._writableState !== null) {
-            this._writableState.updateNextTick();
-          }
-        }
-      }
-    };
-    var Readable = class _Readable extends Stream {
-      constructor(opts) {
-        super(opts);
-        this._duplexState |= OPENING | WRITE_DONE | READ_READ_AHEAD;
-        this._readableState = new ReadableState(this, opts);
-        if (opts) {
-          if (this._readableState.readAhead === false) this._duplexState &= READ_NO_READ_AHEAD;
-          if (opts.read) this._read = opts.read;
-          if (opts.eagerOpen) this._readableState.updateNextTick();
-          if (opts.encoding) this.setEncoding(opts.encoding);
-        }
-      }
-      static deferred(fn, opts) {
-        const out = new PassThrough(opts);
-        fn().then((src) => {
-          if (src === null) return out.end();
-          if (out.destroying) return;
-          pipeline(src, out, noop3);
-        }).catch((err) => out.destroy(err));
-        return out;
-      }
-      setEncoding(encoding) {
-        const dec = new TextDecoder2(encoding);
-        const map2 = this._readableState.map || echo;
-        this._readableState.map = mapOrSkip;
-        return this;
-        function mapOrSkip(data) {
-          const next = dec.push(data);
-          return next === "" && (data.byteLength !== 0 || dec.remaining > 0) ? null : map2(next);
-        }
-      }
-      _read(cb) {
-        cb(null);
-      }
-      pipe(dest, cb) {
-        this._readableState.updateNextTick();
-        this._readableState.pipe(dest, cb);
-        return dest;
-      }
-      read() {
-        this._readableState.updateNextTick();
-        return this._readableState.read();
-      }
-      push(data) {
-        this._readableState.updateNextTickIfOpen();
-        return this._readableState.push(data);
-      }
-      unshift(data) {
-        this._readableState.updateNextTickIfOpen();
-        return this._readableState.unshift(data);
-      }
-      resume() {
-        this._duplexState |= READ_RESUMED_READ_AHEAD;
-        this._readableState.updateNextTick();
-        return this;
-      }
-      pause() {
-        this._duplexState &= this._readableState.readAhead === false ? READ_PAUSED_NO_READ_AHEAD : READ_PAUSED;
-        return this;
-      }
-      static _fromAsyncIterator(ite, opts) {
-        let destroy;
-        const rs = new _Readable({
-          ...opts,
-          read(cb) {
-            ite.next().then(push).then(cb.bind(null, null)).catch(cb);
-          },
-          predestroy() {
-            destroy = ite.return();
-          },
-          destroy(cb) {
-            if (!destroy) return cb(null);
-            destroy.then(cb.bind(null, null)).catch(cb);
-          }
-        });
-        return rs;
-        function push(data) {
-          if (data.done) rs.push(null);
-          else rs.push(data.value);
-        }
-      }
-      static from(data, opts) {
-        if (isReadStreamx(data)) return data;
-        if (data[asyncIterator]) return this._fromAsyncIterator(data[asyncIterator](), opts);
-        if (!Array.isArray(data)) data = data === void 0 ? [] : [data];
-        let i = 0;
-        return new _Readable({
-          ...opts,
-          read(cb) {
-            this.push(i === data.length ? null : data[i++]);
-            cb(null);
-          }
-        });
-      }
-      static isBackpressured(rs) {
-        return (rs._duplexState & READ_BACKPRESSURE_STATUS) !== 0 || rs._readableState.buffered >= rs._readableState.highWaterMark;
-      }
-      static isPaused(rs) {
-        return (rs._duplexState & READ_RESUMED) === 0;
-      }
-      [asyncIterator]() {
-        const stream = this;
-        let error63 = null;
-        let promiseResolve = null;
-        let promiseReject = null;
-        this.on("error", (err) => {
-          error63 = err;
-        });
-        this.on("readable", onreadable);
-        this.on("close", onclose);
-        return {
-          [asyncIterator]() {
-            return this;
-          },
-          next() {
-            return new Promise(function(resolve, reject) {
-              promiseResolve = resolve;
-              promiseReject = reject;
-              const data = stream.read();
-              if (data !== null) ondata(data);
-              else if ((stream._duplexState & DESTROYED) !== 0) ondata(null);
-            });
-          },
-          return() {
-            return destroy(null);
-          },
-          throw(err) {
-            return destroy(err);
-          }
-        };
-        function onreadable() {
-          if (promiseResolve !== null) ondata(stream.read());
-        }
-        function onclose() {
-          if (promiseResolve !== null) ondata(null);
-        }
-        function ondata(data) {
-          if (promiseReject === null) return;
-          if (error63) {
-            promiseReject(error63);
-          } else if (data === null && (stream._duplexState & READ_DONE) === 0) {
-            promiseReject(StreamError.STREAM_DESTROYED());
-          } else {
-            promiseResolve({ value: data, done: data === null });
-          }
-          promiseReject = promiseResolve = null;
-        }
-        function destroy(err) {
-          stream.destroy(err);
-          return new Promise((resolve, reject) => {
-            if (stream._duplexState & DESTROYED) return resolve({ value: void 0, done: true });
-            stream.once("close", function() {
-              if (err) reject(err);
-              else resolve({ value: void 0, done: true });
-            });
-          });
-        }
-      }
-    };
-    var Writable = class extends Stream {
-      constructor(opts) {
-        super(opts);
-        this._duplexState |= OPENING | READ_DONE;
-        this._writableState = new WritableState(this, opts);
-        if (opts) {
-          if (opts.writev) this._writev = opts.writev;
-          if (opts.write) this._write = opts.write;
-          if (opts.final) this._final = opts.final;
-          if (opts.eagerOpen) this._writableState.updateNextTick();
-        }
-      }
-      cork() {
-        this._duplexState |= WRITE_CORKED;
-      }
-      uncork() {
-        this._duplexState &= WRITE_NOT_CORKED;
-        this._writableState.updateNextTick();
-      }
-      _writev(batch, cb) {
-        cb(null);
-      }
-      _write(data, cb) {
-        this._writableState.autoBatch(data, cb);
-      }
-      _final(cb) {
-        cb(null);
-      }
-      static isBackpressured(ws) {
-        return (ws._duplexState & WRITE_BACKPRESSURE_STATUS) !== 0;
-      }
-      static drained(ws) {
-        if (ws.destroyed) return Promise.resolve(false);
-        const state = ws._writableState;
-        const pending = isWritev(ws) ? Math.min(1, state.queue.length) : state.queue.length;
-        const writes = pending + (ws._duplexState & WRITE_WRITING ? 1 : 0);
-        if (writes === 0) return Promise.resolve(true);
-        if (state.drains === null) state.drains = [];
-        return new Promise((resolve) => {
-          state.drains.push({ writes, resolve });
-        });
-      }
-      write(data) {
-        this._writableState.updateNextTick();
-        return this._writableState.push(data);
-      }
-      end(data) {
-        this._writableState.updateNextTick();
-        this._writableState.end(data);
-        return this;
-      }
-    };
-    var Duplex = class extends Readable {
-      // and Writable
-      constructor(opts) {
-        super(opts);
-        this._duplexState = OPENING | this._duplexState & READ_READ_AHEAD;
-        this._writableState = new WritableState(this, opts);
-        if (opts) {
-          if (opts.writev) this._writev = opts.writev;
-          if (opts.write) this._write = opts.write;
-          if (opts.final) this._final = opts.final;
-        }
-      }
-      cork() {
-        this._duplexState |= WRITE_CORKED;
-      }
-      uncork() {
-        this._duplexState &= WRITE_NOT_CORKED;
-        this._writableState.updateNextTick();
-      }
-      _writev(batch, cb) {
-        cb(null);
-      }
-      _write(data, cb) {
-        this._writableState.autoBatch(data, cb);
-      }
-      _final(cb) {
-        cb(null);
-      }
-      write(data) {
-        this._writableState.updateNextTick();
-        return this._writableState.push(data);
-      }
-      end(data) {
-        this._writableState.updateNextTick();
-        this._writableState.end(data);
-        return this;
-      }
-    };
-    var Transform = class extends Duplex {
-      constructor(opts) {
-        super(opts);
-        this._transformState = new TransformState(this);
-        if (opts) {
-          if (opts.transform) this._transform = opts.transform;
-          if (opts.flush) this._flush = opts.flush;
-        }
-      }
-      _write(data, cb) {
-        if (this._readableState.buffered >= this._readableState.highWaterMark) {
-          this._transformState.data = data;
-        } else {
-          this._transform(data, this._transformState.afterTransform);
-        }
-      }
-      _read(cb) {
-        if (this._transformState.data !== null) {
-          const data = this._transformState.data;
-          this._transformState.data = null;
-          cb(null);
-          this._transform(data, this._transformState.afterTransform);
-        } else {
-          cb(null);
-        }
-      }
-      destroy(err) {
-        super.destroy(err);
-        if (this._transformState.data !== null) {
-          this._transformState.data = null;
-          this._transformState.afterTransform();
-        }
-      }
-      _transform(data, cb) {
-        cb(null, data);
-      }
-      _flush(cb) {
-        cb(null);
-      }
-      _final(cb) {
-        this._transformState.afterFinal = cb;
-        this._flush(transformAfterFlush.bind(this));
-      }
-    };
-    var PassThrough = class extends Transform {
-    };
-    function transformAfterFlush(err, data) {
-      const cb = this._transformState.afterFinal;
-      if (err) return cb(err);
-      if (data !== null && data !== void 0) this.push(data);
-      this.push(null);
-      cb(null);
-    }
-    function pipelinePromise(...streams) {
-      return new Promise((resolve, reject) => {
-        return pipeline(...streams, (err) => {
-          if (err) return reject(err);
-          resolve();
-        });
-      });
-    }
-    function pipeline(stream, ...streams) {
-      const all = Array.isArray(stream) ? [...stream, ...streams] : [stream, ...streams];
-      const done = all.length && typeof all[all.length - 1] === "function" ? all.pop() : null;
-      if (all.length < 2) throw StreamError.BAD_ARGUMENT("Pipeline requires at least 2 streams");
-      let src = all[0];
-      let dest = null;
-      let error63 = null;
-      for (let i = 1; i < all.length; i++) {
-        dest = all[i];
-        if (isStreamx(src)) {
-          src.pipe(dest, onerror);
-        } else {
-          errorHandle(src, true, i > 1, onerror);
-          src.pipe(dest);
-        }
-        src = dest;
-      }
-      if (done) {
-        let fin = false;
-        const autoDestroy = isStreamx(dest) || !!(dest._writableState && dest._writableState.autoDestroy);
-        dest.on("error", (err) => {
-          if (error63 === null) error63 = err;
-        });
-        dest.on("finish", () => {
-          fin = true;
-          if (!autoDestroy) done(error63);
-        });
-        if (autoDestroy) {
-          dest.on("close", () => done(error63 || (fin ? null : StreamError.PREMATURE_CLOSE())));
-        }
-      }
-      return dest;
-      function errorHandle(s, rd, wr, onerror2) {
-        s.on("error", onerror2);
-        s.on("close", onclose);
-        function onclose() {
-          if (rd && s._readableState && !s._readableState.ended) {
-            return onerror2(StreamError.PREMATURE_CLOSE());
-          }
-          if (wr && s._writableState && !s._writableState.ended) {
-            return onerror2(StreamError.PREMATURE_CLOSE());
-          }
-        }
-      }
-      function onerror(err) {
-        if (!err || error63) return;
-        error63 = err;
-        for (const s of all) {
-          s.destroy(err);
-        }
-      }
-    }
-    function echo(s) {
-      return s;
-    }
-    function isStream(stream) {
-      return !!stream._readableState || !!stream._writableState;
-    }
-    function isStreamx(stream) {
-      return typeof stream._duplexState === "number" && isStream(stream);
-    }
-    function isEnding(stream) {
-      return !!stream._readableState && stream._readableState.ending;
-    }
-    function isEnded(stream) {
-      return !!stream._readableState && stream._readableState.ended;
-    }
-    function isFinishing(stream) {
-      return !!stream._writableState && stream._writableState.ending;
-    }
-    function isFinished(stream) {
-      return !!stream._writableState && stream._writableState.ended;
-    }
-    function getStreamError(stream, opts = {}) {
-      const err = stream._readableState && stream._readableState.error || stream._writableState && stream._writableState.error;
-      return !opts.all && StreamError.isStreamDestroyed(err) ? null : err;
-    }
-    function isReadStreamx(stream) {
-      return isStreamx(stream) && stream.readable;
-    }
-    function isDisturbed(stream) {
-      return (stream._duplexState & OPENING) !== OPENING || (stream._duplexState & DESTROYING) === DESTROYING || (stream._duplexState & ACTIVE_OR_TICKING) !== 0;
-    }
-    function isTypedArray(data) {
-      return typeof data === "object" && data !== null && typeof data.byteLength === "number";
-    }
-    function defaultByteLength(data) {
-      return isTypedArray(data) ? data.byteLength : 1024;
-    }
-    function noop3() {
-    }
-    function abort() {
-      this.destroy(StreamError.ABORTED());
-    }
-    function isWritev(s) {
-      return s._writev !== Writable.prototype._writev && s._writev !== Duplex.prototype._writev;
-    }
-    module.exports = {
-      pipeline,
-      pipelinePromise,
-      isStream,
-      isStreamx,
-      isEnding,
-      isEnded,
-      isFinishing,
-      isFinished,
-      isDisturbed,
-      getStreamError,
-      Stream,
-      Writable,
-      Readable,
-      Duplex,
-      Transform,
-      // Export PassThrough for compatibility with Node.js core's stream module
-      PassThrough
-    };
-  }
-});
-
-// node_modules/tar-stream/headers.js
-var require_headers2 = __commonJS({
-  "node_modules/tar-stream/headers.js"(exports) {
-    var b4a = require_b4a();
-    var ZEROS = "0000000000000000000";
-    var SEVENS = "7777777777777777777";
-    var ZERO_OFFSET = "0".charCodeAt(0);
-    var USTAR_MAGIC = b4a.from([117, 115, 116, 97, 114, 0]);
-    var USTAR_VER = b4a.from([ZERO_OFFSET, ZERO_OFFSET]);
-    var GNU_MAGIC = b4a.from([117, 115, 116, 97, 114, 32]);
-    var GNU_VER = b4a.from([32, 0]);
-    var MASK = 4095;
-    var MAGIC_OFFSET = 257;
-    var VERSION_OFFSET = 263;
-    exports.decodeLongPath = function decodeLongPath(buf, encoding) {
-      return decodeStr(buf, 0, buf.length, encoding);
-    };
-    exports.encodePax = function encodePax(opts) {
-      let result = "";
-      if (opts.name) result += addLength(" path=" + opts.name + "\n");
-      if (opts.linkname) result += addLength(" linkpath=" + opts.linkname + "\n");
-      const pax = opts.pax;
-      if (pax) {
-        for (const key in pax) {
-          result += addLength(" " + key + "=" + pax[key] + "\n");
-        }
-      }
-      return b4a.from(result);
-    };
-    exports.decodePax = function decodePax(buf) {
-      const result = {};
-      while (buf.length) {
-        let i = 0;
-        while (i < buf.length && buf[i] !== 32) i++;
-        const len = parseInt(b4a.toString(buf.subarray(0, i)), 10);
-        if (!len) return result;
-        const b = b4a.toString(buf.subarray(i + 1, len - 1));
-        const keyIndex = b.indexOf("=");
-        if (keyIndex === -1) return result;
-        result[b.slice(0, keyIndex)] = b.slice(keyIndex + 1);
-        buf = buf.subarray(len);
-      }
-      return result;
-    };
-    exports.encode = function encode3(opts) {
-      const buf = b4a.alloc(512);
-      let name = opts.name;
-      let prefix = "";
-      if (opts.typeflag === 5 && name[name.length - 1] !== "/") name += "/";
-      if (b4a.byteLength(name) !== name.length) return null;
-      while (b4a.byteLength(name) > 100) {
-        const i = name.indexOf("/");
-        if (i === -1) return null;
-        prefix += prefix ? "/" + name.slice(0, i) : name.slice(0, i);
-        name = name.slice(i + 1);
-      }
-      if (b4a.byteLength(name) > 100 || b4a.byteLength(prefix) > 155) return null;
-      if (opts.linkname && b4a.byteLength(opts.linkname) > 100) return null;
-      b4a.write(buf, name);
-      b4a.write(buf, encodeOct(opts.mode & MASK, 6), 100);
-      b4a.write(buf, encodeOct(opts.uid, 6), 108);
-      b4a.write(buf, encodeOct(opts.gid, 6), 116);
-      encodeSize(opts.size, buf, 124);
-      b4a.write(buf, encodeOct(opts.mtime.getTime() / 1e3 | 0, 11), 136);
-      buf[156] = ZERO_OFFSET + toTypeflag(opts.type);
-      if (opts.linkname) b4a.write(buf, opts.linkname, 157);
-      b4a.copy(USTAR_MAGIC, buf, MAGIC_OFFSET);
-      b4a.copy(USTAR_VER, buf, VERSION_OFFSET);
-      if (opts.uname) b4a.write(buf, opts.uname, 265);
-      if (opts.gname) b4a.write(buf, opts.gname, 297);
-      b4a.write(buf, encodeOct(opts.devmajor || 0, 6), 329);
-      b4a.write(buf, encodeOct(opts.devminor || 0, 6), 337);
-      if (prefix) b4a.write(buf, prefix, 345);
-      b4a.write(buf, encodeOct(cksum(buf), 6), 148);
-      return buf;
-    };
-    exports.decode = function decode3(buf, filenameEncoding, allowUnknownFormat) {
-      let typeflag = buf[156] === 0 ? 0 : buf[156] - ZERO_OFFSET;
-      let name = decodeStr(buf, 0, 100, filenameEncoding);
-      const mode = decodeOct(buf, 100, 8);
-      const uid = decodeOct(buf, 108, 8);
-      const gid = decodeOct(buf, 116, 8);
-      const size = decodeOct(buf, 124, 12);
-      const mtime = decodeOct(buf, 136, 12);
-      const type = toType(typeflag);
-      const linkname = buf[157] === 0 ? null : decodeStr(buf, 157, 100, filenameEncoding);
-      const uname = decodeStr(buf, 265, 32);
-      const gname = decodeStr(buf, 297, 32);
-      const devmajor = decodeOct(buf, 329, 8);
-      const devminor = decodeOct(buf, 337, 8);
-      const c = cksum(buf);
-      if (c === 8 * 32) return null;
-      if (c !== decodeOct(buf, 148, 8)) throw new Error("Invalid tar header. Maybe the tar is corrupted or it needs to be gunzipped?");
-      if (isUSTAR(buf)) {
-        if (buf[345]) name = decodeStr(buf, 345, 155, filenameEncoding) + "/" + name;
-      } else if (isGNU(buf)) {
-      } else {
-        if (!allowUnknownFormat) {
-          throw new Error("Invalid tar header: unknown format.");
-        }
-      }
-      if (typeflag === 0 && name && name[name.length - 1] === "/") typeflag = 5;
-      return {
-        name,
-        mode,
-        uid,
-        gid,
-        size,
-        byteOffset: 0,
-        mtime: new Date(1e3 * mtime),
-        type,
-        linkname,
-        uname,
-        gname,
-        devmajor,
-        devminor,
-        pax: null
-      };
-    };
-    function isUSTAR(buf) {
-      return b4a.equals(USTAR_MAGIC, buf.subarray(MAGIC_OFFSET, MAGIC_OFFSET + 6));
-    }
-    function isGNU(buf) {
-      return b4a.equals(GNU_MAGIC, buf.subarray(MAGIC_OFFSET, MAGIC_OFFSET + 6)) && b4a.equals(GNU_VER, buf.subarray(VERSION_OFFSET, VERSION_OFFSET + 2));
-    }
-    function clamp(index, len, defaultValue) {
-      if (typeof index !== "number") return defaultValue;
-      index = ~~index;
-      if (index >= len) return len;
-      if (index >= 0) return index;
-      index += len;
-      if (index >= 0) return index;
-      return 0;
-    }
-    function toType(flag) {
-      switch (flag) {
-        case 0:
-          return "file";
-        case 1:
-          return "link";
-        case 2:
-          return "symlink";
-        case 3:
-          return "character-device";
-        case 4:
-          return "block-device";
-        case 5:
-          return "directory";
-        case 6:
-          return "fifo";
-        case 7:
-          return "contiguous-file";
-        case 72:
-          return "pax-header";
-        case 55:
-          return "pax-global-header";
-        case 27:
-          return "gnu-long-link-path";
-        case 28:
-        case 30:
-          return "gnu-long-path";
-      }
-      return null;
-    }
-    function toTypeflag(flag) {
-      switch (flag) {
-        case "file":
-          return 0;
-        case "link":
-          return 1;
-        case "symlink":
-          return 2;
-        case "character-device":
-          return 3;
-        case "block-device":
-          return 4;
-        case "directory":
-          return 5;
-        case "fifo":
-          return 6;
-        case "contiguous-file":
-          return 7;
-        case "pax-header":
-          return 72;
-      }
-      return 0;
-    }
-    function indexOf(block, num, offset, end) {
-      for (; offset < end; offset++) {
-        if (block[offset] === num) return offset;
-      }
-      return end;
-    }
-    function cksum(block) {
-      let sum = 8 * 32;
-      for (let i = 0; i < 148; i++) sum += block[i];
-      for (let j = 156; j < 512; j++) sum += block[j];
-      return sum;
-    }
-    function encodeOct(val, n) {
-      val = val.toString(8);
-      if (val.length > n) return SEVENS.slice(0, n) + " ";
-      return ZEROS.slice(0, n - val.length) + val + " ";
-    }
-    function encodeSizeBin(num, buf, off) {
-      buf[off] = 128;
-      for (let i = 11; i > 0; i--) {
-        buf[off + i] = num & 255;
-        num = Math.floor(num / 256);
-      }
-    }
-    function encodeSize(num, buf, off) {
-      if (num.toString(8).length > 11) {
-        encodeSizeBin(num, buf, off);
-      } else {
-        b4a.write(buf, encodeOct(num, 11), off);
-      }
-    }
-    function parse256(buf) {
-      let positive;
-      if (buf[0] === 128) positive = true;
-      else if (buf[0] === 255) positive = false;
-      else return null;
-      const tuple2 = [];
-      let i;
-      for (i = buf.length - 1; i > 0; i--) {
-        const byte = buf[i];
-        if (positive) tuple2.push(byte);
-        else tuple2.push(255 - byte);
-      }
-      let sum = 0;
-      const l = tuple2.length;
-      for (i = 0; i < l; i++) {
-        sum += tuple2[i] * Math.pow(256, i);
-      }
-      return positive ? sum : -1 * sum;
-    }
-    function decodeOct(val, offset, length) {
-      val = val.subarray(offset, offset + length);
-      offset = 0;
-      if (val[offset] & 128) {
-        return parse256(val);
-      } else {
-        while (offset < val.length && val[offset] === 32) offset++;
-        const end = clamp(indexOf(val, 32, offset, val.length), val.length, val.length);
-        while (offset < end && val[offset] === 0) offset++;
-        if (end === offset) return 0;
-        return parseInt(b4a.toString(val.subarray(offset, end)), 8);
-      }
-    }
-    function decodeStr(val, offset, length, encoding) {
-      return b4a.toString(val.subarray(offset, indexOf(val, 0, offset, offset + length)), encoding);
-    }
-    function addLength(str) {
-      const len = b4a.byteLength(str);
-      let digits = Math.floor(Math.log(len) / Math.log(10)) + 1;
-      if (len + digits >= Math.pow(10, digits)) digits++;
-      return len + digits + str;
-    }
-  }
-});
-
-// node_modules/tar-stream/extract.js
-var require_extract = __commonJS({
-  "node_modules/tar-stream/extract.js"(exports, module) {
-    var { Writable, Readable, getStreamError } = require_streamx();
-    var FIFO = require_fast_fifo();
-    var b4a = require_b4a();
-    var headers = require_headers2();
-    var EMPTY = b4a.alloc(0);
-    var MAX_HEADER_SIZE = 4 * 1024 * 1024;
-    var BufferList = class {
-      constructor() {
-        this.buffered = 0;
-        this.shifted = 0;
-        this.queue = new FIFO();
-        this._offset = 0;
-      }
-      push(buffer) {
-        this.buffered += buffer.byteLength;
-        this.queue.push(buffer);
-      }
-      shiftFirst(size) {
-        return this.buffered === 0 ? null : this._next(size);
-      }
-      shift(size) {
-        if (size > this.buffered) return null;
-        if (size === 0) return EMPTY;
-        let chunk = this._next(size);
-        if (size === chunk.byteLength) return chunk;
-        const chunks = [chunk];
-        while ((size -= chunk.byteLength) > 0) {
-          chunk = this._next(size);
-          chunks.push(chunk);
-        }
-        return b4a.concat(chunks);
-      }
-      _next(size) {
-        const buf = this.queue.peek();
-        const rem = buf.byteLength - this._offset;
-        if (size >= rem) {
-          const sub = this._offset ? buf.subarray(this._offset, buf.byteLength) : buf;
-          this.queue.shift();
-          this._offset = 0;
-          this.buffered -= rem;
-          this.shifted += rem;
-          return sub;
-        }
-        this.buffered -= size;
-        this.shifted += size;
-        return buf.subarray(this._offset, this._offset += size);
-      }
-    };
-    var Source = class extends Readable {
-      constructor(self, header2, offset) {
-        super();
-        this.header = header2;
-        this.offset = offset;
-        this._parent = self;
-      }
-      _read(cb) {
-        if (this.header.size === 0) {
-          this.push(null);
-        }
-        if (this._parent._stream === this) {
-          this._parent._update();
-        }
-        cb(null);
-      }
-      _predestroy() {
-        this._parent.destroy(getStreamError(this));
-      }
-      _detach() {
-        if (this._parent._stream === this) {
-          this._parent._stream = null;
-          this._parent._missing = overflow(this.header.size);
-          this._parent._update();
-        }
-      }
-      _destroy(cb) {
-        this._detach();
-        cb(null);
-      }
-    };
-    var Extract = class extends Writable {
-      constructor(opts) {
-        super(opts);
-        if (!opts) opts = {};
-        this._buffer = new BufferList();
-        this._offset = 0;
-        this._header = null;
-        this._stream = null;
-        this._missing = 0;
-        this._longHeader = false;
-        this._callback = noop3;
-        this._locked = false;
-        this._finished = false;
-        this._pax = null;
-        this._paxGlobal = null;
-        this._gnuLongPath = null;
-        this._gnuLongLinkPath = null;
-        this._filenameEncoding = opts.filenameEncoding || "utf-8";
-        this._allowUnknownFormat = !!opts.allowUnknownFormat;
-        this._unlockBound = this._unlock.bind(this);
-      }
-      _unlock(err) {
-        this._locked = false;
-        if (err) {
-          this.destroy(err);
-          this._continueWrite(err);
-          return;
-        }
-        this._update();
-      }
-      _consumeHeader() {
-        if (this._locked) return false;
-        this._offset = this._buffer.shifted;
-        try {
-          this._header = headers.decode(this._buffer.shift(512), this._filenameEncoding, this._allowUnknownFormat);
-        } catch (err) {
-          this._continueWrite(err);
-          return false;
-        }
-        if (!this._header) return true;
-        this._header.byteOffset = this._buffer.shifted;
-        switch (this._header.type) {
-          case "gnu-long-path":
-          case "gnu-long-link-path":
-          case "pax-global-header":
-          case "pax-header":
-            this._longHeader = true;
-            this._missing = this._header.size;
-            if (this._missing > MAX_HEADER_SIZE) {
-              this._continueWrite(new Error("Header exceeds max size"));
-              return false;
-            }
-            return true;
-        }
-        this._locked = true;
-        this._applyLongHeaders();
-        if (!(this._header.size >= 0)) {
-          this._continueWrite(new Error("Invalid header"));
-          return false;
-        }
-        if (this._header.size === 0 || this._header.type === "directory") {
-          this.emit("entry", this._header, this._createStream(), this._unlockBound);
-          return true;
-        }
-        this._stream = this._createStream();
-        this._missing = this._header.size;
-        this.emit("entry", this._header, this._stream, this._unlockBound);
-        return true;
-      }
-      _applyLongHeaders() {
-        if (this._gnuLongPath) {
-          this._header.name = this._gnuLongPath;
-          this._gnuLongPath = null;
-        }
-        if (this._gnuLongLinkPath) {
-          this._header.linkname = this._gnuLongLinkPath;
-          this._gnuLongLinkPath = null;
-        }
-        if (this._pax) {
-          if (this._pax.path) this._header.name = this._pax.path;
-          if (this._pax.linkpath) this._header.linkname = this._pax.linkpath;
-          if (this._pax.size) this._header.size = parseInt(this._pax.size, 10);
-          this._header.pax = this._pax;
-          this._pax = null;
-        }
-      }
-      _decodeLongHeader(buf) {
-        switch (this._header.type) {
-          case "gnu-long-path":
-            this._gnuLongPath = headers.decodeLongPath(buf, this._filenameEncoding);
-            break;
-          case "gnu-long-link-path":
-            this._gnuLongLinkPath = headers.decodeLongPath(buf, this._filenameEncoding);
-            break;
-          case "pax-global-header":
-            this._paxGlobal = headers.decodePax(buf);
-            break;
-          case "pax-header":
-            this._pax = this._paxGlobal === null ? headers.decodePax(buf) : Object.assign({}, this._paxGlobal, headers.decodePax(buf));
-            break;
-        }
-      }
-      _consumeLongHeader() {
-        this._longHeader = false;
-        this._missing = overflow(this._header.size);
-        const buf = this._buffer.shift(this._header.size);
-        try {
-          this._decodeLongHeader(buf);
-        } catch (err) {
-          this._continueWrite(err);
-          return false;
-        }
-        return true;
-      }
-      _consumeStream() {
-        const buf = this._buffer.shiftFirst(this._missing);
-        if (buf === null) return false;
-        this._missing -= buf.byteLength;
-        const drained = this._stream.push(buf);
-        if (this._missing === 0) {
-          this._stream.push(null);
-          if (drained) this._stream._detach();
-          return drained && this._locked === false;
-        }
-        return drained;
-      }
-      _createStream() {
-        return new Source(this, this._header, this._offset);
-      }
-      _update() {
-        while (this._buffer.buffered > 0 && !this.destroying) {
-          if (this._missing > 0) {
-            if (this._stream !== null) {
-              if (this._consumeStream() === false) return;
-              continue;
-            }
-            if (this._longHeader === true) {
-              if (this._missing > this._buffer.buffered) break;
-              if (this._consumeLongHeader() === false) return false;
-              continue;
-            }
-            const ignore = this._buffer.shiftFirst(this._missing);
-            if (ignore !== null) this._missing -= ignore.byteLength;
-            continue;
-          }
-          if (this._buffer.buffered < 512) break;
-          if (this._stream !== null || this._consumeHeader() === false) return;
-        }
-        this._continueWrite(null);
-      }
-      _continueWrite(err) {
-        const cb = this._callback;
-        this._callback = noop3;
-        cb(err);
-      }
-      _write(data, cb) {
-        this._callback = cb;
-        this._buffer.push(data);
-        this._update();
-      }
-      _final(cb) {
-        this._finished = this._missing === 0 && this._buffer.buffered === 0;
-        cb(this._finished ? null : new Error("Unexpected end of data"));
-      }
-      _predestroy() {
-        this._continueWrite(null);
-      }
-      _destroy(cb) {
-        if (this._stream) this._stream.destroy(getStreamError(this));
-        cb(null);
-      }
-      [Symbol.asyncIterator]() {
-        let error63 = null;
-        let promiseResolve = null;
-        let promiseReject = null;
-        let entryStream = null;
-        let entryCallback = null;
-        const extract = this;
-        this.on("entry", onentry);
-        this.on("error", (err) => {
-          error63 = err;
-        });
-        this.on("close", onclose);
-        return {
-          [Symbol.asyncIterator]() {
-            return this;
-          },
-          next() {
-            return new Promise(onnext);
-          },
-          return() {
-            return destroy(null);
-          },
-          throw(err) {
-            return destroy(err);
-          }
-        };
-        function consumeCallback(err) {
-          if (!entryCallback) return;
-          const cb = entryCallback;
-          entryCallback = null;
-          cb(err);
-        }
-        function onnext(resolve, reject) {
-          if (error63) {
-            return reject(error63);
-          }
-          if (entryStream) {
-            resolve({ value: entryStream, done: false });
-            entryStream = null;
-            return;
-          }
-          promiseResolve = resolve;
-          promiseReject = reject;
-          consumeCallback(null);
-          if (extract._finished && promiseResolve) {
-            promiseResolve({ value: void 0, done: true });
-            promiseResolve = promiseReject = null;
-          }
-        }
-        function onentry(header2, stream, callback) {
-          entryCallback = callback;
-          stream.on("error", noop3);
-          if (promiseResolve) {
-            promiseResolve({ value: stream, done: false });
-            promiseResolve = promiseReject = null;
-          } else {
-            entryStream = stream;
-          }
-        }
-        function onclose() {
-          consumeCallback(error63);
-          if (!promiseResolve) return;
-          if (error63) promiseReject(error63);
-          else promiseResolve({ value: void 0, done: true });
-          promiseResolve = promiseReject = null;
-        }
-        function destroy(err) {
-          extract.destroy(err);
-          consumeCallback(err);
-          return new Promise((resolve, reject) => {
-            if (extract.destroyed) return resolve({ value: void 0, done: true });
-            extract.once("close", function() {
-              if (err) reject(err);
-              else resolve({ value: void 0, done: true });
-            });
-          });
-        }
-      }
-    };
-    module.exports = function extract(opts) {
-      return new Extract(opts);
-    };
-    function noop3() {
-    }
-    function overflow(size) {
-      size &= 511;
-      return size && 512 - size;
-    }
-  }
-});
-
-// node_modules/tar-stream/constants.js
-var require_constants7 = __commonJS({
-  "node_modules/tar-stream/constants.js"(exports, module) {
-    var constants3 = {
-      // just for envs without fs
-      S_IFMT: 61440,
-      S_IFDIR: 16384,
-      S_IFCHR: 8192,
-      S_IFBLK: 24576,
-      S_IFIFO: 4096,
-      S_IFLNK: 40960
-    };
-    try {
-      module.exports = __require("fs").constants || constants3;
-    } catch {
-      module.exports = constants3;
-    }
-  }
-});
-
-// node_modules/tar-stream/pack.js
-var require_pack = __commonJS({
-  "node_modules/tar-stream/pack.js"(exports, module) {
-    var { Readable, Writable, getStreamError } = require_streamx();
-    var b4a = require_b4a();
-    var constants3 = require_constants7();
-    var headers = require_headers2();
-    var DMODE = 493;
-    var FMODE = 420;
-    var END_OF_TAR = b4a.alloc(1024);
-    var Sink = class extends Writable {
-      constructor(pack, header2, callback) {
-        super({ mapWritable, eagerOpen: true });
-        this.written = 0;
-        this.header = header2;
-        this._callback = callback;
-        this._linkname = null;
-        this._isLinkname = header2.type === "symlink" && !header2.linkname;
-        this._isVoid = header2.type !== "file" && header2.type !== "contiguous-file";
-        this._finished = false;
-        this._pack = pack;
-        this._openCallback = null;
-        if (this._pack._stream === null) this._pack._stream = this;
-        else this._pack._pending.push(this);
-      }
-      _open(cb) {
-        this._openCallback = cb;
-        if (this._pack._stream === this) this._continueOpen();
-      }
-      _continuePack(err) {
-        if (this._callback === null) return;
-        const callback = this._callback;
-        this._callback = null;
-        callback(err);
-      }
-      _continueOpen() {
-        if (this._pack._stream === null) this._pack._stream = this;
-        const cb = this._openCallback;
-        this._openCallback = null;
-        if (cb === null) return;
-        if (this._pack.destroying) return cb(new Error("pack stream destroyed"));
-        if (this._pack._finalized) return cb(new Error("pack stream is already finalized"));
-        this._pack._stream = this;
-        if (!this._isLinkname) {
-          this._pack._encode(this.header);
-        }
-        if (this._isVoid) {
-          this._finish();
-          this._continuePack(null);
-        }
-        cb(null);
-      }
-      _write(data, cb) {
-        if (this._isLinkname) {
-          this._linkname = this._linkname ? b4a.concat([this._linkname, data]) : data;
-          return cb(null);
-        }
-        if (this._isVoid) {
-          if (data.byteLength > 0) {
-            return cb(new Error("No body allowed for this entry"));
-          }
-          return cb();
-        }
-        this.written += data.byteLength;
-        if (this._pack.push(data)) return cb();
-        this._pack._drain = cb;
-      }
-      _finish() {
-        if (this._finished) return;
-        this._finished = true;
-        if (this._isLinkname) {
-          this.header.linkname = this._linkname ? b4a.toString(this._linkname, "utf-8") : "";
-          this._pack._encode(this.header);
-        }
-        overflow(this._pack, this.header.size);
-        this._pack._done(this);
-      }
-      _final(cb) {
-        if (this.written !== this.header.size) {
-          return cb(new Error("Size mismatch"));
-        }
-        this._finish();
-        cb(null);
-      }
-      _getError() {
-        return getStreamError(this) || new Error("tar entry destroyed");
-      }
-      _predestroy() {
-        this._pack.destroy(this._getError());
-      }
-      _destroy(cb) {
-        this._pack._done(this);
-        this._continuePack(this._finished ? null : this._getError());
-        cb();
-      }
-    };
-    var Pack = class extends Readable {
-      constructor(opts) {
-        super(opts);
-        this._drain = noop3;
-        this._finalized = false;
-        this._finalizing = false;
-        this._pending = [];
-        this._stream = null;
-      }
-      entry(header2, buffer, callback) {
-        if (this._finalized || this.destroying) throw new Error("already finalized or destroyed");
-        if (typeof buffer === "function") {
-          callback = buffer;
-          buffer = null;
-        }
-        if (!callback) callback = noop3;
-        if (!header2.size || header2.type === "symlink") header2.size = 0;
-        if (!header2.type) header2.type = modeToType(header2.mode);
-        if (!header2.mode) header2.mode = header2.type === "directory" ? DMODE : FMODE;
-        if (!header2.uid) header2.uid = 0;
-        if (!header2.gid) header2.gid = 0;
-        if (!header2.mtime) header2.mtime = /* @__PURE__ */ new Date();
-        if (typeof buffer === "string") buffer = b4a.from(buffer);
-        const sink = new Sink(this, header2, callback);
-        if (b4a.isBuffer(buffer)) {
-          header2.size = buffer.byteLength;
-          sink.write(buffer);
-          sink.end();
-          return sink;
-        }
-        if (sink._isVoid) {
-          return sink;
-        }
-        return sink;
-      }
-      finalize() {
-        if (this._stream || this._pending.length > 0) {
-          this._finalizing = true;
-          return;
-        }
-        if (this._finalized) return;
-        this._finalized = true;
-        this.push(END_OF_TAR);
-        this.push(null);
-      }
-      _done(stream) {
-        if (stream !== this._stream) return;
-        this._stream = null;
-        if (this._finalizing) this.finalize();
-        if (this._pending.length) this._pending.shift()._continueOpen();
-      }
-      _encode(header2) {
-        if (!header2.pax) {
-          const buf = headers.encode(header2);
-          if (buf) {
-            this.push(buf);
-            return;
-          }
-        }
-        this._encodePax(header2);
-      }
-      _encodePax(header2) {
-        const paxHeader = headers.encodePax({
-          name: header2.name,
-          linkname: header2.linkname,
-          pax: header2.pax
-        });
-        const newHeader = {
-          name: "PaxHeader",
-          mode: header2.mode,
-          uid: header2.uid,
-          gid: header2.gid,
-          size: paxHeader.byteLength,
-          mtime: header2.mtime,
-          type: "pax-header",
-          linkname: header2.linkname && "PaxHeader",
-          uname: header2.uname,
-          gname: header2.gname,
-          devmajor: header2.devmajor,
-          devminor: header2.devminor
-        };
-        this.push(headers.encode(newHeader));
-        this.push(paxHeader);
-        overflow(this, paxHeader.byteLength);
-        newHeader.size = header2.size;
-        newHeader.type = header2.type;
-        this.push(headers.encode(newHeader));
-      }
-      _doDrain() {
-        const drain = this._drain;
-        this._drain = noop3;
-        drain();
-      }
-      _predestroy() {
-        const err = getStreamError(this);
-        if (this._stream) this._stream.destroy(err);
-        while (this._pending.length) {
-          const stream = this._pending.shift();
-          stream.destroy(err);
-          stream._continueOpen();
-        }
-        this._doDrain();
-      }
-      _read(cb) {
-        this._doDrain();
-        cb();
-      }
-    };
-    module.exports = function pack(opts) {
-      return new Pack(opts);
-    };
-    function modeToType(mode) {
-      switch (mode & constants3.S_IFMT) {
-        case constants3.S_IFBLK:
-          return "block-device";
-        case constants3.S_IFCHR:
-          return "character-device";
-        case constants3.S_IFDIR:
-          return "directory";
-        case constants3.S_IFIFO:
-          return "fifo";
-        case constants3.S_IFLNK:
-          return "symlink";
-      }
-      return "file";
-    }
-    function noop3() {
-    }
-    function overflow(self, size) {
-      size &= 511;
-      if (size) self.push(END_OF_TAR.subarray(0, 512 - size));
-    }
-    function mapWritable(buf) {
-      return b4a.isBuffer(buf) ? buf : b4a.from(buf);
-    }
-  }
-});
-
-// node_modules/tar-stream/index.js
-var require_tar_stream = __commonJS({
-  "node_modules/tar-stream/index.js"(exports) {
-    exports.extract = require_extract();
-    exports.pack = require_pack();
-  }
-});
-
-// node_modules/tldts/dist/cjs/index.js
-var require_cjs = __commonJS({
-  "node_modules/tldts/dist/cjs/index.js"(exports) {
-    "use strict";
-    function shareSameDomainSuffix(hostname3, vhost) {
-      if (hostname3.endsWith(vhost)) {
-        return hostname3.length === vhost.length || hostname3[hostname3.length - vhost.length - 1] === ".";
-      }
-      return false;
-    }
-    function extractDomainWithSuffix(hostname3, publicSuffix) {
-      const publicSuffixIndex = hostname3.length - publicSuffix.length - 2;
-      const lastDotBeforeSuffixIndex = hostname3.lastIndexOf(".", publicSuffixIndex);
-      if (lastDotBeforeSuffixIndex === -1) {
-        return hostname3;
-      }
-      return hostname3.slice(lastDotBeforeSuffixIndex + 1);
-    }
-    function getDomain$1(suffix, hostname3, options) {
-      if (options.validHosts !== null) {
-        const validHosts = options.validHosts;
-        for (const vhost of validHosts) {
-          if (
-            /*@__INLINE__*/
-            shareSameDomainSuffix(hostname3, vhost)
-          ) {
-            return vhost;
-          }
-        }
-      }
-      let numberOfLeadingDots = 0;
-      if (hostname3.startsWith(".")) {
-        while (numberOfLeadingDots < hostname3.length && hostname3[numberOfLeadingDots] === ".") {
-          numberOfLeadingDots += 1;
-        }
-      }
-      if (suffix.length === hostname3.length - numberOfLeadingDots) {
-        return null;
-      }
-      return (
-        /*@__INLINE__*/
-        extractDomainWithSuffix(hostname3, suffix)
-      );
-    }
-    function getDomainWithoutSuffix$1(domain2, suffix) {
-      return domain2.slice(0, -suffix.length - 1);
-    }
-    var CONTROL_CHARS2 = /[\t\n\r]/g;
-    var extractedHostnameValidated = false;
-    function isValidHostnameChar(code) {
-      return code >= 97 && code <= 122 || // a-z
-      code >= 48 && code <= 57 || // 0-9
-      code > 127 || // non-ASCII (accepted, not punycode-checked)
-      code >= 65 && code <= 90 || // A-Z (becomes valid once lowercased)
-      code === 45 || // '-'
-      code === 95;
-    }
-    function getSpecialScheme(url2, schemeStart, colonIndex) {
-      const length = colonIndex - schemeStart;
-      const c0 = url2.charCodeAt(schemeStart) | 32;
-      if (length === 2) {
-        return c0 === 119 && (url2.charCodeAt(schemeStart + 1) | 32) === 115 ? 1 : 0;
-      } else if (length === 3) {
-        const c1 = url2.charCodeAt(schemeStart + 1) | 32;
-        const c2 = url2.charCodeAt(schemeStart + 2) | 32;
-        if (c0 === 119 && c1 === 115 && c2 === 115)
-          return 1;
-        if (c0 === 102 && c1 === 116 && c2 === 112)
-          return 1;
-        return 0;
-      } else if (length === 4) {
-        const c1 = url2.charCodeAt(schemeStart + 1) | 32;
-        const c2 = url2.charCodeAt(schemeStart + 2) | 32;
-        const c3 = url2.charCodeAt(schemeStart + 3) | 32;
-        if (c0 === 104 && c1 === 116 && c2 === 116 && c3 === 112)
-          return 1;
-        if (c0 === 102 && c1 === 105 && c2 === 108 && c3 === 101)
-          return 2;
-        return 0;
-      } else if (length === 5) {
-        return c0 === 104 && (url2.charCodeAt(schemeStart + 1) | 32) === 116 && (url2.charCodeAt(schemeStart + 2) | 32) === 116 && (url2.charCodeAt(schemeStart + 3) | 32) === 112 && (url2.charCodeAt(schemeStart + 4) | 32) === 115 ? 1 : 0;
-      }
-      return 0;
-    }
-    function extractHostname(url2, urlIsValidHostname, validate2 = false) {
-      let start = 0;
-      let end = url2.length;
-      let hasUpper = false;
-      let isSpecial = true;
-      extractedHostnameValidated = false;
-      if (!urlIsValidHostname) {
-        while (start < url2.length && url2.charCodeAt(start) <= 32) {
-          start += 1;
-        }
-        if (url2.charCodeAt(start + 4) === 58 && (url2.charCodeAt(start) | 32) === 100 && (url2.charCodeAt(start + 1) | 32) === 97 && (url2.charCodeAt(start + 2) | 32) === 116 && (url2.charCodeAt(start + 3) | 32) === 97 || url2.charCodeAt(start + 10) === 58 && (url2.charCodeAt(start) | 32) === 106 && (url2.charCodeAt(start + 1) | 32) === 97 && (url2.charCodeAt(start + 2) | 32) === 118 && (url2.charCodeAt(start + 3) | 32) === 97 && (url2.charCodeAt(start + 4) | 32) === 115 && (url2.charCodeAt(start + 5) | 32) === 99 && (url2.charCodeAt(start + 6) | 32) === 114 && (url2.charCodeAt(start + 7) | 32) === 105 && (url2.charCodeAt(start + 8) | 32) === 112 && (url2.charCodeAt(start + 9) | 32) === 116) {
-          return null;
-        }
-        while (end > start + 1 && url2.charCodeAt(end - 1) <= 32) {
-          end -= 1;
-        }
-        if ((url2.charCodeAt(start) === 47 || url2.charCodeAt(start) === 92) && (url2.charCodeAt(start + 1) === 47 || url2.charCodeAt(start + 1) === 92)) {
-          start += 2;
-        } else {
-          let indexOfProtocol = url2.indexOf(":/", start);
-          if (indexOfProtocol !== -1) {
-            const special = getSpecialScheme(url2, start, indexOfProtocol);
-            if (special === 1) {
-              start = indexOfProtocol + 2;
-              while (url2.charCodeAt(start) === 47 || url2.charCodeAt(start) === 92) {
-                start += 1;
-              }
-            } else if (special === 2) {
-              start = indexOfProtocol + 1;
-              let slashes = 0;
-              while ((url2.charCodeAt(start) === 47 || url2.charCodeAt(start) === 92) && slashes < 2) {
-                start += 1;
-                slashes += 1;
-              }
-              if (slashes < 2) {
-                return null;
-              }
-            } else {
-              for (let i = start; i < indexOfProtocol; i += 1) {
-                const code = url2.charCodeAt(i);
-                if (!((code | 32) >= 97 && (code | 32) <= 122 || // [a-zA-Z] (fold letters only)
-                code >= 48 && code <= 57 || // [0, 9]
-                code === 46 || // '.'
-                code === 45 || // '-'
-                code === 43)) {
-                  if (code === 9 || code === 10 || code === 13) {
-                    return extractHostname(url2.replace(CONTROL_CHARS2, ""), urlIsValidHostname, validate2);
-                  }
-                  for (let j = i; j < indexOfProtocol; j += 1) {
-                    const c = url2.charCodeAt(j);
-                    if (c === 47 || c === 92 || c === 63 || c === 35) {
-                      indexOfProtocol = -1;
-                      break;
-                    }
-                  }
-                  if (indexOfProtocol !== -1) {
-                    return null;
-                  }
-                  break;
-                }
-              }
-              if (indexOfProtocol !== -1) {
-                if (url2.charCodeAt(indexOfProtocol + 2) === 47) {
-                  isSpecial = false;
-                  start = indexOfProtocol + 3;
-                } else {
-                  return null;
-                }
-              }
-            }
-          }
-          if (indexOfProtocol === -1 && url2.charCodeAt(start) !== 91) {
-            let indexOfColon = -1;
-            for (let i = start; i < end; i += 1) {
-              const code = url2.charCodeAt(i);
-              if (code === 9 || code === 10 || code === 13) {
-                return extractHostname(url2.replace(CONTROL_CHARS2, ""), urlIsValidHostname, validate2);
-              }
-              if (code === 58) {
-                indexOfColon = i;
-                break;
-              }
-              if (code === 47 || code === 92 || code === 63 || code === 35) {
-                break;
-              }
-            }
-            if (indexOfColon !== -1) {
-              let hasIdentifier = false;
-              for (let i = indexOfColon + 1; i < end; i += 1) {
-                const code = url2.charCodeAt(i);
-                if (code === 47 || code === 92 || code === 63 || code === 35) {
-                  break;
-                }
-                if (code === 64) {
-                  hasIdentifier = true;
-                  break;
-                }
-              }
-              if (!hasIdentifier) {
-                let allDigits = true;
-                let i = indexOfColon + 1;
-                for (; i < end; i += 1) {
-                  const code = url2.charCodeAt(i);
-                  if (code === 47 || code === 92 || code === 63 || code === 35) {
-                    break;
-                  }
-                  if (code < 48 || code > 57) {
-                    allDigits = false;
-                    break;
-                  }
-                }
-                if (i === indexOfColon + 1) {
-                  allDigits = false;
-                }
-                if (!allDigits) {
-                  const special = getSpecialScheme(url2, start, indexOfColon);
-                  if (special === 0) {
-                    let isBareIpv6 = false;
-                    for (let j = indexOfColon + 1; j < end; j += 1) {
-                      const code = url2.charCodeAt(j);
-                      if (code === 47 || code === 92 || code === 63 || code === 35) {
-                        break;
-                      }
-                      if (code === 58) {
-                        isBareIpv6 = true;
-                        break;
-                      }
-                    }
-                    if (!isBareIpv6) {
-                      return null;
-                    }
-                  } else {
-                    start = indexOfColon + 1;
-                    if (special === 2) {
-                      let slashes = 0;
-                      while ((url2.charCodeAt(start) === 47 || url2.charCodeAt(start) === 92) && slashes < 2) {
-                        start += 1;
-                        slashes += 1;
-                      }
-                      if (slashes < 2) {
-                        return null;
-                      }
-                    } else {
-                      while (url2.charCodeAt(start) === 47 || url2.charCodeAt(start) === 92) {
-                        start += 1;
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-        let indexOfIdentifier = -1;
-        let indexOfClosingBracket = -1;
-        let indexOfPort = -1;
-        let indexOfFirstColon = -1;
-        let hasControl = false;
-        let vValid = validate2;
-        let vLastDot = start - 1;
-        let vLastCode = -1;
-        if (validate2 && start < end) {
-          const c0 = url2.charCodeAt(start);
-          if (
-            // Keep these parens: they scope /*@__INLINE__*/ for terser.
-            // prettier-ignore
-            !/*@__INLINE__*/
-            (isValidHostnameChar(c0) || c0 === 46 || c0 === 95) || c0 === 45
-          ) {
-            vValid = false;
-          }
-        }
-        for (let i = start; i < end; i += 1) {
-          const code = url2.charCodeAt(i);
-          if (code < 64) {
-            if (code === 47 || code === 35 || code === 63) {
-              end = i;
-              break;
-            } else if (code === 58) {
-              if (indexOfFirstColon === -1) {
-                indexOfFirstColon = i;
-              }
-              indexOfPort = i;
-            } else if (code === 9 || code === 10 || code === 13) {
-              hasControl = true;
-            } else if (validate2) {
-              if (code === 46) {
-                if (i - vLastDot > 64 || vLastCode === 46 || vLastCode === 45) {
-                  vValid = false;
-                }
-                vLastDot = i;
-              } else if (code < 48 || code > 57) {
-                if (code !== 45 || vLastCode === 46) {
-                  vValid = false;
-                }
-              }
-            }
-          } else if (isSpecial && code === 92) {
-            end = i;
-            break;
-          } else if (code === 64) {
-            indexOfIdentifier = i;
-            indexOfFirstColon = -1;
-          } else if (code === 93) {
-            indexOfClosingBracket = i;
-          } else if (code >= 65 && code <= 90) {
-            hasUpper = true;
-          } else if (validate2 && !/*@__INLINE__*/
-          isValidHostnameChar(code)) {
-            vValid = false;
-          }
-          if (validate2) {
-            vLastCode = code;
-          }
-        }
-        if (hasControl) {
-          return extractHostname(url2.replace(CONTROL_CHARS2, ""), urlIsValidHostname, validate2);
-        }
-        if (indexOfIdentifier !== -1 && indexOfIdentifier >= start && indexOfIdentifier < end) {
-          start = indexOfIdentifier + 1;
-        }
-        if (url2.charCodeAt(start) === 91) {
-          if (indexOfClosingBracket !== -1) {
-            return url2.slice(start + 1, indexOfClosingBracket).toLowerCase();
-          }
-          return null;
-        } else if (indexOfPort !== -1 && indexOfPort > start && indexOfPort < end && // A host:port has exactly one ':' in the host (so its first ':' is its
-        // last); a bare, unbracketed IPv6 literal ("2a01:e35::1") has >= 2, so
-        // its first ':' precedes the last. Only the former has a ':port' to trim.
-        indexOfFirstColon === indexOfPort) {
-          end = indexOfPort;
-        }
-        if (start >= end) {
-          return null;
-        }
-        if (validate2 && vValid && indexOfIdentifier === -1 && indexOfPort === -1 && indexOfClosingBracket === -1 && url2.charCodeAt(end - 1) !== 46 && end - start <= 255 && // total length
-        end - vLastDot - 1 <= 63 && // last label length
-        vLastCode !== 45) {
-          extractedHostnameValidated = true;
-        }
-      }
-      while (end > start + 1 && url2.charCodeAt(end - 1) === 46) {
-        end -= 1;
-      }
-      const hostname3 = start !== 0 || end !== url2.length ? url2.slice(start, end) : url2;
-      if (hasUpper) {
-        return hostname3.toLowerCase();
-      }
-      return hostname3;
-    }
-    function isProbablyIpv4(hostname3) {
-      if (hostname3.length < 7) {
-        return false;
-      }
-      if (hostname3.length > 15) {
-        return false;
-      }
-      let numberOfDots = 0;
-      for (let i = 0; i < hostname3.length; i += 1) {
-        const code = hostname3.charCodeAt(i);
-        if (code === 46) {
-          numberOfDots += 1;
-        } else if (code < 48 || code > 57) {
-          return false;
-        }
-      }
-      return numberOfDots === 3 && hostname3.charCodeAt(0) !== 46 && hostname3.charCodeAt(hostname3.length - 1) !== 46;
-    }
-    function isProbablyIpv6(hostname3) {
-      if (hostname3.length < 3) {
-        return hostname3 === "::";
-      }
-      let start = hostname3.startsWith("[") ? 1 : 0;
-      let end = hostname3.length;
-      if (hostname3[end - 1] === "]") {
-        end -= 1;
-      }
-      if (end - start > 39) {
-        return false;
-      }
-      let hasColon = false;
-      for (; start < end; start += 1) {
-        const code = hostname3.charCodeAt(start);
-        if (code === 58) {
-          hasColon = true;
-        } else if (!(code >= 48 && code <= 57 || // 0-9
-        code >= 97 && code <= 102 || // a-f
-        code >= 65 && code <= 70)) {
-          return false;
-        }
-      }
-      return hasColon;
-    }
-    function isIp(hostname3) {
-      return isProbablyIpv6(hostname3) || isProbablyIpv4(hostname3);
-    }
-    var SPECIAL_USE_DOMAINS = [
-      "test",
-      // RFC 6761
-      "localhost",
-      // RFC 6761
-      "invalid",
-      // RFC 6761
-      "example",
-      // RFC 6761
-      "example.com",
-      // RFC 6761
-      "example.net",
-      // RFC 6761
-      "example.org",
-      // RFC 6761
-      "local",
-      // RFC 6762 (mDNS)
-      "onion",
-      // RFC 7686 (Tor)
-      "alt",
-      // RFC 9476
-      "home.arpa",
-      // RFC 8375
-      "ipv4only.arpa",
-      // RFC 8880
-      "resolver.arpa",
-      // RFC 9462
-      "service.arpa",
-      // RFC 9665
-      "6tisch.arpa",
-      // RFC 9031
-      "eap.arpa"
-      // RFC 9965
-    ];
-    function isSpecialUse(hostname3) {
-      for (const name of SPECIAL_USE_DOMAINS) {
-        if (hostname3.endsWith(name) && (hostname3.length === name.length || hostname3.charCodeAt(hostname3.length - name.length - 1) === 46)) {
-          return true;
-        }
-      }
-      return false;
-    }
-    function isValidAscii(code) {
-      return code >= 97 && code <= 122 || code >= 48 && code <= 57 || code > 127;
-    }
-    function isValidHostname(hostname3) {
-      if (hostname3.length > 255) {
-        return false;
-      }
-      if (hostname3.length === 0) {
-        return false;
-      }
-      if (
-        /*@__INLINE__*/
-        !isValidAscii(hostname3.charCodeAt(0)) && hostname3.charCodeAt(0) !== 46 && // '.' (dot)
-        hostname3.charCodeAt(0) !== 95
-      ) {
-        return false;
-      }
-      let lastDotIndex = -1;
-      let lastCharCode = -1;
-      const len = hostname3.length;
-      for (let i = 0; i < len; i += 1) {
-        const code = hostname3.charCodeAt(i);
-        if (code === 46) {
-          if (
-            // Check that previous label is < 63 bytes long (64 = 63 + '.')
-            i - lastDotIndex > 64 || // Check that previous character was not already a '.'
-            lastCharCode === 46 || // Check that the previous label does not end with '-' (RFC 1035 §2.3.1 LDH).
-            // '_' is intentionally NOT restricted: DNS allows any octet (RFC 2181 §11) and
-            // WHATWG URL does not treat '_' as a forbidden host code point.
-            lastCharCode === 45
-          ) {
-            return false;
-          }
-          lastDotIndex = i;
-        } else if (
-          // A forbidden character in the label...
-          // Keep these parens: they scope /*@__INLINE__*/ for terser.
-          // prettier-ignore
-          !/*@__INLINE__*/
-          (isValidAscii(code) || code === 45 || code === 95) || // ...or a '-' starting a label (the byte right after a '.'). A label must
-          // not begin with a hyphen (RFC 1034 §3.5 / RFC 1035 §2.3.1 LDH, as amended
-          // by RFC 1123 §2.1; cf. UTS #46 CheckHyphens). The first label is covered by
-          // the leading-character guard above; mirrors the trailing-'-' rule below.
-          code === 45 && lastCharCode === 46
-        ) {
-          return false;
-        }
-        lastCharCode = code;
-      }
-      return (
-        // Check that last label is shorter than 63 chars
-        len - lastDotIndex - 1 <= 63 && // Check that the last character is an allowed trailing label character.
-        // Since we already checked that the char is a valid hostname character,
-        // we only need to check that it's different from '-'.
-        lastCharCode !== 45
-      );
-    }
-    function extraSuffixLookup(hostname3, options, isException, out) {
-      const suffix = out.publicSuffix;
-      if (suffix === null) {
-        return;
-      }
-      const none = hostname3.length + 1;
-      let exception = none;
-      let exceptionIsIcann = false;
-      let rule = none;
-      let ruleIsIcann = false;
-      const extra = options.extraSuffixes;
-      for (let section = 0; section < 2; section += 1) {
-        const isIcann = section === 0;
-        const rules = isIcann ? options.allowIcannDomains && extra.icann : options.allowPrivateDomains && extra.private;
-        if (!Array.isArray(rules)) {
-          continue;
-        }
-        for (const r of rules) {
-          if (typeof r !== "string") {
-            continue;
-          }
-          const exceptionRule = r.startsWith("!");
-          const wildcard = r.startsWith("*.");
-          const body = exceptionRule ? r.slice(1) : wildcard ? r.slice(2) : r;
-          if (body === "" || exceptionRule && !body.includes(".") || !shareSameDomainSuffix(hostname3, body)) {
-            continue;
-          }
-          let start = hostname3.length - body.length;
-          if (exceptionRule) {
-            if (start < exception) {
-              exception = start;
-              exceptionIsIcann = isIcann;
-            }
-            continue;
-          }
-          if (wildcard && start > 1 && hostname3.charCodeAt(start - 2) !== 46) {
-            start = hostname3.lastIndexOf(".", start - 2) + 1;
-          }
-          if (start < rule) {
-            rule = start;
-            ruleIsIcann = isIcann;
-          }
-        }
-      }
-      const suffixStart = hostname3.length - suffix.length;
-      const builtin = isException ? hostname3.lastIndexOf(".", suffixStart - 2) + 1 : suffixStart;
-      if (exception <= rule && (isException ? exception < builtin : exception <= builtin)) {
-        out.publicSuffix = hostname3.slice(hostname3.indexOf(".", exception) + 1);
-        out.isIcann = exceptionIsIcann;
-        out.isPrivate = !exceptionIsIcann;
-      } else if (rule < builtin || rule === builtin && !out.isIcann && !out.isPrivate) {
-        out.publicSuffix = hostname3.slice(rule);
-        out.isIcann = ruleIsIcann;
-        out.isPrivate = !ruleIsIcann;
-      }
-    }
-    function setDefaultsImpl({ allowIcannDomains = true, allowPrivateDomains = false, detectIp = true, detectSpecialUse = false, extraSuffixes = null, extractHostname: extractHostname2 = true, mixedInputs = true, validHosts = null, validateHostname = true }) {
-      return {
-        allowIcannDomains,
-        allowPrivateDomains,
-        detectIp,
-        detectSpecialUse,
-        extraSuffixes,
-        extractHostname: extractHostname2,
-        mixedInputs,
-        validHosts,
-        validateHostname
-      };
-    }
-    var DEFAULT_OPTIONS = (
-      /*@__INLINE__*/
-      setDefaultsImpl({})
-    );
-    function setDefaults(options) {
-      if (options === void 0) {
-        return DEFAULT_OPTIONS;
-      }
-      return (
-        /*@__INLINE__*/
-        setDefaultsImpl(options)
-      );
-    }
-    function getSubdomain$1(hostname3, domain2) {
-      if (domain2.length === hostname3.length) {
-        return "";
-      }
-      return hostname3.slice(0, -domain2.length - 1);
-    }
-    function getEmptyResult() {
-      return {
-        domain: null,
-        domainWithoutSuffix: null,
-        hostname: null,
-        isIcann: null,
-        isIp: null,
-        isPrivate: null,
-        isSpecialUse: null,
-        publicSuffix: null,
-        subdomain: null
-      };
-    }
-    function resetResult(result) {
-      result.domain = null;
-      result.domainWithoutSuffix = null;
-      result.hostname = null;
-      result.isIcann = null;
-      result.isIp = null;
-      result.isPrivate = null;
-      result.isSpecialUse = null;
-      result.publicSuffix = null;
-      result.subdomain = null;
-    }
-    function parseImpl(url2, step, suffixLookup2, partialOptions, result) {
-      const options = (
-        /*@__INLINE__*/
-        setDefaults(partialOptions)
-      );
-      if (typeof url2 !== "string") {
-        return result;
-      }
-      let urlIsValid = false;
-      if (!options.extractHostname) {
-        let end = url2.length;
-        while (end > 1 && url2.charCodeAt(end - 1) === 46) {
-          end -= 1;
-        }
-        result.hostname = end === url2.length ? url2 : url2.slice(0, end);
-      } else if (options.mixedInputs) {
-        urlIsValid = isValidHostname(url2);
-        result.hostname = extractHostname(url2, urlIsValid, options.validateHostname);
-      } else {
-        result.hostname = extractHostname(url2, false, options.validateHostname);
-      }
-      if (options.detectIp && result.hostname !== null) {
-        result.isIp = isIp(result.hostname);
-        if (result.isIp) {
-          return result;
-        }
-      }
-      if (options.validateHostname && options.extractHostname && result.hostname !== null && // Skip the re-scan when `url` was already validated and extractHostname
-      // returned it unchanged (same reference => identical string, still valid).
-      !(urlIsValid && result.hostname === url2) && // Skip the re-scan when extractHostname already validated the host inline
-      // (a confirmed-valid simple authority — see extract-hostname.ts).
-      !extractedHostnameValidated && !isValidHostname(result.hostname)) {
-        result.hostname = null;
-        return result;
-      }
-      if (step === 0 || result.hostname === null) {
-        return result;
-      }
-      if (step === 5 && options.detectSpecialUse) {
-        result.isSpecialUse = isSpecialUse(result.hostname);
-      }
-      const isException = suffixLookup2(result.hostname, options, result);
-      if (options.extraSuffixes !== null) {
-        extraSuffixLookup(result.hostname, options, isException === true, result);
-      }
-      if (step === 2 || result.publicSuffix === null) {
-        return result;
-      }
-      result.domain = getDomain$1(result.publicSuffix, result.hostname, options);
-      if (step === 3 || result.domain === null) {
-        return result;
-      }
-      result.subdomain = getSubdomain$1(result.hostname, result.domain);
-      if (step === 4) {
-        return result;
-      }
-      result.domainWithoutSuffix = getDomainWithoutSuffix$1(result.domain, result.publicSuffix);
-      return result;
-    }
-    function fastPathLookup(hostname3, options, out) {
-      if (!options.allowPrivateDomains && options.allowIcannDomains && hostname3.length > 3) {
-        const last = hostname3.length - 1;
-        const c3 = hostname3.charCodeAt(last);
-        const c2 = hostname3.charCodeAt(last - 1);
-        const c1 = hostname3.charCodeAt(last - 2);
-        const c0 = hostname3.charCodeAt(last - 3);
-        if (c3 === 109 && c2 === 111 && c1 === 99 && c0 === 46) {
-          out.isIcann = true;
-          out.isPrivate = false;
-          out.publicSuffix = "com";
-          return true;
-        } else if (c3 === 103 && c2 === 114 && c1 === 111 && c0 === 46) {
-          out.isIcann = true;
-          out.isPrivate = false;
-          out.publicSuffix = "org";
-          return true;
-        } else if (c3 === 117 && c2 === 100 && c1 === 101 && c0 === 46) {
-          out.isIcann = true;
-          out.isPrivate = false;
-          out.publicSuffix = "edu";
-          return true;
-        } else if (c3 === 118 && c2 === 111 && c1 === 103 && c0 === 46) {
-          out.isIcann = true;
-          out.isPrivate = false;
-          out.publicSuffix = "gov";
-          return true;
-        } else if (c3 === 116 && c2 === 101 && c1 === 110 && c0 === 46) {
-          out.isIcann = true;
-          out.isPrivate = false;
-          out.publicSuffix = "net";
-          return true;
-        } else if (c3 === 101 && c2 === 100 && c1 === 46) {
-          out.isIcann = true;
-          out.isPrivate = false;
-          out.publicSuffix = "de";
-          return true;
-        }
-      }
-      return false;
-    }
-    var nodeFlags = /* @__PURE__ */ new Uint8Array([1, 2, 1, 1, 1, 1, 1, 1, 0, 1, 1, 2, 1, 1, 2, 2, 2, 0, 2, 2, 2, 2, 0, 2, 2, 2, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 2, 0, 1, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 0, 0, 2, 0, 0, 0, 1, 1, 1, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 2, 0, 0, 2, 2, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 2, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 0, 0, 2, 0, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 1, 0, 2, 2, 0, 0, 0, 2, 0, 1, 1, 0, 2, 0, 2, 2, 2, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 0, 2, 2, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 2, 2, 0, 2, 2, 2, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 2, 2, 0, 0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 2, 1, 2, 1, 1, 1, 2, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]);
-    var edgeStart = /* @__PURE__ */ new Uint16Array([0, 0, 0, 10, 11, 18, 106, 111, 117, 118, 126, 132, 133, 140, 149, 150, 151, 152, 153, 154, 156, 157, 159, 160, 161, 163, 165, 240, 253, 255, 256, 257, 272, 274, 281, 282, 285, 286, 287, 290, 292, 311, 312, 314, 323, 328, 345, 346, 349, 350, 352, 354, 390, 391, 393, 396, 397, 401, 403, 407, 410, 442, 445, 458, 459, 467, 468, 470, 480, 494, 495, 496, 497, 506, 507, 544, 549, 565, 585, 591, 633, 635, 636, 637, 638, 665, 692, 693, 841, 847, 850, 851, 852, 857, 862, 871, 893, 894, 895, 896, 897, 898, 899, 918, 920, 921, 924, 926, 927, 929, 931, 946, 961, 966, 967, 969, 970, 971, 972, 973, 975, 978, 983, 984, 985, 987, 988, 991, 994, 995, 996, 1009, 1011, 1023, 1034, 1042, 1044, 1084, 1087, 1091, 1092, 1094, 1097, 1108, 1110, 1120, 1122, 1128, 1130, 1131, 1133, 1136, 1137, 1138, 1191, 1193, 1195, 1215, 1216, 1217, 1218, 1220, 1231, 1262, 1273, 1274, 1287, 1297, 1306, 1314, 1315, 1320, 1334, 1345, 1357, 1369, 1383, 1384, 1395, 1429, 1430, 1431, 1447, 1463, 1475, 1548, 1549, 1551, 1552, 1588, 1607, 1608, 1609, 1610, 1611, 1614, 1618, 1621, 1623, 1657, 1658, 1666, 1667, 1668, 1669, 1670, 1672, 1674, 1676, 1677, 1681, 1682, 1683, 1685, 1687, 1688, 1690, 1691, 1692, 1703, 1705, 1706, 1710, 1711, 1714, 1721, 1722, 1727, 1731, 1732, 1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746, 1747, 1749, 1750, 1751, 2214, 2217, 2218, 2220, 2227, 2234, 2244, 2248, 2259, 2260, 2261, 2273, 2274, 2276, 2278, 2279, 2286, 2287, 2289, 2290, 2292, 2293, 2294, 2295, 2296, 2371, 2373, 2394, 2395, 2396, 2398, 2399, 2401, 2402, 2458, 2459, 2460, 2467, 2473, 2483, 2493, 2546, 2547, 2548, 2558, 2572, 2573, 2576, 2583, 2584, 2592, 2594, 2595, 2596, 2597, 2608, 2609, 2610, 2612, 2613, 2615, 2616, 2625, 2637, 2643, 2645, 2677, 2681, 2683, 2684, 2686, 2687, 2699, 2700, 2702, 2710, 2717, 2723, 2728, 2729, 2735, 2738, 2744, 2751, 2758, 2766, 2767, 2768, 2806, 2812, 2816, 2833, 2834, 2839, 2857, 2888, 2906, 2908, 2911, 2919, 2921, 2928, 2980, 3004, 3005, 3006, 3007, 3008, 3009, 3010, 3017, 3018, 3019, 3020, 3021, 3022, 3024, 3025, 3029, 3113, 3126, 3127, 3564, 3568, 3582, 3634, 3662, 3684, 3742, 3764, 3779, 3842, 3893, 3931, 3967, 3992, 4134, 4180, 4231, 4250, 4284, 4299, 4319, 4349, 4380, 4403, 4434, 4464, 4496, 4523, 4598, 4620, 4658, 4668, 4702, 4721, 4747, 4789, 4839, 4865, 4934, 4935, 4937, 4960, 4983, 5019, 5050, 5067, 5124, 5137, 5161, 5190, 5192, 5226, 5242, 5270, 5575, 5584, 5593, 5600, 5617, 5621, 5627, 5666, 5668, 5675, 5682, 5691, 5698, 5699, 5700, 5712, 5715, 5730, 5731, 5740, 5741, 5750, 5759, 5765, 5767, 5768, 5769, 5807, 5808, 5810, 5818, 5825, 5838, 5842, 5844, 5845, 5851, 5858, 5872, 5882, 5887, 5895, 5903, 5909, 5910, 5914, 5916, 5917, 5929, 6001, 6002, 6003, 6004, 6006, 6007, 6010, 6012, 6015, 6019, 6020, 6021, 6027, 6028, 6029, 6031, 6033, 6035, 6036, 6037, 6040, 6042, 6045, 6046, 6048, 6246, 6253, 6254, 6255, 6265, 6270, 6287, 6301, 6310, 6311, 6312, 6316, 6317, 6319, 6321, 6327, 6328, 6331, 6332, 6334, 6335, 6336, 7236, 7239, 7243, 7261, 7270, 7273, 7280, 7281, 7283, 7284, 7285, 7287, 7339, 7340, 7343, 7344, 7462, 7463, 7474, 7492, 7499, 7502, 7511, 7512, 7513, 7528, 7583, 7775, 7777, 7779, 7780, 7782, 7787, 7800, 7801, 7817, 7824, 7833, 7836, 7839, 7846, 7854, 7858, 7859, 7860, 7874, 7879, 7888, 7889, 7890, 7894, 7929, 7930, 7951, 7958, 7966, 7967, 7972, 7980, 8024, 8025, 8031, 8034, 8047, 8052, 8053, 8055, 8057, 8097, 8098, 8104, 8111, 8112, 8122, 8131, 8146, 8150, 8152, 8204, 8205, 8210, 8211, 8214, 8216, 8217, 8218, 8227, 8241, 8249, 8263, 8274, 8275, 8277, 8279, 8301, 8312, 8318, 8319, 8331, 8343, 8430, 8442, 8450, 8453, 8459, 8484, 8487, 8488, 8489, 8490, 8492, 8495, 8498, 8509, 8511, 8513, 8541, 8616, 8623, 8627, 8628, 8637, 8659, 8660, 8665, 8666, 8748, 8750, 8751, 8760, 8764, 8770, 8776, 8782, 8792, 8797, 8798, 8816, 8827, 8832, 8837, 8847, 8853, 8857, 8863, 8869, 10476, 10477, 10478, 10485, 10487]);
-    var edgeLength = /* @__PURE__ */ new Uint8Array([3, 3, 3, 3, 3, 3, 3, 3, 5, 8, 8, 2, 2, 3, 3, 3, 3, 3, 8, 5, 5, 5, 5, 5, 3, 3, 5, 5, 9, 12, 19, 8, 19, 8, 11, 9, 9, 8, 7, 7, 6, 8, 9, 16, 10, 7, 7, 11, 8, 6, 6, 9, 7, 11, 7, 14, 4, 4, 4, 4, 4, 4, 10, 7, 6, 6, 6, 6, 10, 10, 6, 10, 10, 22, 11, 9, 10, 10, 10, 9, 10, 8, 7, 7, 7, 8, 21, 13, 11, 11, 9, 10, 9, 13, 10, 8, 8, 9, 12, 9, 7, 10, 7, 7, 13, 7, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3, 4, 3, 3, 3, 3, 3, 8, 4, 6, 3, 3, 3, 3, 3, 3, 1, 2, 5, 3, 3, 3, 3, 7, 2, 2, 2, 2, 2, 2, 3, 3, 3, 1, 7, 8, 5, 2, 2, 7, 4, 5, 7, 2, 2, 1, 4, 1, 11, 9, 9, 5, 5, 8, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 3, 5, 5, 11, 9, 9, 8, 9, 9, 13, 7, 14, 7, 6, 6, 6, 7, 6, 6, 6, 6, 6, 6, 10, 7, 11, 9, 4, 4, 4, 4, 4, 6, 6, 6, 6, 13, 6, 8, 7, 10, 10, 9, 9, 7, 9, 8, 8, 9, 8, 7, 10, 6, 9, 8, 10, 10, 7, 8, 1, 9, 10, 12, 12, 12, 10, 9, 9, 10, 10, 9, 9, 1, 1, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 6, 6, 6, 4, 2, 3, 3, 3, 3, 7, 4, 4, 4, 3, 3, 6, 7, 3, 4, 1, 2, 2, 2, 6, 1, 2, 2, 2, 2, 2, 12, 5, 3, 8, 9, 13, 4, 4, 13, 9, 9, 11, 7, 3, 12, 9, 2, 2, 2, 3, 3, 3, 3, 3, 8, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 3, 7, 10, 15, 15, 7, 15, 20, 15, 9, 10, 10, 12, 14, 14, 14, 12, 12, 12, 12, 12, 14, 14, 10, 10, 10, 10, 14, 9, 9, 9, 9, 10, 14, 14, 14, 13, 13, 14, 9, 9, 9, 9, 9, 9, 7, 8, 6, 8, 8, 6, 8, 13, 8, 8, 6, 13, 8, 11, 13, 8, 6, 13, 8, 6, 9, 10, 10, 12, 14, 14, 14, 12, 12, 12, 12, 14, 14, 10, 10, 10, 10, 9, 9, 9, 10, 14, 14, 11, 13, 13, 9, 9, 9, 9, 9, 9, 2, 6, 9, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 2, 3, 3, 3, 3, 3, 3, 7, 7, 2, 3, 2, 2, 5, 3, 3, 3, 3, 3, 3, 4, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 4, 5, 7, 4, 2, 2, 12, 8, 10, 8, 10, 7, 18, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 5, 2, 2, 3, 3, 3, 5, 5, 3, 8, 8, 6, 8, 6, 6, 4, 6, 7, 7, 7, 10, 11, 2, 5, 5, 3, 3, 3, 3, 3, 3, 5, 5, 6, 11, 10, 7, 7, 7, 4, 4, 4, 2, 3, 3, 3, 3, 3, 2, 2, 7, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 7, 7, 7, 11, 7, 6, 9, 6, 6, 8, 10, 8, 6, 8, 13, 4, 4, 4, 4, 4, 10, 8, 11, 8, 8, 8, 10, 10, 7, 5, 4, 4, 4, 10, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 2, 2, 2, 2, 2, 2, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 7, 10, 13, 7, 8, 7, 11, 8, 8, 6, 9, 8, 8, 6, 6, 6, 8, 8, 6, 6, 6, 6, 6, 9, 7, 6, 4, 4, 4, 4, 4, 4, 4, 6, 6, 6, 9, 7, 8, 10, 8, 8, 2, 3, 3, 3, 3, 3, 2, 8, 9, 9, 2, 2, 2, 3, 3, 3, 2, 3, 3, 3, 9, 2, 2, 3, 3, 3, 3, 3, 3, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 12, 5, 5, 3, 5, 4, 2, 3, 2, 4, 3, 9, 2, 2, 2, 2, 2, 5, 5, 3, 3, 8, 8, 13, 6, 10, 9, 4, 7, 9, 11, 2, 3, 7, 3, 3, 4, 1, 3, 4, 2, 9, 3, 3, 12, 5, 3, 7, 10, 10, 7, 4, 4, 6, 14, 7, 9, 7, 13, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 8, 15, 4, 4, 2, 3, 3, 3, 7, 4, 9, 9, 2, 3, 3, 3, 5, 3, 2, 2, 7, 2, 7, 6, 6, 7, 2, 4, 2, 2, 2, 2, 2, 2, 8, 8, 8, 9, 5, 2, 3, 3, 3, 3, 3, 3, 10, 7, 4, 4, 4, 4, 3, 4, 2, 3, 3, 3, 3, 3, 10, 7, 4, 4, 4, 4, 2, 3, 3, 3, 3, 10, 7, 4, 4, 4, 4, 3, 9, 6, 6, 6, 9, 13, 9, 2, 2, 2, 8, 7, 9, 5, 3, 3, 3, 5, 5, 13, 12, 9, 10, 7, 8, 7, 6, 8, 6, 11, 12, 7, 10, 4, 4, 7, 8, 11, 6, 7, 9, 8, 7, 10, 8, 9, 15, 7, 8, 5, 4, 7, 2, 3, 3, 3, 2, 14, 10, 2, 14, 10, 2, 14, 3, 9, 13, 13, 10, 14, 16, 17, 11, 2, 14, 2, 14, 3, 9, 13, 10, 14, 16, 17, 11, 14, 10, 14, 2, 7, 3, 10, 7, 14, 10, 2, 14, 10, 9, 9, 17, 6, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 10, 10, 10, 12, 9, 4, 10, 10, 11, 8, 8, 8, 7, 9, 5, 3, 3, 3, 3, 3, 3, 3, 3, 5, 8, 4, 4, 4, 4, 4, 4, 6, 16, 3, 3, 14, 3, 14, 2, 14, 9, 13, 10, 10, 14, 16, 17, 11, 6, 9, 10, 10, 12, 14, 14, 14, 12, 12, 12, 12, 14, 14, 10, 10, 10, 10, 14, 9, 9, 9, 10, 14, 14, 14, 9, 9, 9, 9, 9, 9, 2, 14, 9, 13, 10, 10, 14, 16, 17, 11, 6, 14, 2, 14, 9, 17, 13, 10, 10, 14, 17, 16, 17, 11, 6, 2, 14, 9, 13, 10, 14, 17, 16, 17, 11, 2, 14, 9, 13, 10, 14, 16, 17, 11, 2, 14, 9, 13, 10, 17, 16, 11, 17, 2, 14, 10, 19, 7, 2, 14, 9, 13, 10, 19, 10, 7, 14, 17, 16, 17, 11, 6, 2, 14, 9, 13, 10, 19, 7, 14, 16, 17, 11, 2, 14, 9, 13, 10, 10, 14, 17, 16, 17, 11, 6, 2, 14, 9, 13, 10, 10, 14, 17, 16, 17, 11, 6, 2, 14, 9, 13, 17, 13, 10, 10, 14, 17, 16, 17, 11, 6, 3, 2, 14, 9, 13, 10, 10, 14, 16, 17, 11, 6, 9, 10, 12, 14, 14, 14, 12, 12, 12, 12, 12, 14, 14, 14, 10, 10, 10, 14, 9, 9, 9, 9, 14, 14, 14, 13, 13, 14, 9, 9, 9, 9, 9, 9, 4, 11, 2, 14, 9, 13, 17, 13, 10, 19, 10, 7, 14, 17, 16, 17, 11, 6, 2, 14, 9, 13, 17, 13, 10, 19, 10, 7, 14, 17, 16, 17, 11, 6, 2, 14, 9, 13, 10, 19, 7, 14, 17, 16, 17, 11, 2, 9, 10, 10, 7, 17, 3, 3, 12, 12, 16, 15, 15, 12, 14, 14, 14, 20, 20, 13, 12, 12, 12, 12, 12, 12, 20, 25, 14, 14, 12, 12, 10, 10, 10, 10, 14, 9, 9, 9, 25, 4, 9, 17, 10, 7, 14, 16, 21, 13, 13, 14, 20, 14, 13, 17, 24, 9, 12, 13, 25, 13, 21, 20, 17, 9, 9, 9, 9, 9, 9, 12, 17, 4, 4, 9, 9, 9, 10, 10, 12, 14, 14, 14, 12, 12, 12, 12, 12, 14, 14, 10, 10, 10, 10, 14, 9, 9, 9, 9, 10, 14, 14, 14, 13, 13, 14, 9, 9, 9, 9, 9, 9, 9, 10, 14, 12, 12, 14, 14, 10, 9, 9, 9, 10, 14, 14, 14, 9, 9, 9, 9, 2, 1, 5, 8, 7, 11, 11, 1, 3, 3, 3, 5, 3, 3, 4, 8, 9, 10, 10, 12, 14, 14, 14, 12, 12, 12, 12, 14, 14, 10, 10, 10, 10, 14, 9, 9, 9, 10, 14, 14, 14, 13, 13, 14, 9, 9, 9, 9, 9, 9, 7, 4, 4, 4, 4, 4, 4, 4, 4, 10, 2, 2, 6, 7, 6, 2, 3, 2, 3, 6, 2, 7, 6, 10, 7, 4, 9, 12, 6, 14, 4, 12, 7, 2, 2, 1, 2, 7, 6, 4, 4, 4, 6, 8, 8, 7, 2, 2, 13, 2, 2, 2, 2, 6, 2, 8, 12, 2, 7, 7, 6, 8, 10, 12, 2, 2, 2, 3, 3, 13, 2, 2, 3, 3, 6, 7, 6, 4, 5, 6, 3, 3, 3, 3, 4, 16, 8, 5, 4, 3, 3, 3, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 11, 12, 7, 7, 13, 9, 10, 17, 12, 8, 9, 7, 17, 17, 8, 5, 12, 10, 13, 14, 5, 5, 5, 13, 5, 5, 5, 3, 3, 3, 5, 16, 5, 5, 5, 5, 7, 12, 14, 8, 12, 8, 10, 12, 9, 11, 7, 9, 7, 10, 7, 13, 13, 9, 7, 12, 8, 17, 7, 7, 16, 10, 13, 13, 8, 10, 10, 14, 17, 7, 16, 16, 15, 8, 10, 10, 12, 17, 17, 7, 17, 14, 7, 10, 17, 8, 7, 7, 7, 8, 15, 15, 7, 14, 10, 10, 10, 11, 11, 7, 7, 13, 8, 10, 7, 16, 7, 8, 7, 14, 17, 12, 10, 11, 21, 8, 9, 7, 13, 9, 8, 6, 13, 6, 12, 7, 6, 13, 10, 10, 10, 8, 18, 9, 17, 13, 10, 12, 6, 13, 6, 11, 8, 13, 10, 13, 18, 13, 11, 13, 8, 16, 7, 10, 8, 16, 12, 10, 8, 8, 14, 11, 8, 15, 8, 8, 7, 7, 12, 7, 8, 9, 14, 15, 8, 9, 10, 9, 15, 7, 8, 8, 12, 13, 9, 10, 15, 13, 7, 10, 10, 20, 7, 6, 9, 6, 6, 14, 11, 14, 11, 12, 9, 10, 16, 16, 12, 7, 11, 28, 8, 11, 10, 7, 21, 8, 7, 9, 4, 4, 4, 17, 7, 8, 6, 9, 6, 6, 13, 6, 6, 6, 6, 18, 20, 14, 8, 11, 12, 9, 10, 13, 15, 15, 19, 8, 9, 12, 7, 10, 16, 12, 9, 9, 9, 14, 12, 11, 10, 9, 12, 11, 18, 9, 9, 9, 10, 7, 7, 16, 8, 9, 7, 13, 12, 10, 14, 18, 7, 8, 11, 10, 7, 7, 8, 8, 13, 7, 7, 7, 11, 15, 13, 11, 7, 8, 15, 11, 7, 8, 18, 8, 14, 13, 18, 15, 10, 12, 12, 9, 7, 11, 11, 8, 7, 10, 8, 14, 12, 10, 18, 7, 10, 9, 7, 8, 13, 10, 14, 10, 8, 8, 23, 7, 7, 11, 12, 12, 17, 7, 7, 11, 11, 17, 16, 16, 7, 8, 11, 14, 14, 8, 10, 7, 15, 7, 16, 16, 13, 9, 11, 9, 15, 15, 11, 11, 7, 7, 14, 7, 9, 7, 7, 16, 10, 13, 10, 11, 14, 7, 11, 10, 11, 7, 11, 10, 11, 15, 11, 15, 10, 12, 10, 14, 13, 11, 11, 12, 13, 10, 7, 13, 16, 12, 21, 15, 9, 10, 10, 7, 11, 14, 17, 7, 7, 8, 11, 13, 12, 8, 15, 14, 14, 8, 17, 12, 10, 10, 7, 9, 11, 7, 10, 7, 11, 18, 7, 11, 7, 12, 11, 8, 8, 14, 12, 7, 8, 15, 3, 7, 7, 5, 2, 9, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 2, 5, 3, 3, 3, 3, 3, 3, 4, 4, 3, 3, 3, 3, 3, 3, 5, 11, 6, 4, 7, 10, 7, 7, 11, 1, 10, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 5, 7, 3, 5, 6, 3, 3, 5, 2, 2, 5, 3, 4, 13, 11, 3, 3, 6, 3, 5, 14, 2, 2, 3, 8, 2, 2, 12, 5, 18, 5, 3, 3, 3, 3, 16, 5, 5, 5, 10, 7, 13, 12, 13, 9, 12, 14, 19, 9, 9, 21, 9, 9, 10, 6, 9, 6, 15, 10, 6, 12, 8, 6, 10, 15, 4, 4, 6, 6, 9, 9, 12, 16, 14, 23, 7, 7, 7, 14, 9, 7, 7, 11, 14, 10, 7, 10, 10, 10, 12, 6, 11, 10, 13, 11, 15, 11, 7, 12, 10, 3, 7, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 4, 3, 7, 5, 1, 5, 2, 2, 2, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 3, 5, 5, 10, 9, 11, 8, 7, 12, 8, 9, 7, 6, 13, 11, 6, 13, 7, 9, 9, 4, 4, 4, 4, 4, 6, 10, 7, 8, 13, 11, 8, 8, 9, 14, 7, 14, 8, 10, 7, 9, 7, 7, 9, 6, 9, 2, 12, 5, 3, 3, 13, 4, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 5, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 8, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 9, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 2, 2, 2, 5, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 1, 7, 6, 4, 12, 3, 3, 3, 3, 3, 8, 7, 3, 3, 3, 3, 3, 3, 4, 4, 11, 15, 14, 2, 8, 3, 5, 5, 8, 10, 8, 6, 4, 7, 17, 7, 4, 5, 2, 6, 3, 5, 4, 2, 2, 12, 5, 5, 3, 15, 13, 8, 11, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 5, 3, 3, 3, 3, 4, 2, 3, 18, 2, 12, 5, 3, 3, 3, 3, 3, 5, 16, 8, 8, 9, 6, 6, 4, 4, 4, 4, 31, 6, 6, 10, 11, 21, 10, 9, 7, 10, 7, 7, 2, 4, 4, 4, 4, 6, 5, 3, 3, 4, 3, 3, 3, 3, 3, 3, 3, 3, 3, 6, 6, 4, 6, 2, 2, 2, 5, 3, 3, 3, 7, 7, 4, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 8, 2, 3, 3, 3, 3, 3, 5, 9, 11, 3, 3, 3, 3, 4, 4, 3, 3, 3, 3, 3, 5, 10, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 2, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 11, 10, 10, 10, 10, 10, 11, 10, 11, 10, 11, 10, 9, 9, 11, 3, 3, 3, 3, 3, 3, 2, 2, 3, 3, 5, 5, 3, 7, 8, 8, 7, 6, 6, 11, 4, 4, 4, 4, 7, 8, 9, 9, 2, 3, 7, 4, 4, 2, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 2, 2, 5, 5, 5, 5, 5, 3, 3, 5, 5, 5, 7, 7, 6, 6, 6, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 6, 6, 8, 8, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 4, 4, 6, 9, 12, 3, 7, 10, 7, 2, 2, 3, 3, 3, 3, 3, 4, 3, 3, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 5, 8, 8, 6, 6, 8, 6, 7, 4, 4, 4, 4, 4, 4, 6, 7, 5, 5, 20, 19, 8, 10, 9, 7, 10, 6, 8, 11, 6, 6, 6, 6, 13, 12, 8, 6, 7, 14, 11, 9, 2, 5, 3, 6, 2, 3, 2, 2, 2, 2, 2, 2, 2, 5, 4, 3, 7, 6, 4, 7, 4, 3, 6, 4, 7, 2, 2, 7, 7, 7, 5, 5, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 9, 10, 10, 10, 11, 7, 8, 20, 7, 9, 8, 9, 8, 12, 6, 6, 6, 8, 9, 8, 12, 6, 6, 8, 13, 10, 12, 6, 6, 7, 7, 9, 6, 4, 4, 4, 4, 4, 4, 10, 6, 6, 6, 7, 14, 11, 10, 7, 8, 10, 8, 11, 14, 11, 11, 9, 7, 9, 8, 11, 13, 9, 17, 10, 9, 2, 2, 2, 9, 3, 3, 3, 3, 15, 14, 9, 5, 5, 2, 8, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 15, 12, 22, 19, 17, 18, 18, 19, 21, 7, 16, 16, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 7, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 9, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 7, 16, 11, 11, 7, 7, 7, 7, 17, 7, 8, 12, 15, 9, 19, 7, 19, 8, 21, 11, 12, 19, 14, 22, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 16, 16, 19, 24, 12, 7, 14, 7, 12, 7, 8, 10, 10, 13, 7, 12, 12, 7, 7, 10, 18, 15, 12, 16, 7, 14, 12, 17, 10, 16, 17, 12, 17, 25, 7, 7, 7, 13, 6, 9, 6, 9, 18, 6, 6, 11, 20, 10, 6, 6, 6, 6, 6, 6, 17, 6, 6, 6, 15, 6, 6, 6, 6, 6, 8, 14, 11, 12, 11, 15, 13, 19, 17, 21, 7, 18, 8, 13, 13, 8, 12, 8, 6, 6, 13, 6, 15, 15, 16, 6, 6, 16, 6, 6, 6, 14, 6, 18, 6, 6, 6, 17, 18, 9, 13, 15, 8, 19, 8, 15, 15, 18, 14, 16, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 6, 11, 10, 11, 6, 21, 23, 12, 17, 12, 11, 14, 13, 22, 15, 15, 11, 12, 14, 12, 7, 12, 8, 12, 14, 12, 18, 10, 8, 16, 19, 17, 12, 14, 15, 8, 19, 17, 12, 13, 13, 15, 18, 13, 23, 24, 23, 21, 17, 24, 8, 21, 8, 14, 14, 16, 20, 14, 8, 8, 15, 20, 8, 19, 21, 9, 8, 13, 12, 13, 15, 11, 8, 11, 9, 9, 8, 11, 8, 21, 14, 21, 15, 15, 13, 7, 19, 7, 7, 7, 7, 7, 7, 16, 12, 17, 18, 7, 7, 11, 11, 7, 9, 9, 2, 2, 3, 3, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 10, 10, 7, 9, 7, 7, 7, 6, 8, 6, 6, 6, 6, 6, 6, 6, 7, 6, 8, 6, 6, 9, 7, 7, 7, 4, 4, 4, 4, 4, 4, 4, 4, 8, 9, 8, 7, 8, 7, 8, 10, 7, 5, 5, 5, 5, 5, 5, 3, 9, 7, 7, 8, 6, 6, 6, 6, 6, 6, 6, 6, 9, 6, 6, 9, 11, 13, 7, 8, 9, 9, 5, 5, 5, 7, 8, 6, 6, 6, 6, 6, 6, 6, 7, 8, 9, 7, 10, 9, 10, 7, 8, 5, 5, 5, 5, 5, 5, 7, 7, 9, 8, 7, 7, 6, 6, 6, 6, 6, 6, 10, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 9, 10, 4, 4, 4, 4, 8, 7, 7, 10, 10, 9, 8, 8, 15, 9, 8, 8, 8, 8, 8, 9, 10, 9, 10, 7, 8, 13, 5, 5, 5, 5, 5, 3, 3, 7, 7, 8, 6, 6, 6, 4, 4, 11, 9, 7, 8, 9, 10, 7, 5, 5, 5, 5, 5, 3, 3, 7, 6, 6, 13, 7, 9, 8, 7, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 7, 8, 7, 8, 13, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 8, 6, 6, 6, 6, 7, 6, 7, 6, 6, 9, 7, 4, 4, 4, 4, 4, 4, 4, 7, 8, 7, 8, 9, 8, 8, 8, 7, 10, 7, 8, 5, 5, 5, 5, 5, 5, 5, 5, 3, 7, 7, 7, 7, 9, 7, 10, 9, 6, 6, 6, 6, 6, 8, 8, 6, 6, 6, 7, 6, 6, 6, 9, 9, 4, 4, 13, 7, 10, 9, 9, 12, 7, 8, 8, 10, 8, 8, 8, 8, 8, 8, 5, 5, 5, 5, 3, 7, 7, 11, 7, 9, 8, 8, 6, 6, 10, 6, 8, 8, 8, 6, 7, 6, 6, 12, 4, 4, 4, 4, 4, 4, 4, 4, 4, 9, 8, 8, 16, 8, 9, 8, 7, 5, 5, 5, 5, 5, 3, 3, 7, 7, 7, 10, 15, 8, 9, 8, 9, 9, 6, 6, 6, 6, 6, 6, 7, 4, 8, 7, 8, 8, 7, 8, 11, 8, 5, 5, 5, 5, 5, 3, 7, 7, 6, 11, 16, 7, 6, 4, 4, 4, 4, 9, 9, 8, 8, 8, 13, 12, 8, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 11, 7, 8, 8, 9, 13, 7, 7, 7, 9, 8, 8, 9, 12, 7, 12, 7, 12, 8, 7, 10, 12, 9, 9, 6, 6, 8, 8, 6, 6, 6, 6, 6, 6, 6, 9, 8, 9, 11, 8, 6, 6, 6, 6, 6, 12, 7, 6, 6, 6, 9, 7, 7, 6, 6, 6, 6, 6, 11, 9, 6, 6, 6, 6, 6, 7, 9, 4, 4, 4, 4, 4, 4, 4, 4, 9, 9, 9, 9, 7, 7, 7, 7, 7, 11, 7, 7, 8, 8, 8, 8, 8, 8, 9, 8, 9, 9, 7, 7, 11, 11, 7, 12, 8, 8, 8, 8, 8, 7, 8, 8, 8, 8, 8, 13, 12, 8, 8, 8, 8, 7, 7, 7, 9, 5, 5, 5, 5, 5, 5, 5, 3, 3, 7, 7, 11, 7, 8, 8, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 10, 11, 6, 7, 9, 4, 4, 4, 4, 4, 4, 9, 9, 8, 9, 8, 8, 8, 7, 7, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 11, 7, 7, 7, 9, 6, 6, 11, 8, 10, 6, 6, 6, 12, 8, 8, 7, 6, 6, 8, 7, 4, 4, 4, 4, 4, 4, 4, 4, 9, 10, 9, 9, 8, 10, 9, 11, 8, 5, 5, 5, 7, 6, 6, 8, 7, 4, 4, 4, 4, 8, 7, 7, 8, 7, 8, 8, 5, 5, 5, 5, 7, 7, 8, 8, 8, 6, 6, 6, 6, 6, 10, 8, 9, 13, 6, 7, 6, 6, 8, 7, 8, 4, 4, 4, 4, 11, 8, 8, 8, 10, 5, 5, 8, 7, 8, 13, 8, 7, 6, 8, 6, 9, 7, 8, 7, 5, 5, 5, 5, 5, 5, 3, 3, 7, 8, 9, 6, 4, 8, 10, 10, 8, 12, 9, 13, 2, 7, 5, 5, 5, 5, 5, 7, 7, 10, 6, 6, 6, 6, 6, 6, 6, 8, 4, 4, 9, 8, 8, 8, 14, 8, 8, 8, 9, 8, 5, 5, 5, 5, 5, 3, 3, 9, 6, 6, 6, 6, 10, 12, 6, 6, 6, 6, 6, 6, 6, 4, 4, 4, 4, 11, 8, 7, 8, 8, 8, 5, 5, 3, 3, 3, 3, 7, 7, 6, 8, 6, 8, 11, 7, 6, 6, 6, 7, 4, 8, 11, 9, 10, 5, 5, 5, 3, 3, 3, 7, 7, 8, 9, 8, 15, 9, 6, 6, 6, 6, 6, 6, 11, 11, 4, 4, 4, 4, 4, 7, 9, 9, 10, 8, 7, 5, 5, 5, 5, 5, 5, 3, 3, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 9, 7, 4, 4, 4, 4, 4, 9, 9, 8, 8, 10, 13, 5, 5, 5, 3, 17, 7, 7, 7, 7, 7, 8, 6, 8, 13, 6, 6, 6, 6, 6, 6, 6, 6, 4, 4, 4, 9, 10, 8, 8, 8, 5, 5, 5, 5, 3, 7, 7, 7, 8, 8, 6, 6, 6, 8, 8, 8, 9, 10, 8, 4, 8, 10, 9, 8, 8, 8, 9, 13, 10, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 7, 8, 9, 9, 7, 7, 7, 10, 9, 9, 8, 9, 8, 8, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 12, 6, 6, 6, 6, 6, 6, 6, 6, 6, 12, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 11, 8, 8, 9, 9, 10, 8, 9, 7, 7, 5, 5, 5, 5, 5, 5, 3, 7, 8, 7, 6, 6, 8, 6, 6, 10, 4, 7, 8, 9, 12, 8, 7, 7, 5, 5, 5, 5, 5, 5, 3, 3, 7, 14, 7, 9, 8, 8, 6, 6, 8, 12, 12, 6, 6, 7, 7, 10, 4, 4, 4, 4, 4, 9, 9, 14, 9, 13, 8, 7, 5, 5, 5, 6, 6, 6, 7, 4, 8, 7, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 7, 7, 7, 8, 6, 6, 6, 6, 6, 6, 12, 6, 6, 6, 6, 4, 4, 9, 9, 8, 8, 11, 7, 7, 7, 5, 5, 5, 3, 9, 8, 6, 6, 7, 4, 4, 4, 4, 4, 4, 8, 8, 11, 5, 5, 5, 7, 7, 7, 9, 6, 6, 6, 6, 6, 6, 9, 8, 4, 4, 4, 4, 7, 12, 9, 8, 8, 8, 7, 10, 10, 5, 5, 5, 5, 5, 5, 5, 3, 11, 14, 8, 7, 8, 8, 6, 6, 6, 6, 6, 8, 7, 6, 6, 6, 7, 6, 8, 9, 4, 4, 4, 7, 8, 9, 7, 9, 7, 7, 9, 8, 5, 5, 5, 5, 5, 5, 5, 5, 5, 11, 3, 9, 7, 7, 12, 14, 8, 6, 6, 12, 11, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 15, 7, 4, 4, 4, 16, 9, 9, 9, 8, 9, 9, 9, 9, 9, 8, 8, 8, 13, 11, 8, 5, 5, 5, 5, 3, 7, 6, 6, 8, 8, 8, 6, 6, 7, 10, 7, 4, 4, 4, 4, 9, 7, 8, 7, 7, 7, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 7, 7, 7, 9, 6, 6, 6, 6, 6, 8, 8, 7, 7, 9, 6, 6, 6, 7, 6, 6, 6, 6, 6, 15, 4, 4, 4, 4, 4, 8, 8, 7, 8, 12, 9, 8, 8, 8, 8, 8, 9, 8, 8, 10, 8, 8, 8, 8, 16, 9, 10, 2, 5, 5, 5, 5, 5, 5, 5, 9, 7, 6, 8, 9, 4, 4, 4, 4, 4, 7, 8, 8, 8, 9, 8, 11, 10, 5, 5, 5, 5, 3, 7, 8, 6, 6, 6, 6, 6, 8, 6, 6, 6, 6, 4, 12, 10, 12, 7, 7, 7, 7, 7, 7, 7, 5, 5, 5, 5, 3, 3, 7, 7, 10, 8, 9, 7, 6, 10, 7, 6, 6, 4, 4, 8, 9, 7, 9, 9, 9, 9, 8, 8, 8, 8, 10, 5, 5, 5, 5, 5, 5, 8, 7, 6, 6, 6, 10, 6, 7, 10, 7, 4, 4, 4, 4, 4, 4, 4, 12, 9, 10, 7, 7, 10, 8, 10, 5, 12, 9, 6, 6, 6, 6, 6, 7, 6, 4, 4, 4, 10, 9, 9, 8, 7, 7, 5, 5, 5, 5, 5, 5, 3, 3, 13, 7, 7, 9, 7, 7, 7, 8, 9, 9, 7, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7, 13, 9, 15, 15, 4, 4, 4, 4, 4, 10, 10, 9, 8, 9, 8, 8, 9, 7, 8, 7, 8, 5, 5, 7, 6, 6, 6, 4, 4, 4, 7, 8, 11, 8, 5, 5, 5, 5, 5, 5, 5, 7, 6, 6, 6, 6, 6, 6, 9, 11, 10, 7, 4, 4, 4, 9, 8, 8, 5, 5, 5, 5, 5, 9, 9, 6, 6, 6, 6, 6, 6, 6, 9, 9, 4, 4, 4, 4, 8, 8, 8, 9, 9, 8, 8, 8, 13, 2, 4, 2, 7, 5, 5, 5, 5, 5, 5, 9, 9, 6, 6, 6, 6, 10, 8, 8, 8, 6, 6, 6, 4, 4, 9, 8, 10, 8, 9, 8, 8, 8, 9, 8, 8, 5, 3, 3, 3, 11, 6, 6, 6, 7, 6, 6, 6, 4, 4, 9, 8, 5, 5, 5, 5, 5, 3, 11, 8, 6, 6, 6, 6, 6, 9, 7, 4, 4, 14, 10, 9, 8, 12, 8, 8, 8, 11, 15, 8, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 11, 11, 11, 10, 10, 7, 7, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 7, 11, 7, 7, 11, 11, 7, 8, 9, 10, 7, 7, 9, 9, 9, 9, 7, 7, 10, 8, 13, 8, 8, 8, 8, 11, 10, 6, 6, 8, 10, 11, 14, 14, 6, 6, 6, 6, 6, 6, 9, 11, 7, 7, 6, 8, 12, 11, 11, 6, 6, 10, 6, 6, 6, 6, 6, 10, 7, 7, 6, 6, 11, 6, 6, 6, 11, 8, 9, 7, 6, 10, 11, 9, 10, 11, 7, 11, 8, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 8, 6, 6, 8, 9, 10, 9, 6, 6, 6, 10, 6, 6, 6, 6, 11, 10, 11, 10, 9, 8, 7, 7, 7, 7, 11, 14, 8, 10, 9, 9, 8, 8, 7, 11, 8, 8, 8, 11, 11, 10, 10, 9, 10, 8, 11, 10, 8, 11, 9, 12, 8, 10, 8, 11, 8, 9, 9, 11, 11, 10, 11, 13, 8, 7, 8, 8, 9, 7, 8, 8, 8, 8, 7, 8, 2, 2, 2, 2, 2, 2, 2, 4, 4, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 2, 3, 3, 3, 3, 3, 3, 3, 3, 8, 6, 4, 4, 4, 11, 7, 11, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5, 5, 5, 3, 3, 3, 3, 8, 7, 7, 8, 8, 4, 8, 7, 7, 7, 9, 7, 8, 9, 8, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 6, 3, 3, 3, 3, 3, 3, 3, 3, 4, 2, 2, 3, 3, 3, 3, 3, 3, 4, 5, 5, 3, 3, 8, 8, 6, 9, 4, 4, 10, 7, 3, 3, 3, 2, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 3, 2, 2, 2, 3, 3, 3, 3, 3, 4, 10, 2, 3, 3, 3, 3, 3, 3, 3, 4, 2, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 3, 3, 3, 5, 2, 4, 2, 6, 2, 2, 9, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 5, 5, 5, 9, 8, 7, 9, 6, 6, 11, 4, 4, 4, 4, 4, 4, 4, 4, 6, 6, 7, 7, 11, 8, 8, 6, 5, 11, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 2, 2, 3, 3, 3, 3, 3, 3, 6, 4, 4, 4, 4, 3, 3, 3, 3, 5, 7, 2, 3, 3, 3, 3, 3, 8, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 6, 4, 4, 4, 4, 2, 2, 3, 3, 3, 3, 3, 3, 3, 4, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 2, 2, 3, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3, 6, 3, 3, 8, 10, 3, 4, 4, 1, 1, 1, 1, 1, 1, 1, 8, 9, 10, 7, 7, 1, 14, 18, 13, 18, 13, 10, 10, 16, 13, 18, 16, 13, 16, 18, 13, 22, 16, 16, 16, 14, 21, 16, 9, 14, 16, 9, 9, 14, 10, 10, 14, 12, 14, 19, 12, 11, 18, 13, 17, 15, 15, 15, 15, 16, 14, 13, 19, 18, 15, 19, 18, 12, 18, 12, 11, 20, 14, 15, 10, 17, 17, 16, 19, 20, 21, 15, 13, 16, 15, 15, 15, 1, 1, 3, 8, 7, 7, 8, 8, 8, 1, 6, 1, 1, 6, 3, 3, 4, 7, 3, 3, 5, 5, 4, 4, 4, 4, 4, 2, 7, 7, 8, 12, 3, 4, 5, 1, 3, 4, 4, 10, 4, 3, 3, 3, 8, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2, 2, 12, 9, 20, 7, 5, 5, 5, 9, 13, 5, 5, 5, 5, 5, 3, 3, 3, 16, 5, 5, 5, 13, 7, 8, 8, 11, 8, 7, 9, 7, 11, 12, 9, 9, 8, 8, 11, 10, 14, 7, 12, 10, 11, 13, 7, 9, 11, 17, 17, 14, 13, 7, 8, 7, 10, 10, 7, 16, 13, 7, 8, 17, 12, 9, 8, 6, 7, 10, 6, 6, 12, 6, 8, 10, 8, 8, 8, 6, 8, 6, 14, 6, 6, 6, 13, 6, 10, 6, 6, 7, 14, 8, 6, 6, 10, 11, 10, 9, 9, 7, 7, 6, 6, 6, 9, 9, 7, 9, 10, 9, 13, 12, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 6, 6, 6, 8, 8, 6, 8, 9, 10, 9, 7, 10, 10, 8, 7, 8, 7, 10, 12, 9, 8, 15, 8, 7, 8, 8, 7, 7, 15, 13, 7, 10, 9, 14, 18, 16, 7, 24, 7, 8, 10, 11, 16, 8, 14, 7, 9, 9, 9, 13, 19, 14, 15, 14, 11, 7, 13, 9, 10, 7, 13, 9, 10, 11, 12, 8, 9, 2, 3, 5, 8, 7, 4, 4, 15, 10, 5, 3, 3, 3, 3, 3, 5, 4, 4, 4, 2, 2, 2, 2, 2, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 2, 12, 5, 3, 8, 10, 15, 6, 7, 2, 3, 2, 5, 5, 12, 2, 5, 5, 5, 5, 2, 2, 5, 5, 12, 9, 5, 2, 2, 9, 5, 5, 12, 12, 5, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 9, 12, 5, 8, 8, 9, 5, 5, 5, 8, 19, 7, 16, 15, 14, 9, 9, 9, 9, 7, 11, 11, 11, 7, 14, 10, 10, 5, 5, 5, 5, 5, 5, 5, 5, 5, 15, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 9, 9, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 14, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 15, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 5, 5, 5, 5, 5, 5, 12, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 9, 9, 12, 9, 9, 12, 12, 12, 15, 7, 11, 7, 14, 11, 18, 13, 8, 18, 15, 18, 12, 14, 12, 8, 8, 8, 8, 9, 9, 9, 12, 7, 10, 10, 8, 8, 12, 12, 12, 7, 12, 12, 9, 7, 7, 7, 7, 7, 8, 15, 12, 9, 10, 10, 7, 10, 10, 13, 11, 10, 9, 22, 11, 9, 8, 8, 8, 8, 8, 13, 18, 13, 9, 15, 19, 9, 7, 7, 10, 7, 7, 7, 11, 8, 13, 17, 7, 7, 10, 10, 10, 7, 20, 16, 7, 7, 7, 7, 7, 7, 11, 21, 12, 12, 13, 11, 14, 16, 8, 8, 13, 11, 7, 7, 13, 7, 7, 14, 15, 15, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 13, 10, 18, 6, 6, 6, 6, 6, 6, 6, 6, 6, 11, 8, 8, 12, 12, 11, 11, 8, 12, 9, 9, 9, 13, 13, 9, 9, 9, 9, 9, 9, 6, 10, 12, 6, 6, 6, 6, 17, 11, 7, 7, 7, 7, 14, 14, 12, 6, 7, 7, 6, 6, 15, 10, 13, 10, 6, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7, 13, 9, 9, 15, 13, 6, 12, 12, 6, 19, 11, 10, 7, 7, 16, 8, 19, 17, 9, 9, 9, 9, 9, 6, 6, 6, 10, 8, 16, 8, 6, 6, 9, 6, 6, 6, 6, 6, 6, 6, 6, 8, 8, 8, 6, 7, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 14, 6, 6, 6, 6, 20, 6, 9, 6, 14, 9, 9, 9, 6, 9, 8, 8, 12, 9, 8, 8, 8, 8, 7, 8, 12, 7, 8, 8, 8, 6, 8, 6, 6, 6, 6, 6, 6, 6, 9, 8, 8, 6, 6, 13, 9, 12, 13, 12, 14, 13, 12, 11, 11, 6, 8, 8, 8, 6, 13, 12, 11, 11, 12, 6, 11, 12, 11, 13, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 15, 6, 6, 6, 6, 6, 6, 6, 13, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 8, 8, 8, 6, 18, 6, 12, 13, 13, 13, 9, 10, 15, 9, 12, 6, 6, 6, 6, 6, 6, 6, 6, 9, 15, 10, 9, 10, 13, 9, 19, 8, 18, 17, 10, 10, 8, 8, 6, 6, 6, 6, 6, 6, 10, 14, 8, 16, 16, 9, 8, 15, 8, 8, 10, 12, 14, 7, 7, 8, 8, 7, 7, 7, 7, 8, 13, 13, 11, 9, 9, 9, 12, 10, 17, 8, 11, 9, 7, 7, 14, 8, 14, 14, 7, 7, 7, 7, 7, 7, 14, 7, 7, 7, 7, 7, 10, 10, 8, 14, 7, 7, 7, 7, 8, 8, 8, 8, 8, 17, 9, 7, 15, 7, 8, 12, 7, 9, 14, 7, 7, 7, 9, 13, 8, 14, 7, 16, 18, 13, 15, 14, 12, 13, 10, 15, 9, 7, 7, 7, 10, 13, 15, 15, 9, 9, 9, 9, 19, 11, 7, 11, 11, 13, 8, 8, 8, 8, 7, 12, 19, 17, 9, 9, 13, 7, 7, 7, 9, 7, 7, 7, 12, 13, 15, 10, 8, 8, 14, 15, 12, 13, 13, 8, 12, 14, 7, 11, 7, 14, 15, 13, 12, 8, 8, 8, 8, 11, 13, 15, 15, 8, 13, 12, 8, 8, 8, 13, 10, 16, 14, 11, 8, 8, 12, 12, 9, 15, 15, 12, 12, 13, 8, 8, 9, 12, 13, 9, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 11, 12, 11, 7, 14, 7, 13, 13, 13, 12, 18, 16, 7, 12, 11, 10, 10, 15, 9, 9, 9, 21, 7, 7, 7, 11, 16, 8, 8, 11, 11, 7, 7, 7, 7, 7, 19, 7, 7, 7, 7, 7, 7, 7, 7, 7, 12, 8, 9, 12, 14, 11, 9, 9, 9, 22, 12, 3, 3, 4, 8, 8, 15, 4, 2, 2, 5, 5, 3, 3, 3, 3, 3, 3, 6, 6, 4, 4, 4, 12, 7, 10, 2, 3, 3, 3, 3, 3, 3, 3, 6, 7, 3, 7, 5, 14, 4, 4, 7, 8, 10, 4, 1, 3, 3, 6, 2, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 4, 2, 2, 5, 3, 4, 2, 2, 2, 2, 2, 2, 2, 11, 5, 5, 5, 11, 5, 5, 3, 5, 5, 5, 5, 11, 14, 13, 9, 11, 9, 12, 8, 11, 11, 8, 11, 16, 9, 9, 7, 10, 9, 12, 8, 15, 6, 7, 6, 6, 13, 10, 8, 11, 8, 6, 6, 6, 12, 16, 6, 11, 7, 8, 9, 18, 6, 6, 9, 4, 4, 6, 13, 6, 6, 6, 6, 8, 8, 9, 16, 7, 7, 14, 7, 8, 8, 8, 7, 7, 7, 7, 7, 7, 15, 13, 7, 10, 7, 7, 10, 12, 16, 15, 7, 9, 9, 14, 11, 11, 10, 9, 10, 8, 12, 7, 8, 7, 7, 10, 12, 7, 12, 8, 7, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 5, 3, 3, 5, 5, 5, 10, 8, 7, 4, 4, 4, 8, 7, 10, 9, 7, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 3, 3, 3, 3, 3, 3, 3, 7, 4, 5, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 5, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 6, 6, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 9, 8, 2, 2, 2, 8, 12, 7, 7, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 8, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 5, 5, 7, 11, 9, 8, 8, 8, 7, 8, 9, 7, 7, 9, 7, 7, 7, 10, 7, 7, 10, 9, 10, 6, 6, 6, 6, 6, 6, 15, 7, 8, 9, 9, 8, 6, 6, 10, 9, 6, 8, 13, 9, 7, 6, 6, 6, 6, 6, 6, 12, 6, 6, 7, 6, 7, 6, 6, 6, 10, 10, 7, 6, 6, 6, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 6, 14, 6, 6, 7, 7, 9, 6, 6, 6, 6, 9, 9, 8, 9, 10, 9, 8, 9, 12, 7, 7, 7, 8, 7, 10, 12, 11, 9, 10, 7, 7, 7, 9, 10, 10, 8, 12, 9, 7, 7, 9, 8, 8, 8, 10, 7, 7, 8, 9, 9, 7, 7, 7, 8, 2, 4, 2, 4, 6, 3, 4, 2, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 5, 5, 8, 6, 4, 7, 3, 3, 3, 3, 3, 3, 3, 12, 3, 3, 3, 3, 3, 3, 4, 4, 2, 3, 5, 3, 4, 7, 3, 3, 3, 3, 3, 3, 4, 3, 3, 3, 3, 3, 3, 3, 4, 3, 3, 6, 4, 3, 4, 2, 2, 2, 5, 3, 3, 3, 3, 3, 5, 4, 4, 4, 4, 2, 7, 6, 8, 9, 2, 2, 2, 2, 3, 3, 3, 5, 7, 2, 3, 3, 8, 7, 7, 2, 2, 8, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 5, 8, 8, 7, 7, 6, 10, 6, 9, 7, 11, 4, 6, 8, 8, 7, 8, 4, 2, 5, 5, 5, 5, 3, 3, 3, 11, 8, 9, 6, 6, 8, 7, 4, 4, 7, 6, 8, 7, 2, 2, 3, 3, 3, 3, 4, 3, 3, 3, 3, 3, 3, 3, 3, 7, 2, 2, 5, 3, 3, 2, 3, 3, 3, 3, 3, 3, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 12, 5, 5, 3, 3, 3, 5, 10, 12, 6, 15, 4, 6, 6, 7, 14, 9, 3, 3, 3, 3, 3, 8, 2, 2, 3, 5, 5, 3, 3, 3, 3, 3, 3, 8, 8, 6, 8, 7, 5, 8, 4, 6, 11, 2, 2, 7, 3, 3, 2, 9, 8, 5, 5, 5, 3, 3, 3, 5, 5, 5, 7, 7, 6, 6, 10, 6, 8, 6, 8, 9, 7, 4, 4, 4, 4, 4, 7, 6, 6, 8, 7, 7, 10, 9, 9, 8, 11, 8, 3, 3, 3, 3, 3, 4, 4, 2, 3, 3, 3, 3, 3, 7, 6, 2, 5, 5, 6, 7, 6, 4, 8, 9, 11, 2, 2, 3, 3, 3, 3, 3, 3, 3, 2, 2, 5, 3, 3, 3, 3, 3, 9, 9, 6, 4, 8, 7, 7, 5, 9, 8, 6, 2, 6, 8, 7, 8, 5, 5, 5, 5, 5, 3, 3, 3, 16, 8, 7, 7, 7, 8, 7, 7, 7, 7, 9, 6, 9, 6, 10, 7, 7, 7, 6, 10, 8, 9, 11, 11, 8, 4, 4, 10, 8, 8, 6, 9, 6, 11, 8, 8, 8, 15, 7, 8, 9, 5, 3, 3, 3, 3, 3, 5, 2, 2, 3, 8, 9, 10, 3, 2, 2, 2, 2, 2, 2, 3, 6, 4, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 2, 3, 3, 3, 3, 3, 3, 3, 11, 5, 3, 3, 3, 3, 3, 3, 3, 3, 6, 7, 4, 4, 2, 3, 3, 3, 3, 3, 3, 3, 12, 7, 4, 12, 4, 6, 5, 4, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 11, 10, 6, 4, 6, 10, 8, 3, 3, 3, 3, 3, 3, 3, 3, 5, 4, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 5, 3, 4, 4, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 10, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 7, 8, 8, 7, 13, 12, 10, 10, 8, 8, 7, 7, 9, 12, 11, 6, 6, 8, 8, 9, 7, 7, 7, 10, 15, 10, 4, 4, 4, 4, 4, 11, 8, 8, 9, 7, 9, 14, 14, 12, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 12, 5, 5, 5, 11, 10, 7, 9, 3, 8, 7, 3, 15, 13, 11, 4, 4, 2, 2, 2, 19, 7, 5, 5, 3, 3, 3, 3, 3, 3, 3, 5, 22, 18, 6, 14, 17, 4, 4, 19, 16, 18, 2, 3, 3, 7, 2, 3, 2, 3, 3, 6, 4, 2, 3, 3, 2, 5, 3, 3, 3, 3, 3, 3, 3, 9, 9, 2, 3, 2, 2, 2, 3, 3, 3, 5, 7, 14, 7, 7, 12, 9, 13, 6, 11, 6, 10, 9, 7, 7, 8, 12, 12, 8, 8, 8, 10, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 5, 8, 10, 7, 8, 11, 8, 12, 9, 4, 14, 7, 7, 9, 13, 2, 3, 3, 3, 3, 3, 3, 2, 3, 3, 3, 1, 2, 2, 3, 3, 3, 3, 3, 3, 5, 2, 2, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 8, 4, 4, 4, 3, 2, 3, 3, 3, 3, 5, 2, 2, 2, 2, 2, 2, 2, 5, 5, 5, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 12, 9, 8, 8, 9, 8, 6, 17, 6, 6, 6, 8, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7, 4, 4, 8, 8, 9, 9, 9, 7, 7, 7, 7, 7, 7, 7, 9, 9, 9, 7, 8, 8, 8, 10, 7, 13, 10, 8, 9, 3, 3, 5, 3, 3, 3, 3, 3, 7, 7, 6, 6, 10, 13, 11, 11, 8, 8, 9, 8, 9, 9, 10, 10, 10, 11, 10, 10, 13, 13, 16, 15, 11, 12, 9, 9, 10, 9, 11, 10, 9, 9, 14, 7, 8, 3, 10, 7, 7, 3, 2, 2, 2, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 6, 7, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 11, 6, 7, 4, 6, 2, 2, 3, 3, 3, 1, 3, 3, 3, 3, 3, 3, 6, 4, 4, 2, 2, 2, 3, 3, 3, 3, 4, 4, 6, 6, 6, 6, 5, 4, 4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 9, 11, 6, 10, 9, 12, 7, 7, 11, 14, 9, 7, 12, 3, 3, 7, 12, 11, 12, 7, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 9, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 11, 5, 5, 5, 5, 5, 5, 5, 5, 11, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 6, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 10, 3, 3, 3, 11, 3, 5, 9, 11, 8, 12, 14, 9, 7, 8, 7, 7, 11, 11, 7, 7, 10, 9, 8, 10, 9, 7, 7, 7, 7, 7, 7, 8, 8, 7, 11, 8, 8, 8, 7, 7, 10, 8, 7, 13, 12, 7, 17, 10, 8, 8, 11, 7, 11, 11, 14, 7, 11, 7, 8, 6, 9, 20, 8, 7, 9, 16, 7, 10, 6, 11, 10, 8, 9, 7, 16, 11, 11, 9, 8, 9, 8, 8, 8, 11, 8, 15, 8, 8, 9, 7, 8, 8, 11, 10, 7, 5, 7, 10, 10, 15, 7, 7, 7, 8, 7, 8, 8, 10, 11, 10, 10, 10, 11, 11, 7, 8, 6, 8, 8, 10, 6, 8, 6, 6, 7, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 16, 6, 15, 6, 7, 11, 11, 7, 9, 10, 11, 13, 10, 6, 16, 8, 10, 12, 11, 6, 6, 6, 6, 6, 6, 6, 10, 6, 10, 7, 7, 7, 11, 7, 11, 6, 6, 6, 6, 6, 6, 17, 7, 7, 6, 6, 12, 22, 6, 6, 6, 6, 6, 8, 6, 6, 6, 6, 7, 6, 6, 5, 6, 6, 8, 11, 6, 9, 14, 11, 9, 11, 7, 7, 8, 6, 6, 6, 8, 10, 9, 6, 6, 6, 6, 9, 7, 6, 6, 6, 6, 6, 15, 6, 4, 4, 4, 6, 4, 17, 8, 11, 6, 6, 9, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 7, 6, 6, 6, 6, 10, 6, 10, 6, 6, 6, 6, 12, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 9, 6, 6, 6, 6, 18, 6, 6, 6, 8, 9, 10, 7, 8, 9, 10, 11, 7, 13, 6, 8, 8, 6, 6, 14, 7, 7, 7, 7, 10, 7, 14, 9, 6, 6, 9, 15, 9, 7, 14, 6, 11, 14, 13, 7, 12, 8, 7, 7, 7, 7, 7, 12, 7, 10, 9, 16, 6, 8, 6, 5, 17, 6, 8, 10, 4, 6, 4, 10, 15, 17, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 8, 4, 4, 11, 7, 4, 4, 7, 7, 7, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 19, 17, 6, 10, 11, 6, 6, 6, 6, 18, 6, 6, 11, 4, 4, 4, 5, 6, 6, 6, 9, 5, 6, 4, 6, 6, 4, 6, 6, 6, 6, 10, 6, 6, 4, 6, 6, 10, 6, 10, 6, 6, 6, 6, 11, 6, 6, 10, 6, 6, 8, 6, 6, 6, 8, 6, 11, 4, 11, 9, 10, 9, 11, 4, 8, 4, 11, 12, 7, 9, 8, 6, 7, 7, 8, 12, 12, 11, 13, 10, 11, 7, 7, 7, 9, 7, 11, 10, 7, 7, 7, 16, 11, 10, 11, 17, 9, 9, 8, 8, 7, 7, 7, 9, 7, 7, 7, 14, 7, 13, 9, 11, 10, 14, 10, 10, 12, 11, 10, 7, 10, 5, 14, 8, 8, 8, 9, 7, 8, 7, 7, 9, 8, 7, 8, 7, 7, 7, 7, 7, 7, 7, 11, 8, 10, 8, 7, 8, 14, 11, 8, 9, 9, 9, 8, 24, 10, 10, 12, 7, 7, 15, 11, 8, 8, 12, 11, 8, 9, 9, 7, 8, 9, 10, 11, 10, 11, 7, 12, 7, 7, 11, 9, 8, 14, 13, 12, 8, 11, 10, 8, 8, 7, 7, 14, 9, 10, 8, 9, 11, 7, 14, 8, 8, 13, 8, 8, 12, 7, 10, 14, 14, 11, 9, 10, 9, 9, 7, 7, 11, 11, 13, 9, 13, 5, 5, 5, 7, 9, 5, 11, 12, 14, 8, 7, 7, 11, 10, 9, 7, 8, 8, 7, 10, 11, 11, 5, 5, 7, 5, 5, 5, 7, 7, 15, 7, 7, 8, 7, 15, 12, 12, 10, 7, 8, 7, 11, 7, 7, 7, 23, 11, 8, 8, 11, 10, 7, 8, 11, 7, 19, 7, 7, 6, 9, 9, 9, 11, 3, 4, 7, 8, 6, 6, 4, 10, 8, 2, 2]);
-    var edgeChild = /* @__PURE__ */ new Uint16Array([0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 8, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11, 1, 1, 1, 1, 1, 18, 1, 1, 1, 1, 1, 1, 11, 1, 11, 1, 11, 14, 1, 1, 1, 1, 11, 1, 11, 1, 1, 1, 1, 1, 15, 24, 1, 1, 1, 1, 1, 1, 21, 1, 1, 1, 1, 22, 11, 1, 1, 1, 1, 1, 1, 1, 1, 23, 1, 1, 1, 17, 19, 1, 1, 16, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 25, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 20, 1, 1, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 1, 27, 28, 29, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 11, 11, 11, 11, 1, 36, 0, 0, 0, 1, 1, 1, 1, 39, 38, 1, 1, 1, 1, 1, 37, 1, 1, 1, 1, 41, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 42, 0, 0, 0, 0, 43, 44, 0, 0, 0, 0, 11, 1, 1, 1, 11, 1, 1, 1, 47, 49, 49, 49, 47, 49, 47, 47, 48, 49, 47, 49, 47, 47, 47, 47, 47, 47, 49, 47, 47, 48, 47, 47, 47, 47, 49, 50, 50, 48, 49, 47, 47, 47, 47, 47, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 53, 55, 53, 53, 53, 55, 53, 54, 53, 56, 53, 54, 54, 53, 53, 53, 54, 56, 54, 56, 53, 54, 54, 11, 58, 58, 57, 59, 54, 56, 53, 53, 51, 52, 60, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 63, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 70, 71, 11, 1, 1, 69, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11, 11, 80, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 85, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 83, 86, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 84, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 11, 1, 1, 1, 1, 96, 1, 98, 1, 1, 1, 1, 1, 1, 1, 1, 101, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 104, 104, 1, 1, 11, 1, 107, 1, 1, 1, 1, 1, 1, 1, 105, 1, 106, 1, 108, 1, 1, 1, 1, 1, 109, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 117, 118, 1, 1, 1, 1, 1, 1, 120, 120, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 128, 129, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 129, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 129, 1, 1, 1, 1, 1, 1, 1, 1, 1, 133, 130, 132, 127, 1, 131, 1, 1, 121, 1, 1, 1, 1, 124, 1, 134, 1, 1, 1, 1, 1, 1, 126, 1, 115, 1, 116, 1, 11, 135, 113, 119, 1, 1, 1, 1, 1, 114, 122, 1, 11, 11, 11, 125, 123, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 11, 11, 1, 1, 1, 1, 1, 11, 141, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 143, 1, 1, 1, 1, 1, 1, 1, 1, 144, 145, 11, 11, 142, 140, 49, 49, 147, 53, 53, 146, 149, 148, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 152, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 150, 0, 0, 0, 0, 1, 0, 151, 139, 1, 0, 1, 1, 11, 11, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 155, 154, 23, 1, 1, 11, 11, 1, 23, 11, 11, 1, 1, 1, 1, 1, 141, 1, 1, 159, 1, 1, 1, 1, 160, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 1, 1, 143, 1, 1, 159, 1, 1, 1, 1, 160, 1, 1, 1, 141, 1, 1, 1, 159, 1, 164, 1, 1, 1, 160, 1, 1, 141, 1, 1, 1, 164, 1, 1, 1, 1, 1, 141, 1, 1, 1, 1, 1, 1, 1, 1, 141, 1, 1, 164, 1, 1, 164, 1, 1, 1, 1, 1, 1, 1, 170, 1, 1, 1, 159, 1, 1, 164, 1, 1, 1, 160, 1, 1, 170, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 143, 1, 1, 159, 1, 164, 1, 1, 1, 160, 1, 1, 141, 1, 1, 159, 1, 164, 1, 1, 1, 160, 1, 1, 141, 1, 1, 1, 1, 159, 1, 164, 1, 1, 1, 160, 1, 1, 1, 141, 1, 1, 159, 1, 1, 1, 1, 176, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 1, 179, 1, 1, 170, 1, 1, 1, 1, 1, 159, 1, 1, 164, 1, 1, 1, 160, 1, 1, 170, 1, 1, 1, 1, 1, 159, 1, 1, 164, 1, 1, 1, 160, 1, 1, 170, 1, 1, 1, 1, 1, 164, 1, 1, 1, 1, 174, 166, 166, 11, 1, 11, 178, 1, 1, 1, 1, 1, 167, 167, 167, 161, 1, 1, 1, 165, 167, 171, 177, 1, 1, 1, 1, 165, 165, 1, 1, 163, 161, 174, 165, 169, 182, 173, 182, 1, 1, 180, 1, 173, 162, 165, 1, 1, 1, 1, 165, 1, 168, 1, 1, 1, 11, 1, 183, 1, 172, 1, 1, 1, 172, 171, 175, 181, 163, 174, 1, 1, 1, 1, 1, 1, 185, 185, 185, 185, 185, 185, 185, 185, 185, 185, 185, 185, 185, 185, 185, 185, 185, 185, 185, 186, 185, 185, 186, 185, 185, 185, 185, 187, 187, 185, 185, 186, 185, 186, 185, 185, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 189, 11, 1, 11, 11, 11, 11, 1, 11, 11, 11, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 201, 1, 203, 204, 202, 201, 201, 1, 1, 207, 1, 208, 206, 1, 11, 1, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 219, 201, 201, 201, 201, 219, 1, 1, 1, 1, 222, 223, 221, 1, 1, 1, 1, 1, 1, 225, 225, 1, 1, 1, 225, 225, 227, 228, 226, 1, 230, 1, 1, 1, 1, 11, 236, 237, 238, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 205, 209, 1, 1, 1, 1, 158, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 233, 1, 1, 1, 8, 1, 1, 1, 1, 244, 1, 1, 241, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 192, 216, 1, 1, 1, 212, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 199, 1, 1, 1, 1, 1, 1, 1, 217, 1, 1, 1, 1, 232, 1, 1, 1, 1, 184, 1, 220, 1, 215, 1, 1, 1, 218, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 197, 1, 11, 1, 1, 11, 1, 1, 1, 1, 200, 1, 1, 1, 214, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 1, 245, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 231, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 191, 11, 1, 1, 1, 194, 11, 1, 1, 1, 1, 1, 1, 1, 235, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 193, 1, 1, 1, 1, 1, 1, 1, 240, 1, 1, 1, 198, 1, 1, 1, 213, 1, 11, 1, 229, 210, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 217, 1, 1, 1, 1, 196, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 188, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 211, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 242, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 243, 1, 1, 11, 1, 1, 1, 1, 195, 1, 1, 1, 211, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 1, 1, 234, 1, 1, 1, 190, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 224, 1, 1, 1, 11, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 239, 1, 1, 11, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 255, 0, 0, 0, 0, 0, 256, 0, 0, 0, 0, 0, 0, 1, 11, 1, 1, 1, 260, 1, 1, 1, 0, 261, 258, 259, 1, 1, 1, 1, 1, 1, 266, 1, 268, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 264, 1, 1, 1, 1, 1, 270, 1, 1, 11, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 269, 1, 1, 1, 11, 1, 1, 1, 1, 265, 1, 1, 1, 263, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 267, 1, 1, 1, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 1, 11, 1, 1, 1, 1, 11, 1, 1, 276, 1, 1, 14, 1, 1, 1, 11, 11, 273, 274, 1, 1, 1, 1, 275, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 278, 1, 1, 11, 17, 1, 1, 1, 1, 1, 1, 279, 1, 1, 1, 277, 11, 11, 1, 1, 1, 1, 1, 1, 1, 1, 279, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 288, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 292, 292, 1, 0, 0, 0, 0, 0, 1, 11, 0, 0, 0, 0, 0, 0, 0, 0, 185, 1, 297, 298, 1, 11, 1, 1, 1, 1, 11, 300, 1, 1, 299, 1, 1, 302, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 307, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 11, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 11, 0, 319, 0, 0, 320, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 336, 1, 1, 1, 1, 1, 1, 0, 0, 63, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 1, 0, 344, 0, 0, 0, 0, 0, 0, 0, 0, 0, 346, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 362, 362, 363, 362, 0, 1, 211, 1, 1, 14, 358, 1, 356, 0, 0, 0, 0, 0, 0, 0, 359, 1, 1, 364, 1, 1, 241, 1, 1, 1, 1, 357, 1, 1, 354, 1, 360, 1, 352, 1, 361, 1, 353, 1, 1, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 11, 355, 355, 1, 1, 1, 8, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 351, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 367, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 302, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 407, 407, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 399, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 0, 1, 375, 386, 1, 1, 374, 409, 1, 380, 1, 1, 372, 404, 1, 1, 390, 371, 376, 1, 1, 1, 383, 414, 392, 1, 1, 1, 1, 1, 1, 393, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0, 402, 406, 0, 0, 86, 1, 1, 0, 400, 377, 413, 378, 381, 388, 1, 403, 0, 1, 0, 86, 397, 395, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 416, 1, 1, 387, 1, 86, 1, 0, 1, 1, 1, 419, 1, 0, 0, 86, 394, 0, 1, 373, 1, 1, 1, 0, 1, 1, 396, 1, 0, 1, 1, 1, 0, 1, 421, 384, 1, 1, 0, 1, 0, 0, 412, 0, 1, 1, 1, 86, 405, 1, 1, 401, 398, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 379, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 411, 0, 86, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 415, 1, 1, 1, 0, 0, 418, 0, 0, 0, 1, 391, 1, 0, 86, 417, 1, 0, 0, 0, 0, 420, 1, 1, 0, 0, 1, 0, 1, 0, 389, 0, 385, 0, 1, 1, 1, 0, 1, 1, 0, 408, 382, 410, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 11, 1, 1, 1, 11, 436, 436, 1, 1, 11, 11, 1, 436, 1, 1, 11, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 448, 1, 1, 0, 1, 1, 1, 1, 241, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 466, 466, 1, 1, 0, 0, 352, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 479, 1, 478, 1, 1, 1, 1, 1, 1, 1, 1, 1, 483, 1, 11, 11, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 491, 1, 1, 1, 493, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 490, 1, 485, 1, 1, 1, 1, 472, 1, 1, 1, 1, 1, 1, 1, 1, 486, 11, 1, 1, 1, 1, 492, 1, 1, 1, 487, 481, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 352, 1, 469, 1, 1, 11, 489, 1, 1, 352, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 474, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 492, 1, 1, 1, 1, 352, 1, 488, 1, 1, 1, 482, 476, 1, 1, 1, 1, 1, 477, 1, 494, 480, 1, 1, 1, 1, 1, 475, 1, 1, 1, 1, 1, 1, 1, 1, 1, 470, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 484, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 473, 1, 1, 1, 1, 1, 471, 1, 255, 495, 1, 1, 1, 1, 1, 11, 1, 1, 1, 1, 11, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 1, 0, 0, 0, 501, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 11, 1, 71, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 505, 0, 505, 505, 505, 505, 505, 505, 505, 0, 505, 505, 505, 505, 505, 1, 505, 505, 505, 0, 505, 505, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 510, 509, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 514, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 507, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 508, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 516, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 505, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 513, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 506, 0, 0, 517, 512, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 511, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 505, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 506, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 505, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 515, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 527, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 235, 235, 1, 531, 1, 1, 1, 530, 1, 1, 1, 1, 1, 526, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 528, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 532, 1, 1, 529, 1, 1, 1, 1, 1, 1, 1, 1, 407, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 533, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 544, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 1, 11, 1, 547, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 552, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 11, 11, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 63, 1, 1, 11, 11, 11, 11, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 567, 1, 1, 1, 1, 1, 1, 1, 568, 1, 1, 1, 1, 1, 1, 1, 566, 1, 1, 1, 11, 1, 1, 570, 274, 1, 1, 1, 11, 11, 1, 1, 11, 1, 11, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 574, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 580, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 139, 1, 1, 11, 585, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 114, 1, 1, 1, 11, 1, 1, 1, 1, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 590, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 151, 1, 1, 1, 263, 1, 1, 11, 34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 615, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 255, 1, 363, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 620, 1, 1, 1, 1, 0, 622, 0, 86, 0, 621, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 11, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 629, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 624, 624, 0, 628, 626, 624, 624, 624, 624, 624, 630, 624, 624, 634, 624, 624, 624, 624, 624, 624, 624, 624, 624, 624, 631, 628, 624, 624, 628, 624, 624, 624, 624, 624, 624, 624, 624, 624, 624, 624, 624, 624, 626, 624, 624, 624, 624, 624, 632, 624, 624, 624, 624, 624, 624, 0, 0, 0, 1, 633, 1, 1, 1, 1, 627, 1, 1, 1, 1, 1, 625, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 11, 638, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1, 11, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 11, 1, 1, 11, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 103, 68, 316, 342, 447, 576, 0, 4, 72, 271, 290, 318, 343, 369, 423, 449, 0, 538, 560, 577, 640, 10, 0, 64, 95, 433, 445, 465, 618, 0, 536, 559, 573, 655, 0, 34, 6, 0, 500, 539, 645, 603, 74, 0, 7, 321, 291, 424, 502, 452, 579, 86, 641, 0, 619, 345, 454, 504, 10, 112, 324, 545, 6, 34, 0, 347, 86, 426, 86, 522, 12, 6, 138, 284, 310, 0, 656, 549, 0, 606, 0, 67, 6, 6, 287, 102, 2, 468, 434, 446, 639, 0, 6, 0, 6, 322, 110, 6, 604, 540, 581, 0, 503, 425, 308, 323, 9, 75, 111, 642, 584, 427, 348, 335, 455, 153, 78, 326, 588, 550, 644, 607, 370, 365, 518, 6, 79, 156, 13, 311, 285, 563, 589, 608, 555, 593, 613, 654, 40, 6, 296, 330, 368, 340, 253, 34, 569, 596, 253, 45, 251, 301, 331, 341, 442, 459, 520, 309, 0, 77, 605, 0, 439, 453, 334, 86, 283, 86, 0, 623, 587, 543, 328, 457, 86, 428, 422, 0, 0, 0, 10, 598, 614, 252, 0, 460, 443, 572, 557, 616, 658, 92, 253, 46, 332, 431, 461, 612, 0, 551, 329, 312, 86, 250, 87, 31, 425, 34, 6, 429, 366, 339, 647, 635, 565, 592, 554, 0, 294, 88, 34, 441, 458, 0, 34, 462, 0, 254, 636, 558, 10, 444, 463, 253, 284, 93, 257, 637, 617, 600, 521, 464, 432, 286, 262, 94, 62, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 663, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 450, 0, 0, 0, 0, 0, 0, 0, 0, 89, 0, 136, 0, 0, 546, 591, 0, 0, 0, 0, 0, 0, 0, 30, 0, 594, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 450, 0, 0, 0, 0, 542, 0, 293, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 282, 0, 0, 0, 0, 0, 0, 0, 660, 0, 0, 0, 0, 0, 659, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 430, 0, 0, 0, 523, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 73, 0, 0, 0, 0, 0, 0, 534, 0, 0, 0, 0, 0, 0, 440, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 246, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 556, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 535, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 305, 317, 0, 0, 0, 0, 0, 571, 313, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 553, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 496, 0, 0, 0, 350, 0, 0, 0, 0, 81, 0, 289, 0, 0, 0, 0, 0, 0, 26, 0, 0, 0, 0, 611, 0, 0, 0, 0, 643, 562, 0, 0, 0, 0, 280, 0, 0, 0, 0, 0, 0, 498, 0, 0, 519, 0, 0, 0, 0, 0, 65, 0, 0, 0, 303, 61, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 82, 0, 0, 0, 0, 0, 0, 0, 282, 0, 0, 0, 0, 0, 315, 653, 0, 76, 0, 0, 0, 0, 0, 0, 0, 0, 0, 662, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 157, 0, 314, 0, 0, 0, 0, 0, 0, 610, 0, 0, 0, 0, 0, 0, 564, 0, 0, 0, 0, 0, 0, 0, 0, 0, 609, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 66, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 248, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 91, 0, 541, 0, 0, 0, 0, 0, 597, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 91, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 525, 0, 524, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 295, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 497, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 325, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 578, 0, 0, 0, 0, 0, 0, 0, 0, 333, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 73, 272, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 91, 0, 649, 0, 0, 595, 0, 0, 0, 0, 0, 0, 0, 0, 0, 281, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 652, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 561, 0, 0, 0, 91, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 537, 0, 657, 0, 0, 467, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 438, 0, 0, 0, 586, 0, 100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 35, 0, 0, 0, 0, 0, 0, 33, 99, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 327, 0, 0, 0, 249, 0, 0, 0, 0, 0, 0, 601, 0, 0, 0, 0, 137, 0, 0, 0, 0, 0, 602, 0, 0, 0, 0, 0, 0, 0, 450, 456, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 435, 0, 349, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 306, 0, 0, 337, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 575, 0, 0, 0, 451, 0, 0, 437, 0, 0, 0, 0, 0, 0, 646, 0, 0, 0, 582, 0, 0, 97, 0, 583, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 548, 499, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 304, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 450, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 651, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 650, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 661, 0, 0, 0, 0, 0, 599, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 338, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 648, 0, 0, 247, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 666, 666, 666, 666, 666, 666, 666, 665, 667]);
-    var labelText = "orgmilcomschnetedugovdrrformsfeedbackofficialaccoorgmilschnetgovmagazinemediaunioncargopilotgroupcaarespressworksaerodromeworkinggroupair-traffic-controlaircraftaccident-preventioneducatormarketplaceambulanceinsurancecateringairportrepbodyenginesoftwaremodellingair-surveillanceconsultingchartertrainermaintenanceservicesdesignflightskydivingfreightassociationstudentgroundhandlingdgcafuelclubtaxicrewshowballooningexpresstraderbrokerauthoragentsairtrafficjournalistsafetyconsultantmicrolightaccident-investigationparachutingequipmentproductionfederationrecreationscientistnavigationengineertradingglidingleasingresearchpassenger-associationentertainmentparaglidinghangglidingaerobaticrotorcraftemergencycertificationgovernmentaeroclubexchangelogisticschampionshiphomebuiltcouncilconferencecontrolairlinecivilaviationjournalorgcomnetedugovcoorgcomnomnetobjappsofforgcomnetuwukiloappsdevsframerorgmilcomnetedugov*coradio2naorgcomnetcommuneedogpbcoitgvorgedugovspreviewfrontendrelayononstagingauthcloudsandboxupid*mtls*privatelinktypedreamdeveloperbravemochawindsurfaivenmirenupsunwnextbegetngrokclerkwale2bwebcsbrunputercrbtsflutterflowcloudzyrospawnbasesliplanemodelenceshiptodaymagicpatternsnetlifyondigitaloceanrailwayhostedclaudehasurabotdashretoolvercelgithubluyanigadgetreplitcloudflaretelebitedgecomputeevervaultexponyatnoopencrpplxzeaburwasmerframerzeropsrocketpreviewconvexmedusajsspritesagilevibesonherculeseasypanelstreamlitglideossnowflakefastedgemesserliloginlinehackclubcodepennorthflankbase44corespeedleapcellngrok-freeclerkstagelovableon-fleek*us-west-3ap-south-2us-central-2us-central-1eu-central-1ap-south-1us-west-2us-east-2eu-north-1ap-north-1us-west-1us-east-1*rcloudintsegorgmilcomgobbetnetintedugovturmusicasenasamutualcoopv6dnsip6uriurnin-addre164homeirisgovdixdaemoncloudnssthwien*inexexkunden4accogvormymyspreadshop4lima2ixortsinfofuturecmsfuturehosting12hpprivfuturemailinglima-cityfunkfeuer123webseitednshomemelmyspreadshopcloudletswasantqldvicactnswtascatholicwasaqldvictasidwasantozqldorgcomvicasnactnetedugovnswtasconfcomairflowlambda-urltransfer-webapptransfer-webappairflowtransfer-webapptransfer-webapp-fipstransfer-webappeu-west-3ap-south-2eu-south-2eu-central-2ap-southeast-3ap-southeast-4ap-northeast-3eu-central-1mx-central-1me-central-1ca-central-1il-central-1ap-northeast-1ap-southeast-1me-south-1af-south-1eu-south-1ap-south-1ap-southeast-7us-west-2eu-west-2ap-east-2us-east-2eu-north-1ap-southeast-2ap-northeast-2ap-southeast-5us-gov-west-1us-gov-east-1ap-southeast-6ca-west-1us-west-1eu-west-1us-east-1ap-east-1sa-east-1privatenotebookstudiolabelingnotebookstudionotebooknotebook-fipslabelingnotebookstudionotebook-fipsnotebookstudio-fipsnotebook-fipsnotebookstudionotebook-fipsnotebookstudioeu-west-3ap-south-2eu-south-2eu-central-2ap-southeast-3ap-southeast-4ap-northeast-3eu-central-1me-central-1ca-central-1il-central-1ap-northeast-1ap-southeast-1me-south-1af-south-1eu-south-1ap-south-1us-west-2eu-west-2us-east-2eu-north-1ap-southeast-2ap-northeast-2experimentsus-gov-west-1us-gov-east-1ca-west-1us-west-1eu-west-1us-east-1ap-east-1sa-east-1onrepostsagemakercopporgmilcompronetintedugovbiznameinfoshoprsorgmilcomnetedugovbrendlyresolvenzauscotvstoreorgcomnetedugovbizinfoidacaicoittvorgmilcomschnetedugovinfocloudezproxysiteacmymyspreadshopkuleuvenwebhostingtransurl123websitecloudnsinterhostsolutionsddns5476103298edgfacbmlonihkjutwvqpsryxzbarsycoororgcomedumyftpno-iporxcloud-ipfor-somemmafanfor-morewebhopselfipjozidyndnscloudnsdscloudfor-thefor-betteractivetrailcoeconorestooteorgcomeconeteduassurmoneyafricaarchitectesrestaurantloisirstourismavocatsinfoagrounivcoorgcomnetedugoviatvdeportesaludtksatorgmilcomwebgobnetinteducienciaboliviarevistacooperativaempresanombreindustriamusicapatriamedicinademocraciapoliticapuebloindigenaplurinacionalarteblogwikiinfoagrotransportenoticiasprofesionalacademiaeconomiaecologiamovimientotecnologianaturalpagesappsgroksailsimplesitecepesebamapadfmgalampbacscpirngorotomtrjspaprrprrsesmscepesebamapadfmgalampbacscpirngorotomtrjspaprrprrsesms*biaamfmtcmptvfeirasampajampanatalbelemananiradiog12medindfndbmdtrdthepoaggfjdfdefinfenflegsegongengcngorgzlgslglogppgmillelqslcimcomnomadmjabimbbibbsbabcrectecsjcetcpscpvhudieticriapipsiecnbiorioecogeoteoodoproatoartfstmatvetdetbetnetcntnotfotgrueduajuespappreptmpemparqsrvadvdevgovntrturagrjorfarjusmusdesvixxyzcozfozslzbhzmaringasantamariacampinagrandegoianiasorocabafloripasaobernardocuritibaboavistarecifeaparecidasaogoncasalvadorcuiabamorenamacapalondrinacontagemsocialfortalmaceioleilaoosascoriobranconiteroi9guacutcheblogflogvlogwikitaxicoopmanauspalmascaxiasjoinvillebaruericampinassantoandreribeiraoriopretoweorgcomnetedugovv0windsurfshiptodaycloudsitecoaccoorgnetgovofmilcomgovmediatechzacoorgcomnetedugsjgovmydnspenfnlabnbmbgcbcqconcontnuyksknsmyspreadshopno-ipawdevboxbarsyonidatemfuinabusavinstanceseceuguukussryzespawnloccsxcloud-ipmyphotosfantasyleaguetwmailcleverappsscrappingccwucloudnsftpaccessgame-serverccgovobjectsrmalpgcust*svcalp1aeappenginermalpgmyspreadshop4lima2ixsquare7cloudscale123websitefirenet12hpflowgotdnslinkyard-cloudcloudnslima-citydnskingobjectstorageedaccogoorusorgcomnetintedua\xE9roportxn--aroport-byaassogouvcomilgobgovcloudnses-1eu-west-1us-east-1euvipit1eurarubait1s3lbwebsites3websiteru-spbru-mskelasticcsrunstnukukcaukusnl-ams-1fr-par-1fr-par-2functionsnodess3ddlwhmrdbfnck8sifrs3-websitecockpitscblmgdbdtwhkafkpubprivs3ddlwhmrdbk8sifrs3-websitecockpitscblmgdbdtwhkafks3ddlrdbk8sifrs3-websitecockpitscblmgdbdtwhkafkk8sscalebookpl-wawfr-parnl-amsbaremetalsmartlabelinginstancesdechk2kuleuvenlaravelvoorloperurownoxazapscwhstgrvaporonline-serverobservablehqelementorantagonistreclaimjoteluluencowaydiademjelasticmatlabmagentositetrendhostingaxarnetjenv-arubajelejoteravendbemergenttrafficplexconvexkeliwebserveboltbegetcdnstaticson-rancherprimetelonstackitunison-servicesdnshomelinkyardbarsyjelecloudnscocomnetgovmycn-northwest-1cn-north-1s3s3-accesspoints3-websites3s3-accesspointrdsdualstacks3-deprecatedemrappui-prods3-websiteemrstudio-prods3-object-lambdaemrnotebooks-prodexecute-apis3s3-accesspoints3s3-accesspointrdsdualstackemrappui-prods3-websiteemrstudio-prods3-object-lambdaemrnotebooks-prodexecute-apicn-northwest-1cn-north-1cn-northwest-1ebcomputeelbcn-north-1airflowcn-northwest-1cn-north-1oncn-northwest-1cn-north-1amazonawssagemakeramazonwebservicesdirectasgdsdhehahljlnmhbacscahqhshhihnlnynsnmofjbjzjxjtjhkcqtwgsjssxnxjxgxxzgz\u7DB2\u7D61\u7F51\u7EDC\u516C\u53F8orgmilcomnetedugovxn--55qx5dcanva-appsxn--io0a7iquickconnectcanvasitekhsjxn--od0algcanva-codemyqnapcloudsrvrlessclustersrealtimestorageleadpagescarrdcrdorgmilcomnomnetedugovhidnssupabaserdpareplmypiumsoxmitotaplpagesfirewalledreplitowodevwebview-assetsvfswebview-assetss3s3-accesspointdualstackemrappui-prods3-websiteaws-cloud9emrstudio-prods3-object-lambdaemrnotebooks-prodexecute-apicloud9eu-west-3ap-south-2eu-south-2eu-central-2ap-southeast-3ap-southeast-4ap-northeast-3eu-central-1me-central-1ca-central-1il-central-1ap-northeast-1ap-southeast-1me-south-1af-south-1eu-south-1ap-south-1ap-southeast-7us-west-2eu-west-2us-east-2eu-north-1ap-southeast-2ap-northeast-2ap-southeast-5ca-west-1us-west-1eu-west-1us-east-1ap-east-1sa-east-1s3s3-accesspointdualstackemrappui-prods3-websiteaws-cloud9emrstudio-prods3-object-lambdaemrnotebooks-prodexecute-apicloud9consent-portals3s3-accesspointdualstackanalytics-gatewayemrappui-prods3-websiteaws-cloud9emrstudio-prodbedrock-agentcores3-object-lambdaemrnotebooks-prodexecute-apicloud9s3s3-accesspointdualstackemrappui-prods3-websiteemrstudio-prodbedrock-agentcores3-object-lambdaemrnotebooks-prodexecute-apis3s3-accesspointdualstackemrappui-prods3-websiteemrstudio-prods3-object-lambdaemrnotebooks-prodexecute-apis3s3-accesspointdualstacks3-deprecateds3-websitebedrock-agentcores3-object-lambdaexecute-apibedrock-agentcores3s3-accesspoints3-websites3-accesspoint-fipss3-fipss3s3-accesspointdualstackemrappui-prods3-websites3-accesspoint-fipsaws-cloud9s3-fipsemrstudio-prodbedrock-agentcores3-object-lambdaemrnotebooks-prodexecute-apicloud9s3s3-accesspointdualstackemrappui-prods3-websites3-accesspoint-fipss3-fipsemrstudio-prods3-object-lambdaemrnotebooks-prodexecute-apis3s3-accesspointdualstackemrappui-prods3-websiteaws-cloud9emrstudio-prodbedrock-agentcores3-object-lambdaemrnotebooks-prodexecute-apicloud9s3s3-accesspointdualstackemrappui-prods3-websiteaws-cloud9emrstudio-prodbedrock-agentcores3-object-lambdaemrnotebooks-prodexecute-apicloud9s3s3-accesspointdualstacks3-deprecatedanalytics-gatewayemrappui-prods3-websiteaws-cloud9emrstudio-prodbedrock-agentcores3-object-lambdaemrnotebooks-prodexecute-apicloud9vfss3s3-accesspointdualstackemrappui-prods3-websiteaws-cloud9emrstudio-prods3-object-lambdaemrnotebooks-prodexecute-apicloud9eu-west-3ap-south-2eu-central-2ap-southeast-3ap-southeast-4ap-northeast-3eu-central-1mx-central-1me-central-1ca-central-1il-central-1ap-northeast-1us-northeast-1ap-southeast-1me-south-1af-south-1ap-south-1ap-southeast-7us-west-2eu-west-2ap-east-2us-east-2ap-southeast-2ap-northeast-2ap-southeast-5us-gov-west-1us-gov-east-1ap-southeast-6ca-west-1us-west-1eu-west-1us-east-1ap-east-1sa-east-1mrapaccesspoints3s3-accesspointdualstacks3-deprecatedanalytics-gatewayemrappui-prods3-websites3-accesspoint-fipsaws-cloud9s3-fipsemrstudio-prodbedrock-agentcores3-object-lambdaemrnotebooks-prodexecute-apicloud9s3s3-accesspointdualstacks3-deprecatedanalytics-gatewayemrappui-prods3-websites3-accesspoint-fipsaws-cloud9s3-fipsemrstudio-prodbedrock-agentcores3-object-lambdaemrnotebooks-prodexecute-apicloud9s3s3-accesspointdualstackemrappui-prods3-websites3-accesspoint-fipss3-fipsemrstudio-prodbedrock-agentcores3-object-lambdaemrnotebooks-prodexecute-apis3eu-west-3ap-south-2eu-south-2computes3-ap-northeast-2elbrdss3-ap-east-1s3-sa-east-1s3-us-gov-west-1s3-eu-central-1s3-ca-central-1eu-central-2ap-southeast-3ap-southeast-4ap-northeast-3s3-website-us-west-2s3-website-eu-west-1s3-external-1eu-central-1me-central-1ca-central-1il-central-1s3-us-west-1s3-eu-west-1s3-website-sa-east-1s3-website-ap-southeast-2ap-northeast-1ap-southeast-1s3-us-west-2s3-eu-west-2me-south-1af-south-1eu-south-1ap-south-1ap-southeast-7us-west-2eu-west-2us-east-2s3-website-ap-southeast-1s3-1s3-globals3-ap-northeast-3eu-north-1airflowap-southeast-2s3-us-gov-east-1s3-fips-us-gov-east-1s3-me-south-1s3-ap-south-1ap-northeast-2s3-website-us-west-1ap-southeast-5s3-eu-north-1s3-ap-southeast-1s3-website-us-gov-west-1compute-1s3-eu-west-3us-gov-west-1s3-website-ap-northeast-1us-gov-east-1s3-fips-us-gov-west-1s3-website-us-east-1s3-ap-southeast-2ca-west-1us-west-1eu-west-1us-east-1ap-east-1sa-east-1s3-us-east-2s3-ap-northeast-1authauthauth-fipsauth-fipseu-west-3ap-south-2eu-south-2eu-central-2ap-southeast-3ap-southeast-4ap-northeast-3eu-central-1mx-central-1me-central-1ca-central-1il-central-1ap-northeast-1ap-southeast-1me-south-1af-south-1eu-south-1ap-south-1ap-southeast-7us-west-2eu-west-2ap-east-2us-east-2eu-north-1ap-southeast-2ap-northeast-2ap-southeast-5us-gov-west-1us-gov-east-1ap-southeast-6ca-west-1us-west-1eu-west-1us-east-1ap-east-1sa-east-1eu-west-3eu-south-2ap-southeast-3eu-central-1ca-central-1ap-northeast-1ap-southeast-1ap-south-1us-west-2eu-west-2us-east-2eu-north-1ap-southeast-2ap-northeast-2ap-southeast-5eu-west-1us-east-1ap-east-1sa-east-1csrframeservicesbuilderstg-builderdev-builder*ociocpocsazuregcpawsdemoinstanceeu-west-3ap-south-2eu-south-2eu-central-2ap-southeast-3ap-southeast-4ap-northeast-3eu-central-1me-central-1ca-central-1il-central-1ap-northeast-1ap-southeast-1me-south-1af-south-1eu-south-1ap-south-1ap-southeast-7us-west-2eu-west-2us-east-2eu-north-1ap-southeast-2ap-northeast-2ap-southeast-5us-gov-west-1us-gov-east-1ap-southeast-6ca-west-1us-west-1eu-west-1us-east-1ap-east-1sa-east-1previeweu-4us-4us-1eu-1us-2eu-2us-3eu-3s3-websitekrkrobjectprivateobjectkrkrskrkrsobjectkrprivateobjectkr-privatecomputepaasrag-cloudrag-cloud-chjcloudjcloud-ver-jpcdemonodebalancermembersipeuxvsoncillaocelotonzayalilynxsphinxfentigercustomercaracalsgkrobjectstoragedesgkrusobjectkrkr-naverkr-naver-devkrprivatewebsiteobjectkr-naverkr-privatekr-naver-devjpjpkrjp4jp5s3-website-jpjpkrjp4jp5objectprivateobjecto365cloudstaticxendevapp001testcode-builder-stgplatformmediasiteprojedrydpagesjsx0desazacncoitrueu4uhkukgrbrushatenadiarymyspreadshopfrom-flfrom-wvwebspace-hosttheworkpchatenablogcursorusercontentservesarcasmapplinzisakuratanwixsitefin-ncloudstoragegov-ncloudstorageappchizigiizeis-into-carsdnsiskinkyadobeaemcloudis-a-therapistpgfogmyvncdojinis-an-actress1kappfldrvkozowqa2jpnmexprgmrfirewall-gatewaydynnscafjsfbsbxooguyfrom-gawoltlab-demois-a-anarchistwiardwebteaches-yogadattowebtb-hostinglive-websiteservegamegotpantheonfrom-nhsubsc-payfrom-ohvipsinaappfrom-cadyndns-officeztna-dingtalkhomelinuxfrom-mahercules-appservebbsstreakusercontentfrom-okfrom-wyfastly-terrariumis-a-llamaqualyhqportalserveexchangeon-vaporvivenushopciscofreakgrayjayleaguesmetaaiusercontentfrom-iais-a-libertariansaves-the-whalestaveusercontentyolasiteoperaunitepoint2thisis-a-catererclaudeusercontentlinodeusercontentfrom-vagithubusercontentsells-for-lesshosteurcanva-appsplaystation-cloudddnsfreefrom-pafrom-prfrom-waddnskingoutsystemscloudhotelwithflightmydattois-a-nascarfanmydbserverminiserverdamnserverservehumouris-a-playerfrom-nvfrom-nmemergentagentgentappsamplifyappfrom-kyis-an-accountantnfshostserveircfrom-akpythonanywherestackhero-networkpostman-echolikescandydyndns-mailobservableusercontentserveftpfreeboxosfrom-utcdn77-storageamazonawsneat-urlnclouddyndns-serverlinodeis-a-teacherfrom-vtgleezemythic-beastsus1-pleniteu1-plenitla1-plenitpaywhirlservecounterstrikejdevcloudhealth-carereformis-into-animegoogleapisis-a-painterafricaisa-hockeynutatmetais-an-actora2hostedis-a-democratdatadetectest-le-patrondigitaloceanspacesis-a-designeris-a-hunterlinodeobjectstemp-dnsissmarterthanyoufrom-arsimplesiteevennodetownnews-stagingis-a-liberalgooglecodejelasticservemp3qualyhqpartnerdyndns-free1cooldnsest-a-la-masiondrayddnsdynuddnsfrom-orfrom-miis-a-bloggerfrom-himydobisscanvacodeis-an-engineerest-a-la-maisonupsunappdevinappswafflecellmyasustorwpenginepoweredfrom-ctservep2psame-appmyshopblocksthingdustdatalikes-piediscordsezis-with-thebandlpusercontentis-leetshopitsite3utilitiesis-a-personaltrainersinaappladeskis-a-cheflogoipselfipbase44-sandboxnospamproxyalibabacloudcsmesswithdnsauthgearappsiamallamawithgooglelutrausercontentmochausercontentframercanvasmytabitdyndns-homew-credentialless-staticblitzcpserverdiscordsaysis-a-nurseappspotatlassian-isolated-3premotewdfrom-mtwixstudiocode0emm180rmyactivedirectoryawsappsmytuleapdnsabrpolyspaceqbuserrenderbuiltwithdarkboutirgotdnsabrdnsdopaascanva-hosted-embedawsglobalacceleratorhomesecuritypcmyiphostditchyouripclever-clouddyndns-ipon-aptibleis-a-musicianhosted-by-filessecuritytacticsappspaceusercontenthomeunixstrapiappsame-previewcf-ipfsmycloudnaselasticbeanstalkis-certifieddontexistkasserverik-serverdrive-platformatlassian-3pfirebaseappncpstorageherokuappawsapprunnerbarsycenteris-a-cubicle-slaveservehttpmyshopifyis-a-guruquicksytessiiitesorsitesmagicpatternsappis-a-cpameteorappfrom-wiis-a-rockstarbumbleshrimpdattolocaldatabricksappsreadthedocs-hostedfrom-rifamilydsdyndns-picsmyoxypagesplesknsbplaceddnsaliasdynaliasdyndns-remotedoomdnsip-ddnsblogdnsis-a-doctorroutingthecloudamazoncognitobarsyonlinedsmynasddnsgurucloudflare-ipfsdeus-canvasfrom-idsmushcdnpagespeedmobilizergcorecdndyndns-at-homeunusualpersonhosted-by-previderis-a-republicandyn-o-saurstreamlitappworkisboringonthewificprapidqualifioappis-uberleetis-slickgetmyipwpdevcloudtypeformdyndns-at-workgentlentapismynascloudw-corp-staticblitzfrom-ingeekgalaxyservebeerfrom-mdonrenderspace-to-rentaivencloudappspacehostedwafaicloudcodespotblogspotatlassian-3p-us-gov-modfrom-ndfrom-msis-a-techieis-a-studentcustomer-ociis-a-photographerdurumisfrom-ksmassivegriddyndns-wikiis-an-entertaineris-a-hard-workermysecuritycamerafrom-mnrackmazedyndns-blogis-a-bulls-fanwritesthisblogfreemyipsimple-urlfrom-sdninjaneer-sitesreservdauthgear-stagingest-mon-blogueuris-into-gamesrice-labsxtooldevicesakurawebis-an-anarchistoraclecloudappsdyndns-worksells-for-urhcloudfrom-dcfastvps-serverwpmucdnis-a-geekscrysecfrom-txis-into-cartoonsmodelscapetrycloudflarelocaltonetstreak-linkbalena-devicesfrom-njforgeblocksfreebox-oswebadorsitefrom-ncdoesntexisthobby-sitestreaklinkshomesecuritymacownprovidertuleap-partnersdattorelaywphostedmailservequakeis-a-socialistservehalflifepivohostingdynuhostingquipelementsw-staticblitzdyndns-webfrom-deproject-studyis-not-certifiedhercules-devis-a-financialadvisoramazonlightsailservepicsis-a-greenloseyouripfrom-ilwithyoutubemwcloudnonprodwiredbladehostingdnsdojofrom-tnpixolinomyqnapcloudncloudstorageis-an-artisthostedpiis-a-landscaperauiusercontentoaiusercontenton-forgeis-a-conservativedreamhostersnet-freaksapps-1and1is-goneencoreapifastly-edgefrom-nesalesforcefrom-scdeployagentoraclegovcloudappsfrom-alis-a-lawyercechirevultrobjectsstufftoreadisa-geekddnsgeeklovableprojecttry-snowplowfrom-moblogsyteis-a-bookkeepernogmyforumravendbmyboxdeelementoredsaacficogoorinforgcomgobnatneteduidstoreorgcomnetintedudevnomepublorgcomneteduathgovtestscalculatorspaynowinfoquizzesresearchedcloudnsfunnelsassessmentsjscaleforcetmacltdorgmilcompronetgovbizpresseklogesrsccloudcustomfltusrcloude4corealmgovmunicontentproxy9metacentrumdyndyndyndnsdynpagespages-researchitionoccustomercomymyspreadshopipv64diskussionsbereich4limacomrubgov2ixfirewall-gatewayddnssspdnsbarsykeymachinesquare7myhome-serverspeedpartnercommunity-proschuldockxenonconnectg\xFCnstigliefernbwcloud-os-instancedyndnssecmy-routerxn--gnstigliefern-wobin-butterl-o-g-i-nisteingeekin-dslin-berlinin-brbfuettertdasnetzleitungsenin-vpnlcube-serverdyn-ip24logoipdyn-berlinruhr-uni-bochum12hpgoipsrvdnsfruskygit-repossvn-reposinternet-dnsg\xFCnstigbestellenhome-webserverxn--gnstigbestellen-zvbbplacedheimdnscosidnswebspaceconfiglima-citydyndns1istmeinvirtualuserschulplattformmy-gatewayddnsseclebtimnetztest-iservmein-iservvirtual-userhome64iservschuletaifun-dnstraeumtgeradeschulserverdynamisches-dns123webseitednshomehs-heilbronndnsupdaterbssgraphicdwadpdwdaepeweaawapaafpfwfabwbpbacwcpcciwebuserapiobjectssites*teamst3r2lpuncldabymebravepanelngrokiservstglclcrmerpflypagesbarsyvivenushoplocalcertlocalplayerbearbloggatewaydeno-stagingis-not-ais-a-goodbotdashvercelmocha-sandboxplatter-appreplitgithubpreviewworkersinbrowserevervaultis-ahrsndenoxmitmodxmyaddrstorageapipayloadgrebedocruncontainersreliantlabsstgstagelclstageloginlineis-a-fullstackcodepenreliantpreviewleapcellngrok-freeis-coolpagelemonstoragewebharemediatechlibp2pdiscoursecomyspreadshopstoreregbiz123hjemmesidefirmcoorgcomnetedugovsldorgmilcomwebgobartnetedugovtmorgpolcomsocartnetedugovassoagrondiscoodontk12medcuegyecpaabgengorgmilgalsaltulcomadmesmgobpubdocmonfindgnriouioproartlatvetnetfotedulojgovntrturibrbarxxxofficialbasechefprofmktgpsictechinfoarqtcontdentrrpppsiqgit-pagesritmedfieorgcomlibprieduaipgovriikmeactvsportorgmilcomscieunnetedugovnameinfopintouchtawktotawkmyspreadshoporgcomnomgobedu123miwebcomputeorgcomnetedugovbiznameinfocognito-idptransfer-webappeusc-de-east-1onjelasticnxaspdnsbarsydirectwpdeuxfleurstransurldogadoprvwcloudnsamazonwebservicesdnshomeuserpartycokoobinmkmspaceviewfidymyspreadshopalandkapsiikixn--hkkinen-5wacloudplatformh\xE4kkinen123kotisivuidacorgmilcompronetedugovbiznameinforadioorgcomneteduusercocomexperts-comptablestmmyspreadshopgretaprdcomnomynhccifbxoshuissier-justicenotairesaeroportfreeboxoson-webavocatassoportgouvkdnschirurgiens-dentistes-en-franceavouesfbx-os123sitewebveterinairechirurgiens-dentistespharmacienchambagrimedecinfreebox-osdediboxgoupilemszicpyicpvicppleysheezypagesedugovcnpyorgcomcybllcpvtnetedugovtnxonlineschoolddnsdaemond6atcopanelorgnetplybotdashstackitkaasorgmilcomnetedugovbizmodltdorgcomedugovcoorgcomneteduappwriteacorgcomnetedugovcloudtranslateusercontentorgcomnetedumobiassoorgcomnetedugovbarsysimplesiteindorgmilcomgobneteduorgcomwebnetedugovguaminfonxhra\u6559\u80B2\u654E\u80B2\u7DB2\u7D61\u7F51\u7D61\u7EC4\u7E54\u7D44\u7E54\u7F51\u7EDC\u7DB2\u7EDC\u7EC4\u7EC7\u7D44\u7EC7\u516C\u53F8\u653F\u5E9C\u500B\u4EBA\u4E2A\u4EBA\u7B87\u4EBAltdorgcomincneteduidvgovxn--uc0ay4axn--55qx5dxn--mk0axixn--io0a7ixn--uc0atvxn--zf0avxxn--lcvr32dxn--od0algxn--wcvs22dxn--gmqw5axn--od0aq3bxn--mxtq1mxn--ciqpnxn--tn0agxn--gmq050iorgmilcomgobnetedufngocdnappvoatiiservwp2tempurlmircloudfreesitewpmudevmyfastgadgetcloudaccessjeleambahalfboltfastvpsemergenteasypanelopencraftizcombrendlynamefromrtpersoadultmedorgpolrelcomproartnetedufirminfoassoshopcoopgouvtmcomediahotelforumvideosportorgsexagrargameslakaseroticaerotikatozsdereklamcasino2000filmsuliinfoboltshopprivnewsszexcityutazasjogaszkonyveloingatlaneacaicogoormy\u1B29\u1B2E\u1B36milwebschnetkopbizzonedesaponpesxn--9tfkymyspreadshopgovmytabittabitorderravpageaccok12idforgnetgovmuniltdplcaccotttvorgcomnetmeca6g5gpgamubacaicniocoukuptverdruscsdelhiindorgmilcomwebnicfingenpronetintedugovresbizbiharbarsyinternetbusinessschooltravelsupabasealumnigujaratfirminfoaeropostbankcoopindevscloudnsno-ipbarsybarrell-of-knowledgebarrel-of-knowledgensupdategroks-thisdnsupdatefor-ourknowsitalldvrcammittwalddynamic-dnsv-infowebhopselfipdyndnshere-for-moreilovecollegemayfirstforumzcloudnsmittwaldservertypo3servergroks-theeusekd1cdndyndnsidrawsainaueuapjpusstagemocksysdevicesclientcustreservdcustdevdisrecprodtestingcowzbeebyteutwenteboxfusebravepstmndedynngrokorgmilcomnomnetedugovqcxqzzbarsythingdustmailerpagemo-siemensrb-hostingfh-muenstergitbookbluebitecloudbeesusercontentnodeartterramindkiloappsforgerockdarklangresinstagingapigeebubbleb-datascryptedhypernodedappnodepantheonsitegitlabgithubkeeneticvirtualservercleverappshostyhostingon-rioedugitticketstelebitwixstudioon-k3sicp0icp12038jeleqotolairbubbleappsmyaddrstolosmyrdbxwebflowdrive-platformbeagleboardhasura-applolipopdefinimavaporcloudmusicianwebflowtestazurecontainerresindevicereadthedocsloginlineeditorxmoonscalesandcatsbasicserversubscribepagewebthingsbrowsersafetymarkbeebyteappbitbucketidaccovistablogorgschnetgovxn--mgba3a4f16axn--mgba3a4fraarvanedge\u0627\u064A\u0631\u0627\u0646\u0627\u06CC\u0631\u0627\u0646jclaspeziapdudcefegelemeperetevebacanatavaparasabgagfgogrgpgalclblimfmrmcbmbvbfclcmcvcrcpcchlimifibicivipirisimncnbnanenrnpntnnolomobocoaogorosopotoptvtatctbtmtltotpusulunutpspapaqsvpvvvtvavvrtrsrprgrfrcrbrarorkrvstsssbscsmsispzczbzbozen-suedtirolmyspreadshopxn--bulsan-sdtirol-nsbxn--valledaoste-ebbtrentinoaltoadigetrentin-sued-tirolxn--forlcesena-c8axn--forl-cesena-fcbxn--bozen-sdtirol-2obtriestetrentinsuedtiroltrentino-s-tirollecceudineaostesienaparmaluccapaviagenoapaduaaostamonzaabruzzoternirietiturinmilanbozenlaziofermoleccocuneonuoropratola-speziavdataaligfvgpugmolcalcamlomumbsicpmnvenvaoedugovabrsarmaremrbastoslazibxosfirenzetrentinos\xFCdtirolval-d-aostavalle-aostamessinacremonaravennatoscanatrentin-suedtirolbolognacalabriaurbinopesarofriuli-v-giuliaogliastraxn--valle-aoste-ebblaquilaandriatranibarlettasyncloudxn--valle-d-aoste-ehbaostavalleyvalled-aostatrentino-alto-adigevallee-d-aostexn--balsan-sdtirol-nsbpistoiasicilialucaniacataniaiserniaperugiabresciaveneziagorizialiguriaimperiabulsan-suedtirolbalsan-suedtirolbarlettatraniandriaxn--trentino-sdtirol-szbforl\xEC-cesenatuscanyvall\xE9e-d-aostemantovavall\xE9e-aostecasertapiemontevalleaostaval-daostafriulivgiuliatrevisoforli-cesenavall\xE9edaosteferrarapescaravald-aostatrentino-altoadigefriuli-vegiuliavallee-aostecarboniaiglesiastarantomediocampidanovalleedaostetrentinosud-tirolcampobassotrentins\xFCd-tiroltrentinos\xFCd-tirolmonzabrianzatrentino-s\xFCdtirolxn--trentino-sd-tirol-c3bpotenzacosenzavicenzaemiliaromagnavenicefrosinonemarchepordenonetrentinosued-tirolvaresemolisevall\xE9eaostefriuli-veneziagiuliabasilicatalatinaanconasavonaveronamodenabiellabolzano-altoadigepugliafoggiaumbriatrentino-stirolgenovapadovamateranovararagusapiacenzatrentinostirolvalleeaostetempio-olbiasudsardegnatrentinsudtirolmassa-carrarafriuliveneziagiuliatrentinosuedtirolandria-barletta-tranitrapanixn--cesenaforl-i8amaceratacaltanissettaascoli-picenobrindisicarraramassacagliaririmininapolivibo-valentiachietibulsan-sudtirolbalsan-sudtiroltrentino-a-adigebulsanbalsaniglesiascarboniamilanotorinoteramodell-ogliastraarezzotrentinoalto-adigerovigotrentovenetoiglesias-carboniatrentino-sud-tirolaltoadigereggio-emiliareggio-calabriasardegnatranibarlettaandriapiedmontxn--sdtirol-n2amedio-campidanotrentino-s\xFCd-tirolfriuli-vgiuliafriuli-ve-giuliaromeennaromapisa32-b16-b64-blodiastibarineencomonaplesforlicesenailiadboxosalessandriasicilytrani-barletta-andriaxn--trentin-sdtirol-7vbpesarourbinotrentinsued-tirolcesena-forliforl\xECcesenaemilia-romagnamonzaebrianzaxn--trentinsdtirol-nsbtrentinos-tiroltrentins\xFCdtirolvalledaostaolbia-tempiocampidanomediovibovalentiasassarivalle-daostalombardysud-sardegnafriulivegiuliareggioemiliamonzaedellabrianzaalto-adigevercellitrentin-sudtiroltraniandriabarlettatrentino-sudtirolascolipicenobozen-s\xFCdtirolfriulive-giuliaflorencexn--cesena-forl-mcbcarbonia-iglesiasaosta-valleycarrara-massadellogliastratrentinoa-adigexn--valleaoste-e7apesaro-urbinoxn--trentinosdtirol-7vbxn--trentin-sd-tirol-rzbxn--trentinsd-tirol-6vbtrani-andria-barlettatrentin-s\xFCd-tirolxn--trentinosd-tirol-rzbgrossetomonza-e-della-brianzas\xFCdtirolreggiocalabriatrentinoaadigetrentin-s\xFCdtirolverbano-cusio-ossolafriuliv-giuliaverbaniacampaniatrentino-aadigefriulivenezia-giuliasardiniaandriabarlettatranibarletta-trani-andriacatanzarooristanourbino-pesarocesena-forl\xECvalle-d-aostacampidano-medio123homepagesiracusatempioolbiasuedtirollombardiaavellinocesenaforl\xECtrentinofriuli-venezia-giuliabozen-sudtirolandria-trani-barlettabulsan-s\xFCdtirolbalsan-s\xFCdtirolmonza-brianzabolzanotrentino-sued-tirolbellunosalernolivornocrotonesondriodnshometrentinsud-tirolmassacarraratrentin-sud-tiroltrentino-suedtirolviterbobergamocesenaforliolbiatempiopalermobeneventoagrigentoofcoorgnetfmaitvphdengorgmilcomschnetedugovperagrikanieasukehandachitatokaiaisaikonanoharuamaobuhigashiuraowariasahiinuyamatobishimaiwakurashitarainazawatoyonegamagorimihamatoyotataharakariyayatomioguchikomakimiyoshinishiotokonamekiyosuchiryutoyohashiokazakiisshikikasugaikotakiratoeianjotogofusosetohazutsushimashinshirotakahamanisshinshikatsuhekinantoyokawaichinomiyatoyoakeodateogataakitaikawakyowahonjoogayurihonjonoshirokamiokakatagamimitanegojomeyokotekosakadaisenkazunonikahohonjyomoriyoshimisatohappoukamikoanihachirogatahigashinarusesembokufujisatokitaakitaitayanagiowanitakkomutsutsurutahirosakigonoheoirasetowadamisawanohejiaomorishingohiranairokunohehashikamitsugarushichinohehachinohenakadomarisannohekuroishisakaeisumiasahiotakiinzaiabikomatsudoyachiyomutsuzawakujukuriomigawakashiwatoganemihamanaritasakuranagaramobarahanamigawachoshishiroichoseikozakishisuikatorimidorichonankyonanfuttsuonjukufunabashinagareyamanodasosatakochuotohnoshourayasukimitsuyokaichibayotsukaidosodegauratateyamakamagayayokoshibahikariyachimatakatsuuratomisatokisarazukamogawaichikawanarashinoichinomiyashimofusaminamibososhirakoichiharaoamishirasatoikatahonaiainansaijoseiyoiyoozuuwajimaniihamanamikatamasakiuchikokihokutobetoonshikokuchuomatsuyamaimabarikamijimakumakogenyawatahamamatsunosabaeikedaobamasakaifukuiohionotsurugamihamawakasaminamiechizeneiheijikatsuyamatakahamaechizensoedaukihaomutaokawanishiogoribuzenonojosueumiokiotochikugosasagurisaigawamizumakishinyoshitomikurumekurateyamadakasuganakamamiyamanogatatakatahakataiizukakawaratagawakasuyaashiyainatsukimunakataminamitsuikishonaikurogifukuchikeisenhigashimiyakoshinguyukuhashiokagakiyamekogaongausuikahotohochuotoyotsumiyawakadazaifuhisayamatachiaraiyanagawanakagawahirokawachikujochikushinochikuhochikuzennamieotamaokumashowateneiiwakikoorinangoononishigoshimogoomotegomishimafukushimaasakawakagamiishishirakawaiitatefutabahiratayugawahanawakitakatakawamatakunimiyabukibandaihigashihironoyamatomiharuyamatsuriaizubangedatesomaaizuwakamatsuyanaizuaizumisatonishiaizuizumizakikitashiobarataishinkaneyamakoriyamainawashirotanagurafurudonosamegawasukagawaishikawatamakawaikedaogakitaruiginanenahashimahichisonakatsugawaibigawashirakawamizunamiminokamomitakekawauesekigaharatomikasakahogikitagatayamagatatajimianpachimotosuyaotsukakamigaharahidakanisekitokigujominogodoyorogifukasamatsutakayamawanouchihigashishirakawakasaharashimonitatsumagoichiyodakannakanrashowameiwakiryuotaoratomiokafujiokaitakuranaganoharahigashiagatsumatakasakishibukawaminakamikatashinatsukiyonokawabanumataannakaoizumimidorishintoisesakiuenoyoshiokakusatsutakayamanakanojonanmokutamamuratatebayashimaebashiotakekaitadaiwahongofuchukuietajimashobaramiharahatsukaichihigashihiroshimamiyoshikumanokurenakasakaseraseranishiasaminamifukuyamashinichionomichiosakikamijimajinsekikogentakeharaotobenanaeikedatohmaozoraobiraabirakyowaeniwataikibibaisharirebunerimohiroooketootarupippunishiokoppechitosefurubirahakodateshiranukakitahiroshimakushiroobihironanporoiwamizawaniikappukunneppufukushimanakasatsunaitoyourakuromatsunaiakabirakamisunagawashibechaurakawakamifuranonakatombetsuasahikawashimokawakayabeokoppebiratoriabashirisaromaatsumanumatahidakabifukamukawamikasahorokanaitoyotomisarufutsuhigashikawaishikarikitamiyoichiesashiiwanaitomariminamifuranoakkeshifuranotoyakoyakumootoineppushikaoishiraoinemuronayorohaboroashorobihororishirifujiutashinaihokutotakasuebetsuurausuassabukikonaishimamakinaiedatetoyabieinikiesanuryuoumuteshikagarikubetsuashibetsukimobetsuaibetsutobetsusobetsuembetsushimizuchippubetsurishirihokuryuhoronobeshintokutsubetsushibetsuhonbetsumombetsutsukigatakuriyamakoshimizushiriuchikutchanmurorannoboribetsukamishihorowassamushinshinotsukembuchiwakkanaikamoenaikiyosatotakinoueshikabesunagawafukagawanakagawatakikawakamikawahigashikagurahamatonbetsumatsumaemoseushirankoshishakotanimakanemashikeotofuketomakomaisandatambaitamiawajikasaiasagoshisoonoakoyashirotoyookaminamiawajiinagawafukusakitakasagokamigorikasugaharimayokawaashiyahimejiakashitaishiaogakisannantakinosumototakarazukanishinomiyashingugoshikinishiwakiyokatakaaioimikisayoyabukawanishiamagasakisasayamashinonsenkakogawaichikawakamikawatatsunotsukubaiwamaogawaasahisakaitokaioaraiitakobandodaigosuifuinaamikasumigaurakashimaomitamayachiyoshimodatetomobetoridehitachinakainashikisakuragawakasamayawaramoriyahitachiomiyanamegatayamagatahitachikamisuushikutakahagiibarakitonekoganakasowayukimihojosomitoryugasakishimotsumafujishirotsuchiurachikuseihitachiotashirosatotamatsukuriuchiharashikahakuinanaotsubatawajimakahokukawakitatsurugikaganominotosuzuuchinadakomatsuanamizunakanotohakusannonoichikanazawaiwateshiwafudaikawaimoriokaofunatohanamakikuzumakikitakamininohekunoheyamadayahabasumitaichinosekitanohatahiraizumirikuzentakatajobojiotsuchihironomiyakoiwaizumikarumaiichinohenodakujitonooshushizukuishifujisawamizusawakamaishikanegasakimannoutazukotohiraayagawazentsujihigashikagawauchinomikanonjisanukimarugamemitoyotakamatsutadotsunaoshimatonoshoakuneamamiizumihiokiyusuikinkoisasookouyamanakatanekagoshimakanoyaisenkawanabeminamitanemakurazakitarumizunishinoomotematsumotosatsumasendaioimatsudaayaseebinamiurazushinakaiodawaraiseharasagamiharahakoneaikawakaiseiatsugitsukuihadanoyamatoyamakitazamaoisochigasakininomiyayokosukakamakuraminamiashigarafujisawasamukawakiyokawahiratsukayugawaraokawaumajikochitsunootoyoakiinonishitosayasudahidakamiharasakawaniyodogawahigashitsunokagamigeiseisusakiotsukinaharisukumomurototosakamiochitoyotosashimizumotoyamanankokunakamurakitagawayusuharaogunichoyoukiasoutoozugyokutoamakusamifunetakamoriyamagaminamataminamiogunikikuchisumotoyamatonagasumashikiaraokumamotokamiamakusanishiharayatsushiroayabeseikasakyoideineujinakagyokameokakyotangokyotanabekyotambaminamiyamashiroyamashinatanabeyawatawazukaminaminantanmiyazuhigashiyamafukuchiyamakitamukokamojoyokizumaizuruujitawaraoyamazakinagaokakyokumiyamakawagoeinabeshimameiwaasahitaikiudonoisetsukisosakikuwanamihamamiyamasuzukatamakimisuginabarikumanokomonominamiisewataraitobakiwatakikihotadomatsusakayokkaichikameyamaureshinoishinomakishichikashukuohirataiwaosakizaohigashimatsushimashikamaiwanumashibataogawaraonagawakawasakiseminemarumoriminamisanrikukakudamuratawakuyatomiyanatoriwataritagajomisatotomekamirifushiroishimatsushimayamamotoshiogamafurukawahyugaebinotsunosaitoayakushimanobeokakitauramiyazakitakazakigokaseshiibamimatashintomikunitomikitakatakobayashikawaminamitakaharukijotakanabemiyakonojonishimeranichinankitagawakadogawamorotsukakisofukushimaminamimakisakaeobuseikedaogawamiasaokayaasahiotakiotarichinoinaomichikumakomaganechikuhokukaruizawayasuokaooshikaikusakaminamiaikitogakushimatsukawakawakamitateshinatakamorikitaaikishiojirimiyadahakubaiizunaiijimaiiyamamiyotasuzakayasakatoguraookuwanagawaminowahirayayamagataminamiminowafujimiomachisakakitakaginaganonakanosakuhokomoronagisoshinanomachiwadauedaiidaharasuwatomiachiaokianankisosakunozawaonsenagematsutakayamashimosuwamatsumotoyamanouchinakagawamochizukiazuminotatsunoobamaomuraseihiunzenosetofutsuikichijiwanagasakiisahayahasamisaikaikawatanasasebohiradokuchinotsugototogitsutsushimashimabarashinkamigotomatsuurayamazoekashibaikomakawaitenrioyodosangokoryoudaojiikarugayamatokoriyamatenkawakatsuragikurotakikawakamimiyakemitsuetakatorikamikitayamayamatotakadahegurishinjokanmakisakuraitawaramotogoseoudanarasoniandokawanishishimoichihigashiyoshinokashiharashimokitayamanosegawayoshinomintsivorytopazsakuragehirnsumomoaseinetopalmail-boxmokurenyoitamuikaojiyagosensanjoaganomyokoseiroagaomishibataniigatanagaokamurakamiuonumayuzawakariwatagamitainaitsunanminamiuonumatochioyahikojoetsuseiroukamosadoizumozakitokamachiitoigawasekikawakashiwazakitsubamemitsukekokonoesaikiusukibeppuusahimeshimakunisakihasamataketatsukumihitaoitahijikusuyufukujukamitsuebungoonobungotakadaibaraniimibizentsuyamaokayamakasaokahayashimayakagemaniwaakaiwamisakishinjotamanotakahashikibichuowakesojanagishookumenannishiawakurakurashikiasakuchisetouchikagaminosatoshotomigusukunakagusukuyaeseizenaurumaiheyaaguniogiminanjokinminamidaitokitanakagusukuyonaguniokinawaishigakikunigamiurasoekadenataramahiraraginozataketomishimojizamamitonakiitomanhigashimotobuyonabarugushikamionnanahanagohaebarukumejimakitadaitonakijinnishiharayomitanginowantokashikiishikawaikedasuitaminohizuminishisakaikananabenodaitoosakasayamayaokishiwadatadaokakaizukatondabayashichihayaakasakakumatorikadomasayamahigashiosakashijonawatehirakatataishimisakitajirihannansennankatanotoyonominatosettsuhigashiyodogawaibarakinosekitachuohigashisumiyoshifujiiderakashiwaraizumiotsutoyonakamatsubaramoriguchiizumisanoshimamototakatsukineyagawahabikinotakaishikawachinaganoyoshinogarikamiminearitaouchiimarihizenogikashimaariakekiyamafukudomikitagatakitahataomachigenkaikanzakinishiaritakyuragisagataratosutakushiroishikaratsuhamatamakouhokukawagoeyoshidasatteogoseirumaasakaurawaogawaniizaomiyayoriiotakishikihonjooganohannohanyuinasaitamaokegawaarakawayoshikawayokozehasudasayamahidakafukayachichibuiwatsukiryokamiyoshimikamiizumifujimiwarabiranzanmiyoshiminanoyashiosakadosugitomisatohigashichichibutodasokakukiyonokazoshiraokakasukabekounosukawajimatsurugashimamiyashirokitamotohatoyamamoroyamahatogayakumagayakawaguchinagatorokamisatomatsubushinamegawatokigawakamikawafujiminohigashimatsuyamakoshigayatokorozawas3isk01isk02ryuohkoseikonanaishorittotakashimamaibarahikonetorahimenishiazaikokagamokotoyasuotsukusatsunagahamamoriyamatoyosatotakatsukinotogawaomihachimanhigashiomiakagiunnanizumogotsuamayatsukakakinokimatsuehamadamasudahikawahikimiokuizumoyasugiyakumomisatotamayuohdahigashiizumookinoshimanishinoshimatsuwanoshimaneshimadafujiedayoshidashimodagotembaiwataatamikosaiyaizuitoizumishimahaibaramakinoharaomaezakikawanehonkannamisusonohigashiizufukuroinumazukawazufujiaraishizuokahamamatsushimizuizunokunimatsuzakimorimachiminamiizunishiizukikugawakakegawafujikawafujinomiyaujiietsugaoyamayaitaohiranikkoashikagakuroisokanumasakurashioyakarasuyamamotegiichikaikaminokawatochigihagamokanogisanobatonasumibunasushiobaranishikatautsunomiyaiwafunemashikoshimotsukeohtawaratakanezawaitanokomatsushimatokushimaichibaminamiaizumiwajikikainanmiyoshinarutomimamugiananmatsushigesanagochishishikuinakagawamachidachiyodakomaefussainagitaitochofufuchuomeotahigashiyamatotoshimaokutamaaogashimakodairaedogawaarakawahachiojishinagawatachikawashibuyasuginamihinodekiyosesumidaoshimanerimamitakahamuraadachinakanomizuhobunkyomegurominatokoganeihigashikurumekokubunjihigashimurayamamusashimurayamatamakitahinochuokotokatsushikakouzushimaogasawaraakishimakunitachishinjukusetagayamusashinohachijoitabashiakirunohinoharachizunanbukotouramisasawakasayonagokogehinoyazutottorinichinansakaiminatokawaharaoyabetairainamiasahinantoimizufuchutakaokakurobeyamadajohanatoyamatonaminyuzenfunahashinakaniikawanamerikawaunazukitogahimiuozufukumitsutateyamakamiichiiwadearidayuasainamitaijikatsuragiaridagawatanabemihamahidakakainankiminomisatoshingushirahamakamitondayurakozakoyagobokitayamawakayamakudoyamahashimotokushimotokozagawahirogawakinokawanachikatsuurarsuseroeoishidasagaeoguniasahinagaitendonanyoobanazawanishikawasakataohkuratozawamikawamamurogawayamagatafunagatatakahatashonaishinjokahokuiideyuzakawanishitsuruokakaminoyamayamanobeshiratakamurayamanakayamakaneyamahigashineyonezawasakegawamitouubeyuuabushimonosekitabuseoshimatoyotaiwakunihikarishunannagatohagihofukudamatsutokuyamashowadoshitsurunanbukoshukaiminami-alpsnirasakikosugeotsukioshinohokutominobuyamanashifuefukichuokofuichikawamisatoyamanakakonakamichitabayamanishikatsuranarusawafujikawahayakawafujiyoshidafujikawaguchikouenohara\u9577\u91CE\u4EAC\u90FD\u5C90\u961C\u5927\u962A\u4E09\u91CD\u7FA4\u99AC\u5343\u8449\u6ECB\u8CC0\u4F50\u8CC0\u5948\u826Fadednelgaccogogror\u79CB\u7530\u611B\u77E5\u9AD8\u77E5\u57FC\u7389\u6C96\u7E04\u6803\u6728\u718A\u672C\u5CA9\u624B\u9752\u68EE\u5C71\u68A8\u65B0\u6F5F\u5CF6\u6839\u9CE5\u53D6\u9577\u5D0E\u9999\u5DDD\u5BAE\u57CE\u77F3\u5DDD\u5927\u5206\u5BAE\u5D0E\u8328\u57CE\u5C71\u53E3\u5175\u5EAB\u5C71\u5F62\u5FB3\u5CF6\u5E83\u5CF6\u798F\u5CF6\u798F\u5CA1\u5CA1\u5C71\u5BCC\u5C71\u9759\u5CA1\u611B\u5A9B\u798F\u4E95\u6771\u4EACxn--4it168dhatenadiaryxn--vgu402ckawaiishophatenablogcocottenamaste\u5317\u6D77\u9053penneehimeiwateversestabachibashigagonnagunmapermahaccaakitaosakauh-ohblushkochiaichifukuikuroncapooitigohyogotokyokyotopunyuthickcheap0t00g00j0mie2-ddaapyawjg0amfemsubxiiboomoobutchueekpgwrgrherskrboyrdyupperunderflierchipsmydnsheavyangryhippygirlyrulez\u795E\u5948\u5DDD\u9E7F\u5150\u5CF6\u548C\u6B4C\u5C71bambinaxn--nit225kokayamasaitamaxn--k7yn95exn--1lqs03nsapporoparasitelolipopmcxn--efvn9sniigatafukuokatokushimafukushimahiroshimakagoshimafakefurokinawaxn--8pvr4ucoolblogxn--0trq7p7nnkawasakinagasakimiyazakichilloutxn--8ltr62kxn--klty5xpeeweezombiecutegirlxn--rny31hxn--uuwu58axn--ntso0iqx3axn--djrs72d6uytoyamanikitanyantakagawamimozanagoyaboyfriendxn--2m4a15egreaterchowderegoismyamagatafashionstorexn--elqq16hxn--pssu33lsendaimiyagixn--rht27zpecoriaomorisaloonwatsonvivianxn--djty4knobushipigboatnaganopinokoxn--f6qx53asadistvelvetsecretxn--5js045dchicappayamanashiibarakidigickgirlfriendxn--1lqs71dmongolianxn--c3s14mxn--qqqt11mtochigixn--5rtq34kparallelo0o0mondkobesagabonadecaoitanarafoolkilldecimainhiholomosblokilociaoundopupugifutankcrapflopnooroopsmodsholyjeezstripperpepperbittershizuokaxn--rht3dkitakyushureadymadeicurusversusmatrixxn--rht61ehungryfloppygloomycrankyhandcraftedlittlestarxn--klt787dxn--kltx9awhitesnowsunnydaytottorilovepoptheshopbuyshopxn--5rtp49cxn--d5qv7z876cwebaccelxn--kbrq7oxn--4pvxsxn--1ctwolovesickkumamotocatfoodxn--tor131oyokohamawakayamatonkotsuxn--ehqz56nxn--uist22hxn--6btw5axn--kltp7dyamaguchifrenchkisspussycatxn--4it797kxn--uisz3gbabybluexn--zbx025dnetgamersxn--7t0a264ckanagawaxn--6orx2rishikawaxn--ntsq17ghalfmoonschoolbusjellybeanxn--mkru45iusercontentlolitapunkxn--32vp30hsakurastoragehokkaidoshimanecandypopbabymilksupersaleweblikeraindropbackdropwebsozaikikirarahateblodaynightmeneacsccogoormobiinfoaeusxxorgmilcomnetedugovorgcomnetedugovbizinfotmprdorgmilcomnomedugovassnotairespresseassocoopgouvveterinairemedecinpharmaciensorgnetedugovtraorgcomedurepgovmeneperekgacscaiiocogoitoresmshsseoulbusanulsandaeguc01milvkimmvchungnamjeonnamjeonbukeliv-dnsgyeonggijejueliv-cdnincheondaejeongangwongyeongbukgwangjuchungbukgyeongnameliv-apicoeduindorgcomembnetedugovorgmilcomnetedugovjcloudorgcomnetintedugovperbnrinfocooyorgcomnetedugovethipfscanvamypepethw3sstorachakeeneticjoinmcinbrowserdwebcyonnftstoragemyfritzaemewphlxachotelltdorgcomwebsocschngonetintedugrpgovassnomgacsccoorgnetedugovbizinfo123websiteidorgmilcomasnnetedugovconfidmedorgcomplcschnetedugovaccoorgnetgovpresstmassoirseproxaccosoundcasthoptocraftvp4c66orgnetedugovitsxwxmcdirmyboxbarsyedgestacksynologylogintoopencloudnohostwebhopdiskstationi234tcp4hoocgroknoipprivmydsddnsdnsforlohmustransipdscloudfilegear-sgbrasiliafilegearframerbarsybarsyonlinecoprdorgmilcomnomedugovinforgcomnetedugovnameacprorgcomartnetedugovpresseinfoassoinstgouvorgnycedugovbarsydscloudjuorgcomnetedugovminisiteaccoororgcomnetgovorgmilcompronetintedugovbizmuseumnameinfoaerocoopaccoorgcomnetintedugovbizcooporgcomgobneteduorgmilcomnetedugovbiznameaccoorgmilneteduadvgovcoorgcomnetaltgovforgotherhiskeeneticispmanagernomassoprod5476132eastasiacentraluswesteuropewestus2eastus2pnortheurope-01newzealandnorth-01southindia-01southcentralus2-01norwaywest-01eastus2-01westus2-01australiaeast-01italynorth-01israelnorthwest-01swedencentral-01westeurope-01centraluseuap-01taiwannorthwest-01uaecentral-01northcentralusstage-01israelcentral-01mexicocentral-01canadacentral-01austriaeast-01germanywestcentral-01francecentral-01ukwest-01denmarkeast-01polandcentral-01eastus-01westus-01swedensouth-01eastus3-01westus3-01brazilsouth-01centralus-01francesouth-01australiacentral-01westindia-01uaenorth-01jioindiacentral-01canadaeast-01belgiumcentral-01spaincentral-01koreacentral-01chilecentral-01qatarcentral-01westcentralus-01eastus2euap-01norwayeast-01southafricanorth-01brazilsoutheast-01germanynorth-01switzerlandnorth-01switzerlandwest-01japanwest-01southafricawest-01japaneast-01eastasia-01indiasouthcentral-01taiwannorth-01centralindia-01uksouth-01southcentralus-01northcentralus-01eastasiastage-01indonesiacentral-01australiacentral2-01australiasoutheast-01malaysiawest-01koreasouth-01southeastasia-01southeastus5-01northeastus5-01jioindiawest-01rucdnwest1-usfra1-desandboxjls-sto1jls-sto3jls-sto2aglobalabglobalsslmapprodfreetlsmapvpslon-1lon-2ny-1fr-1sg-1ny-2paassnwebpaashostingjelasticnordeste-idcsocuserpagescwebfileblobservicebuscoreatlricnjsjelasticwebsitestoragesezagbinruhuukjptsmyspreadshopmynetnameakamaiorigin-stagingfrom-coipv64dynv6cdn77serveblogadobeaemcloudhicamsprytdnsupno-ipownipde5ovhicpfirewall-gatewaysytesmypsxbarsyusgovcloudapimyamazemyradwebakamaihdsaveincloudfastlylbfrom-lasubsc-paysquare7in-the-bandblackbaudcdnhomelinuxoninfernoctfcloudservebbsdns-dynamiccloudfrontakamai-stagingipifonyham-radio-opsenseeringclickrisingcommunity-profrom-nylocalcertgrafana-devedgesuite-stagingcloudflareanycasteating-organicatlassian-devmydattofeste-iplocaltotorprojectknx-serveredgekeycloudflareglobalcloudyclustercasacamserveftpakamaized-stagingakamaiorigindns-cloudmyeffectboomlabotdashbuyshousestwmailhetemlazure-mobilein-dslthruhereredirectmedynuddnsbouncemesupabaseluyanicloudappakamaicloudfunctionsdebiannhlfanpgafanstatic-accessin-vpnmysynologymafeloappudohomeftptrafficmanagersiteleafseidatmemsetcloudflarecloudaccesskeyword-onazure-apiis-a-chefdoes-itgets-itwebhopselfiphomeipkicks-assedgesuitewindowsserver-ontunnelmolemydissentscrapper-sitecloudflarecnuni5srcfggffiobbzabchrsndenodynuopikddnsvpndnsakadnselastxkinghostvps-hostfastlyhomeunixazureedgeshopselectdontexistmyfritzcloudjiffyalwaysdatasells-itsquaresbroke-itazurefddattolocalat-band-campmeinforumfamilydsazurestaticappsdefinimabplaceddnsaliasdynaliasnow-dnsblogdnsroutingthecloudendofinternetdsmynasakamaiedgemymediapcadobeio-staticakamaiedge-stagingakamaihd-stagingddns-ipprivatizehealthinsurancelive-onkrellianschokokeksmassivegridmysecuritycamerarackmazeserveminecraftfrom-azis-a-geekakamaizedmoonscaleoffice-on-theusgovtrafficmanageradobeioruntimeedgekey-stagingreserve-onlinechannelsdvrdnsdojousgovcloudappcdn77-sslapps-1and1podzoneazurewebsitesdynathomescaleforceyandexcloudvusercontentisa-geekcdn-edgescoaemalcesappwriteazimuthtlonarvobuiltwithrocketnoticeablestorecomwebrecnetperotherfirminfoartslgdloncogoiltdorgmilcolcomplcschgenngonetedugovbiznamefirmmobiacincoorgmilcomnomwebgobnetintedubizinfocomyspreadshopdemongovtransurl123websitehosting-clusterkhplaycistrongsnesosvalerv\xE5lerxn--vler-qoaossandeheroysandeher\xF8yb\xF8boheroyher\xF8yxn--hery-iraxn--b-5gavalerb\xF8boxn--b-5gasandesandexn--hery-iraxn--vler-qoav\xE5lerh\xE5re\xE5laahavaofsfvfhlolnlalrlhmfmtmahcostntbu\xE5strmreigersundmyspreadshopg\xE1ls\xE1eidsvolltingvollgildeskalflor\xF8vads\xF8vard\xF8vanylvenxn--bhccavuotna-k7astrandaxn--kvnangen-k0axn--sknland-fxaxn--mosjen-eyarakkestadhyllestadnannestadvevelstadvaapstenordre-landsondre-lands\xF8ndre-landtjieltexn--vrggt-xqads\xF8r-aurdalsor-aurdalheradstordmoldefordef\xF8rdeseljefedjeryggehemnexn--krehamn-dxasognegranes\xF8gnebrynetjomevallebykletokkegiskedovretj\xF8mehob\xF8lvoldasaudatolgas\xF8mnaviknad\xF8nnasomnadonnatranafrananesnaraumasmolatr\xE6nafr\xE6nalesjasm\xF8la\xF8rstaorstahitrafloraaukraloppafr\xF8yarissasnasahalsagalsaromsaraisar\xE1isafroyasn\xE5sagronghobolfjelltydal\xE5rdalardalaskimharamkraanghkekr\xE5anghkesorumbarumhurumb\xE6rums\xF8rummodums\xE1l\xE1tb\xE1l\xE1tfrognbjugnv\xE5ganvagangulenskienl\xF8tenlotenstrynvefsnxn--merker-kuaskaunsveiob\xF8mlobomloskj\xE5kvardoflorovadsosalatbalats\xE1latkl\xE6buklabuselbubarduulvikskjakkleppris\xF8rxn--nttery-byaefl\xE5eidflahofmilgolholsellomskifetvikdepvgsfhsaskerrisorhamarasnes\xE5snesr\xF8rosrorosxn--slat-5namasoynaroyvaroyluroydyroyaskoyradoyandoyrodoymeloyrad\xF8yand\xF8yr\xF8d\xF8ymel\xF8yask\xF8ylur\xF8ydyr\xF8ym\xE5s\xF8yv\xE6r\xF8yn\xE6r\xF8yhoylandeth\xF8ylandetdivtasvuodnal\xF8renskoglorenskognesoddtangenxn--tjme-hraxn--smla-hraxn--stjrdal-s1aunjargalillehammerunj\xE1rgaxn--hamary-fyadavvenjargaxn--bearalvhki-y4a123hjemmesidegjerdrumxn--brnnysund-m8acxn--tnsberg-q1axn--mlatvuopmi-s4axn--snsa-roaxn--skierv-utaxn--brum-voatysfjordkvafjordeidfjordkv\xE6fjordsongdalenmjondalenmj\xF8ndalenxn--gls-elackragerog\xE1\u014Bgaviikagangaviikas\xF8rreisasorreisas\xF8r-varangersor-varangerxn--risr-iraskiervaxn--frna-woaxn--trna-woakvinesdalleksvikleirvikr\xF8yrvikroyrviksvelvikvenneslaevje-og-hornnessandnessj\xF8enmarnardalvindafjordsandefjordenebakksnillfjordullensvangxn--trany-yuabr\xF8nn\xF8ysundnamsskoganaustevollxn--stjrdalshalsen-sqbnord-aurdalnord-frontr\xF8gstadtrogstadgrimstadflakstadgjerstadxn--sandy-yuaxn--leagaviika-52bnore-og-uvdalvegarsheixn--rlingen-mxaxn--ggaviika-8ya47hveg\xE5rsheikarlsoykvitsoymasfjordenhamaroyinderoyosteroydavvenj\xE1rgasauheradguovdageaidnuxn--vre-eiker-k8abronnoysiellakkr\xF8dsheradkrodsheradkvinnheradbr\xF8nn\xF8yxn--mtta-vrjjat-k7afxn--lrenskog-54akvits\xF8yv\xE1rgg\xE1tkarls\xF8yoster\xF8yinder\xF8yhamar\xF8ybronnoysundxn--aurskog-hland-jnbbahccavuotnab\xE1hccavuotnagiehtavuoatnastor-elvdalmidtre-gauldalxn--gildeskl-g0akarasjokevenassixn--bievt-0qaxn--yer-znalebesbynessebyxn--hbmer-xqamalselvm\xE5lselvxn--unjrga-rtam\xF8re-og-romsdalmore-og-romsdalhareidmeland\xF8rlandorlandstrand\xE5lg\xE5rdsolundalgardafjord\xE5fjorddielddanuorrikautokeinoxn--stre-toten-zcbskodjeaejriestangeliernebamblestokkefauskesn\xE5asesnaasekongsvingerlangevagberlevagxn--flor-jrahattfjelldalostre-toten\xF8stre-totenvestfoldxn--mely-ira\xE1laheadjualaheadjunordreisaxn--troms-zuaxn--lgrd-poacporsangerflatangerstavangerleikangerbremangersamnangergieldakarasjohkaxn--rdy-0nabfrostautsirasnoasatromsaxn--sr-aurdal-l8aflekkefjordj\xF8lsterjolsteraremarkhedmarkn\xE5\xE5mesjevuemienaamesjevuemiexn--vard-jrarollagmer\xE5kermerakerorskog\xF8rskogxn--bdddj-mrabd\xE1k\u014Boluoktaxn--osyro-wuaaknoluoktatrysilskjerv\xF8ymandaljondalbindalrindalmeldalsuldalorkdalsigdalalvdall\xE6rdalhurdalsirdalverdallerdallardaloppdal\xE5seralaseralhadselkrager\xF8divttasvuotnaoverhallasteinkjerxn--hnefoss-q1askedsmokorsettroms\xF8xn--dyry-iravestre-totenmuseumxn--sandnessjen-ogbrahkkeravjufylkesbiblb\xE1jddarbajddarxn--laheadju-7yarennes\xF8yxn--koluokta-7ya57hxn--hgebostad-g3aleirfjordstorfjordbalsfjordb\xE5tsfjordbatsfjordmuos\xE1tbiev\xE1tloab\xE1tk\xE1r\xE1\u0161johkan\xF8tter\xF8yxn--mjndalen-64anordkappl\xE1hppilahppialstahaugsiljanverranr\xF8ykenroykenhaldenlyngenbergenhortenh\xF8nefosshonefosstroandinbeiarnvarggatosoyroos\xF8yrotromsoidrettmuosatbievatruovatloabatvoagattynsetnessetxn--indery-fyask\xE1nitskanitraholtr\xE5holtxn--ystre-slidre-ujbandebusarpsborgbearduxn--karlsy-fyahordalandjorpelandj\xF8rpelanddeatnuringsakers\xF8r-odalsor-odalxn--slt-elabringerikeaudnedalnittedalnissedalhemsedalslattumsurnadalxn--blt-elabelverumstj\xF8rdalnaustdalhjartdalgj\xF8vikfyresdalhasviknarviklarvikgjovikmalvikgamviklenvikporsgrunnstjordalengerdaldrobakdr\xF8bakxn--msy-ula0hvestvagoyxn--vgan-qoaxn--ryken-vuaxn--lten-graxn--stfold-9xaxn--hpmir-xqaxn--lury-iram\xE1latvuopmimalatvuopmitysv\xE6rkirkenesbirkenesmoskenesb\xE1id\xE1rxn--fjord-lraxn--rdal-poabahcavuotnab\xE1hcavuotnaxn--frde-gralind\xE5sbearalvahkixn--hobl-irar\xE1hkker\xE1vjuxn--loabt-0qav\xE5g\xE5\xE1lt\xE1bod\xF8sundlundrader\xE5deetnetimeholeauregrueoddavagavegaranatanaarnasolasulaaltalekafusavangbergkvam\xE5mliamlibokntinnroangranosenoslobodor\xF8stroststat\xE5motamotivgupriv\xF8yeroyerliermossvossxn--nvuotna-hwalusterlunnermarkerh\xE1bmerhabmerhvalerfjalerxn--rholt-mratysvarbaidarfitjargaularh\xE1pmirhapmirmelhusfosnes\xF8ksnesoksnestysneshemnesevenesflesbergeidsbergtonsbergt\xF8nsberglindasxn--sndre-land-0cbnamsosxn--srum-gra\xF8ystre-slidreoystre-slidrevestre-slidretrondheimbalestrandxn--langevg-jxaaustrheimxn--skjk-soavagsoyaveroysandoykarmoyfinnoytranoyvestbytranbysykkylvenxn--hyanger-q1aspjelkavikandasuoloxn--fl-ziaxn--drbak-wuastathellexn--sr-varanger-ggbtelemarkxn--bhcavuotna-s4axn--porsgu-sta26f\u010D\xE1hcesuolocahcesuoloakrehamn\xE5krehamnsand\xF8ykarm\xF8yfinn\xF8ytran\xF8yv\xE5gs\xF8yaver\xF8ynamdalseidxn--lesund-huabadaddjaxn--vegrshei-c0axn--btsfjord-9zagildesk\xE5lporsanguxn--trgstad-r1an\xE1vuotnanavuotnahammerfestxn--sgne-graxn--brnny-wuacibestadharstadnarviikaeven\xE1\u0161\u0161ivestnesgjemnessandnesagdenesrennesoyxn--avery-yuaxn--tysvr-vrabearalv\xE1hkikongsbergspydebergrandabergxn--andy-iradavvesiidaxn--krdsherad-m8apors\xE1\u014Bgufredrikstadbjerkreimringeburennebuaurskog-holandnotteroyxn--vgsy-qoa0jxn--rmskog-byaskierv\xE1ivelandbyglandfrolandaurlandforsandxn--bjddar-ptamidsund\xE5lesundalesundfetsundfarsundovre-eiker\xF8vre-eikerakershusxn--moreke-juas\xF8rfold\xF8stfoldostfoldsorfoldh\xF8yangerhoyangerlevangerorkangertanangerxn--vestvgy-ixa6olillesandulsteinxn--rennesy-v1agranvinskjervoyxn--klbu-woalavagisxn--h-2faxn--ryrvik-byakafjordk\xE5fjordseljordfolkebiblxn--gjvik-wuajevnakerxn--kfjord-iuabudejjuxn--kranghke-b0axn--davvenjrga-y4axn--rland-uuaxn--ldingen-q1axn--mlselv-iuaxn--rady-iraxn--linds-prabrumunddalxn--ygarden-p1amo-i-ranaeidskogr\xF8mskogromskoghjelmelandxn--finny-yuaxn--sr-odal-q1axn--skjervy-v1aballangenkvanangenkv\xE6nangengratangenxn--hmmrfeasta-s4acvossevangensuohkanxn--rde-ulaxn--mli-tlaxn--ksnes-uuanordlandskanlandsk\xE5nlandsortlandfuoiskuxn--rros-graxn--hcesuolo-7ya35bxn--eveni-0qa01gagaivuotnag\xE1ivuotnaxn--seral-lradrammenmodalenmosjoenjan-mayentorskensteigengloppenxn--snes-poamatta-varjjatxn--sr-fron-q1aomasvuotnajessheimb\xE5d\xE5ddj\xE5xn--krager-gyaxn--kvfjord-nxaxn--asky-iraxn--snase-nraxn--bidr-5nacholt\xE5lenxn--vads-jraxn--jlster-byamosj\xF8enxn--rst-0nastavernxn--ostery-fyaxn--oppegrd-ixaxn--sknit-yqaxn--risa-5naoppeg\xE5rdskiptvetrendalenholtalenxn--mot-tlaxn--lhppi-xqaxn--holtlen-hxaxn--srreisa-q1akopervikxn--muost-0qaxn--bmlo-grahokksundkvalsundegersundxn--karmy-yuaullensakerxn--hylandet-54axn--kvitsy-fyaxn--bod-2nalangev\xE5gberlev\xE5gkristiansandxn--rsta-frahornindalstj\xF8rdalshalsenstjordalshalsensandnessjoenh\xE1mm\xE1rfeastaxn--lrdal-sras\xF8r-fronsor-fronnord-odalkristiansundm\xE1tta-v\xE1rjjatvestv\xE5g\xF8ynesoddennotoddenbuskerud\xF8ygardenoygardensalangenlavangenralingenr\xE6lingenlodingenl\xF8dingenlea\u014Bgaviikalaakesvuemieleangaviikauenorgexn--srfold-byaaskvollxn--rskog-uuaxn--nry-yla5gxn--vry-yla5ghammarfeastaxn--rhkkervju-01afxn--givuotna-8yakommunekrokstadelvanedre-eikerhagebostadh\xE6gebostadxn--berlevg-jxakviteseidxn--s-1faxn--l-1faxn--nmesjevuemie-tcbafuosskomo\xE5rekemoarekexn--lt-liacxn--jrpeland-54asvalbardoppegardholmestrandtvedestrandsogndalsokndalarendalsunndalfolldalxn--krjohka-hwab49jlyngdaletnedalnorddalsaltdalgausdalskedsmovaksdalgjesdalstordalxn--frya-hraaarbortedrangedalxn--smna-graaurskog-h\xF8landxn--vg-yiabtjeldsundhaugesundlindesnesxn--mre-og-romsdal-qqbxn--dnna-gradyntmpheremerseineshacknetenterprisecloudmineaccomaorim\u0101oriorgmilcriiwigennetschoolhealthkiwigovtgeekxn--mori-qsacloudnsparliamentcomedorgcompronetedugovmuseumwebsitekinservicebarsywebsitebuildereerobookheimdnsleapcelleero-stagetechcrscsslorigingohomecdbedeeeiemesecabgngilnlalplchfisiincnnoroptatitmtltruauhulumkdkukskjplvtrgrfrkrhrusesismycynzcznetinteduassoososcloudstgbetaaezaeuhkusjswzhatenadiarycdn77hoptozaptois-a-knightmyftpno-ipjpnddnssdpdnsspdnsbarsysweetpepperis-a-bruinsfanis-very-sweetservegameis-a-soxfanhomelinuxcdn77-secureservebbsmisconfusedwebredirectblogsitefreedesktopcouchpotatofriestoolforgeaccesscamis-lostreadmyblogsmall-webfedorapeopleserveftpis-a-celticsfanmywirepotagertwmailin-dslsellsyourhomeread-booksfreeddnscable-modemis-savednflfanufcfanmlbfanstuff-4-saleendoftheinternetin-vpnmy-firewallhomeftpis-localis-a-chefboldlygoingnowherewebhopselfipkicks-assroxatunkcamdvrfedoraprojectgotdnsdvrdnsdyndnspubtlspimientahomeunixdontexistfedorainfracloudwmflabsfspagesbmoattachmentsteckidsfamilydsdnsaliasdynaliasnow-dnscloudnsdoomdnsduckdnsblogdnshomednsroutingthecloudendofinternetdsmynasip-dynamicpoivronhttpbinmyfirewallis-very-evilmysecuritycamerais-a-linux-userwmcloudis-a-geektuxfamilyis-a-candidatedoesntexistis-very-badhobby-sitegame-hostaltervistais-foundis-a-patsfandnsdojohepforgepodzonedynservcollegefanis-very-goodfrom-meis-very-niceisa-geeknerdpolacmedsldingorgcomnomgobabonetedugintapleskaemhlxmyboxrockyprvcydeuxfleurssolidresvibekitprodomgspdnscodebergheyflowstatichostlinkyhostmymagicorgmilcomnomgobneteduorgcomeduiorgmilcomngonetedugovcloudns1337ngrokacorggogfamcomwebgobnetedugokgopgkpgovgosbizpasaugumicsopozpapuwmwsrprusiskwpspkppspkmpspokeoiawsawifoumsdnskokwpmuppuppsppiwwiwoowuzswkzoschrzpisdnwzmiuwwitdpssewsseumigugimoirmpinbwinbwiihupporzgwgriwupowwskrwioswuozstarostwokonsulattmpccopruszkowmyspreadshopostrodakartuzyopolegminamediaustkazgorajgoraolawailawalomzawloclradombytomjaworznotargilubinkoninzagantorunkutnokepnonakloczestsopotsanokturekplockslasksklepzarowlukowmedaidgdaorgmilrelcomnomatmgsmartneteduelkgovwawsossexbiztgorysejnytychypomorzeboleslawiechomesklepsdscloudunicloudzakopanelegnicarawa-mazbydgoszczswidnikkrasnikwloclawekbielawamragowograjeworealestatebeskidykaszubymalopolskaprzeworskswiebodzinlecznadfirmaszkolawarmiagdyniamiastakazimierz-dolnymalborkswidnicadlugolekaostrolekapodlasieelblagtravelsimplesitezachpomormielecszczecinnieruchomosciwalbrzychlezajsklublinbedzinpoznanwielunmielnooleckostarachowicedkontopowiatwroclawrybniksuwalkileborkslupskgdanskostrowwlkptarnobrzegtourismwegrowkrakowglogowyou2pilanysamailwrocinfoagroautobeepshoppriviqhslapypiszlodzcfolksecommerce-shopmazurypulawyskoczowrzeszowpomorskiezgierzkaliszolkuszlowiczostrowiecsosnowiecmazowszewodzislawbialowiezazgorzeleckatowicepabianicejelenia-gorawolominkarpaczsieradznowarudaczeladzkonskowolaskierniewiceswinoujscieturystykabieszczadycieszynketrzynolsztynbialystokbabia-goraprochowicewarszawastalowa-wolapolkowicegorlicegliwiceponiatowalimanowalubartowaugustowkobierzyceopocznognieznoszczytnokolobrzegshoparenapodhalebielskoklodzkostargardcoshipatwithplayitownnamecoorgnetedugovacorgcomproestnetedugovbiznameislaprofinfoprodrechtngrokmedaaaacacpaenglawjurbarenterbarsykeeneticavocatacctcloudnsorgcomsecplonetedugov123paginaweborgcomnetintedugovnomepublidkinbarsygovx443cloudnsorgmilcomnetedugovcooporgmilcomschnetedugovnamecomcannetlibassoaemclantmcontstoreorgcomnomrecwwwbarsyfirminfoshopartsv6stackitmyddnswebspacelima-cityacincooxorgedugovbarsybrendlyhbvpsvpsspectrumlandinghostingacppmordoviamcprecbgorgmilcomspbnetintedumsknovgovbirrasmcdirmytismircloudvladimirnalchikadygeyamarinepyatigorskmyjinobashkiriaeurodirvladikavkazna4ugroznykustanaikalmykiacldmaildagestaniransmbuildcloudcanvaliaravalrwxwixdevelopmentappwritemigrationneedleverceldatabasestackitcodereplravendbsanityonporterlovableaccoorgmilnetgovcoopmedorgcompubschnetedugovservicemecomygovorggovtvmedorgcomnetedugovinfoedgfacbmlonihkutwpsryxzbdtmacfhppmyspreadshopbrandpartiorgcomfhvpress123minsidaitcouldbeworlanbibkommunalforbundfhskiopsyskomvuxkomforbnaturbruksgymnloginlineorgcomnetedugovenscaledeuusentsurgebotdaorgmilcomnetgovnowteleporthashbangbearlyplatformlovablebarsyshopwarebasehoplixbarsyonlinemsf5gitpagewawamscofigma-govcaffeinefigmacanvaceerosoltstscwputernippybarsysupportchatgptsquareomniweopensocialcpanelplaycodenotionnovecorewpsquaredpreviewjelecyonbyensrhtklivfastvpspieboxconvexmedusajsjouwwebheyflowplatformshdocsflowyloginlinemadethissourcecraftclouderaorgorgcomartedugouvunivmeorgcomnetedugovsurveysstatichfheiyumanusxs4allprojectmyfastubervibehostapp-ionosdeployagentmecoorgcomschnetedugovbizcncostoreorgmilcomneteduembaixadaconsuladokiraranohoprincipesaotomeheliohobarsystorebaseshopwaresellfyaisanityabkhaziavologdamordoviapenzalenugsochinavoiexnetspbmsknovnorth-kazakhstanashgabadkareliaarmeniageorgiavladimirnalchikivanovobukharaadygeyakhakassiakalugakrasnodarjambylaktyubinsktroitskbryanskobninskkurganazerbaijanpokrovskbashkiriatselinogradvladikavkazmurmansktulatuvamangyshlaktashkentchimkentgroznykaragandatermezarkhangelskkustanaikalmykiabalashoveast-kazakhstankaracoldagestantogliattibarsyredorgcomgobedumirenaccoorgjelasticdiscoursecleverappsschacmiincogoornetonlineshopcogoorgmilcomwebnicnetintedugovbiznametestcoorgmilcomnomnetedugovorangecloudpersoindorgcomfinnatnetgovensmincomtourismintlinfox0611orgmilcomnetedugovquickconnectvpnplusnettprequalifymeaddrmyaddrntdllwadlnctvavdrk12orgmilpolbeltelcomwebgennetedutskkepgovbbsbiznameinfocoorgmilcompronetedugovbiznameinfobetter-thanworse-thansakurafromdyndnson-the-webmymailerorgmilurlcomneteduidvgovmydnsgameclubebizmeneacsccogotvorhotelmilmobiinfovodteiflgplkmsmsbcckhincndnvncoztltmkckppzpdprvcvkvlvcrkrkscxuzchernovtsyrivneyaltaodesavolynrovnolutskltdinforgcomnetedugovbizvinnicazhitomirternopilpoltavakropyvnytskyizaporizhzhiasevastopolsebastopoluzhgoroduzhhorodkharkovkharkivvinnytsiakhmelnytskyizaporizhzhecrimeaodessazhytomyrnikolaevcherkassydonetskluganskluhanskkirovogradivano-frankivskchernivtsikrymkievkyivlvivsumyzakarpattiamykolaivcherkasychernigovkhersonchernihivdnipropetrovskdnepropetrovskkhmelnitskiyneacsccogoorusorgmilcomedugovmyspreadshopadimono-ipbarsybarsyonlinelayershiftnh-servretrosnubapicampaignservicelugaffinitylotteryweeklylotteryraffleentrygluglugsmeaccoindependent-inquestnimsitecopropymntltdorgplcschnetgovnhsbarsyindependent-commissionindependent-reviewpolicepublic-inquiryindependent-panelconnhospindependent-inquiryroyal-commissionoraclegovcloudappscck12libaws-govccphxcclibpvtparochchtrcck12libcceatonk12coglibtecgendstmusann-arborwashtenawcck12glghcck12sealibforksolympiabainbridge-islkeyporthoquiamyarrow-pointcentraliaport-townsendsequimport-ludlowrentonsilverdalebremertonredmondsheltonbellevueport-orchardport-angeleskingstonchehalisaberdeengig-harborseattlepoulsboidmdndsddemenegacalamaiavawapailalflnmdcncscohnhmihiviwiriinmntnmocoutvtctmtgunjokakwvnvprarorasmskstxwynykyazisadninsnngosrvis-bymircloudservernamepointtoenscaledland-4-salefreeddnsstuff-4-saleazure-apinoipdatabricksappscloudnsgolffanheliohostazurewebsitesgvorgmilcomgubneteducoorgcomnetd0egvorgmilcomnetedugovmydnsiacostoree12orgmilcomnomwebgobbibrectecnetintedugovraremprendefirminfoartseducok12orgcomnethidnsadidacaionioapsonlahanamhanoicamauhueorgcompronetintedugovbizbacninhtayninhhoabinhnamdinhtravinhhaiphongvinhlonghaiduongquangnamquangtrithuathienhuequangninhbacgianghaugiangquangbinhsoctrangbentrethanhphohochiminhdanangkontumhatinhkhanhhoathanhhoahealthgialailaocaiyenbaibackanngheanlonganphuyenphuthocanthodaklakdongnainameinfovinhphucdongthapkiengiangtiengiangquangngailaichaulangsonlamdongdaknonghagiangangiangcaobangbinhduongninhthuanbinhthuanbaclieuthaibinhninhbinhbinhdinhtuyenquanghungyenbaria-vungtauthainguyendienbienbinhphuocschbizputerorgcomnetedugovcloud66advisormypetsdyndnsxn--8dbq2axn--4dbgdty6cxn--5dbhl8dxn--hebda8bxn--80auxn--d1atxn--c1avgxn--o1acxn--o1achxn--90azhxn--55qx5dxn--uc0atvxn--od0algxn--wcvs22dxn--gmqw5axn--mxtq1mxn--12c1fe0brxn--h3cuzk1dixn--12co0c3b4evaxn--12cfi8ixb8lxn--o3cyx2axn--m3ch0j3axn--j1adpxn--90amcxn--90a1afxn--h1ahnxn--j1ael8bxn--h1alizxn--c1avgxn--j1aefxn--80aaa0cvacxn--41acaffeineexeopentunnelbotdashtelebitorgtmaccoagricorgmilnomwebnicngonetaltedugovlawnisschoolgrondaraccoorgmilcomschnetedugovbizinfoprg1-zeropstritonstackitlimazeropsaccoorgmilgov\u044F\u0441\u043F\u0431\u043E\u0440\u0433\u043A\u043E\u043C\u043C\u0441\u043A\u0431\u0438\u0437\u043C\u0438\u0440\u0441\u0430\u043C\u0430\u0440\u0430\u043A\u0440\u044B\u043C\u0441\u043E\u0447\u0438\u0430\u043A\u043E\u0434\u043F\u0440\u043E\u0440\u0433\u043E\u0431\u0440\u0443\u043F\u0440\u05E6\u05D4\u05DC\u05DE\u05DE\u05E9\u05DC\u05D9\u05E9\u05D5\u05D1\u05D0\u05E7\u05D3\u05DE\u05D9\u05D4\u0E2D\u0E07\u0E04\u0E4C\u0E01\u0E23\u0E18\u0E38\u0E23\u0E01\u0E34\u0E08\u0E23\u0E31\u0E10\u0E1A\u0E32\u0E25\u0E28\u0E36\u0E01\u0E29\u0E32\u0E17\u0E2B\u0E32\u0E23\u0E40\u0E19\u0E47\u0E15\u6559\u80B2\u7DB2\u7D61\u7D44\u7E54\u516C\u53F8\u653F\u5E9C\u500B\u4EBA\uB2F7\uB137\uD55C\uAD6D\u6FB3\u95E8\u65B0\u95FB\u6FB3\u9580\u8054\u901A\u5BB6\u96FB\u5609\u91CC\u62DB\u8058\u901A\u8CA9\uB2F7\uCEF4\uC0BC\uC131\u30B3\u30E0\u10D2\u10D4\u0431\u0433\u0440\u0444\u0435\u044Eadcdbdgdidmdsdtdaebedeeegeiejekemenepereseveyegabacalamanauavapaqasazacfbfafgfnfpfwftfbgcgagggegkgngmgsgpgvgtgugilmlnlalclglplsltlhmimjmkmmmomambmcmdmfmgmzmpmsmtmgbbblbsbecccacnclcmcvctcscmhkhghchbhthphshlinikifigiaibicivisikninhnmncnbngnsnpnvntnjoionomobocoaofodorosotoptstttytatbtetgtithtmtltrusuvuaucueuguhulumunufjdjbjtjsjlkmkhkfkdkcktkukskpkgpmpnpkpjpgqaqmqiqsvtvcvbvmvlvrwpwtwzwbwcwawgwkwmwtrsrprgrfrercrbrarnrmrlrkrirhrwsusrssspsgsesbsaslsmsissxmxaxcxuypysylymykygybycyuztzsznzmzkzdzczbzaz\u03B5\u03BB\u03B5\u03C5\u4E16\u754C\u53F0\u7063\u8D2D\u7269\u516C\u76CA\u70B9\u770B\u81FA\u7063\u7F51\u7EDC\u66F8\u7C4D\u5728\u7EBF\u7F51\u7AD9\u624B\u673A\u673A\u6784\u5927\u62FF\u6E38\u620F\u4FE1\u606F\u53F0\u6E7E\u8C37\u6B4C\u6148\u5584\u5546\u6807\u9999\u6E2F\u4E2D\u56FD\u9910\u5385\u7F51\u5740\u4E2D\u570B\u5546\u57CE\u98DF\u54C1\u5FAE\u535A\u653F\u52A1\u79FB\u52A8\u96C6\u56E2\u516C\u53F8\u516B\u5366\u5546\u5E97\u5065\u5EB7\u7F51\u5E97\u653F\u5E9C\u65F6\u5C1A\u4F5B\u5C71\u4E2D\u4FE1\u5A31\u4E50\u5E7F\u4E1C\u4F01\u4E1Ahomedepotengineering\u0627\u0645\u0627\u0631\u0627\u062Arepublicankuokgroupversicherungchannelcitadelxn--pgbs0dhxn--b4w605ferdstatebankwebsitexn--mgb9awbf\u4E9A\u9A6C\u900A\u6DE1\u9A6C\u9521alibabaxn--ngbc5azdxn--mgbbh1axn--45br5cyltoshibabuildworldcloudtradeguideplacespacedancemoviephoneprimesmilebiblestyleappleazurestoreskypegripexn--l1accdrivelottehorsehouseleasechasereisestadahondaomegaaetnaamicaninjanokiamediadeltavodkaedekaosakapizzaslingemailgmailtirolshelltmallfinallegaltotalhotelamfamforumrehabmusicciticricohcoachwatchboschearthfaithirishmiamiarchidubaiguccipraxi\u307F\u3093\u306A\u30B9\u30C8\u30A2\u30BB\u30FC\u30EBcanonsalononionnikonepsonkoelngreensevencrownikanoradioaudioweiboglobopromogalloyahoociscorodeovideomangobingotokyovolvolottokyotophotosmartsportquesttrusthyattjetztadultcymrubaidutushuxn--kprw13dubankclickblackmerckgroupsharpcheapnowtvxn--h2brj9c\u05E7\u05D5\u05DD\u0570\u0561\u0575\u043E\u0440\u0433\u0441\u0440\u0431\u043C\u043E\u043D\u043A\u043E\u043C\u0431\u0435\u043B\u043C\u043A\u0434\u049B\u0430\u0437\u0440\u0443\u0441\u0443\u043A\u0440\u0645\u0635\u0631\u0642\u0637\u0631\u0639\u0631\u0628\u0643\u0648\u0645dadcfdmedwedredphdthdbidpidkrdmsdltdiceonewmeglemoerwecfageacbanbambaaaammakianraspacpaaxawtfbcgaegongingaigvigorgdogdhlmilrilonlaolloluoljllcalgalnflafltelsrlfrllplkimibmcamcombommomifmabbjcbscbwebcabnabtabmlbpubabcbbcnecincpncllcstcwtcpwcnyckfhbzhovhmoiskiobisbitcifyituipinvinwinxincbnbcnmanfangdnmenrenkpnmtnyunrunfununobiojioriohbogmofooboooooacoecoceongoproartistottnttbbtcateatlatvetpetbetnethktmitfitintjothotgotdotbotprueduicujnjyouinknhktdkappsapgapmapdnptopgopllpjmpzipvipripesqtrvdtvitvdevmovgovhivnrwlawsewnewbmwwownowhowdvrftrmtrsfrbarcartvscrseusawsupsubssbsadsddsldssasbmsmlsxxxboxfoxgmxtjxsextaxbuyflydiysoyjoyskypaydaygayxyzanzbizwebersenerpokerlameractortatarsolar\u0EA5\u0EB2\u0EA7\u0E04\u0E2D\u0E21\u0E44\u0E17\u0E22tourslocusnexuslexusgiftsbeatsboatspartspressglassswiss\u0915\u0949\u092E\u0928\u0947\u091Ftiresgivescodeshomesgamestunesshoescardswalesloansvegastoolsdealsautosparis\u30D5\u30A1\u30C3\u30B7\u30E7\u30F3workssucksrocksxeroxforexfedexpartylillymoneystudyrugbytoraytoday\u4E2D\u6587\u7F51xn--unup4y\u5929\u4E3B\u6559\u98DE\u5229\u6D66\u65B0\u52A0\u5761enterprises\u6211\u7231\u4F60\u5609\u91CC\u5927\u9152\u5E97christmasxn--fct429kholdingsxn--8y0a063axn--mgbx4cd0ablifestyleabogadoallstatenetbank\u0643\u0627\u062B\u0648\u0644\u064A\u0643xn--s9brj9cxn--gk3at1ebestbuycharityxn--55qx5dmicrosoftpropertybasketballhomegoodscorsicajewelrygallerygrocerysurgerycountrybrusselsverisignferreroxn--czr694bhdfcbankcommbanksoftbank\u067E\u0627\u0643\u0633\u062A\u0627\u0646\u067E\u0627\u06A9\u0633\u062A\u0627\u0646nextdirect\u0627\u0644\u0633\u0639\u0648\u062F\u064A\u0647\u0627\u0644\u0639\u0644\u064A\u0627\u0646xn--h2brj9c8cxn--80adxhksshikshaxn--mgbai9azgqp6jcuisinellabarclayscatholicxn--kpry57dcompanyxn--xhq521bblackfridayxn--mgba3a3ejtsandvikxn--d1acj3bacademydownload\u0645\u0644\u064A\u0633\u064A\u0627xn--j1amhxn--w4r85el8fhu5dnraipirangaathletaxn--fhbeixn--mgbqly7cvafrzuerichxn--c2br7g\u0B87\u0BB2\u0B99\u0BCD\u0B95\u0BC8contractorsxn--io0a7igraphicsinsurancetemasekxn--xkc2al3hye2amotorcyclesphotographydirectoryplumbingxn--vhquvclothingtrainingcleaningwilliamhilllightingxn--mgba3a4f16ashoppingcateringeducationokinawapicturesventuresproductionsxn--9et52uwalmart\u0D2D\u0D3E\u0D30\u0D24\u0D02supportrealestatecapitalonexn--nqv7fs00emaauspostfloristdentistxn--qxamgodaddybradescobargainsmitsubishikerryhotelsxn--9dbq2axn--3pxu8kimmobilienxn--fjq720axn--mgbtx2bholidaymckinseymadridbusinessbuildersxn--4gbrim\u043C\u043E\u0441\u043A\u0432\u0430\u0627\u0644\u0633\u0639\u0648\u062F\u06CC\u0629coffeedegreelacaixapartnersalsaceofficeabbvievoyageorangegeorgeonlinechromemobilekindlegoogleoraclecircleschulesecureinsurexn--mgba7c0bbn0aestatexn--mgbc0a9azcgcruisehangoutxn--vuq861bxn--42c2d9arexrothfirestoneuniversityxn--nnx388alifeinsuranceextraspace\u043E\u043D\u043B\u0430\u0439\u043Dverm\xF6gensberatersoftwarexn--fiqs8sxn--mgbab2bdxn--w4rs40ltienda\u092D\u093E\u0930\u0924\u092E\u094Dafricatoyotaotsukasakuracameracreditcardnagoyaconsultingnetworktheatermonsterprogressivepioneerxn--55qw42gracingdatingvotingvikinglivinggivingxn--bck1b9a5dre4cbrotherweatherjoburg\u0641\u0644\u0633\u0637\u064A\u0646lplfinancialxn--clchc0ea0b2g2a9gcdfutbolschoolsocialglobaldentalwoodsidechanelairtelmatteltravelrealtorwebcamstream\u0C2D\u0C3E\u0C30\u0C24\u0C4Dunicomalstomxn--nodexn--6frz82gmuseumfurniturexn--rvc1e0am3exn--mix891faccenturexn--11b4c3dismailineustardiscountquebeccomsecclinicservicesxn--y9a3aqxn--c1avgswatchchurchsearch\u0627\u0644\u0627\u0631\u062F\u0646marketingcontacthealthmonashshoujisanofitaipeiamericanexpresssuzuki\u30A2\u30DE\u30BE\u30F3\u30AF\u30E9\u30A6\u30C9\u30DD\u30A4\u30F3\u30C8bharti\u30B0\u30FC\u30B0\u30EBxn--mgberp4a5d4armemorialxn--1qqw23alondonmormoninstitutevisionbostonnortoncouponmaisonamazonvirginberlindesigndurbanolayannissananquanxihuanhitachikaufengardenreisenbayerntechnologydatsunxn--90a3aclatinocasinostudiophysioxn--ngbe9e0apharmacytattootaobaoaramcoexpertreportabbottdirectselectimamatfairwindspictettargetmarketintuittravelersinsurancecreditdupontryukyusuppliesxn--tckwebnpparibasschmidtmerckmsdyodobashirestaurantbridgestonecricketxn--fpcrj9c3dbostikbroadwayattorneylefrakemerckxn--fiq228c5hscareersfarmerswinnersflowersxn--wgbh1cguitarsxn--54b7fta0ccxn--p1acfmakeupgalluplandroverxn--kcrx77d1x4agoldpointbauhausxn--mgbayh7gpahiphopplaystationxn--mgba3a4fraxn--eckvdtc9dhyundaixn--gckr3f0fistanbulticketsmarketsflightschintaireviewsxn--3e0b707ewindowsxn--fiqz9sfinancialxn--fzys8d69uvgm\u0627\u0628\u0648\u0638\u0628\u064Adiscoverreview\u09AC\u09BE\u0982\u09B2\u09BExn--5su34j936bgsgmoscowobserverapartments\u0434\u0435\u0442\u0438\u0627\u0631\u0627\u0645\u0643\u0648\u0441\u0430\u0439\u0442eurovisionxn--i1b6b1a6a2exn--xkc2dl3a5ee0h\u062A\u0648\u0646\u0633\u0645\u0648\u0642\u0639\u0628\u0627\u0631\u062A\u0680\u0627\u0631\u062A\u0634\u0628\u0643\u0629\u0639\u0645\u0627\u0646\u0628\u064A\u062A\u0643\u0639\u0631\u0627\u0642readkredbondlandbandfundfoodprodgoldfordtubecafesafelifeggeeieeefreefagepagegugezonewinememenamegamesaleablebikenikelikecarecbreherefiresaveloveliveblueartedatesitevotecaseluxebofamodaltdaasdatiaayogasinavanashiaasiajavabbvatevavivadatazaraarpacasavisasncfprofmaifsurfgolfdvagsongbingpingwangkpmggoogblogpohlfailcooldellcalldeallidlsarlfilmteamroomfarmimdbarabclubhdfcicbchsbcgmbhrichtechfishdishcashminiernikddiaudiwikimobitaxicitikiwidesiqponskinloanakdnwienopenporncerntownimmolimoolloinfonicofidolegosaxozeroaerovivoautovotomotofastbestresthostpostnextlgbtchatseatgiftmeetdietreitmintrentgentspotscotguruitausohumenucyoubanklinkpinkdclktalksilkbookseekworkrsvpaarpjeepshopcoophelpcamppccwshowbeerstarruhrflirweirhaircarsparsjprshausplusnewstipstoysjobskidsfanspicsdocsxboxamexsexynavycitysonyarmyallybabyplaydeliverybuzzgbizlamborghiniphilips\u0DBD\u0D82\u0D9A\u0DCF\u0CAD\u0CBE\u0CB0\u0CA4fitnessexpresslanxesspfizercenterwalterlawyersoccercareerkosherbrokerlockerdealerdoctorauthorxn--mgbqly7c0a67fbcverm\xF6gensberatungjaguarxn--pssy2uxn--hxt814eflickrrepairrogersairbusxn--mgbai9a5eva00beventsyachtsxn--t60b56a\u09AD\u09BE\u09F0\u09A4\u09AD\u09BE\u09B0\u09A4\u092D\u093E\u0930\u0924\u092D\u093E\u0930\u094B\u0924viajeshermeshughesxn--j1aef\u0938\u0902\u0917\u0920\u0928villas\u0B2D\u0B3E\u0B30\u0B24claimshotels\u0AAD\u0ABE\u0AB0\u0AA4zapposphotosjuegoscondostatamotorsgratistennis\u0A2D\u0A3E\u0A30\u0A24tkmaxxtjmaxxschaeffleryandexxn--80aswgrealtysafetybeautyluxuryxn--3ds443gsupplyfamilyxn--o3cw4hhockeysydneyxn--90aenissayalipayenergycomputeragencyxn--rovu88b\u96FB\u8A0A\u76C8\u79D1xn--gecrj9cstatefarmaccountantaquarelleolayangroup\u9999\u683C\u91CC\u62C9xn--p1ai\u7EC4\u7EC7\u673A\u6784xn--1ck2e1bxn--mgbt3dhdschwarz\u0645\u0648\u0631\u064A\u062A\u0627\u0646\u064A\u0627abudhabinowruzkomatsufujitsuhospitalxn--80asehdbxn--mgbtf8flxn--j6w193gxn--yfro4i67oprudentialxn--flw351ecruisescoursesrecipesxn--e1a4cferrarixn--ses554gxn--wgbl6awatchesstaplessinglesxn--mgbcpq6gpa1axn--otu796dpropertiescreditunionxn--mgbah1a3hjkrdstockholmhisamitsu\u0627\u0644\u0633\u0639\u0648\u062F\u064A\u0629stcgroupdomainsoriginscouponsbloombergclubmedfroganslimitedxn--80aqecdr1aexposedinternationalequipmentbarclaycardxn--q7ce6axn--mgbi4ecexpprotectionassociatesconstructionxn--cck2b3bxn--45q11candroidfoundation\u05D9\u05E9\u05E8\u05D0\u05DCxn--mgbca7dzdocliniqueboutiqueengineerxn--qxa6asystemsfirmdalefashionauctionxn--nqv7finfinitirentalsreliancetradingweddingfishinghostinggentingbookingcookingxn--3hcrj9cgraingerxn--czrs0tdemocratsamsungyokohamaxn--h2breg3evexn--nyqy26alundbeckmelbournevacationssolutionsfrontierxn--vermgensberatung-pwbmanagementxn--cg4bkixn--mgb2ddeslincolnhamburgsandvikcoromantblockbusterairforcebarefootxn--4dbrk0ceinvestmentsfeedbackcommunityxn--ngbrx\u0627\u0644\u0628\u062D\u0631\u064A\u0646diamondsamsterdamhealthcareredumbrellaxn--mxtq1mxn--2scrj9cagakhanxn--mgbpl2fh\u043A\u0430\u0442\u043E\u043B\u0438\u043Acaravan\u0B9A\u0BBF\u0B99\u0BCD\u0B95\u0BAA\u0BCD\u0BAA\u0BC2\u0BB0\u0BCDrichardlimortgageamericanfamilyxn--fzc2c9e2cscholarshipssaarlandxn--imr513nvlaanderensamsclubgoodyearkitchen\u0B87\u0BA8\u0BCD\u0BA4\u0BBF\u0BAF\u0BBEweatherchannelallfinanzxn--kput3i\u0627\u0644\u0633\u0639\u0648\u062F\u06CC\u06C3xn--90aisxn--efvy88h\u0627\u0644\u062C\u0632\u0627\u0626\u0631xn--mgbaam7a8hexchangejpmorganxn--tiq49xqyjfidelitysecurityxn--mk1bu44cwanggouxn--fiq64bxn--6qq986b3xlxn--mgbbh1a71exn--80ao21amarshallsxn--5tzm5gtravelerspanasoniclatrobeyoutubeaccountantsxn--rhqv96gxn--cckwcxetdanalyticsxn--ygbi2ammx\u0628\u0627\u0632\u0627\u0631\u0628\u06BE\u0627\u0631\u062A\u0633\u0648\u0631\u064A\u0629organicfresenius\u0633\u0648\u0631\u064A\u0627xn--9krt00axn--qcka1pmcxn--jlq480n2rgdeloittesciencefinancexn--jvr189mxn--30rr7yhomesensehotmailbaseballfootballleclercboehringerxn--q9jyb4cxn--mix082f\u0627\u0644\u064A\u0645\u0646\u0647\u0645\u0631\u0627\u0647politie\u0633\u0648\u062F\u0627\u0646\u0627\u064A\u0631\u0627\u0646\u0627\u06CC\u0631\u0627\u0646netflixyamaxunxn--lgbbat1ad8jcollegestoragecapetowncolognekerrypropertiesxn--mgbgu82axn--ogbpf8flxn--czru2dwhoswhociprianilasallexn--g2xx48cforsalebanamexaudiblexn--vermgensberater-ctbxn--zfr164bericssonvanguardxn--45brj9cindustriestheatremarriottxn--3bst00mcomparexn--mgberp4a5d4a87gcapitaldigital\u0627\u0644\u0645\u063A\u0631\u0628barcelonashangrilaxn--d1alfcalvinkleinwwwcitysapporokawasakinagoyasendaikobekitakyushuyokohamackjp";
-    var rulesRoot = 664;
-    var exceptionsRoot = 668;
-    var numberOfNodes = nodeFlags.length;
-    var numberOfEdges = edgeLength.length;
-    var edgeOffset = new Uint32Array(numberOfEdges);
-    var edgeHash = new Uint32Array(numberOfEdges);
-    var wildcardEdge = new Int32Array(numberOfNodes).fill(-1);
-    for (let node2 = 0, offset = 0; node2 < numberOfNodes; node2 += 1) {
-      for (let edge = edgeStart[node2]; edge < edgeStart[node2 + 1]; edge += 1) {
-        edgeOffset[edge] = offset;
-        const end = offset + edgeLength[edge];
-        let hash2 = 5381;
-        for (let i = end - 1; i >= offset; i -= 1) {
-          hash2 = hash2 * 33 ^ labelText.charCodeAt(i);
-        }
-        edgeHash[edge] = hash2 >>> 0;
-        if (edgeLength[edge] === 1 && labelText.charCodeAt(offset) === 42) {
-          wildcardEdge[node2] = edge;
-        }
-        offset = end;
-      }
-    }
-    var matchNode = -1;
-    var matchStart = 0;
-    var matchEnd = 0;
-    function labelEquals(edge, hostname3, start, length) {
-      if (edgeLength[edge] !== length) {
-        return false;
-      }
-      const offset = edgeOffset[edge];
-      for (let i = 0; i < length; i += 1) {
-        if (labelText.charCodeAt(offset + i) !== hostname3.charCodeAt(start + i)) {
-          return false;
-        }
-      }
-      return true;
-    }
-    function findEdge(node2, hash2, hostname3, start, length) {
-      let lo = edgeStart[node2];
-      let hi = edgeStart[node2 + 1];
-      while (lo < hi) {
-        const mid = lo + hi >>> 1;
-        const value = edgeHash[mid];
-        if (value < hash2) {
-          lo = mid + 1;
-        } else if (value > hash2) {
-          hi = mid;
-        } else {
-          for (let e = mid; e >= lo && edgeHash[e] === hash2; e -= 1) {
-            if (labelEquals(e, hostname3, start, length))
-              return e;
-          }
-          for (let e = mid + 1; e < hi && edgeHash[e] === hash2; e += 1) {
-            if (labelEquals(e, hostname3, start, length))
-              return e;
-          }
-          return -1;
-        }
-      }
-      return -1;
-    }
-    function walk(hostname3, root, allowedMask) {
-      let node2 = root;
-      let end = hostname3.length;
-      let hash2 = 5381;
-      matchNode = -1;
-      for (let i = hostname3.length - 1; i >= 0; i -= 1) {
-        const code = hostname3.charCodeAt(i);
-        if (code === 46) {
-          const start = i + 1;
-          let edge2 = findEdge(node2, hash2 >>> 0, hostname3, start, end - start);
-          if (edge2 === -1 && end !== start) {
-            edge2 = wildcardEdge[node2];
-          }
-          if (edge2 === -1) {
-            return matchNode !== -1;
-          }
-          node2 = edgeChild[edge2];
-          if ((nodeFlags[node2] & allowedMask) !== 0) {
-            matchNode = node2;
-            matchStart = start;
-            matchEnd = end;
-          }
-          end = i;
-          hash2 = 5381;
-        } else {
-          hash2 = hash2 * 33 ^ code;
-        }
-      }
-      let edge = findEdge(node2, hash2 >>> 0, hostname3, 0, end);
-      if (edge === -1 && end !== 0) {
-        edge = wildcardEdge[node2];
-      }
-      if (edge !== -1) {
-        node2 = edgeChild[edge];
-        if ((nodeFlags[node2] & allowedMask) !== 0) {
-          matchNode = node2;
-          matchStart = 0;
-          matchEnd = end;
-        }
-      }
-      return matchNode !== -1;
-    }
-    function suffixLookup(hostname3, options, out) {
-      if (fastPathLookup(hostname3, options, out)) {
-        return false;
-      }
-      const allowedMask = (options.allowPrivateDomains ? 2 : 0) | (options.allowIcannDomains ? 1 : 0);
-      if (walk(hostname3, exceptionsRoot, allowedMask)) {
-        out.isIcann = (nodeFlags[matchNode] & 1) !== 0;
-        out.isPrivate = (nodeFlags[matchNode] & 2) !== 0;
-        out.publicSuffix = hostname3.slice(matchEnd + 1);
-        return true;
-      }
-      if (walk(hostname3, rulesRoot, allowedMask)) {
-        out.isIcann = (nodeFlags[matchNode] & 1) !== 0;
-        out.isPrivate = (nodeFlags[matchNode] & 2) !== 0;
-        out.publicSuffix = hostname3.slice(matchStart);
-        return false;
-      }
-      out.isIcann = false;
-      out.isPrivate = false;
-      const lastDot = hostname3.lastIndexOf(".");
-      out.publicSuffix = lastDot === -1 ? hostname3 : hostname3.slice(lastDot + 1);
-      return false;
-    }
-    var RESULT = getEmptyResult();
-    function parse5(url2, options) {
-      return parseImpl(url2, 5, suffixLookup, options, getEmptyResult());
-    }
-    function getHostname(url2, options) {
-      resetResult(RESULT);
-      return parseImpl(url2, 0, suffixLookup, options, RESULT).hostname;
-    }
-    function getPublicSuffix2(url2, options) {
-      resetResult(RESULT);
-      return parseImpl(url2, 2, suffixLookup, options, RESULT).publicSuffix;
-    }
-    function getDomain(url2, options) {
-      resetResult(RESULT);
-      return parseImpl(url2, 3, suffixLookup, options, RESULT).domain;
-    }
-    function getFullDomain(url2, options) {
-      resetResult(RESULT);
-      const result = parseImpl(url2, 3, suffixLookup, options, RESULT);
-      return result.domain === null ? null : result.hostname;
-    }
-    function getSubdomain(url2, options) {
-      resetResult(RESULT);
-      return parseImpl(url2, 4, suffixLookup, options, RESULT).subdomain;
-    }
-    function getDomainWithoutSuffix(url2, options) {
-      resetResult(RESULT);
-      return parseImpl(url2, 5, suffixLookup, options, RESULT).domainWithoutSuffix;
-    }
-    exports.getDomain = getDomain;
-    exports.getDomainWithoutSuffix = getDomainWithoutSuffix;
-    exports.getFullDomain = getFullDomain;
-    exports.getHostname = getHostname;
-    exports.getPublicSuffix = getPublicSuffix2;
-    exports.getSubdomain = getSubdomain;
-    exports.parse = parse5;
-  }
-});
-
-// node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js
-var require_proxy = __commonJS({
-  "node_modules/@actions/github/node_modules/@actions/http-client/lib/proxy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.getProxyUrl = getProxyUrl2;
-    exports.checkBypass = checkBypass;
-    function getProxyUrl2(reqUrl) {
-      const usingSsl = reqUrl.protocol === "https:";
-      if (checkBypass(reqUrl)) {
-        return void 0;
-      }
-      const proxyVar = (() => {
-        if (usingSsl) {
-          return process.env["https_proxy"] || process.env["HTTPS_PROXY"];
-        } else {
-          return process.env["http_proxy"] || process.env["HTTP_PROXY"];
-        }
-      })();
-      if (proxyVar) {
-        try {
-          return new DecodedURL(proxyVar);
-        } catch (_a3) {
-          if (!proxyVar.startsWith("http://") && !proxyVar.startsWith("https://"))
-            return new DecodedURL(`http://${proxyVar}`);
-        }
-      } else {
-        return void 0;
-      }
-    }
-    function checkBypass(reqUrl) {
-      if (!reqUrl.hostname) {
-        return false;
-      }
-      const reqHost = reqUrl.hostname;
-      if (isLoopbackAddress(reqHost)) {
-        return true;
-      }
-      const noProxy = process.env["no_proxy"] || process.env["NO_PROXY"] || "";
-      if (!noProxy) {
-        return false;
-      }
-      let reqPort;
-      if (reqUrl.port) {
-        reqPort = Number(reqUrl.port);
-      } else if (reqUrl.protocol === "http:") {
-        reqPort = 80;
-      } else if (reqUrl.protocol === "https:") {
-        reqPort = 443;
-      }
-      const upperReqHosts = [reqUrl.hostname.toUpperCase()];
-      if (typeof reqPort === "number") {
-        upperReqHosts.push(`${upperReqHosts[0]}:${reqPort}`);
-      }
-      for (const upperNoProxyItem of noProxy.split(",").map((x) => x.trim().toUpperCase()).filter((x) => x)) {
-        if (upperNoProxyItem === "*" || upperReqHosts.some((x) => x === upperNoProxyItem || x.endsWith(`.${upperNoProxyItem}`) || upperNoProxyItem.startsWith(".") && x.endsWith(`${upperNoProxyItem}`))) {
-          return true;
-        }
-      }
-      return false;
-    }
-    function isLoopbackAddress(host) {
-      const hostLower = host.toLowerCase();
-      return hostLower === "localhost" || hostLower.startsWith("127.") || hostLower.startsWith("[::1]") || hostLower.startsWith("[0:0:0:0:0:0:0:1]");
-    }
-    var DecodedURL = class extends URL {
-      constructor(url2, base) {
-        super(url2, base);
-        this._decodedUsername = decodeURIComponent(super.username);
-        this._decodedPassword = decodeURIComponent(super.password);
-      }
-      get username() {
-        return this._decodedUsername;
-      }
-      get password() {
-        return this._decodedPassword;
-      }
-    };
-  }
-});
-
-// node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
-var require_lib = __commonJS({
-  "node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k];
-        } };
-      }
-      Object.defineProperty(o, k2, desc);
-    }) : (function(o, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o[k2] = m[k];
-    }));
-    var __setModuleDefault = exports && exports.__setModuleDefault || (Object.create ? (function(o, v) {
-      Object.defineProperty(o, "default", { enumerable: true, value: v });
-    }) : function(o, v) {
-      o["default"] = v;
-    });
-    var __importStar = exports && exports.__importStar || /* @__PURE__ */ (function() {
-      var ownKeys = function(o) {
-        ownKeys = Object.getOwnPropertyNames || function(o2) {
-          var ar = [];
-          for (var k in o2) if (Object.prototype.hasOwnProperty.call(o2, k)) ar[ar.length] = k;
-          return ar;
-        };
-        return ownKeys(o);
-      };
-      return function(mod) {
-        if (mod && mod.__esModule) return mod;
-        var result = {};
-        if (mod != null) {
-          for (var k = ownKeys(mod), i = 0; i < k.length; i++) if (k[i] !== "default") __createBinding(result, mod, k[i]);
-        }
-        __setModuleDefault(result, mod);
-        return result;
-      };
-    })();
-    var __awaiter3 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
-      function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve) {
-          resolve(value);
-        });
-      }
-      return new (P || (P = Promise))(function(resolve, reject) {
-        function fulfilled(value) {
-          try {
-            step(generator.next(value));
-          } catch (e) {
-            reject(e);
-          }
-        }
-        function rejected(value) {
-          try {
-            step(generator["throw"](value));
-          } catch (e) {
-            reject(e);
-          }
-        }
-        function step(result) {
-          result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
-        }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-      });
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.HttpClient = exports.HttpClientResponse = exports.HttpClientError = exports.MediaTypes = exports.Headers = exports.HttpCodes = void 0;
-    exports.getProxyUrl = getProxyUrl2;
-    exports.isHttps = isHttps;
-    var http = __importStar(__require("http"));
-    var https = __importStar(__require("https"));
-    var pm = __importStar(require_proxy());
-    var tunnel2 = __importStar(require_tunnel2());
-    var undici_1 = require_undici();
-    var HttpCodes2;
-    (function(HttpCodes3) {
-      HttpCodes3[HttpCodes3["OK"] = 200] = "OK";
-      HttpCodes3[HttpCodes3["MultipleChoices"] = 300] = "MultipleChoices";
-      HttpCodes3[HttpCodes3["MovedPermanently"] = 301] = "MovedPermanently";
-      HttpCodes3[HttpCodes3["ResourceMoved"] = 302] = "ResourceMoved";
-      HttpCodes3[HttpCodes3["SeeOther"] = 303] = "SeeOther";
-      HttpCodes3[HttpCodes3["NotModified"] = 304] = "NotModified";
-      HttpCodes3[HttpCodes3["UseProxy"] = 305] = "UseProxy";
-      HttpCodes3[HttpCodes3["SwitchProxy"] = 306] = "SwitchProxy";
-      HttpCodes3[HttpCodes3["TemporaryRedirect"] = 307] = "TemporaryRedirect";
-      HttpCodes3[HttpCodes3["PermanentRedirect"] = 308] = "PermanentRedirect";
-      HttpCodes3[HttpCodes3["BadRequest"] = 400] = "BadRequest";
-      HttpCodes3[HttpCodes3["Unauthorized"] = 401] = "Unauthorized";
-      HttpCodes3[HttpCodes3["PaymentRequired"] = 402] = "PaymentRequired";
-      HttpCodes3[HttpCodes3["Forbidden"] = 403] = "Forbidden";
-      HttpCodes3[HttpCodes3["NotFound"] = 404] = "NotFound";
-      HttpCodes3[HttpCodes3["MethodNotAllowed"] = 405] = "MethodNotAllowed";
-      HttpCodes3[HttpCodes3["NotAcceptable"] = 406] = "NotAcceptable";
-      HttpCodes3[HttpCodes3["ProxyAuthenticationRequired"] = 407] = "ProxyAuthenticationRequired";
-      HttpCodes3[HttpCodes3["RequestTimeout"] = 408] = "RequestTimeout";
-      HttpCodes3[HttpCodes3["Conflict"] = 409] = "Conflict";
-      HttpCodes3[HttpCodes3["Gone"] = 410] = "Gone";
-      HttpCodes3[HttpCodes3["TooManyRequests"] = 429] = "TooManyRequests";
-      HttpCodes3[HttpCodes3["InternalServerError"] = 500] = "InternalServerError";
-      HttpCodes3[HttpCodes3["NotImplemented"] = 501] = "NotImplemented";
-      HttpCodes3[HttpCodes3["BadGateway"] = 502] = "BadGateway";
-      HttpCodes3[HttpCodes3["ServiceUnavailable"] = 503] = "ServiceUnavailable";
-      HttpCodes3[HttpCodes3["GatewayTimeout"] = 504] = "GatewayTimeout";
-    })(HttpCodes2 || (exports.HttpCodes = HttpCodes2 = {}));
-    var Headers2;
-    (function(Headers3) {
-      Headers3["Accept"] = "accept";
-      Headers3["ContentType"] = "content-type";
-    })(Headers2 || (exports.Headers = Headers2 = {}));
-    var MediaTypes2;
-    (function(MediaTypes3) {
-      MediaTypes3["ApplicationJson"] = "application/json";
-    })(MediaTypes2 || (exports.MediaTypes = MediaTypes2 = {}));
-    function getProxyUrl2(serverUrl) {
-      const proxyUrl = pm.getProxyUrl(new URL(serverUrl));
-      return proxyUrl ? proxyUrl.href : "";
-    }
-    var HttpRedirectCodes2 = [
-      HttpCodes2.MovedPermanently,
-      HttpCodes2.ResourceMoved,
-      HttpCodes2.SeeOther,
-      HttpCodes2.TemporaryRedirect,
-      HttpCodes2.PermanentRedirect
-    ];
-    var HttpResponseRetryCodes2 = [
-      HttpCodes2.BadGateway,
-      HttpCodes2.ServiceUnavailable,
-      HttpCodes2.GatewayTimeout
-    ];
-    var RetryableHttpVerbs = ["OPTIONS", "GET", "DELETE", "HEAD"];
-    var ExponentialBackoffCeiling = 10;
-    var ExponentialBackoffTimeSlice = 5;
-    var HttpClientError = class _HttpClientError extends Error {
-      constructor(message, statusCode) {
-        super(message);
-        this.name = "HttpClientError";
-        this.statusCode = statusCode;
-        Object.setPrototypeOf(this, _HttpClientError.prototype);
-      }
-    };
-    exports.HttpClientError = HttpClientError;
-    var HttpClientResponse = class {
-      constructor(message) {
-        this.message = message;
-      }
-      readBody() {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve) => __awaiter3(this, void 0, void 0, function* () {
-            let output2 = Buffer.alloc(0);
-            this.message.on("data", (chunk) => {
-              output2 = Buffer.concat([output2, chunk]);
-            });
-            this.message.on("end", () => {
-              resolve(output2.toString());
-            });
-          }));
-        });
-      }
-      readBodyBuffer() {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve) => __awaiter3(this, void 0, void 0, function* () {
-            const chunks = [];
-            this.message.on("data", (chunk) => {
-              chunks.push(chunk);
-            });
-            this.message.on("end", () => {
-              resolve(Buffer.concat(chunks));
-            });
-          }));
-        });
-      }
-    };
-    exports.HttpClientResponse = HttpClientResponse;
-    function isHttps(requestUrl) {
-      const parsedUrl = new URL(requestUrl);
-      return parsedUrl.protocol === "https:";
-    }
-    var HttpClient3 = class {
-      constructor(userAgent2, handlers, requestOptions) {
-        this._ignoreSslError = false;
-        this._allowRedirects = true;
-        this._allowRedirectDowngrade = false;
-        this._maxRedirects = 50;
-        this._allowRetries = false;
-        this._maxRetries = 1;
-        this._keepAlive = false;
-        this._disposed = false;
-        this.userAgent = this._getUserAgentWithOrchestrationId(userAgent2);
-        this.handlers = handlers || [];
-        this.requestOptions = requestOptions;
-        if (requestOptions) {
-          if (requestOptions.ignoreSslError != null) {
-            this._ignoreSslError = requestOptions.ignoreSslError;
-          }
-          this._socketTimeout = requestOptions.socketTimeout;
-          if (requestOptions.allowRedirects != null) {
-            this._allowRedirects = requestOptions.allowRedirects;
-          }
-          if (requestOptions.allowRedirectDowngrade != null) {
-            this._allowRedirectDowngrade = requestOptions.allowRedirectDowngrade;
-          }
-          if (requestOptions.maxRedirects != null) {
-            this._maxRedirects = Math.max(requestOptions.maxRedirects, 0);
-          }
-          if (requestOptions.keepAlive != null) {
-            this._keepAlive = requestOptions.keepAlive;
-          }
-          if (requestOptions.allowRetries != null) {
-            this._allowRetries = requestOptions.allowRetries;
-          }
-          if (requestOptions.maxRetries != null) {
-            this._maxRetries = requestOptions.maxRetries;
-          }
-        }
-      }
-      options(requestUrl, additionalHeaders) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return this.request("OPTIONS", requestUrl, null, additionalHeaders || {});
-        });
-      }
-      get(requestUrl, additionalHeaders) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return this.request("GET", requestUrl, null, additionalHeaders || {});
-        });
-      }
-      del(requestUrl, additionalHeaders) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return this.request("DELETE", requestUrl, null, additionalHeaders || {});
-        });
-      }
-      post(requestUrl, data, additionalHeaders) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return this.request("POST", requestUrl, data, additionalHeaders || {});
-        });
-      }
-      patch(requestUrl, data, additionalHeaders) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return this.request("PATCH", requestUrl, data, additionalHeaders || {});
-        });
-      }
-      put(requestUrl, data, additionalHeaders) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return this.request("PUT", requestUrl, data, additionalHeaders || {});
-        });
-      }
-      head(requestUrl, additionalHeaders) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return this.request("HEAD", requestUrl, null, additionalHeaders || {});
-        });
-      }
-      sendStream(verb, requestUrl, stream, additionalHeaders) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return this.request(verb, requestUrl, stream, additionalHeaders);
-        });
-      }
-      /**
-       * Gets a typed object from an endpoint
-       * Be aware that not found returns a null.  Other errors (4xx, 5xx) reject the promise
-       */
-      getJson(requestUrl_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, additionalHeaders = {}) {
-          additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
-          const res = yield this.get(requestUrl, additionalHeaders);
-          return this._processResponse(res, this.requestOptions);
-        });
-      }
-      postJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
-          additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
-          additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
-          const res = yield this.post(requestUrl, data, additionalHeaders);
-          return this._processResponse(res, this.requestOptions);
-        });
-      }
-      putJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
-          additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
-          additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
-          const res = yield this.put(requestUrl, data, additionalHeaders);
-          return this._processResponse(res, this.requestOptions);
-        });
-      }
-      patchJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
-          additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
-          additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
-          const res = yield this.patch(requestUrl, data, additionalHeaders);
-          return this._processResponse(res, this.requestOptions);
-        });
-      }
-      /**
-       * Makes a raw http request.
-       * All other methods such as get, post, patch, and request ultimately call this.
-       * Prefer get, del, post and patch
-       */
-      request(verb, requestUrl, data, headers) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          if (this._disposed) {
-            throw new Error("Client has already been disposed.");
-          }
-          const parsedUrl = new URL(requestUrl);
-          let info2 = this._prepareRequest(verb, parsedUrl, headers);
-          const maxTries = this._allowRetries && RetryableHttpVerbs.includes(verb) ? this._maxRetries + 1 : 1;
-          let numTries = 0;
-          let response;
-          do {
-            response = yield this.requestRaw(info2, data);
-            if (response && response.message && response.message.statusCode === HttpCodes2.Unauthorized) {
-              let authenticationHandler;
-              for (const handler2 of this.handlers) {
-                if (handler2.canHandleAuthentication(response)) {
-                  authenticationHandler = handler2;
-                  break;
-                }
-              }
-              if (authenticationHandler) {
-                return authenticationHandler.handleAuthentication(this, info2, data);
-              } else {
-                return response;
-              }
-            }
-            let redirectsRemaining = this._maxRedirects;
-            while (response.message.statusCode && HttpRedirectCodes2.includes(response.message.statusCode) && this._allowRedirects && redirectsRemaining > 0) {
-              const redirectUrl = response.message.headers["location"];
-              if (!redirectUrl) {
-                break;
-              }
-              const parsedRedirectUrl = new URL(redirectUrl);
-              if (parsedUrl.protocol === "https:" && parsedUrl.protocol !== parsedRedirectUrl.protocol && !this._allowRedirectDowngrade) {
-                throw new Error("Redirect from HTTPS to HTTP protocol. This downgrade is not allowed for security reasons. If you want to allow this behavior, set the allowRedirectDowngrade option to true.");
-              }
-              yield response.readBody();
-              if (parsedRedirectUrl.hostname !== parsedUrl.hostname) {
-                for (const header2 in headers) {
-                  if (header2.toLowerCase() === "authorization") {
-                    delete headers[header2];
-                  }
-                }
-              }
-              info2 = this._prepareRequest(verb, parsedRedirectUrl, headers);
-              response = yield this.requestRaw(info2, data);
-              redirectsRemaining--;
-            }
-            if (!response.message.statusCode || !HttpResponseRetryCodes2.includes(response.message.statusCode)) {
-              return response;
-            }
-            numTries += 1;
-            if (numTries < maxTries) {
-              yield response.readBody();
-              yield this._performExponentialBackoff(numTries);
-            }
-          } while (numTries < maxTries);
-          return response;
-        });
-      }
-      /**
-       * Needs to be called if keepAlive is set to true in request options.
-       */
-      dispose() {
-        if (this._agent) {
-          this._agent.destroy();
-        }
-        this._disposed = true;
-      }
-      /**
-       * Raw request.
-       * @param info
-       * @param data
-       */
-      requestRaw(info2, data) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve, reject) => {
-            function callbackForResult(err, res) {
-              if (err) {
-                reject(err);
-              } else if (!res) {
-                reject(new Error("Unknown error"));
-              } else {
-                resolve(res);
-              }
-            }
-            this.requestRawWithCallback(info2, data, callbackForResult);
-          });
-        });
-      }
-      /**
-       * Raw request with callback.
-       * @param info
-       * @param data
-       * @param onResult
-       */
-      requestRawWithCallback(info2, data, onResult) {
-        if (typeof data === "string") {
-          if (!info2.options.headers) {
-            info2.options.headers = {};
-          }
-          info2.options.headers["Content-Length"] = Buffer.byteLength(data, "utf8");
-        }
-        let callbackCalled = false;
-        function handleResult(err, res) {
-          if (!callbackCalled) {
-            callbackCalled = true;
-            onResult(err, res);
-          }
-        }
-        const req = info2.httpModule.request(info2.options, (msg) => {
-          const res = new HttpClientResponse(msg);
-          handleResult(void 0, res);
-        });
-        let socket;
-        req.on("socket", (sock) => {
-          socket = sock;
-        });
-        req.setTimeout(this._socketTimeout || 3 * 6e4, () => {
-          if (socket) {
-            socket.end();
-          }
-          handleResult(new Error(`Request timeout: ${info2.options.path}`));
-        });
-        req.on("error", function(err) {
-          handleResult(err);
-        });
-        if (data && typeof data === "string") {
-          req.write(data, "utf8");
-        }
-        if (data && typeof data !== "string") {
-          data.on("close", function() {
-            req.end();
-          });
-          data.pipe(req);
-        } else {
-          req.end();
-        }
-      }
-      /**
-       * Gets an http agent. This function is useful when you need an http agent that handles
-       * routing through a proxy server - depending upon the url and proxy environment variables.
-       * @param serverUrl  The server URL where the request will be sent. For example, https://api.github.com
-       */
-      getAgent(serverUrl) {
-        const parsedUrl = new URL(serverUrl);
-        return this._getAgent(parsedUrl);
-      }
-      getAgentDispatcher(serverUrl) {
-        const parsedUrl = new URL(serverUrl);
-        const proxyUrl = pm.getProxyUrl(parsedUrl);
-        const useProxy = proxyUrl && proxyUrl.hostname;
-        if (!useProxy) {
-          return;
-        }
-        return this._getProxyAgentDispatcher(parsedUrl, proxyUrl);
-      }
-      _prepareRequest(method, requestUrl, headers) {
-        const info2 = {};
-        info2.parsedUrl = requestUrl;
-        const usingSsl = info2.parsedUrl.protocol === "https:";
-        info2.httpModule = usingSsl ? https : http;
-        const defaultPort = usingSsl ? 443 : 80;
-        info2.options = {};
-        info2.options.host = info2.parsedUrl.hostname;
-        info2.options.port = info2.parsedUrl.port ? parseInt(info2.parsedUrl.port) : defaultPort;
-        info2.options.path = (info2.parsedUrl.pathname || "") + (info2.parsedUrl.search || "");
-        info2.options.method = method;
-        info2.options.headers = this._mergeHeaders(headers);
-        if (this.userAgent != null) {
-          info2.options.headers["user-agent"] = this.userAgent;
-        }
-        info2.options.agent = this._getAgent(info2.parsedUrl);
-        if (this.handlers) {
-          for (const handler2 of this.handlers) {
-            handler2.prepareRequest(info2.options);
-          }
-        }
-        return info2;
-      }
-      _mergeHeaders(headers) {
-        if (this.requestOptions && this.requestOptions.headers) {
-          return Object.assign({}, lowercaseKeys2(this.requestOptions.headers), lowercaseKeys2(headers || {}));
-        }
-        return lowercaseKeys2(headers || {});
-      }
-      /**
-       * Gets an existing header value or returns a default.
-       * Handles converting number header values to strings since HTTP headers must be strings.
-       * Note: This returns string | string[] since some headers can have multiple values.
-       * For headers that must always be a single string (like Content-Type), use the
-       * specialized _getExistingOrDefaultContentTypeHeader method instead.
-       */
-      _getExistingOrDefaultHeader(additionalHeaders, header2, _default3) {
-        let clientHeader;
-        if (this.requestOptions && this.requestOptions.headers) {
-          const headerValue = lowercaseKeys2(this.requestOptions.headers)[header2];
-          if (headerValue) {
-            clientHeader = typeof headerValue === "number" ? headerValue.toString() : headerValue;
-          }
-        }
-        const additionalValue = additionalHeaders[header2];
-        if (additionalValue !== void 0) {
-          return typeof additionalValue === "number" ? additionalValue.toString() : additionalValue;
-        }
-        if (clientHeader !== void 0) {
-          return clientHeader;
-        }
-        return _default3;
-      }
-      /**
-       * Specialized version of _getExistingOrDefaultHeader for Content-Type header.
-       * Always returns a single string (not an array) since Content-Type should be a single value.
-       * Converts arrays to comma-separated strings and numbers to strings to ensure type safety.
-       * This was split from _getExistingOrDefaultHeader to provide stricter typing for callers
-       * that assign the result to places expecting a string (e.g., additionalHeaders[Headers.ContentType]).
-       */
-      _getExistingOrDefaultContentTypeHeader(additionalHeaders, _default3) {
-        let clientHeader;
-        if (this.requestOptions && this.requestOptions.headers) {
-          const headerValue = lowercaseKeys2(this.requestOptions.headers)[Headers2.ContentType];
-          if (headerValue) {
-            if (typeof headerValue === "number") {
-              clientHeader = String(headerValue);
-            } else if (Array.isArray(headerValue)) {
-              clientHeader = headerValue.join(", ");
-            } else {
-              clientHeader = headerValue;
-            }
-          }
-        }
-        const additionalValue = additionalHeaders[Headers2.ContentType];
-        if (additionalValue !== void 0) {
-          if (typeof additionalValue === "number") {
-            return String(additionalValue);
-          } else if (Array.isArray(additionalValue)) {
-            return additionalValue.join(", ");
-          } else {
-            return additionalValue;
-          }
-        }
-        if (clientHeader !== void 0) {
-          return clientHeader;
-        }
-        return _default3;
-      }
-      _getAgent(parsedUrl) {
-        let agent;
-        const proxyUrl = pm.getProxyUrl(parsedUrl);
-        const useProxy = proxyUrl && proxyUrl.hostname;
-        if (this._keepAlive && useProxy) {
-          agent = this._proxyAgent;
-        }
-        if (!useProxy) {
-          agent = this._agent;
-        }
-        if (agent) {
-          return agent;
-        }
-        const usingSsl = parsedUrl.protocol === "https:";
-        let maxSockets = 100;
-        if (this.requestOptions) {
-          maxSockets = this.requestOptions.maxSockets || http.globalAgent.maxSockets;
-        }
-        if (proxyUrl && proxyUrl.hostname) {
-          const agentOptions = {
-            maxSockets,
-            keepAlive: this._keepAlive,
-            proxy: Object.assign(Object.assign({}, (proxyUrl.username || proxyUrl.password) && {
-              proxyAuth: `${proxyUrl.username}:${proxyUrl.password}`
-            }), { host: proxyUrl.hostname, port: proxyUrl.port })
-          };
-          let tunnelAgent;
-          const overHttps = proxyUrl.protocol === "https:";
-          if (usingSsl) {
-            tunnelAgent = overHttps ? tunnel2.httpsOverHttps : tunnel2.httpsOverHttp;
-          } else {
-            tunnelAgent = overHttps ? tunnel2.httpOverHttps : tunnel2.httpOverHttp;
-          }
-          agent = tunnelAgent(agentOptions);
-          this._proxyAgent = agent;
-        }
-        if (!agent) {
-          const options = { keepAlive: this._keepAlive, maxSockets };
-          agent = usingSsl ? new https.Agent(options) : new http.Agent(options);
-          this._agent = agent;
-        }
-        if (usingSsl && this._ignoreSslError) {
-          agent.options = Object.assign(agent.options || {}, {
-            rejectUnauthorized: false
-          });
-        }
-        return agent;
-      }
-      _getProxyAgentDispatcher(parsedUrl, proxyUrl) {
-        let proxyAgent;
-        if (this._keepAlive) {
-          proxyAgent = this._proxyAgentDispatcher;
-        }
-        if (proxyAgent) {
-          return proxyAgent;
-        }
-        const usingSsl = parsedUrl.protocol === "https:";
-        proxyAgent = new undici_1.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, (proxyUrl.username || proxyUrl.password) && {
-          token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString("base64")}`
-        }));
-        this._proxyAgentDispatcher = proxyAgent;
-        if (usingSsl && this._ignoreSslError) {
-          proxyAgent.options = Object.assign(proxyAgent.options.requestTls || {}, {
-            rejectUnauthorized: false
-          });
-        }
-        return proxyAgent;
-      }
-      _getUserAgentWithOrchestrationId(userAgent2) {
-        const baseUserAgent = userAgent2 || "actions/http-client";
-        const orchId = process.env["ACTIONS_ORCHESTRATION_ID"];
-        if (orchId) {
-          const sanitizedId = orchId.replace(/[^a-z0-9_.-]/gi, "_");
-          return `${baseUserAgent} actions_orchestration_id/${sanitizedId}`;
-        }
-        return baseUserAgent;
-      }
-      _performExponentialBackoff(retryNumber) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
-          const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve) => setTimeout(() => resolve(), ms));
-        });
-      }
-      _processResponse(res, options) {
-        return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve, reject) => __awaiter3(this, void 0, void 0, function* () {
-            const statusCode = res.message.statusCode || 0;
-            const response = {
-              statusCode,
-              result: null,
-              headers: {}
-            };
-            if (statusCode === HttpCodes2.NotFound) {
-              resolve(response);
-            }
-            function dateTimeDeserializer(key, value) {
-              if (typeof value === "string") {
-                const a = new Date(value);
-                if (!isNaN(a.valueOf())) {
-                  return a;
-                }
-              }
-              return value;
-            }
-            let obj;
-            let contents;
-            try {
-              contents = yield res.readBody();
-              if (contents && contents.length > 0) {
-                if (options && options.deserializeDates) {
-                  obj = JSON.parse(contents, dateTimeDeserializer);
-                } else {
-                  obj = JSON.parse(contents);
-                }
-                response.result = obj;
-              }
-              response.headers = res.message.headers;
-            } catch (err) {
-            }
-            if (statusCode > 299) {
-              let msg;
-              if (obj && obj.message) {
-                msg = obj.message;
-              } else if (contents && contents.length > 0) {
-                msg = contents;
-              } else {
-                msg = `Failed request: (${statusCode})`;
-              }
-              const err = new HttpClientError(msg, statusCode);
-              err.result = response.result;
-              reject(err);
-            } else {
-              resolve(response);
-            }
-          }));
-        });
-      }
-    };
-    exports.HttpClient = HttpClient3;
-    var lowercaseKeys2 = (obj) => Object.keys(obj).reduce((c, k) => (c[k.toLowerCase()] = obj[k], c), {});
-  }
-});
-
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
 
@@ -25285,8 +21998,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text3, addEOL = false) {
-    this._buffer += text3;
+  addRaw(text2, addEOL = false) {
+    this._buffer += text2;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -25382,10 +22095,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text3, level) {
+  addHeading(text2, level) {
     const tag = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text3);
+    const element = this.wrap(allowedTag, text2);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -25414,9 +22127,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text3, cite) {
+  addQuote(text2, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text3, attrs);
+    const element = this.wrap("blockquote", text2, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -25427,8 +22140,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text3, href) {
-    const element = this.wrap("a", text3, { href });
+  addLink(text2, href) {
+    const element = this.wrap("a", text2, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -26308,10 +23021,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path4) {
-  if (!path4)
+function getElementAtPath(obj, path3) {
+  if (!path3)
     return obj;
-  return path4.reduce((acc, key) => acc?.[key], obj);
+  return path3.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -26651,11 +23364,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path4, issues) {
+function prefixIssues(path3, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path4);
+    iss.path.unshift(path3);
     return iss;
   });
 }
@@ -27117,16 +23830,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path4 = []) => {
+  const processError = (error64, path3 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path4, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path3, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path4, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path4, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
       } else {
-        const fullpath = [...path4, ...issue3.path];
+        const fullpath = [...path3, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -27165,17 +23878,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path4 = []) => {
+  const processError = (error64, path3 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path4, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path3, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path4, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path4, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
       } else {
-        const fullpath = [...path4, ...issue3.path];
+        const fullpath = [...path3, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -27214,8 +23927,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path4 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path4) {
+  const path3 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path3) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -34841,8 +31554,8 @@ function ko_default() {
 }
 
 // node_modules/zod/v4/locales/lt.js
-var capitalizeFirstCharacter = (text3) => {
-  return text3.charAt(0).toUpperCase() + text3.slice(1);
+var capitalizeFirstCharacter = (text2) => {
+  return text2.charAt(0).toUpperCase() + text2.slice(1);
 };
 function getUnitTypeFromNumber(number4) {
   const abs = Math.abs(number4);
@@ -41696,8 +38409,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list2)
+  const list = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -44353,13 +41066,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path4 = ref.slice(1).split("/").filter(Boolean);
-  if (path4.length === 0) {
+  const path3 = ref.slice(1).split("/").filter(Boolean);
+  if (path3.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path4[0] === defsKey) {
-    const key = path4[1] === void 0 ? void 0 : decodeJSONPointerSegment(path4[1]);
+  if (path3[0] === defsKey) {
+    const key = path3[1] === void 0 ? void 0 : decodeJSONPointerSegment(path3[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -45208,1202 +41921,7 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
-// src/policy/schema.ts
-var PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"];
-var PermissionModeSchema = external_exports.enum(PERMISSION_MODES);
-var RULE_BEHAVIORS = ["allow", "deny", "ask"];
-var RuleBehaviorSchema = external_exports.enum(RULE_BEHAVIORS);
-var RuleSourceSchema = external_exports.object({
-  kind: external_exports.enum(["cli", "action", "settings-file", "workspace-settings", "preset"]),
-  label: external_exports.string().min(1),
-  trusted: external_exports.boolean()
-});
-var HookCommandSchema = external_exports.strictObject({
-  type: external_exports.literal("command"),
-  command: external_exports.string().min(1),
-  timeout: external_exports.number().positive().max(3600).optional()
-});
-var HookMatcherSchema = external_exports.strictObject({
-  matcher: external_exports.string().optional(),
-  hooks: external_exports.array(HookCommandSchema)
-});
-var HooksConfigSchema = external_exports.looseObject({
-  PreToolUse: external_exports.array(HookMatcherSchema).optional(),
-  PostToolUse: external_exports.array(HookMatcherSchema).optional()
-});
-var PermissionsBlockSchema = external_exports.looseObject({
-  allow: external_exports.array(external_exports.string()).optional(),
-  deny: external_exports.array(external_exports.string()).optional(),
-  ask: external_exports.array(external_exports.string()).optional(),
-  defaultMode: external_exports.string().optional(),
-  additionalDirectories: external_exports.array(external_exports.string()).optional()
-});
-var SettingsFileSchema = external_exports.looseObject({
-  permissions: PermissionsBlockSchema.optional(),
-  hooks: HooksConfigSchema.optional()
-});
-var DECIDED_BY = [
-  "rule",
-  "mode",
-  "protected-path",
-  "outside-workspace",
-  "invalid-path",
-  "parse-failure",
-  "read-only-check"
-];
-var RuleRefSchema = external_exports.object({ text: external_exports.string(), source: external_exports.string() }).meta({ id: "RuleRef" });
-var DecisionSchema = external_exports.object({
-  behavior: external_exports.enum(["allow", "deny"]).describe("Non-interactive: where Claude Code would ask, agent-ci denies."),
-  reason: external_exports.string().describe(
-    "Sentence sent to the model (for a deny: what stopped the call and what it may do instead) and shown in the report."
-  ),
-  rule: RuleRefSchema.optional().describe("The rule that decided, when one did."),
-  mode: PermissionModeSchema,
-  decidedBy: external_exports.enum(DECIDED_BY).describe(
-    "What decided: a rule, the mode's default, a protected path, a path outside the workspace, a path that is not usable, a command that could not be parsed, or the read-only proof of a Bash line."
-  ),
-  subcommand: external_exports.string().optional().describe("For compound Bash lines, the command the decision was about.")
-});
-var CallDecisionSchema = DecisionSchema.omit({ mode: true });
-
-// src/report/schema.ts
-var REPORT_SCHEMA_VERSION = 1;
-var RESULT_PREVIEW_MAX_CHARS = 2e3;
-var TURN_TEXT_MAX_CHARS = 8e3;
-var IsoDateTime = external_exports.iso.datetime({ offset: true });
-var NonNegativeInt = external_exports.number().int().nonnegative();
-var Milliseconds = external_exports.number().nonnegative().describe("Milliseconds.");
-var EXIT_REASONS = [
-  "completed",
-  "max_turns",
-  "budget",
-  "timeout",
-  "context_window",
-  "max_denials",
-  "cancelled",
-  "api_error",
-  "engine_error",
-  "config_error",
-  "schema_invalid"
-];
-var ExitReason = external_exports.enum(EXIT_REASONS).describe(
-  "Why the agent loop stopped. Set by the runner; the patch and this record are written whatever it is."
-);
-var OUTCOMES = ["changes", "no_changes", "verify_failed", "stopped", "error"];
-var Outcome = external_exports.enum(OUTCOMES).describe(
-  "What a reviewer needs first, derived from exitReason, the patch and verify (see deriveOutcome): changes = completed with a non-empty patch (verify passed or not run); no_changes = completed with an empty patch; verify_failed = the patch did not apply or the verify command failed; stopped = a limit, a cancel or a missing structured output (schema_invalid) ended the run (the patch may be partial); error = the run failed (api_error, engine_error, config_error)."
-);
-var TokenUsage = external_exports.object({
-  inputTokens: NonNegativeInt,
-  outputTokens: NonNegativeInt,
-  cacheCreationInputTokens: NonNegativeInt,
-  cacheReadInputTokens: NonNegativeInt
-}).meta({ id: "TokenUsage" });
-var RunError = external_exports.object({
-  kind: external_exports.string().describe("Error class, e.g. ModelApiError/auth, DockerUnavailable, InvalidRule."),
-  message: external_exports.string().describe("Redacted, human-readable message.")
-}).meta({ id: "RunError" });
-var Workspace = external_exports.object({
-  path: external_exports.string().describe("Basename of the workspace directory only; the host path is never recorded."),
-  repo: external_exports.string().optional().describe("owner/name when known."),
-  baseCommit: external_exports.string().optional().describe("Commit the patch is based on, when the workspace is a git checkout."),
-  filesCopied: NonNegativeInt,
-  bytesCopied: NonNegativeInt,
-  skipped: external_exports.array(external_exports.object({ path: external_exports.string(), reason: external_exports.string() })).describe("Files not copied into the sandbox (denied read rules, credentials, size) and why."),
-  ignoredLeftOut: external_exports.object({
-    files: NonNegativeInt.describe("Files git ignores that were not copied in."),
-    paths: external_exports.array(
-      external_exports.object({
-        path: external_exports.string().describe("Outermost ignored directory (ending in /) or file."),
-        files: NonNegativeInt
-      })
-    ).describe("The biggest of them, most files first (bounded)."),
-    morePaths: NonNegativeInt.describe("Ignored paths beyond those listed.")
-  }).optional().describe(
-    "What git ignores and the copy left out (include it with --include-ignored / include_ignored); absent when nothing was."
-  )
-}).meta({ id: "Workspace" });
-var Image = external_exports.object({
-  name: external_exports.string(),
-  id: external_exports.string().optional().describe("Image id (sha256:\u2026) as the engine reports it."),
-  architecture: external_exports.string().optional().describe("The image's architecture (amd64, arm64), for which agent-ci's toolbelt was built."),
-  emulated: external_exports.boolean().optional().describe("True when the image's architecture is not the engine's: its programs ran under emulation."),
-  tools: external_exports.array(external_exports.object({ name: external_exports.string(), from: external_exports.enum(["image", "agent-ci"]), path: external_exports.string() })).optional().describe(
-    "Programs the Bash tool finds, and whether the image brings them or agent-ci's toolbelt (/opt/agent-ci) does."
-  )
-}).meta({ id: "Image" });
-var EnforcedRule = external_exports.object({
-  rule: external_exports.string().describe("Rule text, e.g. Read(./.env)."),
-  source: external_exports.string().optional(),
-  where: external_exports.enum(["tool_gate", "both"]).describe("both: also kept out of the container (a Read deny rule's files are not copied in)."),
-  how: external_exports.string().optional().describe("e.g. 'not copied in', 'read-only in the container'.")
-}).meta({ id: "EnforcedRule" });
-var Hardening = external_exports.object({
-  user: external_exports.string().describe("User the container runs as, e.g. 1000:1000."),
-  capDrop: external_exports.array(external_exports.string()),
-  noNewPrivileges: external_exports.boolean(),
-  readonlyRootfs: external_exports.boolean(),
-  networkMode: external_exports.string().describe("As read back from the container, e.g. none."),
-  pidsLimit: external_exports.number().int().nullable(),
-  memoryBytes: external_exports.number().int().nonnegative().nullable(),
-  nanoCpus: external_exports.number().int().nonnegative().nullable(),
-  init: external_exports.boolean(),
-  runtime: external_exports.string().optional().describe("OCI runtime when not the default, e.g. runsc."),
-  seccomp: external_exports.string().optional().describe("'default' unless a profile was given."),
-  enforcedAt: external_exports.array(EnforcedRule).describe("Which policy rules were enforced inside the container and which only at the tool gate.")
-}).meta({ id: "Hardening" }).describe("The hardening in effect, as read back from the container after create (not as requested).");
-var PolicyRule = external_exports.object({
-  text: external_exports.string().describe("Claude Code rule syntax, e.g. Bash(npm test:*)."),
-  behavior: RuleBehaviorSchema,
-  source: external_exports.string().describe("Where the rule came from, e.g. cli, action_input, settings:.claude/settings.json.")
-}).meta({ id: "PolicyRule" });
-var Policy = external_exports.object({
-  mode: PermissionModeSchema,
-  rules: external_exports.array(PolicyRule),
-  ignored: external_exports.array(external_exports.object({ text: external_exports.string(), source: external_exports.string(), reason: external_exports.string() })).describe(
-    "Rules that were read but not used (e.g. an allow from an untrusted workspace file) and why."
-  )
-}).meta({ id: "Policy" });
-var Model = external_exports.object({
-  driver: external_exports.enum(["anthropic", "script"]),
-  name: external_exports.string(),
-  maxTokens: NonNegativeInt.optional(),
-  thinkingBudget: NonNegativeInt.optional()
-}).meta({ id: "Model" });
-var Limits = external_exports.object({
-  maxTurns: NonNegativeInt.optional(),
-  maxBudgetUsd: external_exports.number().nonnegative().optional(),
-  timeoutMs: Milliseconds.optional()
-}).meta({ id: "Limits" });
-var RuleRef = RuleRefSchema;
-var Decision = CallDecisionSchema.meta({ id: "Decision" });
-var PatchHunk = external_exports.object({
-  oldStart: NonNegativeInt,
-  oldLines: NonNegativeInt,
-  newStart: NonNegativeInt,
-  newLines: NonNegativeInt,
-  lines: external_exports.array(external_exports.string()).describe("Lines prefixed with ' ', '+', '-' or '\\', as diff.structuredPatch gives them.")
-}).meta({ id: "PatchHunk" });
-var CallPatch = external_exports.object({ file: external_exports.string(), hunks: external_exports.array(PatchHunk) }).meta({ id: "CallPatch" }).describe("What one Edit/Write call changed.");
-var ToolCall = external_exports.object({
-  id: external_exports.string().describe("tool_use id."),
-  turn: NonNegativeInt.describe("Index of the assistant turn that asked for it."),
-  index: NonNegativeInt.describe("Position in the run, 0-based, in request order."),
-  tool: external_exports.string(),
-  title: external_exports.string().optional().describe("One-line description from the tool (its report line)."),
-  input: external_exports.unknown().describe("The input as the model sent it, redacted."),
-  decision: Decision.optional().describe(
-    "Absent when the call stopped before the permission stage (unknown tool, bad input, failed validation)."
-  ),
-  startOffsetMs: Milliseconds.describe("Start, relative to startedAt."),
-  durationMs: Milliseconds,
-  exitCode: external_exports.number().int().optional(),
-  resultChars: NonNegativeInt.describe("Size of the whole result, before truncation."),
-  truncated: external_exports.boolean(),
-  fullOutputPath: external_exports.string().optional().describe("Relative to the output folder, when the whole result was saved."),
-  isError: external_exports.boolean(),
-  errorKind: external_exports.string().optional().describe("Tool error type, e.g. invalid_arguments, file_not_found, permission_denied."),
-  resultPreview: external_exports.string().max(RESULT_PREVIEW_MAX_CHARS).describe("Start of the result, redacted."),
-  patch: CallPatch.optional()
-}).meta({ id: "ToolCall" });
-var Turn = external_exports.object({
-  index: NonNegativeInt,
-  stopReason: external_exports.string().nullable(),
-  usage: TokenUsage,
-  attempts: external_exports.number().int().positive(),
-  startOffsetMs: Milliseconds,
-  durationMs: Milliseconds,
-  text: external_exports.string().max(TURN_TEXT_MAX_CHARS).optional().describe("Assistant text of the turn, redacted and capped.")
-}).meta({ id: "Turn" });
-var COMPACTION_STRATEGIES = ["clear_tool_results", "api_clear_tool_uses", "api_compaction"];
-var Compaction = external_exports.object({
-  turn: NonNegativeInt.describe("The turn whose request was the first to carry the smaller context."),
-  offsetMs: Milliseconds.describe("When, from the run's start."),
-  trigger: external_exports.enum(["auto", "overflow"]).describe(
-    "auto: the prompt neared --compact-at; overflow: the API refused a prompt too long, and the turn was retried."
-  ),
-  strategy: external_exports.enum(COMPACTION_STRATEGIES).describe(
-    "clear_tool_results: agent-ci replaced old tool results with a placeholder; api_clear_tool_uses: the API cleared old tool results (clear_tool_uses_20250919); api_compaction: the API summarised the conversation (compact_20260112)."
-  ),
-  tokensBefore: NonNegativeInt.describe("Prompt tokens before (agent-ci's estimate, or the API's count)."),
-  tokensAfter: NonNegativeInt.describe("Prompt tokens after."),
-  clearedToolResults: NonNegativeInt.optional().describe(
-    "Tool results replaced by a placeholder (their full output stays in toolCalls and tool-outputs/)."
-  )
-}).meta({ id: "Compaction" });
-var PATCH_FILE_STATUSES = ["added", "modified", "deleted", "renamed", "copied"];
-var SecretFinding = external_exports.object({
-  file: external_exports.string(),
-  line: external_exports.number().int().positive().optional().describe("Line in the new file."),
-  kind: external_exports.string().describe("e.g. github_token, anthropic_key, private_key, known_secret.")
-}).meta({ id: "SecretFinding" });
-var PatchFile = external_exports.object({
-  path: external_exports.string(),
-  oldPath: external_exports.string().optional().describe("For renames and copies."),
-  added: NonNegativeInt,
-  removed: NonNegativeInt,
-  binary: external_exports.boolean(),
-  status: external_exports.enum(PATCH_FILE_STATUSES)
-}).meta({ id: "PatchFile" });
-var PatchSummary = external_exports.object({
-  files: external_exports.array(PatchFile),
-  added: NonNegativeInt,
-  removed: NonNegativeInt,
-  bytes: NonNegativeInt,
-  sha256: external_exports.string().describe("Of the patch file's bytes."),
-  empty: external_exports.boolean(),
-  secretFindings: external_exports.array(SecretFinding).describe("Secrets found in added lines. Reported, never removed from the patch.")
-}).meta({ id: "PatchSummary" });
-var Verify = external_exports.object({
-  command: external_exports.string(),
-  applied: external_exports.boolean().describe("Whether the patch applied to a pristine copy."),
-  exitCode: external_exports.number().int().nullable().describe("null when the command did not run (patch did not apply, timeout)."),
-  outputTail: external_exports.string(),
-  durationMs: Milliseconds
-}).meta({ id: "Verify" });
-var Denial = external_exports.object({
-  callId: external_exports.string(),
-  tool: external_exports.string(),
-  summary: external_exports.string().describe("One-line description of the call, redacted."),
-  reason: external_exports.string(),
-  rule: RuleRef.optional(),
-  narrowestAllowRule: external_exports.string().nullable().describe(
-    "The narrowest allow rule that would have admitted the call; null when none can (a deny rule wins)."
-  )
-}).meta({ id: "Denial" });
-var Todo = external_exports.object({
-  content: external_exports.string(),
-  status: external_exports.enum(["pending", "in_progress", "completed"]),
-  activeForm: external_exports.string().optional()
-}).meta({ id: "Todo" });
-var Warning = external_exports.object({
-  kind: external_exports.string().describe("e.g. bypass_permissions, network_on, engine_ignored_limit."),
-  severity: external_exports.enum(["info", "warning", "critical"]),
-  message: external_exports.string()
-}).meta({ id: "Warning" });
-var StructuredOutput = external_exports.object({
-  schema: external_exports.string().describe(
-    "Where the schema came from: its file name, inline (the Action's output_schema), or review (the built-in findings schema)."
-  ),
-  valid: external_exports.boolean().describe("The agent returned an object valid against the schema; it is in output.json."),
-  attempts: NonNegativeInt.describe("StructuredOutput calls the agent made."),
-  errors: external_exports.array(external_exports.string()).describe(
-    "Why the last object was refused (the validator's messages), or that none was returned; empty when valid."
-  ),
-  path: external_exports.string().optional().describe("output.json, relative to the run's output folder, when it was written.")
-}).meta({ id: "StructuredOutput" });
-var EgressConnection = external_exports.object({
-  host: external_exports.string().describe("The host name (or address) the client asked for."),
-  port: external_exports.number().int().min(0).max(65535),
-  kind: external_exports.enum(["connect", "http"]).describe("connect: a tunnel (HTTPS, git); http: a plain request the proxy forwarded."),
-  decision: external_exports.enum(["allowed", "denied"]),
-  reason: external_exports.string().optional().describe("Why it was denied, or how an allowed connection failed upstream."),
-  address: external_exports.string().optional().describe("The address the proxy resolved and connected to (allowed only)."),
-  bytesUp: NonNegativeInt,
-  bytesDown: NonNegativeInt,
-  startedAt: IsoDateTime,
-  durationMs: Milliseconds,
-  caller: external_exports.string().optional().describe(
-    'The tool_use id of the call whose process connected ("setup" for setup commands); absent when the client sent none.'
-  )
-}).meta({ id: "EgressConnection" });
-var Egress = external_exports.object({
-  allowed: external_exports.array(external_exports.string()).describe("The allowlist as given (--allow-domain, allowed_domains), presets by name."),
-  allowedHosts: external_exports.array(external_exports.string()).describe("The allowlist expanded: host, *.domain, :port."),
-  privateHosts: external_exports.array(external_exports.string()).describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
-  connections: external_exports.array(EgressConnection).describe("Every attempt, in the order it ended.")
-}).meta({ id: "Egress" });
-var RunReport = external_exports.object({
-  schemaVersion: external_exports.literal(REPORT_SCHEMA_VERSION),
-  runId: external_exports.string(),
-  agentCiVersion: external_exports.string(),
-  startedAt: IsoDateTime,
-  endedAt: IsoDateTime,
-  durationMs: Milliseconds,
-  exitReason: ExitReason,
-  outcome: Outcome,
-  error: RunError.optional(),
-  workspace: Workspace,
-  image: Image.optional().describe("Absent when the run ended before a container existed."),
-  hardening: Hardening.optional(),
-  policy: Policy,
-  model: Model,
-  limits: Limits,
-  toolCalls: external_exports.array(ToolCall),
-  turns: external_exports.array(Turn),
-  compactions: external_exports.array(Compaction).optional().describe(
-    "Each time the conversation was made smaller to stay in the model's context window, in order."
-  ),
-  usage: TokenUsage.describe("Totals over all turns."),
-  costUsd: external_exports.number().nonnegative().describe("Estimate from the price table in effect for the run."),
-  patch: PatchSummary,
-  verify: Verify.optional(),
-  denials: external_exports.array(Denial),
-  todos: external_exports.array(Todo).optional().describe("The last TodoWrite list."),
-  warnings: external_exports.array(Warning),
-  structuredOutput: StructuredOutput.optional().describe(
-    "With --output-schema (or in review mode): the agent's structured result."
-  ),
-  egress: Egress.optional().describe(
-    "--network allowlist: what the egress proxy allowed, refused and carried."
-  )
-}).meta({
-  title: "agent-ci run report",
-  description: "report.json written by agent-ci for every run: what ran, what was decided, what it cost, what changed."
-});
-
-// src/report/diff-parse.ts
-var HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
-function unquoteGitPath(raw) {
-  if (!raw.startsWith('"') || !raw.endsWith('"') || raw.length < 2) return raw;
-  const body = raw.slice(1, -1);
-  const bytes = [];
-  const simple = { n: 10, t: 9, r: 13, '"': 34, "\\": 92, a: 7, b: 8, f: 12, v: 11 };
-  for (let i = 0; i < body.length; i++) {
-    const char = body[i] ?? "";
-    if (char !== "\\") {
-      bytes.push(...Buffer.from(char, "utf8"));
-      continue;
-    }
-    const next = body[i + 1] ?? "";
-    const octal = /^[0-7]{3}/.exec(body.slice(i + 1, i + 4));
-    if (octal) {
-      bytes.push(parseInt(octal[0], 8));
-      i += 3;
-      continue;
-    }
-    bytes.push(simple[next] ?? next.charCodeAt(0));
-    i += 1;
-  }
-  return Buffer.from(bytes).toString("utf8");
-}
-function stripPrefix(path4, prefix) {
-  return path4.startsWith(prefix) ? path4.slice(prefix.length) : path4;
-}
-function pathFromFileLine(rest, prefix) {
-  const withoutTimestamp = rest.startsWith('"') ? rest.replace(/"\t.*$/, '"') : rest.replace(/\t.*$/, "");
-  const unquoted = unquoteGitPath(withoutTimestamp);
-  if (unquoted === "/dev/null") return void 0;
-  return stripPrefix(unquoted, prefix);
-}
-function pathsFromGitHeader(rest) {
-  if (rest.startsWith('"')) {
-    const end = rest.indexOf('" ', 1);
-    const first = rest.slice(0, end + 1);
-    const second = rest.slice(end + 2);
-    return {
-      oldPath: stripPrefix(unquoteGitPath(first), "a/"),
-      newPath: stripPrefix(unquoteGitPath(second), "b/")
-    };
-  }
-  const half = (rest.length - 1) / 2;
-  if (Number.isInteger(half) && rest.slice(2, half) === rest.slice(half + 3)) {
-    const path4 = rest.slice(2, half);
-    return { oldPath: path4, newPath: path4 };
-  }
-  const split = rest.lastIndexOf(" b/");
-  if (split === -1) return { oldPath: rest, newPath: rest };
-  return {
-    oldPath: stripPrefix(rest.slice(0, split), "a/"),
-    newPath: stripPrefix(unquoteGitPath(rest.slice(split + 1)), "b/")
-  };
-}
-function newFile(path4) {
-  return { path: path4, status: "modified", binary: false, added: 0, removed: 0, hunks: [] };
-}
-function startHunk(line) {
-  const match = HUNK_HEADER.exec(line);
-  if (!match) return void 0;
-  const oldStart = Number(match[1]);
-  const oldLines = match[2] === void 0 ? 1 : Number(match[2]);
-  const newStart = Number(match[3]);
-  const newLines = match[4] === void 0 ? 1 : Number(match[4]);
-  return {
-    hunk: { header: line, oldStart, oldLines, newStart, newLines, lines: [] },
-    oldLeft: oldLines,
-    newLeft: newLines,
-    oldLine: oldStart,
-    newLine: newStart
-  };
-}
-function hunkLine(state, file2, line) {
-  const prefix = line[0];
-  const text3 = line.slice(1);
-  if (prefix === "+") {
-    state.hunk.lines.push({ type: "add", text: text3, newLine: state.newLine++ });
-    state.newLeft--;
-    file2.added++;
-    return true;
-  }
-  if (prefix === "-") {
-    state.hunk.lines.push({ type: "del", text: text3, oldLine: state.oldLine++ });
-    state.oldLeft--;
-    file2.removed++;
-    return true;
-  }
-  if (prefix === " " || line === "") {
-    state.hunk.lines.push({ type: "ctx", text: text3, oldLine: state.oldLine++, newLine: state.newLine++ });
-    state.oldLeft--;
-    state.newLeft--;
-    return true;
-  }
-  if (prefix === "\\") {
-    state.hunk.lines.push({ type: "note", text: line });
-    return true;
-  }
-  return false;
-}
-function headerLine(file2, line) {
-  if (line.startsWith("new file mode")) file2.status = "added";
-  else if (line.startsWith("deleted file mode")) file2.status = "deleted";
-  else if (line.startsWith("rename from ")) {
-    file2.oldPath = unquoteGitPath(line.slice(12));
-    file2.status = "renamed";
-  } else if (line.startsWith("rename to ")) file2.path = unquoteGitPath(line.slice(10));
-  else if (line.startsWith("copy from ")) {
-    file2.oldPath = unquoteGitPath(line.slice(10));
-    file2.status = "copied";
-  } else if (line.startsWith("copy to ")) file2.path = unquoteGitPath(line.slice(8));
-  else if (line.startsWith("GIT binary patch") || /^Binary files .* differ$/.test(line)) file2.binary = true;
-  else if (line.startsWith("--- ")) {
-    if (pathFromFileLine(line.slice(4), "a/") === void 0) file2.status = "added";
-  } else if (line.startsWith("+++ ")) {
-    const path4 = pathFromFileLine(line.slice(4), "b/");
-    if (path4 === void 0) file2.status = "deleted";
-    else file2.path = path4;
-  }
-}
-function parseGitDiff(text3) {
-  const files = [];
-  const lines = text3.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  let file2;
-  let hunk;
-  for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] ?? "").replace(/\r$/, "");
-    if (hunk && file2 && (hunk.oldLeft > 0 || hunk.newLeft > 0) && hunkLine(hunk, file2, line)) continue;
-    if (hunk && line.startsWith("\\")) {
-      hunk.hunk.lines.push({ type: "note", text: line });
-      continue;
-    }
-    hunk = void 0;
-    if (line.startsWith("diff --git ")) {
-      const { oldPath, newPath } = pathsFromGitHeader(line.slice(11));
-      file2 = newFile(newPath);
-      if (oldPath !== newPath) file2.oldPath = oldPath;
-      files.push(file2);
-      continue;
-    }
-    const plainStart = line.startsWith("--- ") && (lines[i + 1] ?? "").startsWith("+++ ");
-    if (plainStart && (!file2 || file2.hunks.length > 0)) {
-      file2 = newFile(pathFromFileLine(line.slice(4), "a/") ?? "");
-      files.push(file2);
-    }
-    if (!file2) continue;
-    const started = startHunk(line);
-    if (started) {
-      hunk = started;
-      file2.hunks.push(started.hunk);
-      continue;
-    }
-    headerLine(file2, line);
-  }
-  return { files };
-}
-
-// src/report/redact.ts
-var REDACTED = "***";
-var MIN_SECRET_LENGTH = 6;
-var MIN_FRAGMENT_LENGTH = 8;
-var TOKEN_RUN_MAX = 4096;
-var RUN = `{%d,${TOKEN_RUN_MAX}}`;
-var run = (min) => RUN.replace("%d", String(min));
-var B64TOKEN = String.raw`[A-Za-z0-9\-._~+/]`;
-var QUOTE = String.raw`\\?["']?`;
-var B64_CONTINUES = /[A-Za-z0-9\-._~+/=]/y;
-var TOKEN_PATTERNS = [
-  {
-    kind: "private_key",
-    regex: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
-    scan: true
-  },
-  {
-    kind: "jwt",
-    regex: new RegExp(
-      String.raw`eyJ[A-Za-z0-9_-]${run(8)}\.eyJ[A-Za-z0-9_-]${run(8)}\.[A-Za-z0-9_-]${run(0)}`,
-      "g"
-    ),
-    continues: /[A-Za-z0-9_-]/y,
-    // Without it, every "eyJ" in a long run of token characters would scan that run for a "." that is not there.
-    anchor: { literal: ".eyJ", before: 3 + TOKEN_RUN_MAX, after: 4 + TOKEN_RUN_MAX + 1 + TOKEN_RUN_MAX },
-    scan: true
-  },
-  { kind: "github_token", regex: /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,255}/g, scan: true },
-  { kind: "github_token", regex: /github_pat_[A-Za-z0-9_]{20,255}/g, scan: true },
-  {
-    kind: "anthropic_key",
-    regex: new RegExp(String.raw`sk-ant-[A-Za-z0-9_-]${run(20)}`, "g"),
-    continues: /[A-Za-z0-9_-]/y,
-    scan: true
-  },
-  { kind: "aws_access_key_id", regex: /(?:AKIA|ASIA)[A-Z0-9]{16}/g, scan: true },
-  {
-    kind: "aws_secret_access_key",
-    regex: new RegExp(
-      String.raw`(aws_?secret_?access_?key${QUOTE}\s*[:=]\s*${QUOTE})[A-Za-z0-9/+=]{40}`,
-      "gi"
-    ),
-    keepPrefix: true,
-    scan: true
-  },
-  {
-    kind: "slack_token",
-    regex: new RegExp(String.raw`xox[abprs]-[A-Za-z0-9-]${run(10)}`, "g"),
-    continues: /[A-Za-z0-9-]/y,
-    scan: true
-  },
-  { kind: "npm_token", regex: /npm_[A-Za-z0-9]{36}/g, scan: true },
-  { kind: "google_api_key", regex: /AIza[0-9A-Za-z_-]{35}/g, scan: true },
-  {
-    kind: "authorization_header",
-    regex: new RegExp(
-      String.raw`(authorization${QUOTE}\s*[:=]\s*${QUOTE}(?:bearer|basic|token|bot|digest)\s+)${B64TOKEN}${run(4)}={0,3}`,
-      "gi"
-    ),
-    keepPrefix: true,
-    continues: B64_CONTINUES,
-    scan: false
-  },
-  {
-    kind: "bearer_token",
-    regex: new RegExp(String.raw`(bearer\s+)(?=${B64TOKEN}${run(0)}\d)${B64TOKEN}${run(16)}={0,3}`, "gi"),
-    keepPrefix: true,
-    continues: B64_CONTINUES,
-    scan: false
-  },
-  {
-    kind: "api_key_header",
-    regex: new RegExp(
-      String.raw`((?:x-api-key|x-auth-token|private-token)${QUOTE}\s*[:=]\s*${QUOTE})${B64TOKEN}${run(8)}={0,3}`,
-      "gi"
-    ),
-    keepPrefix: true,
-    continues: B64_CONTINUES,
-    scan: false
-  },
-  {
-    kind: "url_credentials",
-    regex: /([a-z][a-z0-9+.-]{0,30}:\/\/[^\s:@/"'<>]{0,256}:)[^\s@/"'<>]{3,256}(?=@)/gi,
-    keepPrefix: true,
-    anchor: { literal: "://", before: 31, after: 3 + 256 + 1 + 256 + 1 },
-    scan: false
-  }
-];
-function escapeRegExp(text3) {
-  return text3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-function base64Fragments(bytes, encoding) {
-  return [0, 1, 2].map((prefix) => {
-    const encoded = Buffer.concat([Buffer.alloc(prefix), bytes]).toString(encoding);
-    const skip = prefix === 0 ? 0 : 4;
-    const secretBytesAfterSkip = prefix === 0 ? bytes.length : bytes.length - (3 - prefix);
-    return encoded.slice(skip, skip + 4 * Math.floor(Math.max(0, secretBytesAfterSkip) / 3));
-  });
-}
-function secretVariants(secret) {
-  const bytes = Buffer.from(secret, "utf8");
-  const urlEncoded = encodeURIComponent(secret);
-  const whole = [
-    secret,
-    bytes.toString("base64"),
-    bytes.toString("base64").replace(/=+$/, ""),
-    bytes.toString("base64url"),
-    urlEncoded,
-    urlEncoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
-    bytes.toString("hex"),
-    bytes.toString("hex").toUpperCase(),
-    JSON.stringify(secret).slice(1, -1),
-    [...secret].reverse().join("")
-  ].filter((variant) => variant.length >= MIN_SECRET_LENGTH);
-  const fragments = [...base64Fragments(bytes, "base64"), ...base64Fragments(bytes, "base64url")].filter(
-    (fragment) => fragment.length >= MIN_FRAGMENT_LENGTH
-  );
-  return [.../* @__PURE__ */ new Set([...whole, ...fragments])];
-}
-function knownValuesRegex(secrets) {
-  const variants = [...new Set(secrets.flatMap(secretVariants))].sort((a, b) => b.length - a.length);
-  if (variants.length === 0) return void 0;
-  return new RegExp(variants.map(escapeRegExp).join("|"), "g");
-}
-function usableSecrets(secrets) {
-  const given = [
-    ...new Set((secrets ?? []).filter((secret) => typeof secret === "string"))
-  ];
-  const nonEmpty = given.filter((secret) => secret.trim().length > 0);
-  const used = nonEmpty.filter((secret) => secret.length >= MIN_SECRET_LENGTH);
-  return { used, short: nonEmpty.length - used.length };
-}
-function replacement(secret, keepLines) {
-  return keepLines ? secret.split("\n").map(() => REDACTED).join("\n") : REDACTED;
-}
-function secretRanges(text3, known) {
-  const ranges = [];
-  if (known)
-    for (const match of text3.matchAll(known)) ranges.push([match.index, match.index + match[0].length]);
-  for (const pattern of TOKEN_PATTERNS) {
-    const regex = new RegExp(pattern.regex.source, pattern.regex.flags);
-    for (const [offset, part] of searchedParts(text3, pattern)) {
-      regex.lastIndex = 0;
-      for (let match = regex.exec(part); match; match = regex.exec(part)) {
-        const skip = pattern.keepPrefix ? match[1]?.length ?? 0 : 0;
-        const start = offset + match.index;
-        const end = continuedEnd(text3, start + match[0].length, pattern.continues);
-        if (match[0].length > skip) ranges.push([start + skip, end]);
-        regex.lastIndex = Math.max(end - offset, match.index + 1);
-      }
-    }
-  }
-  return ranges;
-}
-function searchedParts(text3, pattern) {
-  const anchor2 = pattern.anchor;
-  if (!anchor2) return [[0, text3]];
-  const windows = [];
-  for (let at = text3.indexOf(anchor2.literal); at !== -1; at = text3.indexOf(anchor2.literal, at + 1)) {
-    const start = Math.max(0, at - anchor2.before);
-    const end = Math.min(text3.length, at + anchor2.after);
-    const last = windows.at(-1);
-    if (last && start <= last[1]) last[1] = end;
-    else windows.push([start, end]);
-  }
-  return windows.map(([start, end]) => [start, text3.slice(start, end)]);
-}
-function continuedEnd(text3, end, continues) {
-  if (!continues) return end;
-  let at = end;
-  for (; ; ) {
-    continues.lastIndex = at;
-    if (!continues.test(text3)) return at;
-    at += 1;
-  }
-}
-var ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b[@-_]/g;
-function secretRangesAcrossAnsi(text3, known) {
-  if (!text3.includes("\x1B")) return [];
-  const origin = new Int32Array(text3.length);
-  const parts = [];
-  let length = 0;
-  let last = 0;
-  const keep = (end) => {
-    for (let i = last; i < end; i++) origin[length++] = i;
-    parts.push(text3.slice(last, end));
-  };
-  for (const match of text3.matchAll(ANSI_SEQUENCE)) {
-    keep(match.index);
-    last = match.index + match[0].length;
-  }
-  keep(text3.length);
-  const stripped = parts.join("");
-  return secretRanges(stripped, known).map(([start, end]) => [
-    origin[start] ?? 0,
-    (origin[end - 1] ?? 0) + 1
-  ]);
-}
-function mergeRanges(ranges) {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  const merged = [];
-  for (const [start, end] of sorted) {
-    const previous = merged.at(-1);
-    if (previous && start <= previous[1]) previous[1] = Math.max(previous[1], end);
-    else merged.push([start, end]);
-  }
-  return merged;
-}
-function withoutOverlaps(ranges, taken) {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const kept = [];
-  let t = 0;
-  for (const range of sorted) {
-    while (t < taken.length && taken[t][1] <= range[0]) t += 1;
-    const next = taken[t];
-    if (!next || next[0] >= range[1]) kept.push(range);
-  }
-  return kept;
-}
-function replaceRanges(text3, ranges, keepLines) {
-  if (ranges.length === 0) return text3;
-  let out = "";
-  let last = 0;
-  for (const [start, end] of ranges) {
-    out += text3.slice(last, start) + replacement(text3.slice(start, end), keepLines);
-    last = end;
-  }
-  return out + text3.slice(last);
-}
-function createRedactor(options = {}) {
-  const { used, short } = usableSecrets(options.secrets);
-  const known = knownValuesRegex(used);
-  const redactText = (text3, keepLines) => {
-    const direct = mergeRanges(secretRanges(text3, known));
-    const split = withoutOverlaps(secretRangesAcrossAnsi(text3, known), direct);
-    return replaceRanges(text3, mergeRanges([...direct, ...split]), keepLines);
-  };
-  const redact = (text3) => redactText(text3, false);
-  const redactLines = (lines) => {
-    const out = redactText(lines.join("\n"), true).split("\n");
-    return out.length === lines.length ? out : lines.map((line) => redactText(line, false));
-  };
-  const redactDeep = (value) => deepMap(value, redact, /* @__PURE__ */ new WeakMap());
-  return { redact, redactLines, redactDeep, ignoredShortSecrets: short };
-}
-function deepMap(value, redact, seen) {
-  if (typeof value === "string") return redact(value);
-  if (typeof value !== "object" || value === null) return value;
-  const copied = seen.get(value);
-  if (copied !== void 0) return copied;
-  if (Array.isArray(value)) {
-    const out2 = [];
-    seen.set(value, out2);
-    for (const item of value) out2.push(deepMap(item, redact, seen));
-    return out2;
-  }
-  const out = {};
-  seen.set(value, out);
-  for (const [key, item] of Object.entries(value)) out[redact(key)] = deepMap(item, redact, seen);
-  return out;
-}
-function scanForSecrets(patchText, options = {}) {
-  const known = knownValuesRegex(usableSecrets(options.secrets).used);
-  const checks = [
-    ...known ? [{ kind: "known_secret", regex: known }] : [],
-    ...TOKEN_PATTERNS.filter((pattern) => pattern.scan)
-  ];
-  const findings = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const file2 of parseGitDiff(patchText).files) {
-    for (const hunk of file2.hunks) {
-      for (const line of hunk.lines) {
-        if (line.type !== "add") continue;
-        for (const check2 of checks) {
-          if (line.text.search(check2.regex) === -1) continue;
-          const key = `${file2.path}\0${line.newLine}\0${check2.kind}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          findings.push({ file: file2.path, line: line.newLine, kind: check2.kind });
-        }
-      }
-    }
-  }
-  return findings;
-}
-
-// src/text.ts
-var CONTROL_ESCAPES = [...Array.from({ length: 32 }, (_, code) => code), 127].map(
-  (code) => `\\x${code.toString(16).padStart(2, "0")}`
-);
-
-// src/runner/pricing.ts
-var DEFAULT_MODEL = "claude-sonnet-5-5";
-var price = (input2, cacheWrite, cacheRead, output2) => ({
-  input: input2,
-  output: output2,
-  cacheWrite,
-  cacheRead
-});
-var PRICE_TABLE = [
-  { ids: ["claude-fable-5-1", "claude-mythos-5-1"], price: price(10, 12.5, 0.25, 50) },
-  { ids: ["claude-fable-5", "claude-mythos-5"], price: price(10, 12.5, 1, 50) },
-  { ids: ["claude-opus-5-5"], price: price(4, 5, 0.2, 20) },
-  {
-    ids: ["claude-opus-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6", "claude-opus-4-5"],
-    price: price(5, 6.25, 0.5, 25)
-  },
-  {
-    ids: ["claude-opus-4-1", "claude-opus-4-0", "claude-opus-4", "claude-3-opus"],
-    price: price(15, 18.75, 1.5, 75)
-  },
-  { ids: ["claude-sonnet-5-5"], price: price(2, 2.5, 0.1, 10) },
-  { ids: ["claude-sonnet-5"], price: price(2, 2.5, 0.2, 10) },
-  {
-    ids: [
-      "claude-sonnet-4-6",
-      "claude-sonnet-4-5",
-      "claude-sonnet-4-0",
-      "claude-sonnet-4",
-      "claude-3-7-sonnet",
-      "claude-3-5-sonnet"
-    ],
-    price: price(3, 3.75, 0.3, 15)
-  },
-  {
-    ids: ["claude-haiku-5-5"],
-    price: price(0.1, 0.125, 0.01, 0.5),
-    longPrompt: { thresholdTokens: 1e5, price: price(0.5, 0.625, 0.05, 2.5) }
-  },
-  { ids: ["claude-haiku-4-5"], price: price(1, 1.25, 0.1, 5) },
-  { ids: ["claude-3-5-haiku"], price: price(0.8, 1, 0.08, 4) },
-  { ids: ["claude-3-haiku"], price: price(0.25, 0.3, 0.03, 1.25) }
-];
-var FAMILY_FALLBACK = [
-  { family: "fable", price: price(10, 12.5, 1, 50) },
-  { family: "mythos", price: price(10, 12.5, 1, 50) },
-  { family: "opus", price: price(5, 6.25, 0.5, 25) },
-  { family: "sonnet", price: price(3, 3.75, 0.3, 15) },
-  { family: "haiku", price: price(1, 1.25, 0.1, 5) }
-];
-var UNKNOWN_MODEL_PRICE = price(3, 3.75, 0.3, 15);
-
-// src/runner/config.ts
-import fs3 from "node:fs";
-import path from "node:path";
-
-// src/sandbox/archive.ts
-var import_tar_stream = __toESM(require_tar_stream(), 1);
-
-// src/sandbox/engine-profile.ts
-var AGENT_UID = 1e3;
-var AGENT_USER = `${AGENT_UID}:${AGENT_UID}`;
-
-// src/sandbox/archive.ts
-var DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
-function normalizeIgnoredPattern(pattern) {
-  const p = pattern.trim().replace(/^\.\//, "").replace(/\/+$/, "");
-  if (!p || p === "/" || p === ".")
-    throw new Error(`"${pattern}" is not a path pattern (give e.g. node_modules or .venv)`);
-  if (p.startsWith("!"))
-    throw new Error(`"${pattern}": negated patterns are not supported; list the paths to include`);
-  return p;
-}
-var WRITE_CHUNK_BYTES = 1 << 20;
-
-// src/sandbox/egress/allowlist.ts
-var import_tldts = __toESM(require_cjs(), 1);
-import net2 from "node:net";
-
-// src/sandbox/egress/policy.ts
-import net from "node:net";
-var EgressPolicyError = class extends Error {
-  name = "EgressPolicyError";
-};
-var LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-function normalizeHost(name) {
-  const host = name.trim().toLowerCase().replace(/\.$/, "");
-  if (!host || host.length > 253) return void 0;
-  return host.split(".").every((label) => LABEL.test(label)) ? host : void 0;
-}
-function blockList(subnets) {
-  const list2 = new net.BlockList();
-  for (const [address, prefix, family] of subnets) list2.addSubnet(address, prefix, family);
-  return list2;
-}
-var METADATA = blockList([
-  ["169.254.169.254", 32, "ipv4"],
-  ["100.100.100.200", 32, "ipv4"],
-  ["fd00:ec2::254", 128, "ipv6"]
-]);
-var NON_PUBLIC = blockList([
-  ["0.0.0.0", 8, "ipv4"],
-  ["10.0.0.0", 8, "ipv4"],
-  ["100.64.0.0", 10, "ipv4"],
-  ["127.0.0.0", 8, "ipv4"],
-  ["169.254.0.0", 16, "ipv4"],
-  ["172.16.0.0", 12, "ipv4"],
-  ["192.0.0.0", 24, "ipv4"],
-  ["192.168.0.0", 16, "ipv4"],
-  ["198.18.0.0", 15, "ipv4"],
-  ["224.0.0.0", 3, "ipv4"],
-  ["::", 128, "ipv6"],
-  ["::1", 128, "ipv6"],
-  ["fc00::", 7, "ipv6"],
-  ["fe80::", 10, "ipv6"],
-  ["ff00::", 8, "ipv6"]
-]);
-
-// src/sandbox/egress/allowlist.ts
-var EGRESS_PRESETS = {
-  npm: ["registry.npmjs.org", "registry.yarnpkg.com"],
-  pypi: ["pypi.org", "files.pythonhosted.org"],
-  go: ["proxy.golang.org", "sum.golang.org", "storage.googleapis.com"],
-  crates: ["crates.io", "index.crates.io", "static.crates.io"],
-  maven: ["repo.maven.apache.org", "repo1.maven.org", "plugins.gradle.org", "services.gradle.org"],
-  rubygems: ["rubygems.org", "index.rubygems.org"],
-  debian: ["deb.debian.org", "security.debian.org"],
-  github: ["github.com", "codeload.github.com", "objects.githubusercontent.com", "raw.githubusercontent.com"]
-};
-var EGRESS_PRESET_NAMES = Object.keys(EGRESS_PRESETS);
-function parseAllowDomain(entry) {
-  const value = entry.trim();
-  if (Object.hasOwn(EGRESS_PRESETS, value))
-    return EGRESS_PRESETS[value].map((host2) => ({ host: host2, wildcard: false }));
-  const match = /^(\*\.)?([^:]+)(?::(\d{1,5}))?$/.exec(value);
-  const host = match?.[2] === void 0 ? void 0 : normalizeHost(match[2]);
-  if (!match || !host) {
-    throw new EgressPolicyError(
-      `--allow-domain ${JSON.stringify(entry)}: give a host name (example.com), a wildcard (*.example.com) with an optional :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")})`
-    );
-  }
-  if (net2.isIP(host.replace(/^\[|\]$/g, "")) || /^[0-9.]+$/.test(host))
-    throw new EgressPolicyError(`--allow-domain ${entry}: addresses are not allowed, only names`);
-  const port = match[3] === void 0 ? void 0 : Number(match[3]);
-  if (port !== void 0 && (port < 1 || port > 65535))
-    throw new EgressPolicyError(`--allow-domain ${entry}: port out of range`);
-  const wildcard = match[1] !== void 0;
-  if (wildcard && (0, import_tldts.getPublicSuffix)(host, { allowPrivateDomains: false }) === host) {
-    throw new EgressPolicyError(
-      `--allow-domain ${entry}: a wildcard over a public suffix allows most of the internet; name the domain`
-    );
-  }
-  return [{ host, wildcard, port }];
-}
-function parseAllowDomains(entries) {
-  return entries.flatMap(parseAllowDomain);
-}
-function egressOptions(allowDomains, allowPrivateHosts) {
-  const privateHosts = [];
-  const hosts = {};
-  for (const entry of allowPrivateHosts) {
-    const [name = "", address] = entry.split("=", 2);
-    const host = normalizeHost(name);
-    if (!host)
-      throw new EgressPolicyError(
-        `--allow-private-host ${JSON.stringify(entry)}: give a host name, optionally =ADDRESS`
-      );
-    if (address !== void 0 && !net2.isIP(address))
-      throw new EgressPolicyError(
-        `--allow-private-host ${entry}: ${JSON.stringify(address)} is not an IP address`
-      );
-    privateHosts.push(host);
-    if (address !== void 0) hosts[host] = address;
-  }
-  return { given: [...allowDomains], rules: parseAllowDomains(allowDomains), privateHosts, hosts };
-}
-
-// src/runner/config.ts
-var OUTPUT_FORMATS = ["text", "json", "stream-json"];
-var NETWORK_POLICIES = ["none", "setup", "on", "allowlist"];
-var TASKS = ["run", "review"];
-var SIZE_UNITS = {
-  "": 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3
-};
-function parseSize(value) {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
-  const unit = SIZE_UNITS[(match?.[2] ?? "").toLowerCase()];
-  if (!match || unit === void 0) throw new Error(`not a size: ${value} (use e.g. 512m or 4g)`);
-  return Math.round(Number(match[1]) * unit);
-}
-var Size = external_exports.union([
-  external_exports.number().int().positive(),
-  external_exports.string().transform((v, ctx) => {
-    try {
-      return parseSize(v);
-    } catch (e) {
-      ctx.addIssue({ code: "custom", message: e.message });
-      return external_exports.NEVER;
-    }
-  })
-]);
-var IncludeIgnored = external_exports.union([external_exports.boolean(), external_exports.array(external_exports.string())]).transform((v, ctx) => {
-  if (typeof v === "boolean") return v;
-  if (!v.length) {
-    ctx.addIssue({
-      code: "custom",
-      message: "give at least one pattern (e.g. node_modules), or true for every ignored file"
-    });
-    return external_exports.NEVER;
-  }
-  try {
-    return v.map(normalizeIgnoredPattern);
-  } catch (e) {
-    ctx.addIssue({ code: "custom", message: e.message });
-    return external_exports.NEVER;
-  }
-});
-var EnvName = external_exports.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
-var RunConfig = external_exports.object({
-  workspace: external_exports.string().min(1).transform((p) => path.resolve(p)),
-  prompt: external_exports.string().optional(),
-  systemPromptAppend: external_exports.string().optional(),
-  script: external_exports.string().optional().describe("A file of assistant turns, or a report.json to replay: no model"),
-  model: external_exports.string().min(1).default(DEFAULT_MODEL),
-  maxTokens: external_exports.number().int().positive().max(128e3).default(16e3),
-  thinkingBudget: external_exports.number().int().min(1024).optional(),
-  apiKey: external_exports.string().optional(),
-  baseURL: external_exports.string().url().optional(),
-  image: external_exports.string().optional(),
-  network: external_exports.enum(NETWORK_POLICIES).default("none"),
-  setup: external_exports.array(external_exports.string().min(1)).default([]),
-  setupAllowDomain: external_exports.array(external_exports.string()).default([]).describe("--network setup: what setup commands reach (default: every ecosystem preset)"),
-  allowDomain: external_exports.array(external_exports.string()).default([]).describe("Network allowlist: host names, *.wildcards, :ports and ecosystem presets"),
-  caCert: external_exports.string().optional().describe("A PEM file of CA certificates that commands in the sandbox trust besides the image's"),
-  allowPrivateHost: external_exports.array(external_exports.string()).default([]).describe("Allowed hosts that may resolve to a private address (NAME or NAME=ADDRESS)"),
-  memory: Size.optional(),
-  cpus: external_exports.number().positive().max(64).optional(),
-  workspaceSize: Size.optional(),
-  env: external_exports.array(EnvName).default([]).describe("Variables passed through to commands, by name"),
-  /** Unset: from a trusted settings file's defaultMode, else "default". */
-  mode: PermissionModeSchema.optional(),
-  /** Where --allow/--deny came from, for the report. */
-  ruleSource: external_exports.enum(["cli", "action"]).default("cli"),
-  allow: external_exports.array(external_exports.string()).default([]),
-  deny: external_exports.array(external_exports.string()).default([]),
-  settings: external_exports.string().optional().describe("A settings file with a permissions block (trusted: it comes from you)"),
-  trustWorkspaceSettings: external_exports.boolean().default(false),
-  maxTurns: external_exports.number().int().positive().default(50),
-  maxBudgetUsd: external_exports.number().positive().optional(),
-  timeoutMs: external_exports.number().int().positive().default(30 * 6e4),
-  maxDenials: external_exports.number().int().positive().default(25),
-  /** Unset: the model's window (contextWindowOf). */
-  contextWindow: external_exports.number().int().min(1e3).optional(),
-  /** Prompt tokens at which the conversation is made smaller. Unset: COMPACT_AT_FRACTION of the window. */
-  compactAt: external_exports.number().int().positive().optional(),
-  compaction: external_exports.boolean().default(true).describe("false: never clear or compact; an overflowing prompt ends the run"),
-  out: external_exports.string().optional(),
-  outputFormat: external_exports.enum(OUTPUT_FORMATS).default("text"),
-  verify: external_exports.string().optional(),
-  includeIgnored: IncludeIgnored.default(false).describe(
-    "Files git ignores to copy in: none, all (true), or those under paths matching these patterns"
-  ),
-  allowWeakHardening: external_exports.boolean().default(false),
-  /** Extra values to redact everywhere (e.g. the GitHub token in the Action). */
-  secrets: external_exports.array(external_exports.string()).default([]),
-  repo: external_exports.string().optional(),
-  /** A JSON Schema file, or the schema itself (the Action's inline output_schema): the run must end with an object valid against it. */
-  outputSchema: external_exports.union([external_exports.string().min(1), external_exports.record(external_exports.string(), external_exports.unknown())]).optional(),
-  task: external_exports.enum(TASKS).default("run"),
-  /** Review mode: the pull request's base (a commit or ref in the workspace) and head (default HEAD). */
-  reviewBase: external_exports.string().min(1).optional(),
-  reviewHead: external_exports.string().min(1).optional()
-}).superRefine((c, ctx) => {
-  if (!c.script && !c.prompt && c.task !== "review")
-    ctx.addIssue({
-      code: "custom",
-      message: "give a task with --prompt or --prompt-file, or a --script to replay"
-    });
-  if (c.task === "review") {
-    if (!c.reviewBase)
-      ctx.addIssue({
-        code: "custom",
-        message: "--task review needs --base: the commit or ref the change is reviewed against"
-      });
-    if (c.outputSchema !== void 0)
-      ctx.addIssue({
-        code: "custom",
-        message: "--task review returns its own findings: it takes no --output-schema"
-      });
-    if (c.mode && c.mode !== "plan")
-      ctx.addIssue({
-        code: "custom",
-        message: `--task review runs in plan mode (read-only, no patch), not ${c.mode}`
-      });
-  } else if (c.reviewBase || c.reviewHead) {
-    ctx.addIssue({ code: "custom", message: "--base and --head are for --task review" });
-  }
-  if (c.script && c.prompt)
-    ctx.addIssue({ code: "custom", message: "--script runs without a model: it takes no --prompt" });
-  if (!c.script && !c.apiKey) {
-    ctx.addIssue({
-      code: "custom",
-      message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one"
-    });
-  }
-  if (c.compactAt !== void 0 && c.contextWindow !== void 0 && c.compactAt >= c.contextWindow) {
-    ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
-  }
-  if (c.setup.length && c.network === "none")
-    ctx.addIssue({
-      code: "custom",
-      message: "--setup commands need a network: --network setup (through the setup allowlist), allowlist or on"
-    });
-  if (c.setupAllowDomain.length && c.network !== "setup")
-    ctx.addIssue({ code: "custom", message: "--setup-allow-domain needs --network setup" });
-  if (c.network === "allowlist" && !c.allowDomain.length)
-    ctx.addIssue({
-      code: "custom",
-      message: "--network allowlist needs at least one --allow-domain (a host, *.domain, or a preset such as npm)"
-    });
-  if (c.network !== "allowlist" && c.allowDomain.length)
-    ctx.addIssue({ code: "custom", message: "--allow-domain needs --network allowlist" });
-  if (c.network !== "allowlist" && c.network !== "setup" && c.allowPrivateHost.length) {
-    ctx.addIssue({ code: "custom", message: "--allow-private-host needs --network allowlist or setup" });
-  }
-  if (c.caCert !== void 0) {
-    try {
-      readCaCert(c.caCert);
-    } catch (e) {
-      ctx.addIssue({ code: "custom", message: e.message });
-    }
-  }
-  try {
-    egressOptions(c.allowDomain, c.allowPrivateHost);
-    egressOptions(c.setupAllowDomain, []);
-  } catch (e) {
-    ctx.addIssue({ code: "custom", message: e.message });
-  }
-}).transform((c) => c.task === "review" ? { ...c, mode: "plan" } : c);
-function readCaCert(file2) {
-  let text3;
-  try {
-    text3 = fs3.readFileSync(file2, "utf8");
-  } catch (e) {
-    throw new Error(`--ca-cert ${file2}: ${e.code ?? e.message}`, {
-      cause: e
-    });
-  }
-  if (!/-----BEGIN CERTIFICATE-----/.test(text3) || /PRIVATE KEY-----/.test(text3)) {
-    throw new Error(
-      `--ca-cert ${file2}: not a PEM file of certificates (-----BEGIN CERTIFICATE-----, and no private key)`
-    );
-  }
-  return text3;
-}
-
-// src/action/inputs.ts
-var FAIL_ON_REASONS = [
-  ...EXIT_REASONS.filter((r) => r !== "completed"),
-  "verify_failed",
-  "no_changes",
-  "secret_in_patch"
-];
-var INPUT_DEFAULTS = {
-  prompt: "",
-  prompt_file: "",
-  anthropic_api_key: "",
-  model: DEFAULT_MODEL,
-  permission_mode: "default",
-  allowed_tools: "",
-  disallowed_tools: "",
-  settings: "",
-  image: "",
-  network: "none",
-  allowed_domains: "",
-  setup: "",
-  max_turns: "50",
-  max_budget_usd: "",
-  timeout_minutes: "30",
-  verify: "",
-  include_ignored: "false",
-  github_token: "${{ github.token }}",
-  trigger_phrase: "@agent-ci",
-  allowed_bots: "",
-  allow_fork_heads: "false",
-  comment: "true",
-  upload_artifact: "true",
-  artifact_name: "agent-ci",
-  retention_days: "0",
-  fail_on: "config_error,engine_error,api_error,max_turns,budget,timeout,context_window,max_denials,cancelled,schema_invalid,verify_failed",
-  workspace: ".",
-  script: "",
-  task: "run",
-  output_schema: ""
-};
-var INPUT_NAMES = Object.keys(INPUT_DEFAULTS);
+// src/github/inputs.ts
 function splitList(value) {
   const items = [];
   for (const line of value.split(/\r?\n/)) {
@@ -46427,153 +41945,11 @@ function splitList(value) {
 function unexpanded(value) {
   return /^\$\{\{.*\}\}$/s.test(value.trim());
 }
-var text = external_exports.string().transform((v) => unexpanded(v) ? "" : v.trim());
-var optionalText = text.transform((v) => v || void 0);
-var bool = (name) => external_exports.string().transform((v, ctx) => {
-  const lower = v.trim().toLowerCase();
-  if (lower === "true") return true;
-  if (lower === "false" || lower === "") return false;
-  ctx.addIssue({ code: "custom", message: `${name}: use true or false (got "${v}")` });
-  return external_exports.NEVER;
-});
-function checkPositive(name, v, integer2, ctx) {
-  const trimmed = v.trim();
-  const n = Number(trimmed);
-  if (trimmed === "" || !Number.isFinite(n) || n <= 0 || integer2 && !Number.isInteger(n)) {
-    ctx.addIssue({
-      code: "custom",
-      message: `${name}: expected a positive ${integer2 ? "whole number" : "number"} (got "${v}")`
-    });
-    return external_exports.NEVER;
-  }
-  return n;
-}
-var positiveNumber = (name, integer2) => external_exports.string().transform((v, ctx) => checkPositive(name, v, integer2, ctx));
-var optionalPositiveNumber = (name, integer2) => external_exports.string().transform((v, ctx) => v.trim() === "" ? void 0 : checkPositive(name, v, integer2, ctx));
-var oneOf = (name, values) => external_exports.string().transform((v, ctx) => {
-  const trimmed = v.trim();
-  if (values.includes(trimmed)) return trimmed;
-  ctx.addIssue({ code: "custom", message: `${name}: expected one of ${values.join(", ")} (got "${v}")` });
-  return external_exports.NEVER;
-});
-var list = external_exports.string().transform(splitList);
-var includeIgnored = external_exports.string().transform((v, ctx) => {
-  const lower = v.trim().toLowerCase();
-  if (lower === "true") return true;
-  if (lower === "false" || lower === "") return false;
-  try {
-    return splitList(v).map(normalizeIgnoredPattern);
-  } catch (e) {
-    ctx.addIssue({ code: "custom", message: `include_ignored: ${e.message}` });
-    return external_exports.NEVER;
-  }
-});
-var failOn = external_exports.string().transform((v, ctx) => {
-  const items = splitList(v).map((item) => item.toLowerCase());
-  if (items.length === 1 && items[0] === "none") return [];
-  const unknown2 = items.filter((item) => !FAIL_ON_REASONS.includes(item));
-  if (unknown2.length) {
-    ctx.addIssue({
-      code: "custom",
-      message: `fail_on: unknown reason(s) ${unknown2.join(", ")}; use none or any of ${FAIL_ON_REASONS.join(", ")}`
-    });
-    return external_exports.NEVER;
-  }
-  return items;
-});
-var artifactName = text.refine((v) => v.length > 0 && !/[":<>|*?\\/\r\n]/.test(v), {
-  message: 'artifact_name: must be non-empty and must not contain " : < > | * ? \\ / or newlines'
-});
-var ActionInputs = external_exports.object({
-  prompt: optionalText,
-  prompt_file: optionalText,
-  anthropic_api_key: optionalText,
-  model: text.transform((v) => v || DEFAULT_MODEL),
-  permission_mode: oneOf("permission_mode", PERMISSION_MODES),
-  allowed_tools: list,
-  disallowed_tools: list,
-  settings: optionalText,
-  image: optionalText,
-  network: oneOf("network", NETWORK_POLICIES),
-  allowed_domains: list.transform((entries, ctx) => {
-    try {
-      parseAllowDomains(entries);
-    } catch (e) {
-      ctx.addIssue({
-        code: "custom",
-        message: `allowed_domains: ${e.message.replace(/^--allow-domain /, "")}`
-      });
-      return external_exports.NEVER;
-    }
-    return entries;
-  }),
-  setup: external_exports.string().transform(
-    (v) => v.split(/\r?\n/).map((line) => line.trim()).filter(Boolean)
-  ),
-  max_turns: positiveNumber("max_turns", true),
-  max_budget_usd: optionalPositiveNumber("max_budget_usd", false),
-  timeout_minutes: positiveNumber("timeout_minutes", false),
-  verify: optionalText,
-  include_ignored: includeIgnored,
-  github_token: optionalText,
-  trigger_phrase: text,
-  allowed_bots: list.transform((bots) => bots.map((b) => b.toLowerCase().replace(/\[bot\]$/, ""))),
-  allow_fork_heads: bool("allow_fork_heads"),
-  comment: bool("comment"),
-  upload_artifact: bool("upload_artifact"),
-  artifact_name: artifactName,
-  retention_days: external_exports.string().transform((v, ctx) => {
-    const n = Number(v.trim() || "0");
-    if (!Number.isInteger(n) || n < 0 || n > 400) {
-      ctx.addIssue({
-        code: "custom",
-        message: `retention_days: a whole number of days, 0 for the repository's default (got "${v}")`
-      });
-      return external_exports.NEVER;
-    }
-    return n === 0 ? void 0 : n;
-  }),
-  fail_on: failOn,
-  workspace: text.transform((v) => v || "."),
-  script: optionalText,
-  task: oneOf("task", TASKS),
-  output_schema: optionalText
-}).superRefine((inputs, ctx) => {
-  if (inputs.prompt && inputs.prompt_file)
-    ctx.addIssue({ code: "custom", message: "prompt and prompt_file: give one of them, not both" });
-  if (inputs.setup.length && inputs.network === "none") {
-    ctx.addIssue({
-      code: "custom",
-      message: "setup: setup commands need a network: network: setup (through the ecosystem presets, ended before the agent starts), allowlist or on"
-    });
-  }
-  if (inputs.task === "review" && inputs.output_schema) {
-    ctx.addIssue({
-      code: "custom",
-      message: "output_schema: task: review returns its own findings; remove output_schema or the task"
-    });
-  }
-  if (inputs.network === "allowlist" && !inputs.allowed_domains.length) {
-    ctx.addIssue({
-      code: "custom",
-      message: "allowed_domains: network: allowlist needs at least one domain or preset (e.g. npm)"
-    });
-  }
-  if (inputs.network !== "allowlist" && inputs.allowed_domains.length) {
-    ctx.addIssue({ code: "custom", message: "allowed_domains: needs network: allowlist" });
-  }
-  if (inputs.script && inputs.anthropic_api_key) {
-    ctx.addIssue({
-      code: "custom",
-      message: "script: a scripted run uses no model; remove anthropic_api_key or script"
-    });
-  }
-});
 
-// src/action/context.ts
-import fs4 from "node:fs";
+// src/github/context.ts
+import fs3 from "node:fs";
 import os5 from "node:os";
-import path2 from "node:path";
+import path from "node:path";
 var ContextError = class extends Error {
   name = "ContextError";
 };
@@ -46582,7 +41958,7 @@ function payloadFrom(env) {
   if (!file2) return {};
   let parsed;
   try {
-    parsed = JSON.parse(fs4.readFileSync(file2, "utf8"));
+    parsed = JSON.parse(fs3.readFileSync(file2, "utf8"));
   } catch (e) {
     throw new ContextError(
       `cannot read the event payload GITHUB_EVENT_PATH=${file2}: ${e.message}`
@@ -46621,8 +41997,8 @@ function readGitHubContext(env = process.env) {
     sha: env.GITHUB_SHA ?? "",
     apiUrl: env.GITHUB_API_URL?.trim() ? baseUrl(env.GITHUB_API_URL, "") : void 0,
     serverUrl: baseUrl(env.GITHUB_SERVER_URL, "https://github.com"),
-    workspace: path2.resolve(env.GITHUB_WORKSPACE || process.cwd()),
-    runnerTemp: path2.resolve(env.RUNNER_TEMP || os5.tmpdir())
+    workspace: path.resolve(env.GITHUB_WORKSPACE || process.cwd()),
+    runnerTemp: path.resolve(env.RUNNER_TEMP || os5.tmpdir())
   };
 }
 
@@ -46640,8 +42016,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path4 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path4} does not exist${EOL5}`);
+        const path3 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path3} does not exist${EOL5}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -47603,8 +42979,8 @@ var convertMarkedBigIntsReviver = (key, value, context3, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context3);
 };
-var JSONParseV2 = (text3, reviver) => {
-  return JSON.parse(text3, (key, value, context3) => {
+var JSONParseV2 = (text2, reviver) => {
+  return JSON.parse(text2, (key, value, context3) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -47662,8 +43038,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text3) => {
-  return text3.replace(
+var serializeBigInts = (text2) => {
+  return text2.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -47677,18 +43053,18 @@ var serializeBigInts = (text3) => {
     }
   );
 };
-var JSONParse = (text3, reviver) => {
-  if (!text3) return originalParse(text3, reviver);
+var JSONParse = (text2, reviver) => {
+  if (!text2) return originalParse(text2, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text3, reviver);
-    const serializedData = serializeBigInts(text3);
+    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
+    const serializedData = serializeBigInts(text2);
     return originalParse(
       serializedData,
       (key, value, context3) => convertMarkedBigIntsReviver(key, value, context3, reviver)
     );
   } catch (error63) {
     if (error63 instanceof RangeError) {
-      const serializedData = serializeBigInts(text3);
+      const serializedData = serializeBigInts(text2);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -47856,12 +43232,12 @@ async function getResponseData(response) {
   }
   const mimetype = parse4(contentType);
   if (isJSONResponse(mimetype)) {
-    let text3 = "";
+    let text2 = "";
     try {
-      text3 = await response.text();
-      return JSONParse(text3);
+      text2 = await response.text();
+      return JSONParse(text2);
     } catch (err) {
-      return text3;
+      return text2;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -50791,7 +46167,7 @@ function getOctokit(token, options, ...additionalPlugins) {
   return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 
-// src/action/retry.ts
+// src/github/retry.ts
 var MAX_ATTEMPTS = 4;
 var MAX_RATE_LIMIT_WAIT_MS = 5 * 6e4;
 var SECONDARY_LIMIT_MIN_WAIT_MS = 6e4;
@@ -50885,7 +46261,7 @@ function explainFailure(failure2, what, permission) {
   }
 }
 
-// src/action/github-api.ts
+// src/github/api.ts
 var REQUEST_TIMEOUT_MS = 3e4;
 var realSleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 var GitHubApiError = class extends Error {
@@ -50927,7 +46303,7 @@ var GitHubApi = class {
     this.sleepFn = options.sleep ?? realSleep;
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => void 0);
-    this.redact = options.redact ?? ((text3) => text3);
+    this.redact = options.redact ?? ((text2) => text2);
   }
   /** Waits as a retry decision says (exposed for callers that retry non-idempotent calls themselves). */
   sleep(ms) {
@@ -50980,12 +46356,881 @@ function octokitRequest(token, apiUrl) {
   };
 }
 
-// src/pull-request/publish.ts
-import fs5 from "node:fs";
-import os6 from "node:os";
-import path3 from "node:path";
+// src/policy/schema.ts
+var PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"];
+var PermissionModeSchema = external_exports.enum(PERMISSION_MODES);
+var RULE_BEHAVIORS = ["allow", "deny", "ask"];
+var RuleBehaviorSchema = external_exports.enum(RULE_BEHAVIORS);
+var RuleSourceSchema = external_exports.object({
+  kind: external_exports.enum(["cli", "action", "settings-file", "workspace-settings", "preset"]),
+  label: external_exports.string().min(1),
+  trusted: external_exports.boolean()
+});
+var HookCommandSchema = external_exports.strictObject({
+  type: external_exports.literal("command"),
+  command: external_exports.string().min(1),
+  timeout: external_exports.number().positive().max(3600).optional()
+});
+var HookMatcherSchema = external_exports.strictObject({
+  matcher: external_exports.string().optional(),
+  hooks: external_exports.array(HookCommandSchema)
+});
+var HooksConfigSchema = external_exports.looseObject({
+  PreToolUse: external_exports.array(HookMatcherSchema).optional(),
+  PostToolUse: external_exports.array(HookMatcherSchema).optional()
+});
+var PermissionsBlockSchema = external_exports.looseObject({
+  allow: external_exports.array(external_exports.string()).optional(),
+  deny: external_exports.array(external_exports.string()).optional(),
+  ask: external_exports.array(external_exports.string()).optional(),
+  defaultMode: external_exports.string().optional(),
+  additionalDirectories: external_exports.array(external_exports.string()).optional()
+});
+var SettingsFileSchema = external_exports.looseObject({
+  permissions: PermissionsBlockSchema.optional(),
+  hooks: HooksConfigSchema.optional()
+});
+var DECIDED_BY = [
+  "rule",
+  "mode",
+  "protected-path",
+  "outside-workspace",
+  "invalid-path",
+  "parse-failure",
+  "read-only-check"
+];
+var RuleRefSchema = external_exports.object({ text: external_exports.string(), source: external_exports.string() }).meta({ id: "RuleRef" });
+var DecisionSchema = external_exports.object({
+  behavior: external_exports.enum(["allow", "deny"]).describe("Non-interactive: where Claude Code would ask, agent-ci denies."),
+  reason: external_exports.string().describe(
+    "Sentence sent to the model (for a deny: what stopped the call and what it may do instead) and shown in the report."
+  ),
+  rule: RuleRefSchema.optional().describe("The rule that decided, when one did."),
+  mode: PermissionModeSchema,
+  decidedBy: external_exports.enum(DECIDED_BY).describe(
+    "What decided: a rule, the mode's default, a protected path, a path outside the workspace, a path that is not usable, a command that could not be parsed, or the read-only proof of a Bash line."
+  ),
+  subcommand: external_exports.string().optional().describe("For compound Bash lines, the command the decision was about.")
+});
+var CallDecisionSchema = DecisionSchema.omit({ mode: true });
 
-// src/pull-request/checks.ts
+// src/report/schema.ts
+var REPORT_SCHEMA_VERSION = 1;
+var RESULT_PREVIEW_MAX_CHARS = 2e3;
+var TURN_TEXT_MAX_CHARS = 8e3;
+var IsoDateTime = external_exports.iso.datetime({ offset: true });
+var NonNegativeInt = external_exports.number().int().nonnegative();
+var Milliseconds = external_exports.number().nonnegative().describe("Milliseconds.");
+var EXIT_REASONS = [
+  "completed",
+  "max_turns",
+  "budget",
+  "timeout",
+  "context_window",
+  "max_denials",
+  "cancelled",
+  "api_error",
+  "engine_error",
+  "config_error",
+  "schema_invalid"
+];
+var ExitReason = external_exports.enum(EXIT_REASONS).describe(
+  "Why the agent loop stopped. Set by the runner; the patch and this record are written whatever it is."
+);
+var OUTCOMES = ["changes", "no_changes", "verify_failed", "stopped", "error"];
+var Outcome = external_exports.enum(OUTCOMES).describe(
+  "What a reviewer needs first, derived from exitReason, the patch and verify (see deriveOutcome): changes = completed with a non-empty patch (verify passed or not run); no_changes = completed with an empty patch; verify_failed = the patch did not apply or the verify command failed; stopped = a limit, a cancel or a missing structured output (schema_invalid) ended the run (the patch may be partial); error = the run failed (api_error, engine_error, config_error)."
+);
+var TokenUsage = external_exports.object({
+  inputTokens: NonNegativeInt,
+  outputTokens: NonNegativeInt,
+  cacheCreationInputTokens: NonNegativeInt,
+  cacheReadInputTokens: NonNegativeInt
+}).meta({ id: "TokenUsage" });
+var RunError = external_exports.object({
+  kind: external_exports.string().describe("Error class, e.g. ModelApiError/auth, DockerUnavailable, InvalidRule."),
+  message: external_exports.string().describe("Redacted, human-readable message.")
+}).meta({ id: "RunError" });
+var Workspace = external_exports.object({
+  path: external_exports.string().describe("Basename of the workspace directory only; the host path is never recorded."),
+  repo: external_exports.string().optional().describe("owner/name when known."),
+  baseCommit: external_exports.string().optional().describe("Commit the patch is based on, when the workspace is a git checkout."),
+  filesCopied: NonNegativeInt,
+  bytesCopied: NonNegativeInt,
+  skipped: external_exports.array(external_exports.object({ path: external_exports.string(), reason: external_exports.string() })).describe("Files not copied into the sandbox (denied read rules, credentials, size) and why."),
+  ignoredLeftOut: external_exports.object({
+    files: NonNegativeInt.describe("Files git ignores that were not copied in."),
+    paths: external_exports.array(
+      external_exports.object({
+        path: external_exports.string().describe("Outermost ignored directory (ending in /) or file."),
+        files: NonNegativeInt
+      })
+    ).describe("The biggest of them, most files first (bounded)."),
+    morePaths: NonNegativeInt.describe("Ignored paths beyond those listed.")
+  }).optional().describe(
+    "What git ignores and the copy left out (include it with --include-ignored / include_ignored); absent when nothing was."
+  )
+}).meta({ id: "Workspace" });
+var Image = external_exports.object({
+  name: external_exports.string(),
+  id: external_exports.string().optional().describe("Image id (sha256:\u2026) as the engine reports it."),
+  architecture: external_exports.string().optional().describe("The image's architecture (amd64, arm64), for which agent-ci's toolbelt was built."),
+  emulated: external_exports.boolean().optional().describe("True when the image's architecture is not the engine's: its programs ran under emulation."),
+  tools: external_exports.array(external_exports.object({ name: external_exports.string(), from: external_exports.enum(["image", "agent-ci"]), path: external_exports.string() })).optional().describe(
+    "Programs the Bash tool finds, and whether the image brings them or agent-ci's toolbelt (/opt/agent-ci) does."
+  )
+}).meta({ id: "Image" });
+var EnforcedRule = external_exports.object({
+  rule: external_exports.string().describe("Rule text, e.g. Read(./.env)."),
+  source: external_exports.string().optional(),
+  where: external_exports.enum(["tool_gate", "both"]).describe("both: also kept out of the container (a Read deny rule's files are not copied in)."),
+  how: external_exports.string().optional().describe("e.g. 'not copied in', 'read-only in the container'.")
+}).meta({ id: "EnforcedRule" });
+var Hardening = external_exports.object({
+  user: external_exports.string().describe("User the container runs as, e.g. 1000:1000."),
+  capDrop: external_exports.array(external_exports.string()),
+  noNewPrivileges: external_exports.boolean(),
+  readonlyRootfs: external_exports.boolean(),
+  networkMode: external_exports.string().describe("As read back from the container, e.g. none."),
+  pidsLimit: external_exports.number().int().nullable(),
+  memoryBytes: external_exports.number().int().nonnegative().nullable(),
+  nanoCpus: external_exports.number().int().nonnegative().nullable(),
+  init: external_exports.boolean(),
+  runtime: external_exports.string().optional().describe("OCI runtime when not the default, e.g. runsc."),
+  seccomp: external_exports.string().optional().describe("'default' unless a profile was given."),
+  enforcedAt: external_exports.array(EnforcedRule).describe("Which policy rules were enforced inside the container and which only at the tool gate.")
+}).meta({ id: "Hardening" }).describe("The hardening in effect, as read back from the container after create (not as requested).");
+var PolicyRule = external_exports.object({
+  text: external_exports.string().describe("Claude Code rule syntax, e.g. Bash(npm test:*)."),
+  behavior: RuleBehaviorSchema,
+  source: external_exports.string().describe("Where the rule came from, e.g. cli, action_input, settings:.claude/settings.json.")
+}).meta({ id: "PolicyRule" });
+var Policy = external_exports.object({
+  mode: PermissionModeSchema,
+  rules: external_exports.array(PolicyRule),
+  ignored: external_exports.array(external_exports.object({ text: external_exports.string(), source: external_exports.string(), reason: external_exports.string() })).describe(
+    "Rules that were read but not used (e.g. an allow from an untrusted workspace file) and why."
+  )
+}).meta({ id: "Policy" });
+var Model = external_exports.object({
+  driver: external_exports.enum(["anthropic", "script"]),
+  name: external_exports.string(),
+  maxTokens: NonNegativeInt.optional(),
+  thinkingBudget: NonNegativeInt.optional()
+}).meta({ id: "Model" });
+var Limits = external_exports.object({
+  maxTurns: NonNegativeInt.optional(),
+  maxBudgetUsd: external_exports.number().nonnegative().optional(),
+  timeoutMs: Milliseconds.optional()
+}).meta({ id: "Limits" });
+var RuleRef = RuleRefSchema;
+var Decision = CallDecisionSchema.meta({ id: "Decision" });
+var PatchHunk = external_exports.object({
+  oldStart: NonNegativeInt,
+  oldLines: NonNegativeInt,
+  newStart: NonNegativeInt,
+  newLines: NonNegativeInt,
+  lines: external_exports.array(external_exports.string()).describe("Lines prefixed with ' ', '+', '-' or '\\', as diff.structuredPatch gives them.")
+}).meta({ id: "PatchHunk" });
+var CallPatch = external_exports.object({ file: external_exports.string(), hunks: external_exports.array(PatchHunk) }).meta({ id: "CallPatch" }).describe("What one Edit/Write call changed.");
+var ToolCall = external_exports.object({
+  id: external_exports.string().describe("tool_use id."),
+  turn: NonNegativeInt.describe("Index of the assistant turn that asked for it."),
+  index: NonNegativeInt.describe("Position in the run, 0-based, in request order."),
+  tool: external_exports.string(),
+  title: external_exports.string().optional().describe("One-line description from the tool (its report line)."),
+  input: external_exports.unknown().describe("The input as the model sent it, redacted."),
+  decision: Decision.optional().describe(
+    "Absent when the call stopped before the permission stage (unknown tool, bad input, failed validation)."
+  ),
+  startOffsetMs: Milliseconds.describe("Start, relative to startedAt."),
+  durationMs: Milliseconds,
+  exitCode: external_exports.number().int().optional(),
+  resultChars: NonNegativeInt.describe("Size of the whole result, before truncation."),
+  truncated: external_exports.boolean(),
+  fullOutputPath: external_exports.string().optional().describe("Relative to the output folder, when the whole result was saved."),
+  isError: external_exports.boolean(),
+  errorKind: external_exports.string().optional().describe("Tool error type, e.g. invalid_arguments, file_not_found, permission_denied."),
+  resultPreview: external_exports.string().max(RESULT_PREVIEW_MAX_CHARS).describe("Start of the result, redacted."),
+  patch: CallPatch.optional(),
+  parentToolUseId: external_exports.string().optional().describe(
+    "A subagent's call: the id of the Task call that started the subagent. Absent for the main loop."
+  ),
+  agent: external_exports.string().optional().describe("A subagent's call: the subagent's type (subagent_type).")
+}).meta({ id: "ToolCall" });
+var Turn = external_exports.object({
+  index: NonNegativeInt,
+  stopReason: external_exports.string().nullable(),
+  usage: TokenUsage,
+  attempts: external_exports.number().int().positive(),
+  startOffsetMs: Milliseconds,
+  durationMs: Milliseconds,
+  text: external_exports.string().max(TURN_TEXT_MAX_CHARS).optional().describe("Assistant text of the turn, redacted and capped.")
+}).meta({ id: "Turn" });
+var COMPACTION_STRATEGIES = ["clear_tool_results", "api_clear_tool_uses", "api_compaction"];
+var Compaction = external_exports.object({
+  turn: NonNegativeInt.describe("The turn whose request was the first to carry the smaller context."),
+  offsetMs: Milliseconds.describe("When, from the run's start."),
+  trigger: external_exports.enum(["auto", "overflow"]).describe(
+    "auto: the prompt neared --compact-at; overflow: the API refused a prompt too long, and the turn was retried."
+  ),
+  strategy: external_exports.enum(COMPACTION_STRATEGIES).describe(
+    "clear_tool_results: agent-ci replaced old tool results with a placeholder; api_clear_tool_uses: the API cleared old tool results (clear_tool_uses_20250919); api_compaction: the API summarised the conversation (compact_20260112)."
+  ),
+  tokensBefore: NonNegativeInt.describe("Prompt tokens before (agent-ci's estimate, or the API's count)."),
+  tokensAfter: NonNegativeInt.describe("Prompt tokens after."),
+  clearedToolResults: NonNegativeInt.optional().describe(
+    "Tool results replaced by a placeholder (their full output stays in toolCalls and tool-outputs/)."
+  )
+}).meta({ id: "Compaction" });
+var PATCH_FILE_STATUSES = ["added", "modified", "deleted", "renamed", "copied"];
+var SecretFinding = external_exports.object({
+  file: external_exports.string(),
+  line: external_exports.number().int().positive().optional().describe("Line in the new file."),
+  kind: external_exports.string().describe("e.g. github_token, anthropic_key, private_key, known_secret.")
+}).meta({ id: "SecretFinding" });
+var PatchFile = external_exports.object({
+  path: external_exports.string(),
+  oldPath: external_exports.string().optional().describe("For renames and copies."),
+  added: NonNegativeInt,
+  removed: NonNegativeInt,
+  binary: external_exports.boolean(),
+  status: external_exports.enum(PATCH_FILE_STATUSES)
+}).meta({ id: "PatchFile" });
+var PatchSummary = external_exports.object({
+  files: external_exports.array(PatchFile),
+  added: NonNegativeInt,
+  removed: NonNegativeInt,
+  bytes: NonNegativeInt,
+  sha256: external_exports.string().describe("Of the patch file's bytes."),
+  empty: external_exports.boolean(),
+  secretFindings: external_exports.array(SecretFinding).describe("Secrets found in added lines. Reported, never removed from the patch.")
+}).meta({ id: "PatchSummary" });
+var Verify = external_exports.object({
+  command: external_exports.string(),
+  applied: external_exports.boolean().describe("Whether the patch applied to a pristine copy."),
+  exitCode: external_exports.number().int().nullable().describe("null when the command did not run (patch did not apply, timeout)."),
+  outputTail: external_exports.string(),
+  durationMs: Milliseconds
+}).meta({ id: "Verify" });
+var Denial = external_exports.object({
+  callId: external_exports.string(),
+  tool: external_exports.string(),
+  summary: external_exports.string().describe("One-line description of the call, redacted."),
+  reason: external_exports.string(),
+  rule: RuleRef.optional(),
+  agent: external_exports.string().optional().describe("The subagent type whose call was denied; absent for the main loop."),
+  narrowestAllowRule: external_exports.string().nullable().describe(
+    "The narrowest allow rule that would have admitted the call; null when none can (a deny rule wins)."
+  )
+}).meta({ id: "Denial" });
+var SUBAGENT_STATUSES = [...EXIT_REASONS, "running", "failed", "stopped"];
+var Subagent = external_exports.object({
+  agentId: external_exports.string(),
+  toolUseId: external_exports.string().describe("The Task call that started it; its calls carry it as parentToolUseId."),
+  type: external_exports.string().describe("subagent_type."),
+  description: external_exports.string().describe("The Task call's description, redacted."),
+  model: external_exports.string().describe("The model its requests used."),
+  background: external_exports.boolean().describe("Started with run_in_background."),
+  status: external_exports.enum(SUBAGENT_STATUSES).describe(
+    "How its loop ended (an exit reason), failed (its loop threw), or stopped (the run or TaskStop stopped it in the background)."
+  ),
+  detail: external_exports.string().optional().describe("Why it stopped before finishing, redacted."),
+  tools: external_exports.array(external_exports.string()).describe("The tool set it was given (its declared tools that the parent had)."),
+  turns: NonNegativeInt,
+  toolUses: NonNegativeInt,
+  usage: TokenUsage,
+  costUsd: external_exports.number().nonnegative().describe("What its own turns cost (included in the run's costUsd)."),
+  startOffsetMs: Milliseconds,
+  durationMs: Milliseconds.optional()
+}).meta({ id: "Subagent" }).describe("One subagent a Task call ran: who it was and what it spent.");
+var Todo = external_exports.object({
+  content: external_exports.string(),
+  status: external_exports.enum(["pending", "in_progress", "completed"]),
+  activeForm: external_exports.string().optional()
+}).meta({ id: "Todo" });
+var Warning = external_exports.object({
+  kind: external_exports.string().describe("e.g. bypass_permissions, network_on, engine_ignored_limit."),
+  severity: external_exports.enum(["info", "warning", "critical"]),
+  message: external_exports.string()
+}).meta({ id: "Warning" });
+var StructuredOutput = external_exports.object({
+  schema: external_exports.string().describe(
+    "Where the schema came from: its file name, inline (the Action's output_schema), or review (the built-in findings schema)."
+  ),
+  valid: external_exports.boolean().describe("The agent returned an object valid against the schema; it is in output.json."),
+  attempts: NonNegativeInt.describe("StructuredOutput calls the agent made."),
+  errors: external_exports.array(external_exports.string()).describe(
+    "Why the last object was refused (the validator's messages), or that none was returned; empty when valid."
+  ),
+  path: external_exports.string().optional().describe("output.json, relative to the run's output folder, when it was written.")
+}).meta({ id: "StructuredOutput" });
+var EgressConnection = external_exports.object({
+  host: external_exports.string().describe("The host name (or address) the client asked for."),
+  port: external_exports.number().int().min(0).max(65535),
+  kind: external_exports.enum(["connect", "http"]).describe("connect: a tunnel (HTTPS, git); http: a plain request the proxy forwarded."),
+  decision: external_exports.enum(["allowed", "denied"]),
+  reason: external_exports.string().optional().describe("Why it was denied, or how an allowed connection failed upstream."),
+  address: external_exports.string().optional().describe("The address the proxy resolved and connected to (allowed only)."),
+  bytesUp: NonNegativeInt,
+  bytesDown: NonNegativeInt,
+  startedAt: IsoDateTime,
+  durationMs: Milliseconds,
+  caller: external_exports.string().optional().describe(
+    'The tool_use id of the call whose process connected ("setup" for setup commands); absent when the client sent none.'
+  )
+}).meta({ id: "EgressConnection" });
+var Egress = external_exports.object({
+  allowed: external_exports.array(external_exports.string()).describe("The allowlist as given (--allow-domain, allowed_domains), presets by name."),
+  allowedHosts: external_exports.array(external_exports.string()).describe("The allowlist expanded: host, *.domain, :port."),
+  privateHosts: external_exports.array(external_exports.string()).describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
+  connections: external_exports.array(EgressConnection).describe("Every attempt, in the order it ended.")
+}).meta({ id: "Egress" });
+var RunReport = external_exports.object({
+  schemaVersion: external_exports.literal(REPORT_SCHEMA_VERSION),
+  runId: external_exports.string(),
+  agentCiVersion: external_exports.string(),
+  startedAt: IsoDateTime,
+  endedAt: IsoDateTime,
+  durationMs: Milliseconds,
+  exitReason: ExitReason,
+  outcome: Outcome,
+  error: RunError.optional(),
+  workspace: Workspace,
+  image: Image.optional().describe("Absent when the run ended before a container existed."),
+  hardening: Hardening.optional(),
+  policy: Policy,
+  model: Model,
+  limits: Limits,
+  toolCalls: external_exports.array(ToolCall),
+  turns: external_exports.array(Turn),
+  compactions: external_exports.array(Compaction).optional().describe(
+    "Each time the conversation was made smaller to stay in the model's context window, in order."
+  ),
+  usage: TokenUsage.describe("Totals over all turns, subagents' included."),
+  costUsd: external_exports.number().nonnegative().describe("Estimate from the price table in effect for the run, subagents' included."),
+  subagents: external_exports.array(Subagent).optional().describe(
+    "The subagents Task calls ran, in the order they started; `turns` lists the main loop's only."
+  ),
+  patch: PatchSummary,
+  verify: Verify.optional(),
+  denials: external_exports.array(Denial),
+  todos: external_exports.array(Todo).optional().describe("The last TodoWrite list."),
+  warnings: external_exports.array(Warning),
+  structuredOutput: StructuredOutput.optional().describe(
+    "With --output-schema (or in review mode): the agent's structured result."
+  ),
+  egress: Egress.optional().describe(
+    "--network allowlist: what the egress proxy allowed, refused and carried."
+  )
+}).meta({
+  title: "agent-ci run report",
+  description: "report.json written by agent-ci for every run: what ran, what was decided, what it cost, what changed."
+});
+
+// src/report/diff-parse.ts
+var HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+function unquoteGitPath(raw) {
+  if (!raw.startsWith('"') || !raw.endsWith('"') || raw.length < 2) return raw;
+  const body = raw.slice(1, -1);
+  const bytes = [];
+  const simple = { n: 10, t: 9, r: 13, '"': 34, "\\": 92, a: 7, b: 8, f: 12, v: 11 };
+  for (let i = 0; i < body.length; i++) {
+    const char = body[i] ?? "";
+    if (char !== "\\") {
+      bytes.push(...Buffer.from(char, "utf8"));
+      continue;
+    }
+    const next = body[i + 1] ?? "";
+    const octal = /^[0-7]{3}/.exec(body.slice(i + 1, i + 4));
+    if (octal) {
+      bytes.push(parseInt(octal[0], 8));
+      i += 3;
+      continue;
+    }
+    bytes.push(simple[next] ?? next.charCodeAt(0));
+    i += 1;
+  }
+  return Buffer.from(bytes).toString("utf8");
+}
+function stripPrefix(path3, prefix) {
+  return path3.startsWith(prefix) ? path3.slice(prefix.length) : path3;
+}
+function pathFromFileLine(rest, prefix) {
+  const withoutTimestamp = rest.startsWith('"') ? rest.replace(/"\t.*$/, '"') : rest.replace(/\t.*$/, "");
+  const unquoted = unquoteGitPath(withoutTimestamp);
+  if (unquoted === "/dev/null") return void 0;
+  return stripPrefix(unquoted, prefix);
+}
+function pathsFromGitHeader(rest) {
+  if (rest.startsWith('"')) {
+    const end = rest.indexOf('" ', 1);
+    const first = rest.slice(0, end + 1);
+    const second = rest.slice(end + 2);
+    return {
+      oldPath: stripPrefix(unquoteGitPath(first), "a/"),
+      newPath: stripPrefix(unquoteGitPath(second), "b/")
+    };
+  }
+  const half = (rest.length - 1) / 2;
+  if (Number.isInteger(half) && rest.slice(2, half) === rest.slice(half + 3)) {
+    const path3 = rest.slice(2, half);
+    return { oldPath: path3, newPath: path3 };
+  }
+  const split = rest.lastIndexOf(" b/");
+  if (split === -1) return { oldPath: rest, newPath: rest };
+  return {
+    oldPath: stripPrefix(rest.slice(0, split), "a/"),
+    newPath: stripPrefix(unquoteGitPath(rest.slice(split + 1)), "b/")
+  };
+}
+function newFile(path3) {
+  return { path: path3, status: "modified", binary: false, added: 0, removed: 0, hunks: [] };
+}
+function startHunk(line) {
+  const match = HUNK_HEADER.exec(line);
+  if (!match) return void 0;
+  const oldStart = Number(match[1]);
+  const oldLines = match[2] === void 0 ? 1 : Number(match[2]);
+  const newStart = Number(match[3]);
+  const newLines = match[4] === void 0 ? 1 : Number(match[4]);
+  return {
+    hunk: { header: line, oldStart, oldLines, newStart, newLines, lines: [] },
+    oldLeft: oldLines,
+    newLeft: newLines,
+    oldLine: oldStart,
+    newLine: newStart
+  };
+}
+function hunkLine(state, file2, line) {
+  const prefix = line[0];
+  const text2 = line.slice(1);
+  if (prefix === "+") {
+    state.hunk.lines.push({ type: "add", text: text2, newLine: state.newLine++ });
+    state.newLeft--;
+    file2.added++;
+    return true;
+  }
+  if (prefix === "-") {
+    state.hunk.lines.push({ type: "del", text: text2, oldLine: state.oldLine++ });
+    state.oldLeft--;
+    file2.removed++;
+    return true;
+  }
+  if (prefix === " " || line === "") {
+    state.hunk.lines.push({ type: "ctx", text: text2, oldLine: state.oldLine++, newLine: state.newLine++ });
+    state.oldLeft--;
+    state.newLeft--;
+    return true;
+  }
+  if (prefix === "\\") {
+    state.hunk.lines.push({ type: "note", text: line });
+    return true;
+  }
+  return false;
+}
+function headerLine(file2, line) {
+  if (line.startsWith("new file mode")) file2.status = "added";
+  else if (line.startsWith("deleted file mode")) file2.status = "deleted";
+  else if (line.startsWith("rename from ")) {
+    file2.oldPath = unquoteGitPath(line.slice(12));
+    file2.status = "renamed";
+  } else if (line.startsWith("rename to ")) file2.path = unquoteGitPath(line.slice(10));
+  else if (line.startsWith("copy from ")) {
+    file2.oldPath = unquoteGitPath(line.slice(10));
+    file2.status = "copied";
+  } else if (line.startsWith("copy to ")) file2.path = unquoteGitPath(line.slice(8));
+  else if (line.startsWith("GIT binary patch") || /^Binary files .* differ$/.test(line)) file2.binary = true;
+  else if (line.startsWith("--- ")) {
+    if (pathFromFileLine(line.slice(4), "a/") === void 0) file2.status = "added";
+  } else if (line.startsWith("+++ ")) {
+    const path3 = pathFromFileLine(line.slice(4), "b/");
+    if (path3 === void 0) file2.status = "deleted";
+    else file2.path = path3;
+  }
+}
+function parseGitDiff(text2) {
+  const files = [];
+  const lines = text2.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  let file2;
+  let hunk;
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] ?? "").replace(/\r$/, "");
+    if (hunk && file2 && (hunk.oldLeft > 0 || hunk.newLeft > 0) && hunkLine(hunk, file2, line)) continue;
+    if (hunk && line.startsWith("\\")) {
+      hunk.hunk.lines.push({ type: "note", text: line });
+      continue;
+    }
+    hunk = void 0;
+    if (line.startsWith("diff --git ")) {
+      const { oldPath, newPath } = pathsFromGitHeader(line.slice(11));
+      file2 = newFile(newPath);
+      if (oldPath !== newPath) file2.oldPath = oldPath;
+      files.push(file2);
+      continue;
+    }
+    const plainStart = line.startsWith("--- ") && (lines[i + 1] ?? "").startsWith("+++ ");
+    if (plainStart && (!file2 || file2.hunks.length > 0)) {
+      file2 = newFile(pathFromFileLine(line.slice(4), "a/") ?? "");
+      files.push(file2);
+    }
+    if (!file2) continue;
+    const started = startHunk(line);
+    if (started) {
+      hunk = started;
+      file2.hunks.push(started.hunk);
+      continue;
+    }
+    headerLine(file2, line);
+  }
+  return { files };
+}
+
+// src/report/redact.ts
+var REDACTED = "***";
+var MIN_SECRET_LENGTH = 6;
+var MIN_FRAGMENT_LENGTH = 8;
+var TOKEN_RUN_MAX = 4096;
+var RUN = `{%d,${TOKEN_RUN_MAX}}`;
+var run = (min) => RUN.replace("%d", String(min));
+var B64TOKEN = String.raw`[A-Za-z0-9\-._~+/]`;
+var QUOTE = String.raw`\\?["']?`;
+var B64_CONTINUES = /[A-Za-z0-9\-._~+/=]/y;
+var TOKEN_PATTERNS = [
+  {
+    kind: "private_key",
+    regex: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    scan: true
+  },
+  {
+    kind: "jwt",
+    regex: new RegExp(
+      String.raw`eyJ[A-Za-z0-9_-]${run(8)}\.eyJ[A-Za-z0-9_-]${run(8)}\.[A-Za-z0-9_-]${run(0)}`,
+      "g"
+    ),
+    continues: /[A-Za-z0-9_-]/y,
+    // Without it, every "eyJ" in a long run of token characters would scan that run for a "." that is not there.
+    anchor: { literal: ".eyJ", before: 3 + TOKEN_RUN_MAX, after: 4 + TOKEN_RUN_MAX + 1 + TOKEN_RUN_MAX },
+    scan: true
+  },
+  { kind: "github_token", regex: /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,255}/g, scan: true },
+  { kind: "github_token", regex: /github_pat_[A-Za-z0-9_]{20,255}/g, scan: true },
+  {
+    kind: "anthropic_key",
+    regex: new RegExp(String.raw`sk-ant-[A-Za-z0-9_-]${run(20)}`, "g"),
+    continues: /[A-Za-z0-9_-]/y,
+    scan: true
+  },
+  { kind: "aws_access_key_id", regex: /(?:AKIA|ASIA)[A-Z0-9]{16}/g, scan: true },
+  {
+    kind: "aws_secret_access_key",
+    regex: new RegExp(
+      String.raw`(aws_?secret_?access_?key${QUOTE}\s*[:=]\s*${QUOTE})[A-Za-z0-9/+=]{40}`,
+      "gi"
+    ),
+    keepPrefix: true,
+    scan: true
+  },
+  {
+    kind: "slack_token",
+    regex: new RegExp(String.raw`xox[abprs]-[A-Za-z0-9-]${run(10)}`, "g"),
+    continues: /[A-Za-z0-9-]/y,
+    scan: true
+  },
+  { kind: "npm_token", regex: /npm_[A-Za-z0-9]{36}/g, scan: true },
+  { kind: "google_api_key", regex: /AIza[0-9A-Za-z_-]{35}/g, scan: true },
+  {
+    kind: "authorization_header",
+    regex: new RegExp(
+      String.raw`(authorization${QUOTE}\s*[:=]\s*${QUOTE}(?:bearer|basic|token|bot|digest)\s+)${B64TOKEN}${run(4)}={0,3}`,
+      "gi"
+    ),
+    keepPrefix: true,
+    continues: B64_CONTINUES,
+    scan: false
+  },
+  {
+    kind: "bearer_token",
+    regex: new RegExp(String.raw`(bearer\s+)(?=${B64TOKEN}${run(0)}\d)${B64TOKEN}${run(16)}={0,3}`, "gi"),
+    keepPrefix: true,
+    continues: B64_CONTINUES,
+    scan: false
+  },
+  {
+    kind: "api_key_header",
+    regex: new RegExp(
+      String.raw`((?:x-api-key|x-auth-token|private-token)${QUOTE}\s*[:=]\s*${QUOTE})${B64TOKEN}${run(8)}={0,3}`,
+      "gi"
+    ),
+    keepPrefix: true,
+    continues: B64_CONTINUES,
+    scan: false
+  },
+  {
+    kind: "url_credentials",
+    regex: /([a-z][a-z0-9+.-]{0,30}:\/\/[^\s:@/"'<>]{0,256}:)[^\s@/"'<>]{3,256}(?=@)/gi,
+    keepPrefix: true,
+    anchor: { literal: "://", before: 31, after: 3 + 256 + 1 + 256 + 1 },
+    scan: false
+  }
+];
+function escapeRegExp(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function base64Fragments(bytes, encoding) {
+  return [0, 1, 2].map((prefix) => {
+    const encoded = Buffer.concat([Buffer.alloc(prefix), bytes]).toString(encoding);
+    const skip = prefix === 0 ? 0 : 4;
+    const secretBytesAfterSkip = prefix === 0 ? bytes.length : bytes.length - (3 - prefix);
+    return encoded.slice(skip, skip + 4 * Math.floor(Math.max(0, secretBytesAfterSkip) / 3));
+  });
+}
+function secretVariants(secret) {
+  const bytes = Buffer.from(secret, "utf8");
+  const urlEncoded = encodeURIComponent(secret);
+  const whole = [
+    secret,
+    bytes.toString("base64"),
+    bytes.toString("base64").replace(/=+$/, ""),
+    bytes.toString("base64url"),
+    urlEncoded,
+    urlEncoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    bytes.toString("hex"),
+    bytes.toString("hex").toUpperCase(),
+    JSON.stringify(secret).slice(1, -1),
+    [...secret].reverse().join("")
+  ].filter((variant) => variant.length >= MIN_SECRET_LENGTH);
+  const fragments = [...base64Fragments(bytes, "base64"), ...base64Fragments(bytes, "base64url")].filter(
+    (fragment) => fragment.length >= MIN_FRAGMENT_LENGTH
+  );
+  return [.../* @__PURE__ */ new Set([...whole, ...fragments])];
+}
+function knownValuesRegex(secrets) {
+  const variants = [...new Set(secrets.flatMap(secretVariants))].sort((a, b) => b.length - a.length);
+  if (variants.length === 0) return void 0;
+  return new RegExp(variants.map(escapeRegExp).join("|"), "g");
+}
+function usableSecrets(secrets) {
+  const given = [
+    ...new Set((secrets ?? []).filter((secret) => typeof secret === "string"))
+  ];
+  const nonEmpty = given.filter((secret) => secret.trim().length > 0);
+  const used = nonEmpty.filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+  return { used, short: nonEmpty.length - used.length };
+}
+function replacement(secret, keepLines) {
+  return keepLines ? secret.split("\n").map(() => REDACTED).join("\n") : REDACTED;
+}
+function secretRanges(text2, known) {
+  const ranges = [];
+  if (known)
+    for (const match of text2.matchAll(known)) ranges.push([match.index, match.index + match[0].length]);
+  for (const pattern of TOKEN_PATTERNS) {
+    const regex = new RegExp(pattern.regex.source, pattern.regex.flags);
+    for (const [offset, part] of searchedParts(text2, pattern)) {
+      regex.lastIndex = 0;
+      for (let match = regex.exec(part); match; match = regex.exec(part)) {
+        const skip = pattern.keepPrefix ? match[1]?.length ?? 0 : 0;
+        const start = offset + match.index;
+        const end = continuedEnd(text2, start + match[0].length, pattern.continues);
+        if (match[0].length > skip) ranges.push([start + skip, end]);
+        regex.lastIndex = Math.max(end - offset, match.index + 1);
+      }
+    }
+  }
+  return ranges;
+}
+function searchedParts(text2, pattern) {
+  const anchor2 = pattern.anchor;
+  if (!anchor2) return [[0, text2]];
+  const windows = [];
+  for (let at = text2.indexOf(anchor2.literal); at !== -1; at = text2.indexOf(anchor2.literal, at + 1)) {
+    const start = Math.max(0, at - anchor2.before);
+    const end = Math.min(text2.length, at + anchor2.after);
+    const last = windows.at(-1);
+    if (last && start <= last[1]) last[1] = end;
+    else windows.push([start, end]);
+  }
+  return windows.map(([start, end]) => [start, text2.slice(start, end)]);
+}
+function continuedEnd(text2, end, continues) {
+  if (!continues) return end;
+  let at = end;
+  for (; ; ) {
+    continues.lastIndex = at;
+    if (!continues.test(text2)) return at;
+    at += 1;
+  }
+}
+var ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b[@-_]/g;
+function secretRangesAcrossAnsi(text2, known) {
+  if (!text2.includes("\x1B")) return [];
+  const origin = new Int32Array(text2.length);
+  const parts = [];
+  let length = 0;
+  let last = 0;
+  const keep = (end) => {
+    for (let i = last; i < end; i++) origin[length++] = i;
+    parts.push(text2.slice(last, end));
+  };
+  for (const match of text2.matchAll(ANSI_SEQUENCE)) {
+    keep(match.index);
+    last = match.index + match[0].length;
+  }
+  keep(text2.length);
+  const stripped = parts.join("");
+  return secretRanges(stripped, known).map(([start, end]) => [
+    origin[start] ?? 0,
+    (origin[end - 1] ?? 0) + 1
+  ]);
+}
+function mergeRanges(ranges) {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const merged = [];
+  for (const [start, end] of sorted) {
+    const previous = merged.at(-1);
+    if (previous && start <= previous[1]) previous[1] = Math.max(previous[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+function withoutOverlaps(ranges, taken) {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const kept = [];
+  let t = 0;
+  for (const range of sorted) {
+    while (t < taken.length && taken[t][1] <= range[0]) t += 1;
+    const next = taken[t];
+    if (!next || next[0] >= range[1]) kept.push(range);
+  }
+  return kept;
+}
+function replaceRanges(text2, ranges, keepLines) {
+  if (ranges.length === 0) return text2;
+  let out = "";
+  let last = 0;
+  for (const [start, end] of ranges) {
+    out += text2.slice(last, start) + replacement(text2.slice(start, end), keepLines);
+    last = end;
+  }
+  return out + text2.slice(last);
+}
+function createRedactor(options = {}) {
+  const { used, short } = usableSecrets(options.secrets);
+  const known = knownValuesRegex(used);
+  const redactText = (text2, keepLines) => {
+    const direct = mergeRanges(secretRanges(text2, known));
+    const split = withoutOverlaps(secretRangesAcrossAnsi(text2, known), direct);
+    return replaceRanges(text2, mergeRanges([...direct, ...split]), keepLines);
+  };
+  const redact = (text2) => redactText(text2, false);
+  const redactLines = (lines) => {
+    const out = redactText(lines.join("\n"), true).split("\n");
+    return out.length === lines.length ? out : lines.map((line) => redactText(line, false));
+  };
+  const redactDeep = (value) => deepMap(value, redact, /* @__PURE__ */ new WeakMap());
+  return { redact, redactLines, redactDeep, ignoredShortSecrets: short };
+}
+function deepMap(value, redact, seen) {
+  if (typeof value === "string") return redact(value);
+  if (typeof value !== "object" || value === null) return value;
+  const copied = seen.get(value);
+  if (copied !== void 0) return copied;
+  if (Array.isArray(value)) {
+    const out2 = [];
+    seen.set(value, out2);
+    for (const item of value) out2.push(deepMap(item, redact, seen));
+    return out2;
+  }
+  const out = {};
+  seen.set(value, out);
+  for (const [key, item] of Object.entries(value)) out[redact(key)] = deepMap(item, redact, seen);
+  return out;
+}
+function scanForSecrets(patchText, options = {}) {
+  const known = knownValuesRegex(usableSecrets(options.secrets).used);
+  const checks = [
+    ...known ? [{ kind: "known_secret", regex: known }] : [],
+    ...TOKEN_PATTERNS.filter((pattern) => pattern.scan)
+  ];
+  const findings = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const file2 of parseGitDiff(patchText).files) {
+    for (const hunk of file2.hunks) {
+      for (const line of hunk.lines) {
+        if (line.type !== "add") continue;
+        for (const check2 of checks) {
+          if (line.text.search(check2.regex) === -1) continue;
+          const key = `${file2.path}\0${line.newLine}\0${check2.kind}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          findings.push({ file: file2.path, line: line.newLine, kind: check2.kind });
+        }
+      }
+    }
+  }
+  return findings;
+}
+
+// src/policy/tool-catalog.ts
+var TOOL_CATALOG = {
+  Bash: { category: "execute", specifier: "bash" },
+  Read: { category: "read", specifier: "path", pathKey: "file_path" },
+  Glob: { category: "read", specifier: "path", pathKey: "path" },
+  Grep: { category: "read", specifier: "path", pathKey: "path" },
+  LS: { category: "read", specifier: "path", pathKey: "path" },
+  NotebookRead: { category: "read", specifier: "path", pathKey: "notebook_path" },
+  Edit: { category: "edit", specifier: "path", pathKey: "file_path" },
+  MultiEdit: { category: "edit", specifier: "path", pathKey: "file_path" },
+  Write: { category: "edit", specifier: "path", pathKey: "file_path" },
+  NotebookEdit: { category: "edit", specifier: "path", pathKey: "notebook_path" },
+  WebFetch: { category: "network", specifier: "domain" },
+  WebSearch: { category: "network", specifier: "none" },
+  TodoWrite: { category: "housekeeping", specifier: "none" },
+  BashOutput: { category: "housekeeping", specifier: "none" },
+  KillShell: { category: "housekeeping", specifier: "none" },
+  KillBash: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
+  TaskOutput: { category: "housekeeping", specifier: "none" },
+  TaskStop: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
+  ExitPlanMode: { category: "housekeeping", specifier: "none" },
+  Task: { category: "agent", specifier: "name" },
+  Agent: { category: "agent", specifier: "name", aliasOf: "Task" }
+};
+var KNOWN_TOOLS = Object.keys(TOOL_CATALOG);
+var PATH_INPUT_KEYS = [
+  ...new Set(
+    Object.values(TOOL_CATALOG).flatMap((e) => e.pathKey ?? [])
+  )
+];
+var isMcpTool = (tool) => tool.startsWith("mcp__");
+function toolEntry(tool) {
+  if (Object.hasOwn(TOOL_CATALOG, tool)) return TOOL_CATALOG[tool];
+  return isMcpTool(tool) ? { category: "mcp", specifier: "none" } : void 0;
+}
+var toolCategory = (tool) => toolEntry(tool)?.category;
+
+// src/text.ts
+var CONTROL_ESCAPES = [...Array.from({ length: 32 }, (_, code) => code), 127].map(
+  (code) => `\\x${code.toString(16).padStart(2, "0")}`
+);
+var SIZE_UNITS = {
+  "": 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3
+};
+
+// src/publish/pull-request.ts
+import fs4 from "node:fs";
+import os6 from "node:os";
+import path2 from "node:path";
+
+// src/publish/checks.ts
 import crypto2 from "node:crypto";
 
 // src/policy/bash-patterns.ts
@@ -51053,7 +47298,7 @@ function tokenizeSpecifier(spec) {
   flushToken();
   return tokens;
 }
-var escapeRegex2 = (text3) => text3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+var escapeRegex2 = (text2) => text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 function tokenRegex(token) {
   return token.map((part) => part.kind === "star" ? STAR_REGEX : escapeRegex2(part.text)).join("");
 }
@@ -51210,12 +47455,59 @@ var PolicyConfigError = class extends Error {
   }
 };
 
+// src/policy/network.ts
+import { BlockList, isIP, isIPv6 } from "node:net";
+var LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+function normalizeHost(name) {
+  const host = name.trim().toLowerCase().replace(/\.$/, "");
+  if (!host || host.length > 253) return void 0;
+  return host.split(".").every((label) => LABEL.test(label)) ? host : void 0;
+}
+var looksLikeAddress = (host) => isIP(host.replace(/^\[|\]$/g, "")) !== 0 || /^[0-9.]+$/.test(host);
+function parseDomainRule(text2) {
+  const match = /^(\*\.)?([^:]+)(?::(\d{1,5}))?$/.exec(text2.trim());
+  const host = match?.[2] === void 0 ? void 0 : normalizeHost(match[2]);
+  if (!match || !host)
+    return "give a host name (example.com) or a wildcard (*.example.com), with an optional :port";
+  if (looksLikeAddress(host)) return "addresses are not allowed, only names";
+  const port = match[3] === void 0 ? void 0 : Number(match[3]);
+  if (port !== void 0 && (port < 1 || port > 65535)) return "port out of range";
+  return { host, wildcard: match[1] !== void 0, port };
+}
+function blockList(subnets) {
+  const list = new BlockList();
+  for (const [address, prefix, family] of subnets) list.addSubnet(address, prefix, family);
+  return list;
+}
+var METADATA = blockList([
+  ["169.254.169.254", 32, "ipv4"],
+  ["100.100.100.200", 32, "ipv4"],
+  ["fd00:ec2::254", 128, "ipv6"]
+]);
+var NON_PUBLIC = blockList([
+  ["0.0.0.0", 8, "ipv4"],
+  ["10.0.0.0", 8, "ipv4"],
+  ["100.64.0.0", 10, "ipv4"],
+  ["127.0.0.0", 8, "ipv4"],
+  ["169.254.0.0", 16, "ipv4"],
+  ["172.16.0.0", 12, "ipv4"],
+  ["192.0.0.0", 24, "ipv4"],
+  ["192.168.0.0", 16, "ipv4"],
+  ["198.18.0.0", 15, "ipv4"],
+  ["224.0.0.0", 3, "ipv4"],
+  ["::", 128, "ipv6"],
+  ["::1", 128, "ipv6"],
+  ["fc00::", 7, "ipv6"],
+  ["fe80::", 10, "ipv6"],
+  ["ff00::", 8, "ipv6"]
+]);
+
 // src/policy/paths.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
 var WORKSPACE_ROOT = "/workspace";
-function normalizeAbsolute(path4) {
+function normalizeAbsolute(path3) {
   const segments = [];
-  for (const segment of path4.split("/")) {
+  for (const segment of path3.split("/")) {
     if (segment === "" || segment === ".") continue;
     if (segment === "..") {
       segments.pop();
@@ -51259,11 +47551,11 @@ function compilePathPattern(spec, context3) {
     literal: literal2,
     literalName,
     anyDepth,
-    matches: (path4) => matchesWithAncestors(test, path4)
+    matches: (path3) => matchesWithAncestors(test, path3)
   };
 }
-function matchesWithAncestors(test, path4) {
-  let current = path4;
+function matchesWithAncestors(test, path3) {
+  let current = path3;
   while (current !== "/" && current !== "") {
     if (test(current)) return true;
     current = current.slice(0, current.lastIndexOf("/")) || "/";
@@ -51320,38 +47612,11 @@ var PROTECTED_PATHS = [
 ];
 
 // src/policy/rules.ts
-var EDIT_TOOLS = ["Edit", "MultiEdit", "Write", "NotebookEdit"];
-var READ_TOOLS = ["Read", "Grep", "Glob", "LS", "NotebookRead"];
-var TOOL_SPECIFIERS = {
-  Bash: "bash",
-  Read: "path",
-  Edit: "path",
-  MultiEdit: "path",
-  Write: "path",
-  NotebookEdit: "path",
-  NotebookRead: "path",
-  Glob: "path",
-  Grep: "path",
-  LS: "path",
-  WebFetch: "domain",
-  WebSearch: "none",
-  TodoWrite: "none",
-  BashOutput: "none",
-  KillShell: "none",
-  KillBash: "none",
-  Task: "name",
-  Agent: "name",
-  ExitPlanMode: "none"
-};
-var KNOWN_TOOLS = Object.keys(TOOL_SPECIFIERS);
 var MCP_RULE = /^mcp__[A-Za-z0-9_.-]+(?:__\*)?$/;
-var TOOL_ALIASES = { Agent: "Task", KillBash: "KillShell" };
 var CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-var isEditTool = (tool) => EDIT_TOOLS.includes(tool);
-var isReadTool = (tool) => READ_TOOLS.includes(tool);
-var isMcpTool = (tool) => tool.startsWith("mcp__");
+var isEditTool = (tool) => toolCategory(tool) === "edit";
 function toolNameProblem(tool) {
-  if (TOOL_SPECIFIERS[tool] !== void 0 || MCP_RULE.test(tool)) return void 0;
+  if (toolEntry(tool) !== void 0 && (!isMcpTool(tool) || MCP_RULE.test(tool))) return void 0;
   const hint = KNOWN_TOOLS.find((known) => known.toLowerCase() === tool.toLowerCase());
   if (hint !== void 0)
     return `unknown tool "${tool}" (tool names are case-sensitive: did you mean ${hint}?)`;
@@ -51395,20 +47660,18 @@ function specifierProblem(kind, tool, spec) {
     case "path":
       return pathSpecifierProblem(spec);
     case "domain": {
-      const match = /^domain:(.+)$/.exec(spec);
-      if (match === null)
-        return "WebFetch rules take `domain:<host>`, for example WebFetch(domain:example.com)";
-      return /^(?:\*\.)?[A-Za-z0-9.-]+$/.test(match[1]) ? void 0 : `invalid domain "${match[1]}"`;
+      const rule = domainSpecifier(spec);
+      return typeof rule === "string" ? rule : void 0;
     }
     case "name":
       return void 0;
   }
 }
-function parseRule(text3, behavior, source) {
+function parseRule(text2, behavior, source) {
   const fail = (reason) => {
-    throw new PolicyConfigError({ subject: text3, reason, source: source.label });
+    throw new PolicyConfigError({ subject: text2, reason, source: source.label });
   };
-  const trimmed = text3.trim();
+  const trimmed = text2.trim();
   if (trimmed === "") fail("empty rule");
   if (CONTROL_CHARS.test(trimmed)) fail("control characters or line breaks in a rule");
   const open3 = trimmed.indexOf("(");
@@ -51423,12 +47686,21 @@ function parseRule(text3, behavior, source) {
   const specifier = trimmed.slice(open3 + 1, -1);
   const toolProblem = toolNameProblem(tool);
   if (toolProblem !== void 0) fail(toolProblem);
-  const kind = TOOL_SPECIFIERS[tool] ?? "none";
+  const kind = toolEntry(tool)?.specifier ?? "none";
   const problem = specifierProblem(kind, tool, specifier);
   if (problem !== void 0) fail(problem);
   return { text: trimmed, tool, specifier: specifier.trim(), behavior, source };
 }
-var canonicalTool = (tool) => TOOL_ALIASES[tool] ?? tool;
+var canonicalTool = (tool) => toolEntry(tool)?.aliasOf ?? tool;
+function domainSpecifier(spec) {
+  const match = /^domain:(.+)$/.exec(spec.trim());
+  if (match === null) return "WebFetch rules take `domain:<host>`, for example WebFetch(domain:example.com)";
+  const rule = parseDomainRule(match[1]);
+  if (typeof rule === "string") return `invalid domain "${match[1]}": ${rule}`;
+  if (rule.port !== void 0)
+    return `invalid domain "${match[1]}": WebFetch rules name a host, without a port`;
+  return rule;
+}
 function ruleGovernsTool(rule, tool) {
   const ruleTool = canonicalTool(rule.tool);
   const callTool = canonicalTool(tool);
@@ -51439,18 +47711,18 @@ function ruleGovernsTool(rule, tool) {
   }
   if (ruleTool === "Edit" || rule.specifier !== void 0 && isEditTool(ruleTool))
     return isEditTool(callTool);
-  if (ruleTool === "Read") return isReadTool(callTool);
+  if (ruleTool === "Read") return toolCategory(callTool) === "read";
   return false;
 }
 
-// src/pull-request/checks.ts
+// src/publish/checks.ts
 var DEFAULT_MAX_PATCH_BYTES = 5 * 1024 * 1024;
 var PATH_CONTEXT = { workspaceRoot: WORKSPACE_ROOT, homeDir: "/home/agent" };
 function describeFindings(findings) {
   return findings.slice(0, 10).map((f) => `${f.file}${f.line ? `:${f.line}` : ""} (${f.kind})`).join(", ");
 }
 function protectedChanges(patchText, allow) {
-  const rules = allow.map((text3) => parseRule(text3, "allow", { kind: "cli", label: "publish allow", trusted: true })).filter((rule) => rule.specifier !== void 0 && ruleGovernsTool(rule, "Edit")).map((rule) => ({ rule, pattern: compilePathPattern(rule.specifier ?? "", PATH_CONTEXT) }));
+  const rules = allow.map((text2) => parseRule(text2, "allow", { kind: "cli", label: "publish allow", trusted: true })).filter((rule) => rule.specifier !== void 0 && ruleGovernsTool(rule, "Edit")).map((rule) => ({ rule, pattern: compilePathPattern(rule.specifier ?? "", PATH_CONTEXT) }));
   const protectedPatterns = PROTECTED_PATHS.map((entry) => ({
     entry,
     pattern: compilePathPattern(entry.pattern, PATH_CONTEXT)
@@ -51510,8 +47782,8 @@ function patchProblems(report, patchText, options) {
   return problems;
 }
 
-// src/pull-request/git.ts
-import { execFile } from "node:child_process";
+// src/host-git.ts
+import { execFile, execFileSync } from "node:child_process";
 var GitError = class extends Error {
   constructor(message, args, code, stderr) {
     super(message);
@@ -51525,9 +47797,10 @@ var GitError = class extends Error {
   name = "GitError";
 };
 var SAFE_CONFIG = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"];
-function git(args, options) {
+var MAX_BUFFER = 1024 * 1024 * 1024;
+function gitEnv(options) {
   const config2 = options.config ?? [];
-  const env = {
+  return {
     ...process.env,
     GIT_TERMINAL_PROMPT: "0",
     GIT_ASKPASS: "",
@@ -51542,34 +47815,32 @@ function git(args, options) {
       ])
     )
   };
-  const redact = options.redact ?? ((text3) => text3);
+}
+function gitError(args, options, error63, stderr) {
+  const status = error63.status ?? error63.code;
+  const redact = options.redact ?? ((text2) => text2);
+  const detail = redact(stderr.trim() || error63.message);
+  return new GitError(
+    `git ${args[0] ?? ""} failed: ${detail}`,
+    args,
+    typeof status === "number" ? status : null,
+    detail
+  );
+}
+function git(args, options) {
   return new Promise((resolve, reject) => {
     const child = execFile(
       "git",
       [...SAFE_CONFIG, ...args],
-      { cwd: options.cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
-      (error63, stdout, stderr) => {
-        if (!error63) return resolve(stdout);
-        const code = typeof error63.code === "number" ? error63.code : null;
-        const detail = redact(stderr.trim() || error63.message);
-        reject(new GitError(`git ${args[0] ?? ""} failed: ${detail}`, args, code, detail));
-      }
+      { cwd: options.cwd, env: gitEnv(options), maxBuffer: MAX_BUFFER, encoding: "utf8" },
+      (error63, stdout, stderr) => error63 ? reject(gitError(args, options, error63, stderr)) : resolve(stdout)
     );
     child.stdin?.on("error", () => void 0);
     child.stdin?.end();
   });
 }
-function authConfig(remoteUrl, token) {
-  if (!token || !/^https?:\/\//i.test(remoteUrl)) return [];
-  const key = `http.${new URL(remoteUrl).origin}/.extraheader`;
-  const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
-  return [
-    [key, ""],
-    [key, `AUTHORIZATION: basic ${basic}`]
-  ];
-}
 
-// src/pull-request/publish.ts
+// src/publish/pull-request.ts
 var BRANCH_PREFIX = "agent-ci/";
 var PR_MARKER_PREFIX = "<!-- agent-ci-run:";
 var PublishRefusedError = class extends Error {
@@ -51590,18 +47861,18 @@ var PullJson = external_exports.object({
   base: external_exports.object({ ref: external_exports.string() })
 });
 function readOptional(file2) {
-  return fs5.existsSync(file2) ? fs5.readFileSync(file2, "utf8") : void 0;
+  return fs4.existsSync(file2) ? fs4.readFileSync(file2, "utf8") : void 0;
 }
 function loadReport(outDir) {
-  const file2 = path3.join(outDir, "report.json");
-  const text3 = readOptional(file2);
-  if (text3 === void 0)
+  const file2 = path2.join(outDir, "report.json");
+  const text2 = readOptional(file2);
+  if (text2 === void 0)
     throw new PublishRefusedError(
       `${file2} not found: give publish a run's output folder or its downloaded artifact`
     );
   let json2;
   try {
-    json2 = JSON.parse(text3);
+    json2 = JSON.parse(text2);
   } catch (error63) {
     throw new PublishRefusedError(`${file2} is not JSON: ${error63.message}`);
   }
@@ -51613,10 +47884,10 @@ function loadReport(outDir) {
   return parsed.data;
 }
 function loadTriggerTarget(outDir) {
-  const text3 = readOptional(path3.join(outDir, "trigger.json"));
-  if (text3 === void 0) return void 0;
+  const text2 = readOptional(path2.join(outDir, "trigger.json"));
+  if (text2 === void 0) return void 0;
   try {
-    const target = Trigger.parse(JSON.parse(text3)).target;
+    const target = Trigger.parse(JSON.parse(text2)).target;
     return target?.isPullRequest ? target.number : void 0;
   } catch {
     return void 0;
@@ -51624,8 +47895,8 @@ function loadTriggerTarget(outDir) {
 }
 function runSummary(report) {
   for (let i = report.turns.length - 1; i >= 0; i--) {
-    const text3 = report.turns[i]?.text?.trim();
-    if (text3) return text3;
+    const text2 = report.turns[i]?.text?.trim();
+    if (text2) return text2;
   }
   return "";
 }
@@ -51717,8 +47988,8 @@ async function ensureCommit(repo, remoteName, sha, what) {
     throw new PublishFailedError(`${what} ${sha} is still missing after fetching it from ${remoteName}`);
 }
 async function treeWithPatch(repo, base, patchFile) {
-  const dir = fs5.mkdtempSync(path3.join(os6.tmpdir(), "agent-ci-publish-"));
-  const env = { GIT_INDEX_FILE: path3.join(dir, "index") };
+  const dir = fs4.mkdtempSync(path2.join(os6.tmpdir(), "agent-ci-publish-"));
+  const env = { GIT_INDEX_FILE: path2.join(dir, "index") };
   try {
     await repo.run(["read-tree", base], env);
     try {
@@ -51730,7 +48001,7 @@ async function treeWithPatch(repo, base, patchFile) {
     }
     return (await repo.run(["write-tree"], env)).trim();
   } finally {
-    fs5.rmSync(dir, { recursive: true, force: true });
+    fs4.rmSync(dir, { recursive: true, force: true });
   }
 }
 async function getPull(options, number4) {
@@ -51782,7 +48053,7 @@ async function chooseTarget(options, report) {
 async function publishPullRequest(options) {
   const { log, owner, repo: name } = options;
   const report = loadReport(options.outDir);
-  const patchFile = path3.join(options.outDir, "patch.diff");
+  const patchFile = path2.join(options.outDir, "patch.diff");
   const problems = patchProblems(report, readOptional(patchFile), options);
   if (problems.length)
     throw new PublishRefusedError(`not published:
@@ -51794,7 +48065,7 @@ ${problems.map((p) => `- ${p}`).join("\n")}`);
   const target = await chooseTarget(options, report);
   const { branch } = target;
   await ensureCommit(repo, options.remote, base, "the run's base commit");
-  const tree = await treeWithPatch(repo, base, path3.resolve(patchFile));
+  const tree = await treeWithPatch(repo, base, path2.resolve(patchFile));
   let tip;
   try {
     tip = await repo.remoteTip(branch);
@@ -51898,8 +48169,17 @@ git said: ${stderr}`
   log(`opened pull request #${pull.number}: ${pull.html_url}`);
   return { action: "created", pullNumber: pull.number, pullUrl: pull.html_url, branch, commitSha, pushed };
 }
+function authConfig(remoteUrl, token) {
+  if (!token || !/^https?:\/\//i.test(remoteUrl)) return [];
+  const key = `http.${new URL(remoteUrl).origin}/.extraheader`;
+  const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
+  return [
+    [key, ""],
+    [key, `AUTHORIZATION: basic ${basic}`]
+  ];
+}
 
-// src/pull-request/action.ts
+// src/publish/action.ts
 var PUBLISH_INPUT_DEFAULTS = {
   artifact_path: "",
   token: "${{ github.token }}",
@@ -51911,20 +48191,19 @@ var PUBLISH_INPUT_DEFAULTS = {
   author_name: "agent-ci",
   author_email: "agent-ci@users.noreply.github.com"
 };
-var unexpanded2 = (v) => /^\$\{\{.*\}\}$/s.test(v.trim());
-var text2 = external_exports.string().transform((v) => unexpanded2(v) ? "" : v.trim());
+var text = external_exports.string().transform((v) => unexpanded(v) ? "" : v.trim());
 var PublishInputs = external_exports.object({
-  artifact_path: text2.refine(
+  artifact_path: text.refine(
     (v) => v !== "",
     "artifact_path: the folder with report.json and patch.diff is required"
   ),
-  token: text2.refine(
+  token: text.refine(
     (v) => v !== "",
     "token: a token with contents: write and pull-requests: write is required"
   ),
-  repository_path: text2.transform((v) => v || "."),
-  base_branch: text2.transform((v) => v || void 0),
-  pull_request: text2.transform((v, ctx) => {
+  repository_path: text.transform((v) => v || "."),
+  base_branch: text.transform((v) => v || void 0),
+  pull_request: text.transform((v, ctx) => {
     if (v === "") return void 0;
     const n = Number(v);
     if (Number.isInteger(n) && n > 0) return n;
@@ -51932,14 +48211,14 @@ var PublishInputs = external_exports.object({
     return external_exports.NEVER;
   }),
   allow: external_exports.string().transform(splitList),
-  max_patch_bytes: text2.transform((v, ctx) => {
+  max_patch_bytes: text.transform((v, ctx) => {
     const n = Number(v || PUBLISH_INPUT_DEFAULTS.max_patch_bytes);
     if (Number.isInteger(n) && n > 0) return n;
     ctx.addIssue({ code: "custom", message: `max_patch_bytes: a positive whole number (got "${v}")` });
     return external_exports.NEVER;
   }),
-  author_name: text2.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_name),
-  author_email: text2.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_email)
+  author_name: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_name),
+  author_email: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_email)
 });
 function parsePublishInputs(getInput2) {
   const raw = Object.fromEntries(
@@ -51954,8 +48233,8 @@ function parsePublishInputs(getInput2) {
 }
 async function run2(env = process.env) {
   const token = getInput("token");
-  if (token && !unexpanded2(token)) setSecret(token);
-  const redactor = createRedactor({ secrets: token && !unexpanded2(token) ? [token] : [] });
+  if (token && !unexpanded(token)) setSecret(token);
+  const redactor = createRedactor({ secrets: token && !unexpanded(token) ? [token] : [] });
   const log = (line) => info(redactor.redact(line));
   try {
     const inputs = parsePublishInputs((name) => getInput(name));

@@ -1,7 +1,7 @@
 // Bundles the CLI (and the Action entry and the benchmark) into dist/ with esbuild, and copies the files
-// they load at run time: the in-container exec helper and the tree-sitter wasm files of the Bash parser.
-// report.html's script and the egress sidecar's program go in as strings (embeddedPlugin), so dist/
-// never loads esbuild.
+// they load at run time: the tree-sitter wasm files of the Bash parser. The programs agent-ci carries as
+// text (report.html's script, the egress sidecar's proxy, the in-container exec helper, the watchdog's
+// worker) go in as strings (embeddedPlugin), so dist/ never loads esbuild.
 // dist/ is committed (action.yml runs dist/index.js); test/action/dist.test.ts rebuilds with
 // `--outdir <tmp>` and fails when the committed files differ: run `npm run build` after changing src/.
 import { build } from "esbuild";
@@ -55,6 +55,5 @@ const copy = (from, to) => {
   fs.mkdirSync(path.dirname(path.join(dist, to)), { recursive: true });
   fs.copyFileSync(path.join(root, from), path.join(dist, to));
 };
-copy("src/sandbox/helper/helper.cjs", "helper/helper.cjs");
 copy("node_modules/web-tree-sitter/web-tree-sitter.wasm", "web-tree-sitter.wasm");
 copy("node_modules/tree-sitter-bash/tree-sitter-bash.wasm", "tree-sitter-bash.wasm");

@@ -1,6 +1,8 @@
 import type { Plugin } from "esbuild";
 
 /** One of the programs agent-ci carries as text, bundled from its sources (see embedded.mjs). */
-export function bundleEmbedded(name: "reportClient" | "egressProxy"): Promise<string>;
+export function bundleEmbedded(
+  name: "reportClient" | "egressProxy" | "sandboxHelper" | "watchdogWorker",
+): Promise<string>;
 /** esbuild plugin replacing each program's module with its bundled text as a string constant. */
 export function embeddedPlugin(): Plugin;

@@ -1,7 +1,11 @@
 // Programs agent-ci carries as text, each bundled by esbuild into one file's contents:
 // - report.html's script (src/report/html-client/, TypeScript for the browser), inlined into the page;
 // - the egress sidecar's proxy (src/sandbox/egress/proxy-main.ts), written into the sidecar container and run
-//   on the toolbelt's Node (Debian's, so the target is its version).
+//   on the toolbelt's Node (Debian's, so the target is its version);
+// - the exec helper (src/sandbox/helper/main.ts), started in the run's container with `node -e`, on the
+//   toolbelt's Node too;
+// - the run's watchdog (src/runner/watchdog-worker.ts), a worker thread started from its text (`eval`), on
+//   the Node that runs agent-ci.
 // Two callers, one set of options per program:
 // - from source (vitest, tsx), the module that exports the text calls bundleEmbedded() when first imported;
 // - scripts/build.mjs swaps that module for the bundled text (embeddedPlugin), so dist/ needs no esbuild.
@@ -23,6 +27,18 @@ const PROGRAMS = {
     module: "src/sandbox/egress/proxy-source.ts",
     exportName: "EGRESS_PROXY_JS",
     options: { format: "cjs", platform: "node", target: "node18" },
+  },
+  sandboxHelper: {
+    entry: "src/sandbox/helper/main.ts",
+    module: "src/sandbox/helper-source.ts",
+    exportName: "HELPER_JS",
+    options: { format: "cjs", platform: "node", target: "node18" },
+  },
+  watchdogWorker: {
+    entry: "src/runner/watchdog-worker.ts",
+    module: "src/runner/watchdog-source.ts",
+    exportName: "WATCHDOG_WORKER_JS",
+    options: { format: "cjs", platform: "node", target: "node20" },
   },
 };
 

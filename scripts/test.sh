@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: sets up what a fresh machine lacks (engine, base image, dependencies, the bundle,
-# Chromium for the report's browser test), then runs vitest and the Claude Code reference check.
+# Chromium for the report's browser test), checks format and lint, then runs vitest and the Claude Code
+# reference check. Exits non-zero when any of them failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-results
@@ -9,6 +10,12 @@ status=0
 full=""
 [ $# -eq 0 ] && full=1
 bash scripts/ensure-deps.sh
+# Format and lint first, as they take seconds; a failure marks the suite failed but the tests still run,
+# so one run shows every problem.
+if [ -n "$full" ]; then
+  npm run -s format:check || { echo "test: npm run format:check failed (npx prettier --write <files>)" >&2; status=1; }
+  npm run -s lint || { echo "test: npm run lint failed" >&2; status=1; }
+fi
 # The unit tests first, with no engine in reach (DOCKER_HOST points nowhere): they must pass on a machine
 # that has none (`npm run test:unit`). The rest need the engine and run after it is up.
 if [ -n "$full" ]; then

@@ -2,12 +2,11 @@
 // render` re-renders a saved report. The Action calls the same runner (src/runner/run.ts).
 import fs from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { ConfigError } from "./errors.js";
 import { renderReportFile } from "./report/index.js";
 import { PERMISSION_MODES } from "./policy/schema.js";
 import {
   parseRunConfig,
-  parseSize,
-  ConfigError,
   OUTPUT_FORMATS,
   NETWORK_POLICIES,
   TASKS,
@@ -17,7 +16,8 @@ import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
-import { addPublishCommand } from "./pull-request/cli.js";
+import { addPublishCommand } from "./publish/cli.js";
+import { parseSize } from "./text.js";
 import { AGENT_CI_VERSION } from "./version.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -76,7 +76,7 @@ function policyOptions(command: Command): Command {
     .option("--settings <file>", "a Claude Code settings file whose permissions and hooks you trust")
     .option(
       "--trust-workspace-settings",
-      "let the workspace's .claude/settings.json grant permissions (off: it may only deny)",
+      "let the workspace's .claude/settings.json grant permissions (off: it may only deny), its .claude/agents/ define subagents and its .mcp.json start servers (off: both ignored)",
     );
 }
 
@@ -229,6 +229,13 @@ export function buildProgram(): Command {
     .option("--cpus <n>", "CPU limit", positiveNumber)
     .option("--workspace-size <size>", "size of the sandbox's /workspace, e.g. 4g", size)
     .option(
+      "--mcp-config <file-or-json>",
+      'MCP servers in Claude Code\'s format ({"mcpServers": {...}}), a file or inline JSON (repeatable); stdio servers run in the sandbox',
+      collect,
+      [],
+    )
+    .option("--strict-mcp", "an MCP server that fails to start is a config error (default: a warning)")
+    .option(
       "--env <name>",
       "pass this environment variable into the sandbox, by name (repeatable)",
       collect,
@@ -247,7 +254,21 @@ export function buildProgram(): Command {
       [],
     );
   policyOptions(runCommand)
-    .option("--max-turns <n>", "stop after this many model turns (default 50)", positiveInt)
+    .option(
+      "--agents-dir <dir>",
+      "a folder of subagent definitions for Task (Markdown with YAML frontmatter: name, description, tools, model); repeatable",
+      collect,
+      [],
+    )
+    .option(
+      "--agents <json>",
+      'subagent definitions as Claude Code\'s --agents JSON ({"name": {description, prompt, tools, model}}), or a file holding it',
+    )
+    .option(
+      "--max-turns <n>",
+      "stop after this many model turns, subagents' included (default 50)",
+      positiveInt,
+    )
     .option("--max-budget-usd <usd>", "stop when the estimated cost reaches this", positiveNumber)
     .option("--timeout <seconds>", "wall-clock limit for the run (default 1800)", positiveInt)
     .option("--context-window <tokens>", "the model's context window (default: the model's)", positiveInt)
@@ -307,7 +328,7 @@ Examples:
       process.exitCode = await run(flags);
     });
 
-  // `publish`: from a run's output folder to a pull request (src/pull-request/).
+  // `publish`: from a run's output folder to a pull request (src/publish/).
   addPublishCommand(program);
 
   const policy = program

@@ -82,3 +82,22 @@ export function escapeControlCharacters(text: string): string {
 const CONTROL_ESCAPES = [...Array.from({ length: 0x20 }, (_, code) => code), 0x7f].map(
   (code) => `\\x${code.toString(16).padStart(2, "0")}`,
 );
+
+const SIZE_UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+};
+
+/** A size a user writes, in bytes: "512m", "4g", "1073741824". */
+export function parseSize(value: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+  const unit = SIZE_UNITS[(match?.[2] ?? "").toLowerCase()];
+  if (!match || unit === undefined) throw new Error(`not a size: ${value} (use e.g. 512m or 4g)`);
+  return Math.round(Number(match[1]) * unit);
+}

@@ -12,9 +12,9 @@ import {
 } from "../report/index.js";
 import { z } from "zod";
 import { fencedBlock } from "../text.js";
-import type { GitHubContext } from "./context.js";
-import { GitHubApiError, type GitHubApi } from "./github-api.js";
-import { retryDecision } from "./retry.js";
+import type { GitHubContext } from "../github/context.js";
+import { GitHubApiError, type GitHubApi } from "../github/api.js";
+import { retryDecision } from "../github/retry.js";
 
 export const COMMENT_MARKER_PREFIX = "<!-- agent-ci:comment";
 /** Room kept for the marker, the patch section header and the footer. */

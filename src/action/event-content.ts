@@ -5,9 +5,9 @@
 import path from "node:path";
 import fs from "node:fs";
 import { z } from "zod";
-import type { GitHubContext } from "./context.js";
+import type { GitHubContext } from "../github/context.js";
 import type { ActionEvent, CommentInfo, PullRequestInfo } from "./event.js";
-import { GitHubApiError, type GitHubApi } from "./github-api.js";
+import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import type { EventContent } from "./prompt.js";
 import { COMMENT_MARKER_PREFIX } from "./comment.js";
 
@@ -154,7 +154,7 @@ export function repoRelative(value: string): string | undefined {
 export interface TrustedFileOptions {
   /** The input's value: a repository-relative path, or an absolute path on the runner. */
   value: string;
-  input: "settings" | "prompt_file" | "output_schema" | "skills" | "commands";
+  input: "settings" | "prompt_file" | "output_schema" | "mcp_config" | "skills" | "commands";
   workspace: string;
   /** Set on pull-request events: read repository paths at this ref through the API. */
   ref?: string;

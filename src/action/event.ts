@@ -3,7 +3,7 @@
 // trigger phrase, and a fork head on pull_request_target / workflow_run is refused unless the workflow
 // opts in (RELIABILITY G7). Whether the actor may trigger a run at all is permission.ts (it needs the API).
 import { z } from "zod";
-import type { GitHubContext } from "./context.js";
+import type { GitHubContext } from "../github/context.js";
 import { COMMENT_MARKER_PREFIX } from "./comment.js";
 
 const User = z.object({ login: z.string(), type: z.string().optional() });

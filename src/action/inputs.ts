@@ -6,9 +6,10 @@ import { z } from "zod";
 import { EXIT_REASONS } from "../report/index.js";
 import { DEFAULT_MODEL } from "../runner/pricing.js";
 import { PERMISSION_MODES } from "../policy/schema.js";
-import { NETWORK_POLICIES, TASKS } from "../runner/config.js";
+import { crossFieldProblems, NETWORK_POLICIES, TASKS, type ConfigFace } from "../runner/config.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
+import { splitList, unexpanded } from "../github/inputs.js";
 
 /** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */
 export const FAIL_ON_REASONS = [
@@ -31,6 +32,7 @@ export const INPUT_DEFAULTS = {
   settings: "",
   skills: "",
   commands: "",
+  mcp_config: "",
   image: "",
   network: "none",
   allowed_domains: "",
@@ -58,38 +60,20 @@ export const INPUT_DEFAULTS = {
 export type InputName = keyof typeof INPUT_DEFAULTS;
 export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
 
+/** The runner's cross-field rules, said in the inputs' names. */
+const ACTION_FACE: ConfigFace = {
+  names: {
+    network: "network",
+    setup: "setup",
+    allowDomain: "allowed_domains",
+    task: "task",
+    outputSchema: "output_schema",
+  } satisfies Record<string, InputName>,
+  separator: ": ",
+};
+
 export class ActionInputError extends Error {
   override readonly name = "ActionInputError";
-}
-
-/**
- * Splits a list input on newlines, and on commas outside parentheses (so `Bash(git diff a,b)` stays one
- * rule). Blank entries and `#` comment lines are dropped.
- */
-export function splitList(value: string): string[] {
-  const items: string[] = [];
-  for (const line of value.split(/\r?\n/)) {
-    if (line.trim().startsWith("#")) continue;
-    let depth = 0;
-    let current = "";
-    for (const char of line) {
-      if (char === "(") depth += 1;
-      if (char === ")") depth = Math.max(0, depth - 1);
-      if (char === "," && depth === 0) {
-        items.push(current);
-        current = "";
-        continue;
-      }
-      current += char;
-    }
-    items.push(current);
-  }
-  return items.map((item) => item.trim()).filter(Boolean);
-}
-
-/** An input left as an unexpanded expression (`${{ github.token }}` outside a runner) counts as empty. */
-function unexpanded(value: string): boolean {
-  return /^\$\{\{.*\}\}$/s.test(value.trim());
 }
 
 const text = z.string().transform((v) => (unexpanded(v) ? "" : v.trim()));
@@ -170,6 +154,7 @@ export const ActionInputs = z
     settings: optionalText,
     skills: optionalText,
     commands: optionalText,
+    mcp_config: optionalText,
     image: optionalText,
     network: oneOf("network", NETWORK_POLICIES),
     allowed_domains: list.transform((entries, ctx) => {
@@ -222,28 +207,14 @@ export const ActionInputs = z
   .superRefine((inputs, ctx) => {
     if (inputs.prompt && inputs.prompt_file)
       ctx.addIssue({ code: "custom", message: "prompt and prompt_file: give one of them, not both" });
-    if (inputs.setup.length && inputs.network === "none") {
-      ctx.addIssue({
-        code: "custom",
-        message:
-          "setup: setup commands need a network: network: setup (through the ecosystem presets, ended before the agent starts), allowlist or on",
-      });
-    }
-    if (inputs.task === "review" && inputs.output_schema) {
-      ctx.addIssue({
-        code: "custom",
-        message: "output_schema: task: review returns its own findings; remove output_schema or the task",
-      });
-    }
-    if (inputs.network === "allowlist" && !inputs.allowed_domains.length) {
-      ctx.addIssue({
-        code: "custom",
-        message: "allowed_domains: network: allowlist needs at least one domain or preset (e.g. npm)",
-      });
-    }
-    if (inputs.network !== "allowlist" && inputs.allowed_domains.length) {
-      ctx.addIssue({ code: "custom", message: "allowed_domains: needs network: allowlist" });
-    }
+    const fields = {
+      network: inputs.network,
+      setup: inputs.setup,
+      allowDomain: inputs.allowed_domains,
+      task: inputs.task,
+      outputSchema: inputs.output_schema,
+    };
+    for (const message of crossFieldProblems(fields, ACTION_FACE)) ctx.addIssue({ code: "custom", message });
     if (inputs.script && inputs.anthropic_api_key) {
       ctx.addIssue({
         code: "custom",

@@ -5,13 +5,13 @@
 import fs from "node:fs";
 import { createRedactor, escapeMarkdownInline } from "../report/index.js";
 import { runAgent } from "../runner/run.js";
-import { readGitHubContext } from "./context.js";
-import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "./github-api.js";
+import { readGitHubContext } from "../github/context.js";
+import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "../github/api.js";
 import { parseActionInputs } from "./inputs.js";
 import { coreIO, redactingIO, type ActionIO } from "./io.js";
 import { failureMessage } from "./outputs.js";
 import { prepare } from "./prepare.js";
-import { publishRun, publishSkipped } from "./publish.js";
+import { writeRunResults, writeSkippedResults } from "./results.js";
 import { defaultArtifactUploader, type ArtifactUploader } from "./artifact.js";
 
 /** What `run()` talks to; tests replace parts (the wait, the artifact client), never the flow. */
@@ -83,7 +83,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
           redact: redactor.redact,
         })
       : undefined;
-    const publishOptions = { io, inputs, ctx, api, redactor, secrets, artifact: deps.artifact };
+    const resultOptions = { io, inputs, ctx, api, redactor, secrets, artifact: deps.artifact };
 
     const prepared = await prepare({
       inputs,
@@ -96,13 +96,13 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
       cleanupPath: (file) => cleanup.push(file),
     });
     if (prepared.kind === "skip") {
-      await publishSkipped(publishOptions, prepared.reason, prepared.trigger);
+      await writeSkippedResults(resultOptions, prepared.reason, prepared.trigger);
       return;
     }
     const outcome = await io.group("agent-ci run", () =>
       deps.runAgent(prepared.config, { stdout: log, stderr: log, progress: true }, cancel.signal),
     );
-    await publishRun(publishOptions, prepared.event, outcome, prepared.trigger);
+    await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger);
     const failure = failureMessage(inputs.fail_on, outcome);
     if (failure) io.setFailed(failure);
   } catch (error) {

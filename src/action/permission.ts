@@ -3,9 +3,9 @@
 // refused with the reason logged; a check that cannot run fails the step. workflow_dispatch and schedule need no check: only people with write
 // access can dispatch a workflow, and a schedule is the repository's own.
 import { z } from "zod";
-import type { GitHubContext } from "./context.js";
+import type { GitHubContext } from "../github/context.js";
 import type { ActionEvent } from "./event.js";
-import { GitHubApiError, type GitHubApi } from "./github-api.js";
+import { GitHubApiError, type GitHubApi } from "../github/api.js";
 
 export type ActorDecision = { allowed: true; why: string } | { allowed: false; reason: string };
 

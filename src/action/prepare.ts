@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseRunConfig, type RunConfig } from "../runner/config.js";
-import type { GitHubContext } from "./context.js";
+import type { GitHubContext } from "../github/context.js";
 import {
   classifyEvent,
   decideTrigger,
@@ -14,7 +14,7 @@ import {
   type ActionEvent,
 } from "./event.js";
 import { fetchEventContent, readTrustedFile, readTrustedFolder, trustedRef } from "./event-content.js";
-import type { GitHubApi } from "./github-api.js";
+import type { GitHubApi } from "../github/api.js";
 import { ActionInputError, type ActionInputs } from "./inputs.js";
 import { checkActor } from "./permission.js";
 import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";
@@ -65,7 +65,7 @@ async function trustedJsonFile(
   options: PrepareOptions,
   event: ActionEvent,
   ref: string | undefined,
-  input: "settings" | "output_schema",
+  input: "settings" | "output_schema" | "mcp_config",
 ): Promise<string | undefined> {
   const value = options.inputs[input];
   if (!value) return undefined;
@@ -220,6 +220,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const [skillsDir, commandsDir] = await Promise.all(
     (["skills", "commands"] as const).map((input) => trustedFolder(options, event, ref, input)),
   );
+  const mcpConfigPath = await trustedJsonFile(options, event, ref, "mcp_config");
   const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
   const config = parseRunConfig(
     toRunConfigInput({
@@ -232,6 +233,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       outputSchemaPath,
       skillsDir,
       commandsDir,
+      mcpConfigPath,
       review,
       envApiKey: options.env.ANTHROPIC_API_KEY,
       envBaseUrl: options.env.ANTHROPIC_BASE_URL,

@@ -7,8 +7,8 @@
 import { z } from "zod";
 import { commentBody, reviewBody, type Finding } from "../review/findings.js";
 import type { ReviewPlacement } from "../review/task.js";
-import type { GitHubContext } from "./context.js";
-import { GitHubApiError, type GitHubApi } from "./github-api.js";
+import type { GitHubContext } from "../github/context.js";
+import { GitHubApiError, type GitHubApi } from "../github/api.js";
 
 export const REVIEW_MARKER_PREFIX = "<!-- agent-ci:review";
 const SUPERSEDED_MARKER = "<!-- agent-ci:review-superseded -->";

@@ -19,6 +19,8 @@ export interface RunConfigParts {
   /** Folders of skills and slash commands (read at the trusted ref). */
   skillsDir?: string;
   commandsDir?: string;
+  /** A temp file with the MCP servers (inline JSON or the file read at the trusted ref). */
+  mcpConfigPath?: string;
   /** task: review: the pull request's base and head commits. */
   review?: { base: string; head: string };
   /** ANTHROPIC_API_KEY from the environment when the input is empty. */
@@ -53,8 +55,10 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     skillsDir: parts.skillsDir ? [parts.skillsDir] : [],
     commandsDir: parts.commandsDir ? [parts.commandsDir] : [],
     instructionsSource: "action",
-    // Workspace settings files may add denies only: on pull requests the workspace is the PR head.
+    // Workspace settings files may add denies only, and its .mcp.json starts nothing: on pull requests the
+    // workspace is the PR head.
     trustWorkspaceSettings: false,
+    mcpConfig: parts.mcpConfigPath ? [parts.mcpConfigPath] : [],
     ruleSource: "action",
     maxTurns: inputs.max_turns,
     maxBudgetUsd: inputs.max_budget_usd,

@@ -14,7 +14,8 @@ import {
   WORKSPACE_ROOT,
 } from "./paths.js";
 import type { PathPattern } from "./paths.js";
-import { isEditTool, ruleGovernsTool } from "./rules.js";
+import { ruleGovernsTool } from "./rules.js";
+import { toolCategory } from "./tool-catalog.js";
 import type { ParsedRule, Policy } from "./schema.js";
 
 export interface ContainerRuleRef {
@@ -61,7 +62,9 @@ export function compileContainerRules(
       .map((rule) => ({ rule, pattern: compilePathPattern(rule.specifier as string, context) }));
   // Ask rules deny too (nobody to ask), so they are enforced the same way.
   const readDenials = pathRules(["deny", "ask"], "Read").filter((entry) => entry.rule.tool === "Read");
-  const editDenials = pathRules(["deny", "ask"], "Write").filter((entry) => isEditTool(entry.rule.tool));
+  const editDenials = pathRules(["deny", "ask"], "Write").filter(
+    (entry) => toolCategory(entry.rule.tool) === "edit",
+  );
   const editAllows = pathRules(["allow"], "Write");
   const protectedPaths = compileProtectedPaths(context);
 

@@ -53,7 +53,9 @@ import {
   type CompiledProtectedPath,
   type PathPattern,
 } from "./paths.js";
-import { isEditTool, isReadTool, ruleGovernsTool } from "./rules.js";
+import { type DomainRule, domainRuleMatches } from "./network.js";
+import { domainSpecifier, ruleGovernsTool } from "./rules.js";
+import { PATH_INPUT_KEYS, toolCategory, toolEntry } from "./tool-catalog.js";
 import type { Decision, ParsedRule, PermissionMode, Policy, PolicyCall, RuleBehavior } from "./schema.js";
 
 export interface PolicyEngineOptions {
@@ -72,23 +74,14 @@ export interface PolicyEngine {
   analyzeBash(command: string, cwd?: string): LineAnalysis;
 }
 
-/** Tools that only keep the agent's own bookkeeping: allowed in every mode, unless a rule denies. */
-const HOUSEKEEPING_TOOLS: ReadonlySet<string> = new Set([
-  "TodoWrite",
-  "BashOutput",
-  "KillShell",
-  "KillBash",
-  "ExitPlanMode",
-]);
-/** Read-only, but they reach the network: they need an allow rule (or bypassPermissions). */
-const NETWORK_TOOLS: ReadonlySet<string> = new Set(["WebFetch", "WebSearch"]);
-const PATH_INPUT_KEYS: readonly string[] = ["file_path", "path", "notebook_path"];
 const MAX_LISTED_RULES = 8;
 
 interface CompiledRule {
   readonly rule: ParsedRule;
   readonly bash: BashPattern | undefined;
   readonly path: PathPattern | undefined;
+  /** `WebFetch(domain:…)`: the host rule, matched as the egress allowlist is. */
+  readonly domain?: DomainRule | undefined;
 }
 
 type RuleBuckets = Readonly<Record<"allow" | "deny" | "ask", readonly CompiledRule[]>>;
@@ -102,8 +95,19 @@ function compileRule(rule: ParsedRule, workspaceRoot: string, homeDir: string): 
   const specifier = rule.specifier;
   if (specifier === undefined) return { rule, bash: undefined, path: undefined };
   if (rule.tool === "Bash") return { rule, bash: compileBashPattern(specifier), path: undefined };
-  if (isEditTool(rule.tool) || isReadTool(rule.tool)) {
+  const kind = toolEntry(rule.tool)?.specifier;
+  if (kind === "path") {
     return { rule, bash: undefined, path: compilePathPattern(specifier, { workspaceRoot, homeDir }) };
+  }
+  if (kind === "domain") {
+    // parseRule validated it: a string here cannot happen, and would match nothing.
+    const domain = domainSpecifier(specifier);
+    return {
+      rule,
+      bash: undefined,
+      path: undefined,
+      domain: typeof domain === "string" ? undefined : domain,
+    };
   }
   return { rule, bash: undefined, path: undefined };
 }
@@ -256,6 +260,9 @@ class Evaluator implements PolicyEngine {
   private toolPaths(call: PolicyCall): { paths: string[]; invalid: string | undefined } {
     const cwd = this.containerCwd(call.cwd);
     const raw: string[] = [...(call.paths ?? [])];
+    // An MCP tool's arguments are its server's to read: a `path` there may name anything (a file in a
+    // remote repository), and a server in the sandbox checks its own (the container holds it besides).
+    if (toolCategory(call.tool) === "mcp") return { paths: [], invalid: undefined };
     for (const key of PATH_INPUT_KEYS) {
       const value = call.input[key];
       if (typeof value === "string") raw.push(value);
@@ -293,7 +300,7 @@ class Evaluator implements PolicyEngine {
           ? paths.every((path) => compiled.path?.matches(path))
           : paths.some((path) => compiled.path?.matches(path));
       }
-      if (compiled.rule.tool === "WebFetch") return domainMatches(specifier, call.input.url);
+      if (compiled.domain !== undefined) return domainMatches(compiled.domain, call.input.url);
       if (compiled.rule.tool === "Task" || compiled.rule.tool === "Agent")
         return call.input.subagent_type === specifier;
       if (compiled.rule.tool === "Skill")
@@ -328,7 +335,13 @@ class Evaluator implements PolicyEngine {
     const askRule = this.toolRule("ask", call, paths);
     if (askRule !== undefined) return this.askDenial(`${tool}${shown}`, askRule);
 
-    const edits = isEditTool(tool);
+    const category = toolCategory(tool);
+    if (category === "agent")
+      return this.allow(
+        "mode",
+        `allowed: starting a subagent needs no permission; each of its calls is decided by the same policy in ${this.mode} mode`,
+      );
+    const edits = category === "edit";
     if (edits) {
       for (const path of paths) {
         const entry = this.protectedEntry(path);
@@ -337,7 +350,7 @@ class Evaluator implements PolicyEngine {
         }
       }
     }
-    const readOnlyTool = isReadTool(tool) || HOUSEKEEPING_TOOLS.has(tool) || (call.readOnly && !edits);
+    const readOnlyTool = category === "read" || category === "housekeeping" || (call.readOnly && !edits);
     if (this.mode === "plan" && !readOnlyTool) {
       return this.deny(
         "mode",
@@ -357,7 +370,9 @@ class Evaluator implements PolicyEngine {
     if (edits && this.mode === "acceptEdits") {
       return this.allow("mode", "allowed: acceptEdits mode accepts file changes inside the workspace");
     }
-    if (readOnlyTool && !NETWORK_TOOLS.has(tool)) return this.allow("mode", `allowed: ${tool} is read-only`);
+    // An MCP tool needs a rule even when its server marks it read-only: that hint is the server's own word.
+    if (readOnlyTool && category !== "network" && category !== "mcp")
+      return this.allow("mode", `allowed: ${tool} is read-only`);
     if (edits) {
       const example = paths[0] === undefined ? "Edit(src/**)" : `Edit(${this.ruleSpecifierFor(paths[0])})`;
       return this.deny(
@@ -701,17 +716,16 @@ class Evaluator implements PolicyEngine {
   }
 }
 
-function domainMatches(specifier: string, url: unknown): boolean {
-  if (typeof url !== "string") return false;
-  let host: string;
+/** A `WebFetch(domain:…)` rule against the URL's host, with the egress allowlist's one matcher. */
+function domainMatches(rule: DomainRule | undefined, url: unknown): boolean {
+  if (rule === undefined || typeof url !== "string") return false;
+  let parsed: URL;
   try {
-    host = new URL(url).hostname.toLowerCase();
+    parsed = new URL(url);
   } catch {
     return false;
   }
-  const domain = specifier.slice("domain:".length).toLowerCase();
-  if (domain.startsWith("*.")) return host.endsWith(domain.slice(1));
-  return host === domain;
+  return domainRuleMatches(rule, parsed.hostname, undefined);
 }
 
 /** Loads the Bash parser (once per process) and compiles the policy's rules. */

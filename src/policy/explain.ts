@@ -14,8 +14,9 @@ import {
   resolveContainerPath,
   WORKSPACE_ROOT,
 } from "./paths.js";
-import { isEditTool, isReadTool } from "./rules.js";
+import { normalizeHost } from "./network.js";
 import type { Decision, PolicyCall } from "./schema.js";
+import { PATH_INPUT_KEYS, toolCategory, toolEntry } from "./tool-catalog.js";
 
 export interface ExplainOptions {
   readonly workspaceRoot?: string | undefined;
@@ -116,23 +117,21 @@ export function narrowestAllowRules(
   if (call.tool === "Bash") return bashRules(call, decision, workspaceRoot, homeDir);
   const cwd = call.cwd ?? workspaceRoot;
   const paths = [...(call.paths ?? [])];
-  for (const key of ["file_path", "path", "notebook_path"]) {
+  for (const key of PATH_INPUT_KEYS) {
     const value = call.input[key];
     if (typeof value === "string") paths.push(value);
   }
   const resolved = [...new Set(paths.flatMap((path) => resolveContainerPath(path, cwd, homeDir) ?? []))];
   if (resolved.some((path) => relativeToRoot(path, workspaceRoot) === undefined)) return [];
-  if (isEditTool(call.tool) || isReadTool(call.tool)) {
-    const tool = isEditTool(call.tool) ? "Edit" : call.tool === "Read" ? "Read" : call.tool;
+  const category = toolCategory(call.tool);
+  if (category === "edit" || category === "read") {
+    const tool = category === "edit" ? "Edit" : call.tool;
     if (resolved.length === 0) return [tool];
     return resolved.map((path) => `${tool}(${pathSpecifier(path, workspaceRoot)})`);
   }
-  if (call.tool === "WebFetch" && typeof call.input.url === "string") {
-    try {
-      return [`WebFetch(domain:${new URL(call.input.url).hostname})`];
-    } catch {
-      return [call.tool];
-    }
+  if (toolEntry(call.tool)?.specifier === "domain" && typeof call.input.url === "string") {
+    const host = URL.canParse(call.input.url) ? normalizeHost(new URL(call.input.url).hostname) : undefined;
+    return [host === undefined ? call.tool : `${call.tool}(domain:${host})`];
   }
   return [call.tool];
 }

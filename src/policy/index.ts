@@ -23,7 +23,16 @@ export {
   type RuleBehavior,
   type RuleSource,
 } from "./schema.js";
-export { EDIT_TOOLS, KNOWN_TOOLS, READ_TOOLS, parseRule, ruleGovernsTool } from "./rules.js";
+export { parseRule, ruleGovernsTool } from "./rules.js";
+export {
+  KNOWN_TOOLS,
+  TOOL_CATALOG,
+  toolCategory,
+  toolEntry,
+  toolsOfCategory,
+  type ToolCategory,
+  type ToolEntry,
+} from "./tool-catalog.js";
 export {
   loadPolicy,
   parseMode,
@@ -50,16 +59,7 @@ export {
   type EnforcedRule,
 } from "./container-rules.js";
 export { replayDecisions, type DecisionFlip, type RecordedCall } from "./replay.js";
-export {
-  compileHookMatcher,
-  DEFAULT_HOOK_TIMEOUT_MS,
-  runHooks,
-  type HookEvent,
-  type HookOutcome,
-  type HookResult,
-  type HookRunInput,
-  type HookRunSummary,
-} from "./hooks.js";
+export { compileHookMatcher } from "./hook-matcher.js";
 export { PROTECTED_PATHS, WORKSPACE_ROOT, type ProtectedPath } from "./paths.js";
 export { MAX_COMMAND_CHARS, MAX_NESTING } from "./bash-analyze.js";
 export {

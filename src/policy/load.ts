@@ -5,7 +5,7 @@
  * and ask rules; its allows, mode, extra directories and hooks are dropped and listed in `ignored`.
  */
 import { PolicyConfigError } from "./errors.js";
-import { compileHookMatcher } from "./hooks.js";
+import { compileHookMatcher } from "./hook-matcher.js";
 import { PRESETS } from "./presets.js";
 import { parseRule } from "./rules.js";
 import {

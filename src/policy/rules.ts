@@ -1,55 +1,24 @@
 /**
  * Claude Code permission rule syntax: `Tool` or `Tool(specifier)`. Parses and validates rule text
  * (a malformed rule is a startup error naming the rule, never silently ignored — R16) and says which
- * tools a rule governs: `Edit(...)` rules cover every file-editing tool, `Read(...)` rules also cover
- * Grep, Glob and LS, as in Claude Code.
+ * tools a rule governs: `Edit(...)` rules cover every file-editing tool, `Read(...)` rules every tool
+ * that reads files (Grep, Glob, LS), as in Claude Code. The tools and their categories: tool-catalog.ts.
  */
 import { compileBashPattern } from "./bash-patterns.js";
 import { PolicyConfigError } from "./errors.js";
+import { type DomainRule, parseDomainRule } from "./network.js";
 import { pathSpecifierProblem } from "./paths.js";
 import type { ParsedRule, RuleBehavior, RuleSource } from "./schema.js";
-
-export const EDIT_TOOLS: readonly string[] = ["Edit", "MultiEdit", "Write", "NotebookEdit"];
-export const READ_TOOLS: readonly string[] = ["Read", "Grep", "Glob", "LS", "NotebookRead"];
-
-type SpecifierKind = "bash" | "path" | "domain" | "name" | "none";
-
-const TOOL_SPECIFIERS: Readonly<Record<string, SpecifierKind>> = {
-  Bash: "bash",
-  Read: "path",
-  Edit: "path",
-  MultiEdit: "path",
-  Write: "path",
-  NotebookEdit: "path",
-  NotebookRead: "path",
-  Glob: "path",
-  Grep: "path",
-  LS: "path",
-  WebFetch: "domain",
-  WebSearch: "none",
-  TodoWrite: "none",
-  BashOutput: "none",
-  KillShell: "none",
-  KillBash: "none",
-  Task: "name",
-  Agent: "name",
-  Skill: "name",
-  ExitPlanMode: "none",
-};
-
-export const KNOWN_TOOLS: readonly string[] = Object.keys(TOOL_SPECIFIERS);
+import { isMcpTool, KNOWN_TOOLS, type SpecifierKind, toolCategory, toolEntry } from "./tool-catalog.js";
 
 /** `mcp__server`, `mcp__server__tool`, `mcp__server__*`. */
 const MCP_RULE = /^mcp__[A-Za-z0-9_.-]+(?:__\*)?$/;
-const TOOL_ALIASES: Readonly<Record<string, string>> = { Agent: "Task", KillBash: "KillShell" };
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
-export const isEditTool = (tool: string): boolean => EDIT_TOOLS.includes(tool);
-export const isReadTool = (tool: string): boolean => READ_TOOLS.includes(tool);
-export const isMcpTool = (tool: string): boolean => tool.startsWith("mcp__");
+const isEditTool = (tool: string): boolean => toolCategory(tool) === "edit";
 
 function toolNameProblem(tool: string): string | undefined {
-  if (TOOL_SPECIFIERS[tool] !== undefined || MCP_RULE.test(tool)) return undefined;
+  if (toolEntry(tool) !== undefined && (!isMcpTool(tool) || MCP_RULE.test(tool))) return undefined;
   const hint = KNOWN_TOOLS.find((known) => known.toLowerCase() === tool.toLowerCase());
   if (hint !== undefined)
     return `unknown tool "${tool}" (tool names are case-sensitive: did you mean ${hint}?)`;
@@ -96,12 +65,8 @@ function specifierProblem(kind: SpecifierKind, tool: string, spec: string): stri
     case "path":
       return pathSpecifierProblem(spec);
     case "domain": {
-      const match = /^domain:(.+)$/.exec(spec);
-      if (match === null)
-        return "WebFetch rules take `domain:<host>`, for example WebFetch(domain:example.com)";
-      return /^(?:\*\.)?[A-Za-z0-9.-]+$/.test(match[1] as string)
-        ? undefined
-        : `invalid domain "${match[1]}"`;
+      const rule = domainSpecifier(spec);
+      return typeof rule === "string" ? rule : undefined;
     }
     case "name":
       return undefined;
@@ -128,13 +93,27 @@ export function parseRule(text: string, behavior: RuleBehavior, source: RuleSour
   const specifier = trimmed.slice(open + 1, -1);
   const toolProblem = toolNameProblem(tool);
   if (toolProblem !== undefined) fail(toolProblem);
-  const kind: SpecifierKind = TOOL_SPECIFIERS[tool] ?? "none";
+  const kind: SpecifierKind = toolEntry(tool)?.specifier ?? "none";
   const problem = specifierProblem(kind, tool, specifier);
   if (problem !== undefined) fail(problem);
   return { text: trimmed, tool, specifier: specifier.trim(), behavior, source };
 }
 
-const canonicalTool = (tool: string): string => TOOL_ALIASES[tool] ?? tool;
+const canonicalTool = (tool: string): string => toolEntry(tool)?.aliasOf ?? tool;
+
+/**
+ * A `WebFetch(domain:…)` specifier as the domain rule it is (`example.com`, `*.example.com`, no port),
+ * matched by the same code as the egress allowlist; a string saying what is wrong otherwise.
+ */
+export function domainSpecifier(spec: string): DomainRule | string {
+  const match = /^domain:(.+)$/.exec(spec.trim());
+  if (match === null) return "WebFetch rules take `domain:<host>`, for example WebFetch(domain:example.com)";
+  const rule = parseDomainRule(match[1] as string);
+  if (typeof rule === "string") return `invalid domain "${match[1]}": ${rule}`;
+  if (rule.port !== undefined)
+    return `invalid domain "${match[1]}": WebFetch rules name a host, without a port`;
+  return rule;
+}
 
 /**
  * Does this rule speak about calls of `tool`? A path-specific Write/MultiEdit/NotebookEdit rule is
@@ -150,6 +129,6 @@ export function ruleGovernsTool(rule: ParsedRule, tool: string): boolean {
   }
   if (ruleTool === "Edit" || (rule.specifier !== undefined && isEditTool(ruleTool)))
     return isEditTool(callTool);
-  if (ruleTool === "Read") return isReadTool(callTool);
+  if (ruleTool === "Read") return toolCategory(callTool) === "read";
   return false;
 }

@@ -1,5 +1,6 @@
 // Locale-independent number, time and text formatting shared by the Markdown and HTML renderers
 // (deterministic output: golden files must not depend on the machine's ICU data).
+import { toolEntry } from "../policy/tool-catalog.js";
 import type { ExitReason, Outcome, ToolCall } from "./schema.js";
 
 export function formatInt(value: number): string {
@@ -106,34 +107,30 @@ function compactJson(input: unknown): string {
 
 /** One line saying what a call did, from its input (Claude Code parameter names); JSON for unknown tools. */
 export function summarizeCall(tool: string, input: unknown): string {
-  const path = text(input, "file_path") ?? text(input, "path");
-  switch (tool) {
-    case "Bash": {
-      const command = text(input, "command");
-      if (command === undefined) break;
-      return oneLine(command) + (field(input, "run_in_background") === true ? "  (background)" : "");
-    }
-    case "Read":
-    case "Edit":
-    case "MultiEdit":
-    case "Write":
-    case "NotebookEdit": {
-      if (path === undefined) break;
-      const offset = text(input, "offset");
-      const limit = text(input, "limit");
-      const range = offset !== undefined || limit !== undefined ? ` [${offset ?? 1}+${limit ?? "…"}]` : "";
-      return workspaceRelative(path) + range;
-    }
-    case "Grep":
-    case "Glob": {
-      const pattern = text(input, "pattern");
-      if (pattern === undefined) break;
+  const entry = toolEntry(tool);
+  if (entry?.category === "read" || entry?.category === "edit") {
+    const path = entry.pathKey === undefined ? undefined : text(input, entry.pathKey);
+    const pattern = text(input, "pattern");
+    if (pattern !== undefined) {
       const where = [
         path === undefined ? undefined : `in ${workspaceRelative(path)}`,
         text(input, "glob") === undefined ? undefined : `glob ${text(input, "glob")}`,
         text(input, "type") === undefined ? undefined : `type ${text(input, "type")}`,
       ].filter((part): part is string => part !== undefined);
       return [oneLine(pattern), ...where].join("  ");
+    }
+    if (path !== undefined) {
+      const offset = text(input, "offset");
+      const limit = text(input, "limit");
+      const range = offset !== undefined || limit !== undefined ? ` [${offset ?? 1}+${limit ?? "…"}]` : "";
+      return workspaceRelative(path) + range;
+    }
+  }
+  switch (tool) {
+    case "Bash": {
+      const command = text(input, "command");
+      if (command === undefined) break;
+      return oneLine(command) + (field(input, "run_in_background") === true ? "  (background)" : "");
     }
     case "TodoWrite": {
       const todos = field(input, "todos");

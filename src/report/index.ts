@@ -28,6 +28,7 @@ export type {
   ReportPolicy,
   RunReportInput,
   SecretFinding,
+  Subagent,
   TokenUsage,
   ToolCall,
   Turn,

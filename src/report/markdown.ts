@@ -324,6 +324,44 @@ function egressSection(report: RunReport, plan: Plan): string {
   );
 }
 
+/** MCP servers: each one's kind, status, start time and tools, and why one failed (its stderr's end). */
+function mcpSection(report: RunReport): string {
+  const mcp = report.mcp;
+  if (!mcp) return "";
+  const rows = mcp.servers.map((s) => [
+    code(s.name, 60),
+    s.kind === "stdio" ? "stdio (in the sandbox)" : `${s.kind} (from agent-ci)`,
+    s.status === "connected" ? (s.restarts ? "connected (restarted)" : "connected") : "⚠️ failed",
+    s.startMs === undefined ? "—" : formatDuration(s.startMs),
+    String(s.tools.length),
+    plain(
+      [s.error, s.stderrTail?.trim().split("\n").slice(-3).join(" ⏎ ")].filter(Boolean).join(" — "),
+      REASON_CELL_CHARS,
+    ),
+  ]);
+  const calls = report.toolCalls.filter((c) => c.mcp).length;
+  const notes = [
+    ...mcp.ignored.map((i) => `${plain(i.source, 80)} was ignored: ${plain(i.reason, 200)}`),
+    ...mcp.refusedTools.map(
+      (r) => `${code(`${r.server}/${r.tool}`, 80)} not offered: ${plain(r.reason, 200)}`,
+    ),
+  ];
+  const body =
+    (rows.length
+      ? table(
+          ["Server", "Runs", "Status", "Start", "Tools", "Error / stderr"],
+          ["l", "l", "l", "r", "r", "l"],
+          rows,
+        )
+      : "No MCP server was started.") + (notes.length ? `\n\n${notes.map((n) => `- ${n}`).join("\n")}` : "");
+  const failed = mcp.servers.filter((s) => s.status !== "connected").length;
+  return details(
+    `<b>MCP servers: ${plural(mcp.servers.length, "server")}, ${formatInt(failed)} failed, ${plural(calls, "call")}</b>`,
+    body,
+    failed > 0,
+  );
+}
+
 function failedSection(report: RunReport, plan: Plan): string {
   const failed = failedCalls(report);
   if (failed.length === 0) return "";
@@ -363,7 +401,7 @@ function callsSection(report: RunReport, plan: Plan): string {
   const rows = shown.map((call) => [
     String(call.index + 1),
     String(call.turn),
-    plain(call.tool, 40),
+    call.agent ? `↳ ${plain(call.tool, 40)} (${plain(call.agent, 40)})` : plain(call.tool, 40),
     code(describeCall(call)),
     decisionCell(call),
     resultCell(call),
@@ -376,6 +414,25 @@ function callsSection(report: RunReport, plan: Plan): string {
       rows,
     ) + moreRows(shown.length, calls.length, "calls");
   return details(`<b>All tool calls (${formatInt(calls.length)})</b>`, body);
+}
+
+/** Each subagent as a list item, its calls nested under it: the record's call tree. */
+function subagentsSection(report: RunReport, plan: Plan): string {
+  const agents = report.subagents ?? [];
+  if (!agents.length) return "";
+  const items = agents.map((agent) => {
+    const tokens = agent.usage.inputTokens + agent.usage.outputTokens;
+    const head = `- **${plain(agent.type, 60)}** (${plain(agent.description, 80)}): ${agent.status}${agent.detail ? ` (${plain(agent.detail, 120)})` : ""}, ${plural(agent.turns, "turn")}, ${plural(agent.toolUses, "tool call")}, ${formatInt(tokens)} tokens, ${formatUsd(agent.costUsd)}, ${plain(agent.model, 40)}${agent.background ? ", background" : ""}`;
+    const calls = report.toolCalls.filter((c) => c.parentToolUseId === agent.toolUseId);
+    const shown = calls.slice(0, plan.callRows);
+    const lines = shown.map(
+      (c) =>
+        `  - ${c.isError ? "❌" : "✓"} ${plain(c.tool, 40)} ${code(describeCall(c))} — ${decisionCell(c)}`,
+    );
+    if (calls.length > shown.length) lines.push(`  - … ${formatInt(calls.length - shown.length)} more`);
+    return [head, ...lines].join("\n");
+  });
+  return collapseIfLong(`Subagents (${formatInt(agents.length)})`, agents.length, items.join("\n"));
 }
 
 function turnsSection(report: RunReport, plan: Plan): string {
@@ -535,7 +592,9 @@ function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): stri
     changedFiles(report, plan),
     denialsSection(report, plan),
     egressSection(report, plan),
+    mcpSection(report),
     failedSection(report, plan),
+    subagentsSection(report, plan),
     callsSection(report, plan),
     turnsSection(report, plan),
     compactionsSection(report),

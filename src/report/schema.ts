@@ -319,6 +319,17 @@ export const ToolCall = z
     resultPreview: z.string().max(RESULT_PREVIEW_MAX_CHARS).describe("Start of the result, redacted."),
     patch: CallPatch.optional(),
     web: WebFacts.optional().describe("WebFetch and WebSearch: what was fetched or searched, redacted."),
+    parentToolUseId: z
+      .string()
+      .optional()
+      .describe(
+        "A subagent's call: the id of the Task call that started the subagent. Absent for the main loop.",
+      ),
+    agent: z.string().optional().describe("A subagent's call: the subagent's type (subagent_type)."),
+    mcp: z
+      .object({ server: z.string(), tool: z.string().describe("The tool's name on its server.") })
+      .optional()
+      .describe("An MCP server's tool (mcp__<server>__<tool>): which server and tool it called."),
   })
   .meta({ id: "ToolCall" });
 export type ToolCall = z.infer<typeof ToolCall>;
@@ -425,6 +436,10 @@ export const Denial = z
     summary: z.string().describe("One-line description of the call, redacted."),
     reason: z.string(),
     rule: RuleRef.optional(),
+    agent: z
+      .string()
+      .optional()
+      .describe("The subagent type whose call was denied; absent for the main loop."),
     narrowestAllowRule: z
       .string()
       .nullable()
@@ -434,6 +449,35 @@ export const Denial = z
   })
   .meta({ id: "Denial" });
 export type Denial = z.infer<typeof Denial>;
+
+export const SUBAGENT_STATUSES = [...EXIT_REASONS, "running", "failed", "stopped"] as const;
+export const Subagent = z
+  .object({
+    agentId: z.string(),
+    toolUseId: z.string().describe("The Task call that started it; its calls carry it as parentToolUseId."),
+    type: z.string().describe("subagent_type."),
+    description: z.string().describe("The Task call's description, redacted."),
+    model: z.string().describe("The model its requests used."),
+    background: z.boolean().describe("Started with run_in_background."),
+    status: z
+      .enum(SUBAGENT_STATUSES)
+      .describe(
+        "How its loop ended (an exit reason), failed (its loop threw), or stopped (the run or TaskStop stopped it in the background).",
+      ),
+    detail: z.string().optional().describe("Why it stopped before finishing, redacted."),
+    tools: z
+      .array(z.string())
+      .describe("The tool set it was given (its declared tools that the parent had)."),
+    turns: NonNegativeInt,
+    toolUses: NonNegativeInt,
+    usage: TokenUsage,
+    costUsd: z.number().nonnegative().describe("What its own turns cost (included in the run's costUsd)."),
+    startOffsetMs: Milliseconds,
+    durationMs: Milliseconds.optional(),
+  })
+  .meta({ id: "Subagent" })
+  .describe("One subagent a Task call ran: who it was and what it spent.");
+export type Subagent = z.infer<typeof Subagent>;
 
 export const Todo = z
   .object({
@@ -525,6 +569,44 @@ export const Egress = z
   .meta({ id: "Egress" });
 export type Egress = z.infer<typeof Egress>;
 
+export const McpServer = z
+  .object({
+    name: z.string(),
+    kind: z
+      .enum(["stdio", "http", "sse"])
+      .describe("stdio: run in the sandbox; http, sse: a remote server called from agent-ci's process."),
+    status: z
+      .enum(["pending", "connected", "failed"])
+      .describe("At the end of the run: connected, or failed (it did not start, or was lost)."),
+    source: z
+      .string()
+      .describe("Where it was configured (--mcp-config, workspace:.mcp.json, action inputs)."),
+    startMs: Milliseconds.optional().describe(
+      "From starting it to its tool list (the last start, after a restart).",
+    ),
+    restarts: NonNegativeInt.describe("Times it was restarted after it was lost (at most once)."),
+    tools: z
+      .array(z.string())
+      .describe("The tools offered from it, as the model saw them (mcp__server__tool)."),
+    error: z.string().optional().describe("Why it failed to start, or why it was lost; redacted."),
+    stderrTail: z.string().optional().describe("The end of its stderr (stdio servers), redacted."),
+  })
+  .meta({ id: "McpServer" });
+export type McpServer = z.infer<typeof McpServer>;
+
+export const Mcp = z
+  .object({
+    servers: z.array(McpServer),
+    ignored: z
+      .array(z.object({ source: z.string(), reason: z.string() }))
+      .describe("Configurations present but not used (the workspace's .mcp.json without trust)."),
+    refusedTools: z
+      .array(z.object({ server: z.string(), tool: z.string(), reason: z.string() }))
+      .describe("Server tools left out at start (a built-in's name, a name the API would refuse)."),
+  })
+  .meta({ id: "Mcp" });
+export type Mcp = z.infer<typeof Mcp>;
+
 export const RunReport = z
   .object({
     schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
@@ -550,8 +632,17 @@ export const RunReport = z
       .describe(
         "Each time the conversation was made smaller to stay in the model's context window, in order.",
       ),
-    usage: TokenUsage.describe("Totals over all turns and side calls."),
-    costUsd: z.number().nonnegative().describe("Estimate from the price table in effect for the run."),
+    usage: TokenUsage.describe("Totals over all turns and side calls, subagents' included."),
+    costUsd: z
+      .number()
+      .nonnegative()
+      .describe("Estimate from the price table in effect for the run, subagents' and side calls' included."),
+    subagents: z
+      .array(Subagent)
+      .optional()
+      .describe(
+        "The subagents Task calls ran, in the order they started; `turns` lists the main loop's only.",
+      ),
     patch: PatchSummary,
     verify: Verify.optional(),
     denials: z.array(Denial),
@@ -572,6 +663,7 @@ export const RunReport = z
     instructions: Instructions.optional().describe(
       "Skills and slash commands the run had, where they came from, and what was ignored.",
     ),
+    mcp: Mcp.optional().describe("MCP servers: configured, started, lost, ignored."),
   })
   .meta({
     title: "agent-ci run report",

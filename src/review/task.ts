@@ -1,8 +1,8 @@
 // Review mode's setup (`--task review`, the Action's `task: review`): the pull request's diff from git in the
 // workspace (base...head, as GitHub shows it), the task prompt around it, and the placement of the findings
 // the agent returned. The run itself is a plan-mode run (read-only, no patch) with the findings schema.
-import { execFileSync } from "node:child_process";
-import { ConfigError } from "../runner/config.js";
+import { ConfigError } from "../errors.js";
+import { gitSync } from "../host-git.js";
 import { placeFindings, ReviewResult, type PlacedFindings } from "./findings.js";
 
 /** The task of a review run when the workflow gives none. */
@@ -11,7 +11,6 @@ export const REVIEW_TASK =
 
 /** More diff than this goes to the agent as a list of files to read with git itself. */
 export const REVIEW_DIFF_IN_PROMPT_MAX_CHARS = 120_000;
-const GIT_MAX_BUFFER = 512 * 1024 * 1024;
 
 export interface ReviewTarget {
   base: string;
@@ -26,13 +25,9 @@ export interface ReviewPlacement extends PlacedFindings {
   summary: string;
 }
 
+/** Paths in the diff as they are, not C-quoted: findings are placed by path. */
 function git(workspace: string, args: string[]): string {
-  return execFileSync("git", ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", ...args], {
-    cwd: workspace,
-    encoding: "utf8",
-    maxBuffer: GIT_MAX_BUFFER,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  return gitSync(args, { cwd: workspace, config: [["core.quotePath", "false"]] });
 }
 
 /** Resolves base and head to commits and reads the diff; a commit the workspace lacks is a config error. */

@@ -129,7 +129,7 @@ const ZERO: TurnUsage = {
 };
 const MAX_TOKENS_CEILING = 64_000;
 
-function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
+export function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,

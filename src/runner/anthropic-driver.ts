@@ -29,7 +29,6 @@
  * Cancel: when `TurnRequest.signal` aborts, the stream or the wait stops and the signal's reason (if an
  * Error, else the SDK's `APIUserAbortError`) is thrown, not a `ModelApiError`.
  */
-import { setTimeout as sleepFor } from "node:timers/promises";
 import Anthropic, {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -38,6 +37,7 @@ import Anthropic, {
 } from "@anthropic-ai/sdk";
 import {
   ModelApiError,
+  type AgentSpec,
   type AppliedContextEdit,
   type AssistantTurn,
   type ContentBlockParam,
@@ -178,6 +178,15 @@ export class AnthropicDriver implements Driver {
 
   costOf(turn: AssistantTurn): number {
     return costUsd(turn.model || this.model, turn.usage).usd;
+  }
+
+  /** The same client, its requests made with the subagent's model. */
+  forAgent(spec: AgentSpec): Driver {
+    return {
+      name: this.name,
+      nextTurn: (request) => this.nextTurn({ ...request, model: request.model ?? spec.model }),
+      costOf: (turn) => this.costOf(turn),
+    };
   }
 
   async nextTurn(request: TurnRequest): Promise<AssistantTurn> {
@@ -405,8 +414,9 @@ export class AnthropicDriver implements Driver {
 
   private buildParams(request: TurnRequest): RequestParams {
     const maxTokens = request.maxTokens ?? this.options.maxTokens;
+    const model = request.model ?? this.model;
     const params: RequestParams = {
-      model: request.model ?? this.model,
+      model,
       max_tokens: maxTokens,
       messages: request.messages,
     };
@@ -426,15 +436,15 @@ export class AnthropicDriver implements Driver {
     if ((this.options.cacheConversation ?? true) && breakpoints < MAX_CACHE_BREAKPOINTS) {
       params.messages = withLastMessageCached(request.messages);
     }
-    const thinking = this.thinkingParam(maxTokens);
+    const thinking = this.thinkingParam(maxTokens, model);
     if (thinking) params.thinking = thinking;
     return params;
   }
 
-  private thinkingParam(maxTokens: number): Anthropic.ThinkingConfigParam | undefined {
+  private thinkingParam(maxTokens: number, model: string): Anthropic.ThinkingConfigParam | undefined {
     const budget = this.options.thinkingBudget;
     if (!budget || budget <= 0) return undefined;
-    if (!MANUAL_THINKING_MODELS.has(normalizeModelId(this.model))) return { type: "adaptive" };
+    if (!MANUAL_THINKING_MODELS.has(normalizeModelId(model))) return { type: "adaptive" };
     const budgetTokens = Math.min(Math.floor(budget), maxTokens - 1);
     if (budgetTokens < MIN_THINKING_BUDGET) {
       this.log(
@@ -758,8 +768,20 @@ function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new APIUserAbortError();
 }
 
-async function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  await sleepFor(ms, undefined, { signal });
+/** Waits on the global timer, which tests drive with fake timers; an abort ends the wait at once. */
+function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

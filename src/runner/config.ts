@@ -3,33 +3,73 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { NETWORK_POLICIES } from "../policy/network.js";
 import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
 import { DEFAULT_MODEL, DEFAULT_SMALL_FAST_MODEL } from "./pricing.js";
+import { ConfigError } from "../errors.js";
+import { parseSize } from "../text.js";
 
+export { NETWORK_POLICIES };
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
-export const NETWORK_POLICIES = ["none", "setup", "on", "allowlist"] as const;
 /** run: work on the task; review: review base...head read-only and return findings (src/review/). */
 export const TASKS = ["run", "review"] as const;
 
-const SIZE_UNITS: Record<string, number> = {
-  "": 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
+/**
+ * The fields both faces of agent-ci set (the CLI's flags, the Action's inputs) whose values must agree with
+ * each other. The rules between them are written once, in `crossFieldProblems`, and each face names the
+ * fields in its own words, so a user reads `--allow-domain needs --network allowlist` or `allowed_domains:
+ * needs network: allowlist` from the same rule.
+ */
+export interface CrossFields {
+  network: (typeof NETWORK_POLICIES)[number];
+  setup: readonly string[];
+  allowDomain: readonly string[];
+  task: (typeof TASKS)[number];
+  outputSchema?: unknown;
+}
+
+/** How a face names the cross fields, and what stands between a name and what is said of it. */
+export interface ConfigFace {
+  names: Readonly<Record<keyof CrossFields, string>>;
+  separator: string;
+}
+
+export const CLI_FACE: ConfigFace = {
+  names: {
+    network: "--network",
+    setup: "--setup",
+    allowDomain: "--allow-domain",
+    task: "--task",
+    outputSchema: "--output-schema",
+  },
+  separator: " ",
 };
 
-/** "512m", "4g", "1073741824" → bytes. */
-export function parseSize(value: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
-  const unit = SIZE_UNITS[(match?.[2] ?? "").toLowerCase()];
-  if (!match || unit === undefined) throw new Error(`not a size: ${value} (use e.g. 512m or 4g)`);
-  return Math.round(Number(match[1]) * unit);
+/** What is wrong between the cross fields, each problem said of one field in the face's words. */
+export function crossFieldProblems(c: CrossFields, face: ConfigFace): string[] {
+  const about = (field: keyof CrossFields, text: string) => `${face.names[field]}${face.separator}${text}`;
+  const problems: string[] = [];
+  if (c.task === "review" && c.outputSchema !== undefined)
+    problems.push(about("task", `review returns its own findings: it takes no ${face.names.outputSchema}`));
+  if (c.setup.length && c.network === "none")
+    problems.push(
+      about(
+        "setup",
+        `commands need a network: ${about("network", "setup")} (the setup commands only, ended before the agent starts), allowlist or on`,
+      ),
+    );
+  if (c.network === "allowlist" && !c.allowDomain.length)
+    problems.push(
+      about(
+        "network",
+        `allowlist needs at least one ${face.names.allowDomain} (a host, *.domain, or a preset such as npm)`,
+      ),
+    );
+  if (c.network !== "allowlist" && c.allowDomain.length)
+    problems.push(about("allowDomain", `needs ${about("network", "allowlist")}`));
+  return problems;
 }
 
 const Size = z.union([
@@ -131,6 +171,27 @@ export const RunConfig = z
       ),
     /** Where skillsDir and commandsDir came from, for the report. */
     instructionsSource: z.enum(["flag", "action"]).default("flag"),
+    agentsDir: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("Folders of subagent definitions (Markdown with YAML frontmatter), trusted"),
+    agents: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Subagent definitions in Claude Code's --agents JSON shape: the JSON itself, or a file holding it",
+      ),
+    mcpConfig: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "MCP server configs in Claude Code's format: files or inline JSON (trusted: they come from you)",
+      ),
+    strictMcp: z
+      .boolean()
+      .default(false)
+      .describe("An MCP server that fails to start ends the run as a config error instead of a warning"),
     maxTurns: z.number().int().positive().default(50),
     maxBudgetUsd: z.number().positive().optional(),
     timeoutMs: z
@@ -176,11 +237,6 @@ export const RunConfig = z
           code: "custom",
           message: "--task review needs --base: the commit or ref the change is reviewed against",
         });
-      if (c.outputSchema !== undefined)
-        ctx.addIssue({
-          code: "custom",
-          message: "--task review returns its own findings: it takes no --output-schema",
-        });
       if (c.mode && c.mode !== "plan")
         ctx.addIssue({
           code: "custom",
@@ -198,22 +254,9 @@ export const RunConfig = z
     if (c.compactAt !== undefined && c.contextWindow !== undefined && c.compactAt >= c.contextWindow) {
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
-    if (c.setup.length && c.network === "none")
-      ctx.addIssue({
-        code: "custom",
-        message:
-          "--setup commands need a network: --network setup (through the setup allowlist), allowlist or on",
-      });
+    for (const message of crossFieldProblems(c, CLI_FACE)) ctx.addIssue({ code: "custom", message });
     if (c.setupAllowDomain.length && c.network !== "setup")
       ctx.addIssue({ code: "custom", message: "--setup-allow-domain needs --network setup" });
-    if (c.network === "allowlist" && !c.allowDomain.length)
-      ctx.addIssue({
-        code: "custom",
-        message:
-          "--network allowlist needs at least one --allow-domain (a host, *.domain, or a preset such as npm)",
-      });
-    if (c.network !== "allowlist" && c.allowDomain.length)
-      ctx.addIssue({ code: "custom", message: "--allow-domain needs --network allowlist" });
     if (c.network !== "allowlist" && c.network !== "setup" && c.allowPrivateHost.length) {
       ctx.addIssue({ code: "custom", message: "--allow-private-host needs --network allowlist or setup" });
     }
@@ -265,10 +308,6 @@ export function runEgressOptions(
     );
   }
   return undefined;
-}
-
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
 }
 
 export function parseRunConfig(input: RunConfigInput): RunConfig {

@@ -1,5 +1,6 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Sandbox } from "../sandbox/sandbox.js";
+import type { SideCallRequest, SideCallResult } from "../tools/web-services.js";
 
 /**
  * The conversation in the beta Messages API's shape: a superset of the stable one that also holds the
@@ -33,34 +34,21 @@ export interface TurnRequest {
   maxTokens?: number;
   /** The API's own context management for this request (absent: a plain, non-beta request). */
   contextEdits?: ContextEdits;
-  /** Overrides the driver's model for this request. */
+  /** Overrides the driver's model for this request (a subagent's model, a side call's). */
   model?: string;
 }
 
-/**
- * A model call made for a tool rather than for the conversation: WebFetch's reading model, WebSearch's
- * search. No tools of agent-ci's own; the API's server tools (web_search) may ride along.
- */
-export interface SideCallRequest {
-  /** What it is for: a script answers it from its `side` entries of this name. */
-  purpose: "fetch" | "search";
+/** What a subagent's conversation is: the driver for it is chosen by this (a script matches on it). */
+export interface AgentSpec {
+  /** The subagent_type. */
+  type: string;
+  description: string;
+  prompt: string;
+  /** The model id its requests use. */
   model: string;
-  system?: string;
-  messages: MessageParam[];
-  /** Server tools the API runs itself (web_search_20250305). */
-  tools?: Anthropic.Messages.ToolUnion[];
-  maxTokens: number;
-  signal: AbortSignal;
 }
 
-export interface SideCallResult {
-  /** The answer's blocks as the API returned them (text, server_tool_use, web_search_tool_result). */
-  content: Anthropic.ContentBlock[];
-  usage: TurnUsage;
-  /** Searches the API's web_search tool ran (billed per search). */
-  webSearchRequests: number;
-  model: string;
-}
+export type { SideCallRequest, SideCallResult } from "../tools/web-services.js";
 
 export interface TurnUsage {
   inputTokens: number;
@@ -133,4 +121,6 @@ export interface Driver {
   beforeTools?(sandbox: Sandbox): Promise<void>;
   /** A side call; undefined when this driver has no answer for it (a script without a matching entry). */
   sideCall?(request: SideCallRequest): Promise<SideCallResult | undefined>;
+  /** The driver a subagent's loop uses for its own conversation (absent: this one, with the spec's model per request). */
+  forAgent?(spec: AgentSpec): Driver;
 }

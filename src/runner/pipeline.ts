@@ -18,6 +18,7 @@ import {
   type Sandbox,
 } from "../sandbox/sandbox.js";
 import { toolError } from "../tools/define-tool.js";
+import { ModelApiError } from "./driver.js";
 import { outsideWorkspace, resolveInWorkspace } from "../tools/paths.js";
 import type { RunState } from "../tools/state.js";
 import type { AnyTool, ToolContent, ToolErrorKind, ToolResult } from "../tools/types.js";
@@ -90,12 +91,18 @@ export interface ToolCallRecord {
   title?: string;
   patch?: StructuredPatch;
   hookErrors?: string[];
+  /** An MCP server's tool: its server and its own name there. */
+  mcp?: { server: string; tool: string };
   /** The tool_result content exactly as sent to the model. */
   content: ToolContent;
   /** Text blocks sent after the tool results of the same message (a skill's instructions). */
   followUp?: Anthropic.TextBlockParam[];
   /** WebFetch and WebSearch: what was fetched or searched (redacted by the tool). */
   web?: WebFacts;
+  /** A subagent's call: the Task call that started the subagent. */
+  parentToolUseId?: string;
+  /** A subagent's call: its agent type. */
+  agent?: string;
 }
 
 export interface PipelineOptions {
@@ -112,6 +119,13 @@ export interface PipelineOptions {
   runStart?: number;
   /** Why the run disabled a tool (the mode, the network), for its error text. */
   disabledReason?: string | ((tool: string) => string | undefined);
+  /** A subagent's pipeline: its calls are recorded under the Task call that started it. */
+  agent?: { type: string; parentToolUseId: string };
+}
+
+/** The tool a call names, by its name or one of its aliases. */
+export function findTool(tools: readonly AnyTool[], name: string): AnyTool | undefined {
+  return tools.find((t) => t.name === name || t.aliases?.includes(name));
 }
 
 type Stage = ToolCallRecord["stage"];
@@ -173,7 +187,7 @@ export class ToolPipeline {
   }
 
   private concurrencySafe(call: ToolCallRequest): boolean {
-    const tool = this.options.enabledTools.find((t) => t.name === call.name);
+    const tool = findTool(this.options.enabledTools, call.name);
     if (!tool) return true; // answered with an error without touching the sandbox
     const parsed = tool.inputSchema.safeParse(call.input);
     return parsed.success && tool.isConcurrencySafe(parsed.data);
@@ -186,6 +200,7 @@ export class ToolPipeline {
     signal: AbortSignal,
   ): Promise<ToolCallRecord> {
     const started = performance.now();
+    const agent = this.options.agent;
     const base = {
       id: call.id,
       turn,
@@ -193,6 +208,7 @@ export class ToolPipeline {
       tool: call.name,
       input: call.input,
       startOffsetMs: Math.round(started - this.runStart),
+      ...(agent ? { parentToolUseId: agent.parentToolUseId, agent: agent.type } : {}),
     };
     const finish = async (
       stage: Stage,
@@ -216,6 +232,7 @@ export class ToolPipeline {
         errorKind: result.kind,
         title: result.title,
         patch: result.metadata?.patch,
+        ...(tool?.mcp ? { mcp: { server: tool.mcp.server, tool: tool.mcp.tool } } : {}),
         content: mapped.content,
         ...(result.followUp?.length ? { followUp: result.followUp } : {}),
         ...(result.metadata?.web ? { web: result.metadata.web as WebFacts } : {}),
@@ -223,9 +240,9 @@ export class ToolPipeline {
     };
 
     // 1. enabled
-    const tool = this.options.enabledTools.find((t) => t.name === call.name);
+    const tool = findTool(this.options.enabledTools, call.name);
     if (!tool) {
-      const known = this.options.allTools.some((t) => t.name === call.name);
+      const known = findTool(this.options.allTools, call.name) !== undefined;
       const available = this.options.enabledTools.map((t) => t.name).join(", ");
       const reason = this.options.disabledReason;
       const why = typeof reason === "function" ? reason(call.name) : reason;
@@ -312,7 +329,8 @@ export class ToolPipeline {
       }
       return finish("call", result, { decision, ...asked, ...(hookErrors.length ? { hookErrors } : {}) });
     } catch (e) {
-      if (e instanceof SandboxGoneError || e instanceof EngineError) throw e;
+      // A subagent's model call that failed after its retries ends the run, as the parent's would.
+      if (e instanceof SandboxGoneError || e instanceof EngineError || e instanceof ModelApiError) throw e;
       if (signal.aborted) throw e;
       // A tool's own fault is this call's error, never the run's end.
       const message =

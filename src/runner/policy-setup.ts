@@ -14,7 +14,7 @@ import {
   parseSettingsFile,
   PolicyConfigError,
   replayDecisions,
-  runHooks,
+  toolEntry,
   type Decision,
   type Policy,
   type PolicyEngine,
@@ -26,6 +26,7 @@ import { BASE_ENV } from "../sandbox/docker-sandbox.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../tools/index.js";
 import type { RunConfig } from "./config.js";
+import { runHooks } from "./hooks.js";
 import type {
   PermissionDecision,
   PermissionGate,
@@ -50,6 +51,8 @@ export interface PreparedPolicy {
   policy: Policy;
   engine: PolicyEngine;
   gate: PermissionGate;
+  /** The same rules held to plan mode: the ceiling of a read-only subagent (Explore, Plan) in any mode. */
+  readOnlyGate: PermissionGate;
   hooks?: ToolHooks;
   summary: ReportPolicy;
   enforcedAt: EnforcedRule[];
@@ -176,10 +179,15 @@ export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Prom
       }
     : undefined;
   const byText = new Map(policy.rules.map((r) => [r.text, r] as const));
+  const planEngine = await createPolicyEngine(
+    { ...policy, mode: "plan", modeSource: `${policy.modeSource}, held to plan for a read-only agent` },
+    { parser: parserFiles(), homeDir: BASE_ENV.HOME },
+  );
   return {
     policy,
     engine,
     gate: { decide: (request) => allowSavedOutputs(request, engine.decide(request)) },
+    readOnlyGate: { decide: (request) => allowSavedOutputs(request, planEngine.decide(request)) },
     hooks,
     summary: {
       mode: policy.mode,
@@ -241,7 +249,8 @@ export function parseCallText(
   text: string,
   cwd = WORKSPACE_ROOT,
 ): { tool: string; input: Record<string, unknown>; paths?: string[] } {
-  const match = /^([A-Za-z][A-Za-z0-9_]*)(?:\(([\s\S]*)\))?$/.exec(text.trim());
+  // MCP tools' names may hold hyphens (mcp__everything__get-sum).
+  const match = /^([A-Za-z][A-Za-z0-9_]*|mcp__[A-Za-z0-9_-]+)(?:\(([\s\S]*)\))?$/.exec(text.trim());
   if (!match)
     throw new PolicyConfigError({
       subject: text,
@@ -249,10 +258,11 @@ export function parseCallText(
     });
   const tool = match[1] as string;
   const arg = match[2];
-  if (arg === undefined) return { tool, input: {} };
+  // An MCP tool's rules name the tool alone: its arguments are the server's business.
+  if (arg === undefined || tool.startsWith("mcp__")) return { tool, input: {} };
   if (tool === "Bash") return { tool, input: { command: arg } };
   const file = path.posix.resolve(cwd, arg);
-  const key = tool === "Grep" || tool === "Glob" ? "path" : "file_path";
+  const key = toolEntry(tool)?.pathKey ?? "file_path";
   return {
     tool,
     input: {

@@ -1,7 +1,6 @@
 // One run, end to end (DESIGN.md): config → policy → sandbox → driver loop → patch → report → teardown.
 // Whatever ends the run, the patch and the record are written (as far as the container still answers),
 // with an exit reason, and the container is removed. The CLI and the Action both call `runAgent`.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import {
@@ -15,7 +14,6 @@ import {
   TURN_TEXT_MAX_CHARS,
   writeReportFiles,
   writeReportFilesSync,
-  Hardening as HardeningSchema,
 } from "../report/index.js";
 import type {
   EgressConnection,
@@ -28,25 +26,33 @@ import type {
 import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
-import { ruleText } from "../sandbox/egress/policy.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
-import { loadCatalogue, type Catalogue, type Instruction } from "../skills/catalogue.js";
-import { expandSlashCommand } from "../skills/slash-command.js";
+import { loadCatalogue, type Catalogue, type Instruction } from "./instructions.js";
+import { expandSlashCommand } from "./slash-command.js";
+import { createSkillTool } from "../tools/skill.js";
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
-import { apiToolDefinitions } from "../tools/index.js";
+import { isStdio, loadMcpConfig, type McpConfigResult } from "../mcp/config.js";
+import { McpManager } from "../mcp/manager.js";
+import { maxMcpOutputTokens } from "../mcp/result.js";
 import { RunState } from "../tools/state.js";
-import { newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./agent-loop.js";
+import type { AnyTool } from "../tools/types.js";
+import { addUsage, newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./agent-loop.js";
+import { loadAgents, type LoadedAgents } from "./agents.js";
+import { SubagentRunner } from "./subagents.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
-import { ConfigError, readCaCert, type RunConfig, runEgressOptions } from "./config.js";
+import { ConfigError } from "../errors.js";
+import { gitSync } from "../host-git.js";
+import { readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
-import { ModelApiError, type Driver, type TurnUsage } from "./driver.js";
+import { ModelApiError, type Driver } from "./driver.js";
 import { apiContextEditFor, costUsd, WEB_SEARCH_USD } from "./pricing.js";
 import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
-import { contentText, ToolPipeline } from "./pipeline.js";
+import { contentText, ToolPipeline, type ToolCallRecord } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { RunBudget } from "./run-budget.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { readSchema, StructuredOutputSpec } from "./structured-output.js";
+import { RunToolSet } from "./tool-set.js";
 import { reviewJsonSchema } from "../review/findings.js";
 import {
   placeReview,
@@ -56,16 +62,16 @@ import {
   type ReviewTarget,
 } from "../review/task.js";
 import { systemPrompt } from "./system-prompt.js";
-import { runToolSet } from "./tool-set.js";
 import {
-  allowedText,
   networkDecision,
+  refusalFor,
   offlineReason,
   trustedCas,
   type WebServices,
-} from "../web/services.js";
-import { createWebFetchTool } from "../web/web-fetch-tool.js";
-import { createWebSearchTool } from "../web/web-search-tool.js";
+} from "../tools/web-services.js";
+import { createWebFetchTool } from "../tools/web-fetch.js";
+import { createWebSearchTool } from "../tools/web-search.js";
+import { exportPatch, type PatchOut, sandboxRecord } from "./sandbox-record.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
@@ -138,11 +144,7 @@ function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean):
 
 function hostBaseCommit(workspace: string): string | undefined {
   try {
-    return execFileSync("git", ["-c", "core.fsmonitor=false", "rev-parse", "HEAD"], {
-      cwd: workspace,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
+    return gitSync(["rev-parse", "HEAD"], { cwd: workspace }).trim();
   } catch {
     return undefined;
   }
@@ -217,9 +219,6 @@ function defaultOutDir(runId: string): string {
   return path.join(parent, runId);
 }
 
-/** The hardening fields report.json records, taken from the sandbox's read-back by the schema itself. */
-const RecordedHardening = HardeningSchema.omit({ enforcedAt: true });
-
 /** What every stage of one run shares: its identity, where it writes, and how it logs and redacts. */
 interface RunContext {
   config: RunConfig;
@@ -244,13 +243,26 @@ interface RunContext {
   webLedger: EgressConnection[];
   /** The run's skills and slash commands, and the command its prompt started with. */
   instructions?: { catalogue: Catalogue; command?: { name: string; args: string; model?: string } };
+  /** The MCP servers configured (read before the redactor: their env and headers are secrets). */
+  mcpConfig?: McpConfigResult;
+  /** A bad MCP configuration: the run ends with it as a config error (with its record). */
+  mcpConfigError?: Error;
+  /** Every known secret: the run's own and the MCP servers' values. */
+  secrets: string[];
 }
 
 /** How the agent phase left things, for finishRun. */
 interface AgentPhase {
   sandbox?: DockerSandbox;
   policy?: PreparedPolicy;
+  mcp?: McpManager;
+  tools?: RunToolSet;
   failure?: RunFailure;
+  /** The run's agent types, and the subagents it ran (for the record). */
+  agents?: LoadedAgents;
+  subagents?: SubagentRunner;
+  /** Background subagents the end of the run stopped. */
+  stoppedAgents?: string[];
 }
 
 export async function runAgent(
@@ -261,7 +273,19 @@ export async function runAgent(
   const runId = newRunId();
   const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
   fs.mkdirSync(outDir, { recursive: true });
-  const redactor: Redactor = createRedactor({ secrets: knownSecrets(config) });
+  let mcpConfig: McpConfigResult | undefined;
+  let mcpConfigError: Error | undefined;
+  try {
+    mcpConfig = loadMcpConfig({
+      configs: config.mcpConfig,
+      workspace: config.workspace,
+      trustWorkspace: config.trustWorkspaceSettings,
+    });
+  } catch (e) {
+    mcpConfigError = new ConfigError((e as Error).message);
+  }
+  const secrets = [...knownSecrets(config), ...(mcpConfig?.secrets ?? [])];
+  const redactor: Redactor = createRedactor({ secrets });
   const ctx: RunContext = {
     config,
     io,
@@ -281,6 +305,9 @@ export async function runAgent(
     loop: newLoopResult(),
     sideCalls: [],
     webLedger: [],
+    mcpConfig,
+    mcpConfigError,
+    secrets,
   };
   const deadline = Date.now() + config.timeoutMs;
 
@@ -357,8 +384,8 @@ function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause)
     duration_api_ms: Math.round(loop.apiMs),
     num_turns: loop.turns.length,
     result: message,
-    total_cost_usd: runTotals(ctx).costUsd,
-    usage: apiUsage(runTotals(ctx).usage),
+    total_cost_usd: loop.costUsd,
+    usage: apiUsage(loop.usage),
     permission_denials: [],
     patch_path: ctx.patchPath,
     report_path: path.join(ctx.outDir, "report.json"),
@@ -375,6 +402,7 @@ async function runAgentPhase(
   deadline: number,
   signal: AbortSignal,
 ): Promise<void> {
+  if (ctx.mcpConfigError) throw ctx.mcpConfigError;
   const policy = await preparePolicy(ctx.config, ctx.runId);
   phase.policy = policy;
   const config = applyInstructions(ctx);
@@ -385,32 +413,31 @@ async function runAgentPhase(
     ? new StructuredOutputSpec(reviewJsonSchema(), "review")
     : structuredOutputSpec(config);
   const mode = policy.policy.mode;
+  // Agent definitions are checked before any container or model call: a bad one is a config error.
+  const agents = loadAgents({
+    workspace: config.workspace,
+    agentsDirs: config.agentsDir,
+    agentsJson: config.agents,
+    trustWorkspace: config.trustWorkspaceSettings,
+  });
+  phase.agents = agents;
+  for (const note of agents.ignored) log(note);
   const driver = makeDriver(config, deadline, log);
   if (driver instanceof AnthropicDriver) {
     // A bad key is found before a container starts (M5).
     await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
   }
+  for (const ignored of ctx.mcpConfig?.ignored ?? []) log(`${ignored.source} ignored: ${ignored.reason}`);
+  const mcpServers = ctx.mcpConfig?.servers ?? [];
   const web = webServices(ctx, driver);
-  const offline = web.offline;
   const searchAllowed =
     mode === "bypassPermissions" ||
     policy.policy.rules.some((r) => r.behavior === "allow" && r.tool === "WebSearch");
-  const toolSet = runToolSet({
-    mode,
-    skills: ctx.instructions?.catalogue.skills ?? [],
-    bound: [
-      { tool: createWebFetchTool(web), offBecause: offline },
-      {
-        tool: createWebSearchTool(web),
-        offBecause:
-          offline ??
-          (searchAllowed
-            ? undefined
-            : "WebSearch is offered only when an allow rule names it, e.g. --allow WebSearch"),
-      },
-    ],
-  });
-  const enabledTools = toolSet.enabled;
+  const webOff = new Map<string, string>();
+  if (web.offline) for (const name of ["WebFetch", "WebSearch"]) webOff.set(name, web.offline);
+  else if (!searchAllowed)
+    webOff.set("WebSearch", "WebSearch is offered only when an allow rule names it, e.g. --allow WebSearch");
+  const skills = ctx.instructions?.catalogue.skills ?? [];
   log(
     `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`,
   );
@@ -430,13 +457,62 @@ async function runAgentPhase(
     includeIgnored: config.includeIgnored,
     excludeFromCopy: policy.excludeFromCopy,
     allowWeakHardening: config.allowWeakHardening,
+    sharedWorkspace: mcpServers.some(isStdio),
     progress: log,
   });
   phase.sandbox = sandbox;
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
   blockEventLoopForTests();
   signal.throwIfAborted();
-  const tools = enabledTools.map((t) => t.name);
+  if (mcpServers.length) phase.mcp = await startMcp(ctx, sandbox);
+  const budget = new RunBudget(
+    { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
+    signal,
+  );
+  ctx.budget = budget;
+  const subagents = new SubagentRunner({
+    agents: agents.agents,
+    parentTools: (): readonly AnyTool[] => toolSet.enabled,
+    sandbox,
+    state: ctx.state,
+    gate: policy.gate,
+    readOnlyGate: policy.readOnlyGate,
+    hooks: policy.hooks,
+    mode,
+    network: config.network,
+    allowedDomains: config.allowDomain,
+    driver,
+    parentModel: config.script ? "script" : config.model,
+    maxTokens: config.maxTokens,
+    budget,
+    maxTurns: config.maxTurns,
+    events,
+    runId,
+    runStart: ctx.runStart,
+    outputDir: ctx.outDir,
+    context: () => contextFor(config, events, runId, ctx.runStart),
+    progress: ctx.io.progress ? log : undefined,
+  });
+  phase.subagents = subagents;
+  const toolSet = new RunToolSet({
+    mode,
+    gate: policy.gate,
+    bound: [
+      ...subagents.tools(),
+      ...(skills.length ? [createSkillTool(skills)] : []),
+      createWebFetchTool(web),
+      createWebSearchTool(web),
+    ],
+    off: webOff,
+    mcp: phase.mcp,
+    maxMcpOutputTokens: maxMcpOutputTokens(),
+    extraApiTools: structured ? [structured.tool] : [],
+  });
+  phase.tools = toolSet;
+  phase.mcp?.onToolsChanged(() => toolSet.refresh());
+  for (const r of toolSet.refused)
+    log(`MCP server ${r.server}: its tool ${r.tool} is not offered: ${r.reason}`);
+  const tools = toolSet.enabled.map((t) => t.name);
   events.emit({
     type: "system",
     subtype: "init",
@@ -445,27 +521,22 @@ async function runAgentPhase(
     cwd: sandbox.root,
     model: config.script ? "script" : config.model,
     tools,
-    mcp_servers: [],
+    mcp_servers: (phase.mcp?.servers ?? []).map((s) => ({ name: s.name, status: s.status })),
     permissionMode: mode,
     agent_ci_version: AGENT_CI_VERSION,
   });
   const pipeline = new ToolPipeline({
     allTools: toolSet.all,
-    enabledTools,
+    enabledTools: toolSet.enabled,
     sandbox,
     state: ctx.state,
     gate: policy.gate,
     hooks: policy.hooks,
     outputDir: ctx.outDir,
     runStart: ctx.runStart,
-    disabledReason: toolSet.disabledReason,
+    disabledReason: (tool) => toolSet.disabledReason(tool),
   });
   const { loop } = ctx;
-  const budget = new RunBudget(
-    { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
-    signal,
-  );
-  ctx.budget = budget;
   const conversation = newLoopState(
     {
       system: systemPrompt({
@@ -479,7 +550,7 @@ async function runAgentPhase(
       prompt: ctx.review
         ? reviewPrompt(ctx.review, config.prompt)
         : (config.prompt ?? "Run the scripted tool calls."),
-      tools: [...apiToolDefinitions(enabledTools), ...(structured ? [structured.tool] : [])],
+      tools: toolSet.api,
       maxTurns: config.maxTurns,
       maxTokens: config.maxTokens,
       context: contextFor(config, events, runId, ctx.runStart),
@@ -515,7 +586,7 @@ function webServices(ctx: RunContext, driver: Driver): WebServices {
   return {
     offline: offlineReason(config.network),
     decide: networkDecision(setting),
-    allowedText: allowedText(setting),
+    refusal: refusalFor(setting),
     ca: trustedCas(config.caCert === undefined ? undefined : readCaCert(config.caCert)),
     ledger: (entry) => ctx.webLedger.push(entry),
     redact: ctx.redactor.redact,
@@ -572,6 +643,26 @@ function applyInstructions(ctx: RunContext): RunConfig {
   return ctx.config;
 }
 
+/**
+ * Connects the run's MCP servers, all at once (stdio ones in the sandbox). One that fails is a warning and
+ * the run goes on without it; with --strict-mcp it ends the run as a config error.
+ */
+async function startMcp(ctx: RunContext, sandbox: DockerSandbox): Promise<McpManager> {
+  const manager = new McpManager({ servers: ctx.mcpConfig?.servers ?? [], host: sandbox, log: ctx.log });
+  await manager.start();
+  for (const s of manager.servers)
+    if (s.status === "connected")
+      ctx.log(`MCP server ${s.name} (${s.kind}) connected in ${s.startMs} ms: ${s.tools.length} tool(s)`);
+  const failed = manager.servers.filter((s) => s.status !== "connected");
+  if (failed.length && ctx.config.strictMcp) {
+    await manager.close();
+    throw new ConfigError(
+      `--strict-mcp: MCP server(s) did not start: ${failed.map((s) => `${s.name} (${s.error ?? "unknown error"}${s.stderrTail ? `; stderr: ${s.stderrTail.trim().slice(-500)}` : ""})`).join("; ")}`,
+    );
+  }
+  return manager;
+}
+
 /** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */
 function structuredOutputSpec(config: RunConfig): StructuredOutputSpec | undefined {
   if (config.outputSchema === undefined) return undefined;
@@ -616,6 +707,14 @@ async function finishRun(
   const { config, runId, outDir, patchPath, redactor, log, events, loop } = ctx;
   const { sandbox, policy } = phase;
   let failure = phase.failure;
+  // Background subagents do not outlive the run: stopped (and recorded) before the patch is taken.
+  phase.stoppedAgents = await phase.subagents?.stopBackground();
+  for (const agent of phase.stoppedAgents ?? [])
+    log(`stopped the background subagent ${agent}: the run ended`);
+  // The servers end before the patch is taken (what they wrote is in it) and before the container goes.
+  await phase.mcp
+    ?.close()
+    .catch((e: unknown) => log(`closing the MCP servers failed: ${(e as Error).message}`));
   const patch = await exportPatch(sandbox, policy, log);
   if (sandbox && patch.note && !failure) {
     // The agent finished, but its work could not be exported (a command wiped agent-ci's baseline under /tmp,
@@ -673,8 +772,11 @@ async function finishRun(
   const exitReason: ExitReason = failure?.reason ?? "completed";
   const report = buildReport({
     ...ctx,
+    ...phase,
     sandbox,
     policy,
+    mcp: phase.mcp,
+    tools: phase.tools,
     exitReason,
     failure,
     patch,
@@ -705,9 +807,9 @@ async function finishRun(
     duration_api_ms: Math.round(loop.apiMs),
     num_turns: loop.turns.length,
     result: loop.finalText || failure?.message || "",
-    total_cost_usd: runTotals(ctx).costUsd,
-    usage: apiUsage(runTotals(ctx).usage),
-    permission_denials: loop.calls
+    total_cost_usd: report.costUsd,
+    usage: apiUsage(report.usage),
+    permission_denials: allCalls(loop, phase.subagents)
       .filter((c) => c.decision?.behavior === "deny")
       .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
     ...(structured.value ? { structured_output: structured.value } : {}),
@@ -732,41 +834,14 @@ async function finishRun(
   };
 }
 
-interface PatchOut {
-  /** For summaries and the report's rendering (bytes that are not UTF-8 shown as U+FFFD). */
-  text: string;
-  /** The patch exactly as git made it: what is written to patch.diff and applied (T7: never re-encoded). */
-  bytes: Buffer;
-  /** Why there is no patch or only part of one, in plain words for the report. */
-  note?: string;
-  excluded: Array<{ path: string; reason: string }>;
-}
-
-async function exportPatch(
-  sandbox: DockerSandbox | undefined,
-  policy: PreparedPolicy | undefined,
-  log: (line: string) => void,
-): Promise<PatchOut> {
-  if (!sandbox)
-    return {
-      text: "",
-      bytes: Buffer.alloc(0),
-      note: "no sandbox was started, so there is no patch",
-      excluded: [],
-    };
-  try {
-    const exported = await sandbox.exportPatch(policy?.protectFromPatch);
-    for (const x of exported.excluded) log(`left out of the patch: ${x.path} (${x.reason})`);
-    return { text: exported.patch.toString("utf8"), bytes: exported.patch, excluded: exported.excluded };
-  } catch (e) {
-    log(`the patch could not be exported: ${(e as Error).message}`);
-    return {
-      text: "",
-      bytes: Buffer.alloc(0),
-      note: `no patch: it could not be exported from the container (${(e as Error).message})`,
-      excluded: [],
-    };
+/** The run's calls as a tree in a list: each Task call followed by its subagent's calls. */
+function allCalls(loop: LoopResult, subagents: SubagentRunner | undefined): ToolCallRecord[] {
+  const children = new Map<string, ToolCallRecord[]>();
+  for (const call of subagents?.calls() ?? []) {
+    const parent = call.parentToolUseId ?? "";
+    children.set(parent, [...(children.get(parent) ?? []), call]);
   }
+  return loop.calls.flatMap((call) => [call, ...(children.get(call.id) ?? [])]);
 }
 
 interface ReportParts {
@@ -780,6 +855,9 @@ interface ReportParts {
   policy?: PreparedPolicy;
   loop: LoopResult;
   state: RunState;
+  agents?: LoadedAgents;
+  subagents?: SubagentRunner;
+  stoppedAgents?: string[];
   patch: PatchOut;
   verify?: VerifyResult;
   redactor: Redactor;
@@ -787,26 +865,24 @@ interface ReportParts {
   outputErrors: string[];
   /** output.json, when the structured result was written. */
   structuredPath?: string;
+  mcp?: McpManager;
+  tools?: RunToolSet;
+  mcpConfig?: McpConfigResult;
+  secrets: string[];
   instructions?: RunContext["instructions"];
-  budget?: RunBudget;
   sideCalls: SideCall[];
   webLedger: EgressConnection[];
 }
 
-/** The run's tokens and cost: the conversation's, plus the side calls made for its tools. */
-function runTotals(p: { loop: LoopResult; sideCalls: SideCall[] }): { usage: TurnUsage; costUsd: number } {
-  let usage = p.loop.usage;
-  let costUsd = p.loop.costUsd;
-  for (const side of p.sideCalls) {
-    usage = {
-      inputTokens: usage.inputTokens + side.usage.inputTokens,
-      outputTokens: usage.outputTokens + side.usage.outputTokens,
-      cacheCreationInputTokens: usage.cacheCreationInputTokens + side.usage.cacheCreationInputTokens,
-      cacheReadInputTokens: usage.cacheReadInputTokens + side.usage.cacheReadInputTokens,
-    };
-    costUsd += side.costUsd;
-  }
-  return { usage, costUsd };
+/** The ledger with WebFetch's fetches, which run without a sidecar too (`--network on`). */
+function withFetches(
+  egress: RunReportInput["egress"],
+  fetches: EgressConnection[],
+): RunReportInput["egress"] {
+  if (!fetches.length) return egress;
+  return egress
+    ? { ...egress, connections: [...egress.connections, ...fetches] }
+    : { allowed: [], allowedHosts: [], privateHosts: [], connections: fetches };
 }
 
 function instructionsRecord(found: RunContext["instructions"]): RunReportInput["instructions"] {
@@ -835,7 +911,7 @@ function instructionsRecord(found: RunContext["instructions"]): RunReportInput["
 
 function buildReport(p: ReportParts): RunReportInput {
   const { config, sandbox, policy, loop } = p;
-  const patch = summarizePatch(p.patch.bytes, { secrets: knownSecrets(config) });
+  const patch = summarizePatch(p.patch.bytes, { secrets: p.secrets });
   const warnings: RunReportInput["warnings"] = [];
   const mode = policy?.policy.mode ?? config.mode ?? "default";
   if (mode === "bypassPermissions") {
@@ -859,6 +935,30 @@ function buildReport(p: ReportParts): RunReportInput {
     });
   }
   if (p.patch.note) warnings.push({ kind: "patch", severity: "warning", message: p.patch.note });
+  for (const s of p.mcp?.servers ?? []) {
+    if (s.status === "connected" && !s.restarts) continue;
+    const tail = s.stderrTail?.trim() ? ` Its stderr ended with: ${s.stderrTail.trim().slice(-1000)}` : "";
+    warnings.push({
+      kind: "mcp_server",
+      severity: "warning",
+      message:
+        s.status === "connected"
+          ? `MCP server ${s.name} was lost and restarted (${s.error ?? "its connection closed"}).${tail}`
+          : `MCP server ${s.name} ${s.restarts ? "was lost" : "did not start"}: ${s.error ?? "unknown error"}; the run went on without it.${tail}`,
+    });
+  }
+  for (const i of p.mcpConfig?.ignored ?? [])
+    warnings.push({
+      kind: "mcp_config_ignored",
+      severity: "info",
+      message: `${i.source} was ignored: ${i.reason}`,
+    });
+  for (const r of p.tools?.refused ?? [])
+    warnings.push({
+      kind: "mcp_tool_refused",
+      severity: "warning",
+      message: `MCP server ${r.server}: its tool ${r.tool} was not offered: ${r.reason}`,
+    });
   for (const message of p.outputErrors)
     warnings.push({ kind: "output_write", severity: "critical", message });
   for (const x of p.patch.excluded)
@@ -868,6 +968,14 @@ function buildReport(p: ReportParts): RunReportInput {
       message: `${x.path} was changed but left out of the patch: ${x.reason}`,
     });
   for (const w of loop.warnings) warnings.push({ kind: "loop", severity: "info", message: w });
+  for (const message of p.agents?.ignored ?? [])
+    warnings.push({ kind: "agents_ignored", severity: "info", message });
+  for (const agent of p.stoppedAgents ?? [])
+    warnings.push({
+      kind: "subagent_stopped",
+      severity: "warning",
+      message: `The background subagent ${agent} was still running when the run ended; it was stopped.`,
+    });
   if (loop.contextFallback)
     warnings.push({
       kind: "context_management_fallback",
@@ -899,7 +1007,8 @@ function buildReport(p: ReportParts): RunReportInput {
     });
   }
   const outputsPrefix = "/tmp/agent-ci-outputs/";
-  const toolCalls = loop.calls.map((c, index) => ({
+  const calls = allCalls(loop, p.subagents);
+  const toolCalls = calls.map((c, index) => ({
     id: c.id,
     turn: c.turn,
     index,
@@ -921,6 +1030,7 @@ function buildReport(p: ReportParts): RunReportInput {
     // Redacted whole, then cut: a secret across the cut would no longer match the patterns.
     resultPreview: capText(p.redactor.redact(contentText(c.content)), RESULT_PREVIEW_MAX_CHARS),
     web: c.web ? p.redactor.redactDeep(c.web) : undefined,
+    mcp: c.mcp,
     patch: c.patch
       ? {
           file: c.patch.newFileName ?? c.patch.oldFileName ?? "",
@@ -933,8 +1043,9 @@ function buildReport(p: ReportParts): RunReportInput {
           })),
         }
       : undefined,
+    ...(c.parentToolUseId ? { parentToolUseId: c.parentToolUseId, agent: c.agent } : {}),
   }));
-  const denials = loop.calls
+  const denials = calls
     .filter((c) => c.decision?.behavior === "deny")
     .map((c) => ({
       callId: c.id,
@@ -942,9 +1053,37 @@ function buildReport(p: ReportParts): RunReportInput {
       summary: summarizeCall(c.tool, c.input),
       reason: c.decision?.reason ?? "",
       rule: c.decision?.rule,
+      ...(c.agent ? { agent: c.agent } : {}),
       narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,
     }));
-  const { usage, costUsd: totalCost } = runTotals(p);
+  const recorded = sandboxRecord(sandbox, policy?.enforcedAt ?? []);
+  const runs = p.subagents?.runs ?? [];
+  // The run's totals: every conversation's, and the side calls its tools made (WebFetch, WebSearch).
+  const usage = [...runs.map((r) => r.loop.usage), ...p.sideCalls.map((c) => c.usage)].reduce(
+    addUsage,
+    loop.usage,
+  );
+  const costUsd = [...runs.map((r) => r.loop.costUsd), ...p.sideCalls.map((c) => c.costUsd)].reduce(
+    (sum, c) => sum + c,
+    loop.costUsd,
+  );
+  const subagents = runs.map((r) => ({
+    agentId: r.agentId,
+    toolUseId: r.toolUseId,
+    type: r.type,
+    description: p.redactor.redact(r.description),
+    model: r.model,
+    background: r.background,
+    status: r.status,
+    detail: (r.loop.detail ?? r.error) ? p.redactor.redact(r.loop.detail ?? r.error ?? "") : undefined,
+    tools: r.tools,
+    turns: r.loop.turns.length,
+    toolUses: r.loop.calls.length,
+    usage: r.loop.usage,
+    costUsd: r.loop.costUsd,
+    startOffsetMs: r.startOffsetMs,
+    durationMs: r.durationMs,
+  }));
   const endedAt = new Date();
   return {
     schemaVersion: 1,
@@ -963,30 +1102,10 @@ function buildReport(p: ReportParts): RunReportInput {
       path: path.basename(config.workspace),
       repo: config.repo,
       baseCommit: hostBaseCommit(config.workspace),
-      filesCopied: sandbox?.copy.files ?? 0,
-      bytesCopied: sandbox?.copy.bytes ?? 0,
-      skipped: sandbox?.copy.skipped ?? [],
-      ignoredLeftOut: sandbox?.copy.ignoredLeftOut,
+      ...recorded.copy,
     },
-    image: sandbox
-      ? {
-          name: sandbox.image.name,
-          id: sandbox.image.id,
-          architecture: sandbox.image.architecture,
-          emulated: sandbox.emulated,
-          tools: sandbox.tools,
-        }
-      : undefined,
-    // The report's schema names the fields it records; the sandbox's read-back has more (the probe's raw values).
-    hardening: sandbox
-      ? {
-          ...RecordedHardening.parse({
-            ...sandbox.hardening,
-            seccomp: sandbox.hardening.seccomp === "2" ? "default" : sandbox.hardening.seccomp,
-          }),
-          enforcedAt: policy?.enforcedAt ?? [],
-        }
-      : undefined,
+    image: recorded.image,
+    hardening: recorded.hardening,
     policy: policy?.summary ?? { mode, rules: [], ignored: [] },
     model: {
       driver: config.script ? "script" : "anthropic",
@@ -1002,7 +1121,8 @@ function buildReport(p: ReportParts): RunReportInput {
     })),
     compactions: loop.compactions.length ? loop.compactions : undefined,
     usage,
-    costUsd: totalCost,
+    costUsd,
+    ...(subagents.length ? { subagents } : {}),
     patch,
     verify: p.verify,
     denials,
@@ -1020,17 +1140,35 @@ function buildReport(p: ReportParts): RunReportInput {
           path: p.structuredPath,
         }
       : undefined,
-    instructions: instructionsRecord(p.instructions),
-    egress: sandbox?.egress
-      ? {
-          allowed: sandbox.egress.options.given,
-          allowedHosts: sandbox.egress.options.rules.map(ruleText),
-          privateHosts: sandbox.egress.options.privateHosts,
-          connections: [...sandbox.egress.entries, ...p.webLedger],
-        }
-      : p.webLedger.length
-        ? { allowed: [], allowedHosts: [], privateHosts: [], connections: p.webLedger }
-        : undefined,
+    egress: withFetches(
+      recorded.egress && {
+        ...recorded.egress,
+        connections: recorded.egress.connections.map((e) => ({
+          ...e,
+          caller: p.mcp ? p.mcp.attributeConnection(e.caller, e.startedAt) : e.caller,
+        })),
+      },
+      p.webLedger,
+    ),
     sideCalls: p.sideCalls.length ? p.sideCalls : undefined,
+    instructions: instructionsRecord(p.instructions),
+    mcp:
+      p.mcp || p.mcpConfig?.ignored.length
+        ? {
+            servers: (p.mcp?.servers ?? []).map((s) => ({
+              name: s.name,
+              kind: s.kind,
+              status: s.status,
+              source: s.source,
+              startMs: s.startMs,
+              restarts: s.restarts,
+              tools: (p.tools?.enabled ?? []).filter((t) => t.mcp?.server === s.name).map((t) => t.name),
+              error: s.error === undefined ? undefined : p.redactor.redact(s.error),
+              stderrTail: s.stderrTail === undefined ? undefined : p.redactor.redact(s.stderrTail),
+            })),
+            ignored: p.mcpConfig?.ignored ?? [],
+            refusedTools: p.tools?.refused ?? [],
+          }
+        : undefined,
   };
 }

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import type Anthropic from "@anthropic-ai/sdk";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ConfigError } from "./config.js";
+import { ConfigError } from "../errors.js";
 
 export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
 /** Validator messages sent back to the model and kept in the report, at most this many. */

@@ -31,3 +31,21 @@ export function systemPrompt(options: {
   if (options.append) lines.push("", options.append);
   return lines.join("\n");
 }
+
+/** A subagent's system prompt: its definition's prompt, then where it runs and under what permissions. */
+export function subagentSystemPrompt(options: {
+  agentPrompt: string;
+  mode: string;
+  network: string;
+  allowedDomains?: readonly string[];
+  tools: string[];
+}): string {
+  return [
+    options.agentPrompt,
+    "",
+    "# Environment",
+    `You run non-interactively in CI through agent-ci, inside a throwaway Linux container; the repository is at ${WORKSPACE_ROOT} and every path is a container path. Nobody will answer questions.`,
+    networkLine(options.network, options.allowedDomains ?? []),
+    `Tools available: ${options.tools.join(", ") || "none"}. Permission mode: ${options.mode}, with the same rules as the agent that started you. A denied call tells you which rule or mode stopped it; do not retry it unchanged.`,
+  ].join("\n");
+}

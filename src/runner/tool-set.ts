@@ -1,43 +1,84 @@
-// The run's tool set, in one place: the static tools (ALL_TOOLS) plus the tools made per run by factories
-// that close over what they need (the Skill tool over the run's skills, the web tools over the run's web
-// services), then filtered by what the run allows (plan mode drops the file-writing tools; a run without
-// a network has no web tools; WebSearch is offered only when a rule allows it).
+// The run's tool set, built in one place: the static tools (ALL_TOOLS) and the tools made per run by
+// factories over run services (Task and the background-task tools; Skill; WebFetch and WebSearch; MCP
+// servers' tools), filtered by the mode and by what the run allows (a run without a network has no web
+// tools; WebSearch is offered only by rule): a call to a tool that is off gets why. The set is live: when a server's
+// tool list changes (list_changed, a restart) `refresh` rebuilds it in place, so the pipeline and the next
+// model request see the new tools.
+import type Anthropic from "@anthropic-ai/sdk";
+import type { McpManager } from "../mcp/manager.js";
+import { mcpTools, type RefusedMcpTool } from "../mcp/tools.js";
 import type { PermissionMode } from "../policy/schema.js";
-import type { Instruction } from "../skills/catalogue.js";
-import { createSkillTool } from "../skills/skill-tool.js";
-import { ALL_TOOLS, FILE_WRITING_TOOLS } from "../tools/index.js";
+import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
+import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import type { AnyTool } from "../tools/types.js";
+import type { PermissionGate } from "./pipeline.js";
 
-export interface ToolSetOptions {
+export interface RunToolSetOptions {
   mode: PermissionMode;
-  /** The run's skills: the Skill tool is there when there is at least one. */
-  skills: readonly Instruction[];
-  /** Tools made by other factories for this run (the web tools), with why each is off when it is. */
-  bound?: ReadonlyArray<{ tool: AnyTool; offBecause?: string }>;
+  /** Asked in plan mode: an MCP tool is offered there only when read-only-hinted and allowed by a rule. */
+  gate: PermissionGate;
+  /** Tools bound to run services other than MCP (Task, TaskOutput, TaskStop, Skill, WebFetch, WebSearch). */
+  bound?: readonly AnyTool[];
+  /** Bound tools this run leaves out, each with why (the network setting, a missing rule). */
+  off?: ReadonlyMap<string, string>;
+  mcp?: McpManager;
+  maxMcpOutputTokens: number;
+  /** Tools that are not agent-ci's own but go to the API too (StructuredOutput). */
+  extraApiTools?: Anthropic.Tool[];
 }
 
-export interface ToolSet {
-  /** Every tool the run knows (a call to one that is off gets why, not "no such tool"). */
-  all: AnyTool[];
-  /** The tools the model is offered and the pipeline runs. */
-  enabled: AnyTool[];
-  /** Why a known tool is off in this run. */
-  disabledReason(tool: string): string | undefined;
-}
+export class RunToolSet {
+  /** Every tool the run knows (for "not available in this mode" versus "no such tool"). */
+  readonly all: AnyTool[] = [];
+  /** The tools offered to the model and run by the pipeline. */
+  readonly enabled: AnyTool[] = [];
+  /** What the API gets (enabled tools, then the extra ones). */
+  readonly api: Anthropic.Tool[] = [];
+  refused: RefusedMcpTool[] = [];
 
-export function runToolSet(options: ToolSetOptions): ToolSet {
-  const off = new Map<string, string>();
-  if (options.mode === "plan") for (const name of FILE_WRITING_TOOLS) off.set(name, "plan mode is read-only");
-  const bound: AnyTool[] = [];
-  if (options.skills.length) bound.push(createSkillTool(options.skills));
-  for (const { tool, offBecause } of options.bound ?? []) {
-    bound.push(tool);
-    if (offBecause) off.set(tool.name, offBecause);
+  constructor(private readonly options: RunToolSetOptions) {
+    this.refresh();
   }
-  const all = [...ALL_TOOLS, ...bound];
-  return {
-    all,
-    enabled: all.filter((t) => !off.has(t.name)),
-    disabledReason: (tool) => off.get(tool),
-  };
+
+  /** Why a tool the run knows is not offered, for the pipeline's answer to a call of it. */
+  disabledReason(tool: string): string | undefined {
+    const off = this.options.off?.get(tool);
+    if (off) return off;
+    return this.options.mode === "plan" && FILE_WRITING_TOOLS.has(tool)
+      ? "plan mode is read-only"
+      : undefined;
+  }
+
+  /** Rebuilds the lists in place (the pipeline and the loop hold these arrays). */
+  refresh(): void {
+    const { mode, mcp } = this.options;
+    const own = [...ALL_TOOLS, ...(this.options.bound ?? [])];
+    const builtIn = new Set(own.map((t) => t.name));
+    const fromMcp = mcp
+      ? mcpTools(mcp, builtIn, { maxOutputTokens: this.options.maxMcpOutputTokens })
+      : { tools: [], refused: [] };
+    this.refused = fromMcp.refused;
+    const all = [...own, ...fromMcp.tools];
+    const enabled = all.filter((t) => {
+      if (this.options.off?.has(t.name)) return false;
+      if (mode !== "plan") return true;
+      if (FILE_WRITING_TOOLS.has(t.name)) return false;
+      if (!t.mcp) return true;
+      const decision = this.options.gate.decide({
+        tool: t.name,
+        input: {},
+        readOnly: t.mcp.readOnlyHint,
+        cwd: WORKSPACE_ROOT,
+      });
+      return t.mcp.readOnlyHint && decision.behavior === "allow";
+    });
+    this.all.splice(0, this.all.length, ...all);
+    this.enabled.splice(0, this.enabled.length, ...enabled);
+    this.api.splice(
+      0,
+      this.api.length,
+      ...apiToolDefinitions(enabled),
+      ...(this.options.extraApiTools ?? []),
+    );
+  }
 }

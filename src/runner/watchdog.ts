@@ -12,7 +12,10 @@
 // worker only through `process.binding`) gives a worker such a watch. A signal the main thread has not
 // answered (no heartbeat since) within BLOCKED_AFTER_MS ends the run the same way, as `cancelled`. Only the
 // signals the process already handles are watched (the CLI's): elsewhere a signal keeps its default action.
+// The worker's program is watchdog-worker.ts.
 import { Worker } from "node:worker_threads";
+import { WATCHDOG_WORKER_JS } from "./watchdog-source.js";
+import type { WatchdogMessage, WatchdogWorkerData, WatchedSignal } from "./watchdog-worker.js";
 
 /** How often the main thread beats. */
 const HEARTBEAT_MS = 250;
@@ -24,102 +27,18 @@ const ALIVE_GRACE_MS = 60_000;
 export const WATCHDOG_EXIT_KEY = "__agentCiWatchdogExit";
 
 /** Why the watchdog ended the run: the deadline, or a signal the blocked main thread could not handle. */
-export type WatchdogCause = { kind: "timeout" } | { kind: "signal"; signal: "SIGINT" | "SIGTERM" };
+export type WatchdogCause = { kind: "timeout" } | { kind: "signal"; signal: WatchedSignal };
 
 export interface WatchdogOptions {
   /** Epoch ms. */
   deadline: number;
   /** The run's containers and volumes by name (known before they exist, so ones being created are found too). */
-  engineObjects: { containers: string[]; volumes: string[] };
+  engineObjects: WatchdogWorkerData["engineObjects"];
   /** Writes what it can, synchronously, and exits the process. Runs on the main thread, inside blocked code. */
   emergencyExit: (cause: WatchdogCause) => void;
   /** Signals that cancel the run, for the worker to watch (default: those the process has listeners for). */
-  signals?: Array<"SIGINT" | "SIGTERM">;
+  signals?: WatchedSignal[];
 }
-
-// Plain CommonJS for the worker (no imports: it runs the same from the sources and from the bundle).
-const WORKER_SOURCE = String.raw`
-const { workerData, parentPort } = require("node:worker_threads");
-const http = require("node:http");
-const { Session } = require("node:inspector");
-const { deadline, engineObjects, beat, blockedAfterMs, aliveGraceMs, exitKey, signals } = workerData;
-const lastBeat = new Float64Array(beat);
-const os = require("node:os");
-/** The first signal received, and when. */
-let signalled;
-
-function engineTarget() {
-  const host = process.env.DOCKER_HOST || "unix:///var/run/docker.sock";
-  if (host.startsWith("unix://")) return { socketPath: host.slice("unix://".length) };
-  const url = new URL(host.replace(/^tcp:/, "http:"));
-  return { host: url.hostname, port: Number(url.port) || 2375 };
-}
-
-function remove(path) {
-  return new Promise((resolve) => {
-    const req = http.request({ ...engineTarget(), method: "DELETE", path, timeout: 10000 }, (res) => {
-      res.resume();
-      res.on("end", resolve);
-    });
-    req.on("error", resolve);
-    req.on("timeout", () => { req.destroy(); resolve(); });
-    req.end();
-  });
-}
-
-async function fire(cause) {
-  // Containers first: a volume is removed only once no container uses it.
-  for (const name of engineObjects.containers) await remove("/containers/" + encodeURIComponent(name) + "?force=true&v=true");
-  for (const name of engineObjects.volumes) await remove("/volumes/" + encodeURIComponent(name));
-  const session = new Session();
-  session.connectToMainThread();
-  session.post("Runtime.evaluate", { expression: "globalThis." + exitKey + "(" + JSON.stringify(cause) + ")" }, () => {});
-}
-
-// process.binding warns that it is deprecated; the warning would go through the (blocked) main thread.
-function watchSignals() {
-  const warn = process.emitWarning;
-  let Signal;
-  try {
-    process.emitWarning = () => {};
-    Signal = process.binding("signal_wrap").Signal;
-  } catch {
-    return false;
-  } finally {
-    process.emitWarning = warn;
-  }
-  for (const name of signals) {
-    const watch = new Signal();
-    watch.onsignal = () => {
-      if (!signalled) signalled = { signal: name, at: Date.now() };
-    };
-    if (watch.start(os.constants.signals[name]) !== 0) return false;
-    watch.unref();
-  }
-  return true;
-}
-
-const timer = setInterval(() => {
-  const now = Date.now();
-  if (signalled) {
-    // The main thread's own handler ends the run unless it has not beaten since the signal.
-    const blocked = lastBeat[0] < signalled.at && now - signalled.at > blockedAfterMs;
-    if (blocked || now > signalled.at + aliveGraceMs) {
-      clearInterval(timer);
-      parentPort.postMessage({ firing: blocked ? "blocked" : "late", signal: signalled.signal });
-      void fire({ kind: "signal", signal: signalled.signal });
-      return;
-    }
-  }
-  if (now < deadline) return;
-  const blocked = now - lastBeat[0] > blockedAfterMs;
-  if (!blocked && now < deadline + aliveGraceMs) return;
-  clearInterval(timer);
-  parentPort.postMessage({ firing: blocked ? "blocked" : "late" });
-  void fire({ kind: "timeout" });
-}, 250);
-parentPort.postMessage({ ready: true, watchingSignals: watchSignals() });
-`;
 
 export class Watchdog {
   private readonly worker: Worker;
@@ -134,25 +53,22 @@ export class Watchdog {
     this.heartbeat = setInterval(() => (lastBeat[0] = Date.now()), HEARTBEAT_MS);
     this.heartbeat.unref();
     (globalThis as Record<string, unknown>)[WATCHDOG_EXIT_KEY] = options.emergencyExit;
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        deadline: options.deadline,
-        engineObjects: options.engineObjects,
-        beat,
-        blockedAfterMs: BLOCKED_AFTER_MS,
-        aliveGraceMs: ALIVE_GRACE_MS,
-        exitKey: WATCHDOG_EXIT_KEY,
-        signals:
-          options.signals ??
-          (["SIGINT", "SIGTERM"] as const).filter((name) => process.listenerCount(name) > 0),
-      },
-    });
+    const workerData: WatchdogWorkerData = {
+      deadline: options.deadline,
+      engineObjects: options.engineObjects,
+      beat,
+      blockedAfterMs: BLOCKED_AFTER_MS,
+      aliveGraceMs: ALIVE_GRACE_MS,
+      exitKey: WATCHDOG_EXIT_KEY,
+      signals:
+        options.signals ?? (["SIGINT", "SIGTERM"] as const).filter((name) => process.listenerCount(name) > 0),
+    };
+    this.worker = new Worker(WATCHDOG_WORKER_JS, { eval: true, workerData });
     this.ready = new Promise((resolve) => {
-      const onMessage = (message: unknown) => {
-        if (typeof message !== "object" || message === null || !("ready" in message)) return;
+      const onMessage = (message: WatchdogMessage) => {
+        if (!("ready" in message)) return;
         this.worker.off("message", onMessage);
-        resolve({ watchingSignals: "watchingSignals" in message && message.watchingSignals === true });
+        resolve({ watchingSignals: message.watchingSignals });
       };
       this.worker.on("message", onMessage);
       this.worker.once("exit", () => resolve({ watchingSignals: false }));

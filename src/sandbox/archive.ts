@@ -9,12 +9,13 @@
 // link). Sockets, FIFOs and devices are skipped and listed. Credentials a checkout step left in
 // `.git/config` are stripped. Files a Read deny rule covers are never copied (the policy's container
 // layer). Over the size or count limit is an error, never a silent partial copy.
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { type Readable, Transform } from "node:stream";
 import picomatch from "picomatch";
 import { pack as tarPack, type Header } from "tar-stream";
+import { git, gitSync } from "../host-git.js";
 import { AGENT_UID } from "./engine-profile.js";
 
 /**
@@ -103,26 +104,15 @@ export function stripNpmCredentials(config: string): string {
 
 function gitTopLevel(dir: string): string | undefined {
   try {
-    return execFileSync("git", ["-c", "core.fsmonitor=false", "rev-parse", "--show-toplevel"], {
-      cwd: dir,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
+    return gitSync(["rev-parse", "--show-toplevel"], { cwd: dir }).trim();
   } catch {
     return undefined;
   }
 }
 
 /** NUL-separated names git prints (a trailing `/` marks a directory it did not descend into). */
-function gitNames(dir: string, args: string[]): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      "git",
-      ["-c", "core.fsmonitor=false", "ls-files", "-z", ...args],
-      { cwd: dir, maxBuffer: 1 << 30, encoding: "buffer" },
-      (err, out) => (err ? reject(err) : resolve(out.toString("utf8").split("\0").filter(Boolean))),
-    );
-  });
+async function gitNames(dir: string, args: string[]): Promise<string[]> {
+  return (await git(["ls-files", "-z", ...args], { cwd: dir })).split("\0").filter(Boolean);
 }
 
 /** Tracked and untracked files (with the ignored ones too when `includeIgnored`), each once. */

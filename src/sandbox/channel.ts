@@ -16,8 +16,8 @@ import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
 import { processAlive } from "./engine.js";
-import { FrameDecoder } from "./helper-client.js";
-import type { RawFrame } from "./helper-protocol.js";
+import { FrameDecoder, type Frame } from "./helper-framing.js";
+import type { HelloHeader } from "./helper-protocol.js";
 
 /** Where the run's container sees the channel's directory. */
 export const CHANNEL_DIR = "/run/agent-ci-channel";
@@ -27,12 +27,6 @@ const DIR_PREFIX = "agent-ci-channel-";
 export const CHANNEL_SOCKET = `${CHANNEL_DIR}/${SOCKET}`;
 /** A hello frame is a short header; a connection sending more before one is not a helper. */
 const MAX_HELLO_BYTES = 4096;
-
-/** The first frame a helper sends on the socket: the token it was given, nothing else. */
-export interface HelloHeader {
-  id: 0;
-  hello: string;
-}
 
 /** One helper start's listener: the connection that said the token, and how to stop listening. */
 export interface ChannelListener {
@@ -94,11 +88,11 @@ export class HelperChannel {
       server.on("connection", (socket) => {
         waiting.add(socket);
         socket.on("close", () => waiting.delete(socket));
-        const decoder = new FrameDecoder();
+        const decoder = new FrameDecoder<Partial<HelloHeader>>();
         let received = 0;
         const onData = (chunk: Buffer) => {
           received += chunk.length;
-          let first: RawFrame | undefined;
+          let first: Frame<Partial<HelloHeader>> | undefined;
           try {
             if (received > MAX_HELLO_BYTES) throw new Error("too long for a hello");
             [first] = decoder.push(chunk);
@@ -109,7 +103,7 @@ export class HelperChannel {
           if (!first) return;
           socket.off("data", onData);
           socket.pause(); // until the helper client reads it: nothing else comes before a request anyway
-          const hello = Buffer.from(String((first.header as Partial<HelloHeader>).hello ?? ""));
+          const hello = Buffer.from(String(first.header.hello ?? ""));
           if (hello.length === expected.length && crypto.timingSafeEqual(hello, expected)) {
             waiting.delete(socket);
             resolve(socket);

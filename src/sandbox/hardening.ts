@@ -111,3 +111,17 @@ export function assessHardening(
   hardening.missing = checks.filter(([failed]) => failed).map(([, what]) => what);
   return hardening;
 }
+
+/**
+ * Reads the container cgroup's OOM-kill counter (cgroup v2 `memory.events`, v1 `memory.oom_control`).
+ * Docker sets `State.OOMKilled` only when the container itself exits, so a command killed by the OOM
+ * killer in a running container is recognised by this counter going up (C10).
+ */
+export const OOM_KILLS_SCRIPT =
+  "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null";
+
+/** The counter in what OOM_KILLS_SCRIPT printed; undefined where the engine does not expose it. */
+export function parseOomKills(text: string): number | undefined {
+  const match = /^oom_kill (\d+)$/m.exec(text);
+  return match ? Number(match[1]) : undefined;
+}

@@ -1,9 +1,10 @@
-// The host side of the in-container helper (helper/helper.cjs): frames requests onto the exec's stdin (or
-// the direct socket, once adopted: channel.ts), demultiplexes Docker's stdout/stderr frames, and matches
-// responses to requests by id.
+// The host side of the in-container helper (helper/): frames requests onto the exec's stdin (or the direct
+// socket, once adopted: channel.ts), demultiplexes Docker's stdout/stderr frames, and matches responses to
+// requests by id.
 import type { Socket } from "node:net";
 import { PassThrough, type Duplex } from "node:stream";
-import type { HelperOp, HelperOps, HelperResult, RawFrame } from "./helper-protocol.js";
+import { encodeFrame, FrameDecoder, FrameError } from "./helper-framing.js";
+import type { HelperOp, HelperOps, HelperResult, RawFrame, RequestHeader } from "./helper-protocol.js";
 import { SandboxGoneError } from "./sandbox.js";
 
 interface Waiter {
@@ -11,66 +12,15 @@ interface Waiter {
   reject: (e: Error) => void;
 }
 
-export function encodeFrame(header: object, body?: Uint8Array): Buffer {
-  const h = Buffer.from(JSON.stringify(header));
-  const b = body ? Buffer.from(body) : Buffer.alloc(0);
-  const hl = Buffer.alloc(4);
-  hl.writeUInt32BE(h.length);
-  const bl = Buffer.alloc(4);
-  bl.writeUInt32BE(b.length);
-  return Buffer.concat([hl, h, bl, b]);
-}
-
-/**
- * Splits a byte stream into frames; returns the frames complete so far and keeps the rest. Chunks of a
- * frame are only gathered up, and joined once the frame is whole: joining on every chunk made a 17 MB
- * read quadratic (seconds, not milliseconds).
- */
-export class FrameDecoder {
-  private chunks: Buffer[] = [];
-  private length = 0;
-  /** Bytes the frame being received needs, once its header says; nothing is parsed before that. */
-  private needed = 0;
-
-  push(chunk: Buffer): RawFrame[] {
-    this.chunks.push(chunk);
-    this.length += chunk.length;
-    if (this.length < this.needed) return [];
-    let pending = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.length);
-    const frames: RawFrame[] = [];
-    this.needed = 0;
-    for (;;) {
-      if (pending.length < 4) break;
-      const hl = pending.readUInt32BE(0);
-      if (pending.length < 8 + hl) {
-        this.needed = 8 + hl;
-        break;
-      }
-      const total = 8 + hl + pending.readUInt32BE(4 + hl);
-      if (pending.length < total) {
-        this.needed = total;
-        break;
-      }
-      const header = JSON.parse(pending.subarray(4, 4 + hl).toString("utf8")) as RawFrame["header"];
-      const body = Buffer.from(pending.subarray(8 + hl, total));
-      pending = pending.subarray(total);
-      frames.push({ header, body });
-    }
-    this.chunks = pending.length ? [pending] : [];
-    this.length = pending.length;
-    return frames;
-  }
-}
-
 export class HelperClient {
   private nextId = 1;
   private readonly waiters = new Map<number, Waiter>();
-  private readonly decoder = new FrameDecoder();
+  private readonly decoder = new FrameDecoder<RawFrame["header"]>();
   private closedError: Error | undefined;
   private stderrTail = "";
   /** The direct channel once adopted: requests are written to it instead of the exec stream. */
   private socket: Socket | undefined;
-  private onClose: (cause?: unknown) => void;
+  private onClose: (cause?: unknown, reason?: string) => void;
   readonly ready: Promise<void>;
 
   constructor(
@@ -89,7 +39,7 @@ export class HelperClient {
     // A helper that dies before saying ready must not leave an unhandled rejection behind.
     this.ready.catch(() => {});
     stdout.on("data", (chunk: Buffer) => {
-      for (const frame of this.decoder.push(chunk)) {
+      for (const frame of this.decode(this.decoder, chunk)) {
         if (frame.header.id === 0) markReady();
         else this.answer(frame);
       }
@@ -97,12 +47,12 @@ export class HelperClient {
     stderr.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-2000);
     });
-    this.onClose = (cause?: unknown) => {
+    this.onClose = (cause?: unknown, reason?: string) => {
       if (this.closedError) return;
       const detail = this.stderrTail.trim()
         ? `: ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}`
         : "";
-      this.closedError = new SandboxGoneError(`the sandbox helper stopped${detail}`, { cause });
+      this.closedError = new SandboxGoneError(reason ?? `the sandbox helper stopped${detail}`, { cause });
       failReady(this.closedError);
       for (const waiter of this.waiters.values()) waiter.reject(this.closedError);
       this.waiters.clear();
@@ -110,6 +60,18 @@ export class HelperClient {
     stream.on("end", () => this.onClose());
     stream.on("close", () => this.onClose());
     stream.on("error", (e) => this.onClose(e));
+  }
+
+  /** The frames complete so far; none, and the helper stopped, when what it sent is not frames. */
+  private decode(decoder: FrameDecoder<RawFrame["header"]>, chunk: Buffer): RawFrame[] {
+    try {
+      return decoder.push(chunk);
+    } catch (e) {
+      if (!(e instanceof FrameError)) throw e;
+      this.onClose(e, `the sandbox helper's answers could not be read (${e.message}); it was stopped`);
+      this.close();
+      return [];
+    }
   }
 
   private answer(frame: RawFrame): void {
@@ -123,9 +85,9 @@ export class HelperClient {
    * already sent still come on the exec stream. The helper is gone when either closes: the other is ended.
    */
   adopt(socket: Socket): void {
-    const decoder = new FrameDecoder();
+    const decoder = new FrameDecoder<RawFrame["header"]>();
     socket.on("data", (chunk: Buffer) => {
-      for (const frame of decoder.push(chunk)) this.answer(frame);
+      for (const frame of this.decode(decoder, chunk)) this.answer(frame);
     });
     const gone = (cause?: unknown) => {
       this.onClose(cause);
@@ -153,7 +115,8 @@ export class HelperClient {
     const id = this.nextId++;
     return new Promise<RawFrame>((resolve, reject) => {
       this.waiters.set(id, { resolve, reject });
-      (this.socket ?? this.stream).write(encodeFrame({ ...request, op, id }, body));
+      const header: RequestHeader<K> = { ...request, op, id };
+      (this.socket ?? this.stream).write(encodeFrame(header, body));
     }).then((frame) => ({ ok: frame.header.ok, header: frame.header, body: frame.body }) as HelperResult<K>);
   }
 

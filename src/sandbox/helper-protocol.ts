@@ -1,8 +1,10 @@
-// The in-container helper's protocol (helper/helper.cjs) as one map from operation to its request and
-// response headers. Each frame: u32 BE header length, header JSON, u32 BE body length, body bytes. A
-// request's header is `{ op, id, ...request }`; the response repeats `id` with `ok: true` and the
-// operation's response fields, or `ok: false` with an error code and message. Bodies carry file content
-// (write in, read out) and command output (stdout then stderr, split at `stdoutBytes`).
+// The in-container helper's protocol (helper/) as one map from operation to its request and response
+// headers, for both ends: the host's client (helper-client.ts) and the helper's handlers (helper/serve.ts).
+// Frames are helper-framing.ts's. A request's header is `{ op, id, ...request }`; the response repeats `id`
+// with `ok: true` and the operation's response fields, or `ok: false` with an error code and message. Bodies
+// carry file content (write in, read out) and command output (stdout then stderr, split at `stdoutBytes`).
+// Types only: the helper's bundle takes nothing from the host's modules.
+import type { Frame } from "./helper-framing.js";
 import type { FileStat } from "./sandbox.js";
 
 export interface ExecOpRequest {
@@ -78,6 +80,9 @@ export interface HelperOps {
 
 export type HelperOp = keyof HelperOps;
 
+/** A request as framed: the operation, the id its answer repeats, and the operation's fields. */
+export type RequestHeader<K extends HelperOp> = { op: K; id: number } & HelperOps[K]["request"];
+
 /** The helper's first frame (id 0), sent once it listens. */
 export interface ReadyHeader {
   id: 0;
@@ -96,11 +101,14 @@ export interface FailureHeader {
 
 export type ResponseHeader<K extends HelperOp> = { id: number; ok: true } & HelperOps[K]["response"];
 
-/** A decoded frame before it is matched to its request: only `id` and `ok` are known. */
-export interface RawFrame {
-  header: { id: number; ok: boolean };
-  body: Buffer;
+/** The first frame a helper sends on the host's socket (channel.ts): the token it was given, nothing else. */
+export interface HelloHeader {
+  id: 0;
+  hello: string;
 }
+
+/** A decoded frame before it is matched to its request: only `id` and `ok` are known. */
+export type RawFrame = Frame<{ id: number; ok: boolean }>;
 
 export type HelperResult<K extends HelperOp> =
   { ok: true; header: ResponseHeader<K>; body: Buffer } | { ok: false; header: FailureHeader; body: Buffer };

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { escapeControlCharacters, overwrittenByCarriageReturns } from "../text.js";
 import { WORKSPACE_ROOT, type ExecResult } from "../sandbox/sandbox.js";
 import { defineTool, plainError, toolError } from "./define-tool.js";
-import { isWithin } from "./paths.js";
+import { isInside } from "../policy/paths.js";
 import type { ToolResult } from "./types.js";
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -169,7 +169,7 @@ export const BashTool = defineTool<BashInput>({
     const rendered = renderExec(res, timeoutMs);
     let text = rendered.text;
     if (res.cwd && res.cwd !== cwd) {
-      if (isWithin(WORKSPACE_ROOT, res.cwd)) ctx.state.cwd = res.cwd;
+      if (isInside(res.cwd, WORKSPACE_ROOT)) ctx.state.cwd = res.cwd;
       else {
         ctx.state.cwd = WORKSPACE_ROOT;
         text += `\nShell cwd was reset to ${WORKSPACE_ROOT}`;

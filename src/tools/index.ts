@@ -1,6 +1,7 @@
 // Every tool, listed explicitly (STYLE.md habit 1), and the JSON Schema the API gets for each.
 import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
+import { toolsOfCategory } from "../policy/tool-catalog.js";
 import { BashOutputTool, KillShellTool } from "./background.js";
 import { BashTool } from "./bash.js";
 import { EditTool } from "./edit.js";
@@ -25,8 +26,8 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   TodoWriteTool,
 ];
 
-/** Tools that change files: absent from a plan-mode run's tool set (R10). */
-export const FILE_WRITING_TOOLS = new Set(["Edit", "Write", "NotebookEdit"]);
+/** Tools that change files (the catalogue's "edit" category): absent from a plan-mode run's tool set (R10). */
+export const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(toolsOfCategory("edit"));
 
 export function toolByName(tools: readonly AnyTool[], name: string): AnyTool | undefined {
   return tools.find((t) => t.name === name);
@@ -35,6 +36,12 @@ export function toolByName(tools: readonly AnyTool[], name: string): AnyTool | u
 /** The tool definitions sent to the Messages API, generated from the zod schemas. */
 export function apiToolDefinitions(tools: readonly AnyTool[]): Anthropic.Tool[] {
   return tools.map((tool) => {
+    if (tool.apiInputSchema)
+      return {
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.apiInputSchema as Anthropic.Tool.InputSchema,
+      };
     const { $schema: _schema, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<
       string,
       unknown

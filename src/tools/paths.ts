@@ -2,6 +2,7 @@
 // against the shell's working directory, normalised, and refused when they leave /workspace. Symlinks
 // are resolved again inside the container (the sandbox's `confine`), on every call.
 import path from "node:path";
+import { isInside, relativeToRoot } from "../policy/paths.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { toolError } from "./define-tool.js";
 import type { ToolResult } from "./types.js";
@@ -27,10 +28,6 @@ export function outsideWorkspace(given: string, resolved?: string): ToolResult {
 
 const invalidPath = (why: string): PathCheck => ({ ok: false, error: toolError("invalid_input", why) });
 
-export function isWithin(root: string, candidate: string): boolean {
-  return candidate === root || candidate.startsWith(root + "/");
-}
-
 /** Resolves `given` against `cwd` and confines it to the workspace (and, for reads, the saved outputs). */
 export function resolveInWorkspace(
   given: string,
@@ -42,13 +39,13 @@ export function resolveInWorkspace(
     return invalidPath(`The path is longer than ${MAX_PATH_CHARS} characters.`);
   if (given.trim() === "") return invalidPath("The path is empty.");
   const resolved = path.posix.resolve(cwd, given);
-  if (isWithin(WORKSPACE_ROOT, resolved)) return { ok: true, path: resolved };
-  if (options.allowOutputs && isWithin(OUTPUTS_DIR, resolved)) return { ok: true, path: resolved };
+  if (isInside(resolved, WORKSPACE_ROOT)) return { ok: true, path: resolved };
+  if (options.allowOutputs && isInside(resolved, OUTPUTS_DIR)) return { ok: true, path: resolved };
   return { ok: false, error: outsideWorkspace(given, resolved) };
 }
 
 /** How a path is shown to the model: relative to the working directory when it is under it. */
 export function displayPath(absolute: string, cwd: string): string {
-  if (absolute === cwd) return ".";
-  return isWithin(cwd, absolute) ? absolute.slice(cwd.length + 1) : absolute;
+  const relative = relativeToRoot(absolute, cwd);
+  return relative === undefined ? absolute : relative || ".";
 }

@@ -1,5 +1,6 @@
 // What Grep and Glob share: the search root (a directory under /workspace, default the working
 // directory), ripgrep's flags that keep VCS folders out, and turning a failed rg into a tool error.
+import { relativeToRoot } from "../policy/paths.js";
 import { SandboxFsError } from "../sandbox/sandbox.js";
 import { plainError, toolError } from "./define-tool.js";
 import { outsideWorkspace, resolveInWorkspace } from "./paths.js";
@@ -50,9 +51,7 @@ export async function searchRoot(
         "invalid_input",
         `${given} is not a regular file or a directory (a FIFO, socket or device); only files and directories can be searched.`,
       );
-    const cwd = ctx.state.cwd;
-    const arg =
-      gate.path === cwd ? "" : gate.path.startsWith(cwd + "/") ? gate.path.slice(cwd.length + 1) : gate.path;
+    const arg = relativeToRoot(gate.path, ctx.state.cwd) ?? gate.path;
     return { root: gate.path, arg, isFile: stat.type === "file" };
   } catch (e) {
     if (e instanceof SandboxFsError && e.code === "EOUTSIDE") return outsideWorkspace(given ?? ctx.state.cwd);

@@ -32,9 +32,18 @@ export class RunState {
   /** Container real path → what the model last saw of it. */
   readonly reads = new Map<string, ReadRecord>();
   cwd: string = WORKSPACE_ROOT;
-  readonly shells = new Map<string, BackgroundShell>();
-  private shellSeq = 0;
   todos: Todo[] = [];
+
+  /** Background shells are the sandbox's, so every agent of a run shares them and their numbering. */
+  constructor(
+    readonly shells = new Map<string, BackgroundShell>(),
+    private readonly shellSeq = { n: 0 },
+  ) {}
+
+  /** A subagent's state: its own reads (read-before-edit per agent, as in Claude Code), cwd and todos. */
+  forAgent(): RunState {
+    return new RunState(this.shells, this.shellSeq);
+  }
 
   recordRead(
     realPath: string,
@@ -51,7 +60,7 @@ export class RunState {
   }
 
   nextShellId(): string {
-    this.shellSeq += 1;
-    return `bash_${this.shellSeq}`;
+    this.shellSeq.n += 1;
+    return `bash${this.shellSeq.n}`;
   }
 }

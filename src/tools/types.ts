@@ -26,6 +26,8 @@ export type ToolErrorKind =
   | "command_failed"
   | "timed_out"
   | "sandbox_error"
+  /** An MCP server answered with an error, or could not be reached. */
+  | "mcp_error"
   /** The run ended (cancel, wall clock, the sandbox gone) before the call finished. */
   | "interrupted";
 
@@ -63,8 +65,17 @@ export interface ToolContext {
 
 export interface Tool<Input = Record<string, unknown>> {
   readonly name: string;
+  /** Other names the tool answers to when called (Claude Code's newer names); never advertised. */
+  readonly aliases?: readonly string[];
   readonly description: string;
   readonly inputSchema: z.ZodType<Input>;
+  /**
+   * The JSON Schema the API gets, when it is not made from `inputSchema`: an MCP tool sends its server's
+   * schema unchanged (its `inputSchema` accepts any object: the server checks its own arguments).
+   */
+  readonly apiInputSchema?: Record<string, unknown>;
+  /** An MCP server's tool: which server and tool it calls, and whether the server marks it read-only. */
+  readonly mcp?: { server: string; tool: string; readOnlyHint: boolean };
   /** Characters of output the model gets; beyond it the output is cut and the whole kept (DESIGN.md stage 6). */
   readonly maxResultSizeChars: number;
   isReadOnly(input: Input): boolean;

@@ -9,8 +9,8 @@ import {
   upsertComment,
   COMMENT_MARKER_PREFIX,
 } from "../../src/action/comment.js";
-import { readGitHubContext, type GitHubContext } from "../../src/action/context.js";
-import { GitHubApi, octokitRequest } from "../../src/action/github-api.js";
+import { readGitHubContext, type GitHubContext } from "../../src/github/context.js";
+import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { createRedactor, GITHUB_COMMENT_MAX_CHARS, scanForSecrets } from "../../src/report/index.js";
 import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { githubEnv, runnerFiles } from "../support/github-env.js";

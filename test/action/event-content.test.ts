@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readGitHubContext, type GitHubContext } from "../../src/action/context.js";
+import { readGitHubContext, type GitHubContext } from "../../src/github/context.js";
 import { classifyEvent } from "../../src/action/event.js";
 import {
   fetchEventContent,
@@ -14,7 +14,7 @@ import {
   TrustedFileError,
   trustedRef,
 } from "../../src/action/event-content.js";
-import { GitHubApi, octokitRequest } from "../../src/action/github-api.js";
+import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { githubEnv, runnerFiles } from "../support/github-env.js";
 

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GitHubApi, GitHubApiError, octokitRequest } from "../../src/action/github-api.js";
+import { GitHubApi, GitHubApiError, octokitRequest } from "../../src/github/api.js";
 import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 
 const TOKEN = "ghs_fakeTokenForTests0123456789abcdefABCD";

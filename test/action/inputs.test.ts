@@ -6,9 +6,9 @@ import {
   ActionInputError,
   INPUT_DEFAULTS,
   parseActionInputs,
-  splitList,
   type InputName,
 } from "../../src/action/inputs.js";
+import { splitList } from "../../src/github/inputs.js";
 import { toRunConfigInput } from "../../src/action/run-config.js";
 import { parseRunConfig } from "../../src/runner/config.js";
 import { DEFAULT_MODEL } from "../../src/runner/pricing.js";
@@ -99,7 +99,7 @@ describe("parseActionInputs", () => {
   it("refuses setup commands without network setup, and prompt with prompt_file", () => {
     expect(() => inputs({ setup: "npm ci" })).toThrow(/setup: .*network: setup/);
     expect(() => inputs({ network: "allowlist" })).toThrow(
-      /allowed_domains: network: allowlist needs at least one/,
+      /network: allowlist needs at least one allowed_domains/,
     );
     expect(() => inputs({ allowed_domains: "npm" })).toThrow(/allowed_domains: needs network: allowlist/);
     expect(() => inputs({ network: "allowlist", allowed_domains: "npm, *.com" })).toThrow(

@@ -1,9 +1,9 @@
 // Who may start a run (RELIABILITY G8): write, maintain and admin through the REST API; read, triage and
 // non-collaborators refused; bots only when listed; a failing check refuses (fail closed).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readGitHubContext } from "../../src/action/context.js";
+import { readGitHubContext } from "../../src/github/context.js";
 import { classifyEvent } from "../../src/action/event.js";
-import { GitHubApi, octokitRequest } from "../../src/action/github-api.js";
+import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { botDecision, checkActor, permissionDecision } from "../../src/action/permission.js";
 import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { githubEnv, runnerFiles } from "../support/github-env.js";

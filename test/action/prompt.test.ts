@@ -1,7 +1,7 @@
 // Event → prompt (RELIABILITY U1/U2): the trusted task first, GitHub text fenced as data in tags carrying a
 // nonce the text cannot close, hidden text stripped but the raw text kept for the report, sizes capped.
 import { describe, expect, it } from "vitest";
-import { readGitHubContext } from "../../src/action/context.js";
+import { readGitHubContext } from "../../src/github/context.js";
 import { classifyEvent, type ActionEvent } from "../../src/action/event.js";
 import { buildPrompt, DEFAULT_TASKS, BODY_MAX_CHARS, PromptError } from "../../src/action/prompt.js";
 import { eventPayload, githubEnv, runnerFiles } from "../support/github-env.js";

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { PUBLISH_INPUT_DEFAULTS, PUBLISH_OUTPUT_NAMES } from "../../src/pull-request/action.js";
+import { PUBLISH_INPUT_DEFAULTS, PUBLISH_OUTPUT_NAMES } from "../../src/publish/action.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const action = parse(fs.readFileSync(path.join(root, "publish/action.yml"), "utf8")) as {

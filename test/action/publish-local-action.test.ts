@@ -68,7 +68,7 @@ async function localPublish(
   );
   const child = spawn(
     path.join(root, "node_modules/.bin/local-action"),
-    ["run", "publish", "../src/pull-request/action.ts", envFile],
+    ["run", "publish", "../src/publish/action.ts", envFile],
     {
       cwd: root,
       env: {
@@ -90,7 +90,7 @@ async function localPublish(
   return { stdout, outputs };
 }
 
-describe("npx local-action run publish ../src/pull-request/action.ts .env", () => {
+describe("npx local-action run publish ../src/publish/action.ts .env", () => {
   it(
     "publishes the run as a pull request and sets pr_number, pr_url, branch, commit_sha; a re-run is unchanged",
     { timeout: 180_000 },

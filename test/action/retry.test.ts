@@ -8,7 +8,7 @@ import {
   MAX_ATTEMPTS,
   MAX_RATE_LIMIT_WAIT_MS,
   retryDecision,
-} from "../../src/action/retry.js";
+} from "../../src/github/retry.js";
 
 const NOW = 1_700_000_000_000;
 

@@ -175,7 +175,7 @@ describe("C: command faults through the CLI", () => {
               "for i in $(seq 100); do n=$(ps -eo args | grep -E -c '[s]leep 100000[123]|[h]ttp.server 8765'); [ \"$n\" = 0 ] && break; sleep 0.1; done; echo $n",
             ),
           ],
-          [{ name: "BashOutput", input: { bash_id: "bash_1" } }],
+          [{ name: "BashOutput", input: { bash_id: "bash1" } }],
         ],
       });
       expect(run.call(0).isError).toBe(false);

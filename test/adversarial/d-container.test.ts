@@ -258,7 +258,7 @@ describe("D: container faults", () => {
         [bash("echo after-kill-all")],
         [bash("pkill -9 -f . ; echo unreachable")],
         [bash("echo after-pkill > b.txt && cat b.txt")],
-        [{ name: "BashOutput", input: { bash_id: "bash_1" } }],
+        [{ name: "BashOutput", input: { bash_id: "bash1" } }],
       ],
     });
     expect(run.report?.exitReason).toBe("completed");

@@ -257,7 +257,7 @@ describe("P: path escapes through the CLI", () => {
         // The race is on once the loop has made f (waits for that, not for a fixed time).
         [bash("until [ -e f ] || [ -L f ]; do sleep 0.05; done; echo swapping")],
         ...attempts,
-        [{ name: "KillShell", input: { shell_id: "bash_1" } }],
+        [{ name: "KillShell", input: { shell_id: "bash1" } }],
         [bash("cat /tmp/p7-victim")],
       ],
     });

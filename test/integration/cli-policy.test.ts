@@ -45,6 +45,26 @@ describe("agent-ci policy check", () => {
     expect(denied.stdout).toContain("by:     Edit(src/**) (command line)");
   });
 
+  it("explains an MCP tool: denied without a rule naming the one it needs, allowed by its server's rule, deny wins", () => {
+    const bare = cli(["policy", "check", "mcp__github__create_issue"]);
+    expect(bare.status).toBe(1);
+    expect(bare.stdout).toContain("narrowest allow rule: mcp__github__create_issue");
+    const allowed = cli(["policy", "check", "mcp__github__create_issue", "--allow", "mcp__github"]);
+    expect(allowed.status, allowed.stdout).toBe(0);
+    expect(allowed.stdout).toContain("by:     mcp__github (command line)");
+    const denied = cli([
+      "policy",
+      "check",
+      "mcp__everything__get-sum",
+      "--allow",
+      "mcp__everything__*",
+      "--deny",
+      "mcp__everything__get-sum",
+    ]);
+    expect(denied.status).toBe(1);
+    expect(denied.stdout).toContain("by:     mcp__everything__get-sum (command line)");
+  });
+
   it("admits an environment assignment only with a rule that spells it out", () => {
     const command = "Bash(PYTHONPATH=src python3 -m unittest tests.test_x)";
     const named = cli([

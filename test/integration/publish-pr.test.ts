@@ -10,15 +10,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildProgram } from "../../src/cli.js";
-import { GitHubApi, octokitRequest } from "../../src/action/github-api.js";
+import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { summarizePatch, type RunReport } from "../../src/report/index.js";
 import {
   publishPullRequest,
   PublishFailedError,
   PublishRefusedError,
   type PublishPrOptions,
-} from "../../src/pull-request/publish.js";
-import { DEFAULT_MAX_PATCH_BYTES } from "../../src/pull-request/checks.js";
+} from "../../src/publish/pull-request.js";
+import { DEFAULT_MAX_PATCH_BYTES } from "../../src/publish/checks.js";
 import { realRunFolder } from "../support/publish-fixture.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";

@@ -1,137 +1,256 @@
-// The recorded Claude Code cases for the web and skills (../shared/reference/claude-code-agent-tools:
-// webfetch-*, websearch-*, skill-*) played through the CLI as check-reference.mjs plays the others: the
-// case's files as the workspace, its turns and side answers as the script, its pages from a local HTTPS
-// server ($WEB, $WEB2), and each tool_result compared with the recorded one (successful results exactly,
-// with the text blocks that follow them; for errors, that they are errors).
+// Claude Code 2.1.328's recorded subagent and background-task cases (../shared/reference/claude-code-agent-tools),
+// played through the CLI against the fake Messages API: the parent's turns and each subagent's as the case
+// scripts them (a subagent is told apart by the marker in its Task prompt). The results must have the
+// recorded shape and carry the same facts (the wording of frames and errors is agent-ci's own, see the
+// reference's README), and the requests made for each subagent must carry the tool set the case records.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWebServer, type WebRoute, type WebServer } from "../support/web-server.js";
-import { writeFiles } from "../support/workspace.js";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  conversationOf,
+  fake,
+  startFakeAnthropic,
+  type FakeAnthropic,
+  type FakeConversation,
+  type FakeTurn,
+  type MessagesBody,
+} from "../support/fake-anthropic.js";
+import { makeWorkspace } from "../support/workspace.js";
 
+const REFERENCE = path.resolve("../shared/reference/claude-code-agent-tools");
 const CLI = path.resolve("bin/agent-ci.js");
-const CASES_DIR = path.resolve("../shared/reference/claude-code-agent-tools");
-const PLAYED = /^(webfetch|websearch|skill)-/;
+const FAKE_KEY = ["sk", "ant", "api03", "referenceFAKEkey0123456789abcdefABCDEF"].join("-");
+/** Names the recording has that the seeds' catalogue does not send a subagent. */
+const NOT_OURS = new Set(["DeferredToolPlaceholder", "Agent"]);
 
-interface RecordedResult {
-  tool: string;
-  is_error: boolean | null;
-  content: unknown;
-  siblings?: Array<{ type: string; text: string }>;
-}
-interface ReferenceCase {
+interface Call {
   name: string;
+  input: Record<string, unknown>;
+}
+interface Case {
+  name: string;
+  tools: string;
   files?: Record<string, string>;
-  turns: unknown[];
-  side?: unknown[];
-  web?: { routes: Record<string, WebRoute> };
-  results: RecordedResult[];
+  turns: Call[][];
+  agents?: Array<{ name: string; match: string; turns: Call[][]; final: string }>;
+  results: Array<{ tool: string; is_error: boolean | null; content: unknown }>;
+  subagent_results?: Array<{ conv: string; tool: string; is_error: boolean | null; content: unknown }>;
+  requests?: Array<{ conv: string; model: string; tool_names: string[] }>;
 }
 
-const cases: ReferenceCase[] = fs.existsSync(CASES_DIR)
-  ? fs
-      .readdirSync(CASES_DIR)
-      .filter((f) => PLAYED.test(f) && f.endsWith(".json"))
-      .sort()
-      .map((f) => JSON.parse(fs.readFileSync(path.join(CASES_DIR, f), "utf8")) as ReferenceCase)
-  : [];
+const ws = (value: unknown) => JSON.parse(JSON.stringify(value).split("$WS").join("/workspace")) as unknown;
+const cases = fs
+  .readdirSync(REFERENCE)
+  .filter((f) => /^(agent|taskstop)-.*\.json$/.test(f))
+  .sort()
+  .map((f) => JSON.parse(fs.readFileSync(path.join(REFERENCE, f), "utf8")) as Case);
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+const servers: FakeAnthropic[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+/** The text of the tool_result for `id` in a request's messages. */
+function resultText(body: MessagesBody, id: string): string | undefined {
+  for (const message of body.messages) {
+    if (typeof message.content === "string") continue;
+    for (const block of message.content) {
+      if (block.type !== "tool_result" || block.tool_use_id !== id) continue;
+      const content = block.content;
+      return typeof content === "string"
+        ? content
+        : (content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
+    }
+  }
+  return undefined;
+}
+
+/** A recorded turn as the fake API plays it: ids like the recording's, `$ref` inputs resolved from earlier results. */
+function turnOf(calls: Call[], turn: number, prefix: string, body?: MessagesBody): FakeTurn {
+  const resolve = (value: unknown): unknown => {
+    if (typeof value !== "object" || value === null) return value;
+    const ref = (value as { $ref?: { turn: number; index: number; re: string } }).$ref;
+    if (ref && body) {
+      const text = resultText(body, `${prefix}_${ref.turn}_${ref.index}`) ?? "";
+      return new RegExp(ref.re).exec(text)?.[1] ?? "";
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
+  };
+  return fake.toolUses(
+    calls.map((call, i) => ({
+      name: call.name,
+      input: resolve(ws(call.input)) as Record<string, unknown>,
+      id: `${prefix}_${turn}_${i}`,
+    })),
+  );
+}
+
+function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn("node", [CLI, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "" } });
+    const child = spawn("node", [CLI, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
 }
 
-describe("the reference cases for the web and skills, through the CLI", () => {
-  let web: WebServer;
-  beforeAll(async () => {
-    // Every web case carries the same routes; one server answers them all.
-    web = await startWebServer(cases.find((c) => c.web)?.web?.routes ?? {});
-  });
-  afterAll(async () => {
-    await web?.close();
-  });
+interface ToolResultEvent {
+  parent: string | null;
+  id: string;
+  isError: boolean;
+  content: unknown;
+}
 
-  it("has the cases to play", () => {
-    expect(fs.existsSync(CASES_DIR), `${CASES_DIR} is missing`).toBe(true);
-    expect(cases.map((c) => c.name)).toEqual(
-      expect.arrayContaining(["skill-args", "skill-unknown", "webfetch-html", "websearch-results"]),
-    );
-  });
+function toolResults(stdout: string): ToolResultEvent[] {
+  const out: ToolResultEvent[] = [];
+  for (const line of stdout.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    const event = JSON.parse(line) as {
+      type: string;
+      parent_tool_use_id?: string | null;
+      message?: {
+        content?: Array<{ type: string; tool_use_id: string; is_error?: boolean; content: unknown }>;
+      };
+    };
+    if (event.type !== "user") continue;
+    for (const block of event.message?.content ?? [])
+      if (block.type === "tool_result")
+        out.push({
+          parent: event.parent_tool_use_id ?? null,
+          id: block.tool_use_id,
+          isError: Boolean(block.is_error),
+          content: block.content,
+        });
+  }
+  return out;
+}
 
-  it.each(cases.map((c) => [c.name, c] as const))("%s", { timeout: 180_000 }, async (_name, c) => {
-    const placeholders = (text: string) =>
-      text.replaceAll("$WEB2", web.origin("other.test")).replaceAll("$WEB", web.origin("web.test"));
-    const back = (text: string) =>
-      text
-        .replaceAll(web.origin("other.test"), "$WEB2")
-        .replaceAll(web.origin("web.test"), "$WEB")
-        .replaceAll("/workspace", "$WS");
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-reference-"));
-    const workspace = path.join(tmp, "ws");
-    fs.mkdirSync(workspace);
-    writeFiles(workspace, c.files ?? {});
-    const script = path.join(tmp, "script.json");
-    fs.writeFileSync(
-      script,
-      placeholders(JSON.stringify({ turns: c.turns, side: c.side ?? [] })).replaceAll("$WS", "/workspace"),
+/** The recorded Task result's facts: tools used, the report's lines, whether a footer follows, its tool_uses. */
+function taskFacts(text: string) {
+  const used = /^ {2}<tools-used-before-summary>(.*)<\/tools-used-before-summary>\n {2}\n/.exec(text)?.[1];
+  const frameAt = text.search(/^\[Subagent hand-back\] .*The report follows:$/m);
+  const afterFrame = text.slice(text.indexOf("\n", frameAt) + 1);
+  const footer =
+    /\nagentId: (\S+)\n<usage>subagent_tokens: \d+\ntool_uses: (\d+)\nduration_ms: (?:\d+|\$MS)<\/usage>$/.exec(
+      "\n" + afterFrame,
     );
+  const report = (footer ? ("\n" + afterFrame).slice(1, footer.index) : afterFrame)
+    .split("\n")
+    .filter((l) => l.startsWith("  "));
+  return { used, framed: frameAt >= 0, report, footer: Boolean(footer), toolUses: footer?.[2] };
+}
+
+describe("the recorded subagent and background-task cases, through the CLI", () => {
+  it.each(cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+    const workspace = makeWorkspace(c.files ?? {}, { git: Object.keys(c.files ?? {}).length > 0 });
+    const conversations: FakeConversation[] = (c.agents ?? []).map((agent) => ({
+      match: agent.match,
+      turns: [
+        ...agent.turns.map((turn, t) => turnOf(turn, t, `toolu_rec_${agent.name}`)),
+        fake.text(String(ws(agent.final))),
+      ],
+    }));
+    let parentTurn = 0;
+    const api = await startFakeAnthropic({
+      apiKey: FAKE_KEY,
+      conversations,
+      handler: (request) => {
+        const turn = c.turns[parentTurn];
+        parentTurn += 1;
+        return turn ? turnOf(turn, parentTurn - 1, "toolu_rec", request.body) : fake.text("Done.");
+      },
+    });
+    servers.push(api);
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-ref-out-"));
     const args = [
       "run",
-      "--script",
-      script,
       "--workspace",
       workspace,
+      "--prompt",
+      "Play the case.",
       "--mode",
       "bypassPermissions",
-      "--out",
-      path.join(tmp, "out"),
-      "--output-format",
-      "stream-json",
     ];
-    if (c.web)
-      args.push(
-        "--network",
-        "allowlist",
-        "--allow-domain",
-        "web.test",
-        "--allow-domain",
-        "other.test",
-        "--allow-private-host",
-        "web.test=127.0.0.1",
-        "--allow-private-host",
-        "other.test=127.0.0.1",
-        "--ca-cert",
-        web.caFile,
-      );
-    if (c.files) args.push("--trust-workspace-settings");
-    const r = await cli(args);
-    expect(r.code, r.stderr).toBe(0);
-    const messages = r.stdout
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as { type: string; message?: { content: Array<Record<string, unknown>> } })
-      .filter((e) => e.type === "user")
-      .map((e) => e.message?.content ?? []);
-    const got = messages.flatMap((content) =>
-      content
-        .map((block, i) => ({ block, after: content.slice(i + 1).filter((b) => b.type === "text") }))
-        .filter(({ block }) => block.type === "tool_result"),
-    );
-    expect(got).toHaveLength(c.results.length);
+    args.push("--out", out, "--output-format", "stream-json");
+    if (c.files && Object.keys(c.files).some((f) => f.startsWith(".claude/agents/")))
+      args.push("--trust-workspace-settings");
+    const run = await runCli(args, { ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: api.url });
+    expect(run.code, run.stderr.slice(-2000)).toBe(0);
+    const results = toolResults(run.stdout);
+
+    // The main loop's results, in order: the same error-ness, the same shape and facts.
+    const main = results.filter((r) => r.parent === null);
+    expect(main).toHaveLength(c.results.length);
     c.results.forEach((want, i) => {
-      const { block, after } = got[i]!;
-      expect(Boolean(block.is_error), `${want.tool} is_error`).toBe(Boolean(want.is_error));
-      if (want.is_error) return;
-      expect(back(JSON.stringify(block.content))).toBe(JSON.stringify(want.content));
-      if (want.siblings) expect(back(JSON.stringify(after))).toBe(JSON.stringify(want.siblings));
+      const got = main[i]!;
+      expect(got.isError, `${want.tool} #${i}`).toBe(Boolean(want.is_error));
+      if (want.tool === "Agent" && !want.is_error) {
+        const wanted = ws(want.content) as Array<{ text: string }>;
+        const gotBlocks = got.content as Array<{ type: string; text: string }>;
+        expect(gotBlocks).toHaveLength(1);
+        expect(gotBlocks[0]!.type).toBe("text");
+        const g = taskFacts(gotBlocks[0]!.text);
+        const w = taskFacts(wanted[0]!.text);
+        expect(g).toMatchObject({
+          used: w.used,
+          framed: true,
+          report: w.report,
+          footer: w.footer,
+          toolUses: w.toolUses,
+        });
+      } else if (want.tool === "Agent") {
+        // The unknown type's error names the types there are.
+        expect(String(got.content)).toMatch(
+          /^Agent type 'no-such-agent' not found\. Available agents: .*general-purpose/,
+        );
+        expect(String(got.content)).toContain("Explore");
+      } else if (want.tool === "TaskStop" && !want.is_error) {
+        const g = JSON.parse(String(got.content)) as Record<string, string>;
+        const w = JSON.parse(String(want.content)) as Record<string, string>;
+        const id = g.task_id!;
+        expect(g).toEqual(JSON.parse(JSON.stringify(w).split("$ID1").join(id)));
+      } else if (want.tool === "TaskStop") {
+        expect(String(got.content)).toContain("No task found with ID: nosuchtask");
+      }
     });
+
+    // Each subagent's own results: what its calls got, exactly as recorded where they succeeded.
+    const taskIds = main.map((r) => r.id);
+    for (const agent of c.agents ?? []) {
+      const wanted = (c.subagent_results ?? []).filter((r) => r.conv === `agent:${agent.name}`);
+      const got = results.filter((r) => r.parent !== null && r.id.startsWith(`toolu_rec_${agent.name}_`));
+      expect(got).toHaveLength(wanted.length);
+      expect(got.every((r) => taskIds.includes(r.parent!))).toBe(true);
+      wanted.forEach((w, i) => {
+        expect(got[i]!.isError).toBe(Boolean(w.is_error));
+        if (!w.is_error) expect(got[i]!.content).toEqual(ws(w.content));
+      });
+    }
+
+    // The requests made for each subagent: the recorded model and tool set (Task itself aside: the seeds give
+    // no subagent Task; a general-purpose agent's set is the parent's, which here is every tool).
+    for (const recorded of c.requests ?? []) {
+      const agent = c.agents!.find((a) => `agent:${a.name}` === recorded.conv)!;
+      const requests = api
+        .messagesRequests()
+        .filter((r) => conversationOf(r.body, conversations)?.match === agent.match);
+      expect(requests.length).toBeGreaterThan(0);
+      const names = (requests[0]!.body.tools ?? []).map((t) => (t as { name: string }).name);
+      const expected = recorded.tool_names.filter((n) => !NOT_OURS.has(n));
+      if (recorded.tool_names.includes("Agent")) expect(names).toEqual(expect.arrayContaining(expected));
+      else expect([...names].sort()).toEqual([...expected].sort());
+      expect(names).not.toContain("Task");
+      if (recorded.model !== "claude-opus-5-5") expect(requests[0]!.body.model).toBe(recorded.model);
+    }
   });
 });

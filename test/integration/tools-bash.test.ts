@@ -268,8 +268,8 @@ describe("Bash (real sandbox)", () => {
       });
       expect(started.isError).toBe(false);
       const id = shellId(textOf(started));
-      expect(id).toMatch(/^bash_\d+$/);
-      expect(textOf(started)).toMatch(/^Command running in background with ID: bash_\d+\./);
+      expect(id).toMatch(/^bash\d+$/);
+      expect(textOf(started)).toMatch(/^Command running in background with ID: bash\d+\./);
 
       const { all, last } = await pollUntil(id, (seen) => seen.includes("ready"));
       expect(all).toMatch(/tick 1[\s\S]*tick 2[\s\S]*tick 3[\s\S]*ready/);
@@ -308,11 +308,11 @@ describe("Bash (real sandbox)", () => {
     });
 
     it("answers unknown shell ids and a bad filter with errors", async () => {
-      const unknown = await h.call("BashOutput", { bash_id: "bash_999" });
+      const unknown = await h.call("BashOutput", { bash_id: "bash999" });
       expect(unknown.isError).toBe(true);
-      expect(textOf(unknown)).toMatch(/No background shell with ID bash_999/);
-      expect((await h.call("KillShell", { shell_id: "bash_999" })).isError).toBe(true);
-      const badFilter = await h.call("BashOutput", { bash_id: "bash_1", filter: "([" });
+      expect(textOf(unknown)).toMatch(/No background shell with ID bash999/);
+      expect((await h.call("KillShell", { shell_id: "bash999" })).isError).toBe(true);
+      const badFilter = await h.call("BashOutput", { bash_id: "bash1", filter: "([" });
       expect(badFilter.stage).toBe("validate");
       expect(textOf(badFilter)).toMatch(/Invalid filter regular expression/);
     });

@@ -114,7 +114,7 @@ function scriptFor(p: Project): string {
     [{ name: "Bash", input: { command: `${p.test} && echo background-passed`, run_in_background: true } }],
     [{ name: "Bash", input: { command: `${p.test}`, timeout: 300_000 } }],
     [{ name: "Bash", input: { command: "git status --short" } }],
-    [{ name: "BashOutput", input: { bash_id: "bash_1" } }],
+    [{ name: "BashOutput", input: { bash_id: "bash1" } }],
   ];
   fs.writeFileSync(file, JSON.stringify({ turns, final: "Fixed." }));
   return file;

@@ -11,13 +11,13 @@ import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
 import { FakeSandbox } from "../support/fake-sandbox.js";
 import { RunState } from "../../src/tools/state.js";
 import {
-  allowedText,
   networkDecision,
+  refusalFor,
   trustedCas,
   type WebNetwork,
   type WebServices,
-} from "../../src/web/services.js";
-import { createWebFetchTool } from "../../src/web/web-fetch-tool.js";
+} from "../../src/tools/web-services.js";
+import { createWebFetchTool } from "../../src/tools/web-fetch.js";
 import { startWebServer, type WebServer } from "../support/web-server.js";
 
 let server: WebServer;
@@ -47,12 +47,12 @@ function services(setting: WebNetwork, overrides: Partial<WebServices> = {}) {
   const side: SideCallRequest[] = [];
   const redactor = createRedactor({ secrets: [] });
   const web: WebServices = {
-    decide: networkDecision(setting, async (host) => {
+    decide: networkDecision(setting, async (host: string) => {
       const address = DNS[host];
       if (!address) throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
       return [{ address, family: 4 }];
     }),
-    allowedText: allowedText(setting),
+    refusal: refusalFor(setting),
     ca: trustedCas(fs.readFileSync(server.caFile, "utf8")),
     ledger: (e) => ledger.push(e),
     redact: redactor.redact,

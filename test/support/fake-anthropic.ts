@@ -160,8 +160,19 @@ export type FakeHandler = (
   messagesIndex: number,
 ) => FakeTurn | Promise<FakeTurn>;
 
+/** A subagent's conversation: requests whose first user message contains `match` get these turns, in order. */
+export interface FakeConversation {
+  match: string;
+  turns: FakeTurn[];
+}
+
 export interface FakeAnthropicOptions {
   turns?: FakeTurn[];
+  /**
+   * Subagents' conversations, told apart from the parent's as the real API would see them: by the first user
+   * message (the Task prompt). A request that matches none is the parent's and takes from `turns`.
+   */
+  conversations?: FakeConversation[];
   /** Answers requests after `turns` are used up. */
   handler?: FakeHandler;
   /** When set, any other x-api-key gets a 401 `authentication_error`. */
@@ -392,7 +403,10 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       return;
     }
     const messagesIndex = messagesCount++;
-    const scripted = queue.shift() ?? (await options.handler?.(messagesRecord, messagesIndex));
+    const conversation = conversationOf(messagesRecord.body, options.conversations ?? []);
+    const scripted = conversation
+      ? (conversation.turns.shift() ?? fake.text(`(no scripted turn left for ${conversation.match})`))
+      : (queue.shift() ?? (await options.handler?.(messagesRecord, messagesIndex)));
     const turn =
       scripted && (scripted.type === undefined || scripted.type === "message")
         ? withContextManagement(scripted, managed, issuedCompactions)
@@ -1124,4 +1138,21 @@ function withContextManagement(
     ];
   }
   return out;
+}
+
+/** The text of a request's first user message. */
+export function firstUserText(body: MessagesBody): string {
+  const first = body.messages[0];
+  if (!first) return "";
+  if (typeof first.content === "string") return first.content;
+  return first.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+}
+
+/** The subagent conversation a request belongs to, or undefined for the parent's. */
+export function conversationOf(
+  body: MessagesBody,
+  conversations: readonly FakeConversation[],
+): FakeConversation | undefined {
+  const text = firstUserText(body);
+  return conversations.find((c) => text.includes(c.match));
 }

@@ -1,18 +1,21 @@
 // The user images the toolbelt tests run in (test/fixtures/images/*/Dockerfile), built from Debian
 // packages on this engine and tagged by a hash of their Dockerfile and base image, like agent-ci's own.
 import type Docker from "dockerode";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   baseImageFor,
   type BuildRecipe,
   DEFAULT_BASE_IMAGE,
+  defaultImageTag,
   ensureBuilt,
   folderFiles,
   imageExists,
   recipeTag,
 } from "../../src/sandbox/image.js";
 import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
+import { bundleServer } from "./mcp-bundle.mjs";
 
 export const FIXTURE_IMAGES = ["go", "python", "busybox"] as const;
 export type FixtureImage = (typeof FIXTURE_IMAGES)[number];
@@ -35,6 +38,7 @@ export function fixtureImageTag(name: FixtureImage): string {
 
 export async function ensureFixtureImages(docker: Docker, progress?: (line: string) => void): Promise<void> {
   for (const name of FIXTURE_IMAGES) await ensureBuilt(docker, fixtureRecipe(name), progress);
+  await ensureMcpImage(docker, progress);
 }
 
 /**
@@ -52,4 +56,40 @@ export async function ensureForeignToolbelt(
 ): Promise<void> {
   if (await imageExists(docker, foreignImage()))
     await ensureToolbelt(docker, progress, { architecture: FOREIGN_ARCHITECTURE });
+}
+
+/** The MCP servers bundled into the MCP test image: name → entry (the npm packages' own bins, and the probe). */
+const MCP_SERVERS: Record<string, string> = {
+  everything: "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+  filesystem: "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+  memory: "node_modules/@modelcontextprotocol/server-memory/dist/index.js",
+  probe: "test/fixtures/mcp/probe-server.mjs",
+};
+
+/**
+ * The MCP test image's recipe: each server bundled with its dependencies into one file (esbuild, from the
+ * installed packages: no registry at build time), the everything server's docs beside it (it reads them at
+ * run time), on the default sandbox image, which has Node.js.
+ */
+export async function mcpFixtureRecipe(): Promise<BuildRecipe> {
+  const files: Record<string, string> = {
+    Dockerfile: fs.readFileSync(path.join(IMAGES_DIR, "../mcp/Dockerfile"), "utf8"),
+  };
+  for (const [name, entry] of Object.entries(MCP_SERVERS))
+    files[`mcp/${name}/dist/index.mjs`] = await bundleServer(path.resolve(entry));
+  const docs = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/docs");
+  for (const doc of fs.readdirSync(docs).sort())
+    files[`mcp/everything/docs/${doc}`] = fs.readFileSync(path.join(docs, doc), "utf8");
+  return {
+    what: "the MCP test image",
+    repository: "agent-ci-test-mcp",
+    files,
+    baseImage: defaultImageTag(),
+    label: "test-mcp",
+  };
+}
+
+/** Builds the MCP test image unless it exists; returns its tag. */
+export async function ensureMcpImage(docker: Docker, progress?: (line: string) => void): Promise<string> {
+  return ensureBuilt(docker, await mcpFixtureRecipe(), progress);
 }

@@ -182,6 +182,40 @@ export function renderRun(): HTMLElement {
       ]),
     );
   }
+  if (report.mcp) {
+    // MCP servers: each one's kind, status, start and tools; why one failed, with its stderr's end.
+    cards.push(
+      card(
+        "MCP servers",
+        h("ul", { class: "checks" }, [
+          ...report.mcp.servers.map((s) =>
+            h("li", null, [
+              h("span", {
+                class: s.status === "connected" ? "yes" : "no",
+                text: s.status === "connected" ? "\u2713" : "\u2715",
+              }),
+              h("span", null, [
+                h("code", { text: s.name }),
+                ` ${s.kind === "stdio" ? "in the sandbox" : `${s.kind}, from agent-ci`} · ${plural(s.tools.length, "tool")}`,
+                s.startMs === undefined ? "" : ` · started in ${formatDuration(s.startMs)}`,
+                s.restarts ? " · restarted" : "",
+                s.error ? h("span", { class: "muted", text: ` ${stripControl(s.error)}` }) : null,
+                s.stderrTail
+                  ? h("pre", { class: "code error" }, stripControl(s.stderrTail.slice(-1000)))
+                  : null,
+              ]),
+            ]),
+          ),
+          ...report.mcp.ignored.map((i) =>
+            h("li", null, [
+              h("span", { class: "faint", text: "\u25cb" }),
+              h("span", { text: `${i.source} ignored: ${i.reason}` }),
+            ]),
+          ),
+        ]),
+      ),
+    );
+  }
   const todoIcon = { completed: "\u2713", in_progress: "\u25d0", pending: "\u25cb" } as const;
   if (report.todos && report.todos.length) {
     cards.push(

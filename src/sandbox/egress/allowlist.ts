@@ -1,9 +1,13 @@
 // The allowlist of `--network allowlist` as the user writes it: the ecosystem presets (data) and the
-// parsing of `--allow-domain` entries into the rules the egress proxy matches (policy.ts). Host side only:
+// parsing of `--allow-domain` entries into the rules the egress proxy matches (policy/network.ts). Host side only:
 // it carries the public-suffix list (tldts), which the sidecar does not need.
 import net from "node:net";
 import { getPublicSuffix } from "tldts";
-import { type DomainRule, EgressPolicyError, normalizeHost } from "./policy.js";
+import { type DomainRule, normalizeHost, parseDomainRule } from "../../policy/network.js";
+
+export class EgressPolicyError extends Error {
+  override readonly name = "EgressPolicyError";
+}
 
 /**
  * Ecosystem presets: `--allow-domain npm` expands to these. Named as GitHub's agentic workflows and
@@ -27,26 +31,20 @@ export function parseAllowDomain(entry: string): DomainRule[] {
   const value = entry.trim();
   if (Object.hasOwn(EGRESS_PRESETS, value))
     return EGRESS_PRESETS[value as EgressPreset].map((host) => ({ host, wildcard: false }));
-  const match = /^(\*\.)?([^:]+)(?::(\d{1,5}))?$/.exec(value);
-  const host = match?.[2] === undefined ? undefined : normalizeHost(match[2]);
-  if (!match || !host) {
+  const rule = parseDomainRule(value);
+  if (typeof rule === "string") {
     throw new EgressPolicyError(
-      `--allow-domain ${JSON.stringify(entry)}: give a host name (example.com), a wildcard (*.example.com) with an optional :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")})`,
+      `--allow-domain ${JSON.stringify(entry)}: ${rule}; or name a preset (${EGRESS_PRESET_NAMES.join(", ")})`,
     );
   }
-  if (net.isIP(host.replace(/^\[|\]$/g, "")) || /^[0-9.]+$/.test(host))
-    throw new EgressPolicyError(`--allow-domain ${entry}: addresses are not allowed, only names`);
-  const port = match[3] === undefined ? undefined : Number(match[3]);
-  if (port !== undefined && (port < 1 || port > 65535))
-    throw new EgressPolicyError(`--allow-domain ${entry}: port out of range`);
-  const wildcard = match[1] !== undefined;
+  const { host, wildcard } = rule;
   // `*.com` or `*.co.uk` would open a whole public suffix: refused.
   if (wildcard && getPublicSuffix(host, { allowPrivateDomains: false }) === host) {
     throw new EgressPolicyError(
       `--allow-domain ${entry}: a wildcard over a public suffix allows most of the internet; name the domain`,
     );
   }
-  return [{ host, wildcard, port }];
+  return [rule];
 }
 
 export function parseAllowDomains(entries: readonly string[]): DomainRule[] {

@@ -5,7 +5,7 @@
 // printed), which agent-ci uses to read a tool call's connections when the call ends.
 import fs from "node:fs";
 import readline from "node:readline";
-import type { DomainRule } from "./policy.js";
+import type { DomainRule } from "../../policy/network.js";
 import { createEgressProxy } from "./proxy.js";
 
 /** Written by agent-ci from a validated RunConfig (sidecar.ts); the sidecar carries no schema library. */

@@ -9,14 +9,18 @@ import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import httpProxy from "http-proxy";
+import {
+  type DomainRule,
+  mayReach,
+  normalizeHost,
+  refusalMessage,
+  type Resolve,
+} from "../../policy/network.js";
 import type { EgressConnection } from "../../report/schema.js";
 import extractSni from "sni";
-import { addressRefusal, type DomainRule, matchDomain, normalizeHost, refusalMessage } from "./policy.js";
 
 /** One connection attempt, as report.json records it (the schema is the one definition). */
 export type LedgerEntry = EgressConnection;
-
-export type Resolve = (host: string) => Promise<Array<{ address: string; family: number }>>;
 
 export interface EgressProxyOptions {
   rules: readonly DomainRule[];
@@ -32,7 +36,7 @@ const HELLO_TIMEOUT_MS = 10_000;
 /** A TLS record is at most 2^14 bytes of payload plus its 5-byte header (a ClientHello spanning records is refused). */
 const MAX_HELLO_BYTES = 16_384 + 5;
 
-export const defaultResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
+const defaultResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
 
 function callerOf(req: http.IncomingMessage): string | undefined {
   const auth = req.headers["proxy-authorization"];
@@ -42,55 +46,8 @@ function callerOf(req: http.IncomingMessage): string | undefined {
   return user && /^[A-Za-z0-9_.-]{1,128}$/.test(user) ? user : undefined;
 }
 
-export type Verdict = { ok: true; address: string } | { ok: false; reason: string };
-
-export interface EgressDecisionOptions {
-  /** The allowlist; "any" lets every name through (the address checks still apply). */
-  rules: readonly DomainRule[] | "any";
-  /** Normalized names that may resolve to non-public addresses. */
-  privateHosts: ReadonlySet<string>;
-  resolve: Resolve;
-}
-
-/**
- * May `rawHost:port` be reached, and at which address? The one decision for every way out of a run (the
- * proxy's requests and tunnels, WebFetch): IP literals are refused, the name must be on the allowlist, and
- * every address it resolves to must pass `addressRefusal`; the caller connects to the address returned,
- * never resolving again, so an answer cannot change between the check and the connection.
- */
-export async function decideEgress(
-  rawHost: string,
-  port: number,
-  options: EgressDecisionOptions,
-): Promise<Verdict> {
-  const bare = rawHost.replace(/^\[|\]$/g, "");
-  if (net.isIP(bare))
-    return { ok: false, reason: "an IP address, not a name (only names on the allowlist are reachable)" };
-  const host = normalizeHost(bare);
-  if (!host) return { ok: false, reason: "not a host name" };
-  if (options.rules !== "any" && !matchDomain(options.rules, host, port))
-    return { ok: false, reason: "not on the allowlist" };
-  let addresses: Array<{ address: string }>;
-  try {
-    addresses = await options.resolve(host);
-  } catch (e) {
-    return {
-      ok: false,
-      reason: `the name does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-    };
-  }
-  if (!addresses.length) return { ok: false, reason: "the name does not resolve" };
-  // Every address must pass: a name that also points at a private range is not trusted for any of them.
-  for (const { address } of addresses) {
-    const refusal = addressRefusal(address, options.privateHosts.has(host));
-    if (refusal) return { ok: false, reason: refusal };
-  }
-  return { ok: true, address: addresses[0]!.address };
-}
-
 export function createEgressProxy(options: EgressProxyOptions): http.Server {
   const resolve = options.resolve ?? defaultResolve;
-  const privateHosts = new Set((options.privateHosts ?? []).map((h) => normalizeHost(h) ?? h));
   const forwarder = httpProxy.createProxyServer({ xfwd: false, ws: false, proxyTimeout: 300_000 });
   // The upstream socket of each forwarded request, for its byte counts (proxyReq comes once it has one).
   const upstreams = new WeakMap<http.IncomingMessage, (socket: net.Socket) => void>();
@@ -98,8 +55,8 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     if (proxyReq.socket) upstreams.get(req)?.(proxyReq.socket);
   });
 
-  const decide = (rawHost: string, port: number) =>
-    decideEgress(rawHost, port, { rules: options.rules, privateHosts, resolve });
+  const policy = { rules: options.rules, privateHosts: options.privateHosts ?? [] };
+  const decide = (host: string, port: number) => mayReach(host, port, policy, resolve);
 
   /** An attempt's start: the wall clock for the record, the monotonic clock for its duration. */
   const begin = () => ({ at: new Date().toISOString(), t0: performance.now() });

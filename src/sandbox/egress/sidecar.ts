@@ -17,7 +17,7 @@ import { EngineError } from "../sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "../toolbelt.js";
 import type { EgressOptions } from "./allowlist.js";
 import type { EgressSidecarConfig } from "./proxy-main.js";
-import { refusalMessage } from "./policy.js";
+import { refusalMessage } from "../../policy/network.js";
 import type { LedgerEntry } from "./proxy.js";
 import { EGRESS_PROXY_JS } from "./proxy-source.js";
 

@@ -44,8 +44,11 @@ const noRules: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
   ["BashOutput", call("BashOutput", { bash_id: "1" }, true), all("allow")],
   ["KillShell", call("KillShell", { shell_id: "1" }, false), all("allow")],
   ["WebFetch (network)", call("WebFetch", { url: "https://example.com" }, true), only("bypassPermissions")],
-  ["Task", call("Task", { subagent_type: "x", prompt: "p" }, false), only("bypassPermissions")],
-  ["read-only MCP tool", call("mcp__srv__read", {}, true), all("allow")],
+  // Starting a subagent needs no rule, in any mode: its calls are decided one by one by the same policy.
+  ["Task", call("Task", { subagent_type: "x", prompt: "p" }, false), all("allow")],
+  ["TaskOutput", call("TaskOutput", { task_id: "1" }, true), all("allow")],
+  // An MCP tool needs an allow rule even when its server marks it read-only (Claude Code would ask).
+  ["read-only MCP tool", call("mcp__srv__read", {}, true), only("bypassPermissions")],
   ["writing MCP tool", call("mcp__srv__write", {}, false), only("bypassPermissions")],
   ["Bash proven read-only", bash("git status && ls -la"), all("allow")],
   ["Bash writing", bash("npm install"), only("bypassPermissions")],
@@ -58,7 +61,14 @@ const noRules: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
 ];
 
 const withAllows: EngineConfig = {
-  allow: ["Edit(src/**)", "Bash(npm install:*)", "WebFetch(domain:example.com)", "Task", "mcp__srv__write"],
+  allow: [
+    "Edit(src/**)",
+    "Bash(npm install:*)",
+    "WebFetch(domain:example.com)",
+    "Task",
+    "mcp__srv__write",
+    "mcp__srv__read",
+  ],
 };
 const allowRows: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
   ["Edit by rule", file("Edit", "src/a.ts", false), only("default", "acceptEdits", "bypassPermissions")],
@@ -70,21 +80,19 @@ const allowRows: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
     call("WebFetch", { url: "https://evil.example.org/" }, true),
     only("bypassPermissions"),
   ],
-  [
-    "Task by rule",
-    call("Task", { subagent_type: "x" }, false),
-    only("default", "acceptEdits", "bypassPermissions"),
-  ],
+  ["Task by rule", call("Task", { subagent_type: "x" }, false), all("allow")],
   [
     "MCP by server rule",
     call("mcp__srv__write", {}, false),
     only("default", "acceptEdits", "bypassPermissions"),
   ],
+  // Plan mode: a read-only-hinted MCP tool runs with a rule naming it.
+  ["read-only MCP tool by rule", call("mcp__srv__read", {}, true), all("allow")],
 ];
 
 const withDenies: EngineConfig = {
   allow: ["Bash", "Edit", "Read"],
-  deny: ["Read(./.env)", "Bash(git status:*)", "Edit(src/**)", "Grep"],
+  deny: ["Read(./.env)", "Bash(git status:*)", "Edit(src/**)", "Grep", "Task(Explore)"],
 };
 const denyRows: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
   ["Read denied path", file("Read", ".env", true), all("deny")],
@@ -93,6 +101,9 @@ const denyRows: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
   ["Edit denied path", file("Edit", "src/a.ts", false), all("deny")],
   ["Grep denied tool", call("Grep", { pattern: "x" }, true), all("deny")],
   ["Read other path", file("Read", "README.md", true), all("allow")],
+  ["Task of a denied type", call("Task", { subagent_type: "Explore", prompt: "p" }, false), all("deny")],
+  ["Agent (the alias) of a denied type", call("Agent", { subagent_type: "Explore" }, false), all("deny")],
+  ["Task of another type", call("Task", { subagent_type: "Plan", prompt: "p" }, false), all("allow")],
 ];
 
 describe.each([

@@ -3,12 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { EGRESS_PRESET_NAMES } from "../../../src/sandbox/egress/allowlist.js";
 import { systemPrompt } from "../../../src/runner/system-prompt.js";
-import {
-  ConfigError,
-  parseRunConfig,
-  type RunConfigInput,
-  runEgressOptions,
-} from "../../../src/runner/config.js";
+import { ConfigError } from "../../../src/errors.js";
+import { parseRunConfig, type RunConfigInput, runEgressOptions } from "../../../src/runner/config.js";
 
 const base: RunConfigInput = { workspace: ".", script: "script.json" };
 const parse = (extra: Partial<RunConfigInput>) => parseRunConfig({ ...base, ...extra });

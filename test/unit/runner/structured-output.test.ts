@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/runner/config.js";
+import { ConfigError } from "../../../src/errors.js";
 import {
   readSchema,
   STRUCTURED_OUTPUT_TOOL,

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { EGRESS_PRESETS, parseAllowDomains } from "../../../src/sandbox/egress/allowlist.js";
+import { addressRefusal, describeRules, matchDomain } from "../../../src/policy/network.js";
 import {
-  addressRefusal,
-  describeRules,
+  EGRESS_PRESETS,
   EgressPolicyError,
-  matchDomain,
-} from "../../../src/sandbox/egress/policy.js";
+  parseAllowDomains,
+} from "../../../src/sandbox/egress/allowlist.js";
 
 describe("parseAllowDomain", () => {
   it("expands a preset to its hosts", () => {

@@ -1,0 +1,162 @@
+// MCP server configuration in Claude Code's format: `{"mcpServers": {"name": {...}}}`, a stdio server
+// (`command`, `args`, `env`) or a remote one (`type: "http" | "sse"`, `url`, `headers`), with `${VAR}` and
+// `${VAR:-default}` taken from agent-ci's own environment. Sources: `--mcp-config FILE|JSON` (repeatable)
+// and the Action's `mcp_config` are trusted; the workspace's `.mcp.json` is a pull request's to change, so
+// it counts only with `--trust-workspace-settings`. A bad entry is a config error naming its server.
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/** Claude Code's rule for a server's name (`claude mcp add` refuses others). */
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** The workspace's own file, read only when it is trusted. */
+export const WORKSPACE_MCP_FILE = ".mcp.json";
+
+const StringMap = z.record(z.string(), z.string());
+
+const StdioServer = z.strictObject({
+  type: z.literal("stdio").optional(),
+  command: z.string().min(1, "command is empty"),
+  args: z.array(z.string()).default([]),
+  env: StringMap.default({}),
+});
+const RemoteServer = z.strictObject({
+  type: z.enum(["http", "sse"]),
+  url: z.url({ protocol: /^https?$/, error: "url must be an http or https URL" }),
+  headers: StringMap.default({}),
+});
+
+export type StdioServerConfig = z.infer<typeof StdioServer> & { name: string; source: string };
+export type RemoteServerConfig = z.infer<typeof RemoteServer> & { name: string; source: string };
+export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
+
+export const isStdio = (server: McpServerConfig): server is StdioServerConfig => "command" in server;
+
+export class McpConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+export interface McpConfigResult {
+  servers: McpServerConfig[];
+  /** Sources present but not used (the workspace's .mcp.json without trust), for the report. */
+  ignored: Array<{ source: string; reason: string }>;
+  /** Values from `env` and `headers`: secrets, redacted everywhere. */
+  secrets: string[];
+}
+
+/** `${VAR}` / `${VAR:-default}` from `env`; a variable that is unset with no default is listed in `missing`. */
+export function expandVars(text: string, env: NodeJS.ProcessEnv, missing: Set<string>): string {
+  return text.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (whole, name: string, fallback?: string) => {
+      const value = env[name];
+      if (value !== undefined && value !== "") return value;
+      if (fallback !== undefined) return fallback;
+      missing.add(name);
+      return whole;
+    },
+  );
+}
+
+/** One `--mcp-config` value: inline JSON when it starts with `{`, else a file. */
+function readSource(value: string): { label: string; raw: unknown } {
+  const inline = value.trimStart().startsWith("{");
+  const label = inline ? "--mcp-config (inline JSON)" : `--mcp-config ${value}`;
+  let text = value;
+  if (!inline) {
+    try {
+      text = fs.readFileSync(value, "utf8");
+    } catch (e) {
+      throw new McpConfigError(`${label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+  try {
+    return { label, raw: JSON.parse(text) };
+  } catch (e) {
+    throw new McpConfigError(`${label}: not JSON (${(e as Error).message})`);
+  }
+}
+
+function parseServers(label: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig[] {
+  const top = z.strictObject({ mcpServers: z.record(z.string(), z.unknown()) }).safeParse(raw);
+  if (!top.success)
+    throw new McpConfigError(`${label}: expected {"mcpServers": {...}}: ${z.prettifyError(top.error)}`);
+  const servers: McpServerConfig[] = [];
+  for (const [name, entry] of Object.entries(top.data.mcpServers)) {
+    const fail = (why: string): never => {
+      throw new McpConfigError(`${label}: MCP server "${name}": ${why}`);
+    };
+    if (!SERVER_NAME.test(name))
+      fail("a server's name may hold only letters, digits, hyphens and underscores (at most 64)");
+    const isRemote =
+      typeof entry === "object" &&
+      entry !== null &&
+      ["http", "sse"].includes((entry as { type?: string }).type ?? "");
+    const parsed = (isRemote ? RemoteServer : StdioServer).safeParse(entry);
+    if (!parsed.success) {
+      const hasNeither =
+        typeof entry === "object" && entry !== null && !("command" in entry) && !("url" in entry);
+      fail(hasNeither ? "names no command (stdio) or url (type http or sse)" : z.prettifyError(parsed.error));
+    }
+    const missing = new Set<string>();
+    const x = (text: string) => expandVars(text, env, missing);
+    const mapValues = (m: Record<string, string>) =>
+      Object.fromEntries(Object.entries(m).map(([k, v]) => [k, x(v)]));
+    const data = parsed.data as z.infer<typeof StdioServer> | z.infer<typeof RemoteServer>;
+    const server: McpServerConfig =
+      "command" in data
+        ? {
+            ...data,
+            command: x(data.command),
+            args: data.args.map(x),
+            env: mapValues(data.env),
+            name,
+            source: label,
+          }
+        : { ...data, url: x(data.url), headers: mapValues(data.headers), name, source: label };
+    if (missing.size) fail(`missing environment variables: ${[...missing].join(", ")}`);
+    servers.push(server);
+  }
+  return servers;
+}
+
+/**
+ * The run's servers from its sources, later sources overriding earlier ones of the same name (the
+ * workspace's file first, then each `--mcp-config` in order).
+ */
+export function loadMcpConfig(options: {
+  configs: readonly string[];
+  workspace: string;
+  trustWorkspace: boolean;
+  env?: NodeJS.ProcessEnv;
+}): McpConfigResult {
+  const env = options.env ?? process.env;
+  const byName = new Map<string, McpServerConfig>();
+  const ignored: McpConfigResult["ignored"] = [];
+  const workspaceFile = path.join(options.workspace, WORKSPACE_MCP_FILE);
+  if (fs.existsSync(workspaceFile)) {
+    const label = `workspace:${WORKSPACE_MCP_FILE}`;
+    if (!options.trustWorkspace) {
+      ignored.push({
+        source: label,
+        reason:
+          "the workspace's MCP servers are not started without --trust-workspace-settings (a pull request can change the file)",
+      });
+    } else {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(fs.readFileSync(workspaceFile, "utf8"));
+      } catch (e) {
+        throw new McpConfigError(`${label}: not JSON (${(e as Error).message})`);
+      }
+      for (const s of parseServers(label, raw, env)) byName.set(s.name, s);
+    }
+  }
+  for (const value of options.configs) {
+    const { label, raw } = readSource(value);
+    for (const s of parseServers(label, raw, env)) byName.set(s.name, s);
+  }
+  const servers = [...byName.values()];
+  const secrets = servers.flatMap((s) => Object.values(isStdio(s) ? s.env : s.headers)).filter(Boolean);
+  return { servers, ignored, secrets };
+}

@@ -1,0 +1,139 @@
+// The MCP SDK's `Transport` over a service process in the run's container (src/sandbox/service.ts):
+// newline-delimited JSON-RPC on its stdin and stdout, as the SDK's own stdio transport speaks it, read
+// with a bounded line reader. A line over the limit, or a line that is not JSON-RPC, ends the transport
+// with an error that says so (the server's calls fail with it); memory stays bounded by the limit.
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { ServiceProcess } from "../sandbox/service.js";
+
+/** The longest line a server may write (one message): a result past this ends its transport. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** How much of a server's stderr is kept (its tail), for the report and start failures. */
+export const STDERR_TAIL_CHARS = 4000;
+
+export class LineReader {
+  private chunks: Buffer[] = [];
+  private length = 0;
+
+  constructor(
+    private readonly maxLine: number,
+    private readonly onLine: (line: string) => void,
+  ) {}
+
+  /** Feeds bytes; throws once a line grows past the limit (the caller stops reading). */
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(0x0a, start);
+      if (newline === -1) break;
+      const piece = chunk.subarray(start, newline);
+      this.check(piece.length);
+      const line = this.length ? Buffer.concat([...this.chunks, piece]) : piece;
+      this.chunks = [];
+      this.length = 0;
+      start = newline + 1;
+      const text = line.toString("utf8");
+      this.onLine(text.endsWith("\r") ? text.slice(0, -1) : text);
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      this.check(rest.length);
+      this.chunks.push(rest);
+      this.length += rest.length;
+    }
+  }
+
+  private check(more: number): void {
+    if (this.length + more > this.maxLine) {
+      this.chunks = [];
+      this.length = 0;
+      throw new Error(
+        `the server wrote a line of more than ${this.maxLine} bytes to stdout (one message); agent-ci stopped reading it`,
+      );
+    }
+  }
+}
+
+export class ServiceStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Why the transport ended, when the server broke the protocol (a clear message for its calls). */
+  fault: Error | undefined;
+  private closed = false;
+  private stderrTail = "";
+
+  constructor(
+    private readonly process: ServiceProcess,
+    private readonly maxLine = MAX_LINE_BYTES,
+  ) {}
+
+  /** The last STDERR_TAIL_CHARS characters the server wrote to stderr. */
+  get stderr(): string {
+    return this.stderrTail;
+  }
+
+  async start(): Promise<void> {
+    const reader = new LineReader(this.maxLine, (line) => this.receive(line));
+    this.process.stdout.on("data", (chunk: Buffer) => {
+      if (this.closed) return;
+      try {
+        reader.push(chunk);
+      } catch (e) {
+        this.fail(e as Error);
+      }
+    });
+    this.process.stderr.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+    });
+    void this.process.exited.then(() => this.finish());
+  }
+
+  private receive(line: string): void {
+    if (line.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch {
+      const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
+      this.fail(
+        new Error(
+          `the server wrote something that is not a JSON-RPC message to stdout: ${JSON.stringify(shown)}`,
+        ),
+      );
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private fail(error: Error): void {
+    if (this.closed) return;
+    this.fault ??= error;
+    this.onerror?.(error);
+    void this.close();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) throw this.fault ?? new Error("the server's connection is closed");
+    const data = `${JSON.stringify(message)}\n`;
+    await new Promise<void>((resolve, reject) => {
+      this.process.stdin.write(data, (e) => (e ? reject(e) : resolve()));
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.process.stdin.end();
+    await this.process.kill();
+    this.finish();
+  }
+
+  private finished = false;
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.closed = true;
+    this.onclose?.();
+  }
+}

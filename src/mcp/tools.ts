@@ -1,0 +1,185 @@
+// The run's MCP tools, made from the connected servers' tool lists (SEAMS.md: a factory per run): one
+// `mcp__<server>__<tool>` per server tool, its input schema sent to the model unchanged and its input not
+// checked here (the server's own -32602 answer comes back), and ListMcpResourcesTool /
+// ReadMcpResourceTool when a server offers resources. Every one goes through the same pipeline, policy,
+// hooks and record as the built-in tools.
+import type { Tool as McpToolSpec } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { plainError, toolError } from "../tools/define-tool.js";
+import type { AnyTool, ToolResult } from "../tools/types.js";
+import type { McpManager } from "./manager.js";
+import { mapMcpResult } from "./result.js";
+
+/** Claude Code's normalisation of a server's or tool's name inside `mcp__…__…`. */
+export const normalizeMcpName = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
+export const mcpToolName = (server: string, tool: string): string =>
+  `mcp__${normalizeMcpName(server)}__${normalizeMcpName(tool)}`;
+/** What the Messages API accepts as a tool's name. */
+const API_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Characters of an MCP result the model gets before the pipeline's general cut (Claude Code's). */
+const MCP_RESULT_MAX_CHARS = 100_000;
+
+export const LIST_RESOURCES_TOOL = "ListMcpResourcesTool";
+export const READ_RESOURCE_TOOL = "ReadMcpResourceTool";
+
+/** Any JSON object: the server checks its own arguments. */
+const AnyInput = z.record(z.string(), z.unknown());
+
+export interface McpToolsOptions {
+  /** MAX_MCP_OUTPUT_TOKENS. */
+  maxOutputTokens: number;
+}
+
+/** A refused tool (a built-in's name, a name the API would reject), for the start's warnings. */
+export interface RefusedMcpTool {
+  server: string;
+  tool: string;
+  reason: string;
+}
+
+function errorResult(e: unknown): ToolResult {
+  const message = (e as Error).message ?? String(e);
+  return plainError("mcp_error", message.startsWith("MCP error") ? message : `Error: ${message}`);
+}
+
+function serverTool(
+  manager: McpManager,
+  server: string,
+  spec: McpToolSpec,
+  options: McpToolsOptions,
+): AnyTool {
+  const name = mcpToolName(server, spec.name);
+  const readOnly = spec.annotations?.readOnlyHint === true;
+  return {
+    name,
+    description: spec.description ?? "",
+    inputSchema: AnyInput,
+    apiInputSchema: spec.inputSchema,
+    mcp: { server, tool: spec.name, readOnlyHint: readOnly },
+    maxResultSizeChars: MCP_RESULT_MAX_CHARS,
+    isReadOnly: () => readOnly,
+    isConcurrencySafe: () => readOnly,
+    async call(input, ctx) {
+      try {
+        const result = await manager.callTool(server, spec.name, input as Record<string, unknown>, {
+          id: ctx.toolUseId,
+          signal: ctx.signal,
+        });
+        return await mapMcpResult(result, {
+          server,
+          tool: spec.name,
+          id: ctx.toolUseId,
+          sandbox: ctx.sandbox,
+          maxTokens: options.maxOutputTokens,
+        });
+      } catch (e) {
+        if (ctx.signal.aborted) throw e;
+        return errorResult(e);
+      }
+    },
+  };
+}
+
+const ListResourcesInput = z.strictObject({
+  server: z.string().optional().describe("Optional server name to filter resources by"),
+});
+const ReadResourceInput = z.strictObject({
+  server: z.string().describe("The MCP server name"),
+  uri: z.string().describe("The resource URI to read"),
+});
+
+function resourceTools(manager: McpManager, servers: string[]): AnyTool[] {
+  const unknown = (server: string): ToolResult =>
+    toolError("invalid_input", `Server "${server}" not found. Available servers: ${servers.join(", ")}`);
+  const list: AnyTool = {
+    name: LIST_RESOURCES_TOOL,
+    description: `
+List available resources from configured MCP servers.
+Each returned resource will include all standard MCP resource fields plus a 'server' field 
+indicating which server the resource belongs to.
+
+Parameters:
+- server (optional): The name of a specific MCP server to get resources from. If not provided,
+  resources from all servers will be returned.
+`,
+    inputSchema: ListResourcesInput,
+    maxResultSizeChars: MCP_RESULT_MAX_CHARS,
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    async call(input: z.infer<typeof ListResourcesInput>) {
+      if (input.server !== undefined && !servers.includes(input.server)) return unknown(input.server);
+      const names = input.server === undefined ? servers : [input.server];
+      try {
+        const lists = await Promise.all(
+          names.map(async (server) => (await manager.listResources(server)).map((r) => ({ ...r, server }))),
+        );
+        return { output: JSON.stringify(lists.flat()), title: `resources of ${names.join(", ")}` };
+      } catch (e) {
+        return errorResult(e);
+      }
+    },
+  };
+  const read: AnyTool = {
+    name: READ_RESOURCE_TOOL,
+    description: `
+Reads a specific resource from an MCP server, identified by server name and resource URI.
+
+Parameters:
+- server (required): The name of the MCP server from which to read the resource
+- uri (required): The URI of the resource to read
+`,
+    inputSchema: ReadResourceInput,
+    maxResultSizeChars: MCP_RESULT_MAX_CHARS,
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    async call(input: z.infer<typeof ReadResourceInput>, ctx) {
+      if (!servers.includes(input.server)) return unknown(input.server);
+      try {
+        const result = await manager.readResource(input.server, input.uri, ctx.signal);
+        return {
+          output: JSON.stringify({ contents: result.contents }),
+          title: `${input.server}: ${input.uri}`,
+        };
+      } catch (e) {
+        return errorResult(e);
+      }
+    },
+  };
+  return [list, read];
+}
+
+/**
+ * The MCP tools of the run as the servers stand now: the connected servers' tools, then the resource
+ * tools when any server offers resources. A tool whose name is a built-in's (`reserved`), another's, or
+ * one the API would refuse is left out and listed in `refused`.
+ */
+export function mcpTools(
+  manager: McpManager,
+  reserved: ReadonlySet<string>,
+  options: McpToolsOptions,
+): { tools: AnyTool[]; refused: RefusedMcpTool[] } {
+  const tools: AnyTool[] = [];
+  const refused: RefusedMcpTool[] = [];
+  const taken = new Set(reserved);
+  const withResources: string[] = [];
+  for (const server of manager.servers) {
+    if (server.status !== "connected") continue;
+    if (server.resources) withResources.push(server.name);
+    for (const spec of server.tools) {
+      const tool = serverTool(manager, server.name, spec, options);
+      const reason = !API_TOOL_NAME.test(tool.name)
+        ? `its name ${tool.name} is not a valid tool name for the API (letters, digits, _ and -, at most 64)`
+        : taken.has(tool.name)
+          ? `its name ${tool.name} is taken by another tool`
+          : undefined;
+      if (reason) {
+        refused.push({ server: server.name, tool: spec.name, reason });
+        continue;
+      }
+      taken.add(tool.name);
+      tools.push(tool);
+    }
+  }
+  const resource = withResources.length ? resourceTools(manager, withResources) : [];
+  return { tools: [...resource, ...tools], refused };
+}

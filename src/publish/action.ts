@@ -1,0 +1,108 @@
+// The publish Action (publish/action.yml, `uses: OWNER/agent-ci/publish@v1`): the second job of the
+// two-job pattern. It reads inputs, publishes with pull-request.ts, sets pr_number / pr_url / branch /
+// commit_sha, and fails the step with what to do when anything did not happen. It never runs a model and
+// needs no model key; the token is masked and redacted from everything it prints.
+import * as core from "@actions/core";
+import { z } from "zod";
+import { splitList, unexpanded } from "../github/inputs.js";
+import { readGitHubContext } from "../github/context.js";
+import { GitHubApi, octokitRequest } from "../github/api.js";
+import { createRedactor } from "../report/index.js";
+import { publishPullRequest } from "./pull-request.js";
+
+/** Every input with its default, in publish/action.yml order (a test keeps them equal). */
+export const PUBLISH_INPUT_DEFAULTS = {
+  artifact_path: "",
+  token: "${{ github.token }}",
+  repository_path: ".",
+  base_branch: "",
+  pull_request: "",
+  allow: "",
+  max_patch_bytes: "5242880",
+  author_name: "agent-ci",
+  author_email: "agent-ci@users.noreply.github.com",
+} as const;
+export type PublishInputName = keyof typeof PUBLISH_INPUT_DEFAULTS;
+
+export const PUBLISH_OUTPUT_NAMES = ["pr_number", "pr_url", "branch", "commit_sha", "action"] as const;
+
+const text = z.string().transform((v) => (unexpanded(v) ? "" : v.trim()));
+const PublishInputs = z.object({
+  artifact_path: text.refine(
+    (v) => v !== "",
+    "artifact_path: the folder with report.json and patch.diff is required",
+  ),
+  token: text.refine(
+    (v) => v !== "",
+    "token: a token with contents: write and pull-requests: write is required",
+  ),
+  repository_path: text.transform((v) => v || "."),
+  base_branch: text.transform((v) => v || undefined),
+  pull_request: text.transform((v, ctx) => {
+    if (v === "") return undefined;
+    const n = Number(v);
+    if (Number.isInteger(n) && n > 0) return n;
+    ctx.addIssue({ code: "custom", message: `pull_request: a pull request number (got "${v}")` });
+    return z.NEVER;
+  }),
+  allow: z.string().transform(splitList),
+  max_patch_bytes: text.transform((v, ctx) => {
+    const n = Number(v || PUBLISH_INPUT_DEFAULTS.max_patch_bytes);
+    if (Number.isInteger(n) && n > 0) return n;
+    ctx.addIssue({ code: "custom", message: `max_patch_bytes: a positive whole number (got "${v}")` });
+    return z.NEVER;
+  }),
+  author_name: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_name),
+  author_email: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_email),
+});
+export type PublishInputs = z.infer<typeof PublishInputs>;
+
+export function parsePublishInputs(getInput: (name: PublishInputName) => string): PublishInputs {
+  const raw = Object.fromEntries(
+    (Object.keys(PUBLISH_INPUT_DEFAULTS) as PublishInputName[]).map((name) => [
+      name,
+      getInput(name) || PUBLISH_INPUT_DEFAULTS[name],
+    ]),
+  );
+  const parsed = PublishInputs.safeParse(raw);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join("\n"));
+  return parsed.data;
+}
+
+export async function run(env: Record<string, string | undefined> = process.env): Promise<void> {
+  const token = core.getInput("token");
+  if (token && !unexpanded(token)) core.setSecret(token);
+  const redactor = createRedactor({ secrets: token && !unexpanded(token) ? [token] : [] });
+  const log = (line: string) => core.info(redactor.redact(line));
+  try {
+    const inputs = parsePublishInputs((name) => core.getInput(name));
+    const ctx = readGitHubContext(env);
+    const result = await publishPullRequest({
+      outDir: inputs.artifact_path,
+      repoDir: inputs.repository_path,
+      remote: `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`,
+      token: inputs.token,
+      api: new GitHubApi({ request: octokitRequest(inputs.token, ctx.apiUrl), log, redact: redactor.redact }),
+      owner: ctx.owner,
+      repo: ctx.repo,
+      baseBranch: inputs.base_branch,
+      pullNumber: inputs.pull_request,
+      allow: inputs.allow,
+      maxPatchBytes: inputs.max_patch_bytes,
+      secrets: [inputs.token],
+      author: { name: inputs.author_name, email: inputs.author_email },
+      log,
+      redact: redactor.redact,
+    });
+    core.setOutput("pr_number", String(result.pullNumber));
+    core.setOutput("pr_url", result.pullUrl);
+    core.setOutput("branch", result.branch);
+    core.setOutput("commit_sha", result.commitSha);
+    core.setOutput("action", result.action);
+    core.notice(`${result.action} pull request #${result.pullNumber}: ${result.pullUrl}`, {
+      title: "agent-ci publish",
+    });
+  } catch (error) {
+    core.setFailed(redactor.redact(`agent-ci publish: ${(error as Error).message}`));
+  }
+}

@@ -1,0 +1,168 @@
+// `agent-ci publish <out-dir>`: the CLI face of pull-request.ts. The token comes from the environment
+// (AGENT_CI_PUBLISH_TOKEN, GH_TOKEN or GITHUB_TOKEN), never from a flag that the process list would show.
+import { Command, InvalidArgumentError } from "commander";
+import { createRedactor } from "../report/index.js";
+import { GitHubApi, octokitRequest } from "../github/api.js";
+import { parseSize } from "../text.js";
+import { DEFAULT_MAX_PATCH_BYTES } from "./checks.js";
+import { git } from "../host-git.js";
+import { publishPullRequest, PublishRefusedError, type PublishPrResult } from "./pull-request.js";
+
+export const PUBLISH_TOKEN_VARIABLES = ["AGENT_CI_PUBLISH_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"] as const;
+export const DEFAULT_AUTHOR = "agent-ci <agent-ci@users.noreply.github.com>";
+
+interface PublishFlags {
+  repoDir: string;
+  remote: string;
+  repo?: string;
+  base?: string;
+  pr?: number;
+  allow: string[];
+  maxPatchBytes: number;
+  author: string;
+  apiUrl?: string;
+  json?: boolean;
+}
+
+export function parseAuthor(value: string): { name: string; email: string } {
+  const match = /^\s*([^<>\r\n]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(value);
+  if (!match?.[1] || !match[2]) throw new InvalidArgumentError('expected "Name <email>"');
+  return { name: match[1], email: match[2] };
+}
+
+/** owner/name from an https or ssh GitHub remote URL. */
+export function repoFromUrl(url: string): { owner: string; repo: string } | undefined {
+  const match = /[/:]([^/:\s]+)\/([^/\s]+?)(?:\.git)?\/?$/.exec(url.trim());
+  return match?.[1] && match[2] ? { owner: match[1], repo: match[2] } : undefined;
+}
+
+async function resolveRepo(flags: PublishFlags): Promise<{ owner: string; repo: string }> {
+  const given = flags.repo ?? process.env.GITHUB_REPOSITORY;
+  if (given) {
+    const match = /^([^/\s]+)\/([^/\s]+)$/.exec(given);
+    if (!match?.[1] || !match[2])
+      throw new PublishRefusedError(`--repo: expected owner/name (got "${given}")`);
+    return { owner: match[1], repo: match[2] };
+  }
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(flags.remote)
+    ? flags.remote
+    : await git(["remote", "get-url", flags.remote], { cwd: flags.repoDir }).catch(() => "");
+  const found = repoFromUrl(url);
+  if (!found) throw new PublishRefusedError("cannot tell the repository: pass --repo owner/name");
+  return found;
+}
+
+async function publish(outDir: string, flags: PublishFlags): Promise<number> {
+  const token = PUBLISH_TOKEN_VARIABLES.map((name) => process.env[name]?.trim()).find(Boolean);
+  const redactor = createRedactor({ secrets: token ? [token] : [] });
+  const say = (line: string) => process.stderr.write(`${redactor.redact(line)}\n`);
+  try {
+    if (!token)
+      throw new PublishRefusedError(
+        `no token: set ${PUBLISH_TOKEN_VARIABLES.join(", ")} (contents: write and pull-requests: write)`,
+      );
+    const { owner, repo } = await resolveRepo(flags);
+    const result: PublishPrResult = await publishPullRequest({
+      outDir,
+      repoDir: flags.repoDir,
+      remote: flags.remote,
+      token,
+      api: new GitHubApi({
+        request: octokitRequest(token, flags.apiUrl ?? process.env.GITHUB_API_URL),
+        log: say,
+        redact: redactor.redact,
+      }),
+      owner,
+      repo,
+      baseBranch: flags.base,
+      pullNumber: flags.pr,
+      allow: flags.allow,
+      maxPatchBytes: flags.maxPatchBytes,
+      secrets: [token],
+      author: parseAuthor(flags.author),
+      log: say,
+      redact: redactor.redact,
+    });
+    if (flags.json)
+      process.stdout.write(
+        `${JSON.stringify({ action: result.action, pr_number: result.pullNumber, pr_url: result.pullUrl, branch: result.branch, commit_sha: result.commitSha })}\n`,
+      );
+    else
+      process.stdout.write(`${result.action}: ${result.pullUrl} (${result.branch} at ${result.commitSha})\n`);
+    return 0;
+  } catch (error) {
+    say(`agent-ci publish: ${(error as Error).message}`);
+    return error instanceof PublishRefusedError ? 2 : 1;
+  }
+}
+
+const size = (value: string) => {
+  try {
+    return parseSize(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+};
+
+/** Adds `publish` to the program. */
+export function addPublishCommand(program: Command): void {
+  program
+    .command("publish")
+    .description(
+      "turn a run's output folder (or its downloaded artifact) into a commit, a branch and a pull request",
+    )
+    .argument(
+      "<out-dir>",
+      "the run's output folder: report.json and patch.diff (trigger.json when the Action wrote one)",
+    )
+    .option("--repo-dir <dir>", "a git checkout of the repository (shallow is fine)", ".")
+    .option("--remote <name-or-url>", "where to fetch from and push to", "origin")
+    .option(
+      "--repo <owner/name>",
+      "the GitHub repository (default: GITHUB_REPOSITORY, else from the remote URL)",
+    )
+    .option(
+      "--base <branch>",
+      "branch the new pull request targets (default: the repository's default branch)",
+    )
+    .option("--pr <number>", "push onto this agent-ci pull request's branch and update it", (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("a pull request number");
+      return n;
+    })
+    .option(
+      "--allow <rule>",
+      "let the patch change a protected path this rule names, e.g. 'Edit(.github/workflows/**)' (repeatable)",
+      (v: string, prev: string[] = []) => [...prev, v],
+      [],
+    )
+    .option(
+      "--max-patch-bytes <size>",
+      "refuse patches larger than this (e.g. 5m)",
+      size,
+      DEFAULT_MAX_PATCH_BYTES,
+    )
+    .option("--author <name-email>", 'commit author, "Name <email>"', DEFAULT_AUTHOR)
+    .option("--api-url <url>", "GitHub API URL (default: GITHUB_API_URL, else the public GitHub API)")
+    .option("--json", "print the result as one JSON object (pr_number, pr_url, branch, commit_sha)")
+    .addHelpText(
+      "after",
+      `
+The token is read from ${PUBLISH_TOKEN_VARIABLES.join(", ")} (first set wins). It needs contents: write and
+pull-requests: write. Pull requests opened with a workflow's GITHUB_TOKEN start no workflows; use a PAT or a
+GitHub App token when the pull request should get CI.
+
+The patch is refused when the run did not end with changes, when it differs from the report, is larger than
+--max-patch-bytes, holds a secret finding, or changes a protected path (.github/workflows, .git, .gitattributes,
+agent-ci/Claude/MCP config) that no --allow rule names. Publishing the same run again changes nothing.
+Never force-pushes.
+
+Exit codes: 0 published (or already published), 1 a git or GitHub step failed, 2 refused.
+
+Example:
+  GH_TOKEN=… agent-ci publish agent-ci-out/<run-id> --repo-dir . --allow 'Edit(.github/workflows/ci.yml)'`,
+    )
+    .action(async (outDir: string, flags: PublishFlags) => {
+      process.exitCode = await publish(outDir, flags);
+    });
+}

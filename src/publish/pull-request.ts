@@ -1,0 +1,453 @@
+// `agent-ci publish`: a finished run's output folder (report.json + patch.diff, or the downloaded
+// artifact) becomes a commit on a branch and a pull request, with a token the agent never held.
+//
+// The patch is data: it is checked (checks.ts), applied with `git apply --cached` to a temporary index
+// built from the base commit the report records (no working tree, so no checkout filter and no hook runs),
+// committed with `git commit-tree` with the run's end time as the date (the same run gives the same
+// commit), pushed without force, and opened as a pull request. When the run came from an agent-ci pull
+// request, the commit goes on that PR's branch instead. Re-running publish for the same run finds the
+// branch already at that tree and the PR already open, and changes nothing. Every failure is an error
+// that says what to do; nothing here reports success for a step that did not happen.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { RunReport } from "../report/index.js";
+import { GitHubApiError, type GitHubApi } from "../github/api.js";
+import { patchProblems, type PatchCheckOptions } from "./checks.js";
+import { git, GitError } from "../host-git.js";
+
+export const BRANCH_PREFIX = "agent-ci/";
+export const PR_MARKER_PREFIX = "<!-- agent-ci-run:";
+
+/** The patch may not go out: the message lists why. Nothing was pushed. */
+export class PublishRefusedError extends Error {
+  override readonly name = "PublishRefusedError";
+}
+
+/** A git or GitHub step failed; the message says what was done before, and what to do. */
+export class PublishFailedError extends Error {
+  override readonly name = "PublishFailedError";
+}
+
+export interface PublishPrOptions extends PatchCheckOptions {
+  /** The run's output folder: report.json, patch.diff, and trigger.json when the Action wrote one. */
+  outDir: string;
+  /** A git checkout of the repository (shallow is fine: what is missing is fetched). */
+  repoDir: string;
+  /** Remote name or URL to fetch from and push to. */
+  remote: string;
+  /** Token for git over HTTPS (sent as a header through the environment). */
+  token?: string;
+  api: GitHubApi;
+  owner: string;
+  repo: string;
+  /** Branch the new PR targets; default: the PR's head for a run on someone's PR, else the default branch. */
+  baseBranch?: string;
+  /** Publish onto this pull request instead of the one trigger.json names. */
+  pullNumber?: number;
+  author: { name: string; email: string };
+  log: (line: string) => void;
+  redact: (text: string) => string;
+}
+
+export interface PublishPrResult {
+  action: "created" | "updated" | "unchanged";
+  pullNumber: number;
+  pullUrl: string;
+  branch: string;
+  commitSha: string;
+  pushed: boolean;
+}
+
+const Trigger = z.object({
+  target: z.object({ number: z.number().int().positive(), isPullRequest: z.boolean() }).optional(),
+});
+
+const PullJson = z.object({
+  number: z.number(),
+  html_url: z.string(),
+  body: z.string().nullable().optional(),
+  state: z.string().optional(),
+  head: z.object({ ref: z.string(), sha: z.string(), repo: z.object({ full_name: z.string() }).nullable() }),
+  base: z.object({ ref: z.string() }),
+});
+type PullJson = z.infer<typeof PullJson>;
+
+function readOptional(file: string): string | undefined {
+  return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
+}
+
+function loadReport(outDir: string): RunReport {
+  const file = path.join(outDir, "report.json");
+  const text = readOptional(file);
+  if (text === undefined)
+    throw new PublishRefusedError(
+      `${file} not found: give publish a run's output folder or its downloaded artifact`,
+    );
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new PublishRefusedError(`${file} is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = RunReport.safeParse(json);
+  if (!parsed.success)
+    throw new PublishRefusedError(
+      `${file} is not an agent-ci report: ${parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join(".")}: ${i.message}`)
+        .join("; ")}`,
+    );
+  return parsed.data;
+}
+
+function loadTriggerTarget(outDir: string): number | undefined {
+  const text = readOptional(path.join(outDir, "trigger.json"));
+  if (text === undefined) return undefined;
+  try {
+    const target = Trigger.parse(JSON.parse(text)).target;
+    return target?.isPullRequest ? target.number : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The agent's last words: the summary the commit message and the PR body are made of. */
+export function runSummary(report: RunReport): string {
+  for (let i = report.turns.length - 1; i >= 0; i--) {
+    const text = report.turns[i]?.text?.trim();
+    if (text) return text;
+  }
+  return "";
+}
+
+export function commitTitle(report: RunReport): string {
+  const first =
+    runSummary(report)
+      .split("\n", 1)[0]
+      ?.replace(/^#+\s*/, "")
+      .trim() ?? "";
+  const title = first || `changes from run ${report.runId}`;
+  return `agent-ci: ${title.length > 72 ? `${title.slice(0, 71)}…` : title}`;
+}
+
+function commitMessage(report: RunReport): string {
+  const summary = runSummary(report);
+  return `${commitTitle(report)}\n\n${summary ? `${summary}\n\n` : ""}agent-ci run ${report.runId}\n`;
+}
+
+function pullBody(report: RunReport): string {
+  const files = report.patch.files.map((f) => `- \`${f.path}\` (+${f.added} −${f.removed})`);
+  return [
+    `${PR_MARKER_PREFIX} ${report.runId} -->`,
+    runSummary(report) || "_The agent left no summary._",
+    "",
+    `**Changed files** (${report.patch.files.length}, +${report.patch.added} −${report.patch.removed}):`,
+    ...files.slice(0, 100),
+    ...(files.length > 100 ? [`- … and ${files.length - 100} more`] : []),
+    "",
+    `Opened by \`agent-ci publish\` from run \`${report.runId}\`, based on ${report.workspace.baseCommit ?? "?"}.`,
+  ].join("\n");
+}
+
+/** `agent-ci/run-<id>`, with anything git refuses in a ref replaced. */
+export function runBranch(runId: string): string {
+  let safe = runId
+    .slice(0, 100)
+    .replace(/[^A-Za-z0-9_-]+/g, "-")
+    .replace(/^-+/, "");
+  // Trailing dashes trimmed with a loop: `/-+$/` would be quadratic on a long run of dashes before a letter.
+  while (safe.endsWith("-")) safe = safe.slice(0, -1);
+  return `${BRANCH_PREFIX}run-${safe || "unknown"}`;
+}
+
+/** What a failed push means, and what to do about it. */
+export function explainPushFailure(stderr: string, repo: string, branch: string): string {
+  if (/returned error: 403|Permission to \S+ denied|\b403\b/i.test(stderr))
+    return `the token cannot push to ${repo} (403). Give the publishing job \`permissions: contents: write\`; when that is not enough (a fork, an organisation that makes GITHUB_TOKEN read-only, a ruleset), pass a PAT or GitHub App token with contents: write as the token input.`;
+  if (
+    /returned error: 401|Authentication failed|could not read Username|terminal prompts disabled/i.test(
+      stderr,
+    )
+  )
+    return `the push to ${repo} was not authenticated: the token is missing or was rejected (401). Check the token input.`;
+  if (/GH006|GH013|protected branch|ruleset|rule violations|pre-receive hook declined/i.test(stderr))
+    return `branch protection or a ruleset refused the push to ${branch}: let the token create ${BRANCH_PREFIX}* branches, or publish with a token that may.`;
+  if (/non-fast-forward|fetch first|\(stale info\)|\[rejected\]/i.test(stderr))
+    return `${branch} moved on the remote while publishing; publish never force-pushes. Re-run publish, or re-run the agent on the branch's new head.`;
+  return `the push of ${branch} to ${repo} failed.`;
+}
+
+class Repo {
+  constructor(
+    private readonly options: PublishPrOptions,
+    private readonly remoteUrl: string,
+  ) {}
+
+  run(args: readonly string[], env?: Record<string, string>): Promise<string> {
+    const { repoDir, token, redact } = this.options;
+    return git(args, { cwd: repoDir, env, redact, config: authConfig(this.remoteUrl, token) });
+  }
+
+  async hasCommit(sha: string): Promise<boolean> {
+    return this.run(["cat-file", "-e", `${sha}^{commit}`]).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async isShallow(): Promise<boolean> {
+    return (await this.run(["rev-parse", "--is-shallow-repository"])).trim() === "true";
+  }
+
+  /** Fetches `what` (a commit or a ref) when the checkout lacks it; depth 1 only in a shallow checkout. */
+  async fetch(what: string): Promise<void> {
+    const depth = (await this.isShallow()) ? ["--depth=1"] : [];
+    await this.run(["fetch", "--no-tags", "--no-write-fetch-head", ...depth, this.options.remote, what]);
+  }
+
+  async remoteTip(branch: string): Promise<string | undefined> {
+    const out = await this.run(["ls-remote", "--heads", this.options.remote, `refs/heads/${branch}`]);
+    return /^([0-9a-f]{40,64})\s/m.exec(out)?.[1];
+  }
+}
+
+async function ensureCommit(repo: Repo, remoteName: string, sha: string, what: string): Promise<void> {
+  if (await repo.hasCommit(sha)) return;
+  try {
+    await repo.fetch(sha);
+  } catch (error) {
+    throw new PublishFailedError(
+      `${what} ${sha} is not in the checkout and could not be fetched: ${(error as Error).message}. Check out the repository with enough history (actions/checkout fetch-depth: 0) or a token that can read it.`,
+    );
+  }
+  if (!(await repo.hasCommit(sha)))
+    throw new PublishFailedError(`${what} ${sha} is still missing after fetching it from ${remoteName}`);
+}
+
+/** The tree of base + patch, built in a throwaway index: the checkout's files and index stay untouched. */
+async function treeWithPatch(repo: Repo, base: string, patchFile: string): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-publish-"));
+  const env = { GIT_INDEX_FILE: path.join(dir, "index") };
+  try {
+    await repo.run(["read-tree", base], env);
+    try {
+      await repo.run(["apply", "--cached", "--whitespace=nowarn", "--", patchFile], env);
+    } catch (error) {
+      throw new PublishRefusedError(
+        `the patch does not apply to the base commit ${base}: ${error instanceof GitError ? error.stderr : (error as Error).message}`,
+      );
+    }
+    return (await repo.run(["write-tree"], env)).trim();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function getPull(options: PublishPrOptions, number: number): Promise<PullJson> {
+  const response = await options.api.call(
+    "GET /repos/{owner}/{repo}/pulls/{pull_number}",
+    { owner: options.owner, repo: options.repo, pull_number: number },
+    { what: `reading pull request #${number}`, permission: "pull-requests: read" },
+  );
+  return PullJson.parse(response.data);
+}
+
+async function openPullFor(options: PublishPrOptions, branch: string): Promise<PullJson | undefined> {
+  const response = await options.api.call(
+    "GET /repos/{owner}/{repo}/pulls",
+    {
+      owner: options.owner,
+      repo: options.repo,
+      head: `${options.owner}:${branch}`,
+      state: "open",
+      per_page: 10,
+    },
+    { what: `looking for an open pull request from ${branch}`, permission: "pull-requests: read" },
+  );
+  return z.array(PullJson).parse(response.data)[0];
+}
+
+async function defaultBranch(options: PublishPrOptions): Promise<string> {
+  const response = await options.api.call(
+    "GET /repos/{owner}/{repo}",
+    { owner: options.owner, repo: options.repo },
+    { what: "reading the repository's default branch", permission: "contents: read" },
+  );
+  return z.object({ default_branch: z.string() }).parse(response.data).default_branch;
+}
+
+function apiFailure(error: unknown, done: string): never {
+  if (error instanceof GitHubApiError) throw new PublishFailedError(`${done}${error.message}`);
+  throw error;
+}
+
+/** Where the commit goes: onto an agent-ci PR's branch, or a new branch for a new PR against `base`. */
+async function chooseTarget(
+  options: PublishPrOptions,
+  report: RunReport,
+): Promise<{ branch: string; pull?: PullJson; base?: string }> {
+  const number = options.pullNumber ?? loadTriggerTarget(options.outDir);
+  const full = `${options.owner}/${options.repo}`;
+  if (number === undefined) return { branch: runBranch(report.runId), base: options.baseBranch };
+  const pull = await getPull(options, number).catch((e: unknown) => apiFailure(e, ""));
+  if (pull.head.repo?.full_name !== full)
+    throw new PublishRefusedError(
+      `pull request #${number} comes from a fork (${pull.head.repo?.full_name ?? "deleted repository"}): a token of ${full} cannot push there. Apply the patch from the artifact by hand, or ask the author to.`,
+    );
+  if (pull.head.ref.startsWith(BRANCH_PREFIX)) return { branch: pull.head.ref, pull };
+  // Someone's own PR: the change goes to them as a PR against their branch, not onto it.
+  return { branch: runBranch(report.runId), base: options.baseBranch ?? pull.head.ref };
+}
+
+export async function publishPullRequest(options: PublishPrOptions): Promise<PublishPrResult> {
+  const { log, owner, repo: name } = options;
+  const report = loadReport(options.outDir);
+  const patchFile = path.join(options.outDir, "patch.diff");
+  const problems = patchProblems(report, readOptional(patchFile), options);
+  if (problems.length)
+    throw new PublishRefusedError(`not published:\n${problems.map((p) => `- ${p}`).join("\n")}`);
+  const base = report.workspace.baseCommit ?? "";
+  const full = `${owner}/${name}`;
+
+  const remoteUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.remote)
+    ? options.remote
+    : (await git(["remote", "get-url", options.remote], { cwd: options.repoDir }).catch(() => "")).trim();
+  const repo = new Repo(options, remoteUrl);
+  const target = await chooseTarget(options, report);
+  const { branch } = target;
+
+  await ensureCommit(repo, options.remote, base, "the run's base commit");
+  const tree = await treeWithPatch(repo, base, path.resolve(patchFile));
+  let tip: string | undefined;
+  try {
+    tip = await repo.remoteTip(branch);
+  } catch (error) {
+    throw new PublishFailedError(
+      `cannot read ${full} (${(error as Error).message}): ${explainPushFailure((error as GitError).stderr ?? "", full, branch)}`,
+    );
+  }
+  if (tip) await ensureCommit(repo, options.remote, tip, `the tip of ${branch}`);
+  const tipTree = tip ? (await repo.run(["rev-parse", `${tip}^{tree}`])).trim() : undefined;
+
+  let commitSha: string;
+  let pushed = false;
+  if (tip && tipTree === tree) {
+    commitSha = tip;
+    log(`${branch} already holds this run's change (${tip}); nothing to push`);
+  } else {
+    if (tip && tip !== base)
+      throw new PublishRefusedError(
+        `${branch} is at ${tip}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes; re-run the agent on the branch's head.`,
+      );
+    const date = `${Math.floor(Date.parse(report.endedAt) / 1000)} +0000`;
+    commitSha = (
+      await repo.run(["commit-tree", tree, "-p", base, "-m", commitMessage(report)], {
+        GIT_AUTHOR_NAME: options.author.name,
+        GIT_AUTHOR_EMAIL: options.author.email,
+        GIT_COMMITTER_NAME: options.author.name,
+        GIT_COMMITTER_EMAIL: options.author.email,
+        GIT_AUTHOR_DATE: date,
+        GIT_COMMITTER_DATE: date,
+      })
+    ).trim();
+    try {
+      await repo.run(["push", "--porcelain", options.remote, `${commitSha}:refs/heads/${branch}`]);
+    } catch (error) {
+      const stderr = error instanceof GitError ? error.stderr : (error as Error).message;
+      throw new PublishFailedError(
+        `not published: ${explainPushFailure(stderr, full, branch)}\ngit said: ${stderr}`,
+      );
+    }
+    pushed = true;
+    log(`pushed ${commitSha} to ${branch}`);
+  }
+
+  const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
+  const body = pullBody(report);
+  if (target.pull) {
+    const pull = target.pull;
+    if ((pull.body ?? "") === body && !pushed)
+      return {
+        action: "unchanged",
+        pullNumber: pull.number,
+        pullUrl: pull.html_url,
+        branch,
+        commitSha,
+        pushed,
+      };
+    await options.api
+      .call(
+        "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
+        { owner, repo: name, pull_number: pull.number, body },
+        { what: `updating pull request #${pull.number}`, permission: "pull-requests: write" },
+      )
+      .catch((e: unknown) => apiFailure(e, done));
+    log(`updated pull request #${pull.number}`);
+    return { action: "updated", pullNumber: pull.number, pullUrl: pull.html_url, branch, commitSha, pushed };
+  }
+
+  const existing = await openPullFor(options, branch).catch((e: unknown) => apiFailure(e, done));
+  if (existing) {
+    log(`pull request #${existing.number} is already open for ${branch}`);
+    return {
+      action: pushed ? "updated" : "unchanged",
+      pullNumber: existing.number,
+      pullUrl: existing.html_url,
+      branch,
+      commitSha,
+      pushed,
+    };
+  }
+  const baseRef = target.base ?? (await defaultBranch(options).catch((e: unknown) => apiFailure(e, done)));
+  const created = await options.api
+    .call(
+      "POST /repos/{owner}/{repo}/pulls",
+      {
+        owner,
+        repo: name,
+        title: commitTitle(report),
+        head: branch,
+        base: baseRef,
+        body,
+        maintainer_can_modify: false,
+      },
+      // Not idempotent: a retry after a lost answer could open a second PR.
+      {
+        what: `opening a pull request from ${branch} into ${baseRef}`,
+        permission: "pull-requests: write",
+        retry: false,
+      },
+    )
+    .catch((e: unknown) => {
+      if (
+        e instanceof GitHubApiError &&
+        (e.failure.kind === "unprocessable" ||
+          e.failure.kind === "integration" ||
+          e.failure.kind === "forbidden")
+      )
+        throw new PublishFailedError(
+          `${done}${e.message} Check that ${baseRef} exists and differs from ${branch}, that the job has \`permissions: pull-requests: write\`, and that the repository setting "Allow GitHub Actions to create and approve pull requests" is on (or pass a PAT / GitHub App token). Then re-run publish: it reuses the pushed branch.`,
+        );
+      return apiFailure(e, done);
+    });
+  const pull = PullJson.parse(created.data);
+  log(`opened pull request #${pull.number}: ${pull.html_url}`);
+  return { action: "created", pullNumber: pull.number, pullUrl: pull.html_url, branch, commitSha, pushed };
+}
+
+/**
+ * The header config that authenticates git over HTTPS with a token, the way actions/checkout does, scoped
+ * to the remote's origin. The first, empty entry resets headers set before (a checkout's persisted
+ * credentials), so exactly one Authorization header is sent.
+ */
+export function authConfig(remoteUrl: string, token: string | undefined): Array<[string, string]> {
+  if (!token || !/^https?:\/\//i.test(remoteUrl)) return [];
+  const key = `http.${new URL(remoteUrl).origin}/.extraheader`;
+  const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
+  return [
+    [key, ""],
+    [key, `AUTHORIZATION: basic ${basic}`],
+  ];
+}

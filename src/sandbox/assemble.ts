@@ -1,0 +1,622 @@
+// The assembly of a run's sandbox, as an ordered sequence of named steps, each timed: the engine, the
+// images, the container (with the egress sidecar beside it), its start, the copy-in with the helper's
+// start, the checks (hardening read back, tools found), the baseline, the setup commands. Each engine
+// object is recorded as it is made (run-objects.ts), so a step that fails removes everything made before
+// it. The sandbox is built once every fact it holds is known; the last steps run through it.
+import fs from "node:fs";
+import path from "node:path";
+import { PassThrough, type Duplex } from "node:stream";
+import type Docker from "dockerode";
+import {
+  copyInFailed,
+  copySummary,
+  detectHostPacker,
+  extractFlags,
+  packWorkspace,
+  type PackSummary,
+  planWorkspaceCopy,
+  type WorkspaceCopy,
+  WorkspaceError,
+} from "./archive.js";
+import { HelperChannel } from "./channel.js";
+import {
+  BASE_ENV,
+  CA_BUNDLE,
+  CA_DIR,
+  CA_FILE,
+  commandEnv,
+  type CommandSettings,
+  envList,
+} from "./command-env.js";
+import {
+  containerSpec,
+  type DockerSandboxOptions,
+  usesEgress,
+  workspaceMountOptions,
+} from "./container-spec.js";
+import { copyThroughBind, createWorkspaceVolume } from "./copier.js";
+import { createEgressVolume, EgressSidecar } from "./egress/sidecar.js";
+import { createDockerClient, engineElsewhere, pingEngine, reapOrphans, withTimeout } from "./engine.js";
+import {
+  AGENT_UID,
+  AGENT_USER,
+  containerUlimits,
+  type EngineProfile,
+  KEEPER_USER,
+} from "./engine-profile.js";
+import { assessHardening, type Hardening, OOM_KILLS_SCRIPT, parseOomKills } from "./hardening.js";
+import { HelperLink } from "./helper-link.js";
+import type { ExecOpRequest, ResponseHeader } from "./helper-protocol.js";
+import { type ResolvedImage, resolveImage, userImage } from "./image.js";
+import { RunObjects } from "./run-objects.js";
+import { EngineError, type Sandbox, SandboxFsError, WORKSPACE_ROOT } from "./sandbox.js";
+import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
+
+/** The assembly's steps, in the order they run. */
+export type StartPhase =
+  "engine" | "images" | "container" | "start" | "copy-in" | "checks" | "baseline" | "setup";
+
+/** One step of the assembly: when it began (since the assembly began) and how long it took. */
+export interface PhaseTiming {
+  phase: StartPhase;
+  startMs: number;
+  durationMs: number;
+}
+
+/** The start's figures as the report and the benchmark read them, counted from the container's creation. */
+export interface StartTimings {
+  createMs: number;
+  startMs: number;
+  copyMs: number;
+  baselineMs: number;
+  readyMs: number;
+}
+
+export function startTimings(phases: readonly PhaseTiming[]): StartTimings {
+  const ms = (phase: StartPhase) => phases.find((p) => p.phase === phase)?.durationMs ?? 0;
+  const first = phases.find((p) => p.phase === "container");
+  const last = phases.at(-1);
+  return {
+    createMs: ms("container"),
+    startMs: ms("start"),
+    copyMs: ms("copy-in"),
+    baselineMs: ms("baseline"),
+    readyMs: first && last ? last.startMs + last.durationMs - first.startMs : 0,
+  };
+}
+
+/** Runs the steps one after the other, recording each one's timing (a failed one's too). */
+class PhaseClock {
+  readonly phases: PhaseTiming[] = [];
+  private readonly origin = performance.now();
+
+  async run<T>(phase: StartPhase, step: () => Promise<T>): Promise<T> {
+    const start = performance.now();
+    try {
+      return await step();
+    } finally {
+      this.phases.push({ phase, startMs: start - this.origin, durationMs: performance.now() - start });
+    }
+  }
+}
+
+/** Where the tools of a run are found: which of the programs agent-ci's tools need the image has itself. */
+export interface ToolSource {
+  name: string;
+  from: "image" | "agent-ci";
+  path: string;
+}
+/** Programs reported by where they come from (the Bash tool finds the image's first). */
+const REPORTED_TOOLS = ["bash", "git", "rg", "node", "tar", "python3", "go"];
+
+/** The ledger's caller for setup commands (tool calls carry their tool_use id). */
+export const SETUP_CALLER = "setup";
+
+/** Where images keep their CA bundle (Debian and Alpine; Fedora and its kin). */
+const IMAGE_CA_BUNDLES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"];
+
+/**
+ * What a started sandbox is made of (DockerSandbox's fields say what each is), each part fixed once made:
+ * the helper's connection (link) aside.
+ */
+export interface SandboxParts {
+  container: Docker.Container;
+  image: ResolvedImage;
+  emulated: boolean;
+  commands: CommandSettings;
+  link: HelperLink;
+  objects: RunObjects;
+  egress: EgressSidecar | undefined;
+  copy: PackSummary;
+  copiedBy: "copier" | "stream";
+  hardening: Hardening;
+  tools: ToolSource[];
+  /** The cgroup's OOM-kill count at the start (undefined: the engine does not expose it). */
+  oomKills: number | undefined;
+  /** The assembly's steps; complete when the sandbox is handed out. */
+  phases: readonly PhaseTiming[];
+}
+
+/** What the last steps (baseline, setup) need of the sandbox they run through. */
+export interface Assembled extends Sandbox {
+  recordBaseline(): Promise<void>;
+}
+
+/**
+ * Creates, hardens, fills and baselines the run's container, and builds the sandbox with `build`. On any
+ * failure nothing is left behind.
+ */
+export async function assembleSandbox<S extends Assembled>(
+  options: DockerSandboxOptions,
+  build: (parts: SandboxParts) => S,
+): Promise<S> {
+  const workspace = path.resolve(options.workspaceDir);
+  const st = fs.statSync(workspace, { throwIfNoEntry: false });
+  if (!st) throw new WorkspaceError(`workspace ${options.workspaceDir} does not exist`);
+  if (!st.isDirectory()) throw new WorkspaceError(`workspace ${options.workspaceDir} is not a directory`);
+  // The copy is listed and checked while the engine prepares the container (an error here, such as a
+  // workspace over the limit, ends the start before anything is copied).
+  const planning = planWorkspaceCopy(workspace, {
+    includeIgnored: options.includeIgnored,
+    maxFiles: options.maxCopyFiles,
+    maxBytes: options.maxCopyBytes,
+    exclude: options.excludeFromCopy,
+    worldReadable: options.readOnlyWorkspace,
+  });
+  planning.catch(() => undefined);
+  const clock = new PhaseClock();
+  const { docker, engine } = await clock.run("engine", async () => {
+    const docker = createDockerClient();
+    const engine = await pingEngine(docker);
+    await reapOrphans(docker).catch(() => []);
+    return { docker, engine };
+  });
+  const { image, emulated, toolbelt } = await clock.run("images", () => images(docker, engine, options));
+  const profile = engine.profile;
+  const objects = new RunObjects(docker, options.runId);
+  try {
+    const made = await clock.run("container", () =>
+      createContainer(docker, objects, options, profile, image, toolbelt),
+    );
+    const { container } = made;
+    const egress = await clock.run("start", async () => {
+      await made.sidecarStarted;
+      await withTimeout("a container start", container.start());
+      const egress = await made.egress;
+      await egress?.connect(container, KEEPER_USER);
+      if (options.caCertPem) await installCaCert(docker, container, options.caCertPem);
+      return egress;
+    });
+    const link = new HelperLink(docker, container, made.channel, {
+      passEnv: options.env,
+      emulatedArchitecture: emulated ? image.architecture : undefined,
+      progress: options.progress,
+    });
+    objects.closeWithRun(link);
+    const commands: CommandSettings = {
+      imageEnv: image.env,
+      safeDirectory: profile.workspaceNotAgents || Boolean(options.readOnlyWorkspace),
+      passEnv: options.env,
+      caCert: Boolean(options.caCertPem),
+      egress,
+    };
+    const { copy, copiedBy } = await clock.run("copy-in", async () => {
+      const plan = await planning;
+      const into = { docker, container, objects, options, profile, image: image.name, toolbelt };
+      const [copiedBy] = await Promise.all([copyIn(into, plan), link.start()]);
+      if (options.sharedWorkspace && !options.readOnlyWorkspace) await shareWorkspace(link, commands);
+      return { copy: await copySummary(plan), copiedBy };
+    });
+    const checked = await clock.run("checks", async () => {
+      const refreshed = refreshWorkspaceIndex(link, commands, copy, options);
+      const hardening = await readBackHardening(container, link, commands, made.requested, options);
+      const oomKills = await readOomKills(link, commands);
+      const tools = await findTools(link, commands);
+      await refreshed;
+      return { hardening, oomKills, tools };
+    });
+    const sandbox = build({
+      container,
+      image,
+      emulated,
+      commands,
+      link,
+      objects,
+      egress,
+      copy,
+      copiedBy,
+      ...checked,
+      phases: clock.phases,
+    });
+    await clock.run("baseline", () => sandbox.recordBaseline());
+    const setup = options.setup ?? [];
+    if (setup.length)
+      await clock.run("setup", () => runSetup(sandbox, setup, { docker, container, link, egress, options }));
+    return sandbox;
+  } catch (e) {
+    await objects.remove();
+    throw e;
+  }
+}
+
+/** The run's image and a toolbelt for its architecture, made ready together. */
+async function images(
+  docker: Docker,
+  engine: { architecture: string; profile: EngineProfile },
+  options: DockerSandboxOptions,
+): Promise<{ image: ResolvedImage; emulated: boolean; toolbelt: string }> {
+  // The toolbelt is built for the image's architecture: a user image of another one (arm64 on an x86-64
+  // engine, run under emulation) gets a toolbelt of its own. The default image is the engine's.
+  const resolving = resolveImage(docker, options.image, options.progress);
+  const architecture = userImage(options.image) ? (await resolving).architecture : engine.architecture;
+  const emulated = Boolean(architecture) && architecture !== engine.architecture;
+  if (emulated)
+    options.progress?.(
+      `the image is for ${architecture} and the engine runs ${engine.architecture}: its programs and agent-ci's run under emulation, several times slower`,
+    );
+  const [image, toolbelt] = await Promise.all([
+    resolving,
+    options.toolbeltVolume ??
+      ensureToolbelt(docker, options.progress, {
+        ulimits: containerUlimits(engine.profile),
+        architecture: emulated ? architecture : undefined,
+      }),
+  ]);
+  return { image, emulated, toolbelt };
+}
+
+/**
+ * The egress sidecar (where the network goes through it) and the run's container, created together; the
+ * sidecar goes on starting while the container is created and filled, and both mount its volume.
+ */
+async function createContainer(
+  docker: Docker,
+  objects: RunObjects,
+  options: DockerSandboxOptions,
+  profile: EngineProfile,
+  image: ResolvedImage,
+  toolbelt: string,
+): Promise<{
+  container: Docker.Container;
+  channel: HelperChannel | undefined;
+  /** The hardening asked for, read back once the container runs. */
+  requested: Docker.HostConfig;
+  egress: Promise<EgressSidecar> | undefined;
+  /** Resolves once the sidecar's container started (or its start failed). */
+  sidecarStarted: Promise<void> | undefined;
+}> {
+  // The sidecar's container starts before the run's: the first to mount a new volume gives it its owner on
+  // Podman, and the proxy (root, no capabilities) must be able to make its socket there.
+  let egress: Promise<EgressSidecar> | undefined;
+  let sidecarStarted: Promise<void> | undefined;
+  if (usesEgress(options)) {
+    await createEgressVolume(docker, options.runId);
+    let started = () => {};
+    sidecarStarted = new Promise<void>((resolve) => (started = resolve));
+    egress = EgressSidecar.start(
+      docker,
+      options.runId,
+      image.name,
+      toolbelt,
+      options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} },
+      containerUlimits(profile),
+      started,
+    );
+    objects.addEgress(egress);
+    // A sidecar that fails before its container starts: the run's start goes on, and meets the failure later.
+    void egress.catch(() => {}).finally(started);
+  }
+  let channel = options.helperChannel === "stream" ? undefined : HelperChannel.open();
+  if (channel) objects.closeWithRun(channel);
+  if (profile.workspaceVolume) {
+    objects.addWorkspaceVolume();
+    await createWorkspaceVolume(docker, options.runId, workspaceMountOptions(options, profile));
+  }
+  const spec = () => containerSpec(options, image.name, toolbelt, profile, channel);
+  const create = () => withTimeout("a container create", docker.createContainer(spec()));
+  const container = await create().catch((e: unknown) => {
+    // The engine does not see this host's files: no channel, the helper uses the exec stream.
+    if (!channel || !engineElsewhere(e)) throw e;
+    channel.close();
+    channel = undefined;
+    return create();
+  });
+  objects.addContainer(container);
+  return { container, channel, requested: spec().HostConfig ?? {}, egress, sidecarStarted };
+}
+
+/** A command run once by the engine's exec (not the helper), its output's tail kept for an error. */
+async function oneShotExec(
+  docker: Docker,
+  container: Docker.Container,
+  cmd: string[],
+  user: string,
+  stdin?: (sink: NodeJS.WritableStream) => Promise<void>,
+): Promise<{ exitCode: number; output: string }> {
+  const exec = await withTimeout(
+    "an exec create",
+    container.exec({
+      Cmd: cmd,
+      AttachStdin: Boolean(stdin),
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      User: user,
+      Env: envList({ ...BASE_ENV, PATH: TOOLBELT_BIN }),
+    }),
+  );
+  const stream = (await withTimeout(
+    "an exec start",
+    exec.start({ hijack: true, stdin: Boolean(stdin) }),
+  )) as Duplex;
+  const out = new PassThrough();
+  let output = "";
+  out.on("data", (d: Buffer) => {
+    output = (output + d.toString("utf8")).slice(-8000);
+  });
+  docker.modem.demuxStream(stream, out, out);
+  const ended = new Promise<void>((resolve, reject) => {
+    stream.on("end", resolve);
+    stream.on("close", resolve);
+    stream.on("error", reject);
+  });
+  if (stdin) await stdin(stream);
+  await ended;
+  const info = await withTimeout("an exec inspect", exec.inspect());
+  return { exitCode: info.ExitCode ?? -1, output };
+}
+
+async function installCaCert(docker: Docker, container: Docker.Container, pem: string): Promise<void> {
+  const script = `umask 022 && mkdir -p ${CA_DIR} && cat > ${CA_FILE} && { for f in ${IMAGE_CA_BUNDLES.join(" ")}; do [ -f "$f" ] && cat "$f" && break; done; cat ${CA_FILE}; } > ${CA_BUNDLE}`;
+  const argv = [toolbeltProgram("bash"), "-c", script];
+  const res = await oneShotExec(docker, container, argv, KEEPER_USER, async (sink) => {
+    sink.end(pem.endsWith("\n") ? pem : `${pem}\n`);
+  });
+  if (res.exitCode !== 0)
+    throw new EngineError(`installing the --ca-cert certificate failed: ${res.output.trim()}`);
+}
+
+/** Where the copy-in goes and what it may use. */
+interface CopyTarget {
+  docker: Docker;
+  container: Docker.Container;
+  objects: RunObjects;
+  options: DockerSandboxOptions;
+  profile: EngineProfile;
+  image: string;
+  toolbelt: string;
+}
+
+/**
+ * Fills /workspace: with a copier container reading the host's workspace from a bind mount, where the
+ * engine sees this host's files (copier.ts), else as a tar stream into the container's `tar -x`.
+ */
+async function copyIn(target: CopyTarget, copy: WorkspaceCopy): Promise<"copier" | "stream"> {
+  const { options, profile } = target;
+  if (profile.workspaceVolume && !options.packer) {
+    target.objects.addCopier();
+    const copied = await copyThroughBind(target.docker, {
+      runId: options.runId,
+      image: target.image,
+      toolbeltVolume: target.toolbelt,
+      copy,
+      owner: options.readOnlyWorkspace ? 0 : AGENT_UID,
+      ulimits: containerUlimits(profile),
+    });
+    if (copied) return "copier";
+    options.progress?.(
+      "copy-in: the engine does not see this host's files (a remote engine?): streaming the workspace instead",
+    );
+  }
+  await streamCopy(target, copy);
+  return "stream";
+}
+
+async function streamCopy(
+  { docker, container, options, profile }: CopyTarget,
+  copy: WorkspaceCopy,
+): Promise<void> {
+  let packError: unknown;
+  const user = profile.copyInUser(Boolean(options.readOnlyWorkspace));
+  if (profile.opensWorkspace && !options.readOnlyWorkspace) {
+    const opened = await oneShotExec(
+      docker,
+      container,
+      [toolbeltProgram("chmod"), "0777", WORKSPACE_ROOT],
+      KEEPER_USER,
+    );
+    if (opened.exitCode !== 0)
+      throw new EngineError(`preparing ${WORKSPACE_ROOT} failed: ${opened.output.trim()}`);
+  }
+  const packer = options.packer ?? (await detectHostPacker());
+  const extract = [
+    toolbeltProgram("tar"),
+    "-x",
+    "-f",
+    "-",
+    "-C",
+    WORKSPACE_ROOT,
+    "--no-same-owner",
+    "--delay-directory-restore",
+    ...extractFlags(packer),
+  ];
+  const copying = oneShotExec(docker, container, extract, user, async (sink) => {
+    try {
+      await packWorkspace(copy, sink, packer);
+    } catch (e) {
+      packError = e;
+    } finally {
+      sink.end();
+    }
+  });
+  const result = await copying.catch((e: unknown) => {
+    throw packError ?? e;
+  });
+  if (packError) throw packError;
+  if (result.exitCode !== 0) throw copyInFailed(result.output);
+}
+
+/**
+ * A command of the checks, through the helper before the sandbox is built: its header (the helper's
+ * error as a SandboxFsError) and its stdout.
+ */
+async function probe(
+  link: HelperLink,
+  commands: CommandSettings,
+  request: Pick<ExecOpRequest, "argv" | "script" | "timeoutMs"> & { cwd?: string },
+): Promise<{ header: ResponseHeader<"exec">; stdout: string }> {
+  const res = await link.client.request("exec", {
+    ...request,
+    cwd: request.cwd ?? WORKSPACE_ROOT,
+    env: commandEnv(commands, { argv: request.argv }),
+  });
+  if (!res.ok) throw new SandboxFsError(res.header.code, res.header.message, request.argv?.[0] ?? "bash");
+  return { header: res.header, stdout: res.body.subarray(0, res.header.stdoutBytes ?? 0).toString("utf8") };
+}
+
+/**
+ * What the engine applied and what holds inside, against what was asked; refused unless the user opted in
+ * (`--allow-weak-hardening`). Its network mode says how the network is reached as the agent's phase sees it.
+ */
+async function readBackHardening(
+  container: Docker.Container,
+  link: HelperLink,
+  commands: CommandSettings,
+  requested: Docker.HostConfig,
+  options: DockerSandboxOptions,
+): Promise<Hardening> {
+  const info = await withTimeout("a container inspect", container.inspect());
+  const ping = await link.client.request("ping", {});
+  if (!ping.ok) throw new SandboxFsError(ping.header.code, ping.header.message, "");
+  const inside = ping.header;
+  const userns = await link.client.request("exec", {
+    argv: [toolbeltProgram("unshare"), "-U", "true"],
+    cwd: "/",
+    env: commandEnv(commands, { argv: [] }),
+    timeoutMs: 10_000,
+  });
+  const hardening = assessHardening(
+    requested,
+    info.HostConfig,
+    {
+      uid: inside.uid,
+      capEff: inside.capEff,
+      noNewPrivs: inside.noNewPrivs,
+      seccomp: inside.seccomp,
+      userNamespaceOpen: userns.ok && userns.header.exitCode === 0,
+    },
+    { user: AGENT_USER, workspaceWritableByAgent: !options.readOnlyWorkspace },
+  );
+  if (hardening.missing.length && !options.allowWeakHardening) {
+    throw new EngineError(
+      `the engine did not apply these sandbox settings: ${hardening.missing.join("; ")}. ` +
+        "Use an engine that honours them, or pass --allow-weak-hardening to run anyway (the report will say so).",
+    );
+  }
+  if (options.network === "allowlist")
+    hardening.networkMode = "none (egress only through the allowlist proxy)";
+  // The sandbox is handed out only once the setup ended, and with it the proxy it went through.
+  if (usesEgress(options) && options.network === "setup")
+    hardening.networkMode = "none (setup went through the egress proxy, ended before the agent)";
+  return hardening;
+}
+
+async function readOomKills(link: HelperLink, commands: CommandSettings): Promise<number | undefined> {
+  try {
+    const argv = [toolbeltProgram("bash"), "-c", OOM_KILLS_SCRIPT];
+    return parseOomKills((await probe(link, commands, { argv, cwd: "/", timeoutMs: 10_000 })).stdout);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where each reported program comes from: the image's PATH first (as the Bash tool sees it), else the toolbelt. */
+async function findTools(link: HelperLink, commands: CommandSettings): Promise<ToolSource[]> {
+  const script = 'for t in "$@"; do printf "%s\\t%s\\n" "$t" "$(command -v "$t" || true)"; done';
+  const { stdout } = await probe(link, commands, {
+    script: `set -- ${REPORTED_TOOLS.join(" ")}; ${script}`,
+    cwd: "/",
+    timeoutMs: 10_000,
+  });
+  const tools: ToolSource[] = [];
+  for (const line of stdout.split("\n")) {
+    const [name, where] = line.split("\t");
+    if (!name || !where) continue;
+    tools.push({ name, from: where.startsWith(`${TOOLBELT_BIN}/`) ? "agent-ci" : "image", path: where });
+  }
+  return tools;
+}
+
+/** The copied tree group-writable (the agent owns it), so that services in its group may change it too. */
+async function shareWorkspace(link: HelperLink, commands: CommandSettings): Promise<void> {
+  const res = await probe(link, commands, {
+    argv: ["chmod", "-R", "g+w", WORKSPACE_ROOT],
+    cwd: "/",
+    timeoutMs: 120_000,
+  });
+  if (res.header.exitCode !== 0)
+    throw new EngineError(
+      `making ${WORKSPACE_ROOT} group-writable for the MCP servers failed (exit ${res.header.exitCode})`,
+    );
+}
+
+/**
+ * Brings the workspace's own git index up to date with the copied files. Every copied file has a new
+ * inode and ctime, so the index's stat data matches none of them: without this, the agent's first
+ * `git status` re-hashes the whole tree (on 3,000 files, ~100 ms more than the ones after). Done while the
+ * hardening read-back waits on the engine. Never fails the start: a repository git cannot refresh (a
+ * worktree's `.git` file, a lock) is left as it was. Plan mode's tree is root's and stays so.
+ */
+async function refreshWorkspaceIndex(
+  link: HelperLink,
+  commands: CommandSettings,
+  copy: PackSummary,
+  options: DockerSandboxOptions,
+): Promise<void> {
+  if (!copy.isGitRepo || options.readOnlyWorkspace) return;
+  const argv = [
+    "git",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "update-index",
+    "-q",
+    "--refresh",
+  ];
+  await probe(link, commands, { argv, timeoutMs: 120_000 }).catch(() => undefined);
+}
+
+/**
+ * The setup commands, through the sandbox (network "setup": through the egress proxy). After them, nothing
+ * setup started may carry the network into the agent's phase (C18): every process of the agent user is
+ * killed (the helper too), the egress proxy ended, and a fresh helper started.
+ */
+async function runSetup(
+  sandbox: Sandbox,
+  commands: string[],
+  run: {
+    docker: Docker;
+    container: Docker.Container;
+    link: HelperLink;
+    egress: EgressSidecar | undefined;
+    options: DockerSandboxOptions;
+  },
+): Promise<void> {
+  for (const command of commands) {
+    run.options.progress?.(`setup: ${command}`);
+    const res = await sandbox.exec({ script: command, timeoutMs: 30 * 60_000, caller: SETUP_CALLER });
+    if (res.exitCode !== 0) {
+      const tail = Buffer.concat([res.stdout, res.stderr]).toString("utf8").trim().slice(-2000);
+      const refused = res.egressRefused?.length
+        ? `\n${res.egressRefused.join("\n")} (widen it with --setup-allow-domain)`
+        : "";
+      throw new WorkspaceError(`setup command failed (exit ${res.exitCode}): ${command}\n${tail}${refused}`);
+    }
+  }
+  if (run.options.network !== "setup") return;
+  const killAll = [toolbeltProgram("bash"), "-c", "kill -9 -1 2>/dev/null; true"];
+  await oneShotExec(run.docker, run.container, killAll, AGENT_USER);
+  await run.egress?.stop();
+  await run.link.start();
+}

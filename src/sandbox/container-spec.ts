@@ -1,0 +1,144 @@
+// What a run asks of the engine: the options a sandbox is started with, and the run container's spec
+// (hardening, limits, mounts) built from them. The assembly (assemble.ts) creates the container from this
+// spec and reads the hardening back against it.
+import type Docker from "dockerode";
+import type { NetworkPolicy } from "../policy/network.js";
+import type { HostPacker, IncludeIgnored } from "./archive.js";
+import type { HelperChannel } from "./channel.js";
+import { BASE_ENV, envList } from "./command-env.js";
+import { workspaceMount } from "./copier.js";
+import { type EgressOptions, egressMount } from "./egress/sidecar.js";
+import { ownerLabels } from "./engine.js";
+import { containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
+import { containerName } from "./run-objects.js";
+import { WORKSPACE_ROOT } from "./sandbox.js";
+import { TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
+
+export type { NetworkPolicy };
+
+export interface DockerSandboxOptions {
+  runId: string;
+  workspaceDir: string;
+  /** A user-named image; default: Dockerfile.sandbox, built on demand. */
+  image?: string;
+  network?: NetworkPolicy;
+  /**
+   * Run before the agent starts. Network "setup": through the egress proxy with `egress` (the setup
+   * allowlist), which is then removed; "allowlist" and "on": with the run's own network.
+   */
+  setup?: string[];
+  /** Networks "allowlist" and "setup": what the egress proxy lets through (sidecar.ts). */
+  egress?: EgressOptions;
+  /** A CA certificate (PEM) for commands to trust besides the image's (`--ca-cert`: a company or test proxy). */
+  caCertPem?: string;
+  memoryBytes?: number;
+  nanoCpus?: number;
+  pidsLimit?: number;
+  workspaceSizeBytes?: number;
+  tmpSizeBytes?: number;
+  /** Plan mode: the workspace is owned by root in the container, so nothing the agent runs can write it. */
+  readOnlyWorkspace?: boolean;
+  /** Values passed through to commands by name (`--env NAME`). */
+  env?: Record<string, string>;
+  includeIgnored?: IncludeIgnored;
+  maxCopyFiles?: number;
+  maxCopyBytes?: number;
+  /** Files kept out of the container (Read deny rules), with the reason. */
+  excludeFromCopy?: (relPath: string) => string | undefined;
+  /**
+   * Stream the copy-in through the engine, packed this way, even where a copier container could read the
+   * workspace from a bind mount (copier.ts); default: the copier where the engine sees this host's files,
+   * else a stream packed as this host can (`detectHostPacker`).
+   */
+  packer?: HostPacker;
+  /**
+   * How the host talks to the exec helper: "auto" (the default), a Unix socket bind-mounted from this host
+   * where the engine sees its files (channel.ts), else the exec stream; "stream", the exec stream always
+   * (what a remote engine gets).
+   */
+  helperChannel?: "auto" | "stream";
+  /** A toolbelt volume made ready by the caller (the benchmark's cold starts); default: the engine's own. */
+  toolbeltVolume?: string;
+  /** Run even when the engine did not apply a requested hardening setting (read back after create). */
+  allowWeakHardening?: boolean;
+  /**
+   * Services (MCP servers) will write the workspace too: its files are made group-writable after the
+   * copy-in, for the agent's group that every service shares (service.ts).
+   */
+  sharedWorkspace?: boolean;
+  progress?: (line: string) => void;
+}
+
+const DEFAULTS = {
+  memoryBytes: 4 * 1024 ** 3,
+  nanoCpus: 2e9,
+  pidsLimit: 512,
+  workspaceSizeBytes: 4 * 1024 ** 3,
+  tmpSizeBytes: 1024 ** 3,
+};
+
+function sizeOption(bytes: number): string {
+  return `${Math.floor(bytes / 1024)}k`;
+}
+
+/** /workspace's tmpfs: its size, its owner (the agent, or root in plan mode), no devices, no setuid. */
+export function workspaceMountOptions(options: DockerSandboxOptions, profile: EngineProfile): string {
+  return `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${profile.workspaceOwner(Boolean(options.readOnlyWorkspace))}`;
+}
+
+/** Allowlist, and setup while it runs its commands, go out through the egress sidecar. */
+export function usesEgress(options: DockerSandboxOptions): boolean {
+  return options.network === "allowlist" || (options.network === "setup" && Boolean(options.setup?.length));
+}
+
+/** Only "on" gives the container a network interface; the others have loopback (and the sidecar's socket). */
+function networkMode(options: DockerSandboxOptions): string {
+  return options.network === "on" ? "bridge" : "none";
+}
+
+/** The run container: hardened, limited, the toolbelt and the run's volumes mounted, asleep until used. */
+export function containerSpec(
+  options: DockerSandboxOptions,
+  image: string,
+  toolbeltVolume: string,
+  profile: EngineProfile,
+  channel: HelperChannel | undefined,
+): Docker.ContainerCreateOptions {
+  const memory = options.memoryBytes ?? DEFAULTS.memoryBytes;
+  return {
+    name: containerName(options.runId),
+    Image: image,
+    // The toolbelt's sleep: the image needs none of its own.
+    Entrypoint: [toolbeltProgram("sleep"), "infinity"],
+    Cmd: [],
+    User: KEEPER_USER,
+    WorkingDir: WORKSPACE_ROOT,
+    Env: envList(BASE_ENV),
+    Labels: ownerLabels(options.runId),
+    NetworkDisabled: false,
+    HostConfig: {
+      Init: true,
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges:true"],
+      Privileged: false,
+      PidsLimit: options.pidsLimit ?? DEFAULTS.pidsLimit,
+      Memory: memory,
+      MemorySwap: memory,
+      NanoCpus: options.nanoCpus ?? DEFAULTS.nanoCpus,
+      NetworkMode: networkMode(options),
+      Ulimits: containerUlimits(profile),
+      Tmpfs: {
+        ...(profile.workspaceVolume ? {} : { [WORKSPACE_ROOT]: workspaceMountOptions(options, profile) }),
+        "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,
+      },
+      // The toolbelt, read-only (filled already: the engine copies an image's content only into an empty volume).
+      Mounts: [
+        { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
+        ...(profile.workspaceVolume ? [workspaceMount(options.runId)] : []),
+        ...(usesEgress(options) ? [egressMount(options.runId, true)] : []),
+        ...(channel ? [channel.mount] : []),
+      ],
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// The host's connection to the in-container exec helper: started after the copy-in, started again after
+// `--setup` and whenever the helper was killed, and moved onto the direct socket where it can be. The one
+// part of a running sandbox that changes while it runs.
+import type { Duplex } from "node:stream";
+import type Docker from "dockerode";
+import { CHANNEL_SOCKET, type ChannelListener, channelToken, type HelperChannel } from "./channel.js";
+import { BASE_ENV, envList } from "./command-env.js";
+import { withTimeout } from "./engine.js";
+import { AGENT_USER } from "./engine-profile.js";
+import { HelperClient } from "./helper-client.js";
+import { HELPER_JS } from "./helper-source.js";
+import { EngineError, OUTPUTS_DIR, SandboxGoneError, WORKSPACE_ROOT } from "./sandbox.js";
+import { FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
+
+/** What the helper's start needs to know of the run. */
+export interface HelperSettings {
+  /** `--env NAME`: the helper's own environment carries them (its commands inherit it). */
+  passEnv?: Readonly<Record<string, string>>;
+  /** The image runs under emulation (its architecture named): Node starts many times slower. */
+  emulatedArchitecture?: string;
+  progress?: (line: string) => void;
+}
+
+export class HelperLink {
+  private current: HelperClient | undefined;
+  /** How the helper's requests travel: the direct socket (channel.ts), or the engine's exec stream. */
+  way: "socket" | "stream" = "stream";
+  /** Helpers started again after one was killed (the count the report shows). */
+  restarts = 0;
+
+  /** `channel`: the socket's directory, mounted into the container; dropped once it did not work for this run. */
+  constructor(
+    private readonly docker: Docker,
+    private readonly container: Docker.Container,
+    private channel: HelperChannel | undefined,
+    private readonly settings: HelperSettings,
+  ) {}
+
+  /** The helper answering now. */
+  get client(): HelperClient {
+    if (!this.current) throw new SandboxGoneError("the sandbox's exec helper has not started");
+    return this.current;
+  }
+
+  get alive(): boolean {
+    return this.current?.alive ?? false;
+  }
+
+  /** Starts a helper as the agent user (the one before it, if any, is gone) and moves it onto the socket. */
+  async start(): Promise<void> {
+    const env = {
+      ...BASE_ENV,
+      PATH: `${TOOLBELT_BIN}:${FALLBACK_PATH}`,
+      ...this.settings.passEnv,
+      AGENT_CI_ROOTS: `${WORKSPACE_ROOT}:${OUTPUTS_DIR}`,
+    };
+    const exec = await withTimeout(
+      "an exec create",
+      this.container.exec({
+        Cmd: [toolbeltProgram("node"), "-e", HELPER_JS],
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+        User: AGENT_USER,
+        WorkingDir: "/",
+        Env: envList(env),
+      }),
+    );
+    const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: true }))) as Duplex;
+    const emulated = this.settings.emulatedArchitecture;
+    this.current = new HelperClient(stream, (s, out, err) => this.docker.modem.demuxStream(s, out, err));
+    try {
+      // Node.js starts in well under a second; under emulation it takes seconds, more on a loaded host.
+      await withTimeout("the exec helper's start", this.current.ready, emulated ? 120_000 : 30_000);
+    } catch (e) {
+      throw new EngineError(
+        `the exec helper did not start in the container (from agent-ci's toolbelt at ${TOOLBELT_DIR}${emulated ? `; the image is for ${emulated}, run under emulation` : ""}): ${(e as Error).message}`,
+      );
+    }
+    this.way = "stream";
+    if (this.channel) await this.connectChannel(this.channel, this.current);
+  }
+
+  /**
+   * Moves the helper's requests onto the direct socket. Where it cannot connect (an engine in a VM that
+   * shares the path but not its sockets), the run goes on over the exec stream and stops trying.
+   */
+  private async connectChannel(channel: HelperChannel, helper: HelperClient): Promise<void> {
+    const token = channelToken();
+    let listening: ChannelListener | undefined;
+    try {
+      listening = await channel.listen(token);
+      const asked = await helper.request("channel", { path: CHANNEL_SOCKET, token });
+      if (!asked.ok) throw new Error(asked.header.message);
+      helper.adopt(
+        await withTimeout(
+          "the helper's connection to its channel",
+          listening.connection,
+          this.settings.emulatedArchitecture ? 60_000 : 10_000,
+        ),
+      );
+      this.way = "socket";
+    } catch (e) {
+      if (e instanceof SandboxGoneError) throw e;
+      this.channel = undefined;
+      channel.close();
+      this.settings.progress?.(
+        `the exec helper could not use agent-ci's local socket (${(e as Error).message}); its requests go through the engine's exec stream`,
+      );
+    } finally {
+      listening?.close();
+    }
+  }
+
+  close(): void {
+    this.current?.close();
+    this.channel?.close();
+  }
+}

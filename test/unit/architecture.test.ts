@@ -1,0 +1,231 @@
+// The layering of src/ as docs/ARCHITECTURE.md states it: the rules are read from the document's tables (one
+// definition), every import of every file in src/ is checked against them, and a checker that could not
+// fail would pass the planted violations at the end.
+import fs from "node:fs";
+import { isBuiltin } from "node:module";
+import path from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const doc = fs.readFileSync(path.join(root, "docs/ARCHITECTURE.md"), "utf8");
+
+/** The rows of the table between `<!-- name -->` and `<!-- /name -->`, as cells with backticks removed. */
+function table(name: string): string[][] {
+  const start = doc.indexOf(`<!-- ${name} -->`);
+  const end = doc.indexOf(`<!-- /${name} -->`);
+  if (start === -1 || end === -1) throw new Error(`docs/ARCHITECTURE.md has no ${name} table`);
+  return doc
+    .slice(start, end)
+    .split("\n")
+    .filter((line) => line.startsWith("| `"))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split("|")
+        .map((cell) => cell.trim().replaceAll("`", "")),
+    );
+}
+const list = (cell: string) => (cell === "—" ? [] : cell.split(",").map((item) => item.trim()));
+
+interface Room {
+  name: string;
+  /** Folders (ending in `/`) and files of src/. */
+  paths: string[];
+  mayImport: Set<string>;
+}
+const ROOMS: Room[] = table("rooms").map(([name, files, mayImport]) => ({
+  name: name!,
+  paths: list(files!),
+  mayImport: new Set(list(mayImport!)),
+}));
+const PACKAGES = new Map(table("packages").map(([pkg, rooms]) => [pkg!, new Set(list(rooms!))]));
+/** Node APIs policy may import: whole modules, or (for a module that also does I/O) only the named pure functions. */
+const POLICY_NODE_APIS = new Map<string, Set<string> | "all">([
+  ["node:module", "all"],
+  ["node:path", "all"],
+  ["node:net", new Set(["isIP", "isIPv4", "isIPv6", "BlockList"])],
+]);
+
+function roomOf(file: string): string | undefined {
+  return ROOMS.find((room) => room.paths.some((p) => (p.endsWith("/") ? file.startsWith(p) : file === p)))
+    ?.name;
+}
+
+interface Import {
+  specifier: string;
+  typeOnly: boolean;
+  /** The named bindings, when the import names only those (no default, no namespace, no `import()`). */
+  names?: string[];
+}
+
+/** Every module a file names: imports, re-exports, `import()` and `require()`. */
+function importsOf(file: string, text: string): Import[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  const found: Import[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const typeOnly =
+        !!clause &&
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            !!clause.namedBindings &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+      const named =
+        clause && !clause.name && clause.namedBindings && ts.isNamedImports(clause.namedBindings)
+          ? clause.namedBindings.elements.map((e) => (e.propertyName ?? e.name).text)
+          : undefined;
+      found.push({ specifier: node.moduleSpecifier.text, typeOnly, ...(named ? { names: named } : {}) });
+    } else if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      found.push({ specifier: node.moduleSpecifier.text, typeOnly: node.isTypeOnly });
+    } else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(node.expression) && node.expression.text === "require")) &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      found.push({ specifier: node.arguments[0].text, typeOnly: false });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** `node:fs` for `fs` too; `@scope/name` and `name` without their subpaths. */
+function packageName(specifier: string): string {
+  if (isBuiltin(specifier))
+    return specifier.startsWith("node:") ? specifier.split("/")[0]! : `node:${specifier.split("/")[0]}`;
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
+/** What breaks the rules, one line per import, for files given as src/-relative path → text. */
+function violations(files: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  for (const [file, text] of files) {
+    const room = roomOf(file);
+    if (!room) {
+      problems.push(`${file}: in no room of docs/ARCHITECTURE.md`);
+      continue;
+    }
+    const rules = ROOMS.find((r) => r.name === room)!;
+    for (const { specifier, typeOnly, names } of importsOf(file, text)) {
+      if (specifier.startsWith(".")) {
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+        if (!target.startsWith("src/")) continue; // build-time helpers: scripts/embedded.mjs, package.json
+        const resolved = target.replace(/\.js$/, ".ts");
+        const targetRoom = roomOf(resolved) ?? roomOf(target);
+        if (targetRoom === "entry") problems.push(`${file}: imports the entry ${specifier}`);
+        else if (targetRoom !== room && !(targetRoom && rules.mayImport.has(targetRoom)))
+          problems.push(`${file}: ${room} may not import ${targetRoom ?? "?"} (${specifier})`);
+        continue;
+      }
+      const pkg = packageName(specifier);
+      const owners = PACKAGES.get(pkg);
+      const typesAreFree = pkg === "@anthropic-ai/sdk";
+      if (owners && !owners.has(room) && !(typeOnly && typesAreFree))
+        problems.push(`${file}: ${pkg} belongs to ${[...owners].join(", ")}, not ${room}`);
+      const pure = POLICY_NODE_APIS.get(pkg);
+      if (
+        room === "policy" &&
+        pkg.startsWith("node:") &&
+        pure !== "all" &&
+        !(pure && names?.every((name) => pure.has(name)))
+      )
+        problems.push(
+          `${file}: policy is pure, and may not import ${pkg}${names ? ` { ${names.join(", ")} }` : ""}`,
+        );
+    }
+  }
+  return problems;
+}
+
+function sourceFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(rel);
+      else if (/\.(ts|mts|cts|js|mjs|cjs)$/.test(entry.name))
+        files.set(rel, fs.readFileSync(path.join(root, rel), "utf8"));
+    }
+  };
+  walk("src");
+  return files;
+}
+
+describe("the layering of src/ (docs/ARCHITECTURE.md)", () => {
+  it("reads the rooms and the packages from the document", () => {
+    expect(ROOMS.map((r) => r.name)).toEqual(
+      expect.arrayContaining([
+        "shared",
+        "policy",
+        "sandbox",
+        "tools",
+        "runner",
+        "github",
+        "publish",
+        "review",
+      ]),
+    );
+    for (const room of ROOMS)
+      for (const other of room.mayImport)
+        expect(
+          ROOMS.map((r) => r.name),
+          `${room.name} → ${other}`,
+        ).toContain(other);
+    expect(PACKAGES.get("dockerode")).toEqual(new Set(["sandbox"]));
+  });
+
+  it("holds for every import in src/", () => {
+    const files = sourceFiles();
+    expect(files.size).toBeGreaterThan(100);
+    expect(violations(files)).toEqual([]);
+  });
+
+  it("catches an import that breaks a rule", () => {
+    const planted = new Map([
+      [
+        "src/policy/x.ts",
+        'import { spawn } from "node:child_process";\nimport type { X } from "../sandbox/sandbox.js";\nimport { isIP, connect } from "node:net";\nimport { isIPv6 } from "node:net";\nimport net from "node:net";',
+      ],
+      ["src/tools/x.ts", 'import Docker from "dockerode";\nexport { y } from "../runner/run.js";'],
+      ["src/report/x.ts", 'const m = await import("../action/main.js");'],
+      ["src/publish/x.ts", 'import type { RunConfig } from "../runner/config.js";'],
+      ["src/review/x.ts", 'import { ConfigError } from "../action/inputs.js";'],
+      ["src/sandbox/x.cjs", 'const cp = require("child_process");\nconst a = require("@anthropic-ai/sdk");'],
+      ["src/github/x.ts", 'import { prepare } from "../action/prepare.js";'],
+      ["src/runner/x.ts", 'import { run } from "../index.js";'],
+      ["src/elsewhere.ts", "export {};"],
+    ]);
+    expect(violations(planted)).toEqual([
+      "src/policy/x.ts: node:child_process belongs to sandbox, runner, shared, not policy",
+      "src/policy/x.ts: policy is pure, and may not import node:child_process { spawn }",
+      "src/policy/x.ts: policy may not import sandbox (../sandbox/sandbox.js)",
+      "src/policy/x.ts: policy is pure, and may not import node:net { isIP, connect }",
+      "src/policy/x.ts: policy is pure, and may not import node:net",
+      "src/tools/x.ts: dockerode belongs to sandbox, not tools",
+      "src/tools/x.ts: tools may not import runner (../runner/run.js)",
+      "src/report/x.ts: report may not import action (../action/main.js)",
+      "src/publish/x.ts: publish may not import runner (../runner/config.js)",
+      "src/review/x.ts: review may not import action (../action/inputs.js)",
+      "src/sandbox/x.cjs: @anthropic-ai/sdk belongs to runner, not sandbox",
+      "src/github/x.ts: github may not import action (../action/prepare.js)",
+      "src/runner/x.ts: imports the entry ../index.js",
+      "src/elsewhere.ts: in no room of docs/ARCHITECTURE.md",
+    ]);
+    // Type-only imports of the model API's shapes are free; a value import is not.
+    expect(
+      violations(new Map([["src/tools/y.ts", 'import type Anthropic from "@anthropic-ai/sdk";']])),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,205 @@
+// The MCP room's pure parts: configuration in Claude Code's format, the bounded line reader and transport
+// (a fake service process: streams in memory), the result mapping and its output limit.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { loadMcpConfig } from "../../../src/mcp/config.js";
+import { mapMcpResult } from "../../../src/mcp/result.js";
+import { LineReader, ServiceStdioTransport } from "../../../src/mcp/stdio-transport.js";
+import { mcpToolName } from "../../../src/mcp/tools.js";
+import type { ServiceProcess } from "../../../src/sandbox/service.js";
+import { FakeSandbox } from "../../support/fake-sandbox.js";
+
+const workspace = () => fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-mcp-unit-"));
+const load = (configs: string[], env: NodeJS.ProcessEnv = {}, ws = workspace(), trustWorkspace = false) =>
+  loadMcpConfig({ configs, workspace: ws, trustWorkspace, env });
+
+describe("MCP configuration", () => {
+  it("reads stdio and remote servers, expanding ${VAR} and ${VAR:-default} from the host's environment", () => {
+    const config = JSON.stringify({
+      mcpServers: {
+        gh: { command: "npx", args: ["-y", "${PKG:-server-github}"], env: { TOKEN: "${GH}" } },
+        docs: { type: "http", url: "https://${HOST}/mcp", headers: { Authorization: "Bearer ${KEY}" } },
+      },
+    });
+    const { servers, secrets } = load([config], {
+      GH: "ghp-value-1",
+      HOST: "docs.example.com",
+      KEY: "k-123456",
+    });
+    expect(servers).toMatchObject([
+      { name: "gh", command: "npx", args: ["-y", "server-github"], env: { TOKEN: "ghp-value-1" } },
+      {
+        name: "docs",
+        type: "http",
+        url: "https://docs.example.com/mcp",
+        headers: { Authorization: "Bearer k-123456" },
+      },
+    ]);
+    expect(secrets).toEqual(["ghp-value-1", "Bearer k-123456"]);
+  });
+
+  it("refuses bad entries with the server named", () => {
+    const bad =
+      (entry: unknown, name = "srv") =>
+      () =>
+        load([JSON.stringify({ mcpServers: { [name]: entry } })]);
+    expect(bad({ command: "x", extra: 1 })).toThrow(/MCP server "srv": .*extra/s);
+    expect(bad({ args: [] })).toThrow(/MCP server "srv": names no command \(stdio\) or url/);
+    expect(bad({ command: "x" }, "bad name")).toThrow(/MCP server "bad name": a server's name/);
+    expect(bad({ type: "http", url: "file:///etc" })).toThrow(/MCP server "srv": .*http or https/);
+    expect(bad({ command: "${NOPE}" })).toThrow(/MCP server "srv": missing environment variables: NOPE/);
+    expect(() => load(["{not json"])).toThrow(/not JSON/);
+  });
+
+  it("uses the workspace's .mcp.json only when trusted, and says it was ignored otherwise", () => {
+    const ws = workspace();
+    fs.writeFileSync(path.join(ws, ".mcp.json"), JSON.stringify({ mcpServers: { w: { command: "w" } } }));
+    const untrusted = load([], {}, ws);
+    expect(untrusted.servers).toEqual([]);
+    expect(untrusted.ignored[0]?.source).toBe("workspace:.mcp.json");
+    expect(load([], {}, ws, true).servers.map((s) => s.name)).toEqual(["w"]);
+  });
+
+  it("names tools as Claude Code does", () => {
+    expect(mcpToolName("my.server", "do thing/now")).toBe("mcp__my_server__do_thing_now");
+  });
+});
+
+describe("the line reader", () => {
+  it("splits lines across chunks, linearly, and refuses a line over its limit with bounded memory", () => {
+    const lines: string[] = [];
+    const reader = new LineReader(1000, (l) => lines.push(l));
+    reader.push(Buffer.from('{"a":1}\r\n{"b"'));
+    reader.push(Buffer.from(":2}\n"));
+    expect(lines).toEqual(['{"a":1}', '{"b":2}']);
+    const chunk = Buffer.alloc(400, 0x61);
+    reader.push(chunk);
+    reader.push(chunk);
+    expect(() => reader.push(chunk)).toThrow(/more than 1000 bytes/);
+  });
+});
+
+function fakeProcess(): ServiceProcess & {
+  stdout: PassThrough;
+  stderr: PassThrough;
+  written: string[];
+  end(code: number): void;
+} {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const written: string[] = [];
+  stdin.on("data", (d: Buffer) => written.push(d.toString("utf8")));
+  let exit: (code: number | null) => void = () => {};
+  const exited = new Promise<number | null>((resolve) => (exit = resolve));
+  return { stdin, stdout, stderr, exited, written, end: (code) => exit(code), kill: async () => exit(null) };
+}
+
+describe("the stdio transport", () => {
+  it("passes JSON-RPC both ways and keeps the stderr tail", async () => {
+    const proc = fakeProcess();
+    const transport = new ServiceStdioTransport(proc);
+    const got: unknown[] = [];
+    transport.onmessage = (m) => got.push(m);
+    await transport.start();
+    await transport.send({ jsonrpc: "2.0", id: 1, method: "ping" });
+    expect(proc.written.join("")).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    proc.stdout.write('{"jsonrpc":"2.0","id":1,"result":{}}\n');
+    proc.stderr.write("x".repeat(10_000) + "the end");
+    await new Promise((r) => setImmediate(r));
+    expect(got).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+    expect(transport.stderr.endsWith("the end")).toBe(true);
+    expect(transport.stderr.length).toBe(4000);
+  });
+
+  it("ends with a clear error on output that is not JSON-RPC", async () => {
+    const proc = fakeProcess();
+    const transport = new ServiceStdioTransport(proc);
+    let closed = false;
+    transport.onclose = () => (closed = true);
+    await transport.start();
+    proc.stdout.write("Server starting on stdout...\n");
+    await new Promise((r) => setImmediate(r));
+    expect(transport.fault?.message).toMatch(/not a JSON-RPC message to stdout: "Server starting/);
+    expect(closed).toBe(true);
+    await expect(transport.send({ jsonrpc: "2.0", id: 2, method: "ping" })).rejects.toThrow(/not a JSON-RPC/);
+  });
+
+  it("ends on a line over the limit", async () => {
+    const proc = fakeProcess();
+    const transport = new ServiceStdioTransport(proc, 1024);
+    await transport.start();
+    proc.stdout.write(Buffer.alloc(4096, 0x7b));
+    await new Promise((r) => setImmediate(r));
+    expect(transport.fault?.message).toMatch(/a line of more than 1024 bytes/);
+  });
+});
+
+describe("MCP result mapping", () => {
+  const ctx = (maxTokens = 25_000) => ({
+    server: "everything",
+    tool: "echo",
+    id: "toolu_1",
+    sandbox: new FakeSandbox(),
+    maxTokens,
+  });
+
+  it("maps text, structured content, links, embedded resources and errors as Claude Code does", async () => {
+    expect((await mapMcpResult({ content: [{ type: "text", text: "hi" }] }, ctx())).output).toEqual([
+      { type: "text", text: "hi" },
+    ]);
+    expect(
+      (await mapMcpResult({ content: [{ type: "text", text: "x" }], structuredContent: { a: 1 } }, ctx()))
+        .output,
+    ).toBe('{"a":1}');
+    const linked = await mapMcpResult(
+      {
+        content: [
+          { type: "resource_link", uri: "demo://a", name: "a", description: "the a" },
+          { type: "resource", resource: { uri: "demo://b", text: "bee" } },
+        ],
+      },
+      ctx(),
+    );
+    expect(linked.output).toEqual([
+      { type: "text", text: "[Resource link: a] demo://a (the a)" },
+      { type: "text", text: "[Resource from everything at demo://b] bee" },
+    ]);
+    const failed = await mapMcpResult({ content: [{ type: "text", text: "boom" }], isError: true }, ctx());
+    expect(failed).toMatchObject({ output: "boom", isError: true });
+  });
+
+  it("saves a result over the limit and says where, in linear time (a 50 MB result)", async () => {
+    const c = ctx();
+    const big = "y".repeat(50 * 1024 * 1024);
+    const result = await mapMcpResult({ content: [{ type: "text", text: big }] }, c);
+    const note = result.output as string;
+    expect(note).toMatch(
+      /^Error: result \(52,428,800 characters across 1 line\) exceeds maximum allowed tokens\. Output has been saved to \/tmp\/agent-ci-outputs\/mcp-everything-echo-toolu_1\.txt\./,
+    );
+    expect(note).toContain("lines are too long for Read's offset/limit chunking");
+    expect(c.sandbox.text("/tmp/agent-ci-outputs/mcp-everything-echo-toolu_1.txt")?.length).toBe(big.length);
+  });
+
+  it("cuts a result with an image instead of saving it, and 10,000 blocks stay linear", async () => {
+    const blocks = Array.from({ length: 10_000 }, (_, i) => ({
+      type: "text" as const,
+      text: `block ${i} `.repeat(20),
+    }));
+    const result = await mapMcpResult(
+      { content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }, ...blocks] },
+      ctx(1000),
+    );
+    const out = result.output as Array<{ type: string; text?: string }>;
+    expect(out[0]?.type).toBe("image");
+    expect(out[1]?.text).toMatch(
+      /^\[Image: source: \/tmp\/agent-ci-outputs\/mcp-everything-blob-toolu_1\.png\]$/,
+    );
+    expect(out.at(-1)?.text).toMatch(/^\[OUTPUT TRUNCATED/);
+    const chars = out.reduce((n, b) => n + (b.text?.length ?? 0), 0);
+    expect(chars).toBeLessThan(4000 + 300);
+  });
+});

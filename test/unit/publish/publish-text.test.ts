@@ -1,0 +1,89 @@
+// The text helpers of `agent-ci publish`: branch names from run ids, push failures explained, author and
+// repository parsing, and protected-path refusals in the policy's rule syntax. Each takes MBs of one
+// character without trouble (every text path is linear in its input).
+import { describe, expect, it } from "vitest";
+import { protectedChanges } from "../../../src/publish/checks.js";
+import { parseAuthor, repoFromUrl } from "../../../src/publish/cli.js";
+import { explainPushFailure, runBranch } from "../../../src/publish/pull-request.js";
+
+const BIG = 4 * 1024 * 1024;
+const workflowPatch = [
+  "diff --git a/.github/workflows/ci.yml b/.github/workflows/ci.yml",
+  "new file mode 100644",
+  "--- /dev/null",
+  "+++ b/.github/workflows/ci.yml",
+  "@@ -0,0 +1 @@",
+  "+on: push",
+  "",
+].join("\n");
+
+describe("runBranch", () => {
+  it("names the branch from the run id, with anything git refuses in a ref replaced", () => {
+    expect(runBranch("20261123-ab12")).toBe("agent-ci/run-20261123-ab12");
+    expect(runBranch("../x y.lock~^:")).toBe("agent-ci/run-x-y-lock");
+    expect(runBranch("")).toBe("agent-ci/run-unknown");
+  });
+  it.each(["-", ".", "a", "\0", "\r", "-a"])("takes MBs of %j", (char) => {
+    expect(runBranch(char.repeat(BIG)).length).toBeLessThanOrEqual("agent-ci/run-".length + 100);
+  });
+});
+
+describe("explainPushFailure", () => {
+  it("says what to do for a 403, a 401, branch protection and a moved branch", () => {
+    expect(
+      explainPushFailure(
+        "fatal: unable to access 'x': The requested URL returned error: 403",
+        "a/b",
+        "agent-ci/run-1",
+      ),
+    ).toMatch(/contents: write/);
+    expect(
+      explainPushFailure(
+        "fatal: could not read Username for 'https://github.com': terminal prompts disabled",
+        "a/b",
+        "x",
+      ),
+    ).toMatch(/401/);
+    expect(explainPushFailure("remote: error: GH006: Protected branch update failed", "a/b", "x")).toMatch(
+      /branch protection/,
+    );
+    expect(explainPushFailure(" ! [rejected] x -> x (fetch first)", "a/b", "x")).toMatch(
+      /never force-pushes/,
+    );
+  });
+  it.each(["Permission to ", "a", "\n", "403"])("takes MBs of %j", (piece) => {
+    expect(explainPushFailure(piece.repeat(BIG / piece.length), "a/b", "x")).toMatch(/a\/b|x/);
+  });
+});
+
+describe("parseAuthor and repoFromUrl", () => {
+  it("parse what users write and refuse the rest", () => {
+    expect(parseAuthor("agent-ci <agent-ci@users.noreply.github.com>")).toEqual({
+      name: "agent-ci",
+      email: "agent-ci@users.noreply.github.com",
+    });
+    expect(() => parseAuthor("no email")).toThrow(/Name <email>/);
+    expect(repoFromUrl("https://github.com/acme/widgets.git")).toEqual({ owner: "acme", repo: "widgets" });
+    expect(repoFromUrl("git@github.com:acme/widgets.git")).toEqual({ owner: "acme", repo: "widgets" });
+    expect(repoFromUrl("nonsense")).toBeUndefined();
+  });
+  it.each(["/", "a/", "<", "a"])("take MBs of %j", (piece) => {
+    const big = piece.repeat(BIG / piece.length);
+    expect(() => parseAuthor(big)).toThrow();
+    repoFromUrl(big);
+  });
+});
+
+describe("protectedChanges", () => {
+  it("refuses workflow files unless an allow rule names them", () => {
+    expect(protectedChanges(workflowPatch, [])).toEqual([
+      expect.stringMatching(/^\.github\/workflows\/ci\.yml is a protected path/),
+    ]);
+    expect(protectedChanges(workflowPatch, ["Edit(**)", "Edit(.github/**)"])).toHaveLength(1);
+    expect(protectedChanges(workflowPatch, ["Edit(.github/workflows/**)"])).toEqual([]);
+    expect(protectedChanges(workflowPatch, ["Edit(/.github/workflows/ci.yml)"])).toEqual([]);
+  });
+  it("names a bad rule", () => {
+    expect(() => protectedChanges(workflowPatch, ["Edit(src/**"])).toThrow(/Edit\(src\/\*\*/);
+  });
+});
