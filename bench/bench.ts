@@ -36,8 +36,8 @@ import { ALL_TOOLS } from "../src/tools/index.js";
 import { RunState } from "../src/tools/state.js";
 import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./native.js";
 import { EDIT_MARKER, EDIT_MARKER_ALT, generateRepo, type GeneratedRepo } from "./repo.js";
-import { benchColdStarts } from "./cold.js";
 import { benchMcp } from "./mcp.js";
+import { benchColdStarts, benchRegistryColdStarts } from "./cold.js";
 import { callCount, sessionScript, type ScriptCall, type ScriptTurn } from "./session.js";
 import { addedMs, markdownTable, paired, ratio, summarize, timeMs, type Row } from "./stats.js";
 
@@ -1193,7 +1193,10 @@ async function main(): Promise<void> {
       tmpDirs.push(small.dir);
       if (wanted("load")) await benchLoad(small, tarOf(small, "small"));
       if (wanted("cold") && process.env.AGENT_CI_BENCH_COLD !== "0")
-        rows.push(...(await benchColdStarts(small.dir, log)));
+        rows.push(
+          ...(await benchColdStarts(small.dir, log)),
+          ...(await benchRegistryColdStarts(small.dir, log)),
+        );
     }
     if (wanted("mix")) await benchMixed();
     if (wanted("deps")) await benchDeps(spawner);

@@ -46556,7 +46556,8 @@ var ToolCall = external_exports.object({
   parentToolUseId: external_exports.string().optional().describe(
     "A subagent's call: the id of the Task call that started the subagent. Absent for the main loop."
   ),
-  agent: external_exports.string().optional().describe("A subagent's call: the subagent's type (subagent_type).")
+  agent: external_exports.string().optional().describe("A subagent's call: the subagent's type (subagent_type)."),
+  mcp: external_exports.object({ server: external_exports.string(), tool: external_exports.string().describe("The tool's name on its server.") }).optional().describe("An MCP server's tool (mcp__<server>__<tool>): which server and tool it called.")
 }).meta({ id: "ToolCall" });
 var Turn = external_exports.object({
   index: NonNegativeInt,
@@ -46686,6 +46687,24 @@ var Egress = external_exports.object({
   privateHosts: external_exports.array(external_exports.string()).describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
   connections: external_exports.array(EgressConnection).describe("Every attempt, in the order it ended.")
 }).meta({ id: "Egress" });
+var McpServer = external_exports.object({
+  name: external_exports.string(),
+  kind: external_exports.enum(["stdio", "http", "sse"]).describe("stdio: run in the sandbox; http, sse: a remote server called from agent-ci's process."),
+  status: external_exports.enum(["pending", "connected", "failed"]).describe("At the end of the run: connected, or failed (it did not start, or was lost)."),
+  source: external_exports.string().describe("Where it was configured (--mcp-config, workspace:.mcp.json, action inputs)."),
+  startMs: Milliseconds.optional().describe(
+    "From starting it to its tool list (the last start, after a restart)."
+  ),
+  restarts: NonNegativeInt.describe("Times it was restarted after it was lost (at most once)."),
+  tools: external_exports.array(external_exports.string()).describe("The tools offered from it, as the model saw them (mcp__server__tool)."),
+  error: external_exports.string().optional().describe("Why it failed to start, or why it was lost; redacted."),
+  stderrTail: external_exports.string().optional().describe("The end of its stderr (stdio servers), redacted.")
+}).meta({ id: "McpServer" });
+var Mcp = external_exports.object({
+  servers: external_exports.array(McpServer),
+  ignored: external_exports.array(external_exports.object({ source: external_exports.string(), reason: external_exports.string() })).describe("Configurations present but not used (the workspace's .mcp.json without trust)."),
+  refusedTools: external_exports.array(external_exports.object({ server: external_exports.string(), tool: external_exports.string(), reason: external_exports.string() })).describe("Server tools left out at start (a built-in's name, a name the API would refuse).")
+}).meta({ id: "Mcp" });
 var RunReport = external_exports.object({
   schemaVersion: external_exports.literal(REPORT_SCHEMA_VERSION),
   runId: external_exports.string(),
@@ -46722,7 +46741,8 @@ var RunReport = external_exports.object({
   ),
   egress: Egress.optional().describe(
     "--network allowlist: what the egress proxy allowed, refused and carried."
-  )
+  ),
+  mcp: Mcp.optional().describe("MCP servers: configured, started, lost, ignored.")
 }).meta({
   title: "agent-ci run report",
   description: "report.json written by agent-ci for every run: what ran, what was decided, what it cost, what changed."
@@ -47194,6 +47214,9 @@ var TOOL_CATALOG = {
   TaskOutput: { category: "housekeeping", specifier: "none" },
   TaskStop: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
   ExitPlanMode: { category: "housekeeping", specifier: "none" },
+  // They list and read what the configured MCP servers offer as resources, read-only, as Claude Code does.
+  ListMcpResourcesTool: { category: "housekeeping", specifier: "none" },
+  ReadMcpResourceTool: { category: "housekeeping", specifier: "none" },
   Task: { category: "agent", specifier: "name" },
   Agent: { category: "agent", specifier: "name", aliasOf: "Task" }
 };

@@ -39,6 +39,13 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
 
+# The prebuilt images' round trip (test/integration/prebuilt-images.test.ts) publishes to a real registry on
+# loopback: Debian's docker-registry, the Distribution project's registry.
+if ! command -v docker-registry >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "test: installing Debian's docker-registry for the prebuilt images' test" >&2
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-registry >/dev/null
+fi
+
 # Other engines (test/engines/): Podman's Docker-compatible socket, and an sshd for the ssh:// test, where
 # this machine may install them (root with apt-get). A Podman that cannot be set up fails its test with
 # the reason (AGENT_CI_PODMAN_SETUP_ERROR) rather than being skipped.

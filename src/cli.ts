@@ -188,7 +188,11 @@ export function buildProgram(): Command {
     .option("--small-fast-model <id>", "the model that reads WebFetch's pages (default: a current Haiku)")
     .option("--max-tokens <n>", "max output tokens per turn", positiveInt)
     .option("--thinking-budget <n>", "extended thinking budget in tokens", positiveInt)
-    .option("--image <name>", "sandbox image (default: built from Dockerfile.sandbox on first use)")
+    .option("--image <name>", "sandbox image (default: agent-ci's, pulled by digest or built on first use)")
+    .option(
+      "--image-registry <registry>",
+      "a mirror of agent-ci's prebuilt images, e.g. registry.example.com/agent-ci (default: AGENT_CI_REGISTRY, else the release's)",
+    )
     .addOption(
       new Option(
         "--network <policy>",

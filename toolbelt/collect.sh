@@ -53,9 +53,15 @@ TGIT_TEMPLATES="$T/share/tmpl"
   { echo "collect: $TGIT_CORE and $TGIT_TEMPLATES must be as long as $GIT_CORE and $GIT_TEMPLATES" >&2; exit 1; }
 mkdir -p "$TGIT_CORE"
 git_elves=("$T/bin/git")
+# Git's network and server programs are left out: agent-ci's own git works on the copied workspace only
+# (status, diff, add, the baseline's commit), and these carry libcurl, GnuTLS, Kerberos and LDAP with them
+# (~35 MB of the toolbelt). An image whose scripts need git over the network brings its own git, which
+# the Bash tool finds first.
+never_run=" git-remote-http git-remote-https git-remote-ftp git-remote-ftps git-http-fetch git-http-push git-http-backend git-imap-send git-daemon git-shell git-instaweb git-web--browse scalar "
 for f in "$GIT_CORE"/*; do
   name=$(basename "$f")
   [ -f "$f" ] || continue
+  case "$never_run" in *" $name "*) continue ;; esac
   # Builtins are copies of git itself (run by their name): one binary, linked.
   if cmp -s "$f" "$(type -P git)"; then ln -s ../bin/git "$TGIT_CORE/$name"; continue; fi
   if is_elf "$f"; then add_program "$f" "$TGIT_CORE/$name"; git_elves+=("$TGIT_CORE/$name"); else

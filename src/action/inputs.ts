@@ -34,6 +34,7 @@ export const INPUT_DEFAULTS = {
   commands: "",
   mcp_config: "",
   image: "",
+  image_registry: "",
   network: "none",
   allowed_domains: "",
   setup: "",
@@ -156,6 +157,7 @@ export const ActionInputs = z
     commands: optionalText,
     mcp_config: optionalText,
     image: optionalText,
+    image_registry: optionalText,
     network: oneOf("network", NETWORK_POLICIES),
     allowed_domains: list.transform((entries, ctx) => {
       try {

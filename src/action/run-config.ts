@@ -43,6 +43,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     apiKey: script ? undefined : inputs.anthropic_api_key || parts.envApiKey || undefined,
     baseURL: parts.envBaseUrl || undefined,
     image: inputs.image,
+    imageRegistry: inputs.image_registry,
     network: inputs.network,
     allowDomain: inputs.allowed_domains,
     setup: inputs.setup,

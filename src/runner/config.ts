@@ -124,6 +124,12 @@ export const RunConfig = z
     apiKey: z.string().optional(),
     baseURL: z.string().url().optional(),
     image: z.string().optional(),
+    imageRegistry: z
+      .string()
+      .optional()
+      .describe(
+        "A mirror of agent-ci's prebuilt images (host[/path]); default AGENT_CI_REGISTRY, else the recorded one",
+      ),
     network: z.enum(NETWORK_POLICIES).default("none"),
     setup: z.array(z.string().min(1)).default([]),
     setupAllowDomain: z

@@ -445,6 +445,7 @@ async function runAgentPhase(
     runId,
     workspaceDir: config.workspace,
     image: config.image,
+    imageRegistry: config.imageRegistry,
     network: config.network,
     setup: config.setup,
     egress: runEgressOptions(config),

@@ -48,6 +48,7 @@ import { assessHardening, type Hardening, OOM_KILLS_SCRIPT, parseOomKills } from
 import { HelperLink } from "./helper-link.js";
 import type { ExecOpRequest, ResponseHeader } from "./helper-protocol.js";
 import { type ResolvedImage, resolveImage, userImage } from "./image.js";
+import { PrebuiltImages } from "./prebuilt.js";
 import { RunObjects } from "./run-objects.js";
 import { EngineError, type Sandbox, SandboxFsError, WORKSPACE_ROOT } from "./sandbox.js";
 import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
@@ -247,7 +248,9 @@ async function images(
 ): Promise<{ image: ResolvedImage; emulated: boolean; toolbelt: string }> {
   // The toolbelt is built for the image's architecture: a user image of another one (arm64 on an x86-64
   // engine, run under emulation) gets a toolbelt of its own. The default image is the engine's.
-  const resolving = resolveImage(docker, options.image, options.progress);
+  // agent-ci's own images come pulled by digest where the release published them, else built here.
+  const prebuilt = PrebuiltImages.forRun(options.imageRegistry);
+  const resolving = resolveImage(docker, options.image, options.progress, prebuilt);
   const architecture = userImage(options.image) ? (await resolving).architecture : engine.architecture;
   const emulated = Boolean(architecture) && architecture !== engine.architecture;
   if (emulated)
@@ -258,6 +261,7 @@ async function images(
     resolving,
     options.toolbeltVolume ??
       ensureToolbelt(docker, options.progress, {
+        prebuilt,
         ulimits: containerUlimits(engine.profile),
         architecture: emulated ? architecture : undefined,
       }),

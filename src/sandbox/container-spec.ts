@@ -21,6 +21,8 @@ export interface DockerSandboxOptions {
   workspaceDir: string;
   /** A user-named image; default: Dockerfile.sandbox, built on demand. */
   image?: string;
+  /** Where agent-ci's prebuilt images are pulled from (a mirror); default AGENT_CI_REGISTRY, else images.json's. */
+  imageRegistry?: string;
   network?: NetworkPolicy;
   /**
    * Run before the agent starts. Network "setup": through the egress proxy with `egress` (the setup

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
 import { pack as tarPack } from "tar-stream";
 import { withTimeout } from "./engine.js";
+import type { PrebuiltImages } from "./prebuilt.js";
 import { EngineError } from "./sandbox.js";
 
 export const IMAGE_REPOSITORY = "agent-ci-sandbox";
@@ -79,13 +80,18 @@ export interface BuildRecipe {
  * is sha256(content NUL base image), as scripts/podman-engine.sh computes it for Dockerfile.sandbox.
  */
 export function recipeTag(recipe: BuildRecipe): string {
+  return `${recipe.repository}:${recipeHash(recipe).slice(0, 12)}`;
+}
+
+/** The recipe's whole content hash (hex), as the prebuilt images' record keeps it. */
+export function recipeHash(recipe: BuildRecipe): string {
   const hash = crypto.createHash("sha256");
   for (const [, content] of Object.entries(recipe.files).sort(([a], [b]) => (a < b ? -1 : 1))) {
     hash.update(content).update("\0");
   }
   hash.update(recipe.baseImage);
   if (recipe.architecture) hash.update("\0").update(recipe.architecture);
-  return `${recipe.repository}:${hash.digest("hex").slice(0, 12)}`;
+  return hash.digest("hex");
 }
 
 export function sandboxRecipe(dockerfile = fs.readFileSync(dockerfilePath(), "utf8")): BuildRecipe {
@@ -139,6 +145,8 @@ interface BuildEvent {
 export interface BuildOptions {
   tag?: string;
   noCache?: boolean;
+  /** Pulled by digest, where published, before anything is built (never under a `tag` of one's own). */
+  prebuilt?: PrebuiltImages;
 }
 
 /** What makes a recipe's base: for another architecture, its name and architecture, and the emulator with them. */
@@ -158,6 +166,7 @@ export async function ensureBuilt(
 ): Promise<string> {
   const tag = options.tag ?? recipeTag(recipe);
   if (await imageExists(docker, tag)) return tag;
+  if (!options.tag && (await options.prebuilt?.pull(docker, recipe, progress))) return tag;
   // The default base comes from scripts/ensure-engine.sh; one for another architecture is pulled here.
   const present =
     (await imageExists(docker, recipe.baseImage)) ||
@@ -216,9 +225,13 @@ export async function ensureBuilt(
   return tag;
 }
 
-/** Builds (if needed) and returns the default image's tag. */
-export function ensureDefaultImage(docker: Docker, progress?: (line: string) => void): Promise<string> {
-  return ensureBuilt(docker, sandboxRecipe(), progress);
+/** Pulls (where published) or builds the default image if needed, and returns its tag. */
+export function ensureDefaultImage(
+  docker: Docker,
+  progress?: (line: string) => void,
+  prebuilt?: PrebuiltImages,
+): Promise<string> {
+  return ensureBuilt(docker, sandboxRecipe(), progress, { prebuilt });
 }
 
 export interface ResolvedImage {
@@ -251,9 +264,10 @@ export async function resolveImage(
   docker: Docker,
   requested: string | undefined,
   progress?: (line: string) => void,
+  prebuilt?: PrebuiltImages,
 ): Promise<ResolvedImage> {
   const image = userImage(requested);
-  const name = image ?? (await ensureDefaultImage(docker, progress));
+  const name = image ?? (await ensureDefaultImage(docker, progress, prebuilt));
   if (image && !(await imageExists(docker, image))) {
     try {
       await pullImage(docker, image);

@@ -4,19 +4,16 @@
 // a run's command is in flight. The run must end as engine_error with its record (earlier calls kept, the
 // in-flight call marked interrupted), and the container it could not remove while the engine was down must
 // be reaped by the next start. Where a second daemon cannot be started (not root, no dockerd or ip), the
-// restart is simulated by removing the container mid-call, and the test's name says so.
-//
-// Careful: a second dockerd started with `--bridge none` deletes the host's docker0 interface (the shared
-// engine's default bridge). This one gets a bridge of its own, and the test checks docker0 afterwards.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import path from "node:path";
-import Docker from "dockerode";
+// restart is simulated by removing the container mid-call, and the test's name says so. The second engine
+// (test/support/second-engine.ts) gets a bridge of its own, and the test checks docker0 afterwards.
+import { execFileSync, spawnSync } from "node:child_process";
+import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { EXIT_CODES } from "../../src/runner/run.js";
 import { defaultImageTag, recipeTag } from "../../src/sandbox/image.js";
 import { toolbeltRecipe } from "../../src/sandbox/toolbelt.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { canRunSecondEngine, SecondEngine } from "../support/second-engine.js";
 import { docker, until, useHarness, type CliHandle, type ScriptCall } from "./harness.js";
 import { rowTester, type Row } from "./rows.js";
 
@@ -27,92 +24,8 @@ const ROWS = [
 const h = useHarness();
 const { test, checkTable } = rowTester(ROWS);
 const bash = (command: string): ScriptCall => ({ name: "Bash", input: { command } });
-const BRIDGE = "aci-d2br0";
 
-function has(command: string): boolean {
-  return spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status === 0;
-}
-
-const canRunSecondDaemon =
-  process.getuid?.() === 0 &&
-  has("dockerd") &&
-  has("ip") &&
-  process.env.AGENT_CI_SIMULATE_ENGINE_RESTART !== "1";
-
-class SecondDaemon {
-  readonly dir = fs.mkdtempSync("/tmp/aci-d2-");
-  readonly socket = path.join(this.dir, "docker.sock");
-  readonly dockerHost = `unix://${this.socket}`;
-  readonly client = new Docker({ socketPath: this.socket });
-  process: ChildProcess | undefined;
-
-  async start(): Promise<void> {
-    const log = fs.openSync(path.join(this.dir, "dockerd.log"), "a");
-    const args = [
-      "--data-root",
-      path.join(this.dir, "data"),
-      "--exec-root",
-      path.join(this.dir, "exec"),
-      "--pidfile",
-      path.join(this.dir, "dockerd.pid"),
-      "-H",
-      this.dockerHost,
-      "--bridge",
-      BRIDGE,
-      "--iptables=false",
-      "--ip6tables=false",
-      "--ip-masq=false",
-    ];
-    this.process = spawn("dockerd", args, { stdio: ["ignore", log, log], detached: false });
-    fs.closeSync(log);
-    await until(
-      "the second dockerd to answer",
-      async () =>
-        await this.client
-          .ping()
-          .then(() => true)
-          .catch(() => undefined),
-      60_000,
-      250,
-    );
-  }
-
-  /** SIGTERM, then waits until the process is gone (asserted by pid, not by time). */
-  async stop(): Promise<number> {
-    const child = this.process;
-    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return 0;
-    const pid = child.pid;
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 40_000);
-    await exited;
-    clearTimeout(timer);
-    this.process = undefined;
-    return pid;
-  }
-
-  async loadImage(tag: string): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const save = spawn("docker", ["save", tag], { stdio: ["ignore", "pipe", "inherit"] });
-      const load = spawn("docker", ["-H", this.dockerHost, "load", "-q"], {
-        stdio: ["pipe", "ignore", "inherit"],
-      });
-      save.stdout.pipe(load.stdin);
-      load.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`docker load exited ${code}`))));
-      save.on("exit", (code) => code === 0 || reject(new Error(`docker save exited ${code}`)));
-    });
-  }
-
-  async cleanup(): Promise<void> {
-    await this.stop();
-    spawnSync(
-      "sh",
-      ["-c", `grep ' ${this.dir}' /proc/mounts | cut -d' ' -f2 | sort -r | xargs -r -n1 umount -l`],
-      { stdio: "ignore" },
-    );
-    fs.rmSync(this.dir, { recursive: true, force: true });
-  }
-}
+const canRunSecondDaemon = canRunSecondEngine && process.env.AGENT_CI_SIMULATE_ENGINE_RESTART !== "1";
 
 function pidAlive(pid: number): boolean {
   try {
@@ -144,14 +57,11 @@ async function inFlight(engine: Docker, handle: CliHandle, marker: string): Prom
 }
 
 describe.sequential("D4: the engine restarted mid-run", () => {
-  let daemon: SecondDaemon | undefined;
+  let daemon: SecondEngine | undefined;
 
   beforeAll(async () => {
     if (!canRunSecondDaemon) return;
-    execFileSync("ip", ["link", "add", BRIDGE, "type", "bridge"], { stdio: "pipe" });
-    execFileSync("ip", ["addr", "add", "10.213.77.1/24", "dev", BRIDGE], { stdio: "pipe" });
-    execFileSync("ip", ["link", "set", BRIDGE, "up"], { stdio: "pipe" });
-    daemon = new SecondDaemon();
+    daemon = new SecondEngine({ bridge: "aci-d2br0", bridgeAddress: "10.213.77.1/24" });
     await daemon.start();
     // No registry: the default image and agent-ci's toolbelt built on the main engine are copied over.
     for (const tag of [defaultImageTag(), recipeTag(toolbeltRecipe())]) await daemon.loadImage(tag);
@@ -159,7 +69,6 @@ describe.sequential("D4: the engine restarted mid-run", () => {
 
   afterAll(async () => {
     await daemon?.cleanup();
-    if (canRunSecondDaemon) spawnSync("ip", ["link", "delete", BRIDGE], { stdio: "ignore" });
     // The shared engine was never touched; make sure it still answers, with its bridge.
     execFileSync("bash", ["scripts/ensure-engine.sh"], {
       stdio: "pipe",

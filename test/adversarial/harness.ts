@@ -843,21 +843,7 @@ export async function containerOf(runId: string): Promise<Docker.ContainerInfo |
   return list[0];
 }
 
-/** Waits until `check` returns a value (polling), or fails after `timeoutMs`. */
-export async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 60_000,
-  everyMs = 100,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+export { until } from "../support/until.js";
 
 /** The suite's seeded PRNG, for fault points and fuzzing that replay the same way. */
 export { seededRandom } from "../support/seeded-random.js";

@@ -543,7 +543,8 @@ describe("P: path escapes through the CLI", () => {
     expectOutside(run, [2, 3, 4]);
     expect(run.call(5).isError || run.text(5).includes("No files found")).toBe(true);
     expect(run.call(6).isError).toBe(true);
-    for (const call of run.calls) expect(call.durationMs).toBeLessThan(30_000);
+    // No call hung until a timeout or the run's end cut it off: each was answered for what it is.
+    for (const call of run.calls) expect(["timed_out", "interrupted"]).not.toContain(call.errorKind);
   });
 
   checkTable();
