@@ -185,6 +185,7 @@ export function buildProgram(): Command {
     .option("--system-prompt-append <text>", "text appended to agent-ci's system prompt")
     .option("--script <file>", "run a file of tool calls (or a report.json's calls) instead of a model")
     .option("--model <id>", "Claude model id (default: a current Sonnet)")
+    .option("--small-fast-model <id>", "the model that reads WebFetch's pages (default: a current Haiku)")
     .option("--max-tokens <n>", "max output tokens per turn", positiveInt)
     .option("--thinking-budget <n>", "extended thinking budget in tokens", positiveInt)
     .option("--image <name>", "sandbox image (default: agent-ci's, pulled by digest or built on first use)")
@@ -241,6 +242,18 @@ export function buildProgram(): Command {
     .option(
       "--env <name>",
       "pass this environment variable into the sandbox, by name (repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      "--skills-dir <dir>",
+      "a folder of skills (<name>/SKILL.md) the agent may load with the Skill tool (repeatable; the workspace's .claude/skills only with --trust-workspace-settings)",
+      collect,
+      [],
+    )
+    .option(
+      "--commands-dir <dir>",
+      "a folder of slash commands (<name>.md): a prompt starting /name args expands from it (repeatable; the workspace's .claude/commands only with --trust-workspace-settings)",
       collect,
       [],
     );

@@ -154,7 +154,7 @@ export function repoRelative(value: string): string | undefined {
 export interface TrustedFileOptions {
   /** The input's value: a repository-relative path, or an absolute path on the runner. */
   value: string;
-  input: "settings" | "prompt_file" | "output_schema" | "mcp_config";
+  input: "settings" | "prompt_file" | "output_schema" | "mcp_config" | "skills" | "commands";
   workspace: string;
   /** Set on pull-request events: read repository paths at this ref through the API. */
   ref?: string;
@@ -213,4 +213,78 @@ export async function readTrustedFile(options: TrustedFileOptions): Promise<{ te
     if (error instanceof GitHubApiError) throw new TrustedFileError(`${input}: ${error.message}`);
     throw error;
   }
+}
+
+const DirEntry = z.object({ type: z.string(), name: z.string(), path: z.string() });
+/** A trusted folder read through the API holds at most this many files (skills and commands are small). */
+const MAX_FOLDER_FILES = 200;
+
+export interface TrustedFolderOptions extends TrustedFileOptions {
+  input: "skills" | "commands";
+  /** Where a folder read through the API is written. */
+  tempDir: string;
+}
+
+/**
+ * A folder an input names (skills, commands). On pull-request events a repository path is read at the base
+ * ref through the contents API, file by file, into `tempDir`, never from the checkout (the PR head could
+ * change it); elsewhere, and for an absolute path, it is the folder itself.
+ */
+export async function readTrustedFolder(
+  options: TrustedFolderOptions,
+): Promise<{ dir: string; from: string }> {
+  const { value, input, ctx } = options;
+  const rel = repoRelative(value);
+  if (!options.pullRequest || rel === undefined) {
+    const dir = path.resolve(options.workspace, value);
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+      throw new TrustedFileError(`${input}: ${value} is not a folder`);
+    return { dir, from: rel === undefined ? dir : `${rel} (workspace)` };
+  }
+  const { api, ref } = options;
+  if (!api)
+    throw new TrustedFileError(
+      `${input}: on pull request events ${rel} is read from the base branch through the API, which needs github_token`,
+    );
+  if (!ref)
+    throw new TrustedFileError(
+      `${input}: the base ref of the pull request is unknown, so ${rel} cannot be read from it`,
+    );
+  let files = 0;
+  const copy = async (repoPath: string, into: string, depth: number): Promise<void> => {
+    let listing: unknown;
+    try {
+      listing = (
+        await api.call(
+          "GET /repos/{owner}/{repo}/contents/{path}",
+          { owner: ctx.owner, repo: ctx.repo, path: repoPath, ref },
+          { what: `reading ${repoPath} at the base ref`, permission: "contents: read" },
+        )
+      ).data;
+    } catch (error) {
+      if (error instanceof GitHubApiError && error.failure.kind === "not_found")
+        throw new TrustedFileError(
+          `${input}: ${repoPath} does not exist on the base branch (${ref.slice(0, 12)}); on pull request events it is read from there, not from the pull request`,
+        );
+      if (error instanceof GitHubApiError) throw new TrustedFileError(`${input}: ${error.message}`);
+      throw error;
+    }
+    const entries = z.array(DirEntry).safeParse(listing);
+    if (!entries.success)
+      throw new TrustedFileError(`${input}: ${repoPath} at ${ref.slice(0, 12)} is not a folder`);
+    fs.mkdirSync(into, { recursive: true });
+    for (const entry of entries.data) {
+      if (!/^[A-Za-z0-9_.-]+$/.test(entry.name) || entry.name.startsWith("..")) continue;
+      const target = path.join(into, entry.name);
+      if (entry.type === "dir" && depth < 3) await copy(entry.path, target, depth + 1);
+      if (entry.type !== "file") continue;
+      if (++files > MAX_FOLDER_FILES)
+        throw new TrustedFileError(`${input}: ${rel} holds more than ${MAX_FOLDER_FILES} files`);
+      const { text } = await readTrustedFile({ ...options, value: entry.path });
+      fs.writeFileSync(target, text, { mode: 0o600 });
+    }
+  };
+  const dir = path.join(options.tempDir, path.basename(rel));
+  await copy(rel, dir, 0);
+  return { dir, from: `${rel} at base ${ref.slice(0, 12)}` };
 }

@@ -13,7 +13,7 @@ import {
   isPullRequestContext,
   type ActionEvent,
 } from "./event.js";
-import { fetchEventContent, readTrustedFile, trustedRef } from "./event-content.js";
+import { fetchEventContent, readTrustedFile, readTrustedFolder, trustedRef } from "./event-content.js";
 import type { GitHubApi } from "../github/api.js";
 import { ActionInputError, type ActionInputs } from "./inputs.js";
 import { checkActor } from "./permission.js";
@@ -99,6 +99,31 @@ async function trustedJsonFile(
   options.cleanupPath(dir);
   options.log(`${input}: read from ${from}`);
   return file;
+}
+
+/** A trusted folder input (skills, commands), from the base ref on pull-request events. */
+async function trustedFolder(
+  options: PrepareOptions,
+  event: ActionEvent,
+  ref: string | undefined,
+  input: "skills" | "commands",
+): Promise<string | undefined> {
+  const value = options.inputs[input];
+  if (!value) return undefined;
+  const tempDir = fs.mkdtempSync(path.join(options.ctx.runnerTemp, `agent-ci-${input}-`));
+  options.cleanupPath(tempDir);
+  const { dir, from } = await readTrustedFolder({
+    value,
+    input,
+    workspace: path.resolve(options.ctx.workspace, options.inputs.workspace),
+    ref,
+    pullRequest: isPullRequestContext(event),
+    api: options.api,
+    ctx: options.ctx,
+    tempDir,
+  });
+  options.log(`${input}: read from ${from}`);
+  return dir;
 }
 
 /** task: review: the pull request's base and head commits, from the event (a comment's PR was fetched). */
@@ -192,6 +217,9 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const outDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-out-"));
   const settingsPath = await trustedJsonFile(options, event, ref, "settings");
   const outputSchemaPath = await trustedJsonFile(options, event, ref, "output_schema");
+  const [skillsDir, commandsDir] = await Promise.all(
+    (["skills", "commands"] as const).map((input) => trustedFolder(options, event, ref, input)),
+  );
   const mcpConfigPath = await trustedJsonFile(options, event, ref, "mcp_config");
   const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
   const config = parseRunConfig(
@@ -199,10 +227,12 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       inputs,
       workspace,
       outDir,
-      prompt: built && !inputs.script ? options.redact(built.prompt) : undefined,
+      prompt: built ? options.redact(built.prompt) : undefined,
       systemPromptAppend: inputs.script ? undefined : built?.systemPromptAppend,
       settingsPath,
       outputSchemaPath,
+      skillsDir,
+      commandsDir,
       mcpConfigPath,
       review,
       envApiKey: options.env.ANTHROPIC_API_KEY,

@@ -110,10 +110,11 @@ class PromptBuilder {
   }
 
   render(task: string): BuiltPrompt {
+    // A slash command stays the prompt's first line, where the runner expands it (src/runner/slash-command.ts).
+    const heading = task.startsWith("/") ? [] : ["## Task", ""];
     const prompt = this.blocks.length
       ? [
-          "## Task",
-          "",
+          ...heading,
           task,
           "",
           "## GitHub context (untrusted data)",

@@ -16,6 +16,9 @@ export interface RunConfigParts {
   settingsPath?: string;
   /** A temp file with the output schema (inline JSON or the file read at the trusted ref). */
   outputSchemaPath?: string;
+  /** Folders of skills and slash commands (read at the trusted ref). */
+  skillsDir?: string;
+  commandsDir?: string;
   /** A temp file with the MCP servers (inline JSON or the file read at the trusted ref). */
   mcpConfigPath?: string;
   /** task: review: the pull request's base and head commits. */
@@ -32,7 +35,8 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
   const script = inputs.script ? path.resolve(parts.workspace, inputs.script) : undefined;
   return {
     workspace: parts.workspace,
-    prompt: script ? undefined : parts.prompt,
+    // A scripted run takes the prompt too: a slash command in it is expanded (and recorded) the same way.
+    prompt: parts.prompt,
     systemPromptAppend: parts.systemPromptAppend,
     script,
     model: inputs.model,
@@ -52,6 +56,9 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     allow: inputs.allowed_tools,
     deny: inputs.disallowed_tools,
     settings: parts.settingsPath,
+    skillsDir: parts.skillsDir ? [parts.skillsDir] : [],
+    commandsDir: parts.commandsDir ? [parts.commandsDir] : [],
+    instructionsSource: "action",
     // Workspace settings files may add denies only, and its .mcp.json starts nothing: on pull requests the
     // workspace is the PR head.
     trustWorkspaceSettings: false,

@@ -303,6 +303,8 @@ class Evaluator implements PolicyEngine {
       if (compiled.domain !== undefined) return domainMatches(compiled.domain, call.input.url);
       if (compiled.rule.tool === "Task" || compiled.rule.tool === "Agent")
         return call.input.subagent_type === specifier;
+      if (compiled.rule.tool === "Skill")
+        return typeof call.input.skill === "string" && call.input.skill.replace(/^\//, "") === specifier;
       return false;
     })?.rule;
   }

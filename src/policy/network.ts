@@ -128,7 +128,8 @@ export function addressRefusal(address: string, privateAllowed: boolean): string
 
 /** What may be reached: the allowlist, and the hosts that may lead to non-public addresses. */
 export interface ReachPolicy {
-  readonly rules: readonly DomainRule[];
+  /** The allowlist; "any" lets every name through (`--network on` for WebFetch): the address checks still apply. */
+  readonly rules: readonly DomainRule[] | "any";
   /** Hosts that may resolve to non-public addresses (`--allow-private-host`); never to the metadata address. */
   readonly privateHosts: readonly string[];
 }
@@ -149,7 +150,8 @@ export function checkHost(rawHost: string, port: number, policy: ReachPolicy): H
     return { ok: false, reason: "an IP address, not a name (only names on the allowlist are reachable)" };
   const host = normalizeHost(bare);
   if (!host) return { ok: false, reason: "not a host name" };
-  if (!matchDomain(policy.rules, host, port)) return { ok: false, reason: "not on the allowlist" };
+  if (policy.rules !== "any" && !matchDomain(policy.rules, host, port))
+    return { ok: false, reason: "not on the allowlist" };
   return { ok: true, host };
 }
 
@@ -206,12 +208,13 @@ export async function mayReach(
   );
 }
 
-/** The refusal text: what was refused and what is allowed, so a model does not retry blindly. */
+/** The refusal text: what was refused and what is allowed (any name, for `--network on`), so a model does not retry blindly. */
 export function refusalMessage(
   host: string,
   port: number,
   reason: string,
-  rules: readonly DomainRule[],
+  rules: ReachPolicy["rules"],
 ): string {
-  return `agent-ci's network policy refused ${host}:${port}: ${reason}; allowed: ${describeRules(rules) || "nothing"}`;
+  const allowed = rules === "any" ? "any public host (--network on)" : describeRules(rules) || "nothing";
+  return `agent-ci's network policy refused ${host}:${port}: ${reason}; allowed: ${allowed}`;
 }

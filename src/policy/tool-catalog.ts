@@ -64,6 +64,8 @@ export const TOOL_CATALOG = {
   // They list and read what the configured MCP servers offer as resources, read-only, as Claude Code does.
   ListMcpResourcesTool: { category: "housekeeping", specifier: "none" },
   ReadMcpResourceTool: { category: "housekeeping", specifier: "none" },
+  // Loads one of the run's skills into the conversation: instructions only, so allowed unless a rule denies.
+  Skill: { category: "housekeeping", specifier: "name" },
   Task: { category: "agent", specifier: "name" },
   Agent: { category: "agent", specifier: "name", aliasOf: "Task" },
 } as const satisfies Readonly<Record<string, ToolEntry>>;

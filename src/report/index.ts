@@ -37,6 +37,9 @@ export type {
   Turn,
   Verify,
   Warning,
+  WebFacts,
+  SideCall,
+  EgressConnection,
 } from "./schema.js";
 export {
   MIN_SECRET_LENGTH,

@@ -325,8 +325,15 @@ function egressSection(report: RunReport, plan: Plan): string {
           rows,
         ) + moreRows(shown.length, ordered.length, "connections")
       : "No connection was attempted.");
+  const fetched = egress.connections.filter((c) => c.kind === "fetch").length;
+  const through =
+    fetched === 0
+      ? "the allowlist proxy"
+      : fetched === egress.connections.length
+        ? "WebFetch"
+        : "the allowlist proxy and WebFetch";
   return details(
-    `<b>Network: ${plural(egress.connections.length, "connection")} through the allowlist proxy, ${formatInt(denied)} denied</b>`,
+    `<b>Network: ${plural(egress.connections.length, "connection")} through ${through}, ${formatInt(denied)} denied</b>`,
     body,
   );
 }

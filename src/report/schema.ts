@@ -219,6 +219,78 @@ export const CallPatch = z
   .describe("What one Edit/Write call changed.");
 export type CallPatch = z.infer<typeof CallPatch>;
 
+export const WebFacts = z
+  .object({
+    url: z.string().optional().describe("WebFetch: the URL asked for (after http → https), redacted."),
+    finalUrl: z
+      .string()
+      .optional()
+      .describe("WebFetch: the URL the page came from after same-host redirects."),
+    status: z.number().int().optional().describe("WebFetch: the HTTP status of the last response."),
+    contentType: z.string().optional(),
+    bytes: NonNegativeInt.optional().describe("WebFetch: body bytes received (after decompression)."),
+    fromCache: z.boolean().optional().describe("WebFetch: answered from the run's 15-minute cache."),
+    redirect: z.string().optional().describe("WebFetch: a redirect to another host, returned, not followed."),
+    refused: z.string().optional().describe("Why the network policy refused the fetch."),
+    queries: z.array(z.string()).optional().describe("WebSearch: the queries the search ran."),
+    results: z
+      .array(z.object({ title: z.string(), url: z.string() }))
+      .optional()
+      .describe("WebSearch: the results' titles and URLs."),
+    searches: NonNegativeInt.optional().describe("WebSearch: searches billed (usage.server_tool_use)."),
+  })
+  .meta({ id: "WebFacts" });
+export type WebFacts = z.infer<typeof WebFacts>;
+
+export const SideCall = z
+  .object({
+    callId: z.string().describe("The tool_use id of the call that made it (WebFetch, WebSearch)."),
+    purpose: z.enum(["fetch", "search"]),
+    model: z.string(),
+    usage: TokenUsage,
+    webSearches: NonNegativeInt.optional(),
+    costUsd: z.number().nonnegative(),
+  })
+  .meta({ id: "SideCall" })
+  .describe(
+    "A model call made for a tool (WebFetch's reading model, WebSearch's search); its cost is in costUsd.",
+  );
+export type SideCall = z.infer<typeof SideCall>;
+
+export const Instructions = z
+  .object({
+    skills: z.array(
+      z.object({
+        name: z.string(),
+        origin: z.enum(["flag", "action", "workspace"]),
+        allowedTools: z
+          .array(z.string())
+          .optional()
+          .describe(
+            "Its allowed-tools frontmatter: recorded, never applied (a skill cannot widen the policy).",
+          ),
+      }),
+    ),
+    commands: z.array(
+      z.object({
+        name: z.string(),
+        origin: z.enum(["flag", "action", "workspace"]),
+        allowedTools: z.array(z.string()).optional(),
+      }),
+    ),
+    ignored: z
+      .array(z.string())
+      .describe(
+        "Workspace folders (.claude/skills, .claude/commands) left unread: the workspace was not trusted.",
+      ),
+    problems: z.array(z.string()).describe("Files that could not be used, and why."),
+    command: z
+      .object({ name: z.string(), args: z.string(), model: z.string().optional() })
+      .optional()
+      .describe("The slash command the prompt started with, expanded into the run's first message."),
+  })
+  .meta({ id: "Instructions" });
+
 export const ToolCall = z
   .object({
     id: z.string().describe("tool_use id."),
@@ -246,6 +318,7 @@ export const ToolCall = z
       .describe("Tool error type, e.g. invalid_arguments, file_not_found, permission_denied."),
     resultPreview: z.string().max(RESULT_PREVIEW_MAX_CHARS).describe("Start of the result, redacted."),
     patch: CallPatch.optional(),
+    web: WebFacts.optional().describe("WebFetch and WebSearch: what was fetched or searched, redacted."),
     parentToolUseId: z
       .string()
       .optional()
@@ -482,8 +555,12 @@ export const EgressConnection = z
     host: z.string().describe("The host name (or address) the client asked for."),
     port: z.number().int().min(0).max(65535),
     kind: z
-      .enum(["connect", "http"])
-      .describe("connect: a tunnel (HTTPS, git); http: a plain request the proxy forwarded."),
+      .enum(["connect", "http", "fetch"])
+      .describe(
+        "connect: a tunnel (HTTPS, git); http: a plain request the proxy forwarded; fetch: a WebFetch request agent-ci made from its own process.",
+      ),
+    url: z.string().optional().describe("fetch: the URL requested, redacted."),
+    status: z.number().int().optional().describe("fetch: the HTTP status received."),
     decision: z.enum(["allowed", "denied"]),
     reason: z
       .string()
@@ -600,11 +677,11 @@ export const RunReport = z
       .describe(
         "Each time the conversation was made smaller to stay in the model's context window, in order.",
       ),
-    usage: TokenUsage.describe("Totals over all turns, subagents' included."),
+    usage: TokenUsage.describe("Totals over all turns and side calls, subagents' included."),
     costUsd: z
       .number()
       .nonnegative()
-      .describe("Estimate from the price table in effect for the run, subagents' included."),
+      .describe("Estimate from the price table in effect for the run, subagents' and side calls' included."),
     subagents: z
       .array(Subagent)
       .optional()
@@ -620,7 +697,16 @@ export const RunReport = z
       "With --output-schema (or in review mode): the agent's structured result.",
     ),
     egress: Egress.optional().describe(
-      "--network allowlist: what the egress proxy allowed, refused and carried.",
+      "--network allowlist: what the egress proxy allowed, refused and carried; with WebFetch, every fetch too.",
+    ),
+    sideCalls: z
+      .array(SideCall)
+      .optional()
+      .describe(
+        "Model calls made for tools (WebFetch's reading model, WebSearch); counted in usage and costUsd.",
+      ),
+    instructions: Instructions.optional().describe(
+      "Skills and slash commands the run had, where they came from, and what was ignored.",
     ),
     mcp: Mcp.optional().describe("MCP servers: configured, started, lost, ignored."),
   })

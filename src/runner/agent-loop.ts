@@ -407,7 +407,7 @@ function endTurn(
     if (record.decision?.behavior === "deny") services.budget.deny();
   }
   result.calls.push(...calls.records);
-  const toolResults = ToolPipeline.toolResults(calls.records);
+  const toolResults = ToolPipeline.userContent(calls.records);
   state.messages.push({ role: "user", content: toolResults });
   emitToolResults(services, state, toolResults);
 
@@ -489,7 +489,7 @@ function structuredMiss(state: LoopState, why: string[]): boolean {
 function emitToolResults(
   services: LoopServices,
   state: LoopState,
-  content: Anthropic.ToolResultBlockParam[],
+  content: Array<Anthropic.ToolResultBlockParam | Anthropic.TextBlockParam>,
 ): void {
   services.events.emit({
     type: "user",

@@ -43,6 +43,8 @@ import {
   type ContentBlockParam,
   type Driver,
   type MessageParam,
+  type SideCallRequest,
+  type SideCallResult,
   type TurnRequest,
   type TurnUsage,
 } from "./driver.js";
@@ -379,6 +381,35 @@ export class AnthropicDriver implements Driver {
     const contextEdits = appliedContextEdits(message);
     if (contextEdits.length > 0) turn.contextEdits = contextEdits;
     return turn;
+  }
+
+  /**
+   * A side call: one non-streaming request with the SDK's own retries (a failed side call is the tool
+   * call's error, never the run's end), bounded by the run's wall clock.
+   */
+  async sideCall(request: SideCallRequest): Promise<SideCallResult> {
+    try {
+      const message = await this.client.messages.create(
+        {
+          model: request.model,
+          max_tokens: request.maxTokens,
+          messages: request.messages as Anthropic.MessageParam[],
+          ...(request.system ? { system: request.system } : {}),
+          ...(request.tools?.length ? { tools: request.tools, tool_choice: { type: "auto" } } : {}),
+        },
+        { signal: request.signal, timeout: this.requestTimeout(), maxRetries: 2 },
+      );
+      return {
+        content: message.content,
+        usage: toTurnUsage(message.usage),
+        webSearchRequests: message.usage.server_tool_use?.web_search_requests ?? 0,
+        model: message.model,
+      };
+    } catch (error) {
+      if (request.signal.aborted) throw abortError(request.signal);
+      const failure = classifyError(error, (text) => this.redact(text));
+      throw this.toModelError(failure, 1, undefined);
+    }
   }
 
   private buildParams(request: TurnRequest): RequestParams {

@@ -7,7 +7,7 @@ import { NETWORK_POLICIES } from "../policy/network.js";
 import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
-import { DEFAULT_MODEL } from "./pricing.js";
+import { DEFAULT_MODEL, DEFAULT_SMALL_FAST_MODEL } from "./pricing.js";
 import { ConfigError } from "../errors.js";
 import { parseSize } from "../text.js";
 
@@ -122,6 +122,11 @@ export const RunConfig = z
     systemPromptAppend: z.string().optional(),
     script: z.string().optional().describe("A file of assistant turns, or a report.json to replay: no model"),
     model: z.string().min(1).default(DEFAULT_MODEL),
+    smallFastModel: z
+      .string()
+      .min(1)
+      .default(DEFAULT_SMALL_FAST_MODEL)
+      .describe("The small, fast model that reads WebFetch's pages"),
     maxTokens: z.number().int().positive().max(128_000).default(16_000),
     thinkingBudget: z.number().int().min(1024).optional(),
     apiKey: z.string().optional(),
@@ -166,6 +171,20 @@ export const RunConfig = z
       .optional()
       .describe("A settings file with a permissions block (trusted: it comes from you)"),
     trustWorkspaceSettings: z.boolean().default(false),
+    skillsDir: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Folders of skills (<name>/SKILL.md) you trust; the workspace's own need trustWorkspaceSettings",
+      ),
+    commandsDir: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Folders of slash commands (<name>.md) you trust; the workspace's own need trustWorkspaceSettings",
+      ),
+    /** Where skillsDir and commandsDir came from, for the report. */
+    instructionsSource: z.enum(["flag", "action"]).default("flag"),
     agentsDir: z
       .array(z.string().min(1))
       .default([])
@@ -240,8 +259,6 @@ export const RunConfig = z
     } else if (c.reviewBase || c.reviewHead) {
       ctx.addIssue({ code: "custom", message: "--base and --head are for --task review" });
     }
-    if (c.script && c.prompt)
-      ctx.addIssue({ code: "custom", message: "--script runs without a model: it takes no --prompt" });
     if (!c.script && !c.apiKey) {
       ctx.addIssue({
         code: "custom",

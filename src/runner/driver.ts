@@ -1,5 +1,6 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Sandbox } from "../sandbox/sandbox.js";
+import type { SideCallRequest, SideCallResult } from "../tools/web-services.js";
 
 /**
  * The conversation in the beta Messages API's shape: a superset of the stable one that also holds the
@@ -46,6 +47,8 @@ export interface AgentSpec {
   /** The model id its requests use. */
   model: string;
 }
+
+export type { SideCallRequest, SideCallResult } from "../tools/web-services.js";
 
 export interface TurnUsage {
   inputTokens: number;
@@ -116,6 +119,8 @@ export interface Driver {
    * there, standing in for an outside actor (a linter, a user).
    */
   beforeTools?(sandbox: Sandbox): Promise<void>;
+  /** A side call; undefined when this driver has no answer for it (a script without a matching entry). */
+  sideCall?(request: SideCallRequest): Promise<SideCallResult | undefined>;
   /** The driver a subagent's loop uses for its own conversation (absent: this one, with the spec's model per request). */
   forAgent?(spec: AgentSpec): Driver;
 }

@@ -86,7 +86,7 @@ export type StreamEvent =
       type: "user";
       session_id: string;
       parent_tool_use_id: string | null;
-      message: { role: "user"; content: Anthropic.ToolResultBlockParam[] };
+      message: { role: "user"; content: Array<Anthropic.ToolResultBlockParam | Anthropic.TextBlockParam> };
     }
   | {
       type: "result";

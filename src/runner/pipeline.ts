@@ -9,6 +9,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { StructuredPatch } from "diff";
 import { z } from "zod";
 import type { CallDecision } from "../policy/schema.js";
+import type { WebFacts } from "../report/schema.js";
 import {
   EngineError,
   OUTPUTS_DIR,
@@ -94,6 +95,10 @@ export interface ToolCallRecord {
   mcp?: { server: string; tool: string };
   /** The tool_result content exactly as sent to the model. */
   content: ToolContent;
+  /** Text blocks sent after the tool results of the same message (a skill's instructions). */
+  followUp?: Anthropic.TextBlockParam[];
+  /** WebFetch and WebSearch: what was fetched or searched (redacted by the tool). */
+  web?: WebFacts;
   /** A subagent's call: the Task call that started the subagent. */
   parentToolUseId?: string;
   /** A subagent's call: its agent type. */
@@ -112,8 +117,8 @@ export interface PipelineOptions {
   outputDir?: string;
   /** The run's start (performance.now()), for offsets in the record. */
   runStart?: number;
-  /** Why the mode disabled a tool, for its error text. */
-  disabledReason?: string;
+  /** Why the run disabled a tool (the mode, the network), for its error text. */
+  disabledReason?: string | ((tool: string) => string | undefined);
   /** A subagent's pipeline: its calls are recorded under the Task call that started it. */
   agent?: { type: string; parentToolUseId: string };
 }
@@ -174,6 +179,13 @@ export class ToolPipeline {
     }));
   }
 
+  /** The user message answering a turn: its tool results, then any text the calls add after them. */
+  static userContent(
+    records: ToolCallRecord[],
+  ): Array<Anthropic.ToolResultBlockParam | Anthropic.TextBlockParam> {
+    return [...ToolPipeline.toolResults(records), ...records.flatMap((r) => r.followUp ?? [])];
+  }
+
   private concurrencySafe(call: ToolCallRequest): boolean {
     const tool = findTool(this.options.enabledTools, call.name);
     if (!tool) return true; // answered with an error without touching the sandbox
@@ -222,6 +234,8 @@ export class ToolPipeline {
         patch: result.metadata?.patch,
         ...(tool?.mcp ? { mcp: { server: tool.mcp.server, tool: tool.mcp.tool } } : {}),
         content: mapped.content,
+        ...(result.followUp?.length ? { followUp: result.followUp } : {}),
+        ...(result.metadata?.web ? { web: result.metadata.web as WebFacts } : {}),
       };
     };
 
@@ -230,8 +244,10 @@ export class ToolPipeline {
     if (!tool) {
       const known = findTool(this.options.allTools, call.name) !== undefined;
       const available = this.options.enabledTools.map((t) => t.name).join(", ");
+      const reason = this.options.disabledReason;
+      const why = typeof reason === "function" ? reason(call.name) : reason;
       const message = known
-        ? `Error: ${call.name} is not available in this run${this.options.disabledReason ? ` (${this.options.disabledReason})` : ""}. Available tools: ${available}`
+        ? `Error: ${call.name} is not available in this run${why ? ` (${why})` : ""}. Available tools: ${available}`
         : `Error: No such tool available: ${call.name}`;
       return finish("enabled", toolError(known ? "disabled_tool" : "unknown_tool", message));
     }

@@ -18,6 +18,12 @@ import type { TurnUsage } from "./driver.js";
 /** The model agent-ci uses when none is given: the current Claude Sonnet. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
 
+/** The small, fast model that reads WebFetch's pages unless another is configured: the current Haiku. */
+export const DEFAULT_SMALL_FAST_MODEL = "claude-haiku-5-5";
+
+/** USD per web search the API's `web_search` server tool runs ($10 per 1,000), on top of the tokens. */
+export const WEB_SEARCH_USD = 10 / 1000;
+
 /** The date the prices below were read. */
 export const PRICES_AS_OF = "2026-11-22";
 

@@ -15,12 +15,24 @@ import {
   writeReportFiles,
   writeReportFilesSync,
 } from "../report/index.js";
-import type { Redactor, RunReportInput, ExitReason, RunReport, RunPhaseName } from "../report/index.js";
+import type {
+  EgressConnection,
+  Redactor,
+  RunReportInput,
+  ExitReason,
+  RunReport,
+  RunPhaseName,
+  SideCall,
+} from "../report/index.js";
 import { CallDecisionSchema } from "../policy/schema.js";
 import { WorkspaceError } from "../sandbox/archive.js";
 import type { StartRecord } from "../sandbox/assemble.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
+import { loadCatalogue, type Catalogue, type Instruction } from "./instructions.js";
+import { expandSlashCommand } from "./slash-command.js";
+import { createSkillTool } from "../tools/skill.js";
+import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { isStdio, loadMcpConfig, type McpConfigResult } from "../mcp/config.js";
 import { McpManager } from "../mcp/manager.js";
 import { maxMcpOutputTokens } from "../mcp/result.js";
@@ -35,7 +47,7 @@ import { gitSync } from "../host-git.js";
 import { readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
-import { apiContextEditFor } from "./pricing.js";
+import { apiContextEditFor, costUsd, WEB_SEARCH_USD } from "./pricing.js";
 import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
 import { contentText, ToolPipeline, type ToolCallRecord } from "./pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
@@ -52,6 +64,15 @@ import {
   type ReviewTarget,
 } from "../review/task.js";
 import { systemPrompt } from "./system-prompt.js";
+import {
+  networkDecision,
+  refusalFor,
+  offlineReason,
+  trustedCas,
+  type WebServices,
+} from "../tools/web-services.js";
+import { createWebFetchTool } from "../tools/web-fetch.js";
+import { createWebSearchTool } from "../tools/web-search.js";
 import { exportPatch, type PatchOut, sandboxRecord } from "./sandbox-record.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
@@ -217,6 +238,13 @@ interface RunContext {
   loop: LoopResult;
   /** Review mode: what is reviewed (set before the sandbox starts). */
   review?: ReviewTarget;
+  /** The run's money, denials and wall clock, once the agent starts work. */
+  budget?: RunBudget;
+  /** Model calls made for tools (WebFetch's reader, WebSearch), and the fetches WebFetch made. */
+  sideCalls: SideCall[];
+  webLedger: EgressConnection[];
+  /** The run's skills and slash commands, and the command its prompt started with. */
+  instructions?: { catalogue: Catalogue; command?: { name: string; args: string; model?: string } };
   /** The MCP servers configured (read before the redactor: their env and headers are secrets). */
   mcpConfig?: McpConfigResult;
   /** A bad MCP configuration: the run ends with it as a config error (with its record). */
@@ -298,6 +326,8 @@ export async function runAgent(
     ),
     state: new RunState(),
     loop: newLoopResult(),
+    sideCalls: [],
+    webLedger: [],
     mcpConfig,
     mcpConfigError,
     secrets,
@@ -396,10 +426,11 @@ async function runAgentPhase(
   deadline: number,
   signal: AbortSignal,
 ): Promise<void> {
-  const { config, runId, log, events } = ctx;
   if (ctx.mcpConfigError) throw ctx.mcpConfigError;
-  const policy = await preparePolicy(config, runId);
+  const policy = await preparePolicy(ctx.config, ctx.runId);
   phase.policy = policy;
+  const config = applyInstructions(ctx);
+  const { runId, log, events } = ctx;
   if (config.task === "review" && config.reviewBase)
     ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
   const structured = ctx.review
@@ -422,6 +453,15 @@ async function runAgentPhase(
   }
   for (const ignored of ctx.mcpConfig?.ignored ?? []) log(`${ignored.source} ignored: ${ignored.reason}`);
   const mcpServers = ctx.mcpConfig?.servers ?? [];
+  const web = webServices(ctx, driver);
+  const searchAllowed =
+    mode === "bypassPermissions" ||
+    policy.policy.rules.some((r) => r.behavior === "allow" && r.tool === "WebSearch");
+  const webOff = new Map<string, string>();
+  if (web.offline) for (const name of ["WebFetch", "WebSearch"]) webOff.set(name, web.offline);
+  else if (!searchAllowed)
+    webOff.set("WebSearch", "WebSearch is offered only when an allow rule names it, e.g. --allow WebSearch");
+  const skills = ctx.instructions?.catalogue.skills ?? [];
   log(
     `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`,
   );
@@ -455,6 +495,7 @@ async function runAgentPhase(
     { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
     signal,
   );
+  ctx.budget = budget;
   const subagents = new SubagentRunner({
     agents: agents.agents,
     parentTools: (): readonly AnyTool[] => toolSet.enabled,
@@ -482,7 +523,13 @@ async function runAgentPhase(
   const toolSet = new RunToolSet({
     mode,
     gate: policy.gate,
-    bound: subagents.tools(),
+    bound: [
+      ...subagents.tools(),
+      ...(skills.length ? [createSkillTool(skills)] : []),
+      createWebFetchTool(web),
+      createWebSearchTool(web),
+    ],
+    off: webOff,
     mcp: phase.mcp,
     maxMcpOutputTokens: maxMcpOutputTokens(),
     extraApiTools: structured ? [structured.tool] : [],
@@ -513,7 +560,7 @@ async function runAgentPhase(
     hooks: policy.hooks,
     outputDir: ctx.outDir,
     runStart: ctx.runStart,
-    disabledReason: mode === "plan" ? "plan mode is read-only" : undefined,
+    disabledReason: (tool) => toolSet.disabledReason(tool),
   });
   const { loop } = ctx;
   const conversation = newLoopState(
@@ -555,6 +602,73 @@ async function runAgentPhase(
   );
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+}
+
+/**
+ * The web tools' services for this run: the egress decision for its network setting, the CAs of --ca-cert,
+ * the ledger, redaction, and side calls charged to the run's budget and listed in the record.
+ */
+function webServices(ctx: RunContext, driver: Driver): WebServices {
+  const { config } = ctx;
+  const setting = { network: config.network, egress: runEgressOptions(config) };
+  return {
+    offline: offlineReason(config.network),
+    decide: networkDecision(setting),
+    refusal: refusalFor(setting),
+    ca: trustedCas(config.caCert === undefined ? undefined : readCaCert(config.caCert)),
+    ledger: (entry) => ctx.webLedger.push(entry),
+    redact: ctx.redactor.redact,
+    smallFastModel: config.smallFastModel,
+    searchModel: config.model,
+    cache: new Map(),
+    now: Date.now,
+    async sideCall(callId, request) {
+      const answer = await driver.sideCall?.(request);
+      if (!answer) return undefined;
+      const tokens = costUsd(answer.model === "script" ? request.model : answer.model, answer.usage).usd;
+      const cost = (config.script ? 0 : tokens) + answer.webSearchRequests * WEB_SEARCH_USD;
+      ctx.budget?.charge({ agent: request.purpose, parentToolUseId: callId }, cost, answer.usage);
+      ctx.sideCalls.push({
+        callId,
+        purpose: request.purpose,
+        model: answer.model,
+        usage: answer.usage,
+        ...(answer.webSearchRequests ? { webSearches: answer.webSearchRequests } : {}),
+        costUsd: cost,
+      });
+      return answer;
+    },
+  };
+}
+
+/**
+ * Reads the run's skills and slash commands from their trusted folders and expands a slash command the
+ * prompt starts with (an unknown one is a config error listing the known ones). Returns the config the run
+ * goes on with: the expanded prompt, and the command's `model` when it names one.
+ */
+function applyInstructions(ctx: RunContext): RunConfig {
+  const { config } = ctx;
+  const origin = config.instructionsSource;
+  const catalogue = loadCatalogue({
+    skillsDirs: config.skillsDir.map((dir) => ({ dir: path.resolve(dir), origin })),
+    commandsDirs: config.commandsDir.map((dir) => ({ dir: path.resolve(dir), origin })),
+    workspace: config.workspace,
+    containerRoot: WORKSPACE_ROOT,
+    trustWorkspace: config.trustWorkspaceSettings,
+  });
+  ctx.instructions = { catalogue };
+  for (const problem of catalogue.problems) ctx.log(`instructions: ${problem}`);
+  if (config.prompt === undefined || config.task === "review") return config;
+  const expansion = expandSlashCommand(config.prompt, catalogue);
+  if (expansion.kind === "unknown") throw new ConfigError(expansion.message);
+  if (expansion.kind === "none") return config;
+  const { command, args, prompt } = expansion.expanded;
+  ctx.instructions.command = { name: command.name, args, model: command.model };
+  ctx.log(
+    `prompt: the slash command /${command.name} from ${command.origin === "workspace" ? "the workspace" : command.hostPath}`,
+  );
+  ctx.config = { ...config, prompt, model: command.model ?? config.model };
+  return ctx.config;
 }
 
 /**
@@ -790,6 +904,44 @@ interface ReportParts {
   tools?: RunToolSet;
   mcpConfig?: McpConfigResult;
   secrets: string[];
+  instructions?: RunContext["instructions"];
+  sideCalls: SideCall[];
+  webLedger: EgressConnection[];
+}
+
+/** The ledger with WebFetch's fetches, which run without a sidecar too (`--network on`). */
+function withFetches(
+  egress: RunReportInput["egress"],
+  fetches: EgressConnection[],
+): RunReportInput["egress"] {
+  if (!fetches.length) return egress;
+  return egress
+    ? { ...egress, connections: [...egress.connections, ...fetches] }
+    : { allowed: [], allowedHosts: [], privateHosts: [], connections: fetches };
+}
+
+function instructionsRecord(found: RunContext["instructions"]): RunReportInput["instructions"] {
+  if (!found) return undefined;
+  const { catalogue, command } = found;
+  if (
+    !catalogue.skills.length &&
+    !catalogue.commands.length &&
+    !catalogue.ignored.length &&
+    !catalogue.problems.length
+  )
+    return undefined;
+  const entry = (i: Instruction) => ({
+    name: i.name,
+    origin: i.origin,
+    ...(i.allowedTools.length ? { allowedTools: i.allowedTools } : {}),
+  });
+  return {
+    skills: catalogue.skills.map(entry),
+    commands: catalogue.commands.map(entry),
+    ignored: catalogue.ignored,
+    problems: catalogue.problems,
+    command,
+  };
 }
 
 /** The sandbox's start steps and the run's own phases, from the run's start, in the order they began. */
@@ -884,6 +1036,23 @@ function buildReport(p: ReportParts): RunReportInput {
       severity: "warning",
       message: loop.contextFallback,
     });
+  for (const [kind, list] of [
+    ["skill", p.instructions?.catalogue.skills ?? []],
+    ["command", p.instructions?.catalogue.commands ?? []],
+  ] as const) {
+    for (const item of list.filter((i) => i.allowedTools.length))
+      warnings.push({
+        kind: "instruction_allowed_tools",
+        severity: "info",
+        message: `The ${kind} ${item.name} asks for allowed-tools ${item.allowedTools.join(", ")}: not applied, a ${kind} never widens the run's policy.`,
+      });
+  }
+  for (const folder of p.instructions?.catalogue.ignored ?? [])
+    warnings.push({
+      kind: "instructions_ignored",
+      severity: "info",
+      message: `The workspace's ${folder} was ignored: it could come from the change under review; pass --trust-workspace-settings to use it.`,
+    });
   if (patch.secretFindings.length) {
     warnings.push({
       kind: "secret_in_patch",
@@ -914,6 +1083,7 @@ function buildReport(p: ReportParts): RunReportInput {
     errorKind: c.errorKind,
     // Redacted whole, then cut: a secret across the cut would no longer match the patterns.
     resultPreview: capText(p.redactor.redact(contentText(c.content)), RESULT_PREVIEW_MAX_CHARS),
+    web: c.web ? p.redactor.redactDeep(c.web) : undefined,
     mcp: c.mcp,
     patch: c.patch
       ? {
@@ -943,8 +1113,15 @@ function buildReport(p: ReportParts): RunReportInput {
   // A start that failed after the sandbox was built (its setup, say) records what it had all the same.
   const recorded = sandboxRecord(sandbox ?? p.start.parts, policy?.enforcedAt ?? []);
   const runs = p.subagents?.runs ?? [];
-  const usage = runs.reduce((sum, r) => addUsage(sum, r.loop.usage), loop.usage);
-  const costUsd = runs.reduce((sum, r) => sum + r.loop.costUsd, loop.costUsd);
+  // The run's totals: every conversation's, and the side calls its tools made (WebFetch, WebSearch).
+  const usage = [...runs.map((r) => r.loop.usage), ...p.sideCalls.map((c) => c.usage)].reduce(
+    addUsage,
+    loop.usage,
+  );
+  const costUsd = [...runs.map((r) => r.loop.costUsd), ...p.sideCalls.map((c) => c.costUsd)].reduce(
+    (sum, c) => sum + c,
+    loop.costUsd,
+  );
   const subagents = runs.map((r) => ({
     agentId: r.agentId,
     toolUseId: r.toolUseId,
@@ -1019,13 +1196,18 @@ function buildReport(p: ReportParts): RunReportInput {
           path: p.structuredPath,
         }
       : undefined,
-    egress: recorded.egress && {
-      ...recorded.egress,
-      connections: recorded.egress.connections.map((e) => ({
-        ...e,
-        caller: p.mcp ? p.mcp.attributeConnection(e.caller, e.startedAt) : e.caller,
-      })),
-    },
+    egress: withFetches(
+      recorded.egress && {
+        ...recorded.egress,
+        connections: recorded.egress.connections.map((e) => ({
+          ...e,
+          caller: p.mcp ? p.mcp.attributeConnection(e.caller, e.startedAt) : e.caller,
+        })),
+      },
+      p.webLedger,
+    ),
+    sideCalls: p.sideCalls.length ? p.sideCalls : undefined,
+    instructions: instructionsRecord(p.instructions),
     mcp:
       p.mcp || p.mcpConfig?.ignored.length
         ? {

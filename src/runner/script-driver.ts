@@ -10,7 +10,14 @@
 import fs from "node:fs";
 import { z } from "zod";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import type { AgentSpec, AssistantTurn, Driver, TurnRequest } from "./driver.js";
+import type {
+  AgentSpec,
+  AssistantTurn,
+  Driver,
+  SideCallRequest,
+  SideCallResult,
+  TurnRequest,
+} from "./driver.js";
 
 const ScriptCall = z.object({
   name: z.string().min(1),
@@ -30,6 +37,29 @@ const ScriptTurn = z.union([
     text: z.string().optional(),
   }),
 ]);
+/**
+ * A scripted answer to side calls (WebFetch's reading model, WebSearch's search), as the reference cases
+ * write them: picked by `name` (the call's purpose) and, when given, `match` (text the request's messages
+ * contain) or `match_tool` (a server tool the request carries); the first that fits answers, every time.
+ */
+const SideEntry = z.object({
+  name: z.enum(["fetch", "search"]),
+  match: z.string().optional(),
+  match_tool: z.string().optional(),
+  reply: z.object({
+    text: z.string().optional(),
+    content: z.array(z.record(z.string(), z.unknown())).optional(),
+    usage: z
+      .object({
+        input_tokens: z.number().int().nonnegative().optional(),
+        output_tokens: z.number().int().nonnegative().optional(),
+        server_tool_use: z.object({ web_search_requests: z.number().int().nonnegative() }).optional(),
+      })
+      .optional(),
+  }),
+});
+type SideEntry = z.infer<typeof SideEntry>;
+
 const ScriptAgent = z.object({
   name: z.string().min(1).optional(),
   match: z.string().min(1).optional(),
@@ -42,6 +72,7 @@ export const ScriptFile = z.object({
   turns: z.array(ScriptTurn),
   final: z.string().optional(),
   agents: z.array(ScriptAgent).default([]),
+  side: z.array(SideEntry).default([]),
 });
 export type ScriptFile = z.infer<typeof ScriptFile>;
 
@@ -87,6 +118,7 @@ export interface Script {
   turns: NormalTurn[];
   final?: string;
   agents?: AgentScript[];
+  side?: SideEntry[];
 }
 
 const normalTurn = (turn: z.infer<typeof ScriptTurn>): NormalTurn =>
@@ -133,7 +165,12 @@ export function loadScript(file: string): Script {
     name: agent.name ?? `agent${i + 1}`,
     turns: agent.turns.map(normalTurn),
   }));
-  return { turns: parsed.data.turns.map(normalTurn), final: parsed.data.final, agents };
+  return {
+    turns: parsed.data.turns.map(normalTurn),
+    final: parsed.data.final,
+    agents,
+    side: parsed.data.side,
+  };
 }
 
 /** The earlier result a `$ref` points at, cut by its pattern. */
@@ -207,6 +244,33 @@ export class ScriptDriver implements Driver {
       { turns: entry?.turns ?? [], final: entry?.final ?? "No scripted turns for this subagent." },
       prefix,
     );
+  }
+
+  async sideCall(request: SideCallRequest): Promise<SideCallResult | undefined> {
+    request.signal.throwIfAborted();
+    const text = JSON.stringify(request.messages);
+    const entry = (this.script.side ?? []).find(
+      (e) =>
+        e.name === request.purpose &&
+        (e.match === undefined || text.includes(JSON.stringify(e.match).slice(1, -1))) &&
+        (e.match_tool === undefined ||
+          (request.tools ?? []).some((t) => "name" in t && t.name === e.match_tool)),
+    );
+    if (!entry) return undefined;
+    const { reply } = entry;
+    const content = (reply.content ?? [
+      { type: "text", text: reply.text ?? "" },
+    ]) as unknown as SideCallResult["content"];
+    return {
+      content,
+      usage: {
+        ...NO_USAGE,
+        inputTokens: reply.usage?.input_tokens ?? 0,
+        outputTokens: reply.usage?.output_tokens ?? 0,
+      },
+      webSearchRequests: reply.usage?.server_tool_use?.web_search_requests ?? 0,
+      model: "script",
+    };
   }
 
   async nextTurn(request: TurnRequest): Promise<AssistantTurn> {

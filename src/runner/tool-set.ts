@@ -1,5 +1,7 @@
 // The run's tool set, built in one place: the static tools (ALL_TOOLS) and the tools made per run by
-// factories over run services (Task and the background-task tools; MCP servers' tools), filtered by the mode. The set is live: when a server's
+// factories over run services (Task and the background-task tools; Skill; WebFetch and WebSearch; MCP
+// servers' tools), filtered by the mode and by what the run allows (a run without a network has no web
+// tools; WebSearch is offered only by rule): a call to a tool that is off gets why. The set is live: when a server's
 // tool list changes (list_changed, a restart) `refresh` rebuilds it in place, so the pipeline and the next
 // model request see the new tools.
 import type Anthropic from "@anthropic-ai/sdk";
@@ -15,8 +17,10 @@ export interface RunToolSetOptions {
   mode: PermissionMode;
   /** Asked in plan mode: an MCP tool is offered there only when read-only-hinted and allowed by a rule. */
   gate: PermissionGate;
-  /** Tools bound to run services other than MCP (Task, TaskOutput, TaskStop). */
+  /** Tools bound to run services other than MCP (Task, TaskOutput, TaskStop, Skill, WebFetch, WebSearch). */
   bound?: readonly AnyTool[];
+  /** Bound tools this run leaves out, each with why (the network setting, a missing rule). */
+  off?: ReadonlyMap<string, string>;
   mcp?: McpManager;
   maxMcpOutputTokens: number;
   /** Tools that are not agent-ci's own but go to the API too (StructuredOutput). */
@@ -36,6 +40,15 @@ export class RunToolSet {
     this.refresh();
   }
 
+  /** Why a tool the run knows is not offered, for the pipeline's answer to a call of it. */
+  disabledReason(tool: string): string | undefined {
+    const off = this.options.off?.get(tool);
+    if (off) return off;
+    return this.options.mode === "plan" && FILE_WRITING_TOOLS.has(tool)
+      ? "plan mode is read-only"
+      : undefined;
+  }
+
   /** Rebuilds the lists in place (the pipeline and the loop hold these arrays). */
   refresh(): void {
     const { mode, mcp } = this.options;
@@ -47,6 +60,7 @@ export class RunToolSet {
     this.refused = fromMcp.refused;
     const all = [...own, ...fromMcp.tools];
     const enabled = all.filter((t) => {
+      if (this.options.off?.has(t.name)) return false;
       if (mode !== "plan") return true;
       if (FILE_WRITING_TOOLS.has(t.name)) return false;
       if (!t.mcp) return true;

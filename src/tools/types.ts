@@ -42,6 +42,11 @@ export interface ToolResult {
   kind?: ToolErrorKind;
   /** One line for the report. */
   title?: string;
+  /**
+   * Text blocks for the model that follow the tool results in the same user message (a skill's
+   * instructions, as Claude Code sends them).
+   */
+  followUp?: Anthropic.TextBlockParam[];
   /** For the report; never parsed out of `output`. */
   metadata?: {
     exitCode?: number | null;

@@ -228,7 +228,7 @@ describe("toRunConfigInput", () => {
       repo: "a/b",
     });
     expect(scripted.apiKey).toBeUndefined();
-    expect(scripted.prompt).toBeUndefined();
+    expect(scripted.prompt).toBe("p");
     expect(scripted.script).toBe("/w/s.json");
   });
 });

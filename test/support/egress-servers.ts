@@ -30,7 +30,11 @@ function openssl(dir: string, ...args: string[]): void {
 }
 
 /** A CA and a server certificate for the test names (and the address, for the IP-literal tests). */
-function makeCertificates(dir: string, address: string): { key: Buffer; cert: Buffer; caFile: string } {
+export function makeCertificates(
+  dir: string,
+  address: string,
+  names: readonly string[] = TEST_NAMES,
+): { key: Buffer; cert: Buffer; caFile: string } {
   openssl(
     dir,
     "req",
@@ -51,7 +55,7 @@ function makeCertificates(dir: string, address: string): { key: Buffer; cert: Bu
   );
   fs.writeFileSync(
     path.join(dir, "server.ext"),
-    `subjectAltName=${TEST_NAMES.map((n) => `DNS:${n}`).join(",")},IP:${address}\nextendedKeyUsage=serverAuth\n`,
+    `subjectAltName=${names.map((n) => `DNS:${n}`).join(",")},IP:${address}\nextendedKeyUsage=serverAuth\n`,
   );
   openssl(
     dir,
@@ -66,7 +70,7 @@ function makeCertificates(dir: string, address: string): { key: Buffer; cert: Bu
     "-out",
     "req.csr",
     "-subj",
-    "/CN=allowed.test",
+    `/CN=${names[0]}`,
   );
   openssl(
     dir,

@@ -40,13 +40,30 @@ export type FakeBlock =
       /** The exact JSON text streamed as `input_json_delta` pieces (default `JSON.stringify(input)`). */
       rawJson?: string;
     }
-  | { type: "compaction"; content: string | null; signature?: string };
+  | { type: "compaction"; content: string | null; signature?: string }
+  /** The API's own tool call (web_search), as a message that used a server tool carries it. */
+  | { type: "server_tool_use"; id: string; name: string; input: Record<string, unknown> }
+  | {
+      type: "web_search_tool_result";
+      tool_use_id: string;
+      content:
+        | Array<{
+            type: "web_search_result";
+            url: string;
+            title: string;
+            encrypted_content: string;
+            page_age?: string | null;
+          }>
+        | { type: "web_search_tool_result_error"; error_code: string };
+    };
 
 export interface FakeUsage {
   input_tokens: number;
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** Server tools the message used (billed per search). */
+  server_tool_use?: { web_search_requests: number };
 }
 
 export interface FakeMessage {
@@ -510,6 +527,9 @@ function buildMessage(
           encrypted_content: null,
           signature: block.signature ?? null,
         };
+      case "server_tool_use":
+      case "web_search_tool_result":
+        return block;
     }
   });
   return {
@@ -536,6 +556,7 @@ function usageOf(turn: FakeMessage): FakeUsage {
     output_tokens: turn.usage?.output_tokens ?? 20,
     cache_creation_input_tokens: turn.usage?.cache_creation_input_tokens ?? 0,
     cache_read_input_tokens: turn.usage?.cache_read_input_tokens ?? 0,
+    ...(turn.usage?.server_tool_use ? { server_tool_use: turn.usage.server_tool_use } : {}),
   };
 }
 
@@ -671,6 +692,16 @@ function blockEvents(
         deltaOf: () => ({ type: "compaction_delta", content: block.content, encrypted_content: null }),
         after: [],
       };
+    case "server_tool_use":
+      return {
+        start: { type: "server_tool_use", id: block.id, name: block.name, input: {} },
+        pieces: ["", JSON.stringify(block.input)],
+        deltaOf: (partial_json) => ({ type: "input_json_delta", partial_json }),
+        after: [],
+      };
+    case "web_search_tool_result":
+      // Whole in its start event, as the API sends it.
+      return { start: block, pieces: [], deltaOf: () => ({}), after: [] };
   }
 }
 
@@ -690,9 +721,11 @@ function defaultCutPoint(turn: FakeMessage): number {
     const length =
       block.type === "tool_use"
         ? 1 + splitPieces(block.rawJson ?? JSON.stringify(block.input ?? {}), chunkSize).length
-        : block.type === "compaction"
-          ? 1
-          : splitPieces(block.type === "text" ? block.text : block.thinking, chunkSize).length;
+        : block.type === "text" || block.type === "thinking"
+          ? splitPieces(block.type === "text" ? block.text : block.thinking, chunkSize).length
+          : block.type === "compaction"
+            ? 1
+            : 2;
     if (block.type === "tool_use") return before + Math.max(2, Math.ceil(length / 2));
     before += length;
   }
@@ -862,6 +895,14 @@ function validateTools(tools: unknown): string | undefined {
   const names = new Set<string>();
   for (const [index, tool] of tools.entries()) {
     if (!isRecord(tool)) return `tools.${index}: Input should be an object`;
+    // A server tool the API runs itself: a type and a name, no input schema.
+    if (tool.type === "web_search_20250305") {
+      if (tool.name !== "web_search")
+        return `tools.${index}.web_search_20250305.name: Input should be 'web_search'`;
+      if (tool.allowed_domains !== undefined && tool.blocked_domains !== undefined)
+        return `tools.${index}: allowed_domains and blocked_domains cannot both be given`;
+      continue;
+    }
     if (typeof tool.name !== "string" || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name)) {
       return `tools.${index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`;
     }

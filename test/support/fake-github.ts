@@ -493,7 +493,21 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       const file = decodeURIComponent(match[1] ?? "");
       const ref = query.get("ref") ?? "HEAD";
       const text = contents[ref]?.[file];
-      if (text === undefined) return json(res, 404, { message: "Not Found" });
+      if (text === undefined) {
+        // A folder: the entries one level below it, as the contents API lists them.
+        const below = Object.keys(contents[ref] ?? {}).filter((p) => p.startsWith(`${file}/`));
+        if (!below.length) return json(res, 404, { message: "Not Found" });
+        const names = new Map<string, "file" | "dir">();
+        for (const p of below) {
+          const [name = "", ...rest] = p.slice(file.length + 1).split("/");
+          names.set(name, rest.length ? "dir" : "file");
+        }
+        return json(
+          res,
+          200,
+          [...names].map(([name, type]) => ({ type, name, path: `${file}/${name}` })),
+        );
+      }
       return json(res, 200, {
         type: "file",
         encoding: "base64",
