@@ -3,77 +3,43 @@
 // with an exit reason, and the container is removed. The CLI and the Action both call `runAgent`.
 import fs from "node:fs";
 import path from "node:path";
-import {
-  atomicWriteFile,
-  capText,
-  createRedactor,
-  deriveOutcome,
-  summarizeCall,
-  RESULT_PREVIEW_MAX_CHARS,
-  summarizePatch,
-  TURN_TEXT_MAX_CHARS,
-  writeReportFiles,
-  writeReportFilesSync,
-} from "../report/index.js";
-import type {
-  EgressConnection,
-  Redactor,
-  RunReportInput,
-  ExitReason,
-  RunReport,
-  RunPhaseName,
-  SideCall,
-} from "../report/index.js";
-import { CallDecisionSchema } from "../policy/schema.js";
+import { atomicWriteFile, createRedactor, writeReportFiles, writeReportFilesSync } from "../report/index.js";
+import type { Redactor, ExitReason, RunReport } from "../report/index.js";
 import { WorkspaceError } from "../sandbox/archive.js";
-import type { StartRecord } from "../sandbox/assemble.js";
 import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
-import { loadCatalogue, type Catalogue, type Instruction } from "./instructions.js";
-import { expandSlashCommand } from "./slash-command.js";
 import { createSkillTool } from "../tools/skill.js";
-import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { isStdio, loadMcpConfig, type McpConfigResult } from "../mcp/config.js";
-import { McpManager } from "../mcp/manager.js";
 import { maxMcpOutputTokens } from "../mcp/result.js";
 import { RunState } from "../tools/state.js";
 import type { AnyTool } from "../tools/types.js";
-import { addUsage, newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./agent-loop.js";
-import { loadAgents, type LoadedAgents } from "./agents.js";
+import { newLoopResult, newLoopState, runAgentLoop } from "./agent-loop.js";
+import { loadAgents } from "./agents.js";
 import { SubagentRunner } from "./subagents.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError } from "../errors.js";
-import { gitSync } from "../host-git.js";
 import { readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
-import { apiContextEditFor, costUsd, WEB_SEARCH_USD } from "./pricing.js";
+import { apiContextEditFor } from "./pricing.js";
 import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
-import { contentText, ToolPipeline, type ToolCallRecord } from "./pipeline.js";
-import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
+import { ToolPipeline } from "./pipeline.js";
+import { preparePolicy } from "./policy-setup.js";
 import { RunBudget } from "./run-budget.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { readSchema, StructuredOutputSpec } from "./structured-output.js";
 import { RunToolSet } from "./tool-set.js";
+import { allCalls, buildReport, type RunFailure } from "./run-report.js";
+import { type AgentPhase, type RunContext, type RunIO, timed } from "./run-context.js";
+
+export type { RunIO } from "./run-context.js";
+import { applyInstructions, startMcp, webServices } from "./run-services.js";
 import { reviewJsonSchema } from "../review/findings.js";
-import {
-  placeReview,
-  reviewPrompt,
-  reviewTarget,
-  type ReviewPlacement,
-  type ReviewTarget,
-} from "../review/task.js";
+import { placeReview, reviewPrompt, reviewTarget, type ReviewPlacement } from "../review/task.js";
 import { systemPrompt } from "./system-prompt.js";
-import {
-  networkDecision,
-  refusalFor,
-  offlineReason,
-  trustedCas,
-  type WebServices,
-} from "../tools/web-services.js";
 import { createWebFetchTool } from "../tools/web-fetch.js";
 import { createWebSearchTool } from "../tools/web-search.js";
-import { exportPatch, type PatchOut, sandboxRecord } from "./sandbox-record.js";
+import { exportPatch, type PatchOut } from "./sandbox-record.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
@@ -96,15 +62,6 @@ export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", n
   cancelled: 130,
 };
 
-export interface RunIO {
-  /** One line of machine output (json / stream-json). */
-  stdout(line: string): void;
-  /** Progress and messages for people. */
-  stderr(line: string): void;
-  /** Print a progress line per tool call (a TTY). */
-  progress: boolean;
-}
-
 export interface RunOutcome {
   runId: string;
   exitReason: ExitReason;
@@ -119,9 +76,6 @@ export interface RunOutcome {
   /** Review mode: the findings placed on the diff (inline) or for the summary. */
   review?: ReviewPlacement;
 }
-
-/** How a run failed: its exit reason, the error class, and a message for people. */
-type RunFailure = { reason: ExitReason; kind: string; message: string };
 
 function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean): RunFailure {
   const message = error instanceof Error ? error.message : String(error);
@@ -142,14 +96,6 @@ function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean):
   if (error instanceof EngineError || error instanceof SandboxGoneError)
     return { reason: "engine_error", kind: (error as Error).name, message };
   return { reason: "engine_error", kind: (error as Error)?.name ?? "Error", message };
-}
-
-function hostBaseCommit(workspace: string): string | undefined {
-  try {
-    return gitSync(["rev-parse", "HEAD"], { cwd: workspace }).trim();
-  } catch {
-    return undefined;
-  }
 }
 
 /** Known secret values: never in the container, and `***` in everything written or printed. */
@@ -219,73 +165,6 @@ function defaultOutDir(runId: string): string {
   if (!fs.existsSync(ignore))
     fs.writeFileSync(ignore, "# Written by agent-ci: its run outputs are not part of the repository.\n*\n");
   return path.join(parent, runId);
-}
-
-/** What every stage of one run shares: its identity, where it writes, and how it logs and redacts. */
-interface RunContext {
-  config: RunConfig;
-  io: RunIO;
-  runId: string;
-  outDir: string;
-  patchPath: string;
-  startedAt: Date;
-  runStart: number;
-  redactor: Redactor;
-  log: (line: string) => void;
-  events: EventSink;
-  state: RunState;
-  /** Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far. */
-  loop: LoopResult;
-  /** Review mode: what is reviewed (set before the sandbox starts). */
-  review?: ReviewTarget;
-  /** The run's money, denials and wall clock, once the agent starts work. */
-  budget?: RunBudget;
-  /** Model calls made for tools (WebFetch's reader, WebSearch), and the fetches WebFetch made. */
-  sideCalls: SideCall[];
-  webLedger: EgressConnection[];
-  /** The run's skills and slash commands, and the command its prompt started with. */
-  instructions?: { catalogue: Catalogue; command?: { name: string; args: string; model?: string } };
-  /** The MCP servers configured (read before the redactor: their env and headers are secrets). */
-  mcpConfig?: McpConfigResult;
-  /** A bad MCP configuration: the run ends with it as a config error (with its record). */
-  mcpConfigError?: Error;
-  /** Every known secret: the run's own and the MCP servers' values. */
-  secrets: string[];
-  /** The run's own phases after the sandbox's start (calls, patch, verify, teardown), as they end. */
-  phases: TimedPhase[];
-}
-
-/** A phase of the run, in performance.now() time. */
-interface TimedPhase {
-  name: RunPhaseName;
-  start: number;
-  end: number;
-}
-
-/** Runs `step` as the run's phase `name`, recording its time whether it succeeds or throws. */
-async function timed<T>(ctx: RunContext, name: RunPhaseName, step: () => Promise<T>): Promise<T> {
-  const start = performance.now();
-  try {
-    return await step();
-  } finally {
-    ctx.phases.push({ name, start, end: performance.now() });
-  }
-}
-
-/** How the agent phase left things, for finishRun. */
-interface AgentPhase {
-  sandbox?: DockerSandbox;
-  /** What the sandbox's start made and timed, complete or not: the record of a start that failed. */
-  start: StartRecord;
-  policy?: PreparedPolicy;
-  mcp?: McpManager;
-  tools?: RunToolSet;
-  failure?: RunFailure;
-  /** The run's agent types, and the subagents it ran (for the record). */
-  agents?: LoadedAgents;
-  subagents?: SubagentRunner;
-  /** Background subagents the end of the run stopped. */
-  stoppedAgents?: string[];
 }
 
 export async function runAgent(
@@ -604,93 +483,6 @@ async function runAgentPhase(
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
 }
 
-/**
- * The web tools' services for this run: the egress decision for its network setting, the CAs of --ca-cert,
- * the ledger, redaction, and side calls charged to the run's budget and listed in the record.
- */
-function webServices(ctx: RunContext, driver: Driver): WebServices {
-  const { config } = ctx;
-  const setting = { network: config.network, egress: runEgressOptions(config) };
-  return {
-    offline: offlineReason(config.network),
-    decide: networkDecision(setting),
-    refusal: refusalFor(setting),
-    ca: trustedCas(config.caCert === undefined ? undefined : readCaCert(config.caCert)),
-    ledger: (entry) => ctx.webLedger.push(entry),
-    redact: ctx.redactor.redact,
-    smallFastModel: config.smallFastModel,
-    searchModel: config.model,
-    cache: new Map(),
-    now: Date.now,
-    async sideCall(callId, request) {
-      const answer = await driver.sideCall?.(request);
-      if (!answer) return undefined;
-      const tokens = costUsd(answer.model === "script" ? request.model : answer.model, answer.usage).usd;
-      const cost = (config.script ? 0 : tokens) + answer.webSearchRequests * WEB_SEARCH_USD;
-      ctx.budget?.charge({ agent: request.purpose, parentToolUseId: callId }, cost, answer.usage);
-      ctx.sideCalls.push({
-        callId,
-        purpose: request.purpose,
-        model: answer.model,
-        usage: answer.usage,
-        ...(answer.webSearchRequests ? { webSearches: answer.webSearchRequests } : {}),
-        costUsd: cost,
-      });
-      return answer;
-    },
-  };
-}
-
-/**
- * Reads the run's skills and slash commands from their trusted folders and expands a slash command the
- * prompt starts with (an unknown one is a config error listing the known ones). Returns the config the run
- * goes on with: the expanded prompt, and the command's `model` when it names one.
- */
-function applyInstructions(ctx: RunContext): RunConfig {
-  const { config } = ctx;
-  const origin = config.instructionsSource;
-  const catalogue = loadCatalogue({
-    skillsDirs: config.skillsDir.map((dir) => ({ dir: path.resolve(dir), origin })),
-    commandsDirs: config.commandsDir.map((dir) => ({ dir: path.resolve(dir), origin })),
-    workspace: config.workspace,
-    containerRoot: WORKSPACE_ROOT,
-    trustWorkspace: config.trustWorkspaceSettings,
-  });
-  ctx.instructions = { catalogue };
-  for (const problem of catalogue.problems) ctx.log(`instructions: ${problem}`);
-  if (config.prompt === undefined || config.task === "review") return config;
-  const expansion = expandSlashCommand(config.prompt, catalogue);
-  if (expansion.kind === "unknown") throw new ConfigError(expansion.message);
-  if (expansion.kind === "none") return config;
-  const { command, args, prompt } = expansion.expanded;
-  ctx.instructions.command = { name: command.name, args, model: command.model };
-  ctx.log(
-    `prompt: the slash command /${command.name} from ${command.origin === "workspace" ? "the workspace" : command.hostPath}`,
-  );
-  ctx.config = { ...config, prompt, model: command.model ?? config.model };
-  return ctx.config;
-}
-
-/**
- * Connects the run's MCP servers, all at once (stdio ones in the sandbox). One that fails is a warning and
- * the run goes on without it; with --strict-mcp it ends the run as a config error.
- */
-async function startMcp(ctx: RunContext, sandbox: DockerSandbox): Promise<McpManager> {
-  const manager = new McpManager({ servers: ctx.mcpConfig?.servers ?? [], host: sandbox, log: ctx.log });
-  await manager.start();
-  for (const s of manager.servers)
-    if (s.status === "connected")
-      ctx.log(`MCP server ${s.name} (${s.kind}) connected in ${s.startMs} ms: ${s.tools.length} tool(s)`);
-  const failed = manager.servers.filter((s) => s.status !== "connected");
-  if (failed.length && ctx.config.strictMcp) {
-    await manager.close();
-    throw new ConfigError(
-      `--strict-mcp: MCP server(s) did not start: ${failed.map((s) => `${s.name} (${s.error ?? "unknown error"}${s.stderrTail ? `; stderr: ${s.stderrTail.trim().slice(-500)}` : ""})`).join("; ")}`,
-    );
-  }
-  return manager;
-}
-
 /** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */
 function structuredOutputSpec(config: RunConfig): StructuredOutputSpec | undefined {
   if (config.outputSchema === undefined) return undefined;
@@ -864,367 +656,5 @@ async function finishRun(
     error: error === undefined ? undefined : redactor.redact(error),
     structuredOutput: structured.value,
     review,
-  };
-}
-
-/** The run's calls as a tree in a list: each Task call followed by its subagent's calls. */
-function allCalls(loop: LoopResult, subagents: SubagentRunner | undefined): ToolCallRecord[] {
-  const children = new Map<string, ToolCallRecord[]>();
-  for (const call of subagents?.calls() ?? []) {
-    const parent = call.parentToolUseId ?? "";
-    children.set(parent, [...(children.get(parent) ?? []), call]);
-  }
-  return loop.calls.flatMap((call) => [call, ...(children.get(call.id) ?? [])]);
-}
-
-interface ReportParts {
-  config: RunConfig;
-  runId: string;
-  startedAt: Date;
-  runStart: number;
-  exitReason: ExitReason;
-  failure?: RunFailure;
-  sandbox?: DockerSandbox;
-  start: StartRecord;
-  phases: TimedPhase[];
-  policy?: PreparedPolicy;
-  loop: LoopResult;
-  state: RunState;
-  agents?: LoadedAgents;
-  subagents?: SubagentRunner;
-  stoppedAgents?: string[];
-  patch: PatchOut;
-  verify?: VerifyResult;
-  redactor: Redactor;
-  /** Files of the run's output that could not be written (the report says so, in case it can be). */
-  outputErrors: string[];
-  /** output.json, when the structured result was written. */
-  structuredPath?: string;
-  mcp?: McpManager;
-  tools?: RunToolSet;
-  mcpConfig?: McpConfigResult;
-  secrets: string[];
-  instructions?: RunContext["instructions"];
-  sideCalls: SideCall[];
-  webLedger: EgressConnection[];
-}
-
-/** The ledger with WebFetch's fetches, which run without a sidecar too (`--network on`). */
-function withFetches(
-  egress: RunReportInput["egress"],
-  fetches: EgressConnection[],
-): RunReportInput["egress"] {
-  if (!fetches.length) return egress;
-  return egress
-    ? { ...egress, connections: [...egress.connections, ...fetches] }
-    : { allowed: [], allowedHosts: [], privateHosts: [], connections: fetches };
-}
-
-function instructionsRecord(found: RunContext["instructions"]): RunReportInput["instructions"] {
-  if (!found) return undefined;
-  const { catalogue, command } = found;
-  if (
-    !catalogue.skills.length &&
-    !catalogue.commands.length &&
-    !catalogue.ignored.length &&
-    !catalogue.problems.length
-  )
-    return undefined;
-  const entry = (i: Instruction) => ({
-    name: i.name,
-    origin: i.origin,
-    ...(i.allowedTools.length ? { allowedTools: i.allowedTools } : {}),
-  });
-  return {
-    skills: catalogue.skills.map(entry),
-    commands: catalogue.commands.map(entry),
-    ignored: catalogue.ignored,
-    problems: catalogue.problems,
-    command,
-  };
-}
-
-/** The sandbox's start steps and the run's own phases, from the run's start, in the order they began. */
-function recordedPhases(p: ReportParts): RunReportInput["phases"] {
-  const origin = p.start.origin ?? p.runStart;
-  const offset = (at: number) => Math.max(0, Math.round(at - p.runStart));
-  const phases = [
-    ...p.start.phases.map((s) => ({
-      name: s.phase,
-      startOffsetMs: offset(origin + s.startMs),
-      durationMs: Math.round(s.durationMs),
-    })),
-    ...p.phases.map((s) => ({
-      name: s.name,
-      startOffsetMs: offset(s.start),
-      durationMs: Math.round(s.end - s.start),
-    })),
-  ];
-  return phases.length ? phases.sort((a, b) => a.startOffsetMs - b.startOffsetMs) : undefined;
-}
-
-function buildReport(p: ReportParts): RunReportInput {
-  const { config, sandbox, policy, loop } = p;
-  const patch = summarizePatch(p.patch.bytes, { secrets: p.secrets });
-  const warnings: RunReportInput["warnings"] = [];
-  const mode = policy?.policy.mode ?? config.mode ?? "default";
-  if (mode === "bypassPermissions") {
-    warnings.push({
-      kind: "bypass_permissions",
-      severity: "critical",
-      message: "**bypassPermissions**: rule checks were skipped; only the sandbox and protected paths held.",
-    });
-  }
-  if (config.network === "on")
-    warnings.push({
-      kind: "network_on",
-      severity: "warning",
-      message: "The sandbox had network access for the whole run.",
-    });
-  if (sandbox?.hardening.missing.length) {
-    warnings.push({
-      kind: "weak_hardening",
-      severity: "critical",
-      message: `The engine did not apply: ${sandbox.hardening.missing.join("; ")}`,
-    });
-  }
-  if (p.patch.note) warnings.push({ kind: "patch", severity: "warning", message: p.patch.note });
-  for (const s of p.mcp?.servers ?? []) {
-    if (s.status === "connected" && !s.restarts) continue;
-    const tail = s.stderrTail?.trim() ? ` Its stderr ended with: ${s.stderrTail.trim().slice(-1000)}` : "";
-    warnings.push({
-      kind: "mcp_server",
-      severity: "warning",
-      message:
-        s.status === "connected"
-          ? `MCP server ${s.name} was lost and restarted (${s.error ?? "its connection closed"}).${tail}`
-          : `MCP server ${s.name} ${s.restarts ? "was lost" : "did not start"}: ${s.error ?? "unknown error"}; the run went on without it.${tail}`,
-    });
-  }
-  for (const i of p.mcpConfig?.ignored ?? [])
-    warnings.push({
-      kind: "mcp_config_ignored",
-      severity: "info",
-      message: `${i.source} was ignored: ${i.reason}`,
-    });
-  for (const r of p.tools?.refused ?? [])
-    warnings.push({
-      kind: "mcp_tool_refused",
-      severity: "warning",
-      message: `MCP server ${r.server}: its tool ${r.tool} was not offered: ${r.reason}`,
-    });
-  for (const message of p.outputErrors)
-    warnings.push({ kind: "output_write", severity: "critical", message });
-  for (const x of p.patch.excluded)
-    warnings.push({
-      kind: "patch_excluded",
-      severity: "warning",
-      message: `${x.path} was changed but left out of the patch: ${x.reason}`,
-    });
-  for (const w of loop.warnings) warnings.push({ kind: "loop", severity: "info", message: w });
-  for (const message of p.agents?.ignored ?? [])
-    warnings.push({ kind: "agents_ignored", severity: "info", message });
-  for (const agent of p.stoppedAgents ?? [])
-    warnings.push({
-      kind: "subagent_stopped",
-      severity: "warning",
-      message: `The background subagent ${agent} was still running when the run ended; it was stopped.`,
-    });
-  if (loop.contextFallback)
-    warnings.push({
-      kind: "context_management_fallback",
-      severity: "warning",
-      message: loop.contextFallback,
-    });
-  for (const [kind, list] of [
-    ["skill", p.instructions?.catalogue.skills ?? []],
-    ["command", p.instructions?.catalogue.commands ?? []],
-  ] as const) {
-    for (const item of list.filter((i) => i.allowedTools.length))
-      warnings.push({
-        kind: "instruction_allowed_tools",
-        severity: "info",
-        message: `The ${kind} ${item.name} asks for allowed-tools ${item.allowedTools.join(", ")}: not applied, a ${kind} never widens the run's policy.`,
-      });
-  }
-  for (const folder of p.instructions?.catalogue.ignored ?? [])
-    warnings.push({
-      kind: "instructions_ignored",
-      severity: "info",
-      message: `The workspace's ${folder} was ignored: it could come from the change under review; pass --trust-workspace-settings to use it.`,
-    });
-  if (patch.secretFindings.length) {
-    warnings.push({
-      kind: "secret_in_patch",
-      severity: "critical",
-      message: `The patch contains ${patch.secretFindings.length} possible secret(s); review before applying or posting it.`,
-    });
-  }
-  const outputsPrefix = "/tmp/agent-ci-outputs/";
-  const calls = allCalls(loop, p.subagents);
-  const toolCalls = calls.map((c, index) => ({
-    id: c.id,
-    turn: c.turn,
-    index,
-    tool: c.tool,
-    title: c.title,
-    input: c.input,
-    // Parsing drops the engine's extra fields (the mode, kept once in the report's policy).
-    decision: c.decision ? CallDecisionSchema.parse(c.decision) : undefined,
-    startOffsetMs: c.startOffsetMs,
-    durationMs: c.durationMs,
-    exitCode: typeof c.exitCode === "number" ? c.exitCode : undefined,
-    resultChars: c.resultChars,
-    truncated: c.truncated,
-    fullOutputPath: c.fullOutputPath?.startsWith(outputsPrefix)
-      ? `tool-outputs/${c.fullOutputPath.slice(outputsPrefix.length)}`
-      : c.fullOutputPath,
-    isError: c.isError,
-    errorKind: c.errorKind,
-    // Redacted whole, then cut: a secret across the cut would no longer match the patterns.
-    resultPreview: capText(p.redactor.redact(contentText(c.content)), RESULT_PREVIEW_MAX_CHARS),
-    web: c.web ? p.redactor.redactDeep(c.web) : undefined,
-    mcp: c.mcp,
-    patch: c.patch
-      ? {
-          file: c.patch.newFileName ?? c.patch.oldFileName ?? "",
-          hunks: c.patch.hunks.map(({ oldStart, oldLines, newStart, newLines, lines }) => ({
-            oldStart,
-            oldLines,
-            newStart,
-            newLines,
-            lines,
-          })),
-        }
-      : undefined,
-    ...(c.parentToolUseId ? { parentToolUseId: c.parentToolUseId, agent: c.agent } : {}),
-  }));
-  const denials = calls
-    .filter((c) => c.decision?.behavior === "deny")
-    .map((c) => ({
-      callId: c.id,
-      tool: c.tool,
-      summary: summarizeCall(c.tool, c.input),
-      reason: c.decision?.reason ?? "",
-      rule: c.decision?.rule,
-      ...(c.agent ? { agent: c.agent } : {}),
-      narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,
-    }));
-  // A start that failed after the sandbox was built (its setup, say) records what it had all the same.
-  const recorded = sandboxRecord(sandbox ?? p.start.parts, policy?.enforcedAt ?? []);
-  const runs = p.subagents?.runs ?? [];
-  // The run's totals: every conversation's, and the side calls its tools made (WebFetch, WebSearch).
-  const usage = [...runs.map((r) => r.loop.usage), ...p.sideCalls.map((c) => c.usage)].reduce(
-    addUsage,
-    loop.usage,
-  );
-  const costUsd = [...runs.map((r) => r.loop.costUsd), ...p.sideCalls.map((c) => c.costUsd)].reduce(
-    (sum, c) => sum + c,
-    loop.costUsd,
-  );
-  const subagents = runs.map((r) => ({
-    agentId: r.agentId,
-    toolUseId: r.toolUseId,
-    type: r.type,
-    description: p.redactor.redact(r.description),
-    model: r.model,
-    background: r.background,
-    status: r.status,
-    detail: (r.loop.detail ?? r.error) ? p.redactor.redact(r.loop.detail ?? r.error ?? "") : undefined,
-    tools: r.tools,
-    turns: r.loop.turns.length,
-    toolUses: r.loop.calls.length,
-    usage: r.loop.usage,
-    costUsd: r.loop.costUsd,
-    startOffsetMs: r.startOffsetMs,
-    durationMs: r.durationMs,
-  }));
-  const endedAt = new Date();
-  return {
-    schemaVersion: 1,
-    runId: p.runId,
-    agentCiVersion: AGENT_CI_VERSION,
-    startedAt: p.startedAt.toISOString(),
-    endedAt: endedAt.toISOString(),
-    durationMs: Math.round(performance.now() - p.runStart),
-    exitReason: p.exitReason,
-    outcome: deriveOutcome({ exitReason: p.exitReason, patch, verify: p.verify }),
-    error:
-      p.failure && p.failure.reason !== "completed"
-        ? { kind: p.failure.kind, message: p.redactor.redact(p.failure.message) }
-        : undefined,
-    workspace: {
-      path: path.basename(config.workspace),
-      repo: config.repo,
-      baseCommit: hostBaseCommit(config.workspace),
-      ...recorded.copy,
-    },
-    image: recorded.image,
-    hardening: recorded.hardening,
-    policy: policy?.summary ?? { mode, rules: [], ignored: [] },
-    model: {
-      driver: config.script ? "script" : "anthropic",
-      name: config.script ? "script" : config.model,
-      maxTokens: config.maxTokens,
-      thinkingBudget: config.thinkingBudget,
-    },
-    limits: { maxTurns: config.maxTurns, maxBudgetUsd: config.maxBudgetUsd, timeoutMs: config.timeoutMs },
-    phases: recordedPhases(p),
-    toolCalls,
-    turns: loop.turns.map(({ costUsd: _cost, ...t }) => ({
-      ...t,
-      text: t.text ? capText(p.redactor.redact(t.text), TURN_TEXT_MAX_CHARS) : undefined,
-    })),
-    compactions: loop.compactions.length ? loop.compactions : undefined,
-    usage,
-    costUsd,
-    ...(subagents.length ? { subagents } : {}),
-    patch,
-    verify: p.verify,
-    denials,
-    todos: p.state.todos.length ? p.state.todos : undefined,
-    warnings,
-    structuredOutput: loop.structured
-      ? {
-          schema: loop.structured.schema,
-          valid: loop.structured.valid,
-          attempts: loop.structured.attempts,
-          errors:
-            loop.structured.valid || loop.structured.errors.length
-              ? loop.structured.errors
-              : [`the run ended (${p.exitReason}) before the agent returned an object`],
-          path: p.structuredPath,
-        }
-      : undefined,
-    egress: withFetches(
-      recorded.egress && {
-        ...recorded.egress,
-        connections: recorded.egress.connections.map((e) => ({
-          ...e,
-          caller: p.mcp ? p.mcp.attributeConnection(e.caller, e.startedAt) : e.caller,
-        })),
-      },
-      p.webLedger,
-    ),
-    sideCalls: p.sideCalls.length ? p.sideCalls : undefined,
-    instructions: instructionsRecord(p.instructions),
-    mcp:
-      p.mcp || p.mcpConfig?.ignored.length
-        ? {
-            servers: (p.mcp?.servers ?? []).map((s) => ({
-              name: s.name,
-              kind: s.kind,
-              status: s.status,
-              source: s.source,
-              startMs: s.startMs,
-              restarts: s.restarts,
-              tools: (p.tools?.enabled ?? []).filter((t) => t.mcp?.server === s.name).map((t) => t.name),
-              error: s.error === undefined ? undefined : p.redactor.redact(s.error),
-              stderrTail: s.stderrTail === undefined ? undefined : p.redactor.redact(s.stderrTail),
-            })),
-            ignored: p.mcpConfig?.ignored ?? [],
-            refusedTools: p.tools?.refused ?? [],
-          }
-        : undefined,
   };
 }
