@@ -188,6 +188,10 @@ export function buildProgram(): Command {
     .option("--max-tokens <n>", "max output tokens per turn", positiveInt)
     .option("--thinking-budget <n>", "extended thinking budget in tokens", positiveInt)
     .option("--image <name>", "sandbox image (default: built from Dockerfile.sandbox on first use)")
+    .option(
+      "--runtime <name>",
+      "OCI runtime of the sandbox's container, as the engine registers it (runsc: gVisor; default: the engine's)",
+    )
     .addOption(
       new Option(
         "--network <policy>",

@@ -30,6 +30,7 @@ export const INPUT_DEFAULTS = {
   disallowed_tools: "",
   settings: "",
   image: "",
+  runtime: "",
   network: "none",
   allowed_domains: "",
   setup: "",
@@ -167,6 +168,7 @@ export const ActionInputs = z
     disallowed_tools: list,
     settings: optionalText,
     image: optionalText,
+    runtime: optionalText,
     network: oneOf("network", NETWORK_POLICIES),
     allowed_domains: list.transform((entries, ctx) => {
       try {

@@ -37,6 +37,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     apiKey: script ? undefined : inputs.anthropic_api_key || parts.envApiKey || undefined,
     baseURL: parts.envBaseUrl || undefined,
     image: inputs.image,
+    runtime: inputs.runtime,
     network: inputs.network,
     allowDomain: inputs.allowed_domains,
     setup: inputs.setup,

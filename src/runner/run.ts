@@ -364,6 +364,7 @@ async function runAgentPhase(
     runId,
     workspaceDir: config.workspace,
     image: config.image,
+    runtime: config.runtime,
     network: config.network,
     setup: config.setup,
     egress: runEgressOptions(config),

@@ -92,6 +92,7 @@ export class EgressSidecar {
   private readonly waiting = new Map<number, () => void>();
   private readonly streams: Duplex[] = [];
   private proxyStream: Duplex | undefined;
+  private container: Docker.Container | undefined;
   private disposed = false;
 
   private constructor(
@@ -158,6 +159,7 @@ export class EgressSidecar {
         },
       }),
     );
+    this.container = container;
     await withTimeout("a container start", container.start());
     onContainerStarted?.();
     const config: EgressSidecarConfig = {
@@ -177,6 +179,17 @@ export class EgressSidecar {
       if (event?.entry) this.entries.push(event.entry);
       if (event?.sync !== undefined) this.waiting.get(event.sync)?.();
     });
+  }
+
+  /**
+   * The OCI runtime the sidecar runs under, as the engine reports it. The engine's default always: it runs
+   * only agent-ci's proxy, and it needs the network that gVisor registered with `--network=none` (the way it
+   * starts on Docker's default bridge here) does not give.
+   */
+  async runtime(): Promise<string> {
+    if (!this.container) throw new EngineError("the egress sidecar was not created");
+    const info = await withTimeout("a container inspect", this.container.inspect());
+    return info.HostConfig.Runtime || "runc";
   }
 
   /**
