@@ -24,6 +24,20 @@ if [ -n "$full" ]; then
 fi
 AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/setup.sh
 
+# Other OCI runtimes named in AGENT_CI_RUNTIMES (default on a full run: runsc, gVisor), installed and
+# registered with the engine where this machine may (ensure-engine.sh reloads dockerd's configuration; no
+# container stops), before any test runs. One that cannot be set up fails the run with the reason.
+runtimes="${AGENT_CI_RUNTIMES-${full:+runsc}}"
+ready_runtimes=()
+for runtime in ${runtimes//,/ }; do
+  if AGENT_CI_RUNTIMES="$runtime" AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/ensure-engine.sh 2>"test-results/runtime-$runtime.log"; then
+    ready_runtimes+=("$runtime")
+  else
+    echo "test: the $runtime runtime could not be set up: $(tail -n 3 "test-results/runtime-$runtime.log" | tr '\n' ' ')" >&2
+    status=1
+  fi
+done
+
 # The any-image tests' image of another architecture: Debian's base for arm64 (pulled, or built with
 # debootstrap), its programs run under qemu-user-static, which ensure-engine.sh registers with binfmt_misc
 # where this machine may. One that cannot be made fails its test with the reason rather than being skipped.
@@ -55,19 +69,11 @@ if [ -n "$engines" ] && [ -z "${AGENT_CI_PODMAN_SOCKET:-}" ] && [ "$(id -u)" = 0
 fi
 npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@" || status=$?
 
-# The tool, path-escape and network tests again under each other OCI runtime named in AGENT_CI_RUNTIMES
-# (default on a full run: runsc, gVisor), the run's container started under it (AGENT_CI_RUNTIME). The
-# runtime is installed and registered with the engine first where this machine may (ensure-engine.sh); one
-# that cannot be fails the run with the reason.
-runtimes="${AGENT_CI_RUNTIMES-${full:+runsc}}"
-for runtime in ${runtimes//,/ }; do
-  if AGENT_CI_RUNTIMES="$runtime" AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/ensure-engine.sh 2>"test-results/runtime-$runtime.log"; then
-    AGENT_CI_RUNTIME="$runtime" npx vitest run --project engine --reporter=default --reporter=json \
-      --outputFile.json="test-results/vitest-$runtime.json" "${RUNTIME_TESTS[@]}" || status=$?
-  else
-    echo "test: the $runtime runtime could not be set up: $(tail -n 3 "test-results/runtime-$runtime.log" | tr '\n' ' ')" >&2
-    status=1
-  fi
+# The tool, path-escape and network tests again under each other OCI runtime registered above, the run's
+# container started under it (AGENT_CI_RUNTIME).
+for runtime in "${ready_runtimes[@]}"; do
+  AGENT_CI_RUNTIME="$runtime" npx vitest run --project engine --reporter=default --reporter=json \
+    --outputFile.json="test-results/vitest-$runtime.json" "${RUNTIME_TESTS[@]}" || status=$?
 done
 node scripts/reliability-report.mjs || status=1
 
