@@ -10,10 +10,13 @@
 //      the tree and `git status --short | wc -l`, alternating, each next to the same command natively
 //   8. copy-in of installed dependencies: this repository's own node_modules (--include-ignored
 //      node_modules) vs a native `tar -c | tar -x` of the same files into tmpfs
+//  10. the run's container under gVisor (--runtime runsc) next to runc: ready time and per-call cost
+//      (bench/runtimes.ts)
 //   9. cold starts (bench/cold.ts): default image and a user image from the base image alone, next to a
 //      warm start (AGENT_CI_BENCH_COLD=0 leaves them out: they take minutes)
 //
-// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (calls, e2e, load, mix, deps, cold, mcp), for working on one.
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (calls, e2e, load, mix, deps, cold, mcp, runtimes), for working
+// on one.
 // Prints a Markdown table (the README's Performance section) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
 import { execFileSync } from "node:child_process";
@@ -38,6 +41,7 @@ import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./nati
 import { EDIT_MARKER, EDIT_MARKER_ALT, generateRepo, type GeneratedRepo } from "./repo.js";
 import { benchMcp } from "./mcp.js";
 import { benchColdStarts, benchRegistryColdStarts } from "./cold.js";
+import { benchRuntimes } from "./runtimes.js";
 import { callCount, sessionScript, type ScriptCall, type ScriptTurn } from "./session.js";
 import { addedMs, markdownTable, paired, ratio, summarize, timeMs, type Row } from "./stats.js";
 
@@ -1187,7 +1191,7 @@ async function main(): Promise<void> {
       }
       if (wanted("e2e")) await benchEndToEnd(big, bigTar);
     }
-    if (wanted("load") || wanted("cold")) {
+    if (wanted("load") || wanted("cold") || wanted("runtimes")) {
       log(`generating the ${SMALL.files}-file repository for the load runs and cold starts`);
       const small = generateRepo({ ...SMALL, seed: 7, parent: RAM_DIR });
       tmpDirs.push(small.dir);
@@ -1197,6 +1201,7 @@ async function main(): Promise<void> {
           ...(await benchColdStarts(small.dir, log)),
           ...(await benchRegistryColdStarts(small.dir, log)),
         );
+      if (wanted("runtimes")) rows.push(...(await benchRuntimes(small.dir, small.readTarget, log)));
     }
     if (wanted("mix")) await benchMixed();
     if (wanted("deps")) await benchDeps(spawner);

@@ -14,6 +14,16 @@
 # What it runs (apt-get, dockerd, debootstrap, a build) writes to a log in the state folder; the terminal gets
 # a line when a step starts, naming its log, and one when it is done, with its duration; a failed step prints
 # its log's last lines and the log's path.
+# - AGENT_CI_RUNTIMES=runsc (a list, space or comma separated) makes sure the engine has gVisor's runsc
+#   runtime: Debian's runsc is installed where allowed, registered under "runtimes" in the engine's
+#   daemon.json (AGENT_CI_DOCKER_CONFIG, default /etc/docker/daemon.json; what else is there is kept), and
+#   dockerd (its pid from AGENT_CI_DOCKERD_PIDFILE, default /var/run/docker.pid) told to reload its
+#   configuration (SIGHUP): runtimes are reloaded live, so no container of a
+#   running engine stops. Registered with --network=none (the way Debian's runsc starts a container on
+#   Docker 20.10: on the default bridge it refuses, "cannot run with network enabled in root network
+#   namespace") and --host-uds=open (so a run's container may connect to the Unix socket of the egress
+#   sidecar's volume; it sees no socket that is not mounted into it).
+# Idempotent: a second run with everything in place takes well under a second.
 set -euo pipefail
 
 BASE_IMAGE="${AGENT_CI_BASE_IMAGE:-debian:bookworm-slim}"
@@ -88,6 +98,50 @@ ensure_emulation() {
   say "registered qemu-$qarch with binfmt_misc"
 }
 
+DOCKER_CONFIG_FILE="${AGENT_CI_DOCKER_CONFIG:-/etc/docker/daemon.json}"
+DOCKERD_PIDFILE="${AGENT_CI_DOCKERD_PIDFILE:-/var/run/docker.pid}"
+# The runtimeArgs each runtime agent-ci knows how to install is registered with (see the header).
+runtime_args() {
+  case "$1" in
+    runsc) printf '%s' '["--network=none","--host-uds=open"]' ;;
+    *) die "AGENT_CI_RUNTIMES: agent-ci knows how to install runsc (gVisor), not $1; register it with the engine yourself" ;;
+  esac
+}
+
+engine_has_runtime() { docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q "\"$1\""; }
+
+ensure_runtime() {
+  local name=$1 args path pid
+  engine_has_runtime "$name" && return 0
+  args=$(runtime_args "$name")
+  if ! command -v "$name" >/dev/null 2>&1; then
+    may_install || die "the engine has no $name runtime: install Debian's $name (apt-get install $name), or re-run as root with AGENT_CI_INSTALL_ENGINE=1"
+    say "installing Debian's $name"
+    apt_install "$name"
+  fi
+  path=$(command -v "$name")
+  [ "$(id -u)" = 0 ] || die "registering $name in $DOCKER_CONFIG_FILE needs root"
+  pid=$(cat "$DOCKERD_PIDFILE" 2>/dev/null || true)
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null \
+    || die "registering $name needs dockerd's pid to reload it: no live process in $DOCKERD_PIDFILE (set AGENT_CI_DOCKERD_PIDFILE to its --pidfile)"
+  mkdir -p "$(dirname "$DOCKER_CONFIG_FILE")"
+  # Merged, not overwritten: the file may hold the machine's own settings.
+  node -e '
+    const fs = require("fs");
+    const [file, name, path, args] = process.argv.slice(1);
+    const config = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8") || "{}") : {};
+    config.runtimes = { ...config.runtimes, [name]: { path, runtimeArgs: JSON.parse(args) } };
+    fs.writeFileSync(file + ".tmp", JSON.stringify(config, null, 2) + "\n");
+    fs.renameSync(file + ".tmp", file);
+  ' "$DOCKER_CONFIG_FILE" "$name" "$path" "$args"
+  kill -HUP "$pid"
+  for _ in $(seq 1 40); do
+    engine_has_runtime "$name" && { say "registered $name with the engine ($DOCKER_CONFIG_FILE, reloaded)"; return 0; }
+    sleep 0.25
+  done
+  die "dockerd did not pick up the $name runtime from $DOCKER_CONFIG_FILE (does it read another file? set AGENT_CI_DOCKER_CONFIG)"
+}
+
 build_base_image() {
   command -v debootstrap >/dev/null 2>&1 || {
     may_install || die "no registry answers and debootstrap is missing: install it (apt-get install debootstrap) or docker load an image tagged $BASE_IMAGE"
@@ -124,6 +178,8 @@ fi
 
 mkdir -p "$LOG_DIR"
 [ -z "$ARCH" ] || ensure_emulation
+RUNTIMES="${AGENT_CI_RUNTIMES:-}"
+for runtime in ${RUNTIMES//,/ }; do ensure_runtime "$runtime"; done
 if ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
   pull_start=$SECONDS
   if timeout 60 docker pull -q ${ARCH:+--platform "linux/$ARCH"} "$BASE_IMAGE" >/dev/null 2>&1; then

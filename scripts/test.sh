@@ -5,7 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-results
-rm -f test-results/vitest-unit.json
+rm -f test-results/vitest-*.json
+# What runs again under another OCI runtime (below): the tools, the path escapes, the network, the read-back.
+RUNTIME_TESTS=(
+  test/integration/tools-bash.test.ts test/integration/tools-edit.test.ts test/integration/tools-read.test.ts
+  test/integration/tools-search.test.ts test/integration/tools-paths.test.ts test/adversarial/p-paths.test.ts
+  test/integration/egress.test.ts test/integration/runtime.test.ts
+)
 status=0
 full=""
 [ $# -eq 0 ] && full=1
@@ -24,6 +30,20 @@ if [ -n "$full" ]; then
   set -- --project engine
 fi
 AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/setup.sh
+
+# Other OCI runtimes named in AGENT_CI_RUNTIMES (default on a full run: runsc, gVisor), installed and
+# registered with the engine where this machine may (ensure-engine.sh reloads dockerd's configuration; no
+# container stops), before any test runs. One that cannot be set up fails the run with the reason.
+runtimes="${AGENT_CI_RUNTIMES-${full:+runsc}}"
+ready_runtimes=()
+for runtime in ${runtimes//,/ }; do
+  if AGENT_CI_RUNTIMES="$runtime" AGENT_CI_INSTALL_ENGINE="${AGENT_CI_INSTALL_ENGINE:-1}" bash scripts/ensure-engine.sh 2>"test-results/runtime-$runtime.log"; then
+    ready_runtimes+=("$runtime")
+  else
+    echo "test: the $runtime runtime could not be set up: $(tail -n 3 "test-results/runtime-$runtime.log" | tr '\n' ' ')" >&2
+    status=1
+  fi
+done
 
 # The any-image tests' image of another architecture: Debian's base for arm64 (pulled, or built with
 # debootstrap), its programs run under qemu-user-static, which ensure-engine.sh registers with binfmt_misc
@@ -62,6 +82,13 @@ if [ -n "$engines" ] && [ -z "${AGENT_CI_PODMAN_SOCKET:-}" ] && [ "$(id -u)" = 0
   fi
 fi
 npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@" || status=$?
+
+# The tool, path-escape and network tests again under each other OCI runtime registered above, the run's
+# container started under it (AGENT_CI_RUNTIME).
+for runtime in "${ready_runtimes[@]}"; do
+  AGENT_CI_RUNTIME="$runtime" npx vitest run --project engine --reporter=default --reporter=json \
+    --outputFile.json="test-results/vitest-$runtime.json" "${RUNTIME_TESTS[@]}" || status=$?
+done
 node scripts/reliability-report.mjs || status=1
 
 if [ -d ../shared/reference/claude-code ] && [ -n "$full" ]; then
@@ -71,7 +98,7 @@ fi
 
 node -e '
 const fs = require("fs");
-const runs = ["test-results/vitest-unit.json", "test-results/vitest.json"].filter(fs.existsSync).map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
+const runs = ["test-results/vitest-unit.json", "test-results/vitest.json", ...fs.readdirSync("test-results").filter((f) => /^vitest-(?!unit)[\w.-]+\.json$/.test(f)).map((f) => `test-results/${f}`)].filter(fs.existsSync).map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
 const sum = (key) => runs.reduce((n, r) => n + r[key], 0);
 console.log(`tests: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed`);
 ' || status=1

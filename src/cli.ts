@@ -193,6 +193,10 @@ export function buildProgram(): Command {
       "--image-registry <registry>",
       "a mirror of agent-ci's prebuilt images, e.g. registry.example.com/agent-ci (default: AGENT_CI_REGISTRY, else the release's)",
     )
+    .option(
+      "--runtime <name>",
+      "OCI runtime of the sandbox's container, as the engine registers it (runsc: gVisor; default: the engine's)",
+    )
     .addOption(
       new Option(
         "--network <policy>",

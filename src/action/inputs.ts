@@ -35,6 +35,7 @@ export const INPUT_DEFAULTS = {
   mcp_config: "",
   image: "",
   image_registry: "",
+  runtime: "",
   network: "none",
   allowed_domains: "",
   setup_allowed_domains: "",
@@ -163,6 +164,7 @@ export const ActionInputs = z
     mcp_config: optionalText,
     image: optionalText,
     image_registry: optionalText,
+    runtime: optionalText,
     network: oneOf("network", NETWORK_POLICIES),
     allowed_domains: list.transform((entries, ctx) => {
       try {

@@ -44,6 +44,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     baseURL: parts.envBaseUrl || undefined,
     image: inputs.image,
     imageRegistry: inputs.image_registry,
+    runtime: inputs.runtime,
     network: inputs.network,
     allowDomain: inputs.allowed_domains,
     setupAllowDomain: inputs.setup_allowed_domains,

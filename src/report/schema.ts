@@ -145,7 +145,17 @@ export const Hardening = z
     memoryBytes: z.number().int().nonnegative().nullable(),
     nanoCpus: z.number().int().nonnegative().nullable(),
     init: z.boolean(),
-    runtime: z.string().optional().describe("OCI runtime when not the default, e.g. runsc."),
+    runtime: z
+      .string()
+      .optional()
+      .describe("The run container's OCI runtime as read back, e.g. runc, or runsc (gVisor) with --runtime."),
+    egressRuntime: z
+      .string()
+      .optional()
+      .describe(
+        "The egress sidecar's OCI runtime as read back (network allowlist/setup). The engine's default even under " +
+          "--runtime runsc: the sidecar runs only agent-ci's proxy, and needs a network gVisor registered with --network=none does not give.",
+      ),
     seccomp: z.string().optional().describe("'default' unless a profile was given."),
     enforcedAt: z
       .array(EnforcedRule)

@@ -112,6 +112,11 @@ const IncludeIgnored = z.union([z.boolean(), z.array(z.string())]).transform((v,
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
 
+/** An OCI runtime's name as an engine registers it (daemon.json's `runtimes` keys). */
+export const OciRuntime = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "an OCI runtime's name, e.g. runsc");
+
 export const RunConfig = z
   .object({
     workspace: z
@@ -138,6 +143,9 @@ export const RunConfig = z
       .describe(
         "A mirror of agent-ci's prebuilt images (host[/path]); default AGENT_CI_REGISTRY, else the recorded one",
       ),
+    runtime: OciRuntime.optional().describe(
+      "The OCI runtime the run's container starts under (e.g. runsc for gVisor); default: the engine's",
+    ),
     network: z.enum(NETWORK_POLICIES).default("none"),
     setup: z.array(z.string().min(1)).default([]),
     setupAllowDomain: z

@@ -349,6 +349,7 @@ async function runAgentPhase(
     workspaceDir: config.workspace,
     image: config.image,
     imageRegistry: config.imageRegistry,
+    runtime: config.runtime,
     network: config.network,
     setup: config.setup,
     egress: runEgressOptions(config),

@@ -35,6 +35,7 @@ export async function runVerify(options: {
     runId: `${options.runId}-verify-${newRunId().slice(-6)}`,
     workspaceDir: config.workspace,
     image: options.imageName,
+    runtime: config.runtime,
     network: "none",
     memoryBytes: config.memory,
     includeIgnored: config.includeIgnored,

@@ -31,12 +31,20 @@ import {
 import {
   containerSpec,
   type DockerSandboxOptions,
+  runtimeOf,
   usesEgress,
   workspaceMountOptions,
 } from "./container-spec.js";
 import { copyThroughBind, createWorkspaceVolume } from "./copier.js";
 import { createEgressVolume, EgressSidecar } from "./egress/sidecar.js";
-import { createDockerClient, engineElsewhere, pingEngine, reapOrphans, withTimeout } from "./engine.js";
+import {
+  createDockerClient,
+  engineElsewhere,
+  pingEngine,
+  reapOrphans,
+  requireRuntime,
+  withTimeout,
+} from "./engine.js";
 import {
   AGENT_UID,
   AGENT_USER,
@@ -44,7 +52,13 @@ import {
   type EngineProfile,
   KEEPER_USER,
 } from "./engine-profile.js";
-import { assessHardening, type Hardening, OOM_KILLS_SCRIPT, parseOomKills } from "./hardening.js";
+import {
+  assessHardening,
+  type Hardening,
+  OOM_KILLS_SCRIPT,
+  parseOomKills,
+  runtimeMismatch,
+} from "./hardening.js";
 import { HelperLink } from "./helper-link.js";
 import type { ExecOpRequest, ResponseHeader } from "./helper-protocol.js";
 import { type ResolvedImage, resolveImage, userImage } from "./image.js";
@@ -188,6 +202,8 @@ export async function assembleSandbox<S extends Assembled>(
   const { docker, engine } = await clock.run("engine", async () => {
     const docker = createDockerClient();
     const engine = await pingEngine(docker);
+    const runtime = runtimeOf(options);
+    if (runtime) await requireRuntime(docker, runtime);
     await reapOrphans(docker).catch(() => []);
     return { docker, engine };
   });
@@ -233,6 +249,7 @@ export async function assembleSandbox<S extends Assembled>(
     const checked = await clock.run("checks", async () => {
       const refreshed = refreshWorkspaceIndex(link, commands, copy, options);
       const hardening = await readBackHardening(container, link, commands, made.requested, options);
+      if (egress) hardening.egressRuntime = await egress.runtime();
       const oomKills = await readOomKills(link, commands);
       const tools = await findTools(link, commands);
       await refreshed;
@@ -529,6 +546,9 @@ async function readBackHardening(
   options: DockerSandboxOptions,
 ): Promise<Hardening> {
   const info = await withTimeout("a container inspect", container.inspect());
+  // A runtime asked for by name is the boundary the user chose: no --allow-weak-hardening runs without it.
+  const wrongRuntime = runtimeMismatch(requested, info.HostConfig);
+  if (wrongRuntime) throw new EngineError(`${wrongRuntime}: refusing to start.`);
   const ping = await link.client.request("ping", {});
   if (!ping.ok) throw new SandboxFsError(ping.header.code, ping.header.message, "");
   const inside = ping.header;

@@ -26,6 +26,11 @@ export interface DockerSandboxOptions {
   imageRegistry?: string;
   network?: NetworkPolicy;
   /**
+   * The OCI runtime of the run's container (runsc: gVisor), as the engine registers it; default:
+   * AGENT_CI_RUNTIME, else the engine's (`runtimeOf`). The egress sidecar and the copier keep the engine's default: they run only agent-ci's own code.
+   */
+  runtime?: string;
+  /**
    * Run before the agent starts. Network "setup": through the egress proxy with `egress` (the setup
    * allowlist), which is then removed; "allowlist" and "on": with the run's own network.
    */
@@ -91,6 +96,11 @@ export function workspaceMountOptions(options: DockerSandboxOptions, profile: En
   return `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${profile.workspaceOwner(Boolean(options.readOnlyWorkspace))}`;
 }
 
+/** The run container's OCI runtime: `--runtime`, `runtime:`, else AGENT_CI_RUNTIME; undefined: the engine's default. */
+export function runtimeOf(options: DockerSandboxOptions): string | undefined {
+  return options.runtime ?? (process.env.AGENT_CI_RUNTIME || undefined);
+}
+
 /** Allowlist, and setup while it runs its commands, go out through the egress sidecar. */
 export function usesEgress(options: DockerSandboxOptions): boolean {
   return options.network === "allowlist" || (options.network === "setup" && Boolean(options.setup?.length));
@@ -122,6 +132,7 @@ export function containerSpec(
     Labels: ownerLabels(options.runId),
     NetworkDisabled: false,
     HostConfig: {
+      ...(runtimeOf(options) ? { Runtime: runtimeOf(options) } : {}),
       Init: true,
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],

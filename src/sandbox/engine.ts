@@ -96,6 +96,26 @@ export async function pingEngine(
   }
 }
 
+/**
+ * Fails before anything is made when the engine has no OCI runtime of this name, saying how to get one
+ * (a create would fail later with only "unknown runtime specified").
+ */
+export async function requireRuntime(docker: Docker, runtime: string): Promise<void> {
+  const info = (await withTimeout("an info request", docker.info())) as {
+    Runtimes?: Record<string, unknown>;
+  };
+  const known = Object.keys(info.Runtimes ?? {});
+  if (known.includes(runtime)) return;
+  const gvisor =
+    runtime === "runsc"
+      ? "install gVisor (Debian: apt-get install runsc) and register it with the engine as docs/ENGINES.md's gVisor section shows " +
+        "(as root, `AGENT_CI_RUNTIMES=runsc bash scripts/ensure-engine.sh` does both and reloads dockerd without stopping its containers)"
+      : `register ${runtime} under "runtimes" in the engine's daemon.json and reload it`;
+  throw new EngineError(
+    `the engine at ${whereEngine()} has no OCI runtime named ${runtime} (it has: ${known.join(", ") || "none listed"}): ${gvisor}; or run without --runtime`,
+  );
+}
+
 export function ownerLabels(runId: string): Record<string, string> {
   return {
     [LABEL_RUN]: runId,

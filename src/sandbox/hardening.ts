@@ -9,6 +9,8 @@ export interface RequestedHardening {
   Memory?: number;
   NanoCpus?: number;
   NetworkMode?: string;
+  /** Set only when the run asked for one (`--runtime`). */
+  Runtime?: string;
 }
 
 /** What `inspect` returns for them. */
@@ -22,6 +24,7 @@ export interface InspectedHardening {
   Init?: boolean | null;
   Privileged?: boolean;
   Runtime?: string;
+  SecurityOpt?: string[] | null;
 }
 
 /** From inside: the helper process's own status fields, and whether `unshare -U true` succeeded. */
@@ -48,6 +51,8 @@ export interface Hardening {
   init: boolean;
   privileged: boolean;
   runtime: string;
+  /** The egress sidecar's runtime, read back likewise (runs whose network goes through it). */
+  egressRuntime?: string;
   workspaceWritableByAgent: boolean;
   /** Requested settings the engine did not apply (empty when all held). */
   missing: string[];
@@ -55,6 +60,21 @@ export interface Hardening {
 
 /** The check that the container does not run as root (the egress sidecar does, by design). */
 export const NON_ROOT_CHECK = "non-root user";
+/**
+ * OCI runtimes that run the container on a kernel of their own in user space (gVisor's runsc): the agent's
+ * system calls reach that kernel, never the host's, which the runtime guards with its own seccomp filter.
+ * There, the host-kernel checks (a seccomp filter on the agent, user namespaces closed) do not apply, and
+ * the container's /proc does not print no_new_privs: the engine's read-back says it.
+ */
+export const USER_SPACE_KERNELS: ReadonlySet<string> = new Set(["runsc"]);
+
+/** The runtime the run asked for by name and did not get: refused always, `--allow-weak-hardening` or not. */
+export function runtimeMismatch(requested: RequestedHardening, host: InspectedHardening): string | undefined {
+  const got = host.Runtime || "runc";
+  return requested.Runtime && got !== requested.Runtime
+    ? `the container was asked to run under the OCI runtime ${requested.Runtime} and the engine started it under ${got}`
+    : undefined;
+}
 
 /** Fewer dropped capabilities than this, listed one by one (Podman's way of saying ALL), is not ALL. */
 const MIN_CAPS_LISTED_AS_ALL = 10;
@@ -66,12 +86,17 @@ export function assessHardening(
   context: { user: string; workspaceWritableByAgent: boolean },
 ): Hardening {
   const capDrop = host.CapDrop ?? [];
+  const runtime = host.Runtime || "runc";
+  const ownKernel = USER_SPACE_KERNELS.has(runtime) && runtime === requested.Runtime;
+  const engineNoNewPrivs = (host.SecurityOpt ?? []).some((o) => /^no-new-privileges(:true)?$/.test(o));
   const hardening: Hardening = {
     user: context.user,
     uid: inside.uid,
     capEff: inside.capEff,
-    noNewPrivileges: inside.noNewPrivs === "1",
-    seccomp: inside.seccomp,
+    noNewPrivileges: inside.noNewPrivs === "1" || (ownKernel && inside.noNewPrivs === "" && engineNoNewPrivs),
+    seccomp: ownKernel
+      ? `${runtime}: the agent's calls reach its own kernel, itself under a seccomp filter`
+      : inside.seccomp,
     readonlyRootfs: Boolean(host.ReadonlyRootfs),
     capDrop,
     networkMode: host.NetworkMode ?? "",
@@ -80,7 +105,7 @@ export function assessHardening(
     nanoCpus: host.NanoCpus ?? 0,
     init: Boolean(host.Init),
     privileged: Boolean(host.Privileged),
-    runtime: host.Runtime ?? "runc",
+    runtime,
     workspaceWritableByAgent: context.workspaceWritableByAgent,
     missing: [],
   };
@@ -106,10 +131,13 @@ export function assessHardening(
     [!hardening.init, "init process"],
     [hardening.privileged, "unprivileged"],
     [requested.NetworkMode === "none" && hardening.networkMode !== "none", "network none"],
-    [hardening.seccomp === "0", "seccomp filter"],
+    [!ownKernel && hardening.seccomp === "0", "seccomp filter"],
     // Docker's default seccomp profile refuses unshare(CLONE_NEWUSER) without CAP_SYS_ADMIN; Podman's
     // (containers-common) allows it, opening the kernel's user-namespace surface. Probed, not assumed.
-    [inside.userNamespaceOpen, "user namespaces blocked (the engine's seccomp profile allows unshare -U)"],
+    [
+      !ownKernel && inside.userNamespaceOpen,
+      "user namespaces blocked (the engine's seccomp profile allows unshare -U)",
+    ],
   ];
   hardening.missing = checks.filter(([failed]) => failed).map(([, what]) => what);
   return hardening;

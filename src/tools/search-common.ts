@@ -90,14 +90,21 @@ export function searchExec(ctx: ToolContext, argv: string[]): Promise<ExecResult
 /**
  * Runs rg to list files (its arguments must print NUL-separated paths) and returns them sorted by
  * modification time over the whole result. ripgrep's own --sort orders each directory's entries, not the
- * whole list, so the times come from stat. Arguments go as argv ($@), never into the script text.
+ * whole list, so the times come from find (fstatat): coreutils' stat asks statx with AT_NO_AUTOMOUNT, which
+ * gVisor's runsc as Debian bookworm ships it refuses (EINVAL). Every name is made to start with `/` or
+ * `./` first, so that find reads none as an expression. Arguments go as argv ($@), never into the script text.
  */
 export async function filesByMtime(
   ctx: ToolContext,
   rgArgs: string[],
   order: "oldest" | "newest",
 ): Promise<{ res: ExecResult; files: string[] }> {
-  const script = 'rg "$@" | xargs -0 -r stat --printf "%.9Y\\t%n\\0" --';
+  // Every name starts with / or ./ before find sees it (bash alone: the toolbelt has no sed).
+  const script = [
+    'rg "$@" | xargs -0 -r bash -c \'',
+    'a=(); for f; do case $f in /*|./*) a+=("$f");; *) a+=("./$f");; esac; done;',
+    'find "${a[@]}" -maxdepth 0 -printf "%T@\\t%p\\0"\' find',
+  ].join(" ");
   const res = await searchExec(ctx, ["bash", "-o", "pipefail", "-c", script, "rg", ...rgArgs]);
   const entries = res.stdout
     .toString("utf8")

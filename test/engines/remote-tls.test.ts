@@ -3,7 +3,6 @@
 // listener without a restart, so the "remote" end here is a TLS-terminating proxy (mutual TLS: the client
 // must present a certificate from the test CA) in front of the local engine's socket. Certificates are
 // made with openssl for this run. Everything, hijacked exec streams included, goes through the proxy.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -18,80 +17,9 @@ import { EngineError } from "../../src/sandbox/sandbox.js";
 import { hostAddressForContainers, startOriginServers } from "../support/egress-servers.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 import { EXAMPLE, labelled, runScripted } from "./support.js";
+import { makeCa, makeCert } from "../support/tls-certs.js";
 
 const ENV_KEYS = ["DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH"] as const;
-
-function openssl(dir: string, ...args: string[]): void {
-  execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-}
-
-/** A CA, and a certificate signed by it for `name` (server: IP SAN 127.0.0.1; client: clientAuth). */
-function makeCa(dir: string, cn: string): void {
-  fs.mkdirSync(dir, { recursive: true });
-  openssl(
-    dir,
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    "ca-key.pem",
-    "-out",
-    "ca.pem",
-    "-days",
-    "1",
-    "-subj",
-    `/CN=${cn}`,
-  );
-}
-
-function makeCert(caDir: string, outDir: string, kind: "server" | "client"): void {
-  fs.mkdirSync(outDir, { recursive: true });
-  const ext = path.join(outDir, `${kind}.ext`);
-  fs.writeFileSync(
-    ext,
-    kind === "server"
-      ? "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n"
-      : "extendedKeyUsage=clientAuth\n",
-  );
-  openssl(
-    outDir,
-    "req",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    "key.pem",
-    "-out",
-    "req.csr",
-    "-subj",
-    `/CN=agent-ci-${kind}`,
-  );
-  openssl(
-    outDir,
-    "x509",
-    "-req",
-    "-in",
-    "req.csr",
-    "-CA",
-    path.join(caDir, "ca.pem"),
-    "-CAkey",
-    path.join(caDir, "ca-key.pem"),
-    "-CAcreateserial",
-    "-out",
-    "cert.pem",
-    "-days",
-    "1",
-    "-extfile",
-    ext,
-  );
-  fs.copyFileSync(path.join(caDir, "ca.pem"), path.join(outDir, "ca.pem"));
-}
 
 function localEngineSocket(): string {
   const host = process.env.DOCKER_HOST;

@@ -148,7 +148,8 @@ describe("a sandbox with --network allowlist", () => {
     expect(dns.out.trim().split("\n").pop()).toBe("UNRESOLVED");
     const info = await docker.getContainer(`agent-ci-${runId}`).inspect();
     expect(info.HostConfig.NetworkMode).toBe("none");
-    const interfaces = await sh("ls /sys/class/net");
+    // /proc/net/dev, not /sys/class/net: gVisor's runsc has no such directory (and its coreutils ls fails on statx).
+    const interfaces = await sh("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
     expect(interfaces.out.trim()).toBe("lo");
     expect(origins.seen.filter((s) => s.startsWith(`http://${host}`))).toEqual([]);
   });

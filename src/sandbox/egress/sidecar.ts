@@ -93,6 +93,7 @@ export class EgressSidecar {
   private readonly waiting = new Map<number, () => void>();
   private readonly streams: Duplex[] = [];
   private proxyStream: Duplex | undefined;
+  private container: Docker.Container | undefined;
   private disposed = false;
   /** The sidecar's hardening, read back from the engine and from inside as the run container's is. */
   hardening: Hardening | undefined;
@@ -165,6 +166,7 @@ export class EgressSidecar {
         HostConfig: requested,
       }),
     );
+    this.container = container;
     await withTimeout("a container start", container.start());
     onContainerStarted?.();
     const config: EgressSidecarConfig = {
@@ -202,6 +204,17 @@ export class EgressSidecar {
         `the engine did not apply these settings to the egress sidecar: ${this.hardening.missing.join("; ")}. ` +
           "Use an engine that honours them, or pass --allow-weak-hardening to run anyway (the report will say so).",
       );
+  }
+
+  /**
+   * The OCI runtime the sidecar runs under, as the engine reports it. The engine's default always: it runs
+   * only agent-ci's proxy, and it needs the network that gVisor registered with `--network=none` (the way it
+   * starts on Docker's default bridge here) does not give.
+   */
+  async runtime(): Promise<string> {
+    if (!this.container) throw new EngineError("the egress sidecar was not created");
+    const info = await withTimeout("a container inspect", this.container.inspect());
+    return info.HostConfig.Runtime || "runc";
   }
 
   /**

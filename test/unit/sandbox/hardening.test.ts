@@ -5,6 +5,7 @@ import {
   type InspectedHardening,
   type InsideProbe,
   type RequestedHardening,
+  runtimeMismatch,
 } from "../../../src/sandbox/hardening.js";
 
 const requested: RequestedHardening = {
@@ -107,5 +108,48 @@ describe("assessHardening", () => {
         context,
       ).missing,
     ).toEqual([]);
+  });
+});
+
+describe("a runtime asked for by name", () => {
+  // gVisor as read back on Debian's runsc: /proc has no NoNewPrivs line, the agent's process has no seccomp
+  // filter of its own (its calls reach gVisor's kernel), and unshare -U succeeds inside it.
+  const gvisorInside: InsideProbe = { ...inside, noNewPrivs: "", seccomp: "0", userNamespaceOpen: true };
+  const gvisor: InspectedHardening = {
+    ...applied,
+    Runtime: "runsc",
+    SecurityOpt: ["no-new-privileges:true"],
+  };
+  const asked = { ...requested, Runtime: "runsc" };
+
+  it("is refused when the engine started another one", () => {
+    expect(runtimeMismatch(asked, applied)).toMatch(/asked to run under the OCI runtime runsc .* under runc/);
+    expect(runtimeMismatch(asked, { ...applied, Runtime: undefined })).toMatch(/under runc$/);
+    expect(runtimeMismatch(asked, gvisor)).toBeUndefined();
+    expect(runtimeMismatch(requested, gvisor)).toBeUndefined();
+  });
+
+  it("under gVisor, holds without the host kernel's checks, no-new-privileges as the engine applied it", () => {
+    const h = assessHardening(asked, gvisor, gvisorInside, context);
+    expect(h.missing).toEqual([]);
+    expect(h.runtime).toBe("runsc");
+    expect(h.noNewPrivileges).toBe(true);
+    expect(h.seccomp).toMatch(/^runsc: /);
+  });
+
+  it("under gVisor, still misses no-new-privileges the engine did not apply", () => {
+    const h = assessHardening(asked, { ...gvisor, SecurityOpt: [] }, gvisorInside, context);
+    expect(h.missing).toEqual(["no-new-privileges"]);
+  });
+
+  it("keeps the host kernel's checks for runsc not asked for (a default runtime is not vouched for by name)", () => {
+    const h = assessHardening(requested, gvisor, gvisorInside, context);
+    expect(h.missing).toEqual(
+      expect.arrayContaining([
+        "no-new-privileges",
+        "seccomp filter",
+        "user namespaces blocked (the engine's seccomp profile allows unshare -U)",
+      ]),
+    );
   });
 });
