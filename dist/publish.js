@@ -46496,7 +46496,10 @@ var Hardening = external_exports.object({
   memoryBytes: external_exports.number().int().nonnegative().nullable(),
   nanoCpus: external_exports.number().int().nonnegative().nullable(),
   init: external_exports.boolean(),
-  runtime: external_exports.string().optional().describe("OCI runtime when not the default, e.g. runsc."),
+  runtime: external_exports.string().optional().describe("The run container's OCI runtime as read back, e.g. runc, or runsc (gVisor) with --runtime."),
+  egressRuntime: external_exports.string().optional().describe(
+    "The egress sidecar's OCI runtime as read back (network allowlist/setup). The engine's default even under --runtime runsc: the sidecar runs only agent-ci's proxy, and needs a network gVisor registered with --network=none does not give."
+  ),
   seccomp: external_exports.string().optional().describe("'default' unless a profile was given."),
   enforcedAt: external_exports.array(EnforcedRule).describe("Which policy rules were enforced inside the container and which only at the tool gate.")
 }).meta({ id: "Hardening" }).describe("The hardening in effect, as read back from the container after create (not as requested).");
@@ -46533,6 +46536,52 @@ var PatchHunk = external_exports.object({
   lines: external_exports.array(external_exports.string()).describe("Lines prefixed with ' ', '+', '-' or '\\', as diff.structuredPatch gives them.")
 }).meta({ id: "PatchHunk" });
 var CallPatch = external_exports.object({ file: external_exports.string(), hunks: external_exports.array(PatchHunk) }).meta({ id: "CallPatch" }).describe("What one Edit/Write call changed.");
+var WebFacts = external_exports.object({
+  url: external_exports.string().optional().describe("WebFetch: the URL asked for (after http \u2192 https), redacted."),
+  finalUrl: external_exports.string().optional().describe("WebFetch: the URL the page came from after same-host redirects."),
+  status: external_exports.number().int().optional().describe("WebFetch: the HTTP status of the last response."),
+  contentType: external_exports.string().optional(),
+  bytes: NonNegativeInt.optional().describe("WebFetch: body bytes received (after decompression)."),
+  fromCache: external_exports.boolean().optional().describe("WebFetch: answered from the run's 15-minute cache."),
+  redirect: external_exports.string().optional().describe("WebFetch: a redirect to another host, returned, not followed."),
+  refused: external_exports.string().optional().describe("Why the network policy refused the fetch."),
+  queries: external_exports.array(external_exports.string()).optional().describe("WebSearch: the queries the search ran."),
+  results: external_exports.array(external_exports.object({ title: external_exports.string(), url: external_exports.string() })).optional().describe("WebSearch: the results' titles and URLs."),
+  searches: NonNegativeInt.optional().describe("WebSearch: searches billed (usage.server_tool_use).")
+}).meta({ id: "WebFacts" });
+var SideCall = external_exports.object({
+  callId: external_exports.string().describe("The tool_use id of the call that made it (WebFetch, WebSearch)."),
+  purpose: external_exports.enum(["fetch", "search"]),
+  model: external_exports.string(),
+  usage: TokenUsage,
+  webSearches: NonNegativeInt.optional(),
+  costUsd: external_exports.number().nonnegative()
+}).meta({ id: "SideCall" }).describe(
+  "A model call made for a tool (WebFetch's reading model, WebSearch's search); its cost is in costUsd."
+);
+var Instructions = external_exports.object({
+  skills: external_exports.array(
+    external_exports.object({
+      name: external_exports.string(),
+      origin: external_exports.enum(["flag", "action", "workspace"]),
+      allowedTools: external_exports.array(external_exports.string()).optional().describe(
+        "Its allowed-tools frontmatter: recorded, never applied (a skill cannot widen the policy)."
+      )
+    })
+  ),
+  commands: external_exports.array(
+    external_exports.object({
+      name: external_exports.string(),
+      origin: external_exports.enum(["flag", "action", "workspace"]),
+      allowedTools: external_exports.array(external_exports.string()).optional()
+    })
+  ),
+  ignored: external_exports.array(external_exports.string()).describe(
+    "Workspace folders (.claude/skills, .claude/commands) left unread: the workspace was not trusted."
+  ),
+  problems: external_exports.array(external_exports.string()).describe("Files that could not be used, and why."),
+  command: external_exports.object({ name: external_exports.string(), args: external_exports.string(), model: external_exports.string().optional() }).optional().describe("The slash command the prompt started with, expanded into the run's first message.")
+}).meta({ id: "Instructions" });
 var ToolCall = external_exports.object({
   id: external_exports.string().describe("tool_use id."),
   turn: NonNegativeInt.describe("Index of the assistant turn that asked for it."),
@@ -46553,6 +46602,7 @@ var ToolCall = external_exports.object({
   errorKind: external_exports.string().optional().describe("Tool error type, e.g. invalid_arguments, file_not_found, permission_denied."),
   resultPreview: external_exports.string().max(RESULT_PREVIEW_MAX_CHARS).describe("Start of the result, redacted."),
   patch: CallPatch.optional(),
+  web: WebFacts.optional().describe("WebFetch and WebSearch: what was fetched or searched, redacted."),
   parentToolUseId: external_exports.string().optional().describe(
     "A subagent's call: the id of the Task call that started the subagent. Absent for the main loop."
   ),
@@ -46568,6 +46618,25 @@ var Turn = external_exports.object({
   durationMs: Milliseconds,
   text: external_exports.string().max(TURN_TEXT_MAX_CHARS).optional().describe("Assistant text of the turn, redacted and capped.")
 }).meta({ id: "Turn" });
+var RUN_PHASES = [
+  "engine",
+  "images",
+  "container",
+  "start",
+  "copy-in",
+  "checks",
+  "baseline",
+  "setup",
+  "calls",
+  "patch",
+  "verify",
+  "teardown"
+];
+var Phase = external_exports.object({
+  name: external_exports.enum(RUN_PHASES),
+  startOffsetMs: Milliseconds.describe("Start, relative to startedAt."),
+  durationMs: Milliseconds
+}).meta({ id: "Phase" });
 var COMPACTION_STRATEGIES = ["clear_tool_results", "api_clear_tool_uses", "api_compaction"];
 var Compaction = external_exports.object({
   turn: NonNegativeInt.describe("The turn whose request was the first to carry the smaller context."),
@@ -46669,7 +46738,11 @@ var StructuredOutput = external_exports.object({
 var EgressConnection = external_exports.object({
   host: external_exports.string().describe("The host name (or address) the client asked for."),
   port: external_exports.number().int().min(0).max(65535),
-  kind: external_exports.enum(["connect", "http"]).describe("connect: a tunnel (HTTPS, git); http: a plain request the proxy forwarded."),
+  kind: external_exports.enum(["connect", "http", "fetch"]).describe(
+    "connect: a tunnel (HTTPS, git); http: a plain request the proxy forwarded; fetch: a WebFetch request agent-ci made from its own process."
+  ),
+  url: external_exports.string().optional().describe("fetch: the URL requested, redacted."),
+  status: external_exports.number().int().optional().describe("fetch: the HTTP status received."),
   decision: external_exports.enum(["allowed", "denied"]),
   reason: external_exports.string().optional().describe("Why it was denied, or how an allowed connection failed upstream."),
   address: external_exports.string().optional().describe("The address the proxy resolved and connected to (allowed only)."),
@@ -46685,7 +46758,12 @@ var Egress = external_exports.object({
   allowed: external_exports.array(external_exports.string()).describe("The allowlist as given (--allow-domain, allowed_domains), presets by name."),
   allowedHosts: external_exports.array(external_exports.string()).describe("The allowlist expanded: host, *.domain, :port."),
   privateHosts: external_exports.array(external_exports.string()).describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
-  connections: external_exports.array(EgressConnection).describe("Every attempt, in the order it ended.")
+  connections: external_exports.array(EgressConnection).describe("Every attempt, in the order it ended."),
+  sidecarHardening: Hardening.omit({ enforcedAt: true }).extend({
+    missing: external_exports.array(external_exports.string()).describe("What the engine did not apply to the sidecar (empty unless --allow-weak-hardening).")
+  }).optional().describe(
+    "The egress sidecar's hardening, read back from the engine and from inside as the run container's is."
+  )
 }).meta({ id: "Egress" });
 var McpServer = external_exports.object({
   name: external_exports.string(),
@@ -46721,13 +46799,16 @@ var RunReport = external_exports.object({
   policy: Policy,
   model: Model,
   limits: Limits,
+  phases: external_exports.array(Phase).optional().describe(
+    "Where the run's time went, phase by phase in the order they began (images built on a first run, the container's start, the copy-in, the calls, verify\u2026); a run that ended early has the phases it reached."
+  ),
   toolCalls: external_exports.array(ToolCall),
   turns: external_exports.array(Turn),
   compactions: external_exports.array(Compaction).optional().describe(
     "Each time the conversation was made smaller to stay in the model's context window, in order."
   ),
-  usage: TokenUsage.describe("Totals over all turns, subagents' included."),
-  costUsd: external_exports.number().nonnegative().describe("Estimate from the price table in effect for the run, subagents' included."),
+  usage: TokenUsage.describe("Totals over all turns and side calls, subagents' included."),
+  costUsd: external_exports.number().nonnegative().describe("Estimate from the price table in effect for the run, subagents' and side calls' included."),
   subagents: external_exports.array(Subagent).optional().describe(
     "The subagents Task calls ran, in the order they started; `turns` lists the main loop's only."
   ),
@@ -46740,7 +46821,13 @@ var RunReport = external_exports.object({
     "With --output-schema (or in review mode): the agent's structured result."
   ),
   egress: Egress.optional().describe(
-    "--network allowlist: what the egress proxy allowed, refused and carried."
+    "--network allowlist: what the egress proxy allowed, refused and carried; with WebFetch, every fetch too."
+  ),
+  sideCalls: external_exports.array(SideCall).optional().describe(
+    "Model calls made for tools (WebFetch's reading model, WebSearch); counted in usage and costUsd."
+  ),
+  instructions: Instructions.optional().describe(
+    "Skills and slash commands the run had, where they came from, and what was ignored."
   ),
   mcp: Mcp.optional().describe("MCP servers: configured, started, lost, ignored.")
 }).meta({
@@ -47217,6 +47304,8 @@ var TOOL_CATALOG = {
   // They list and read what the configured MCP servers offer as resources, read-only, as Claude Code does.
   ListMcpResourcesTool: { category: "housekeeping", specifier: "none" },
   ReadMcpResourceTool: { category: "housekeeping", specifier: "none" },
+  // Loads one of the run's skills into the conversation: instructions only, so allowed unless a rule denies.
+  Skill: { category: "housekeeping", specifier: "name" },
   Task: { category: "agent", specifier: "name" },
   Agent: { category: "agent", specifier: "name", aliasOf: "Task" }
 };
@@ -47247,6 +47336,11 @@ var SIZE_UNITS = {
   g: 1024 ** 3,
   gb: 1024 ** 3
 };
+
+// src/report/markdown.ts
+function defuseGitHubReferences(text2) {
+  return text2.replace(/@(?=[A-Za-z0-9])/g, "@\u200B").replace(/#(?=\d)/g, "#\u200B").replace(/\b(GH)-(?=\d)/gi, "$1-\u200B").replace(/\b(clos|fix|resolv)(e[sd]?|es|ed)?(?=:?\s+https?:\/\/)/gi, "$1\u200B$2");
+}
 
 // src/publish/pull-request.ts
 import fs4 from "node:fs";
@@ -47906,43 +48000,57 @@ function loadReport(outDir) {
     );
   return parsed.data;
 }
-function loadTriggerTarget(outDir) {
+function loadTrigger(outDir) {
   const text2 = readOptional(path2.join(outDir, "trigger.json"));
   if (text2 === void 0) return void 0;
   try {
-    const target = Trigger.parse(JSON.parse(text2)).target;
-    return target?.isPullRequest ? target.number : void 0;
+    return Trigger.parse(JSON.parse(text2)).target;
   } catch {
     return void 0;
   }
 }
+function loadTriggerTarget(outDir) {
+  const target = loadTrigger(outDir);
+  return target?.isPullRequest ? target.number : void 0;
+}
+function loadTriggerIssue(outDir) {
+  const target = loadTrigger(outDir);
+  return target && !target.isPullRequest ? target.number : void 0;
+}
 function runSummary(report) {
   for (let i = report.turns.length - 1; i >= 0; i--) {
     const text2 = report.turns[i]?.text?.trim();
-    if (text2) return text2;
+    if (text2) return defuseGitHubReferences(text2);
   }
   return "";
+}
+var LINK_ISSUE_MODES = ["closes", "references", "none"];
+function issueLine(issue3, linkIssue) {
+  if (issue3 === void 0 || linkIssue === "none") return void 0;
+  return linkIssue === "closes" ? `Fixes #${issue3}` : `Opened from #${issue3}`;
 }
 function commitTitle(report) {
   const first = runSummary(report).split("\n", 1)[0]?.replace(/^#+\s*/, "").trim() ?? "";
   const title = first || `changes from run ${report.runId}`;
   return `agent-ci: ${title.length > 72 ? `${title.slice(0, 71)}\u2026` : title}`;
 }
-function commitMessage(report) {
+function commitMessage(report, issue3) {
   const summary2 = runSummary(report);
   return `${commitTitle(report)}
 
 ${summary2 ? `${summary2}
 
+` : ""}${issue3 ? `${issue3}
 ` : ""}agent-ci run ${report.runId}
 `;
 }
-function pullBody(report) {
+function pullBody(report, issue3) {
   const files = report.patch.files.map((f) => `- \`${f.path}\` (+${f.added} \u2212${f.removed})`);
   return [
     `${PR_MARKER_PREFIX} ${report.runId} -->`,
     runSummary(report) || "_The agent left no summary._",
     "",
+    ...issue3 ? [issue3, ""] : [],
     `**Changed files** (${report.patch.files.length}, +${report.patch.added} \u2212${report.patch.removed}):`,
     ...files.slice(0, 100),
     ...files.length > 100 ? [`- \u2026 and ${files.length - 100} more`] : [],
@@ -48083,6 +48191,7 @@ async function publishPullRequest(options) {
 ${problems.map((p) => `- ${p}`).join("\n")}`);
   const base = report.workspace.baseCommit ?? "";
   const full = `${owner}/${name}`;
+  const issue3 = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? "references");
   const remoteUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.remote) ? options.remote : (await git(["remote", "get-url", options.remote], { cwd: options.repoDir }).catch(() => "")).trim();
   const repo = new Repo(options, remoteUrl);
   const target = await chooseTarget(options, report);
@@ -48110,7 +48219,7 @@ ${problems.map((p) => `- ${p}`).join("\n")}`);
         `${branch} is at ${tip}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes; re-run the agent on the branch's head.`
       );
     const date5 = `${Math.floor(Date.parse(report.endedAt) / 1e3)} +0000`;
-    commitSha = (await repo.run(["commit-tree", tree, "-p", base, "-m", commitMessage(report)], {
+    commitSha = (await repo.run(["commit-tree", tree, "-p", base, "-m", commitMessage(report, issue3)], {
       GIT_AUTHOR_NAME: options.author.name,
       GIT_AUTHOR_EMAIL: options.author.email,
       GIT_COMMITTER_NAME: options.author.name,
@@ -48131,7 +48240,7 @@ git said: ${stderr}`
     log(`pushed ${commitSha} to ${branch}`);
   }
   const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
-  const body = pullBody(report);
+  const body = pullBody(report, issue3);
   if (target.pull) {
     const pull2 = target.pull;
     if ((pull2.body ?? "") === body && !pushed)
@@ -48212,7 +48321,8 @@ var PUBLISH_INPUT_DEFAULTS = {
   allow: "",
   max_patch_bytes: "5242880",
   author_name: "agent-ci",
-  author_email: "agent-ci@users.noreply.github.com"
+  author_email: "agent-ci@users.noreply.github.com",
+  link_issue: "references"
 };
 var text = external_exports.string().transform((v) => unexpanded(v) ? "" : v.trim());
 var PublishInputs = external_exports.object({
@@ -48241,7 +48351,16 @@ var PublishInputs = external_exports.object({
     return external_exports.NEVER;
   }),
   author_name: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_name),
-  author_email: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_email)
+  author_email: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_email),
+  link_issue: text.transform((v, ctx) => {
+    const mode = v || PUBLISH_INPUT_DEFAULTS.link_issue;
+    if (LINK_ISSUE_MODES.includes(mode)) return mode;
+    ctx.addIssue({
+      code: "custom",
+      message: `link_issue: one of ${LINK_ISSUE_MODES.join(", ")} (got "${v}")`
+    });
+    return external_exports.NEVER;
+  })
 });
 function parsePublishInputs(getInput2) {
   const raw = Object.fromEntries(
@@ -48276,6 +48395,7 @@ async function run2(env = process.env) {
       maxPatchBytes: inputs.max_patch_bytes,
       secrets: [inputs.token],
       author: { name: inputs.author_name, email: inputs.author_email },
+      linkIssue: inputs.link_issue,
       log,
       redact: redactor.redact
     });
