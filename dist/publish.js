@@ -46414,13 +46414,87 @@ var DecisionSchema = external_exports.object({
 });
 var CallDecisionSchema = DecisionSchema.omit({ mode: true });
 
+// src/report/schema-base.ts
+var NonNegativeInt = external_exports.number().int().nonnegative();
+var Milliseconds = external_exports.number().nonnegative().describe("Milliseconds.");
+var TokenUsage = external_exports.object({
+  inputTokens: NonNegativeInt,
+  outputTokens: NonNegativeInt,
+  cacheCreationInputTokens: NonNegativeInt,
+  cacheReadInputTokens: NonNegativeInt
+}).meta({ id: "TokenUsage" });
+
+// src/report/schema-agent-tools.ts
+var WebFacts = external_exports.object({
+  url: external_exports.string().optional().describe("WebFetch: the URL asked for (after http \u2192 https), redacted."),
+  finalUrl: external_exports.string().optional().describe("WebFetch: the URL the page came from after same-host redirects."),
+  status: external_exports.number().int().optional().describe("WebFetch: the HTTP status of the last response."),
+  contentType: external_exports.string().optional(),
+  bytes: NonNegativeInt.optional().describe("WebFetch: body bytes received (after decompression)."),
+  fromCache: external_exports.boolean().optional().describe("WebFetch: answered from the run's 15-minute cache."),
+  redirect: external_exports.string().optional().describe("WebFetch: a redirect to another host, returned, not followed."),
+  refused: external_exports.string().optional().describe("Why the network policy refused the fetch."),
+  queries: external_exports.array(external_exports.string()).optional().describe("WebSearch: the queries the search ran."),
+  results: external_exports.array(external_exports.object({ title: external_exports.string(), url: external_exports.string() })).optional().describe("WebSearch: the results' titles and URLs."),
+  searches: NonNegativeInt.optional().describe("WebSearch: searches billed (usage.server_tool_use).")
+}).meta({ id: "WebFacts" });
+var SideCall = external_exports.object({
+  callId: external_exports.string().describe("The tool_use id of the call that made it (WebFetch, WebSearch)."),
+  purpose: external_exports.enum(["fetch", "search"]),
+  model: external_exports.string(),
+  usage: TokenUsage,
+  webSearches: NonNegativeInt.optional(),
+  costUsd: external_exports.number().nonnegative()
+}).meta({ id: "SideCall" }).describe(
+  "A model call made for a tool (WebFetch's reading model, WebSearch's search); its cost is in costUsd."
+);
+var Instructions = external_exports.object({
+  skills: external_exports.array(
+    external_exports.object({
+      name: external_exports.string(),
+      origin: external_exports.enum(["flag", "action", "workspace"]),
+      allowedTools: external_exports.array(external_exports.string()).optional().describe(
+        "Its allowed-tools frontmatter: recorded, never applied (a skill cannot widen the policy)."
+      )
+    })
+  ),
+  commands: external_exports.array(
+    external_exports.object({
+      name: external_exports.string(),
+      origin: external_exports.enum(["flag", "action", "workspace"]),
+      allowedTools: external_exports.array(external_exports.string()).optional()
+    })
+  ),
+  ignored: external_exports.array(external_exports.string()).describe(
+    "Workspace folders (.claude/skills, .claude/commands) left unread: the workspace was not trusted."
+  ),
+  problems: external_exports.array(external_exports.string()).describe("Files that could not be used, and why."),
+  command: external_exports.object({ name: external_exports.string(), args: external_exports.string(), model: external_exports.string().optional() }).optional().describe("The slash command the prompt started with, expanded into the run's first message.")
+}).meta({ id: "Instructions" });
+var McpServer = external_exports.object({
+  name: external_exports.string(),
+  kind: external_exports.enum(["stdio", "http", "sse"]).describe("stdio: run in the sandbox; http, sse: a remote server called from agent-ci's process."),
+  status: external_exports.enum(["pending", "connected", "failed"]).describe("At the end of the run: connected, or failed (it did not start, or was lost)."),
+  source: external_exports.string().describe("Where it was configured (--mcp-config, workspace:.mcp.json, action inputs)."),
+  startMs: Milliseconds.optional().describe(
+    "From starting it to its tool list (the last start, after a restart)."
+  ),
+  restarts: NonNegativeInt.describe("Times it was restarted after it was lost (at most once)."),
+  tools: external_exports.array(external_exports.string()).describe("The tools offered from it, as the model saw them (mcp__server__tool)."),
+  error: external_exports.string().optional().describe("Why it failed to start, or why it was lost; redacted."),
+  stderrTail: external_exports.string().optional().describe("The end of its stderr (stdio servers), redacted.")
+}).meta({ id: "McpServer" });
+var Mcp = external_exports.object({
+  servers: external_exports.array(McpServer),
+  ignored: external_exports.array(external_exports.object({ source: external_exports.string(), reason: external_exports.string() })).describe("Configurations present but not used (the workspace's .mcp.json without trust)."),
+  refusedTools: external_exports.array(external_exports.object({ server: external_exports.string(), tool: external_exports.string(), reason: external_exports.string() })).describe("Server tools left out at start (a built-in's name, a name the API would refuse).")
+}).meta({ id: "Mcp" });
+
 // src/report/schema.ts
 var REPORT_SCHEMA_VERSION = 1;
 var RESULT_PREVIEW_MAX_CHARS = 2e3;
 var TURN_TEXT_MAX_CHARS = 8e3;
 var IsoDateTime = external_exports.iso.datetime({ offset: true });
-var NonNegativeInt = external_exports.number().int().nonnegative();
-var Milliseconds = external_exports.number().nonnegative().describe("Milliseconds.");
 var EXIT_REASONS = [
   "completed",
   "max_turns",
@@ -46441,12 +46515,6 @@ var OUTCOMES = ["changes", "no_changes", "verify_failed", "stopped", "error"];
 var Outcome = external_exports.enum(OUTCOMES).describe(
   "What a reviewer needs first, derived from exitReason, the patch and verify (see deriveOutcome): changes = completed with a non-empty patch (verify passed or not run); no_changes = completed with an empty patch; verify_failed = the patch did not apply or the verify command failed; stopped = a limit, a cancel or a missing structured output (schema_invalid) ended the run (the patch may be partial); error = the run failed (api_error, engine_error, config_error)."
 );
-var TokenUsage = external_exports.object({
-  inputTokens: NonNegativeInt,
-  outputTokens: NonNegativeInt,
-  cacheCreationInputTokens: NonNegativeInt,
-  cacheReadInputTokens: NonNegativeInt
-}).meta({ id: "TokenUsage" });
 var RunError = external_exports.object({
   kind: external_exports.string().describe("Error class, e.g. ModelApiError/auth, DockerUnavailable, InvalidRule."),
   message: external_exports.string().describe("Redacted, human-readable message.")
@@ -46536,52 +46604,6 @@ var PatchHunk = external_exports.object({
   lines: external_exports.array(external_exports.string()).describe("Lines prefixed with ' ', '+', '-' or '\\', as diff.structuredPatch gives them.")
 }).meta({ id: "PatchHunk" });
 var CallPatch = external_exports.object({ file: external_exports.string(), hunks: external_exports.array(PatchHunk) }).meta({ id: "CallPatch" }).describe("What one Edit/Write call changed.");
-var WebFacts = external_exports.object({
-  url: external_exports.string().optional().describe("WebFetch: the URL asked for (after http \u2192 https), redacted."),
-  finalUrl: external_exports.string().optional().describe("WebFetch: the URL the page came from after same-host redirects."),
-  status: external_exports.number().int().optional().describe("WebFetch: the HTTP status of the last response."),
-  contentType: external_exports.string().optional(),
-  bytes: NonNegativeInt.optional().describe("WebFetch: body bytes received (after decompression)."),
-  fromCache: external_exports.boolean().optional().describe("WebFetch: answered from the run's 15-minute cache."),
-  redirect: external_exports.string().optional().describe("WebFetch: a redirect to another host, returned, not followed."),
-  refused: external_exports.string().optional().describe("Why the network policy refused the fetch."),
-  queries: external_exports.array(external_exports.string()).optional().describe("WebSearch: the queries the search ran."),
-  results: external_exports.array(external_exports.object({ title: external_exports.string(), url: external_exports.string() })).optional().describe("WebSearch: the results' titles and URLs."),
-  searches: NonNegativeInt.optional().describe("WebSearch: searches billed (usage.server_tool_use).")
-}).meta({ id: "WebFacts" });
-var SideCall = external_exports.object({
-  callId: external_exports.string().describe("The tool_use id of the call that made it (WebFetch, WebSearch)."),
-  purpose: external_exports.enum(["fetch", "search"]),
-  model: external_exports.string(),
-  usage: TokenUsage,
-  webSearches: NonNegativeInt.optional(),
-  costUsd: external_exports.number().nonnegative()
-}).meta({ id: "SideCall" }).describe(
-  "A model call made for a tool (WebFetch's reading model, WebSearch's search); its cost is in costUsd."
-);
-var Instructions = external_exports.object({
-  skills: external_exports.array(
-    external_exports.object({
-      name: external_exports.string(),
-      origin: external_exports.enum(["flag", "action", "workspace"]),
-      allowedTools: external_exports.array(external_exports.string()).optional().describe(
-        "Its allowed-tools frontmatter: recorded, never applied (a skill cannot widen the policy)."
-      )
-    })
-  ),
-  commands: external_exports.array(
-    external_exports.object({
-      name: external_exports.string(),
-      origin: external_exports.enum(["flag", "action", "workspace"]),
-      allowedTools: external_exports.array(external_exports.string()).optional()
-    })
-  ),
-  ignored: external_exports.array(external_exports.string()).describe(
-    "Workspace folders (.claude/skills, .claude/commands) left unread: the workspace was not trusted."
-  ),
-  problems: external_exports.array(external_exports.string()).describe("Files that could not be used, and why."),
-  command: external_exports.object({ name: external_exports.string(), args: external_exports.string(), model: external_exports.string().optional() }).optional().describe("The slash command the prompt started with, expanded into the run's first message.")
-}).meta({ id: "Instructions" });
 var ToolCall = external_exports.object({
   id: external_exports.string().describe("tool_use id."),
   turn: NonNegativeInt.describe("Index of the assistant turn that asked for it."),
@@ -46765,24 +46787,6 @@ var Egress = external_exports.object({
     "The egress sidecar's hardening, read back from the engine and from inside as the run container's is."
   )
 }).meta({ id: "Egress" });
-var McpServer = external_exports.object({
-  name: external_exports.string(),
-  kind: external_exports.enum(["stdio", "http", "sse"]).describe("stdio: run in the sandbox; http, sse: a remote server called from agent-ci's process."),
-  status: external_exports.enum(["pending", "connected", "failed"]).describe("At the end of the run: connected, or failed (it did not start, or was lost)."),
-  source: external_exports.string().describe("Where it was configured (--mcp-config, workspace:.mcp.json, action inputs)."),
-  startMs: Milliseconds.optional().describe(
-    "From starting it to its tool list (the last start, after a restart)."
-  ),
-  restarts: NonNegativeInt.describe("Times it was restarted after it was lost (at most once)."),
-  tools: external_exports.array(external_exports.string()).describe("The tools offered from it, as the model saw them (mcp__server__tool)."),
-  error: external_exports.string().optional().describe("Why it failed to start, or why it was lost; redacted."),
-  stderrTail: external_exports.string().optional().describe("The end of its stderr (stdio servers), redacted.")
-}).meta({ id: "McpServer" });
-var Mcp = external_exports.object({
-  servers: external_exports.array(McpServer),
-  ignored: external_exports.array(external_exports.object({ source: external_exports.string(), reason: external_exports.string() })).describe("Configurations present but not used (the workspace's .mcp.json without trust)."),
-  refusedTools: external_exports.array(external_exports.object({ server: external_exports.string(), tool: external_exports.string(), reason: external_exports.string() })).describe("Server tools left out at start (a built-in's name, a name the API would refuse).")
-}).meta({ id: "Mcp" });
 var RunReport = external_exports.object({
   schemaVersion: external_exports.literal(REPORT_SCHEMA_VERSION),
   runId: external_exports.string(),

@@ -42,13 +42,13 @@ import {
   type AssistantTurn,
   type ContentBlockParam,
   type Driver,
-  type MessageParam,
   type SideCallRequest,
   type SideCallResult,
   type TurnRequest,
   type TurnUsage,
 } from "./driver.js";
 import { costUsd, normalizeModelId } from "./pricing.js";
+import { withCacheBreakpoints } from "./prompt-cache.js";
 
 type ErrorKind = ModelApiError["kind"];
 
@@ -110,9 +110,7 @@ const DEFAULT_MAX_DELAY_MS = 30_000;
 const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
 const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 600_000;
-const MAX_CACHE_BREAKPOINTS = 4;
 const MIN_THINKING_BUDGET = 1_024;
-const EPHEMERAL: Anthropic.CacheControlEphemeral = { type: "ephemeral" };
 
 /**
  * Models that accept `thinking: {type: "enabled", budget_tokens}` (normalized ids). Later models take
@@ -424,18 +422,7 @@ export class AnthropicDriver implements Driver {
       params.betas = request.contextEdits.betas;
       params.context_management = { edits: request.contextEdits.edits };
     }
-    let breakpoints = countBreakpoints(request.messages);
-    if (request.system) {
-      params.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
-      breakpoints += 1;
-    }
-    if (request.tools.length > 0) {
-      params.tools = withLastToolCached(request.tools);
-      breakpoints += 1;
-    }
-    if ((this.options.cacheConversation ?? true) && breakpoints < MAX_CACHE_BREAKPOINTS) {
-      params.messages = withLastMessageCached(request.messages);
-    }
+    Object.assign(params, withCacheBreakpoints(request, this.options.cacheConversation ?? true));
     const thinking = this.thinkingParam(maxTokens, model);
     if (thinking) params.thinking = thinking;
     return params;
@@ -701,44 +688,6 @@ function toTurnUsage(usage: Anthropic.Usage | Anthropic.Beta.BetaUsage): TurnUsa
     cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
     cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
   };
-}
-
-function withLastToolCached(tools: Anthropic.Tool[]): Anthropic.Tool[] {
-  const copy = [...tools];
-  const last = copy.at(-1);
-  if (last) copy[copy.length - 1] = { ...last, cache_control: EPHEMERAL };
-  return copy;
-}
-
-const CACHEABLE_BLOCKS = new Set(["text", "image", "document", "search_result", "tool_use", "tool_result"]);
-
-/** Marks the last cacheable block of the last message, on copies (the caller's array is untouched). */
-function withLastMessageCached(messages: MessageParam[]): MessageParam[] {
-  const last = messages.at(-1);
-  if (!last || last.role === "system") return messages;
-  const blocks: ContentBlockParam[] =
-    typeof last.content === "string"
-      ? last.content
-        ? [{ type: "text", text: last.content }]
-        : []
-      : [...last.content];
-  let at = blocks.length - 1;
-  while (at >= 0 && !CACHEABLE_BLOCKS.has(blocks[at]?.type ?? "")) at -= 1;
-  const target = blocks[at];
-  if (!target) return messages;
-  blocks[at] = { ...target, cache_control: EPHEMERAL } as ContentBlockParam;
-  return [...messages.slice(0, -1), { ...last, content: blocks }];
-}
-
-function countBreakpoints(messages: MessageParam[]): number {
-  let count = 0;
-  for (const message of messages) {
-    if (typeof message.content === "string") continue;
-    for (const block of message.content ?? []) {
-      if ("cache_control" in block && block.cache_control) count += 1;
-    }
-  }
-  return count;
 }
 
 /** Replaces the configured key, and anything shaped like an Anthropic key, with `***`. */
