@@ -5,7 +5,7 @@
 // the field, before any container starts.
 import fs from "node:fs";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
+import { parseFrontmatter } from "./frontmatter.js";
 import { z } from "zod";
 import { toolCategory, toolEntry } from "../policy/tool-catalog.js";
 import { ConfigError } from "../errors.js";
@@ -190,15 +190,15 @@ function checked(
 
 /** One Markdown agent file: `---` YAML frontmatter `---`, then the system prompt. */
 export function parseAgentFile(text: string, source: string): AgentDefinition {
-  const match = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
-  if (!match) fail(source, "frontmatter", "the file does not start with a --- YAML frontmatter --- block");
-  let data: unknown;
+  let split: ReturnType<typeof parseFrontmatter>;
   try {
-    data = parseYaml(match[1] as string);
+    split = parseFrontmatter(text);
   } catch (e) {
     fail(source, "frontmatter", `not valid YAML: ${(e as Error).message.split("\n")[0]}`);
   }
-  const parsed = Frontmatter.safeParse(data ?? {});
+  if (!split.found)
+    fail(source, "frontmatter", "the file does not start with a --- YAML frontmatter --- block");
+  const parsed = Frontmatter.safeParse(split.frontmatter);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.length ? issue.path.join(".") : "frontmatter";
@@ -210,7 +210,7 @@ export function parseAgentFile(text: string, source: string): AgentDefinition {
         : (issue?.message ?? "invalid"),
     );
   }
-  return checked(source, { ...parsed.data, prompt: text.slice(match[0].length) });
+  return checked(source, { ...parsed.data, prompt: split.body });
 }
 
 /** Every `*.md` in a folder, sorted by name (a missing folder has none). */

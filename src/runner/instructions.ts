@@ -5,8 +5,8 @@
 // policy: `allowed-tools` is read so that the report can say it was not applied.
 import fs from "node:fs";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
 import type { Instruction, InstructionOrigin } from "../tools/skill.js";
+import { type Frontmatter, parseFrontmatter } from "./frontmatter.js";
 
 export type { Instruction, InstructionOrigin } from "../tools/skill.js";
 export { substituteArguments } from "../tools/skill.js";
@@ -35,33 +35,6 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const WORKSPACE_SKILLS = ".claude/skills";
 export const WORKSPACE_COMMANDS = ".claude/commands";
 
-interface Parsed {
-  frontmatter: Record<string, unknown>;
-  body: string;
-}
-
-/** Splits `---\nyaml\n---\n` off the top of a Markdown file. */
-export function parseFrontmatter(text: string): Parsed {
-  const opening = /^---[ \t]*\r?\n/.exec(text);
-  if (!opening) return { frontmatter: {}, body: text };
-  let at = opening[0].length;
-  // The closing line: the first line that is exactly `---` (searched line by line: linear).
-  for (;;) {
-    const end = text.indexOf("\n", at);
-    const line = (end === -1 ? text.slice(at) : text.slice(at, end)).replace(/\r$/, "");
-    if (line.trimEnd() === "---") {
-      const yamlText = text.slice(opening[0].length, at);
-      const body = end === -1 ? "" : text.slice(end + 1);
-      const data: unknown = yamlText.trim() ? parseYaml(yamlText) : {};
-      if (data !== null && typeof data === "object" && !Array.isArray(data))
-        return { frontmatter: data as Record<string, unknown>, body };
-      throw new Error("the frontmatter is not a YAML mapping");
-    }
-    if (end === -1) return { frontmatter: {}, body: text };
-    at = end + 1;
-  }
-}
-
 const text = (value: unknown): string | undefined =>
   typeof value === "string"
     ? value.trim() || undefined
@@ -89,7 +62,7 @@ function firstLine(body: string): string {
     .slice(0, 200);
 }
 
-function readInstruction(file: string): Parsed {
+function readInstruction(file: string): Frontmatter {
   const stat = fs.statSync(file);
   if (!stat.isFile()) throw new Error("not a regular file");
   if (stat.size > MAX_INSTRUCTION_BYTES)

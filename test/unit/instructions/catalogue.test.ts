@@ -8,9 +8,9 @@ import { parseRule } from "../../../src/policy/rules.js";
 import {
   loadCatalogue,
   MAX_INSTRUCTION_BYTES,
-  parseFrontmatter,
   substituteArguments,
 } from "../../../src/runner/instructions.js";
+import { parseFrontmatter } from "../../../src/runner/frontmatter.js";
 import { expandSlashCommand } from "../../../src/runner/slash-command.js";
 import { createSkillTool, skillToolDescription } from "../../../src/tools/skill.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";
@@ -28,11 +28,20 @@ const GREET =
 describe("parseFrontmatter", () => {
   it("splits the YAML mapping off the body, and leaves a file without one whole", () => {
     expect(parseFrontmatter(GREET)).toEqual({
+      found: true,
       frontmatter: { name: "greet", description: "Greets someone by name.", "allowed-tools": "Bash, Read" },
       body: "Greet $ARGUMENTS.\n",
     });
-    expect(parseFrontmatter("# Title\nbody\n")).toEqual({ frontmatter: {}, body: "# Title\nbody\n" });
-    expect(parseFrontmatter("---\nno end\n")).toEqual({ frontmatter: {}, body: "---\nno end\n" });
+    expect(parseFrontmatter("# Title\nbody\n")).toEqual({
+      found: false,
+      frontmatter: {},
+      body: "# Title\nbody\n",
+    });
+    expect(parseFrontmatter("---\nno end\n")).toEqual({
+      found: false,
+      frontmatter: {},
+      body: "---\nno end\n",
+    });
     expect(() => parseFrontmatter("---\n- a list\n---\nx")).toThrow(/not a YAML mapping/);
   });
 
