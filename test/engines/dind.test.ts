@@ -23,7 +23,7 @@ import {
   type OriginServers,
 } from "../support/egress-servers.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { makeCa, makeCert } from "../support/tls-certs.js";
+import { ENGINE_SERVER, makeCa, makeCert } from "../support/tls-certs.js";
 
 const CLI = path.resolve("bin/agent-ci.js");
 const host = new Docker();
@@ -134,8 +134,8 @@ async function leftovers(): Promise<string[]> {
 
 beforeAll(async () => {
   makeCa(certs.ca, "agent-ci dind CA");
-  makeCert(certs.ca, certs.server, "server");
-  makeCert(certs.ca, certs.client, "client");
+  makeCert(certs.ca, certs.server, ENGINE_SERVER, "agent-ci-server");
+  makeCert(certs.ca, certs.client, "client", "agent-ci-client");
   const image = await ensureBuilt(host, DIND_RECIPE);
   dind = await host.createContainer({
     Image: image,

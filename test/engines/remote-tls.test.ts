@@ -17,7 +17,7 @@ import { EngineError } from "../../src/sandbox/sandbox.js";
 import { hostAddressForContainers, startOriginServers } from "../support/egress-servers.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 import { EXAMPLE, labelled, runScripted } from "./support.js";
-import { makeCa, makeCert } from "../support/tls-certs.js";
+import { ENGINE_SERVER, makeCa, makeCert } from "../support/tls-certs.js";
 
 const ENV_KEYS = ["DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH"] as const;
 
@@ -54,10 +54,10 @@ describe("agent-ci through a remote engine over TCP with mutual TLS", () => {
   beforeAll(async () => {
     const socketPath = localEngineSocket();
     makeCa(dirs.ca, "agent-ci test CA");
-    makeCert(dirs.ca, dirs.server, "server");
-    makeCert(dirs.ca, dirs.client, "client");
+    makeCert(dirs.ca, dirs.server, ENGINE_SERVER, "agent-ci-server");
+    makeCert(dirs.ca, dirs.client, "client", "agent-ci-client");
     makeCa(dirs.otherCa, "someone else's CA");
-    makeCert(dirs.otherCa, dirs.stranger, "client");
+    makeCert(dirs.otherCa, dirs.stranger, "client", "agent-ci-client");
     const read = (dir: string, name: string) => fs.readFileSync(path.join(dir, name));
     server = tls.createServer(
       {

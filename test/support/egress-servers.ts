@@ -2,7 +2,6 @@
 // servers and one HTTPS server with a certificate from a CA made with openssl for this run, for the names
 // the tests map to them (allowed.test, blocked.test). Each answers with its own name, so a test sees which
 // server a request reached.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -10,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { DEFAULT_BASE_IMAGE } from "../../src/sandbox/image.js";
+import { makeCa, makeCert } from "./tls-certs.js";
 
 export const TEST_NAMES = ["allowed.test", "blocked.test", "private.test"] as const;
 
@@ -25,71 +25,14 @@ export interface OriginServers {
   close(): Promise<void>;
 }
 
-function openssl(dir: string, ...args: string[]): void {
-  execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-}
-
 /** A CA and a server certificate for the test names (and the address, for the IP-literal tests). */
 export function makeCertificates(
   dir: string,
   address: string,
   names: readonly string[] = TEST_NAMES,
 ): { key: Buffer; cert: Buffer; caFile: string } {
-  openssl(
-    dir,
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    "ca-key.pem",
-    "-out",
-    "ca.pem",
-    "-days",
-    "1",
-    "-subj",
-    "/CN=agent-ci egress test CA",
-  );
-  fs.writeFileSync(
-    path.join(dir, "server.ext"),
-    `subjectAltName=${names.map((n) => `DNS:${n}`).join(",")},IP:${address}\nextendedKeyUsage=serverAuth\n`,
-  );
-  openssl(
-    dir,
-    "req",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    "key.pem",
-    "-out",
-    "req.csr",
-    "-subj",
-    `/CN=${names[0]}`,
-  );
-  openssl(
-    dir,
-    "x509",
-    "-req",
-    "-in",
-    "req.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca-key.pem",
-    "-CAcreateserial",
-    "-out",
-    "cert.pem",
-    "-days",
-    "1",
-    "-extfile",
-    "server.ext",
-  );
+  makeCa(dir, "agent-ci egress test CA");
+  makeCert(dir, dir, { server: { names, addresses: [address] } }, names[0]);
   return {
     key: fs.readFileSync(path.join(dir, "key.pem")),
     cert: fs.readFileSync(path.join(dir, "cert.pem")),

@@ -1,5 +1,6 @@
-// Certificates for an engine reached over TCP with mutual TLS, made with openssl for one test run: a CA,
-// a server certificate for 127.0.0.1 and a client certificate, laid out as DOCKER_CERT_PATH expects.
+// Certificates made with openssl for one test run: a CA, and certificates it signs — a server's for the
+// names and addresses a test serves (the egress and web tests' origins, an engine reached over TCP with
+// mutual TLS) and a client's, laid out as DOCKER_CERT_PATH expects (ca.pem, cert.pem, key.pem).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -8,7 +9,7 @@ function openssl(dir: string, ...args: string[]): void {
   execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
 }
 
-/** A CA, and a certificate signed by it for `name` (server: IP SAN 127.0.0.1; client: clientAuth). */
+/** A CA in `dir`: ca.pem and its key. */
 export function makeCa(dir: string, cn: string): void {
   fs.mkdirSync(dir, { recursive: true });
   openssl(
@@ -31,15 +32,24 @@ export function makeCa(dir: string, cn: string): void {
   );
 }
 
-export function makeCert(caDir: string, outDir: string, kind: "server" | "client"): void {
+/** What a certificate is for: a server at these names and addresses, or a client. */
+export type CertUse = { server: { names?: readonly string[]; addresses: readonly string[] } } | "client";
+
+/** A certificate signed by the CA in `caDir`, written to `outDir` (cert.pem, key.pem, and the CA's ca.pem). */
+export function makeCert(caDir: string, outDir: string, use: CertUse, cn = "agent-ci-test"): void {
   fs.mkdirSync(outDir, { recursive: true });
-  const ext = path.join(outDir, `${kind}.ext`);
+  const ext = path.join(outDir, "cert.ext");
+  const alt =
+    use === "client"
+      ? []
+      : [...(use.server.names ?? []).map((n) => `DNS:${n}`), ...use.server.addresses.map((a) => `IP:${a}`)];
   fs.writeFileSync(
     ext,
-    kind === "server"
-      ? "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n"
-      : "extendedKeyUsage=clientAuth\n",
+    use === "client"
+      ? "extendedKeyUsage=clientAuth\n"
+      : `subjectAltName=${alt.join(",")}\nextendedKeyUsage=serverAuth\n`,
   );
+  const csr = "req.csr";
   openssl(
     outDir,
     "req",
@@ -51,16 +61,16 @@ export function makeCert(caDir: string, outDir: string, kind: "server" | "client
     "-keyout",
     "key.pem",
     "-out",
-    "req.csr",
+    csr,
     "-subj",
-    `/CN=agent-ci-${kind}`,
+    `/CN=${cn}`,
   );
   openssl(
     outDir,
     "x509",
     "-req",
     "-in",
-    "req.csr",
+    csr,
     "-CA",
     path.join(caDir, "ca.pem"),
     "-CAkey",
@@ -73,5 +83,9 @@ export function makeCert(caDir: string, outDir: string, kind: "server" | "client
     "-extfile",
     ext,
   );
-  fs.copyFileSync(path.join(caDir, "ca.pem"), path.join(outDir, "ca.pem"));
+  if (path.resolve(outDir) !== path.resolve(caDir))
+    fs.copyFileSync(path.join(caDir, "ca.pem"), path.join(outDir, "ca.pem"));
 }
+
+/** The engine's server certificate for 127.0.0.1. */
+export const ENGINE_SERVER: CertUse = { server: { addresses: ["127.0.0.1"] } };
