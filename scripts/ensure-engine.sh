@@ -147,24 +147,27 @@ build_base_image() {
     may_install || die "no registry answers and debootstrap is missing: install it (apt-get install debootstrap) or docker load an image tagged $BASE_IMAGE"
     apt_install debootstrap
   }
-  local root start=$SECONDS
-  root=$(mktemp -d "${TMPDIR:-/tmp}/agent-ci-rootfs.XXXXXX")
-  # EXIT, not RETURN: a failed step ends the script from inside this function.
-  trap 'rm -rf "$root" "$root.context"' EXIT
+  local start=$SECONDS
+  # Global, not local: the EXIT trap runs after this function's scope is gone (a failed step ends the script
+  # from inside it, and set -u would stop the trap at an unbound name).
+  base_root=$(mktemp -d "${TMPDIR:-/tmp}/agent-ci-rootfs.XXXXXX")
+  trap 'rm -rf "$base_root" "$base_root.context"' EXIT
   say "base image: building $BASE_IMAGE locally with debootstrap ($SUITE, minbase${ARCH:+, $ARCH under emulation}); a few minutes (log: $LOG_DIR/debootstrap.log)"
   : >"$LOG_DIR/debootstrap.log"
-  logged debootstrap debootstrap --variant=minbase ${ARCH:+--arch="$ARCH"} "$SUITE" "$root" "$MIRROR"
-  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+  logged debootstrap debootstrap --variant=minbase ${ARCH:+--arch="$ARCH"} "$SUITE" "$base_root" "$MIRROR"
+  rm -rf "$base_root"/var/cache/apt/archives/*.deb "$base_root"/var/lib/apt/lists/*
   if [ -z "$ARCH" ]; then
-    tar -C "$root" -c . | docker import --change 'CMD ["bash"]' - "$BASE_IMAGE" >/dev/null
+    tar -C "$base_root" -c . | docker import --change 'CMD ["bash"]' - "$BASE_IMAGE" >/dev/null
   else
     # Docker 20.10 ignores `docker import --platform`; a build from scratch records the architecture.
-    mkdir "$root.context"
-    tar -C "$root" -cf "$root.context/rootfs.tar" .
-    printf 'FROM scratch\nADD rootfs.tar /\nCMD ["bash"]\n' > "$root.context/Dockerfile"
+    mkdir "$base_root.context"
+    tar -C "$base_root" -cf "$base_root.context/rootfs.tar" .
+    printf 'FROM scratch\nADD rootfs.tar /\nCMD ["bash"]\n' > "$base_root.context/Dockerfile"
     : >"$LOG_DIR/base-build.log"
-    logged base-build env DOCKER_BUILDKIT=0 docker build -q --platform "linux/$ARCH" -t "$BASE_IMAGE" "$root.context"
+    logged base-build env DOCKER_BUILDKIT=0 docker build -q --platform "linux/$ARCH" -t "$BASE_IMAGE" "$base_root.context"
   fi
+  rm -rf "$base_root" "$base_root.context"
+  trap - EXIT
   say "base image: built $BASE_IMAGE in $(since "$start")"
 }
 
