@@ -188,6 +188,18 @@ function checked(
   };
 }
 
+/** A definition the schema refused: a config error naming the first field at fault (`whole`: none in particular). */
+function failOnFirstIssue(source: string, error: z.ZodError, whole: string): never {
+  const issue = error.issues[0];
+  fail(
+    source,
+    issue?.path.length ? issue.path.join(".") : whole,
+    issue?.code === "unrecognized_keys"
+      ? `unknown field ${issue.keys.join(", ")}`
+      : (issue?.message ?? "invalid"),
+  );
+}
+
 /** One Markdown agent file: `---` YAML frontmatter `---`, then the system prompt. */
 export function parseAgentFile(text: string, source: string): AgentDefinition {
   let split: ReturnType<typeof parseFrontmatter>;
@@ -199,17 +211,7 @@ export function parseAgentFile(text: string, source: string): AgentDefinition {
   if (!split.found)
     fail(source, "frontmatter", "the file does not start with a --- YAML frontmatter --- block");
   const parsed = Frontmatter.safeParse(split.frontmatter);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.length ? issue.path.join(".") : "frontmatter";
-    fail(
-      source,
-      field,
-      issue?.code === "unrecognized_keys"
-        ? `unknown field ${issue.keys.join(", ")}`
-        : (issue?.message ?? "invalid"),
-    );
-  }
+  if (!parsed.success) failOnFirstIssue(source, parsed.error, "frontmatter");
   return checked(source, { ...parsed.data, prompt: split.body });
 }
 
@@ -254,17 +256,7 @@ export function parseAgentsJson(text: string, label: string): AgentDefinition[] 
     if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name))
       fail(source, "name", "letters, digits, '-', '_' and '.' only");
     const parsed = InlineAgent.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const field = issue?.path.length ? issue.path.join(".") : "definition";
-      fail(
-        source,
-        field,
-        issue?.code === "unrecognized_keys"
-          ? `unknown field ${issue.keys.join(", ")}`
-          : (issue?.message ?? "invalid"),
-      );
-    }
+    if (!parsed.success) failOnFirstIssue(source, parsed.error, "definition");
     return checked(source, { name, ...parsed.data });
   });
 }
