@@ -46,7 +46,7 @@ export interface PublishPrOptions extends PatchCheckOptions {
   baseBranch?: string;
   /** Publish onto this pull request instead of the one trigger.json names. */
   pullNumber?: number;
-  /** How the PR names the issue the run came from (default: references, "Opened from #N"). */
+  /** How the PR names the issue the run came from (default: DEFAULT_LINK_ISSUE, "Opened from #N"). */
   linkIssue?: LinkIssue;
   author: { name: string; email: string };
   log: (line: string) => void;
@@ -140,6 +140,8 @@ export function runSummary(report: RunReport): string {
 /** How the pull request names the issue the run came from: closing it on merge, pointing at it, or not at all. */
 export const LINK_ISSUE_MODES = ["closes", "references", "none"] as const;
 export type LinkIssue = (typeof LINK_ISSUE_MODES)[number];
+/** Pointing at the issue without closing it: whether a merge closes it stays a person's decision. */
+export const DEFAULT_LINK_ISSUE: LinkIssue = "references";
 
 /** agent-ci's own line about the issue the run came from, written by agent-ci and never by the model. */
 function issueLine(issue: number | undefined, linkIssue: LinkIssue): string | undefined {
@@ -336,7 +338,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     throw new PublishRefusedError(`not published:\n${problems.map((p) => `- ${p}`).join("\n")}`);
   const base = report.workspace.baseCommit ?? "";
   const full = `${owner}/${name}`;
-  const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? "references");
+  const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? DEFAULT_LINK_ISSUE);
 
   const remoteUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.remote)
     ? options.remote

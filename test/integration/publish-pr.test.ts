@@ -409,7 +409,12 @@ describe("agent-ci publish", () => {
           buildProgram()
             .commands.find((c) => c.name() === args[0])
             ?.outputHelp();
-        else await buildProgram().parseAsync(["node", "agent-ci", ...args]);
+        else {
+          const program = buildProgram();
+          // A flag commander refuses throws here instead of ending the test process.
+          for (const command of program.commands) command.exitOverride();
+          await program.parseAsync(["node", "agent-ci", ...args]);
+        }
         return { code: Number(process.exitCode ?? 0), out, err };
       } finally {
         stdout.mockRestore();
@@ -433,6 +438,44 @@ describe("agent-ci publish", () => {
     const result = JSON.parse(published.out) as Record<string, unknown>;
     expect(result).toMatchObject({ action: "created", branch: "agent-ci/run-from-cli" });
     expect(fake.pulls.get(Number(result.pr_number))?.head.ref).toBe("agent-ci/run-from-cli");
+
+    // --link-issue: the Action's link_issue, with its values and its default.
+    expect(help.out.replace(/\s+/g, " ")).toMatch(
+      /--link-issue <mode> .*\(choices: "closes", "references", "none", default: "references"\)/,
+    );
+    const fromIssue = (runId: string) =>
+      variant({ runId, trigger: { target: { number: 42, isPullRequest: false } } });
+    const bodyOf = (r: { out: string }) =>
+      fake.pulls.get(Number((JSON.parse(r.out) as { pr_number: number }).pr_number))?.body ?? "";
+    const closing = await cli(
+      "publish",
+      fromIssue("cli-closes"),
+      "--repo-dir",
+      repoDir,
+      "--json",
+      "--link-issue",
+      "closes",
+    );
+    expect(closing.code, closing.err).toBe(0);
+    expect(bodyOf(closing)).toContain("Fixes #42");
+    const byDefault = await cli("publish", fromIssue("cli-references"), "--repo-dir", repoDir, "--json");
+    expect(bodyOf(byDefault)).toContain("Opened from #42");
+    expect(bodyOf(byDefault)).not.toContain("Fixes #42");
+    const none = await cli(
+      "publish",
+      fromIssue("cli-none"),
+      "--repo-dir",
+      repoDir,
+      "--json",
+      "--link-issue",
+      "none",
+    );
+    expect(bodyOf(none)).not.toMatch(/#42/);
+    const writes = fake.writes().length;
+    await expect(
+      cli("publish", fromIssue("cli-bad"), "--repo-dir", repoDir, "--link-issue", "sometimes"),
+    ).rejects.toThrow(/argument 'sometimes' is invalid\. Allowed choices are closes, references, none/);
+    expect(fake.writes().length).toBe(writes);
 
     const refused = await cli("publish", out, "--repo-dir", repoDir, "--max-patch-bytes", "10");
     expect(refused.code).toBe(2);
