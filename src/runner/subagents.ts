@@ -13,11 +13,7 @@ import {
   type SubagentOutcome,
   type SubagentRequest,
 } from "../tools/task.js";
-import {
-  createBackgroundTaskTools,
-  type BackgroundAgent,
-  type BackgroundAgents,
-} from "../tools/task-output.js";
+import type { BackgroundAgent, BackgroundAgents } from "../tools/background.js";
 import type { AnyTool } from "../tools/types.js";
 import {
   agentTypeLines,
@@ -37,8 +33,8 @@ import { subagentSystemPrompt } from "./system-prompt.js";
 /** At most this many subagents work at once; more Task calls wait for a free slot (RELIABILITY A2). */
 export const MAX_CONCURRENT_SUBAGENTS = 8;
 
-/** Tools a subagent never gets: it cannot start subagents, nor read or stop other agents' tasks. */
-const PARENT_ONLY_TOOLS = new Set([TASK_TOOL, "TaskOutput", "TaskStop"]);
+/** Tools a subagent never gets: it cannot start subagents (nor see the parent's background agents: its state has none). */
+const PARENT_ONLY_TOOLS = new Set([TASK_TOOL]);
 
 /** One subagent of the run, for the record. */
 export interface SubagentRun {
@@ -129,11 +125,14 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
   >();
   private seq = 0;
 
-  constructor(private readonly options: SubagentRunnerOptions) {}
+  constructor(private readonly options: SubagentRunnerOptions) {
+    // TaskOutput and KillShell find the main loop's background agents through its state.
+    options.state.agents = this;
+  }
 
-  /** The run's Task tool and its background-task tools, bound to this runner. */
+  /** The run's Task tool, bound to this runner. */
   tools(): AnyTool[] {
-    return [createTaskTool(this), ...createBackgroundTaskTools(this)];
+    return [createTaskTool(this)];
   }
 
   description(): string {
@@ -186,7 +185,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
   start(request: SubagentRequest): string {
     const run = this.begin(request, true);
     const stop = new AbortController();
-    // A background agent outlives the Task call, not the run: the run's end or a TaskStop aborts it.
+    // A background agent outlives the Task call, not the run: the run's end or a KillShell aborts it.
     const signal = AbortSignal.any([request.signal, stop.signal]);
     const done = (async () => {
       const release = await this.slots.acquire(signal).catch(() => undefined);
@@ -332,7 +331,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
     return stopped;
   }
 
-  /** A background agent by id, for TaskOutput and TaskStop. */
+  /** A background agent by id, for TaskOutput and KillShell. */
   backgroundAgent(id: string): BackgroundAgent | undefined {
     const entry = this.background.get(id);
     if (!entry) return undefined;
@@ -345,7 +344,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
       },
       done: entry.done,
       stop: () => {
-        entry.stop.abort(new Error("stopped by TaskStop"));
+        entry.stop.abort(new Error("stopped by KillShell"));
         void entry.done.then(() => (run.status = "stopped"));
       },
       outcome: () => this.outcome(run),
