@@ -121,7 +121,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
   private readonly slots = new Slots(MAX_CONCURRENT_SUBAGENTS);
   private readonly background = new Map<
     string,
-    { run: SubagentRun; done: Promise<void>; stop: AbortController }
+    { run: SubagentRun; done: Promise<void>; stop: AbortController; stoppedByTool?: boolean }
   >();
   private seq = 0;
 
@@ -285,8 +285,16 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
       );
       run.status = run.loop.exit;
     } catch (e) {
-      run.status = "failed";
       run.error = (e as Error)?.message ?? String(e);
+      // Cut short from outside (the run's cancel or wall clock, KillShell): a background agent was stopped, a
+      // foreground one ended with the run; only a fault of its own is `failed`.
+      run.status = !signal.aborted
+        ? "failed"
+        : run.background
+          ? "stopped"
+          : o.budget.reached()?.exit === "timeout"
+            ? "timeout"
+            : "cancelled";
       throw e;
     } finally {
       run.durationMs = Math.round(performance.now() - started);
@@ -318,11 +326,15 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
     return this.runs.flatMap((r) => r.loop.calls);
   }
 
-  /** Background agents still running when the run ends are stopped, and the record says so. */
+  /**
+   * Background agents still working when the run ends are stopped, and the record says so: those running
+   * now, and those the run's own cancel or wall clock already cut short (not the ones KillShell stopped).
+   */
   async stopBackground(): Promise<string[]> {
     const stopped: string[] = [];
     for (const [id, entry] of this.background) {
-      if (entry.run.status !== "running") continue;
+      const cutShort = entry.run.status === "stopped" && !entry.stoppedByTool;
+      if (entry.run.status !== "running" && !cutShort) continue;
       entry.stop.abort(new Error("the run ended"));
       await entry.done;
       entry.run.status = "stopped";
@@ -344,6 +356,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
       },
       done: entry.done,
       stop: () => {
+        entry.stoppedByTool = true;
         entry.stop.abort(new Error("stopped by KillShell"));
         void entry.done.then(() => (run.status = "stopped"));
       },
