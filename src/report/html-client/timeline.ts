@@ -116,9 +116,11 @@ interface Lane {
   nested?: { parent: string; agent?: Subagent; type: string };
 }
 
+const subagentByTask = new Map((report.subagents ?? []).map((a) => [a.toolUseId, a] as const));
+
 /** A subagent's lane: its calls, labelled with its type, under its Task call. */
 function subagentLane(parent: string, own: ToolCall[]): Lane {
-  const agent = report.subagents?.find((a) => a.toolUseId === parent);
+  const agent = subagentByTask.get(parent);
   const type = agent?.type ?? own[0]?.agent ?? "subagent";
   return {
     label: `\u21b3 ${type}`,
@@ -134,9 +136,12 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
   for (const c of calls) if (!tools.includes(c.tool)) tools.push(c.tool);
   // A subagent's calls, by the Task call that started it; the main loop's tools get the top-level lanes.
   const children = new Map<string, ToolCall[]>();
-  for (const c of calls)
-    if (c.parentToolUseId !== undefined)
-      children.set(c.parentToolUseId, [...(children.get(c.parentToolUseId) ?? []), c]);
+  for (const c of calls) {
+    if (c.parentToolUseId === undefined) continue;
+    const siblings = children.get(c.parentToolUseId);
+    if (siblings) siblings.push(c);
+    else children.set(c.parentToolUseId, [c]);
+  }
   for (const agent of report.subagents ?? [])
     if (!children.has(agent.toolUseId)) children.set(agent.toolUseId, []);
   const mainCalls = calls.filter((c) => c.parentToolUseId === undefined);
