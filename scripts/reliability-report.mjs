@@ -30,6 +30,7 @@ const GROUPS = {
   M: "Model and API faults",
   G: "GitHub API and Action faults",
   U: "Untrusted content and prompt injection",
+  A: "Subagents",
   X: "MCP servers",
   W: "Web",
 };
