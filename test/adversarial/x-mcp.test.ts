@@ -269,6 +269,7 @@ describe("X: MCP servers", () => {
       // The call was cut by the deadline and recorded as such.
       expect(clock.report?.toolCalls.find((c) => c.id === "hang")).toMatchObject({
         tool: "mcp__slow__hang",
+        mcp: { server: "slow", tool: "hang" },
         isError: true,
         errorKind: "interrupted",
       });
