@@ -246,9 +246,16 @@ export const RunConfig = z
     /** Review mode: the pull request's base (a commit or ref in the workspace) and head (default HEAD). */
     reviewBase: z.string().min(1).optional(),
     reviewHead: z.string().min(1).optional(),
+    resume: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "An earlier run's output folder or report.json: continue it (its workspace, conversation and policy)",
+      ),
   })
   .superRefine((c, ctx) => {
-    if (!c.script && !c.prompt && c.task !== "review")
+    if (!c.script && !c.prompt && c.task !== "review" && !c.resume)
       ctx.addIssue({
         code: "custom",
         message: "give a task with --prompt or --prompt-file, or a --script to replay",
@@ -273,6 +280,11 @@ export const RunConfig = z
         message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one",
       });
     }
+    if (c.resume && c.task === "review")
+      ctx.addIssue({
+        code: "custom",
+        message: "--resume continues a run's task; it does not take --task review",
+      });
     if (c.compactAt !== undefined && c.contextWindow !== undefined && c.compactAt >= c.contextWindow) {
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
