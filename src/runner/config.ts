@@ -30,6 +30,7 @@ export interface CrossFields {
   allowPrivateHost: readonly string[];
   task: (typeof TASKS)[number];
   outputSchema?: unknown;
+  resume?: unknown;
 }
 
 /** How a face names the cross fields, and what stands between a name and what is said of it. */
@@ -47,6 +48,7 @@ export const CLI_FACE: ConfigFace = {
     allowPrivateHost: "--allow-private-host",
     task: "--task",
     outputSchema: "--output-schema",
+    resume: "--resume",
   },
   separator: " ",
 };
@@ -57,6 +59,8 @@ export function crossFieldProblems(c: CrossFields, face: ConfigFace): string[] {
   const problems: string[] = [];
   if (c.task === "review" && c.outputSchema !== undefined)
     problems.push(about("task", `review returns its own findings: it takes no ${face.names.outputSchema}`));
+  if (c.task === "review" && c.resume !== undefined)
+    problems.push(about("resume", `continues a run's task; it does not go with ${about("task", "review")}`));
   if (c.setup.length && c.network === "none")
     problems.push(
       about(
@@ -280,11 +284,6 @@ export const RunConfig = z
         message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one",
       });
     }
-    if (c.resume && c.task === "review")
-      ctx.addIssue({
-        code: "custom",
-        message: "--resume continues a run's task; it does not take --task review",
-      });
     if (c.compactAt !== undefined && c.contextWindow !== undefined && c.compactAt >= c.contextWindow) {
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
