@@ -262,7 +262,8 @@ export const RunConfig = z
     if (!c.script && !c.prompt && c.task !== "review" && !c.resume)
       ctx.addIssue({
         code: "custom",
-        message: "give a task with --prompt or --prompt-file, or a --script to replay",
+        message:
+          "give a task with --prompt or --prompt-file, a --script to replay, or --resume to continue a run",
       });
     if (c.task === "review") {
       if (!c.reviewBase)

@@ -2,9 +2,11 @@
 // read with their hashes, the messages as last sent), read back, and completed with the new prompt; and the
 // earlier policy as the start of the new one, with what a flag changed said in words.
 import { describe, expect, it } from "vitest";
+import { parseActionInputs, type InputName } from "../../../src/action/inputs.js";
 import { loadPolicy } from "../../../src/policy/index.js";
 import { createRedactor, type ReportPolicy } from "../../../src/report/index.js";
 import type { MessageParam } from "../../../src/runner/driver.js";
+import { parseRunConfig } from "../../../src/runner/config.js";
 import { CLEARED_PREFIX } from "../../../src/runner/context.js";
 import {
   conversationRecord,
@@ -168,5 +170,23 @@ describe("the earlier policy on resume", () => {
       "added allow Bash(*)",
       "removed deny Bash(curl:*)",
     ]);
+  });
+});
+
+describe("--resume and resume_from", () => {
+  it("need no prompt, and do not go with a review, said in each face's words", () => {
+    expect(parseRunConfig({ workspace: ".", resume: "out", script: undefined, apiKey: "k" }).resume).toBe(
+      "out",
+    );
+    expect(() =>
+      parseRunConfig({ workspace: ".", resume: "out", task: "review", reviewBase: "main", apiKey: "k" }),
+    ).toThrow("--resume continues a run's task; it does not go with --task review");
+    const given: Partial<Record<InputName, string>> = {
+      resume_from: "earlier",
+      task: "review",
+    };
+    expect(() => parseActionInputs((name) => given[name] ?? "")).toThrow(
+      "resume_from: continues a run's task; it does not go with task: review",
+    );
   });
 });
