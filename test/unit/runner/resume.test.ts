@@ -1,6 +1,9 @@
 // The conversation a resumed run starts from: the record written at the end of a run (redacted, the files
 // read with their hashes, the messages as last sent), read back, and completed with the new prompt; and the
 // earlier policy as the start of the new one, with what a flag changed said in words.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseActionInputs, type InputName } from "../../../src/action/inputs.js";
 import { loadPolicy } from "../../../src/policy/index.js";
@@ -10,7 +13,9 @@ import { parseRunConfig } from "../../../src/runner/config.js";
 import { CLEARED_PREFIX } from "../../../src/runner/context.js";
 import {
   conversationRecord,
+  CONVERSATION_FILE,
   CONVERSATION_VERSION,
+  loadResumeRecord,
   parseConversation,
   policyChanges,
   restoreMessages,
@@ -188,5 +193,49 @@ describe("--resume and resume_from", () => {
     expect(() => parseActionInputs((name) => given[name] ?? "")).toThrow(
       "resume_from: continues a run's task; it does not go with task: review",
     );
+  });
+});
+
+describe("loadResumeRecord", () => {
+  const fixture = fs.readFileSync("test/fixtures/report/small-fix.json", "utf8");
+  const header = JSON.stringify({ type: "conversation", version: CONVERSATION_VERSION, runId: "r" });
+  const message = JSON.stringify({ type: "message", message: { role: "user", content: "Fix it." } });
+  function folder(files: Record<string, string>): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-record-"));
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+    return dir;
+  }
+
+  it("reads an output folder given as the folder or as its report.json", () => {
+    const dir = folder({
+      "report.json": fixture,
+      "patch.diff": "diff --git a/x b/x\n",
+      [CONVERSATION_FILE]: `${header}\n${message}\n`,
+    });
+    for (const given of [dir, path.join(dir, "report.json")]) {
+      const record = loadResumeRecord(given);
+      expect(record).toMatchObject({ dir, given, baseCommit: "4f2a9c1e0b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e" });
+      expect(record.report.runId).toBe("run-20250601-120000-a1b2c3");
+      expect(record.conversation.messages).toEqual([{ role: "user", content: "Fix it." }]);
+      expect(record.patch.toString()).toBe("diff --git a/x b/x\n");
+    }
+  });
+
+  it("says why a record cannot be resumed", () => {
+    const json = JSON.parse(fixture) as { workspace: Record<string, unknown> };
+    const noBase = JSON.stringify({ ...json, workspace: { ...json.workspace, baseCommit: undefined } });
+    const conversation = `${header}\n${message}\n`;
+    expect(() =>
+      loadResumeRecord(folder({ "report.json": noBase, [CONVERSATION_FILE]: conversation })),
+    ).toThrow(/records no base commit \(its workspace was not a git checkout\)/);
+    expect(() =>
+      loadResumeRecord(folder({ "report.json": fixture, [CONVERSATION_FILE]: conversation })),
+    ).toThrow(/left no patch\.diff/);
+    expect(() => loadResumeRecord(folder({ "report.json": "{not json" }))).toThrow(
+      /report\.json is not JSON/,
+    );
+    expect(() =>
+      loadResumeRecord(folder({ "report.json": JSON.stringify({ schemaVersion: 1, runId: "x" }) })),
+    ).toThrow(/does not match schema version 1/);
   });
 });
