@@ -62,6 +62,7 @@ export const INPUT_DEFAULTS = {
   script: "",
   task: "run",
   output_schema: "",
+  resume_from: "",
 } as const;
 export type InputName = keyof typeof INPUT_DEFAULTS;
 export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
@@ -76,6 +77,7 @@ const ACTION_FACE: ConfigFace = {
     allowPrivateHost: "allow_private_hosts",
     task: "task",
     outputSchema: "output_schema",
+    resume: "resume_from",
   } satisfies Record<string, InputName>,
   separator: ": ",
 };
@@ -217,6 +219,7 @@ export const ActionInputs = z
     script: optionalText,
     task: oneOf("task", TASKS),
     output_schema: optionalText,
+    resume_from: optionalText,
   })
   .superRefine((inputs, ctx) => {
     if (inputs.prompt && inputs.prompt_file)
@@ -229,6 +232,7 @@ export const ActionInputs = z
       allowPrivateHost: inputs.allow_private_hosts,
       task: inputs.task,
       outputSchema: inputs.output_schema,
+      resume: inputs.resume_from,
     };
     for (const message of crossFieldProblems(fields, ACTION_FACE)) ctx.addIssue({ code: "custom", message });
     if (inputs.script && inputs.anthropic_api_key) {

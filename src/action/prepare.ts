@@ -24,7 +24,14 @@ import type { TriggerRecord } from "./summary.js";
 
 export type Prepared =
   | { kind: "skip"; reason: string; trigger: TriggerRecord }
-  | { kind: "run"; config: RunConfig; event: ActionEvent; trigger: TriggerRecord };
+  | {
+      kind: "run";
+      config: RunConfig;
+      event: ActionEvent;
+      trigger: TriggerRecord;
+      /** What the comment says before the report. */
+      notes: string[];
+    };
 
 export interface PrepareOptions {
   inputs: ActionInputs;
@@ -116,6 +123,24 @@ async function trustedAgents(
   if (value.startsWith("{") || value.endsWith(".json"))
     return { agentsJsonPath: await trustedInput(options, event, ref, { input: "agents", as: "json" }) };
   return { agentsDir: await trustedInput(options, event, ref, { input: "agents", as: "folder" }) };
+}
+
+/**
+ * resume_from: the earlier run's record when the folder (the downloaded artifact) holds one. Without one —
+ * the workflow found no artifact, or it expired — the run starts fresh, and says so.
+ */
+function resumeSource(options: PrepareOptions): { resume?: string; notes: string[] } {
+  const given = options.inputs.resume_from;
+  if (!given) return { notes: [] };
+  const target = path.resolve(options.ctx.workspace, given);
+  const dir = fs.existsSync(target) && fs.statSync(target).isFile() ? path.dirname(target) : target;
+  if (fs.existsSync(path.join(dir, "report.json"))) {
+    options.log(`resume_from: continuing the run recorded in ${given}`);
+    return { resume: target, notes: [] };
+  }
+  const note = `resume_from named no earlier run's record (${given}: no report.json; its artifact was not found or has expired), so this run started fresh, without the earlier conversation.`;
+  options.warn(note);
+  return { notes: [note] };
 }
 
 /** task: review: the pull request's base and head commits, from the event (a comment's PR was fetched). */
@@ -217,6 +242,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const mcpConfigPath = await trustedInput(options, event, ref, { input: "mcp_config", as: "json" });
   const agents = await trustedAgents(options, event, ref);
   const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
+  const { resume, notes } = resumeSource(options);
   const config = parseRunConfig(
     toRunConfigInput({
       inputs,
@@ -234,7 +260,8 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       envApiKey: options.env.ANTHROPIC_API_KEY,
       envBaseUrl: options.env.ANTHROPIC_BASE_URL,
       repo: `${ctx.owner}/${ctx.repo}`,
+      resume,
     }),
   );
-  return { kind: "run", config, event, trigger: record(ctx, event, `ran: ${actor.why}`, built) };
+  return { kind: "run", config, event, trigger: record(ctx, event, `ran: ${actor.why}`, built), notes };
 }

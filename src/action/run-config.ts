@@ -31,6 +31,8 @@ export interface RunConfigParts {
   /** ANTHROPIC_BASE_URL from the environment (a gateway or proxy). */
   envBaseUrl?: string;
   repo: string;
+  /** resume_from, when it holds an earlier run's record. */
+  resume?: string;
 }
 
 export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
@@ -85,5 +87,6 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     task: parts.review ? "review" : "run",
     reviewBase: parts.review?.base,
     reviewHead: parts.review?.head,
+    resume: parts.resume,
   };
 }

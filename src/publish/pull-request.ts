@@ -5,7 +5,8 @@
 // built from the base commit the report records (no working tree, so no checkout filter and no hook runs),
 // committed with `git commit-tree` with the run's end time as the date (the same run gives the same
 // commit), pushed without force, and opened as a pull request. When the run came from an agent-ci pull
-// request, the commit goes on that PR's branch instead. Re-running publish for the same run finds the
+// request, the commit goes on that PR's branch instead; a resumed run's (its patch is the whole change against
+// the same base) goes on top of the commit of the run it continues. Re-running publish for the same run finds the
 // branch already at that tree and the PR already open, and changes nothing. Every failure is an error
 // that says what to do; nothing here reports success for a step that did not happen.
 import fs from "node:fs";
@@ -16,7 +17,7 @@ import { defuseGitHubReferences, RunReport } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { patchProblems, type PatchCheckOptions } from "./checks.js";
 import { git, GitError } from "../host-git.js";
-import { readBranchHistory, RUN_TRAILER, wholeChangeBody } from "./pr-description.js";
+import { parseRunCommit, readBranchHistory, RUN_TRAILER, wholeChangeBody } from "./pr-description.js";
 
 export const BRANCH_PREFIX = "agent-ci/";
 export const PR_MARKER_PREFIX = "<!-- agent-ci-run:";
@@ -163,6 +164,17 @@ export function commitTitle(report: RunReport): string {
 function commitMessage(report: RunReport, issue?: string): string {
   const summary = runSummary(report);
   return `${commitTitle(report)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}${RUN_TRAILER}${report.runId}\n`;
+}
+
+/**
+ * Whether the branch's tip is the commit of the run this one resumed (its trailer names that run): a resumed
+ * run's patch is the whole change against the same base, so its commit goes on top of that one.
+ */
+async function continuesTip(repo: Repo, report: RunReport, tip: string): Promise<boolean> {
+  const earlier = report.resumedFrom?.runId;
+  if (!earlier) return false;
+  const message = await repo.run(["log", "-1", "--format=%B", tip]);
+  return parseRunCommit(message)?.runId === earlier;
 }
 
 const prMarker = (runId: string) => `${PR_MARKER_PREFIX} ${runId} -->`;
@@ -400,13 +412,14 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     commitSha = tip;
     log(`${branch} already holds this run's change (${tip}); nothing to push`);
   } else {
-    if (tip && tip !== base)
+    const parent = tip && tip !== base && (await continuesTip(repo, report, tip)) ? tip : base;
+    if (tip && tip !== parent)
       throw new PublishRefusedError(
         `${branch} is at ${tip}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes; re-run the agent on the branch's head.`,
       );
     const date = `${Math.floor(Date.parse(report.endedAt) / 1000)} +0000`;
     commitSha = (
-      await repo.run(["commit-tree", tree, "-p", base, "-m", commitMessage(report, issue)], {
+      await repo.run(["commit-tree", tree, "-p", parent, "-m", commitMessage(report, issue)], {
         GIT_AUTHOR_NAME: options.author.name,
         GIT_AUTHOR_EMAIL: options.author.email,
         GIT_COMMITTER_NAME: options.author.name,

@@ -85,6 +85,8 @@ export interface Conversation {
   spender?: Spender;
   system: string;
   prompt: string;
+  /** A conversation restored from an earlier run's record, `prompt` already in its last user message: sent instead of `prompt` alone. */
+  restored?: MessageParam[];
   tools: Anthropic.Tool[];
   maxTurns: number;
   maxTokens: number;
@@ -171,7 +173,7 @@ export function newLoopState(
     system: conversation.system,
     tools: conversation.tools,
     maxTurns: conversation.maxTurns,
-    messages: [{ role: "user", content: conversation.prompt }],
+    messages: conversation.restored ?? [{ role: "user", content: conversation.prompt }],
     signal: conversation.signal ?? budget.signal,
     context: conversation.context,
     structuredOutput: spec,
