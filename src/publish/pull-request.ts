@@ -16,6 +16,7 @@ import { defuseGitHubReferences, RunReport } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { patchProblems, type PatchCheckOptions } from "./checks.js";
 import { git, GitError } from "../host-git.js";
+import { readBranchHistory, RUN_TRAILER, wholeChangeBody } from "./pr-description.js";
 
 export const BRANCH_PREFIX = "agent-ci/";
 export const PR_MARKER_PREFIX = "<!-- agent-ci-run:";
@@ -46,7 +47,7 @@ export interface PublishPrOptions extends PatchCheckOptions {
   baseBranch?: string;
   /** Publish onto this pull request instead of the one trigger.json names. */
   pullNumber?: number;
-  /** How the PR names the issue the run came from (default: references, "Opened from #N"). */
+  /** How the PR names the issue the run came from (default: DEFAULT_LINK_ISSUE, "Opened from #N"). */
   linkIssue?: LinkIssue;
   author: { name: string; email: string };
   log: (line: string) => void;
@@ -140,6 +141,8 @@ export function runSummary(report: RunReport): string {
 /** How the pull request names the issue the run came from: closing it on merge, pointing at it, or not at all. */
 export const LINK_ISSUE_MODES = ["closes", "references", "none"] as const;
 export type LinkIssue = (typeof LINK_ISSUE_MODES)[number];
+/** Pointing at the issue without closing it: whether a merge closes it stays a person's decision. */
+export const DEFAULT_LINK_ISSUE: LinkIssue = "references";
 
 /** agent-ci's own line about the issue the run came from, written by agent-ci and never by the model. */
 function issueLine(issue: number | undefined, linkIssue: LinkIssue): string | undefined {
@@ -159,13 +162,15 @@ export function commitTitle(report: RunReport): string {
 
 function commitMessage(report: RunReport, issue?: string): string {
   const summary = runSummary(report);
-  return `${commitTitle(report)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}agent-ci run ${report.runId}\n`;
+  return `${commitTitle(report)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}${RUN_TRAILER}${report.runId}\n`;
 }
+
+const prMarker = (runId: string) => `${PR_MARKER_PREFIX} ${runId} -->`;
 
 function pullBody(report: RunReport, issue?: string): string {
   const files = report.patch.files.map((f) => `- \`${f.path}\` (+${f.added} −${f.removed})`);
   return [
-    `${PR_MARKER_PREFIX} ${report.runId} -->`,
+    prMarker(report.runId),
     runSummary(report) || "_The agent left no summary._",
     "",
     ...(issue ? [issue, ""] : []),
@@ -327,6 +332,37 @@ async function chooseTarget(
   return { branch: runBranch(report.runId), base: options.baseBranch ?? pull.head.ref };
 }
 
+/**
+ * The body of an agent-ci pull request this run published onto: the whole change and every run when the
+ * branch holds more than this one (pr-description.ts), else this run's. The title is left as it is: it was
+ * written for the first run, which named what the pull request is for, and a person may have edited it
+ * since; the body lists every run.
+ */
+async function followUpBody(
+  repo: Repo,
+  options: PublishPrOptions,
+  branch: string,
+  commitSha: string,
+  report: RunReport,
+  issue: string | undefined,
+): Promise<string> {
+  const history = await readBranchHistory(
+    {
+      run: (args) => repo.run(args),
+      ensure: (sha) => ensureCommit(repo, options.remote, sha, `a commit of ${branch}`),
+    },
+    commitSha,
+  ).catch((error: unknown) => {
+    options.log(
+      `could not read the earlier runs on ${branch} (${(error as Error).message}); the description names this run only`,
+    );
+    return undefined;
+  });
+  return history && history.runs.length > 1
+    ? wholeChangeBody(history, prMarker(report.runId), issue)
+    : pullBody(report, issue);
+}
+
 export async function publishPullRequest(options: PublishPrOptions): Promise<PublishPrResult> {
   const { log, owner, repo: name } = options;
   const report = loadReport(options.outDir);
@@ -336,7 +372,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     throw new PublishRefusedError(`not published:\n${problems.map((p) => `- ${p}`).join("\n")}`);
   const base = report.workspace.baseCommit ?? "";
   const full = `${owner}/${name}`;
-  const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? "references");
+  const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? DEFAULT_LINK_ISSUE);
 
   const remoteUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.remote)
     ? options.remote
@@ -392,9 +428,9 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
   }
 
   const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
-  const body = pullBody(report, issue);
   if (target.pull) {
     const pull = target.pull;
+    const body = await followUpBody(repo, options, branch, commitSha, report, issue);
     if ((pull.body ?? "") === body && !pushed)
       return {
         action: "unchanged",
@@ -427,6 +463,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
       pushed,
     };
   }
+  const body = pullBody(report, issue);
   const baseRef = target.base ?? (await defaultBranch(options).catch((e: unknown) => apiFailure(e, done)));
   const created = await options.api
     .call(

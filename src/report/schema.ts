@@ -523,7 +523,13 @@ export const EgressConnection = z
       .string()
       .optional()
       .describe(
-        'The tool_use id of the call whose process connected ("setup" for setup commands); absent when the client sent none.',
+        'The tool_use id of the call whose process connected ("setup" for setup commands); absent when neither the client\'s proxy credentials nor its process named one.',
+      ),
+    attributedBy: z
+      .enum(["credentials", "process"])
+      .optional()
+      .describe(
+        "How caller was found: credentials, the user name in the proxy URL agent-ci gives each call (curl, git, npm send it); process, the connecting socket traced to its process and that process to the call that started it (a client given only host:port, such as openssl -proxy or a JVM's https.proxyHost).",
       ),
   })
   .meta({ id: "EgressConnection" });

@@ -385,7 +385,14 @@ async function callTools(
       ? String((signal.reason as Error)?.message ?? signal.reason ?? "cancelled")
       : ((e as Error)?.message ?? String(e));
     const interrupted = toolUses.map((u, index) =>
-      interruptedRecord(turn, index, u, why, Math.round(turnStarted - services.runStart)),
+      interruptedRecord(
+        turn,
+        index,
+        u,
+        why,
+        Math.round(turnStarted - services.runStart),
+        services.pipeline.callerFacts(u.name),
+      ),
     );
     state.result.calls.push(...interrupted);
     if (interrupted.length) emitToolResults(services, state, ToolPipeline.toolResults(interrupted));
@@ -584,9 +591,11 @@ function loopRecord(
   use: Anthropic.ToolUseBlockParam,
   startOffsetMs: number,
   answer: Pick<ToolCallRecord, "isError" | "errorKind" | "title"> & { content: string },
+  caller: Partial<ToolCallRecord> = {},
 ): ToolCallRecord {
   const { errorKind, ...rest } = answer;
   return {
+    ...caller,
     id: use.id,
     turn,
     index,
@@ -609,14 +618,17 @@ function interruptedRecord(
   use: Anthropic.ToolUseBlockParam,
   why: string,
   startOffsetMs: number,
+  caller: Partial<ToolCallRecord>,
 ): ToolCallRecord {
   const content = `The run ended before this call finished (${why}); its result is unknown.`;
-  return loopRecord(turn, index, use, startOffsetMs, {
-    content,
-    isError: true,
-    errorKind: "interrupted",
-    title: `interrupted: ${why}`,
-  });
+  return loopRecord(
+    turn,
+    index,
+    use,
+    startOffsetMs,
+    { content, isError: true, errorKind: "interrupted", title: `interrupted: ${why}` },
+    caller,
+  );
 }
 
 /** The content with every tool_use block whose id was already used removed (noted in the warnings). */
