@@ -63,13 +63,13 @@ export function numberLines(text: string, offset = 1, limit = DEFAULT_READ_LINES
 
 const sha256 = (data: Uint8Array | string) => crypto.createHash("sha256").update(data).digest("hex");
 
-/** `rg … | xargs stat` sorted by mtime: how Grep (files_with_matches) and Glob list files. */
+/** rg's list through find's `-files0-from`, sorted by mtime: how Grep (files_with_matches) and Glob list files. */
 async function filesByMtime(
   rgArgs: string[],
   cwd: string,
   order: "oldest" | "newest",
 ): Promise<{ res: Spawned; files: string[] }> {
-  const script = 'rg "$@" | xargs -0 -r stat --printf "%.9Y\\t%n\\0" --';
+  const script = 'rg "$@" | find -files0-from - -maxdepth 0 -printf "%T@\\t%p\\0"';
   const res = await run(["bash", "-o", "pipefail", "-c", script, "rg", ...rgArgs], cwd);
   const sign = order === "oldest" ? 1 : -1;
   const entries = res.stdout
@@ -204,7 +204,7 @@ export class NativeSession {
       input.path ?? ".",
     ];
     const { res, files } = await filesByMtime(args, this.root, "oldest");
-    if (res.exitCode !== 0 && res.exitCode !== 1 && res.exitCode !== 123)
+    if (res.exitCode !== 0 && res.exitCode !== 1)
       return { isError: true, output: res.stderr.toString("utf8") };
     return { isError: false, output: files.slice(0, MAX_GLOB_RESULTS).join("\n") };
   }

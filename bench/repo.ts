@@ -18,6 +18,8 @@ export interface RepoOptions {
   seed?: number;
   /** Where the repository's folder is made (default: the OS temp folder). */
   parent?: string;
+  /** Every generated text file this many lines long (textBytes is then ignored); default: sizes spread around the mean. */
+  linesPerFile?: number;
 }
 
 export interface GeneratedRepo {
@@ -153,6 +155,11 @@ function textFile(g: Gen, ext: string, bytes: number, header: string): string {
     size += block.length;
   }
   return parts.join("");
+}
+
+/** The first `n` lines of `text`, each ended by a newline. */
+function firstLines(text: string, n: number): string {
+  return text.split("\n").slice(0, n).join("\n") + "\n";
 }
 
 /** The 2,000-line file the Read benchmark reads: short lines, one unique marker line. */
@@ -306,7 +313,8 @@ export function generateRepo(options: RepoOptions): GeneratedRepo {
         `export const defaults${i} = parseConfig("mode=fast");\n\n`;
     }
     if (ext === "go" && byExt.go?.length === 0) header += `${GO_MARKER}\n`;
-    write(rel, textFile(g, ext, size, header));
+    const text = textFile(g, ext, options.linesPerFile ? options.linesPerFile * 120 : size, header);
+    write(rel, options.linesPerFile ? firstLines(text, options.linesPerFile) : text);
     byExt[ext]?.push(rel);
   }
   const binExts = ["png", "woff2", "bin", "jpg"];

@@ -6,11 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-results
 rm -f test-results/vitest-*.json
-# What runs again under another OCI runtime (below): the tools, the path escapes, the network, the read-back.
+# What runs again under another OCI runtime (below): the tools, the path escapes, the network, the read-back,
+# the command faults (the limits, held inside gVisor's kernel by rlimits).
 RUNTIME_TESTS=(
   test/integration/tools-bash.test.ts test/integration/tools-edit.test.ts test/integration/tools-read.test.ts
   test/integration/tools-search.test.ts test/integration/tools-paths.test.ts test/adversarial/p-paths.test.ts
-  test/integration/egress.test.ts test/integration/runtime.test.ts
+  test/integration/egress.test.ts test/integration/runtime.test.ts test/adversarial/c-commands.test.ts
 )
 status=0
 full=""

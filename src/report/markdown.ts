@@ -568,6 +568,10 @@ function runDetails(report: RunReport): string {
     lines.push(
       `- **Container** user ${code(hardening.user, 30)} · network ${code(hardening.networkMode, 30)} · cap-drop ${code(hardening.capDrop.join(",") || "none", 60)} · no-new-privileges ${yesNo(hardening.noNewPrivileges)} · read-only root ${yesNo(hardening.readonlyRootfs)} · init ${yesNo(hardening.init)} · pids ${hardening.pidsLimit ?? "**unlimited**"} · memory ${hardening.memoryBytes === null ? "**unlimited**" : formatBytes(hardening.memoryBytes)} · CPUs ${hardening.nanoCpus === null ? "**unlimited**" : String(hardening.nanoCpus / 1e9)}${hardening.runtime ? ` · runtime ${code(hardening.runtime, 30)}` : ""}${hardening.egressRuntime ? ` · egress sidecar runtime ${code(hardening.egressRuntime, 30)}` : ""}`,
     );
+    if (hardening.limitsInside)
+      lines.push(
+        `- **Limits inside ${code(hardening.runtime ?? "", 30)}'s kernel** processes ${hardening.limitsInside.processes} (RLIMIT_NPROC) · memory per Bash command ${formatBytes(hardening.limitsInside.addressSpaceBytes)} (RLIMIT_AS): ${hardening.limitsInside.heldBy}`,
+      );
     for (const enforced of hardening.enforcedAt.slice(0, 30)) {
       const where =
         enforced.where === "tool_gate"

@@ -150,6 +150,20 @@ export const Hardening = z
           "--runtime runsc: the sidecar runs only agent-ci's proxy, and needs a network gVisor registered with --network=none does not give.",
       ),
     seccomp: z.string().optional().describe("'default' unless a profile was given."),
+    limitsInside: z
+      .object({
+        processes: z.number().int().describe("RLIMIT_NPROC of the agent's user: the run's pids limit."),
+        addressSpaceBytes: z
+          .number()
+          .int()
+          .describe("RLIMIT_AS of each Bash command and what it starts: the run's memory limit."),
+        heldBy: z.string(),
+      })
+      .optional()
+      .describe(
+        "Under a runtime with its own kernel (runsc, gVisor), which does not see the container's cgroups: the " +
+          "process and memory limits as held inside it by rlimits. pidsLimit is then the host cgroup's, with room for gVisor's own threads.",
+      ),
     enforcedAt: z
       .array(EnforcedRule)
       .describe("Which policy rules were enforced inside the container and which only at the tool gate."),

@@ -31,6 +31,7 @@ import {
 import {
   containerSpec,
   type DockerSandboxOptions,
+  limitsInsideOf,
   runtimeOf,
   usesEgress,
   workspaceMountOptions,
@@ -225,6 +226,7 @@ export async function assembleSandbox<S extends Assembled>(
     });
     const link = new HelperLink(docker, container, made.channel, {
       passEnv: options.env,
+      addressSpaceBytes: limitsInsideOf(options)?.addressSpaceBytes,
       emulatedArchitecture: emulated ? image.architecture : undefined,
       progress: options.progress,
     });
@@ -552,12 +554,25 @@ async function readBackHardening(
   const ping = await link.client.request("ping", {});
   if (!ping.ok) throw new SandboxFsError(ping.header.code, ping.header.message, "");
   const inside = ping.header;
-  const userns = await link.client.request("exec", {
-    argv: [toolbeltProgram("unshare"), "-U", "true"],
-    cwd: "/",
-    env: commandEnv(commands, { argv: [] }),
-    timeoutMs: 10_000,
-  });
+  const probeExec = (argv: string[]) =>
+    link.client.request("exec", {
+      argv,
+      cwd: "/",
+      env: commandEnv(commands, { argv: [] }),
+      timeoutMs: 10_000,
+    });
+  // The process limit a command gets (RLIMIT_NPROC, hard), as its shell says it: gVisor has no /proc/self/limits.
+  const [userns, nproc] = await Promise.all([
+    probeExec([toolbeltProgram("unshare"), "-U", "true"]),
+    probeExec([toolbeltProgram("bash"), "-c", "ulimit -Hu"]),
+  ]);
+  const nprocText =
+    nproc.ok && nproc.header.exitCode === 0
+      ? Buffer.from(nproc.body ?? [])
+          .subarray(0, nproc.header.stdoutBytes)
+          .toString("utf8")
+          .trim()
+      : "";
   const hardening = assessHardening(
     requested,
     info.HostConfig,
@@ -567,8 +582,13 @@ async function readBackHardening(
       noNewPrivs: inside.noNewPrivs,
       seccomp: inside.seccomp,
       userNamespaceOpen: userns.ok && userns.header.exitCode === 0,
+      maxProcesses: nprocText && /^\d+$/.test(nprocText) ? Number(nprocText) : null,
     },
-    { user: AGENT_USER, workspaceWritableByAgent: !options.readOnlyWorkspace },
+    {
+      user: AGENT_USER,
+      workspaceWritableByAgent: !options.readOnlyWorkspace,
+      addressSpaceBytes: limitsInsideOf(options)?.addressSpaceBytes,
+    },
   );
   if (hardening.missing.length && !options.allowWeakHardening) {
     throw new EngineError(

@@ -11,6 +11,7 @@ import { workspaceMount } from "./copier.js";
 import { type EgressOptions, egressMount } from "./egress/sidecar.js";
 import { ownerLabels } from "./engine.js";
 import { containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
+import { hostPidsLimit, type LimitsInside, limitsInside } from "./hardening.js";
 import { containerName } from "./run-objects.js";
 import { WORKSPACE_ROOT } from "./sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
@@ -96,6 +97,15 @@ export function workspaceMountOptions(options: DockerSandboxOptions, profile: En
   return `rw,exec,nosuid,nodev,size=${sizeOption(options.workspaceSizeBytes ?? DEFAULTS.workspaceSizeBytes)},${profile.workspaceOwner(Boolean(options.readOnlyWorkspace))}`;
 }
 
+/** What the run's limits are inside a runtime with its own kernel (gVisor); undefined elsewhere. */
+export function limitsInsideOf(options: DockerSandboxOptions): LimitsInside | undefined {
+  return limitsInside(
+    runtimeOf(options),
+    options.pidsLimit ?? DEFAULTS.pidsLimit,
+    options.memoryBytes ?? DEFAULTS.memoryBytes,
+  );
+}
+
 /** The run container's OCI runtime: `--runtime`, `runtime:`, else AGENT_CI_RUNTIME; undefined: the engine's default. */
 export function runtimeOf(options: DockerSandboxOptions): string | undefined {
   return options.runtime ?? (process.env.AGENT_CI_RUNTIME || undefined);
@@ -120,6 +130,12 @@ export function containerSpec(
   channel: HelperChannel | undefined,
 ): Docker.ContainerCreateOptions {
   const memory = options.memoryBytes ?? DEFAULTS.memoryBytes;
+  const runtime = runtimeOf(options);
+  const pids = options.pidsLimit ?? DEFAULTS.pidsLimit;
+  const inside = limitsInside(runtime, pids, memory);
+  // Held inside gVisor's kernel (hardening.ts): RLIMIT_NPROC on the container, so every exec has it.
+  const ulimits = containerUlimits(profile).filter((u) => !inside || u.Name !== "nproc");
+  if (inside) ulimits.push({ Name: "nproc", Soft: inside.processes, Hard: inside.processes });
   return {
     name: containerName(options.runId),
     Image: image,
@@ -132,18 +148,18 @@ export function containerSpec(
     Labels: ownerLabels(options.runId),
     NetworkDisabled: false,
     HostConfig: {
-      ...(runtimeOf(options) ? { Runtime: runtimeOf(options) } : {}),
+      ...(runtime ? { Runtime: runtime } : {}),
       Init: true,
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
       SecurityOpt: ["no-new-privileges:true"],
       Privileged: false,
-      PidsLimit: options.pidsLimit ?? DEFAULTS.pidsLimit,
+      PidsLimit: hostPidsLimit(runtime, pids),
       Memory: memory,
       MemorySwap: memory,
       NanoCpus: options.nanoCpus ?? DEFAULTS.nanoCpus,
       NetworkMode: networkMode(options),
-      Ulimits: containerUlimits(profile),
+      Ulimits: ulimits,
       Tmpfs: {
         ...(profile.workspaceVolume ? {} : { [WORKSPACE_ROOT]: workspaceMountOptions(options, profile) }),
         "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,

@@ -6,6 +6,7 @@
 /** The create request's settings that are read back (a subset of dockerode's HostConfig). */
 export interface RequestedHardening {
   PidsLimit?: number;
+  Ulimits?: Array<{ Name?: string; Hard?: number }>;
   Memory?: number;
   NanoCpus?: number;
   NetworkMode?: string;
@@ -34,6 +35,8 @@ export interface InsideProbe {
   noNewPrivs: string;
   seccomp: string;
   userNamespaceOpen: boolean;
+  /** A command's hard RLIMIT_NPROC (`ulimit -Hu`); null where unlimited or unread. */
+  maxProcesses?: number | null;
 }
 
 export interface Hardening {
@@ -54,6 +57,8 @@ export interface Hardening {
   /** The egress sidecar's runtime, read back likewise (runs whose network goes through it). */
   egressRuntime?: string;
   workspaceWritableByAgent: boolean;
+  /** Under a runtime with its own kernel (gVisor): the limits held inside it, and by what (`limitsInside`). */
+  limitsInside?: LimitsInside & { heldBy: string };
   /** Requested settings the engine did not apply (empty when all held). */
   missing: string[];
 }
@@ -67,6 +72,44 @@ export const NON_ROOT_CHECK = "non-root user";
  * the container's /proc does not print no_new_privs: the engine's read-back says it.
  */
 export const USER_SPACE_KERNELS: ReadonlySet<string> = new Set(["runsc"]);
+
+/**
+ * gVisor's kernel does not see the container's cgroups, and they count gVisor itself. Measured with Debian
+ * bookworm's runsc (its ptrace platform): each process the agent starts costs about 15 tasks in the
+ * container's pids cgroup (gVisor's threads and the platform's stub processes), so at a pids limit of 512 gVisor
+ * could not start a thread of its own after ~45 processes and the whole sandbox exited; and a process past
+ * the memory limit got the whole sandbox OOM-killed. There the run's limits are held inside gVisor's kernel,
+ * which honours rlimits: the process count by RLIMIT_NPROC (set on the container, so every exec has it), each
+ * Bash command's memory by RLIMIT_AS (set by the helper's wrapper). The cgroups still bound the sandbox as
+ * a whole on the host: memory at the run's limit, pids with room for gVisor's threads.
+ */
+export const HOST_TASKS_PER_GUEST_TASK = 32;
+
+/** The limits held inside a runtime's own kernel (user-space kernels only). */
+export interface LimitsInside {
+  /** RLIMIT_NPROC of the agent's user: processes and threads. */
+  processes: number;
+  /** RLIMIT_AS of each Bash command (and what it starts). */
+  addressSpaceBytes: number;
+}
+
+/** The limits to hold inside the runtime's kernel, where it has its own (gVisor); undefined under runc. */
+export function limitsInside(
+  runtime: string | undefined,
+  pidsLimit: number,
+  memoryBytes: number,
+): LimitsInside | undefined {
+  if (!runtime || !USER_SPACE_KERNELS.has(runtime)) return undefined;
+  return { processes: pidsLimit, addressSpaceBytes: memoryBytes };
+}
+
+/** The container's pids cgroup limit: the run's, with room for gVisor's own tasks where the limit is held inside. */
+export function hostPidsLimit(runtime: string | undefined, pidsLimit: number): number {
+  return limitsInside(runtime, pidsLimit, 0) ? pidsLimit * HOST_TASKS_PER_GUEST_TASK : pidsLimit;
+}
+
+const HELD_INSIDE =
+  "the runtime's own kernel does not see the container's cgroups: processes held by RLIMIT_NPROC, each Bash command's memory by RLIMIT_AS; the cgroups bound the whole sandbox";
 
 /** The runtime the run asked for by name and did not get: refused always, `--allow-weak-hardening` or not. */
 export function runtimeMismatch(requested: RequestedHardening, host: InspectedHardening): string | undefined {
@@ -83,7 +126,7 @@ export function assessHardening(
   requested: RequestedHardening,
   host: InspectedHardening,
   inside: InsideProbe,
-  context: { user: string; workspaceWritableByAgent: boolean },
+  context: { user: string; workspaceWritableByAgent: boolean; addressSpaceBytes?: number },
 ): Hardening {
   const capDrop = host.CapDrop ?? [];
   const runtime = host.Runtime || "runc";
@@ -109,6 +152,13 @@ export function assessHardening(
     workspaceWritableByAgent: context.workspaceWritableByAgent,
     missing: [],
   };
+  const nproc = requested.Ulimits?.find((u) => u.Name === "nproc")?.Hard;
+  if (ownKernel && nproc !== undefined && context.addressSpaceBytes !== undefined)
+    hardening.limitsInside = {
+      processes: nproc,
+      addressSpaceBytes: context.addressSpaceBytes,
+      heldBy: HELD_INSIDE,
+    };
   const checks: Array<[boolean, string]> = [
     [hardening.uid === 0 || hardening.uid === null, NON_ROOT_CHECK],
     [!/^0+$/.test(hardening.capEff), `capabilities dropped (CapEff ${hardening.capEff})`],
@@ -127,6 +177,10 @@ export function assessHardening(
     [
       hardening.nanoCpus !== requested.NanoCpus,
       `CPU limit ${requested.NanoCpus} (got ${hardening.nanoCpus})`,
+    ],
+    [
+      hardening.limitsInside !== undefined && inside.maxProcesses !== hardening.limitsInside.processes,
+      `process limit inside the runtime's kernel ${hardening.limitsInside?.processes} (RLIMIT_NPROC; got ${inside.maxProcesses ?? "none"})`,
     ],
     [!hardening.init, "init process"],
     [hardening.privileged, "unprivileged"],

@@ -8,6 +8,7 @@ import { BASE_ENV, envList } from "./command-env.js";
 import { withTimeout } from "./engine.js";
 import { AGENT_USER } from "./engine-profile.js";
 import { HelperClient } from "./helper-client.js";
+import { ADDRESS_SPACE_ENV } from "./helper-protocol.js";
 import { HELPER_JS } from "./helper-source.js";
 import { EngineError, OUTPUTS_DIR, SandboxGoneError, WORKSPACE_ROOT } from "./sandbox.js";
 import { FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
@@ -16,6 +17,8 @@ import { FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./to
 export interface HelperSettings {
   /** `--env NAME`: the helper's own environment carries them (its commands inherit it). */
   passEnv?: Readonly<Record<string, string>>;
+  /** RLIMIT_AS of each script the helper starts (where the runtime's kernel does not see the cgroups: hardening.ts). */
+  addressSpaceBytes?: number;
   /** The image runs under emulation (its architecture named): Node starts many times slower. */
   emulatedArchitecture?: string;
   progress?: (line: string) => void;
@@ -53,6 +56,9 @@ export class HelperLink {
       PATH: `${TOOLBELT_BIN}:${FALLBACK_PATH}`,
       ...this.settings.passEnv,
       AGENT_CI_ROOTS: `${WORKSPACE_ROOT}:${OUTPUTS_DIR}`,
+      ...(this.settings.addressSpaceBytes
+        ? { [ADDRESS_SPACE_ENV]: String(Math.floor(this.settings.addressSpaceBytes / 1024)) }
+        : {}),
     };
     const exec = await withTimeout(
       "an exec create",

@@ -45,6 +45,9 @@ interface PathRequest {
   confine: boolean;
 }
 
+/** The helper's environment variable naming the RLIMIT_AS (KiB) of every script it starts; unset: none. */
+export const ADDRESS_SPACE_ENV = "AGENT_CI_ADDRESS_SPACE_KIB";
+
 export interface HelperOps {
   /** What the kernel says about the helper's own process: the hardening as seen from inside. */
   ping: {

@@ -67,9 +67,8 @@ export const GlobTool = defineTool<GlobInput>({
       where.arg || ".",
     ];
     const { res, files } = await filesByMtime(ctx, rgArgs, "oldest");
-    // rg exits 1 when nothing matched (pipefail keeps that exit code).
-    if (res.exitCode !== 0 && res.exitCode !== 1 && res.exitCode !== 123)
-      return rgFailure(res.stderr, res.timedOut);
+    // rg exits 1 when nothing matched (pipefail keeps that exit code); so does find for a file gone since.
+    if (res.exitCode !== 0 && res.exitCode !== 1) return rgFailure(res.stderr, res.timedOut);
     if (!files.length) return { output: "No files found", title: `${input.pattern}: no files` };
     const shown = files.slice(0, MAX_GLOB_RESULTS);
     let output = shown.join("\n");

@@ -91,20 +91,17 @@ export function searchExec(ctx: ToolContext, argv: string[]): Promise<ExecResult
  * Runs rg to list files (its arguments must print NUL-separated paths) and returns them sorted by
  * modification time over the whole result. ripgrep's own --sort orders each directory's entries, not the
  * whole list, so the times come from find (fstatat): coreutils' stat asks statx with AT_NO_AUTOMOUNT, which
- * gVisor's runsc as Debian bookworm ships it refuses (EINVAL). Every name is made to start with `/` or
- * `./` first, so that find reads none as an expression. Arguments go as argv ($@), never into the script text.
+ * gVisor's runsc as Debian bookworm ships it refuses (EINVAL). find reads the names from rg's output itself
+ * (`-files0-from`), so it takes none as an expression, and no xargs or second shell starts between them (a
+ * process start is most of what a search of a small tree costs in the container). Arguments go as argv
+ * ($@), never into the script text.
  */
 export async function filesByMtime(
   ctx: ToolContext,
   rgArgs: string[],
   order: "oldest" | "newest",
 ): Promise<{ res: ExecResult; files: string[] }> {
-  // Every name starts with / or ./ before find sees it (bash alone: the toolbelt has no sed).
-  const script = [
-    'rg "$@" | xargs -0 -r bash -c \'',
-    'a=(); for f; do case $f in /*|./*) a+=("$f");; *) a+=("./$f");; esac; done;',
-    'find "${a[@]}" -maxdepth 0 -printf "%T@\\t%p\\0"\' find',
-  ].join(" ");
+  const script = 'rg "$@" | find -files0-from - -maxdepth 0 -printf "%T@\\t%p\\0"';
   const res = await searchExec(ctx, ["bash", "-o", "pipefail", "-c", script, "rg", ...rgArgs]);
   const entries = res.stdout
     .toString("utf8")

@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import type { ExecOpRequest, ExecOpResponse } from "../helper-protocol.js";
+import { ADDRESS_SPACE_ENV, type ExecOpRequest, type ExecOpResponse } from "../helper-protocol.js";
 import { confined } from "./files.js";
 import { fail, type Handler } from "./serve.js";
 
@@ -195,7 +195,14 @@ function capture(limit: number) {
 
 // A script raises its own oom_score_adj before it runs anything (see preferForOomKill): what it starts
 // inherits the score from the first fork on.
+// Where the runtime's kernel does not see the memory cgroup (gVisor, hardening.ts), the script's address
+// space is limited before it runs anything, hard and soft, so that it cannot raise it again.
+const ADDRESS_SPACE_KIB = Number(process.env[ADDRESS_SPACE_ENV]) || 0;
+const LIMIT_PREFIX = ADDRESS_SPACE_KIB
+  ? `ulimit -v ${ADDRESS_SPACE_KIB} || { echo 'agent-ci: could not set the memory limit (ulimit -v)' >&2; exit 126; }; `
+  : "";
 const SCRIPT_WRAPPER =
+  LIMIT_PREFIX +
   "{ echo 1000 > /proc/self/oom_score_adj; } 2>/dev/null; " +
   '__agent_ci_cwdf=$1; cd -- "$2" 2>/dev/null || cd /workspace; __agent_ci_s=$3; shift 3; ' +
   'eval "$__agent_ci_s"; __agent_ci_ec=$?; pwd -P > "$__agent_ci_cwdf" 2>/dev/null; exit $__agent_ci_ec';

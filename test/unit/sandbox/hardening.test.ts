@@ -2,8 +2,11 @@
 import { describe, expect, it } from "vitest";
 import {
   assessHardening,
+  HOST_TASKS_PER_GUEST_TASK,
+  hostPidsLimit,
   type InspectedHardening,
   type InsideProbe,
+  limitsInside,
   type RequestedHardening,
   runtimeMismatch,
 } from "../../../src/sandbox/hardening.js";
@@ -135,6 +138,27 @@ describe("a runtime asked for by name", () => {
     expect(h.runtime).toBe("runsc");
     expect(h.noNewPrivileges).toBe(true);
     expect(h.seccomp).toMatch(/^runsc: /);
+  });
+
+  it("under gVisor, records the limits held inside its kernel, and misses a process limit a command does not get", () => {
+    const limited = {
+      ...asked,
+      PidsLimit: hostPidsLimit("runsc", 512),
+      Ulimits: [{ Name: "nproc", Hard: 512 }],
+    };
+    const held = { ...gvisor, PidsLimit: hostPidsLimit("runsc", 512) };
+    const withLimits = { ...context, addressSpaceBytes: 2 ** 30 };
+    const h = assessHardening(limited, held, { ...gvisorInside, maxProcesses: 512 }, withLimits);
+    expect(h.missing).toEqual([]);
+    expect(h.pidsLimit).toBe(512 * HOST_TASKS_PER_GUEST_TASK);
+    expect(h.limitsInside).toMatchObject({ processes: 512, addressSpaceBytes: 2 ** 30 });
+    const unlimited = assessHardening(limited, held, { ...gvisorInside, maxProcesses: null }, withLimits);
+    expect(unlimited.missing).toEqual([
+      "process limit inside the runtime's kernel 512 (RLIMIT_NPROC; got none)",
+    ]);
+    expect(limitsInside("runc", 512, 2 ** 30)).toBeUndefined();
+    expect(hostPidsLimit("runc", 512)).toBe(512);
+    expect(assessHardening(requested, applied, inside, withLimits).limitsInside).toBeUndefined();
   });
 
   it("under gVisor, still misses no-new-privileges the engine did not apply", () => {
