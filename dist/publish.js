@@ -46569,6 +46569,13 @@ var Hardening = external_exports.object({
     "The egress sidecar's OCI runtime as read back (network allowlist/setup). The engine's default even under --runtime runsc: the sidecar runs only agent-ci's proxy, and needs a network gVisor registered with --network=none does not give."
   ),
   seccomp: external_exports.string().optional().describe("'default' unless a profile was given."),
+  limitsInside: external_exports.object({
+    processes: external_exports.number().int().describe("RLIMIT_NPROC of the agent's user: the run's pids limit."),
+    addressSpaceBytes: external_exports.number().int().describe("RLIMIT_AS of each Bash command and what it starts: the run's memory limit."),
+    heldBy: external_exports.string()
+  }).optional().describe(
+    "Under a runtime with its own kernel (runsc, gVisor), which does not see the container's cgroups: the process and memory limits as held inside it by rlimits. pidsLimit is then the host cgroup's, with room for gVisor's own threads."
+  ),
   enforcedAt: external_exports.array(EnforcedRule).describe("Which policy rules were enforced inside the container and which only at the tool gate.")
 }).meta({ id: "Hardening" }).describe("The hardening in effect, as read back from the container after create (not as requested).");
 var PolicyRule = external_exports.object({
@@ -46773,7 +46780,10 @@ var EgressConnection = external_exports.object({
   startedAt: IsoDateTime,
   durationMs: Milliseconds,
   caller: external_exports.string().optional().describe(
-    'The tool_use id of the call whose process connected ("setup" for setup commands); absent when the client sent none.'
+    `The tool_use id of the call whose process connected ("setup" for setup commands); absent when neither the client's proxy credentials nor its process named one.`
+  ),
+  attributedBy: external_exports.enum(["credentials", "process"]).optional().describe(
+    "How caller was found: credentials, the user name in the proxy URL agent-ci gives each call (curl, git, npm send it); process, the connecting socket traced to its process and that process to the call that started it (a client given only host:port, such as openssl -proxy or a JVM's https.proxyHost)."
   )
 }).meta({ id: "EgressConnection" });
 var Egress = external_exports.object({
@@ -46787,6 +46797,25 @@ var Egress = external_exports.object({
     "The egress sidecar's hardening, read back from the engine and from inside as the run container's is."
   )
 }).meta({ id: "Egress" });
+var ResumedFrom = external_exports.object({
+  runId: external_exports.string().describe("The run this one continues."),
+  record: external_exports.string().describe(
+    "Where its record was read from: the output folder or report.json as given to --resume / resume_from."
+  ),
+  exitReason: ExitReason.describe("How the earlier run ended."),
+  baseCommit: external_exports.string().describe(
+    "The earlier run's base commit, which is this run's too: this run's patch is the whole change against it, the earlier run's included."
+  ),
+  restoredMessages: NonNegativeInt.describe(
+    "Messages of the earlier conversation sent again, as the model was last sent them, ahead of the new prompt."
+  ),
+  restoredReads: NonNegativeInt.describe(
+    "Files the earlier run had read that this run may edit without reading them again, while they are unchanged."
+  ),
+  earlierPolicy: Policy.optional().describe(
+    "The earlier run's policy, present only when this run's (`policy`) differs from it: a resume never changes the policy silently."
+  )
+}).meta({ id: "ResumedFrom" });
 var RunReport = external_exports.object({
   schemaVersion: external_exports.literal(REPORT_SCHEMA_VERSION),
   runId: external_exports.string(),
@@ -46833,7 +46862,10 @@ var RunReport = external_exports.object({
   instructions: Instructions.optional().describe(
     "Skills and slash commands the run had, where they came from, and what was ignored."
   ),
-  mcp: Mcp.optional().describe("MCP servers: configured, started, lost, ignored.")
+  mcp: Mcp.optional().describe("MCP servers: configured, started, lost, ignored."),
+  resumedFrom: ResumedFrom.optional().describe(
+    "With --resume / resume_from: the run this one continues, whose workspace, conversation and policy it started from."
+  )
 }).meta({
   title: "agent-ci run report",
   description: "report.json written by agent-ci for every run: what ran, what was decided, what it cost, what changed."
@@ -47299,10 +47331,12 @@ var TOOL_CATALOG = {
   WebFetch: { category: "network", specifier: "domain" },
   WebSearch: { category: "network", specifier: "none" },
   TodoWrite: { category: "housekeeping", specifier: "none" },
-  BashOutput: { category: "housekeeping", specifier: "none" },
+  // Background tasks (shells and subagents): the seeds' v2.1 TaskOutput and KillShell, with the names
+  // Claude Code used before (BashOutput, KillBash) and after (TaskStop) as aliases.
+  TaskOutput: { category: "housekeeping", specifier: "none" },
+  BashOutput: { category: "housekeeping", specifier: "none", aliasOf: "TaskOutput" },
   KillShell: { category: "housekeeping", specifier: "none" },
   KillBash: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
-  TaskOutput: { category: "housekeeping", specifier: "none" },
   TaskStop: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
   ExitPlanMode: { category: "housekeeping", specifier: "none" },
   // They list and read what the configured MCP servers offer as resources, read-only, as Claude Code does.
@@ -47961,6 +47995,91 @@ function git(args, options) {
   });
 }
 
+// src/publish/pr-description.ts
+var RUN_TRAILER = "agent-ci run ";
+var MAX_RUNS = 50;
+var SUMMARY_CHARS = 2e3;
+var MAX_FILES = 100;
+function parseNumstat(out) {
+  const files = [];
+  for (const record2 of out.split("\0")) {
+    const first = record2.indexOf("	");
+    const second = first === -1 ? -1 : record2.indexOf("	", first + 1);
+    if (second === -1) continue;
+    const count = (text2) => /^\d{1,15}$/.test(text2) ? Number(text2) : 0;
+    files.push({
+      path: record2.slice(second + 1),
+      added: count(record2.slice(0, first)),
+      removed: count(record2.slice(first + 1, second))
+    });
+  }
+  return files;
+}
+function numstat(git2, from, to) {
+  return git2.run(["diff", "--numstat", "-z", "--no-renames", from, to]).then(parseNumstat);
+}
+function parseRunCommit(message) {
+  const lines = message.trimEnd().split("\n");
+  const last = lines.at(-1) ?? "";
+  if (!last.startsWith(RUN_TRAILER)) return void 0;
+  const runId = last.slice(RUN_TRAILER.length).trim();
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(runId)) return void 0;
+  const body = lines.slice(1, -1);
+  while (body.length && /^(?:|Fixes #\d+|Opened from #\d+)$/.test(body.at(-1) ?? "")) body.pop();
+  return { runId, summary: body.join("\n").trim() };
+}
+async function readBranchHistory(git2, head) {
+  const runs = [];
+  let at = head;
+  let start;
+  for (let i = 0; i < MAX_RUNS; i++) {
+    await git2.ensure(at);
+    const raw = await git2.run(["cat-file", "commit", at]);
+    const split = raw.indexOf("\n\n");
+    const headers = split === -1 ? raw : raw.slice(0, split);
+    const parents = [...headers.matchAll(/^parent ([0-9a-f]{40,64})$/gm)].map((m) => m[1]);
+    const run3 = split === -1 ? void 0 : parseRunCommit(raw.slice(split + 2));
+    if (!run3 || parents.length !== 1 || !parents[0]) break;
+    const parent = parents[0];
+    await git2.ensure(parent);
+    runs.unshift({ ...run3, commit: at, files: await numstat(git2, parent, at) });
+    start = parent;
+    at = parent;
+  }
+  if (!start || !runs.length) return void 0;
+  return { start, runs, files: await numstat(git2, start, head) };
+}
+function fileLines(files) {
+  const lines = files.slice(0, MAX_FILES).map((f) => `- \`${f.path}\` (+${f.added} \u2212${f.removed})`);
+  if (files.length > MAX_FILES) lines.push(`- \u2026 and ${files.length - MAX_FILES} more`);
+  return lines;
+}
+var totals = (files) => `${files.length}, +${files.reduce((n, f) => n + f.added, 0)} \u2212${files.reduce((n, f) => n + f.removed, 0)}`;
+function runSummaryText(summary2) {
+  const inert = defuseGitHubReferences(summary2);
+  return inert.length > SUMMARY_CHARS ? `${inert.slice(0, SUMMARY_CHARS - 1)}\u2026` : inert;
+}
+function wholeChangeBody(history, marker, issue3) {
+  const runs = history.runs.flatMap((run3, i) => [
+    `### Run ${i + 1}: \`${run3.runId}\``,
+    runSummaryText(run3.summary) || "_The agent left no summary._",
+    "",
+    `Changed files (${totals(run3.files)}): ${run3.files.slice(0, 20).map((f) => `\`${f.path}\``).join(", ")}${run3.files.length > 20 ? ", \u2026" : ""}`,
+    ""
+  ]);
+  return [
+    marker,
+    `This pull request holds the changes of ${history.runs.length} agent-ci runs.`,
+    "",
+    ...issue3 ? [issue3, ""] : [],
+    `**Changed files** (${totals(history.files)}), the whole change:`,
+    ...fileLines(history.files),
+    "",
+    ...runs,
+    `Updated by \`agent-ci publish\` from run \`${history.runs.at(-1)?.runId ?? "?"}\`; the branch started at ${history.start}.`
+  ].join("\n");
+}
+
 // src/publish/pull-request.ts
 var BRANCH_PREFIX = "agent-ci/";
 var PR_MARKER_PREFIX = "<!-- agent-ci-run:";
@@ -48029,6 +48148,7 @@ function runSummary(report) {
   return "";
 }
 var LINK_ISSUE_MODES = ["closes", "references", "none"];
+var DEFAULT_LINK_ISSUE = "references";
 function issueLine(issue3, linkIssue) {
   if (issue3 === void 0 || linkIssue === "none") return void 0;
   return linkIssue === "closes" ? `Fixes #${issue3}` : `Opened from #${issue3}`;
@@ -48045,13 +48165,20 @@ function commitMessage(report, issue3) {
 ${summary2 ? `${summary2}
 
 ` : ""}${issue3 ? `${issue3}
-` : ""}agent-ci run ${report.runId}
+` : ""}${RUN_TRAILER}${report.runId}
 `;
 }
+async function continuesTip(repo, report, tip) {
+  const earlier = report.resumedFrom?.runId;
+  if (!earlier) return false;
+  const message = await repo.run(["log", "-1", "--format=%B", tip]);
+  return parseRunCommit(message)?.runId === earlier;
+}
+var prMarker = (runId) => `${PR_MARKER_PREFIX} ${runId} -->`;
 function pullBody(report, issue3) {
   const files = report.patch.files.map((f) => `- \`${f.path}\` (+${f.added} \u2212${f.removed})`);
   return [
-    `${PR_MARKER_PREFIX} ${report.runId} -->`,
+    prMarker(report.runId),
     runSummary(report) || "_The agent left no summary._",
     "",
     ...issue3 ? [issue3, ""] : [],
@@ -48185,6 +48312,21 @@ async function chooseTarget(options, report) {
   if (pull.head.ref.startsWith(BRANCH_PREFIX)) return { branch: pull.head.ref, pull };
   return { branch: runBranch(report.runId), base: options.baseBranch ?? pull.head.ref };
 }
+async function followUpBody(repo, options, branch, commitSha, report, issue3) {
+  const history = await readBranchHistory(
+    {
+      run: (args) => repo.run(args),
+      ensure: (sha) => ensureCommit(repo, options.remote, sha, `a commit of ${branch}`)
+    },
+    commitSha
+  ).catch((error63) => {
+    options.log(
+      `could not read the earlier runs on ${branch} (${error63.message}); the description names this run only`
+    );
+    return void 0;
+  });
+  return history && history.runs.length > 1 ? wholeChangeBody(history, prMarker(report.runId), issue3) : pullBody(report, issue3);
+}
 async function publishPullRequest(options) {
   const { log, owner, repo: name } = options;
   const report = loadReport(options.outDir);
@@ -48195,7 +48337,7 @@ async function publishPullRequest(options) {
 ${problems.map((p) => `- ${p}`).join("\n")}`);
   const base = report.workspace.baseCommit ?? "";
   const full = `${owner}/${name}`;
-  const issue3 = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? "references");
+  const issue3 = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? DEFAULT_LINK_ISSUE);
   const remoteUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.remote) ? options.remote : (await git(["remote", "get-url", options.remote], { cwd: options.repoDir }).catch(() => "")).trim();
   const repo = new Repo(options, remoteUrl);
   const target = await chooseTarget(options, report);
@@ -48218,12 +48360,13 @@ ${problems.map((p) => `- ${p}`).join("\n")}`);
     commitSha = tip;
     log(`${branch} already holds this run's change (${tip}); nothing to push`);
   } else {
-    if (tip && tip !== base)
+    const parent = tip && tip !== base && await continuesTip(repo, report, tip) ? tip : base;
+    if (tip && tip !== parent)
       throw new PublishRefusedError(
         `${branch} is at ${tip}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes; re-run the agent on the branch's head.`
       );
     const date5 = `${Math.floor(Date.parse(report.endedAt) / 1e3)} +0000`;
-    commitSha = (await repo.run(["commit-tree", tree, "-p", base, "-m", commitMessage(report, issue3)], {
+    commitSha = (await repo.run(["commit-tree", tree, "-p", parent, "-m", commitMessage(report, issue3)], {
       GIT_AUTHOR_NAME: options.author.name,
       GIT_AUTHOR_EMAIL: options.author.email,
       GIT_COMMITTER_NAME: options.author.name,
@@ -48244,10 +48387,10 @@ git said: ${stderr}`
     log(`pushed ${commitSha} to ${branch}`);
   }
   const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
-  const body = pullBody(report, issue3);
   if (target.pull) {
     const pull2 = target.pull;
-    if ((pull2.body ?? "") === body && !pushed)
+    const body2 = await followUpBody(repo, options, branch, commitSha, report, issue3);
+    if ((pull2.body ?? "") === body2 && !pushed)
       return {
         action: "unchanged",
         pullNumber: pull2.number,
@@ -48258,7 +48401,7 @@ git said: ${stderr}`
       };
     await options.api.call(
       "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
-      { owner, repo: name, pull_number: pull2.number, body },
+      { owner, repo: name, pull_number: pull2.number, body: body2 },
       { what: `updating pull request #${pull2.number}`, permission: "pull-requests: write" }
     ).catch((e) => apiFailure(e, done));
     log(`updated pull request #${pull2.number}`);
@@ -48276,6 +48419,7 @@ git said: ${stderr}`
       pushed
     };
   }
+  const body = pullBody(report, issue3);
   const baseRef = target.base ?? await defaultBranch(options).catch((e) => apiFailure(e, done));
   const created = await options.api.call(
     "POST /repos/{owner}/{repo}/pulls",
@@ -48326,7 +48470,7 @@ var PUBLISH_INPUT_DEFAULTS = {
   max_patch_bytes: "5242880",
   author_name: "agent-ci",
   author_email: "agent-ci@users.noreply.github.com",
-  link_issue: "references"
+  link_issue: DEFAULT_LINK_ISSUE
 };
 var text = external_exports.string().transform((v) => unexpanded(v) ? "" : v.trim());
 var PublishInputs = external_exports.object({
