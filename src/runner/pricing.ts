@@ -182,7 +182,8 @@ export interface CostEstimate {
 /**
  * Reduces a model id as the API, Bedrock or Vertex spell it to the table's form:
  * `us.anthropic.claude-sonnet-4-5-20250929-v1:0` → `claude-sonnet-4-5`,
- * `claude-sonnet-4-5@20250929` → `claude-sonnet-4-5`, `claude-opus-4-6[1m]` → `claude-opus-4-6`.
+ * `claude-sonnet-4-5@20250929` → `claude-sonnet-4-5`, `claude-3-5-sonnet-v2@20241022` → `claude-3-5-sonnet`,
+ * `claude-opus-4-6[1m]` → `claude-opus-4-6`.
  */
 export function normalizeModelId(model: string): string {
   let id = model.trim().toLowerCase();
@@ -191,7 +192,8 @@ export function normalizeModelId(model: string): string {
   id = id.replace(/\[[^\]]*\]$/, "");
   id = id.replace(/-v\d+(:\d+)?$/, "");
   id = id.replace(/[@-](\d{8}|latest)$/, "");
-  return id;
+  // Vertex puts a version before the date: claude-3-5-sonnet-v2@20241022.
+  return id.replace(/-v\d+$/, "");
 }
 
 /** A model's ids on each provider, by any of its names (an alias, a dated API id, a provider's id). */
