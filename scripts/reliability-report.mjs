@@ -30,6 +30,9 @@ const GROUPS = {
   M: "Model and API faults",
   G: "GitHub API and Action faults",
   U: "Untrusted content and prompt injection",
+  A: "Subagents",
+  X: "MCP servers",
+  W: "Web",
 };
 /** Groups whose failures are escapes: something got past a boundary. */
 const ESCAPE_GROUPS = new Set(["P", "R", "U"]);

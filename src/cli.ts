@@ -13,6 +13,7 @@ import {
   type RunConfigInput,
 } from "./runner/config.js";
 import { EXIT_CODES, runAgent } from "./runner/run.js";
+import { DEFAULT_RESUME_PROMPT } from "./runner/resume.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { PROVIDERS, providerEnv, providersFromEnv } from "./runner/providers.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
@@ -202,6 +203,10 @@ export function buildProgram(): Command {
     .option("-w, --workspace <dir>", "the repository to work on (copied in; never written to)", ".")
     .option("-p, --prompt <text>", "the task")
     .option("--prompt-file <file>", "read the task from a file")
+    .option(
+      "--resume <out-dir|report.json>",
+      "continue an earlier run: its workspace as it ended, its conversation and its policy (--prompt adds a message; see Resume below)",
+    )
     .option("--system-prompt-append <text>", "text appended to agent-ci's system prompt")
     .option("--script <file>", "run a file of tool calls (or a report.json's calls) instead of a model")
     .option("--model <id>", "Claude model id or alias: sonnet, opus, haiku (default: a current Sonnet)")
@@ -354,8 +359,15 @@ Exit codes: 0 completed, 1 the patch or report could not be written, 2 config er
 4 model API error, 5 limit reached (turns, budget, timeout, context window, denials), 6 verify failed,
 7 no valid structured output (--output-schema), 130 cancelled.
 
+Resume: --resume starts a new run from an earlier one's output folder (report.json, patch.diff,
+conversation.jsonl): its base commit (which must be in --workspace's repository) with its patch applied, the
+conversation as the model last saw it, what it had read, and its policy (flags may change it; the report then
+shows both). Limits count afresh; the new patch is the whole change against the original base. --prompt is
+added as a user message; without it: "${DEFAULT_RESUME_PROMPT}"
+
 Examples:
   ANTHROPIC_API_KEY=… agent-ci run --prompt "Fix the failing test" --mode acceptEdits --allow 'Bash(npm test:*)'
+  agent-ci run --resume agent-ci-out/<run-id> --prompt "Also handle the empty list"
   agent-ci run --workspace examples/buggy-calc --script examples/buggy-calc/fix.script.json --mode acceptEdits`,
     )
     .action(async (flags: RunFlags) => {

@@ -1,5 +1,6 @@
-// The run's artifact: patch.diff, report.json, report.md, report.html (and trigger.json, the untrusted text as
-// received) uploaded as one artifact with @actions/artifact. It fails soft: when the artifact service is
+// The run's artifact: patch.diff, report.json, report.md, report.html, conversation.jsonl (what a later run needs
+// to continue this one) and trigger.json (the untrusted text as received) uploaded as one artifact with
+// @actions/artifact. It fails soft: when the artifact service is
 // unreachable (no ACTIONS_RUNTIME_TOKEN, a network error) the step logs a warning and goes on, the files stay
 // on the runner and the outputs are still set. A patch holding a known secret value (the token or the API key)
 // is withheld from the upload (RELIABILITY S5).
@@ -7,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import { PATCH_FILE_NAME, REPORT_FILE_NAMES, type SecretFinding } from "../report/index.js";
+import { CONVERSATION_FILE } from "../runner/resume.js";
 
 export const TRIGGER_FILE_NAME = "trigger.json";
 export const WITHHELD_PATCH_FILE_NAME = "patch-withheld.txt";
@@ -26,6 +28,14 @@ export type ArtifactResult =
   | { kind: "failed"; message: string; files: string[] }
   | { kind: "disabled" };
 
+/** What `{run_id}` in artifact_name stands for. */
+export const RUN_ID_PLACEHOLDER = "{run_id}";
+
+/** The artifact's name: artifact_name with `{run_id}` replaced, so a later workflow can find a run's artifact by its id. */
+export function runArtifactName(name: string, runId: string): string {
+  return name.replaceAll(RUN_ID_PLACEHOLDER, runId);
+}
+
 export function defaultArtifactUploader(): ArtifactUploader {
   return new DefaultArtifactClient();
 }
@@ -37,6 +47,7 @@ export function artifactFiles(outDir: string, knownSecretFindings: readonly Secr
     REPORT_FILE_NAMES.json,
     REPORT_FILE_NAMES.markdown,
     REPORT_FILE_NAMES.html,
+    CONVERSATION_FILE,
     TRIGGER_FILE_NAME,
   ];
   if (knownSecretFindings.length) {

@@ -37,6 +37,8 @@ export interface CommentBodyOptions {
   runUrl: string;
   redactor: Redactor;
   maxChars?: number;
+  /** agent-ci's own notes about the run, said before the report (a resume that had to start fresh). */
+  notes?: readonly string[];
 }
 
 function patchSection(options: CommentBodyOptions, budget: number): string {
@@ -80,7 +82,8 @@ export function buildCommentBody(options: CommentBodyOptions): string {
     maxChars: reportBudget,
     artifactUrl: options.artifactUrl,
   });
-  const body = [options.marker, markdown.trimEnd(), patch, footer].filter(Boolean).join("\n\n");
+  const notes = (options.notes ?? []).map((note) => `> [!NOTE]\n> ${note}`);
+  const body = [options.marker, ...notes, markdown.trimEnd(), patch, footer].filter(Boolean).join("\n\n");
   const redacted = options.redactor.redact(body);
   return redacted.length <= maxChars ? redacted : `${redacted.slice(0, maxChars - 40)}\n\n… (shortened)`;
 }

@@ -154,7 +154,7 @@ export function repoRelative(value: string): string | undefined {
 export interface TrustedFileOptions {
   /** The input's value: a repository-relative path, or an absolute path on the runner. */
   value: string;
-  input: "settings" | "prompt_file" | "output_schema" | "mcp_config" | "skills" | "commands";
+  input: "settings" | "prompt_file" | "output_schema" | "mcp_config" | "skills" | "commands" | "agents";
   workspace: string;
   /** Set on pull-request events: read repository paths at this ref through the API. */
   ref?: string;
@@ -216,17 +216,17 @@ export async function readTrustedFile(options: TrustedFileOptions): Promise<{ te
 }
 
 const DirEntry = z.object({ type: z.string(), name: z.string(), path: z.string() });
-/** A trusted folder read through the API holds at most this many files (skills and commands are small). */
+/** A trusted folder read through the API holds at most this many files (skills, commands and agents are small). */
 const MAX_FOLDER_FILES = 200;
 
 export interface TrustedFolderOptions extends TrustedFileOptions {
-  input: "skills" | "commands";
+  input: "skills" | "commands" | "agents";
   /** Where a folder read through the API is written. */
   tempDir: string;
 }
 
 /**
- * A folder an input names (skills, commands). On pull-request events a repository path is read at the base
+ * A folder an input names (skills, commands, agents). On pull-request events a repository path is read at the base
  * ref through the contents API, file by file, into `tempDir`, never from the checkout (the PR head could
  * change it); elsewhere, and for an absolute path, it is the folder itself.
  */

@@ -40,6 +40,7 @@ export const INPUT_DEFAULTS = {
   skills: "",
   commands: "",
   mcp_config: "",
+  agents: "",
   image: "",
   image_registry: "",
   runtime: "",
@@ -68,6 +69,7 @@ export const INPUT_DEFAULTS = {
   script: "",
   task: "run",
   output_schema: "",
+  resume_from: "",
 } as const;
 export type InputName = keyof typeof INPUT_DEFAULTS;
 export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
@@ -82,6 +84,7 @@ const ACTION_FACE: ConfigFace = {
     allowPrivateHost: "allow_private_hosts",
     task: "task",
     outputSchema: "output_schema",
+    resume: "resume_from",
   } satisfies Record<string, InputName>,
   separator: ": ",
 };
@@ -188,6 +191,7 @@ export const ActionInputs = z
     skills: optionalText,
     commands: optionalText,
     mcp_config: optionalText,
+    agents: optionalText,
     image: optionalText,
     image_registry: optionalText,
     runtime: optionalText,
@@ -241,6 +245,7 @@ export const ActionInputs = z
     script: optionalText,
     task: oneOf("task", TASKS),
     output_schema: optionalText,
+    resume_from: optionalText,
   })
   .superRefine((inputs, ctx) => {
     if (inputs.prompt && inputs.prompt_file)
@@ -253,6 +258,7 @@ export const ActionInputs = z
       allowPrivateHost: inputs.allow_private_hosts,
       task: inputs.task,
       outputSchema: inputs.output_schema,
+      resume: inputs.resume_from,
     };
     for (const message of crossFieldProblems(fields, ACTION_FACE)) ctx.addIssue({ code: "custom", message });
     for (const message of providerInputProblems(inputs)) ctx.addIssue({ code: "custom", message });

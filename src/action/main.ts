@@ -132,7 +132,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     const outcome = await io.group("agent-ci run", () =>
       deps.runAgent(config, { stdout: log, stderr: log, progress: true }, cancel.signal),
     );
-    await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger);
+    await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
     const failure = failureMessage(inputs.fail_on, outcome);
     if (failure) io.setFailed(failure);
   } catch (error) {

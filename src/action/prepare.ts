@@ -25,7 +25,14 @@ import type { TriggerRecord } from "./summary.js";
 
 export type Prepared =
   | { kind: "skip"; reason: string; trigger: TriggerRecord }
-  | { kind: "run"; config: RunConfig; event: ActionEvent; trigger: TriggerRecord };
+  | {
+      kind: "run";
+      config: RunConfig;
+      event: ActionEvent;
+      trigger: TriggerRecord;
+      /** What the comment says before the report. */
+      notes: string[];
+    };
 
 export interface PrepareOptions {
   inputs: ActionInputs;
@@ -57,63 +64,29 @@ function record(
   };
 }
 
-/**
- * A trusted JSON input, inline (`{…}`) or a file (read from the base ref on pull-request events, never the
- * PR head), written to a temp file for the runner, named like the original (the report labels rules
- * `settings:<name>` and names the output schema's file).
- */
-async function trustedJsonFile(
-  options: PrepareOptions,
-  event: ActionEvent,
-  ref: string | undefined,
-  input: "settings" | "output_schema" | "mcp_config",
-): Promise<string | undefined> {
-  const value = options.inputs[input];
-  if (!value) return undefined;
-  let text: string;
-  let from: string;
-  if (value.startsWith("{")) {
-    text = value;
-    from = `the ${input} input`;
-  } else {
-    ({ text, from } = await readTrustedFile({
-      value,
-      input,
-      workspace: path.resolve(options.ctx.workspace, options.inputs.workspace),
-      ref,
-      pullRequest: isPullRequestContext(event),
-      api: options.api,
-      ctx: options.ctx,
-    }));
-  }
-  try {
-    JSON.parse(text);
-  } catch (e) {
-    throw new ActionInputError(`${input}: ${from} is not valid JSON: ${(e as Error).message}`);
-  }
-  const dir = fs.mkdtempSync(path.join(options.ctx.runnerTemp, `agent-ci-${input.replace("_", "-")}-`));
-  const file = path.join(
-    dir,
-    value.startsWith("{") ? `${input.replace("_", "-")}.json` : path.basename(value),
-  );
-  fs.writeFileSync(file, text, { mode: 0o600 });
-  options.cleanupPath(dir);
-  options.log(`${input}: read from ${from}`);
-  return file;
-}
+/** The inputs that name trusted content: JSON (inline or a file) or a folder of files. */
+type JsonInput = "settings" | "output_schema" | "mcp_config" | "agents";
+type FolderInput = "skills" | "commands" | "agents";
 
-/** A trusted folder input (skills, commands), from the base ref on pull-request events. */
-async function trustedFolder(
+/**
+ * A trusted input's content on the runner, from the base ref on pull-request events (never the PR head),
+ * else from the workspace or an absolute path. JSON (inline `{…}`, or a file) is checked and written to a
+ * temp file named like the original (the report labels rules `settings:<name>` and names the output
+ * schema's file); a folder read through the API is copied into a temp folder.
+ */
+async function trustedInput(
   options: PrepareOptions,
   event: ActionEvent,
   ref: string | undefined,
-  input: "skills" | "commands",
+  want: { input: JsonInput; as: "json" } | { input: FolderInput; as: "folder" },
 ): Promise<string | undefined> {
+  const { input } = want;
   const value = options.inputs[input];
   if (!value) return undefined;
-  const tempDir = fs.mkdtempSync(path.join(options.ctx.runnerTemp, `agent-ci-${input}-`));
+  const slug = input.replace("_", "-");
+  const tempDir = fs.mkdtempSync(path.join(options.ctx.runnerTemp, `agent-ci-${slug}-`));
   options.cleanupPath(tempDir);
-  const { dir, from } = await readTrustedFolder({
+  const source = {
     value,
     input,
     workspace: path.resolve(options.ctx.workspace, options.inputs.workspace),
@@ -121,10 +94,54 @@ async function trustedFolder(
     pullRequest: isPullRequestContext(event),
     api: options.api,
     ctx: options.ctx,
-    tempDir,
-  });
+  };
+  if (want.as === "folder") {
+    const { dir, from } = await readTrustedFolder({ ...source, input: want.input, tempDir });
+    options.log(`${input}: read from ${from}`);
+    return dir;
+  }
+  const inline = value.startsWith("{");
+  const { text, from } = inline ? { text: value, from: `the ${input} input` } : await readTrustedFile(source);
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    throw new ActionInputError(`${input}: ${from} is not valid JSON: ${(e as Error).message}`);
+  }
+  const file = path.join(tempDir, inline ? `${slug}.json` : path.basename(value));
+  fs.writeFileSync(file, text, { mode: 0o600 });
   options.log(`${input}: read from ${from}`);
-  return dir;
+  return file;
+}
+
+/** `agents`: JSON in Claude Code's --agents shape (inline or a `.json` file), else a folder of agent files. */
+async function trustedAgents(
+  options: PrepareOptions,
+  event: ActionEvent,
+  ref: string | undefined,
+): Promise<{ agentsJsonPath?: string; agentsDir?: string }> {
+  const value = options.inputs.agents;
+  if (!value) return {};
+  if (value.startsWith("{") || value.endsWith(".json"))
+    return { agentsJsonPath: await trustedInput(options, event, ref, { input: "agents", as: "json" }) };
+  return { agentsDir: await trustedInput(options, event, ref, { input: "agents", as: "folder" }) };
+}
+
+/**
+ * resume_from: the earlier run's record when the folder (the downloaded artifact) holds one. Without one —
+ * the workflow found no artifact, or it expired — the run starts fresh, and says so.
+ */
+function resumeSource(options: PrepareOptions): { resume?: string; notes: string[] } {
+  const given = options.inputs.resume_from;
+  if (!given) return { notes: [] };
+  const target = path.resolve(options.ctx.workspace, given);
+  const dir = fs.existsSync(target) && fs.statSync(target).isFile() ? path.dirname(target) : target;
+  if (fs.existsSync(path.join(dir, "report.json"))) {
+    options.log(`resume_from: continuing the run recorded in ${given}`);
+    return { resume: target, notes: [] };
+  }
+  const note = `resume_from named no earlier run's record (${given}: no report.json; its artifact was not found or has expired), so this run started fresh, without the earlier conversation.`;
+  options.warn(note);
+  return { notes: [note] };
 }
 
 /** task: review: the pull request's base and head commits, from the event (a comment's PR was fetched). */
@@ -222,13 +239,17 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   }
 
   const outDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-out-"));
-  const settingsPath = await trustedJsonFile(options, event, ref, "settings");
-  const outputSchemaPath = await trustedJsonFile(options, event, ref, "output_schema");
+  const settingsPath = await trustedInput(options, event, ref, { input: "settings", as: "json" });
+  const outputSchemaPath = await trustedInput(options, event, ref, { input: "output_schema", as: "json" });
   const [skillsDir, commandsDir] = await Promise.all(
-    (["skills", "commands"] as const).map((input) => trustedFolder(options, event, ref, input)),
+    (["skills", "commands"] as const).map((input) =>
+      trustedInput(options, event, ref, { input, as: "folder" }),
+    ),
   );
-  const mcpConfigPath = await trustedJsonFile(options, event, ref, "mcp_config");
+  const mcpConfigPath = await trustedInput(options, event, ref, { input: "mcp_config", as: "json" });
+  const agents = await trustedAgents(options, event, ref);
   const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
+  const { resume, notes } = resumeSource(options);
   const config = parseRunConfig(
     toRunConfigInput({
       inputs,
@@ -241,12 +262,14 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       skillsDir,
       commandsDir,
       mcpConfigPath,
+      ...agents,
       review,
       envApiKey: options.env.ANTHROPIC_API_KEY,
       envBaseUrl: options.env.ANTHROPIC_BASE_URL,
       providerEnv: providerEnv(provider, options.env),
       repo: `${ctx.owner}/${ctx.repo}`,
+      resume,
     }),
   );
-  return { kind: "run", config, event, trigger: record(ctx, event, `ran: ${actor.why}`, built) };
+  return { kind: "run", config, event, trigger: record(ctx, event, `ran: ${actor.why}`, built), notes };
 }

@@ -9,6 +9,7 @@ import type { RunOutcome } from "../runner/run.js";
 import { annotationsFor } from "./annotations.js";
 import {
   artifactFiles,
+  runArtifactName,
   TRIGGER_FILE_NAME,
   uploadRunArtifact,
   type ArtifactResult,
@@ -80,8 +81,9 @@ async function uploadArtifact(
       `the patch contains a known secret value; it is withheld from the artifact (${knownSecrets.length} finding(s))`,
       { title: "agent-ci: patch withheld" },
     );
+  const name = runArtifactName(inputs.artifact_name, outcome.runId);
   const result = await uploadRunArtifact(options.artifact(), {
-    name: inputs.artifact_name,
+    name,
     files: artifactFiles(outcome.outDir, knownSecrets),
     rootDirectory: outcome.outDir,
     retentionDays: inputs.retention_days,
@@ -92,7 +94,7 @@ async function uploadArtifact(
       { title: "agent-ci: artifact not uploaded" },
     );
   } else if (result.kind === "uploaded") {
-    io.info(`artifact ${inputs.artifact_name} uploaded (id ${result.id})`);
+    io.info(`artifact ${name} uploaded (id ${result.id})`);
   }
   return result;
 }
@@ -103,6 +105,7 @@ async function postComment(
   outcome: RunOutcome,
   findings: SecretFinding[],
   url: string | undefined,
+  notes: readonly string[],
 ): Promise<string | undefined> {
   const { io, inputs, ctx, api } = options;
   const target = eventTarget(event);
@@ -125,6 +128,7 @@ async function postComment(
       runUrl: runUrl(ctx),
       redactor: options.redactor,
       maxChars,
+      notes,
     });
   const result = await upsertComment(api, ctx, target, marker, render);
   if (result.kind === "failed") {
@@ -169,6 +173,8 @@ export async function writeRunResults(
   event: ActionEvent,
   outcome: RunOutcome,
   trigger: TriggerRecord,
+  /** What the comment says before the report (a resume that started fresh). */
+  notes: readonly string[] = [],
 ): Promise<void> {
   const { io, inputs, ctx, redactor } = options;
   setOutputs(io, runOutputs(outcome));
@@ -198,7 +204,7 @@ export async function writeRunResults(
     buildSummary({
       report: outcome.report,
       artifact,
-      artifactName: inputs.artifact_name,
+      artifactName: runArtifactName(inputs.artifact_name, outcome.runId),
       artifactUrl: url,
       trigger,
       redactor,
@@ -213,6 +219,7 @@ export async function writeRunResults(
       ...knownSecrets.filter((k) => !findings.some((f) => f.file === k.file && f.line === k.line)),
     ],
     url,
+    notes,
   );
   if (commentUrl !== undefined) io.setOutput("comment_url", commentUrl);
   await postFindings(options, event, outcome);

@@ -21,6 +21,9 @@ export interface RunConfigParts {
   commandsDir?: string;
   /** A temp file with the MCP servers (inline JSON or the file read at the trusted ref). */
   mcpConfigPath?: string;
+  /** Subagent definitions (read at the trusted ref): a temp file of --agents JSON, or a folder of agent files. */
+  agentsJsonPath?: string;
+  agentsDir?: string;
   /** task: review: the pull request's base and head commits. */
   review?: { base: string; head: string };
   /** ANTHROPIC_API_KEY from the environment when the input is empty. */
@@ -30,6 +33,8 @@ export interface RunConfigParts {
   /** Bedrock or Vertex AI: the endpoint, region and project from the environment (providerEnv). */
   providerEnv?: Pick<RunConfigInput, "baseURL" | "region" | "projectId">;
   repo: string;
+  /** resume_from, when it holds an earlier run's record. */
+  resume?: string;
 }
 
 /** The provider, its endpoint, region and project, and the Anthropic key only where it is used. */
@@ -80,10 +85,12 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     skillsDir: parts.skillsDir ? [parts.skillsDir] : [],
     commandsDir: parts.commandsDir ? [parts.commandsDir] : [],
     instructionsSource: "action",
-    // Workspace settings files may add denies only, and its .mcp.json starts nothing: on pull requests the
-    // workspace is the PR head.
+    // Workspace settings files may add denies only, its .mcp.json starts nothing and its .claude/agents is
+    // not loaded: on pull requests the workspace is the PR head.
     trustWorkspaceSettings: false,
     mcpConfig: parts.mcpConfigPath ? [parts.mcpConfigPath] : [],
+    agents: parts.agentsJsonPath,
+    agentsDir: parts.agentsDir ? [parts.agentsDir] : [],
     ruleSource: "action",
     maxTurns: inputs.max_turns,
     maxBudgetUsd: inputs.max_budget_usd,
@@ -100,5 +107,6 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     task: parts.review ? "review" : "run",
     reviewBase: parts.review?.base,
     reviewHead: parts.review?.head,
+    resume: parts.resume,
   };
 }

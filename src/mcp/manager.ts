@@ -10,7 +10,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ElicitRequestSchema,
+  ErrorCode,
   ListRootsRequestSchema,
+  McpError,
   type CallToolResult,
   type ReadResourceResult,
   type Resource,
@@ -30,6 +32,13 @@ export type McpServerStatus = "pending" | "connected" | "failed";
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 /** A tool call's limit (MCP_TOOL_TIMEOUT, as Claude Code reads it); the run's wall clock holds regardless. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 100_000_000;
+/** Protocol errors of one server written to the log (an answer to no request, …): a spamming server stops there. */
+const MAX_LOGGED_PROTOCOL_ERRORS = 10;
+/** Characters of such an error kept in the log line (it may quote a whole message). */
+const PROTOCOL_ERROR_CHARS = 300;
+
+const isTimeout = (e: unknown): boolean =>
+  e instanceof McpError && e.code === Number(ErrorCode.RequestTimeout);
 
 export interface McpServerState {
   name: string;
@@ -63,6 +72,8 @@ interface Live {
   restarting?: Promise<void>;
   /** Calls in flight (for the egress ledger's attribution): tool_use id → when it started. */
   calls: Map<string, number>;
+  /** Protocol errors logged so far. */
+  protocolErrors: number;
 }
 
 export interface McpManagerOptions {
@@ -96,6 +107,7 @@ export class McpManager {
       index,
       closing: false,
       calls: new Map(),
+      protocolErrors: 0,
       state: {
         name: config.name,
         kind: isStdio(config) ? "stdio" : config.type,
@@ -141,6 +153,13 @@ export class McpManager {
       }));
       client.setRequestHandler(ElicitRequestSchema, () => ({ action: "decline" as const }));
       client.onclose = () => this.lost(l, client);
+      // The SDK drops what it cannot pair with a request (an answer to an id never sent) and says so here;
+      // the transport's own faults are reported when it closes.
+      const opened = transport;
+      client.onerror = (error) => {
+        if (opened instanceof ServiceStdioTransport && error === opened.fault) return;
+        this.protocolError(l, error);
+      };
       await client.connect(transport, { timeout: this.startTimeout });
       l.client = client;
       const capabilities = client.getServerCapabilities() ?? {};
@@ -158,7 +177,11 @@ export class McpManager {
       l.state.status = "failed";
       l.state.startMs = Math.round(performance.now() - started);
       const fault = transport instanceof ServiceStdioTransport ? transport.fault : undefined;
-      l.state.error = (fault ?? (e as Error)).message;
+      l.state.error = fault
+        ? fault.message
+        : isTimeout(e)
+          ? `did not answer within ${this.startTimeout} ms (MCP_TIMEOUT)`
+          : (e as Error).message;
       l.state.tools = [];
       await this.closeTransport(l);
       this.options.log?.(`MCP server ${l.config.name} did not start: ${l.state.error}`);
@@ -224,6 +247,18 @@ export class McpManager {
       .finally(() => (l.restarting = undefined));
   }
 
+  private protocolError(l: Live, error: Error): void {
+    l.protocolErrors += 1;
+    if (l.protocolErrors > MAX_LOGGED_PROTOCOL_ERRORS) return;
+    const message =
+      error.message.length > PROTOCOL_ERROR_CHARS
+        ? `${error.message.slice(0, PROTOCOL_ERROR_CHARS)}…`
+        : error.message;
+    const more =
+      l.protocolErrors === MAX_LOGGED_PROTOCOL_ERRORS ? " (its further protocol errors are not logged)" : "";
+    this.options.log?.(`MCP server ${l.config.name}: ${message}${more}`);
+  }
+
   private changed(): void {
     for (const listener of this.listeners) listener();
   }
@@ -251,6 +286,7 @@ export class McpManager {
     call: { id: string; signal: AbortSignal },
   ): Promise<CallToolResult> {
     const { l, client } = await this.clientOf(server);
+    const transport = l.transport;
     const start = Date.now();
     l.calls.set(call.id, start);
     // A signal of this call's own: the run's signal is shared by every call, and the SDK's listeners on it
@@ -265,7 +301,7 @@ export class McpManager {
         signal: own.signal,
       })) as CallToolResult;
     } catch (e) {
-      throw this.explain(l, e as Error);
+      throw this.explain(l, e as Error, transport);
     } finally {
       call.signal.removeEventListener("abort", onAbort);
       l.calls.delete(call.id);
@@ -273,10 +309,17 @@ export class McpManager {
     }
   }
 
-  /** A failed request's error, with what the transport knows (a protocol fault, the stderr tail). */
-  private explain(l: Live, error: Error): Error {
-    const fault = l.transport instanceof ServiceStdioTransport ? l.transport.fault : undefined;
+  /**
+   * A failed request's error, with what the transport it went out on knows (a protocol fault, the stderr
+   * tail): by the time the error arrives, a restart may have replaced the server's transport.
+   */
+  private explain(l: Live, error: Error, transport = l.transport): Error {
+    const fault = transport instanceof ServiceStdioTransport ? transport.fault : undefined;
     if (fault) return new McpServerError(`MCP server ${l.config.name}: ${fault.message}`);
+    if (isTimeout(error))
+      return new McpServerError(
+        `MCP server ${l.config.name}: the call did not finish within ${this.toolTimeout} ms (MCP_TOOL_TIMEOUT)`,
+      );
     if (l.state.status === "failed" || !l.client) {
       const tail = l.state.stderrTail?.trim().split("\n").slice(-5).join("\n");
       return new McpServerError(
@@ -288,6 +331,7 @@ export class McpManager {
 
   async listResources(server: string): Promise<Resource[]> {
     const { l, client } = await this.clientOf(server);
+    const transport = l.transport;
     const resources: Resource[] = [];
     let cursor: string | undefined;
     try {
@@ -297,17 +341,18 @@ export class McpManager {
         cursor = page.nextCursor;
       } while (cursor);
     } catch (e) {
-      throw this.explain(l, e as Error);
+      throw this.explain(l, e as Error, transport);
     }
     return resources;
   }
 
   async readResource(server: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
     const { l, client } = await this.clientOf(server);
+    const transport = l.transport;
     try {
       return await client.readResource({ uri }, { timeout: this.toolTimeout, signal });
     } catch (e) {
-      throw this.explain(l, e as Error);
+      throw this.explain(l, e as Error, transport);
     }
   }
 

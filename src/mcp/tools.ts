@@ -4,6 +4,8 @@
 // ReadMcpResourceTool when a server offers resources. Every one goes through the same pipeline, policy,
 // hooks and record as the built-in tools.
 import type { Tool as McpToolSpec } from "@modelcontextprotocol/sdk/types.js";
+import { Ajv } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
 import { plainError, toolError } from "../tools/define-tool.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
@@ -16,6 +18,29 @@ export const mcpToolName = (server: string, tool: string): string =>
   `mcp__${normalizeMcpName(server)}__${normalizeMcpName(tool)}`;
 /** What the Messages API accepts as a tool's name. */
 const API_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * Checks schemas against their meta-schema, as the Messages API does: one invalid tool schema would make it
+ * refuse every request of the run. Draft-07 (what many servers' schema generators declare) and 2020-12 (the
+ * default); a schema declaring another draft is passed on unchecked.
+ */
+const metaSchemaCheckers = { draft07: new Ajv({ strict: false }), draft2020: new Ajv2020({ strict: false }) };
+function schemaProblem(schema: McpToolSpec["inputSchema"]): string | undefined {
+  const declared = typeof schema.$schema === "string" ? schema.$schema : undefined;
+  const ajv =
+    declared === undefined || declared.includes("2020-12")
+      ? metaSchemaCheckers.draft2020
+      : declared.includes("draft-07")
+        ? metaSchemaCheckers.draft07
+        : undefined;
+  if (!ajv) return undefined;
+  try {
+    if (ajv.validateSchema(schema) === true) return undefined;
+  } catch {
+    return undefined; // a $schema this checker does not know: the API is left to judge it
+  }
+  return `its input schema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: "schema" })}`;
+}
+
 /** Characters of an MCP result the model gets before the pipeline's general cut (Claude Code's). */
 const MCP_RESULT_MAX_CHARS = 100_000;
 
@@ -151,7 +176,8 @@ Parameters:
 /**
  * The MCP tools of the run as the servers stand now: the connected servers' tools, then the resource
  * tools when any server offers resources. A tool whose name is a built-in's (`reserved`), another's, or
- * one the API would refuse is left out and listed in `refused`.
+ * one the API would refuse, or whose input schema is not valid JSON Schema, is left out and listed in
+ * `refused`.
  */
 export function mcpTools(
   manager: McpManager,
@@ -171,7 +197,7 @@ export function mcpTools(
         ? `its name ${tool.name} is not a valid tool name for the API (letters, digits, _ and -, at most 64)`
         : taken.has(tool.name)
           ? `its name ${tool.name} is taken by another tool`
-          : undefined;
+          : schemaProblem(spec.inputSchema);
       if (reason) {
         refused.push({ server: server.name, tool: spec.name, reason });
         continue;

@@ -55,10 +55,12 @@ export const TOOL_CATALOG = {
   WebFetch: { category: "network", specifier: "domain" },
   WebSearch: { category: "network", specifier: "none" },
   TodoWrite: { category: "housekeeping", specifier: "none" },
-  BashOutput: { category: "housekeeping", specifier: "none" },
+  // Background tasks (shells and subagents): the seeds' v2.1 TaskOutput and KillShell, with the names
+  // Claude Code used before (BashOutput, KillBash) and after (TaskStop) as aliases.
+  TaskOutput: { category: "housekeeping", specifier: "none" },
+  BashOutput: { category: "housekeeping", specifier: "none", aliasOf: "TaskOutput" },
   KillShell: { category: "housekeeping", specifier: "none" },
   KillBash: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
-  TaskOutput: { category: "housekeeping", specifier: "none" },
   TaskStop: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
   ExitPlanMode: { category: "housekeeping", specifier: "none" },
   // They list and read what the configured MCP servers offer as resources, read-only, as Claude Code does.
@@ -86,6 +88,11 @@ export const isMcpTool = (tool: string): boolean => tool.startsWith("mcp__");
 export function toolEntry(tool: string): ToolEntry | undefined {
   if (Object.hasOwn(TOOL_CATALOG, tool)) return TOOL_CATALOG[tool as KnownToolName];
   return isMcpTool(tool) ? { category: "mcp", specifier: "none" } : undefined;
+}
+
+/** The other names a tool answers to: the catalogue's entries that are aliases of it. */
+export function aliasesOf(tool: string): string[] {
+  return KNOWN_TOOLS.filter((name) => (TOOL_CATALOG[name] as ToolEntry).aliasOf === tool);
 }
 
 export const toolCategory = (tool: string): ToolCategory | undefined => toolEntry(tool)?.category;

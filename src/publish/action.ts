@@ -8,7 +8,7 @@ import { splitList, unexpanded } from "../github/inputs.js";
 import { readGitHubContext } from "../github/context.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
 import { createRedactor } from "../report/index.js";
-import { LINK_ISSUE_MODES, type LinkIssue, publishPullRequest } from "./pull-request.js";
+import { DEFAULT_LINK_ISSUE, LINK_ISSUE_MODES, type LinkIssue, publishPullRequest } from "./pull-request.js";
 
 /** Every input with its default, in publish/action.yml order (a test keeps them equal). */
 export const PUBLISH_INPUT_DEFAULTS = {
@@ -21,7 +21,7 @@ export const PUBLISH_INPUT_DEFAULTS = {
   max_patch_bytes: "5242880",
   author_name: "agent-ci",
   author_email: "agent-ci@users.noreply.github.com",
-  link_issue: "references",
+  link_issue: DEFAULT_LINK_ISSUE,
 } as const;
 export type PublishInputName = keyof typeof PUBLISH_INPUT_DEFAULTS;
 

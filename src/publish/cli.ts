@@ -1,12 +1,19 @@
 // `agent-ci publish <out-dir>`: the CLI face of pull-request.ts. The token comes from the environment
 // (AGENT_CI_PUBLISH_TOKEN, GH_TOKEN or GITHUB_TOKEN), never from a flag that the process list would show.
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { createRedactor } from "../report/index.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
 import { parseSize } from "../text.js";
 import { DEFAULT_MAX_PATCH_BYTES } from "./checks.js";
 import { git } from "../host-git.js";
-import { publishPullRequest, PublishRefusedError, type PublishPrResult } from "./pull-request.js";
+import {
+  DEFAULT_LINK_ISSUE,
+  LINK_ISSUE_MODES,
+  type LinkIssue,
+  publishPullRequest,
+  PublishRefusedError,
+  type PublishPrResult,
+} from "./pull-request.js";
 
 export const PUBLISH_TOKEN_VARIABLES = ["AGENT_CI_PUBLISH_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"] as const;
 export const DEFAULT_AUTHOR = "agent-ci <agent-ci@users.noreply.github.com>";
@@ -20,6 +27,7 @@ interface PublishFlags {
   allow: string[];
   maxPatchBytes: number;
   author: string;
+  linkIssue: LinkIssue;
   apiUrl?: string;
   json?: boolean;
 }
@@ -80,6 +88,7 @@ async function publish(outDir: string, flags: PublishFlags): Promise<number> {
       maxPatchBytes: flags.maxPatchBytes,
       secrets: [token],
       author: parseAuthor(flags.author),
+      linkIssue: flags.linkIssue,
       log: say,
       redact: redactor.redact,
     });
@@ -143,6 +152,14 @@ export function addPublishCommand(program: Command): void {
       DEFAULT_MAX_PATCH_BYTES,
     )
     .option("--author <name-email>", 'commit author, "Name <email>"', DEFAULT_AUTHOR)
+    .addOption(
+      new Option(
+        "--link-issue <mode>",
+        'how the pull request names the issue the run came from (trigger.json): closes writes "Fixes #N" (merging closes it), references "Opened from #N", none nothing',
+      )
+        .choices(LINK_ISSUE_MODES)
+        .default(DEFAULT_LINK_ISSUE),
+    )
     .option("--api-url <url>", "GitHub API URL (default: GITHUB_API_URL, else the public GitHub API)")
     .option("--json", "print the result as one JSON object (pr_number, pr_url, branch, commit_sha)")
     .addHelpText(

@@ -5,7 +5,8 @@
 // built from the base commit the report records (no working tree, so no checkout filter and no hook runs),
 // committed with `git commit-tree` with the run's end time as the date (the same run gives the same
 // commit), pushed without force, and opened as a pull request. When the run came from an agent-ci pull
-// request, the commit goes on that PR's branch instead. Re-running publish for the same run finds the
+// request, the commit goes on that PR's branch instead; a resumed run's (its patch is the whole change against
+// the same base) goes on top of the commit of the run it continues. Re-running publish for the same run finds the
 // branch already at that tree and the PR already open, and changes nothing. Every failure is an error
 // that says what to do; nothing here reports success for a step that did not happen.
 import fs from "node:fs";
@@ -16,6 +17,7 @@ import { defuseGitHubReferences, RunReport } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { patchProblems, type PatchCheckOptions } from "./checks.js";
 import { git, GitError } from "../host-git.js";
+import { parseRunCommit, readBranchHistory, RUN_TRAILER, wholeChangeBody } from "./pr-description.js";
 
 export const BRANCH_PREFIX = "agent-ci/";
 export const PR_MARKER_PREFIX = "<!-- agent-ci-run:";
@@ -46,7 +48,7 @@ export interface PublishPrOptions extends PatchCheckOptions {
   baseBranch?: string;
   /** Publish onto this pull request instead of the one trigger.json names. */
   pullNumber?: number;
-  /** How the PR names the issue the run came from (default: references, "Opened from #N"). */
+  /** How the PR names the issue the run came from (default: DEFAULT_LINK_ISSUE, "Opened from #N"). */
   linkIssue?: LinkIssue;
   author: { name: string; email: string };
   log: (line: string) => void;
@@ -140,6 +142,8 @@ export function runSummary(report: RunReport): string {
 /** How the pull request names the issue the run came from: closing it on merge, pointing at it, or not at all. */
 export const LINK_ISSUE_MODES = ["closes", "references", "none"] as const;
 export type LinkIssue = (typeof LINK_ISSUE_MODES)[number];
+/** Pointing at the issue without closing it: whether a merge closes it stays a person's decision. */
+export const DEFAULT_LINK_ISSUE: LinkIssue = "references";
 
 /** agent-ci's own line about the issue the run came from, written by agent-ci and never by the model. */
 function issueLine(issue: number | undefined, linkIssue: LinkIssue): string | undefined {
@@ -159,13 +163,26 @@ export function commitTitle(report: RunReport): string {
 
 function commitMessage(report: RunReport, issue?: string): string {
   const summary = runSummary(report);
-  return `${commitTitle(report)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}agent-ci run ${report.runId}\n`;
+  return `${commitTitle(report)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}${RUN_TRAILER}${report.runId}\n`;
 }
+
+/**
+ * Whether the branch's tip is the commit of the run this one resumed (its trailer names that run): a resumed
+ * run's patch is the whole change against the same base, so its commit goes on top of that one.
+ */
+async function continuesTip(repo: Repo, report: RunReport, tip: string): Promise<boolean> {
+  const earlier = report.resumedFrom?.runId;
+  if (!earlier) return false;
+  const message = await repo.run(["log", "-1", "--format=%B", tip]);
+  return parseRunCommit(message)?.runId === earlier;
+}
+
+const prMarker = (runId: string) => `${PR_MARKER_PREFIX} ${runId} -->`;
 
 function pullBody(report: RunReport, issue?: string): string {
   const files = report.patch.files.map((f) => `- \`${f.path}\` (+${f.added} −${f.removed})`);
   return [
-    `${PR_MARKER_PREFIX} ${report.runId} -->`,
+    prMarker(report.runId),
     runSummary(report) || "_The agent left no summary._",
     "",
     ...(issue ? [issue, ""] : []),
@@ -327,6 +344,37 @@ async function chooseTarget(
   return { branch: runBranch(report.runId), base: options.baseBranch ?? pull.head.ref };
 }
 
+/**
+ * The body of an agent-ci pull request this run published onto: the whole change and every run when the
+ * branch holds more than this one (pr-description.ts), else this run's. The title is left as it is: it was
+ * written for the first run, which named what the pull request is for, and a person may have edited it
+ * since; the body lists every run.
+ */
+async function followUpBody(
+  repo: Repo,
+  options: PublishPrOptions,
+  branch: string,
+  commitSha: string,
+  report: RunReport,
+  issue: string | undefined,
+): Promise<string> {
+  const history = await readBranchHistory(
+    {
+      run: (args) => repo.run(args),
+      ensure: (sha) => ensureCommit(repo, options.remote, sha, `a commit of ${branch}`),
+    },
+    commitSha,
+  ).catch((error: unknown) => {
+    options.log(
+      `could not read the earlier runs on ${branch} (${(error as Error).message}); the description names this run only`,
+    );
+    return undefined;
+  });
+  return history && history.runs.length > 1
+    ? wholeChangeBody(history, prMarker(report.runId), issue)
+    : pullBody(report, issue);
+}
+
 export async function publishPullRequest(options: PublishPrOptions): Promise<PublishPrResult> {
   const { log, owner, repo: name } = options;
   const report = loadReport(options.outDir);
@@ -336,7 +384,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     throw new PublishRefusedError(`not published:\n${problems.map((p) => `- ${p}`).join("\n")}`);
   const base = report.workspace.baseCommit ?? "";
   const full = `${owner}/${name}`;
-  const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? "references");
+  const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? DEFAULT_LINK_ISSUE);
 
   const remoteUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.remote)
     ? options.remote
@@ -364,13 +412,14 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     commitSha = tip;
     log(`${branch} already holds this run's change (${tip}); nothing to push`);
   } else {
-    if (tip && tip !== base)
+    const parent = tip && tip !== base && (await continuesTip(repo, report, tip)) ? tip : base;
+    if (tip && tip !== parent)
       throw new PublishRefusedError(
         `${branch} is at ${tip}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes; re-run the agent on the branch's head.`,
       );
     const date = `${Math.floor(Date.parse(report.endedAt) / 1000)} +0000`;
     commitSha = (
-      await repo.run(["commit-tree", tree, "-p", base, "-m", commitMessage(report, issue)], {
+      await repo.run(["commit-tree", tree, "-p", parent, "-m", commitMessage(report, issue)], {
         GIT_AUTHOR_NAME: options.author.name,
         GIT_AUTHOR_EMAIL: options.author.email,
         GIT_COMMITTER_NAME: options.author.name,
@@ -392,9 +441,9 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
   }
 
   const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
-  const body = pullBody(report, issue);
   if (target.pull) {
     const pull = target.pull;
+    const body = await followUpBody(repo, options, branch, commitSha, report, issue);
     if ((pull.body ?? "") === body && !pushed)
       return {
         action: "unchanged",
@@ -427,6 +476,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
       pushed,
     };
   }
+  const body = pullBody(report, issue);
   const baseRef = target.base ?? (await defaultBranch(options).catch((e: unknown) => apiFailure(e, done)));
   const created = await options.api
     .call(

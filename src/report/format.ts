@@ -137,10 +137,12 @@ export function summarizeCall(tool: string, input: unknown): string {
       if (!Array.isArray(todos)) break;
       return `${todos.length} todo${todos.length === 1 ? "" : "s"}`;
     }
+    case "TaskOutput":
     case "BashOutput":
-      return text(input, "bash_id") ?? compactJson(input);
+      return text(input, "task_id") ?? text(input, "bash_id") ?? compactJson(input);
     case "KillShell":
-      return text(input, "shell_id") ?? compactJson(input);
+    case "TaskStop":
+      return text(input, "shell_id") ?? text(input, "task_id") ?? compactJson(input);
   }
   return oneLine(compactJson(input));
 }

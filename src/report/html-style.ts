@@ -127,6 +127,12 @@ input.search:focus { outline: 2px solid color-mix(in srgb, var(--accent) 40%, tr
 .tl-mark.egress.allowed { border-top-color: var(--info); }
 .tl-mark.egress.denied { border-top-color: var(--bad); }
 .tl-lane { position: relative; border-top: 1px solid var(--grid); }
+.tl-label.sub { padding-left: 12px; font-weight: 500; color: var(--muted); }
+.tl-label.sub > span:first-child { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.tl-label.sub .dot { display: none; }
+.tl-lane.sub { border-top-style: dashed; }
+.agent-span { position: absolute; top: 2px; bottom: 2px; min-width: 3px; border-radius: 4px; background: var(--grid); box-shadow: inset 2px 0 0 var(--turn); pointer-events: none; }
+.agent-span[data-status="stopped"], .agent-span[data-status="failed"] { box-shadow: inset 2px 0 0 var(--turn), inset -2px 0 0 var(--warn); }
 .call-bar, .turn-bar { position: absolute; height: 16px; min-width: 5px; border-radius: 4px; border: 0; padding: 0; margin: 0; cursor: pointer; font: inherit; }
 .turn-bar { background: var(--turn); opacity: 0.75; }
 .phase-bar { position: absolute; height: 16px; min-width: 5px; border-radius: 4px; background: var(--phase); color: var(--phase-text); font-size: 10.5px; line-height: 16px; padding: 0 4px; box-sizing: border-box; overflow: hidden; white-space: nowrap; text-overflow: clip; }
@@ -155,6 +161,9 @@ table { border-collapse: collapse; width: 100%; }
 .call-row.selected td:first-child { box-shadow: inset 3px 0 0 var(--accent); }
 .call-row .summary { font-family: var(--mono); font-size: 12px; max-width: 0; width: 60%; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .tool-tag { display: inline-flex; align-items: center; gap: 6px; font-weight: 600; font-size: 12.5px; white-space: nowrap; }
+.call-row.sub td:nth-child(2) { padding-left: 24px; }
+.agent-tag { display: block; font-size: 11px; color: var(--muted); white-space: nowrap; }
+.agent-tag::before { content: "\\21b3  "; }
 .tool-tag::before { content: ""; width: 8px; height: 8px; border-radius: 50%; background: var(--c); }
 .badge { display: inline-block; font-size: 11px; font-weight: 600; padding: 1px 7px; border-radius: 999px; white-space: nowrap; border: 1px solid transparent; }
 .badge.ok { background: var(--ok-soft); color: var(--ok); }

@@ -28,6 +28,7 @@ export type {
   PatchSummary,
   PolicyRule,
   ReportPolicy,
+  ResumedFrom,
   RunPhaseName,
   RunReportInput,
   SecretFinding,

@@ -541,6 +541,11 @@ function runDetails(report: RunReport): string {
     `- **Run** ${code(report.runId, 80)} · agent-ci ${code(report.agentCiVersion, 40)} · ${code(report.startedAt, 40)} → ${code(report.endedAt, 40)}`,
     `- **Workspace** ${code(workspace.path, 80)}${workspace.repo ? ` (${code(workspace.repo, 80)})` : ""}${workspace.baseCommit ? ` at ${code(workspace.baseCommit.slice(0, 12), 12)}` : ""}: ${plural(workspace.filesCopied, "file")} copied (${formatBytes(workspace.bytesCopied)}), ${formatInt(workspace.skipped.length)} skipped`,
   );
+  const resumed = report.resumedFrom;
+  if (resumed)
+    lines.push(
+      `- **Continues run** ${code(resumed.runId, 80)} (it ended: ${code(resumed.exitReason, 30)}): ${plural(resumed.restoredMessages, "message")} and ${plural(resumed.restoredReads, "file read")} restored; the patch is the whole change since ${code(resumed.baseCommit.slice(0, 12), 12)}${resumed.earlierPolicy ? `; its policy was mode ${code(resumed.earlierPolicy.mode, 30)} with ${plural(resumed.earlierPolicy.rules.length, "rule")} (this run's differs, see the warnings)` : ""}`,
+    );
   for (const skipped of workspace.skipped.slice(0, 20)) {
     lines.push(`  - skipped ${code(skipped.path, 100)}: ${plain(skipped.reason, 120)}`);
   }

@@ -515,7 +515,13 @@ export const EgressConnection = z
       .string()
       .optional()
       .describe(
-        'The tool_use id of the call whose process connected ("setup" for setup commands); absent when the client sent none.',
+        'The tool_use id of the call whose process connected ("setup" for setup commands); absent when neither the client\'s proxy credentials nor its process named one.',
+      ),
+    attributedBy: z
+      .enum(["credentials", "process"])
+      .optional()
+      .describe(
+        "How caller was found: credentials, the user name in the proxy URL agent-ci gives each call (curl, git, npm send it); process, the connecting socket traced to its process and that process to the call that started it (a client given only host:port, such as openssl -proxy or a JVM's https.proxyHost).",
       ),
   })
   .meta({ id: "EgressConnection" });
@@ -544,6 +550,33 @@ export const Egress = z
   })
   .meta({ id: "Egress" });
 export type Egress = z.infer<typeof Egress>;
+
+export const ResumedFrom = z
+  .object({
+    runId: z.string().describe("The run this one continues."),
+    record: z
+      .string()
+      .describe(
+        "Where its record was read from: the output folder or report.json as given to --resume / resume_from.",
+      ),
+    exitReason: ExitReason.describe("How the earlier run ended."),
+    baseCommit: z
+      .string()
+      .describe(
+        "The earlier run's base commit, which is this run's too: this run's patch is the whole change against it, the earlier run's included.",
+      ),
+    restoredMessages: NonNegativeInt.describe(
+      "Messages of the earlier conversation sent again, as the model was last sent them, ahead of the new prompt.",
+    ),
+    restoredReads: NonNegativeInt.describe(
+      "Files the earlier run had read that this run may edit without reading them again, while they are unchanged.",
+    ),
+    earlierPolicy: Policy.optional().describe(
+      "The earlier run's policy, present only when this run's (`policy`) differs from it: a resume never changes the policy silently.",
+    ),
+  })
+  .meta({ id: "ResumedFrom" });
+export type ResumedFrom = z.infer<typeof ResumedFrom>;
 
 export const RunReport = z
   .object({
@@ -608,6 +641,9 @@ export const RunReport = z
       "Skills and slash commands the run had, where they came from, and what was ignored.",
     ),
     mcp: Mcp.optional().describe("MCP servers: configured, started, lost, ignored."),
+    resumedFrom: ResumedFrom.optional().describe(
+      "With --resume / resume_from: the run this one continues, whose workspace, conversation and policy it started from.",
+    ),
   })
   .meta({
     title: "agent-ci run report",

@@ -85,6 +85,8 @@ export interface Conversation {
   spender?: Spender;
   system: string;
   prompt: string;
+  /** A conversation restored from an earlier run's record, `prompt` already in its last user message: sent instead of `prompt` alone. */
+  restored?: MessageParam[];
   tools: Anthropic.Tool[];
   maxTurns: number;
   maxTokens: number;
@@ -171,7 +173,7 @@ export function newLoopState(
     system: conversation.system,
     tools: conversation.tools,
     maxTurns: conversation.maxTurns,
-    messages: [{ role: "user", content: conversation.prompt }],
+    messages: conversation.restored ?? [{ role: "user", content: conversation.prompt }],
     signal: conversation.signal ?? budget.signal,
     context: conversation.context,
     structuredOutput: spec,
@@ -385,7 +387,14 @@ async function callTools(
       ? String((signal.reason as Error)?.message ?? signal.reason ?? "cancelled")
       : ((e as Error)?.message ?? String(e));
     const interrupted = toolUses.map((u, index) =>
-      interruptedRecord(turn, index, u, why, Math.round(turnStarted - services.runStart)),
+      interruptedRecord(
+        turn,
+        index,
+        u,
+        why,
+        Math.round(turnStarted - services.runStart),
+        services.pipeline.callerFacts(u.name),
+      ),
     );
     state.result.calls.push(...interrupted);
     if (interrupted.length) emitToolResults(services, state, ToolPipeline.toolResults(interrupted));
@@ -584,9 +593,11 @@ function loopRecord(
   use: Anthropic.ToolUseBlockParam,
   startOffsetMs: number,
   answer: Pick<ToolCallRecord, "isError" | "errorKind" | "title"> & { content: string },
+  caller: Partial<ToolCallRecord> = {},
 ): ToolCallRecord {
   const { errorKind, ...rest } = answer;
   return {
+    ...caller,
     id: use.id,
     turn,
     index,
@@ -609,14 +620,17 @@ function interruptedRecord(
   use: Anthropic.ToolUseBlockParam,
   why: string,
   startOffsetMs: number,
+  caller: Partial<ToolCallRecord>,
 ): ToolCallRecord {
   const content = `The run ended before this call finished (${why}); its result is unknown.`;
-  return loopRecord(turn, index, use, startOffsetMs, {
-    content,
-    isError: true,
-    errorKind: "interrupted",
-    title: `interrupted: ${why}`,
-  });
+  return loopRecord(
+    turn,
+    index,
+    use,
+    startOffsetMs,
+    { content, isError: true, errorKind: "interrupted", title: `interrupted: ${why}` },
+    caller,
+  );
 }
 
 /** The content with every tool_use block whose id was already used removed (noted in the warnings). */

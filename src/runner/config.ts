@@ -31,6 +31,7 @@ export interface CrossFields {
   allowPrivateHost: readonly string[];
   task: (typeof TASKS)[number];
   outputSchema?: unknown;
+  resume?: unknown;
 }
 
 /** How a face names the cross fields, and what stands between a name and what is said of it. */
@@ -48,6 +49,7 @@ export const CLI_FACE: ConfigFace = {
     allowPrivateHost: "--allow-private-host",
     task: "--task",
     outputSchema: "--output-schema",
+    resume: "--resume",
   },
   separator: " ",
 };
@@ -58,6 +60,8 @@ export function crossFieldProblems(c: CrossFields, face: ConfigFace): string[] {
   const problems: string[] = [];
   if (c.task === "review" && c.outputSchema !== undefined)
     problems.push(about("task", `review returns its own findings: it takes no ${face.names.outputSchema}`));
+  if (c.task === "review" && c.resume !== undefined)
+    problems.push(about("resume", `continues a run's task; it does not go with ${about("task", "review")}`));
   if (c.setup.length && c.network === "none")
     problems.push(
       about(
@@ -291,12 +295,20 @@ export const RunConfig = z
     /** Review mode: the pull request's base (a commit or ref in the workspace) and head (default HEAD). */
     reviewBase: z.string().min(1).optional(),
     reviewHead: z.string().min(1).optional(),
+    resume: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "An earlier run's output folder or report.json: continue it (its workspace, conversation and policy)",
+      ),
   })
   .superRefine((c, ctx) => {
-    if (!c.script && !c.prompt && c.task !== "review")
+    if (!c.script && !c.prompt && c.task !== "review" && !c.resume)
       ctx.addIssue({
         code: "custom",
-        message: "give a task with --prompt or --prompt-file, or a --script to replay",
+        message:
+          "give a task with --prompt or --prompt-file, a --script to replay, or --resume to continue a run",
       });
     if (c.task === "review") {
       if (!c.reviewBase)

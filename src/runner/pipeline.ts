@@ -186,6 +186,19 @@ export class ToolPipeline {
     return [...ToolPipeline.toolResults(records), ...records.flatMap((r) => r.followUp ?? [])];
   }
 
+  /**
+   * What every record of a call by this pipeline carries besides its outcome: the agent that made it and,
+   * for an MCP tool, its server and tool. Also for the calls the loop answers itself (interrupted ones).
+   */
+  callerFacts(toolName: string): Pick<ToolCallRecord, "parentToolUseId" | "agent" | "mcp"> {
+    const { agent, enabledTools } = this.options;
+    const mcp = findTool(enabledTools, toolName)?.mcp;
+    return {
+      ...(agent ? { parentToolUseId: agent.parentToolUseId, agent: agent.type } : {}),
+      ...(mcp ? { mcp: { server: mcp.server, tool: mcp.tool } } : {}),
+    };
+  }
+
   private concurrencySafe(call: ToolCallRequest): boolean {
     const tool = findTool(this.options.enabledTools, call.name);
     if (!tool) return true; // answered with an error without touching the sandbox
@@ -200,7 +213,6 @@ export class ToolPipeline {
     signal: AbortSignal,
   ): Promise<ToolCallRecord> {
     const started = performance.now();
-    const agent = this.options.agent;
     const base = {
       id: call.id,
       turn,
@@ -208,7 +220,7 @@ export class ToolPipeline {
       tool: call.name,
       input: call.input,
       startOffsetMs: Math.round(started - this.runStart),
-      ...(agent ? { parentToolUseId: agent.parentToolUseId, agent: agent.type } : {}),
+      ...this.callerFacts(call.name),
     };
     const finish = async (
       stage: Stage,
@@ -232,7 +244,6 @@ export class ToolPipeline {
         errorKind: result.kind,
         title: result.title,
         patch: result.metadata?.patch,
-        ...(tool?.mcp ? { mcp: { server: tool.mcp.server, tool: tool.mcp.tool } } : {}),
         content: mapped.content,
         ...(result.followUp?.length ? { followUp: result.followUp } : {}),
         ...(result.metadata?.web ? { web: result.metadata.web as WebFacts } : {}),

@@ -16,6 +16,8 @@ import type { RunBudget } from "./run-budget.js";
 import type { RunToolSet } from "./tool-set.js";
 import type { RunFailure, RunInstructions, TimedPhase } from "./run-report.js";
 import type { ReviewTarget } from "../review/task.js";
+import type { LoopState } from "./agent-loop.js";
+import type { ResumeRecord } from "./resume.js";
 
 export interface RunIO {
   /** One line of machine output (json / stream-json). */
@@ -58,6 +60,21 @@ export interface RunContext {
   secrets: string[];
   /** The run's own phases after the sandbox's start (calls, patch, verify, teardown), as they end. */
   phases: TimedPhase[];
+  /** With --resume: the run it continues (set once its record was read and its base checked out). */
+  resume?: RunResume;
+}
+
+/** A resumed run's link to the run it continues. */
+export interface RunResume {
+  record: ResumeRecord;
+  /** The user's workspace: the run itself works on a checkout of the base commit (`config.workspace`). */
+  workspace: string;
+  /** Removes the checkout. */
+  dispose: () => void;
+  /** Files read in the earlier run that may be edited without a new Read. */
+  restoredReads: number;
+  /** How this run's policy differs from the earlier one (empty: the same). */
+  policyChanges: string[];
 }
 
 /** Runs `step` as the run's phase `name`, recording its time whether it succeeds or throws. */
@@ -84,4 +101,6 @@ export interface AgentPhase {
   subagents?: SubagentRunner;
   /** Background subagents the end of the run stopped. */
   stoppedAgents?: string[];
+  /** The main conversation, for its record (conversation.jsonl). */
+  conversation?: LoopState;
 }

@@ -35,6 +35,7 @@ import { type PreparedPolicy } from "./policy-setup.js";
 import { RunToolSet } from "./tool-set.js";
 import { type PatchOut, sandboxRecord } from "./sandbox-record.js";
 import { type VerifyResult } from "./verify.js";
+import type { RunResume } from "./run-context.js";
 import { AGENT_CI_VERSION } from "../version.js";
 
 /** Process exit codes, one per kind of ending (documented in the README). */
@@ -98,6 +99,7 @@ export interface ReportParts {
   mcp?: McpManager;
   tools?: RunToolSet;
   mcpConfig?: McpConfigResult;
+  resume?: RunResume;
   secrets: string[];
   instructions?: RunInstructions;
   sideCalls: SideCall[];
@@ -225,6 +227,12 @@ export function buildReport(p: ReportParts): RunReportInput {
       severity: "warning",
       message: `The background subagent ${agent} was still running when the run ended; it was stopped.`,
     });
+  if (p.resume?.policyChanges.length)
+    warnings.push({
+      kind: "resume_policy_changed",
+      severity: "warning",
+      message: `This run's policy differs from that of run ${p.resume.record.report.runId}, which it continues: ${p.resume.policyChanges.join("; ")}. Both are in the report (policy, resumedFrom.earlierPolicy).`,
+    });
   if (loop.contextFallback)
     warnings.push({
       kind: "context_management_fallback",
@@ -349,9 +357,9 @@ export function buildReport(p: ReportParts): RunReportInput {
         ? { kind: p.failure.kind, message: p.redactor.redact(p.failure.message) }
         : undefined,
     workspace: {
-      path: path.basename(config.workspace),
+      path: path.basename(p.resume?.workspace ?? config.workspace),
       repo: config.repo,
-      baseCommit: hostBaseCommit(config.workspace),
+      baseCommit: p.resume ? p.resume.record.baseCommit : hostBaseCommit(config.workspace),
       ...recorded.copy,
     },
     image: recorded.image,
@@ -422,5 +430,14 @@ export function buildReport(p: ReportParts): RunReportInput {
             refusedTools: p.tools?.refused ?? [],
           }
         : undefined,
+    resumedFrom: p.resume && {
+      runId: p.resume.record.report.runId,
+      record: p.resume.record.given,
+      exitReason: p.resume.record.report.exitReason,
+      baseCommit: p.resume.record.baseCommit,
+      restoredMessages: p.resume.record.conversation.messages.length,
+      restoredReads: p.resume.restoredReads,
+      earlierPolicy: p.resume.policyChanges.length ? p.resume.record.report.policy : undefined,
+    },
   };
 }

@@ -32,6 +32,16 @@ import { readSchema, StructuredOutputSpec } from "./structured-output.js";
 import { RunToolSet } from "./tool-set.js";
 import { allCalls, buildReport, type RunFailure } from "./run-report.js";
 import { type AgentPhase, type RunContext, type RunIO, timed } from "./run-context.js";
+import {
+  checkoutBase,
+  CONVERSATION_FILE,
+  conversationRecord,
+  DEFAULT_RESUME_PROMPT,
+  loadResumeRecord,
+  policyChanges,
+  restoreMessages,
+  resumedPolicySources,
+} from "./resume.js";
 
 export type { RunIO } from "./run-context.js";
 import { applyInstructions, startMcp, webServices } from "./run-services.js";
@@ -266,7 +276,11 @@ export async function runAgent(
     clearTimeout(timer);
     cancel.removeEventListener("abort", onCancel);
   }
-  return finishRun(ctx, phase, watchdog, cancel);
+  try {
+    return await finishRun(ctx, phase, watchdog, cancel);
+  } finally {
+    ctx.resume?.dispose();
+  }
 }
 
 /**
@@ -287,12 +301,15 @@ function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause)
   };
   try {
     fs.writeFileSync(ctx.patchPath, patch.bytes);
+    if (phase.conversation)
+      fs.writeFileSync(path.join(ctx.outDir, CONVERSATION_FILE), conversationText(ctx, phase));
     const failure = { reason: exitReason, kind: "Watchdog", message };
     const report = buildReport({ ...ctx, ...phase, exitReason, failure, patch, outputErrors: [] });
     writeReportFilesSync(ctx.outDir, report, { patchText: "", redactor: ctx.redactor });
   } catch (e) {
     ctx.log(`the watchdog could not write the record: ${(e as Error).message}`);
   }
+  ctx.resume?.dispose();
   const { loop } = ctx;
   ctx.events.emit({
     type: "result",
@@ -324,8 +341,21 @@ async function runAgentPhase(
   signal: AbortSignal,
 ): Promise<void> {
   if (ctx.mcpConfigError) throw ctx.mcpConfigError;
-  const policy = await preparePolicy(ctx.config, ctx.runId);
+  if (ctx.config.resume) await startResume(ctx);
+  const earlier = ctx.resume?.record.report;
+  const policy = await preparePolicy(
+    ctx.config,
+    ctx.runId,
+    earlier ? resumedPolicySources(earlier.policy, earlier.runId) : [],
+  );
   phase.policy = policy;
+  if (ctx.resume && earlier) {
+    ctx.resume.policyChanges = policyChanges(earlier.policy, policy.summary);
+    if (ctx.resume.policyChanges.length)
+      ctx.log(
+        `the policy differs from run ${earlier.runId}'s: ${ctx.resume.policyChanges.join("; ")} (the report shows both)`,
+      );
+  }
   const config = applyInstructions(ctx);
   const { runId, log, events } = ctx;
   if (config.task === "review" && config.reviewBase)
@@ -395,6 +425,7 @@ async function runAgentPhase(
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
   blockEventLoopForTests();
   signal.throwIfAborted();
+  if (ctx.resume) await continueWorkspace(ctx, sandbox);
   if (mcpServers.length) phase.mcp = await startMcp(ctx, sandbox);
   const budget = new RunBudget(
     { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
@@ -482,6 +513,9 @@ async function runAgentPhase(
       prompt: ctx.review
         ? reviewPrompt(ctx.review, config.prompt)
         : (config.prompt ?? "Run the scripted tool calls."),
+      restored: ctx.resume
+        ? restoreMessages(ctx.resume.record.conversation.messages, config.prompt ?? DEFAULT_RESUME_PROMPT)
+        : undefined,
       tools: toolSet.api,
       maxTurns: config.maxTurns,
       maxTokens: config.maxTokens,
@@ -491,6 +525,7 @@ async function runAgentPhase(
     budget,
     loop,
   );
+  phase.conversation = conversation;
   await timed(ctx, "calls", () =>
     runAgentLoop(
       {
@@ -508,6 +543,74 @@ async function runAgentPhase(
   );
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+}
+
+/**
+ * --resume: the earlier run's record read, and its base commit checked out from the user's repository; the
+ * run works on that checkout from here (the sandbox's copy, instructions, verify). A record that cannot be
+ * resumed is a ConfigError saying why.
+ */
+async function startResume(ctx: RunContext): Promise<void> {
+  const given = ctx.config.resume ?? "";
+  const record = loadResumeRecord(given);
+  const checkout = await checkoutBase(ctx.config.workspace, record.baseCommit, ctx.redactor.redact);
+  ctx.resume = {
+    record,
+    workspace: ctx.config.workspace,
+    dispose: checkout.dispose,
+    restoredReads: 0,
+    policyChanges: [],
+  };
+  ctx.config = { ...ctx.config, workspace: checkout.dir };
+  ctx.log(
+    `resuming run ${record.report.runId} (${record.report.exitReason}): ${record.conversation.messages.length} messages, base ${record.baseCommit}`,
+  );
+}
+
+const EARLIER_PATCH = "/tmp/agent-ci-resume.patch";
+
+/**
+ * The earlier run's changes, applied in the container after its baseline was taken (so this run's patch is
+ * the whole change against the base), and what the model had read whole restored for read-before-edit: the
+ * hash it read is checked against the file as it is now, so a file changed since still needs a new Read.
+ */
+async function continueWorkspace(ctx: RunContext, sandbox: DockerSandbox): Promise<void> {
+  const resume = ctx.resume;
+  if (!resume) return;
+  const { patch, baseCommit } = resume.record;
+  if (patch.length) {
+    await sandbox.writeFile(EARLIER_PATCH, patch, { confine: false });
+    const applied = await sandbox.exec({
+      argv: ["git", "apply", "--binary", "--whitespace=nowarn", EARLIER_PATCH],
+      timeoutMs: 120_000,
+    });
+    await sandbox.exec({ argv: ["rm", "-f", EARLIER_PATCH], timeoutMs: 30_000 });
+    if (applied.exitCode !== 0) {
+      const plan = ctx.config.mode === "plan" ? " (plan mode keeps the workspace read-only)" : "";
+      throw new ConfigError(
+        `the earlier run's patch does not apply to its base commit ${baseCommit}${plan}: ${applied.stderr.toString("utf8").trim().slice(-800)}`,
+      );
+    }
+  }
+  for (const read of resume.record.conversation.reads) {
+    ctx.state.reads.set(read.path, {
+      sha256: read.sha256,
+      mtimeMs: 0,
+      size: read.size,
+      partial: read.partial,
+    });
+  }
+  resume.restoredReads = resume.record.conversation.reads.length;
+}
+
+/** The main conversation's record (conversation.jsonl), redacted. */
+function conversationText(ctx: RunContext, phase: AgentPhase): string {
+  return conversationRecord({
+    runId: ctx.runId,
+    messages: phase.conversation?.messages ?? [],
+    state: ctx.state,
+    redactDeep: ctx.redactor.redactDeep,
+  });
 }
 
 /** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */
@@ -584,6 +687,13 @@ async function finishRun(
   }
   if (events.writeError)
     outputErrors.push(`events.jsonl could not be written completely: ${events.writeError.message}`);
+  if (phase.conversation) {
+    try {
+      await atomicWriteFile(path.join(outDir, CONVERSATION_FILE), conversationText(ctx, phase));
+    } catch (e) {
+      outputErrors.push(`${CONVERSATION_FILE} could not be written: ${(e as Error).message}`);
+    }
+  }
   const structured = await writeStructuredOutput(ctx, outputErrors);
   const structuredPath = structured.path;
   const review = ctx.review && structured.value ? placeReview(ctx.review, structured.value) : undefined;

@@ -13,11 +13,7 @@ import {
   type SubagentOutcome,
   type SubagentRequest,
 } from "../tools/task.js";
-import {
-  createBackgroundTaskTools,
-  type BackgroundAgent,
-  type BackgroundAgents,
-} from "../tools/task-output.js";
+import type { BackgroundAgent, BackgroundAgents } from "../tools/background.js";
 import type { AnyTool } from "../tools/types.js";
 import {
   agentTypeLines,
@@ -37,8 +33,8 @@ import { subagentSystemPrompt } from "./system-prompt.js";
 /** At most this many subagents work at once; more Task calls wait for a free slot (RELIABILITY A2). */
 export const MAX_CONCURRENT_SUBAGENTS = 8;
 
-/** Tools a subagent never gets: it cannot start subagents, nor read or stop other agents' tasks. */
-const PARENT_ONLY_TOOLS = new Set([TASK_TOOL, "TaskOutput", "TaskStop"]);
+/** Tools a subagent never gets: it cannot start subagents (nor see the parent's background agents: its state has none). */
+const PARENT_ONLY_TOOLS = new Set([TASK_TOOL]);
 
 /** One subagent of the run, for the record. */
 export interface SubagentRun {
@@ -125,15 +121,18 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
   private readonly slots = new Slots(MAX_CONCURRENT_SUBAGENTS);
   private readonly background = new Map<
     string,
-    { run: SubagentRun; done: Promise<void>; stop: AbortController }
+    { run: SubagentRun; done: Promise<void>; stop: AbortController; stoppedByTool?: boolean }
   >();
   private seq = 0;
 
-  constructor(private readonly options: SubagentRunnerOptions) {}
+  constructor(private readonly options: SubagentRunnerOptions) {
+    // TaskOutput and KillShell find the main loop's background agents through its state.
+    options.state.agents = this;
+  }
 
-  /** The run's Task tool and its background-task tools, bound to this runner. */
+  /** The run's Task tool, bound to this runner. */
   tools(): AnyTool[] {
-    return [createTaskTool(this), ...createBackgroundTaskTools(this)];
+    return [createTaskTool(this)];
   }
 
   description(): string {
@@ -186,7 +185,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
   start(request: SubagentRequest): string {
     const run = this.begin(request, true);
     const stop = new AbortController();
-    // A background agent outlives the Task call, not the run: the run's end or a TaskStop aborts it.
+    // A background agent outlives the Task call, not the run: the run's end or a KillShell aborts it.
     const signal = AbortSignal.any([request.signal, stop.signal]);
     const done = (async () => {
       const release = await this.slots.acquire(signal).catch(() => undefined);
@@ -286,8 +285,16 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
       );
       run.status = run.loop.exit;
     } catch (e) {
-      run.status = "failed";
       run.error = (e as Error)?.message ?? String(e);
+      // Cut short from outside (the run's cancel or wall clock, KillShell): a background agent was stopped, a
+      // foreground one ended with the run; only a fault of its own is `failed`.
+      run.status = !signal.aborted
+        ? "failed"
+        : run.background
+          ? "stopped"
+          : o.budget.reached()?.exit === "timeout"
+            ? "timeout"
+            : "cancelled";
       throw e;
     } finally {
       run.durationMs = Math.round(performance.now() - started);
@@ -319,11 +326,15 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
     return this.runs.flatMap((r) => r.loop.calls);
   }
 
-  /** Background agents still running when the run ends are stopped, and the record says so. */
+  /**
+   * Background agents still working when the run ends are stopped, and the record says so: those running
+   * now, and those the run's own cancel or wall clock already cut short (not the ones KillShell stopped).
+   */
   async stopBackground(): Promise<string[]> {
     const stopped: string[] = [];
     for (const [id, entry] of this.background) {
-      if (entry.run.status !== "running") continue;
+      const cutShort = entry.run.status === "stopped" && !entry.stoppedByTool;
+      if (entry.run.status !== "running" && !cutShort) continue;
       entry.stop.abort(new Error("the run ended"));
       await entry.done;
       entry.run.status = "stopped";
@@ -332,7 +343,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
     return stopped;
   }
 
-  /** A background agent by id, for TaskOutput and TaskStop. */
+  /** A background agent by id, for TaskOutput and KillShell. */
   backgroundAgent(id: string): BackgroundAgent | undefined {
     const entry = this.background.get(id);
     if (!entry) return undefined;
@@ -345,7 +356,8 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
       },
       done: entry.done,
       stop: () => {
-        entry.stop.abort(new Error("stopped by TaskStop"));
+        entry.stoppedByTool = true;
+        entry.stop.abort(new Error("stopped by KillShell"));
         void entry.done.then(() => (run.status = "stopped"));
       },
       outcome: () => this.outcome(run),

@@ -17,7 +17,7 @@ export interface RunToolSetOptions {
   mode: PermissionMode;
   /** Asked in plan mode: an MCP tool is offered there only when read-only-hinted and allowed by a rule. */
   gate: PermissionGate;
-  /** Tools bound to run services other than MCP (Task, TaskOutput, TaskStop, Skill, WebFetch, WebSearch). */
+  /** Tools bound to run services other than MCP (Task, Skill, WebFetch, WebSearch). */
   bound?: readonly AnyTool[];
   /** Bound tools this run leaves out, each with why (the network setting, a missing rule). */
   off?: ReadonlyMap<string, string>;

@@ -30,7 +30,7 @@ import type {
 import type { HelperLink } from "./helper-link.js";
 import type { ResolvedImage } from "./image.js";
 import type { RunObjects } from "./run-objects.js";
-import type { EgressSidecar } from "./egress/sidecar.js";
+import { EGRESS_PORT, type EgressSidecar } from "./egress/sidecar.js";
 import {
   type BackgroundStatus,
   type ExecRequest,
@@ -136,6 +136,17 @@ export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
     this.objects = parts.objects;
     this.baselineRecord = new Baseline(this, parts.copy.isGitRepo);
     this.running = { oomKills: parts.oomKills, recovering: undefined };
+    this.egress?.attributeBy((port) => this.callerOfPort(port));
+  }
+
+  /**
+   * The tool call whose process connected to the egress forwarder from `port`, for a client that sent no
+   * proxy credentials (the helper traces it; helper-protocol.ts's `attribute`). Undefined when unknown.
+   */
+  private async callerOfPort(port: number): Promise<string | undefined> {
+    if (this.objects.removed || !this.link.alive) return undefined;
+    const res = await this.link.client.request("attribute", { port, peerPort: EGRESS_PORT });
+    return res.ok ? (res.header.caller ?? undefined) : undefined;
   }
 
   get id(): string {
@@ -292,6 +303,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
       timeoutMs: request.timeoutMs,
       maxOutputBytes: request.maxOutputBytes,
       stdin: stdin !== undefined,
+      caller: request.caller,
     };
     let res: HelperResult<"exec">;
     try {
@@ -390,6 +402,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
       cwd: request.cwd ?? WORKSPACE_ROOT,
       env: this.commandEnv(request),
       maxOutputBytes: request.maxOutputBytes,
+      caller: request.caller,
     });
     okHeader(res, id);
   }

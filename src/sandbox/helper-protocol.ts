@@ -20,6 +20,8 @@ export interface ExecOpRequest {
   maxOutputBytes?: number;
   /** The request's body is the command's stdin. */
   stdin?: boolean;
+  /** The tool call the command runs for (its tool_use id, "setup"), which `attribute` answers with. */
+  caller?: string;
 }
 
 export interface ExecOpResponse {
@@ -74,6 +76,16 @@ export interface HelperOps {
   };
   "bg-kill": { request: { job: string }; response: Record<string, never> };
   "kill-all": { request: Record<string, never>; response: Record<string, never> };
+  /**
+   * Which call started the process that holds the TCP connection from loopback port `port` to `peerPort`
+   * (a client of the egress forwarder): the socket from /proc/net/tcp{,6}, its process from the agent
+   * user's /proc/<pid>/fd, the call from that process's call tag or its nearest tagged ancestor's. Null
+   * when no process of the agent's user holds it, or none carries a tag of a call the helper knows.
+   */
+  attribute: {
+    request: { port: number; peerPort: number };
+    response: { caller: string | null; pid: number | null };
+  };
   /** Connect to the host's socket at `path` (channel.ts) and say `token` first; then serve requests from it too. */
   channel: { request: { path: string; token: string }; response: Record<string, never> };
 }

@@ -221,6 +221,8 @@ export async function ensureBuilt(
     const stream = await docker.buildImage(contextTar(recipe.files), {
       t: tag,
       nocache: Boolean(options.noCache),
+      // A failed step's container is removed too (the engine keeps it by default): nothing is left behind.
+      forcerm: true,
       buildargs: { BASE_IMAGE: recipe.baseImage },
       labels: { "agent-ci.image": recipe.label },
       ...(recipe.architecture ? { platform: `linux/${recipe.architecture}` } : {}),

@@ -1,23 +1,76 @@
-// BashOutput and KillShell: the two halves of Bash's run_in_background.
+// Background work: TaskOutput reads, KillShell stops, shells (Bash run_in_background) and subagents (Task
+// run_in_background) alike — the seeds' v2.1 tools. Older and newer names are aliases of these two (the tool
+// catalogue says which): BashOutput of TaskOutput, TaskStop and KillBash of KillShell. Each tool takes both
+// vocabularies' inputs and answers in the one its caller used: `bash_id`/`shell_id` get BashOutput's and
+// KillShell's shapes, `task_id` gets TaskOutput's and Claude Code 2.1.328's TaskStop's (the recorded
+// `taskstop-*` cases).
 import { z } from "zod";
 import { SandboxFsError } from "../sandbox/sandbox.js";
 import { trimTrailingNewlines } from "../text.js";
 import { cleanOutput } from "./bash.js";
-import { defineTool, toolError } from "./define-tool.js";
+import { defineTool, jsonSchemaOf, toolError } from "./define-tool.js";
+import { handBack, type SubagentOutcome } from "./task.js";
 import type { ToolContext, ToolResult } from "./types.js";
 
-export const BashOutputInput = z.strictObject({
-  bash_id: z.string().describe("The ID of the background shell to read output from"),
+/** A background subagent, as these tools see it. */
+export interface BackgroundAgent {
+  type: string;
+  description: string;
+  status: string;
+  done: Promise<void>;
+  stop(): void;
+  outcome(): SubagentOutcome;
+}
+
+/** The run's background subagents (the main loop's state holds them; a subagent's does not). */
+export interface BackgroundAgents {
+  backgroundAgent(id: string): BackgroundAgent | undefined;
+}
+
+const MAX_WAIT_MS = 600_000;
+const DEFAULT_WAIT_MS = 30_000;
+/** How often a blocking read looks at a background shell again. */
+const SHELL_POLL_MS = 250;
+
+/** What the model is offered: the seeds' v2.1 TaskOutput. */
+const TaskOutputAdvertised = z.strictObject({
+  task_id: z.string().describe("The ID of the background task (a shell or an agent)"),
+  block: z.boolean().optional().describe("Wait for the task to finish (default true)"),
+  timeout: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_WAIT_MS)
+    .optional()
+    .describe(`How long to wait in ms when blocking (default ${DEFAULT_WAIT_MS}, max ${MAX_WAIT_MS})`),
+});
+
+/** What it accepts: BashOutput's `bash_id` and `filter` too (BashOutput never waits). */
+export const TaskOutputInput = TaskOutputAdvertised.extend({
+  task_id: z.string().optional(),
+  bash_id: z.string().optional().describe("BashOutput's name for task_id"),
   filter: z
     .string()
     .optional()
     .describe("Optional regular expression: only output lines matching it are shown"),
+}).refine((input) => (input.task_id === undefined) !== (input.bash_id === undefined), {
+  message: "Give task_id (or BashOutput's bash_id), not both",
 });
-export type BashOutputInput = z.infer<typeof BashOutputInput>;
+export type TaskOutputInput = z.infer<typeof TaskOutputInput>;
 
-export const KillShellInput = z.strictObject({
-  shell_id: z.string().describe("The ID of the background shell to kill"),
+const KillShellAdvertised = z.strictObject({
+  shell_id: z.string().describe("The ID of the background shell or agent to stop"),
 });
+
+/** KillShell's `shell_id`, or TaskStop's `task_id`. */
+export const KillShellInput = z
+  .strictObject({
+    shell_id: z.string().optional(),
+    task_id: z.string().optional().describe("TaskStop's name for shell_id"),
+  })
+  .refine((input) => (input.shell_id === undefined) !== (input.task_id === undefined), {
+    message: "Give shell_id (or TaskStop's task_id), not both",
+  });
 export type KillShellInput = z.infer<typeof KillShellInput>;
 
 function unknownShell(ctx: ToolContext, id: string): ToolResult {
@@ -28,11 +81,96 @@ function unknownShell(ctx: ToolContext, id: string): ToolResult {
   );
 }
 
-export const BashOutputTool = defineTool<BashOutputInput>({
-  name: "BashOutput",
+const noTask = (id: string) => toolError("not_found", `No task found with ID: ${id}`);
+
+/** Resolves after `ms`, or at once when the call is cancelled. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
+
+/** Keeps the lines `filter` matches (all when there is none). */
+function filtered(text: string, filter: string | undefined): string {
+  if (!filter) return text;
+  const re = new RegExp(filter);
+  return text
+    .split("\n")
+    .filter((line) => re.test(line))
+    .join("\n");
+}
+
+async function shellOutput(id: string, input: TaskOutputInput, ctx: ToolContext): Promise<ToolResult> {
+  // BashOutput's callers read and return; TaskOutput's wait unless asked not to.
+  const legacy = input.bash_id !== undefined;
+  const block = !legacy && (input.block ?? true);
+  const until = Date.now() + (block ? (input.timeout ?? DEFAULT_WAIT_MS) : 0);
+  let text = "";
+  for (;;) {
+    let status;
+    try {
+      status = await ctx.sandbox.readBackground(id);
+    } catch (e) {
+      if (e instanceof SandboxFsError)
+        return toolError("not_found", `Background shell ${id} is gone (${e.message}).`);
+      throw e;
+    }
+    text += cleanOutput(status.output);
+    if (status.status !== "running" || Date.now() >= until || ctx.signal.aborted) {
+      const out = filtered(trimTrailingNewlines(text), input.filter);
+      const parts = legacy
+        ? [`<status>${status.status}</status>`]
+        : [
+            `<retrieval_status>${status.status === "running" ? (block ? "timeout" : "not_ready") : "success"}</retrieval_status>`,
+            `<task_id>${id}</task_id>`,
+            "<task_type>local_bash</task_type>",
+            `<status>${status.status}</status>`,
+          ];
+      if (status.exitCode !== null) parts.push(`<exit_code>${status.exitCode}</exit_code>`);
+      parts.push(out ? `<output>\n${out}\n</output>` : "<output>(no new output)</output>");
+      if (legacy) parts.push(`<timestamp>${new Date().toISOString()}</timestamp>`);
+      return { output: parts.join("\n\n"), title: `${id}: ${status.status}` };
+    }
+    await pause(SHELL_POLL_MS, ctx.signal);
+  }
+}
+
+async function agentOutput(
+  id: string,
+  agent: BackgroundAgent,
+  input: TaskOutputInput,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const block = input.bash_id === undefined && (input.block ?? true);
+  if (block && agent.status === "running") {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      agent.done,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, input.timeout ?? DEFAULT_WAIT_MS);
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+  const running = agent.status === "running";
+  const parts = [
+    `<retrieval_status>${running ? (block ? "timeout" : "not_ready") : "success"}</retrieval_status>`,
+    `<task_id>${id}</task_id>`,
+    "<task_type>local_agent</task_type>",
+    `<status>${agent.status}</status>`,
+  ];
+  if (!running) parts.push(`<output>\n${handBack(agent.outcome())}\n</output>`);
+  return { output: parts.join("\n\n"), title: `${id}: ${agent.status}` };
+}
+
+export const TaskOutputTool = defineTool<TaskOutputInput>({
+  name: "TaskOutput",
   description:
-    "Reads the output a background shell (Bash with run_in_background) printed since the last read, with its status and exit code.",
-  inputSchema: BashOutputInput,
+    "Reads the output of a background task: a shell started with Bash run_in_background (what it printed since the last read, its status and exit code), or an agent started with Task run_in_background (its report once it finished). By default waits for it to finish (block, up to timeout ms).",
+  inputSchema: TaskOutputInput,
+  apiInputSchema: jsonSchemaOf(TaskOutputAdvertised),
   maxResultSizeChars: 30_000,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
@@ -48,49 +186,72 @@ export const BashOutputTool = defineTool<BashOutputInput>({
   },
 
   async call(input, ctx) {
-    if (!ctx.state.shells.has(input.bash_id)) return unknownShell(ctx, input.bash_id);
-    let status;
-    try {
-      status = await ctx.sandbox.readBackground(input.bash_id);
-    } catch (e) {
-      if (e instanceof SandboxFsError)
-        return toolError("not_found", `Background shell ${input.bash_id} is gone (${e.message}).`);
-      throw e;
-    }
-    let text = trimTrailingNewlines(cleanOutput(status.output));
-    if (input.filter) {
-      const re = new RegExp(input.filter);
-      text = text
-        .split("\n")
-        .filter((line) => re.test(line))
-        .join("\n");
-    }
-    const parts = [`<status>${status.status}</status>`];
-    if (status.exitCode !== null) parts.push(`<exit_code>${status.exitCode}</exit_code>`);
-    parts.push(text ? `<output>\n${text}\n</output>` : "<output>(no new output)</output>");
-    parts.push(`<timestamp>${new Date().toISOString()}</timestamp>`);
-    return { output: parts.join("\n\n"), title: `${input.bash_id}: ${status.status}` };
+    const id = (input.task_id ?? input.bash_id) as string;
+    if (ctx.state.shells.has(id)) return shellOutput(id, input, ctx);
+    const agent = ctx.state.agents?.backgroundAgent(id);
+    if (agent) return agentOutput(id, agent, input, ctx.signal);
+    return input.bash_id !== undefined ? unknownShell(ctx, id) : noTask(id);
   },
 });
 
 export const KillShellTool = defineTool<KillShellInput>({
   name: "KillShell",
-  description: "Kills a running background shell (and every process it started) by its ID.",
+  description:
+    "Stops a running background task by its ID: a shell (and every process it started) or an agent started with Task run_in_background.",
   inputSchema: KillShellInput,
+  apiInputSchema: jsonSchemaOf(KillShellAdvertised),
   maxResultSizeChars: 10_000,
 
   async call(input, ctx) {
-    const shell = ctx.state.shells.get(input.shell_id);
-    if (!shell) return unknownShell(ctx, input.shell_id);
-    try {
-      await ctx.sandbox.killBackground(input.shell_id);
-    } catch (e) {
-      if (!(e instanceof SandboxFsError)) throw e;
+    // TaskStop's callers (task_id) get its JSON result, as Claude Code 2.1.328 records it.
+    const asTaskStop = input.task_id !== undefined;
+    const id = (input.task_id ?? input.shell_id) as string;
+    const shell = ctx.state.shells.get(id);
+    if (shell) {
+      if (asTaskStop) {
+        let status;
+        try {
+          status = await ctx.sandbox.readBackground(id);
+        } catch (e) {
+          if (!(e instanceof SandboxFsError)) throw e;
+        }
+        if (status && status.status !== "running")
+          return toolError("not_found", `Task ${id} is not running (${status.status}).`);
+      }
+      try {
+        await ctx.sandbox.killBackground(id);
+      } catch (e) {
+        if (!(e instanceof SandboxFsError)) throw e;
+      }
+      ctx.state.shells.delete(id);
+      return {
+        output: asTaskStop
+          ? JSON.stringify({
+              message: `Successfully stopped task: ${id} (${shell.command})`,
+              task_id: id,
+              task_type: "local_bash",
+              command: shell.command,
+            })
+          : `Successfully killed shell: ${id} (${shell.command})`,
+        title: `stopped ${id}`,
+      };
     }
-    ctx.state.shells.delete(input.shell_id);
+    const agent = ctx.state.agents?.backgroundAgent(id);
+    if (!agent) return asTaskStop ? noTask(id) : unknownShell(ctx, id);
+    if (agent.status !== "running")
+      return toolError("not_found", `Task ${id} is not running (${agent.status}).`);
+    agent.stop();
+    await agent.done;
     return {
-      output: `Successfully killed shell: ${input.shell_id} (${shell.command})`,
-      title: `killed ${input.shell_id}`,
+      output: asTaskStop
+        ? JSON.stringify({
+            message: `Successfully stopped task: ${id} (${agent.description})`,
+            task_id: id,
+            task_type: "local_agent",
+            description: agent.description,
+          })
+        : `Successfully stopped agent: ${id} (${agent.type}: ${agent.description})`,
+      title: `stopped ${id}`,
     };
   },
 });

@@ -1,6 +1,6 @@
 // Bash: a command in the sandbox. The working directory persists between calls (only inside
 // /workspace); other shell state does not. stdin is /dev/null, the whole process group is killed on
-// timeout and when the call ends, and run_in_background hands the command to BashOutput/KillShell.
+// timeout and when the call ends, and run_in_background hands the command to TaskOutput/KillShell.
 import { z } from "zod";
 import { escapeControlCharacters, overwrittenByCarriageReturns } from "../text.js";
 import { WORKSPACE_ROOT, type ExecResult } from "../sandbox/sandbox.js";
@@ -34,7 +34,7 @@ export const BashInput = z.strictObject({
   run_in_background: z
     .boolean()
     .optional()
-    .describe("Run the command in the background; read its output later with BashOutput"),
+    .describe("Run the command in the background; read its output later with TaskOutput"),
 });
 export type BashInput = z.infer<typeof BashInput>;
 
@@ -46,7 +46,7 @@ const DESCRIPTION = `Executes a bash command in the sandbox (a Linux container w
 - Output over ${MAX_BASH_OUTPUT_CHARS} characters is cut, and the whole output saved to a file you can Read
 - Colour and other terminal escape codes are removed from the output, and a line redrawn with carriage returns (a progress bar) shows only its last state
 - Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000}s, at most ${MAX_BASH_TIMEOUT_MS / 1000}s; on timeout the whole process tree is killed
-- Processes a command leaves running are stopped when it returns: start servers and watchers with run_in_background, then read them with BashOutput and stop them with KillShell
+- Processes a command leaves running are stopped when it returns: start servers and watchers with run_in_background, then read them with TaskOutput and stop them with KillShell
 - Prefer Read, Grep, Glob and Edit over cat, grep, find and sed`;
 
 export function signalNumber(signal: string | null): number {
@@ -151,7 +151,7 @@ export const BashTool = defineTool<BashInput>({
       });
       ctx.state.shells.set(id, { id, command: input.command, startedAt: Date.now() });
       return {
-        output: `Command running in background with ID: ${id}. Read its output with BashOutput and stop it with KillShell.`,
+        output: `Command running in background with ID: ${id}. Read its output with TaskOutput and stop it with KillShell.`,
         title: `background ${id}: ${input.command.slice(0, 200)}`,
         metadata: { shellId: id },
       };

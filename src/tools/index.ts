@@ -1,9 +1,9 @@
 // Every tool, listed explicitly (STYLE.md habit 1), and the JSON Schema the API gets for each.
 import type Anthropic from "@anthropic-ai/sdk";
-import { z } from "zod";
 import { toolsOfCategory } from "../policy/tool-catalog.js";
-import { BashOutputTool, KillShellTool } from "./background.js";
+import { KillShellTool, TaskOutputTool } from "./background.js";
 import { BashTool } from "./bash.js";
+import { jsonSchemaOf } from "./define-tool.js";
 import { EditTool } from "./edit.js";
 import { GlobTool } from "./glob.js";
 import { GrepTool } from "./grep.js";
@@ -15,7 +15,7 @@ import { WriteTool } from "./write.js";
 
 export const ALL_TOOLS: readonly AnyTool[] = [
   BashTool,
-  BashOutputTool,
+  TaskOutputTool,
   KillShellTool,
   ReadTool,
   EditTool,
@@ -35,21 +35,9 @@ export function toolByName(tools: readonly AnyTool[], name: string): AnyTool | u
 
 /** The tool definitions sent to the Messages API, generated from the zod schemas. */
 export function apiToolDefinitions(tools: readonly AnyTool[]): Anthropic.Tool[] {
-  return tools.map((tool) => {
-    if (tool.apiInputSchema)
-      return {
-        name: tool.name,
-        description: tool.description,
-        input_schema: tool.apiInputSchema as Anthropic.Tool.InputSchema,
-      };
-    const { $schema: _schema, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<
-      string,
-      unknown
-    >;
-    return {
-      name: tool.name,
-      description: tool.description,
-      input_schema: { ...schema, type: "object" } as Anthropic.Tool.InputSchema,
-    };
-  });
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: (tool.apiInputSchema ?? jsonSchemaOf(tool.inputSchema)) as Anthropic.Tool.InputSchema,
+  }));
 }

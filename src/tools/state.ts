@@ -2,6 +2,7 @@
 // working directory, background shells and the task list.
 import crypto from "node:crypto";
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
+import type { BackgroundAgents } from "./background.js";
 
 export interface ReadRecord {
   /** sha256 of the whole file when it was read whole; undefined for a partial read of a huge file. */
@@ -33,6 +34,8 @@ export class RunState {
   readonly reads = new Map<string, ReadRecord>();
   cwd: string = WORKSPACE_ROOT;
   todos: Todo[] = [];
+  /** The run's background subagents, for TaskOutput and KillShell; only the main loop's state has them. */
+  agents?: BackgroundAgents;
 
   /** Background shells are the sandbox's, so every agent of a run shares them and their numbering. */
   constructor(

@@ -27,7 +27,7 @@ export const TaskInput = z.strictObject({
     .boolean()
     .optional()
     .describe(
-      "Set to true to run the agent in the background; read its report later with TaskOutput, stop it with TaskStop",
+      "Set to true to run the agent in the background; read its report later with TaskOutput, stop it with KillShell",
     ),
   resume: z.string().optional().describe("Optional agent ID to resume from"),
 });
@@ -67,7 +67,7 @@ export interface SubagentLauncher {
   /** The error for a type that does not exist (undefined: it exists). */
   unknownType(type: string): string | undefined;
   run(request: SubagentRequest): Promise<SubagentOutcome>;
-  /** Starts it in the background; its id is for TaskOutput and TaskStop. */
+  /** Starts it in the background; its id is for TaskOutput and KillShell. */
   start(request: SubagentRequest): string;
 }
 
@@ -107,7 +107,6 @@ export function handBack(outcome: SubagentOutcome): string {
 export function createTaskTool(launcher: SubagentLauncher) {
   return defineTool<TaskInput>({
     name: "Task",
-    aliases: ["Agent"],
     description: launcher.description(),
     inputSchema: TaskInput,
     maxResultSizeChars: 100_000,
@@ -138,7 +137,7 @@ export function createTaskTool(launcher: SubagentLauncher) {
       if (input.run_in_background) {
         const id = launcher.start(request);
         return {
-          output: `Async agent launched successfully.\nagentId: ${id} (read its report with TaskOutput, task_id ${id}; stop it with TaskStop)`,
+          output: `Async agent launched successfully.\nagentId: ${id} (read its report with TaskOutput, task_id ${id}; stop it with KillShell)`,
           title: `${input.subagent_type}: ${input.description} (background ${id})`,
           metadata: { agentId: id, background: true },
         };

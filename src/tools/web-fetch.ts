@@ -181,9 +181,17 @@ export function createWebFetchTool(web: WebServices): Tool<WebFetchInput> {
           onHop: ledgerHop(ctx.toolUseId),
         });
         if (outcome.kind === "refused") {
-          const why = web.refusal(url.hostname, outcome.port, outcome.reason);
+          // The refused hop may be a redirect's: name its host, and say where it came from.
+          const host = outcome.url.hostname;
+          const why = web.refusal(host, outcome.port, outcome.reason);
+          const redirected = outcome.url.href !== url.href;
           facts.refused = outcome.reason;
-          return result(why, facts, `refused: ${url.hostname}`, true);
+          return result(
+            redirected ? `${url.href} redirected to ${outcome.url.href}, and ${why}` : why,
+            facts,
+            `refused: ${host}`,
+            true,
+          );
         }
         if (outcome.kind === "failed")
           return result(`WebFetch failed for ${url.href}: ${outcome.message}`, facts, outcome.message, true);

@@ -129,6 +129,7 @@ describe("run() on an issue", () => {
     });
     expect(uploader.uploads).toEqual([{ name: "fix-12", files: expect.any(Array), retentionDays: 3 }]);
     expect(fs.readdirSync(uploader.dir).sort()).toEqual([
+      "conversation.jsonl",
       "patch.diff",
       "report.html",
       "report.json",

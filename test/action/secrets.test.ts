@@ -119,6 +119,7 @@ describe("the GitHub token and the API key", () => {
 
     const artifactFiles = filesUnder(uploader.dir);
     expect(artifactFiles.map((f) => path.basename(f)).sort()).toEqual([
+      "conversation.jsonl",
       "patch.diff",
       "report.html",
       "report.json",
@@ -162,6 +163,7 @@ describe("the GitHub token and the API key", () => {
     // The raw patch stays on the runner only.
     expect(fs.readFileSync(result.outputs.patch_path ?? "", "utf8")).toContain(TOKEN);
     expect(fs.readdirSync(uploader.dir).sort()).toEqual([
+      "conversation.jsonl",
       "patch-withheld.txt",
       "report.html",
       "report.json",

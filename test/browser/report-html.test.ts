@@ -152,6 +152,65 @@ describe("report.html in Chromium", () => {
     await page.close();
   });
 
+  it("nests each subagent's calls under its Task call: its own lane below the Task lane, indented rows in the list", async () => {
+    const { page, report, problems, requests, url } = await open("subagents", false);
+    const agents = report.subagents ?? [];
+    expect(agents).toHaveLength(2);
+    expect(await page.locator(".call-bar").count()).toBe(report.toolCalls.length);
+    const labels = await page.locator(".tl-label").evaluateAll((els) =>
+      els.map((e) => ({
+        text: (e.firstElementChild?.textContent ?? "").trim(),
+        parent: e.getAttribute("data-parent-call-id"),
+      })),
+    );
+    // The Task lane, then one nested lane per subagent in the order their Task calls started; then the rest.
+    const task = labels.findIndex((l) => l.text === "Task");
+    expect(labels.slice(task, task + 3)).toEqual([
+      { text: "Task", parent: null },
+      ...agents.map((a) => ({ text: `\u21b3 ${a.type}`, parent: a.toolUseId })),
+    ]);
+    for (const agent of agents) {
+      const own = report.toolCalls.filter((c) => c.parentToolUseId === agent.toolUseId);
+      const lane = page.locator(`.tl-lane.sub[data-parent-call-id="${agent.toolUseId}"]`);
+      expect(
+        await lane.locator(".call-bar").evaluateAll((els) => els.map((e) => e.getAttribute("data-call-id"))),
+      ).toEqual(own.map((c) => c.id));
+      expect(await lane.locator(".agent-span").getAttribute("data-status")).toBe(agent.status);
+      // The subagent's calls are not drawn again in the main loop's tool lanes.
+      for (const c of own) expect(await page.locator(`.call-bar[data-call-id="${c.id}"]`).count()).toBe(1);
+    }
+    // Drawn inside their Task call's span: the first nested bar starts after the Task bar does.
+    const left = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((e) => e.getBoundingClientRect().left);
+    const explore = agents[0]!.toolUseId;
+    expect(await left(`.tl-lane.sub[data-parent-call-id="${explore}"] .call-bar`)).toBeGreaterThan(
+      await left(`.call-bar[data-call-id="${explore}"]`),
+    );
+    expect(await page.locator(".agent-span").nth(1).getAttribute("title")).toContain("stopped");
+    // The list keeps the tree: each subagent's rows follow its Task call's, marked with the agent.
+    const rows = await page
+      .locator(".call-row")
+      .evaluateAll((els) =>
+        els.map((e) => [
+          e.getAttribute("data-call-id"),
+          e.getAttribute("data-parent-call-id"),
+          e.querySelector(".agent-tag")?.textContent ?? null,
+        ]),
+      );
+    expect(rows).toEqual(report.toolCalls.map((c) => [c.id, c.parentToolUseId ?? null, c.agent ?? null]));
+    await page.locator(`.tl-lane.sub[data-parent-call-id="${explore}"] .call-bar`).last().click();
+    const details = page.locator("#call-details");
+    await expect.poll(() => details.getAttribute("data-call-id")).toBe("toolu_explore_2_0");
+    expect(await page.locator(".call-row.selected").getAttribute("class")).toContain("sub");
+    await page.screenshot({ path: join(RESULTS, "report-html-subagents.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+  });
+
   it("keeps hostile strings as text: no script runs, no markup is injected", async () => {
     const { page, problems, requests, url } = await open("denied-no-changes", false);
     await page.locator('.call-row[data-call-id="toolu_a3"]').click();

@@ -77,6 +77,7 @@ describe("a sandbox with --network allowlist", () => {
       kind: "http",
       decision: "allowed",
       address: host,
+      attributedBy: "credentials",
     });
     expect(entries.find((e) => e.caller === "toolu_https")).toMatchObject({
       host: "allowed.test",
@@ -126,12 +127,57 @@ describe("a sandbox with --network allowlist", () => {
       "toolu_sni",
     );
     expect(res.code).not.toBe(0);
-    expect(
-      (await ledger()).find((e) => e.caller === undefined && e.reason?.includes("TLS server name")),
-    ).toMatchObject({
+    // openssl sends no proxy credentials: the connection is traced to its process, and that to the call.
+    expect((await ledger()).find((e) => e.caller === "toolu_sni")).toMatchObject({
       host: "allowed.test",
       decision: "denied",
       reason: "the TLS server name blocked.test differs from the CONNECT host",
+      attributedBy: "process",
+    });
+  });
+
+  it("attributes a client given only host:port to its call by its process, and tells the call what was refused", async () => {
+    // -x without user:password replaces the proxy URL (and its credentials) the environment carries.
+    const proxy = "http://127.0.0.1:3128";
+    const refused = await sandbox.exec({
+      script: `curl -sS -x ${proxy} http://blocked.test:${origins.httpPort}/`,
+      timeoutMs: 60_000,
+      caller: "toolu_hostport",
+    });
+    expect(refused.egressRefused).toEqual([
+      `agent-ci's network policy refused blocked.test:${origins.httpPort}: not on the allowlist; allowed: allowed.test, localhost`,
+    ]);
+    // A tunnel from a process the command started in the background of its own shell: traced to the
+    // process, then up to the call's tag.
+    const allowed = await sh(
+      `(curl -sS -x ${proxy} https://allowed.test:${origins.httpsPort}/tls) & wait`,
+      "toolu_hostport_tls",
+    );
+    expect(allowed.out).toBe("hello from allowed.test over https\n");
+    const entries = await ledger();
+    expect(entries.find((e) => e.caller === "toolu_hostport")).toMatchObject({
+      host: "blocked.test",
+      kind: "http",
+      decision: "denied",
+      attributedBy: "process",
+    });
+    expect(entries.find((e) => e.caller === "toolu_hostport_tls")).toMatchObject({
+      host: "allowed.test",
+      kind: "connect",
+      decision: "allowed",
+      attributedBy: "process",
+    });
+  });
+
+  it("traces a client that dropped its environment (env -i) to its call through its parent", async () => {
+    const res = await sh(
+      `env -i "$(command -v curl)" -sS -x http://127.0.0.1:3128 http://blocked.test:${origins.httpPort}/`,
+      "toolu_env_i",
+    );
+    expect(res.out).toContain("agent-ci's network policy refused blocked.test");
+    expect((await ledger()).find((e) => e.caller === "toolu_env_i")).toMatchObject({
+      decision: "denied",
+      attributedBy: "process",
     });
   });
 
@@ -384,6 +430,76 @@ describe("a run that ends during --setup, through the CLI", () => {
     expect(phases.slice(0, 2)).toEqual(["engine", "images"]);
     expect(phases).toContain("copy-in");
     expect(phases.at(-1)).toBe("setup");
+    expect(
+      await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } }),
+    ).toEqual([]);
+  }, 180_000);
+});
+
+describe("clients that send no proxy credentials, through the CLI", () => {
+  let origins: OriginServers;
+  let host: string;
+
+  beforeAll(async () => {
+    host = await hostAddressForContainers(docker);
+    origins = await startOriginServers(host);
+  });
+  afterAll(async () => {
+    await origins?.close();
+  });
+
+  it("attributes their connections to their tool calls by process, and the refused call is told why", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-attribution-"));
+    const scriptFile = path.join(dir, "script.json");
+    const bash = (id: string, command: string) => [{ id, name: "Bash", input: { command } }];
+    fs.writeFileSync(
+      scriptFile,
+      JSON.stringify({
+        turns: [
+          bash(
+            "toolu_openssl",
+            `openssl s_client -proxy 127.0.0.1:3128 -connect allowed.test:${origins.httpsPort} -servername blocked.test </dev/null`,
+          ),
+          // A client given only host:port (as a JVM's -Dhttps.proxyHost is): -x without credentials.
+          bash("toolu_hostport", `curl -sS -x 127.0.0.1:3128 https://blocked.test:${origins.httpsPort}/`),
+          bash("toolu_hostport_ok", `curl -sS -x 127.0.0.1:3128 https://allowed.test:${origins.httpsPort}/`),
+        ],
+      }),
+    );
+    const out = path.join(dir, "out");
+    const child = spawn(
+      "node",
+      [
+        path.resolve("bin/agent-ci.js"),
+        "run",
+        ...["--workspace", makeWorkspace({ "README.md": "attribution\n" })],
+        ...["--script", scriptFile, "--out", out, "--mode", "bypassPermissions"],
+        ...["--network", "allowlist", "--allow-domain", "allowed.test"],
+        ...["--allow-private-host", `allowed.test=${host}`, "--allow-private-host", `blocked.test=${host}`],
+        ...["--ca-cert", origins.caFile],
+      ],
+      { env: { ...process.env, ANTHROPIC_API_KEY: "" }, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    expect(code, stderr).toBe(0);
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    const connections = report.egress?.connections ?? [];
+    expect(connections.map((c) => [c.caller, c.attributedBy, c.host, c.decision])).toEqual([
+      ["toolu_openssl", "process", "allowed.test", "denied"],
+      ["toolu_hostport", "process", "blocked.test", "denied"],
+      ["toolu_hostport_ok", "process", "allowed.test", "allowed"],
+    ]);
+    const result = (id: string) => report.toolCalls.find((c) => c.id === id)?.resultPreview ?? "";
+    expect(result("toolu_openssl")).toContain(
+      `agent-ci's network policy refused allowed.test:${origins.httpsPort}: the TLS server name blocked.test differs from the CONNECT host`,
+    );
+    expect(result("toolu_hostport")).toContain(
+      `agent-ci's network policy refused blocked.test:${origins.httpsPort}: not on the allowlist; allowed: allowed.test`,
+    );
+    expect(result("toolu_hostport_ok")).toContain("hello from allowed.test over https");
+    expect(result("toolu_hostport_ok")).not.toContain("network policy refused");
     expect(
       await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } }),
     ).toEqual([]);

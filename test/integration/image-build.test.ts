@@ -75,5 +75,8 @@ describe("an image build", () => {
     expect(error?.message).toContain(`(the whole build log: ${log})`);
     expect(fs.readFileSync(log, "utf8")).toContain(`line 100 of ${nonce}`);
     expect(lines).toHaveLength(1);
+    // The failed step's container is not left behind.
+    const containers = await docker.listContainers({ all: true });
+    expect(containers.filter((c) => c.Command.includes(nonce))).toEqual([]);
   });
 });

@@ -124,6 +124,8 @@ function variant(change: {
   findings?: RunReport["patch"]["secretFindings"];
   /** The agent's last words (the last turn's text). */
   finalText?: string;
+  /** The commit the run started from (a follow-up starts from its PR branch's tip). */
+  baseCommit?: string;
 }): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-variant-"));
   fs.cpSync(runOut, dir, { recursive: true });
@@ -134,6 +136,7 @@ function variant(change: {
     report.patch = summarizePatch(change.patch);
   }
   if (change.findings) report.patch.secretFindings = change.findings;
+  if (change.baseCommit) report.workspace.baseCommit = change.baseCommit;
   const last = report.turns.at(-1);
   if (change.finalText !== undefined && last) last.text = change.finalText;
   fs.writeFileSync(path.join(dir, "report.json"), JSON.stringify(report));
@@ -266,6 +269,64 @@ describe("agent-ci publish", () => {
     const writes = fake.writes().slice(before);
     expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual(["PATCH /repos/acme/widgets/pulls/34"]);
     expect(fake.pulls.get(34)?.body).toContain("on-pr-34");
+  });
+
+  it("a follow-up run describes the pull request's whole change and lists every run; the title stays", async () => {
+    const first = await publishPullRequest(
+      options(variant({ runId: "whole-1", finalText: "Fixed add(): it subtracted." }), await checkout()),
+    );
+    const number = first.pullNumber;
+    // A person edits the description, forged marker and all: the next description does not depend on it.
+    const pull = fake.pulls.get(number)!;
+    pull.body = "Edited by a person. <!-- agent-ci-run: forged -->\nagent-ci run forged\nCloses #9";
+    const followUp = variant({
+      runId: "whole-2",
+      finalText: "Documented add() in the README. cc @acme/docs, see #7.",
+      patch: patchWriting({ "README.md": "# widgets\n\nadd(a, b) returns a + b.\n" }),
+      baseCommit: first.commitSha,
+      trigger: { target: { number, isPullRequest: true } },
+    });
+    const second = await publishPullRequest(options(followUp, await checkout({ depth: 1 })));
+    expect(second).toMatchObject({
+      action: "updated",
+      pullNumber: number,
+      branch: first.branch,
+      pushed: true,
+    });
+    expect(git(bare(), "rev-parse", `${second.commitSha}^`)).toBe(first.commitSha);
+
+    const body = fake.pulls.get(number)?.body ?? "";
+    // The whole change against where the branch started: both runs' files, with the diffstat of both.
+    const whole = execFileSync("git", ["diff", "--numstat", base, second.commitSha], {
+      cwd: bare(),
+      encoding: "utf8",
+    })
+      .trim()
+      .split("\n")
+      .map((line) => line.split("\t"));
+    const added = whole.reduce((n, [a]) => n + Number(a), 0);
+    const removed = whole.reduce((n, [, r]) => n + Number(r), 0);
+    expect(body).toContain(`**Changed files** (2, +${added} −${removed}), the whole change:`);
+    for (const [a, r, file] of whole) expect(body).toContain(`- \`${file}\` (+${a} −${r})`);
+    expect(whole.map(([, , file]) => file).sort()).toEqual(["README.md", "src/calc.js"]);
+    // Each run: its id, its summary (inert), its files.
+    expect(body).toMatch(
+      /### Run 1: `whole-1`\nFixed add\(\): it subtracted\.\n\nChanged files \(1, [^)]*\): `src\/calc\.js`/,
+    );
+    expect(body).toMatch(/### Run 2: `whole-2`\nDocumented add\(\) in the README\./);
+    expect(body).toMatch(/### Run 2: [\s\S]*Changed files \(1, [^)]*\): `README\.md`/);
+    expect(body).not.toMatch(/@acme|#7|#9|forged|Edited by a person/);
+    expect(body).toContain(`the branch started at ${base}`);
+    // The title was written for the first run and stays.
+    expect(fake.pulls.get(number)?.title).toBe("agent-ci: Fixed add(): it subtracted.");
+
+    // Publishing the follow-up again changes nothing.
+    const writes = fake.writes().length;
+    expect(await publishPullRequest(options(followUp, await checkout()))).toMatchObject({
+      action: "unchanged",
+      commitSha: second.commitSha,
+    });
+    expect(fake.writes().length).toBe(writes);
   });
 
   it("a run on a person's PR becomes a new PR against that PR's branch; a fork's PR is refused", async () => {
@@ -409,7 +470,12 @@ describe("agent-ci publish", () => {
           buildProgram()
             .commands.find((c) => c.name() === args[0])
             ?.outputHelp();
-        else await buildProgram().parseAsync(["node", "agent-ci", ...args]);
+        else {
+          const program = buildProgram();
+          // A flag commander refuses throws here instead of ending the test process.
+          for (const command of program.commands) command.exitOverride();
+          await program.parseAsync(["node", "agent-ci", ...args]);
+        }
         return { code: Number(process.exitCode ?? 0), out, err };
       } finally {
         stdout.mockRestore();
@@ -433,6 +499,44 @@ describe("agent-ci publish", () => {
     const result = JSON.parse(published.out) as Record<string, unknown>;
     expect(result).toMatchObject({ action: "created", branch: "agent-ci/run-from-cli" });
     expect(fake.pulls.get(Number(result.pr_number))?.head.ref).toBe("agent-ci/run-from-cli");
+
+    // --link-issue: the Action's link_issue, with its values and its default.
+    expect(help.out.replace(/\s+/g, " ")).toMatch(
+      /--link-issue <mode> .*\(choices: "closes", "references", "none", default: "references"\)/,
+    );
+    const fromIssue = (runId: string) =>
+      variant({ runId, trigger: { target: { number: 42, isPullRequest: false } } });
+    const bodyOf = (r: { out: string }) =>
+      fake.pulls.get(Number((JSON.parse(r.out) as { pr_number: number }).pr_number))?.body ?? "";
+    const closing = await cli(
+      "publish",
+      fromIssue("cli-closes"),
+      "--repo-dir",
+      repoDir,
+      "--json",
+      "--link-issue",
+      "closes",
+    );
+    expect(closing.code, closing.err).toBe(0);
+    expect(bodyOf(closing)).toContain("Fixes #42");
+    const byDefault = await cli("publish", fromIssue("cli-references"), "--repo-dir", repoDir, "--json");
+    expect(bodyOf(byDefault)).toContain("Opened from #42");
+    expect(bodyOf(byDefault)).not.toContain("Fixes #42");
+    const none = await cli(
+      "publish",
+      fromIssue("cli-none"),
+      "--repo-dir",
+      repoDir,
+      "--json",
+      "--link-issue",
+      "none",
+    );
+    expect(bodyOf(none)).not.toMatch(/#42/);
+    const writes = fake.writes().length;
+    await expect(
+      cli("publish", fromIssue("cli-bad"), "--repo-dir", repoDir, "--link-issue", "sometimes"),
+    ).rejects.toThrow(/argument 'sometimes' is invalid\. Allowed choices are closes, references, none/);
+    expect(fake.writes().length).toBe(writes);
 
     const refused = await cli("publish", out, "--repo-dir", repoDir, "--max-patch-bytes", "10");
     expect(refused.code).toBe(2);

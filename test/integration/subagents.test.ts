@@ -300,6 +300,8 @@ describe("subagents", () => {
     const [curl, npmTest, secret, edit] = callsOf(outcome, "general-purpose");
     expect(curl!.decision).toMatchObject({ behavior: "deny" });
     expect(curl!.decision!.reason).toContain("no allow rule matches");
+    // The parent's rule is named: the subagent is told what it may run, which is what the parent may.
+    expect(curl!.decision!.reason).toContain("Bash(npm test)");
     expect(npmTest!.decision).toMatchObject({ behavior: "allow", rule: { text: "Bash(npm test)" } });
     expect(secret!.decision).toMatchObject({ behavior: "deny", rule: { text: "Read(./secret.txt)" } });
     expect(edit!.decision).toMatchObject({ behavior: "deny" });

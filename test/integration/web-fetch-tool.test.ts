@@ -40,6 +40,8 @@ const DNS: Record<string, string> = {
   "other.test": "127.0.0.1",
   "private.test": "127.0.0.1",
   "meta.test": "169.254.169.254",
+  "www.web.test": "169.254.169.254",
+  "link.test": "169.254.10.1",
 };
 
 function services(setting: WebNetwork, overrides: Partial<WebServices> = {}) {
@@ -161,6 +163,38 @@ describe("WebFetch under the network policy (W1)", () => {
     expect(result.output).toMatch(
       /non-public address 127\.0\.0\.1.*allowed: any public host \(--network on\)/,
     );
+  });
+
+  it("refuses a link-local address, localhost, and a name that leads to the metadata address after a followed redirect", async () => {
+    const { tool, ledger } = services({
+      network: "allowlist",
+      egress: egressOptions(["web.test", "www.web.test", "link.test"], ["web.test", "www.web.test"]),
+    });
+    const linkLocal = await fetchWith(
+      tool,
+      `${server.origin("web.test").replace("web.test", "link.test")}/page`,
+    );
+    expect(linkLocal).toMatchObject({ isError: true });
+    expect(linkLocal.output).toMatch(/refused link\.test:\d+: .*non-public address 169\.254\.10\.1/);
+    const v6 = await fetchWith(tool, "https://[fe80::1]/page");
+    expect(v6.output).toMatch(/refused \[fe80::1\]:443: an IP address, not a name/);
+    const local = await tool.validateInput?.({ url: "https://localhost/x", prompt: "p" }, {} as never);
+    expect(local).toMatchObject({ isError: true, output: expect.stringMatching(/does not fetch localhost/) });
+    // web.test redirects to www.web.test (the same site, so followed); that name resolves to the metadata
+    // address, and the second hop is decided by itself: refused, even though the name was opted in.
+    const before = server.seen.length;
+    const redirected = await fetchWith(tool, `${server.origin("web.test")}/redirect-www`);
+    expect(redirected).toMatchObject({ isError: true });
+    expect(redirected.output).toMatch(
+      /^https:\/\/web\.test:\d+\/redirect-www redirected to https:\/\/www\.web\.test:\d+\/page, and agent-ci's network policy refused www\.web\.test:\d+: resolves to the cloud metadata address 169\.254\.169\.254, which is never reachable/,
+    );
+    expect(server.seen.slice(before)).toEqual(["web.test /redirect-www"]);
+    expect(ledger.map((e) => [e.host, e.decision])).toEqual([
+      ["link.test", "denied"],
+      ["[fe80::1]", "denied"],
+      ["web.test", "allowed"],
+      ["www.web.test", "denied"],
+    ]);
   });
 
   it("refuses hostnames without a dot and URLs it cannot use before any request", async () => {

@@ -21,11 +21,14 @@ import { makeWorkspace } from "../support/workspace.js";
 
 const API_KEY = ["sk-ant-api03", "webRunTestKey0123456789abcdefABCDEFGHIJK"].join("-");
 const SIDE_MODEL = "claude-haiku-5-5";
+/** A token a page shows (a leaked credential in a gist, say): assembled at run time. */
+const PAGE_SECRET = ["ghp", "PlantedInThePage0123456789abcdefghijkl"].join("_");
 let web: WebServer;
 const apis: FakeAnthropic[] = [];
 beforeAll(async () => {
   web = await startWebServer({
     "/page": { body: "<html><body><h1>Release notes</h1><p>Version 2 removed foo().</p></body></html>" },
+    "/leaky.txt": { content_type: "text/plain", body: `deploy with GITHUB_TOKEN=${PAGE_SECRET}\n` },
   });
 });
 afterAll(async () => {
@@ -184,11 +187,16 @@ describe("WebFetch in a run", () => {
     );
   });
 
-  it("writes a secret planted in the URL as *** in every output", async () => {
+  it("writes a secret planted in the URL or shown by the page as *** in every output", async () => {
     const secret = ["ghp", "PlantedInTheUrl0123456789abcdefghijklmn"].join("_");
-    const url = `${web.origin("web.test")}/page?token=${secret}`;
-    const api = await fakeApi([fake.toolUse("WebFetch", { url, prompt: "Q" }, { id: "toolu_secret" })], () =>
-      fake.text(`echo ${secret}`),
+    const url = `${web.origin("web.test")}/leaky.txt?token=${secret}`;
+    // The reader quotes what it was given: the URL's secret and the page's.
+    const api = await fakeApi(
+      [fake.toolUse("WebFetch", { url, prompt: "Q" }, { id: "toolu_secret" })],
+      (body) =>
+        fake.text(
+          `echo ${secret}; the page says ${JSON.stringify(body.messages).includes(PAGE_SECRET) ? PAGE_SECRET : "nothing"}`,
+        ),
     );
     const { outcome, lines, logs } = await run({
       ...webNetwork(),
@@ -198,13 +206,26 @@ describe("WebFetch in a run", () => {
       mode: "bypassPermissions",
     });
     expect(outcome.exitReason).toBe("completed");
-    expect(web.seen).toContain(`web.test /page?token=${secret}`);
+    expect(web.seen).toContain(`web.test /leaky.txt?token=${secret}`);
+    // The page reached the reader as it is; what came back of it is *** wherever it is written.
+    expect(
+      api
+        .messagesRequests()
+        .some((r) => r.body.model === SIDE_MODEL && JSON.stringify(r.body).includes(PAGE_SECRET)),
+    ).toBe(true);
     const written = fs
       .readdirSync(outcome.outDir)
       .map((f) => path.join(outcome.outDir, f))
       .filter((f) => fs.statSync(f).isFile());
-    for (const text of [...written.map((f) => fs.readFileSync(f, "utf8")), lines.join("\n"), logs.join("\n")])
+    for (const text of [
+      ...written.map((f) => fs.readFileSync(f, "utf8")),
+      lines.join("\n"),
+      logs.join("\n"),
+    ]) {
       expect(text).not.toContain(secret);
+      expect(text).not.toContain(PAGE_SECRET);
+    }
+    expect(lines.join("\n")).toContain("the page says ***");
     expect(fs.readFileSync(outcome.reportPath ?? "", "utf8")).toContain("token=***");
   });
 });

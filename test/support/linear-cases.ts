@@ -10,6 +10,7 @@ import { renderMarkdown } from "../../src/report/markdown.js";
 import { createRedactor } from "../../src/report/redact.js";
 import { parseReport, RESULT_PREVIEW_MAX_CHARS, TURN_TEXT_MAX_CHARS } from "../../src/report/schema.js";
 import { ToolPipeline } from "../../src/runner/pipeline.js";
+import { conversationRecord, parseConversation, restoreMessages } from "../../src/runner/resume.js";
 import { cleanOutput, renderExec } from "../../src/tools/bash.js";
 import { ALL_TOOLS } from "../../src/tools/index.js";
 import { RunState } from "../../src/tools/state.js";
@@ -119,6 +120,18 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
     const sandbox = new FakeSandbox();
     sandbox.execHandler = () => printed(`./big.txt:1:${text}\n`);
     return (await throughPipeline("Grep", { pattern: "a", output_mode: "content" }, sandbox)).length;
+  },
+  "conversation record, written, read back and resumed": (text) => {
+    const record = conversationRecord({
+      runId: "r",
+      messages: [
+        { role: "user", content: text },
+        { role: "assistant", content: [{ type: "text", text }] },
+      ],
+      state: new RunState(),
+      redactDeep: redactor.redactDeep,
+    });
+    return restoreMessages(parseConversation(record, "conversation.jsonl").messages, text).length;
   },
   "Markdown rendering": (text) => renderMarkdown(bigReport(text)).length,
   "HTML rendering": (text) =>

@@ -1,7 +1,7 @@
 // A local HTTPS server for WebFetch's tests (nothing outside this machine is reachable): one server on
 // 127.0.0.1 answering for the test names (web.test, other.test, …) with a certificate from a CA made for the
 // run, serving routes in the reference cases' `web.routes` shape, plus the hostile ones RELIABILITY W1–W4
-// names (a redirect loop, a gzip bomb, an endless body, a trickle, invalid UTF-8, 204, 5xx).
+// names (a redirect loop, a redirect to www., a gzip bomb, an endless body, a trickle, invalid UTF-8, 204, 5xx).
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -54,6 +54,11 @@ function hostileRoutes(req: http.IncomingMessage, res: http.ServerResponse): boo
   const url = req.url ?? "";
   if (url === "/loop") {
     res.writeHead(302, { location: "/loop" }).end();
+    return true;
+  }
+  if (url === "/redirect-www") {
+    // A redirect WebFetch follows by itself (the same site, give or take www.): the new name is decided anew.
+    res.writeHead(302, { location: `https://www.${req.headers.host ?? ""}/page` }).end();
     return true;
   }
   if (url === "/gzip-bomb") {

@@ -47,8 +47,10 @@ export function renderCalls(): HTMLElement {
         h(
           "tr",
           {
-            class: "call-row",
+            // A subagent's call follows its Task call in the record, indented under it.
+            class: call.parentToolUseId !== undefined ? "call-row sub" : "call-row",
             "data-call-id": call.id,
+            "data-parent-call-id": call.parentToolUseId,
             "data-status": callStatus(call),
             tabindex: "0",
             onclick: () => selectCall(call.id, false),
@@ -58,11 +60,10 @@ export function renderCalls(): HTMLElement {
           },
           [
             h("td", { class: "num faint", text: String(call.index + 1) }),
-            h(
-              "td",
-              null,
+            h("td", null, [
               h("span", { class: "tool-tag", style: { "--c": toolColor(call.tool) }, text: call.tool }),
-            ),
+              call.agent ? h("span", { class: "agent-tag", text: call.agent }) : null,
+            ]),
             h("td", { class: "summary", title: summaries[i] || "", text: summaries[i] || "" }),
             h("td", null, statusBadge(call)),
             h("td", { class: "num muted nowrap", text: formatDuration(call.durationMs) }),

@@ -18,7 +18,7 @@ const TOOL_COLORS: ReadonlyMap<string, string> = new Map([
   ["Grep", "#14b8a6"],
   ["Glob", "#22c55e"],
   ["TodoWrite", "#a855f7"],
-  ["BashOutput", "#818cf8"],
+  ["TaskOutput", "#818cf8"],
   ["KillShell", "#64748b"],
 ]);
 const EXTRA_COLORS = ["#ec4899", "#84cc16", "#06b6d4", "#eab308", "#8b5cf6", "#10b981", "#f43f5e"];

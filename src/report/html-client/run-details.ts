@@ -95,6 +95,15 @@ export function renderRun(): HTMLElement {
         ["Directory", h("code", { text: ws.path })],
         ["Repository", ws.repo ? h("code", { text: ws.repo }) : null],
         ["Base commit", ws.baseCommit ? h("code", { text: ws.baseCommit.slice(0, 12) }) : null],
+        [
+          "Continues run",
+          report.resumedFrom
+            ? h("span", null, [
+                h("code", { text: report.resumedFrom.runId }),
+                ` (${report.resumedFrom.exitReason}; ${plural(report.resumedFrom.restoredMessages, "message")} restored${report.resumedFrom.earlierPolicy ? "; its policy differed" : ""})`,
+              ])
+            : null,
+        ],
         ["Copied in", `${plural(ws.filesCopied, "file")} \u00b7 ${formatBytes(ws.bytesCopied)}`],
         ["Skipped", plural(ws.skipped.length, "file")],
       ]),

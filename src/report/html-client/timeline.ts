@@ -1,7 +1,9 @@
 // The timeline: a lane for the run's phases (where the first minutes went: images, container, copy-in…), one
-// for model turns and one per tool, bars packed into rows, ticks that follow the zoom.
+// for model turns and one per tool of the main loop, bars packed into rows, ticks that follow the zoom. A
+// subagent's calls are nested under the lane of the Task call that started it: one indented lane per
+// subagent, its span drawn behind its calls.
 import { formatDuration, formatInt } from "../format.js";
-import type { Phase, ToolCall, Turn } from "../schema.js";
+import type { Phase, Subagent, ToolCall, Turn } from "../schema.js";
 import { byId, type Child, h } from "./dom.js";
 import {
   callById,
@@ -105,10 +107,47 @@ export interface TimelineSelect {
   turn(index: number): void;
 }
 
+interface Lane {
+  label: string;
+  color: string;
+  count: number;
+  packed: Packed;
+  /** A subagent's lane: the Task call that started it, its record, and the span it ran. */
+  nested?: { parent: string; agent?: Subagent; type: string };
+}
+
+const subagentByTask = new Map((report.subagents ?? []).map((a) => [a.toolUseId, a] as const));
+
+/** A subagent's lane: its calls, labelled with its type, under its Task call. */
+function subagentLane(parent: string, own: ToolCall[]): Lane {
+  const agent = subagentByTask.get(parent);
+  const type = agent?.type ?? own[0]?.agent ?? "subagent";
+  return {
+    label: `\u21b3 ${type}`,
+    color: "var(--turn)",
+    count: own.length,
+    packed: pack(own.map((call) => ({ start: call.startOffsetMs, duration: call.durationMs, call }))),
+    nested: { parent, agent, type },
+  };
+}
+
 export function renderTimeline(select: TimelineSelect): HTMLElement {
   const tools: string[] = [];
   for (const c of calls) if (!tools.includes(c.tool)) tools.push(c.tool);
-  const lanes: { label: string; color: string; count: number; packed: Packed }[] = [];
+  // A subagent's calls, by the Task call that started it; the main loop's tools get the top-level lanes.
+  const children = new Map<string, ToolCall[]>();
+  for (const c of calls) {
+    if (c.parentToolUseId === undefined) continue;
+    const siblings = children.get(c.parentToolUseId);
+    if (siblings) siblings.push(c);
+    else children.set(c.parentToolUseId, [c]);
+  }
+  for (const agent of report.subagents ?? [])
+    if (!children.has(agent.toolUseId)) children.set(agent.toolUseId, []);
+  const mainCalls = calls.filter((c) => c.parentToolUseId === undefined);
+  const mainTools: string[] = [];
+  for (const c of mainCalls) if (!mainTools.includes(c.tool)) mainTools.push(c.tool);
+  const lanes: Lane[] = [];
   if (phases.length) {
     lanes.push({
       label: "Phases",
@@ -134,15 +173,25 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
       ),
     });
   }
-  for (const tool of tools) {
-    const own = calls.filter((c) => c.tool === tool);
+  const placedAgents = new Set<string>();
+  for (const tool of mainTools) {
+    const own = mainCalls.filter((c) => c.tool === tool);
     lanes.push({
       label: tool,
       color: toolColor(tool),
       count: own.length,
       packed: pack(own.map((call) => ({ start: call.startOffsetMs, duration: call.durationMs, call }))),
     });
+    for (const call of own) {
+      const nested = children.get(call.id);
+      if (!nested) continue;
+      lanes.push(subagentLane(call.id, nested));
+      placedAgents.add(call.id);
+    }
   }
+  // Calls of a subagent whose Task call the record lacks still get a lane, at the end.
+  for (const [parent, nested] of children)
+    if (!placedAgents.has(parent)) lanes.push(subagentLane(parent, nested));
   const labels = h("div", { class: "tl-labels" });
   const axis = h("div", { class: "tl-axis" });
   const gridHost = h("div");
@@ -172,13 +221,40 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
   }
   for (const lane of lanes) {
     const height = lane.packed.rows * ROW + 6;
+    const nested = lane.nested;
+    const agentTitle = nested
+      ? `${nested.type} subagent` +
+        (nested.agent
+          ? `: ${nested.agent.description} \u00b7 ${nested.agent.status}${nested.agent.background ? " \u00b7 background" : ""} \u00b7 ${nested.agent.model}`
+          : "")
+      : undefined;
+    const nestedAttrs = nested ? { "data-parent-call-id": nested.parent, title: agentTitle } : {};
     labels.appendChild(
-      h("div", { class: "tl-label", style: { height: `${height}px` } }, [
-        h("span", null, [h("span", { class: "dot", style: { "--c": lane.color } }), lane.label]),
-        h("span", { class: "count", text: String(lane.count) }),
-      ]),
+      h(
+        "div",
+        { class: nested ? "tl-label sub" : "tl-label", style: { height: `${height}px` }, ...nestedAttrs },
+        [
+          h("span", null, [h("span", { class: "dot", style: { "--c": lane.color } }), lane.label]),
+          h("span", { class: "count", text: String(lane.count) }),
+        ],
+      ),
     );
-    const laneEl = h("div", { class: "tl-lane", style: { height: `${height}px` } });
+    const laneEl = h("div", {
+      class: nested ? "tl-lane sub" : "tl-lane",
+      style: { height: `${height}px` },
+      ...nestedAttrs,
+    });
+    if (nested?.agent) {
+      const { startOffsetMs, durationMs = totalMs - startOffsetMs, status } = nested.agent;
+      laneEl.appendChild(
+        h("span", {
+          class: "agent-span",
+          "data-status": status,
+          title: agentTitle,
+          style: { left: pct(startOffsetMs), width: pct(durationMs) },
+        }),
+      );
+    }
     for (const { item, row } of lane.packed.placed) {
       const top = `${3 + row * ROW + 3}px`;
       if ("phase" in item) {
@@ -219,7 +295,8 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
           "data-call-id": call.id,
           "data-tool": call.tool,
           "data-status": callStatus(call),
-          "aria-label": `Call ${call.index + 1} ${call.tool}`,
+          ...(call.parentToolUseId !== undefined ? { "data-parent-call-id": call.parentToolUseId } : {}),
+          "aria-label": `Call ${call.index + 1} ${call.tool}${call.agent ? ` (${call.agent} subagent)` : ""}`,
           title:
             `#${call.index + 1} ${call.tool} \u00b7 ${summaries[position] || ""}\n` +
             `${fmtOffset(call.startOffsetMs)} \u00b7 ${formatDuration(call.durationMs)} \u00b7 ${callStatus(call)}`,

@@ -3,10 +3,17 @@
 // it prints one JSON line per event on stdout — `{"ready":socket,"probe":…}` once listening, `{"entry":…}` per
 // connection attempt, `{"sync":n}` in answer to a `sync n` line on stdin (everything before it has been
 // printed), which agent-ci uses to read a tool call's connections when the call ends.
+// A connection from the run's forwarder starts with one line, `agent-ci-source <port>\n`: the port the
+// client connected from, inside the run's container. For a client that sent no proxy credentials the
+// proxy prints `{"attribute":{"id":n,"port":p}}` and waits (bounded) for agent-ci's `attributed n <caller>`
+// (or `attributed n -`): agent-ci asks the container's helper which call's process holds that port.
 import fs from "node:fs";
+import net from "node:net";
 import readline from "node:readline";
+import type { Duplex } from "node:stream";
 import type { DomainRule } from "../../policy/network.js";
 import { createEgressProxy } from "./proxy.js";
+import { CALLER, readSourceLine } from "./source-line.js";
 
 /** Written by agent-ci from a validated RunConfig (sidecar.ts); the sidecar carries no schema library. */
 export interface EgressSidecarConfig {
@@ -19,14 +26,45 @@ export interface EgressSidecarConfig {
 const config = JSON.parse(process.env.AGENT_CI_EGRESS ?? "{}") as EgressSidecarConfig;
 const emit = (event: unknown) => process.stdout.write(`${JSON.stringify(event)}\n`);
 
+/** How long a connection waits for agent-ci to say which call made it, before it is recorded without one. */
+const ATTRIBUTE_TIMEOUT_MS = 5_000;
+
+const sourcePorts = new WeakMap<Duplex, number>();
+const asked = new Map<number, (caller: string | undefined) => void>();
+let asks = 0;
+function attribute(connection: Duplex): Promise<string | undefined> {
+  const port = sourcePorts.get(connection);
+  if (port === undefined) return Promise.resolve(undefined);
+  const id = ++asks;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => answer(undefined), ATTRIBUTE_TIMEOUT_MS);
+    const answer = (caller: string | undefined) => {
+      clearTimeout(timer);
+      asked.delete(id);
+      resolve(caller);
+    };
+    asked.set(id, answer);
+    emit({ attribute: { id, port } });
+  });
+}
+
 const server = createEgressProxy({
   rules: config.rules,
   privateHosts: config.privateHosts,
   onEntry: (entry) => emit({ entry }),
+  attribute,
 });
 server.on("clientError", (_err, socket) => socket.destroy());
+const listener = net.createServer((socket) => {
+  socket.on("error", () => socket.destroy());
+  void readSourceLine(socket).then((port) => {
+    if (port !== undefined) sourcePorts.set(socket, port);
+    server.emit("connection", socket);
+    socket.resume();
+  });
+});
 fs.rmSync(config.socket, { force: true });
-server.listen(config.socket, () => {
+listener.listen(config.socket, () => {
   // The run's forwarder runs as another user: it must be able to connect.
   fs.chmodSync(config.socket, 0o666);
   // The kernel's view of this process, for agent-ci to check the sidecar's hardening as it does the run's.
@@ -44,6 +82,8 @@ server.listen(config.socket, () => {
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const match = /^sync (\d{1,15})$/.exec(line);
   if (match) emit({ sync: Number(match[1]) });
+  const answer = /^attributed (\d{1,15}) (\S{1,128})$/.exec(line);
+  if (answer?.[2]) asked.get(Number(answer[1]))?.(CALLER.test(answer[2]) ? answer[2] : undefined);
 });
 // agent-ci closed the stream (it ended the run, or died): the sidecar has no reason to stay.
 process.stdin.on("end", () => process.exit(0));

@@ -18,6 +18,7 @@ import {
 } from "../../policy/network.js";
 import type { EgressConnection } from "../../report/schema.js";
 import extractSni from "sni";
+import { CALLER } from "./source-line.js";
 
 /** One connection attempt, as report.json records it (the schema is the one definition). */
 export type LedgerEntry = EgressConnection;
@@ -29,7 +30,16 @@ export interface EgressProxyOptions {
   /** Name resolution; default: the system resolver (the sidecar's /etc/hosts and the engine's DNS). */
   resolve?: Resolve;
   onEntry: (entry: LedgerEntry) => void;
+  /**
+   * The tool call whose process opened this connection, for a client that sent no proxy credentials: the
+   * sidecar asks the run's container while the client waits for the proxy's answer, so its socket still
+   * exists. Undefined when it cannot tell.
+   */
+  attribute?: (connection: Duplex) => Promise<string | undefined>;
 }
+
+/** Who made a connection, and how that was found out (the ledger's caller and attributedBy). */
+type Attribution = Pick<LedgerEntry, "caller" | "attributedBy">;
 
 /** How long a tunnel may take to send its TLS ClientHello. */
 const HELLO_TIMEOUT_MS = 10_000;
@@ -38,12 +48,12 @@ const MAX_HELLO_BYTES = 16_384 + 5;
 
 const defaultResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
 
-function callerOf(req: http.IncomingMessage): string | undefined {
+function credentialsOf(req: http.IncomingMessage): string | undefined {
   const auth = req.headers["proxy-authorization"];
   const match = typeof auth === "string" ? /^Basic\s+([A-Za-z0-9+/=]{1,512})$/i.exec(auth) : null;
   if (!match?.[1]) return undefined;
   const user = Buffer.from(match[1], "base64").toString("utf8").split(":")[0];
-  return user && /^[A-Za-z0-9_.-]{1,128}$/.test(user) ? user : undefined;
+  return user && CALLER.test(user) ? user : undefined;
 }
 
 export function createEgressProxy(options: EgressProxyOptions): http.Server {
@@ -55,13 +65,28 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     if (proxyReq.socket) upstreams.get(req)?.(proxyReq.socket);
   });
 
+  // One lookup per connection: the requests of a kept-alive connection come from the same process.
+  const byProcess = new WeakMap<Duplex, Promise<string | undefined>>();
+  const attribution = async (req: http.IncomingMessage): Promise<Attribution> => {
+    const credentials = credentialsOf(req);
+    if (credentials) return { caller: credentials, attributedBy: "credentials" };
+    if (!options.attribute) return {};
+    let pending = byProcess.get(req.socket);
+    if (!pending) {
+      pending = options.attribute(req.socket).catch(() => undefined);
+      byProcess.set(req.socket, pending);
+    }
+    const caller = await pending;
+    return caller ? { caller, attributedBy: "process" } : {};
+  };
+
   const policy = { rules: options.rules, privateHosts: options.privateHosts ?? [] };
   const decide = (host: string, port: number) => mayReach(host, port, policy, resolve);
 
   /** An attempt's start: the wall clock for the record, the monotonic clock for its duration. */
   const begin = () => ({ at: new Date().toISOString(), t0: performance.now() });
   function ledger(
-    base: Pick<LedgerEntry, "host" | "port" | "kind" | "caller">,
+    base: Pick<LedgerEntry, "host" | "port" | "kind" | "caller" | "attributedBy">,
     started: ReturnType<typeof begin>,
     rest: Partial<LedgerEntry> & Pick<LedgerEntry, "decision">,
   ): void {
@@ -89,20 +114,24 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
       return;
     }
     const port = Number(url.port || 80);
-    const base = { host: url.hostname, port, kind: "http" as const, caller: callerOf(req) };
+    const who = attribution(req);
     if (url.protocol !== "http:") {
-      ledger(base, started, {
-        decision: "denied",
-        reason: `scheme ${url.protocol} (only http:// is forwarded; https goes through CONNECT)`,
+      void who.then((by) => {
+        ledger({ host: url.hostname, port, kind: "http", ...by }, started, {
+          decision: "denied",
+          reason: `scheme ${url.protocol} (only http:// is forwarded; https goes through CONNECT)`,
+        });
+        res
+          .writeHead(403, { "content-type": "text/plain" })
+          .end(
+            refusalMessage(url.hostname, port, `scheme ${url.protocol} is not forwarded`, options.rules) +
+              "\n",
+          );
       });
-      res
-        .writeHead(403, { "content-type": "text/plain" })
-        .end(
-          refusalMessage(url.hostname, port, `scheme ${url.protocol} is not forwarded`, options.rules) + "\n",
-        );
       return;
     }
-    void decide(url.hostname, port).then((verdict) => {
+    void Promise.all([decide(url.hostname, port), who]).then(([verdict, by]) => {
+      const base = { host: url.hostname, port, kind: "http" as const, ...by };
       if (!verdict.ok) {
         ledger(base, started, { decision: "denied", reason: verdict.reason });
         res
@@ -142,8 +171,9 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? "");
     const host = match?.[1] ?? req.url ?? "";
     const port = Number(match?.[2] ?? 0);
-    const base = { host, port, kind: "connect" as const, caller: callerOf(req) };
     client.on("error", () => {});
+    const who = attribution(req);
+    let base: Parameters<typeof ledger>[0] = { host, port, kind: "connect" };
     const refuse = (reason: string) => {
       ledger(base, started, { decision: "denied", reason });
       const body = refusalMessage(host, port, reason, options.rules) + "\n";
@@ -151,8 +181,10 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
         `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-agent-ci-policy: denied\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
       );
     };
-    if (!match || port < 1 || port > 65535) return refuse("CONNECT needs host:port");
-    void decide(host, port).then((verdict) => {
+    const checked = !match || port < 1 || port > 65535 ? undefined : decide(host, port);
+    void Promise.all([checked, who]).then(([verdict, by]) => {
+      base = { ...base, ...by };
+      if (!verdict) return refuse("CONNECT needs host:port");
       if (!verdict.ok) return refuse(verdict.reason);
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       readClientHello(client, head).then(

@@ -21,6 +21,7 @@ import type { EgressSidecarConfig } from "./proxy-main.js";
 import { refusalMessage } from "../../policy/network.js";
 import type { LedgerEntry } from "./proxy.js";
 import { EGRESS_PROXY_JS } from "./proxy-source.js";
+import { CALLER, SOURCE_PREFIX } from "./source-line.js";
 
 export type { LedgerEntry } from "./proxy.js";
 export type { EgressOptions } from "./allowlist.js";
@@ -39,7 +40,10 @@ const SYNC_TIMEOUT_MS = 5_000;
 
 /**
  * The forwarder inside the run's container: plain JavaScript on the toolbelt's Node, 127.0.0.1:3128 to the
- * proxy's socket, byte for byte (the proxy reads the requests). Prints a line once listening.
+ * proxy's socket, byte for byte (the proxy reads the requests), after one line naming the port the client
+ * connected from (source-line.ts): the proxy asks which call's process holds it. The forwarder runs as
+ * another user than the agent and cannot see the agent's processes itself; the helper, which is the
+ * agent's user, can. Prints a line once listening.
  */
 const FORWARDER_JS = `
 const net = require("node:net");
@@ -47,6 +51,7 @@ const server = net.createServer((client) => {
   const upstream = net.connect(${JSON.stringify(EGRESS_SOCKET)});
   client.on("error", () => upstream.destroy());
   upstream.on("error", () => client.destroy());
+  upstream.write(${JSON.stringify(SOURCE_PREFIX)} + client.remotePort + "\\n");
   client.pipe(upstream).pipe(client);
 });
 server.listen(${EGRESS_PORT}, "127.0.0.1", () => process.stdout.write("ready\\n"));
@@ -97,6 +102,8 @@ export class EgressSidecar {
   private disposed = false;
   /** The sidecar's hardening, read back from the engine and from inside as the run container's is. */
   hardening: Hardening | undefined;
+  /** Which call's process holds a port in the run's container (the helper's `attribute`); set once it runs. */
+  private attributor: ((port: number) => Promise<string | undefined>) | undefined;
 
   private constructor(
     private readonly docker: Docker,
@@ -187,6 +194,7 @@ export class EgressSidecar {
       if (event?.probe) probe ??= event.probe;
       if (event?.entry) this.entries.push(event.entry);
       if (event?.sync !== undefined) this.waiting.get(event.sync)?.();
+      if (event?.attribute) this.answerAttribution(event.attribute);
     });
     // The sidecar holds the way out: the engine must have applied what was asked of it, or it does not run.
     const info = await withTimeout("a container inspect", container.inspect());
@@ -280,6 +288,26 @@ export class EgressSidecar {
     await this.attach(container, [toolbeltProgram("node"), "-e", FORWARDER_JS], user, []);
   }
 
+  /**
+   * Attributes connections that came without proxy credentials by their process: `lookup` maps the client's
+   * port in the run's container to the tool call whose process holds it.
+   */
+  attributeBy(lookup: (port: number) => Promise<string | undefined>): void {
+    this.attributor = lookup;
+  }
+
+  private answerAttribution(ask: { id: number; port: number }): void {
+    const { id, port } = ask;
+    if (!Number.isSafeInteger(id) || !Number.isInteger(port)) return;
+    const lookup = this.attributor
+      ? this.attributor(port).catch(() => undefined)
+      : Promise.resolve(undefined);
+    void lookup.then((caller) => {
+      const valid = caller && CALLER.test(caller) ? caller : "-";
+      if (this.active) this.proxyStream?.write(`attributed ${id} ${valid}\n`);
+    });
+  }
+
   /** Resolves once every connection that ended before now is in `entries` (bounded: never hangs a run). */
   async sync(): Promise<void> {
     if (!this.proxyStream || !this.active) return;
@@ -333,9 +361,16 @@ export class EgressSidecar {
 /** What the proxy says of itself once listening: how the kernel sees its process. */
 type Probe = Omit<InsideProbe, "userNamespaceOpen">;
 
-function parseEvent(line: string): { entry?: LedgerEntry; sync?: number; probe?: Probe } | undefined {
+interface ProxyEvent {
+  entry?: LedgerEntry;
+  sync?: number;
+  probe?: Probe;
+  attribute?: { id: number; port: number };
+}
+
+function parseEvent(line: string): ProxyEvent | undefined {
   try {
-    return JSON.parse(line) as { entry?: LedgerEntry; sync?: number; probe?: Probe };
+    return JSON.parse(line) as ProxyEvent;
   } catch {
     return undefined;
   }

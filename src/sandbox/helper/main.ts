@@ -10,6 +10,7 @@ import type { FrameError } from "../helper-framing.js";
 import type { HelloHeader, ReadyHeader } from "../helper-protocol.js";
 import * as files from "./files.js";
 import * as processes from "./processes.js";
+import * as sockets from "./sockets.js";
 import { fail, type Handler, type Handlers, serve } from "./serve.js";
 
 /** What the kernel says about this process: the hardening as seen from inside the container. */
@@ -58,6 +59,7 @@ const HANDLERS: Handlers = {
     processes.killAll();
     return { header: {} };
   },
+  attribute: sockets.attribute,
   channel,
 };
 

@@ -23,12 +23,17 @@ const CALL_TAG = "AGENT_CI_CALL";
 
 fs.mkdirSync(STATE_DIR, { recursive: true, mode: 0o700 });
 
-type SpawnRequest = Pick<ExecOpRequest, "argv" | "script" | "mergeStderr" | "cwd" | "env" | "stdin">;
+type SpawnRequest = Pick<
+  ExecOpRequest,
+  "argv" | "script" | "mergeStderr" | "cwd" | "env" | "stdin" | "caller"
+>;
 
 /** A started command: its process, its tag (AGENT_CI_CALL) and, for a script, where it writes its final cwd. */
 interface Call {
   child: ChildProcess;
   tag: string;
+  /** The tool call it runs for, as the host named it. */
+  caller?: string;
   cwdFile?: string;
 }
 
@@ -102,6 +107,52 @@ function killTagged(tag: string): void {
     }
     if (!found) return;
   }
+}
+
+/** The call tag in a process's environment, or undefined (gone, not the agent's, or dropped with `env -i`). */
+function tagOf(pid: number): string | undefined {
+  let env: string;
+  try {
+    env = fs.readFileSync(`/proc/${pid}/environ`, "latin1");
+  } catch {
+    return undefined;
+  }
+  const prefix = `${CALL_TAG}=`;
+  return env
+    .split("\0")
+    .find((entry) => entry.startsWith(prefix))
+    ?.slice(prefix.length);
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const ppid = Number(/^PPid:\s*(\d+)$/m.exec(status)?.[1]);
+    return ppid > 1 ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How far up the parents a process without a tag is traced (a shell that cleared its environment, say). */
+const MAX_ANCESTORS = 32;
+
+/**
+ * The call a process belongs to: the host's name for the call whose tag it (or its nearest tagged
+ * ancestor) carries, among the calls still running and the background shells.
+ */
+export function callerOfProcess(pid: number): string | undefined {
+  let at: number | undefined = pid;
+  for (let depth = 0; at !== undefined && depth < MAX_ANCESTORS; depth++) {
+    const tag = tagOf(at);
+    if (tag !== undefined) {
+      for (const call of live) if (call.tag === tag) return call.caller;
+      for (const job of jobs.values()) if (job.call.tag === tag) return job.call.caller;
+      return undefined;
+    }
+    at = parentOf(at);
+  }
+  return undefined;
 }
 
 /** A capped capture: the first and the last `limit / 2` bytes, and the count of bytes dropped between. */
@@ -180,12 +231,12 @@ function spawnFor(req: SpawnRequest, tag: string): Call {
       stdio: [...stdio],
       detached: true,
     });
-    return { child, tag, cwdFile };
+    return { child, tag, caller: req.caller, cwdFile };
   }
   const [program = "", ...args] = req.argv ?? [];
   const child = spawn(program, args, { cwd, env, stdio: [...stdio], detached: true });
   preferForOomKill(child);
-  return { child, tag };
+  return { child, tag, caller: req.caller };
 }
 
 function finalCwd(call: Call): string | undefined {

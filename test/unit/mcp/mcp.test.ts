@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { loadMcpConfig } from "../../../src/mcp/config.js";
 import { mapMcpResult } from "../../../src/mcp/result.js";
 import { LineReader, ServiceStdioTransport } from "../../../src/mcp/stdio-transport.js";
-import { mcpToolName } from "../../../src/mcp/tools.js";
+import { McpManager } from "../../../src/mcp/manager.js";
+import { mcpToolName, mcpTools } from "../../../src/mcp/tools.js";
 import type { ServiceProcess } from "../../../src/sandbox/service.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";
 
@@ -65,6 +66,37 @@ describe("MCP configuration", () => {
 
   it("names tools as Claude Code does", () => {
     expect(mcpToolName("my.server", "do thing/now")).toBe("mcp__my_server__do_thing_now");
+  });
+
+  it("refuses a tool whose input schema is not valid JSON Schema, by the draft it declares", () => {
+    const [config] = load([JSON.stringify({ mcpServers: { s: { command: "x" } } })]).servers;
+    const manager = new McpManager({ servers: [config!] });
+    const object = (extra: Record<string, unknown>) => ({ type: "object" as const, ...extra });
+    Object.assign(manager.servers[0]!, {
+      status: "connected",
+      tools: [
+        { name: "plain", inputSchema: object({ properties: { a: { type: "string" } } }) },
+        {
+          name: "draft07",
+          inputSchema: object({ $schema: "http://json-schema.org/draft-07/schema#", definitions: {} }),
+        },
+        { name: "nested", inputSchema: object({ properties: { a: { type: "nonsense" } } }) },
+        { name: "required", inputSchema: object({ required: "a" }) },
+        { name: "other-draft", inputSchema: object({ $schema: "http://json-schema.org/draft-04/schema#" }) },
+      ],
+    });
+    const { tools, refused } = mcpTools(manager, new Set(), { maxOutputTokens: 25_000 });
+    expect(tools.map((t) => t.name)).toEqual(["mcp__s__plain", "mcp__s__draft07", "mcp__s__other-draft"]);
+    expect(refused).toEqual([
+      {
+        server: "s",
+        tool: "nested",
+        reason: expect.stringMatching(
+          /^its input schema is not a valid JSON Schema: schema\/properties\/a\/type/,
+        ),
+      },
+      { server: "s", tool: "required", reason: expect.stringMatching(/schema\/required must be array/) },
+    ]);
   });
 });
 

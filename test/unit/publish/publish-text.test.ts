@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { protectedChanges } from "../../../src/publish/checks.js";
 import { parseAuthor, repoFromUrl } from "../../../src/publish/cli.js";
 import { explainPushFailure, runBranch } from "../../../src/publish/pull-request.js";
+import { parseNumstat, parseRunCommit, wholeChangeBody } from "../../../src/publish/pr-description.js";
 
 const BIG = 4 * 1024 * 1024;
 const workflowPatch = [
@@ -85,5 +86,52 @@ describe("protectedChanges", () => {
   });
   it("names a bad rule", () => {
     expect(() => protectedChanges(workflowPatch, ["Edit(src/**"])).toThrow(/Edit\(src\/\*\*/);
+  });
+});
+
+describe("the runs on an agent-ci branch, read from its commits", () => {
+  it("takes a run from agent-ci's trailer and leaves agent-ci's own issue line out of its summary", () => {
+    const message =
+      "agent-ci: Fixed add()\n\nFixed add().\nSecond line.\n\nFixes #42\nagent-ci run 20261126-abc\n";
+    expect(parseRunCommit(message)).toEqual({ runId: "20261126-abc", summary: "Fixed add().\nSecond line." });
+    expect(parseRunCommit("a person's commit\n\nagent-ci run is great\n")).toBeUndefined();
+    expect(parseRunCommit("x\n\nagent-ci run `@acme/team`\n")).toBeUndefined();
+    expect(parseRunCommit("fix\n")).toBeUndefined();
+  });
+
+  it("shows what a commit says as inert text: mentions, issue links and closing words act on nothing", () => {
+    const body = wholeChangeBody(
+      {
+        start: "a".repeat(40),
+        runs: [
+          { runId: "r1", commit: "b".repeat(40), summary: "cc @acme/team, closes #1", files: [] },
+          {
+            runId: "r2",
+            commit: "c".repeat(40),
+            summary: "Fixes https://github.com/a/b/issues/2",
+            files: [],
+          },
+        ],
+        files: [{ path: "src/a.js", added: 1, removed: 2 }],
+      },
+      "<!-- agent-ci-run: r2 -->",
+      "Opened from #9",
+    );
+    expect(body.replace("Opened from #9", "")).not.toMatch(/@acme|#1|#9|Fixes https/);
+    expect(body).toContain("**Changed files** (1, +1 −2), the whole change:\n- `src/a.js` (+1 −2)");
+  });
+
+  it("parses numstat, binary files included", () => {
+    expect(parseNumstat("1\t2\ta.js\0-\t-\timg.png\0\0")).toEqual([
+      { path: "a.js", added: 1, removed: 2 },
+      { path: "img.png", added: 0, removed: 0 },
+    ]);
+  });
+
+  it.each([" ", "\n", "\t", "a", "\0", "\r"])("takes MBs of %j", (char) => {
+    const text = char.repeat(BIG);
+    expect(parseRunCommit(`${text}x`)).toBeUndefined();
+    expect(parseRunCommit(`${text}\nagent-ci run r1`)?.runId).toBe("r1");
+    expect(parseNumstat(text).length).toBeLessThanOrEqual(1);
   });
 });

@@ -56,6 +56,8 @@ beforeAll(async () => {
       entries.push(entry);
       for (const w of waiters.splice(0)) w();
     },
+    // The sidecar asks agent-ci, which asks the run's helper; here every uncredentialed client is one call's.
+    attribute: async () => "toolu_traced",
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   proxyPort = (proxy.address() as AddressInfo).port;
@@ -119,6 +121,7 @@ describe("the egress proxy", () => {
       port: origins.httpPort,
       address: "127.0.0.1",
       caller: "toolu_1",
+      attributedBy: "credentials",
     });
     expect(entry.bytesUp).toBeGreaterThan(0);
     expect(entry.bytesDown).toBeGreaterThan(0);
@@ -132,6 +135,9 @@ describe("the egress proxy", () => {
     expect(await entryFor("blocked.test", "http")).toMatchObject({
       decision: "denied",
       reason: "not on the allowlist",
+      // No credentials: the caller comes from the connection's process.
+      caller: "toolu_traced",
+      attributedBy: "process",
     });
     expect(origins.seen).not.toContain("http://blocked.test/");
   });

@@ -10,6 +10,7 @@ import {
   longRunReport,
   SMALL_FIX_PATCH,
   smallFixReport,
+  subagentsReport,
   verifyFailedReport,
 } from "./report-builders.js";
 import type { RunReport } from "../../../../src/report/schema.js";
@@ -32,6 +33,7 @@ export const FIXTURES: readonly Fixture[] = [
   { name: "long-run-200", build: longRunReport, patch: longRunPatch() },
   { name: "config-error", build: configErrorReport },
   { name: "verify-failed", build: verifyFailedReport, patch: SMALL_FIX_PATCH },
+  { name: "subagents", build: subagentsReport },
 ];
 
 export function fixturePath(name: string, extension: string): string {

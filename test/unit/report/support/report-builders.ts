@@ -803,3 +803,220 @@ export function verifyFailedReport(): RunReport {
     },
   });
 }
+
+/**
+ * A run that delegated: a foreground Explore subagent (Grep, Read, a refused writing Bash) under its Task
+ * call, the parent's Edit, and a background general-purpose subagent still running at the end, stopped.
+ */
+export function subagentsReport(): RunReport {
+  const turns: Turn[] = [
+    {
+      index: 0,
+      stopReason: "tool_use",
+      usage: usage(2_000, 120),
+      attempts: 1,
+      startOffsetMs: 200,
+      durationMs: 1_500,
+    },
+    {
+      index: 1,
+      stopReason: "tool_use",
+      usage: usage(2_600, 160),
+      attempts: 1,
+      startOffsetMs: 9_000,
+      durationMs: 1_400,
+    },
+    {
+      index: 2,
+      stopReason: "end_turn",
+      usage: usage(2_900, 90),
+      attempts: 1,
+      startOffsetMs: 12_000,
+      durationMs: 1_200,
+    },
+  ];
+  const explore = "toolu_task_explore";
+  const background = "toolu_task_bg";
+  const bypass = {
+    behavior: "allow" as const,
+    reason: "allowed by mode bypassPermissions",
+    decidedBy: "mode" as const,
+  };
+  const sub = (parent: string, agent: string) => ({ parentToolUseId: parent, agent, decision: bypass });
+  const toolCalls: ToolCall[] = [
+    call({
+      id: explore,
+      turn: 0,
+      index: 0,
+      tool: "Task",
+      input: {
+        description: "Find the add function",
+        prompt: "Where is add() defined?",
+        subagent_type: "Explore",
+      },
+      decision: { behavior: "allow", reason: "starting a subagent needs no allow rule", decidedBy: "mode" },
+      title: "Explore: Find the add function",
+      startOffsetMs: 1_800,
+      durationMs: 6_900,
+      resultChars: 240,
+      resultPreview: "[Subagent hand-back] …\n  add() is defined in /workspace/src/calc.js line 2.",
+    }),
+    call({
+      id: "toolu_explore_0_0",
+      turn: 0,
+      index: 1,
+      tool: "Grep",
+      input: { pattern: "function add", path: "/workspace" },
+      ...sub(explore, "Explore"),
+      startOffsetMs: 3_100,
+      durationMs: 90,
+      resultChars: 17,
+      resultPreview: "/workspace/src/calc.js",
+    }),
+    call({
+      id: "toolu_explore_1_0",
+      turn: 1,
+      index: 2,
+      tool: "Read",
+      input: { file_path: "/workspace/src/calc.js" },
+      ...sub(explore, "Explore"),
+      startOffsetMs: 4_900,
+      durationMs: 40,
+      resultChars: 80,
+      resultPreview: "     1\t// Tiny calculator.\n     2\texport function add(a, b) {",
+    }),
+    call({
+      id: "toolu_explore_2_0",
+      turn: 2,
+      index: 3,
+      tool: "Bash",
+      input: { command: "echo note > /workspace/NOTES.md" },
+      parentToolUseId: explore,
+      agent: "Explore",
+      decision: {
+        behavior: "deny",
+        reason: "plan mode is read-only: the command writes /workspace/NOTES.md",
+        decidedBy: "mode",
+      },
+      isError: true,
+      errorKind: "permission_denied",
+      startOffsetMs: 6_800,
+      durationMs: 2,
+      resultChars: 70,
+      resultPreview: "Permission to use Bash has been denied: plan mode is read-only",
+    }),
+    call({
+      id: background,
+      turn: 1,
+      index: 4,
+      tool: "Task",
+      input: {
+        description: "Run the slow suite",
+        prompt: "Run the whole test suite and report failures.",
+        subagent_type: "general-purpose",
+        run_in_background: true,
+      },
+      decision: { behavior: "allow", reason: "starting a subagent needs no allow rule", decidedBy: "mode" },
+      title: "general-purpose: Run the slow suite (background aruna2)",
+      startOffsetMs: 10_500,
+      durationMs: 5,
+      resultChars: 90,
+      resultPreview: "Async agent launched successfully.\nagentId: aruna2",
+    }),
+    call({
+      id: "toolu_bg_0_0",
+      turn: 0,
+      index: 5,
+      tool: "Bash",
+      input: { command: "npm test -- --all" },
+      ...sub(background, "general-purpose"),
+      startOffsetMs: 11_200,
+      durationMs: 2_500,
+      exitCode: 143,
+      isError: true,
+      errorKind: "interrupted",
+      resultChars: 40,
+      resultPreview: "The run ended before the command finished.",
+    }),
+    call({
+      id: "toolu_edit",
+      turn: 1,
+      index: 6,
+      tool: "Edit",
+      input: { file_path: "/workspace/src/calc.js", old_string: "a - b", new_string: "a + b" },
+      decision: bypass,
+      startOffsetMs: 10_600,
+      durationMs: 30,
+      resultChars: 60,
+      resultPreview: "The file /workspace/src/calc.js has been updated.",
+    }),
+  ];
+  const base = baseReport();
+  return finish({
+    ...base,
+    runId: "run-20250601-170000-sub",
+    endedAt: iso(14_000),
+    durationMs: 14_000,
+    policy: { ...base.policy, mode: "bypassPermissions" },
+    toolCalls,
+    turns,
+    usage: usage(13_300, 610),
+    costUsd: 0.05,
+    patch: summarizePatch(
+      "diff --git a/src/calc.js b/src/calc.js\n--- a/src/calc.js\n+++ b/src/calc.js\n@@ -1,3 +1,3 @@\n // Tiny calculator.\n export function add(a, b) {\n-  return a - b;\n+  return a + b;\n",
+    ),
+    denials: [
+      {
+        callId: "toolu_explore_2_0",
+        tool: "Bash",
+        summary: "echo note > /workspace/NOTES.md",
+        reason: "plan mode is read-only: the command writes /workspace/NOTES.md",
+        agent: "Explore",
+        narrowestAllowRule: null,
+      },
+    ],
+    warnings: [
+      {
+        kind: "subagent_stopped",
+        severity: "warning",
+        message:
+          "The background subagent aruna2 (general-purpose: Run the slow suite) was still running when the run ended; it was stopped.",
+      },
+    ],
+    subagents: [
+      {
+        agentId: "aruna1",
+        toolUseId: explore,
+        type: "Explore",
+        description: "Find the add function",
+        model: "claude-haiku-4-5",
+        background: false,
+        status: "completed",
+        tools: ["Bash", "Glob", "Grep", "Read"],
+        turns: 4,
+        toolUses: 3,
+        usage: usage(5_200, 180),
+        costUsd: 0.006,
+        startOffsetMs: 1_850,
+        durationMs: 6_800,
+      },
+      {
+        agentId: "aruna2",
+        toolUseId: background,
+        type: "general-purpose",
+        description: "Run the slow suite",
+        model: "claude-sonnet-4-5",
+        background: true,
+        status: "stopped",
+        detail: "the run ended",
+        tools: ["Bash", "Read", "Edit", "Write", "Glob", "Grep"],
+        turns: 1,
+        toolUses: 1,
+        usage: usage(1_100, 40),
+        costUsd: 0.004,
+        startOffsetMs: 10_550,
+        durationMs: 3_400,
+      },
+    ],
+  });
+}
