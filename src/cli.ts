@@ -15,6 +15,7 @@ import {
 import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { DEFAULT_RESUME_PROMPT } from "./runner/resume.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
+import { PROVIDERS, providerEnv, providersFromEnv } from "./runner/providers.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
 import { addPublishCommand } from "./publish/cli.js";
@@ -46,7 +47,17 @@ const size = (value: string) => {
  */
 type RunFlags = Omit<
   RunConfigInput,
-  "prompt" | "timeoutMs" | "includeIgnored" | "apiKey" | "baseURL" | "reviewBase" | "reviewHead"
+  | "prompt"
+  | "timeoutMs"
+  | "includeIgnored"
+  | "apiKey"
+  | "baseURL"
+  | "reviewBase"
+  | "reviewHead"
+  | "region"
+  | "projectId"
+  | "awsCredentials"
+  | "googleAccessToken"
 > & {
   /** --task review: the commit the change is reviewed against, and its head. */
   base?: string;
@@ -83,13 +94,22 @@ function policyOptions(command: Command): Command {
 
 async function run(flags: RunFlags): Promise<number> {
   const { promptFile, timeout, includeIgnored, base, head, ...same } = flags;
+  const fromEnv = providersFromEnv(process.env);
+  if (!flags.provider && fromEnv.length > 1) {
+    process.stderr.write(
+      "agent-ci: CLAUDE_CODE_USE_BEDROCK and CLAUDE_CODE_USE_VERTEX are both set: unset one, or give --provider\n",
+    );
+    return EXIT_CODES.config_error;
+  }
+  const provider = flags.provider ?? fromEnv[0] ?? "anthropic";
   const input: RunConfigInput = {
     ...same,
+    provider,
+    ...providerEnv(provider, process.env),
     reviewBase: base,
     reviewHead: head,
     prompt: promptFile ? fs.readFileSync(promptFile, "utf8") : flags.prompt,
-    apiKey: process.env.ANTHROPIC_API_KEY || undefined,
-    baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
+    apiKey: (provider === "anthropic" && process.env.ANTHROPIC_API_KEY) || undefined,
     timeoutMs: timeout ? timeout * 1000 : undefined,
     includeIgnored: Array.isArray(includeIgnored)
       ? includeIgnored.flatMap((p) => p.split(",")).filter((p) => p.trim())
@@ -189,7 +209,13 @@ export function buildProgram(): Command {
     )
     .option("--system-prompt-append <text>", "text appended to agent-ci's system prompt")
     .option("--script <file>", "run a file of tool calls (or a report.json's calls) instead of a model")
-    .option("--model <id>", "Claude model id (default: a current Sonnet)")
+    .option("--model <id>", "Claude model id or alias: sonnet, opus, haiku (default: a current Sonnet)")
+    .addOption(
+      new Option(
+        "--provider <name>",
+        "where the model is served: anthropic (ANTHROPIC_API_KEY), bedrock (AWS credentials, AWS_REGION) or vertex (Google credentials, CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID); default: CLAUDE_CODE_USE_BEDROCK=1 / CLAUDE_CODE_USE_VERTEX=1, else anthropic",
+      ).choices(PROVIDERS),
+    )
     .option("--small-fast-model <id>", "the model that reads WebFetch's pages (default: a current Haiku)")
     .option("--max-tokens <n>", "max output tokens per turn", positiveInt)
     .option("--thinking-budget <n>", "extended thinking budget in tokens", positiveInt)

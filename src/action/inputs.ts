@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { EXIT_REASONS } from "../report/index.js";
 import { DEFAULT_MODEL } from "../runner/pricing.js";
+import type { Provider } from "../runner/providers.js";
 import { PERMISSION_MODES } from "../policy/schema.js";
 import { crossFieldProblems, NETWORK_POLICIES, TASKS, type ConfigFace } from "../runner/config.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
@@ -25,6 +26,12 @@ export const INPUT_DEFAULTS = {
   prompt: "",
   prompt_file: "",
   anthropic_api_key: "",
+  use_bedrock: "false",
+  use_vertex: "false",
+  aws_role_to_assume: "",
+  aws_region: "",
+  gcp_workload_identity_provider: "",
+  gcp_service_account: "",
   model: DEFAULT_MODEL,
   permission_mode: "default",
   allowed_tools: "",
@@ -157,6 +164,25 @@ export const ActionInputs = z
     prompt: optionalText,
     prompt_file: optionalText,
     anthropic_api_key: optionalText,
+    use_bedrock: bool("use_bedrock"),
+    use_vertex: bool("use_vertex"),
+    aws_role_to_assume: optionalText.refine(
+      (v) => v === undefined || /^arn:aws[a-z-]*:iam::\d{12}:role\/\S+$/.test(v),
+      {
+        message: "aws_role_to_assume: an IAM role ARN, e.g. arn:aws:iam::123456789012:role/agent-ci",
+      },
+    ),
+    aws_region: optionalText,
+    gcp_workload_identity_provider: optionalText.refine(
+      (v) =>
+        v === undefined ||
+        /^projects\/[^/\s]+\/locations\/global\/workloadIdentityPools\/[^/\s]+\/providers\/[^/\s]+$/.test(v),
+      {
+        message:
+          "gcp_workload_identity_provider: projects/NUMBER/locations/global/workloadIdentityPools/POOL/providers/PROVIDER",
+      },
+    ),
+    gcp_service_account: optionalText,
     model: text.transform((v) => v || DEFAULT_MODEL),
     permission_mode: oneOf("permission_mode", PERMISSION_MODES),
     allowed_tools: list,
@@ -235,6 +261,7 @@ export const ActionInputs = z
       resume: inputs.resume_from,
     };
     for (const message of crossFieldProblems(fields, ACTION_FACE)) ctx.addIssue({ code: "custom", message });
+    for (const message of providerInputProblems(inputs)) ctx.addIssue({ code: "custom", message });
     if (inputs.script && inputs.anthropic_api_key) {
       ctx.addIssue({
         code: "custom",
@@ -243,6 +270,38 @@ export const ActionInputs = z
     }
   });
 export type ActionInputs = z.infer<typeof ActionInputs>;
+
+/** The provider inputs that go together. */
+function providerInputProblems(inputs: {
+  use_bedrock: boolean;
+  use_vertex: boolean;
+  aws_role_to_assume?: string;
+  aws_region?: string;
+  gcp_workload_identity_provider?: string;
+  gcp_service_account?: string;
+}): string[] {
+  const problems: string[] = [];
+  if (inputs.use_bedrock && inputs.use_vertex)
+    problems.push("use_bedrock and use_vertex: choose one provider");
+  if (!inputs.use_bedrock)
+    for (const name of ["aws_role_to_assume", "aws_region"] as const)
+      if (inputs[name]) problems.push(`${name}: needs use_bedrock: true`);
+  if (!inputs.use_vertex)
+    for (const name of ["gcp_workload_identity_provider", "gcp_service_account"] as const)
+      if (inputs[name]) problems.push(`${name}: needs use_vertex: true`);
+  if (inputs.gcp_service_account && !inputs.gcp_workload_identity_provider)
+    problems.push(
+      "gcp_service_account: needs gcp_workload_identity_provider (the pool its OIDC token is exchanged at)",
+    );
+  return problems;
+}
+
+/** The provider the inputs choose. */
+export function providerOf(inputs: Pick<ActionInputs, "use_bedrock" | "use_vertex">): Provider {
+  if (inputs.use_bedrock) return "bedrock";
+  if (inputs.use_vertex) return "vertex";
+  return "anthropic";
+}
 
 /**
  * Reads every input through `getInput` (empty string when not given) and validates them all at once;

@@ -22,6 +22,8 @@ export interface ActionIO {
   setOutput(name: OutputName, value: string): void;
   /** Masks a value in the runner's log. */
   setSecret(value: string): void;
+  /** The workflow's OIDC token for an audience (needs `permissions: id-token: write`). */
+  getIDToken(audience: string): Promise<string>;
   /** Appends Markdown to the job summary; throws when GITHUB_STEP_SUMMARY is not set. */
   writeSummary(markdown: string): Promise<void>;
   group<T>(name: string, fn: () => Promise<T>): Promise<T>;
@@ -36,6 +38,7 @@ export function coreIO(): ActionIO {
     notice: (message, props) => core.notice(message, props ?? {}),
     setOutput: (name, value) => core.setOutput(name, value),
     setSecret: (value) => core.setSecret(value),
+    getIDToken: (audience) => core.getIDToken(audience),
     // Appended to GITHUB_STEP_SUMMARY directly, as core.summary.write() does; core.summary caches the path
     // of the first file it saw, which is wrong for a second run in one process (tests, local-action).
     writeSummary: async (markdown) => {
@@ -68,6 +71,7 @@ export function redactingIO(io: ActionIO, redactor: Redactor): ActionIO {
     notice: (message, p) => io.notice(r(message), props(p)),
     setOutput: (name, value) => io.setOutput(name, r(value)),
     setSecret: io.setSecret,
+    getIDToken: io.getIDToken,
     writeSummary: (markdown) => io.writeSummary(r(markdown)),
     group: io.group,
     setFailed: (message) => io.setFailed(r(message)),

@@ -13,6 +13,8 @@ import { failureMessage } from "./outputs.js";
 import { prepare } from "./prepare.js";
 import { writeRunResults, writeSkippedResults } from "./results.js";
 import { defaultArtifactUploader, type ArtifactUploader } from "./artifact.js";
+import { exchangeOidcToken, type CloudAuthEndpoints } from "./cloud-auth.js";
+import { CLOUD_CREDENTIAL_VARIABLES, type RunConfig } from "../runner/config.js";
 
 /** What `run()` talks to; tests replace parts (the wait, the artifact client), never the flow. */
 export interface ActionDeps {
@@ -22,6 +24,8 @@ export interface ActionDeps {
   artifact: () => ArtifactUploader;
   sleep: Sleep;
   runAgent: typeof runAgent;
+  /** Where the OIDC exchange calls the clouds (default: their real endpoints). */
+  cloudAuth: CloudAuthEndpoints;
 }
 
 function defaultDeps(): ActionDeps {
@@ -32,6 +36,7 @@ function defaultDeps(): ActionDeps {
     artifact: defaultArtifactUploader,
     sleep: realSleep,
     runAgent,
+    cloudAuth: {},
   };
 }
 
@@ -54,6 +59,7 @@ function knownSecrets(io: ActionIO, env: ActionDeps["env"]): string[] {
     env.ANTHROPIC_API_KEY,
     env.ACTIONS_RUNTIME_TOKEN,
     env.ACTIONS_ID_TOKEN_REQUEST_TOKEN,
+    ...CLOUD_CREDENTIAL_VARIABLES.map((name) => env[name]),
   ]
     .map((value) => value?.trim() ?? "")
     .filter((value) => value !== "" && !value.startsWith("${{"));
@@ -69,7 +75,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     // Secrets are known (and masked) before anything else is read or printed, even an input error.
     const secrets = knownSecrets(io, deps.env);
     for (const secret of secrets) io.setSecret(secret);
-    const redactor = createRedactor({ secrets });
+    let redactor = createRedactor({ secrets });
     io = redactingIO(deps.io, redactor);
     const log = (line: string) => io.info(line);
     const inputs = parseActionInputs(io.getInput);
@@ -83,7 +89,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
           redact: redactor.redact,
         })
       : undefined;
-    const resultOptions = { io, inputs, ctx, api, redactor, secrets, artifact: deps.artifact };
+    let resultOptions = { io, inputs, ctx, api, redactor, secrets, artifact: deps.artifact };
 
     const prepared = await prepare({
       inputs,
@@ -99,8 +105,32 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
       await writeSkippedResults(resultOptions, prepared.reason, prepared.trigger);
       return;
     }
+    const cloud = inputs.script
+      ? { secrets: [] }
+      : await exchangeOidcToken({
+          inputs,
+          region: prepared.config.region,
+          idToken: (audience) => io.getIDToken(audience),
+          endpoints: deps.cloudAuth,
+          sessionName: `agent-ci-${ctx.runId || "run"}-${ctx.runAttempt}`,
+          log,
+        });
+    if (cloud.secrets.length) {
+      // Masked and redacted from here on, as the key and the token were from the start.
+      for (const secret of cloud.secrets) io.setSecret(secret);
+      secrets.push(...cloud.secrets);
+      redactor = createRedactor({ secrets });
+      io = redactingIO(deps.io, redactor);
+      resultOptions = { ...resultOptions, io, redactor };
+    }
+    const config: RunConfig = {
+      ...prepared.config,
+      ...(cloud.awsCredentials ? { awsCredentials: cloud.awsCredentials } : {}),
+      ...(cloud.googleAccessToken ? { googleAccessToken: cloud.googleAccessToken } : {}),
+      secrets: [...prepared.config.secrets, ...cloud.secrets],
+    };
     const outcome = await io.group("agent-ci run", () =>
-      deps.runAgent(prepared.config, { stdout: log, stderr: log, progress: true }, cancel.signal),
+      deps.runAgent(config, { stdout: log, stderr: log, progress: true }, cancel.signal),
     );
     await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
     const failure = failureMessage(inputs.fail_on, outcome);

@@ -15,7 +15,8 @@ import {
 } from "./event.js";
 import { fetchEventContent, readTrustedFile, readTrustedFolder, trustedRef } from "./event-content.js";
 import type { GitHubApi } from "../github/api.js";
-import { ActionInputError, type ActionInputs } from "./inputs.js";
+import { ActionInputError, providerOf, type ActionInputs } from "./inputs.js";
+import { providerEnv } from "../runner/providers.js";
 import { checkActor } from "./permission.js";
 import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";
 import { toRunConfigInput } from "./run-config.js";
@@ -225,7 +226,13 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     content,
     Boolean(inputs.script),
   );
-  if (!inputs.script && !inputs.anthropic_api_key && !options.env.ANTHROPIC_API_KEY) {
+  const provider = providerOf(inputs);
+  if (
+    !inputs.script &&
+    provider === "anthropic" &&
+    !inputs.anthropic_api_key &&
+    !options.env.ANTHROPIC_API_KEY
+  ) {
     throw new ActionInputError(
       "anthropic_api_key is empty: pass the key from a secret (anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }})",
     );
@@ -259,6 +266,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       review,
       envApiKey: options.env.ANTHROPIC_API_KEY,
       envBaseUrl: options.env.ANTHROPIC_BASE_URL,
+      providerEnv: providerEnv(provider, options.env),
       repo: `${ctx.owner}/${ctx.repo}`,
       resume,
     }),

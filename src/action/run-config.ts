@@ -4,7 +4,7 @@
 // and the Action passes no environment variables through (`env: []`). Pure.
 import path from "node:path";
 import type { RunConfigInput } from "../runner/config.js";
-import type { ActionInputs } from "./inputs.js";
+import { providerOf, type ActionInputs } from "./inputs.js";
 
 export interface RunConfigParts {
   inputs: ActionInputs;
@@ -30,9 +30,30 @@ export interface RunConfigParts {
   envApiKey?: string;
   /** ANTHROPIC_BASE_URL from the environment (a gateway or proxy). */
   envBaseUrl?: string;
+  /** Bedrock or Vertex AI: the endpoint, region and project from the environment (providerEnv). */
+  providerEnv?: Pick<RunConfigInput, "baseURL" | "region" | "projectId">;
   repo: string;
   /** resume_from, when it holds an earlier run's record. */
   resume?: string;
+}
+
+/** The provider, its endpoint, region and project, and the Anthropic key only where it is used. */
+function providerFields(parts: RunConfigParts): Partial<RunConfigInput> {
+  const { inputs } = parts;
+  const provider = providerOf(inputs);
+  if (provider === "anthropic")
+    return {
+      provider,
+      apiKey: inputs.script ? undefined : inputs.anthropic_api_key || parts.envApiKey || undefined,
+      baseURL: parts.envBaseUrl || undefined,
+    };
+  const env = parts.providerEnv ?? {};
+  return {
+    provider,
+    baseURL: env.baseURL,
+    region: (provider === "bedrock" ? inputs.aws_region : undefined) ?? env.region,
+    projectId: env.projectId,
+  };
 }
 
 export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
@@ -45,8 +66,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     systemPromptAppend: parts.systemPromptAppend,
     script,
     model: inputs.model,
-    apiKey: script ? undefined : inputs.anthropic_api_key || parts.envApiKey || undefined,
-    baseURL: parts.envBaseUrl || undefined,
+    ...providerFields(parts),
     image: inputs.image,
     imageRegistry: inputs.image_registry,
     runtime: inputs.runtime,

@@ -194,7 +194,7 @@ function stats(report: RunReport): string {
     ["r", "r", "r", "r", "r", "r"],
     [row],
   );
-  const model = `${code(report.model.name, 60)} (${report.model.driver})`;
+  const model = `${code(report.model.name, 60)} (${servedBy(report.model)})`;
   return `${statsTable}\n\nModel ${model} · permission mode \`${report.policy.mode}\` · run ${code(report.runId, 60)}`;
 }
 
@@ -590,7 +590,7 @@ function runDetails(report: RunReport): string {
     model.thinkingBudget === undefined ? "" : `thinking ${formatInt(model.thinkingBudget)}`,
   ].filter((part) => part !== "");
   lines.push(
-    `- **Model** ${code(model.name, 60)} (${model.driver})${modelParts.length ? ` · ${modelParts.join(" · ")}` : ""}`,
+    `- **Model** ${code(model.name, 60)} (${servedBy(model)})${modelParts.length ? ` · ${modelParts.join(" · ")}` : ""}`,
   );
   const limits = report.limits;
   const limitParts = [
@@ -687,4 +687,11 @@ export function renderMarkdown(report: RunReport, options: MarkdownOptions = {})
     cut = hardCut(smallest, budget);
   }
   return fits(cut + note, maxChars, maxBytes) ? cut + note : capText(note, maxChars);
+}
+
+/** The driver, and the cloud that served the model when it was not the Anthropic API. */
+function servedBy(model: RunReport["model"]): string {
+  return model.provider && model.provider !== "anthropic"
+    ? `${model.driver} on ${model.provider}`
+    : model.driver;
 }

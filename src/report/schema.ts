@@ -199,6 +199,12 @@ export const Model = z
   .object({
     driver: z.enum(["anthropic", "script"]),
     name: z.string(),
+    provider: z
+      .string()
+      .optional()
+      .describe(
+        "Where the model was served (the anthropic driver): anthropic (the Anthropic API), bedrock (Amazon Bedrock) or vertex (Google Vertex AI).",
+      ),
     maxTokens: NonNegativeInt.optional(),
     thinkingBudget: NonNegativeInt.optional(),
   })

@@ -9,7 +9,7 @@ import { parseFrontmatter } from "./frontmatter.js";
 import { z } from "zod";
 import { toolCategory, toolEntry } from "../policy/tool-catalog.js";
 import { ConfigError } from "../errors.js";
-import { priceFor } from "./pricing.js";
+import { MODEL_ALIASES, priceFor } from "./pricing.js";
 
 /** The tool that starts subagents; no subagent gets it (a subagent cannot start another). */
 export const TASK_TOOL = "Task";
@@ -105,12 +105,8 @@ export const BUILT_IN_AGENTS: readonly AgentDefinition[] = [
   },
 ];
 
-/** Model aliases a definition or a Task call may use; `inherit` means the parent's. */
-export const MODEL_ALIASES: Readonly<Record<string, string>> = {
-  sonnet: "claude-sonnet-5-5",
-  opus: "claude-opus-5-5",
-  haiku: "claude-haiku-5-5",
-};
+/** Model aliases a definition or a Task call may use (the model table's); `inherit` means the parent's. */
+export { MODEL_ALIASES };
 
 /** The model id a definition's or a call's `model` names (undefined: the parent's). */
 export function resolveAgentModel(model: string | undefined, parent: string): string {

@@ -49,6 +49,14 @@ import {
 } from "./driver.js";
 import { costUsd, normalizeModelId } from "./pricing.js";
 import { withCacheBreakpoints } from "./prompt-cache.js";
+import {
+  createModelClient,
+  PROVIDER_NAMES,
+  providerModel,
+  type ModelClient,
+  type Provider,
+  type ProviderSettings,
+} from "./providers.js";
 
 type ErrorKind = ModelApiError["kind"];
 
@@ -69,6 +77,11 @@ export interface AnthropicDriverOptions {
   apiKey: string;
   /** Default: `ANTHROPIC_BASE_URL`, else the public API. */
   baseURL?: string;
+  /**
+   * Amazon Bedrock or Google Vertex AI instead of the Anthropic API (`apiKey` and `baseURL` are then unused):
+   * model names go through the model table to the provider's ids.
+   */
+  cloud?: Omit<ProviderSettings, "apiKey">;
   model: string;
   /** `max_tokens` per turn (a TurnRequest may override it). */
   maxTokens: number;
@@ -157,8 +170,12 @@ interface Failure {
 export class AnthropicDriver implements Driver {
   readonly name = "anthropic" as const;
   readonly model: string;
-  private readonly client: Anthropic;
+  readonly provider: Provider;
+  /** Made once; a Vertex client waits for Google's credentials first. */
+  private readonly client: Promise<ModelClient>;
   private readonly options: AnthropicDriverOptions;
+  /** Values never printed: the key, the cloud credential. */
+  private readonly secrets: string[];
   private readonly maxAttempts: number;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly now: () => number;
@@ -171,7 +188,23 @@ export class AnthropicDriver implements Driver {
     this.sleep = options.sleep ?? defaultSleep;
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
-    this.client = createClient(options, (line) => this.log(line));
+    this.provider = options.cloud?.provider ?? "anthropic";
+    const aws = options.cloud?.awsCredentials;
+    this.secrets = [
+      options.apiKey,
+      aws?.accessKeyId,
+      aws?.secretAccessKey,
+      aws?.sessionToken,
+      options.cloud?.googleAccessToken,
+    ].filter((value): value is string => Boolean(value));
+    this.client = createClient(this.settings(), options, (line) => this.log(line));
+    // A client that cannot be made fails the first turn (as an auth error), not the process.
+    this.client.catch(() => undefined);
+  }
+
+  private settings(): ProviderSettings {
+    const { cloud, apiKey, baseURL } = this.options;
+    return cloud ?? { provider: "anthropic", apiKey, ...(baseURL ? { baseURL } : {}) };
   }
 
   costOf(turn: AssistantTurn): number {
@@ -261,8 +294,10 @@ export class AnthropicDriver implements Driver {
   private toModelError(failure: Failure, attempts: number, why: string | undefined): ModelApiError {
     const label = KIND_LABEL[failure.kind];
     const tail = why ? `; ${why}` : "";
-    const hint = failure.kind === "auth" ? " Check ANTHROPIC_API_KEY." : "";
-    const message = this.redact(`Anthropic API ${label}: ${failure.detail}${tail}.${hint}`);
+    const hint = failure.kind === "auth" ? ` ${AUTH_HINT[this.provider]}` : "";
+    const message = this.redact(
+      `${PROVIDER_NAMES[this.provider]} ${label}: ${failure.detail}${tail}.${hint}`,
+    );
     return new ModelApiError(message, failure.status, failure.kind, { attempts });
   }
 
@@ -272,13 +307,21 @@ export class AnthropicDriver implements Driver {
     attempt: number,
   ): Promise<AssistantTurn> {
     const idleMs = this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
-    const requestOptions = { signal, timeout: this.requestTimeout(), maxRetries: 0 };
+    const called = providerModel(params.model, this.provider, this.options.cloud?.region);
+    const requestOptions = {
+      signal,
+      timeout: this.requestTimeout(),
+      maxRetries: 0,
+      ...versionHeader(called.apiVersion),
+    };
+    const client = await this.connectedClient();
+    const sent = { ...params, model: called.id };
     // The beta endpoint only when the request carries context edits: a gateway that knows nothing of betas
     // still gets the plain request, of the same shape (the conversation holds a compaction block only after
     // the API sent one).
-    const stream: TurnStream = params.betas
-      ? this.client.beta.messages.stream(params, requestOptions)
-      : this.client.messages.stream(params as Anthropic.MessageCreateParamsNonStreaming, requestOptions);
+    const stream: TurnStream = sent.betas
+      ? client.beta.messages.stream(sent, requestOptions)
+      : client.messages.stream(sent as Anthropic.MessageCreateParamsNonStreaming, requestOptions);
     const rawToolJson = new Map<number, string>();
     let sawMessageStop = false;
     let idle = false;
@@ -387,15 +430,22 @@ export class AnthropicDriver implements Driver {
    */
   async sideCall(request: SideCallRequest): Promise<SideCallResult> {
     try {
-      const message = await this.client.messages.create(
+      const called = providerModel(request.model, this.provider, this.options.cloud?.region);
+      const client = await this.connectedClient();
+      const message = await client.messages.create(
         {
-          model: request.model,
+          model: called.id,
           max_tokens: request.maxTokens,
           messages: request.messages as Anthropic.MessageParam[],
           ...(request.system ? { system: request.system } : {}),
           ...(request.tools?.length ? { tools: request.tools, tool_choice: { type: "auto" } } : {}),
         },
-        { signal: request.signal, timeout: this.requestTimeout(), maxRetries: 2 },
+        {
+          signal: request.signal,
+          timeout: this.requestTimeout(),
+          maxRetries: 2,
+          ...versionHeader(called.apiVersion),
+        },
       );
       return {
         content: message.content,
@@ -449,8 +499,24 @@ export class AnthropicDriver implements Driver {
     return Math.max(1, Math.min(timeout, Math.floor(deadline - this.now())));
   }
 
+  /** The client; one that could not be made (no Google credentials) is an auth error, never retried. */
+  private async connectedClient(): Promise<ModelClient> {
+    try {
+      return await this.client;
+    } catch (error) {
+      const detail = this.redact(describeCause(error as Error));
+      throw new ModelApiError(
+        `${PROVIDER_NAMES[this.provider]} ${KIND_LABEL.auth}: ${detail}. ${AUTH_HINT[this.provider]}`,
+        undefined,
+        "auth",
+      );
+    }
+  }
+
   private redact(text: string): string {
-    return redactSecret(text, this.options.apiKey);
+    let out = redactSecret(text, this.options.apiKey);
+    for (const secret of this.secrets) if (secret.length >= 4) out = out.split(secret).join("***");
+    return out;
   }
 
   private log(line: string): void {
@@ -475,7 +541,16 @@ export type ApiKeyCheck = { status: "ok" } | { status: "unverified"; reason: str
  * `unverified` and leaves the decision to the first real turn.
  */
 export async function checkApiKey(options: ApiKeyCheckOptions): Promise<ApiKeyCheck> {
-  const client = createClient({ ...options, timeoutMs: options.timeoutMs ?? 15_000 }, () => {});
+  const settings: ProviderSettings = {
+    provider: "anthropic",
+    apiKey: options.apiKey,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+  };
+  const client = (await createClient(
+    settings,
+    { timeoutMs: options.timeoutMs ?? 15_000 },
+    () => {},
+  )) as Anthropic;
   const requestOptions = {
     maxRetries: 1,
     timeout: options.timeoutMs ?? 15_000,
@@ -510,22 +585,31 @@ const KIND_LABEL: Record<ErrorKind, string> = {
   stream: "stream broke",
 };
 
+/** What an auth failure asks the user to check, per provider. */
+const AUTH_HINT: Record<Provider, string> = {
+  anthropic: "Check ANTHROPIC_API_KEY.",
+  bedrock: "Check the AWS credentials, the region, and that the model is enabled in Bedrock there.",
+  vertex: "Check the Google credentials, the project, and that the model is enabled in Vertex AI there.",
+};
+
+/** The request option that sends another `anthropic-version` (Bedrock's own, for its older models). */
+function versionHeader(apiVersion: string | undefined): { headers?: Record<string, string> } {
+  return apiVersion ? { headers: { "anthropic-version": apiVersion } } : {};
+}
+
 function createClient(
-  options: { apiKey: string; baseURL?: string; requestTimeoutMs?: number; timeoutMs?: number },
+  settings: ProviderSettings,
+  options: { requestTimeoutMs?: number; timeoutMs?: number },
   log: (line: string) => void,
-): Anthropic {
+): Promise<ModelClient> {
   const forward =
     (level: string) =>
     (message: string, ...rest: unknown[]): void => {
       const extra = rest.map((item) => (typeof item === "string" ? item : safeJson(item))).join(" ");
       log(`anthropic-sdk ${level}: ${message} ${extra}`.trim().slice(0, 500));
     };
-  return new Anthropic({
-    apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    maxRetries: 0,
+  return createModelClient(settings, {
     timeout: options.requestTimeoutMs ?? options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    logLevel: "warn",
     logger: { error: forward("error"), warn: forward("warn"), info: () => {}, debug: () => {} },
   });
 }

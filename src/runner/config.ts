@@ -7,7 +7,8 @@ import { NETWORK_POLICIES } from "../policy/network.js";
 import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
-import { DEFAULT_MODEL, DEFAULT_SMALL_FAST_MODEL } from "./pricing.js";
+import { DEFAULT_MODEL, DEFAULT_SMALL_FAST_MODEL, resolveModelAlias } from "./pricing.js";
+import { PROVIDERS, providerProblems } from "./providers.js";
 import { ConfigError } from "../errors.js";
 import { parseSize } from "../text.js";
 
@@ -114,6 +115,19 @@ const IncludeIgnored = z.union([z.boolean(), z.array(z.string())]).transform((v,
   }
 });
 
+/** Variables that carry a cloud provider's credentials: never passed through to the sandbox. */
+export const CLOUD_CREDENTIAL_VARIABLES: readonly string[] = [
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_BEARER_TOKEN_BEDROCK",
+  "AWS_WEB_IDENTITY_TOKEN_FILE",
+  "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "GOOGLE_OAUTH_ACCESS_TOKEN",
+  "CLOUDSDK_AUTH_ACCESS_TOKEN",
+];
+
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
 
 /** An OCI runtime's name as an engine registers it (daemon.json's `runtimes` keys). */
@@ -130,16 +144,47 @@ export const RunConfig = z
     prompt: z.string().optional(),
     systemPromptAppend: z.string().optional(),
     script: z.string().optional().describe("A file of assistant turns, or a report.json to replay: no model"),
-    model: z.string().min(1).default(DEFAULT_MODEL),
+    model: z.string().min(1).default(DEFAULT_MODEL).transform(resolveModelAlias),
     smallFastModel: z
       .string()
       .min(1)
       .default(DEFAULT_SMALL_FAST_MODEL)
+      .transform(resolveModelAlias)
       .describe("The small, fast model that reads WebFetch's pages"),
     maxTokens: z.number().int().positive().max(128_000).default(16_000),
     thinkingBudget: z.number().int().min(1024).optional(),
     apiKey: z.string().optional(),
     baseURL: z.string().url().optional(),
+    // Where the model is served (providers.ts); baseURL is then the provider's endpoint.
+    provider: z
+      .enum(PROVIDERS)
+      .default("anthropic")
+      .describe("Where the model is served: the Anthropic API, Amazon Bedrock or Google Vertex AI"),
+    region: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Bedrock: the AWS region (AWS_REGION); Vertex: the Google Cloud region (CLOUD_ML_REGION)"),
+    projectId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Vertex: the Google Cloud project (ANTHROPIC_VERTEX_PROJECT_ID)"),
+    awsCredentials: z
+      .object({
+        accessKeyId: z.string().min(1),
+        secretAccessKey: z.string().min(1),
+        sessionToken: z.string().min(1).optional(),
+      })
+      .optional()
+      .describe(
+        "Bedrock: a short-lived credential (the Action's OIDC exchange) used instead of the AWS chain",
+      ),
+    googleAccessToken: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Vertex: a short-lived access token (the Action's OIDC exchange) used instead of ADC"),
     image: z.string().optional(),
     imageRegistry: z
       .string()
@@ -279,12 +324,19 @@ export const RunConfig = z
     } else if (c.reviewBase || c.reviewHead) {
       ctx.addIssue({ code: "custom", message: "--base and --head are for --task review" });
     }
-    if (!c.script && !c.apiKey) {
+    if (!c.script && c.provider === "anthropic" && !c.apiKey) {
       ctx.addIssue({
         code: "custom",
         message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one",
       });
     }
+    if (!c.script) for (const message of providerProblems(c)) ctx.addIssue({ code: "custom", message });
+    if (c.provider !== "anthropic")
+      for (const name of c.env.filter((n) => CLOUD_CREDENTIAL_VARIABLES.includes(n)))
+        ctx.addIssue({
+          code: "custom",
+          message: `--env ${name}: the model's cloud credentials stay on the host, never in the sandbox`,
+        });
     if (c.compactAt !== undefined && c.contextWindow !== undefined && c.compactAt >= c.contextWindow) {
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }

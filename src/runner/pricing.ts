@@ -1,5 +1,6 @@
 /**
- * The one price table for Claude models, and the cost of a turn.
+ * The one table of Claude models: each model's ids on the API, Amazon Bedrock and Google Vertex AI, the aliases
+ * (sonnet, opus, haiku), and the prices the cost of a turn is estimated with.
  *
  * Prices are USD per million tokens, taken on 2026-11-22 from Anthropic's pricing page
  * (platform.claude.com/docs/en/about-claude/pricing) and the per-model overview pages
@@ -37,12 +38,47 @@ export interface ModelPrice {
   cacheRead: number;
 }
 
+/**
+ * One model as each provider names it. `id` is the API's name without a date (the table's key); `bedrock` is
+ * the Bedrock base model id (a run adds the inference profile's geography, `us.` / `eu.` …, from the region);
+ * `vertex` is the Vertex AI model id.
+ */
+export interface ModelIds {
+  id: string;
+  bedrock: string;
+  vertex: string;
+  /**
+   * Bedrock serves the models before Claude 4.7 on its own API version only (`bedrock-2023-05-31`); the SDK's
+   * default version is refused there.
+   */
+  bedrockLegacyVersion?: boolean;
+}
+
 interface PriceEntry {
-  /** Normalized model ids (no date suffix, no provider prefix) that this price is exactly for. */
-  ids: readonly string[];
+  /** The models this price is exactly for. */
+  models: readonly ModelIds[];
   price: ModelPrice;
   /** Prompts (input + cache reads + cache writes) above `thresholdTokens` are billed at `price` instead. */
   longPrompt?: { thresholdTokens: number; price: ModelPrice };
+}
+
+/** The API version Bedrock takes for the models before Claude 4.7. */
+export const BEDROCK_LEGACY_API_VERSION = "bedrock-2023-05-31";
+
+/**
+ * A model's ids. Undated models (Claude 4.6 and later) are `anthropic.<id>` on Bedrock and `<id>` on Vertex;
+ * dated ones are `anthropic.<api-id>-<date>-v1:0` and `<api-id>@<date>`, where the API's id may be shorter than
+ * the table's (`claude-opus-4-0` is `claude-opus-4-20250514`).
+ */
+function model(id: string, dated?: { date: string; apiId?: string; bedrockVersion?: string }): ModelIds {
+  if (!dated) return { id, bedrock: `anthropic.${id}`, vertex: id };
+  const base = dated.apiId ?? id;
+  return {
+    id,
+    bedrock: `anthropic.${base}-${dated.date}-${dated.bedrockVersion ?? "v1:0"}`,
+    vertex: `${base}@${dated.date}`,
+    bedrockLegacyVersion: true,
+  };
 }
 
 const price = (input: number, cacheWrite: number, cacheRead: number, output: number): ModelPrice => ({
@@ -53,39 +89,70 @@ const price = (input: number, cacheWrite: number, cacheRead: number, output: num
 });
 
 const PRICE_TABLE: readonly PriceEntry[] = [
-  { ids: ["claude-fable-5-1", "claude-mythos-5-1"], price: price(10, 12.5, 0.25, 50) },
-  { ids: ["claude-fable-5", "claude-mythos-5"], price: price(10, 12.5, 1, 50) },
-  { ids: ["claude-opus-5-5"], price: price(4, 5, 0.2, 20) },
+  { models: [model("claude-fable-5-1"), model("claude-mythos-5-1")], price: price(10, 12.5, 0.25, 50) },
+  { models: [model("claude-fable-5"), model("claude-mythos-5")], price: price(10, 12.5, 1, 50) },
+  { models: [model("claude-opus-5-5")], price: price(4, 5, 0.2, 20) },
   {
-    ids: ["claude-opus-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6", "claude-opus-4-5"],
+    models: [
+      model("claude-opus-5"),
+      model("claude-opus-4-8"),
+      model("claude-opus-4-7"),
+      { ...model("claude-opus-4-6"), bedrock: "anthropic.claude-opus-4-6-v1", bedrockLegacyVersion: true },
+      model("claude-opus-4-5", { date: "20251101" }),
+    ],
     price: price(5, 6.25, 0.5, 25),
   },
   {
-    ids: ["claude-opus-4-1", "claude-opus-4-0", "claude-opus-4", "claude-3-opus"],
+    models: [
+      model("claude-opus-4-1", { date: "20250805" }),
+      model("claude-opus-4-0", { date: "20250514", apiId: "claude-opus-4" }),
+      model("claude-opus-4", { date: "20250514" }),
+      model("claude-3-opus", { date: "20240229" }),
+    ],
     price: price(15, 18.75, 1.5, 75),
   },
-  { ids: ["claude-sonnet-5-5"], price: price(2, 2.5, 0.1, 10) },
-  { ids: ["claude-sonnet-5"], price: price(2, 2.5, 0.2, 10) },
+  { models: [model("claude-sonnet-5-5")], price: price(2, 2.5, 0.1, 10) },
+  { models: [model("claude-sonnet-5")], price: price(2, 2.5, 0.2, 10) },
   {
-    ids: [
-      "claude-sonnet-4-6",
-      "claude-sonnet-4-5",
-      "claude-sonnet-4-0",
-      "claude-sonnet-4",
-      "claude-3-7-sonnet",
-      "claude-3-5-sonnet",
+    models: [
+      { ...model("claude-sonnet-4-6"), bedrockLegacyVersion: true },
+      model("claude-sonnet-4-5", { date: "20250929" }),
+      model("claude-sonnet-4-0", { date: "20250514", apiId: "claude-sonnet-4" }),
+      model("claude-sonnet-4", { date: "20250514" }),
+      model("claude-3-7-sonnet", { date: "20250219" }),
+      {
+        ...model("claude-3-5-sonnet", { date: "20241022", bedrockVersion: "v2:0" }),
+        vertex: "claude-3-5-sonnet-v2@20241022",
+      },
     ],
     price: price(3, 3.75, 0.3, 15),
   },
   {
-    ids: ["claude-haiku-5-5"],
+    models: [model("claude-haiku-5-5")],
     price: price(0.1, 0.125, 0.01, 0.5),
     longPrompt: { thresholdTokens: 100_000, price: price(0.5, 0.625, 0.05, 2.5) },
   },
-  { ids: ["claude-haiku-4-5"], price: price(1, 1.25, 0.1, 5) },
-  { ids: ["claude-3-5-haiku"], price: price(0.8, 1, 0.08, 4) },
-  { ids: ["claude-3-haiku"], price: price(0.25, 0.3, 0.03, 1.25) },
+  { models: [model("claude-haiku-4-5", { date: "20251001" })], price: price(1, 1.25, 0.1, 5) },
+  { models: [model("claude-3-5-haiku", { date: "20241022" })], price: price(0.8, 1, 0.08, 4) },
+  { models: [model("claude-3-haiku", { date: "20240307" })], price: price(0.25, 0.3, 0.03, 1.25) },
 ];
+
+/** Every model in the table, by its id. */
+const MODELS: ReadonlyMap<string, ModelIds> = new Map(
+  PRICE_TABLE.flatMap((entry) => entry.models.map((ids): [string, ModelIds] => [ids.id, ids])),
+);
+
+/** Short names a run, a subagent definition or a Task call may use for the current models, as Claude Code's. */
+export const MODEL_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: DEFAULT_MODEL,
+  opus: "claude-opus-5-5",
+  haiku: DEFAULT_SMALL_FAST_MODEL,
+};
+
+/** The model an alias names, or the name itself. */
+export function resolveModelAlias(name: string): string {
+  return MODEL_ALIASES[name] ?? name;
+}
 
 /** Family fallbacks for ids not in the table (the higher recent price of each family). */
 const FAMILY_FALLBACK: ReadonlyArray<{ family: string; price: ModelPrice }> = [
@@ -115,7 +182,8 @@ export interface CostEstimate {
 /**
  * Reduces a model id as the API, Bedrock or Vertex spell it to the table's form:
  * `us.anthropic.claude-sonnet-4-5-20250929-v1:0` → `claude-sonnet-4-5`,
- * `claude-sonnet-4-5@20250929` → `claude-sonnet-4-5`, `claude-opus-4-6[1m]` → `claude-opus-4-6`.
+ * `claude-sonnet-4-5@20250929` → `claude-sonnet-4-5`, `claude-3-5-sonnet-v2@20241022` → `claude-3-5-sonnet`,
+ * `claude-opus-4-6[1m]` → `claude-opus-4-6`.
  */
 export function normalizeModelId(model: string): string {
   let id = model.trim().toLowerCase();
@@ -124,13 +192,19 @@ export function normalizeModelId(model: string): string {
   id = id.replace(/\[[^\]]*\]$/, "");
   id = id.replace(/-v\d+(:\d+)?$/, "");
   id = id.replace(/[@-](\d{8}|latest)$/, "");
-  return id;
+  // Vertex puts a version before the date: claude-3-5-sonnet-v2@20241022.
+  return id.replace(/-v\d+$/, "");
+}
+
+/** A model's ids on each provider, by any of its names (an alias, a dated API id, a provider's id). */
+export function modelIdsFor(model: string): ModelIds | undefined {
+  return MODELS.get(normalizeModelId(resolveModelAlias(model)));
 }
 
 /** The price of one model, with whether it had to be estimated. */
 export function priceFor(model: string, promptTokens = 0): PriceLookup {
   const id = normalizeModelId(model);
-  const entry = PRICE_TABLE.find((candidate) => candidate.ids.includes(id));
+  const entry = PRICE_TABLE.find((candidate) => candidate.models.some((ids) => ids.id === id));
   if (entry) {
     const long = entry.longPrompt;
     const useLong = long !== undefined && promptTokens > long.thresholdTokens;

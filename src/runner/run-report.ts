@@ -368,6 +368,7 @@ export function buildReport(p: ReportParts): RunReportInput {
     model: {
       driver: config.script ? "script" : "anthropic",
       name: config.script ? "script" : config.model,
+      provider: config.script ? undefined : config.provider,
       maxTokens: config.maxTokens,
       thinkingBudget: config.thinkingBudget,
     },

@@ -18,7 +18,8 @@ import { loadAgents } from "./agents.js";
 import { SubagentRunner } from "./subagents.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError } from "../errors.js";
-import { readCaCert, type RunConfig, runEgressOptions } from "./config.js";
+import { CLOUD_CREDENTIAL_VARIABLES, readCaCert, type RunConfig, runEgressOptions } from "./config.js";
+import { checkCloudCredentials, PROVIDER_GAPS, PROVIDER_NAMES } from "./providers.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
 import { apiContextEditFor } from "./pricing.js";
@@ -116,10 +117,15 @@ function knownSecrets(config: RunConfig): string[] {
     "GH_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    ...CLOUD_CREDENTIAL_VARIABLES,
   ]
     .map((name) => process.env[name])
     .filter((v): v is string => Boolean(v));
-  return [config.apiKey ?? "", ...config.secrets, ...fromEnv].filter(Boolean);
+  const aws = config.awsCredentials;
+  const cloud = [aws?.accessKeyId, aws?.secretAccessKey, aws?.sessionToken, config.googleAccessToken];
+  return [config.apiKey ?? "", ...config.secrets, ...fromEnv, ...cloud].filter((v): v is string =>
+    Boolean(v),
+  );
 }
 
 function makeDriver(config: RunConfig, deadline: number, log: (line: string) => void): Driver {
@@ -127,6 +133,18 @@ function makeDriver(config: RunConfig, deadline: number, log: (line: string) => 
   return new AnthropicDriver({
     apiKey: config.apiKey ?? "",
     baseURL: config.baseURL,
+    ...(config.provider === "anthropic"
+      ? {}
+      : {
+          cloud: {
+            provider: config.provider,
+            baseURL: config.baseURL,
+            region: config.region,
+            projectId: config.projectId,
+            awsCredentials: config.awsCredentials,
+            googleAccessToken: config.googleAccessToken,
+          },
+        }),
     model: config.model,
     maxTokens: config.maxTokens,
     thinkingBudget: config.thinkingBudget,
@@ -356,9 +374,14 @@ async function runAgentPhase(
   phase.agents = agents;
   for (const note of agents.ignored) log(note);
   const driver = makeDriver(config, deadline, log);
-  if (driver instanceof AnthropicDriver) {
+  if (driver instanceof AnthropicDriver && config.provider === "anthropic") {
     // A bad key is found before a container starts (M5).
     await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
+  } else if (driver instanceof AnthropicDriver) {
+    // Missing cloud credentials too; the provider has no cheap call that checks them without a model.
+    await checkCloudCredentials(config).catch((error: Error) => {
+      throw new ModelApiError(`${PROVIDER_NAMES[config.provider]}: ${error.message}`, undefined, "auth");
+    });
   }
   for (const ignored of ctx.mcpConfig?.ignored ?? []) log(`${ignored.source} ignored: ${ignored.reason}`);
   const mcpServers = ctx.mcpConfig?.servers ?? [];
@@ -367,12 +390,14 @@ async function runAgentPhase(
     mode === "bypassPermissions" ||
     policy.policy.rules.some((r) => r.behavior === "allow" && r.tool === "WebSearch");
   const webOff = new Map<string, string>();
+  const gaps = config.script ? {} : PROVIDER_GAPS[config.provider];
   if (web.offline) for (const name of ["WebFetch", "WebSearch"]) webOff.set(name, web.offline);
+  else if (gaps.WebSearch) webOff.set("WebSearch", gaps.WebSearch);
   else if (!searchAllowed)
     webOff.set("WebSearch", "WebSearch is offered only when an allow rule names it, e.g. --allow WebSearch");
   const skills = ctx.instructions?.catalogue.skills ?? [];
   log(
-    `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}`}`,
+    `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}${config.provider === "anthropic" ? "" : ` on ${PROVIDER_NAMES[config.provider]}`}`}`,
   );
   const sandbox = await DockerSandbox.start({
     runId,
@@ -454,7 +479,8 @@ async function runAgentPhase(
     type: "system",
     subtype: "init",
     session_id: runId,
-    apiKeySource: config.script || !config.apiKey ? "none" : "ANTHROPIC_API_KEY",
+    apiKeySource:
+      config.script || config.provider !== "anthropic" || !config.apiKey ? "none" : "ANTHROPIC_API_KEY",
     cwd: sandbox.root,
     model: config.script ? "script" : config.model,
     tools,

@@ -95,6 +95,24 @@ describe("createRedactor", () => {
     );
   });
 
+  it("redacts a cloud credential as STS, the AWS SDK and the clouds' headers spell it", () => {
+    const plain = createRedactor();
+    const secret = FORMAT_SECRETS.awsSecret;
+    const opaque = Buffer.from("session-of-a-role").toString("base64");
+    expect(plain.redact(`<SecretAccessKey>${secret}</SecretAccessKey>`)).toBe(
+      "<SecretAccessKey>***</SecretAccessKey>",
+    );
+    expect(plain.redact(`{"SecretAccessKey":"${secret}"}`)).toBe('{"SecretAccessKey":"***"}');
+    expect(plain.redact(`awsSecretKey: '${secret}'`)).toBe("awsSecretKey: '***'");
+    expect(plain.redact(`<SessionToken>${opaque}</SessionToken>`)).toBe("<SessionToken>***</SessionToken>");
+    expect(plain.redact(`AWS_SESSION_TOKEN=${opaque}`)).toBe("AWS_SESSION_TOKEN=***");
+    expect(plain.redact(`x-amz-security-token: ${opaque}`)).toBe("x-amz-security-token: ***");
+    expect(plain.redact(`token ${FORMAT_SECRETS.awsSessionToken} end`)).toBe("token *** end");
+    expect(plain.redact(`"access_token":"${FORMAT_SECRETS.googleAccessToken}"`)).toBe('"access_token":"***"');
+    // A 40-character value after a name that is not AWS's is left alone (it would block posting a patch).
+    expect(plain.redact(`secret_key = "${secret}"`)).toBe(`secret_key = "${secret}"`);
+  });
+
   it("redacts a whole private-key block, and a cut one to the end of the text", () => {
     const block = pemBlock();
     expect(createRedactor().redact(`key:\n${block}\ndone`)).toBe("key:\n***\ndone");

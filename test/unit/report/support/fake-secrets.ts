@@ -47,6 +47,17 @@ export const FORMAT_SECRETS: Record<string, string> = {
   ].join("."),
   bearer: body("bearer", 40) + "9",
   basic: Buffer.from("ci-user:" + body("basicpw", 20)).toString("base64"),
+  awsSessionToken: [
+    "IQoJb3JpZ2lu",
+    "X2Vj",
+    body("session", 300, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+"),
+  ].join(""),
+  googleAccessToken: [
+    "ya",
+    "29.",
+    "a0",
+    body("google", 120, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"),
+  ].join(""),
   awsSecret: body("awssecret", 40, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+"),
   pemBody: body("pem", 64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"),
 };
