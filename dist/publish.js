@@ -46593,6 +46593,9 @@ var Policy = external_exports.object({
 var Model = external_exports.object({
   driver: external_exports.enum(["anthropic", "script"]),
   name: external_exports.string(),
+  provider: external_exports.string().optional().describe(
+    "Where the model was served (the anthropic driver): anthropic (the Anthropic API), bedrock (Amazon Bedrock) or vertex (Google Vertex AI)."
+  ),
   maxTokens: NonNegativeInt.optional(),
   thinkingBudget: NonNegativeInt.optional()
 }).meta({ id: "Model" });
@@ -47068,11 +47071,35 @@ var TOKEN_PATTERNS = [
   { kind: "aws_access_key_id", regex: /(?:AKIA|ASIA)[A-Z0-9]{16}/g, scan: true },
   {
     kind: "aws_secret_access_key",
+    // aws_secret_access_key=…, "SecretAccessKey": "…" (STS's JSON), <SecretAccessKey>…</…> (its XML), awsSecretKey.
     regex: new RegExp(
-      String.raw`(aws_?secret_?access_?key${QUOTE}\s*[:=]\s*${QUOTE})[A-Za-z0-9/+=]{40}`,
+      String.raw`((?:aws_?secret_?(?:access_?)?key|secret_?access_?key)${QUOTE}\s*[:=>]\s*${QUOTE})[A-Za-z0-9/+=]{40}`,
       "gi"
     ),
     keepPrefix: true,
+    scan: true
+  },
+  {
+    kind: "aws_session_token",
+    // STS session tokens start with these base64 headers (v2 regional tokens, then the older global ones).
+    regex: new RegExp(String.raw`(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz)[A-Za-z0-9/+=]${run(20)}`, "g"),
+    continues: /[A-Za-z0-9/+=]/y,
+    scan: true
+  },
+  {
+    kind: "aws_session_token",
+    regex: new RegExp(
+      String.raw`((?:aws_?)?session_?token${QUOTE}\s*[:=>]\s*${QUOTE}|x-amz-security-token${QUOTE}\s*[:=]\s*${QUOTE})[A-Za-z0-9/+=]${run(16)}`,
+      "gi"
+    ),
+    keepPrefix: true,
+    continues: /[A-Za-z0-9/+=]/y,
+    scan: false
+  },
+  {
+    kind: "google_access_token",
+    regex: new RegExp(String.raw`ya29\.[A-Za-z0-9_-]${run(20)}`, "g"),
+    continues: /[A-Za-z0-9_.-]/y,
     scan: true
   },
   {
