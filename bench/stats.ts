@@ -110,6 +110,9 @@ function cell(c: Summary | number | null, unit: Unit): string {
   return c.n > 2 ? `${fmt(c.median, unit)} (p95 ${fmt(c.p95, unit)})` : fmt(c.median, unit);
 }
 
+/** A table cell's text: a `|` in it (a shell pipeline) would end the cell. */
+const escapeCell = (text: string) => text.replace(/\|/g, "\\|");
+
 export function markdownTable(rows: readonly Row[]): string {
   const lines = [
     "| measurement | agent-ci | native | added ms | ratio | notes |",
@@ -126,12 +129,12 @@ export function markdownTable(rows: readonly Row[]): string {
     lines.push(
       [
         "",
-        ` ${row.measurement} `,
+        ` ${escapeCell(row.measurement)} `,
         ` ${cell(row.agentCi, row.unit)} `,
         ` ${cell(row.native, row.unit)} `,
         ` ${added === null ? "—" : `${added >= 0 ? "+" : ""}${added.toFixed(1)}`} `,
         ` ${r === null ? "—" : `${r.toFixed(2)}×`} `,
-        ` ${row.note ?? ""} `,
+        ` ${escapeCell(row.note ?? "")} `,
         "",
       ].join("|"),
     );
