@@ -25,8 +25,8 @@
  * shape, tool_use/tool_result pairing, tool schemas, at most 4 cache_control breakpoints) and a
  * failing check answers 400/401 without consuming a scripted turn. Pass `validate: false` to skip it.
  */
+import { listenOnLoopback } from "./loopback.js";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type Anthropic from "@anthropic-ai/sdk";
 
 export type FakeBlock =
@@ -477,14 +477,10 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenOnLoopback(server);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     messagesRequests: () =>
       requests.filter(
@@ -492,11 +488,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
           request.method === "POST" && request.path === "/v1/messages",
       ),
     remainingTurns: () => queue.length,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 

@@ -11,9 +11,9 @@
  * Each accepts only a token the fake GitHub issued for the audience the real service expects, and records what
  * it was sent. Credential values are made per test, at run time (`canaryCredentials`).
  */
+import { listenOnLoopback } from "./loopback.js";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 
 export interface FakeService {
   url: string;
@@ -215,20 +215,8 @@ async function serve(
       handle(request, res);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { url, close } = await listenOnLoopback(server);
+  return { url, requests, close };
 }
 
 async function readAll(req: IncomingMessage): Promise<string> {

@@ -17,8 +17,8 @@
  * a 502: the case a naive retry turns into a duplicate comment). Like the real API, a comment body over
  * 65536 characters is refused with 422 without any injection.
  */
+import { listenOnLoopback } from "./loopback.js";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 
 export const COMMENT_BODY_MAX = 65_536;
 
@@ -568,8 +568,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       route(req, res, path, url.searchParams, body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { url, close } = await listenOnLoopback(server);
+  baseUrl = url;
   return {
     url: baseUrl,
     requests,
@@ -578,10 +578,6 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     reviews,
     inject: (fault) => pending.push({ ...fault, left: fault.times ?? 1 }),
     writes: () => requests.filter((r) => r.method !== "GET"),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -14,8 +14,8 @@
  *   (or `:rawPredict`), the version in the body, the model in the path, a `Bearer` token that must be the
  *   expected one; the answer as the API's own SSE or JSON, passed through.
  */
+import { listenOnLoopback } from "./loopback.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { EventStreamCodec } from "@smithy/eventstream-codec";
 import type { FakeAnthropic } from "./fake-anthropic.js";
@@ -306,20 +306,8 @@ async function serve(
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { url, close } = await listenOnLoopback(server);
+  return { url, requests, close };
 }
 
 async function readRequest(req: IncomingMessage): Promise<CloudRequest> {

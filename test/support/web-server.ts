@@ -2,10 +2,10 @@
 // 127.0.0.1 answering for the test names (web.test, other.test, …) with a certificate from a CA made for the
 // run, serving routes in the reference cases' `web.routes` shape, plus the hostile ones RELIABILITY W1–W4
 // names (a redirect loop, a redirect to www., a gzip bomb, an endless body, a trickle, invalid UTF-8, 204, 5xx).
+import { listenOnLoopback } from "./loopback.js";
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -126,19 +126,15 @@ export async function startWebServer(routes: Record<string, WebRoute> = {}): Pro
     headers["content-type"] ??= route.content_type ?? "text/html; charset=utf-8";
     res.writeHead(route.status ?? 200, headers).end(bodyOf(route));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
+  const listening = await listenOnLoopback(server);
+  port = listening.port;
   return {
     port,
     caFile,
     seen,
     origin: (name) => `https://${name}:${port}`,
     async close() {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+      await listening.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
