@@ -10,8 +10,6 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GitHubApi, octokitRequest } from "../../src/github/api.js";
-import { DEFAULT_MAX_PATCH_BYTES } from "../../src/publish/checks.js";
 import { publishPullRequest, runBranch, type PublishPrOptions } from "../../src/publish/pull-request.js";
 import { parseReport } from "../../src/report/index.js";
 import { CONVERSATION_FILE } from "../../src/runner/resume.js";
@@ -24,6 +22,7 @@ import {
 } from "../support/fake-anthropic.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
+import { publishOptions } from "../support/publish-fixture.js";
 import { makeWorkspace } from "../support/workspace.js";
 
 const TOKEN = ["ghs", "resumeActionToken0123456789abcdefAB"].join("_");
@@ -94,27 +93,8 @@ async function checkout(ref: string): Promise<string> {
   return dir;
 }
 
-function publishOptions(
-  outDir: string,
-  repoDir: string,
-  extra: Partial<PublishPrOptions> = {},
-): PublishPrOptions {
-  return {
-    outDir,
-    repoDir,
-    remote: remote.repoUrl("acme", "widgets"),
-    token: TOKEN,
-    api: new GitHubApi({ request: octokitRequest(TOKEN, github.url), sleep: async () => undefined }),
-    owner: "acme",
-    repo: "widgets",
-    allow: [],
-    maxPatchBytes: DEFAULT_MAX_PATCH_BYTES,
-    secrets: [TOKEN],
-    author: { name: "agent-ci", email: "agent-ci@users.noreply.github.com" },
-    log: () => undefined,
-    redact: (text) => text.split(TOKEN).join("***"),
-    ...extra,
-  };
+function options(outDir: string, repoDir: string, extra: Partial<PublishPrOptions> = {}): PublishPrOptions {
+  return publishOptions({ remote, githubUrl: github.url, token: TOKEN }, outDir, repoDir, extra);
 }
 
 describe("resume_from: the Action continues its own pull request", () => {
@@ -153,7 +133,7 @@ describe("resume_from: the Action continues its own pull request", () => {
       const pull = github.pulls.get(34);
       if (pull) pull.head.ref = branch;
       const published = await publishPullRequest(
-        publishOptions(firstArtifact.dir, await checkout(base), { pullNumber: 34 }),
+        options(firstArtifact.dir, await checkout(base), { pullNumber: 34 }),
       );
       expect(published).toMatchObject({ branch, pushed: true });
       const firstCommit = published.commitSha;
@@ -188,7 +168,7 @@ describe("resume_from: the Action continues its own pull request", () => {
       expect(comment?.body).toContain(firstId);
 
       // Publish: the same branch, the new commit on top of the earlier one, the whole change in its tree.
-      const again = await publishPullRequest(publishOptions(outDir, await checkout(branch)));
+      const again = await publishPullRequest(options(outDir, await checkout(branch)));
       expect(again).toMatchObject({ action: "updated", pullNumber: 34, branch, pushed: true });
       expect(git(bare(), "rev-parse", `refs/heads/${branch}`)).toBe(again.commitSha);
       expect(git(bare(), "rev-parse", `${again.commitSha}^`)).toBe(firstCommit);

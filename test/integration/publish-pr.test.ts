@@ -10,7 +10,6 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildProgram } from "../../src/cli.js";
-import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { summarizePatch, type RunReport } from "../../src/report/index.js";
 import {
   publishPullRequest,
@@ -18,8 +17,7 @@ import {
   PublishRefusedError,
   type PublishPrOptions,
 } from "../../src/publish/pull-request.js";
-import { DEFAULT_MAX_PATCH_BYTES } from "../../src/publish/checks.js";
-import { realRunFolder } from "../support/publish-fixture.js";
+import { publishOptions, realRunFolder } from "../support/publish-fixture.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
 
@@ -90,10 +88,6 @@ afterAll(async () => {
   await remote?.close();
 });
 
-function api(): GitHubApi {
-  return new GitHubApi({ request: octokitRequest(TOKEN, fake.url), sleep: async () => undefined });
-}
-
 /** git against the HTTP remote: asynchronous, because the remote is served by this same process. */
 async function gitOverHttp(cwd: string, ...args: string[]): Promise<void> {
   const header = `http.${remote.url}/.extraheader=AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`;
@@ -158,22 +152,7 @@ function patchWriting(files: Record<string, string>): string {
 }
 
 function options(outDir: string, repoDir: string, extra: Partial<PublishPrOptions> = {}): PublishPrOptions {
-  return {
-    outDir,
-    repoDir,
-    remote: remote.repoUrl("acme", "widgets"),
-    token: TOKEN,
-    api: api(),
-    owner: "acme",
-    repo: "widgets",
-    allow: [],
-    maxPatchBytes: DEFAULT_MAX_PATCH_BYTES,
-    secrets: [TOKEN],
-    author: { name: "agent-ci", email: "agent-ci@users.noreply.github.com" },
-    log: () => undefined,
-    redact: (text) => text.split(TOKEN).join("***"),
-    ...extra,
-  };
+  return publishOptions({ remote, githubUrl: fake.url, token: TOKEN }, outDir, repoDir, extra);
 }
 
 describe("agent-ci publish", () => {
