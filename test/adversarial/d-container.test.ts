@@ -512,9 +512,17 @@ describe("D: container faults", () => {
         });
         expect(run.exitCode).toBe(EXIT_CODES.output_error);
         expect(JSON.parse(run.stdout).error).toMatch(/the patch could not be written to .*ENOSPC/);
-        // Atomic writes: no half-written patch or report that could pass for a whole one.
+        // Atomic writes: no half-written patch or report that could pass for a whole one. The conversation
+        // record is small and may fit where the patch did not: then it is whole.
         expect(fs.existsSync(path.join(mount, "out", "patch.diff"))).toBe(false);
-        expect(fs.readdirSync(path.join(mount, "out")).filter((f) => f !== "events.jsonl")).toEqual([]);
+        const left = fs.readdirSync(path.join(mount, "out")).filter((f) => f !== "events.jsonl");
+        expect(left.filter((f) => f !== "conversation.jsonl")).toEqual([]);
+        if (left.length)
+          for (const line of fs
+            .readFileSync(path.join(mount, "out", "conversation.jsonl"), "utf8")
+            .trimEnd()
+            .split("\n"))
+            expect(() => JSON.parse(line)).not.toThrow();
       } finally {
         fs.rmSync(path.join(mount, "out"), { recursive: true, force: true });
         execFileSync("umount", [mount], { stdio: "pipe" });
