@@ -37,7 +37,7 @@ const ROWS = [
     id: "A4",
     what: "a custom agent file with bad frontmatter, an unknown tool, an unknown model",
     covered: [
-      { file: AGENTS, test: "refuses %s, naming the file and the field" },
+      { file: AGENTS, test: ", naming the file and the field" },
       { file: AGENTS, test: "reads Claude Code's --agents JSON and refuses a bad entry by name and field" },
     ],
   },
