@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { calcWorkspace, runAction, scriptFile } from "../support/action-harness.js";
-import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { fixturePullRequest, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 
 const TOKEN = ["ghs", "agentsInputToken0123456789abcdefABCDEF"].join("_");
 const BASE = "2222222222222222222222222222222222222222";
@@ -17,20 +17,11 @@ let fake: FakeGitHub;
 let workspace: string;
 
 beforeEach(async () => {
+  const pr = fixturePullRequest({ base: BASE });
   fake = await startFakeGitHub({
     token: TOKEN,
     permissions: { octocat: "write" },
-    pulls: [
-      {
-        number: 34,
-        title: "Speed up multiply()",
-        body: "Uses a table.",
-        user: { login: "octocat" },
-        head: { ref: "fast-multiply", sha: "1".repeat(40), repo: "acme/widgets" },
-        base: { ref: "main", sha: BASE, repo: "acme/widgets" },
-        diff: "diff --git a/src/calc.js b/src/calc.js\n",
-      },
-    ],
+    pulls: [pr.pull],
     contents: {
       [BASE]: {
         ".github/agents/reviewer.md": agentFile("Read", "Reviews code (base branch)"),

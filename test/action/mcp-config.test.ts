@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import { calcWorkspace, runAction, scriptFile } from "../support/action-harness.js";
-import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { fixturePullRequest, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { mcpImage, PROBE_SERVER } from "../support/mcp-run.js";
 
 /** Each test starts one or two sandboxed runs with servers: minutes on a loaded 2-core machine. */
@@ -17,23 +17,12 @@ const BASE = "2".repeat(40);
 let fake: FakeGitHub;
 
 beforeEach(async () => {
+  const pr = fixturePullRequest({ base: BASE });
   fake = await startFakeGitHub({
     token: TOKEN,
     permissions: { octocat: "write" },
-    issues: [
-      { number: 34, title: "Speed up multiply()", body: "b", user: { login: "octocat" }, pull_request: true },
-    ],
-    pulls: [
-      {
-        number: 34,
-        title: "Speed up multiply()",
-        body: "Uses a table.",
-        user: { login: "octocat" },
-        head: { ref: "fast-multiply", sha: "1".repeat(40), repo: "acme/widgets" },
-        base: { ref: "main", sha: BASE, repo: "acme/widgets" },
-        diff: "diff --git a/src/calc.js b/src/calc.js\n",
-      },
-    ],
+    issues: [pr.issue],
+    pulls: [pr.pull],
     contents: { [BASE]: { ".github/mcp.json": JSON.stringify({ mcpServers: { probe: PROBE_SERVER } }) } },
   });
 });

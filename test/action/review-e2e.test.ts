@@ -11,7 +11,7 @@ import { COMMENT_MARKER_PREFIX } from "../../src/action/comment.js";
 import { REVIEW_MARKER_PREFIX } from "../../src/action/review.js";
 import { parseReport } from "../../src/report/index.js";
 import { runAction, scriptFile, type ScriptCall } from "../support/action-harness.js";
-import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { faults, fixturePullRequest, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
 
 const TOKEN = "ghs_reviewTestToken0123456789abcdefABCDEF";
@@ -49,23 +49,12 @@ beforeEach(async () => {
   git("add", "-A");
   git("commit", "-qm", "fast path");
   head = git("rev-parse", "HEAD");
+  const pr = fixturePullRequest({ base, head, diff: git("diff", `${base}...${head}`) });
   fake = await startFakeGitHub({
     token: TOKEN,
     permissions: { octocat: "write" },
-    issues: [
-      { number: 34, title: "Speed up multiply()", body: "b", user: { login: "octocat" }, pull_request: true },
-    ],
-    pulls: [
-      {
-        number: 34,
-        title: "Speed up multiply()",
-        body: "Uses a table.",
-        user: { login: "octocat" },
-        head: { ref: "fast-multiply", sha: head, repo: "acme/widgets" },
-        base: { ref: "main", sha: base, repo: "acme/widgets" },
-        diff: git("diff", `${base}...${head}`),
-      },
-    ],
+    issues: [pr.issue],
+    pulls: [pr.pull],
   });
 });
 afterEach(async () => {

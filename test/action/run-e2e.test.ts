@@ -14,7 +14,7 @@ import {
   runAction,
   scriptFile,
 } from "../support/action-harness.js";
-import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { faults, fixturePullRequest, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 
 const TOKEN = "ghs_e2eTestToken0123456789abcdefABCDEFGH";
 const BASE = "2222222222222222222222222222222222222222";
@@ -23,24 +23,15 @@ let workspace: string;
 let script: string;
 
 beforeEach(async () => {
+  const pr = fixturePullRequest({ base: BASE });
   fake = await startFakeGitHub({
     token: TOKEN,
     permissions: { octocat: "write", mallory: "read" },
     issues: [
       { number: 12, title: "add() returns the wrong sum", body: "b", user: { login: "octocat" } },
-      { number: 34, title: "Speed up multiply()", body: "b", user: { login: "octocat" }, pull_request: true },
+      pr.issue,
     ],
-    pulls: [
-      {
-        number: 34,
-        title: "Speed up multiply()",
-        body: "Uses a table.",
-        user: { login: "octocat" },
-        head: { ref: "fast-multiply", sha: "1".repeat(40), repo: "acme/widgets" },
-        base: { ref: "main", sha: BASE, repo: "acme/widgets" },
-        diff: "diff --git a/src/calc.js b/src/calc.js\n",
-      },
-    ],
+    pulls: [pr.pull],
     contents: { [BASE]: { ".github/agent-ci-settings.json": '{"permissions":{"deny":["Bash(curl:*)"]}}' } },
   });
   workspace = calcWorkspace();

@@ -581,3 +581,27 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     close,
   };
 }
+
+/**
+ * Pull request #34 of the event fixtures (test/fixtures/events): octocat's "Speed up multiply()" from
+ * fast-multiply into main of acme/widgets, as the fake's issue and pull entries.
+ */
+export function fixturePullRequest(options: { base: string; head?: string; body?: string; diff?: string }): {
+  issue: FakeIssue;
+  pull: FakePull;
+} {
+  const title = "Speed up multiply()";
+  const user = { login: "octocat" };
+  return {
+    issue: { number: 34, title, body: "b", user, pull_request: true },
+    pull: {
+      number: 34,
+      title,
+      body: options.body ?? "Uses a table.",
+      user,
+      head: { ref: "fast-multiply", sha: options.head ?? "1".repeat(40), repo: "acme/widgets" },
+      base: { ref: "main", sha: options.base, repo: "acme/widgets" },
+      diff: options.diff ?? "diff --git a/src/calc.js b/src/calc.js\n",
+    },
+  };
+}
