@@ -372,7 +372,7 @@ describe("runAgent with --network allowlist", () => {
   });
 });
 
-describe("a run that ends during --setup, through the CLI", () => {
+describe("--network allowlist through the CLI", () => {
   let origins: OriginServers;
   let host: string;
 
@@ -384,31 +384,47 @@ describe("a run that ends during --setup, through the CLI", () => {
     await origins?.close();
   });
 
-  it("keeps every network attempt, the image, the hardening and the phases it reached in report.json", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-setup-fails-"));
+  /**
+   * `agent-ci run` of a scripted run on a one-file workspace, allowing allowed.test (both test names lead to
+   * the origin servers); its exit code, stderr and report.
+   */
+  async function runCli(
+    turns: unknown[],
+    args: string[],
+  ): Promise<{ code: number | null; stderr: string; report: ReturnType<typeof parseReport> }> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-egress-cli-"));
     const scriptFile = path.join(dir, "script.json");
-    fs.writeFileSync(scriptFile, JSON.stringify({ turns: [] }));
+    fs.writeFileSync(scriptFile, JSON.stringify({ turns }));
     const out = path.join(dir, "out");
     const child = spawn(
       "node",
       [
         path.resolve("bin/agent-ci.js"),
         "run",
-        ...["--workspace", makeWorkspace({ "README.md": "setup\n" })],
+        ...["--workspace", makeWorkspace({ "README.md": "egress\n" })],
         ...["--script", scriptFile, "--out", out],
         ...["--network", "allowlist", "--allow-domain", "allowed.test"],
         ...["--allow-private-host", `allowed.test=${host}`, "--allow-private-host", `blocked.test=${host}`],
         ...["--ca-cert", origins.caFile],
-        "--setup",
-        `curl -sS https://allowed.test:${origins.httpsPort}/; curl -sS https://blocked.test:${origins.httpsPort}/; exit 7`,
+        ...args,
       ],
       { env: { ...process.env, ANTHROPIC_API_KEY: "" }, stdio: ["ignore", "ignore", "pipe"] },
     );
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    return { code, stderr, report: parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8")) };
+  }
+
+  it("a run that ends during --setup keeps every network attempt, the image, the hardening and the phases it reached in report.json", async () => {
+    const { code, stderr, report } = await runCli(
+      [],
+      [
+        "--setup",
+        `curl -sS https://allowed.test:${origins.httpsPort}/; curl -sS https://blocked.test:${origins.httpsPort}/; exit 7`,
+      ],
+    );
     expect(code, stderr).toBe(2);
-    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
     expect(report.exitReason).toBe("config_error");
     expect(report.egress?.connections.map((c) => [c.caller, c.host, c.decision])).toEqual([
       ["setup", "allowed.test", "allowed"],
@@ -434,57 +450,22 @@ describe("a run that ends during --setup, through the CLI", () => {
       await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } }),
     ).toEqual([]);
   }, 180_000);
-});
 
-describe("clients that send no proxy credentials, through the CLI", () => {
-  let origins: OriginServers;
-  let host: string;
-
-  beforeAll(async () => {
-    host = await hostAddressForContainers(docker);
-    origins = await startOriginServers(host);
-  });
-  afterAll(async () => {
-    await origins?.close();
-  });
-
-  it("attributes their connections to their tool calls by process, and the refused call is told why", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-attribution-"));
-    const scriptFile = path.join(dir, "script.json");
+  it("clients that send no proxy credentials: their connections are attributed to their tool calls by process, and the refused call is told why", async () => {
     const bash = (id: string, command: string) => [{ id, name: "Bash", input: { command } }];
-    fs.writeFileSync(
-      scriptFile,
-      JSON.stringify({
-        turns: [
-          bash(
-            "toolu_openssl",
-            `openssl s_client -proxy 127.0.0.1:3128 -connect allowed.test:${origins.httpsPort} -servername blocked.test </dev/null`,
-          ),
-          // A client given only host:port (as a JVM's -Dhttps.proxyHost is): -x without credentials.
-          bash("toolu_hostport", `curl -sS -x 127.0.0.1:3128 https://blocked.test:${origins.httpsPort}/`),
-          bash("toolu_hostport_ok", `curl -sS -x 127.0.0.1:3128 https://allowed.test:${origins.httpsPort}/`),
-        ],
-      }),
-    );
-    const out = path.join(dir, "out");
-    const child = spawn(
-      "node",
+    const { code, stderr, report } = await runCli(
       [
-        path.resolve("bin/agent-ci.js"),
-        "run",
-        ...["--workspace", makeWorkspace({ "README.md": "attribution\n" })],
-        ...["--script", scriptFile, "--out", out, "--mode", "bypassPermissions"],
-        ...["--network", "allowlist", "--allow-domain", "allowed.test"],
-        ...["--allow-private-host", `allowed.test=${host}`, "--allow-private-host", `blocked.test=${host}`],
-        ...["--ca-cert", origins.caFile],
+        bash(
+          "toolu_openssl",
+          `openssl s_client -proxy 127.0.0.1:3128 -connect allowed.test:${origins.httpsPort} -servername blocked.test </dev/null`,
+        ),
+        // A client given only host:port (as a JVM's -Dhttps.proxyHost is): -x without credentials.
+        bash("toolu_hostport", `curl -sS -x 127.0.0.1:3128 https://blocked.test:${origins.httpsPort}/`),
+        bash("toolu_hostport_ok", `curl -sS -x 127.0.0.1:3128 https://allowed.test:${origins.httpsPort}/`),
       ],
-      { env: { ...process.env, ANTHROPIC_API_KEY: "" }, stdio: ["ignore", "ignore", "pipe"] },
+      ["--mode", "bypassPermissions"],
     );
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
     expect(code, stderr).toBe(0);
-    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
     const connections = report.egress?.connections ?? [];
     expect(connections.map((c) => [c.caller, c.attributedBy, c.host, c.decision])).toEqual([
       ["toolu_openssl", "process", "allowed.test", "denied"],
