@@ -92,9 +92,10 @@ for runtime in "${ready_runtimes[@]}"; do
 done
 node scripts/reliability-report.mjs || status=1
 
-if [ -d ../shared/reference/claude-code ] && [ -n "$full" ]; then
+if [ -n "$full" ]; then
   echo "test: Claude Code reference cases" >&2
-  node ../shared/tools/check-reference.mjs --verbose || status=1
+  node scripts/check-reference.mjs --verbose || status=1
+  node scripts/reference-fresh.mjs || status=1
 fi
 
 node -e '

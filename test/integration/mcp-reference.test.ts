@@ -1,4 +1,4 @@
-// Every recorded Claude Code MCP case (../shared/reference/claude-code-agent-tools/mcp-*.json) played through the CLI with the same servers from npm, in the MCP test
+// Every recorded Claude Code MCP case (test/fixtures/reference/claude-code-agent-tools/mcp-*.json) played through the CLI with the same servers from npm, in the MCP test
 // image: successful results must match exactly (the saved-file paths mapped), errors by is_error and
 // meaning, as check-reference.mjs compares the file tools. The advertised-tools case is played against
 // the fake Messages API, which records the tool names and input schemas the model would get.
@@ -9,12 +9,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fake, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { mcpImage, REFERENCE_SERVERS } from "../support/mcp-run.js";
+import { referenceDir } from "../support/reference.js";
 
 /** Each test starts one or two sandboxed runs with servers: minutes on a loaded 2-core machine. */
 const RUNS_TIMEOUT = 300_000;
 
 const CLI = path.resolve("bin/agent-ci.js");
-const CASES_DIR = path.resolve("../shared/reference/claude-code-agent-tools");
+const CASES_DIR = referenceDir("claude-code-agent-tools");
 const FAKE_KEY = ["sk-ant-api03", "mcpreference", "x".repeat(40)].join("-");
 
 interface Case {

@@ -1,4 +1,4 @@
-// Claude Code 2.1.328's recorded subagent and background-task cases (../shared/reference/claude-code-agent-tools),
+// Claude Code 2.1.328's recorded subagent and background-task cases (test/fixtures/reference/claude-code-agent-tools),
 // played through the CLI against the fake Messages API: the parent's turns and each subagent's as the case
 // scripts them (a subagent is told apart by the marker in its Task prompt). The results must have the
 // recorded shape and carry the same facts (the wording of frames and errors is agent-ci's own, see the
@@ -18,8 +18,9 @@ import {
   type MessagesBody,
 } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { referenceDir } from "../support/reference.js";
 
-const REFERENCE = path.resolve("../shared/reference/claude-code-agent-tools");
+const REFERENCE = referenceDir("claude-code-agent-tools");
 const CLI = path.resolve("bin/agent-ci.js");
 const FAKE_KEY = ["sk", "ant", "api03", "referenceFAKEkey0123456789abcdefABCDEF"].join("-");
 /** Names the recording has that the seeds' catalogue does not send a subagent. */

@@ -1,4 +1,4 @@
-// The recorded Claude Code cases for the web and skills (../shared/reference/claude-code-agent-tools:
+// The recorded Claude Code cases for the web and skills (test/fixtures/reference/claude-code-agent-tools:
 // webfetch-*, websearch-*, skill-*) played through the CLI as check-reference.mjs plays the others: the
 // case's files as the workspace, its turns and side answers as the script, its pages from a local HTTPS
 // server ($WEB, $WEB2), and each tool_result compared with the recorded one (successful results exactly,
@@ -9,10 +9,11 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebServer, type WebRoute, type WebServer } from "../support/web-server.js";
+import { referenceDir } from "../support/reference.js";
 import { writeFiles } from "../support/workspace.js";
 
 const CLI = path.resolve("bin/agent-ci.js");
-const CASES_DIR = path.resolve("../shared/reference/claude-code-agent-tools");
+const CASES_DIR = referenceDir("claude-code-agent-tools");
 const PLAYED = /^(webfetch|websearch|skill)-/;
 
 interface RecordedResult {
