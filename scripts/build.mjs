@@ -1,5 +1,6 @@
 // Bundles the CLI (and the Action entry and the benchmark) into dist/ with esbuild, and copies the files
-// they load at run time: the tree-sitter wasm files of the Bash parser. The programs agent-ci carries as
+// they load at run time: the tree-sitter wasm files of the Bash parser; THIRD_PARTY_NOTICES lists the
+// packages bundled, with their licenses. The programs agent-ci carries as
 // text (report.html's script, the egress sidecar's proxy, the in-container exec helper, the watchdog's
 // worker) go in as strings (embeddedPlugin), so dist/ never loads esbuild.
 // dist/ is committed (action.yml runs dist/index.js); test/action/dist.test.ts rebuilds with
@@ -8,7 +9,8 @@ import { build } from "esbuild";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { embeddedPlugin } from "./embedded.mjs";
+import { embeddedInputs, embeddedPlugin } from "./embedded.mjs";
+import { thirdPartyNotices } from "./notices.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdirFlag = process.argv.indexOf("--outdir");
@@ -21,7 +23,9 @@ const entries = {
 };
 
 fs.mkdirSync(dist, { recursive: true });
-await build({
+const result = await build({
+  absWorkingDir: root,
+  metafile: true,
   entryPoints: Object.fromEntries(
     Object.entries(entries)
       .filter(([, file]) => fs.existsSync(path.join(root, file)))
@@ -55,5 +59,10 @@ const copy = (from, to) => {
   fs.mkdirSync(path.dirname(path.join(dist, to)), { recursive: true });
   fs.copyFileSync(path.join(root, from), path.join(dist, to));
 };
+// The bundles drop comments, license headers included: the licenses travel in this file instead.
+fs.writeFileSync(
+  path.join(dist, "THIRD_PARTY_NOTICES"),
+  thirdPartyNotices([...Object.keys(result.metafile.inputs), ...embeddedInputs], root),
+);
 copy("node_modules/web-tree-sitter/web-tree-sitter.wasm", "web-tree-sitter.wasm");
 copy("node_modules/tree-sitter-bash/tree-sitter-bash.wasm", "tree-sitter-bash.wasm");

@@ -42,6 +42,9 @@ const PROGRAMS = {
   },
 };
 
+/** Every source file the embedded programs bundled so far were made from (for THIRD_PARTY_NOTICES). */
+export const embeddedInputs = new Set();
+
 export async function bundleEmbedded(name) {
   const program = PROGRAMS[name];
   if (!program) throw new Error(`no embedded program named ${name}`);
@@ -53,8 +56,10 @@ export async function bundleEmbedded(name) {
     charset: "ascii",
     legalComments: "none",
     logLevel: "silent",
+    metafile: true,
     ...program.options,
   });
+  for (const input of Object.keys(result.metafile.inputs)) embeddedInputs.add(input);
   const [file] = result.outputFiles;
   if (file === undefined) throw new Error(`esbuild wrote nothing for ${entry}`);
   return file.text;

@@ -31,13 +31,23 @@ describe("dist/", () => {
     });
     const built = listFiles(out);
     expect(built).toEqual(
-      expect.arrayContaining(["index.js", "cli.js", "web-tree-sitter.wasm", "tree-sitter-bash.wasm"]),
+      expect.arrayContaining([
+        "index.js",
+        "cli.js",
+        "web-tree-sitter.wasm",
+        "tree-sitter-bash.wasm",
+        "THIRD_PARTY_NOTICES",
+      ]),
     );
     const stale = built.filter(
       (file) =>
         !fs.existsSync(path.join(dist, file)) ||
         !fs.readFileSync(path.join(dist, file)).equals(fs.readFileSync(path.join(out, file))),
     );
+    // The bundles drop license comments; the licenses of what they carry travel in THIRD_PARTY_NOTICES.
+    const notices = fs.readFileSync(path.join(out, "THIRD_PARTY_NOTICES"), "utf8");
+    for (const bundled of ["dockerode@", "@anthropic-ai/sdk@", "zod@", "@modelcontextprotocol/sdk@"])
+      expect(notices).toContain(`\n${bundled}`);
     const extra = fs.existsSync(dist) ? listFiles(dist).filter((file) => !built.includes(file)) : [];
     expect(stale, "dist/ differs from a fresh build: run npm run build and commit dist/").toEqual([]);
     expect(

@@ -43,6 +43,12 @@ describe("the published package", () => {
       .filter((name) => !name.startsWith("."));
     expect(installed).toEqual(["agent-ci"]);
     expect(treeBytes(path.join(project, "node_modules"))).toBeLessThan(MAX_INSTALLED_BYTES);
+    // What the package carries: its license and the bundled libraries' licenses; no sources or tests.
+    const pkg = path.join(project, "node_modules/agent-ci");
+    for (const file of ["LICENSE", "dist/THIRD_PARTY_NOTICES", "dist/cli.js", "README.md"])
+      expect(fs.existsSync(path.join(pkg, file)), `${file} is not in the package`).toBe(true);
+    for (const folder of ["src", "test", "bench", "docs"])
+      expect(fs.existsSync(path.join(pkg, folder)), `${folder}/ is in the package`).toBe(false);
 
     const example = path.join(project, "example");
     fs.cpSync(path.join(project, "node_modules/agent-ci/examples/buggy-calc"), example, { recursive: true });
