@@ -48109,6 +48109,10 @@ function wholeChangeBody(history, marker, issue3) {
 
 // src/publish/pull-request.ts
 var BRANCH_PREFIX = "agent-ci/";
+var DEFAULT_AUTHOR = {
+  name: "github-actions[bot]",
+  email: "41898282+github-actions[bot]@users.noreply.github.com"
+};
 var PR_MARKER_PREFIX = "<!-- agent-ci-run:";
 var PublishRefusedError = class extends Error {
   name = "PublishRefusedError";
@@ -48495,8 +48499,8 @@ var PUBLISH_INPUT_DEFAULTS = {
   pull_request: "",
   allow: "",
   max_patch_bytes: "5242880",
-  author_name: "agent-ci",
-  author_email: "agent-ci@users.noreply.github.com",
+  author_name: DEFAULT_AUTHOR.name,
+  author_email: DEFAULT_AUTHOR.email,
   link_issue: DEFAULT_LINK_ISSUE
 };
 var text = external_exports.string().transform((v) => unexpanded(v) ? "" : v.trim());

@@ -8,7 +8,13 @@ import { splitList, unexpanded } from "../github/inputs.js";
 import { readGitHubContext } from "../github/context.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
 import { createRedactor } from "../report/index.js";
-import { DEFAULT_LINK_ISSUE, LINK_ISSUE_MODES, type LinkIssue, publishPullRequest } from "./pull-request.js";
+import {
+  DEFAULT_AUTHOR,
+  DEFAULT_LINK_ISSUE,
+  LINK_ISSUE_MODES,
+  type LinkIssue,
+  publishPullRequest,
+} from "./pull-request.js";
 
 /** Every input with its default, in publish/action.yml order (a test keeps them equal). */
 export const PUBLISH_INPUT_DEFAULTS = {
@@ -19,8 +25,8 @@ export const PUBLISH_INPUT_DEFAULTS = {
   pull_request: "",
   allow: "",
   max_patch_bytes: "5242880",
-  author_name: "agent-ci",
-  author_email: "agent-ci@users.noreply.github.com",
+  author_name: DEFAULT_AUTHOR.name,
+  author_email: DEFAULT_AUTHOR.email,
   link_issue: DEFAULT_LINK_ISSUE,
 } as const;
 export type PublishInputName = keyof typeof PUBLISH_INPUT_DEFAULTS;

@@ -7,6 +7,7 @@ import { parseSize } from "../text.js";
 import { DEFAULT_MAX_PATCH_BYTES } from "./checks.js";
 import { git } from "../host-git.js";
 import {
+  DEFAULT_AUTHOR,
   DEFAULT_LINK_ISSUE,
   LINK_ISSUE_MODES,
   type LinkIssue,
@@ -16,7 +17,6 @@ import {
 } from "./pull-request.js";
 
 export const PUBLISH_TOKEN_VARIABLES = ["AGENT_CI_PUBLISH_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"] as const;
-export const DEFAULT_AUTHOR = "agent-ci <agent-ci@users.noreply.github.com>";
 
 interface PublishFlags {
   repoDir: string;
@@ -151,7 +151,11 @@ export function addPublishCommand(program: Command): void {
       size,
       DEFAULT_MAX_PATCH_BYTES,
     )
-    .option("--author <name-email>", 'commit author, "Name <email>"', DEFAULT_AUTHOR)
+    .option(
+      "--author <name-email>",
+      'commit author, "Name <email>"',
+      `${DEFAULT_AUTHOR.name} <${DEFAULT_AUTHOR.email}>`,
+    )
     .addOption(
       new Option(
         "--link-issue <mode>",

@@ -20,6 +20,14 @@ import { git, GitError } from "../host-git.js";
 import { parseRunCommit, readBranchHistory, RUN_TRAILER, wholeChangeBody } from "./pr-description.js";
 
 export const BRANCH_PREFIX = "agent-ci/";
+/**
+ * The commits' author when the user names none: the GitHub Actions bot, whose noreply address belongs to it
+ * (an address at another login would credit whichever account holds that name).
+ */
+export const DEFAULT_AUTHOR = {
+  name: "github-actions[bot]",
+  email: "41898282+github-actions[bot]@users.noreply.github.com",
+} as const;
 export const PR_MARKER_PREFIX = "<!-- agent-ci-run:";
 
 /** The patch may not go out: the message lists why. Nothing was pushed. */

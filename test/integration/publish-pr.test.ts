@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildProgram } from "../../src/cli.js";
 import { summarizePatch, type RunReport } from "../../src/report/index.js";
 import {
+  DEFAULT_AUTHOR,
   publishPullRequest,
   PublishFailedError,
   PublishRefusedError,
@@ -171,7 +172,7 @@ describe("agent-ci publish", () => {
     expect(git(bare(), "rev-parse", `${result.commitSha}^`)).toBe(base);
     expect(git(bare(), "show", `${result.commitSha}:src/calc.js`)).toContain("a + b");
     expect(git(bare(), "log", "-1", "--format=%an <%ae>", result.commitSha)).toBe(
-      "agent-ci <agent-ci@users.noreply.github.com>",
+      `${DEFAULT_AUTHOR.name} <${DEFAULT_AUTHOR.email}>`,
     );
     // The checkout the user has is untouched: same HEAD, clean tree.
     expect(git(repoDir, "rev-parse", "HEAD")).toBe(base);

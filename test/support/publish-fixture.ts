@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { DEFAULT_MAX_PATCH_BYTES } from "../../src/publish/checks.js";
-import type { PublishPrOptions } from "../../src/publish/pull-request.js";
+import { DEFAULT_AUTHOR, type PublishPrOptions } from "../../src/publish/pull-request.js";
 import { parseRunConfig } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
 import { calcWorkspace, FIX_SCRIPT, scriptFile } from "./action-harness.js";
@@ -56,7 +56,7 @@ export function publishOptions(
     allow: [],
     maxPatchBytes: DEFAULT_MAX_PATCH_BYTES,
     secrets: [token],
-    author: { name: "agent-ci", email: "agent-ci@users.noreply.github.com" },
+    author: DEFAULT_AUTHOR,
     log: () => undefined,
     redact: (text) => text.split(token).join("***"),
     ...extra,
