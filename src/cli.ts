@@ -1,7 +1,7 @@
 // `agent-ci`: the command line. `run` is the main job; `policy check|test` explain decisions; `report
 // render` re-renders a saved report. The Action calls the same runner (src/runner/run.ts).
 import fs from "node:fs";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { ConfigError } from "./errors.js";
 import { renderReportFile } from "./report/index.js";
 import { PERMISSION_MODES } from "./policy/schema.js";
@@ -193,7 +193,10 @@ export function buildProgram(): Command {
       "Run a Claude coding agent in a throwaway Docker container: every tool call sandboxed and decided by a non-interactive policy, the result a patch and a report.",
     )
     .version(AGENT_CI_VERSION)
-    .showHelpAfterError();
+    // A usage error is one line that says what to do, exit 2 (EXIT_CODES.config_error), never the whole help
+    // (the subcommands inherit both settings).
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(usageLine(text)) });
 
   const runCommand = program
     .command("run")
@@ -432,16 +435,31 @@ Examples:
     .argument("<report.json>")
     .addOption(new Option("--format <format>", "md or html").choices(["md", "html"]).default("md"))
     .action(async (file: string, flags: { format: "md" | "html" }) => {
-      process.stdout.write(await renderReportFile(file, flags.format));
+      const rendered = await renderReportFile(file, flags.format).catch((e: Error) => {
+        throw new ConfigError(
+          `cannot render ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : e.message}; give a run's report.json (agent-ci-out/<run>/report.json)`,
+        );
+      });
+      process.stdout.write(rendered);
     });
   return program;
+}
+
+/** Commander's "error: unknown option '--x'" as agent-ci's one line, with where to look. */
+function usageLine(text: string): string {
+  return `agent-ci: ${text.trim().replace(/^error: /, "")} (see --help)\n`;
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (e) {
+    // Commander has printed its line already; --help and --version end here too, with exit code 0.
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode === 0 ? 0 : EXIT_CODES.config_error;
+      return;
+    }
     process.stderr.write(`agent-ci: ${(e as Error).message}\n`);
-    process.exitCode = process.exitCode || 1;
+    process.exitCode = e instanceof ConfigError ? EXIT_CODES.config_error : process.exitCode || 1;
   }
 }

@@ -73,8 +73,26 @@ describe("agent-ci CLI", () => {
     expect(noTask.status).toBe(2);
     expect(noTask.stderr).toMatch(/ANTHROPIC_API_KEY is not set: set it to run a model, or use --script/);
     const badMode = cli(["run", "--mode", "yolo"]);
-    expect(badMode.status).not.toBe(0);
+    expect(badMode.status).toBe(2);
     expect(badMode.stderr).toMatch(/Allowed choices are default, plan, acceptEdits, bypassPermissions/);
+  });
+
+  it("a usage error is one line saying what to do, exit 2, without the help text", () => {
+    const usage = [
+      ["run", "--bogus"],
+      ["run", "--mode", "yolo"],
+      ["run", "--max-turns", "abc"],
+      ["policy", "test"],
+      ["report", "render", "nope.json"],
+    ];
+    for (const args of usage) {
+      const r = cli(args);
+      const what = args.join(" ");
+      expect(r.status, what).toBe(2);
+      expect(r.stderr.trim().split("\n"), what).toHaveLength(1);
+      expect(r.stderr, what).toMatch(/^agent-ci: .*(--help|report\.json)/);
+      expect(r.stdout, what).toBe("");
+    }
   });
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
