@@ -68,6 +68,8 @@ type RunFlags = Omit<
   timeout?: number;
   /** Bare flag: every ignored file; with values: patterns, each possibly comma-separated. */
   includeIgnored?: boolean | string[];
+  /** No progress lines on stderr. */
+  quiet?: boolean;
 };
 
 function policyOptions(command: Command): Command {
@@ -93,7 +95,7 @@ function policyOptions(command: Command): Command {
 }
 
 async function run(flags: RunFlags): Promise<number> {
-  const { promptFile, timeout, includeIgnored, base, head, ...same } = flags;
+  const { promptFile, timeout, includeIgnored, base, head, quiet, ...same } = flags;
   const fromEnv = providersFromEnv(process.env);
   if (!flags.provider && fromEnv.length > 1) {
     process.stderr.write(
@@ -138,15 +140,17 @@ async function run(flags: RunFlags): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  const isTTY = Boolean(process.stderr.isTTY);
+  // A line per phase and per tool call on stderr, to a terminal or a CI log alike (a run can take half an
+  // hour); with a machine-read stdout only to a terminal; none with --quiet.
+  const progress = !quiet && (config.outputFormat === "text" || Boolean(process.stderr.isTTY));
   const outcome = await runAgent(
     config,
     {
       stdout: (line) => process.stdout.write(`${line}\n`),
       stderr: (line) => {
-        if (config.outputFormat === "text" || isTTY) process.stderr.write(`${line}\n`);
+        if (progress) process.stderr.write(`${line}\n`);
       },
-      progress: isTTY,
+      progress,
     },
     cancel.signal,
   );
@@ -324,6 +328,7 @@ export function buildProgram(): Command {
       "never make the conversation smaller: a prompt over the window ends the run (context_window)",
     )
     .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
+    .option("-q, --quiet", "no progress lines on stderr (errors and the closing summary still print)")
     .addOption(
       new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)")
         .choices(OUTPUT_FORMATS)

@@ -95,6 +95,34 @@ describe("agent-ci CLI", () => {
     }
   });
 
+  it("prints a line per tool call to a piped stderr (a CI log), and none with --quiet", () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-progress-"));
+    const script = path.join(EXAMPLE, "fix.script.json");
+    const run = (extra: string[], dir: string) =>
+      cli([
+        "run",
+        "--workspace",
+        EXAMPLE,
+        "--script",
+        script,
+        "--mode",
+        "acceptEdits",
+        "--out",
+        dir,
+        ...extra,
+      ]);
+    const piped = run([], path.join(out, "piped"));
+    expect(piped.status, piped.stderr).toBe(0);
+    const report = parseReport(fs.readFileSync(path.join(out, "piped", "report.json"), "utf8"));
+    const callLines = piped.stderr.split("\n").filter((l) => /^[✓✗] /.test(l));
+    expect(callLines.map((l) => l.split(" ")[1])).toEqual(report.toolCalls.map((c) => c.tool));
+    expect(piped.stderr).toMatch(/sandbox ready in \d+ ms/);
+    const quiet = run(["--quiet"], path.join(out, "quiet"));
+    expect(quiet.status, quiet.stderr).toBe(0);
+    expect(quiet.stderr).toBe("");
+    expect(quiet.stdout).toContain("(exit reason: completed)");
+  });
+
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`on ${signal} mid-run writes the patch and a complete record and leaves no container`, async () => {
       const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
