@@ -444,6 +444,9 @@ export const Subagent = z
     type: z.string().describe("subagent_type."),
     description: z.string().describe("The Task call's description, redacted."),
     model: z.string().describe("The model its requests used."),
+    permissionMode: PermissionModeSchema.optional().describe(
+      "The mode its calls were decided in: the run's, or a narrower one (plan for Explore and Plan, an agent definition's permissionMode).",
+    ),
     background: z.boolean().describe("Started with run_in_background."),
     status: z
       .enum(SUBAGENT_STATUSES)
