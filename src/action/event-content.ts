@@ -127,22 +127,6 @@ export async function fetchEventContent(
   return content;
 }
 
-/** The ref configuration is trusted at on pull-request events: the base commit (never the head). */
-export function trustedRef(
-  event: ActionEvent,
-  content: EventContent,
-  ctx: GitHubContext,
-): string | undefined {
-  if (event.kind === "pull_request" || event.kind === "review_comment") return event.pr.base.sha;
-  if (event.kind === "issue_comment" && event.onPullRequest) return content.pr?.base.sha;
-  if (event.kind === "workflow_run") {
-    const defaultBranch = (ctx.payload.repository as { default_branch?: unknown } | undefined)
-      ?.default_branch;
-    return typeof defaultBranch === "string" ? defaultBranch : undefined;
-  }
-  return undefined;
-}
-
 /** A repository-relative path, normalized; undefined when it is absolute or climbs out of the repository. */
 export function repoRelative(value: string): string | undefined {
   if (path.isAbsolute(value)) return undefined;
@@ -156,9 +140,11 @@ export interface TrustedFileOptions {
   value: string;
   input: "settings" | "prompt_file" | "output_schema" | "mcp_config" | "skills" | "commands" | "agents";
   workspace: string;
-  /** Set on pull-request events: read repository paths at this ref through the API. */
-  ref?: string;
-  pullRequest: boolean;
+  /**
+   * Set when the workspace may be a pull request's head (`pullRequestBase`): repository paths are read at
+   * this base revision through the API, never from the checkout.
+   */
+  base: { ref: string | undefined } | undefined;
   api?: GitHubApi;
   ctx: GitHubContext;
 }
@@ -171,7 +157,7 @@ export interface TrustedFileOptions {
 export async function readTrustedFile(options: TrustedFileOptions): Promise<{ text: string; from: string }> {
   const { value, input, ctx } = options;
   const rel = repoRelative(value);
-  if (!options.pullRequest || rel === undefined) {
+  if (!options.base || rel === undefined) {
     const file = path.resolve(options.workspace, value);
     try {
       return { text: fs.readFileSync(file, "utf8"), from: rel === undefined ? file : `${rel} (workspace)` };
@@ -185,29 +171,30 @@ export async function readTrustedFile(options: TrustedFileOptions): Promise<{ te
     throw new TrustedFileError(
       `${input}: on pull request events ${rel} is read from the base branch through the API, which needs github_token`,
     );
-  if (!options.ref)
+  const { ref } = options.base;
+  if (!ref)
     throw new TrustedFileError(
       `${input}: the base ref of the pull request is unknown, so ${rel} cannot be read from it`,
     );
   try {
     const response = await options.api.call(
       "GET /repos/{owner}/{repo}/contents/{path}",
-      { owner: ctx.owner, repo: ctx.repo, path: rel, ref: options.ref },
+      { owner: ctx.owner, repo: ctx.repo, path: rel, ref },
       { what: `reading ${rel} at the base ref`, permission: "contents: read" },
     );
     const file = FileContent.safeParse(response.data);
     if (!file.success || file.data.encoding !== "base64")
       throw new TrustedFileError(
-        `${input}: ${rel} at ${options.ref.slice(0, 12)} is not a readable file (too large or a directory)`,
+        `${input}: ${rel} at ${ref.slice(0, 12)} is not a readable file (too large or a directory)`,
       );
     return {
       text: Buffer.from(file.data.content, "base64").toString("utf8"),
-      from: `${rel} at base ${options.ref.slice(0, 12)}`,
+      from: `${rel} at base ${ref.slice(0, 12)}`,
     };
   } catch (error) {
     if (error instanceof GitHubApiError && error.failure.kind === "not_found") {
       throw new TrustedFileError(
-        `${input}: ${rel} does not exist on the base branch (${options.ref.slice(0, 12)}); on pull request events it is read from there, not from the pull request`,
+        `${input}: ${rel} does not exist on the base branch (${ref.slice(0, 12)}); on pull request events it is read from there, not from the pull request`,
       );
     }
     if (error instanceof GitHubApiError) throw new TrustedFileError(`${input}: ${error.message}`);
@@ -235,13 +222,14 @@ export async function readTrustedFolder(
 ): Promise<{ dir: string; from: string }> {
   const { value, input, ctx } = options;
   const rel = repoRelative(value);
-  if (!options.pullRequest || rel === undefined) {
+  if (!options.base || rel === undefined) {
     const dir = path.resolve(options.workspace, value);
     if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
       throw new TrustedFileError(`${input}: ${value} is not a folder`);
     return { dir, from: rel === undefined ? dir : `${rel} (workspace)` };
   }
-  const { api, ref } = options;
+  const { api } = options;
+  const { ref } = options.base;
   if (!api)
     throw new TrustedFileError(
       `${input}: on pull request events ${rel} is read from the base branch through the API, which needs github_token`,

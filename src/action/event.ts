@@ -2,6 +2,8 @@
 // webhook payload with zod (only the fields used). Plus the pure trigger checks: comment events need the
 // trigger phrase, and a fork head on pull_request_target / workflow_run is refused unless the workflow
 // opts in (RELIABILITY G7). Whether the actor may trigger a run at all is permission.ts (it needs the API).
+// Which events check out what a pull request may have written, so that trusted inputs are read from the
+// base revision instead, is decided once: `pullRequestBase`.
 import { z } from "zod";
 import type { GitHubContext } from "../github/context.js";
 import { COMMENT_MARKER_PREFIX } from "./comment.js";
@@ -45,6 +47,13 @@ const ReviewCommentPayload = CommentPayload.extend({
   diff_hunk: z.string().optional(),
 });
 
+const MergeGroupPayload = z.object({
+  base_sha: z.string(),
+  base_ref: z.string().optional(),
+  head_sha: z.string().optional(),
+  head_ref: z.string().optional(),
+});
+
 const WorkflowRunPayload = z.object({
   event: z.string().optional(),
   head_branch: z.string().nullish(),
@@ -79,6 +88,8 @@ export type ActionEvent =
       sender: string;
     }
   | { kind: "manual"; trigger: "workflow_dispatch" | "schedule"; sender: string }
+  /** A merge queue's group: its head merges pull requests into the base; no pull request of its own. */
+  | { kind: "merge_group"; action: string; baseSha: string; headRef?: string; sender: string }
   | {
       kind: "workflow_run";
       headRepository?: string;
@@ -128,7 +139,9 @@ export function classifyEvent(ctx: GitHubContext): ActionEvent {
         sender,
       };
     }
+    // A review's event carries its pull request as pull_request does, and checks out the same head.
     case "pull_request":
+    case "pull_request_review":
     case "pull_request_target":
       return {
         kind: "pull_request",
@@ -148,6 +161,10 @@ export function classifyEvent(ctx: GitHubContext): ActionEvent {
     case "workflow_dispatch":
     case "schedule":
       return { kind: "manual", trigger: ctx.eventName, sender };
+    case "merge_group": {
+      const group = parsePart(MergeGroupPayload, p.merge_group, "merge_group", ctx.eventName);
+      return { kind: "merge_group", action, baseSha: group.base_sha, headRef: group.head_ref, sender };
+    }
     case "workflow_run": {
       const run = parsePart(WorkflowRunPayload, p.workflow_run, "workflow_run", ctx.eventName);
       const repository =
@@ -181,16 +198,42 @@ export function eventTarget(event: ActionEvent): { number: number; isPullRequest
 }
 
 /**
- * Whether the workspace is (or may be) a pull request's head: then configuration that grants permissions is
- * read from the base ref through the API, never from the checkout (RELIABILITY R18).
+ * Where an event's trusted inputs (settings, prompt_file, output_schema, mcp_config, skills, commands,
+ * agents) come from: undefined when the workspace is the repository as its writers left it, else the base
+ * revision to read them at through the API, never the checkout, because it is (or may be) what a pull
+ * request wrote (RELIABILITY R18): a pull request, a review or a review comment (its base commit), a
+ * comment on a pull request (the base of `fetchedPr`, fetched for the prompt), a merge queue's group (its
+ * base commit), a workflow_run (the default branch). `ref` undefined means the base is not known (the pull
+ * request could not be fetched): reading then fails closed, never falls back to the workspace.
  */
+export function pullRequestBase(
+  event: ActionEvent,
+  ctx: Pick<GitHubContext, "payload">,
+  fetchedPr?: PullRequestInfo,
+): { ref: string | undefined } | undefined {
+  switch (event.kind) {
+    case "pull_request":
+    case "review_comment":
+      return { ref: event.pr.base.sha };
+    case "issue_comment":
+      return event.onPullRequest ? { ref: fetchedPr?.base.sha } : undefined;
+    case "merge_group":
+      return { ref: event.baseSha };
+    case "workflow_run": {
+      const defaultBranch = (ctx.payload.repository as { default_branch?: unknown } | undefined)
+        ?.default_branch;
+      return { ref: typeof defaultBranch === "string" ? defaultBranch : undefined };
+    }
+    case "issue":
+    case "manual":
+    case "unsupported":
+      return undefined;
+  }
+}
+
+/** Whether the workspace is (or may be) a pull request's head (see `pullRequestBase`). */
 export function isPullRequestContext(event: ActionEvent): boolean {
-  return (
-    event.kind === "pull_request" ||
-    event.kind === "review_comment" ||
-    (event.kind === "issue_comment" && event.onPullRequest) ||
-    event.kind === "workflow_run"
-  );
+  return pullRequestBase(event, { payload: {} }) !== undefined;
 }
 
 /** Whether the PR's head lives in another repository than its base. */
@@ -287,6 +330,9 @@ export function decideTrigger(event: ActionEvent, options: TriggerOptions): Trig
       };
     }
     case "manual":
+      return { run: true };
+    case "merge_group":
+      if (!options.hasPrompt) return { run: false, reason: "merge_group needs the prompt input (the task)" };
       return { run: true };
     case "unsupported":
       return {

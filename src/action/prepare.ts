@@ -6,14 +6,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseRunConfig, type RunConfig } from "../runner/config.js";
 import type { GitHubContext } from "../github/context.js";
-import {
-  classifyEvent,
-  decideTrigger,
-  eventTarget,
-  isPullRequestContext,
-  type ActionEvent,
-} from "./event.js";
-import { fetchEventContent, readTrustedFile, readTrustedFolder, trustedRef } from "./event-content.js";
+import { classifyEvent, decideTrigger, eventTarget, pullRequestBase, type ActionEvent } from "./event.js";
+import { fetchEventContent, readTrustedFile, readTrustedFolder } from "./event-content.js";
 import type { GitHubApi } from "../github/api.js";
 import { ActionInputError, providerOf, type ActionInputs } from "./inputs.js";
 import { providerEnv } from "../runner/providers.js";
@@ -68,6 +62,9 @@ function record(
 type JsonInput = "settings" | "output_schema" | "mcp_config" | "agents";
 type FolderInput = "skills" | "commands" | "agents";
 
+/** Where trusted inputs are read: the base revision when the workspace may be a PR head (`pullRequestBase`). */
+type TrustedBase = ReturnType<typeof pullRequestBase>;
+
 /**
  * A trusted input's content on the runner, from the base ref on pull-request events (never the PR head),
  * else from the workspace or an absolute path. JSON (inline `{…}`, or a file) is checked and written to a
@@ -76,8 +73,7 @@ type FolderInput = "skills" | "commands" | "agents";
  */
 async function trustedInput(
   options: PrepareOptions,
-  event: ActionEvent,
-  ref: string | undefined,
+  base: TrustedBase,
   want: { input: JsonInput; as: "json" } | { input: FolderInput; as: "folder" },
 ): Promise<string | undefined> {
   const { input } = want;
@@ -90,8 +86,7 @@ async function trustedInput(
     value,
     input,
     workspace: path.resolve(options.ctx.workspace, options.inputs.workspace),
-    ref,
-    pullRequest: isPullRequestContext(event),
+    base,
     api: options.api,
     ctx: options.ctx,
   };
@@ -116,14 +111,13 @@ async function trustedInput(
 /** `agents`: JSON in Claude Code's --agents shape (inline or a `.json` file), else a folder of agent files. */
 async function trustedAgents(
   options: PrepareOptions,
-  event: ActionEvent,
-  ref: string | undefined,
+  base: TrustedBase,
 ): Promise<{ agentsJsonPath?: string; agentsDir?: string }> {
   const value = options.inputs.agents;
   if (!value) return {};
   if (value.startsWith("{") || value.endsWith(".json"))
-    return { agentsJsonPath: await trustedInput(options, event, ref, { input: "agents", as: "json" }) };
-  return { agentsDir: await trustedInput(options, event, ref, { input: "agents", as: "folder" }) };
+    return { agentsJsonPath: await trustedInput(options, base, { input: "agents", as: "json" }) };
+  return { agentsDir: await trustedInput(options, base, { input: "agents", as: "folder" }) };
 }
 
 /**
@@ -203,7 +197,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   options.log(`trigger: ${ctx.eventName} by ${ctx.actor || event.sender}: ${actor.why}`);
 
   const content = await fetchEventContent(api, ctx, event, options.warn);
-  const ref = trustedRef(event, content, ctx);
+  const base = pullRequestBase(event, ctx, content.pr);
   const workspace = path.resolve(ctx.workspace, inputs.workspace);
   let task = inputs.prompt;
   if (inputs.prompt_file) {
@@ -211,8 +205,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       value: inputs.prompt_file,
       input: "prompt_file",
       workspace,
-      ref,
-      pullRequest: isPullRequestContext(event),
+      base,
       api,
       ctx,
     });
@@ -239,15 +232,13 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   }
 
   const outDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-out-"));
-  const settingsPath = await trustedInput(options, event, ref, { input: "settings", as: "json" });
-  const outputSchemaPath = await trustedInput(options, event, ref, { input: "output_schema", as: "json" });
+  const settingsPath = await trustedInput(options, base, { input: "settings", as: "json" });
+  const outputSchemaPath = await trustedInput(options, base, { input: "output_schema", as: "json" });
   const [skillsDir, commandsDir] = await Promise.all(
-    (["skills", "commands"] as const).map((input) =>
-      trustedInput(options, event, ref, { input, as: "folder" }),
-    ),
+    (["skills", "commands"] as const).map((input) => trustedInput(options, base, { input, as: "folder" })),
   );
-  const mcpConfigPath = await trustedInput(options, event, ref, { input: "mcp_config", as: "json" });
-  const agents = await trustedAgents(options, event, ref);
+  const mcpConfigPath = await trustedInput(options, base, { input: "mcp_config", as: "json" });
+  const agents = await trustedAgents(options, base);
   const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
   const { resume, notes } = resumeSource(options);
   const config = parseRunConfig(

@@ -282,6 +282,7 @@ export function buildPrompt(options: BuildPromptOptions): BuiltPrompt {
     }
     case "manual":
     case "workflow_run":
+    case "merge_group":
     case "unsupported":
       if (!task) {
         const what =
@@ -289,7 +290,7 @@ export function buildPrompt(options: BuildPromptOptions): BuiltPrompt {
             ? event.trigger
             : event.kind === "unsupported"
               ? event.eventName
-              : "workflow_run";
+              : event.kind;
         throw new PromptError(`a ${what} run needs a task: set the prompt or prompt_file input`);
       }
       return builder.render(task);

@@ -9,6 +9,8 @@ export {
   HooksConfigSchema,
   PERMISSION_MODES,
   PermissionModeSchema,
+  MODES_NARROWEST_FIRST,
+  modeWithin,
   RuleSourceSchema,
   SettingsFileSchema,
   type Decision,

@@ -9,6 +9,27 @@ export const PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermis
 export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 
+/**
+ * The modes from the narrowest to the widest: plan (read-only), default (rules only), acceptEdits (file
+ * changes inside the workspace too), bypassPermissions (no rule checks). A subagent may be held to a mode
+ * no wider than its parent's.
+ */
+const MODE_WIDTH: Readonly<Record<PermissionMode, number>> = {
+  plan: 0,
+  default: 1,
+  acceptEdits: 2,
+  bypassPermissions: 3,
+};
+
+export const MODES_NARROWEST_FIRST: readonly PermissionMode[] = [...PERMISSION_MODES].sort(
+  (a, b) => MODE_WIDTH[a] - MODE_WIDTH[b],
+);
+
+/** True when `mode` allows nothing that `ceiling` does not (the same mode or a narrower one). */
+export function modeWithin(mode: PermissionMode, ceiling: PermissionMode): boolean {
+  return MODE_WIDTH[mode] <= MODE_WIDTH[ceiling];
+}
+
 export const RULE_BEHAVIORS = ["allow", "deny", "ask"] as const;
 export const RuleBehaviorSchema = z.enum(RULE_BEHAVIORS);
 export type RuleBehavior = z.infer<typeof RuleBehaviorSchema>;

@@ -549,6 +549,8 @@ function runDetails(report: RunReport): string {
   for (const skipped of workspace.skipped.slice(0, 20)) {
     lines.push(`  - skipped ${code(skipped.path, 100)}: ${plain(skipped.reason, 120)}`);
   }
+  for (const held of workspace.credentialFilesHeldBack?.slice(0, 20) ?? [])
+    lines.push(`  - held back ${code(held.path, 100)}: ${plain(held.reason, 120)}`);
   if (workspace.ignoredLeftOut) lines.push(...ignoredLeftOutLines(workspace.ignoredLeftOut));
   if (report.image) {
     lines.push(

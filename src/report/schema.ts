@@ -74,6 +74,12 @@ export const Workspace = z
     skipped: z
       .array(z.object({ path: z.string(), reason: z.string() }))
       .describe("Files not copied into the sandbox (denied read rules, credentials, size) and why."),
+    credentialFilesHeldBack: z
+      .array(z.object({ path: z.string(), reason: z.string() }))
+      .optional()
+      .describe(
+        "Cloud credential files in the workspace that were never copied into the sandbox: gha-creds-*.json at any depth, and the files GOOGLE_APPLICATION_CREDENTIALS, AWS_SHARED_CREDENTIALS_FILE and the like name; absent when there were none.",
+      ),
     ignoredLeftOut: z
       .object({
         files: NonNegativeInt.describe("Files git ignores that were not copied in."),
@@ -438,6 +444,9 @@ export const Subagent = z
     type: z.string().describe("subagent_type."),
     description: z.string().describe("The Task call's description, redacted."),
     model: z.string().describe("The model its requests used."),
+    permissionMode: PermissionModeSchema.optional().describe(
+      "The mode its calls were decided in: the run's, or a narrower one (plan for Explore and Plan, an agent definition's permissionMode).",
+    ),
     background: z.boolean().describe("Started with run_in_background."),
     status: z
       .enum(SUBAGENT_STATUSES)

@@ -1,12 +1,14 @@
 // Agent definitions: the built-in subagent types (the seeds' general-purpose, Explore and Plan) and the
 // custom ones from Markdown files with YAML frontmatter or from Claude Code's `--agents` JSON. A custom
-// agent names its tools and model; neither can widen what the run allows (the policy is the parent's, see
-// subagents.ts), so a definition only ever narrows. A bad definition is a config error naming the file and
-// the field, before any container starts.
+// agent names its tools, model and permission mode; none can widen what the run allows (the policy is the
+// parent's, see subagents.ts), so a definition only ever narrows: a `permissionMode` wider than the run's
+// is refused, never ignored. A bad definition is a config error naming the file and the field, before any
+// container starts.
 import fs from "node:fs";
 import path from "node:path";
 import { parseFrontmatter } from "./frontmatter.js";
 import { z } from "zod";
+import { MODES_NARROWEST_FIRST, modeWithin, parseMode, type PermissionMode } from "../policy/index.js";
 import { toolCategory, toolEntry } from "../policy/tool-catalog.js";
 import { ConfigError } from "../errors.js";
 import { MODEL_ALIASES, priceFor } from "./pricing.js";
@@ -27,6 +29,8 @@ export interface AgentDefinition {
   prompt: string;
   /** Read-only agents (Explore, Plan) are held to plan mode's rules whatever the parent's mode. */
   readOnly: boolean;
+  /** The mode its definition asks for (`permissionMode`), held within the parent's; undefined: the parent's. */
+  permissionMode?: PermissionMode;
   /** The report ends with the agent id and a usage footer (Claude Code omits it for Explore and Plan). */
   usageFooter: boolean;
   /** Where it came from, for messages and the report: `built-in`, a file, `--agents`. */
@@ -136,17 +140,18 @@ const Frontmatter = z.strictObject({
   description: z.string().min(1),
   tools: z.union([z.string(), z.array(z.string())]).optional(),
   model: z.string().min(1).optional(),
+  permissionMode: z.string().optional(),
   /** Claude Code's other frontmatter fields: accepted, not used. */
   color: z.string().optional(),
-  permissionMode: z.unknown().optional(),
 });
 
-/** Claude Code's `--agents` JSON: `{"name": {description, prompt, tools?, model?}}`. */
+/** Claude Code's `--agents` JSON: `{"name": {description, prompt, tools?, model?, permissionMode?}}`. */
 const InlineAgent = z.strictObject({
   description: z.string().min(1),
   prompt: z.string().min(1),
   tools: z.array(z.string()).optional(),
   model: z.string().min(1).optional(),
+  permissionMode: z.string().optional(),
 });
 
 function fail(source: string, field: string, why: string): never {
@@ -155,7 +160,14 @@ function fail(source: string, field: string, why: string): never {
 
 function checked(
   source: string,
-  fields: { name: string; description: string; tools?: string | string[]; model?: string; prompt: string },
+  fields: {
+    name: string;
+    description: string;
+    tools?: string | string[];
+    model?: string;
+    permissionMode?: string;
+    prompt: string;
+  },
 ): AgentDefinition {
   const tools =
     fields.tools === undefined
@@ -172,11 +184,24 @@ function checked(
     if (problem) fail(source, "model", problem);
   }
   if (!fields.prompt.trim()) fail(source, "prompt", "the system prompt is empty");
+  let permissionMode: PermissionMode | undefined;
+  if (fields.permissionMode !== undefined) {
+    try {
+      permissionMode = parseMode(fields.permissionMode, source);
+    } catch {
+      fail(
+        source,
+        "permissionMode",
+        `unknown permission mode "${fields.permissionMode}" (use ${MODES_NARROWEST_FIRST.join(", ")}, or dontAsk for default)`,
+      );
+    }
+  }
   return {
     name: fields.name,
     description: fields.description.trim(),
     ...(tools ? { tools } : {}),
     ...(fields.model !== undefined ? { model: fields.model } : {}),
+    ...(permissionMode !== undefined ? { permissionMode } : {}),
     prompt: fields.prompt.trim(),
     readOnly: false,
     usageFooter: true,
@@ -245,7 +270,7 @@ export function parseAgentsJson(text: string, label: string): AgentDefinition[] 
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     throw new ConfigError(
-      `agents ${label}: expected an object of {"name": {description, prompt, tools?, model?}}`,
+      `agents ${label}: expected an object of {"name": {description, prompt, tools?, model?, permissionMode?}}`,
     );
   return Object.entries(raw).map(([name, value]) => {
     const source = `${label}#${name}`;
@@ -319,6 +344,26 @@ export function loadAgents(sources: AgentSources): LoadedAgents {
     }
   }
   return { agents: [...byName.values()], ignored };
+}
+
+/**
+ * The mode a subagent of this type runs in under a parent in `parentMode`: plan for a read-only agent, the
+ * mode its definition asks for, else the parent's. A definition may narrow the parent's mode, never widen it.
+ */
+export function agentMode(agent: AgentDefinition, parentMode: PermissionMode): PermissionMode {
+  const asked = agent.readOnly ? "plan" : (agent.permissionMode ?? parentMode);
+  if (!modeWithin(asked, parentMode))
+    fail(
+      agent.source,
+      "permissionMode",
+      `${asked} would widen the run's ${parentMode} mode; a subagent may keep its parent's mode or narrow it (${MODES_NARROWEST_FIRST.join(" < ")})`,
+    );
+  return asked;
+}
+
+/** Refuses, before the run starts, a definition whose `permissionMode` is wider than the run's mode. */
+export function checkAgentModes(agents: readonly AgentDefinition[], parentMode: PermissionMode): void {
+  for (const agent of agents) agentMode(agent, parentMode);
 }
 
 /** The list the model sees in the Task tool's description, one type per line with its tools. */

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { NETWORK_POLICIES } from "../policy/network.js";
 import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
+import { CLOUD_CREDENTIAL_FILE_VARIABLES } from "../sandbox/credential-files.js";
 import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
 import { DEFAULT_MODEL, DEFAULT_SMALL_FAST_MODEL, resolveModelAlias } from "./pricing.js";
 import { PROVIDERS, providerProblems } from "./providers.js";
@@ -115,17 +116,19 @@ const IncludeIgnored = z.union([z.boolean(), z.array(z.string())]).transform((v,
   }
 });
 
-/** Variables that carry a cloud provider's credentials: never passed through to the sandbox. */
+/**
+ * Variables that carry a cloud provider's credentials, or name a file that does: never passed through to
+ * the sandbox (and the files they name are never copied in).
+ */
 export const CLOUD_CREDENTIAL_VARIABLES: readonly string[] = [
   "AWS_ACCESS_KEY_ID",
   "AWS_SECRET_ACCESS_KEY",
   "AWS_SESSION_TOKEN",
   "AWS_BEARER_TOKEN_BEDROCK",
-  "AWS_WEB_IDENTITY_TOKEN_FILE",
   "AWS_CONTAINER_AUTHORIZATION_TOKEN",
-  "GOOGLE_APPLICATION_CREDENTIALS",
   "GOOGLE_OAUTH_ACCESS_TOKEN",
   "CLOUDSDK_AUTH_ACCESS_TOKEN",
+  ...CLOUD_CREDENTIAL_FILE_VARIABLES,
 ];
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");

@@ -10,12 +10,15 @@ import {
   createPolicyEngine,
   describeDecision,
   loadPolicy,
+  MODES_NARROWEST_FIRST,
+  modeWithin,
   narrowestAllowRule,
   parseSettingsFile,
   PolicyConfigError,
   replayDecisions,
   toolEntry,
   type Decision,
+  type PermissionMode,
   type Policy,
   type PolicyEngine,
   type PolicySourceInput,
@@ -51,8 +54,11 @@ export interface PreparedPolicy {
   policy: Policy;
   engine: PolicyEngine;
   gate: PermissionGate;
-  /** The same rules held to plan mode: the ceiling of a read-only subagent (Explore, Plan) in any mode. */
-  readOnlyGate: PermissionGate;
+  /**
+   * The same rules held to a mode no wider than the run's: a subagent's (plan for Explore and Plan, else its
+   * definition's `permissionMode`). A wider mode is a programming error (definitions are checked up front).
+   */
+  gateIn(mode: PermissionMode): PermissionGate;
   hooks?: ToolHooks;
   summary: ReportPolicy;
   enforcedAt: EnforcedRule[];
@@ -188,15 +194,24 @@ export async function preparePolicy(
       }
     : undefined;
   const byText = new Map(policy.rules.map((r) => [r.text, r] as const));
-  const planEngine = await createPolicyEngine(
-    { ...policy, mode: "plan", modeSource: `${policy.modeSource}, held to plan for a read-only agent` },
-    { parser: parserFiles(), homeDir: BASE_ENV.HOME },
-  );
+  const narrower = new Map<PermissionMode, PermissionGate>();
+  for (const mode of MODES_NARROWEST_FIRST.filter((m) => m !== policy.mode && modeWithin(m, policy.mode))) {
+    const held = await createPolicyEngine(
+      { ...policy, mode, modeSource: `${policy.modeSource}, held to ${mode} for a subagent` },
+      { parser: parserFiles(), homeDir: BASE_ENV.HOME },
+    );
+    narrower.set(mode, { decide: (request) => allowSavedOutputs(request, held.decide(request)) });
+  }
+  const gate: PermissionGate = { decide: (request) => allowSavedOutputs(request, engine.decide(request)) };
   return {
     policy,
     engine,
-    gate: { decide: (request) => allowSavedOutputs(request, engine.decide(request)) },
-    readOnlyGate: { decide: (request) => allowSavedOutputs(request, planEngine.decide(request)) },
+    gate,
+    gateIn: (mode) => {
+      const held = mode === policy.mode ? gate : narrower.get(mode);
+      if (!held) throw new Error(`a subagent's ${mode} mode is wider than the run's ${policy.mode}`);
+      return held;
+    },
     hooks,
     summary: {
       mode: policy.mode,

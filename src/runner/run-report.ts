@@ -331,6 +331,7 @@ export function buildReport(p: ReportParts): RunReportInput {
     type: r.type,
     description: p.redactor.redact(r.description),
     model: r.model,
+    permissionMode: r.mode,
     background: r.background,
     status: r.status,
     detail: (r.loop.detail ?? r.error) ? p.redactor.redact(r.loop.detail ?? r.error ?? "") : undefined,

@@ -14,7 +14,7 @@ import { maxMcpOutputTokens } from "../mcp/result.js";
 import { RunState } from "../tools/state.js";
 import type { AnyTool } from "../tools/types.js";
 import { newLoopResult, newLoopState, runAgentLoop } from "./agent-loop.js";
-import { loadAgents } from "./agents.js";
+import { checkAgentModes, loadAgents } from "./agents.js";
 import { SubagentRunner } from "./subagents.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError } from "../errors.js";
@@ -371,6 +371,7 @@ async function runAgentPhase(
     agentsJson: config.agents,
     trustWorkspace: config.trustWorkspaceSettings,
   });
+  checkAgentModes(agents.agents, mode);
   phase.agents = agents;
   for (const note of agents.ignored) log(note);
   const driver = makeDriver(config, deadline, log);
@@ -438,7 +439,7 @@ async function runAgentPhase(
     sandbox,
     state: ctx.state,
     gate: policy.gate,
-    readOnlyGate: policy.readOnlyGate,
+    gateIn: policy.gateIn,
     hooks: policy.hooks,
     mode,
     network: config.network,

@@ -19,7 +19,10 @@ export function sandboxRecord(
   sandbox: RecordedParts | undefined,
   enforcedAt: NonNullable<RunReportInput["hardening"]>["enforcedAt"],
 ): {
-  copy: Pick<RecordedWorkspace, "filesCopied" | "bytesCopied" | "skipped" | "ignoredLeftOut">;
+  copy: Pick<
+    RecordedWorkspace,
+    "filesCopied" | "bytesCopied" | "skipped" | "credentialFilesHeldBack" | "ignoredLeftOut"
+  >;
   image: RunReportInput["image"];
   hardening: RunReportInput["hardening"];
   egress: RunReportInput["egress"];
@@ -36,6 +39,7 @@ export function sandboxRecord(
       filesCopied: sandbox.copy.files,
       bytesCopied: sandbox.copy.bytes,
       skipped: sandbox.copy.skipped,
+      credentialFilesHeldBack: sandbox.copy.credentialFiles.length ? sandbox.copy.credentialFiles : undefined,
       ignoredLeftOut: sandbox.copy.ignoredLeftOut,
     },
     image: {

@@ -2,10 +2,12 @@
 // system prompt, tool set, read-before-edit record and context management — on the run's sandbox, through a
 // pipeline with the run's permission gate and hooks, drawing on the run's one budget. The parent's rules are
 // the ceiling: the tool set is the intersection of the agent's declared tools and the parent's, every call
-// is decided by the parent's policy in the parent's mode, and a read-only agent (Explore, Plan) is held to
-// plan mode's rules on top. No subagent gets Task, so the tree is one level deep.
+// is decided by the parent's policy in the parent's mode, and an agent in a narrower mode (Explore and Plan
+// in plan; a definition's `permissionMode`) is held to that mode's decision on top. No subagent gets Task,
+// so the tree is one level deep.
+import type { PermissionMode } from "../policy/schema.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { apiToolDefinitions } from "../tools/index.js";
+import { apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import type { RunState } from "../tools/state.js";
 import {
   createTaskTool,
@@ -16,6 +18,7 @@ import {
 import type { BackgroundAgent, BackgroundAgents } from "../tools/background.js";
 import type { AnyTool } from "../tools/types.js";
 import {
+  agentMode,
   agentTypeLines,
   resolveAgentModel,
   TASK_TOOL,
@@ -44,6 +47,8 @@ export interface SubagentRun {
   type: string;
   description: string;
   model: string;
+  /** The mode its calls are decided in (the parent's or narrower). */
+  mode: PermissionMode;
   background: boolean;
   /** Offset from the run's start, ms. */
   startOffsetMs: number;
@@ -62,11 +67,11 @@ export interface SubagentRunnerOptions {
   parentTools: () => readonly AnyTool[];
   sandbox: Sandbox;
   state: RunState;
-  /** The parent's permission gate, and the same policy held to plan mode (for read-only agents). */
+  /** The parent's permission gate, and the same policy held to a narrower mode (a subagent's). */
   gate: PermissionGate;
-  readOnlyGate: PermissionGate;
+  gateIn: (mode: PermissionMode) => PermissionGate;
   hooks?: ToolHooks;
-  mode: string;
+  mode: PermissionMode;
   network: string;
   allowedDomains: readonly string[];
   driver: Driver;
@@ -155,9 +160,15 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
     return this.options.agents.find((a) => a.name === type);
   }
 
-  /** The subagent's tools: its declared ones that the parent has, or all of the parent's; never Task. */
+  /**
+   * The subagent's tools: its declared ones that the parent has, or all of the parent's; never Task, and in
+   * plan mode no file-writing tool.
+   */
   toolsFor(agent: AgentDefinition): AnyTool[] {
-    const parent = this.options.parentTools().filter((t) => !PARENT_ONLY_TOOLS.has(t.name));
+    const plan = agentMode(agent, this.options.mode) === "plan";
+    const parent = this.options
+      .parentTools()
+      .filter((t) => !PARENT_ONLY_TOOLS.has(t.name) && !(plan && FILE_WRITING_TOOLS.has(t.name)));
     if (!agent.tools) return parent;
     const declared = new Set(agent.tools);
     return parent.filter((t) => declared.has(t.name) || t.aliases?.some((a) => declared.has(a)));
@@ -213,6 +224,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
       type: agent.name,
       description: request.description,
       model: resolveAgentModel(request.model ?? agent.model, this.options.parentModel),
+      mode: agentMode(agent, this.options.mode),
       background,
       startOffsetMs: Math.round(performance.now() - this.options.runStart),
       status: "running",
@@ -227,6 +239,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
     const o = this.options;
     const agent = this.find(run.type) as AgentDefinition;
     const tools = this.toolsFor(agent);
+    const { mode } = run;
     const started = performance.now();
     const state = o.state.forAgent();
     const pipeline = new ToolPipeline({
@@ -234,7 +247,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
       enabledTools: tools,
       sandbox: o.sandbox,
       state,
-      gate: agent.readOnly ? bothGates(o.gate, o.readOnlyGate) : o.gate,
+      gate: mode === o.mode ? o.gate : bothGates(o.gate, o.gateIn(mode)),
       hooks: o.hooks,
       outputDir: o.outputDir,
       runStart: o.runStart,
@@ -255,7 +268,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
           spender: { agent: run.type, parentToolUseId: run.toolUseId },
           system: subagentSystemPrompt({
             agentPrompt: agent.prompt,
-            mode: agent.readOnly ? "plan" : o.mode,
+            mode,
             network: o.network,
             allowedDomains: o.allowedDomains,
             tools: run.tools,

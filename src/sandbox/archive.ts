@@ -7,7 +7,8 @@
 // left out unless asked (all of it, or the ignored paths matching given patterns, e.g. `node_modules`);
 // what stays out is summarised so that the report can say how to include it. Symlinks stay symlinks (never dereferenced: no host bytes leak in through a
 // link). Sockets, FIFOs and devices are skipped and listed. Credentials a checkout step left in
-// `.git/config` are stripped. Files a Read deny rule covers are never copied (the policy's container
+// `.git/config` are stripped; cloud credential files an auth step left in the workspace are held back
+// (credential-files.ts). Files a Read deny rule covers are never copied (the policy's container
 // layer). Over the size or count limit is an error, never a silent partial copy.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -16,6 +17,7 @@ import { type Readable, Transform } from "node:stream";
 import picomatch from "picomatch";
 import { pack as tarPack, type Header } from "tar-stream";
 import { git, gitSync } from "../host-git.js";
+import { credentialFileMatcher } from "./credential-files.js";
 import { AGENT_UID } from "./engine-profile.js";
 
 /**
@@ -34,6 +36,8 @@ export interface PackOptions {
   exclude?: (relPath: string) => string | undefined;
   /** Make every file readable by others (the plan-mode copy is owned by root). */
   worldReadable?: boolean;
+  /** The environment whose credential variables name files to hold back (default: this process's). */
+  credentialEnv?: NodeJS.ProcessEnv;
 }
 
 export interface SkippedEntry {
@@ -59,6 +63,8 @@ export interface PackSummary {
   files: number;
   bytes: number;
   skipped: SkippedEntry[];
+  /** Cloud credential files in the workspace that were never copied in (credential-files.ts). */
+  credentialFiles: SkippedEntry[];
   /** Present when files git ignores were left out of the copy. */
   ignoredLeftOut?: IgnoredLeftOut;
   /** True when the workspace is the top of a git work tree (its `.git` was copied). */
@@ -322,6 +328,7 @@ export interface WorkspaceCopy {
   dir: string;
   entries: readonly Entry[];
   skipped: SkippedEntry[];
+  credentialFiles: SkippedEntry[];
   files: number;
   bytes: number;
   isGitRepo: boolean;
@@ -340,11 +347,13 @@ function plan(
   dir: string,
   paths: readonly string[],
   options: PackOptions,
-): Pick<WorkspaceCopy, "entries" | "skipped" | "files" | "bytes"> {
+): Pick<WorkspaceCopy, "entries" | "skipped" | "credentialFiles" | "files" | "bytes"> {
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const credentialFile = credentialFileMatcher(dir, options.credentialEnv);
   const entries: Entry[] = [];
   const skipped: SkippedEntry[] = [];
+  const credentialFiles: SkippedEntry[] = [];
   const seen = new Set<string>();
   let files = 0;
   let bytes = 0;
@@ -353,6 +362,12 @@ function plan(
     seen.add(rel);
     if (!isUtf8Name(rel)) {
       skipped.push({ path: rel, reason: "file name is not valid UTF-8" });
+      continue;
+    }
+    const credential = credentialFile(rel);
+    if (credential) {
+      if (fs.lstatSync(path.join(dir, rel), { throwIfNoEntry: false }))
+        credentialFiles.push({ path: rel, reason: credential });
       continue;
     }
     const reason = options.exclude?.(rel);
@@ -387,7 +402,7 @@ function plan(
     }
     entries.push({ rel, st, data: rewritten(abs, rel, skipped) });
   }
-  return { entries, skipped, files, bytes };
+  return { entries, skipped, credentialFiles, files, bytes };
 }
 
 /** The content to copy instead of the file's own, for a file whose credential lines are removed. */
@@ -580,6 +595,7 @@ export async function copySummary(copy: WorkspaceCopy): Promise<PackSummary> {
     files: copy.files,
     bytes: copy.bytes,
     skipped: copy.skipped,
+    credentialFiles: copy.credentialFiles,
     isGitRepo: copy.isGitRepo,
     ignoredLeftOut: await copy.ignoredLeftOut,
   };

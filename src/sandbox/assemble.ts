@@ -240,6 +240,8 @@ export async function assembleSandbox<S extends Assembled>(
     };
     const { copy, copiedBy } = await clock.run("copy-in", async () => {
       const plan = await planning;
+      for (const held of plan.credentialFiles)
+        options.progress?.(`held back from the sandbox: ${held.path} (${held.reason})`);
       const into = { docker, container, objects, options, profile, image: image.name, toolbelt };
       const [copiedBy] = await Promise.all([
         copyIn(into, plan),

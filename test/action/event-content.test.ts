@@ -6,13 +6,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readGitHubContext, type GitHubContext } from "../../src/github/context.js";
-import { classifyEvent } from "../../src/action/event.js";
+import { classifyEvent, pullRequestBase } from "../../src/action/event.js";
 import {
   fetchEventContent,
   readTrustedFile,
   repoRelative,
   TrustedFileError,
-  trustedRef,
 } from "../../src/action/event-content.js";
 import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
@@ -76,14 +75,13 @@ describe("readTrustedFile", () => {
   it("reads a repository path at the base ref on pull_request, not the PR head's copy", async () => {
     const ctx = ctxFor("pull-request-opened");
     const event = classifyEvent(ctx);
-    const ref = trustedRef(event, {}, ctx);
-    expect(ref).toBe(BASE);
+    const base = pullRequestBase(event, ctx);
+    expect(base).toEqual({ ref: BASE });
     const file = await readTrustedFile({
       value: ".claude/settings.json",
       input: "settings",
       workspace,
-      ref,
-      pullRequest: true,
+      base,
       api,
       ctx,
     });
@@ -100,13 +98,12 @@ describe("readTrustedFile", () => {
     const ctx = ctxFor("issue-comment-pr");
     const event = classifyEvent(ctx);
     const content = await fetchEventContent(api, ctx, event, () => undefined);
-    expect(trustedRef(event, content, ctx)).toBe(BASE);
+    expect(pullRequestBase(event, ctx, content.pr)).toEqual({ ref: BASE });
     const file = await readTrustedFile({
       value: "./prompts/task.md",
       input: "prompt_file",
       workspace,
-      ref: trustedRef(event, content, ctx),
-      pullRequest: true,
+      base: pullRequestBase(event, ctx, content.pr),
       api,
       ctx,
     });
@@ -119,7 +116,7 @@ describe("readTrustedFile", () => {
       value: "prompts/task.md",
       input: "prompt_file",
       workspace,
-      pullRequest: false,
+      base: undefined,
       api,
       ctx,
     });
@@ -133,8 +130,7 @@ describe("readTrustedFile", () => {
         value: "missing.json",
         input: "settings",
         workspace,
-        ref: BASE,
-        pullRequest: true,
+        base: { ref: BASE },
         api,
         ctx,
       }),
@@ -144,7 +140,7 @@ describe("readTrustedFile", () => {
   it("needs a token on pull-request events", async () => {
     const ctx = ctxFor("pull-request-opened");
     await expect(
-      readTrustedFile({ value: "a.json", input: "settings", workspace, ref: BASE, pullRequest: true, ctx }),
+      readTrustedFile({ value: "a.json", input: "settings", workspace, base: { ref: BASE }, ctx }),
     ).rejects.toThrow(TrustedFileError);
   });
 

@@ -8,6 +8,7 @@ import {
   eventTarget,
   isPullRequestContext,
   mentionsTrigger,
+  pullRequestBase,
   type ActionEvent,
 } from "../../src/action/event.js";
 import { eventPayload, FIXTURE_EVENTS, githubEnv, runnerFiles } from "../support/github-env.js";
@@ -23,6 +24,8 @@ function eventFor(fixture: string, payload?: Record<string, unknown>): ActionEve
   return classifyEvent(readGitHubContext(env));
 }
 const options = { triggerPhrase: "@agent-ci", allowForkHeads: false, hasPrompt: false };
+/** The base commit of pull request #34 in the event fixtures (and of the merge group's queue). */
+const BASE_SHA = "2".repeat(40);
 
 describe("classifyEvent on recorded payloads", () => {
   it.each([
@@ -32,11 +35,13 @@ describe("classifyEvent on recorded payloads", () => {
     ["issue-comment-issue", "issue_comment", { number: 12, isPullRequest: false }, false],
     ["issue-comment-pr", "issue_comment", { number: 34, isPullRequest: true }, true],
     ["pull-request-opened", "pull_request", { number: 34, isPullRequest: true }, true],
+    ["pull-request-review", "pull_request", { number: 34, isPullRequest: true }, true],
     ["pull-request-review-comment", "review_comment", { number: 34, isPullRequest: true }, true],
     ["pull-request-target-fork", "pull_request", { number: 56, isPullRequest: true }, true],
     ["workflow-dispatch", "manual", undefined, false],
     ["schedule", "manual", undefined, false],
     ["workflow-run-fork", "workflow_run", undefined, true],
+    ["merge-group", "merge_group", undefined, true],
   ] as const)("%s → %s", (fixture, kind, target, prContext) => {
     const event = eventFor(fixture);
     expect(event.kind).toBe(kind);
@@ -45,8 +50,50 @@ describe("classifyEvent on recorded payloads", () => {
   });
 
   it("covers every fixture", () => {
-    expect(Object.keys(FIXTURE_EVENTS)).toHaveLength(11);
+    expect(Object.keys(FIXTURE_EVENTS)).toHaveLength(13);
   });
+
+  it.each([
+    ["pull-request-opened", BASE_SHA],
+    ["pull-request-review", BASE_SHA],
+    ["pull-request-review-comment", BASE_SHA],
+    ["pull-request-target-fork", BASE_SHA],
+    ["merge-group", BASE_SHA],
+    ["workflow-run-fork", "main"],
+  ])("%s reads trusted inputs at the base revision %s, never the checkout", (fixture, ref) => {
+    const env = githubEnv({ fixture, apiUrl: "http://127.0.0.1:1", workspace: "/tmp", files: runnerFiles() });
+    const ctx = readGitHubContext(env);
+    expect(pullRequestBase(classifyEvent(ctx), ctx)).toEqual({ ref });
+  });
+
+  it("a comment on a pull request reads at the fetched pull request's base, and fails closed without it", () => {
+    const env = githubEnv({
+      fixture: "issue-comment-pr",
+      apiUrl: "http://127.0.0.1:1",
+      workspace: "/tmp",
+      files: runnerFiles(),
+    });
+    const ctx = readGitHubContext(env);
+    const event = classifyEvent(ctx);
+    expect(pullRequestBase(event, ctx)).toEqual({ ref: undefined });
+    const fetched = eventFor("pull-request-opened");
+    if (fetched.kind !== "pull_request") throw new Error("the fixture is a pull_request event");
+    expect(pullRequestBase(event, ctx, fetched.pr)).toEqual({ ref: BASE_SHA });
+  });
+
+  it.each(["issues-opened", "issue-comment-issue", "workflow-dispatch", "schedule"])(
+    "%s reads trusted inputs from the workspace",
+    (fixture) => {
+      const env = githubEnv({
+        fixture,
+        apiUrl: "http://127.0.0.1:1",
+        workspace: "/tmp",
+        files: runnerFiles(),
+      });
+      const ctx = readGitHubContext(env);
+      expect(pullRequestBase(classifyEvent(ctx), ctx)).toBeUndefined();
+    },
+  );
 
   it("names the broken part of a malformed payload", () => {
     expect(() => eventFor("issues-opened", { action: "opened", issue: { title: "no number" } })).toThrow(
@@ -102,6 +149,15 @@ describe("decideTrigger", () => {
 
   it("runs pull_request from the same repository", () => {
     expect(decideTrigger(eventFor("pull-request-opened"), options)).toEqual({ run: true });
+  });
+
+  it("runs a pull request review as its pull request; a merge group needs the prompt input", () => {
+    expect(decideTrigger(eventFor("pull-request-review"), options)).toEqual({ run: true });
+    expect(decideTrigger(eventFor("merge-group"), options)).toMatchObject({
+      run: false,
+      reason: "merge_group needs the prompt input (the task)",
+    });
+    expect(decideTrigger(eventFor("merge-group"), { ...options, hasPrompt: true })).toEqual({ run: true });
   });
 });
 

@@ -318,6 +318,67 @@ describe("subagents", () => {
     expect(fs.readFileSync(outcome.patchPath, "utf8")).toBe("");
   });
 
+  it("an agent file's permissionMode: plan narrows a bypassPermissions parent: no writing tool, a writing Bash refused", async () => {
+    const workspace = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    const agentsDir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-agents-"));
+    fs.writeFileSync(
+      path.join(agentsDir, "auditor.md"),
+      "---\nname: auditor\ndescription: Audits without changing anything.\npermissionMode: plan\n---\nAudit.\n",
+    );
+    const played = await play(
+      [fake.toolUses([task("SUB-AUDIT: change a.txt", "auditor")]), fake.text("Done.")],
+      [
+        {
+          match: "SUB-AUDIT",
+          turns: [
+            fake.toolUses([
+              { name: "Bash", input: { command: "echo b > /workspace/a.txt" } },
+              { name: "Read", input: { file_path: "/workspace/a.txt" } },
+            ]),
+            fake.text("Audited."),
+          ],
+        },
+      ],
+      { workspace, mode: "bypassPermissions", agentsDir: [agentsDir] },
+    );
+    const [first] = requestsOf(played, "SUB-AUDIT");
+    expect(toolNames(first!.body)).not.toContain("Edit");
+    expect(toolNames(first!.body)).not.toContain("Write");
+    expect(toolNames(first!.body)).toContain("Bash");
+    const [bash, read] = callsOf(played.outcome, "auditor");
+    expect(bash!.decision).toMatchObject({ behavior: "deny", decidedBy: "mode" });
+    expect(read!.isError).toBe(false);
+    expect(played.outcome.report!.subagents![0]).toMatchObject({ type: "auditor", permissionMode: "plan" });
+    expect(fs.readFileSync(played.outcome.patchPath, "utf8")).toBe("");
+  });
+
+  it("an agent file's permissionMode: bypassPermissions under a default parent is a config error naming the file; no model call", async () => {
+    const workspace = makeWorkspace({ "a.txt": "a\n" }, { git: true });
+    const agentsDir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-agents-"));
+    fs.writeFileSync(
+      path.join(agentsDir, "yolo.md"),
+      "---\nname: yolo\ndescription: Runs anything.\npermissionMode: bypassPermissions\n---\nGo.\n",
+    );
+    const api = await startFakeAnthropic({ apiKey: FAKE_KEY, turns: [fake.text("never")] });
+    servers.push(api);
+    const outcome = await runAgent(
+      parseRunConfig({
+        apiKey: FAKE_KEY,
+        baseURL: api.url,
+        prompt: "Delegate.",
+        out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+        workspace,
+        mode: "default",
+        agentsDir: [agentsDir],
+      }),
+      { stdout: () => {}, stderr: () => {}, progress: false },
+    );
+    expect(outcome.report!.exitReason).toBe("config_error");
+    expect(outcome.report!.error!.message).toContain(`agent definition agents-dir:${agentsDir}/yolo.md`);
+    expect(outcome.report!.error!.message).toContain("bypassPermissions would widen the run's default mode");
+    expect(api.messagesRequests()).toHaveLength(0);
+  });
+
   it("plan mode holds inside a subagent: no writing tool offered, a writing Bash refused, the tree unchanged", async () => {
     const workspace = makeWorkspace({ "a.txt": "a\n" }, { git: true });
     const played = await play(

@@ -14,11 +14,13 @@ export const FIXTURE_EVENTS: Record<string, string> = {
   "issue-comment-issue": "issue_comment",
   "issue-comment-pr": "issue_comment",
   "pull-request-opened": "pull_request",
+  "pull-request-review": "pull_request_review",
   "pull-request-review-comment": "pull_request_review_comment",
   "pull-request-target-fork": "pull_request_target",
   "workflow-dispatch": "workflow_dispatch",
   schedule: "schedule",
   "workflow-run-fork": "workflow_run",
+  "merge-group": "merge_group",
 };
 
 export function eventPayload(fixture: string): Record<string, unknown> {

@@ -5,12 +5,15 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  agentMode,
+  checkAgentModes,
   loadAgents,
   parseAgentFile,
   parseAgentsJson,
   unknownAgentMessage,
   BUILT_IN_AGENTS,
 } from "../../../src/runner/agents.js";
+import { ConfigError } from "../../../src/errors.js";
 import { HAND_BACK_FRAME, handBack } from "../../../src/tools/task.js";
 
 const file = (front: string, body = "Prompt.\n") => `---\n${front}\n---\n${body}`;
@@ -89,6 +92,53 @@ describe("agent definitions", () => {
   it("names the available types, sorted without regard to case, for an unknown one", () => {
     expect(unknownAgentMessage("nope", BUILT_IN_AGENTS)).toBe(
       "Agent type 'nope' not found. Available agents: Explore, general-purpose, Plan",
+    );
+  });
+});
+
+describe("an agent definition's permissionMode", () => {
+  const withMode = (mode: string) =>
+    parseAgentFile(file(`name: a\ndescription: d\npermissionMode: ${mode}`), "agents-dir:x/a.md");
+
+  it("is read from the frontmatter and from --agents JSON (Claude Code's dontAsk is default)", () => {
+    expect(withMode("plan").permissionMode).toBe("plan");
+    expect(withMode("dontAsk").permissionMode).toBe("default");
+    const [inline] = parseAgentsJson(
+      '{"t": {"description": "d", "prompt": "p", "permissionMode": "acceptEdits"}}',
+      "--agents",
+    );
+    expect(inline!.permissionMode).toBe("acceptEdits");
+    expect(parseAgentFile(file("name: a\ndescription: d"), "x.md").permissionMode).toBeUndefined();
+  });
+
+  it("refuses an unknown mode, naming the file and the field", () => {
+    expect(() => withMode("yolo")).toThrow(
+      /agent definition agents-dir:x\/a\.md: permissionMode: unknown permission mode "yolo"/,
+    );
+  });
+
+  it("narrows the parent's mode, and an agent without one runs in the parent's", () => {
+    expect(agentMode(withMode("plan"), "bypassPermissions")).toBe("plan");
+    expect(agentMode(withMode("default"), "acceptEdits")).toBe("default");
+    expect(agentMode(withMode("acceptEdits"), "acceptEdits")).toBe("acceptEdits");
+    expect(agentMode(parseAgentFile(file("name: a\ndescription: d"), "x.md"), "acceptEdits")).toBe(
+      "acceptEdits",
+    );
+    const explore = BUILT_IN_AGENTS.find((a) => a.name === "Explore")!;
+    expect(agentMode(explore, "bypassPermissions")).toBe("plan");
+  });
+
+  it.each([
+    ["bypassPermissions", "default"],
+    ["acceptEdits", "default"],
+    ["default", "plan"],
+    ["bypassPermissions", "acceptEdits"],
+  ])("refuses %s under a parent in %s mode with a config error naming the file", (asked, parent) => {
+    const agent = withMode(asked);
+    const attempt = () => checkAgentModes([...BUILT_IN_AGENTS, agent], parent as "default");
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(
+      `agent definition agents-dir:x/a.md: permissionMode: ${asked} would widen the run's ${parent} mode`,
     );
   });
 });
