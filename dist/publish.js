@@ -46359,6 +46359,15 @@ function octokitRequest(token, apiUrl) {
 // src/policy/schema.ts
 var PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"];
 var PermissionModeSchema = external_exports.enum(PERMISSION_MODES);
+var MODE_WIDTH = {
+  plan: 0,
+  default: 1,
+  acceptEdits: 2,
+  bypassPermissions: 3
+};
+var MODES_NARROWEST_FIRST = [...PERMISSION_MODES].sort(
+  (a, b) => MODE_WIDTH[a] - MODE_WIDTH[b]
+);
 var RULE_BEHAVIORS = ["allow", "deny", "ask"];
 var RuleBehaviorSchema = external_exports.enum(RULE_BEHAVIORS);
 var RuleSourceSchema = external_exports.object({
@@ -46526,6 +46535,9 @@ var Workspace = external_exports.object({
   filesCopied: NonNegativeInt,
   bytesCopied: NonNegativeInt,
   skipped: external_exports.array(external_exports.object({ path: external_exports.string(), reason: external_exports.string() })).describe("Files not copied into the sandbox (denied read rules, credentials, size) and why."),
+  credentialFilesHeldBack: external_exports.array(external_exports.object({ path: external_exports.string(), reason: external_exports.string() })).optional().describe(
+    "Cloud credential files in the workspace that were never copied into the sandbox: gha-creds-*.json at any depth, and the files GOOGLE_APPLICATION_CREDENTIALS, AWS_SHARED_CREDENTIALS_FILE and the like name; absent when there were none."
+  ),
   ignoredLeftOut: external_exports.object({
     files: NonNegativeInt.describe("Files git ignores that were not copied in."),
     paths: external_exports.array(
@@ -46733,6 +46745,9 @@ var Subagent = external_exports.object({
   type: external_exports.string().describe("subagent_type."),
   description: external_exports.string().describe("The Task call's description, redacted."),
   model: external_exports.string().describe("The model its requests used."),
+  permissionMode: PermissionModeSchema.optional().describe(
+    "The mode its calls were decided in: the run's, or a narrower one (plan for Explore and Plan, an agent definition's permissionMode)."
+  ),
   background: external_exports.boolean().describe("Started with run_in_background."),
   status: external_exports.enum(SUBAGENT_STATUSES).describe(
     "How its loop ended (an exit reason), failed (its loop threw), or stopped (the run or TaskStop stopped it in the background)."
