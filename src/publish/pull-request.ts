@@ -13,11 +13,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { defuseGitHubReferences, RunReport } from "../report/index.js";
+import { defuseGitHubReferences, parseRunCommit, RUN_TRAILER, RunReport } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { patchProblems, type PatchCheckOptions } from "./checks.js";
 import { git, GitError } from "../host-git.js";
-import { parseRunCommit, readBranchHistory, RUN_TRAILER, wholeChangeBody } from "./pr-description.js";
+import { readBranchHistory, wholeChangeBody } from "./pr-description.js";
 
 export const BRANCH_PREFIX = "agent-ci/";
 export const PR_MARKER_PREFIX = "<!-- agent-ci-run:";
