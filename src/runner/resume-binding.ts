@@ -43,38 +43,39 @@ export async function bindResumeRecord(options: RecordBindingOptions): Promise<s
     );
   }
   const tree = await recordTree(options);
-  for (const commit of commits) {
-    const published = (await git(["rev-parse", `${commit}^{tree}`], { cwd: options.repo })).trim();
-    if (published === tree) return commit;
-  }
+  const match = commits.find((c) => c.tree === tree);
+  if (match) return match.sha;
   throw new ConfigError(
-    `--resume ${given}: the record does not match what agent-ci publish pushed for run ${runId}: its base ${options.baseCommit} with its patch.diff gives tree ${tree}, but commit ${commits[0] ?? ""} holds another; the record was changed after the run, or belongs to another repository. Download the run's own artifact again`,
+    `--resume ${given}: the record does not match what agent-ci publish pushed for run ${runId}: its base ${options.baseCommit} with its patch.diff gives tree ${tree}, but commit ${commits[0]?.sha ?? ""} holds tree ${commits[0]?.tree ?? ""}; the record was changed after the run, or belongs to another repository. Download the run's own artifact again`,
   );
 }
 
-/** Commits reachable from HEAD whose message's last line names `runId` exactly, newest first. */
+/** Commits reachable from HEAD whose message's last line names `runId` exactly, with their trees, newest first. */
 async function publishedCommits(
   repo: string,
   runId: string,
   redact: (text: string) => string,
-): Promise<string[]> {
+): Promise<Array<{ sha: string; tree: string }>> {
   // An id publish could not have written into a trailer has no commit.
   if (parseRunCommit(`x\n\n${RUN_TRAILER}${runId}`)?.runId !== runId) return [];
+  const head = await git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: repo }).then(
+    () => true,
+    () => false,
+  );
+  if (!head) return [];
+  // Any other failure ends the run: a record is never taken as unbound because its commit could not be read.
   const out = await git(
-    ["log", "-z", "--format=%H%n%B", "--fixed-strings", `--grep=${RUN_TRAILER}${runId}`, "HEAD", "--"],
+    ["log", "-z", "--format=%H %T%n%B", "--fixed-strings", `--grep=${RUN_TRAILER}${runId}`, "HEAD", "--"],
     { cwd: repo, redact },
-  ).catch((error: unknown) => {
-    if (error instanceof GitError) return ""; // no HEAD yet: no commit at all
-    throw error;
+  );
+  return out.split("\0").flatMap((entry) => {
+    const newline = entry.indexOf("\n");
+    const [sha = "", tree = ""] = entry.slice(0, newline).split(" ");
+    const isId = (id: string) => /^[0-9a-f]{40,64}$/.test(id);
+    return isId(sha) && isId(tree) && parseRunCommit(entry.slice(newline + 1))?.runId === runId
+      ? [{ sha, tree }]
+      : [];
   });
-  return out
-    .split("\0")
-    .map((entry) => {
-      const newline = entry.indexOf("\n");
-      return { sha: entry.slice(0, newline), message: entry.slice(newline + 1) };
-    })
-    .filter((c) => /^[0-9a-f]{40,64}$/.test(c.sha) && parseRunCommit(c.message)?.runId === runId)
-    .map((c) => c.sha);
 }
 
 /** The tree of the record's base with its patch applied, as publish would build it. */

@@ -30,6 +30,7 @@ import {
 } from "../report/index.js";
 import type { RunState } from "../tools/state.js";
 import type { MessageParam } from "./driver.js";
+import { bindResumeRecord } from "./resume-binding.js";
 
 export const CONVERSATION_FILE = "conversation.jsonl";
 /** Bump when a line's shape changes in a way an older reader would misread. */
@@ -273,7 +274,42 @@ export async function checkoutBase(
   }
 }
 
-/** How this run's policy differs from the earlier one's, in sentences; empty when it is the same. */
+/**
+ * The record `given` names, read, its base checked out afresh from the user's repository, and the record bound
+ * to the commit publish pushed for its run (`publishedCommit`; undefined when never published and not
+ * `required`). A record that cannot be resumed is a ConfigError, and nothing is left behind.
+ */
+export async function openResume(
+  given: string,
+  workspace: string,
+  required: boolean,
+  redact: (text: string) => string,
+): Promise<{
+  record: ResumeRecord;
+  checkout: { dir: string; dispose: () => void };
+  publishedCommit?: string;
+}> {
+  const record = loadResumeRecord(given);
+  const checkout = await checkoutBase(workspace, record.baseCommit, redact);
+  try {
+    const publishedCommit = await bindResumeRecord({
+      repo: workspace,
+      baseRepo: checkout.dir,
+      runId: record.report.runId,
+      baseCommit: record.baseCommit,
+      patch: record.patch,
+      required,
+      given,
+      redact,
+    });
+    return { record, checkout, publishedCommit };
+  } catch (error) {
+    checkout.dispose();
+    throw error;
+  }
+}
+
+/** How this run's policy differs from the earlier record's, in sentences (compared, never adopted); empty when the same. */
 export function policyChanges(earlier: ReportPolicy, current: ReportPolicy): string[] {
   const key = (r: ReportPolicy["rules"][number]) => `${r.behavior} ${r.text}`;
   const before = new Set(earlier.rules.map(key));

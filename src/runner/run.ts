@@ -33,15 +33,13 @@ import { RunToolSet } from "./tool-set.js";
 import { allCalls, buildReport, type RunFailure } from "./run-report.js";
 import { type AgentPhase, type RunContext, type RunIO, timed } from "./run-context.js";
 import {
-  checkoutBase,
   CONVERSATION_FILE,
   conversationRecord,
   DEFAULT_RESUME_PROMPT,
-  loadResumeRecord,
+  openResume,
   policyChanges,
   restoreMessages,
 } from "./resume.js";
-import { bindResumeRecord } from "./resume-binding.js";
 
 export type { RunIO } from "./run-context.js";
 import { applyInstructions, startMcp, webServices } from "./run-services.js";
@@ -549,21 +547,12 @@ async function runAgentPhase(
  */
 async function startResume(ctx: RunContext): Promise<void> {
   const given = ctx.config.resume ?? "";
-  const record = loadResumeRecord(given);
-  const checkout = await checkoutBase(ctx.config.workspace, record.baseCommit, ctx.redactor.redact);
-  const publishedCommit = await bindResumeRecord({
-    repo: ctx.config.workspace,
-    baseRepo: checkout.dir,
-    runId: record.report.runId,
-    baseCommit: record.baseCommit,
-    patch: record.patch,
-    required: ctx.config.resumeNeedsPublishedCommit,
+  const { record, checkout, publishedCommit } = await openResume(
     given,
-    redact: ctx.redactor.redact,
-  }).catch((error: unknown) => {
-    checkout.dispose();
-    throw error;
-  });
+    ctx.config.workspace,
+    ctx.config.resumeNeedsPublishedCommit,
+    ctx.redactor.redact,
+  );
   ctx.resume = {
     record,
     workspace: ctx.config.workspace,
