@@ -258,6 +258,11 @@ describe("agent-ci run --resume", () => {
     expect(warning?.message).toContain("mode bypassPermissions → acceptEdits");
     expect(warning?.message).toContain("removed allow Bash(*)");
     expect(resumed.log).toContain("mode bypassPermissions → acceptEdits; removed allow Bash(*)");
+    const markdown = fs.readFileSync(path.join(resumed.outcome.outDir, "report.md"), "utf8");
+    expect(markdown).toContain("mode bypassPermissions → acceptEdits; removed allow Bash(\\*)");
+    expect(markdown).toContain(
+      `the record matches its published commit <code>${published.commitSha.slice(0, 12)}</code>; its record's policy was mode <code>bypassPermissions</code> with 1 rule, not adopted`,
+    );
 
     // What the record claims about the workspace must give the published commit's tree.
     const git = (...args: string[]) =>
