@@ -212,7 +212,7 @@ export function buildProgram(): Command {
     .option("--prompt-file <file>", "read the task from a file")
     .option(
       "--resume <out-dir|report.json>",
-      "continue an earlier run: its workspace as it ended, its conversation and its policy (--prompt adds a message; see Resume below)",
+      "continue an earlier run: its workspace as it ended and its conversation, under this run's own policy (--prompt adds a message; see Resume below)",
     )
     .option("--system-prompt-append <text>", "text appended to agent-ci's system prompt")
     .option("--script <file>", "run a file of tool calls (or a report.json's calls) instead of a model")
@@ -369,13 +369,14 @@ Exit codes: 0 completed, 1 the patch or report could not be written, 2 config er
 
 Resume: --resume starts a new run from an earlier one's output folder (report.json, patch.diff,
 conversation.jsonl): its base commit (which must be in --workspace's repository) with its patch applied, the
-conversation as the model last saw it, what it had read, and its policy (flags may change it; the report then
-shows both). Limits count afresh; the new patch is the whole change against the original base. --prompt is
+conversation as the model last saw it and what it had read. The policy is this run's own (the record's is
+compared and reported, never adopted); a record that does not reproduce the commit publish pushed for its run
+is refused. Limits count afresh; the new patch is the whole change against the original base. --prompt is
 added as a user message; without it: "${DEFAULT_RESUME_PROMPT}"
 
 Examples:
   ANTHROPIC_API_KEY=… agent-ci run --prompt "Fix the failing test" --mode acceptEdits --allow 'Bash(npm test:*)'
-  agent-ci run --resume agent-ci-out/<run-id> --prompt "Also handle the empty list"
+  agent-ci run --resume agent-ci-out/<run-id> --prompt "Also handle the empty list" --mode acceptEdits
   agent-ci run --workspace examples/buggy-calc --script examples/buggy-calc/fix.script.json --mode acceptEdits`,
     )
     .action(async (flags: RunFlags) => {

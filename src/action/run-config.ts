@@ -108,5 +108,6 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     reviewBase: parts.review?.base,
     reviewHead: parts.review?.head,
     resume: parts.resume,
+    resumeNeedsPublishedCommit: true,
   };
 }

@@ -7,7 +7,7 @@
 // the new commit back through such commits is the list of runs, and the parent of the earliest is where the
 // branch started. A commit that is not agent-ci's ends the chain: the description then covers the runs
 // after it. The messages are data: whatever they say is shown, made inert, never followed.
-import { defuseGitHubReferences } from "../report/index.js";
+import { defuseGitHubReferences, parseRunCommit } from "../report/index.js";
 
 /** One changed file in a diff: `-` counts (binary) as 0. */
 export interface FileStat {
@@ -32,8 +32,6 @@ export interface BranchHistory {
   files: FileStat[];
 }
 
-/** The trailer agent-ci ends each publish commit's message with. */
-export const RUN_TRAILER = "agent-ci run ";
 /** A pull request lists at most this many runs (the oldest are left out and counted). */
 const MAX_RUNS = 50;
 /** Each run's summary is cut here in the description: the commit keeps the whole text. */
@@ -66,20 +64,6 @@ export function parseNumstat(out: string): FileStat[] {
 
 function numstat(git: HistoryGit, from: string, to: string): Promise<FileStat[]> {
   return git.run(["diff", "--numstat", "-z", "--no-renames", from, to]).then(parseNumstat);
-}
-
-/** The run id and summary an agent-ci publish commit's message carries, or undefined for another commit. */
-export function parseRunCommit(message: string): { runId: string; summary: string } | undefined {
-  const lines = message.trimEnd().split("\n");
-  const last = lines.at(-1) ?? "";
-  if (!last.startsWith(RUN_TRAILER)) return undefined;
-  // Only what runBranch could have made a branch of: an id with a backtick or a mention is not agent-ci's.
-  const runId = last.slice(RUN_TRAILER.length).trim();
-  if (!/^[A-Za-z0-9._-]{1,200}$/.test(runId)) return undefined;
-  // The title line, then the summary; agent-ci's own issue line (pull-request.ts's issueLine) is not the run's.
-  const body = lines.slice(1, -1);
-  while (body.length && /^(?:|Fixes #\d+|Opened from #\d+)$/.test(body.at(-1) ?? "")) body.pop();
-  return { runId, summary: body.join("\n").trim() };
 }
 
 /**

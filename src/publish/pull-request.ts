@@ -6,18 +6,20 @@
 // committed with `git commit-tree` with the run's end time as the date (the same run gives the same
 // commit), pushed without force, and opened as a pull request. When the run came from an agent-ci pull
 // request, the commit goes on that PR's branch instead; a resumed run's (its patch is the whole change against
-// the same base) goes on top of the commit of the run it continues. Re-running publish for the same run finds the
+// the same base) goes on top of the commit of the run it continues, and only when the base its report names
+// is where the branch's agent-ci commits start (else the checks of patch.diff would miss part of the new
+// commit's change). Re-running publish for the same run finds the
 // branch already at that tree and the PR already open, and changes nothing. Every failure is an error
 // that says what to do; nothing here reports success for a step that did not happen.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { defuseGitHubReferences, RunReport } from "../report/index.js";
+import { defuseGitHubReferences, parseRunCommit, RUN_TRAILER, RunReport } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { patchProblems, type PatchCheckOptions } from "./checks.js";
 import { git, GitError } from "../host-git.js";
-import { parseRunCommit, readBranchHistory, RUN_TRAILER, wholeChangeBody } from "./pr-description.js";
+import { readBranchHistory, wholeChangeBody, type HistoryGit } from "./pr-description.js";
 
 export const BRANCH_PREFIX = "agent-ci/";
 /**
@@ -183,6 +185,35 @@ async function continuesTip(repo: Repo, report: RunReport, tip: string): Promise
   if (!earlier) return false;
   const message = await repo.run(["log", "-1", "--format=%B", tip]);
   return parseRunCommit(message)?.runId === earlier;
+}
+
+/** git for reading the branch's agent-ci commits, fetching what a shallow checkout lacks. */
+function historyGit(repo: Repo, options: PublishPrOptions, branch: string): HistoryGit {
+  return {
+    run: (args) => repo.run(args),
+    ensure: (sha) => ensureCommit(repo, options.remote, sha, `a commit of ${branch}`),
+  };
+}
+
+/**
+ * A resumed run's commit goes on top of the branch, but its tree is built from the base its report names: that
+ * base must be where the branch's agent-ci commits start, or the new commit would hold changes (between the
+ * branch's start and the named base) that patch.diff, and so every check of it, never showed. The report may
+ * be forged: it is checked against the branch, never believed.
+ */
+async function requireChainStart(
+  repo: Repo,
+  options: PublishPrOptions,
+  branch: string,
+  tip: string,
+  report: RunReport,
+): Promise<void> {
+  const history = await readBranchHistory(historyGit(repo, options, branch), tip);
+  const base = report.workspace.baseCommit ?? "";
+  if (history?.start === base) return;
+  throw new PublishRefusedError(
+    `not published: run ${report.runId} continues run ${report.resumedFrom?.runId ?? "?"} from base ${base}, but ${branch}'s agent-ci commits start at ${history?.start ?? "no agent-ci commit"}; a commit built from another base would carry changes its patch.diff does not show, past the checks. Re-run the agent from the branch's own artifact.`,
+  );
 }
 
 const prMarker = (runId: string) => `${PR_MARKER_PREFIX} ${runId} -->`;
@@ -366,18 +397,14 @@ async function followUpBody(
   report: RunReport,
   issue: string | undefined,
 ): Promise<string> {
-  const history = await readBranchHistory(
-    {
-      run: (args) => repo.run(args),
-      ensure: (sha) => ensureCommit(repo, options.remote, sha, `a commit of ${branch}`),
+  const history = await readBranchHistory(historyGit(repo, options, branch), commitSha).catch(
+    (error: unknown) => {
+      options.log(
+        `could not read the earlier runs on ${branch} (${(error as Error).message}); the description names this run only`,
+      );
+      return undefined;
     },
-    commitSha,
-  ).catch((error: unknown) => {
-    options.log(
-      `could not read the earlier runs on ${branch} (${(error as Error).message}); the description names this run only`,
-    );
-    return undefined;
-  });
+  );
   return history && history.runs.length > 1
     ? wholeChangeBody(history, prMarker(report.runId), issue)
     : pullBody(report, issue);
@@ -420,7 +447,9 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     commitSha = tip;
     log(`${branch} already holds this run's change (${tip}); nothing to push`);
   } else {
-    const parent = tip && tip !== base && (await continuesTip(repo, report, tip)) ? tip : base;
+    const continued = tip && tip !== base && (await continuesTip(repo, report, tip)) ? tip : undefined;
+    if (continued) await requireChainStart(repo, options, branch, continued, report);
+    const parent = continued ?? base;
     if (tip && tip !== parent)
       throw new PublishRefusedError(
         `${branch} is at ${tip}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes; re-run the agent on the branch's head.`,

@@ -77,3 +77,4 @@ export {
   type WriteReportOptions,
   type WrittenReport,
 } from "./write.js";
+export { RUN_TRAILER, parseRunCommit } from "./run-commit.js";

@@ -544,7 +544,7 @@ function runDetails(report: RunReport): string {
   const resumed = report.resumedFrom;
   if (resumed)
     lines.push(
-      `- **Continues run** ${code(resumed.runId, 80)} (it ended: ${code(resumed.exitReason, 30)}): ${plural(resumed.restoredMessages, "message")} and ${plural(resumed.restoredReads, "file read")} restored; the patch is the whole change since ${code(resumed.baseCommit.slice(0, 12), 12)}${resumed.earlierPolicy ? `; its policy was mode ${code(resumed.earlierPolicy.mode, 30)} with ${plural(resumed.earlierPolicy.rules.length, "rule")} (this run's differs, see the warnings)` : ""}`,
+      `- **Continues run** ${code(resumed.runId, 80)} (it ended: ${code(resumed.exitReason, 30)}): ${plural(resumed.restoredMessages, "message")} and ${plural(resumed.restoredReads, "file read")} restored; the patch is the whole change since ${code(resumed.baseCommit.slice(0, 12), 12)}${resumed.publishedCommit ? `; the record matches its published commit ${code(resumed.publishedCommit.slice(0, 12), 12)}` : ""}${resumed.earlierPolicy ? `; its record's policy was mode ${code(resumed.earlierPolicy.mode, 30)} with ${plural(resumed.earlierPolicy.rules.length, "rule")}, not adopted (this run's differs, see the warnings)` : ""}`,
     );
   for (const skipped of workspace.skipped.slice(0, 20)) {
     lines.push(`  - skipped ${code(skipped.path, 100)}: ${plain(skipped.reason, 120)}`);

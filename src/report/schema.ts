@@ -595,8 +595,14 @@ export const ResumedFrom = z
       "Files the earlier run had read that this run may edit without reading them again, while they are unchanged.",
     ),
     earlierPolicy: Policy.optional().describe(
-      "The earlier run's policy, present only when this run's (`policy`) differs from it: a resume never changes the policy silently.",
+      "The earlier run's policy as its record states it, present only when this run's (`policy`) differs from it. It is never adopted: a resumed run's policy is its own configuration.",
     ),
+    publishedCommit: z
+      .string()
+      .optional()
+      .describe(
+        "The commit agent-ci publish pushed for the earlier run, whose tree the record's base and patch reproduce; absent when that run was never published (the CLI's own output folder).",
+      ),
   })
   .meta({ id: "ResumedFrom" });
 export type ResumedFrom = z.infer<typeof ResumedFrom>;

@@ -303,8 +303,10 @@ export const RunConfig = z
       .min(1)
       .optional()
       .describe(
-        "An earlier run's output folder or report.json: continue it (its workspace, conversation and policy)",
+        "An earlier run's output folder or report.json: continue its workspace and conversation, under this run's own policy",
       ),
+    /** The Action's resume_from (an artifact): the record must reproduce the commit publish pushed for its run. */
+    resumeNeedsPublishedCommit: z.boolean().default(false),
   })
   .superRefine((c, ctx) => {
     if (!c.script && !c.prompt && c.task !== "review" && !c.resume)

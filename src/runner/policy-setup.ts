@@ -118,15 +118,10 @@ function parserFiles() {
   return { treeSitterWasm: beside("web-tree-sitter.wasm"), bashWasm: beside("tree-sitter-bash.wasm") };
 }
 
-/** `before`: sources below all of the run's own (a resumed run's earlier policy). */
-export async function buildEngine(
-  flags: PolicyFlags,
-  workspace?: string,
-  before: readonly PolicySourceInput[] = [],
-): Promise<PolicyEngine> {
+export async function buildEngine(flags: PolicyFlags, workspace?: string): Promise<PolicyEngine> {
   const policy = loadPolicy({
     mode: flags.mode,
-    sources: [...before, ...policySources(flags, workspace)],
+    sources: policySources(flags, workspace),
     trustWorkspace: flags.trustWorkspaceSettings,
   });
   return createPolicyEngine(policy, { parser: parserFiles(), homeDir: BASE_ENV.HOME });
@@ -158,12 +153,8 @@ function hookError(
     : undefined;
 }
 
-export async function preparePolicy(
-  config: RunConfig,
-  runId = "agent-ci",
-  before: readonly PolicySourceInput[] = [],
-): Promise<PreparedPolicy> {
-  const engine = await buildEngine(config, config.workspace, before);
+export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Promise<PreparedPolicy> {
+  const engine = await buildEngine(config, config.workspace);
   const { policy } = engine;
   const container = compileContainerRules(policy, WORKSPACE_ROOT, BASE_ENV.HOME);
   const hooks: ToolHooks | undefined = policy.hooks.length

@@ -3,8 +3,13 @@
 // — its base commit checked out afresh from the user's repository, the earlier patch applied in the container
 // after the baseline was taken, so the new patch is the whole change against the original base —, the
 // conversation is the messages the model was last sent (tool results as they went, cleared ones as their
-// placeholders), and what the model had read whole may be edited again without a new Read. The earlier
-// policy is the starting point of the new one; a flag may change it, and the record then shows both.
+// placeholders), and what the model had read whole may be edited again without a new Read.
+//
+// The record is data, not configuration (it may be an artifact someone else uploaded): the resumed run's
+// policy is its own configuration only — flags, inputs, trusted settings —, as Claude Code's --resume takes
+// permissions from the current session and never from the transcript. The earlier record's policy is compared
+// with it and the difference reported (`policyChanges`), never adopted. What the record claims about the
+// workspace is checked against the commit publish pushed for the run (resume-binding.ts).
 //
 // The conversation record (conversation.jsonl) is written by every run that reached the model: one JSON
 // object a line — a header, the files read, then the messages — redacted like everything else written, so a
@@ -16,7 +21,6 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
 import { git } from "../host-git.js";
-import type { PolicySourceInput } from "../policy/index.js";
 import {
   parseReport,
   REPORT_SCHEMA_VERSION,
@@ -26,6 +30,7 @@ import {
 } from "../report/index.js";
 import type { RunState } from "../tools/state.js";
 import type { MessageParam } from "./driver.js";
+import { bindResumeRecord } from "./resume-binding.js";
 
 export const CONVERSATION_FILE = "conversation.jsonl";
 /** Bump when a line's shape changes in a way an older reader would misread. */
@@ -270,31 +275,41 @@ export async function checkoutBase(
 }
 
 /**
- * The earlier run's rules as policy sources, one per source they came from (labelled with the run), below
- * everything this run reads itself; the first carries the earlier mode as its default. Rules that came from
- * the workspace's own files are left out: the checkout of the same base commit yields them again.
+ * The record `given` names, read, its base checked out afresh from the user's repository, and the record bound
+ * to the commit publish pushed for its run (`publishedCommit`; undefined when never published and not
+ * `required`). A record that cannot be resumed is a ConfigError, and nothing is left behind.
  */
-export function resumedPolicySources(earlier: ReportPolicy, runId: string): PolicySourceInput[] {
-  const bySource = new Map<string, { allow: string[]; deny: string[]; ask: string[] }>();
-  for (const rule of earlier.rules) {
-    if (rule.source.startsWith("workspace:")) continue;
-    const lists = bySource.get(rule.source) ?? { allow: [], deny: [], ask: [] };
-    lists[rule.behavior].push(rule.text);
-    bySource.set(rule.source, lists);
+export async function openResume(
+  given: string,
+  workspace: string,
+  required: boolean,
+  redact: (text: string) => string,
+): Promise<{
+  record: ResumeRecord;
+  checkout: { dir: string; dispose: () => void };
+  publishedCommit?: string;
+}> {
+  const record = loadResumeRecord(given);
+  const checkout = await checkoutBase(workspace, record.baseCommit, redact);
+  try {
+    const publishedCommit = await bindResumeRecord({
+      repo: workspace,
+      baseRepo: checkout.dir,
+      runId: record.report.runId,
+      baseCommit: record.baseCommit,
+      patch: record.patch,
+      required,
+      given,
+      redact,
+    });
+    return { record, checkout, publishedCommit };
+  } catch (error) {
+    checkout.dispose();
+    throw error;
   }
-  const label = (source: string) => `${source} (resumed run ${runId})`;
-  const sources: PolicySourceInput[] = [...bySource].map(([source, lists]) => ({
-    source: { kind: "settings-file", label: label(source), trusted: true },
-    ...lists,
-  }));
-  const modeSource: PolicySourceInput = {
-    source: { kind: "settings-file", label: label("mode"), trusted: true },
-    defaultMode: earlier.mode,
-  };
-  return [modeSource, ...sources];
 }
 
-/** How this run's policy differs from the earlier one's, in sentences; empty when it is the same. */
+/** How this run's policy differs from the earlier record's, in sentences (compared, never adopted); empty when the same. */
 export function policyChanges(earlier: ReportPolicy, current: ReportPolicy): string[] {
   const key = (r: ReportPolicy["rules"][number]) => `${r.behavior} ${r.text}`;
   const before = new Set(earlier.rules.map(key));

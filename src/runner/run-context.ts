@@ -75,6 +75,8 @@ export interface RunResume {
   restoredReads: number;
   /** How this run's policy differs from the earlier one (empty: the same). */
   policyChanges: string[];
+  /** The commit publish pushed for the earlier run, which the record reproduces (none: never published). */
+  publishedCommit?: string;
 }
 
 /** Runs `step` as the run's phase `name`, recording its time whether it succeeds or throws. */

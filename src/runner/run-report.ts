@@ -231,7 +231,7 @@ export function buildReport(p: ReportParts): RunReportInput {
     warnings.push({
       kind: "resume_policy_changed",
       severity: "warning",
-      message: `This run's policy differs from that of run ${p.resume.record.report.runId}, which it continues: ${p.resume.policyChanges.join("; ")}. Both are in the report (policy, resumedFrom.earlierPolicy).`,
+      message: `This run's policy differs from that of run ${p.resume.record.report.runId}, which it continues: ${p.resume.policyChanges.join("; ")}. The earlier policy is not adopted: this run's own configuration decides. Both are in the report (policy, resumedFrom.earlierPolicy).`,
     });
   if (loop.contextFallback)
     warnings.push({
@@ -439,6 +439,7 @@ export function buildReport(p: ReportParts): RunReportInput {
       restoredMessages: p.resume.record.conversation.messages.length,
       restoredReads: p.resume.restoredReads,
       earlierPolicy: p.resume.policyChanges.length ? p.resume.record.report.policy : undefined,
+      publishedCommit: p.resume.publishedCommit,
     },
   };
 }

@@ -33,14 +33,12 @@ import { RunToolSet } from "./tool-set.js";
 import { allCalls, buildReport, type RunFailure } from "./run-report.js";
 import { type AgentPhase, type RunContext, type RunIO, timed } from "./run-context.js";
 import {
-  checkoutBase,
   CONVERSATION_FILE,
   conversationRecord,
   DEFAULT_RESUME_PROMPT,
-  loadResumeRecord,
+  openResume,
   policyChanges,
   restoreMessages,
-  resumedPolicySources,
 } from "./resume.js";
 
 export type { RunIO } from "./run-context.js";
@@ -342,18 +340,15 @@ async function runAgentPhase(
 ): Promise<void> {
   if (ctx.mcpConfigError) throw ctx.mcpConfigError;
   if (ctx.config.resume) await startResume(ctx);
-  const earlier = ctx.resume?.record.report;
-  const policy = await preparePolicy(
-    ctx.config,
-    ctx.runId,
-    earlier ? resumedPolicySources(earlier.policy, earlier.runId) : [],
-  );
+  // A resumed run's policy is its own configuration only; the earlier record's is compared, never adopted.
+  const policy = await preparePolicy(ctx.config, ctx.runId);
   phase.policy = policy;
+  const earlier = ctx.resume?.record.report;
   if (ctx.resume && earlier) {
     ctx.resume.policyChanges = policyChanges(earlier.policy, policy.summary);
     if (ctx.resume.policyChanges.length)
       ctx.log(
-        `the policy differs from run ${earlier.runId}'s: ${ctx.resume.policyChanges.join("; ")} (the report shows both)`,
+        `the policy differs from run ${earlier.runId}'s record: ${ctx.resume.policyChanges.join("; ")}; this run's own policy applies (the report shows both)`,
       );
   }
   const config = applyInstructions(ctx);
@@ -553,18 +548,23 @@ async function runAgentPhase(
  */
 async function startResume(ctx: RunContext): Promise<void> {
   const given = ctx.config.resume ?? "";
-  const record = loadResumeRecord(given);
-  const checkout = await checkoutBase(ctx.config.workspace, record.baseCommit, ctx.redactor.redact);
+  const { record, checkout, publishedCommit } = await openResume(
+    given,
+    ctx.config.workspace,
+    ctx.config.resumeNeedsPublishedCommit,
+    ctx.redactor.redact,
+  );
   ctx.resume = {
     record,
     workspace: ctx.config.workspace,
     dispose: checkout.dispose,
     restoredReads: 0,
     policyChanges: [],
+    publishedCommit,
   };
   ctx.config = { ...ctx.config, workspace: checkout.dir };
   ctx.log(
-    `resuming run ${record.report.runId} (${record.report.exitReason}): ${record.conversation.messages.length} messages, base ${record.baseCommit}`,
+    `resuming run ${record.report.runId} (${record.report.exitReason}): ${record.conversation.messages.length} messages, base ${record.baseCommit}, ${publishedCommit ? `the record reproduces its published commit ${publishedCommit}` : "never published (no commit of the run to check the record against)"}`,
   );
 }
 

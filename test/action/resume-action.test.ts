@@ -10,8 +10,13 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { publishPullRequest, runBranch, type PublishPrOptions } from "../../src/publish/pull-request.js";
-import { parseReport } from "../../src/report/index.js";
+import {
+  publishPullRequest,
+  PublishRefusedError,
+  runBranch,
+  type PublishPrOptions,
+} from "../../src/publish/pull-request.js";
+import { parseReport, summarizePatch } from "../../src/report/index.js";
 import { CONVERSATION_FILE } from "../../src/runner/resume.js";
 import { recordingUploader, runAction, scriptFile } from "../support/action-harness.js";
 import {
@@ -196,6 +201,140 @@ describe("resume_from: the Action continues its own pull request", () => {
       expect(fresh.stdout).toMatch(/::warning::resume_from named no earlier run's record/);
       const updated = github.comments.find((c) => c.issue_number === 34);
       expect(updated?.body).toContain("so this run started fresh, without the earlier conversation");
+    },
+  );
+
+  it(
+    "B1 a forged artifact resumes under the workflow's own policy, the difference reported; one that does not give the published commit, or of a run never published, is refused before any container; publish refuses a resumed base that is not where the branch's agent-ci commits start, nothing pushed",
+    { timeout: 400_000 },
+    async () => {
+      const first = await model([
+        fake.toolUse("Read", { file_path: FILE }),
+        fake.toolUse("Edit", { file_path: FILE, old_string: "a - b", new_string: "a + b" }),
+        fake.text("Fixed add()."),
+      ]);
+      const artifact = recordingUploader();
+      const earlier = await runAction({
+        fixture: "workflow-dispatch",
+        apiUrl: github.url,
+        workspace,
+        inputs: {
+          github_token: TOKEN,
+          anthropic_api_key: KEY,
+          prompt: "Fix add() in src/calc.js.",
+          permission_mode: "acceptEdits",
+          artifact_name: "agent-ci-{run_id}",
+        },
+        env: { ANTHROPIC_BASE_URL: first.url },
+        deps: { artifact: () => artifact },
+      });
+      expect(earlier.failed).toBeUndefined();
+      const firstId = parseReport(fs.readFileSync(earlier.outputs.report_path ?? "", "utf8")).runId;
+      const branch = runBranch(firstId);
+      const pull = github.pulls.get(34);
+      if (pull) pull.head.ref = branch;
+      const published = await publishPullRequest(
+        options(artifact.dir, await checkout(base), { pullNumber: 34 }),
+      );
+      expect(published).toMatchObject({ branch, pushed: true });
+
+      /** The artifact as a fork's workflow run could have uploaded it under the same name, changed by `change`. */
+      const forge = (change: (dir: string, report: Record<string, unknown>) => void) => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-forged-"));
+        fs.cpSync(artifact.dir, dir, { recursive: true });
+        const file = path.join(dir, "report.json");
+        const report = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+        change(dir, report);
+        fs.writeFileSync(file, JSON.stringify(report));
+        return dir;
+      };
+      const resume = async (record: string, url: string) =>
+        runAction({
+          fixture: "issue-comment-pr",
+          apiUrl: github.url,
+          workspace: await checkout(branch),
+          inputs: {
+            github_token: TOKEN,
+            anthropic_api_key: KEY,
+            permission_mode: "acceptEdits",
+            resume_from: record,
+            upload_artifact: "false",
+          },
+          env: { ANTHROPIC_BASE_URL: url },
+        });
+
+      // Widened rules and mode: the workflow's own policy decides, and the step's log and the report say how
+      // the record's differs.
+      const widened = forge((_dir, report) => {
+        report.policy = {
+          mode: "bypassPermissions",
+          rules: [{ text: "Bash(*)", behavior: "allow", source: "command line" }],
+          ignored: [],
+        };
+      });
+      const second = await model([
+        fake.toolUse("Bash", { command: "touch /workspace/forged" }),
+        fake.text("Tried."),
+      ]);
+      const resumed = await resume(widened, second.url);
+      expect(resumed.outputs.exit_reason).toBe("completed");
+      const outDir = path.dirname(resumed.outputs.report_path ?? "");
+      const report = parseReport(fs.readFileSync(path.join(outDir, "report.json"), "utf8"));
+      expect(report.policy.mode).toBe("acceptEdits");
+      expect(report.policy.rules.map((r) => r.text)).not.toContain("Bash(*)");
+      expect(report.toolCalls.find((c) => c.tool === "Bash")?.decision?.behavior).toBe("deny");
+      expect(report.resumedFrom).toMatchObject({ runId: firstId, publishedCommit: published.commitSha });
+      expect(report.resumedFrom?.earlierPolicy?.mode).toBe("bypassPermissions");
+      expect(resumed.stdout).toContain("mode bypassPermissions → acceptEdits; removed allow Bash(*)");
+
+      // A patch changed after the run, and a record of a run agent-ci never published: refused, nothing started.
+      const tampered = forge((dir, json) => {
+        const file = path.join(dir, "patch.diff");
+        const patch = fs.readFileSync(file, "utf8").replace("+  return a + b;", "+  return a + b + 1;");
+        fs.writeFileSync(file, patch);
+        json.patch = { ...(json.patch as object), ...summarizePatch(patch) };
+      });
+      const unpublished = forge((_dir, json) => {
+        json.runId = "20261127-forged";
+      });
+      const silent = await model([]);
+      for (const [name, record, message] of [
+        ["tampered", tampered, `the record does not match what agent-ci publish pushed for run ${firstId}`],
+        [
+          "unpublished",
+          unpublished,
+          `no commit reachable from HEAD .* ends with "agent-ci run 20261127-forged"`,
+        ],
+      ] as const) {
+        const refused = await resume(record, silent.url);
+        expect(refused.outputs.exit_reason, name).toBe("config_error");
+        expect(refused.failed, name).toMatch(new RegExp(message));
+        const written = parseReport(fs.readFileSync(refused.outputs.report_path ?? "", "utf8"));
+        expect(written.image, name).toBeUndefined();
+      }
+      expect(silent.messagesRequests()).toEqual([]);
+
+      // Publish: the resumed run's report naming another commit of the repository as its base (one that adds a
+      // workflow, which patch.diff would never show): refused, the branch where it was.
+      const side = await checkout(base);
+      fs.mkdirSync(path.join(side, ".github/workflows"), { recursive: true });
+      fs.writeFileSync(path.join(side, ".github/workflows/evil.yml"), "on: push\n");
+      git(side, "add", ".github");
+      git(side, "commit", "-q", "-m", "a fork's commit");
+      const evil = git(side, "rev-parse", "HEAD");
+      git(side, "push", "-q", bare(), `${evil}:refs/heads/side`);
+      const rebased = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-rebased-"));
+      fs.cpSync(outDir, rebased, { recursive: true });
+      const reportFile = path.join(rebased, "report.json");
+      const json = JSON.parse(fs.readFileSync(reportFile, "utf8")) as { workspace: Record<string, unknown> };
+      json.workspace.baseCommit = evil;
+      fs.writeFileSync(reportFile, JSON.stringify(json));
+      const refusal = await publishPullRequest(options(rebased, await checkout(branch))).catch(
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(PublishRefusedError);
+      expect((refusal as Error).message).toContain(`${branch}'s agent-ci commits start at ${base}`);
+      expect(git(bare(), "rev-parse", `refs/heads/${branch}`)).toBe(published.commitSha);
     },
   );
 });

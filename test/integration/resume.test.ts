@@ -8,7 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseReport, type RunReport } from "../../src/report/index.js";
+import { publishPullRequest } from "../../src/publish/pull-request.js";
+import { parseReport, summarizePatch, type RunReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { CONVERSATION_FILE } from "../../src/runner/resume.js";
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
@@ -19,6 +20,9 @@ import {
   type FakeAnthropic,
   type FakeAnthropicOptions,
 } from "../support/fake-anthropic.js";
+import { startFakeGitHub } from "../support/fake-github.js";
+import { addBareRepo, startGitRemote } from "../support/git-remote.js";
+import { publishOptions } from "../support/publish-fixture.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 
 const docker = new Docker();
@@ -27,7 +31,7 @@ const CALC =
   "export function add(a, b) {\n  return a - b;\n}\n\nexport function mul(a, b) {\n  return a / b;\n}\n";
 const FILE = "/workspace/src/calc.js";
 
-const servers: FakeAnthropic[] = [];
+const servers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
@@ -41,21 +45,28 @@ async function api(turns: FakeAnthropicOptions["turns"]): Promise<FakeAnthropic>
 async function run(
   input: Partial<RunConfigInput>,
   server: FakeAnthropic,
-): Promise<{ outcome: RunOutcome; report: RunReport }> {
+): Promise<{ outcome: RunOutcome; report: RunReport; log: string }> {
   const config = parseRunConfig({
     out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
     apiKey: KEY,
     baseURL: server.url,
     ...input,
   } as RunConfigInput);
-  const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
+  let log = "";
+  const outcome = await runAgent(config, {
+    stdout: () => {},
+    stderr: (text) => {
+      log += text;
+    },
+    progress: false,
+  });
   const left = await docker.listContainers({
     all: true,
     filters: { label: [`${LABEL_RUN}=${outcome.runId}`] },
   });
   expect(left).toEqual([]);
   const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
-  return { outcome, report };
+  return { outcome, report, log };
 }
 
 /** The messages as the API received them, without the cache breakpoints the driver moves from request to request. */
@@ -90,9 +101,9 @@ describe("agent-ci run --resume", () => {
       fake.toolUse("Edit", { file_path: FILE, old_string: "a / b", new_string: "a * b" }),
       fake.text("Fixed add and mul."),
     ]);
-    // No --mode: the earlier run's acceptEdits carries over (default mode would refuse the Edit).
+    // The run's own mode: the earlier record's is never adopted (default mode would refuse the Edit).
     const resumed = await run(
-      { workspace, resume: earlier.outcome.outDir, prompt: "Also fix mul, then stop." },
+      { workspace, resume: earlier.outcome.outDir, prompt: "Also fix mul, then stop.", mode: "acceptEdits" },
       second,
     );
     expect(resumed.outcome.exitReason).toBe("completed");
@@ -106,6 +117,8 @@ describe("agent-ci run --resume", () => {
       restoredReads: 1,
     });
     expect(resumed.report.resumedFrom?.earlierPolicy).toBeUndefined();
+    // Never published: the CLI's own output folder is resumed unbound.
+    expect(resumed.report.resumedFrom?.publishedCommit).toBeUndefined();
     expect(resumed.report.workspace).toMatchObject({ path: path.basename(workspace), baseCommit: base });
     expect(resumed.report.limits.maxTurns).toBe(50);
 
@@ -174,6 +187,118 @@ describe("agent-ci run --resume", () => {
       expect(outcome.exitReason, name).toBe("config_error");
       expect(report.error?.message, name).toMatch(message);
       expect(report.image, name).toBeUndefined();
+    }
+    expect(server.messagesRequests()).toEqual([]);
+  });
+
+  it("B1 a forged record (allow Bash(*), bypassPermissions) resumes under this run's own policy and the report and log show the difference; a record whose base and patch do not give the published commit is refused before any container", async () => {
+    const workspace = makeWorkspace({ "src/calc.js": CALC }, { git: true });
+    const first = await api([
+      fake.toolUse("Read", { file_path: FILE }),
+      fake.toolUse("Edit", { file_path: FILE, old_string: "a - b", new_string: "a + b" }),
+      fake.text("Fixed add."),
+    ]);
+    const earlier = await run({ workspace, prompt: "Fix add.", mode: "acceptEdits" }, first);
+    expect(earlier.report.outcome).toBe("changes");
+
+    // Published as agent-ci publish does it: a commit ending "agent-ci run <id>" on agent-ci/run-<id>.
+    const token = ["ghs", "resumeBindToken0123456789abcdefABCD"].join("_");
+    const remote = await startGitRemote({ token });
+    servers.push(remote);
+    const github = await startFakeGitHub({ token });
+    servers.push(github);
+    const bare = addBareRepo(remote, "acme", "widgets", workspace);
+    const clone = (ref: string) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-clone-"));
+      execFileSync("git", ["clone", "-q", bare, dir], { stdio: "pipe" });
+      execFileSync("git", ["checkout", "-q", ref], { cwd: dir, stdio: "pipe" });
+      return dir;
+    };
+    const published = await publishPullRequest(
+      publishOptions({ remote, githubUrl: github.url, token }, earlier.outcome.outDir, clone("HEAD")),
+    );
+    expect(published.pushed).toBe(true);
+    const checkout = clone(published.branch);
+
+    const forge = (name: string, change: (dir: string, report: Record<string, unknown>) => void) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `agent-ci-${name}-`));
+      fs.cpSync(earlier.outcome.outDir, dir, { recursive: true });
+      const file = path.join(dir, "report.json");
+      const report = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+      change(dir, report);
+      fs.writeFileSync(file, JSON.stringify(report));
+      return dir;
+    };
+
+    // Widened rules and mode in the record: this run's policy is its own; the difference is reported.
+    const widened = forge("widened", (_dir, report) => {
+      report.policy = {
+        mode: "bypassPermissions",
+        rules: [{ text: "Bash(*)", behavior: "allow", source: "command line" }],
+        ignored: [],
+      };
+    });
+    const second = await api([
+      fake.toolUse("Bash", { command: "touch /workspace/forged" }),
+      fake.text("Tried."),
+    ]);
+    const resumed = await run(
+      { workspace: checkout, resume: widened, prompt: "Go on.", mode: "acceptEdits" },
+      second,
+    );
+    expect(resumed.outcome.exitReason).toBe("completed");
+    expect(resumed.report.policy.mode).toBe("acceptEdits");
+    expect(resumed.report.policy.rules.map((r) => r.text)).not.toContain("Bash(*)");
+    const bash = resumed.report.toolCalls.find((c) => c.tool === "Bash");
+    expect(bash?.decision?.behavior).toBe("deny");
+    expect(resumed.report.patch.files.map((f) => f.path)).toEqual(["src/calc.js"]);
+    expect(resumed.report.resumedFrom?.earlierPolicy?.mode).toBe("bypassPermissions");
+    expect(resumed.report.resumedFrom?.publishedCommit).toBe(published.commitSha);
+    const warning = resumed.report.warnings.find((w) => w.kind === "resume_policy_changed");
+    expect(warning?.message).toContain("mode bypassPermissions → acceptEdits");
+    expect(warning?.message).toContain("removed allow Bash(*)");
+    expect(resumed.log).toContain("mode bypassPermissions → acceptEdits; removed allow Bash(*)");
+    const markdown = fs.readFileSync(path.join(resumed.outcome.outDir, "report.md"), "utf8");
+    expect(markdown).toContain("mode bypassPermissions → acceptEdits; removed allow Bash(\\*)");
+    expect(markdown).toContain(
+      `the record matches its published commit <code>${published.commitSha.slice(0, 12)}</code>; its record's policy was mode <code>bypassPermissions</code> with 1 rule, not adopted`,
+    );
+
+    // What the record claims about the workspace must give the published commit's tree.
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+        cwd: checkout,
+        encoding: "utf8",
+        stdio: "pipe",
+      }).trim();
+    // Another commit of the repository the patch applies to as well (a pull request's, say).
+    git("checkout", "-q", "-b", "side", "HEAD~1");
+    fs.writeFileSync(path.join(checkout, "extra.txt"), "x\n");
+    git("add", "extra.txt");
+    git("commit", "-q", "-m", "another base");
+    const other = git("rev-parse", "HEAD");
+    git("checkout", "-q", published.branch);
+    const tampered = forge("tampered", (dir, report) => {
+      const patch = fs
+        .readFileSync(path.join(dir, "patch.diff"), "utf8")
+        .replace("+  return a + b;", "+  return a + b + 1;");
+      fs.writeFileSync(path.join(dir, "patch.diff"), patch);
+      report.patch = { ...(report.patch as object), ...summarizePatch(patch) };
+    });
+    const rebased = forge("rebased", (_dir, report) => {
+      report.workspace = { ...(report.workspace as object), baseCommit: other };
+    });
+    const server = await api([]);
+    for (const [name, record] of [
+      ["tampered patch", tampered],
+      ["another base", rebased],
+    ] as const) {
+      const refused = await run({ workspace: checkout, resume: record, mode: "acceptEdits" }, server);
+      expect(refused.outcome.exitReason, name).toBe("config_error");
+      expect(refused.report.error?.message, name).toMatch(
+        new RegExp(`the record does not match what agent-ci publish pushed for run ${earlier.outcome.runId}`),
+      );
+      expect(refused.report.image, name).toBeUndefined();
     }
     expect(server.messagesRequests()).toEqual([]);
   });

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { protectedChanges } from "../../../src/publish/checks.js";
 import { parseAuthor, repoFromUrl } from "../../../src/publish/cli.js";
 import { explainPushFailure, runBranch } from "../../../src/publish/pull-request.js";
-import { parseNumstat, parseRunCommit, wholeChangeBody } from "../../../src/publish/pr-description.js";
+import { parseNumstat, wholeChangeBody } from "../../../src/publish/pr-description.js";
+import { parseRunCommit } from "../../../src/report/index.js";
 
 const BIG = 4 * 1024 * 1024;
 const workflowPatch = [

@@ -1,12 +1,11 @@
 // The conversation a resumed run starts from: the record written at the end of a run (redacted, the files
 // read with their hashes, the messages as last sent), read back, and completed with the new prompt; and the
-// earlier policy as the start of the new one, with what a flag changed said in words.
+// earlier record's policy compared with the run's own, the difference said in words.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseActionInputs, type InputName } from "../../../src/action/inputs.js";
-import { loadPolicy } from "../../../src/policy/index.js";
 import { createRedactor, type ReportPolicy } from "../../../src/report/index.js";
 import type { MessageParam } from "../../../src/runner/driver.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
@@ -19,7 +18,6 @@ import {
   parseConversation,
   policyChanges,
   restoreMessages,
-  resumedPolicySources,
 } from "../../../src/runner/resume.js";
 import { RunState, sha256 } from "../../../src/tools/state.js";
 
@@ -135,45 +133,31 @@ describe("restoreMessages", () => {
   });
 });
 
-describe("the earlier policy on resume", () => {
-  const earlier: ReportPolicy = {
+describe("the earlier record's policy on resume", () => {
+  const current: ReportPolicy = {
     mode: "acceptEdits",
     rules: [
       { text: "Bash(npm test:*)", behavior: "allow", source: "command line" },
-      { text: "Read(./.env)", behavior: "deny", source: "settings:team.json" },
       { text: "Bash(curl:*)", behavior: "deny", source: "workspace:.claude/settings.json" },
     ],
     ignored: [],
   };
-  const summary = (policy: ReturnType<typeof loadPolicy>): ReportPolicy => ({
-    mode: policy.mode,
-    rules: policy.rules.map((r) => ({ text: r.text, behavior: r.behavior, source: r.source.label })),
-    ignored: [],
+
+  it("is the same when the record states this run's rules and mode, wherever each rule came from", () => {
+    const relabelled = current.rules.map((r) => ({ ...r, source: "settings:team.json" }));
+    expect(policyChanges({ ...current, rules: relabelled }, current)).toEqual([]);
   });
 
-  it("is this run's starting point: its mode and rules, labelled with the run, the workspace's own rules read again", () => {
-    const policy = loadPolicy({ sources: resumedPolicySources(earlier, "run-1") });
-    expect(policy.mode).toBe("acceptEdits");
-    expect(summary(policy).rules).toEqual([
-      { text: "Bash(npm test:*)", behavior: "allow", source: "command line (resumed run run-1)" },
-      { text: "Read(./.env)", behavior: "deny", source: "settings:team.json (resumed run run-1)" },
-    ]);
-    // The same policy again: no difference to report, wherever each rule now comes from.
-    expect(policyChanges(earlier, { ...summary(policy), rules: earlier.rules })).toEqual([]);
-  });
-
-  it("changes only by a flag, and the change is said in words", () => {
-    const widened = loadPolicy({
+  it("a record wider than this run's policy: each difference said in words (the record's rules are compared, never adopted)", () => {
+    const forged: ReportPolicy = {
       mode: "bypassPermissions",
-      sources: [
-        ...resumedPolicySources(earlier, "run-1"),
-        { source: { kind: "cli", label: "command line", trusted: true }, allow: ["Bash(*)"] },
-      ],
-    });
-    expect(policyChanges(earlier, summary(widened))).toEqual([
-      "mode acceptEdits → bypassPermissions",
-      "added allow Bash(*)",
-      "removed deny Bash(curl:*)",
+      rules: [{ text: "Bash(*)", behavior: "allow", source: "command line" }],
+      ignored: [],
+    };
+    expect(policyChanges(forged, current)).toEqual([
+      "mode bypassPermissions → acceptEdits",
+      "added allow Bash(npm test:*), deny Bash(curl:*)",
+      "removed allow Bash(*)",
     ]);
   });
 });
