@@ -39,7 +39,36 @@ describe("MCP configuration", () => {
         headers: { Authorization: "Bearer k-123456" },
       },
     ]);
-    expect(secrets).toEqual(["ghp-value-1", "Bearer k-123456"]);
+    expect(secrets).toEqual(["ghp-value-1", "Bearer k-123456", "docs.example.com"]);
+  });
+
+  it("keeps what ${VAR} takes from the environment off a stdio server's command line, and a URL's value secret", () => {
+    const value = ["cmdline", "secret", String(process.pid)].join("-");
+    const env = { TOKEN: value, HOST: "docs.example.com" };
+    const server = (entry: unknown) => JSON.stringify({ mcpServers: { srv: entry } });
+    for (const entry of [
+      { command: "server", args: ["--token", "${TOKEN}"] },
+      { command: "${TOKEN}" },
+      { command: "server", args: ["--token=${TOKEN:-none}"] },
+    ]) {
+      let message = "";
+      try {
+        load([server(entry)], env);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(
+        /MCP server "srv": \$\{TOKEN\} in its command or args would put the value on the server's command line, which every process in the sandbox can read \(\/proc\/<pid>\/cmdline\)[^]*Pass it in "env" instead/,
+      );
+      expect(message).not.toContain(value);
+    }
+    // A default is the config's own text; in env the value is the server's user's alone.
+    expect(load([server({ command: "s", args: ["${NOPE:-plain}"] })], env).servers[0]).toMatchObject({
+      args: ["plain"],
+    });
+    expect(load([server({ command: "s", env: { T: "${TOKEN}" } })], env).secrets).toEqual([value]);
+    const remote = load([server({ type: "http", url: "https://${HOST}/mcp?key=${TOKEN}" })], env);
+    expect(remote.secrets).toEqual(["docs.example.com", value]);
   });
 
   it("refuses bad entries with the server named", () => {
