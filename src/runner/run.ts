@@ -418,6 +418,7 @@ async function runAgentPhase(
     excludeFromCopy: policy.excludeFromCopy,
     allowWeakHardening: config.allowWeakHardening,
     sharedWorkspace: mcpServers.some(isStdio),
+    services: mcpServers.length,
     progress: log,
     startRecord: phase.start,
   });

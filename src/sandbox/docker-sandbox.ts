@@ -45,7 +45,7 @@ import {
 } from "./sandbox.js";
 import {
   serviceArgv,
-  serviceHome,
+  serviceEnv,
   type ServiceHost,
   type ServiceProcess,
   type ServiceRequest,
@@ -429,7 +429,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
     // The Bash tool's environment (the image's, its PATH first), its own home, then its own variables.
     const env = {
       ...this.commandEnv({ env: {}, caller: request.caller }),
-      HOME: serviceHome(request.name),
+      ...serviceEnv(request.index),
       ...request.env,
     };
     return startServiceExec(this.container, {

@@ -1,6 +1,7 @@
 // MCP servers end to end against the real engine: the reference servers from npm (everything,
 // filesystem, memory) and a probe server run in the run's container, spoken to with the official SDK,
 // their tools under the same pipeline, policy and record as the built-in ones.
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -13,6 +14,7 @@ import {
   type OriginServers,
   startOriginServers,
 } from "../support/egress-servers.js";
+import { PYTHON_SERVER } from "../support/fixture-images.js";
 import { PROBE_SERVER, REFERENCE_SERVERS, resultText, runWithMcp } from "../support/mcp-run.js";
 
 /** Each test starts one or two sandboxed runs with servers: minutes on a loaded 2-core machine. */
@@ -226,6 +228,41 @@ describe("containment", { timeout: RUNS_TIMEOUT }, () => {
   });
 });
 
+describe("what a pull request plants in the workspace", { timeout: RUNS_TIMEOUT }, () => {
+  it("B3 python3 -m srv gets the image's module though the workspace plants srv.py, and a workspace .npmrc's node-options never reach an npx-started server", async () => {
+    const planted = fs
+      .readFileSync(PYTHON_SERVER, "utf8")
+      .replace(/^WHO = .*$/m, 'WHO = "the planted srv.py"');
+    expect(planted).toContain("the planted srv.py");
+    const run = await runWithMcp({
+      servers: {
+        py: { command: "python3", args: ["-m", "srv"] },
+        npx: { command: "npx", args: ["mcp-server-probe"] },
+      },
+      files: {
+        "README.md": "mcp\n",
+        "srv.py": planted,
+        // npm reads the .npmrc of the project it starts in; node-options becomes NODE_OPTIONS.
+        ".npmrc": "node-options=--require ./evil.js\n",
+        "package.json": '{"name": "pr", "version": "1.0.0"}\n',
+        "evil.js": 'require("fs").writeFileSync("/workspace/evil-ran.txt", String(process.getuid()));\n',
+      },
+      config: { allow: ["mcp__py", "mcp__npx", "Bash"] },
+      turns: [
+        [{ id: "py", name: "mcp__py__who", input: {} }],
+        [{ id: "npx", name: "mcp__npx__whoami", input: {} }],
+        [{ id: "home", name: "Bash", input: { command: "ls /run/agent-ci-service-0; echo ls=$?" } }],
+      ],
+    });
+    expect(run.outcome.exitReason, run.printed).toBe("completed");
+    expect(resultText(run.results.get("py"))).toBe("the image's srv module in /run/agent-ci-service-0");
+    expect(resultText(run.results.get("npx"))).toMatch(/^uid=2001 gid=1000 /);
+    expect(run.files["patch.diff"] ?? "").not.toContain("evil-ran");
+    // The server's home is its own: the agent cannot look into it.
+    expect(resultText(run.results.get("home"))).toMatch(/Permission denied[^]*ls=2$/);
+  });
+});
+
 describe("policy for MCP tools", { timeout: RUNS_TIMEOUT }, () => {
   const turns = [
     [{ id: "echo", name: "mcp__everything__echo", input: { message: "hi" } }],
@@ -255,6 +292,46 @@ describe("policy for MCP tools", { timeout: RUNS_TIMEOUT }, () => {
     expect(resultText(denied.results.get("sum"))).toBe("The sum of 1 and 2 is 3.");
     const bypass = await runWithMcp({ servers, turns, config: { mode: "bypassPermissions" } });
     expect(resultText(bypass.results.get("echo"))).toBe("Echo: hi");
+  });
+
+  it("B4 --deny mcp__srv refuses ReadMcpResourceTool and ListMcpResourcesTool for that server, in default and plan mode, and does not offer them for it", async () => {
+    const read = { server: "everything", uri: "demo://resource/static/document/architecture.md" };
+    const refused = [
+      [{ id: "read", name: "ReadMcpResourceTool", input: read }],
+      [{ id: "list", name: "ListMcpResourcesTool", input: { server: "everything" } }],
+    ];
+    const alone = await runWithMcp({
+      servers: { everything: REFERENCE_SERVERS.everything },
+      config: { deny: ["mcp__everything"] },
+      turns: refused,
+    });
+    expect(alone.outcome.exitReason, alone.printed).toBe("completed");
+    expect(alone.init.tools.filter((t) => /McpResource/.test(t))).toEqual([]);
+    for (const id of ["read", "list"]) {
+      expect(alone.results.get(id)?.is_error, id).toBe(true);
+      expect(resultText(alone.results.get(id)), id).not.toMatch(/architecture/);
+    }
+
+    const plan = await runWithMcp({
+      servers: { everything: REFERENCE_SERVERS.everything, memory: REFERENCE_SERVERS.memory },
+      config: { mode: "plan", deny: ["mcp__everything"] },
+      turns: [
+        ...refused,
+        [{ id: "all", name: "ListMcpResourcesTool", input: {} }],
+        [{ id: "memory", name: "ListMcpResourcesTool", input: { server: "memory" } }],
+      ],
+    });
+    expect(plan.outcome.exitReason, plan.printed).toBe("completed");
+    expect(plan.init.tools).toEqual(expect.arrayContaining(["ListMcpResourcesTool", "ReadMcpResourceTool"]));
+    for (const id of ["read", "list"]) {
+      expect(plan.results.get(id)?.is_error, id).toBe(true);
+      expect(resultText(plan.results.get(id)), id).toContain("denied by the deny rule mcp__everything");
+    }
+    expect(plan.report.denials.map((d) => d.tool)).toEqual(["ReadMcpResourceTool", "ListMcpResourcesTool"]);
+    // Every server's list is the allowed servers' only.
+    const all = JSON.parse(resultText(plan.results.get("all"))) as Array<{ server: string }>;
+    expect(new Set(all.map((r) => r.server))).toEqual(new Set(["memory"]));
+    expect(resultText(plan.results.get("memory"))).toContain("memory://knowledge-graph");
   });
 
   it("plan mode offers only read-only-hinted tools a rule allows", async () => {
