@@ -44,9 +44,9 @@ export function serviceEnv(index: number): Record<string, string> {
 }
 
 export interface ServiceRequest {
-  /** Which service of the run (0, 1, …): its user is SERVICE_UID_BASE + index. */
+  /** Which service of the run (0, 1, …): its user is SERVICE_UID_BASE + index, its home serviceHome(index). */
   index: number;
-  /** A name for its home folder and messages ([A-Za-z0-9_-]). */
+  /** A name for messages ([A-Za-z0-9_-]). */
   name: string;
   command: string;
   args: string[];
