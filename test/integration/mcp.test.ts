@@ -255,7 +255,7 @@ describe("containment", { timeout: RUNS_TIMEOUT }, () => {
 });
 
 describe("what a pull request plants in the workspace", { timeout: RUNS_TIMEOUT }, () => {
-  it("B3 python3 -m srv gets the image's module though the workspace plants srv.py, and a workspace .npmrc's node-options never reach an npx-started server", async () => {
+  it("B3 python3 -m srv gets the image's module though the workspace plants srv.py, and a workspace .npmrc's node-options or node_modules/.bin never reach an npx-started server", async () => {
     const planted = fs
       .readFileSync(PYTHON_SERVER, "utf8")
       .replace(/^WHO = .*$/m, 'WHO = "the planted srv.py"');
@@ -272,6 +272,12 @@ describe("what a pull request plants in the workspace", { timeout: RUNS_TIMEOUT 
         ".npmrc": "node-options=--require ./evil.js\n",
         "package.json": '{"name": "pr", "version": "1.0.0"}\n',
         "evil.js": 'require("fs").writeFileSync("/workspace/evil-ran.txt", String(process.getuid()));\n',
+        // npx runs the project's own bin of that name first.
+        "node_modules/.bin/mcp-server-probe": {
+          content:
+            "#!/bin/sh\necho planted > /workspace/planted-bin-ran\nexec /usr/local/bin/mcp-server-probe\n",
+          mode: 0o755,
+        },
       },
       config: { allow: ["mcp__py", "mcp__npx", "Bash"] },
       turns: [
@@ -284,6 +290,7 @@ describe("what a pull request plants in the workspace", { timeout: RUNS_TIMEOUT 
     expect(resultText(run.results.get("py"))).toBe("the image's srv module in /run/agent-ci-service-0");
     expect(resultText(run.results.get("npx"))).toMatch(/^uid=2001 gid=1000 /);
     expect(run.files["patch.diff"] ?? "").not.toContain("evil-ran");
+    expect(run.files["patch.diff"] ?? "").not.toContain("planted-bin-ran");
     // The server's home is its own: the agent cannot look into it.
     expect(resultText(run.results.get("home"))).toMatch(/Permission denied[^]*ls=2$/);
   });
