@@ -166,10 +166,12 @@ export function containerSpec(
       Tmpfs: {
         ...(profile.workspaceVolume ? {} : { [WORKSPACE_ROOT]: workspaceMountOptions(options, profile) }),
         "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,
-        ...serviceHomeMounts(
-          options.services ?? 0,
-          sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes),
-        ),
+        ...(profile.serviceHomeMounts
+          ? serviceHomeMounts(
+              options.services ?? 0,
+              sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes),
+            )
+          : {}),
       },
       // The toolbelt, read-only (filled already: the engine copies an image's content only into an empty volume).
       Mounts: [

@@ -5,7 +5,8 @@
 // own home, never in /workspace: a pull request's files there (`server.py` for `python3 -m server`, an
 // `.npmrc` or `node_modules/` for `npx`) must not become the server's code or configuration. The home is
 // a tmpfs of its own owned by its user, below read-only directories only, so nothing the agent writes
-// lies on the path npm walks up to find a project (and its `.npmrc`). A service is spoken to over its own
+// lies on the path npm walks up to find a project (and its `.npmrc`); where the engine cannot mount one
+// so (Podman 4.3), the service makes its home in /tmp, and only its own. A service is spoken to over its own
 // exec stream, held open for the whole run: stdin, and stdout and stderr demultiplexed. This interface is
 // all that leaves src/sandbox/; the engine's types stay inside.
 import type { Readable, Writable } from "node:stream";
@@ -19,9 +20,11 @@ import { toolbeltProgram } from "./toolbelt.js";
 export const SERVICE_UID_BASE = 2000;
 /**
  * Each service's home and working directory: a tmpfs the engine mounts for it (its user's, mode 0700) in the
- * read-only root, so neither it nor any directory above it is the agent's to write.
+ * read-only root, so neither it nor any directory above it is the agent's to write. Where the engine cannot
+ * give a tmpfs an owner (`mounted` false), a directory the service makes in /tmp, mode 0700.
  */
-export const serviceHome = (index: number): string => `/run/agent-ci-service-${index}`;
+export const serviceHome = (index: number, mounted = true): string =>
+  mounted ? `/run/agent-ci-service-${index}` : `/tmp/agent-ci-service-${index}`;
 
 /** The homes' tmpfs mounts for a run with `count` services (container-spec.ts). */
 export function serviceHomeMounts(count: number, sizeOption: string): Record<string, string> {
@@ -38,8 +41,8 @@ export function serviceHomeMounts(count: number, sizeOption: string): Record<str
  * `sys.path` (PYTHONSAFEPATH), and npm reads its user config from the service's home, so the only `.npmrc`
  * it reads besides the image's own is the service's.
  */
-export function serviceEnv(index: number): Record<string, string> {
-  const home = serviceHome(index);
+export function serviceEnv(index: number, mounted = true): Record<string, string> {
+  const home = serviceHome(index, mounted);
   return { HOME: home, PYTHONSAFEPATH: "1", npm_config_userconfig: `${home}/.npmrc` };
 }
 
@@ -74,12 +77,17 @@ export interface ServiceHost {
 export const serviceUser = (index: number): string => `${SERVICE_UID_BASE + index}:${AGENT_UID}`;
 
 /**
- * The service's command behind a small bash prelude: a umask that keeps what it writes group-writable (the
- * agent may edit it), its home as working directory, then `exec`. The workspace is where the server's
- * arguments say (`/workspace`), never where it starts.
+ * The service's command behind a small bash prelude: its home, made when the engine did not mount it and
+ * refused unless it is the service's own (the agent's setup could have made the directory first), a umask
+ * that keeps what it writes group-writable (the agent may edit it), its home as working directory, then
+ * `exec`. The workspace is where the server's arguments say (`/workspace`), never where it starts.
  */
 export function serviceArgv(request: ServiceRequest): string[] {
-  const prelude = 'umask 002 && cd "$HOME" && exec "$@"';
+  const prelude = [
+    '{ [ -d "$HOME" ] || mkdir -m 700 "$HOME"; }',
+    '{ [ -O "$HOME" ] || { echo "agent-ci: $HOME is not this server\'s own" >&2; exit 126; }; }',
+    'umask 002 && cd "$HOME" && exec "$@"',
+  ].join(" && ");
   return [toolbeltProgram("bash"), "-c", prelude, "agent-ci-service", request.command, ...request.args];
 }
 
