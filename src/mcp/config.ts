@@ -2,7 +2,9 @@
 // (`command`, `args`, `env`) or a remote one (`type: "http" | "sse"`, `url`, `headers`), with `${VAR}` and
 // `${VAR:-default}` taken from agent-ci's own environment. Sources: `--mcp-config FILE|JSON` (repeatable)
 // and the Action's `mcp_config` are trusted; the workspace's `.mcp.json` is a pull request's to change, so
-// it counts only with `--trust-workspace-settings`. A bad entry is a config error naming its server.
+// it counts only with `--trust-workspace-settings`. A bad entry is a config error naming its server. What
+// `${VAR}` takes from the environment is a secret wherever it goes: redacted in every output, and never on a
+// stdio server's command line, which every process in the sandbox can read (it goes in through `env`).
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -26,8 +28,14 @@ const RemoteServer = z.strictObject({
   headers: StringMap.default({}),
 });
 
-export type StdioServerConfig = z.infer<typeof StdioServer> & { name: string; source: string };
-export type RemoteServerConfig = z.infer<typeof RemoteServer> & { name: string; source: string };
+interface Configured {
+  name: string;
+  source: string;
+  /** Values taken from the environment into `url` (a remote server's): secrets, redacted everywhere. */
+  expanded?: string[];
+}
+export type StdioServerConfig = z.infer<typeof StdioServer> & Configured;
+export type RemoteServerConfig = z.infer<typeof RemoteServer> & Configured;
 export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
 
 export const isStdio = (server: McpServerConfig): server is StdioServerConfig => "command" in server;
@@ -40,17 +48,28 @@ export interface McpConfigResult {
   servers: McpServerConfig[];
   /** Sources present but not used (the workspace's .mcp.json without trust), for the report. */
   ignored: Array<{ source: string; reason: string }>;
-  /** Values from `env` and `headers`: secrets, redacted everywhere. */
+  /** Values from `env` and `headers`, and what `${VAR}` put into a URL: secrets, redacted everywhere. */
   secrets: string[];
 }
 
-/** `${VAR}` / `${VAR:-default}` from `env`; a variable that is unset with no default is listed in `missing`. */
-export function expandVars(text: string, env: NodeJS.ProcessEnv, missing: Set<string>): string {
+/**
+ * `${VAR}` / `${VAR:-default}` from `env`; a variable that is unset with no default is listed in `missing`,
+ * and one whose value came from `env` in `taken` (name → value: a secret, whatever it holds).
+ */
+export function expandVars(
+  text: string,
+  env: NodeJS.ProcessEnv,
+  missing: Set<string>,
+  taken?: Map<string, string>,
+): string {
   return text.replace(
     /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
     (whole, name: string, fallback?: string) => {
       const value = env[name];
-      if (value !== undefined && value !== "") return value;
+      if (value !== undefined && value !== "") {
+        taken?.set(name, value);
+        return value;
+      }
       if (fallback !== undefined) return fallback;
       missing.add(name);
       return whole;
@@ -100,6 +119,9 @@ function parseServers(label: string, raw: unknown, env: NodeJS.ProcessEnv): McpS
     }
     const missing = new Set<string>();
     const x = (text: string) => expandVars(text, env, missing);
+    // Values from the environment in a command line or a URL: secrets as env and headers are.
+    const taken = new Map<string, string>();
+    const xs = (text: string) => expandVars(text, env, missing, taken);
     const mapValues = (m: Record<string, string>) =>
       Object.fromEntries(Object.entries(m).map(([k, v]) => [k, x(v)]));
     const data = parsed.data as z.infer<typeof StdioServer> | z.infer<typeof RemoteServer>;
@@ -107,17 +129,33 @@ function parseServers(label: string, raw: unknown, env: NodeJS.ProcessEnv): McpS
       "command" in data
         ? {
             ...data,
-            command: x(data.command),
-            args: data.args.map(x),
+            command: xs(data.command),
+            args: data.args.map(xs),
             env: mapValues(data.env),
             name,
             source: label,
           }
-        : { ...data, url: x(data.url), headers: mapValues(data.headers), name, source: label };
+        : { ...data, url: xs(data.url), headers: mapValues(data.headers), name, source: label };
     if (missing.size) fail(`missing environment variables: ${[...missing].join(", ")}`);
-    servers.push(server);
+    if (isStdio(server) && taken.size) fail(commandLineSecretProblem([...taken.keys()]));
+    servers.push({ ...server, expanded: [...taken.values()] });
   }
   return servers;
+}
+
+/**
+ * Why a stdio server's `command` and `args` take nothing from the environment: a process's command line is
+ * readable by every user of the sandbox (/proc/<pid>/cmdline, `ps`; a container cannot hide it), the
+ * agent's among them, while its environment is its own user's. So the value goes in through `env`.
+ */
+function commandLineSecretProblem(names: readonly string[]): string {
+  const vars = names.map((n) => `\${${n}}`).join(", ");
+  return (
+    `${vars} in its command or args would put the value on the server's command line, which every process ` +
+    `in the sandbox can read (/proc/<pid>/cmdline), the agent's too. Pass it in "env" instead ` +
+    `(for example "env": {"${names[0]}": "\${${names[0]}}"}), where only the server's own user can read it; ` +
+    "a server that takes it only as an argument can read it from that variable through a script of its image"
+  );
 }
 
 /**
@@ -157,6 +195,8 @@ export function loadMcpConfig(options: {
     for (const s of parseServers(label, raw, env)) byName.set(s.name, s);
   }
   const servers = [...byName.values()];
-  const secrets = servers.flatMap((s) => Object.values(isStdio(s) ? s.env : s.headers)).filter(Boolean);
+  const secrets = servers
+    .flatMap((s) => [...Object.values(isStdio(s) ? s.env : s.headers), ...(s.expanded ?? [])])
+    .filter(Boolean);
   return { servers, ignored, secrets };
 }

@@ -1,7 +1,7 @@
 // One MCP client per configured server, on the official SDK's `Client`: stdio servers run in the run's
 // container (ServiceStdioTransport over the sandbox's service stream), remote ones are spoken to from
 // agent-ci's own process (the SDK's streamable HTTP or SSE transport), so their headers never enter the
-// container. All connect in parallel at the start; one that fails is a warning with its stderr tail and
+// container; their messages are read through a byte limit (remote-limit.ts), as a stdio server's lines are. All connect in parallel at the start; one that fails is a warning with its stderr tail and
 // the run goes on without it (strict: a config error). A server that dies is restarted once; its tool
 // list is read again on `notifications/tools/list_changed`. Each server keeps a status the record reads.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -23,6 +23,7 @@ import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import type { ServiceHost } from "../sandbox/service.js";
 import { AGENT_CI_VERSION } from "../version.js";
 import { isStdio, type McpServerConfig } from "./config.js";
+import { limitedFetch } from "./remote-limit.js";
 import { ServiceStdioTransport } from "./stdio-transport.js";
 
 /** Claude Code's status words for a server in stream-json's `mcp_servers`. */
@@ -95,6 +96,8 @@ export class McpManager {
   private readonly startTimeout: number;
   readonly toolTimeout: number;
   private readonly listeners = new Set<() => void>();
+  /** Why agent-ci ended a remote server's transport (a message over the limit), as a stdio transport's `fault`. */
+  private readonly remoteFaults = new WeakMap<Transport, Error>();
   /** Egress ledger windows: a call of a server, from its start to its end. */
   readonly callWindows: Array<{ server: string; id: string; start: number; end: number }> = [];
 
@@ -157,7 +160,7 @@ export class McpManager {
       // the transport's own faults are reported when it closes.
       const opened = transport;
       client.onerror = (error) => {
-        if (opened instanceof ServiceStdioTransport && error === opened.fault) return;
+        if (this.faultOf(opened) !== undefined) return;
         this.protocolError(l, error);
       };
       await client.connect(transport, { timeout: this.startTimeout });
@@ -176,7 +179,7 @@ export class McpManager {
     } catch (e) {
       l.state.status = "failed";
       l.state.startMs = Math.round(performance.now() - started);
-      const fault = transport instanceof ServiceStdioTransport ? transport.fault : undefined;
+      const fault = this.faultOf(transport);
       l.state.error = fault
         ? fault.message
         : isTimeout(e)
@@ -206,13 +209,30 @@ export class McpManager {
     }
     const url = new URL(config.url);
     const headers = config.headers;
-    if (config.type === "http") return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
-    return new SSEClientTransport(url, {
-      requestInit: { headers },
-      eventSourceInit: {
-        fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers ?? {}), ...headers } }),
-      },
+    // A message over the limit ends the transport: the request waiting for it fails now, not at its timeout.
+    const fetchLimited = limitedFetch((error) => {
+      if (this.remoteFaults.has(transport)) return;
+      this.remoteFaults.set(transport, error);
+      void transport.close().catch(() => undefined);
     });
+    const transport: Transport =
+      config.type === "http"
+        ? new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: fetchLimited })
+        : new SSEClientTransport(url, {
+            requestInit: { headers },
+            fetch: fetchLimited,
+            eventSourceInit: {
+              fetch: (input, init) =>
+                fetchLimited(input, { ...init, headers: { ...(init?.headers ?? {}), ...headers } }),
+            },
+          });
+    return transport;
+  }
+
+  /** Why agent-ci ended this transport (a protocol fault, a message over the limit), if it did. */
+  private faultOf(transport: Transport | undefined): Error | undefined {
+    if (transport instanceof ServiceStdioTransport) return transport.fault;
+    return transport === undefined ? undefined : this.remoteFaults.get(transport);
   }
 
   private async listTools(client: Client): Promise<McpToolSpec[]> {
@@ -229,7 +249,7 @@ export class McpManager {
   /** The connection ended without agent-ci closing it: restart the server once. */
   private lost(l: Live, client: Client): void {
     if (l.closing || l.client !== client) return;
-    const fault = l.transport instanceof ServiceStdioTransport ? l.transport.fault : undefined;
+    const fault = this.faultOf(l.transport);
     if (l.transport instanceof ServiceStdioTransport) l.state.stderrTail = l.transport.stderr || undefined;
     l.client = undefined;
     l.state.status = "failed";
@@ -314,7 +334,7 @@ export class McpManager {
    * tail): by the time the error arrives, a restart may have replaced the server's transport.
    */
   private explain(l: Live, error: Error, transport = l.transport): Error {
-    const fault = transport instanceof ServiceStdioTransport ? transport.fault : undefined;
+    const fault = this.faultOf(transport);
     if (fault) return new McpServerError(`MCP server ${l.config.name}: ${fault.message}`);
     if (isTimeout(error))
       return new McpServerError(

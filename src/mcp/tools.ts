@@ -53,6 +53,11 @@ const AnyInput = z.record(z.string(), z.unknown());
 export interface McpToolsOptions {
   /** MAX_MCP_OUTPUT_TOKENS. */
   maxOutputTokens: number;
+  /**
+   * May the resource tools name this server (the policy does not deny its resources)? A server it says no
+   * to is left out of them: not listed, not readable, not named to the model. Default: every server.
+   */
+  resourcesAllowed?: (server: string) => boolean;
 }
 
 /** A refused tool (a built-in's name, a name the API would reject), for the start's warnings. */
@@ -175,7 +180,7 @@ Parameters:
 
 /**
  * The MCP tools of the run as the servers stand now: the connected servers' tools, then the resource
- * tools when any server offers resources. A tool whose name is a built-in's (`reserved`), another's, or
+ * tools when any server offers resources the policy does not deny. A tool whose name is a built-in's (`reserved`), another's, or
  * one the API would refuse, or whose input schema is not valid JSON Schema, is left out and listed in
  * `refused`.
  */
@@ -190,7 +195,8 @@ export function mcpTools(
   const withResources: string[] = [];
   for (const server of manager.servers) {
     if (server.status !== "connected") continue;
-    if (server.resources) withResources.push(server.name);
+    if (server.resources && (options.resourcesAllowed?.(server.name) ?? true))
+      withResources.push(server.name);
     for (const spec of server.tools) {
       const tool = serverTool(manager, server.name, spec, options);
       const reason = !API_TOOL_NAME.test(tool.name)

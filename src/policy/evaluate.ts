@@ -54,8 +54,8 @@ import {
   type PathPattern,
 } from "./paths.js";
 import { type DomainRule, domainRuleMatches } from "./network.js";
-import { domainSpecifier, ruleGovernsTool } from "./rules.js";
-import { PATH_INPUT_KEYS, toolCategory, toolEntry } from "./tool-catalog.js";
+import { domainSpecifier, ruleGovernsServer, ruleGovernsTool } from "./rules.js";
+import { mcpServerOfCall, PATH_INPUT_KEYS, toolCategory, toolEntry } from "./tool-catalog.js";
 import type { Decision, ParsedRule, PermissionMode, Policy, PolicyCall, RuleBehavior } from "./schema.js";
 
 export interface PolicyEngineOptions {
@@ -290,7 +290,10 @@ class Evaluator implements PolicyEngine {
     paths: readonly string[],
   ): ParsedRule | undefined {
     const matchAll = behavior === "allow";
+    // A call about one MCP server (its resources) is that server's: its rules decide the call as well.
+    const server = mcpServerOfCall(call.tool, call.input);
     return this.buckets[behavior].find((compiled) => {
+      if (server !== undefined && ruleGovernsServer(compiled.rule, server)) return true;
       if (!ruleGovernsTool(compiled.rule, call.tool)) return false;
       const specifier = compiled.rule.specifier;
       if (specifier === undefined || specifier === "*") return true;
@@ -322,7 +325,13 @@ class Evaluator implements PolicyEngine {
     if (outside !== undefined)
       return this.deny("outside-workspace", this.outsideReason(`${tool} cannot use`, outside));
 
-    const shown = paths.length > 0 ? ` on ${paths.map((path) => this.display(path)).join(", ")}` : "";
+    const server = mcpServerOfCall(tool, call.input);
+    const shown =
+      paths.length > 0
+        ? ` on ${paths.map((path) => this.display(path)).join(", ")}`
+        : server !== undefined
+          ? ` on the MCP server ${server}`
+          : "";
     const denyRule = this.toolRule("deny", call, paths);
     if (denyRule !== undefined) {
       return this.deny(

@@ -132,3 +132,11 @@ export function ruleGovernsTool(rule: ParsedRule, tool: string): boolean {
   if (ruleTool === "Read") return toolCategory(callTool) === "read";
   return false;
 }
+
+/**
+ * Does this rule speak about a whole MCP server (`mcp__srv`, `mcp__srv__*`)? Such a rule governs the
+ * calls that name the server as their subject (ListMcpResourcesTool, ReadMcpResourceTool with `server`).
+ */
+export function ruleGovernsServer(rule: ParsedRule, server: string): boolean {
+  return rule.tool === `mcp__${server}` || rule.tool === `mcp__${server}__*`;
+}

@@ -39,6 +39,11 @@ export interface ToolEntry {
   readonly pathKey?: "file_path" | "path" | "notebook_path";
   /** Another name for the same tool (Claude Code renamed some): rules on either govern both. */
   readonly aliasOf?: string;
+  /**
+   * The input field naming the MCP server the call is about: that server's own rules (`mcp__<server>`,
+   * `mcp__<server>__*`) govern the call too, as they govern the server's tools.
+   */
+  readonly serverKey?: "server";
 }
 
 export const TOOL_CATALOG = {
@@ -63,9 +68,10 @@ export const TOOL_CATALOG = {
   KillBash: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
   TaskStop: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
   ExitPlanMode: { category: "housekeeping", specifier: "none" },
-  // They list and read what the configured MCP servers offer as resources, read-only, as Claude Code does.
-  ListMcpResourcesTool: { category: "housekeeping", specifier: "none" },
-  ReadMcpResourceTool: { category: "housekeeping", specifier: "none" },
+  // They list and read what the configured MCP servers offer as resources, read-only, as Claude Code does;
+  // a rule on the server they name (`--deny mcp__srv`) decides them too.
+  ListMcpResourcesTool: { category: "housekeeping", specifier: "none", serverKey: "server" },
+  ReadMcpResourceTool: { category: "housekeeping", specifier: "none", serverKey: "server" },
   // Loads one of the run's skills into the conversation: instructions only, so allowed unless a rule denies.
   Skill: { category: "housekeeping", specifier: "name" },
   Task: { category: "agent", specifier: "name" },
@@ -83,6 +89,13 @@ export const PATH_INPUT_KEYS: readonly string[] = [
 ];
 
 export const isMcpTool = (tool: string): boolean => tool.startsWith("mcp__");
+
+/** The MCP server a call names in its tool's `serverKey` field (the resource tools), if any. */
+export function mcpServerOfCall(tool: string, input: Readonly<Record<string, unknown>>): string | undefined {
+  const key = toolEntry(tool)?.serverKey;
+  const value = key === undefined ? undefined : input[key];
+  return typeof value === "string" ? value : undefined;
+}
 
 /** The catalogue's entry for a tool name; MCP tools share one; undefined for a name nobody declared. */
 export function toolEntry(tool: string): ToolEntry | undefined {

@@ -414,6 +414,7 @@ async function runAgentPhase(
     excludeFromCopy: policy.excludeFromCopy,
     allowWeakHardening: config.allowWeakHardening,
     sharedWorkspace: mcpServers.some(isStdio),
+    services: mcpServers.length,
     progress: log,
     startRecord: phase.start,
   });

@@ -6,7 +6,7 @@
 // model request see the new tools.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { McpManager } from "../mcp/manager.js";
-import { mcpTools, type RefusedMcpTool } from "../mcp/tools.js";
+import { LIST_RESOURCES_TOOL, mcpTools, READ_RESOURCE_TOOL, type RefusedMcpTool } from "../mcp/tools.js";
 import type { PermissionMode } from "../policy/schema.js";
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
@@ -15,7 +15,10 @@ import type { PermissionGate } from "./pipeline.js";
 
 export interface RunToolSetOptions {
   mode: PermissionMode;
-  /** Asked in plan mode: an MCP tool is offered there only when read-only-hinted and allowed by a rule. */
+  /**
+   * Asked in plan mode: an MCP tool is offered there only when read-only-hinted and allowed by a rule; asked
+   * in every mode which servers the resource tools may name.
+   */
   gate: PermissionGate;
   /** Tools bound to run services other than MCP (Task, Skill, WebFetch, WebSearch). */
   bound?: readonly AnyTool[];
@@ -49,13 +52,25 @@ export class RunToolSet {
       : undefined;
   }
 
+  /** The policy lets the resource tools reach this server (no rule of the server's denies them). */
+  private resourcesAllowed(server: string): boolean {
+    return [LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL].some(
+      (tool) =>
+        this.options.gate.decide({ tool, input: { server }, readOnly: true, cwd: WORKSPACE_ROOT })
+          .behavior === "allow",
+    );
+  }
+
   /** Rebuilds the lists in place (the pipeline and the loop hold these arrays). */
   refresh(): void {
     const { mode, mcp } = this.options;
     const own = [...ALL_TOOLS, ...(this.options.bound ?? [])];
     const builtIn = new Set(own.map((t) => t.name));
     const fromMcp = mcp
-      ? mcpTools(mcp, builtIn, { maxOutputTokens: this.options.maxMcpOutputTokens })
+      ? mcpTools(mcp, builtIn, {
+          maxOutputTokens: this.options.maxMcpOutputTokens,
+          resourcesAllowed: (server) => this.resourcesAllowed(server),
+        })
       : { tools: [], refused: [] };
     this.refused = fromMcp.refused;
     const all = [...own, ...fromMcp.tools];

@@ -169,6 +169,8 @@ export interface SandboxParts {
   oomKills: number | undefined;
   /** The assembly's steps; complete when the sandbox is handed out. */
   phases: readonly PhaseTiming[];
+  /** The engine mounted each service's home (service.ts); else a service makes it in /tmp. */
+  serviceHomesMounted: boolean;
 }
 
 /** What the last steps (baseline, setup) need of the sandbox they run through. */
@@ -271,6 +273,7 @@ export async function assembleSandbox<S extends Assembled>(
       copiedBy,
       ...checked,
       phases: clock.phases,
+      serviceHomesMounted: profile.serviceHomeMounts,
     };
     const sandbox = build(record.parts);
     await clock.run("baseline", () => sandbox.recordBaseline());

@@ -13,6 +13,7 @@ import { ownerLabels } from "./engine.js";
 import { containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
 import { hostPidsLimit, type LimitsInside, limitsInside } from "./hardening.js";
 import { containerName } from "./run-objects.js";
+import { serviceHomeMounts } from "./service.js";
 import { WORKSPACE_ROOT } from "./sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
 
@@ -75,6 +76,8 @@ export interface DockerSandboxOptions {
    * copy-in, for the agent's group that every service shares (service.ts).
    */
   sharedWorkspace?: boolean;
+  /** How many services (MCP servers, by index) the run may start: each gets its home's tmpfs (service.ts). */
+  services?: number;
   progress?: (line: string) => void;
   /** Filled as the start goes, for the record of a start that fails. */
   startRecord?: StartRecord;
@@ -163,6 +166,12 @@ export function containerSpec(
       Tmpfs: {
         ...(profile.workspaceVolume ? {} : { [WORKSPACE_ROOT]: workspaceMountOptions(options, profile) }),
         "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,
+        ...(profile.serviceHomeMounts
+          ? serviceHomeMounts(
+              options.services ?? 0,
+              sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes),
+            )
+          : {}),
       },
       // The toolbelt, read-only (filled already: the engine copies an image's content only into an empty volume).
       Mounts: [

@@ -45,7 +45,7 @@ import {
 } from "./sandbox.js";
 import {
   serviceArgv,
-  serviceHome,
+  serviceEnv,
   type ServiceHost,
   type ServiceProcess,
   type ServiceRequest,
@@ -111,6 +111,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
   /** The helper's connection: replaced when a helper is restarted (the one thing that changes with it). */
   private readonly link: HelperLink;
   private readonly objects: RunObjects;
+  private readonly serviceHomesMounted: boolean;
   private readonly baselineRecord: Baseline;
   /** What else changes while it runs: the cgroup's OOM-kill count after the last check, a helper restart under way. */
   private readonly running: { oomKills: number | undefined; recovering: Promise<void> | undefined };
@@ -134,6 +135,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
     this.commands = parts.commands;
     this.link = parts.link;
     this.objects = parts.objects;
+    this.serviceHomesMounted = parts.serviceHomesMounted;
     this.baselineRecord = new Baseline(this, parts.copy.isGitRepo);
     this.running = { oomKills: parts.oomKills, recovering: undefined };
     this.egress?.attributeBy((port) => this.callerOfPort(port));
@@ -429,7 +431,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
     // The Bash tool's environment (the image's, its PATH first), its own home, then its own variables.
     const env = {
       ...this.commandEnv({ env: {}, caller: request.caller }),
-      HOME: serviceHome(request.name),
+      ...serviceEnv(request.index, this.serviceHomesMounted),
       ...request.env,
     };
     return startServiceExec(this.container, {

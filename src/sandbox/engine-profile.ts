@@ -44,6 +44,11 @@ export interface EngineProfile {
    * sees this host's files (copier.ts). Podman keeps the container's tmpfs and the streamed copy.
    */
   workspaceVolume: boolean;
+  /**
+   * Each service's home is a tmpfs mounted for it and owned by its user (`uid=`/`gid=`; service.ts). Podman
+   * 4.3 rejects those options, so there a service makes its home in /tmp itself.
+   */
+  serviceHomeMounts: boolean;
 }
 
 export const DOCKER_PROFILE: EngineProfile = {
@@ -54,6 +59,7 @@ export const DOCKER_PROFILE: EngineProfile = {
   copyInUser: (readOnly) => (readOnly ? "0:0" : AGENT_USER),
   opensWorkspace: false,
   workspaceVolume: true,
+  serviceHomeMounts: true,
 };
 
 export const PODMAN_PROFILE: EngineProfile = {
@@ -67,6 +73,7 @@ export const PODMAN_PROFILE: EngineProfile = {
   copyInUser: (readOnly) => (readOnly ? KEEPER_USER : AGENT_USER),
   opensWorkspace: true,
   workspaceVolume: false,
+  serviceHomeMounts: false,
 };
 
 /** Podman's Docker-compatible API names itself in the version's Components ("Podman Engine"). */

@@ -1,26 +1,55 @@
 // Long-lived processes in the run's container that are not the agent's: an MCP server is one. Each runs
 // as a user of its own (uid SERVICE_UID_BASE + n, the agent's group), so the agent's commands cannot read
 // its environment (/proc/<pid>/environ, `ps e`), trace it or signal it, and one service cannot signal
-// another; the shared group is how both may write the workspace (README "MCP servers"). A service is
-// spoken to over its own exec stream, held open for the whole run: stdin, and stdout and stderr
-// demultiplexed. This interface is all that leaves src/sandbox/; the engine's types stay inside.
+// another; the shared group is how both may write the workspace (docs/mcp.md). A service starts in its
+// own home, never in /workspace: a pull request's files there (`server.py` for `python3 -m server`, an
+// `.npmrc` or `node_modules/` for `npx`) must not become the server's code or configuration. The home is
+// a tmpfs of its own owned by its user, below read-only directories only, so nothing the agent writes
+// lies on the path npm walks up to find a project (and its `.npmrc`); where the engine cannot mount one
+// so (Podman 4.3), the service makes its home in /tmp, and only its own. A service is spoken to over its own
+// exec stream, held open for the whole run: stdin, and stdout and stderr demultiplexed. This interface is
+// all that leaves src/sandbox/; the engine's types stay inside.
 import type { Readable, Writable } from "node:stream";
 import type Docker from "dockerode";
 import { PassThrough, type Duplex } from "node:stream";
 import { withTimeout } from "./engine.js";
 import { AGENT_UID } from "./engine-profile.js";
 import { toolbeltProgram } from "./toolbelt.js";
-import { WORKSPACE_ROOT } from "./sandbox.js";
 
 /** Services' users: 2000, 2001, … (below the range images give their own users, above the agent's and keeper's). */
 export const SERVICE_UID_BASE = 2000;
-/** Each service's home, made by itself at its start (mode 0700, in /tmp whose sticky bit keeps it its own). */
-export const serviceHome = (name: string): string => `/tmp/agent-ci-service-${name}`;
+/**
+ * Each service's home and working directory: a tmpfs the engine mounts for it (its user's, mode 0700) in the
+ * read-only root, so neither it nor any directory above it is the agent's to write. Where the engine cannot
+ * give a tmpfs an owner (`mounted` false), a directory the service makes in /tmp, mode 0700.
+ */
+export const serviceHome = (index: number, mounted = true): string =>
+  mounted ? `/run/agent-ci-service-${index}` : `/tmp/agent-ci-service-${index}`;
+
+/** The homes' tmpfs mounts for a run with `count` services (container-spec.ts). */
+export function serviceHomeMounts(count: number, sizeOption: string): Record<string, string> {
+  return Object.fromEntries(
+    Array.from({ length: count }, (_, index) => [
+      serviceHome(index),
+      `rw,exec,nosuid,nodev,size=${sizeOption},uid=${SERVICE_UID_BASE + index},gid=${AGENT_UID},mode=0700`,
+    ]),
+  );
+}
+
+/**
+ * What every service's environment sets, over the sandbox's: Python leaves the working directory off
+ * `sys.path` (PYTHONSAFEPATH), and npm reads its user config from the service's home, so the only `.npmrc`
+ * it reads besides the image's own is the service's.
+ */
+export function serviceEnv(index: number, mounted = true): Record<string, string> {
+  const home = serviceHome(index, mounted);
+  return { HOME: home, PYTHONSAFEPATH: "1", npm_config_userconfig: `${home}/.npmrc` };
+}
 
 export interface ServiceRequest {
-  /** Which service of the run (0, 1, …): its user is SERVICE_UID_BASE + index. */
+  /** Which service of the run (0, 1, …): its user is SERVICE_UID_BASE + index, its home serviceHome(index). */
   index: number;
-  /** A name for its home folder and messages ([A-Za-z0-9_-]). */
+  /** A name for messages ([A-Za-z0-9_-]). */
   name: string;
   command: string;
   args: string[];
@@ -48,12 +77,18 @@ export interface ServiceHost {
 export const serviceUser = (index: number): string => `${SERVICE_UID_BASE + index}:${AGENT_UID}`;
 
 /**
- * The service's command behind a small bash prelude: its own home (0700), a umask that keeps what it
- * writes group-writable (the agent may edit it), the workspace as working directory, then `exec`.
+ * The service's command behind a small bash prelude: its home, made when the engine did not mount it and
+ * refused unless it is the service's own (the agent's setup could have made the directory first), a umask
+ * that keeps what it writes group-writable (the agent may edit it), its home as working directory, then
+ * `exec`. The workspace is where the server's arguments say (`/workspace`), never where it starts.
  */
 export function serviceArgv(request: ServiceRequest): string[] {
-  const prelude = 'mkdir -p -m 700 "$HOME" && umask 002 && cd "$0" && exec "$@"';
-  return [toolbeltProgram("bash"), "-c", prelude, WORKSPACE_ROOT, request.command, ...request.args];
+  const prelude = [
+    '{ [ -d "$HOME" ] || mkdir -m 700 "$HOME"; }',
+    '{ [ -O "$HOME" ] || { echo "agent-ci: $HOME is not this server\'s own" >&2; exit 126; }; }',
+    'umask 002 && cd "$HOME" && exec "$@"',
+  ].join(" && ");
+  return [toolbeltProgram("bash"), "-c", prelude, "agent-ci-service", request.command, ...request.args];
 }
 
 /**

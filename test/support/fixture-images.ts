@@ -66,10 +66,13 @@ const MCP_SERVERS: Record<string, string> = {
   probe: "test/fixtures/mcp/probe-server.mjs",
 };
 
+/** A stdio MCP server in Python, installed in the MCP test image as the module `srv`. */
+export const PYTHON_SERVER = "test/fixtures/mcp/srv.py";
+
 /**
  * The MCP test image's recipe: each server bundled with its dependencies into one file (esbuild, from the
  * installed packages: no registry at build time), the everything server's docs beside it (it reads them at
- * run time), on the default sandbox image, which has Node.js.
+ * run time), and the Python server as a module, on the default sandbox image, which has Node.js and Python.
  */
 export async function mcpFixtureRecipe(): Promise<BuildRecipe> {
   const files: Record<string, string> = {
@@ -78,6 +81,7 @@ export async function mcpFixtureRecipe(): Promise<BuildRecipe> {
   for (const [name, entry] of Object.entries(MCP_SERVERS))
     files[`mcp/${name}/dist/index.mjs`] = await bundleServer(path.resolve(entry));
   const docs = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/docs");
+  files["mcp/python/srv.py"] = fs.readFileSync(PYTHON_SERVER, "utf8");
   for (const doc of fs.readdirSync(docs).sort())
     files[`mcp/everything/docs/${doc}`] = fs.readFileSync(path.join(docs, doc), "utf8");
   return {

@@ -9,6 +9,7 @@ import { loadMcpConfig } from "../../../src/mcp/config.js";
 import { mapMcpResult } from "../../../src/mcp/result.js";
 import { LineReader, ServiceStdioTransport } from "../../../src/mcp/stdio-transport.js";
 import { McpManager } from "../../../src/mcp/manager.js";
+import { limitedFetch } from "../../../src/mcp/remote-limit.js";
 import { mcpToolName, mcpTools } from "../../../src/mcp/tools.js";
 import type { ServiceProcess } from "../../../src/sandbox/service.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";
@@ -39,7 +40,36 @@ describe("MCP configuration", () => {
         headers: { Authorization: "Bearer k-123456" },
       },
     ]);
-    expect(secrets).toEqual(["ghp-value-1", "Bearer k-123456"]);
+    expect(secrets).toEqual(["ghp-value-1", "Bearer k-123456", "docs.example.com"]);
+  });
+
+  it("keeps what ${VAR} takes from the environment off a stdio server's command line, and a URL's value secret", () => {
+    const value = ["cmdline", "secret", String(process.pid)].join("-");
+    const env = { TOKEN: value, HOST: "docs.example.com" };
+    const server = (entry: unknown) => JSON.stringify({ mcpServers: { srv: entry } });
+    for (const entry of [
+      { command: "server", args: ["--token", "${TOKEN}"] },
+      { command: "${TOKEN}" },
+      { command: "server", args: ["--token=${TOKEN:-none}"] },
+    ]) {
+      let message = "";
+      try {
+        load([server(entry)], env);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(
+        /MCP server "srv": \$\{TOKEN\} in its command or args would put the value on the server's command line, which every process in the sandbox can read \(\/proc\/<pid>\/cmdline\)[^]*Pass it in "env" instead/,
+      );
+      expect(message).not.toContain(value);
+    }
+    // A default is the config's own text; in env the value is the server's user's alone.
+    expect(load([server({ command: "s", args: ["${NOPE:-plain}"] })], env).servers[0]).toMatchObject({
+      args: ["plain"],
+    });
+    expect(load([server({ command: "s", env: { T: "${TOKEN}" } })], env).secrets).toEqual([value]);
+    const remote = load([server({ type: "http", url: "https://${HOST}/mcp?key=${TOKEN}" })], env);
+    expect(remote.secrets).toEqual(["docs.example.com", value]);
   });
 
   it("refuses bad entries with the server named", () => {
@@ -167,6 +197,60 @@ describe("the stdio transport", () => {
     proc.stdout.write(Buffer.alloc(4096, 0x7b));
     await new Promise((r) => setImmediate(r));
     expect(transport.fault?.message).toMatch(/a line of more than 1024 bytes/);
+  });
+});
+
+describe("a remote server's message limit", () => {
+  const LIMIT = 1_000_000;
+  /** A response whose body is made as it is read, `chunks` of `chunk`; `pulled` counts what was read. */
+  function lazyFetch(chunk: string, chunks: number, type: string, length?: number) {
+    const state = { pulled: 0 };
+    const bytes = Buffer.from(chunk);
+    const fetch = async () => {
+      let left = chunks;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (left-- <= 0) return controller.close();
+          state.pulled += bytes.length;
+          controller.enqueue(new Uint8Array(bytes));
+        },
+      });
+      const headers: Record<string, string> = { "content-type": type };
+      if (length !== undefined) headers["content-length"] = String(length);
+      return new Response(body, { status: 200, headers });
+    };
+    return { fetch, state };
+  }
+
+  it("stops reading a JSON answer at the limit, before holding it whole, and says so once", async () => {
+    const { fetch, state } = lazyFetch("a".repeat(64 * 1024), 1600, "application/json"); // 100 MB
+    const heard: Error[] = [];
+    const response = await limitedFetch((e) => heard.push(e), LIMIT, fetch)("http://x/mcp");
+    await expect(response.text()).rejects.toThrow(
+      `the server sent a message of more than ${LIMIT} bytes; agent-ci stopped reading it`,
+    );
+    expect(heard).toHaveLength(1);
+    expect(state.pulled).toBeLessThan(LIMIT + 4 * 64 * 1024);
+    // A declared length over the limit is refused before any of it is read.
+    const declared = lazyFetch("a", 10, "application/json", LIMIT + 1);
+    await expect(limitedFetch(() => undefined, LIMIT, declared.fetch)("http://x/mcp")).rejects.toThrow(
+      /more than 1000000 bytes/,
+    );
+    expect(declared.state.pulled).toBeLessThanOrEqual(1); // the stream's own first pull
+  });
+
+  it("limits an event stream per event: many small events pass, one large event is cut, an end across chunks counts", async () => {
+    const event = `data: ${"e".repeat(1000)}\n\n`;
+    const small = lazyFetch(event, 2000, "text/event-stream"); // 2 MB of small events
+    const passed = await (await limitedFetch(() => undefined, LIMIT, small.fetch)("http://x/mcp")).text();
+    expect(passed.length).toBe(event.length * 2000);
+    // Each chunk ends an event with its first byte: "\n" + "\n" across chunks is a blank line.
+    const straddling = lazyFetch(`\ndata: ${"s".repeat(100_000)}\n`, 25, "text/event-stream");
+    const joined = await (await limitedFetch(() => undefined, LIMIT, straddling.fetch)("http://x/")).text();
+    expect(joined.length).toBeGreaterThan(LIMIT * 2);
+    const large = lazyFetch(`data: ${"x".repeat(64 * 1024)}`, 100, "text/event-stream");
+    const response = await limitedFetch(() => undefined, LIMIT, large.fetch)("http://x/mcp");
+    await expect(response.text()).rejects.toThrow(/more than 1000000 bytes \(one event\)/);
   });
 });
 

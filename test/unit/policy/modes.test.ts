@@ -106,10 +106,30 @@ const denyRows: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
   ["Task of another type", call("Task", { subagent_type: "Plan", prompt: "p" }, false), all("allow")],
 ];
 
+// B4: the resource tools are the server's they name: its rules decide them as they decide its tools.
+const resourcesOf = (server?: string) => [
+  call("ListMcpResourcesTool", server === undefined ? {} : { server }, true),
+  call("ReadMcpResourceTool", { server, uri: "x://y" }, true),
+];
+const withServerDenies: EngineConfig = {
+  allow: ["mcp__open"],
+  deny: ["mcp__srv", "mcp__other__*", "mcp__open__one_tool"],
+};
+const serverDenyRows: ReadonlyArray<readonly [string, PolicyCall, Expected]> = [
+  ...resourcesOf("srv").map((c) => [`${c.tool} of a denied server`, c, all("deny")] as const),
+  ...resourcesOf("other").map((c) => [`${c.tool} of a server denied by __*`, c, all("deny")] as const),
+  // A rule on one of the server's tools is not a rule on the server.
+  ...resourcesOf("open").map((c) => [`${c.tool} of a server with one tool denied`, c, all("allow")] as const),
+  ...resourcesOf("fine").map((c) => [`${c.tool} of a server without rules`, c, all("allow")] as const),
+  ["ListMcpResourcesTool of every server", call("ListMcpResourcesTool", {}, true), all("allow")],
+  ["a tool of the denied server", call("mcp__srv__read", {}, true), all("deny")],
+];
+
 describe.each([
   ["no rules", {}, noRules],
   ["allow rules", withAllows, allowRows],
   ["deny rules", withDenies, denyRows],
+  ["MCP server deny rules", withServerDenies, serverDenyRows],
 ] as const)("modes × tools with %s", (_label, config, rows) => {
   for (const mode of PERMISSION_MODES) {
     it.each(rows.map(([name, request, expected]) => [name, request, expected[mode]] as const))(
@@ -148,6 +168,14 @@ describe("decisions explain themselves", () => {
     const decision = (await engineFor({})).decide(file("Edit", "src/a.ts", false));
     expect(decision.decidedBy).toBe("mode");
     expect(decision.reason).toContain("Edit(src/a.ts)");
+  });
+
+  it("B4 names the server's deny rule that refused a resource read", async () => {
+    const decision = (await engineFor({ mode: "plan", deny: ["mcp__srv"] })).decide(
+      call("ReadMcpResourceTool", { server: "srv", uri: "x://y" }, true),
+    );
+    expect(decision).toMatchObject({ behavior: "deny", decidedBy: "rule", rule: { text: "mcp__srv" } });
+    expect(decision.reason).toContain("ReadMcpResourceTool on the MCP server srv");
   });
 
   it("names the allow rule that admitted a call", async () => {
