@@ -89,7 +89,9 @@ export function injections(
     if (seen.has(rule.name)) throw problem(`${rule.name} is injected twice; give each variable once`);
     seen.add(rule.name);
     if (!matchDomain(rules, rule.host, rule.port ?? 443))
-      throw problem(`${rule.host} is not on the allowlist; allow it (--allow-domain ${rule.host}) too`);
+      throw problem(
+        `${rule.host} is not on the allowlist; allow it too (--allow-domain, or --setup-allow-domain with --network setup)`,
+      );
     if (secretOf) {
       const value = secretOf(rule.name);
       if (!value)
