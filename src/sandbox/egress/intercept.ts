@@ -58,6 +58,24 @@ function forwardable(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeader
 }
 
 /**
+ * Response headers with any injected value put back to its placeholder, as written or inside Basic
+ * credentials (a host that echoes the request's header in its own).
+ */
+function scrubbed(
+  headers: http.OutgoingHttpHeaders,
+  injections: readonly ProxyInjection[],
+): http.OutgoingHttpHeaders {
+  const scrub = (value: string) =>
+    injections.reduce((text, i) => substituteSecret(text, i.value, i.placeholder) ?? text, value);
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      typeof value === "string" ? scrub(value) : Array.isArray(value) ? value.map(scrub) : value,
+    ]),
+  );
+}
+
+/**
  * `client` as a plain stream that first gives `first` (the bytes already read off it) and then the rest.
  * TLS is layered on this one, not on the socket itself: a TLS socket made over a net.Socket reads its handle
  * directly and would miss what was already read.
@@ -124,7 +142,7 @@ export function interceptTls(
     });
     upstream.on("socket", (socket) => upstreamSockets.add(socket));
     upstream.on("response", (response) => {
-      res.writeHead(response.statusCode ?? 502, forwardable(response.headers));
+      res.writeHead(response.statusCode ?? 502, scrubbed(forwardable(response.headers), target.injections));
       response.pipe(res);
     });
     upstream.on("error", (e) => {

@@ -137,7 +137,9 @@ describe("the egress proxy with an injected secret", () => {
       seen.push({ host, authorization: req.headers.authorization });
       let body = "";
       req.setEncoding("utf8").on("data", (d: string) => (body += d));
-      req.on("end", () => res.writeHead(200).end(`${host} got ${req.method} ${body.length}\n`));
+      // It echoes the header back, as some servers do in a header of their own.
+      const echo = req.headers.authorization ? { "x-echo": req.headers.authorization } : {};
+      req.on("end", () => res.writeHead(200, echo).end(`${host} got ${req.method} ${body.length}\n`));
     });
     await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve));
     originPort = (origin.address() as AddressInfo).port;
@@ -165,7 +167,7 @@ describe("the egress proxy with an injected secret", () => {
     host: string,
     ca: string,
     headers: Array<Record<string, string>>,
-  ): Promise<{ status: number; body: string }[]> {
+  ): Promise<{ status: number; body: string; echo?: string }[]> {
     return new Promise((resolve, reject) => {
       const req = http.request({
         host: "127.0.0.1",
@@ -176,7 +178,7 @@ describe("the egress proxy with an injected secret", () => {
       req.on("connect", (_res, socket) => {
         const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
         agent.createConnection = () => tls.connect({ socket, servername: host, ca });
-        const results: { status: number; body: string }[] = [];
+        const results: { status: number; body: string; echo?: string }[] = [];
         const next = (i: number) => {
           const h = headers[i];
           if (!h) {
@@ -191,7 +193,8 @@ describe("the egress proxy with an injected secret", () => {
               let text = "";
               res.setEncoding("utf8").on("data", (d: string) => (text += d));
               res.on("end", () => {
-                results.push({ status: res.statusCode ?? 0, body: text });
+                const echo = res.headers["x-echo"];
+                results.push({ status: res.statusCode ?? 0, body: text, ...(echo ? { echo } : {}) });
                 next(i + 1);
               });
             })
@@ -212,14 +215,16 @@ describe("the egress proxy with an injected secret", () => {
         { authorization: `Basic ${Buffer.from(`user:${placeholder}`).toString("base64")}` },
         {},
       ]);
+      // The host's echo of the header comes back with the placeholder, not the value.
+      const basic = (token: string) => `Basic ${Buffer.from(`user:${token}`).toString("base64")}`;
       expect(results).toEqual([
-        { status: 200, body: "secret.test got POST 0\n" },
-        { status: 200, body: "secret.test got POST 1000\n" },
+        { status: 200, body: "secret.test got POST 0\n", echo: `Bearer ${placeholder}` },
+        { status: 200, body: "secret.test got POST 1000\n", echo: basic(placeholder) },
         { status: 200, body: "secret.test got POST 2000\n" },
       ]);
       expect(seen.splice(0)).toEqual([
         { host: "secret.test", authorization: `Bearer ${SECRET}` },
-        { host: "secret.test", authorization: `Basic ${Buffer.from(`user:${SECRET}`).toString("base64")}` },
+        { host: "secret.test", authorization: basic(SECRET) },
         { host: "secret.test", authorization: undefined },
       ]);
       const entry = await entryFor("secret.test");
@@ -231,7 +236,9 @@ describe("the egress proxy with an injected secret", () => {
       const other = await requestsThrough("other.test", originCa, [
         { authorization: `Bearer ${placeholder}` },
       ]);
-      expect(other).toEqual([{ status: 200, body: "other.test got POST 0\n" }]);
+      expect(other).toEqual([
+        { status: 200, body: "other.test got POST 0\n", echo: `Bearer ${placeholder}` },
+      ]);
       expect(seen.splice(0)).toEqual([{ host: "other.test", authorization: `Bearer ${placeholder}` }]);
       expect((await entryFor("other.test")).injected).toBeUndefined();
     } finally {
