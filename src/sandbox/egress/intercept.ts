@@ -112,6 +112,8 @@ export function interceptTls(
   if (!first) throw new Error("an interception needs an injection");
   const result: InterceptionResult = { bytesUp: 0, bytesDown: 0, requests: 0, injected: [] };
   const upstreamSockets = new Set<net.Socket>();
+  // The tunnel's requests share their connections to the host, as the sandbox's client shares the tunnel.
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 4 });
   const server = https.createServer({ key: first.key, cert: first.cert }, (req, res) => {
     result.requests += 1;
     const headers = forwardable(req.headers);
@@ -130,7 +132,7 @@ export function interceptTls(
       method: req.method,
       path: req.url,
       headers,
-      agent: false,
+      agent,
       ...(target.ca ? { ca: [...target.ca] } : {}),
       // The name is verified against the certificate; the connection goes to the checked address only.
       lookup: (_name, lookupOptions, callback) => {
@@ -163,6 +165,7 @@ export function interceptTls(
         result.bytesDown += socket.bytesRead;
         socket.destroy();
       }
+      agent.destroy();
       server.close();
       resolve(result);
     });

@@ -28,14 +28,17 @@ export interface EgressSidecarConfig {
   privateHosts: string[];
   /** `--inject-secret`: the rules and placeholders (the values come over stdin, `SidecarSecrets`). */
   injections: Injection[];
-  /** The CAs an intercepted host's certificate is verified against besides Node's (--ca-cert). */
-  upstreamCa?: string;
 }
 
-/** The `secrets` line: each injection's value by name, and each host's certificate and key. */
+/**
+ * The `secrets` line: each injection's value by name, each host's certificate and key, and the CAs an
+ * intercepted host's certificate is verified against besides Node's (--ca-cert: a whole bundle may be
+ * larger than an environment variable may be).
+ */
 export interface SidecarSecrets {
   values: Record<string, string>;
   certs: Record<string, { cert: string; key: string }>;
+  upstreamCa?: string;
 }
 
 const config = JSON.parse(process.env.AGENT_CI_EGRESS ?? "{}") as EgressSidecarConfig;
@@ -75,14 +78,14 @@ function injectionsWith(given: SidecarSecrets): ProxyInjection[] {
   });
 }
 
-function listen(inject: ProxyInjection[]): void {
+function listen(inject: ProxyInjection[], upstreamCa: string | undefined): void {
   const server = createEgressProxy({
     rules: config.rules,
     privateHosts: config.privateHosts,
     onEntry: (entry) => emit({ entry }),
     attribute,
     inject,
-    upstreamCa: config.upstreamCa ? [...tls.rootCertificates, config.upstreamCa] : undefined,
+    upstreamCa: upstreamCa ? [...tls.rootCertificates, upstreamCa] : undefined,
   });
   server.on("clientError", (_err, socket) => socket.destroy());
   const listener = net.createServer((socket) => {
@@ -110,7 +113,8 @@ function listen(inject: ProxyInjection[]): void {
   });
 }
 
-void (config.injections.length ? secrets.then(injectionsWith) : Promise.resolve([])).then(listen);
+if (config.injections.length) void secrets.then((given) => listen(injectionsWith(given), given.upstreamCa));
+else listen([], undefined);
 
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   if (line.startsWith("secrets ")) received(JSON.parse(line.slice("secrets ".length)) as SidecarSecrets);

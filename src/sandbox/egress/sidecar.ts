@@ -204,7 +204,6 @@ export class EgressSidecar {
         port,
         placeholder,
       })),
-      upstreamCa: caCertPem,
     };
     let secretsLine: string | undefined;
     if (injections.length) {
@@ -216,6 +215,7 @@ export class EgressSidecar {
       const secrets: SidecarSecrets = {
         values: Object.fromEntries(injections.map((i) => [i.name, i.value()])),
         certs: certs.hosts,
+        upstreamCa: caCertPem,
       };
       secretsLine = `secrets ${JSON.stringify(secrets)}\n`;
     }

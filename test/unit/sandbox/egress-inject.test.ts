@@ -193,7 +193,7 @@ describe("the egress proxy with an injected secret", () => {
               let text = "";
               res.setEncoding("utf8").on("data", (d: string) => (text += d));
               res.on("end", () => {
-                const echo = res.headers["x-echo"];
+                const echo = res.headers["x-echo"]?.toString();
                 results.push({ status: res.statusCode ?? 0, body: text, ...(echo ? { echo } : {}) });
                 next(i + 1);
               });
