@@ -114,8 +114,18 @@ export function interceptTls(
   const upstreamSockets = new Set<net.Socket>();
   // The tunnel's requests share their connections to the host, as the sandbox's client shares the tunnel.
   const agent = new https.Agent({ keepAlive: true, maxSockets: 4 });
+  // The tunnel's socket is half-open capable (the proxy's HTTP server made it): when the sandbox's side
+  // ends, it is closed once the requests in flight are answered.
+  let active = 0;
+  let ended = false;
+  let secured = false;
   const server = https.createServer({ key: first.key, cert: first.cert }, (req, res) => {
     result.requests += 1;
+    active += 1;
+    res.on("close", () => {
+      active -= 1;
+      if (ended && !active) client.destroy();
+    });
     const headers = forwardable(req.headers);
     for (const injection of target.injections) {
       const value = headers[injection.header];
@@ -155,7 +165,19 @@ export function interceptTls(
     req.pipe(upstream);
   });
   server.on("clientError", (_e, socket) => socket.destroy());
-  server.on("tlsClientError", () => client.destroy());
+  // Most often a client that reads its own CA list instead of the one agent-ci installs (as for --ca-cert).
+  const untrusted = (why: string) =>
+    `the sandbox's TLS with the proxy failed (${why}): the client must trust the CA agent-ci installs, as for --ca-cert`;
+  server.on("tlsClientError", (e) => {
+    result.error ??= untrusted(e.message);
+    client.destroy();
+  });
+  server.on("secureConnection", () => (secured = true));
+  client.on("end", () => {
+    ended = true;
+    if (!secured) result.error ??= untrusted("the client closed the connection during the handshake");
+    if (!active) client.destroy();
+  });
   server.emit("connection", replaying(client, hello));
 
   return new Promise((resolve) => {

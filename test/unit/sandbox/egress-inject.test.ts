@@ -198,7 +198,11 @@ describe("the egress proxy with an injected secret", () => {
                 next(i + 1);
               });
             })
-            .on("error", reject)
+            .on("error", (e) => {
+              // As a client does when its TLS fails: the connection is closed.
+              socket.destroy();
+              reject(e);
+            })
             .end(body);
         };
         next(0);
@@ -241,6 +245,22 @@ describe("the egress proxy with an injected secret", () => {
       ]);
       expect(seen.splice(0)).toEqual([{ host: "other.test", authorization: `Bearer ${placeholder}` }]);
       expect((await entryFor("other.test")).injected).toBeUndefined();
+    } finally {
+      await stopProxy();
+      entries.splice(0);
+    }
+  });
+
+  it("records a sandbox client that does not trust the run's CA, and sends nothing", async () => {
+    await startProxy(true);
+    try {
+      await expect(
+        requestsThrough("secret.test", originCa, [{ authorization: `Bearer ${placeholder}` }]),
+      ).rejects.toThrow(/self-signed|unable to (get|verify)/);
+      expect(seen).toEqual([]);
+      const entry = await entryFor("secret.test");
+      expect(entry.reason).toMatch(/the client must trust the CA agent-ci installs/);
+      expect(entry.injected).toBeUndefined();
     } finally {
       await stopProxy();
       entries.splice(0);
