@@ -21,12 +21,6 @@ export interface Injection extends InjectRule {
   placeholder: string;
 }
 
-/** What the sidecar gets of an injection, over its stdin only: the value, and its certificate for the host. */
-export interface InjectionSecret {
-  name: string;
-  value: string;
-}
-
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** An HTTP header name (RFC 9110's token). */
 const HEADER = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
