@@ -256,6 +256,12 @@ export function buildProgram(): Command {
       [],
     )
     .option(
+      "--inject-secret <NAME=header:host>",
+      "the egress proxy puts the value of the environment variable NAME in that header for that host, over TLS; the sandbox's NAME holds a placeholder (repeatable)",
+      collect,
+      [],
+    )
+    .option(
       "--ca-cert <file>",
       "a PEM file of CA certificates commands in the sandbox trust besides the image's (a company proxy's); curl, git, pip, npm and Node read it",
     )

@@ -48,6 +48,7 @@ export const INPUT_DEFAULTS = {
   allowed_domains: "",
   setup_allowed_domains: "",
   allow_private_hosts: "",
+  inject_secrets: "",
   ca_cert: "",
   setup: "",
   max_turns: "50",
@@ -82,6 +83,7 @@ const ACTION_FACE: ConfigFace = {
     allowDomain: "allowed_domains",
     setupAllowDomain: "setup_allowed_domains",
     allowPrivateHost: "allow_private_hosts",
+    injectSecret: "inject_secrets",
     task: "task",
     outputSchema: "output_schema",
     resume: "resume_from",
@@ -210,6 +212,7 @@ export const ActionInputs = z
     }),
     setup_allowed_domains: list,
     allow_private_hosts: list,
+    inject_secrets: list,
     ca_cert: optionalText,
     setup: z.string().transform((v) =>
       v
@@ -256,6 +259,7 @@ export const ActionInputs = z
       allowDomain: inputs.allowed_domains,
       setupAllowDomain: inputs.setup_allowed_domains,
       allowPrivateHost: inputs.allow_private_hosts,
+      injectSecret: inputs.inject_secrets,
       task: inputs.task,
       outputSchema: inputs.output_schema,
       resume: inputs.resume_from,

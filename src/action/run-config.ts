@@ -74,6 +74,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     allowDomain: inputs.allowed_domains,
     setupAllowDomain: inputs.setup_allowed_domains,
     allowPrivateHost: inputs.allow_private_hosts,
+    injectSecret: inputs.inject_secrets,
     caCert: inputs.ca_cert ? path.resolve(parts.workspace, inputs.ca_cert) : undefined,
     setup: inputs.setup,
     env: [],

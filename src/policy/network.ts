@@ -108,21 +108,79 @@ const NON_PUBLIC = blockList([
   ["ff00::", 8, "ipv6"],
 ]);
 
-/** An IPv4 address inside IPv6 (`::ffff:10.0.0.1`) is judged as the IPv4 address. */
-function unwrap(address: string): { address: string; family: "ipv4" | "ipv6" } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return { address: mapped[1], family: "ipv4" };
-  return { address, family: isIPv6(address) ? "ipv6" : "ipv4" };
+/** An IPv6 address's 16 bytes (a trailing dotted IPv4 part and a zone id allowed); undefined if it is not one. */
+function ipv6Bytes(text: string): number[] | undefined {
+  const address = text.replace(/%.*$/, "");
+  if (!isIPv6(address)) return undefined;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const hex = dotted
+    ? `${address.slice(0, dotted.index)}${((Number(dotted[1]) << 8) | Number(dotted[2])).toString(16)}:${((Number(dotted[3]) << 8) | Number(dotted[4])).toString(16)}`
+    : address;
+  const [head = "", tail] = hex.split("::");
+  const groups = (part: string) => (part ? part.split(":") : []);
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const all = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return all.flatMap((group) => {
+    const value = parseInt(group, 16);
+    return [value >> 8, value & 0xff];
+  });
+}
+
+const dottedQuad = (bytes: readonly number[]): string => bytes.join(".");
+const startsWith = (bytes: readonly number[], prefix: readonly number[]) =>
+  prefix.every((b, i) => bytes[i] === b);
+
+/** 64:ff9b::/96, NAT64's well-known prefix (RFC 6052): the IPv4 address is the last 32 bits. */
+const NAT64_WELL_KNOWN = [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0];
+/** 64:ff9b:1::/48, NAT64's local-use prefix (RFC 8215), inside which a network picks its own prefix length. */
+const NAT64_LOCAL_USE = [0, 0x64, 0xff, 0x9b, 0, 1];
+/**
+ * Where RFC 6052 puts the IPv4 address for the prefix lengths a local-use NAT64 prefix may have (/48, /56,
+ * /64, /96): byte 8 (bits 64–71) is always skipped.
+ */
+const RFC6052_POSITIONS = [
+  [6, 7, 9, 10],
+  [7, 9, 10, 11],
+  [9, 10, 11, 12],
+  [12, 13, 14, 15],
+];
+
+/**
+ * The addresses `address` is judged as: an IPv4 address inside IPv6 is judged as that IPv4 address — mapped
+ * (`::ffff:a.b.c.d`), translated (`::ffff:0:a.b.c.d`), compatible (`::a.b.c.d`, but `::` and `::1` are
+ * themselves), and NAT64 (`64:ff9b::a.b.c.d`; in the local-use prefix `64:ff9b:1::/48` every position the
+ * IPv4 address may take, so a gateway of any prefix length cannot carry a refused one). However written.
+ */
+function judgedAs(address: string): Array<{ address: string; family: "ipv4" | "ipv6" }> {
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return [{ address, family: isIPv6(address) ? "ipv6" : "ipv4" }];
+  const last = bytes.slice(12);
+  const zeros = (n: number) => Array<number>(n).fill(0);
+  const embedded =
+    startsWith(bytes, [...zeros(10), 0xff, 0xff]) ||
+    startsWith(bytes, [...zeros(8), 0xff, 0xff, 0, 0]) ||
+    startsWith(bytes, NAT64_WELL_KNOWN) ||
+    (startsWith(bytes, zeros(12)) && last.some((b, i) => (i < 3 ? b !== 0 : b > 1)))
+      ? [last]
+      : startsWith(bytes, NAT64_LOCAL_USE)
+        ? RFC6052_POSITIONS.map((position) => position.map((i) => bytes[i] ?? 0))
+        : [];
+  if (!embedded.length) return [{ address, family: "ipv6" }];
+  return embedded.map((quad) => ({ address: dottedQuad(quad), family: "ipv4" as const }));
 }
 
 /** Why `address` must not be connected to for this host, or undefined when it may. */
 export function addressRefusal(address: string, privateAllowed: boolean): string | undefined {
-  const { address: a, family } = unwrap(address);
-  if (METADATA.check(a, family))
-    return `resolves to the cloud metadata address ${a}, which is never reachable`;
-  if (!privateAllowed && NON_PUBLIC.check(a, family)) {
-    return `resolves to the non-public address ${a} (loopback, link-local or private); opt the host in with --allow-private-host`;
-  }
+  const judged = judgedAs(address);
+  const shown = (a: string) => (a === address ? a : `${a} (as ${address})`);
+  for (const { address: a, family } of judged)
+    if (METADATA.check(a, family))
+      return `resolves to the cloud metadata address ${shown(a)}, which is never reachable`;
+  if (privateAllowed) return undefined;
+  for (const { address: a, family } of judged)
+    if (NON_PUBLIC.check(a, family))
+      return `resolves to the non-public address ${shown(a)} (loopback, link-local or private); opt the host in with --allow-private-host`;
   return undefined;
 }
 

@@ -311,11 +311,14 @@ function egressSection(report: RunReport, plan: Plan): string {
       formatBytes(c.bytesUp),
       formatBytes(c.bytesDown),
       formatDuration(c.durationMs),
-      plain(c.reason ?? "", 160),
+      plain([c.reason, c.injected && `injected ${c.injected.join(", ")}`].filter(Boolean).join("; "), 160),
     ];
   });
   const denied = egress.connections.length - ordered.filter((c) => c.decision === "allowed").length;
-  const allowed = `Allowed: ${egress.allowedHosts.map((h) => code(h, 80)).join(", ") || "nothing"}`;
+  const injects = egress.injectSecrets?.length
+    ? ` · Secrets the proxy injects: ${egress.injectSecrets.map((i) => code(i, 120)).join(", ")}`
+    : "";
+  const allowed = `Allowed: ${egress.allowedHosts.map((h) => code(h, 80)).join(", ") || "nothing"}${injects}`;
   const body =
     `${allowed}\n\n` +
     (rows.length

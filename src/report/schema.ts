@@ -546,6 +546,12 @@ export const EgressConnection = z
       .describe(
         "How caller was found: credentials, the user name in the proxy URL agent-ci gives each call (curl, git, npm send it); process, the connecting socket traced to its process and that process to the call that started it (a client given only host:port, such as openssl -proxy or a JVM's https.proxyHost).",
       ),
+    injected: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "The secrets (--inject-secret, by variable name; never the value) the proxy put in place of their placeholders on this connection's requests.",
+      ),
   })
   .meta({ id: "EgressConnection" });
 export type EgressConnection = z.infer<typeof EgressConnection>;
@@ -559,6 +565,12 @@ export const Egress = z
     privateHosts: z
       .array(z.string())
       .describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
+    injectSecrets: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Secrets the proxy injects (--inject-secret, inject_secrets) as NAME=header:host: the sandbox holds a placeholder, never the value.",
+      ),
     connections: z.array(EgressConnection).describe("Every attempt, in the order it ended."),
     sidecarHardening: Hardening.omit({ enforcedAt: true })
       .extend({

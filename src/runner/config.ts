@@ -30,6 +30,7 @@ export interface CrossFields {
   allowDomain: readonly string[];
   setupAllowDomain: readonly string[];
   allowPrivateHost: readonly string[];
+  injectSecret: readonly string[];
   task: (typeof TASKS)[number];
   outputSchema?: unknown;
   resume?: unknown;
@@ -48,6 +49,7 @@ export const CLI_FACE: ConfigFace = {
     allowDomain: "--allow-domain",
     setupAllowDomain: "--setup-allow-domain",
     allowPrivateHost: "--allow-private-host",
+    injectSecret: "--inject-secret",
     task: "--task",
     outputSchema: "--output-schema",
     resume: "--resume",
@@ -83,6 +85,10 @@ export function crossFieldProblems(c: CrossFields, face: ConfigFace): string[] {
     problems.push(about("setupAllowDomain", `needs ${about("network", "setup")}`));
   if (c.network !== "allowlist" && c.network !== "setup" && c.allowPrivateHost.length)
     problems.push(about("allowPrivateHost", `needs ${about("network", "allowlist")} or setup`));
+  if (c.network !== "allowlist" && c.network !== "setup" && c.injectSecret.length)
+    problems.push(
+      about("injectSecret", `needs ${about("network", "allowlist")} or setup (the egress proxy injects it)`),
+    );
   return problems;
 }
 
@@ -216,6 +222,12 @@ export const RunConfig = z
       .array(z.string())
       .default([])
       .describe("Allowed hosts that may resolve to a private address (NAME or NAME=ADDRESS)"),
+    injectSecret: z
+      .array(z.string())
+      .default([])
+      .describe(
+        "Secrets the egress proxy adds for one host (NAME=header:host, the value from the environment variable NAME); the sandbox holds a placeholder",
+      ),
     memory: Size.optional(),
     cpus: z.number().positive().max(64).optional(),
     workspaceSize: Size.optional(),
@@ -353,9 +365,17 @@ export const RunConfig = z
         ctx.addIssue({ code: "custom", message: (e as Error).message });
       }
     }
+    for (const name of c.env.filter((n) => injectedNames(c).includes(n)))
+      ctx.addIssue({
+        code: "custom",
+        message: `--env ${name}: it is injected by the proxy (--inject-secret); the sandbox holds its placeholder only`,
+      });
     try {
-      egressOptions(c.allowDomain, c.allowPrivateHost);
-      egressOptions(c.setupAllowDomain, []);
+      const egress = runEgressOptions(c, secretFromEnv);
+      if (!egress) {
+        egressOptions(c.allowDomain, c.allowPrivateHost);
+        egressOptions(c.setupAllowDomain, []);
+      }
     } catch (e) {
       ctx.addIssue({ code: "custom", message: (e as Error).message });
     }
@@ -382,15 +402,31 @@ export function readCaCert(file: string): string {
   return text;
 }
 
+/** `--inject-secret`'s values: the host's environment variables, never a command line. */
+export const secretFromEnv = (name: string): string | undefined => process.env[name];
+
+/** The variables `--inject-secret` names (whose values the sandbox never holds). */
+export function injectedNames(config: Pick<RunConfig, "injectSecret">): string[] {
+  return config.injectSecret.map((entry) => entry.split("=", 1)[0] ?? "");
+}
+
 /** What the run's egress proxy allows: the allowlist, or for `--network setup` the setup allowlist (default: every preset). */
 export function runEgressOptions(
-  config: Pick<RunConfig, "network" | "allowDomain" | "setupAllowDomain" | "allowPrivateHost" | "setup">,
+  config: Pick<
+    RunConfig,
+    "network" | "allowDomain" | "setupAllowDomain" | "allowPrivateHost" | "setup" | "injectSecret"
+  >,
+  secretOf: (name: string) => string | undefined = secretFromEnv,
 ): EgressOptions | undefined {
-  if (config.network === "allowlist") return egressOptions(config.allowDomain, config.allowPrivateHost);
+  const { injectSecret } = config;
+  if (config.network === "allowlist")
+    return egressOptions(config.allowDomain, config.allowPrivateHost, injectSecret, secretOf);
   if (config.network === "setup" && config.setup.length) {
     return egressOptions(
       config.setupAllowDomain.length ? config.setupAllowDomain : EGRESS_PRESET_NAMES,
       config.allowPrivateHost,
+      injectSecret,
+      secretOf,
     );
   }
   return undefined;

@@ -18,7 +18,14 @@ import { checkAgentModes, loadAgents } from "./agents.js";
 import { SubagentRunner } from "./subagents.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError } from "../errors.js";
-import { CLOUD_CREDENTIAL_VARIABLES, readCaCert, type RunConfig, runEgressOptions } from "./config.js";
+import {
+  CLOUD_CREDENTIAL_VARIABLES,
+  injectedNames,
+  readCaCert,
+  type RunConfig,
+  runEgressOptions,
+  secretFromEnv,
+} from "./config.js";
 import { checkCloudCredentials, PROVIDER_GAPS, PROVIDER_NAMES } from "./providers.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
@@ -121,8 +128,9 @@ function knownSecrets(config: RunConfig): string[] {
     .filter((v): v is string => Boolean(v));
   const aws = config.awsCredentials;
   const cloud = [aws?.accessKeyId, aws?.secretAccessKey, aws?.sessionToken, config.googleAccessToken];
-  return [config.apiKey ?? "", ...config.secrets, ...fromEnv, ...cloud].filter((v): v is string =>
-    Boolean(v),
+  const injected = injectedNames(config).map((name) => secretFromEnv(name));
+  return [config.apiKey ?? "", ...config.secrets, ...fromEnv, ...cloud, ...injected].filter(
+    (v): v is string => Boolean(v),
   );
 }
 

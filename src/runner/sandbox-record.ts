@@ -4,6 +4,7 @@ import { Hardening as HardeningSchema, type RunReportInput } from "../report/ind
 import type { SandboxParts } from "../sandbox/assemble.js";
 import type { DockerSandbox } from "../sandbox/docker-sandbox.js";
 import { ruleText } from "../policy/network.js";
+import { injectionText } from "../sandbox/egress/allowlist.js";
 import type { PreparedPolicy } from "./policy-setup.js";
 
 /** The hardening fields report.json records, taken from the sandbox's read-back by the schema itself. */
@@ -62,6 +63,9 @@ export function sandboxRecord(
           allowed: sandbox.egress.options.given,
           allowedHosts: sandbox.egress.options.rules.map(ruleText),
           privateHosts: sandbox.egress.options.privateHosts,
+          ...(sandbox.egress.options.injections.length
+            ? { injectSecrets: sandbox.egress.options.injections.map(injectionText) }
+            : {}),
           connections: sandbox.egress.entries,
           sidecarHardening: sandbox.egress.hardening
             ? {

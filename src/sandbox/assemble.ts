@@ -223,7 +223,9 @@ export async function assembleSandbox<S extends Assembled>(
       await withTimeout("a container start", container.start());
       const egress = await made.egress;
       await egress?.connect(container, KEEPER_USER);
-      if (options.caCertPem) await installCaCert(docker, container, options.caCertPem);
+      // --ca-cert's CAs, and the run's own CA where the proxy answers for a host a secret is injected for.
+      const cas = [options.caCertPem, egress?.interceptionCaPem].filter((pem): pem is string => Boolean(pem));
+      if (cas.length) await installCaCert(docker, container, cas.join("\n"));
       return egress;
     });
     const link = new HelperLink(docker, container, made.channel, {
@@ -237,7 +239,7 @@ export async function assembleSandbox<S extends Assembled>(
       imageEnv: image.env,
       safeDirectory: profile.workspaceNotAgents || Boolean(options.readOnlyWorkspace),
       passEnv: options.env,
-      caCert: Boolean(options.caCertPem),
+      caCert: Boolean(options.caCertPem || egress?.interceptionCaPem),
       egress,
     };
     const { copy, copiedBy } = await clock.run("copy-in", async () => {
@@ -349,10 +351,11 @@ async function createContainer(
       options.runId,
       image.name,
       toolbelt,
-      options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {} },
+      options.egress ?? { given: [], rules: [], privateHosts: [], hosts: {}, injections: [] },
       containerUlimits(profile),
       started,
       options.allowWeakHardening,
+      options.caCertPem,
     );
     objects.addEgress(egress);
     // A sidecar that fails before its container starts: the run's start goes on, and meets the failure later.

@@ -1,5 +1,6 @@
 // The environment of every command agent-ci runs in the container: the allow-listed base, the PATH composed
-// per command, and what `--env`, `--ca-cert`, the egress proxy and the workspace's owner add to it.
+// per command, and what `--env`, `--ca-cert`, the egress proxy (with its injected secrets' placeholders) and
+// the workspace's owner add to it.
 import type { EgressSidecar } from "./egress/sidecar.js";
 import { proxyEnv } from "./egress/sidecar.js";
 import type { ExecRequest } from "./sandbox.js";
@@ -83,6 +84,8 @@ export function commandEnv(
     ...(settings.safeDirectory ? SAFE_DIRECTORY_ENV : {}),
     ...settings.passEnv,
     ...(settings.egress?.active ? proxyEnv(request.caller) : {}),
+    // `--inject-secret NAME`: NAME holds the placeholder that the proxy replaces with the value for its host.
+    ...Object.fromEntries(settings.egress?.options.injections.map((i) => [i.name, i.placeholder]) ?? []),
     ...(settings.caCert ? CA_ENV : {}),
     ...request.env,
   };

@@ -125,6 +125,9 @@ describe("parseActionInputs", () => {
     expect(() => inputs({ allow_private_hosts: "corp.internal" })).toThrow(
       /allow_private_hosts: needs network: allowlist or setup/,
     );
+    expect(() => inputs({ inject_secrets: "NPM_TOKEN=authorization:npm.corp.example.com" })).toThrow(
+      /inject_secrets: needs network: allowlist or setup/,
+    );
   });
 
   it("keeps the documented defaults table complete", () => {
@@ -184,6 +187,8 @@ describe("toRunConfigInput", () => {
           setup: "npm ci",
           setup_allowed_domains: "npm\nregistry.corp.example.com",
           allow_private_hosts: "registry.corp.example.com=10.1.2.3",
+          // PATH: a variable every runner has; the value itself stays in the environment.
+          inject_secrets: "PATH=authorization:registry.corp.example.com",
           ca_cert: "corp-ca.pem",
           script: "s.json",
         }),
@@ -195,6 +200,7 @@ describe("toRunConfigInput", () => {
     );
     expect(setup.setupAllowDomain).toEqual(["npm", "registry.corp.example.com"]);
     expect(setup.allowPrivateHost).toEqual(["registry.corp.example.com=10.1.2.3"]);
+    expect(setup.injectSecret).toEqual(["PATH=authorization:registry.corp.example.com"]);
     expect(setup.caCert).toBe(path.join(workspace, "corp-ca.pem"));
     expect(() =>
       parseRunConfig(

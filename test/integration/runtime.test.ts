@@ -23,7 +23,7 @@ describe(`the run's container under ${expected}`, () => {
       runId,
       workspaceDir: workspace,
       network: "allowlist",
-      egress: { given: ["example.test"], rules: [], privateHosts: [], hosts: {} },
+      egress: { given: ["example.test"], rules: [], privateHosts: [], hosts: {}, injections: [] },
     });
   }, 120_000);
   afterAll(async () => {

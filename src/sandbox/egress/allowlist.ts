@@ -1,9 +1,11 @@
 // The allowlist of `--network allowlist` as the user writes it: the ecosystem presets (data) and the
 // parsing of `--allow-domain` entries into the rules the egress proxy matches (policy/network.ts). Host side only:
 // it carries the public-suffix list (tldts), which the sidecar does not need.
+import { randomBytes } from "node:crypto";
 import net from "node:net";
 import { getPublicSuffix } from "tldts";
-import { type DomainRule, normalizeHost, parseDomainRule } from "../../policy/network.js";
+import { type DomainRule, matchDomain, normalizeHost, parseDomainRule } from "../../policy/network.js";
+import { headerSafe, type Injection, injectTarget, parseInjectRule } from "./inject.js";
 
 export class EgressPolicyError extends Error {
   override readonly name = "EgressPolicyError";
@@ -60,12 +62,59 @@ export interface EgressOptions {
   privateHosts: string[];
   /** Names the sidecar resolves to a given address (`--allow-private-host NAME=ADDRESS`). */
   hosts: Record<string, string>;
+  /** `--inject-secret`: what the proxy injects, and the placeholders the sandbox holds instead. */
+  injections: RunInjection[];
 }
+
+/** An injection of a run: its value is read when the sidecar starts, and a function is never serialised. */
+export interface RunInjection extends Injection {
+  value: () => string;
+}
+
+/**
+ * Reads the `--inject-secret` entries against the allowlist they must be on, each with a fresh placeholder
+ * and its value from `secretOf` (the host's environment); without `secretOf`, only the syntax and the
+ * allowlist are checked.
+ */
+export function injections(
+  entries: readonly string[],
+  rules: readonly DomainRule[],
+  secretOf?: (name: string) => string | undefined,
+): RunInjection[] {
+  const seen = new Set<string>();
+  return entries.map((entry) => {
+    const rule = parseInjectRule(entry);
+    const problem = (text: string) => new EgressPolicyError(`--inject-secret ${entry}: ${text}`);
+    if (typeof rule === "string") throw problem(rule);
+    if (seen.has(rule.name)) throw problem(`${rule.name} is injected twice; give each variable once`);
+    seen.add(rule.name);
+    if (!matchDomain(rules, rule.host, rule.port ?? 443))
+      throw problem(
+        `${rule.host} is not on the allowlist; allow it too (--allow-domain, or --setup-allow-domain with --network setup)`,
+      );
+    if (secretOf) {
+      const value = secretOf(rule.name);
+      if (!value)
+        throw problem(
+          `the environment variable ${rule.name} is not set (the secret comes from there, never from a command line)`,
+        );
+      if (!headerSafe(value))
+        throw problem(`${rule.name} holds control characters: a header cannot carry it`);
+    }
+    const placeholder = `agent-ci-placeholder-${rule.name}-${randomBytes(12).toString("hex")}`;
+    return { ...rule, placeholder, value: () => secretOf?.(rule.name) ?? "" };
+  });
+}
+
+/** `NAME=header:host`, as the report lists an injection (never its value). */
+export const injectionText = (injection: Injection): string => `${injection.name}=${injectTarget(injection)}`;
 
 /** Validates and expands the user's entries; an EgressPolicyError names the bad one. */
 export function egressOptions(
   allowDomains: readonly string[],
   allowPrivateHosts: readonly string[],
+  injectSecrets: readonly string[] = [],
+  secretOf?: (name: string) => string | undefined,
 ): EgressOptions {
   const privateHosts: string[] = [];
   const hosts: Record<string, string> = {};
@@ -83,5 +132,12 @@ export function egressOptions(
     privateHosts.push(host);
     if (address !== undefined) hosts[host] = address;
   }
-  return { given: [...allowDomains], rules: parseAllowDomains(allowDomains), privateHosts, hosts };
+  const rules = parseAllowDomains(allowDomains);
+  return {
+    given: [...allowDomains],
+    rules,
+    privateHosts,
+    hosts,
+    injections: injections(injectSecrets, rules, secretOf),
+  };
 }

@@ -19,6 +19,8 @@ import {
 import type { EgressConnection } from "../../report/schema.js";
 import extractSni from "sni";
 import { CALLER } from "./source-line.js";
+import { injectsAt } from "./inject.js";
+import { interceptTls, type ProxyInjection } from "./intercept.js";
 
 /** One connection attempt, as report.json records it (the schema is the one definition). */
 export type LedgerEntry = EgressConnection;
@@ -36,6 +38,10 @@ export interface EgressProxyOptions {
    * exists. Undefined when it cannot tell.
    */
   attribute?: (connection: Duplex) => Promise<string | undefined>;
+  /** `--inject-secret`: tunnels to these hosts are terminated here and their requests get the secret (intercept.ts). */
+  inject?: readonly ProxyInjection[];
+  /** The CAs an intercepted host's certificate is verified against; undefined: Node's own. */
+  upstreamCa?: readonly string[];
 }
 
 /** Who made a connection, and how that was found out (the ledger's caller and attributedBy). */
@@ -198,6 +204,21 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
                 : "the tunnel's TLS ClientHello names no server (SNI)");
             ledger(base, started, { decision: "denied", reason });
             client.destroy();
+            return;
+          }
+          const injections = (options.inject ?? []).filter((i) => injectsAt(i, host, port));
+          if (injections.length) {
+            const target = { host: expected ?? host, port, address: verdict.address, injections };
+            void interceptTls(client, hello.data, { ...target, ca: options.upstreamCa }).then((done) =>
+              ledger(base, started, {
+                decision: "allowed",
+                address: verdict.address,
+                bytesUp: done.bytesUp,
+                bytesDown: done.bytesDown,
+                ...(done.injected.length ? { injected: done.injected } : {}),
+                ...(done.error ? { reason: done.error } : {}),
+              }),
+            );
             return;
           }
           const upstream = net.connect({ host: verdict.address, port });

@@ -17,7 +17,8 @@ import { assessHardening, type Hardening, type InsideProbe, NON_ROOT_CHECK } fro
 import { EngineError } from "../sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "../toolbelt.js";
 import type { EgressOptions } from "./allowlist.js";
-import type { EgressSidecarConfig } from "./proxy-main.js";
+import { makeInterceptionCerts } from "./interception-ca.js";
+import type { EgressSidecarConfig, SidecarSecrets } from "./proxy-main.js";
 import { refusalMessage } from "../../policy/network.js";
 import type { LedgerEntry } from "./proxy.js";
 import { EGRESS_PROXY_JS } from "./proxy-source.js";
@@ -102,6 +103,11 @@ export class EgressSidecar {
   private disposed = false;
   /** The sidecar's hardening, read back from the engine and from inside as the run container's is. */
   hardening: Hardening | undefined;
+  /**
+   * `--inject-secret`: the run's CA certificate (PEM), which the run's container trusts so that the proxy may
+   * answer for the injected hosts; undefined without injections.
+   */
+  interceptionCaPem: string | undefined;
   /** Which call's process holds a port in the run's container (the helper's `attribute`); set once it runs. */
   private attributor: ((port: number) => Promise<string | undefined>) | undefined;
 
@@ -124,10 +130,19 @@ export class EgressSidecar {
     ulimits: Docker.HostConfig["Ulimits"],
     onContainerStarted?: () => void,
     allowWeakHardening = false,
+    caCertPem?: string,
   ): Promise<EgressSidecar> {
     const sidecar = new EgressSidecar(docker, runId, options);
     try {
-      await sidecar.create(image, toolbeltVolume, options, ulimits, onContainerStarted, allowWeakHardening);
+      await sidecar.create(
+        image,
+        toolbeltVolume,
+        options,
+        ulimits,
+        onContainerStarted,
+        allowWeakHardening,
+        caCertPem,
+      );
       return sidecar;
     } catch (e) {
       await sidecar.stop().catch(() => {});
@@ -142,6 +157,7 @@ export class EgressSidecar {
     ulimits: Docker.HostConfig["Ulimits"],
     onContainerStarted: (() => void) | undefined,
     allowWeakHardening: boolean,
+    caCertPem: string | undefined,
   ): Promise<void> {
     const names = egressNames(this.runId);
     const labels = ownerLabels(this.runId);
@@ -176,16 +192,39 @@ export class EgressSidecar {
     this.container = container;
     await withTimeout("a container start", container.start());
     onContainerStarted?.();
+    const injections = options.injections;
     const config: EgressSidecarConfig = {
       socket: EGRESS_SOCKET,
       rules: options.rules,
       privateHosts: options.privateHosts,
+      injections: injections.map(({ name, header, host, port, placeholder }) => ({
+        name,
+        header,
+        host,
+        port,
+        placeholder,
+      })),
     };
+    let secretsLine: string | undefined;
+    if (injections.length) {
+      const certs = await makeInterceptionCerts(
+        this.runId,
+        injections.map((i) => i.host),
+      );
+      this.interceptionCaPem = certs.caPem;
+      const secrets: SidecarSecrets = {
+        values: Object.fromEntries(injections.map((i) => [i.name, i.value()])),
+        certs: certs.hosts,
+        upstreamCa: caCertPem,
+      };
+      secretsLine = `secrets ${JSON.stringify(secrets)}\n`;
+    }
     const { stream, lines } = await this.attach(
       container,
       [toolbeltProgram("node"), "-e", EGRESS_PROXY_JS],
       SIDECAR_USER,
       [`AGENT_CI_EGRESS=${JSON.stringify(config)}`],
+      secretsLine,
     );
     this.proxyStream = stream;
     let probe: Probe | undefined;
@@ -234,6 +273,7 @@ export class EgressSidecar {
     cmd: string[],
     user: string,
     env: string[],
+    stdinFirst?: string,
   ): Promise<{ stream: Duplex; lines: (onLine: (line: string) => void) => void }> {
     const exec = await withTimeout(
       "an exec create",
@@ -250,6 +290,8 @@ export class EgressSidecar {
     );
     const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: true }))) as Duplex;
     this.streams.push(stream);
+    // Over the exec's stdin, never its environment or command line: what the engine could show of the exec.
+    if (stdinFirst) stream.write(stdinFirst);
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     let errors = "";

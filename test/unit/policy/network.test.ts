@@ -2,6 +2,7 @@
 // (never resolved when refused), then every address it resolves to.
 import { describe, expect, it } from "vitest";
 import {
+  addressRefusal,
   addressesVerdict,
   checkHost,
   mayReach,
@@ -98,6 +99,62 @@ describe("checkHost and addressesVerdict, the two halves", () => {
       reason: expect.stringMatching(/metadata/),
     });
     expect(addressesVerdict("public.test", [], policy).ok).toBe(false);
+  });
+});
+
+describe("IPv4 addresses inside IPv6 are judged as the IPv4 address", () => {
+  it.each([
+    ["::ffff:169.254.169.254", /metadata address 169\.254\.169\.254/],
+    ["::ffff:a9fe:a9fe", /metadata address 169\.254\.169\.254/],
+    ["::ffff:0:a9fe:a9fe", /metadata address 169\.254\.169\.254/],
+    ["::169.254.169.254", /metadata address 169\.254\.169\.254/],
+    ["::a9fe:a9fe", /metadata address 169\.254\.169\.254/],
+    ["64:ff9b::169.254.169.254", /metadata address 169\.254\.169\.254 \(as 64:ff9b::169\.254\.169\.254\)/],
+    ["64:FF9B::A9FE:A9FE", /metadata address 169\.254\.169\.254/],
+    ["64:ff9b:1::a9fe:a9fe", /metadata address 169\.254\.169\.254/],
+    // 64:ff9b:1::/48 with a /48 prefix: the address sits in bits 48-63 and 72-87.
+    ["64:ff9b:1:a9fe:a9:fe00::", /metadata address 169\.254\.169\.254/],
+  ])("%s, even for an opted-in host", (address, reason) => {
+    expect(addressRefusal(address, true)).toMatch(reason);
+    expect(addressRefusal(address, false)).toMatch(reason);
+  });
+
+  it.each([
+    ["::ffff:127.0.0.1", "127.0.0.1"],
+    ["::ffff:7f00:1", "127.0.0.1"],
+    ["::10.0.0.1", "10.0.0.1"],
+    ["64:ff9b::10.0.0.1", "10.0.0.1"],
+    ["64:ff9b::c0a8:101", "192.168.1.1"],
+    ["64:ff9b::7f00:1%eth0", "127.0.0.1"],
+  ])("%s is non-public as %s, unless the host is opted in", (address, inner) => {
+    expect(addressRefusal(address, false)).toContain(`non-public address ${inner}`);
+    expect(addressRefusal(address, true)).toBeUndefined();
+  });
+
+  it.each(["64:ff9b::5db8:d70e", "::ffff:93.184.215.14", "2606:4700::1111", "93.184.215.14"])(
+    "%s is public",
+    (address) => {
+      expect(addressRefusal(address, false)).toBeUndefined();
+    },
+  );
+
+  it("keeps :: and ::1 as themselves, and a local-use NAT64 address is public only where every position is", () => {
+    expect(addressRefusal("::1", false)).toContain("non-public address ::1 ");
+    expect(addressRefusal("::", false)).toContain("non-public address :: ");
+    // A /96 gateway inside 64:ff9b:1::/48 leaves zeros where a /48 one would carry the address.
+    expect(addressRefusal("64:ff9b:1::5db8:d70e", false)).toMatch(/non-public address 0\.0\.0\.0/);
+    expect(addressRefusal("64:ff9b:1::5db8:d70e", true)).toBeUndefined();
+  });
+
+  it("a resolved NAT64 address of the metadata service refuses the name", () => {
+    expect(addressesVerdict("intranet.test", ["64:ff9b::a9fe:a9fe"], policy)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/metadata/),
+    });
+    expect(addressesVerdict("public.test", ["64:ff9b::a00:1"], policy)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/non-public address 10\.0\.0\.1/),
+    });
   });
 });
 

@@ -205,6 +205,25 @@ describe("the network section (--network allowlist)", () => {
     expect(balanced(md)).toBe(true);
   });
 
+  it("names the secrets the proxy injects, and the connections it put them in, by variable only", () => {
+    const base = smallFixReport();
+    const report: RunReport = {
+      ...base,
+      egress: {
+        allowed: ["npm.corp.example"],
+        allowedHosts: ["npm.corp.example"],
+        privateHosts: [],
+        injectSecrets: ["NPM_TOKEN=authorization:npm.corp.example"],
+        connections: [{ ...connection("npm.corp.example", "allowed"), injected: ["NPM_TOKEN"] }],
+      },
+    };
+    const section = renderMarkdown(report).slice(renderMarkdown(report).indexOf("<b>Network:"));
+    expect(section).toContain(
+      "Secrets the proxy injects: <code>NPM\\_TOKEN=authorization:npm.corp.example</code>",
+    );
+    expect(section).toMatch(/\| <code>npm\.corp\.example:443<\/code> \|.*\| injected NPM\\_TOKEN \|/);
+  });
+
   it("is absent without an allowlist", () => {
     expect(renderMarkdown(smallFixReport())).not.toContain("<b>Network:");
   });

@@ -23,6 +23,35 @@ describe("network options", () => {
       /is not an IP address/,
     ],
     [{ caCert: "/nonexistent/ca.pem" }, /--ca-cert \/nonexistent\/ca.pem: ENOENT/],
+    [
+      { injectSecret: ["PATH=authorization:npm.example"] },
+      /--inject-secret needs --network allowlist or setup/,
+    ],
+    [
+      {
+        network: "allowlist",
+        allowDomain: ["npm.example"],
+        injectSecret: ["PATH=authorization:other.example"],
+      },
+      /--inject-secret PATH=authorization:other.example: other.example is not on the allowlist/,
+    ],
+    [
+      {
+        network: "allowlist",
+        allowDomain: ["npm.example"],
+        injectSecret: ["AGENT_CI_TEST_UNSET_VARIABLE=authorization:npm.example"],
+      },
+      /the environment variable AGENT_CI_TEST_UNSET_VARIABLE is not set/,
+    ],
+    [
+      {
+        network: "allowlist",
+        allowDomain: ["npm.example"],
+        injectSecret: ["PATH=authorization:npm.example"],
+        env: ["PATH"],
+      },
+      /--env PATH: it is injected by the proxy/,
+    ],
   ] as Array<[Partial<RunConfigInput>, RegExp]>)("refuses %j", (extra, message) => {
     expect(() => parse(extra)).toThrow(ConfigError);
     expect(() => parse(extra)).toThrow(message);
