@@ -46802,12 +46802,18 @@ var EgressConnection = external_exports.object({
   ),
   attributedBy: external_exports.enum(["credentials", "process"]).optional().describe(
     "How caller was found: credentials, the user name in the proxy URL agent-ci gives each call (curl, git, npm send it); process, the connecting socket traced to its process and that process to the call that started it (a client given only host:port, such as openssl -proxy or a JVM's https.proxyHost)."
+  ),
+  injected: external_exports.array(external_exports.string()).optional().describe(
+    "The secrets (--inject-secret, by variable name; never the value) the proxy put in place of their placeholders on this connection's requests."
   )
 }).meta({ id: "EgressConnection" });
 var Egress = external_exports.object({
   allowed: external_exports.array(external_exports.string()).describe("The allowlist as given (--allow-domain, allowed_domains), presets by name."),
   allowedHosts: external_exports.array(external_exports.string()).describe("The allowlist expanded: host, *.domain, :port."),
   privateHosts: external_exports.array(external_exports.string()).describe("Hosts allowed to resolve to private addresses (--allow-private-host)."),
+  injectSecrets: external_exports.array(external_exports.string()).optional().describe(
+    "Secrets the proxy injects (--inject-secret, inject_secrets) as NAME=header:host: the sandbox holds a placeholder, never the value."
+  ),
   connections: external_exports.array(EgressConnection).describe("Every attempt, in the order it ended."),
   sidecarHardening: Hardening.omit({ enforcedAt: true }).extend({
     missing: external_exports.array(external_exports.string()).describe("What the engine did not apply to the sidecar (empty unless --allow-weak-hardening).")
@@ -46831,7 +46837,10 @@ var ResumedFrom = external_exports.object({
     "Files the earlier run had read that this run may edit without reading them again, while they are unchanged."
   ),
   earlierPolicy: Policy.optional().describe(
-    "The earlier run's policy, present only when this run's (`policy`) differs from it: a resume never changes the policy silently."
+    "The earlier run's policy as its record states it, present only when this run's (`policy`) differs from it. It is never adopted: a resumed run's policy is its own configuration."
+  ),
+  publishedCommit: external_exports.string().optional().describe(
+    "The commit agent-ci publish pushed for the earlier run, whose tree the record's base and patch reproduce; absent when that run was never published (the CLI's own output folder)."
   )
 }).meta({ id: "ResumedFrom" });
 var RunReport = external_exports.object({
@@ -47381,9 +47390,10 @@ var TOOL_CATALOG = {
   KillBash: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
   TaskStop: { category: "housekeeping", specifier: "none", aliasOf: "KillShell" },
   ExitPlanMode: { category: "housekeeping", specifier: "none" },
-  // They list and read what the configured MCP servers offer as resources, read-only, as Claude Code does.
-  ListMcpResourcesTool: { category: "housekeeping", specifier: "none" },
-  ReadMcpResourceTool: { category: "housekeeping", specifier: "none" },
+  // They list and read what the configured MCP servers offer as resources, read-only, as Claude Code does;
+  // a rule on the server they name (`--deny mcp__srv`) decides them too.
+  ListMcpResourcesTool: { category: "housekeeping", specifier: "none", serverKey: "server" },
+  ReadMcpResourceTool: { category: "housekeeping", specifier: "none", serverKey: "server" },
   // Loads one of the run's skills into the conversation: instructions only, so allowed unless a rule denies.
   Skill: { category: "housekeeping", specifier: "name" },
   Task: { category: "agent", specifier: "name" },
@@ -47420,6 +47430,19 @@ var SIZE_UNITS = {
 // src/report/markdown.ts
 function defuseGitHubReferences(text2) {
   return text2.replace(/@(?=[A-Za-z0-9])/g, "@\u200B").replace(/#(?=\d)/g, "#\u200B").replace(/\b(GH)-(?=\d)/gi, "$1-\u200B").replace(/\b(clos|fix|resolv)(e[sd]?|es|ed)?(?=:?\s+https?:\/\/)/gi, "$1\u200B$2");
+}
+
+// src/report/run-commit.ts
+var RUN_TRAILER = "agent-ci run ";
+function parseRunCommit(message) {
+  const lines = message.trimEnd().split("\n");
+  const last = lines.at(-1) ?? "";
+  if (!last.startsWith(RUN_TRAILER)) return void 0;
+  const runId = last.slice(RUN_TRAILER.length).trim();
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(runId)) return void 0;
+  const body = lines.slice(1, -1);
+  while (body.length && /^(?:|Fixes #\d+|Opened from #\d+)$/.test(body.at(-1) ?? "")) body.pop();
+  return { runId, summary: body.join("\n").trim() };
 }
 
 // src/publish/pull-request.ts
@@ -48038,7 +48061,6 @@ function git(args, options) {
 }
 
 // src/publish/pr-description.ts
-var RUN_TRAILER = "agent-ci run ";
 var MAX_RUNS = 50;
 var SUMMARY_CHARS = 2e3;
 var MAX_FILES = 100;
@@ -48059,16 +48081,6 @@ function parseNumstat(out) {
 }
 function numstat(git2, from, to) {
   return git2.run(["diff", "--numstat", "-z", "--no-renames", from, to]).then(parseNumstat);
-}
-function parseRunCommit(message) {
-  const lines = message.trimEnd().split("\n");
-  const last = lines.at(-1) ?? "";
-  if (!last.startsWith(RUN_TRAILER)) return void 0;
-  const runId = last.slice(RUN_TRAILER.length).trim();
-  if (!/^[A-Za-z0-9._-]{1,200}$/.test(runId)) return void 0;
-  const body = lines.slice(1, -1);
-  while (body.length && /^(?:|Fixes #\d+|Opened from #\d+)$/.test(body.at(-1) ?? "")) body.pop();
-  return { runId, summary: body.join("\n").trim() };
 }
 async function readBranchHistory(git2, head) {
   const runs = [];
@@ -48220,6 +48232,20 @@ async function continuesTip(repo, report, tip) {
   const message = await repo.run(["log", "-1", "--format=%B", tip]);
   return parseRunCommit(message)?.runId === earlier;
 }
+function historyGit(repo, options, branch) {
+  return {
+    run: (args) => repo.run(args),
+    ensure: (sha) => ensureCommit(repo, options.remote, sha, `a commit of ${branch}`)
+  };
+}
+async function requireChainStart(repo, options, branch, tip, report) {
+  const history = await readBranchHistory(historyGit(repo, options, branch), tip);
+  const base = report.workspace.baseCommit ?? "";
+  if (history?.start === base) return;
+  throw new PublishRefusedError(
+    `not published: run ${report.runId} continues run ${report.resumedFrom?.runId ?? "?"} from base ${base}, but ${branch}'s agent-ci commits start at ${history?.start ?? "no agent-ci commit"}; a commit built from another base would carry changes its patch.diff does not show, past the checks. Re-run the agent from the branch's own artifact.`
+  );
+}
 var prMarker = (runId) => `${PR_MARKER_PREFIX} ${runId} -->`;
 function pullBody(report, issue3) {
   const files = report.patch.files.map((f) => `- \`${f.path}\` (+${f.added} \u2212${f.removed})`);
@@ -48359,18 +48385,14 @@ async function chooseTarget(options, report) {
   return { branch: runBranch(report.runId), base: options.baseBranch ?? pull.head.ref };
 }
 async function followUpBody(repo, options, branch, commitSha, report, issue3) {
-  const history = await readBranchHistory(
-    {
-      run: (args) => repo.run(args),
-      ensure: (sha) => ensureCommit(repo, options.remote, sha, `a commit of ${branch}`)
-    },
-    commitSha
-  ).catch((error63) => {
-    options.log(
-      `could not read the earlier runs on ${branch} (${error63.message}); the description names this run only`
-    );
-    return void 0;
-  });
+  const history = await readBranchHistory(historyGit(repo, options, branch), commitSha).catch(
+    (error63) => {
+      options.log(
+        `could not read the earlier runs on ${branch} (${error63.message}); the description names this run only`
+      );
+      return void 0;
+    }
+  );
   return history && history.runs.length > 1 ? wholeChangeBody(history, prMarker(report.runId), issue3) : pullBody(report, issue3);
 }
 async function publishPullRequest(options) {
@@ -48406,7 +48428,9 @@ ${problems.map((p) => `- ${p}`).join("\n")}`);
     commitSha = tip;
     log(`${branch} already holds this run's change (${tip}); nothing to push`);
   } else {
-    const parent = tip && tip !== base && await continuesTip(repo, report, tip) ? tip : base;
+    const continued = tip && tip !== base && await continuesTip(repo, report, tip) ? tip : void 0;
+    if (continued) await requireChainStart(repo, options, branch, continued, report);
+    const parent = continued ?? base;
     if (tip && tip !== parent)
       throw new PublishRefusedError(
         `${branch} is at ${tip}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes; re-run the agent on the branch's head.`
