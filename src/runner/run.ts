@@ -44,6 +44,7 @@ import {
 } from "./resume.js";
 
 export type { RunIO } from "./run-context.js";
+import { startHooks } from "./hooks.js";
 import { applyInstructions, startMcp, webServices } from "./run-services.js";
 import { reviewJsonSchema } from "../review/findings.js";
 import { placeReview, reviewPrompt, reviewTarget, type ReviewPlacement } from "../review/task.js";
@@ -417,7 +418,8 @@ async function runAgentPhase(
     includeIgnored: config.includeIgnored,
     excludeFromCopy: policy.excludeFromCopy,
     allowWeakHardening: config.allowWeakHardening,
-    sharedWorkspace: mcpServers.some(isStdio),
+    // Stdio MCP servers and hooks run as users of their own in the agent's group (docs/hooks.md).
+    sharedWorkspace: mcpServers.some(isStdio) || policy.policy.hooks.length > 0,
     progress: log,
     startRecord: phase.start,
   });
@@ -427,6 +429,15 @@ async function runAgentPhase(
   signal.throwIfAborted();
   if (ctx.resume) await continueWorkspace(ctx, sandbox);
   if (mcpServers.length) phase.mcp = await startMcp(ctx, sandbox);
+  const hooks = policy.policy.hooks.length
+    ? await startHooks(sandbox, {
+        hooks: policy.policy.hooks,
+        workspace: config.workspace,
+        sessionId: runId,
+        permissionMode: mode,
+        log,
+      })
+    : undefined;
   const budget = new RunBudget(
     { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
     signal,
@@ -439,7 +450,7 @@ async function runAgentPhase(
     state: ctx.state,
     gate: policy.gate,
     readOnlyGate: policy.readOnlyGate,
-    hooks: policy.hooks,
+    hooks,
     mode,
     network: config.network,
     allowedDomains: config.allowDomain,
@@ -494,7 +505,7 @@ async function runAgentPhase(
     sandbox,
     state: ctx.state,
     gate: policy.gate,
-    hooks: policy.hooks,
+    hooks,
     outputDir: ctx.outDir,
     runStart: ctx.runStart,
     disabledReason: (tool) => toolSet.disabledReason(tool),
