@@ -23,6 +23,11 @@ import type { HookOutcome, HookRunRecord, ToolHooks } from "./pipeline.js";
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 export const MAX_HOOK_OUTPUT_CHARS = 64 * 1024;
+/**
+ * What the sandbox keeps of a hook's output before the cap above applies: the helper ends a command whose
+ * output passes 16 times what it keeps, and a chatty formatter must run to its end, as it did on the host.
+ */
+const HOOK_CAPTURE_BYTES = 16 * MAX_HOOK_OUTPUT_CHARS;
 /** A hook script larger than this is not copied (it is refused as missing). */
 export const MAX_HOOK_SCRIPT_BYTES = 1 << 20;
 
@@ -177,7 +182,7 @@ export async function runHooks(
         input: stdin,
         env: { CLAUDE_PROJECT_DIR: WORKSPACE_ROOT },
         timeoutMs,
-        maxOutputBytes: MAX_HOOK_OUTPUT_CHARS,
+        maxOutputBytes: HOOK_CAPTURE_BYTES,
       });
       const result = hookVerdict(hook, run, timeoutMs);
       return hook.scripts.length ? { ...result, scripts: hook.scripts } : result;

@@ -8,10 +8,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { PolicyHook } from "../../src/policy/index.js";
 import { parseReport, type RunReport } from "../../src/report/index.js";
+import { MAX_HOOK_OUTPUT_CHARS, runHooks, type PreparedHook } from "../../src/runner/hooks.js";
+import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
-import { HOOK_UID } from "../../src/sandbox/hook-host.js";
+import { HOOK_UID, type HookRunner } from "../../src/sandbox/hook-host.js";
 import {
   fake,
   startFakeAnthropic,
@@ -109,7 +112,6 @@ describe("hooks run in the sandbox", () => {
       "input=$(cat)",
       'log="$CLAUDE_PROJECT_DIR/.hooklog"',
       'mkdir -p "$log"',
-      `echo ran > '${marker}'`,
       'printf "%s" "$input" > "$log/post.json"',
       'env | sort > "$log/env.txt"',
       'pwd > "$log/pwd.txt"',
@@ -130,7 +132,10 @@ describe("hooks run in the sandbox", () => {
         PostToolUse: [
           {
             matcher: "Edit|Write",
-            hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/fmt.sh' }],
+            hooks: [
+              { type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/fmt.sh' },
+              { type: "command", command: `cat > /dev/null; echo ran > '${marker}'` },
+            ],
           },
         ],
       },
@@ -207,6 +212,7 @@ describe("hooks run in the sandbox", () => {
         exitCode: 0,
         scripts: [".claude/hooks/fmt.sh"],
       }),
+      expect.objectContaining({ event: "PostToolUse", outcome: "ok", exitCode: 0 }),
     ]);
   });
 });
@@ -301,5 +307,82 @@ describe("Claude Code's recorded hook cases", () => {
     expect(log("pre-env.txt")).toBe("CLAUDE_PROJECT_DIR=/workspace\n");
     expect(log("pre-pwd.txt")).toBe("/workspace\n");
     expect(log("post-pwd.txt")).toBe("/workspace\n");
+  });
+});
+
+describe("the hooks' runner in a sandbox", () => {
+  const runId = newRunId();
+  let sandbox: DockerSandbox;
+  let runner: HookRunner;
+  beforeAll(async () => {
+    const workspace = makeWorkspace({ "a.txt": "a\n" });
+    sandbox = await DockerSandbox.start({ runId, workspaceDir: workspace, sharedWorkspace: true });
+    runner = await sandbox.startHooks([]);
+  });
+  afterAll(async () => {
+    await sandbox.dispose();
+    const left = await new Docker().listContainers({
+      all: true,
+      filters: { label: [`${LABEL_RUN}=${runId}`] },
+    });
+    expect(left).toEqual([]);
+  });
+
+  const hook = (command: string, extra: Partial<PolicyHook> = {}): PreparedHook => ({
+    event: "PreToolUse",
+    matcher: "Bash",
+    command,
+    timeoutSeconds: undefined,
+    source: "test",
+    run: command,
+    scripts: [],
+    ...extra,
+  });
+  const event = {
+    event: "PreToolUse" as const,
+    toolName: "Bash",
+    toolInput: { command: "x" },
+    toolUseId: "toolu_1",
+    sessionId: "run",
+    permissionMode: "default",
+  };
+  const processes = async () =>
+    (await sandbox.exec({ argv: ["ps", "-eo", "args"], timeoutMs: 30_000 })).stdout.toString("utf8");
+
+  it("a timeout is an error result, and the hook's processes are ended", async () => {
+    const summary = await runHooks(
+      runner,
+      [hook("sleep 300.0417 & sleep 300.0417; touch /tmp/after-sleep", { timeoutSeconds: 0.5 })],
+      event,
+    );
+    expect(summary.blocked).toBe(false);
+    expect(summary.results[0]).toMatchObject({ outcome: "timeout", reason: "the hook timed out after 0.5s" });
+    expect(await processes()).not.toContain("sleep 300.0417");
+  });
+
+  it("a hook that reads none of a 2 MB input, or prints 10 MB, ends with its output capped", async () => {
+    const big = { ...event, toolInput: { content: "x".repeat(2_000_000) } };
+    const ignoring = await runHooks(runner, [hook("exit 0")], big);
+    expect(ignoring.results[0]?.outcome).toBe("ok");
+    const loud = await runHooks(
+      runner,
+      [hook("cat > /dev/null; head -c 10000000 /dev/zero | tr '\\0' y")],
+      event,
+    );
+    expect(loud.results[0]?.outcome).toBe("ok");
+    expect(loud.results[0]?.stdout.length).toBeLessThanOrEqual(MAX_HOOK_OUTPUT_CHARS);
+  });
+
+  it("a hook that ends every process of its user is an error; the next hook runs", async () => {
+    const killer = await runHooks(runner, [hook("kill -9 -1")], event);
+    expect(killer.results[0]?.outcome).toBe("error");
+    const next = await runHooks(runner, [hook("id -u")], event);
+    expect(next.results[0]).toMatchObject({ outcome: "ok", stdout: `${HOOK_UID}\n` });
+  });
+
+  it("a missing script is an error that does not block", async () => {
+    const summary = await runHooks(runner, [hook(`'${runner.scriptsDir}/absent.sh'`)], event);
+    expect(summary.blocked).toBe(false);
+    expect(summary.results[0]).toMatchObject({ outcome: "error", exitCode: 127 });
   });
 });
