@@ -9,7 +9,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { StructuredPatch } from "diff";
 import { z } from "zod";
 import type { CallDecision } from "../policy/schema.js";
-import type { WebFacts } from "../report/schema.js";
+import type { HookRun, WebFacts } from "../report/schema.js";
 import {
   EngineError,
   OUTPUTS_DIR,
@@ -43,20 +43,8 @@ export const allowAll: PermissionGate = {
   decide: () => ({ behavior: "allow", reason: "no policy", decidedBy: "mode" }),
 };
 
-/** One hook's run, for the report. */
-export interface HookRunRecord {
-  event: "PreToolUse" | "PostToolUse";
-  command: string;
-  source: string;
-  outcome: "ok" | "block" | "error" | "timeout";
-  exitCode: number | null;
-  signal: string | null;
-  durationMs: number;
-  /** Why it blocked or failed. */
-  reason?: string;
-  /** The workspace scripts it names, run from their copies taken when the run started. */
-  scripts?: string[];
-}
+/** One hook's run, for the report (its schema: report/schema.ts). */
+export type HookRunRecord = HookRun;
 
 export interface HookOutcome {
   blocked: boolean;
