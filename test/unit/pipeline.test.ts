@@ -192,7 +192,23 @@ function recordingHooks(trace: string[]): ToolHooks {
       trace.push("pre");
       if (input.text === "block")
         return { blocked: true, reason: "PreToolUse:Echo hook error: [guard]: no blocking words" };
-      if (input.text === "hook-error") return { blocked: false, error: "pre hook crashed (exit 2)" };
+      if (input.text === "hook-error")
+        return {
+          blocked: false,
+          error: "pre hook crashed (exit 2)",
+          runs: [
+            {
+              event: "PreToolUse",
+              command: "crash",
+              source: "test",
+              outcome: "error",
+              exitCode: null,
+              signal: "SIGKILL",
+              durationMs: 5,
+              reason: "crashed",
+            },
+          ],
+        };
       return { blocked: false };
     },
     async post(_tool, input): Promise<HookOutcome> {
@@ -535,6 +551,9 @@ describe("ToolPipeline: each stage that stops a call", () => {
     const [record] = await t.run([["Echo", { text: "hook-error" }]]);
     expect(record!.isError).toBe(false);
     expect(record!.hookErrors).toEqual(["pre hook crashed (exit 2)"]);
+    expect(record!.hooks).toEqual([
+      expect.objectContaining({ event: "PreToolUse", command: "crash", outcome: "error" }),
+    ]);
     expect(t.world.trace).toEqual(["validate", "permission", "pre", "call", "post"]);
   });
 
