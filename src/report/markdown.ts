@@ -379,6 +379,33 @@ function mcpSection(report: RunReport): string {
   );
 }
 
+/** Hooks: each run around a call (in the sandbox, as the hooks' user), open when one blocked or failed. */
+function hooksSection(report: RunReport, plan: Plan): string {
+  const runs = report.toolCalls.flatMap((call) => (call.hooks ?? []).map((hook) => ({ call, hook })));
+  if (runs.length === 0) return "";
+  const shown = runs.slice(0, plan.listRows);
+  const rows = shown.map(({ call, hook }) => [
+    String(call.index + 1),
+    plain(call.tool, 40),
+    hook.event,
+    code(hook.command),
+    hook.outcome === "ok" ? "ok" : hook.outcome === "block" ? "⛔ block" : `⚠️ ${hook.outcome}`,
+    hook.signal ?? (hook.exitCode === null ? "—" : String(hook.exitCode)),
+    formatDuration(hook.durationMs),
+    plain(hook.reason ?? "", REASON_CELL_CHARS),
+  ]);
+  const troubled = runs.filter(({ hook }) => hook.outcome !== "ok").length;
+  return details(
+    `<b>Hooks: ${plural(runs.length, "run")} in the sandbox, ${formatInt(troubled)} blocked or failed</b>`,
+    table(
+      ["#", "Tool", "Event", "Command", "Outcome", "Exit", "Time", "Reason"],
+      ["r", "l", "l", "l", "l", "r", "r", "l"],
+      rows,
+    ) + moreRows(shown.length, runs.length, "hook runs"),
+    troubled > 0,
+  );
+}
+
 function failedSection(report: RunReport, plan: Plan): string {
   const failed = failedCalls(report);
   if (failed.length === 0) return "";
@@ -640,6 +667,7 @@ function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): stri
     denialsSection(report, plan),
     egressSection(report, plan),
     mcpSection(report),
+    hooksSection(report, plan),
     failedSection(report, plan),
     subagentsSection(report, plan),
     callsSection(report, plan),

@@ -248,6 +248,25 @@ export const CallPatch = z
   .describe("What one Edit/Write call changed.");
 export type CallPatch = z.infer<typeof CallPatch>;
 
+export const HookRun = z
+  .object({
+    event: z.enum(["PreToolUse", "PostToolUse"]),
+    command: z.string().describe("The hook's command as configured, redacted."),
+    source: z.string().describe("The settings it came from."),
+    outcome: z.enum(["ok", "block", "error", "timeout"]),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    durationMs: Milliseconds,
+    reason: z.string().optional().describe("Why it blocked or failed, redacted."),
+    scripts: z
+      .array(z.string())
+      .optional()
+      .describe("Workspace scripts it names, run from their copies taken when the run started."),
+  })
+  .meta({ id: "HookRun" })
+  .describe("One hook's run, inside the sandbox as the hooks' own user (docs/hooks.md).");
+export type HookRun = z.infer<typeof HookRun>;
+
 export const ToolCall = z
   .object({
     id: z.string().describe("tool_use id."),
@@ -283,6 +302,10 @@ export const ToolCall = z
         "A subagent's call: the id of the Task call that started the subagent. Absent for the main loop.",
       ),
     agent: z.string().optional().describe("A subagent's call: the subagent's type (subagent_type)."),
+    hooks: z
+      .array(HookRun)
+      .optional()
+      .describe("The PreToolUse and PostToolUse hooks that ran around the call."),
     mcp: z
       .object({ server: z.string(), tool: z.string().describe("The tool's name on its server.") })
       .optional()

@@ -9,7 +9,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { StructuredPatch } from "diff";
 import { z } from "zod";
 import type { CallDecision } from "../policy/schema.js";
-import type { WebFacts } from "../report/schema.js";
+import type { HookRun, WebFacts } from "../report/schema.js";
 import {
   EngineError,
   OUTPUTS_DIR,
@@ -17,7 +17,7 @@ import {
   SandboxGoneError,
   type Sandbox,
 } from "../sandbox/sandbox.js";
-import { toolError } from "../tools/define-tool.js";
+import { plainError, toolError } from "../tools/define-tool.js";
 import { ModelApiError } from "./driver.js";
 import { outsideWorkspace, resolveInWorkspace } from "../tools/paths.js";
 import type { RunState } from "../tools/state.js";
@@ -43,11 +43,17 @@ export const allowAll: PermissionGate = {
   decide: () => ({ behavior: "allow", reason: "no policy", decidedBy: "mode" }),
 };
 
+/** One hook's run, for the report (its schema: report/schema.ts). */
+export type HookRunRecord = HookRun;
+
 export interface HookOutcome {
   blocked: boolean;
+  /** What the model is told when a hook blocked (the PreToolUse error result; after a PostToolUse result). */
   reason?: string;
   /** A hook that failed (crashed, timed out): reported, never fatal. */
   error?: string;
+  /** Each hook that ran. */
+  runs?: HookRunRecord[];
 }
 
 export interface ToolHooks {
@@ -91,6 +97,8 @@ export interface ToolCallRecord {
   title?: string;
   patch?: StructuredPatch;
   hookErrors?: string[];
+  /** The hooks that ran around the call. */
+  hooks?: HookRunRecord[];
   /** An MCP server's tool: its server and its own name there. */
   mcp?: { server: string; tool: string };
   /** The tool_result content exactly as sent to the model. */
@@ -319,26 +327,32 @@ export class ToolPipeline {
 
       // 5. hooks around the call
       const hookErrors: string[] = [];
+      const hookRuns: HookRunRecord[] = [];
+      const hookFacts = () => ({
+        ...(hookErrors.length ? { hookErrors } : {}),
+        ...(hookRuns.length ? { hooks: hookRuns } : {}),
+      });
       const pre = await this.options.hooks?.pre(tool.name, input, call.id);
       if (pre?.error) hookErrors.push(pre.error);
+      hookRuns.push(...(pre?.runs ?? []));
       if (pre?.blocked) {
-        return finish(
-          "hook",
-          toolError("hook_blocked", `Blocked by a PreToolUse hook: ${pre.reason ?? "no reason given"}`),
-          { decision, ...asked, hookErrors },
-        );
+        // Claude Code's words: the hook's reason is the call's error result, not wrapped.
+        return finish("hook", plainError("hook_blocked", pre.reason ?? "Blocked by a PreToolUse hook"), {
+          decision,
+          ...asked,
+          ...hookFacts(),
+        });
       }
       const result = await tool.call(input, ctx);
       const post = await this.options.hooks?.post(tool.name, input, call.id, result);
       if (post?.error) hookErrors.push(post.error);
+      hookRuns.push(...(post?.runs ?? []));
       if (post?.blocked) {
-        const note = `\n<system-reminder>A PostToolUse hook objected: ${post.reason ?? "no reason given"}</system-reminder>`;
-        result.output =
-          typeof result.output === "string"
-            ? result.output + note
-            : [...result.output, { type: "text", text: note }];
+        // The result stands; the hook's objection reaches the model as text after it (Claude Code's way).
+        const text = post.reason ?? "A PostToolUse hook objected";
+        result.followUp = [...(result.followUp ?? []), { type: "text", text }];
       }
-      return finish("call", result, { decision, ...asked, ...(hookErrors.length ? { hookErrors } : {}) });
+      return finish("call", result, { decision, ...asked, ...hookFacts() });
     } catch (e) {
       // A subagent's model call that failed after its retries ends the run, as the parent's would.
       if (e instanceof SandboxGoneError || e instanceof EngineError || e instanceof ModelApiError) throw e;

@@ -1,7 +1,7 @@
 // Where the runner meets src/policy: the rule sources of a run (flags or action inputs, a settings file
 // the user names, the workspace's own settings — which may only deny unless trusted), the engine the
 // pipeline's permission stage asks, the container layer (files kept out, changes kept out of the patch),
-// hooks, and the `policy check` / `policy test --replay` commands.
+// and the `policy check` / `policy test --replay` commands. Hooks start with the sandbox (hooks.ts).
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,14 +29,7 @@ import { BASE_ENV } from "../sandbox/docker-sandbox.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../tools/index.js";
 import type { RunConfig } from "./config.js";
-import { runHooks } from "./hooks.js";
-import type {
-  PermissionDecision,
-  PermissionGate,
-  PermissionRequest,
-  ToolCallRecord,
-  ToolHooks,
-} from "./pipeline.js";
+import type { PermissionDecision, PermissionGate, PermissionRequest, ToolCallRecord } from "./pipeline.js";
 
 /** Workspace files read for rules; a pull request can change them, so they are untrusted by default. */
 const WORKSPACE_SETTINGS = [".claude/settings.json", ".agent-ci.json"];
@@ -59,7 +52,6 @@ export interface PreparedPolicy {
    * definition's `permissionMode`). A wider mode is a programming error (definitions are checked up front).
    */
   gateIn(mode: PermissionMode): PermissionGate;
-  hooks?: ToolHooks;
   summary: ReportPolicy;
   enforcedAt: EnforcedRule[];
   /** Relative path → why it is not copied into the container (a Read deny rule). */
@@ -144,46 +136,10 @@ function toPolicyCall(call: Pick<ToolCallRecord, "tool" | "input" | "paths" | "c
   };
 }
 
-function hookError(
-  results: ReadonlyArray<{ outcome: string; command: string; reason: string | undefined }>,
-): string | undefined {
-  const failed = results.filter((r) => r.outcome === "error" || r.outcome === "timeout");
-  return failed.length
-    ? failed.map((r) => `hook "${r.command}" ${r.outcome}: ${r.reason ?? ""}`).join("; ")
-    : undefined;
-}
-
-export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Promise<PreparedPolicy> {
+export async function preparePolicy(config: RunConfig): Promise<PreparedPolicy> {
   const engine = await buildEngine(config, config.workspace);
   const { policy } = engine;
   const container = compileContainerRules(policy, WORKSPACE_ROOT, BASE_ENV.HOME);
-  const hooks: ToolHooks | undefined = policy.hooks.length
-    ? {
-        async pre(tool, input) {
-          const run = await runHooks({
-            event: "PreToolUse",
-            toolName: tool,
-            toolInput: input,
-            sessionId: runId,
-            cwd: WORKSPACE_ROOT,
-            hooks: policy.hooks,
-          });
-          return { blocked: run.blocked, reason: run.reason, error: hookError(run.results) };
-        },
-        async post(tool, input, _id, result) {
-          const run = await runHooks({
-            event: "PostToolUse",
-            toolName: tool,
-            toolInput: input,
-            toolResponse: { output: result.output, is_error: Boolean(result.isError) },
-            sessionId: runId,
-            cwd: WORKSPACE_ROOT,
-            hooks: policy.hooks,
-          });
-          return { blocked: run.blocked, reason: run.reason, error: hookError(run.results) };
-        },
-      }
-    : undefined;
   const byText = new Map(policy.rules.map((r) => [r.text, r] as const));
   const narrower = new Map<PermissionMode, PermissionGate>();
   for (const mode of MODES_NARROWEST_FIRST.filter((m) => m !== policy.mode && modeWithin(m, policy.mode))) {
@@ -203,7 +159,6 @@ export async function preparePolicy(config: RunConfig, runId = "agent-ci"): Prom
       if (!held) throw new Error(`a subagent's ${mode} mode is wider than the run's ${policy.mode}`);
       return held;
     },
-    hooks,
     summary: {
       mode: policy.mode,
       rules: policy.rules.map((r) => ({ text: r.text, behavior: r.behavior, source: r.source.label })),

@@ -288,6 +288,7 @@ export function buildReport(p: ReportParts): RunReportInput {
     resultPreview: capText(p.redactor.redact(contentText(c.content)), RESULT_PREVIEW_MAX_CHARS),
     web: c.web ? p.redactor.redactDeep(c.web) : undefined,
     mcp: c.mcp,
+    hooks: c.hooks ? p.redactor.redactDeep(c.hooks) : undefined,
     patch: c.patch
       ? {
           file: c.patch.newFileName ?? c.patch.oldFileName ?? "",

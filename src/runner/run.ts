@@ -49,6 +49,7 @@ import {
 } from "./resume.js";
 
 export type { RunIO } from "./run-context.js";
+import { startHooks } from "./hooks.js";
 import { applyInstructions, startMcp, webServices } from "./run-services.js";
 import { reviewJsonSchema } from "../review/findings.js";
 import { placeReview, reviewPrompt, reviewTarget, type ReviewPlacement } from "../review/task.js";
@@ -349,7 +350,7 @@ async function runAgentPhase(
   if (ctx.mcpConfigError) throw ctx.mcpConfigError;
   if (ctx.config.resume) await startResume(ctx);
   // A resumed run's policy is its own configuration only; the earlier record's is compared, never adopted.
-  const policy = await preparePolicy(ctx.config, ctx.runId);
+  const policy = await preparePolicy(ctx.config);
   phase.policy = policy;
   const earlier = ctx.resume?.record.report;
   if (ctx.resume && earlier) {
@@ -421,7 +422,8 @@ async function runAgentPhase(
     includeIgnored: config.includeIgnored,
     excludeFromCopy: policy.excludeFromCopy,
     allowWeakHardening: config.allowWeakHardening,
-    sharedWorkspace: mcpServers.some(isStdio),
+    // Stdio MCP servers and hooks run as users of their own in the agent's group (docs/hooks.md).
+    sharedWorkspace: mcpServers.some(isStdio) || policy.policy.hooks.length > 0,
     services: mcpServers.length,
     progress: log,
     startRecord: phase.start,
@@ -432,6 +434,15 @@ async function runAgentPhase(
   signal.throwIfAborted();
   if (ctx.resume) await continueWorkspace(ctx, sandbox);
   if (mcpServers.length) phase.mcp = await startMcp(ctx, sandbox);
+  const hooks = policy.policy.hooks.length
+    ? await startHooks(sandbox, {
+        hooks: policy.policy.hooks,
+        workspace: config.workspace,
+        sessionId: runId,
+        permissionMode: mode,
+        log,
+      })
+    : undefined;
   const budget = new RunBudget(
     { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
     signal,
@@ -444,7 +455,7 @@ async function runAgentPhase(
     state: ctx.state,
     gate: policy.gate,
     gateIn: policy.gateIn,
-    hooks: policy.hooks,
+    hooks,
     mode,
     network: config.network,
     allowedDomains: config.allowDomain,
@@ -499,7 +510,7 @@ async function runAgentPhase(
     sandbox,
     state: ctx.state,
     gate: policy.gate,
-    hooks: policy.hooks,
+    hooks,
     outputDir: ctx.outDir,
     runStart: ctx.runStart,
     disabledReason: (tool) => toolSet.disabledReason(tool),

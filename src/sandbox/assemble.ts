@@ -232,6 +232,7 @@ export async function assembleSandbox<S extends Assembled>(
       passEnv: options.env,
       addressSpaceBytes: limitsInsideOf(options)?.addressSpaceBytes,
       emulatedArchitecture: emulated ? image.architecture : undefined,
+      sharedGroup: Boolean(options.sharedWorkspace && !options.readOnlyWorkspace),
       progress: options.progress,
     });
     objects.closeWithRun(link);

@@ -28,6 +28,7 @@ import type {
   ResponseHeader,
 } from "./helper-protocol.js";
 import type { HelperLink } from "./helper-link.js";
+import { HOOK_CALLER, HookHelper, type HookHost, type HookRunner, type HookScript } from "./hook-host.js";
 import type { ResolvedImage } from "./image.js";
 import type { RunObjects } from "./run-objects.js";
 import { EGRESS_PORT, type EgressSidecar } from "./egress/sidecar.js";
@@ -91,7 +92,7 @@ function okHeader<K extends HelperOp>(res: HelperResult<K>, p: string): Response
   return res.header;
 }
 
-export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
+export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDisposable {
   readonly root = WORKSPACE_ROOT;
   readonly image: ResolvedImage;
   /** The image is for another architecture than the engine's: its programs, and the toolbelt's, run emulated. */
@@ -439,6 +440,20 @@ export class DockerSandbox implements Sandbox, ServiceHost, AsyncDisposable {
       user: serviceUser(request.index),
       env,
     });
+  }
+
+  /** The hooks' own helper, as their own user (hook-host.ts), with the scripts copied as the run started. */
+  async startHooks(scripts: readonly HookScript[]): Promise<HookRunner> {
+    if (this.objects.removed) throw new SandboxGoneError("the sandbox was disposed");
+    const hooks = await HookHelper.start(
+      {
+        startAs: (user, env, prelude) => this.link.startAs(user, env, prelude),
+        commandEnv: (env) => this.commandEnv({ env, caller: HOOK_CALLER }),
+      },
+      scripts,
+    );
+    this.objects.closeWithRun(hooks);
+    return hooks;
   }
 
   /** Removes the container, its volumes and helpers. Safe to call more than once, and on every path out. */

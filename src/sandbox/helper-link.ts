@@ -8,7 +8,7 @@ import { BASE_ENV, envList } from "./command-env.js";
 import { withTimeout } from "./engine.js";
 import { AGENT_USER } from "./engine-profile.js";
 import { HelperClient } from "./helper-client.js";
-import { ADDRESS_SPACE_ENV } from "./helper-protocol.js";
+import { ADDRESS_SPACE_ENV, SHARED_GROUP_ENV } from "./helper-protocol.js";
 import { HELPER_JS } from "./helper-source.js";
 import { EngineError, OUTPUTS_DIR, SandboxGoneError, WORKSPACE_ROOT } from "./sandbox.js";
 import { FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
@@ -21,6 +21,8 @@ export interface HelperSettings {
   addressSpaceBytes?: number;
   /** The image runs under emulation (its architecture named): Node starts many times slower. */
   emulatedArchitecture?: string;
+  /** The workspace is shared with other users of the agent's group (services, hooks): new files are group-writable. */
+  sharedGroup?: boolean;
   progress?: (line: string) => void;
 }
 
@@ -49,43 +51,71 @@ export class HelperLink {
     return this.current?.alive ?? false;
   }
 
-  /** Starts a helper as the agent user (the one before it, if any, is gone) and moves it onto the socket. */
-  async start(): Promise<void> {
-    const env = {
+  /** The helper's own environment (its commands get theirs with each request). */
+  private helperEnv(): Record<string, string> {
+    return {
       ...BASE_ENV,
       PATH: `${TOOLBELT_BIN}:${FALLBACK_PATH}`,
       ...this.settings.passEnv,
       AGENT_CI_ROOTS: `${WORKSPACE_ROOT}:${OUTPUTS_DIR}`,
+      ...(this.settings.sharedGroup ? { [SHARED_GROUP_ENV]: "1" } : {}),
       ...(this.settings.addressSpaceBytes
         ? { [ADDRESS_SPACE_ENV]: String(Math.floor(this.settings.addressSpaceBytes / 1024)) }
         : {}),
     };
+  }
+
+  /**
+   * Starts a helper process as `user` on the exec stream and waits for it to be ready. `prelude`, a bash
+   * script, runs first and ends with `exec "$@"` (the helper); `env` is laid over the helper's environment.
+   */
+  private async spawnHelper(
+    user: string,
+    env: Record<string, string>,
+    prelude?: string,
+  ): Promise<HelperClient> {
+    const helper = [toolbeltProgram("node"), "-e", HELPER_JS];
     const exec = await withTimeout(
       "an exec create",
       this.container.exec({
-        Cmd: [toolbeltProgram("node"), "-e", HELPER_JS],
+        Cmd: prelude === undefined ? helper : [toolbeltProgram("bash"), "-c", prelude, "helper", ...helper],
         AttachStdin: true,
         AttachStdout: true,
         AttachStderr: true,
         Tty: false,
-        User: AGENT_USER,
+        User: user,
         WorkingDir: "/",
-        Env: envList(env),
+        Env: envList({ ...this.helperEnv(), ...env }),
       }),
     );
     const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: true }))) as Duplex;
     const emulated = this.settings.emulatedArchitecture;
-    this.current = new HelperClient(stream, (s, out, err) => this.docker.modem.demuxStream(s, out, err));
+    const client = new HelperClient(stream, (s, out, err) => this.docker.modem.demuxStream(s, out, err));
     try {
       // Node.js starts in well under a second; under emulation it takes seconds, more on a loaded host.
-      await withTimeout("the exec helper's start", this.current.ready, emulated ? 120_000 : 30_000);
+      await withTimeout("the exec helper's start", client.ready, emulated ? 120_000 : 30_000);
     } catch (e) {
+      client.close();
       throw new EngineError(
         `the exec helper did not start in the container (from agent-ci's toolbelt at ${TOOLBELT_DIR}${emulated ? `; the image is for ${emulated}, run under emulation` : ""}): ${(e as Error).message}`,
       );
     }
+    return client;
+  }
+
+  /** Starts a helper as the agent user (the one before it, if any, is gone) and moves it onto the socket. */
+  async start(): Promise<void> {
+    this.current = await this.spawnHelper(AGENT_USER, {});
     this.way = "stream";
     if (this.channel) await this.connectChannel(this.channel, this.current);
+  }
+
+  /**
+   * A second helper as another user (the hooks' own, hook-host.ts), on the exec stream: the agent's commands
+   * cannot signal, trace or read it.
+   */
+  startAs(user: string, env: Record<string, string>, prelude: string): Promise<HelperClient> {
+    return this.spawnHelper(user, env, prelude);
   }
 
   /**

@@ -48,6 +48,15 @@ interface PathRequest {
 /** The helper's environment variable naming the RLIMIT_AS (KiB) of every script it starts; unset: none. */
 export const ADDRESS_SPACE_ENV = "AGENT_CI_ADDRESS_SPACE_KIB";
 
+/** The helper's environment variable naming the folder where it keeps a script's final cwd; unset: /tmp/.agent-ci. */
+export const STATE_DIR_ENV = "AGENT_CI_STATE_DIR";
+
+/**
+ * Set in the helper's environment when the workspace is shared with other users of the agent's group (stdio
+ * MCP servers, hooks): it and its commands keep umask 002, and a new file is written group-writable.
+ */
+export const SHARED_GROUP_ENV = "AGENT_CI_SHARED_GROUP";
+
 export interface HelperOps {
   /** What the kernel says about the helper's own process: the hardening as seen from inside. */
   ping: {

@@ -190,8 +190,25 @@ function recordingHooks(trace: string[]): ToolHooks {
   return {
     async pre(_tool, input): Promise<HookOutcome> {
       trace.push("pre");
-      if (input.text === "block") return { blocked: true, reason: "no blocking words" };
-      if (input.text === "hook-error") return { blocked: false, error: "pre hook crashed (exit 2)" };
+      if (input.text === "block")
+        return { blocked: true, reason: "PreToolUse:Echo hook error: [guard]: no blocking words" };
+      if (input.text === "hook-error")
+        return {
+          blocked: false,
+          error: "pre hook crashed (exit 2)",
+          runs: [
+            {
+              event: "PreToolUse",
+              command: "crash",
+              source: "test",
+              outcome: "error",
+              exitCode: null,
+              signal: "SIGKILL",
+              durationMs: 5,
+              reason: "crashed",
+            },
+          ],
+        };
       return { blocked: false };
     },
     async post(_tool, input): Promise<HookOutcome> {
@@ -462,7 +479,8 @@ describe("ToolPipeline: each stage that stops a call", () => {
       call: ["Echo", { text: "block" }],
       stage: "hook",
       kind: "hook_blocked",
-      text: "<tool_use_error>Blocked by a PreToolUse hook: no blocking words</tool_use_error>",
+      // Claude Code's words, unwrapped (test/fixtures/reference/claude-code-hooks/hooks-pre-block-exit2.json).
+      text: "PreToolUse:Echo hook error: [guard]: no blocking words",
       trace: ["validate", "permission", "pre"],
     },
   ];
@@ -518,14 +536,13 @@ describe("ToolPipeline: each stage that stops a call", () => {
     expect(record!.isError).toBe(false);
   });
 
-  it("appends a PostToolUse hook's objection to the result and keeps the call", async () => {
+  it("keeps the call's result and sends a PostToolUse hook's objection as text after it", async () => {
     const t = setup();
     const [record] = await t.run([["Echo", { text: "post-object" }]]);
     expect(record!.stage).toBe("call");
     expect(record!.isError).toBe(false);
-    expect(record!.content).toBe(
-      "Echo: post-object\n<system-reminder>A PostToolUse hook objected: run the linter next</system-reminder>",
-    );
+    expect(record!.content).toBe("Echo: post-object");
+    expect(record!.followUp).toEqual([{ type: "text", text: "run the linter next" }]);
     expect(t.world.trace).toEqual(["validate", "permission", "pre", "call", "post"]);
   });
 
@@ -534,6 +551,9 @@ describe("ToolPipeline: each stage that stops a call", () => {
     const [record] = await t.run([["Echo", { text: "hook-error" }]]);
     expect(record!.isError).toBe(false);
     expect(record!.hookErrors).toEqual(["pre hook crashed (exit 2)"]);
+    expect(record!.hooks).toEqual([
+      expect.objectContaining({ event: "PreToolUse", command: "crash", outcome: "error" }),
+    ]);
     expect(t.world.trace).toEqual(["validate", "permission", "pre", "call", "post"]);
   });
 

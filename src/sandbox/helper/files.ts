@@ -4,12 +4,15 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { SHARED_GROUP_ENV } from "../helper-protocol.js";
 import type { FileStat } from "../sandbox.js";
 import { fail, type Handler } from "./serve.js";
 
 const WORKSPACE = "/workspace";
 const ROOTS = (process.env.AGENT_CI_ROOTS || WORKSPACE).split(":").filter(Boolean);
 const MAX_LINK_HOPS = 40;
+/** A new file's mode: group-writable where the workspace is shared with the agent's group (services, hooks). */
+const NEW_FILE_MODE = process.env[SHARED_GROUP_ENV] ? 0o664 : 0o644;
 
 const errorCode = (e: unknown): unknown => (e as NodeJS.ErrnoException | null)?.code;
 const isMissing = (e: unknown): boolean => errorCode(e) === "ENOENT" || errorCode(e) === "ENOTDIR";
@@ -120,7 +123,7 @@ export const write: Handler<"write"> = (req, body) => {
   const realDir = fs.realpathSync.native(dir);
   if (req.confine && !inRoots(realDir)) throw fail("EOUTSIDE", `${req.path} resolves outside the workspace`);
   const target = path.join(realDir, path.basename(real));
-  let mode = req.mode ?? 0o644;
+  let mode = req.mode ?? NEW_FILE_MODE;
   try {
     const st = fs.lstatSync(target);
     if (st.isSymbolicLink()) throw fail("ESYMLINK", `${req.path} became a symlink; not writing through it`);

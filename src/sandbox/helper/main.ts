@@ -7,11 +7,14 @@
 import fs from "node:fs";
 import net from "node:net";
 import type { FrameError } from "../helper-framing.js";
-import type { HelloHeader, ReadyHeader } from "../helper-protocol.js";
+import { type HelloHeader, type ReadyHeader, SHARED_GROUP_ENV } from "../helper-protocol.js";
 import * as files from "./files.js";
 import * as processes from "./processes.js";
 import * as sockets from "./sockets.js";
 import { fail, type Handler, type Handlers, serve } from "./serve.js";
+
+// A workspace shared with the agent's group: what the commands create stays editable by the group's other users.
+if (process.env[SHARED_GROUP_ENV]) process.umask(0o002);
 
 /** What the kernel says about this process: the hardening as seen from inside the container. */
 const ping: Handler<"ping"> = () => {

@@ -4,11 +4,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { ADDRESS_SPACE_ENV, type ExecOpRequest, type ExecOpResponse } from "../helper-protocol.js";
+import {
+  ADDRESS_SPACE_ENV,
+  type ExecOpRequest,
+  STATE_DIR_ENV,
+  type ExecOpResponse,
+} from "../helper-protocol.js";
 import { confined } from "./files.js";
 import { fail, type Handler } from "./serve.js";
 
-const STATE_DIR = "/tmp/.agent-ci";
+// Where a script's final cwd is written: the agent's helper keeps it in /tmp; a helper of another user (the
+// hooks') names a folder of its own, so that it never writes through a path the agent's user prepared.
+const STATE_DIR = process.env[STATE_DIR_ENV] || "/tmp/.agent-ci";
 const KILL_GRACE_MS = 1000;
 /** After a command exits, how long a background child holding its pipes is waited for. */
 const DRAIN_GRACE_MS = 100;

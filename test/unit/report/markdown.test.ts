@@ -228,3 +228,46 @@ describe("the network section (--network allowlist)", () => {
     expect(renderMarkdown(smallFixReport())).not.toContain("<b>Network:");
   });
 });
+
+describe("the hooks section", () => {
+  it("lists each hook run with its call, open when one blocked, the command escaped", () => {
+    const base = smallFixReport();
+    const toolCalls = base.toolCalls.map((call, i) =>
+      i === 1
+        ? {
+            ...call,
+            hooks: [
+              {
+                event: "PreToolUse" as const,
+                command: "guard.sh | tee `x`",
+                source: "settings:settings.json",
+                outcome: "block" as const,
+                exitCode: 2,
+                signal: null,
+                durationMs: 40,
+                reason: "no rm here",
+              },
+              {
+                event: "PostToolUse" as const,
+                command: '"$CLAUDE_PROJECT_DIR"/fmt.sh',
+                source: "settings:settings.json",
+                outcome: "ok" as const,
+                exitCode: 0,
+                signal: null,
+                durationMs: 120,
+                scripts: ["fmt.sh"],
+              },
+            ],
+          }
+        : call,
+    );
+    const md = renderMarkdown({ ...base, toolCalls });
+    expect(md).toContain("<b>Hooks: 2 runs in the sandbox, 1 blocked or failed</b>");
+    expect(md.slice(0, md.indexOf("<b>Hooks:"))).toMatch(/<details open><summary>$/);
+    expect(md).toContain(
+      "| 2 | Glob | PreToolUse | <code>guard.sh \\| tee \\`x\\`</code> | ⛔ block | 2 | 40 ms | no rm here |",
+    );
+    expect(balanced(md)).toBe(true);
+    expect(renderMarkdown(base)).not.toContain("<b>Hooks:");
+  });
+});
