@@ -29,6 +29,8 @@ export interface AgentDefinition {
   readOnly: boolean;
   /** The report ends with the agent id and a usage footer (Claude Code omits it for Explore and Plan). */
   usageFooter: boolean;
+  /** Its first message leaves out the project's memory and the git snapshot (Explore and Plan, as Claude Code's). */
+  omitProjectContext?: boolean;
   /** Where it came from, for messages and the report: `built-in`, a file, `--agents`. */
   source: string;
 }
@@ -83,6 +85,7 @@ export const BUILT_IN_AGENTS: readonly AgentDefinition[] = [
     ].join("\n"),
     readOnly: true,
     usageFooter: false,
+    omitProjectContext: true,
     source: "built-in",
   },
   {
@@ -101,6 +104,7 @@ export const BUILT_IN_AGENTS: readonly AgentDefinition[] = [
     ].join("\n"),
     readOnly: true,
     usageFooter: false,
+    omitProjectContext: true,
     source: "built-in",
   },
 ];
