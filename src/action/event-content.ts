@@ -154,7 +154,16 @@ export function repoRelative(value: string): string | undefined {
 export interface TrustedFileOptions {
   /** The input's value: a repository-relative path, or an absolute path on the runner. */
   value: string;
-  input: "settings" | "prompt_file" | "output_schema" | "mcp_config" | "skills" | "commands" | "agents";
+  input:
+    | "settings"
+    | "prompt_file"
+    | "output_schema"
+    | "mcp_config"
+    | "skills"
+    | "commands"
+    | "agents"
+    | "project_memory"
+    | "memory";
   workspace: string;
   /** Set on pull-request events: read repository paths at this ref through the API. */
   ref?: string;

@@ -20,6 +20,7 @@ import { providerEnv } from "../runner/providers.js";
 import { checkActor } from "./permission.js";
 import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";
 import { toRunConfigInput } from "./run-config.js";
+import { actionMemory } from "./project-memory.js";
 import { REVIEW_TASK } from "../review/task.js";
 import type { TriggerRecord } from "./summary.js";
 
@@ -248,6 +249,15 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   );
   const mcpConfigPath = await trustedInput(options, event, ref, { input: "mcp_config", as: "json" });
   const agents = await trustedAgents(options, event, ref);
+  const memoryDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-memory-"));
+  options.cleanupPath(memoryDir);
+  const memory = await actionMemory({
+    ...options,
+    workspace,
+    ref,
+    pullRequest: isPullRequestContext(event),
+    tempDir: memoryDir,
+  });
   const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
   const { resume, notes } = resumeSource(options);
   const config = parseRunConfig(
@@ -263,6 +273,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       commandsDir,
       mcpConfigPath,
       ...agents,
+      memory,
       review,
       envApiKey: options.env.ANTHROPIC_API_KEY,
       envBaseUrl: options.env.ANTHROPIC_BASE_URL,
