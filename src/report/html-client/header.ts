@@ -10,7 +10,7 @@ function renderContext(): HTMLElement | null {
   if (!context) return null;
   const { memory, git, systemPrompt } = context;
   const start = memory.files.filter((f) => f.at === "start" && !f.agent).length;
-  const nested = memory.files.length - start;
+  const nested = memory.files.filter((f) => f.at === "nested").length;
   const summary = [
     `${plural(start, "memory file")} at the start${nested ? `, ${nested} more as tools reached them` : ""}`,
     `project memory: ${memory.project}`,
