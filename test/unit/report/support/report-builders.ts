@@ -378,17 +378,17 @@ export function smallFixReport(): RunReport {
         files: [
           {
             path: "/workspace/CLAUDE.md",
-            kind: "project",
+            kind: "project" as const,
             revision: "base 222222222222",
             chars: 64,
-            at: "start",
+            at: "start" as const,
           },
           {
             path: "/workspace/src/CLAUDE.md",
-            kind: "project",
+            kind: "project" as const,
             revision: "base 222222222222",
             chars: 31,
-            at: "nested",
+            at: "nested" as const,
             toolUseId: "toolu_01",
           },
         ],
