@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import type { GitHubApi } from "../github/api.js";
+import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import type { GitHubContext } from "../github/context.js";
 import {
   importsOf,
@@ -50,15 +50,25 @@ async function copyBaseMemory(options: ActionMemoryOptions, ref: string, dir: st
     throw new ActionInputError(
       "project_memory: base reads the base revision's memory through the API, which needs github_token",
     );
-  const listing = TreeListing.parse(
-    (
-      await api.call(
-        "GET /repos/{owner}/{repo}/git/trees/{tree_sha}",
-        { owner: ctx.owner, repo: ctx.repo, tree_sha: ref, recursive: "1" },
-        { what: "listing the base revision's files", permission: "contents: read" },
-      )
-    ).data,
-  );
+  let listing: z.infer<typeof TreeListing>;
+  try {
+    listing = TreeListing.parse(
+      (
+        await api.call(
+          "GET /repos/{owner}/{repo}/git/trees/{tree_sha}",
+          { owner: ctx.owner, repo: ctx.repo, tree_sha: ref, recursive: "1" },
+          { what: "listing the base revision's files", permission: "contents: read" },
+        )
+      ).data,
+    );
+  } catch (e) {
+    if (!(e instanceof GitHubApiError) && !(e instanceof z.ZodError)) throw e;
+    // Never the checkout instead: without the base's memory the model is told none.
+    options.warn(
+      `project_memory: the base revision's files could not be listed (${e instanceof GitHubApiError ? e.message : "an unexpected answer"}), so the model is told no project memory`,
+    );
+    return 0;
+  }
   if (listing.truncated)
     options.warn(
       `project_memory: the base revision's file list is truncated by the API; memory files past it are not read`,

@@ -129,6 +129,38 @@ describe("project memory on pull requests", () => {
     expect(fs.readFileSync(path.join(workspace, "CLAUDE.md"), "utf8")).toBe(`${EVIL}\n`);
   });
 
+  it("B9 a base revision whose files cannot be listed gives no project memory, never the PR head's", async () => {
+    const bare = await startFakeGitHub({
+      token: TOKEN,
+      permissions: { octocat: "write" },
+      pulls: [fixturePullRequest({ base: BASE }).pull],
+    });
+    try {
+      const result = await runAction({
+        fixture: "pull-request-opened",
+        apiUrl: bare.url,
+        workspace,
+        inputs: {
+          github_token: TOKEN,
+          anthropic_api_key: API_KEY,
+          prompt: "Look at pkg/x.js",
+          permission_mode: "bypassPermissions",
+          comment: "false",
+          upload_artifact: "false",
+        },
+        env: { ANTHROPIC_BASE_URL: api.url },
+      });
+      expect(result.failed).toBeUndefined();
+      expect(result.stdout).toContain("the model is told no project memory");
+      for (const request of api.messagesRequests()) {
+        expect(JSON.stringify(request.body)).not.toContain(EVIL);
+        expect(JSON.stringify(request.body.messages)).not.toContain("Contents of");
+      }
+    } finally {
+      await bare.close();
+    }
+  });
+
   it("project_memory: workspace tells the model the checkout's memory, and none tells it none", async () => {
     const inputs = {
       github_token: TOKEN,
