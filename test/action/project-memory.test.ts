@@ -21,6 +21,7 @@ const BASE_FILES = {
   "docs/conventions.md": "BASE-IMPORTED: tabs, not spaces.\n",
   ".claude/rules/style.md": "BASE-STYLE: small functions.\n",
   "src/calc.js": "// base\n",
+  ".github/agent-memory.md": "TEAM-MEMORY: the workflow's own instructions.\n",
 };
 
 /** The PR head's checkout: every memory file says what an attacker would want the model to obey. */
@@ -30,6 +31,7 @@ const HEAD_FILES = {
   ".claude/rules/extra.md": `${EVIL} (new rule)\n`,
   "pkg/CLAUDE.md": `${EVIL} (nested)\n`,
   "pkg/x.js": "export const x = 1;\n",
+  ".github/agent-memory.md": `${EVIL} (memory input)\n`,
 };
 
 let github: FakeGitHub;
@@ -161,7 +163,7 @@ describe("project memory on pull requests", () => {
     }
   });
 
-  it("project_memory: workspace tells the model the checkout's memory, and none tells it none", async () => {
+  it("project_memory: workspace tells the model the checkout's memory, none tells it none; memory adds the workflow's file from base", async () => {
     const inputs = {
       github_token: TOKEN,
       anthropic_api_key: API_KEY,
@@ -189,11 +191,17 @@ describe("project memory on pull requests", () => {
         fixture: "pull-request-opened",
         apiUrl: github.url,
         workspace,
-        inputs: { ...inputs, project_memory: "none" },
+        inputs: { ...inputs, project_memory: "none", memory: ".github/agent-memory.md" },
         env: { ANTHROPIC_BASE_URL: second.url },
       });
       expect(none.failed).toBeUndefined();
-      expect(JSON.stringify(second.messagesRequests()[0]!.body.messages[0])).not.toContain("Contents of");
+      // No project memory; the memory input's file, read from the base revision, told as a user's own.
+      const first = texts(second.messagesRequests()[0]!.body.messages[0]!.content).join("\n");
+      expect([...first.matchAll(/^Contents of \S+ \((.*)\):$/gm)].map((m) => m[1])).toEqual([
+        "user's private global instructions for all projects",
+      ]);
+      expect(first).toContain("TEAM-MEMORY");
+      expect(first).not.toContain(EVIL);
     } finally {
       await second.close();
     }
