@@ -1,7 +1,8 @@
 // The repository's state at the start of the run, as Claude Code gives it to the model: the current branch,
 // the main branch, `git status --short` and the last five commits. Taken on the host from the tree the
 // sandbox's baseline records (the workspace as it is copied in), through src/host-git.ts: argv only, hooks,
-// fsmonitor, pager and external diff off, no optional locks — nothing the repository configures runs.
+// fsmonitor, pager, external diff and filter drivers off, no optional locks — nothing the repository
+// configures runs.
 import { gitSync } from "../../host-git.js";
 import { isGitWorkTreeTop } from "../../sandbox/archive.js";
 
@@ -25,12 +26,34 @@ const QUIET = [
   ["status.showUntrackedFiles", "normal"],
 ] as const;
 
-function run(workspace: string, args: string[]): string | undefined {
+function run(
+  workspace: string,
+  args: string[],
+  config: ReadonlyArray<readonly [string, string]> = QUIET,
+): string | undefined {
   try {
-    return gitSync(["--no-pager", "--no-optional-locks", ...args], { cwd: workspace, config: QUIET });
+    return gitSync(["--no-pager", "--no-optional-locks", ...args], { cwd: workspace, config });
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The repository's filter drivers emptied: `git status` re-reads a file whose stat changed through its clean
+ * filter, a command the repository's config names. Reading the config runs nothing.
+ */
+function withoutFilters(workspace: string): ReadonlyArray<readonly [string, string]> {
+  const keys = run(workspace, [
+    "config",
+    "--name-only",
+    "--get-regexp",
+    "^filter\\..*\\.(clean|smudge|process)$",
+  ]);
+  const emptied = (keys ?? "")
+    .split("\n")
+    .filter(Boolean)
+    .map((key) => [key, ""] as const);
+  return [...QUIET, ...emptied];
 }
 
 /** The branch pull requests usually target: origin's HEAD, else `main` or `master` where one exists. */
@@ -46,7 +69,10 @@ function mainBranchOf(workspace: string): string {
 export function takeGitSnapshot(workspace: string): GitSnapshot | undefined {
   if (!isGitWorkTreeTop(workspace)) return undefined;
   const branch = run(workspace, ["rev-parse", "--abbrev-ref", "HEAD"])?.trim() || "HEAD";
-  const fullStatus = (run(workspace, ["status", "--short"]) ?? "").replace(/\n+$/, "");
+  const fullStatus = (run(workspace, ["status", "--short"], withoutFilters(workspace)) ?? "").replace(
+    /\n+$/,
+    "",
+  );
   const statusCut = fullStatus.length > MAX_STATUS_CHARS;
   const log = run(workspace, ["log", "--oneline", "--no-decorate", "-n", String(RECENT_COMMITS)]) ?? "";
   return {

@@ -14,6 +14,7 @@ import {
   MemorySeen,
 } from "../../../src/runner/memory/memory-files.js";
 import { memorySources, ModelContext } from "../../../src/runner/memory/model-context.js";
+import { takeGitSnapshot } from "../../../src/runner/memory/git-snapshot.js";
 import { printContext } from "../../../src/runner/memory/print-context.js";
 import { NestedMemoryTracker, startMemory } from "../../../src/runner/memory/project-memory.js";
 import { writeFiles } from "../../support/workspace.js";
@@ -182,6 +183,37 @@ describe("nested memory", () => {
     const explore = context.forAgent({ name: "Explore", omitProjectContext: true });
     expect(explore.preamble).toEqual([]);
     expect(explore.memory.afterTool("Read", "/workspace/pkg/a.js", "t3")).toHaveLength(1);
+  });
+});
+
+describe("the git snapshot", () => {
+  it("runs nothing the repository configures: a clean filter, a hook, an fsmonitor", () => {
+    const root = tree({ ".gitattributes": "*.txt filter=evil\n", "a.txt": "a\n" });
+    const marker = path.join(root, "..", `${path.basename(root)}-ran`);
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=Ada", "-c", "user.email=a@example.com", ...args], {
+        cwd: root,
+        stdio: "pipe",
+      });
+    git("init", "-q", "-b", "main");
+    git("add", "-A");
+    git("commit", "-qm", "First");
+    const evil = `touch ${marker}; cat`;
+    git("config", "filter.evil.clean", evil);
+    git("config", "core.fsmonitor", evil);
+    writeFiles(root, { ".git/hooks/post-index-change": { content: `#!/bin/sh\n${evil}\n`, mode: 0o755 } });
+    // The same size and a later mtime: git status must read the file (through its clean filter) to compare.
+    fs.writeFileSync(path.join(root, "a.txt"), "b\n");
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(root, "a.txt"), later, later);
+    const snapshot = takeGitSnapshot(root);
+    expect(snapshot).toMatchObject({ branch: "main", mainBranch: "main", status: " M a.txt" });
+    expect(snapshot?.commits.map((c) => c.replace(/^\S+ /, ""))).toEqual(["First"]);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it("is absent for a folder that is not the top of a repository", () => {
+    expect(takeGitSnapshot(tree({ "a.txt": "a\n" }))).toBeUndefined();
   });
 });
 
