@@ -13,6 +13,7 @@ import {
   type RunConfigInput,
 } from "./runner/config.js";
 import { EXIT_CODES, runAgent } from "./runner/run.js";
+import { printContext } from "./runner/memory/print-context.js";
 import { DEFAULT_RESUME_PROMPT } from "./runner/resume.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { PROVIDERS, providerEnv, providersFromEnv } from "./runner/providers.js";
@@ -70,6 +71,8 @@ type RunFlags = Omit<
   includeIgnored?: boolean | string[];
   /** No progress lines on stderr. */
   quiet?: boolean;
+  /** Print the first request's context and exit. */
+  printContext?: boolean;
 };
 
 function policyOptions(command: Command): Command {
@@ -95,7 +98,7 @@ function policyOptions(command: Command): Command {
 }
 
 async function run(flags: RunFlags): Promise<number> {
-  const { promptFile, timeout, includeIgnored, base, head, quiet, ...same } = flags;
+  const { promptFile, timeout, includeIgnored, base, head, quiet, printContext: printOnly, ...same } = flags;
   const fromEnv = providersFromEnv(process.env);
   if (!flags.provider && fromEnv.length > 1) {
     process.stderr.write(
@@ -119,11 +122,16 @@ async function run(flags: RunFlags): Promise<number> {
   };
   let config;
   try {
-    config = parseRunConfig(input);
+    // --print-context calls no model, so it needs no key.
+    config = parseRunConfig(printOnly && !input.apiKey ? { ...input, apiKey: "(no model call)" } : input);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     process.stderr.write(`agent-ci: ${e.message}\n`);
     return EXIT_CODES.config_error;
+  }
+  if (printOnly) {
+    process.stdout.write(await printContext(config));
+    return 0;
   }
 
   // First SIGINT/SIGTERM: stop the run, write the patch and the record, remove the container.
@@ -306,6 +314,20 @@ export function buildProgram(): Command {
       [],
     );
   policyOptions(runCommand)
+    .option(
+      "--no-project-memory",
+      "do not tell the model the workspace's CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md and .claude/rules (nor the nested ones)",
+    )
+    .option(
+      "--memory-file <file>",
+      "a memory file of your own, told to the model as ~/.claude/CLAUDE.md is (repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      "--print-context",
+      "print the first request's system prompt and first user message (memory, git snapshot, task) and exit: no model call, no container",
+    )
     .option(
       "--agents-dir <dir>",
       "a folder of subagent definitions for Task (Markdown with YAML frontmatter: name, description, tools, model); repeatable",

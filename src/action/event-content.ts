@@ -138,7 +138,16 @@ export function repoRelative(value: string): string | undefined {
 export interface TrustedFileOptions {
   /** The input's value: a repository-relative path, or an absolute path on the runner. */
   value: string;
-  input: "settings" | "prompt_file" | "output_schema" | "mcp_config" | "skills" | "commands" | "agents";
+  input:
+    | "settings"
+    | "prompt_file"
+    | "output_schema"
+    | "mcp_config"
+    | "skills"
+    | "commands"
+    | "agents"
+    | "project_memory"
+    | "memory";
   workspace: string;
   /**
    * Set when the workspace may be a pull request's head (`pullRequestBase`): repository paths are read at

@@ -21,6 +21,9 @@ export const FAIL_ON_REASONS = [
 ] as const;
 export type FailOnReason = (typeof FAIL_ON_REASONS)[number];
 
+/** Where the Action reads the project's memory from (empty: `base` on pull-request events, else `workspace`). */
+export const PROJECT_MEMORY_SOURCES = ["base", "workspace", "none"] as const;
+
 /** Every input with its default, in action.yml order. `${{ … }}` defaults are expanded by the runner. */
 export const INPUT_DEFAULTS = {
   prompt: "",
@@ -41,6 +44,8 @@ export const INPUT_DEFAULTS = {
   commands: "",
   mcp_config: "",
   agents: "",
+  project_memory: "",
+  memory: "",
   image: "",
   image_registry: "",
   runtime: "",
@@ -194,6 +199,16 @@ export const ActionInputs = z
     commands: optionalText,
     mcp_config: optionalText,
     agents: optionalText,
+    project_memory: z.string().transform((v, ctx) => {
+      const source = PROJECT_MEMORY_SOURCES.find((s) => s === v.trim());
+      if (source || v.trim() === "") return source;
+      ctx.addIssue({
+        code: "custom",
+        message: `project_memory: expected one of ${PROJECT_MEMORY_SOURCES.join(", ")}, or empty (got "${v}")`,
+      });
+      return z.NEVER;
+    }),
+    memory: list,
     image: optionalText,
     image_registry: optionalText,
     runtime: optionalText,

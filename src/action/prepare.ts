@@ -14,6 +14,7 @@ import { providerEnv } from "../runner/providers.js";
 import { checkActor } from "./permission.js";
 import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";
 import { toRunConfigInput } from "./run-config.js";
+import { actionMemory } from "./project-memory.js";
 import { REVIEW_TASK } from "../review/task.js";
 import type { TriggerRecord } from "./summary.js";
 
@@ -239,6 +240,9 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   );
   const mcpConfigPath = await trustedInput(options, base, { input: "mcp_config", as: "json" });
   const agents = await trustedAgents(options, base);
+  const memoryDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-memory-"));
+  options.cleanupPath(memoryDir);
+  const memory = await actionMemory({ ...options, workspace, base, tempDir: memoryDir });
   const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
   const { resume, notes } = resumeSource(options);
   const config = parseRunConfig(
@@ -254,6 +258,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       commandsDir,
       mcpConfigPath,
       ...agents,
+      memory,
       review,
       envApiKey: options.env.ANTHROPIC_API_KEY,
       envBaseUrl: options.env.ANTHROPIC_BASE_URL,

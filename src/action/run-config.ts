@@ -5,6 +5,7 @@
 import path from "node:path";
 import type { RunConfigInput } from "../runner/config.js";
 import { providerOf, type ActionInputs } from "./inputs.js";
+import type { ActionMemory } from "./project-memory.js";
 
 export interface RunConfigParts {
   inputs: ActionInputs;
@@ -24,6 +25,8 @@ export interface RunConfigParts {
   /** Subagent definitions (read at the trusted ref): a temp file of --agents JSON, or a folder of agent files. */
   agentsJsonPath?: string;
   agentsDir?: string;
+  /** Where the project's memory is read from (project-memory.ts), and the `memory` input's files. */
+  memory?: ActionMemory;
   /** task: review: the pull request's base and head commits. */
   review?: { base: string; head: string };
   /** ANTHROPIC_API_KEY from the environment when the input is empty. */
@@ -92,6 +95,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     mcpConfig: parts.mcpConfigPath ? [parts.mcpConfigPath] : [],
     agents: parts.agentsJsonPath,
     agentsDir: parts.agentsDir ? [parts.agentsDir] : [],
+    ...parts.memory,
     ruleSource: "action",
     maxTurns: inputs.max_turns,
     maxBudgetUsd: inputs.max_budget_usd,

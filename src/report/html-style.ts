@@ -70,6 +70,11 @@ section.panel { margin-top: 20px; }
 .stat .value.text { font-family: var(--mono); font-size: 17px; line-height: 30px; font-weight: 600; }
 .stat .detail { font-size: 12px; color: var(--muted); line-height: 1.35; margin-top: 2px; }
 .stat .detail .bad { color: var(--bad); font-weight: 600; }
+.context { margin-top: 14px; font-size: 13px; color: var(--muted); }
+.context summary { cursor: pointer; }
+.context .title { font-weight: 650; color: var(--text); }
+.context ul { margin: 6px 0 0 18px; padding: 0; }
+.context pre { margin: 6px 0 0; white-space: pre-wrap; }
 .callout { margin-top: 14px; border-radius: 8px; padding: 10px 14px; border: 1px solid; font-size: 13.5px; }
 .callout strong { font-weight: 650; }
 .callout.critical, .callout.error { background: var(--bad-soft); border-color: color-mix(in srgb, var(--bad) 40%, transparent); color: var(--text); }

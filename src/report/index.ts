@@ -42,6 +42,7 @@ export type {
   SideCall,
   EgressConnection,
 } from "./schema.js";
+export { ModelContextRecord } from "./schema-context.js";
 export {
   MIN_SECRET_LENGTH,
   REDACTED,

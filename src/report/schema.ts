@@ -9,6 +9,7 @@ import {
 } from "../policy/schema.js";
 import { Milliseconds, NonNegativeInt, TokenUsage } from "./schema-base.js";
 import { Instructions, Mcp, SideCall, WebFacts } from "./schema-agent-tools.js";
+import { ModelContextRecord } from "./schema-context.js";
 
 /** Bump on any change a v1 reader could misread (renamed, removed or re-typed fields). Added optional fields do not bump it. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -22,6 +23,7 @@ const IsoDateTime = z.iso.datetime({ offset: true });
 
 export { TokenUsage } from "./schema-base.js";
 export { Instructions, Mcp, McpServer, SideCall, WebFacts } from "./schema-agent-tools.js";
+export { MemoryFileRecord, ModelContextRecord } from "./schema-context.js";
 
 export const EXIT_REASONS = [
   "completed",
@@ -705,6 +707,9 @@ export const RunReport = z
       "Skills and slash commands the run had, where they came from, and what was ignored.",
     ),
     mcp: Mcp.optional().describe("MCP servers: configured, started, lost, ignored."),
+    context: ModelContextRecord.optional().describe(
+      "What the model was told: the system prompt's hash and length, the environment facts, the memory files and the git snapshot.",
+    ),
     resumedFrom: ResumedFrom.optional().describe(
       "With --resume / resume_from: the run this one continues, whose workspace, conversation and policy it started from.",
     ),

@@ -85,6 +85,8 @@ export interface Conversation {
   spender?: Spender;
   system: string;
   prompt: string;
+  /** Text blocks sent before `prompt` in the first user message (project memory, the git snapshot). */
+  preamble?: readonly string[];
   /** A conversation restored from an earlier run's record, `prompt` already in its last user message: sent instead of `prompt` alone. */
   restored?: MessageParam[];
   tools: Anthropic.Tool[];
@@ -160,6 +162,12 @@ export function newLoopResult(): LoopResult {
   };
 }
 
+/** The first user message: the prompt, after the preamble's blocks when there are any. */
+function firstUserContent({ preamble, prompt }: Conversation): string | ContentBlockParam[] {
+  if (!preamble?.length) return prompt;
+  return [...preamble, prompt].map((text): ContentBlockParam => ({ type: "text", text }));
+}
+
 /** A conversation's state before its first turn; `result` (default: a fresh one) is filled as it goes. */
 export function newLoopState(
   conversation: Conversation,
@@ -173,7 +181,7 @@ export function newLoopState(
     system: conversation.system,
     tools: conversation.tools,
     maxTurns: conversation.maxTurns,
-    messages: conversation.restored ?? [{ role: "user", content: conversation.prompt }],
+    messages: conversation.restored ?? [{ role: "user", content: firstUserContent(conversation) }],
     signal: conversation.signal ?? budget.signal,
     context: conversation.context,
     structuredOutput: spec,

@@ -33,6 +33,8 @@ export interface AgentDefinition {
   permissionMode?: PermissionMode;
   /** The report ends with the agent id and a usage footer (Claude Code omits it for Explore and Plan). */
   usageFooter: boolean;
+  /** Its first message leaves out the project's memory and the git snapshot (Explore and Plan, as Claude Code's). */
+  omitProjectContext?: boolean;
   /** Where it came from, for messages and the report: `built-in`, a file, `--agents`. */
   source: string;
 }
@@ -87,6 +89,7 @@ export const BUILT_IN_AGENTS: readonly AgentDefinition[] = [
     ].join("\n"),
     readOnly: true,
     usageFooter: false,
+    omitProjectContext: true,
     source: "built-in",
   },
   {
@@ -105,6 +108,7 @@ export const BUILT_IN_AGENTS: readonly AgentDefinition[] = [
     ].join("\n"),
     readOnly: true,
     usageFooter: false,
+    omitProjectContext: true,
     source: "built-in",
   },
 ];

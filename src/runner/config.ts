@@ -243,6 +243,25 @@ export const RunConfig = z
       .optional()
       .describe("A settings file with a permissions block (trusted: it comes from you)"),
     trustWorkspaceSettings: z.boolean().default(false),
+    projectMemory: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Tell the model the project's memory (CLAUDE.md, .claude/rules, nested ones as tools reach them)",
+      ),
+    projectMemoryDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A folder holding the project's memory files at a trusted revision, read instead of the workspace's",
+      ),
+    /** The revision projectMemoryDir holds (`base <sha>`), for the report. */
+    projectMemoryRevision: z.string().min(1).optional(),
+    memoryFile: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("Memory files of your own (trusted), told to the model as ~/.claude/CLAUDE.md is"),
     skillsDir: z
       .array(z.string().min(1))
       .default([])

@@ -66,6 +66,11 @@ export interface ToolHooks {
   ): Promise<HookOutcome>;
 }
 
+/** A conversation's nested memory: what a read or edit of a file newly reaches, to send beside its result. */
+export interface NestedMemory {
+  afterTool(tool: string, containerPath: string, toolUseId: string): Anthropic.TextBlockParam[];
+}
+
 export interface ToolCallRequest {
   id: string;
   name: string;
@@ -129,6 +134,8 @@ export interface PipelineOptions {
   disabledReason?: string | ((tool: string) => string | undefined);
   /** A subagent's pipeline: its calls are recorded under the Task call that started it. */
   agent?: { type: string; parentToolUseId: string };
+  /** Nested memory (CLAUDE.md below the workspace root, matching rules), sent beside the results that reach it. */
+  memory?: NestedMemory;
 }
 
 /** The tool a call names, by its name or one of its aliases. */
@@ -352,6 +359,9 @@ export class ToolPipeline {
         const text = post.reason ?? "A PostToolUse hook objected";
         result.followUp = [...(result.followUp ?? []), { type: "text", text }];
       }
+      const nested =
+        result.isError || !paths[0] ? [] : this.options.memory?.afterTool(tool.name, paths[0], call.id);
+      if (nested?.length) result.followUp = [...(result.followUp ?? []), ...nested];
       return finish("call", result, { decision, ...asked, ...hookFacts() });
     } catch (e) {
       // A subagent's model call that failed after its retries ends the run, as the parent's would.

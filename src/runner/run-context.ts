@@ -18,6 +18,7 @@ import type { RunFailure, RunInstructions, TimedPhase } from "./run-report.js";
 import type { ReviewTarget } from "../review/task.js";
 import type { LoopState } from "./agent-loop.js";
 import type { ResumeRecord } from "./resume.js";
+import type { ModelContext } from "./memory/model-context.js";
 
 export interface RunIO {
   /** One line of machine output (json / stream-json). */
@@ -105,4 +106,6 @@ export interface AgentPhase {
   stoppedAgents?: string[];
   /** The main conversation, for its record (conversation.jsonl). */
   conversation?: LoopState;
+  /** What the model is told (system prompt, memory, git snapshot), for the record's `context`. */
+  modelContext?: ModelContext;
 }

@@ -22,6 +22,7 @@ import { CallDecisionSchema } from "../policy/schema.js";
 import type { StartRecord } from "../sandbox/assemble.js";
 import { DockerSandbox } from "../sandbox/docker-sandbox.js";
 import { type Catalogue, type Instruction } from "./instructions.js";
+import type { ModelContext } from "./memory/model-context.js";
 import { type McpConfigResult } from "../mcp/config.js";
 import { McpManager } from "../mcp/manager.js";
 import { RunState } from "../tools/state.js";
@@ -102,6 +103,7 @@ export interface ReportParts {
   resume?: RunResume;
   secrets: string[];
   instructions?: RunInstructions;
+  modelContext?: ModelContext;
   sideCalls: SideCall[];
   webLedger: EgressConnection[];
 }
@@ -414,6 +416,7 @@ export function buildReport(p: ReportParts): RunReportInput {
     ),
     sideCalls: p.sideCalls.length ? p.sideCalls : undefined,
     instructions: instructionsRecord(p.instructions),
+    context: p.modelContext?.record(),
     mcp:
       p.mcp || p.mcpConfig?.ignored.length
         ? {

@@ -53,7 +53,7 @@ import { startHooks } from "./hooks.js";
 import { applyInstructions, startMcp, webServices } from "./run-services.js";
 import { reviewJsonSchema } from "../review/findings.js";
 import { placeReview, reviewPrompt, reviewTarget, type ReviewPlacement } from "../review/task.js";
-import { systemPrompt } from "./system-prompt.js";
+import { prepareModelContext } from "./memory/model-context.js";
 import { createWebFetchTool } from "../tools/web-fetch.js";
 import { createWebSearchTool } from "../tools/web-search.js";
 import { exportPatch, type PatchOut } from "./sandbox-record.js";
@@ -368,6 +368,9 @@ async function runAgentPhase(
     ? new StructuredOutputSpec(reviewJsonSchema(), "review")
     : structuredOutputSpec(config);
   const mode = policy.policy.mode;
+  // What the model is told (memory, git snapshot, environment): taken before the container starts.
+  const told = prepareModelContext(config, mode, structured);
+  phase.modelContext = told;
   // Agent definitions are checked before any container or model call: a bad one is a config error.
   const agents = loadAgents({
     workspace: config.workspace,
@@ -470,6 +473,7 @@ async function runAgentPhase(
     outputDir: ctx.outDir,
     context: () => contextFor(config, events, runId, ctx.runStart),
     progress: ctx.io.progress ? log : undefined,
+    modelContext: told,
   });
   phase.subagents = subagents;
   const toolSet = new RunToolSet({
@@ -514,18 +518,13 @@ async function runAgentPhase(
     outputDir: ctx.outDir,
     runStart: ctx.runStart,
     disabledReason: (tool) => toolSet.disabledReason(tool),
+    memory: told.main.memory,
   });
   const { loop } = ctx;
   const conversation = newLoopState(
     {
-      system: systemPrompt({
-        mode,
-        network: config.network,
-        allowedDomains: config.allowDomain,
-        tools,
-        append:
-          [structured?.instruction(), config.systemPromptAppend].filter(Boolean).join("\n\n") || undefined,
-      }),
+      system: told.system,
+      preamble: told.main.preamble,
       prompt: ctx.review
         ? reviewPrompt(ctx.review, config.prompt)
         : (config.prompt ?? "Run the scripted tool calls."),

@@ -29,7 +29,13 @@ import { newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "./ag
 import type { ContextManager } from "./context.js";
 import type { Driver } from "./driver.js";
 import type { EventSink } from "./events.js";
-import { ToolPipeline, type PermissionGate, type ToolCallRecord, type ToolHooks } from "./pipeline.js";
+import {
+  ToolPipeline,
+  type NestedMemory,
+  type PermissionGate,
+  type ToolCallRecord,
+  type ToolHooks,
+} from "./pipeline.js";
 import type { RunBudget } from "./run-budget.js";
 import { subagentSystemPrompt } from "./system-prompt.js";
 
@@ -61,6 +67,12 @@ export interface SubagentRun {
   error?: string;
 }
 
+/** The run's model context as a subagent needs it (memory/model-context.ts implements it). */
+export interface SubagentModelContext {
+  readonly environmentText: string;
+  forAgent(agent: AgentDefinition): { preamble: string[]; memory: NestedMemory };
+}
+
 export interface SubagentRunnerOptions {
   agents: readonly AgentDefinition[];
   /** The parent's enabled tools (after its mode): a subagent's ceiling (Task and its kin are taken out). */
@@ -87,6 +99,8 @@ export interface SubagentRunnerOptions {
   outputDir?: string;
   /** A fresh context manager for each subagent's conversation. */
   context: () => ContextManager | undefined;
+  /** What each subagent is told besides its system prompt (memory, git snapshot, environment facts). */
+  modelContext?: SubagentModelContext;
   progress?: (line: string) => void;
 }
 
@@ -242,6 +256,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
     const { mode } = run;
     const started = performance.now();
     const state = o.state.forAgent();
+    const told = o.modelContext?.forAgent(agent);
     const pipeline = new ToolPipeline({
       allTools: o.parentTools(),
       enabledTools: tools,
@@ -253,6 +268,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
       runStart: o.runStart,
       disabledReason: `it is not among the ${run.type} agent's tools; continue with the tools you have`,
       agent: { type: run.type, parentToolUseId: run.toolUseId },
+      memory: told?.memory,
     });
     const driver =
       o.driver.forAgent?.({
@@ -272,8 +288,10 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
             network: o.network,
             allowedDomains: o.allowedDomains,
             tools: run.tools,
+            environment: o.modelContext?.environmentText,
           }),
           prompt: request.prompt,
+          preamble: told?.preamble,
           tools: apiToolDefinitions(tools),
           maxTurns: Math.min(request.maxTurns ?? o.maxTurns, o.maxTurns),
           maxTokens: o.maxTokens,

@@ -231,16 +231,23 @@ function withParents(paths: string[]): string[] {
   return [...[...dirs].sort(), ...paths];
 }
 
+/**
+ * Whether `dir` is the top of a git work tree with its own `.git` folder: only then is its history copied in.
+ * A worktree's or submodule's `.git` is a file naming a directory outside the workspace, which the container
+ * cannot reach: such a workspace is copied without its history, like a plain directory.
+ */
+export function isGitWorkTreeTop(dir: string, top = gitTopLevel(dir)): boolean {
+  const hasGitDir = fs.lstatSync(path.join(dir, ".git"), { throwIfNoEntry: false })?.isDirectory() ?? false;
+  return hasGitDir && top !== undefined && fs.realpathSync(top) === fs.realpathSync(dir);
+}
+
 /** Everything to copy, parents before children, relative to `dir`, and what git ignores that stays out. */
 export async function listWorkspace(
   dir: string,
   includeIgnored: IncludeIgnored = false,
 ): Promise<WorkspaceListing> {
   const top = gitTopLevel(dir);
-  // A worktree's or submodule's `.git` is a file naming a directory outside the workspace, which the
-  // container cannot reach: such a workspace is copied without its history, like a plain directory.
-  const hasGitDir = fs.lstatSync(path.join(dir, ".git"), { throwIfNoEntry: false })?.isDirectory() ?? false;
-  const isGitRepo = hasGitDir && top !== undefined && fs.realpathSync(top) === fs.realpathSync(dir);
+  const isGitRepo = isGitWorkTreeTop(dir, top);
   if (!top) {
     const paths: string[] = [];
     walk(dir, "", paths);

@@ -87,10 +87,11 @@ describe("U: untrusted content", () => {
         });
         expect(run.report?.exitReason).toBe("completed");
         const first = api.messagesRequests()[0]?.body.messages[0]?.content;
+        // The task is the first user message's last block (after the git snapshot's reminder).
         const sent =
           typeof first === "string"
             ? first
-            : (first ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
+            : (first ?? []).map((b) => (b.type === "text" ? b.text : "")).at(-1);
         expect(sent).toBe(task);
         expect(run.text(0)).toMatch(/Could not resolve host|rc=[1-9]/);
         // The marker path exists only inside the container's own /tmp, never on the host.

@@ -129,6 +129,22 @@ describe("report.html in Chromium", () => {
     await page.close();
   });
 
+  it("shows what the model was told in the header: memory files, the git snapshot, the system prompt", async () => {
+    const { page, report, problems, requests, url } = await open("small-fix", true);
+    const context = page.locator("#model-context");
+    expect(await context.locator("summary").innerText()).toContain(
+      "1 memory file at the start, 1 more as tools reached them",
+    );
+    await context.locator("summary").click();
+    const text = await context.innerText();
+    for (const file of report.context!.memory.files) expect(text).toContain(file.path);
+    expect(text).toContain("beside toolu_01");
+    expect(text).toContain("Current branch: fix-add (main branch: main)");
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+  });
+
   it("shows the run's phases as their own lane, each bar with its duration, before the first call", async () => {
     const { page, report, problems, requests, url } = await open("small-fix", true);
     const phases = report.phases ?? [];

@@ -4,7 +4,7 @@
  * exercised as against api.github.com.
  *
  * State: issues and pull requests (with diffs), comments (created / updated by the Action, or seeded),
- * collaborator permissions, users, file contents by ref, the repository's default branch, and pull requests
+ * collaborator permissions, users, file contents by ref (and a ref's tree), the repository's default branch, and pull requests
  * opened, listed (by head) and edited through the API, as `agent-ci publish` does. Pull request reviews: created
  * with their inline comments in one call (a comment on a line the PR's `diff` does not show on that side is
  * refused with 422 "Line could not be resolved", as GitHub does), listed, their body edited (PUT), their comments
@@ -488,6 +488,13 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       res.writeHead(204);
       res.end();
       return;
+    }
+    if (method === "GET" && (match = m(new RegExp(`${prefix}/git/trees/([^/]+)$`)))) {
+      // A commit's whole tree (recursive=1): its files as blobs.
+      const files = contents[decodeURIComponent(match[1] ?? "")];
+      if (!files) return json(res, 404, { message: "Not Found" });
+      const tree = Object.keys(files).map((p) => ({ path: p, type: "blob", mode: "100644" }));
+      return json(res, 200, { sha: match[1], truncated: false, tree });
     }
     if (method === "GET" && (match = m(new RegExp(`${prefix}/contents/(.+)$`)))) {
       const file = decodeURIComponent(match[1] ?? "");

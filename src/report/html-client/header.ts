@@ -4,6 +4,51 @@ import type { Outcome } from "../schema.js";
 import { h } from "./dom.js";
 import { calls, deniedCount, failedCount, plural, report } from "./page.js";
 
+/** What the model was told: the memory files, the git snapshot and the system prompt (report.json `context`). */
+function renderContext(): HTMLElement | null {
+  const context = report.context;
+  if (!context) return null;
+  const { memory, git, systemPrompt } = context;
+  const start = memory.files.filter((f) => f.at === "start" && !f.agent).length;
+  const nested = memory.files.filter((f) => f.at === "nested").length;
+  const summary = [
+    `${plural(start, "memory file")} at the start${nested ? `, ${nested} more as tools reached them` : ""}`,
+    `project memory: ${memory.project}`,
+    git
+      ? `git ${git.branch}, ${git.status ? plural(git.status.split("\n").length, "change") : "clean"}`
+      : "not a git repository",
+    `system prompt ${formatInt(systemPrompt.chars)} chars`,
+  ].join(" \u00b7 ");
+  const rows = memory.files.map((f) =>
+    h("li", {}, [
+      h("code", { text: f.path }),
+      ` \u2014 ${f.at === "start" ? "at the start" : `beside ${f.toolUseId ?? "a tool result"}`}`,
+      f.agent ? ` (${f.agent})` : "",
+      `, ${f.revision}, ${formatInt(f.chars)} chars`,
+      f.cut ? ", cut" : "",
+      f.importedBy ? `, imported by ${f.importedBy}` : "",
+    ]),
+  );
+  return h("details", { class: "context", id: "model-context" }, [
+    h("summary", {}, [h("span", { class: "title", text: "What the model was told" }), ` ${summary}`]),
+    rows.length ? h("ul", {}, rows) : h("p", { text: "No memory files." }),
+    git
+      ? h("pre", {
+          class: "mono",
+          text: [
+            `Current branch: ${git.branch} (main branch: ${git.mainBranch})`,
+            git.status || "(clean)",
+            ...git.commits,
+          ].join("\n"),
+        })
+      : null,
+    h("p", {
+      class: "mono",
+      text: `system prompt sha256 ${systemPrompt.sha256.slice(0, 16)}\u2026 \u00b7 ${context.environment.date}`,
+    }),
+  ]);
+}
+
 const OUTCOME_ICON: Record<Outcome, string> = {
   changes: "\u2713",
   no_changes: "\u2013",
@@ -146,6 +191,7 @@ export function renderHeader(): HTMLElement {
         ]),
       ),
     ),
+    renderContext(),
     callouts,
     h(
       "nav",

@@ -97,12 +97,11 @@ describe("the system prompt's network line", () => {
       mode: "default",
       network: "allowlist",
       allowedDomains: ["npm", "*.corp.example"],
-      tools: ["Bash"],
     });
     expect(prompt).toContain(
       "The sandbox reaches only these domains, over HTTP(S) through a proxy set in HTTP_PROXY/HTTPS_PROXY (npm, pip, git and curl use it): npm, *.corp.example.",
     );
-    expect(systemPrompt({ mode: "default", network: "setup", tools: ["Bash"] })).toContain(
+    expect(systemPrompt({ mode: "default", network: "setup" })).toContain(
       "The sandbox has no network access",
     );
   });

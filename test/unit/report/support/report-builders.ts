@@ -363,6 +363,38 @@ export function smallFixReport(): RunReport {
         ["teardown", 48_050, 200],
       ] as const
     ).map(([name, startOffsetMs, durationMs]) => ({ name, startOffsetMs, durationMs })),
+    context: {
+      systemPrompt: { sha256: `3f1c${"0".repeat(60)}`, chars: 2_875 },
+      environment: {
+        workingDirectory: "/workspace",
+        isGitRepository: true,
+        platform: "linux",
+        shell: "bash",
+        date: "2026-11-27",
+        model: "claude-sonnet-5-5",
+      },
+      memory: {
+        project: "base 222222222222",
+        files: [
+          {
+            path: "/workspace/CLAUDE.md",
+            kind: "project" as const,
+            revision: "base 222222222222",
+            chars: 64,
+            at: "start" as const,
+          },
+          {
+            path: "/workspace/src/CLAUDE.md",
+            kind: "project" as const,
+            revision: "base 222222222222",
+            chars: 31,
+            at: "nested" as const,
+            toolUseId: "toolu_01",
+          },
+        ],
+      },
+      git: { branch: "fix-add", mainBranch: "main", status: " M src/calc.js", commits: ["6e8705f Add calc"] },
+    },
   };
   return finish(report);
 }
