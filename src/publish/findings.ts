@@ -71,25 +71,67 @@ function firstAddedLine(file: DiffFile): number | undefined {
   return addedLines(file)[0]?.line;
 }
 
-/** The lines of one file that the patch adds, scanned by secretlint as one text; its lines mapped back. */
-async function secretlintFindings(file: DiffFile): Promise<GateFinding[]> {
-  const lines = addedLines(file);
-  if (!lines.length) return [];
-  const result = await lintSource({
-    source: {
-      filePath: file.path,
-      content: `${lines.map((l) => l.text).join("\n")}\n`,
-      ext: /\.[^./]*$/.exec(file.path)?.[0] ?? "",
-      contentType: "text",
-    },
-    options: { config: SECRETLINT_CONFIG, maskSecrets: true },
-  });
-  return result.messages.map((message) => ({
-    kind: "secret" as const,
-    file: file.path,
-    line: lines[message.loc.start.line - 1]?.line,
-    detail: `${message.ruleId.replace(/^@secretlint\/secretlint-rule-/, "secretlint ")}: ${message.message}`,
-  }));
+/** Files whose name a secretlint rule reads (package.json, .npmrc, JSON keys) are scanned on their own, up to this many. */
+const NAMED_SCANS_MAX = 200;
+const NAMED_BY_RULES = /(?:^|\/)(?:package\.json|\.npmrc)$|\.json$/;
+
+interface ScanSource {
+  /** A name for secretlint: the path with anything outside printable ASCII, `:` and `|` replaced (its profiler keys marks by it). */
+  name: string;
+  text: string[];
+  /** Each text line's file and line in the new file. */
+  at: Array<{ file: string; line: number }>;
+}
+
+/**
+ * secretlint over the lines the patch adds. Files whose name matters to a rule are scanned one by one; the
+ * rest as one text (secretlint's profiler keeps every mark of the process, so a scan per file would grow with
+ * the square of the number of files). A blank line between files keeps a multi-line secret within one.
+ */
+async function secretlintFindings(files: readonly DiffFile[]): Promise<GateFinding[]> {
+  const sources: ScanSource[] = [];
+  const rest: ScanSource = { name: "patch.txt", text: [], at: [] };
+  for (const file of files) {
+    const lines = addedLines(file);
+    if (!lines.length) continue;
+    const named = NAMED_BY_RULES.test(file.path) && sources.length < NAMED_SCANS_MAX;
+    const into: ScanSource = named
+      ? { name: file.path.replace(/[^\x20-\x7e]|[:|]/g, "_"), text: [], at: [] }
+      : rest;
+    if (named) sources.push(into);
+    else if (into.text.length) {
+      into.text.push("");
+      into.at.push({ file: file.path, line: 0 });
+    }
+    for (const { text, line } of lines) {
+      into.text.push(text);
+      into.at.push({ file: file.path, line });
+    }
+  }
+  if (rest.text.length) sources.push(rest);
+  const findings: GateFinding[] = [];
+  for (const source of sources) {
+    const result = await lintSource({
+      source: {
+        filePath: source.name,
+        content: `${source.text.join("\n")}\n`,
+        // `.p12` makes a rule read the file from disk: the patch's text is all there is to scan.
+        ext: (/\.[^./]*$/.exec(source.name)?.[0] ?? "").replace(/^\.p12$/i, ""),
+        contentType: "text",
+      },
+      options: { config: SECRETLINT_CONFIG, maskSecrets: true },
+    });
+    for (const message of result.messages) {
+      const where = source.at[message.loc.start.line - 1];
+      findings.push({
+        kind: "secret",
+        file: where?.file ?? source.name,
+        line: where?.line || undefined,
+        detail: `${message.ruleId.replace(/^@secretlint\/secretlint-rule-/, "secretlint ")}: ${message.message}`,
+      });
+    }
+  }
+  return findings;
 }
 
 function fileFindings(file: DiffFile, options: FindingOptions): GateFinding[] {
@@ -142,11 +184,9 @@ export async function gateFindings(
     ...scanForSecrets(patchText),
   ];
   for (const f of own) add({ kind: "secret", file: f.file, line: f.line, detail: f.kind });
-  for (const file of parseGitDiff(patchText).files) {
-    if (file.status === "deleted") continue;
-    for (const finding of fileFindings(file, options)) add(finding);
-    for (const finding of await secretlintFindings(file)) add(finding);
-  }
+  const files = parseGitDiff(patchText).files.filter((file) => file.status !== "deleted");
+  for (const file of files) for (const finding of fileFindings(file, options)) add(finding);
+  for (const finding of await secretlintFindings(files)) add(finding);
   return findings;
 }
 
