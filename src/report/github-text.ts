@@ -57,7 +57,7 @@ function allowedLinkAt(text: string, paren: number, host: string | undefined): b
 }
 
 /** The ranges of text that look like code: fenced blocks (line by line) and backtick spans, in order. */
-export function codeRanges(text: string): { ranges: Array<[number, number]>; openFence?: string } {
+function codeRanges(text: string): { ranges: Array<[number, number]>; openFence?: string } {
   const ranges: Array<[number, number]> = [];
   // Fenced blocks first: a line of at least three backticks or tildes (after container marks) opens one, a
   // line of at least as many of the same character closes it.

@@ -118,7 +118,9 @@ describe("the runs on an agent-ci branch, read from its commits", () => {
       "Opened from #9",
     );
     expect(body.replace("Opened from #9", "")).not.toMatch(/@acme|#1|#9|Fixes https/);
-    expect(body).toContain("**Changed files** (1, +1 −2), the whole change:\n- <code>src/a.js</code> (+1 −2)");
+    expect(body).toContain(
+      "**Changed files** (1, +1 −2), the whole change:\n- <code>src/a.js</code> (+1 −2)",
+    );
   });
 
   it("parses numstat, binary files included", () => {
