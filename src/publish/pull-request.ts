@@ -167,13 +167,13 @@ export function commitTitle(report: RunReport, text: GitHubTextOptions = {}): st
       .split("\n", 1)[0]
       ?.replace(/^#+\s*/, "")
       .trim() ?? "";
-  const title = first || `changes from run ${neutralizeGitHubText(report.runId, text)}`;
+  const title = first || `changes from run ${safeRunId(report.runId)}`;
   return `agent-ci: ${title.length > 72 ? `${title.slice(0, 71)}…` : title}`;
 }
 
 function commitMessage(report: RunReport, issue: string | undefined, text: GitHubTextOptions): string {
   const summary = runSummary(report, text);
-  return `${commitTitle(report, text)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}${RUN_TRAILER}${report.runId}\n`;
+  return `${commitTitle(report, text)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}${RUN_TRAILER}${safeRunId(report.runId)}\n`;
 }
 
 /**
@@ -184,10 +184,17 @@ async function continuesTip(repo: Repo, report: RunReport, tip: string): Promise
   const earlier = report.resumedFrom?.runId;
   if (!earlier) return false;
   const message = await repo.run(["log", "-1", "--format=%B", tip]);
-  return parseRunCommit(message)?.runId === earlier;
+  return parseRunCommit(message)?.runId === safeRunId(earlier);
 }
 
-const prMarker = (runId: string) => `${PR_MARKER_PREFIX} ${runId} -->`;
+/**
+ * The run id as agent-ci writes it into the hidden marker and the commit's trailer: report.json is an artifact,
+ * and an id holding `-->` or a newline would end the marker or add a line (a closing keyword) to the message.
+ * Only what parseRunCommit reads back is kept.
+ */
+export const safeRunId = (runId: string) => runId.replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 200) || "unknown";
+
+const prMarker = (runId: string) => `${PR_MARKER_PREFIX} ${safeRunId(runId)} -->`;
 
 /**
  * agent-ci's note in the description when the gate's findings were let through: a reviewer sees that the
