@@ -5,6 +5,8 @@
 // look for the marker comment first (G6); 422 "too long" shrinks the body (G3).
 import {
   GITHUB_COMMENT_MAX_CHARS,
+  markdownCode,
+  neutralizeGitHubText,
   renderMarkdown,
   type Redactor,
   type RunReport,
@@ -47,7 +49,7 @@ function patchSection(options: CommentBodyOptions, budget: number): string {
   if (findings.length) {
     const where = findings
       .slice(0, 5)
-      .map((f) => `\`${f.file.replace(/`/g, "'")}${f.line ? `:${f.line}` : ""}\` (${f.kind})`)
+      .map((f) => `${markdownCode(`${f.file}${f.line ? `:${f.line}` : ""}`, 200)} (${f.kind})`)
       .join(", ");
     return [
       "> [!CAUTION]",
@@ -96,7 +98,7 @@ export function buildNoticeBody(
   runUrl: string,
   redactor: Redactor,
 ): string {
-  const safe = detail.replace(/[<>]/g, (c) => (c === "<" ? "&lt;" : "&gt;")).slice(0, 4_000);
+  const safe = neutralizeGitHubText(detail.slice(0, 4_000));
   return redactor.redact(
     `${marker}\n\n### ${title}\n\n${safe}\n\n<sub>[Workflow run](${encodeURI(runUrl)})</sub>`,
   );

@@ -7,7 +7,8 @@
 import { z } from "zod";
 import { commentBody, reviewBody, type Finding } from "../review/findings.js";
 import type { ReviewPlacement } from "../review/task.js";
-import type { GitHubContext } from "../github/context.js";
+import { serverHost, type GitHubContext } from "../github/context.js";
+import type { GitHubTextOptions } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
 
 export const REVIEW_MARKER_PREFIX = "<!-- agent-ci:review";
@@ -30,14 +31,14 @@ export type ReviewPostResult =
   | { kind: "failed"; message: string };
 
 /** The review API's comment: on the head side, a range when start_line is given. */
-function apiComment(finding: Finding): Record<string, unknown> {
+function apiComment(finding: Finding, text: GitHubTextOptions): Record<string, unknown> {
   const range = finding.start_line !== undefined && finding.start_line < finding.line;
   return {
     path: finding.path,
     line: finding.line,
     side: "RIGHT",
     ...(range ? { start_line: finding.start_line, start_side: "RIGHT" } : {}),
-    body: commentBody(finding),
+    body: commentBody(finding, text),
   };
 }
 
@@ -109,6 +110,7 @@ export async function postReview(
   options: { marker: string; runUrl?: string },
 ): Promise<ReviewPostResult> {
   const warnings: string[] = [];
+  const text: GitHubTextOptions = { host: serverHost(ctx.serverUrl) };
   try {
     const earlier = await earlierReviews(api, ctx, pull, options.marker);
     const post = async (p: ReviewPlacement) =>
@@ -127,8 +129,9 @@ export async function postReview(
                 summary: p.summary,
                 placed: p,
                 runUrl: options.runUrl,
+                text,
               }),
-              comments: p.inline.map(apiComment),
+              comments: p.inline.map((finding) => apiComment(finding, text)),
             },
             { what: `posting the review on #${pull}`, permission: PERMISSION },
           )

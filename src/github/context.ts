@@ -85,6 +85,18 @@ export function readGitHubContext(env: Env = process.env): GitHubContext {
   };
 }
 
+/**
+ * The GitHub host the repository lives on (`github.com`, a GitHub Enterprise Server's host): the only host the
+ * model's text may still link to once published (neutralizeGitHubText).
+ */
+export function serverHost(serverUrl: string): string | undefined {
+  try {
+    return new URL(serverUrl).host || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Link to this workflow run (or to the repository when the run id is unknown, e.g. locally). */
 export function runUrl(ctx: GitHubContext): string {
   const repoUrl = `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}`;

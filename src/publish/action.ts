@@ -5,7 +5,7 @@
 import * as core from "@actions/core";
 import { z } from "zod";
 import { splitList, unexpanded } from "../github/inputs.js";
-import { readGitHubContext } from "../github/context.js";
+import { readGitHubContext, serverHost } from "../github/context.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
 import { createRedactor } from "../report/index.js";
 import {
@@ -15,6 +15,7 @@ import {
   type LinkIssue,
   publishPullRequest,
 } from "./pull-request.js";
+import { DEFAULT_MAX_BINARY_BYTES, parseFindingKinds } from "./findings.js";
 
 /** Every input with its default, in publish/action.yml order (a test keeps them equal). */
 export const PUBLISH_INPUT_DEFAULTS = {
@@ -25,6 +26,8 @@ export const PUBLISH_INPUT_DEFAULTS = {
   pull_request: "",
   allow: "",
   max_patch_bytes: "5242880",
+  allow_findings: "",
+  max_binary_bytes: String(DEFAULT_MAX_BINARY_BYTES),
   author_name: DEFAULT_AUTHOR.name,
   author_email: DEFAULT_AUTHOR.email,
   link_issue: DEFAULT_LINK_ISSUE,
@@ -57,6 +60,20 @@ const PublishInputs = z.object({
     const n = Number(v || PUBLISH_INPUT_DEFAULTS.max_patch_bytes);
     if (Number.isInteger(n) && n > 0) return n;
     ctx.addIssue({ code: "custom", message: `max_patch_bytes: a positive whole number (got "${v}")` });
+    return z.NEVER;
+  }),
+  allow_findings: z.string().transform((v, ctx) => {
+    try {
+      return parseFindingKinds(splitList(v));
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `allow_findings: ${(error as Error).message}` });
+      return z.NEVER;
+    }
+  }),
+  max_binary_bytes: text.transform((v, ctx) => {
+    const n = Number(v || PUBLISH_INPUT_DEFAULTS.max_binary_bytes);
+    if (Number.isInteger(n) && n > 0) return n;
+    ctx.addIssue({ code: "custom", message: `max_binary_bytes: a positive whole number (got "${v}")` });
     return z.NEVER;
   }),
   author_name: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_name),
@@ -105,6 +122,9 @@ export async function run(env: Record<string, string | undefined> = process.env)
       pullNumber: inputs.pull_request,
       allow: inputs.allow,
       maxPatchBytes: inputs.max_patch_bytes,
+      allowFindings: inputs.allow_findings,
+      maxBinaryBytes: inputs.max_binary_bytes,
+      githubHost: serverHost(ctx.serverUrl),
       secrets: [inputs.token],
       author: { name: inputs.author_name, email: inputs.author_email },
       linkIssue: inputs.link_issue,

@@ -6,6 +6,13 @@ import crypto from "node:crypto";
 import { parseRule, ruleGovernsTool } from "../policy/rules.js";
 import { compilePathPattern, PROTECTED_PATHS, WORKSPACE_ROOT } from "../policy/paths.js";
 import { parseGitDiff, scanForSecrets, type RunReport, type SecretFinding } from "../report/index.js";
+import {
+  DEFAULT_MAX_BINARY_BYTES,
+  describeFinding,
+  gateFindings,
+  type FindingKind,
+  type GateFinding,
+} from "./findings.js";
 
 export const DEFAULT_MAX_PATCH_BYTES = 5 * 1024 * 1024;
 
@@ -15,6 +22,10 @@ export interface PatchCheckOptions {
   maxPatchBytes: number;
   /** Values the patch must not contain (the publishing token). */
   secrets: readonly string[];
+  /** Finding kinds the user let through (`--allow-finding`, `allow_findings`); the pull request says so. */
+  allowFindings?: readonly FindingKind[];
+  /** A binary file larger than this is a finding (default DEFAULT_MAX_BINARY_BYTES). */
+  maxBinaryBytes?: number;
 }
 
 const PATH_CONTEXT = { workspaceRoot: WORKSPACE_ROOT, homeDir: "/home/agent" } as const;
@@ -79,13 +90,11 @@ export function patchProblems(
     problems.push(
       `the patch is ${bytes} bytes, over the limit of ${options.maxPatchBytes} (max_patch_bytes)`,
     );
-  if (report.patch.secretFindings.length)
-    problems.push(
-      `the report lists ${report.patch.secretFindings.length} possible secret(s) in the patch: ${describeFindings(report.patch.secretFindings)}; a patch with a secret finding is never published`,
-    );
-  const known = scanForSecrets(patchText, { secrets: options.secrets }).filter(
-    (f) => f.kind === "known_secret",
-  );
+  // A value this run or the publish step holds is never published; pattern findings are the gate's (below).
+  const known = [
+    ...report.patch.secretFindings,
+    ...scanForSecrets(patchText, { secrets: options.secrets }),
+  ].filter((f) => f.kind === "known_secret");
   if (known.length)
     problems.push(
       `the patch contains the publishing token or another known secret: ${describeFindings(known)}`,
@@ -96,4 +105,49 @@ export function patchProblems(
       "report.json records no base commit (the run's workspace was not a git checkout), so there is nothing to apply the patch to",
     );
   return problems;
+}
+
+export interface PatchCheck {
+  /** Every reason not to publish; empty when the patch may go out. */
+  problems: string[];
+  /** The findings the user's `--allow-finding` let through: the pull request names them. */
+  allowed: GateFinding[];
+}
+
+/**
+ * The whole gate: patchProblems, then the findings (findings.ts). A finding refuses the patch unless its kind
+ * is allowed; fail-closed, so a scan that throws refuses too.
+ */
+export async function checkPatch(
+  report: RunReport,
+  patchText: string | undefined,
+  options: PatchCheckOptions,
+): Promise<PatchCheck> {
+  const problems = patchProblems(report, patchText, options);
+  if (patchText === undefined) return { problems, allowed: [] };
+  let findings: GateFinding[];
+  try {
+    findings = await gateFindings(report, patchText, {
+      maxBinaryBytes: options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES,
+    });
+  } catch (error) {
+    return {
+      problems: [...problems, `the patch could not be scanned: ${(error as Error).message}`],
+      allowed: [],
+    };
+  }
+  const allow = new Set(options.allowFindings ?? []);
+  const refused = findings.filter((f) => !allow.has(f.kind));
+  for (const kind of new Set(refused.map((f) => f.kind))) {
+    const ofKind = refused.filter((f) => f.kind === kind);
+    problems.push(
+      `${ofKind.length} ${kind} finding(s): ${ofKind
+        .slice(0, 10)
+        .map(describeFinding)
+        .join(
+          "; ",
+        )}${ofKind.length > 10 ? "; …" : ""}. Look at them; to publish anyway, pass --allow-finding ${kind} (publish input allow_findings: ${kind})`,
+    );
+  }
+  return { problems, allowed: findings.filter((f) => allow.has(f.kind)) };
 }

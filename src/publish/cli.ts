@@ -5,6 +5,8 @@ import { createRedactor } from "../report/index.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
 import { parseSize } from "../text.js";
 import { DEFAULT_MAX_PATCH_BYTES } from "./checks.js";
+import { DEFAULT_MAX_BINARY_BYTES, FINDING_KINDS, parseFindingKinds, type FindingKind } from "./findings.js";
+import { serverHost } from "../github/context.js";
 import { git } from "../host-git.js";
 import {
   DEFAULT_AUTHOR,
@@ -26,6 +28,8 @@ interface PublishFlags {
   pr?: number;
   allow: string[];
   maxPatchBytes: number;
+  allowFinding: FindingKind[];
+  maxBinaryBytes: number;
   author: string;
   linkIssue: LinkIssue;
   apiUrl?: string;
@@ -86,6 +90,9 @@ async function publish(outDir: string, flags: PublishFlags): Promise<number> {
       pullNumber: flags.pr,
       allow: flags.allow,
       maxPatchBytes: flags.maxPatchBytes,
+      allowFindings: flags.allowFinding,
+      maxBinaryBytes: flags.maxBinaryBytes,
+      githubHost: serverHost(process.env.GITHUB_SERVER_URL?.trim() || "https://github.com"),
       secrets: [token],
       author: parseAuthor(flags.author),
       linkIssue: flags.linkIssue,
@@ -152,6 +159,24 @@ export function addPublishCommand(program: Command): void {
       DEFAULT_MAX_PATCH_BYTES,
     )
     .option(
+      "--allow-finding <kind>",
+      `publish although the gate found this kind (${FINDING_KINDS.join(", ")}); the pull request says so (repeatable)`,
+      (v: string, prev: FindingKind[] = []) => {
+        try {
+          return [...prev, ...parseFindingKinds([v])];
+        } catch (e) {
+          throw new InvalidArgumentError((e as Error).message);
+        }
+      },
+      [],
+    )
+    .option(
+      "--max-binary-bytes <size>",
+      "a binary file in the patch larger than this is a large_binary finding (e.g. 1m)",
+      size,
+      DEFAULT_MAX_BINARY_BYTES,
+    )
+    .option(
       "--author <name-email>",
       'commit author, "Name <email>"',
       `${DEFAULT_AUTHOR.name} <${DEFAULT_AUTHOR.email}>`,
@@ -174,8 +199,12 @@ pull-requests: write. Pull requests opened with a workflow's GITHUB_TOKEN start 
 GitHub App token when the pull request should get CI.
 
 The patch is refused when the run did not end with changes, when it differs from the report, is larger than
---max-patch-bytes, holds a secret finding, or changes a protected path (.github/workflows, .git, .gitattributes,
-agent-ci/Claude/MCP config) that no --allow rule names. Publishing the same run again changes nothing.
+--max-patch-bytes, holds the token or another known secret, or changes a protected path (.github/workflows, .git,
+.gitattributes, agent-ci/Claude/MCP config) that no --allow rule names. It is also refused on a finding of
+the gate: a secret (agent-ci's formats and secretlint's recommended rules), a new or changed lifecycle script
+(postinstall, prepare, …), a committed git hook, a new executable file, a binary over --max-binary-bytes;
+each is named with its file and line, and --allow-finding KIND publishes it anyway, saying so in the pull
+request. Publishing the same run again changes nothing.
 Never force-pushes.
 
 Exit codes: 0 published (or already published), 1 a git or GitHub step failed, 2 refused.

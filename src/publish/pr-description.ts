@@ -7,7 +7,12 @@
 // the new commit back through such commits is the list of runs, and the parent of the earliest is where the
 // branch started. A commit that is not agent-ci's ends the chain: the description then covers the runs
 // after it. The messages are data: whatever they say is shown, made inert, never followed.
-import { defuseGitHubReferences, parseRunCommit } from "../report/index.js";
+import {
+  markdownCode,
+  neutralizeGitHubText,
+  parseRunCommit,
+  type GitHubTextOptions,
+} from "../report/index.js";
 
 /** One changed file in a diff: `-` counts (binary) as 0. */
 export interface FileStat {
@@ -93,8 +98,11 @@ export async function readBranchHistory(git: HistoryGit, head: string): Promise<
   return { start, runs, files: await numstat(git, start, head) };
 }
 
+/** A changed file's path as the description shows it: escaped as report.md escapes paths. */
+export const pathCode = (path: string) => markdownCode(path, 300);
+
 function fileLines(files: readonly FileStat[]): string[] {
-  const lines = files.slice(0, MAX_FILES).map((f) => `- \`${f.path}\` (+${f.added} −${f.removed})`);
+  const lines = files.slice(0, MAX_FILES).map((f) => `- ${pathCode(f.path)} (+${f.added} −${f.removed})`);
   if (files.length > MAX_FILES) lines.push(`- … and ${files.length - MAX_FILES} more`);
   return lines;
 }
@@ -103,20 +111,27 @@ const totals = (files: readonly FileStat[]) =>
   `${files.length}, +${files.reduce((n, f) => n + f.added, 0)} −${files.reduce((n, f) => n + f.removed, 0)}`;
 
 /** A run's summary in the description: inert, cut to its share of the body. */
-function runSummaryText(summary: string): string {
-  const inert = defuseGitHubReferences(summary);
+function runSummaryText(summary: string, text: GitHubTextOptions): string {
+  const inert = neutralizeGitHubText(summary, text);
   return inert.length > SUMMARY_CHARS ? `${inert.slice(0, SUMMARY_CHARS - 1)}…` : inert;
 }
 
 /** The body of a pull request several runs published onto: the whole change, then each run, newest last. */
-export function wholeChangeBody(history: BranchHistory, marker: string, issue: string | undefined): string {
+export function wholeChangeBody(
+  history: BranchHistory,
+  marker: string,
+  issue: string | undefined,
+  text: GitHubTextOptions = {},
+  /** agent-ci's own lines after the file list (the gate findings allowed through). */
+  notes: readonly string[] = [],
+): string {
   const runs = history.runs.flatMap((run, i) => [
-    `### Run ${i + 1}: \`${run.runId}\``,
-    runSummaryText(run.summary) || "_The agent left no summary._",
+    `### Run ${i + 1}: ${markdownCode(run.runId, 200)}`,
+    runSummaryText(run.summary, text) || "_The agent left no summary._",
     "",
     `Changed files (${totals(run.files)}): ${run.files
       .slice(0, 20)
-      .map((f) => `\`${f.path}\``)
+      .map((f) => pathCode(f.path))
       .join(", ")}${run.files.length > 20 ? ", …" : ""}`,
     "",
   ]);
@@ -128,7 +143,8 @@ export function wholeChangeBody(history: BranchHistory, marker: string, issue: s
     `**Changed files** (${totals(history.files)}), the whole change:`,
     ...fileLines(history.files),
     "",
+    ...notes.flatMap((note) => [note, ""]),
     ...runs,
-    `Updated by \`agent-ci publish\` from run \`${history.runs.at(-1)?.runId ?? "?"}\`; the branch started at ${history.start}.`,
+    `Updated by \`agent-ci publish\` from run ${markdownCode(history.runs.at(-1)?.runId ?? "?", 200)}; the branch started at ${markdownCode(history.start, 64)}.`,
   ].join("\n");
 }

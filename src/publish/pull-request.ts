@@ -15,11 +15,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { defuseGitHubReferences, parseRunCommit, RUN_TRAILER, RunReport } from "../report/index.js";
+import {
+  markdownCode,
+  neutralizeGitHubText,
+  parseRunCommit,
+  RUN_TRAILER,
+  RunReport,
+  type GitHubTextOptions,
+} from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
-import { patchProblems, type PatchCheckOptions } from "./checks.js";
+import { checkPatch, type PatchCheckOptions } from "./checks.js";
+import type { GateFinding } from "./findings.js";
 import { git, GitError } from "../host-git.js";
-import { readBranchHistory, wholeChangeBody, type HistoryGit } from "./pr-description.js";
+import { pathCode, readBranchHistory, wholeChangeBody, type HistoryGit } from "./pr-description.js";
 
 export const BRANCH_PREFIX = "agent-ci/";
 /**
@@ -61,6 +69,8 @@ export interface PublishPrOptions extends PatchCheckOptions {
   /** How the PR names the issue the run came from (default: DEFAULT_LINK_ISSUE, "Opened from #N"). */
   linkIssue?: LinkIssue;
   author: { name: string; email: string };
+  /** The repository's GitHub host (`github.com`): the model's links to it stay links, all others are text. */
+  githubHost?: string;
   log: (line: string) => void;
   redact: (text: string) => string;
 }
@@ -138,13 +148,14 @@ function loadTriggerIssue(outDir: string): number | undefined {
 }
 
 /**
- * The agent's last words, the summary the commit message and the PR body are made of, made inert: the model's
- * text must not ping anyone or close an issue on merge (whether the PR closes its issue is `linkIssue`'s).
+ * The agent's last words, the summary the commit message and the PR body are made of, made inert
+ * (neutralizeGitHubText): the model's text must not show an image, raw HTML or a link out of the repository's
+ * host, ping anyone or close an issue on merge (whether the PR closes its issue is `linkIssue`'s).
  */
-export function runSummary(report: RunReport): string {
+export function runSummary(report: RunReport, text: GitHubTextOptions = {}): string {
   for (let i = report.turns.length - 1; i >= 0; i--) {
-    const text = report.turns[i]?.text?.trim();
-    if (text) return defuseGitHubReferences(text);
+    const said = report.turns[i]?.text?.trim();
+    if (said) return neutralizeGitHubText(said, text);
   }
   return "";
 }
@@ -161,19 +172,19 @@ function issueLine(issue: number | undefined, linkIssue: LinkIssue): string | un
   return linkIssue === "closes" ? `Fixes #${issue}` : `Opened from #${issue}`;
 }
 
-export function commitTitle(report: RunReport): string {
+export function commitTitle(report: RunReport, text: GitHubTextOptions = {}): string {
   const first =
-    runSummary(report)
+    runSummary(report, text)
       .split("\n", 1)[0]
       ?.replace(/^#+\s*/, "")
       .trim() ?? "";
-  const title = first || `changes from run ${report.runId}`;
+  const title = first || `changes from run ${safeRunId(report.runId)}`;
   return `agent-ci: ${title.length > 72 ? `${title.slice(0, 71)}…` : title}`;
 }
 
-function commitMessage(report: RunReport, issue?: string): string {
-  const summary = runSummary(report);
-  return `${commitTitle(report)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}${RUN_TRAILER}${report.runId}\n`;
+function commitMessage(report: RunReport, issue: string | undefined, text: GitHubTextOptions): string {
+  const summary = runSummary(report, text);
+  return `${commitTitle(report, text)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}${RUN_TRAILER}${safeRunId(report.runId)}\n`;
 }
 
 /**
@@ -184,7 +195,7 @@ async function continuesTip(repo: Repo, report: RunReport, tip: string): Promise
   const earlier = report.resumedFrom?.runId;
   if (!earlier) return false;
   const message = await repo.run(["log", "-1", "--format=%B", tip]);
-  return parseRunCommit(message)?.runId === earlier;
+  return parseRunCommit(message)?.runId === safeRunId(earlier);
 }
 
 /** git for reading the branch's agent-ci commits, fetching what a shallow checkout lacks. */
@@ -216,20 +227,53 @@ async function requireChainStart(
   );
 }
 
-const prMarker = (runId: string) => `${PR_MARKER_PREFIX} ${runId} -->`;
+/**
+ * The run id as agent-ci writes it into the hidden marker and the commit's trailer: report.json is an artifact,
+ * and an id holding `-->` or a newline would end the marker or add a line (a closing keyword) to the message.
+ * Only what parseRunCommit reads back is kept.
+ */
+export const safeRunId = (runId: string) => runId.replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 200) || "unknown";
 
-function pullBody(report: RunReport, issue?: string): string {
-  const files = report.patch.files.map((f) => `- \`${f.path}\` (+${f.added} −${f.removed})`);
+const prMarker = (runId: string) => `${PR_MARKER_PREFIX} ${safeRunId(runId)} -->`;
+
+/**
+ * agent-ci's note in the description when the gate's findings were let through: a reviewer sees that the
+ * patch holds a lifecycle script, a hook, a secret finding… and that someone chose to publish it anyway.
+ */
+export function allowedFindingsNote(allowed: readonly GateFinding[]): string[] {
+  if (!allowed.length) return [];
+  const kinds = [...new Set(allowed.map((f) => f.kind))].join(", ");
+  const listed = allowed
+    .slice(0, 20)
+    .map((f) => `> - ${f.kind}: ${pathCode(f.file)}${f.line ? ` line ${f.line}` : ""}`);
+  return [
+    [
+      "> [!WARNING]",
+      `> Published past the publish gate with \`--allow-finding\` (\`allow_findings\`: ${kinds}). Review these before merging:`,
+      ...listed,
+      ...(allowed.length > 20 ? [`> - … and ${allowed.length - 20} more`] : []),
+    ].join("\n"),
+  ];
+}
+
+function pullBody(
+  report: RunReport,
+  issue: string | undefined,
+  text: GitHubTextOptions,
+  notes: readonly string[],
+): string {
+  const files = report.patch.files.map((f) => `- ${pathCode(f.path)} (+${f.added} −${f.removed})`);
   return [
     prMarker(report.runId),
-    runSummary(report) || "_The agent left no summary._",
+    runSummary(report, text) || "_The agent left no summary._",
     "",
     ...(issue ? [issue, ""] : []),
+    ...notes.flatMap((note) => [note, ""]),
     `**Changed files** (${report.patch.files.length}, +${report.patch.added} −${report.patch.removed}):`,
     ...files.slice(0, 100),
     ...(files.length > 100 ? [`- … and ${files.length - 100} more`] : []),
     "",
-    `Opened by \`agent-ci publish\` from run \`${report.runId}\`, based on ${report.workspace.baseCommit ?? "?"}.`,
+    `Opened by \`agent-ci publish\` from run ${markdownCode(report.runId, 200)}, based on ${markdownCode(report.workspace.baseCommit ?? "?", 64)}.`,
   ].join("\n");
 }
 
@@ -396,6 +440,7 @@ async function followUpBody(
   commitSha: string,
   report: RunReport,
   issue: string | undefined,
+  notes: readonly string[],
 ): Promise<string> {
   const history = await readBranchHistory(historyGit(repo, options, branch), commitSha).catch(
     (error: unknown) => {
@@ -405,18 +450,25 @@ async function followUpBody(
       return undefined;
     },
   );
+  const text = { host: options.githubHost };
   return history && history.runs.length > 1
-    ? wholeChangeBody(history, prMarker(report.runId), issue)
-    : pullBody(report, issue);
+    ? wholeChangeBody(history, prMarker(report.runId), issue, text, notes)
+    : pullBody(report, issue, text, notes);
 }
 
 export async function publishPullRequest(options: PublishPrOptions): Promise<PublishPrResult> {
   const { log, owner, repo: name } = options;
   const report = loadReport(options.outDir);
   const patchFile = path.join(options.outDir, "patch.diff");
-  const problems = patchProblems(report, readOptional(patchFile), options);
+  const { problems, allowed } = await checkPatch(report, readOptional(patchFile), options);
   if (problems.length)
     throw new PublishRefusedError(`not published:\n${problems.map((p) => `- ${p}`).join("\n")}`);
+  for (const finding of allowed)
+    log(
+      `allowed by --allow-finding ${finding.kind}: ${finding.file}${finding.line ? `:${finding.line}` : ""}`,
+    );
+  const notes = allowedFindingsNote(allowed);
+  const text: GitHubTextOptions = { host: options.githubHost };
   const base = report.workspace.baseCommit ?? "";
   const full = `${owner}/${name}`;
   const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? DEFAULT_LINK_ISSUE);
@@ -456,7 +508,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
       );
     const date = `${Math.floor(Date.parse(report.endedAt) / 1000)} +0000`;
     commitSha = (
-      await repo.run(["commit-tree", tree, "-p", parent, "-m", commitMessage(report, issue)], {
+      await repo.run(["commit-tree", tree, "-p", parent, "-m", commitMessage(report, issue, text)], {
         GIT_AUTHOR_NAME: options.author.name,
         GIT_AUTHOR_EMAIL: options.author.email,
         GIT_COMMITTER_NAME: options.author.name,
@@ -480,7 +532,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
   const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
   if (target.pull) {
     const pull = target.pull;
-    const body = await followUpBody(repo, options, branch, commitSha, report, issue);
+    const body = await followUpBody(repo, options, branch, commitSha, report, issue, notes);
     if ((pull.body ?? "") === body && !pushed)
       return {
         action: "unchanged",
@@ -513,7 +565,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
       pushed,
     };
   }
-  const body = pullBody(report, issue);
+  const body = pullBody(report, issue, text, notes);
   const baseRef = target.base ?? (await defaultBranch(options).catch((e: unknown) => apiFailure(e, done)));
   const created = await options.api
     .call(
@@ -521,7 +573,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
       {
         owner,
         repo: name,
-        title: commitTitle(report),
+        title: commitTitle(report, text),
         head: branch,
         base: baseRef,
         body,

@@ -27,6 +27,10 @@ export interface DiffFile {
   oldPath?: string;
   status: DiffFileStatus;
   binary: boolean;
+  /** The file's mode after the patch, when the patch sets it (`new file mode`, `new mode`): `100755` is executable. */
+  mode?: string;
+  /** A binary file's size in the patch (the first `literal`/`delta` of its GIT binary patch, inflated bytes). */
+  binaryBytes?: number;
   added: number;
   removed: number;
   hunks: DiffHunk[];
@@ -159,7 +163,12 @@ function hunkLine(state: HunkState, file: DiffFile, line: string): boolean {
 
 /** Applies a header line (outside hunks) to the current file. */
 function headerLine(file: DiffFile, line: string): void {
-  if (line.startsWith("new file mode")) file.status = "added";
+  if (line.startsWith("new file mode")) {
+    file.status = "added";
+    file.mode = line.slice(14).trim();
+  } else if (line.startsWith("new mode ")) file.mode = line.slice(9).trim();
+  else if (file.binary && file.binaryBytes === undefined && /^(?:literal|delta) \d{1,15}$/.test(line))
+    file.binaryBytes = Number(line.slice(line.indexOf(" ") + 1));
   else if (line.startsWith("deleted file mode")) file.status = "deleted";
   else if (line.startsWith("rename from ")) {
     file.oldPath = unquoteGitPath(line.slice(12));

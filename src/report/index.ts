@@ -60,11 +60,12 @@ export {
   GITHUB_COMMENT_MAX_CHARS,
   GITHUB_JOB_SUMMARY_MAX_BYTES,
   MARKDOWN_DEFAULT_MAX_CHARS,
-  defuseGitHubReferences,
   escapeMarkdownInline,
+  markdownCode,
   renderMarkdown,
   type MarkdownOptions,
 } from "./markdown.js";
+export { neutralizeGitHubText, type GitHubTextOptions } from "./github-text.js";
 export { HTML_MAX_PATCH_LINES, renderHtml, type HtmlOptions } from "./html.js";
 export {
   PATCH_FILE_NAME,

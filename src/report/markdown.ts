@@ -15,6 +15,7 @@ import {
 } from "./format.js";
 import type { Outcome, RunReport, ToolCall } from "./schema.js";
 import { fencedBlock } from "../text.js";
+import { defuseGitHubReferences } from "./github-text.js";
 
 /** GitHub rejects issue/PR comments longer than this (characters). */
 export const GITHUB_COMMENT_MAX_CHARS = 65_536;
@@ -65,21 +66,11 @@ export function escapeMarkdownInline(text: string): string {
 }
 
 /**
- * Text agent-ci did not write (the model's), made inert on GitHub wherever it goes (a comment, a pull
- * request's title and body, a commit message, a review): @mentions and team mentions ping nobody, and #42,
- * GH-42 and issue links after a closing keyword ("Closes https://github.com/o/r/issues/42") neither link nor
- * close an issue. A zero-width space after the @ or # (or inside the keyword) is all it takes; the text reads the same.
+ * Untrusted text inside <code> (monospace), for a table cell or a list item: a path, a command. Empty text
+ * shows as an em dash. Publish, review and the Action's comment write file paths with it too: a backtick,
+ * a newline or a closing keyword in a file's name stays inside the <code>.
  */
-export function defuseGitHubReferences(text: string): string {
-  return text
-    .replace(/@(?=[A-Za-z0-9])/g, "@\u200b")
-    .replace(/#(?=\d)/g, "#\u200b")
-    .replace(/\b(GH)-(?=\d)/gi, "$1-\u200b")
-    .replace(/\b(clos|fix|resolv)(e[sd]?|es|ed)?(?=:?\s+https?:\/\/)/gi, "$1\u200b$2");
-}
-
-/** Untrusted text inside <code> (monospace) for a table cell. Empty text shows as an em dash. */
-function code(text: string, max = CALL_CELL_CHARS): string {
+export function markdownCode(text: string, max = CALL_CELL_CHARS): string {
   const clipped = capText(oneLine(text), max);
   return clipped === "" ? "—" : `<code>${escapeMarkdownInline(clipped)}</code>`;
 }
@@ -194,8 +185,8 @@ function stats(report: RunReport): string {
     ["r", "r", "r", "r", "r", "r"],
     [row],
   );
-  const model = `${code(report.model.name, 60)} (${servedBy(report.model)})`;
-  return `${statsTable}\n\nModel ${model} · permission mode \`${report.policy.mode}\` · run ${code(report.runId, 60)}`;
+  const model = `${markdownCode(report.model.name, 60)} (${servedBy(report.model)})`;
+  return `${statsTable}\n\nModel ${model} · permission mode \`${report.policy.mode}\` · run ${markdownCode(report.runId, 60)}`;
 }
 
 function collapseIfLong(title: string, count: number, body: string): string {
@@ -213,7 +204,7 @@ function changedFiles(report: RunReport, plan: Plan): string {
   const files = report.patch.files;
   const shown = files.slice(0, plan.listRows);
   const rows = shown.map((file) => [
-    code(file.oldPath ? `${file.oldPath} → ${file.path}` : file.path, 120),
+    markdownCode(file.oldPath ? `${file.oldPath} → ${file.path}` : file.path, 120),
     file.status,
     file.binary ? "binary" : `+${formatInt(file.added)}`,
     file.binary ? "" : `−${formatInt(file.removed)}`,
@@ -231,7 +222,7 @@ function secretFindings(report: RunReport, plan: Plan): string {
   const shown = findings.slice(0, plan.listRows);
   const items = shown.map(
     (finding) =>
-      `> - ${code(finding.file, 120)}${finding.line === undefined ? "" : ` line ${finding.line}`}: ${plain(finding.kind, 60)}`,
+      `> - ${markdownCode(finding.file, 120)}${finding.line === undefined ? "" : ` line ${finding.line}`}: ${plain(finding.kind, 60)}`,
   );
   return [
     "> [!CAUTION]",
@@ -255,15 +246,15 @@ function verifySection(report: RunReport): string {
       : `patch applied, exit ${verify.exitCode}`;
   const tail = capText(verify.outputTail, OUTPUT_TAIL_CHARS);
   const output = tail.trim() === "" ? "" : `\n\n${details("Output (tail)", fence(tail))}`;
-  return `#### Verify\n\n${passed ? "✅" : "❌"} ${code(verify.command, 200)}: ${status} (${formatDuration(verify.durationMs)})${output}`;
+  return `#### Verify\n\n${passed ? "✅" : "❌"} ${markdownCode(verify.command, 200)}: ${status} (${formatDuration(verify.durationMs)})${output}`;
 }
 
 function structuredOutputSection(report: RunReport): string {
   const out = report.structuredOutput;
   if (!out) return "";
-  const schema = out.schema === "review" ? "the review's findings schema" : code(out.schema, 100);
+  const schema = out.schema === "review" ? "the review's findings schema" : markdownCode(out.schema, 100);
   if (out.valid)
-    return `#### Structured output\n\n✅ valid against ${schema}${out.path ? `, in ${code(out.path, 100)}` : ""} (${out.attempts} attempt(s))`;
+    return `#### Structured output\n\n✅ valid against ${schema}${out.path ? `, in ${markdownCode(out.path, 100)}` : ""} (${out.attempts} attempt(s))`;
   const errors = out.errors.slice(0, 10).map((e) => `- ${escapeMarkdownInline(capText(e, 300))}`);
   return `#### Structured output\n\n❌ no object valid against ${schema} (${out.attempts} attempt(s))${errors.length ? `\n\n${errors.join("\n")}` : ""}`;
 }
@@ -277,12 +268,14 @@ function denialsSection(report: RunReport, plan: Plan): string {
     return [
       callIndex === undefined ? "—" : String(callIndex + 1),
       plain(denial.tool, 40),
-      code(denial.summary),
+      markdownCode(denial.summary),
       plain(denial.reason) +
         (denial.rule && !denial.reason.includes(denial.rule.text)
-          ? ` (${code(denial.rule.text, 80)} from ${plain(denial.rule.source, 60)})`
+          ? ` (${markdownCode(denial.rule.text, 80)} from ${plain(denial.rule.source, 60)})`
           : ""),
-      denial.narrowestAllowRule === null ? "none (a deny rule wins)" : code(denial.narrowestAllowRule, 120),
+      denial.narrowestAllowRule === null
+        ? "none (a deny rule wins)"
+        : markdownCode(denial.narrowestAllowRule, 120),
     ];
   });
   const body =
@@ -305,7 +298,7 @@ function egressSection(report: RunReport, plan: Plan): string {
     const callIndex = c.caller === undefined ? undefined : index.get(c.caller);
     return [
       c.decision === "denied" ? "⛔ denied" : "allowed",
-      code(`${c.host}:${c.port}`, 100),
+      markdownCode(`${c.host}:${c.port}`, 100),
       c.kind,
       callIndex === undefined ? plain(c.caller ?? "—", 40) : String(callIndex + 1),
       formatBytes(c.bytesUp),
@@ -316,9 +309,9 @@ function egressSection(report: RunReport, plan: Plan): string {
   });
   const denied = egress.connections.length - ordered.filter((c) => c.decision === "allowed").length;
   const injects = egress.injectSecrets?.length
-    ? ` · Secrets the proxy injects: ${egress.injectSecrets.map((i) => code(i, 120)).join(", ")}`
+    ? ` · Secrets the proxy injects: ${egress.injectSecrets.map((i) => markdownCode(i, 120)).join(", ")}`
     : "";
-  const allowed = `Allowed: ${egress.allowedHosts.map((h) => code(h, 80)).join(", ") || "nothing"}${injects}`;
+  const allowed = `Allowed: ${egress.allowedHosts.map((h) => markdownCode(h, 80)).join(", ") || "nothing"}${injects}`;
   const body =
     `${allowed}\n\n` +
     (rows.length
@@ -346,7 +339,7 @@ function mcpSection(report: RunReport): string {
   const mcp = report.mcp;
   if (!mcp) return "";
   const rows = mcp.servers.map((s) => [
-    code(s.name, 60),
+    markdownCode(s.name, 60),
     s.kind === "stdio" ? "stdio (in the sandbox)" : `${s.kind} (from agent-ci)`,
     s.status === "connected" ? (s.restarts ? "connected (restarted)" : "connected") : "⚠️ failed",
     s.startMs === undefined ? "—" : formatDuration(s.startMs),
@@ -360,7 +353,7 @@ function mcpSection(report: RunReport): string {
   const notes = [
     ...mcp.ignored.map((i) => `${plain(i.source, 80)} was ignored: ${plain(i.reason, 200)}`),
     ...mcp.refusedTools.map(
-      (r) => `${code(`${r.server}/${r.tool}`, 80)} not offered: ${plain(r.reason, 200)}`,
+      (r) => `${markdownCode(`${r.server}/${r.tool}`, 80)} not offered: ${plain(r.reason, 200)}`,
     ),
   ];
   const body =
@@ -388,7 +381,7 @@ function hooksSection(report: RunReport, plan: Plan): string {
     String(call.index + 1),
     plain(call.tool, 40),
     hook.event,
-    code(hook.command),
+    markdownCode(hook.command),
     hook.outcome === "ok" ? "ok" : hook.outcome === "block" ? "⛔ block" : `⚠️ ${hook.outcome}`,
     hook.signal ?? (hook.exitCode === null ? "—" : String(hook.exitCode)),
     formatDuration(hook.durationMs),
@@ -413,8 +406,8 @@ function failedSection(report: RunReport, plan: Plan): string {
   const rows = shown.map((call) => [
     String(call.index + 1),
     plain(call.tool, 40),
-    code(describeCall(call)),
-    call.errorKind === undefined ? "—" : code(call.errorKind, 40),
+    markdownCode(describeCall(call)),
+    call.errorKind === undefined ? "—" : markdownCode(call.errorKind, 40),
     plain(call.resultPreview, REASON_CELL_CHARS),
   ]);
   const body =
@@ -446,7 +439,7 @@ function callsSection(report: RunReport, plan: Plan): string {
     String(call.index + 1),
     String(call.turn),
     call.agent ? `↳ ${plain(call.tool, 40)} (${plain(call.agent, 40)})` : plain(call.tool, 40),
-    code(describeCall(call)),
+    markdownCode(describeCall(call)),
     decisionCell(call),
     resultCell(call),
     formatDuration(call.durationMs),
@@ -471,7 +464,7 @@ function subagentsSection(report: RunReport, plan: Plan): string {
     const shown = calls.slice(0, plan.callRows);
     const lines = shown.map(
       (c) =>
-        `  - ${c.isError ? "❌" : "✓"} ${plain(c.tool, 40)} ${code(describeCall(c))} — ${decisionCell(c)}`,
+        `  - ${c.isError ? "❌" : "✓"} ${plain(c.tool, 40)} ${markdownCode(describeCall(c))} — ${decisionCell(c)}`,
     );
     if (calls.length > shown.length) lines.push(`  - … ${formatInt(calls.length - shown.length)} more`);
     return [head, ...lines].join("\n");
@@ -551,7 +544,7 @@ const SUGGESTED_PATTERNS = 3;
 
 /** What git ignores and the copy left out, and the option that would copy it in. */
 function ignoredLeftOutLines(left: NonNullable<RunReport["workspace"]["ignoredLeftOut"]>): string[] {
-  const listed = left.paths.map((p) => `${code(p.path, 100)} (${formatInt(p.files)})`).join(", ");
+  const listed = left.paths.map((p) => `${markdownCode(p.path, 100)} (${formatInt(p.files)})`).join(", ");
   const more = left.morePaths ? `, and ${plural(left.morePaths, "more path")}` : "";
   // Directories (node_modules/, .venv/) are what a step installs; loose ignored files are rarely wanted.
   const dirs = left.paths.filter((p) => p.path.endsWith("/"));
@@ -560,7 +553,7 @@ function ignoredLeftOutLines(left: NonNullable<RunReport["workspace"]["ignoredLe
     .map((p) => p.path.replace(/\/$/, ""));
   return [
     `- **Left out, ignored by git**: ${plural(left.files, "file")}: ${listed}${more}`,
-    `  - to copy them in (dependencies a step installed, say), run with ${code(`--include-ignored ${patterns.join(" ")}`, 200)} (CLI) or ${code(`include_ignored: ${patterns.join(", ")}`, 200)} (Action)`,
+    `  - to copy them in (dependencies a step installed, say), run with ${markdownCode(`--include-ignored ${patterns.join(" ")}`, 200)} (CLI) or ${markdownCode(`include_ignored: ${patterns.join(", ")}`, 200)} (Action)`,
   ];
 }
 
@@ -568,29 +561,29 @@ function runDetails(report: RunReport): string {
   const lines: string[] = [];
   const workspace = report.workspace;
   lines.push(
-    `- **Run** ${code(report.runId, 80)} · agent-ci ${code(report.agentCiVersion, 40)} · ${code(report.startedAt, 40)} → ${code(report.endedAt, 40)}`,
-    `- **Workspace** ${code(workspace.path, 80)}${workspace.repo ? ` (${code(workspace.repo, 80)})` : ""}${workspace.baseCommit ? ` at ${code(workspace.baseCommit.slice(0, 12), 12)}` : ""}: ${plural(workspace.filesCopied, "file")} copied (${formatBytes(workspace.bytesCopied)}), ${formatInt(workspace.skipped.length)} skipped`,
+    `- **Run** ${markdownCode(report.runId, 80)} · agent-ci ${markdownCode(report.agentCiVersion, 40)} · ${markdownCode(report.startedAt, 40)} → ${markdownCode(report.endedAt, 40)}`,
+    `- **Workspace** ${markdownCode(workspace.path, 80)}${workspace.repo ? ` (${markdownCode(workspace.repo, 80)})` : ""}${workspace.baseCommit ? ` at ${markdownCode(workspace.baseCommit.slice(0, 12), 12)}` : ""}: ${plural(workspace.filesCopied, "file")} copied (${formatBytes(workspace.bytesCopied)}), ${formatInt(workspace.skipped.length)} skipped`,
   );
   const resumed = report.resumedFrom;
   if (resumed)
     lines.push(
-      `- **Continues run** ${code(resumed.runId, 80)} (it ended: ${code(resumed.exitReason, 30)}): ${plural(resumed.restoredMessages, "message")} and ${plural(resumed.restoredReads, "file read")} restored; the patch is the whole change since ${code(resumed.baseCommit.slice(0, 12), 12)}${resumed.publishedCommit ? `; the record matches its published commit ${code(resumed.publishedCommit.slice(0, 12), 12)}` : ""}${resumed.earlierPolicy ? `; its record's policy was mode ${code(resumed.earlierPolicy.mode, 30)} with ${plural(resumed.earlierPolicy.rules.length, "rule")}, not adopted (this run's differs, see the warnings)` : ""}`,
+      `- **Continues run** ${markdownCode(resumed.runId, 80)} (it ended: ${markdownCode(resumed.exitReason, 30)}): ${plural(resumed.restoredMessages, "message")} and ${plural(resumed.restoredReads, "file read")} restored; the patch is the whole change since ${markdownCode(resumed.baseCommit.slice(0, 12), 12)}${resumed.publishedCommit ? `; the record matches its published commit ${markdownCode(resumed.publishedCommit.slice(0, 12), 12)}` : ""}${resumed.earlierPolicy ? `; its record's policy was mode ${markdownCode(resumed.earlierPolicy.mode, 30)} with ${plural(resumed.earlierPolicy.rules.length, "rule")}, not adopted (this run's differs, see the warnings)` : ""}`,
     );
   for (const skipped of workspace.skipped.slice(0, 20)) {
-    lines.push(`  - skipped ${code(skipped.path, 100)}: ${plain(skipped.reason, 120)}`);
+    lines.push(`  - skipped ${markdownCode(skipped.path, 100)}: ${plain(skipped.reason, 120)}`);
   }
   for (const held of workspace.credentialFilesHeldBack?.slice(0, 20) ?? [])
-    lines.push(`  - held back ${code(held.path, 100)}: ${plain(held.reason, 120)}`);
+    lines.push(`  - held back ${markdownCode(held.path, 100)}: ${plain(held.reason, 120)}`);
   if (workspace.ignoredLeftOut) lines.push(...ignoredLeftOutLines(workspace.ignoredLeftOut));
   if (report.image) {
     lines.push(
-      `- **Image** ${code(report.image.name, 100)}${report.image.id ? ` ${code(report.image.id.slice(0, 19), 19)}` : ""}${report.image.architecture ? ` · ${code(report.image.architecture, 20)}${report.image.emulated ? " (emulated)" : ""}` : ""}`,
+      `- **Image** ${markdownCode(report.image.name, 100)}${report.image.id ? ` ${markdownCode(report.image.id.slice(0, 19), 19)}` : ""}${report.image.architecture ? ` · ${markdownCode(report.image.architecture, 20)}${report.image.emulated ? " (emulated)" : ""}` : ""}`,
     );
     const tools = report.image.tools ?? [];
     const from = (where: "image" | "agent-ci") =>
       tools
         .filter((t) => t.from === where)
-        .map((t) => code(t.name, 20))
+        .map((t) => markdownCode(t.name, 20))
         .join(", ") || "none";
     if (tools.length)
       lines.push(`  - tools from the image: ${from("image")}; from agent-ci's toolbelt: ${from("agent-ci")}`);
@@ -598,11 +591,11 @@ function runDetails(report: RunReport): string {
   const hardening = report.hardening;
   if (hardening) {
     lines.push(
-      `- **Container** user ${code(hardening.user, 30)} · network ${code(hardening.networkMode, 30)} · cap-drop ${code(hardening.capDrop.join(",") || "none", 60)} · no-new-privileges ${yesNo(hardening.noNewPrivileges)} · read-only root ${yesNo(hardening.readonlyRootfs)} · init ${yesNo(hardening.init)} · pids ${hardening.pidsLimit ?? "**unlimited**"} · memory ${hardening.memoryBytes === null ? "**unlimited**" : formatBytes(hardening.memoryBytes)} · CPUs ${hardening.nanoCpus === null ? "**unlimited**" : String(hardening.nanoCpus / 1e9)}${hardening.runtime ? ` · runtime ${code(hardening.runtime, 30)}` : ""}${hardening.egressRuntime ? ` · egress sidecar runtime ${code(hardening.egressRuntime, 30)}` : ""}`,
+      `- **Container** user ${markdownCode(hardening.user, 30)} · network ${markdownCode(hardening.networkMode, 30)} · cap-drop ${markdownCode(hardening.capDrop.join(",") || "none", 60)} · no-new-privileges ${yesNo(hardening.noNewPrivileges)} · read-only root ${yesNo(hardening.readonlyRootfs)} · init ${yesNo(hardening.init)} · pids ${hardening.pidsLimit ?? "**unlimited**"} · memory ${hardening.memoryBytes === null ? "**unlimited**" : formatBytes(hardening.memoryBytes)} · CPUs ${hardening.nanoCpus === null ? "**unlimited**" : String(hardening.nanoCpus / 1e9)}${hardening.runtime ? ` · runtime ${markdownCode(hardening.runtime, 30)}` : ""}${hardening.egressRuntime ? ` · egress sidecar runtime ${markdownCode(hardening.egressRuntime, 30)}` : ""}`,
     );
     if (hardening.limitsInside)
       lines.push(
-        `- **Limits inside ${code(hardening.runtime ?? "", 30)}'s kernel** processes ${hardening.limitsInside.processes} (RLIMIT_NPROC) · memory per Bash command ${formatBytes(hardening.limitsInside.addressSpaceBytes)} (RLIMIT_AS): ${hardening.limitsInside.heldBy}`,
+        `- **Limits inside ${markdownCode(hardening.runtime ?? "", 30)}'s kernel** processes ${hardening.limitsInside.processes} (RLIMIT_NPROC) · memory per Bash command ${formatBytes(hardening.limitsInside.addressSpaceBytes)} (RLIMIT_AS): ${hardening.limitsInside.heldBy}`,
       );
     for (const enforced of hardening.enforcedAt.slice(0, 30)) {
       const where =
@@ -612,7 +605,7 @@ function runDetails(report: RunReport): string {
             ? "container and tool gate"
             : "container";
       lines.push(
-        `  - ${code(enforced.rule, 100)}: ${where}${enforced.how ? ` (${plain(enforced.how, 80)})` : ""}`,
+        `  - ${markdownCode(enforced.rule, 100)}: ${where}${enforced.how ? ` (${plain(enforced.how, 80)})` : ""}`,
       );
     }
   }
@@ -622,7 +615,7 @@ function runDetails(report: RunReport): string {
     model.thinkingBudget === undefined ? "" : `thinking ${formatInt(model.thinkingBudget)}`,
   ].filter((part) => part !== "");
   lines.push(
-    `- **Model** ${code(model.name, 60)} (${servedBy(model)})${modelParts.length ? ` · ${modelParts.join(" · ")}` : ""}`,
+    `- **Model** ${markdownCode(model.name, 60)} (${servedBy(model)})${modelParts.length ? ` · ${modelParts.join(" · ")}` : ""}`,
   );
   const limits = report.limits;
   const limitParts = [
@@ -633,11 +626,11 @@ function runDetails(report: RunReport): string {
   lines.push(`- **Limits** ${limitParts.length ? limitParts.join(" · ") : "none"}`);
   lines.push(`- **Policy** mode \`${report.policy.mode}\`, ${plural(report.policy.rules.length, "rule")}`);
   for (const rule of report.policy.rules.slice(0, 50)) {
-    lines.push(`  - ${rule.behavior} ${code(rule.text, 100)} from ${plain(rule.source, 80)}`);
+    lines.push(`  - ${rule.behavior} ${markdownCode(rule.text, 100)} from ${plain(rule.source, 80)}`);
   }
   for (const rule of report.policy.ignored.slice(0, 20)) {
     lines.push(
-      `  - ignored ${code(rule.text, 100)} from ${plain(rule.source, 80)}: ${plain(rule.reason, 120)}`,
+      `  - ignored ${markdownCode(rule.text, 100)} from ${plain(rule.source, 80)}: ${plain(rule.reason, 120)}`,
     );
   }
   if (report.todos && report.todos.length > 0) {

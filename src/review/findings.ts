@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { parseGitDiff, type DiffFile } from "../report/diff-parse.js";
 import { capText } from "../report/format.js";
-import { defuseGitHubReferences } from "../report/markdown.js";
+import { markdownCode } from "../report/markdown.js";
+import { neutralizeGitHubText, type GitHubTextOptions } from "../report/github-text.js";
 
 /** GitHub refuses a review or comment body over 65,536 characters: agent-ci stays well below. */
 const COMMENT_BODY_MAX_CHARS = 8_000;
@@ -136,10 +137,10 @@ const SEVERITY_LABELS: Record<Finding["severity"], string> = {
 };
 
 /** The text of one inline comment. */
-export function commentBody(finding: Finding): string {
-  // The finding is the model's text: it pings no one and links no issue.
+export function commentBody(finding: Finding, text: GitHubTextOptions = {}): string {
+  // The finding is the model's text: no image, no HTML, no link out of the repository's host, no ping.
   return capText(
-    `**${SEVERITY_LABELS[finding.severity]}**: ${defuseGitHubReferences(finding.body)}`,
+    `**${SEVERITY_LABELS[finding.severity]}**: ${neutralizeGitHubText(finding.body, text)}`,
     COMMENT_BODY_MAX_CHARS,
   );
 }
@@ -150,10 +151,12 @@ export function reviewBody(options: {
   summary: string;
   placed: PlacedFindings;
   runUrl?: string;
+  /** The repository's GitHub host: the model's links to it stay links. */
+  text?: GitHubTextOptions;
 }): string {
   const { placed } = options;
   const summary = capText(
-    defuseGitHubReferences(options.summary.trim()) || "(no summary)",
+    neutralizeGitHubText(options.summary.trim(), options.text) || "(no summary)",
     COMMENT_BODY_MAX_CHARS,
   );
   const lines = [options.marker, "### agent-ci review", "", summary, ""];
@@ -170,7 +173,7 @@ export function reviewBody(options: {
           ? `${finding.path}:${finding.start_line}-${finding.line}`
           : `${finding.path}:${finding.line}`;
       const entry = capText(
-        `- \`${capText(where, 300).replace(/`/g, "'")}\` ${commentBody(finding)} _(${why})_`,
+        `- ${markdownCode(where, 300)} ${commentBody(finding, options.text)} _(${why})_`,
         Math.max(200, Math.floor(room / (placed.outside.length - i))),
       );
       if (entry.length > room) {

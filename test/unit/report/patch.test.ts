@@ -64,9 +64,17 @@ describe("parseGitDiff", () => {
         removed: 1,
       },
       { path: "gone.js", status: "deleted", binary: false, added: 0, removed: 1 },
-      { path: "logo.png", status: "added", binary: true, added: 0, removed: 0 },
+      {
+        path: "logo.png",
+        status: "added",
+        binary: true,
+        mode: "100644",
+        binaryBytes: 5,
+        added: 0,
+        removed: 0,
+      },
       { path: "café.txt", status: "modified", binary: false, added: 2, removed: 1 },
-      { path: "script.sh", status: "modified", binary: false, added: 0, removed: 0 },
+      { path: "script.sh", status: "modified", binary: false, mode: "100755", added: 0, removed: 0 },
     ]);
   });
 

@@ -121,7 +121,7 @@ describe("review text", () => {
     expect(body).toContain("Looks fine.");
     expect(body).toContain("1 inline comment(s), 1 finding(s) outside the diff.");
     expect(body).toMatch(
-      /`README.md:3` \*\*🟡 minor\*\*: at 3 _\(the file is not changed by the pull request\)_/,
+      /<code>README.md:3<\/code> \*\*🟡 minor\*\*: at 3 _\(the file is not changed by the pull request\)_/,
     );
     expect(commentBody(f("a", 1))).toBe("**🟡 minor**: at 1");
   });

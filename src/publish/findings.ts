@@ -1,0 +1,205 @@
+// The publish gate's findings: what in a patch a person must look at before it leaves the runner, because
+// it runs or leaks on someone else's machine once merged or checked out. A secret (agent-ci's own formats and
+// secretlint's recommended rule set), a new or changed package-manager lifecycle hook (`postinstall` runs on
+// every `npm install` of the branch), a committed git hook or hook manager's configuration, a new executable
+// file, a binary over the size the user set. Each names its file and line. The gate is fail-closed: a
+// finding refuses the patch unless `--allow-finding KIND` (input `allow_findings`) names its kind, and then
+// the pull request says so.
+import { lintSource } from "@secretlint/core";
+import { rules as recommendedRules } from "@secretlint/secretlint-rule-preset-recommend";
+import { parseGitDiff, scanForSecrets, type DiffFile, type RunReport } from "../report/index.js";
+
+export const FINDING_KINDS = [
+  "secret",
+  "lifecycle_script",
+  "git_hook",
+  "executable",
+  "large_binary",
+] as const;
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
+export const DEFAULT_MAX_BINARY_BYTES = 1024 * 1024;
+
+export interface GateFinding {
+  kind: FindingKind;
+  file: string;
+  /** The line in the new file, when the finding is on one. */
+  line?: number;
+  /** What was found, without the secret. */
+  detail: string;
+}
+
+export interface FindingOptions {
+  /** A binary file larger than this in the patch is a finding. */
+  maxBinaryBytes: number;
+}
+
+// secretlint's recommended preset, each rule on its own, less the one that lets the scanned text switch
+// rules off (`secretlint-disable` comments): the patch is the author of that text here.
+const SECRETLINT_CONFIG: Parameters<typeof lintSource>[0]["options"]["config"] = {
+  rules: recommendedRules
+    .filter((rule) => rule.meta.id !== "@secretlint/secretlint-rule-filter-comments")
+    .map((rule) => ({ id: rule.meta.id, rule })),
+};
+
+/** Keys of package.json that npm, pnpm and yarn run on install, pack or publish (a git dependency runs `prepare`). */
+const LIFECYCLE_KEY =
+  /"((?:pre|post)?install|(?:pre|post)?prepare|prepublish(?:Only)?|(?:pre|post)?pack|(?:pre|post)?publish|(?:pre|post)?uninstall)"\s*:/;
+/** package.json keys that hook managers read their git hooks from. */
+const HOOK_KEY = /"(husky|simple-git-hooks|gitHooks|pre-commit|pre-push|lint-staged)"\s*:/;
+/** Lines of a package manager's own config that make it run a program. */
+const MANAGER_CONFIG_LINES: Array<{ file: RegExp; line: RegExp }> = [
+  { file: /(?:^|\/)\.npmrc$/, line: /^\s*(?:script-shell|node-options|onload-script|init-module)\s*=/i },
+  { file: /(?:^|\/)\.yarnrc\.yml$/, line: /^\s*(?:yarnPath|plugins|injectEnvironmentFiles)\s*:/ },
+  { file: /(?:^|\/)\.yarnrc$/, line: /^\s*yarn-path\s/ },
+];
+/** Files a package manager runs as code: pnpm's hooks file, a committed yarn release or plugin. */
+const MANAGER_CODE_PATHS = /(?:^|\/)(?:\.pnpmfile\.c?js|\.pnpmfile\.mjs|\.yarn\/(?:releases|plugins)\/.+)$/;
+/** Committed git hooks and hook managers' configuration (husky, lefthook, pre-commit, simple-git-hooks, overcommit). */
+const GIT_HOOK_PATHS =
+  /(?:^|\/)(?:\.husky\/.+|\.githooks\/.+|\.git-hooks\/.+|\.lefthook(?:-local)?\/.+|\.?lefthook(?:-local)?\.(?:ya?ml|json|toml)|\.pre-commit-config\.ya?ml|\.pre-commit-hooks\.ya?ml|\.?simple-git-hooks\.(?:c?js|mjs|json)|\.huskyrc(?:\.\w+)?|\.overcommit\.ya?ml|\.lintstagedrc(?:\.\w+)?|lint-staged\.config\.\w+)$/;
+
+function addedLines(file: DiffFile): Array<{ text: string; line: number }> {
+  return file.hunks.flatMap((hunk) =>
+    hunk.lines.flatMap((l) =>
+      l.type === "add" && l.newLine !== undefined ? [{ text: l.text, line: l.newLine }] : [],
+    ),
+  );
+}
+
+function firstAddedLine(file: DiffFile): number | undefined {
+  return addedLines(file)[0]?.line;
+}
+
+/** Files whose name a secretlint rule reads (package.json, .npmrc, JSON keys) are scanned on their own, up to this many. */
+const NAMED_SCANS_MAX = 200;
+const NAMED_BY_RULES = /(?:^|\/)(?:package\.json|\.npmrc)$|\.json$/;
+
+interface ScanSource {
+  /** A name for secretlint: the path with anything outside printable ASCII, `:` and `|` replaced (its profiler keys marks by it). */
+  name: string;
+  text: string[];
+  /** Each text line's file and line in the new file. */
+  at: Array<{ file: string; line: number }>;
+}
+
+/**
+ * secretlint over the lines the patch adds. Files whose name matters to a rule are scanned one by one; the
+ * rest as one text (secretlint's profiler keeps every mark of the process, so a scan per file would grow with
+ * the square of the number of files). A blank line between files keeps a multi-line secret within one.
+ */
+async function secretlintFindings(files: readonly DiffFile[]): Promise<GateFinding[]> {
+  const sources: ScanSource[] = [];
+  const rest: ScanSource = { name: "patch.txt", text: [], at: [] };
+  for (const file of files) {
+    const lines = addedLines(file);
+    if (!lines.length) continue;
+    const named = NAMED_BY_RULES.test(file.path) && sources.length < NAMED_SCANS_MAX;
+    const into: ScanSource = named
+      ? { name: file.path.replace(/[^\x20-\x7e]|[:|]/g, "_"), text: [], at: [] }
+      : rest;
+    if (named) sources.push(into);
+    else if (into.text.length) {
+      into.text.push("");
+      into.at.push({ file: file.path, line: 0 });
+    }
+    for (const { text, line } of lines) {
+      into.text.push(text);
+      into.at.push({ file: file.path, line });
+    }
+  }
+  if (rest.text.length) sources.push(rest);
+  const findings: GateFinding[] = [];
+  for (const source of sources) {
+    const result = await lintSource({
+      source: {
+        filePath: source.name,
+        content: `${source.text.join("\n")}\n`,
+        // `.p12` makes a rule read the file from disk: the patch's text is all there is to scan.
+        ext: (/\.[^./]*$/.exec(source.name)?.[0] ?? "").replace(/^\.p12$/i, ""),
+        contentType: "text",
+      },
+      options: { config: SECRETLINT_CONFIG, maskSecrets: true },
+    });
+    for (const message of result.messages) {
+      const where = source.at[message.loc.start.line - 1];
+      findings.push({
+        kind: "secret",
+        file: where?.file ?? source.name,
+        line: where?.line || undefined,
+        detail: `${message.ruleId.replace(/^@secretlint\/secretlint-rule-/, "secretlint ")}: ${message.message}`,
+      });
+    }
+  }
+  return findings;
+}
+
+function fileFindings(file: DiffFile, options: FindingOptions): GateFinding[] {
+  const findings: GateFinding[] = [];
+  const at = (kind: FindingKind, detail: string, line = firstAddedLine(file)) =>
+    findings.push({ kind, file: file.path, line, detail });
+  const name = file.path;
+  if (/(?:^|\/)package\.json$/.test(name))
+    for (const { text, line } of addedLines(file)) {
+      const lifecycle = LIFECYCLE_KEY.exec(text);
+      if (lifecycle)
+        at("lifecycle_script", `package.json lifecycle script "${lifecycle[1]}" added or changed`, line);
+      const hook = HOOK_KEY.exec(text);
+      if (hook) at("git_hook", `package.json "${hook[1]}" (git hooks) added or changed`, line);
+    }
+  for (const config of MANAGER_CONFIG_LINES)
+    if (config.file.test(name))
+      for (const { text, line } of addedLines(file))
+        if (config.line.test(text))
+          at("lifecycle_script", "package manager setting that runs a program", line);
+  if (MANAGER_CODE_PATHS.test(name)) at("lifecycle_script", "a file the package manager runs as code");
+  if (GIT_HOOK_PATHS.test(name)) at("git_hook", "a committed git hook or hook manager configuration");
+  if (file.mode === "100755") at("executable", "a new executable file (mode 100755)");
+  if (file.binary && (file.binaryBytes ?? 0) > options.maxBinaryBytes)
+    at(
+      "large_binary",
+      `a binary file of ${file.binaryBytes} bytes, over the limit of ${options.maxBinaryBytes} (max_binary_bytes)`,
+      undefined,
+    );
+  return findings;
+}
+
+/** Everything the gate finds in the patch, in the patch's order. */
+export async function gateFindings(
+  report: RunReport,
+  patchText: string,
+  options: FindingOptions,
+): Promise<GateFinding[]> {
+  const findings: GateFinding[] = [];
+  const seen = new Set<string>();
+  const add = (finding: GateFinding) => {
+    const key = `${finding.kind}\0${finding.file}\0${finding.line ?? ""}\0${finding.detail}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    findings.push(finding);
+  };
+  // agent-ci's own formats: what the run recorded, and a scan of the patch itself (a report can be forged).
+  const own = [
+    ...report.patch.secretFindings.filter((f) => f.kind !== "known_secret"),
+    ...scanForSecrets(patchText),
+  ];
+  for (const f of own) add({ kind: "secret", file: f.file, line: f.line, detail: f.kind });
+  const files = parseGitDiff(patchText).files.filter((file) => file.status !== "deleted");
+  for (const file of files) for (const finding of fileFindings(file, options)) add(finding);
+  for (const finding of await secretlintFindings(files)) add(finding);
+  return findings;
+}
+
+export function describeFinding(finding: GateFinding): string {
+  return `${finding.file}${finding.line ? `:${finding.line}` : ""} ${finding.kind} (${finding.detail})`;
+}
+
+/** The kinds `--allow-finding` / `allow_findings` name, checked: an unknown kind is an error, not a no-op. */
+export function parseFindingKinds(values: readonly string[]): FindingKind[] {
+  const unknown = values.filter((v) => !(FINDING_KINDS as readonly string[]).includes(v));
+  if (unknown.length)
+    throw new Error(
+      `unknown finding kind(s) ${unknown.map((v) => JSON.stringify(v)).join(", ")}: one of ${FINDING_KINDS.join(", ")}`,
+    );
+  return [...new Set(values)] as FindingKind[];
+}
