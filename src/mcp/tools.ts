@@ -70,9 +70,9 @@ export function mcpErrorMessage(e: unknown): string {
   const message = (e as Error).message ?? String(e);
   const prefix = /^MCP error -?\d+: /.exec(message)?.[0];
   if (!prefix) return message;
-  let rest = message;
-  while (rest.startsWith(prefix)) rest = rest.slice(prefix.length);
-  return `${prefix}${rest}`;
+  let start = 0;
+  while (message.startsWith(prefix, start)) start += prefix.length;
+  return `${prefix}${message.slice(start)}`;
 }
 
 /** The SDK's McpError codes that are the client's own (the connection, the clock), not a server's answer. */

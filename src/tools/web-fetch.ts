@@ -110,7 +110,7 @@ function redirectMessage(
 
 function httpErrorMessage(status: number, statusText: string, retryAfter?: string): string {
   const wait = retryAfter
-    ? `\nRetry-After: ${retryAfter.replace(/[\p{Cc}]/gu, " ").slice(0, RETRY_AFTER_MAX_CHARS)}`
+    ? `\nRetry-After: ${retryAfter.slice(0, RETRY_AFTER_MAX_CHARS).replace(/\p{Cc}/gu, " ")}`
     : "";
   return `The server returned HTTP ${status} ${statusText}.${wait}
 

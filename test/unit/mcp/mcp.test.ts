@@ -13,7 +13,7 @@ import {
   ServiceStdioTransport,
 } from "../../../src/mcp/stdio-transport.js";
 import { McpManager } from "../../../src/mcp/manager.js";
-import { mcpToolName, mcpTools } from "../../../src/mcp/tools.js";
+import { mcpErrorMessage, mcpToolName, mcpTools } from "../../../src/mcp/tools.js";
 import type { ServiceProcess } from "../../../src/sandbox/service.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";
 
@@ -101,6 +101,18 @@ describe("MCP configuration", () => {
       },
       { server: "s", tool: "required", reason: expect.stringMatching(/schema\/required must be array/) },
     ]);
+  });
+});
+
+describe("an MCP error's message", () => {
+  it("carries the SDK's prefix once, however often the server and client added it, in linear time", () => {
+    const prefix = "MCP error -32602: ";
+    expect(mcpErrorMessage(new Error(`${prefix}${prefix}Resource x not found`))).toBe(
+      `${prefix}Resource x not found`,
+    );
+    expect(mcpErrorMessage(new Error("plain"))).toBe("plain");
+    const many = `${prefix.repeat(200_000)}end`;
+    expect(mcpErrorMessage(new Error(many))).toBe(`${prefix}end`);
   });
 });
 
