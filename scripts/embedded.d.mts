@@ -6,3 +6,5 @@ export function bundleEmbedded(
 ): Promise<string>;
 /** esbuild plugin replacing each program's module with its bundled text as a string constant. */
 export function embeddedPlugin(): Plugin;
+/** esbuild's target for the toolbelt's Node (`node24`), from the version toolbelt/Dockerfile pins. */
+export function toolbeltNodeTarget(): string;

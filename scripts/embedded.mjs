@@ -1,7 +1,7 @@
 // Programs agent-ci carries as text, each bundled by esbuild into one file's contents:
 // - report.html's script (src/report/html-client/, TypeScript for the browser), inlined into the page;
 // - the egress sidecar's proxy (src/sandbox/egress/proxy-main.ts), written into the sidecar container and run
-//   on the toolbelt's Node (Debian's, so the target is its version);
+//   on the toolbelt's Node (the version toolbelt/Dockerfile pins is the target);
 // - the exec helper (src/sandbox/helper/main.ts), started in the run's container with `node -e`, on the
 //   toolbelt's Node too;
 // - the run's watchdog (src/runner/watchdog-worker.ts), a worker thread started from its text (`eval`), on
@@ -10,10 +10,20 @@
 // - from source (vitest, tsx), the module that exports the text calls bundleEmbedded() when first imported;
 // - scripts/build.mjs swaps that module for the bundled text (embeddedPlugin), so dist/ needs no esbuild.
 import { build } from "esbuild";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** esbuild's target for the toolbelt's Node: its major version, read from the recipe that installs it. */
+export function toolbeltNodeTarget() {
+  const dockerfile = fs.readFileSync(path.join(root, "toolbelt", "Dockerfile"), "utf8");
+  const major = /^ARG NODE_VERSION=(\d+)\./m.exec(dockerfile)?.[1];
+  if (!major) throw new Error("toolbelt/Dockerfile names no NODE_VERSION");
+  return `node${major}`;
+}
+const TOOLBELT_NODE = toolbeltNodeTarget();
 
 const PROGRAMS = {
   reportClient: {
@@ -26,13 +36,13 @@ const PROGRAMS = {
     entry: "src/sandbox/egress/proxy-main.ts",
     module: "src/sandbox/egress/proxy-source.ts",
     exportName: "EGRESS_PROXY_JS",
-    options: { format: "cjs", platform: "node", target: "node18" },
+    options: { format: "cjs", platform: "node", target: TOOLBELT_NODE },
   },
   sandboxHelper: {
     entry: "src/sandbox/helper/main.ts",
     module: "src/sandbox/helper-source.ts",
     exportName: "HELPER_JS",
-    options: { format: "cjs", platform: "node", target: "node18" },
+    options: { format: "cjs", platform: "node", target: TOOLBELT_NODE },
   },
   watchdogWorker: {
     entry: "src/runner/watchdog-worker.ts",

@@ -80,18 +80,6 @@ done
 cp -L "$LOADER" "$T/lib/$(basename "$LOADER")"
 INTERP="$T/lib/$(basename "$LOADER")"
 
-# Debian's Node.js loads a few of its builtins (acorn, cjs-module-lexer, undici) from /usr/share/nodejs at
-# run time, a path compiled into libnode: rewritten in place to one of the same length under $T, and
-# those files copied there, so the helper runs in an image that has no /usr/share/nodejs.
-NJS="$T/njs/"
-[ ${#NJS} -eq 18 ] || { echo "collect: $NJS must be as long as /usr/share/nodejs/" >&2; exit 1; }
-for lib in "$T"/lib/libnode.so*; do
-  for f in $(grep -ao '/usr/share/nodejs/[A-Za-z0-9_./-]*' "$lib" | sort -u); do
-    mkdir -p "$(dirname "$NJS${f#/usr/share/nodejs/}")"
-    cp -L "$f" "$NJS${f#/usr/share/nodejs/}"
-  done
-  LC_ALL=C perl -0777 -pi -e "s#/usr/share/nodejs/#$NJS#g" "$lib"
-done
 for lib in "$T"/lib/*; do
   [ "$lib" = "$INTERP" ] && continue
   patchelf --force-rpath --set-rpath "$T/lib" "$lib"
@@ -100,10 +88,8 @@ for prog in "${programs[@]}"; do
   patchelf --set-interpreter "$INTERP" --force-rpath --set-rpath "$T/lib" "$prog"
 done
 
-# Proof, in an empty environment, with Debian's own Node.js files moved out of the way.
-mv /usr/share/nodejs /usr/share/nodejs.away
+# Proof, in an empty environment (the official Node.js carries its builtins inside the binary).
 env -i LD_LIBRARY_PATH=/nonexistent "$T/bin/node" -e 'require("fs"); process.exit(0)'
-mv /usr/share/nodejs.away /usr/share/nodejs
 env -i "$T/bin/rg" --version >/dev/null
 env -i "$T/bin/git" --version >/dev/null
 [ "$(env -i "$T/bin/git" --exec-path)" = "$TGIT_CORE" ] || { echo "collect: the rewritten git does not use $TGIT_CORE" >&2; exit 1; }

@@ -1,8 +1,11 @@
 // An MCP tool's result as Claude Code hands it to the model: content blocks in order (an image followed
 // by a `[Image: source: …]` line naming where it was saved), resource links and embedded resources as
-// one-line notes, `structuredContent` as its JSON string instead of the blocks, a server's `isError` as a
+// one-line notes (a binary one saved, with its type and size), `structuredContent` as its JSON string
+// instead of text-only blocks (the blocks when they carry an image, audio or binary data the JSON would
+// hand over as text, as Claude Code does for a server that sends both), a server's `isError` as a
 // plain error string, and a result over MAX_MCP_OUTPUT_TOKENS saved to a file with Claude Code's note in
-// its place (a result with images is cut instead). Linear in the result's size.
+// its place (a result with images is cut instead: an image that does not fit is left out with a line
+// saying so). Linear in the result's size.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { OUTPUTS_DIR, type Sandbox } from "../sandbox/sandbox.js";
 import { MAX_LINE_CHARS } from "../tools/read.js";
@@ -12,12 +15,23 @@ import type { ToolContent, ToolResult } from "../tools/types.js";
 export const DEFAULT_MAX_MCP_OUTPUT_TOKENS = 25_000;
 /** Characters per token in the estimate (Claude Code's rough count, before any exact one). */
 const CHARS_PER_TOKEN = 4;
+/** Tokens an image counts for against MAX_MCP_OUTPUT_TOKENS (Claude Code's estimate, whatever its size). */
+const IMAGE_TOKENS = 1_600;
+/** What stands where an image was when it did not fit in the limit. */
+export const IMAGE_LEFT_OUT = "[Image left out: it did not fit in the tool output limit]";
 
 const IMAGE_EXTENSIONS: Record<string, string> = {
   "image/png": "png",
   "image/jpeg": "jpg",
   "image/gif": "gif",
   "image/webp": "webp",
+};
+/** File extensions for an embedded binary resource's saved bytes (others: bin). */
+const RESOURCE_EXTENSIONS: Record<string, string> = {
+  ...IMAGE_EXTENSIONS,
+  "text/plain": "txt",
+  "application/json": "json",
+  "application/pdf": "pdf",
 };
 
 type Block = Exclude<ToolContent, string>[number];
@@ -88,10 +102,12 @@ async function blocksOf(result: CallToolResult, ctx: McpResultContext): Promise<
         if ("text" in r) {
           blocks.push({ type: "text", text: `[Resource from ${ctx.server} at ${r.uri}] ${r.text}` });
         } else {
-          const saved = await save(ctx, `resource${images++}`, "bin", Buffer.from(r.blob, "base64"));
+          const bytes = Buffer.from(r.blob, "base64");
+          const type = r.mimeType ?? "application/octet-stream";
+          const saved = await save(ctx, `resource${images++}`, RESOURCE_EXTENSIONS[type] ?? "bin", bytes);
           blocks.push({
             type: "text",
-            text: `[Resource from ${ctx.server} at ${r.uri}: ${r.mimeType ?? "binary data"} saved to ${saved}]`,
+            text: `Binary content (${type}, ${bytes.length.toLocaleString("en-US")} bytes) saved to ${saved}`,
           });
         }
         break;
@@ -157,11 +173,26 @@ const textOf = (blocks: Block[]) =>
     .map((b) => b.text)
     .join("\n");
 
-/** Cuts text blocks to a character budget, in order, with one truncation note at the end. */
+/** Characters a block counts for against the limit: its text, or an image's estimate. */
+const blockChars = (block: Block): number =>
+  block.type === "text" ? block.text.length : block.type === "image" ? IMAGE_TOKENS * CHARS_PER_TOKEN : 0;
+
+/**
+ * Cuts blocks to a character budget, in order: text cut where the budget ends, an image that does not fit
+ * left out with a line saying so; then one truncation note.
+ */
 function cutBlocks(blocks: Block[], maxChars: number, tokens: number): Block[] {
   let left = maxChars;
   const out: Block[] = [];
   for (const block of blocks) {
+    if (block.type === "image") {
+      const size = blockChars(block);
+      if (size <= left) {
+        out.push(block);
+        left -= size;
+      } else out.push({ type: "text", text: IMAGE_LEFT_OUT });
+      continue;
+    }
     if (block.type !== "text") {
       out.push(block);
       continue;
@@ -177,6 +208,12 @@ function cutBlocks(blocks: Block[], maxChars: number, tokens: number): Block[] {
   return out;
 }
 
+/** Content the structured JSON would hand over as text: an image, audio, a binary resource. */
+const carriesData = (result: CallToolResult): boolean =>
+  (result.content ?? []).some(
+    (c) => c.type === "image" || c.type === "audio" || (c.type === "resource" && "blob" in c.resource),
+  );
+
 export async function mapMcpResult(result: CallToolResult, ctx: McpResultContext): Promise<ToolResult> {
   const title = `${ctx.server}: ${ctx.tool}`;
   if (result.isError) {
@@ -189,7 +226,7 @@ export async function mapMcpResult(result: CallToolResult, ctx: McpResultContext
     };
   }
   const maxChars = ctx.maxTokens * CHARS_PER_TOKEN;
-  if (result.structuredContent !== undefined) {
+  if (result.structuredContent !== undefined && !carriesData(result)) {
     const json = JSON.stringify(result.structuredContent);
     if (json.length <= maxChars) return { output: json, title };
     const file = await save(ctx, fileSafe(ctx.tool), "txt", json);
@@ -197,8 +234,9 @@ export async function mapMcpResult(result: CallToolResult, ctx: McpResultContext
   }
   const blocks = await blocksOf(result, ctx);
   const text = textOf(blocks);
-  if (text.length <= maxChars) return { output: blocks, title };
-  const tokens = Math.ceil(text.length / CHARS_PER_TOKEN);
+  const chars = blocks.reduce((n, b) => n + blockChars(b), 0);
+  if (chars <= maxChars) return { output: blocks, title };
+  const tokens = Math.ceil(chars / CHARS_PER_TOKEN);
   if (blocks.some((b) => b.type === "image")) return { output: cutBlocks(blocks, maxChars, tokens), title };
   const file = await save(ctx, fileSafe(ctx.tool), "txt", text);
   return { output: savedOutputNote(text, file), title, metadata: { savedTo: file } };

@@ -1,15 +1,23 @@
 // The MCP SDK's `Transport` over a service process in the run's container (src/sandbox/service.ts):
-// newline-delimited JSON-RPC on its stdin and stdout, as the SDK's own stdio transport speaks it, read
-// with a bounded line reader. A line over the limit, or a line that is not JSON-RPC, ends the transport
-// with an error that says so (the server's calls fail with it); memory stays bounded by the limit.
+// newline-delimited JSON-RPC on its stdin and stdout, (de)serialised by the SDK's own stdio functions and
+// read with a bounded line reader (linear, where the SDK's buffer copies itself per chunk). A line that is
+// not JSON-RPC (a banner some servers print before they speak) is skipped as the SDK's stdio transport
+// skips it: reported through `onerror` (a warning) and noted in the server's stderr tail, both bounded in
+// size and count, and reading goes on. A line over the limit ends the transport with an error that says
+// so (the server's calls fail with it); memory stays bounded by the limit.
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ServiceProcess } from "../sandbox/service.js";
 
 /** The longest line a server may write (one message): a result past this ends its transport. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** How much of a server's stderr is kept (its tail), for the report and start failures. */
 export const STDERR_TAIL_CHARS = 4000;
+/** Lines that are not JSON-RPC reported per transport; later ones are skipped without a word. */
+export const MAX_REPORTED_NOISE_LINES = 10;
+/** Characters of such a line quoted in the report. */
+const NOISE_LINE_CHARS = 200;
 
 export class LineReader {
   private chunks: Buffer[] = [];
@@ -62,6 +70,8 @@ export class ServiceStdioTransport implements Transport {
   fault: Error | undefined;
   private closed = false;
   private stderrTail = "";
+  /** Lines read that were not JSON-RPC. */
+  private noiseLines = 0;
 
   constructor(
     private readonly process: ServiceProcess,
@@ -83,9 +93,7 @@ export class ServiceStdioTransport implements Transport {
         this.fail(e as Error);
       }
     });
-    this.process.stderr.on("data", (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
-    });
+    this.process.stderr.on("data", (chunk: Buffer) => this.appendStderr(chunk.toString("utf8")));
     void this.process.exited.then(() => this.finish());
   }
 
@@ -93,17 +101,28 @@ export class ServiceStdioTransport implements Transport {
     if (line.trim() === "") return;
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      message = deserializeMessage(line);
     } catch {
-      const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
-      this.fail(
-        new Error(
-          `the server wrote something that is not a JSON-RPC message to stdout: ${JSON.stringify(shown)}`,
-        ),
-      );
+      this.skipped(line);
       return;
     }
     this.onmessage?.(message);
+  }
+
+  /** A line that is not JSON-RPC: noted (the first few, cut short) and passed over. */
+  private skipped(line: string): void {
+    this.noiseLines += 1;
+    if (this.noiseLines > MAX_REPORTED_NOISE_LINES) return;
+    const shown = line.length > NOISE_LINE_CHARS ? `${line.slice(0, NOISE_LINE_CHARS)}…` : line;
+    const more =
+      this.noiseLines === MAX_REPORTED_NOISE_LINES ? " (further such lines are skipped without a note)" : "";
+    const note = `the server wrote a line that is not JSON-RPC to stdout, skipped: ${JSON.stringify(shown)}${more}`;
+    this.appendStderr(`[agent-ci] ${note}\n`);
+    this.onerror?.(new Error(note));
+  }
+
+  private appendStderr(text: string): void {
+    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
   }
 
   private fail(error: Error): void {
@@ -115,7 +134,7 @@ export class ServiceStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) throw this.fault ?? new Error("the server's connection is closed");
-    const data = `${JSON.stringify(message)}\n`;
+    const data = serializeMessage(message);
     await new Promise<void>((resolve, reject) => {
       this.process.stdin.write(data, (e) => (e ? reject(e) : resolve()));
     });

@@ -3,7 +3,7 @@
 // checked here (the server's own -32602 answer comes back), and ListMcpResourcesTool /
 // ReadMcpResourceTool when a server offers resources. Every one goes through the same pipeline, policy,
 // hooks and record as the built-in tools.
-import type { Tool as McpToolSpec } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type Tool as McpToolSpec } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
@@ -67,8 +67,24 @@ export interface RefusedMcpTool {
   reason: string;
 }
 
-function errorResult(e: unknown): ToolResult {
+/**
+ * An error's message with the SDK's "MCP error <code>: " prefix once: a server built on the SDK sends its
+ * McpError's message, prefix and all, and the client's McpError adds it again.
+ */
+export function mcpErrorMessage(e: unknown): string {
   const message = (e as Error).message ?? String(e);
+  const prefix = /^MCP error -?\d+: /.exec(message)?.[0];
+  if (!prefix) return message;
+  let start = 0;
+  while (message.startsWith(prefix, start)) start += prefix.length;
+  return `${prefix}${message.slice(start)}`;
+}
+
+/** The SDK's McpError codes that are the client's own (the connection, the clock), not a server's answer. */
+const LOCAL_ERROR_CODES = new Set<number>([ErrorCode.ConnectionClosed, ErrorCode.RequestTimeout]);
+
+function errorResult(e: unknown): ToolResult {
+  const message = mcpErrorMessage(e);
   return plainError("mcp_error", message.startsWith("MCP error") ? message : `Error: ${message}`);
 }
 
@@ -171,6 +187,10 @@ Parameters:
           title: `${input.server}: ${input.uri}`,
         };
       } catch (e) {
+        // The server's own answer (a missing resource) is the result, as Claude Code returns it: not an
+        // error flag, the message once. A lost server or a timeout stays an error.
+        if (e instanceof McpError && !LOCAL_ERROR_CODES.has(e.code) && !ctx.signal.aborted)
+          return { output: mcpErrorMessage(e), title: `${input.server}: ${input.uri} (server error)` };
         return errorResult(e);
       }
     },

@@ -300,7 +300,13 @@ export class ToolPipeline {
       );
     }
     const input = parsed.data as Record<string, unknown>;
-    const ctx = { sandbox: this.options.sandbox, state: this.options.state, toolUseId: call.id, signal };
+    const ctx = {
+      sandbox: this.options.sandbox,
+      state: this.options.state,
+      toolUseId: call.id,
+      signal,
+      calledAs: call.name,
+    };
 
     try {
       // 3. validateInput: the workspace gate first (P1-P3: nothing runs for a path outside), then the tool's checks.

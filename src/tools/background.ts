@@ -1,9 +1,10 @@
 // Background work: TaskOutput reads, KillShell stops, shells (Bash run_in_background) and subagents (Task
 // run_in_background) alike — the seeds' v2.1 tools. Older and newer names are aliases of these two (the tool
 // catalogue says which): BashOutput of TaskOutput, TaskStop and KillBash of KillShell. Each tool takes both
-// vocabularies' inputs and answers in the one its caller used: `bash_id`/`shell_id` get BashOutput's and
-// KillShell's shapes, `task_id` gets TaskOutput's and Claude Code 2.1.328's TaskStop's (the recorded
-// `taskstop-*` cases).
+// vocabularies' inputs and answers in the shape of the name the model called: BashOutput's and KillShell's
+// for those names, TaskOutput's and Claude Code 2.1.328's TaskStop's (the recorded `taskstop-*` cases) for
+// theirs, whichever parameter name came with it (a TaskStop given v2.0's `shell_id` is still a TaskStop).
+// Without the name (a direct call), the parameter's vocabulary decides.
 import { z } from "zod";
 import { SandboxFsError } from "../sandbox/sandbox.js";
 import { trimTrailingNewlines } from "../text.js";
@@ -101,9 +102,13 @@ function filtered(text: string, filter: string | undefined): string {
     .join("\n");
 }
 
+/** The call is BashOutput's: by the name the model used, else by its `bash_id`. */
+const asBashOutput = (input: TaskOutputInput, ctx: ToolContext): boolean =>
+  ctx.calledAs !== undefined ? ctx.calledAs === "BashOutput" : input.bash_id !== undefined;
+
 async function shellOutput(id: string, input: TaskOutputInput, ctx: ToolContext): Promise<ToolResult> {
   // BashOutput's callers read and return; TaskOutput's wait unless asked not to.
-  const legacy = input.bash_id !== undefined;
+  const legacy = asBashOutput(input, ctx);
   const block = !legacy && (input.block ?? true);
   const until = Date.now() + (block ? (input.timeout ?? DEFAULT_WAIT_MS) : 0);
   let text = "";
@@ -140,9 +145,10 @@ async function agentOutput(
   id: string,
   agent: BackgroundAgent,
   input: TaskOutputInput,
-  signal: AbortSignal,
+  ctx: ToolContext,
 ): Promise<ToolResult> {
-  const block = input.bash_id === undefined && (input.block ?? true);
+  const signal = ctx.signal;
+  const block = !asBashOutput(input, ctx) && (input.block ?? true);
   if (block && agent.status === "running") {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -189,8 +195,8 @@ export const TaskOutputTool = defineTool<TaskOutputInput>({
     const id = (input.task_id ?? input.bash_id) as string;
     if (ctx.state.shells.has(id)) return shellOutput(id, input, ctx);
     const agent = ctx.state.agents?.backgroundAgent(id);
-    if (agent) return agentOutput(id, agent, input, ctx.signal);
-    return input.bash_id !== undefined ? unknownShell(ctx, id) : noTask(id);
+    if (agent) return agentOutput(id, agent, input, ctx);
+    return asBashOutput(input, ctx) ? unknownShell(ctx, id) : noTask(id);
   },
 });
 
@@ -203,8 +209,9 @@ export const KillShellTool = defineTool<KillShellInput>({
   maxResultSizeChars: 10_000,
 
   async call(input, ctx) {
-    // TaskStop's callers (task_id) get its JSON result, as Claude Code 2.1.328 records it.
-    const asTaskStop = input.task_id !== undefined;
+    // TaskStop's callers get its JSON result, as Claude Code 2.1.328 records it, whatever id parameter
+    // they passed; a direct call without the name goes by the parameter (task_id is TaskStop's).
+    const asTaskStop = ctx.calledAs !== undefined ? ctx.calledAs === "TaskStop" : input.task_id !== undefined;
     const id = (input.task_id ?? input.shell_id) as string;
     const shell = ctx.state.shells.get(id);
     if (shell) {

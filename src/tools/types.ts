@@ -61,6 +61,8 @@ export interface ToolContext {
   state: RunState;
   toolUseId: string;
   signal: AbortSignal;
+  /** The name the model called the tool by: one of its aliases, when it used one. */
+  calledAs?: string;
 }
 
 export interface Tool<Input = Record<string, unknown>> {

@@ -47,7 +47,14 @@ export type FetchOutcome =
       /** The body was longer than `maxBytes` and was cut there. */
       cut: boolean;
     }
-  | { kind: "http_error"; url: URL; status: number; statusText: string }
+  | {
+      kind: "http_error";
+      url: URL;
+      status: number;
+      statusText: string;
+      /** The server's Retry-After header (a 429's or a 503's), as sent. */
+      retryAfter?: string;
+    }
   | { kind: "redirect"; url: URL; location: string; status: number; statusText: string }
   | { kind: "refused"; url: URL; port: number; reason: string }
   | { kind: "failed"; url: URL; message: string };
@@ -189,7 +196,11 @@ async function oneHop(
       }
       if (status >= 400 || status < 200) {
         response.destroy();
-        return finish({ kind: "http_error", url, status, statusText }, status);
+        const retryAfter = response.headers["retry-after"];
+        return finish(
+          { kind: "http_error", url, status, statusText, ...(retryAfter ? { retryAfter } : {}) },
+          status,
+        );
       }
       const chunks: Buffer[] = [];
       let kept = 0;

@@ -1,7 +1,7 @@
 // WebFetch(url, prompt): the page fetched from agent-ci's process under the run's network policy, turned
-// into Markdown, and read by a small, fast model that answers the prompt; Claude Code's result formats
-// (a redirect to another host and an HTTP error are messages, not errors; a long page is read in parts
-// with `offset`). Every request is an egress ledger entry with this call as its caller. The page is data
+// into Markdown (an image URL's picture shown as it is; an empty page is a page), and read by a small, fast
+// model that answers the prompt; Claude Code's result formats (a redirect to another host and an HTTP error
+// are messages, not errors, a Retry-After kept; a long page is read in parts with `offset`). Every request is an egress ledger entry with this call as its caller. The page is data
 // for the reading model; the main model gets only its answer.
 import { z } from "zod";
 import type { WebFacts } from "../report/schema.js";
@@ -10,12 +10,17 @@ import type { Tool, ToolResult } from "./types.js";
 import { AGENT_CI_VERSION } from "../version.js";
 import { fetchPage, type FetchHop } from "./web-fetch-page.js";
 import { htmlToMarkdown } from "./web-markdown.js";
-import { PAGE_CACHE_MS, type CachedPage, type WebServices } from "./web-services.js";
+import { PAGE_CACHE_MS, type CachedPage, type ReaderImageType, type WebServices } from "./web-services.js";
 
 /** Characters of page text the reading model gets per call; `offset` reads on. */
 export const PAGE_CHUNK_CHARS = 100_000;
 const MAX_URL_LENGTH = 2_000;
 const READER_MAX_TOKENS = 4_096;
+/** The largest image the reading model is shown (the Messages API takes 5 MB of base64 per image). */
+const READER_IMAGE_MAX_BYTES = (5 * 1024 * 1024 * 3) / 4;
+/** Characters of a server's Retry-After value repeated to the model (it is the server's text). */
+const RETRY_AFTER_MAX_CHARS = 100;
+const READER_IMAGE_TYPES: readonly ReaderImageType[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 export const WebFetchInput = z.strictObject({
   url: z.string().describe("The URL to fetch content from"),
@@ -71,6 +76,12 @@ export function pageText(body: Buffer, contentType: string): string {
     : text;
 }
 
+/** The image type the reading model can be shown, for a response's content type. */
+function readerImageType(contentType: string): ReaderImageType | undefined {
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  return READER_IMAGE_TYPES.find((t) => t === type);
+}
+
 /** Content types whose bytes are text a model can read. */
 function isText(contentType: string): boolean {
   if (!contentType) return true;
@@ -97,8 +108,11 @@ function redirectMessage(
     - prompt: "${prompt}"`;
 }
 
-function httpErrorMessage(status: number, statusText: string): string {
-  return `The server returned HTTP ${status} ${statusText}.
+function httpErrorMessage(status: number, statusText: string, retryAfter?: string): string {
+  const wait = retryAfter
+    ? `\nRetry-After: ${retryAfter.slice(0, RETRY_AFTER_MAX_CHARS).replace(/\p{Cc}/gu, " ")}`
+    : "";
+  return `The server returned HTTP ${status} ${statusText}.${wait}
 
 The response body was not retrieved. If this URL requires authentication, use an authenticated tool (e.g. \`gh\` for GitHub, or an MCP-provided fetch tool) instead of WebFetch.`;
 }
@@ -207,30 +221,33 @@ export function createWebFetchTool(web: WebServices): Tool<WebFetchInput> {
         }
         if (outcome.kind === "http_error")
           return result(
-            httpErrorMessage(outcome.status, outcome.statusText),
+            httpErrorMessage(outcome.status, outcome.statusText, outcome.retryAfter),
             facts,
             `HTTP ${outcome.status}`,
           );
         facts.contentType = outcome.contentType;
         facts.bytes = outcome.body.length;
-        if (!outcome.body.length)
+        // An empty page is a page: the reading model is told so (Claude Code hands it over as it is).
+        const imageType = outcome.body.length ? readerImageType(outcome.contentType) : undefined;
+        if (imageType && (outcome.cut || outcome.body.length > READER_IMAGE_MAX_BYTES))
           return result(
-            `${url.href} returned an empty response (HTTP ${outcome.status}).`,
+            `${url.href} is an image of more than ${READER_IMAGE_MAX_BYTES} bytes, too large for the reading model.`,
             facts,
-            "empty",
+            `image too large: ${outcome.contentType}`,
             true,
           );
-        if (!isText(outcome.contentType))
+        if (outcome.body.length && !imageType && !isText(outcome.contentType))
           return result(
             `${url.href} returned ${outcome.contentType} content (${outcome.body.length} bytes), which WebFetch cannot read as text.`,
             facts,
             `binary: ${outcome.contentType}`,
             true,
           );
-        const text = pageText(outcome.body, outcome.contentType);
+        const text = imageType ? "" : pageText(outcome.body, outcome.contentType);
         page = {
           at: web.now(),
           text: outcome.cut ? `${text}\n\n[The page was cut at ${outcome.body.length} bytes.]` : text,
+          ...(imageType ? { image: { mediaType: imageType, data: outcome.body.toString("base64") } } : {}),
           url: outcome.url.href,
           status: outcome.status,
           contentType: outcome.contentType,
@@ -249,13 +266,28 @@ export function createWebFetchTool(web: WebServices): Tool<WebFetchInput> {
         );
       const end = Math.min(page.text.length, start + PAGE_CHUNK_CHARS);
       const cut = end < page.text.length;
-      const chunk = page.text.slice(start, end) + (cut ? "\n\n[Content truncated due to length...]" : "");
+      const chunk = page.image
+        ? `[The page is the ${page.image.mediaType} image above (${page.bytes} bytes).]`
+        : page.text.slice(start, end) + (cut ? "\n\n[Content truncated due to length...]" : "");
+      const picture = page.image
+        ? [
+            {
+              type: "image" as const,
+              source: { type: "base64" as const, media_type: page.image.mediaType, data: page.image.data },
+            },
+          ]
+        : [];
       let answer: string;
       try {
         const side = await web.sideCall(ctx.toolUseId, {
           purpose: "fetch",
           model: web.smallFastModel,
-          messages: [{ role: "user", content: [{ type: "text", text: readerPrompt(chunk, input.prompt) }] }],
+          messages: [
+            {
+              role: "user",
+              content: [...picture, { type: "text", text: readerPrompt(chunk, input.prompt) }],
+            },
+          ],
           maxTokens: READER_MAX_TOKENS,
           signal: ctx.signal,
         });

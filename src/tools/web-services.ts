@@ -50,13 +50,18 @@ export interface SideCallResult {
   model: string;
 }
 
+/** The image types the reading model can look at (the Messages API's). */
+export type ReaderImageType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
 /** How long a fetched page is kept for the same URL in one run. */
 export const PAGE_CACHE_MS = 15 * 60_000;
 
 export interface CachedPage {
   at: number;
-  /** The page's text (Markdown for HTML). */
+  /** The page's text (Markdown for HTML); empty for an image. */
   text: string;
+  /** An image URL's picture, for the reading model to look at. */
+  image?: { mediaType: ReaderImageType; data: string };
   url: string;
   status: number;
   contentType: string;

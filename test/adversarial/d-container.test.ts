@@ -176,7 +176,7 @@ describe("D: container faults", () => {
       const ws = h.workspace({ "a.txt": "a\n" });
       const tag = `agent-ci-adversarial-nogit:${process.pid}`;
       execFileSync("docker", ["build", "-q", "-t", tag, "-"], {
-        input: `FROM ${defaultImageTag()}\nUSER root\nRUN rm -f /usr/bin/git /usr/bin/rg /usr/bin/node /usr/bin/nodejs\nUSER 1000:1000\n`,
+        input: `FROM ${defaultImageTag()}\nUSER root\nRUN rm -f /usr/bin/git /usr/bin/rg /usr/local/bin/node /usr/bin/node /usr/bin/nodejs\nUSER 1000:1000\n`,
         stdio: ["pipe", "pipe", "pipe"],
       });
       try {

@@ -251,7 +251,7 @@ describe("WebFetch's answers (redirects, errors, odd bodies: W2, W4)", () => {
     });
   });
 
-  it("answers an HTTP error as a message, and an empty, binary or 204 body as an error; bad UTF-8 is read", async () => {
+  it("answers an HTTP error as a message, a binary body as an error, an empty or 204 body as a page; bad UTF-8 is read", async () => {
     const { tool, side } = services(opted());
     const notFound = await fetchWith(tool, `${server.origin("web.test")}/missing`);
     expect(notFound.isError).toBeUndefined();
@@ -261,8 +261,12 @@ describe("WebFetch's answers (redirects, errors, odd bodies: W2, W4)", () => {
     expect((await fetchWith(tool, `${server.origin("web.test")}/server-error`)).output).toMatch(
       /^The server returned HTTP 500 Internal Server Error\./,
     );
-    for (const route of ["/empty", "/no-content", "/binary"])
-      expect((await fetchWith(tool, `${server.origin("web.test")}${route}`)).isError).toBe(true);
+    expect((await fetchWith(tool, `${server.origin("web.test")}/binary`)).isError).toBe(true);
+    for (const route of ["/empty", "/no-content"]) {
+      const read = side.length;
+      expect((await fetchWith(tool, `${server.origin("web.test")}${route}`)).output).toBe("READER ANSWER");
+      expect(JSON.stringify(side[read]?.messages)).toContain("Web page content:\\n---\\n\\n---");
+    }
     const before = side.length;
     expect((await fetchWith(tool, `${server.origin("web.test")}/latin1-bad-utf8`)).output).toBe(
       "READER ANSWER",

@@ -63,8 +63,38 @@ const MCP_SERVERS: Record<string, string> = {
   everything: "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
   filesystem: "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
   memory: "node_modules/@modelcontextprotocol/server-memory/dist/index.js",
+  // Prints a banner to stdout before it speaks JSON-RPC; reads its package.json beside its bin at start.
+  "code-runner": "node_modules/mcp-server-code-runner/dist/cli.js",
   probe: "test/fixtures/mcp/probe-server.mjs",
 };
+/** Files a bundled server reads at run time, by their path in its package: server → files. */
+const MCP_SERVER_FILES: Record<string, string[]> = {
+  "code-runner": ["package.json"],
+};
+/**
+ * Servers copied as installed rather than bundled (their code finds its own files at run time): folder
+ * in the image → the installed package. Their text files only (icons, fonts and wasm they need for pages,
+ * not to start and list tools, are left out).
+ */
+const MCP_PACKAGES: Record<string, string> = {
+  playwright: "node_modules/@playwright/mcp",
+};
+
+/** A folder's files, recursively, that are UTF-8 text: relative path → content. */
+function textFilesUnder(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    try {
+      files[path.relative(dir, full)] = utf8.decode(fs.readFileSync(full));
+    } catch {
+      // not text: left out
+    }
+  }
+  return files;
+}
 
 /** A stdio MCP server in Python, installed in the MCP test image as the module `srv`. */
 export const PYTHON_SERVER = "test/fixtures/mcp/srv.py";
@@ -78,8 +108,14 @@ export async function mcpFixtureRecipe(): Promise<BuildRecipe> {
   const files: Record<string, string> = {
     Dockerfile: fs.readFileSync(path.join(IMAGES_DIR, "../mcp/Dockerfile"), "utf8"),
   };
-  for (const [name, entry] of Object.entries(MCP_SERVERS))
+  for (const [name, entry] of Object.entries(MCP_SERVERS)) {
     files[`mcp/${name}/dist/index.mjs`] = await bundleServer(path.resolve(entry));
+    for (const file of MCP_SERVER_FILES[name] ?? [])
+      files[`mcp/${name}/${file}`] = fs.readFileSync(path.resolve(entry, "../..", file), "utf8");
+  }
+  for (const [name, dir] of Object.entries(MCP_PACKAGES))
+    for (const [file, content] of Object.entries(textFilesUnder(path.resolve(dir))))
+      files[`mcp/${name}/${file}`] = content;
   const docs = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/docs");
   files["mcp/python/srv.py"] = fs.readFileSync(PYTHON_SERVER, "utf8");
   for (const doc of fs.readdirSync(docs).sort())

@@ -6,11 +6,15 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { loadMcpConfig } from "../../../src/mcp/config.js";
-import { mapMcpResult } from "../../../src/mcp/result.js";
-import { LineReader, ServiceStdioTransport } from "../../../src/mcp/stdio-transport.js";
+import { IMAGE_LEFT_OUT, mapMcpResult } from "../../../src/mcp/result.js";
+import {
+  LineReader,
+  MAX_REPORTED_NOISE_LINES,
+  ServiceStdioTransport,
+} from "../../../src/mcp/stdio-transport.js";
 import { McpManager } from "../../../src/mcp/manager.js";
 import { limitedFetch } from "../../../src/mcp/remote-limit.js";
-import { mcpToolName, mcpTools } from "../../../src/mcp/tools.js";
+import { mcpErrorMessage, mcpToolName, mcpTools } from "../../../src/mcp/tools.js";
 import type { ServiceProcess } from "../../../src/sandbox/service.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";
 
@@ -130,6 +134,18 @@ describe("MCP configuration", () => {
   });
 });
 
+describe("an MCP error's message", () => {
+  it("carries the SDK's prefix once, however often the server and client added it, in linear time", () => {
+    const prefix = "MCP error -32602: ";
+    expect(mcpErrorMessage(new Error(`${prefix}${prefix}Resource x not found`))).toBe(
+      `${prefix}Resource x not found`,
+    );
+    expect(mcpErrorMessage(new Error("plain"))).toBe("plain");
+    const many = `${prefix.repeat(200_000)}end`;
+    expect(mcpErrorMessage(new Error(many))).toBe(`${prefix}end`);
+  });
+});
+
 describe("the line reader", () => {
   it("splits lines across chunks, linearly, and refuses a line over its limit with bounded memory", () => {
     const lines: string[] = [];
@@ -177,17 +193,38 @@ describe("the stdio transport", () => {
     expect(transport.stderr.length).toBe(4000);
   });
 
-  it("ends with a clear error on output that is not JSON-RPC", async () => {
+  it("skips a line that is not JSON-RPC and reads on, noting the first few, cut short, in stderr and warnings", async () => {
     const proc = fakeProcess();
     const transport = new ServiceStdioTransport(proc);
+    const got: unknown[] = [];
+    const warnings: string[] = [];
     let closed = false;
+    transport.onmessage = (m) => got.push(m);
+    transport.onerror = (e) => warnings.push(e.message);
     transport.onclose = () => (closed = true);
     await transport.start();
-    proc.stdout.write("Server starting on stdout...\n");
+    proc.stdout.write("Code Runner MCP Server running on stdio\n");
+    proc.stdout.write(`${"b".repeat(1_000_000)}\n`);
+    for (let i = 0; i < 50; i++) proc.stdout.write(`noise ${i}\n`);
+    proc.stdout.write('{"jsonrpc":"2.0","id":1,"result":{}}\n');
     await new Promise((r) => setImmediate(r));
-    expect(transport.fault?.message).toMatch(/not a JSON-RPC message to stdout: "Server starting/);
-    expect(closed).toBe(true);
-    await expect(transport.send({ jsonrpc: "2.0", id: 2, method: "ping" })).rejects.toThrow(/not a JSON-RPC/);
+    expect(got).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+    expect(closed).toBe(false);
+    expect(transport.fault).toBeUndefined();
+    expect(warnings).toHaveLength(MAX_REPORTED_NOISE_LINES);
+    expect(warnings[0]).toBe(
+      'the server wrote a line that is not JSON-RPC to stdout, skipped: "Code Runner MCP Server running on stdio"',
+    );
+    expect(warnings[1]).toBe(
+      `the server wrote a line that is not JSON-RPC to stdout, skipped: "${"b".repeat(200)}…"`,
+    );
+    expect(warnings.at(-1)).toMatch(/"noise 7" \(further such lines are skipped without a note\)$/);
+    expect(transport.stderr).toContain(
+      '[agent-ci] the server wrote a line that is not JSON-RPC to stdout, skipped: "Code Runner MCP Server running on stdio"\n',
+    );
+    expect(transport.stderr).not.toContain("noise 8");
+    await transport.send({ jsonrpc: "2.0", id: 2, method: "ping" });
+    expect(proc.written.join("")).toBe('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
   });
 
   it("ends on a line over the limit", async () => {
@@ -305,9 +342,10 @@ describe("MCP result mapping", () => {
       type: "text" as const,
       text: `block ${i} `.repeat(20),
     }));
+    // An image counts 1,600 tokens: it fits in 2,000, and the text gets what is left.
     const result = await mapMcpResult(
       { content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }, ...blocks] },
-      ctx(1000),
+      ctx(2000),
     );
     const out = result.output as Array<{ type: string; text?: string }>;
     expect(out[0]?.type).toBe("image");
@@ -316,6 +354,66 @@ describe("MCP result mapping", () => {
     );
     expect(out.at(-1)?.text).toMatch(/^\[OUTPUT TRUNCATED/);
     const chars = out.reduce((n, b) => n + (b.text?.length ?? 0), 0);
-    expect(chars).toBeLessThan(4000 + 300);
+    expect(chars).toBeLessThan(8000 - 6400 + 300);
+  });
+
+  it("leaves out an image that does not fit in the limit, in its place, before the truncation note", async () => {
+    const result = await mapMcpResult(
+      {
+        content: [
+          { type: "text", text: "before" },
+          { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+          { type: "text", text: "after" },
+        ],
+      },
+      ctx(1000),
+    );
+    expect(result.output).toEqual([
+      { type: "text", text: "before" },
+      { type: "text", text: IMAGE_LEFT_OUT },
+      { type: "text", text: "[Image: source: /tmp/agent-ci-outputs/mcp-everything-blob-toolu_1.png]" },
+      { type: "text", text: "after" },
+      {
+        type: "text",
+        text: "[OUTPUT TRUNCATED - the result was about 1,621 tokens, over the limit of 1,000 (MAX_MCP_OUTPUT_TOKENS)]",
+      },
+    ]);
+  });
+
+  it("gives an image's blocks, not the structured JSON, when a server sends both; a blob with its type and size", async () => {
+    const c = ctx();
+    const image = await mapMcpResult(
+      {
+        content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }],
+        structuredContent: { content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }] },
+      },
+      c,
+    );
+    expect(image.output).toEqual([
+      { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+      { type: "text", text: "[Image: source: /tmp/agent-ci-outputs/mcp-everything-blob-toolu_1.png]" },
+    ]);
+    const blob = await mapMcpResult(
+      {
+        content: [
+          {
+            type: "resource",
+            resource: {
+              uri: "demo://b",
+              mimeType: "text/plain",
+              blob: Buffer.from("x".repeat(55)).toString("base64"),
+            },
+          },
+        ],
+      },
+      c,
+    );
+    expect(blob.output).toEqual([
+      {
+        type: "text",
+        text: "Binary content (text/plain, 55 bytes) saved to /tmp/agent-ci-outputs/mcp-everything-resource0-toolu_1.txt",
+      },
+    ]);
+    expect(c.sandbox.text("/tmp/agent-ci-outputs/mcp-everything-resource0-toolu_1.txt")).toBe("x".repeat(55));
   });
 });
