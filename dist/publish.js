@@ -84,44 +84,44 @@ var require_tunnel = __commonJS({
       return agent;
     }
     function TunnelingAgent(options) {
-      var self = this;
-      self.options = options || {};
-      self.proxyOptions = self.options.proxy || {};
-      self.maxSockets = self.options.maxSockets || http.Agent.defaultMaxSockets;
-      self.requests = [];
-      self.sockets = [];
-      self.on("free", function onFree(socket, host, port, localAddress) {
+      var self2 = this;
+      self2.options = options || {};
+      self2.proxyOptions = self2.options.proxy || {};
+      self2.maxSockets = self2.options.maxSockets || http.Agent.defaultMaxSockets;
+      self2.requests = [];
+      self2.sockets = [];
+      self2.on("free", function onFree(socket, host, port, localAddress) {
         var options2 = toOptions(host, port, localAddress);
-        for (var i = 0, len = self.requests.length; i < len; ++i) {
-          var pending = self.requests[i];
+        for (var i = 0, len = self2.requests.length; i < len; ++i) {
+          var pending = self2.requests[i];
           if (pending.host === options2.host && pending.port === options2.port) {
-            self.requests.splice(i, 1);
+            self2.requests.splice(i, 1);
             pending.request.onSocket(socket);
             return;
           }
         }
         socket.destroy();
-        self.removeSocket(socket);
+        self2.removeSocket(socket);
       });
     }
     util.inherits(TunnelingAgent, events.EventEmitter);
     TunnelingAgent.prototype.addRequest = function addRequest(req, host, port, localAddress) {
-      var self = this;
-      var options = mergeOptions({ request: req }, self.options, toOptions(host, port, localAddress));
-      if (self.sockets.length >= this.maxSockets) {
-        self.requests.push(options);
+      var self2 = this;
+      var options = mergeOptions({ request: req }, self2.options, toOptions(host, port, localAddress));
+      if (self2.sockets.length >= this.maxSockets) {
+        self2.requests.push(options);
         return;
       }
-      self.createSocket(options, function(socket) {
+      self2.createSocket(options, function(socket) {
         socket.on("free", onFree);
         socket.on("close", onCloseOrRemove);
         socket.on("agentRemove", onCloseOrRemove);
         req.onSocket(socket);
         function onFree() {
-          self.emit("free", socket, options);
+          self2.emit("free", socket, options);
         }
         function onCloseOrRemove(err) {
-          self.removeSocket(socket);
+          self2.removeSocket(socket);
           socket.removeListener("free", onFree);
           socket.removeListener("close", onCloseOrRemove);
           socket.removeListener("agentRemove", onCloseOrRemove);
@@ -129,10 +129,10 @@ var require_tunnel = __commonJS({
       });
     };
     TunnelingAgent.prototype.createSocket = function createSocket(options, cb) {
-      var self = this;
+      var self2 = this;
       var placeholder = {};
-      self.sockets.push(placeholder);
-      var connectOptions = mergeOptions({}, self.proxyOptions, {
+      self2.sockets.push(placeholder);
+      var connectOptions = mergeOptions({}, self2.proxyOptions, {
         method: "CONNECT",
         path: options.host + ":" + options.port,
         agent: false,
@@ -147,8 +147,8 @@ var require_tunnel = __commonJS({
         connectOptions.headers = connectOptions.headers || {};
         connectOptions.headers["Proxy-Authorization"] = "Basic " + new Buffer(connectOptions.proxyAuth).toString("base64");
       }
-      debug2("making CONNECT request");
-      var connectReq = self.request(connectOptions);
+      debug3("making CONNECT request");
+      var connectReq = self2.request(connectOptions);
       connectReq.useChunkedEncodingByDefault = false;
       connectReq.once("response", onResponse);
       connectReq.once("upgrade", onUpgrade);
@@ -167,7 +167,7 @@ var require_tunnel = __commonJS({
         connectReq.removeAllListeners();
         socket.removeAllListeners();
         if (res.statusCode !== 200) {
-          debug2(
+          debug3(
             "tunneling socket could not be established, statusCode=%d",
             res.statusCode
           );
@@ -175,25 +175,25 @@ var require_tunnel = __commonJS({
           var error63 = new Error("tunneling socket could not be established, statusCode=" + res.statusCode);
           error63.code = "ECONNRESET";
           options.request.emit("error", error63);
-          self.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         if (head.length > 0) {
-          debug2("got illegal response body from proxy");
+          debug3("got illegal response body from proxy");
           socket.destroy();
           var error63 = new Error("got illegal response body from proxy");
           error63.code = "ECONNRESET";
           options.request.emit("error", error63);
-          self.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
-        debug2("tunneling connection has established");
-        self.sockets[self.sockets.indexOf(placeholder)] = socket;
+        debug3("tunneling connection has established");
+        self2.sockets[self2.sockets.indexOf(placeholder)] = socket;
         return cb(socket);
       }
       function onError(cause) {
         connectReq.removeAllListeners();
-        debug2(
+        debug3(
           "tunneling socket could not be established, cause=%s\n",
           cause.message,
           cause.stack
@@ -201,7 +201,7 @@ var require_tunnel = __commonJS({
         var error63 = new Error("tunneling socket could not be established, cause=" + cause.message);
         error63.code = "ECONNRESET";
         options.request.emit("error", error63);
-        self.removeSocket(placeholder);
+        self2.removeSocket(placeholder);
       }
     };
     TunnelingAgent.prototype.removeSocket = function removeSocket(socket) {
@@ -218,15 +218,15 @@ var require_tunnel = __commonJS({
       }
     };
     function createSecureSocket(options, cb) {
-      var self = this;
-      TunnelingAgent.prototype.createSocket.call(self, options, function(socket) {
+      var self2 = this;
+      TunnelingAgent.prototype.createSocket.call(self2, options, function(socket) {
         var hostHeader = options.request.getHeader("host");
-        var tlsOptions = mergeOptions({}, self.options, {
+        var tlsOptions = mergeOptions({}, self2.options, {
           socket,
           servername: hostHeader ? hostHeader.replace(/:.*$/, "") : options.host
         });
         var secureSocket = tls.connect(0, tlsOptions);
-        self.sockets[self.sockets.indexOf(socket)] = secureSocket;
+        self2.sockets[self2.sockets.indexOf(socket)] = secureSocket;
         cb(secureSocket);
       });
     }
@@ -255,9 +255,9 @@ var require_tunnel = __commonJS({
       }
       return target;
     }
-    var debug2;
+    var debug3;
     if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
-      debug2 = function() {
+      debug3 = function() {
         var args = Array.prototype.slice.call(arguments);
         if (typeof args[0] === "string") {
           args[0] = "TUNNEL: " + args[0];
@@ -267,10 +267,10 @@ var require_tunnel = __commonJS({
         console.error.apply(console, args);
       };
     } else {
-      debug2 = function() {
+      debug3 = function() {
       };
     }
-    exports.debug = debug2;
+    exports.debug = debug3;
   }
 });
 
@@ -1083,14 +1083,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path3 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path4 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path3 && path3[0] !== "/") {
-          path3 = `/${path3}`;
+        if (path4 && path4[0] !== "/") {
+          path4 = `/${path4}`;
         }
-        return new URL(`${origin}${path3}`);
+        return new URL(`${origin}${path4}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1541,39 +1541,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path3, origin }
+          request: { method, path: path4, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path3);
+        debuglog("sending request to %s %s/%s", method, origin, path4);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path3, origin },
+          request: { method, path: path4, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path3,
+          path4,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path3, origin }
+          request: { method, path: path4, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path3);
+        debuglog("trailers received from %s %s/%s", method, origin, path4);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path3, origin },
+          request: { method, path: path4, origin },
           error: error63
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path3,
+          path4,
           error63.message
         );
       });
@@ -1622,9 +1622,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path3, origin }
+            request: { method, path: path4, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path3);
+          debuglog("sending request to %s %s/%s", method, origin, path4);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1687,7 +1687,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path3,
+        path: path4,
         method,
         body,
         headers,
@@ -1702,11 +1702,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path3 !== "string") {
+        if (typeof path4 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path3[0] !== "/" && !(path3.startsWith("http://") || path3.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path4[0] !== "/" && !(path4.startsWith("http://") || path4.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path3)) {
+        } else if (invalidPathRegex.test(path4)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1772,7 +1772,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path3, query) : path3;
+        this.path = query ? buildURL(path4, query) : path4;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -2058,8 +2058,8 @@ var require_request = __commonJS({
 var require_dispatcher = __commonJS({
   "node_modules/undici/lib/dispatcher/dispatcher.js"(exports, module) {
     "use strict";
-    var EventEmitter = __require("node:events");
-    var Dispatcher = class extends EventEmitter {
+    var EventEmitter2 = __require("node:events");
+    var Dispatcher = class extends EventEmitter2 {
       dispatch() {
         throw new Error("not implemented");
       }
@@ -6465,7 +6465,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path3, host, upgrade, blocking, reset } = request2;
+      const { method, path: path4, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6546,7 +6546,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header2 = `${method} ${path3} HTTP/1.1\r
+      let header2 = `${method} ${path4} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header2 += `host: ${host}\r
@@ -7075,7 +7075,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path3, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path4, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7172,7 +7172,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path3;
+      headers[HTTP2_HEADER_PATH] = path4;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7525,9 +7525,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path3 = search ? `${pathname}${search}` : pathname;
+        const path4 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path3;
+        this.opts.path = path4;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8766,10 +8766,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path3 = "/",
+          path: path4 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path3;
+        opts.path = origin + path4;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -9605,11 +9605,11 @@ var require_readable = __commonJS({
         });
       }
     };
-    function isLocked(self) {
-      return self[kBody] && self[kBody].locked === true || self[kConsume];
+    function isLocked(self2) {
+      return self2[kBody] && self2[kBody].locked === true || self2[kConsume];
     }
-    function isUnusable(self) {
-      return util.isDisturbed(self) || isLocked(self);
+    function isUnusable(self2) {
+      return util.isDisturbed(self2) || isLocked(self2);
     }
     async function consume(stream, type) {
       assert2(!stream[kConsume]);
@@ -9996,42 +9996,42 @@ var require_abort_signal = __commonJS({
     var { RequestAbortedError } = require_errors();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
-    function abort(self) {
-      if (self.abort) {
-        self.abort(self[kSignal]?.reason);
+    function abort(self2) {
+      if (self2.abort) {
+        self2.abort(self2[kSignal]?.reason);
       } else {
-        self.reason = self[kSignal]?.reason ?? new RequestAbortedError();
+        self2.reason = self2[kSignal]?.reason ?? new RequestAbortedError();
       }
-      removeSignal(self);
+      removeSignal(self2);
     }
-    function addSignal(self, signal) {
-      self.reason = null;
-      self[kSignal] = null;
-      self[kListener] = null;
+    function addSignal(self2, signal) {
+      self2.reason = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
       if (!signal) {
         return;
       }
       if (signal.aborted) {
-        abort(self);
+        abort(self2);
         return;
       }
-      self[kSignal] = signal;
-      self[kListener] = () => {
-        abort(self);
+      self2[kSignal] = signal;
+      self2[kListener] = () => {
+        abort(self2);
       };
-      addAbortListener(self[kSignal], self[kListener]);
+      addAbortListener(self2[kSignal], self2[kListener]);
     }
-    function removeSignal(self) {
-      if (!self[kSignal]) {
+    function removeSignal(self2) {
+      if (!self2[kSignal]) {
         return;
       }
-      if ("removeEventListener" in self[kSignal]) {
-        self[kSignal].removeEventListener("abort", self[kListener]);
+      if ("removeEventListener" in self2[kSignal]) {
+        self2[kSignal].removeEventListener("abort", self2[kListener]);
       } else {
-        self[kSignal].removeListener("abort", self[kListener]);
+        self2[kSignal].removeListener("abort", self2[kListener]);
       }
-      self[kSignal] = null;
-      self[kListener] = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
     }
     module.exports = {
       addSignal,
@@ -10741,20 +10741,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path3) {
-      if (typeof path3 !== "string") {
-        return path3;
+    function safeUrl(path4) {
+      if (typeof path4 !== "string") {
+        return path4;
       }
-      const pathSegments = path3.split("?");
+      const pathSegments = path4.split("?");
       if (pathSegments.length !== 2) {
-        return path3;
+        return path4;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path3, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path3);
+    function matchKey(mockDispatch2, { path: path4, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path4);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10776,7 +10776,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path3 }) => matchValue(safeUrl(path3), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path4 }) => matchValue(safeUrl(path4), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10814,9 +10814,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path3, method, body, headers, query } = opts;
+      const { path: path4, method, body, headers, query } = opts;
       return {
-        path: path3,
+        path: path4,
         method,
         body,
         headers,
@@ -11279,10 +11279,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path3, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path4, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path3,
+            Path: path4,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -12917,15 +12917,15 @@ var require_request2 = __commonJS({
           signal = input2[kSignal];
         }
         const origin = environmentSettingsObject.settingsObject.origin;
-        let window = "client";
+        let window2 = "client";
         if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
-          window = request2.window;
+          window2 = request2.window;
         }
         if (init.window != null) {
-          throw new TypeError(`'window' option '${window}' must be null`);
+          throw new TypeError(`'window' option '${window2}' must be null`);
         }
         if ("window" in init) {
-          window = "no-window";
+          window2 = "no-window";
         }
         request2 = makeRequest({
           // URL request’s URL.
@@ -12940,7 +12940,7 @@ var require_request2 = __commonJS({
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
-          window,
+          window: window2,
           // priority request’s priority.
           priority: request2.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
@@ -16161,9 +16161,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path3) {
-      for (let i = 0; i < path3.length; ++i) {
-        const code = path3.charCodeAt(i);
+    function validateCookiePath(path4) {
+      for (let i = 0; i < path4.length; ++i) {
+        const code = path4.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -17235,8 +17235,8 @@ var require_connection = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest = crypto3.createHash("sha1").update(keyValue + uid).digest("base64");
-          if (secWSAccept !== digest) {
+          const digest2 = crypto3.createHash("sha1").update(keyValue + uid).digest("base64");
+          if (secWSAccept !== digest2) {
             failWebsocketConnection(ws, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -19083,11 +19083,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path3 = opts.path;
+          let path4 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path3 = `/${path3}`;
+            path4 = `/${path4}`;
           }
-          url2 = new URL(util.parseOrigin(url2).origin + path3);
+          url2 = new URL(util.parseOrigin(url2).origin + path4);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -20185,8 +20185,8 @@ var require_utils2 = __commonJS({
       }
       return output2;
     };
-    exports.basename = (path3, { windows } = {}) => {
-      const segs = path3.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path4, { windows } = {}) => {
+      const segs = path4.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -21706,6 +21706,782 @@ var require_picomatch2 = __commonJS({
   }
 });
 
+// node_modules/boundary/lib/index.js
+var require_lib2 = __commonJS({
+  "node_modules/boundary/lib/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.binarySearch = exports.upperBound = exports.lowerBound = exports.compare = void 0;
+    function compare(v1, v2) {
+      return v1 < v2;
+    }
+    exports.compare = compare;
+    function upperBound(array2, value, comp = compare) {
+      let len = array2.length;
+      let i = 0;
+      while (len) {
+        let diff = len >>> 1;
+        let cursor = i + diff;
+        if (comp(value, array2[cursor])) {
+          len = diff;
+        } else {
+          i = cursor + 1;
+          len -= diff + 1;
+        }
+      }
+      return i;
+    }
+    exports.upperBound = upperBound;
+    function lowerBound(array2, value, comp = compare) {
+      let len = array2.length;
+      let i = 0;
+      while (len) {
+        let diff = len >>> 1;
+        let cursor = i + diff;
+        if (comp(array2[cursor], value)) {
+          i = cursor + 1;
+          len -= diff + 1;
+        } else {
+          len = diff;
+        }
+      }
+      return i;
+    }
+    exports.lowerBound = lowerBound;
+    function binarySearch(array2, value, comp = compare) {
+      let cursor = lowerBound(array2, value, comp);
+      return cursor !== array2.length && !comp(value, array2[cursor]);
+    }
+    exports.binarySearch = binarySearch;
+  }
+});
+
+// node_modules/structured-source/lib/structured-source.js
+var require_structured_source = __commonJS({
+  "node_modules/structured-source/lib/structured-source.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.StructuredSource = void 0;
+    var boundary_1 = require_lib2();
+    var StructuredSource2 = class {
+      /**
+       * @constructs StructuredSource
+       * @param {string} source - source code text.
+       */
+      constructor(source) {
+        this.indice = [0];
+        let regexp = /[\r\n\u2028\u2029]/g;
+        const length = source.length;
+        regexp.lastIndex = 0;
+        while (true) {
+          let result = regexp.exec(source);
+          if (!result) {
+            break;
+          }
+          let index = result.index;
+          if (source.charCodeAt(index) === 13 && source.charCodeAt(index + 1) === 10) {
+            index += 1;
+          }
+          let nextIndex = index + 1;
+          if (length < nextIndex) {
+            break;
+          }
+          this.indice.push(nextIndex);
+          regexp.lastIndex = nextIndex;
+        }
+      }
+      get line() {
+        return this.indice.length;
+      }
+      /**
+       * @param {SourceLocation} loc - location indicator.
+       * @return {[ number, number ]} range.
+       */
+      locationToRange(loc) {
+        return [this.positionToIndex(loc.start), this.positionToIndex(loc.end)];
+      }
+      /**
+       * @param {[ number, number ]} range - pair of indice.
+       * @return {SourceLocation} location.
+       */
+      rangeToLocation(range) {
+        return {
+          start: this.indexToPosition(range[0]),
+          end: this.indexToPosition(range[1])
+        };
+      }
+      /**
+       * @param {SourcePosition} pos - position indicator.
+       * @return {number} index.
+       */
+      positionToIndex(pos) {
+        let start = this.indice[pos.line - 1];
+        return start + pos.column;
+      }
+      /**
+       * @param {number} index - index to the source code.
+       * @return {SourcePosition} position.
+       */
+      indexToPosition(index) {
+        const startLine = (0, boundary_1.upperBound)(this.indice, index);
+        return {
+          line: startLine,
+          column: index - this.indice[startLine - 1]
+        };
+      }
+    };
+    exports.StructuredSource = StructuredSource2;
+  }
+});
+
+// node_modules/ms/index.js
+var require_ms = __commonJS({
+  "node_modules/ms/index.js"(exports, module) {
+    var s = 1e3;
+    var m = s * 60;
+    var h = m * 60;
+    var d = h * 24;
+    var w = d * 7;
+    var y = d * 365.25;
+    module.exports = function(val, options) {
+      options = options || {};
+      var type = typeof val;
+      if (type === "string" && val.length > 0) {
+        return parse5(val);
+      } else if (type === "number" && isFinite(val)) {
+        return options.long ? fmtLong(val) : fmtShort(val);
+      }
+      throw new Error(
+        "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
+      );
+    };
+    function parse5(str) {
+      str = String(str);
+      if (str.length > 100) {
+        return;
+      }
+      var match = /^(-?(?:\d+)?\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)?$/i.exec(
+        str
+      );
+      if (!match) {
+        return;
+      }
+      var n = parseFloat(match[1]);
+      var type = (match[2] || "ms").toLowerCase();
+      switch (type) {
+        case "years":
+        case "year":
+        case "yrs":
+        case "yr":
+        case "y":
+          return n * y;
+        case "weeks":
+        case "week":
+        case "w":
+          return n * w;
+        case "days":
+        case "day":
+        case "d":
+          return n * d;
+        case "hours":
+        case "hour":
+        case "hrs":
+        case "hr":
+        case "h":
+          return n * h;
+        case "minutes":
+        case "minute":
+        case "mins":
+        case "min":
+        case "m":
+          return n * m;
+        case "seconds":
+        case "second":
+        case "secs":
+        case "sec":
+        case "s":
+          return n * s;
+        case "milliseconds":
+        case "millisecond":
+        case "msecs":
+        case "msec":
+        case "ms":
+          return n;
+        default:
+          return void 0;
+      }
+    }
+    function fmtShort(ms) {
+      var msAbs = Math.abs(ms);
+      if (msAbs >= d) {
+        return Math.round(ms / d) + "d";
+      }
+      if (msAbs >= h) {
+        return Math.round(ms / h) + "h";
+      }
+      if (msAbs >= m) {
+        return Math.round(ms / m) + "m";
+      }
+      if (msAbs >= s) {
+        return Math.round(ms / s) + "s";
+      }
+      return ms + "ms";
+    }
+    function fmtLong(ms) {
+      var msAbs = Math.abs(ms);
+      if (msAbs >= d) {
+        return plural2(ms, msAbs, d, "day");
+      }
+      if (msAbs >= h) {
+        return plural2(ms, msAbs, h, "hour");
+      }
+      if (msAbs >= m) {
+        return plural2(ms, msAbs, m, "minute");
+      }
+      if (msAbs >= s) {
+        return plural2(ms, msAbs, s, "second");
+      }
+      return ms + " ms";
+    }
+    function plural2(ms, msAbs, n, name) {
+      var isPlural = msAbs >= n * 1.5;
+      return Math.round(ms / n) + " " + name + (isPlural ? "s" : "");
+    }
+  }
+});
+
+// node_modules/debug/src/common.js
+var require_common = __commonJS({
+  "node_modules/debug/src/common.js"(exports, module) {
+    function setup(env) {
+      createDebug.debug = createDebug;
+      createDebug.default = createDebug;
+      createDebug.coerce = coerce;
+      createDebug.disable = disable;
+      createDebug.enable = enable;
+      createDebug.enabled = enabled;
+      createDebug.humanize = require_ms();
+      createDebug.destroy = destroy;
+      Object.keys(env).forEach((key) => {
+        createDebug[key] = env[key];
+      });
+      createDebug.names = [];
+      createDebug.skips = [];
+      createDebug.formatters = {};
+      function selectColor(namespace) {
+        let hash2 = 0;
+        for (let i = 0; i < namespace.length; i++) {
+          hash2 = (hash2 << 5) - hash2 + namespace.charCodeAt(i);
+          hash2 |= 0;
+        }
+        return createDebug.colors[Math.abs(hash2) % createDebug.colors.length];
+      }
+      createDebug.selectColor = selectColor;
+      function createDebug(namespace) {
+        let prevTime;
+        let enableOverride = null;
+        let namespacesCache;
+        let enabledCache;
+        function debug3(...args) {
+          if (!debug3.enabled) {
+            return;
+          }
+          const self2 = debug3;
+          const curr = Number(/* @__PURE__ */ new Date());
+          const ms = curr - (prevTime || curr);
+          self2.diff = ms;
+          self2.prev = prevTime;
+          self2.curr = curr;
+          prevTime = curr;
+          args[0] = createDebug.coerce(args[0]);
+          if (typeof args[0] !== "string") {
+            args.unshift("%O");
+          }
+          let index = 0;
+          args[0] = args[0].replace(/%([a-zA-Z%])/g, (match, format) => {
+            if (match === "%%") {
+              return "%";
+            }
+            index++;
+            const formatter = createDebug.formatters[format];
+            if (typeof formatter === "function") {
+              const val = args[index];
+              match = formatter.call(self2, val);
+              args.splice(index, 1);
+              index--;
+            }
+            return match;
+          });
+          createDebug.formatArgs.call(self2, args);
+          const logFn = self2.log || createDebug.log;
+          logFn.apply(self2, args);
+        }
+        debug3.namespace = namespace;
+        debug3.useColors = createDebug.useColors();
+        debug3.color = createDebug.selectColor(namespace);
+        debug3.extend = extend2;
+        debug3.destroy = createDebug.destroy;
+        Object.defineProperty(debug3, "enabled", {
+          enumerable: true,
+          configurable: false,
+          get: () => {
+            if (enableOverride !== null) {
+              return enableOverride;
+            }
+            if (namespacesCache !== createDebug.namespaces) {
+              namespacesCache = createDebug.namespaces;
+              enabledCache = createDebug.enabled(namespace);
+            }
+            return enabledCache;
+          },
+          set: (v) => {
+            enableOverride = v;
+          }
+        });
+        if (typeof createDebug.init === "function") {
+          createDebug.init(debug3);
+        }
+        return debug3;
+      }
+      function extend2(namespace, delimiter) {
+        const newDebug = createDebug(this.namespace + (typeof delimiter === "undefined" ? ":" : delimiter) + namespace);
+        newDebug.log = this.log;
+        return newDebug;
+      }
+      function enable(namespaces) {
+        createDebug.save(namespaces);
+        createDebug.namespaces = namespaces;
+        createDebug.names = [];
+        createDebug.skips = [];
+        const split = (typeof namespaces === "string" ? namespaces : "").trim().replace(/\s+/g, ",").split(",").filter(Boolean);
+        for (const ns of split) {
+          if (ns[0] === "-") {
+            createDebug.skips.push(ns.slice(1));
+          } else {
+            createDebug.names.push(ns);
+          }
+        }
+      }
+      function matchesTemplate(search, template) {
+        let searchIndex = 0;
+        let templateIndex = 0;
+        let starIndex = -1;
+        let matchIndex = 0;
+        while (searchIndex < search.length) {
+          if (templateIndex < template.length && (template[templateIndex] === search[searchIndex] || template[templateIndex] === "*")) {
+            if (template[templateIndex] === "*") {
+              starIndex = templateIndex;
+              matchIndex = searchIndex;
+              templateIndex++;
+            } else {
+              searchIndex++;
+              templateIndex++;
+            }
+          } else if (starIndex !== -1) {
+            templateIndex = starIndex + 1;
+            matchIndex++;
+            searchIndex = matchIndex;
+          } else {
+            return false;
+          }
+        }
+        while (templateIndex < template.length && template[templateIndex] === "*") {
+          templateIndex++;
+        }
+        return templateIndex === template.length;
+      }
+      function disable() {
+        const namespaces = [
+          ...createDebug.names,
+          ...createDebug.skips.map((namespace) => "-" + namespace)
+        ].join(",");
+        createDebug.enable("");
+        return namespaces;
+      }
+      function enabled(name) {
+        for (const skip of createDebug.skips) {
+          if (matchesTemplate(name, skip)) {
+            return false;
+          }
+        }
+        for (const ns of createDebug.names) {
+          if (matchesTemplate(name, ns)) {
+            return true;
+          }
+        }
+        return false;
+      }
+      function coerce(val) {
+        if (val instanceof Error) {
+          return val.stack || val.message;
+        }
+        return val;
+      }
+      function destroy() {
+        console.warn("Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.");
+      }
+      createDebug.enable(createDebug.load());
+      return createDebug;
+    }
+    module.exports = setup;
+  }
+});
+
+// node_modules/debug/src/browser.js
+var require_browser = __commonJS({
+  "node_modules/debug/src/browser.js"(exports, module) {
+    exports.formatArgs = formatArgs;
+    exports.save = save;
+    exports.load = load;
+    exports.useColors = useColors;
+    exports.storage = localstorage();
+    exports.destroy = /* @__PURE__ */ (() => {
+      let warned = false;
+      return () => {
+        if (!warned) {
+          warned = true;
+          console.warn("Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`.");
+        }
+      };
+    })();
+    exports.colors = [
+      "#0000CC",
+      "#0000FF",
+      "#0033CC",
+      "#0033FF",
+      "#0066CC",
+      "#0066FF",
+      "#0099CC",
+      "#0099FF",
+      "#00CC00",
+      "#00CC33",
+      "#00CC66",
+      "#00CC99",
+      "#00CCCC",
+      "#00CCFF",
+      "#3300CC",
+      "#3300FF",
+      "#3333CC",
+      "#3333FF",
+      "#3366CC",
+      "#3366FF",
+      "#3399CC",
+      "#3399FF",
+      "#33CC00",
+      "#33CC33",
+      "#33CC66",
+      "#33CC99",
+      "#33CCCC",
+      "#33CCFF",
+      "#6600CC",
+      "#6600FF",
+      "#6633CC",
+      "#6633FF",
+      "#66CC00",
+      "#66CC33",
+      "#9900CC",
+      "#9900FF",
+      "#9933CC",
+      "#9933FF",
+      "#99CC00",
+      "#99CC33",
+      "#CC0000",
+      "#CC0033",
+      "#CC0066",
+      "#CC0099",
+      "#CC00CC",
+      "#CC00FF",
+      "#CC3300",
+      "#CC3333",
+      "#CC3366",
+      "#CC3399",
+      "#CC33CC",
+      "#CC33FF",
+      "#CC6600",
+      "#CC6633",
+      "#CC9900",
+      "#CC9933",
+      "#CCCC00",
+      "#CCCC33",
+      "#FF0000",
+      "#FF0033",
+      "#FF0066",
+      "#FF0099",
+      "#FF00CC",
+      "#FF00FF",
+      "#FF3300",
+      "#FF3333",
+      "#FF3366",
+      "#FF3399",
+      "#FF33CC",
+      "#FF33FF",
+      "#FF6600",
+      "#FF6633",
+      "#FF9900",
+      "#FF9933",
+      "#FFCC00",
+      "#FFCC33"
+    ];
+    function useColors() {
+      if (typeof window !== "undefined" && window.process && (window.process.type === "renderer" || window.process.__nwjs)) {
+        return true;
+      }
+      if (typeof navigator !== "undefined" && navigator.userAgent && navigator.userAgent.toLowerCase().match(/(edge|trident)\/(\d+)/)) {
+        return false;
+      }
+      let m;
+      return typeof document !== "undefined" && document.documentElement && document.documentElement.style && document.documentElement.style.WebkitAppearance || // Is firebug? http://stackoverflow.com/a/398120/376773
+      typeof window !== "undefined" && window.console && (window.console.firebug || window.console.exception && window.console.table) || // Is firefox >= v31?
+      // https://developer.mozilla.org/en-US/docs/Tools/Web_Console#Styling_messages
+      typeof navigator !== "undefined" && navigator.userAgent && (m = navigator.userAgent.toLowerCase().match(/firefox\/(\d+)/)) && parseInt(m[1], 10) >= 31 || // Double check webkit in userAgent just in case we are in a worker
+      typeof navigator !== "undefined" && navigator.userAgent && navigator.userAgent.toLowerCase().match(/applewebkit\/(\d+)/);
+    }
+    function formatArgs(args) {
+      args[0] = (this.useColors ? "%c" : "") + this.namespace + (this.useColors ? " %c" : " ") + args[0] + (this.useColors ? "%c " : " ") + "+" + module.exports.humanize(this.diff);
+      if (!this.useColors) {
+        return;
+      }
+      const c = "color: " + this.color;
+      args.splice(1, 0, c, "color: inherit");
+      let index = 0;
+      let lastC = 0;
+      args[0].replace(/%[a-zA-Z%]/g, (match) => {
+        if (match === "%%") {
+          return;
+        }
+        index++;
+        if (match === "%c") {
+          lastC = index;
+        }
+      });
+      args.splice(lastC, 0, c);
+    }
+    exports.log = console.debug || console.log || (() => {
+    });
+    function save(namespaces) {
+      try {
+        if (namespaces) {
+          exports.storage.setItem("debug", namespaces);
+        } else {
+          exports.storage.removeItem("debug");
+        }
+      } catch (error63) {
+      }
+    }
+    function load() {
+      let r;
+      try {
+        r = exports.storage.getItem("debug") || exports.storage.getItem("DEBUG");
+      } catch (error63) {
+      }
+      if (!r && typeof process !== "undefined" && "env" in process) {
+        r = process.env.DEBUG;
+      }
+      return r;
+    }
+    function localstorage() {
+      try {
+        return localStorage;
+      } catch (error63) {
+      }
+    }
+    module.exports = require_common()(exports);
+    var { formatters } = module.exports;
+    formatters.j = function(v) {
+      try {
+        return JSON.stringify(v);
+      } catch (error63) {
+        return "[UnexpectedJSONParseError]: " + error63.message;
+      }
+    };
+  }
+});
+
+// node_modules/debug/src/node.js
+var require_node = __commonJS({
+  "node_modules/debug/src/node.js"(exports, module) {
+    var tty = __require("tty");
+    var util = __require("util");
+    exports.init = init;
+    exports.log = log;
+    exports.formatArgs = formatArgs;
+    exports.save = save;
+    exports.load = load;
+    exports.useColors = useColors;
+    exports.destroy = util.deprecate(
+      () => {
+      },
+      "Instance method `debug.destroy()` is deprecated and no longer does anything. It will be removed in the next major version of `debug`."
+    );
+    exports.colors = [6, 2, 3, 4, 5, 1];
+    try {
+      const supportsColor = __require("supports-color");
+      if (supportsColor && (supportsColor.stderr || supportsColor).level >= 2) {
+        exports.colors = [
+          20,
+          21,
+          26,
+          27,
+          32,
+          33,
+          38,
+          39,
+          40,
+          41,
+          42,
+          43,
+          44,
+          45,
+          56,
+          57,
+          62,
+          63,
+          68,
+          69,
+          74,
+          75,
+          76,
+          77,
+          78,
+          79,
+          80,
+          81,
+          92,
+          93,
+          98,
+          99,
+          112,
+          113,
+          128,
+          129,
+          134,
+          135,
+          148,
+          149,
+          160,
+          161,
+          162,
+          163,
+          164,
+          165,
+          166,
+          167,
+          168,
+          169,
+          170,
+          171,
+          172,
+          173,
+          178,
+          179,
+          184,
+          185,
+          196,
+          197,
+          198,
+          199,
+          200,
+          201,
+          202,
+          203,
+          204,
+          205,
+          206,
+          207,
+          208,
+          209,
+          214,
+          215,
+          220,
+          221
+        ];
+      }
+    } catch (error63) {
+    }
+    exports.inspectOpts = Object.keys(process.env).filter((key) => {
+      return /^debug_/i.test(key);
+    }).reduce((obj, key) => {
+      const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_, k) => {
+        return k.toUpperCase();
+      });
+      let val = process.env[key];
+      if (/^(yes|on|true|enabled)$/i.test(val)) {
+        val = true;
+      } else if (/^(no|off|false|disabled)$/i.test(val)) {
+        val = false;
+      } else if (val === "null") {
+        val = null;
+      } else {
+        val = Number(val);
+      }
+      obj[prop] = val;
+      return obj;
+    }, {});
+    function useColors() {
+      return "colors" in exports.inspectOpts ? Boolean(exports.inspectOpts.colors) : tty.isatty(process.stderr.fd);
+    }
+    function formatArgs(args) {
+      const { namespace: name, useColors: useColors2 } = this;
+      if (useColors2) {
+        const c = this.color;
+        const colorCode = "\x1B[3" + (c < 8 ? c : "8;5;" + c);
+        const prefix = `  ${colorCode};1m${name} \x1B[0m`;
+        args[0] = prefix + args[0].split("\n").join("\n" + prefix);
+        args.push(colorCode + "m+" + module.exports.humanize(this.diff) + "\x1B[0m");
+      } else {
+        args[0] = getDate() + name + " " + args[0];
+      }
+    }
+    function getDate() {
+      if (exports.inspectOpts.hideDate) {
+        return "";
+      }
+      return (/* @__PURE__ */ new Date()).toISOString() + " ";
+    }
+    function log(...args) {
+      return process.stderr.write(util.formatWithOptions(exports.inspectOpts, ...args) + "\n");
+    }
+    function save(namespaces) {
+      if (namespaces) {
+        process.env.DEBUG = namespaces;
+      } else {
+        delete process.env.DEBUG;
+      }
+    }
+    function load() {
+      return process.env.DEBUG;
+    }
+    function init(debug3) {
+      debug3.inspectOpts = {};
+      const keys = Object.keys(exports.inspectOpts);
+      for (let i = 0; i < keys.length; i++) {
+        debug3.inspectOpts[keys[i]] = exports.inspectOpts[keys[i]];
+      }
+    }
+    module.exports = require_common()(exports);
+    var { formatters } = module.exports;
+    formatters.o = function(v) {
+      this.inspectOpts.colors = this.useColors;
+      return util.inspect(v, this.inspectOpts).split("\n").map((str) => str.trim()).join(" ");
+    };
+    formatters.O = function(v) {
+      this.inspectOpts.colors = this.useColors;
+      return util.inspect(v, this.inspectOpts);
+    };
+  }
+});
+
+// node_modules/debug/src/index.js
+var require_src = __commonJS({
+  "node_modules/debug/src/index.js"(exports, module) {
+    if (typeof process === "undefined" || process.type === "renderer" || process.browser === true || process.__nwjs) {
+      module.exports = require_browser();
+    } else {
+      module.exports = require_node();
+    }
+  }
+});
+
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
 
@@ -23021,10 +23797,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path3) {
-  if (!path3)
+function getElementAtPath(obj, path4) {
+  if (!path4)
     return obj;
-  return path3.reduce((acc, key) => acc?.[key], obj);
+  return path4.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -23364,11 +24140,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path3, issues) {
+function prefixIssues(path4, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path3);
+    iss.path.unshift(path4);
     return iss;
   });
 }
@@ -23830,16 +24606,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path3 = []) => {
+  const processError = (error64, path4 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path3, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path4, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path4, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path4, ...issue3.path]);
       } else {
-        const fullpath = [...path3, ...issue3.path];
+        const fullpath = [...path4, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -23878,17 +24654,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path3 = []) => {
+  const processError = (error64, path4 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path3, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path4, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path4, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path4, ...issue3.path]);
       } else {
-        const fullpath = [...path3, ...issue3.path];
+        const fullpath = [...path4, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -23927,8 +24703,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path3 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path3) {
+  const path4 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path4) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -39413,15 +40189,15 @@ var initializer2 = (inst, issues) => {
   if (_installedErrorProtos.has(proto))
     return;
   _installedErrorProtos.add(proto);
-  _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
-  _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
-  _lazyMethod(proto, "addIssue", (self) => (issue3) => {
-    self.issues.push(issue3);
-    self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+  _lazyMethod(proto, "format", (self2) => (mapper) => formatError(self2, mapper));
+  _lazyMethod(proto, "flatten", (self2) => (mapper) => flattenError(self2, mapper));
+  _lazyMethod(proto, "addIssue", (self2) => (issue3) => {
+    self2.issues.push(issue3);
+    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
   });
-  _lazyMethod(proto, "addIssues", (self) => (issues2) => {
-    self.issues.push(...issues2);
-    self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+  _lazyMethod(proto, "addIssues", (self2) => (issues2) => {
+    self2.issues.push(...issues2);
+    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
   });
   Object.defineProperty(proto, "isEmpty", {
     configurable: true,
@@ -40267,7 +41043,7 @@ var ZodObject = /* @__PURE__ */ $constructor("ZodObject", (inst, def) => {
   $ZodObjectJIT.init(inst, def);
   ZodType.init(inst, def);
   inst._zod.processJSONSchema = (ctx, json2, params) => objectProcessor(inst, ctx, json2, params);
-  util_exports.installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
+  util_exports.installLazyProp(inst, "shape", (self2) => self2._zod.def.shape, false);
 }, {
   keyof() {
     return _enum2(Object.keys(this._zod.def.shape));
@@ -41066,13 +41842,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path3 = ref.slice(1).split("/").filter(Boolean);
-  if (path3.length === 0) {
+  const path4 = ref.slice(1).split("/").filter(Boolean);
+  if (path4.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path3[0] === defsKey) {
-    const key = path3[1] === void 0 ? void 0 : decodeJSONPointerSegment(path3[1]);
+  if (path4[0] === defsKey) {
+    const key = path4[1] === void 0 ? void 0 : decodeJSONPointerSegment(path4[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -42001,6 +42777,13 @@ function readGitHubContext(env = process.env) {
     runnerTemp: path.resolve(env.RUNNER_TEMP || os5.tmpdir())
   };
 }
+function serverHost(serverUrl) {
+  try {
+    return new URL(serverUrl).host || void 0;
+  } catch {
+    return void 0;
+  }
+}
 
 // node_modules/@actions/github/lib/context.js
 import { readFileSync, existsSync as existsSync2 } from "fs";
@@ -42016,8 +42799,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path3 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path3} does not exist${EOL5}`);
+        const path4 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path4} does not exist${EOL5}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -46499,6 +47282,46 @@ var Mcp = external_exports.object({
   refusedTools: external_exports.array(external_exports.object({ server: external_exports.string(), tool: external_exports.string(), reason: external_exports.string() })).describe("Server tools left out at start (a built-in's name, a name the API would refuse).")
 }).meta({ id: "Mcp" });
 
+// src/report/schema-context.ts
+var MemoryFileRecord = external_exports.object({
+  path: external_exports.string().describe("The path the model was shown (/workspace/CLAUDE.md, or a --memory-file's own)."),
+  kind: external_exports.enum(["project", "local", "user"]).describe("project: checked in (CLAUDE.md, rules); local: CLAUDE.local.md; user: --memory-file."),
+  revision: external_exports.string().describe(
+    "Where it was read: `workspace`, `base <sha>` (a pull request's base, through the API), `memory-file`."
+  ),
+  chars: NonNegativeInt.describe("The file's characters (bytes when it was too large to read whole)."),
+  cut: external_exports.boolean().optional().describe("Cut at the memory file limit, with a note to the model."),
+  importedBy: external_exports.string().optional().describe("The memory file whose @path import brought it in."),
+  at: external_exports.enum(["start", "nested"]).describe("start: in the first user message; nested: beside the result of the call that reached it."),
+  toolUseId: external_exports.string().optional().describe("nested: the tool call beside whose result it was sent."),
+  agent: external_exports.string().optional().describe("A subagent's conversation: its agent type.")
+}).meta({ id: "MemoryFileRecord" });
+var ModelContextRecord = external_exports.object({
+  systemPrompt: external_exports.object({ sha256: external_exports.string(), chars: NonNegativeInt }),
+  environment: external_exports.object({
+    workingDirectory: external_exports.string(),
+    isGitRepository: external_exports.boolean(),
+    platform: external_exports.string(),
+    shell: external_exports.string(),
+    date: external_exports.string(),
+    model: external_exports.string().optional()
+  }),
+  memory: external_exports.object({
+    project: external_exports.string().describe(
+      "The project memory's revision (`workspace`, `base <sha>`), or `none` (--no-project-memory)."
+    ),
+    files: external_exports.array(MemoryFileRecord),
+    problems: external_exports.array(external_exports.object({ path: external_exports.string(), reason: external_exports.string() })).optional()
+  }),
+  git: external_exports.object({
+    branch: external_exports.string(),
+    mainBranch: external_exports.string(),
+    status: external_exports.string().describe("`git status --short` at the start (empty: clean)."),
+    statusCut: external_exports.boolean().optional(),
+    commits: external_exports.array(external_exports.string()).describe("`git log --oneline -n 5`.")
+  }).optional().describe("The git snapshot of the first request; absent when the workspace is not a repository.")
+}).meta({ id: "ModelContext" });
+
 // src/report/schema.ts
 var REPORT_SCHEMA_VERSION = 1;
 var RESULT_PREVIEW_MAX_CHARS = 2e3;
@@ -46626,6 +47449,17 @@ var PatchHunk = external_exports.object({
   lines: external_exports.array(external_exports.string()).describe("Lines prefixed with ' ', '+', '-' or '\\', as diff.structuredPatch gives them.")
 }).meta({ id: "PatchHunk" });
 var CallPatch = external_exports.object({ file: external_exports.string(), hunks: external_exports.array(PatchHunk) }).meta({ id: "CallPatch" }).describe("What one Edit/Write call changed.");
+var HookRun = external_exports.object({
+  event: external_exports.enum(["PreToolUse", "PostToolUse"]),
+  command: external_exports.string().describe("The hook's command as configured, redacted."),
+  source: external_exports.string().describe("The settings it came from."),
+  outcome: external_exports.enum(["ok", "block", "error", "timeout"]),
+  exitCode: external_exports.number().int().nullable(),
+  signal: external_exports.string().nullable(),
+  durationMs: Milliseconds,
+  reason: external_exports.string().optional().describe("Why it blocked or failed, redacted."),
+  scripts: external_exports.array(external_exports.string()).optional().describe("Workspace scripts it names, run from their copies taken when the run started.")
+}).meta({ id: "HookRun" }).describe("One hook's run, inside the sandbox as the hooks' own user (docs/hooks.md).");
 var ToolCall = external_exports.object({
   id: external_exports.string().describe("tool_use id."),
   turn: NonNegativeInt.describe("Index of the assistant turn that asked for it."),
@@ -46651,6 +47485,7 @@ var ToolCall = external_exports.object({
     "A subagent's call: the id of the Task call that started the subagent. Absent for the main loop."
   ),
   agent: external_exports.string().optional().describe("A subagent's call: the subagent's type (subagent_type)."),
+  hooks: external_exports.array(HookRun).optional().describe("The PreToolUse and PostToolUse hooks that ran around the call."),
   mcp: external_exports.object({ server: external_exports.string(), tool: external_exports.string().describe("The tool's name on its server.") }).optional().describe("An MCP server's tool (mcp__<server>__<tool>): which server and tool it called.")
 }).meta({ id: "ToolCall" });
 var Turn = external_exports.object({
@@ -46890,6 +47725,9 @@ var RunReport = external_exports.object({
     "Skills and slash commands the run had, where they came from, and what was ignored."
   ),
   mcp: Mcp.optional().describe("MCP servers: configured, started, lost, ignored."),
+  context: ModelContextRecord.optional().describe(
+    "What the model was told: the system prompt's hash and length, the environment facts, the memory files and the git snapshot."
+  ),
   resumedFrom: ResumedFrom.optional().describe(
     "With --resume / resume_from: the run this one continues, whose workspace, conversation and policy it started from."
   )
@@ -46923,8 +47761,8 @@ function unquoteGitPath(raw) {
   }
   return Buffer.from(bytes).toString("utf8");
 }
-function stripPrefix(path3, prefix) {
-  return path3.startsWith(prefix) ? path3.slice(prefix.length) : path3;
+function stripPrefix(path4, prefix) {
+  return path4.startsWith(prefix) ? path4.slice(prefix.length) : path4;
 }
 function pathFromFileLine(rest, prefix) {
   const withoutTimestamp = rest.startsWith('"') ? rest.replace(/"\t.*$/, '"') : rest.replace(/\t.*$/, "");
@@ -46944,8 +47782,8 @@ function pathsFromGitHeader(rest) {
   }
   const half = (rest.length - 1) / 2;
   if (Number.isInteger(half) && rest.slice(2, half) === rest.slice(half + 3)) {
-    const path3 = rest.slice(2, half);
-    return { oldPath: path3, newPath: path3 };
+    const path4 = rest.slice(2, half);
+    return { oldPath: path4, newPath: path4 };
   }
   const split = rest.lastIndexOf(" b/");
   if (split === -1) return { oldPath: rest, newPath: rest };
@@ -46954,8 +47792,8 @@ function pathsFromGitHeader(rest) {
     newPath: stripPrefix(unquoteGitPath(rest.slice(split + 1)), "b/")
   };
 }
-function newFile(path3) {
-  return { path: path3, status: "modified", binary: false, added: 0, removed: 0, hunks: [] };
+function newFile(path4) {
+  return { path: path4, status: "modified", binary: false, added: 0, removed: 0, hunks: [] };
 }
 function startHunk(line) {
   const match = HUNK_HEADER.exec(line);
@@ -47000,7 +47838,12 @@ function hunkLine(state, file2, line) {
   return false;
 }
 function headerLine(file2, line) {
-  if (line.startsWith("new file mode")) file2.status = "added";
+  if (line.startsWith("new file mode")) {
+    file2.status = "added";
+    file2.mode = line.slice(14).trim();
+  } else if (line.startsWith("new mode ")) file2.mode = line.slice(9).trim();
+  else if (file2.binary && file2.binaryBytes === void 0 && /^(?:literal|delta) \d{1,15}$/.test(line))
+    file2.binaryBytes = Number(line.slice(line.indexOf(" ") + 1));
   else if (line.startsWith("deleted file mode")) file2.status = "deleted";
   else if (line.startsWith("rename from ")) {
     file2.oldPath = unquoteGitPath(line.slice(12));
@@ -47014,9 +47857,9 @@ function headerLine(file2, line) {
   else if (line.startsWith("--- ")) {
     if (pathFromFileLine(line.slice(4), "a/") === void 0) file2.status = "added";
   } else if (line.startsWith("+++ ")) {
-    const path3 = pathFromFileLine(line.slice(4), "b/");
-    if (path3 === void 0) file2.status = "deleted";
-    else file2.path = path3;
+    const path4 = pathFromFileLine(line.slice(4), "b/");
+    if (path4 === void 0) file2.status = "deleted";
+    else file2.path = path4;
   }
 }
 function parseGitDiff(text2) {
@@ -47412,6 +48255,22 @@ function toolEntry(tool) {
 }
 var toolCategory = (tool) => toolEntry(tool)?.category;
 
+// src/report/format.ts
+function capText(text2, max) {
+  if (text2.length <= max) return text2;
+  if (max <= 1) return "\u2026".slice(0, max);
+  let end = max - 1;
+  const last = text2.charCodeAt(end - 1);
+  if (last >= 55296 && last <= 56319) end -= 1;
+  return `${text2.slice(0, end)}\u2026`;
+}
+function stripControl(text2) {
+  return text2.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "").replace(/\u001b[@-_]/g, "").replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, "");
+}
+function oneLine(text2) {
+  return text2.replace(/\s+/g, " ").trim();
+}
+
 // src/text.ts
 var CONTROL_ESCAPES = [...Array.from({ length: 32 }, (_, code) => code), 127].map(
   (code) => `\\x${code.toString(16).padStart(2, "0")}`
@@ -47427,9 +48286,142 @@ var SIZE_UNITS = {
   gb: 1024 ** 3
 };
 
+// src/report/github-text.ts
+var ZWSP = "\u200B";
+var TRIGGER = /<(?=[A-Za-z/!?])|&(?!(?:lt|gt|amp|quot);)(?=[#A-Za-z])|!(?=\[)|\](?=[(:])|:(?=\/\/)|\b(www)(?=\.)|@(?=[A-Za-z0-9])|#(?=\d)|\b(GH)-(?=\d)|\b(clos|fix|resolv)(e[sd]?|es|ed)?(?=:?\s+https?:\/\/)/gi;
+function isHostAt(text2, at, host) {
+  if (text2.slice(at, at + host.length).toLowerCase() !== host) return false;
+  const next = text2[at + host.length];
+  return next === void 0 || /[/?#)\s>"']/.test(next);
+}
+function allowedUrlAt(text2, colon, host) {
+  if (!host) return false;
+  const scheme = text2.slice(Math.max(0, colon - 6), colon).toLowerCase();
+  if (!/(?:^|[^a-z0-9+.-])https?$/.test(scheme)) return false;
+  return isHostAt(text2, colon + 3, host);
+}
+function allowedLinkAt(text2, paren, host) {
+  if (!host) return false;
+  const match = /^https?:\/\//i.exec(text2.slice(paren + 1, paren + 9));
+  return match !== null && isHostAt(text2, paren + 1 + match[0].length, host);
+}
+function codeRanges(text2) {
+  const ranges = [];
+  const outside = [];
+  let fence;
+  let plainStart = 0;
+  for (let lineStart = 0; lineStart <= text2.length; ) {
+    const newline = text2.indexOf("\n", lineStart);
+    const lineEnd = newline === -1 ? text2.length : newline;
+    const line = text2.slice(lineStart, lineEnd);
+    const mark = /^(?:[ \t]*(?:>|[-*+]|\d{1,9}[.)])(?=[ \t]))*[ \t]*(`{3,}|~{3,})(.*)$/.exec(line);
+    if (fence) {
+      if (mark?.[1]?.[0] === fence.char && mark[1].length >= fence.length && mark[2]?.trim() === "") {
+        ranges.push([fence.start, lineEnd]);
+        fence = void 0;
+        plainStart = lineEnd;
+      }
+    } else if (mark?.[1] && !(mark[1][0] === "`" && mark[2]?.includes("`"))) {
+      outside.push([plainStart, lineStart]);
+      fence = { char: mark[1][0] ?? "`", length: mark[1].length, start: lineStart };
+    }
+    if (newline === -1) break;
+    lineStart = newline + 1;
+  }
+  if (fence) ranges.push([fence.start, text2.length]);
+  else outside.push([plainStart, text2.length]);
+  for (const [start, end] of outside) {
+    const runs = [];
+    const byLength = /* @__PURE__ */ new Map();
+    const runPattern = /`+/g;
+    runPattern.lastIndex = start;
+    for (let m = runPattern.exec(text2); m && m.index < end; m = runPattern.exec(text2)) {
+      const length = Math.min(m[0].length, end - m.index);
+      const index = runs.push([m.index, length]) - 1;
+      const list = byLength.get(length) ?? [];
+      list.push(index);
+      byLength.set(length, list);
+    }
+    const cursor = /* @__PURE__ */ new Map();
+    for (let i = 0; i < runs.length; i++) {
+      const [at, length] = runs[i] ?? [0, 0];
+      const list = byLength.get(length) ?? [];
+      let c = cursor.get(length) ?? 0;
+      while (c < list.length && (list[c] ?? 0) <= i) c++;
+      cursor.set(length, c);
+      const closer = list[c];
+      if (closer === void 0) continue;
+      const closeAt = runs[closer]?.[0] ?? at;
+      ranges.push([at, closeAt + length]);
+      i = closer;
+    }
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  return { ranges, openFence: fence ? fence.char.repeat(fence.length) : void 0 };
+}
+function replacement2(text2, match, offset, code, host) {
+  switch (match[0]) {
+    case "<":
+      return code ? `<${ZWSP}` : "&lt;";
+    case "&":
+      return code ? `&${ZWSP}` : "&amp;";
+    case "!":
+      return code ? `!${ZWSP}` : "!\\";
+    case "]":
+      if (text2[offset + 1] === "(" && allowedLinkAt(text2, offset + 1, host)) return match;
+      return code ? `]${ZWSP}` : "]\\";
+    case ":":
+      return allowedUrlAt(text2, offset, host) ? match : `:${ZWSP}`;
+    case "@":
+    case "#":
+      return `${match}${ZWSP}`;
+  }
+  if (/^(?:www|gh-)$/i.test(match)) return `${match}${ZWSP}`;
+  return match.replace(/^(clos|fix|resolv)/i, `$1${ZWSP}`);
+}
+function neutralize(text2, options, inCodeAt) {
+  const host = options.host?.toLowerCase();
+  const parts = [];
+  const trigger = new RegExp(TRIGGER.source, TRIGGER.flags);
+  let done = 0;
+  for (let m = trigger.exec(text2); m; m = trigger.exec(text2)) {
+    const swap = replacement2(text2, m[0], m.index, inCodeAt(m.index), host);
+    if (swap === m[0]) continue;
+    parts.push(text2.slice(done, m.index), swap);
+    done = m.index + m[0].length;
+  }
+  if (done === 0) return text2;
+  parts.push(text2.slice(done));
+  return parts.join("");
+}
+function neutralizeGitHubText(text2, options = {}) {
+  const clean = stripControl(text2.replace(/\r\n?/g, "\n"));
+  const { ranges, openFence } = codeRanges(clean);
+  let next = 0;
+  const inCodeAt = (offset) => {
+    while (next < ranges.length && (ranges[next]?.[1] ?? 0) <= offset) next++;
+    const range = ranges[next];
+    return range !== void 0 && range[0] <= offset;
+  };
+  const inert = neutralize(clean, options, inCodeAt);
+  return openFence ? `${inert}
+${openFence}` : inert;
+}
+function defuseGitHubReferences(text2, options = {}) {
+  return neutralize(text2, options, () => true);
+}
+
 // src/report/markdown.ts
-function defuseGitHubReferences(text2) {
-  return text2.replace(/@(?=[A-Za-z0-9])/g, "@\u200B").replace(/#(?=\d)/g, "#\u200B").replace(/\b(GH)-(?=\d)/gi, "$1-\u200B").replace(/\b(clos|fix|resolv)(e[sd]?|es|ed)?(?=:?\s+https?:\/\/)/gi, "$1\u200B$2");
+var CALL_CELL_CHARS = 90;
+var HTML_ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+function escapeMarkdownInline(text2) {
+  return defuseGitHubReferences(
+    oneLine(stripControl(text2)).replace(/[&<>"]/g, (char) => HTML_ESCAPES[char] ?? char).replace(/[\\`*_[\]{}|~!#]/g, "\\$&")
+  );
+}
+function markdownCode(text2, max = CALL_CELL_CHARS) {
+  const clipped = capText(oneLine(text2), max);
+  return clipped === "" ? "\u2014" : `<code>${escapeMarkdownInline(clipped)}</code>`;
 }
 
 // src/report/run-commit.ts
@@ -47448,7 +48440,7 @@ function parseRunCommit(message) {
 // src/publish/pull-request.ts
 import fs4 from "node:fs";
 import os6 from "node:os";
-import path2 from "node:path";
+import path3 from "node:path";
 
 // src/publish/checks.ts
 import crypto2 from "node:crypto";
@@ -47725,9 +48717,9 @@ var NON_PUBLIC = blockList([
 // src/policy/paths.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
 var WORKSPACE_ROOT = "/workspace";
-function normalizeAbsolute(path3) {
+function normalizeAbsolute(path4) {
   const segments = [];
-  for (const segment of path3.split("/")) {
+  for (const segment of path4.split("/")) {
     if (segment === "" || segment === ".") continue;
     if (segment === "..") {
       segments.pop();
@@ -47771,11 +48763,11 @@ function compilePathPattern(spec, context3) {
     literal: literal2,
     literalName,
     anyDepth,
-    matches: (path3) => matchesWithAncestors(test, path3)
+    matches: (path4) => matchesWithAncestors(test, path4)
   };
 }
-function matchesWithAncestors(test, path3) {
-  let current = path3;
+function matchesWithAncestors(test, path4) {
+  let current = path4;
   while (current !== "/" && current !== "") {
     if (test(current)) return true;
     current = current.slice(0, current.lastIndexOf("/")) || "/";
@@ -47935,6 +48927,4581 @@ function ruleGovernsTool(rule, tool) {
   return false;
 }
 
+// node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
+var import_structured_source = __toESM(require_structured_source(), 1);
+
+// node_modules/@secretlint/core/module/helper/invariant.js
+function invariant(condition, message) {
+  if (!condition)
+    throw new Error(message);
+}
+
+// node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
+var SecretLintSourceCodeImpl = class {
+  hasBOM;
+  content;
+  filePath;
+  physicalFilePath;
+  contentType;
+  ext;
+  structuredSource;
+  constructor({ content = "", ext, filePath, physicalFilePath, contentType }) {
+    invariant(ext || filePath, "should be set either of fileExt or filePath.");
+    this.hasBOM = content.charCodeAt(0) === 65279;
+    this.content = this.hasBOM ? content.slice(1) : content;
+    this.structuredSource = new import_structured_source.StructuredSource(this.content);
+    this.filePath = filePath;
+    this.physicalFilePath = physicalFilePath;
+    this.contentType = contentType;
+    this.ext = ext;
+  }
+  /**
+   * get file path
+   * This return `undefined` if the source code is created without file path.
+   * For example, use core API to create a source code directly.
+   *
+   * You can use this path to detect file type.
+   * However, if you want to read the file content, use `getPhysicalFilePath` instead.
+   * @returns {string|undefined}
+   */
+  getFilePath() {
+    return this.filePath;
+  }
+  /**
+   * get physical file path
+   * This return `undefined` if the source code is not related to file.
+   * For example, the source code is given from the stdin.
+   *
+   * You can use this path to read the file content.
+   */
+  getPhysicalFilePath() {
+    return this.physicalFilePath;
+  }
+  /**
+   * @param {SecretLintSourceNodeLocation} loc - location indicator.
+   * @return {[ number, number ]} range.
+   */
+  locationToRange(loc) {
+    return this.structuredSource.locationToRange(loc);
+  }
+  /**
+   * @param {[ number, number ]} range - pair of indice.
+   * @return {SecretLintSourceNodeLocation} location.
+   */
+  rangeToLocation(range) {
+    const location = this.structuredSource.rangeToLocation(range);
+    return {
+      start: {
+        line: location.start.line,
+        column: location.start.column
+      },
+      end: {
+        line: location.end.line,
+        column: location.end.column
+      }
+    };
+  }
+  /**
+   * @param {Position} pos - position indicator.
+   * @return {number} index.
+   */
+  positionToIndex(pos) {
+    return this.structuredSource.positionToIndex(pos);
+  }
+  /**
+   * @param {number} index - index to the source code.
+   * @return {Position} position.
+   */
+  indexToPosition(index) {
+    const position = this.structuredSource.indexToPosition(index);
+    return {
+      line: position.line,
+      column: position.column
+    };
+  }
+};
+
+// node_modules/@secretlint/core/module/helper/promise-event-emitter.js
+var EventEmitter = class {
+  #listeners = /* @__PURE__ */ new Map();
+  on(type, listener) {
+    const prevSet = this.#listeners.get(type);
+    const listenerSet = prevSet ?? /* @__PURE__ */ new Set();
+    listenerSet?.add(listener);
+    this.#listeners.set(type, listenerSet);
+  }
+  emit(type, ...args) {
+    const listenerSet = this.#listeners.get(type);
+    if (!listenerSet) {
+      return;
+    }
+    for (const listenerSetElement of listenerSet) {
+      listenerSetElement(...args);
+    }
+  }
+  off(type, listener) {
+    const listenerSet = this.#listeners.get(type);
+    if (!listenerSet) {
+      return;
+    }
+    for (const listenerSetElement of listenerSet) {
+      if (listenerSetElement === listener) {
+        listenerSet.delete(listener);
+      }
+    }
+  }
+  removeAllListeners() {
+    this.#listeners.clear();
+  }
+  listenerCount(type) {
+    return this.#listeners.get(type)?.size ?? 0;
+  }
+  listeners(type) {
+    return Array.from(this.#listeners.get(type) ?? []);
+  }
+};
+var PromiseEventEmitter = class {
+  events;
+  constructor() {
+    this.events = new EventEmitter();
+  }
+  listenerCount(type) {
+    return this.events.listenerCount(type);
+  }
+  on(event, listener) {
+    return this.events.on(event, listener);
+  }
+  emit(event, ...args) {
+    const promises3 = [];
+    this.events.listeners(event).forEach((listener) => {
+      promises3.push(listener(...args));
+    });
+    return Promise.all(promises3);
+  }
+};
+
+// node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
+var DEFAULT_LOCAL = "en";
+var formatMessage = (messageHandler, props) => {
+  if (typeof props !== "object" || props === null) {
+    return messageHandler();
+  }
+  return messageHandler(props);
+};
+var getMatchedLocaleMessage = (locale, locales) => {
+  const localKeys = Object.keys(locales);
+  const matchLocale = localKeys.find((key) => {
+    return key === locale;
+  });
+  if (matchLocale) {
+    return matchLocale;
+  }
+  const [lang] = locale.split("-");
+  if (!lang) {
+    return DEFAULT_LOCAL;
+  }
+  const fallbackMatchLocal = localKeys.find((key) => {
+    return key === lang;
+  });
+  if (fallbackMatchLocal) {
+    return fallbackMatchLocal;
+  }
+  return DEFAULT_LOCAL;
+};
+var createTranslator = (messages2, options) => {
+  return (messageId, props) => {
+    const messageHandler = messages2[messageId];
+    if (!messageHandler) {
+      throw new Error(`messages:${String(messageId)} is missing in messages.`);
+    }
+    if (typeof messageHandler === "function") {
+      if (typeof messageId !== "string") {
+        throw new Error(`message's key:${String(messageId)} should be string`);
+      }
+      return {
+        message: formatMessage(messageHandler, props),
+        messageId,
+        data: props
+      };
+    }
+    const defaultLocal = options && options.defaultLocale ? options.defaultLocale : DEFAULT_LOCAL;
+    const locale = getMatchedLocaleMessage(defaultLocal, messageHandler);
+    const localizedMessage = messageHandler[locale];
+    if (!localizedMessage) {
+      if (messageHandler[DEFAULT_LOCAL]) {
+        throw new Error(`messages${String(messageId)}.${locale} is missing in messages.`);
+      }
+      throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be defined in messages.`);
+    }
+    if (typeof messageId !== "string") {
+      throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be string`);
+    }
+    return {
+      message: formatMessage(localizedMessage, props),
+      messageId,
+      data: props
+    };
+  };
+};
+
+// node_modules/@secretlint/core/module/RuleContext.js
+var createContextEvents = () => {
+  const contextEvents = new EventEmitter();
+  const REPORT_SYMBOL = /* @__PURE__ */ Symbol("report");
+  const IGNORE_SYMBOL = /* @__PURE__ */ Symbol("ignore");
+  return {
+    report(descriptor) {
+      contextEvents.emit(REPORT_SYMBOL, descriptor);
+    },
+    onReport(handler2) {
+      const listener = (descriptor) => {
+        handler2(descriptor);
+      };
+      contextEvents.on(REPORT_SYMBOL, listener);
+      return () => {
+        contextEvents.off(REPORT_SYMBOL, listener);
+      };
+    },
+    ignore(descriptor) {
+      contextEvents.emit(IGNORE_SYMBOL, descriptor);
+    },
+    onIgnore(handler2) {
+      const listener = (descriptor) => {
+        handler2(descriptor);
+      };
+      contextEvents.on(IGNORE_SYMBOL, listener);
+      return () => {
+        contextEvents.off(IGNORE_SYMBOL, listener);
+      };
+    }
+  };
+};
+var createRuleContext = ({ ruleId, ruleParentId, meta: meta3, severity, sourceCode, contextEvents, sharedOptions, locale }) => {
+  return {
+    sharedOptions,
+    createTranslator: (messages2) => {
+      return createTranslator(messages2, {
+        defaultLocale: locale
+      });
+    },
+    ignore(descriptor) {
+      const { message } = descriptor.message;
+      contextEvents.ignore({
+        type: "ignore",
+        ruleId,
+        ruleParentId,
+        range: descriptor.range,
+        targetRuleId: descriptor.targetRuleId,
+        loc: sourceCode.rangeToLocation(descriptor.range),
+        message
+      });
+    },
+    report(descriptor) {
+      const { message, messageId, data } = descriptor.message;
+      const severityLevel = severity ?? "error";
+      if (ruleParentId) {
+        contextEvents.report({
+          ...descriptor,
+          type: "message",
+          ruleId,
+          ruleParentId,
+          loc: sourceCode.rangeToLocation(descriptor.range),
+          severity: severityLevel,
+          message,
+          messageId,
+          docsUrl: meta3.docs?.url ? `${meta3.docs.url}#${messageId}` : void 0,
+          data
+        });
+      } else {
+        contextEvents.report({
+          ...descriptor,
+          type: "message",
+          ruleId,
+          loc: sourceCode.rangeToLocation(descriptor.range),
+          severity: severityLevel,
+          message,
+          messageId,
+          docsUrl: meta3.docs?.url ? `${meta3.docs.url}#${messageId}` : void 0,
+          data
+        });
+      }
+    }
+  };
+};
+
+// node_modules/@secretlint/core/module/SecretLintRuleImpl.js
+var SecretLintRule = class {
+  ruleReportHandle;
+  ruleCreator;
+  descriptorRule;
+  constructor({ descriptorRule, context: context3 }) {
+    this.descriptorRule = descriptorRule;
+    this.ruleCreator = descriptorRule.rule;
+    const ruleCreatorOptions = descriptorRule.options || {};
+    this.ruleReportHandle = this.ruleCreator.create(context3, ruleCreatorOptions);
+  }
+  allowMessageIds() {
+    if (!this.descriptorRule.allowMessageIds) {
+      return [];
+    }
+    const ruleId = this.ruleCreator.meta.id;
+    return this.descriptorRule.allowMessageIds.map((allowMessageId) => {
+      return {
+        messageId: allowMessageId,
+        ruleId
+      };
+    });
+  }
+  supportSourceCode(sourceCode) {
+    const contentType = sourceCode.contentType;
+    if (contentType === "unknown") {
+      return true;
+    }
+    if (this.ruleCreator.meta.supportedContentTypes.includes("all")) {
+      return true;
+    }
+    return this.ruleCreator.meta.supportedContentTypes.includes(contentType);
+  }
+  async file(source) {
+    const file2 = this.ruleReportHandle.file;
+    if (!file2) {
+      return;
+    }
+    return file2(source);
+  }
+};
+
+// node_modules/@secretlint/profiler/module/index.js
+var SecretLintProfiler = class {
+  perf;
+  entries = [];
+  measures = [];
+  executionPromises = [];
+  constructor(options) {
+    this.perf = options.perf;
+    const pattern = /(.*?)::end(\|\|.*)?/;
+    const observer = new options.PerformanceObserver((items) => {
+      const entries = items.getEntries();
+      entries.forEach((entry) => {
+        if (entry.entryType === "mark") {
+          const match = entry.name.match(pattern);
+          const endIdentifier = match ? match[1] : void 0;
+          const suffix = match && match[2] ? match[2] : "";
+          if (endIdentifier) {
+            const startIdentifier = `${endIdentifier}::start`;
+            this.entries.find((savedEntry) => {
+              return savedEntry.name === startIdentifier;
+            });
+            if (startIdentifier) {
+              this.executionPromises.push(Promise.resolve().then(() => {
+                this.perf.measure(endIdentifier + suffix, `${endIdentifier}::start${suffix}`, `${endIdentifier}::end${suffix}`);
+              }));
+            }
+          }
+          this.entries.push(entry);
+        } else if (entry.entryType === "measure") {
+          this.measures.push(entry);
+        }
+      });
+    });
+    observer.observe({ entryTypes: ["mark", "measure"] });
+  }
+  mark(marker) {
+    if ("id" in marker) {
+      this.perf.mark(`${marker.type}||${marker.id}`);
+    } else {
+      this.perf.mark(marker.type);
+    }
+  }
+  waifForExecutionPromises = () => {
+    return Promise.all(this.executionPromises).finally(() => {
+      this.executionPromises.length = 0;
+    });
+  };
+  async getEntries() {
+    await this.waifForExecutionPromises();
+    return this.entries;
+  }
+  async getMeasures() {
+    await this.waifForExecutionPromises();
+    return this.measures;
+  }
+};
+
+// node_modules/@secretlint/profiler/module/node.js
+import perf_hooks from "node:perf_hooks";
+var NullPerformanceObserver = class {
+  disconnect() {
+  }
+  observe(_options) {
+  }
+};
+var secretLintProfiler = new SecretLintProfiler({
+  perf: perf_hooks.performance,
+  PerformanceObserver: perf_hooks.PerformanceObserver ? perf_hooks.PerformanceObserver : NullPerformanceObserver
+});
+
+// node_modules/@secretlint/core/module/RunningEvents.js
+var createRunningEvents = () => {
+  const contextEvents = new PromiseEventEmitter();
+  const registerSet = /* @__PURE__ */ new Set();
+  const LINT_HANDLE = /* @__PURE__ */ Symbol("lint:start");
+  const rules2 = [];
+  return {
+    collectAllowMessageIds() {
+      const allowMessageIds = [];
+      rules2.forEach((rule) => {
+        allowMessageIds.push(...rule.allowMessageIds());
+      });
+      return allowMessageIds;
+    },
+    /**
+     * Start to run linting
+     * @param options
+     */
+    runLint(options) {
+      return contextEvents.emit(LINT_HANDLE, options);
+    },
+    registerRule({ descriptorRule, context: context3 }) {
+      if (registerSet.has(descriptorRule.id)) {
+        throw new Error(`rule.id:${descriptorRule.id} is already registered.
+                
+Duplicated rule.id is something wrong in .secretlintrc.                
+`);
+      }
+      registerSet.add(descriptorRule.id);
+      const rule = new SecretLintRule({
+        descriptorRule,
+        context: context3
+      });
+      rules2.push(rule);
+      contextEvents.on(LINT_HANDLE, async ({ sourceCode }) => {
+        secretLintProfiler.mark({
+          type: "@core>rule-handler::start",
+          id: descriptorRule.rule.meta.id
+        });
+        if (rule.supportSourceCode(sourceCode)) {
+          await rule.file(sourceCode);
+        }
+        secretLintProfiler.mark({
+          type: "@core>rule-handler::end",
+          id: descriptorRule.rule.meta.id
+        });
+      });
+    },
+    registerRulePreset({ descriptorRulePreset, context: context3 }) {
+      const rulePresetCreatorOptions = descriptorRulePreset.options || [];
+      descriptorRulePreset.rule.create(context3, rulePresetCreatorOptions);
+    },
+    isRegistered(ruleId) {
+      return registerSet.has(ruleId);
+    }
+  };
+};
+
+// node_modules/@secretlint/core/module/RulePresetContext.js
+var createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, contextEvents, sharedOptions, locale }) => {
+  const presetRules = configRulePreset.rules || [];
+  if (!Array.isArray(presetRules)) {
+    console.error(`${configRulePreset.id}:PresetRules is invalid format`, presetRules);
+    throw new Error("preset's rules should be an array of rule definitions");
+  }
+  return {
+    sharedOptions,
+    registerRule(rule, defaultValue) {
+      const descriptorRule = presetRules.find((descriptorRule2) => {
+        return descriptorRule2.id === rule.meta.id;
+      });
+      const descriptorRuleOptions = descriptorRule ? descriptorRule.options : void 0;
+      const descriptorRuleDisabled = descriptorRule ? descriptorRule.disabled : void 0;
+      const descriptorRuleSeverity = descriptorRule ? descriptorRule.severity : void 0;
+      const descriptorAllowMessageIds = descriptorRule ? descriptorRule.allowMessageIds : void 0;
+      const context3 = createRuleContext({
+        // rule id is a single rule in a preset
+        ruleId: rule.meta.id,
+        // parent rule id is rule preset id
+        ruleParentId: configRulePreset.id,
+        meta: rule.meta,
+        severity: descriptorRuleSeverity,
+        sourceCode,
+        contextEvents,
+        sharedOptions,
+        locale
+      });
+      const defaultValueOfPreset = defaultValue ? defaultValue : {};
+      runningEvents.registerRule({
+        descriptorRule: {
+          // options and disabled ...
+          ...defaultValueOfPreset,
+          // Prefer to use user setting
+          // User can override preset setting
+          ...descriptorRule,
+          id: rule.meta.id,
+          options: descriptorRuleOptions,
+          rule,
+          disabled: descriptorRuleDisabled,
+          allowMessageIds: descriptorAllowMessageIds,
+          severity: descriptorRuleSeverity
+        },
+        context: context3
+      });
+    }
+  };
+};
+
+// node_modules/@secretlint/core/module/messages/filter-ignored-process.js
+var isContainedRange = (index, range) => {
+  const [start, end] = range;
+  return start <= index && index <= end;
+};
+function filterIgnoredMessages(options) {
+  const reportedMessages = options.reportedMessages;
+  const ignoreMessages = options.ignoredMessages;
+  return reportedMessages.filter((message) => {
+    return !ignoreMessages.some((ignoreMessage) => {
+      const isInIgnoringRange = isContainedRange(message.range[0], ignoreMessage.range) && isContainedRange(message.range[1], ignoreMessage.range);
+      if (isInIgnoringRange && ignoreMessage.targetRuleId) {
+        if (ignoreMessage.targetRuleId === "*") {
+          return true;
+        }
+        return message.ruleId === ignoreMessage.targetRuleId;
+      }
+      return isInIgnoringRange;
+    });
+  });
+}
+
+// node_modules/@secretlint/core/module/messages/MessageProcessManager.js
+var createMessageProcessor = (processors) => {
+  return {
+    /**
+     * process `messages` with registered processes
+     */
+    process(messages2) {
+      const originalMessages = messages2;
+      if (processors.length === 0) {
+        throw new Error("processors should be > 0");
+      }
+      return processors.reduce((messages3, filter) => {
+        return filter(messages3);
+      }, originalMessages);
+    }
+  };
+};
+
+// node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
+var isEqualMessage = (aMessage, bMessage) => {
+  return aMessage.range[0] === bMessage.range[0] && aMessage.range[1] === bMessage.range[1] && "severity" in aMessage && "severity" in bMessage && aMessage.severity === bMessage.severity && aMessage.message === bMessage.message;
+};
+function filterDuplicatedMessages(messages2 = []) {
+  return messages2.filter((message, index) => {
+    const restMessages = messages2.slice(index + 1);
+    return !restMessages.some((restMessage) => {
+      return isEqualMessage(message, restMessage);
+    });
+  });
+}
+
+// node_modules/@secretlint/core/module/messages/sort-messages-process.js
+function sortMessagesByLocation(messages2) {
+  return messages2.sort(function(a, b) {
+    const startIndexDiff = a.range[0] - b.range[0];
+    if (startIndexDiff === 0) {
+      return a.range[1] - b.range[1];
+    } else {
+      return startIndexDiff;
+    }
+  });
+}
+
+// node_modules/@secretlint/core/module/messages/filter-message-id.js
+var filterByAllowMessageIds = (messages2, allowMessageIds) => {
+  const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
+    return `${allowMessage.ruleId}--${allowMessage.messageId}`;
+  }));
+  return messages2.filter((message) => {
+    return !disabledSet.has(`${message.ruleId}--${message.messageId}`);
+  });
+};
+
+// node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
+var deepMask = (object2, handler2) => {
+  for (const key of Object.keys(object2)) {
+    if (typeof object2[key] === "object") {
+      object2[key] = deepMask(object2[key], handler2);
+    } else if (Array.isArray(object2[key])) {
+      object2[key] = object2[key].map((item) => deepMask(item, handler2));
+    } else if (typeof object2[key] === "string") {
+      object2[key] = handler2(object2[key]);
+    }
+  }
+  return object2;
+};
+var createMaskValue = (value) => {
+  return "*".repeat(value.length);
+};
+var maskWithValues = (str, maskedValues) => {
+  let result = str;
+  for (const maskValue of maskedValues) {
+    result = result.replaceAll(maskValue, "*".repeat(maskValue.length));
+  }
+  return result;
+};
+var filterMaskSecretsData = (messages2 = []) => {
+  return messages2.map((message) => {
+    if (message.type !== "message") {
+      return message;
+    }
+    const maskedValues = [];
+    const maskedData = message.data ? deepMask(message.data, (value) => {
+      maskedValues.push(value);
+      return createMaskValue(value);
+    }) : void 0;
+    if (!maskedData) {
+      return message;
+    }
+    const maskedMessage = maskWithValues(message.message, maskedValues);
+    return {
+      ...message,
+      message: maskedMessage,
+      data: maskedData
+    };
+  });
+};
+
+// node_modules/@secretlint/core/module/messages/index.js
+var cleanupMessages = (options) => {
+  const reportedMessages = filterIgnoredMessages(options);
+  const reportedMessagesWithoutAllowMessageIds = filterByAllowMessageIds(reportedMessages, options.allowMessageIds);
+  const filters = options.maskSecrets ? [filterDuplicatedMessages, filterMaskSecretsData] : [filterDuplicatedMessages];
+  const filterProcess = createMessageProcessor(filters);
+  return sortMessagesByLocation(filterProcess.process(reportedMessagesWithoutAllowMessageIds));
+};
+
+// node_modules/@secretlint/core/module/index.js
+var import_debug = __toESM(require_src(), 1);
+var debug2 = (0, import_debug.default)("@secretlint/core");
+var lintSource = ({ source, options }) => {
+  secretLintProfiler.mark({
+    type: "@core>lint::start",
+    id: source.filePath
+  });
+  debug2(`source filePath: %O`, source.filePath);
+  debug2(`options: %O`, options);
+  const rules2 = options.config.rules;
+  const locale = options.locale ?? "en";
+  const maskSecrets = options.maskSecrets ?? false;
+  const contextEvents = createContextEvents();
+  const runningEvents = createRunningEvents();
+  const reportedMessages = [];
+  const ignoredMessages = [];
+  contextEvents.onReport((message) => {
+    reportedMessages.push(message);
+  });
+  contextEvents.onIgnore((message) => {
+    ignoredMessages.push(message);
+  });
+  const sourceCode = new SecretLintSourceCodeImpl({
+    content: source.content,
+    filePath: source.filePath,
+    physicalFilePath: options.noPhysicFilePath ? void 0 : source.filePath,
+    ext: source.ext || "",
+    contentType: source.contentType
+  });
+  secretLintProfiler.mark({
+    type: "@core>setup-rules::start"
+  });
+  rules2.forEach((rule) => {
+    secretLintProfiler.mark({
+      type: "@core>setup-rule::start",
+      id: rule.rule.meta.id
+    });
+    registerRule({
+      sourceCode,
+      config: options.config,
+      descriptorRule: rule,
+      contextEvents,
+      runningEvents,
+      locale
+    });
+    secretLintProfiler.mark({
+      type: "@core>setup-rule::end",
+      id: rule.rule.meta.id
+    });
+  });
+  secretLintProfiler.mark({
+    type: "@core>setup-rules::end"
+  });
+  return runningEvents.runLint({
+    sourceCode
+  }).then(() => {
+    return {
+      filePath: source.filePath,
+      // binary content should be skipped
+      sourceContent: source.contentType === "text" ? source.content : void 0,
+      sourceContentType: source.contentType,
+      messages: cleanupMessages({
+        reportedMessages,
+        ignoredMessages,
+        allowMessageIds: runningEvents.collectAllowMessageIds(),
+        maskSecrets
+      })
+    };
+  }).finally(() => {
+    secretLintProfiler.mark({
+      type: "@core>lint::end",
+      id: source.filePath
+    });
+  });
+};
+var isRulePreset = (ruleDescriptor) => {
+  return ruleDescriptor.rule.meta.type === "preset";
+};
+var isRule = (ruleDescriptor) => {
+  return ruleDescriptor.rule.meta.type === "scanner";
+};
+var registerRule = ({ sourceCode, config: config2, descriptorRule, contextEvents, runningEvents, locale }) => {
+  const ruleId = descriptorRule.id;
+  if (descriptorRule.disabled) {
+    debug2("Skip registerRule %s, because it is disabled", ruleId);
+    return;
+  }
+  debug2("registerRule %s", ruleId);
+  const sharedOptionsWithDefault = config2.sharedOptions ?? {};
+  if (isRulePreset(descriptorRule)) {
+    const context3 = createRulePresetContext({
+      configRulePreset: descriptorRule,
+      sourceCode,
+      contextEvents,
+      runningEvents,
+      sharedOptions: sharedOptionsWithDefault,
+      locale
+    });
+    runningEvents.registerRulePreset({
+      descriptorRulePreset: descriptorRule,
+      context: context3
+    });
+    return;
+  } else if (isRule(descriptorRule)) {
+    const context3 = createRuleContext({
+      ruleId,
+      severity: descriptorRule.severity,
+      meta: descriptorRule.rule.meta,
+      sourceCode,
+      contextEvents,
+      sharedOptions: sharedOptionsWithDefault,
+      locale
+    });
+    runningEvents.registerRule({
+      descriptorRule,
+      context: context3
+    });
+    return;
+  }
+  throw new Error(`Unknown descriptor type: ${descriptorRule}`);
+};
+
+// node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
+import path2 from "node:path";
+var commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+var regexpStringMatcher = {};
+var lodash_uniq;
+var hasRequiredLodash_uniq;
+function requireLodash_uniq() {
+  if (hasRequiredLodash_uniq) return lodash_uniq;
+  hasRequiredLodash_uniq = 1;
+  var LARGE_ARRAY_SIZE = 200;
+  var HASH_UNDEFINED = "__lodash_hash_undefined__";
+  var INFINITY = 1 / 0;
+  var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
+  var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+  var reIsHostCtor = /^\[object .+?Constructor\]$/;
+  var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+  var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+  var root = freeGlobal || freeSelf || Function("return this")();
+  function arrayIncludes(array2, value) {
+    var length = array2 ? array2.length : 0;
+    return !!length && baseIndexOf(array2, value, 0) > -1;
+  }
+  function baseFindIndex(array2, predicate, fromIndex, fromRight) {
+    var length = array2.length, index = fromIndex + -1;
+    while (++index < length) {
+      if (predicate(array2[index], index, array2)) {
+        return index;
+      }
+    }
+    return -1;
+  }
+  function baseIndexOf(array2, value, fromIndex) {
+    if (value !== value) {
+      return baseFindIndex(array2, baseIsNaN, fromIndex);
+    }
+    var index = fromIndex - 1, length = array2.length;
+    while (++index < length) {
+      if (array2[index] === value) {
+        return index;
+      }
+    }
+    return -1;
+  }
+  function baseIsNaN(value) {
+    return value !== value;
+  }
+  function cacheHas(cache, key) {
+    return cache.has(key);
+  }
+  function getValue(object2, key) {
+    return object2 == null ? void 0 : object2[key];
+  }
+  function isHostObject(value) {
+    var result = false;
+    if (value != null && typeof value.toString != "function") {
+      try {
+        result = !!(value + "");
+      } catch (e) {
+      }
+    }
+    return result;
+  }
+  function setToArray(set2) {
+    var index = -1, result = Array(set2.size);
+    set2.forEach(function(value) {
+      result[++index] = value;
+    });
+    return result;
+  }
+  var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+  var coreJsData = root["__core-js_shared__"];
+  var maskSrcKey = (function() {
+    var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+    return uid ? "Symbol(src)_1." + uid : "";
+  })();
+  var funcToString = funcProto.toString;
+  var hasOwnProperty = objectProto.hasOwnProperty;
+  var objectToString = objectProto.toString;
+  var reIsNative = RegExp(
+    "^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$"
+  );
+  var splice = arrayProto.splice;
+  var Map2 = getNative(root, "Map"), Set2 = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
+  function Hash(entries) {
+    var index = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index < length) {
+      var entry = entries[index];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function hashClear() {
+    this.__data__ = nativeCreate ? nativeCreate(null) : {};
+  }
+  function hashDelete(key) {
+    return this.has(key) && delete this.__data__[key];
+  }
+  function hashGet(key) {
+    var data = this.__data__;
+    if (nativeCreate) {
+      var result = data[key];
+      return result === HASH_UNDEFINED ? void 0 : result;
+    }
+    return hasOwnProperty.call(data, key) ? data[key] : void 0;
+  }
+  function hashHas(key) {
+    var data = this.__data__;
+    return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
+  }
+  function hashSet(key, value) {
+    var data = this.__data__;
+    data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+    return this;
+  }
+  Hash.prototype.clear = hashClear;
+  Hash.prototype["delete"] = hashDelete;
+  Hash.prototype.get = hashGet;
+  Hash.prototype.has = hashHas;
+  Hash.prototype.set = hashSet;
+  function ListCache(entries) {
+    var index = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index < length) {
+      var entry = entries[index];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function listCacheClear() {
+    this.__data__ = [];
+  }
+  function listCacheDelete(key) {
+    var data = this.__data__, index = assocIndexOf(data, key);
+    if (index < 0) {
+      return false;
+    }
+    var lastIndex = data.length - 1;
+    if (index == lastIndex) {
+      data.pop();
+    } else {
+      splice.call(data, index, 1);
+    }
+    return true;
+  }
+  function listCacheGet(key) {
+    var data = this.__data__, index = assocIndexOf(data, key);
+    return index < 0 ? void 0 : data[index][1];
+  }
+  function listCacheHas(key) {
+    return assocIndexOf(this.__data__, key) > -1;
+  }
+  function listCacheSet(key, value) {
+    var data = this.__data__, index = assocIndexOf(data, key);
+    if (index < 0) {
+      data.push([key, value]);
+    } else {
+      data[index][1] = value;
+    }
+    return this;
+  }
+  ListCache.prototype.clear = listCacheClear;
+  ListCache.prototype["delete"] = listCacheDelete;
+  ListCache.prototype.get = listCacheGet;
+  ListCache.prototype.has = listCacheHas;
+  ListCache.prototype.set = listCacheSet;
+  function MapCache(entries) {
+    var index = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index < length) {
+      var entry = entries[index];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function mapCacheClear() {
+    this.__data__ = {
+      "hash": new Hash(),
+      "map": new (Map2 || ListCache)(),
+      "string": new Hash()
+    };
+  }
+  function mapCacheDelete(key) {
+    return getMapData(this, key)["delete"](key);
+  }
+  function mapCacheGet(key) {
+    return getMapData(this, key).get(key);
+  }
+  function mapCacheHas(key) {
+    return getMapData(this, key).has(key);
+  }
+  function mapCacheSet(key, value) {
+    getMapData(this, key).set(key, value);
+    return this;
+  }
+  MapCache.prototype.clear = mapCacheClear;
+  MapCache.prototype["delete"] = mapCacheDelete;
+  MapCache.prototype.get = mapCacheGet;
+  MapCache.prototype.has = mapCacheHas;
+  MapCache.prototype.set = mapCacheSet;
+  function SetCache(values) {
+    var index = -1, length = values ? values.length : 0;
+    this.__data__ = new MapCache();
+    while (++index < length) {
+      this.add(values[index]);
+    }
+  }
+  function setCacheAdd(value) {
+    this.__data__.set(value, HASH_UNDEFINED);
+    return this;
+  }
+  function setCacheHas(value) {
+    return this.__data__.has(value);
+  }
+  SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+  SetCache.prototype.has = setCacheHas;
+  function assocIndexOf(array2, key) {
+    var length = array2.length;
+    while (length--) {
+      if (eq(array2[length][0], key)) {
+        return length;
+      }
+    }
+    return -1;
+  }
+  function baseIsNative(value) {
+    if (!isObject2(value) || isMasked(value)) {
+      return false;
+    }
+    var pattern = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
+    return pattern.test(toSource(value));
+  }
+  function baseUniq(array2, iteratee, comparator) {
+    var index = -1, includes = arrayIncludes, length = array2.length, isCommon = true, result = [], seen = result;
+    if (length >= LARGE_ARRAY_SIZE) {
+      var set2 = createSet(array2);
+      if (set2) {
+        return setToArray(set2);
+      }
+      isCommon = false;
+      includes = cacheHas;
+      seen = new SetCache();
+    } else {
+      seen = result;
+    }
+    outer:
+      while (++index < length) {
+        var value = array2[index], computed = value;
+        value = value !== 0 ? value : 0;
+        if (isCommon && computed === computed) {
+          var seenIndex = seen.length;
+          while (seenIndex--) {
+            if (seen[seenIndex] === computed) {
+              continue outer;
+            }
+          }
+          result.push(value);
+        } else if (!includes(seen, computed, comparator)) {
+          if (seen !== result) {
+            seen.push(computed);
+          }
+          result.push(value);
+        }
+      }
+    return result;
+  }
+  var createSet = !(Set2 && 1 / setToArray(new Set2([, -0]))[1] == INFINITY) ? noop3 : function(values) {
+    return new Set2(values);
+  };
+  function getMapData(map2, key) {
+    var data = map2.__data__;
+    return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+  }
+  function getNative(object2, key) {
+    var value = getValue(object2, key);
+    return baseIsNative(value) ? value : void 0;
+  }
+  function isKeyable(value) {
+    var type = typeof value;
+    return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+  }
+  function isMasked(func) {
+    return !!maskSrcKey && maskSrcKey in func;
+  }
+  function toSource(func) {
+    if (func != null) {
+      try {
+        return funcToString.call(func);
+      } catch (e) {
+      }
+      try {
+        return func + "";
+      } catch (e) {
+      }
+    }
+    return "";
+  }
+  function uniq(array2) {
+    return array2 && array2.length ? baseUniq(array2) : [];
+  }
+  function eq(value, other) {
+    return value === other || value !== value && other !== other;
+  }
+  function isFunction(value) {
+    var tag = isObject2(value) ? objectToString.call(value) : "";
+    return tag == funcTag || tag == genTag;
+  }
+  function isObject2(value) {
+    var type = typeof value;
+    return !!value && (type == "object" || type == "function");
+  }
+  function noop3() {
+  }
+  lodash_uniq = uniq;
+  return lodash_uniq;
+}
+var lodash_uniqwith;
+var hasRequiredLodash_uniqwith;
+function requireLodash_uniqwith() {
+  if (hasRequiredLodash_uniqwith) return lodash_uniqwith;
+  hasRequiredLodash_uniqwith = 1;
+  var LARGE_ARRAY_SIZE = 200;
+  var HASH_UNDEFINED = "__lodash_hash_undefined__";
+  var INFINITY = 1 / 0;
+  var funcTag = "[object Function]", genTag = "[object GeneratorFunction]";
+  var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+  var reIsHostCtor = /^\[object .+?Constructor\]$/;
+  var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+  var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+  var root = freeGlobal || freeSelf || Function("return this")();
+  function arrayIncludes(array2, value) {
+    var length = array2 ? array2.length : 0;
+    return !!length && baseIndexOf(array2, value, 0) > -1;
+  }
+  function arrayIncludesWith(array2, value, comparator) {
+    var index = -1, length = array2 ? array2.length : 0;
+    while (++index < length) {
+      if (comparator(value, array2[index])) {
+        return true;
+      }
+    }
+    return false;
+  }
+  function baseFindIndex(array2, predicate, fromIndex, fromRight) {
+    var length = array2.length, index = fromIndex + -1;
+    while (++index < length) {
+      if (predicate(array2[index], index, array2)) {
+        return index;
+      }
+    }
+    return -1;
+  }
+  function baseIndexOf(array2, value, fromIndex) {
+    if (value !== value) {
+      return baseFindIndex(array2, baseIsNaN, fromIndex);
+    }
+    var index = fromIndex - 1, length = array2.length;
+    while (++index < length) {
+      if (array2[index] === value) {
+        return index;
+      }
+    }
+    return -1;
+  }
+  function baseIsNaN(value) {
+    return value !== value;
+  }
+  function cacheHas(cache, key) {
+    return cache.has(key);
+  }
+  function getValue(object2, key) {
+    return object2 == null ? void 0 : object2[key];
+  }
+  function isHostObject(value) {
+    var result = false;
+    if (value != null && typeof value.toString != "function") {
+      try {
+        result = !!(value + "");
+      } catch (e) {
+      }
+    }
+    return result;
+  }
+  function setToArray(set2) {
+    var index = -1, result = Array(set2.size);
+    set2.forEach(function(value) {
+      result[++index] = value;
+    });
+    return result;
+  }
+  var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+  var coreJsData = root["__core-js_shared__"];
+  var maskSrcKey = (function() {
+    var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+    return uid ? "Symbol(src)_1." + uid : "";
+  })();
+  var funcToString = funcProto.toString;
+  var hasOwnProperty = objectProto.hasOwnProperty;
+  var objectToString = objectProto.toString;
+  var reIsNative = RegExp(
+    "^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$"
+  );
+  var splice = arrayProto.splice;
+  var Map2 = getNative(root, "Map"), Set2 = getNative(root, "Set"), nativeCreate = getNative(Object, "create");
+  function Hash(entries) {
+    var index = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index < length) {
+      var entry = entries[index];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function hashClear() {
+    this.__data__ = nativeCreate ? nativeCreate(null) : {};
+  }
+  function hashDelete(key) {
+    return this.has(key) && delete this.__data__[key];
+  }
+  function hashGet(key) {
+    var data = this.__data__;
+    if (nativeCreate) {
+      var result = data[key];
+      return result === HASH_UNDEFINED ? void 0 : result;
+    }
+    return hasOwnProperty.call(data, key) ? data[key] : void 0;
+  }
+  function hashHas(key) {
+    var data = this.__data__;
+    return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
+  }
+  function hashSet(key, value) {
+    var data = this.__data__;
+    data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+    return this;
+  }
+  Hash.prototype.clear = hashClear;
+  Hash.prototype["delete"] = hashDelete;
+  Hash.prototype.get = hashGet;
+  Hash.prototype.has = hashHas;
+  Hash.prototype.set = hashSet;
+  function ListCache(entries) {
+    var index = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index < length) {
+      var entry = entries[index];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function listCacheClear() {
+    this.__data__ = [];
+  }
+  function listCacheDelete(key) {
+    var data = this.__data__, index = assocIndexOf(data, key);
+    if (index < 0) {
+      return false;
+    }
+    var lastIndex = data.length - 1;
+    if (index == lastIndex) {
+      data.pop();
+    } else {
+      splice.call(data, index, 1);
+    }
+    return true;
+  }
+  function listCacheGet(key) {
+    var data = this.__data__, index = assocIndexOf(data, key);
+    return index < 0 ? void 0 : data[index][1];
+  }
+  function listCacheHas(key) {
+    return assocIndexOf(this.__data__, key) > -1;
+  }
+  function listCacheSet(key, value) {
+    var data = this.__data__, index = assocIndexOf(data, key);
+    if (index < 0) {
+      data.push([key, value]);
+    } else {
+      data[index][1] = value;
+    }
+    return this;
+  }
+  ListCache.prototype.clear = listCacheClear;
+  ListCache.prototype["delete"] = listCacheDelete;
+  ListCache.prototype.get = listCacheGet;
+  ListCache.prototype.has = listCacheHas;
+  ListCache.prototype.set = listCacheSet;
+  function MapCache(entries) {
+    var index = -1, length = entries ? entries.length : 0;
+    this.clear();
+    while (++index < length) {
+      var entry = entries[index];
+      this.set(entry[0], entry[1]);
+    }
+  }
+  function mapCacheClear() {
+    this.__data__ = {
+      "hash": new Hash(),
+      "map": new (Map2 || ListCache)(),
+      "string": new Hash()
+    };
+  }
+  function mapCacheDelete(key) {
+    return getMapData(this, key)["delete"](key);
+  }
+  function mapCacheGet(key) {
+    return getMapData(this, key).get(key);
+  }
+  function mapCacheHas(key) {
+    return getMapData(this, key).has(key);
+  }
+  function mapCacheSet(key, value) {
+    getMapData(this, key).set(key, value);
+    return this;
+  }
+  MapCache.prototype.clear = mapCacheClear;
+  MapCache.prototype["delete"] = mapCacheDelete;
+  MapCache.prototype.get = mapCacheGet;
+  MapCache.prototype.has = mapCacheHas;
+  MapCache.prototype.set = mapCacheSet;
+  function SetCache(values) {
+    var index = -1, length = values ? values.length : 0;
+    this.__data__ = new MapCache();
+    while (++index < length) {
+      this.add(values[index]);
+    }
+  }
+  function setCacheAdd(value) {
+    this.__data__.set(value, HASH_UNDEFINED);
+    return this;
+  }
+  function setCacheHas(value) {
+    return this.__data__.has(value);
+  }
+  SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+  SetCache.prototype.has = setCacheHas;
+  function assocIndexOf(array2, key) {
+    var length = array2.length;
+    while (length--) {
+      if (eq(array2[length][0], key)) {
+        return length;
+      }
+    }
+    return -1;
+  }
+  function baseIsNative(value) {
+    if (!isObject2(value) || isMasked(value)) {
+      return false;
+    }
+    var pattern = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
+    return pattern.test(toSource(value));
+  }
+  function baseUniq(array2, iteratee, comparator) {
+    var index = -1, includes = arrayIncludes, length = array2.length, isCommon = true, result = [], seen = result;
+    if (comparator) {
+      isCommon = false;
+      includes = arrayIncludesWith;
+    } else if (length >= LARGE_ARRAY_SIZE) {
+      var set2 = createSet(array2);
+      if (set2) {
+        return setToArray(set2);
+      }
+      isCommon = false;
+      includes = cacheHas;
+      seen = new SetCache();
+    } else {
+      seen = result;
+    }
+    outer:
+      while (++index < length) {
+        var value = array2[index], computed = value;
+        value = comparator || value !== 0 ? value : 0;
+        if (isCommon && computed === computed) {
+          var seenIndex = seen.length;
+          while (seenIndex--) {
+            if (seen[seenIndex] === computed) {
+              continue outer;
+            }
+          }
+          result.push(value);
+        } else if (!includes(seen, computed, comparator)) {
+          if (seen !== result) {
+            seen.push(computed);
+          }
+          result.push(value);
+        }
+      }
+    return result;
+  }
+  var createSet = !(Set2 && 1 / setToArray(new Set2([, -0]))[1] == INFINITY) ? noop3 : function(values) {
+    return new Set2(values);
+  };
+  function getMapData(map2, key) {
+    var data = map2.__data__;
+    return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+  }
+  function getNative(object2, key) {
+    var value = getValue(object2, key);
+    return baseIsNative(value) ? value : void 0;
+  }
+  function isKeyable(value) {
+    var type = typeof value;
+    return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+  }
+  function isMasked(func) {
+    return !!maskSrcKey && maskSrcKey in func;
+  }
+  function toSource(func) {
+    if (func != null) {
+      try {
+        return funcToString.call(func);
+      } catch (e) {
+      }
+      try {
+        return func + "";
+      } catch (e) {
+      }
+    }
+    return "";
+  }
+  function uniqWith(array2, comparator) {
+    return array2 && array2.length ? baseUniq(array2, void 0, comparator) : [];
+  }
+  function eq(value, other) {
+    return value === other || value !== value && other !== other;
+  }
+  function isFunction(value) {
+    var tag = isObject2(value) ? objectToString.call(value) : "";
+    return tag == funcTag || tag == genTag;
+  }
+  function isObject2(value) {
+    var type = typeof value;
+    return !!value && (type == "object" || type == "function");
+  }
+  function noop3() {
+  }
+  lodash_uniqwith = uniqWith;
+  return lodash_uniqwith;
+}
+var lodash_sortby = { exports: {} };
+lodash_sortby.exports;
+var hasRequiredLodash_sortby;
+function requireLodash_sortby() {
+  if (hasRequiredLodash_sortby) return lodash_sortby.exports;
+  hasRequiredLodash_sortby = 1;
+  (function(module, exports$1) {
+    var LARGE_ARRAY_SIZE = 200;
+    var FUNC_ERROR_TEXT = "Expected a function";
+    var HASH_UNDEFINED = "__lodash_hash_undefined__";
+    var UNORDERED_COMPARE_FLAG = 1, PARTIAL_COMPARE_FLAG = 2;
+    var MAX_SAFE_INTEGER = 9007199254740991;
+    var argsTag = "[object Arguments]", arrayTag = "[object Array]", boolTag = "[object Boolean]", dateTag = "[object Date]", errorTag = "[object Error]", funcTag = "[object Function]", genTag = "[object GeneratorFunction]", mapTag = "[object Map]", numberTag = "[object Number]", objectTag = "[object Object]", promiseTag = "[object Promise]", regexpTag = "[object RegExp]", setTag = "[object Set]", stringTag = "[object String]", symbolTag = "[object Symbol]", weakMapTag = "[object WeakMap]";
+    var arrayBufferTag = "[object ArrayBuffer]", dataViewTag = "[object DataView]", float32Tag = "[object Float32Array]", float64Tag = "[object Float64Array]", int8Tag = "[object Int8Array]", int16Tag = "[object Int16Array]", int32Tag = "[object Int32Array]", uint8Tag = "[object Uint8Array]", uint8ClampedTag = "[object Uint8ClampedArray]", uint16Tag = "[object Uint16Array]", uint32Tag = "[object Uint32Array]";
+    var reIsDeepProp = /\.|\[(?:[^[\]]*|(["'])(?:(?!\1)[^\\]|\\.)*?\1)\]/, reIsPlainProp = /^\w*$/, reLeadingDot = /^\./, rePropName = /[^.[\]]+|\[(?:(-?\d+(?:\.\d+)?)|(["'])((?:(?!\2)[^\\]|\\.)*?)\2)\]|(?=(?:\.|\[\])(?:\.|\[\]|$))/g;
+    var reRegExpChar = /[\\^$.*+?()[\]{}|]/g;
+    var reEscapeChar = /\\(\\)?/g;
+    var reIsHostCtor = /^\[object .+?Constructor\]$/;
+    var reIsUint = /^(?:0|[1-9]\d*)$/;
+    var typedArrayTags = {};
+    typedArrayTags[float32Tag] = typedArrayTags[float64Tag] = typedArrayTags[int8Tag] = typedArrayTags[int16Tag] = typedArrayTags[int32Tag] = typedArrayTags[uint8Tag] = typedArrayTags[uint8ClampedTag] = typedArrayTags[uint16Tag] = typedArrayTags[uint32Tag] = true;
+    typedArrayTags[argsTag] = typedArrayTags[arrayTag] = typedArrayTags[arrayBufferTag] = typedArrayTags[boolTag] = typedArrayTags[dataViewTag] = typedArrayTags[dateTag] = typedArrayTags[errorTag] = typedArrayTags[funcTag] = typedArrayTags[mapTag] = typedArrayTags[numberTag] = typedArrayTags[objectTag] = typedArrayTags[regexpTag] = typedArrayTags[setTag] = typedArrayTags[stringTag] = typedArrayTags[weakMapTag] = false;
+    var freeGlobal = typeof commonjsGlobal == "object" && commonjsGlobal && commonjsGlobal.Object === Object && commonjsGlobal;
+    var freeSelf = typeof self == "object" && self && self.Object === Object && self;
+    var root = freeGlobal || freeSelf || Function("return this")();
+    var freeExports = exports$1 && !exports$1.nodeType && exports$1;
+    var freeModule = freeExports && true && module && !module.nodeType && module;
+    var moduleExports = freeModule && freeModule.exports === freeExports;
+    var freeProcess = moduleExports && freeGlobal.process;
+    var nodeUtil = (function() {
+      try {
+        return freeProcess && freeProcess.binding("util");
+      } catch (e) {
+      }
+    })();
+    var nodeIsTypedArray = nodeUtil && nodeUtil.isTypedArray;
+    function apply(func, thisArg, args) {
+      switch (args.length) {
+        case 0:
+          return func.call(thisArg);
+        case 1:
+          return func.call(thisArg, args[0]);
+        case 2:
+          return func.call(thisArg, args[0], args[1]);
+        case 3:
+          return func.call(thisArg, args[0], args[1], args[2]);
+      }
+      return func.apply(thisArg, args);
+    }
+    function arrayMap(array2, iteratee) {
+      var index = -1, length = array2 ? array2.length : 0, result = Array(length);
+      while (++index < length) {
+        result[index] = iteratee(array2[index], index, array2);
+      }
+      return result;
+    }
+    function arrayPush(array2, values) {
+      var index = -1, length = values.length, offset = array2.length;
+      while (++index < length) {
+        array2[offset + index] = values[index];
+      }
+      return array2;
+    }
+    function arraySome(array2, predicate) {
+      var index = -1, length = array2 ? array2.length : 0;
+      while (++index < length) {
+        if (predicate(array2[index], index, array2)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    function baseProperty(key) {
+      return function(object2) {
+        return object2 == null ? void 0 : object2[key];
+      };
+    }
+    function baseSortBy(array2, comparer) {
+      var length = array2.length;
+      array2.sort(comparer);
+      while (length--) {
+        array2[length] = array2[length].value;
+      }
+      return array2;
+    }
+    function baseTimes(n, iteratee) {
+      var index = -1, result = Array(n);
+      while (++index < n) {
+        result[index] = iteratee(index);
+      }
+      return result;
+    }
+    function baseUnary(func) {
+      return function(value) {
+        return func(value);
+      };
+    }
+    function getValue(object2, key) {
+      return object2 == null ? void 0 : object2[key];
+    }
+    function isHostObject(value) {
+      var result = false;
+      if (value != null && typeof value.toString != "function") {
+        try {
+          result = !!(value + "");
+        } catch (e) {
+        }
+      }
+      return result;
+    }
+    function mapToArray(map2) {
+      var index = -1, result = Array(map2.size);
+      map2.forEach(function(value, key) {
+        result[++index] = [key, value];
+      });
+      return result;
+    }
+    function overArg(func, transform2) {
+      return function(arg) {
+        return func(transform2(arg));
+      };
+    }
+    function setToArray(set2) {
+      var index = -1, result = Array(set2.size);
+      set2.forEach(function(value) {
+        result[++index] = value;
+      });
+      return result;
+    }
+    var arrayProto = Array.prototype, funcProto = Function.prototype, objectProto = Object.prototype;
+    var coreJsData = root["__core-js_shared__"];
+    var maskSrcKey = (function() {
+      var uid = /[^.]+$/.exec(coreJsData && coreJsData.keys && coreJsData.keys.IE_PROTO || "");
+      return uid ? "Symbol(src)_1." + uid : "";
+    })();
+    var funcToString = funcProto.toString;
+    var hasOwnProperty = objectProto.hasOwnProperty;
+    var objectToString = objectProto.toString;
+    var reIsNative = RegExp(
+      "^" + funcToString.call(hasOwnProperty).replace(reRegExpChar, "\\$&").replace(/hasOwnProperty|(function).*?(?=\\\()| for .+?(?=\\\])/g, "$1.*?") + "$"
+    );
+    var Symbol2 = root.Symbol, Uint8Array2 = root.Uint8Array, propertyIsEnumerable = objectProto.propertyIsEnumerable, splice = arrayProto.splice, spreadableSymbol = Symbol2 ? Symbol2.isConcatSpreadable : void 0;
+    var nativeKeys = overArg(Object.keys, Object), nativeMax = Math.max;
+    var DataView = getNative(root, "DataView"), Map2 = getNative(root, "Map"), Promise2 = getNative(root, "Promise"), Set2 = getNative(root, "Set"), WeakMap2 = getNative(root, "WeakMap"), nativeCreate = getNative(Object, "create");
+    var dataViewCtorString = toSource(DataView), mapCtorString = toSource(Map2), promiseCtorString = toSource(Promise2), setCtorString = toSource(Set2), weakMapCtorString = toSource(WeakMap2);
+    var symbolProto = Symbol2 ? Symbol2.prototype : void 0, symbolValueOf = symbolProto ? symbolProto.valueOf : void 0, symbolToString = symbolProto ? symbolProto.toString : void 0;
+    function Hash(entries) {
+      var index = -1, length = entries ? entries.length : 0;
+      this.clear();
+      while (++index < length) {
+        var entry = entries[index];
+        this.set(entry[0], entry[1]);
+      }
+    }
+    function hashClear() {
+      this.__data__ = nativeCreate ? nativeCreate(null) : {};
+    }
+    function hashDelete(key) {
+      return this.has(key) && delete this.__data__[key];
+    }
+    function hashGet(key) {
+      var data = this.__data__;
+      if (nativeCreate) {
+        var result = data[key];
+        return result === HASH_UNDEFINED ? void 0 : result;
+      }
+      return hasOwnProperty.call(data, key) ? data[key] : void 0;
+    }
+    function hashHas(key) {
+      var data = this.__data__;
+      return nativeCreate ? data[key] !== void 0 : hasOwnProperty.call(data, key);
+    }
+    function hashSet(key, value) {
+      var data = this.__data__;
+      data[key] = nativeCreate && value === void 0 ? HASH_UNDEFINED : value;
+      return this;
+    }
+    Hash.prototype.clear = hashClear;
+    Hash.prototype["delete"] = hashDelete;
+    Hash.prototype.get = hashGet;
+    Hash.prototype.has = hashHas;
+    Hash.prototype.set = hashSet;
+    function ListCache(entries) {
+      var index = -1, length = entries ? entries.length : 0;
+      this.clear();
+      while (++index < length) {
+        var entry = entries[index];
+        this.set(entry[0], entry[1]);
+      }
+    }
+    function listCacheClear() {
+      this.__data__ = [];
+    }
+    function listCacheDelete(key) {
+      var data = this.__data__, index = assocIndexOf(data, key);
+      if (index < 0) {
+        return false;
+      }
+      var lastIndex = data.length - 1;
+      if (index == lastIndex) {
+        data.pop();
+      } else {
+        splice.call(data, index, 1);
+      }
+      return true;
+    }
+    function listCacheGet(key) {
+      var data = this.__data__, index = assocIndexOf(data, key);
+      return index < 0 ? void 0 : data[index][1];
+    }
+    function listCacheHas(key) {
+      return assocIndexOf(this.__data__, key) > -1;
+    }
+    function listCacheSet(key, value) {
+      var data = this.__data__, index = assocIndexOf(data, key);
+      if (index < 0) {
+        data.push([key, value]);
+      } else {
+        data[index][1] = value;
+      }
+      return this;
+    }
+    ListCache.prototype.clear = listCacheClear;
+    ListCache.prototype["delete"] = listCacheDelete;
+    ListCache.prototype.get = listCacheGet;
+    ListCache.prototype.has = listCacheHas;
+    ListCache.prototype.set = listCacheSet;
+    function MapCache(entries) {
+      var index = -1, length = entries ? entries.length : 0;
+      this.clear();
+      while (++index < length) {
+        var entry = entries[index];
+        this.set(entry[0], entry[1]);
+      }
+    }
+    function mapCacheClear() {
+      this.__data__ = {
+        "hash": new Hash(),
+        "map": new (Map2 || ListCache)(),
+        "string": new Hash()
+      };
+    }
+    function mapCacheDelete(key) {
+      return getMapData(this, key)["delete"](key);
+    }
+    function mapCacheGet(key) {
+      return getMapData(this, key).get(key);
+    }
+    function mapCacheHas(key) {
+      return getMapData(this, key).has(key);
+    }
+    function mapCacheSet(key, value) {
+      getMapData(this, key).set(key, value);
+      return this;
+    }
+    MapCache.prototype.clear = mapCacheClear;
+    MapCache.prototype["delete"] = mapCacheDelete;
+    MapCache.prototype.get = mapCacheGet;
+    MapCache.prototype.has = mapCacheHas;
+    MapCache.prototype.set = mapCacheSet;
+    function SetCache(values) {
+      var index = -1, length = values ? values.length : 0;
+      this.__data__ = new MapCache();
+      while (++index < length) {
+        this.add(values[index]);
+      }
+    }
+    function setCacheAdd(value) {
+      this.__data__.set(value, HASH_UNDEFINED);
+      return this;
+    }
+    function setCacheHas(value) {
+      return this.__data__.has(value);
+    }
+    SetCache.prototype.add = SetCache.prototype.push = setCacheAdd;
+    SetCache.prototype.has = setCacheHas;
+    function Stack(entries) {
+      this.__data__ = new ListCache(entries);
+    }
+    function stackClear() {
+      this.__data__ = new ListCache();
+    }
+    function stackDelete(key) {
+      return this.__data__["delete"](key);
+    }
+    function stackGet(key) {
+      return this.__data__.get(key);
+    }
+    function stackHas(key) {
+      return this.__data__.has(key);
+    }
+    function stackSet(key, value) {
+      var cache = this.__data__;
+      if (cache instanceof ListCache) {
+        var pairs = cache.__data__;
+        if (!Map2 || pairs.length < LARGE_ARRAY_SIZE - 1) {
+          pairs.push([key, value]);
+          return this;
+        }
+        cache = this.__data__ = new MapCache(pairs);
+      }
+      cache.set(key, value);
+      return this;
+    }
+    Stack.prototype.clear = stackClear;
+    Stack.prototype["delete"] = stackDelete;
+    Stack.prototype.get = stackGet;
+    Stack.prototype.has = stackHas;
+    Stack.prototype.set = stackSet;
+    function arrayLikeKeys(value, inherited) {
+      var result = isArray(value) || isArguments(value) ? baseTimes(value.length, String) : [];
+      var length = result.length, skipIndexes = !!length;
+      for (var key in value) {
+        if (hasOwnProperty.call(value, key) && !(skipIndexes && (key == "length" || isIndex(key, length)))) {
+          result.push(key);
+        }
+      }
+      return result;
+    }
+    function assocIndexOf(array2, key) {
+      var length = array2.length;
+      while (length--) {
+        if (eq(array2[length][0], key)) {
+          return length;
+        }
+      }
+      return -1;
+    }
+    var baseEach = createBaseEach(baseForOwn);
+    function baseFlatten(array2, depth, predicate, isStrict, result) {
+      var index = -1, length = array2.length;
+      predicate || (predicate = isFlattenable);
+      result || (result = []);
+      while (++index < length) {
+        var value = array2[index];
+        if (predicate(value)) {
+          {
+            arrayPush(result, value);
+          }
+        } else {
+          result[result.length] = value;
+        }
+      }
+      return result;
+    }
+    var baseFor = createBaseFor();
+    function baseForOwn(object2, iteratee) {
+      return object2 && baseFor(object2, iteratee, keys);
+    }
+    function baseGet(object2, path4) {
+      path4 = isKey(path4, object2) ? [path4] : castPath(path4);
+      var index = 0, length = path4.length;
+      while (object2 != null && index < length) {
+        object2 = object2[toKey(path4[index++])];
+      }
+      return index && index == length ? object2 : void 0;
+    }
+    function baseGetTag(value) {
+      return objectToString.call(value);
+    }
+    function baseHasIn(object2, key) {
+      return object2 != null && key in Object(object2);
+    }
+    function baseIsEqual(value, other, customizer, bitmask, stack) {
+      if (value === other) {
+        return true;
+      }
+      if (value == null || other == null || !isObject2(value) && !isObjectLike(other)) {
+        return value !== value && other !== other;
+      }
+      return baseIsEqualDeep(value, other, baseIsEqual, customizer, bitmask, stack);
+    }
+    function baseIsEqualDeep(object2, other, equalFunc, customizer, bitmask, stack) {
+      var objIsArr = isArray(object2), othIsArr = isArray(other), objTag = arrayTag, othTag = arrayTag;
+      if (!objIsArr) {
+        objTag = getTag(object2);
+        objTag = objTag == argsTag ? objectTag : objTag;
+      }
+      if (!othIsArr) {
+        othTag = getTag(other);
+        othTag = othTag == argsTag ? objectTag : othTag;
+      }
+      var objIsObj = objTag == objectTag && !isHostObject(object2), othIsObj = othTag == objectTag && !isHostObject(other), isSameTag = objTag == othTag;
+      if (isSameTag && !objIsObj) {
+        stack || (stack = new Stack());
+        return objIsArr || isTypedArray(object2) ? equalArrays(object2, other, equalFunc, customizer, bitmask, stack) : equalByTag(object2, other, objTag, equalFunc, customizer, bitmask, stack);
+      }
+      if (!(bitmask & PARTIAL_COMPARE_FLAG)) {
+        var objIsWrapped = objIsObj && hasOwnProperty.call(object2, "__wrapped__"), othIsWrapped = othIsObj && hasOwnProperty.call(other, "__wrapped__");
+        if (objIsWrapped || othIsWrapped) {
+          var objUnwrapped = objIsWrapped ? object2.value() : object2, othUnwrapped = othIsWrapped ? other.value() : other;
+          stack || (stack = new Stack());
+          return equalFunc(objUnwrapped, othUnwrapped, customizer, bitmask, stack);
+        }
+      }
+      if (!isSameTag) {
+        return false;
+      }
+      stack || (stack = new Stack());
+      return equalObjects(object2, other, equalFunc, customizer, bitmask, stack);
+    }
+    function baseIsMatch(object2, source, matchData, customizer) {
+      var index = matchData.length, length = index;
+      if (object2 == null) {
+        return !length;
+      }
+      object2 = Object(object2);
+      while (index--) {
+        var data = matchData[index];
+        if (data[2] ? data[1] !== object2[data[0]] : !(data[0] in object2)) {
+          return false;
+        }
+      }
+      while (++index < length) {
+        data = matchData[index];
+        var key = data[0], objValue = object2[key], srcValue = data[1];
+        if (data[2]) {
+          if (objValue === void 0 && !(key in object2)) {
+            return false;
+          }
+        } else {
+          var stack = new Stack();
+          var result;
+          if (!(result === void 0 ? baseIsEqual(srcValue, objValue, customizer, UNORDERED_COMPARE_FLAG | PARTIAL_COMPARE_FLAG, stack) : result)) {
+            return false;
+          }
+        }
+      }
+      return true;
+    }
+    function baseIsNative(value) {
+      if (!isObject2(value) || isMasked(value)) {
+        return false;
+      }
+      var pattern = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
+      return pattern.test(toSource(value));
+    }
+    function baseIsTypedArray(value) {
+      return isObjectLike(value) && isLength(value.length) && !!typedArrayTags[objectToString.call(value)];
+    }
+    function baseIteratee(value) {
+      if (typeof value == "function") {
+        return value;
+      }
+      if (value == null) {
+        return identity;
+      }
+      if (typeof value == "object") {
+        return isArray(value) ? baseMatchesProperty(value[0], value[1]) : baseMatches(value);
+      }
+      return property(value);
+    }
+    function baseKeys(object2) {
+      if (!isPrototype(object2)) {
+        return nativeKeys(object2);
+      }
+      var result = [];
+      for (var key in Object(object2)) {
+        if (hasOwnProperty.call(object2, key) && key != "constructor") {
+          result.push(key);
+        }
+      }
+      return result;
+    }
+    function baseMap(collection, iteratee) {
+      var index = -1, result = isArrayLike(collection) ? Array(collection.length) : [];
+      baseEach(collection, function(value, key, collection2) {
+        result[++index] = iteratee(value, key, collection2);
+      });
+      return result;
+    }
+    function baseMatches(source) {
+      var matchData = getMatchData(source);
+      if (matchData.length == 1 && matchData[0][2]) {
+        return matchesStrictComparable(matchData[0][0], matchData[0][1]);
+      }
+      return function(object2) {
+        return object2 === source || baseIsMatch(object2, source, matchData);
+      };
+    }
+    function baseMatchesProperty(path4, srcValue) {
+      if (isKey(path4) && isStrictComparable(srcValue)) {
+        return matchesStrictComparable(toKey(path4), srcValue);
+      }
+      return function(object2) {
+        var objValue = get(object2, path4);
+        return objValue === void 0 && objValue === srcValue ? hasIn(object2, path4) : baseIsEqual(srcValue, objValue, void 0, UNORDERED_COMPARE_FLAG | PARTIAL_COMPARE_FLAG);
+      };
+    }
+    function baseOrderBy(collection, iteratees, orders) {
+      var index = -1;
+      iteratees = arrayMap(iteratees.length ? iteratees : [identity], baseUnary(baseIteratee));
+      var result = baseMap(collection, function(value, key, collection2) {
+        var criteria = arrayMap(iteratees, function(iteratee) {
+          return iteratee(value);
+        });
+        return { "criteria": criteria, "index": ++index, "value": value };
+      });
+      return baseSortBy(result, function(object2, other) {
+        return compareMultiple(object2, other, orders);
+      });
+    }
+    function basePropertyDeep(path4) {
+      return function(object2) {
+        return baseGet(object2, path4);
+      };
+    }
+    function baseRest(func, start) {
+      start = nativeMax(start === void 0 ? func.length - 1 : start, 0);
+      return function() {
+        var args = arguments, index = -1, length = nativeMax(args.length - start, 0), array2 = Array(length);
+        while (++index < length) {
+          array2[index] = args[start + index];
+        }
+        index = -1;
+        var otherArgs = Array(start + 1);
+        while (++index < start) {
+          otherArgs[index] = args[index];
+        }
+        otherArgs[start] = array2;
+        return apply(func, this, otherArgs);
+      };
+    }
+    function baseToString(value) {
+      if (typeof value == "string") {
+        return value;
+      }
+      if (isSymbol(value)) {
+        return symbolToString ? symbolToString.call(value) : "";
+      }
+      var result = value + "";
+      return result == "0" && 1 / value == -Infinity ? "-0" : result;
+    }
+    function castPath(value) {
+      return isArray(value) ? value : stringToPath(value);
+    }
+    function compareAscending(value, other) {
+      if (value !== other) {
+        var valIsDefined = value !== void 0, valIsNull = value === null, valIsReflexive = value === value, valIsSymbol = isSymbol(value);
+        var othIsDefined = other !== void 0, othIsNull = other === null, othIsReflexive = other === other, othIsSymbol = isSymbol(other);
+        if (!othIsNull && !othIsSymbol && !valIsSymbol && value > other || valIsSymbol && othIsDefined && othIsReflexive && !othIsNull && !othIsSymbol || valIsNull && othIsDefined && othIsReflexive || !valIsDefined && othIsReflexive || !valIsReflexive) {
+          return 1;
+        }
+        if (!valIsNull && !valIsSymbol && !othIsSymbol && value < other || othIsSymbol && valIsDefined && valIsReflexive && !valIsNull && !valIsSymbol || othIsNull && valIsDefined && valIsReflexive || !othIsDefined && valIsReflexive || !othIsReflexive) {
+          return -1;
+        }
+      }
+      return 0;
+    }
+    function compareMultiple(object2, other, orders) {
+      var index = -1, objCriteria = object2.criteria, othCriteria = other.criteria, length = objCriteria.length, ordersLength = orders.length;
+      while (++index < length) {
+        var result = compareAscending(objCriteria[index], othCriteria[index]);
+        if (result) {
+          if (index >= ordersLength) {
+            return result;
+          }
+          var order = orders[index];
+          return result * (order == "desc" ? -1 : 1);
+        }
+      }
+      return object2.index - other.index;
+    }
+    function createBaseEach(eachFunc, fromRight) {
+      return function(collection, iteratee) {
+        if (collection == null) {
+          return collection;
+        }
+        if (!isArrayLike(collection)) {
+          return eachFunc(collection, iteratee);
+        }
+        var length = collection.length, index = -1, iterable = Object(collection);
+        while (++index < length) {
+          if (iteratee(iterable[index], index, iterable) === false) {
+            break;
+          }
+        }
+        return collection;
+      };
+    }
+    function createBaseFor(fromRight) {
+      return function(object2, iteratee, keysFunc) {
+        var index = -1, iterable = Object(object2), props = keysFunc(object2), length = props.length;
+        while (length--) {
+          var key = props[++index];
+          if (iteratee(iterable[key], key, iterable) === false) {
+            break;
+          }
+        }
+        return object2;
+      };
+    }
+    function equalArrays(array2, other, equalFunc, customizer, bitmask, stack) {
+      var isPartial = bitmask & PARTIAL_COMPARE_FLAG, arrLength = array2.length, othLength = other.length;
+      if (arrLength != othLength && !(isPartial && othLength > arrLength)) {
+        return false;
+      }
+      var stacked = stack.get(array2);
+      if (stacked && stack.get(other)) {
+        return stacked == other;
+      }
+      var index = -1, result = true, seen = bitmask & UNORDERED_COMPARE_FLAG ? new SetCache() : void 0;
+      stack.set(array2, other);
+      stack.set(other, array2);
+      while (++index < arrLength) {
+        var arrValue = array2[index], othValue = other[index];
+        if (customizer) {
+          var compared = isPartial ? customizer(othValue, arrValue, index, other, array2, stack) : customizer(arrValue, othValue, index, array2, other, stack);
+        }
+        if (compared !== void 0) {
+          if (compared) {
+            continue;
+          }
+          result = false;
+          break;
+        }
+        if (seen) {
+          if (!arraySome(other, function(othValue2, othIndex) {
+            if (!seen.has(othIndex) && (arrValue === othValue2 || equalFunc(arrValue, othValue2, customizer, bitmask, stack))) {
+              return seen.add(othIndex);
+            }
+          })) {
+            result = false;
+            break;
+          }
+        } else if (!(arrValue === othValue || equalFunc(arrValue, othValue, customizer, bitmask, stack))) {
+          result = false;
+          break;
+        }
+      }
+      stack["delete"](array2);
+      stack["delete"](other);
+      return result;
+    }
+    function equalByTag(object2, other, tag, equalFunc, customizer, bitmask, stack) {
+      switch (tag) {
+        case dataViewTag:
+          if (object2.byteLength != other.byteLength || object2.byteOffset != other.byteOffset) {
+            return false;
+          }
+          object2 = object2.buffer;
+          other = other.buffer;
+        case arrayBufferTag:
+          if (object2.byteLength != other.byteLength || !equalFunc(new Uint8Array2(object2), new Uint8Array2(other))) {
+            return false;
+          }
+          return true;
+        case boolTag:
+        case dateTag:
+        case numberTag:
+          return eq(+object2, +other);
+        case errorTag:
+          return object2.name == other.name && object2.message == other.message;
+        case regexpTag:
+        case stringTag:
+          return object2 == other + "";
+        case mapTag:
+          var convert = mapToArray;
+        case setTag:
+          var isPartial = bitmask & PARTIAL_COMPARE_FLAG;
+          convert || (convert = setToArray);
+          if (object2.size != other.size && !isPartial) {
+            return false;
+          }
+          var stacked = stack.get(object2);
+          if (stacked) {
+            return stacked == other;
+          }
+          bitmask |= UNORDERED_COMPARE_FLAG;
+          stack.set(object2, other);
+          var result = equalArrays(convert(object2), convert(other), equalFunc, customizer, bitmask, stack);
+          stack["delete"](object2);
+          return result;
+        case symbolTag:
+          if (symbolValueOf) {
+            return symbolValueOf.call(object2) == symbolValueOf.call(other);
+          }
+      }
+      return false;
+    }
+    function equalObjects(object2, other, equalFunc, customizer, bitmask, stack) {
+      var isPartial = bitmask & PARTIAL_COMPARE_FLAG, objProps = keys(object2), objLength = objProps.length, othProps = keys(other), othLength = othProps.length;
+      if (objLength != othLength && !isPartial) {
+        return false;
+      }
+      var index = objLength;
+      while (index--) {
+        var key = objProps[index];
+        if (!(isPartial ? key in other : hasOwnProperty.call(other, key))) {
+          return false;
+        }
+      }
+      var stacked = stack.get(object2);
+      if (stacked && stack.get(other)) {
+        return stacked == other;
+      }
+      var result = true;
+      stack.set(object2, other);
+      stack.set(other, object2);
+      var skipCtor = isPartial;
+      while (++index < objLength) {
+        key = objProps[index];
+        var objValue = object2[key], othValue = other[key];
+        if (customizer) {
+          var compared = isPartial ? customizer(othValue, objValue, key, other, object2, stack) : customizer(objValue, othValue, key, object2, other, stack);
+        }
+        if (!(compared === void 0 ? objValue === othValue || equalFunc(objValue, othValue, customizer, bitmask, stack) : compared)) {
+          result = false;
+          break;
+        }
+        skipCtor || (skipCtor = key == "constructor");
+      }
+      if (result && !skipCtor) {
+        var objCtor = object2.constructor, othCtor = other.constructor;
+        if (objCtor != othCtor && ("constructor" in object2 && "constructor" in other) && !(typeof objCtor == "function" && objCtor instanceof objCtor && typeof othCtor == "function" && othCtor instanceof othCtor)) {
+          result = false;
+        }
+      }
+      stack["delete"](object2);
+      stack["delete"](other);
+      return result;
+    }
+    function getMapData(map2, key) {
+      var data = map2.__data__;
+      return isKeyable(key) ? data[typeof key == "string" ? "string" : "hash"] : data.map;
+    }
+    function getMatchData(object2) {
+      var result = keys(object2), length = result.length;
+      while (length--) {
+        var key = result[length], value = object2[key];
+        result[length] = [key, value, isStrictComparable(value)];
+      }
+      return result;
+    }
+    function getNative(object2, key) {
+      var value = getValue(object2, key);
+      return baseIsNative(value) ? value : void 0;
+    }
+    var getTag = baseGetTag;
+    if (DataView && getTag(new DataView(new ArrayBuffer(1))) != dataViewTag || Map2 && getTag(new Map2()) != mapTag || Promise2 && getTag(Promise2.resolve()) != promiseTag || Set2 && getTag(new Set2()) != setTag || WeakMap2 && getTag(new WeakMap2()) != weakMapTag) {
+      getTag = function(value) {
+        var result = objectToString.call(value), Ctor = result == objectTag ? value.constructor : void 0, ctorString = Ctor ? toSource(Ctor) : void 0;
+        if (ctorString) {
+          switch (ctorString) {
+            case dataViewCtorString:
+              return dataViewTag;
+            case mapCtorString:
+              return mapTag;
+            case promiseCtorString:
+              return promiseTag;
+            case setCtorString:
+              return setTag;
+            case weakMapCtorString:
+              return weakMapTag;
+          }
+        }
+        return result;
+      };
+    }
+    function hasPath(object2, path4, hasFunc) {
+      path4 = isKey(path4, object2) ? [path4] : castPath(path4);
+      var result, index = -1, length = path4.length;
+      while (++index < length) {
+        var key = toKey(path4[index]);
+        if (!(result = object2 != null && hasFunc(object2, key))) {
+          break;
+        }
+        object2 = object2[key];
+      }
+      if (result) {
+        return result;
+      }
+      var length = object2 ? object2.length : 0;
+      return !!length && isLength(length) && isIndex(key, length) && (isArray(object2) || isArguments(object2));
+    }
+    function isFlattenable(value) {
+      return isArray(value) || isArguments(value) || !!(spreadableSymbol && value && value[spreadableSymbol]);
+    }
+    function isIndex(value, length) {
+      length = length == null ? MAX_SAFE_INTEGER : length;
+      return !!length && (typeof value == "number" || reIsUint.test(value)) && (value > -1 && value % 1 == 0 && value < length);
+    }
+    function isIterateeCall(value, index, object2) {
+      if (!isObject2(object2)) {
+        return false;
+      }
+      var type = typeof index;
+      if (type == "number" ? isArrayLike(object2) && isIndex(index, object2.length) : type == "string" && index in object2) {
+        return eq(object2[index], value);
+      }
+      return false;
+    }
+    function isKey(value, object2) {
+      if (isArray(value)) {
+        return false;
+      }
+      var type = typeof value;
+      if (type == "number" || type == "symbol" || type == "boolean" || value == null || isSymbol(value)) {
+        return true;
+      }
+      return reIsPlainProp.test(value) || !reIsDeepProp.test(value) || object2 != null && value in Object(object2);
+    }
+    function isKeyable(value) {
+      var type = typeof value;
+      return type == "string" || type == "number" || type == "symbol" || type == "boolean" ? value !== "__proto__" : value === null;
+    }
+    function isMasked(func) {
+      return !!maskSrcKey && maskSrcKey in func;
+    }
+    function isPrototype(value) {
+      var Ctor = value && value.constructor, proto = typeof Ctor == "function" && Ctor.prototype || objectProto;
+      return value === proto;
+    }
+    function isStrictComparable(value) {
+      return value === value && !isObject2(value);
+    }
+    function matchesStrictComparable(key, srcValue) {
+      return function(object2) {
+        if (object2 == null) {
+          return false;
+        }
+        return object2[key] === srcValue && (srcValue !== void 0 || key in Object(object2));
+      };
+    }
+    var stringToPath = memoize(function(string4) {
+      string4 = toString(string4);
+      var result = [];
+      if (reLeadingDot.test(string4)) {
+        result.push("");
+      }
+      string4.replace(rePropName, function(match, number4, quote, string5) {
+        result.push(quote ? string5.replace(reEscapeChar, "$1") : number4 || match);
+      });
+      return result;
+    });
+    function toKey(value) {
+      if (typeof value == "string" || isSymbol(value)) {
+        return value;
+      }
+      var result = value + "";
+      return result == "0" && 1 / value == -Infinity ? "-0" : result;
+    }
+    function toSource(func) {
+      if (func != null) {
+        try {
+          return funcToString.call(func);
+        } catch (e) {
+        }
+        try {
+          return func + "";
+        } catch (e) {
+        }
+      }
+      return "";
+    }
+    var sortBy = baseRest(function(collection, iteratees) {
+      if (collection == null) {
+        return [];
+      }
+      var length = iteratees.length;
+      if (length > 1 && isIterateeCall(collection, iteratees[0], iteratees[1])) {
+        iteratees = [];
+      } else if (length > 2 && isIterateeCall(iteratees[0], iteratees[1], iteratees[2])) {
+        iteratees = [iteratees[0]];
+      }
+      return baseOrderBy(collection, baseFlatten(iteratees), []);
+    });
+    function memoize(func, resolver) {
+      if (typeof func != "function" || resolver && typeof resolver != "function") {
+        throw new TypeError(FUNC_ERROR_TEXT);
+      }
+      var memoized = function() {
+        var args = arguments, key = resolver ? resolver.apply(this, args) : args[0], cache = memoized.cache;
+        if (cache.has(key)) {
+          return cache.get(key);
+        }
+        var result = func.apply(this, args);
+        memoized.cache = cache.set(key, result);
+        return result;
+      };
+      memoized.cache = new (memoize.Cache || MapCache)();
+      return memoized;
+    }
+    memoize.Cache = MapCache;
+    function eq(value, other) {
+      return value === other || value !== value && other !== other;
+    }
+    function isArguments(value) {
+      return isArrayLikeObject(value) && hasOwnProperty.call(value, "callee") && (!propertyIsEnumerable.call(value, "callee") || objectToString.call(value) == argsTag);
+    }
+    var isArray = Array.isArray;
+    function isArrayLike(value) {
+      return value != null && isLength(value.length) && !isFunction(value);
+    }
+    function isArrayLikeObject(value) {
+      return isObjectLike(value) && isArrayLike(value);
+    }
+    function isFunction(value) {
+      var tag = isObject2(value) ? objectToString.call(value) : "";
+      return tag == funcTag || tag == genTag;
+    }
+    function isLength(value) {
+      return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
+    }
+    function isObject2(value) {
+      var type = typeof value;
+      return !!value && (type == "object" || type == "function");
+    }
+    function isObjectLike(value) {
+      return !!value && typeof value == "object";
+    }
+    function isSymbol(value) {
+      return typeof value == "symbol" || isObjectLike(value) && objectToString.call(value) == symbolTag;
+    }
+    var isTypedArray = nodeIsTypedArray ? baseUnary(nodeIsTypedArray) : baseIsTypedArray;
+    function toString(value) {
+      return value == null ? "" : baseToString(value);
+    }
+    function get(object2, path4, defaultValue) {
+      var result = object2 == null ? void 0 : baseGet(object2, path4);
+      return result === void 0 ? defaultValue : result;
+    }
+    function hasIn(object2, path4) {
+      return object2 != null && hasPath(object2, path4, baseHasIn);
+    }
+    function keys(object2) {
+      return isArrayLike(object2) ? arrayLikeKeys(object2) : baseKeys(object2);
+    }
+    function identity(value) {
+      return value;
+    }
+    function property(path4) {
+      return isKey(path4) ? baseProperty(toKey(path4)) : basePropertyDeep(path4);
+    }
+    module.exports = sortBy;
+  })(lodash_sortby, lodash_sortby.exports);
+  return lodash_sortby.exports;
+}
+var escapeStringRegexp;
+var hasRequiredEscapeStringRegexp;
+function requireEscapeStringRegexp() {
+  if (hasRequiredEscapeStringRegexp) return escapeStringRegexp;
+  hasRequiredEscapeStringRegexp = 1;
+  escapeStringRegexp = (string4) => {
+    if (typeof string4 !== "string") {
+      throw new TypeError("Expected a string");
+    }
+    return string4.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
+  };
+  return escapeStringRegexp;
+}
+var regexpParse = {};
+var hasRequiredRegexpParse;
+function requireRegexpParse() {
+  if (hasRequiredRegexpParse) return regexpParse;
+  hasRequiredRegexpParse = 1;
+  Object.defineProperty(regexpParse, "__esModule", { value: true });
+  regexpParse.isRegExpString = regexpParse.parseRegExpString = void 0;
+  var REGEXP_LITERAL_PATTERN = /^\/(.+)\/([guimysd]*)$/;
+  var parseRegExpString = function(str) {
+    var result = str.match(REGEXP_LITERAL_PATTERN);
+    if (!result) {
+      return null;
+    }
+    return {
+      source: result[1],
+      flagString: result[2]
+    };
+  };
+  regexpParse.parseRegExpString = parseRegExpString;
+  var isRegExpString = function(str) {
+    return REGEXP_LITERAL_PATTERN.test(str);
+  };
+  regexpParse.isRegExpString = isRegExpString;
+  return regexpParse;
+}
+var hasRequiredRegexpStringMatcher;
+function requireRegexpStringMatcher() {
+  if (hasRequiredRegexpStringMatcher) return regexpStringMatcher;
+  hasRequiredRegexpStringMatcher = 1;
+  (function(exports$1) {
+    var __importDefault = regexpStringMatcher && regexpStringMatcher.__importDefault || function(mod) {
+      return mod && mod.__esModule ? mod : { "default": mod };
+    };
+    Object.defineProperty(exports$1, "__esModule", { value: true });
+    exports$1.matchPatterns = exports$1.createRegExp = void 0;
+    var lodash_uniq_1 = __importDefault(requireLodash_uniq());
+    var lodash_uniqwith_1 = __importDefault(requireLodash_uniqwith());
+    var lodash_sortby_1 = __importDefault(requireLodash_sortby());
+    var escape_string_regexp_1 = __importDefault(requireEscapeStringRegexp());
+    var regexp_parse_1 = requireRegexpParse();
+    var DEFAULT_FLAGS = "ug";
+    var defaultFlags = function(flagsString) {
+      if (flagsString.length === 0) {
+        return DEFAULT_FLAGS;
+      }
+      return (0, lodash_uniq_1.default)((flagsString + DEFAULT_FLAGS).split("")).join("");
+    };
+    var createRegExp = function(patternString, defaultFlag) {
+      if (defaultFlag === void 0) {
+        defaultFlag = DEFAULT_FLAGS;
+      }
+      if (patternString.length === 0) {
+        throw new Error("Empty string can not handled");
+      }
+      if ((0, regexp_parse_1.isRegExpString)(patternString)) {
+        var regExpStructure = (0, regexp_parse_1.parseRegExpString)(patternString);
+        if (regExpStructure) {
+          return new RegExp(regExpStructure.source, defaultFlags(regExpStructure.flagString));
+        }
+        throw new Error('"'.concat(patternString, '" can not parse as RegExp.'));
+      } else {
+        return new RegExp((0, escape_string_regexp_1.default)(patternString), defaultFlag);
+      }
+    };
+    exports$1.createRegExp = createRegExp;
+    var isEqualMatchPatternResult = function(a, b) {
+      return a.startIndex === b.startIndex && a.endIndex === b.endIndex && a.match === b.match;
+    };
+    var matchPatterns = function(text2, regExpLikeStrings) {
+      var matchPatternResults = [];
+      regExpLikeStrings.map(function(patternString) {
+        return (0, exports$1.createRegExp)(patternString);
+      }).forEach(function(regExp) {
+        var results = text2.matchAll(regExp);
+        Array.from(results).forEach(function(result) {
+          if (result.index === void 0) {
+            return;
+          }
+          var match = result[0];
+          var index = result.index;
+          matchPatternResults.push({
+            match,
+            captures: result.slice(1),
+            startIndex: index,
+            endIndex: index + match.length
+          });
+        });
+      });
+      var uniqResults = (0, lodash_uniqwith_1.default)(matchPatternResults, isEqualMatchPatternResult);
+      return (0, lodash_sortby_1.default)(uniqResults, ["startIndex", "endIndex"]);
+    };
+    exports$1.matchPatterns = matchPatterns;
+  })(regexpStringMatcher);
+  return regexpStringMatcher;
+}
+var regexpStringMatcherExports = requireRegexpStringMatcher();
+var BUILTIN_IGNORED = {
+  AWSAccountID: ["AKIAIOSFODNN7EXAMPLE"],
+  AWSSecretAccessKey: ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]
+};
+var messages$o = {
+  AWSAccountID: {
+    en: (props) => `found AWS Account ID: ${props.ID}`,
+    ja: (props) => `AWS Account ID: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  AWSSecretAccessKey: {
+    en: (props) => `found AWS Secret Access Key: ${props.KEY}`,
+    ja: (props) => `AWS Secret Access Key: ${props.KEY} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  AWSAccessKeyID: {
+    en: (props) => `found AWS Access Key ID: ${props.ID}`,
+    ja: (props) => `AWS Access Key Id: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var reportAWSAccessKey = ({ t, source, context: context3, options }) => {
+  const AWSAccessKeyIDPattern = /\b(A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g;
+  const results = source.content.matchAll(AWSAccessKeyIDPattern);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const range = [index, index + match.length];
+    if (BUILTIN_IGNORED.AWSAccountID.includes(match)) {
+      continue;
+    }
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("AWSAccessKeyID", {
+        ID: match
+      }),
+      range
+    });
+  }
+};
+var reportAWSSecretAccessKey = ({ t, source, context: context3, options }) => {
+  const AWS = "(?:AWS|aws|Aws)?_?";
+  const QUOTE2 = `["']?`;
+  const CONNECT = "\\s*(?::|=>|=)\\s*";
+  const AWSSecretPatten = new RegExp(String.raw`${QUOTE2}${AWS}(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)${QUOTE2}${CONNECT}${QUOTE2}([A-Za-z0-9/\+=]{40})${QUOTE2}\b`, "g");
+  const results = source.content.matchAll(AWSSecretPatten);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[1] || "";
+    const range = [index, index + match.length];
+    if (BUILTIN_IGNORED.AWSSecretAccessKey.includes(match)) {
+      continue;
+    }
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("AWSSecretAccessKey", {
+        KEY: match
+      }),
+      range
+    });
+  }
+};
+var reportAWSAccountID = ({ t, source, context: context3, options }) => {
+  const AWS = "(AWS|aws|Aws)?_?";
+  const QUOTE2 = `("|')?`;
+  const CONNECT = "\\s*(:|=>|=)\\s*";
+  const AWSSecretPatten = new RegExp(String.raw`${QUOTE2}${AWS}(ACCOUNT|account|Account)_?(ID|id|Id)?${QUOTE2}${CONNECT}${QUOTE2}[0-9]{4}\-?[0-9]{4}\-?[0-9]{4}${QUOTE2}\b`, "g");
+  const results = source.content.matchAll(AWSSecretPatten);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("AWSAccountID", {
+        ID: match
+      }),
+      range
+    });
+  }
+};
+var creator$p = {
+  messages: messages$o,
+  meta: {
+    id: "@secretlint/secretlint-rule-aws",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-aws/README.md"
+    }
+  },
+  create(context3, options) {
+    const normalizedOptions = {
+      allows: options.allows || [],
+      enableIDScanRule: options.enableIDScanRule ?? false
+    };
+    const t = context3.createTranslator(messages$o);
+    return {
+      file(source) {
+        if (normalizedOptions.enableIDScanRule) {
+          reportAWSAccessKey({ t, source, context: context3, options: normalizedOptions });
+          reportAWSAccountID({ t, source, context: context3, options: normalizedOptions });
+        }
+        reportAWSSecretAccessKey({ t, source, context: context3, options: normalizedOptions });
+      }
+    };
+  }
+};
+var TAG_INTEGER = 2;
+var TAG_OCTET_STRING = 4;
+var TAG_NULL = 5;
+var TAG_OID = 6;
+var TAG_SEQUENCE = 48;
+var TAG_CONTEXT_0 = 160;
+function readTlv(buf, offset) {
+  if (offset + 2 > buf.length) {
+    throw new Error("PKCS12: truncated TLV header");
+  }
+  const tag = buf[offset];
+  const lenByte = buf[offset + 1];
+  let length;
+  let contentStart;
+  if (lenByte < 128) {
+    length = lenByte;
+    contentStart = offset + 2;
+  } else {
+    const lenBytes = lenByte & 127;
+    if (lenBytes === 0 || lenBytes > 4) {
+      throw new Error("PKCS12: unsupported ASN.1 length encoding");
+    }
+    if (offset + 2 + lenBytes > buf.length) {
+      throw new Error("PKCS12: truncated ASN.1 length");
+    }
+    length = 0;
+    for (let i = 0; i < lenBytes; i++) {
+      length = length * 256 + buf[offset + 2 + i];
+    }
+    contentStart = offset + 2 + lenBytes;
+  }
+  const end = contentStart + length;
+  if (end > buf.length) {
+    throw new Error("PKCS12: TLV extends past buffer");
+  }
+  return { tag, content: buf.subarray(contentStart, end), end };
+}
+function expectTag(tlv, tag, label) {
+  if (tlv.tag !== tag) {
+    throw new Error(`PKCS12: expected ${label} tag 0x${tag.toString(16)} but got 0x${tlv.tag.toString(16)}`);
+  }
+}
+function readInteger(tlv) {
+  expectTag(tlv, TAG_INTEGER, "INTEGER");
+  let value = 0;
+  for (const byte of tlv.content) {
+    value = value * 256 + byte;
+  }
+  return value;
+}
+function bytesEqual(a, b) {
+  if (a.length !== b.length)
+    return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) {
+    diff |= a[i] ^ b[i];
+  }
+  return diff === 0;
+}
+var OID_DATA = new Uint8Array([42, 134, 72, 134, 247, 13, 1, 7, 1]);
+var OID_SHA1 = new Uint8Array([43, 14, 3, 2, 26]);
+var OID_SHA256 = new Uint8Array([96, 134, 72, 1, 101, 3, 4, 2, 1]);
+var OID_SHA384 = new Uint8Array([96, 134, 72, 1, 101, 3, 4, 2, 2]);
+var OID_SHA512 = new Uint8Array([96, 134, 72, 1, 101, 3, 4, 2, 3]);
+var MAC_HASHES = [
+  { oid: OID_SHA1, hash: { name: "SHA-1", outputSize: 20, blockSize: 64 } },
+  { oid: OID_SHA256, hash: { name: "SHA-256", outputSize: 32, blockSize: 64 } },
+  { oid: OID_SHA384, hash: { name: "SHA-384", outputSize: 48, blockSize: 128 } },
+  { oid: OID_SHA512, hash: { name: "SHA-512", outputSize: 64, blockSize: 128 } }
+];
+function matchHash(oidBytes) {
+  for (const { oid, hash: hash2 } of MAC_HASHES) {
+    if (bytesEqual(oidBytes, oid))
+      return hash2;
+  }
+  return void 0;
+}
+var MAX_MAC_ITERATIONS = 1e6;
+function parsePkcs12(buf) {
+  const pfx = readTlv(buf, 0);
+  expectTag(pfx, TAG_SEQUENCE, "PFX SEQUENCE");
+  const version2 = readTlv(pfx.content, 0);
+  if (readInteger(version2) !== 3) {
+    throw new Error("PKCS12: unsupported version");
+  }
+  const authSafeInfo = readTlv(pfx.content, version2.end);
+  expectTag(authSafeInfo, TAG_SEQUENCE, "ContentInfo SEQUENCE");
+  const contentType = readTlv(authSafeInfo.content, 0);
+  expectTag(contentType, TAG_OID, "contentType OID");
+  if (!bytesEqual(contentType.content, OID_DATA)) {
+    throw new Error("PKCS12: unsupported authSafe contentType");
+  }
+  const explicit0 = readTlv(authSafeInfo.content, contentType.end);
+  expectTag(explicit0, TAG_CONTEXT_0, "[0] EXPLICIT");
+  const authSafeOctet = readTlv(explicit0.content, 0);
+  expectTag(authSafeOctet, TAG_OCTET_STRING, "authSafe OCTET STRING");
+  const macData = readTlv(pfx.content, authSafeInfo.end);
+  expectTag(macData, TAG_SEQUENCE, "MacData SEQUENCE");
+  const digestInfo = readTlv(macData.content, 0);
+  expectTag(digestInfo, TAG_SEQUENCE, "DigestInfo SEQUENCE");
+  const alg = readTlv(digestInfo.content, 0);
+  expectTag(alg, TAG_SEQUENCE, "AlgorithmIdentifier SEQUENCE");
+  const algOid = readTlv(alg.content, 0);
+  expectTag(algOid, TAG_OID, "algorithm OID");
+  const macHash = matchHash(algOid.content);
+  if (!macHash) {
+    throw new Error("PKCS12: unsupported MAC digest algorithm");
+  }
+  if (algOid.end < alg.content.length) {
+    const params = readTlv(alg.content, algOid.end);
+    if (params.tag !== TAG_NULL) {
+      throw new Error("PKCS12: unexpected MAC algorithm parameters");
+    }
+  }
+  const digest2 = readTlv(digestInfo.content, alg.end);
+  expectTag(digest2, TAG_OCTET_STRING, "digest OCTET STRING");
+  const salt = readTlv(macData.content, digestInfo.end);
+  expectTag(salt, TAG_OCTET_STRING, "macSalt OCTET STRING");
+  let iterations = 1;
+  if (salt.end < macData.content.length) {
+    const iter = readTlv(macData.content, salt.end);
+    iterations = readInteger(iter);
+  }
+  if (iterations < 1 || iterations > MAX_MAC_ITERATIONS) {
+    throw new Error("PKCS12: MAC iteration count out of range");
+  }
+  return {
+    authSafe: authSafeOctet.content,
+    macHash,
+    macSalt: salt.content,
+    macDigest: digest2.content,
+    iterations
+  };
+}
+function toBufferSource(data) {
+  const copy = new Uint8Array(data.length);
+  copy.set(data);
+  return copy;
+}
+async function digest(hash2, data) {
+  return new Uint8Array(await globalThis.crypto.subtle.digest(hash2.name, toBufferSource(data)));
+}
+function padToMultipleOf(src, blockSize) {
+  if (src.length === 0)
+    return new Uint8Array(0);
+  const padded = new Uint8Array(Math.ceil(src.length / blockSize) * blockSize);
+  for (let i = 0; i < padded.length; i++) {
+    padded[i] = src[i % src.length];
+  }
+  return padded;
+}
+function encodePasswordAsBmpString(password) {
+  if (password.length === 0)
+    return new Uint8Array(0);
+  const bytes = new Uint8Array(password.length * 2 + 2);
+  for (let i = 0; i < password.length; i++) {
+    const code = password.charCodeAt(i);
+    bytes[i * 2] = code >> 8 & 255;
+    bytes[i * 2 + 1] = code & 255;
+  }
+  return bytes;
+}
+async function deriveMacKey(hash2, password, salt, iterations) {
+  const v = hash2.blockSize;
+  const u = hash2.outputSize;
+  const ID_MAC = 3;
+  const D = new Uint8Array(v).fill(ID_MAC);
+  const P = padToMultipleOf(encodePasswordAsBmpString(password), v);
+  const S = padToMultipleOf(salt, v);
+  const DI = new Uint8Array(D.length + S.length + P.length);
+  DI.set(D, 0);
+  DI.set(S, D.length);
+  DI.set(P, D.length + S.length);
+  let A = await digest(hash2, DI);
+  for (let i = 1; i < iterations; i++) {
+    A = await digest(hash2, A);
+  }
+  return A.subarray(0, u);
+}
+async function verifyPkcs12Mac(pfxBytes, password) {
+  let parsed;
+  try {
+    parsed = parsePkcs12(pfxBytes);
+  } catch {
+    return false;
+  }
+  try {
+    const key = await deriveMacKey(parsed.macHash, password, parsed.macSalt, parsed.iterations);
+    const cryptoKey = await globalThis.crypto.subtle.importKey("raw", toBufferSource(key), { name: "HMAC", hash: parsed.macHash.name }, false, ["sign"]);
+    const mac3 = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", cryptoKey, toBufferSource(parsed.authSafe)));
+    return bytesEqual(mac3, parsed.macDigest);
+  } catch {
+    return false;
+  }
+}
+var GCP_SERVICE_ACCOUNT_P12_PASSWORD = "notasecret";
+async function reportIfFoundPrivateKeyP12Format({ source, context: context3, t }) {
+  if (!source.filePath) {
+    return;
+  }
+  try {
+    const fs5 = await import("node:fs");
+    const path4 = await import("node:path");
+    const pfxBytes = new Uint8Array(fs5.readFileSync(source.filePath));
+    const isGcpServiceAccountP12 = await verifyPkcs12Mac(pfxBytes, GCP_SERVICE_ACCOUNT_P12_PASSWORD);
+    if (!isGcpServiceAccountP12) {
+      return;
+    }
+    context3.report({
+      message: t("PrivateKeyP12", {
+        FILE_NAME: path4.basename(source.filePath)
+      }),
+      range: [0, source.content.length]
+    });
+  } catch {
+  }
+}
+var messages$n = {
+  PrivateKeyP12: {
+    en: (props) => `found GCP Service Account's private key(p12): ${props.FILE_NAME}`,
+    ja: (props) => `GCP\u30B5\u30FC\u30D3\u30B9\u30A2\u30AB\u30A6\u30F3\u30C8\u306E\u79D8\u5BC6\u9375(p12) ${props.FILE_NAME} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  PrivateKeyJSON: {
+    en: (props) => `found GCP Service Account's private key(json): ${props.FILE_NAME}`,
+    ja: (props) => `GCP\u30B5\u30FC\u30D3\u30B9\u30A2\u30AB\u30A6\u30F3\u30C8\u306E\u79D8\u5BC6\u9375(json): ${props.FILE_NAME} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+function reportIfFoundPrivateKeyJSONFormat({ source, context: context3, t }) {
+  try {
+    const credentialObject = JSON.parse(source.content);
+    const PRIVATE_KEY_PATTERN = /-----BEGIN\s?(DSA|RSA|EC|PGP|OPENSSH)?\s?PRIVATE KEY/gm;
+    const isGCPServiceAccountPrivateKeyJSON = "private_key_id" in credentialObject && "private_key" in credentialObject && PRIVATE_KEY_PATTERN.test(credentialObject["private_key"]);
+    if (!isGCPServiceAccountPrivateKeyJSON) {
+      return;
+    }
+    context3.report({
+      message: t("PrivateKeyJSON", {
+        FILE_NAME: source.filePath ? path2.basename(source.filePath) : ""
+      }),
+      range: [0, source.content.length]
+    });
+  } catch {
+  }
+}
+var creator$o = {
+  messages: messages$n,
+  meta: {
+    id: "@secretlint/secretlint-rule-gcp",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["all"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gcp/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$n);
+    ({
+      allows: options.allows || []
+    });
+    return {
+      file(source) {
+        if (source.ext === ".p12") {
+          return reportIfFoundPrivateKeyP12Format({ source, context: context3, t });
+        } else if (source.ext === ".json") {
+          return reportIfFoundPrivateKeyJSONFormat({ source, context: context3, t });
+        }
+      }
+    };
+  }
+};
+var messages$m = {
+  PackageJSON_xOauthToken: {
+    en: (props) => `found GitHub Token: ${props.TOKEN}`,
+    ja: (props) => `GitHub Token: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  Npmrc_authToken: {
+    en: (props) => `found npmrc authToken: ${props.TOKEN}`,
+    ja: (props) => `npmrc authToken: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  NPM_ACCESS_TOKEN: {
+    en: (props) => `found npm access token: ${props.TOKEN}`,
+    ja: (props) => `npm access token: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+function reportIfFoundXOauthGitHubToken({ source, options, context: context3, t }) {
+  const XOAuthPattern = /https?:\/\/(.{1,256}):x-oauth-basic@github.com\//g;
+  const results = source.content.matchAll(XOAuthPattern);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[1] || "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("PackageJSON_xOauthToken", {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+function reportIfFound_AuthTokenInNpmrc({ source, options, context: context3, t }) {
+  const AuthTokenPattern = /_authToken=([^$].*)/g;
+  const results = source.content.matchAll(AuthTokenPattern);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[1] || "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("Npmrc_authToken", {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+function reportIfFound_NPM_ACCESS_TOKEN({ source, options, context: context3, t }) {
+  const NPM_ACCESS_TOKEN_PATTERN = new RegExp("(?<!\\p{L})npm_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])", "gu");
+  const results = source.content.matchAll(NPM_ACCESS_TOKEN_PATTERN);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("NPM_ACCESS_TOKEN", {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+var isPackageFile = (filePath) => {
+  if (!filePath) {
+    return true;
+  }
+  return filePath.endsWith("package.json") || filePath.endsWith("package-lock.json");
+};
+var isNpmrc = (filePath) => {
+  if (!filePath) {
+    return true;
+  }
+  return filePath.endsWith(".npmrc");
+};
+var creator$n = {
+  messages: messages$m,
+  meta: {
+    id: "@secretlint/secretlint-rule-npm",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-npm/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$m);
+    const normalizedOptions = {
+      allows: options.allows || []
+    };
+    return {
+      file(source) {
+        if (isPackageFile(source.filePath)) {
+          reportIfFoundXOauthGitHubToken({ source, options: normalizedOptions, context: context3, t });
+        } else if (isNpmrc(source.filePath)) {
+          reportIfFound_AuthTokenInNpmrc({ source, options: normalizedOptions, context: context3, t });
+        }
+        reportIfFound_NPM_ACCESS_TOKEN({ source, options: normalizedOptions, context: context3, t });
+      }
+    };
+  }
+};
+var messages$l = {
+  SLACK_TOKEN: {
+    en: (props) => `found slack token: ${props.TOKEN}`,
+    ja: (props) => `Slack\u30C8\u30FC\u30AF\u30F3: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  IncomingWebhook: {
+    en: (props) => `found Slack Incoming Webhook: ${props.URL}`,
+    ja: (props) => `Slack\u306EIncoming Webhooks: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+function reportIfFoundRawPrivateKey$1({ source, options, context: context3, t }) {
+  const SLACK_TOKEN_PATTERN = /\b(?:xoxb|xoxp|xapp|xoxa|xoxo|xoxr)-(?:\d-)?(?:[a-zA-Z0-9]{1,40}-)+[a-zA-Z0-9]{1,40}\b/g;
+  const results = source.content.matchAll(SLACK_TOKEN_PATTERN);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("SLACK_TOKEN", {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+function reportIfFoundIncomingWebhook({ source, options, context: context3, t }) {
+  const IncomingWebhooksPattern = /https:\/\/hooks\.slack\.com\/services\/T[a-zA-Z0-9]{1,40}\/B[a-zA-Z0-9]{1,40}\/[a-zA-Z0-9]{1,40}/gi;
+  const results = source.content.matchAll(IncomingWebhooksPattern);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("IncomingWebhook", {
+        URL: match
+      }),
+      range
+    });
+  }
+}
+var creator$m = {
+  messages: messages$l,
+  meta: {
+    id: "@secretlint/secretlint-rule-slack",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-slack/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$l);
+    const normalizedOptions = {
+      allows: options.allows || []
+    };
+    return {
+      file(source) {
+        reportIfFoundRawPrivateKey$1({ source, options: normalizedOptions, context: context3, t });
+        reportIfFoundIncomingWebhook({ source, options: normalizedOptions, context: context3, t });
+      }
+    };
+  }
+};
+var messages$k = {
+  BasicAuth: {
+    en: (props) => `found basic auth credential: ${props.CREDENTIAL}`,
+    ja: (props) => `\u30D9\u30FC\u30B7\u30C3\u30AF\u8A8D\u8A3C\u60C5\u5831: ${props.CREDENTIAL} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var BUILTIN_IGNORED_PATTERNS$1 = [
+  "localhost",
+  "127.0.0.1",
+  "password",
+  "mypassword",
+  "myusername",
+  "{password}",
+  "${password}",
+  "{{password}}",
+  "{username}",
+  "${username}",
+  "{{username}}",
+  "YOUR_PASSWORD",
+  "YOUR_USERNAME",
+  "REPLACE_WITH_PASSWORD",
+  "REPLACE_WITH_USERNAME"
+];
+function isVariableLikeString$1(str) {
+  const variablePatterns = [
+    /\$\{[^}]{1,50}\}/,
+    // ${var}
+    /\{\{[^}]{1,50}\}\}/,
+    // {{var}}
+    /\{[^}]{1,50}\}/,
+    // {var}
+    /%[A-Z_]{1,30}%/,
+    // %VAR%
+    /\$[A-Z_]{1,30}/
+    // $VAR
+  ];
+  return variablePatterns.some((pattern) => pattern.test(str));
+}
+function isLikelyRealUsername(username) {
+  if (username.length < 2)
+    return false;
+  if (isVariableLikeString$1(username))
+    return false;
+  if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => username.toLowerCase().includes(pattern.toLowerCase()))) {
+    return false;
+  }
+  return true;
+}
+function isLikelyRealPassword$1(password) {
+  if (password.length < 4)
+    return false;
+  if (isVariableLikeString$1(password))
+    return false;
+  if (BUILTIN_IGNORED_PATTERNS$1.some((pattern) => password.toLowerCase().includes(pattern.toLowerCase()))) {
+    return false;
+  }
+  if (/^(.)\1{3,}$/.test(password))
+    return false;
+  return true;
+}
+function reportIfFoundBasicAuth({ source, options, context: context3, t }) {
+  const URL_PATTERN = /(?<protocol>(?:https?|ftp|ftps)):\/\/(?<user>[-a-zA-Z0-9_]{1,256}):(?<password>[-a-zA-Z0-9_]{1,256})@[-a-zA-Z0-9%._+~#=]{1,256}\.[a-zA-Z0-9()]{1,6}\b/g;
+  const results = source.content.matchAll(URL_PATTERN);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const username = result.groups?.user;
+    const password = result.groups?.password;
+    if (!username || !password)
+      continue;
+    if (!isLikelyRealUsername(username))
+      continue;
+    if (!isLikelyRealPassword$1(password))
+      continue;
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("BasicAuth", {
+        CREDENTIAL: match
+      }),
+      range
+    });
+  }
+}
+var creator$l = {
+  messages: messages$k,
+  meta: {
+    id: "@secretlint/secretlint-rule-basicauth",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-basicauth/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$k);
+    const normalizedOptions = {
+      allows: options.allows || []
+    };
+    return {
+      file(source) {
+        reportIfFoundBasicAuth({ source, options: normalizedOptions, context: context3, t });
+      }
+    };
+  }
+};
+var messages$j = {
+  OPENAI_TOKEN: {
+    en: (props) => `found OpenAI API token: ${props.TOKEN}`,
+    ja: (props) => `OpenAI API \u30C8\u30FC\u30AF\u30F3: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var creator$k = {
+  messages: messages$j,
+  meta: {
+    id: "@secretlint/secretlint-rule-openai",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-openai/README.md"
+    }
+  },
+  create(context3) {
+    const t = context3.createTranslator(messages$j);
+    return {
+      file(source) {
+        const pattern = /sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}/g;
+        const matches = source.content.matchAll(pattern);
+        for (const match of matches) {
+          const index = match.index ?? 0;
+          const matchString = match[0] ?? "";
+          const range = [index, index + matchString.length];
+          context3.report({
+            message: t("OPENAI_TOKEN", {
+              TOKEN: matchString
+            }),
+            range
+          });
+        }
+      }
+    };
+  }
+};
+var messages$i = {
+  ANTHROPIC_API_KEY: {
+    en: (props) => `found Anthropic Claude API key: ${props.KEY}`,
+    ja: (props) => `Anthropic Claude API \u30AD\u30FC: ${props.KEY} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var creator$j = {
+  messages: messages$i,
+  meta: {
+    id: "@secretlint/secretlint-rule-anthropic",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-anthropic/README.md"
+    }
+  },
+  create(context3) {
+    const t = context3.createTranslator(messages$i);
+    return {
+      file(source) {
+        const pattern = new RegExp("(?<!\\p{L})sk-ant-api0\\d-[A-Za-z0-9_-]{90,128}AA(?![A-Za-z0-9_-])", "gu");
+        const matches = source.content.matchAll(pattern);
+        for (const match of matches) {
+          const index = match.index ?? 0;
+          const matchString = match[0] ?? "";
+          const range = [index, index + matchString.length];
+          context3.report({
+            message: t("ANTHROPIC_API_KEY", {
+              KEY: matchString
+            }),
+            range
+          });
+        }
+      }
+    };
+  }
+};
+var messages$h = {
+  GROQ_API_KEY: {
+    en: (props) => `found Groq API key: ${props.KEY}`,
+    ja: (props) => `Groq API \u30AD\u30FC: ${props.KEY} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var creator$i = {
+  messages: messages$h,
+  meta: {
+    id: "@secretlint/secretlint-rule-groq",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-groq/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$h);
+    const normalizedOptions = {
+      allows: options?.allows ?? []
+    };
+    return {
+      file(source) {
+        const pattern = new RegExp("(?<!\\p{L})gsk_[a-zA-Z0-9]{52}(?![a-zA-Z0-9])", "gu");
+        const matches = source.content.matchAll(pattern);
+        for (const match of matches) {
+          const index = match.index ?? 0;
+          const matchString = match[0] ?? "";
+          const allowedResults = regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows);
+          if (allowedResults.length > 0) {
+            continue;
+          }
+          const range = [index, index + matchString.length];
+          context3.report({
+            message: t("GROQ_API_KEY", {
+              KEY: matchString
+            }),
+            range
+          });
+        }
+      }
+    };
+  }
+};
+var messages$g = {
+  HUGGINGFACE_USER_ACCESS_TOKEN: {
+    en: (props) => `found Hugging Face User Access Token: ${props.TOKEN}`,
+    ja: (props) => `Hugging Face User Access Token: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var creator$h = {
+  messages: messages$g,
+  meta: {
+    id: "@secretlint/secretlint-rule-huggingface",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-huggingface/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$g);
+    const normalizedOptions = {
+      allows: options?.allows ?? []
+    };
+    return {
+      file(source) {
+        const pattern = new RegExp("(?<!\\p{L})hf_[a-zA-Z]{34}(?![a-zA-Z])", "gu");
+        const matches = source.content.matchAll(pattern);
+        for (const match of matches) {
+          const index = match.index ?? 0;
+          const matchString = match[0] ?? "";
+          const allowedResults = regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows);
+          if (allowedResults.length > 0) {
+            continue;
+          }
+          const range = [index, index + matchString.length];
+          context3.report({
+            message: t("HUGGINGFACE_USER_ACCESS_TOKEN", {
+              TOKEN: matchString
+            }),
+            range
+          });
+        }
+      }
+    };
+  }
+};
+var messages$f = {
+  LINEAR_API_TOKEN: {
+    en: (props) => `found linear api token: ${props.ID}`,
+    ja: (props) => `linear api token: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var creator$g = {
+  messages: messages$f,
+  meta: {
+    id: "@secretlint/secretlint-rule-linear",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-linear/README.md"
+    }
+  },
+  create(context3) {
+    const t = context3.createTranslator(messages$f);
+    return {
+      file(source) {
+        const pattern = new RegExp("(?<!\\p{L})lin_api_[a-zA-Z0-9_]{32,128}(?![a-zA-Z0-9_])", "gu");
+        const matches = source.content.matchAll(pattern);
+        for (const match of matches) {
+          const index = match.index ?? 0;
+          const matchString = match[0] ?? "";
+          const range = [index, index + matchString.length];
+          context3.report({
+            message: t("LINEAR_API_TOKEN", {
+              ID: matchString
+            }),
+            range
+          });
+        }
+      }
+    };
+  }
+};
+var messages$e = {
+  NOTION_INTEGRATION_TOKEN: {
+    en: (props) => `found Notion integration token: ${props.TOKEN}`,
+    ja: (props) => `Notion integration \u30C8\u30FC\u30AF\u30F3: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+function reportIfFoundToken({ source, options, context: context3, t }) {
+  const NOTION_INTEGRATION_TOKEN_PATTERN = new RegExp("(?<!\\p{L})ntn_[0-9]{11}[A-Za-z0-9]{35}(?![A-Za-z0-9])", "gu");
+  const results = source.content.matchAll(NOTION_INTEGRATION_TOKEN_PATTERN);
+  for (const result of results) {
+    const index = result.index ?? 0;
+    const match = result[0] ?? "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("NOTION_INTEGRATION_TOKEN", {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+var creator$f = {
+  messages: messages$e,
+  meta: {
+    id: "@secretlint/secretlint-rule-notion",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-notion/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$e);
+    const normalizedOptions = {
+      allows: options.allows ?? []
+    };
+    return {
+      file(source) {
+        reportIfFoundToken({ source, options: normalizedOptions, context: context3, t });
+      }
+    };
+  }
+};
+var messages$d = {
+  PrivateKey: {
+    en: (props) => `found private key: ${props.KEY}`,
+    ja: (props) => `\u79D8\u5BC6\u9375: ${props.KEY} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var PEM_CONTENT_PATTERN = /-----BEGIN[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----\n?([A-Za-z0-9+/=\s\\]{100,10000})\n?-----END[ ]?(?:(?:RSA|DSA|EC|OPENSSH|PGP) )?PRIVATE KEY(?: BLOCK)?-----/gm;
+function validateBase64KeyContent(base64Content) {
+  if (!/^[A-Za-z0-9+/]+=*$/.test(base64Content)) {
+    return false;
+  }
+  if (base64Content.length < 100) {
+    return false;
+  }
+  const validMagicBytes = /^(MI|b3BlbnNzaC1rZXktdjE)/;
+  if (!validMagicBytes.test(base64Content)) {
+    return false;
+  }
+  return true;
+}
+function reportIfFoundRawPrivateKey({ source, options, context: context3, t }) {
+  const results = source.content.matchAll(PEM_CONTENT_PATTERN);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const base64Raw = result[1] || "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    const base64Content = base64Raw.replace(/\s|\\n/g, "");
+    if (!validateBase64KeyContent(base64Content)) {
+      continue;
+    }
+    context3.report({
+      message: t("PrivateKey", {
+        KEY: match
+      }),
+      range
+    });
+  }
+}
+var creator$e = {
+  messages: messages$d,
+  meta: {
+    id: "@secretlint/secretlint-rule-privatekey",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-privatekey/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$d);
+    const normalizedOptions = {
+      allows: options.allows || []
+    };
+    return {
+      file(source) {
+        reportIfFoundRawPrivateKey({ source, options: normalizedOptions, context: context3, t });
+      }
+    };
+  }
+};
+var messages$c = {
+  SENDGRID_KEY: {
+    en: (props) => `found Sendgrid api key: ${props.KEY}`,
+    ja: (props) => `Sendgrid API\u30AD\u30FC\u304C\u898B\u3064\u304B\u308A\u307E\u3057\u305F\uFF1A ${props.KEY}`
+  }
+};
+function reportIfFoundKey$3({ source, options, context: context3, t }) {
+  const SENDGRID_KEY_PATTERN = new RegExp("(?<!\\p{L})SG\\.\\w{1,128}\\.\\w{1,128}([-_]?)\\w{1,128}(?!\\w)", "gu");
+  const results = source.content.matchAll(SENDGRID_KEY_PATTERN);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    if (match.length !== 69) {
+      continue;
+    }
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("SENDGRID_KEY", {
+        KEY: match
+      }),
+      range
+    });
+  }
+}
+var creator$d = {
+  messages: messages$c,
+  meta: {
+    id: "@secretlint/secretlint-rule-sendgrid",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-sendgrid/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$c);
+    const normalizedOptions = {
+      allows: options.allows || []
+    };
+    return {
+      file(source) {
+        reportIfFoundKey$3({ source, options: normalizedOptions, context: context3, t });
+      }
+    };
+  }
+};
+var messages$b = {
+  SHOPIFY_KEY: {
+    en: (props) => `found Shopify api key: ${props.KEY}`,
+    ja: (props) => `Shopify API\u30AD\u30FC\u304C\u898B\u3064\u304B\u308A\u307E\u3057\u305F\uFF1A ${props.KEY}`
+  }
+};
+function reportIfFoundKey$2({ source, options, context: context3, t }) {
+  const SHOPIFY_KEY_PATTERN = new RegExp("(?<!\\p{L})(shppa|shpca|shpat|shpss)_[a-zA-Z0-9]{32,64}(?![a-zA-Z0-9])", "gu");
+  const results = source.content.matchAll(SHOPIFY_KEY_PATTERN);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("SHOPIFY_KEY", {
+        KEY: match
+      }),
+      range
+    });
+  }
+}
+var creator$c = {
+  messages: messages$b,
+  meta: {
+    id: "@secretlint/secretlint-rule-shopify",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-shopify/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$b);
+    const normalizedOptions = {
+      allows: options.allows || []
+    };
+    return {
+      file(source) {
+        reportIfFoundKey$2({ source, options: normalizedOptions, context: context3, t });
+      }
+    };
+  }
+};
+var messages$a = {
+  GITHUB_TOKEN: {
+    en: (props) => `found GitHub Token(${props.typeName}): ${props.KEY}`,
+    ja: (props) => `GitHub Token(${props.typeName})\u304C\u898B\u3064\u304B\u308A\u307E\u3057\u305F\uFF1A ${props.KEY}`
+  }
+};
+var typeMap = /* @__PURE__ */ new Map([
+  ["ghp", "GitHub personal access tokens"],
+  ["gho", "OAuth access tokens"],
+  ["ghu", "GitHub user-to-server tokens"],
+  ["ghs", "GitHub server-to-server tokens"],
+  ["ghr", "refresh tokens"],
+  ["github_pat", "fine-grained personal access tokens"]
+]);
+function reportIfFoundKey$1({ pattern, source, options, context: context3, t }) {
+  const results = source.content.matchAll(pattern);
+  for (const result of results) {
+    const index = result.index || 0;
+    const type = result.groups?.type;
+    const typeName = typeMap.get(type);
+    if (!typeName) {
+      throw new Error("Unknown type:" + typeName);
+    }
+    const match = result[0] || "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("GITHUB_TOKEN", {
+        KEY: match,
+        typeName
+      }),
+      range
+    });
+  }
+}
+var creator$b = {
+  messages: messages$a,
+  meta: {
+    id: "@secretlint/secretlint-rule-github",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-github/README.md"
+    }
+  },
+  create(context3, options) {
+    const CLASSIC_GITHUB_TOKEN_PATTERN = new RegExp("(?<!\\p{L})(?<type>ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])", "gu");
+    const FINE_GRAINED_GITHUB_TOKEN_PATTERN = new RegExp("(?<!\\p{L})(?<type>github_pat)_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])", "gu");
+    const patterns = [CLASSIC_GITHUB_TOKEN_PATTERN, FINE_GRAINED_GITHUB_TOKEN_PATTERN];
+    const t = context3.createTranslator(messages$a);
+    const normalizedOptions = {
+      allows: options.allows || []
+    };
+    return {
+      file(source) {
+        for (const pattern of patterns) {
+          reportIfFoundKey$1({ pattern, source, options: normalizedOptions, context: context3, t });
+        }
+      }
+    };
+  }
+};
+var messages$9 = {
+  GITLAB_PERSONAL_ACCESS_TOKEN: {
+    en: (props) => `found GitLab Personal Access Token: ${props.KEY}`,
+    ja: (props) => `GitLab Personal Access Token\u304C\u898B\u3064\u304B\u308A\u307E\u3057\u305F: ${props.KEY}`
+  }
+};
+function reportIfFoundKey({ pattern, source, options, context: context3, t }) {
+  const results = source.content.matchAll(pattern);
+  for (const result of results) {
+    const index = result.index ?? 0;
+    const match = result[0] ?? "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("GITLAB_PERSONAL_ACCESS_TOKEN", {
+        KEY: match
+      }),
+      range
+    });
+  }
+}
+var creator$a = {
+  messages: messages$9,
+  meta: {
+    id: "@secretlint/secretlint-rule-gitlab",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-gitlab/README.md"
+    }
+  },
+  create(context3, options) {
+    const GITLAB_PERSONAL_ACCESS_TOKEN_PATTERN = new RegExp("(?<!\\p{L})glpat-[A-Za-z0-9_-]{20,128}(?![A-Za-z0-9_-])", "gu");
+    const patterns = [GITLAB_PERSONAL_ACCESS_TOKEN_PATTERN];
+    const t = context3.createTranslator(messages$9);
+    const normalizedOptions = {
+      allows: options.allows ?? []
+    };
+    return {
+      file(source) {
+        for (const pattern of patterns) {
+          reportIfFoundKey({ pattern, source, options: normalizedOptions, context: context3, t });
+        }
+      }
+    };
+  }
+};
+var messages$8 = {
+  GRAFANA_CLOUD_API_TOKEN: {
+    en: (props) => `found Grafana Cloud API token: ${props.TOKEN}`,
+    ja: (props) => `Grafana Cloud API \u30C8\u30FC\u30AF\u30F3: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  GRAFANA_SERVICE_ACCOUNT_TOKEN: {
+    en: (props) => `found Grafana Service Account token: ${props.TOKEN}`,
+    ja: (props) => `Grafana Service Account \u30C8\u30FC\u30AF\u30F3: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+function reportIfFound({ pattern, messageId, source, options, context: context3, t }) {
+  const results = source.content.matchAll(pattern);
+  for (const result of results) {
+    const index = result.index ?? 0;
+    const match = result[0] ?? "";
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    const range = [index, index + match.length];
+    context3.report({
+      message: t(messageId, {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+var creator$9 = {
+  messages: messages$8,
+  meta: {
+    id: "@secretlint/secretlint-rule-grafana",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-grafana/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$8);
+    const normalizedOptions = {
+      allows: options?.allows ?? []
+    };
+    const GRAFANA_CLOUD_API_TOKEN_PATTERN = new RegExp("(?<!\\p{L})glc_[A-Za-z0-9+/]{32,400}={0,2}(?![A-Za-z0-9+/=])", "gu");
+    const GRAFANA_SERVICE_ACCOUNT_TOKEN_PATTERN = new RegExp("(?<!\\p{L})glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Fa-f0-9])", "gu");
+    return {
+      file(source) {
+        reportIfFound({
+          pattern: GRAFANA_CLOUD_API_TOKEN_PATTERN,
+          messageId: "GRAFANA_CLOUD_API_TOKEN",
+          source,
+          options: normalizedOptions,
+          context: context3,
+          t
+        });
+        reportIfFound({
+          pattern: GRAFANA_SERVICE_ACCOUNT_TOKEN_PATTERN,
+          messageId: "GRAFANA_SERVICE_ACCOUNT_TOKEN",
+          source,
+          options: normalizedOptions,
+          context: context3,
+          t
+        });
+      }
+    };
+  }
+};
+var messages$7 = {
+  OPS_TOKEN: {
+    en: (props) => `found 1Password Service Account token: ${props.TOKEN}`,
+    ja: (props) => `1Password Service Account: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var is1PasswordServiceAccountToken = (base64String) => {
+  try {
+    const jsonString = atob(base64String.replace(/-/g, "+").replace(/_/g, "/"));
+    const json2 = JSON.parse(jsonString);
+    return typeof json2 === "object" && json2 !== null;
+  } catch (error63) {
+    return false;
+  }
+};
+var creator$8 = {
+  messages: messages$7,
+  meta: {
+    id: "@secretlint/secretlint-rule-1password",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-1password/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$7);
+    const normalizedOptions = {
+      allows: options?.allows ?? []
+    };
+    return {
+      file(source) {
+        const pattern = new RegExp("(?<!\\p{L})ops_(ey[A-Za-z0-9+/=]{100,1280}fQ={0,2})(?![A-Za-z0-9+/=])", "gu");
+        const matches = source.content.matchAll(pattern);
+        for (const match of matches) {
+          const index = match.index ?? 0;
+          const matchString = match[0] ?? "";
+          const base64String = match[1] ?? "";
+          if (!is1PasswordServiceAccountToken(base64String)) {
+            continue;
+          }
+          const allowedResults = regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows);
+          if (allowedResults.length > 0) {
+            continue;
+          }
+          const range = [index, index + matchString.length];
+          context3.report({
+            message: t("OPS_TOKEN", {
+              TOKEN: matchString
+            }),
+            range
+          });
+        }
+      }
+    };
+  }
+};
+var messages$6 = {
+  MongoDBConnection: {
+    en: (props) => `found MongoDB connection string: ${props.URI}`,
+    ja: (props) => `MongoDB\u63A5\u7D9A\u6587\u5B57\u5217: ${props.URI} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  MySQLConnection: {
+    en: (props) => `found MySQL connection string: ${props.URI}`,
+    ja: (props) => `MySQL\u63A5\u7D9A\u6587\u5B57\u5217: ${props.URI} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  PostgreSQLConnection: {
+    en: (props) => `found PostgreSQL connection string: ${props.URI}`,
+    ja: (props) => `PostgreSQL\u63A5\u7D9A\u6587\u5B57\u5217: ${props.URI} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var BUILTIN_IGNORED_PATTERNS = [
+  "localhost",
+  "127.0.0.1",
+  "example.com",
+  "example.org",
+  "test.com",
+  "password",
+  "username",
+  "secret",
+  "mypassword",
+  "myusername",
+  "root",
+  "admin",
+  "user",
+  "pass",
+  "{password}",
+  "${password}",
+  "{{password}}",
+  "{username}",
+  "${username}",
+  "{{username}}",
+  "YOUR_PASSWORD",
+  "YOUR_USERNAME",
+  "REPLACE_WITH_PASSWORD"
+];
+function isVariableLikeString(str) {
+  const variablePatterns = [
+    /\$\{[^}]{1,50}\}/,
+    // ${var}
+    /\{\{[^}]{1,50}\}\}/,
+    // {{var}}
+    /\{[^}]{1,50}\}/,
+    // {var}
+    /%[A-Z_]{1,30}%/,
+    // %VAR%
+    /\$[A-Z_]{1,30}/,
+    // $VAR
+    /\$\([^)]{1,50}\)/
+    // $(var)
+  ];
+  return variablePatterns.some((pattern) => pattern.test(str));
+}
+function isLikelyRealPassword(password) {
+  if (password.length < 4)
+    return false;
+  if (isVariableLikeString(password))
+    return false;
+  const passwordLower = password.toLowerCase();
+  if (BUILTIN_IGNORED_PATTERNS.some((pattern) => passwordLower === pattern.toLowerCase())) {
+    return false;
+  }
+  if (/^(.)\1{3,}$/.test(password))
+    return false;
+  return true;
+}
+function reportMongoDBConnectionString({ source, options, context: context3, t }) {
+  const MONGODB_PATTERN = /mongodb(?:\+srv)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi;
+  const results = source.content.matchAll(MONGODB_PATTERN);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const username = result.groups?.username;
+    const password = result.groups?.password;
+    if (!username || !password)
+      continue;
+    if (!isLikelyRealPassword(password))
+      continue;
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("MongoDBConnection", {
+        URI: match
+      }),
+      range
+    });
+  }
+}
+function reportMySQLConnectionString({ source, options, context: context3, t }) {
+  const MYSQL_URI_PATTERN = /(?:jdbc:)?mysql(?:x)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi;
+  const results = source.content.matchAll(MYSQL_URI_PATTERN);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const username = result.groups?.username;
+    const password = result.groups?.password;
+    if (!username || !password)
+      continue;
+    if (!isLikelyRealPassword(password))
+      continue;
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("MySQLConnection", {
+        URI: match
+      }),
+      range
+    });
+  }
+}
+function reportPostgreSQLConnectionString({ source, options, context: context3, t }) {
+  const POSTGRESQL_URI_PATTERN = /postgres(?:ql)?:\/\/(?:(?<username>[^:\/\s]{1,100}):(?<password>[^@\/\s]{1,200})@)?(?<host>[^\/\s?]{1,100})(?:\/(?<database>[^?\s]{0,100}))?(?:\?(?<options>[^\s]{0,500}))?/gi;
+  const results = source.content.matchAll(POSTGRESQL_URI_PATTERN);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const username = result.groups?.username;
+    const password = result.groups?.password;
+    if (!username || !password)
+      continue;
+    if (!isLikelyRealPassword(password))
+      continue;
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("PostgreSQLConnection", {
+        URI: match
+      }),
+      range
+    });
+  }
+}
+var creator$7 = {
+  messages: messages$6,
+  meta: {
+    id: "@secretlint/secretlint-rule-database-connection-string",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-database-connection-string/README.md"
+    }
+  },
+  create(context3, options) {
+    const normalizedOptions = {
+      allows: options.allows || []
+    };
+    const t = context3.createTranslator(messages$6);
+    return {
+      file(source) {
+        reportMongoDBConnectionString({ source, options: normalizedOptions, context: context3, t });
+        reportMySQLConnectionString({ source, options: normalizedOptions, context: context3, t });
+        reportPostgreSQLConnectionString({ source, options: normalizedOptions, context: context3, t });
+      }
+    };
+  }
+};
+var messages$5 = {
+  HASHICORP_VAULT_SERVICE_TOKEN: {
+    en: (props) => `found HashiCorp Vault service token: ${props.TOKEN}`,
+    ja: (props) => `HashiCorp Vault service token: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  HASHICORP_VAULT_BATCH_TOKEN: {
+    en: (props) => `found HashiCorp Vault batch token: ${props.TOKEN}`,
+    ja: (props) => `HashiCorp Vault batch token: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  HASHICORP_VAULT_RECOVERY_TOKEN: {
+    en: (props) => `found HashiCorp Vault recovery token: ${props.TOKEN}`,
+    ja: (props) => `HashiCorp Vault recovery token: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var serviceTokenPattern = new RegExp("(?<!\\p{L})hvs\\.[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])", "gu");
+var batchTokenPattern = new RegExp("(?<!\\p{L})hvb\\.[A-Za-z0-9_-]{138,300}(?![A-Za-z0-9_-])", "gu");
+var recoveryTokenPattern = new RegExp("(?<!\\p{L})hvr\\.[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])", "gu");
+var creator$6 = {
+  messages: messages$5,
+  meta: {
+    id: "@secretlint/secretlint-rule-hashicorp-vault",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-hashicorp-vault/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$5);
+    const normalizedOptions = {
+      allows: options?.allows ?? []
+    };
+    const reportMatches = (source, pattern, messageId) => {
+      const matches = source.content.matchAll(pattern);
+      for (const match of matches) {
+        const index = match.index ?? 0;
+        const matchString = match[0] ?? "";
+        const allowedResults = regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows);
+        if (allowedResults.length > 0) {
+          continue;
+        }
+        const range = [index, index + matchString.length];
+        context3.report({
+          message: t(messageId, {
+            TOKEN: matchString
+          }),
+          range
+        });
+      }
+    };
+    return {
+      file(source) {
+        reportMatches(source, serviceTokenPattern, "HASHICORP_VAULT_SERVICE_TOKEN");
+        reportMatches(source, batchTokenPattern, "HASHICORP_VAULT_BATCH_TOKEN");
+        reportMatches(source, recoveryTokenPattern, "HASHICORP_VAULT_RECOVERY_TOKEN");
+      }
+    };
+  }
+};
+var messages$4 = {
+  VERCEL_PERSONAL_ACCESS_TOKEN: {
+    en: (props) => `found Vercel personal access token: ${props.ID}`,
+    ja: (props) => `Vercel personal access token: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  VERCEL_INTEGRATION_TOKEN: {
+    en: (props) => `found Vercel integration token: ${props.ID}`,
+    ja: (props) => `Vercel integration token: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  VERCEL_APP_ACCESS_TOKEN: {
+    en: (props) => `found Vercel app access token: ${props.ID}`,
+    ja: (props) => `Vercel app access token: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  VERCEL_APP_REFRESH_TOKEN: {
+    en: (props) => `found Vercel app refresh token: ${props.ID}`,
+    ja: (props) => `Vercel app refresh token: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  },
+  VERCEL_AI_GATEWAY_API_KEY: {
+    en: (props) => `found Vercel AI Gateway API key: ${props.ID}`,
+    ja: (props) => `Vercel AI Gateway API key: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var prefixToMessageId = {
+  vcp: "VERCEL_PERSONAL_ACCESS_TOKEN",
+  vci: "VERCEL_INTEGRATION_TOKEN",
+  vca: "VERCEL_APP_ACCESS_TOKEN",
+  vcr: "VERCEL_APP_REFRESH_TOKEN",
+  vck: "VERCEL_AI_GATEWAY_API_KEY"
+};
+var creator$5 = {
+  messages: messages$4,
+  meta: {
+    id: "@secretlint/secretlint-rule-vercel",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-vercel/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$4);
+    const normalizedOptions = {
+      allows: options?.allows ?? []
+    };
+    return {
+      file(source) {
+        const pattern = new RegExp("(?<!\\p{L})(?<prefix>vcp|vci|vca|vcr|vck)_[A-Za-z0-9]{20,60}(?![A-Za-z0-9])", "gu");
+        const matches = source.content.matchAll(pattern);
+        for (const match of matches) {
+          const index = match.index ?? 0;
+          const matchString = match[0] ?? "";
+          const prefix = match.groups?.prefix;
+          const messageId = prefixToMessageId[prefix];
+          const allowedResults = regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows);
+          if (allowedResults.length > 0) {
+            continue;
+          }
+          const range = [index, index + matchString.length];
+          context3.report({
+            message: t(messageId, {
+              ID: matchString
+            }),
+            range
+          });
+        }
+      }
+    };
+  }
+};
+var messages$3 = {
+  DATABRICKS_PERSONAL_ACCESS_TOKEN: {
+    en: (props) => `found Databricks personal access token: ${props.ID}`,
+    ja: (props) => `Databricks personal access token: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var creator$4 = {
+  messages: messages$3,
+  meta: {
+    id: "@secretlint/secretlint-rule-databricks",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-databricks/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$3);
+    const normalizedOptions = {
+      allows: options?.allows ?? []
+    };
+    return {
+      file(source) {
+        const pattern = new RegExp("(?<!\\p{L})dapi[A-Fa-f0-9]{32}(?:-[0-9])?(?![A-Fa-f0-9])", "gu");
+        const matches = source.content.matchAll(pattern);
+        for (const match of matches) {
+          const index = match.index ?? 0;
+          const matchString = match[0] ?? "";
+          const allowedResults = regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows);
+          if (allowedResults.length > 0) {
+            continue;
+          }
+          const range = [index, index + matchString.length];
+          context3.report({
+            message: t("DATABRICKS_PERSONAL_ACCESS_TOKEN", {
+              ID: matchString
+            }),
+            range
+          });
+        }
+      }
+    };
+  }
+};
+var messages$2 = {
+  DOCKER_PERSONAL_ACCESS_TOKEN: {
+    en: (props) => `found Docker Personal Access Token: ${props.TOKEN}`,
+    ja: (props) => `Docker Personal Access Token: ${props.TOKEN} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+function reportIfFoundDockerPAT({ source, options, context: context3, t }) {
+  const DOCKER_PAT_PATTERN = new RegExp("(?<!\\p{L})dckr_pat_[a-zA-Z0-9_-]{27}(?![a-zA-Z0-9_-])", "gu");
+  const results = source.content.matchAll(DOCKER_PAT_PATTERN);
+  for (const result of results) {
+    const index = result.index || 0;
+    const match = result[0] || "";
+    const range = [index, index + match.length];
+    const allowedResults = regexpStringMatcherExports.matchPatterns(match, options.allows);
+    if (allowedResults.length > 0) {
+      continue;
+    }
+    context3.report({
+      message: t("DOCKER_PERSONAL_ACCESS_TOKEN", {
+        TOKEN: match
+      }),
+      range
+    });
+  }
+}
+var creator$3 = {
+  messages: messages$2,
+  meta: {
+    id: "@secretlint/secretlint-rule-docker",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-docker/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$2);
+    const normalizedOptions = {
+      allows: options.allows || []
+    };
+    return {
+      file(source) {
+        reportIfFoundDockerPAT({ source, options: normalizedOptions, context: context3, t });
+      }
+    };
+  }
+};
+var messages$1 = {
+  FIGMA_PERSONAL_ACCESS_TOKEN: {
+    en: (props) => `found Figma Personal Access Token: ${props.ID}`,
+    ja: (props) => `Figma Personal Access Token: ${props.ID} \u304C\u307F\u3064\u304B\u308A\u307E\u3057\u305F`
+  }
+};
+var creator$2 = {
+  messages: messages$1,
+  meta: {
+    id: "@secretlint/secretlint-rule-figma",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-figma/README.md"
+    }
+  },
+  create(context3, options) {
+    const t = context3.createTranslator(messages$1);
+    const normalizedOptions = {
+      allows: options?.allows ?? []
+    };
+    return {
+      file(source) {
+        const pattern = new RegExp("(?<!\\p{L})figd_[A-Za-z0-9_-]{40,200}(?![A-Za-z0-9_-])", "gu");
+        const matches = source.content.matchAll(pattern);
+        for (const match of matches) {
+          const index = match.index ?? 0;
+          const matchString = match[0] ?? "";
+          const allowedResults = regexpStringMatcherExports.matchPatterns(matchString, normalizedOptions.allows);
+          if (allowedResults.length > 0) {
+            continue;
+          }
+          const range = [index, index + matchString.length];
+          context3.report({
+            message: t("FIGMA_PERSONAL_ACCESS_TOKEN", {
+              ID: matchString
+            }),
+            range
+          });
+        }
+      }
+    };
+  }
+};
+var HTML_COMMENT_REGEXP = /(?<type>secretlint-(?:disable-next-line|disable-line|disable|enable))(?<options>.*)/g;
+var parseComments = (source) => {
+  const matches = source.content.matchAll(HTML_COMMENT_REGEXP);
+  return Array.from(matches).map((match) => {
+    const type = match.groups?.type;
+    const index = match.index;
+    if (type === "secretlint-disable-line") {
+      return {
+        type,
+        options: parseComment(match.groups?.options),
+        line: source.indexToPosition(index).line
+      };
+    }
+    if (type === "secretlint-disable-next-line") {
+      return {
+        type,
+        options: parseComment(match.groups?.options),
+        line: source.indexToPosition(index).line + 1
+      };
+    }
+    return {
+      type,
+      options: parseComment(match.groups?.options),
+      index
+    };
+  });
+};
+function parseComment(options) {
+  if (!options) {
+    return [];
+  }
+  const commentStart = options.indexOf("--");
+  const ruleIdString = commentStart === -1 ? options : options.slice(0, commentStart);
+  return ruleIdString.split(/,/).map((arg) => arg.trim()).filter((arg) => arg !== "") ?? [];
+}
+var CommentState = class {
+  source;
+  reportingConfig;
+  endIndex;
+  constructor(source) {
+    this.source = source;
+    this.reportingConfig = [];
+    this.endIndex = source.content.length;
+  }
+  getIgnoringMessages() {
+    const isFilledMessage = (message) => {
+      return message.startIndex !== null && message.endIndex !== null && message.ruleId !== null;
+    };
+    return this.reportingConfig.map((reporting) => {
+      if (reporting.endIndex === null) {
+        reporting.endIndex = this.endIndex;
+      }
+      return reporting;
+    }).filter(isFilledMessage);
+  }
+  disableLine(lineNumber, rulesToDisable) {
+    const reportingConfig = this.reportingConfig;
+    const range = this.source.locationToRange({
+      start: {
+        line: lineNumber,
+        column: 0
+      },
+      end: {
+        line: lineNumber + 1,
+        column: 0
+      }
+    });
+    if (rulesToDisable.length) {
+      rulesToDisable.forEach((ruleId) => {
+        reportingConfig.push({
+          startIndex: range[0],
+          endIndex: range[1] - 1,
+          ruleId
+        });
+      });
+    } else {
+      reportingConfig.push({
+        startIndex: range[0],
+        endIndex: range[1] - 1,
+        ruleId: "*"
+      });
+    }
+  }
+  /**
+   * Add data to reporting configuration to disable reporting for list of rules
+   * starting from start location
+   * @returns {void}
+   */
+  disableReporting(startIndex, rulesToDisable) {
+    const reportingConfig = this.reportingConfig;
+    if (rulesToDisable.length) {
+      rulesToDisable.forEach(function(ruleId) {
+        reportingConfig.push({
+          startIndex,
+          endIndex: null,
+          ruleId
+        });
+      });
+    } else {
+      reportingConfig.push({
+        startIndex,
+        endIndex: null,
+        ruleId: "*"
+      });
+    }
+  }
+  /**
+   * Add data to reporting configuration to enable reporting for list of rules
+   * starting from start location
+   */
+  enableReporting(endIndex, rulesToEnable) {
+    const reportingConfig = this.reportingConfig;
+    if (rulesToEnable.length) {
+      rulesToEnable.forEach(function(ruleId) {
+        for (let i = reportingConfig.length - 1; i >= 0; i--) {
+          if (!reportingConfig[i].endIndex && reportingConfig[i].ruleId === ruleId) {
+            reportingConfig[i].endIndex = endIndex;
+            break;
+          }
+        }
+      });
+    } else {
+      let prevStart;
+      for (let i = reportingConfig.length - 1; i >= 0; i--) {
+        if (prevStart && prevStart !== reportingConfig[i].startIndex) {
+          break;
+        }
+        if (!reportingConfig[i].endIndex) {
+          reportingConfig[i].endIndex = endIndex;
+          prevStart = reportingConfig[i].startIndex;
+        }
+      }
+    }
+  }
+};
+var messages = {
+  IGNORE_MESSAGE: {
+    en: () => `disable by secretlint-disable comment`
+  }
+};
+var creator$1 = {
+  messages,
+  meta: {
+    id: "@secretlint/secretlint-rule-filter-comments",
+    recommended: true,
+    type: "scanner",
+    supportedContentTypes: ["text"],
+    docs: {
+      url: "https://github.com/secretlint/secretlint/blob/master/packages/%40secretlint/secretlint-rule-filter-comments/README.md"
+    }
+  },
+  create(context3) {
+    const t = context3.createTranslator(messages);
+    return {
+      file(source) {
+        const state = new CommentState(source);
+        const comments = parseComments(source);
+        for (const comment of comments) {
+          if (comment.type === "secretlint-disable") {
+            state.disableReporting(comment.index, comment.options);
+          } else if (comment.type === "secretlint-enable") {
+            state.enableReporting(comment.index, comment.options);
+          } else if (comment.type === "secretlint-disable-line") {
+            state.disableLine(comment.line, comment.options);
+          } else if (comment.type === "secretlint-disable-next-line") {
+            state.disableLine(comment.line, comment.options);
+          }
+        }
+        state.getIgnoringMessages().forEach((message) => {
+          context3.ignore({
+            message: t("IGNORE_MESSAGE"),
+            range: [message.startIndex, message.endIndex],
+            targetRuleId: message.ruleId
+          });
+        });
+      }
+    };
+  }
+};
+var rules = [
+  creator$p,
+  creator$o,
+  creator$e,
+  creator$n,
+  creator$l,
+  creator$m,
+  creator$d,
+  creator$c,
+  creator$b,
+  creator$a,
+  creator$9,
+  creator$k,
+  creator$j,
+  creator$i,
+  creator$h,
+  creator$g,
+  creator$f,
+  creator$8,
+  creator$7,
+  creator$6,
+  creator$5,
+  creator$4,
+  creator$3,
+  creator$2,
+  creator$1
+];
+
+// src/publish/findings.ts
+var FINDING_KINDS = [
+  "secret",
+  "lifecycle_script",
+  "git_hook",
+  "executable",
+  "large_binary"
+];
+var DEFAULT_MAX_BINARY_BYTES = 1024 * 1024;
+var SECRETLINT_CONFIG = {
+  rules: rules.filter((rule) => rule.meta.id !== "@secretlint/secretlint-rule-filter-comments").map((rule) => ({ id: rule.meta.id, rule }))
+};
+var LIFECYCLE_KEY = /"((?:pre|post)?install|(?:pre|post)?prepare|prepublish(?:Only)?|(?:pre|post)?pack|(?:pre|post)?publish|(?:pre|post)?uninstall)"\s*:/;
+var HOOK_KEY = /"(husky|simple-git-hooks|gitHooks|pre-commit|pre-push|lint-staged)"\s*:/;
+var MANAGER_CONFIG_LINES = [
+  { file: /(?:^|\/)\.npmrc$/, line: /^\s*(?:script-shell|node-options|onload-script|init-module)\s*=/i },
+  { file: /(?:^|\/)\.yarnrc\.yml$/, line: /^\s*(?:yarnPath|plugins|injectEnvironmentFiles)\s*:/ },
+  { file: /(?:^|\/)\.yarnrc$/, line: /^\s*yarn-path\s/ }
+];
+var MANAGER_CODE_PATHS = /(?:^|\/)(?:\.pnpmfile\.c?js|\.pnpmfile\.mjs|\.yarn\/(?:releases|plugins)\/.+)$/;
+var GIT_HOOK_PATHS = /(?:^|\/)(?:\.husky\/.+|\.githooks\/.+|\.git-hooks\/.+|\.lefthook(?:-local)?\/.+|\.?lefthook(?:-local)?\.(?:ya?ml|json|toml)|\.pre-commit-config\.ya?ml|\.pre-commit-hooks\.ya?ml|\.?simple-git-hooks\.(?:c?js|mjs|json)|\.huskyrc(?:\.\w+)?|\.overcommit\.ya?ml|\.lintstagedrc(?:\.\w+)?|lint-staged\.config\.\w+)$/;
+function addedLines(file2) {
+  return file2.hunks.flatMap(
+    (hunk) => hunk.lines.flatMap(
+      (l) => l.type === "add" && l.newLine !== void 0 ? [{ text: l.text, line: l.newLine }] : []
+    )
+  );
+}
+function firstAddedLine(file2) {
+  return addedLines(file2)[0]?.line;
+}
+var NAMED_SCANS_MAX = 200;
+var NAMED_BY_RULES = /(?:^|\/)(?:package\.json|\.npmrc)$|\.json$/;
+async function secretlintFindings(files) {
+  const sources = [];
+  const rest = { name: "patch.txt", text: [], at: [] };
+  for (const file2 of files) {
+    const lines = addedLines(file2);
+    if (!lines.length) continue;
+    const named = NAMED_BY_RULES.test(file2.path) && sources.length < NAMED_SCANS_MAX;
+    const into = named ? { name: file2.path.replace(/[^\x20-\x7e]|[:|]/g, "_"), text: [], at: [] } : rest;
+    if (named) sources.push(into);
+    else if (into.text.length) {
+      into.text.push("");
+      into.at.push({ file: file2.path, line: 0 });
+    }
+    for (const { text: text2, line } of lines) {
+      into.text.push(text2);
+      into.at.push({ file: file2.path, line });
+    }
+  }
+  if (rest.text.length) sources.push(rest);
+  const findings = [];
+  for (const source of sources) {
+    const result = await lintSource({
+      source: {
+        filePath: source.name,
+        content: `${source.text.join("\n")}
+`,
+        // `.p12` makes a rule read the file from disk: the patch's text is all there is to scan.
+        ext: (/\.[^./]*$/.exec(source.name)?.[0] ?? "").replace(/^\.p12$/i, ""),
+        contentType: "text"
+      },
+      options: { config: SECRETLINT_CONFIG, maskSecrets: true }
+    });
+    for (const message of result.messages) {
+      const where = source.at[message.loc.start.line - 1];
+      findings.push({
+        kind: "secret",
+        file: where?.file ?? source.name,
+        line: where?.line || void 0,
+        detail: `${message.ruleId.replace(/^@secretlint\/secretlint-rule-/, "secretlint ")}: ${message.message}`
+      });
+    }
+  }
+  return findings;
+}
+function fileFindings(file2, options) {
+  const findings = [];
+  const at = (kind, detail, line = firstAddedLine(file2)) => findings.push({ kind, file: file2.path, line, detail });
+  const name = file2.path;
+  if (/(?:^|\/)package\.json$/.test(name))
+    for (const { text: text2, line } of addedLines(file2)) {
+      const lifecycle = LIFECYCLE_KEY.exec(text2);
+      if (lifecycle)
+        at("lifecycle_script", `package.json lifecycle script "${lifecycle[1]}" added or changed`, line);
+      const hook2 = HOOK_KEY.exec(text2);
+      if (hook2) at("git_hook", `package.json "${hook2[1]}" (git hooks) added or changed`, line);
+    }
+  for (const config2 of MANAGER_CONFIG_LINES)
+    if (config2.file.test(name)) {
+      for (const { text: text2, line } of addedLines(file2))
+        if (config2.line.test(text2))
+          at("lifecycle_script", "package manager setting that runs a program", line);
+    }
+  if (MANAGER_CODE_PATHS.test(name)) at("lifecycle_script", "a file the package manager runs as code");
+  if (GIT_HOOK_PATHS.test(name)) at("git_hook", "a committed git hook or hook manager configuration");
+  if (file2.mode === "100755") at("executable", "a new executable file (mode 100755)");
+  if (file2.binary && (file2.binaryBytes ?? 0) > options.maxBinaryBytes)
+    at(
+      "large_binary",
+      `a binary file of ${file2.binaryBytes} bytes, over the limit of ${options.maxBinaryBytes} (max_binary_bytes)`,
+      void 0
+    );
+  return findings;
+}
+async function gateFindings(report, patchText, options) {
+  const findings = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add = (finding) => {
+    const key = `${finding.kind}\0${finding.file}\0${finding.line ?? ""}\0${finding.detail}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    findings.push(finding);
+  };
+  const own2 = [
+    ...report.patch.secretFindings.filter((f) => f.kind !== "known_secret"),
+    ...scanForSecrets(patchText)
+  ];
+  for (const f of own2) add({ kind: "secret", file: f.file, line: f.line, detail: f.kind });
+  const files = parseGitDiff(patchText).files.filter((file2) => file2.status !== "deleted");
+  for (const file2 of files) for (const finding of fileFindings(file2, options)) add(finding);
+  for (const finding of await secretlintFindings(files)) add(finding);
+  return findings;
+}
+function describeFinding(finding) {
+  return `${finding.file}${finding.line ? `:${finding.line}` : ""} ${finding.kind} (${finding.detail})`;
+}
+function parseFindingKinds(values) {
+  const unknown2 = values.filter((v) => !FINDING_KINDS.includes(v));
+  if (unknown2.length)
+    throw new Error(
+      `unknown finding kind(s) ${unknown2.map((v) => JSON.stringify(v)).join(", ")}: one of ${FINDING_KINDS.join(", ")}`
+    );
+  return [...new Set(values)];
+}
+
 // src/publish/checks.ts
 var DEFAULT_MAX_PATCH_BYTES = 5 * 1024 * 1024;
 var PATH_CONTEXT = { workspaceRoot: WORKSPACE_ROOT, homeDir: "/home/agent" };
@@ -47942,7 +53509,7 @@ function describeFindings(findings) {
   return findings.slice(0, 10).map((f) => `${f.file}${f.line ? `:${f.line}` : ""} (${f.kind})`).join(", ");
 }
 function protectedChanges(patchText, allow) {
-  const rules = allow.map((text2) => parseRule(text2, "allow", { kind: "cli", label: "publish allow", trusted: true })).filter((rule) => rule.specifier !== void 0 && ruleGovernsTool(rule, "Edit")).map((rule) => ({ rule, pattern: compilePathPattern(rule.specifier ?? "", PATH_CONTEXT) }));
+  const rules2 = allow.map((text2) => parseRule(text2, "allow", { kind: "cli", label: "publish allow", trusted: true })).filter((rule) => rule.specifier !== void 0 && ruleGovernsTool(rule, "Edit")).map((rule) => ({ rule, pattern: compilePathPattern(rule.specifier ?? "", PATH_CONTEXT) }));
   const protectedPatterns = PROTECTED_PATHS.map((entry) => ({
     entry,
     pattern: compilePathPattern(entry.pattern, PATH_CONTEXT)
@@ -47953,7 +53520,7 @@ function protectedChanges(patchText, allow) {
       const absolute = `${WORKSPACE_ROOT}/${relative}`;
       const hit = protectedPatterns.find((p) => p.pattern.matches(absolute));
       if (!hit) continue;
-      const allowed = rules.some(
+      const allowed = rules2.some(
         (r) => r.pattern.matches(absolute) && hit.entry.namedBy(r.rule.specifier ?? "")
       );
       if (!allowed)
@@ -47983,13 +53550,10 @@ function patchProblems(report, patchText, options) {
     problems.push(
       `the patch is ${bytes} bytes, over the limit of ${options.maxPatchBytes} (max_patch_bytes)`
     );
-  if (report.patch.secretFindings.length)
-    problems.push(
-      `the report lists ${report.patch.secretFindings.length} possible secret(s) in the patch: ${describeFindings(report.patch.secretFindings)}; a patch with a secret finding is never published`
-    );
-  const known = scanForSecrets(patchText, { secrets: options.secrets }).filter(
-    (f) => f.kind === "known_secret"
-  );
+  const known = [
+    ...report.patch.secretFindings,
+    ...scanForSecrets(patchText, { secrets: options.secrets })
+  ].filter((f) => f.kind === "known_secret");
   if (known.length)
     problems.push(
       `the patch contains the publishing token or another known secret: ${describeFindings(known)}`
@@ -48000,6 +53564,32 @@ function patchProblems(report, patchText, options) {
       "report.json records no base commit (the run's workspace was not a git checkout), so there is nothing to apply the patch to"
     );
   return problems;
+}
+async function checkPatch(report, patchText, options) {
+  const problems = patchProblems(report, patchText, options);
+  if (patchText === void 0) return { problems, allowed: [] };
+  let findings;
+  try {
+    findings = await gateFindings(report, patchText, {
+      maxBinaryBytes: options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES
+    });
+  } catch (error63) {
+    return {
+      problems: [...problems, `the patch could not be scanned: ${error63.message}`],
+      allowed: []
+    };
+  }
+  const allow = new Set(options.allowFindings ?? []);
+  const refused = findings.filter((f) => !allow.has(f.kind));
+  for (const kind of new Set(refused.map((f) => f.kind))) {
+    const ofKind = refused.filter((f) => f.kind === kind);
+    problems.push(
+      `${ofKind.length} ${kind} finding(s): ${ofKind.slice(0, 10).map(describeFinding).join(
+        "; "
+      )}${ofKind.length > 10 ? "; \u2026" : ""}. Look at them; to publish anyway, pass --allow-finding ${kind} (publish input allow_findings: ${kind})`
+    );
+  }
+  return { problems, allowed: findings.filter((f) => allow.has(f.kind)) };
 }
 
 // src/host-git.ts
@@ -48103,22 +53693,23 @@ async function readBranchHistory(git2, head) {
   if (!start || !runs.length) return void 0;
   return { start, runs, files: await numstat(git2, start, head) };
 }
+var pathCode = (path4) => markdownCode(path4, 300);
 function fileLines(files) {
-  const lines = files.slice(0, MAX_FILES).map((f) => `- \`${f.path}\` (+${f.added} \u2212${f.removed})`);
+  const lines = files.slice(0, MAX_FILES).map((f) => `- ${pathCode(f.path)} (+${f.added} \u2212${f.removed})`);
   if (files.length > MAX_FILES) lines.push(`- \u2026 and ${files.length - MAX_FILES} more`);
   return lines;
 }
 var totals = (files) => `${files.length}, +${files.reduce((n, f) => n + f.added, 0)} \u2212${files.reduce((n, f) => n + f.removed, 0)}`;
-function runSummaryText(summary2) {
-  const inert = defuseGitHubReferences(summary2);
+function runSummaryText(summary2, text2) {
+  const inert = neutralizeGitHubText(summary2, text2);
   return inert.length > SUMMARY_CHARS ? `${inert.slice(0, SUMMARY_CHARS - 1)}\u2026` : inert;
 }
-function wholeChangeBody(history, marker, issue3) {
+function wholeChangeBody(history, marker, issue3, text2 = {}, notes = []) {
   const runs = history.runs.flatMap((run3, i) => [
-    `### Run ${i + 1}: \`${run3.runId}\``,
-    runSummaryText(run3.summary) || "_The agent left no summary._",
+    `### Run ${i + 1}: ${markdownCode(run3.runId, 200)}`,
+    runSummaryText(run3.summary, text2) || "_The agent left no summary._",
     "",
-    `Changed files (${totals(run3.files)}): ${run3.files.slice(0, 20).map((f) => `\`${f.path}\``).join(", ")}${run3.files.length > 20 ? ", \u2026" : ""}`,
+    `Changed files (${totals(run3.files)}): ${run3.files.slice(0, 20).map((f) => pathCode(f.path)).join(", ")}${run3.files.length > 20 ? ", \u2026" : ""}`,
     ""
   ]);
   return [
@@ -48129,8 +53720,9 @@ function wholeChangeBody(history, marker, issue3) {
     `**Changed files** (${totals(history.files)}), the whole change:`,
     ...fileLines(history.files),
     "",
+    ...notes.flatMap((note) => [note, ""]),
     ...runs,
-    `Updated by \`agent-ci publish\` from run \`${history.runs.at(-1)?.runId ?? "?"}\`; the branch started at ${history.start}.`
+    `Updated by \`agent-ci publish\` from run ${markdownCode(history.runs.at(-1)?.runId ?? "?", 200)}; the branch started at ${markdownCode(history.start, 64)}.`
   ].join("\n");
 }
 
@@ -48162,7 +53754,7 @@ function readOptional(file2) {
   return fs4.existsSync(file2) ? fs4.readFileSync(file2, "utf8") : void 0;
 }
 function loadReport(outDir) {
-  const file2 = path2.join(outDir, "report.json");
+  const file2 = path3.join(outDir, "report.json");
   const text2 = readOptional(file2);
   if (text2 === void 0)
     throw new PublishRefusedError(
@@ -48182,7 +53774,7 @@ function loadReport(outDir) {
   return parsed.data;
 }
 function loadTrigger(outDir) {
-  const text2 = readOptional(path2.join(outDir, "trigger.json"));
+  const text2 = readOptional(path3.join(outDir, "trigger.json"));
   if (text2 === void 0) return void 0;
   try {
     return Trigger.parse(JSON.parse(text2)).target;
@@ -48198,10 +53790,10 @@ function loadTriggerIssue(outDir) {
   const target = loadTrigger(outDir);
   return target && !target.isPullRequest ? target.number : void 0;
 }
-function runSummary(report) {
+function runSummary(report, text2 = {}) {
   for (let i = report.turns.length - 1; i >= 0; i--) {
-    const text2 = report.turns[i]?.text?.trim();
-    if (text2) return defuseGitHubReferences(text2);
+    const said = report.turns[i]?.text?.trim();
+    if (said) return neutralizeGitHubText(said, text2);
   }
   return "";
 }
@@ -48211,26 +53803,26 @@ function issueLine(issue3, linkIssue) {
   if (issue3 === void 0 || linkIssue === "none") return void 0;
   return linkIssue === "closes" ? `Fixes #${issue3}` : `Opened from #${issue3}`;
 }
-function commitTitle(report) {
-  const first = runSummary(report).split("\n", 1)[0]?.replace(/^#+\s*/, "").trim() ?? "";
-  const title = first || `changes from run ${report.runId}`;
+function commitTitle(report, text2 = {}) {
+  const first = runSummary(report, text2).split("\n", 1)[0]?.replace(/^#+\s*/, "").trim() ?? "";
+  const title = first || `changes from run ${safeRunId(report.runId)}`;
   return `agent-ci: ${title.length > 72 ? `${title.slice(0, 71)}\u2026` : title}`;
 }
-function commitMessage(report, issue3) {
-  const summary2 = runSummary(report);
-  return `${commitTitle(report)}
+function commitMessage(report, issue3, text2) {
+  const summary2 = runSummary(report, text2);
+  return `${commitTitle(report, text2)}
 
 ${summary2 ? `${summary2}
 
 ` : ""}${issue3 ? `${issue3}
-` : ""}${RUN_TRAILER}${report.runId}
+` : ""}${RUN_TRAILER}${safeRunId(report.runId)}
 `;
 }
 async function continuesTip(repo, report, tip) {
   const earlier = report.resumedFrom?.runId;
   if (!earlier) return false;
   const message = await repo.run(["log", "-1", "--format=%B", tip]);
-  return parseRunCommit(message)?.runId === earlier;
+  return parseRunCommit(message)?.runId === safeRunId(earlier);
 }
 function historyGit(repo, options, branch) {
   return {
@@ -48246,19 +53838,34 @@ async function requireChainStart(repo, options, branch, tip, report) {
     `not published: run ${report.runId} continues run ${report.resumedFrom?.runId ?? "?"} from base ${base}, but ${branch}'s agent-ci commits start at ${history?.start ?? "no agent-ci commit"}; a commit built from another base would carry changes its patch.diff does not show, past the checks. Re-run the agent from the branch's own artifact.`
   );
 }
-var prMarker = (runId) => `${PR_MARKER_PREFIX} ${runId} -->`;
-function pullBody(report, issue3) {
-  const files = report.patch.files.map((f) => `- \`${f.path}\` (+${f.added} \u2212${f.removed})`);
+var safeRunId = (runId) => runId.replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 200) || "unknown";
+var prMarker = (runId) => `${PR_MARKER_PREFIX} ${safeRunId(runId)} -->`;
+function allowedFindingsNote(allowed) {
+  if (!allowed.length) return [];
+  const kinds = [...new Set(allowed.map((f) => f.kind))].join(", ");
+  const listed = allowed.slice(0, 20).map((f) => `> - ${f.kind}: ${pathCode(f.file)}${f.line ? ` line ${f.line}` : ""}`);
+  return [
+    [
+      "> [!WARNING]",
+      `> Published past the publish gate with \`--allow-finding\` (\`allow_findings\`: ${kinds}). Review these before merging:`,
+      ...listed,
+      ...allowed.length > 20 ? [`> - \u2026 and ${allowed.length - 20} more`] : []
+    ].join("\n")
+  ];
+}
+function pullBody(report, issue3, text2, notes) {
+  const files = report.patch.files.map((f) => `- ${pathCode(f.path)} (+${f.added} \u2212${f.removed})`);
   return [
     prMarker(report.runId),
-    runSummary(report) || "_The agent left no summary._",
+    runSummary(report, text2) || "_The agent left no summary._",
     "",
     ...issue3 ? [issue3, ""] : [],
+    ...notes.flatMap((note) => [note, ""]),
     `**Changed files** (${report.patch.files.length}, +${report.patch.added} \u2212${report.patch.removed}):`,
     ...files.slice(0, 100),
     ...files.length > 100 ? [`- \u2026 and ${files.length - 100} more`] : [],
     "",
-    `Opened by \`agent-ci publish\` from run \`${report.runId}\`, based on ${report.workspace.baseCommit ?? "?"}.`
+    `Opened by \`agent-ci publish\` from run ${markdownCode(report.runId, 200)}, based on ${markdownCode(report.workspace.baseCommit ?? "?", 64)}.`
   ].join("\n");
 }
 function runBranch(runId) {
@@ -48322,8 +53929,8 @@ async function ensureCommit(repo, remoteName, sha, what) {
     throw new PublishFailedError(`${what} ${sha} is still missing after fetching it from ${remoteName}`);
 }
 async function treeWithPatch(repo, base, patchFile) {
-  const dir = fs4.mkdtempSync(path2.join(os6.tmpdir(), "agent-ci-publish-"));
-  const env = { GIT_INDEX_FILE: path2.join(dir, "index") };
+  const dir = fs4.mkdtempSync(path3.join(os6.tmpdir(), "agent-ci-publish-"));
+  const env = { GIT_INDEX_FILE: path3.join(dir, "index") };
   try {
     await repo.run(["read-tree", base], env);
     try {
@@ -48384,7 +53991,7 @@ async function chooseTarget(options, report) {
   if (pull.head.ref.startsWith(BRANCH_PREFIX)) return { branch: pull.head.ref, pull };
   return { branch: runBranch(report.runId), base: options.baseBranch ?? pull.head.ref };
 }
-async function followUpBody(repo, options, branch, commitSha, report, issue3) {
+async function followUpBody(repo, options, branch, commitSha, report, issue3, notes) {
   const history = await readBranchHistory(historyGit(repo, options, branch), commitSha).catch(
     (error63) => {
       options.log(
@@ -48393,16 +54000,23 @@ async function followUpBody(repo, options, branch, commitSha, report, issue3) {
       return void 0;
     }
   );
-  return history && history.runs.length > 1 ? wholeChangeBody(history, prMarker(report.runId), issue3) : pullBody(report, issue3);
+  const text2 = { host: options.githubHost };
+  return history && history.runs.length > 1 ? wholeChangeBody(history, prMarker(report.runId), issue3, text2, notes) : pullBody(report, issue3, text2, notes);
 }
 async function publishPullRequest(options) {
   const { log, owner, repo: name } = options;
   const report = loadReport(options.outDir);
-  const patchFile = path2.join(options.outDir, "patch.diff");
-  const problems = patchProblems(report, readOptional(patchFile), options);
+  const patchFile = path3.join(options.outDir, "patch.diff");
+  const { problems, allowed } = await checkPatch(report, readOptional(patchFile), options);
   if (problems.length)
     throw new PublishRefusedError(`not published:
 ${problems.map((p) => `- ${p}`).join("\n")}`);
+  for (const finding of allowed)
+    log(
+      `allowed by --allow-finding ${finding.kind}: ${finding.file}${finding.line ? `:${finding.line}` : ""}`
+    );
+  const notes = allowedFindingsNote(allowed);
+  const text2 = { host: options.githubHost };
   const base = report.workspace.baseCommit ?? "";
   const full = `${owner}/${name}`;
   const issue3 = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? DEFAULT_LINK_ISSUE);
@@ -48411,7 +54025,7 @@ ${problems.map((p) => `- ${p}`).join("\n")}`);
   const target = await chooseTarget(options, report);
   const { branch } = target;
   await ensureCommit(repo, options.remote, base, "the run's base commit");
-  const tree = await treeWithPatch(repo, base, path2.resolve(patchFile));
+  const tree = await treeWithPatch(repo, base, path3.resolve(patchFile));
   let tip;
   try {
     tip = await repo.remoteTip(branch);
@@ -48436,7 +54050,7 @@ ${problems.map((p) => `- ${p}`).join("\n")}`);
         `${branch} is at ${tip}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes; re-run the agent on the branch's head.`
       );
     const date5 = `${Math.floor(Date.parse(report.endedAt) / 1e3)} +0000`;
-    commitSha = (await repo.run(["commit-tree", tree, "-p", parent, "-m", commitMessage(report, issue3)], {
+    commitSha = (await repo.run(["commit-tree", tree, "-p", parent, "-m", commitMessage(report, issue3, text2)], {
       GIT_AUTHOR_NAME: options.author.name,
       GIT_AUTHOR_EMAIL: options.author.email,
       GIT_COMMITTER_NAME: options.author.name,
@@ -48459,7 +54073,7 @@ git said: ${stderr}`
   const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
   if (target.pull) {
     const pull2 = target.pull;
-    const body2 = await followUpBody(repo, options, branch, commitSha, report, issue3);
+    const body2 = await followUpBody(repo, options, branch, commitSha, report, issue3, notes);
     if ((pull2.body ?? "") === body2 && !pushed)
       return {
         action: "unchanged",
@@ -48489,14 +54103,14 @@ git said: ${stderr}`
       pushed
     };
   }
-  const body = pullBody(report, issue3);
+  const body = pullBody(report, issue3, text2, notes);
   const baseRef = target.base ?? await defaultBranch(options).catch((e) => apiFailure(e, done));
   const created = await options.api.call(
     "POST /repos/{owner}/{repo}/pulls",
     {
       owner,
       repo: name,
-      title: commitTitle(report),
+      title: commitTitle(report, text2),
       head: branch,
       base: baseRef,
       body,
@@ -48538,6 +54152,8 @@ var PUBLISH_INPUT_DEFAULTS = {
   pull_request: "",
   allow: "",
   max_patch_bytes: "5242880",
+  allow_findings: "",
+  max_binary_bytes: String(DEFAULT_MAX_BINARY_BYTES),
   author_name: DEFAULT_AUTHOR.name,
   author_email: DEFAULT_AUTHOR.email,
   link_issue: DEFAULT_LINK_ISSUE
@@ -48566,6 +54182,20 @@ var PublishInputs = external_exports.object({
     const n = Number(v || PUBLISH_INPUT_DEFAULTS.max_patch_bytes);
     if (Number.isInteger(n) && n > 0) return n;
     ctx.addIssue({ code: "custom", message: `max_patch_bytes: a positive whole number (got "${v}")` });
+    return external_exports.NEVER;
+  }),
+  allow_findings: external_exports.string().transform((v, ctx) => {
+    try {
+      return parseFindingKinds(splitList(v));
+    } catch (error63) {
+      ctx.addIssue({ code: "custom", message: `allow_findings: ${error63.message}` });
+      return external_exports.NEVER;
+    }
+  }),
+  max_binary_bytes: text.transform((v, ctx) => {
+    const n = Number(v || PUBLISH_INPUT_DEFAULTS.max_binary_bytes);
+    if (Number.isInteger(n) && n > 0) return n;
+    ctx.addIssue({ code: "custom", message: `max_binary_bytes: a positive whole number (got "${v}")` });
     return external_exports.NEVER;
   }),
   author_name: text.transform((v) => v || PUBLISH_INPUT_DEFAULTS.author_name),
@@ -48611,6 +54241,9 @@ async function run2(env = process.env) {
       pullNumber: inputs.pull_request,
       allow: inputs.allow,
       maxPatchBytes: inputs.max_patch_bytes,
+      allowFindings: inputs.allow_findings,
+      maxBinaryBytes: inputs.max_binary_bytes,
+      githubHost: serverHost(ctx.serverUrl),
       secrets: [inputs.token],
       author: { name: inputs.author_name, email: inputs.author_email },
       linkIssue: inputs.link_issue,
