@@ -33,9 +33,10 @@ const GROUPS = {
   A: "Subagents",
   X: "MCP servers",
   W: "Web",
+  B: "Trust boundaries of the newer surfaces",
 };
 /** Groups whose failures are escapes: something got past a boundary. */
-const ESCAPE_GROUPS = new Set(["P", "R", "U"]);
+const ESCAPE_GROUPS = new Set(["P", "R", "U", "B"]);
 
 function arg(name, fallback) {
   const i = process.argv.indexOf(name);
