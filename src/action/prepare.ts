@@ -15,6 +15,7 @@ import { checkActor } from "./permission.js";
 import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";
 import { toRunConfigInput } from "./run-config.js";
 import { actionMemory } from "./project-memory.js";
+import { baseHookScripts } from "./hook-scripts.js";
 import { REVIEW_TASK } from "../review/task.js";
 import type { TriggerRecord } from "./summary.js";
 
@@ -240,9 +241,17 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   );
   const mcpConfigPath = await trustedInput(options, base, { input: "mcp_config", as: "json" });
   const agents = await trustedAgents(options, base);
-  const memoryDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-memory-"));
-  options.cleanupPath(memoryDir);
-  const memory = await actionMemory({ ...options, workspace, base, tempDir: memoryDir });
+  // What the run reads at the trusted revision besides the inputs: memory files and hook scripts.
+  const trustedDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-trusted-"));
+  options.cleanupPath(trustedDir);
+  const memory = await actionMemory({ ...options, workspace, base, tempDir: trustedDir });
+  const hookScriptsDir = await baseHookScripts({
+    ...options,
+    workspace,
+    settingsPath,
+    base,
+    tempDir: trustedDir,
+  });
   const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
   const { resume, notes } = resumeSource(options);
   const config = parseRunConfig(
@@ -259,6 +268,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       mcpConfigPath,
       ...agents,
       memory,
+      hookScriptsDir,
       review,
       envApiKey: options.env.ANTHROPIC_API_KEY,
       envBaseUrl: options.env.ANTHROPIC_BASE_URL,

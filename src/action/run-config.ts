@@ -27,6 +27,8 @@ export interface RunConfigParts {
   agentsDir?: string;
   /** Where the project's memory is read from (project-memory.ts), and the `memory` input's files. */
   memory?: ActionMemory;
+  /** The base revision's hook scripts on pull-request events (hook-scripts.ts). */
+  hookScriptsDir?: string;
   /** task: review: the pull request's base and head commits. */
   review?: { base: string; head: string };
   /** ANTHROPIC_API_KEY from the environment when the input is empty. */
@@ -96,6 +98,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     agents: parts.agentsJsonPath,
     agentsDir: parts.agentsDir ? [parts.agentsDir] : [],
     ...parts.memory,
+    hookScriptsDir: parts.hookScriptsDir,
     ruleSource: "action",
     maxTurns: inputs.max_turns,
     maxBudgetUsd: inputs.max_budget_usd,

@@ -256,6 +256,13 @@ export const RunConfig = z
       .describe(
         "A folder holding the project's memory files at a trusted revision, read instead of the workspace's",
       ),
+    hookScriptsDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A folder holding the repository scripts hooks run, at a trusted revision, read instead of the workspace's",
+      ),
     /** The revision projectMemoryDir holds (`base <sha>`), for the report. */
     projectMemoryRevision: z.string().min(1).optional(),
     memoryFile: z

@@ -440,7 +440,7 @@ async function runAgentPhase(
   const hooks = policy.policy.hooks.length
     ? await startHooks(sandbox, {
         hooks: policy.policy.hooks,
-        workspace: config.workspace,
+        workspace: config.hookScriptsDir ?? config.workspace,
         sessionId: runId,
         permissionMode: mode,
         log,

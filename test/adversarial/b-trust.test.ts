@@ -34,7 +34,10 @@ const ROWS = [
   {
     id: "B2",
     what: "a trusted hook that calls a repository script; a PostToolUse formatter",
-    covered: [{ file: HOOKS, test: "B2 a PostToolUse formatter from trusted settings runs in the sandbox" }],
+    covered: [
+      { file: HOOKS, test: "B2 a PostToolUse formatter from trusted settings runs in the sandbox" },
+      { file: "test/action/hook-scripts.test.ts", test: "B2 a trusted hook runs the base revision's script" },
+    ],
   },
   {
     id: "B3",
