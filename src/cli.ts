@@ -1,7 +1,7 @@
 // `agent-ci`: the command line. `run` is the main job; `policy check|test` explain decisions; `report
 // render` re-renders a saved report. The Action calls the same runner (src/runner/run.ts).
 import fs from "node:fs";
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, Help, InvalidArgumentError, Option } from "commander";
 import { ConfigError } from "./errors.js";
 import { renderReportFile } from "./report/index.js";
 import { PERMISSION_MODES } from "./policy/schema.js";
@@ -14,7 +14,6 @@ import {
 } from "./runner/config.js";
 import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { printContext } from "./runner/memory/print-context.js";
-import { DEFAULT_RESUME_PROMPT } from "./runner/resume.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { PROVIDERS, providerEnv, providersFromEnv } from "./runner/providers.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
@@ -75,12 +74,119 @@ type RunFlags = Omit<
   printContext?: boolean;
 };
 
+/** The run command's help, by subject: every option is named in one group (a test keeps the list whole). */
+export const RUN_HELP_GROUPS: Record<string, readonly string[]> = {
+  Task: [
+    "--workspace",
+    "--prompt",
+    "--prompt-file",
+    "--script",
+    "--task",
+    "--base",
+    "--head",
+    "--resume",
+    "--system-prompt-append",
+    "--no-project-memory",
+    "--memory-file",
+    "--max-turns",
+    "--max-budget-usd",
+    "--timeout",
+  ],
+  Permissions: ["--mode", "--allow", "--deny", "--settings", "--trust-workspace-settings"],
+  Sandbox: [
+    "--image",
+    "--image-registry",
+    "--runtime",
+    "--memory",
+    "--cpus",
+    "--workspace-size",
+    "--env",
+    "--setup",
+    "--include-ignored",
+    "--allow-weak-hardening",
+  ],
+  Network: [
+    "--network",
+    "--allow-domain",
+    "--setup-allow-domain",
+    "--allow-private-host",
+    "--inject-secret",
+    "--ca-cert",
+  ],
+  Extensions: ["--mcp-config", "--strict-mcp", "--agents-dir", "--agents", "--skills-dir", "--commands-dir"],
+  Model: [
+    "--model",
+    "--provider",
+    "--small-fast-model",
+    "--max-tokens",
+    "--thinking-budget",
+    "--context-window",
+    "--compact-at",
+    "--no-compaction",
+  ],
+  Output: ["--out", "--output-format", "--quiet", "--verify", "--output-schema", "--print-context"],
+};
+
+/** Puts each of a command's options under its group's heading; one not named anywhere goes under "Other:". */
+function groupHelp(command: Command, groups: Record<string, readonly string[]>): void {
+  for (const option of command.options) {
+    const group = Object.keys(groups).find((name) => groups[name]?.includes(option.long ?? ""));
+    option.helpGroup(`${group ?? "Other"}:`);
+  }
+}
+
+/**
+ * Claude Code's rule list (`--allowedTools "Bash(npm test),Read"`): rules split at commas and spaces outside
+ * their parentheses.
+ */
+export function splitToolRules(text: string): string[] {
+  const rules: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const ch of text) {
+    if (ch === "(") depth++;
+    if (ch === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && (ch === "," || /\s/.test(ch))) {
+      if (current) rules.push(current);
+      current = "";
+      continue;
+    }
+    current += ch;
+  }
+  if (current) rules.push(current);
+  return rules;
+}
+
+/** Claude Code's spellings of the permission flags: accepted, hidden from the help, folded into agent-ci's. */
+const CLAUDE_CODE_ALIASES = {
+  permissionMode: "mode",
+  allowedTools: "allow",
+  disallowedTools: "deny",
+} as const;
+
 function policyOptions(command: Command): Command {
   return command
+    .addOption(new Option("--permission-mode <mode>").choices(PERMISSION_MODES).hideHelp())
+    .addOption(new Option("--allowedTools <rules>").argParser(collect).hideHelp())
+    .addOption(new Option("--disallowedTools <rules>").argParser(collect).hideHelp())
+    .hook("preAction", (cmd) => {
+      for (const [alias, name] of Object.entries(CLAUDE_CODE_ALIASES)) {
+        const value: unknown = cmd.getOptionValue(alias);
+        if (value === undefined) continue;
+        const ours: unknown = cmd.getOptionValue(name);
+        cmd.setOptionValue(
+          name,
+          Array.isArray(value)
+            ? [...((ours as string[]) ?? []), ...value.flatMap(splitToolRules)]
+            : (ours ?? value),
+        );
+        cmd.setOptionValue(alias, undefined);
+      }
+    })
     .addOption(
       new Option(
         "--mode <mode>",
-        'permission mode (default: a trusted settings file\'s defaultMode, else "default")',
+        "permission mode (default: a trusted settings file's defaultMode, else \"default\"); Claude Code's --permission-mode, --allowedTools and --disallowedTools work too",
       ).choices(PERMISSION_MODES),
     )
     .option(
@@ -208,7 +314,17 @@ export function buildProgram(): Command {
     // A usage error is one line that says what to do, exit 2 (EXIT_CODES.config_error), never the whole help
     // (the subcommands inherit both settings).
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(usageLine(text)) });
+    .configureOutput({
+      outputError: (text, write) => write(usageLine(text)),
+      // Wrapped to the terminal, and to 80 columns in a log or a pipe.
+      getOutHelpWidth: () => (process.stdout.isTTY ? process.stdout.columns : 80),
+    })
+    .configureHelp({
+      minWidthToWrap: 20,
+      optionDescription(this: Help, option: Option) {
+        return Help.prototype.optionDescription.call(this, option).replace(" (default: [])", "");
+      },
+    });
 
   const runCommand = program
     .command("run")
@@ -391,25 +507,22 @@ export function buildProgram(): Command {
     .addHelpText(
       "after",
       `
-Exit codes: 0 completed, 1 the patch or report could not be written, 2 config error, 3 engine error,
-4 model API error, 5 limit reached (turns, budget, timeout, context window, denials), 6 verify failed,
-7 no valid structured output (--output-schema), 130 cancelled.
-
-Resume: --resume starts a new run from an earlier one's output folder (report.json, patch.diff,
-conversation.jsonl): its base commit (which must be in --workspace's repository) with its patch applied, the
-conversation as the model last saw it and what it had read. The policy is this run's own (the record's is
-compared and reported, never adopted); a record that does not reproduce the commit publish pushed for its run
-is refused. Limits count afresh; the new patch is the whole change against the original base. --prompt is
-added as a user message; without it: "${DEFAULT_RESUME_PROMPT}"
+Exit codes: 0 completed; 1 the patch or report could not be written; 2 usage or
+config error; 3 engine error; 4 model API error; 5 a limit was reached (turns,
+budget, timeout, context window, denials); 6 verify failed; 7 no valid
+structured output; 130 cancelled.
 
 Examples:
-  ANTHROPIC_API_KEY=… agent-ci run --prompt "Fix the failing test" --mode acceptEdits --allow 'Bash(npm test:*)'
-  agent-ci run --resume agent-ci-out/<run-id> --prompt "Also handle the empty list" --mode acceptEdits
-  agent-ci run --workspace examples/buggy-calc --script examples/buggy-calc/fix.script.json --mode acceptEdits`,
+  ANTHROPIC_API_KEY=… agent-ci run --prompt "Fix the failing test" \\
+    --mode acceptEdits --allow 'Bash(npm test:*)'
+  agent-ci run --resume agent-ci-out/<run-id> --prompt "Also handle empty lists"
+  agent-ci run --workspace examples/buggy-calc \\
+    --script examples/buggy-calc/fix.script.json --mode acceptEdits`,
     )
     .action(async (flags: RunFlags) => {
       process.exitCode = await run(flags);
     });
+  groupHelp(runCommand, RUN_HELP_GROUPS);
 
   // `publish`: from a run's output folder to a pull request (src/publish/).
   addPublishCommand(program);
