@@ -24,7 +24,7 @@ function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   for (const [, heading] of prose(text.replace(/`([^`\n]*)`/g, "$1")).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
-    const slug = heading
+    const slug = (heading ?? "")
       .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
       .toLowerCase()
       .replace(/[^\p{L}\p{N}\s_-]/gu, "")
@@ -38,7 +38,7 @@ function anchors(text: string): Set<string> {
 
 function links(text: string): string[] {
   return [...prose(text).matchAll(/\]\(([^)\s]+)(?: "[^"]*")?\)/g)]
-    .map(([, target]) => target)
+    .map(([, target]) => target ?? "")
     .filter((t) => !/^[a-z]+:/i.test(t));
 }
 
