@@ -19,7 +19,7 @@
 //
 // AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (calls, e2e, load, mix, mix-small, deps, cold, mcp, runtimes), for working
 // on one.
-// Prints a Markdown table (the README's Performance section) and writes bench/results.json. Every
+// Prints a Markdown table (the Performance section of docs/benchmarks.md) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 // Timing and summary helpers for the benchmark: medians and p95 over samples, and the Markdown table the
-// README's Performance section shows.
+// Performance section of docs/benchmarks.md shows.
 
 export interface Summary {
   n: number;

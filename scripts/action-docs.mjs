@@ -1,7 +1,7 @@
-// Generates the README's inputs/outputs tables from action.yml, between the markers
+// Generates the Action's inputs/outputs tables in docs/configuration.md from action.yml, between the markers
 // <!-- action-docs:start --> and <!-- action-docs:end -->, so the two never drift apart.
-//   node scripts/action-docs.mjs            rewrite README.md
-//   node scripts/action-docs.mjs --check    exit 1 (and say so) when README.md is out of date
+//   node scripts/action-docs.mjs            rewrite docs/configuration.md
+//   node scripts/action-docs.mjs --check    exit 1 (and say so) when docs/configuration.md is out of date
 // --action <file> and --readme <file> point it at other files (tests).
 import fs from "node:fs";
 import path from "node:path";
@@ -70,10 +70,10 @@ export function updateReadme(readme, section) {
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === self;
 if (isMain) {
   const actionFile = option("--action", path.join(root, "action.yml"));
-  const readmeFile = option("--readme", path.join(root, "README.md"));
+  const readmeFile = option("--readme", path.join(root, "docs", "configuration.md"));
   const readme = fs.existsSync(readmeFile) ? fs.readFileSync(readmeFile, "utf8") : "";
   // Only the section is touched, formatted as Prettier formats it (so `npm run format:check` and this check
-  // agree on one text); the rest of the README stays exactly as written.
+  // agree on one text); the rest of the page stays exactly as written.
   const config = (await prettier.resolveConfig(readmeFile)) ?? {};
   const generated = renderActionDocs(fs.readFileSync(actionFile, "utf8"));
   const section = (await prettier.format(generated, { ...config, parser: "markdown" })).trimEnd();

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Prints the README's "Performance" section from the last `npm run bench` (bench/results.json), or with
-// `--update [README.md]` puts it in place of the README's current "## Performance" section (up to the next
-// "## " heading), appending it when there is none.
+// Prints the "Performance" section of docs/benchmarks.md from the last `npm run bench` (bench/results.json),
+// or with `--update [FILE]` puts it in place of that file's current "## Performance" section (up to the next
+// "## " heading; FILE defaults to docs/benchmarks.md), appending it when there is none. The README shows a few
+// key rows of it, copied by hand.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +21,7 @@ if (at === -1) {
   process.stdout.write(section);
   process.exit(0);
 }
-const readmeFile = path.resolve(process.argv[at + 1] ?? path.join(root, "README.md"));
+const readmeFile = path.resolve(process.argv[at + 1] ?? path.join(root, "docs", "benchmarks.md"));
 const readme = fs.existsSync(readmeFile) ? fs.readFileSync(readmeFile, "utf8") : "";
 const start = readme.search(/^## Performance\b/m);
 let updated;

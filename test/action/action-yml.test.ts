@@ -1,6 +1,6 @@
 // action.yml is the Action's contract: a node24 JavaScript action running dist/index.js, every input and
 // output documented with a default, the same names and defaults as the code (inputs.ts, outputs.ts), and a
-// README table generated from it and kept in sync (scripts/action-docs.mjs).
+// table in docs/configuration.md generated from it and kept in sync (scripts/action-docs.mjs).
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -84,7 +84,7 @@ describe("action.yml", () => {
   });
 });
 
-describe("README inputs/outputs table", () => {
+describe("docs/configuration.md inputs/outputs table", () => {
   it("is generated from action.yml and up to date (run node scripts/action-docs.mjs)", () => {
     const check = spawnSync(process.execPath, [path.join(root, "scripts/action-docs.mjs"), "--check"], {
       cwd: root,
@@ -92,7 +92,7 @@ describe("README inputs/outputs table", () => {
     });
     expect(check.stderr).toBe("");
     expect(check.status).toBe(0);
-    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
+    const readme = fs.readFileSync(path.join(root, "docs", "configuration.md"), "utf8");
     for (const name of [...INPUT_NAMES, ...OUTPUT_NAMES])
       expect(readme).toMatch(new RegExp(`\\| \`${name}\` +\\|`));
   });
@@ -109,7 +109,7 @@ describe("README inputs/outputs table", () => {
     );
     const section =
       fs
-        .readFileSync(path.join(root, "README.md"), "utf8")
+        .readFileSync(path.join(root, "docs", "configuration.md"), "utf8")
         .match(/<!-- action-docs:start -->[\s\S]*<!-- action-docs:end -->/)?.[0] ?? "";
     fs.writeFileSync(readmeFile, `# Title\n\nBefore.\n\n${section}\n\nAfter.\n`);
     const script = path.join(root, "scripts/action-docs.mjs");

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-/** The README quotes the measured size; this is the ceiling the package must stay under. */
+/** CONTRIBUTING.md quotes the measured size; this is the ceiling the package must stay under. */
 const MAX_INSTALLED_BYTES = 15 * 1024 * 1024;
 
 function treeBytes(dir: string): number {
