@@ -104,6 +104,10 @@ const ACTION_FACE: ConfigFace = {
   separator: ": ",
 };
 
+/** The runner's variables that carry the Action's credentials and inputs: never passed to the sandbox by `env`. */
+const ACTION_CREDENTIALS =
+  /^(GITHUB_TOKEN|GH_TOKEN|ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|CLAUDE_CODE_OAUTH_TOKEN|ACTIONS_[A-Z0-9_]+|INPUT_[A-Z0-9_-]+)$/i;
+
 export class ActionInputError extends Error {
   override readonly name = "ActionInputError";
 }
@@ -250,6 +254,14 @@ export const ActionInputs = z
       const bad = names.filter((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
       if (bad.length) {
         ctx.addIssue({ code: "custom", message: `env: not a variable name: ${bad.join(", ")}` });
+        return z.NEVER;
+      }
+      const held = names.filter((name) => ACTION_CREDENTIALS.test(name));
+      if (held.length) {
+        ctx.addIssue({
+          code: "custom",
+          message: `env: ${held.join(", ")} hold the Action's credentials or inputs, which stay out of the sandbox`,
+        });
         return z.NEVER;
       }
       return names;

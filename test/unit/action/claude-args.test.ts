@@ -163,4 +163,16 @@ describe("append_system_prompt, env, memory_limit, cpus", () => {
     expect(() => inputs({ env: "OK, 1BAD" })).toThrow(/env: not a variable name: 1BAD/);
     expect(() => inputs({ cpus: "zero" })).toThrow(/cpus: expected a positive number/);
   });
+  it("refuses to pass the Action's own credentials and inputs to the sandbox", () => {
+    for (const name of [
+      "GITHUB_TOKEN",
+      "ACTIONS_RUNTIME_TOKEN",
+      "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+      "INPUT_ANTHROPIC_API_KEY",
+      "ANTHROPIC_API_KEY",
+    ])
+      expect(() => inputs({ env: `CI, ${name}` }), name).toThrow(
+        new RegExp(`env: ${name} hold the Action's credentials`),
+      );
+  });
 });
