@@ -19,6 +19,7 @@ import { PROVIDERS, providerEnv, providersFromEnv } from "./runner/providers.js"
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
 import { addPublishCommand } from "./publish/cli.js";
+import { splitList } from "./github/inputs.js";
 import { parseSize } from "./text.js";
 import { AGENT_CI_VERSION } from "./version.js";
 
@@ -135,28 +136,6 @@ function groupHelp(command: Command, groups: Record<string, readonly string[]>):
   }
 }
 
-/**
- * Claude Code's rule list (`--allowedTools "Bash(npm test),Read"`): rules split at commas and spaces outside
- * their parentheses.
- */
-export function splitToolRules(text: string): string[] {
-  const rules: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const ch of text) {
-    if (ch === "(") depth++;
-    if (ch === ")") depth = Math.max(0, depth - 1);
-    if (depth === 0 && (ch === "," || /\s/.test(ch))) {
-      if (current) rules.push(current);
-      current = "";
-      continue;
-    }
-    current += ch;
-  }
-  if (current) rules.push(current);
-  return rules;
-}
-
 /** Claude Code's spellings of the permission flags: accepted, hidden from the help, folded into agent-ci's. */
 const CLAUDE_CODE_ALIASES = {
   permissionMode: "mode",
@@ -177,7 +156,7 @@ function policyOptions(command: Command): Command {
         cmd.setOptionValue(
           name,
           Array.isArray(value)
-            ? [...((ours as string[]) ?? []), ...value.flatMap(splitToolRules)]
+            ? [...((ours as string[]) ?? []), ...value.flatMap(splitList)]
             : (ours ?? value),
         );
         cmd.setOptionValue(alias, undefined);

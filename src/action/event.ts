@@ -70,7 +70,7 @@ export type ReviewCommentInfo = z.infer<typeof ReviewCommentPayload>;
 export const ISSUE_ACTIONS = ["opened", "labeled", "assigned"] as const;
 
 export type ActionEvent =
-  | { kind: "issue"; action: string; issue: IssueInfo; label?: string; sender: string }
+  | { kind: "issue"; action: string; issue: IssueInfo; label?: string; assignee?: string; sender: string }
   | {
       kind: "issue_comment";
       action: string;
@@ -119,11 +119,13 @@ export function classifyEvent(ctx: GitHubContext): ActionEvent {
   switch (ctx.eventName) {
     case "issues": {
       const label = (p.label as { name?: unknown } | undefined)?.name;
+      const assignee = (p.assignee as { login?: unknown } | null | undefined)?.login;
       return {
         kind: "issue",
         action,
         issue: parsePart(IssuePayload, p.issue, "issue", ctx.eventName),
         label: typeof label === "string" ? label : undefined,
+        assignee: typeof assignee === "string" ? assignee : undefined,
         sender,
       };
     }
@@ -266,9 +268,30 @@ export interface TriggerOptions {
   allowForkHeads: boolean;
   /** The `prompt` input is set (pull_request and manual events need a task). */
   hasPrompt: boolean;
+  /** label_trigger / assignee_trigger: when either is set, an issues event runs only when labeled with that
+   * label or assigned to that user (as claude-code-action's inputs). */
+  labelTrigger?: string;
+  assigneeTrigger?: string;
 }
 
 /** Pure: whether this event should start a run at all (the actor check comes after). */
+function issueTrigger(
+  event: { action: string; label?: string; assignee?: string },
+  options: TriggerOptions,
+): TriggerDecision {
+  const { labelTrigger, assigneeTrigger } = options;
+  if (!labelTrigger && !assigneeTrigger) return { run: true };
+  if (labelTrigger && event.action === "labeled" && event.label === labelTrigger) return { run: true };
+  const assignee = assigneeTrigger?.replace(/^@/, "").toLowerCase();
+  if (assignee && event.action === "assigned" && event.assignee?.toLowerCase() === assignee)
+    return { run: true };
+  const wanted = [
+    labelTrigger && `labeled ${labelTrigger} (label_trigger)`,
+    assigneeTrigger && `assigned to ${assigneeTrigger} (assignee_trigger)`,
+  ].filter(Boolean);
+  return { run: false, reason: `the issue was not ${wanted.join(" or ")}` };
+}
+
 export function decideTrigger(event: ActionEvent, options: TriggerOptions): TriggerDecision {
   switch (event.kind) {
     case "issue":
@@ -278,7 +301,7 @@ export function decideTrigger(event: ActionEvent, options: TriggerOptions): Trig
           reason: `issues event "${event.action}" is not handled (only ${ISSUE_ACTIONS.join(", ")})`,
         };
       }
-      return { run: true };
+      return issueTrigger(event, options);
     case "issue_comment":
     case "review_comment":
       if (event.action !== "created")

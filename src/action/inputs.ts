@@ -11,6 +11,7 @@ import { crossFieldProblems, NETWORK_POLICIES, TASKS, type ConfigFace } from "..
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
 import { splitList, unexpanded } from "../github/inputs.js";
+import { parseClaudeArgs } from "./claude-args.js";
 
 /** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */
 export const FAIL_ON_REASONS = [
@@ -43,6 +44,8 @@ export const INPUT_DEFAULTS = {
   skills: "",
   commands: "",
   mcp_config: "",
+  claude_args: "",
+  append_system_prompt: "",
   agents: "",
   project_memory: "",
   memory: "",
@@ -56,6 +59,9 @@ export const INPUT_DEFAULTS = {
   inject_secrets: "",
   ca_cert: "",
   setup: "",
+  env: "",
+  memory_limit: "",
+  cpus: "",
   max_turns: "50",
   max_budget_usd: "",
   timeout_minutes: "30",
@@ -63,6 +69,8 @@ export const INPUT_DEFAULTS = {
   include_ignored: "false",
   github_token: "${{ github.token }}",
   trigger_phrase: "@agent-ci",
+  label_trigger: "",
+  assignee_trigger: "",
   allowed_bots: "",
   allow_fork_heads: "false",
   comment: "true",
@@ -95,6 +103,10 @@ const ACTION_FACE: ConfigFace = {
   } satisfies Record<string, InputName>,
   separator: ": ",
 };
+
+/** The runner's variables that carry the Action's credentials and inputs: never passed to the sandbox by `env`. */
+const ACTION_CREDENTIALS =
+  /^(GITHUB_TOKEN|GH_TOKEN|ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|CLAUDE_CODE_OAUTH_TOKEN|ACTIONS_[A-Z0-9_]+|INPUT_[A-Z0-9_-]+)$/i;
 
 export class ActionInputError extends Error {
   override readonly name = "ActionInputError";
@@ -198,6 +210,9 @@ export const ActionInputs = z
     skills: optionalText,
     commands: optionalText,
     mcp_config: optionalText,
+    // Merged into the inputs it names by parseActionInputs; kept for the record.
+    claude_args: optionalText,
+    append_system_prompt: optionalText,
     agents: optionalText,
     project_memory: z.string().transform((v, ctx) => {
       const source = PROJECT_MEMORY_SOURCES.find((s) => s === v.trim());
@@ -235,6 +250,24 @@ export const ActionInputs = z
         .map((line) => line.trim())
         .filter(Boolean),
     ),
+    env: list.transform((names, ctx) => {
+      const bad = names.filter((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+      if (bad.length) {
+        ctx.addIssue({ code: "custom", message: `env: not a variable name: ${bad.join(", ")}` });
+        return z.NEVER;
+      }
+      const held = names.filter((name) => ACTION_CREDENTIALS.test(name));
+      if (held.length) {
+        ctx.addIssue({
+          code: "custom",
+          message: `env: ${held.join(", ")} hold the Action's credentials or inputs, which stay out of the sandbox`,
+        });
+        return z.NEVER;
+      }
+      return names;
+    }),
+    memory_limit: optionalText,
+    cpus: optionalPositiveNumber("cpus", false),
     max_turns: positiveNumber("max_turns", true),
     max_budget_usd: optionalPositiveNumber("max_budget_usd", false),
     timeout_minutes: positiveNumber("timeout_minutes", false),
@@ -242,6 +275,8 @@ export const ActionInputs = z
     include_ignored: includeIgnored,
     github_token: optionalText,
     trigger_phrase: text,
+    label_trigger: optionalText,
+    assignee_trigger: optionalText,
     allowed_bots: list.transform((bots) => bots.map((b) => b.toLowerCase().replace(/\[bot\]$/, ""))),
     allow_fork_heads: bool("allow_fork_heads"),
     comment: bool("comment"),
@@ -323,16 +358,41 @@ export function providerOf(inputs: Pick<ActionInputs, "use_bedrock" | "use_verte
 }
 
 /**
+ * `claude_args` sets the inputs its flags name: list flags add to the list input, a single value may come
+ * from claude_args or from its input, not both.
+ */
+function mergeClaudeArgs(raw: Record<InputName, string>, getInput: (name: InputName) => string): void {
+  const claudeArgs = getInput("claude_args");
+  if (unexpanded(claudeArgs) || !claudeArgs.trim()) return;
+  let set;
+  try {
+    set = parseClaudeArgs(claudeArgs);
+  } catch (e) {
+    throw new ActionInputError((e as Error).message);
+  }
+  for (const [name, value] of Object.entries(set) as [InputName, string][]) {
+    if (name === "allowed_tools" || name === "disallowed_tools") {
+      raw[name] = [getInput(name), value].filter((v) => v.trim()).join("\n");
+    } else if (getInput(name).trim()) {
+      throw new ActionInputError(`claude_args and ${name}: both set ${name}; give it once`);
+    } else {
+      raw[name] = value;
+    }
+  }
+}
+
+/**
  * Reads every input through `getInput` (empty string when not given) and validates them all at once;
  * every problem is listed in one error.
  */
 export function parseActionInputs(getInput: (name: InputName) => string): ActionInputs {
-  const raw = Object.fromEntries(
+  const raw: Record<InputName, string> = Object.fromEntries(
     INPUT_NAMES.map((name) => {
       const value = getInput(name);
       return [name, value === "" ? INPUT_DEFAULTS[name] : value];
     }),
-  );
+  ) as Record<InputName, string>;
+  mergeClaudeArgs(raw, getInput);
   const parsed = ActionInputs.safeParse(raw);
   if (!parsed.success) {
     throw new ActionInputError(

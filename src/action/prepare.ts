@@ -177,6 +177,8 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     triggerPhrase: inputs.trigger_phrase,
     allowForkHeads: inputs.allow_fork_heads,
     hasPrompt: Boolean(inputs.prompt || inputs.prompt_file),
+    labelTrigger: inputs.label_trigger,
+    assigneeTrigger: inputs.assignee_trigger,
   });
   if (!trigger.run)
     return {

@@ -1,7 +1,7 @@
 // Action inputs (+ the built prompt and the trusted settings file) → the runner's RunConfig input: the same
 // shape the CLI builds from its flags, validated by the same zod schema. The GitHub token goes into `secrets`
 // (redacted everywhere) and nowhere else: RunConfig has no field that carries a value into the container,
-// and the Action passes no environment variables through (`env: []`). Pure.
+// and the Action passes only the environment variables the `env` input names. Pure.
 import path from "node:path";
 import type { RunConfigInput } from "../runner/config.js";
 import { providerOf, type ActionInputs } from "./inputs.js";
@@ -68,7 +68,8 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     workspace: parts.workspace,
     // A scripted run takes the prompt too: a slash command in it is expanded (and recorded) the same way.
     prompt: parts.prompt,
-    systemPromptAppend: parts.systemPromptAppend,
+    systemPromptAppend:
+      [parts.systemPromptAppend, inputs.append_system_prompt].filter(Boolean).join("\n\n") || undefined,
     script,
     model: inputs.model,
     ...providerFields(parts),
@@ -82,7 +83,9 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     injectSecret: inputs.inject_secrets,
     caCert: inputs.ca_cert ? path.resolve(parts.workspace, inputs.ca_cert) : undefined,
     setup: inputs.setup,
-    env: [],
+    env: inputs.env,
+    memory: inputs.memory_limit,
+    cpus: inputs.cpus,
     // Review runs are plan mode whatever permission_mode says (the runner sets it).
     mode: parts.review ? undefined : inputs.permission_mode,
     allow: inputs.allowed_tools,

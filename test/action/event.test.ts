@@ -114,6 +114,38 @@ describe("decideTrigger", () => {
     });
   });
 
+  it("with label_trigger / assignee_trigger, runs an issues event only when labeled / assigned so", () => {
+    const byLabel = { ...options, labelTrigger: "agent-ci" };
+    expect(decideTrigger(eventFor("issues-labeled"), byLabel)).toEqual({ run: true });
+    expect(decideTrigger(eventFor("issues-opened"), byLabel)).toMatchObject({
+      run: false,
+      reason: expect.stringContaining("label_trigger"),
+    });
+    expect(decideTrigger(eventFor("issues-assigned"), byLabel)).toMatchObject({ run: false });
+    const otherLabel = eventFor("issues-labeled", {
+      ...eventPayload("issues-labeled"),
+      label: { id: 8, name: "bug" },
+    });
+    expect(decideTrigger(otherLabel, byLabel)).toMatchObject({ run: false });
+
+    const byAssignee = { ...options, assigneeTrigger: "@OctoCat" };
+    expect(decideTrigger(eventFor("issues-assigned"), byAssignee)).toEqual({ run: true });
+    expect(decideTrigger(eventFor("issues-labeled"), byAssignee)).toMatchObject({
+      run: false,
+      reason: expect.stringContaining("assignee_trigger"),
+    });
+    const otherAssignee = eventFor("issues-assigned", {
+      ...eventPayload("issues-assigned"),
+      assignee: { login: "someone-else", id: 1, type: "User" },
+    });
+    expect(decideTrigger(otherAssignee, byAssignee)).toMatchObject({ run: false });
+
+    const both = { ...options, labelTrigger: "agent-ci", assigneeTrigger: "octocat" };
+    expect(decideTrigger(eventFor("issues-labeled"), both)).toEqual({ run: true });
+    expect(decideTrigger(eventFor("issues-assigned"), both)).toEqual({ run: true });
+    expect(decideTrigger(eventFor("issues-opened"), both)).toMatchObject({ run: false });
+  });
+
   it("runs a comment only when it mentions the trigger phrase", () => {
     expect(decideTrigger(eventFor("issue-comment-issue"), options)).toEqual({ run: true });
     expect(decideTrigger(eventFor("pull-request-review-comment"), options)).toEqual({ run: true });

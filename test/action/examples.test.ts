@@ -44,6 +44,7 @@ describe("examples/workflows", () => {
   it("has the examples issue 7 asks for", () => {
     expect(files.sort()).toEqual([
       "answer-pr-comments.yml",
+      "claude-code-action-equivalent.yml",
       "continue-agent-prs.yml",
       "fix-issue-when-labeled.yml",
       "matrix-fan-out.yml",

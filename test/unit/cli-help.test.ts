@@ -2,7 +2,7 @@
 // defaults, and Claude Code's spellings of the permission flags folded into agent-ci's.
 import { describe, expect, it } from "vitest";
 import type { Command } from "commander";
-import { buildProgram, RUN_HELP_GROUPS, splitToolRules } from "../../src/cli.js";
+import { buildProgram, RUN_HELP_GROUPS } from "../../src/cli.js";
 
 function command(name: string): Command {
   const found = buildProgram().commands.find((c) => c.name() === name);
@@ -27,19 +27,6 @@ describe("agent-ci run --help", () => {
 });
 
 describe("Claude Code's permission flags", () => {
-  it("split a rule list at commas and spaces outside parentheses", () => {
-    expect(splitToolRules("Bash(npm test),Read Edit(src/**)")).toEqual([
-      "Bash(npm test)",
-      "Read",
-      "Edit(src/**)",
-    ]);
-    expect(splitToolRules("Bash(git log:*), Bash(git diff:*)")).toEqual([
-      "Bash(git log:*)",
-      "Bash(git diff:*)",
-    ]);
-    expect(splitToolRules("")).toEqual([]);
-  });
-
   it("are folded into --mode, --allow and --deny", async () => {
     let seen: Record<string, unknown> | undefined;
     const program = buildProgram();
@@ -57,7 +44,7 @@ describe("Claude Code's permission flags", () => {
         "--permission-mode",
         "plan",
         "--allowedTools",
-        "Bash(npm test),Read",
+        "Bash(npm test), Read",
         "--disallowedTools",
         "Bash(rm:*)",
         "--allow",
