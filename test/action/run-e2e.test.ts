@@ -402,18 +402,19 @@ describe("run() with GitHub faults after the agent stopped", () => {
   it.each([
     [
       "403 integration",
-      { method: "POST", path: /\/comments$/, response: faults.integration() },
+      // Refused for the "working" comment at the start and for the final one.
+      { method: "POST", path: /\/comments$/, response: faults.integration(), times: 2 },
       /permissions: issues: write/,
     ],
     [
       "401",
-      { method: "POST", path: /\/comments$/, response: faults.unauthorized() },
+      { method: "POST", path: /\/comments$/, response: faults.unauthorized(), times: 2 },
       /github_token was rejected/,
     ],
-    // Gone for the thread read and for the comment lookup after the run.
+    // Gone for the thread read and for the comment lookups at the start and after the run.
     [
       "404 issue gone",
-      { method: "GET", path: /\/issues\/12\/comments$/, response: faults.notFound(), times: 2 },
+      { method: "GET", path: /\/issues\/12\/comments$/, response: faults.notFound(), times: 3 },
       /not found \(404\)/,
     ],
   ])("%s: the step passes with a warning, outputs and files intact", async (_name, fault, warning) => {
