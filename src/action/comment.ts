@@ -41,6 +41,8 @@ export interface CommentBodyOptions {
   maxChars?: number;
   /** agent-ci's own notes about the run, said before the report (a resume that had to start fresh). */
   notes?: readonly string[];
+  /** The agent's own final answer: shown first, as Markdown made inert like all published text. */
+  finalMessage?: string;
 }
 
 function patchSection(options: CommentBodyOptions, budget: number): string {
@@ -69,6 +71,15 @@ function patchSection(options: CommentBodyOptions, budget: number): string {
   return `<details><summary><b>${title}</b></summary>\n\n${fencedBlock(patchText, "diff")}\n\n</details>`;
 }
 
+/** The final answer, neutralised, cut to `max` characters before neutralising (which only adds a few). */
+function answerSection(finalMessage: string, max: number): string {
+  const text = finalMessage.trim();
+  if (!text) return "";
+  const cut =
+    text.length > max ? `${text.slice(0, max)}\n\n… (shortened; the whole answer is in the report)` : text;
+  return neutralizeGitHubText(cut);
+}
+
 /** The whole comment, redacted and within `maxChars` (default GitHub's limit). Pure. */
 export function buildCommentBody(options: CommentBodyOptions): string {
   const maxChars = options.maxChars ?? GITHUB_COMMENT_MAX_CHARS;
@@ -78,14 +89,17 @@ export function buildCommentBody(options: CommentBodyOptions): string {
     ` · agent-ci ${options.report.agentCiVersion}</sub>`,
   ].join("");
   const budget = Math.max(1_000, maxChars - FRAME_CHARS - options.marker.length);
+  const answer = answerSection(options.finalMessage ?? "", Math.floor(budget / 3));
   const patch = patchSection(options, Math.floor(budget / 3));
-  const reportBudget = Math.max(800, budget - patch.length);
+  const reportBudget = Math.max(800, budget - patch.length - answer.length);
   const markdown = renderMarkdown(options.report, {
     maxChars: reportBudget,
     artifactUrl: options.artifactUrl,
   });
   const notes = (options.notes ?? []).map((note) => `> [!NOTE]\n> ${note}`);
-  const body = [options.marker, ...notes, markdown.trimEnd(), patch, footer].filter(Boolean).join("\n\n");
+  const body = [options.marker, answer, ...notes, markdown.trimEnd(), patch, footer]
+    .filter(Boolean)
+    .join("\n\n");
   const redacted = options.redactor.redact(body);
   return redacted.length <= maxChars ? redacted : `${redacted.slice(0, maxChars - 40)}\n\n… (shortened)`;
 }

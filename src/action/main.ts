@@ -11,9 +11,11 @@ import { parseActionInputs } from "./inputs.js";
 import { coreIO, redactingIO, type ActionIO } from "./io.js";
 import { failureMessage } from "./outputs.js";
 import { prepare } from "./prepare.js";
-import { writeRunResults, writeSkippedResults } from "./results.js";
+import { writeRunResults, writeSkippedResults, type ResultOptions } from "./results.js";
 import { defaultArtifactUploader, type ArtifactUploader } from "./artifact.js";
 import { exchangeOidcToken, type CloudAuthEndpoints } from "./cloud-auth.js";
+import type { RunProgress } from "../runner/progress.js";
+import { PROGRESS_EDIT_INTERVAL_MS, startProgressComment } from "./progress-comment.js";
 import { CLOUD_CREDENTIAL_VARIABLES, type RunConfig } from "../runner/config.js";
 
 /** What `run()` talks to; tests replace parts (the wait, the artifact client), never the flow. */
@@ -26,6 +28,8 @@ export interface ActionDeps {
   runAgent: typeof runAgent;
   /** Where the OIDC exchange calls the clouds (default: their real endpoints). */
   cloudAuth: CloudAuthEndpoints;
+  /** How often the progress comment is edited at most. */
+  commentIntervalMs: number;
 }
 
 function defaultDeps(): ActionDeps {
@@ -37,6 +41,7 @@ function defaultDeps(): ActionDeps {
     sleep: realSleep,
     runAgent,
     cloudAuth: {},
+    commentIntervalMs: PROGRESS_EDIT_INTERVAL_MS,
   };
 }
 
@@ -89,7 +94,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
           redact: redactor.redact,
         })
       : undefined;
-    let resultOptions = { io, inputs, ctx, api, redactor, secrets, artifact: deps.artifact };
+    let resultOptions: ResultOptions = { io, inputs, ctx, api, redactor, secrets, artifact: deps.artifact };
 
     const prepared = await prepare({
       inputs,
@@ -129,8 +134,11 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
       ...(cloud.googleAccessToken ? { googleAccessToken: cloud.googleAccessToken } : {}),
       secrets: [...prepared.config.secrets, ...cloud.secrets],
     };
+    const progress = await startProgressComment(resultOptions, prepared.event, deps.commentIntervalMs);
+    resultOptions = { ...resultOptions, progress };
+    const onProgress = progress ? (p: RunProgress) => progress.update(p) : undefined;
     const outcome = await io.group("agent-ci run", () =>
-      deps.runAgent(config, { stdout: log, stderr: log, progress: true }, cancel.signal),
+      deps.runAgent(config, { stdout: log, stderr: log, progress: true, onProgress }, cancel.signal),
     );
     await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
     const failure = failureMessage(inputs.fail_on, outcome);

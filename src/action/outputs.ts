@@ -25,11 +25,14 @@ export const OUTPUT_NAMES = [
   "structured_output",
   "review_id",
   "findings",
+  "final_message",
+  "run_id",
 ] as const;
 export type OutputName = (typeof OUTPUT_NAMES)[number];
 export type Outputs = Partial<Record<OutputName, string>>;
 
 export interface RunResultForOutputs {
+  runId?: string;
   exitReason: ExitReason;
   patchPath: string;
   reportPath?: string;
@@ -38,6 +41,8 @@ export interface RunResultForOutputs {
   structuredOutput?: Record<string, unknown>;
   /** Review mode: the placed findings. */
   review?: { inline: readonly unknown[]; outside: readonly unknown[] };
+  /** The agent's own final answer, redacted. */
+  finalMessage?: string;
 }
 
 /** The run's outputs (artifact and comment outputs are added when those steps finish). */
@@ -62,6 +67,8 @@ export function runOutputs(run: RunResultForOutputs): Outputs {
         ? ""
         : String(report.verify.exitCode),
     structured_output: run.structuredOutput ? JSON.stringify(run.structuredOutput) : "",
+    final_message: run.finalMessage ?? "",
+    run_id: run.runId ?? "",
     ...(run.review ? { findings: String(run.review.inline.length + run.review.outside.length) } : {}),
   };
 }

@@ -15,7 +15,8 @@ import {
   type ArtifactResult,
   type ArtifactUploader,
 } from "./artifact.js";
-import { buildCommentBody, commentMarker, upsertComment } from "./comment.js";
+import { buildCommentBody, buildNoticeBody, commentMarker, upsertComment } from "./comment.js";
+import type { ProgressComment } from "./progress-comment.js";
 import { artifactUrl, runUrl, type GitHubContext } from "../github/context.js";
 import { eventTarget, type ActionEvent } from "./event.js";
 import type { GitHubApi } from "../github/api.js";
@@ -34,6 +35,8 @@ export interface ResultOptions {
   /** Known secret values (token, API key): a patch holding one is never uploaded or posted. */
   secrets: readonly string[];
   artifact: () => ArtifactUploader;
+  /** The "working" comment posted at the start: stopped before the final comment replaces it. */
+  progress?: ProgressComment;
 }
 
 function setOutputs(io: ActionIO, outputs: Outputs): void {
@@ -114,22 +117,33 @@ async function postComment(
     io.warning("comment: no github_token, so no comment was posted; the report is in the job summary");
     return undefined;
   }
+  await options.progress?.close();
   const report = outcome.report;
-  if (!report) return undefined;
-  const patchText = fs.existsSync(outcome.patchPath) ? fs.readFileSync(outcome.patchPath, "utf8") : "";
   const marker = commentMarker(ctx.workflow, ctx.job);
+  if (!report && !options.progress?.posted) return undefined;
+  const patchText = fs.existsSync(outcome.patchPath) ? fs.readFileSync(outcome.patchPath, "utf8") : "";
   const render = (maxChars: number) =>
-    buildCommentBody({
-      marker,
-      report,
-      patchText,
-      findings,
-      artifactUrl: url,
-      runUrl: runUrl(ctx),
-      redactor: options.redactor,
-      maxChars,
-      notes,
-    });
+    report
+      ? buildCommentBody({
+          marker,
+          report,
+          patchText,
+          findings,
+          artifactUrl: url,
+          runUrl: runUrl(ctx),
+          redactor: options.redactor,
+          maxChars,
+          notes,
+          finalMessage: outcome.finalMessage,
+        })
+      : // The "working" comment must not stay: say how the run ended without a report.
+        buildNoticeBody(
+          marker,
+          `agent-ci: the run ended (${outcome.exitReason}) without a report`,
+          outcome.error ?? "",
+          runUrl(ctx),
+          options.redactor,
+        );
   const result = await upsertComment(api, ctx, target, marker, render);
   if (result.kind === "failed") {
     io.warning(`${result.message} The report is in the job summary${url ? " and the artifact" : ""}.`, {

@@ -135,6 +135,8 @@ export class EventSink {
     file: string | undefined,
     private readonly redact: (text: string) => string,
     private readonly stdout?: (line: string) => void,
+    /** Told of each event as emitted (progress for the Action's comment); its errors never stop the run. */
+    private readonly listener?: (event: StreamEvent) => void,
   ) {
     this.fd = file ? fs.openSync(file, "a") : undefined;
   }
@@ -150,6 +152,11 @@ export class EventSink {
       }
     }
     this.stdout?.(line);
+    try {
+      this.listener?.(event);
+    } catch {
+      // a progress listener's failure is not the run's
+    }
   }
 
   close(): void {

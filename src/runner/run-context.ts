@@ -1,5 +1,6 @@
 // What every stage of one run shares (its identity, where it writes, how it logs and redacts, what the
 // loop and the tools' services fill as it goes), and how the agent phase left things for the run's end.
+import type { RunProgress } from "./progress.js";
 import type { EgressConnection, Redactor, RunPhaseName, SideCall } from "../report/index.js";
 import type { StartRecord } from "../sandbox/assemble.js";
 import type { DockerSandbox } from "../sandbox/docker-sandbox.js";
@@ -27,6 +28,8 @@ export interface RunIO {
   stderr(line: string): void;
   /** Print a progress line per tool call (a TTY). */
   progress: boolean;
+  /** Told as the run passes a phase or makes a tool call (the Action's progress comment). */
+  onProgress?: (progress: RunProgress) => void;
 }
 
 /** What every stage of one run shares: its identity, where it writes, and how it logs and redacts. */

@@ -57,6 +57,7 @@ import { prepareModelContext } from "./memory/model-context.js";
 import { createWebFetchTool } from "../tools/web-fetch.js";
 import { createWebSearchTool } from "../tools/web-search.js";
 import { exportPatch, type PatchOut } from "./sandbox-record.js";
+import { progressListener } from "./progress.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
@@ -92,6 +93,8 @@ export interface RunOutcome {
   structuredOutput?: Record<string, unknown>;
   /** Review mode: the findings placed on the diff (inline) or for the summary. */
   review?: ReviewPlacement;
+  /** The agent's own final answer, redacted ("" when it gave none). */
+  finalMessage?: string;
 }
 
 function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean): RunFailure {
@@ -237,6 +240,7 @@ export async function runAgent(
       path.join(outDir, "events.jsonl"),
       redactor.redact,
       config.outputFormat === "stream-json" ? io.stdout : undefined,
+      progressListener(io.onProgress),
     ),
     state: new RunState(),
     loop: newLoopResult(),
@@ -729,8 +733,9 @@ async function finishRun(
     policy &&
     failure?.reason !== "engine_error" &&
     failure?.reason !== "cancelled"
-      ? await timed(ctx, "verify", () =>
-          runVerify({
+      ? await timed(ctx, "verify", () => {
+          ctx.io.onProgress?.({ kind: "verifying" });
+          return runVerify({
             runId,
             config,
             imageName: sandbox.image.name,
@@ -747,8 +752,8 @@ async function finishRun(
               outputTail: redactor.redact((e as Error).message),
               durationMs: 0,
             };
-          }),
-        )
+          });
+        })
       : undefined;
 
   const exitReason: ExitReason = failure?.reason ?? "completed";
@@ -813,5 +818,6 @@ async function finishRun(
     error: error === undefined ? undefined : redactor.redact(error),
     structuredOutput: structured.value,
     review,
+    finalMessage: redactor.redact(loop.finalText),
   };
 }

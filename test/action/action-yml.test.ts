@@ -78,6 +78,8 @@ describe("action.yml", () => {
       "denials",
       "artifact_id",
       "verify_exit_code",
+      "final_message",
+      "run_id",
     ];
     expect(OUTPUT_NAMES).toEqual(expect.arrayContaining(asked));
     for (const name of OUTPUT_NAMES) expect(action.outputs[name]?.description, name).toBeTruthy();

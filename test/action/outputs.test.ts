@@ -44,6 +44,21 @@ describe("runOutputs", () => {
     expect(Number(out.cost_usd)).toBeCloseTo(report.costUsd, 5);
   });
 
+  it("sets the run's id and the agent's final answer as given (already redacted)", () => {
+    const out = runOutputs({
+      runId: "20261127-abc",
+      exitReason: "completed",
+      patchPath: "/o/patch.diff",
+      report: smallFixReport(),
+      finalMessage: "Fixed.\n\nline two",
+    });
+    expect(out).toMatchObject({ run_id: "20261127-abc", final_message: "Fixed.\n\nline two" });
+    expect(runOutputs({ exitReason: "api_error", patchPath: "p" })).toMatchObject({
+      run_id: "",
+      final_message: "",
+    });
+  });
+
   it("marks a skipped run", () => {
     expect(skippedOutputs()).toMatchObject({ skipped: "true", has_changes: "false" });
   });

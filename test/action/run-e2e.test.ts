@@ -96,17 +96,94 @@ describe("run() on an issue", () => {
   });
 
   it("updates the same comment on the next run", async () => {
-    await runAction({ fixture: "issues-labeled", apiUrl: fake.url, workspace, inputs: baseInputs() });
+    // No progress edit falls in these runs: the interval is longer than the test.
+    const deps = { commentIntervalMs: 3_600_000 };
+    await runAction({ fixture: "issues-labeled", apiUrl: fake.url, workspace, inputs: baseInputs(), deps });
     const second = await runAction({
       fixture: "issue-comment-issue",
       apiUrl: fake.url,
       workspace,
       inputs: baseInputs(),
+      deps,
     });
     expect(second.failed).toBeUndefined();
     expect(fake.comments).toHaveLength(1);
     expect(fake.requests.filter((r) => r.method === "POST")).toHaveLength(1);
-    expect(fake.requests.filter((r) => r.method === "PATCH")).toHaveLength(1);
+    // The first run's final report, then the second run's "working" comment and its final report.
+    expect(fake.requests.filter((r) => r.method === "PATCH")).toHaveLength(3);
+  });
+
+  it("shows the work in the thread: working at the start, edited as it goes, the final answer first at the end; a re-run edits the same comment", async () => {
+    const answer = "I fixed `add()`: it subtracted.\n\n- **src/calc.js** now returns `a + b`";
+    const scripted = scriptFile(FIX_SCRIPT, answer);
+    const inputs = { ...baseInputs(), script: scripted };
+    const first = await runAction({
+      fixture: "issues-opened",
+      apiUrl: fake.url,
+      workspace,
+      inputs,
+      deps: { commentIntervalMs: 0 },
+    });
+    expect(first.failed).toBeUndefined();
+    const writes = () =>
+      fake.requests
+        .filter((r) => r.path.includes("/comments") && (r.method === "POST" || r.method === "PATCH"))
+        .map((r) => ({
+          method: r.method,
+          path: r.path,
+          body: (JSON.parse(r.body) as { body: string }).body,
+        }));
+    const firstWrites = writes();
+    const marker = `${COMMENT_MARKER_PREFIX} key=agent-ci/agent -->`;
+    // Created at the start, before the run did anything, with the job's link.
+    expect(firstWrites[0]?.method).toBe("POST");
+    expect(firstWrites[0]?.body.startsWith(marker)).toBe(true);
+    expect(firstWrites[0]?.body).toMatch(
+      /agent-ci is working — run <code>\d+<\/code>, \[job\]\(http[^)]*\/actions\/runs\/\d+/,
+    );
+    expect(firstWrites[0]?.body).toContain("starting the container");
+    // Edited during the run, in the order the run went: the container, then the tool calls one by one.
+    const during = firstWrites.slice(1, -1);
+    expect(during.length).toBeGreaterThanOrEqual(1);
+    expect(during.every((w) => w.method === "PATCH" && w.body.includes("agent-ci is working"))).toBe(true);
+    const counts = during.map((w) => Number(/(\d+) tool calls?/.exec(w.body)?.[1] ?? -1));
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(counts.at(-1)).toBe(4);
+    expect(during.some((w) => w.body.includes("container ready (agent-ci run"))).toBe(true);
+    // Finished with the agent's own answer first, then the outcome and the rest.
+    const final = firstWrites.at(-1);
+    expect(final?.method).toBe("PATCH");
+    const afterMarker = final?.body.slice(marker.length).trimStart() ?? "";
+    expect(afterMarker.startsWith("I fixed `add()`: it subtracted.")).toBe(true);
+    expect(afterMarker.indexOf("**src/calc.js** now returns `a + b`")).toBeLessThan(
+      afterMarker.indexOf("agent-ci: Changes ready"),
+    );
+    expect(afterMarker).toContain("```diff");
+    expect(afterMarker).not.toContain("agent-ci is working");
+    expect(new Set(firstWrites.slice(1).map((w) => w.path)).size).toBe(1);
+    expect(first.outputs.final_message).toBe(answer);
+    expect(first.outputs.run_id).toMatch(/\S/);
+    const report = JSON.parse(fs.readFileSync(first.outputs.report_path ?? "", "utf8")) as { runId: string };
+    expect(first.outputs.run_id).toBe(report.runId);
+
+    // The same event again: the same comment is edited, from "working" to the new answer; nothing is posted.
+    const before = fake.requests.length;
+    const again = await runAction({
+      fixture: "issues-opened",
+      apiUrl: fake.url,
+      workspace,
+      inputs,
+      deps: { commentIntervalMs: 0 },
+    });
+    expect(again.failed).toBeUndefined();
+    const rerun = fake.requests
+      .slice(before)
+      .filter((r) => r.path.includes("/comments") && r.method !== "GET");
+    expect(rerun.every((r) => r.method === "PATCH" && r.path === firstWrites.at(-1)?.path)).toBe(true);
+    expect(rerun.length).toBeGreaterThanOrEqual(3);
+    expect(fake.comments).toHaveLength(1);
+    expect(fake.comments[0]?.body.slice(marker.length).trimStart().startsWith("I fixed")).toBe(true);
+    expect(again.outputs.run_id).not.toBe(first.outputs.run_id);
   });
 
   it("uploads the artifact with the retention asked for and links it", async () => {
@@ -325,18 +402,19 @@ describe("run() with GitHub faults after the agent stopped", () => {
   it.each([
     [
       "403 integration",
-      { method: "POST", path: /\/comments$/, response: faults.integration() },
+      // Refused for the "working" comment at the start and for the final one.
+      { method: "POST", path: /\/comments$/, response: faults.integration(), times: 2 },
       /permissions: issues: write/,
     ],
     [
       "401",
-      { method: "POST", path: /\/comments$/, response: faults.unauthorized() },
+      { method: "POST", path: /\/comments$/, response: faults.unauthorized(), times: 2 },
       /github_token was rejected/,
     ],
-    // Gone for the thread read and for the comment lookup after the run.
+    // Gone for the thread read and for the comment lookups at the start and after the run.
     [
       "404 issue gone",
-      { method: "GET", path: /\/issues\/12\/comments$/, response: faults.notFound(), times: 2 },
+      { method: "GET", path: /\/issues\/12\/comments$/, response: faults.notFound(), times: 3 },
       /not found \(404\)/,
     ],
   ])("%s: the step passes with a warning, outputs and files intact", async (_name, fault, warning) => {
