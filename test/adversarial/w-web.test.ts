@@ -62,7 +62,7 @@ const ROWS = [
     covered: [
       {
         file: FETCH,
-        test: "answers an HTTP error as a message, and an empty, binary or 204 body as an error; bad UTF-8 is read",
+        test: "answers an HTTP error as a message, a binary body as an error, an empty or 204 body as a page; bad UTF-8 is read",
       },
     ],
   },
