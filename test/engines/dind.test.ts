@@ -12,6 +12,7 @@ import Docker from "dockerode";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { EXIT_CODES } from "../../src/runner/run.js";
+import { STREAM_BELOW_BYTES } from "../../src/sandbox/assemble.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { DEFAULT_BASE_IMAGE, ensureBuilt, folderFiles, recipeTag } from "../../src/sandbox/image.js";
 import { toolbeltRecipe } from "../../src/sandbox/toolbelt.js";
@@ -220,6 +221,8 @@ describe("agent-ci with its engine in a container (Actions Runner Controller, co
     const exec = await dind.exec({ Cmd: ["test", "-e", workspace], AttachStdout: true });
     await (await exec.start({})).resume();
     expect(await until("the check's exit", async () => (await exec.inspect()).ExitCode ?? undefined)).toBe(1);
+    // Large enough that a copier container is tried first (a small tree is streamed without one).
+    fs.writeFileSync(path.join(workspace, "large.bin"), Buffer.alloc(STREAM_BELOW_BYTES));
     // The origin on this host's bridge, by a name the sidecar maps (`--allow-private-host NAME=ADDRESS`).
     const name = "origin.dind.test";
     const origin = `${name}:${origins.httpPort}`;

@@ -7,6 +7,7 @@ import path from "node:path";
 import Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
+import { STREAM_BELOW_BYTES } from "../../src/sandbox/assemble.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 
 const CLI = path.resolve("bin/agent-ci.js");
@@ -233,9 +234,10 @@ describe("agent-ci CLI", () => {
     expect(await containersOf(report.runId)).toEqual([]);
   });
 
-  // A remote engine (or one in a VM) does not see this host's files: the copier container finds that out
-  // and the workspace is streamed instead. Made so here with a private mount namespace: the workspace and
-  // the temporary directory are a tmpfs that only the CLI's process sees, not the engine.
+  // A remote engine (or one in a VM) does not see this host's files: the copier container (tried for a
+  // workspace this large) finds that out and the workspace is streamed instead. Made so here with a private
+  // mount namespace: the workspace and the temporary directory are a tmpfs that only the CLI's process
+  // sees, not the engine.
   it("streams the workspace in when the engine does not see this host's files", async () => {
     const hidden = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-hidden-"));
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
@@ -245,10 +247,24 @@ describe("agent-ci CLI", () => {
       JSON.stringify({ turns: [[{ name: "Bash", input: { command: "cat package.json > copied.json" } }]] }),
     );
     const shell =
-      'mount -t tmpfs tmpfs "$1" && cp -r "$2" "$1/ws" && TMPDIR="$1" exec node "$3" run --workspace "$1/ws" --script "$4" --mode bypassPermissions --out "$5"';
+      'mount -t tmpfs tmpfs "$1" && cp -r "$2" "$1/ws" && head -c "$6" /dev/zero > "$1/ws/large.bin" && TMPDIR="$1" exec node "$3" run --workspace "$1/ws" --script "$4" --mode bypassPermissions --out "$5"';
     const res = spawnSync(
       "unshare",
-      ["--mount", "--propagation", "private", "bash", "-c", shell, "hide", hidden, EXAMPLE, CLI, script, out],
+      [
+        "--mount",
+        "--propagation",
+        "private",
+        "bash",
+        "-c",
+        shell,
+        "hide",
+        hidden,
+        EXAMPLE,
+        CLI,
+        script,
+        out,
+        String(STREAM_BELOW_BYTES),
+      ],
       {
         encoding: "utf8",
         env: { ...process.env, ANTHROPIC_API_KEY: "" },

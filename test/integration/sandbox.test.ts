@@ -10,6 +10,7 @@ import { CHANNEL_DIR } from "../../src/sandbox/channel.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { EngineError } from "../../src/sandbox/sandbox.js";
 import { WorkspaceError } from "../../src/sandbox/archive.js";
+import { STREAM_BELOW_BYTES } from "../../src/sandbox/assemble.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 
 const docker = new Docker();
@@ -313,46 +314,56 @@ describe("sandbox lifecycle and bad input", () => {
     expect(text(res.stdout)).toContain("https://example.com/r.git");
   });
 
-  // A local engine: a copier container reads the workspace from a bind mount. Streamed (a remote engine):
-  // the host's GNU tar (with zstd on top where the host has it) packs the copy; tar-stream where the host
-  // has no GNU tar. All four must deliver the same tree, credentials stripped and specials skipped.
+  // A local engine: a copier container reads a large workspace from a bind mount; a small one is streamed
+  // as it is to a remote engine: the host's GNU tar (with zstd on top where the host has it) packs the copy;
+  // tar-stream where the host has no GNU tar. All must deliver the same tree, credentials stripped and
+  // specials skipped.
   it.each([
-    { way: "copier", packer: undefined },
-    { way: "stream", packer: { gnuTar: true, zstd: true } },
-    { way: "stream", packer: { gnuTar: true, zstd: false } },
-    { way: "stream", packer: { gnuTar: false, zstd: false } },
-  ])("copies the same tree whichever way it goes in ($way, $packer)", async ({ way, packer }) => {
-    const ws = makeWorkspace(
-      {
-        "bin/run.sh": { content: "#!/bin/sh\necho run\n", mode: 0o750 },
-        "-leading-dash.txt": "dash\n",
-        "a\nb.txt": "newline\n",
-        "big.bin": Buffer.alloc(3 << 20, 7),
-        link: { symlink: "bin/run.sh" },
-        ".npmrc": "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=npm_secretsecret\n",
-        "pkg/.npmrc": "save-exact=true\n",
-        "gone.txt": "deleted from the working tree\n",
-      },
-      { git: true },
-    );
-    fs.linkSync(path.join(ws, "bin/run.sh"), path.join(ws, "hard-link.sh"));
-    fs.rmSync(path.join(ws, "gone.txt"));
-    execFileSync("mkfifo", [path.join(ws, "fifo")]);
-    execFileSync("git", ["config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic c2VjcmV0"], {
-      cwd: ws,
-    });
-    await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: ws, packer });
-    const res = await sandbox.exec({
-      script:
-        "stat -c '%a %s %h' bin/run.sh hard-link.sh big.bin; readlink link; cat ./-leading-dash.txt 'a\nb.txt' .npmrc pkg/.npmrc; " +
-        "ls gone.txt fifo 2>&1 | wc -l; git config --get-regexp extraheader | wc -l; git status --short | grep -v '^??' | wc -l",
-    });
-    expect(text(res.stdout)).toBe(
-      "750 19 1\n750 19 1\n644 3145728 1\nbin/run.sh\ndash\nnewline\nregistry=https://registry.npmjs.org/\nsave-exact=true\n2\n0\n2\n",
-    );
-    expect(sandbox.copy.skipped.map((s) => s.path)).toEqual([".npmrc"]); // git does not list the FIFO
-    expect(sandbox.copiedBy).toBe(way);
-  });
+    { way: "copier", packer: undefined, big: STREAM_BELOW_BYTES },
+    { way: "stream", packer: undefined, big: 3 << 20 },
+    { way: "stream", packer: { gnuTar: true, zstd: true }, big: 3 << 20 },
+    { way: "stream", packer: { gnuTar: true, zstd: false }, big: 3 << 20 },
+    { way: "stream", packer: { gnuTar: false, zstd: false }, big: 3 << 20 },
+  ])(
+    "copies the same tree whichever way it goes in ($way, $packer, $big bytes)",
+    async ({ way, packer, big }) => {
+      const ws = makeWorkspace(
+        {
+          "bin/run.sh": { content: "#!/bin/sh\necho run\n", mode: 0o750 },
+          "-leading-dash.txt": "dash\n",
+          "a\nb.txt": "newline\n",
+          "big.bin": Buffer.alloc(big, 7),
+          link: { symlink: "bin/run.sh" },
+          ".npmrc":
+            "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=npm_secretsecret\n",
+          "pkg/.npmrc": "save-exact=true\n",
+          "gone.txt": "deleted from the working tree\n",
+        },
+        { git: true },
+      );
+      fs.linkSync(path.join(ws, "bin/run.sh"), path.join(ws, "hard-link.sh"));
+      fs.rmSync(path.join(ws, "gone.txt"));
+      execFileSync("mkfifo", [path.join(ws, "fifo")]);
+      execFileSync(
+        "git",
+        ["config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic c2VjcmV0"],
+        {
+          cwd: ws,
+        },
+      );
+      await using sandbox = await DockerSandbox.start({ runId: newRunId(), workspaceDir: ws, packer });
+      const res = await sandbox.exec({
+        script:
+          "stat -c '%a %s %h' bin/run.sh hard-link.sh big.bin; readlink link; cat ./-leading-dash.txt 'a\nb.txt' .npmrc pkg/.npmrc; " +
+          "ls gone.txt fifo 2>&1 | wc -l; git config --get-regexp extraheader | wc -l; git status --short | grep -v '^??' | wc -l",
+      });
+      expect(text(res.stdout)).toBe(
+        `750 19 1\n750 19 1\n644 ${big} 1\nbin/run.sh\ndash\nnewline\nregistry=https://registry.npmjs.org/\nsave-exact=true\n2\n0\n2\n`,
+      );
+      expect(sandbox.copy.skipped.map((s) => s.path)).toEqual([".npmrc"]); // git does not list the FIFO
+      expect(sandbox.copiedBy).toBe(way);
+    },
+  );
 
   it("makes the workspace unwritable for the agent in read-only (plan) mode", async () => {
     const ws = makeWorkspace({ "a.txt": "a\n" }, { git: true });
