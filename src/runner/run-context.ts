@@ -15,7 +15,7 @@ import type { EventSink } from "./events.js";
 import type { PreparedPolicy } from "./policy-setup.js";
 import type { RunBudget } from "./run-budget.js";
 import type { RunToolSet } from "./tool-set.js";
-import type { RunFailure, RunInstructions, TimedPhase } from "./run-report.js";
+import type { RunFailure, RunInstructions, TimedPhase } from "./record/index.js";
 import type { ReviewTarget } from "../review/task.js";
 import type { LoopState } from "./agent-loop.js";
 import type { ResumeRecord } from "./resume.js";

@@ -37,7 +37,7 @@ import { RunBudget } from "./run-budget.js";
 import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
 import { readSchema, StructuredOutputSpec } from "./structured-output.js";
 import { RunToolSet } from "./tool-set.js";
-import { allCalls, buildReport, type RunFailure } from "./run-report.js";
+import { allCalls, buildReport, type RunFailure } from "./record/index.js";
 import { type AgentPhase, type RunContext, type RunIO, timed } from "./run-context.js";
 import {
   CONVERSATION_FILE,

@@ -1,0 +1,28 @@
+// The run's record: report.json's content assembled from the sections each capability contributes
+// (sections.ts). Pure assembly: it writes nothing; writeReportFiles validates the whole against the schema.
+import { RunReport, type RunReportInput } from "../../report/index.js";
+import type { ReportParts } from "./parts.js";
+import { RECORD_SECTIONS } from "./sections.js";
+
+export {
+  allCalls,
+  type ReportParts,
+  type RunFailure,
+  type RunInstructions,
+  type TimedPhase,
+} from "./parts.js";
+
+/** The report's fields no section may leave out (those the schema does not let be undefined). */
+const REQUIRED = Object.entries(RunReport.shape)
+  .filter(([, field]) => !field.safeParse(undefined).success)
+  .map(([key]) => key);
+
+export function buildReport(parts: ReportParts): RunReportInput {
+  const made = RECORD_SECTIONS.map((section) => section(parts));
+  const report = Object.assign({}, ...made.map((m) => m.fields), {
+    warnings: made.flatMap((m) => m.warnings ?? []),
+  }) as RunReportInput;
+  const missing = REQUIRED.filter((key) => report[key as keyof RunReportInput] === undefined);
+  if (missing.length) throw new Error(`the record's sections left out ${missing.join(", ")}`);
+  return report;
+}

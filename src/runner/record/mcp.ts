@@ -1,0 +1,53 @@
+// MCP servers: configured, started, lost, ignored, and the tools that were not offered.
+import type { Warning } from "../../report/index.js";
+import type { RecordSection } from "./section.js";
+
+export const mcpSection: RecordSection = (p) => {
+  const { mcp, mcpConfig, tools, redactor } = p;
+  const warnings: Warning[] = [];
+  for (const s of mcp?.servers ?? []) {
+    if (s.status === "connected" && !s.restarts) continue;
+    const tail = s.stderrTail?.trim() ? ` Its stderr ended with: ${s.stderrTail.trim().slice(-1000)}` : "";
+    warnings.push({
+      kind: "mcp_server",
+      severity: "warning",
+      message:
+        s.status === "connected"
+          ? `MCP server ${s.name} was lost and restarted (${s.error ?? "its connection closed"}).${tail}`
+          : `MCP server ${s.name} ${s.restarts ? "was lost" : "did not start"}: ${s.error ?? "unknown error"}; the run went on without it.${tail}`,
+    });
+  }
+  for (const i of mcpConfig?.ignored ?? [])
+    warnings.push({
+      kind: "mcp_config_ignored",
+      severity: "info",
+      message: `${i.source} was ignored: ${i.reason}`,
+    });
+  for (const r of tools?.refused ?? [])
+    warnings.push({
+      kind: "mcp_tool_refused",
+      severity: "warning",
+      message: `MCP server ${r.server}: its tool ${r.tool} was not offered: ${r.reason}`,
+    });
+  if (!mcp && !mcpConfig?.ignored.length) return { fields: {}, warnings };
+  return {
+    fields: {
+      mcp: {
+        servers: (mcp?.servers ?? []).map((s) => ({
+          name: s.name,
+          kind: s.kind,
+          status: s.status,
+          source: s.source,
+          startMs: s.startMs,
+          restarts: s.restarts,
+          tools: (tools?.enabled ?? []).filter((t) => t.mcp?.server === s.name).map((t) => t.name),
+          error: s.error === undefined ? undefined : redactor.redact(s.error),
+          stderrTail: s.stderrTail === undefined ? undefined : redactor.redact(s.stderrTail),
+        })),
+        ignored: mcpConfig?.ignored ?? [],
+        refusedTools: tools?.refused ?? [],
+      },
+    },
+    warnings,
+  };
+};

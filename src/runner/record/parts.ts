@@ -1,0 +1,80 @@
+// What a run hands its record: everything the run made and how it ended. Each section of report.json
+// (sections.ts) reads the parts it owns from here.
+import type { EgressConnection, ExitReason, Redactor, RunPhaseName, SideCall } from "../../report/index.js";
+import type { McpConfigResult } from "../../mcp/config.js";
+import type { McpManager } from "../../mcp/manager.js";
+import type { StartRecord } from "../../sandbox/assemble.js";
+import type { DockerSandbox } from "../../sandbox/docker-sandbox.js";
+import type { RunState } from "../../tools/state.js";
+import type { LoopResult } from "../agent-loop.js";
+import type { LoadedAgents } from "../agents.js";
+import type { RunConfig } from "../config.js";
+import type { Catalogue } from "../instructions.js";
+import type { ModelContext } from "../memory/model-context.js";
+import type { ToolCallRecord } from "../pipeline.js";
+import type { PreparedPolicy } from "../policy-setup.js";
+import type { RunResume } from "../run-context.js";
+import type { PatchOut } from "../sandbox-record.js";
+import type { SubagentRunner } from "../subagents.js";
+import type { RunToolSet } from "../tool-set.js";
+import type { VerifyResult } from "../verify.js";
+
+/** How a run failed: its exit reason, the error class, and a message for people. */
+export type RunFailure = { reason: ExitReason; kind: string; message: string };
+
+/** A phase of the run, in performance.now() time. */
+export interface TimedPhase {
+  name: RunPhaseName;
+  start: number;
+  end: number;
+}
+
+/** The run's skills and slash commands, and the command its prompt started with. */
+export interface RunInstructions {
+  catalogue: Catalogue;
+  command?: { name: string; args: string; model?: string };
+}
+
+export interface ReportParts {
+  config: RunConfig;
+  runId: string;
+  startedAt: Date;
+  runStart: number;
+  exitReason: ExitReason;
+  failure?: RunFailure;
+  sandbox?: DockerSandbox;
+  start: StartRecord;
+  phases: TimedPhase[];
+  policy?: PreparedPolicy;
+  loop: LoopResult;
+  state: RunState;
+  agents?: LoadedAgents;
+  subagents?: SubagentRunner;
+  stoppedAgents?: string[];
+  patch: PatchOut;
+  verify?: VerifyResult;
+  redactor: Redactor;
+  /** Files of the run's output that could not be written (the report says so, in case it can be). */
+  outputErrors: string[];
+  /** output.json, when the structured result was written. */
+  structuredPath?: string;
+  mcp?: McpManager;
+  tools?: RunToolSet;
+  mcpConfig?: McpConfigResult;
+  resume?: RunResume;
+  secrets: string[];
+  instructions?: RunInstructions;
+  modelContext?: ModelContext;
+  sideCalls: SideCall[];
+  webLedger: EgressConnection[];
+}
+
+/** The run's calls as a tree in a list: each Task call followed by its subagent's calls. */
+export function allCalls(loop: LoopResult, subagents: SubagentRunner | undefined): ToolCallRecord[] {
+  const children = new Map<string, ToolCallRecord[]>();
+  for (const call of subagents?.calls() ?? []) {
+    const parent = call.parentToolUseId ?? "";
+    children.set(parent, [...(children.get(parent) ?? []), call]);
+  }
+  return loop.calls.flatMap((call) => [call, ...(children.get(call.id) ?? [])]);
+}

@@ -1,0 +1,34 @@
+// The policy that decided the calls, and every call it denied with the narrowest rule that would allow it.
+import { summarizeCall } from "../../report/index.js";
+import { allCalls } from "./parts.js";
+import type { RecordSection } from "./section.js";
+
+export const policySection: RecordSection = (p) => {
+  const { policy } = p;
+  const mode = policy?.policy.mode ?? p.config.mode ?? "default";
+  const denials = allCalls(p.loop, p.subagents)
+    .filter((c) => c.decision?.behavior === "deny")
+    .map((c) => ({
+      callId: c.id,
+      tool: c.tool,
+      summary: summarizeCall(c.tool, c.input),
+      reason: c.decision?.reason ?? "",
+      rule: c.decision?.rule,
+      ...(c.agent ? { agent: c.agent } : {}),
+      narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,
+    }));
+  return {
+    fields: { policy: policy?.summary ?? { mode, rules: [], ignored: [] }, denials },
+    warnings:
+      mode === "bypassPermissions"
+        ? [
+            {
+              kind: "bypass_permissions",
+              severity: "critical",
+              message:
+                "**bypassPermissions**: rule checks were skipped; only the sandbox and protected paths held.",
+            },
+          ]
+        : [],
+  };
+};

@@ -1,0 +1,68 @@
+// The sandbox: the workspace as copied in, the image, the hardening the engine applied, and the egress
+// ledger (the sidecar's connections, attributed to MCP servers, and WebFetch's fetches).
+import path from "node:path";
+import type { EgressConnection, RunReportInput, Warning } from "../../report/index.js";
+import { gitSync } from "../../host-git.js";
+import { sandboxRecord } from "../sandbox-record.js";
+import type { RecordSection } from "./section.js";
+
+function hostBaseCommit(workspace: string): string | undefined {
+  try {
+    return gitSync(["rev-parse", "HEAD"], { cwd: workspace }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The ledger with WebFetch's fetches, which run without a sidecar too (`--network on`). */
+function withFetches(
+  egress: RunReportInput["egress"],
+  fetches: EgressConnection[],
+): RunReportInput["egress"] {
+  if (!fetches.length) return egress;
+  return egress
+    ? { ...egress, connections: [...egress.connections, ...fetches] }
+    : { allowed: [], allowedHosts: [], privateHosts: [], connections: fetches };
+}
+
+export const sandboxSection: RecordSection = (p) => {
+  const { config, sandbox, mcp } = p;
+  // A start that failed after the sandbox was built (its setup, say) records what it had all the same.
+  const recorded = sandboxRecord(sandbox ?? p.start.parts, p.policy?.enforcedAt ?? []);
+  const warnings: Warning[] = [];
+  if (config.network === "on")
+    warnings.push({
+      kind: "network_on",
+      severity: "warning",
+      message: "The sandbox had network access for the whole run.",
+    });
+  if (sandbox?.hardening.missing.length)
+    warnings.push({
+      kind: "weak_hardening",
+      severity: "critical",
+      message: `The engine did not apply: ${sandbox.hardening.missing.join("; ")}`,
+    });
+  return {
+    fields: {
+      workspace: {
+        path: path.basename(p.resume?.workspace ?? config.workspace),
+        repo: config.repo,
+        baseCommit: p.resume ? p.resume.record.baseCommit : hostBaseCommit(config.workspace),
+        ...recorded.copy,
+      },
+      image: recorded.image,
+      hardening: recorded.hardening,
+      egress: withFetches(
+        recorded.egress && {
+          ...recorded.egress,
+          connections: recorded.egress.connections.map((e) => ({
+            ...e,
+            caller: mcp ? mcp.attributeConnection(e.caller, e.startedAt) : e.caller,
+          })),
+        },
+        p.webLedger,
+      ),
+    },
+    warnings,
+  };
+};
