@@ -28,6 +28,7 @@ import {
   type ReportPolicy,
   type RunReport,
 } from "../report/index.js";
+import type { DockerSandbox } from "../sandbox/docker-sandbox.js";
 import type { RunState } from "../tools/state.js";
 import type { MessageParam } from "./driver.js";
 import { bindResumeRecord } from "./resume-binding.js";
@@ -321,4 +322,95 @@ export function policyChanges(earlier: ReportPolicy, current: ReportPolicy): str
   if (added.length) changes.push(`added ${added.join(", ")}`);
   if (removed.length) changes.push(`removed ${removed.join(", ")}`);
   return changes;
+}
+
+/** A resumed run's link to the run it continues. */
+export interface RunResume {
+  record: ResumeRecord;
+  /** The user's workspace: the run itself works on a checkout of the base commit (`config.workspace`). */
+  workspace: string;
+  /** Removes the checkout. */
+  dispose: () => void;
+  /** Files read in the earlier run that may be edited without a new Read. */
+  restoredReads: number;
+  /** How this run's policy differs from the earlier one (empty: the same). */
+  policyChanges: string[];
+  /** The commit publish pushed for the earlier run, which the record reproduces (none: never published). */
+  publishedCommit?: string;
+}
+
+/**
+ * --resume: the earlier run's record read, and its base commit checked out from the user's repository; the
+ * run works on that checkout from here (`checkout`: the sandbox's copy, instructions, verify). A record
+ * that cannot be resumed is a ConfigError saying why.
+ */
+export async function startResume(
+  given: string,
+  workspace: string,
+  required: boolean,
+  redact: (text: string) => string,
+  log: (line: string) => void,
+): Promise<{ resume: RunResume; checkout: string }> {
+  const { record, checkout, publishedCommit } = await openResume(given, workspace, required, redact);
+  log(
+    `resuming run ${record.report.runId} (${record.report.exitReason}): ${record.conversation.messages.length} messages, base ${record.baseCommit}, ${publishedCommit ? `the record reproduces its published commit ${publishedCommit}` : "never published (no commit of the run to check the record against)"}`,
+  );
+  const resume = {
+    record,
+    workspace,
+    dispose: checkout.dispose,
+    restoredReads: 0,
+    policyChanges: [],
+    publishedCommit,
+  };
+  return { resume, checkout: checkout.dir };
+}
+
+/** Compares this run's policy with the earlier record's (never adopted: this run's decides), and says so. */
+export function comparePolicy(resume: RunResume, current: ReportPolicy, log: (line: string) => void): void {
+  const earlier = resume.record.report;
+  resume.policyChanges = policyChanges(earlier.policy, current);
+  if (resume.policyChanges.length)
+    log(
+      `the policy differs from run ${earlier.runId}'s record: ${resume.policyChanges.join("; ")}; this run's own policy applies (the report shows both)`,
+    );
+}
+
+const EARLIER_PATCH = "/tmp/agent-ci-resume.patch";
+
+/**
+ * The earlier run's changes, applied in the container after its baseline was taken (so this run's patch is
+ * the whole change against the base), and what the model had read whole restored for read-before-edit: the
+ * hash it read is checked against the file as it is now, so a file changed since still needs a new Read.
+ */
+export async function continueWorkspace(
+  resume: RunResume,
+  sandbox: DockerSandbox,
+  state: RunState,
+  readOnly: boolean,
+): Promise<void> {
+  const { patch, baseCommit } = resume.record;
+  if (patch.length) {
+    await sandbox.writeFile(EARLIER_PATCH, patch, { confine: false });
+    const applied = await sandbox.exec({
+      argv: ["git", "apply", "--binary", "--whitespace=nowarn", EARLIER_PATCH],
+      timeoutMs: 120_000,
+    });
+    await sandbox.exec({ argv: ["rm", "-f", EARLIER_PATCH], timeoutMs: 30_000 });
+    if (applied.exitCode !== 0) {
+      const plan = readOnly ? " (plan mode keeps the workspace read-only)" : "";
+      throw new ConfigError(
+        `the earlier run's patch does not apply to its base commit ${baseCommit}${plan}: ${applied.stderr.toString("utf8").trim().slice(-800)}`,
+      );
+    }
+  }
+  for (const read of resume.record.conversation.reads) {
+    state.reads.set(read.path, {
+      sha256: read.sha256,
+      mtimeMs: 0,
+      size: read.size,
+      partial: read.partial,
+    });
+  }
+  resume.restoredReads = resume.record.conversation.reads.length;
 }

@@ -6,61 +6,27 @@ import path from "node:path";
 import { atomicWriteFile, createRedactor, writeReportFiles, writeReportFilesSync } from "../report/index.js";
 import type { Redactor, ExitReason, RunReport } from "../report/index.js";
 import { WorkspaceError } from "../sandbox/archive.js";
-import { DockerSandbox, newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
+import { newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
-import { createSkillTool } from "../tools/skill.js";
-import { isStdio, loadMcpConfig, type McpConfigResult } from "../mcp/config.js";
-import { maxMcpOutputTokens } from "../mcp/result.js";
+import { loadMcpConfig, type McpConfigResult } from "../mcp/config.js";
 import { RunState } from "../tools/state.js";
-import type { AnyTool } from "../tools/types.js";
-import { newLoopResult, newLoopState, runAgentLoop } from "./agent-loop.js";
-import { checkAgentModes, loadAgents } from "./agents.js";
-import { SubagentRunner } from "./subagents.js";
-import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
+import { newLoopResult } from "./agent-loop.js";
 import { ConfigError } from "../errors.js";
-import {
-  CLOUD_CREDENTIAL_VARIABLES,
-  injectedNames,
-  readCaCert,
-  type RunConfig,
-  runEgressOptions,
-  secretFromEnv,
-} from "./config.js";
-import { checkCloudCredentials, PROVIDER_GAPS, PROVIDER_NAMES } from "./providers.js";
-import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
-import { ModelApiError, type Driver } from "./driver.js";
-import { apiContextEditFor } from "./pricing.js";
+import { CLOUD_CREDENTIAL_VARIABLES, injectedNames, type RunConfig, secretFromEnv } from "./config.js";
+import { ModelApiError } from "./driver.js";
 import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
-import { ToolPipeline } from "./pipeline.js";
-import { preparePolicy } from "./policy-setup.js";
-import { RunBudget } from "./run-budget.js";
-import { loadScript, ScriptDriver, ScriptError } from "./script-driver.js";
-import { readSchema, StructuredOutputSpec } from "./structured-output.js";
-import { RunToolSet } from "./tool-set.js";
+import { ScriptError } from "./script-driver.js";
 import { allCalls, buildReport, type RunFailure } from "./record/index.js";
 import { type AgentPhase, type RunContext, type RunIO, timed } from "./run-context.js";
-import {
-  CONVERSATION_FILE,
-  conversationRecord,
-  DEFAULT_RESUME_PROMPT,
-  openResume,
-  policyChanges,
-  restoreMessages,
-} from "./resume.js";
+import { CONVERSATION_FILE, conversationRecord } from "./resume.js";
+import { runAgentPhase } from "./run-stages.js";
 
 export type { RunIO } from "./run-context.js";
-import { startHooks } from "./hooks.js";
-import { applyInstructions, startMcp, webServices } from "./run-services.js";
-import { reviewJsonSchema } from "../review/findings.js";
-import { placeReview, reviewPrompt, reviewTarget, type ReviewPlacement } from "../review/task.js";
-import { prepareModelContext } from "./memory/model-context.js";
-import { createWebFetchTool } from "../tools/web-fetch.js";
-import { createWebSearchTool } from "../tools/web-search.js";
+import { placeReview, type ReviewPlacement } from "../review/task.js";
 import { exportPatch, type PatchOut } from "./sandbox-record.js";
 import { progressListener } from "./progress.js";
 import { runVerify, type VerifyResult } from "./verify.js";
-import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
-import { AGENT_CI_VERSION } from "../version.js";
+import { Watchdog, type WatchdogCause } from "./watchdog.js";
 
 /** Process exit codes, one per kind of ending (documented in the README). */
 export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", number> = {
@@ -138,59 +104,9 @@ function knownSecrets(config: RunConfig): string[] {
   );
 }
 
-function makeDriver(config: RunConfig, deadline: number, log: (line: string) => void): Driver {
-  if (config.script) return new ScriptDriver(loadScript(config.script));
-  return new AnthropicDriver({
-    apiKey: config.apiKey ?? "",
-    baseURL: config.baseURL,
-    ...(config.provider === "anthropic"
-      ? {}
-      : {
-          cloud: {
-            provider: config.provider,
-            baseURL: config.baseURL,
-            region: config.region,
-            projectId: config.projectId,
-            awsCredentials: config.awsCredentials,
-            googleAccessToken: config.googleAccessToken,
-          },
-        }),
-    model: config.model,
-    maxTokens: config.maxTokens,
-    thinkingBudget: config.thinkingBudget,
-    wallClockDeadline: deadline,
-    logger: log,
-  });
-}
-
-function contextFor(config: RunConfig, events: EventSink, runId: string, runStart: number): ContextManager {
-  const window = config.contextWindow ?? contextWindowOf(config.model);
-  const compactAt = config.compactAt ?? Math.floor(window * COMPACT_AT_FRACTION);
-  // A scripted run has no API to ask: agent-ci's own clearing.
-  const apiEdit = config.script ? undefined : apiContextEditFor(config.model);
-  return new ContextManager({
-    window,
-    compactAt,
-    enabled: config.compaction,
-    events,
-    runId,
-    runStart,
-    apiEdit,
-  });
-}
-
 const DEFAULT_OUT_PARENT = "agent-ci-out";
 /** The structured result's file in the output folder. */
 export const STRUCTURED_OUTPUT_FILE = "output.json";
-
-function passThroughEnv(names: string[]): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of names) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
-}
 
 /**
  * ./agent-ci-out/<run-id>, in a folder that ignores itself (as pytest's cache does): it sits inside the
@@ -345,288 +261,6 @@ function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause)
 }
 
 /** Policy, driver, sandbox and the agent loop; what it set up goes into `phase` as it goes. */
-async function runAgentPhase(
-  ctx: RunContext,
-  phase: AgentPhase,
-  deadline: number,
-  signal: AbortSignal,
-): Promise<void> {
-  if (ctx.mcpConfigError) throw ctx.mcpConfigError;
-  if (ctx.config.resume) await startResume(ctx);
-  // A resumed run's policy is its own configuration only; the earlier record's is compared, never adopted.
-  const policy = await preparePolicy(ctx.config);
-  phase.policy = policy;
-  const earlier = ctx.resume?.record.report;
-  if (ctx.resume && earlier) {
-    ctx.resume.policyChanges = policyChanges(earlier.policy, policy.summary);
-    if (ctx.resume.policyChanges.length)
-      ctx.log(
-        `the policy differs from run ${earlier.runId}'s record: ${ctx.resume.policyChanges.join("; ")}; this run's own policy applies (the report shows both)`,
-      );
-  }
-  const config = applyInstructions(ctx);
-  const { runId, log, events } = ctx;
-  if (config.task === "review" && config.reviewBase)
-    ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
-  const structured = ctx.review
-    ? new StructuredOutputSpec(reviewJsonSchema(), "review")
-    : structuredOutputSpec(config);
-  const mode = policy.policy.mode;
-  // What the model is told (memory, git snapshot, environment): taken before the container starts.
-  const told = prepareModelContext(config, mode, structured);
-  phase.modelContext = told;
-  // Agent definitions are checked before any container or model call: a bad one is a config error.
-  const agents = loadAgents({
-    workspace: config.workspace,
-    agentsDirs: config.agentsDir,
-    agentsJson: config.agents,
-    trustWorkspace: config.trustWorkspaceSettings,
-  });
-  checkAgentModes(agents.agents, mode);
-  phase.agents = agents;
-  for (const note of agents.ignored) log(note);
-  const driver = makeDriver(config, deadline, log);
-  if (driver instanceof AnthropicDriver && config.provider === "anthropic") {
-    // A bad key is found before a container starts (M5).
-    await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
-  } else if (driver instanceof AnthropicDriver) {
-    // Missing cloud credentials too; the provider has no cheap call that checks them without a model.
-    await checkCloudCredentials(config).catch((error: Error) => {
-      throw new ModelApiError(`${PROVIDER_NAMES[config.provider]}: ${error.message}`, undefined, "auth");
-    });
-  }
-  for (const ignored of ctx.mcpConfig?.ignored ?? []) log(`${ignored.source} ignored: ${ignored.reason}`);
-  const mcpServers = ctx.mcpConfig?.servers ?? [];
-  const web = webServices(ctx, driver);
-  const searchAllowed =
-    mode === "bypassPermissions" ||
-    policy.policy.rules.some((r) => r.behavior === "allow" && r.tool === "WebSearch");
-  const webOff = new Map<string, string>();
-  const gaps = config.script ? {} : PROVIDER_GAPS[config.provider];
-  if (web.offline) for (const name of ["WebFetch", "WebSearch"]) webOff.set(name, web.offline);
-  else if (gaps.WebSearch) webOff.set("WebSearch", gaps.WebSearch);
-  else if (!searchAllowed)
-    webOff.set("WebSearch", "WebSearch is offered only when an allow rule names it, e.g. --allow WebSearch");
-  const skills = ctx.instructions?.catalogue.skills ?? [];
-  log(
-    `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}${config.provider === "anthropic" ? "" : ` on ${PROVIDER_NAMES[config.provider]}`}`}`,
-  );
-  const sandbox = await DockerSandbox.start({
-    runId,
-    workspaceDir: config.workspace,
-    image: config.image,
-    imageRegistry: config.imageRegistry,
-    runtime: config.runtime,
-    network: config.network,
-    setup: config.setup,
-    egress: runEgressOptions(config),
-    caCertPem: config.caCert === undefined ? undefined : readCaCert(config.caCert),
-    memoryBytes: config.memory,
-    nanoCpus: config.cpus ? Math.round(config.cpus * 1e9) : undefined,
-    workspaceSizeBytes: config.workspaceSize,
-    readOnlyWorkspace: mode === "plan",
-    env: passThroughEnv(config.env),
-    includeIgnored: config.includeIgnored,
-    excludeFromCopy: policy.excludeFromCopy,
-    allowWeakHardening: config.allowWeakHardening,
-    // Stdio MCP servers and hooks run as users of their own in the agent's group (docs/hooks.md).
-    sharedWorkspace: mcpServers.some(isStdio) || policy.policy.hooks.length > 0,
-    services: mcpServers.length,
-    progress: log,
-    startRecord: phase.start,
-  });
-  phase.sandbox = sandbox;
-  log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
-  blockEventLoopForTests();
-  signal.throwIfAborted();
-  if (ctx.resume) await continueWorkspace(ctx, sandbox);
-  if (mcpServers.length) phase.mcp = await startMcp(ctx, sandbox);
-  const hooks = policy.policy.hooks.length
-    ? await startHooks(sandbox, {
-        hooks: policy.policy.hooks,
-        workspace: config.hookScriptsDir ?? config.workspace,
-        sessionId: runId,
-        permissionMode: mode,
-        log,
-      })
-    : undefined;
-  const budget = new RunBudget(
-    { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
-    signal,
-  );
-  ctx.budget = budget;
-  const subagents = new SubagentRunner({
-    agents: agents.agents,
-    parentTools: (): readonly AnyTool[] => toolSet.enabled,
-    sandbox,
-    state: ctx.state,
-    gate: policy.gate,
-    gateIn: policy.gateIn,
-    hooks,
-    mode,
-    network: config.network,
-    allowedDomains: config.allowDomain,
-    driver,
-    parentModel: config.script ? "script" : config.model,
-    maxTokens: config.maxTokens,
-    budget,
-    maxTurns: config.maxTurns,
-    events,
-    runId,
-    runStart: ctx.runStart,
-    outputDir: ctx.outDir,
-    context: () => contextFor(config, events, runId, ctx.runStart),
-    progress: ctx.io.progress ? log : undefined,
-    modelContext: told,
-  });
-  phase.subagents = subagents;
-  const toolSet = new RunToolSet({
-    mode,
-    gate: policy.gate,
-    bound: [
-      ...subagents.tools(),
-      ...(skills.length ? [createSkillTool(skills)] : []),
-      createWebFetchTool(web),
-      createWebSearchTool(web),
-    ],
-    off: webOff,
-    mcp: phase.mcp,
-    maxMcpOutputTokens: maxMcpOutputTokens(),
-    extraApiTools: structured ? [structured.tool] : [],
-  });
-  phase.tools = toolSet;
-  phase.mcp?.onToolsChanged(() => toolSet.refresh());
-  for (const r of toolSet.refused)
-    log(`MCP server ${r.server}: its tool ${r.tool} is not offered: ${r.reason}`);
-  const tools = toolSet.enabled.map((t) => t.name);
-  events.emit({
-    type: "system",
-    subtype: "init",
-    session_id: runId,
-    apiKeySource:
-      config.script || config.provider !== "anthropic" || !config.apiKey ? "none" : "ANTHROPIC_API_KEY",
-    cwd: sandbox.root,
-    model: config.script ? "script" : config.model,
-    tools,
-    mcp_servers: (phase.mcp?.servers ?? []).map((s) => ({ name: s.name, status: s.status })),
-    permissionMode: mode,
-    agent_ci_version: AGENT_CI_VERSION,
-  });
-  const pipeline = new ToolPipeline({
-    allTools: toolSet.all,
-    enabledTools: toolSet.enabled,
-    sandbox,
-    state: ctx.state,
-    gate: policy.gate,
-    hooks,
-    outputDir: ctx.outDir,
-    runStart: ctx.runStart,
-    disabledReason: (tool) => toolSet.disabledReason(tool),
-    memory: told.main.memory,
-  });
-  const { loop } = ctx;
-  const conversation = newLoopState(
-    {
-      system: told.system,
-      preamble: told.main.preamble,
-      prompt: ctx.review
-        ? reviewPrompt(ctx.review, config.prompt)
-        : (config.prompt ?? "Run the scripted tool calls."),
-      restored: ctx.resume
-        ? restoreMessages(ctx.resume.record.conversation.messages, config.prompt ?? DEFAULT_RESUME_PROMPT)
-        : undefined,
-      tools: toolSet.api,
-      maxTurns: config.maxTurns,
-      maxTokens: config.maxTokens,
-      context: contextFor(config, events, runId, ctx.runStart),
-      structuredOutput: structured,
-    },
-    budget,
-    loop,
-  );
-  phase.conversation = conversation;
-  await timed(ctx, "calls", () =>
-    runAgentLoop(
-      {
-        driver,
-        pipeline,
-        sandbox,
-        events,
-        budget,
-        runId,
-        runStart: ctx.runStart,
-        progress: ctx.io.progress ? log : undefined,
-      },
-      conversation,
-    ),
-  );
-  if (loop.exit !== "completed")
-    phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
-}
-
-/**
- * --resume: the earlier run's record read, and its base commit checked out from the user's repository; the
- * run works on that checkout from here (the sandbox's copy, instructions, verify). A record that cannot be
- * resumed is a ConfigError saying why.
- */
-async function startResume(ctx: RunContext): Promise<void> {
-  const given = ctx.config.resume ?? "";
-  const { record, checkout, publishedCommit } = await openResume(
-    given,
-    ctx.config.workspace,
-    ctx.config.resumeNeedsPublishedCommit,
-    ctx.redactor.redact,
-  );
-  ctx.resume = {
-    record,
-    workspace: ctx.config.workspace,
-    dispose: checkout.dispose,
-    restoredReads: 0,
-    policyChanges: [],
-    publishedCommit,
-  };
-  ctx.config = { ...ctx.config, workspace: checkout.dir };
-  ctx.log(
-    `resuming run ${record.report.runId} (${record.report.exitReason}): ${record.conversation.messages.length} messages, base ${record.baseCommit}, ${publishedCommit ? `the record reproduces its published commit ${publishedCommit}` : "never published (no commit of the run to check the record against)"}`,
-  );
-}
-
-const EARLIER_PATCH = "/tmp/agent-ci-resume.patch";
-
-/**
- * The earlier run's changes, applied in the container after its baseline was taken (so this run's patch is
- * the whole change against the base), and what the model had read whole restored for read-before-edit: the
- * hash it read is checked against the file as it is now, so a file changed since still needs a new Read.
- */
-async function continueWorkspace(ctx: RunContext, sandbox: DockerSandbox): Promise<void> {
-  const resume = ctx.resume;
-  if (!resume) return;
-  const { patch, baseCommit } = resume.record;
-  if (patch.length) {
-    await sandbox.writeFile(EARLIER_PATCH, patch, { confine: false });
-    const applied = await sandbox.exec({
-      argv: ["git", "apply", "--binary", "--whitespace=nowarn", EARLIER_PATCH],
-      timeoutMs: 120_000,
-    });
-    await sandbox.exec({ argv: ["rm", "-f", EARLIER_PATCH], timeoutMs: 30_000 });
-    if (applied.exitCode !== 0) {
-      const plan = ctx.config.mode === "plan" ? " (plan mode keeps the workspace read-only)" : "";
-      throw new ConfigError(
-        `the earlier run's patch does not apply to its base commit ${baseCommit}${plan}: ${applied.stderr.toString("utf8").trim().slice(-800)}`,
-      );
-    }
-  }
-  for (const read of resume.record.conversation.reads) {
-    ctx.state.reads.set(read.path, {
-      sha256: read.sha256,
-      mtimeMs: 0,
-      size: read.size,
-      partial: read.partial,
-    });
-  }
-  resume.restoredReads = resume.record.conversation.reads.length;
-}
-
 /** The main conversation's record (conversation.jsonl), redacted. */
 function conversationText(ctx: RunContext, phase: AgentPhase): string {
   return conversationRecord({
@@ -635,13 +269,6 @@ function conversationText(ctx: RunContext, phase: AgentPhase): string {
     state: ctx.state,
     redactDeep: ctx.redactor.redactDeep,
   });
-}
-
-/** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */
-function structuredOutputSpec(config: RunConfig): StructuredOutputSpec | undefined {
-  if (config.outputSchema === undefined) return undefined;
-  const { schema, name } = readSchema(config.outputSchema);
-  return new StructuredOutputSpec(schema, name);
 }
 
 /**

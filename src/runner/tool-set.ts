@@ -7,7 +7,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { McpManager } from "../mcp/manager.js";
 import { LIST_RESOURCES_TOOL, mcpTools, READ_RESOURCE_TOOL, type RefusedMcpTool } from "../mcp/tools.js";
-import type { PermissionMode } from "../policy/schema.js";
+import type { ParsedRule, PermissionMode } from "../policy/schema.js";
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
 import type { AnyTool } from "../tools/types.js";
@@ -28,6 +28,27 @@ export interface RunToolSetOptions {
   maxMcpOutputTokens: number;
   /** Tools that are not agent-ci's own but go to the API too (StructuredOutput). */
   extraApiTools?: Anthropic.Tool[];
+}
+
+/**
+ * The web tools a run leaves out, each with why: both where the run has no network to reach, WebSearch
+ * where the provider cannot run it, or where no allow rule names it (bypassPermissions offers it).
+ */
+export function webToolsOff(options: {
+  offline?: string;
+  providerGap?: string;
+  mode: PermissionMode;
+  rules: readonly ParsedRule[];
+}): Map<string, string> {
+  const off = new Map<string, string>();
+  const searchAllowed =
+    options.mode === "bypassPermissions" ||
+    options.rules.some((r) => r.behavior === "allow" && r.tool === "WebSearch");
+  if (options.offline) for (const name of ["WebFetch", "WebSearch"]) off.set(name, options.offline);
+  else if (options.providerGap) off.set("WebSearch", options.providerGap);
+  else if (!searchAllowed)
+    off.set("WebSearch", "WebSearch is offered only when an allow rule names it, e.g. --allow WebSearch");
+  return off;
 }
 
 export class RunToolSet {

@@ -13,7 +13,7 @@ import type { Catalogue } from "../instructions.js";
 import type { ModelContext } from "../memory/model-context.js";
 import type { ToolCallRecord } from "../pipeline.js";
 import type { PreparedPolicy } from "../policy-setup.js";
-import type { RunResume } from "../run-context.js";
+import type { RunResume } from "../resume.js";
 import type { PatchOut } from "../sandbox-record.js";
 import type { SubagentRunner } from "../subagents.js";
 import type { RunToolSet } from "../tool-set.js";
