@@ -363,6 +363,13 @@ describe("the egress proxy's plain HTTP forwarding", () => {
     expect(entry.bytesDown).toBeGreaterThan(0);
   });
 
+  it("answers a HEAD with the origin's headers and no body", async () => {
+    const { res, body } = await send("HEAD", `http://echo.test:${originPort}/big`);
+    expect(res.statusCode).toBe(200);
+    expect(body.length).toBe(0);
+    expect(seen.at(-1)?.method).toBe("HEAD");
+  });
+
   it("streams a large answer whole", async () => {
     const count = ledger.length;
     const { body } = await send("GET", `http://echo.test:${originPort}/big`);
