@@ -8,6 +8,7 @@ import http from "node:http";
 import https from "node:https";
 import type net from "node:net";
 import { Duplex } from "node:stream";
+import { forwardable } from "./forward.js";
 import { type Injection, substituteSecret } from "./inject.js";
 
 /** An injection as the proxy holds it: the rule, the value, and the certificate it answers the host with. */
@@ -38,23 +39,6 @@ export interface InterceptionResult {
   injected: string[];
   /** The first upstream failure, if any. */
   error?: string;
-}
-
-/** Headers of one hop, never forwarded (RFC 9110 §7.6.1), and the proxy's own. */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "proxy-authorization",
-  "proxy-authenticate",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-]);
-
-function forwardable(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
 }
 
 /**

@@ -1,4 +1,4 @@
-// The egress proxy of `--network allowlist`: an HTTP forward proxy (plain requests through `http-proxy`,
+// The egress proxy of `--network allowlist`: an HTTP forward proxy (plain requests forwarded by forward.ts,
 // tunnels through Node's own CONNECT parsing) that lets a request out only when its host name is on the
 // allowlist, resolves the name itself and connects to the address it checked (never one the client sent:
 // IP literals are refused), refuses names that lead to non-public addresses unless the host was opted in,
@@ -8,7 +8,6 @@ import dns from "node:dns";
 import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
-import httpProxy from "http-proxy";
 import {
   type DomainRule,
   mayReach,
@@ -17,7 +16,8 @@ import {
   type Resolve,
 } from "../../policy/network.js";
 import type { EgressConnection } from "../../report/schema.js";
-import extractSni from "sni";
+import { clientHelloServerName } from "./client-hello.js";
+import { forwardHttp } from "./forward.js";
 import { CALLER } from "./source-line.js";
 import { injectsAt } from "./inject.js";
 import { interceptTls, type ProxyInjection } from "./intercept.js";
@@ -64,13 +64,6 @@ function credentialsOf(req: http.IncomingMessage): string | undefined {
 
 export function createEgressProxy(options: EgressProxyOptions): http.Server {
   const resolve = options.resolve ?? defaultResolve;
-  const forwarder = httpProxy.createProxyServer({ xfwd: false, ws: false, proxyTimeout: 300_000 });
-  // The upstream socket of each forwarded request, for its byte counts (proxyReq comes once it has one).
-  const upstreams = new WeakMap<http.IncomingMessage, (socket: net.Socket) => void>();
-  forwarder.on("proxyReq", (proxyReq, req) => {
-    if (proxyReq.socket) upstreams.get(req)?.(proxyReq.socket);
-  });
-
   // One lookup per connection: the requests of a kept-alive connection come from the same process.
   const byProcess = new WeakMap<Duplex, Promise<string | undefined>>();
   const attribution = async (req: http.IncomingMessage): Promise<Attribution> => {
@@ -145,30 +138,15 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
           .end(refusalMessage(url.hostname, port, verdict.reason, options.rules) + "\n");
         return;
       }
-      let upstream: net.Socket | undefined;
-      let done = false;
-      const finish = (error?: string) => {
-        if (done) return;
-        done = true;
+      forwardHttp(req, res, { url, address: verdict.address, port }, (result) =>
         ledger(base, started, {
           decision: "allowed",
           address: verdict.address,
-          bytesUp: upstream?.bytesWritten ?? 0,
-          bytesDown: upstream?.bytesRead ?? 0,
-          ...(error ? { reason: error } : {}),
-        });
-      };
-      delete req.headers["proxy-authorization"];
-      delete req.headers["proxy-connection"];
-      req.url = `${url.pathname}${url.search}`;
-      const target = `http://${net.isIPv6(verdict.address) ? `[${verdict.address}]` : verdict.address}:${port}`;
-      upstreams.set(req, (s) => (upstream = s));
-      res.on("close", () => finish());
-      forwarder.web(req, res, { target, headers: { host: url.host } }, (err) => {
-        finish(`upstream failed: ${err.message}`);
-        if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
-        res.end(`agent-ci's egress proxy: ${url.host} failed: ${err.message}\n`);
-      });
+          bytesUp: result.bytesUp,
+          bytesDown: result.bytesDown,
+          ...(result.error ? { reason: result.error } : {}),
+        }),
+      );
     });
   });
 
@@ -280,8 +258,8 @@ function readClientHello(
       if (length > MAX_HELLO_BYTES)
         return done({ error: "the TLS record is larger than a ClientHello may be" });
       if (data.length < length) return;
-      const sni = extractSni(data.subarray(0, length));
-      done(sni ? { sni } : {});
+      const sni = clientHelloServerName(data.subarray(0, length));
+      done(sni === undefined ? {} : { sni });
     };
     const onData = (chunk: Buffer) => {
       data = Buffer.concat([data, chunk]);

@@ -7,6 +7,7 @@ import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllowDomains } from "../../../src/sandbox/egress/allowlist.js";
 import { createEgressProxy, type LedgerEntry } from "../../../src/sandbox/egress/proxy.js";
+import { buildClientHello, serverNames } from "../../support/client-hello.js";
 import { type OriginServers, startOriginServers } from "../../support/egress-servers.js";
 
 const NAMES: Record<string, string> = {
@@ -159,6 +160,34 @@ describe("the egress proxy", () => {
     expect(origins.seen.length).toBe(before);
   });
 
+  it("cuts a tunnel whose server name has a byte outside ASCII (read as ASCII, it was the CONNECT host)", async () => {
+    // `sni` read the name as ASCII, unsetting each byte's high bit: the proxy saw "allowed.test" where the
+    // server would see another name.
+    const count = entries.length;
+    const hello = buildClientHello([[0, serverNames([0, Buffer.from("\xe1llowed.test", "latin1")])]]);
+    const req = http.request({
+      host: "127.0.0.1",
+      port: proxyPort,
+      method: "CONNECT",
+      path: `allowed.test:${origins.httpsPort}`,
+    });
+    req.on("connect", (_res, socket) => {
+      socket.on("error", () => {});
+      socket.write(hello);
+    });
+    req.end();
+    const entry = await new Promise<LedgerEntry>((resolve) => {
+      const look = () => (entries[count] ? resolve(entries[count]) : waiters.push(look));
+      look();
+    });
+    expect(entry).toMatchObject({
+      host: "allowed.test",
+      kind: "connect",
+      decision: "denied",
+      reason: "the tunnel's TLS ClientHello names no server (SNI)",
+    });
+  });
+
   it.each([
     ["an IP literal", "127.0.0.1", /IP address/],
     ["the metadata address", "169.254.169.254", /IP address/],
@@ -177,5 +206,198 @@ describe("the egress proxy", () => {
 
   it("refuses a request not in absolute form", async () => {
     expect((await get("/relative")).status).toBe(400);
+  });
+});
+
+describe("the egress proxy's plain HTTP forwarding", () => {
+  /** What the origin saw of each request: method, path, headers, body. */
+  interface Seen {
+    method: string;
+    url: string;
+    headers: http.IncomingHttpHeaders;
+    body: Buffer;
+  }
+  const seen: Seen[] = [];
+  let origin: http.Server;
+  let originPort: number;
+  let closedPort: number;
+  let forwarder: http.Server;
+  let forwarderPort: number;
+  const ledger: LedgerEntry[] = [];
+  const ledgerWaiters: Array<() => void> = [];
+
+  /** The next ledger entry after the first `count`. */
+  const entryAfter = (count: number) =>
+    new Promise<LedgerEntry>((resolve) => {
+      const look = () => (ledger[count] ? resolve(ledger[count]) : ledgerWaiters.push(look));
+      look();
+    });
+
+  beforeAll(async () => {
+    origin = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks);
+        seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
+        if (req.url === "/cut") {
+          // The answer begins, then the connection dies: the client must see it cut.
+          res.writeHead(200, { "content-type": "text/plain", "content-length": "1000" });
+          res.write("the first part");
+          setImmediate(() => req.socket.destroy());
+          return;
+        }
+        if (req.url === "/big") {
+          res.writeHead(200, { "content-type": "application/octet-stream" });
+          res.end(Buffer.alloc(4 * 1024 * 1024, 0x61));
+          return;
+        }
+        res.writeHead(201, "Made It", [
+          ["content-type", "text/plain"],
+          ["set-cookie", "a=1"],
+          ["set-cookie", "b=2"],
+          ["x-origin", "yes"],
+          ["keep-alive", "timeout=99"],
+          ["proxy-authenticate", "Basic realm=origin"],
+          ["upgrade", "h2c"],
+        ]);
+        res.end(`${req.method} ${req.url} ${body.length}\n`);
+      });
+    });
+    await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve));
+    originPort = (origin.address() as AddressInfo).port;
+    // A port nothing listens on: one a server had and gave back.
+    const gone = http.createServer();
+    await new Promise<void>((resolve) => gone.listen(0, "127.0.0.1", resolve));
+    closedPort = (gone.address() as AddressInfo).port;
+    await new Promise((r) => gone.close(r));
+    forwarder = createEgressProxy({
+      rules: parseAllowDomains(["echo.test"]),
+      privateHosts: ["echo.test"],
+      resolve: async () => [{ address: "127.0.0.1", family: 4 }],
+      onEntry: (entry) => {
+        ledger.push(entry);
+        for (const w of ledgerWaiters.splice(0)) w();
+      },
+    });
+    await new Promise<void>((resolve) => forwarder.listen(0, "127.0.0.1", resolve));
+    forwarderPort = (forwarder.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    forwarder.closeAllConnections();
+    origin.closeAllConnections();
+    await Promise.all([new Promise((r) => forwarder.close(r)), new Promise((r) => origin.close(r))]);
+  });
+
+  /** A request through the proxy; the body is written in the given chunks (chunked unless a length is set). */
+  function send(
+    method: string,
+    url: string,
+    headers: http.OutgoingHttpHeaders = {},
+    chunks: Buffer[] = [],
+  ): Promise<{ res: http.IncomingMessage; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: "127.0.0.1", port: forwarderPort, method, path: url, headers },
+        (res) => {
+          const parts: Buffer[] = [];
+          res.on("data", (c: Buffer) => parts.push(c));
+          res.on("end", () => resolve({ res, body: Buffer.concat(parts) }));
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      for (const chunk of chunks) req.write(chunk);
+      req.end();
+    });
+  }
+
+  it("re-issues an absolute-form request in origin form with the end-to-end headers only", async () => {
+    const count = ledger.length;
+    const { res, body } = await send("GET", `http://echo.test:${originPort}/path?q=1`, {
+      "proxy-authorization": `Basic ${Buffer.from("toolu_fwd:").toString("base64")}`,
+      "proxy-connection": "keep-alive",
+      "keep-alive": "timeout=5",
+      te: "trailers",
+      "x-custom": "kept",
+    });
+    expect(res.statusCode).toBe(201);
+    expect(body.toString()).toBe("GET /path?q=1 0\n");
+    const got = seen.at(-1);
+    expect(got?.url).toBe("/path?q=1");
+    expect(got?.headers).toMatchObject({ host: `echo.test:${originPort}`, "x-custom": "kept" });
+    for (const name of ["proxy-authorization", "proxy-connection", "keep-alive", "te"])
+      expect(got?.headers[name], name).toBeUndefined();
+    expect(await entryAfter(count)).toMatchObject({
+      host: "echo.test",
+      kind: "http",
+      decision: "allowed",
+      caller: "toolu_fwd",
+      address: "127.0.0.1",
+    });
+  });
+
+  it("answers with the origin's status, reason and end-to-end headers, and not its hop-by-hop ones", async () => {
+    const { res } = await send("GET", `http://echo.test:${originPort}/headers`);
+    expect(res.statusCode).toBe(201);
+    expect(res.statusMessage).toBe("Made It");
+    expect(res.headers).toMatchObject({ "x-origin": "yes", "set-cookie": ["a=1", "b=2"] });
+    expect(res.headers["proxy-authenticate"]).toBeUndefined();
+    expect(res.headers.upgrade).toBeUndefined();
+    expect(res.headers["keep-alive"]).not.toBe("timeout=99");
+  });
+
+  it.each([
+    ["a POST with a length", "POST", { "content-length": String(3 * 1024 * 1024) }],
+    ["a chunked POST", "POST", {}],
+    ["a chunked DELETE", "DELETE", { "transfer-encoding": "chunked" }],
+  ])("streams the body of %s whole, and counts its bytes", async (_what, method, headers) => {
+    const chunks = [Buffer.alloc(1024 * 1024, 1), Buffer.alloc(1024 * 1024, 2), Buffer.alloc(1024 * 1024, 3)];
+    const count = ledger.length;
+    const { body } = await send(method, `http://echo.test:${originPort}/upload`, headers, chunks);
+    expect(body.toString()).toBe(`${method} /upload ${3 * 1024 * 1024}\n`);
+    expect(seen.at(-1)?.body.equals(Buffer.concat(chunks))).toBe(true);
+    const entry = await entryAfter(count);
+    expect(entry.bytesUp).toBeGreaterThan(3 * 1024 * 1024);
+    expect(entry.bytesDown).toBeGreaterThan(0);
+  });
+
+  it("answers a HEAD with the origin's headers and no body", async () => {
+    const { res, body } = await send("HEAD", `http://echo.test:${originPort}/big`);
+    expect(res.statusCode).toBe(200);
+    expect(body.length).toBe(0);
+    expect(seen.at(-1)?.method).toBe("HEAD");
+  });
+
+  it("streams a large answer whole", async () => {
+    const count = ledger.length;
+    const { body } = await send("GET", `http://echo.test:${originPort}/big`);
+    expect(body.equals(Buffer.alloc(4 * 1024 * 1024, 0x61))).toBe(true);
+    expect((await entryAfter(count)).bytesDown).toBeGreaterThan(4 * 1024 * 1024);
+  });
+
+  it("answers 502 when the origin cannot be reached, and records why", async () => {
+    const count = ledger.length;
+    const { res, body } = await send("GET", `http://echo.test:${closedPort}/`);
+    expect(res.statusCode).toBe(502);
+    expect(body.toString()).toContain(`agent-ci's egress proxy: echo.test:${closedPort} failed:`);
+    expect(await entryAfter(count)).toMatchObject({
+      decision: "allowed",
+      reason: expect.stringMatching(/^upstream failed: .*ECONNREFUSED/),
+    });
+  });
+
+  it("cuts the client's answer when the origin's is cut, and records why", async () => {
+    const count = ledger.length;
+    const outcome = await send("GET", `http://echo.test:${originPort}/cut`).then(
+      () => "complete",
+      (e: Error) => e.message,
+    );
+    expect(outcome).not.toBe("complete");
+    expect(await entryAfter(count)).toMatchObject({
+      decision: "allowed",
+      reason: expect.stringMatching(/^upstream failed: /),
+    });
   });
 });
