@@ -260,7 +260,6 @@ function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause)
   process.exit(EXIT_CODES[exitReason]);
 }
 
-/** Policy, driver, sandbox and the agent loop; what it set up goes into `phase` as it goes. */
 /** The main conversation's record (conversation.jsonl), redacted. */
 function conversationText(ctx: RunContext, phase: AgentPhase): string {
   return conversationRecord({
