@@ -4,7 +4,7 @@
 // comment), its Markdown rendered as GitHub renders it.
 //
 // The pictures must not go stale silently. docs/images/images.json records, per picture, the sha256 of what
-// it was drawn from (the page's HTML) with the run's own values (ids, times, durations, commit, cost) set to
+// it was drawn from (the page's HTML) with the run's own values (ids, times, durations, base commit) set to
 // fixed ones; this test runs the demo again and fails when the renderer now writes something else. Pixels
 // are never compared (fonts differ between machines). `npm run images` (AGENT_CI_UPDATE_IMAGES=1) draws the
 // pictures again in Debian's Chromium and records their sources.
@@ -33,7 +33,7 @@ const SOURCES = join(IMAGES, "images.json");
 const UPDATE = process.env.AGENT_CI_UPDATE_IMAGES === "1";
 const REGENERATE = "run `npm run images` to regenerate the pictures and docs/images/images.json";
 /** The pictures go into the README: small enough to load at once. */
-const MAX_IMAGE_BYTES = 250_000;
+const MAX_IMAGE_BYTES = 200_000;
 /** The fonts the pictures are drawn with (scripts/browser-deps.sh installs them). */
 const FONTS = [
   "/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf",
