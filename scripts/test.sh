@@ -55,10 +55,7 @@ if ! AGENT_CI_BASE_ARCH="$foreign_arch" AGENT_CI_BASE_IMAGE="$foreign_image" AGE
   export AGENT_CI_FOREIGN_SETUP_ERROR="$foreign_image could not be made: $(tail -n 3 test-results/foreign-image.log | tr '\n' ' ')"
 fi
 
-if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "test: installing Debian's chromium for the report's browser test" >&2
-  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
-fi
+bash scripts/browser-deps.sh
 
 # The prebuilt images' round trip (test/integration/prebuilt-images.test.ts) publishes to a real registry on
 # loopback: Debian's docker-registry, the Distribution project's registry.

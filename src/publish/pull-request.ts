@@ -167,7 +167,7 @@ export type LinkIssue = (typeof LINK_ISSUE_MODES)[number];
 export const DEFAULT_LINK_ISSUE: LinkIssue = "references";
 
 /** agent-ci's own line about the issue the run came from, written by agent-ci and never by the model. */
-function issueLine(issue: number | undefined, linkIssue: LinkIssue): string | undefined {
+export function issueLine(issue: number | undefined, linkIssue: LinkIssue): string | undefined {
   if (issue === undefined || linkIssue === "none") return undefined;
   return linkIssue === "closes" ? `Fixes #${issue}` : `Opened from #${issue}`;
 }
@@ -256,7 +256,8 @@ export function allowedFindingsNote(allowed: readonly GateFinding[]): string[] {
   ];
 }
 
-function pullBody(
+/** The description of the pull request one run opens: the agent's summary, the issue, the changed files. */
+export function pullBody(
   report: RunReport,
   issue: string | undefined,
   text: GitHubTextOptions,

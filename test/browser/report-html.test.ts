@@ -1,29 +1,18 @@
 // report.html in a real browser (Debian's Chromium, driven by playwright-core), opened from file:// as a
 // downloaded artifact would be: no errors, no network, one bar per call, a click shows the call's details.
 // Screenshots go to test-results/ (git-ignored) as build artifacts of this test.
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/report/html.js";
 import { parseReport, type RunReport } from "../../src/report/schema.js";
+import { launchChromium } from "../support/chromium.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/report/", import.meta.url));
 const RESULTS = fileURLToPath(new URL("../../test-results/", import.meta.url));
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 
 interface Opened {
   page: Page;
@@ -37,9 +26,7 @@ let browser: Browser;
 let workDir: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   workDir = await mkdtemp(join(tmpdir(), "agent-ci-html-"));
   await mkdir(RESULTS, { recursive: true });
 });
