@@ -51,7 +51,12 @@ async function release(
       cwd,
       maxBuffer: 64 * 1024 * 1024,
       // No registry to reach: a dry run must not need one.
-      env: { ...process.env, npm_config_registry: "http://127.0.0.1:9/", AGENT_CI_PUBLISH_PLATFORMS: "" },
+      env: {
+        ...process.env,
+        npm_config_registry: "http://127.0.0.1:9/",
+        npm_config_offline: "true",
+        AGENT_CI_PUBLISH_PLATFORMS: "",
+      },
     });
     return { code: 0, stdout, stderr };
   } catch (e) {
@@ -68,6 +73,13 @@ describe.sequential("the release, dry run", () => {
     copy = releaseCopy();
   }, 300_000);
   afterAll(async () => {
+    // The tags publish-images.sh gave the local images for this registry (the images stay: they are shared).
+    const tags = execFileSync("docker", ["images", "--format", "{{.Repository}}:{{.Tag}}"], {
+      encoding: "utf8",
+    })
+      .split("\n")
+      .filter((tag) => registry.address && tag.startsWith(`${registry.address}/`));
+    if (tags.length) execFileSync("docker", ["rmi", ...tags], { stdio: "ignore" });
     await registry.stop();
     if (copy) fs.rmSync(copy, { recursive: true, force: true });
   });
