@@ -109,6 +109,63 @@ describe("examples/workflows", () => {
   });
 });
 
+/** `uses:` lines of a workflow file, with their version comment. */
+function usesLines(text: string): Array<{ action: string; ref: string; comment: string }> {
+  return [...text.matchAll(/^\s*(?:-\s+)?uses:\s*([^@\s]+)@(\S+)[ \t]*(?:#[ \t]*(.*))?$/gm)].map((m) => ({
+    action: m[1] ?? "",
+    ref: m[2] ?? "",
+    comment: (m[3] ?? "").trim(),
+  }));
+}
+
+describe("actions used by the examples and the repository's own workflows", () => {
+  const workflowsDir = path.resolve(import.meta.dirname, "../../.github/workflows");
+  const all = [
+    ...files.map((f) => path.join(dir, f)),
+    ...fs
+      .readdirSync(workflowsDir)
+      .filter((f) => f.endsWith(".yml"))
+      .map((f) => path.join(workflowsDir, f)),
+  ];
+  const uses = all.flatMap((file) =>
+    usesLines(fs.readFileSync(file, "utf8"))
+      .filter((u) => !u.action.startsWith("OWNER/"))
+      .map((u) => ({ ...u, file: path.basename(file) })),
+  );
+
+  it("are pinned by full commit SHA with the release in a comment", () => {
+    expect(uses.length).toBeGreaterThan(0);
+    for (const u of uses) {
+      expect(u.ref, `${u.file}: ${u.action}`).toMatch(/^[0-9a-f]{40}$/);
+      expect(u.comment, `${u.file}: ${u.action} names no release`).toMatch(/^v\d+\.\d+\.\d+\b/);
+    }
+  });
+
+  it("pin one release of each action everywhere", () => {
+    const pins = new Map<string, Set<string>>();
+    for (const u of uses)
+      pins.set(u.action, (pins.get(u.action) ?? new Set()).add(`${u.ref} # ${u.comment.split(/\s/)[0]}`));
+    for (const [action, refs] of pins) expect([...refs], action).toHaveLength(1);
+  });
+
+  it("set up the sandbox image's Node.js major wherever Node.js runs on the runner", () => {
+    const sandboxNode = /^ARG NODE_VERSION=(\d+)\./m.exec(
+      fs.readFileSync(path.resolve(import.meta.dirname, "../../Dockerfile.sandbox"), "utf8"),
+    )?.[1];
+    expect(sandboxNode).toBeDefined();
+    for (const file of all) {
+      const workflow = parse(fs.readFileSync(file, "utf8")) as Workflow;
+      for (const [name, job] of Object.entries(workflow.jobs)) {
+        const npm = job.steps.some((s) => /\b(npm|npx|node)\b/.test(s.run ?? ""));
+        const setupNode = job.steps.find((s) => s.uses?.startsWith("actions/setup-node@"));
+        if (npm)
+          expect(setupNode, `${path.basename(file)} ${name} runs Node.js without setup-node`).toBeDefined();
+        if (setupNode) expect(String(setupNode.with?.["node-version"]), name).toBe(sandboxNode);
+      }
+    }
+  });
+});
+
 describe("hand-written publishing", () => {
   it.each([
     'git push origin "$branch"',

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { expectedPackageFiles, packedFiles } from "../support/package-files.js";
 
 /** CONTRIBUTING.md quotes the measured size; this is the ceiling the package must stay under. */
 const MAX_INSTALLED_BYTES = 15 * 1024 * 1024;
@@ -19,6 +20,11 @@ function treeBytes(dir: string): number {
 }
 
 describe("the published package", () => {
+  it("packs exactly the files it should", () => {
+    expect(fs.existsSync("dist/cli.js"), "dist/cli.js is missing: run `npm run build`").toBe(true);
+    expect(packedFiles()).toEqual(expectedPackageFiles());
+  });
+
   it("installs small with no dependencies and runs the example from there", { timeout: 300_000 }, () => {
     const built = fs.existsSync("dist/cli.js");
     expect(built, "dist/cli.js is missing: run `npm run build` (npm test does it)").toBe(true);
