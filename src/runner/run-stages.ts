@@ -20,7 +20,7 @@ import { AGENT_CI_VERSION } from "../version.js";
 import { newLoopState, runAgentLoop } from "./agent-loop.js";
 import { checkAgentModes, loadAgents, type LoadedAgents } from "./agents.js";
 import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
-import { readCaCert, type RunConfig, runEgressOptions } from "./config.js";
+import type { RunConfig } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
 import type { EventSink } from "./events.js";
@@ -38,6 +38,7 @@ import {
   startResume,
 } from "./resume.js";
 import { RunBudget } from "./run-budget.js";
+import { runSandboxOptions } from "./sandbox-options.js";
 import { type AgentPhase, type RunContext, timed } from "./run-context.js";
 import { applyInstructions, startMcp, webServices } from "./run-services.js";
 import { loadScript, ScriptDriver } from "./script-driver.js";
@@ -152,23 +153,11 @@ async function openSandbox(
     `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}${config.provider === "anthropic" ? "" : ` on ${PROVIDER_NAMES[config.provider]}`}`}`,
   );
   const sandbox = await DockerSandbox.start({
+    ...runSandboxOptions(config),
     runId,
     workspaceDir: config.workspace,
-    image: config.image,
-    imageRegistry: config.imageRegistry,
-    runtime: config.runtime,
-    network: config.network,
-    setup: config.setup,
-    egress: runEgressOptions(config),
-    caCertPem: config.caCert === undefined ? undefined : readCaCert(config.caCert),
-    memoryBytes: config.memory,
-    nanoCpus: config.cpus ? Math.round(config.cpus * 1e9) : undefined,
-    workspaceSizeBytes: config.workspaceSize,
     readOnlyWorkspace: mode === "plan",
-    env: passThroughEnv(config.env),
-    includeIgnored: config.includeIgnored,
     excludeFromCopy: policy.excludeFromCopy,
-    allowWeakHardening: config.allowWeakHardening,
     // Stdio MCP servers and hooks run as users of their own in the agent's group (docs/hooks.md).
     sharedWorkspace: mcpServers.some(isStdio) || policy.policy.hooks.length > 0,
     services: mcpServers.length,
@@ -380,15 +369,6 @@ export function contextFor(
     runStart,
     apiEdit,
   });
-}
-
-function passThroughEnv(names: string[]): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of names) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
 }
 
 /** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */

@@ -1,8 +1,10 @@
-// --verify: after the agent stops, a fresh container from the same image at the original tree, the patch
-// applied with `git apply`, and the command run there with no model. Records whether the patch applied,
-// the command's exit code and the tail of its output.
+// --verify: after the agent stops, a fresh sandbox made as the agent's was (the same image, network and
+// setup commands, so what setup installs is there) at the original tree, the patch applied with
+// `git apply`, and the command run there with no model. Records whether the patch applied, the command's
+// exit code and the tail of its output.
 import { DockerSandbox, newRunId } from "../sandbox/docker-sandbox.js";
 import type { RunConfig } from "./config.js";
+import { runSandboxOptions } from "./sandbox-options.js";
 
 export interface VerifyResult {
   command: string;
@@ -33,14 +35,11 @@ export async function runVerify(options: {
   options.log(`verify: applying the patch to a fresh container and running: ${command}`);
   await using sandbox = await DockerSandbox.start({
     runId: `${options.runId}-verify-${newRunId().slice(-6)}`,
+    ...runSandboxOptions(config),
     workspaceDir: config.workspace,
     image: options.imageName,
-    runtime: config.runtime,
-    network: "none",
-    memoryBytes: config.memory,
-    includeIgnored: config.includeIgnored,
     excludeFromCopy: options.excludeFromCopy,
-    allowWeakHardening: config.allowWeakHardening,
+    progress: (line) => options.log(`verify: ${line}`),
   });
   const tail = (text: string) => text.slice(-TAIL_CHARS);
   if (options.patch.length) {
