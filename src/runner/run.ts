@@ -16,7 +16,8 @@ import type { AnyTool } from "../tools/types.js";
 import { newLoopResult, newLoopState, runAgentLoop } from "./agent-loop.js";
 import { checkAgentModes, loadAgents } from "./agents.js";
 import { SubagentRunner } from "./subagents.js";
-import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
+import { AnthropicDriver } from "./anthropic-driver.js";
+import { anthropicCredential, credentialSecrets, CREDENTIAL_SOURCES } from "./credentials.js";
 import { ConfigError } from "../errors.js";
 import {
   CLOUD_CREDENTIAL_VARIABLES,
@@ -122,6 +123,8 @@ function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean):
 function knownSecrets(config: RunConfig): string[] {
   const fromEnv = [
     "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",
@@ -133,15 +136,21 @@ function knownSecrets(config: RunConfig): string[] {
   const aws = config.awsCredentials;
   const cloud = [aws?.accessKeyId, aws?.secretAccessKey, aws?.sessionToken, config.googleAccessToken];
   const injected = injectedNames(config).map((name) => secretFromEnv(name));
-  return [config.apiKey ?? "", ...config.secrets, ...fromEnv, ...cloud, ...injected].filter(
+  return [...credentialSecrets(config), ...config.secrets, ...fromEnv, ...cloud, ...injected].filter(
     (v): v is string => Boolean(v),
   );
 }
 
-function makeDriver(config: RunConfig, deadline: number, log: (line: string) => void): Driver {
+function makeDriver(
+  config: RunConfig,
+  deadline: number,
+  log: (line: string) => void,
+  onSecret?: (value: string) => void,
+): Driver {
   if (config.script) return new ScriptDriver(loadScript(config.script));
   return new AnthropicDriver({
-    apiKey: config.apiKey ?? "",
+    credential: anthropicCredential(config),
+    onSecret,
     baseURL: config.baseURL,
     ...(config.provider === "anthropic"
       ? {}
@@ -385,10 +394,12 @@ async function runAgentPhase(
   checkAgentModes(agents.agents, mode);
   phase.agents = agents;
   for (const note of agents.ignored) log(note);
-  const driver = makeDriver(config, deadline, log);
+  const driver = makeDriver(config, deadline, log, ctx.io.onSecret);
   if (driver instanceof AnthropicDriver && config.provider === "anthropic") {
-    // A bad key is found before a container starts (M5).
-    await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
+    // A bad key is found before a container starts (M5), with the client the run then uses.
+    const credential = anthropicCredential(config);
+    if (credential) log(`Anthropic API: signing in with ${CREDENTIAL_SOURCES[credential.kind]}`);
+    await driver.checkCredentials({ model: config.model, signal });
   } else if (driver instanceof AnthropicDriver) {
     // Missing cloud credentials too; the provider has no cheap call that checks them without a model.
     await checkCloudCredentials(config).catch((error: Error) => {
@@ -504,7 +515,9 @@ async function runAgentPhase(
     subtype: "init",
     session_id: runId,
     apiKeySource:
-      config.script || config.provider !== "anthropic" || !config.apiKey ? "none" : "ANTHROPIC_API_KEY",
+      !config.script && config.provider === "anthropic" && anthropicCredential(config)?.kind === "api_key"
+        ? "ANTHROPIC_API_KEY"
+        : "none",
     cwd: sandbox.root,
     model: config.script ? "script" : config.model,
     tools,
