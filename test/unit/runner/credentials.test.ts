@@ -162,6 +162,39 @@ describe("signing in through the SDK", () => {
       expect(sentCredential(request)).toBe(exchange.issued[0]);
   });
 
+  it("exchanges again before the access token expires, with the identity token the file holds by then", async () => {
+    const [first, second] = [secret("jwt"), secret("jwt")];
+    // Ten seconds left is inside the SDK's mandatory refresh window: the next request exchanges again.
+    const exchange = fakeTokenExchange({
+      ruleId: "fdrl_1",
+      organizationId: "org",
+      accepts: (a) => a === first || a === second,
+      expiresIn: 10,
+    });
+    const api = await startFakeAnthropic({
+      tokenExchange: exchange,
+      turns: [fake.text("one"), fake.text("two")],
+    });
+    servers.push(api);
+    const file = identityFile(first);
+    const driver = new AnthropicDriver({
+      credential: {
+        kind: "federation",
+        federation: { ruleId: "fdrl_1", organizationId: "org", identityTokenFile: file },
+      },
+      baseURL: api.url,
+      model: MODEL,
+      maxTokens: 1_024,
+    });
+    await driver.nextTurn(turn());
+    fs.writeFileSync(file, second);
+    await driver.nextTurn(turn());
+    expect(exchange.exchanges.map((e) => e.assertion)).toEqual([first, second]);
+    const sent = api.messagesRequests().map((r) => sentCredential(r));
+    expect(sent).toEqual(exchange.issued);
+    expect(new Set(sent).size).toBe(2);
+  });
+
   it("fails the check as an auth error naming the federation settings when the exchange refuses the identity token", async () => {
     const exchange = fakeTokenExchange({ ruleId: "fdrl_1", organizationId: "org", accepts: () => false });
     const api = await startFakeAnthropic({ tokenExchange: exchange });
