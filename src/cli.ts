@@ -16,6 +16,7 @@ import { EXIT_CODES, runAgent } from "./runner/run.js";
 import { printContext } from "./runner/memory/print-context.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { PROVIDERS, providerEnv, providersFromEnv } from "./runner/providers.js";
+import { anthropicCredential, credentialsFromEnv } from "./runner/credentials.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
 import { addPublishCommand } from "./publish/cli.js";
@@ -52,6 +53,9 @@ type RunFlags = Omit<
   | "timeoutMs"
   | "includeIgnored"
   | "apiKey"
+  | "authToken"
+  | "oauthToken"
+  | "federation"
   | "baseURL"
   | "reviewBase"
   | "reviewHead"
@@ -199,7 +203,7 @@ async function run(flags: RunFlags): Promise<number> {
     reviewBase: base,
     reviewHead: head,
     prompt: promptFile ? fs.readFileSync(promptFile, "utf8") : flags.prompt,
-    apiKey: (provider === "anthropic" && process.env.ANTHROPIC_API_KEY) || undefined,
+    ...(provider === "anthropic" ? credentialsFromEnv(process.env) : {}),
     timeoutMs: timeout ? timeout * 1000 : undefined,
     includeIgnored: Array.isArray(includeIgnored)
       ? includeIgnored.flatMap((p) => p.split(",")).filter((p) => p.trim())
@@ -208,7 +212,9 @@ async function run(flags: RunFlags): Promise<number> {
   let config;
   try {
     // --print-context calls no model, so it needs no key.
-    config = parseRunConfig(printOnly && !input.apiKey ? { ...input, apiKey: "(no model call)" } : input);
+    config = parseRunConfig(
+      printOnly && !anthropicCredential(input) ? { ...input, apiKey: "(no model call)" } : input,
+    );
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     process.stderr.write(`agent-ci: ${e.message}\n`);

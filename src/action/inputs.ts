@@ -30,6 +30,12 @@ export const INPUT_DEFAULTS = {
   prompt: "",
   prompt_file: "",
   anthropic_api_key: "",
+  claude_code_oauth_token: "",
+  anthropic_federation_rule_id: "",
+  anthropic_organization_id: "",
+  anthropic_service_account_id: "",
+  anthropic_workspace_id: "",
+  anthropic_oidc_audience: "https://api.anthropic.com",
   use_bedrock: "false",
   use_vertex: "false",
   aws_role_to_assume: "",
@@ -183,6 +189,12 @@ export const ActionInputs = z
     prompt: optionalText,
     prompt_file: optionalText,
     anthropic_api_key: optionalText,
+    claude_code_oauth_token: optionalText,
+    anthropic_federation_rule_id: optionalText,
+    anthropic_organization_id: optionalText,
+    anthropic_service_account_id: optionalText,
+    anthropic_workspace_id: optionalText,
+    anthropic_oidc_audience: text.transform((v) => v || INPUT_DEFAULTS.anthropic_oidc_audience),
     use_bedrock: bool("use_bedrock"),
     use_vertex: bool("use_vertex"),
     aws_role_to_assume: optionalText.refine(
@@ -316,6 +328,7 @@ export const ActionInputs = z
     };
     for (const message of crossFieldProblems(fields, ACTION_FACE)) ctx.addIssue({ code: "custom", message });
     for (const message of providerInputProblems(inputs)) ctx.addIssue({ code: "custom", message });
+    for (const message of federationInputProblems(inputs)) ctx.addIssue({ code: "custom", message });
     if (inputs.script && inputs.anthropic_api_key) {
       ctx.addIssue({
         code: "custom",
@@ -348,6 +361,32 @@ function providerInputProblems(inputs: {
       "gcp_service_account: needs gcp_workload_identity_provider (the pool its OIDC token is exchanged at)",
     );
   return problems;
+}
+
+/** Workload identity federation's inputs that go together (claude-code-action's names and rules). */
+function federationInputProblems(inputs: {
+  use_bedrock: boolean;
+  use_vertex: boolean;
+  anthropic_federation_rule_id?: string;
+  anthropic_organization_id?: string;
+  anthropic_service_account_id?: string;
+  anthropic_workspace_id?: string;
+}): string[] {
+  const rule = inputs.anthropic_federation_rule_id;
+  const organization = inputs.anthropic_organization_id;
+  if (!rule && !organization)
+    return (["anthropic_service_account_id", "anthropic_workspace_id"] as const)
+      .filter((name) => inputs[name])
+      .map((name) => `${name}: needs anthropic_federation_rule_id and anthropic_organization_id`);
+  if (!rule || !organization)
+    return [
+      "anthropic_federation_rule_id and anthropic_organization_id: workload identity federation needs both",
+    ];
+  if (inputs.use_bedrock || inputs.use_vertex)
+    return [
+      "anthropic_federation_rule_id: signs in to the Anthropic API; remove it or use_bedrock/use_vertex",
+    ];
+  return [];
 }
 
 /** The provider the inputs choose. */

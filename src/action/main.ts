@@ -17,6 +17,8 @@ import { exchangeOidcToken, type CloudAuthEndpoints } from "./cloud-auth.js";
 import type { RunProgress } from "../runner/progress.js";
 import { PROGRESS_EDIT_INTERVAL_MS, startProgressComment } from "./progress-comment.js";
 import { CLOUD_CREDENTIAL_VARIABLES, type RunConfig } from "../runner/config.js";
+import { anthropicCredential } from "../runner/credentials.js";
+import { startIdentityTokenFile, type IdentityTokenFile } from "./identity-token.js";
 
 /** What `run()` talks to; tests replace parts (the wait, the artifact client), never the flow. */
 export interface ActionDeps {
@@ -61,7 +63,10 @@ function knownSecrets(io: ActionIO, env: ActionDeps["env"]): string[] {
   return [
     io.getInput("github_token"),
     io.getInput("anthropic_api_key"),
+    io.getInput("claude_code_oauth_token"),
     env.ANTHROPIC_API_KEY,
+    env.ANTHROPIC_AUTH_TOKEN,
+    env.CLAUDE_CODE_OAUTH_TOKEN,
     env.ACTIONS_RUNTIME_TOKEN,
     env.ACTIONS_ID_TOKEN_REQUEST_TOKEN,
     ...CLOUD_CREDENTIAL_VARIABLES.map((name) => env[name]),
@@ -75,6 +80,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
   const cancel = new AbortController();
   const stopListening = onCancel(cancel);
   const cleanup: string[] = [];
+  let identityToken: IdentityTokenFile | undefined;
   let io = deps.io;
   try {
     // Secrets are known (and masked) before anything else is read or printed, even an input error.
@@ -134,11 +140,24 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
       ...(cloud.googleAccessToken ? { googleAccessToken: cloud.googleAccessToken } : {}),
       secrets: [...prepared.config.secrets, ...cloud.secrets],
     };
+    if (anthropicCredential(config)?.kind === "federation" && config.federation)
+      identityToken = await startIdentityTokenFile({
+        file: config.federation.identityTokenFile,
+        audience: inputs.anthropic_oidc_audience,
+        idToken: (audience) => io.getIDToken(audience),
+        setSecret: (value) => io.setSecret(value),
+        warn: (line) => io.warning(line),
+      });
     const progress = await startProgressComment(resultOptions, prepared.event, deps.commentIntervalMs);
     resultOptions = { ...resultOptions, progress };
     const onProgress = progress ? (p: RunProgress) => progress.update(p) : undefined;
     const outcome = await io.group("agent-ci run", () =>
-      deps.runAgent(config, { stdout: log, stderr: log, progress: true, onProgress }, cancel.signal),
+      // A token the run obtains (federation's access token) is masked as soon as it is known.
+      deps.runAgent(
+        config,
+        { stdout: log, stderr: log, progress: true, onProgress, onSecret: (value) => io.setSecret(value) },
+        cancel.signal,
+      ),
     );
     await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
     const failure = failureMessage(inputs.fail_on, outcome);
@@ -150,6 +169,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
       .catch(() => undefined);
     io.setFailed(message);
   } finally {
+    identityToken?.stop();
     for (const file of cleanup) fs.rmSync(file, { force: true, recursive: true });
     stopListening();
   }

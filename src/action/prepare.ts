@@ -13,7 +13,9 @@ import { ActionInputError, providerOf, type ActionInputs } from "./inputs.js";
 import { providerEnv } from "../runner/providers.js";
 import { checkActor } from "./permission.js";
 import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";
-import { toRunConfigInput } from "./run-config.js";
+import { actionCredentialFields, toRunConfigInput } from "./run-config.js";
+import { anthropicCredential, credentialsFromEnv, CREDENTIAL_SOURCES } from "../runner/credentials.js";
+import type { Provider } from "../runner/providers.js";
 import { actionMemory } from "./project-memory.js";
 import { baseHookScripts } from "./hook-scripts.js";
 import { REVIEW_TASK } from "../review/task.js";
@@ -41,6 +43,38 @@ export interface PrepareOptions {
   redact: (text: string) => string;
   /** Registers a path (file or folder) to delete when the step ends. */
   cleanupPath: (file: string) => void;
+}
+
+/**
+ * The Anthropic credentials of a model run, or why there are none. Federation gets the file the Action keeps
+ * the GitHub OIDC token in (main.ts fills it); it is not used when a key or token is given too.
+ */
+function anthropicSignIn(options: PrepareOptions, provider: Provider) {
+  const { inputs } = options;
+  const envCredentials = credentialsFromEnv(options.env);
+  if (inputs.script || provider !== "anthropic") return { envCredentials };
+  const federated = Boolean(inputs.anthropic_federation_rule_id);
+  const identityTokenFile = federated
+    ? path.join(tempFolder(options, "agent-ci-identity-"), "github-oidc-token")
+    : undefined;
+  const credential = anthropicCredential(
+    actionCredentialFields({ inputs, envCredentials, identityTokenFile }),
+  );
+  if (!credential)
+    throw new ActionInputError(
+      "anthropic_api_key is empty: pass the key from a secret (anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}), or give claude_code_oauth_token, or anthropic_federation_rule_id and anthropic_organization_id to sign in with the workflow's OIDC token (permissions: id-token: write)",
+    );
+  if (federated && credential.kind !== "federation")
+    options.warn(
+      `anthropic_federation_rule_id is not used: ${CREDENTIAL_SOURCES[credential.kind]} is given too and signs in first`,
+    );
+  return { envCredentials, identityTokenFile };
+}
+
+function tempFolder(options: PrepareOptions, prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(options.ctx.runnerTemp, prefix));
+  options.cleanupPath(dir);
+  return dir;
 }
 
 function record(
@@ -224,16 +258,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     Boolean(inputs.script),
   );
   const provider = providerOf(inputs);
-  if (
-    !inputs.script &&
-    provider === "anthropic" &&
-    !inputs.anthropic_api_key &&
-    !options.env.ANTHROPIC_API_KEY
-  ) {
-    throw new ActionInputError(
-      "anthropic_api_key is empty: pass the key from a secret (anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }})",
-    );
-  }
+  const credentials = anthropicSignIn(options, provider);
 
   const outDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-out-"));
   const settingsPath = await trustedInput(options, base, { input: "settings", as: "json" });
@@ -272,7 +297,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       memory,
       hookScriptsDir,
       review,
-      envApiKey: options.env.ANTHROPIC_API_KEY,
+      ...credentials,
       envBaseUrl: options.env.ANTHROPIC_BASE_URL,
       providerEnv: providerEnv(provider, options.env),
       repo: `${ctx.owner}/${ctx.repo}`,

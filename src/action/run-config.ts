@@ -4,6 +4,7 @@
 // and the Action passes only the environment variables the `env` input names. Pure.
 import path from "node:path";
 import type { RunConfigInput } from "../runner/config.js";
+import { credentialSecrets, type AnthropicCredentialFields } from "../runner/credentials.js";
 import { providerOf, type ActionInputs } from "./inputs.js";
 import type { ActionMemory } from "./project-memory.js";
 
@@ -31,8 +32,10 @@ export interface RunConfigParts {
   hookScriptsDir?: string;
   /** task: review: the pull request's base and head commits. */
   review?: { base: string; head: string };
-  /** ANTHROPIC_API_KEY from the environment when the input is empty. */
-  envApiKey?: string;
+  /** The key and tokens in the step's environment (credentialsFromEnv), used when the inputs are empty. */
+  envCredentials?: AnthropicCredentialFields;
+  /** Workload identity federation: the file the Action keeps the GitHub OIDC token in. */
+  identityTokenFile?: string;
   /** ANTHROPIC_BASE_URL from the environment (a gateway or proxy). */
   envBaseUrl?: string;
   /** Bedrock or Vertex AI: the endpoint, region and project from the environment (providerEnv). */
@@ -42,14 +45,42 @@ export interface RunConfigParts {
   resume?: string;
 }
 
-/** The provider, its endpoint, region and project, and the Anthropic key only where it is used. */
+/**
+ * The Anthropic credentials the inputs give, else the step's environment; federation from its inputs only.
+ * Which one a run uses is the runner's one rule (`anthropicCredential`).
+ */
+export function actionCredentialFields(
+  parts: Pick<RunConfigParts, "inputs" | "envCredentials" | "identityTokenFile">,
+): AnthropicCredentialFields {
+  const { inputs } = parts;
+  const env = parts.envCredentials ?? {};
+  const ruleId = inputs.anthropic_federation_rule_id;
+  const organizationId = inputs.anthropic_organization_id;
+  return {
+    apiKey: inputs.anthropic_api_key || env.apiKey,
+    authToken: env.authToken,
+    oauthToken: inputs.claude_code_oauth_token || env.oauthToken,
+    federation:
+      ruleId && organizationId && parts.identityTokenFile
+        ? {
+            ruleId,
+            organizationId,
+            serviceAccountId: inputs.anthropic_service_account_id,
+            workspaceId: inputs.anthropic_workspace_id,
+            identityTokenFile: parts.identityTokenFile,
+          }
+        : undefined,
+  };
+}
+
+/** The provider, its endpoint, region and project, and the Anthropic credentials only where they are used. */
 function providerFields(parts: RunConfigParts): Partial<RunConfigInput> {
   const { inputs } = parts;
   const provider = providerOf(inputs);
   if (provider === "anthropic")
     return {
       provider,
-      apiKey: inputs.script ? undefined : inputs.anthropic_api_key || parts.envApiKey || undefined,
+      ...(inputs.script ? {} : actionCredentialFields(parts)),
       baseURL: parts.envBaseUrl || undefined,
     };
   const env = parts.providerEnv ?? {};
@@ -110,8 +141,8 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     outputFormat: "text",
     verify: inputs.verify,
     includeIgnored: inputs.include_ignored,
-    secrets: [inputs.github_token, inputs.anthropic_api_key, parts.envApiKey].filter((s): s is string =>
-      Boolean(s),
+    secrets: [inputs.github_token, ...credentialSecrets(actionCredentialFields(parts))].filter(
+      (s): s is string => Boolean(s),
     ),
     repo: parts.repo,
     outputSchema: parts.outputSchemaPath,

@@ -49,6 +49,8 @@ import {
 } from "./driver.js";
 import { costUsd, normalizeModelId } from "./pricing.js";
 import { withCacheBreakpoints } from "./prompt-cache.js";
+import { WorkloadIdentityError } from "@anthropic-ai/sdk/lib/credentials/types";
+import { CREDENTIAL_SOURCES, type AnthropicCredential } from "./credentials.js";
 import {
   createModelClient,
   PROVIDER_NAMES,
@@ -74,7 +76,12 @@ interface TurnStream {
 }
 
 export interface AnthropicDriverOptions {
-  apiKey: string;
+  /** An API key; `credential`, when given, is used instead. */
+  apiKey?: string;
+  /** The Anthropic API's credential (credentials.ts): a key, a bearer token, an OAuth token or federation. */
+  credential?: AnthropicCredential;
+  /** Told every credential value the client learns while it runs (an exchanged token), to mask it. */
+  onSecret?: (value: string) => void;
   /** Default: `ANTHROPIC_BASE_URL`, else the public API. */
   baseURL?: string;
   /**
@@ -174,8 +181,9 @@ export class AnthropicDriver implements Driver {
   /** Made once; a Vertex client waits for Google's credentials first. */
   private readonly client: Promise<ModelClient>;
   private readonly options: AnthropicDriverOptions;
-  /** Values never printed: the key, the cloud credential. */
+  /** Values never printed: the key or token, the cloud credential, an exchanged access token. */
   private readonly secrets: string[];
+  private readonly credential: AnthropicCredential;
   private readonly maxAttempts: number;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly now: () => number;
@@ -190,21 +198,30 @@ export class AnthropicDriver implements Driver {
     this.random = options.random ?? Math.random;
     this.provider = options.cloud?.provider ?? "anthropic";
     const aws = options.cloud?.awsCredentials;
+    this.credential = options.credential ?? { kind: "api_key", token: options.apiKey ?? "" };
     this.secrets = [
-      options.apiKey,
+      "token" in this.credential ? this.credential.token : undefined,
       aws?.accessKeyId,
       aws?.secretAccessKey,
       aws?.sessionToken,
       options.cloud?.googleAccessToken,
     ].filter((value): value is string => Boolean(value));
-    this.client = createClient(this.settings(), options, (line) => this.log(line));
+    this.client = createClient(
+      this.settings(),
+      options,
+      (line) => this.log(line),
+      (token) => {
+        this.secrets.push(token);
+        options.onSecret?.(token);
+      },
+    );
     // A client that cannot be made fails the first turn (as an auth error), not the process.
     this.client.catch(() => undefined);
   }
 
   private settings(): ProviderSettings {
-    const { cloud, apiKey, baseURL } = this.options;
-    return cloud ?? { provider: "anthropic", apiKey, ...(baseURL ? { baseURL } : {}) };
+    const { cloud, baseURL } = this.options;
+    return cloud ?? { provider: "anthropic", credential: this.credential, ...(baseURL ? { baseURL } : {}) };
   }
 
   costOf(turn: AssistantTurn): number {
@@ -294,7 +311,7 @@ export class AnthropicDriver implements Driver {
   private toModelError(failure: Failure, attempts: number, why: string | undefined): ModelApiError {
     const label = KIND_LABEL[failure.kind];
     const tail = why ? `; ${why}` : "";
-    const hint = failure.kind === "auth" ? ` ${AUTH_HINT[this.provider]}` : "";
+    const hint = failure.kind === "auth" ? ` ${this.authHint()}` : "";
     const message = this.redact(
       `${PROVIDER_NAMES[this.provider]} ${label}: ${failure.detail}${tail}.${hint}`,
     );
@@ -506,15 +523,28 @@ export class AnthropicDriver implements Driver {
     } catch (error) {
       const detail = this.redact(describeCause(error as Error));
       throw new ModelApiError(
-        `${PROVIDER_NAMES[this.provider]} ${KIND_LABEL.auth}: ${detail}. ${AUTH_HINT[this.provider]}`,
+        `${PROVIDER_NAMES[this.provider]} ${KIND_LABEL.auth}: ${detail}. ${this.authHint()}`,
         undefined,
         "auth",
       );
     }
   }
 
+  private authHint(): string {
+    return this.provider === "anthropic" ? credentialHint(this.credential) : AUTH_HINT[this.provider];
+  }
+
+  /**
+   * The cheap call made before the sandbox starts (`checkApiKey`), through this driver's own client, so a
+   * federated token is exchanged once for the check and the run.
+   */
+  async checkCredentials(options: Omit<ApiKeyCheckOptions, "apiKey" | "baseURL"> = {}): Promise<ApiKeyCheck> {
+    const client = (await this.connectedClient()) as Anthropic;
+    return checkWithClient(client, this.credential, options, (text) => this.redact(text));
+  }
+
   private redact(text: string): string {
-    let out = redactSecret(text, this.options.apiKey);
+    let out = redactSecret(text, "");
     for (const secret of this.secrets) if (secret.length >= 4) out = out.split(secret).join("***");
     return out;
   }
@@ -541,9 +571,10 @@ export type ApiKeyCheck = { status: "ok" } | { status: "unverified"; reason: str
  * `unverified` and leaves the decision to the first real turn.
  */
 export async function checkApiKey(options: ApiKeyCheckOptions): Promise<ApiKeyCheck> {
+  const credential: AnthropicCredential = { kind: "api_key", token: options.apiKey };
   const settings: ProviderSettings = {
     provider: "anthropic",
-    apiKey: options.apiKey,
+    credential,
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
   };
   const client = (await createClient(
@@ -551,6 +582,15 @@ export async function checkApiKey(options: ApiKeyCheckOptions): Promise<ApiKeyCh
     { timeoutMs: options.timeoutMs ?? 15_000 },
     () => {},
   )) as Anthropic;
+  return checkWithClient(client, credential, options, (text) => redactSecret(text, options.apiKey));
+}
+
+async function checkWithClient(
+  client: Anthropic,
+  credential: AnthropicCredential,
+  options: Omit<ApiKeyCheckOptions, "apiKey" | "baseURL">,
+  redact: (text: string) => string,
+): Promise<ApiKeyCheck> {
   const requestOptions = {
     maxRetries: 1,
     timeout: options.timeoutMs ?? 15_000,
@@ -562,11 +602,10 @@ export async function checkApiKey(options: ApiKeyCheckOptions): Promise<ApiKeyCh
     return { status: "ok" };
   } catch (error) {
     if (options.signal?.aborted) throw abortError(options.signal);
-    const failure = classifyError(error, (text) => redactSecret(text, options.apiKey));
+    const failure = classifyError(error, redact);
     if (failure.kind === "auth") {
-      const message = redactSecret(
-        `Anthropic API ${KIND_LABEL.auth}: ${failure.detail}. Check ANTHROPIC_API_KEY.`,
-        options.apiKey,
+      const message = redact(
+        `Anthropic API ${KIND_LABEL.auth}: ${failure.detail}. ${credentialHint(credential)}`,
       );
       throw new ModelApiError(message, failure.status, "auth");
     }
@@ -585,6 +624,13 @@ const KIND_LABEL: Record<ErrorKind, string> = {
   stream: "stream broke",
 };
 
+/** What an auth failure on the Anthropic API asks the user to check: the credential used. */
+function credentialHint(credential: AnthropicCredential): string {
+  if (credential.kind === "federation")
+    return "Check the federation rule, the organization (and the workspace when the rule covers several) and the identity token.";
+  return `Check ${CREDENTIAL_SOURCES[credential.kind]}.`;
+}
+
 /** What an auth failure asks the user to check, per provider. */
 const AUTH_HINT: Record<Provider, string> = {
   anthropic: "Check ANTHROPIC_API_KEY.",
@@ -601,6 +647,7 @@ function createClient(
   settings: ProviderSettings,
   options: { requestTimeoutMs?: number; timeoutMs?: number },
   log: (line: string) => void,
+  onToken?: (token: string) => void,
 ): Promise<ModelClient> {
   const forward =
     (level: string) =>
@@ -611,6 +658,7 @@ function createClient(
   return createModelClient(settings, {
     timeout: options.requestTimeoutMs ?? options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     logger: { error: forward("error"), warn: forward("warn"), info: () => {}, debug: () => {} },
+    ...(onToken ? { onToken } : {}),
   });
 }
 
@@ -633,6 +681,15 @@ function classifyError(error: unknown, redact: (text: string) => string): Failur
   }
   if (error instanceof APIError && !(error instanceof APIUserAbortError))
     return classifyApiError(error, redact);
+  if (error instanceof WorkloadIdentityError) {
+    // The token exchange: refused (a status) is a credential problem; unreachable is retried like the API.
+    const refused = error.statusCode !== null && error.statusCode < 500;
+    const status = error.statusCode ?? undefined;
+    const detail = redact(`token exchange: ${describeCause(error)}`);
+    return refused
+      ? { ...base, status, kind: "auth", retryable: false, detail }
+      : { ...base, status, kind: "connection", retryable: true, detail };
+  }
   const message = error instanceof Error ? describeCause(error) : String(error);
   return { ...base, kind: "stream", retryable: true, detail: redact(`stream error: ${message}`) };
 }

@@ -10,6 +10,7 @@ import { CLOUD_CREDENTIAL_FILE_VARIABLES } from "../sandbox/credential-files.js"
 import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
 import { DEFAULT_MODEL, DEFAULT_SMALL_FAST_MODEL, resolveModelAlias } from "./pricing.js";
 import { PROVIDERS, providerProblems } from "./providers.js";
+import { anthropicCredential, NO_ANTHROPIC_CREDENTIAL } from "./credentials.js";
 import { ConfigError } from "../errors.js";
 import { parseSize } from "../text.js";
 
@@ -163,6 +164,19 @@ export const RunConfig = z
     maxTokens: z.number().int().positive().max(128_000).default(16_000),
     thinkingBudget: z.number().int().min(1024).optional(),
     apiKey: z.string().optional(),
+    // The Anthropic API's other credentials (credentials.ts says which one a run uses).
+    authToken: z.string().optional().describe("A bearer token (ANTHROPIC_AUTH_TOKEN), e.g. a gateway's"),
+    oauthToken: z.string().optional().describe("A Claude OAuth token (CLAUDE_CODE_OAUTH_TOKEN)"),
+    federation: z
+      .object({
+        ruleId: z.string().min(1),
+        organizationId: z.string().min(1),
+        serviceAccountId: z.string().min(1).optional(),
+        workspaceId: z.string().min(1).optional(),
+        identityTokenFile: z.string().min(1),
+      })
+      .optional()
+      .describe("Workload identity federation: an identity token exchanged for a short-lived access token"),
     baseURL: z.string().url().optional(),
     // Where the model is served (providers.ts); baseURL is then the provider's endpoint.
     provider: z
@@ -367,12 +381,8 @@ export const RunConfig = z
     } else if (c.reviewBase || c.reviewHead) {
       ctx.addIssue({ code: "custom", message: "--base and --head are for --task review" });
     }
-    if (!c.script && c.provider === "anthropic" && !c.apiKey) {
-      ctx.addIssue({
-        code: "custom",
-        message: "ANTHROPIC_API_KEY is not set: set it to run a model, or use --script to run without one",
-      });
-    }
+    if (!c.script && c.provider === "anthropic" && !anthropicCredential(c))
+      ctx.addIssue({ code: "custom", message: NO_ANTHROPIC_CREDENTIAL });
     if (!c.script) for (const message of providerProblems(c)) ctx.addIssue({ code: "custom", message });
     if (c.provider !== "anthropic")
       for (const name of c.env.filter((n) => CLOUD_CREDENTIAL_VARIABLES.includes(n)))

@@ -16,6 +16,7 @@ import { AnthropicVertex } from "@anthropic-ai/vertex-sdk";
 import { createCredentialChain, fromEnv, fromNodeProviderChain } from "@aws-sdk/credential-providers";
 import { GoogleAuth, OAuth2Client, type AuthClient } from "google-auth-library";
 import { BEDROCK_LEGACY_API_VERSION, modelIdsFor, resolveModelAlias } from "./pricing.js";
+import { sdkCredentialOptions, type AnthropicCredential } from "./credentials.js";
 
 export const PROVIDERS = ["anthropic", "bedrock", "vertex"] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -49,8 +50,10 @@ export interface AwsCredentials {
 
 export interface ProviderSettings {
   provider: Provider;
-  /** Anthropic only. */
+  /** Anthropic only: an API key (`credential`, when given, is used instead). */
   apiKey?: string;
+  /** Anthropic only: the run's credential (credentials.ts). */
+  credential?: AnthropicCredential;
   /** The provider's endpoint (ANTHROPIC_BASE_URL, ANTHROPIC_BEDROCK_BASE_URL, ANTHROPIC_VERTEX_BASE_URL). */
   baseURL?: string;
   /** Bedrock: the AWS region; Vertex: the Google Cloud region (or `global`). */
@@ -149,6 +152,8 @@ function bedrockGeography(region: string, older: boolean): string {
 export interface ClientOptions {
   timeout: number;
   logger: Pick<Console, "error" | "warn" | "info" | "debug">;
+  /** Told each access token the client obtains (workload identity federation), to mask and redact it. */
+  onToken?: (token: string) => void;
 }
 
 /** The AWS default credential chain, built once so its cache lives as long as the run. */
@@ -200,10 +205,12 @@ export async function createModelClient(
       authClient,
     });
   }
+  const baseURL = settings.baseURL || process.env.ANTHROPIC_BASE_URL?.trim() || "https://api.anthropic.com";
+  const credential = settings.credential ?? { kind: "api_key", token: settings.apiKey ?? "" };
   return new Anthropic({
     ...common,
-    apiKey: settings.apiKey ?? "",
-    ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+    ...sdkCredentialOptions(credential, { baseURL, onToken: options.onToken }),
+    baseURL,
   });
 }
 

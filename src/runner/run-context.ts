@@ -30,6 +30,8 @@ export interface RunIO {
   progress: boolean;
   /** Told as the run passes a phase or makes a tool call (the Action's progress comment). */
   onProgress?: (progress: RunProgress) => void;
+  /** Told each credential the run obtains on the host while it runs (an exchanged access token), to mask it. */
+  onSecret?: (value: string) => void;
 }
 
 /** What every stage of one run shares: its identity, where it writes, and how it logs and redacts. */

@@ -19,7 +19,8 @@ import { createWebSearchTool } from "../tools/web-search.js";
 import { AGENT_CI_VERSION } from "../version.js";
 import { newLoopState, runAgentLoop } from "./agent-loop.js";
 import { checkAgentModes, loadAgents, type LoadedAgents } from "./agents.js";
-import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
+import { AnthropicDriver } from "./anthropic-driver.js";
+import { anthropicCredential, CREDENTIAL_SOURCES } from "./credentials.js";
 import type { RunConfig } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
@@ -125,8 +126,8 @@ async function prepare(
   checkAgentModes(agents.agents, mode);
   phase.agents = agents;
   for (const note of agents.ignored) log(note);
-  const driver = makeDriver(config, deadline, log);
-  await checkModelAccess(config, driver, signal);
+  const driver = makeDriver(config, deadline, log, ctx.io.onSecret);
+  await checkModelAccess(config, driver, log, signal);
   for (const ignored of ctx.mcpConfig?.ignored ?? []) log(`${ignored.source} ignored: ${ignored.reason}`);
   const web = webServices(ctx, driver);
   return {
@@ -261,7 +262,9 @@ async function converse(
     subtype: "init",
     session_id: runId,
     apiKeySource:
-      config.script || config.provider !== "anthropic" || !config.apiKey ? "none" : "ANTHROPIC_API_KEY",
+      !config.script && config.provider === "anthropic" && anthropicCredential(config)?.kind === "api_key"
+        ? "ANTHROPIC_API_KEY"
+        : "none",
     cwd: sandbox.root,
     model: config.script ? "script" : config.model,
     tools: toolSet.enabled.map((t) => t.name),
@@ -312,10 +315,16 @@ async function converse(
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
 }
 
-function makeDriver(config: RunConfig, deadline: number, log: (line: string) => void): Driver {
+function makeDriver(
+  config: RunConfig,
+  deadline: number,
+  log: (line: string) => void,
+  onSecret?: (value: string) => void,
+): Driver {
   if (config.script) return new ScriptDriver(loadScript(config.script));
   return new AnthropicDriver({
-    apiKey: config.apiKey ?? "",
+    credential: anthropicCredential(config),
+    onSecret,
     baseURL: config.baseURL,
     ...(config.provider === "anthropic"
       ? {}
@@ -338,10 +347,18 @@ function makeDriver(config: RunConfig, deadline: number, log: (line: string) => 
 }
 
 /** Bad or missing credentials are found before a container starts (M5). */
-async function checkModelAccess(config: RunConfig, driver: Driver, signal: AbortSignal): Promise<void> {
+async function checkModelAccess(
+  config: RunConfig,
+  driver: Driver,
+  log: (line: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
   if (!(driver instanceof AnthropicDriver)) return;
   if (config.provider === "anthropic") {
-    await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
+    // Checked with the client the run then uses (a federated token is exchanged once).
+    const credential = anthropicCredential(config);
+    if (credential) log(`Anthropic API: signing in with ${CREDENTIAL_SOURCES[credential.kind]}`);
+    await driver.checkCredentials({ model: config.model, signal });
     return;
   }
   // A cloud provider has no cheap call that checks its credentials without a model.

@@ -11,6 +11,7 @@ import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { loadMcpConfig, type McpConfigResult } from "../mcp/config.js";
 import { RunState } from "../tools/state.js";
 import { newLoopResult } from "./agent-loop.js";
+import { credentialSecrets } from "./credentials.js";
 import { ConfigError } from "../errors.js";
 import { CLOUD_CREDENTIAL_VARIABLES, injectedNames, type RunConfig, secretFromEnv } from "./config.js";
 import { ModelApiError } from "./driver.js";
@@ -88,6 +89,8 @@ function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean):
 function knownSecrets(config: RunConfig): string[] {
   const fromEnv = [
     "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",
@@ -99,7 +102,7 @@ function knownSecrets(config: RunConfig): string[] {
   const aws = config.awsCredentials;
   const cloud = [aws?.accessKeyId, aws?.secretAccessKey, aws?.sessionToken, config.googleAccessToken];
   const injected = injectedNames(config).map((name) => secretFromEnv(name));
-  return [config.apiKey ?? "", ...config.secrets, ...fromEnv, ...cloud, ...injected].filter(
+  return [...credentialSecrets(config), ...config.secrets, ...fromEnv, ...cloud, ...injected].filter(
     (v): v is string => Boolean(v),
   );
 }

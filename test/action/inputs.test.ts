@@ -221,7 +221,7 @@ describe("toRunConfigInput", () => {
       workspace: "/w",
       outDir: "/o",
       prompt: "p",
-      envApiKey: apiKey,
+      envCredentials: { apiKey },
       repo: "a/b",
     });
     expect(fromEnv.apiKey).toBe(apiKey);
@@ -230,7 +230,7 @@ describe("toRunConfigInput", () => {
       workspace: "/w",
       outDir: "/o",
       prompt: "p",
-      envApiKey: apiKey,
+      envCredentials: { apiKey },
       repo: "a/b",
     });
     expect(scripted.apiKey).toBeUndefined();

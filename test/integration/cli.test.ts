@@ -72,7 +72,9 @@ describe("agent-ci CLI", () => {
   it("explains a missing task or key and exits 2", () => {
     const noTask = cli(["run", "--workspace", EXAMPLE]);
     expect(noTask.status).toBe(2);
-    expect(noTask.stderr).toMatch(/ANTHROPIC_API_KEY is not set: set it to run a model, or use --script/);
+    expect(noTask.stderr).toMatch(
+      /ANTHROPIC_API_KEY is not set: set it to run a model .*ANTHROPIC_AUTH_TOKEN.*, or use --script/,
+    );
     const badMode = cli(["run", "--mode", "yolo"]);
     expect(badMode.status).toBe(2);
     expect(badMode.stderr).toMatch(/Allowed choices are default, plan, acceptEdits, bypassPermissions/);

@@ -108,6 +108,8 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
   for (const name of [
     "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
     "ANTHROPIC_BASE_URL",
     "GITHUB_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",

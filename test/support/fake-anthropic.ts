@@ -28,6 +28,7 @@
 import { listenOnLoopback } from "./loopback.js";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type Anthropic from "@anthropic-ai/sdk";
+import { answerExchange, checkExchangedToken, type FakeTokenExchange } from "./fake-token-exchange.js";
 
 export type FakeBlock =
   | { type: "text"; text: string }
@@ -177,6 +178,11 @@ export interface FakeAnthropicOptions {
   handler?: FakeHandler;
   /** When set, any other x-api-key gets a 401 `authentication_error`. */
   apiKey?: string;
+  /**
+   * Serve workload identity federation's token exchange (`POST /v1/oauth/token`); the API then accepts only
+   * the access tokens it minted (fake-token-exchange.ts).
+   */
+  tokenExchange?: FakeTokenExchange;
   /** Ids served by `GET /v1/models` (default: a few current ids). */
   models?: string[];
   /** Check requests as the real API does (default true). */
@@ -340,7 +346,14 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     requests.push(record);
     res.setHeader("request-id", nextId("req"));
 
-    const authProblem = checkAuth(record, options.apiKey);
+    if (options.tokenExchange && record.method === "POST" && record.path === "/v1/oauth/token") {
+      const answer = answerExchange(options.tokenExchange, record.headers, record.body);
+      sendJson(res, answer.status, answer.body);
+      return;
+    }
+    const authProblem = options.tokenExchange
+      ? checkExchangedToken(options.tokenExchange, record.headers, sentCredential(record))
+      : checkAuth(record, options.apiKey);
     if (authProblem) {
       sendError(res, 401, { type: "authentication_error", message: authProblem });
       return;

@@ -77,7 +77,7 @@ export async function startFakeGitHubOidc(): Promise<FakeGitHubOidc> {
 }
 
 /** True when `token` was issued by the fake GitHub for `audience`. */
-function issuedFor(oidc: FakeGitHubOidc, token: string | null, audience: string): boolean {
+export function issuedFor(oidc: FakeGitHubOidc, token: string | null, audience: string): boolean {
   return oidc.issued.some((entry) => entry.token === token && entry.audience === audience);
 }
 
