@@ -463,7 +463,7 @@ export function buildProgram(): Command {
         .choices(OUTPUT_FORMATS)
         .default("text"),
     )
-    .option("--verify <command>", "after the run, apply the patch in a fresh container and run this command")
+    .option("--verify <command>", "after the run, apply the patch in a fresh sandbox made as the agent's was (setup included) and run this command")
     .option(
       "--output-schema <file>",
       "a JSON Schema (type object): the agent must end by returning an object valid against it, written to output.json",

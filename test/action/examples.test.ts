@@ -183,3 +183,15 @@ describe("hand-written publishing", () => {
     expect(handPublishing(script)).toBeUndefined();
   });
 });
+
+describe("the README's workflow", () => {
+  it("is examples/workflows/fix-issue-when-labeled.yml as it is (without its opening comment), so the tests run it", () => {
+    const readme = fs.readFileSync(path.resolve(dir, "../../README.md"), "utf8");
+    const block = /```yaml\n(name: agent-ci fix issue\n[\s\S]*?)```\n/.exec(readme)?.[1];
+    const example = fs
+      .readFileSync(path.join(dir, "fix-issue-when-labeled.yml"), "utf8")
+      .replace(/^(#[^\n]*\n)+/, "")
+      .replace(/^\n+/, "");
+    expect(block).toBe(example);
+  });
+});
