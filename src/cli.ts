@@ -136,11 +136,12 @@ function groupHelp(command: Command, groups: Record<string, readonly string[]>):
   }
 }
 
-/** Claude Code's spellings of the permission flags: accepted, hidden from the help, folded into agent-ci's. */
-const CLAUDE_CODE_ALIASES = {
+/** Claude Code's spellings of agent-ci's flags: accepted, hidden from the help, folded into agent-ci's. */
+export const CLAUDE_CODE_ALIASES = {
   permissionMode: "mode",
   allowedTools: "allow",
   disallowedTools: "deny",
+  appendSystemPrompt: "systemPromptAppend",
 } as const;
 
 function policyOptions(command: Command): Command {
@@ -317,7 +318,11 @@ export function buildProgram(): Command {
       "--resume <out-dir|report.json>",
       "continue an earlier run: its workspace as it ended and its conversation, under this run's own policy (--prompt adds a message; see Resume below)",
     )
-    .option("--system-prompt-append <text>", "text appended to agent-ci's system prompt")
+    .option(
+      "--system-prompt-append <text>",
+      "text appended to agent-ci's system prompt (Claude Code's --append-system-prompt works too)",
+    )
+    .addOption(new Option("--append-system-prompt <text>").hideHelp())
     .option("--script <file>", "run a file of tool calls (or a report.json's calls) instead of a model")
     .option("--model <id>", "Claude model id or alias: sonnet, opus, haiku (default: a current Sonnet)")
     .addOption(
