@@ -1,6 +1,7 @@
 // `agent-ci`: the command line. `run` is the main job; `policy check|test` explain decisions; `report
 // render` re-renders a saved report. The Action calls the same runner (src/runner/run.ts).
 import fs from "node:fs";
+import path from "node:path";
 import { Command, CommanderError, Help, InvalidArgumentError, Option } from "commander";
 import { ConfigError } from "./errors.js";
 import { renderReportFile } from "./report/index.js";
@@ -12,7 +13,7 @@ import {
   TASKS,
   type RunConfigInput,
 } from "./runner/config.js";
-import { EXIT_CODES, runAgent } from "./runner/run.js";
+import { DEFAULT_OUT_PARENT, EXIT_CODES, runAgent } from "./runner/run.js";
 import { printContext } from "./runner/memory/print-context.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { PROVIDERS, providerEnv, providersFromEnv } from "./runner/providers.js";
@@ -199,7 +200,7 @@ async function run(flags: RunFlags): Promise<number> {
     ...providerEnv(provider, process.env),
     reviewBase: base,
     reviewHead: head,
-    prompt: promptFile ? fs.readFileSync(promptFile, "utf8") : flags.prompt,
+    prompt: promptFile ? readPromptFile(promptFile) : flags.prompt,
     apiKey: (provider === "anthropic" && process.env.ANTHROPIC_API_KEY) || undefined,
     timeoutMs: timeout ? timeout * 1000 : undefined,
     includeIgnored: Array.isArray(includeIgnored)
@@ -218,6 +219,16 @@ async function run(flags: RunFlags): Promise<number> {
   if (printOnly) {
     process.stdout.write(await printContext(config));
     return 0;
+  }
+
+  // The folder this run's output creates (the first missing one on the way to it), removed again when the run
+  // ends in a config error before any container: there is nothing to keep, and the error is one line.
+  const created = firstMissing(path.resolve(flags.out ?? DEFAULT_OUT_PARENT));
+  if (flags.out && !created && !fs.statSync(flags.out).isDirectory()) {
+    process.stderr.write(
+      `agent-ci: --out ${flags.out} is a file: the patch and the report need a folder; give another --out\n`,
+    );
+    return EXIT_CODES.output_error;
   }
 
   // First SIGINT/SIGTERM: stop the run, write the patch and the record, remove the container.
@@ -251,6 +262,14 @@ async function run(flags: RunFlags): Promise<number> {
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
 
+  if (outcome.exitReason === "config_error" && !outcome.report?.image) {
+    // An --out folder that was there before is the user's: left as it is.
+    const made = created ?? (flags.out ? undefined : outcome.outDir);
+    if (made) fs.rmSync(made, { recursive: true, force: true });
+    process.stderr.write(`agent-ci: ${outcome.error ?? "configuration error"}\n`);
+    return EXIT_CODES.config_error;
+  }
+
   const report = outcome.report;
   if (config.outputFormat === "json") {
     process.stdout.write(
@@ -282,6 +301,24 @@ async function run(flags: RunFlags): Promise<number> {
     process.stdout.write(`${lines.join("\n")}\n`);
   }
   return outcome.exitCode;
+}
+
+function readPromptFile(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      `--prompt-file ${file}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`,
+    );
+  }
+}
+
+/** The outermost folder on the way to `dir` that does not exist yet (undefined when `dir` exists). */
+function firstMissing(dir: string): string | undefined {
+  let missing: string | undefined;
+  for (let at = dir; !fs.existsSync(at); at = path.dirname(at)) missing = at;
+  return missing;
 }
 
 export function buildProgram(): Command {

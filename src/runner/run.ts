@@ -179,7 +179,7 @@ function contextFor(config: RunConfig, events: EventSink, runId: string, runStar
   });
 }
 
-const DEFAULT_OUT_PARENT = "agent-ci-out";
+export const DEFAULT_OUT_PARENT = "agent-ci-out";
 /** The structured result's file in the output folder. */
 export const STRUCTURED_OUTPUT_FILE = "output.json";
 

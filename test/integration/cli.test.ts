@@ -95,6 +95,41 @@ describe("agent-ci CLI", () => {
     }
   });
 
+  it("a config error, found before any container, exits 2 in one line and writes no output folder", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-config-"));
+    const malformed = path.join(dir, "settings.json");
+    fs.writeFileSync(malformed, "{ not json");
+    const script = path.join(EXAMPLE, "fix.script.json");
+    const cases = [
+      ["--mode", "nope"],
+      ["--settings", malformed],
+      ["--mcp-config", malformed],
+      ["--workspace", path.join(dir, "missing")],
+      ["--prompt-file", path.join(dir, "missing.md")],
+    ];
+    for (const [i, extra] of cases.entries()) {
+      const out = path.join(dir, `out-${i}`, "run");
+      const r = cli(["run", "--workspace", EXAMPLE, "--script", script, "--out", out, ...extra, "--quiet"]);
+      const what = extra.join(" ");
+      expect(r.status, `${what}: ${r.stderr}`).toBe(2);
+      expect(r.stderr.trim().split("\n"), what).toHaveLength(1);
+      expect(r.stderr, what).toMatch(/^agent-ci: /);
+      expect(r.stdout, what).toBe("");
+      expect(fs.existsSync(path.join(dir, `out-${i}`)), what).toBe(false);
+    }
+  });
+
+  it("exits 1 when the record cannot be written: --out is a file", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")), "a-file");
+    fs.writeFileSync(file, "mine\n");
+    const script = path.join(EXAMPLE, "fix.script.json");
+    const r = cli(["run", "--workspace", EXAMPLE, "--script", script, "--out", file]);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^agent-ci: --out .* is a file/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(fs.readFileSync(file, "utf8")).toBe("mine\n");
+  });
+
   it("prints a line per tool call to a piped stderr (a CI log), and none with --quiet", () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-progress-"));
     const script = path.join(EXAMPLE, "fix.script.json");
