@@ -17,6 +17,7 @@ import { DEFAULT_OUT_PARENT, EXIT_CODES, runAgent } from "./runner/run.js";
 import { printContext } from "./runner/memory/print-context.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { PROVIDERS, providerEnv, providersFromEnv } from "./runner/providers.js";
+import { jsonProgress } from "./runner/progress.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
 import { addPublishCommand } from "./publish/cli.js";
@@ -72,9 +73,13 @@ type RunFlags = Omit<
   includeIgnored?: boolean | string[];
   /** No progress lines on stderr. */
   quiet?: boolean;
+  /** Progress lines as text (default) or one JSON object each (ProgressLine). */
+  progress?: (typeof PROGRESS_FORMATS)[number];
   /** Print the first request's context and exit. */
   printContext?: boolean;
 };
+
+const PROGRESS_FORMATS = ["text", "json"] as const;
 
 /** The run command's help, by subject: every option is named in one group (a test keeps the list whole). */
 export const RUN_HELP_GROUPS: Record<string, readonly string[]> = {
@@ -126,7 +131,15 @@ export const RUN_HELP_GROUPS: Record<string, readonly string[]> = {
     "--compact-at",
     "--no-compaction",
   ],
-  Output: ["--out", "--output-format", "--quiet", "--verify", "--output-schema", "--print-context"],
+  Output: [
+    "--out",
+    "--output-format",
+    "--quiet",
+    "--progress",
+    "--verify",
+    "--output-schema",
+    "--print-context",
+  ],
 };
 
 /** Puts each of a command's options under its group's heading; one not named anywhere goes under "Other:". */
@@ -186,6 +199,7 @@ function policyOptions(command: Command): Command {
 
 async function run(flags: RunFlags): Promise<number> {
   const { promptFile, timeout, includeIgnored, base, head, quiet, printContext: printOnly, ...same } = flags;
+  const { progress: progressFormat, ...fields } = same;
   const fromEnv = providersFromEnv(process.env);
   if (!flags.provider && fromEnv.length > 1) {
     process.stderr.write(
@@ -195,7 +209,7 @@ async function run(flags: RunFlags): Promise<number> {
   }
   const provider = flags.provider ?? fromEnv[0] ?? "anthropic";
   const input: RunConfigInput = {
-    ...same,
+    ...fields,
     provider,
     ...providerEnv(provider, process.env),
     reviewBase: base,
@@ -239,7 +253,9 @@ async function run(flags: RunFlags): Promise<number> {
       void disposeAllSandboxes().finally(() => process.exit(EXIT_CODES.cancelled));
       return;
     }
-    process.stderr.write(`agent-ci: ${signal}: stopping the run; writing the patch and the report…\n`);
+    const stopping = `agent-ci: ${signal}: stopping the run; writing the patch and the report…`;
+    if (json) json.log(stopping);
+    else process.stderr.write(`${stopping}\n`);
     cancel.abort(new Error(`received ${signal}`));
   };
   process.on("SIGINT", onSignal);
@@ -247,15 +263,21 @@ async function run(flags: RunFlags): Promise<number> {
 
   // A line per phase and per tool call on stderr, to a terminal or a CI log alike (a run can take half an
   // hour); with a machine-read stdout only to a terminal; none with --quiet.
-  const progress = !quiet && (config.outputFormat === "text" || Boolean(process.stderr.isTTY));
+  // --progress json: every one of those lines a JSON object (ProgressLine), asked for, so printed anyway.
+  const progress =
+    !quiet && (progressFormat === "json" || config.outputFormat === "text" || Boolean(process.stderr.isTTY));
+  const json =
+    progress && progressFormat === "json" ? jsonProgress((t) => process.stderr.write(t)) : undefined;
   const outcome = await runAgent(
     config,
     {
       stdout: (line) => process.stdout.write(`${line}\n`),
       stderr: (line) => {
-        if (progress) process.stderr.write(`${line}\n`);
+        if (json) json.log(line);
+        else if (progress) process.stderr.write(`${line}\n`);
       },
-      progress,
+      progress: progress && !json,
+      onProgress: json?.onProgress,
     },
     cancel.signal,
   );
@@ -266,9 +288,17 @@ async function run(flags: RunFlags): Promise<number> {
     // An --out folder that was there before is the user's: left as it is.
     const made = created ?? (flags.out ? undefined : outcome.outDir);
     if (made) fs.rmSync(made, { recursive: true, force: true });
-    process.stderr.write(`agent-ci: ${outcome.error ?? "configuration error"}\n`);
+    const error = outcome.error ?? "configuration error";
+    if (json) json.result({ exit_reason: outcome.exitReason, exit_code: EXIT_CODES.config_error, error });
+    else process.stderr.write(`agent-ci: ${error}\n`);
     return EXIT_CODES.config_error;
   }
+  json?.result({
+    exit_reason: outcome.exitReason,
+    exit_code: outcome.exitCode,
+    report_path: outcome.reportPath,
+    error: outcome.error,
+  });
 
   const report = outcome.report;
   if (config.outputFormat === "json") {
@@ -494,6 +524,14 @@ export function buildProgram(): Command {
     )
     .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
     .option("-q, --quiet", "no progress lines on stderr (errors and the closing summary still print)")
+    .addOption(
+      new Option(
+        "--progress <format>",
+        "progress lines on stderr as text, or json: one object per line per phase and per tool call",
+      )
+        .choices(PROGRESS_FORMATS)
+        .default("text"),
+    )
     .addOption(
       new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)")
         .choices(OUTPUT_FORMATS)

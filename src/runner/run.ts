@@ -57,7 +57,7 @@ import { prepareModelContext } from "./memory/model-context.js";
 import { createWebFetchTool } from "../tools/web-fetch.js";
 import { createWebSearchTool } from "../tools/web-search.js";
 import { exportPatch, type PatchOut } from "./sandbox-record.js";
-import { progressListener } from "./progress.js";
+import { callProgress, progressListener } from "./progress.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
@@ -476,7 +476,7 @@ async function runAgentPhase(
     runStart: ctx.runStart,
     outputDir: ctx.outDir,
     context: () => contextFor(config, events, runId, ctx.runStart),
-    progress: ctx.io.progress ? log : undefined,
+    progress: callProgress(ctx.io.progress ? log : undefined, ctx.io.onProgress, ctx.redactor.redact),
     modelContext: told,
   });
   phase.subagents = subagents;
@@ -555,7 +555,7 @@ async function runAgentPhase(
         budget,
         runId,
         runStart: ctx.runStart,
-        progress: ctx.io.progress ? log : undefined,
+        progress: callProgress(ctx.io.progress ? log : undefined, ctx.io.onProgress, ctx.redactor.redact),
       },
       conversation,
     ),

@@ -158,6 +158,34 @@ describe("agent-ci CLI", () => {
     expect(quiet.stdout).toContain("(exit reason: completed)");
   });
 
+  it("--progress json: one JSON object per line on a piped stderr, one per phase and per tool call", () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-progress-json-"));
+    const args = ["run", "--workspace", EXAMPLE, "--script", path.join(EXAMPLE, "fix.script.json")];
+    const r = cli([...args, "--mode", "acceptEdits", "--out", out, "--progress", "json"]);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stderr
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    const calls = lines.filter((l) => l.type === "tool");
+    expect(calls.map((l) => [l.id, l.tool, l.decision, l.error])).toEqual(
+      report.toolCalls.map((c) => [c.id, c.tool, c.decision?.behavior, c.isError]),
+    );
+    for (const call of calls) expect(call.ms).toEqual(expect.any(Number));
+    expect(calls.some((l) => l.decision === "deny")).toBe(true);
+    expect(lines.filter((l) => l.type === "phase")).toEqual([
+      { type: "phase", phase: "sandbox_ready", run_id: report.runId, at_ms: expect.any(Number) },
+    ]);
+    expect(lines.at(-1)).toMatchObject({ type: "result", exit_reason: "completed", exit_code: 0 });
+    expect(new Set(lines.map((l) => l.type))).toEqual(new Set(["log", "phase", "tool", "result"]));
+    // stdout keeps its closing summary; --quiet still silences everything on stderr.
+    expect(r.stdout).toContain("(exit reason: completed)");
+    const quiet = cli([...args, "--out", path.join(out, "quiet"), "--progress", "json", "--quiet"]);
+    expect(quiet.status, quiet.stderr).toBe(0);
+    expect(quiet.stderr).toBe("");
+  });
+
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`on ${signal} mid-run writes the patch and a complete record and leaves no container`, async () => {
       const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
