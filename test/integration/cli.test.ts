@@ -65,6 +65,20 @@ describe("agent-ci CLI", () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("--script <file>");
     expect(help.stdout).toContain("Exit codes:");
+    // A pipe or a log gets 80 columns, the text after the options included.
+    for (const args of [
+      ["run"],
+      ["policy", "check"],
+      ["policy", "test"],
+      ["publish"],
+      ["report", "render"],
+    ]) {
+      const text = cli([...args, "--help"]).stdout;
+      expect(
+        text.split("\n").filter((line) => line.length > 80),
+        args.join(" "),
+      ).toEqual([]);
+    }
     expect(cli(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
