@@ -1,6 +1,7 @@
 // `agent-ci`: the command line. `run` is the main job; `policy check|test` explain decisions; `report
 // render` re-renders a saved report. The Action calls the same runner (src/runner/run.ts).
 import fs from "node:fs";
+import path from "node:path";
 import { Command, CommanderError, Help, InvalidArgumentError, Option } from "commander";
 import { ConfigError } from "./errors.js";
 import { renderReportFile } from "./report/index.js";
@@ -12,11 +13,12 @@ import {
   TASKS,
   type RunConfigInput,
 } from "./runner/config.js";
-import { EXIT_CODES, runAgent } from "./runner/run.js";
+import { DEFAULT_OUT_PARENT, EXIT_CODES, runAgent } from "./runner/run.js";
 import { printContext } from "./runner/memory/print-context.js";
 import { policyCheck, policyReplay } from "./runner/policy-setup.js";
 import { PROVIDERS, providerEnv, providersFromEnv } from "./runner/providers.js";
 import { anthropicCredential, credentialsFromEnv } from "./runner/credentials.js";
+import { jsonProgress } from "./runner/progress.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
 import { addPublishCommand } from "./publish/cli.js";
@@ -75,9 +77,13 @@ type RunFlags = Omit<
   includeIgnored?: boolean | string[];
   /** No progress lines on stderr. */
   quiet?: boolean;
+  /** Progress lines as text (default) or one JSON object each (ProgressLine). */
+  progress?: (typeof PROGRESS_FORMATS)[number];
   /** Print the first request's context and exit. */
   printContext?: boolean;
 };
+
+const PROGRESS_FORMATS = ["text", "json"] as const;
 
 /** The run command's help, by subject: every option is named in one group (a test keeps the list whole). */
 export const RUN_HELP_GROUPS: Record<string, readonly string[]> = {
@@ -129,7 +135,15 @@ export const RUN_HELP_GROUPS: Record<string, readonly string[]> = {
     "--compact-at",
     "--no-compaction",
   ],
-  Output: ["--out", "--output-format", "--quiet", "--verify", "--output-schema", "--print-context"],
+  Output: [
+    "--out",
+    "--output-format",
+    "--quiet",
+    "--progress",
+    "--verify",
+    "--output-schema",
+    "--print-context",
+  ],
 };
 
 /** Puts each of a command's options under its group's heading; one not named anywhere goes under "Other:". */
@@ -140,11 +154,12 @@ function groupHelp(command: Command, groups: Record<string, readonly string[]>):
   }
 }
 
-/** Claude Code's spellings of the permission flags: accepted, hidden from the help, folded into agent-ci's. */
-const CLAUDE_CODE_ALIASES = {
+/** Claude Code's spellings of agent-ci's flags: accepted, hidden from the help, folded into agent-ci's. */
+export const CLAUDE_CODE_ALIASES = {
   permissionMode: "mode",
   allowedTools: "allow",
   disallowedTools: "deny",
+  appendSystemPrompt: "systemPromptAppend",
 } as const;
 
 function policyOptions(command: Command): Command {
@@ -188,6 +203,7 @@ function policyOptions(command: Command): Command {
 
 async function run(flags: RunFlags): Promise<number> {
   const { promptFile, timeout, includeIgnored, base, head, quiet, printContext: printOnly, ...same } = flags;
+  const { progress: progressFormat, ...fields } = same;
   const fromEnv = providersFromEnv(process.env);
   if (!flags.provider && fromEnv.length > 1) {
     process.stderr.write(
@@ -197,12 +213,12 @@ async function run(flags: RunFlags): Promise<number> {
   }
   const provider = flags.provider ?? fromEnv[0] ?? "anthropic";
   const input: RunConfigInput = {
-    ...same,
+    ...fields,
     provider,
     ...providerEnv(provider, process.env),
     reviewBase: base,
     reviewHead: head,
-    prompt: promptFile ? fs.readFileSync(promptFile, "utf8") : flags.prompt,
+    prompt: promptFile ? readPromptFile(promptFile) : flags.prompt,
     ...(provider === "anthropic" ? credentialsFromEnv(process.env) : {}),
     timeoutMs: timeout ? timeout * 1000 : undefined,
     includeIgnored: Array.isArray(includeIgnored)
@@ -225,6 +241,16 @@ async function run(flags: RunFlags): Promise<number> {
     return 0;
   }
 
+  // The folder this run's output creates (the first missing one on the way to it), removed again when the run
+  // ends in a config error before any container: there is nothing to keep, and the error is one line.
+  const created = firstMissing(path.resolve(flags.out ?? DEFAULT_OUT_PARENT));
+  if (flags.out && !created && !fs.statSync(flags.out).isDirectory()) {
+    process.stderr.write(
+      `agent-ci: --out ${flags.out} is a file: the patch and the report need a folder; give another --out\n`,
+    );
+    return EXIT_CODES.output_error;
+  }
+
   // First SIGINT/SIGTERM: stop the run, write the patch and the record, remove the container.
   // A second one: remove the containers and leave at once.
   const cancel = new AbortController();
@@ -233,7 +259,9 @@ async function run(flags: RunFlags): Promise<number> {
       void disposeAllSandboxes().finally(() => process.exit(EXIT_CODES.cancelled));
       return;
     }
-    process.stderr.write(`agent-ci: ${signal}: stopping the run; writing the patch and the report…\n`);
+    const stopping = `agent-ci: ${signal}: stopping the run; writing the patch and the report…`;
+    if (json) json.log(stopping);
+    else process.stderr.write(`${stopping}\n`);
     cancel.abort(new Error(`received ${signal}`));
   };
   process.on("SIGINT", onSignal);
@@ -241,20 +269,42 @@ async function run(flags: RunFlags): Promise<number> {
 
   // A line per phase and per tool call on stderr, to a terminal or a CI log alike (a run can take half an
   // hour); with a machine-read stdout only to a terminal; none with --quiet.
-  const progress = !quiet && (config.outputFormat === "text" || Boolean(process.stderr.isTTY));
+  // --progress json: every one of those lines a JSON object (ProgressLine), asked for, so printed anyway.
+  const progress =
+    !quiet && (progressFormat === "json" || config.outputFormat === "text" || Boolean(process.stderr.isTTY));
+  const json =
+    progress && progressFormat === "json" ? jsonProgress((t) => process.stderr.write(t)) : undefined;
   const outcome = await runAgent(
     config,
     {
       stdout: (line) => process.stdout.write(`${line}\n`),
       stderr: (line) => {
-        if (progress) process.stderr.write(`${line}\n`);
+        if (json) json.log(line);
+        else if (progress) process.stderr.write(`${line}\n`);
       },
-      progress,
+      progress: progress && !json,
+      onProgress: json?.onProgress,
     },
     cancel.signal,
   );
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
+
+  if (outcome.exitReason === "config_error" && !outcome.report?.image) {
+    // An --out folder that was there before is the user's: left as it is.
+    const made = created ?? (flags.out ? undefined : outcome.outDir);
+    if (made) fs.rmSync(made, { recursive: true, force: true });
+    const error = outcome.error ?? "configuration error";
+    if (json) json.result({ exit_reason: outcome.exitReason, exit_code: EXIT_CODES.config_error, error });
+    else process.stderr.write(`agent-ci: ${error}\n`);
+    return EXIT_CODES.config_error;
+  }
+  json?.result({
+    exit_reason: outcome.exitReason,
+    exit_code: outcome.exitCode,
+    report_path: outcome.reportPath,
+    error: outcome.error,
+  });
 
   const report = outcome.report;
   if (config.outputFormat === "json") {
@@ -287,6 +337,24 @@ async function run(flags: RunFlags): Promise<number> {
     process.stdout.write(`${lines.join("\n")}\n`);
   }
   return outcome.exitCode;
+}
+
+function readPromptFile(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      `--prompt-file ${file}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`,
+    );
+  }
+}
+
+/** The outermost folder on the way to `dir` that does not exist yet (undefined when `dir` exists). */
+function firstMissing(dir: string): string | undefined {
+  let missing: string | undefined;
+  for (let at = dir; !fs.existsSync(at); at = path.dirname(at)) missing = at;
+  return missing;
 }
 
 export function buildProgram(): Command {
@@ -323,7 +391,11 @@ export function buildProgram(): Command {
       "--resume <out-dir|report.json>",
       "continue an earlier run: its workspace as it ended and its conversation, under this run's own policy (--prompt adds a message; see Resume below)",
     )
-    .option("--system-prompt-append <text>", "text appended to agent-ci's system prompt")
+    .option(
+      "--system-prompt-append <text>",
+      "text appended to agent-ci's system prompt (Claude Code's --append-system-prompt works too)",
+    )
+    .addOption(new Option("--append-system-prompt <text>").hideHelp())
     .option("--script <file>", "run a file of tool calls (or a report.json's calls) instead of a model")
     .option("--model <id>", "Claude model id or alias: sonnet, opus, haiku (default: a current Sonnet)")
     .addOption(
@@ -459,11 +531,22 @@ export function buildProgram(): Command {
     .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
     .option("-q, --quiet", "no progress lines on stderr (errors and the closing summary still print)")
     .addOption(
+      new Option(
+        "--progress <format>",
+        "progress lines on stderr as text, or json: one object per line per phase and per tool call",
+      )
+        .choices(PROGRESS_FORMATS)
+        .default("text"),
+    )
+    .addOption(
       new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)")
         .choices(OUTPUT_FORMATS)
         .default("text"),
     )
-    .option("--verify <command>", "after the run, apply the patch in a fresh sandbox made as the agent's was (setup included) and run this command")
+    .option(
+      "--verify <command>",
+      "after the run, apply the patch in a fresh sandbox made as the agent's was (setup included) and run this command",
+    )
     .option(
       "--output-schema <file>",
       "a JSON Schema (type object): the agent must end by returning an object valid against it, written to output.json",

@@ -1,6 +1,6 @@
 // The thread shows the work while it happens: the marker comment is posted when the run starts ("working —
 // run <id>, <link to the job>"), edited as the run passes its phases (sandbox ready, N tool calls,
-// verifying) at most once per interval, and replaced by the final report when the run ends (results.ts).
+// verifying, publishing) at most once per interval, and replaced by the final report when the run ends (results.ts).
 // The same marker finds the same comment again, so a re-run edits it instead of posting another. Every
 // failure here warns and goes on: progress is a courtesy, the final comment is the record.
 import { markdownCode, type Redactor } from "../report/index.js";
@@ -23,6 +23,8 @@ export interface ProgressState {
   toolCalls: number;
   lastTool?: string;
   verifying: boolean;
+  /** The run is over: the artifact, the summary and this comment are being written. */
+  publishing?: boolean;
 }
 
 /** The "working" comment for a state. Pure. */
@@ -37,6 +39,7 @@ export function buildProgressBody(marker: string, state: ProgressState, redactor
         ]
       : []),
     ...(state.verifying ? ["- verifying"] : []),
+    ...(state.publishing ? ["- publishing the results"] : []),
   ];
   const run = state.runId ? `run ${markdownCode(state.runId, 40)}` : "run";
   return redactor.redact(
@@ -104,14 +107,24 @@ export class ProgressComment {
 
   /** Records progress; the comment is edited now if the interval has passed, else once when it has. */
   update(progress: RunProgress): void {
-    if (progress.kind === "sandbox_ready") {
-      this.state.sandboxReady = true;
-      this.state.agentRunId = progress.runId;
-    } else if (progress.kind === "tool_call") {
-      this.state.toolCalls += 1;
-      this.state.lastTool = progress.tool;
-    } else {
-      this.state.verifying = true;
+    switch (progress.kind) {
+      case "sandbox_ready":
+        this.state.sandboxReady = true;
+        this.state.agentRunId = progress.runId;
+        break;
+      case "tool_call":
+        this.state.toolCalls += 1;
+        this.state.lastTool = progress.tool;
+        break;
+      case "tool_done":
+        // Counted when the model asked for it: the comment shows the work as it is asked for.
+        return;
+      case "verifying":
+        this.state.verifying = true;
+        break;
+      case "publishing":
+        this.state.publishing = true;
+        break;
     }
     this.schedule();
   }

@@ -191,6 +191,7 @@ export async function writeRunResults(
   notes: readonly string[] = [],
 ): Promise<void> {
   const { io, inputs, ctx, redactor } = options;
+  options.progress?.update({ kind: "publishing" });
   setOutputs(io, runOutputs(outcome));
 
   fs.writeFileSync(path.join(outcome.outDir, TRIGGER_FILE_NAME), triggerJson(trigger, redactor));

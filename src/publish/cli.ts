@@ -176,10 +176,11 @@ export function addPublishCommand(program: Command): void {
       size,
       DEFAULT_MAX_BINARY_BYTES,
     )
-    .option(
-      "--author <name-email>",
-      'commit author, "Name <email>"',
-      `${DEFAULT_AUTHOR.name} <${DEFAULT_AUTHOR.email}>`,
+    .addOption(
+      new Option("--author <name-email>", 'commit author, "Name <email>"').default(
+        `${DEFAULT_AUTHOR.name} <${DEFAULT_AUTHOR.email}>`,
+        "the GitHub Actions bot",
+      ),
     )
     .addOption(
       new Option(
@@ -194,23 +195,28 @@ export function addPublishCommand(program: Command): void {
     .addHelpText(
       "after",
       `
-The token is read from ${PUBLISH_TOKEN_VARIABLES.join(", ")} (first set wins). It needs contents: write and
-pull-requests: write. Pull requests opened with a workflow's GITHUB_TOKEN start no workflows; use a PAT or a
-GitHub App token when the pull request should get CI.
+The token is read from ${PUBLISH_TOKEN_VARIABLES.join(", ")}
+(first set wins). It needs contents: write and pull-requests: write. Pull
+requests opened with a workflow's GITHUB_TOKEN start no workflows; use a PAT or
+a GitHub App token when the pull request should get CI.
 
-The patch is refused when the run did not end with changes, when it differs from the report, is larger than
---max-patch-bytes, holds the token or another known secret, or changes a protected path (.github/workflows, .git,
-.gitattributes, agent-ci/Claude/MCP config) that no --allow rule names. It is also refused on a finding of
-the gate: a secret (agent-ci's formats and secretlint's recommended rules), a new or changed lifecycle script
-(postinstall, prepare, …), a committed git hook, a new executable file, a binary over --max-binary-bytes;
-each is named with its file and line, and --allow-finding KIND publishes it anyway, saying so in the pull
-request. Publishing the same run again changes nothing.
-Never force-pushes.
+The patch is refused when the run did not end with changes, when it differs
+from the report, is larger than --max-patch-bytes, holds the token or another
+known secret, or changes a protected path (.github/workflows, .git,
+.gitattributes, agent-ci/Claude/MCP config) that no --allow rule names. It is
+also refused on a finding of the gate: a secret (agent-ci's formats and
+secretlint's recommended rules), a new or changed lifecycle script
+(postinstall, prepare, …), a committed git hook, a new executable file, a
+binary over --max-binary-bytes; each is named with its file and line, and
+--allow-finding KIND publishes it anyway, saying so in the pull request.
+Publishing the same run again changes nothing. Never force-pushes.
 
-Exit codes: 0 published (or already published), 1 a git or GitHub step failed, 2 refused.
+Exit codes: 0 published (or already published), 1 a git or GitHub step
+failed, 2 refused.
 
 Example:
-  GH_TOKEN=… agent-ci publish agent-ci-out/<run-id> --repo-dir . --allow 'Edit(.github/workflows/ci.yml)'`,
+  GH_TOKEN=… agent-ci publish agent-ci-out/<run-id> --repo-dir . \\
+    --allow 'Edit(.github/workflows/ci.yml)'`,
     )
     .action(async (outDir: string, flags: PublishFlags) => {
       process.exitCode = await publish(outDir, flags);

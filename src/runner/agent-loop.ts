@@ -76,7 +76,8 @@ export interface LoopServices {
   budget: RunBudget;
   runId: string;
   runStart: number;
-  progress?: (line: string) => void;
+  /** Told of each call as it ends: its text line and its record. */
+  progress?: (line: string, call?: ToolCallRecord) => void;
 }
 
 /** What starts a conversation. */
@@ -420,7 +421,10 @@ function endTurn(
   if (!calls.uses.length) return endTurnWithoutCalls(state, assistant, calls.takeBack);
   const { result } = state;
   for (const record of calls.records) {
-    services.progress?.(`${record.isError ? "✗" : "✓"} ${record.tool} ${record.title ?? ""}`.trimEnd());
+    services.progress?.(
+      `${record.isError ? "✗" : "✓"} ${record.tool} ${record.title ?? ""}`.trimEnd(),
+      record,
+    );
     if (record.decision?.behavior === "deny") services.budget.deny();
   }
   result.calls.push(...calls.records);

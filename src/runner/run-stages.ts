@@ -40,6 +40,7 @@ import {
 } from "./resume.js";
 import { RunBudget } from "./run-budget.js";
 import { runSandboxOptions } from "./sandbox-options.js";
+import { callProgress } from "./progress.js";
 import { type AgentPhase, type RunContext, timed } from "./run-context.js";
 import { applyInstructions, startMcp, webServices } from "./run-services.js";
 import { loadScript, ScriptDriver } from "./script-driver.js";
@@ -219,7 +220,7 @@ async function startServices(
     runStart: ctx.runStart,
     outputDir: ctx.outDir,
     context: () => contextFor(config, events, runId, ctx.runStart),
-    progress: ctx.io.progress ? log : undefined,
+    progress: callProgress(ctx.io.progress ? log : undefined, ctx.io.onProgress, ctx.redactor.redact),
     modelContext: prepared.told,
   });
   phase.subagents = subagents;
@@ -304,7 +305,11 @@ async function converse(
     loop,
   );
   phase.conversation = conversation;
-  const progress = ctx.io.progress ? ctx.log : undefined;
+  const progress = callProgress(
+    ctx.io.progress ? ctx.log : undefined,
+    ctx.io.onProgress,
+    ctx.redactor.redact,
+  );
   await timed(ctx, "calls", () =>
     runAgentLoop(
       { driver, pipeline, sandbox, events, budget, runId, runStart: ctx.runStart, progress },

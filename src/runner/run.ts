@@ -107,7 +107,7 @@ function knownSecrets(config: RunConfig): string[] {
   );
 }
 
-const DEFAULT_OUT_PARENT = "agent-ci-out";
+export const DEFAULT_OUT_PARENT = "agent-ci-out";
 /** The structured result's file in the output folder. */
 export const STRUCTURED_OUTPUT_FILE = "output.json";
 

@@ -101,7 +101,7 @@ export interface SubagentRunnerOptions {
   context: () => ContextManager | undefined;
   /** What each subagent is told besides its system prompt (memory, git snapshot, environment facts). */
   modelContext?: SubagentModelContext;
-  progress?: (line: string) => void;
+  progress?: (line: string, call?: ToolCallRecord) => void;
 }
 
 /** A slot gate: `acquire` resolves when fewer than `size` holders are inside. */
@@ -310,7 +310,7 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
           budget: o.budget,
           runId: o.runId,
           runStart: o.runStart,
-          progress: o.progress ? (line) => o.progress?.(`  ${line}`) : undefined,
+          progress: o.progress ? (line, call) => o.progress?.(`  ${line}`, call) : undefined,
         },
         conversation,
       );

@@ -150,6 +150,9 @@ describe("run() on an issue", () => {
     expect(counts).toEqual([...counts].sort((a, b) => a - b));
     expect(counts.at(-1)).toBe(4);
     expect(during.some((w) => w.body.includes("container ready (agent-ci run"))).toBe(true);
+    // The last edit before the final answer: the run is over and its results are being published.
+    expect(during.at(-1)?.body).toContain("- publishing the results");
+    expect(during.slice(0, -1).some((w) => w.body.includes("publishing"))).toBe(false);
     // Finished with the agent's own answer first, then the outcome and the rest.
     const final = firstWrites.at(-1);
     expect(final?.method).toBe("PATCH");

@@ -66,6 +66,20 @@ describe("agent-ci CLI", () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("--script <file>");
     expect(help.stdout).toContain("Exit codes:");
+    // A pipe or a log gets 80 columns, the text after the options included.
+    for (const args of [
+      ["run"],
+      ["policy", "check"],
+      ["policy", "test"],
+      ["publish"],
+      ["report", "render"],
+    ]) {
+      const text = cli([...args, "--help"]).stdout;
+      expect(
+        text.split("\n").filter((line) => line.length > 80),
+        args.join(" "),
+      ).toEqual([]);
+    }
     expect(cli(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
@@ -98,6 +112,41 @@ describe("agent-ci CLI", () => {
     }
   });
 
+  it("a config error, found before any container, exits 2 in one line and writes no output folder", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-config-"));
+    const malformed = path.join(dir, "settings.json");
+    fs.writeFileSync(malformed, "{ not json");
+    const script = path.join(EXAMPLE, "fix.script.json");
+    const cases = [
+      ["--mode", "nope"],
+      ["--settings", malformed],
+      ["--mcp-config", malformed],
+      ["--workspace", path.join(dir, "missing")],
+      ["--prompt-file", path.join(dir, "missing.md")],
+    ];
+    for (const [i, extra] of cases.entries()) {
+      const out = path.join(dir, `out-${i}`, "run");
+      const r = cli(["run", "--workspace", EXAMPLE, "--script", script, "--out", out, ...extra, "--quiet"]);
+      const what = extra.join(" ");
+      expect(r.status, `${what}: ${r.stderr}`).toBe(2);
+      expect(r.stderr.trim().split("\n"), what).toHaveLength(1);
+      expect(r.stderr, what).toMatch(/^agent-ci: /);
+      expect(r.stdout, what).toBe("");
+      expect(fs.existsSync(path.join(dir, `out-${i}`)), what).toBe(false);
+    }
+  });
+
+  it("exits 1 when the record cannot be written: --out is a file", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")), "a-file");
+    fs.writeFileSync(file, "mine\n");
+    const script = path.join(EXAMPLE, "fix.script.json");
+    const r = cli(["run", "--workspace", EXAMPLE, "--script", script, "--out", file]);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^agent-ci: --out .* is a file/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(fs.readFileSync(file, "utf8")).toBe("mine\n");
+  });
+
   it("prints a line per tool call to a piped stderr (a CI log), and none with --quiet", () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-progress-"));
     const script = path.join(EXAMPLE, "fix.script.json");
@@ -124,6 +173,34 @@ describe("agent-ci CLI", () => {
     expect(quiet.status, quiet.stderr).toBe(0);
     expect(quiet.stderr).toBe("");
     expect(quiet.stdout).toContain("(exit reason: completed)");
+  });
+
+  it("--progress json: one JSON object per line on a piped stderr, one per phase and per tool call", () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-progress-json-"));
+    const args = ["run", "--workspace", EXAMPLE, "--script", path.join(EXAMPLE, "fix.script.json")];
+    const r = cli([...args, "--mode", "acceptEdits", "--out", out, "--progress", "json"]);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stderr
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    const calls = lines.filter((l) => l.type === "tool");
+    expect(calls.map((l) => [l.id, l.tool, l.decision, l.error])).toEqual(
+      report.toolCalls.map((c) => [c.id, c.tool, c.decision?.behavior, c.isError]),
+    );
+    for (const call of calls) expect(call.ms).toEqual(expect.any(Number));
+    expect(calls.some((l) => l.decision === "deny")).toBe(true);
+    expect(lines.filter((l) => l.type === "phase")).toEqual([
+      { type: "phase", phase: "sandbox_ready", run_id: report.runId, at_ms: expect.any(Number) },
+    ]);
+    expect(lines.at(-1)).toMatchObject({ type: "result", exit_reason: "completed", exit_code: 0 });
+    expect(new Set(lines.map((l) => l.type))).toEqual(new Set(["log", "phase", "tool", "result"]));
+    // stdout keeps its closing summary; --quiet still silences everything on stderr.
+    expect(r.stdout).toContain("(exit reason: completed)");
+    const quiet = cli([...args, "--out", path.join(out, "quiet"), "--progress", "json", "--quiet"]);
+    expect(quiet.status, quiet.stderr).toBe(0);
+    expect(quiet.stderr).toBe("");
   });
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

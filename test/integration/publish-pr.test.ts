@@ -568,7 +568,7 @@ describe("agent-ci publish", () => {
     vi.stubEnv("GITHUB_REPOSITORY", "");
     const help = await cli("publish", "--help");
     expect(help.out).toContain("Usage: agent-ci publish [options] <out-dir>");
-    expect(help.out).toMatch(/GITHUB_TOKEN start no workflows; use a PAT or a\s+GitHub App token/);
+    expect(help.out).toMatch(/GITHUB_TOKEN start no workflows; use a PAT or\s+a\s+GitHub App token/);
     const repoDir = await checkout();
     const out = variant({ runId: "from-cli" });
     const published = await cli("publish", out, "--repo-dir", repoDir, "--json");

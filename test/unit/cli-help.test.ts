@@ -59,3 +59,21 @@ describe("Claude Code's permission flags", () => {
     });
   });
 });
+
+describe("Claude Code's --append-system-prompt", () => {
+  it("is --system-prompt-append, hidden from the help but named in its line", async () => {
+    let seen: Record<string, unknown> | undefined;
+    const program = buildProgram();
+    const run = program.commands.find((c) => c.name() === "run")!;
+    run.action((flags: Record<string, unknown>) => {
+      seen = flags;
+    });
+    await program.parseAsync(["run", "--append-system-prompt", "Answer in French."], { from: "user" });
+    expect(seen?.systemPromptAppend).toBe("Answer in French.");
+    expect(seen?.appendSystemPrompt).toBeUndefined();
+    run.configureOutput({ getOutHelpWidth: () => 80 });
+    const help = run.helpInformation();
+    expect(help).not.toContain("--append-system-prompt <text>");
+    expect(help.replace(/\s+/g, " ")).toContain("Claude Code's --append-system-prompt works too");
+  });
+});
