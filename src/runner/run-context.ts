@@ -18,7 +18,7 @@ import type { RunToolSet } from "./tool-set.js";
 import type { RunFailure, RunInstructions, TimedPhase } from "./run-report.js";
 import type { ReviewTarget } from "../review/task.js";
 import type { LoopState } from "./agent-loop.js";
-import type { ResumeRecord } from "./resume.js";
+import type { RunResume } from "./resume.js";
 import type { ModelContext } from "./memory/model-context.js";
 
 export interface RunIO {
@@ -66,21 +66,6 @@ export interface RunContext {
   phases: TimedPhase[];
   /** With --resume: the run it continues (set once its record was read and its base checked out). */
   resume?: RunResume;
-}
-
-/** A resumed run's link to the run it continues. */
-export interface RunResume {
-  record: ResumeRecord;
-  /** The user's workspace: the run itself works on a checkout of the base commit (`config.workspace`). */
-  workspace: string;
-  /** Removes the checkout. */
-  dispose: () => void;
-  /** Files read in the earlier run that may be edited without a new Read. */
-  restoredReads: number;
-  /** How this run's policy differs from the earlier one (empty: the same). */
-  policyChanges: string[];
-  /** The commit publish pushed for the earlier run, which the record reproduces (none: never published). */
-  publishedCommit?: string;
 }
 
 /** Runs `step` as the run's phase `name`, recording its time whether it succeeds or throws. */

@@ -36,7 +36,7 @@ import { type PreparedPolicy } from "./policy-setup.js";
 import { RunToolSet } from "./tool-set.js";
 import { type PatchOut, sandboxRecord } from "./sandbox-record.js";
 import { type VerifyResult } from "./verify.js";
-import type { RunResume } from "./run-context.js";
+import type { RunResume } from "./resume.js";
 import { AGENT_CI_VERSION } from "../version.js";
 
 /** Process exit codes, one per kind of ending (documented in the README). */
