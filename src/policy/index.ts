@@ -27,7 +27,10 @@ export {
 } from "./schema.js";
 export { parseRule, ruleGovernsTool } from "./rules.js";
 export {
+  isMcpTool,
   KNOWN_TOOLS,
+  MCP_PREFIX,
+  mcpName,
   TOOL_CATALOG,
   toolCategory,
   toolEntry,

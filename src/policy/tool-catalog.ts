@@ -88,7 +88,12 @@ export const PATH_INPUT_KEYS: readonly string[] = [
   ),
 ];
 
-export const isMcpTool = (tool: string): boolean => tool.startsWith("mcp__");
+/** How every MCP name begins: `mcp__<server>` names a server, `mcp__<server>__<tool>` one of its tools. */
+export const MCP_PREFIX = "mcp__";
+/** The one spelling of MCP names: a server's (`mcp__srv`), or one of its tools' (`mcp__srv__tool`, `*`: all). */
+export const mcpName = (server: string, tool?: string): string =>
+  tool === undefined ? `${MCP_PREFIX}${server}` : `${MCP_PREFIX}${server}__${tool}`;
+export const isMcpTool = (tool: string): boolean => tool.startsWith(MCP_PREFIX);
 
 /** The MCP server a call names in its tool's `serverKey` field (the resource tools), if any. */
 export function mcpServerOfCall(tool: string, input: Readonly<Record<string, unknown>>): string | undefined {
