@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { isInlineJson, readJsonSource } from "../json-source.js";
 
 /** Claude Code's rule for a server's name (`claude mcp add` refuses others). */
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -79,21 +80,8 @@ export function expandVars(
 
 /** One `--mcp-config` value: inline JSON when it starts with `{`, else a file. */
 function readSource(value: string): { label: string; raw: unknown } {
-  const inline = value.trimStart().startsWith("{");
-  const label = inline ? "--mcp-config (inline JSON)" : `--mcp-config ${value}`;
-  let text = value;
-  if (!inline) {
-    try {
-      text = fs.readFileSync(value, "utf8");
-    } catch (e) {
-      throw new McpConfigError(`${label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
-  }
-  try {
-    return { label, raw: JSON.parse(text) };
-  } catch (e) {
-    throw new McpConfigError(`${label}: not JSON (${(e as Error).message})`);
-  }
+  const label = isInlineJson(value) ? "--mcp-config (inline JSON)" : `--mcp-config ${value}`;
+  return { label, raw: readJsonSource(value, label) };
 }
 
 function parseServers(label: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig[] {
@@ -181,12 +169,7 @@ export function loadMcpConfig(options: {
           "the workspace's MCP servers are not started without --trust-workspace-settings (a pull request can change the file)",
       });
     } else {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(fs.readFileSync(workspaceFile, "utf8"));
-      } catch (e) {
-        throw new McpConfigError(`${label}: not JSON (${(e as Error).message})`);
-      }
+      const raw = readJsonSource(workspaceFile, label);
       for (const s of parseServers(label, raw, env)) byName.set(s.name, s);
     }
   }

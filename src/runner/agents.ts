@@ -11,6 +11,7 @@ import { z } from "zod";
 import { MODES_NARROWEST_FIRST, modeWithin, parseMode, type PermissionMode } from "../policy/index.js";
 import { toolCategory, toolEntry } from "../policy/tool-catalog.js";
 import { ConfigError } from "../errors.js";
+import { isInlineJson, parseJson, readJsonSource } from "../json-source.js";
 import { MODEL_ALIASES, priceFor } from "./pricing.js";
 
 /** The tool that starts subagents; no subagent gets it (a subagent cannot start another). */
@@ -266,12 +267,10 @@ export function loadAgentsDir(dir: string, label: string): AgentDefinition[] {
 
 /** Claude Code's `--agents` JSON (the text, or a file holding it). */
 export function parseAgentsJson(text: string, label: string): AgentDefinition[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new ConfigError(`agents ${label}: not valid JSON: ${(e as Error).message}`);
-  }
+  return agentsFromJson(parseJson(text, `agents ${label}`), label);
+}
+
+function agentsFromJson(raw: unknown, label: string): AgentDefinition[] {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     throw new ConfigError(
       `agents ${label}: expected an object of {"name": {description, prompt, tools?, model?, permissionMode?}}`,
@@ -325,17 +324,9 @@ export function loadAgents(sources: AgentSources): LoadedAgents {
   }
   for (const dir of sources.agentsDirs) layers.push(loadAgentsDir(path.resolve(dir), `agents-dir:${dir}`));
   if (sources.agentsJson !== undefined) {
-    const inline = sources.agentsJson.trimStart().startsWith("{");
-    let text = sources.agentsJson;
-    const label = inline ? "--agents" : `agents:${path.basename(sources.agentsJson)}`;
-    if (!inline) {
-      try {
-        text = fs.readFileSync(sources.agentsJson, "utf8");
-      } catch (e) {
-        throw new ConfigError(`agents ${sources.agentsJson}: ${(e as Error).message}`);
-      }
-    }
-    layers.push(parseAgentsJson(text, label));
+    const given = sources.agentsJson;
+    const label = isInlineJson(given) ? "--agents" : `agents:${path.basename(given)}`;
+    layers.push(agentsFromJson(readJsonSource(given, `agents ${label}`), label));
   }
   const byName = new Map(BUILT_IN_AGENTS.map((a) => [a.name, a] as const));
   for (const layer of layers) {
