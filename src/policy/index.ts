@@ -75,3 +75,9 @@ export {
 } from "./bash-line.js";
 export type { CommandFacts, CommandView, PathUse, ReadOnlyProof } from "./bash-commands.js";
 export type { BashWord } from "./bash-analyze.js";
+export {
+  describeIgnored,
+  TRUST_WORKSPACE_FLAG,
+  workspaceGate,
+  type IgnoredConfig,
+} from "./workspace-trust.js";

@@ -19,6 +19,7 @@ import type {
   SideCall,
 } from "../report/index.js";
 import { CallDecisionSchema } from "../policy/schema.js";
+import { describeIgnored } from "../policy/workspace-trust.js";
 import type { StartRecord } from "../sandbox/assemble.js";
 import { DockerSandbox } from "../sandbox/docker-sandbox.js";
 import { type Catalogue, type Instruction } from "./instructions.js";
@@ -137,7 +138,7 @@ function instructionsRecord(found: RunInstructions | undefined): RunReportInput[
   return {
     skills: catalogue.skills.map(entry),
     commands: catalogue.commands.map(entry),
-    ignored: catalogue.ignored,
+    ignored: catalogue.ignored.map((i) => i.source.replace(/^workspace:/, "")),
     problems: catalogue.problems,
     command,
   };
@@ -204,7 +205,7 @@ export function buildReport(p: ReportParts): RunReportInput {
     warnings.push({
       kind: "mcp_config_ignored",
       severity: "info",
-      message: `${i.source} was ignored: ${i.reason}`,
+      message: describeIgnored(i),
     });
   for (const r of p.tools?.refused ?? [])
     warnings.push({
@@ -221,8 +222,8 @@ export function buildReport(p: ReportParts): RunReportInput {
       message: `${x.path} was changed but left out of the patch: ${x.reason}`,
     });
   for (const w of loop.warnings) warnings.push({ kind: "loop", severity: "info", message: w });
-  for (const message of p.agents?.ignored ?? [])
-    warnings.push({ kind: "agents_ignored", severity: "info", message });
+  for (const i of p.agents?.ignored ?? [])
+    warnings.push({ kind: "agents_ignored", severity: "info", message: describeIgnored(i) });
   for (const agent of p.stoppedAgents ?? [])
     warnings.push({
       kind: "subagent_stopped",
@@ -252,12 +253,8 @@ export function buildReport(p: ReportParts): RunReportInput {
         message: `The ${kind} ${item.name} asks for allowed-tools ${item.allowedTools.join(", ")}: not applied, a ${kind} never widens the run's policy.`,
       });
   }
-  for (const folder of p.instructions?.catalogue.ignored ?? [])
-    warnings.push({
-      kind: "instructions_ignored",
-      severity: "info",
-      message: `The workspace's ${folder} was ignored: it could come from the change under review; pass --trust-workspace-settings to use it.`,
-    });
+  for (const i of p.instructions?.catalogue.ignored ?? [])
+    warnings.push({ kind: "instructions_ignored", severity: "info", message: describeIgnored(i) });
   if (patch.secretFindings.length) {
     warnings.push({
       kind: "secret_in_patch",
@@ -431,7 +428,7 @@ export function buildReport(p: ReportParts): RunReportInput {
               error: s.error === undefined ? undefined : p.redactor.redact(s.error),
               stderrTail: s.stderrTail === undefined ? undefined : p.redactor.redact(s.stderrTail),
             })),
-            ignored: p.mcpConfig?.ignored ?? [],
+            ignored: (p.mcpConfig?.ignored ?? []).map(({ source, reason }) => ({ source, reason })),
             refusedTools: p.tools?.refused ?? [],
           }
         : undefined,

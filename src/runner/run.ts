@@ -3,6 +3,7 @@
 // with an exit reason, and the container is removed. The CLI and the Action both call `runAgent`.
 import fs from "node:fs";
 import path from "node:path";
+import { describeIgnored } from "../policy/workspace-trust.js";
 import { atomicWriteFile, createRedactor, writeReportFiles, writeReportFilesSync } from "../report/index.js";
 import type { Redactor, ExitReason, RunReport } from "../report/index.js";
 import { WorkspaceError } from "../sandbox/archive.js";
@@ -383,7 +384,7 @@ async function runAgentPhase(
   });
   checkAgentModes(agents.agents, mode);
   phase.agents = agents;
-  for (const note of agents.ignored) log(note);
+  for (const ignored of agents.ignored) log(describeIgnored(ignored));
   const driver = makeDriver(config, deadline, log);
   if (driver instanceof AnthropicDriver && config.provider === "anthropic") {
     // A bad key is found before a container starts (M5).
@@ -394,7 +395,7 @@ async function runAgentPhase(
       throw new ModelApiError(`${PROVIDER_NAMES[config.provider]}: ${error.message}`, undefined, "auth");
     });
   }
-  for (const ignored of ctx.mcpConfig?.ignored ?? []) log(`${ignored.source} ignored: ${ignored.reason}`);
+  for (const ignored of ctx.mcpConfig?.ignored ?? []) log(describeIgnored(ignored));
   const mcpServers = ctx.mcpConfig?.servers ?? [];
   const web = webServices(ctx, driver);
   const searchAllowed =
