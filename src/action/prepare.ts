@@ -4,6 +4,7 @@
 // to log) or run (with the config and the record of the untrusted text).
 import fs from "node:fs";
 import path from "node:path";
+import { isInlineJson } from "../json-source.js";
 import { parseRunConfig, type RunConfig } from "../runner/config.js";
 import type { GitHubContext } from "../github/context.js";
 import { classifyEvent, decideTrigger, eventTarget, pullRequestBase, type ActionEvent } from "./event.js";
@@ -131,7 +132,7 @@ async function trustedInput(
     options.log(`${input}: read from ${from}`);
     return dir;
   }
-  const inline = value.startsWith("{");
+  const inline = isInlineJson(value);
   const { text, from } = inline ? { text: value, from: `the ${input} input` } : await readTrustedFile(source);
   try {
     JSON.parse(text);
@@ -151,7 +152,7 @@ async function trustedAgents(
 ): Promise<{ agentsJsonPath?: string; agentsDir?: string }> {
   const value = options.inputs.agents;
   if (!value) return {};
-  if (value.startsWith("{") || value.endsWith(".json"))
+  if (isInlineJson(value) || value.endsWith(".json"))
     return { agentsJsonPath: await trustedInput(options, base, { input: "agents", as: "json" }) };
   return { agentsDir: await trustedInput(options, base, { input: "agents", as: "folder" }) };
 }

@@ -8,6 +8,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { isInlineJson, readJsonSource } from "../json-source.js";
+import { workspaceGate, type IgnoredConfig } from "../policy/index.js";
 
 /** Claude Code's rule for a server's name (`claude mcp add` refuses others). */
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -47,7 +49,7 @@ export class McpConfigError extends Error {
 export interface McpConfigResult {
   servers: McpServerConfig[];
   /** Sources present but not used (the workspace's .mcp.json without trust), for the report. */
-  ignored: Array<{ source: string; reason: string }>;
+  ignored: IgnoredConfig[];
   /** Values from `env` and `headers`, and what `${VAR}` put into a URL: secrets, redacted everywhere. */
   secrets: string[];
 }
@@ -79,21 +81,8 @@ export function expandVars(
 
 /** One `--mcp-config` value: inline JSON when it starts with `{`, else a file. */
 function readSource(value: string): { label: string; raw: unknown } {
-  const inline = value.trimStart().startsWith("{");
-  const label = inline ? "--mcp-config (inline JSON)" : `--mcp-config ${value}`;
-  let text = value;
-  if (!inline) {
-    try {
-      text = fs.readFileSync(value, "utf8");
-    } catch (e) {
-      throw new McpConfigError(`${label}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
-  }
-  try {
-    return { label, raw: JSON.parse(text) };
-  } catch (e) {
-    throw new McpConfigError(`${label}: not JSON (${(e as Error).message})`);
-  }
+  const label = isInlineJson(value) ? "--mcp-config (inline JSON)" : `--mcp-config ${value}`;
+  return { label, raw: readJsonSource(value, label) };
 }
 
 function parseServers(label: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig[] {
@@ -170,25 +159,13 @@ export function loadMcpConfig(options: {
 }): McpConfigResult {
   const env = options.env ?? process.env;
   const byName = new Map<string, McpServerConfig>();
-  const ignored: McpConfigResult["ignored"] = [];
+  const ignored: IgnoredConfig[] = [];
   const workspaceFile = path.join(options.workspace, WORKSPACE_MCP_FILE);
-  if (fs.existsSync(workspaceFile)) {
-    const label = `workspace:${WORKSPACE_MCP_FILE}`;
-    if (!options.trustWorkspace) {
-      ignored.push({
-        source: label,
-        reason:
-          "the workspace's MCP servers are not started without --trust-workspace-settings (a pull request can change the file)",
-      });
-    } else {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(fs.readFileSync(workspaceFile, "utf8"));
-      } catch (e) {
-        throw new McpConfigError(`${label}: not JSON (${(e as Error).message})`);
-      }
-      for (const s of parseServers(label, raw, env)) byName.set(s.name, s);
-    }
+  const label = `workspace:${WORKSPACE_MCP_FILE}`;
+  const admit = workspaceGate(options.trustWorkspace, ignored);
+  if (fs.existsSync(workspaceFile) && admit({ source: label }, "its MCP servers")) {
+    const raw = readJsonSource(workspaceFile, label);
+    for (const s of parseServers(label, raw, env)) byName.set(s.name, s);
   }
   for (const value of options.configs) {
     const { label, raw } = readSource(value);

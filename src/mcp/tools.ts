@@ -7,6 +7,7 @@ import { ErrorCode, McpError, type Tool as McpToolSpec } from "@modelcontextprot
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
+import { mcpName } from "../policy/index.js";
 import { plainError, toolError } from "../tools/define-tool.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import type { McpManager } from "./manager.js";
@@ -15,7 +16,7 @@ import { mapMcpResult } from "./result.js";
 /** Claude Code's normalisation of a server's or tool's name inside `mcp__…__…`. */
 export const normalizeMcpName = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
 export const mcpToolName = (server: string, tool: string): string =>
-  `mcp__${normalizeMcpName(server)}__${normalizeMcpName(tool)}`;
+  mcpName(normalizeMcpName(server), normalizeMcpName(tool));
 /** What the Messages API accepts as a tool's name. */
 const API_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /**

@@ -91,11 +91,14 @@ const ruleRef = (rule: ParsedRule): { text: string; source: string } => ({
   source: rule.source.label,
 });
 
+/** The tool whose rules take a command line: the policy proves or refuses each command itself. */
+const isBash = (tool: string): boolean => toolEntry(tool)?.specifier === "bash";
+
 function compileRule(rule: ParsedRule, workspaceRoot: string, homeDir: string): CompiledRule {
   const specifier = rule.specifier;
   if (specifier === undefined) return { rule, bash: undefined, path: undefined };
-  if (rule.tool === "Bash") return { rule, bash: compileBashPattern(specifier), path: undefined };
   const kind = toolEntry(rule.tool)?.specifier;
+  if (kind === "bash") return { rule, bash: compileBashPattern(specifier), path: undefined };
   if (kind === "path") {
     return { rule, bash: undefined, path: compilePathPattern(specifier, { workspaceRoot, homeDir }) };
   }
@@ -174,7 +177,7 @@ class Evaluator implements PolicyEngine {
   /** Never throws: an unexpected fault in the checker denies the call (fail closed). */
   decide(call: PolicyCall): Decision {
     try {
-      return call.tool === "Bash" ? this.decideBash(call) : this.decideTool(call);
+      return isBash(call.tool) ? this.decideBash(call) : this.decideTool(call);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return this.deny(
@@ -273,8 +276,8 @@ class Evaluator implements PolicyEngine {
       const from = typeof call.input.path === "string" ? call.input.path : cwd;
       raw.push(base === "" ? from : base.startsWith("/") ? base : `${from}/${base}`);
     }
-    if ((call.tool === "Grep" || call.tool === "Glob" || call.tool === "LS") && raw.length === 0)
-      raw.push(cwd);
+    // A tool searching a directory (Grep, Glob, LS) searches the working directory when given none.
+    if (toolEntry(call.tool)?.pathKey === "path" && raw.length === 0) raw.push(cwd);
     const paths: string[] = [];
     for (const value of raw) {
       const resolved = resolveContainerPath(value, cwd, this.homeDir);
@@ -304,11 +307,10 @@ class Evaluator implements PolicyEngine {
           : paths.some((path) => compiled.path?.matches(path));
       }
       if (compiled.domain !== undefined) return domainMatches(compiled.domain, call.input.url);
-      if (compiled.rule.tool === "Task" || compiled.rule.tool === "Agent")
-        return call.input.subagent_type === specifier;
-      if (compiled.rule.tool === "Skill")
-        return typeof call.input.skill === "string" && call.input.skill.replace(/^\//, "") === specifier;
-      return false;
+      const nameKey = toolEntry(compiled.rule.tool)?.nameKey;
+      const name = nameKey === undefined ? undefined : call.input[nameKey];
+      // A skill may be named as its slash command (`/fix`).
+      return typeof name === "string" && (nameKey === "skill" ? name.replace(/^\//, "") : name) === specifier;
     })?.rule;
   }
 
@@ -418,7 +420,7 @@ class Evaluator implements PolicyEngine {
   // Bash
 
   private bashRules(behavior: RuleBehavior): CompiledRule[] {
-    return this.buckets[behavior].filter((compiled) => compiled.rule.tool === "Bash");
+    return this.buckets[behavior].filter((compiled) => isBash(compiled.rule.tool));
   }
 
   private resolveWord(word: BashWord, cwd: WorkingDirectories): string[] | "unknown" {

@@ -27,7 +27,10 @@ export {
 } from "./schema.js";
 export { parseRule, ruleGovernsTool } from "./rules.js";
 export {
+  isMcpTool,
   KNOWN_TOOLS,
+  MCP_PREFIX,
+  mcpName,
   TOOL_CATALOG,
   toolCategory,
   toolEntry,
@@ -72,3 +75,9 @@ export {
 } from "./bash-line.js";
 export type { CommandFacts, CommandView, PathUse, ReadOnlyProof } from "./bash-commands.js";
 export type { BashWord } from "./bash-analyze.js";
+export {
+  describeIgnored,
+  TRUST_WORKSPACE_FLAG,
+  workspaceGate,
+  type IgnoredConfig,
+} from "./workspace-trust.js";

@@ -8,6 +8,7 @@ import { PolicyConfigError } from "./errors.js";
 import { compileHookMatcher } from "./hook-matcher.js";
 import { PRESETS } from "./presets.js";
 import { parseRule } from "./rules.js";
+import { workspaceGate } from "./workspace-trust.js";
 import {
   PERMISSION_MODES,
   PermissionModeSchema,
@@ -30,9 +31,6 @@ export interface LoadPolicyInput {
   /** Treat workspace files as trusted (the user vouches for the branch). */
   readonly trustWorkspace?: boolean | undefined;
 }
-
-const UNTRUSTED_REASON =
-  "it comes from a workspace file a pull request can change (pass trust_workspace to accept it)";
 
 /** Validates a mode name. Claude Code's `dontAsk` is accepted as `default`: agent-ci never asks. */
 export function parseMode(value: string, source: string): PermissionMode {
@@ -89,61 +87,33 @@ export function loadPolicy(input: LoadPolicyInput): Policy {
 
   for (const entry of input.sources) {
     const source = validateSource(entry.source);
-    const trusted = source.trusted || input.trustWorkspace === true;
+    const admit = workspaceGate(source.trusted || input.trustWorkspace === true, ignored);
     const label = source.label;
     for (const behavior of ["deny", "ask", "allow"] as const) {
       for (const text of entry[behavior] ?? []) {
         const rule = parseRule(text, behavior, source);
-        if (behavior === "allow" && !trusted) {
-          ignored.push({
-            kind: "rule",
-            text: rule.text,
-            source: label,
-            reason: `allow rule ignored: ${UNTRUSTED_REASON}`,
-          });
+        if (behavior === "allow" && !admit({ kind: "rule", text: rule.text, source: label }, "allow rule"))
           continue;
-        }
         rules.push(rule);
       }
     }
     if (entry.defaultMode !== undefined) {
       const sourceMode = parseMode(entry.defaultMode, label);
-      if (trusted) {
+      if (admit({ kind: "mode", text: entry.defaultMode, source: label }, "mode")) {
         mode = sourceMode;
         modeSource = label;
-      } else {
-        ignored.push({
-          kind: "mode",
-          text: entry.defaultMode,
-          source: label,
-          reason: `mode ignored: ${UNTRUSTED_REASON}`,
-        });
       }
     }
     for (const dir of entry.additionalDirectories ?? []) {
       if (dir.trim() === "" || dir.includes("\u0000")) {
         throw new PolicyConfigError({ subject: dir, reason: "not a usable directory path", source: label });
       }
-      if (trusted) additionalDirectories.push(dir);
-      else
-        ignored.push({
-          kind: "directory",
-          text: dir,
-          source: label,
-          reason: `additional directory ignored: ${UNTRUSTED_REASON}`,
-        });
+      if (admit({ kind: "directory", text: dir, source: label }, "additional directory"))
+        additionalDirectories.push(dir);
     }
-    const sourceHooks = hooksOf({ ...entry, source });
-    if (trusted) hooks.push(...sourceHooks);
-    else {
-      ignored.push(
-        ...sourceHooks.map((hook): IgnoredEntry => ({
-          kind: "hooks",
-          text: `${hook.event} ${hook.matcher ?? "*"}: ${hook.command}`,
-          source: label,
-          reason: `hook ignored: ${UNTRUSTED_REASON}`,
-        })),
-      );
+    for (const hook of hooksOf({ ...entry, source })) {
+      const text = `${hook.event} ${hook.matcher ?? "*"}: ${hook.command}`;
+      if (admit({ kind: "hooks", text, source: label }, "hook")) hooks.push(hook);
     }
   }
   if (input.mode !== undefined) {

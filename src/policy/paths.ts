@@ -17,6 +17,8 @@
  */
 import picomatch from "picomatch";
 
+export { isInside, relativeToRoot } from "./inside-root.js";
+
 export const WORKSPACE_ROOT = "/workspace";
 export const DEFAULT_HOME_DIR = "/home/agent";
 
@@ -53,17 +55,6 @@ export function resolveContainerPath(path: string, cwd: string, homeDir: string)
   if (path === "~" || path.startsWith("~/")) return normalizeAbsolute(homeDir + path.slice(1));
   if (path.startsWith("/")) return normalizeAbsolute(path);
   return normalizeAbsolute(`${cwd}/${path}`);
-}
-
-/** `root` itself or below it: `/workspace-evil` is not inside `/workspace` (P3). */
-export function isInside(path: string, root: string): boolean {
-  if (root === "/") return true;
-  return path === root || path.startsWith(`${root}/`);
-}
-
-export function relativeToRoot(path: string, root: string): string | undefined {
-  if (!isInside(path, root)) return undefined;
-  return path === root ? "" : path.slice(root.length + 1);
 }
 
 export interface PathPatternContext {

@@ -9,10 +9,18 @@ import { PolicyConfigError } from "./errors.js";
 import { type DomainRule, parseDomainRule } from "./network.js";
 import { pathSpecifierProblem } from "./paths.js";
 import type { ParsedRule, RuleBehavior, RuleSource } from "./schema.js";
-import { isMcpTool, KNOWN_TOOLS, type SpecifierKind, toolCategory, toolEntry } from "./tool-catalog.js";
+import {
+  isMcpTool,
+  KNOWN_TOOLS,
+  MCP_PREFIX,
+  mcpName,
+  type SpecifierKind,
+  toolCategory,
+  toolEntry,
+} from "./tool-catalog.js";
 
 /** `mcp__server`, `mcp__server__tool`, `mcp__server__*`. */
-const MCP_RULE = /^mcp__[A-Za-z0-9_.-]+(?:__\*)?$/;
+const MCP_RULE = new RegExp(`^${MCP_PREFIX}[A-Za-z0-9_.-]+(?:__\\*)?$`);
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 const isEditTool = (tool: string): boolean => toolCategory(tool) === "edit";
@@ -22,9 +30,9 @@ function toolNameProblem(tool: string): string | undefined {
   const hint = KNOWN_TOOLS.find((known) => known.toLowerCase() === tool.toLowerCase());
   if (hint !== undefined)
     return `unknown tool "${tool}" (tool names are case-sensitive: did you mean ${hint}?)`;
-  if (tool.startsWith("mcp__"))
-    return `malformed MCP tool name "${tool}" (expected mcp__server or mcp__server__tool)`;
-  return `unknown tool "${tool}"; known tools: ${KNOWN_TOOLS.join(", ")}, or mcp__<server>[__<tool>]`;
+  if (isMcpTool(tool))
+    return `malformed MCP tool name "${tool}" (expected ${mcpName("server")} or ${mcpName("server", "tool")})`;
+  return `unknown tool "${tool}"; known tools: ${KNOWN_TOOLS.join(", ")}, or ${mcpName("<server>")}[__<tool>]`;
 }
 
 /** Parentheses inside a specifier must balance outside quotes (`Bash(echo "(")` is fine). */
@@ -138,5 +146,5 @@ export function ruleGovernsTool(rule: ParsedRule, tool: string): boolean {
  * calls that name the server as their subject (ListMcpResourcesTool, ReadMcpResourceTool with `server`).
  */
 export function ruleGovernsServer(rule: ParsedRule, server: string): boolean {
-  return rule.tool === `mcp__${server}` || rule.tool === `mcp__${server}__*`;
+  return rule.tool === mcpName(server) || rule.tool === mcpName(server, "*");
 }

@@ -3,6 +3,7 @@
  * call the pipeline asks about and the decision it gets back. What crosses a boundary (config files,
  * report.json) is a zod schema; the rest are plain types.
  */
+import type { IgnoredConfig } from "./workspace-trust.js";
 import { z } from "zod";
 
 export const PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"] as const;
@@ -103,11 +104,10 @@ export interface ParsedRule {
 }
 
 /** Configuration that was read and dropped, kept so the report can show it. */
-export interface IgnoredEntry {
+/** A settings entry the workspace gate held back (workspace-trust.ts). */
+export interface IgnoredEntry extends IgnoredConfig {
   readonly kind: "rule" | "mode" | "directory" | "hooks";
   readonly text: string;
-  readonly source: string;
-  readonly reason: string;
 }
 
 export interface PolicyHook {

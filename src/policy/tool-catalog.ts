@@ -44,6 +44,8 @@ export interface ToolEntry {
    * `mcp__<server>__*`) govern the call too, as they govern the server's tools.
    */
   readonly serverKey?: "server";
+  /** For a `name` specifier: the input field holding the name a rule matches (`Task(Explore)`, `Skill(fix)`). */
+  readonly nameKey?: "subagent_type" | "skill";
 }
 
 export const TOOL_CATALOG = {
@@ -73,9 +75,9 @@ export const TOOL_CATALOG = {
   ListMcpResourcesTool: { category: "housekeeping", specifier: "none", serverKey: "server" },
   ReadMcpResourceTool: { category: "housekeeping", specifier: "none", serverKey: "server" },
   // Loads one of the run's skills into the conversation: instructions only, so allowed unless a rule denies.
-  Skill: { category: "housekeeping", specifier: "name" },
-  Task: { category: "agent", specifier: "name" },
-  Agent: { category: "agent", specifier: "name", aliasOf: "Task" },
+  Skill: { category: "housekeeping", specifier: "name", nameKey: "skill" },
+  Task: { category: "agent", specifier: "name", nameKey: "subagent_type" },
+  Agent: { category: "agent", specifier: "name", nameKey: "subagent_type", aliasOf: "Task" },
 } as const satisfies Readonly<Record<string, ToolEntry>>;
 
 export type KnownToolName = keyof typeof TOOL_CATALOG;
@@ -88,7 +90,12 @@ export const PATH_INPUT_KEYS: readonly string[] = [
   ),
 ];
 
-export const isMcpTool = (tool: string): boolean => tool.startsWith("mcp__");
+/** How every MCP name begins: `mcp__<server>` names a server, `mcp__<server>__<tool>` one of its tools. */
+export const MCP_PREFIX = "mcp__";
+/** The one spelling of MCP names: a server's (`mcp__srv`), or one of its tools' (`mcp__srv__tool`, `*`: all). */
+export const mcpName = (server: string, tool?: string): string =>
+  tool === undefined ? `${MCP_PREFIX}${server}` : `${MCP_PREFIX}${server}__${tool}`;
+export const isMcpTool = (tool: string): boolean => tool.startsWith(MCP_PREFIX);
 
 /** The MCP server a call names in its tool's `serverKey` field (the resource tools), if any. */
 export function mcpServerOfCall(tool: string, input: Readonly<Record<string, unknown>>): string | undefined {

@@ -8,9 +8,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseFrontmatter } from "./frontmatter.js";
 import { z } from "zod";
-import { MODES_NARROWEST_FIRST, modeWithin, parseMode, type PermissionMode } from "../policy/index.js";
+import {
+  MODES_NARROWEST_FIRST,
+  modeWithin,
+  parseMode,
+  workspaceGate,
+  type IgnoredConfig,
+  type PermissionMode,
+} from "../policy/index.js";
 import { toolCategory, toolEntry } from "../policy/tool-catalog.js";
 import { ConfigError } from "../errors.js";
+import { isInlineJson, parseJson, readJsonSource } from "../json-source.js";
 import { MODEL_ALIASES, priceFor } from "./pricing.js";
 
 /** The tool that starts subagents; no subagent gets it (a subagent cannot start another). */
@@ -240,11 +248,10 @@ export function parseAgentFile(text: string, source: string): AgentDefinition {
   return checked(source, { ...parsed.data, prompt: split.body });
 }
 
-/** Every `*.md` in a folder, sorted by name (a missing folder has none). */
-export function loadAgentsDir(dir: string, label: string): AgentDefinition[] {
-  let names: string[];
+/** The `*.md` files of a folder, sorted by name (a missing folder has none). */
+function agentFileNames(dir: string, label: string): string[] {
   try {
-    names = fs
+    return fs
       .readdirSync(dir)
       .filter((n) => n.endsWith(".md"))
       .sort();
@@ -252,7 +259,11 @@ export function loadAgentsDir(dir: string, label: string): AgentDefinition[] {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw new ConfigError(`agents folder ${label}: ${(e as Error).message}`);
   }
-  return names.map((name) => {
+}
+
+/** Every `*.md` in a folder, sorted by name (a missing folder has none). */
+export function loadAgentsDir(dir: string, label: string): AgentDefinition[] {
+  return agentFileNames(dir, label).map((name) => {
     const source = `${label}/${name}`;
     let text: string;
     try {
@@ -266,12 +277,10 @@ export function loadAgentsDir(dir: string, label: string): AgentDefinition[] {
 
 /** Claude Code's `--agents` JSON (the text, or a file holding it). */
 export function parseAgentsJson(text: string, label: string): AgentDefinition[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new ConfigError(`agents ${label}: not valid JSON: ${(e as Error).message}`);
-  }
+  return agentsFromJson(parseJson(text, `agents ${label}`), label);
+}
+
+function agentsFromJson(raw: unknown, label: string): AgentDefinition[] {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     throw new ConfigError(
       `agents ${label}: expected an object of {"name": {description, prompt, tools?, model?, permissionMode?}}`,
@@ -301,7 +310,7 @@ export interface AgentSources {
 export interface LoadedAgents {
   agents: AgentDefinition[];
   /** Definitions found but not used, and why (for the report's warnings). */
-  ignored: string[];
+  ignored: IgnoredConfig[];
 }
 
 /**
@@ -310,32 +319,19 @@ export interface LoadedAgents {
  * Claude Code. Two definitions of one name in the same source are an error.
  */
 export function loadAgents(sources: AgentSources): LoadedAgents {
-  const ignored: string[] = [];
+  const ignored: IgnoredConfig[] = [];
   const layers: AgentDefinition[][] = [];
   const workspaceDir = path.join(sources.workspace, WORKSPACE_AGENTS_DIR);
-  if (sources.trustWorkspace) layers.push(loadAgentsDir(workspaceDir, `workspace:${WORKSPACE_AGENTS_DIR}`));
-  else {
-    const found = fs.existsSync(workspaceDir)
-      ? fs.readdirSync(workspaceDir).filter((n) => n.endsWith(".md"))
-      : [];
-    if (found.length)
-      ignored.push(
-        `${WORKSPACE_AGENTS_DIR}/ (${found.sort().join(", ")}) was not loaded: the workspace's agent definitions are used only with --trust-workspace-settings`,
-      );
-  }
+  const source = `workspace:${WORKSPACE_AGENTS_DIR}`;
+  const found = agentFileNames(workspaceDir, source);
+  const admit = workspaceGate(sources.trustWorkspace, ignored);
+  if (found.length && admit({ source, text: found.join(", ") }, "agent definitions"))
+    layers.push(loadAgentsDir(workspaceDir, source));
   for (const dir of sources.agentsDirs) layers.push(loadAgentsDir(path.resolve(dir), `agents-dir:${dir}`));
   if (sources.agentsJson !== undefined) {
-    const inline = sources.agentsJson.trimStart().startsWith("{");
-    let text = sources.agentsJson;
-    const label = inline ? "--agents" : `agents:${path.basename(sources.agentsJson)}`;
-    if (!inline) {
-      try {
-        text = fs.readFileSync(sources.agentsJson, "utf8");
-      } catch (e) {
-        throw new ConfigError(`agents ${sources.agentsJson}: ${(e as Error).message}`);
-      }
-    }
-    layers.push(parseAgentsJson(text, label));
+    const given = sources.agentsJson;
+    const label = isInlineJson(given) ? "--agents" : `agents:${path.basename(given)}`;
+    layers.push(agentsFromJson(readJsonSource(given, `agents ${label}`), label));
   }
   const byName = new Map(BUILT_IN_AGENTS.map((a) => [a.name, a] as const));
   for (const layer of layers) {

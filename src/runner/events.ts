@@ -123,6 +123,47 @@ export function apiUsage(usage: TurnUsage) {
   };
 }
 
+/** How a run ended, as its `result` event tells it. */
+export interface RunEnd {
+  sessionId: string;
+  exitReason: ExitReason;
+  isError: boolean;
+  /** What ended the run, when it did not complete. */
+  errors?: string[];
+  /** When the run started (performance.now()). */
+  runStart: number;
+  loop: { apiMs: number; turns: readonly unknown[] };
+  result: string;
+  costUsd: number;
+  usage: TurnUsage;
+  denials: Array<{ tool_name: string; tool_use_id: string; tool_input: unknown }>;
+  structured?: Record<string, unknown>;
+  patchPath?: string;
+  reportPath?: string;
+}
+
+/** The stream's last event, Claude Code's `result`, built in this one place for every way a run ends. */
+export function resultEvent(end: RunEnd): StreamEvent {
+  return {
+    type: "result",
+    subtype: RESULT_SUBTYPES[end.exitReason],
+    session_id: end.sessionId,
+    is_error: end.isError,
+    ...(end.errors ? { errors: end.errors } : {}),
+    exit_reason: end.exitReason,
+    duration_ms: Math.round(performance.now() - end.runStart),
+    duration_api_ms: Math.round(end.loop.apiMs),
+    num_turns: end.loop.turns.length,
+    result: end.result,
+    total_cost_usd: end.costUsd,
+    usage: apiUsage(end.usage),
+    permission_denials: end.denials,
+    ...(end.structured ? { structured_output: end.structured } : {}),
+    patch_path: end.patchPath,
+    report_path: end.reportPath,
+  };
+}
+
 /**
  * Writes each event as one JSON line to events.jsonl and, when asked, to stdout. A failed write (a full
  * disk) never ends the run: the file is given up, the error kept in `writeError` for the report (D10).

@@ -5,6 +5,7 @@
 // written as a path: absolute under /workspace, relative to it (hooks run in /workspace), or through
 // CLAUDE_PROJECT_DIR. A word with any other expansion is not a path agent-ci can know, and is left alone.
 import path from "node:path";
+import { relativeToRoot } from "../policy/inside-root.js";
 
 const WORKSPACE = "/workspace";
 /** Programs whose first operand is a script they run. */
@@ -131,8 +132,7 @@ function workspacePath(value: string | undefined, bareIsFile: boolean): string |
   if (value === undefined || value === "") return undefined;
   if (!bareIsFile && !value.includes("/")) return undefined;
   const abs = path.posix.resolve(WORKSPACE, value);
-  if (!abs.startsWith(`${WORKSPACE}/`)) return undefined;
-  return abs.slice(WORKSPACE.length + 1);
+  return relativeToRoot(abs, WORKSPACE) || undefined; // the workspace itself is no script
 }
 
 /** The repository scripts `command` runs, in order. */

@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Instruction, InstructionOrigin } from "../tools/skill.js";
+import { workspaceGate, type IgnoredConfig } from "../policy/index.js";
 import { type Frontmatter, parseFrontmatter } from "./frontmatter.js";
 
 export type { Instruction, InstructionOrigin } from "../tools/skill.js";
@@ -24,7 +25,7 @@ export interface Catalogue {
   /** Files that could not be used, each with why (shown in the report). */
   problems: string[];
   /** Workspace folders left unread because the workspace is not trusted. */
-  ignored: string[];
+  ignored: IgnoredConfig[];
 }
 
 /** A SKILL.md or command file larger than this is not loaded (an instruction, not a data file). */
@@ -161,7 +162,8 @@ export interface CatalogueOptions {
 /** Reads every trusted folder; a folder that cannot be read at all is a problem, never a crash. */
 export function loadCatalogue(options: CatalogueOptions): Catalogue {
   const problems: string[] = [];
-  const ignored: string[] = [];
+  const ignored: IgnoredConfig[] = [];
+  const admit = workspaceGate(options.trustWorkspace, ignored);
   const skillSources: InstructionSource[] = [...options.skillsDirs];
   const commandSources: InstructionSource[] = [...options.commandsDirs];
   for (const [rel, into] of [
@@ -170,8 +172,8 @@ export function loadCatalogue(options: CatalogueOptions): Catalogue {
   ] as const) {
     const dir = path.join(options.workspace, rel);
     if (!isDirectory(dir)) continue;
-    if (!options.trustWorkspace) ignored.push(rel);
-    else into.push({ dir, origin: "workspace", containerDir: `${options.containerRoot}/${rel}` });
+    if (admit({ source: `workspace:${rel}` }, into === skillSources ? "its skills" : "its commands"))
+      into.push({ dir, origin: "workspace", containerDir: `${options.containerRoot}/${rel}` });
   }
   const read = (sources: InstructionSource[], load: typeof loadSkillsFrom) =>
     sources.flatMap((source) => {

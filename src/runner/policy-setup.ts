@@ -9,7 +9,9 @@ import {
   compileContainerRules,
   createPolicyEngine,
   describeDecision,
+  isMcpTool,
   loadPolicy,
+  MCP_PREFIX,
   MODES_NARROWEST_FIRST,
   modeWithin,
   narrowestAllowRule,
@@ -214,13 +216,15 @@ function allowSavedOutputs(request: PermissionRequest, decision: PermissionDecis
   };
 }
 
+/** `Tool` or `Tool(argument)`; MCP tools' names may hold hyphens (mcp__everything__get-sum). */
+const CALL_TEXT = new RegExp(`^([A-Za-z][A-Za-z0-9_]*|${MCP_PREFIX}[A-Za-z0-9_-]+)(?:\\(([\\s\\S]*)\\))?$`);
+
 /** "Bash(git push origin main)" → a call the engine can decide. */
 export function parseCallText(
   text: string,
   cwd = WORKSPACE_ROOT,
 ): { tool: string; input: Record<string, unknown>; paths?: string[] } {
-  // MCP tools' names may hold hyphens (mcp__everything__get-sum).
-  const match = /^([A-Za-z][A-Za-z0-9_]*|mcp__[A-Za-z0-9_-]+)(?:\(([\s\S]*)\))?$/.exec(text.trim());
+  const match = CALL_TEXT.exec(text.trim());
   if (!match)
     throw new PolicyConfigError({
       subject: text,
@@ -229,7 +233,7 @@ export function parseCallText(
   const tool = match[1] as string;
   const arg = match[2];
   // An MCP tool's rules name the tool alone: its arguments are the server's business.
-  if (arg === undefined || tool.startsWith("mcp__")) return { tool, input: {} };
+  if (arg === undefined || isMcpTool(tool)) return { tool, input: {} };
   if (tool === "Bash") return { tool, input: { command: arg } };
   const file = path.posix.resolve(cwd, arg);
   const key = toolEntry(tool)?.pathKey ?? "file_path";

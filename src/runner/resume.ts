@@ -176,6 +176,21 @@ export interface ResumeRecord {
   patch: Buffer;
 }
 
+/** A resumed run's link to the run it continues. */
+export interface RunResume {
+  record: ResumeRecord;
+  /** The user's workspace: the run itself works on a checkout of the base commit (`config.workspace`). */
+  workspace: string;
+  /** Removes the checkout. */
+  dispose: () => void;
+  /** Files read in the earlier run that may be edited without a new Read. */
+  restoredReads: number;
+  /** How this run's policy differs from the earlier one (empty: the same). */
+  policyChanges: string[];
+  /** The commit publish pushed for the earlier run, which the record reproduces (none: never published). */
+  publishedCommit?: string;
+}
+
 /** Reads what `--resume` points at (an output folder or its report.json); a record that cannot be resumed is a ConfigError saying why. */
 export function loadResumeRecord(given: string): ResumeRecord {
   const target = path.resolve(given);
@@ -322,21 +337,6 @@ export function policyChanges(earlier: ReportPolicy, current: ReportPolicy): str
   if (added.length) changes.push(`added ${added.join(", ")}`);
   if (removed.length) changes.push(`removed ${removed.join(", ")}`);
   return changes;
-}
-
-/** A resumed run's link to the run it continues. */
-export interface RunResume {
-  record: ResumeRecord;
-  /** The user's workspace: the run itself works on a checkout of the base commit (`config.workspace`). */
-  workspace: string;
-  /** Removes the checkout. */
-  dispose: () => void;
-  /** Files read in the earlier run that may be edited without a new Read. */
-  restoredReads: number;
-  /** How this run's policy differs from the earlier one (empty: the same). */
-  policyChanges: string[];
-  /** The commit publish pushed for the earlier run, which the record reproduces (none: never published). */
-  publishedCommit?: string;
 }
 
 /**

@@ -8,6 +8,7 @@
 import { isStdio, type McpServerConfig } from "../mcp/config.js";
 import { maxMcpOutputTokens } from "../mcp/result.js";
 import type { PermissionMode } from "../policy/schema.js";
+import { describeIgnored } from "../policy/workspace-trust.js";
 import { reviewJsonSchema } from "../review/findings.js";
 import { reviewPrompt, reviewTarget } from "../review/task.js";
 import { DockerSandbox } from "../sandbox/docker-sandbox.js";
@@ -126,10 +127,10 @@ async function prepare(
   });
   checkAgentModes(agents.agents, mode);
   phase.agents = agents;
-  for (const note of agents.ignored) log(note);
+  for (const ignored of agents.ignored) log(describeIgnored(ignored));
   const driver = makeDriver(config, deadline, log, ctx.io.onSecret);
   await checkModelAccess(config, driver, log, signal);
-  for (const ignored of ctx.mcpConfig?.ignored ?? []) log(`${ignored.source} ignored: ${ignored.reason}`);
+  for (const ignored of ctx.mcpConfig?.ignored ?? []) log(describeIgnored(ignored));
   const web = webServices(ctx, driver);
   return {
     config,

@@ -15,7 +15,7 @@ import { credentialSecrets } from "./credentials.js";
 import { ConfigError } from "../errors.js";
 import { CLOUD_CREDENTIAL_VARIABLES, injectedNames, type RunConfig, secretFromEnv } from "./config.js";
 import { ModelApiError } from "./driver.js";
-import { apiUsage, EventSink, RESULT_SUBTYPES } from "./events.js";
+import { EventSink, resultEvent } from "./events.js";
 import { ScriptError } from "./script-driver.js";
 import { allCalls, buildReport, type RunFailure } from "./record/index.js";
 import { type AgentPhase, type RunContext, type RunIO, timed } from "./run-context.js";
@@ -241,23 +241,22 @@ function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause)
   }
   ctx.resume?.dispose();
   const { loop } = ctx;
-  ctx.events.emit({
-    type: "result",
-    subtype: RESULT_SUBTYPES[exitReason],
-    session_id: ctx.runId,
-    is_error: true,
-    errors: [message],
-    exit_reason: exitReason,
-    duration_ms: Math.round(performance.now() - ctx.runStart),
-    duration_api_ms: Math.round(loop.apiMs),
-    num_turns: loop.turns.length,
-    result: message,
-    total_cost_usd: loop.costUsd,
-    usage: apiUsage(loop.usage),
-    permission_denials: [],
-    patch_path: ctx.patchPath,
-    report_path: path.join(ctx.outDir, "report.json"),
-  });
+  ctx.events.emit(
+    resultEvent({
+      sessionId: ctx.runId,
+      exitReason,
+      isError: true,
+      errors: [message],
+      runStart: ctx.runStart,
+      loop,
+      result: message,
+      costUsd: loop.costUsd,
+      usage: loop.usage,
+      denials: [],
+      patchPath: ctx.patchPath,
+      reportPath: path.join(ctx.outDir, "report.json"),
+    }),
+  );
   ctx.events.close();
   ctx.log(`agent-ci: ${message}`);
   process.exit(EXIT_CODES[exitReason]);
@@ -412,26 +411,25 @@ async function finishRun(
   const reasonCode =
     exitReason === "completed" && verifyFailed ? EXIT_CODES.verify_failed : EXIT_CODES[exitReason];
   const exitCode = reasonCode === 0 && outputErrors.length ? EXIT_CODES.output_error : reasonCode;
-  events.emit({
-    type: "result",
-    subtype: RESULT_SUBTYPES[exitReason],
-    session_id: runId,
-    is_error: exitCode !== 0,
-    ...(exitReason === "completed" ? {} : { errors: [failure?.message ?? exitReason] }),
-    exit_reason: exitReason,
-    duration_ms: Math.round(performance.now() - ctx.runStart),
-    duration_api_ms: Math.round(loop.apiMs),
-    num_turns: loop.turns.length,
-    result: loop.finalText || failure?.message || "",
-    total_cost_usd: report.costUsd,
-    usage: apiUsage(report.usage),
-    permission_denials: allCalls(loop, phase.subagents)
-      .filter((c) => c.decision?.behavior === "deny")
-      .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
-    ...(structured.value ? { structured_output: structured.value } : {}),
-    patch_path: patchPath,
-    report_path: reportPath,
-  });
+  events.emit(
+    resultEvent({
+      sessionId: runId,
+      exitReason,
+      isError: exitCode !== 0,
+      ...(exitReason === "completed" ? {} : { errors: [failure?.message ?? exitReason] }),
+      runStart: ctx.runStart,
+      loop,
+      result: loop.finalText || failure?.message || "",
+      costUsd: report.costUsd,
+      usage: report.usage,
+      denials: allCalls(loop, phase.subagents)
+        .filter((c) => c.decision?.behavior === "deny")
+        .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
+      ...(structured.value ? { structured: structured.value } : {}),
+      patchPath,
+      reportPath,
+    }),
+  );
   events.close();
   // The message may quote a credential (a DOCKER_HOST with a password, an API error echoing the key): the
   // CLI and the Action print it, so it is redacted like everything else written or printed (S8).

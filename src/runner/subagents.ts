@@ -15,7 +15,7 @@ import {
   type SubagentOutcome,
   type SubagentRequest,
 } from "../tools/task.js";
-import type { BackgroundAgent, BackgroundAgents } from "../tools/background.js";
+import type { BackgroundAgent } from "../tools/background-tasks.js";
 import type { AnyTool } from "../tools/types.js";
 import {
   agentMode,
@@ -104,6 +104,13 @@ export interface SubagentRunnerOptions {
   progress?: (line: string, call?: ToolCallRecord) => void;
 }
 
+interface BackgroundEntry {
+  run: SubagentRun;
+  done: Promise<void>;
+  stop: AbortController;
+  stoppedByTool?: boolean;
+}
+
 /** A slot gate: `acquire` resolves when fewer than `size` holders are inside. */
 class Slots {
   private used = 0;
@@ -135,19 +142,13 @@ function tokensOf(loop: LoopResult): number {
   return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
 }
 
-export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
+export class SubagentRunner implements SubagentLauncher {
   readonly runs: SubagentRun[] = [];
   private readonly slots = new Slots(MAX_CONCURRENT_SUBAGENTS);
-  private readonly background = new Map<
-    string,
-    { run: SubagentRun; done: Promise<void>; stop: AbortController; stoppedByTool?: boolean }
-  >();
+  private readonly background = new Map<string, BackgroundEntry>();
   private seq = 0;
 
-  constructor(private readonly options: SubagentRunnerOptions) {
-    // TaskOutput and KillShell find the main loop's background agents through its state.
-    options.state.agents = this;
-  }
+  constructor(private readonly options: SubagentRunnerOptions) {}
 
   /** The run's Task tool, bound to this runner. */
   tools(): AnyTool[] {
@@ -226,7 +227,10 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
         release();
       }
     })();
-    this.background.set(run.agentId, { run, done, stop });
+    const entry: BackgroundEntry = { run, done, stop };
+    this.background.set(run.agentId, entry);
+    // TaskOutput and KillShell find it in the run's background tasks, beside the shells.
+    this.options.state.background.addAgent(run.agentId, this.backgroundAgent(entry));
     return run.agentId;
   }
 
@@ -374,10 +378,8 @@ export class SubagentRunner implements SubagentLauncher, BackgroundAgents {
     return stopped;
   }
 
-  /** A background agent by id, for TaskOutput and KillShell. */
-  backgroundAgent(id: string): BackgroundAgent | undefined {
-    const entry = this.background.get(id);
-    if (!entry) return undefined;
+  /** A background agent as TaskOutput and KillShell see it. */
+  private backgroundAgent(entry: BackgroundEntry): BackgroundAgent {
     const { run } = entry;
     return {
       type: run.type,

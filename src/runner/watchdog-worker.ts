@@ -6,9 +6,10 @@ import http from "node:http";
 import { Session } from "node:inspector";
 import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
-import type { WatchdogCause } from "./watchdog.js";
 
 export type WatchedSignal = "SIGINT" | "SIGTERM";
+/** Why the watchdog ended the run: the deadline, or a signal the blocked main thread could not handle. */
+export type WatchdogCause = { kind: "timeout" } | { kind: "signal"; signal: WatchedSignal };
 
 /** What the worker is started with. */
 export interface WatchdogWorkerData {

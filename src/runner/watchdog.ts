@@ -15,7 +15,9 @@
 // The worker's program is watchdog-worker.ts.
 import { Worker } from "node:worker_threads";
 import { WATCHDOG_WORKER_JS } from "./watchdog-source.js";
-import type { WatchdogMessage, WatchdogWorkerData, WatchedSignal } from "./watchdog-worker.js";
+import type { WatchdogCause, WatchdogMessage, WatchdogWorkerData, WatchedSignal } from "./watchdog-worker.js";
+
+export type { WatchdogCause } from "./watchdog-worker.js";
 
 /** How often the main thread beats. */
 const HEARTBEAT_MS = 250;
@@ -25,9 +27,6 @@ const BLOCKED_AFTER_MS = 3_000;
 const ALIVE_GRACE_MS = 60_000;
 /** The global the worker calls on the main thread. */
 export const WATCHDOG_EXIT_KEY = "__agentCiWatchdogExit";
-
-/** Why the watchdog ended the run: the deadline, or a signal the blocked main thread could not handle. */
-export type WatchdogCause = { kind: "timeout" } | { kind: "signal"; signal: WatchedSignal };
 
 export interface WatchdogOptions {
   /** Epoch ms. */

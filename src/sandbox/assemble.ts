@@ -53,13 +53,7 @@ import {
   type EngineProfile,
   KEEPER_USER,
 } from "./engine-profile.js";
-import {
-  assessHardening,
-  type Hardening,
-  OOM_KILLS_SCRIPT,
-  parseOomKills,
-  runtimeMismatch,
-} from "./hardening.js";
+import { assessHardening, type Hardening, readOomKills, runtimeMismatch } from "./hardening.js";
 import { HelperLink } from "./helper-link.js";
 import type { ExecOpRequest, ResponseHeader } from "./helper-protocol.js";
 import { type ResolvedImage, resolveImage, userImage } from "./image.js";
@@ -259,7 +253,7 @@ export async function assembleSandbox<S extends Assembled>(
       const refreshed = refreshWorkspaceIndex(link, commands, copy, options);
       const hardening = await readBackHardening(container, link, commands, made.requested, options);
       if (egress) hardening.egressRuntime = await egress.runtime();
-      const oomKills = await readOomKills(link, commands);
+      const oomKills = await readOomKills(async (request) => (await probe(link, commands, request)).stdout);
       const tools = await findTools(link, commands);
       await refreshed;
       return { hardening, oomKills, tools };
@@ -618,15 +612,6 @@ async function readBackHardening(
   if (usesEgress(options) && options.network === "setup")
     hardening.networkMode = "none (setup went through the egress proxy, ended before the agent)";
   return hardening;
-}
-
-async function readOomKills(link: HelperLink, commands: CommandSettings): Promise<number | undefined> {
-  try {
-    const argv = [toolbeltProgram("bash"), "-c", OOM_KILLS_SCRIPT];
-    return parseOomKills((await probe(link, commands, { argv, cwd: "/", timeoutMs: 10_000 })).stdout);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Where each reported program comes from: the image's PATH first (as the Bash tool sees it), else the toolbelt. */

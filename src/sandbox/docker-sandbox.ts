@@ -18,7 +18,7 @@ import { Baseline, type ExportedPatch } from "./baseline.js";
 import { commandEnv, type CommandSettings } from "./command-env.js";
 import type { DockerSandboxOptions } from "./container-spec.js";
 import { withTimeout } from "./engine.js";
-import { type Hardening, OOM_KILLS_SCRIPT, parseOomKills } from "./hardening.js";
+import { type Hardening, readOomKills } from "./hardening.js";
 import type {
   ExecOpRequest,
   FailureHeader,
@@ -53,7 +53,6 @@ import {
   serviceUser,
   startServiceExec,
 } from "./service.js";
-import { toolbeltProgram } from "./toolbelt.js";
 
 export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./baseline.js";
 export { BASE_ENV } from "./command-env.js";
@@ -262,19 +261,11 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
   }
 
   /** The container cgroup's OOM-kill counter (hardening.ts), through the helper. */
-  private async readOomKills(): Promise<number | undefined> {
-    try {
-      const argv = [toolbeltProgram("bash"), "-c", OOM_KILLS_SCRIPT];
-      const res = await this.request("exec", {
-        argv,
-        cwd: "/",
-        env: this.commandEnv({ argv }),
-        timeoutMs: 10_000,
-      });
-      return parseOomKills(res.body.toString("utf8"));
-    } catch {
-      return undefined;
-    }
+  private readOomKills(): Promise<number | undefined> {
+    return readOomKills(async (request) => {
+      const res = await this.request("exec", { ...request, env: this.commandEnv(request) });
+      return res.body.subarray(0, res.ok ? (res.header.stdoutBytes ?? 0) : 0).toString("utf8");
+    });
   }
 
   /** Set when a SIGKILL'd command was ended by the OOM killer (the counter went up since the last check). */

@@ -1,7 +1,9 @@
 // The hardening read-back as a pure comparison: what agent-ci asked the engine for, what the engine's
 // inspect says it applied, and what the kernel says from inside the container (the helper's
 // /proc/self/status and a user-namespace probe). The result lists every requested setting that did not
-// hold; the sandbox refuses to run on any unless the user opted in (RELIABILITY.md D11).
+// hold; the sandbox refuses to run on any unless the user opted in (RELIABILITY.md D11). And the cgroup's
+// OOM-kill counter, read once after the start and again after a SIGKILL'd command (C10).
+import { toolbeltProgram } from "./toolbelt.js";
 
 /** The create request's settings that are read back (a subset of dockerode's HostConfig). */
 export interface RequestedHardening {
@@ -209,4 +211,17 @@ export const OOM_KILLS_SCRIPT =
 export function parseOomKills(text: string): number | undefined {
   const match = /^oom_kill (\d+)$/m.exec(text);
   return match ? Number(match[1]) : undefined;
+}
+
+/** The counter now, OOM_KILLS_SCRIPT run through the helper by `exec` (its stdout); undefined when unreadable. */
+export async function readOomKills(
+  exec: (request: { argv: string[]; cwd: string; timeoutMs: number }) => Promise<string>,
+): Promise<number | undefined> {
+  try {
+    return parseOomKills(
+      await exec({ argv: [toolbeltProgram("bash"), "-c", OOM_KILLS_SCRIPT], cwd: "/", timeoutMs: 10_000 }),
+    );
+  } catch {
+    return undefined;
+  }
 }

@@ -10,23 +10,9 @@ import { SandboxFsError } from "../sandbox/sandbox.js";
 import { trimTrailingNewlines } from "../text.js";
 import { cleanOutput } from "./bash.js";
 import { defineTool, jsonSchemaOf, toolError } from "./define-tool.js";
-import { handBack, type SubagentOutcome } from "./task.js";
+import type { BackgroundAgent } from "./background-tasks.js";
+import { handBack } from "./task.js";
 import type { ToolContext, ToolResult } from "./types.js";
-
-/** A background subagent, as these tools see it. */
-export interface BackgroundAgent {
-  type: string;
-  description: string;
-  status: string;
-  done: Promise<void>;
-  stop(): void;
-  outcome(): SubagentOutcome;
-}
-
-/** The run's background subagents (the main loop's state holds them; a subagent's does not). */
-export interface BackgroundAgents {
-  backgroundAgent(id: string): BackgroundAgent | undefined;
-}
 
 const MAX_WAIT_MS = 600_000;
 const DEFAULT_WAIT_MS = 30_000;
@@ -75,7 +61,7 @@ export const KillShellInput = z
 export type KillShellInput = z.infer<typeof KillShellInput>;
 
 function unknownShell(ctx: ToolContext, id: string): ToolResult {
-  const known = [...ctx.state.shells.keys()];
+  const known = [...ctx.state.background.shells.keys()];
   return toolError(
     "not_found",
     `No background shell with ID ${id}.${known.length ? ` Known: ${known.join(", ")}.` : ""}`,
@@ -193,8 +179,8 @@ export const TaskOutputTool = defineTool<TaskOutputInput>({
 
   async call(input, ctx) {
     const id = (input.task_id ?? input.bash_id) as string;
-    if (ctx.state.shells.has(id)) return shellOutput(id, input, ctx);
-    const agent = ctx.state.agents?.backgroundAgent(id);
+    if (ctx.state.background.shells.has(id)) return shellOutput(id, input, ctx);
+    const agent = ctx.state.background.agent(id);
     if (agent) return agentOutput(id, agent, input, ctx);
     return asBashOutput(input, ctx) ? unknownShell(ctx, id) : noTask(id);
   },
@@ -213,7 +199,7 @@ export const KillShellTool = defineTool<KillShellInput>({
     // they passed; a direct call without the name goes by the parameter (task_id is TaskStop's).
     const asTaskStop = ctx.calledAs !== undefined ? ctx.calledAs === "TaskStop" : input.task_id !== undefined;
     const id = (input.task_id ?? input.shell_id) as string;
-    const shell = ctx.state.shells.get(id);
+    const shell = ctx.state.background.shells.get(id);
     if (shell) {
       if (asTaskStop) {
         let status;
@@ -230,7 +216,7 @@ export const KillShellTool = defineTool<KillShellInput>({
       } catch (e) {
         if (!(e instanceof SandboxFsError)) throw e;
       }
-      ctx.state.shells.delete(id);
+      ctx.state.background.shells.delete(id);
       return {
         output: asTaskStop
           ? JSON.stringify({
@@ -243,7 +229,7 @@ export const KillShellTool = defineTool<KillShellInput>({
         title: `stopped ${id}`,
       };
     }
-    const agent = ctx.state.agents?.backgroundAgent(id);
+    const agent = ctx.state.background.agent(id);
     if (!agent) return asTaskStop ? noTask(id) : unknownShell(ctx, id);
     if (agent.status !== "running")
       return toolError("not_found", `Task ${id} is not running (${agent.status}).`);

@@ -142,14 +142,14 @@ export const BashTool = defineTool<BashInput>({
   async call(input, ctx): Promise<ToolResult> {
     const cwd = ctx.state.cwd;
     if (input.run_in_background) {
-      const id = ctx.state.nextShellId();
+      const id = ctx.state.background.nextShellId();
       await ctx.sandbox.startBackground(id, {
         script: input.command,
         cwd,
         maxOutputBytes: CAPTURE_BYTES,
         caller: ctx.toolUseId,
       });
-      ctx.state.shells.set(id, { id, command: input.command, startedAt: Date.now() });
+      ctx.state.background.shells.set(id, { id, command: input.command, startedAt: Date.now() });
       return {
         output: `Command running in background with ID: ${id}. Read its output with TaskOutput and stop it with KillShell.`,
         title: `background ${id}: ${input.command.slice(0, 200)}`,

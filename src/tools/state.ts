@@ -1,8 +1,8 @@
 // Host-side state of one run that the tools share: what was read (for read-before-edit), the shell's
-// working directory, background shells and the task list.
+// working directory, the background tasks and the task list.
 import crypto from "node:crypto";
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
-import type { BackgroundAgents } from "./background.js";
+import { BackgroundTasks } from "./background-tasks.js";
 
 export interface ReadRecord {
   /** sha256 of the whole file when it was read whole; undefined for a partial read of a huge file. */
@@ -11,12 +11,6 @@ export interface ReadRecord {
   size: number;
   /** The model saw only part of the file (Read with offset/limit, or a window of a huge file). */
   partial: boolean;
-}
-
-export interface BackgroundShell {
-  id: string;
-  command: string;
-  startedAt: number;
 }
 
 export interface Todo {
@@ -34,18 +28,16 @@ export class RunState {
   readonly reads = new Map<string, ReadRecord>();
   cwd: string = WORKSPACE_ROOT;
   todos: Todo[] = [];
-  /** The run's background subagents, for TaskOutput and KillShell; only the main loop's state has them. */
-  agents?: BackgroundAgents;
 
-  /** Background shells are the sandbox's, so every agent of a run shares them and their numbering. */
-  constructor(
-    readonly shells = new Map<string, BackgroundShell>(),
-    private readonly shellSeq = { n: 0 },
-  ) {}
+  /** The run's background shells and agents, for TaskOutput and KillShell. */
+  constructor(readonly background = new BackgroundTasks()) {}
 
-  /** A subagent's state: its own reads (read-before-edit per agent, as in Claude Code), cwd and todos. */
+  /**
+   * A subagent's state: its own reads (read-before-edit per agent, as in Claude Code), cwd and todos; the
+   * run's shells, and no background agents.
+   */
   forAgent(): RunState {
-    return new RunState(this.shells, this.shellSeq);
+    return new RunState(this.background.forAgent());
   }
 
   recordRead(
@@ -60,10 +52,5 @@ export class RunState {
       size: stat.size,
       partial,
     });
-  }
-
-  nextShellId(): string {
-    this.shellSeq.n += 1;
-    return `bash${this.shellSeq.n}`;
   }
 }

@@ -5,7 +5,10 @@
 // subagent's words: every line indented, so a forged frame inside it cannot stand at column zero.
 import { z } from "zod";
 import { defineTool, plainError, toolError } from "./define-tool.js";
+import type { SubagentOutcome } from "./background-tasks.js";
 import type { ToolResult } from "./types.js";
+
+export type { SubagentOutcome } from "./background-tasks.js";
 
 export const TaskInput = z.strictObject({
   description: z.string().describe("A short (3-5 word) description of the task"),
@@ -42,22 +45,6 @@ export interface SubagentRequest {
   model?: string;
   maxTurns?: number;
   signal: AbortSignal;
-}
-
-/** How a subagent's run went, for the hand-back. */
-export interface SubagentOutcome {
-  agentId: string;
-  /** Its final text. */
-  report: string;
-  /** Distinct tool names it called, in the order first called. */
-  toolsUsed: string[];
-  toolUses: number;
-  tokens: number;
-  durationMs: number;
-  /** Claude Code omits agentId and usage for Explore and Plan. */
-  usageFooter: boolean;
-  /** Why it stopped before finishing (a limit, a cancel), in a sentence; undefined when it finished. */
-  stoppedEarly?: string;
 }
 
 /** What the Task tool needs from the run. */

@@ -75,7 +75,9 @@ describe("subagent definitions on pull requests", () => {
     expect(call.resultPreview).toMatch(/^Agent type 'evil' not found\. Available agents: .*general-purpose/);
     expect(report.subagents ?? []).toEqual([]);
     const ignored = report.warnings.filter((w) => w.kind === "agents_ignored").map((w) => w.message);
-    expect(ignored).toEqual([expect.stringContaining(".claude/agents/ (evil.md) was not loaded")]);
+    expect(ignored).toEqual([
+      expect.stringContaining("workspace:.claude/agents (evil.md): agent definitions ignored"),
+    ]);
   });
 
   it.each([

@@ -47,6 +47,11 @@ const POLICY_NODE_APIS = new Map<string, Set<string> | "all">([
   ["node:net", new Set(["isIP", "isIPv4", "isIPv6", "BlockList"])],
 ]);
 
+/** Folders beside src/ that hold no part of agent-ci: src/ may not import them (the tests, the bench, the build). */
+const NOT_SOURCE = ["test/", "bench/", "scripts/"];
+/** The build step src/ does import: the modules that carry a bundled program as text call it from source. */
+const BUILD_STEPS = new Set(["scripts/embedded.mjs"]);
+
 function roomOf(file: string): string | undefined {
   return ROOMS.find((room) => room.paths.some((p) => (p.endsWith("/") ? file.startsWith(p) : file === p)))
     ?.name;
@@ -121,7 +126,11 @@ function violations(files: ReadonlyMap<string, string>): string[] {
     for (const { specifier, typeOnly, names } of importsOf(file, text)) {
       if (specifier.startsWith(".")) {
         const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
-        if (!target.startsWith("src/")) continue; // build-time helpers: scripts/embedded.mjs, package.json
+        if (!target.startsWith("src/")) {
+          if (NOT_SOURCE.some((dir) => target.startsWith(dir)) && !BUILD_STEPS.has(target))
+            problems.push(`${file}: imports ${target}, outside agent-ci's sources`);
+          continue; // package.json, and the build step named in BUILD_STEPS
+        }
         const resolved = target.replace(/\.js$/, ".ts");
         const targetRoom = roomOf(resolved) ?? roomOf(target);
         if (targetRoom === "entry") problems.push(`${file}: imports the entry ${specifier}`);
@@ -147,6 +156,54 @@ function violations(files: ReadonlyMap<string, string>): string[] {
     }
   }
   return problems;
+}
+
+/** Folders where no import circle may span more than one file: each file can be read after the ones it imports. */
+const ACYCLIC = ["src/tools/", "src/runner/"];
+
+/**
+ * The import circles of more than one file (type-only imports included) that pass through ACYCLIC, each as
+ * its files sorted: the strongly connected components of the import graph (Tarjan's algorithm).
+ */
+function importCycles(files: ReadonlyMap<string, string>): string[][] {
+  const edges = new Map<string, string[]>();
+  for (const [file, text] of files) {
+    const targets = importsOf(file, text)
+      .filter(({ specifier }) => specifier.startsWith("."))
+      .map(({ specifier }) =>
+        path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)).replace(/\.js$/, ".ts"),
+      )
+      .filter((target) => files.has(target));
+    edges.set(file, targets);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const connect = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of edges.get(file)!) {
+      if (!index.has(target)) {
+        connect(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    for (let member = stack.pop()!; ; member = stack.pop()!) {
+      onStack.delete(member);
+      component.push(member);
+      if (member === file) break;
+    }
+    if (component.length > 1 && component.some((f) => ACYCLIC.some((dir) => f.startsWith(dir))))
+      cycles.push(component.sort());
+  };
+  for (const file of edges.keys()) if (!index.has(file)) connect(file);
+  return cycles;
 }
 
 function sourceFiles(): Map<string, string> {
@@ -192,6 +249,29 @@ describe("the layering of src/ (docs/ARCHITECTURE.md)", () => {
     expect(violations(files)).toEqual([]);
   });
 
+  it("has no import circle of more than one file in src/tools/ or src/runner/", () => {
+    expect(importCycles(sourceFiles())).toEqual([]);
+  });
+
+  it("finds a circle through several files, type-only imports included", () => {
+    const planted = new Map([
+      ["src/tools/a.ts", 'import type { B } from "./b.js";\nimport { self } from "./a.js";'],
+      ["src/tools/b.ts", 'export { c } from "./c.js";'],
+      ["src/tools/c.ts", 'const a = await import("./a.js");\nimport { d } from "../runner/d.js";'],
+      ["src/runner/d.ts", 'import { e } from "./e.js";'],
+      ["src/runner/e.ts", 'import type { D } from "./d.js";'],
+      ["src/policy/f.ts", 'import { g } from "./g.js";'],
+      ["src/policy/g.ts", 'import { f } from "./f.js";'],
+    ]);
+    expect(importCycles(planted)).toEqual(
+      expect.arrayContaining([
+        ["src/tools/a.ts", "src/tools/b.ts", "src/tools/c.ts"],
+        ["src/runner/d.ts", "src/runner/e.ts"],
+      ]),
+    );
+    expect(importCycles(planted)).toHaveLength(2);
+  });
+
   it("catches an import that breaks a rule", () => {
     const planted = new Map([
       [
@@ -205,6 +285,10 @@ describe("the layering of src/ (docs/ARCHITECTURE.md)", () => {
       ["src/sandbox/x.cjs", 'const cp = require("child_process");\nconst a = require("@anthropic-ai/sdk");'],
       ["src/github/x.ts", 'import { prepare } from "../action/prepare.js";'],
       ["src/runner/x.ts", 'import { run } from "../index.js";'],
+      [
+        "src/runner/y.ts",
+        'import { fake } from "../../test/support/fake-sandbox.js";\nimport type { B } from "../../bench/run.js";\nexport { build } from "../../scripts/build.mjs";\nimport { bundleEmbedded } from "../../scripts/embedded.mjs";\nimport pkg from "../../package.json";',
+      ],
       ["src/elsewhere.ts", "export {};"],
     ]);
     expect(violations(planted)).toEqual([
@@ -221,6 +305,9 @@ describe("the layering of src/ (docs/ARCHITECTURE.md)", () => {
       "src/sandbox/x.cjs: @anthropic-ai/sdk belongs to runner, not sandbox",
       "src/github/x.ts: github may not import action (../action/prepare.js)",
       "src/runner/x.ts: imports the entry ../index.js",
+      "src/runner/y.ts: imports test/support/fake-sandbox.js, outside agent-ci's sources",
+      "src/runner/y.ts: imports bench/run.js, outside agent-ci's sources",
+      "src/runner/y.ts: imports scripts/build.mjs, outside agent-ci's sources",
       "src/elsewhere.ts: in no room of docs/ARCHITECTURE.md",
     ]);
     // Type-only imports of the model API's shapes are free; a value import is not.

@@ -1,4 +1,5 @@
 // Skills and slash commands: what the run had, where each came from, and what was ignored or not applied.
+import { describeIgnored } from "../../policy/workspace-trust.js";
 import type { Warning } from "../../report/index.js";
 import type { Instruction } from "../instructions.js";
 import type { RecordSection } from "./section.js";
@@ -18,12 +19,8 @@ export const instructionsSection: RecordSection = ({ instructions }) => {
         message: `The ${kind} ${item.name} asks for allowed-tools ${item.allowedTools.join(", ")}: not applied, a ${kind} never widens the run's policy.`,
       });
   }
-  for (const folder of catalogue.ignored)
-    warnings.push({
-      kind: "instructions_ignored",
-      severity: "info",
-      message: `The workspace's ${folder} was ignored: it could come from the change under review; pass --trust-workspace-settings to use it.`,
-    });
+  for (const i of catalogue.ignored)
+    warnings.push({ kind: "instructions_ignored", severity: "info", message: describeIgnored(i) });
   if (
     !catalogue.skills.length &&
     !catalogue.commands.length &&
@@ -41,7 +38,7 @@ export const instructionsSection: RecordSection = ({ instructions }) => {
       instructions: {
         skills: catalogue.skills.map(entry),
         commands: catalogue.commands.map(entry),
-        ignored: catalogue.ignored,
+        ignored: catalogue.ignored.map((i) => i.source.replace(/^workspace:/, "")),
         problems: catalogue.problems,
         command,
       },

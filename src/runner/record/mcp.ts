@@ -1,4 +1,5 @@
 // MCP servers: configured, started, lost, ignored, and the tools that were not offered.
+import { describeIgnored } from "../../policy/workspace-trust.js";
 import type { Warning } from "../../report/index.js";
 import type { RecordSection } from "./section.js";
 
@@ -21,7 +22,7 @@ export const mcpSection: RecordSection = (p) => {
     warnings.push({
       kind: "mcp_config_ignored",
       severity: "info",
-      message: `${i.source} was ignored: ${i.reason}`,
+      message: describeIgnored(i),
     });
   for (const r of tools?.refused ?? [])
     warnings.push({
@@ -44,7 +45,7 @@ export const mcpSection: RecordSection = (p) => {
           error: s.error === undefined ? undefined : redactor.redact(s.error),
           stderrTail: s.stderrTail === undefined ? undefined : redactor.redact(s.stderrTail),
         })),
-        ignored: mcpConfig?.ignored ?? [],
+        ignored: (mcpConfig?.ignored ?? []).map(({ source, reason }) => ({ source, reason })),
         refusedTools: tools?.refused ?? [],
       },
     },

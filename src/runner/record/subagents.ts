@@ -1,4 +1,5 @@
 // The subagents Task calls ran, the agent definitions that were ignored, and those stopped at the end.
+import { describeIgnored } from "../../policy/workspace-trust.js";
 import type { Warning } from "../../report/index.js";
 import type { RecordSection } from "./section.js";
 
@@ -23,10 +24,10 @@ export const subagentsSection: RecordSection = (p) => {
     durationMs: r.durationMs,
   }));
   const warnings: Warning[] = [
-    ...(p.agents?.ignored ?? []).map((message) => ({
+    ...(p.agents?.ignored ?? []).map((i) => ({
       kind: "agents_ignored",
       severity: "info" as const,
-      message,
+      message: describeIgnored(i),
     })),
     ...(p.stoppedAgents ?? []).map((agent) => ({
       kind: "subagent_stopped",

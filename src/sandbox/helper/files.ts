@@ -4,6 +4,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { isInside } from "../../policy/inside-root.js";
 import { SHARED_GROUP_ENV } from "../helper-protocol.js";
 import type { FileStat } from "../sandbox.js";
 import { fail, type Handler } from "./serve.js";
@@ -18,7 +19,7 @@ const errorCode = (e: unknown): unknown => (e as NodeJS.ErrnoException | null)?.
 const isMissing = (e: unknown): boolean => errorCode(e) === "ENOENT" || errorCode(e) === "ENOTDIR";
 
 export function inRoots(p: string): boolean {
-  return ROOTS.some((root) => p === root || p.startsWith(root + "/"));
+  return ROOTS.some((root) => isInside(p, root));
 }
 
 /**

@@ -89,7 +89,10 @@ describe("loadCatalogue", () => {
     expect(untrusted.commands.map((c) => c.name)).toEqual(["fix", "ns:sub"]);
     expect(untrusted.commands[0]).toMatchObject({ description: "Fix a test", model: "claude-haiku-5-5" });
     expect(untrusted.commands[1]?.description).toBe("Sub command");
-    expect(untrusted.ignored).toEqual([".claude/skills", ".claude/commands"]);
+    expect(untrusted.ignored.map((i) => i.source)).toEqual([
+      "workspace:.claude/skills",
+      "workspace:.claude/commands",
+    ]);
     expect(untrusted.problems).toEqual([
       expect.stringMatching(/bad\/SKILL.md: the frontmatter has no description/),
     ]);

@@ -84,7 +84,7 @@ describe("agent definitions", () => {
     fs.writeFileSync(path.join(ws, ".claude/agents/evil.md"), file("name: evil\ndescription: d"));
     const untrusted = loadAgents({ workspace: ws, agentsDirs: [], trustWorkspace: false });
     expect(untrusted.agents.map((a) => a.name)).toEqual(BUILT_IN_AGENTS.map((a) => a.name));
-    expect(untrusted.ignored.join()).toContain("evil.md");
+    expect(untrusted.ignored.map((i) => i.text).join()).toContain("evil.md");
     const trusted = loadAgents({ workspace: ws, agentsDirs: [], trustWorkspace: true });
     expect(trusted.agents.map((a) => a.name)).toContain("evil");
   });
