@@ -179,13 +179,10 @@ export interface Assembled extends Sandbox {
 }
 
 /**
- * Creates, hardens, fills and baselines the run's container, and builds the sandbox with `build`. On any
- * failure nothing is left behind.
+ * Checks the workspace is a directory and starts listing what is copied in; the listing runs while the engine
+ * prepares the container.
  */
-export async function assembleSandbox<S extends Assembled>(
-  options: DockerSandboxOptions,
-  build: (parts: SandboxParts) => S,
-): Promise<S> {
+function planCopy(options: DockerSandboxOptions): ReturnType<typeof planWorkspaceCopy> {
   const workspace = path.resolve(options.workspaceDir);
   const st = fs.statSync(workspace, { throwIfNoEntry: false });
   if (!st) throw new WorkspaceError(`workspace ${options.workspaceDir} does not exist`);
@@ -200,6 +197,79 @@ export async function assembleSandbox<S extends Assembled>(
     worldReadable: options.readOnlyWorkspace,
   });
   planning.catch(() => undefined);
+  return planning;
+}
+
+/**
+ * Starts the container once the sidecar has, connects it to the egress proxy, and installs the CAs it must
+ * trust.
+ */
+async function startContainer(
+  docker: Docker,
+  made: Awaited<ReturnType<typeof createContainer>>,
+  options: DockerSandboxOptions,
+): Promise<EgressSidecar | undefined> {
+  const { container } = made;
+  await made.sidecarStarted;
+  await withTimeout("a container start", container.start());
+  const egress = await made.egress;
+  await egress?.connect(container, KEEPER_USER);
+  // --ca-cert's CAs, and the run's own CA where the proxy answers for a host a secret is injected for.
+  const cas = [options.caCertPem, egress?.interceptionCaPem].filter((pem): pem is string => Boolean(pem));
+  if (cas.length) await installCaCert(docker, container, cas.join("\n"));
+  return egress;
+}
+
+/**
+ * Copies the workspace in while /tmp is made writable and the helper starts; says which credential files were
+ * held back, and shares the workspace with the agent's group when asked.
+ */
+async function copyWorkspaceIn(
+  into: CopyTarget,
+  link: HelperLink,
+  commands: CommandSettings,
+  planning: ReturnType<typeof planWorkspaceCopy>,
+): Promise<{ copy: PackSummary; copiedBy: "copier" | "stream" }> {
+  const { docker, container, options } = into;
+  const plan = await planning;
+  for (const held of plan.credentialFiles)
+    options.progress?.(`held back from the sandbox: ${held.path} (${held.reason})`);
+  const [copiedBy] = await Promise.all([
+    copyIn(into, plan),
+    makeTmpWritable(docker, container).then(() => link.start()),
+  ]);
+  if (options.sharedWorkspace && !options.readOnlyWorkspace) await shareWorkspace(link, commands);
+  return { copy: await copySummary(plan), copiedBy };
+}
+
+/** The checks once the workspace is in: the hardening read back, the OOM-kill count, the tools the image has. */
+async function checkContainer(
+  container: Docker.Container,
+  link: HelperLink,
+  commands: CommandSettings,
+  copy: PackSummary,
+  made: Awaited<ReturnType<typeof createContainer>>,
+  options: DockerSandboxOptions,
+  egress: EgressSidecar | undefined,
+): Promise<Pick<SandboxParts, "hardening" | "oomKills" | "tools">> {
+  const refreshed = refreshWorkspaceIndex(link, commands, copy, options);
+  const hardening = await readBackHardening(container, link, commands, made.requested, options);
+  if (egress) hardening.egressRuntime = await egress.runtime();
+  const oomKills = await readOomKills(link, commands);
+  const tools = await findTools(link, commands);
+  await refreshed;
+  return { hardening, oomKills, tools };
+}
+
+/**
+ * Creates, hardens, fills and baselines the run's container, and builds the sandbox with `build`. On any
+ * failure nothing is left behind.
+ */
+export async function assembleSandbox<S extends Assembled>(
+  options: DockerSandboxOptions,
+  build: (parts: SandboxParts) => S,
+): Promise<S> {
+  const planning = planCopy(options);
   const record = options.startRecord ?? { phases: [] };
   const clock = new PhaseClock(record);
   const { docker, engine } = await clock.run("engine", async () => {
@@ -218,16 +288,7 @@ export async function assembleSandbox<S extends Assembled>(
       createContainer(docker, objects, options, profile, image, toolbelt),
     );
     const { container } = made;
-    const egress = await clock.run("start", async () => {
-      await made.sidecarStarted;
-      await withTimeout("a container start", container.start());
-      const egress = await made.egress;
-      await egress?.connect(container, KEEPER_USER);
-      // --ca-cert's CAs, and the run's own CA where the proxy answers for a host a secret is injected for.
-      const cas = [options.caCertPem, egress?.interceptionCaPem].filter((pem): pem is string => Boolean(pem));
-      if (cas.length) await installCaCert(docker, container, cas.join("\n"));
-      return egress;
-    });
+    const egress = await clock.run("start", () => startContainer(docker, made, options));
     const link = new HelperLink(docker, container, made.channel, {
       passEnv: options.env,
       addressSpaceBytes: limitsInsideOf(options)?.addressSpaceBytes,
@@ -243,27 +304,17 @@ export async function assembleSandbox<S extends Assembled>(
       caCert: Boolean(options.caCertPem || egress?.interceptionCaPem),
       egress,
     };
-    const { copy, copiedBy } = await clock.run("copy-in", async () => {
-      const plan = await planning;
-      for (const held of plan.credentialFiles)
-        options.progress?.(`held back from the sandbox: ${held.path} (${held.reason})`);
-      const into = { docker, container, objects, options, profile, image: image.name, toolbelt };
-      const [copiedBy] = await Promise.all([
-        copyIn(into, plan),
-        makeTmpWritable(docker, container).then(() => link.start()),
-      ]);
-      if (options.sharedWorkspace && !options.readOnlyWorkspace) await shareWorkspace(link, commands);
-      return { copy: await copySummary(plan), copiedBy };
-    });
-    const checked = await clock.run("checks", async () => {
-      const refreshed = refreshWorkspaceIndex(link, commands, copy, options);
-      const hardening = await readBackHardening(container, link, commands, made.requested, options);
-      if (egress) hardening.egressRuntime = await egress.runtime();
-      const oomKills = await readOomKills(link, commands);
-      const tools = await findTools(link, commands);
-      await refreshed;
-      return { hardening, oomKills, tools };
-    });
+    const { copy, copiedBy } = await clock.run("copy-in", () =>
+      copyWorkspaceIn(
+        { docker, container, objects, options, profile, image: image.name, toolbelt },
+        link,
+        commands,
+        planning,
+      ),
+    );
+    const checked = await clock.run("checks", () =>
+      checkContainer(container, link, commands, copy, made, options, egress),
+    );
     record.parts = {
       container,
       image,
