@@ -8,7 +8,7 @@ import type { WebFacts } from "../report/schema.js";
 import { defineTool, toolError } from "./define-tool.js";
 import type { Tool, ToolContext, ToolResult } from "./types.js";
 import { AGENT_CI_VERSION } from "../version.js";
-import { fetchPage, type FetchHop } from "./web-fetch-page.js";
+import { fetchPage, type FetchHop, type FetchOutcome } from "./web-fetch-page.js";
 import { htmlToMarkdown } from "./web-markdown.js";
 import { PAGE_CACHE_MS, type CachedPage, type ReaderImageType, type WebServices } from "./web-services.js";
 
@@ -169,8 +169,48 @@ function result(output: string, facts: WebFacts, title: string, isError = false)
 }
 
 /**
+ * The page to cache from a response's body: text as Markdown, an image for the reading model to see; the
+ * result that refuses it when it is an image too large or content that is not text.
+ */
+function pageOf(
+  web: WebServices,
+  url: URL,
+  outcome: Extract<FetchOutcome, { kind: "page" }>,
+  facts: WebFacts,
+): CachedPage | ToolResult {
+  facts.contentType = outcome.contentType;
+  facts.bytes = outcome.body.length;
+  // An empty page is a page: the reading model is told so (Claude Code hands it over as it is).
+  const imageType = outcome.body.length ? readerImageType(outcome.contentType) : undefined;
+  if (imageType && (outcome.cut || outcome.body.length > READER_IMAGE_MAX_BYTES))
+    return result(
+      `${url.href} is an image of more than ${READER_IMAGE_MAX_BYTES} bytes, too large for the reading model.`,
+      facts,
+      `image too large: ${outcome.contentType}`,
+      true,
+    );
+  if (outcome.body.length && !imageType && !isText(outcome.contentType))
+    return result(
+      `${url.href} returned ${outcome.contentType} content (${outcome.body.length} bytes), which WebFetch cannot read as text.`,
+      facts,
+      `binary: ${outcome.contentType}`,
+      true,
+    );
+  const text = imageType ? "" : pageText(outcome.body, outcome.contentType);
+  return {
+    at: web.now(),
+    text: outcome.cut ? `${text}\n\n[The page was cut at ${outcome.body.length} bytes.]` : text,
+    ...(imageType ? { image: { mediaType: imageType, data: outcome.body.toString("base64") } } : {}),
+    url: outcome.url.href,
+    status: outcome.status,
+    contentType: outcome.contentType,
+    bytes: outcome.body.length,
+  };
+}
+
+/**
  * Fetches `url` and turns the response into a page to cache, or into the result that says why there is no
- * page to read (refused, failed, a redirect not followed, an HTTP error, an image too large, binary content).
+ * page to read (refused, failed, a redirect not followed, an HTTP error; what `pageOf` refuses).
  */
 async function fetchToPage(
   web: WebServices,
@@ -218,34 +258,58 @@ async function fetchToPage(
       facts,
       `HTTP ${outcome.status}`,
     );
-  facts.contentType = outcome.contentType;
-  facts.bytes = outcome.body.length;
-  // An empty page is a page: the reading model is told so (Claude Code hands it over as it is).
-  const imageType = outcome.body.length ? readerImageType(outcome.contentType) : undefined;
-  if (imageType && (outcome.cut || outcome.body.length > READER_IMAGE_MAX_BYTES))
+  return pageOf(web, url, outcome, facts);
+}
+
+/**
+ * The reading model's answer to the prompt over one chunk of the page (shown the page's image when it is
+ * one), or the result that says the reader failed.
+ */
+async function askReader(
+  web: WebServices,
+  page: CachedPage,
+  chunk: string,
+  prompt: string,
+  ctx: ToolContext,
+  facts: WebFacts,
+): Promise<string | ToolResult> {
+  const picture = page.image
+    ? [
+        {
+          type: "image" as const,
+          source: { type: "base64" as const, media_type: page.image.mediaType, data: page.image.data },
+        },
+      ]
+    : [];
+  try {
+    const side = await web.sideCall(ctx.toolUseId, {
+      purpose: "fetch",
+      model: web.smallFastModel,
+      messages: [
+        {
+          role: "user",
+          content: [...picture, { type: "text", text: readerPrompt(chunk, prompt) }],
+        },
+      ],
+      maxTokens: READER_MAX_TOKENS,
+      signal: ctx.signal,
+    });
+    // No reading model (a script without a matching `side` entry): the page text itself.
+    return side
+      ? side.content
+          .filter((b) => b.type === "text")
+          .map((b) => b.text)
+          .join("\n")
+      : chunk;
+  } catch (e) {
+    if (ctx.signal.aborted) throw e;
     return result(
-      `${url.href} is an image of more than ${READER_IMAGE_MAX_BYTES} bytes, too large for the reading model.`,
+      `The page was fetched, but the reading model failed: ${(e as Error).message}`,
       facts,
-      `image too large: ${outcome.contentType}`,
+      "reader failed",
       true,
     );
-  if (outcome.body.length && !imageType && !isText(outcome.contentType))
-    return result(
-      `${url.href} returned ${outcome.contentType} content (${outcome.body.length} bytes), which WebFetch cannot read as text.`,
-      facts,
-      `binary: ${outcome.contentType}`,
-      true,
-    );
-  const text = imageType ? "" : pageText(outcome.body, outcome.contentType);
-  return {
-    at: web.now(),
-    text: outcome.cut ? `${text}\n\n[The page was cut at ${outcome.body.length} bytes.]` : text,
-    ...(imageType ? { image: { mediaType: imageType, data: outcome.body.toString("base64") } } : {}),
-    url: outcome.url.href,
-    status: outcome.status,
-    contentType: outcome.contentType,
-    bytes: outcome.body.length,
-  };
+  }
 }
 
 /**
@@ -272,44 +336,8 @@ async function readPage(
   const chunk = page.image
     ? `[The page is the ${page.image.mediaType} image above (${page.bytes} bytes).]`
     : page.text.slice(start, end) + (cut ? "\n\n[Content truncated due to length...]" : "");
-  const picture = page.image
-    ? [
-        {
-          type: "image" as const,
-          source: { type: "base64" as const, media_type: page.image.mediaType, data: page.image.data },
-        },
-      ]
-    : [];
-  let answer: string;
-  try {
-    const side = await web.sideCall(ctx.toolUseId, {
-      purpose: "fetch",
-      model: web.smallFastModel,
-      messages: [
-        {
-          role: "user",
-          content: [...picture, { type: "text", text: readerPrompt(chunk, input.prompt) }],
-        },
-      ],
-      maxTokens: READER_MAX_TOKENS,
-      signal: ctx.signal,
-    });
-    // No reading model (a script without a matching `side` entry): the page text itself.
-    answer = side
-      ? side.content
-          .filter((b) => b.type === "text")
-          .map((b) => b.text)
-          .join("\n")
-      : chunk;
-  } catch (e) {
-    if (ctx.signal.aborted) throw e;
-    return result(
-      `The page was fetched, but the reading model failed: ${(e as Error).message}`,
-      facts,
-      "reader failed",
-      true,
-    );
-  }
+  const answer = await askReader(web, page, chunk, input.prompt, ctx, facts);
+  if (typeof answer !== "string") return answer;
   if (!answer.trim())
     return result("The reading model returned no answer for this page.", facts, "no answer", true);
   const note =
