@@ -242,7 +242,7 @@ async function copyWorkspaceIn(
   return { copy: await copySummary(plan), copiedBy };
 }
 
-/** The checks once the workspace is in: the hardening read back, the OOM-kill count, the tools the image has. */
+/** The checks once the workspace is in: hardening read back, OOM-kill count, the tools the image has. */
 async function checkContainer(
   container: Docker.Container,
   link: HelperLink,
@@ -261,6 +261,51 @@ async function checkContainer(
   return { hardening, oomKills, tools };
 }
 
+/** The engine, checked: reachable, with the runtime asked for, and cleared of orphans of dead runs. */
+async function connectEngine(
+  options: DockerSandboxOptions,
+): Promise<{ docker: Docker; engine: Awaited<ReturnType<typeof pingEngine>> }> {
+  const docker = createDockerClient();
+  const engine = await pingEngine(docker);
+  const runtime = runtimeOf(options);
+  if (runtime) await requireRuntime(docker, runtime);
+  await reapOrphans(docker).catch(() => []);
+  return { docker, engine };
+}
+
+/** The connection to the helper inside the container, over the channel made with it. */
+function helperLink(
+  docker: Docker,
+  made: Awaited<ReturnType<typeof createContainer>>,
+  options: DockerSandboxOptions,
+  image: ResolvedImage,
+  emulated: boolean,
+): HelperLink {
+  return new HelperLink(docker, made.container, made.channel, {
+    passEnv: options.env,
+    addressSpaceBytes: limitsInsideOf(options)?.addressSpaceBytes,
+    emulatedArchitecture: emulated ? image.architecture : undefined,
+    sharedGroup: Boolean(options.sharedWorkspace && !options.readOnlyWorkspace),
+    progress: options.progress,
+  });
+}
+
+/** How commands run in the container: the image's environment, git's safe directory, the CAs, the proxy. */
+function commandSettings(
+  options: DockerSandboxOptions,
+  image: ResolvedImage,
+  profile: EngineProfile,
+  egress: EgressSidecar | undefined,
+): CommandSettings {
+  return {
+    imageEnv: image.env,
+    safeDirectory: profile.workspaceNotAgents || Boolean(options.readOnlyWorkspace),
+    passEnv: options.env,
+    caCert: Boolean(options.caCertPem || egress?.interceptionCaPem),
+    egress,
+  };
+}
+
 /**
  * Creates, hardens, fills and baselines the run's container, and builds the sandbox with `build`. On any
  * failure nothing is left behind.
@@ -272,14 +317,7 @@ export async function assembleSandbox<S extends Assembled>(
   const planning = planCopy(options);
   const record = options.startRecord ?? { phases: [] };
   const clock = new PhaseClock(record);
-  const { docker, engine } = await clock.run("engine", async () => {
-    const docker = createDockerClient();
-    const engine = await pingEngine(docker);
-    const runtime = runtimeOf(options);
-    if (runtime) await requireRuntime(docker, runtime);
-    await reapOrphans(docker).catch(() => []);
-    return { docker, engine };
-  });
+  const { docker, engine } = await clock.run("engine", () => connectEngine(options));
   const { image, emulated, toolbelt } = await clock.run("images", () => images(docker, engine, options));
   const profile = engine.profile;
   const objects = new RunObjects(docker, options.runId);
@@ -289,21 +327,9 @@ export async function assembleSandbox<S extends Assembled>(
     );
     const { container } = made;
     const egress = await clock.run("start", () => startContainer(docker, made, options));
-    const link = new HelperLink(docker, container, made.channel, {
-      passEnv: options.env,
-      addressSpaceBytes: limitsInsideOf(options)?.addressSpaceBytes,
-      emulatedArchitecture: emulated ? image.architecture : undefined,
-      sharedGroup: Boolean(options.sharedWorkspace && !options.readOnlyWorkspace),
-      progress: options.progress,
-    });
+    const link = helperLink(docker, made, options, image, emulated);
     objects.closeWithRun(link);
-    const commands: CommandSettings = {
-      imageEnv: image.env,
-      safeDirectory: profile.workspaceNotAgents || Boolean(options.readOnlyWorkspace),
-      passEnv: options.env,
-      caCert: Boolean(options.caCertPem || egress?.interceptionCaPem),
-      egress,
-    };
+    const commands = commandSettings(options, image, profile, egress);
     const { copy, copiedBy } = await clock.run("copy-in", () =>
       copyWorkspaceIn(
         { docker, container, objects, options, profile, image: image.name, toolbelt },
