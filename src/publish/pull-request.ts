@@ -456,7 +456,10 @@ async function followUpBody(
     : pullBody(report, issue, text, notes);
 }
 
-/** Refuses a patch with problems (secrets, size, …); logs the findings --allow-finding let through and returns their note. */
+/**
+ * Refuses a patch with problems (secrets, size, …); logs the findings --allow-finding let through and
+ * returns their note.
+ */
 async function checkBeforePublish(
   options: PublishPrOptions,
   report: RunReport,

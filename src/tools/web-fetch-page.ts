@@ -122,10 +122,10 @@ export async function fetchPage(start: URL, options: FetchOptions): Promise<Fetc
 
 /** What one hop ends in: an outcome of the fetch, or a same-site redirect to follow. */
 type HopOutcome = FetchOutcome | { kind: "follow"; to: URL };
-/** Settles a hop once: records it in the ledger (with its status or error, and the bytes moved) and resolves it. */
+/** Settles a hop once: records it (with its status or error, and the bytes moved) and resolves it. */
 type FinishHop = (outcome: HopOutcome, status?: number, error?: string) => void;
 
-/** One request: the policy asked first, then a connection to the address it resolved; the hop recorded once. */
+/** One request: the policy asked, then a connection to the address it resolved; the hop recorded once. */
 async function oneHop(
   url: URL,
   options: FetchOptions,

@@ -60,7 +60,10 @@ function nameOf(node: FunctionNode): string {
   return "(anonymous)";
 }
 
-/** Every file over the file limit, and every function (nested ones too) over the function limit, as `file` / `file name` with its line count. */
+/**
+ * Every file over the file limit, and every function (nested ones too) over the function limit, keyed
+ * `file` or `file name`, with its line count.
+ */
 function measure(file: string, text: string): Map<string, number> {
   const over = new Map<string, number>();
   const lines = lineCount(text);

@@ -131,7 +131,7 @@ function subagentLane(parent: string, own: ToolCall[]): Lane {
   };
 }
 
-/** A subagent's calls, by the Task call that started it; a recorded subagent without calls gets an empty list. */
+/** A subagent's calls, by the Task call that started it; a recorded subagent without calls has none. */
 function callsByParent(): Map<string, ToolCall[]> {
   const children = new Map<string, ToolCall[]>();
   for (const c of calls) {
@@ -145,7 +145,7 @@ function callsByParent(): Map<string, ToolCall[]> {
   return children;
 }
 
-/** The lanes, top to bottom: phases, model turns, then one per main-loop tool, each followed by its subagents. */
+/** The lanes, top to bottom: phases, model turns, one per main-loop tool followed by its subagents. */
 function buildLanes(): Lane[] {
   // A subagent's calls, by the Task call that started it; the main loop's tools get the top-level lanes.
   const children = callsByParent();

@@ -122,7 +122,10 @@ function proxyServices(options: EgressProxyOptions): ProxyServices {
   };
 }
 
-/** A plain http:// request in absolute form: refused with a 403 naming the rule, or forwarded to the checked address. */
+/**
+ * A plain http:// request in absolute form: refused with a 403 naming the rule, or forwarded to the address
+ * the policy checked.
+ */
 function forwardRequest(
   { options, attribution, decide, ledger }: ProxyServices,
   req: http.IncomingMessage,

@@ -260,7 +260,7 @@ export class EgressSidecar {
     return { config, secretsLine };
   }
 
-  /** Checks the engine applied the hardening asked of the sidecar; refuses to run when it did not (unless allowed). */
+  /** Checks the engine applied the hardening asked of the sidecar; refuses to run if not (unless allowed). */
   private async checkHardening(
     container: Docker.Container,
     requested: Docker.HostConfig,

@@ -279,7 +279,7 @@ interface ExecRun {
   timers: NodeJS.Timeout[];
 }
 
-/** Ends an exec once: its process group killed, its output taken, the answer's header built from what it saw. */
+/** Ends an exec once: its process group killed, its output taken, the answer built from what it saw. */
 function finishExec(run: ExecRun): { header: ExecOpResponse; body: Buffer } | undefined {
   if (run.done) return undefined;
   run.done = true;
