@@ -366,111 +366,130 @@ function skipDelimited(script: string, start: number, delimiter: string, isRegex
   return -1;
 }
 
+/** A sed script being scanned, and how far. */
+interface SedCursor {
+  script: string;
+  i: number;
+}
+
+function skipSed(cur: SedCursor, pattern: RegExp): void {
+  while (cur.i < cur.script.length && pattern.test(cur.script[cur.i] as string)) cur.i++;
+}
+
+/** Steps over one address (a line number, `$` or a regex), if there is one; false when it is not understood. */
+function sedAddress(cur: SedCursor): boolean {
+  const char = cur.script[cur.i];
+  if (char === undefined) return true;
+  if (/[0-9]/.test(char)) {
+    skipSed(cur, /[0-9~]/);
+    return true;
+  }
+  if (char === "$") {
+    cur.i++;
+    return true;
+  }
+  if (char === "/" || char === "\\") {
+    const delimiter = char === "\\" ? cur.script[cur.i + 1] : "/";
+    if (delimiter === undefined) return false;
+    const end = skipDelimited(cur.script, cur.i + (char === "\\" ? 2 : 1), delimiter, true);
+    if (end === -1) return false;
+    cur.i = end;
+    skipSed(cur, /[IM]/);
+  }
+  return true;
+}
+
+/** Steps over `s` or `y`'s two delimited parts and `s`'s flags; why when the flags write or run something. */
+function sedSubstituteProblem(cur: SedCursor, command: "s" | "y"): string | undefined {
+  const { script } = cur;
+  const delimiter = script[cur.i];
+  if (delimiter === undefined || delimiter === "\\" || delimiter === "\n") return "sed script not understood";
+  const middle = skipDelimited(script, cur.i + 1, delimiter, command === "s");
+  const end = middle === -1 ? -1 : skipDelimited(script, middle, delimiter, false);
+  if (end === -1) return "sed script not understood";
+  cur.i = end;
+  if (command === "y") return undefined;
+  const flagsStart = cur.i;
+  skipSed(cur, /[A-Za-z0-9]/);
+  const flags = script.slice(flagsStart, cur.i);
+  if (flags.includes("e")) return "sed s///e runs the result as a shell command";
+  if (flags.includes("w")) return "sed s///w writes a file";
+  return undefined;
+}
+
+/** Steps over one command's argument; why when the command writes files, runs commands, or is not known. */
+function sedCommandProblem(cur: SedCursor, command: string | undefined): string | undefined {
+  switch (command) {
+    case "{":
+    case "}":
+    case "=":
+    case "d":
+    case "D":
+    case "g":
+    case "G":
+    case "h":
+    case "H":
+    case "n":
+    case "N":
+    case "p":
+    case "P":
+    case "x":
+    case "z":
+    case "F":
+      return undefined;
+    case "q":
+    case "Q":
+    case "l":
+    case "L":
+      skipSed(cur, /[\s0-9]/);
+      return undefined;
+    case "#":
+    case ":":
+    case "b":
+    case "t":
+    case "T":
+    case "v":
+    case "r":
+    case "R":
+      skipSed(cur, command === "#" || command === "r" || command === "R" ? /[^\n]/ : /[^;\n}]/);
+      return undefined;
+    case "a":
+    case "i":
+    case "c":
+      while (cur.i < cur.script.length && !(cur.script[cur.i] === "\n" && cur.script[cur.i - 1] !== "\\"))
+        cur.i++;
+      return undefined;
+    case "y":
+    case "s":
+      return sedSubstituteProblem(cur, command);
+    case "w":
+    case "W":
+      return "the sed w command writes a file";
+    case "e":
+      return "the sed e command runs a shell command";
+    default:
+      return `sed command ${JSON.stringify(command)} is not on the read-only list`;
+  }
+}
+
 /**
  * Why a sed script writes files or runs commands (`w`, `W`, `e`, `s///w`, `s///e`), or undefined.
  * Anything the scanner does not recognise counts as unsafe.
  */
 export function sedScriptProblem(script: string): string | undefined {
-  let i = 0;
-  const skip = (pattern: RegExp): void => {
-    while (i < script.length && pattern.test(script[i] as string)) i++;
-  };
-  const address = (): boolean => {
-    const char = script[i];
-    if (char === undefined) return true;
-    if (/[0-9]/.test(char)) {
-      skip(/[0-9~]/);
-      return true;
+  const cur: SedCursor = { script, i: 0 };
+  while (cur.i < script.length) {
+    skipSed(cur, /[\s;]/);
+    if (cur.i >= script.length) break;
+    if (!sedAddress(cur)) return "sed script not understood";
+    if (script[cur.i] === ",") {
+      cur.i++;
+      if (script[cur.i] === "+" || script[cur.i] === "~") cur.i++;
+      if (!sedAddress(cur)) return "sed script not understood";
     }
-    if (char === "$") {
-      i++;
-      return true;
-    }
-    if (char === "/" || char === "\\") {
-      const delimiter = char === "\\" ? script[i + 1] : "/";
-      if (delimiter === undefined) return false;
-      const end = skipDelimited(script, i + (char === "\\" ? 2 : 1), delimiter, true);
-      if (end === -1) return false;
-      i = end;
-      skip(/[IM]/);
-    }
-    return true;
-  };
-  while (i < script.length) {
-    skip(/[\s;]/);
-    if (i >= script.length) break;
-    if (!address()) return "sed script not understood";
-    if (script[i] === ",") {
-      i++;
-      if (script[i] === "+" || script[i] === "~") i++;
-      if (!address()) return "sed script not understood";
-    }
-    skip(/[\s!]/);
-    const command = script[i++];
-    switch (command) {
-      case "{":
-      case "}":
-      case "=":
-      case "d":
-      case "D":
-      case "g":
-      case "G":
-      case "h":
-      case "H":
-      case "n":
-      case "N":
-      case "p":
-      case "P":
-      case "x":
-      case "z":
-      case "F":
-        continue;
-      case "q":
-      case "Q":
-      case "l":
-      case "L":
-        skip(/[\s0-9]/);
-        continue;
-      case "#":
-      case ":":
-      case "b":
-      case "t":
-      case "T":
-      case "v":
-      case "r":
-      case "R":
-        skip(command === "#" || command === "r" || command === "R" ? /[^\n]/ : /[^;\n}]/);
-        continue;
-      case "a":
-      case "i":
-      case "c":
-        while (i < script.length && !(script[i] === "\n" && script[i - 1] !== "\\")) i++;
-        continue;
-      case "y":
-      case "s": {
-        const delimiter = script[i];
-        if (delimiter === undefined || delimiter === "\\" || delimiter === "\n")
-          return "sed script not understood";
-        const middle = skipDelimited(script, i + 1, delimiter, command === "s");
-        const end = middle === -1 ? -1 : skipDelimited(script, middle, delimiter, false);
-        if (end === -1) return "sed script not understood";
-        i = end;
-        if (command === "y") continue;
-        const flagsStart = i;
-        skip(/[A-Za-z0-9]/);
-        const flags = script.slice(flagsStart, i);
-        if (flags.includes("e")) return "sed s///e runs the result as a shell command";
-        if (flags.includes("w")) return "sed s///w writes a file";
-        continue;
-      }
-      case "w":
-      case "W":
-        return "the sed w command writes a file";
-      case "e":
-        return "the sed e command runs a shell command";
-      default:
-        return `sed command ${JSON.stringify(command)} is not on the read-only list`;
-    }
+    skipSed(cur, /[\s!]/);
+    const problem = sedCommandProblem(cur, script[cur.i++]);
+    if (problem) return problem;
   }
   return undefined;
 }

@@ -457,32 +457,32 @@ async function followUpBody(
     : pullBody(report, issue, text, notes);
 }
 
-export async function publishPullRequest(options: PublishPrOptions): Promise<PublishPrResult> {
-  const { log, owner, repo: name } = options;
-  const report = loadReport(options.outDir);
-  const patchFile = path.join(options.outDir, "patch.diff");
+/**
+ * Refuses a patch with problems (secrets, size, …); logs the findings --allow-finding let through and
+ * returns their note.
+ */
+async function checkBeforePublish(
+  options: PublishPrOptions,
+  report: RunReport,
+  patchFile: string,
+): Promise<string[]> {
   const { problems, allowed } = await checkPatch(report, readOptional(patchFile), options);
   if (problems.length)
     throw new PublishRefusedError(`not published:\n${problems.map((p) => `- ${p}`).join("\n")}`);
   for (const finding of allowed)
-    log(
+    options.log(
       `allowed by --allow-finding ${finding.kind}: ${finding.file}${finding.line ? `:${finding.line}` : ""}`,
     );
-  const notes = allowedFindingsNote(allowed);
-  const text: GitHubTextOptions = { host: options.githubHost };
-  const base = report.workspace.baseCommit ?? "";
-  const full = `${owner}/${name}`;
-  const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? DEFAULT_LINK_ISSUE);
+  return allowedFindingsNote(allowed);
+}
 
-  const remoteUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.remote)
-    ? options.remote
-    : (await git(["remote", "get-url", options.remote], { cwd: options.repoDir }).catch(() => "")).trim();
-  const repo = new Repo(options, remoteUrl);
-  const target = await chooseTarget(options, report);
-  const { branch } = target;
-
-  await ensureCommit(repo, options.remote, base, "the run's base commit");
-  const tree = await treeWithPatch(repo, base, path.resolve(patchFile));
+/** The branch's tip on the remote (fetched here), undefined when the branch does not exist yet. */
+async function remoteTipOf(
+  repo: Repo,
+  options: PublishPrOptions,
+  branch: string,
+): Promise<string | undefined> {
+  const full = `${options.owner}/${options.repo}`;
   let tip: string | undefined;
   try {
     tip = await repo.remoteTip(branch);
@@ -492,8 +492,33 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     );
   }
   if (tip) await ensureCommit(repo, options.remote, tip, `the tip of ${branch}`);
-  const tipTree = tip ? (await repo.run(["rev-parse", `${tip}^{tree}`])).trim() : undefined;
+  return tip;
+}
 
+/** The run's commit on its branch: pushed, or found already there. */
+interface BranchCommit {
+  branch: string;
+  commitSha: string;
+  pushed: boolean;
+}
+
+/**
+ * Commits the patched tree onto the branch — on the run's base, or on the tip of an agent-ci chain the run
+ * continues — and pushes it without force; nothing to push when the tip already holds the same tree.
+ */
+async function commitAndPush(
+  repo: Repo,
+  options: PublishPrOptions,
+  report: RunReport,
+  branch: string,
+  tree: string,
+  message: string,
+): Promise<BranchCommit> {
+  const { log } = options;
+  const base = report.workspace.baseCommit ?? "";
+  const full = `${options.owner}/${options.repo}`;
+  const tip = await remoteTipOf(repo, options, branch);
+  const tipTree = tip ? (await repo.run(["rev-parse", `${tip}^{tree}`])).trim() : undefined;
   let commitSha: string;
   let pushed = false;
   if (tip && tipTree === tree) {
@@ -509,7 +534,7 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
       );
     const date = `${Math.floor(Date.parse(report.endedAt) / 1000)} +0000`;
     commitSha = (
-      await repo.run(["commit-tree", tree, "-p", parent, "-m", commitMessage(report, issue, text)], {
+      await repo.run(["commit-tree", tree, "-p", parent, "-m", message], {
         GIT_AUTHOR_NAME: options.author.name,
         GIT_AUTHOR_EMAIL: options.author.email,
         GIT_COMMITTER_NAME: options.author.name,
@@ -529,31 +554,52 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     pushed = true;
     log(`pushed ${commitSha} to ${branch}`);
   }
+  return { branch, commitSha, pushed };
+}
 
+/** Rewrites the body of the agent-ci pull request the run published onto; unchanged when nothing moved. */
+async function updatePull(
+  repo: Repo,
+  options: PublishPrOptions,
+  pull: PullJson,
+  { branch, commitSha, pushed }: BranchCommit,
+  report: RunReport,
+  issue: string | undefined,
+  notes: readonly string[],
+): Promise<PublishPrResult> {
+  const { log, owner, repo: name } = options;
   const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
-  if (target.pull) {
-    const pull = target.pull;
-    const body = await followUpBody(repo, options, branch, commitSha, report, issue, notes);
-    if ((pull.body ?? "") === body && !pushed)
-      return {
-        action: "unchanged",
-        pullNumber: pull.number,
-        pullUrl: pull.html_url,
-        branch,
-        commitSha,
-        pushed,
-      };
-    await options.api
-      .call(
-        "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
-        { owner, repo: name, pull_number: pull.number, body },
-        { what: `updating pull request #${pull.number}`, permission: "pull-requests: write" },
-      )
-      .catch((e: unknown) => apiFailure(e, done));
-    log(`updated pull request #${pull.number}`);
-    return { action: "updated", pullNumber: pull.number, pullUrl: pull.html_url, branch, commitSha, pushed };
-  }
+  const body = await followUpBody(repo, options, branch, commitSha, report, issue, notes);
+  if ((pull.body ?? "") === body && !pushed)
+    return {
+      action: "unchanged",
+      pullNumber: pull.number,
+      pullUrl: pull.html_url,
+      branch,
+      commitSha,
+      pushed,
+    };
+  await options.api
+    .call(
+      "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
+      { owner, repo: name, pull_number: pull.number, body },
+      { what: `updating pull request #${pull.number}`, permission: "pull-requests: write" },
+    )
+    .catch((e: unknown) => apiFailure(e, done));
+  log(`updated pull request #${pull.number}`);
+  return { action: "updated", pullNumber: pull.number, pullUrl: pull.html_url, branch, commitSha, pushed };
+}
 
+/** Opens the pull request for the run's branch, unless one is already open for it. */
+async function openPull(
+  options: PublishPrOptions,
+  { branch, commitSha, pushed }: BranchCommit,
+  targetBase: string | undefined,
+  body: string,
+  title: string,
+): Promise<PublishPrResult> {
+  const { log, owner, repo: name } = options;
+  const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
   const existing = await openPullFor(options, branch).catch((e: unknown) => apiFailure(e, done));
   if (existing) {
     log(`pull request #${existing.number} is already open for ${branch}`);
@@ -566,15 +612,14 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
       pushed,
     };
   }
-  const body = pullBody(report, issue, text, notes);
-  const baseRef = target.base ?? (await defaultBranch(options).catch((e: unknown) => apiFailure(e, done)));
+  const baseRef = targetBase ?? (await defaultBranch(options).catch((e: unknown) => apiFailure(e, done)));
   const created = await options.api
     .call(
       "POST /repos/{owner}/{repo}/pulls",
       {
         owner,
         repo: name,
-        title: commitTitle(report, text),
+        title,
         head: branch,
         base: baseRef,
         body,
@@ -602,6 +647,34 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
   const pull = PullJson.parse(created.data);
   log(`opened pull request #${pull.number}: ${pull.html_url}`);
   return { action: "created", pullNumber: pull.number, pullUrl: pull.html_url, branch, commitSha, pushed };
+}
+
+export async function publishPullRequest(options: PublishPrOptions): Promise<PublishPrResult> {
+  const report = loadReport(options.outDir);
+  const patchFile = path.join(options.outDir, "patch.diff");
+  const notes = await checkBeforePublish(options, report, patchFile);
+  const text: GitHubTextOptions = { host: options.githubHost };
+  const base = report.workspace.baseCommit ?? "";
+  const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? DEFAULT_LINK_ISSUE);
+
+  const remoteUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.remote)
+    ? options.remote
+    : (await git(["remote", "get-url", options.remote], { cwd: options.repoDir }).catch(() => "")).trim();
+  const repo = new Repo(options, remoteUrl);
+  const target = await chooseTarget(options, report);
+
+  await ensureCommit(repo, options.remote, base, "the run's base commit");
+  const tree = await treeWithPatch(repo, base, path.resolve(patchFile));
+  const message = commitMessage(report, issue, text);
+  const committed = await commitAndPush(repo, options, report, target.branch, tree, message);
+  if (target.pull) return updatePull(repo, options, target.pull, committed, report, issue, notes);
+  return openPull(
+    options,
+    committed,
+    target.base,
+    pullBody(report, issue, text, notes),
+    commitTitle(report, text),
+  );
 }
 
 /**

@@ -173,13 +173,10 @@ export interface Assembled extends Sandbox {
 }
 
 /**
- * Creates, hardens, fills and baselines the run's container, and builds the sandbox with `build`. On any
- * failure nothing is left behind.
+ * Checks the workspace is a directory and starts listing what is copied in; the listing runs while the engine
+ * prepares the container.
  */
-export async function assembleSandbox<S extends Assembled>(
-  options: DockerSandboxOptions,
-  build: (parts: SandboxParts) => S,
-): Promise<S> {
+function planCopy(options: DockerSandboxOptions): ReturnType<typeof planWorkspaceCopy> {
   const workspace = path.resolve(options.workspaceDir);
   const st = fs.statSync(workspace, { throwIfNoEntry: false });
   if (!st) throw new WorkspaceError(`workspace ${options.workspaceDir} does not exist`);
@@ -194,16 +191,127 @@ export async function assembleSandbox<S extends Assembled>(
     worldReadable: options.readOnlyWorkspace,
   });
   planning.catch(() => undefined);
+  return planning;
+}
+
+/**
+ * Starts the container once the sidecar has, connects it to the egress proxy, and installs the CAs it must
+ * trust.
+ */
+async function startContainer(
+  docker: Docker,
+  made: Awaited<ReturnType<typeof createContainer>>,
+  options: DockerSandboxOptions,
+): Promise<EgressSidecar | undefined> {
+  const { container } = made;
+  await made.sidecarStarted;
+  await withTimeout("a container start", container.start());
+  const egress = await made.egress;
+  await egress?.connect(container, KEEPER_USER);
+  // --ca-cert's CAs, and the run's own CA where the proxy answers for a host a secret is injected for.
+  const cas = [options.caCertPem, egress?.interceptionCaPem].filter((pem): pem is string => Boolean(pem));
+  if (cas.length) await installCaCert(docker, container, cas.join("\n"));
+  return egress;
+}
+
+/**
+ * Copies the workspace in while /tmp is made writable and the helper starts; says which credential files were
+ * held back, and shares the workspace with the agent's group when asked.
+ */
+async function copyWorkspaceIn(
+  into: CopyTarget,
+  link: HelperLink,
+  commands: CommandSettings,
+  planning: ReturnType<typeof planWorkspaceCopy>,
+): Promise<{ copy: PackSummary; copiedBy: "copier" | "stream" }> {
+  const { docker, container, options } = into;
+  const plan = await planning;
+  for (const held of plan.credentialFiles)
+    options.progress?.(`held back from the sandbox: ${held.path} (${held.reason})`);
+  const [copiedBy] = await Promise.all([
+    copyIn(into, plan),
+    makeTmpWritable(docker, container).then(() => link.start()),
+  ]);
+  if (options.sharedWorkspace && !options.readOnlyWorkspace) await shareWorkspace(link, commands);
+  return { copy: await copySummary(plan), copiedBy };
+}
+
+/** The checks once the workspace is in: hardening read back, OOM-kill count, the tools the image has. */
+async function checkContainer(
+  container: Docker.Container,
+  link: HelperLink,
+  commands: CommandSettings,
+  copy: PackSummary,
+  made: Awaited<ReturnType<typeof createContainer>>,
+  options: DockerSandboxOptions,
+  egress: EgressSidecar | undefined,
+): Promise<Pick<SandboxParts, "hardening" | "oomKills" | "tools">> {
+  const refreshed = refreshWorkspaceIndex(link, commands, copy, options);
+  const hardening = await readBackHardening(container, link, commands, made.requested, options);
+  if (egress) hardening.egressRuntime = await egress.runtime();
+  const oomKills = await readOomKills(async (request) => (await probe(link, commands, request)).stdout);
+  const tools = await findTools(link, commands);
+  await refreshed;
+  return { hardening, oomKills, tools };
+}
+
+/** The engine, checked: reachable, with the runtime asked for, and cleared of orphans of dead runs. */
+async function connectEngine(
+  options: DockerSandboxOptions,
+): Promise<{ docker: Docker; engine: Awaited<ReturnType<typeof pingEngine>> }> {
+  const docker = createDockerClient();
+  const engine = await pingEngine(docker);
+  const runtime = runtimeOf(options);
+  if (runtime) await requireRuntime(docker, runtime);
+  await reapOrphans(docker).catch(() => []);
+  return { docker, engine };
+}
+
+/** The connection to the helper inside the container, over the channel made with it. */
+function helperLink(
+  docker: Docker,
+  made: Awaited<ReturnType<typeof createContainer>>,
+  options: DockerSandboxOptions,
+  image: ResolvedImage,
+  emulated: boolean,
+): HelperLink {
+  return new HelperLink(docker, made.container, made.channel, {
+    passEnv: options.env,
+    addressSpaceBytes: limitsInsideOf(options)?.addressSpaceBytes,
+    emulatedArchitecture: emulated ? image.architecture : undefined,
+    sharedGroup: Boolean(options.sharedWorkspace && !options.readOnlyWorkspace),
+    progress: options.progress,
+  });
+}
+
+/** How commands run in the container: the image's environment, git's safe directory, the CAs, the proxy. */
+function commandSettings(
+  options: DockerSandboxOptions,
+  image: ResolvedImage,
+  profile: EngineProfile,
+  egress: EgressSidecar | undefined,
+): CommandSettings {
+  return {
+    imageEnv: image.env,
+    safeDirectory: profile.workspaceNotAgents || Boolean(options.readOnlyWorkspace),
+    passEnv: options.env,
+    caCert: Boolean(options.caCertPem || egress?.interceptionCaPem),
+    egress,
+  };
+}
+
+/**
+ * Creates, hardens, fills and baselines the run's container, and builds the sandbox with `build`. On any
+ * failure nothing is left behind.
+ */
+export async function assembleSandbox<S extends Assembled>(
+  options: DockerSandboxOptions,
+  build: (parts: SandboxParts) => S,
+): Promise<S> {
+  const planning = planCopy(options);
   const record = options.startRecord ?? { phases: [] };
   const clock = new PhaseClock(record);
-  const { docker, engine } = await clock.run("engine", async () => {
-    const docker = createDockerClient();
-    const engine = await pingEngine(docker);
-    const runtime = runtimeOf(options);
-    if (runtime) await requireRuntime(docker, runtime);
-    await reapOrphans(docker).catch(() => []);
-    return { docker, engine };
-  });
+  const { docker, engine } = await clock.run("engine", () => connectEngine(options));
   const { image, emulated, toolbelt } = await clock.run("images", () => images(docker, engine, options));
   const profile = engine.profile;
   const objects = new RunObjects(docker, options.runId);
@@ -212,52 +320,21 @@ export async function assembleSandbox<S extends Assembled>(
       createContainer(docker, objects, options, profile, image, toolbelt),
     );
     const { container } = made;
-    const egress = await clock.run("start", async () => {
-      await made.sidecarStarted;
-      await withTimeout("a container start", container.start());
-      const egress = await made.egress;
-      await egress?.connect(container, KEEPER_USER);
-      // --ca-cert's CAs, and the run's own CA where the proxy answers for a host a secret is injected for.
-      const cas = [options.caCertPem, egress?.interceptionCaPem].filter((pem): pem is string => Boolean(pem));
-      if (cas.length) await installCaCert(docker, container, cas.join("\n"));
-      return egress;
-    });
-    const link = new HelperLink(docker, container, made.channel, {
-      passEnv: options.env,
-      addressSpaceBytes: limitsInsideOf(options)?.addressSpaceBytes,
-      emulatedArchitecture: emulated ? image.architecture : undefined,
-      sharedGroup: Boolean(options.sharedWorkspace && !options.readOnlyWorkspace),
-      progress: options.progress,
-    });
+    const egress = await clock.run("start", () => startContainer(docker, made, options));
+    const link = helperLink(docker, made, options, image, emulated);
     objects.closeWithRun(link);
-    const commands: CommandSettings = {
-      imageEnv: image.env,
-      safeDirectory: profile.workspaceNotAgents || Boolean(options.readOnlyWorkspace),
-      passEnv: options.env,
-      caCert: Boolean(options.caCertPem || egress?.interceptionCaPem),
-      egress,
-    };
-    const { copy, copiedBy } = await clock.run("copy-in", async () => {
-      const plan = await planning;
-      for (const held of plan.credentialFiles)
-        options.progress?.(`held back from the sandbox: ${held.path} (${held.reason})`);
-      const into = { docker, container, objects, options, profile, image: image.name, toolbelt };
-      const [copiedBy] = await Promise.all([
-        copyIn(into, plan),
-        makeTmpWritable(docker, container).then(() => link.start()),
-      ]);
-      if (options.sharedWorkspace && !options.readOnlyWorkspace) await shareWorkspace(link, commands);
-      return { copy: await copySummary(plan), copiedBy };
-    });
-    const checked = await clock.run("checks", async () => {
-      const refreshed = refreshWorkspaceIndex(link, commands, copy, options);
-      const hardening = await readBackHardening(container, link, commands, made.requested, options);
-      if (egress) hardening.egressRuntime = await egress.runtime();
-      const oomKills = await readOomKills(async (request) => (await probe(link, commands, request)).stdout);
-      const tools = await findTools(link, commands);
-      await refreshed;
-      return { hardening, oomKills, tools };
-    });
+    const commands = commandSettings(options, image, profile, egress);
+    const { copy, copiedBy } = await clock.run("copy-in", () =>
+      copyWorkspaceIn(
+        { docker, container, objects, options, profile, image: image.name, toolbelt },
+        link,
+        commands,
+        planning,
+      ),
+    );
+    const checked = await clock.run("checks", () =>
+      checkContainer(container, link, commands, copy, made, options, egress),
+    );
     record.parts = {
       container,
       image,

@@ -155,6 +155,131 @@ function fsErrorResult(e: unknown, given: string, cwd: string): ToolResult {
   return plainError("sandbox_error", `${e.message} (current working directory: ${cwd})`);
 }
 
+/** Which lines a Read shows: from `offset` (1-based), `limit` of them. */
+interface LineWindow {
+  offset: number;
+  limit: number;
+}
+
+/**
+ * A file too large to read whole: never an image, PDF or binary; otherwise only the window of lines asked for,
+ * read in chunks, with a reminder that the rest is there.
+ */
+async function readLargeFile(
+  ctx: ToolContext,
+  given: string,
+  file: string,
+  stat: FileStat,
+  { offset, limit }: LineWindow,
+): Promise<ToolResult> {
+  const ext = path.posix.extname(file).toLowerCase();
+  if (IMAGE_TYPES[ext] || ext === ".pdf" || BINARY_EXTENSIONS.has(ext)) {
+    return toolError("too_large", `${given} is ${stat.size} bytes, too large to read.`);
+  }
+  const head = await ctx.sandbox.readFile(stat.realPath, { start: 0, length: 8192 });
+  if (head && looksBinary(head.data))
+    return binaryRefusal(`binary (${stat.size} bytes, it contains NUL bytes)`);
+  const { lines, lineCount } = await windowOfLargeFile(ctx, stat.realPath, stat, offset, limit);
+  if (!lines.length) return offsetPastEnd(offset, lineCount, file);
+  const window = numbered(lines, offset);
+  if (window.length > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(window.length);
+  ctx.state.recordRead(stat.realPath, undefined, stat, true);
+  return {
+    output: `${window}\n<system-reminder>The file is ${stat.size} bytes; this shows lines ${offset}-${offset + lines.length - 1}. Use offset and limit to read other parts.</system-reminder>`,
+    title: `${file} (lines ${offset}-${offset + lines.length - 1} of a ${stat.size}-byte file)`,
+  };
+}
+
+/** An image or a PDF, handed to the model as a content block when not too large; undefined for other files. */
+function readMedia(file: string, data: Buffer): ToolResult | undefined {
+  const ext = path.posix.extname(file).toLowerCase();
+  const mediaType = IMAGE_TYPES[ext];
+  if (mediaType) {
+    if (data.length > MAX_IMAGE_BYTES)
+      return toolError(
+        "too_large",
+        `The image is ${data.length} bytes; at most ${MAX_IMAGE_BYTES} can be shown.`,
+      );
+    return {
+      output: [
+        { type: "image", source: { type: "base64", data: data.toString("base64"), media_type: mediaType } },
+      ],
+      title: `${file} (image, ${data.length} bytes)`,
+    };
+  }
+  if (ext === ".pdf") {
+    if (data.length > MAX_PDF_BYTES)
+      return toolError("too_large", `The PDF is ${data.length} bytes; at most ${MAX_PDF_BYTES} can be read.`);
+    return {
+      output: [
+        {
+          type: "document",
+          source: { type: "base64", data: data.toString("base64"), media_type: "application/pdf" },
+        },
+      ],
+      title: `${file} (PDF, ${data.length} bytes)`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * A file read whole that is not an image or PDF: a notebook as its cells, binary refused, text as numbered
+ * lines of the window asked for; what was read recorded (as partial when the window left lines out).
+ */
+function readText(
+  ctx: ToolContext,
+  file: string,
+  data: Buffer,
+  stat: FileStat,
+  { offset, limit }: LineWindow,
+  limitGiven: boolean,
+): ToolResult {
+  const ext = path.posix.extname(file).toLowerCase();
+  if (ext === ".ipynb") {
+    const nb = parseNotebook(data.toString("utf8"));
+    if (nb) {
+      const blocks = notebookBlocks(nb, file);
+      const chars = blocks.reduce((n, b) => n + (b.type === "text" ? b.text.length : 0), 0);
+      if (chars > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(chars);
+      ctx.state.recordRead(stat.realPath, data, stat);
+      return { output: blocks, title: `${file} (notebook, ${nb.cells.length} cells)` };
+    }
+  }
+  if (BINARY_EXTENSIONS.has(ext) || looksBinary(data)) {
+    return binaryRefusal(
+      BINARY_EXTENSIONS.has(ext)
+        ? `a binary ${ext} file`
+        : `binary (${data.length} bytes, it contains NUL bytes)`,
+    );
+  }
+
+  if (data.length === 0) {
+    ctx.state.recordRead(stat.realPath, data, stat);
+    return {
+      output: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
+      title: `${file} (empty)`,
+    };
+  }
+  const all = displayLines(data.toString("utf8"));
+  if (offset > all.length) {
+    ctx.state.recordRead(stat.realPath, data, stat, true);
+    return offsetPastEnd(offset, all.length, file);
+  }
+  const shown = all.slice(offset - 1, offset - 1 + limit);
+  let output = numbered(shown, offset);
+  if (output.length > MAX_READ_OUTPUT_CHARS) {
+    ctx.state.recordRead(stat.realPath, data, stat, true);
+    return tooLargeForOneRead(output.length);
+  }
+  const last = offset + shown.length - 1;
+  ctx.state.recordRead(stat.realPath, data, stat, offset > 1 || last < all.length);
+  if (!limitGiven && last < all.length) {
+    output += `\n<system-reminder>Showing lines ${offset}-${last} of ${all.length}. Use offset and limit to read the rest.</system-reminder>`;
+  }
+  return { output, title: `${file} (lines ${offset}-${last} of ${all.length})` };
+}
+
 export const ReadTool = defineTool<ReadInput>({
   name: "Read",
   description: DESCRIPTION,
@@ -182,99 +307,9 @@ export const ReadTool = defineTool<ReadInput>({
       );
     const { data, stat } = read;
 
-    const ext = path.posix.extname(file).toLowerCase();
     // Claude Code reads from the start for offset 0 as for 1.
-    const offset = Math.max(input.offset ?? 1, 1);
-    const limit = input.limit ?? DEFAULT_READ_LINES;
-    if (stat.size > MAX_WHOLE_READ_BYTES) {
-      if (IMAGE_TYPES[ext] || ext === ".pdf" || BINARY_EXTENSIONS.has(ext)) {
-        return toolError("too_large", `${input.file_path} is ${stat.size} bytes, too large to read.`);
-      }
-      const head = await ctx.sandbox.readFile(stat.realPath, { start: 0, length: 8192 });
-      if (head && looksBinary(head.data))
-        return binaryRefusal(`binary (${stat.size} bytes, it contains NUL bytes)`);
-      const { lines, lineCount } = await windowOfLargeFile(ctx, stat.realPath, stat, offset, limit);
-      if (!lines.length) return offsetPastEnd(offset, lineCount, file);
-      const window = numbered(lines, offset);
-      if (window.length > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(window.length);
-      ctx.state.recordRead(stat.realPath, undefined, stat, true);
-      return {
-        output: `${window}\n<system-reminder>The file is ${stat.size} bytes; this shows lines ${offset}-${offset + lines.length - 1}. Use offset and limit to read other parts.</system-reminder>`,
-        title: `${file} (lines ${offset}-${offset + lines.length - 1} of a ${stat.size}-byte file)`,
-      };
-    }
-
-    const mediaType = IMAGE_TYPES[ext];
-    if (mediaType) {
-      if (data.length > MAX_IMAGE_BYTES)
-        return toolError(
-          "too_large",
-          `The image is ${data.length} bytes; at most ${MAX_IMAGE_BYTES} can be shown.`,
-        );
-      return {
-        output: [
-          { type: "image", source: { type: "base64", data: data.toString("base64"), media_type: mediaType } },
-        ],
-        title: `${file} (image, ${data.length} bytes)`,
-      };
-    }
-    if (ext === ".pdf") {
-      if (data.length > MAX_PDF_BYTES)
-        return toolError(
-          "too_large",
-          `The PDF is ${data.length} bytes; at most ${MAX_PDF_BYTES} can be read.`,
-        );
-      return {
-        output: [
-          {
-            type: "document",
-            source: { type: "base64", data: data.toString("base64"), media_type: "application/pdf" },
-          },
-        ],
-        title: `${file} (PDF, ${data.length} bytes)`,
-      };
-    }
-    if (ext === ".ipynb") {
-      const nb = parseNotebook(data.toString("utf8"));
-      if (nb) {
-        const blocks = notebookBlocks(nb, file);
-        const chars = blocks.reduce((n, b) => n + (b.type === "text" ? b.text.length : 0), 0);
-        if (chars > MAX_READ_OUTPUT_CHARS) return tooLargeForOneRead(chars);
-        ctx.state.recordRead(stat.realPath, data, stat);
-        return { output: blocks, title: `${file} (notebook, ${nb.cells.length} cells)` };
-      }
-    }
-    if (BINARY_EXTENSIONS.has(ext) || looksBinary(data)) {
-      return binaryRefusal(
-        BINARY_EXTENSIONS.has(ext)
-          ? `a binary ${ext} file`
-          : `binary (${data.length} bytes, it contains NUL bytes)`,
-      );
-    }
-
-    if (data.length === 0) {
-      ctx.state.recordRead(stat.realPath, data, stat);
-      return {
-        output: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>",
-        title: `${file} (empty)`,
-      };
-    }
-    const all = displayLines(data.toString("utf8"));
-    if (offset > all.length) {
-      ctx.state.recordRead(stat.realPath, data, stat, true);
-      return offsetPastEnd(offset, all.length, file);
-    }
-    const shown = all.slice(offset - 1, offset - 1 + limit);
-    let output = numbered(shown, offset);
-    if (output.length > MAX_READ_OUTPUT_CHARS) {
-      ctx.state.recordRead(stat.realPath, data, stat, true);
-      return tooLargeForOneRead(output.length);
-    }
-    const last = offset + shown.length - 1;
-    ctx.state.recordRead(stat.realPath, data, stat, offset > 1 || last < all.length);
-    if (input.limit === undefined && last < all.length) {
-      output += `\n<system-reminder>Showing lines ${offset}-${last} of ${all.length}. Use offset and limit to read the rest.</system-reminder>`;
-    }
-    return { output, title: `${file} (lines ${offset}-${last} of ${all.length})` };
+    const window = { offset: Math.max(input.offset ?? 1, 1), limit: input.limit ?? DEFAULT_READ_LINES };
+    if (stat.size > MAX_WHOLE_READ_BYTES) return readLargeFile(ctx, input.file_path, file, stat, window);
+    return readMedia(file, data) ?? readText(ctx, file, data, stat, window, input.limit !== undefined);
   },
 });

@@ -120,12 +120,18 @@ export async function fetchPage(start: URL, options: FetchOptions): Promise<Fetc
   }
 }
 
+/** What one hop ends in: an outcome of the fetch, or a same-site redirect to follow. */
+type HopOutcome = FetchOutcome | { kind: "follow"; to: URL };
+/** Settles a hop once: records it (with its status or error, and the bytes moved) and resolves it. */
+type FinishHop = (outcome: HopOutcome, status?: number, error?: string) => void;
+
+/** One request: the policy asked, then a connection to the address it resolved; the hop recorded once. */
 async function oneHop(
   url: URL,
   options: FetchOptions,
   limits: FetchLimits,
   signal: AbortSignal,
-): Promise<FetchOutcome | { kind: "follow"; to: URL }> {
+): Promise<HopOutcome> {
   const port = Number(url.port || 443);
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
@@ -148,7 +154,7 @@ async function oneHop(
   return new Promise((resolve) => {
     let settled = false;
     let socketBytes = () => ({ bytesUp: 0, bytesDown: 0 });
-    const finish = (outcome: FetchOutcome | { kind: "follow"; to: URL }, status?: number, error?: string) => {
+    const finish: FinishHop = (outcome, status, error) => {
       if (settled) return;
       settled = true;
       hop({
@@ -178,80 +184,102 @@ async function oneHop(
       const reason = signal.aborted ? String((signal.reason as Error)?.message ?? e.message) : e.message;
       finish({ kind: "failed", url, message: reason }, undefined, reason);
     });
-    request.on("response", (response) => {
-      const status = response.statusCode ?? 0;
-      const statusText = response.statusMessage || STATUS_CODES[status] || "";
-      const location = response.headers.location;
-      if (status >= 300 && status < 400 && location) {
-        response.destroy();
-        let to: URL;
-        try {
-          to = new URL(location, url);
-        } catch {
-          return finish({ kind: "failed", url, message: "a redirect to an unusable URL" }, status);
-        }
-        if (to.protocol === "http:" && to.hostname === url.hostname) to.protocol = "https:";
-        if (sameSite(url, to)) return finish({ kind: "follow", to }, status);
-        return finish({ kind: "redirect", url, location: to.href, status, statusText }, status);
-      }
-      if (status >= 400 || status < 200) {
-        response.destroy();
-        const retryAfter = response.headers["retry-after"];
-        return finish(
-          { kind: "http_error", url, status, statusText, ...(retryAfter ? { retryAfter } : {}) },
-          status,
-        );
-      }
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let cut = false;
-      const body = decoder(response);
-      const done = () =>
-        finish(
-          {
-            kind: "page",
-            url,
-            status,
-            statusText,
-            contentType: String(response.headers["content-type"] ?? ""),
-            body: Buffer.concat(chunks),
-            cut,
-          },
-          status,
-        );
-      body.on("data", (chunk: Buffer) => {
-        const room = limits.maxBytes - kept;
-        if (chunk.length >= room) {
-          chunks.push(chunk.subarray(0, room));
-          kept += room;
-          cut = true;
-          // Settled first: destroying the streams makes them report an early close.
-          done();
-          response.destroy();
-          body.destroy();
-          return;
-        }
-        chunks.push(chunk);
-        kept += chunk.length;
-      });
-      body.on("end", done);
-      body.on("error", (e) =>
-        finish(
-          { kind: "failed", url, message: `the body could not be read: ${e.message}` },
-          status,
-          e.message,
-        ),
-      );
-      response.on("error", (e) => {
-        const reason = signal.aborted ? String((signal.reason as Error)?.message ?? e.message) : e.message;
-        finish({ kind: "failed", url, message: reason }, status, reason);
-      });
-      response.on("aborted", () => {
-        const reason = signal.aborted
-          ? String((signal.reason as Error)?.message)
-          : "the connection closed early";
-        finish({ kind: "failed", url, message: reason }, status, reason);
-      });
-    });
+    request.on("response", (response) => answer(response, url, limits, signal, finish));
+  });
+}
+
+/**
+ * What one response says: a redirect (followed on the same site, handed back otherwise), an HTTP error, or a
+ * page whose body is read.
+ */
+function answer(
+  response: IncomingMessage,
+  url: URL,
+  limits: FetchLimits,
+  signal: AbortSignal,
+  finish: FinishHop,
+): void {
+  const status = response.statusCode ?? 0;
+  const statusText = response.statusMessage || STATUS_CODES[status] || "";
+  const location = response.headers.location;
+  if (status >= 300 && status < 400 && location) {
+    response.destroy();
+    let to: URL;
+    try {
+      to = new URL(location, url);
+    } catch {
+      return finish({ kind: "failed", url, message: "a redirect to an unusable URL" }, status);
+    }
+    if (to.protocol === "http:" && to.hostname === url.hostname) to.protocol = "https:";
+    if (sameSite(url, to)) return finish({ kind: "follow", to }, status);
+    return finish({ kind: "redirect", url, location: to.href, status, statusText }, status);
+  }
+  if (status >= 400 || status < 200) {
+    response.destroy();
+    const retryAfter = response.headers["retry-after"];
+    return finish(
+      { kind: "http_error", url, status, statusText, ...(retryAfter ? { retryAfter } : {}) },
+      status,
+    );
+  }
+  readBody(response, url, status, statusText, limits, signal, finish);
+}
+
+/**
+ * Reads a page's body, decoded, up to `limits.maxBytes` (cut there), and settles the hop when it ends, is cut,
+ * or fails.
+ */
+function readBody(
+  response: IncomingMessage,
+  url: URL,
+  status: number,
+  statusText: string,
+  limits: FetchLimits,
+  signal: AbortSignal,
+  finish: FinishHop,
+): void {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let cut = false;
+  const body = decoder(response);
+  const done = () =>
+    finish(
+      {
+        kind: "page",
+        url,
+        status,
+        statusText,
+        contentType: String(response.headers["content-type"] ?? ""),
+        body: Buffer.concat(chunks),
+        cut,
+      },
+      status,
+    );
+  body.on("data", (chunk: Buffer) => {
+    const room = limits.maxBytes - kept;
+    if (chunk.length >= room) {
+      chunks.push(chunk.subarray(0, room));
+      kept += room;
+      cut = true;
+      // Settled first: destroying the streams makes them report an early close.
+      done();
+      response.destroy();
+      body.destroy();
+      return;
+    }
+    chunks.push(chunk);
+    kept += chunk.length;
+  });
+  body.on("end", done);
+  body.on("error", (e) =>
+    finish({ kind: "failed", url, message: `the body could not be read: ${e.message}` }, status, e.message),
+  );
+  response.on("error", (e) => {
+    const reason = signal.aborted ? String((signal.reason as Error)?.message ?? e.message) : e.message;
+    finish({ kind: "failed", url, message: reason }, status, reason);
+  });
+  response.on("aborted", () => {
+    const reason = signal.aborted ? String((signal.reason as Error)?.message) : "the connection closed early";
+    finish({ kind: "failed", url, message: reason }, status, reason);
   });
 }

@@ -6,9 +6,9 @@
 import { z } from "zod";
 import type { WebFacts } from "../report/schema.js";
 import { defineTool, toolError } from "./define-tool.js";
-import type { Tool, ToolResult } from "./types.js";
+import type { Tool, ToolContext, ToolResult } from "./types.js";
 import { AGENT_CI_VERSION } from "../version.js";
-import { fetchPage, type FetchHop } from "./web-fetch-page.js";
+import { fetchPage, type FetchHop, type FetchOutcome } from "./web-fetch-page.js";
 import { htmlToMarkdown } from "./web-markdown.js";
 import { PAGE_CACHE_MS, type CachedPage, type ReaderImageType, type WebServices } from "./web-services.js";
 
@@ -138,8 +138,9 @@ export function fetchableUrl(raw: string): { url: URL } | { error: string } {
   return { url };
 }
 
-export function createWebFetchTool(web: WebServices): Tool<WebFetchInput> {
-  const ledgerHop = (callId: string) => (hop: FetchHop) =>
+/** One hop of a fetch, as the run's network ledger records it, charged to the call that made it. */
+function ledgerHop(web: WebServices, callId: string): (hop: FetchHop) => void {
+  return (hop: FetchHop) =>
     web.ledger({
       host: hop.url.hostname,
       port: hop.port,
@@ -155,14 +156,202 @@ export function createWebFetchTool(web: WebServices): Tool<WebFetchInput> {
       durationMs: hop.durationMs,
       caller: callId,
     });
+}
 
-  const result = (output: string, facts: WebFacts, title: string, isError = false): ToolResult => ({
+/** A WebFetch result: its text, the web facts for the record, and its one-line title. */
+function result(output: string, facts: WebFacts, title: string, isError = false): ToolResult {
+  return {
     output,
     ...(isError ? { isError: true, kind: "command_failed" as const } : {}),
     title,
     metadata: { web: facts },
-  });
+  };
+}
 
+/**
+ * The page to cache from a response's body: text as Markdown, an image for the reading model to see; the
+ * result that refuses it when it is an image too large or content that is not text.
+ */
+function pageOf(
+  web: WebServices,
+  url: URL,
+  outcome: Extract<FetchOutcome, { kind: "page" }>,
+  facts: WebFacts,
+): CachedPage | ToolResult {
+  facts.contentType = outcome.contentType;
+  facts.bytes = outcome.body.length;
+  // An empty page is a page: the reading model is told so (Claude Code hands it over as it is).
+  const imageType = outcome.body.length ? readerImageType(outcome.contentType) : undefined;
+  if (imageType && (outcome.cut || outcome.body.length > READER_IMAGE_MAX_BYTES))
+    return result(
+      `${url.href} is an image of more than ${READER_IMAGE_MAX_BYTES} bytes, too large for the reading model.`,
+      facts,
+      `image too large: ${outcome.contentType}`,
+      true,
+    );
+  if (outcome.body.length && !imageType && !isText(outcome.contentType))
+    return result(
+      `${url.href} returned ${outcome.contentType} content (${outcome.body.length} bytes), which WebFetch cannot read as text.`,
+      facts,
+      `binary: ${outcome.contentType}`,
+      true,
+    );
+  const text = imageType ? "" : pageText(outcome.body, outcome.contentType);
+  return {
+    at: web.now(),
+    text: outcome.cut ? `${text}\n\n[The page was cut at ${outcome.body.length} bytes.]` : text,
+    ...(imageType ? { image: { mediaType: imageType, data: outcome.body.toString("base64") } } : {}),
+    url: outcome.url.href,
+    status: outcome.status,
+    contentType: outcome.contentType,
+    bytes: outcome.body.length,
+  };
+}
+
+/**
+ * Fetches `url` and turns the response into a page to cache, or into the result that says why there is no
+ * page to read (refused, failed, a redirect not followed, an HTTP error; what `pageOf` refuses).
+ */
+async function fetchToPage(
+  web: WebServices,
+  url: URL,
+  input: WebFetchInput,
+  ctx: ToolContext,
+  facts: WebFacts,
+): Promise<CachedPage | ToolResult> {
+  const outcome = await fetchPage(url, {
+    decide: web.decide,
+    ca: web.ca,
+    userAgent: `agent-ci/${AGENT_CI_VERSION} (WebFetch)`,
+    signal: ctx.signal,
+    limits: web.limits,
+    onHop: ledgerHop(web, ctx.toolUseId),
+  });
+  if (outcome.kind === "refused") {
+    // The refused hop may be a redirect's: name its host, and say where it came from.
+    const host = outcome.url.hostname;
+    const why = web.refusal(host, outcome.port, outcome.reason);
+    const redirected = outcome.url.href !== url.href;
+    facts.refused = outcome.reason;
+    return result(
+      redirected ? `${url.href} redirected to ${outcome.url.href}, and ${why}` : why,
+      facts,
+      `refused: ${host}`,
+      true,
+    );
+  }
+  if (outcome.kind === "failed")
+    return result(`WebFetch failed for ${url.href}: ${outcome.message}`, facts, outcome.message, true);
+  facts.finalUrl = web.redact(outcome.url.href);
+  facts.status = outcome.status;
+  if (outcome.kind === "redirect") {
+    facts.redirect = web.redact(outcome.location);
+    return result(
+      redirectMessage(input.url, outcome.location, outcome.status, outcome.statusText, input.prompt),
+      facts,
+      `redirect to ${new URL(outcome.location).host} (not followed)`,
+    );
+  }
+  if (outcome.kind === "http_error")
+    return result(
+      httpErrorMessage(outcome.status, outcome.statusText, outcome.retryAfter),
+      facts,
+      `HTTP ${outcome.status}`,
+    );
+  return pageOf(web, url, outcome, facts);
+}
+
+/**
+ * The reading model's answer to the prompt over one chunk of the page (shown the page's image when it is
+ * one), or the result that says the reader failed.
+ */
+async function askReader(
+  web: WebServices,
+  page: CachedPage,
+  chunk: string,
+  prompt: string,
+  ctx: ToolContext,
+  facts: WebFacts,
+): Promise<string | ToolResult> {
+  const picture = page.image
+    ? [
+        {
+          type: "image" as const,
+          source: { type: "base64" as const, media_type: page.image.mediaType, data: page.image.data },
+        },
+      ]
+    : [];
+  try {
+    const side = await web.sideCall(ctx.toolUseId, {
+      purpose: "fetch",
+      model: web.smallFastModel,
+      messages: [
+        {
+          role: "user",
+          content: [...picture, { type: "text", text: readerPrompt(chunk, prompt) }],
+        },
+      ],
+      maxTokens: READER_MAX_TOKENS,
+      signal: ctx.signal,
+    });
+    // No reading model (a script without a matching `side` entry): the page text itself.
+    return side
+      ? side.content
+          .filter((b) => b.type === "text")
+          .map((b) => b.text)
+          .join("\n")
+      : chunk;
+  } catch (e) {
+    if (ctx.signal.aborted) throw e;
+    return result(
+      `The page was fetched, but the reading model failed: ${(e as Error).message}`,
+      facts,
+      "reader failed",
+      true,
+    );
+  }
+}
+
+/**
+ * Has the reading model answer the prompt against one chunk of the page (from `offset`), and says where the
+ * answer stops when the page is longer than one chunk.
+ */
+async function readPage(
+  web: WebServices,
+  page: CachedPage,
+  input: WebFetchInput,
+  ctx: ToolContext,
+  facts: WebFacts,
+): Promise<ToolResult> {
+  const start = input.offset ?? 0;
+  if (start > 0 && start >= page.text.length)
+    return result(
+      `offset ${start} is past the end of this page's text (${page.text.length} characters).`,
+      facts,
+      "offset past the end",
+      true,
+    );
+  const end = Math.min(page.text.length, start + PAGE_CHUNK_CHARS);
+  const cut = end < page.text.length;
+  const chunk = page.image
+    ? `[The page is the ${page.image.mediaType} image above (${page.bytes} bytes).]`
+    : page.text.slice(start, end) + (cut ? "\n\n[Content truncated due to length...]" : "");
+  const answer = await askReader(web, page, chunk, input.prompt, ctx, facts);
+  if (typeof answer !== "string") return answer;
+  if (!answer.trim())
+    return result("The reading model returned no answer for this page.", facts, "no answer", true);
+  const note =
+    !cut && start === 0
+      ? ""
+      : `\n\n[WebFetch note: this page's text is ${page.text.length} characters long and the answer above covers only characters ${start} to ${end}; ${cut ? `the final ${page.text.length - end} were not read — to read on, call WebFetch again with the same url and offset: ${end}.` : "it reaches the end of the page."}]`;
+  return result(
+    `${answer}${note}`,
+    facts,
+    `${new URL(page.url).host} ${page.status}${facts.fromCache ? " (cached)" : ""}`,
+  );
+}
+
+export function createWebFetchTool(web: WebServices): Tool<WebFetchInput> {
   return defineTool<WebFetchInput>({
     name: "WebFetch",
     description: WEB_FETCH_DESCRIPTION,
@@ -186,138 +375,12 @@ export function createWebFetchTool(web: WebServices): Tool<WebFetchInput> {
       if (page && web.now() - page.at > PAGE_CACHE_MS) page = undefined;
       if (page) facts.fromCache = true;
       else {
-        const outcome = await fetchPage(url, {
-          decide: web.decide,
-          ca: web.ca,
-          userAgent: `agent-ci/${AGENT_CI_VERSION} (WebFetch)`,
-          signal: ctx.signal,
-          limits: web.limits,
-          onHop: ledgerHop(ctx.toolUseId),
-        });
-        if (outcome.kind === "refused") {
-          // The refused hop may be a redirect's: name its host, and say where it came from.
-          const host = outcome.url.hostname;
-          const why = web.refusal(host, outcome.port, outcome.reason);
-          const redirected = outcome.url.href !== url.href;
-          facts.refused = outcome.reason;
-          return result(
-            redirected ? `${url.href} redirected to ${outcome.url.href}, and ${why}` : why,
-            facts,
-            `refused: ${host}`,
-            true,
-          );
-        }
-        if (outcome.kind === "failed")
-          return result(`WebFetch failed for ${url.href}: ${outcome.message}`, facts, outcome.message, true);
-        facts.finalUrl = web.redact(outcome.url.href);
-        facts.status = outcome.status;
-        if (outcome.kind === "redirect") {
-          facts.redirect = web.redact(outcome.location);
-          return result(
-            redirectMessage(input.url, outcome.location, outcome.status, outcome.statusText, input.prompt),
-            facts,
-            `redirect to ${new URL(outcome.location).host} (not followed)`,
-          );
-        }
-        if (outcome.kind === "http_error")
-          return result(
-            httpErrorMessage(outcome.status, outcome.statusText, outcome.retryAfter),
-            facts,
-            `HTTP ${outcome.status}`,
-          );
-        facts.contentType = outcome.contentType;
-        facts.bytes = outcome.body.length;
-        // An empty page is a page: the reading model is told so (Claude Code hands it over as it is).
-        const imageType = outcome.body.length ? readerImageType(outcome.contentType) : undefined;
-        if (imageType && (outcome.cut || outcome.body.length > READER_IMAGE_MAX_BYTES))
-          return result(
-            `${url.href} is an image of more than ${READER_IMAGE_MAX_BYTES} bytes, too large for the reading model.`,
-            facts,
-            `image too large: ${outcome.contentType}`,
-            true,
-          );
-        if (outcome.body.length && !imageType && !isText(outcome.contentType))
-          return result(
-            `${url.href} returned ${outcome.contentType} content (${outcome.body.length} bytes), which WebFetch cannot read as text.`,
-            facts,
-            `binary: ${outcome.contentType}`,
-            true,
-          );
-        const text = imageType ? "" : pageText(outcome.body, outcome.contentType);
-        page = {
-          at: web.now(),
-          text: outcome.cut ? `${text}\n\n[The page was cut at ${outcome.body.length} bytes.]` : text,
-          ...(imageType ? { image: { mediaType: imageType, data: outcome.body.toString("base64") } } : {}),
-          url: outcome.url.href,
-          status: outcome.status,
-          contentType: outcome.contentType,
-          bytes: outcome.body.length,
-        };
+        const fetched = await fetchToPage(web, url, input, ctx, facts);
+        if ("output" in fetched) return fetched;
+        page = fetched;
         web.cache.set(url.href, page);
       }
-
-      const start = input.offset ?? 0;
-      if (start > 0 && start >= page.text.length)
-        return result(
-          `offset ${start} is past the end of this page's text (${page.text.length} characters).`,
-          facts,
-          "offset past the end",
-          true,
-        );
-      const end = Math.min(page.text.length, start + PAGE_CHUNK_CHARS);
-      const cut = end < page.text.length;
-      const chunk = page.image
-        ? `[The page is the ${page.image.mediaType} image above (${page.bytes} bytes).]`
-        : page.text.slice(start, end) + (cut ? "\n\n[Content truncated due to length...]" : "");
-      const picture = page.image
-        ? [
-            {
-              type: "image" as const,
-              source: { type: "base64" as const, media_type: page.image.mediaType, data: page.image.data },
-            },
-          ]
-        : [];
-      let answer: string;
-      try {
-        const side = await web.sideCall(ctx.toolUseId, {
-          purpose: "fetch",
-          model: web.smallFastModel,
-          messages: [
-            {
-              role: "user",
-              content: [...picture, { type: "text", text: readerPrompt(chunk, input.prompt) }],
-            },
-          ],
-          maxTokens: READER_MAX_TOKENS,
-          signal: ctx.signal,
-        });
-        // No reading model (a script without a matching `side` entry): the page text itself.
-        answer = side
-          ? side.content
-              .filter((b) => b.type === "text")
-              .map((b) => b.text)
-              .join("\n")
-          : chunk;
-      } catch (e) {
-        if (ctx.signal.aborted) throw e;
-        return result(
-          `The page was fetched, but the reading model failed: ${(e as Error).message}`,
-          facts,
-          "reader failed",
-          true,
-        );
-      }
-      if (!answer.trim())
-        return result("The reading model returned no answer for this page.", facts, "no answer", true);
-      const note =
-        !cut && start === 0
-          ? ""
-          : `\n\n[WebFetch note: this page's text is ${page.text.length} characters long and the answer above covers only characters ${start} to ${end}; ${cut ? `the final ${page.text.length - end} were not read — to read on, call WebFetch again with the same url and offset: ${end}.` : "it reaches the end of the page."}]`;
-      return result(
-        `${answer}${note}`,
-        facts,
-        `${new URL(page.url).host} ${page.status}${facts.fromCache ? " (cached)" : ""}`,
-      );
+      return readPage(web, page, input, ctx, facts);
     },
   });
 }

@@ -28,58 +28,50 @@ import { isZoomed } from "./timeline.js";
 let selectedId: string | null = null;
 const filterState: { kind: "all" | CallStatus; text: string } = { kind: "all", text: "" };
 
-export function renderCalls(): HTMLElement {
-  const list = h("div", { class: "call-list", id: "call-list" });
-  const details = h(
-    "aside",
-    { class: "call-details", id: "call-details", "aria-live": "polite" },
-    calls.length
-      ? h("div", {
-          class: "empty",
-          text: "Select a call on the timeline or in this list to see its input, decision and result.",
-        })
-      : null,
-  );
-  if (calls.length) {
-    const tbody = h("tbody");
-    calls.forEach((call, i) => {
-      tbody.appendChild(
-        h(
-          "tr",
-          {
-            // A subagent's call follows its Task call in the record, indented under it.
-            class: call.parentToolUseId !== undefined ? "call-row sub" : "call-row",
-            "data-call-id": call.id,
-            "data-parent-call-id": call.parentToolUseId,
-            "data-status": callStatus(call),
-            tabindex: "0",
-            onclick: () => selectCall(call.id, false),
-            onkeydown: (event) => {
-              if ((event as KeyboardEvent).key === "Enter") selectCall(call.id, false);
-            },
+/** The list of calls, one row each, a subagent's calls indented under their Task call. */
+function callTable(): HTMLTableElement {
+  const tbody = h("tbody");
+  calls.forEach((call, i) => {
+    tbody.appendChild(
+      h(
+        "tr",
+        {
+          // A subagent's call follows its Task call in the record, indented under it.
+          class: call.parentToolUseId !== undefined ? "call-row sub" : "call-row",
+          "data-call-id": call.id,
+          "data-parent-call-id": call.parentToolUseId,
+          "data-status": callStatus(call),
+          tabindex: "0",
+          onclick: () => selectCall(call.id, false),
+          onkeydown: (event) => {
+            if ((event as KeyboardEvent).key === "Enter") selectCall(call.id, false);
           },
-          [
-            h("td", { class: "num faint", text: String(call.index + 1) }),
-            h("td", null, [
-              h("span", { class: "tool-tag", style: { "--c": toolColor(call.tool) }, text: call.tool }),
-              call.agent ? h("span", { class: "agent-tag", text: call.agent }) : null,
-            ]),
-            h("td", { class: "summary", title: summaries[i] || "", text: summaries[i] || "" }),
-            h("td", null, statusBadge(call)),
-            h("td", { class: "num muted nowrap", text: formatDuration(call.durationMs) }),
-          ],
-        ),
-      );
-    });
-    const head = h("tr", null, [
-      h("th", { class: "num", text: "#" }),
-      h("th", { text: "Tool" }),
-      h("th", { text: "Call" }),
-      h("th", { text: "Result" }),
-      h("th", { class: "num", text: "Time" }),
-    ]);
-    list.appendChild(h("table", { class: "grid-table" }, [h("thead", null, head), tbody]));
-  }
+        },
+        [
+          h("td", { class: "num faint", text: String(call.index + 1) }),
+          h("td", null, [
+            h("span", { class: "tool-tag", style: { "--c": toolColor(call.tool) }, text: call.tool }),
+            call.agent ? h("span", { class: "agent-tag", text: call.agent }) : null,
+          ]),
+          h("td", { class: "summary", title: summaries[i] || "", text: summaries[i] || "" }),
+          h("td", null, statusBadge(call)),
+          h("td", { class: "num muted nowrap", text: formatDuration(call.durationMs) }),
+        ],
+      ),
+    );
+  });
+  const head = h("tr", null, [
+    h("th", { class: "num", text: "#" }),
+    h("th", { text: "Tool" }),
+    h("th", { text: "Call" }),
+    h("th", { text: "Result" }),
+    h("th", { class: "num", text: "Time" }),
+  ]);
+  return h("table", { class: "grid-table" }, [h("thead", null, head), tbody]);
+}
+
+/** The filter bar: a search box and the all / denied / failed switch. */
+function callFilters(): HTMLDivElement {
   const filterButton = (kind: typeof filterState.kind, text: string): HTMLButtonElement =>
     h("button", {
       type: "button",
@@ -104,18 +96,30 @@ export function renderCalls(): HTMLElement {
     filterState.text = search.value.toLowerCase();
     applyFilter();
   });
-  const tools = h(
-    "div",
-    { style: { display: "flex", gap: "10px", "align-items": "center", "flex-wrap": "wrap" } },
-    [
-      search,
-      h("div", { class: "seg" }, [
-        filterButton("all", `All ${calls.length}`),
-        filterButton("denied", `Denied ${deniedCount}`),
-        filterButton("error", `Failed ${failedCount}`),
-      ]),
-    ],
+  return h("div", { style: { display: "flex", gap: "10px", "align-items": "center", "flex-wrap": "wrap" } }, [
+    search,
+    h("div", { class: "seg" }, [
+      filterButton("all", `All ${calls.length}`),
+      filterButton("denied", `Denied ${deniedCount}`),
+      filterButton("error", `Failed ${failedCount}`),
+    ]),
+  ]);
+}
+
+export function renderCalls(): HTMLElement {
+  const list = h("div", { class: "call-list", id: "call-list" });
+  const details = h(
+    "aside",
+    { class: "call-details", id: "call-details", "aria-live": "polite" },
+    calls.length
+      ? h("div", {
+          class: "empty",
+          text: "Select a call on the timeline or in this list to see its input, decision and result.",
+        })
+      : null,
   );
+  if (calls.length) list.appendChild(callTable());
+  const tools = callFilters();
   const sub =
     plural(calls.length, "call") +
     (deniedCount ? ` \u00b7 ${deniedCount} denied` : "") +

@@ -57,12 +57,12 @@ const OUTCOME_ICON: Record<Outcome, string> = {
   error: "\u2715",
 };
 
-export function renderHeader(): HTMLElement {
+/** The headline figures: label, value and a detail line under each. */
+function headlineStats(): [string, string, string | null][] {
   const usage = report.usage;
-  const started = report.startedAt.replace("T", " ").replace(/\.\d+Z$/, "Z");
   const patch = report.patch;
   const limits = report.limits;
-  const stats: [string, string, string | null][] = [
+  return [
     [
       "Cost",
       formatUsd(report.costUsd),
@@ -96,7 +96,11 @@ export function renderHeader(): HTMLElement {
     ],
     ["Policy", report.policy.mode, plural(report.policy.rules.length, "rule")],
   ];
-  const callDetail = h(
+}
+
+/** The detail under "Tool calls": how many were denied and how many failed. */
+function callCountDetail(): HTMLDivElement {
+  return h(
     "div",
     { class: "detail" },
     deniedCount || failedCount
@@ -107,6 +111,11 @@ export function renderHeader(): HTMLElement {
         ]
       : "all allowed, none failed",
   );
+}
+
+/** The callouts above the fold: the run's error, its warnings, a failed verify, secrets in the patch. */
+function renderCallouts(): HTMLElement[] {
+  const patch = report.patch;
   const callouts: HTMLElement[] = [];
   if (report.error) {
     callouts.push(
@@ -150,6 +159,15 @@ export function renderHeader(): HTMLElement {
       ]),
     );
   }
+  return callouts;
+}
+
+/** The summary header: who ran what when, the outcome, the headline figures, the context and the callouts. */
+export function renderHeader(): HTMLElement {
+  const started = report.startedAt.replace("T", " ").replace(/\.\d+Z$/, "Z");
+  const stats = headlineStats();
+  const callDetail = callCountDetail();
+  const callouts = renderCallouts();
   const nav: [string, string][] = [
     ["#timeline-section", "Timeline"],
     ["#calls-section", "Tool calls"],

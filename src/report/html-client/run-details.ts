@@ -86,163 +86,173 @@ function containerCard(): HTMLDivElement {
       : null,
   ]);
 }
-export function renderRun(): HTMLElement {
+
+/** The workspace copied in: where from, which commit, the run it continues, what was skipped. */
+function workspaceCard(): HTMLDivElement {
   const ws = report.workspace;
-  const cards: HTMLDivElement[] = [];
-  cards.push(
-    card("Workspace", [
-      kv([
-        ["Directory", h("code", { text: ws.path })],
-        ["Repository", ws.repo ? h("code", { text: ws.repo }) : null],
-        ["Base commit", ws.baseCommit ? h("code", { text: ws.baseCommit.slice(0, 12) }) : null],
-        [
-          "Continues run",
-          report.resumedFrom
-            ? h("span", null, [
-                h("code", { text: report.resumedFrom.runId }),
-                ` (${report.resumedFrom.exitReason}; ${plural(report.resumedFrom.restoredMessages, "message")} restored${report.resumedFrom.earlierPolicy ? "; its policy differed" : ""})`,
-              ])
-            : null,
-        ],
-        ["Copied in", `${plural(ws.filesCopied, "file")} \u00b7 ${formatBytes(ws.bytesCopied)}`],
-        ["Skipped", plural(ws.skipped.length, "file")],
-      ]),
-      ws.skipped.length
-        ? h(
-            "ul",
-            { class: "checks", style: { "margin-top": "8px" } },
-            ws.skipped
-              .slice(0, 50)
-              .map((s) =>
-                h("li", null, [h("code", { text: s.path }), h("span", { class: "muted", text: s.reason })]),
-              ),
-          )
-        : null,
+  return card("Workspace", [
+    kv([
+      ["Directory", h("code", { text: ws.path })],
+      ["Repository", ws.repo ? h("code", { text: ws.repo }) : null],
+      ["Base commit", ws.baseCommit ? h("code", { text: ws.baseCommit.slice(0, 12) }) : null],
+      [
+        "Continues run",
+        report.resumedFrom
+          ? h("span", null, [
+              h("code", { text: report.resumedFrom.runId }),
+              ` (${report.resumedFrom.exitReason}; ${plural(report.resumedFrom.restoredMessages, "message")} restored${report.resumedFrom.earlierPolicy ? "; its policy differed" : ""})`,
+            ])
+          : null,
+      ],
+      ["Copied in", `${plural(ws.filesCopied, "file")} \u00b7 ${formatBytes(ws.bytesCopied)}`],
+      ["Skipped", plural(ws.skipped.length, "file")],
     ]),
-  );
-  if (report.image || report.hardening) cards.push(containerCard());
+    ws.skipped.length
+      ? h(
+          "ul",
+          { class: "checks", style: { "margin-top": "8px" } },
+          ws.skipped
+            .slice(0, 50)
+            .map((s) =>
+              h("li", null, [h("code", { text: s.path }), h("span", { class: "muted", text: s.reason })]),
+            ),
+        )
+      : null,
+  ]);
+}
+
+/** The policy: its mode, its rules and the rules it ignored, with why. */
+function policyCard(): HTMLDivElement {
   const policy = report.policy;
   const behaviorBadge = { allow: "ok", deny: "denied", ask: "warn" } as const;
-  cards.push(
-    card("Policy", [
-      kv([
-        ["Mode", h("code", { text: policy.mode })],
-        ["Rules", String(policy.rules.length)],
-        ["Ignored", policy.ignored.length ? String(policy.ignored.length) : null],
-      ]),
-      policy.rules.length
-        ? rulesTable(
-            policy.rules,
-            (r) => [
-              h("td", null, badge(behaviorBadge[r.behavior], r.behavior)),
-              h("td", null, h("code", { text: r.text })),
-              h("td", { class: "muted", text: r.source }),
-            ],
-            { "margin-top": "8px" },
-          )
-        : null,
-      policy.ignored.length
-        ? [
-            h("h4", { text: "Ignored rules" }),
-            rulesTable(policy.ignored, (r) => [
-              h("td", null, h("code", { text: r.text })),
-              h("td", { class: "muted", text: r.source }),
-              h("td", { text: r.reason }),
-            ]),
-          ]
-        : null,
+  return card("Policy", [
+    kv([
+      ["Mode", h("code", { text: policy.mode })],
+      ["Rules", String(policy.rules.length)],
+      ["Ignored", policy.ignored.length ? String(policy.ignored.length) : null],
+    ]),
+    policy.rules.length
+      ? rulesTable(
+          policy.rules,
+          (r) => [
+            h("td", null, badge(behaviorBadge[r.behavior], r.behavior)),
+            h("td", null, h("code", { text: r.text })),
+            h("td", { class: "muted", text: r.source }),
+          ],
+          { "margin-top": "8px" },
+        )
+      : null,
+    policy.ignored.length
+      ? [
+          h("h4", { text: "Ignored rules" }),
+          rulesTable(policy.ignored, (r) => [
+            h("td", null, h("code", { text: r.text })),
+            h("td", { class: "muted", text: r.source }),
+            h("td", { text: r.reason }),
+          ]),
+        ]
+      : null,
+  ]);
+}
+
+/** The run's identity, times and limits. */
+function runCard(): HTMLDivElement {
+  const limits = report.limits;
+  return card(
+    "Run",
+    kv([
+      ["Run id", h("code", { text: report.runId })],
+      ["agent-ci", report.agentCiVersion],
+      ["Started", report.startedAt],
+      ["Ended", report.endedAt],
+      ["Duration", formatDuration(report.durationMs)],
+      ["Max turns", limits.maxTurns !== undefined ? formatInt(limits.maxTurns) : "none"],
+      ["Budget", limits.maxBudgetUsd !== undefined ? formatUsd(limits.maxBudgetUsd) : "none"],
+      ["Timeout", limits.timeoutMs !== undefined ? formatDuration(limits.timeoutMs) : "none"],
+      ["Report schema", `v${report.schemaVersion}`],
     ]),
   );
-  const limits = report.limits;
-  cards.push(
-    card(
-      "Run",
-      kv([
-        ["Run id", h("code", { text: report.runId })],
-        ["agent-ci", report.agentCiVersion],
-        ["Started", report.startedAt],
-        ["Ended", report.endedAt],
-        ["Duration", formatDuration(report.durationMs)],
-        ["Max turns", limits.maxTurns !== undefined ? formatInt(limits.maxTurns) : "none"],
-        ["Budget", limits.maxBudgetUsd !== undefined ? formatUsd(limits.maxBudgetUsd) : "none"],
-        ["Timeout", limits.timeoutMs !== undefined ? formatDuration(limits.timeoutMs) : "none"],
-        ["Report schema", `v${report.schemaVersion}`],
-      ]),
+}
+
+/** The verify command: whether the patch applied and the command passed, with its output's tail. */
+function verifyCard(): HTMLDivElement | null {
+  const v = report.verify;
+  if (!v) return null;
+  const passed = v.applied && v.exitCode === 0;
+  return card("Verify", [
+    h("div", { class: "row" }, [badge(passed ? "ok" : "denied", passed ? "passed" : "failed")]),
+    kv([
+      ["Command", h("code", { text: v.command })],
+      ["Patch applied", v.applied ? "yes" : "no"],
+      ["Exit code", v.exitCode === null ? "did not finish" : String(v.exitCode)],
+      ["Duration", formatDuration(v.durationMs)],
+    ]),
+    v.outputTail
+      ? [
+          h("h4", { text: "Output (tail)" }),
+          h("pre", { class: `code${passed ? "" : " error"}` }, stripControl(v.outputTail)),
+        ]
+      : null,
+  ]);
+}
+
+/** MCP servers: each one's kind, status, start and tools; why one failed, with its stderr's end. */
+function mcpCard(): HTMLDivElement | null {
+  if (!report.mcp) return null;
+  return card(
+    "MCP servers",
+    h("ul", { class: "checks" }, [
+      ...report.mcp.servers.map((s) =>
+        h("li", null, [
+          h("span", {
+            class: s.status === "connected" ? "yes" : "no",
+            text: s.status === "connected" ? "\u2713" : "\u2715",
+          }),
+          h("span", null, [
+            h("code", { text: s.name }),
+            ` ${s.kind === "stdio" ? "in the sandbox" : `${s.kind}, from agent-ci`} · ${plural(s.tools.length, "tool")}`,
+            s.startMs === undefined ? "" : ` · started in ${formatDuration(s.startMs)}`,
+            s.restarts ? " · restarted" : "",
+            s.error ? h("span", { class: "muted", text: ` ${stripControl(s.error)}` }) : null,
+            s.stderrTail ? h("pre", { class: "code error" }, stripControl(s.stderrTail.slice(-1000))) : null,
+          ]),
+        ]),
+      ),
+      ...report.mcp.ignored.map((i) =>
+        h("li", null, [
+          h("span", { class: "faint", text: "\u25cb" }),
+          h("span", { text: `${i.source} ignored: ${i.reason}` }),
+        ]),
+      ),
+    ]),
+  );
+}
+
+/** The agent's todo list as it last left it. */
+function todosCard(): HTMLDivElement | null {
+  const todoIcon = { completed: "\u2713", in_progress: "\u25d0", pending: "\u25cb" } as const;
+  if (!report.todos || !report.todos.length) return null;
+  return card(
+    "Todos",
+    h(
+      "ul",
+      { class: "checks" },
+      report.todos.map((t) =>
+        h("li", null, [
+          h("span", { class: t.status === "completed" ? "yes" : "faint", text: todoIcon[t.status] }),
+          h("span", { text: t.content }),
+        ]),
+      ),
     ),
   );
-  const v = report.verify;
-  if (v) {
-    const passed = v.applied && v.exitCode === 0;
-    cards.push(
-      card("Verify", [
-        h("div", { class: "row" }, [badge(passed ? "ok" : "denied", passed ? "passed" : "failed")]),
-        kv([
-          ["Command", h("code", { text: v.command })],
-          ["Patch applied", v.applied ? "yes" : "no"],
-          ["Exit code", v.exitCode === null ? "did not finish" : String(v.exitCode)],
-          ["Duration", formatDuration(v.durationMs)],
-        ]),
-        v.outputTail
-          ? [
-              h("h4", { text: "Output (tail)" }),
-              h("pre", { class: `code${passed ? "" : " error"}` }, stripControl(v.outputTail)),
-            ]
-          : null,
-      ]),
-    );
-  }
-  if (report.mcp) {
-    // MCP servers: each one's kind, status, start and tools; why one failed, with its stderr's end.
-    cards.push(
-      card(
-        "MCP servers",
-        h("ul", { class: "checks" }, [
-          ...report.mcp.servers.map((s) =>
-            h("li", null, [
-              h("span", {
-                class: s.status === "connected" ? "yes" : "no",
-                text: s.status === "connected" ? "\u2713" : "\u2715",
-              }),
-              h("span", null, [
-                h("code", { text: s.name }),
-                ` ${s.kind === "stdio" ? "in the sandbox" : `${s.kind}, from agent-ci`} · ${plural(s.tools.length, "tool")}`,
-                s.startMs === undefined ? "" : ` · started in ${formatDuration(s.startMs)}`,
-                s.restarts ? " · restarted" : "",
-                s.error ? h("span", { class: "muted", text: ` ${stripControl(s.error)}` }) : null,
-                s.stderrTail
-                  ? h("pre", { class: "code error" }, stripControl(s.stderrTail.slice(-1000)))
-                  : null,
-              ]),
-            ]),
-          ),
-          ...report.mcp.ignored.map((i) =>
-            h("li", null, [
-              h("span", { class: "faint", text: "\u25cb" }),
-              h("span", { text: `${i.source} ignored: ${i.reason}` }),
-            ]),
-          ),
-        ]),
-      ),
-    );
-  }
-  const todoIcon = { completed: "\u2713", in_progress: "\u25d0", pending: "\u25cb" } as const;
-  if (report.todos && report.todos.length) {
-    cards.push(
-      card(
-        "Todos",
-        h(
-          "ul",
-          { class: "checks" },
-          report.todos.map((t) =>
-            h("li", null, [
-              h("span", { class: t.status === "completed" ? "yes" : "faint", text: todoIcon[t.status] }),
-              h("span", { text: t.content }),
-            ]),
-          ),
-        ),
-      ),
-    );
-  }
+}
+
+/** The cards in reading order; verify, MCP and todos only when the run had them. */
+export function renderRun(): HTMLElement {
+  const cards: HTMLDivElement[] = [workspaceCard()];
+  if (report.image || report.hardening) cards.push(containerCard());
+  cards.push(policyCard(), runCard());
+  for (const optional of [verifyCard(), mcpCard(), todosCard()]) if (optional) cards.push(optional);
   return panel(
     "run-section",
     "Run details",

@@ -131,10 +131,8 @@ function subagentLane(parent: string, own: ToolCall[]): Lane {
   };
 }
 
-export function renderTimeline(select: TimelineSelect): HTMLElement {
-  const tools: string[] = [];
-  for (const c of calls) if (!tools.includes(c.tool)) tools.push(c.tool);
-  // A subagent's calls, by the Task call that started it; the main loop's tools get the top-level lanes.
+/** A subagent's calls, by the Task call that started it; a recorded subagent without calls has none. */
+function callsByParent(): Map<string, ToolCall[]> {
   const children = new Map<string, ToolCall[]>();
   for (const c of calls) {
     if (c.parentToolUseId === undefined) continue;
@@ -144,6 +142,13 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
   }
   for (const agent of report.subagents ?? [])
     if (!children.has(agent.toolUseId)) children.set(agent.toolUseId, []);
+  return children;
+}
+
+/** The lanes, top to bottom: phases, model turns, one per main-loop tool followed by its subagents. */
+function buildLanes(): Lane[] {
+  // A subagent's calls, by the Task call that started it; the main loop's tools get the top-level lanes.
+  const children = callsByParent();
   const mainCalls = calls.filter((c) => c.parentToolUseId === undefined);
   const mainTools: string[] = [];
   for (const c of mainCalls) if (!mainTools.includes(c.tool)) mainTools.push(c.tool);
@@ -192,12 +197,11 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
   // Calls of a subagent whose Task call the record lacks still get a lane, at the end.
   for (const [parent, nested] of children)
     if (!placedAgents.has(parent)) lanes.push(subagentLane(parent, nested));
-  const labels = h("div", { class: "tl-labels" });
-  const axis = h("div", { class: "tl-axis" });
-  const gridHost = h("div");
-  const marks = h("div", { class: "tl-marks" });
-  const canvas = h("div", { class: "tl-canvas" }, [axis, marks, gridHost]);
-  timeline = { canvas, axis, gridHost };
+  return lanes;
+}
+
+/** The marks above the lanes: failed or denied calls, network connections and context compactions. */
+function renderMarks(marks: HTMLDivElement): void {
   for (const c of calls) {
     const status = callStatus(c);
     if (status === "ok") continue;
@@ -219,94 +223,97 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
     const title = `Turn ${c.turn}: context ${c.strategy} · ${formatInt(c.tokensBefore)} → ${formatInt(c.tokensAfter)} tokens`;
     marks.appendChild(h("span", { class: "tl-mark compaction", title, style: { left: pct(c.offsetMs) } }));
   }
-  for (const lane of lanes) {
-    const height = lane.packed.rows * ROW + 6;
-    const nested = lane.nested;
-    const agentTitle = nested
-      ? `${nested.type} subagent` +
-        (nested.agent
-          ? `: ${nested.agent.description} \u00b7 ${nested.agent.status}${nested.agent.background ? " \u00b7 background" : ""} \u00b7 ${nested.agent.model}`
-          : "")
-      : undefined;
-    const nestedAttrs = nested ? { "data-parent-call-id": nested.parent, title: agentTitle } : {};
-    labels.appendChild(
-      h(
-        "div",
-        { class: nested ? "tl-label sub" : "tl-label", style: { height: `${height}px` }, ...nestedAttrs },
-        [
-          h("span", null, [h("span", { class: "dot", style: { "--c": lane.color } }), lane.label]),
-          h("span", { class: "count", text: String(lane.count) }),
-        ],
-      ),
-    );
-    const laneEl = h("div", {
-      class: nested ? "tl-lane sub" : "tl-lane",
-      style: { height: `${height}px` },
-      ...nestedAttrs,
+}
+
+/** One bar of a lane at its packed row: a phase (not clickable), a model turn or a tool call. */
+function renderBar(item: Span, row: number, select: TimelineSelect): HTMLElement {
+  const top = `${3 + row * ROW + 3}px`;
+  if ("phase" in item) {
+    const { name, durationMs } = item.phase;
+    return h("span", {
+      class: "phase-bar",
+      "data-phase": name,
+      title: `${name} \u00b7 ${fmtOffset(item.start)} \u00b7 ${formatDuration(durationMs)}`,
+      text: `${name} ${formatDuration(durationMs)}`,
+      style: { left: pct(item.start), width: pct(item.duration), top },
     });
-    if (nested?.agent) {
-      const { startOffsetMs, durationMs = totalMs - startOffsetMs, status } = nested.agent;
-      laneEl.appendChild(
-        h("span", {
-          class: "agent-span",
-          "data-status": status,
-          title: agentTitle,
-          style: { left: pct(startOffsetMs), width: pct(durationMs) },
-        }),
-      );
-    }
-    for (const { item, row } of lane.packed.placed) {
-      const top = `${3 + row * ROW + 3}px`;
-      if ("phase" in item) {
-        const { name, durationMs } = item.phase;
-        laneEl.appendChild(
-          h("span", {
-            class: "phase-bar",
-            "data-phase": name,
-            title: `${name} \u00b7 ${fmtOffset(item.start)} \u00b7 ${formatDuration(durationMs)}`,
-            text: `${name} ${formatDuration(durationMs)}`,
-            style: { left: pct(item.start), width: pct(item.duration), top },
-          }),
-        );
-        continue;
-      }
-      if ("turn" in item) {
-        const turn = item.turn;
-        laneEl.appendChild(
-          h("button", {
-            class: "turn-bar",
-            type: "button",
-            "data-turn": turn.index,
-            title:
-              `Turn ${turn.index} \u00b7 ${formatDuration(turn.durationMs)} \u00b7 ${formatInt(turn.usage.outputTokens)} tokens out` +
-              (turn.stopReason ? ` \u00b7 ${turn.stopReason}` : ""),
-            style: { left: pct(item.start), width: pct(item.duration), top },
-            onclick: () => select.turn(turn.index),
-          }),
-        );
-        continue;
-      }
-      const call = item.call;
-      const position = callById.get(call.id)?.position ?? -1;
-      laneEl.appendChild(
-        h("button", {
-          class: "call-bar",
-          type: "button",
-          "data-call-id": call.id,
-          "data-tool": call.tool,
-          "data-status": callStatus(call),
-          ...(call.parentToolUseId !== undefined ? { "data-parent-call-id": call.parentToolUseId } : {}),
-          "aria-label": `Call ${call.index + 1} ${call.tool}${call.agent ? ` (${call.agent} subagent)` : ""}`,
-          title:
-            `#${call.index + 1} ${call.tool} \u00b7 ${summaries[position] || ""}\n` +
-            `${fmtOffset(call.startOffsetMs)} \u00b7 ${formatDuration(call.durationMs)} \u00b7 ${callStatus(call)}`,
-          style: { "--c": toolColor(call.tool), left: pct(item.start), width: pct(item.duration), top },
-          onclick: () => select.call(call.id),
-        }),
-      );
-    }
-    canvas.appendChild(laneEl);
   }
+  if ("turn" in item) {
+    const turn = item.turn;
+    return h("button", {
+      class: "turn-bar",
+      type: "button",
+      "data-turn": turn.index,
+      title:
+        `Turn ${turn.index} \u00b7 ${formatDuration(turn.durationMs)} \u00b7 ${formatInt(turn.usage.outputTokens)} tokens out` +
+        (turn.stopReason ? ` \u00b7 ${turn.stopReason}` : ""),
+      style: { left: pct(item.start), width: pct(item.duration), top },
+      onclick: () => select.turn(turn.index),
+    });
+  }
+  const call = item.call;
+  const position = callById.get(call.id)?.position ?? -1;
+  return h("button", {
+    class: "call-bar",
+    type: "button",
+    "data-call-id": call.id,
+    "data-tool": call.tool,
+    "data-status": callStatus(call),
+    ...(call.parentToolUseId !== undefined ? { "data-parent-call-id": call.parentToolUseId } : {}),
+    "aria-label": `Call ${call.index + 1} ${call.tool}${call.agent ? ` (${call.agent} subagent)` : ""}`,
+    title:
+      `#${call.index + 1} ${call.tool} \u00b7 ${summaries[position] || ""}\n` +
+      `${fmtOffset(call.startOffsetMs)} \u00b7 ${formatDuration(call.durationMs)} \u00b7 ${callStatus(call)}`,
+    style: { "--c": toolColor(call.tool), left: pct(item.start), width: pct(item.duration), top },
+    onclick: () => select.call(call.id),
+  });
+}
+
+/** One lane: its label (appended to `labels`) and its row of bars, behind a subagent's span when it has one. */
+function renderLane(lane: Lane, labels: HTMLDivElement, select: TimelineSelect): HTMLDivElement {
+  const height = lane.packed.rows * ROW + 6;
+  const nested = lane.nested;
+  const agentTitle = nested
+    ? `${nested.type} subagent` +
+      (nested.agent
+        ? `: ${nested.agent.description} \u00b7 ${nested.agent.status}${nested.agent.background ? " \u00b7 background" : ""} \u00b7 ${nested.agent.model}`
+        : "")
+    : undefined;
+  const nestedAttrs = nested ? { "data-parent-call-id": nested.parent, title: agentTitle } : {};
+  labels.appendChild(
+    h(
+      "div",
+      { class: nested ? "tl-label sub" : "tl-label", style: { height: `${height}px` }, ...nestedAttrs },
+      [
+        h("span", null, [h("span", { class: "dot", style: { "--c": lane.color } }), lane.label]),
+        h("span", { class: "count", text: String(lane.count) }),
+      ],
+    ),
+  );
+  const laneEl = h("div", {
+    class: nested ? "tl-lane sub" : "tl-lane",
+    style: { height: `${height}px` },
+    ...nestedAttrs,
+  });
+  if (nested?.agent) {
+    const { startOffsetMs, durationMs = totalMs - startOffsetMs, status } = nested.agent;
+    laneEl.appendChild(
+      h("span", {
+        class: "agent-span",
+        "data-status": status,
+        title: agentTitle,
+        style: { left: pct(startOffsetMs), width: pct(durationMs) },
+      }),
+    );
+  }
+  for (const { item, row } of lane.packed.placed) laneEl.appendChild(renderBar(item, row, select));
+  return laneEl;
+}
+
+/** The two legends, one per colour mode: by tool, and by outcome. */
+function renderLegends(): HTMLDivElement[] {
+  const tools: string[] = [];
+  for (const c of calls) if (!tools.includes(c.tool)) tools.push(c.tool);
   const turnSwatch = report.turns.length
     ? legendItem(h("span", { class: "swatch turn" }), "model turn")
     : null;
@@ -331,6 +338,11 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
     report.turns.length ? legendItem(h("span", { class: "swatch turn" }), "model turn") : null,
     phaseSwatch?.cloneNode(true) ?? null,
   ]);
+  return [legendTools, legendOutcome];
+}
+
+/** The colour-mode switch and the zoom buttons. */
+function renderControls(): HTMLDivElement {
   const colorButton = (mode: string, text: string): HTMLButtonElement =>
     h("button", {
       type: "button",
@@ -343,7 +355,7 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
           b.setAttribute("aria-pressed", b.getAttribute("data-color-mode") === mode ? "true" : "false");
       },
     });
-  const controls = h(
+  return h(
     "div",
     {
       class: "seg-group",
@@ -366,6 +378,20 @@ export function renderTimeline(select: TimelineSelect): HTMLElement {
       ]),
     ],
   );
+}
+
+export function renderTimeline(select: TimelineSelect): HTMLElement {
+  const lanes = buildLanes();
+  const labels = h("div", { class: "tl-labels" });
+  const axis = h("div", { class: "tl-axis" });
+  const gridHost = h("div");
+  const marks = h("div", { class: "tl-marks" });
+  const canvas = h("div", { class: "tl-canvas" }, [axis, marks, gridHost]);
+  timeline = { canvas, axis, gridHost };
+  renderMarks(marks);
+  for (const lane of lanes) canvas.appendChild(renderLane(lane, labels, select));
+  const [legendTools, legendOutcome] = renderLegends();
+  const controls = renderControls();
   const empty = !calls.length && !report.turns.length && !phases.length;
   const body = empty
     ? h("div", { class: "empty", text: "No phases, turns or tool calls were recorded." })

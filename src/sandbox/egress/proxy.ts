@@ -62,7 +62,32 @@ function credentialsOf(req: http.IncomingMessage): string | undefined {
   return user && CALLER.test(user) ? user : undefined;
 }
 
-export function createEgressProxy(options: EgressProxyOptions): http.Server {
+/** An attempt's start: the wall clock for the record, the monotonic clock for its duration. */
+interface Started {
+  at: string;
+  t0: number;
+}
+const begin = (): Started => ({ at: new Date().toISOString(), t0: performance.now() });
+
+/** What a ledger entry knows from the request alone: where to, how, and who asked. */
+type LedgerBase = Pick<LedgerEntry, "host" | "port" | "kind" | "caller" | "attributedBy">;
+
+/** What the proxy's two handlers (plain requests and tunnels) share, built once per proxy. */
+interface ProxyServices {
+  options: EgressProxyOptions;
+  /** Who made a request: its proxy credentials, else the process that owns its connection. */
+  attribution(req: http.IncomingMessage): Promise<Attribution>;
+  /** The policy's verdict on one host and port, with the address it resolved and checked. */
+  decide(host: string, port: number): ReturnType<typeof mayReach>;
+  /** Reports one attempt, timed from its start. */
+  ledger(
+    base: LedgerBase,
+    started: Started,
+    rest: Partial<LedgerEntry> & Pick<LedgerEntry, "decision">,
+  ): void;
+}
+
+function proxyServices(options: EgressProxyOptions): ProxyServices {
   const resolve = options.resolve ?? defaultResolve;
   // One lookup per connection: the requests of a kept-alive connection come from the same process.
   const byProcess = new WeakMap<Duplex, Promise<string | undefined>>();
@@ -80,150 +105,181 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
   };
 
   const policy = { rules: options.rules, privateHosts: options.privateHosts ?? [] };
-  const decide = (host: string, port: number) => mayReach(host, port, policy, resolve);
-
-  /** An attempt's start: the wall clock for the record, the monotonic clock for its duration. */
-  const begin = () => ({ at: new Date().toISOString(), t0: performance.now() });
-  function ledger(
-    base: Pick<LedgerEntry, "host" | "port" | "kind" | "caller" | "attributedBy">,
-    started: ReturnType<typeof begin>,
-    rest: Partial<LedgerEntry> & Pick<LedgerEntry, "decision">,
-  ): void {
-    options.onEntry({
-      bytesUp: 0,
-      bytesDown: 0,
-      ...base,
-      ...rest,
-      startedAt: started.at,
-      durationMs: Math.round(performance.now() - started.t0),
-    });
-  }
-
-  const server = http.createServer((req, res) => {
-    const started = begin();
-    let url: URL;
-    try {
-      url = new URL(req.url ?? "");
-    } catch {
-      res
-        .writeHead(400, { "content-type": "text/plain" })
-        .end(
-          "agent-ci's egress proxy: send requests in absolute form (http://host/path), or CONNECT for https\n",
-        );
-      return;
-    }
-    const port = Number(url.port || 80);
-    const who = attribution(req);
-    if (url.protocol !== "http:") {
-      void who.then((by) => {
-        ledger({ host: url.hostname, port, kind: "http", ...by }, started, {
-          decision: "denied",
-          reason: `scheme ${url.protocol} (only http:// is forwarded; https goes through CONNECT)`,
-        });
-        res
-          .writeHead(403, { "content-type": "text/plain" })
-          .end(
-            refusalMessage(url.hostname, port, `scheme ${url.protocol} is not forwarded`, options.rules) +
-              "\n",
-          );
+  return {
+    options,
+    attribution,
+    decide: (host, port) => mayReach(host, port, policy, resolve),
+    ledger(base, started, rest) {
+      options.onEntry({
+        bytesUp: 0,
+        bytesDown: 0,
+        ...base,
+        ...rest,
+        startedAt: started.at,
+        durationMs: Math.round(performance.now() - started.t0),
       });
+    },
+  };
+}
+
+/**
+ * A plain http:// request in absolute form: refused with a 403 naming the rule, or forwarded to the address
+ * the policy checked.
+ */
+function forwardRequest(
+  { options, attribution, decide, ledger }: ProxyServices,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
+  const started = begin();
+  let url: URL;
+  try {
+    url = new URL(req.url ?? "");
+  } catch {
+    res
+      .writeHead(400, { "content-type": "text/plain" })
+      .end(
+        "agent-ci's egress proxy: send requests in absolute form (http://host/path), or CONNECT for https\n",
+      );
+    return;
+  }
+  const port = Number(url.port || 80);
+  const who = attribution(req);
+  if (url.protocol !== "http:") {
+    void who.then((by) => {
+      ledger({ host: url.hostname, port, kind: "http", ...by }, started, {
+        decision: "denied",
+        reason: `scheme ${url.protocol} (only http:// is forwarded; https goes through CONNECT)`,
+      });
+      res
+        .writeHead(403, { "content-type": "text/plain" })
+        .end(
+          refusalMessage(url.hostname, port, `scheme ${url.protocol} is not forwarded`, options.rules) + "\n",
+        );
+    });
+    return;
+  }
+  void Promise.all([decide(url.hostname, port), who]).then(([verdict, by]) => {
+    const base = { host: url.hostname, port, kind: "http" as const, ...by };
+    if (!verdict.ok) {
+      ledger(base, started, { decision: "denied", reason: verdict.reason });
+      res
+        .writeHead(403, { "content-type": "text/plain", "x-agent-ci-policy": "denied" })
+        .end(refusalMessage(url.hostname, port, verdict.reason, options.rules) + "\n");
       return;
     }
-    void Promise.all([decide(url.hostname, port), who]).then(([verdict, by]) => {
-      const base = { host: url.hostname, port, kind: "http" as const, ...by };
-      if (!verdict.ok) {
-        ledger(base, started, { decision: "denied", reason: verdict.reason });
-        res
-          .writeHead(403, { "content-type": "text/plain", "x-agent-ci-policy": "denied" })
-          .end(refusalMessage(url.hostname, port, verdict.reason, options.rules) + "\n");
-        return;
-      }
-      forwardHttp(req, res, { url, address: verdict.address, port }, (result) =>
-        ledger(base, started, {
-          decision: "allowed",
-          address: verdict.address,
-          bytesUp: result.bytesUp,
-          bytesDown: result.bytesDown,
-          ...(result.error ? { reason: result.error } : {}),
-        }),
-      );
-    });
+    forwardHttp(req, res, { url, address: verdict.address, port }, (result) =>
+      ledger(base, started, {
+        decision: "allowed",
+        address: verdict.address,
+        bytesUp: result.bytesUp,
+        bytesDown: result.bytesDown,
+        ...(result.error ? { reason: result.error } : {}),
+      }),
+    );
   });
+}
 
-  server.on("connect", (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
-    const started = begin();
-    const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? "");
-    const host = match?.[1] ?? req.url ?? "";
-    const port = Number(match?.[2] ?? 0);
-    client.on("error", () => {});
-    const who = attribution(req);
-    let base: Parameters<typeof ledger>[0] = { host, port, kind: "connect" };
-    const refuse = (reason: string) => {
-      ledger(base, started, { decision: "denied", reason });
-      const body = refusalMessage(host, port, reason, options.rules) + "\n";
-      client.end(
-        `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-agent-ci-policy: denied\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-      );
-    };
-    const checked = !match || port < 1 || port > 65535 ? undefined : decide(host, port);
-    void Promise.all([checked, who]).then(([verdict, by]) => {
-      base = { ...base, ...by };
-      if (!verdict) return refuse("CONNECT needs host:port");
-      if (!verdict.ok) return refuse(verdict.reason);
-      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      readClientHello(client, head).then(
-        (hello) => {
-          const expected = normalizeHost(host);
-          if (hello.error || !hello.sni || normalizeHost(hello.sni) !== expected) {
-            const reason =
-              hello.error ??
-              (hello.sni
-                ? `the TLS server name ${hello.sni} differs from the CONNECT host`
-                : "the tunnel's TLS ClientHello names no server (SNI)");
-            ledger(base, started, { decision: "denied", reason });
-            client.destroy();
-            return;
-          }
-          const injections = (options.inject ?? []).filter((i) => injectsAt(i, host, port));
-          if (injections.length) {
-            const target = { host: expected ?? host, port, address: verdict.address, injections };
-            void interceptTls(client, hello.data, { ...target, ca: options.upstreamCa }).then((done) =>
-              ledger(base, started, {
-                decision: "allowed",
-                address: verdict.address,
-                bytesUp: done.bytesUp,
-                bytesDown: done.bytesDown,
-                ...(done.injected.length ? { injected: done.injected } : {}),
-                ...(done.error ? { reason: done.error } : {}),
-              }),
-            );
-            return;
-          }
-          const upstream = net.connect({ host: verdict.address, port });
-          let error: string | undefined;
-          upstream.on("error", (e) => {
-            error = `upstream failed: ${e.message}`;
-            client.destroy();
-          });
-          upstream.write(hello.data);
-          upstream.pipe(client);
-          client.pipe(upstream);
-          client.on("close", () => upstream.destroy());
-          upstream.on("close", () => {
-            client.destroy();
-            ledger(base, started, {
-              decision: "allowed",
-              address: verdict.address,
-              bytesUp: upstream.bytesWritten,
-              bytesDown: upstream.bytesRead,
-              ...(error ? { reason: error } : {}),
-            });
-          });
-        },
-        () => client.destroy(),
-      );
+/**
+ * A CONNECT tunnel: the host:port checked against the policy, then the tunnel's TLS ClientHello read and its
+ * server name checked against the CONNECT host before a byte goes upstream.
+ */
+function openTunnel(proxy: ProxyServices, req: http.IncomingMessage, client: Duplex, head: Buffer): void {
+  const { options, attribution, decide, ledger } = proxy;
+  const started = begin();
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? "");
+  const host = match?.[1] ?? req.url ?? "";
+  const port = Number(match?.[2] ?? 0);
+  client.on("error", () => {});
+  const who = attribution(req);
+  let base: LedgerBase = { host, port, kind: "connect" };
+  const refuse = (reason: string) => {
+    ledger(base, started, { decision: "denied", reason });
+    const body = refusalMessage(host, port, reason, options.rules) + "\n";
+    client.end(
+      `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-agent-ci-policy: denied\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  };
+  const checked = !match || port < 1 || port > 65535 ? undefined : decide(host, port);
+  void Promise.all([checked, who]).then(([verdict, by]) => {
+    base = { ...base, ...by };
+    if (!verdict) return refuse("CONNECT needs host:port");
+    if (!verdict.ok) return refuse(verdict.reason);
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    readClientHello(client, head).then(
+      (hello) => passHello(proxy, client, hello, { host, port, address: verdict.address }, base, started),
+      () => client.destroy(),
+    );
+  });
+}
+
+/**
+ * A tunnel whose ClientHello arrived: refused when its server name is missing or differs from the CONNECT
+ * host; else terminated here when a secret is injected for the host (intercept.ts), spliced to the upstream
+ * otherwise, and reported when it closes.
+ */
+function passHello(
+  { options, ledger }: ProxyServices,
+  client: Duplex,
+  hello: { data: Buffer; sni?: string; error?: string },
+  { host, port, address }: { host: string; port: number; address: string },
+  base: LedgerBase,
+  started: Started,
+): void {
+  const expected = normalizeHost(host);
+  if (hello.error || !hello.sni || normalizeHost(hello.sni) !== expected) {
+    const reason =
+      hello.error ??
+      (hello.sni
+        ? `the TLS server name ${hello.sni} differs from the CONNECT host`
+        : "the tunnel's TLS ClientHello names no server (SNI)");
+    ledger(base, started, { decision: "denied", reason });
+    client.destroy();
+    return;
+  }
+  const injections = (options.inject ?? []).filter((i) => injectsAt(i, host, port));
+  if (injections.length) {
+    const target = { host: expected ?? host, port, address, injections };
+    void interceptTls(client, hello.data, { ...target, ca: options.upstreamCa }).then((done) =>
+      ledger(base, started, {
+        decision: "allowed",
+        address,
+        bytesUp: done.bytesUp,
+        bytesDown: done.bytesDown,
+        ...(done.injected.length ? { injected: done.injected } : {}),
+        ...(done.error ? { reason: done.error } : {}),
+      }),
+    );
+    return;
+  }
+  const upstream = net.connect({ host: address, port });
+  let error: string | undefined;
+  upstream.on("error", (e) => {
+    error = `upstream failed: ${e.message}`;
+    client.destroy();
+  });
+  upstream.write(hello.data);
+  upstream.pipe(client);
+  client.pipe(upstream);
+  client.on("close", () => upstream.destroy());
+  upstream.on("close", () => {
+    client.destroy();
+    ledger(base, started, {
+      decision: "allowed",
+      address,
+      bytesUp: upstream.bytesWritten,
+      bytesDown: upstream.bytesRead,
+      ...(error ? { reason: error } : {}),
     });
   });
+}
+
+export function createEgressProxy(options: EgressProxyOptions): http.Server {
+  const proxy = proxyServices(options);
+  const server = http.createServer((req, res) => forwardRequest(proxy, req, res));
+  server.on("connect", (req: http.IncomingMessage, client: Duplex, head: Buffer) =>
+    openTunnel(proxy, req, client, head),
+  );
   return server;
 }
 

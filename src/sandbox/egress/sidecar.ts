@@ -92,6 +92,31 @@ export function proxyEnv(caller?: string): Record<string, string> {
   };
 }
 
+/** The sidecar's container settings: hardened like the sandbox, on the bridge network, the toolbelt mounted. */
+function sidecarHostConfig(
+  runId: string,
+  options: EgressOptions,
+  toolbeltVolume: string,
+  ulimits: Docker.HostConfig["Ulimits"],
+): Docker.HostConfig {
+  return {
+    Init: true,
+    ReadonlyRootfs: true,
+    CapDrop: ["ALL"],
+    SecurityOpt: ["no-new-privileges:true"],
+    PidsLimit: 64,
+    Memory: 256 * 1024 ** 2,
+    NanoCpus: 1e9,
+    NetworkMode: "bridge",
+    Ulimits: ulimits,
+    ExtraHosts: Object.entries(options.hosts).map(([name, address]) => `${name}:${address}`),
+    Mounts: [
+      { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
+      egressMount(runId, false),
+    ],
+  };
+}
+
 export class EgressSidecar {
   /** Every connection attempt so far, in the order the proxy finished them. */
   readonly entries: LedgerEntry[] = [];
@@ -161,22 +186,7 @@ export class EgressSidecar {
   ): Promise<void> {
     const names = egressNames(this.runId);
     const labels = ownerLabels(this.runId);
-    const requested: Docker.HostConfig = {
-      Init: true,
-      ReadonlyRootfs: true,
-      CapDrop: ["ALL"],
-      SecurityOpt: ["no-new-privileges:true"],
-      PidsLimit: 64,
-      Memory: 256 * 1024 ** 2,
-      NanoCpus: 1e9,
-      NetworkMode: "bridge",
-      Ulimits: ulimits,
-      ExtraHosts: Object.entries(options.hosts).map(([name, address]) => `${name}:${address}`),
-      Mounts: [
-        { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
-        egressMount(this.runId, false),
-      ],
-    };
+    const requested = sidecarHostConfig(this.runId, options, toolbeltVolume, ulimits);
     const container = await withTimeout(
       "a container create",
       this.docker.createContainer({
@@ -192,6 +202,34 @@ export class EgressSidecar {
     this.container = container;
     await withTimeout("a container start", container.start());
     onContainerStarted?.();
+    const { config, secretsLine } = await this.proxyConfig(options, caCertPem);
+    const { stream, lines } = await this.attach(
+      container,
+      [toolbeltProgram("node"), "-e", EGRESS_PROXY_JS],
+      SIDECAR_USER,
+      [`AGENT_CI_EGRESS=${JSON.stringify(config)}`],
+      secretsLine,
+    );
+    this.proxyStream = stream;
+    let probe: Probe | undefined;
+    lines((line) => {
+      const event = parseEvent(line);
+      if (event?.probe) probe ??= event.probe;
+      if (event?.entry) this.entries.push(event.entry);
+      if (event?.sync !== undefined) this.waiting.get(event.sync)?.();
+      if (event?.attribute) this.answerAttribution(event.attribute);
+    });
+    await this.checkHardening(container, requested, () => probe, allowWeakHardening);
+  }
+
+  /**
+   * The proxy's configuration (its socket, the rules, the injections without their values) and, when secrets
+   * are injected, the line that hands their values and the interception certificates over its stdin.
+   */
+  private async proxyConfig(
+    options: EgressOptions,
+    caCertPem: string | undefined,
+  ): Promise<{ config: EgressSidecarConfig; secretsLine: string | undefined }> {
     const injections = options.injections;
     const config: EgressSidecarConfig = {
       socket: EGRESS_SOCKET,
@@ -219,28 +257,23 @@ export class EgressSidecar {
       };
       secretsLine = `secrets ${JSON.stringify(secrets)}\n`;
     }
-    const { stream, lines } = await this.attach(
-      container,
-      [toolbeltProgram("node"), "-e", EGRESS_PROXY_JS],
-      SIDECAR_USER,
-      [`AGENT_CI_EGRESS=${JSON.stringify(config)}`],
-      secretsLine,
-    );
-    this.proxyStream = stream;
-    let probe: Probe | undefined;
-    lines((line) => {
-      const event = parseEvent(line);
-      if (event?.probe) probe ??= event.probe;
-      if (event?.entry) this.entries.push(event.entry);
-      if (event?.sync !== undefined) this.waiting.get(event.sync)?.();
-      if (event?.attribute) this.answerAttribution(event.attribute);
-    });
+    return { config, secretsLine };
+  }
+
+  /** Checks the engine applied the hardening asked of the sidecar; refuses to run if not (unless allowed). */
+  private async checkHardening(
+    container: Docker.Container,
+    requested: Docker.HostConfig,
+    /** The probe line, read only once the engine answered (it may arrive meanwhile). */
+    probe: () => Probe | undefined,
+    allowWeakHardening: boolean,
+  ): Promise<void> {
     // The sidecar holds the way out: the engine must have applied what was asked of it, or it does not run.
     const info = await withTimeout("a container inspect", container.inspect());
     const assessed = assessHardening(
       requested,
       info.HostConfig,
-      { ...(probe ?? { uid: null, capEff: "", noNewPrivs: "", seccomp: "" }), userNamespaceOpen: false },
+      { ...(probe() ?? { uid: null, capEff: "", noNewPrivs: "", seccomp: "" }), userNamespaceOpen: false },
       { user: SIDECAR_USER, workspaceWritableByAgent: false },
     );
     // Root by design (SIDECAR_USER): with no capabilities, no-new-privileges and a read-only root, that is

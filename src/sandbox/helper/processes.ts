@@ -264,6 +264,109 @@ function finalCwd(call: Call): string | undefined {
   }
 }
 
+/** A running exec: what it has seen so far, which `finishExec` turns into the answer. */
+interface ExecRun {
+  call: Call;
+  started: number;
+  out: ReturnType<typeof capture>;
+  err: ReturnType<typeof capture>;
+  timedOut: boolean;
+  outputKilled: boolean;
+  spawnError: string | null;
+  exited: { code: number | null; signal: NodeJS.Signals | null } | null;
+  openStreams: number;
+  done: boolean;
+  timers: NodeJS.Timeout[];
+}
+
+/** Ends an exec once: its process group killed, its output taken, the answer built from what it saw. */
+function finishExec(run: ExecRun): { header: ExecOpResponse; body: Buffer } | undefined {
+  if (run.done) return undefined;
+  run.done = true;
+  const { call, out, err, exited } = run;
+  run.timers.forEach(clearTimeout);
+  live.delete(call);
+  // What the command left running in its process group dies with the call (servers belong in
+  // run_in_background); a fork bomb cannot outlive the call that started it. What left the group is
+  // looked for right after the answer is written, in the same turn of the event loop: the /proc scan
+  // costs about a millisecond the caller need not wait for, and a request sent after reading the
+  // answer is read later.
+  killGroupUntilGone(call);
+  setImmediate(() => killTagged(call.tag));
+  const o = out.result();
+  const e = err.result();
+  call.child.stdout!.destroy();
+  call.child.stderr!.destroy();
+  const header: ExecOpResponse = {
+    exitCode: exited ? exited.code : null,
+    signal: exited ? exited.signal : null,
+    timedOut: run.timedOut,
+    outputKilled: run.outputKilled,
+    spawnError: run.spawnError,
+    stdoutBytes: o.data.length,
+    stdoutOmitted: o.omitted,
+    stdoutHead: o.headLen,
+    stderrOmitted: e.omitted,
+    stderrHead: e.headLen,
+    pipesHeld: run.openStreams > 0,
+    cwd: finalCwd(call),
+    durationMs: Date.now() - run.started,
+  };
+  return { header, body: Buffer.concat([o.data, e.data]) };
+}
+
+/**
+ * Follows the process: its output captured (the group killed when it passes `killAbove` bytes), its pipes'
+ * closing and its exit; `finish` when both pipes closed after the exit, or a grace period after the exit
+ * when a background child still holds them.
+ */
+function watchExec(run: ExecRun, killAbove: number, finish: () => void): void {
+  const { call, out, err } = run;
+  const { child } = call;
+  const stdout = child.stdout!;
+  const stderr = child.stderr!;
+  const onData = (cap: ReturnType<typeof capture>) => (chunk: Buffer) => {
+    cap.push(chunk);
+    if (!run.outputKilled && out.total + err.total > killAbove) {
+      run.outputKilled = true;
+      killGroupUntilGone(call);
+    }
+  };
+  stdout.on("data", onData(out));
+  stderr.on("data", onData(err));
+  const closed = () => {
+    run.openStreams -= 1;
+    if (run.openStreams === 0 && run.exited) finish();
+  };
+  stdout.on("close", closed);
+  stderr.on("close", closed);
+  child.on("error", (e) => {
+    run.spawnError = String(e.message);
+    run.exited = run.exited || { code: 127, signal: null };
+    finish();
+  });
+  child.on("exit", (code, signal) => {
+    run.exited = { code, signal };
+    if (run.openStreams === 0) return finish();
+    // A background child still holds stdout: take what is buffered and return, do not wait for EOF.
+    run.timers.push(setTimeout(finish, DRAIN_GRACE_MS));
+  });
+}
+
+/** The call's time limit: SIGTERM to the group, SIGKILL after a grace, and the answer after one more. */
+function armTimeout(run: ExecRun, timeoutMs: number, finish: () => void): void {
+  const { call, timers } = run;
+  timers.push(
+    setTimeout(() => {
+      run.timedOut = true;
+      killGroup(call, "SIGTERM");
+      timers.push(setTimeout(() => killGroupUntilGone(call), KILL_GRACE_MS));
+      // The group is dead or dying; a process that escaped it may still hold the pipes.
+      timers.push(setTimeout(finish, KILL_GRACE_MS + PIPES_GRACE_MS));
+    }, timeoutMs),
+  );
+}
+
 let seq = 0;
 function runExec(req: ExecOpRequest, body: Buffer): Promise<{ header: ExecOpResponse; body?: Buffer }> {
   const tag = `${process.pid}-${++seq}`;
@@ -278,96 +381,31 @@ function runExec(req: ExecOpRequest, body: Buffer): Promise<{ header: ExecOpResp
       });
       return;
     }
-    const { child } = call;
-    const stdout = child.stdout!;
-    const stderr = child.stderr!;
     live.add(call);
     const limit = req.maxOutputBytes || DEFAULT_MAX_OUTPUT_BYTES;
-    const killAbove = limit * KILL_ABOVE_FACTOR;
-    const out = capture(limit);
-    const err = capture(limit);
-    let timedOut = false;
-    let outputKilled = false;
-    let spawnError: string | null = null;
-    let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-    let openStreams = 2;
-    let done = false;
-
-    const timers: NodeJS.Timeout[] = [];
-    function finish(): void {
-      if (done) return;
-      done = true;
-      timers.forEach(clearTimeout);
-      live.delete(call);
-      // What the command left running in its process group dies with the call (servers belong in
-      // run_in_background); a fork bomb cannot outlive the call that started it. What left the group is
-      // looked for right after the answer is written, in the same turn of the event loop: the /proc scan
-      // costs about a millisecond the caller need not wait for, and a request sent after reading the
-      // answer is read later.
-      killGroupUntilGone(call);
-      setImmediate(() => killTagged(call.tag));
-      const o = out.result();
-      const e = err.result();
-      stdout.destroy();
-      stderr.destroy();
-      const header: ExecOpResponse = {
-        exitCode: exited ? exited.code : null,
-        signal: exited ? exited.signal : null,
-        timedOut,
-        outputKilled,
-        spawnError,
-        stdoutBytes: o.data.length,
-        stdoutOmitted: o.omitted,
-        stdoutHead: o.headLen,
-        stderrOmitted: e.omitted,
-        stderrHead: e.headLen,
-        pipesHeld: openStreams > 0,
-        cwd: finalCwd(call),
-        durationMs: Date.now() - started,
-      };
-      resolve({ header, body: Buffer.concat([o.data, e.data]) });
-    }
-    const onData = (cap: ReturnType<typeof capture>) => (chunk: Buffer) => {
-      cap.push(chunk);
-      if (!outputKilled && out.total + err.total > killAbove) {
-        outputKilled = true;
-        killGroupUntilGone(call);
-      }
+    const run: ExecRun = {
+      call,
+      started,
+      out: capture(limit),
+      err: capture(limit),
+      timedOut: false,
+      outputKilled: false,
+      spawnError: null,
+      exited: null,
+      openStreams: 2,
+      done: false,
+      timers: [],
     };
-    stdout.on("data", onData(out));
-    stderr.on("data", onData(err));
-    const closed = () => {
-      openStreams -= 1;
-      if (openStreams === 0 && exited) finish();
+    const finish = () => {
+      const answer = finishExec(run);
+      if (answer) resolve(answer);
     };
-    stdout.on("close", closed);
-    stderr.on("close", closed);
-    child.on("error", (e) => {
-      spawnError = String(e.message);
-      exited = exited || { code: 127, signal: null };
-      finish();
-    });
-    child.on("exit", (code, signal) => {
-      exited = { code, signal };
-      if (openStreams === 0) return finish();
-      // A background child still holds stdout: take what is buffered and return, do not wait for EOF.
-      timers.push(setTimeout(finish, DRAIN_GRACE_MS));
-    });
+    watchExec(run, limit * KILL_ABOVE_FACTOR, finish);
     if (req.stdin) {
-      child.stdin!.on("error", () => {});
-      child.stdin!.end(body);
+      call.child.stdin!.on("error", () => {});
+      call.child.stdin!.end(body);
     }
-    if (req.timeoutMs) {
-      timers.push(
-        setTimeout(() => {
-          timedOut = true;
-          killGroup(call, "SIGTERM");
-          timers.push(setTimeout(() => killGroupUntilGone(call), KILL_GRACE_MS));
-          // The group is dead or dying; a process that escaped it may still hold the pipes.
-          timers.push(setTimeout(finish, KILL_GRACE_MS + PIPES_GRACE_MS));
-        }, req.timeoutMs),
-      );
-    }
+    if (req.timeoutMs) armTimeout(run, req.timeoutMs, finish);
   });
 }
 
