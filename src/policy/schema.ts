@@ -4,8 +4,9 @@
  * report.json) is a zod schema; the rest are plain types.
  */
 import { z } from "zod";
+import { PERMISSION_MODES } from "./modes.js";
 
-export const PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"] as const;
+export { PERMISSION_MODES };
 export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 

@@ -24,7 +24,7 @@ import { DockerSandbox } from "../sandbox/docker-sandbox.js";
 import { type Catalogue, type Instruction } from "./instructions.js";
 import type { ModelContext } from "./memory/model-context.js";
 import { type McpConfigResult } from "../mcp/config.js";
-import { McpManager } from "../mcp/manager.js";
+import type { McpManager } from "../mcp/manager.js";
 import { RunState } from "../tools/state.js";
 import { addUsage, type LoopResult } from "./agent-loop.js";
 import { type LoadedAgents } from "./agents.js";

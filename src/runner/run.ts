@@ -16,7 +16,6 @@ import type { AnyTool } from "../tools/types.js";
 import { newLoopResult, newLoopState, runAgentLoop } from "./agent-loop.js";
 import { checkAgentModes, loadAgents } from "./agents.js";
 import { SubagentRunner } from "./subagents.js";
-import { AnthropicDriver, checkApiKey } from "./anthropic-driver.js";
 import { ConfigError } from "../errors.js";
 import {
   CLOUD_CREDENTIAL_VARIABLES,
@@ -61,24 +60,9 @@ import { progressListener } from "./progress.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { blockEventLoopForTests, Watchdog, type WatchdogCause } from "./watchdog.js";
 import { AGENT_CI_VERSION } from "../version.js";
+import { EXIT_CODES } from "./options.js";
 
-/** Process exit codes, one per kind of ending (documented in the README). */
-export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", number> = {
-  completed: 0,
-  /** The run's own ending was fine, but the patch or the record could not be written (a full disk). */
-  output_error: 1,
-  config_error: 2,
-  engine_error: 3,
-  api_error: 4,
-  max_turns: 5,
-  budget: 5,
-  timeout: 5,
-  context_window: 5,
-  max_denials: 5,
-  verify_failed: 6,
-  schema_invalid: 7,
-  cancelled: 130,
-};
+export { EXIT_CODES };
 
 export interface RunOutcome {
   runId: string;
@@ -138,8 +122,10 @@ function knownSecrets(config: RunConfig): string[] {
   );
 }
 
-function makeDriver(config: RunConfig, deadline: number, log: (line: string) => void): Driver {
+async function makeDriver(config: RunConfig, deadline: number, log: (line: string) => void): Promise<Driver> {
   if (config.script) return new ScriptDriver(loadScript(config.script));
+  // The model API's SDK is loaded by a run that calls a model; a scripted run loads none.
+  const { AnthropicDriver } = await import("./anthropic-driver.js");
   return new AnthropicDriver({
     apiKey: config.apiKey ?? "",
     baseURL: config.baseURL,
@@ -385,11 +371,12 @@ async function runAgentPhase(
   checkAgentModes(agents.agents, mode);
   phase.agents = agents;
   for (const note of agents.ignored) log(note);
-  const driver = makeDriver(config, deadline, log);
-  if (driver instanceof AnthropicDriver && config.provider === "anthropic") {
+  const driver = await makeDriver(config, deadline, log);
+  if (!config.script && config.provider === "anthropic") {
     // A bad key is found before a container starts (M5).
+    const { checkApiKey } = await import("./anthropic-driver.js");
     await checkApiKey({ apiKey: config.apiKey ?? "", baseURL: config.baseURL, model: config.model, signal });
-  } else if (driver instanceof AnthropicDriver) {
+  } else if (!config.script) {
     // Missing cloud credentials too; the provider has no cheap call that checks them without a model.
     await checkCloudCredentials(config).catch((error: Error) => {
       throw new ModelApiError(`${PROVIDER_NAMES[config.provider]}: ${error.message}`, undefined, "auth");

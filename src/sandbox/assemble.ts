@@ -39,7 +39,7 @@ import {
 import { copyThroughBind, createWorkspaceVolume } from "./copier.js";
 import { createEgressVolume, EgressSidecar } from "./egress/sidecar.js";
 import {
-  createDockerClient,
+  connectEngine,
   engineElsewhere,
   pingEngine,
   reapOrphans,
@@ -203,7 +203,7 @@ export async function assembleSandbox<S extends Assembled>(
   const record = options.startRecord ?? { phases: [] };
   const clock = new PhaseClock(record);
   const { docker, engine } = await clock.run("engine", async () => {
-    const docker = createDockerClient();
+    const docker = await connectEngine();
     const engine = await pingEngine(docker);
     const runtime = runtimeOf(options);
     if (runtime) await requireRuntime(docker, runtime);

@@ -63,7 +63,7 @@ Answer briefly, from the content above only. In your answer:
 }
 
 /** The Markdown a page's bytes become: HTML through Turndown, text as it is (invalid UTF-8 as U+FFFD). */
-export function pageText(body: Buffer, contentType: string): string {
+export async function pageText(body: Buffer, contentType: string): Promise<string> {
   const charset = /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ?? "utf-8";
   let text: string;
   try {
@@ -243,7 +243,7 @@ export function createWebFetchTool(web: WebServices): Tool<WebFetchInput> {
             `binary: ${outcome.contentType}`,
             true,
           );
-        const text = imageType ? "" : pageText(outcome.body, outcome.contentType);
+        const text = imageType ? "" : await pageText(outcome.body, outcome.contentType);
         page = {
           at: web.now(),
           text: outcome.cut ? `${text}\n\n[The page was cut at ${outcome.body.length} bytes.]` : text,
