@@ -152,10 +152,20 @@ export interface ClientOptions {
   logger: Pick<Console, "error" | "warn" | "info" | "debug">;
 }
 
+/**
+ * A CommonJS package's exports through `import()`: Node gives them as named exports and as `default`; in the
+ * bundle's chunk they are only `default`.
+ */
+async function commonJs<T extends object>(loading: Promise<T>): Promise<T> {
+  const loaded = (await loading) as T & { default?: T };
+  return loaded.default ?? loaded;
+}
+
 /** The AWS default credential chain, built once so its cache lives as long as the run. */
 async function awsCredentialChain() {
-  const { createCredentialChain, fromEnv, fromNodeProviderChain } =
-    await import("@aws-sdk/credential-providers");
+  const { createCredentialChain, fromEnv, fromNodeProviderChain } = await commonJs(
+    import("@aws-sdk/credential-providers"),
+  );
   // Environment credentials first even when AWS_PROFILE is set, as the AWS CLI (and the Bedrock SDK) do.
   return createCredentialChain(fromEnv(), fromNodeProviderChain());
 }
@@ -217,7 +227,7 @@ export async function createModelClient(
 
 /** An access token as given, else Application Default Credentials. */
 async function googleAuthClient(settings: ProviderSettings): Promise<AuthClient> {
-  const { GoogleAuth, OAuth2Client } = await import("google-auth-library");
+  const { GoogleAuth, OAuth2Client } = await commonJs(import("google-auth-library"));
   if (settings.googleAccessToken) {
     const client = new OAuth2Client();
     client.setCredentials({ access_token: settings.googleAccessToken });
