@@ -16,8 +16,10 @@
 //      (bench/runtimes.ts)
 //   9. cold starts (bench/cold.ts): default image and a user image from the base image alone, next to a
 //      warm start (AGENT_CI_BENCH_COLD=0 leaves them out: they take minutes)
+//  11. start-up (bench/start.ts): `agent-ci --version` and `--help`, and a scripted run's `startedAt` after its
+//      process was spawned, each next to `node -e 0`
 //
-// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (calls, e2e, load, mix, mix-small, deps, cold, mcp, runtimes), for working
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, calls, e2e, load, mix, mix-small, deps, cold, mcp, runtimes), for working
 // on one.
 // Prints a Markdown table (the Performance section of docs/benchmarks.md) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
@@ -36,7 +38,8 @@ import {
   newRunId,
   type StartTimings,
 } from "../src/sandbox/docker-sandbox.js";
-import { createDockerClient, LABEL_PID, LABEL_RUN } from "../src/sandbox/engine.js";
+import { createDockerClient } from "../src/sandbox/docker-client.js";
+import { LABEL_PID, LABEL_RUN } from "../src/sandbox/engine.js";
 import { ALL_TOOLS } from "../src/tools/index.js";
 import { RunState } from "../src/tools/state.js";
 import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./native.js";
@@ -44,6 +47,7 @@ import { EDIT_MARKER, EDIT_MARKER_ALT, generateRepo, type GeneratedRepo, type Re
 import { benchMcp } from "./mcp.js";
 import { benchColdStarts, benchRegistryColdStarts } from "./cold.js";
 import { benchRuntimes } from "./runtimes.js";
+import { benchStartUp, START_GOAL_MS, STARTED_AT_GOAL_MS } from "./start.js";
 import { callCount, sessionScript, type ScriptCall, type ScriptTurn } from "./session.js";
 import { addedMs, markdownTable, paired, ratio, summarize, timeMs, type Row } from "./stats.js";
 
@@ -1044,6 +1048,19 @@ async function machine(): Promise<Record<string, string | number>> {
 function targets(): Array<{ target: string; met: boolean; value: string }> {
   const find = (m: string) => rows.find((r) => r.measurement.startsWith(m));
   const out: Array<{ target: string; met: boolean; value: string }> = [];
+  for (const [m, goal, what] of [
+    ["CLI start: `agent-ci --version`", START_GOAL_MS, "`agent-ci --version`"],
+    ["CLI start: `agent-ci --help`", START_GOAL_MS, "`agent-ci --help`"],
+    ["a run's `startedAt`", STARTED_AT_GOAL_MS, "a run's `startedAt` after its process starts"],
+  ] as const) {
+    const row = find(m);
+    if (row && typeof row.agentCi === "object" && row.agentCi)
+      out.push({
+        target: `${what} ≤ ${goal} ms`,
+        met: row.agentCi.median <= goal,
+        value: `${row.agentCi.median.toFixed(0)} ms`,
+      });
+  }
   const ready = find("`DockerSandbox.start` (whole call)");
   if (ready && typeof ready.agentCi === "object" && ready.agentCi) {
     out.push({
@@ -1166,6 +1183,8 @@ async function main(): Promise<void> {
     const spawner = NativeWorker.start(SELF, RAM_DIR);
     workers.push(spawner);
     info.nativeWorkerRssMiB = Math.round((await spawner.rss()) / 2 ** 20);
+    // First, while nothing of the bench's own is left running on the machine.
+    if (wanted("start")) rows.push(...(await benchStartUp(REPO_ROOT, log)));
     if (wanted("calls") || wanted("e2e")) {
       log(`generating the ${BIG.files}-file repository`);
       const big = generateRepo({ ...BIG, parent: RAM_DIR });

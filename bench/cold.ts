@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
 import { DockerSandbox, newRunId } from "../src/sandbox/docker-sandbox.js";
-import { createDockerClient } from "../src/sandbox/engine.js";
+import { createDockerClient } from "../src/sandbox/docker-client.js";
 import { DEFAULT_BASE_IMAGE, ensureBuilt, sandboxRecipe } from "../src/sandbox/image.js";
 import { readPrebuiltRecord } from "../src/sandbox/prebuilt.js";
 import { ensureToolbelt } from "../src/sandbox/toolbelt.js";

@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 // The `agent-ci` command: the bundled CLI in dist/ (run `npm run build` in a clone of the repository).
-import { main } from "../dist/cli.js";
+import module from "node:module";
+
+// Node 22.1+ keeps the compiled bundle in a cache on disk (NODE_COMPILE_CACHE, else the temp folder), so a
+// later start skips parsing the chunks it loads; an older Node starts without it. The bundle is imported
+// after, so it is compiled through the cache.
+module.enableCompileCache?.();
+const { main } = await import("../dist/cli.js");
 
 await main();
 // The command is done and its files are written. Leave now, even when an Engine API request that timed out

@@ -15,22 +15,21 @@ import { thirdPartyNotices } from "./notices.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdirFlag = process.argv.indexOf("--outdir");
 const dist = outdirFlag === -1 ? path.join(root, "dist") : path.resolve(process.argv[outdirFlag + 1]);
-const entries = {
-  cli: "src/cli.ts",
-  index: "src/index.ts",
-  publish: "src/publish.ts",
-  bench: "bench/bench.ts",
-};
+// The CLI is split into chunks (esbuild's code splitting, ES modules): a command loads only the code it uses, so
+// `agent-ci --version` starts without parsing the run's machinery, and a run loads the cloud SDKs, the MCP
+// SDK or turndown only when it uses them (their `import()` is a chunk of its own). The chunks sit beside
+// cli.js (cli-chunk-*.js, built, not committed, as cli.js) so `import.meta.url` finds the wasm files there.
+// The Actions and the benchmark stay one file each: action.yml runs the committed dist/index.js alone.
+const splitEntries = { cli: "src/cli.ts" };
+const wholeEntries = { index: "src/index.ts", publish: "src/publish.ts", bench: "bench/bench.ts" };
+const CHUNK_PREFIX = "cli-chunk-";
 
 fs.mkdirSync(dist, { recursive: true });
-const result = await build({
+// Chunks are named by their content: a rebuild must not leave an earlier build's chunks behind.
+for (const file of fs.readdirSync(dist)) if (file.startsWith(CHUNK_PREFIX)) fs.rmSync(path.join(dist, file));
+const common = {
   absWorkingDir: root,
   metafile: true,
-  entryPoints: Object.fromEntries(
-    Object.entries(entries)
-      .filter(([, file]) => fs.existsSync(path.join(root, file)))
-      .map(([name, file]) => [name, path.join(root, file)]),
-  ),
   outdir: dist,
   bundle: true,
   platform: "node",
@@ -53,7 +52,22 @@ const result = await build({
       "const __dirname = __agentCiDirname(__filename);",
     ].join("\n"),
   },
-});
+};
+const entryPoints = (entries) =>
+  Object.fromEntries(
+    Object.entries(entries)
+      .filter(([, file]) => fs.existsSync(path.join(root, file)))
+      .map(([name, file]) => [name, path.join(root, file)]),
+  );
+const results = await Promise.all([
+  build({
+    ...common,
+    entryPoints: entryPoints(splitEntries),
+    splitting: true,
+    chunkNames: `${CHUNK_PREFIX}[hash]`,
+  }),
+  build({ ...common, entryPoints: entryPoints(wholeEntries) }),
+]);
 
 const copy = (from, to) => {
   fs.mkdirSync(path.dirname(path.join(dist, to)), { recursive: true });
@@ -62,7 +76,10 @@ const copy = (from, to) => {
 // The bundles drop comments, license headers included: the licenses travel in this file instead.
 fs.writeFileSync(
   path.join(dist, "THIRD_PARTY_NOTICES"),
-  thirdPartyNotices([...Object.keys(result.metafile.inputs), ...embeddedInputs], root),
+  thirdPartyNotices(
+    [...results.flatMap((result) => Object.keys(result.metafile.inputs)), ...embeddedInputs],
+    root,
+  ),
 );
 copy("node_modules/web-tree-sitter/web-tree-sitter.wasm", "web-tree-sitter.wasm");
 copy("node_modules/tree-sitter-bash/tree-sitter-bash.wasm", "tree-sitter-bash.wasm");

@@ -5,7 +5,8 @@
 //   tsx scripts/publish-images.ts record FILE REGISTRY LABEL DIGEST PLATFORMS
 //                                                       adds LABEL's entry to the record FILE
 import fs from "node:fs";
-import { createDockerClient, pingEngine } from "../src/sandbox/engine.js";
+import { createDockerClient } from "../src/sandbox/docker-client.js";
+import { pingEngine } from "../src/sandbox/engine.js";
 import {
   baseImageFor,
   type BuildRecipe,

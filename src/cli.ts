@@ -1,26 +1,20 @@
 // `agent-ci`: the command line. `run` is the main job; `policy check|test` explain decisions; `report
 // render` re-renders a saved report. The Action calls the same runner (src/runner/run.ts).
+//
+// What a command runs is loaded when it runs (`import()`): the options, their help and the exit codes come from
+// small modules, so `--version` and `--help` start without loading a run's machinery (scripts/build.mjs splits
+// the bundle into chunks along these imports).
 import fs from "node:fs";
 import path from "node:path";
 import { Command, CommanderError, Help, InvalidArgumentError, Option } from "commander";
 import { ConfigError } from "./errors.js";
-import { renderReportFile } from "./report/index.js";
-import { PERMISSION_MODES } from "./policy/schema.js";
-import {
-  parseRunConfig,
-  OUTPUT_FORMATS,
-  NETWORK_POLICIES,
-  TASKS,
-  type RunConfigInput,
-} from "./runner/config.js";
-import { DEFAULT_OUT_PARENT, EXIT_CODES, runAgent } from "./runner/run.js";
-import { printContext } from "./runner/memory/print-context.js";
-import { policyCheck, policyReplay } from "./runner/policy-setup.js";
-import { PROVIDERS, providerEnv, providersFromEnv } from "./runner/providers.js";
-import { anthropicCredential, credentialsFromEnv } from "./runner/credentials.js";
+import { PERMISSION_MODES } from "./policy/modes.js";
+import { NETWORK_POLICIES } from "./policy/network.js";
+import type { RunConfigInput } from "./runner/config.js";
+import { DEFAULT_OUT_PARENT, EXIT_CODES, OUTPUT_FORMATS, PROVIDERS, TASKS } from "./runner/options.js";
+import { providerEnv, providersFromEnv } from "./runner/providers.js";
+import { EGRESS_PRESET_NAMES } from "./sandbox/egress/presets.js";
 import { jsonProgress } from "./runner/progress.js";
-import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
-import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
 import { addPublishCommand } from "./publish/cli.js";
 import { splitList } from "./github/inputs.js";
 import { parseSize } from "./text.js";
@@ -202,6 +196,19 @@ function policyOptions(command: Command): Command {
 }
 
 async function run(flags: RunFlags): Promise<number> {
+  const [
+    { parseRunConfig },
+    { runAgent },
+    { printContext },
+    { disposeAllSandboxes },
+    { anthropicCredential, credentialsFromEnv },
+  ] = await Promise.all([
+    import("./runner/config.js"),
+    import("./runner/run.js"),
+    import("./runner/memory/print-context.js"),
+    import("./sandbox/docker-sandbox.js"),
+    import("./runner/credentials.js"),
+  ]);
   const { promptFile, timeout, includeIgnored, base, head, quiet, printContext: printOnly, ...same } = flags;
   const { progress: progressFormat, ...fields } = same;
   const fromEnv = providersFromEnv(process.env);
@@ -619,6 +626,7 @@ Examples:
         trustWorkspaceSettings?: boolean;
       },
     ) => {
+      const { policyCheck } = await import("./runner/policy-setup.js");
       process.exitCode = await policyCheck(call, flags, (line) => process.stdout.write(`${line}\n`));
     },
   );
@@ -638,6 +646,7 @@ Examples:
       settings?: string;
       trustWorkspaceSettings?: boolean;
     }) => {
+      const { policyReplay } = await import("./runner/policy-setup.js");
       process.exitCode = await policyReplay(flags.replay, flags, (line) => process.stdout.write(`${line}\n`));
     },
   );
@@ -650,6 +659,7 @@ Examples:
     .argument("<report.json>")
     .addOption(new Option("--format <format>", "md or html").choices(["md", "html"]).default("md"))
     .action(async (file: string, flags: { format: "md" | "html" }) => {
+      const { renderReportFile } = await import("./report/index.js");
       const rendered = await renderReportFile(file, flags.format).catch((e: Error) => {
         throw new ConfigError(
           `cannot render ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : e.message}; give a run's report.json (agent-ci-out/<run>/report.json)`,

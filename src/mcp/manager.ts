@@ -25,6 +25,7 @@ import { AGENT_CI_VERSION } from "../version.js";
 import { isStdio, type McpServerConfig } from "./config.js";
 import { limitedFetch } from "./remote-limit.js";
 import { ServiceStdioTransport } from "./stdio-transport.js";
+import { mcpTools, type McpToolsOptions } from "./tools.js";
 
 /** Claude Code's status words for a server in stream-json's `mcp_servers`. */
 export type McpServerStatus = "pending" | "connected" | "failed";
@@ -125,6 +126,11 @@ export class McpManager {
 
   get servers(): McpServerState[] {
     return this.live.map((l) => l.state);
+  }
+
+  /** The servers' tools as they stand now, as `mcpTools` makes them (the run's tool set asks here). */
+  tools(reserved: ReadonlySet<string>, options: McpToolsOptions): ReturnType<typeof mcpTools> {
+    return mcpTools(this, reserved, options);
   }
 
   /** Called when a server's tool list changed (list_changed, a restart): the run's tool set is rebuilt. */

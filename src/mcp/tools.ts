@@ -12,6 +12,7 @@ import { plainError, toolError } from "../tools/define-tool.js";
 import type { AnyTool, ToolResult } from "../tools/types.js";
 import type { McpManager } from "./manager.js";
 import { mapMcpResult } from "./result.js";
+import { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./names.js";
 
 /** Claude Code's normalisation of a server's or tool's name inside `mcp__…__…`. */
 export const normalizeMcpName = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -45,8 +46,7 @@ function schemaProblem(schema: McpToolSpec["inputSchema"]): string | undefined {
 /** Characters of an MCP result the model gets before the pipeline's general cut (Claude Code's). */
 const MCP_RESULT_MAX_CHARS = 100_000;
 
-export const LIST_RESOURCES_TOOL = "ListMcpResourcesTool";
-export const READ_RESOURCE_TOOL = "ReadMcpResourceTool";
+export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL };
 
 /** Any JSON object: the server checks its own arguments. */
 const AnyInput = z.record(z.string(), z.unknown());

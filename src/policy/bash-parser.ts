@@ -5,9 +5,12 @@
  * The two .wasm files are found through Node's resolver next to this module. A bundled build (the
  * Action's dist/) can ship them elsewhere and point at them with `BashParserOptions` or the
  * AGENT_CI_TREE_SITTER_WASM / AGENT_CI_BASH_WASM environment variables.
+ *
+ * web-tree-sitter itself is imported by the first load, not with this module: a command that decides no
+ * Bash call (`--help`, a config error) does not load it.
  */
 import { createRequire } from "node:module";
-import { Language, Parser } from "web-tree-sitter";
+import type { Parser } from "web-tree-sitter";
 import { PolicyNotReadyError } from "./errors.js";
 
 export interface BashParserOptions {
@@ -38,6 +41,7 @@ async function load(options: BashParserOptions): Promise<Parser> {
     process.env.AGENT_CI_BASH_WASM ??
     resolvePackageFile("tree-sitter-bash/tree-sitter-bash.wasm");
   if (bashWasm === undefined) throw new Error("cannot find tree-sitter-bash.wasm (set AGENT_CI_BASH_WASM)");
+  const { Language, Parser } = await import("web-tree-sitter");
   await Parser.init(treeSitterWasm === undefined ? undefined : { locateFile: () => treeSitterWasm });
   const language = await Language.load(bashWasm);
   const parser = new Parser();

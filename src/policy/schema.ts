@@ -5,8 +5,9 @@
  */
 import type { IgnoredConfig } from "./workspace-trust.js";
 import { z } from "zod";
+import { PERMISSION_MODES } from "./modes.js";
 
-export const PERMISSION_MODES = ["default", "plan", "acceptEdits", "bypassPermissions"] as const;
+export { PERMISSION_MODES };
 export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 

@@ -13,8 +13,9 @@ import {
   type FindingKind,
   type GateFinding,
 } from "./findings.js";
+import { DEFAULT_MAX_PATCH_BYTES } from "./options.js";
 
-export const DEFAULT_MAX_PATCH_BYTES = 5 * 1024 * 1024;
+export { DEFAULT_MAX_PATCH_BYTES };
 
 export interface PatchCheckOptions {
   /** Allow rules (`Edit(.github/workflows/**)`) that let the patch change protected paths they name. */

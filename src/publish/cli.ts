@@ -1,22 +1,23 @@
 // `agent-ci publish <out-dir>`: the CLI face of pull-request.ts. The token comes from the environment
 // (AGENT_CI_PUBLISH_TOKEN, GH_TOKEN or GITHUB_TOKEN), never from a flag that the process list would show.
+// The command's options come from options.ts; what publishing uses (the gate, git, the GitHub client) is
+// loaded when it publishes, so the CLI's other commands do not load it.
 import { Command, InvalidArgumentError, Option } from "commander";
-import { createRedactor } from "../report/index.js";
-import { GitHubApi, octokitRequest } from "../github/api.js";
 import { parseSize } from "../text.js";
-import { DEFAULT_MAX_PATCH_BYTES } from "./checks.js";
-import { DEFAULT_MAX_BINARY_BYTES, FINDING_KINDS, parseFindingKinds, type FindingKind } from "./findings.js";
-import { serverHost } from "../github/context.js";
 import { git } from "../host-git.js";
+import type { PublishPrResult } from "./pull-request.js";
 import {
   DEFAULT_AUTHOR,
   DEFAULT_LINK_ISSUE,
+  DEFAULT_MAX_BINARY_BYTES,
+  DEFAULT_MAX_PATCH_BYTES,
+  FINDING_KINDS,
   LINK_ISSUE_MODES,
-  type LinkIssue,
-  publishPullRequest,
+  parseFindingKinds,
   PublishRefusedError,
-  type PublishPrResult,
-} from "./pull-request.js";
+  type FindingKind,
+  type LinkIssue,
+} from "./options.js";
 
 export const PUBLISH_TOKEN_VARIABLES = ["AGENT_CI_PUBLISH_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"] as const;
 
@@ -65,6 +66,13 @@ async function resolveRepo(flags: PublishFlags): Promise<{ owner: string; repo: 
 }
 
 async function publish(outDir: string, flags: PublishFlags): Promise<number> {
+  const [{ createRedactor }, { GitHubApi, octokitRequest }, { serverHost }, { publishPullRequest }] =
+    await Promise.all([
+      import("../report/index.js"),
+      import("../github/api.js"),
+      import("../github/context.js"),
+      import("./pull-request.js"),
+    ]);
   const token = PUBLISH_TOKEN_VARIABLES.map((name) => process.env[name]?.trim()).find(Boolean);
   const redactor = createRedactor({ secrets: token ? [token] : [] });
   const say = (line: string) => process.stderr.write(`${redactor.redact(line)}\n`);

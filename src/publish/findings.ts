@@ -5,20 +5,11 @@
 // file, a binary over the size the user set. Each names its file and line. The gate is fail-closed: a
 // finding refuses the patch unless `--allow-finding KIND` (input `allow_findings`) names its kind, and then
 // the pull request says so.
-import { lintSource } from "@secretlint/core";
-import { rules as recommendedRules } from "@secretlint/secretlint-rule-preset-recommend";
+import type * as SecretlintCore from "@secretlint/core";
 import { parseGitDiff, scanForSecrets, type DiffFile, type RunReport } from "../report/index.js";
+import { DEFAULT_MAX_BINARY_BYTES, FINDING_KINDS, parseFindingKinds, type FindingKind } from "./options.js";
 
-export const FINDING_KINDS = [
-  "secret",
-  "lifecycle_script",
-  "git_hook",
-  "executable",
-  "large_binary",
-] as const;
-export type FindingKind = (typeof FINDING_KINDS)[number];
-
-export const DEFAULT_MAX_BINARY_BYTES = 1024 * 1024;
+export { DEFAULT_MAX_BINARY_BYTES, FINDING_KINDS, parseFindingKinds, type FindingKind };
 
 export interface GateFinding {
   kind: FindingKind;
@@ -35,12 +26,23 @@ export interface FindingOptions {
 }
 
 // secretlint's recommended preset, each rule on its own, less the one that lets the scanned text switch
-// rules off (`secretlint-disable` comments): the patch is the author of that text here.
-const SECRETLINT_CONFIG: Parameters<typeof lintSource>[0]["options"]["config"] = {
-  rules: recommendedRules
-    .filter((rule) => rule.meta.id !== "@secretlint/secretlint-rule-filter-comments")
-    .map((rule) => ({ id: rule.meta.id, rule })),
-};
+// rules off (`secretlint-disable` comments): the patch is the author of that text here. secretlint is loaded
+// when a patch is scanned, not by every command that imports the gate.
+async function secretlint(): Promise<{
+  lintSource: typeof SecretlintCore.lintSource;
+  config: Parameters<typeof SecretlintCore.lintSource>[0]["options"]["config"];
+}> {
+  const [{ lintSource }, { rules }] = await Promise.all([
+    import("@secretlint/core"),
+    import("@secretlint/secretlint-rule-preset-recommend"),
+  ]);
+  const config = {
+    rules: rules
+      .filter((rule) => rule.meta.id !== "@secretlint/secretlint-rule-filter-comments")
+      .map((rule) => ({ id: rule.meta.id, rule })),
+  };
+  return { lintSource, config };
+}
 
 /** Keys of package.json that npm, pnpm and yarn run on install, pack or publish (a git dependency runs `prepare`). */
 const LIFECYCLE_KEY =
@@ -110,6 +112,8 @@ async function secretlintFindings(files: readonly DiffFile[]): Promise<GateFindi
   }
   if (rest.text.length) sources.push(rest);
   const findings: GateFinding[] = [];
+  if (!sources.length) return findings;
+  const { lintSource, config } = await secretlint();
   for (const source of sources) {
     const result = await lintSource({
       source: {
@@ -119,7 +123,7 @@ async function secretlintFindings(files: readonly DiffFile[]): Promise<GateFindi
         ext: (/\.[^./]*$/.exec(source.name)?.[0] ?? "").replace(/^\.p12$/i, ""),
         contentType: "text",
       },
-      options: { config: SECRETLINT_CONFIG, maskSecrets: true },
+      options: { config, maskSecrets: true },
     });
     for (const message of result.messages) {
       const where = source.at[message.loc.start.line - 1];
@@ -192,14 +196,4 @@ export async function gateFindings(
 
 export function describeFinding(finding: GateFinding): string {
   return `${finding.file}${finding.line ? `:${finding.line}` : ""} ${finding.kind} (${finding.detail})`;
-}
-
-/** The kinds `--allow-finding` / `allow_findings` name, checked: an unknown kind is an error, not a no-op. */
-export function parseFindingKinds(values: readonly string[]): FindingKind[] {
-  const unknown = values.filter((v) => !(FINDING_KINDS as readonly string[]).includes(v));
-  if (unknown.length)
-    throw new Error(
-      `unknown finding kind(s) ${unknown.map((v) => JSON.stringify(v)).join(", ")}: one of ${FINDING_KINDS.join(", ")}`,
-    );
-  return [...new Set(values)] as FindingKind[];
 }

@@ -28,22 +28,17 @@ import { checkPatch, type PatchCheckOptions } from "./checks.js";
 import type { GateFinding } from "./findings.js";
 import { git, GitError } from "../host-git.js";
 import { pathCode, readBranchHistory, wholeChangeBody, type HistoryGit } from "./pr-description.js";
+import {
+  DEFAULT_AUTHOR,
+  DEFAULT_LINK_ISSUE,
+  LINK_ISSUE_MODES,
+  PublishRefusedError,
+  type LinkIssue,
+} from "./options.js";
 
 export const BRANCH_PREFIX = "agent-ci/";
-/**
- * The commits' author when the user names none: the GitHub Actions bot, whose noreply address belongs to it
- * (an address at another login would credit whichever account holds that name).
- */
-export const DEFAULT_AUTHOR = {
-  name: "github-actions[bot]",
-  email: "41898282+github-actions[bot]@users.noreply.github.com",
-} as const;
+export { DEFAULT_AUTHOR, DEFAULT_LINK_ISSUE, LINK_ISSUE_MODES, PublishRefusedError, type LinkIssue };
 export const PR_MARKER_PREFIX = "<!-- agent-ci-run:";
-
-/** The patch may not go out: the message lists why. Nothing was pushed. */
-export class PublishRefusedError extends Error {
-  override readonly name = "PublishRefusedError";
-}
 
 /** A git or GitHub step failed; the message says what was done before, and what to do. */
 export class PublishFailedError extends Error {
@@ -159,12 +154,6 @@ export function runSummary(report: RunReport, text: GitHubTextOptions = {}): str
   }
   return "";
 }
-
-/** How the pull request names the issue the run came from: closing it on merge, pointing at it, or not at all. */
-export const LINK_ISSUE_MODES = ["closes", "references", "none"] as const;
-export type LinkIssue = (typeof LINK_ISSUE_MODES)[number];
-/** Pointing at the issue without closing it: whether a merge closes it stays a person's decision. */
-export const DEFAULT_LINK_ISSUE: LinkIssue = "references";
 
 /** agent-ci's own line about the issue the run came from, written by agent-ci and never by the model. */
 export function issueLine(issue: number | undefined, linkIssue: LinkIssue): string | undefined {

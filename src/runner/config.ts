@@ -13,11 +13,10 @@ import { PROVIDERS, providerProblems } from "./providers.js";
 import { anthropicCredential, NO_ANTHROPIC_CREDENTIAL } from "./credentials.js";
 import { ConfigError } from "../errors.js";
 import { parseSize } from "../text.js";
+import { OUTPUT_FORMATS, TASKS } from "./options.js";
 
 export { NETWORK_POLICIES };
-export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
-/** run: work on the task; review: review base...head read-only and return findings (src/review/). */
-export const TASKS = ["run", "review"] as const;
+export { OUTPUT_FORMATS, TASKS };
 
 /**
  * The fields both faces of agent-ci set (the CLI's flags, the Action's inputs) whose values must agree with

@@ -9,16 +9,17 @@
  * profile, SSO, web identity, container and instance roles; Google's Application Default Credentials), unless the
  * run was given a short-lived credential (the Action's OIDC exchange). They stay in this process: nothing here is
  * handed to the sandbox.
+ *
+ * Each SDK is loaded when its provider's client is made (`import()`): a run on the Anthropic API never loads the
+ * clouds' SDKs, and a scripted run loads none.
  */
-import Anthropic from "@anthropic-ai/sdk";
-import { AnthropicBedrock } from "@anthropic-ai/bedrock-sdk";
-import { AnthropicVertex } from "@anthropic-ai/vertex-sdk";
-import { createCredentialChain, fromEnv, fromNodeProviderChain } from "@aws-sdk/credential-providers";
-import { GoogleAuth, OAuth2Client, type AuthClient } from "google-auth-library";
+import type Anthropic from "@anthropic-ai/sdk";
+import type { AuthClient } from "google-auth-library";
 import { BEDROCK_LEGACY_API_VERSION, modelIdsFor, resolveModelAlias } from "./pricing.js";
 import { sdkCredentialOptions, type AnthropicCredential } from "./credentials.js";
+import { PROVIDERS } from "./options.js";
 
-export const PROVIDERS = ["anthropic", "bedrock", "vertex"] as const;
+export { PROVIDERS };
 export type Provider = (typeof PROVIDERS)[number];
 
 export const PROVIDER_NAMES: Readonly<Record<Provider, string>> = {
@@ -156,8 +157,20 @@ export interface ClientOptions {
   onToken?: (token: string) => void;
 }
 
+/**
+ * A CommonJS package's exports through `import()`: Node gives them as named exports and as `default`; in the
+ * bundle's chunk they are only `default`.
+ */
+async function commonJs<T extends object>(loading: Promise<T>): Promise<T> {
+  const loaded = (await loading) as T & { default?: T };
+  return loaded.default ?? loaded;
+}
+
 /** The AWS default credential chain, built once so its cache lives as long as the run. */
-function awsCredentialChain() {
+async function awsCredentialChain() {
+  const { createCredentialChain, fromEnv, fromNodeProviderChain } = await commonJs(
+    import("@aws-sdk/credential-providers"),
+  );
   // Environment credentials first even when AWS_PROFILE is set, as the AWS CLI (and the Bedrock SDK) do.
   return createCredentialChain(fromEnv(), fromNodeProviderChain());
 }
@@ -177,6 +190,7 @@ export async function createModelClient(
     logger: options.logger,
   };
   if (settings.provider === "bedrock") {
+    const { AnthropicBedrock } = await import("@anthropic-ai/bedrock-sdk");
     const bedrock = {
       ...common,
       ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
@@ -192,11 +206,14 @@ export async function createModelClient(
         awsSecretKey: credentials.secretAccessKey,
         awsSessionToken: credentials.sessionToken ?? null,
       });
-    const chain = awsCredentialChain();
+    const chain = await awsCredentialChain();
     return new AnthropicBedrock({ ...bedrock, providerChainResolver: () => Promise.resolve(chain) });
   }
   if (settings.provider === "vertex") {
-    const authClient = await googleAuthClient(settings);
+    const [authClient, { AnthropicVertex }] = await Promise.all([
+      googleAuthClient(settings),
+      import("@anthropic-ai/vertex-sdk"),
+    ]);
     return new AnthropicVertex({
       ...common,
       ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
@@ -207,6 +224,7 @@ export async function createModelClient(
   }
   const baseURL = settings.baseURL || process.env.ANTHROPIC_BASE_URL?.trim() || "https://api.anthropic.com";
   const credential = settings.credential ?? { kind: "api_key", token: settings.apiKey ?? "" };
+  const { default: Anthropic } = await import("@anthropic-ai/sdk");
   return new Anthropic({
     ...common,
     ...sdkCredentialOptions(credential, { baseURL, onToken: options.onToken }),
@@ -216,6 +234,7 @@ export async function createModelClient(
 
 /** An access token as given, else Application Default Credentials. */
 async function googleAuthClient(settings: ProviderSettings): Promise<AuthClient> {
+  const { GoogleAuth, OAuth2Client } = await commonJs(import("google-auth-library"));
   if (settings.googleAccessToken) {
     const client = new OAuth2Client();
     client.setCredentials({ access_token: settings.googleAccessToken });
@@ -236,7 +255,9 @@ export async function checkCloudCredentials(settings: ProviderSettings): Promise
   if (settings.provider === "bedrock" && !settings.awsCredentials) {
     if (process.env.AWS_BEARER_TOKEN_BEDROCK) return;
     try {
-      await awsCredentialChain()();
+      await (
+        await awsCredentialChain()
+      )();
     } catch (error) {
       throw new Error(
         `no AWS credentials for Amazon Bedrock (${(error as Error).message}): set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE, run after aws-actions/configure-aws-credentials, or give the Action aws_role_to_assume`,

@@ -6,7 +6,7 @@ import { DockerSandbox } from "../sandbox/docker-sandbox.js";
 import { loadCatalogue } from "./instructions.js";
 import { expandSlashCommand } from "./slash-command.js";
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
-import { McpManager } from "../mcp/manager.js";
+import type { McpManager } from "../mcp/manager.js";
 import { ConfigError } from "../errors.js";
 import { readCaCert, type RunConfig, runEgressOptions } from "./config.js";
 import { type Driver } from "./driver.js";
@@ -92,6 +92,8 @@ export function applyInstructions(ctx: RunContext): RunConfig {
  * the run goes on without it; with --strict-mcp it ends the run as a config error.
  */
 export async function startMcp(ctx: RunContext, sandbox: DockerSandbox): Promise<McpManager> {
+  // The MCP SDK is loaded only by a run that has servers.
+  const { McpManager } = await import("../mcp/manager.js");
   const manager = new McpManager({ servers: ctx.mcpConfig?.servers ?? [], host: sandbox, log: ctx.log });
   await manager.start();
   for (const s of manager.servers)

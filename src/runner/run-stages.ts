@@ -20,7 +20,7 @@ import { createWebSearchTool } from "../tools/web-search.js";
 import { AGENT_CI_VERSION } from "../version.js";
 import { newLoopState, runAgentLoop } from "./agent-loop.js";
 import { checkAgentModes, loadAgents, type LoadedAgents } from "./agents.js";
-import { AnthropicDriver } from "./anthropic-driver.js";
+import type { AnthropicDriver } from "./anthropic-driver.js";
 import { anthropicCredential, CREDENTIAL_SOURCES } from "./credentials.js";
 import type { RunConfig } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
@@ -128,8 +128,7 @@ async function prepare(
   checkAgentModes(agents.agents, mode);
   phase.agents = agents;
   for (const ignored of agents.ignored) log(describeIgnored(ignored));
-  const driver = makeDriver(config, deadline, log, ctx.io.onSecret);
-  await checkModelAccess(config, driver, log, signal);
+  const driver = await makeDriver(config, deadline, log, ctx.io.onSecret, signal);
   for (const ignored of ctx.mcpConfig?.ignored ?? []) log(describeIgnored(ignored));
   const web = webServices(ctx, driver);
   return {
@@ -321,14 +320,18 @@ async function converse(
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
 }
 
-function makeDriver(
+/** The model's driver, its credentials checked before any container starts. */
+async function makeDriver(
   config: RunConfig,
   deadline: number,
   log: (line: string) => void,
-  onSecret?: (value: string) => void,
-): Driver {
+  onSecret: ((value: string) => void) | undefined,
+  signal: AbortSignal,
+): Promise<Driver> {
   if (config.script) return new ScriptDriver(loadScript(config.script));
-  return new AnthropicDriver({
+  // The model API's SDK is loaded by a run that calls a model; a scripted run loads none.
+  const { AnthropicDriver } = await import("./anthropic-driver.js");
+  const driver = new AnthropicDriver({
     credential: anthropicCredential(config),
     onSecret,
     baseURL: config.baseURL,
@@ -350,16 +353,17 @@ function makeDriver(
     wallClockDeadline: deadline,
     logger: log,
   });
+  await checkModelAccess(config, driver, log, signal);
+  return driver;
 }
 
 /** Bad or missing credentials are found before a container starts (M5). */
 async function checkModelAccess(
   config: RunConfig,
-  driver: Driver,
+  driver: AnthropicDriver,
   log: (line: string) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  if (!(driver instanceof AnthropicDriver)) return;
   if (config.provider === "anthropic") {
     // Checked with the client the run then uses (a federated token is exchanged once).
     const credential = anthropicCredential(config);

@@ -28,24 +28,9 @@ import { exportPatch, type PatchOut } from "./sandbox-record.js";
 import { progressListener } from "./progress.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 import { Watchdog, type WatchdogCause } from "./watchdog.js";
+import { DEFAULT_OUT_PARENT, EXIT_CODES } from "./options.js";
 
-/** Process exit codes, one per kind of ending (documented in the README). */
-export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", number> = {
-  completed: 0,
-  /** The run's own ending was fine, but the patch or the record could not be written (a full disk). */
-  output_error: 1,
-  config_error: 2,
-  engine_error: 3,
-  api_error: 4,
-  max_turns: 5,
-  budget: 5,
-  timeout: 5,
-  context_window: 5,
-  max_denials: 5,
-  verify_failed: 6,
-  schema_invalid: 7,
-  cancelled: 130,
-};
+export { EXIT_CODES };
 
 export interface RunOutcome {
   runId: string;
@@ -107,7 +92,6 @@ function knownSecrets(config: RunConfig): string[] {
   );
 }
 
-export const DEFAULT_OUT_PARENT = "agent-ci-out";
 /** The structured result's file in the output folder. */
 export const STRUCTURED_OUTPUT_FILE = "output.json";
 

@@ -6,7 +6,8 @@
 // model request see the new tools.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { McpManager } from "../mcp/manager.js";
-import { LIST_RESOURCES_TOOL, mcpTools, READ_RESOURCE_TOOL, type RefusedMcpTool } from "../mcp/tools.js";
+import { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "../mcp/names.js";
+import type { RefusedMcpTool } from "../mcp/tools.js";
 import type { ParsedRule, PermissionMode } from "../policy/schema.js";
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../tools/index.js";
@@ -88,7 +89,7 @@ export class RunToolSet {
     const own = [...ALL_TOOLS, ...(this.options.bound ?? [])];
     const builtIn = new Set(own.map((t) => t.name));
     const fromMcp = mcp
-      ? mcpTools(mcp, builtIn, {
+      ? mcp.tools(builtIn, {
           maxOutputTokens: this.options.maxMcpOutputTokens,
           resourcesAllowed: (server) => this.resourcesAllowed(server),
         })

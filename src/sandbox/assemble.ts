@@ -39,7 +39,7 @@ import {
 import { copyThroughBind, createWorkspaceVolume } from "./copier.js";
 import { createEgressVolume, EgressSidecar } from "./egress/sidecar.js";
 import {
-  createDockerClient,
+  connectEngine,
   engineElsewhere,
   pingEngine,
   reapOrphans,
@@ -256,10 +256,10 @@ async function checkContainer(
 }
 
 /** The engine, checked: reachable, with the runtime asked for, and cleared of orphans of dead runs. */
-async function connectEngine(
+async function reachEngine(
   options: DockerSandboxOptions,
 ): Promise<{ docker: Docker; engine: Awaited<ReturnType<typeof pingEngine>> }> {
-  const docker = createDockerClient();
+  const docker = await connectEngine();
   const engine = await pingEngine(docker);
   const runtime = runtimeOf(options);
   if (runtime) await requireRuntime(docker, runtime);
@@ -311,7 +311,7 @@ export async function assembleSandbox<S extends Assembled>(
   const planning = planCopy(options);
   const record = options.startRecord ?? { phases: [] };
   const clock = new PhaseClock(record);
-  const { docker, engine } = await clock.run("engine", () => connectEngine(options));
+  const { docker, engine } = await clock.run("engine", () => reachEngine(options));
   const { image, emulated, toolbelt } = await clock.run("images", () => images(docker, engine, options));
   const profile = engine.profile;
   const objects = new RunObjects(docker, options.runId);

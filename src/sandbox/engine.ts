@@ -2,7 +2,7 @@
 // Podman socket works unchanged), a ping that says how to fix a missing engine, timeouts on API calls,
 // and the reaper that removes containers left by runs whose owner process died.
 import os from "node:os";
-import Docker from "dockerode";
+import type Docker from "dockerode";
 import { type EngineProfile, engineProfile } from "./engine-profile.js";
 import { EngineError } from "./sandbox.js";
 
@@ -13,9 +13,10 @@ export const LABEL_STARTED = "agent-ci.started";
 
 const API_TIMEOUT_MS = 30_000;
 
-export function createDockerClient(): Docker {
-  // dockerode reads DOCKER_HOST, DOCKER_TLS_VERIFY and DOCKER_CERT_PATH itself.
-  return new Docker();
+/** The engine's client, loaded when a run first reaches the engine (docker-client.ts says why). */
+export async function connectEngine(): Promise<Docker> {
+  const { createDockerClient } = await import("./docker-client.js");
+  return createDockerClient();
 }
 
 /** Bounds an Engine API call that has no timeout of its own (D6: a hung daemon must not hang the run). */

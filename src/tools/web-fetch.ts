@@ -63,7 +63,7 @@ Answer briefly, from the content above only. In your answer:
 }
 
 /** The Markdown a page's bytes become: HTML through Turndown, text as it is (invalid UTF-8 as U+FFFD). */
-export function pageText(body: Buffer, contentType: string): string {
+export async function pageText(body: Buffer, contentType: string): Promise<string> {
   const charset = /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ?? "utf-8";
   let text: string;
   try {
@@ -72,7 +72,7 @@ export function pageText(body: Buffer, contentType: string): string {
     text = new TextDecoder("utf-8").decode(body);
   }
   return /html|xhtml/i.test(contentType) || (!contentType && /^\s*<(!doctype|html)/i.test(text))
-    ? htmlToMarkdown(text)
+    ? await htmlToMarkdown(text)
     : text;
 }
 
@@ -172,12 +172,12 @@ function result(output: string, facts: WebFacts, title: string, isError = false)
  * The page to cache from a response's body: text as Markdown, an image for the reading model to see; the
  * result that refuses it when it is an image too large or content that is not text.
  */
-function pageOf(
+async function pageOf(
   web: WebServices,
   url: URL,
   outcome: Extract<FetchOutcome, { kind: "page" }>,
   facts: WebFacts,
-): CachedPage | ToolResult {
+): Promise<CachedPage | ToolResult> {
   facts.contentType = outcome.contentType;
   facts.bytes = outcome.body.length;
   // An empty page is a page: the reading model is told so (Claude Code hands it over as it is).
@@ -196,7 +196,7 @@ function pageOf(
       `binary: ${outcome.contentType}`,
       true,
     );
-  const text = imageType ? "" : pageText(outcome.body, outcome.contentType);
+  const text = imageType ? "" : await pageText(outcome.body, outcome.contentType);
   return {
     at: web.now(),
     text: outcome.cut ? `${text}\n\n[The page was cut at ${outcome.body.length} bytes.]` : text,

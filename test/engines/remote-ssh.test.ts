@@ -13,7 +13,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
-import { createDockerClient, pingEngine } from "../../src/sandbox/engine.js";
+import { createDockerClient } from "../../src/sandbox/docker-client.js";
+import { pingEngine } from "../../src/sandbox/engine.js";
 import { applyToCopy } from "../support/workspace.js";
 import { EXAMPLE, labelled, runScripted } from "./support.js";
 

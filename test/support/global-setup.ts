@@ -3,7 +3,8 @@
 // test/fixtures/images/, and the arm64 image's toolbelt), so that integration tests running in parallel do
 // not race to build them. Each is tagged by a hash of its inputs: a second run builds nothing.
 import { ensureDefaultImage } from "../../src/sandbox/image.js";
-import { createDockerClient, pingEngine } from "../../src/sandbox/engine.js";
+import { createDockerClient } from "../../src/sandbox/docker-client.js";
+import { pingEngine } from "../../src/sandbox/engine.js";
 import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
 import { ensureFixtureImages, ensureForeignToolbelt } from "./fixture-images.js";
 

@@ -6,27 +6,13 @@ import net from "node:net";
 import { getPublicSuffix } from "tldts";
 import { type DomainRule, matchDomain, normalizeHost, parseDomainRule } from "../../policy/network.js";
 import { headerSafe, type Injection, injectTarget, parseInjectRule } from "./inject.js";
+import { EGRESS_PRESETS, EGRESS_PRESET_NAMES, type EgressPreset } from "./presets.js";
 
 export class EgressPolicyError extends Error {
   override readonly name = "EgressPolicyError";
 }
 
-/**
- * Ecosystem presets: `--allow-domain npm` expands to these. Named as GitHub's agentic workflows and
- * Copilot's coding agent name theirs; each lists the hosts the ecosystem's own client talks to.
- */
-export const EGRESS_PRESETS = {
-  npm: ["registry.npmjs.org", "registry.yarnpkg.com"],
-  pypi: ["pypi.org", "files.pythonhosted.org"],
-  go: ["proxy.golang.org", "sum.golang.org", "storage.googleapis.com"],
-  crates: ["crates.io", "index.crates.io", "static.crates.io"],
-  maven: ["repo.maven.apache.org", "repo1.maven.org", "plugins.gradle.org", "services.gradle.org"],
-  rubygems: ["rubygems.org", "index.rubygems.org"],
-  debian: ["deb.debian.org", "security.debian.org"],
-  github: ["github.com", "codeload.github.com", "objects.githubusercontent.com", "raw.githubusercontent.com"],
-} as const satisfies Record<string, readonly string[]>;
-export type EgressPreset = keyof typeof EGRESS_PRESETS;
-export const EGRESS_PRESET_NAMES = Object.keys(EGRESS_PRESETS) as EgressPreset[];
+export { EGRESS_PRESETS, EGRESS_PRESET_NAMES, type EgressPreset };
 
 /** Parses one `--allow-domain` value: a preset name, `host`, `*.host`, each with an optional `:port`. */
 export function parseAllowDomain(entry: string): DomainRule[] {

@@ -17,7 +17,6 @@ import { assessHardening, type Hardening, type InsideProbe, NON_ROOT_CHECK } fro
 import { EngineError } from "../sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "../toolbelt.js";
 import type { EgressOptions } from "./allowlist.js";
-import { makeInterceptionCerts } from "./interception-ca.js";
 import type { EgressSidecarConfig, SidecarSecrets } from "./proxy-main.js";
 import { refusalMessage } from "../../policy/network.js";
 import type { LedgerEntry } from "./proxy.js";
@@ -245,6 +244,8 @@ export class EgressSidecar {
     };
     let secretsLine: string | undefined;
     if (injections.length) {
+      // The CA's library (@peculiar/x509) is loaded only by a run that injects a secret.
+      const { makeInterceptionCerts } = await import("./interception-ca.js");
       const certs = await makeInterceptionCerts(
         this.runId,
         injections.map((i) => i.host),

@@ -1,0 +1,98 @@
+// Start-up: how long the `agent-ci` command takes to answer `--version` and `--help`, each next to Node
+// starting with nothing to load (`node -e 0`, the floor), alternately; and how soon after its process is spawned
+// a scripted one-call run records its start (report.json's `startedAt`), next to the same floor. The command
+// is this repository's bin/agent-ci.js on the bundle in dist/, as a user runs it.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { paired, summarize, type Row } from "./stats.js";
+
+const REPS = 20;
+const RUN_REPS = 5;
+const SECTION = "Start-up";
+/** The goals a user waits on: a command that answers at once, a run that starts recording at once. */
+export const START_GOAL_MS = 150;
+export const STARTED_AT_GOAL_MS = 250;
+
+/** Runs `node <args>` to its end; rejects on a non-zero exit, with its stderr. */
+function node(args: readonly string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`node ${args.join(" ")} exited ${code}: ${stderr}`)),
+    );
+  });
+}
+
+/** A one-file repository and a script of one call on it. */
+function oneCallRun(dir: string): { workspace: string; script: string } {
+  const workspace = path.join(dir, "repo");
+  fs.mkdirSync(workspace);
+  fs.writeFileSync(path.join(workspace, "a.txt"), "one line\n");
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: workspace, stdio: "ignore" });
+  git("init", "-q");
+  git("add", "-A");
+  git("-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q", "-m", "init");
+  const script = path.join(dir, "one-call.script.json");
+  fs.writeFileSync(
+    script,
+    JSON.stringify({ turns: [[{ name: "Read", input: { file_path: "/workspace/a.txt" } }]], final: "done" }),
+  );
+  return { workspace, script };
+}
+
+export async function benchStartUp(repoRoot: string, log: (line: string) => void): Promise<Row[]> {
+  const bin = path.join(repoRoot, "bin/agent-ci.js");
+  const floor = () => node(["-e", "0"], repoRoot);
+  const rows: Row[] = [];
+  for (const flag of ["--version", "--help"]) {
+    log(`start-up: agent-ci ${flag} × ${REPS}, next to node -e 0`);
+    const { a, b } = await paired(REPS, 2, () => node([bin, flag], repoRoot), floor);
+    rows.push({
+      section: SECTION,
+      measurement: `CLI start: \`agent-ci ${flag}\` (process spawned to exit) vs \`node -e 0\``,
+      unit: "ms",
+      agentCi: summarize(a),
+      native: summarize(b),
+      note: `goal ≤ ${START_GOAL_MS} ms`,
+    });
+  }
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-bench-start-"));
+  try {
+    const { workspace, script } = oneCallRun(dir);
+    log(`start-up: a scripted one-call run × ${RUN_REPS}: its startedAt after the process was spawned`);
+    const startedAfter: number[] = [];
+    const floors: number[] = [];
+    for (let i = 0; i < RUN_REPS; i++) {
+      const out = path.join(dir, `out-${i}`);
+      const spawned = Date.now();
+      await node(
+        [bin, "run", "--workspace", workspace, "--script", script, "--out", out, "--quiet"],
+        workspace,
+      );
+      const report = JSON.parse(fs.readFileSync(path.join(out, "report.json"), "utf8")) as {
+        startedAt: string;
+      };
+      startedAfter.push(Date.parse(report.startedAt) - spawned);
+      const t0 = performance.now();
+      await floor();
+      floors.push(performance.now() - t0);
+    }
+    rows.push({
+      section: SECTION,
+      measurement: "a run's `startedAt` after its process was spawned (scripted, one call) vs `node -e 0`",
+      unit: "ms",
+      agentCi: summarize(startedAfter),
+      native: summarize(floors),
+      note: `goal ≤ ${STARTED_AT_GOAL_MS} ms; report.json's startedAt has millisecond resolution`,
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}

@@ -1,0 +1,82 @@
+// The CLI's bundle is split so that a command loads only what it runs (scripts/build.mjs): `--version` and
+// `--help` load no run machinery, and a run loads the model SDKs, the MCP SDK, turndown, x509, secretlint and
+// dockerode only where it uses them. Checked on a fresh build by what each chunk statically imports (esbuild
+// names every module it bundles in a `// path` line), not by timing.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+let out: string;
+
+/** The chunks a file loads before it runs: itself and its static imports, transitively. */
+function staticClosure(entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = fs.readFileSync(path.join(out, file), "utf8");
+    for (const m of text.matchAll(/^(?:import|export)\b[^;"]*?(?:from\s*)?"\.\/([^"]+\.js)"/gm)) visit(m[1]!);
+  };
+  visit(entry);
+  return [...seen];
+}
+
+/** The modules bundled into these chunks, as esbuild names them (`node_modules/zod/v4/…`, `src/cli.ts`). */
+function modulesOf(files: readonly string[]): string[] {
+  return files.flatMap((file) =>
+    [...fs.readFileSync(path.join(out, file), "utf8").matchAll(/^\/\/ ((?:node_modules|src)\/\S+)$/gm)].map(
+      (m) => m[1]!,
+    ),
+  );
+}
+
+const packagesIn = (modules: readonly string[], names: readonly string[]) =>
+  names.filter((name) => modules.some((m) => m.startsWith(`node_modules/${name}/`)));
+
+/** What a run loads only when it uses it. */
+const LOADED_WHEN_USED = [
+  "@anthropic-ai/sdk",
+  "@anthropic-ai/bedrock-sdk",
+  "@anthropic-ai/vertex-sdk",
+  "@aws-sdk/credential-providers",
+  "google-auth-library",
+  "@modelcontextprotocol/sdk",
+  "turndown",
+  "@peculiar/x509",
+  "@secretlint/core",
+  "dockerode",
+  "web-tree-sitter",
+];
+
+describe("dist/cli.js in chunks", () => {
+  beforeAll(() => {
+    out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-chunks-"));
+    execFileSync(process.execPath, [path.join(root, "scripts/build.mjs"), "--outdir", out], {
+      cwd: root,
+      stdio: "pipe",
+    });
+  }, 300_000);
+
+  it("--version and --help load no run machinery: no model or cloud SDK, no zod, no engine client", () => {
+    const modules = modulesOf(staticClosure("cli.js"));
+    expect(modules).toContain("src/cli.ts");
+    expect(
+      modules.filter((m) => m.startsWith("src/runner/run") || m.startsWith("src/sandbox/docker")),
+    ).toEqual([]);
+    expect(packagesIn(modules, [...LOADED_WHEN_USED, "zod", "yaml", "ajv"])).toEqual([]);
+  });
+
+  it("a run loads the model SDKs, the MCP SDK, turndown, x509, secretlint, dockerode and the Bash parser only where it uses them", () => {
+    const runChunk = fs
+      .readdirSync(out)
+      .find((f) => f.startsWith("cli-chunk-") && modulesOf([f]).includes("src/runner/run.ts"));
+    expect(runChunk, "no chunk holds src/runner/run.ts").toBeDefined();
+    expect(packagesIn(modulesOf(staticClosure(runChunk!)), LOADED_WHEN_USED)).toEqual([]);
+    // Still bundled (the package has no dependencies), in the chunks loaded when they are used.
+    const everything = modulesOf(fs.readdirSync(out).filter((f) => f.startsWith("cli")));
+    expect(packagesIn(everything, LOADED_WHEN_USED)).toEqual(LOADED_WHEN_USED);
+  });
+});
