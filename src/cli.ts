@@ -10,7 +10,8 @@ import { Command, CommanderError, Help, InvalidArgumentError, Option } from "com
 import { ConfigError } from "./errors.js";
 import { PERMISSION_MODES } from "./policy/modes.js";
 import { NETWORK_POLICIES } from "./policy/network.js";
-import type { RunConfigInput } from "./runner/config.js";
+import type { RunConfig, RunConfigInput } from "./runner/config.js";
+import type { RunOutcome } from "./runner/run.js";
 import { DEFAULT_OUT_PARENT, EXIT_CODES, OUTPUT_FORMATS, PROVIDERS, TASKS } from "./runner/options.js";
 import { providerEnv, providersFromEnv } from "./runner/providers.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/presets.js";
@@ -195,22 +196,26 @@ function policyOptions(command: Command): Command {
     );
 }
 
-async function run(flags: RunFlags): Promise<number> {
-  const [
-    { parseRunConfig },
-    { runAgent },
-    { printContext },
-    { disposeAllSandboxes },
-    { anthropicCredential, credentialsFromEnv },
-  ] = await Promise.all([
+/**
+ * The run's configuration from the flags and the environment, or the exit code of a configuration error
+ * (said in one line).
+ */
+async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
+  const [{ parseRunConfig }, { anthropicCredential, credentialsFromEnv }] = await Promise.all([
     import("./runner/config.js"),
-    import("./runner/run.js"),
-    import("./runner/memory/print-context.js"),
-    import("./sandbox/docker-sandbox.js"),
     import("./runner/credentials.js"),
   ]);
-  const { promptFile, timeout, includeIgnored, base, head, quiet, printContext: printOnly, ...same } = flags;
-  const { progress: progressFormat, ...fields } = same;
+  const {
+    promptFile,
+    timeout,
+    includeIgnored,
+    base,
+    head,
+    quiet: _quiet,
+    printContext: printOnly,
+    ...same
+  } = flags;
+  const { progress: _progress, ...fields } = same;
   const fromEnv = providersFromEnv(process.env);
   if (!flags.provider && fromEnv.length > 1) {
     process.stderr.write(
@@ -232,10 +237,9 @@ async function run(flags: RunFlags): Promise<number> {
       ? includeIgnored.flatMap((p) => p.split(",")).filter((p) => p.trim())
       : includeIgnored,
   };
-  let config;
   try {
     // --print-context calls no model, so it needs no key.
-    config = parseRunConfig(
+    return parseRunConfig(
       printOnly && !anthropicCredential(input) ? { ...input, apiKey: "(no model call)" } : input,
     );
   } catch (e) {
@@ -243,11 +247,20 @@ async function run(flags: RunFlags): Promise<number> {
     process.stderr.write(`agent-ci: ${e.message}\n`);
     return EXIT_CODES.config_error;
   }
-  if (printOnly) {
+}
+
+async function run(flags: RunFlags): Promise<number> {
+  const [{ runAgent }, { printContext }, { disposeAllSandboxes }] = await Promise.all([
+    import("./runner/run.js"),
+    import("./runner/memory/print-context.js"),
+    import("./sandbox/docker-sandbox.js"),
+  ]);
+  const config = await readRunConfig(flags);
+  if (typeof config === "number") return config;
+  if (flags.printContext) {
     process.stdout.write(await printContext(config));
     return 0;
   }
-
   // The folder this run's output creates (the first missing one on the way to it), removed again when the run
   // ends in a config error before any container: there is nothing to keep, and the error is one line.
   const created = firstMissing(path.resolve(flags.out ?? DEFAULT_OUT_PARENT));
@@ -278,9 +291,10 @@ async function run(flags: RunFlags): Promise<number> {
   // hour); with a machine-read stdout only to a terminal; none with --quiet.
   // --progress json: every one of those lines a JSON object (ProgressLine), asked for, so printed anyway.
   const progress =
-    !quiet && (progressFormat === "json" || config.outputFormat === "text" || Boolean(process.stderr.isTTY));
+    !flags.quiet &&
+    (flags.progress === "json" || config.outputFormat === "text" || Boolean(process.stderr.isTTY));
   const json =
-    progress && progressFormat === "json" ? jsonProgress((t) => process.stderr.write(t)) : undefined;
+    progress && flags.progress === "json" ? jsonProgress((t) => process.stderr.write(t)) : undefined;
   const outcome = await runAgent(
     config,
     {
@@ -313,11 +327,16 @@ async function run(flags: RunFlags): Promise<number> {
     error: outcome.error,
   });
 
+  const summary = closingSummary(config, outcome);
+  if (summary) process.stdout.write(summary);
+  return outcome.exitCode;
+}
+
+/** What the run prints on stdout when it ends: one JSON object, or the text summary. */
+function closingSummary(config: RunConfig, outcome: RunOutcome): string | undefined {
   const report = outcome.report;
   if (config.outputFormat === "json") {
-    process.stdout.write(
-      `${JSON.stringify({ run_id: outcome.runId, exit_reason: outcome.exitReason, exit_code: outcome.exitCode, out_dir: outcome.outDir, patch_path: outcome.patchPath, report_path: outcome.reportPath, outcome: report?.outcome, changed_files: report?.patch.files.length ?? 0, cost_usd: report?.costUsd ?? 0, error: outcome.error })}\n`,
-    );
+    return `${JSON.stringify({ run_id: outcome.runId, exit_reason: outcome.exitReason, exit_code: outcome.exitCode, out_dir: outcome.outDir, patch_path: outcome.patchPath, report_path: outcome.reportPath, outcome: report?.outcome, changed_files: report?.patch.files.length ?? 0, cost_usd: report?.costUsd ?? 0, error: outcome.error })}\n`;
   } else if (config.outputFormat === "text") {
     const files = report?.patch.files ?? [];
     const lines = [
@@ -341,9 +360,9 @@ async function run(flags: RunFlags): Promise<number> {
       `  patch:  ${outcome.patchPath}`,
       `  report: ${outcome.reportPath ?? "(not written)"} (also report.md, report.html)`,
     ].filter((l) => l !== "");
-    process.stdout.write(`${lines.join("\n")}\n`);
+    return `${lines.join("\n")}\n`;
   }
-  return outcome.exitCode;
+  return undefined;
 }
 
 function readPromptFile(file: string): string {

@@ -129,6 +129,20 @@ const size = (value: string) => {
 };
 
 /** Adds `publish` to the program. */
+function pullNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("a pull request number");
+  return n;
+}
+
+function findingKinds(value: string, previous: FindingKind[] = []): FindingKind[] {
+  try {
+    return [...previous, ...parseFindingKinds([value])];
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+}
+
 export function addPublishCommand(program: Command): void {
   program
     .command("publish")
@@ -149,11 +163,7 @@ export function addPublishCommand(program: Command): void {
       "--base <branch>",
       "branch the new pull request targets (default: the repository's default branch)",
     )
-    .option("--pr <number>", "push onto this agent-ci pull request's branch and update it", (v) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("a pull request number");
-      return n;
-    })
+    .option("--pr <number>", "push onto this agent-ci pull request's branch and update it", pullNumber)
     .option(
       "--allow <rule>",
       "let the patch change a protected path this rule names, e.g. 'Edit(.github/workflows/**)' (repeatable)",
@@ -169,13 +179,7 @@ export function addPublishCommand(program: Command): void {
     .option(
       "--allow-finding <kind>",
       `publish although the gate found this kind (${FINDING_KINDS.join(", ")}); the pull request says so (repeatable)`,
-      (v: string, prev: FindingKind[] = []) => {
-        try {
-          return [...prev, ...parseFindingKinds([v])];
-        } catch (e) {
-          throw new InvalidArgumentError((e as Error).message);
-        }
-      },
+      findingKinds,
       [],
     )
     .option(

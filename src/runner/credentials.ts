@@ -12,8 +12,6 @@
  * Everything here runs in agent-ci's process: no credential is handed to the sandbox.
  */
 import type { ClientOptions } from "@anthropic-ai/sdk";
-import { identityTokenFromFile } from "@anthropic-ai/sdk/lib/credentials/identity-token";
-import { oidcFederationProvider } from "@anthropic-ai/sdk/lib/credentials/oidc-federation";
 import type { AccessTokenProvider } from "@anthropic-ai/sdk/lib/credentials/types";
 
 /** Workload identity federation's settings (claude-code-action's `anthropic_federation_rule_id` and friends). */
@@ -93,18 +91,11 @@ export function sdkCredentialOptions(
       return { credentials: () => Promise.resolve(token) };
     }
     case "federation": {
-      const { federation } = credential;
-      const exchange = oidcFederationProvider({
-        identityTokenProvider: identityTokenFromFile(federation.identityTokenFile),
-        federationRuleId: federation.ruleId,
-        organizationId: federation.organizationId,
-        serviceAccountId: federation.serviceAccountId,
-        workspaceId: federation.workspaceId,
-        baseURL: options.baseURL.replace(/\/+$/, ""),
-        fetch: (input, init) => fetch(input, init),
-      });
+      // The SDK's exchange is loaded on the first token asked for (`agent-ci --help` loads no SDK).
+      let exchange: Promise<AccessTokenProvider> | undefined;
       const observed: AccessTokenProvider = async (refresh) => {
-        const token = await exchange(refresh);
+        exchange ??= federationExchange(credential.federation, options.baseURL);
+        const token = await (await exchange)(refresh);
         options.onToken?.(token.token);
         return token;
       };
@@ -138,4 +129,24 @@ export function credentialsFromEnv(env: Record<string, string | undefined>): Ant
     oauthToken: read("CLAUDE_CODE_OAUTH_TOKEN"),
     federation,
   };
+}
+
+/** The SDK's own OIDC federation exchange (RFC 7523 jwt-bearer), reading GitHub's token from its file. */
+async function federationExchange(
+  federation: Extract<AnthropicCredential, { kind: "federation" }>["federation"],
+  baseURL: string,
+): Promise<AccessTokenProvider> {
+  const [{ identityTokenFromFile }, { oidcFederationProvider }] = await Promise.all([
+    import("@anthropic-ai/sdk/lib/credentials/identity-token"),
+    import("@anthropic-ai/sdk/lib/credentials/oidc-federation"),
+  ]);
+  return oidcFederationProvider({
+    identityTokenProvider: identityTokenFromFile(federation.identityTokenFile),
+    federationRuleId: federation.ruleId,
+    organizationId: federation.organizationId,
+    serviceAccountId: federation.serviceAccountId,
+    workspaceId: federation.workspaceId,
+    baseURL: baseURL.replace(/\/+$/, ""),
+    fetch: (input, init) => fetch(input, init),
+  });
 }
