@@ -144,6 +144,23 @@ export function findTool(tools: readonly AnyTool[], name: string): AnyTool | und
 }
 
 type Stage = ToolCallRecord["stage"];
+/** Ends a call at a stage with its result (and what was decided on the way). */
+type Finish = (stage: Stage, result: ToolResult, extra?: Partial<ToolCallRecord>) => Promise<ToolCallRecord>;
+
+/** The call's input as the tool's schema reads it, or the error that asks the model to call again. */
+function parseInput(tool: AnyTool, call: ToolCallRequest): { input: Record<string, unknown> } | ToolResult {
+  if (call.inputError)
+    return toolError(
+      "invalid_input",
+      `InputValidationError: the input was not a JSON object (${call.inputError}). Call ${tool.name} again with a JSON object as its input.`,
+    );
+  const parsed = tool.inputSchema.safeParse(call.input);
+  if (parsed.success) return { input: parsed.data as Record<string, unknown> };
+  return toolError(
+    "invalid_input",
+    `InputValidationError: ${tool.name} failed due to the following issues:\n${z.prettifyError(parsed.error)}\nRewrite the input to match the tool's schema and call it again.`,
+  );
+}
 
 const safeFileName = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 120) || "call";
 
@@ -237,69 +254,17 @@ export class ToolPipeline {
       startOffsetMs: Math.round(started - this.runStart),
       ...this.callerFacts(call.name),
     };
-    const finish = async (
-      stage: Stage,
-      result: ToolResult,
-      extra: Partial<ToolCallRecord> = {},
-    ): Promise<ToolCallRecord> => {
-      const mapped =
-        stage === "call"
-          ? await this.mapResult(call.id, tool, result)
-          : { content: result.output, truncated: false };
-      return {
-        ...base,
-        ...extra,
-        stage,
-        durationMs: Math.round(performance.now() - started),
-        exitCode: result.metadata?.exitCode,
-        resultChars: contentChars(result.output),
-        truncated: mapped.truncated,
-        fullOutputPath: mapped.fullOutputPath,
-        isError: Boolean(result.isError),
-        errorKind: result.kind,
-        title: result.title,
-        patch: result.metadata?.patch,
-        content: mapped.content,
-        ...(result.followUp?.length ? { followUp: result.followUp } : {}),
-        ...(result.metadata?.web ? { web: result.metadata.web as WebFacts } : {}),
-      };
-    };
+    const finish: Finish = (stage, result, extra = {}) =>
+      this.recordCall(base, started, stage === "call" ? tool : undefined, stage, result, extra);
 
     // 1. enabled
     const tool = findTool(this.options.enabledTools, call.name);
-    if (!tool) {
-      const known = findTool(this.options.allTools, call.name) !== undefined;
-      const available = this.options.enabledTools.map((t) => t.name).join(", ");
-      const reason = this.options.disabledReason;
-      const why = typeof reason === "function" ? reason(call.name) : reason;
-      const message = known
-        ? `Error: ${call.name} is not available in this run${why ? ` (${why})` : ""}. Available tools: ${available}`
-        : `Error: No such tool available: ${call.name}`;
-      return finish("enabled", toolError(known ? "disabled_tool" : "unknown_tool", message));
-    }
+    if (!tool) return finish("enabled", this.unavailable(call.name));
 
     // 2. parse
-    if (call.inputError) {
-      return finish(
-        "parse",
-        toolError(
-          "invalid_input",
-          `InputValidationError: the input was not a JSON object (${call.inputError}). Call ${tool.name} again with a JSON object as its input.`,
-        ),
-      );
-    }
-    const parsed = tool.inputSchema.safeParse(call.input);
-    if (!parsed.success) {
-      const issues = z.prettifyError(parsed.error);
-      return finish(
-        "parse",
-        toolError(
-          "invalid_input",
-          `InputValidationError: ${tool.name} failed due to the following issues:\n${issues}\nRewrite the input to match the tool's schema and call it again.`,
-        ),
-      );
-    }
-    const input = parsed.data as Record<string, unknown>;
+    const parsed = parseInput(tool, call);
+    if ("output" in parsed) return finish("parse", parsed);
+    const { input } = parsed;
     const ctx = {
       sandbox: this.options.sandbox,
       state: this.options.state,
@@ -310,21 +275,8 @@ export class ToolPipeline {
 
     try {
       // 3. validateInput: the workspace gate first (P1-P3: nothing runs for a path outside), then the tool's checks.
-      const paths: string[] = [];
-      const given = tool.targetPath?.(input);
-      if (given !== undefined) {
-        const gate = resolveInWorkspace(given, this.options.state.cwd, {
-          allowOutputs: tool.isReadOnly(input),
-        });
-        if (!gate.ok) return finish("validate", gate.error);
-        try {
-          paths.push(await this.options.sandbox.resolvePath(gate.path));
-        } catch (e) {
-          if (e instanceof SandboxFsError && e.code === "EOUTSIDE")
-            return finish("validate", outsideWorkspace(given));
-          throw e;
-        }
-      }
+      const paths = await this.workspacePaths(tool, input);
+      if (!Array.isArray(paths)) return finish("validate", paths);
       const invalid = await tool.validateInput?.(input, ctx);
       if (invalid) return finish("validate", invalid);
 
@@ -339,36 +291,7 @@ export class ToolPipeline {
       }
 
       // 5. hooks around the call
-      const hookErrors: string[] = [];
-      const hookRuns: HookRunRecord[] = [];
-      const hookFacts = () => ({
-        ...(hookErrors.length ? { hookErrors } : {}),
-        ...(hookRuns.length ? { hooks: hookRuns } : {}),
-      });
-      const pre = await this.options.hooks?.pre(tool.name, input, call.id);
-      if (pre?.error) hookErrors.push(pre.error);
-      hookRuns.push(...(pre?.runs ?? []));
-      if (pre?.blocked) {
-        // Claude Code's words: the hook's reason is the call's error result, not wrapped.
-        return finish("hook", plainError("hook_blocked", pre.reason ?? "Blocked by a PreToolUse hook"), {
-          decision,
-          ...asked,
-          ...hookFacts(),
-        });
-      }
-      const result = await tool.call(input, ctx);
-      const post = await this.options.hooks?.post(tool.name, input, call.id, result);
-      if (post?.error) hookErrors.push(post.error);
-      hookRuns.push(...(post?.runs ?? []));
-      if (post?.blocked) {
-        // The result stands; the hook's objection reaches the model as text after it (Claude Code's way).
-        const text = post.reason ?? "A PostToolUse hook objected";
-        result.followUp = [...(result.followUp ?? []), { type: "text", text }];
-      }
-      const nested =
-        result.isError || !paths[0] ? [] : this.options.memory?.afterTool(tool.name, paths[0], call.id);
-      if (nested?.length) result.followUp = [...(result.followUp ?? []), ...nested];
-      return finish("call", result, { decision, ...asked, ...hookFacts() });
+      return await this.callWithHooks(tool, input, ctx, { decision, ...asked }, finish);
     } catch (e) {
       // A subagent's model call that failed after its retries ends the run, as the parent's would.
       if (e instanceof SandboxGoneError || e instanceof EngineError || e instanceof ModelApiError) throw e;
@@ -378,6 +301,107 @@ export class ToolPipeline {
         e instanceof SandboxFsError ? e.message : `internal error in ${tool.name}: ${(e as Error).message}`;
       return finish("call", { output: message, isError: true, kind: "sandbox_error", title: message });
     }
+  }
+
+  /** A call's record: its stage, timing, decision and the result as the model gets it. */
+  private async recordCall(
+    base: Omit<ToolCallRecord, "stage" | "durationMs" | "resultChars" | "truncated" | "isError" | "content">,
+    started: number,
+    tool: AnyTool | undefined,
+    stage: Stage,
+    result: ToolResult,
+    extra: Partial<ToolCallRecord>,
+  ): Promise<ToolCallRecord> {
+    const mapped = tool
+      ? await this.mapResult(base.id, tool, result)
+      : { content: result.output, truncated: false, fullOutputPath: undefined };
+    return {
+      ...base,
+      ...extra,
+      stage,
+      durationMs: Math.round(performance.now() - started),
+      exitCode: result.metadata?.exitCode,
+      resultChars: contentChars(result.output),
+      truncated: mapped.truncated,
+      fullOutputPath: mapped.fullOutputPath,
+      isError: Boolean(result.isError),
+      errorKind: result.kind,
+      title: result.title,
+      patch: result.metadata?.patch,
+      content: mapped.content,
+      ...(result.followUp?.length ? { followUp: result.followUp } : {}),
+      ...(result.metadata?.web ? { web: result.metadata.web as WebFacts } : {}),
+    };
+  }
+
+  /** Why a tool is not offered: not in this run (with why, and what is), or no such tool. */
+  private unavailable(name: string): ToolResult {
+    const known = findTool(this.options.allTools, name) !== undefined;
+    const available = this.options.enabledTools.map((t) => t.name).join(", ");
+    const reason = this.options.disabledReason;
+    const why = typeof reason === "function" ? reason(name) : reason;
+    const message = known
+      ? `Error: ${name} is not available in this run${why ? ` (${why})` : ""}. Available tools: ${available}`
+      : `Error: No such tool available: ${name}`;
+    return toolError(known ? "disabled_tool" : "unknown_tool", message);
+  }
+
+  /** The path the call names, inside the workspace and resolved in the sandbox; or the error that refuses it. */
+  private async workspacePaths(
+    tool: AnyTool,
+    input: Record<string, unknown>,
+  ): Promise<string[] | ToolResult> {
+    const given = tool.targetPath?.(input);
+    if (given === undefined) return [];
+    const gate = resolveInWorkspace(given, this.options.state.cwd, { allowOutputs: tool.isReadOnly(input) });
+    if (!gate.ok) return gate.error;
+    try {
+      return [await this.options.sandbox.resolvePath(gate.path)];
+    } catch (e) {
+      if (e instanceof SandboxFsError && e.code === "EOUTSIDE") return outsideWorkspace(given);
+      throw e;
+    }
+  }
+
+  /** The call between its PreToolUse and PostToolUse hooks, with nested memory the file it touched brings. */
+  private async callWithHooks(
+    tool: AnyTool,
+    input: Record<string, unknown>,
+    ctx: Parameters<AnyTool["call"]>[1],
+    asked: Pick<ToolCallRecord, "decision"> & { paths: string[]; cwd: string; readOnly: boolean },
+    finish: Finish,
+  ): Promise<ToolCallRecord> {
+    const hookErrors: string[] = [];
+    const hookRuns: HookRunRecord[] = [];
+    const hookFacts = () => ({
+      ...(hookErrors.length ? { hookErrors } : {}),
+      ...(hookRuns.length ? { hooks: hookRuns } : {}),
+    });
+    const pre = await this.options.hooks?.pre(tool.name, input, ctx.toolUseId);
+    if (pre?.error) hookErrors.push(pre.error);
+    hookRuns.push(...(pre?.runs ?? []));
+    if (pre?.blocked) {
+      // Claude Code's words: the hook's reason is the call's error result, not wrapped.
+      return finish("hook", plainError("hook_blocked", pre.reason ?? "Blocked by a PreToolUse hook"), {
+        ...asked,
+        ...hookFacts(),
+      });
+    }
+    const result = await tool.call(input, ctx);
+    const post = await this.options.hooks?.post(tool.name, input, ctx.toolUseId, result);
+    if (post?.error) hookErrors.push(post.error);
+    hookRuns.push(...(post?.runs ?? []));
+    if (post?.blocked) {
+      // The result stands; the hook's objection reaches the model as text after it (Claude Code's way).
+      const text = post.reason ?? "A PostToolUse hook objected";
+      result.followUp = [...(result.followUp ?? []), { type: "text", text }];
+    }
+    const nested =
+      result.isError || !asked.paths[0]
+        ? []
+        : this.options.memory?.afterTool(tool.name, asked.paths[0], ctx.toolUseId);
+    if (nested?.length) result.followUp = [...(result.followUp ?? []), ...nested];
+    return finish("call", result, { ...asked, ...hookFacts() });
   }
 
   /** Stage 6: cut output over the tool's limit, keep the whole in the sandbox and the output folder. */

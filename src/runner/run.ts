@@ -290,20 +290,34 @@ async function finishRun(
   watchdog: Watchdog,
   cancel: AbortSignal,
 ): Promise<RunOutcome> {
-  const { config, runId, outDir, patchPath, redactor, log, events, loop } = ctx;
+  const { patch, failure } = await closeSandbox(ctx, phase);
+  // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
+  await watchdog.stop();
+  const outputs = await writeOutputs(ctx, phase, patch);
+  const verify = await verifyPatch(ctx, phase, patch, failure, cancel);
+  return recordRun(ctx, phase, { patch, failure, verify, ...outputs });
+}
+
+/**
+ * Background subagents stopped and MCP servers closed (what they wrote is in the patch), the patch taken as
+ * far as the container still answers, the container removed.
+ */
+async function closeSandbox(
+  ctx: RunContext,
+  phase: AgentPhase,
+): Promise<{ patch: PatchOut; failure: RunFailure | undefined }> {
+  const { log } = ctx;
   const { sandbox, policy } = phase;
-  let failure = phase.failure;
-  // Background subagents do not outlive the run: stopped (and recorded) before the patch is taken.
   phase.stoppedAgents = await phase.subagents?.stopBackground();
   for (const agent of phase.stoppedAgents ?? [])
     log(`stopped the background subagent ${agent}: the run ended`);
-  // The servers end before the patch is taken (what they wrote is in it) and before the container goes.
   await phase.mcp
     ?.close()
     .catch((e: unknown) => log(`closing the MCP servers failed: ${(e as Error).message}`));
   const patch = sandbox
     ? await timed(ctx, "patch", () => exportPatch(sandbox, policy, log))
     : await exportPatch(sandbox, policy, log);
+  let failure = phase.failure;
   if (sandbox && patch.note && !failure) {
     // The agent finished, but its work could not be exported (a command wiped agent-ci's baseline under /tmp,
     // say): that is not "no changes", and the exit code must say so.
@@ -313,8 +327,19 @@ async function finishRun(
     await timed(ctx, "teardown", () =>
       sandbox.dispose().catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`)),
     );
-  // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
-  await watchdog.stop();
+  return { patch, failure };
+}
+
+interface WrittenOutputs {
+  /** Files of the output that could not be written (the record says so, and the exit code). */
+  outputErrors: string[];
+  structured: { path?: string; value?: Record<string, unknown> };
+  review?: ReviewPlacement;
+}
+
+/** patch.diff, conversation.jsonl and output.json written; review findings placed on the diff. */
+async function writeOutputs(ctx: RunContext, phase: AgentPhase, patch: PatchOut): Promise<WrittenOutputs> {
+  const { outDir, patchPath, events, log } = ctx;
   const outputErrors: string[] = [];
   try {
     await atomicWriteFile(patchPath, patch.bytes);
@@ -331,57 +356,67 @@ async function finishRun(
     }
   }
   const structured = await writeStructuredOutput(ctx, outputErrors);
-  const structuredPath = structured.path;
   const review = ctx.review && structured.value ? placeReview(ctx.review, structured.value) : undefined;
   if (review)
     log(
       `review: ${review.inline.length} finding(s) on lines of the diff, ${review.outside.length} outside it`,
     );
   for (const message of outputErrors) log(message);
+  return { outputErrors, structured, review };
+}
 
-  const verify =
-    config.verify &&
-    sandbox &&
-    policy &&
-    failure?.reason !== "engine_error" &&
-    failure?.reason !== "cancelled"
-      ? await timed(ctx, "verify", () => {
-          ctx.io.onProgress?.({ kind: "verifying" });
-          return runVerify({
-            runId,
-            config,
-            imageName: sandbox.image.name,
-            patch: patch.bytes,
-            log,
-            signal: cancel,
-            excludeFromCopy: policy.excludeFromCopy,
-          }).catch((e: unknown): VerifyResult => {
-            log(`verify could not run: ${(e as Error).message}`);
-            return {
-              command: config.verify ?? "",
-              applied: false,
-              exitCode: null,
-              outputTail: redactor.redact((e as Error).message),
-              durationMs: 0,
-            };
-          });
-        })
-      : undefined;
+/** --verify, unless the run ended with the engine failing or a cancel. */
+async function verifyPatch(
+  ctx: RunContext,
+  { sandbox, policy }: AgentPhase,
+  patch: PatchOut,
+  failure: RunFailure | undefined,
+  cancel: AbortSignal,
+): Promise<VerifyResult | undefined> {
+  const { config, log } = ctx;
+  if (!config.verify || !sandbox || !policy) return undefined;
+  if (failure?.reason === "engine_error" || failure?.reason === "cancelled") return undefined;
+  return timed(ctx, "verify", () => {
+    ctx.io.onProgress?.({ kind: "verifying" });
+    return runVerify({
+      runId: ctx.runId,
+      config,
+      imageName: sandbox.image.name,
+      patch: patch.bytes,
+      log,
+      signal: cancel,
+      excludeFromCopy: policy.excludeFromCopy,
+    }).catch((e: unknown): VerifyResult => {
+      log(`verify could not run: ${(e as Error).message}`);
+      return {
+        command: config.verify ?? "",
+        applied: false,
+        exitCode: null,
+        outputTail: ctx.redactor.redact((e as Error).message),
+        durationMs: 0,
+      };
+    });
+  });
+}
 
+/** The record written, the exit code settled, the result event sent: the run's outcome. */
+async function recordRun(
+  ctx: RunContext,
+  phase: AgentPhase,
+  ended: WrittenOutputs & { patch: PatchOut; failure?: RunFailure; verify?: VerifyResult },
+): Promise<RunOutcome> {
+  const { runId, outDir, patchPath, redactor, log, events, loop } = ctx;
+  const { patch, failure, verify, outputErrors, structured } = ended;
   const exitReason: ExitReason = failure?.reason ?? "completed";
   const report = buildReport({
     ...ctx,
     ...phase,
-    sandbox,
-    policy,
-    mcp: phase.mcp,
-    tools: phase.tools,
     exitReason,
     failure,
     patch,
     verify,
     outputErrors,
-    structuredPath,
+    structuredPath: structured.path,
   });
   const written = await writeReportFiles(outDir, report, { patchText: patch.text, redactor }).catch(
     (e: unknown) => {
@@ -428,7 +463,7 @@ async function finishRun(
     report: written?.report,
     error: error === undefined ? undefined : redactor.redact(error),
     structuredOutput: structured.value,
-    review,
+    review: ended.review,
     finalMessage: redactor.redact(loop.finalText),
   };
 }
