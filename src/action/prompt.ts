@@ -4,7 +4,7 @@
 // (RELIABILITY U1/U2). Pure: what was fetched is passed in; the raw text is returned for the record.
 import { randomBytes } from "node:crypto";
 import { capText } from "../report/index.js";
-import type { ActionEvent, CommentInfo, PullRequestInfo } from "./event.js";
+import type { ActionEvent, CommentInfo, IssueInfo, PullRequestInfo, ReviewCommentInfo } from "./event.js";
 import { sanitizeUntrusted, type Removed } from "./sanitize.js";
 
 export const TITLE_MAX_CHARS = 500;
@@ -190,52 +190,16 @@ export function buildPrompt(options: BuildPromptOptions): BuiltPrompt {
   const task = options.task?.trim();
   switch (event.kind) {
     case "issue": {
-      const { issue } = event;
-      builder.add("issue", { number: issue.number, author: issue.user.login }, [
-        {
-          label: "Title",
-          source: `issue #${issue.number} title`,
-          raw: issue.title,
-          max: TITLE_MAX_CHARS,
-          author: issue.user.login,
-        },
-        {
-          label: "Body",
-          source: `issue #${issue.number} body`,
-          raw: issue.body,
-          max: BODY_MAX_CHARS,
-          author: issue.user.login,
-        },
-      ]);
-      addThread(builder, content.thread, `issue #${issue.number}`);
+      const where = `issue #${event.issue.number}`;
+      addIssue(builder, "issue", where, event.issue);
+      addThread(builder, content.thread, where);
       return builder.render(task || DEFAULT_TASKS.issue);
     }
     case "issue_comment": {
       const { issue, comment } = event;
       const where = event.onPullRequest ? `PR #${issue.number}` : `issue #${issue.number}`;
       if (event.onPullRequest && content.pr) addPullRequest(builder, content.pr, content.diff);
-      else {
-        builder.add(
-          event.onPullRequest ? "pull_request" : "issue",
-          { number: issue.number, author: issue.user.login },
-          [
-            {
-              label: "Title",
-              source: `${where} title`,
-              raw: issue.title,
-              max: TITLE_MAX_CHARS,
-              author: issue.user.login,
-            },
-            {
-              label: "Body",
-              source: `${where} body`,
-              raw: issue.body,
-              max: BODY_MAX_CHARS,
-              author: issue.user.login,
-            },
-          ],
-        );
-      }
+      else addIssue(builder, event.onPullRequest ? "pull_request" : "issue", where, issue);
       addThread(builder, content.thread, where);
       builder.add("triggering_comment", { author: comment.user.login, id: comment.id }, [
         {
@@ -252,34 +216,10 @@ export function buildPrompt(options: BuildPromptOptions): BuiltPrompt {
     case "pull_request":
       addPullRequest(builder, event.pr, content.diff);
       return builder.render(task || DEFAULT_TASKS.pull_request);
-    case "review_comment": {
-      const { pr, comment } = event;
-      addPullRequest(builder, pr, content.diff);
-      builder.add(
-        "review_comment",
-        { author: comment.user.login, id: comment.id, path: comment.path, line: comment.line ?? undefined },
-        [
-          ...(comment.diff_hunk
-            ? [
-                {
-                  label: "Diff hunk",
-                  source: `PR #${pr.number} review comment ${comment.id} hunk`,
-                  raw: comment.diff_hunk,
-                  max: COMMENT_MAX_CHARS,
-                },
-              ]
-            : []),
-          {
-            label: "Comment",
-            source: `PR #${pr.number} review comment ${comment.id} (trigger)`,
-            raw: comment.body,
-            max: COMMENT_MAX_CHARS,
-            author: comment.user.login,
-          },
-        ],
-      );
+    case "review_comment":
+      addPullRequest(builder, event.pr, content.diff);
+      addReviewComment(builder, event.pr.number, event.comment);
       return builder.render(task || DEFAULT_TASKS.pr_comment);
-    }
     case "manual":
     case "workflow_run":
     case "merge_group":
@@ -295,4 +235,56 @@ export function buildPrompt(options: BuildPromptOptions): BuiltPrompt {
       }
       return builder.render(task);
   }
+}
+
+/** An issue (or a pull request seen as one): its title and body, by its author. */
+function addIssue(
+  builder: PromptBuilder,
+  tag: "issue" | "pull_request",
+  where: string,
+  issue: IssueInfo,
+): void {
+  builder.add(tag, { number: issue.number, author: issue.user.login }, [
+    {
+      label: "Title",
+      source: `${where} title`,
+      raw: issue.title,
+      max: TITLE_MAX_CHARS,
+      author: issue.user.login,
+    },
+    {
+      label: "Body",
+      source: `${where} body`,
+      raw: issue.body,
+      max: BODY_MAX_CHARS,
+      author: issue.user.login,
+    },
+  ]);
+}
+
+/** The review comment that triggered the run, with the diff hunk it sits on. */
+function addReviewComment(builder: PromptBuilder, pr: number, comment: ReviewCommentInfo): void {
+  builder.add(
+    "review_comment",
+    { author: comment.user.login, id: comment.id, path: comment.path, line: comment.line ?? undefined },
+    [
+      ...(comment.diff_hunk
+        ? [
+            {
+              label: "Diff hunk",
+              source: `PR #${pr} review comment ${comment.id} hunk`,
+              raw: comment.diff_hunk,
+              max: COMMENT_MAX_CHARS,
+            },
+          ]
+        : []),
+      {
+        label: "Comment",
+        source: `PR #${pr} review comment ${comment.id} (trigger)`,
+        raw: comment.body,
+        max: COMMENT_MAX_CHARS,
+        author: comment.user.login,
+      },
+    ],
+  );
 }
