@@ -208,6 +208,51 @@ function buildPromptFor(
 export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const { inputs, ctx, api } = options;
   const event = classifyEvent(ctx);
+  const admitted = await admit(options, event);
+  if (admitted.kind === "skip") return admitted;
+
+  const content = await fetchEventContent(api, ctx, event, options.warn);
+  const base = pullRequestBase(event, ctx, content.pr);
+  const workspace = path.resolve(ctx.workspace, inputs.workspace);
+  const task = await readTask(options, workspace, base);
+  // A scripted run has no model, but its record still shows the untrusted text the event carried.
+  const built = buildPromptFor(
+    event,
+    inputs.task === "review" ? task || REVIEW_TASK : task,
+    content,
+    Boolean(inputs.script),
+  );
+  const provider = providerOf(inputs);
+  const credentials = anthropicSignIn(options, provider);
+  const outDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-out-"));
+  const trusted = await trustedFiles(options, base, workspace);
+  const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
+  const { resume, notes } = resumeSource(options);
+  const config = parseRunConfig(
+    toRunConfigInput({
+      inputs,
+      workspace,
+      outDir,
+      prompt: built ? options.redact(built.prompt) : undefined,
+      systemPromptAppend: inputs.script ? undefined : built?.systemPromptAppend,
+      ...trusted,
+      review,
+      ...credentials,
+      envBaseUrl: options.env.ANTHROPIC_BASE_URL,
+      providerEnv: providerEnv(provider, options.env),
+      repo: `${ctx.owner}/${ctx.repo}`,
+      resume,
+    }),
+  );
+  return { kind: "run", config, event, trigger: record(ctx, event, `ran: ${admitted.why}`, built), notes };
+}
+
+/** Whether the event starts a run (the trigger) and its actor may start one; else the skip, recorded. */
+async function admit(
+  options: PrepareOptions,
+  event: ActionEvent,
+): Promise<Extract<Prepared, { kind: "skip" }> | { kind: "run"; why: string }> {
+  const { inputs, ctx, api } = options;
   const trigger = decideTrigger(event, {
     triggerPhrase: inputs.trigger_phrase,
     allowForkHeads: inputs.allow_fork_heads,
@@ -222,7 +267,6 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       trigger: record(ctx, event, `skipped: ${trigger.reason}`),
     };
   if (trigger.note) options.warn(trigger.note);
-
   const actor = api
     ? await checkActor(api, ctx, event, inputs.allowed_bots)
     : event.kind === "manual"
@@ -234,34 +278,34 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   if (!actor.allowed)
     return { kind: "skip", reason: actor.reason, trigger: record(ctx, event, `skipped: ${actor.reason}`) };
   options.log(`trigger: ${ctx.eventName} by ${ctx.actor || event.sender}: ${actor.why}`);
+  return { kind: "run", why: actor.why };
+}
 
-  const content = await fetchEventContent(api, ctx, event, options.warn);
-  const base = pullRequestBase(event, ctx, content.pr);
-  const workspace = path.resolve(ctx.workspace, inputs.workspace);
-  let task = inputs.prompt;
-  if (inputs.prompt_file) {
-    const file = await readTrustedFile({
-      value: inputs.prompt_file,
-      input: "prompt_file",
-      workspace,
-      base,
-      api,
-      ctx,
-    });
-    task = file.text;
-    options.log(`prompt: read from ${file.from}`);
-  }
-  // A scripted run has no model, but its record still shows the untrusted text the event carried.
-  const built = buildPromptFor(
-    event,
-    inputs.task === "review" ? task || REVIEW_TASK : task,
-    content,
-    Boolean(inputs.script),
-  );
-  const provider = providerOf(inputs);
-  const credentials = anthropicSignIn(options, provider);
+/** The task: the prompt input, or prompt_file read at the trusted revision. */
+async function readTask(
+  options: PrepareOptions,
+  workspace: string,
+  base: TrustedBase,
+): Promise<string | undefined> {
+  const { inputs, ctx, api } = options;
+  if (!inputs.prompt_file) return inputs.prompt;
+  const file = await readTrustedFile({
+    value: inputs.prompt_file,
+    input: "prompt_file",
+    workspace,
+    base,
+    api,
+    ctx,
+  });
+  options.log(`prompt: read from ${file.from}`);
+  return file.text;
+}
 
-  const outDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-out-"));
+/**
+ * What the run reads at the trusted revision (the base on pull requests): the settings, schema, skills,
+ * commands, MCP servers and agents its inputs name, the memory files and the hook scripts.
+ */
+async function trustedFiles(options: PrepareOptions, base: TrustedBase, workspace: string) {
   const settingsPath = await trustedInput(options, base, { input: "settings", as: "json" });
   const outputSchemaPath = await trustedInput(options, base, { input: "output_schema", as: "json" });
   const [skillsDir, commandsDir] = await Promise.all(
@@ -269,8 +313,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   );
   const mcpConfigPath = await trustedInput(options, base, { input: "mcp_config", as: "json" });
   const agents = await trustedAgents(options, base);
-  // What the run reads at the trusted revision besides the inputs: memory files and hook scripts.
-  const trustedDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-trusted-"));
+  const trustedDir = fs.mkdtempSync(path.join(options.ctx.runnerTemp, "agent-ci-trusted-"));
   options.cleanupPath(trustedDir);
   const memory = await actionMemory({ ...options, workspace, base, tempDir: trustedDir });
   const hookScriptsDir = await baseHookScripts({
@@ -280,30 +323,14 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
     base,
     tempDir: trustedDir,
   });
-  const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
-  const { resume, notes } = resumeSource(options);
-  const config = parseRunConfig(
-    toRunConfigInput({
-      inputs,
-      workspace,
-      outDir,
-      prompt: built ? options.redact(built.prompt) : undefined,
-      systemPromptAppend: inputs.script ? undefined : built?.systemPromptAppend,
-      settingsPath,
-      outputSchemaPath,
-      skillsDir,
-      commandsDir,
-      mcpConfigPath,
-      ...agents,
-      memory,
-      hookScriptsDir,
-      review,
-      ...credentials,
-      envBaseUrl: options.env.ANTHROPIC_BASE_URL,
-      providerEnv: providerEnv(provider, options.env),
-      repo: `${ctx.owner}/${ctx.repo}`,
-      resume,
-    }),
-  );
-  return { kind: "run", config, event, trigger: record(ctx, event, `ran: ${actor.why}`, built), notes };
+  return {
+    settingsPath,
+    outputSchemaPath,
+    skillsDir,
+    commandsDir,
+    mcpConfigPath,
+    ...agents,
+    memory,
+    hookScriptsDir,
+  };
 }
