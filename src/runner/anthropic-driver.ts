@@ -29,12 +29,7 @@
  * Cancel: when `TurnRequest.signal` aborts, the stream or the wait stops and the signal's reason (if an
  * Error, else the SDK's `APIUserAbortError`) is thrown, not a `ModelApiError`.
  */
-import Anthropic, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from "@anthropic-ai/sdk";
+import Anthropic, { APIUserAbortError } from "@anthropic-ai/sdk";
 import {
   ModelApiError,
   type AgentSpec,
@@ -49,8 +44,20 @@ import {
 } from "./driver.js";
 import { costUsd, normalizeModelId } from "./pricing.js";
 import { withCacheBreakpoints } from "./prompt-cache.js";
-import { WorkloadIdentityError } from "@anthropic-ai/sdk/lib/credentials/types";
-import { CREDENTIAL_SOURCES, type AnthropicCredential } from "./credentials.js";
+import type { AnthropicCredential } from "./credentials.js";
+import {
+  AUTH_HINT,
+  classifyError,
+  credentialHint,
+  describeCause,
+  type Failure,
+  KIND_LABEL,
+  safeJson,
+  StreamBrokenError,
+  truncate,
+} from "./api-errors.js";
+
+export { parseRetryAfter } from "./api-errors.js";
 import {
   createModelClient,
   PROVIDER_NAMES,
@@ -59,8 +66,6 @@ import {
   type Provider,
   type ProviderSettings,
 } from "./providers.js";
-
-type ErrorKind = ModelApiError["kind"];
 
 /** One request's parameters: the beta API's shape, which the stable one is a part of. */
 type RequestParams = Anthropic.Beta.Messages.MessageCreateParamsNonStreaming;
@@ -148,31 +153,8 @@ const MANUAL_THINKING_MODELS = new Set([
   "claude-haiku-4-5",
 ]);
 
-/** 429 error codes that waiting does not clear. */
-const SPEND_LIMIT_CODES = new Set([
-  "enforced_spend_limit_reached",
-  "contract_spend_limit_reached",
-  "linked_organization_spend_limit_reached",
-]);
-const SPEND_LIMIT_WORDING = /spend[_ -]?limit|usage limits?\b|credit balance|billing/i;
-
 /** Looks like an Anthropic key even when it is not the configured one. */
 const KEY_PATTERN = /sk-ant-[A-Za-z0-9_-]{8,}/g;
-
-/** A stream that ended or stalled without a complete message. */
-class StreamBrokenError extends Error {
-  override readonly name = "StreamBrokenError";
-}
-
-interface Failure {
-  kind: ErrorKind;
-  status: number | undefined;
-  retryable: boolean;
-  /** Wait the server asked for (retry-after-ms / retry-after). */
-  retryAfterMs: number | undefined;
-  /** Redacted description, e.g. `429 rate_limit_error: ...`. */
-  detail: string;
-}
 
 export class AnthropicDriver implements Driver {
   readonly name = "anthropic" as const;
@@ -613,31 +595,6 @@ async function checkWithClient(
   }
 }
 
-const KIND_LABEL: Record<ErrorKind, string> = {
-  auth: "rejected the credentials",
-  rate_limit: "rate limited the run",
-  spend_limit: "spend limit reached",
-  overloaded: "overloaded",
-  invalid_request: "rejected the request",
-  server: "server error",
-  connection: "unreachable",
-  stream: "stream broke",
-};
-
-/** What an auth failure on the Anthropic API asks the user to check: the credential used. */
-function credentialHint(credential: AnthropicCredential): string {
-  if (credential.kind === "federation")
-    return "Check the federation rule, the organization (and the workspace when the rule covers several) and the identity token.";
-  return `Check ${CREDENTIAL_SOURCES[credential.kind]}.`;
-}
-
-/** What an auth failure asks the user to check, per provider. */
-const AUTH_HINT: Record<Provider, string> = {
-  anthropic: "Check ANTHROPIC_API_KEY.",
-  bedrock: "Check the AWS credentials, the region, and that the model is enabled in Bedrock there.",
-  vertex: "Check the Google credentials, the project, and that the model is enabled in Vertex AI there.",
-};
-
 /** The request option that sends another `anthropic-version` (Bedrock's own, for its older models). */
 function versionHeader(apiVersion: string | undefined): { headers?: Record<string, string> } {
   return apiVersion ? { headers: { "anthropic-version": apiVersion } } : {};
@@ -660,102 +617,6 @@ function createClient(
     logger: { error: forward("error"), warn: forward("warn"), info: () => {}, debug: () => {} },
     ...(onToken ? { onToken } : {}),
   });
-}
-
-/** Sorts an SDK or stream error into a kind, and whether another attempt can help. */
-function classifyError(error: unknown, redact: (text: string) => string): Failure {
-  const base = { status: undefined, retryAfterMs: undefined };
-  if (error instanceof StreamBrokenError) {
-    return { ...base, kind: "stream", retryable: true, detail: redact(error.message) };
-  }
-  if (error instanceof APIConnectionTimeoutError) {
-    return { ...base, kind: "connection", retryable: true, detail: "request timed out" };
-  }
-  if (error instanceof APIConnectionError) {
-    return {
-      ...base,
-      kind: "connection",
-      retryable: true,
-      detail: redact(`connection error: ${describeCause(error)}`),
-    };
-  }
-  if (error instanceof APIError && !(error instanceof APIUserAbortError))
-    return classifyApiError(error, redact);
-  if (error instanceof WorkloadIdentityError) {
-    // The token exchange: refused (a status) is a credential problem; unreachable is retried like the API.
-    const refused = error.statusCode !== null && error.statusCode < 500;
-    const status = error.statusCode ?? undefined;
-    const detail = redact(`token exchange: ${describeCause(error)}`);
-    return refused
-      ? { ...base, status, kind: "auth", retryable: false, detail }
-      : { ...base, status, kind: "connection", retryable: true, detail };
-  }
-  const message = error instanceof Error ? describeCause(error) : String(error);
-  return { ...base, kind: "stream", retryable: true, detail: redact(`stream error: ${message}`) };
-}
-
-function classifyApiError(error: APIError, redact: (text: string) => string): Failure {
-  const status = error.status;
-  const type = error.type ?? "error";
-  const apiMessage = error.apiMessage ?? error.message;
-  const detail = redact(`${status ?? "stream"} ${type}: ${truncate(apiMessage, 300)}`);
-  const retryAfterMs = parseRetryAfter(error.headers);
-  const shouldRetry = error.headers?.get("x-should-retry");
-  const kind = kindOf(status, type, error);
-  let retryable = isRetryableKind(kind, status);
-  if (shouldRetry === "false") retryable = false;
-  if (shouldRetry === "true" && !isNeverRetried(kind, status)) retryable = true;
-  return { kind, status, retryable, retryAfterMs: retryable ? retryAfterMs : undefined, detail };
-}
-
-function kindOf(status: number | undefined, type: string, error: APIError): ErrorKind {
-  if (status === 401 || status === 403 || type === "authentication_error" || type === "permission_error")
-    return "auth";
-  if (status === 402 || type === "billing_error") return "spend_limit";
-  if (status === 429 || type === "rate_limit_error")
-    return isSpendLimit(error) ? "spend_limit" : "rate_limit";
-  if (status === 529 || type === "overloaded_error") return "overloaded";
-  if (status === 408 || status === 409) return "server";
-  if (status !== undefined && status >= 500) return "server";
-  if (type === "api_error" || type === "timeout_error") return "server";
-  if (status !== undefined && status >= 400) return "invalid_request";
-  if (type === "invalid_request_error" || type === "not_found_error") return "invalid_request";
-  return "stream";
-}
-
-function isRetryableKind(kind: ErrorKind, status: number | undefined): boolean {
-  if (isNeverRetried(kind, status)) return false;
-  return (
-    kind === "rate_limit" ||
-    kind === "overloaded" ||
-    kind === "server" ||
-    kind === "connection" ||
-    kind === "stream"
-  );
-}
-
-function isNeverRetried(kind: ErrorKind, status: number | undefined): boolean {
-  if (kind === "auth" || kind === "spend_limit" || kind === "invalid_request") return true;
-  return status === 400 || status === 401 || status === 403 || status === 404;
-}
-
-function isSpendLimit(error: APIError): boolean {
-  if (error.errorCode && SPEND_LIMIT_CODES.has(error.errorCode)) return true;
-  const text = `${error.apiMessage ?? ""} ${safeJson(error.error)}`;
-  return SPEND_LIMIT_WORDING.test(text);
-}
-
-/** `retry-after-ms` (ms), else `retry-after` (seconds or an HTTP date), as the SDK reads them. */
-export function parseRetryAfter(headers: Headers | undefined): number | undefined {
-  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers?.get("retry-after");
-  if (!value) return undefined;
-  const seconds = Number.parseFloat(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1_000;
-  const date = Date.parse(value);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - Date.now());
 }
 
 type ParsedInput = { ok: true; input: Record<string, unknown> } | { ok: false; reason: string };
@@ -838,17 +699,6 @@ export function redactSecret(text: string, apiKey: string): string {
   return out.replace(KEY_PATTERN, "***");
 }
 
-function describeCause(error: Error): string {
-  const parts = [error.message];
-  let cause: unknown = error.cause;
-  for (let depth = 0; depth < 3 && cause instanceof Error; depth += 1) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    parts.push(code ? `${cause.message} (${code})` : cause.message);
-    cause = cause.cause;
-  }
-  return parts.filter(Boolean).join(": ");
-}
-
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw abortError(signal);
 }
@@ -876,18 +726,6 @@ function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 function formatSeconds(ms: number): string {
