@@ -22,6 +22,7 @@ import { jsonProgress } from "./runner/progress.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
 import { addPublishCommand } from "./publish/cli.js";
+import { ATTEMPT_OPTIONS, runAttemptsCommand, type AttemptFlags } from "./runner/attempts.js";
 import { splitList } from "./github/inputs.js";
 import { parseSize } from "./text.js";
 import { AGENT_CI_VERSION } from "./version.js";
@@ -81,7 +82,7 @@ type RunFlags = Omit<
   progress?: (typeof PROGRESS_FORMATS)[number];
   /** Print the first request's context and exit. */
   printContext?: boolean;
-};
+} & AttemptFlags;
 
 const PROGRESS_FORMATS = ["text", "json"] as const;
 
@@ -135,6 +136,7 @@ export const RUN_HELP_GROUPS: Record<string, readonly string[]> = {
     "--compact-at",
     "--no-compaction",
   ],
+  Attempts: ["--attempts", "--parallel", "--attempt-prompts", "--stop-at-first-pass"],
   Output: [
     "--out",
     "--output-format",
@@ -203,7 +205,8 @@ function policyOptions(command: Command): Command {
 
 async function run(flags: RunFlags): Promise<number> {
   const { promptFile, timeout, includeIgnored, base, head, quiet, printContext: printOnly, ...same } = flags;
-  const { progress: progressFormat, ...fields } = same;
+  const { progress: progressFormat, ...withAttempts } = same;
+  const { attempts, parallel, attemptPrompts, stopAtFirstPass, ...fields } = withAttempts;
   const fromEnv = providersFromEnv(process.env);
   if (!flags.provider && fromEnv.length > 1) {
     process.stderr.write(
@@ -274,19 +277,31 @@ async function run(flags: RunFlags): Promise<number> {
     !quiet && (progressFormat === "json" || config.outputFormat === "text" || Boolean(process.stderr.isTTY));
   const json =
     progress && progressFormat === "json" ? jsonProgress((t) => process.stderr.write(t)) : undefined;
-  const outcome = await runAgent(
-    config,
-    {
-      stdout: (line) => process.stdout.write(`${line}\n`),
-      stderr: (line) => {
-        if (json) json.log(line);
-        else if (progress) process.stderr.write(`${line}\n`);
-      },
-      progress: progress && !json,
-      onProgress: json?.onProgress,
+  const io = {
+    stdout: (line: string) => process.stdout.write(`${line}\n`),
+    stderr: (line: string) => {
+      if (json) json.log(line);
+      else if (progress) process.stderr.write(`${line}\n`);
     },
-    cancel.signal,
-  );
+    progress: progress && !json,
+    onProgress: json?.onProgress,
+  };
+  const outcome =
+    attempts && attempts > 1
+      ? await runAttemptsCommand(
+          config,
+          // Commander leaves --max-turns undefined unless given: then each attempt has the default.
+          {
+            attempts,
+            parallel,
+            attemptPrompts,
+            stopAtFirstPass,
+            maxTurnsGiven: flags.maxTurns !== undefined,
+          },
+          io,
+          cancel.signal,
+        )
+      : await runAgent(config, io, cancel.signal);
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
 
@@ -529,6 +544,10 @@ export function buildProgram(): Command {
       "never make the conversation smaller: a prompt over the window ends the run (context_window)",
     )
     .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
+    .option("--attempts <n>", ATTEMPT_OPTIONS.attempts, positiveInt)
+    .option("--parallel <k>", ATTEMPT_OPTIONS.parallel, positiveInt)
+    .option("--attempt-prompts <file>", ATTEMPT_OPTIONS.attemptPrompts)
+    .option("--stop-at-first-pass", ATTEMPT_OPTIONS.stopAtFirstPass)
     .option("-q, --quiet", "no progress lines on stderr (errors and the closing summary still print)")
     .addOption(
       new Option(

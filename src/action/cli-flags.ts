@@ -53,6 +53,7 @@ export const INPUT_FLAGS: Record<InputName, InputCounterpart> = {
   cpus: ["--cpus"],
   max_turns: ["--max-turns"],
   max_budget_usd: ["--max-budget-usd"],
+  attempts: ["--attempts"],
   timeout_minutes: ["--timeout"],
   verify: ["--verify"],
   include_ignored: ["--include-ignored"],
