@@ -164,7 +164,13 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
           )
         : deps.runAgent(
             config,
-            { stdout: log, stderr: log, progress: true, onProgress, onSecret: (value) => io.setSecret(value) },
+            {
+              stdout: log,
+              stderr: log,
+              progress: true,
+              onProgress,
+              onSecret: (value) => io.setSecret(value),
+            },
             cancel.signal,
           ),
     );
