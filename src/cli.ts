@@ -22,7 +22,12 @@ import { jsonProgress } from "./runner/progress.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/allowlist.js";
 import { disposeAllSandboxes } from "./sandbox/docker-sandbox.js";
 import { addPublishCommand } from "./publish/cli.js";
-import { ATTEMPT_OPTIONS, runAttemptsCommand, type AttemptFlags } from "./runner/attempts.js";
+import {
+  ATTEMPT_OPTIONS,
+  chooseFromFolders,
+  runAttemptsCommand,
+  type AttemptFlags,
+} from "./runner/attempts.js";
 import { splitList } from "./github/inputs.js";
 import { parseSize } from "./text.js";
 import { AGENT_CI_VERSION } from "./version.js";
@@ -613,6 +618,23 @@ Examples:
 
   // `publish`: from a run's output folder to a pull request (src/publish/).
   addPublishCommand(program);
+
+  program
+    .command("choose")
+    .description(
+      "choose among runs' output folders (a matrix's attempts) by the rule of run --attempts, and write the chosen one, with the attempts table, to --out",
+    )
+    .argument("<folder...>", "output folders of runs of one task; attempt k is the one named …attempt-k")
+    .requiredOption("--out <dir>", "where the chosen run's patch and report go")
+    .action(async (folders: string[], flags: { out: string }) => {
+      const line = (text: string) => process.stderr.write(`${text}\n`);
+      const outcome = await chooseFromFolders(folders, flags.out, {
+        stdout: line,
+        stderr: line,
+        progress: false,
+      });
+      process.exitCode = outcome.exitCode;
+    });
 
   const policy = program
     .command("policy")

@@ -14,7 +14,7 @@ export function attemptsSchemas<R extends z.ZodType, O extends z.ZodType>(exitRe
         .string()
         .optional()
         .describe(
-          "The attempt's own output folder, relative to this report's (attempt-k); absent when it never started.",
+          "The attempt's own output folder: attempt-k beside this report (run --attempts), or the folder's name as given to agent-ci choose; absent when it never started.",
         ),
       runId: z.string().optional().describe("The attempt's run id; absent when it never started."),
       started: z

@@ -14,6 +14,9 @@ import path from "node:path";
 import {
   createRedactor,
   deriveOutcome,
+  parseReport,
+  PATCH_FILE_NAME,
+  REPORT_FILE_NAMES,
   writeReportFiles,
   type Attempt,
   type ExitReason,
@@ -37,6 +40,9 @@ export interface AttemptsOptions {
   /** --max-turns was given: the turns are a pool as the money is (otherwise each attempt has the default). */
   turnsPool: boolean;
 }
+
+/** What is written again for the chosen attempt rather than copied from its folder. */
+const REPORT_FILES = new Set<string>([...Object.values(REPORT_FILE_NAMES), PATCH_FILE_NAME]);
 
 /** The subfolder of the output folder that holds attempt k's record. */
 export const attemptDir = (k: number) => `attempt-${k}`;
@@ -91,6 +97,8 @@ class Pool {
 
 interface Finished {
   k: number;
+  /** Its folder as the attempts table names it. */
+  dir: string;
   outcome: RunOutcome;
   facts: AttemptFacts;
   budgetUsd?: number;
@@ -169,7 +177,7 @@ export async function runAttempts(
     const facts = factsOf(k, outcome.report);
     money.settle(budgetUsd, outcome.report?.costUsd ?? 0);
     turns.settle(maxTurns, facts.turns);
-    finished.push({ k, outcome, facts, budgetUsd, maxTurns });
+    finished.push({ k, dir: attemptDir(k), outcome, facts, budgetUsd, maxTurns });
     io.stderr(
       `agent-ci: attempt ${k} ended ${outcome.exitReason}: verify ${facts.verify}, ${facts.changedLines} changed lines, ${facts.deniedCalls} denied, $${(outcome.report?.costUsd ?? 0).toFixed(4)}`,
     );
@@ -216,19 +224,81 @@ export async function runAttempts(
     if (failed) return { ...failed.outcome, outDir };
   }
   const budgetSpent = ended === "budget" || money.exhausted || turns.exhausted;
-  return writeChosen(config, outDir, n, finished, budgetSpent, cancel.aborted, io);
+  return writeChosen({
+    verified: Boolean(config.verify),
+    secrets: knownSecrets(config),
+    outDir,
+    n,
+    finished,
+    budgetSpent,
+    cancelled: cancel.aborted,
+    io,
+  });
 }
 
-async function writeChosen(
-  config: RunConfig,
+/**
+ * `agent-ci choose`: the same choice over output folders made elsewhere (the matrix jobs' downloaded
+ * artifacts), written to `outDir` as `--attempts` writes its own. Attempt k is the folder whose name ends in
+ * `attempt-k`, else the k-th given.
+ */
+export async function chooseFromFolders(
+  folders: readonly string[],
   outDir: string,
-  n: number,
-  finished: readonly Finished[],
-  budgetSpent: boolean,
-  cancelled: boolean,
   io: RunIO,
 ): Promise<RunOutcome> {
-  const verified = Boolean(config.verify);
+  const finished = folders.map((folder, i): Finished => {
+    const k = Number(/attempt-(\d+)\/*$/.exec(folder)?.[1] ?? i + 1);
+    let report: RunReport;
+    try {
+      report = parseReport(fs.readFileSync(path.join(folder, REPORT_FILE_NAMES.json), "utf8"));
+    } catch (e) {
+      throw new ConfigError(`${folder}: not a run's output folder: ${(e as Error).message}`);
+    }
+    const facts = factsOf(k, report);
+    const exitCode =
+      report.exitReason === "completed" && facts.verify === "failed"
+        ? EXIT_CODES.verify_failed
+        : EXIT_CODES[report.exitReason];
+    const outcome: RunOutcome = {
+      runId: report.runId,
+      exitReason: report.exitReason,
+      exitCode,
+      outDir: folder,
+      patchPath: path.join(folder, PATCH_FILE_NAME),
+      report,
+    };
+    return { k, dir: path.basename(path.resolve(folder)), outcome, facts };
+  });
+  const numbers = finished.map((f) => f.k);
+  if (new Set(numbers).size !== numbers.length)
+    throw new ConfigError(
+      `two folders are the same attempt (${numbers.join(", ")}): name them attempt-1, attempt-2, …`,
+    );
+  fs.mkdirSync(outDir, { recursive: true });
+  return writeChosen({
+    verified: finished.some((f) => f.outcome.report?.verify),
+    secrets: [],
+    outDir: path.resolve(outDir),
+    n: Math.max(...numbers),
+    finished,
+    budgetSpent: false,
+    cancelled: false,
+    io,
+  });
+}
+
+async function writeChosen(options: {
+  verified: boolean;
+  /** Known secret values, redacted from what is written (the attempts' own records already are). */
+  secrets: string[];
+  outDir: string;
+  n: number;
+  finished: readonly Finished[];
+  budgetSpent: boolean;
+  cancelled: boolean;
+  io: RunIO;
+}): Promise<RunOutcome> {
+  const { verified, outDir, n, finished, budgetSpent, cancelled, io } = options;
   const notStarted: ExitReason = budgetSpent ? "budget" : "cancelled";
   const rows: Attempt[] = [];
   const facts: AttemptFacts[] = [];
@@ -247,7 +317,7 @@ async function writeChosen(
     const exitReason = done?.outcome.exitReason ?? notStarted;
     rows.push({
       attempt: k,
-      ...(done ? { dir: attemptDir(k), runId: done.outcome.runId } : {}),
+      ...(done ? { dir: done.dir, runId: done.outcome.runId } : {}),
       started: fact.started,
       exitReason,
       outcome: report?.outcome ?? (done ? "error" : "stopped"),
@@ -262,7 +332,7 @@ async function writeChosen(
   }
   const choice = chooseAttempt(facts, verified);
   const chosen = finished.find((f) => f.k === choice.attempt);
-  const patchPath = path.join(outDir, "patch.diff");
+  const patchPath = path.join(outDir, PATCH_FILE_NAME);
   if (!chosen) {
     // Nothing started (cancelled before the first, or no budget at all): an empty patch and no report.
     fs.writeFileSync(patchPath, "");
@@ -277,12 +347,15 @@ async function writeChosen(
     };
   }
   io.stderr(`agent-ci: chose attempt ${choice.attempt} of ${n}: ${choice.reason}`);
+  // The chosen attempt's files (its events, conversation, output.json, the Action's trigger.json), then the
+  // report written again with the attempts and the choice.
+  for (const entry of fs.readdirSync(chosen.outcome.outDir, { withFileTypes: true }))
+    if (entry.isFile() && !REPORT_FILES.has(entry.name))
+      fs.copyFileSync(path.join(chosen.outcome.outDir, entry.name), path.join(outDir, entry.name));
   const patchText = fs.existsSync(chosen.outcome.patchPath)
     ? fs.readFileSync(chosen.outcome.patchPath, "utf8")
     : "";
-  fs.copyFileSync(chosen.outcome.patchPath, patchPath);
-  const structured = path.join(chosen.outcome.outDir, "output.json");
-  if (fs.existsSync(structured)) fs.copyFileSync(structured, path.join(outDir, "output.json"));
+  fs.writeFileSync(patchPath, patchText);
 
   const base = chosen.outcome.report;
   const spentMessage = `the attempts' budget was spent; the result is the best attempt so far (attempt ${choice.attempt})`;
@@ -298,7 +371,7 @@ async function writeChosen(
       attempts: rows,
       chosen: choice,
     };
-    const redactor = createRedactor({ secrets: knownSecrets(config) });
+    const redactor = createRedactor({ secrets: options.secrets });
     const written = await writeReportFiles(outDir, top, { patchText, redactor });
     reportPath = written.paths.json;
     report = written.report;

@@ -164,6 +164,19 @@ describe("agent-ci run --attempts", () => {
     expect(md).toContain("Chosen from 4 attempts");
     expect(md).toMatch(/\| \*\*4\*\* .*passed/);
     await expectNoContainers(out, report);
+
+    // `agent-ci choose` makes the same choice from the folders, as a matrix's choose step does from artifacts.
+    const chosenDir = path.join(out, "..", "chosen");
+    const folders = [4, 2, 3, 1].map((k) => path.join(out, `attempt-${k}`));
+    const choose = await runCli(["choose", ...folders, "--out", chosenDir], {});
+    expect(choose.code, choose.stderr).toBe(0);
+    const chosen = readReport(path.join(chosenDir, "report.json"));
+    expect(chosen.chosen).toEqual(report.chosen);
+    expect(chosen.attempts?.map((a) => [a.attempt, a.dir, a.runId])).toEqual(
+      report.attempts?.map((a) => [a.attempt, a.dir, a.runId]),
+    );
+    expect(fs.readFileSync(path.join(chosenDir, "patch.diff"), "utf8")).toBe(chosenPatch);
+    expect(fs.existsSync(path.join(chosenDir, "events.jsonl"))).toBe(true);
   });
 
   it(
