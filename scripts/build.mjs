@@ -19,6 +19,7 @@ const entries = {
   cli: "src/cli.ts",
   index: "src/index.ts",
   publish: "src/publish.ts",
+  choose: "src/choose.ts",
   bench: "bench/bench.ts",
 };
 
