@@ -2,9 +2,17 @@
 // run's folder; the outputs, the patch and report.json are the chosen attempt's, and report.json lists both.
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import os from "node:os";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { run as runChoose } from "../../src/action/choose.js";
 import { parseReport } from "../../src/report/index.js";
-import { calcWorkspace, FIX_SCRIPT, runAction, scriptFile } from "../support/action-harness.js";
+import {
+  calcWorkspace,
+  FIX_SCRIPT,
+  recordingUploader,
+  runAction,
+  scriptFile,
+} from "../support/action-harness.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 
 // Assembled at run time: no token-shaped literal in the repository.
@@ -51,5 +59,57 @@ describe("the attempts input", () => {
     );
     expect(fs.existsSync(path.join(dir, "trigger.json"))).toBe(true);
     expect(result.stdout).toContain("agent-ci: 2 attempts, at most");
+  });
+
+  it("a matrix: each job's artifact named by its attempt, then the choose action picks one for publish", async () => {
+    const workspace = calcWorkspace();
+    const scripts = {
+      1: scriptFile([[{ name: "Glob", input: { pattern: "**/*.js" } }]], "Looked around."),
+      2: scriptFile(FIX_SCRIPT),
+    };
+    const downloaded = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-matrix-"));
+    for (const attempt of [1, 2] as const) {
+      const uploader = recordingUploader();
+      const job = await runAction({
+        fixture: "issues-opened",
+        apiUrl: fake.url,
+        workspace,
+        inputs: {
+          github_token: TOKEN,
+          script: scripts[attempt],
+          permission_mode: "acceptEdits",
+          comment: "false",
+          artifact_name: "agent-ci",
+          attempt: String(attempt),
+        },
+        deps: { artifact: () => uploader },
+      });
+      expect(job.failed).toBeUndefined();
+      const name = uploader.uploads[0]?.name ?? "";
+      expect(name).toBe(`agent-ci-attempt-${attempt}`);
+      // What actions/download-artifact with a pattern makes: one folder per artifact.
+      fs.cpSync(uploader.dir, path.join(downloaded, name), { recursive: true });
+    }
+
+    const chosen = path.join(downloaded, "..", `${path.basename(downloaded)}-chosen`);
+    const outputFile = path.join(downloaded, "..", `${path.basename(downloaded)}-output`);
+    fs.writeFileSync(outputFile, "");
+    vi.stubEnv("GITHUB_OUTPUT", outputFile);
+    vi.stubEnv("INPUT_ARTIFACTS_PATH", downloaded);
+    vi.stubEnv("INPUT_OUT_PATH", chosen);
+    await runChoose();
+    expect(process.exitCode ?? 0).toBe(0);
+    expect(fs.readFileSync(outputFile, "utf8")).toMatch(/^attempt<<\S+\n2\n/m);
+    const report = parseReport(fs.readFileSync(path.join(chosen, "report.json"), "utf8"));
+    expect(report.chosen).toMatchObject({ attempt: 2, verified: false });
+    expect(report.attempts?.map((a) => [a.attempt, a.dir, a.changedLines > 0])).toEqual([
+      [1, "agent-ci-attempt-1", false],
+      [2, "agent-ci-attempt-2", true],
+    ]);
+    expect(fs.readFileSync(path.join(chosen, "patch.diff"), "utf8")).toBe(
+      fs.readFileSync(path.join(downloaded, "agent-ci-attempt-2", "patch.diff"), "utf8"),
+    );
+    // What publish reads besides the report and the patch.
+    expect(fs.existsSync(path.join(chosen, "trigger.json"))).toBe(true);
   });
 });
