@@ -59,6 +59,8 @@ describe("the attempts input", () => {
     );
     expect(fs.existsSync(path.join(dir, "trigger.json"))).toBe(true);
     expect(result.stdout).toContain("agent-ci: 2 attempts, at most");
+    // The job summary (and the comment, made the same way) has the attempts table.
+    expect(result.summary).toContain("**Chosen from 2 attempts**: attempt 1");
   });
 
   it("a matrix: each job's artifact named by its attempt, then the choose action picks one for publish", async () => {
