@@ -21,7 +21,12 @@ const dist = outdirFlag === -1 ? path.join(root, "dist") : path.resolve(process.
 // cli.js (cli-chunk-*.js, built, not committed, as cli.js) so `import.meta.url` finds the wasm files there.
 // The Actions and the benchmark stay one file each: action.yml runs the committed dist/index.js alone.
 const splitEntries = { cli: "src/cli.ts" };
-const wholeEntries = { index: "src/index.ts", publish: "src/publish.ts", bench: "bench/bench.ts" };
+const wholeEntries = {
+  index: "src/index.ts",
+  publish: "src/publish.ts",
+  choose: "src/choose.ts",
+  bench: "bench/bench.ts",
+};
 const CHUNK_PREFIX = "cli-chunk-";
 
 fs.mkdirSync(dist, { recursive: true });

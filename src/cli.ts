@@ -12,7 +12,15 @@ import { PERMISSION_MODES } from "./policy/modes.js";
 import { NETWORK_POLICIES } from "./policy/network.js";
 import type { RunConfig, RunConfigInput } from "./runner/config.js";
 import type { RunOutcome } from "./runner/run.js";
-import { DEFAULT_OUT_PARENT, EXIT_CODES, OUTPUT_FORMATS, PROVIDERS, TASKS } from "./runner/options.js";
+import {
+  ATTEMPT_OPTIONS,
+  type AttemptFlags,
+  DEFAULT_OUT_PARENT,
+  EXIT_CODES,
+  OUTPUT_FORMATS,
+  PROVIDERS,
+  TASKS,
+} from "./runner/options.js";
 import { providerEnv, providersFromEnv } from "./runner/providers.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/presets.js";
 import { jsonProgress } from "./runner/progress.js";
@@ -76,7 +84,7 @@ type RunFlags = Omit<
   progress?: (typeof PROGRESS_FORMATS)[number];
   /** Print the first request's context and exit. */
   printContext?: boolean;
-};
+} & AttemptFlags;
 
 const PROGRESS_FORMATS = ["text", "json"] as const;
 
@@ -130,6 +138,7 @@ export const RUN_HELP_GROUPS: Record<string, readonly string[]> = {
     "--compact-at",
     "--no-compaction",
   ],
+  Attempts: ["--attempts", "--parallel", "--attempt-prompts", "--stop-at-first-pass"],
   Output: [
     "--out",
     "--output-format",
@@ -215,7 +224,14 @@ async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
     printContext: printOnly,
     ...same
   } = flags;
-  const { progress: _progress, ...fields } = same;
+  const {
+    progress: _progress,
+    attempts: _a,
+    parallel: _p,
+    attemptPrompts: _ap,
+    stopAtFirstPass: _s,
+    ...fields
+  } = same;
   const fromEnv = providersFromEnv(process.env);
   if (!flags.provider && fromEnv.length > 1) {
     process.stderr.write(
@@ -295,19 +311,28 @@ async function run(flags: RunFlags): Promise<number> {
     (flags.progress === "json" || config.outputFormat === "text" || Boolean(process.stderr.isTTY));
   const json =
     progress && flags.progress === "json" ? jsonProgress((t) => process.stderr.write(t)) : undefined;
-  const outcome = await runAgent(
-    config,
-    {
-      stdout: (line) => process.stdout.write(`${line}\n`),
-      stderr: (line) => {
-        if (json) json.log(line);
-        else if (progress) process.stderr.write(`${line}\n`);
-      },
-      progress: progress && !json,
-      onProgress: json?.onProgress,
+  const io = {
+    stdout: (line: string) => process.stdout.write(`${line}\n`),
+    stderr: (line: string) => {
+      if (json) json.log(line);
+      else if (progress) process.stderr.write(`${line}\n`);
     },
-    cancel.signal,
-  );
+    progress: progress && !json,
+    onProgress: json?.onProgress,
+  };
+  const { attempts } = flags;
+  const outcome =
+    attempts && attempts > 1
+      ? await (
+          await import("./runner/attempts.js")
+        ).runAttemptsCommand(
+          config,
+          // Commander leaves --max-turns undefined unless given: then each attempt has the default.
+          { ...flags, attempts, maxTurnsGiven: flags.maxTurns !== undefined },
+          io,
+          cancel.signal,
+        )
+      : await runAgent(config, io, cancel.signal);
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
 
@@ -555,6 +580,10 @@ export function buildProgram(): Command {
       "never make the conversation smaller: a prompt over the window ends the run (context_window)",
     )
     .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
+    .option("--attempts <n>", ATTEMPT_OPTIONS.attempts, positiveInt)
+    .option("--parallel <k>", ATTEMPT_OPTIONS.parallel, positiveInt)
+    .option("--attempt-prompts <file>", ATTEMPT_OPTIONS.attemptPrompts)
+    .option("--stop-at-first-pass", ATTEMPT_OPTIONS.stopAtFirstPass)
     .option("-q, --quiet", "no progress lines on stderr (errors and the closing summary still print)")
     .addOption(
       new Option(
@@ -620,6 +649,24 @@ Examples:
 
   // `publish`: from a run's output folder to a pull request (src/publish/).
   addPublishCommand(program);
+
+  program
+    .command("choose")
+    .description(
+      "choose among runs' output folders (a matrix's attempts) by the rule of run --attempts, and write the chosen one, with the attempts table, to --out",
+    )
+    .argument("<folder...>", "output folders of runs of one task; attempt k is the one named …attempt-k")
+    .requiredOption("--out <dir>", "where the chosen run's patch and report go")
+    .action(async (folders: string[], flags: { out: string }) => {
+      const line = (text: string) => process.stderr.write(`${text}\n`);
+      const { chooseFromFolders } = await import("./runner/attempts.js");
+      const outcome = await chooseFromFolders(folders, flags.out, {
+        stdout: line,
+        stderr: line,
+        progress: false,
+      });
+      process.exitCode = outcome.exitCode;
+    });
 
   const policy = program
     .command("policy")

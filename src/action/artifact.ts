@@ -31,9 +31,12 @@ export type ArtifactResult =
 /** What `{run_id}` in artifact_name stands for. */
 export const RUN_ID_PLACEHOLDER = "{run_id}";
 
-/** The artifact's name: artifact_name with `{run_id}` replaced, so a later workflow can find a run's artifact by its id. */
-export function runArtifactName(name: string, runId: string): string {
-  return name.replaceAll(RUN_ID_PLACEHOLDER, runId);
+/**
+ * The artifact's name: artifact_name with `{run_id}` replaced, so a later workflow can find a run's artifact by
+ * its id; in a matrix of attempts (the `attempt` input), `-attempt-k` after it, as the choose action reads it.
+ */
+export function runArtifactName(name: string, runId: string, attempt?: number): string {
+  return `${name.replaceAll(RUN_ID_PLACEHOLDER, runId)}${attempt ? `-attempt-${attempt}` : ""}`;
 }
 
 export function defaultArtifactUploader(): ArtifactUploader {

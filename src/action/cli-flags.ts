@@ -53,6 +53,8 @@ export const INPUT_FLAGS: Record<InputName, InputCounterpart> = {
   cpus: ["--cpus"],
   max_turns: ["--max-turns"],
   max_budget_usd: ["--max-budget-usd"],
+  attempts: ["--attempts"],
+  attempt: "`agent-ci choose` over the runs' output folders (a matrix job's artifact is one attempt)",
   timeout_minutes: ["--timeout"],
   verify: ["--verify"],
   include_ignored: ["--include-ignored"],

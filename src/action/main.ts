@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import { createRedactor, escapeMarkdownInline } from "../report/index.js";
 import { runAgent } from "../runner/run.js";
+import { runAttempts } from "../runner/attempts.js";
 import { readGitHubContext } from "../github/context.js";
 import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "../github/api.js";
 import { parseActionInputs } from "./inputs.js";
@@ -153,11 +154,25 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     const onProgress = progress ? (p: RunProgress) => progress.update(p) : undefined;
     const outcome = await io.group("agent-ci run", () =>
       // A token the run obtains (federation's access token) is masked as soon as it is known.
-      deps.runAgent(
-        config,
-        { stdout: log, stderr: log, progress: true, onProgress, onSecret: (value) => io.setSecret(value) },
-        cancel.signal,
-      ),
+      inputs.attempts > 1
+        ? runAttempts(
+            config,
+            // max_turns always has a value here, so it bounds each attempt; max_budget_usd bounds them together.
+            { attempts: inputs.attempts, hints: [], stopAtFirstPass: false, turnsPool: false },
+            { stdout: log, stderr: log, progress: true, onSecret: (value) => io.setSecret(value) },
+            cancel.signal,
+          )
+        : deps.runAgent(
+            config,
+            {
+              stdout: log,
+              stderr: log,
+              progress: true,
+              onProgress,
+              onSecret: (value) => io.setSecret(value),
+            },
+            cancel.signal,
+          ),
     );
     await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
     const failure = failureMessage(inputs.fail_on, outcome);

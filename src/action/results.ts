@@ -84,7 +84,7 @@ async function uploadArtifact(
       `the patch contains a known secret value; it is withheld from the artifact (${knownSecrets.length} finding(s))`,
       { title: "agent-ci: patch withheld" },
     );
-  const name = runArtifactName(inputs.artifact_name, outcome.runId);
+  const name = runArtifactName(inputs.artifact_name, outcome.runId, inputs.attempt);
   const result = await uploadRunArtifact(options.artifact(), {
     name,
     files: artifactFiles(outcome.outDir, knownSecrets),
@@ -219,7 +219,7 @@ export async function writeRunResults(
     buildSummary({
       report: outcome.report,
       artifact,
-      artifactName: runArtifactName(inputs.artifact_name, outcome.runId),
+      artifactName: runArtifactName(inputs.artifact_name, outcome.runId, inputs.attempt),
       artifactUrl: url,
       trigger,
       redactor,

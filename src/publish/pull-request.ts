@@ -27,6 +27,7 @@ import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { checkPatch, type PatchCheckOptions } from "./checks.js";
 import type { GateFinding } from "./findings.js";
 import { git, GitError } from "../host-git.js";
+import { attemptsLine } from "./attempts.js";
 import { pathCode, readBranchHistory, wholeChangeBody, type HistoryGit } from "./pr-description.js";
 import {
   DEFAULT_AUTHOR,
@@ -258,6 +259,7 @@ export function pullBody(
     runSummary(report, text) || "_The agent left no summary._",
     "",
     ...(issue ? [issue, ""] : []),
+    ...(attemptsLine(report) ? [attemptsLine(report), ""] : []),
     ...notes.flatMap((note) => [note, ""]),
     `**Changed files** (${report.patch.files.length}, +${report.patch.added} −${report.patch.removed}):`,
     ...files.slice(0, 100),

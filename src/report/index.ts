@@ -15,6 +15,7 @@ export {
   reportJsonSchema,
 } from "./schema.js";
 export type {
+  Attempt,
   CallPatch,
   Compaction,
   Decision,

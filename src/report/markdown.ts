@@ -649,9 +649,37 @@ function footer(report: RunReport, options: MarkdownOptions): string {
   return `<sub>agent-ci ${escapeMarkdownInline(report.agentCiVersion)} · report schema v${report.schemaVersion} · full record: ${where}</sub>`;
 }
 
+/** With --attempts: what this report was chosen from and why, one row per attempt (the chosen one bold). */
+function attemptsSection(report: RunReport): string {
+  const attempts = report.attempts ?? [];
+  if (!report.chosen || attempts.length === 0) return "";
+  const rows = attempts.map((a) => {
+    const n = a.attempt === report.chosen?.attempt ? `**${a.attempt}**` : String(a.attempt);
+    return [
+      n,
+      a.started ? markdownCode(a.exitReason, 30) : `not started (${a.exitReason})`,
+      a.verify === "not_run" ? "—" : a.verify,
+      formatInt(a.deniedCalls),
+      formatInt(a.changedLines),
+      formatInt(a.turns),
+      formatUsd(a.costUsd),
+      a.dir ? markdownCode(`${a.dir}/`, 40) : "—",
+    ];
+  });
+  return [
+    `**Chosen from ${plural(attempts.length, "attempt")}**: attempt ${report.chosen.attempt}, ${plain(report.chosen.reason)}${report.chosen.verified ? "" : " (**not verified**)"}.`,
+    table(
+      ["Attempt", "Ended", "Verify", "Denied", "Changed lines", "Turns", "Cost", "Record"],
+      ["r", "l", "l", "r", "r", "r", "r", "l"],
+      rows,
+    ),
+  ].join("\n\n");
+}
+
 function assemble(report: RunReport, plan: Plan, options: MarkdownOptions): string {
   const sections = [
     headline(report),
+    attemptsSection(report),
     stats(report),
     secretFindings(report, plan),
     verifySection(report),

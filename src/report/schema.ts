@@ -10,6 +10,7 @@ import {
 import { Milliseconds, NonNegativeInt, TokenUsage } from "./schema-base.js";
 import { Instructions, Mcp, SideCall, WebFacts } from "./schema-agent-tools.js";
 import { ModelContextRecord } from "./schema-context.js";
+import { attemptsSchemas } from "./schema-attempts.js";
 
 /** Bump on any change a v1 reader could misread (renamed, removed or re-typed fields). Added optional fields do not bump it. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -644,6 +645,9 @@ export const ResumedFrom = z
   .meta({ id: "ResumedFrom" });
 export type ResumedFrom = z.infer<typeof ResumedFrom>;
 
+export const { Attempt, ChosenAttempt } = attemptsSchemas(ExitReason, Outcome);
+export type Attempt = z.infer<typeof Attempt>;
+
 export const RunReport = z
   .object({
     schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
@@ -713,6 +717,11 @@ export const RunReport = z
     resumedFrom: ResumedFrom.optional().describe(
       "With --resume / resume_from: the run this one continues, whose workspace, conversation and policy it started from.",
     ),
+    attempts: z
+      .array(Attempt)
+      .optional()
+      .describe("With --attempts N: every attempt; the rest of this report is the chosen one's."),
+    chosen: ChosenAttempt.optional().describe("With --attempts N: the attempt this report is, and why."),
   })
   .meta({
     title: "agent-ci run report",

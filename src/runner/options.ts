@@ -28,3 +28,23 @@ export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", n
   schema_invalid: 7,
   cancelled: 130,
 };
+
+/** `run --attempts`'s flags (src/runner/attempts.ts), and their help. */
+export interface AttemptFlags {
+  attempts?: number;
+  parallel?: number;
+  attemptPrompts?: string;
+  stopAtFirstPass?: boolean;
+}
+
+/** The flags' help, beside the command's other options (src/cli.ts). */
+export const ATTEMPT_OPTIONS = {
+  attempts:
+    "make N attempts at the task, each in its own sandbox with its own record (attempt-k/); the output folder's patch and report are the chosen one's (see docs/attempts.md)",
+  parallel:
+    "with --attempts: at most K at a time (default: what this machine's CPUs and memory allow for the sandbox's limits)",
+  attemptPrompts:
+    "with --attempts: a text file, one hint a line; line k is appended to attempt k's prompt as its own paragraph",
+  stopAtFirstPass:
+    "with --attempts: cancel the other attempts (their records kept) once one passes --verify (without --verify: completes with changes)",
+} as const;

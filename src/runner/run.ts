@@ -71,7 +71,7 @@ function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean):
 }
 
 /** Known secret values: never in the container, and `***` in everything written or printed. */
-function knownSecrets(config: RunConfig): string[] {
+export function knownSecrets(config: RunConfig): string[] {
   const fromEnv = [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
@@ -99,7 +99,7 @@ export const STRUCTURED_OUTPUT_FILE = "output.json";
  * ./agent-ci-out/<run-id>, in a folder that ignores itself (as pytest's cache does): it sits inside the
  * user's repository, and a later `git add -A` must not pick up reports.
  */
-function defaultOutDir(runId: string): string {
+export function defaultOutDir(runId: string): string {
   const parent = path.resolve(DEFAULT_OUT_PARENT);
   fs.mkdirSync(parent, { recursive: true });
   const ignore = path.join(parent, ".gitignore");

@@ -83,7 +83,8 @@ export interface DockerSandboxOptions {
   startRecord?: StartRecord;
 }
 
-const DEFAULTS = {
+/** A sandbox's limits when the run gives none (also what `--attempts` sizes its default parallelism by). */
+export const DEFAULTS = {
   memoryBytes: 4 * 1024 ** 3,
   nanoCpus: 2e9,
   pidsLimit: 512,

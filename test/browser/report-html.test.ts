@@ -40,8 +40,9 @@ async function open(
   name: string,
   withPatch: boolean,
   viewport = { width: 1440, height: 900 },
+  edit: (report: RunReport) => RunReport = (report) => report,
 ): Promise<Opened> {
-  const report = parseReport(await readFile(join(FIXTURES, `${name}.json`), "utf8"));
+  const report = edit(parseReport(await readFile(join(FIXTURES, `${name}.json`), "utf8")));
   const patchText = withPatch ? await readFile(join(FIXTURES, `${name}.diff`), "utf8") : undefined;
   const file = join(workDir, `${name}.html`);
   await writeFile(file, renderHtml(report, { patchText }));
@@ -65,6 +66,37 @@ async function open(
 }
 
 describe("report.html in Chromium", () => {
+  it("shows a run's attempts side by side, the chosen one marked, and why", async () => {
+    const row = (attempt: number, verify: "passed" | "failed", changedLines: number) => ({
+      attempt,
+      dir: `attempt-${attempt}`,
+      runId: `run-${attempt}`,
+      started: true,
+      exitReason: "completed" as const,
+      outcome: verify === "passed" ? ("changes" as const) : ("verify_failed" as const),
+      verify,
+      deniedCalls: 0,
+      changedLines,
+      turns: 3,
+      costUsd: 0.0123,
+    });
+    const { page, problems } = await open("small-fix", true, undefined, (report) => ({
+      ...report,
+      attempts: [row(1, "failed", 2), row(2, "passed", 3)],
+      chosen: { attempt: 2, reason: "attempt 2 passed verify: the only one that did", verified: true },
+    }));
+    const panel = page.locator("#attempts");
+    expect(await panel.locator("h2").innerText()).toBe("Chosen from 2 attempts");
+    expect(await panel.innerText()).toContain("attempt 2: attempt 2 passed verify: the only one that did");
+    expect(await panel.locator("tbody tr").count()).toBe(2);
+    expect(await panel.locator("tr.selected").innerText()).toMatch(/^2\s+chosen\s+completed\s+passed/);
+    expect(problems).toEqual([]);
+    const plain = await open("small-fix", true);
+    expect(await plain.page.locator("#attempts").count()).toBe(0);
+    await page.close();
+    await plain.page.close();
+  });
+
   it("renders a 200-call run: no errors, no network, one bar per call, click shows details", async () => {
     const { page, report, url, problems, requests } = await open("long-run-200", true);
     expect(report.toolCalls).toHaveLength(200);

@@ -2,6 +2,7 @@
 // page: summary, timeline, tool calls with their details, the patch, usage and run details. No imports at run
 // time and no network: scripts/embedded.mjs bundles this folder (and what it uses from ../format.ts) into
 // one script that renderHtml inlines into the page. Checked in a real browser by test/browser/report-html.test.ts.
+import { renderAttempts } from "./attempts.js";
 import { renderCalls, selectCall, selectTurn, step } from "./calls.js";
 import { renderChanges } from "./changes.js";
 import { add, byId, h } from "./dom.js";
@@ -15,6 +16,7 @@ const app = byId("app");
 app.textContent = "";
 add(app, [
   renderHeader(),
+  renderAttempts(),
   renderTimeline({ call: (id) => selectCall(id, true), turn: selectTurn }),
   renderCalls(),
   renderChanges(),
