@@ -4,7 +4,7 @@
 // process: it is used for the API after the agent stopped and is never handed to the container.
 import fs from "node:fs";
 import { createRedactor, escapeMarkdownInline } from "../report/index.js";
-import { runAgent } from "../runner/run.js";
+import { runAgent, type RunOutcome } from "../runner/run.js";
 import { runAttempts } from "../runner/attempts.js";
 import { readGitHubContext } from "../github/context.js";
 import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "../github/api.js";
@@ -76,6 +76,46 @@ function knownSecrets(io: ActionIO, env: ActionDeps["env"]): string[] {
     .filter((value) => value !== "" && !value.startsWith("${{"));
 }
 
+/** The run's configuration with the short-lived cloud credentials the Action obtained (and their secrets). */
+function withCloudCredentials(
+  config: RunConfig,
+  cloud: Awaited<ReturnType<typeof exchangeOidcToken>>,
+): RunConfig {
+  return {
+    ...config,
+    ...(cloud.awsCredentials ? { awsCredentials: cloud.awsCredentials } : {}),
+    ...(cloud.googleAccessToken ? { googleAccessToken: cloud.googleAccessToken } : {}),
+    secrets: [...config.secrets, ...cloud.secrets],
+  };
+}
+
+/** The task: one run, or `attempts` of it; a token the run obtains (federation's) is masked once known. */
+function runTask(
+  deps: ActionDeps,
+  attempts: number,
+  config: RunConfig,
+  io: ActionIO,
+  onProgress: ((progress: RunProgress) => void) | undefined,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
+  const log = (line: string) => io.info(line);
+  const runIo = {
+    stdout: log,
+    stderr: log,
+    progress: true,
+    onSecret: (value: string) => io.setSecret(value),
+  };
+  if (attempts > 1)
+    // max_turns always has a value here, so it bounds each attempt; max_budget_usd bounds them together.
+    return runAttempts(
+      config,
+      { attempts, hints: [], stopAtFirstPass: false, turnsPool: false },
+      runIo,
+      signal,
+    );
+  return deps.runAgent(config, { ...runIo, onProgress }, signal);
+}
+
 export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
   const deps: ActionDeps = { ...defaultDeps(), ...overrides };
   const cancel = new AbortController();
@@ -135,12 +175,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
       io = redactingIO(deps.io, redactor);
       resultOptions = { ...resultOptions, io, redactor };
     }
-    const config: RunConfig = {
-      ...prepared.config,
-      ...(cloud.awsCredentials ? { awsCredentials: cloud.awsCredentials } : {}),
-      ...(cloud.googleAccessToken ? { googleAccessToken: cloud.googleAccessToken } : {}),
-      secrets: [...prepared.config.secrets, ...cloud.secrets],
-    };
+    const config = withCloudCredentials(prepared.config, cloud);
     if (anthropicCredential(config)?.kind === "federation" && config.federation)
       identityToken = await startIdentityTokenFile({
         file: config.federation.identityTokenFile,
@@ -153,26 +188,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     resultOptions = { ...resultOptions, progress };
     const onProgress = progress ? (p: RunProgress) => progress.update(p) : undefined;
     const outcome = await io.group("agent-ci run", () =>
-      // A token the run obtains (federation's access token) is masked as soon as it is known.
-      inputs.attempts > 1
-        ? runAttempts(
-            config,
-            // max_turns always has a value here, so it bounds each attempt; max_budget_usd bounds them together.
-            { attempts: inputs.attempts, hints: [], stopAtFirstPass: false, turnsPool: false },
-            { stdout: log, stderr: log, progress: true, onSecret: (value) => io.setSecret(value) },
-            cancel.signal,
-          )
-        : deps.runAgent(
-            config,
-            {
-              stdout: log,
-              stderr: log,
-              progress: true,
-              onProgress,
-              onSecret: (value) => io.setSecret(value),
-            },
-            cancel.signal,
-          ),
+      runTask(deps, inputs.attempts, config, io, onProgress, cancel.signal),
     );
     await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
     const failure = failureMessage(inputs.fail_on, outcome);

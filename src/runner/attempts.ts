@@ -139,92 +139,20 @@ export async function runAttempts(
   const parallel = Math.min(n, options.parallel ?? auto.parallel);
   const outDir = config.out ? path.resolve(config.out) : defaultOutDir(newRunId());
   fs.mkdirSync(outDir, { recursive: true });
-  const money = new Pool(config.maxBudgetUsd, false);
-  const turns = new Pool(options.turnsPool ? config.maxTurns : undefined, true);
   io.stderr(
     `agent-ci: ${n} attempts, at most ${parallel} at a time (${options.parallel ? "--parallel" : auto.why})${config.maxBudgetUsd ? `; one budget of $${config.maxBudgetUsd} for all` : ""}${options.turnsPool ? `; ${config.maxTurns} turns for all` : ""}`,
   );
-
-  const finished: Finished[] = [];
-  const controllers = new Map<number, AbortController>();
-  let ended: "pass" | "budget" | "config" | undefined;
-  const endOthers = (why: string) => {
-    for (const [k, c] of controllers) {
-      io.stderr(`agent-ci: cancelling attempt ${k}: ${why}`);
-      c.abort(new Error(why));
-    }
-  };
-  const onCancel = () => endOthers("the run was cancelled");
+  const attempts = new AttemptRunner(config, options, io, outDir);
+  const onCancel = () => attempts.endOthers("the run was cancelled");
   cancel.addEventListener("abort", onCancel, { once: true });
-
-  const runOne = async (k: number, budgetUsd?: number, maxTurns?: number): Promise<void> => {
-    const controller = new AbortController();
-    controllers.set(k, controller);
-    const hint = options.hints[k - 1]?.trim();
-    const attemptConfig: RunConfig = {
-      ...config,
-      out: path.join(outDir, attemptDir(k)),
-      prompt: hint ? (config.prompt ? `${config.prompt}\n\n${hint}` : hint) : config.prompt,
-      ...(budgetUsd !== undefined ? { maxBudgetUsd: budgetUsd } : {}),
-      ...(maxTurns !== undefined ? { maxTurns } : {}),
-    };
-    const shares = [
-      budgetUsd !== undefined ? `$${budgetUsd.toFixed(4)}` : "",
-      maxTurns !== undefined ? `${maxTurns} turns` : "",
-    ].filter(Boolean);
-    io.stderr(`agent-ci: attempt ${k} starts${shares.length ? ` with ${shares.join(" and ")}` : ""}`);
-    const outcome = await runAgent(attemptConfig, attemptIo(io, k), controller.signal);
-    controllers.delete(k);
-    const facts = factsOf(k, outcome.report);
-    money.settle(budgetUsd, outcome.report?.costUsd ?? 0);
-    turns.settle(maxTurns, facts.turns);
-    finished.push({ k, dir: attemptDir(k), outcome, facts, budgetUsd, maxTurns });
-    io.stderr(
-      `agent-ci: attempt ${k} ended ${outcome.exitReason}: verify ${facts.verify}, ${facts.changedLines} changed lines, ${facts.deniedCalls} denied, $${(outcome.report?.costUsd ?? 0).toFixed(4)}`,
-    );
-    if (outcome.exitReason === "config_error" && !outcome.report?.image) {
-      // The same configuration fails every attempt the same way.
-      ended ??= "config";
-      endOthers("a configuration error ends every attempt");
-    }
-    const passed = config.verify
-      ? facts.verify === "passed"
-      : outcome.exitReason === "completed" && facts.changedLines > 0;
-    if (passed && options.stopAtFirstPass && !ended) {
-      ended = "pass";
-      endOthers(`attempt ${k} passed`);
-    }
-  };
-
-  // At most `parallel` at a time, in order; a slot that frees starts the next.
-  let next = 1;
-  const running = new Set<Promise<void>>();
-  while (next <= n || running.size) {
-    while (next <= n && running.size < parallel && !ended && !cancel.aborted) {
-      const slots = Math.min(parallel - running.size, n - next + 1);
-      const budgetUsd = money.take(slots);
-      const maxTurns = turns.take(slots);
-      if (budgetUsd === 0 || maxTurns === 0) {
-        money.settle(budgetUsd || undefined, 0);
-        turns.settle(maxTurns || undefined, 0);
-        if (running.size) break; // what the running ones leave may let it start
-        io.stderr(`agent-ci: the budget is spent; attempt ${next} and later do not start`);
-        ended = "budget";
-        break;
-      }
-      const started = runOne(next++, budgetUsd, maxTurns).finally(() => running.delete(started));
-      running.add(started);
-    }
-    if (!running.size) break;
-    await Promise.race(running);
-  }
+  await attempts.schedule(n, parallel, cancel);
   cancel.removeEventListener("abort", onCancel);
-  finished.sort((a, b) => a.k - b.k);
-  if (ended === "config") {
+  const finished = attempts.finished.sort((a, b) => a.k - b.k);
+  if (attempts.ended === "config") {
     const failed = finished.find((f) => f.outcome.exitReason === "config_error");
     if (failed) return { ...failed.outcome, outDir };
   }
-  const budgetSpent = ended === "budget" || money.exhausted || turns.exhausted;
+  const budgetSpent = attempts.ended === "budget" || attempts.money.exhausted || attempts.turns.exhausted;
   return writeChosen({
     verified: Boolean(config.verify),
     secrets: knownSecrets(config),
@@ -235,6 +163,98 @@ export async function runAttempts(
     cancelled: cancel.aborted,
     io,
   });
+}
+
+/** The attempts of one run: started in order as slots free, each with its share of the one budget. */
+class AttemptRunner {
+  readonly finished: Finished[] = [];
+  readonly money: Pool;
+  readonly turns: Pool;
+  /** Why no further attempt starts (a pass with --stop-at-first-pass, the budget, a configuration error). */
+  ended: "pass" | "budget" | "config" | undefined;
+  private readonly controllers = new Map<number, AbortController>();
+
+  constructor(
+    private readonly config: RunConfig,
+    private readonly options: AttemptsOptions,
+    private readonly io: RunIO,
+    private readonly outDir: string,
+  ) {
+    this.money = new Pool(config.maxBudgetUsd, false);
+    this.turns = new Pool(options.turnsPool ? config.maxTurns : undefined, true);
+  }
+
+  endOthers(why: string): void {
+    for (const [k, c] of this.controllers) {
+      this.io.stderr(`agent-ci: cancelling attempt ${k}: ${why}`);
+      c.abort(new Error(why));
+    }
+  }
+
+  /** At most `parallel` at a time, in order; a slot that frees starts the next. */
+  async schedule(n: number, parallel: number, cancel: AbortSignal): Promise<void> {
+    let next = 1;
+    const running = new Set<Promise<void>>();
+    while (next <= n || running.size) {
+      while (next <= n && running.size < parallel && !this.ended && !cancel.aborted) {
+        const slots = Math.min(parallel - running.size, n - next + 1);
+        const budgetUsd = this.money.take(slots);
+        const maxTurns = this.turns.take(slots);
+        if (budgetUsd === 0 || maxTurns === 0) {
+          this.money.settle(budgetUsd || undefined, 0);
+          this.turns.settle(maxTurns || undefined, 0);
+          if (running.size) break; // what the running ones leave may let it start
+          this.io.stderr(`agent-ci: the budget is spent; attempt ${next} and later do not start`);
+          this.ended = "budget";
+          break;
+        }
+        const started = this.runOne(next++, budgetUsd, maxTurns).finally(() => running.delete(started));
+        running.add(started);
+      }
+      if (!running.size) break;
+      await Promise.race(running);
+    }
+  }
+
+  private async runOne(k: number, budgetUsd?: number, maxTurns?: number): Promise<void> {
+    const { config, io } = this;
+    const controller = new AbortController();
+    this.controllers.set(k, controller);
+    const hint = this.options.hints[k - 1]?.trim();
+    const attemptConfig: RunConfig = {
+      ...config,
+      out: path.join(this.outDir, attemptDir(k)),
+      prompt: hint ? (config.prompt ? `${config.prompt}\n\n${hint}` : hint) : config.prompt,
+      ...(budgetUsd !== undefined ? { maxBudgetUsd: budgetUsd } : {}),
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
+    };
+    const shares = [
+      budgetUsd !== undefined ? `$${budgetUsd.toFixed(4)}` : "",
+      maxTurns !== undefined ? `${maxTurns} turns` : "",
+    ].filter(Boolean);
+    io.stderr(`agent-ci: attempt ${k} starts${shares.length ? ` with ${shares.join(" and ")}` : ""}`);
+    const outcome = await runAgent(attemptConfig, attemptIo(io, k), controller.signal);
+    this.controllers.delete(k);
+    const facts = factsOf(k, outcome.report);
+    this.money.settle(budgetUsd, outcome.report?.costUsd ?? 0);
+    this.turns.settle(maxTurns, facts.turns);
+    this.finished.push({ k, dir: attemptDir(k), outcome, facts, budgetUsd, maxTurns });
+    io.stderr(
+      `agent-ci: attempt ${k} ended ${outcome.exitReason}: verify ${facts.verify}, ${facts.changedLines} changed lines, ${facts.deniedCalls} denied, $${(outcome.report?.costUsd ?? 0).toFixed(4)}`,
+    );
+    if (outcome.exitReason === "config_error" && !outcome.report?.image) {
+      // The same configuration fails every attempt the same way.
+      this.ended ??= "config";
+      this.endOthers("a configuration error ends every attempt");
+    }
+    const passed = config.verify
+      ? facts.verify === "passed"
+      : outcome.exitReason === "completed" && facts.changedLines > 0;
+    if (passed && this.options.stopAtFirstPass && !this.ended) {
+      this.ended = "pass";
+      this.endOthers(`attempt ${k} passed`);
+    }
+  }
 }
 
 /**
@@ -288,19 +308,12 @@ export async function chooseFromFolders(
   });
 }
 
-async function writeChosen(options: {
-  verified: boolean;
-  /** Known secret values, redacted from what is written (the attempts' own records already are). */
-  secrets: string[];
-  outDir: string;
-  n: number;
-  finished: readonly Finished[];
-  budgetSpent: boolean;
-  cancelled: boolean;
-  io: RunIO;
-}): Promise<RunOutcome> {
-  const { verified, outDir, n, finished, budgetSpent, cancelled, io } = options;
-  const notStarted: ExitReason = budgetSpent ? "budget" : "cancelled";
+/** Each attempt's row in the record and the facts the choice reads; those that never started included. */
+function attemptRows(
+  n: number,
+  finished: readonly Finished[],
+  notStarted: ExitReason,
+): { rows: Attempt[]; facts: AttemptFacts[] } {
   const rows: Attempt[] = [];
   const facts: AttemptFacts[] = [];
   for (let k = 1; k <= n; k++) {
@@ -331,6 +344,37 @@ async function writeChosen(options: {
       ...(done?.maxTurns !== undefined ? { maxTurns: done.maxTurns } : {}),
     });
   }
+  return { rows, facts };
+}
+
+/**
+ * The chosen attempt's files copied up (its events, conversation, output.json, the Action's trigger.json) and
+ * its patch written as the run's; the patch's text.
+ */
+function copyChosen(chosen: Finished, outDir: string, patchPath: string): string {
+  for (const entry of fs.readdirSync(chosen.outcome.outDir, { withFileTypes: true }))
+    if (entry.isFile() && !REPORT_FILES.has(entry.name))
+      fs.copyFileSync(path.join(chosen.outcome.outDir, entry.name), path.join(outDir, entry.name));
+  const patchText = fs.existsSync(chosen.outcome.patchPath)
+    ? fs.readFileSync(chosen.outcome.patchPath, "utf8")
+    : "";
+  fs.writeFileSync(patchPath, patchText);
+  return patchText;
+}
+
+async function writeChosen(options: {
+  verified: boolean;
+  /** Known secret values, redacted from what is written (the attempts' own records already are). */
+  secrets: string[];
+  outDir: string;
+  n: number;
+  finished: readonly Finished[];
+  budgetSpent: boolean;
+  cancelled: boolean;
+  io: RunIO;
+}): Promise<RunOutcome> {
+  const { verified, outDir, n, finished, budgetSpent, cancelled, io } = options;
+  const { rows, facts } = attemptRows(n, finished, budgetSpent ? "budget" : "cancelled");
   const choice = chooseAttempt(facts, verified);
   const chosen = finished.find((f) => f.k === choice.attempt);
   const patchPath = path.join(outDir, PATCH_FILE_NAME);
@@ -348,15 +392,8 @@ async function writeChosen(options: {
     };
   }
   io.stderr(`agent-ci: chose attempt ${choice.attempt} of ${n}: ${choice.reason}`);
-  // The chosen attempt's files (its events, conversation, output.json, the Action's trigger.json), then the
-  // report written again with the attempts and the choice.
-  for (const entry of fs.readdirSync(chosen.outcome.outDir, { withFileTypes: true }))
-    if (entry.isFile() && !REPORT_FILES.has(entry.name))
-      fs.copyFileSync(path.join(chosen.outcome.outDir, entry.name), path.join(outDir, entry.name));
-  const patchText = fs.existsSync(chosen.outcome.patchPath)
-    ? fs.readFileSync(chosen.outcome.patchPath, "utf8")
-    : "";
-  fs.writeFileSync(patchPath, patchText);
+  // The chosen attempt's files, then the report written again with the attempts and the choice.
+  const patchText = copyChosen(chosen, outDir, patchPath);
 
   const base = chosen.outcome.report;
   const spentMessage = `the attempts' budget was spent; the result is the best attempt so far (attempt ${choice.attempt})`;
@@ -395,8 +432,6 @@ async function writeChosen(options: {
     error: budgetSpent ? spentMessage : chosen.outcome.error,
   };
 }
-
-/** The run command's flags for attempts, as commander gives them. */
 
 /** `agent-ci run --attempts N`: the flags read (the hints file), then `runAttempts`. */
 export async function runAttemptsCommand(
