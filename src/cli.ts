@@ -266,11 +266,12 @@ async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
 }
 
 async function run(flags: RunFlags): Promise<number> {
-  const [{ runAgent }, { printContext }, { disposeAllSandboxes }] = await Promise.all([
-    import("./runner/run.js"),
-    import("./runner/memory/print-context.js"),
-    import("./sandbox/docker-sandbox.js"),
-  ]);
+  const [{ runAgent, endedBeforeAnyContainer }, { printContext }, { disposeAllSandboxes }] =
+    await Promise.all([
+      import("./runner/run.js"),
+      import("./runner/memory/print-context.js"),
+      import("./sandbox/docker-sandbox.js"),
+    ]);
   const config = await readRunConfig(flags);
   if (typeof config === "number") return config;
   if (flags.printContext) {
@@ -336,7 +337,7 @@ async function run(flags: RunFlags): Promise<number> {
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
 
-  if (outcome.exitReason === "config_error" && !outcome.report?.image) {
+  if (endedBeforeAnyContainer(outcome)) {
     // An --out folder that was there before is the user's: left as it is.
     const made = created ?? (flags.out ? undefined : outcome.outDir);
     if (made) fs.rmSync(made, { recursive: true, force: true });

@@ -28,7 +28,15 @@ import { chooseAttempt, type AttemptFacts } from "./attempt-choice.js";
 import { ConfigError } from "../errors.js";
 import type { AttemptFlags } from "./options.js";
 import type { RunConfig } from "./config.js";
-import { defaultOutDir, EXIT_CODES, knownSecrets, runAgent, type RunIO, type RunOutcome } from "./run.js";
+import {
+  defaultOutDir,
+  endedBeforeAnyContainer,
+  EXIT_CODES,
+  knownSecrets,
+  runAgent,
+  type RunIO,
+  type RunOutcome,
+} from "./run.js";
 
 export interface AttemptsOptions {
   attempts: number;
@@ -242,7 +250,7 @@ class AttemptRunner {
     io.stderr(
       `agent-ci: attempt ${k} ended ${outcome.exitReason}: verify ${facts.verify}, ${facts.changedLines} changed lines, ${facts.deniedCalls} denied, $${(outcome.report?.costUsd ?? 0).toFixed(4)}`,
     );
-    if (outcome.exitReason === "config_error" && !outcome.report?.image) {
+    if (endedBeforeAnyContainer(outcome)) {
       // The same configuration fails every attempt the same way.
       this.ended ??= "config";
       this.endOthers("a configuration error ends every attempt");

@@ -32,6 +32,13 @@ import { DEFAULT_OUT_PARENT, EXIT_CODES } from "./options.js";
 
 export { EXIT_CODES };
 
+/** A config error that ended the run before any container was made: it leaves no output folder (the CLI). */
+export function endedBeforeAnyContainer(outcome: Pick<RunOutcome, "exitReason" | "report">): boolean {
+  return (
+    outcome.exitReason === "config_error" && !outcome.report?.phases?.some((p) => p.name === "container")
+  );
+}
+
 export interface RunOutcome {
   runId: string;
   exitReason: ExitReason;

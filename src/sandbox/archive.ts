@@ -79,8 +79,11 @@ export class WorkspaceError extends Error {
 }
 
 /** The copy-in's failure, from the unpacking tar's output: a full workspace says how to make room. */
+/** What tar says when the sandbox's workspace is full. */
+export const WORKSPACE_FULL = /No space left on device|Wrote only/;
+
 export function copyInFailed(output: string): WorkspaceError {
-  const full = /No space left on device|Wrote only/.test(output)
+  const full = WORKSPACE_FULL.test(output)
     ? " (the sandbox's workspace is full: raise --workspace-size)"
     : "";
   return new WorkspaceError(

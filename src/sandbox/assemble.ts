@@ -9,6 +9,7 @@ import { PassThrough, type Duplex } from "node:stream";
 import type Docker from "dockerode";
 import {
   copyInFailed,
+  WORKSPACE_FULL,
   copySummary,
   detectHostPacker,
   extractFlags,
@@ -601,8 +602,10 @@ async function streamCopy(
   const result = await copying.catch((e: unknown) => {
     throw packError ?? e;
   });
+  // A full workspace stops the extracting tar, and the packer then fails writing to it: the first is the cause.
+  if (result.exitCode !== 0 && (!packError || WORKSPACE_FULL.test(result.output)))
+    throw copyInFailed(result.output);
   if (packError) throw packError;
-  if (result.exitCode !== 0) throw copyInFailed(result.output);
 }
 
 /**

@@ -19,7 +19,13 @@ export function expectedPackageFiles(root = "."): string[] {
     .readdirSync(path.join(root, "examples"), { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => path.relative(root, path.join(e.parentPath, e.name)));
+  // The CLI's chunks, as the build wrote them (names carry a content hash).
+  const chunks = fs
+    .readdirSync(path.join(root, "dist"))
+    .filter((f) => /^cli-chunk-.+\.js$/.test(f))
+    .map((f) => `dist/${f}`);
   return [
+    ...chunks,
     "LICENSE",
     "README.md",
     "package.json",
