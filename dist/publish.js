@@ -51894,6 +51894,36 @@ var ModelContextRecord = external_exports.object({
   }).optional().describe("The git snapshot of the first request; absent when the workspace is not a repository.")
 }).meta({ id: "ModelContext" });
 
+// src/report/schema-attempts.ts
+var ATTEMPT_VERIFY_RESULTS = ["passed", "failed", "not_run"];
+function attemptsSchemas(exitReason, outcome) {
+  const Attempt2 = external_exports.object({
+    attempt: external_exports.number().int().positive().describe("1-based, in the order the attempts were started."),
+    dir: external_exports.string().optional().describe(
+      "The attempt's own output folder: attempt-k beside this report (run --attempts), or the folder's name as given to agent-ci choose; absent when it never started."
+    ),
+    runId: external_exports.string().optional().describe("The attempt's run id; absent when it never started."),
+    started: external_exports.boolean().describe("False when it never started: the budget was spent or a passing attempt ended the others."),
+    exitReason,
+    outcome,
+    verify: external_exports.enum(ATTEMPT_VERIFY_RESULTS).describe("Whether its patch passed --verify in a fresh sandbox (not_run without --verify)."),
+    deniedCalls: NonNegativeInt,
+    changedLines: NonNegativeInt.describe("Added plus removed lines of its patch."),
+    turns: NonNegativeInt.describe("Model turns, subagents' included."),
+    costUsd: external_exports.number().nonnegative(),
+    budgetUsd: external_exports.number().nonnegative().optional().describe("Its share of --max-budget-usd: what was left of the budget when it started."),
+    maxTurns: NonNegativeInt.optional().describe("Its share of --max-turns, counted the same way.")
+  }).meta({ id: "Attempt" });
+  const ChosenAttempt2 = external_exports.object({
+    attempt: external_exports.number().int().positive(),
+    reason: external_exports.string().describe("Why this attempt, in a sentence."),
+    verified: external_exports.boolean().describe(
+      "True when the choice rested on --verify; false: the smallest non-empty patch, unverified."
+    )
+  }).meta({ id: "ChosenAttempt" });
+  return { Attempt: Attempt2, ChosenAttempt: ChosenAttempt2 };
+}
+
 // src/report/schema.ts
 var REPORT_SCHEMA_VERSION = 1;
 var RESULT_PREVIEW_MAX_CHARS = 2e3;
@@ -52250,6 +52280,7 @@ var ResumedFrom = external_exports.object({
     "The commit agent-ci publish pushed for the earlier run, whose tree the record's base and patch reproduce; absent when that run was never published (the CLI's own output folder)."
   )
 }).meta({ id: "ResumedFrom" });
+var { Attempt, ChosenAttempt } = attemptsSchemas(ExitReason, Outcome);
 var RunReport = external_exports.object({
   schemaVersion: external_exports.literal(REPORT_SCHEMA_VERSION),
   runId: external_exports.string(),
@@ -52302,7 +52333,9 @@ var RunReport = external_exports.object({
   ),
   resumedFrom: ResumedFrom.optional().describe(
     "With --resume / resume_from: the run this one continues, whose workspace, conversation and policy it started from."
-  )
+  ),
+  attempts: external_exports.array(Attempt).optional().describe("With --attempts N: every attempt; the rest of this report is the chosen one's."),
+  chosen: ChosenAttempt.optional().describe("With --attempts N: the attempt this report is, and why.")
 }).meta({
   title: "agent-ci run report",
   description: "report.json written by agent-ci for every run: what ran, what was decided, what it cost, what changed."
@@ -53806,6 +53839,40 @@ function git(args, options) {
   });
 }
 
+// src/publish/attempts.ts
+function attemptsLine(report) {
+  const { attempts, chosen } = report;
+  if (!attempts?.length || !chosen) return "";
+  const mine = attempts.find((a) => a.attempt === chosen.attempt);
+  const others = attempts.filter((a) => a.attempt !== chosen.attempt);
+  const count = (test, said) => {
+    const n = others.filter(test).length;
+    return n ? said(n) : "";
+  };
+  const how = mine?.verify === "passed" ? "passed verify" : chosen.verified ? "did not pass verify" : "was not verified";
+  const parts = [
+    `attempt ${chosen.attempt} ${how} (${escapeMarkdownInline(chosen.reason)})`,
+    count(
+      (a) => a.verify === "passed",
+      (n) => `${n} other${n === 1 ? "" : "s"} passed verify`
+    ),
+    count(
+      (a) => a.verify === "failed",
+      (n) => `${n} failed verify`
+    ),
+    count(
+      (a) => a.deniedCalls > 0,
+      (n) => `${n} ${n === 1 ? "was" : "were"} denied a call`
+    ),
+    count(
+      (a) => !a.started,
+      (n) => `${n} did not start`
+    )
+  ].filter(Boolean);
+  const records = others.flatMap((a) => a.dir ? [markdownCode(`${a.dir}/`, 40)] : []);
+  return `**Chosen from ${attempts.length} attempts**: ${parts.join("; ")}.${records.length ? ` The others' records are in the run's output: ${records.join(", ")}.` : ""}`;
+}
+
 // src/publish/pr-description.ts
 var MAX_RUNS = 50;
 var SUMMARY_CHARS = 2e3;
@@ -54007,6 +54074,7 @@ function pullBody(report, issue3, text2, notes) {
     runSummary(report, text2) || "_The agent left no summary._",
     "",
     ...issue3 ? [issue3, ""] : [],
+    ...attemptsLine(report) ? [attemptsLine(report), ""] : [],
     ...notes.flatMap((note) => [note, ""]),
     `**Changed files** (${report.patch.files.length}, +${report.patch.added} \u2212${report.patch.removed}):`,
     ...files.slice(0, 100),
