@@ -6,22 +6,26 @@
 import type { StreamEvent } from "./events.js";
 import type { ToolCallRecord } from "./pipeline.js";
 
+/** A call's end as progress (and, without `kind`, as a `--progress json` line). */
+interface ToolDone {
+  kind: "tool_done";
+  id: string;
+  tool: string;
+  title?: string;
+  decision?: "allow" | "deny";
+  /** How long the call took. */
+  ms: number;
+  error: boolean;
+  /** A subagent's call: its agent type. */
+  agent?: string;
+}
+
 export type RunProgress =
   | { kind: "sandbox_ready"; runId: string }
   /** The model asked for a call (from the assistant event). */
   | { kind: "tool_call"; tool: string }
   /** A call ended: after its decision, its hooks and its run. */
-  | {
-      kind: "tool_done";
-      id: string;
-      tool: string;
-      title?: string;
-      decision?: "allow" | "deny";
-      ms: number;
-      error: boolean;
-      /** A subagent's call: its agent type. */
-      agent?: string;
-    }
+  | ToolDone
   | { kind: "verifying" }
   /** Told by the Action after the run, while it uploads the artifact and writes the summary and comment. */
   | { kind: "publishing" };
@@ -83,18 +87,7 @@ export function callProgress(
  */
 export type ProgressLine =
   | { type: "phase"; phase: "sandbox_ready" | "verifying" | "publishing"; run_id?: string; at_ms: number }
-  | {
-      type: "tool";
-      id: string;
-      tool: string;
-      title?: string;
-      decision?: "allow" | "deny";
-      /** How long the call took. */
-      ms: number;
-      error: boolean;
-      agent?: string;
-      at_ms: number;
-    }
+  | ({ type: "tool"; at_ms: number } & Omit<ToolDone, "kind">)
   | { type: "log"; message: string; at_ms: number }
   | {
       type: "result";

@@ -25,7 +25,7 @@ import { anthropicCredential, CREDENTIAL_SOURCES } from "./credentials.js";
 import type { RunConfig } from "./config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "./context.js";
 import { ModelApiError, type Driver } from "./driver.js";
-import type { EventSink } from "./events.js";
+import type { EventSink, StreamEvent } from "./events.js";
 import { startHooks } from "./hooks.js";
 import { prepareModelContext, type ModelContext } from "./memory/model-context.js";
 import { ToolPipeline, type ToolHooks } from "./pipeline.js";
@@ -182,8 +182,8 @@ async function startServices(
   deadline: number,
   signal: AbortSignal,
 ): Promise<RunServices> {
-  const { config, policy, mode, structured, driver, web } = prepared;
-  const { runId, events, log } = ctx;
+  const { config, policy, mode } = prepared;
+  const { runId, log } = ctx;
   if (prepared.mcpServers.length) phase.mcp = await startMcp(ctx, sandbox);
   const hooks = policy.policy.hooks.length
     ? await startHooks(sandbox, {
@@ -199,9 +199,23 @@ async function startServices(
     signal,
   );
   ctx.budget = budget;
-  const subagents = new SubagentRunner({
-    agents: prepared.agents.agents,
-    parentTools: (): readonly AnyTool[] => toolSet.enabled,
+  const subagents = startSubagents(ctx, prepared, { sandbox, hooks, budget }, () => toolSet.enabled);
+  phase.subagents = subagents;
+  const toolSet = runToolSet(ctx, phase, prepared, subagents);
+  return { sandbox, hooks, budget, subagents, toolSet };
+}
+
+/** The subagent runner: the run's sandbox, gate, hooks, driver and budget, with the parent's tools as ceiling. */
+function startSubagents(
+  ctx: RunContext,
+  { config, policy, mode, driver, agents, told }: Prepared,
+  { sandbox, hooks, budget }: Pick<RunServices, "sandbox" | "hooks" | "budget">,
+  parentTools: () => readonly AnyTool[],
+): SubagentRunner {
+  const { runId, events, log } = ctx;
+  return new SubagentRunner({
+    agents: agents.agents,
+    parentTools,
     sandbox,
     state: ctx.state,
     gate: policy.gate,
@@ -221,9 +235,17 @@ async function startServices(
     outputDir: ctx.outDir,
     context: () => contextFor(config, events, runId, ctx.runStart),
     progress: callProgress(ctx.io.progress ? log : undefined, ctx.io.onProgress, ctx.redactor.redact),
-    modelContext: prepared.told,
+    modelContext: told,
   });
-  phase.subagents = subagents;
+}
+
+/** The run's tool set: the static tools, Task and its kin, Skill, the web tools and the MCP servers' tools. */
+function runToolSet(
+  ctx: RunContext,
+  phase: AgentPhase,
+  { config, policy, mode, structured, web }: Prepared,
+  subagents: SubagentRunner,
+): RunToolSet {
   const skills = ctx.instructions?.catalogue.skills ?? [];
   const toolSet = new RunToolSet({
     mode,
@@ -247,32 +269,20 @@ async function startServices(
   phase.tools = toolSet;
   phase.mcp?.onToolsChanged(() => toolSet.refresh());
   for (const r of toolSet.refused)
-    log(`MCP server ${r.server}: its tool ${r.tool} is not offered: ${r.reason}`);
-  return { sandbox, hooks, budget, subagents, toolSet };
+    ctx.log(`MCP server ${r.server}: its tool ${r.tool} is not offered: ${r.reason}`);
+  return toolSet;
 }
 
 async function converse(
   ctx: RunContext,
   phase: AgentPhase,
-  { config, policy, mode, structured, told, driver }: Prepared,
-  { sandbox, hooks, budget, toolSet }: RunServices,
+  prepared: Prepared,
+  services: RunServices,
 ): Promise<void> {
+  const { config, policy, structured, told, driver } = prepared;
+  const { sandbox, hooks, budget, toolSet } = services;
   const { runId, events, loop } = ctx;
-  events.emit({
-    type: "system",
-    subtype: "init",
-    session_id: runId,
-    apiKeySource:
-      !config.script && config.provider === "anthropic" && anthropicCredential(config)?.kind === "api_key"
-        ? "ANTHROPIC_API_KEY"
-        : "none",
-    cwd: sandbox.root,
-    model: config.script ? "script" : config.model,
-    tools: toolSet.enabled.map((t) => t.name),
-    mcp_servers: (phase.mcp?.servers ?? []).map((s) => ({ name: s.name, status: s.status })),
-    permissionMode: mode,
-    agent_ci_version: AGENT_CI_VERSION,
-  });
+  events.emit(initEvent(ctx, phase, prepared, services));
   const pipeline = new ToolPipeline({
     allTools: toolSet.all,
     enabledTools: toolSet.enabled,
@@ -318,6 +328,30 @@ async function converse(
   );
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+}
+
+/** The stream's `system/init` event: what the run starts with, as Claude Code's stream-json says it. */
+function initEvent(
+  ctx: RunContext,
+  phase: AgentPhase,
+  { config, mode }: Prepared,
+  { sandbox, toolSet }: Pick<RunServices, "sandbox" | "toolSet">,
+): StreamEvent {
+  return {
+    type: "system",
+    subtype: "init",
+    session_id: ctx.runId,
+    apiKeySource:
+      !config.script && config.provider === "anthropic" && anthropicCredential(config)?.kind === "api_key"
+        ? "ANTHROPIC_API_KEY"
+        : "none",
+    cwd: sandbox.root,
+    model: config.script ? "script" : config.model,
+    tools: toolSet.enabled.map((t) => t.name),
+    mcp_servers: (phase.mcp?.servers ?? []).map((s) => ({ name: s.name, status: s.status })),
+    permissionMode: mode,
+    agent_ci_version: AGENT_CI_VERSION,
+  };
 }
 
 /** The model's driver, its credentials checked before any container starts. */
