@@ -2,7 +2,6 @@
 // against the fake Messages API, each told apart by the hint --attempt-prompts appends to its prompt, each
 // verified in its own fresh sandbox; the smaller passing patch is chosen; --stop-at-first-pass cancels the
 // others with their records kept; one budget ends the run `budget` with the best attempt so far.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,9 +10,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { costUsd, DEFAULT_MODEL } from "../../src/runner/pricing.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { runCli as runAgentCi } from "../support/cli-process.js";
 import { fake, startFakeAnthropic, type FakeAnthropic, type FakeTurn } from "../support/fake-anthropic.js";
 
-const CLI = path.resolve("bin/agent-ci.js");
 const EXAMPLE = path.resolve("examples/buggy-calc");
 const CALC = "/workspace/src/calc.js";
 const BUGGY_RETURN = "  return sum / (values.length - 1);";
@@ -74,20 +73,6 @@ async function scripted(scripts: FakeTurn[][]) {
   return { api, hints, out: path.join(dir, "out") };
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn("node", [CLI, ...args], {
-      env: { ...process.env, ANTHROPIC_API_KEY: "test-key", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 const runArgs = (hints: string, out: string, extra: string[]) => [
   "run",
   "--workspace",
@@ -124,6 +109,10 @@ async function expectNoContainers(out: string, report: RunReport) {
     expect(left, `attempt ${attempt.attempt}`).toEqual([]);
   }
 }
+
+/** The CLI with a (fake) API key, unless the test's `env` says otherwise. */
+const runCli = (args: string[], env: NodeJS.ProcessEnv) =>
+  runAgentCi(args, { ANTHROPIC_API_KEY: "test-key", ...env });
 
 describe("agent-ci run --attempts", () => {
   it("verifies four attempts and chooses the smaller passing patch; each keeps its record", async () => {

@@ -1,7 +1,6 @@
 // Signing in from the command line with ANTHROPIC_AUTH_TOKEN (a gateway's bearer token) and ANTHROPIC_BASE_URL:
 // the built CLI (dist/cli.js) runs a turn against the fake Messages API, which accepts only that token as
 // `Authorization: Bearer`, as the real API checks a credential. No API key is set; the token is in no output.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -10,26 +9,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseReport, secretVariants } from "../../src/report/index.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { runCli } from "../support/cli-process.js";
 
-const CLI = path.resolve("bin/agent-ci.js");
 const servers: FakeAnthropic[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
-
-function runCli(args: string[], env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn("node", [CLI, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("the CLI's sign-in", () => {
   it("sends ANTHROPIC_AUTH_TOKEN as a bearer token to ANTHROPIC_BASE_URL, with no API key set", async () => {

@@ -4,7 +4,7 @@
 // `Contents of …` labels with the same text, in the same order, at the same turn, nothing extra, nothing twice —
 // and the first request must carry the git snapshot (branch, main branch, status, commits) and the
 // environment facts as recorded. The wording around them is agent-ci's own.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,9 +19,9 @@ import {
   type MessagesBody,
 } from "../support/fake-anthropic.js";
 import { writeFiles } from "../support/workspace.js";
+import { runCli } from "../support/cli-process.js";
 
 const REFERENCE = path.resolve("test/fixtures/reference/claude-code-memory");
-const CLI = path.resolve("bin/agent-ci.js");
 const FAKE_KEY = ["sk", "ant", "api03", "memoryFAKEkey0123456789abcdefABCDEF"].join("-");
 
 interface Call {
@@ -90,20 +90,6 @@ function turnOf(calls: Call[], turn: number, prefix: string): FakeTurn {
       id: `${prefix}_${turn}_${i}`,
     })),
   );
-}
-
-function runCli(args: string[], env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn("node", [CLI, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 const textsOf = (blocks: string | Block[]): string[] =>
