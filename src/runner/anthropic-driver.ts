@@ -517,10 +517,12 @@ export class AnthropicDriver implements Driver {
   }
 
   /**
-   * The cheap call made before the sandbox starts (`checkApiKey`), through this driver's own client, so a
+   * A cheap call made before the sandbox starts, so bad credentials fail fast: throws `ModelApiError` (kind
+   * `auth`) on 401/403; anything else that stops the check (network, 404 from a proxy, 5xx) resolves
+   * `unverified` and leaves the decision to the first real turn. Made through this driver's own client, so a
    * federated token is exchanged once for the check and the run.
    */
-  async checkCredentials(options: Omit<ApiKeyCheckOptions, "apiKey" | "baseURL"> = {}): Promise<ApiKeyCheck> {
+  async checkCredentials(options: CredentialCheckOptions = {}): Promise<ApiKeyCheck> {
     const client = (await this.connectedClient()) as Anthropic;
     return checkWithClient(client, this.credential, options, (text) => this.redact(text));
   }
@@ -536,9 +538,7 @@ export class AnthropicDriver implements Driver {
   }
 }
 
-export interface ApiKeyCheckOptions {
-  apiKey: string;
-  baseURL?: string;
+export interface CredentialCheckOptions {
   /** Checked with `GET /v1/models/{model}` when given, else `GET /v1/models`. */
   model?: string;
   timeoutMs?: number;
@@ -547,30 +547,10 @@ export interface ApiKeyCheckOptions {
 
 export type ApiKeyCheck = { status: "ok" } | { status: "unverified"; reason: string };
 
-/**
- * A cheap call made before the sandbox starts, so a bad key fails fast: throws `ModelApiError` (kind
- * `auth`) on 401/403; anything else that stops the check (network, 404 from a proxy, 5xx) resolves
- * `unverified` and leaves the decision to the first real turn.
- */
-export async function checkApiKey(options: ApiKeyCheckOptions): Promise<ApiKeyCheck> {
-  const credential: AnthropicCredential = { kind: "api_key", token: options.apiKey };
-  const settings: ProviderSettings = {
-    provider: "anthropic",
-    credential,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-  };
-  const client = (await createClient(
-    settings,
-    { timeoutMs: options.timeoutMs ?? 15_000 },
-    () => {},
-  )) as Anthropic;
-  return checkWithClient(client, credential, options, (text) => redactSecret(text, options.apiKey));
-}
-
 async function checkWithClient(
   client: Anthropic,
   credential: AnthropicCredential,
-  options: Omit<ApiKeyCheckOptions, "apiKey" | "baseURL">,
+  options: CredentialCheckOptions,
   redact: (text: string) => string,
 ): Promise<ApiKeyCheck> {
   const requestOptions = {

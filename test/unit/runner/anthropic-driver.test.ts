@@ -8,7 +8,6 @@ import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   AnthropicDriver,
-  checkApiKey,
   parseRetryAfter,
   redactSecret,
   type AnthropicDriverOptions,
@@ -810,14 +809,20 @@ describe("AnthropicDriver: deadline and cancel", () => {
   });
 });
 
-describe("checkApiKey", () => {
+/** The check made before the sandbox starts, as the run makes it: through a driver holding this key. */
+function checkKey(apiKey: string, baseURL: string, options: { model?: string; timeoutMs?: number } = {}) {
+  const driver = new AnthropicDriver({ apiKey, baseURL, model: MODEL, maxTokens: 4_096, logger: () => {} });
+  return driver.checkCredentials(options);
+}
+
+describe("the credential check (checkCredentials)", () => {
   it("resolves ok for a good key and a known model", async () => {
     const server = await startFakeAnthropic({ apiKey: API_KEY });
     servers.push(server);
-    await expect(checkApiKey({ apiKey: API_KEY, baseURL: server.url, model: MODEL })).resolves.toEqual({
+    await expect(checkKey(API_KEY, server.url, { model: MODEL })).resolves.toEqual({
       status: "ok",
     });
-    await expect(checkApiKey({ apiKey: API_KEY, baseURL: server.url })).resolves.toEqual({ status: "ok" });
+    await expect(checkKey(API_KEY, server.url)).resolves.toEqual({ status: "ok" });
     expect(server.requests.map((request) => request.path)).toEqual([`/v1/models/${MODEL}`, "/v1/models"]);
   });
 
@@ -825,7 +830,7 @@ describe("checkApiKey", () => {
     const server = await startFakeAnthropic({ apiKey: API_KEY });
     servers.push(server);
     const wrongKey = "sk-ant-api03-not-the-right-one-0123456789";
-    const error = await expectModelError(checkApiKey({ apiKey: wrongKey, baseURL: server.url }));
+    const error = await expectModelError(checkKey(wrongKey, server.url));
     expect(error.kind).toBe("auth");
     expect(error.message).not.toContain(wrongKey);
     expect(server.requests).toHaveLength(1);
@@ -833,11 +838,7 @@ describe("checkApiKey", () => {
 
   it("resolves unverified when the API cannot be reached", async () => {
     const port = await closedPort();
-    const result = await checkApiKey({
-      apiKey: API_KEY,
-      baseURL: `http://127.0.0.1:${port}`,
-      timeoutMs: 2_000,
-    });
+    const result = await checkKey(API_KEY, `http://127.0.0.1:${port}`, { timeoutMs: 2_000 });
     expect(result.status).toBe("unverified");
   });
 });
