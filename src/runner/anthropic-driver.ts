@@ -57,7 +57,6 @@ import {
   truncate,
 } from "./api-errors.js";
 
-export { parseRetryAfter } from "./api-errors.js";
 import {
   createModelClient,
   PROVIDER_NAMES,

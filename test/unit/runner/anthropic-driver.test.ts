@@ -8,10 +8,10 @@ import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   AnthropicDriver,
-  parseRetryAfter,
   redactSecret,
   type AnthropicDriverOptions,
 } from "../../../src/runner/anthropic-driver.js";
+import { parseRetryAfter } from "../../../src/runner/api-errors.js";
 import { ModelApiError, type TurnRequest } from "../../../src/runner/driver.js";
 import {
   fake,
