@@ -238,3 +238,32 @@ describe("agent-ci run --attempts", () => {
     await expectNoContainers(out, report);
   });
 });
+
+describe("agent-ci run --attempts --timeout", () => {
+  it(
+    "one clock: --timeout is the whole run's, so an attempt that runs it out leaves none for the next, and the run ends timeout",
+    { timeout: 180_000 },
+    async () => {
+      const { api, hints, out } = await scripted([SCRIPTS.sleeps, SCRIPTS.smallFix]);
+      const run = await runCli(
+        runArgs(hints, out, ["--attempts", "2", "--parallel", "1", "--timeout", "30"]),
+        { ANTHROPIC_BASE_URL: api.url },
+      );
+      expect(run.code, run.stderr.slice(-3000)).toBe(5);
+      const report = readReport(path.join(out, "report.json"));
+      expect(report.exitReason).toBe("timeout");
+      expect(report.error?.message).toMatch(
+        /wall-clock limit \(--timeout\) was reached; the result is the best attempt so far \(attempt 1\)/,
+      );
+      expect(report.attempts?.map((a) => [a.attempt, a.started, a.exitReason])).toEqual([
+        [1, true, "timeout"],
+        [2, false, "timeout"],
+      ]);
+      expect(run.stderr).toContain(
+        "agent-ci: the run's time (--timeout) is up; attempt 2 and later do not start",
+      );
+      expect(fs.existsSync(path.join(out, "attempt-2"))).toBe(false);
+      await expectNoContainers(out, report);
+    },
+  );
+});
