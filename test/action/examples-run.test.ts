@@ -542,6 +542,7 @@ const ATTEMPTS: Record<number, FakeTurn[]> = {
     turn.text("Fixed add()."),
   ],
   4: [
+    turn.toolUse("Read", { file_path: CALC_PATH }),
     turn.toolUse("Bash", { command: "git push origin main" }),
     turn.toolUse("Edit", { file_path: CALC_PATH, old_string: "a - b", new_string: "b + a" }),
     turn.text("Fixed add(); the push was refused."),
@@ -664,8 +665,9 @@ describe("attempts-matrix.yml, every job against the fakes", () => {
         const pulls = [...gh.pulls.values()];
         expect(pulls).toHaveLength(1);
         const pull = pulls[0] as FakePull;
-        expect(pull.body).toContain("**Chosen from 4 attempts**: attempt 3 passed verify");
-        expect(pull.body).toMatch(/2 others passed verify; 1 failed verify; 1 was denied a call/);
+        expect(pull.body).toContain(
+          "**Chosen from 4 attempts**: attempt 3 passed verify (smallest patch (2 changed lines, attempt 2 had 3)); 2 others passed verify; 1 failed verify; 1 was denied a call.",
+        );
         const git = (...args: string[]) =>
           execFileSync("git", args, { cwd: remote.repoDir("acme", "widgets"), encoding: "utf8" });
         expect(git("show", `${pull.head.ref}:src/calc.js`)).toBe(fixed("  return a + b;"));
