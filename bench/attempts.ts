@@ -16,7 +16,7 @@ import { summarize, type Row } from "./stats.js";
 const REPS = 3;
 const ATTEMPTS = 4;
 const SAMPLE_MS = 100;
-const SECTION = `Attempts: ${ATTEMPTS} at once vs one (scripted fix with --verify, the "native" column is one attempt)`;
+const SECTION = `Attempts: ${ATTEMPTS} at once (agent-ci column) next to one (native column), scripted fix with --verify`;
 
 /** Resident memory of `root` and all its descendants, in bytes (Linux /proc). */
 function treeRss(root: number): number {
@@ -154,6 +154,9 @@ export async function benchAttempts(repoRoot: string, log: (line: string) => voi
     for (let i = 0; i < REPS; i++) {
       one.push(await run(1, i));
       four.push(await run(ATTEMPTS, i));
+      log(
+        `attempts: round ${i + 1}: one ${((one.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s, ${ATTEMPTS} at once ${((four.at(-1)?.wallMs ?? 0) / 1000).toFixed(1)} s`,
+      );
     }
     for (const r of [...one, ...four])
       if (r.code !== 0) throw new Error(`an attempts run exited ${r.code}: ${r.stderr.slice(-2000)}`);
