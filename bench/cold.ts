@@ -176,7 +176,27 @@ export const REGISTRY_COLD_RUNS = 3;
 export const REGISTRY_COLD_GOAL_MS = { defaultImage: 10_000, userImage: 4_000 };
 
 /** The lines of the CLI's progress that say how long each pull took, for the log. */
-const PULLED = /pulled .* in [0-9.]+ s/;
+const PULLED = /pulled .*? in [0-9.]+ s/;
+
+/** The machine's CPU time so far, idle and in all (/proc/stat's first line, in ticks), where Linux has it. */
+function cpuTicks(): { idle: number; total: number } | undefined {
+  try {
+    const fields = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1, 9);
+    const ticks = fields.map(Number);
+    return { idle: ticks[3]! + ticks[4]!, total: ticks.reduce((a, b) => a + b, 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How much of the machine was idle between two readings: a pull is CPU work (decompression, digests,
+ * unpacking), so a cold start that rises from run to run on a shared machine goes with this falling.
+ */
+function idleShare(before: ReturnType<typeof cpuTicks>, after: ReturnType<typeof cpuTicks>): string {
+  if (!before || !after || after.total === before.total) return "idle share unknown";
+  return `machine ${((100 * (after.idle - before.idle)) / (after.total - before.total)).toFixed(0)}% idle, load ${os.loadavg()[0]!.toFixed(1)}`;
+}
 
 /**
  * Cold starts as a hosted runner would meet them with the prebuilt images: Debian's docker-registry on
@@ -220,12 +240,15 @@ export async function benchRegistryColdStarts(
         await emptyEngine(second.client);
         await prepare();
         const pulls: string[] = [];
+        const before = cpuTicks();
         const ms = await cliFirstCall(workspaceDir, env, args, (line) => {
           const pulled = PULLED.exec(line);
           if (pulled) pulls.push(pulled[0]);
         });
         times.push(ms);
-        log(`registry cold start, ${what}, run ${i}: ${(ms / 1000).toFixed(2)} s (${pulls.join("; ")})`);
+        log(
+          `registry cold start, ${what}, run ${i}: ${(ms / 1000).toFixed(2)} s (${[...pulls, idleShare(before, cpuTicks())].join("; ")})`,
+        );
       }
       return times;
     };
