@@ -43150,7 +43150,7 @@ var init_config = __esm({
   }
 });
 
-// src/runner/pricing.ts
+// src/runner/model/pricing.ts
 function model(id, dated) {
   if (!dated) return { id, bedrock: `anthropic.${id}`, vertex: id };
   const base = dated.apiId ?? id;
@@ -43166,7 +43166,7 @@ function resolveModelAlias(name) {
 }
 var DEFAULT_MODEL, DEFAULT_SMALL_FAST_MODEL, WEB_SEARCH_USD, price, PRICE_TABLE, MODELS, MODEL_ALIASES, FAMILY_FALLBACK, UNKNOWN_MODEL_PRICE;
 var init_pricing = __esm({
-  "src/runner/pricing.ts"() {
+  "src/runner/model/pricing.ts"() {
     "use strict";
     DEFAULT_MODEL = "claude-sonnet-5-5";
     DEFAULT_SMALL_FAST_MODEL = "claude-haiku-5-5";
@@ -43244,9 +43244,9 @@ var init_pricing = __esm({
   }
 });
 
-// src/runner/driver.ts
+// src/runner/model/driver.ts
 var init_driver = __esm({
-  "src/runner/driver.ts"() {
+  "src/runner/model/driver.ts"() {
     "use strict";
   }
 });
@@ -43315,7 +43315,7 @@ var init_paths2 = __esm({
   }
 });
 
-// src/runner/credentials.ts
+// src/runner/model/credentials.ts
 function anthropicCredential(fields) {
   if (fields.authToken) return { kind: "auth_token", token: fields.authToken };
   if (fields.apiKey) return { kind: "api_key", token: fields.apiKey };
@@ -43325,7 +43325,7 @@ function anthropicCredential(fields) {
 }
 var NO_ANTHROPIC_CREDENTIAL;
 var init_credentials = __esm({
-  "src/runner/credentials.ts"() {
+  "src/runner/model/credentials.ts"() {
     "use strict";
     NO_ANTHROPIC_CREDENTIAL = "ANTHROPIC_API_KEY is not set: set it to run a model (or ANTHROPIC_AUTH_TOKEN, a gateway's bearer token; CLAUDE_CODE_OAUTH_TOKEN; or ANTHROPIC_FEDERATION_RULE_ID, ANTHROPIC_ORGANIZATION_ID and ANTHROPIC_IDENTITY_TOKEN_FILE for workload identity federation), or use --script to run without one";
   }
@@ -44219,7 +44219,7 @@ var init_options = __esm({
   }
 });
 
-// src/runner/providers.ts
+// src/runner/model/providers.ts
 function providerProblems(settings) {
   if (settings.provider === "bedrock" && !settings.region)
     return ["Amazon Bedrock needs a region: set AWS_REGION (e.g. us-east-1)"];
@@ -44230,7 +44230,7 @@ function providerProblems(settings) {
   return [];
 }
 var init_providers = __esm({
-  "src/runner/providers.ts"() {
+  "src/runner/model/providers.ts"() {
     "use strict";
     init_pricing();
     init_credentials();
@@ -55317,7 +55317,7 @@ function renderReportFiles(outDir, report, options) {
   return { report: validated, paths, files };
 }
 
-// src/runner/attempts.ts
+// src/runner/attempts/attempts.ts
 import fs4 from "node:fs";
 import path5 from "node:path";
 
@@ -55486,7 +55486,7 @@ var HOOK_USER = `${HOOK_UID}:${AGENT_UID}`;
 // src/sandbox/docker-sandbox.ts
 init_sandbox();
 
-// src/runner/attempt-choice.ts
+// src/runner/attempts/attempt-choice.ts
 var plural3 = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var CRITERIA = [
   { key: (a) => a.verify === "passed" ? 0 : 1, name: "passed verify", unit: "" },
@@ -55534,7 +55534,7 @@ function chooseAttempt(attempts, verified) {
   return { attempt: best.attempt, reason: why ? `${head}: ${why}` : head, verified };
 }
 
-// src/runner/attempts.ts
+// src/runner/attempts/attempts.ts
 init_errors3();
 
 // src/runner/run.ts
@@ -55548,19 +55548,19 @@ function sha256(data) {
   return crypto2.createHash("sha256").update(data).digest("hex");
 }
 
-// src/runner/context.ts
+// src/runner/loop/context.ts
 init_pricing();
 
-// src/runner/agent-loop.ts
+// src/runner/loop/agent-loop.ts
 init_driver();
 
-// src/runner/pipeline.ts
+// src/runner/loop/pipeline.ts
 init_sandbox();
 init_define_tool();
 init_driver();
 init_paths2();
 
-// src/runner/structured-output.ts
+// src/runner/model/structured-output.ts
 init_errors3();
 
 // src/runner/run.ts
@@ -56007,7 +56007,7 @@ function runEgressOptions(config2, secretOf = secretFromEnv) {
 // src/runner/run.ts
 init_driver();
 
-// src/runner/script-driver.ts
+// src/runner/model/script-driver.ts
 init_zod();
 var ScriptCall = external_exports.object({
   name: external_exports.string().min(1),
@@ -56081,7 +56081,7 @@ init_workspace_trust();
 // src/runner/record/run.ts
 init_version();
 
-// src/runner/sandbox-record.ts
+// src/runner/run/sandbox-record.ts
 init_network();
 var RecordedHardening = Hardening.omit({ enforcedAt: true });
 
@@ -56091,14 +56091,14 @@ init_workspace_trust();
 // src/runner/record/index.ts
 var REQUIRED = Object.entries(RunReport.shape).filter(([, field2]) => !field2.safeParse(void 0).success).map(([key]) => key);
 
-// src/runner/resume.ts
+// src/runner/resume/resume.ts
 init_zod();
 init_errors3();
 
-// src/runner/resume-binding.ts
+// src/runner/resume/resume-binding.ts
 init_errors3();
 
-// src/runner/resume.ts
+// src/runner/resume/resume.ts
 var ReadLine = external_exports.object({
   type: external_exports.literal("read"),
   path: external_exports.string(),
@@ -56119,7 +56119,7 @@ var HeaderLine = external_exports.object({
   runId: external_exports.string()
 });
 
-// src/runner/run-stages.ts
+// src/runner/run/run-stages.ts
 init_config();
 init_result();
 init_workspace_trust();
@@ -56184,13 +56184,13 @@ var WebSearchInput = external_exports.strictObject({
   blocked_domains: external_exports.array(external_exports.string()).optional().describe("Never include search results from these domains")
 });
 
-// src/runner/run-stages.ts
+// src/runner/run/run-stages.ts
 init_version();
 
-// src/runner/frontmatter.ts
+// src/runner/instructions/frontmatter.ts
 var import_yaml = __toESM(require_dist(), 1);
 
-// src/runner/agents.ts
+// src/runner/agents/agents.ts
 init_zod();
 init_policy();
 init_tool_catalog();
@@ -56210,6 +56210,18 @@ var READ_ONLY_RULES = [
   "You work read-only. Do not create, change, move or delete any file, not even under /tmp: no Write or Edit, no redirects or heredocs into files, no commands that change state (mkdir, touch, rm, cp, mv, git add, git commit, package installs).",
   "Use Bash only for commands that read: ls, find, cat, head, tail, git status, git log, git diff. A command that would write is refused by the permission policy."
 ].join("\n");
+function readOnlyAgent(name, description, who, how) {
+  return {
+    name,
+    description,
+    tools: READ_ONLY_TOOLS,
+    prompt: [who, "", READ_ONLY_RULES, "", how, "", SHARED_NOTES].join("\n"),
+    readOnly: true,
+    usageFooter: false,
+    omitProjectContext: true,
+    source: "built-in"
+  };
+}
 var BUILT_IN_AGENTS = [
   {
     name: "general-purpose",
@@ -56226,42 +56238,18 @@ var BUILT_IN_AGENTS = [
     usageFooter: true,
     source: "built-in"
   },
-  {
-    name: "Explore",
-    description: 'Fast, read-only agent for exploring a codebase: finds files by pattern, searches code for keywords, answers questions about how the code is organised. Say how thorough it should be: "quick", "medium" or "very thorough".',
-    tools: READ_ONLY_TOOLS,
-    prompt: [
-      "You are a file search specialist, a read-only subagent of a coding agent running in CI through agent-ci. You find your way around codebases quickly and thoroughly.",
-      "",
-      READ_ONLY_RULES,
-      "",
-      "Use Glob to find files by pattern, Grep to search contents with regular expressions, Read when you know the path. Run independent searches in parallel. Match the thoroughness the caller asked for, and answer with a clear, short report.",
-      "",
-      SHARED_NOTES
-    ].join("\n"),
-    readOnly: true,
-    usageFooter: false,
-    omitProjectContext: true,
-    source: "built-in"
-  },
-  {
-    name: "Plan",
-    description: "Software architect agent for designing implementation plans: reads the code and returns a step-by-step plan, the files that matter, and the trade-offs. Read-only.",
-    tools: READ_ONLY_TOOLS,
-    prompt: [
-      "You are a software architect, a read-only subagent of a coding agent running in CI through agent-ci. You read the code and design how to implement what you are asked.",
-      "",
-      READ_ONLY_RULES,
-      "",
-      "Understand the requirement, read the relevant code and follow the existing patterns, then answer with a step-by-step implementation plan, the files most critical to it (absolute paths), the order of the changes, and the risks and trade-offs.",
-      "",
-      SHARED_NOTES
-    ].join("\n"),
-    readOnly: true,
-    usageFooter: false,
-    omitProjectContext: true,
-    source: "built-in"
-  }
+  readOnlyAgent(
+    "Explore",
+    'Fast, read-only agent for exploring a codebase: finds files by pattern, searches code for keywords, answers questions about how the code is organised. Say how thorough it should be: "quick", "medium" or "very thorough".',
+    "You are a file search specialist, a read-only subagent of a coding agent running in CI through agent-ci. You find your way around codebases quickly and thoroughly.",
+    "Use Glob to find files by pattern, Grep to search contents with regular expressions, Read when you know the path. Run independent searches in parallel. Match the thoroughness the caller asked for, and answer with a clear, short report."
+  ),
+  readOnlyAgent(
+    "Plan",
+    "Software architect agent for designing implementation plans: reads the code and returns a step-by-step plan, the files that matter, and the trade-offs. Read-only.",
+    "You are a software architect, a read-only subagent of a coding agent running in CI through agent-ci. You read the code and design how to implement what you are asked.",
+    "Understand the requirement, read the relevant code and follow the existing patterns, then answer with a step-by-step implementation plan, the files most critical to it (absolute paths), the order of the changes, and the risks and trade-offs."
+  )
 ];
 var Frontmatter = external_exports.strictObject({
   name: external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "letters, digits, '-', '_' and '.' only").max(64),
@@ -56280,37 +56268,37 @@ var InlineAgent = external_exports.strictObject({
   permissionMode: external_exports.string().optional()
 });
 
-// src/runner/run-stages.ts
+// src/runner/run/run-stages.ts
 init_credentials();
 init_driver();
 
-// src/runner/hooks.ts
+// src/runner/hooks/hooks.ts
 init_hook_matcher();
 init_sandbox();
 
-// src/runner/hook-scripts.ts
+// src/runner/hooks/hook-scripts.ts
 init_inside_root();
 
-// src/runner/hooks.ts
+// src/runner/hooks/hooks.ts
 var MAX_HOOK_OUTPUT_CHARS = 64 * 1024;
 var HOOK_CAPTURE_BYTES = 16 * MAX_HOOK_OUTPUT_CHARS;
 var MAX_HOOK_SCRIPT_BYTES = 1 << 20;
 
-// src/runner/system-prompt.ts
+// src/runner/instructions/system-prompt.ts
 init_sandbox();
 
-// src/runner/memory/environment.ts
+// src/runner/instructions/memory/environment.ts
 init_sandbox();
 
-// src/runner/memory/memory-files.ts
+// src/runner/instructions/memory/memory-files.ts
 init_sandbox();
 var MAX_MEMORY_FILE_CHARS = 1e5;
 var MAX_READ_BYTES = MAX_MEMORY_FILE_CHARS * 4;
 
-// src/runner/memory/project-memory.ts
+// src/runner/instructions/memory/project-memory.ts
 init_sandbox();
 
-// src/runner/policy-setup.ts
+// src/runner/run/policy-setup.ts
 init_policy();
 init_sandbox();
 
@@ -57411,34 +57399,34 @@ var WriteTool = defineTool({
 // src/tools/index.ts
 var FILE_WRITING_TOOLS = new Set(toolsOfCategory("edit"));
 
-// src/runner/policy-setup.ts
+// src/runner/run/policy-setup.ts
 var CALL_TEXT = new RegExp(`^([A-Za-z][A-Za-z0-9_]*|${MCP_PREFIX}[A-Za-z0-9_-]+)(?:\\(([\\s\\S]*)\\))?$`);
 
-// src/runner/run-stages.ts
+// src/runner/run/run-stages.ts
 init_pricing();
 init_providers();
 
-// src/runner/instructions.ts
+// src/runner/instructions/instructions.ts
 init_policy();
 var MAX_INSTRUCTION_BYTES = 256 * 1024;
 
-// src/runner/run-services.ts
+// src/runner/run/run-services.ts
 init_sandbox();
 init_errors3();
 init_driver();
 init_pricing();
 
-// src/runner/tool-set.ts
+// src/runner/loop/tool-set.ts
 init_names();
 init_sandbox();
 
-// src/runner/verify.ts
+// src/runner/run/verify.ts
 var VERIFY_TIMEOUT_MS = 20 * 6e4;
 
 // src/runner/run.ts
 init_options();
 
-// src/runner/attempts.ts
+// src/runner/attempts/attempts.ts
 var REPORT_FILES = /* @__PURE__ */ new Set([...Object.values(REPORT_FILE_NAMES), PATCH_FILE_NAME]);
 function factsOf(k, report) {
   const verify = report?.verify;
