@@ -283,7 +283,7 @@ export async function benchRegistryColdStarts(
         unit: "ms",
         agentCi: summarize(coldDefault),
         native: warmDefault,
-        note: `${runs(coldDefault)}; native column: the same run again, images present; ${goal(REGISTRY_COLD_GOAL_MS.defaultImage)}; compressed: sandbox ${mib(sandboxBytes).toFixed(0)} MiB, toolbelt ${mib(toolbeltBytes).toFixed(0)} MiB`,
+        note: `${runs(coldDefault)}; native column: the same run again, images present; ${goal(REGISTRY_COLD_GOAL_MS.defaultImage)}`,
       },
       {
         section,
