@@ -206,7 +206,9 @@ async function startContainer(
 ): Promise<EgressSidecar | undefined> {
   const { container } = made;
   await made.sidecarStarted;
-  await withTimeout("a container start", container.start());
+  const starting = withTimeout("a container start", container.start());
+  options.whileStarting?.();
+  await starting;
   const egress = await made.egress;
   await egress?.connect(container, KEEPER_USER);
   // --ca-cert's CAs, and the run's own CA where the proxy answers for a host a secret is injected for.
