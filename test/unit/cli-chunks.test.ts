@@ -24,12 +24,17 @@ function staticClosure(entry: string): string[] {
   return [...seen];
 }
 
-/** The modules bundled into these chunks, as esbuild names them (`node_modules/zod/v4/…`, `src/cli.ts`). */
+/**
+ * The modules bundled into these chunks, as esbuild names them (`node_modules/zod/v4/…`, `src/cli.ts`); a
+ * node_modules reached through a link outside the checkout (`../other/node_modules/…`) counts the same.
+ */
 function modulesOf(files: readonly string[]): string[] {
   return files.flatMap((file) =>
-    [...fs.readFileSync(path.join(out, file), "utf8").matchAll(/^\/\/ ((?:node_modules|src)\/\S+)$/gm)].map(
-      (m) => m[1]!,
-    ),
+    [
+      ...fs
+        .readFileSync(path.join(out, file), "utf8")
+        .matchAll(/^\/\/ (?:(?:\.\.\/)+[^/\s]+\/)?((?:node_modules|src)\/\S+)$/gm),
+    ].map((m) => m[1]!),
   );
 }
 
@@ -49,6 +54,8 @@ const LOADED_WHEN_USED = [
   "@secretlint/core",
   "dockerode",
   "web-tree-sitter",
+  // --output-schema's validator (and the MCP tools' schema check).
+  "ajv",
 ];
 
 describe("dist/cli.js in chunks", () => {
@@ -58,6 +65,11 @@ describe("dist/cli.js in chunks", () => {
       cwd: root,
       stdio: "pipe",
     });
+    // The bundle's own answer to --version (commander's), for the test of bin/agent-ci.js's.
+    fs.writeFileSync(
+      path.join(out, "cli-version.mjs"),
+      'const { main } = await import("./cli.js");\nawait main([process.argv[0], "agent-ci", process.argv[2]]);\n',
+    );
   }, 300_000);
 
   it("--version and --help load no run machinery: no model or cloud SDK, no zod, no engine client", () => {
@@ -78,5 +90,20 @@ describe("dist/cli.js in chunks", () => {
     // Still bundled (the package has no dependencies), in the chunks loaded when they are used.
     const everything = modulesOf(fs.readdirSync(out).filter((f) => f.startsWith("cli")));
     expect(packagesIn(everything, LOADED_WHEN_USED)).toEqual(LOADED_WHEN_USED);
+  });
+
+  it("--version is answered by bin/agent-ci.js without the bundle, as the bundle answers it", () => {
+    // The command's file with its package.json and no dist/ beside it: nothing of the bundle can load.
+    const alone = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-bin-"));
+    fs.mkdirSync(path.join(alone, "bin"));
+    fs.copyFileSync(path.join(root, "bin/agent-ci.js"), path.join(alone, "bin/agent-ci.js"));
+    fs.copyFileSync(path.join(root, "package.json"), path.join(alone, "package.json"));
+    const answer = (file: string, flag: string) =>
+      execFileSync(process.execPath, [file, flag], { encoding: "utf8", stdio: "pipe" });
+    const bundled = answer(path.join(out, "cli-version.mjs"), "--version");
+    expect(bundled).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
+    for (const flag of ["--version", "-V"])
+      expect(answer(path.join(alone, "bin/agent-ci.js"), flag)).toBe(bundled);
+    fs.rmSync(alone, { recursive: true, force: true });
   });
 });
