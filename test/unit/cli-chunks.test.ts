@@ -92,6 +92,22 @@ describe("dist/cli.js in chunks", () => {
     expect(packagesIn(everything, LOADED_WHEN_USED)).toEqual(LOADED_WHEN_USED);
   });
 
+  it("a run's start loads none of Node's https, tls, zlib and dns: WebFetch's fetcher comes with its first call", () => {
+    const runChunk = fs
+      .readdirSync(out)
+      .find((f) => f.startsWith("cli-chunk-") && modulesOf([f]).includes("src/runner/run.ts"));
+    const builtins = staticClosure(runChunk!).flatMap((file) =>
+      [
+        ...fs.readFileSync(path.join(out, file), "utf8").matchAll(/^import\b[^;"]*?from\s*"(node:[^"]+)"/gm),
+      ].map((m) => m[1]!),
+    );
+    expect(builtins).toContain("node:fs");
+    expect(builtins.filter((b) => ["node:https", "node:tls", "node:zlib", "node:dns"].includes(b))).toEqual(
+      [],
+    );
+    expect(modulesOf(staticClosure(runChunk!))).not.toContain("src/tools/web-fetch-page.ts");
+  });
+
   it("--version is answered by bin/agent-ci.js without the bundle, as the bundle answers it", () => {
     // The command's file with its package.json and no dist/ beside it: nothing of the bundle can load.
     const alone = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-bin-"));
