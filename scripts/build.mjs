@@ -29,6 +29,21 @@ const wholeEntries = {
 };
 const CHUNK_PREFIX = "cli-chunk-";
 
+// zod carries its error messages in some sixty languages (half of its size in the bundle), reachable only as
+// `z.locales.*`, which nothing here calls: agent-ci speaks English, zod's default, which zod loads itself
+// (classic/schemas.js imports locales/en.js). The list of locales keeps English alone, so the run's start
+// parses half as much of zod.
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      loader: "js",
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
 fs.mkdirSync(dist, { recursive: true });
 // Chunks are named by their content: a rebuild must not leave an earlier build's chunks behind.
 for (const file of fs.readdirSync(dist)) if (file.startsWith(CHUNK_PREFIX)) fs.rmSync(path.join(dist, file));
@@ -46,7 +61,7 @@ const common = {
   // dockerode's ssh transport pulls in optional native add-ons (ssh2, cpu-features); agent-ci reaches the
   // engine over a socket or TCP, so they are left out.
   loader: { ".node": "empty" },
-  plugins: [embeddedPlugin()],
+  plugins: [embeddedPlugin(), zodEnglishOnly],
   banner: {
     js: [
       'import { createRequire as __agentCiCreateRequire } from "node:module";',

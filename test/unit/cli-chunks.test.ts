@@ -108,6 +108,16 @@ describe("dist/cli.js in chunks", () => {
     expect(modulesOf(staticClosure(runChunk!))).not.toContain("src/tools/web-fetch-page.ts");
   });
 
+  it("zod is bundled with its English messages only (the locales nothing calls are left out)", () => {
+    const locales = modulesOf(fs.readdirSync(out).filter((f) => f.startsWith("cli"))).filter((m) =>
+      m.startsWith("node_modules/zod/v4/locales/"),
+    );
+    expect([...new Set(locales)].sort()).toEqual([
+      "node_modules/zod/v4/locales/en.js",
+      "node_modules/zod/v4/locales/index.js",
+    ]);
+  });
+
   it("--version is answered by bin/agent-ci.js without the bundle, as the bundle answers it", () => {
     // The command's file with its package.json and no dist/ beside it: nothing of the bundle can load.
     const alone = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-bin-"));
