@@ -1,7 +1,7 @@
-// The CLI's bundle is split so that a command loads only what it runs (scripts/build.mjs): `--version` and
-// `--help` load no run machinery, and a run loads the model SDKs, the MCP SDK, turndown, x509, secretlint and
-// dockerode only where it uses them. Checked on a fresh build by what each chunk statically imports (esbuild
-// names every module it bundles in a `// path` line), not by timing.
+// The CLI's bundle is split so that a command loads only what it runs (scripts/build.mjs): `--version` loads
+// no bundle, `--help` no run machinery, and a run loads the model SDKs, the MCP SDK, turndown, x509,
+// secretlint, dockerode, ajv and WebFetch's fetcher only where it uses them. Checked on a fresh build by what
+// each chunk statically imports (esbuild names every module it bundles in a `// path` line), not by timing.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
