@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -106,6 +107,24 @@ describe("dist/cli.js in chunks", () => {
       [],
     );
     expect(modulesOf(staticClosure(runChunk!))).not.toContain("src/tools/web-fetch-page.ts");
+  });
+
+  it("the bundle's StructuredOutputSpec loads ajv when given a schema, and checks both drafts with it", async () => {
+    const chunk = fs
+      .readdirSync(out)
+      .find(
+        (f) => f.startsWith("cli-chunk-") && modulesOf([f]).includes("src/runner/model/structured-output.ts"),
+      );
+    const { StructuredOutputSpec: Spec } = (await import(
+      pathToFileURL(path.join(out, chunk!)).href
+    )) as typeof import("../../src/runner/model/structured-output.js");
+    for (const $schema of [
+      "https://json-schema.org/draft/2020-12/schema",
+      "http://json-schema.org/draft-07/schema#",
+    ]) {
+      const spec = await Spec.compile({ $schema, type: "object", required: ["a"] }, "s.json");
+      expect([spec.check({ a: 1 }).valid, spec.check({}).valid]).toEqual([true, false]);
+    }
   });
 
   it("zod is bundled with its English messages only (the locales nothing calls are left out)", () => {

@@ -3,10 +3,10 @@
 // name Claude Code's SDK uses), whose input_schema is that schema; the loop answers it itself (it touches no
 // file, so it needs no sandbox or permission) and validates the input with ajv. When the object is missing or
 // invalid the model is told why once; a second miss ends the run with `schema_invalid`.
-// ajv is loaded when a run has a schema (`import()`: a chunk of its own in the CLI's bundle), not at every start.
+// ajv is loaded when a run has a schema (schema-validator.ts, imported then), not at every start.
 import fs from "node:fs";
 import type Anthropic from "@anthropic-ai/sdk";
-import type { ErrorObject, ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "./schema-validator.js";
 import { ConfigError } from "../../errors.js";
 
 export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
@@ -73,13 +73,9 @@ export class StructuredOutputSpec {
         `--output-schema: the schema must describe an object ("type": "object"); the model answers through a tool whose input is an object`,
       );
     }
-    const draft2020 = typeof schema.$schema === "string" && schema.$schema.includes("2020-12");
-    const options = { allErrors: true, strict: false };
-    const ajv = draft2020
-      ? new (await import("ajv/dist/2020.js")).Ajv2020(options)
-      : new (await import("ajv")).Ajv(options);
+    const { compileSchema } = await import("./schema-validator.js");
     try {
-      return new StructuredOutputSpec(schema, name, ajv.compile(schema));
+      return new StructuredOutputSpec(schema, name, compileSchema(schema));
     } catch (e) {
       throw new ConfigError(`--output-schema: ${name} is not a valid JSON Schema: ${(e as Error).message}`);
     }
