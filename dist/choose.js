@@ -54781,6 +54781,10 @@ function footer(report, options) {
   const where = options.artifactUrl ? `[report.html and report.json in the run's artifact](${encodeURI(options.artifactUrl)})` : "report.html and report.json in the run's output";
   return `<sub>agent-ci ${escapeMarkdownInline(report.agentCiVersion)} \xB7 report schema v${report.schemaVersion} \xB7 full record: ${where}</sub>`;
 }
+function chosenWhy(chosen) {
+  const reason = plain(chosen.reason);
+  return reason.startsWith(`attempt ${chosen.attempt} `) ? reason : `attempt ${chosen.attempt}, ${reason}`;
+}
 function attemptsSection(report) {
   const attempts = report.attempts ?? [];
   if (!report.chosen || attempts.length === 0) return "";
@@ -54798,7 +54802,7 @@ function attemptsSection(report) {
     ];
   });
   return [
-    `**Chosen from ${plural2(attempts.length, "attempt")}**: attempt ${report.chosen.attempt}, ${plain(report.chosen.reason)}${report.chosen.verified ? "" : " (**not verified**)"}.`,
+    `**Chosen from ${plural2(attempts.length, "attempt")}**: ${chosenWhy(report.chosen)}${report.chosen.verified ? "" : " (**not verified**)"}.`,
     table(
       ["Attempt", "Ended", "Verify", "Denied", "Changed lines", "Turns", "Cost", "Record"],
       ["r", "l", "l", "r", "r", "r", "r", "l"],
@@ -57473,6 +57477,7 @@ async function chooseFromFolders(folders, outDir, io) {
     n: Math.max(...numbers),
     finished,
     budgetSpent: false,
+    timedOut: false,
     cancelled: false,
     io
   });
@@ -57519,14 +57524,15 @@ function copyChosen(chosen, outDir, patchPath) {
   return patchText;
 }
 async function writeChosen(options) {
-  const { verified, outDir, n, finished, budgetSpent, cancelled, io } = options;
-  const { rows, facts } = attemptRows(n, finished, budgetSpent ? "budget" : "cancelled");
+  const { verified, outDir, n, finished, budgetSpent, timedOut, cancelled, io } = options;
+  const limit = budgetSpent ? "budget" : timedOut ? "timeout" : void 0;
+  const { rows, facts } = attemptRows(n, finished, limit ?? "cancelled");
   const choice = chooseAttempt(facts, verified);
   const chosen = finished.find((f) => f.k === choice.attempt);
   const patchPath = path5.join(outDir, PATCH_FILE_NAME);
   if (!chosen) {
     fs4.writeFileSync(patchPath, "");
-    const exitReason2 = budgetSpent ? "budget" : "cancelled";
+    const exitReason2 = limit ?? "cancelled";
     return {
       runId: "",
       exitReason: exitReason2,
@@ -57539,8 +57545,8 @@ async function writeChosen(options) {
   io.stderr(`agent-ci: chose attempt ${choice.attempt} of ${n}: ${choice.reason}`);
   const patchText = copyChosen(chosen, outDir, patchPath);
   const base = chosen.outcome.report;
-  const spentMessage = `the attempts' budget was spent; the result is the best attempt so far (attempt ${choice.attempt})`;
-  const exitReason = budgetSpent ? "budget" : cancelled ? "cancelled" : chosen.outcome.exitReason;
+  const spentMessage = `${budgetSpent ? "the attempts' budget was spent" : "the run's wall-clock limit (--timeout) was reached"}; the result is the best attempt so far (attempt ${choice.attempt})`;
+  const exitReason = limit ?? (cancelled ? "cancelled" : chosen.outcome.exitReason);
   let reportPath;
   let report;
   if (base) {
@@ -57548,7 +57554,7 @@ async function writeChosen(options) {
       ...base,
       exitReason,
       outcome: deriveOutcome({ exitReason, patch: base.patch, verify: base.verify }),
-      ...budgetSpent ? { error: { kind: "AttemptsBudget", message: spentMessage } } : {},
+      ...limit ? { error: { kind: budgetSpent ? "AttemptsBudget" : "AttemptsTimeout", message: spentMessage } } : {},
       attempts: rows,
       chosen: choice
     };
@@ -57567,7 +57573,7 @@ async function writeChosen(options) {
     patchPath,
     reportPath,
     report,
-    error: budgetSpent ? spentMessage : chosen.outcome.error
+    error: limit ? spentMessage : chosen.outcome.error
   };
 }
 
@@ -57596,6 +57602,7 @@ async function run2() {
     setOutput("artifact_path", out);
     setOutput("attempt", chosen ? String(chosen.attempt) : "");
     setOutput("reason", chosen?.reason ?? "");
+    setOutput("has_changes", String(outcome.report?.patch.empty === false));
     if (!chosen) setFailed(`agent-ci choose: ${outcome.error ?? "no attempt to choose"}`);
   } catch (error63) {
     setFailed(`agent-ci choose: ${error63.message}`);
