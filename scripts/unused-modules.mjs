@@ -1,10 +1,12 @@
-// Modules of bundled libraries that agent-ci never runs, replaced in the bundle by a stub that throws if it
+// Parts of bundled libraries that agent-ci never runs, replaced in the bundle by a stub that throws if it
 // ever is: their code would otherwise be parsed and run at every run's first engine call.
 // - dockerode's BuildKit session (lib/session.js) is used only by `buildImage` with `version: "2"`, which
 //   agent-ci does not ask for (image.ts builds with the classic builder); it loads gRPC and protobuf.js, over
 //   half of the engine client's code, and compiles its protocol files as it loads.
 // - dockerode's BuildKit output decoder (lib/buildkit.js, protobuf.js) serves `docker.followProgress`;
 //   agent-ci follows pulls and builds with `docker.modem.followProgress`.
+import path from "node:path";
+
 const DOCKERODE = /[\\/]dockerode[\\/]lib[\\/]docker\.js$/;
 const UNUSED = [
   { name: "dockerode-buildkit-session", module: "./session", importer: DOCKERODE },
@@ -24,6 +26,23 @@ export function unusedModulesPlugin() {
       build.onLoad({ filter: /.*/, namespace: "unused" }, (args) => ({
         contents: `module.exports = function unused() { throw new Error(${JSON.stringify(`${args.path} is not bundled with agent-ci`)}); };`,
         loader: "js",
+      }));
+    },
+  };
+}
+
+// zod carries its error messages in some sixty languages (half of its size in the bundle), reachable only as
+// `z.locales.*`, which nothing here calls: agent-ci speaks English, zod's default, which zod loads itself
+// (classic/schemas.js imports locales/en.js). The list of locales keeps English alone, so the run's start
+// parses half as much of zod.
+export function zodEnglishOnlyPlugin() {
+  return {
+    name: "zod-english-only",
+    setup(build) {
+      build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+        contents: 'export { default as en } from "./en.js";\n',
+        loader: "js",
+        resolveDir: path.dirname(args.path),
       }));
     },
   };

@@ -76,10 +76,18 @@ export function describeRules(rules: readonly DomainRule[]): string {
   return rules.map(ruleText).join(", ");
 }
 
-function blockList(subnets: ReadonlyArray<readonly [string, number, "ipv4" | "ipv6"]>): BlockList {
-  const list = new BlockList();
-  for (const [address, prefix, family] of subnets) list.addSubnet(address, prefix, family);
-  return list;
+/**
+ * A BlockList of these subnets, made on its first check: building one loads Node's block-list internals,
+ * which the CLI's start (which imports the network modes from here) and a run without network never use.
+ */
+function blockList(subnets: ReadonlyArray<readonly [string, number, "ipv4" | "ipv6"]>): () => BlockList {
+  let list: BlockList | undefined;
+  return () => {
+    if (list) return list;
+    list = new BlockList();
+    for (const [address, prefix, family] of subnets) list.addSubnet(address, prefix, family);
+    return list;
+  };
 }
 
 /** Cloud metadata services: refused always, whatever the user opted in. */
@@ -175,11 +183,11 @@ export function addressRefusal(address: string, privateAllowed: boolean): string
   const judged = judgedAs(address);
   const shown = (a: string) => (a === address ? a : `${a} (as ${address})`);
   for (const { address: a, family } of judged)
-    if (METADATA.check(a, family))
+    if (METADATA().check(a, family))
       return `resolves to the cloud metadata address ${shown(a)}, which is never reachable`;
   if (privateAllowed) return undefined;
   for (const { address: a, family } of judged)
-    if (NON_PUBLIC.check(a, family))
+    if (NON_PUBLIC().check(a, family))
       return `resolves to the non-public address ${shown(a)} (loopback, link-local or private); opt the host in with --allow-private-host`;
   return undefined;
 }

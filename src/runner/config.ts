@@ -468,7 +468,8 @@ export function runEgressOptions(
 }
 
 export function parseRunConfig(input: RunConfigInput): RunConfig {
-  const parsed = RunConfig.safeParse(input);
+  // Parsed once per run: zod's compiled fast path (jit) would cost more to build than it saves.
+  const parsed = RunConfig.safeParse(input, { jitless: true });
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues

@@ -8,7 +8,7 @@ import type { WebFacts } from "../report/schema.js";
 import { defineTool, toolError } from "./define-tool.js";
 import type { Tool, ToolContext, ToolResult } from "./types.js";
 import { AGENT_CI_VERSION } from "../version.js";
-import { fetchPage, type FetchHop, type FetchOutcome } from "./web-fetch-page.js";
+import type { FetchHop, FetchOutcome } from "./web-fetch-page.js";
 import { htmlToMarkdown } from "./web-markdown.js";
 import { PAGE_CACHE_MS, type CachedPage, type ReaderImageType, type WebServices } from "./web-services.js";
 
@@ -219,6 +219,8 @@ async function fetchToPage(
   ctx: ToolContext,
   facts: WebFacts,
 ): Promise<CachedPage | ToolResult> {
+  // The fetcher (Node's https, tls and zlib under it) is loaded by the run's first WebFetch, not at its start.
+  const { fetchPage } = await import("./web-fetch-page.js");
   const outcome = await fetchPage(url, {
     decide: web.decide,
     ca: web.ca,

@@ -2,8 +2,7 @@
 // the run's allowlist and private-host opt-ins), the trusted CAs, the egress ledger they append to, the side
 // calls to a model (charged to the run's budget by the caller's `sideCall`), redaction, and the 15-minute
 // page cache.
-import dns from "node:dns";
-import tls from "node:tls";
+import { createRequire } from "node:module";
 import type { EgressConnection } from "../report/schema.js";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { FetchLimits } from "./web-fetch-page.js";
@@ -115,7 +114,8 @@ export function networkDecision(setting: WebNetwork, resolve?: Resolve): WebServ
     (async (host: string) => {
       const address = mapped[host];
       if (address) return [{ address }];
-      return dns.promises.lookup(host, { all: true, verbatim: true });
+      const { promises: dns } = await import("node:dns");
+      return dns.lookup(host, { all: true, verbatim: true });
     });
   const policy = reachPolicy(setting);
   return (host, port) => mayReach(host, port, policy, lookup);
@@ -126,9 +126,14 @@ export function refusalFor(setting: WebNetwork): WebServices["refusal"] {
   return (host, port, reason) => refusalMessage(host, port, reason, rules);
 }
 
-/** The CAs a fetch trusts: Node's bundle plus the run's --ca-cert. */
+/**
+ * The CAs a fetch trusts: Node's bundle plus the run's --ca-cert. Node's tls is loaded only for a --ca-cert
+ * (a fetch loads it anyway, with https): a run's start does not need it.
+ */
 export function trustedCas(extraPem: string | undefined): string[] | undefined {
-  return extraPem ? [...tls.rootCertificates, extraPem] : undefined;
+  if (!extraPem) return undefined;
+  const tls = createRequire(import.meta.url)("node:tls") as typeof import("node:tls");
+  return [...tls.rootCertificates, extraPem];
 }
 
 export function offlineReason(network: WebNetwork["network"]): string | undefined {

@@ -1,11 +1,12 @@
-// The CLI's bundle is split so that a command loads only what it runs (scripts/build.mjs): `--version` and
-// `--help` load no run machinery, and a run loads the model SDKs, the MCP SDK, turndown, x509, secretlint and
-// dockerode only where it uses them. Checked on a fresh build by what each chunk statically imports (esbuild
-// names every module it bundles in a `// path` line), not by timing.
+// The CLI's bundle is split so that a command loads only what it runs (scripts/build.mjs): `--version` loads
+// no bundle, `--help` no run machinery, and a run loads the model SDKs, the MCP SDK, turndown, x509,
+// secretlint, dockerode, ajv and WebFetch's fetcher only where it uses them. Checked on a fresh build by what
+// each chunk statically imports (esbuild names every module it bundles in a `// path` line), not by timing.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -24,12 +25,17 @@ function staticClosure(entry: string): string[] {
   return [...seen];
 }
 
-/** The modules bundled into these chunks, as esbuild names them (`node_modules/zod/v4/…`, `src/cli.ts`). */
+/**
+ * The modules bundled into these chunks, as esbuild names them (`node_modules/zod/v4/…`, `src/cli.ts`); a
+ * node_modules reached through a link outside the checkout (`../other/node_modules/…`) counts the same.
+ */
 function modulesOf(files: readonly string[]): string[] {
   return files.flatMap((file) =>
-    [...fs.readFileSync(path.join(out, file), "utf8").matchAll(/^\/\/ ((?:node_modules|src)\/\S+)$/gm)].map(
-      (m) => m[1]!,
-    ),
+    [
+      ...fs
+        .readFileSync(path.join(out, file), "utf8")
+        .matchAll(/^\/\/ (?:(?:\.\.\/)+[^/\s]+\/)?((?:node_modules|src)\/\S+)$/gm),
+    ].map((m) => m[1]!),
   );
 }
 
@@ -49,6 +55,8 @@ const LOADED_WHEN_USED = [
   "@secretlint/core",
   "dockerode",
   "web-tree-sitter",
+  // --output-schema's validator (and the MCP tools' schema check).
+  "ajv",
 ];
 
 describe("dist/cli.js in chunks", () => {
@@ -58,6 +66,11 @@ describe("dist/cli.js in chunks", () => {
       cwd: root,
       stdio: "pipe",
     });
+    // The bundle's own answer to --version (commander's), for the test of bin/agent-ci.js's.
+    fs.writeFileSync(
+      path.join(out, "cli-version.mjs"),
+      'const { main } = await import("./cli.js");\nawait main([process.argv[0], "agent-ci", process.argv[2]]);\n',
+    );
   }, 300_000);
 
   it("--version and --help load no run machinery: no model or cloud SDK, no zod, no engine client", () => {
@@ -78,5 +91,64 @@ describe("dist/cli.js in chunks", () => {
     // Still bundled (the package has no dependencies), in the chunks loaded when they are used.
     const everything = modulesOf(fs.readdirSync(out).filter((f) => f.startsWith("cli")));
     expect(packagesIn(everything, LOADED_WHEN_USED)).toEqual(LOADED_WHEN_USED);
+  });
+
+  it("a run's start loads none of Node's https, tls, zlib and dns: WebFetch's fetcher comes with its first call", () => {
+    const runChunk = fs
+      .readdirSync(out)
+      .find((f) => f.startsWith("cli-chunk-") && modulesOf([f]).includes("src/runner/run.ts"));
+    const builtins = staticClosure(runChunk!).flatMap((file) =>
+      [
+        ...fs.readFileSync(path.join(out, file), "utf8").matchAll(/^import\b[^;"]*?from\s*"(node:[^"]+)"/gm),
+      ].map((m) => m[1]!),
+    );
+    expect(builtins).toContain("node:fs");
+    expect(builtins.filter((b) => ["node:https", "node:tls", "node:zlib", "node:dns"].includes(b))).toEqual(
+      [],
+    );
+    expect(modulesOf(staticClosure(runChunk!))).not.toContain("src/tools/web-fetch-page.ts");
+  });
+
+  it("the bundle's StructuredOutputSpec loads ajv when given a schema, and checks both drafts with it", async () => {
+    const chunk = fs
+      .readdirSync(out)
+      .find(
+        (f) => f.startsWith("cli-chunk-") && modulesOf([f]).includes("src/runner/model/structured-output.ts"),
+      );
+    const { StructuredOutputSpec: Spec } = (await import(
+      pathToFileURL(path.join(out, chunk!)).href
+    )) as typeof import("../../src/runner/model/structured-output.js");
+    for (const $schema of [
+      "https://json-schema.org/draft/2020-12/schema",
+      "http://json-schema.org/draft-07/schema#",
+    ]) {
+      const spec = await Spec.compile({ $schema, type: "object", required: ["a"] }, "s.json");
+      expect([spec.check({ a: 1 }).valid, spec.check({}).valid]).toEqual([true, false]);
+    }
+  });
+
+  it("zod is bundled with its English messages only (the locales nothing calls are left out)", () => {
+    const locales = modulesOf(fs.readdirSync(out).filter((f) => f.startsWith("cli"))).filter((m) =>
+      m.startsWith("node_modules/zod/v4/locales/"),
+    );
+    expect([...new Set(locales)].sort()).toEqual([
+      "node_modules/zod/v4/locales/en.js",
+      "node_modules/zod/v4/locales/index.js",
+    ]);
+  });
+
+  it("--version is answered by bin/agent-ci.js without the bundle, as the bundle answers it", () => {
+    // The command's file with its package.json and no dist/ beside it: nothing of the bundle can load.
+    const alone = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-bin-"));
+    fs.mkdirSync(path.join(alone, "bin"));
+    fs.copyFileSync(path.join(root, "bin/agent-ci.js"), path.join(alone, "bin/agent-ci.js"));
+    fs.copyFileSync(path.join(root, "package.json"), path.join(alone, "package.json"));
+    const answer = (file: string, flag: string) =>
+      execFileSync(process.execPath, [file, flag], { encoding: "utf8", stdio: "pipe" });
+    const bundled = answer(path.join(out, "cli-version.mjs"), "--version");
+    expect(bundled).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
+    for (const flag of ["--version", "-V"])
+      expect(answer(path.join(alone, "bin/agent-ci.js"), flag)).toBe(bundled);
+    fs.rmSync(alone, { recursive: true, force: true });
   });
 });

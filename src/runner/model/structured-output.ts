@@ -3,10 +3,10 @@
 // name Claude Code's SDK uses), whose input_schema is that schema; the loop answers it itself (it touches no
 // file, so it needs no sandbox or permission) and validates the input with ajv. When the object is missing or
 // invalid the model is told why once; a second miss ends the run with `schema_invalid`.
+// ajv is loaded when a run has a schema (schema-validator.ts, imported then), not at every start.
 import fs from "node:fs";
 import type Anthropic from "@anthropic-ai/sdk";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ErrorObject, ValidateFunction } from "./schema-validator.js";
 import { ConfigError } from "../../errors.js";
 
 export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
@@ -65,26 +65,27 @@ function formatError(e: ErrorObject): string {
 /** One run's schema, compiled: the tool the model is given and the check of its input. */
 export class StructuredOutputSpec {
   readonly tool: Anthropic.Tool;
-  private readonly validate: ValidateFunction;
 
-  /** Throws ConfigError when the schema cannot be compiled or does not describe an object. */
-  constructor(
-    readonly schema: JsonSchema,
-    readonly name: string,
-  ) {
+  /** Rejects with a ConfigError when the schema cannot be compiled or does not describe an object. */
+  static async compile(schema: JsonSchema, name: string): Promise<StructuredOutputSpec> {
     if (schema.type !== "object") {
       throw new ConfigError(
         `--output-schema: the schema must describe an object ("type": "object"); the model answers through a tool whose input is an object`,
       );
     }
-    const draft2020 = typeof schema.$schema === "string" && schema.$schema.includes("2020-12");
-    const options = { allErrors: true, strict: false };
-    const ajv = draft2020 ? new Ajv2020(options) : new Ajv(options);
+    const { compileSchema } = await import("./schema-validator.js");
     try {
-      this.validate = ajv.compile(schema);
+      return new StructuredOutputSpec(schema, name, compileSchema(schema));
     } catch (e) {
       throw new ConfigError(`--output-schema: ${name} is not a valid JSON Schema: ${(e as Error).message}`);
     }
+  }
+
+  private constructor(
+    readonly schema: JsonSchema,
+    readonly name: string,
+    private readonly validate: ValidateFunction,
+  ) {
     const { $schema: _draft, $id: _id, ...inputSchema } = schema;
     this.tool = {
       name: STRUCTURED_OUTPUT_TOOL,

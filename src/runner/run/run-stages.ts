@@ -113,8 +113,8 @@ async function prepare(
   if (config.task === "review" && config.reviewBase)
     ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
   const structured = ctx.review
-    ? new StructuredOutputSpec(reviewJsonSchema(), "review")
-    : structuredOutputSpec(config);
+    ? await StructuredOutputSpec.compile(reviewJsonSchema(), "review")
+    : await structuredOutputSpec(config);
   const mode = policy.policy.mode;
   // What the model is told (memory, git snapshot, environment): taken before the container starts.
   const told = prepareModelContext(config, mode, structured);
@@ -435,8 +435,8 @@ export function contextFor(
 }
 
 /** The compiled --output-schema, or undefined; a schema that cannot be used is a config error before any container. */
-function structuredOutputSpec(config: RunConfig): StructuredOutputSpec | undefined {
+async function structuredOutputSpec(config: RunConfig): Promise<StructuredOutputSpec | undefined> {
   if (config.outputSchema === undefined) return undefined;
   const { schema, name } = readSchema(config.outputSchema);
-  return new StructuredOutputSpec(schema, name);
+  return StructuredOutputSpec.compile(schema, name);
 }

@@ -27,9 +27,9 @@ function schemaFile(text: string): string {
   return file;
 }
 
-describe("StructuredOutputSpec", () => {
-  it("gives the model a StructuredOutput tool whose input schema is the user's, without $schema", () => {
-    const spec = new StructuredOutputSpec(SCHEMA, "schema.json");
+describe("StructuredOutputSpec", async () => {
+  it("gives the model a StructuredOutput tool whose input schema is the user's, without $schema", async () => {
+    const spec = await StructuredOutputSpec.compile(SCHEMA, "schema.json");
     expect(spec.tool.name).toBe(STRUCTURED_OUTPUT_TOOL);
     expect(spec.tool.input_schema).toEqual({
       type: "object",
@@ -40,8 +40,8 @@ describe("StructuredOutputSpec", () => {
     expect(spec.instruction()).toContain(STRUCTURED_OUTPUT_TOOL);
   });
 
-  it("accepts a valid object and names every problem of an invalid one", () => {
-    const spec = new StructuredOutputSpec(SCHEMA, "schema.json");
+  it("accepts a valid object and names every problem of an invalid one", async () => {
+    const spec = await StructuredOutputSpec.compile(SCHEMA, "schema.json");
     expect(spec.check({ verdict: "pass", reasons: ["tests pass"] })).toEqual({
       valid: true,
       value: { verdict: "pass", reasons: ["tests pass"] },
@@ -62,11 +62,11 @@ describe("StructuredOutputSpec", () => {
     });
   });
 
-  it("caps the messages sent back at 20", () => {
+  it("caps the messages sent back at 20", async () => {
     const properties = Object.fromEntries(
       Array.from({ length: 40 }, (_, i) => [`f${i}`, { type: "string" }]),
     );
-    const spec = new StructuredOutputSpec(
+    const spec = await StructuredOutputSpec.compile(
       { type: "object", properties, required: Object.keys(properties) },
       "wide.json",
     );
@@ -78,8 +78,8 @@ describe("StructuredOutputSpec", () => {
     }
   });
 
-  it("reads draft-07 schemas too", () => {
-    const spec = new StructuredOutputSpec(
+  it("reads draft-07 schemas too", async () => {
+    const spec = await StructuredOutputSpec.compile(
       { $schema: "http://json-schema.org/draft-07/schema#", type: "object", required: ["a"] },
       "d7.json",
     );
@@ -87,11 +87,11 @@ describe("StructuredOutputSpec", () => {
     expect(spec.check({}).valid).toBe(false);
   });
 
-  it("refuses, as a config error, a schema that is not an object schema or does not compile", () => {
-    expect(() => new StructuredOutputSpec({ type: "array" }, "a.json")).toThrow(ConfigError);
-    expect(
-      () => new StructuredOutputSpec({ type: "object", properties: { a: { type: "nonsense" } } }, "b.json"),
-    ).toThrow(/not a valid JSON Schema/);
+  it("refuses, as a config error, a schema that is not an object schema or does not compile", async () => {
+    await expect(StructuredOutputSpec.compile({ type: "array" }, "a.json")).rejects.toThrow(ConfigError);
+    await expect(
+      StructuredOutputSpec.compile({ type: "object", properties: { a: { type: "nonsense" } } }, "b.json"),
+    ).rejects.toThrow(/not a valid JSON Schema/);
   });
 });
 

@@ -15,10 +15,12 @@ export async function printContext(config: RunConfig): Promise<string> {
       ? reviewTarget(config.workspace, config.reviewBase, config.reviewHead)
       : undefined;
   const structured = review
-    ? new StructuredOutputSpec(reviewJsonSchema(), "review")
+    ? await StructuredOutputSpec.compile(reviewJsonSchema(), "review")
     : config.outputSchema === undefined
       ? undefined
-      : (({ schema, name }) => new StructuredOutputSpec(schema, name))(readSchema(config.outputSchema));
+      : await (({ schema, name }) => StructuredOutputSpec.compile(schema, name))(
+          readSchema(config.outputSchema),
+        );
   const told = prepareModelContext(config, policy.policy.mode, structured);
   const prompt = review ? reviewPrompt(review, config.prompt) : config.prompt;
   const problems = told.problems.map((p) => `(memory: ${p.path}: ${p.reason})`);
