@@ -16,10 +16,12 @@
 //      (bench/runtimes.ts)
 //   9. cold starts (bench/cold.ts): default image and a user image from the base image alone, next to a
 //      warm start (AGENT_CI_BENCH_COLD=0 leaves them out: they take minutes)
+//  12. the first model turn overlapped with a cold start (bench/cold.ts): the fake Messages API answering its
+//      first turn after 3 s, on an empty engine pulling the default image, next to the two one after the other
 //  11. start-up (bench/start.ts): `agent-ci --version` and `--help`, and a scripted run's `startedAt` after its
 //      process was spawned, each next to `node -e 0`
 //
-// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, calls, e2e, load, mix, mix-small, deps, cold, mcp, runtimes), for working
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, calls, e2e, load, mix, mix-small, deps, cold, overlap, mcp, runtimes), for working
 // on one.
 // Prints a Markdown table (the Performance section of docs/benchmarks.md) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
@@ -45,7 +47,7 @@ import { RunState } from "../src/tools/state.js";
 import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./native.js";
 import { EDIT_MARKER, EDIT_MARKER_ALT, generateRepo, type GeneratedRepo, type RepoOptions } from "./repo.js";
 import { benchMcp } from "./mcp.js";
-import { benchColdStarts, benchRegistryColdStarts } from "./cold.js";
+import { benchColdStarts, benchFirstTurnOverlap, benchRegistryColdStarts } from "./cold.js";
 import { benchRuntimes } from "./runtimes.js";
 import { benchStartUp, START_GOAL_MS, STARTED_AT_GOAL_MS } from "./start.js";
 import { callCount, sessionScript, type ScriptCall, type ScriptTurn } from "./session.js";
@@ -1215,7 +1217,7 @@ async function main(): Promise<void> {
       }
       if (wanted("e2e")) await benchEndToEnd(big, bigTar);
     }
-    if (wanted("load") || wanted("cold") || wanted("runtimes")) {
+    if (wanted("load") || wanted("cold") || wanted("runtimes") || wanted("overlap")) {
       log(`generating the ${SMALL.files}-file repository for the load runs and cold starts`);
       const small = generateRepo({ ...SMALL, seed: 7, parent: RAM_DIR });
       tmpDirs.push(small.dir);
@@ -1226,6 +1228,7 @@ async function main(): Promise<void> {
           ...(await benchRegistryColdStarts(small.dir, log)),
         );
       if (wanted("runtimes")) rows.push(...(await benchRuntimes(small.dir, small.readTarget, log)));
+      if (wanted("overlap")) rows.push(...(await benchFirstTurnOverlap(small.dir, log)));
     }
     if (wanted("mix")) await benchMixed(MIX, "files of ~8 KB");
     if (wanted("mix-small")) await benchMixed(MIX_SMALL, "files of 60 lines");
