@@ -36,7 +36,7 @@ import {
   type ToolCallRecord,
   type ToolHooks,
 } from "../loop/pipeline.js";
-import type { RunBudget } from "../run/run-budget.js";
+import type { RunBudget } from "../loop/run-budget.js";
 import { subagentSystemPrompt } from "../instructions/system-prompt.js";
 
 /** At most this many subagents work at once; more Task calls wait for a free slot (RELIABILITY A2). */

@@ -42,7 +42,7 @@ import {
   restoreMessages,
   startResume,
 } from "../resume/resume.js";
-import { RunBudget } from "./run-budget.js";
+import { RunBudget } from "../loop/run-budget.js";
 import { runSandboxOptions } from "./sandbox-options.js";
 import { callProgress } from "../progress.js";
 import { type AgentPhase, type RunContext, timed } from "./run-context.js";
