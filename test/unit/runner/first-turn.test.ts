@@ -13,7 +13,7 @@ import { allowAll, ToolPipeline } from "../../../src/runner/loop/pipeline.js";
 import type { AssistantTurn, Driver, TurnRequest } from "../../../src/runner/model/driver.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
 import { FirstTurnAhead, overlapBlocker } from "../../../src/runner/run/first-turn.js";
-import { RunBudget } from "../../../src/runner/run/run-budget.js";
+import { RunBudget } from "../../../src/runner/loop/run-budget.js";
 import { RunState } from "../../../src/tools/state.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";
 
