@@ -17,12 +17,14 @@
 //   9. cold starts (bench/cold.ts): default image and a user image from the base image alone, next to a
 //      warm start (AGENT_CI_BENCH_COLD=0 leaves them out: they take minutes); and from a registry on loopback
 //      to an empty second engine, three runs each (the section `registry` runs these alone)
-//  12. the first model turn overlapped with a cold start (bench/cold.ts): the fake Messages API answering its
+//  13. the first model turn overlapped with a cold start (bench/cold.ts): the fake Messages API answering its
 //      first turn after 3 s, on an empty engine pulling the default image, next to the two one after the other
 //  11. start-up (bench/start.ts): `agent-ci --version` and `--help`, and a scripted run's `startedAt` after its
 //      process was spawned, each next to `node -e 0`
+//  12. attempts (bench/attempts.ts): a scripted fix with --verify as four attempts at once next to one attempt,
+//      wall time and peak memory (the agent-ci process tree and its containers, apart)
 //
-// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes), for working
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes, attempts), for working
 // on one.
 // Prints a Markdown table (the Performance section of docs/benchmarks.md) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
@@ -47,6 +49,7 @@ import { ALL_TOOLS } from "../src/tools/index.js";
 import { RunState } from "../src/tools/state.js";
 import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./native.js";
 import { EDIT_MARKER, EDIT_MARKER_ALT, generateRepo, type GeneratedRepo, type RepoOptions } from "./repo.js";
+import { benchAttempts } from "./attempts.js";
 import { benchMcp } from "./mcp.js";
 import {
   benchColdStarts,
@@ -1256,6 +1259,7 @@ async function main(): Promise<void> {
     if (wanted("mix-small")) await benchMixed(MIX_SMALL, "files of 60 lines");
     if (wanted("deps")) await benchDeps(spawner);
     if (wanted("mcp")) rows.push(...(await benchMcp(REPO_ROOT, log)));
+    if (wanted("attempts")) rows.push(...(await benchAttempts(REPO_ROOT, log)));
   } catch (e) {
     failed = e;
   } finally {
