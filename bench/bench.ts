@@ -17,12 +17,14 @@
 //   9. cold starts (bench/cold.ts): default image and a user image from the base image alone, next to a
 //      warm start (AGENT_CI_BENCH_COLD=0 leaves them out: they take minutes); and from a registry on loopback
 //      to an empty second engine, three runs each (the section `registry` runs these alone)
+//  13. the first model turn overlapped with a cold start (bench/cold.ts): the fake Messages API answering its
+//      first turn after 3 s, on an empty engine pulling the default image, next to the two one after the other
 //  11. start-up (bench/start.ts): `agent-ci --version` and `--help`, and a scripted run's `startedAt` after its
 //      process was spawned, each next to `node -e 0`
 //  12. attempts (bench/attempts.ts): a scripted fix with --verify as four attempts at once next to one attempt,
 //      wall time and peak memory (the agent-ci process tree and its containers, apart)
 //
-// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, calls, e2e, load, mix, mix-small, deps, cold, registry, mcp, runtimes, attempts), for working
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes, attempts), for working
 // on one.
 // Prints a Markdown table (the Performance section of docs/benchmarks.md) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
@@ -51,6 +53,7 @@ import { benchAttempts } from "./attempts.js";
 import { benchMcp } from "./mcp.js";
 import {
   benchColdStarts,
+  benchFirstTurnOverlap,
   benchRegistryColdStarts,
   REGISTRY_COLD_GOAL_MS,
   REGISTRY_COLD_RUNS,
@@ -1284,7 +1287,7 @@ async function main(): Promise<void> {
       }
       if (wanted("e2e")) await benchEndToEnd(big, bigTar);
     }
-    if (wanted("load") || wanted("cold") || wanted("registry") || wanted("runtimes")) {
+    if (wanted("load") || wanted("cold") || wanted("registry") || wanted("runtimes") || wanted("overlap")) {
       log(`generating the ${SMALL.files}-file repository for the load runs and cold starts`);
       const small = generateRepo({ ...SMALL, seed: 7, parent: RAM_DIR });
       tmpDirs.push(small.dir);
@@ -1294,6 +1297,7 @@ async function main(): Promise<void> {
       if ((wanted("cold") && process.env.AGENT_CI_BENCH_COLD !== "0") || ONLY.has("registry"))
         rows.push(...(await benchRegistryColdStarts(small.dir, log)));
       if (wanted("runtimes")) rows.push(...(await benchRuntimes(small.dir, small.readTarget, log)));
+      if (wanted("overlap")) rows.push(...(await benchFirstTurnOverlap(small.dir, log)));
     }
     if (wanted("mix")) await benchMixed(MIX, "files of ~8 KB");
     if (wanted("mix-small")) await benchMixed(MIX_SMALL, "files of 60 lines");

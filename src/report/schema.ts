@@ -671,6 +671,12 @@ export const RunReport = z
       .describe(
         "Where the run's time went, phase by phase in the order they began (images built on a first run, the container's start, the copy-in, the calls, verify…); a run that ended early has the phases it reached.",
       ),
+    firstTurn: z
+      .object({ overlapped: z.boolean(), reason: z.string().optional() })
+      .optional()
+      .describe(
+        "Whether the first model turn was asked while the sandbox opened (docs/first-turn.md), and why not when it was not.",
+      ),
     toolCalls: z.array(ToolCall),
     turns: z.array(Turn),
     compactions: z

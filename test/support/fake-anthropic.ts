@@ -79,6 +79,8 @@ export interface FakeMessage {
   chunkSize?: number;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Answer once this settles (a test's gate: the answer waits for an event, not a timer). */
+  until?: Promise<unknown>;
   /** Extra response headers. */
   headers?: Record<string, string>;
   /** `context_management` of the response (the edits the API applied). */
@@ -100,6 +102,8 @@ export type FakeFault =
       error: FakeApiError;
       headers?: Record<string, string>;
       delayMs?: number;
+      /** Answer once this settles. */
+      until?: Promise<unknown>;
     }
   | {
       /** Stream `message` up to `afterDeltas` content_block_delta events, then break the connection. */
@@ -204,6 +208,10 @@ export interface FakeAnthropic {
   requests: RecordedRequest[];
   /** The `POST /v1/messages` requests only. */
   messagesRequests(): RecordedMessagesRequest[];
+  /** Resolves when `POST /v1/messages` request number `index` (0-based) arrives, with when (epoch ms). */
+  messagesArrival(index: number): Promise<{ request: RecordedMessagesRequest; receivedAt: number }>;
+  /** Resolves when the client closed `POST /v1/messages` request number `index` before its answer ended. */
+  messagesAborted(index: number): Promise<void>;
   /** Scripted turns not used yet. */
   remainingTurns(): number;
   close(): Promise<void>;
@@ -320,6 +328,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   /** signature → summary of every compaction block sent, to check that requests send them back verbatim. */
   const issuedCompactions = new Map<string, string | null>();
   const nextId = (prefix: string): string => `${prefix}_fake${String(++idCounter).padStart(6, "0")}`;
+  const arrivals = new Signals<{ request: RecordedMessagesRequest; receivedAt: number }>();
+  const aborts = new Signals<void>();
+  let messagesSeen = 0;
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -332,6 +343,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const receivedAt = Date.now();
     const rawBody = await readBody(req);
     const [path = "/", query = ""] = (req.url ?? "/").split("?", 2);
     const record: RecordedRequest = {
@@ -345,6 +357,13 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     };
     requests.push(record);
     res.setHeader("request-id", nextId("req"));
+    if (record.method === "POST" && record.path === "/v1/messages") {
+      const seen = messagesSeen++;
+      res.on("close", () => {
+        if (!res.writableFinished) aborts.fire(seen, undefined);
+      });
+      arrivals.fire(seen, { request: record as RecordedMessagesRequest, receivedAt });
+    }
 
     if (options.tokenExchange && record.method === "POST" && record.path === "/v1/oauth/token") {
       const answer = answerExchange(options.tokenExchange, record.headers, record.body);
@@ -439,6 +458,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     const model = record.body.model;
     if (turn.type === undefined || turn.type === "message") {
       if (turn.delayMs) await delay(turn.delayMs);
+      await turn.until;
       for (const [name, value] of Object.entries(turn.headers ?? {})) res.setHeader(name, value);
       if (!streaming) {
         sendJson(res, 200, buildMessage(turn, model, nextId));
@@ -452,6 +472,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     switch (turn.type) {
       case "http_error": {
         if (turn.delayMs) await delay(turn.delayMs);
+        await turn.until;
         for (const [name, value] of Object.entries(turn.headers ?? {})) res.setHeader(name, value);
         sendError(res, turn.status, turn.error);
         return;
@@ -500,9 +521,35 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
         (request): request is RecordedMessagesRequest =>
           request.method === "POST" && request.path === "/v1/messages",
       ),
+    messagesArrival: (index) => arrivals.when(index),
+    messagesAborted: (index) => aborts.when(index),
     remainingTurns: () => queue.length,
     close,
   };
+}
+
+/** One promise per index, resolved once its event happens (before or after it is asked for). */
+class Signals<T> {
+  private readonly waiting = new Map<number, { promise: Promise<T>; resolve: (value: T) => void }>();
+
+  private entry(index: number): { promise: Promise<T>; resolve: (value: T) => void } {
+    let found = this.waiting.get(index);
+    if (!found) {
+      let resolve!: (value: T) => void;
+      const promise = new Promise<T>((r) => (resolve = r));
+      found = { promise, resolve };
+      this.waiting.set(index, found);
+    }
+    return found;
+  }
+
+  fire(index: number, value: T): void {
+    this.entry(index).resolve(value);
+  }
+
+  when(index: number): Promise<T> {
+    return this.entry(index).promise;
+  }
 }
 
 /** The message as the non-streaming API returns it. */

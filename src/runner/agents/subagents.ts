@@ -142,6 +142,19 @@ function tokensOf(loop: LoopResult): number {
   return usage.inputTokens + usage.outputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
 }
 
+/** The Task tool's description: the agent types the model may start, and how to use them. */
+export function taskDescription(agents: readonly AgentDefinition[]): string {
+  return [
+    "Launch a subagent to handle a complex, multi-step task on its own: it works in the same sandbox under the same permissions, with its own conversation, and returns one report.",
+    "",
+    "Available agent types and the tools they have access to:",
+    agentTypeLines(agents),
+    "",
+    "Give subagent_type to select one. The agent does not see your conversation: put everything it needs in the prompt, and say what it should report back. Its report is for you; tell the user what matters in it.",
+    "When you launch several agents for independent work, send the Task calls in a single message so they run concurrently.",
+  ].join("\n");
+}
+
 export class SubagentRunner implements SubagentLauncher {
   readonly runs: SubagentRun[] = [];
   private readonly slots = new Slots(MAX_CONCURRENT_SUBAGENTS);
@@ -156,15 +169,7 @@ export class SubagentRunner implements SubagentLauncher {
   }
 
   description(): string {
-    return [
-      "Launch a subagent to handle a complex, multi-step task on its own: it works in the same sandbox under the same permissions, with its own conversation, and returns one report.",
-      "",
-      "Available agent types and the tools they have access to:",
-      agentTypeLines(this.options.agents),
-      "",
-      "Give subagent_type to select one. The agent does not see your conversation: put everything it needs in the prompt, and say what it should report back. Its report is for you; tell the user what matters in it.",
-      "When you launch several agents for independent work, send the Task calls in a single message so they run concurrently.",
-    ].join("\n");
+    return taskDescription(this.options.agents);
   }
 
   unknownType(type: string): string | undefined {

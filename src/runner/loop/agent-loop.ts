@@ -7,7 +7,14 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Compaction, ExitReason } from "../../report/index.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
-import type { AssistantTurn, ContentBlockParam, Driver, MessageParam, TurnUsage } from "../model/driver.js";
+import type {
+  AssistantTurn,
+  ContentBlockParam,
+  Driver,
+  MessageParam,
+  TurnRequest,
+  TurnUsage,
+} from "../model/driver.js";
 import { isContextEditRejection, isContextOverflow, type ContextManager } from "./context.js";
 import { ModelApiError } from "../model/driver.js";
 import { apiUsage, type EventSink } from "./events.js";
@@ -78,6 +85,14 @@ export interface LoopServices {
   runStart: number;
   /** Told of each call as it ends: its text line and its record. */
   progress?: (line: string, call?: ToolCallRecord) => void;
+  /** The first turn, asked before the loop started (while the sandbox opened): used when its request is this one. */
+  askedAhead?: AskedAhead;
+}
+
+/** A turn asked before the loop started: its answer, when the loop's request is the one it was asked with. */
+export interface AskedAhead {
+  /** Once: the answer in flight and when it was asked, or undefined (the request differs; it was dropped). */
+  take(request: TurnRequest): { answer: Promise<AssistantTurn>; started: number } | undefined;
 }
 
 /** What starts a conversation. */
@@ -169,6 +184,26 @@ function firstUserContent({ preamble, prompt }: Conversation): string | ContentB
   return [...preamble, prompt].map((text): ContentBlockParam => ({ type: "text", text }));
 }
 
+/** The messages a conversation starts with: the restored ones, or the first user message. */
+function firstMessages(conversation: Conversation): MessageParam[] {
+  return conversation.restored ?? [{ role: "user", content: firstUserContent(conversation) }];
+}
+
+/**
+ * The request the loop's first turn sends for a fresh conversation (no compaction before it): what a turn
+ * asked ahead is asked with. The loop uses that answer only when its own request is the same.
+ */
+export function firstTurnRequest(conversation: Conversation): Omit<TurnRequest, "signal"> {
+  const contextEdits = conversation.context?.contextEdits();
+  return {
+    system: conversation.system,
+    messages: firstMessages(conversation),
+    tools: conversation.tools,
+    maxTokens: conversation.maxTokens,
+    ...(contextEdits ? { contextEdits } : {}),
+  };
+}
+
 /** A conversation's state before its first turn; `result` (default: a fresh one) is filled as it goes. */
 export function newLoopState(
   conversation: Conversation,
@@ -182,7 +217,7 @@ export function newLoopState(
     system: conversation.system,
     tools: conversation.tools,
     maxTurns: conversation.maxTurns,
-    messages: conversation.restored ?? [{ role: "user", content: firstUserContent(conversation) }],
+    messages: firstMessages(conversation),
     signal: conversation.signal ?? budget.signal,
     context: conversation.context,
     structuredOutput: spec,
@@ -251,18 +286,20 @@ async function askModel(
 ): Promise<AssistantTurn | "retry" | "ended"> {
   const { context, result } = state;
   compact(state, false);
-  const started = performance.now();
+  const contextEdits = context?.contextEdits();
+  const request: TurnRequest = {
+    system: state.system,
+    messages: state.messages,
+    tools: state.tools,
+    signal: state.signal,
+    maxTokens: state.maxTokens,
+    ...(contextEdits ? { contextEdits } : {}),
+  };
+  const ahead = services.askedAhead?.take(request);
+  const started = ahead?.started ?? performance.now();
   let assistant: AssistantTurn;
   try {
-    const contextEdits = context?.contextEdits();
-    assistant = await services.driver.nextTurn({
-      system: state.system,
-      messages: state.messages,
-      tools: state.tools,
-      signal: state.signal,
-      maxTokens: state.maxTokens,
-      ...(contextEdits ? { contextEdits } : {}),
-    });
+    assistant = await (ahead?.answer ?? services.driver.nextTurn(request));
   } catch (e) {
     if (!(e instanceof ModelApiError && e.kind === "invalid_request")) throw e;
     result.apiMs += performance.now() - started;

@@ -18,6 +18,7 @@ import type { PatchOut } from "../run/sandbox-record.js";
 import type { SubagentRunner } from "../agents/subagents.js";
 import type { RunToolSet } from "../loop/tool-set.js";
 import type { VerifyResult } from "../run/verify.js";
+import type { FirstTurnRecord } from "../run/first-turn.js";
 
 /** How a run failed: its exit reason, the error class, and a message for people. */
 export type RunFailure = { reason: ExitReason; kind: string; message: string };
@@ -56,6 +57,8 @@ export interface ReportParts {
   redactor: Redactor;
   /** Files of the run's output that could not be written (the report says so, in case it can be). */
   outputErrors: string[];
+  /** Whether the first model turn was asked while the sandbox opened. */
+  firstTurn?: FirstTurnRecord;
   /** output.json, when the structured result was written. */
   structuredPath?: string;
   mcp?: McpManager;

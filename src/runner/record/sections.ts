@@ -1,5 +1,6 @@
 // The sections of report.json, one per capability, in the order their warnings are listed.
 import { callsSection } from "./calls.js";
+import { firstTurnSection } from "./first-turn.js";
 import { instructionsSection } from "./instructions.js";
 import { mcpSection } from "./mcp.js";
 import { memorySection } from "./memory.js";
@@ -24,6 +25,7 @@ export const RECORD_SECTIONS: readonly RecordSection[] = [
   instructionsSection,
   callsSection,
   phasesSection,
+  firstTurnSection,
   webSection,
   memorySection,
 ];

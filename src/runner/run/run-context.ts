@@ -20,6 +20,7 @@ import type { ReviewTarget } from "../../review/task.js";
 import type { LoopState } from "../loop/agent-loop.js";
 import type { RunResume } from "../resume/resume.js";
 import type { ModelContext } from "../instructions/memory/model-context.js";
+import type { FirstTurnRecord } from "./first-turn.js";
 
 export interface RunIO {
   /** One line of machine output (json / stream-json). */
@@ -98,4 +99,6 @@ export interface AgentPhase {
   conversation?: LoopState;
   /** What the model is told (system prompt, memory, git snapshot), for the record's `context`. */
   modelContext?: ModelContext;
+  /** Whether the first model turn was asked while the sandbox opened (first-turn.ts). */
+  firstTurn?: FirstTurnRecord;
 }

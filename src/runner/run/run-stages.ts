@@ -1,5 +1,6 @@
 // The agent phase of one run, in stages, each a function of the stages before it:
 //   prepare   — the policy, what the model is told, the agents and the model's credentials, before any container;
+//   ask ahead — the first model turn, sent while the sandbox opens when nothing in it needs the sandbox;
 //   open      — the sandbox, with the earlier run's changes when resuming;
 //   services  — what the tools are bound to: MCP servers, hooks, the budget, subagents, the tool set;
 //   converse  — the agent loop.
@@ -18,7 +19,9 @@ import type { WebServices } from "../../tools/web-services.js";
 import { createWebFetchTool } from "../../tools/web-fetch.js";
 import { createWebSearchTool } from "../../tools/web-search.js";
 import { AGENT_CI_VERSION } from "../../version.js";
-import { newLoopState, runAgentLoop } from "../loop/agent-loop.js";
+import type Anthropic from "@anthropic-ai/sdk";
+import { createTaskTool } from "../../tools/task.js";
+import { firstTurnRequest, newLoopState, runAgentLoop, type Conversation } from "../loop/agent-loop.js";
 import { checkAgentModes, loadAgents, type LoadedAgents } from "../agents/agents.js";
 import type { AnthropicDriver } from "../model/anthropic-driver.js";
 import { anthropicCredential, CREDENTIAL_SOURCES } from "../model/credentials.js";
@@ -48,7 +51,8 @@ import { applyInstructions, startMcp, webServices } from "./run-services.js";
 import { loadScript, ScriptDriver } from "../model/script-driver.js";
 import { readSchema, StructuredOutputSpec } from "../model/structured-output.js";
 import { SubagentRunner } from "../agents/subagents.js";
-import { RunToolSet, webToolsOff } from "../loop/tool-set.js";
+import { RunToolSet, type RunToolSetOptions, webToolsOff } from "../loop/tool-set.js";
+import { FirstTurnAhead, overlapBlocker, taskDefinitionOnly } from "./first-turn.js";
 import { blockEventLoopForTests } from "./watchdog.js";
 
 /** What the run settled before any container: its configuration, policy, model and what the model is told. */
@@ -81,9 +85,35 @@ export async function runAgentPhase(
   signal: AbortSignal,
 ): Promise<void> {
   const prepared = await prepare(ctx, phase, deadline, signal);
-  const sandbox = await openSandbox(ctx, phase, prepared, signal);
-  const services = await startServices(ctx, phase, prepared, sandbox, deadline, signal);
-  await converse(ctx, phase, prepared, services);
+  const ahead = askAhead(ctx, phase, prepared, signal);
+  try {
+    const sandbox = await openSandbox(ctx, phase, prepared, signal);
+    const services = await startServices(ctx, phase, prepared, sandbox, deadline, signal);
+    await converse(ctx, phase, prepared, services, ahead);
+  } finally {
+    ahead?.drop("the run ended before its first turn");
+  }
+}
+
+/** The first model turn, asked now when its request needs nothing of the sandbox (first-turn.ts). */
+function askAhead(
+  ctx: RunContext,
+  phase: AgentPhase,
+  prepared: Prepared,
+  signal: AbortSignal,
+): FirstTurnAhead | undefined {
+  const blocker = overlapBlocker(prepared.config, prepared.mcpServers.length);
+  if (blocker) {
+    phase.firstTurn = { overlapped: false, reason: blocker };
+    if (!prepared.config.script) ctx.log(`the first model turn waits for the sandbox: ${blocker}`);
+    return undefined;
+  }
+  const task = createTaskTool(taskDefinitionOnly(prepared.agents.agents));
+  const tools = new RunToolSet(toolSetOptions(ctx, prepared, [task])).api;
+  const request = firstTurnRequest(mainConversation(ctx, prepared, tools));
+  const ahead = new FirstTurnAhead(prepared.driver, request, signal, ctx.log);
+  phase.firstTurn = ahead.record;
+  return ahead;
 }
 
 async function prepare(
@@ -245,15 +275,32 @@ function startSubagents(
 function runToolSet(
   ctx: RunContext,
   phase: AgentPhase,
-  { config, policy, mode, structured, web }: Prepared,
+  prepared: Prepared,
   subagents: SubagentRunner,
 ): RunToolSet {
-  const skills = ctx.instructions?.catalogue.skills ?? [];
   const toolSet = new RunToolSet({
+    ...toolSetOptions(ctx, prepared, subagents.tools()),
+    mcp: phase.mcp,
+  });
+  phase.tools = toolSet;
+  phase.mcp?.onToolsChanged(() => toolSet.refresh());
+  for (const r of toolSet.refused)
+    ctx.log(`MCP server ${r.server}: its tool ${r.tool} is not offered: ${r.reason}`);
+  return toolSet;
+}
+
+/** The tool set's options but the MCP servers, with the given Task tools. */
+function toolSetOptions(
+  ctx: RunContext,
+  { config, policy, mode, structured, web }: Prepared,
+  taskTools: readonly AnyTool[],
+): RunToolSetOptions {
+  const skills = ctx.instructions?.catalogue.skills ?? [];
+  return {
     mode,
     gate: policy.gate,
     bound: [
-      ...subagents.tools(),
+      ...taskTools,
       ...(skills.length ? [createSkillTool(skills)] : []),
       createWebFetchTool(web),
       createWebSearchTool(web),
@@ -264,15 +311,9 @@ function runToolSet(
       mode,
       rules: policy.policy.rules,
     }),
-    mcp: phase.mcp,
     maxMcpOutputTokens: maxMcpOutputTokens(),
     extraApiTools: structured ? [structured.tool] : [],
-  });
-  phase.tools = toolSet;
-  phase.mcp?.onToolsChanged(() => toolSet.refresh());
-  for (const r of toolSet.refused)
-    ctx.log(`MCP server ${r.server}: its tool ${r.tool} is not offered: ${r.reason}`);
-  return toolSet;
+  };
 }
 
 async function converse(
@@ -280,8 +321,9 @@ async function converse(
   phase: AgentPhase,
   prepared: Prepared,
   services: RunServices,
+  askedAhead: FirstTurnAhead | undefined,
 ): Promise<void> {
-  const { config, policy, structured, told, driver } = prepared;
+  const { policy, told, driver } = prepared;
   const { sandbox, hooks, budget, toolSet } = services;
   const { runId, events, loop } = ctx;
   events.emit(initEvent(ctx, phase, prepared, services));
@@ -297,25 +339,7 @@ async function converse(
     disabledReason: (tool) => toolSet.disabledReason(tool),
     memory: told.main.memory,
   });
-  const conversation = newLoopState(
-    {
-      system: told.system,
-      preamble: told.main.preamble,
-      prompt: ctx.review
-        ? reviewPrompt(ctx.review, config.prompt)
-        : (config.prompt ?? "Run the scripted tool calls."),
-      restored: ctx.resume
-        ? restoreMessages(ctx.resume.record.conversation.messages, config.prompt ?? DEFAULT_RESUME_PROMPT)
-        : undefined,
-      tools: toolSet.api,
-      maxTurns: config.maxTurns,
-      maxTokens: config.maxTokens,
-      context: contextFor(config, events, runId, ctx.runStart),
-      structuredOutput: structured,
-    },
-    budget,
-    loop,
-  );
+  const conversation = newLoopState(mainConversation(ctx, prepared, toolSet.api), budget, loop);
   phase.conversation = conversation;
   const progress = callProgress(
     ctx.io.progress ? ctx.log : undefined,
@@ -324,12 +348,35 @@ async function converse(
   );
   await timed(ctx, "calls", () =>
     runAgentLoop(
-      { driver, pipeline, sandbox, events, budget, runId, runStart: ctx.runStart, progress },
+      { driver, pipeline, sandbox, events, budget, runId, runStart: ctx.runStart, progress, askedAhead },
       conversation,
     ),
   );
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+}
+
+/** What the main conversation starts with: the system prompt, memory, git snapshot and task, and its tools. */
+function mainConversation(
+  ctx: RunContext,
+  { config, told, structured }: Prepared,
+  tools: Anthropic.Tool[],
+): Conversation {
+  return {
+    system: told.system,
+    preamble: told.main.preamble,
+    prompt: ctx.review
+      ? reviewPrompt(ctx.review, config.prompt)
+      : (config.prompt ?? "Run the scripted tool calls."),
+    restored: ctx.resume
+      ? restoreMessages(ctx.resume.record.conversation.messages, config.prompt ?? DEFAULT_RESUME_PROMPT)
+      : undefined,
+    tools,
+    maxTurns: config.maxTurns,
+    maxTokens: config.maxTokens,
+    context: contextFor(config, ctx.events, ctx.runId, ctx.runStart),
+    structuredOutput: structured,
+  };
 }
 
 /** The stream's `system/init` event: what the run starts with, as Claude Code's stream-json says it. */

@@ -1,0 +1,91 @@
+// The first model turn, asked while the sandbox opens (docs/first-turn.md). Everything the first request
+// carries is settled on the host before any container: the system prompt, the memory and the git snapshot
+// (instructions/memory/, from the checkout or the trusted revision), the prompt, and the tool list. So it is
+// sent as soon as the run is prepared, and the loop's first turn takes its answer when the sandbox is up:
+// the first tool call waits only for whichever of the two is slower.
+//
+// The loop uses the answer only when its own first request is byte for byte the one asked ahead; otherwise
+// the early request is aborted and the loop asks again (the record says so). A run whose first request
+// cannot be known before the sandbox does not ask ahead, and the record says why.
+import type { RunConfig } from "../config.js";
+import type { AskedAhead } from "../loop/agent-loop.js";
+import type { AssistantTurn, Driver, TurnRequest } from "../model/driver.js";
+import { taskDescription } from "../agents/subagents.js";
+import type { AgentDefinition } from "../agents/agents.js";
+import type { SubagentLauncher } from "../../tools/task.js";
+
+/** Whether the run's first model turn was asked while the sandbox opened, and why not when it was not. */
+export interface FirstTurnRecord {
+  overlapped: boolean;
+  reason?: string;
+}
+
+/** Why this run's first request cannot be sent before the sandbox is up; undefined when it can. */
+export function overlapBlocker(config: RunConfig, mcpServers: number): string | undefined {
+  if (config.script) return "a scripted run has no model to wait for";
+  if (mcpServers > 0)
+    return "the MCP servers' tools are part of the first request, and the servers start in the sandbox";
+  return undefined;
+}
+
+/**
+ * The Task tool as the first request describes it. The runner that runs a Task call is made once the sandbox
+ * is up; this one only gives the tool's definition, and the loop checks that the definitions are the same.
+ */
+export function taskDefinitionOnly(agents: readonly AgentDefinition[]): SubagentLauncher {
+  const unbound = (): never => {
+    throw new Error("the Task tool of the first request's definition is not bound to a runner");
+  };
+  return { description: () => taskDescription(agents), unknownType: unbound, run: unbound, start: unbound };
+}
+
+/** What makes two requests the same request (everything but the signal). */
+function requestKey(request: Omit<TurnRequest, "signal">): string {
+  const { system, messages, tools, maxTokens, contextEdits, model } = request;
+  return JSON.stringify({ system, messages, tools, maxTokens, contextEdits, model });
+}
+
+/** The first turn in flight: taken by the loop's first request when it is the same, else aborted. */
+export class FirstTurnAhead implements AskedAhead {
+  readonly record: FirstTurnRecord = { overlapped: true };
+  private readonly controller = new AbortController();
+  private readonly key: string;
+  private readonly started = performance.now();
+  private readonly answer: Promise<AssistantTurn>;
+  private state: "asked" | "taken" | "dropped" = "asked";
+
+  constructor(
+    driver: Driver,
+    request: Omit<TurnRequest, "signal">,
+    runSignal: AbortSignal,
+    private readonly log: (line: string) => void,
+  ) {
+    this.key = requestKey(request);
+    this.answer = driver.nextTurn({
+      ...request,
+      signal: AbortSignal.any([runSignal, this.controller.signal]),
+    });
+    // Its failure is the loop's to handle once taken; one never taken ends with the run, unheard.
+    this.answer.catch(() => undefined);
+  }
+
+  take(request: TurnRequest): { answer: Promise<AssistantTurn>; started: number } | undefined {
+    if (this.state !== "asked") return undefined;
+    if (requestKey(request) !== this.key) {
+      this.drop("the loop's first request differs from the one asked ahead; it is asked again");
+      return undefined;
+    }
+    this.state = "taken";
+    return { answer: this.answer, started: this.started };
+  }
+
+  /** Aborts the request unless the loop took it (the run ended before its first turn, or it differed). */
+  drop(reason: string): void {
+    if (this.state !== "asked") return;
+    this.state = "dropped";
+    this.record.overlapped = false;
+    this.record.reason = reason;
+    this.log(`the first model turn asked ahead is not used: ${reason}`);
+    this.controller.abort(new Error(reason));
+  }
+}
