@@ -107,7 +107,7 @@ function check(files: Map<string, string>, allowed: ReadonlyMap<string, string>)
 function checkStages(files: Map<string, string>, stages: readonly string[]): string[] {
   const problems: string[] = [];
   for (const stage of stages) {
-    const [file, name] = stage.split(" ");
+    const [file, name] = stage.split(" ") as [string, string?];
     const text = files.get(file);
     const found =
       text === undefined ? [] : topLevelFunctions(file, text).filter((f) => !name || f.name === name);
