@@ -28,7 +28,7 @@ import { startHooks } from "../hooks/hooks.js";
 import { prepareModelContext, type ModelContext } from "../instructions/memory/model-context.js";
 import { ToolPipeline } from "../loop/pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
-import { checkCloudCredentials, PROVIDER_GAPS, PROVIDER_NAMES } from "../model/providers.js";
+import { modelProvider } from "../model/providers.js";
 import {
   comparePolicy,
   continueWorkspace,
@@ -147,7 +147,7 @@ async function openSandbox(
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
   log(
-    `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}${config.provider === "anthropic" ? "" : ` on ${PROVIDER_NAMES[config.provider]}`}`}`,
+    `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : modelProvider(config.provider).describe(config.model)}`,
   );
   const sandbox = await DockerSandbox.start({
     ...runSandboxOptions(config),
@@ -230,7 +230,7 @@ function runToolSet(
     ],
     off: webToolsOff({
       offline: web.offline,
-      providerGap: config.script ? undefined : PROVIDER_GAPS[config.provider].WebSearch,
+      providerGap: config.script ? undefined : modelProvider(config.provider).gaps.WebSearch,
       mode,
       rules: policy.policy.rules,
     }),
@@ -304,7 +304,9 @@ function initEvent(
     subtype: "init",
     session_id: ctx.runId,
     apiKeySource:
-      !config.script && config.provider === "anthropic" && anthropicCredential(config)?.kind === "api_key"
+      !config.script &&
+      modelProvider(config.provider).anthropicSignIn &&
+      anthropicCredential(config)?.kind === "api_key"
         ? "ANTHROPIC_API_KEY"
         : "none",
     cwd: sandbox.root,
@@ -331,7 +333,7 @@ async function makeDriver(
     credential: anthropicCredential(config),
     onSecret,
     baseURL: config.baseURL,
-    ...(config.provider === "anthropic"
+    ...(modelProvider(config.provider).anthropicSignIn
       ? {}
       : {
           cloud: {
@@ -360,7 +362,8 @@ async function checkModelAccess(
   log: (line: string) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  if (config.provider === "anthropic") {
+  const provider = modelProvider(config.provider);
+  if (provider.anthropicSignIn) {
     // Checked with the client the run then uses (a federated token is exchanged once).
     const credential = anthropicCredential(config);
     if (credential) log(`Anthropic API: signing in with ${CREDENTIAL_SOURCES[credential.kind]}`);
@@ -368,8 +371,8 @@ async function checkModelAccess(
     return;
   }
   // A cloud provider has no cheap call that checks its credentials without a model.
-  await checkCloudCredentials(config).catch((error: Error) => {
-    throw new ModelApiError(`${PROVIDER_NAMES[config.provider]}: ${error.message}`, undefined, "auth");
+  await provider.checkCredentials?.(config).catch((error: Error) => {
+    throw new ModelApiError(`${provider.name}: ${error.message}`, undefined, "auth");
   });
 }
 
