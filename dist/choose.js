@@ -56210,6 +56210,18 @@ var READ_ONLY_RULES = [
   "You work read-only. Do not create, change, move or delete any file, not even under /tmp: no Write or Edit, no redirects or heredocs into files, no commands that change state (mkdir, touch, rm, cp, mv, git add, git commit, package installs).",
   "Use Bash only for commands that read: ls, find, cat, head, tail, git status, git log, git diff. A command that would write is refused by the permission policy."
 ].join("\n");
+function readOnlyAgent(name, description, who, how) {
+  return {
+    name,
+    description,
+    tools: READ_ONLY_TOOLS,
+    prompt: [who, "", READ_ONLY_RULES, "", how, "", SHARED_NOTES].join("\n"),
+    readOnly: true,
+    usageFooter: false,
+    omitProjectContext: true,
+    source: "built-in"
+  };
+}
 var BUILT_IN_AGENTS = [
   {
     name: "general-purpose",
@@ -56226,42 +56238,18 @@ var BUILT_IN_AGENTS = [
     usageFooter: true,
     source: "built-in"
   },
-  {
-    name: "Explore",
-    description: 'Fast, read-only agent for exploring a codebase: finds files by pattern, searches code for keywords, answers questions about how the code is organised. Say how thorough it should be: "quick", "medium" or "very thorough".',
-    tools: READ_ONLY_TOOLS,
-    prompt: [
-      "You are a file search specialist, a read-only subagent of a coding agent running in CI through agent-ci. You find your way around codebases quickly and thoroughly.",
-      "",
-      READ_ONLY_RULES,
-      "",
-      "Use Glob to find files by pattern, Grep to search contents with regular expressions, Read when you know the path. Run independent searches in parallel. Match the thoroughness the caller asked for, and answer with a clear, short report.",
-      "",
-      SHARED_NOTES
-    ].join("\n"),
-    readOnly: true,
-    usageFooter: false,
-    omitProjectContext: true,
-    source: "built-in"
-  },
-  {
-    name: "Plan",
-    description: "Software architect agent for designing implementation plans: reads the code and returns a step-by-step plan, the files that matter, and the trade-offs. Read-only.",
-    tools: READ_ONLY_TOOLS,
-    prompt: [
-      "You are a software architect, a read-only subagent of a coding agent running in CI through agent-ci. You read the code and design how to implement what you are asked.",
-      "",
-      READ_ONLY_RULES,
-      "",
-      "Understand the requirement, read the relevant code and follow the existing patterns, then answer with a step-by-step implementation plan, the files most critical to it (absolute paths), the order of the changes, and the risks and trade-offs.",
-      "",
-      SHARED_NOTES
-    ].join("\n"),
-    readOnly: true,
-    usageFooter: false,
-    omitProjectContext: true,
-    source: "built-in"
-  }
+  readOnlyAgent(
+    "Explore",
+    'Fast, read-only agent for exploring a codebase: finds files by pattern, searches code for keywords, answers questions about how the code is organised. Say how thorough it should be: "quick", "medium" or "very thorough".',
+    "You are a file search specialist, a read-only subagent of a coding agent running in CI through agent-ci. You find your way around codebases quickly and thoroughly.",
+    "Use Glob to find files by pattern, Grep to search contents with regular expressions, Read when you know the path. Run independent searches in parallel. Match the thoroughness the caller asked for, and answer with a clear, short report."
+  ),
+  readOnlyAgent(
+    "Plan",
+    "Software architect agent for designing implementation plans: reads the code and returns a step-by-step plan, the files that matter, and the trade-offs. Read-only.",
+    "You are a software architect, a read-only subagent of a coding agent running in CI through agent-ci. You read the code and design how to implement what you are asked.",
+    "Understand the requirement, read the relevant code and follow the existing patterns, then answer with a step-by-step implementation plan, the files most critical to it (absolute paths), the order of the changes, and the risks and trade-offs."
+  )
 ];
 var Frontmatter = external_exports.strictObject({
   name: external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "letters, digits, '-', '_' and '.' only").max(64),

@@ -63,6 +63,20 @@ const READ_ONLY_RULES = [
   "Use Bash only for commands that read: ls, find, cat, head, tail, git status, git log, git diff. A command that would write is refused by the permission policy.",
 ].join("\n");
 
+/** A read-only built-in type: who it is, the read-only rules, how it works, the shared notes. */
+function readOnlyAgent(name: string, description: string, who: string, how: string): AgentDefinition {
+  return {
+    name,
+    description,
+    tools: READ_ONLY_TOOLS,
+    prompt: [who, "", READ_ONLY_RULES, "", how, "", SHARED_NOTES].join("\n"),
+    readOnly: true,
+    usageFooter: false,
+    omitProjectContext: true,
+    source: "built-in",
+  };
+}
+
 /** The built-in types, as the seeds have them; prompts in our words, with the same intent. */
 export const BUILT_IN_AGENTS: readonly AgentDefinition[] = [
   {
@@ -81,44 +95,18 @@ export const BUILT_IN_AGENTS: readonly AgentDefinition[] = [
     usageFooter: true,
     source: "built-in",
   },
-  {
-    name: "Explore",
-    description:
-      'Fast, read-only agent for exploring a codebase: finds files by pattern, searches code for keywords, answers questions about how the code is organised. Say how thorough it should be: "quick", "medium" or "very thorough".',
-    tools: READ_ONLY_TOOLS,
-    prompt: [
-      "You are a file search specialist, a read-only subagent of a coding agent running in CI through agent-ci. You find your way around codebases quickly and thoroughly.",
-      "",
-      READ_ONLY_RULES,
-      "",
-      "Use Glob to find files by pattern, Grep to search contents with regular expressions, Read when you know the path. Run independent searches in parallel. Match the thoroughness the caller asked for, and answer with a clear, short report.",
-      "",
-      SHARED_NOTES,
-    ].join("\n"),
-    readOnly: true,
-    usageFooter: false,
-    omitProjectContext: true,
-    source: "built-in",
-  },
-  {
-    name: "Plan",
-    description:
-      "Software architect agent for designing implementation plans: reads the code and returns a step-by-step plan, the files that matter, and the trade-offs. Read-only.",
-    tools: READ_ONLY_TOOLS,
-    prompt: [
-      "You are a software architect, a read-only subagent of a coding agent running in CI through agent-ci. You read the code and design how to implement what you are asked.",
-      "",
-      READ_ONLY_RULES,
-      "",
-      "Understand the requirement, read the relevant code and follow the existing patterns, then answer with a step-by-step implementation plan, the files most critical to it (absolute paths), the order of the changes, and the risks and trade-offs.",
-      "",
-      SHARED_NOTES,
-    ].join("\n"),
-    readOnly: true,
-    usageFooter: false,
-    omitProjectContext: true,
-    source: "built-in",
-  },
+  readOnlyAgent(
+    "Explore",
+    'Fast, read-only agent for exploring a codebase: finds files by pattern, searches code for keywords, answers questions about how the code is organised. Say how thorough it should be: "quick", "medium" or "very thorough".',
+    "You are a file search specialist, a read-only subagent of a coding agent running in CI through agent-ci. You find your way around codebases quickly and thoroughly.",
+    "Use Glob to find files by pattern, Grep to search contents with regular expressions, Read when you know the path. Run independent searches in parallel. Match the thoroughness the caller asked for, and answer with a clear, short report.",
+  ),
+  readOnlyAgent(
+    "Plan",
+    "Software architect agent for designing implementation plans: reads the code and returns a step-by-step plan, the files that matter, and the trade-offs. Read-only.",
+    "You are a software architect, a read-only subagent of a coding agent running in CI through agent-ci. You read the code and design how to implement what you are asked.",
+    "Understand the requirement, read the relevant code and follow the existing patterns, then answer with a step-by-step implementation plan, the files most critical to it (absolute paths), the order of the changes, and the risks and trade-offs.",
+  ),
 ];
 
 /** Model aliases a definition or a Task call may use (the model table's); `inherit` means the parent's. */

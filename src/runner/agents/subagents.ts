@@ -24,8 +24,13 @@ import {
   type AgentDefinition,
 } from "./agents.js";
 import { newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "../loop/agent-loop.js";
-import { ToolPipeline, type PermissionGate, type ToolCallRecord } from "../loop/pipeline.js";
-import type { RunServices } from "../run/services.js";
+import {
+  ToolPipeline,
+  type NestedMemory,
+  type PermissionGate,
+  type ToolCallRecord,
+} from "../loop/pipeline.js";
+import type { RunServices } from "../loop/services.js";
 import { subagentSystemPrompt } from "../instructions/system-prompt.js";
 
 /** At most this many subagents work at once; more Task calls wait for a free slot (RELIABILITY A2). */
@@ -56,11 +61,19 @@ export interface SubagentRun {
   error?: string;
 }
 
+/** The run's model context as a subagent needs it (memory/model-context.ts implements it). */
+export interface SubagentModelContext {
+  readonly environmentText: string;
+  forAgent(agent: AgentDefinition): { preamble: string[]; memory: NestedMemory };
+}
+
 /** What a subagent runner has of its own, beside the run's services. */
 export interface SubagentRunnerOptions {
   agents: readonly AgentDefinition[];
   /** The parent's enabled tools (after its mode): a subagent's ceiling (Task and its kin are taken out). */
   parentTools: () => readonly AnyTool[];
+  /** What each subagent is told besides its system prompt (memory, git snapshot, environment facts). */
+  told?: SubagentModelContext;
 }
 
 interface BackgroundEntry {

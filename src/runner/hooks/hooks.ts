@@ -283,36 +283,27 @@ export async function startHooks(host: HookHost, options: RunHooksOptions): Prom
     );
   if (missing.length)
     options.log?.(`hooks: ${missing.join(", ")} not in the workspace at the start: a hook naming it fails`);
-  const outcome = (event: HookEvent, summary: HookRunSummary): HookOutcome => ({
-    blocked: summary.blocked,
-    reason: summary.message,
-    error: hookError(summary.results),
-    runs: summary.results.map((result) => record(event, result)),
-  });
   const common = { sessionId: options.sessionId, permissionMode: options.permissionMode };
+  /** Runs the event's hooks on one call, and what they decided. */
+  const fire = async (input: Omit<HookEventInput, keyof typeof common>): Promise<HookOutcome> => {
+    const summary = await runHooks(runner, hooks, { ...common, ...input });
+    return {
+      blocked: summary.blocked,
+      reason: summary.message,
+      error: hookError(summary.results),
+      runs: summary.results.map((result) => record(input.event, result)),
+    };
+  };
   return {
-    async pre(tool, input, toolUseId) {
-      const event = "PreToolUse";
-      const summary = await runHooks(runner, hooks, {
-        ...common,
-        event,
-        toolName: tool,
-        toolInput: input,
-        toolUseId,
-      });
-      return outcome(event, summary);
-    },
-    async post(tool, input, toolUseId, result) {
-      const event = "PostToolUse";
-      const summary = await runHooks(runner, hooks, {
-        ...common,
-        event,
+    pre: (tool, input, toolUseId) =>
+      fire({ event: "PreToolUse", toolName: tool, toolInput: input, toolUseId }),
+    post: (tool, input, toolUseId, result) =>
+      fire({
+        event: "PostToolUse",
         toolName: tool,
         toolInput: input,
         toolUseId,
         toolResponse: { output: result.output, is_error: Boolean(result.isError) },
-      });
-      return outcome(event, summary);
-    },
+      }),
   };
 }

@@ -78,6 +78,17 @@ function entriesOf(dir: string): fs.Dirent[] {
     .slice(0, MAX_ENTRIES);
 }
 
+/** What a skill and a command read alike from their frontmatter and their source. */
+function commonFields(frontmatter: Frontmatter["frontmatter"], body: string, source: InstructionSource) {
+  return {
+    body,
+    allowedTools: toolList(frontmatter["allowed-tools"]),
+    model: text(frontmatter.model),
+    argumentHint: text(frontmatter["argument-hint"]),
+    origin: source.origin,
+  };
+}
+
 function loadSkillsFrom(source: InstructionSource, problems: string[]): Instruction[] {
   const found: Instruction[] = [];
   for (const entry of entriesOf(source.dir)) {
@@ -95,11 +106,7 @@ function loadSkillsFrom(source: InstructionSource, problems: string[]): Instruct
         kind: "skill",
         name,
         description,
-        body,
-        allowedTools: toolList(frontmatter["allowed-tools"]),
-        model: text(frontmatter.model),
-        argumentHint: text(frontmatter["argument-hint"]),
-        origin: source.origin,
+        ...commonFields(frontmatter, body, source),
         hostPath: dir,
         containerDir: source.containerDir ? `${source.containerDir}/${entry.name}` : undefined,
       });
@@ -130,11 +137,7 @@ function loadCommandsFrom(source: InstructionSource, problems: string[], prefix 
         kind: "command",
         name: `${prefix}${base}`,
         description: text(frontmatter.description) ?? firstLine(body),
-        body,
-        allowedTools: toolList(frontmatter["allowed-tools"]),
-        model: text(frontmatter.model),
-        argumentHint: text(frontmatter["argument-hint"]),
-        origin: source.origin,
+        ...commonFields(frontmatter, body, source),
         hostPath: file,
       });
     } catch (e) {

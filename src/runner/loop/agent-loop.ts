@@ -12,7 +12,7 @@ import { isContextEditRejection, isContextOverflow, type ContextManager } from "
 import { ModelApiError } from "../model/driver.js";
 import { apiUsage, type EventSink } from "./events.js";
 import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";
-import { MAIN_AGENT, type RunBudget, type Spender } from "../run/run-budget.js";
+import { MAIN_AGENT, type RunBudget, type Spender } from "./run-budget.js";
 import {
   STRUCTURED_OUTPUT_TOOL,
   type StructuredOutcome,

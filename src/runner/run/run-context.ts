@@ -13,7 +13,7 @@ import type { SubagentRunner } from "../agents/subagents.js";
 import type { RunConfig } from "../config.js";
 import type { EventSink } from "../loop/events.js";
 import type { PreparedPolicy } from "./policy-setup.js";
-import type { RunBudget } from "./run-budget.js";
+import type { RunBudget } from "../loop/run-budget.js";
 import type { RunToolSet } from "../loop/tool-set.js";
 import type { RunFailure, RunInstructions, TimedPhase } from "../record/index.js";
 import type { ReviewTarget } from "../../review/task.js";

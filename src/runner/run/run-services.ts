@@ -24,7 +24,7 @@ import { apiContextEditFor } from "../model/pricing.js";
 import { callProgress } from "../progress.js";
 import type { PreparedPolicy } from "./policy-setup.js";
 import type { RunContext } from "./run-context.js";
-import type { RunServices } from "./services.js";
+import type { RunServices } from "../loop/services.js";
 
 /**
  * The web tools' services for this run: the egress decision for its network setting, the CAs of --ca-cert,
@@ -118,7 +118,7 @@ export async function startMcp(ctx: RunContext, sandbox: DockerSandbox): Promise
 /** The run's services, built once: what the main loop and every subagent run with. */
 export function runServices(
   ctx: RunContext,
-  started: Pick<RunServices, "sandbox" | "hooks" | "budget" | "driver" | "told"> & { policy: PreparedPolicy },
+  started: Pick<RunServices, "sandbox" | "hooks" | "budget" | "driver"> & { policy: PreparedPolicy },
 ): RunServices {
   const { config, runId, runStart, events } = ctx;
   const { policy } = started;
@@ -139,7 +139,6 @@ export function runServices(
     maxTokens: config.maxTokens,
     maxTurns: config.maxTurns,
     context: () => contextFor(config, events, runId, runStart),
-    told: started.told,
     network: config.network,
     allowedDomains: config.allowDomain,
     progress: callProgress(ctx.io.progress ? ctx.log : undefined, ctx.io.onProgress, ctx.redactor.redact),

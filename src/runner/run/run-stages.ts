@@ -36,11 +36,11 @@ import {
   restoreMessages,
   startResume,
 } from "../resume/resume.js";
-import { RunBudget } from "./run-budget.js";
+import { RunBudget } from "../loop/run-budget.js";
 import { runSandboxOptions } from "./sandbox-options.js";
 import { type AgentPhase, type RunContext, timed } from "./run-context.js";
 import { applyInstructions, runServices, startMcp, webServices } from "./run-services.js";
-import type { RunServices } from "./services.js";
+import type { RunServices } from "../loop/services.js";
 import { loadScript, ScriptDriver } from "../model/script-driver.js";
 import { readSchema, StructuredOutputSpec } from "../model/structured-output.js";
 import { SubagentRunner } from "../agents/subagents.js";
@@ -200,11 +200,11 @@ async function startServices(
     hooks,
     budget,
     driver: prepared.driver,
-    told: prepared.told,
   });
   const subagents = new SubagentRunner(services, {
     agents: prepared.agents.agents,
     parentTools: () => toolSet.enabled,
+    told: prepared.told,
   });
   phase.subagents = subagents;
   const toolSet = runToolSet(ctx, phase, prepared, subagents);

@@ -18,7 +18,7 @@ import {
 } from "../../../src/runner/model/driver.js";
 import { EventSink } from "../../../src/runner/loop/events.js";
 import { allowAll, ToolPipeline, type PermissionGate } from "../../../src/runner/loop/pipeline.js";
-import { MAIN_AGENT, RunBudget, type RunLimits } from "../../../src/runner/run/run-budget.js";
+import { MAIN_AGENT, RunBudget, type RunLimits } from "../../../src/runner/loop/run-budget.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { RunState } from "../../../src/tools/state.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";

@@ -1,21 +1,14 @@
 // The run's services: what the main loop and every subagent run with — the sandbox, the permission gate, the
 // hooks, the budget, the model's driver, the event stream the record is read from — built once for the run
-// (run-services.ts builds it) and handed to each conversation, so that a subagent is wired as the main loop is.
+// (run/run-services.ts builds it) and handed to each conversation, so that a subagent is wired as the main loop is.
 import type { PermissionMode } from "../../policy/schema.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { RunState } from "../../tools/state.js";
-import type { AgentDefinition } from "../agents/agents.js";
-import type { ContextManager } from "../loop/context.js";
-import type { EventSink } from "../loop/events.js";
-import type { NestedMemory, PermissionGate, ToolCallRecord, ToolHooks } from "../loop/pipeline.js";
+import type { ContextManager } from "./context.js";
+import type { EventSink } from "./events.js";
+import type { PermissionGate, ToolCallRecord, ToolHooks } from "./pipeline.js";
 import type { Driver } from "../model/driver.js";
 import type { RunBudget } from "./run-budget.js";
-
-/** The run's model context as each conversation needs it (memory/model-context.ts implements it). */
-export interface ConversationContext {
-  readonly environmentText: string;
-  forAgent(agent: AgentDefinition): { preamble: string[]; memory: NestedMemory };
-}
 
 /** What the main loop and every subagent run with, built once. */
 export interface RunServices {
@@ -43,8 +36,6 @@ export interface RunServices {
   maxTurns: number;
   /** A fresh context manager for each conversation. */
   context: () => ContextManager | undefined;
-  /** What each conversation is told besides its system prompt (memory, git snapshot, environment facts). */
-  told?: ConversationContext;
   /** The run's network setting and allowed domains, as a system prompt states them. */
   network: string;
   allowedDomains: readonly string[];
