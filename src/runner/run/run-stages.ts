@@ -28,6 +28,7 @@ import { startHooks } from "../hooks/hooks.js";
 import { prepareModelContext, type ModelContext } from "../instructions/memory/model-context.js";
 import { ToolPipeline } from "../loop/pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
+import { warmUpPolicy } from "./policy-warm-up.js";
 import { modelProvider } from "../model/providers.js";
 import {
   comparePolicy,
@@ -160,6 +161,7 @@ async function openSandbox(
     services: mcpServers.length,
     progress: log,
     startRecord: phase.start,
+    whileStarting: () => warmUpPolicy(policy.engine),
   });
   phase.sandbox = sandbox;
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
