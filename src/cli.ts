@@ -21,7 +21,7 @@ import {
   PROVIDERS,
   TASKS,
 } from "./runner/options.js";
-import { providerEnv, providersFromEnv } from "./runner/model/providers.js";
+import { modelProvider, providerEnv, providersFromEnv } from "./runner/model/providers.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/presets.js";
 import { jsonProgress } from "./runner/progress.js";
 import { addPublishCommand } from "./publish/cli.js";
@@ -247,7 +247,7 @@ async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
     reviewBase: base,
     reviewHead: head,
     prompt: promptFile ? readPromptFile(promptFile) : flags.prompt,
-    ...(provider === "anthropic" ? credentialsFromEnv(process.env) : {}),
+    ...(modelProvider(provider).anthropicSignIn ? credentialsFromEnv(process.env) : {}),
     timeoutMs: timeout ? timeout * 1000 : undefined,
     includeIgnored: Array.isArray(includeIgnored)
       ? includeIgnored.flatMap((p) => p.split(",")).filter((p) => p.trim())

@@ -11,7 +11,7 @@ import { classifyEvent, decideTrigger, eventTarget, pullRequestBase, type Action
 import { fetchEventContent, readTrustedFile, readTrustedFolder } from "./event-content.js";
 import type { GitHubApi } from "../github/api.js";
 import { ActionInputError, providerOf, type ActionInputs } from "./inputs.js";
-import { providerEnv } from "../runner/model/providers.js";
+import { modelProvider, providerEnv } from "../runner/model/providers.js";
 import { checkActor } from "./permission.js";
 import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";
 import { actionCredentialFields, toRunConfigInput } from "./run-config.js";
@@ -53,7 +53,7 @@ export interface PrepareOptions {
 function anthropicSignIn(options: PrepareOptions, provider: Provider) {
   const { inputs } = options;
   const envCredentials = credentialsFromEnv(options.env);
-  if (inputs.script || provider !== "anthropic") return { envCredentials };
+  if (inputs.script || !modelProvider(provider).anthropicSignIn) return { envCredentials };
   const federated = Boolean(inputs.anthropic_federation_rule_id);
   const identityTokenFile = federated
     ? path.join(tempFolder(options, "agent-ci-identity-"), "github-oidc-token")

@@ -6,6 +6,7 @@ import path from "node:path";
 import type { RunConfigInput } from "../runner/config.js";
 import { credentialSecrets, type AnthropicCredentialFields } from "../runner/model/credentials.js";
 import { providerOf, type ActionInputs } from "./inputs.js";
+import { modelProvider } from "../runner/model/providers.js";
 import type { ActionMemory } from "./project-memory.js";
 
 export interface RunConfigParts {
@@ -77,7 +78,7 @@ export function actionCredentialFields(
 function providerFields(parts: RunConfigParts): Partial<RunConfigInput> {
   const { inputs } = parts;
   const provider = providerOf(inputs);
-  if (provider === "anthropic")
+  if (modelProvider(provider).anthropicSignIn)
     return {
       provider,
       ...(inputs.script ? {} : actionCredentialFields(parts)),

@@ -7,7 +7,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ElicitRequestSchema,
   ErrorCode,
@@ -24,7 +23,7 @@ import type { ServiceHost } from "../sandbox/service.js";
 import { AGENT_CI_VERSION } from "../version.js";
 import { isStdio, type McpServerConfig } from "./config.js";
 import { limitedFetch } from "./remote-limit.js";
-import { ServiceStdioTransport } from "./stdio-transport.js";
+import { ServiceStdioTransport, type ServerTransport } from "./stdio-transport.js";
 import { mcpTools, type McpToolsOptions } from "./tools.js";
 
 /** Claude Code's status words for a server in stream-json's `mcp_servers`. */
@@ -69,7 +68,7 @@ interface Live {
   index: number;
   state: McpServerState;
   client?: Client;
-  transport?: Transport;
+  transport?: ServerTransport;
   closing: boolean;
   restarting?: Promise<void>;
   /** Calls in flight (for the egress ledger's attribution): tool_use id → when it started. */
@@ -92,13 +91,23 @@ function envMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
+/** A Streamable HTTP server's transport, with why agent-ci ended it (a message over the limit). */
+class RemoteHttpTransport extends StreamableHTTPClientTransport implements ServerTransport {
+  fault: Error | undefined = undefined;
+  readonly stderr = "";
+}
+
+/** An SSE server's transport, with why agent-ci ended it (a message over the limit). */
+class RemoteSseTransport extends SSEClientTransport implements ServerTransport {
+  fault: Error | undefined = undefined;
+  readonly stderr = "";
+}
+
 export class McpManager {
   private readonly live: Live[];
   private readonly startTimeout: number;
   readonly toolTimeout: number;
   private readonly listeners = new Set<() => void>();
-  /** Why agent-ci ended a remote server's transport (a message over the limit), as a stdio transport's `fault`. */
-  private readonly remoteFaults = new WeakMap<Transport, Error>();
   /** Egress ledger windows: a call of a server, from its start to its end. */
   readonly callWindows: Array<{ server: string; id: string; start: number; end: number }> = [];
 
@@ -147,7 +156,7 @@ export class McpManager {
     const started = performance.now();
     l.state.status = "pending";
     l.state.error = undefined;
-    let transport: Transport | undefined;
+    let transport: ServerTransport | undefined;
     try {
       transport = await this.openTransport(l);
       l.transport = transport;
@@ -195,11 +204,11 @@ export class McpManager {
       await this.closeTransport(l);
       this.options.log?.(`MCP server ${l.config.name} did not start: ${l.state.error}`);
     } finally {
-      if (transport instanceof ServiceStdioTransport) l.state.stderrTail = transport.stderr || undefined;
+      if (transport) l.state.stderrTail = transport.stderr || undefined;
     }
   }
 
-  private async openTransport(l: Live): Promise<Transport> {
+  private async openTransport(l: Live): Promise<ServerTransport> {
     const config = l.config;
     if (isStdio(config)) {
       if (!this.options.host) throw new McpServerError("no sandbox to run a stdio server in");
@@ -217,14 +226,14 @@ export class McpManager {
     const headers = config.headers;
     // A message over the limit ends the transport: the request waiting for it fails now, not at its timeout.
     const fetchLimited = limitedFetch((error) => {
-      if (this.remoteFaults.has(transport)) return;
-      this.remoteFaults.set(transport, error);
+      if (transport.fault) return;
+      transport.fault = error;
       void transport.close().catch(() => undefined);
     });
-    const transport: Transport =
+    const transport: RemoteHttpTransport | RemoteSseTransport =
       config.type === "http"
-        ? new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch: fetchLimited })
-        : new SSEClientTransport(url, {
+        ? new RemoteHttpTransport(url, { requestInit: { headers }, fetch: fetchLimited })
+        : new RemoteSseTransport(url, {
             requestInit: { headers },
             fetch: fetchLimited,
             eventSourceInit: {
@@ -236,9 +245,8 @@ export class McpManager {
   }
 
   /** Why agent-ci ended this transport (a protocol fault, a message over the limit), if it did. */
-  private faultOf(transport: Transport | undefined): Error | undefined {
-    if (transport instanceof ServiceStdioTransport) return transport.fault;
-    return transport === undefined ? undefined : this.remoteFaults.get(transport);
+  private faultOf(transport: ServerTransport | undefined): Error | undefined {
+    return transport?.fault;
   }
 
   private async listTools(client: Client): Promise<McpToolSpec[]> {
@@ -256,7 +264,7 @@ export class McpManager {
   private lost(l: Live, client: Client): void {
     if (l.closing || l.client !== client) return;
     const fault = this.faultOf(l.transport);
-    if (l.transport instanceof ServiceStdioTransport) l.state.stderrTail = l.transport.stderr || undefined;
+    if (l.transport) l.state.stderrTail = l.transport.stderr || undefined;
     l.client = undefined;
     l.state.status = "failed";
     l.state.error = fault ? fault.message : "the server's connection closed (the process ended?)";

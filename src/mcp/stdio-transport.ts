@@ -62,7 +62,18 @@ export class LineReader {
   }
 }
 
-export class ServiceStdioTransport implements Transport {
+/**
+ * A server's transport as the manager holds it: the SDK's `Transport`, with why agent-ci ended it and what the
+ * server wrote to stderr.
+ */
+export interface ServerTransport extends Transport {
+  /** Why agent-ci ended the transport (the server broke the protocol, a message over the limit), if it did. */
+  readonly fault: Error | undefined;
+  /** The last STDERR_TAIL_CHARS characters the server wrote to stderr ("" for a remote server). */
+  readonly stderr: string;
+}
+
+export class ServiceStdioTransport implements ServerTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;

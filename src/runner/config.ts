@@ -9,7 +9,7 @@ import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { CLOUD_CREDENTIAL_FILE_VARIABLES } from "../sandbox/credential-files.js";
 import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
 import { DEFAULT_MODEL, DEFAULT_SMALL_FAST_MODEL, resolveModelAlias } from "./model/pricing.js";
-import { PROVIDERS, providerProblems } from "./model/providers.js";
+import { modelProvider, PROVIDERS, providerProblems } from "./model/providers.js";
 import { anthropicCredential, NO_ANTHROPIC_CREDENTIAL } from "./model/credentials.js";
 import { ConfigError } from "../errors.js";
 import { parseSize } from "../text.js";
@@ -380,10 +380,10 @@ export const RunConfig = z
     } else if (c.reviewBase || c.reviewHead) {
       ctx.addIssue({ code: "custom", message: "--base and --head are for --task review" });
     }
-    if (!c.script && c.provider === "anthropic" && !anthropicCredential(c))
+    if (!c.script && modelProvider(c.provider).anthropicSignIn && !anthropicCredential(c))
       ctx.addIssue({ code: "custom", message: NO_ANTHROPIC_CREDENTIAL });
     if (!c.script) for (const message of providerProblems(c)) ctx.addIssue({ code: "custom", message });
-    if (c.provider !== "anthropic")
+    if (!modelProvider(c.provider).anthropicSignIn)
       for (const name of c.env.filter((n) => CLOUD_CREDENTIAL_VARIABLES.includes(n)))
         ctx.addIssue({
           code: "custom",

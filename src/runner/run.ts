@@ -3,29 +3,26 @@
 // with an exit reason, and the container is removed. The CLI and the Action both call `runAgent`.
 import fs from "node:fs";
 import path from "node:path";
-import { atomicWriteFile, createRedactor, writeReportFiles, writeReportFilesSync } from "../report/index.js";
-import type { Redactor, ExitReason, RunReport } from "../report/index.js";
+import { atomicWriteFile, writeReportFiles, writeReportFilesSync } from "../report/index.js";
+import type { ExitReason, RunReport } from "../report/index.js";
 import { WorkspaceError } from "../sandbox/archive.js";
 import { newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
-import { loadMcpConfig, type McpConfigResult } from "../mcp/config.js";
-import { RunState } from "../tools/state.js";
-import { newLoopResult } from "./loop/agent-loop.js";
 import { credentialSecrets } from "./model/credentials.js";
 import { ConfigError } from "../errors.js";
 import { CLOUD_CREDENTIAL_VARIABLES, injectedNames, type RunConfig, secretFromEnv } from "./config.js";
 import { ModelApiError } from "./model/driver.js";
-import { EventSink, resultEvent } from "./loop/events.js";
+import { resultEvent } from "./loop/events.js";
 import { ScriptError } from "./model/script-driver.js";
 import { allCalls, buildReport, type RunFailure } from "./record/index.js";
 import { type AgentPhase, type RunContext, type RunIO, timed } from "./run/run-context.js";
 import { CONVERSATION_FILE, conversationRecord } from "./resume/resume.js";
 import { runAgentPhase } from "./run/run-stages.js";
+import { newRunContext } from "./run/new-context.js";
 
 export type { RunIO } from "./run/run-context.js";
 import { placeReview, type ReviewPlacement } from "../review/task.js";
 import { exportPatch, type PatchOut } from "./run/sandbox-record.js";
-import { progressListener } from "./progress.js";
 import { runVerify, type VerifyResult } from "./run/verify.js";
 import { Watchdog, type WatchdogCause } from "./run/watchdog.js";
 import { DEFAULT_OUT_PARENT, EXIT_CODES } from "./options.js";
@@ -123,44 +120,7 @@ export async function runAgent(
   const runId = newRunId();
   const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
   fs.mkdirSync(outDir, { recursive: true });
-  let mcpConfig: McpConfigResult | undefined;
-  let mcpConfigError: Error | undefined;
-  try {
-    mcpConfig = loadMcpConfig({
-      configs: config.mcpConfig,
-      workspace: config.workspace,
-      trustWorkspace: config.trustWorkspaceSettings,
-    });
-  } catch (e) {
-    mcpConfigError = new ConfigError((e as Error).message);
-  }
-  const secrets = [...knownSecrets(config), ...(mcpConfig?.secrets ?? [])];
-  const redactor: Redactor = createRedactor({ secrets });
-  const ctx: RunContext = {
-    config,
-    io,
-    runId,
-    outDir,
-    patchPath: path.join(outDir, "patch.diff"),
-    startedAt: new Date(),
-    runStart: performance.now(),
-    redactor,
-    log: (line: string) => io.stderr(redactor.redact(line)),
-    events: new EventSink(
-      path.join(outDir, "events.jsonl"),
-      redactor.redact,
-      config.outputFormat === "stream-json" ? io.stdout : undefined,
-      progressListener(io.onProgress),
-    ),
-    state: new RunState(),
-    loop: newLoopResult(),
-    sideCalls: [],
-    webLedger: [],
-    mcpConfig,
-    mcpConfigError,
-    secrets,
-    phases: [],
-  };
+  const ctx = newRunContext(config, io, { runId, outDir, secrets: knownSecrets(config) });
   const deadline = Date.now() + config.timeoutMs;
 
   // One signal for everything in flight: the caller's cancel, or the wall clock.

@@ -9,22 +9,17 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { defineTool, toolError } from "./define-tool.js";
 import type { Tool } from "./types.js";
 
-/** Where an instruction came from, for the report and for trust. */
-export type InstructionOrigin = "flag" | "action" | "workspace";
+/** Where a skill came from: a flag's or an input's folder (the user's), or the workspace (the project's). */
+export type SkillOrigin = "flag" | "action" | "workspace";
 
-export interface Instruction {
-  kind: "skill" | "command";
+/** A skill as the Skill tool uses it; the runner's catalogue (runner/instructions/) reads them. */
+export interface SkillSource {
   name: string;
   description: string;
   /** The Markdown after the frontmatter. */
   body: string;
-  /** Frontmatter `allowed-tools`: recorded, never applied (a file cannot widen the run's policy). */
-  allowedTools: string[];
-  /** Frontmatter `model`. */
-  model?: string;
-  argumentHint?: string;
-  origin: InstructionOrigin;
-  /** The skill's folder (or the command's file) on the host. */
+  origin: SkillOrigin;
+  /** The skill's folder on the host. */
   hostPath: string;
   /** For the workspace's own skills: the folder inside the container. */
   containerDir?: string;
@@ -42,14 +37,14 @@ export const SkillInput = z.strictObject({
 });
 export type SkillInput = z.infer<typeof SkillInput>;
 
-const LOCATION: Record<Instruction["origin"], string> = {
+const LOCATION: Record<SkillOrigin, string> = {
   flag: "user",
   action: "user",
   workspace: "project",
 };
 
 /** The tool's description: how to use skills, and each skill's name and description. */
-export function skillToolDescription(skills: readonly Instruction[]): string {
+export function skillToolDescription(skills: readonly SkillSource[]): string {
   const listed = skills
     .map(
       (s) =>
@@ -98,9 +93,9 @@ function skillFiles(dir: string): Array<{ rel: string; abs: string; size: number
 }
 
 /** Makes the run's Skill tool over its skills (the factory of SEAMS.md: no service in ToolContext). */
-export function createSkillTool(skills: readonly Instruction[]): Tool<SkillInput> {
+export function createSkillTool(skills: readonly SkillSource[]): Tool<SkillInput> {
   const copied = new Map<string, Promise<string>>();
-  const baseDirectory = (skill: Instruction, sandbox: Sandbox): Promise<string> => {
+  const baseDirectory = (skill: SkillSource, sandbox: Sandbox): Promise<string> => {
     if (skill.containerDir) return Promise.resolve(skill.containerDir);
     let done = copied.get(skill.name);
     if (!done) {

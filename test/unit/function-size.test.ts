@@ -10,6 +10,14 @@ import { describe, expect, it } from "vitest";
 const root = path.resolve(import.meta.dirname, "../..");
 const MAX_FUNCTION_LINES = 100;
 const MAX_FILE_LINES = 800;
+/** A run's stages, and the record's assembly, are each short enough to read at once. */
+const MAX_STAGE_LINES = 60;
+/** The run's stage functions: `file` for every top-level function of the file, `file name` for one. */
+const STAGES = [
+  "src/runner/run.ts runAgent",
+  "src/runner/run/run-stages.ts",
+  "src/runner/record/index.ts buildReport",
+];
 
 /**
  * What may stay over the limits, with why: `file` for a file, `file name` for a function (named as
@@ -95,6 +103,34 @@ function check(files: Map<string, string>, allowed: ReadonlyMap<string, string>)
   return problems.sort();
 }
 
+/** Every stage function (STAGES) of `files` longer than MAX_STAGE_LINES, and every entry that names nothing. */
+function checkStages(files: Map<string, string>, stages: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const stage of stages) {
+    const [file, name] = stage.split(" ") as [string, string?];
+    const text = files.get(file);
+    const found =
+      text === undefined ? [] : topLevelFunctions(file, text).filter((f) => !name || f.name === name);
+    if (!found.length) problems.push(`${stage}: not found`);
+    for (const f of found)
+      if (f.lines > MAX_STAGE_LINES)
+        problems.push(`${file} ${f.name}: ${f.lines} lines (stage limit ${MAX_STAGE_LINES})`);
+  }
+  return problems.sort();
+}
+
+/** A file's top-level function declarations with their line counts. */
+function topLevelFunctions(file: string, text: string): Array<{ name: string; lines: number }> {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  return source.statements.filter(ts.isFunctionDeclaration).map((node) => ({
+    name: nameOf(node),
+    lines:
+      source.getLineAndCharacterOfPosition(node.end).line -
+      source.getLineAndCharacterOfPosition(node.getStart()).line +
+      1,
+  }));
+}
+
 function sourceFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const entry of fs.readdirSync(path.join(root, "src"), { recursive: true, encoding: "utf8" })) {
@@ -108,6 +144,24 @@ function sourceFiles(): Map<string, string> {
 describe("function and file size in src/", () => {
   it(`has no function over ${MAX_FUNCTION_LINES} lines and no file over ${MAX_FILE_LINES}, beyond the allowlist`, () => {
     expect(check(sourceFiles(), ALLOWED)).toEqual([]);
+  });
+
+  it(`has the run's stages and the record's assembly each within ${MAX_STAGE_LINES} lines`, () => {
+    expect(checkStages(sourceFiles(), STAGES)).toEqual([]);
+  });
+
+  it("fails on a long stage, in a named function or any of a file's, and on a stage that names nothing", () => {
+    const fn = (name: string, n: number) =>
+      `export function ${name}(): void {\n${Array.from({ length: n }, (_, i) => `  const v${i} = ${i};`).join("\n")}\n}\n`;
+    const planted = new Map([
+      ["src/run.ts", `${fn("runAgent", 59)}${fn("other", 80)}`],
+      ["src/stages.ts", `${fn("prepare", 58)}${fn("converse", 59)}`],
+    ]);
+    expect(checkStages(planted, ["src/run.ts runAgent", "src/stages.ts", "src/gone.ts f"])).toEqual([
+      "src/gone.ts f: not found",
+      "src/run.ts runAgent: 61 lines (stage limit 60)",
+      "src/stages.ts converse: 61 lines (stage limit 60)",
+    ]);
   });
 
   it("fails on a long function, a factory long with its closures, a long file, and a stale allowlist entry", () => {

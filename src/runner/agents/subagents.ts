@@ -6,9 +6,7 @@
 // in plan; a definition's `permissionMode`) is held to that mode's decision on top. No subagent gets Task,
 // so the tree is one level deep.
 import type { PermissionMode } from "../../policy/schema.js";
-import type { Sandbox } from "../../sandbox/sandbox.js";
 import { apiToolDefinitions, FILE_WRITING_TOOLS } from "../../tools/index.js";
-import type { RunState } from "../../tools/state.js";
 import {
   createTaskTool,
   type SubagentLauncher,
@@ -26,17 +24,13 @@ import {
   type AgentDefinition,
 } from "./agents.js";
 import { newLoopResult, newLoopState, runAgentLoop, type LoopResult } from "../loop/agent-loop.js";
-import type { ContextManager } from "../loop/context.js";
-import type { Driver } from "../model/driver.js";
-import type { EventSink } from "../loop/events.js";
 import {
   ToolPipeline,
   type NestedMemory,
   type PermissionGate,
   type ToolCallRecord,
-  type ToolHooks,
 } from "../loop/pipeline.js";
-import type { RunBudget } from "../loop/run-budget.js";
+import type { RunServices } from "../loop/services.js";
 import { subagentSystemPrompt } from "../instructions/system-prompt.js";
 
 /** At most this many subagents work at once; more Task calls wait for a free slot (RELIABILITY A2). */
@@ -73,35 +67,13 @@ export interface SubagentModelContext {
   forAgent(agent: AgentDefinition): { preamble: string[]; memory: NestedMemory };
 }
 
+/** What a subagent runner has of its own, beside the run's services. */
 export interface SubagentRunnerOptions {
   agents: readonly AgentDefinition[];
   /** The parent's enabled tools (after its mode): a subagent's ceiling (Task and its kin are taken out). */
   parentTools: () => readonly AnyTool[];
-  sandbox: Sandbox;
-  state: RunState;
-  /** The parent's permission gate, and the same policy held to a narrower mode (a subagent's). */
-  gate: PermissionGate;
-  gateIn: (mode: PermissionMode) => PermissionGate;
-  hooks?: ToolHooks;
-  mode: PermissionMode;
-  network: string;
-  allowedDomains: readonly string[];
-  driver: Driver;
-  parentModel: string;
-  maxTokens: number;
-  /** The run's one budget: every subagent's model calls are charged to it, under its Task call. */
-  budget: RunBudget;
-  /** The run's turn limit; a Task call's max_turns can only lower it. */
-  maxTurns: number;
-  events: EventSink;
-  runId: string;
-  runStart: number;
-  outputDir?: string;
-  /** A fresh context manager for each subagent's conversation. */
-  context: () => ContextManager | undefined;
   /** What each subagent is told besides its system prompt (memory, git snapshot, environment facts). */
-  modelContext?: SubagentModelContext;
-  progress?: (line: string, call?: ToolCallRecord) => void;
+  told?: SubagentModelContext;
 }
 
 interface BackgroundEntry {
@@ -161,7 +133,12 @@ export class SubagentRunner implements SubagentLauncher {
   private readonly background = new Map<string, BackgroundEntry>();
   private seq = 0;
 
-  constructor(private readonly options: SubagentRunnerOptions) {}
+  private readonly options: SubagentRunnerOptions & RunServices;
+
+  /** Every subagent runs with the run's services (sandbox, gate, hooks, budget, driver, events). */
+  constructor(services: RunServices, own: SubagentRunnerOptions) {
+    this.options = { ...services, ...own };
+  }
 
   /** The run's Task tool, bound to this runner. */
   tools(): AnyTool[] {
@@ -246,7 +223,7 @@ export class SubagentRunner implements SubagentLauncher {
       toolUseId: request.toolUseId,
       type: agent.name,
       description: request.description,
-      model: resolveAgentModel(request.model ?? agent.model, this.options.parentModel),
+      model: resolveAgentModel(request.model ?? agent.model, this.options.model),
       mode: agentMode(agent, this.options.mode),
       background,
       startOffsetMs: Math.round(performance.now() - this.options.runStart),
@@ -265,7 +242,7 @@ export class SubagentRunner implements SubagentLauncher {
     const { mode } = run;
     const started = performance.now();
     const state = o.state.forAgent();
-    const told = o.modelContext?.forAgent(agent);
+    const told = o.told?.forAgent(agent);
     const pipeline = new ToolPipeline({
       allTools: o.parentTools(),
       enabledTools: tools,
@@ -297,7 +274,7 @@ export class SubagentRunner implements SubagentLauncher {
             network: o.network,
             allowedDomains: o.allowedDomains,
             tools: run.tools,
-            environment: o.modelContext?.environmentText,
+            environment: o.told?.environmentText,
           }),
           prompt: request.prompt,
           preamble: told?.preamble,
@@ -310,19 +287,10 @@ export class SubagentRunner implements SubagentLauncher {
         o.budget,
         run.loop,
       );
-      await runAgentLoop(
-        {
-          driver,
-          pipeline,
-          sandbox: o.sandbox,
-          events: o.events,
-          budget: o.budget,
-          runId: o.runId,
-          runStart: o.runStart,
-          progress: o.progress ? (line, call) => o.progress?.(`  ${line}`, call) : undefined,
-        },
-        conversation,
-      );
+      const progress = o.progress
+        ? (line: string, call?: ToolCallRecord) => o.progress?.(`  ${line}`, call)
+        : undefined;
+      await runAgentLoop({ ...o, driver, pipeline, progress }, conversation);
       run.status = run.loop.exit;
     } catch (e) {
       run.error = (e as Error)?.message ?? String(e);

@@ -5,12 +5,26 @@
 // policy: `allowed-tools` is read so that the report can say it was not applied.
 import fs from "node:fs";
 import path from "node:path";
-import type { Instruction, InstructionOrigin } from "../../tools/skill.js";
+import type { SkillOrigin, SkillSource } from "../../tools/skill.js";
 import { workspaceGate, type IgnoredConfig } from "../../policy/index.js";
 import { type Frontmatter, parseFrontmatter } from "./frontmatter.js";
 
-export type { Instruction, InstructionOrigin } from "../../tools/skill.js";
 export { substituteArguments } from "../../tools/skill.js";
+
+/** Where an instruction came from, for the report and for trust. */
+export type InstructionOrigin = SkillOrigin;
+
+/** A skill or a slash command of the run: what the Skill tool uses, and what the runner adds. */
+export interface Instruction extends SkillSource {
+  kind: "skill" | "command";
+  /** Frontmatter `allowed-tools`: recorded, never applied (a file cannot widen the run's policy). */
+  allowedTools: string[];
+  /** Frontmatter `model`. */
+  model?: string;
+  argumentHint?: string;
+  /** The skill's folder (or the command's file) on the host. */
+  hostPath: string;
+}
 
 export interface InstructionSource {
   dir: string;

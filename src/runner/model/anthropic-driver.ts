@@ -46,7 +46,6 @@ import { costUsd, normalizeModelId } from "./pricing.js";
 import { withCacheBreakpoints } from "./prompt-cache.js";
 import type { AnthropicCredential } from "./credentials.js";
 import {
-  AUTH_HINT,
   classifyError,
   credentialHint,
   describeCause,
@@ -59,7 +58,7 @@ import {
 
 import {
   createModelClient,
-  PROVIDER_NAMES,
+  modelProvider,
   providerModel,
   type ModelClient,
   type Provider,
@@ -294,7 +293,7 @@ export class AnthropicDriver implements Driver {
     const tail = why ? `; ${why}` : "";
     const hint = failure.kind === "auth" ? ` ${this.authHint()}` : "";
     const message = this.redact(
-      `${PROVIDER_NAMES[this.provider]} ${label}: ${failure.detail}${tail}.${hint}`,
+      `${modelProvider(this.provider).name} ${label}: ${failure.detail}${tail}.${hint}`,
     );
     return new ModelApiError(message, failure.status, failure.kind, { attempts });
   }
@@ -504,7 +503,7 @@ export class AnthropicDriver implements Driver {
     } catch (error) {
       const detail = this.redact(describeCause(error as Error));
       throw new ModelApiError(
-        `${PROVIDER_NAMES[this.provider]} ${KIND_LABEL.auth}: ${detail}. ${this.authHint()}`,
+        `${modelProvider(this.provider).name} ${KIND_LABEL.auth}: ${detail}. ${this.authHint()}`,
         undefined,
         "auth",
       );
@@ -512,7 +511,7 @@ export class AnthropicDriver implements Driver {
   }
 
   private authHint(): string {
-    return this.provider === "anthropic" ? credentialHint(this.credential) : AUTH_HINT[this.provider];
+    return modelProvider(this.provider).authHint(this.credential);
   }
 
   /**

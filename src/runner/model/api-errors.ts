@@ -10,7 +10,6 @@ import {
 import { WorkloadIdentityError } from "@anthropic-ai/sdk/lib/credentials/types";
 import { CREDENTIAL_SOURCES, type AnthropicCredential } from "./credentials.js";
 import type { ModelApiError } from "./driver.js";
-import type { Provider } from "./providers.js";
 
 export type ErrorKind = ModelApiError["kind"];
 
@@ -54,13 +53,6 @@ export function credentialHint(credential: AnthropicCredential): string {
     return "Check the federation rule, the organization (and the workspace when the rule covers several) and the identity token.";
   return `Check ${CREDENTIAL_SOURCES[credential.kind]}.`;
 }
-
-/** What an auth failure asks the user to check, per provider. */
-export const AUTH_HINT: Record<Provider, string> = {
-  anthropic: "Check ANTHROPIC_API_KEY.",
-  bedrock: "Check the AWS credentials, the region, and that the model is enabled in Bedrock there.",
-  vertex: "Check the Google credentials, the project, and that the model is enabled in Vertex AI there.",
-};
 
 /** Sorts an SDK or stream error into a kind, and whether another attempt can help. */
 export function classifyError(error: unknown, redact: (text: string) => string): Failure {

@@ -1,6 +1,6 @@
 // The services a run binds its tools to, set up before the loop starts: the web tools' (the egress decision
 // for the run's network setting, side calls charged to the budget), the skills and slash commands from
-// their trusted folders, and the MCP servers.
+// their trusted folders, the MCP servers, and the bundle the main loop and every subagent run with.
 import path from "node:path";
 import { DockerSandbox } from "../../sandbox/docker-sandbox.js";
 import { loadCatalogue } from "../instructions/instructions.js";
@@ -18,7 +18,13 @@ import {
   trustedCas,
   type WebServices,
 } from "../../tools/web-services.js";
+import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "../loop/context.js";
+import type { EventSink } from "../loop/events.js";
+import { apiContextEditFor } from "../model/pricing.js";
+import { callProgress } from "../progress.js";
+import type { PreparedPolicy } from "./policy-setup.js";
 import type { RunContext } from "./run-context.js";
+import type { RunServices } from "../loop/services.js";
 
 /**
  * The web tools' services for this run: the egress decision for its network setting, the CAs of --ca-cert,
@@ -107,4 +113,56 @@ export async function startMcp(ctx: RunContext, sandbox: DockerSandbox): Promise
     );
   }
   return manager;
+}
+
+/** The run's services, built once: what the main loop and every subagent run with. */
+export function runServices(
+  ctx: RunContext,
+  started: Pick<RunServices, "sandbox" | "hooks" | "budget" | "driver"> & { policy: PreparedPolicy },
+): RunServices {
+  const { config, runId, runStart, events } = ctx;
+  const { policy } = started;
+  return {
+    runId,
+    runStart,
+    outputDir: ctx.outDir,
+    events,
+    sandbox: started.sandbox,
+    state: ctx.state,
+    mode: policy.policy.mode,
+    gate: policy.gate,
+    gateIn: policy.gateIn,
+    hooks: started.hooks,
+    budget: started.budget,
+    driver: started.driver,
+    model: config.script ? "script" : config.model,
+    maxTokens: config.maxTokens,
+    maxTurns: config.maxTurns,
+    context: () => contextFor(config, events, runId, runStart),
+    network: config.network,
+    allowedDomains: config.allowDomain,
+    progress: callProgress(ctx.io.progress ? ctx.log : undefined, ctx.io.onProgress, ctx.redactor.redact),
+  };
+}
+
+/** A fresh context manager for one conversation: the model's window, where compaction starts, the API's edits. */
+export function contextFor(
+  config: RunConfig,
+  events: EventSink,
+  runId: string,
+  runStart: number,
+): ContextManager {
+  const window = config.contextWindow ?? contextWindowOf(config.model);
+  const compactAt = config.compactAt ?? Math.floor(window * COMPACT_AT_FRACTION);
+  // A scripted run has no API to ask: agent-ci's own clearing.
+  const apiEdit = config.script ? undefined : apiContextEditFor(config.model);
+  return new ContextManager({
+    window,
+    compactAt,
+    enabled: config.compaction,
+    events,
+    runId,
+    runStart,
+    apiEdit,
+  });
 }

@@ -26,16 +26,14 @@ import { checkAgentModes, loadAgents, type LoadedAgents } from "../agents/agents
 import type { AnthropicDriver } from "../model/anthropic-driver.js";
 import { anthropicCredential, CREDENTIAL_SOURCES } from "../model/credentials.js";
 import type { RunConfig } from "../config.js";
-import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "../loop/context.js";
 import { ModelApiError, type Driver } from "../model/driver.js";
-import type { EventSink, StreamEvent } from "../loop/events.js";
+import type { StreamEvent } from "../loop/events.js";
 import { startHooks } from "../hooks/hooks.js";
 import { prepareModelContext, type ModelContext } from "../instructions/memory/model-context.js";
-import { ToolPipeline, type ToolHooks } from "../loop/pipeline.js";
+import { ToolPipeline } from "../loop/pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { warmUpPolicy } from "./policy-warm-up.js";
-import { apiContextEditFor } from "../model/pricing.js";
-import { checkCloudCredentials, PROVIDER_GAPS, PROVIDER_NAMES } from "../model/providers.js";
+import { modelProvider } from "../model/providers.js";
 import {
   comparePolicy,
   continueWorkspace,
@@ -45,9 +43,9 @@ import {
 } from "../resume/resume.js";
 import { RunBudget } from "../loop/run-budget.js";
 import { runSandboxOptions } from "./sandbox-options.js";
-import { callProgress } from "../progress.js";
 import { type AgentPhase, type RunContext, timed } from "./run-context.js";
-import { applyInstructions, startMcp, webServices } from "./run-services.js";
+import { applyInstructions, contextFor, runServices, startMcp, webServices } from "./run-services.js";
+import type { RunServices } from "../loop/services.js";
 import { loadScript, ScriptDriver } from "../model/script-driver.js";
 import { readSchema, StructuredOutputSpec } from "../model/structured-output.js";
 import { SubagentRunner } from "../agents/subagents.js";
@@ -68,11 +66,9 @@ export interface Prepared {
   mcpServers: readonly McpServerConfig[];
 }
 
-/** What the main loop and every subagent run with, built once. */
-export interface RunServices {
-  sandbox: DockerSandbox;
-  hooks?: ToolHooks;
-  budget: RunBudget;
+/** What the services stage started: the run's services, its subagents and its tool set. */
+export interface Started {
+  services: RunServices;
   subagents: SubagentRunner;
   toolSet: RunToolSet;
 }
@@ -88,8 +84,8 @@ export async function runAgentPhase(
   const ahead = askAhead(ctx, phase, prepared, signal);
   try {
     const sandbox = await openSandbox(ctx, phase, prepared, signal);
-    const services = await startServices(ctx, phase, prepared, sandbox, deadline, signal);
-    await converse(ctx, phase, prepared, services, ahead);
+    const started = await startServices(ctx, phase, prepared, sandbox, deadline, signal);
+    await converse(ctx, phase, prepared, started, ahead);
   } finally {
     ahead?.drop("the run ended before its first turn");
   }
@@ -183,7 +179,7 @@ async function openSandbox(
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
   log(
-    `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : `model ${config.model}${config.provider === "anthropic" ? "" : ` on ${PROVIDER_NAMES[config.provider]}`}`}`,
+    `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : modelProvider(config.provider).describe(config.model)}`,
   );
   const sandbox = await DockerSandbox.start({
     ...runSandboxOptions(config),
@@ -213,7 +209,7 @@ async function startServices(
   sandbox: DockerSandbox,
   deadline: number,
   signal: AbortSignal,
-): Promise<RunServices> {
+): Promise<Started> {
   const { config, policy, mode } = prepared;
   const { runId, log } = ctx;
   if (prepared.mcpServers.length) phase.mcp = await startMcp(ctx, sandbox);
@@ -231,44 +227,21 @@ async function startServices(
     signal,
   );
   ctx.budget = budget;
-  const subagents = startSubagents(ctx, prepared, { sandbox, hooks, budget }, () => toolSet.enabled);
+  const services = runServices(ctx, {
+    sandbox,
+    policy,
+    hooks,
+    budget,
+    driver: prepared.driver,
+  });
+  const subagents = new SubagentRunner(services, {
+    agents: prepared.agents.agents,
+    parentTools: () => toolSet.enabled,
+    told: prepared.told,
+  });
   phase.subagents = subagents;
   const toolSet = runToolSet(ctx, phase, prepared, subagents);
-  return { sandbox, hooks, budget, subagents, toolSet };
-}
-
-/** The subagent runner: the run's sandbox, gate, hooks, driver and budget, with the parent's tools as ceiling. */
-function startSubagents(
-  ctx: RunContext,
-  { config, policy, mode, driver, agents, told }: Prepared,
-  { sandbox, hooks, budget }: Pick<RunServices, "sandbox" | "hooks" | "budget">,
-  parentTools: () => readonly AnyTool[],
-): SubagentRunner {
-  const { runId, events, log } = ctx;
-  return new SubagentRunner({
-    agents: agents.agents,
-    parentTools,
-    sandbox,
-    state: ctx.state,
-    gate: policy.gate,
-    gateIn: policy.gateIn,
-    hooks,
-    mode,
-    network: config.network,
-    allowedDomains: config.allowDomain,
-    driver,
-    parentModel: config.script ? "script" : config.model,
-    maxTokens: config.maxTokens,
-    budget,
-    maxTurns: config.maxTurns,
-    events,
-    runId,
-    runStart: ctx.runStart,
-    outputDir: ctx.outDir,
-    context: () => contextFor(config, events, runId, ctx.runStart),
-    progress: callProgress(ctx.io.progress ? log : undefined, ctx.io.onProgress, ctx.redactor.redact),
-    modelContext: told,
-  });
+  return { services, subagents, toolSet };
 }
 
 /** The run's tool set: the static tools, Task and its kin, Skill, the web tools and the MCP servers' tools. */
@@ -307,7 +280,7 @@ function toolSetOptions(
     ],
     off: webToolsOff({
       offline: web.offline,
-      providerGap: config.script ? undefined : PROVIDER_GAPS[config.provider].WebSearch,
+      providerGap: config.script ? undefined : modelProvider(config.provider).gaps.WebSearch,
       mode,
       rules: policy.policy.rules,
     }),
@@ -320,38 +293,28 @@ async function converse(
   ctx: RunContext,
   phase: AgentPhase,
   prepared: Prepared,
-  services: RunServices,
+  { services, toolSet }: Started,
   askedAhead: FirstTurnAhead | undefined,
 ): Promise<void> {
-  const { policy, told, driver } = prepared;
-  const { sandbox, hooks, budget, toolSet } = services;
-  const { runId, events, loop } = ctx;
-  events.emit(initEvent(ctx, phase, prepared, services));
+  const { told } = prepared;
+  const { sandbox, budget } = services;
+  const { events, loop } = ctx;
+  events.emit(initEvent(ctx, phase, prepared, { sandbox, toolSet }));
   const pipeline = new ToolPipeline({
     allTools: toolSet.all,
     enabledTools: toolSet.enabled,
     sandbox,
-    state: ctx.state,
-    gate: policy.gate,
-    hooks,
-    outputDir: ctx.outDir,
-    runStart: ctx.runStart,
+    state: services.state,
+    gate: services.gate,
+    hooks: services.hooks,
+    outputDir: services.outputDir,
+    runStart: services.runStart,
     disabledReason: (tool) => toolSet.disabledReason(tool),
     memory: told.main.memory,
   });
   const conversation = newLoopState(mainConversation(ctx, prepared, toolSet.api), budget, loop);
   phase.conversation = conversation;
-  const progress = callProgress(
-    ctx.io.progress ? ctx.log : undefined,
-    ctx.io.onProgress,
-    ctx.redactor.redact,
-  );
-  await timed(ctx, "calls", () =>
-    runAgentLoop(
-      { driver, pipeline, sandbox, events, budget, runId, runStart: ctx.runStart, progress, askedAhead },
-      conversation,
-    ),
-  );
+  await timed(ctx, "calls", () => runAgentLoop({ ...services, pipeline, askedAhead }, conversation));
   if (loop.exit !== "completed")
     phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
 }
@@ -384,14 +347,16 @@ function initEvent(
   ctx: RunContext,
   phase: AgentPhase,
   { config, mode }: Prepared,
-  { sandbox, toolSet }: Pick<RunServices, "sandbox" | "toolSet">,
+  { sandbox, toolSet }: { sandbox: { root: string }; toolSet: RunToolSet },
 ): StreamEvent {
   return {
     type: "system",
     subtype: "init",
     session_id: ctx.runId,
     apiKeySource:
-      !config.script && config.provider === "anthropic" && anthropicCredential(config)?.kind === "api_key"
+      !config.script &&
+      modelProvider(config.provider).anthropicSignIn &&
+      anthropicCredential(config)?.kind === "api_key"
         ? "ANTHROPIC_API_KEY"
         : "none",
     cwd: sandbox.root,
@@ -418,7 +383,7 @@ async function makeDriver(
     credential: anthropicCredential(config),
     onSecret,
     baseURL: config.baseURL,
-    ...(config.provider === "anthropic"
+    ...(modelProvider(config.provider).anthropicSignIn
       ? {}
       : {
           cloud: {
@@ -447,7 +412,8 @@ async function checkModelAccess(
   log: (line: string) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  if (config.provider === "anthropic") {
+  const provider = modelProvider(config.provider);
+  if (provider.anthropicSignIn) {
     // Checked with the client the run then uses (a federated token is exchanged once).
     const credential = anthropicCredential(config);
     if (credential) log(`Anthropic API: signing in with ${CREDENTIAL_SOURCES[credential.kind]}`);
@@ -455,29 +421,8 @@ async function checkModelAccess(
     return;
   }
   // A cloud provider has no cheap call that checks its credentials without a model.
-  await checkCloudCredentials(config).catch((error: Error) => {
-    throw new ModelApiError(`${PROVIDER_NAMES[config.provider]}: ${error.message}`, undefined, "auth");
-  });
-}
-
-export function contextFor(
-  config: RunConfig,
-  events: EventSink,
-  runId: string,
-  runStart: number,
-): ContextManager {
-  const window = config.contextWindow ?? contextWindowOf(config.model);
-  const compactAt = config.compactAt ?? Math.floor(window * COMPACT_AT_FRACTION);
-  // A scripted run has no API to ask: agent-ci's own clearing.
-  const apiEdit = config.script ? undefined : apiContextEditFor(config.model);
-  return new ContextManager({
-    window,
-    compactAt,
-    enabled: config.compaction,
-    events,
-    runId,
-    runStart,
-    apiEdit,
+  await provider.checkCredentials?.(config).catch((error: Error) => {
+    throw new ModelApiError(`${provider.name}: ${error.message}`, undefined, "auth");
   });
 }
 

@@ -3,10 +3,14 @@
  * geography) and Vertex AI are called with, provider ids priced from the same rows, and the provider settings
  * read from the environment and checked as flags and inputs share them.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../../src/runner/config.js";
 import { MODEL_ALIASES, modelIdsFor, priceFor } from "../../../src/runner/model/pricing.js";
 import {
+  modelProvider,
+  PROVIDERS,
   providerEnv,
   providerModel,
   providerProblems,
@@ -133,5 +137,38 @@ describe("provider settings", () => {
       parseRunConfig({ ...base, provider: "bedrock", region: "us-east-1", env: ["AWS_SECRET_ACCESS_KEY"] }),
     ).toThrow(/--env AWS_SECRET_ACCESS_KEY: the model's cloud credentials stay on the host/);
     expect(() => parseRunConfig(base)).toThrow(/ANTHROPIC_API_KEY is not set/);
+  });
+});
+
+describe("the provider object", () => {
+  it("answers what differs per provider: its name, the features it lacks, how it signs in", () => {
+    expect(PROVIDERS.map((p) => [modelProvider(p).name, modelProvider(p).anthropicSignIn])).toEqual([
+      ["Anthropic API", true],
+      ["Amazon Bedrock", false],
+      ["Google Vertex AI", false],
+    ]);
+    expect(modelProvider("bedrock").gaps.WebSearch).toMatch(/web_search/);
+    expect(modelProvider("vertex").gaps.WebSearch).toBeUndefined();
+    expect(modelProvider("vertex").describe("claude-sonnet-4-5")).toBe(
+      "model claude-sonnet-4-5 on Google Vertex AI",
+    );
+  });
+
+  it("is asked, not switched on by name, in the runner, the tools and the CLI", () => {
+    const root = path.resolve(import.meta.dirname, "../../../src");
+    const switches = ["runner", "tools"].flatMap((dir) =>
+      fs
+        .readdirSync(path.join(root, dir), { recursive: true, encoding: "utf8" })
+        .filter((file) => file.endsWith(".ts"))
+        .map((file) => path.join(dir, file)),
+    );
+    const found = [...switches, "cli.ts"].flatMap((file) =>
+      fs
+        .readFileSync(path.join(root, file), "utf8")
+        .split("\n")
+        .filter((line) => /provider\s*[!=]==\s*"(anthropic|bedrock|vertex)"/.test(line))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
+    expect(found).toEqual([]);
   });
 });

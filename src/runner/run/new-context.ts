@@ -1,0 +1,66 @@
+// A run's context before any stage: where it writes, its secrets and redactor (the MCP servers' env and headers
+// among them, so their configuration is read first), its event stream and the records its stages fill.
+import path from "node:path";
+import { loadMcpConfig, type McpConfigResult } from "../../mcp/config.js";
+import { createRedactor } from "../../report/index.js";
+import { RunState } from "../../tools/state.js";
+import { ConfigError } from "../../errors.js";
+import type { RunConfig } from "../config.js";
+import { newLoopResult } from "../loop/agent-loop.js";
+import { EventSink } from "../loop/events.js";
+import { progressListener } from "../progress.js";
+import type { RunContext, RunIO } from "./run-context.js";
+
+/** Where the run writes and the secrets it knows from its configuration. */
+export interface RunIdentity {
+  runId: string;
+  outDir: string;
+  /** The run's own known secrets (knownSecrets); the MCP servers' are added here. */
+  secrets: string[];
+}
+
+/** The context every stage of the run shares; a bad MCP configuration is kept for the first stage to throw. */
+export function newRunContext(
+  config: RunConfig,
+  io: RunIO,
+  { runId, outDir, secrets }: RunIdentity,
+): RunContext {
+  let mcpConfig: McpConfigResult | undefined;
+  let mcpConfigError: Error | undefined;
+  try {
+    mcpConfig = loadMcpConfig({
+      configs: config.mcpConfig,
+      workspace: config.workspace,
+      trustWorkspace: config.trustWorkspaceSettings,
+    });
+  } catch (e) {
+    mcpConfigError = new ConfigError((e as Error).message);
+  }
+  const allSecrets = [...secrets, ...(mcpConfig?.secrets ?? [])];
+  const redactor = createRedactor({ secrets: allSecrets });
+  return {
+    config,
+    io,
+    runId,
+    outDir,
+    patchPath: path.join(outDir, "patch.diff"),
+    startedAt: new Date(),
+    runStart: performance.now(),
+    redactor,
+    log: (line: string) => io.stderr(redactor.redact(line)),
+    events: new EventSink(
+      path.join(outDir, "events.jsonl"),
+      redactor.redact,
+      config.outputFormat === "stream-json" ? io.stdout : undefined,
+      progressListener(io.onProgress),
+    ),
+    state: new RunState(),
+    loop: newLoopResult(),
+    sideCalls: [],
+    webLedger: [],
+    mcpConfig,
+    mcpConfigError,
+    secrets: allSecrets,
+    phases: [],
+  };
+}
