@@ -26,6 +26,7 @@ import {
 } from "../support/egress-servers.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { ENGINE_SERVER, makeCa, makeCert } from "../support/tls-certs.js";
+import { tempOut } from "../support/run-io.js";
 
 const host = new Docker();
 /** The run's image inside the engine: Debian's base, loaded (the toolbelt brings everything agent-ci runs). */
@@ -202,7 +203,7 @@ let workspace: string;
 let outDir: string;
 beforeEach(() => {
   workspace = calcWorkspace();
-  outDir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-dind-out-"));
+  outDir = tempOut();
 });
 afterEach(async () => {
   expect(await leftovers()).toEqual([]);

@@ -7,6 +7,7 @@ import { parseReport, type RunReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { tempOut } from "../support/run-io.js";
 
 export const EXAMPLE = path.resolve("examples/buggy-calc");
 
@@ -34,7 +35,7 @@ export interface ScriptedRun {
 /** One run through runAgent, as the CLI makes it (config parsed from the same input shape). */
 export async function runScripted(input: Partial<RunConfigInput>): Promise<ScriptedRun> {
   const logs: string[] = [];
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+  const out = tempOut();
   const config = parseRunConfig({
     workspace: EXAMPLE,
     out,

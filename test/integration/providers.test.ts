@@ -20,6 +20,7 @@ import {
 } from "../support/fake-cloud-auth.js";
 import { startFakeBedrock, startFakeVertex, type FakeCloudEndpoint } from "../support/fake-model-clouds.js";
 import { applyToCopy } from "../support/workspace.js";
+import { tempOut } from "../support/run-io.js";
 
 const EXAMPLE = path.resolve("examples/buggy-calc");
 const closers: Array<{ close(): Promise<void> }> = [];
@@ -45,7 +46,7 @@ async function run(input: Partial<RunConfigInput>) {
   const logs: string[] = [];
   const config = parseRunConfig({
     workspace: EXAMPLE,
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     mode: "bypassPermissions",
     prompt: "Fix the failing test",
     ...input,

@@ -4,7 +4,6 @@
 // recorded shape and carry the same facts (the wording of frames and errors is agent-ci's own, see the
 // reference's README), and the requests made for each subagent must carry the tool set the case records.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli-process.js";
@@ -19,6 +18,7 @@ import {
 } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
 import { referenceDir } from "../support/reference.js";
+import { tempOut } from "../support/run-io.js";
 
 const REFERENCE = referenceDir("claude-code-agent-tools");
 const FAKE_KEY = ["sk", "ant", "api03", "referenceFAKEkey0123456789abcdefABCDEF"].join("-");
@@ -154,7 +154,7 @@ describe("the recorded subagent and background-task cases, through the CLI", () 
       },
     });
     servers.push(api);
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-ref-out-"));
+    const out = tempOut();
     const args = [
       "run",
       "--workspace",

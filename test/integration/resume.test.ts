@@ -24,6 +24,7 @@ import { startFakeGitHub } from "../support/fake-github.js";
 import { addBareRepo, startGitRemote } from "../support/git-remote.js";
 import { publishOptions } from "../support/publish-fixture.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
+import { tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 const KEY = ["sk-ant-api03", "RESUMEfake".repeat(4), "xyzAA"].join("-");
@@ -47,7 +48,7 @@ async function run(
   server: FakeAnthropic,
 ): Promise<{ outcome: RunOutcome; report: RunReport; log: string }> {
   const config = parseRunConfig({
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     apiKey: KEY,
     baseURL: server.url,
     ...input,

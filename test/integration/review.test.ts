@@ -13,6 +13,7 @@ import { runAgent } from "../../src/runner/run.js";
 import { reviewJsonSchema } from "../../src/review/findings.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
+import { tempOut } from "../support/run-io.js";
 
 const servers: FakeAnthropic[] = [];
 afterEach(async () => {
@@ -49,7 +50,7 @@ function cli(args: string[]) {
 
 const config = (input: Partial<RunConfigInput>) =>
   parseRunConfig({
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     task: "review",
     ...input,
   } as RunConfigInput);
@@ -116,7 +117,7 @@ describe("--task review", () => {
       { path: "app.py", line: 2, severity: "major", body: "Empty list." },
       { path: "README.md", line: 1, severity: "nit", body: "x" },
     ];
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const out = tempOut();
     const review = cli([
       "run",
       "--workspace",

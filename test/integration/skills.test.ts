@@ -12,6 +12,7 @@ import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-an
 import { calcWorkspace, runAction } from "../support/action-harness.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
+import { tempOut } from "../support/run-io.js";
 
 const GREET =
   "---\nname: greet\ndescription: Greets someone by name.\nallowed-tools: Bash\n---\nGreet the person named in the arguments: $ARGUMENTS\n";
@@ -31,7 +32,7 @@ async function run(input: Partial<RunConfigInput>, turns: unknown[]) {
   const logs: string[] = [];
   const config = parseRunConfig({
     workspace: makeWorkspace({ "README.md": "hi\n" }),
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     script: file,
     outputFormat: "stream-json",
     ...input,

@@ -11,6 +11,7 @@ import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js"
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
+import { tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 const EXAMPLE = path.resolve("examples/buggy-calc");
@@ -37,7 +38,7 @@ const output = (input: unknown) => ({ name: "StructuredOutput", input });
 
 async function run(input: Partial<RunConfigInput>): Promise<{ outcome: RunOutcome; logs: string[] }> {
   const logs: string[] = [];
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+  const out = tempOut();
   const config = parseRunConfig({
     workspace: EXAMPLE,
     out,

@@ -16,6 +16,7 @@ import {
   type FakeTurn,
 } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { tempOut } from "../support/run-io.js";
 
 // Assembled at run time, so no key-shaped literal is committed.
 const FAKE_KEY = ["sk", "ant", "api03", "subagentsFAKEkey0123456789abcdefABCDEF"].join("-");
@@ -44,7 +45,7 @@ async function play(
       apiKey: FAKE_KEY,
       baseURL: api.url,
       prompt: "Delegate.",
-      out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+      out: tempOut(),
       ...config,
     }),
     { stdout: () => {}, stderr: () => {}, progress: false },
@@ -366,7 +367,7 @@ describe("subagents", () => {
         apiKey: FAKE_KEY,
         baseURL: api.url,
         prompt: "Delegate.",
-        out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+        out: tempOut(),
         workspace,
         mode: "default",
         agentsDir: [agentsDir],
