@@ -7,7 +7,7 @@ import { parseReport, type RunReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
-import { tempOut } from "../support/run-io.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 export const EXAMPLE = path.resolve("examples/buggy-calc");
 
@@ -42,7 +42,7 @@ export async function runScripted(input: Partial<RunConfigInput>): Promise<Scrip
     mode: "bypassPermissions",
     ...input,
   } as RunConfigInput);
-  const outcome = await runAgent(config, { stdout: () => {}, stderr: (l) => logs.push(l), progress: false });
+  const outcome = await runAgent(config, quietIo({ stderr: (l) => logs.push(l) }));
   const read = (name: string) =>
     fs.existsSync(path.join(outcome.outDir, name))
       ? fs.readFileSync(path.join(outcome.outDir, name), "utf8")

@@ -21,6 +21,7 @@ import { makeWorkspace } from "../support/workspace.js";
 import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
+import { quietIo } from "../support/run-io.js";
 
 /** This host's trusted CAs (Debian's bundle), passed on with --ca-cert. */
 const HOST_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
@@ -244,11 +245,7 @@ describe("runAgent with --network allowlist", () => {
       ...extra,
     });
     const logs: string[] = [];
-    const outcome = await runAgent(config, {
-      stdout: () => {},
-      stderr: (l) => logs.push(l),
-      progress: false,
-    });
+    const outcome = await runAgent(config, quietIo({ stderr: (l) => logs.push(l) }));
     if (!fs.existsSync(path.join(outcome.outDir, "report.json")))
       throw new Error(`no report: ${JSON.stringify(outcome)}\n${logs.join("\n")}`);
     const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));

@@ -18,7 +18,7 @@ import {
   type FakeAnthropic,
 } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
-import { tempOut } from "../support/run-io.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 const FAKE_KEY = ["sk", "ant", "api03", "LONGRUNlongrunLONGRUN0123456789abcdefABCDEF-xyzAA"].join("-");
@@ -60,7 +60,7 @@ async function longRun(
     contextWindow: WINDOW,
     ...extra,
   } as RunConfigInput);
-  const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
+  const outcome = await runAgent(config, quietIo());
   const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
   const events = fs
     .readFileSync(path.join(outcome.outDir, "events.jsonl"), "utf8")
@@ -217,7 +217,7 @@ describe("a run longer than the context window", () => {
         prompt: "Write the notes.",
         mode: "bypassPermissions",
       } as RunConfigInput);
-      const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
+      const outcome = await runAgent(config, quietIo());
       expect(outcome.exitReason).toBe("completed");
       const requests = api.messagesRequests();
       expect(requests).toHaveLength(4);

@@ -20,7 +20,7 @@ import {
 } from "../support/fake-cloud-auth.js";
 import { startFakeBedrock, startFakeVertex, type FakeCloudEndpoint } from "../support/fake-model-clouds.js";
 import { applyToCopy } from "../support/workspace.js";
-import { tempOut } from "../support/run-io.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const EXAMPLE = path.resolve("examples/buggy-calc");
 const closers: Array<{ close(): Promise<void> }> = [];
@@ -51,11 +51,10 @@ async function run(input: Partial<RunConfigInput>) {
     prompt: "Fix the failing test",
     ...input,
   } as RunConfigInput);
-  const outcome = await runAgent(config, {
-    stdout: (l) => lines.push(l),
-    stderr: (l) => logs.push(l),
-    progress: false,
-  });
+  const outcome = await runAgent(
+    config,
+    quietIo({ stdout: (l) => lines.push(l), stderr: (l) => logs.push(l) }),
+  );
   return { outcome, lines, logs };
 }
 

@@ -12,7 +12,7 @@ import { runAgent, type RunOutcome } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
-import { tempOut } from "../support/run-io.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 const FAKE_KEY = "sk-ant-api03-FAKEKEYfakekeyFAKEKEY0123456789abcdefABCDEF-xyzAA";
@@ -47,7 +47,7 @@ async function run(
     lines.push(line);
     onLine?.(line);
   };
-  const outcome = await runAgent(config, { stdout, stderr: (l) => logs.push(l), progress: false }, cancel);
+  const outcome = await runAgent(config, quietIo({ stdout, stderr: (l) => logs.push(l) }), cancel);
   return { outcome, lines, logs };
 }
 

@@ -11,7 +11,7 @@ import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js"
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { tempOut } from "../support/run-io.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 const EXAMPLE = path.resolve("examples/buggy-calc");
@@ -46,7 +46,7 @@ async function run(input: Partial<RunConfigInput>): Promise<{ outcome: RunOutcom
     outputSchema: schemaFile(),
     ...input,
   } as RunConfigInput);
-  const outcome = await runAgent(config, { stdout: () => {}, stderr: (l) => logs.push(l), progress: false });
+  const outcome = await runAgent(config, quietIo({ stderr: (l) => logs.push(l) }));
   const left = await docker.listContainers({
     all: true,
     filters: { label: [`${LABEL_RUN}=${outcome.runId}`] },

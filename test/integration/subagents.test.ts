@@ -16,7 +16,7 @@ import {
   type FakeTurn,
 } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
-import { tempOut } from "../support/run-io.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 // Assembled at run time, so no key-shaped literal is committed.
 const FAKE_KEY = ["sk", "ant", "api03", "subagentsFAKEkey0123456789abcdefABCDEF"].join("-");
@@ -48,7 +48,7 @@ async function play(
       out: tempOut(),
       ...config,
     }),
-    { stdout: () => {}, stderr: () => {}, progress: false },
+    quietIo(),
   );
   const events = fs
     .readFileSync(path.join(outcome.outDir, "events.jsonl"), "utf8")
@@ -372,7 +372,7 @@ describe("subagents", () => {
         mode: "default",
         agentsDir: [agentsDir],
       }),
-      { stdout: () => {}, stderr: () => {}, progress: false },
+      quietIo(),
     );
     expect(outcome.report!.exitReason).toBe("config_error");
     expect(outcome.report!.error!.message).toContain(`agent definition agents-dir:${agentsDir}/yolo.md`);

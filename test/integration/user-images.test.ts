@@ -20,7 +20,7 @@ import {
   foreignImage,
 } from "../support/fixture-images.js";
 import { applyToCopy, type FileSpec, makeWorkspace } from "../support/workspace.js";
-import { tempOut } from "../support/run-io.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 
@@ -150,11 +150,7 @@ describe.each(["go", "python", ...BUSYBOX_IMAGES, FOREIGN_ARCHITECTURE] as const
           script: scriptFor(project),
         } as RunConfigInput);
         const logs: string[] = [];
-        const outcome = await runAgent(config, {
-          stdout: () => {},
-          stderr: (l) => logs.push(l),
-          progress: false,
-        });
+        const outcome = await runAgent(config, quietIo({ stderr: (l) => logs.push(l) }));
         expect(outcome.exitReason, logs.join("\n")).toBe("completed");
         const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
         const calls = report.toolCalls;

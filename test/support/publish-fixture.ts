@@ -12,7 +12,7 @@ import { parseRunConfig } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
 import { calcWorkspace, FIX_SCRIPT, scriptFile } from "./action-harness.js";
 import type { GitRemote } from "./git-remote.js";
-import { tempOut } from "./run-io.js";
+import { quietIo, tempOut } from "./run-io.js";
 
 export interface RunFolder {
   workspace: string;
@@ -29,11 +29,7 @@ export async function realRunFolder(): Promise<RunFolder> {
     script: scriptFile(FIX_SCRIPT, "Fixed add(): it subtracted.\n\nThe sum now adds its operands."),
     mode: "acceptEdits",
   });
-  const outcome = await runAgent(config, {
-    stdout: () => undefined,
-    stderr: () => undefined,
-    progress: false,
-  });
+  const outcome = await runAgent(config, quietIo());
   if (outcome.report?.outcome !== "changes")
     throw new Error(`the fixture run ended with ${outcome.report?.outcome ?? outcome.exitReason}`);
   return { workspace, base, outDir: outcome.outDir };

@@ -9,7 +9,7 @@ export function tempOut(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
 }
 
-/** The run's IO that drops every line and shows no progress; `over` keeps what a test wants to read. */
+/** The run's IO as a test gives it: no progress lines, and each stream dropped unless `over` collects it. */
 export function quietIo(over: Partial<RunIO> = {}): RunIO {
   return { stdout: () => {}, stderr: () => {}, progress: false, ...over };
 }
