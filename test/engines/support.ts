@@ -29,11 +29,14 @@ export interface ScriptedRun {
   /** events.jsonl as written: every tool result in full, as the model would have seen it. */
   events: string;
   patch: string;
+  /** The run's stdout lines (json / stream-json output). */
+  lines: string[];
   logs: string[];
 }
 
 /** One run through runAgent, as the CLI makes it (config parsed from the same input shape). */
 export async function runScripted(input: Partial<RunConfigInput>): Promise<ScriptedRun> {
+  const lines: string[] = [];
   const logs: string[] = [];
   const out = tempOut();
   const config = parseRunConfig({
@@ -42,7 +45,10 @@ export async function runScripted(input: Partial<RunConfigInput>): Promise<Scrip
     mode: "bypassPermissions",
     ...input,
   } as RunConfigInput);
-  const outcome = await runAgent(config, quietIo({ stderr: (l) => logs.push(l) }));
+  const outcome = await runAgent(
+    config,
+    quietIo({ stdout: (l) => lines.push(l), stderr: (l) => logs.push(l) }),
+  );
   const read = (name: string) =>
     fs.existsSync(path.join(outcome.outDir, name))
       ? fs.readFileSync(path.join(outcome.outDir, name), "utf8")
@@ -53,6 +59,7 @@ export async function runScripted(input: Partial<RunConfigInput>): Promise<Scrip
     report: json ? parseReport(json) : undefined,
     events: read("events.jsonl"),
     patch: fs.existsSync(outcome.patchPath) ? fs.readFileSync(outcome.patchPath, "utf8") : "",
+    lines,
     logs,
   };
 }
