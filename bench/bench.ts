@@ -29,7 +29,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseRunConfig } from "../src/runner/config.js";
-import { ToolPipeline, type ToolCallRecord } from "../src/runner/pipeline.js";
+import { ToolPipeline, type ToolCallRecord } from "../src/runner/loop/pipeline.js";
 import { runAgent, type RunOutcome } from "../src/runner/run.js";
 import { detectHostPacker, listWorkspace } from "../src/sandbox/archive.js";
 import {

@@ -4,7 +4,7 @@
 //   on the toolbelt's Node (the version toolbelt/Dockerfile pins is the target);
 // - the exec helper (src/sandbox/helper/main.ts), started in the run's container with `node -e`, on the
 //   toolbelt's Node too;
-// - the run's watchdog (src/runner/watchdog-worker.ts), a worker thread started from its text (`eval`), on
+// - the run's watchdog (src/runner/run/watchdog-worker.ts), a worker thread started from its text (`eval`), on
 //   the Node that runs agent-ci.
 // Two callers, one set of options per program:
 // - from source (vitest, tsx), the module that exports the text calls bundleEmbedded() when first imported;
@@ -45,8 +45,8 @@ const PROGRAMS = {
     options: { format: "cjs", platform: "node", target: TOOLBELT_NODE },
   },
   watchdogWorker: {
-    entry: "src/runner/watchdog-worker.ts",
-    module: "src/runner/watchdog-source.ts",
+    entry: "src/runner/run/watchdog-worker.ts",
+    module: "src/runner/run/watchdog-source.ts",
     exportName: "WATCHDOG_WORKER_JS",
     options: { format: "cjs", platform: "node", target: "node20" },
   },

@@ -21,7 +21,7 @@ import {
   PROVIDERS,
   TASKS,
 } from "./runner/options.js";
-import { providerEnv, providersFromEnv } from "./runner/providers.js";
+import { providerEnv, providersFromEnv } from "./runner/model/providers.js";
 import { EGRESS_PRESET_NAMES } from "./sandbox/egress/presets.js";
 import { jsonProgress } from "./runner/progress.js";
 import { addPublishCommand } from "./publish/cli.js";
@@ -212,7 +212,7 @@ function policyOptions(command: Command): Command {
 async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
   const [{ parseRunConfig }, { anthropicCredential, credentialsFromEnv }] = await Promise.all([
     import("./runner/config.js"),
-    import("./runner/credentials.js"),
+    import("./runner/model/credentials.js"),
   ]);
   const {
     promptFile,
@@ -269,7 +269,7 @@ async function run(flags: RunFlags): Promise<number> {
   const [{ runAgent, endedBeforeAnyContainer }, { printContext }, { disposeAllSandboxes }] =
     await Promise.all([
       import("./runner/run.js"),
-      import("./runner/memory/print-context.js"),
+      import("./runner/instructions/memory/print-context.js"),
       import("./sandbox/docker-sandbox.js"),
     ]);
   const config = await readRunConfig(flags);
@@ -325,7 +325,7 @@ async function run(flags: RunFlags): Promise<number> {
   const outcome =
     attempts && attempts > 1
       ? await (
-          await import("./runner/attempts.js")
+          await import("./runner/attempts/attempts.js")
         ).runAttemptsCommand(
           config,
           // Commander leaves --max-turns undefined unless given: then each attempt has the default.
@@ -660,7 +660,7 @@ Examples:
     .requiredOption("--out <dir>", "where the chosen run's patch and report go")
     .action(async (folders: string[], flags: { out: string }) => {
       const line = (text: string) => process.stderr.write(`${text}\n`);
-      const { chooseFromFolders } = await import("./runner/attempts.js");
+      const { chooseFromFolders } = await import("./runner/attempts/attempts.js");
       const outcome = await chooseFromFolders(folders, flags.out, {
         stdout: line,
         stderr: line,
@@ -693,7 +693,7 @@ Examples:
         trustWorkspaceSettings?: boolean;
       },
     ) => {
-      const { policyCheck } = await import("./runner/policy-setup.js");
+      const { policyCheck } = await import("./runner/run/policy-setup.js");
       process.exitCode = await policyCheck(call, flags, (line) => process.stdout.write(`${line}\n`));
     },
   );
@@ -713,7 +713,7 @@ Examples:
       settings?: string;
       trustWorkspaceSettings?: boolean;
     }) => {
-      const { policyReplay } = await import("./runner/policy-setup.js");
+      const { policyReplay } = await import("./runner/run/policy-setup.js");
       process.exitCode = await policyReplay(flags.replay, flags, (line) => process.stdout.write(`${line}\n`));
     },
   );

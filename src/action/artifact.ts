@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import { PATCH_FILE_NAME, REPORT_FILE_NAMES, type SecretFinding } from "../report/index.js";
-import { CONVERSATION_FILE } from "../runner/resume.js";
+import { CONVERSATION_FILE } from "../runner/resume/resume.js";
 
 export const TRIGGER_FILE_NAME = "trigger.json";
 export const WITHHELD_PATCH_FILE_NAME = "patch-withheld.txt";

@@ -6,7 +6,7 @@
 // the container. Without these inputs nothing is exchanged and the clouds' SDKs find credentials their usual way.
 import { AssumeRoleWithWebIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { IdentityPoolClient } from "google-auth-library";
-import type { AwsCredentials } from "../runner/providers.js";
+import type { AwsCredentials } from "../runner/model/providers.js";
 import { ActionInputError, type ActionInputs } from "./inputs.js";
 
 /** The clouds' token endpoints; tests point them at local fakes. Default: the real ones. */

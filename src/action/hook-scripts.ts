@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseSettingsFile } from "../policy/load.js";
-import { scriptWords } from "../runner/hook-scripts.js";
+import { scriptWords } from "../runner/hooks/hook-scripts.js";
 import { readTrustedFile, TrustedFileError, type TrustedFileOptions } from "./event-content.js";
 
 export interface BaseHookScriptsOptions extends Pick<TrustedFileOptions, "workspace" | "api" | "ctx"> {

@@ -2,7 +2,7 @@
 // workflow's GitHub OIDC token, fetched through the Actions runtime (@actions/core's getIDToken, needs
 // `permissions: id-token: write`), is written to a file the model client's credential chain reads at every
 // exchange (the SDK's identityTokenFromFile). GitHub's tokens live minutes while a run may last an hour, so the
-// file is rewritten before the token it holds expires; the exchange itself is the SDK's (runner/credentials.ts).
+// file is rewritten before the token it holds expires; the exchange itself is the SDK's (runner/model/credentials.ts).
 // Every token fetched is masked; the file is the runner's temp, never the workspace, and is removed at the end.
 import fs from "node:fs";
 import path from "node:path";

@@ -4,8 +4,8 @@
 // action.yml. Messages name the input (`max_turns`), not a CLI flag.
 import { z } from "zod";
 import { EXIT_REASONS } from "../report/index.js";
-import { DEFAULT_MODEL } from "../runner/pricing.js";
-import type { Provider } from "../runner/providers.js";
+import { DEFAULT_MODEL } from "../runner/model/pricing.js";
+import type { Provider } from "../runner/model/providers.js";
 import { PERMISSION_MODES } from "../policy/schema.js";
 import { crossFieldProblems, NETWORK_POLICIES, TASKS, type ConfigFace } from "../runner/config.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";

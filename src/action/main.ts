@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import { createRedactor, escapeMarkdownInline } from "../report/index.js";
 import { runAgent, type RunOutcome } from "../runner/run.js";
-import { runAttempts } from "../runner/attempts.js";
+import { runAttempts } from "../runner/attempts/attempts.js";
 import { readGitHubContext } from "../github/context.js";
 import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "../github/api.js";
 import { parseActionInputs } from "./inputs.js";
@@ -18,7 +18,7 @@ import { exchangeOidcToken, type CloudAuthEndpoints } from "./cloud-auth.js";
 import type { RunProgress } from "../runner/progress.js";
 import { PROGRESS_EDIT_INTERVAL_MS, startProgressComment } from "./progress-comment.js";
 import { CLOUD_CREDENTIAL_VARIABLES, type RunConfig } from "../runner/config.js";
-import { anthropicCredential } from "../runner/credentials.js";
+import { anthropicCredential } from "../runner/model/credentials.js";
 import { startIdentityTokenFile, type IdentityTokenFile } from "./identity-token.js";
 
 /** What `run()` talks to; tests replace parts (the wait, the artifact client), never the flow. */

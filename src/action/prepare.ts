@@ -11,12 +11,12 @@ import { classifyEvent, decideTrigger, eventTarget, pullRequestBase, type Action
 import { fetchEventContent, readTrustedFile, readTrustedFolder } from "./event-content.js";
 import type { GitHubApi } from "../github/api.js";
 import { ActionInputError, providerOf, type ActionInputs } from "./inputs.js";
-import { providerEnv } from "../runner/providers.js";
+import { providerEnv } from "../runner/model/providers.js";
 import { checkActor } from "./permission.js";
 import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from "./prompt.js";
 import { actionCredentialFields, toRunConfigInput } from "./run-config.js";
-import { anthropicCredential, credentialsFromEnv, CREDENTIAL_SOURCES } from "../runner/credentials.js";
-import type { Provider } from "../runner/providers.js";
+import { anthropicCredential, credentialsFromEnv, CREDENTIAL_SOURCES } from "../runner/model/credentials.js";
+import type { Provider } from "../runner/model/providers.js";
 import { actionMemory } from "./project-memory.js";
 import { baseHookScripts } from "./hook-scripts.js";
 import { REVIEW_TASK } from "../review/task.js";

@@ -15,7 +15,7 @@ import {
   isMemoryPath,
   MAX_IMPORT_DEPTH,
   MAX_MEMORY_FILES,
-} from "../runner/memory/memory-files.js";
+} from "../runner/instructions/memory/memory-files.js";
 import type { RunConfigInput } from "../runner/config.js";
 import { readTrustedFile, repoRelative, TrustedFileError, type TrustedFileOptions } from "./event-content.js";
 import { ActionInputError, type ActionInputs } from "./inputs.js";

@@ -110,7 +110,7 @@ class PromptBuilder {
   }
 
   render(task: string): BuiltPrompt {
-    // A slash command stays the prompt's first line, where the runner expands it (src/runner/slash-command.ts).
+    // A slash command stays the prompt's first line, where the runner expands it (src/runner/instructions/slash-command.ts).
     const heading = task.startsWith("/") ? [] : ["## Task", ""];
     const prompt = this.blocks.length
       ? [

@@ -4,7 +4,7 @@
 // and the Action passes only the environment variables the `env` input names. Pure.
 import path from "node:path";
 import type { RunConfigInput } from "../runner/config.js";
-import { credentialSecrets, type AnthropicCredentialFields } from "../runner/credentials.js";
+import { credentialSecrets, type AnthropicCredentialFields } from "../runner/model/credentials.js";
 import { providerOf, type ActionInputs } from "./inputs.js";
 import type { ActionMemory } from "./project-memory.js";
 

@@ -3,8 +3,8 @@
 // has no event of its own: a call's end (its decision and duration, from the loop's record), verify, and the
 // Action's publishing after the run. `--progress json` prints each as one JSON line (ProgressLine); the
 // Action's thread comment shows them (src/action/progress-comment.ts).
-import type { StreamEvent } from "./events.js";
-import type { ToolCallRecord } from "./pipeline.js";
+import type { StreamEvent } from "./loop/events.js";
+import type { ToolCallRecord } from "./loop/pipeline.js";
 
 /** A call's end as progress (and, without `kind`, as a `--progress json` line). */
 interface ToolDone {

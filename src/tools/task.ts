@@ -1,6 +1,6 @@
 // Task: starts a subagent (its own conversation, system prompt and narrower tool set, in the same sandbox
 // under the same policy) and hands its final report back to the parent. The tool is made per run by
-// `createTaskTool(launcher)`: the launcher (src/runner/subagents.ts) knows the run's agent types and runs
+// `createTaskTool(launcher)`: the launcher (src/runner/agents/subagents.ts) knows the run's agent types and runs
 // the subagent's loop. What comes back is framed so that the parent model reads the report as the
 // subagent's words: every line indented, so a forged frame inside it cannot stand at column zero.
 import { z } from "zod";

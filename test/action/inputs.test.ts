@@ -14,7 +14,7 @@ import {
 import { splitList } from "../../src/github/inputs.js";
 import { toRunConfigInput } from "../../src/action/run-config.js";
 import { parseRunConfig } from "../../src/runner/config.js";
-import { DEFAULT_MODEL } from "../../src/runner/pricing.js";
+import { DEFAULT_MODEL } from "../../src/runner/model/pricing.js";
 
 /** This host's trusted CAs (Debian's bundle): a PEM file to pass as ca_cert. */
 const HOST_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";

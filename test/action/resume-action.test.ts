@@ -17,7 +17,7 @@ import {
   type PublishPrOptions,
 } from "../../src/publish/pull-request.js";
 import { parseReport, summarizePatch } from "../../src/report/index.js";
-import { CONVERSATION_FILE } from "../../src/runner/resume.js";
+import { CONVERSATION_FILE } from "../../src/runner/resume/resume.js";
 import { actionRunner, recordingUploader, scriptFile } from "../support/action-harness.js";
 import {
   fake,

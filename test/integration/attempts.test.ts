@@ -8,7 +8,7 @@ import path from "node:path";
 import Docker from "dockerode";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
-import { costUsd, DEFAULT_MODEL } from "../../src/runner/pricing.js";
+import { costUsd, DEFAULT_MODEL } from "../../src/runner/model/pricing.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { runCli as runAgentCi } from "../support/cli-process.js";
 import { fake, startFakeAnthropic, type FakeAnthropic, type FakeTurn } from "../support/fake-anthropic.js";

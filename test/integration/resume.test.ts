@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { publishPullRequest } from "../../src/publish/pull-request.js";
 import { parseReport, summarizePatch, type RunReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
-import { CONVERSATION_FILE } from "../../src/runner/resume.js";
+import { CONVERSATION_FILE } from "../../src/runner/resume/resume.js";
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import {

@@ -8,7 +8,7 @@ import path from "node:path";
 import Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
-import { MAX_CONCURRENT_SUBAGENTS } from "../../src/runner/subagents.js";
+import { MAX_CONCURRENT_SUBAGENTS } from "../../src/runner/agents/subagents.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { startCli } from "../support/cli-process.js";
 import { makeWorkspace } from "../support/workspace.js";

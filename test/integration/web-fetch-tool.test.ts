@@ -6,7 +6,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EgressConnection } from "../../src/report/schema.js";
 import { createRedactor } from "../../src/report/index.js";
-import type { SideCallRequest } from "../../src/runner/driver.js";
+import type { SideCallRequest } from "../../src/runner/model/driver.js";
 import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
 import { FakeSandbox } from "../support/fake-sandbox.js";
 import { RunState } from "../../src/tools/state.js";

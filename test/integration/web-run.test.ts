@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
-import { WEB_SEARCH_USD } from "../../src/runner/pricing.js";
+import { WEB_SEARCH_USD } from "../../src/runner/model/pricing.js";
 import { runAgent } from "../../src/runner/run.js";
 import {
   fake,

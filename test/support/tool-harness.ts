@@ -10,7 +10,7 @@ import {
   type PipelineOptions,
   type ToolCallRecord,
   type ToolCallRequest,
-} from "../../src/runner/pipeline.js";
+} from "../../src/runner/loop/pipeline.js";
 import { DockerSandbox, newRunId, type DockerSandboxOptions } from "../../src/sandbox/docker-sandbox.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { ALL_TOOLS } from "../../src/tools/index.js";

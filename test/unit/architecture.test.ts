@@ -158,14 +158,8 @@ function violations(files: ReadonlyMap<string, string>): string[] {
   return problems;
 }
 
-/** Folders where no import circle may span more than one file: each file can be read after the ones it imports. */
-const ACYCLIC = ["src/tools/", "src/runner/"];
-
-/**
- * The import circles of more than one file (type-only imports included) that pass through ACYCLIC, each as
- * its files sorted: the strongly connected components of the import graph (Tarjan's algorithm).
- */
-function importCycles(files: ReadonlyMap<string, string>): string[][] {
+/** Each file's imports of other files in `files` (type-only included), as their paths. */
+function localImports(files: ReadonlyMap<string, string>): Map<string, string[]> {
   const edges = new Map<string, string[]>();
   for (const [file, text] of files) {
     const targets = importsOf(file, text)
@@ -176,6 +170,37 @@ function importCycles(files: ReadonlyMap<string, string>): string[][] {
       .filter((target) => files.has(target));
     edges.set(file, targets);
   }
+  return edges;
+}
+
+/** The runner's folder a file is in (`model/`, `run/`, …), or `top` for the files beside run.ts. */
+function runnerFolder(file: string): string {
+  const rest = file.slice("src/runner/".length);
+  return rest.includes("/") ? `${rest.split("/")[0]}/` : "top";
+}
+
+/** For each folder of src/runner/, the other folders (and `top`) its files import, drawn from the code. */
+function runnerFolderImports(files: ReadonlyMap<string, string>): Map<string, string[]> {
+  const found = new Map<string, Set<string>>();
+  for (const [file, targets] of localImports(files)) {
+    if (!file.startsWith("src/runner/") || runnerFolder(file) === "top") continue;
+    const from = runnerFolder(file);
+    const into = found.get(from) ?? found.set(from, new Set()).get(from)!;
+    for (const target of targets)
+      if (target.startsWith("src/runner/") && runnerFolder(target) !== from) into.add(runnerFolder(target));
+  }
+  return new Map([...found].map(([folder, into]) => [folder, [...into].sort()]));
+}
+
+/** Folders where no import circle may span more than one file: each file can be read after the ones it imports. */
+const ACYCLIC = ["src/tools/", "src/runner/"];
+
+/**
+ * The import circles of more than one file (type-only imports included) that pass through ACYCLIC, each as
+ * its files sorted: the strongly connected components of the import graph (Tarjan's algorithm).
+ */
+function importCycles(files: ReadonlyMap<string, string>): string[][] {
+  const edges = localImports(files);
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -247,6 +272,22 @@ describe("the layering of src/ (docs/ARCHITECTURE.md)", () => {
     const files = sourceFiles();
     expect(files.size).toBeGreaterThan(100);
     expect(violations(files)).toEqual([]);
+  });
+
+  it("draws the runner's folders and the imports between them as the code has them", () => {
+    const documented = new Map(table("runner").map(([folder, imports]) => [folder!, list(imports!).sort()]));
+    const drawn = runnerFolderImports(sourceFiles());
+    const folders = fs
+      .readdirSync(path.join(root, "src/runner"), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `${entry.name}/`);
+    expect([...documented.keys()].sort(), "docs/ARCHITECTURE.md's runner table lists every folder").toEqual(
+      folders.sort(),
+    );
+    for (const folder of folders)
+      expect(documented.get(folder), `what ${folder} imports, in docs/ARCHITECTURE.md`).toEqual(
+        drawn.get(folder) ?? [],
+      );
   });
 
   it("has no import circle of more than one file in src/tools/ or src/runner/", () => {

@@ -16,7 +16,7 @@ import {
   type ToolCallRecord,
   type ToolCallRequest,
   type ToolHooks,
-} from "../../src/runner/pipeline.js";
+} from "../../src/runner/loop/pipeline.js";
 import { EngineError, OUTPUTS_DIR, SandboxFsError, SandboxGoneError } from "../../src/sandbox/sandbox.js";
 import { defineTool, toolError } from "../../src/tools/define-tool.js";
 import { RunState } from "../../src/tools/state.js";

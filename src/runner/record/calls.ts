@@ -2,7 +2,7 @@
 // timing, a redacted preview of its result and what it changed.
 import { capText, RESULT_PREVIEW_MAX_CHARS } from "../../report/index.js";
 import { CallDecisionSchema } from "../../policy/schema.js";
-import { contentText } from "../pipeline.js";
+import { contentText } from "../loop/pipeline.js";
 import { allCalls } from "./parts.js";
 import type { RecordSection } from "./section.js";
 

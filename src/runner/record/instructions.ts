@@ -1,7 +1,7 @@
 // Skills and slash commands: what the run had, where each came from, and what was ignored or not applied.
 import { describeIgnored } from "../../policy/workspace-trust.js";
 import type { Warning } from "../../report/index.js";
-import type { Instruction } from "../instructions.js";
+import type { Instruction } from "../instructions/instructions.js";
 import type { RecordSection } from "./section.js";
 
 export const instructionsSection: RecordSection = ({ instructions }) => {

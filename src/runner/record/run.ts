@@ -2,7 +2,7 @@
 // (every conversation's and side call's), the output files that could not be written.
 import { capText, TURN_TEXT_MAX_CHARS, type Warning } from "../../report/index.js";
 import { AGENT_CI_VERSION } from "../../version.js";
-import { addUsage } from "../agent-loop.js";
+import { addUsage } from "../loop/agent-loop.js";
 import type { RecordSection } from "./section.js";
 
 export const runSection: RecordSection = (p) => {

@@ -3,7 +3,7 @@
 import path from "node:path";
 import type { EgressConnection, RunReportInput, Warning } from "../../report/index.js";
 import { gitSync } from "../../host-git.js";
-import { sandboxRecord } from "../sandbox-record.js";
+import { sandboxRecord } from "../run/sandbox-record.js";
 import type { RecordSection } from "./section.js";
 
 function hostBaseCommit(workspace: string): string | undefined {

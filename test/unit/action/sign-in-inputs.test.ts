@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ActionInputError, parseActionInputs, type InputName } from "../../../src/action/inputs.js";
 import { actionCredentialFields, toRunConfigInput } from "../../../src/action/run-config.js";
-import { anthropicCredential } from "../../../src/runner/credentials.js";
+import { anthropicCredential } from "../../../src/runner/model/credentials.js";
 
 const inputs = (given: Partial<Record<InputName, string>> = {}) =>
   parseActionInputs((name) => given[name] ?? "");

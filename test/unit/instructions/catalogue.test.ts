@@ -9,9 +9,9 @@ import {
   loadCatalogue,
   MAX_INSTRUCTION_BYTES,
   substituteArguments,
-} from "../../../src/runner/instructions.js";
-import { parseFrontmatter } from "../../../src/runner/frontmatter.js";
-import { expandSlashCommand } from "../../../src/runner/slash-command.js";
+} from "../../../src/runner/instructions/instructions.js";
+import { parseFrontmatter } from "../../../src/runner/instructions/frontmatter.js";
+import { expandSlashCommand } from "../../../src/runner/instructions/slash-command.js";
 import { createSkillTool, skillToolDescription } from "../../../src/tools/skill.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";
 import { writeFiles } from "../../support/workspace.js";

@@ -8,17 +8,17 @@ import {
   runAgentLoop,
   type Conversation,
   type LoopServices,
-} from "../../../src/runner/agent-loop.js";
-import { ContextManager } from "../../../src/runner/context.js";
+} from "../../../src/runner/loop/agent-loop.js";
+import { ContextManager } from "../../../src/runner/loop/context.js";
 import {
   ModelApiError,
   type AssistantTurn,
   type Driver,
   type TurnRequest,
-} from "../../../src/runner/driver.js";
-import { EventSink } from "../../../src/runner/events.js";
-import { allowAll, ToolPipeline, type PermissionGate } from "../../../src/runner/pipeline.js";
-import { MAIN_AGENT, RunBudget, type RunLimits } from "../../../src/runner/run-budget.js";
+} from "../../../src/runner/model/driver.js";
+import { EventSink } from "../../../src/runner/loop/events.js";
+import { allowAll, ToolPipeline, type PermissionGate } from "../../../src/runner/loop/pipeline.js";
+import { MAIN_AGENT, RunBudget, type RunLimits } from "../../../src/runner/loop/run-budget.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { RunState } from "../../../src/tools/state.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";

@@ -12,7 +12,7 @@ import {
   parseAgentsJson,
   unknownAgentMessage,
   BUILT_IN_AGENTS,
-} from "../../../src/runner/agents.js";
+} from "../../../src/runner/agents/agents.js";
 import { ConfigError } from "../../../src/errors.js";
 import { HAND_BACK_FRAME, handBack } from "../../../src/tools/task.js";
 

@@ -10,9 +10,9 @@ import {
   AnthropicDriver,
   redactSecret,
   type AnthropicDriverOptions,
-} from "../../../src/runner/anthropic-driver.js";
-import { parseRetryAfter } from "../../../src/runner/api-errors.js";
-import { ModelApiError, type TurnRequest } from "../../../src/runner/driver.js";
+} from "../../../src/runner/model/anthropic-driver.js";
+import { parseRetryAfter } from "../../../src/runner/model/api-errors.js";
+import { ModelApiError, type TurnRequest } from "../../../src/runner/model/driver.js";
 import {
   fake,
   sentCredential,

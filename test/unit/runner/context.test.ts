@@ -3,9 +3,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ContextManager, type ContextRequest } from "../../../src/runner/context.js";
-import { EventSink } from "../../../src/runner/events.js";
-import type { ApiContextEdit } from "../../../src/runner/pricing.js";
+import { ContextManager, type ContextRequest } from "../../../src/runner/loop/context.js";
+import { EventSink } from "../../../src/runner/loop/events.js";
+import type { ApiContextEdit } from "../../../src/runner/model/pricing.js";
 
 function manager(apiEdit: ApiContextEdit | undefined, enabled = true) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-context-")), "events.jsonl");

@@ -9,14 +9,14 @@ import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { AnthropicDriver } from "../../../src/runner/anthropic-driver.js";
+import { AnthropicDriver } from "../../../src/runner/model/anthropic-driver.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
 import {
   anthropicCredential,
   credentialsFromEnv,
   NO_ANTHROPIC_CREDENTIAL,
-} from "../../../src/runner/credentials.js";
-import { ModelApiError } from "../../../src/runner/driver.js";
+} from "../../../src/runner/model/credentials.js";
+import { ModelApiError } from "../../../src/runner/model/driver.js";
 import {
   fake,
   sentCredential,

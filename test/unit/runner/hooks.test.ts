@@ -9,14 +9,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileHookMatcher, type PolicyHook } from "../../../src/policy/index.js";
-import { rewriteScripts, scriptWords } from "../../../src/runner/hook-scripts.js";
+import { rewriteScripts, scriptWords } from "../../../src/runner/hooks/hook-scripts.js";
 import {
   hookInput,
   readHookScripts,
   runHooks,
   type HookEventInput,
   type PreparedHook,
-} from "../../../src/runner/hooks.js";
+} from "../../../src/runner/hooks/hooks.js";
 import type { HookExecRequest, HookExecResult, HookRunner } from "../../../src/sandbox/hook-host.js";
 
 const hook = (command: string, extra: Partial<PolicyHook> = {}): PreparedHook => ({

@@ -12,11 +12,11 @@ import {
   MAX_IMPORT_DEPTH,
   MAX_MEMORY_FILE_CHARS,
   MemorySeen,
-} from "../../../src/runner/memory/memory-files.js";
-import { memorySources, ModelContext } from "../../../src/runner/memory/model-context.js";
-import { takeGitSnapshot } from "../../../src/runner/memory/git-snapshot.js";
-import { printContext } from "../../../src/runner/memory/print-context.js";
-import { NestedMemoryTracker, startMemory } from "../../../src/runner/memory/project-memory.js";
+} from "../../../src/runner/instructions/memory/memory-files.js";
+import { memorySources, ModelContext } from "../../../src/runner/instructions/memory/model-context.js";
+import { takeGitSnapshot } from "../../../src/runner/instructions/memory/git-snapshot.js";
+import { printContext } from "../../../src/runner/instructions/memory/print-context.js";
+import { NestedMemoryTracker, startMemory } from "../../../src/runner/instructions/memory/project-memory.js";
 import { writeFiles } from "../../support/workspace.js";
 
 function tree(files: Record<string, string | { symlink: string }>): string {

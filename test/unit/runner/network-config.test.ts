@@ -2,7 +2,7 @@
 // the egress proxy of a run is given.
 import { describe, expect, it } from "vitest";
 import { EGRESS_PRESET_NAMES } from "../../../src/sandbox/egress/allowlist.js";
-import { systemPrompt } from "../../../src/runner/system-prompt.js";
+import { systemPrompt } from "../../../src/runner/instructions/system-prompt.js";
 import { ConfigError } from "../../../src/errors.js";
 import { parseRunConfig, type RunConfigInput, runEgressOptions } from "../../../src/runner/config.js";
 

@@ -3,7 +3,7 @@
  * and the per-turn cost arithmetic.
  */
 import { describe, expect, it } from "vitest";
-import type { TurnUsage } from "../../../src/runner/driver.js";
+import type { TurnUsage } from "../../../src/runner/model/driver.js";
 import {
   API_CONTEXT_EDIT_BETAS,
   DEFAULT_MODEL,
@@ -11,8 +11,8 @@ import {
   costUsd,
   normalizeModelId,
   priceFor,
-} from "../../../src/runner/pricing.js";
-import { isContextEditRejection } from "../../../src/runner/context.js";
+} from "../../../src/runner/model/pricing.js";
+import { isContextEditRejection } from "../../../src/runner/loop/context.js";
 
 const usage = (partial: Partial<TurnUsage>): TurnUsage => ({
   inputTokens: 0,

@@ -5,7 +5,7 @@
  * provider SDKs talk to the fakes of test/support/fake-model-clouds.ts, which answer from the fake Messages API.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { AnthropicDriver } from "../../../src/runner/anthropic-driver.js";
+import { AnthropicDriver } from "../../../src/runner/model/anthropic-driver.js";
 import { fake, startFakeAnthropic } from "../../support/fake-anthropic.js";
 import { canaryCredentials } from "../../support/fake-cloud-auth.js";
 import { startFakeBedrock, startFakeVertex } from "../../support/fake-model-clouds.js";

@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../../src/runner/config.js";
-import { MODEL_ALIASES, modelIdsFor, priceFor } from "../../../src/runner/pricing.js";
+import { MODEL_ALIASES, modelIdsFor, priceFor } from "../../../src/runner/model/pricing.js";
 import {
   providerEnv,
   providerModel,
   providerProblems,
   providersFromEnv,
-} from "../../../src/runner/providers.js";
+} from "../../../src/runner/model/providers.js";
 
 describe("providerModel", () => {
   it.each([

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/errors.js";
-import { bindResumeRecord, type RecordBindingOptions } from "../../../src/runner/resume-binding.js";
+import { bindResumeRecord, type RecordBindingOptions } from "../../../src/runner/resume/resume-binding.js";
 import { makeWorkspace } from "../../support/workspace.js";
 
 const git = (cwd: string, ...args: string[]) =>

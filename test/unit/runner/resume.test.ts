@@ -7,9 +7,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseActionInputs, type InputName } from "../../../src/action/inputs.js";
 import { createRedactor, type ReportPolicy } from "../../../src/report/index.js";
-import type { MessageParam } from "../../../src/runner/driver.js";
+import type { MessageParam } from "../../../src/runner/model/driver.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
-import { CLEARED_PREFIX } from "../../../src/runner/context.js";
+import { CLEARED_PREFIX } from "../../../src/runner/loop/context.js";
 import {
   conversationRecord,
   CONVERSATION_FILE,
@@ -18,7 +18,7 @@ import {
   parseConversation,
   policyChanges,
   restoreMessages,
-} from "../../../src/runner/resume.js";
+} from "../../../src/runner/resume/resume.js";
 import { RunState, sha256 } from "../../../src/tools/state.js";
 
 const secret = ["ghp", "R3sum3".repeat(6)].join("_");

@@ -8,7 +8,7 @@ import {
   readSchema,
   STRUCTURED_OUTPUT_TOOL,
   StructuredOutputSpec,
-} from "../../../src/runner/structured-output.js";
+} from "../../../src/runner/model/structured-output.js";
 
 const SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",

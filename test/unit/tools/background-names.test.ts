@@ -2,7 +2,7 @@
 // KillShell), the other names aliases from the tool catalogue, never advertised to the model.
 import { describe, expect, it } from "vitest";
 import { aliasesOf, toolEntry } from "../../../src/policy/tool-catalog.js";
-import { allowAll, contentText, findTool, ToolPipeline } from "../../../src/runner/pipeline.js";
+import { allowAll, contentText, findTool, ToolPipeline } from "../../../src/runner/loop/pipeline.js";
 import { ALL_TOOLS, apiToolDefinitions } from "../../../src/tools/index.js";
 import { RunState } from "../../../src/tools/state.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";

@@ -2,7 +2,12 @@
 // line-ending handling and Bash's output rendering, with no engine (the integration tests check the same
 // against a real container).
 import { describe, expect, it } from "vitest";
-import { allowAll, contentText, ToolPipeline, type ToolCallRecord } from "../../../src/runner/pipeline.js";
+import {
+  allowAll,
+  contentText,
+  ToolPipeline,
+  type ToolCallRecord,
+} from "../../../src/runner/loop/pipeline.js";
 import type { ExecResult } from "../../../src/sandbox/sandbox.js";
 import { ALL_TOOLS } from "../../../src/tools/index.js";
 import { RunState } from "../../../src/tools/state.js";

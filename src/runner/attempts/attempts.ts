@@ -1,0 +1,474 @@
+// Several attempts at one task, one answer (`--attempts N`, docs/attempts.md): N ordinary runs (`runAgent`) of
+// the same task from the same base, each in its own sandbox with its own record under <out>/attempt-k/, at most
+// K at a time; the choice (attempt-choice.ts) picks one, and the output folder's patch.diff and report files
+// are the chosen attempt's, with every attempt's row and the choice added to report.json.
+//
+// One budget: --max-budget-usd (and --max-turns, when given) is a pool the attempts draw from. An attempt's
+// share is what is left of the pool when it starts, split evenly among the attempts starting beside it
+// (sequentially: all that is left). What an attempt did not spend goes back to the pool when it ends. An
+// attempt that would start with nothing left does not start, and the run ends `budget` with the best attempt
+// so far as its result.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {
+  createRedactor,
+  deriveOutcome,
+  parseReport,
+  PATCH_FILE_NAME,
+  REPORT_FILE_NAMES,
+  writeReportFiles,
+  type Attempt,
+  type ExitReason,
+  type RunReport,
+} from "../../report/index.js";
+import { DEFAULTS } from "../../sandbox/container-spec.js";
+import { newRunId } from "../../sandbox/docker-sandbox.js";
+import { chooseAttempt, type AttemptFacts } from "./attempt-choice.js";
+import { ConfigError } from "../../errors.js";
+import type { AttemptFlags } from "../options.js";
+import type { RunConfig } from "../config.js";
+import {
+  defaultOutDir,
+  endedBeforeAnyContainer,
+  EXIT_CODES,
+  knownSecrets,
+  runAgent,
+  type RunIO,
+  type RunOutcome,
+} from "../run.js";
+
+export interface AttemptsOptions {
+  attempts: number;
+  /** At most this many at a time (default: what the machine's CPUs and memory allow, `defaultParallel`). */
+  parallel?: number;
+  /** Line k is appended to attempt k's prompt as its own paragraph (--attempt-prompts). */
+  hints: readonly string[];
+  /** End the other attempts (cancelled, their records kept) as soon as one passes. */
+  stopAtFirstPass: boolean;
+  /** --max-turns was given: the turns are a pool as the money is (otherwise each attempt has the default). */
+  turnsPool: boolean;
+}
+
+/** What is written again for the chosen attempt rather than copied from its folder. */
+const REPORT_FILES = new Set<string>([...Object.values(REPORT_FILE_NAMES), PATCH_FILE_NAME]);
+
+/** The subfolder of the output folder that holds attempt k's record. */
+export const attemptDir = (k: number) => `attempt-${k}`;
+
+/** How many sandboxes with the run's limits fit this machine's CPUs and memory at once (at least 1, at most N). */
+export function defaultParallel(
+  config: Pick<RunConfig, "cpus" | "memory">,
+  attempts: number,
+  machine = { cpus: os.availableParallelism(), memoryBytes: os.totalmem() },
+): { parallel: number; why: string } {
+  const cpus = config.cpus ?? DEFAULTS.nanoCpus / 1e9;
+  const memory = config.memory ?? DEFAULTS.memoryBytes;
+  const byCpu = Math.floor(machine.cpus / cpus);
+  const byMemory = Math.floor(machine.memoryBytes / memory);
+  const parallel = Math.max(1, Math.min(attempts, byCpu, byMemory));
+  const gib = (bytes: number) => `${Math.round((bytes / 1024 ** 3) * 10) / 10} GiB`;
+  return {
+    parallel,
+    why: `${machine.cpus} CPUs and ${gib(machine.memoryBytes)} here, ${cpus} CPUs and ${gib(memory)} per sandbox`,
+  };
+}
+
+/** A limit the attempts share; undefined total: no limit, each attempt gets `perAttempt`. */
+class Pool {
+  private spent = 0;
+  private reserved = 0;
+  constructor(
+    readonly total: number | undefined,
+    private readonly whole: boolean,
+  ) {}
+
+  /** The share of an attempt starting beside `slots - 1` others; 0 when the pool is spent. */
+  take(slots: number): number | undefined {
+    if (this.total === undefined) return undefined;
+    const left = this.total - this.spent - this.reserved;
+    const share = this.whole ? Math.floor(left / slots) : left / slots;
+    if (share <= (this.whole ? 0 : 1e-9)) return 0;
+    this.reserved += share;
+    return share;
+  }
+
+  settle(share: number | undefined, used: number): void {
+    if (share === undefined) return;
+    this.reserved -= share;
+    this.spent += used;
+  }
+
+  get exhausted(): boolean {
+    return this.total !== undefined && this.total - this.spent <= (this.whole ? 0 : 1e-9);
+  }
+}
+
+interface Finished {
+  k: number;
+  /** Its folder as the attempts table names it. */
+  dir: string;
+  outcome: RunOutcome;
+  facts: AttemptFacts;
+  budgetUsd?: number;
+  maxTurns?: number;
+}
+
+function factsOf(k: number, report: RunReport | undefined): AttemptFacts {
+  const verify = report?.verify;
+  return {
+    attempt: k,
+    started: true,
+    verify: !verify ? "not_run" : verify.applied && verify.exitCode === 0 ? "passed" : "failed",
+    deniedCalls: report?.denials.length ?? 0,
+    changedLines: (report?.patch.added ?? 0) + (report?.patch.removed ?? 0),
+    turns: (report?.turns.length ?? 0) + (report?.subagents ?? []).reduce((n, s) => n + s.turns, 0),
+  };
+}
+
+/** Attempt k's lines on stderr, named; its machine output (stream-json) is not printed: the runs interleave. */
+function attemptIo(io: RunIO, k: number): RunIO {
+  return {
+    stdout: () => undefined,
+    stderr: (line) => io.stderr(`[attempt ${k}] ${line}`),
+    progress: io.progress,
+    onSecret: io.onSecret,
+  };
+}
+
+export async function runAttempts(
+  config: RunConfig,
+  options: AttemptsOptions,
+  io: RunIO,
+  cancel: AbortSignal = new AbortController().signal,
+): Promise<RunOutcome> {
+  const n = options.attempts;
+  const auto = defaultParallel(config, n);
+  const parallel = Math.min(n, options.parallel ?? auto.parallel);
+  const outDir = config.out ? path.resolve(config.out) : defaultOutDir(newRunId());
+  fs.mkdirSync(outDir, { recursive: true });
+  io.stderr(
+    `agent-ci: ${n} attempts, at most ${parallel} at a time (${options.parallel ? "--parallel" : auto.why})${config.maxBudgetUsd ? `; one budget of $${config.maxBudgetUsd} for all` : ""}${options.turnsPool ? `; ${config.maxTurns} turns for all` : ""}`,
+  );
+  const attempts = new AttemptRunner(config, options, io, outDir);
+  const onCancel = () => attempts.endOthers("the run was cancelled");
+  cancel.addEventListener("abort", onCancel, { once: true });
+  await attempts.schedule(n, parallel, cancel);
+  cancel.removeEventListener("abort", onCancel);
+  const finished = attempts.finished.sort((a, b) => a.k - b.k);
+  if (attempts.ended === "config") {
+    const failed = finished.find((f) => f.outcome.exitReason === "config_error");
+    if (failed) return { ...failed.outcome, outDir };
+  }
+  const budgetSpent = attempts.ended === "budget" || attempts.money.exhausted || attempts.turns.exhausted;
+  return writeChosen({
+    verified: Boolean(config.verify),
+    secrets: knownSecrets(config),
+    outDir,
+    n,
+    finished,
+    budgetSpent,
+    cancelled: cancel.aborted,
+    io,
+  });
+}
+
+/** The attempts of one run: started in order as slots free, each with its share of the one budget. */
+class AttemptRunner {
+  readonly finished: Finished[] = [];
+  readonly money: Pool;
+  readonly turns: Pool;
+  /** Why no further attempt starts (a pass with --stop-at-first-pass, the budget, a configuration error). */
+  ended: "pass" | "budget" | "config" | undefined;
+  private readonly controllers = new Map<number, AbortController>();
+
+  constructor(
+    private readonly config: RunConfig,
+    private readonly options: AttemptsOptions,
+    private readonly io: RunIO,
+    private readonly outDir: string,
+  ) {
+    this.money = new Pool(config.maxBudgetUsd, false);
+    this.turns = new Pool(options.turnsPool ? config.maxTurns : undefined, true);
+  }
+
+  endOthers(why: string): void {
+    for (const [k, c] of this.controllers) {
+      this.io.stderr(`agent-ci: cancelling attempt ${k}: ${why}`);
+      c.abort(new Error(why));
+    }
+  }
+
+  /** At most `parallel` at a time, in order; a slot that frees starts the next. */
+  async schedule(n: number, parallel: number, cancel: AbortSignal): Promise<void> {
+    let next = 1;
+    const running = new Set<Promise<void>>();
+    while (next <= n || running.size) {
+      while (next <= n && running.size < parallel && !this.ended && !cancel.aborted) {
+        const slots = Math.min(parallel - running.size, n - next + 1);
+        const budgetUsd = this.money.take(slots);
+        const maxTurns = this.turns.take(slots);
+        if (budgetUsd === 0 || maxTurns === 0) {
+          this.money.settle(budgetUsd || undefined, 0);
+          this.turns.settle(maxTurns || undefined, 0);
+          if (running.size) break; // what the running ones leave may let it start
+          this.io.stderr(`agent-ci: the budget is spent; attempt ${next} and later do not start`);
+          this.ended = "budget";
+          break;
+        }
+        const started = this.runOne(next++, budgetUsd, maxTurns).finally(() => running.delete(started));
+        running.add(started);
+      }
+      if (!running.size) break;
+      await Promise.race(running);
+    }
+  }
+
+  private async runOne(k: number, budgetUsd?: number, maxTurns?: number): Promise<void> {
+    const { config, io } = this;
+    const controller = new AbortController();
+    this.controllers.set(k, controller);
+    const hint = this.options.hints[k - 1]?.trim();
+    const attemptConfig: RunConfig = {
+      ...config,
+      out: path.join(this.outDir, attemptDir(k)),
+      prompt: hint ? (config.prompt ? `${config.prompt}\n\n${hint}` : hint) : config.prompt,
+      ...(budgetUsd !== undefined ? { maxBudgetUsd: budgetUsd } : {}),
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
+    };
+    const shares = [
+      budgetUsd !== undefined ? `$${budgetUsd.toFixed(4)}` : "",
+      maxTurns !== undefined ? `${maxTurns} turns` : "",
+    ].filter(Boolean);
+    io.stderr(`agent-ci: attempt ${k} starts${shares.length ? ` with ${shares.join(" and ")}` : ""}`);
+    const outcome = await runAgent(attemptConfig, attemptIo(io, k), controller.signal);
+    this.controllers.delete(k);
+    const facts = factsOf(k, outcome.report);
+    this.money.settle(budgetUsd, outcome.report?.costUsd ?? 0);
+    this.turns.settle(maxTurns, facts.turns);
+    this.finished.push({ k, dir: attemptDir(k), outcome, facts, budgetUsd, maxTurns });
+    io.stderr(
+      `agent-ci: attempt ${k} ended ${outcome.exitReason}: verify ${facts.verify}, ${facts.changedLines} changed lines, ${facts.deniedCalls} denied, $${(outcome.report?.costUsd ?? 0).toFixed(4)}`,
+    );
+    if (endedBeforeAnyContainer(outcome)) {
+      // The same configuration fails every attempt the same way.
+      this.ended ??= "config";
+      this.endOthers("a configuration error ends every attempt");
+    }
+    const passed = config.verify
+      ? facts.verify === "passed"
+      : outcome.exitReason === "completed" && facts.changedLines > 0;
+    if (passed && this.options.stopAtFirstPass && !this.ended) {
+      this.ended = "pass";
+      this.endOthers(`attempt ${k} passed`);
+    }
+  }
+}
+
+/**
+ * `agent-ci choose`: the same choice over output folders made elsewhere (the matrix jobs' downloaded
+ * artifacts), written to `outDir` as `--attempts` writes its own. Attempt k is the folder whose name ends in
+ * `attempt-k`, else the k-th given.
+ */
+export async function chooseFromFolders(
+  folders: readonly string[],
+  outDir: string,
+  io: RunIO,
+): Promise<RunOutcome> {
+  const finished = folders.map((folder, i): Finished => {
+    const k = Number(/attempt-(\d+)\/*$/.exec(folder)?.[1] ?? i + 1);
+    let report: RunReport;
+    try {
+      report = parseReport(fs.readFileSync(path.join(folder, REPORT_FILE_NAMES.json), "utf8"));
+    } catch (e) {
+      throw new ConfigError(`${folder}: not a run's output folder: ${(e as Error).message}`);
+    }
+    const facts = factsOf(k, report);
+    const exitCode =
+      report.exitReason === "completed" && facts.verify === "failed"
+        ? EXIT_CODES.verify_failed
+        : EXIT_CODES[report.exitReason];
+    const outcome: RunOutcome = {
+      runId: report.runId,
+      exitReason: report.exitReason,
+      exitCode,
+      outDir: folder,
+      patchPath: path.join(folder, PATCH_FILE_NAME),
+      report,
+    };
+    return { k, dir: path.basename(path.resolve(folder)), outcome, facts };
+  });
+  const numbers = finished.map((f) => f.k);
+  if (new Set(numbers).size !== numbers.length)
+    throw new ConfigError(
+      `two folders are the same attempt (${numbers.join(", ")}): name them attempt-1, attempt-2, …`,
+    );
+  fs.mkdirSync(outDir, { recursive: true });
+  return writeChosen({
+    verified: finished.some((f) => f.outcome.report?.verify),
+    secrets: [],
+    outDir: path.resolve(outDir),
+    n: Math.max(...numbers),
+    finished,
+    budgetSpent: false,
+    cancelled: false,
+    io,
+  });
+}
+
+/** Each attempt's row in the record and the facts the choice reads; those that never started included. */
+function attemptRows(
+  n: number,
+  finished: readonly Finished[],
+  notStarted: ExitReason,
+): { rows: Attempt[]; facts: AttemptFacts[] } {
+  const rows: Attempt[] = [];
+  const facts: AttemptFacts[] = [];
+  for (let k = 1; k <= n; k++) {
+    const done = finished.find((f) => f.k === k);
+    const report = done?.outcome.report;
+    const fact: AttemptFacts = done?.facts ?? {
+      attempt: k,
+      started: false,
+      verify: "not_run",
+      deniedCalls: 0,
+      changedLines: 0,
+      turns: 0,
+    };
+    facts.push(fact);
+    const exitReason = done?.outcome.exitReason ?? notStarted;
+    rows.push({
+      attempt: k,
+      ...(done ? { dir: done.dir, runId: done.outcome.runId } : {}),
+      started: fact.started,
+      exitReason,
+      outcome: report?.outcome ?? (done ? "error" : "stopped"),
+      verify: fact.verify,
+      deniedCalls: fact.deniedCalls,
+      changedLines: fact.changedLines,
+      turns: fact.turns,
+      costUsd: report?.costUsd ?? 0,
+      ...(done?.budgetUsd !== undefined ? { budgetUsd: done.budgetUsd } : {}),
+      ...(done?.maxTurns !== undefined ? { maxTurns: done.maxTurns } : {}),
+    });
+  }
+  return { rows, facts };
+}
+
+/**
+ * The chosen attempt's files copied up (its events, conversation, output.json, the Action's trigger.json) and
+ * its patch written as the run's; the patch's text.
+ */
+function copyChosen(chosen: Finished, outDir: string, patchPath: string): string {
+  for (const entry of fs.readdirSync(chosen.outcome.outDir, { withFileTypes: true }))
+    if (entry.isFile() && !REPORT_FILES.has(entry.name))
+      fs.copyFileSync(path.join(chosen.outcome.outDir, entry.name), path.join(outDir, entry.name));
+  const patchText = fs.existsSync(chosen.outcome.patchPath)
+    ? fs.readFileSync(chosen.outcome.patchPath, "utf8")
+    : "";
+  fs.writeFileSync(patchPath, patchText);
+  return patchText;
+}
+
+async function writeChosen(options: {
+  verified: boolean;
+  /** Known secret values, redacted from what is written (the attempts' own records already are). */
+  secrets: string[];
+  outDir: string;
+  n: number;
+  finished: readonly Finished[];
+  budgetSpent: boolean;
+  cancelled: boolean;
+  io: RunIO;
+}): Promise<RunOutcome> {
+  const { verified, outDir, n, finished, budgetSpent, cancelled, io } = options;
+  const { rows, facts } = attemptRows(n, finished, budgetSpent ? "budget" : "cancelled");
+  const choice = chooseAttempt(facts, verified);
+  const chosen = finished.find((f) => f.k === choice.attempt);
+  const patchPath = path.join(outDir, PATCH_FILE_NAME);
+  if (!chosen) {
+    // Nothing started (cancelled before the first, or no budget at all): an empty patch and no report.
+    fs.writeFileSync(patchPath, "");
+    const exitReason: ExitReason = budgetSpent ? "budget" : "cancelled";
+    return {
+      runId: "",
+      exitReason,
+      exitCode: EXIT_CODES[exitReason],
+      outDir,
+      patchPath,
+      error: "no attempt started",
+    };
+  }
+  io.stderr(`agent-ci: chose attempt ${choice.attempt} of ${n}: ${choice.reason}`);
+  // The chosen attempt's files, then the report written again with the attempts and the choice.
+  const patchText = copyChosen(chosen, outDir, patchPath);
+
+  const base = chosen.outcome.report;
+  const spentMessage = `the attempts' budget was spent; the result is the best attempt so far (attempt ${choice.attempt})`;
+  const exitReason: ExitReason = budgetSpent ? "budget" : cancelled ? "cancelled" : chosen.outcome.exitReason;
+  let reportPath: string | undefined;
+  let report: RunReport | undefined;
+  if (base) {
+    const top = {
+      ...base,
+      exitReason,
+      outcome: deriveOutcome({ exitReason, patch: base.patch, verify: base.verify }),
+      ...(budgetSpent ? { error: { kind: "AttemptsBudget", message: spentMessage } } : {}),
+      attempts: rows,
+      chosen: choice,
+    };
+    const redactor = createRedactor({ secrets: options.secrets });
+    const written = await writeReportFiles(outDir, top, { patchText, redactor });
+    reportPath = written.paths.json;
+    report = written.report;
+  }
+  const verifyFailed = chosen.facts.verify === "failed";
+  const exitCode =
+    exitReason === "completed"
+      ? verifyFailed
+        ? EXIT_CODES.verify_failed
+        : chosen.outcome.exitCode
+      : EXIT_CODES[exitReason];
+  return {
+    ...chosen.outcome,
+    exitReason,
+    exitCode,
+    outDir,
+    patchPath,
+    reportPath,
+    report,
+    error: budgetSpent ? spentMessage : chosen.outcome.error,
+  };
+}
+
+/** `agent-ci run --attempts N`: the flags read (the hints file), then `runAttempts`. */
+export async function runAttemptsCommand(
+  config: RunConfig,
+  flags: AttemptFlags & { attempts: number; maxTurnsGiven: boolean },
+  io: RunIO,
+  cancel: AbortSignal,
+): Promise<RunOutcome> {
+  let hints: string[] = [];
+  if (flags.attemptPrompts) {
+    try {
+      hints = fs.readFileSync(flags.attemptPrompts, "utf8").split("\n");
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new ConfigError(
+        `--attempt-prompts ${flags.attemptPrompts}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`,
+      );
+    }
+  }
+  return runAttempts(
+    config,
+    {
+      attempts: flags.attempts,
+      parallel: flags.parallel,
+      hints,
+      stopAtFirstPass: Boolean(flags.stopAtFirstPass),
+      turnsPool: flags.maxTurnsGiven,
+    },
+    io,
+    cancel,
+  );
+}

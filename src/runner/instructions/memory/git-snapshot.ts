@@ -1,0 +1,113 @@
+// The repository's state at the start of the run, as Claude Code gives it to the model: the current branch,
+// the main branch, `git status --short` and the last five commits. Taken on the host from the tree the
+// sandbox's baseline records (the workspace as it is copied in), through src/host-git.ts: argv only, hooks,
+// fsmonitor, pager, external diff and filter drivers off, no optional locks — nothing the repository
+// configures runs.
+import { gitSync } from "../../../host-git.js";
+import { isGitWorkTreeTop } from "../../../sandbox/archive.js";
+
+/** `git status --short` past this many characters is cut, with a note (a generated tree can list thousands). */
+export const MAX_STATUS_CHARS = 2_000;
+export const RECENT_COMMITS = 5;
+
+export interface GitSnapshot {
+  branch: string;
+  mainBranch: string;
+  /** `git status --short`, cut at MAX_STATUS_CHARS; empty when clean. */
+  status: string;
+  statusCut: boolean;
+  /** `git log --oneline -n 5`, newest first. */
+  commits: string[];
+}
+
+const QUIET = [
+  ["core.pager", "cat"],
+  ["diff.external", ""],
+  ["status.showUntrackedFiles", "normal"],
+] as const;
+
+function run(
+  workspace: string,
+  args: string[],
+  config: ReadonlyArray<readonly [string, string]> = QUIET,
+): string | undefined {
+  try {
+    return gitSync(["--no-pager", "--no-optional-locks", ...args], { cwd: workspace, config });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The repository's filter drivers emptied: `git status` re-reads a file whose stat changed through its clean
+ * filter, a command the repository's config names. Reading the config runs nothing.
+ */
+function withoutFilters(workspace: string): ReadonlyArray<readonly [string, string]> {
+  const keys = run(workspace, [
+    "config",
+    "--name-only",
+    "--get-regexp",
+    "^filter\\..*\\.(clean|smudge|process)$",
+  ]);
+  const emptied = (keys ?? "")
+    .split("\n")
+    .filter(Boolean)
+    .map((key) => [key, ""] as const);
+  return [...QUIET, ...emptied];
+}
+
+/** The branch pull requests usually target: origin's HEAD, else `main` or `master` where one exists. */
+function mainBranchOf(workspace: string): string {
+  const remoteHead = run(workspace, ["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"])?.trim();
+  if (remoteHead) return remoteHead.replace(/^refs\/remotes\/origin\//, "");
+  for (const name of ["main", "master"])
+    if (run(workspace, ["rev-parse", "--verify", "--quiet", `refs/heads/${name}`]) !== undefined) return name;
+  return "main";
+}
+
+/** The snapshot, or undefined when the workspace is not a repository the sandbox gets with its history. */
+export function takeGitSnapshot(workspace: string): GitSnapshot | undefined {
+  if (!isGitWorkTreeTop(workspace)) return undefined;
+  const branch = run(workspace, ["rev-parse", "--abbrev-ref", "HEAD"])?.trim() || "HEAD";
+  const fullStatus = (run(workspace, ["status", "--short"], withoutFilters(workspace)) ?? "").replace(
+    /\n+$/,
+    "",
+  );
+  const statusCut = fullStatus.length > MAX_STATUS_CHARS;
+  const log = run(workspace, ["log", "--oneline", "--no-decorate", "-n", String(RECENT_COMMITS)]) ?? "";
+  return {
+    branch,
+    mainBranch: mainBranchOf(workspace),
+    status: statusCut ? fullStatus.slice(0, MAX_STATUS_CHARS) : fullStatus,
+    statusCut,
+    commits: log.split("\n").filter(Boolean),
+  };
+}
+
+/** The snapshot as the first user message carries it (Claude Code's shape, agent-ci's words). */
+export function gitSnapshotReminder(snapshot: GitSnapshot): string {
+  const status = snapshot.status
+    ? snapshot.statusCut
+      ? `${snapshot.status}\n... (cut at ${MAX_STATUS_CHARS} characters; run git status for the rest)`
+      : snapshot.status
+    : "(clean)";
+  return [
+    "<system-reminder>",
+    "As you work on the task, you can use the following context:",
+    "# gitStatus",
+    "This is the git status at the start of the run. It is a snapshot in time and does not change as you work.",
+    "",
+    `Current branch: ${snapshot.branch}`,
+    "",
+    `Main branch (the usual base for pull requests): ${snapshot.mainBranch}`,
+    "",
+    "Status:",
+    status,
+    "",
+    "Recent commits:",
+    snapshot.commits.join("\n") || "(none)",
+    "",
+    "agent-ci attached this context automatically; it is not part of the task.",
+    "</system-reminder>",
+  ].join("\n");
+}
