@@ -53850,8 +53850,9 @@ function attemptsLine(report) {
     return n ? said(n) : "";
   };
   const how = mine?.verify === "passed" ? "passed verify" : chosen.verified ? "did not pass verify" : "was not verified";
+  const why = chosen.reason.replace(new RegExp(`^attempt ${chosen.attempt} passed verify(: |$)`), "");
   const parts = [
-    `attempt ${chosen.attempt} ${how} (${escapeMarkdownInline(chosen.reason)})`,
+    `attempt ${chosen.attempt} ${how}${why ? ` (${escapeMarkdownInline(why)})` : ""}`,
     count(
       (a) => a.verify === "passed",
       (n) => `${n} other${n === 1 ? "" : "s"} passed verify`

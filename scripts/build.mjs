@@ -11,6 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { embeddedInputs, embeddedPlugin } from "./embedded.mjs";
 import { thirdPartyNotices } from "./notices.mjs";
+import { unusedModulesPlugin } from "./unused-modules.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdirFlag = process.argv.indexOf("--outdir");
@@ -46,7 +47,7 @@ const common = {
   // dockerode's ssh transport pulls in optional native add-ons (ssh2, cpu-features); agent-ci reaches the
   // engine over a socket or TCP, so they are left out.
   loader: { ".node": "empty" },
-  plugins: [embeddedPlugin()],
+  plugins: [embeddedPlugin(), unusedModulesPlugin()],
   banner: {
     js: [
       'import { createRequire as __agentCiCreateRequire } from "node:module";',

@@ -52,6 +52,9 @@ while read -r label repository short _hash; do
     docker tag "$local_tag" "$remote"
     docker push -q "$remote" >/dev/null
     digest=$(pushed_digest "$remote" "$name")
+    # The registry's name for it is dropped again: the image keeps its recipe's tag, and an engine that
+    # publishes often (the bench, the tests) does not collect one name per registry it ever pushed to.
+    docker rmi "$remote" >/dev/null
     [ -n "$digest" ] || die "the registry gave $remote no digest"
     refs+=("$name@$digest")
   done

@@ -11,7 +11,7 @@ import { chooseFromFolders } from "../runner/attempts/attempts.js";
 
 /** Every input with its default, in choose/action.yml order. */
 export const CHOOSE_INPUT_DEFAULTS = { artifacts_path: "", out_path: "" } as const;
-export const CHOOSE_OUTPUT_NAMES = ["artifact_path", "attempt", "reason"] as const;
+export const CHOOSE_OUTPUT_NAMES = ["artifact_path", "attempt", "reason", "has_changes"] as const;
 
 /** The run folders in `root` (each with a report.json), in attempt order. */
 export function runFolders(root: string): string[] {
@@ -45,6 +45,7 @@ export async function run(): Promise<void> {
     core.setOutput("artifact_path", out);
     core.setOutput("attempt", chosen ? String(chosen.attempt) : "");
     core.setOutput("reason", chosen?.reason ?? "");
+    core.setOutput("has_changes", String(outcome.report?.patch.empty === false));
     if (!chosen) core.setFailed(`agent-ci choose: ${outcome.error ?? "no attempt to choose"}`);
   } catch (error) {
     core.setFailed(`agent-ci choose: ${(error as Error).message}`);

@@ -18,8 +18,10 @@ export function attemptsLine(report: RunReport): string {
       : chosen.verified
         ? "did not pass verify"
         : "was not verified";
+  // The choice's reason starts with what this line says itself ("attempt k passed verify: …").
+  const why = chosen.reason.replace(new RegExp(`^attempt ${chosen.attempt} passed verify(: |$)`), "");
   const parts = [
-    `attempt ${chosen.attempt} ${how} (${escapeMarkdownInline(chosen.reason)})`,
+    `attempt ${chosen.attempt} ${how}${why ? ` (${escapeMarkdownInline(why)})` : ""}`,
     count(
       (a) => a.verify === "passed",
       (n) => `${n} other${n === 1 ? "" : "s"} passed verify`,

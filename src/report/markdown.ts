@@ -649,6 +649,12 @@ function footer(report: RunReport, options: MarkdownOptions): string {
   return `<sub>agent-ci ${escapeMarkdownInline(report.agentCiVersion)} · report schema v${report.schemaVersion} · full record: ${where}</sub>`;
 }
 
+/** "attempt k passed verify: …" as the choice says it, with the attempt named first when the reason does not. */
+function chosenWhy(chosen: NonNullable<RunReport["chosen"]>): string {
+  const reason = plain(chosen.reason);
+  return reason.startsWith(`attempt ${chosen.attempt} `) ? reason : `attempt ${chosen.attempt}, ${reason}`;
+}
+
 /** With --attempts: what this report was chosen from and why, one row per attempt (the chosen one bold). */
 function attemptsSection(report: RunReport): string {
   const attempts = report.attempts ?? [];
@@ -667,7 +673,7 @@ function attemptsSection(report: RunReport): string {
     ];
   });
   return [
-    `**Chosen from ${plural(attempts.length, "attempt")}**: attempt ${report.chosen.attempt}, ${plain(report.chosen.reason)}${report.chosen.verified ? "" : " (**not verified**)"}.`,
+    `**Chosen from ${plural(attempts.length, "attempt")}**: ${chosenWhy(report.chosen)}${report.chosen.verified ? "" : " (**not verified**)"}.`,
     table(
       ["Attempt", "Ended", "Verify", "Denied", "Changed lines", "Turns", "Cost", "Record"],
       ["r", "l", "l", "r", "r", "r", "r", "l"],

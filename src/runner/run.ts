@@ -287,9 +287,11 @@ async function writeStructuredOutput(
 }
 
 /**
- * After the loop, on every way out: the patch as far as the container still answers, the container removed,
- * then the patch file, --verify, the record and the result event. The container goes before anything is
- * written on the host, so that a failed write (a full disk) cannot keep it.
+ * After the loop, on every way out: the patch as far as the container still answers, the container's removal
+ * started and the patch file and the conversation written while it is removed, then --verify, the record and
+ * the result event. The removal starts before anything is written on the host, and is waited for whatever
+ * the writes do, so that a failed write (a full disk) cannot keep it; the record is written once it ended,
+ * so its teardown phase says what the removal did.
  */
 async function finishRun(
   ctx: RunContext,
@@ -297,22 +299,22 @@ async function finishRun(
   watchdog: Watchdog,
   cancel: AbortSignal,
 ): Promise<RunOutcome> {
-  const { patch, failure } = await closeSandbox(ctx, phase);
+  const { patch, failure, teardown } = await closeSandbox(ctx, phase);
+  const outputs = await writeOutputs(ctx, phase, patch).finally(() => teardown);
   // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
   await watchdog.stop();
-  const outputs = await writeOutputs(ctx, phase, patch);
   const verify = await verifyPatch(ctx, phase, patch, failure, cancel);
   return recordRun(ctx, phase, { patch, failure, verify, ...outputs });
 }
 
 /**
  * Background subagents stopped and MCP servers closed (what they wrote is in the patch), the patch taken as
- * far as the container still answers, the container removed.
+ * far as the container still answers, the container's removal started (`teardown`, which never rejects).
  */
 async function closeSandbox(
   ctx: RunContext,
   phase: AgentPhase,
-): Promise<{ patch: PatchOut; failure: RunFailure | undefined }> {
+): Promise<{ patch: PatchOut; failure: RunFailure | undefined; teardown: Promise<void> }> {
   const { log } = ctx;
   const { sandbox, policy } = phase;
   phase.stoppedAgents = await phase.subagents?.stopBackground();
@@ -330,11 +332,14 @@ async function closeSandbox(
     // say): that is not "no changes", and the exit code must say so.
     failure = { reason: "engine_error", kind: "PatchExportError", message: patch.note };
   }
-  if (sandbox)
-    await timed(ctx, "teardown", () =>
-      sandbox.dispose().catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`)),
-    );
-  return { patch, failure };
+  const teardown = sandbox
+    ? timed(ctx, "teardown", () =>
+        sandbox
+          .dispose()
+          .catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`)),
+      )
+    : Promise.resolve();
+  return { patch, failure, teardown };
 }
 
 interface WrittenOutputs {

@@ -206,7 +206,9 @@ async function startContainer(
 ): Promise<EgressSidecar | undefined> {
   const { container } = made;
   await made.sidecarStarted;
-  await withTimeout("a container start", container.start());
+  const starting = withTimeout("a container start", container.start());
+  options.whileStarting?.();
+  await starting;
   const egress = await made.egress;
   await egress?.connect(container, KEEPER_USER);
   // --ca-cert's CAs, and the run's own CA where the proxy answers for a host a secret is injected for.
@@ -229,9 +231,12 @@ async function copyWorkspaceIn(
   const plan = await planning;
   for (const held of plan.credentialFiles)
     options.progress?.(`held back from the sandbox: ${held.path} (${held.reason})`);
+  // The helper touches /tmp only when it serves a command (the checks' first), so it starts while /tmp is
+  // made writable: both wait on the engine, neither on the other.
   const [copiedBy] = await Promise.all([
     copyIn(into, plan),
-    makeTmpWritable(docker, container).then(() => link.start()),
+    makeTmpWritable(docker, container),
+    link.start(),
   ]);
   if (options.sharedWorkspace && !options.readOnlyWorkspace) await shareWorkspace(link, commands);
   return { copy: await copySummary(plan), copiedBy };
@@ -247,25 +252,33 @@ async function checkContainer(
   options: DockerSandboxOptions,
   egress: EgressSidecar | undefined,
 ): Promise<Pick<SandboxParts, "hardening" | "oomKills" | "tools">> {
-  const refreshed = refreshWorkspaceIndex(link, commands, copy, options);
-  const hardening = await readBackHardening(container, link, commands, made.requested, options);
-  if (egress) hardening.egressRuntime = await egress.runtime();
-  const oomKills = await readOomKills(async (request) => (await probe(link, commands, request)).stdout);
-  const tools = await findTools(link, commands);
-  await refreshed;
+  // Each check is a request of its own to the helper or the engine: all are asked at once.
+  const [hardening, egressRuntime, oomKills, tools] = await Promise.all([
+    readBackHardening(container, link, commands, made.requested, options),
+    egress?.runtime(),
+    readOomKills(async (request) => (await probe(link, commands, request)).stdout),
+    findTools(link, commands),
+    refreshWorkspaceIndex(link, commands, copy, options),
+  ]);
+  if (egress) hardening.egressRuntime = egressRuntime;
   return { hardening, oomKills, tools };
 }
 
-/** The engine, checked: reachable, with the runtime asked for, and cleared of orphans of dead runs. */
-async function reachEngine(
-  options: DockerSandboxOptions,
-): Promise<{ docker: Docker; engine: Awaited<ReturnType<typeof pingEngine>> }> {
+/**
+ * The engine, checked: reachable, with the runtime asked for. Orphans of dead runs are cleared while the
+ * start goes on (`reaping`: awaited before the sandbox is handed out); none of them is this run's.
+ */
+async function reachEngine(options: DockerSandboxOptions): Promise<{
+  docker: Docker;
+  engine: Awaited<ReturnType<typeof pingEngine>>;
+  reaping: Promise<unknown>;
+}> {
   const docker = await connectEngine();
-  const engine = await pingEngine(docker);
   const runtime = runtimeOf(options);
+  const engine = await pingEngine(docker);
   if (runtime) await requireRuntime(docker, runtime);
-  await reapOrphans(docker).catch(() => []);
-  return { docker, engine };
+  const reaping = reapOrphans(docker).catch(() => []);
+  return { docker, engine, reaping };
 }
 
 /** The connection to the helper inside the container, over the channel made with it. */
@@ -312,7 +325,7 @@ export async function assembleSandbox<S extends Assembled>(
   const planning = planCopy(options);
   const record = options.startRecord ?? { phases: [] };
   const clock = new PhaseClock(record);
-  const { docker, engine } = await clock.run("engine", () => reachEngine(options));
+  const { docker, engine, reaping } = await clock.run("engine", () => reachEngine(options));
   const { image, emulated, toolbelt } = await clock.run("images", () => images(docker, engine, options));
   const profile = engine.profile;
   const objects = new RunObjects(docker, options.runId);
@@ -355,9 +368,10 @@ export async function assembleSandbox<S extends Assembled>(
     const setup = options.setup ?? [];
     if (setup.length)
       await clock.run("setup", () => runSetup(sandbox, setup, { docker, container, link, egress, options }));
+    await reaping;
     return sandbox;
   } catch (e) {
-    await objects.remove();
+    await Promise.all([objects.remove(), reaping]);
     throw e;
   }
 }
@@ -637,13 +651,6 @@ async function readBackHardening(
   requested: Docker.HostConfig,
   options: DockerSandboxOptions,
 ): Promise<Hardening> {
-  const info = await withTimeout("a container inspect", container.inspect());
-  // A runtime asked for by name is the boundary the user chose: no --allow-weak-hardening runs without it.
-  const wrongRuntime = runtimeMismatch(requested, info.HostConfig);
-  if (wrongRuntime) throw new EngineError(`${wrongRuntime}: refusing to start.`);
-  const ping = await link.client.request("ping", {});
-  if (!ping.ok) throw new SandboxFsError(ping.header.code, ping.header.message, "");
-  const inside = ping.header;
   const probeExec = (argv: string[]) =>
     link.client.request("exec", {
       argv,
@@ -651,11 +658,19 @@ async function readBackHardening(
       env: commandEnv(commands, { argv: [] }),
       timeoutMs: 10_000,
     });
-  // The process limit a command gets (RLIMIT_NPROC, hard), as its shell says it: gVisor has no /proc/self/limits.
-  const [userns, nproc] = await Promise.all([
+  // The engine's view and the helper's, asked together. The process limit a command gets (RLIMIT_NPROC,
+  // hard), as its shell says it: gVisor has no /proc/self/limits.
+  const [info, ping, userns, nproc] = await Promise.all([
+    withTimeout("a container inspect", container.inspect()),
+    link.client.request("ping", {}),
     probeExec([toolbeltProgram("unshare"), "-U", "true"]),
     probeExec([toolbeltProgram("bash"), "-c", "ulimit -Hu"]),
   ]);
+  // A runtime asked for by name is the boundary the user chose: no --allow-weak-hardening runs without it.
+  const wrongRuntime = runtimeMismatch(requested, info.HostConfig);
+  if (wrongRuntime) throw new EngineError(`${wrongRuntime}: refusing to start.`);
+  if (!ping.ok) throw new SandboxFsError(ping.header.code, ping.header.message, "");
+  const inside = ping.header;
   const nprocText =
     nproc.ok && nproc.header.exitCode === 0
       ? Buffer.from(nproc.body ?? [])

@@ -81,6 +81,11 @@ export interface DockerSandboxOptions {
   progress?: (line: string) => void;
   /** Filled as the start goes, for the record of a start that fails. */
   startRecord?: StartRecord;
+  /**
+   * Host work that needs no container, done once the container's start is asked for, while the engine starts
+   * it (its time is the start phase's); it must not throw.
+   */
+  whileStarting?: () => void;
 }
 
 /** A sandbox's limits when the run gives none (also what `--attempts` sizes its default parallelism by). */

@@ -72,8 +72,11 @@ export async function pingEngine(
   try {
     // A ping answers fast or not at all; the version request is an ordinary call (a loaded Podman service
     // took over 10 s to answer it).
-    await withTimeout("a ping", docker.ping(), 10_000);
-    const v = await withTimeout("a version request", docker.version());
+    // Both asked at once: an engine that is not there fails the ping within its bound either way.
+    const [, v] = await Promise.all([
+      withTimeout("a ping", docker.ping(), 10_000),
+      withTimeout("a version request", docker.version()),
+    ]);
     // Arch is Go's name for the engine's architecture (amd64, arm64), as images name theirs.
     return {
       version: v.Version,

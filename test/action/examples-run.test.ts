@@ -11,13 +11,27 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { data, Evaluator, Lexer, Parser } from "@actions/expressions";
+import type { FunctionDefinition } from "@actions/expressions/funcs/info";
 import { truthy } from "@actions/expressions/result";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { recordingUploader, runAction } from "../support/action-harness.js";
-import { fake as turn, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { fixturePullRequest, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { eventPayload, FIXTURE_EVENTS } from "../support/github-env.js";
+import {
+  fake as turn,
+  startFakeAnthropic,
+  type FakeAnthropic,
+  type FakeTurn,
+} from "../support/fake-anthropic.js";
+import { run as runChoose } from "../../src/action/choose.js";
+import { run as runPublish } from "../../src/publish/action.js";
+import {
+  fixturePullRequest,
+  startFakeGitHub,
+  type FakeGitHub,
+  type FakePull,
+} from "../support/fake-github.js";
+import { addBareRepo, startGitRemote } from "../support/git-remote.js";
+import { eventPayload, FIXTURE_EVENTS, githubEnv, readOutputs, runnerFiles } from "../support/github-env.js";
 import { makeWorkspace } from "../support/workspace.js";
 
 const EXAMPLES = path.resolve(import.meta.dirname, "../../examples/workflows");
@@ -36,6 +50,8 @@ interface Step {
 }
 interface Job {
   if?: string;
+  needs?: string | string[];
+  outputs?: Record<string, string>;
   strategy?: { matrix?: Record<string, unknown> };
   steps: Step[];
 }
@@ -44,11 +60,37 @@ interface Job {
 
 const CONTEXTS = ["github", "secrets", "inputs", "matrix", "steps", "runner", "env", "vars", "needs"];
 
+/** The job status functions, as a runner answers them for a job whose `needs` ended as recorded (none cancelled). */
+function statusFunctions(context: Record<string, unknown>): FunctionDefinition[] {
+  const results = Object.values((context.needs ?? {}) as Record<string, { result: string }>).map(
+    (n) => n.result,
+  );
+  const status = (name: string, value: boolean): FunctionDefinition => ({
+    name,
+    minArgs: 0,
+    maxArgs: 0,
+    call: () => new data.BooleanData(value),
+  });
+  return [
+    status("always", true),
+    status("cancelled", false),
+    status(
+      "success",
+      results.every((r) => r === "success"),
+    ),
+    status(
+      "failure",
+      results.some((r) => r === "failure"),
+    ),
+  ];
+}
+
 function evaluate(expression: string, context: Record<string, unknown>): data.ExpressionData {
   const { tokens } = new Lexer(expression).lex();
-  const expr = new Parser(tokens, CONTEXTS, []).parse();
+  const functions = statusFunctions(context);
+  const expr = new Parser(tokens, CONTEXTS, functions).parse();
   const values = JSON.parse(JSON.stringify(context), data.reviver) as data.Dictionary;
-  return new Evaluator(expr, values).evaluate();
+  return new Evaluator(expr, values, new Map(functions.map((f) => [f.name, f]))).evaluate();
 }
 
 /** A `with:`/`env:` value: text with `${{ }}` expressions in it. */
@@ -134,6 +176,155 @@ function fixtureRepository(prefix: string): string {
   return workspace;
 }
 
+// ---- A job's steps, as a runner runs them -------------------------------------------------------------------
+
+type Outputs = Record<string, string>;
+/** Runs a `uses:` step with its `with:` evaluated: its outputs, or undefined when there is no way to here. */
+type UsesRunner = (step: Step, inputs: Record<string, string>) => Promise<Outputs | undefined>;
+
+/**
+ * The steps in order, each when its `if:` holds: a `run:` step in bash in `cwd`, its `env:` evaluated and
+ * GITHUB_OUTPUT read back; a `uses:` step by `uses`. A step's outputs go into `context.steps` under its id.
+ */
+async function runSteps(
+  steps: Step[],
+  context: Record<string, unknown>,
+  cwd: string,
+  uses: UsesRunner,
+): Promise<void> {
+  const runnerTemp = (context.runner as { temp: string }).temp;
+  const done = context.steps as Record<string, { outputs: Outputs }>;
+  for (const [i, step] of steps.entries()) {
+    if (!condition(step.if, context)) continue;
+    let outputs: Outputs | undefined;
+    if (step.run !== undefined) {
+      const output = path.join(runnerTemp, `output-${step.id ?? i}`);
+      fs.writeFileSync(output, "");
+      const env = Object.fromEntries(
+        Object.entries(step.env ?? {}).map(([k, v]) => [k, template(v, context)]),
+      );
+      execFileSync("bash", ["-eo", "pipefail", "-c", step.run], {
+        cwd,
+        stdio: "pipe",
+        env: { ...process.env, ...env, GITHUB_OUTPUT: output, RUNNER_TEMP: runnerTemp },
+      });
+      outputs = readOutputs(output);
+    } else {
+      const inputs = Object.fromEntries(
+        Object.entries(step.with ?? {}).map(([k, v]) => [k, template(v, context)]),
+      );
+      outputs = await uses(step, inputs);
+      if (!outputs) throw new Error(`no way to run ${step.uses ?? "a step"} here`);
+    }
+    if (step.id) done[step.id] = { outputs };
+  }
+}
+
+/** A job's `outputs:`, evaluated once its steps ran. */
+function jobOutputs(job: Job, context: Record<string, unknown>): Outputs {
+  return Object.fromEntries(Object.entries(job.outputs ?? {}).map(([k, v]) => [k, template(v, context)]));
+}
+
+/** The `with:` of a `uses:` step completed with the action's declared defaults, evaluated, as a runner does. */
+function withDefaults(
+  actionYml: string,
+  inputs: Record<string, string>,
+  context: Record<string, unknown>,
+): Record<string, string> {
+  const declared = (
+    parse(fs.readFileSync(actionYml, "utf8")) as { inputs: Record<string, { default?: string }> }
+  ).inputs;
+  return {
+    ...Object.fromEntries(
+      Object.entries(declared).map(([name, input]) => [name, template(input.default ?? "", context)]),
+    ),
+    ...inputs,
+  };
+}
+
+/**
+ * One JavaScript action's entry, run in this process as a runner runs it: its inputs as INPUT_*, `env` (the
+ * GITHUB_* variables), a fresh GITHUB_OUTPUT read back, stdout captured; never throws for a failed step.
+ */
+async function runEntry(
+  entry: () => Promise<void>,
+  inputs: Record<string, string>,
+  env: Record<string, string>,
+): Promise<{ outputs: Outputs; stdout: string; failed?: string }> {
+  vi.unstubAllEnvs();
+  const outputFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-step-")), "output");
+  fs.writeFileSync(outputFile, "");
+  for (const [name, value] of Object.entries({ ...env, GITHUB_OUTPUT: outputFile })) vi.stubEnv(name, value);
+  for (const [name, value] of Object.entries(inputs)) vi.stubEnv(`INPUT_${name.toUpperCase()}`, value);
+  const chunks: string[] = [];
+  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    chunks.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+    return true;
+  });
+  const exitCode = process.exitCode;
+  try {
+    await entry();
+  } finally {
+    write.mockRestore();
+    process.exitCode = exitCode;
+  }
+  const stdout = chunks.join("");
+  return { outputs: readOutputs(outputFile), stdout, failed: /^::error::(.*)$/m.exec(stdout)?.[1] };
+}
+
+/** Artifacts by name, as the workflow run's artifact storage holds them between jobs. */
+class ArtifactStore {
+  readonly byName = new Map<string, string>();
+
+  /** actions/upload-artifact: `path`'s files under `name`. */
+  upload(name: string, dir: string): void {
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-stored-"));
+    fs.cpSync(dir, copy, { recursive: true });
+    this.byName.set(name, copy);
+  }
+
+  /** actions/download-artifact: one artifact's files into `path`, or each matching `pattern` in its own folder. */
+  download(inputs: Record<string, string>): void {
+    const dest = inputs.path ?? "";
+    if (inputs.name) {
+      const dir = this.byName.get(inputs.name);
+      if (!dir) throw new Error(`no artifact ${inputs.name}`);
+      fs.cpSync(dir, dest, { recursive: true });
+      return;
+    }
+    const escape = (part: string) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+    const glob = new RegExp(`^${(inputs.pattern ?? "*").split("*").map(escape).join(".*")}$`);
+    for (const [name, dir] of this.byName)
+      if (glob.test(name)) fs.cpSync(dir, path.join(dest, name), { recursive: true });
+  }
+}
+
+/** A job's expression contexts: the event, the secrets, its matrix combination, what its `needs` left. */
+function jobContext(
+  event: string,
+  payload: Record<string, unknown>,
+  job: { matrix?: Record<string, unknown>; needs?: Record<string, { result: string; outputs: Outputs }> },
+): Record<string, unknown> {
+  return {
+    github: {
+      event: payload,
+      event_name: FIXTURE_EVENTS[event],
+      repository: "acme/widgets",
+      repository_owner: "acme",
+      run_attempt: "1",
+      token: TOKEN,
+    },
+    secrets: { ANTHROPIC_API_KEY: API_KEY },
+    inputs: (payload.inputs as Record<string, unknown> | undefined) ?? {},
+    matrix: job.matrix ?? {},
+    needs: job.needs ?? {},
+    runner: { temp: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-runner-temp-")) },
+    steps: {} as Record<string, { outputs: Outputs }>,
+    env: {},
+    vars: {},
+  };
+}
+
 // ---- The examples and the events they run on -------------------------------------------------------------
 
 interface Case {
@@ -155,6 +346,7 @@ const CASES: Record<string, Case> = {
     },
   },
   "continue-agent-prs.yml": { event: "issue-comment-pr", payload: comment("@agent-ci also fix add()") },
+  "attempts-matrix.yml": { event: "issues-labeled" },
   "fix-issue-when-labeled.yml": { event: "issues-labeled" },
   "matrix-fan-out.yml": {
     event: "workflow-dispatch",
@@ -251,55 +443,16 @@ describe("each example's agent step against the fakes", () => {
         },
       });
 
-      const runnerTemp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-runner-temp-"));
-      const context: Record<string, unknown> = {
-        github: {
-          event: payload,
-          event_name: FIXTURE_EVENTS[spec.event],
-          repository: "acme/widgets",
-          repository_owner: "acme",
-          run_attempt: "1",
-          token: TOKEN,
-        },
-        secrets: { ANTHROPIC_API_KEY: API_KEY },
-        inputs: (payload.inputs as Record<string, unknown> | undefined) ?? {},
-        matrix,
-        runner: { temp: runnerTemp },
-        steps: {} as Record<string, { outputs: Record<string, string> }>,
-        env: {},
-        vars: {},
-      };
+      const context = jobContext(spec.event, payload, { matrix });
       expect(condition(job.if, context), `${file}: the job's if: lets the event through`).toBe(true);
 
       // The steps before the agent's, as a runner runs them: checkout and setup-node are what the fixture and
       // this machine's Node.js already are; a `run:` step runs here, in the checkout.
-      const steps = context.steps as Record<string, { outputs: Record<string, string> }>;
-      for (const step of job.steps.slice(0, agentIndex)) {
-        if (!condition(step.if, context)) continue;
-        if (step.uses?.startsWith("actions/checkout@")) continue;
-        if (step.uses?.startsWith("actions/setup-node@")) continue;
-        if (step.run === undefined) throw new Error(`${file}: no way to run ${step.uses ?? "a step"} here`);
-        const output = path.join(runnerTemp, `output-${step.id ?? "step"}`);
-        fs.writeFileSync(output, "");
-        const env = Object.fromEntries(
-          Object.entries(step.env ?? {}).map(([k, v]) => [k, template(v, context)]),
-        );
-        execFileSync("bash", ["-eo", "pipefail", "-c", step.run], {
-          cwd: workspace,
-          stdio: "pipe",
-          env: { ...process.env, ...env, GITHUB_OUTPUT: output, RUNNER_TEMP: runnerTemp },
-        });
-        if (step.id) {
-          const outputs = Object.fromEntries(
-            fs
-              .readFileSync(output, "utf8")
-              .split("\n")
-              .filter((line) => line.includes("="))
-              .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
-          );
-          steps[step.id] = { outputs };
-        }
-      }
+      await runSteps(job.steps.slice(0, agentIndex), context, workspace, async (step) =>
+        step.uses?.startsWith("actions/checkout@") || step.uses?.startsWith("actions/setup-node@")
+          ? {}
+          : undefined,
+      );
 
       const inputs = Object.fromEntries(
         Object.entries(agentStep.with ?? {}).map(([k, v]) => [k, template(v, context)]),
@@ -355,6 +508,173 @@ describe("each example's agent step against the fakes", () => {
       if (testsAllowed) expect(bashResult).toMatch(/pass 1\b/);
       // Where it verifies, the fresh container saw the dependency too.
       if (inputs.verify) expect(result.outputs.verify_exit_code).toBe("0");
+    },
+  );
+});
+
+// ---- The attempts example, every job: four attempts on "four runners", the choice, the pull request -------
+
+const CHOOSE = "OWNER/agent-ci/choose@v1";
+const PUBLISH = "OWNER/agent-ci/publish@v1";
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+const CALC_PATH = "/workspace/src/calc.js";
+const fixed = (text: string) => CALC.replace("  return a - b;", text);
+/** Attempt k's turns: one breaks the tests, one is denied a push, two fix add() with patches of two sizes. */
+const ATTEMPTS: Record<number, FakeTurn[]> = {
+  1: [
+    turn.toolUse("Read", { file_path: CALC_PATH }),
+    turn.toolUse("Edit", { file_path: CALC_PATH, old_string: "a - b", new_string: "a * b" }),
+    turn.text("Multiplied."),
+  ],
+  2: [
+    turn.toolUse("Read", { file_path: CALC_PATH }),
+    turn.toolUse("Edit", {
+      file_path: CALC_PATH,
+      old_string: "  return a - b;",
+      new_string: "  // The sum: it used to subtract.\n  return a + b;",
+    }),
+    turn.text("Fixed add(), with a comment."),
+  ],
+  3: [
+    turn.toolUse("Read", { file_path: CALC_PATH }),
+    turn.toolUse("Edit", { file_path: CALC_PATH, old_string: "a - b", new_string: "a + b" }),
+    turn.text("Fixed add()."),
+  ],
+  4: [
+    turn.toolUse("Read", { file_path: CALC_PATH }),
+    turn.toolUse("Bash", { command: "git push origin main" }),
+    turn.toolUse("Edit", { file_path: CALC_PATH, old_string: "a - b", new_string: "b + a" }),
+    turn.text("Fixed add(); the push was refused."),
+  ],
+};
+
+describe("attempts-matrix.yml, every job against the fakes", () => {
+  it(
+    "four matrix attempts, the choose job on their artifacts, then publish opens the pull request from the chosen one",
+    { timeout: 600_000 },
+    async () => {
+      const file = "attempts-matrix.yml";
+      const workflow = parse(fs.readFileSync(path.join(EXAMPLES, file), "utf8")) as {
+        jobs: Record<string, Job>;
+      };
+      const jobs = workflow.jobs;
+      const workspace = fixtureRepository("");
+      const base = execFileSync("git", ["rev-parse", "HEAD"], { cwd: workspace, encoding: "utf8" }).trim();
+      const remote = await startGitRemote({ token: TOKEN });
+      addBareRepo(remote, "acme", "widgets", workspace);
+      github = await startFakeGitHub({
+        token: TOKEN,
+        permissions: { octocat: "write" },
+        issues: [{ number: 12, title: "add() returns the wrong sum", body: "b", user: { login: "octocat" } }],
+      });
+      const gh = github;
+      const event = CASES[file]?.event ?? "";
+      const payload = eventPayload(event);
+      const artifacts = new ArtifactStore();
+      const needs: Record<string, { result: string; outputs: Outputs }> = {};
+      /** The GITHUB_* variables of a step whose checkout is `dir`. */
+      const runnerEnv = (dir: string, context: Record<string, unknown>) => ({
+        ...githubEnv({ fixture: event, apiUrl: gh.url, workspace: dir, files: runnerFiles(), payload }),
+        RUNNER_TEMP: (context.runner as { temp: string }).temp,
+        GITHUB_SERVER_URL: remote.url,
+      });
+      /** The steps every job here runs the same way: checkout (the fixture is the checkout) and the artifacts. */
+      const common = async (step: Step, inputs: Record<string, string>): Promise<Outputs | undefined> => {
+        const action = step.uses?.split("@")[0];
+        if (action === "actions/checkout") return {};
+        if (action === "actions/download-artifact") return (artifacts.download(inputs), {});
+        if (action === "actions/upload-artifact")
+          return (artifacts.upload(inputs.name ?? "", inputs.path ?? ""), {});
+        return undefined;
+      };
+
+      try {
+        // The matrix jobs, one per attempt, each on its own "runner" with the model scripted for it.
+        const attemptJob = jobs.attempt as Job;
+        const combinations = (attemptJob.strategy?.matrix?.attempt ?? []) as number[];
+        expect(combinations).toEqual([1, 2, 3, 4]);
+        for (const attempt of combinations) {
+          const context = jobContext(event, payload, { matrix: { attempt } });
+          expect(condition(attemptJob.if, context)).toBe(true);
+          anthropic = await startFakeAnthropic({ apiKey: API_KEY, turns: [...(ATTEMPTS[attempt] ?? [])] });
+          const api = anthropic;
+          await runSteps(attemptJob.steps, context, workspace, async (step, inputs) => {
+            if (step.uses !== AGENT_CI) return common(step, inputs);
+            const uploader = recordingUploader();
+            const result = await runAction({
+              fixture: event,
+              payload,
+              apiUrl: gh.url,
+              workspace,
+              inputs: { ...inputs, github_token: TOKEN },
+              env: { ANTHROPIC_BASE_URL: api.url },
+              deps: { artifact: () => uploader },
+            });
+            expect(result.failed, `attempt ${attempt}: ${result.stdout.slice(-3000)}`).toBeUndefined();
+            for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
+            return result.outputs;
+          });
+          await api.close();
+          anthropic = undefined;
+        }
+        expect([...artifacts.byName.keys()]).toEqual(
+          combinations.map((k) => `agent-ci-issue-12-attempt-${k}`),
+        );
+        needs.attempt = { result: "success", outputs: {} };
+
+        // The choose job: the attempts' artifacts downloaded, the choice made, the chosen folder uploaded.
+        const chooseJob = jobs.choose as Job;
+        const chooseContext = jobContext(event, payload, { needs: { attempt: needs.attempt } });
+        expect(condition(chooseJob.if, chooseContext)).toBe(true);
+        await runSteps(chooseJob.steps, chooseContext, workspace, async (step, inputs) => {
+          if (step.uses !== CHOOSE) return common(step, inputs);
+          const ran = await runEntry(
+            runChoose,
+            withDefaults(path.join(ROOT, "choose/action.yml"), inputs, chooseContext),
+            runnerEnv(workspace, chooseContext),
+          );
+          expect(ran.failed, ran.stdout).toBeUndefined();
+          return ran.outputs;
+        });
+        const chosen = (chooseContext.steps as Record<string, { outputs: Outputs }>).choose?.outputs;
+        expect(chosen).toMatchObject({
+          attempt: "3",
+          has_changes: "true",
+          reason: expect.stringMatching(/^attempt 3 passed verify: /),
+        });
+        needs.choose = { result: "success", outputs: jobOutputs(chooseJob, chooseContext) };
+
+        // The publish job, on a fresh checkout, with the chosen attempt's artifact.
+        const publishJob = jobs.publish as Job;
+        const publishContext = jobContext(event, payload, { needs: { choose: needs.choose } });
+        expect(condition(publishJob.if, publishContext)).toBe(true);
+        const checkout = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-checkout-"));
+        execFileSync("git", ["clone", "-q", workspace, checkout]);
+        await runSteps(publishJob.steps, publishContext, checkout, async (step, inputs) => {
+          if (step.uses !== PUBLISH) return common(step, inputs);
+          const withInputs = withDefaults(path.join(ROOT, "publish/action.yml"), inputs, publishContext);
+          // The step's working directory is the checkout.
+          withInputs.repository_path = path.resolve(checkout, withInputs.repository_path ?? ".");
+          const ran = await runEntry(() => runPublish(), withInputs, runnerEnv(checkout, publishContext));
+          expect(ran.failed, ran.stdout).toBeUndefined();
+          return ran.outputs;
+        });
+
+        // One pull request, its commit the chosen attempt's patch, its body saying what it was chosen from.
+        const pulls = [...gh.pulls.values()];
+        expect(pulls).toHaveLength(1);
+        const pull = pulls[0] as FakePull;
+        expect(pull.body).toContain(
+          "**Chosen from 4 attempts**: attempt 3 passed verify (smallest patch (2 changed lines, attempt 2 had 3)); 2 others passed verify; 1 failed verify; 1 was denied a call.",
+        );
+        const git = (...args: string[]) =>
+          execFileSync("git", args, { cwd: remote.repoDir("acme", "widgets"), encoding: "utf8" });
+        expect(git("show", `${pull.head.ref}:src/calc.js`)).toBe(fixed("  return a + b;"));
+        expect(git("rev-parse", `${pull.head.ref}~1`).trim()).toBe(base);
+      } finally {
+        await remote.close();
+      }
     },
   );
 });

@@ -41,9 +41,10 @@ function handPublishing(script: string): string | undefined {
 }
 
 describe("examples/workflows", () => {
-  it("has the examples issue 7 asks for", () => {
+  it("has the examples issues 7 and 39 ask for", () => {
     expect(files.sort()).toEqual([
       "answer-pr-comments.yml",
+      "attempts-matrix.yml",
       "claude-code-action-equivalent.yml",
       "continue-agent-prs.yml",
       "fix-issue-when-labeled.yml",

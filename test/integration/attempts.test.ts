@@ -115,58 +115,69 @@ const runCli = (args: string[], env: NodeJS.ProcessEnv) =>
   runAgentCi(args, { ANTHROPIC_API_KEY: "test-key", ...env });
 
 describe("agent-ci run --attempts", () => {
-  it("verifies four attempts and chooses the smaller passing patch; each keeps its record", async () => {
-    const { api, hints, out } = await scripted([
-      SCRIPTS.breaks,
-      SCRIPTS.denied,
-      SCRIPTS.bigFix,
-      SCRIPTS.smallFix,
-    ]);
-    const run = await runCli(runArgs(hints, out, ["--attempts", "4", "--parallel", "2"]), {
-      ANTHROPIC_BASE_URL: api.url,
-    });
-    expect(run.code, run.stderr.slice(-3000)).toBe(0);
-    expect(run.stderr.split("\n")[0]).toBe("agent-ci: 4 attempts, at most 2 at a time (--parallel)");
+  it(
+    "verifies four attempts and chooses the smaller passing patch; each keeps its record",
+    { timeout: 180_000 },
+    async () => {
+      const { api, hints, out } = await scripted([
+        SCRIPTS.breaks,
+        SCRIPTS.denied,
+        SCRIPTS.bigFix,
+        SCRIPTS.smallFix,
+      ]);
+      const run = await runCli(runArgs(hints, out, ["--attempts", "4", "--parallel", "2"]), {
+        ANTHROPIC_BASE_URL: api.url,
+      });
+      expect(run.code, run.stderr.slice(-3000)).toBe(0);
+      expect(run.stderr.split("\n")[0]).toBe("agent-ci: 4 attempts, at most 2 at a time (--parallel)");
 
-    const report = readReport(path.join(out, "report.json"));
-    expect(report.chosen).toEqual({
-      attempt: 4,
-      reason: "attempt 4 passed verify: smallest patch (3 changed lines, attempt 3 had 5)",
-      verified: true,
-    });
-    expect(
-      report.attempts?.map((a) => [a.attempt, a.dir, a.exitReason, a.verify, a.deniedCalls, a.changedLines]),
-    ).toEqual([
-      [1, "attempt-1", "completed", "failed", 0, 2],
-      [2, "attempt-2", "completed", "failed", 1, 0],
-      [3, "attempt-3", "completed", "passed", 0, 5],
-      [4, "attempt-4", "completed", "passed", 0, 3],
-    ]);
-    for (const a of report.attempts ?? []) expect(a.costUsd).toBeCloseTo(TURN_USD * (a.turns ?? 0), 6);
-    // The output folder's patch and report are attempt 4's.
-    const chosenPatch = fs.readFileSync(path.join(out, "attempt-4", "patch.diff"), "utf8");
-    expect(fs.readFileSync(path.join(out, "patch.diff"), "utf8")).toBe(chosenPatch);
-    expect(chosenPatch).toContain("+  return sum / values.length;");
-    expect(report.runId).toBe(report.attempts?.[3]?.runId);
-    expect(report.verify?.exitCode).toBe(0);
-    const md = fs.readFileSync(path.join(out, "report.md"), "utf8");
-    expect(md).toContain("Chosen from 4 attempts");
-    expect(md).toMatch(/\| \*\*4\*\* .*passed/);
-    await expectNoContainers(out, report);
+      const report = readReport(path.join(out, "report.json"));
+      expect(report.chosen).toEqual({
+        attempt: 4,
+        reason: "attempt 4 passed verify: smallest patch (3 changed lines, attempt 3 had 5)",
+        verified: true,
+      });
+      expect(
+        report.attempts?.map((a) => [
+          a.attempt,
+          a.dir,
+          a.exitReason,
+          a.verify,
+          a.deniedCalls,
+          a.changedLines,
+        ]),
+      ).toEqual([
+        [1, "attempt-1", "completed", "failed", 0, 2],
+        [2, "attempt-2", "completed", "failed", 1, 0],
+        [3, "attempt-3", "completed", "passed", 0, 5],
+        [4, "attempt-4", "completed", "passed", 0, 3],
+      ]);
+      for (const a of report.attempts ?? []) expect(a.costUsd).toBeCloseTo(TURN_USD * (a.turns ?? 0), 6);
+      // The output folder's patch and report are attempt 4's.
+      const chosenPatch = fs.readFileSync(path.join(out, "attempt-4", "patch.diff"), "utf8");
+      expect(fs.readFileSync(path.join(out, "patch.diff"), "utf8")).toBe(chosenPatch);
+      expect(chosenPatch).toContain("+  return sum / values.length;");
+      expect(report.runId).toBe(report.attempts?.[3]?.runId);
+      expect(report.verify?.exitCode).toBe(0);
+      const md = fs.readFileSync(path.join(out, "report.md"), "utf8");
+      expect(md).toContain("Chosen from 4 attempts");
+      expect(md).toMatch(/\| \*\*4\*\* .*passed/);
+      await expectNoContainers(out, report);
 
-    // `agent-ci choose` makes the same choice from the folders, as a matrix's choose step does from artifacts.
-    const chosenDir = path.join(out, "..", "chosen");
-    const folders = [4, 2, 3, 1].map((k) => path.join(out, `attempt-${k}`));
-    const choose = await runCli(["choose", ...folders, "--out", chosenDir], {});
-    expect(choose.code, choose.stderr).toBe(0);
-    const chosen = readReport(path.join(chosenDir, "report.json"));
-    expect(chosen.chosen).toEqual(report.chosen);
-    expect(chosen.attempts?.map((a) => [a.attempt, a.dir, a.runId])).toEqual(
-      report.attempts?.map((a) => [a.attempt, a.dir, a.runId]),
-    );
-    expect(fs.readFileSync(path.join(chosenDir, "patch.diff"), "utf8")).toBe(chosenPatch);
-    expect(fs.existsSync(path.join(chosenDir, "events.jsonl"))).toBe(true);
-  });
+      // `agent-ci choose` makes the same choice from the folders, as a matrix's choose step does from artifacts.
+      const chosenDir = path.join(out, "..", "chosen");
+      const folders = [4, 2, 3, 1].map((k) => path.join(out, `attempt-${k}`));
+      const choose = await runCli(["choose", ...folders, "--out", chosenDir], {});
+      expect(choose.code, choose.stderr).toBe(0);
+      const chosen = readReport(path.join(chosenDir, "report.json"));
+      expect(chosen.chosen).toEqual(report.chosen);
+      expect(chosen.attempts?.map((a) => [a.attempt, a.dir, a.runId])).toEqual(
+        report.attempts?.map((a) => [a.attempt, a.dir, a.runId]),
+      );
+      expect(fs.readFileSync(path.join(chosenDir, "patch.diff"), "utf8")).toBe(chosenPatch);
+      expect(fs.existsSync(path.join(chosenDir, "events.jsonl"))).toBe(true);
+    },
+  );
 
   it(
     "--stop-at-first-pass cancels the others once one passes, their records kept",
@@ -202,39 +213,74 @@ describe("agent-ci run --attempts", () => {
     },
   );
 
-  it("one budget: spent by the third attempt, the run ends budget with the best attempt so far", async () => {
-    const { api, hints, out } = await scripted([
-      SCRIPTS.breaks,
-      SCRIPTS.smallFix,
-      SCRIPTS.endless,
-      SCRIPTS.smallFix,
-    ]);
-    // Three turns each for the first two, a turn and a half for the third, nothing for the fourth.
-    const budget = TURN_USD * 7.5;
-    const run = await runCli(
-      runArgs(hints, out, ["--attempts", "4", "--parallel", "1", "--max-budget-usd", String(budget)]),
-      { ANTHROPIC_BASE_URL: api.url },
-    );
-    expect(run.code, run.stderr.slice(-3000)).toBe(5);
-    const report = readReport(path.join(out, "report.json"));
-    expect(report.exitReason).toBe("budget");
-    expect(report.error?.message).toMatch(/budget was spent; the result is the best attempt so far/);
-    expect(report.chosen?.attempt, `${JSON.stringify(report.attempts)}\n${run.stderr.slice(-4000)}`).toBe(2);
-    const rows = report.attempts ?? [];
-    expect(rows.map((a) => [a.attempt, a.started, a.exitReason, a.verify])).toEqual([
-      [1, true, "completed", "failed"],
-      [2, true, "completed", "passed"],
-      [3, true, "budget", "failed"],
-      [4, false, "budget", "not_run"],
-    ]);
-    // Each attempt's share was what was left when it started.
-    expect(rows[0]?.budgetUsd).toBeCloseTo(budget, 6);
-    expect(rows[1]?.budgetUsd).toBeCloseTo(budget - 3 * TURN_USD, 6);
-    expect(rows[2]?.budgetUsd).toBeCloseTo(budget - 6 * TURN_USD, 6);
-    expect(rows.reduce((sum, a) => sum + a.costUsd, 0)).toBeCloseTo(8 * TURN_USD, 6);
-    expect(fs.readFileSync(path.join(out, "patch.diff"), "utf8")).toBe(
-      fs.readFileSync(path.join(out, "attempt-2", "patch.diff"), "utf8"),
-    );
-    await expectNoContainers(out, report);
-  });
+  it(
+    "one budget: spent by the third attempt, the run ends budget with the best attempt so far",
+    { timeout: 180_000 },
+    async () => {
+      const { api, hints, out } = await scripted([
+        SCRIPTS.breaks,
+        SCRIPTS.smallFix,
+        SCRIPTS.endless,
+        SCRIPTS.smallFix,
+      ]);
+      // Three turns each for the first two, a turn and a half for the third, nothing for the fourth.
+      const budget = TURN_USD * 7.5;
+      const run = await runCli(
+        runArgs(hints, out, ["--attempts", "4", "--parallel", "1", "--max-budget-usd", String(budget)]),
+        { ANTHROPIC_BASE_URL: api.url },
+      );
+      expect(run.code, run.stderr.slice(-3000)).toBe(5);
+      const report = readReport(path.join(out, "report.json"));
+      expect(report.exitReason).toBe("budget");
+      expect(report.error?.message).toMatch(/budget was spent; the result is the best attempt so far/);
+      expect(report.chosen?.attempt, `${JSON.stringify(report.attempts)}\n${run.stderr.slice(-4000)}`).toBe(
+        2,
+      );
+      const rows = report.attempts ?? [];
+      expect(rows.map((a) => [a.attempt, a.started, a.exitReason, a.verify])).toEqual([
+        [1, true, "completed", "failed"],
+        [2, true, "completed", "passed"],
+        [3, true, "budget", "failed"],
+        [4, false, "budget", "not_run"],
+      ]);
+      // Each attempt's share was what was left when it started.
+      expect(rows[0]?.budgetUsd).toBeCloseTo(budget, 6);
+      expect(rows[1]?.budgetUsd).toBeCloseTo(budget - 3 * TURN_USD, 6);
+      expect(rows[2]?.budgetUsd).toBeCloseTo(budget - 6 * TURN_USD, 6);
+      expect(rows.reduce((sum, a) => sum + a.costUsd, 0)).toBeCloseTo(8 * TURN_USD, 6);
+      expect(fs.readFileSync(path.join(out, "patch.diff"), "utf8")).toBe(
+        fs.readFileSync(path.join(out, "attempt-2", "patch.diff"), "utf8"),
+      );
+      await expectNoContainers(out, report);
+    },
+  );
+});
+
+describe("agent-ci run --attempts --timeout", () => {
+  it(
+    "one clock: --timeout is the whole run's, so an attempt that runs it out leaves none for the next, and the run ends timeout",
+    { timeout: 180_000 },
+    async () => {
+      const { api, hints, out } = await scripted([SCRIPTS.sleeps, SCRIPTS.smallFix]);
+      const run = await runCli(
+        runArgs(hints, out, ["--attempts", "2", "--parallel", "1", "--timeout", "30"]),
+        { ANTHROPIC_BASE_URL: api.url },
+      );
+      expect(run.code, run.stderr.slice(-3000)).toBe(5);
+      const report = readReport(path.join(out, "report.json"));
+      expect(report.exitReason).toBe("timeout");
+      expect(report.error?.message).toMatch(
+        /wall-clock limit \(--timeout\) was reached; the result is the best attempt so far \(attempt 1\)/,
+      );
+      expect(report.attempts?.map((a) => [a.attempt, a.started, a.exitReason])).toEqual([
+        [1, true, "timeout"],
+        [2, false, "timeout"],
+      ]);
+      expect(run.stderr).toContain(
+        "agent-ci: the run's time (--timeout) is up; attempt 2 and later do not start",
+      );
+      expect(fs.existsSync(path.join(out, "attempt-2"))).toBe(false);
+      await expectNoContainers(out, report);
+    },
+  );
 });

@@ -8,6 +8,10 @@
 // (sequentially: all that is left). What an attempt did not spend goes back to the pool when it ends. An
 // attempt that would start with nothing left does not start, and the run ends `budget` with the best attempt
 // so far as its result.
+//
+// One clock: --timeout is the wall-clock limit of the whole run, not of each attempt. An attempt's limit is
+// what is left of it when the attempt starts; once it is reached, the attempts not started do not start and the
+// run ends `timeout`, with the best attempt so far as its result.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -150,7 +154,7 @@ export async function runAttempts(
   io.stderr(
     `agent-ci: ${n} attempts, at most ${parallel} at a time (${options.parallel ? "--parallel" : auto.why})${config.maxBudgetUsd ? `; one budget of $${config.maxBudgetUsd} for all` : ""}${options.turnsPool ? `; ${config.maxTurns} turns for all` : ""}`,
   );
-  const attempts = new AttemptRunner(config, options, io, outDir);
+  const attempts = new AttemptRunner(config, options, io, outDir, Date.now() + config.timeoutMs);
   const onCancel = () => attempts.endOthers("the run was cancelled");
   cancel.addEventListener("abort", onCancel, { once: true });
   await attempts.schedule(n, parallel, cancel);
@@ -161,6 +165,7 @@ export async function runAttempts(
     if (failed) return { ...failed.outcome, outDir };
   }
   const budgetSpent = attempts.ended === "budget" || attempts.money.exhausted || attempts.turns.exhausted;
+  const timedOut = attempts.ended === "timeout" || finished.some((f) => f.outcome.exitReason === "timeout");
   return writeChosen({
     verified: Boolean(config.verify),
     secrets: knownSecrets(config),
@@ -168,6 +173,7 @@ export async function runAttempts(
     n,
     finished,
     budgetSpent,
+    timedOut,
     cancelled: cancel.aborted,
     io,
   });
@@ -178,8 +184,8 @@ class AttemptRunner {
   readonly finished: Finished[] = [];
   readonly money: Pool;
   readonly turns: Pool;
-  /** Why no further attempt starts (a pass with --stop-at-first-pass, the budget, a configuration error). */
-  ended: "pass" | "budget" | "config" | undefined;
+  /** Why no further attempt starts (a pass with --stop-at-first-pass, the budget, the clock, a configuration error). */
+  ended: "pass" | "budget" | "timeout" | "config" | undefined;
   private readonly controllers = new Map<number, AbortController>();
 
   constructor(
@@ -187,6 +193,8 @@ class AttemptRunner {
     private readonly options: AttemptsOptions,
     private readonly io: RunIO,
     private readonly outDir: string,
+    /** The run's wall-clock limit (--timeout), shared by the attempts. */
+    private readonly deadline: number,
   ) {
     this.money = new Pool(config.maxBudgetUsd, false);
     this.turns = new Pool(options.turnsPool ? config.maxTurns : undefined, true);
@@ -205,6 +213,13 @@ class AttemptRunner {
     const running = new Set<Promise<void>>();
     while (next <= n || running.size) {
       while (next <= n && running.size < parallel && !this.ended && !cancel.aborted) {
+        if (Date.now() >= this.deadline) {
+          this.io.stderr(
+            `agent-ci: the run's time (--timeout) is up; attempt ${next} and later do not start`,
+          );
+          this.ended = "timeout";
+          break;
+        }
         const slots = Math.min(parallel - running.size, n - next + 1);
         const budgetUsd = this.money.take(slots);
         const maxTurns = this.turns.take(slots);
@@ -235,6 +250,7 @@ class AttemptRunner {
       prompt: hint ? (config.prompt ? `${config.prompt}\n\n${hint}` : hint) : config.prompt,
       ...(budgetUsd !== undefined ? { maxBudgetUsd: budgetUsd } : {}),
       ...(maxTurns !== undefined ? { maxTurns } : {}),
+      timeoutMs: Math.max(1, Math.ceil(this.deadline - Date.now())),
     };
     const shares = [
       budgetUsd !== undefined ? `$${budgetUsd.toFixed(4)}` : "",
@@ -311,6 +327,7 @@ export async function chooseFromFolders(
     n: Math.max(...numbers),
     finished,
     budgetSpent: false,
+    timedOut: false,
     cancelled: false,
     io,
   });
@@ -378,18 +395,21 @@ async function writeChosen(options: {
   n: number;
   finished: readonly Finished[];
   budgetSpent: boolean;
+  /** The run's wall-clock limit was reached (and not the budget first). */
+  timedOut: boolean;
   cancelled: boolean;
   io: RunIO;
 }): Promise<RunOutcome> {
-  const { verified, outDir, n, finished, budgetSpent, cancelled, io } = options;
-  const { rows, facts } = attemptRows(n, finished, budgetSpent ? "budget" : "cancelled");
+  const { verified, outDir, n, finished, budgetSpent, timedOut, cancelled, io } = options;
+  const limit: ExitReason | undefined = budgetSpent ? "budget" : timedOut ? "timeout" : undefined;
+  const { rows, facts } = attemptRows(n, finished, limit ?? "cancelled");
   const choice = chooseAttempt(facts, verified);
   const chosen = finished.find((f) => f.k === choice.attempt);
   const patchPath = path.join(outDir, PATCH_FILE_NAME);
   if (!chosen) {
     // Nothing started (cancelled before the first, or no budget at all): an empty patch and no report.
     fs.writeFileSync(patchPath, "");
-    const exitReason: ExitReason = budgetSpent ? "budget" : "cancelled";
+    const exitReason: ExitReason = limit ?? "cancelled";
     return {
       runId: "",
       exitReason,
@@ -404,8 +424,8 @@ async function writeChosen(options: {
   const patchText = copyChosen(chosen, outDir, patchPath);
 
   const base = chosen.outcome.report;
-  const spentMessage = `the attempts' budget was spent; the result is the best attempt so far (attempt ${choice.attempt})`;
-  const exitReason: ExitReason = budgetSpent ? "budget" : cancelled ? "cancelled" : chosen.outcome.exitReason;
+  const spentMessage = `${budgetSpent ? "the attempts' budget was spent" : "the run's wall-clock limit (--timeout) was reached"}; the result is the best attempt so far (attempt ${choice.attempt})`;
+  const exitReason: ExitReason = limit ?? (cancelled ? "cancelled" : chosen.outcome.exitReason);
   let reportPath: string | undefined;
   let report: RunReport | undefined;
   if (base) {
@@ -413,7 +433,9 @@ async function writeChosen(options: {
       ...base,
       exitReason,
       outcome: deriveOutcome({ exitReason, patch: base.patch, verify: base.verify }),
-      ...(budgetSpent ? { error: { kind: "AttemptsBudget", message: spentMessage } } : {}),
+      ...(limit
+        ? { error: { kind: budgetSpent ? "AttemptsBudget" : "AttemptsTimeout", message: spentMessage } }
+        : {}),
       attempts: rows,
       chosen: choice,
     };
@@ -437,7 +459,7 @@ async function writeChosen(options: {
     patchPath,
     reportPath,
     report,
-    error: budgetSpent ? spentMessage : chosen.outcome.error,
+    error: limit ? spentMessage : chosen.outcome.error,
   };
 }
 

@@ -138,8 +138,28 @@ export class ContextManager {
     });
   }
 
+  /**
+   * Each message's content blocks' estimate, kept by the identity of their array: an array is never changed
+   * once in the conversation (a message that grows gets a new one), but by `clear`, which forgets the arrays it
+   * changed. Without it every turn re-measured the whole conversation.
+   */
+  private readonly measured = new WeakMap<object, number>();
+
+  private estimateMessage(message: MessageParam): number {
+    const { content } = message;
+    if (typeof content !== "object" || content === null) return estimateTokens(message);
+    let tokens = this.measured.get(content);
+    if (tokens === undefined) {
+      tokens = estimateTokens(content);
+      this.measured.set(content, tokens);
+    }
+    return estimateTokens({ ...message, content: [] }) + tokens;
+  }
+
   estimate(request: ContextRequest): number {
-    return estimateTokens(request.system) + estimateTokens(request.tools) + estimateTokens(request.messages);
+    let tokens = estimateTokens(request.system) + estimateTokens(request.tools);
+    for (const message of request.messages) tokens += this.estimateMessage(message);
+    return tokens;
   }
 
   /** Before a request: clears old tool results when the prompt has reached `compactAt`. */
@@ -169,17 +189,18 @@ export class ContextManager {
     const target = trigger === "overflow" ? 0 : this.options.compactAt * CLEAR_DOWN_TO_FRACTION;
     const results = request.messages.flatMap((message) =>
       message.role === "user" && Array.isArray(message.content)
-        ? message.content.filter(
-            (block): block is Anthropic.ToolResultBlockParam => block.type === "tool_result",
-          )
+        ? message.content
+            .filter((block): block is Anthropic.ToolResultBlockParam => block.type === "tool_result")
+            .map((block) => ({ message, block }))
         : [],
     );
     let estimate = before;
     let cleared = 0;
-    for (const block of results.slice(0, Math.max(0, results.length - keep))) {
+    for (const { message, block } of results.slice(0, Math.max(0, results.length - keep))) {
       if (estimate <= target) break;
       if (isCleared(block)) continue;
       const size = estimateTokens(block.content);
+      this.measured.delete(message.content as object);
       block.content = `${CLEARED_PREFIX} to keep the conversation within the context window (${resultChars(block)} characters; the run's report keeps it whole). Run the call again if you need it.]`;
       estimate -= size - estimateTokens(block.content);
       cleared += 1;

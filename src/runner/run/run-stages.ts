@@ -30,6 +30,7 @@ import { startHooks } from "../hooks/hooks.js";
 import { prepareModelContext, type ModelContext } from "../instructions/memory/model-context.js";
 import { ToolPipeline, type ToolHooks } from "../loop/pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
+import { warmUpPolicy } from "./policy-warm-up.js";
 import { apiContextEditFor } from "../model/pricing.js";
 import { checkCloudCredentials, PROVIDER_GAPS, PROVIDER_NAMES } from "../model/providers.js";
 import {
@@ -165,6 +166,7 @@ async function openSandbox(
     services: mcpServers.length,
     progress: log,
     startRecord: phase.start,
+    whileStarting: () => warmUpPolicy(policy.engine),
   });
   phase.sandbox = sandbox;
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);

@@ -60,6 +60,7 @@ describe("the choose action", () => {
       artifact_path: out,
       attempt: "2",
       reason: "attempt 2 passed verify: the only one that did",
+      has_changes: "true",
     });
     const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
     expect(report.runId).toBe("run-passed");

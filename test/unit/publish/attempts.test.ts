@@ -29,12 +29,16 @@ function chosenFrom(): RunReport {
       row(3, { changedLines: 5 }),
       row(4, {}),
     ],
-    chosen: { attempt: 4, reason: "smallest patch (3 changed lines, attempt 3 had 5)", verified: true },
+    chosen: {
+      attempt: 4,
+      reason: "attempt 4 passed verify: smallest patch (3 changed lines, attempt 3 had 5)",
+      verified: true,
+    },
   };
 }
 
 describe("attemptsLine", () => {
-  it("names the chosen attempt, how the others ended and where their records are", () => {
+  it("names the chosen attempt, why (without repeating that it passed), how the others ended and where their records are", () => {
     expect(attemptsLine(chosenFrom())).toBe(
       "**Chosen from 4 attempts**: attempt 4 passed verify (smallest patch (3 changed lines, attempt 3 had 5)); 1 other passed verify; 2 failed verify; 1 was denied a call. The others' records are in the run's output: <code>attempt-1/</code>, <code>attempt-2/</code>, <code>attempt-3/</code>.",
     );

@@ -271,3 +271,35 @@ describe("the hooks section", () => {
     expect(renderMarkdown(base)).not.toContain("<b>Hooks:");
   });
 });
+
+describe("the attempts table's line", () => {
+  const chosenFrom = (reason: string): RunReport => ({
+    ...smallFixReport(),
+    attempts: [1, 2].map((attempt) => ({
+      attempt,
+      dir: `attempt-${attempt}`,
+      started: true,
+      exitReason: "completed" as const,
+      outcome: "changes" as const,
+      verify: "passed" as const,
+      deniedCalls: 0,
+      changedLines: attempt + 1,
+      turns: 3,
+      costUsd: 0.01,
+    })),
+    chosen: { attempt: 1, reason, verified: true },
+  });
+
+  it("says the choice's reason once, naming the attempt first only when the reason does not", () => {
+    expect(
+      renderMarkdown(
+        chosenFrom("attempt 1 passed verify: smallest patch (2 changed lines, attempt 2 had 3)"),
+      ),
+    ).toContain(
+      "**Chosen from 2 attempts**: attempt 1 passed verify: smallest patch (2 changed lines, attempt 2 had 3).",
+    );
+    expect(renderMarkdown(chosenFrom("the smallest non-empty patch"))).toContain(
+      "**Chosen from 2 attempts**: attempt 1, the smallest non-empty patch.",
+    );
+  });
+});

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ContextManager, type ContextRequest } from "../../../src/runner/loop/context.js";
+import { ContextManager, type ContextRequest, estimateTokens } from "../../../src/runner/loop/context.js";
 import { EventSink } from "../../../src/runner/loop/events.js";
 import type { ApiContextEdit } from "../../../src/runner/model/pricing.js";
 
@@ -115,6 +115,30 @@ describe("ContextManager", () => {
         },
       }),
     ]);
+  });
+
+  it("estimates each turn as the whole conversation measured afresh, as messages grow and results are cleared", () => {
+    const { context } = manager(undefined);
+    const request = conversation(3);
+    const afresh = () =>
+      estimateTokens(request.system) + estimateTokens(request.tools) + estimateTokens(request.messages);
+    expect(context.estimate(request)).toBe(afresh());
+    // A turn that continues the last assistant message gives it a new content array (agent-loop.ts).
+    const last = request.messages.at(-2)!;
+    last.content = [
+      ...(last.content as []),
+      { type: "text", text: "more ".repeat(400) },
+    ] as typeof last.content;
+    request.messages.push({ role: "user", content: "and a plain text turn" });
+    expect(context.estimate(request)).toBe(afresh());
+    // Past compactAt, old results are cleared in place: the estimate after follows them.
+    const long = conversation(8);
+    const made = context.beforeTurn(1, long);
+    expect(made?.clearedToolResults).toBeGreaterThan(0);
+    expect(made?.tokensAfter).toBe(
+      estimateTokens(long.system) + estimateTokens(long.tools) + estimateTokens(long.messages),
+    );
+    expect(context.estimate(long)).toBe(made?.tokensAfter);
   });
 
   it("asks for nothing with --no-compaction, whatever the model supports", () => {
