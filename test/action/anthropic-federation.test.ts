@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { secretVariants } from "../../src/report/index.js";
-import { calcWorkspace, recordingUploader, runAction } from "../support/action-harness.js";
+import { actionRunner, calcWorkspace, recordingUploader } from "../support/action-harness.js";
 import { fake as turn, sentCredential, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { issuedFor, startFakeGitHubOidc, type FakeGitHubOidc } from "../support/fake-cloud-auth.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
@@ -36,6 +36,12 @@ function filesUnder(dir: string): string[] {
     .filter((f) => fs.statSync(f).isFile());
 }
 
+const action = actionRunner(() => ({
+  fixture: "workflow-dispatch",
+  apiUrl: github.url,
+  workspace: calcWorkspace(),
+}));
+
 describe("workload identity federation in the Action", () => {
   it("signs in with only a federation rule and the workflow's OIDC token, and the exchanged token is masked and in no output", async () => {
     const ruleId = `fdrl_${Date.now().toString(36)}`;
@@ -61,10 +67,7 @@ describe("workload identity federation in the Action", () => {
     closers.push(api);
     const artifact = recordingUploader();
 
-    const result = await runAction({
-      fixture: "workflow-dispatch",
-      apiUrl: github.url,
-      workspace: calcWorkspace(),
+    const result = await action({
       inputs: {
         prompt: "Fix add()",
         github_token: "",
@@ -128,10 +131,7 @@ describe("workload identity federation in the Action", () => {
   });
 
   it("fails before any container, saying what to set, when the rule has no organization", async () => {
-    const result = await runAction({
-      fixture: "workflow-dispatch",
-      apiUrl: github.url,
-      workspace: calcWorkspace(),
+    const result = await action({
       inputs: {
         prompt: "Fix add()",
         github_token: "",

@@ -7,10 +7,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { run as runChoose } from "../../src/action/choose.js";
 import { parseReport } from "../../src/report/index.js";
 import {
+  actionRunner,
   calcWorkspace,
   FIX_SCRIPT,
   recordingUploader,
-  runAction,
   scriptFile,
 } from "../support/action-harness.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
@@ -30,11 +30,11 @@ afterEach(async () => {
   await fake.close();
 });
 
+const action = actionRunner(() => ({ fixture: "issues-opened", apiUrl: fake.url }));
+
 describe("the attempts input", () => {
   it("makes that many attempts and reports the chosen one", async () => {
-    const result = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
+    const result = await action({
       workspace: calcWorkspace(),
       inputs: {
         github_token: TOKEN,
@@ -72,9 +72,7 @@ describe("the attempts input", () => {
     const downloaded = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-matrix-"));
     for (const attempt of [1, 2] as const) {
       const uploader = recordingUploader();
-      const job = await runAction({
-        fixture: "issues-opened",
-        apiUrl: fake.url,
+      const job = await action({
         workspace,
         inputs: {
           github_token: TOKEN,

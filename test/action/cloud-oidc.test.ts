@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { secretVariants } from "../../src/report/index.js";
-import { calcWorkspace, runAction, type ActionRun } from "../support/action-harness.js";
+import { actionRunner, calcWorkspace, type ActionRun } from "../support/action-harness.js";
 import { fake as turn, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import {
   canaryCredentials,
@@ -92,6 +92,8 @@ function expectCleanRun(result: ActionRun, api: FakeAnthropic, values: string[])
   }
 }
 
+const action = actionRunner(() => ({ fixture: "workflow-dispatch", apiUrl: github.url, workspace }));
+
 describe("the Action's OIDC exchange", () => {
   it("assumes aws_role_to_assume with the workflow's token and signs Bedrock requests with the result", async () => {
     const creds = canaryCredentials();
@@ -105,10 +107,7 @@ describe("the Action's OIDC exchange", () => {
     });
     closers.push(sts, bedrock);
 
-    const result = await runAction({
-      fixture: "workflow-dispatch",
-      apiUrl: github.url,
-      workspace,
+    const result = await action({
       inputs: { ...baseInputs(), use_bedrock: "true", aws_role_to_assume: roleArn, aws_region: "us-west-2" },
       env: { ...oidcEnv(), ANTHROPIC_BEDROCK_BASE_URL: bedrock.url },
       deps: { cloudAuth: { awsSts: sts.url } },
@@ -144,10 +143,7 @@ describe("the Action's OIDC exchange", () => {
     });
     closers.push(google, vertex);
 
-    const result = await runAction({
-      fixture: "workflow-dispatch",
-      apiUrl: github.url,
-      workspace,
+    const result = await action({
       inputs: {
         ...baseInputs(),
         use_vertex: "true",
@@ -173,10 +169,7 @@ describe("the Action's OIDC exchange", () => {
   });
 
   it("says the job needs id-token: write when there is no OIDC token to exchange", async () => {
-    const result = await runAction({
-      fixture: "workflow-dispatch",
-      apiUrl: github.url,
-      workspace,
+    const result = await action({
       inputs: {
         ...baseInputs(),
         use_bedrock: "true",

@@ -18,7 +18,7 @@ import {
 } from "../../src/publish/pull-request.js";
 import { parseReport, summarizePatch } from "../../src/report/index.js";
 import { CONVERSATION_FILE } from "../../src/runner/resume/resume.js";
-import { recordingUploader, runAction, scriptFile } from "../support/action-harness.js";
+import { actionRunner, recordingUploader, scriptFile } from "../support/action-harness.js";
 import {
   fake,
   startFakeAnthropic,
@@ -102,6 +102,8 @@ function options(outDir: string, repoDir: string, extra: Partial<PublishPrOption
   return publishOptions({ remote, githubUrl: github.url, token: TOKEN }, outDir, repoDir, extra);
 }
 
+const action = actionRunner(() => ({ apiUrl: github.url }));
+
 describe("resume_from: the Action continues its own pull request", () => {
   it(
     "resumes the PR's run from its artifact and publishes onto the same branch; without the artifact it starts fresh and says so",
@@ -114,9 +116,8 @@ describe("resume_from: the Action continues its own pull request", () => {
         fake.text("Fixed add()."),
       ]);
       const firstArtifact = recordingUploader();
-      const earlier = await runAction({
+      const earlier = await action({
         fixture: "workflow-dispatch",
-        apiUrl: github.url,
         workspace,
         inputs: {
           github_token: TOKEN,
@@ -148,9 +149,8 @@ describe("resume_from: the Action continues its own pull request", () => {
         fake.toolUse("Edit", { file_path: FILE, old_string: "a / b", new_string: "a * b" }),
         fake.text("Fixed mul() too."),
       ]);
-      const resumed = await runAction({
+      const resumed = await action({
         fixture: "issue-comment-pr",
-        apiUrl: github.url,
         workspace: await checkout(branch),
         inputs: {
           github_token: TOKEN,
@@ -182,9 +182,8 @@ describe("resume_from: the Action continues its own pull request", () => {
       );
 
       // The artifact is gone (expired, or the workflow found none): a fresh run, and the comment says so.
-      const fresh = await runAction({
+      const fresh = await action({
         fixture: "issue-comment-pr",
-        apiUrl: github.url,
         workspace: await checkout(branch),
         inputs: {
           github_token: TOKEN,
@@ -214,9 +213,8 @@ describe("resume_from: the Action continues its own pull request", () => {
         fake.text("Fixed add()."),
       ]);
       const artifact = recordingUploader();
-      const earlier = await runAction({
+      const earlier = await action({
         fixture: "workflow-dispatch",
-        apiUrl: github.url,
         workspace,
         inputs: {
           github_token: TOKEN,
@@ -249,9 +247,8 @@ describe("resume_from: the Action continues its own pull request", () => {
         return dir;
       };
       const resume = async (record: string, url: string) =>
-        runAction({
+        action({
           fixture: "issue-comment-pr",
-          apiUrl: github.url,
           workspace: await checkout(branch),
           inputs: {
             github_token: TOKEN,

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMMENT_MARKER_PREFIX } from "../../src/action/comment.js";
 import { REVIEW_MARKER_PREFIX } from "../../src/action/review.js";
 import { parseReport } from "../../src/report/index.js";
-import { runAction, scriptFile, type ScriptCall } from "../support/action-harness.js";
+import { actionRunner, scriptFile, type ScriptCall } from "../support/action-harness.js";
 import { faults, fixturePullRequest, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
 
@@ -68,6 +68,14 @@ const payload = () => {
   return p as unknown as Record<string, unknown>;
 };
 
+/** The Action on the opened PR (its head and base as made here) unless a call names another event. */
+const action = actionRunner(() => ({
+  fixture: "pull-request-opened",
+  payload: payload(),
+  apiUrl: fake.url,
+  workspace,
+}));
+
 const FINDINGS = [
   { path: "src/calc.js", line: 15, severity: "critical", body: "`* 0` makes c15 zero." },
   {
@@ -102,13 +110,7 @@ const inputs = (script: string, extra: Record<string, string> = {}) => ({
 
 describe("task: review", () => {
   it("posts one review: inline comments on diff lines only, the others in its body; plan mode holds; outputs set", async () => {
-    const result = await runAction({
-      fixture: "pull-request-opened",
-      payload: payload(),
-      apiUrl: fake.url,
-      workspace,
-      inputs: inputs(reviewScript(FINDINGS)),
-    });
+    const result = await action({ inputs: inputs(reviewScript(FINDINGS)) });
     expect(result.failed).toBeUndefined();
     expect(fake.reviews).toHaveLength(1);
     const review = fake.reviews[0];
@@ -159,11 +161,7 @@ describe("task: review", () => {
         body: `Outside. [see](https://attacker.example/x) ${exfil}`,
       },
     ];
-    const result = await runAction({
-      fixture: "pull-request-opened",
-      payload: payload(),
-      apiUrl: fake.url,
-      workspace,
+    const result = await action({
       inputs: inputs(reviewScript(findings, `Summary <details><summary>x</summary> ${exfil}`)),
     });
     expect(result.failed).toBeUndefined();
@@ -177,20 +175,8 @@ describe("task: review", () => {
   });
 
   it("replaces its earlier review on a re-run: the old one's comments deleted, its body a link, one live review", async () => {
-    await runAction({
-      fixture: "pull-request-opened",
-      payload: payload(),
-      apiUrl: fake.url,
-      workspace,
-      inputs: inputs(reviewScript(FINDINGS)),
-    });
-    const second = await runAction({
-      fixture: "pull-request-opened",
-      payload: payload(),
-      apiUrl: fake.url,
-      workspace,
-      inputs: inputs(reviewScript([FINDINGS[0]], "Second look: only c15.")),
-    });
+    await action({ inputs: inputs(reviewScript(FINDINGS)) });
+    const second = await action({ inputs: inputs(reviewScript([FINDINGS[0]], "Second look: only c15.")) });
     expect(second.failed).toBeUndefined();
     expect(fake.reviews).toHaveLength(2);
     const [old, current] = fake.reviews;
@@ -211,13 +197,7 @@ describe("task: review", () => {
       [{ name: "StructuredOutput", input: { summary: "x", findings: bad } }],
       [{ name: "StructuredOutput", input: { findings: bad } }],
     ];
-    const result = await runAction({
-      fixture: "pull-request-opened",
-      payload: payload(),
-      apiUrl: fake.url,
-      workspace,
-      inputs: inputs(scriptFile(turns)),
-    });
+    const result = await action({ inputs: inputs(scriptFile(turns)) });
     expect(result.outputs.exit_reason).toBe("schema_invalid");
     expect(result.failed).toMatch(/schema_invalid/);
     expect(fake.reviews).toHaveLength(0);
@@ -226,10 +206,9 @@ describe("task: review", () => {
   });
 
   it("reviews from a comment on the pull request: base and head come from the PR the Action fetched", async () => {
-    const result = await runAction({
+    const result = await action({
       fixture: "issue-comment-pr",
-      apiUrl: fake.url,
-      workspace,
+      payload: undefined,
       inputs: inputs(reviewScript([FINDINGS[0]])),
     });
     expect(result.failed).toBeUndefined();
@@ -246,13 +225,7 @@ describe("task: review", () => {
         body: { message: "Unprocessable Entity", errors: ["Line could not be resolved"] },
       },
     });
-    const result = await runAction({
-      fixture: "pull-request-opened",
-      payload: payload(),
-      apiUrl: fake.url,
-      workspace,
-      inputs: inputs(reviewScript(FINDINGS)),
-    });
+    const result = await action({ inputs: inputs(reviewScript(FINDINGS)) });
     expect(result.failed).toBeUndefined();
     expect(fake.reviews).toHaveLength(1);
     expect(fake.reviews[0]?.comments).toEqual([]);
@@ -265,13 +238,7 @@ describe("task: review", () => {
 
   it("warns with what to do, and sets no review_id, when the token may not review", async () => {
     fake.inject({ method: "POST", path: /\/pulls\/34\/reviews$/, response: faults.integration() });
-    const result = await runAction({
-      fixture: "pull-request-opened",
-      payload: payload(),
-      apiUrl: fake.url,
-      workspace,
-      inputs: inputs(reviewScript(FINDINGS)),
-    });
+    const result = await action({ inputs: inputs(reviewScript(FINDINGS)) });
     expect(fake.reviews).toHaveLength(0);
     expect(result.stdout).toMatch(/::warning title=agent-ci%3A review not posted::.*pull-requests: write/);
     expect(result.outputs.review_id).toBeUndefined();
@@ -279,10 +246,9 @@ describe("task: review", () => {
   });
 
   it("refuses task: review on an event without a pull request", async () => {
-    const result = await runAction({
+    const result = await action({
       fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
+      payload: undefined,
       inputs: inputs(reviewScript(FINDINGS)),
     });
     expect(result.failed).toMatch(/task: review needs a pull request/);
@@ -298,11 +264,7 @@ describe("output_schema", () => {
       required: ["risk"],
     });
     const turns: ScriptCall[][] = [[{ name: "StructuredOutput", input: { risk: "high" } }]];
-    const result = await runAction({
-      fixture: "pull-request-opened",
-      payload: payload(),
-      apiUrl: fake.url,
-      workspace,
+    const result = await action({
       inputs: {
         github_token: TOKEN,
         script: scriptFile(turns),

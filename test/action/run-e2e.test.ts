@@ -7,11 +7,11 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMMENT_MARKER_PREFIX } from "../../src/action/comment.js";
 import {
-  calcWorkspace,
+  actionRunner,
   CALC_AFTER,
+  calcWorkspace,
   FIX_SCRIPT,
   recordingUploader,
-  runAction,
   scriptFile,
 } from "../support/action-harness.js";
 import { faults, fixturePullRequest, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
@@ -42,15 +42,16 @@ afterEach(async () => {
 });
 
 const baseInputs = () => ({ github_token: TOKEN, script, permission_mode: "acceptEdits" });
+const action = actionRunner(() => ({
+  fixture: "issues-opened",
+  apiUrl: fake.url,
+  workspace,
+  inputs: baseInputs(),
+}));
 
 describe("run() on an issue", () => {
   it("runs, sets the outputs, annotates, writes the summary, comments once and fails the artifact upload softly", async () => {
-    const result = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-    });
+    const result = await action();
     expect(result.failed).toBeUndefined();
     expect(result.outputs).toMatchObject({
       skipped: "false",
@@ -98,14 +99,8 @@ describe("run() on an issue", () => {
   it("updates the same comment on the next run", async () => {
     // No progress edit falls in these runs: the interval is longer than the test.
     const deps = { commentIntervalMs: 3_600_000 };
-    await runAction({ fixture: "issues-labeled", apiUrl: fake.url, workspace, inputs: baseInputs(), deps });
-    const second = await runAction({
-      fixture: "issue-comment-issue",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-      deps,
-    });
+    await action({ fixture: "issues-labeled", deps });
+    const second = await action({ fixture: "issue-comment-issue", deps });
     expect(second.failed).toBeUndefined();
     expect(fake.comments).toHaveLength(1);
     expect(fake.requests.filter((r) => r.method === "POST")).toHaveLength(1);
@@ -117,13 +112,7 @@ describe("run() on an issue", () => {
     const answer = "I fixed `add()`: it subtracted.\n\n- **src/calc.js** now returns `a + b`";
     const scripted = scriptFile(FIX_SCRIPT, answer);
     const inputs = { ...baseInputs(), script: scripted };
-    const first = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
-      inputs,
-      deps: { commentIntervalMs: 0 },
-    });
+    const first = await action({ inputs, deps: { commentIntervalMs: 0 } });
     expect(first.failed).toBeUndefined();
     const writes = () =>
       fake.requests
@@ -171,13 +160,7 @@ describe("run() on an issue", () => {
 
     // The same event again: the same comment is edited, from "working" to the new answer; nothing is posted.
     const before = fake.requests.length;
-    const again = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
-      inputs,
-      deps: { commentIntervalMs: 0 },
-    });
+    const again = await action({ inputs, deps: { commentIntervalMs: 0 } });
     expect(again.failed).toBeUndefined();
     const rerun = fake.requests
       .slice(before)
@@ -191,10 +174,8 @@ describe("run() on an issue", () => {
 
   it("uploads the artifact with the retention asked for and links it", async () => {
     const uploader = recordingUploader();
-    const result = await runAction({
+    const result = await action({
       fixture: "issues-assigned",
-      apiUrl: fake.url,
-      workspace,
       inputs: { ...baseInputs(), retention_days: "3", artifact_name: "fix-12" },
       deps: { artifact: () => uploader },
     });
@@ -225,11 +206,7 @@ describe("run() when the artifact service is unreachable", () => {
     const closed = await startFakeGitHub();
     const deadUrl = closed.url;
     await closed.close();
-    const result = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
+    const result = await action({
       env: { ACTIONS_RUNTIME_TOKEN: runtimeToken, ACTIONS_RESULTS_URL: `${deadUrl}/` },
     });
     expect(result.failed).toBeUndefined();
@@ -252,10 +229,8 @@ describe("run() when the artifact service is unreachable", () => {
 
 describe("run() on pull requests", () => {
   it("answers a PR comment: reads the PR and its diff, and the settings from the base ref", async () => {
-    const result = await runAction({
+    const result = await action({
       fixture: "issue-comment-pr",
-      apiUrl: fake.url,
-      workspace,
       inputs: { ...baseInputs(), settings: ".github/agent-ci-settings.json" },
     });
     expect(result.failed).toBeUndefined();
@@ -290,10 +265,8 @@ describe("run() on pull requests", () => {
   it("fails clearly when the settings file is not on the base branch (never read from the PR head)", async () => {
     fs.mkdirSync(path.join(workspace, ".github"), { recursive: true });
     fs.writeFileSync(path.join(workspace, ".github/head-only.json"), '{"permissions":{"allow":["Bash(*)"]}}');
-    const result = await runAction({
+    const result = await action({
       fixture: "pull-request-opened",
-      apiUrl: fake.url,
-      workspace,
       inputs: { ...baseInputs(), settings: ".github/head-only.json" },
     });
     expect(result.failed).toMatch(/head-only.json does not exist on the base branch/);
@@ -301,12 +274,7 @@ describe("run() on pull requests", () => {
   });
 
   it("runs on a review comment and comments on the PR", async () => {
-    const result = await runAction({
-      fixture: "pull-request-review-comment",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-    });
+    const result = await action({ fixture: "pull-request-review-comment" });
     expect(result.failed).toBeUndefined();
     expect(result.outputs.exit_reason).toBe("completed");
     expect(fake.comments.map((c) => c.issue_number)).toEqual([34]);
@@ -315,12 +283,7 @@ describe("run() on pull requests", () => {
 
 describe("run() on workflow_dispatch and schedule", () => {
   it("runs with no comment target and sets the outputs", async () => {
-    const result = await runAction({
-      fixture: "workflow-dispatch",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-    });
+    const result = await action({ fixture: "workflow-dispatch" });
     expect(result.failed).toBeUndefined();
     expect(result.outputs).toMatchObject({ exit_reason: "completed", has_changes: "true" });
     expect(result.outputs.comment_url).toBeUndefined();
@@ -328,10 +291,8 @@ describe("run() on workflow_dispatch and schedule", () => {
   });
 
   it("needs a prompt for a model run on schedule", async () => {
-    const result = await runAction({
+    const result = await action({
       fixture: "schedule",
-      apiUrl: fake.url,
-      workspace,
       inputs: { github_token: TOKEN, anthropic_api_key: "sk-ant-api03-xxxxxxxxxxxxxxxxxxxxxxxx" },
     });
     expect(result.failed).toMatch(/schedule run needs a task: set the prompt or prompt_file input/);
@@ -347,13 +308,7 @@ describe("run() refuses and skips", () => {
       ),
     ) as { comment: { body: string } };
     payload.comment.body = "thanks!";
-    const result = await runAction({
-      fixture: "issue-comment-issue",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-      payload,
-    });
+    const result = await action({ fixture: "issue-comment-issue", payload });
     expect(result.failed).toBeUndefined();
     expect(result.outputs).toMatchObject({ skipped: "true" });
     expect(result.stdout).toContain(
@@ -363,13 +318,7 @@ describe("run() refuses and skips", () => {
   });
 
   it("skips an actor without write access, with the reason", async () => {
-    const result = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-      actor: "mallory",
-    });
+    const result = await action({ actor: "mallory" });
     expect(result.outputs.skipped).toBe("true");
     expect(result.stdout).toContain("mallory has read access");
     expect(result.summary).toContain("agent-ci: skipped");
@@ -377,13 +326,7 @@ describe("run() refuses and skips", () => {
   });
 
   it("refuses pull_request_target from a fork by default (G7)", async () => {
-    const result = await runAction({
-      fixture: "pull-request-target-fork",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-      actor: "mallory",
-    });
+    const result = await action({ fixture: "pull-request-target-fork", actor: "mallory" });
     expect(result.outputs.skipped).toBe("true");
     expect(result.stdout).toContain("pull_request_target with a head from a fork is refused");
     expect(fake.requests).toHaveLength(0);
@@ -391,12 +334,7 @@ describe("run() refuses and skips", () => {
 
   it("fails the step when the token is rejected at the permission check (fail closed)", async () => {
     fake.inject({ path: /permission$/, response: faults.unauthorized() });
-    const result = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-    });
+    const result = await action();
     expect(result.failed).toMatch(/github_token was rejected \(401\)/);
   });
 });
@@ -422,12 +360,7 @@ describe("run() with GitHub faults after the agent stopped", () => {
     ],
   ])("%s: the step passes with a warning, outputs and files intact", async (_name, fault, warning) => {
     fake.inject(fault);
-    const result = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-    });
+    const result = await action();
     expect(result.failed).toBeUndefined();
     expect(result.stdout).toMatch(/::warning title=agent-ci%3A comment not posted::/);
     expect(result.stdout).toMatch(warning);
@@ -439,12 +372,7 @@ describe("run() with GitHub faults after the agent stopped", () => {
 
   it("5xx then success on the create: one comment", async () => {
     fake.inject({ method: "POST", path: /\/comments$/, response: faults.serverError(502), applyFirst: true });
-    const result = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-    });
+    const result = await action();
     expect(result.failed).toBeUndefined();
     expect(fake.comments).toHaveLength(1);
   });
@@ -455,13 +383,7 @@ describe("run() with GitHub faults after the agent stopped", () => {
       path: /permission$/,
       response: faults.primaryRateLimit(Math.floor(Date.now() / 1000) + 20),
     });
-    const result = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-      deps: { sleep: async (ms) => void waits.push(ms) },
-    });
+    const result = await action({ deps: { sleep: async (ms) => void waits.push(ms) } });
     expect(result.failed).toBeUndefined();
     expect(waits[0]).toBeGreaterThanOrEqual(15_000);
     expect(fake.comments).toHaveLength(1);
@@ -469,12 +391,7 @@ describe("run() with GitHub faults after the agent stopped", () => {
 
   it("422 body too long: the comment is shortened and posted", async () => {
     fake.inject({ method: "POST", path: /\/comments$/, response: faults.tooLong() });
-    const result = await runAction({
-      fixture: "issues-opened",
-      apiUrl: fake.url,
-      workspace,
-      inputs: baseInputs(),
-    });
+    const result = await action();
     expect(result.failed).toBeUndefined();
     expect(fake.comments).toHaveLength(1);
   });
@@ -482,10 +399,8 @@ describe("run() with GitHub faults after the agent stopped", () => {
 
 describe("fail_on", () => {
   it("fails the step on a listed ending and still sets the outputs", async () => {
-    const result = await runAction({
+    const result = await action({
       fixture: "workflow-dispatch",
-      apiUrl: fake.url,
-      workspace,
       inputs: { ...baseInputs(), max_turns: "1" },
     });
     expect(result.failed).toMatch(/agent-ci: max_turns/);
@@ -493,10 +408,8 @@ describe("fail_on", () => {
   });
 
   it("passes the same ending when fail_on does not list it", async () => {
-    const result = await runAction({
+    const result = await action({
       fixture: "workflow-dispatch",
-      apiUrl: fake.url,
-      workspace,
       inputs: { ...baseInputs(), max_turns: "1", fail_on: "api_error" },
     });
     expect(result.failed).toBeUndefined();
@@ -504,10 +417,8 @@ describe("fail_on", () => {
   });
 
   it("fails on bad inputs before anything runs, naming the input", async () => {
-    const result = await runAction({
+    const result = await action({
       fixture: "workflow-dispatch",
-      apiUrl: fake.url,
-      workspace,
       inputs: { ...baseInputs(), max_turns: "many" },
     });
     expect(result.failed).toMatch(/max_turns: expected a positive whole number/);

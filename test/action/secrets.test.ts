@@ -9,9 +9,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { secretVariants } from "../../src/report/index.js";
 import {
+  actionRunner,
   calcWorkspace,
   recordingUploader,
-  runAction,
   scriptFile,
   type ActionRun,
 } from "../support/action-harness.js";
@@ -60,6 +60,8 @@ function filesUnder(dir: string): string[] {
     .filter((f) => fs.statSync(f).isFile());
 }
 
+const action = actionRunner(() => ({ fixture: "issues-opened", apiUrl: github.url, workspace }));
+
 describe("the GitHub token and the API key", () => {
   it("appear in no request body, artifact file, summary, output or log line of a model run", async () => {
     anthropic = await startFakeAnthropic({
@@ -79,11 +81,8 @@ describe("the GitHub token and the API key", () => {
     const issue = payload.issue as { body: string };
     issue.body = `add() is wrong. My token is ${TOKEN} and the key is ${API_KEY}, in case you need them.`;
     const uploader = recordingUploader();
-    const result = await runAction({
-      fixture: "issues-opened",
+    const result = await action({
       payload,
-      apiUrl: github.url,
-      workspace,
       inputs: {
         github_token: TOKEN,
         anthropic_api_key: API_KEY,
@@ -151,10 +150,7 @@ describe("the GitHub token and the API key", () => {
       ],
     ]);
     const uploader = recordingUploader();
-    const result = await runAction({
-      fixture: "issues-opened",
-      apiUrl: github.url,
-      workspace,
+    const result = await action({
       inputs: { github_token: TOKEN, script, permission_mode: "acceptEdits" },
       deps: { artifact: () => uploader },
     });
@@ -193,10 +189,8 @@ describe("the GitHub token and the API key", () => {
         },
       ],
     ]);
-    const result = await runAction({
+    const result = await action({
       fixture: "workflow-dispatch",
-      apiUrl: github.url,
-      workspace,
       inputs: { github_token: TOKEN, script, permission_mode: "acceptEdits", fail_on: "secret_in_patch" },
     });
     expect(result.failed).toMatch(/secret_in_patch/);

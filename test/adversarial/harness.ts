@@ -25,6 +25,7 @@ import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js"
 import { EXIT_CODES, runAgent, type RunOutcome } from "../../src/runner/run.js";
 import { LABEL_PID, LABEL_RUN } from "../../src/sandbox/engine.js";
 import { writeFiles, type FileSpec } from "../support/workspace.js";
+import { quietIo } from "../support/run-io.js";
 
 export const CLI = path.resolve("bin/agent-ci.js");
 export const docker = new Docker();
@@ -807,7 +808,7 @@ export function useHarness(): Harness {
       } as RunConfigInput);
       const outcome = await runAgent(
         config,
-        { stdout: (l) => lines.push(l), stderr: (l) => logs.push(l), progress: false },
+        quietIo({ stdout: (l) => lines.push(l), stderr: (l) => logs.push(l) }),
         spec.cancel,
       );
       tracked.runId = outcome.runId;

@@ -18,6 +18,7 @@ import { DEFAULT_BASE_IMAGE, ensureBuilt, folderFiles, recipeTag } from "../../s
 import { toolbeltRecipe } from "../../src/sandbox/toolbelt.js";
 import { until } from "../adversarial/harness.js";
 import { calcWorkspace, CALC_BEFORE, runAction, scriptFile } from "../support/action-harness.js";
+import { startCli, type CliProcess } from "../support/cli-process.js";
 import {
   hostAddressForContainers,
   startOriginServers,
@@ -25,8 +26,8 @@ import {
 } from "../support/egress-servers.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { ENGINE_SERVER, makeCa, makeCert } from "../support/tls-certs.js";
+import { tempOut } from "../support/run-io.js";
 
-const CLI = path.resolve("bin/agent-ci.js");
 const host = new Docker();
 /** The run's image inside the engine: Debian's base, loaded (the toolbelt brings everything agent-ci runs). */
 const IMAGE = DEFAULT_BASE_IMAGE;
@@ -100,30 +101,24 @@ interface CliRun {
   patch: string;
 }
 
-function startCli(
-  args: string[],
-  outDir: string,
-): { child: ReturnType<typeof spawn>; done: Promise<CliRun>; stderr: () => string } {
-  let stderr = "";
-  const child = spawn("node", [CLI, "run", "--out", outDir, "--image", IMAGE, ...args], {
-    env: { ...process.env, ...engineEnv, ANTHROPIC_API_KEY: "" },
-    stdio: ["ignore", "ignore", "pipe"],
+/** `agent-ci run` against the DinD engine, its record read from `outDir` once it ends. */
+function startRun(args: string[], outDir: string): { child: CliProcess["child"]; done: Promise<CliRun> } {
+  const cli = startCli(["run", "--out", outDir, "--image", IMAGE, ...args], {
+    ...engineEnv,
+    ANTHROPIC_API_KEY: "",
   });
-  child.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-  const done = new Promise<CliRun>((resolve) =>
-    child.on("close", (code) => {
-      const read = (name: string) =>
-        fs.existsSync(path.join(outDir, name)) ? fs.readFileSync(path.join(outDir, name), "utf8") : "";
-      const json = read("report.json");
-      resolve({
-        exitCode: code,
-        stderr,
-        report: json ? parseReport(json) : undefined,
-        patch: read("patch.diff"),
-      });
-    }),
-  );
-  return { child, done, stderr: () => stderr };
+  const done = cli.done.then(({ code, stderr }): CliRun => {
+    const read = (name: string) =>
+      fs.existsSync(path.join(outDir, name)) ? fs.readFileSync(path.join(outDir, name), "utf8") : "";
+    const json = read("report.json");
+    return {
+      exitCode: code,
+      stderr,
+      report: json ? parseReport(json) : undefined,
+      patch: read("patch.diff"),
+    };
+  });
+  return { child: cli.child, done };
 }
 
 /** What a run left on the DinD engine: containers and volumes with agent-ci's run label. */
@@ -208,7 +203,7 @@ let workspace: string;
 let outDir: string;
 beforeEach(() => {
   workspace = calcWorkspace();
-  outDir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-dind-out-"));
+  outDir = tempOut();
 });
 afterEach(async () => {
   expect(await leftovers()).toEqual([]);
@@ -243,7 +238,7 @@ describe("agent-ci with its engine in a container (Actions Runner Controller, co
         },
       ],
     ]);
-    const run = await startCli(
+    const run = await startRun(
       [
         "--workspace",
         workspace,
@@ -281,7 +276,7 @@ describe("agent-ci with its engine in a container (Actions Runner Controller, co
 
   it("cancels a run in flight: the record is written and nothing is left on the engine", async () => {
     const script = scriptFile([[{ name: "Bash", input: { command: "echo started; sleep 600" } }]]);
-    const cli = startCli(
+    const cli = startRun(
       ["--workspace", workspace, "--script", script, "--mode", "bypassPermissions"],
       outDir,
     );
@@ -317,7 +312,7 @@ describe("agent-ci with its engine in a container (Actions Runner Controller, co
 
   it("asked for gVisor on an engine without it, fails at start saying how to get it", async () => {
     const script = scriptFile([[{ name: "Bash", input: { command: "true" } }]]);
-    const run = await startCli(["--workspace", workspace, "--script", script, "--runtime", "runsc"], outDir)
+    const run = await startRun(["--workspace", workspace, "--script", script, "--runtime", "runsc"], outDir)
       .done;
     expect(run.exitCode).toBe(EXIT_CODES.engine_error);
     expect(run.report?.error?.message).toMatch(

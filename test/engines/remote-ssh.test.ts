@@ -17,6 +17,7 @@ import { createDockerClient } from "../../src/sandbox/docker-client.js";
 import { pingEngine } from "../../src/sandbox/engine.js";
 import { applyToCopy } from "../support/workspace.js";
 import { EXAMPLE, labelled, runScripted } from "./support.js";
+import { tempOut } from "../support/run-io.js";
 
 /** In CI (`.ci/run` installs every prerequisite) a missing one fails the tests instead of skipping them. */
 const IN_CI = process.env.CI === "true";
@@ -135,7 +136,7 @@ describe.skipIf(missing.length > 0 && !IN_CI)(
     it.skipIf(!fs.existsSync("dist/cli.js") && !IN_CI)(
       "runs it through the bundled CLI too (ssh2 is bundled; only its optional native add-ons are left out)",
       () => {
-        const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+        const out = tempOut();
         const before = logins();
         const res = spawnSync(
           "node",

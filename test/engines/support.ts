@@ -7,6 +7,7 @@ import { parseReport, type RunReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 export const EXAMPLE = path.resolve("examples/buggy-calc");
 
@@ -28,20 +29,26 @@ export interface ScriptedRun {
   /** events.jsonl as written: every tool result in full, as the model would have seen it. */
   events: string;
   patch: string;
+  /** The run's stdout lines (json / stream-json output). */
+  lines: string[];
   logs: string[];
 }
 
 /** One run through runAgent, as the CLI makes it (config parsed from the same input shape). */
 export async function runScripted(input: Partial<RunConfigInput>): Promise<ScriptedRun> {
+  const lines: string[] = [];
   const logs: string[] = [];
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+  const out = tempOut();
   const config = parseRunConfig({
     workspace: EXAMPLE,
     out,
     mode: "bypassPermissions",
     ...input,
   } as RunConfigInput);
-  const outcome = await runAgent(config, { stdout: () => {}, stderr: (l) => logs.push(l), progress: false });
+  const outcome = await runAgent(
+    config,
+    quietIo({ stdout: (l) => lines.push(l), stderr: (l) => logs.push(l) }),
+  );
   const read = (name: string) =>
     fs.existsSync(path.join(outcome.outDir, name))
       ? fs.readFileSync(path.join(outcome.outDir, name), "utf8")
@@ -52,6 +59,7 @@ export async function runScripted(input: Partial<RunConfigInput>): Promise<Scrip
     report: json ? parseReport(json) : undefined,
     events: read("events.jsonl"),
     patch: fs.existsSync(outcome.patchPath) ? fs.readFileSync(outcome.patchPath, "utf8") : "",
+    lines,
     logs,
   };
 }

@@ -3,13 +3,13 @@
 // `Authorization: Bearer`, as the real API checks a credential. No API key is set; the token is in no output.
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseReport, secretVariants } from "../../src/report/index.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
 import { runCli } from "../support/cli-process.js";
+import { tempOut } from "../support/run-io.js";
 
 const servers: FakeAnthropic[] = [];
 afterEach(async () => {
@@ -22,7 +22,7 @@ describe("the CLI's sign-in", () => {
     const api = await startFakeAnthropic({ apiKey: token, turns: [fake.text("Nothing to change.")] });
     servers.push(api);
     const workspace = makeWorkspace({ "README.md": "hello\n" }, { git: true });
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-auth-out-"));
+    const out = tempOut();
 
     const run = await runCli(["run", "--workspace", workspace, "--prompt", "Look around", "--out", out], {
       ANTHROPIC_API_KEY: "",

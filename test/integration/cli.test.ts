@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import { STREAM_BELOW_BYTES } from "../../src/sandbox/assemble.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { tempOut } from "../support/run-io.js";
 
 const CLI = path.resolve("bin/agent-ci.js");
 const EXAMPLE = path.resolve("examples/buggy-calc");
@@ -137,7 +138,7 @@ describe("agent-ci CLI", () => {
   });
 
   it("exits 1 when the record cannot be written: --out is a file", () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")), "a-file");
+    const file = path.join(tempOut(), "a-file");
     fs.writeFileSync(file, "mine\n");
     const script = path.join(EXAMPLE, "fix.script.json");
     const r = cli(["run", "--workspace", EXAMPLE, "--script", script, "--out", file]);
@@ -205,7 +206,7 @@ describe("agent-ci CLI", () => {
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`on ${signal} mid-run writes the patch and a complete record and leaves no container`, async () => {
-      const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+      const out = tempOut();
       const args = [
         "run",
         "--workspace",
@@ -249,7 +250,7 @@ describe("agent-ci CLI", () => {
   }
 
   it("ends a run whose event loop is blocked on SIGTERM: the watchdog hears the signal, writes the record and removes the container", async () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const out = tempOut();
     const args = [
       "run",
       "--workspace",
@@ -284,7 +285,7 @@ describe("agent-ci CLI", () => {
   });
 
   it("ends promptly on SIGINT while a Bash call prints 200 MB on one line, with the record written and no container", async () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const out = tempOut();
     const script = sleepScript("head -c 200000000 /dev/zero | tr '\\0' x; sleep 120");
     const args = [
       "run",
@@ -319,7 +320,7 @@ describe("agent-ci CLI", () => {
   // sees, not the engine.
   it("streams the workspace in when the engine does not see this host's files", async () => {
     const hidden = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-hidden-"));
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const out = tempOut();
     const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "s.json");
     fs.writeFileSync(
       script,
@@ -361,7 +362,7 @@ describe("agent-ci CLI", () => {
   });
 
   it("ends a run whose event loop is blocked with the timeout code: the watchdog writes the record and removes the container", async () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const out = tempOut();
     const args = [
       "run",
       "--workspace",

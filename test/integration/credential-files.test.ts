@@ -5,12 +5,12 @@
 // none of them, the report lists them and the log says so.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import { scriptFile } from "../support/action-harness.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
+import { tempOut } from "../support/run-io.js";
 
 const CLI = path.resolve("bin/agent-ci.js");
 const RUN_TIMEOUT_MS = 180_000;
@@ -44,7 +44,7 @@ describe("cloud credential files in the workspace, through the CLI", () => {
         "ci/aws/credentials": `[default]\naws_secret_access_key = ${MARKER}\n`,
         "notes.txt": "an untracked file that is copied\n",
       });
-      const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+      const out = tempOut();
       const res = spawnSync(
         "node",
         [

@@ -16,10 +16,12 @@ import {
   type OriginServers,
   startOriginServers,
 } from "../support/egress-servers.js";
+import { runCli as runAgentCi } from "../support/cli-process.js";
 import { makeWorkspace } from "../support/workspace.js";
 import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
+import { quietIo } from "../support/run-io.js";
 
 /** This host's trusted CAs (Debian's bundle), passed on with --ca-cert. */
 const HOST_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
@@ -243,11 +245,7 @@ describe("runAgent with --network allowlist", () => {
       ...extra,
     });
     const logs: string[] = [];
-    const outcome = await runAgent(config, {
-      stdout: () => {},
-      stderr: (l) => logs.push(l),
-      progress: false,
-    });
+    const outcome = await runAgent(config, quietIo({ stderr: (l) => logs.push(l) }));
     if (!fs.existsSync(path.join(outcome.outDir, "report.json")))
       throw new Error(`no report: ${JSON.stringify(outcome)}\n${logs.join("\n")}`);
     const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
@@ -396,10 +394,8 @@ describe("--network allowlist through the CLI", () => {
     const scriptFile = path.join(dir, "script.json");
     fs.writeFileSync(scriptFile, JSON.stringify({ turns }));
     const out = path.join(dir, "out");
-    const child = spawn(
-      "node",
+    const { code, stderr } = await runAgentCi(
       [
-        path.resolve("bin/agent-ci.js"),
         "run",
         ...["--workspace", makeWorkspace({ "README.md": "egress\n" })],
         ...["--script", scriptFile, "--out", out],
@@ -408,11 +404,8 @@ describe("--network allowlist through the CLI", () => {
         ...["--ca-cert", origins.caFile],
         ...args,
       ],
-      { env: { ...process.env, ANTHROPIC_API_KEY: "" }, stdio: ["ignore", "ignore", "pipe"] },
+      { ANTHROPIC_API_KEY: "" },
     );
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
     return { code, stderr, report: parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8")) };
   }
 
@@ -514,13 +507,10 @@ describe("the watchdog with --network allowlist", () => {
       "npm",
     ];
     // The test-only hook blocks the main thread once the sandbox is up: only the watchdog can end the run.
-    const child = spawn("node", [path.resolve("bin/agent-ci.js"), ...args], {
-      env: { ...process.env, ANTHROPIC_API_KEY: "", AGENT_CI_TEST_BLOCK_EVENT_LOOP: "1" },
-      stdio: ["ignore", "ignore", "pipe"],
+    const { code, stderr } = await runAgentCi(args, {
+      ANTHROPIC_API_KEY: "",
+      AGENT_CI_TEST_BLOCK_EVENT_LOOP: "1",
     });
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
     expect(code, stderr).toBe(5);
     const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
     expect(

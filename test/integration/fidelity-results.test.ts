@@ -3,7 +3,6 @@
 // page, 429 and image URL; TaskStop called with KillShell's parameter; a stdio server that prints a banner
 // first), each played through the CLI against the fake Messages API with real MCP servers from npm in the
 // MCP test image and the local HTTPS test server, and read from the requests the model got.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +10,7 @@ import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IMAGE_LEFT_OUT } from "../../src/mcp/result.js";
 import { parseReport, type RunReport } from "../../src/report/index.js";
+import { runCli as runAgentCi } from "../support/cli-process.js";
 import {
   fake,
   startFakeAnthropic,
@@ -24,7 +24,6 @@ import { makeWorkspace, type FileSpec } from "../support/workspace.js";
 
 /** Each run starts a sandbox with servers: minutes on a loaded 2-core machine. */
 const RUN_TIMEOUT = 300_000;
-const CLI = path.resolve("bin/agent-ci.js");
 const FAKE_KEY = ["sk-ant-api03", "fidelity", "x".repeat(40)].join("-");
 const OUTPUTS = "/tmp/agent-ci-outputs";
 
@@ -66,14 +65,10 @@ async function runCli(options: {
     const args = ["run", "--workspace", workspace, "--prompt", "go", "--mode", "bypassPermissions"];
     // Text output: the run's log lines (warnings among them) go to stderr.
     args.push("--out", path.join(dir, "out"), "--output-format", "text", ...(options.args ?? []));
-    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn("node", [CLI, ...args], {
-        env: { ...process.env, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: api.url, ...options.env },
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-      let err = "";
-      child.stderr.on("data", (d: Buffer) => (err += d.toString("utf8")));
-      child.on("close", (c) => resolve({ code: c, stderr: err }));
+    const { code, stderr } = await runAgentCi(args, {
+      ANTHROPIC_API_KEY: FAKE_KEY,
+      ANTHROPIC_BASE_URL: api.url,
+      ...options.env,
     });
     const requests = api.messagesRequests();
     const main = requests.filter((r) => !isReader(r));

@@ -14,6 +14,7 @@ import { parseReport } from "../../src/report/index.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { fixtureImageTag } from "../support/fixture-images.js";
 import { applyToCopy } from "../support/workspace.js";
+import { tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 const CLI = path.resolve("bin/agent-ci.js");
@@ -86,7 +87,7 @@ describe("replay: go-cmp in a Go image", () => {
         [{ name: "Bash", input: { command: "go test ./...", timeout: 600_000 } }],
       ];
       fs.writeFileSync(file, JSON.stringify({ turns, final: "EquateEmpty needs both sides empty; fixed." }));
-      const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+      const out = tempOut();
       const args = [
         "run",
         "--workspace",

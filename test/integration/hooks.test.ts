@@ -2,7 +2,6 @@
 // sandbox as the hooks' own user (never on the host, never with the host's secrets), a formatter's change is
 // in the patch, the script is the one the run started with, and the agent can neither kill nor read them.
 // Claude Code's recorded hook cases (test/fixtures/reference/claude-code-hooks/) are played and compared.
-import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -15,6 +14,7 @@ import { MAX_HOOK_OUTPUT_CHARS, runHooks, type PreparedHook } from "../../src/ru
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { HOOK_UID, type HookRunner } from "../../src/sandbox/hook-host.js";
+import { runCli as runAgentCi } from "../support/cli-process.js";
 import {
   fake,
   startFakeAnthropic,
@@ -24,7 +24,6 @@ import {
 } from "../support/fake-anthropic.js";
 import { applyToCopy, makeWorkspace, type FileSpec } from "../support/workspace.js";
 
-const CLI = path.resolve("bin/agent-ci.js");
 const REFERENCE = path.resolve("test/fixtures/reference/claude-code-hooks");
 const FAKE_KEY = ["sk", "ant", "api03", "hooksFAKEkey", crypto.randomBytes(12).toString("hex")].join("-");
 /** What a GitHub runner's environment holds: none of it may reach a hook. */
@@ -54,19 +53,11 @@ async function runCli(workspace: string, settings: object, api: FakeAnthropic): 
   const out = path.join(dir, "out");
   const args = ["run", "--workspace", workspace, "--prompt", "Play the case.", "--mode", "bypassPermissions"];
   args.push("--settings", settingsFile, "--out", out, "--output-format", "stream-json");
-  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-    (resolve) => {
-      const child = spawn("node", [CLI, ...args], {
-        env: { ...process.env, ...HOST_SECRETS, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: api.url },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      child.on("close", (exit) => resolve({ code: exit, stdout, stderr }));
-    },
-  );
+  const { code, stdout, stderr } = await runAgentCi(args, {
+    ...HOST_SECRETS,
+    ANTHROPIC_API_KEY: FAKE_KEY,
+    ANTHROPIC_BASE_URL: api.url,
+  });
   const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
   const left = await new Docker().listContainers({
     all: true,

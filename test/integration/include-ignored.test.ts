@@ -11,6 +11,7 @@ import { parseReport, type RunReport } from "../../src/report/index.js";
 import { runAction, scriptFile } from "../support/action-harness.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { tempOut } from "../support/run-io.js";
 
 const CLI = path.resolve("bin/agent-ci.js");
 /** Each run starts a container (and the Action's its own); on a loaded machine that takes a while. */
@@ -70,7 +71,7 @@ const SCRIPT = [
 ];
 
 function cliRun(workspace: string, extra: string[]): { report: RunReport; markdown: string } {
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+  const out = tempOut();
   const args = [
     "run",
     "--workspace",

@@ -4,7 +4,6 @@
 // keeping the conversation small — the API's compaction, the API's clearing of old tool results, agent-ci's
 // own clearing when a gateway refuses the beta — and end as context_window when nothing may be cleared.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { afterEach, describe, expect, it } from "vitest";
@@ -19,6 +18,7 @@ import {
   type FakeAnthropic,
 } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 const FAKE_KEY = ["sk", "ant", "api03", "LONGRUNlongrunLONGRUN0123456789abcdefABCDEF-xyzAA"].join("-");
@@ -51,7 +51,7 @@ async function longRun(
   servers.push(api);
   const config = parseRunConfig({
     workspace: makeWorkspace({ "README.md": "long run\n" }),
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     apiKey: FAKE_KEY,
     baseURL: api.url,
     prompt: "Run the commands.",
@@ -60,7 +60,7 @@ async function longRun(
     contextWindow: WINDOW,
     ...extra,
   } as RunConfigInput);
-  const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
+  const outcome = await runAgent(config, quietIo());
   const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
   const events = fs
     .readFileSync(path.join(outcome.outDir, "events.jsonl"), "utf8")
@@ -211,13 +211,13 @@ describe("a run longer than the context window", () => {
       servers.push(api);
       const config = parseRunConfig({
         workspace: makeWorkspace({ "README.md": "short run\n" }),
-        out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+        out: tempOut(),
         apiKey: FAKE_KEY,
         baseURL: api.url,
         prompt: "Write the notes.",
         mode: "bypassPermissions",
       } as RunConfigInput);
-      const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
+      const outcome = await runAgent(config, quietIo());
       expect(outcome.exitReason).toBe("completed");
       const requests = api.messagesRequests();
       expect(requests).toHaveLength(4);

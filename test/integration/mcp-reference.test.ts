@@ -2,11 +2,11 @@
 // image: successful results must match exactly (the saved-file paths mapped), errors by is_error and
 // meaning, as check-reference.mjs compares the file tools. The advertised-tools case is played against
 // the fake Messages API, which records the tool names and input schemas the model would get.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCli } from "../support/cli-process.js";
 import { fake, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { mcpImage, REFERENCE_SERVERS } from "../support/mcp-run.js";
 import { referenceDir } from "../support/reference.js";
@@ -14,7 +14,6 @@ import { referenceDir } from "../support/reference.js";
 /** Each test starts one or two sandboxed runs with servers: minutes on a loaded 2-core machine. */
 const RUNS_TIMEOUT = 300_000;
 
-const CLI = path.resolve("bin/agent-ci.js");
 const CASES_DIR = referenceDir("claude-code-agent-tools");
 const FAKE_KEY = ["sk-ant-api03", "mcpreference", "x".repeat(40)].join("-");
 
@@ -47,20 +46,6 @@ function allowArgs(cliArgs: string[]): string[] {
   return i === -1 ? [] : cliArgs[i + 1]!.split(",").flatMap((rule) => ["--allow", rule]);
 }
 
-function runCli(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("node", [CLI, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "", ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 async function play(c: Case, extra: string[], env?: NodeJS.ProcessEnv) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `agent-ci-${c.name}-`));
   const workspace = path.join(dir, "ws");
@@ -87,7 +72,7 @@ async function play(c: Case, extra: string[], env?: NodeJS.ProcessEnv) {
       ...extra,
       ...(extra.length ? [] : ["--script", script]),
     ],
-    env,
+    { ANTHROPIC_API_KEY: "", ...env },
   );
   const results: Array<{ tool_use_id: string; content: unknown; is_error?: boolean }> = [];
   for (const line of run.stdout.split("\n")) {

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const PLANTED = "planted-value-7f3a9c";
 
@@ -16,11 +17,11 @@ async function run(input: Partial<RunConfigInput> & { turns: unknown[] }) {
   fs.writeFileSync(file, JSON.stringify({ turns: input.turns }));
   const { turns: _turns, ...rest } = input;
   const config = parseRunConfig({
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     script: file,
     ...rest,
   } as RunConfigInput);
-  const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
+  const outcome = await runAgent(config, quietIo());
   const events = fs.readFileSync(path.join(outcome.outDir, "events.jsonl"), "utf8");
   return { outcome, report: outcome.report!, events };
 }

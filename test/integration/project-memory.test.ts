@@ -20,6 +20,7 @@ import {
 } from "../support/fake-anthropic.js";
 import { writeFiles } from "../support/workspace.js";
 import { runCli } from "../support/cli-process.js";
+import { tempOut } from "../support/run-io.js";
 
 const REFERENCE = path.resolve("test/fixtures/reference/claude-code-memory");
 const FAKE_KEY = ["sk", "ant", "api03", "memoryFAKEkey0123456789abcdefABCDEF"].join("-");
@@ -156,7 +157,7 @@ describe("the recorded project-memory cases, through the CLI", () => {
       },
     });
     servers.push(api);
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-memory-out-"));
+    const out = tempOut();
     const run = await runCli(
       ["run", "--workspace", workspace, "--prompt", "go", "--mode", "bypassPermissions", "--out", out],
       { ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: api.url },

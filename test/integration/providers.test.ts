@@ -9,8 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseReport, secretVariants } from "../../src/report/index.js";
-import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
-import { runAgent, type RunOutcome } from "../../src/runner/run.js";
+import type { RunConfigInput } from "../../src/runner/config.js";
+import type { RunOutcome } from "../../src/runner/run.js";
 import { fake, startFakeAnthropic, type FakeAnthropic, type FakeTurn } from "../support/fake-anthropic.js";
 import {
   canaryCredentials,
@@ -20,6 +20,7 @@ import {
 } from "../support/fake-cloud-auth.js";
 import { startFakeBedrock, startFakeVertex, type FakeCloudEndpoint } from "../support/fake-model-clouds.js";
 import { applyToCopy } from "../support/workspace.js";
+import { runScripted } from "../engines/support.js";
 
 const EXAMPLE = path.resolve("examples/buggy-calc");
 const closers: Array<{ close(): Promise<void> }> = [];
@@ -40,23 +41,8 @@ function demoTurns(): FakeTurn[] {
   ];
 }
 
-async function run(input: Partial<RunConfigInput>) {
-  const lines: string[] = [];
-  const logs: string[] = [];
-  const config = parseRunConfig({
-    workspace: EXAMPLE,
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
-    mode: "bypassPermissions",
-    prompt: "Fix the failing test",
-    ...input,
-  } as RunConfigInput);
-  const outcome = await runAgent(config, {
-    stdout: (l) => lines.push(l),
-    stderr: (l) => logs.push(l),
-    progress: false,
-  });
-  return { outcome, lines, logs };
-}
+/** A run on the example through runAgent, with the demo's prompt. */
+const run = (input: Partial<RunConfigInput>) => runScripted({ prompt: "Fix the failing test", ...input });
 
 /** Everything a run wrote or printed, as one text. */
 function everything(outcome: RunOutcome, lines: string[], logs: string[]): string {

@@ -3,11 +3,10 @@
 // scripts them (a subagent is told apart by the marker in its Task prompt). The results must have the
 // recorded shape and carry the same facts (the wording of frames and errors is agent-ci's own, see the
 // reference's README), and the requests made for each subagent must carry the tool set the case records.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../support/cli-process.js";
 import {
   conversationOf,
   fake,
@@ -19,9 +18,9 @@ import {
 } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
 import { referenceDir } from "../support/reference.js";
+import { tempOut } from "../support/run-io.js";
 
 const REFERENCE = referenceDir("claude-code-agent-tools");
-const CLI = path.resolve("bin/agent-ci.js");
 const FAKE_KEY = ["sk", "ant", "api03", "referenceFAKEkey0123456789abcdefABCDEF"].join("-");
 /** Names the recording has that the seeds' catalogue does not send a subagent. */
 const NOT_OURS = new Set(["DeferredToolPlaceholder", "Agent"]);
@@ -86,23 +85,6 @@ function turnOf(calls: Call[], turn: number, prefix: string, body?: MessagesBody
       id: `${prefix}_${turn}_${i}`,
     })),
   );
-}
-
-function runCli(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("node", [CLI, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 interface ToolResultEvent {
@@ -172,7 +154,7 @@ describe("the recorded subagent and background-task cases, through the CLI", () 
       },
     });
     servers.push(api);
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-ref-out-"));
+    const out = tempOut();
     const args = [
       "run",
       "--workspace",

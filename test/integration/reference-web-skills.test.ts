@@ -3,16 +3,15 @@
 // case's files as the workspace, its turns and side answers as the script, its pages from a local HTTPS
 // server ($WEB, $WEB2), and each tool_result compared with the recorded one (successful results exactly,
 // with the text blocks that follow them; for errors, that they are errors).
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/cli-process.js";
 import { startWebServer, type WebRoute, type WebServer } from "../support/web-server.js";
 import { referenceDir } from "../support/reference.js";
 import { writeFiles } from "../support/workspace.js";
 
-const CLI = path.resolve("bin/agent-ci.js");
 const CASES_DIR = referenceDir("claude-code-agent-tools");
 const PLAYED = /^(webfetch|websearch|skill)-/;
 
@@ -38,17 +37,6 @@ const cases: ReferenceCase[] = fs.existsSync(CASES_DIR)
       .sort()
       .map((f) => JSON.parse(fs.readFileSync(path.join(CASES_DIR, f), "utf8")) as ReferenceCase)
   : [];
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("node", [CLI, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("the reference cases for the web and skills, through the CLI", () => {
   let web: WebServer;
@@ -113,7 +101,7 @@ describe("the reference cases for the web and skills, through the CLI", () => {
         web.caFile,
       );
     if (c.files) args.push("--trust-workspace-settings");
-    const r = await cli(args);
+    const r = await runCli(args, { ANTHROPIC_API_KEY: "" });
     expect(r.code, r.stderr).toBe(0);
     const messages = r.stdout
       .split("\n")

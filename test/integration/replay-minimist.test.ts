@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import { scriptFile } from "../support/action-harness.js";
 import { applyToCopy } from "../support/workspace.js";
+import { tempOut } from "../support/run-io.js";
 
 const CLI = path.resolve("bin/agent-ci.js");
 const PACKAGE = "minimist@1.2.8";
@@ -73,7 +74,7 @@ describe("a real library replayed through the CLI", () => {
     `${PACKAGE}: its tape tests fail, the scripted fix makes them pass in the sandbox, and the patch passes on a pristine checkout`,
     () => {
       const dir = buggyCheckout();
-      const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+      const out = tempOut();
       const args = [
         "run",
         "--workspace",

@@ -24,6 +24,7 @@ import { startFakeGitHub } from "../support/fake-github.js";
 import { addBareRepo, startGitRemote } from "../support/git-remote.js";
 import { publishOptions } from "../support/publish-fixture.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 const KEY = ["sk-ant-api03", "RESUMEfake".repeat(4), "xyzAA"].join("-");
@@ -47,19 +48,20 @@ async function run(
   server: FakeAnthropic,
 ): Promise<{ outcome: RunOutcome; report: RunReport; log: string }> {
   const config = parseRunConfig({
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     apiKey: KEY,
     baseURL: server.url,
     ...input,
   } as RunConfigInput);
   let log = "";
-  const outcome = await runAgent(config, {
-    stdout: () => {},
-    stderr: (text) => {
-      log += text;
-    },
-    progress: false,
-  });
+  const outcome = await runAgent(
+    config,
+    quietIo({
+      stderr: (text) => {
+        log += text;
+      },
+    }),
+  );
   const left = await docker.listContainers({
     all: true,
     filters: { label: [`${LABEL_RUN}=${outcome.runId}`] },

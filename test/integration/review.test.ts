@@ -13,6 +13,7 @@ import { runAgent } from "../../src/runner/run.js";
 import { reviewJsonSchema } from "../../src/review/findings.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const servers: FakeAnthropic[] = [];
 afterEach(async () => {
@@ -49,7 +50,7 @@ function cli(args: string[]) {
 
 const config = (input: Partial<RunConfigInput>) =>
   parseRunConfig({
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     task: "review",
     ...input,
   } as RunConfigInput);
@@ -69,7 +70,7 @@ describe("--task review", () => {
     servers.push(api);
     const outcome = await runAgent(
       config({ workspace: dir, reviewBase: base, apiKey: key, baseURL: api.url }),
-      { stdout: () => {}, stderr: () => {}, progress: false },
+      quietIo(),
     );
     expect(outcome.exitReason).toBe("completed");
     const request = api.messagesRequests()[0]?.body;
@@ -101,11 +102,7 @@ describe("--task review", () => {
       config({ workspace: dir, script: "x.json", reviewBase: base, outputSchema: "s.json" }),
     ).toThrow(ConfigError);
     const script = scriptOf([]);
-    const outcome = await runAgent(config({ workspace: dir, script, reviewBase: "f".repeat(40) }), {
-      stdout: () => {},
-      stderr: () => {},
-      progress: false,
-    });
+    const outcome = await runAgent(config({ workspace: dir, script, reviewBase: "f".repeat(40) }), quietIo());
     expect(outcome.exitReason).toBe("config_error");
     expect(outcome.error).toMatch(/base commit f{40} is not in the workspace's git history.*fetch-depth: 0/);
   });
@@ -116,7 +113,7 @@ describe("--task review", () => {
       { path: "app.py", line: 2, severity: "major", body: "Empty list." },
       { path: "README.md", line: 1, severity: "nit", body: "x" },
     ];
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const out = tempOut();
     const review = cli([
       "run",
       "--workspace",

@@ -12,6 +12,7 @@ import { runAgent, type RunOutcome } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 const FAKE_KEY = "sk-ant-api03-FAKEKEYfakekeyFAKEKEY0123456789abcdefABCDEF-xyzAA";
@@ -21,10 +22,6 @@ const servers: FakeAnthropic[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
-
-function tmpOut(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
-}
 
 function script(turns: unknown[], final?: string): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-script-")), "script.json");
@@ -42,7 +39,7 @@ async function run(
   const logs: string[] = [];
   const config = parseRunConfig({
     workspace: EXAMPLE,
-    out: tmpOut(),
+    out: tempOut(),
     mode: "bypassPermissions",
     ...input,
   } as RunConfigInput);
@@ -50,7 +47,7 @@ async function run(
     lines.push(line);
     onLine?.(line);
   };
-  const outcome = await runAgent(config, { stdout, stderr: (l) => logs.push(l), progress: false }, cancel);
+  const outcome = await runAgent(config, quietIo({ stdout, stderr: (l) => logs.push(l) }), cancel);
   return { outcome, lines, logs };
 }
 

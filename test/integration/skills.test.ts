@@ -12,6 +12,7 @@ import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-an
 import { calcWorkspace, runAction } from "../support/action-harness.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const GREET =
   "---\nname: greet\ndescription: Greets someone by name.\nallowed-tools: Bash\n---\nGreet the person named in the arguments: $ARGUMENTS\n";
@@ -31,16 +32,15 @@ async function run(input: Partial<RunConfigInput>, turns: unknown[]) {
   const logs: string[] = [];
   const config = parseRunConfig({
     workspace: makeWorkspace({ "README.md": "hi\n" }),
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     script: file,
     outputFormat: "stream-json",
     ...input,
   } as RunConfigInput);
-  const outcome = await runAgent(config, {
-    stdout: (l) => lines.push(l),
-    stderr: (l) => logs.push(l),
-    progress: false,
-  });
+  const outcome = await runAgent(
+    config,
+    quietIo({ stdout: (l) => lines.push(l), stderr: (l) => logs.push(l) }),
+  );
   const events = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   return {
     outcome,

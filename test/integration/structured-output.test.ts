@@ -7,13 +7,12 @@ import path from "node:path";
 import Docker from "dockerode";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
-import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
-import { runAgent, type RunOutcome } from "../../src/runner/run.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import type { RunConfigInput } from "../../src/runner/config.js";
+import type { RunOutcome } from "../../src/runner/run.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
+import { labelled, runScripted } from "../engines/support.js";
 
 const docker = new Docker();
-const EXAMPLE = path.resolve("examples/buggy-calc");
 const SCHEMA = {
   type: "object",
   properties: { verdict: { enum: ["pass", "fail"] }, note: { type: "string" } },
@@ -35,23 +34,11 @@ function tmpFile(name: string, text: string): string {
 const schemaFile = () => tmpFile("verdict.schema.json", JSON.stringify(SCHEMA));
 const output = (input: unknown) => ({ name: "StructuredOutput", input });
 
-async function run(input: Partial<RunConfigInput>): Promise<{ outcome: RunOutcome; logs: string[] }> {
-  const logs: string[] = [];
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
-  const config = parseRunConfig({
-    workspace: EXAMPLE,
-    out,
-    mode: "plan",
-    outputSchema: schemaFile(),
-    ...input,
-  } as RunConfigInput);
-  const outcome = await runAgent(config, { stdout: () => {}, stderr: (l) => logs.push(l), progress: false });
-  const left = await docker.listContainers({
-    all: true,
-    filters: { label: [`${LABEL_RUN}=${outcome.runId}`] },
-  });
-  expect(left).toEqual([]);
-  return { outcome, logs };
+/** A scripted run of the example in plan mode with the verdict schema; it leaves no container. */
+async function run(input: Partial<RunConfigInput>) {
+  const result = await runScripted({ mode: "plan", outputSchema: schemaFile(), ...input });
+  expect(await labelled(docker, result.outcome.runId)).toEqual([]);
+  return result;
 }
 
 const reportOf = (outcome: RunOutcome) =>

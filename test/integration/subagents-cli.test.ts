@@ -2,7 +2,6 @@
 // background subagents read, stopped under each name, and stopped at the run's end; a cancel reaching
 // subagents at work; the cap on subagents working at once. Orders are read from the event stream, never
 // from the clock.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,9 +10,8 @@ import { describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { MAX_CONCURRENT_SUBAGENTS } from "../../src/runner/agents/subagents.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { startCli } from "../support/cli-process.js";
 import { makeWorkspace } from "../support/workspace.js";
-
-const CLI = path.resolve("bin/agent-ci.js");
 
 interface StreamEvent {
   type: string;
@@ -38,22 +36,17 @@ function start(script: object, files: Record<string, string> = { "a.txt": "alpha
   const workspace = makeWorkspace(files, { git: true });
   const args = ["run", "--workspace", workspace, "--script", scriptPath, "--mode", "bypassPermissions"];
   args.push("--out", out, "--output-format", "stream-json");
-  const child = spawn("node", [CLI, ...args], {
-    env: { ...process.env, ANTHROPIC_API_KEY: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const cli = startCli(args, { ANTHROPIC_API_KEY: "" });
   let buffer = "";
-  let stderr = "";
   const events: StreamEvent[] = [];
-  child.stdout.on("data", (d: Buffer) => {
-    buffer += d.toString();
+  cli.child.stdout.on("data", (d: string) => {
+    buffer += d;
     const lines = buffer.split("\n");
     buffer = lines.pop() ?? "";
     for (const line of lines) if (line.startsWith("{")) events.push(JSON.parse(line) as StreamEvent);
   });
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { exited, events: () => events, stderr: () => stderr, kill: (s) => child.kill(s), out };
+  const exited = cli.done.then((run) => run.code);
+  return { exited, events: () => events, stderr: cli.stderr, kill: (s) => cli.child.kill(s), out };
 }
 
 /** Resolves once `ready` holds for the events streamed so far (checked as each chunk arrives). */

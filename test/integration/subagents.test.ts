@@ -16,6 +16,7 @@ import {
   type FakeTurn,
 } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 // Assembled at run time, so no key-shaped literal is committed.
 const FAKE_KEY = ["sk", "ant", "api03", "subagentsFAKEkey0123456789abcdefABCDEF"].join("-");
@@ -44,10 +45,10 @@ async function play(
       apiKey: FAKE_KEY,
       baseURL: api.url,
       prompt: "Delegate.",
-      out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+      out: tempOut(),
       ...config,
     }),
-    { stdout: () => {}, stderr: () => {}, progress: false },
+    quietIo(),
   );
   const events = fs
     .readFileSync(path.join(outcome.outDir, "events.jsonl"), "utf8")
@@ -366,12 +367,12 @@ describe("subagents", () => {
         apiKey: FAKE_KEY,
         baseURL: api.url,
         prompt: "Delegate.",
-        out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+        out: tempOut(),
         workspace,
         mode: "default",
         agentsDir: [agentsDir],
       }),
-      { stdout: () => {}, stderr: () => {}, progress: false },
+      quietIo(),
     );
     expect(outcome.report!.exitReason).toBe("config_error");
     expect(outcome.report!.error!.message).toContain(`agent definition agents-dir:${agentsDir}/yolo.md`);

@@ -10,6 +10,7 @@ import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 import { makeWorkspace } from "../support/workspace.js";
 
 const docker = new Docker();
@@ -23,7 +24,7 @@ function scriptOf(turns: unknown[]): string {
 describe("teardown overlapped with the run's last writes", () => {
   it("removes the container and records its teardown when the patch file cannot be written", async () => {
     const workspace = makeWorkspace({ "a.txt": "one\n" }, { git: true });
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+    const out = tempOut();
     // patch.diff is a directory: its write fails while the container is being removed.
     fs.mkdirSync(path.join(out, "patch.diff", "held"), { recursive: true });
     const config = parseRunConfig({
@@ -32,7 +33,7 @@ describe("teardown overlapped with the run's last writes", () => {
       mode: "bypassPermissions",
       script: scriptOf([[{ name: "Write", input: { file_path: "/workspace/b.txt", content: "two\n" } }]]),
     });
-    const outcome = await runAgent(config, { stdout: () => {}, stderr: () => {}, progress: false });
+    const outcome = await runAgent(config, quietIo());
 
     const left = await docker.listContainers({
       all: true,

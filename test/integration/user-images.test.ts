@@ -20,6 +20,7 @@ import {
   foreignImage,
 } from "../support/fixture-images.js";
 import { applyToCopy, type FileSpec, makeWorkspace } from "../support/workspace.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const docker = new Docker();
 
@@ -140,7 +141,7 @@ describe.each(["go", "python", ...BUSYBOX_IMAGES, FOREIGN_ARCHITECTURE] as const
           throw new Error(process.env.AGENT_CI_FOREIGN_SETUP_ERROR);
         const project = PROJECTS[name];
         const workspace = makeWorkspace(project.files, { git: true });
-        const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+        const out = tempOut();
         const config = parseRunConfig({
           workspace,
           out,
@@ -149,11 +150,7 @@ describe.each(["go", "python", ...BUSYBOX_IMAGES, FOREIGN_ARCHITECTURE] as const
           script: scriptFor(project),
         } as RunConfigInput);
         const logs: string[] = [];
-        const outcome = await runAgent(config, {
-          stdout: () => {},
-          stderr: (l) => logs.push(l),
-          progress: false,
-        });
+        const outcome = await runAgent(config, quietIo({ stderr: (l) => logs.push(l) }));
         expect(outcome.exitReason, logs.join("\n")).toBe("completed");
         const report = parseReport(fs.readFileSync(path.join(outcome.outDir, "report.json"), "utf8"));
         const calls = report.toolCalls;

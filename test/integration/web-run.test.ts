@@ -18,6 +18,7 @@ import {
 } from "../support/fake-anthropic.js";
 import { startWebServer, type WebServer } from "../support/web-server.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { quietIo, tempOut } from "../support/run-io.js";
 
 const API_KEY = ["sk-ant-api03", "webRunTestKey0123456789abcdefABCDEFGHIJK"].join("-");
 const SIDE_MODEL = "claude-haiku-5-5";
@@ -61,15 +62,14 @@ async function run(input: Partial<RunConfigInput>) {
   const logs: string[] = [];
   const config = parseRunConfig({
     workspace: makeWorkspace({ "README.md": "hi\n" }),
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     outputFormat: "stream-json",
     ...input,
   } as RunConfigInput);
-  const outcome = await runAgent(config, {
-    stdout: (l) => lines.push(l),
-    stderr: (l) => logs.push(l),
-    progress: false,
-  });
+  const outcome = await runAgent(
+    config,
+    quietIo({ stdout: (l) => lines.push(l), stderr: (l) => logs.push(l) }),
+  );
   const results = lines
     .map((l) => JSON.parse(l) as { type: string; message?: { content: unknown } })
     .filter((e) => e.type === "user")

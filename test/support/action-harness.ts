@@ -91,6 +91,22 @@ export interface RunActionOptions {
   deps?: Partial<ActionDeps>;
 }
 
+/** The options a call to an `actionRunner` still gives: those its defaults lack, and any it overrides. */
+export type ActionCall<D> = Omit<RunActionOptions, keyof D> & Partial<RunActionOptions>;
+
+/**
+ * runAction with a test file's shared options, so each call states only what differs. `defaults` is read at
+ * each call (the fake API and the workspace are new per test); an option a call gives replaces the default's
+ * whole value (`inputs` included: spread the defaults' to add to them).
+ */
+export function actionRunner<D extends Partial<RunActionOptions>>(
+  defaults: () => D,
+): (
+  ...call: Partial<ActionCall<D>> extends ActionCall<D> ? [ActionCall<D>?] : [ActionCall<D>]
+) => Promise<ActionRun> {
+  return (options?: ActionCall<D>) => runAction({ ...defaults(), ...options } as RunActionOptions);
+}
+
 /** Runs the Action once; never throws for a failed step (like a runner, it records it). */
 export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   const files = runnerFiles();

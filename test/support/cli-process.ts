@@ -1,7 +1,8 @@
 // The agent-ci command as a user runs it: `node bin/agent-ci.js …` in a process of its own, its exit code
 // and its whole stdout and stderr once it ends.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
 import path from "node:path";
+import type { Readable } from "node:stream";
 
 export const CLI = path.resolve(import.meta.dirname, "../../bin/agent-ci.js");
 
@@ -11,17 +12,32 @@ export interface CliRun {
   stderr: string;
 }
 
+/** A CLI process under way: the output so far, and its whole run once it ends. */
+export interface CliProcess {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  stdout: () => string;
+  stderr: () => string;
+  done: Promise<CliRun>;
+}
+
+/** Starts the CLI with `args`, the test's environment plus `env`, and no stdin. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+  const child = spawn("node", [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  // Decoded as a stream: a character split between two chunks stays whole.
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const done = new Promise<CliRun>((resolve) =>
+    child.on("close", (code) => resolve({ code, stdout, stderr })),
+  );
+  return { child, stdout: () => stdout, stderr: () => stderr, done };
+}
+
 /** Runs the CLI with `args`, the test's environment plus `env`, and no stdin. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn("node", [CLI, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return startCli(args, env).done;
 }

@@ -12,6 +12,7 @@ import { runAgent, type RunOutcome } from "../../src/runner/run.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { ensureMcpImage } from "./fixture-images.js";
 import { makeWorkspace, type FileSpec } from "./workspace.js";
+import { quietIo } from "./run-io.js";
 
 const docker = new Docker();
 
@@ -66,11 +67,10 @@ export async function runWithMcp(options: {
     ...options.config,
   });
   const lines: string[] = [];
-  const outcome = await runAgent(config, {
-    stdout: (l) => lines.push(l),
-    stderr: (l) => lines.push(l),
-    progress: false,
-  });
+  const outcome = await runAgent(
+    config,
+    quietIo({ stdout: (l) => lines.push(l), stderr: (l) => lines.push(l) }),
+  );
   const reportFile = path.join(outcome.outDir, "report.json");
   if (!fs.existsSync(reportFile))
     throw new Error(`no report: ${JSON.stringify(outcome)}\n${lines.join("\n")}`);

@@ -12,6 +12,7 @@ import { parseRunConfig } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
 import { calcWorkspace, FIX_SCRIPT, scriptFile } from "./action-harness.js";
 import type { GitRemote } from "./git-remote.js";
+import { quietIo, tempOut } from "./run-io.js";
 
 export interface RunFolder {
   workspace: string;
@@ -24,15 +25,11 @@ export async function realRunFolder(): Promise<RunFolder> {
   const base = execFileSync("git", ["rev-parse", "HEAD"], { cwd: workspace, encoding: "utf8" }).trim();
   const config = parseRunConfig({
     workspace,
-    out: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-")),
+    out: tempOut(),
     script: scriptFile(FIX_SCRIPT, "Fixed add(): it subtracted.\n\nThe sum now adds its operands."),
     mode: "acceptEdits",
   });
-  const outcome = await runAgent(config, {
-    stdout: () => undefined,
-    stderr: () => undefined,
-    progress: false,
-  });
+  const outcome = await runAgent(config, quietIo());
   if (outcome.report?.outcome !== "changes")
     throw new Error(`the fixture run ended with ${outcome.report?.outcome ?? outcome.exitReason}`);
   return { workspace, base, outDir: outcome.outDir };

@@ -2,7 +2,6 @@
 // test file (beforeAll/afterAll); `call` runs one tool call as its own turn, `turn` several as one turn.
 import crypto from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { expect } from "vitest";
@@ -18,6 +17,7 @@ import { ALL_TOOLS } from "../../src/tools/index.js";
 import { RunState } from "../../src/tools/state.js";
 import type { ToolContent } from "../../src/tools/types.js";
 import { makeWorkspace, type FileSpec } from "./workspace.js";
+import { tempOut } from "./run-io.js";
 
 export interface ToolHarness {
   runId: string;
@@ -64,7 +64,7 @@ export async function startHarness(
   } = {},
 ): Promise<ToolHarness> {
   const workspace = makeWorkspace(files, { git: options.git });
-  const outputDir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-out-"));
+  const outputDir = tempOut();
   const hostHashAtStart = hashTree(workspace);
   const runId = newRunId();
   const sandbox = await DockerSandbox.start({ runId, workspaceDir: workspace, ...options.sandbox });
