@@ -44864,6 +44864,9 @@ var RunReport = external_exports.object({
   phases: external_exports.array(Phase).optional().describe(
     "Where the run's time went, phase by phase in the order they began (images built on a first run, the container's start, the copy-in, the calls, verify\u2026); a run that ended early has the phases it reached."
   ),
+  firstTurn: external_exports.object({ overlapped: external_exports.boolean(), reason: external_exports.string().optional() }).optional().describe(
+    "Whether the first model turn was asked while the sandbox opened (docs/first-turn.md), and why not when it was not."
+  ),
   toolCalls: external_exports.array(ToolCall),
   turns: external_exports.array(Turn),
   compactions: external_exports.array(Compaction).optional().describe(

@@ -5,30 +5,10 @@
 // it. The sandbox is built once every fact it holds is known; the last steps run through it.
 import fs from "node:fs";
 import path from "node:path";
-import { PassThrough, type Duplex } from "node:stream";
 import type Docker from "dockerode";
-import {
-  copyInFailed,
-  WORKSPACE_FULL,
-  copySummary,
-  detectHostPacker,
-  extractFlags,
-  packWorkspace,
-  type PackSummary,
-  planWorkspaceCopy,
-  type WorkspaceCopy,
-  WorkspaceError,
-} from "./archive.js";
+import { copySummary, type PackSummary, planWorkspaceCopy, WorkspaceError } from "./archive.js";
 import { HelperChannel } from "./channel.js";
-import {
-  BASE_ENV,
-  CA_BUNDLE,
-  CA_DIR,
-  CA_FILE,
-  commandEnv,
-  type CommandSettings,
-  envList,
-} from "./command-env.js";
+import { CA_BUNDLE, CA_DIR, CA_FILE, commandEnv, type CommandSettings } from "./command-env.js";
 import {
   containerSpec,
   type DockerSandboxOptions,
@@ -37,7 +17,7 @@ import {
   usesEgress,
   workspaceMountOptions,
 } from "./container-spec.js";
-import { copyThroughBind, createWorkspaceVolume } from "./copier.js";
+import { createWorkspaceVolume } from "./copier.js";
 import { createEgressVolume, EgressSidecar } from "./egress/sidecar.js";
 import {
   connectEngine,
@@ -47,13 +27,7 @@ import {
   requireRuntime,
   withTimeout,
 } from "./engine.js";
-import {
-  AGENT_UID,
-  AGENT_USER,
-  containerUlimits,
-  type EngineProfile,
-  KEEPER_USER,
-} from "./engine-profile.js";
+import { AGENT_USER, containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
 import { assessHardening, type Hardening, readOomKills, runtimeMismatch } from "./hardening.js";
 import { HelperLink } from "./helper-link.js";
 import type { ExecOpRequest, ResponseHeader } from "./helper-protocol.js";
@@ -63,6 +37,8 @@ import type { RunPhaseName } from "../report/index.js";
 import { RunObjects } from "./run-objects.js";
 import { EngineError, type Sandbox, SandboxFsError, WORKSPACE_ROOT } from "./sandbox.js";
 import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
+import { copyIn, type CopyTarget } from "./copy-in.js";
+import { oneShotExec } from "./one-shot-exec.js";
 
 /** The assembly's steps, in the order they run: the run's phases (report.json) up to its tool calls. */
 export type StartPhase = Exclude<RunPhaseName, "calls" | "patch" | "verify" | "teardown">;
@@ -467,47 +443,6 @@ async function createContainer(
   return { container, channel, requested: spec().HostConfig ?? {}, egress, sidecarStarted };
 }
 
-/** A command run once by the engine's exec (not the helper), its output's tail kept for an error. */
-async function oneShotExec(
-  docker: Docker,
-  container: Docker.Container,
-  cmd: string[],
-  user: string,
-  stdin?: (sink: NodeJS.WritableStream) => Promise<void>,
-): Promise<{ exitCode: number; output: string }> {
-  const exec = await withTimeout(
-    "an exec create",
-    container.exec({
-      Cmd: cmd,
-      AttachStdin: Boolean(stdin),
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-      User: user,
-      Env: envList({ ...BASE_ENV, PATH: TOOLBELT_BIN }),
-    }),
-  );
-  const stream = (await withTimeout(
-    "an exec start",
-    exec.start({ hijack: true, stdin: Boolean(stdin) }),
-  )) as Duplex;
-  const out = new PassThrough();
-  let output = "";
-  out.on("data", (d: Buffer) => {
-    output = (output + d.toString("utf8")).slice(-8000);
-  });
-  docker.modem.demuxStream(stream, out, out);
-  const ended = new Promise<void>((resolve, reject) => {
-    stream.on("end", resolve);
-    stream.on("close", resolve);
-    stream.on("error", reject);
-  });
-  if (stdin) await stdin(stream);
-  await ended;
-  const info = await withTimeout("an exec inspect", exec.inspect());
-  return { exitCode: info.ExitCode ?? -1, output };
-}
-
 /**
  * The container's /tmp, where agent-ci keeps its state and the agent's commands their temporary files, made
  * writable by everyone (1777) before the helper starts. The engine mounts a tmpfs there but gives it the mode
@@ -531,95 +466,6 @@ async function installCaCert(docker: Docker, container: Docker.Container, pem: s
   });
   if (res.exitCode !== 0)
     throw new EngineError(`installing the --ca-cert certificate failed: ${res.output.trim()}`);
-}
-
-/** Where the copy-in goes and what it may use. */
-interface CopyTarget {
-  docker: Docker;
-  container: Docker.Container;
-  objects: RunObjects;
-  options: DockerSandboxOptions;
-  profile: EngineProfile;
-  image: string;
-  toolbelt: string;
-}
-
-/**
- * Below this many bytes the tar stream through the run's own container beats starting a copier: the
- * stream costs the engine about 6 ms a MB, a copier container's create, start and removal 300–500 ms.
- */
-export const STREAM_BELOW_BYTES = 16 * 2 ** 20;
-
-/**
- * Fills /workspace: a small tree as a tar stream into the container's `tar -x`; a larger one with a
- * copier container reading the host's workspace from a bind mount, where the engine sees this host's
- * files (copier.ts), else streamed too.
- */
-async function copyIn(target: CopyTarget, copy: WorkspaceCopy): Promise<"copier" | "stream"> {
-  const { options, profile } = target;
-  if (profile.workspaceVolume && !options.packer && copy.bytes >= STREAM_BELOW_BYTES) {
-    target.objects.addCopier();
-    const copied = await copyThroughBind(target.docker, {
-      runId: options.runId,
-      image: target.image,
-      toolbeltVolume: target.toolbelt,
-      copy,
-      owner: options.readOnlyWorkspace ? 0 : AGENT_UID,
-      ulimits: containerUlimits(profile),
-    });
-    if (copied) return "copier";
-    options.progress?.(
-      "copy-in: the engine does not see this host's files (a remote engine?): streaming the workspace instead",
-    );
-  }
-  await streamCopy(target, copy);
-  return "stream";
-}
-
-async function streamCopy(
-  { docker, container, options, profile }: CopyTarget,
-  copy: WorkspaceCopy,
-): Promise<void> {
-  let packError: unknown;
-  const user = profile.copyInUser(Boolean(options.readOnlyWorkspace));
-  if (profile.opensWorkspace && !options.readOnlyWorkspace) {
-    const opened = await oneShotExec(
-      docker,
-      container,
-      [toolbeltProgram("chmod"), "0777", WORKSPACE_ROOT],
-      KEEPER_USER,
-    );
-    if (opened.exitCode !== 0)
-      throw new EngineError(`preparing ${WORKSPACE_ROOT} failed: ${opened.output.trim()}`);
-  }
-  const packer = options.packer ?? (await detectHostPacker());
-  const extract = [
-    toolbeltProgram("tar"),
-    "-x",
-    "-f",
-    "-",
-    "-C",
-    WORKSPACE_ROOT,
-    "--no-same-owner",
-    "--delay-directory-restore",
-    ...extractFlags(packer),
-  ];
-  const copying = oneShotExec(docker, container, extract, user, async (sink) => {
-    try {
-      await packWorkspace(copy, sink, packer);
-    } catch (e) {
-      packError = e;
-    } finally {
-      sink.end();
-    }
-  });
-  const result = await copying.catch((e: unknown) => {
-    throw packError ?? e;
-  });
-  // A full workspace stops the extracting tar, and the packer then fails writing to it: the first is the cause.
-  if (result.exitCode !== 0 && (!packError || WORKSPACE_FULL.test(result.output)))
-    throw copyInFailed(result.output);
-  if (packError) throw packError;
 }
 
 /**

@@ -12,7 +12,7 @@ import Docker from "dockerode";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { EXIT_CODES } from "../../src/runner/run.js";
-import { STREAM_BELOW_BYTES } from "../../src/sandbox/assemble.js";
+import { STREAM_BELOW_BYTES } from "../../src/sandbox/copy-in.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { DEFAULT_BASE_IMAGE, ensureBuilt, folderFiles, recipeTag } from "../../src/sandbox/image.js";
 import { toolbeltRecipe } from "../../src/sandbox/toolbelt.js";

@@ -10,7 +10,7 @@ import { CHANNEL_DIR } from "../../src/sandbox/channel.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { EngineError } from "../../src/sandbox/sandbox.js";
 import { WorkspaceError } from "../../src/sandbox/archive.js";
-import { STREAM_BELOW_BYTES } from "../../src/sandbox/assemble.js";
+import { STREAM_BELOW_BYTES } from "../../src/sandbox/copy-in.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 
 const docker = new Docker();
