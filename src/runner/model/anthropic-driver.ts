@@ -44,10 +44,9 @@ import {
 } from "./driver.js";
 import { costUsd, normalizeModelId } from "./pricing.js";
 import { withCacheBreakpoints } from "./prompt-cache.js";
-import type { AnthropicCredential } from "./credentials.js";
+import { credentialHint, type AnthropicCredential } from "./credentials.js";
 import {
   classifyError,
-  credentialHint,
   describeCause,
   type Failure,
   KIND_LABEL,

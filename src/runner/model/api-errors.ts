@@ -8,7 +8,6 @@ import {
   APIUserAbortError,
 } from "@anthropic-ai/sdk";
 import { WorkloadIdentityError } from "@anthropic-ai/sdk/lib/credentials/types";
-import { CREDENTIAL_SOURCES, type AnthropicCredential } from "./credentials.js";
 import type { ModelApiError } from "./driver.js";
 
 export type ErrorKind = ModelApiError["kind"];
@@ -46,13 +45,6 @@ export const KIND_LABEL: Record<ErrorKind, string> = {
   connection: "unreachable",
   stream: "stream broke",
 };
-
-/** What an auth failure on the Anthropic API asks the user to check: the credential used. */
-export function credentialHint(credential: AnthropicCredential): string {
-  if (credential.kind === "federation")
-    return "Check the federation rule, the organization (and the workspace when the rule covers several) and the identity token.";
-  return `Check ${CREDENTIAL_SOURCES[credential.kind]}.`;
-}
 
 /** Sorts an SDK or stream error into a kind, and whether another attempt can help. */
 export function classifyError(error: unknown, redact: (text: string) => string): Failure {

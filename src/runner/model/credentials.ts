@@ -150,3 +150,10 @@ async function federationExchange(
     fetch: (input, init) => fetch(input, init),
   });
 }
+
+/** What an auth failure on the Anthropic API asks the user to check: the credential used. */
+export function credentialHint(credential: AnthropicCredential): string {
+  if (credential.kind === "federation")
+    return "Check the federation rule, the organization (and the workspace when the rule covers several) and the identity token.";
+  return `Check ${CREDENTIAL_SOURCES[credential.kind]}.`;
+}

@@ -16,8 +16,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { AuthClient } from "google-auth-library";
 import { BEDROCK_LEGACY_API_VERSION, modelIdsFor, resolveModelAlias } from "./pricing.js";
-import { sdkCredentialOptions, type AnthropicCredential } from "./credentials.js";
-import { credentialHint } from "./api-errors.js";
+import { credentialHint, sdkCredentialOptions, type AnthropicCredential } from "./credentials.js";
 import { PROVIDERS } from "../options.js";
 
 export { PROVIDERS };
