@@ -38,7 +38,7 @@ import { RunObjects } from "./run-objects.js";
 import { EngineError, type Sandbox, SandboxFsError, WORKSPACE_ROOT } from "./sandbox.js";
 import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
 import { copyIn, type CopyTarget } from "./copy-in.js";
-import { oneShotExec } from "./one-shot-exec.js";
+import { oneShotExec } from "./exec.js";
 
 /** The assembly's steps, in the order they run: the run's phases (report.json) up to its tool calls. */
 export type StartPhase = Exclude<RunPhaseName, "calls" | "patch" | "verify" | "teardown">;

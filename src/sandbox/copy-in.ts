@@ -12,7 +12,7 @@ import {
 import type { DockerSandboxOptions } from "./container-spec.js";
 import { copyThroughBind } from "./copier.js";
 import { AGENT_UID, containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
-import { oneShotExec } from "./one-shot-exec.js";
+import { oneShotExec } from "./exec.js";
 import type { RunObjects } from "./run-objects.js";
 import { EngineError, WORKSPACE_ROOT } from "./sandbox.js";
 import { toolbeltProgram } from "./toolbelt.js";

@@ -1,11 +1,11 @@
 // The host's connection to the in-container exec helper: started after the copy-in, started again after
 // `--setup` and whenever the helper was killed, and moved onto the direct socket where it can be. The one
 // part of a running sandbox that changes while it runs.
-import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
 import { CHANNEL_SOCKET, type ChannelListener, channelToken, type HelperChannel } from "./channel.js";
 import { BASE_ENV, envList } from "./command-env.js";
 import { withTimeout } from "./engine.js";
+import { startExec } from "./exec.js";
 import { AGENT_USER } from "./engine-profile.js";
 import { HelperClient } from "./helper-client.js";
 import { ADDRESS_SPACE_ENV, SHARED_GROUP_ENV } from "./helper-protocol.js";
@@ -75,20 +75,13 @@ export class HelperLink {
     prelude?: string,
   ): Promise<HelperClient> {
     const helper = [toolbeltProgram("node"), "-e", HELPER_JS];
-    const exec = await withTimeout(
-      "an exec create",
-      this.container.exec({
-        Cmd: prelude === undefined ? helper : [toolbeltProgram("bash"), "-c", prelude, "helper", ...helper],
-        AttachStdin: true,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: false,
-        User: user,
-        WorkingDir: "/",
-        Env: envList({ ...this.helperEnv(), ...env }),
-      }),
-    );
-    const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: true }))) as Duplex;
+    const { stream } = await startExec(this.container, {
+      cmd: prelude === undefined ? helper : [toolbeltProgram("bash"), "-c", prelude, "helper", ...helper],
+      user,
+      env: envList({ ...this.helperEnv(), ...env }),
+      stdin: true,
+      workingDir: "/",
+    });
     const emulated = this.settings.emulatedArchitecture;
     const client = new HelperClient(stream, (s, out, err) => this.docker.modem.demuxStream(s, out, err));
     try {

@@ -13,6 +13,7 @@ import readline from "node:readline";
 import { PassThrough, type Duplex } from "node:stream";
 import type Docker from "dockerode";
 import { ownerLabels, removeContainer, removeVolume, withTimeout } from "../engine.js";
+import { startExec } from "../exec.js";
 import { assessHardening, type Hardening, type InsideProbe, NON_ROOT_CHECK } from "../hardening.js";
 import { EngineError } from "../sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "../toolbelt.js";
@@ -309,20 +310,13 @@ export class EgressSidecar {
     env: string[],
     stdinFirst?: string,
   ): Promise<{ stream: Duplex; lines: (onLine: (line: string) => void) => void }> {
-    const exec = await withTimeout(
-      "an exec create",
-      container.exec({
-        Cmd: cmd,
-        AttachStdin: true,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: false,
-        User: user,
-        WorkingDir: "/",
-        Env: [...env, "PATH=/usr/bin:/bin"],
-      }),
-    );
-    const stream = (await withTimeout("an exec start", exec.start({ hijack: true, stdin: true }))) as Duplex;
+    const { stream } = await startExec(container, {
+      cmd,
+      user,
+      env: [...env, "PATH=/usr/bin:/bin"],
+      stdin: true,
+      workingDir: "/",
+    });
     this.streams.push(stream);
     // Over the exec's stdin, never its environment or command line: what the engine could show of the exec.
     if (stdinFirst) stream.write(stdinFirst);
