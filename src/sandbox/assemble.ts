@@ -302,6 +302,7 @@ export async function assembleSandbox<S extends Assembled>(
   const record = options.startRecord ?? { phases: [] };
   const clock = new PhaseClock(record);
   const { docker, engine, reaping } = await clock.run("engine", () => reachEngine(options));
+  options.engineAnswered?.();
   const { image, emulated, toolbelt } = await clock.run("images", () => images(docker, engine, options));
   const profile = engine.profile;
   const objects = new RunObjects(docker, options.runId);

@@ -86,6 +86,12 @@ export interface DockerSandboxOptions {
    * it (its time is the start phase's); it must not throw.
    */
   whileStarting?: () => void;
+  /**
+   * Called once the engine has answered, before the images are made ready and the container started: work
+   * that may overlap the rest of the start but must not begin when there is no engine (the first model turn
+   * asked ahead). Nothing is made yet: a throw ends the start as a failed step does.
+   */
+  engineAnswered?: () => void;
 }
 
 /** A sandbox's limits when the run gives none (also what `--attempts` sizes its default parallelism by). */

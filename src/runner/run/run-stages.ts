@@ -81,9 +81,12 @@ export async function runAgentPhase(
   signal: AbortSignal,
 ): Promise<void> {
   const prepared = await prepare(ctx, phase, deadline, signal);
-  const ahead = askAhead(ctx, phase, prepared, signal);
+  // The first turn is asked once the engine answers: a run with no engine makes no model call.
+  let ahead: FirstTurnAhead | undefined;
   try {
-    const sandbox = await openSandbox(ctx, phase, prepared, signal);
+    const sandbox = await openSandbox(ctx, phase, prepared, signal, () => {
+      ahead = askAhead(ctx, phase, prepared, signal);
+    });
     const started = await startServices(ctx, phase, prepared, sandbox, deadline, signal);
     await converse(ctx, phase, prepared, started, ahead);
   } finally {
@@ -176,6 +179,7 @@ async function openSandbox(
   phase: AgentPhase,
   { config, policy, mode, mcpServers }: Prepared,
   signal: AbortSignal,
+  engineAnswered: () => void,
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
   log(
@@ -193,6 +197,7 @@ async function openSandbox(
     progress: log,
     startRecord: phase.start,
     whileStarting: () => warmUpPolicy(policy.engine),
+    engineAnswered,
   });
   phase.sandbox = sandbox;
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
