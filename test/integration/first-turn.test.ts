@@ -130,14 +130,15 @@ describe("the first model turn overlaps the sandbox's start", { timeout: 120_000
   it("ends with the sandbox's failure, the first request in flight aborted", async () => {
     // The answer waits until the run gives up on it.
     const api = await fakeApi([fake.text("never sent", { until: new Promise(() => {}) })]);
-    const outcome = await run(api, { runtime: "agent-ci-no-such-runtime" });
+    // The engine answers, then the image cannot be pulled (this machine reaches no registry).
+    const outcome = await run(api, { image: "agent-ci-first-turn-missing:never" });
     expect(outcome.exitReason).toBe("engine_error");
     const report = await expectRecord(outcome);
     expect(report.firstTurn).toEqual({
       overlapped: false,
       reason: "the run ended before its first turn",
     });
-    // The request may not have left before the engine refused; one that reached the fake was abandoned.
+    // The request may not have left before the pull failed; one that reached the fake was abandoned.
     if (api.messagesRequests().length) await api.messagesAborted(0);
   });
 
