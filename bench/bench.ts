@@ -1146,9 +1146,12 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
   for (const mixRow of rows.filter((r) => r.measurement.startsWith("the mix, per call"))) {
     const mixAdded = addedMs(mixRow);
     if (mixAdded === null) continue;
+    // The whole-run row's added time is the loop's own cost a call, with a goal of its own.
+    const wholeRun = mixRow.measurement.includes("whole scripted run");
+    const goal = wholeRun ? LOOP_COST_GOAL_MS : 5;
     out.push({
-      target: `${mixRow.section.replace(/^Real commands, /, "real commands, ")} (Read, Grep, git status): ≤ 5 ms added per call`,
-      met: mixAdded <= 5,
+      target: `${mixRow.section.replace(/^Real commands, /, "real commands, ")} (Read, Grep, git status): ${wholeRun ? `the loop's own cost ≤ ${goal} ms a call, over whole runs` : `≤ ${goal} ms added per call`}`,
+      met: mixAdded <= goal,
       value: `+${mixAdded.toFixed(1)} ms`,
     });
   }
