@@ -1,7 +1,8 @@
 // The first model turn, asked while the sandbox opens (docs/first-turn.md). Everything the first request
 // carries is settled on the host before any container: the system prompt, the memory and the git snapshot
 // (instructions/memory/, from the checkout or the trusted revision), the prompt, and the tool list. So it is
-// sent as soon as the run is prepared, and the loop's first turn takes its answer when the sandbox is up:
+// sent once the run is prepared and the engine has answered (a run with no engine asks the model nothing),
+// and the loop's first turn takes its answer when the sandbox is up:
 // the first tool call waits only for whichever of the two is slower.
 //
 // The loop uses the answer only when its own first request is byte for byte the one asked ahead; otherwise
