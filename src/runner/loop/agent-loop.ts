@@ -6,20 +6,19 @@
 // for faults that end the run (the API after its retries, the sandbox gone, a cancel).
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Compaction, ExitReason } from "../../report/index.js";
-import type { Sandbox } from "../../sandbox/sandbox.js";
 import type {
   AssistantTurn,
   ContentBlockParam,
-  Driver,
   MessageParam,
   TurnRequest,
   TurnUsage,
 } from "../model/driver.js";
 import { isContextEditRejection, isContextOverflow, type ContextManager } from "./context.js";
 import { ModelApiError } from "../model/driver.js";
-import { apiUsage, type EventSink } from "./events.js";
+import { apiUsage } from "./events.js";
 import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";
 import { MAIN_AGENT, type RunBudget, type Spender } from "./run-budget.js";
+import type { RunServices } from "./services.js";
 import {
   STRUCTURED_OUTPUT_TOOL,
   type StructuredOutcome,
@@ -71,23 +70,18 @@ export interface LoopResult {
 }
 
 /**
- * What a loop works with. Every loop of a run has the same budget, sandbox and event stream; a subagent's
- * loop may have a driver and a pipeline of its own (another model, fewer tools).
+ * What a loop works with: the run's services it uses (every loop of a run has the same budget, sandbox and
+ * event stream; a subagent's loop may have a driver of its own) and its own pipeline (another model, fewer
+ * tools).
  */
-export interface LoopServices {
-  driver: Driver;
+export type LoopServices = Pick<
+  RunServices,
+  "driver" | "sandbox" | "events" | "budget" | "runId" | "runStart" | "progress"
+> & {
   pipeline: ToolPipeline;
-  sandbox: Sandbox;
-  events: EventSink;
-  /** The run's money, denials, wall clock and cancel, charged and checked by every loop. */
-  budget: RunBudget;
-  runId: string;
-  runStart: number;
-  /** Told of each call as it ends: its text line and its record. */
-  progress?: (line: string, call?: ToolCallRecord) => void;
   /** The first turn, asked before the loop started (while the sandbox opened): used when its request is this one. */
   askedAhead?: AskedAhead;
-}
+};
 
 /** A turn asked before the loop started: its answer, when the loop's request is the one it was asked with. */
 export interface AskedAhead {
