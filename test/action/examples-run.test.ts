@@ -15,7 +15,7 @@ import type { FunctionDefinition } from "@actions/expressions/funcs/info";
 import { truthy } from "@actions/expressions/result";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
-import { recordingUploader, runAction } from "../support/action-harness.js";
+import { captureStdout, recordingUploader, runAction } from "../support/action-harness.js";
 import {
   fake as turn,
   startFakeAnthropic,
@@ -256,19 +256,7 @@ async function runEntry(
   fs.writeFileSync(outputFile, "");
   for (const [name, value] of Object.entries({ ...env, GITHUB_OUTPUT: outputFile })) vi.stubEnv(name, value);
   for (const [name, value] of Object.entries(inputs)) vi.stubEnv(`INPUT_${name.toUpperCase()}`, value);
-  const chunks: string[] = [];
-  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    chunks.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-    return true;
-  });
-  const exitCode = process.exitCode;
-  try {
-    await entry();
-  } finally {
-    write.mockRestore();
-    process.exitCode = exitCode;
-  }
-  const stdout = chunks.join("");
+  const stdout = await captureStdout(entry);
   return { outputs: readOutputs(outputFile), stdout, failed: /^::error::(.*)$/m.exec(stdout)?.[1] };
 }
 

@@ -135,19 +135,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   }
   for (const [name, value] of Object.entries(options.inputs))
     vi.stubEnv(`INPUT_${name.toUpperCase()}`, value);
-  const chunks: string[] = [];
-  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    chunks.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-    return true;
-  });
-  const exitCode = process.exitCode;
-  try {
-    await run({ sleep: async () => undefined, ...options.deps });
-  } finally {
-    write.mockRestore();
-    process.exitCode = exitCode;
-  }
-  const stdout = chunks.join("");
+  const stdout = await captureStdout(() => run({ sleep: async () => undefined, ...options.deps }));
   const failed = /^::error::(.*)$/m.exec(stdout)?.[1];
   return {
     outputs: readOutputs(files.output),
@@ -156,4 +144,21 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     failed,
     files,
   };
+}
+
+/** Runs an Action's entry in this process and returns what it wrote to stdout (its log, its `::` commands). */
+export async function captureStdout(entry: () => Promise<void>): Promise<string> {
+  const chunks: string[] = [];
+  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    chunks.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+    return true;
+  });
+  const exitCode = process.exitCode;
+  try {
+    await entry();
+  } finally {
+    write.mockRestore();
+    process.exitCode = exitCode;
+  }
+  return chunks.join("");
 }
