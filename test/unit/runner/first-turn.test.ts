@@ -65,16 +65,22 @@ const conversation = (prompt: string): Conversation => ({
   maxTokens: 1000,
 });
 
+/** A first turn asked ahead with `prompt` on a text-only model, and the lines it logs. */
+function askedAhead(prompt: string) {
+  const model = new TextModel();
+  const logs: string[] = [];
+  const ahead = new FirstTurnAhead(
+    model,
+    firstTurnRequest(conversation(prompt)),
+    new AbortController().signal,
+    (l) => logs.push(l),
+  );
+  return { model, logs, ahead };
+}
+
 describe("the first turn asked ahead", () => {
   it("is the loop's first turn when the loop's request is the one asked", async () => {
-    const model = new TextModel();
-    const logs: string[] = [];
-    const ahead = new FirstTurnAhead(
-      model,
-      firstTurnRequest(conversation("go")),
-      new AbortController().signal,
-      (l) => logs.push(l),
-    );
+    const { model, logs, ahead } = askedAhead("go");
     const result = await loop(model, conversation("go"), ahead);
     expect(result.exit).toBe("completed");
     expect(model.requests).toHaveLength(1);
@@ -86,14 +92,7 @@ describe("the first turn asked ahead", () => {
   });
 
   it("is aborted, and the turn asked again, when the loop's request differs", async () => {
-    const model = new TextModel();
-    const logs: string[] = [];
-    const ahead = new FirstTurnAhead(
-      model,
-      firstTurnRequest(conversation("go")),
-      new AbortController().signal,
-      (l) => logs.push(l),
-    );
+    const { model, logs, ahead } = askedAhead("go");
     await loop(model, conversation("something else"), ahead);
     expect(model.requests).toHaveLength(2);
     expect(model.requests[0]?.signal.aborted).toBe(true);
