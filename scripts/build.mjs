@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { embeddedInputs, embeddedPlugin } from "./embedded.mjs";
 import { thirdPartyNotices } from "./notices.mjs";
-import { unusedModulesPlugin, zodEnglishOnlyPlugin } from "./unused-modules.mjs";
+import { lazySshPlugin, unusedModulesPlugin, zodEnglishOnlyPlugin } from "./unused-modules.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdirFlag = process.argv.indexOf("--outdir");
@@ -47,7 +47,7 @@ const common = {
   // dockerode's ssh transport pulls in optional native add-ons (ssh2, cpu-features); agent-ci reaches the
   // engine over a socket or TCP, so they are left out.
   loader: { ".node": "empty" },
-  plugins: [embeddedPlugin(), unusedModulesPlugin(), zodEnglishOnlyPlugin()],
+  plugins: [embeddedPlugin(), unusedModulesPlugin(), zodEnglishOnlyPlugin(), lazySshPlugin()],
   banner: {
     js: [
       'import { createRequire as __agentCiCreateRequire } from "node:module";',

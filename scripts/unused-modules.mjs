@@ -1,10 +1,12 @@
 // Parts of bundled libraries that agent-ci never runs, replaced in the bundle by a stub that throws if it
-// ever is: their code would otherwise be parsed and run at every run's first engine call.
+// ever is (unusedModulesPlugin), or runs only for a remote engine, loaded on first use (lazySshPlugin): their
+// code would otherwise be parsed and run at every run's first engine call.
 // - dockerode's BuildKit session (lib/session.js) is used only by `buildImage` with `version: "2"`, which
 //   agent-ci does not ask for (image.ts builds with the classic builder); it loads gRPC and protobuf.js, over
 //   half of the engine client's code, and compiles its protocol files as it loads.
 // - dockerode's BuildKit output decoder (lib/buildkit.js, protobuf.js) serves `docker.followProgress`;
 //   agent-ci follows pulls and builds with `docker.modem.followProgress`.
+import fs from "node:fs";
 import path from "node:path";
 
 const DOCKERODE = /[\\/]dockerode[\\/]lib[\\/]docker\.js$/;
@@ -44,6 +46,32 @@ export function zodEnglishOnlyPlugin() {
         loader: "js",
         resolveDir: path.dirname(args.path),
       }));
+    },
+  };
+}
+
+// docker-modem loads its ssh:// transport (ssh2, tweetnacl, bcrypt-pbkdf, asn1: 0.7 MB, over two thirds of the
+// engine client) when it loads, though only a DOCKER_HOST of ssh:// calls it. Its `require('./ssh')` becomes a
+// function that requires it on the first call: esbuild runs a bundled CommonJS module's body on its first
+// require, so an engine on a socket or TCP never runs ssh2's. The build fails if docker-modem's line changes.
+const MODEM = /[\\/]docker-modem[\\/]lib[\\/]modem\.js$/;
+const EAGER_SSH = "ssh = require('./ssh'),";
+const LAZY_SSH = "ssh = function (options) { return require('./ssh')(options); },";
+
+export function lazySshPlugin() {
+  return {
+    name: "lazy-ssh",
+    setup(build) {
+      build.onLoad({ filter: MODEM }, (args) => {
+        const source = fs.readFileSync(args.path, "utf8");
+        if (!source.includes(EAGER_SSH))
+          throw new Error(`${args.path} no longer has "${EAGER_SSH}": update lazySshPlugin`);
+        return {
+          contents: source.replace(EAGER_SSH, LAZY_SSH),
+          loader: "js",
+          resolveDir: path.dirname(args.path),
+        };
+      });
     },
   };
 }

@@ -10,6 +10,7 @@
  * Bash call (`--help`, a config error) does not load it.
  */
 import { createRequire } from "node:module";
+import { setFlagsFromString } from "node:v8";
 import type { Parser } from "web-tree-sitter";
 import { PolicyNotReadyError } from "./errors.js";
 
@@ -41,6 +42,12 @@ async function load(options: BashParserOptions): Promise<Parser> {
     process.env.AGENT_CI_BASH_WASM ??
     resolvePackageFile("tree-sitter-bash/tree-sitter-bash.wasm");
   if (bashWasm === undefined) throw new Error("cannot find tree-sitter-bash.wasm (set AGENT_CI_BASH_WASM)");
+  // The grammar is compiled by V8's baseline compiler (Liftoff) alone. Left to tier up, V8 recompiles the
+  // grammar's hot functions with TurboFan on a background thread: tree-sitter's lexer is one function of
+  // thousands of branches, whose optimised compile took a core for 150-500 ms while the run started and held
+  // the process's exit until it was done; the decisions it would speed up take 0.2-0.4 ms either way.
+  // The flag is read when a module is compiled, so it is set before the first one.
+  setFlagsFromString("--liftoff-only");
   const { Language, Parser } = await import("web-tree-sitter");
   await Parser.init(treeSitterWasm === undefined ? undefined : { locateFile: () => treeSitterWasm });
   const language = await Language.load(bashWasm);

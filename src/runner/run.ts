@@ -143,13 +143,15 @@ export async function runAgent(
     emergencyExit: (cause) => emergencyExit(ctx, phase, cause),
   });
   try {
-    // From here a signal the blocked main thread cannot handle still ends the run.
-    const { watchingSignals } = await watchdog.ready;
-    if (!watchingSignals)
-      ctx.log(
-        "the watchdog cannot watch SIGINT/SIGTERM in this Node version: a signal reaches the run only while its event loop answers",
-      );
-    await runAgentPhase(ctx, phase, deadline, controller.signal);
+    // The watchdog's worker starts while the run prepares; the sandbox is handed to the agent once it watches.
+    // From then a signal the blocked main thread cannot handle still ends the run.
+    const watching = watchdog.ready.then(({ watchingSignals }) => {
+      if (!watchingSignals)
+        ctx.log(
+          "the watchdog cannot watch SIGINT/SIGTERM in this Node version: a signal reaches the run only while its event loop answers",
+        );
+    });
+    await runAgentPhase(ctx, phase, { deadline, signal: controller.signal, watching });
   } catch (e) {
     phase.failure = classify(e, controller.signal, () => timedOut);
     ctx.log(`run ended: ${phase.failure.reason}: ${phase.failure.message}`);

@@ -13,6 +13,7 @@ import {
   containerSpec,
   type DockerSandboxOptions,
   limitsInsideOf,
+  type ReachingEngine,
   runtimeOf,
   usesEgress,
   workspaceMountOptions,
@@ -244,11 +245,9 @@ async function checkContainer(
  * The engine, checked: reachable, with the runtime asked for. Orphans of dead runs are cleared while the
  * start goes on (`reaping`: awaited before the sandbox is handed out); none of them is this run's.
  */
-async function reachEngine(options: DockerSandboxOptions): Promise<{
-  docker: Docker;
-  engine: Awaited<ReturnType<typeof pingEngine>>;
-  reaping: Promise<unknown>;
-}> {
+export async function reachEngine(
+  options: Pick<DockerSandboxOptions, "runtime">,
+): Promise<Awaited<ReachingEngine>> {
   const docker = await connectEngine();
   const runtime = runtimeOf(options);
   const engine = await pingEngine(docker);
@@ -301,7 +300,7 @@ export async function assembleSandbox<S extends Assembled>(
   const planning = planCopy(options);
   const record = options.startRecord ?? { phases: [] };
   const clock = new PhaseClock(record);
-  const { docker, engine, reaping } = await clock.run("engine", () => reachEngine(options));
+  const { docker, engine, reaping } = await clock.run("engine", () => options.engine ?? reachEngine(options));
   options.engineAnswered?.();
   const { image, emulated, toolbelt } = await clock.run("images", () => images(docker, engine, options));
   const profile = engine.profile;

@@ -9,7 +9,7 @@ import type { HelperChannel } from "./channel.js";
 import { BASE_ENV, envList } from "./command-env.js";
 import { workspaceMount } from "./copier.js";
 import { type EgressOptions, egressMount } from "./egress/sidecar.js";
-import { ownerLabels } from "./engine.js";
+import { type EngineFacts, ownerLabels } from "./engine.js";
 import { containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
 import { hostPidsLimit, type LimitsInside, limitsInside } from "./hardening.js";
 import { containerName } from "./run-objects.js";
@@ -92,7 +92,17 @@ export interface DockerSandboxOptions {
    * asked ahead). Nothing is made yet: a throw ends the start as a failed step does.
    */
   engineAnswered?: () => void;
+  /** The engine, reached ahead (`DockerSandbox.reachEngine`, with these options); else the start reaches it. */
+  engine?: ReachingEngine;
 }
+
+/** The engine being reached: its client and what it answered, and the sweep of dead runs' orphans. */
+export type ReachingEngine = Promise<{
+  docker: Docker;
+  engine: EngineFacts;
+  /** Awaited before the sandbox is handed out; none of the orphans is this run's. */
+  reaping: Promise<unknown>;
+}>;
 
 /** A sandbox's limits when the run gives none (also what `--attempts` sizes its default parallelism by). */
 export const DEFAULTS = {
@@ -122,7 +132,7 @@ export function limitsInsideOf(options: DockerSandboxOptions): LimitsInside | un
 }
 
 /** The run container's OCI runtime: `--runtime`, `runtime:`, else AGENT_CI_RUNTIME; undefined: the engine's default. */
-export function runtimeOf(options: DockerSandboxOptions): string | undefined {
+export function runtimeOf(options: Pick<DockerSandboxOptions, "runtime">): string | undefined {
   return options.runtime ?? (process.env.AGENT_CI_RUNTIME || undefined);
 }
 

@@ -8,6 +8,7 @@ import type Docker from "dockerode";
 import type { PackSummary } from "./archive.js";
 import {
   assembleSandbox,
+  reachEngine,
   type PhaseTiming,
   type SandboxParts,
   type StartTimings,
@@ -16,7 +17,7 @@ import {
 } from "./assemble.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
 import { commandEnv, type CommandSettings } from "./command-env.js";
-import type { DockerSandboxOptions } from "./container-spec.js";
+import type { DockerSandboxOptions, ReachingEngine } from "./container-spec.js";
 import { withTimeout } from "./engine.js";
 import { type Hardening, readOomKills } from "./hardening.js";
 import type {
@@ -56,7 +57,7 @@ import {
 
 export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./baseline.js";
 export { BASE_ENV } from "./command-env.js";
-export type { DockerSandboxOptions, NetworkPolicy } from "./container-spec.js";
+export type { DockerSandboxOptions, NetworkPolicy, ReachingEngine } from "./container-spec.js";
 export type { Hardening } from "./hardening.js";
 export { containerName, disposeAllSandboxes, runEngineObjects } from "./run-objects.js";
 export {
@@ -117,6 +118,14 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
   private readonly running: { oomKills: number | undefined; recovering: Promise<void> | undefined };
 
   /** Creates, hardens, fills and baselines the run's container (assemble.ts). On any failure nothing is left behind. */
+  /**
+   * The engine reached ahead of the start (ping, version, the runtime checked, orphans swept), for `start`'s
+   * `engine` option: nothing of the run is made.
+   */
+  static reachEngine(options: Pick<DockerSandboxOptions, "runtime">): ReachingEngine {
+    return reachEngine(options);
+  }
+
   static start(options: DockerSandboxOptions): Promise<DockerSandbox> {
     // Only the assembly makes one, once every part is known.
     return assembleSandbox(options, (parts) => new DockerSandbox(parts));

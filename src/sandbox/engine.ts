@@ -65,10 +65,16 @@ function whereEngine(): string {
     : "the default socket /var/run/docker.sock";
 }
 
+/** What the engine says of itself. */
+export interface EngineFacts {
+  version: string;
+  apiVersion: string;
+  architecture: string;
+  profile: EngineProfile;
+}
+
 /** Fails fast, before any model call, with what to do next (D1). */
-export async function pingEngine(
-  docker: Docker,
-): Promise<{ version: string; apiVersion: string; architecture: string; profile: EngineProfile }> {
+export async function pingEngine(docker: Docker): Promise<EngineFacts> {
   try {
     // A ping answers fast or not at all; the version request is an ordinary call (a loaded Podman service
     // took over 10 s to answer it).

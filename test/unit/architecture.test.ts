@@ -45,6 +45,7 @@ const POLICY_NODE_APIS = new Map<string, Set<string> | "all">([
   ["node:module", "all"],
   ["node:path", "all"],
   ["node:net", new Set(["isIP", "isIPv4", "isIPv6", "BlockList"])],
+  ["node:v8", new Set(["setFlagsFromString"])],
 ]);
 
 /** Folders beside src/ that hold no part of agent-ci: src/ may not import them (the tests, the bench, the build). */

@@ -127,6 +127,19 @@ describe("dist/cli.js in chunks", () => {
     }
   });
 
+  it("the engine client requires its ssh:// transport (ssh2) on the first use, not when it loads", () => {
+    const modem = fs
+      .readdirSync(out)
+      .filter(
+        (f) =>
+          f.startsWith("cli-chunk-") && modulesOf([f]).includes("node_modules/docker-modem/lib/modem.js"),
+      )
+      .map((f) => fs.readFileSync(path.join(out, f), "utf8"));
+    expect(modem).toHaveLength(1);
+    expect(modem[0]).toMatch(/ssh = function\(options\) \{\s*return require_ssh\(\)\(options\);/);
+    expect(modem[0]).not.toMatch(/ssh = require_ssh\(\)/);
+  });
+
   it("zod is bundled with its English messages only (the locales nothing calls are left out)", () => {
     const locales = modulesOf(fs.readdirSync(out).filter((f) => f.startsWith("cli"))).filter((m) =>
       m.startsWith("node_modules/zod/v4/locales/"),

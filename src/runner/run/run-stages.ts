@@ -12,7 +12,7 @@ import type { PermissionMode } from "../../policy/schema.js";
 import { describeIgnored } from "../../policy/workspace-trust.js";
 import { reviewJsonSchema } from "../../review/findings.js";
 import { reviewPrompt, reviewTarget } from "../../review/task.js";
-import { DockerSandbox } from "../../sandbox/docker-sandbox.js";
+import { DockerSandbox, type ReachingEngine } from "../../sandbox/docker-sandbox.js";
 import { createSkillTool } from "../../tools/skill.js";
 import type { AnyTool } from "../../tools/types.js";
 import type { WebServices } from "../../tools/web-services.js";
@@ -73,18 +73,27 @@ export interface Started {
   toolSet: RunToolSet;
 }
 
+/** What the agent phase runs under: the run's deadline and cancel, and the watchdog's start. */
+export interface PhaseLimits {
+  deadline: number;
+  signal: AbortSignal;
+  /** Resolves once the watchdog watches (run.ts): the agent is handed the sandbox no earlier. */
+  watching: Promise<void>;
+}
 /** The agent phase: its stages in order. */
 export async function runAgentPhase(
   ctx: RunContext,
   phase: AgentPhase,
-  deadline: number,
-  signal: AbortSignal,
+  { deadline, signal, watching }: PhaseLimits,
 ): Promise<void> {
+  // The engine is reached while the run prepares; a configuration error still ends the run first.
+  const engine = DockerSandbox.reachEngine(runSandboxOptions(ctx.config));
+  engine.catch(() => undefined);
   const prepared = await prepare(ctx, phase, deadline, signal);
   // The first turn is asked once the engine answers: a run with no engine makes no model call.
   let ahead: FirstTurnAhead | undefined;
   try {
-    const sandbox = await openSandbox(ctx, phase, prepared, signal, () => {
+    const sandbox = await openSandbox(ctx, phase, prepared, { signal, engine, watching }, () => {
       ahead = askAhead(ctx, phase, prepared, signal);
     });
     const started = await startServices(ctx, phase, prepared, sandbox, deadline, signal);
@@ -178,7 +187,7 @@ async function openSandbox(
   ctx: RunContext,
   phase: AgentPhase,
   { config, policy, mode, mcpServers }: Prepared,
-  signal: AbortSignal,
+  { signal, engine, watching }: Pick<PhaseLimits, "signal" | "watching"> & { engine: ReachingEngine },
   engineAnswered: () => void,
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
@@ -197,9 +206,11 @@ async function openSandbox(
     progress: log,
     startRecord: phase.start,
     whileStarting: () => warmUpPolicy(policy.engine),
+    engine,
     engineAnswered,
   });
   phase.sandbox = sandbox;
+  await watching;
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
   blockEventLoopForTests();
   signal.throwIfAborted();
