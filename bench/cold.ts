@@ -204,6 +204,15 @@ function idleShare(before: ReturnType<typeof cpuTicks>, after: ReturnType<typeof
   return `machine ${((100 * (after.idle - before.idle)) / (after.total - before.total)).toFixed(0)}% idle, load ${os.loadavg()[0]!.toFixed(1)}`;
 }
 
+/** What dockerd decompresses image layers with: unpigz where one is on the PATH it inherits, else Go's gzip. */
+function layerDecompressor(): string {
+  const found = (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .map((dir) => path.join(dir, "unpigz"))
+    .find((file) => fs.existsSync(file));
+  return found ? `unpigz (${found})` : "Go's gzip (no unpigz on the PATH: apt-get install pigz)";
+}
+
 /**
  * Cold starts as a hosted runner would meet them with the prebuilt images: Debian's docker-registry on
  * loopback, agent-ci's images published to it by scripts/publish-images.sh, and a second engine that
@@ -222,6 +231,7 @@ export async function benchRegistryColdStarts(
     "registry cold starts",
     async ({ registry, engine: second, recordFile, env }) => {
       const record = readPrebuiltRecord(recordFile);
+      log(`registry cold starts: the engine decompresses layers with ${layerDecompressor()}`);
       const coldRuns = async (what: string, args: string[], prepare: () => Promise<void>) => {
         const times: number[] = [];
         for (let i = 1; i <= REGISTRY_COLD_RUNS; i++) {

@@ -4,7 +4,8 @@
 # - An engine that already answers (DOCKER_HOST or the default socket) is used as it is: nothing on the
 #   system is changed.
 # - Otherwise, where allowed (root with apt-get, and CI=true or AGENT_CI_INSTALL_ENGINE=1), Debian's
-#   docker.io is installed and dockerd started in the background; else it stops and says what to install.
+#   docker.io (and pigz, which dockerd decompresses image layers with) is installed and dockerd started in
+#   the background; else it stops and says what to install.
 # - The base image (AGENT_CI_BASE_IMAGE, default debian:bookworm-slim) is pulled when a registry answers,
 #   or built locally with debootstrap + docker import when none does.
 # - AGENT_CI_BASE_ARCH=arm64 (with AGENT_CI_BASE_IMAGE=arm64v8/debian:bookworm-slim, the name agent-ci looks
@@ -72,6 +73,12 @@ start_engine() {
   if ! command -v dockerd >/dev/null 2>&1; then
     say "engine: installing Debian's docker.io (log: $LOG_DIR/apt.log)"
     apt_install docker.io iptables
+  fi
+  # dockerd decompresses image layers with unpigz when one is on its PATH (looked up at each pull), else with
+  # Go's gzip, which took twice as long for agent-ci's toolbelt here (docs/benchmarks.md, cold start).
+  if ! command -v unpigz >/dev/null 2>&1 && may_install; then
+    say "engine: installing Debian's pigz (dockerd decompresses layers with it)"
+    apt_install pigz
   fi
   if ! pgrep -x dockerd >/dev/null 2>&1; then
     say "engine: starting dockerd (log: $LOG_DIR/dockerd.log)"
