@@ -55,11 +55,12 @@ import {
   benchColdStarts,
   benchFirstTurnOverlap,
   benchRegistryColdStarts,
+  FIRST_TURN_MS,
   REGISTRY_COLD_GOAL_MS,
   REGISTRY_COLD_RUNS,
 } from "./cold.js";
 import { benchRuntimes } from "./runtimes.js";
-import { benchStartUp, START_GOAL_MS, STARTED_AT_GOAL_MS } from "./start.js";
+import { benchStartUp, ONE_CALL_RUN_GOAL_MS, START_GOAL_MS, STARTED_AT_GOAL_MS } from "./start.js";
 import { callCount, sessionScript, type ScriptCall, type ScriptTurn } from "./session.js";
 import { addedMs, markdownTable, paired, ratio, summarize, timeMs, type Row } from "./stats.js";
 
@@ -1116,6 +1117,23 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
         met: row.agentCi.median <= goal,
         value: `${row.agentCi.median.toFixed(0)} ms`,
       });
+  }
+  const oneCall = find("a one-call run on a one-file repository");
+  if (oneCall && typeof oneCall.agentCi === "object" && oneCall.agentCi)
+    out.push({
+      target: `a one-call run on a one-file repository, wall ≤ ${ONE_CALL_RUN_GOAL_MS / 1000} s`,
+      met: oneCall.agentCi.median <= ONE_CALL_RUN_GOAL_MS,
+      value: `${(oneCall.agentCi.median / 1000).toFixed(2)} s`,
+    });
+  const overlapped = find("default image pulled by digest on an empty engine, first turn");
+  if (overlapped && typeof overlapped.agentCi === "number" && typeof overlapped.native === "number") {
+    // The native column is the scripted cold start (pull + start + call) plus the first turn.
+    const goal = Math.max(overlapped.native - FIRST_TURN_MS, FIRST_TURN_MS);
+    out.push({
+      target: `first tool result with a ${FIRST_TURN_MS / 1000} s first turn overlapped with a cold start: ≤ max(pull + start, ${FIRST_TURN_MS / 1000} s) + call`,
+      met: overlapped.agentCi <= goal,
+      value: `${(overlapped.agentCi / 1000).toFixed(2)} s against ${(goal / 1000).toFixed(2)} s (in turn: ${(overlapped.native / 1000).toFixed(2)} s)`,
+    });
   }
   const ready = find("`DockerSandbox.start` (whole call)");
   if (ready && typeof ready.agentCi === "object" && ready.agentCi) {

@@ -366,7 +366,7 @@ async function withColdEngine(
 }
 
 /** The first turn's latency the overlap is measured with: a typical first response. */
-const FIRST_TURN_MS = 3000;
+export const FIRST_TURN_MS = 3000;
 
 /**
  * The first model turn overlapped with the sandbox's start (docs/first-turn.md), on an empty engine that pulls
