@@ -80,6 +80,7 @@ export interface PhaseLimits {
   /** Resolves once the watchdog watches (run.ts): the agent is handed the sandbox no earlier. */
   watching: Promise<void>;
 }
+
 /** The agent phase: its stages in order. */
 export async function runAgentPhase(
   ctx: RunContext,
