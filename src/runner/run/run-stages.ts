@@ -29,6 +29,7 @@ import type { RunConfig } from "../config.js";
 import { ModelApiError, type Driver } from "../model/driver.js";
 import type { StreamEvent } from "../loop/events.js";
 import { startHooks } from "../hooks/hooks.js";
+import { takeGitSnapshot } from "../instructions/memory/git-snapshot.js";
 import { prepareModelContext, type ModelContext } from "../instructions/memory/model-context.js";
 import { ToolPipeline } from "../loop/pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
@@ -144,6 +145,8 @@ async function prepare(
     ctx.resume = resume;
     ctx.config = { ...ctx.config, workspace: checkout };
   }
+  // The repository's state is read by host git beside the policy's setup (for what the model is told).
+  const snapshot = takeGitSnapshot(ctx.config.workspace);
   // A resumed run's policy is its own configuration only; the earlier record's is compared, never adopted.
   const policy = await preparePolicy(ctx.config);
   phase.policy = policy;
@@ -156,7 +159,7 @@ async function prepare(
     : await structuredOutputSpec(config);
   const mode = policy.policy.mode;
   // What the model is told (memory, git snapshot, environment): taken before the container starts.
-  const told = prepareModelContext(config, mode, structured);
+  const told = prepareModelContext(config, mode, structured, await snapshot);
   phase.modelContext = told;
   // Agent definitions are checked before any container or model call: a bad one is a config error.
   const agents = loadAgents({

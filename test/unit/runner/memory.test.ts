@@ -156,11 +156,7 @@ describe("nested memory", () => {
     const root = tree({ "pkg/CLAUDE.md": "PKG\n" });
     const context = new ModelContext(
       memorySources({ workspace: root, projectMemory: true, memoryFile: [] }),
-      {
-        workspace: root,
-        mode: "default",
-        network: "none",
-      },
+      { mode: "default", network: "none" },
     );
     expect(context.main.memory.afterTool("Grep", "/workspace/pkg/a.js", "t1")).toEqual([]);
     expect(context.main.memory.afterTool("Read", "/workspace/pkg/a.js", "t2")).toEqual([
@@ -187,7 +183,7 @@ describe("nested memory", () => {
 });
 
 describe("the git snapshot", () => {
-  it("runs nothing the repository configures: a clean filter, a hook, an fsmonitor", () => {
+  it("runs nothing the repository configures: a clean filter, a hook, an fsmonitor", async () => {
     const root = tree({ ".gitattributes": "*.txt filter=evil\n", "a.txt": "a\n" });
     const marker = path.join(root, "..", `${path.basename(root)}-ran`);
     const git = (...args: string[]) =>
@@ -206,14 +202,14 @@ describe("the git snapshot", () => {
     fs.writeFileSync(path.join(root, "a.txt"), "b\n");
     const later = new Date(Date.now() + 60_000);
     fs.utimesSync(path.join(root, "a.txt"), later, later);
-    const snapshot = takeGitSnapshot(root);
+    const snapshot = await takeGitSnapshot(root);
     expect(snapshot).toMatchObject({ branch: "main", mainBranch: "main", status: " M a.txt" });
     expect(snapshot?.commits.map((c) => c.replace(/^\S+ /, ""))).toEqual(["First"]);
     expect(fs.existsSync(marker)).toBe(false);
   });
 
-  it("is absent for a folder that is not the top of a repository", () => {
-    expect(takeGitSnapshot(tree({ "a.txt": "a\n" }))).toBeUndefined();
+  it("is absent for a folder that is not the top of a repository", async () => {
+    expect(await takeGitSnapshot(tree({ "a.txt": "a\n" }))).toBeUndefined();
   });
 });
 

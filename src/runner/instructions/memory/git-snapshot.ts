@@ -3,7 +3,7 @@
 // sandbox's baseline records (the workspace as it is copied in), through src/host-git.ts: argv only, hooks,
 // fsmonitor, pager, external diff and filter drivers off, no optional locks — nothing the repository
 // configures runs.
-import { gitSync } from "../../../host-git.js";
+import { git } from "../../../host-git.js";
 import { isGitWorkTreeTop } from "../../../sandbox/archive.js";
 
 /** `git status --short` past this many characters is cut, with a note (a generated tree can list thousands). */
@@ -26,13 +26,13 @@ const QUIET = [
   ["status.showUntrackedFiles", "normal"],
 ] as const;
 
-function run(
+async function run(
   workspace: string,
   args: string[],
   config: ReadonlyArray<readonly [string, string]> = QUIET,
-): string | undefined {
+): Promise<string | undefined> {
   try {
-    return gitSync(["--no-pager", "--no-optional-locks", ...args], { cwd: workspace, config });
+    return await git(["--no-pager", "--no-optional-locks", ...args], { cwd: workspace, config });
   } catch {
     return undefined;
   }
@@ -42,8 +42,8 @@ function run(
  * The repository's filter drivers emptied: `git status` re-reads a file whose stat changed through its clean
  * filter, a command the repository's config names. Reading the config runs nothing.
  */
-function withoutFilters(workspace: string): ReadonlyArray<readonly [string, string]> {
-  const keys = run(workspace, [
+async function withoutFilters(workspace: string): Promise<ReadonlyArray<readonly [string, string]>> {
+  const keys = await run(workspace, [
     "config",
     "--name-only",
     "--get-regexp",
@@ -57,30 +57,38 @@ function withoutFilters(workspace: string): ReadonlyArray<readonly [string, stri
 }
 
 /** The branch pull requests usually target: origin's HEAD, else `main` or `master` where one exists. */
-function mainBranchOf(workspace: string): string {
-  const remoteHead = run(workspace, ["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"])?.trim();
-  if (remoteHead) return remoteHead.replace(/^refs\/remotes\/origin\//, "");
-  for (const name of ["main", "master"])
-    if (run(workspace, ["rev-parse", "--verify", "--quiet", `refs/heads/${name}`]) !== undefined) return name;
-  return "main";
+async function mainBranchOf(workspace: string): Promise<string> {
+  const exists = (ref: string) => run(workspace, ["rev-parse", "--verify", "--quiet", ref]);
+  const [remoteHead, main, master] = await Promise.all([
+    run(workspace, ["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"]),
+    exists("refs/heads/main"),
+    exists("refs/heads/master"),
+  ]);
+  if (remoteHead?.trim()) return remoteHead.trim().replace(/^refs\/remotes\/origin\//, "");
+  return main === undefined && master !== undefined ? "master" : "main";
 }
 
-/** The snapshot, or undefined when the workspace is not a repository the sandbox gets with its history. */
-export function takeGitSnapshot(workspace: string): GitSnapshot | undefined {
-  if (!isGitWorkTreeTop(workspace)) return undefined;
-  const branch = run(workspace, ["rev-parse", "--abbrev-ref", "HEAD"])?.trim() || "HEAD";
-  const fullStatus = (run(workspace, ["status", "--short"], withoutFilters(workspace)) ?? "").replace(
-    /\n+$/,
-    "",
-  );
+/**
+ * The snapshot, or undefined when the workspace is not a repository the sandbox gets with its history. Its
+ * git commands run at once, beside the rest of the run's preparation.
+ */
+export async function takeGitSnapshot(workspace: string): Promise<GitSnapshot | undefined> {
+  const top = (await run(workspace, ["rev-parse", "--show-toplevel"]))?.trim();
+  if (top === undefined || !isGitWorkTreeTop(workspace, top)) return undefined;
+  const [branch, status, log, mainBranch] = await Promise.all([
+    run(workspace, ["rev-parse", "--abbrev-ref", "HEAD"]),
+    withoutFilters(workspace).then((config) => run(workspace, ["status", "--short"], config)),
+    run(workspace, ["log", "--oneline", "--no-decorate", "-n", String(RECENT_COMMITS)]),
+    mainBranchOf(workspace),
+  ]);
+  const fullStatus = (status ?? "").replace(/\n+$/, "");
   const statusCut = fullStatus.length > MAX_STATUS_CHARS;
-  const log = run(workspace, ["log", "--oneline", "--no-decorate", "-n", String(RECENT_COMMITS)]) ?? "";
   return {
-    branch,
-    mainBranch: mainBranchOf(workspace),
+    branch: branch?.trim() || "HEAD",
+    mainBranch,
     status: statusCut ? fullStatus.slice(0, MAX_STATUS_CHARS) : fullStatus,
     statusCut,
-    commits: log.split("\n").filter(Boolean),
+    commits: (log ?? "").split("\n").filter(Boolean),
   };
 }
 

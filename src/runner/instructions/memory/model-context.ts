@@ -12,7 +12,7 @@ import type { RunConfig } from "../../config.js";
 import type { NestedMemory } from "../../loop/pipeline.js";
 import { systemPrompt } from "../system-prompt.js";
 import { environmentFacts, environmentSection, type EnvironmentFacts } from "./environment.js";
-import { gitSnapshotReminder, takeGitSnapshot, type GitSnapshot } from "./git-snapshot.js";
+import { gitSnapshotReminder, type GitSnapshot } from "./git-snapshot.js";
 import { MemorySeen, type MemoryFile, type MemoryProblem, type MemoryTree } from "./memory-files.js";
 import {
   NESTED_MEMORY_TOOLS,
@@ -68,7 +68,8 @@ export class ModelContext {
   constructor(
     private readonly sources: MemorySources,
     options: {
-      workspace: string;
+      /** The repository's state at the start (takeGitSnapshot); none outside a repository. */
+      snapshot?: GitSnapshot;
       model?: string;
       mode: string;
       network: string;
@@ -77,7 +78,7 @@ export class ModelContext {
       now?: Date;
     },
   ) {
-    this.snapshot = takeGitSnapshot(options.workspace);
+    this.snapshot = options.snapshot;
     this.environment = environmentFacts({
       isGitRepository: this.snapshot !== undefined,
       model: options.model,
@@ -165,14 +166,15 @@ export class ModelContext {
   }
 }
 
-/** The run's context from its configuration, its mode and its structured-output instruction. */
+/** The run's context from its configuration, its mode, its structured-output instruction and its git snapshot. */
 export function prepareModelContext(
   config: RunConfig,
   mode: string,
-  structured?: { instruction(): string },
+  structured: { instruction(): string } | undefined,
+  snapshot: GitSnapshot | undefined,
 ): ModelContext {
   return new ModelContext(memorySources(config), {
-    workspace: config.workspace,
+    snapshot,
     model: config.script ? undefined : config.model,
     mode,
     network: config.network,

@@ -6,9 +6,11 @@ import { reviewPrompt, reviewTarget } from "../../../review/task.js";
 import type { RunConfig } from "../../config.js";
 import { preparePolicy } from "../../run/policy-setup.js";
 import { readSchema, StructuredOutputSpec } from "../../model/structured-output.js";
+import { takeGitSnapshot } from "./git-snapshot.js";
 import { prepareModelContext, renderFirstRequest } from "./model-context.js";
 
 export async function printContext(config: RunConfig): Promise<string> {
+  const snapshot = takeGitSnapshot(config.workspace);
   const policy = await preparePolicy(config);
   const review =
     config.task === "review" && config.reviewBase
@@ -21,7 +23,7 @@ export async function printContext(config: RunConfig): Promise<string> {
       : await (({ schema, name }) => StructuredOutputSpec.compile(schema, name))(
           readSchema(config.outputSchema),
         );
-  const told = prepareModelContext(config, policy.policy.mode, structured);
+  const told = prepareModelContext(config, policy.policy.mode, structured, await snapshot);
   const prompt = review ? reviewPrompt(review, config.prompt) : config.prompt;
   const problems = told.problems.map((p) => `(memory: ${p.path}: ${p.reason})`);
   return [renderFirstRequest(told, prompt), ...problems].join("\n");
