@@ -89,7 +89,7 @@ export async function runAgentPhase(
   { deadline, signal, watching }: PhaseLimits,
 ): Promise<void> {
   // The engine is reached while the run prepares; a configuration error still ends the run first.
-  const engine = DockerSandbox.reachEngine(runSandboxOptions(ctx.config));
+  const engine = DockerSandbox.reachEngine({ runtime: ctx.config.runtime });
   engine.catch(() => undefined);
   const prepared = await prepare(ctx, phase, deadline, signal);
   // The first turn is asked once the engine answers: a run with no engine makes no model call.
