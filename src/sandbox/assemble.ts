@@ -6,7 +6,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import type Docker from "dockerode";
-import { copySummary, type PackSummary, planWorkspaceCopy, WorkspaceError } from "./archive.js";
+import {
+  copySummary,
+  detectHostPacker,
+  type PackSummary,
+  planWorkspaceCopy,
+  WorkspaceError,
+} from "./archive.js";
 import { HelperChannel } from "./channel.js";
 import { CA_BUNDLE, CA_DIR, CA_FILE, commandEnv, type CommandSettings } from "./command-env.js";
 import {
@@ -169,6 +175,8 @@ function planCopy(options: DockerSandboxOptions): ReturnType<typeof planWorkspac
     worldReadable: options.readOnlyWorkspace,
   });
   planning.catch(() => undefined);
+  // The host's tar and zstd are asked for their versions meanwhile too (the stream copy packs with them).
+  if (!options.packer) void detectHostPacker();
   return planning;
 }
 
@@ -209,11 +217,12 @@ async function copyWorkspaceIn(
   for (const held of plan.credentialFiles)
     options.progress?.(`held back from the sandbox: ${held.path} (${held.reason})`);
   // The helper touches /tmp only when it serves a command (the checks' first), so it starts while /tmp is
-  // made writable: both wait on the engine, neither on the other.
-  const [copiedBy] = await Promise.all([
+  // made writable: both wait on the engine, neither on the other. The helper, the longest of the three (a
+  // Node.js start in the container), is asked for first.
+  const [, copiedBy] = await Promise.all([
+    link.start(),
     copyIn(into, plan),
     makeTmpWritable(docker, container),
-    link.start(),
   ]);
   if (options.sharedWorkspace && !options.readOnlyWorkspace) await shareWorkspace(link, commands);
   return { copy: await copySummary(plan), copiedBy };
