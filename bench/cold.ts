@@ -12,6 +12,7 @@ import { DEFAULT_BASE_IMAGE, ensureBuilt, sandboxRecipe } from "../src/sandbox/i
 import { readPrebuiltRecord } from "../src/sandbox/prebuilt.js";
 import { ensureToolbelt } from "../src/sandbox/toolbelt.js";
 import { hasRegistryProgram, LocalRegistry } from "../test/support/local-registry.js";
+import { hasCommand } from "../test/support/host-command.js";
 import { canRunSecondEngine, SecondEngine } from "../test/support/second-engine.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../test/support/fake-anthropic.js";
 import { summarize, type Row } from "./stats.js";
@@ -206,11 +207,7 @@ function idleShare(before: ReturnType<typeof cpuTicks>, after: ReturnType<typeof
 
 /** What dockerd decompresses image layers with: unpigz where one is on the PATH it inherits, else Go's gzip. */
 function layerDecompressor(): string {
-  const found = (process.env.PATH ?? "")
-    .split(path.delimiter)
-    .map((dir) => path.join(dir, "unpigz"))
-    .find((file) => fs.existsSync(file));
-  return found ? `unpigz (${found})` : "Go's gzip (no unpigz on the PATH: apt-get install pigz)";
+  return hasCommand("unpigz") ? "unpigz" : "Go's gzip (no unpigz on the PATH: apt-get install pigz)";
 }
 
 /**

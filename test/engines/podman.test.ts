@@ -7,7 +7,7 @@
 // it may install packages). Set but not answering, answering but not Podman, or a failed setup
 // (AGENT_CI_PODMAN_SETUP_ERROR) fails: never a silent pass. Unset: skipped. See docs/ENGINES.md for what
 // differs from Docker and why.
-import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +18,7 @@ import { pingEngine } from "../../src/sandbox/engine.js";
 import { defaultImageTag, ensureDefaultImage, recipeTag } from "../../src/sandbox/image.js";
 import { toolbeltRecipe } from "../../src/sandbox/toolbelt.js";
 import { EngineError } from "../../src/sandbox/sandbox.js";
+import { hasCommand } from "../support/host-command.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
 import { hostAddressForContainers, startOriginServers } from "../support/egress-servers.js";
@@ -34,8 +35,7 @@ const PODMAN_HOST = SOCKET ? (SOCKET.includes("://") ? SOCKET : `unix://${SOCKET
 const USERNS_MISSING = "user namespaces blocked (the engine's seccomp profile allows unshare -U)";
 const text = (b: Buffer) => b.toString("utf8");
 const PODMAN_PROFILE = "/usr/share/containers/seccomp.json";
-const localPodman =
-  spawnSync("sh", ["-c", "command -v podman"]).status === 0 && fs.existsSync(PODMAN_PROFILE);
+const localPodman = hasCommand("podman") && fs.existsSync(PODMAN_PROFILE);
 
 describe.runIf(SETUP_ERROR && !SOCKET)("agent-ci on Podman", () => {
   it("could be set up on this machine", () => {

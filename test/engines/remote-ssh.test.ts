@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import { createDockerClient } from "../../src/sandbox/docker-client.js";
 import { pingEngine } from "../../src/sandbox/engine.js";
+import { hasCommand } from "../support/host-command.js";
 import { applyToCopy } from "../support/workspace.js";
 import { EXAMPLE, labelled, runScripted } from "./support.js";
 import { tempOut } from "../support/run-io.js";
@@ -23,12 +24,11 @@ import { tempOut } from "../support/run-io.js";
 const IN_CI = process.env.CI === "true";
 
 const SSHD = "/usr/sbin/sshd";
-const has = (cmd: string) => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
 const missing = [
   process.getuid?.() === 0 ? "" : "root",
   fs.existsSync(SSHD) ? "" : "sshd (openssh-server)",
-  has("ssh-agent") && has("ssh-add") && has("ssh-keygen") ? "" : "openssh-client",
-  has("docker") ? "" : "the docker CLI (docker system dial-stdio)",
+  hasCommand("ssh-agent") && hasCommand("ssh-add") && hasCommand("ssh-keygen") ? "" : "openssh-client",
+  hasCommand("docker") ? "" : "the docker CLI (docker system dial-stdio)",
 ].filter(Boolean);
 const ENV_KEYS = ["DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "SSH_AUTH_SOCK"] as const;
 

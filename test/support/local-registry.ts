@@ -1,17 +1,17 @@
 // A real registry on loopback: Debian's docker-registry (the Distribution project's registry, installed by
 // scripts/test.sh), with its storage in a temporary folder, for publishing agent-ci's images and pulling
 // them by digest on an empty engine (the test and the bench's cold starts).
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { hasCommand } from "./host-command.js";
 import { until } from "./until.js";
 
 export const REGISTRY_PROGRAM = "docker-registry";
 
-export const hasRegistryProgram = (): boolean =>
-  spawnSync("sh", ["-c", `command -v ${REGISTRY_PROGRAM}`], { stdio: "ignore" }).status === 0;
+export const hasRegistryProgram = (): boolean => hasCommand(REGISTRY_PROGRAM);
 
 async function freePort(): Promise<number> {
   const server = net.createServer();

@@ -8,13 +8,10 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_pr
 import fs from "node:fs";
 import path from "node:path";
 import Docker from "dockerode";
+import { hasCommand } from "./host-command.js";
 import { until } from "./until.js";
 
-function has(command: string): boolean {
-  return spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status === 0;
-}
-
-export const canRunSecondEngine = process.getuid?.() === 0 && has("dockerd") && has("ip");
+export const canRunSecondEngine = process.getuid?.() === 0 && hasCommand("dockerd") && hasCommand("ip");
 
 export interface SecondEngineOptions {
   /** The bridge's name and its address (10.x.y.1/24), distinct per test file: they may run at once. */
