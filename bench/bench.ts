@@ -1109,6 +1109,11 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
     ["CLI start: `agent-ci --version`", START_GOAL_MS, "`agent-ci --version`"],
     ["CLI start: `agent-ci --help`", START_GOAL_MS, "`agent-ci --help`"],
     ["a run's `startedAt`", STARTED_AT_GOAL_MS, "a run's `startedAt` after its process starts"],
+    [
+      "a one-call run on a one-file repository",
+      ONE_CALL_RUN_GOAL_MS,
+      "a one-call run on a one-file repository, wall",
+    ],
   ] as const) {
     const row = find(m);
     if (row && typeof row.agentCi === "object" && row.agentCi)
@@ -1118,13 +1123,6 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
         value: `${row.agentCi.median.toFixed(0)} ms`,
       });
   }
-  const oneCall = find("a one-call run on a one-file repository");
-  if (oneCall && typeof oneCall.agentCi === "object" && oneCall.agentCi)
-    out.push({
-      target: `a one-call run on a one-file repository, wall ≤ ${ONE_CALL_RUN_GOAL_MS / 1000} s`,
-      met: oneCall.agentCi.median <= ONE_CALL_RUN_GOAL_MS,
-      value: `${(oneCall.agentCi.median / 1000).toFixed(2)} s`,
-    });
   const overlapped = find("default image pulled by digest on an empty engine, first turn");
   if (overlapped && typeof overlapped.agentCi === "number" && typeof overlapped.native === "number") {
     // The native column is the scripted cold start (pull + start + call) plus the first turn.
