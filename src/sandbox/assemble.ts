@@ -19,7 +19,7 @@ import {
   containerSpec,
   type DockerSandboxOptions,
   limitsInsideOf,
-  type ReachingEngine,
+  type ReachedEngine,
   runtimeOf,
   usesEgress,
   workspaceMountOptions,
@@ -254,9 +254,7 @@ async function checkContainer(
  * The engine, checked: reachable, with the runtime asked for. Orphans of dead runs are cleared while the
  * start goes on (`reaping`: awaited before the sandbox is handed out); none of them is this run's.
  */
-export async function reachEngine(
-  options: Pick<DockerSandboxOptions, "runtime">,
-): Promise<Awaited<ReachingEngine>> {
+export async function reachEngine(options: Pick<DockerSandboxOptions, "runtime">): Promise<ReachedEngine> {
   const docker = await connectEngine();
   const runtime = runtimeOf(options);
   const engine = await pingEngine(docker);

@@ -93,16 +93,16 @@ export interface DockerSandboxOptions {
    */
   engineAnswered?: () => void;
   /** The engine, reached ahead (`DockerSandbox.reachEngine`, with these options); else the start reaches it. */
-  engine?: ReachingEngine;
+  engine?: Promise<ReachedEngine>;
 }
 
-/** The engine being reached: its client and what it answered, and the sweep of dead runs' orphans. */
-export type ReachingEngine = Promise<{
+/** The engine reached: its client and what it answered, and the sweep of dead runs' orphans. */
+export interface ReachedEngine {
   docker: Docker;
   engine: EngineFacts;
   /** Awaited before the sandbox is handed out; none of the orphans is this run's. */
   reaping: Promise<unknown>;
-}>;
+}
 
 /** A sandbox's limits when the run gives none (also what `--attempts` sizes its default parallelism by). */
 export const DEFAULTS = {

@@ -17,7 +17,7 @@ import {
 } from "./assemble.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
 import { commandEnv, type CommandSettings } from "./command-env.js";
-import type { DockerSandboxOptions, ReachingEngine } from "./container-spec.js";
+import type { DockerSandboxOptions, ReachedEngine } from "./container-spec.js";
 import { withTimeout } from "./engine.js";
 import { type Hardening, readOomKills } from "./hardening.js";
 import type {
@@ -57,7 +57,7 @@ import {
 
 export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./baseline.js";
 export { BASE_ENV } from "./command-env.js";
-export type { DockerSandboxOptions, NetworkPolicy, ReachingEngine } from "./container-spec.js";
+export type { DockerSandboxOptions, NetworkPolicy, ReachedEngine } from "./container-spec.js";
 export type { Hardening } from "./hardening.js";
 export { containerName, disposeAllSandboxes, runEngineObjects } from "./run-objects.js";
 export {
@@ -122,7 +122,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
    * The engine reached ahead of the start (ping, version, the runtime checked, orphans swept), for `start`'s
    * `engine` option: nothing of the run is made.
    */
-  static reachEngine(options: Pick<DockerSandboxOptions, "runtime">): ReachingEngine {
+  static reachEngine(options: Pick<DockerSandboxOptions, "runtime">): Promise<ReachedEngine> {
     return reachEngine(options);
   }
 

@@ -12,7 +12,7 @@ import type { PermissionMode } from "../../policy/schema.js";
 import { describeIgnored } from "../../policy/workspace-trust.js";
 import { reviewJsonSchema } from "../../review/findings.js";
 import { reviewPrompt, reviewTarget } from "../../review/task.js";
-import { DockerSandbox, type ReachingEngine } from "../../sandbox/docker-sandbox.js";
+import { DockerSandbox, type ReachedEngine } from "../../sandbox/docker-sandbox.js";
 import { createSkillTool } from "../../tools/skill.js";
 import type { AnyTool } from "../../tools/types.js";
 import type { WebServices } from "../../tools/web-services.js";
@@ -191,7 +191,7 @@ async function openSandbox(
   ctx: RunContext,
   phase: AgentPhase,
   { config, policy, mode, mcpServers }: Prepared,
-  { signal, engine, watching }: Pick<PhaseLimits, "signal" | "watching"> & { engine: ReachingEngine },
+  { signal, engine, watching }: Pick<PhaseLimits, "signal" | "watching"> & { engine: Promise<ReachedEngine> },
   engineAnswered: () => void,
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
