@@ -49,9 +49,8 @@ export class HelperClient {
     });
     this.onClose = (cause?: unknown, reason?: string) => {
       if (this.closedError) return;
-      const detail = this.stderrTail.trim()
-        ? `: ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}`
-        : "";
+      const said = stderrSummary(this.stderrTail);
+      const detail = said ? `: ${said}` : "";
       this.closedError = new SandboxGoneError(reason ?? `the sandbox helper stopped${detail}`, { cause });
       failReady(this.closedError);
       for (const waiter of this.waiters.values()) waiter.reject(this.closedError);
@@ -125,4 +124,16 @@ export class HelperClient {
     this.stream.end();
     this.stream.destroy();
   }
+}
+
+/**
+ * What a stopped helper last said on stderr, in one line: the error a Node.js crash threw (its stack and
+ * properties follow it, and its last lines name only the Node.js version), else the last three lines.
+ */
+export function stderrSummary(tail: string): string {
+  const lines = tail
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return lines.find((l) => /^\w*Error: /.test(l)) ?? lines.slice(-3).join(" | ");
 }

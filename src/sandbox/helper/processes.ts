@@ -28,7 +28,16 @@ const DEFAULT_MAX_OUTPUT_BYTES = 8 << 20;
 const KILL_ABOVE_FACTOR = 16;
 const CALL_TAG = "AGENT_CI_CALL";
 
-fs.mkdirSync(STATE_DIR, { recursive: true, mode: 0o700 });
+let stateDirMade = false;
+/**
+ * STATE_DIR, made at the first script rather than at start: the helper starts while the run makes /tmp
+ * writable (an image's /tmp may be 755), and must not touch it before it serves a command.
+ */
+function stateDir(): string {
+  if (!stateDirMade) fs.mkdirSync(STATE_DIR, { recursive: true, mode: 0o700 });
+  stateDirMade = true;
+  return STATE_DIR;
+}
 
 type SpawnRequest = Pick<
   ExecOpRequest,
@@ -237,7 +246,7 @@ function spawnFor(req: SpawnRequest, tag: string): Call {
   const cwd = req.cwd || "/workspace";
   const stdio = [req.stdin ? "pipe" : "ignore", "pipe", "pipe"] as const;
   if (req.script != null) {
-    const cwdFile = path.join(STATE_DIR, `cwd-${tag}`);
+    const cwdFile = path.join(stateDir(), `cwd-${tag}`);
     const wrapper = req.mergeStderr ? MERGED_SCRIPT_WRAPPER : SCRIPT_WRAPPER;
     const child = spawn("bash", ["-c", wrapper, "bash", cwdFile, cwd, req.script], {
       cwd: "/",

@@ -1,9 +1,10 @@
 // The host's client of the helper over an in-memory stream standing in for the exec's: requests go out as
 // frames with their own ids, answers are matched by id whatever order they come in, and a helper whose
 // output is not frames is reported gone, with the reason, to every call waiting on it.
+import { spawnSync } from "node:child_process";
 import { Duplex, type PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { HelperClient } from "../../../src/sandbox/helper-client.js";
+import { HelperClient, stderrSummary } from "../../../src/sandbox/helper-client.js";
 import { encodeFrame, FrameDecoder } from "../../../src/sandbox/helper-framing.js";
 import type { RequestHeader } from "../../../src/sandbox/helper-protocol.js";
 import { SandboxGoneError } from "../../../src/sandbox/sandbox.js";
@@ -62,4 +63,16 @@ describe("HelperClient", () => {
     expect(client.alive).toBe(false);
     await expect(client.request("resolve", { path: "b", confine: true })).rejects.toThrow(SandboxGoneError);
   });
+
+  it("names what a crashed Node.js helper threw, not the version line its crash output ends with", () => {
+    const crash = spawnSync(
+      process.execPath,
+      ["-e", "require('fs').mkdirSync(process.execPath + '/.agent-ci')"],
+      { encoding: "utf8" },
+    );
+    expect(crash.stderr.trim().split("\n").at(-1)).toMatch(/^Node\.js v/);
+    expect(stderrSummary(crash.stderr)).toMatch(/^Error: ENOTDIR: not a directory, mkdir /);
+    expect(stderrSummary("one\r\ntwo\n\nthree\nfour\n")).toBe("two | three | four");
+  });
 });
+
