@@ -75,4 +75,3 @@ describe("HelperClient", () => {
     expect(stderrSummary("one\r\ntwo\n\nthree\nfour\n")).toBe("two | three | four");
   });
 });
-
