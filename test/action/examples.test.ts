@@ -149,9 +149,9 @@ describe("actions used by the examples and the repository's own workflows", () =
     for (const [action, refs] of pins) expect([...refs], action).toHaveLength(1);
   });
 
-  it("set up the sandbox image's Node.js major wherever Node.js runs on the runner", () => {
+  it("set up the sandbox's Node.js major (the toolbelt's) wherever Node.js runs on the runner", () => {
     const sandboxNode = /^ARG NODE_VERSION=(\d+)\./m.exec(
-      fs.readFileSync(path.resolve(import.meta.dirname, "../../Dockerfile.sandbox"), "utf8"),
+      fs.readFileSync(path.resolve(import.meta.dirname, "../../toolbelt/Dockerfile"), "utf8"),
     )?.[1];
     expect(sandboxNode).toBeDefined();
     for (const file of all) {
