@@ -1124,13 +1124,14 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
       });
   }
   const overlapped = find("default image pulled by digest on an empty engine, first turn");
-  if (overlapped && typeof overlapped.agentCi === "number" && typeof overlapped.native === "number") {
-    // The native column is the scripted cold start (pull + start + call) plus the first turn.
-    const goal = Math.max(overlapped.native - FIRST_TURN_MS, FIRST_TURN_MS);
+  if (overlapped && typeof overlapped.agentCi === "object" && typeof overlapped.native === "object") {
+    // Medians. The native column is the scripted cold start (pull + start + call) plus the first turn.
+    const [withTurn, inTurn] = [overlapped.agentCi?.median ?? NaN, overlapped.native?.median ?? NaN];
+    const goal = Math.max(inTurn - FIRST_TURN_MS, FIRST_TURN_MS);
     out.push({
-      target: `first tool result with a ${FIRST_TURN_MS / 1000} s first turn overlapped with a cold start: ≤ max(pull + start, ${FIRST_TURN_MS / 1000} s) + call`,
-      met: overlapped.agentCi <= goal,
-      value: `${(overlapped.agentCi / 1000).toFixed(2)} s against ${(goal / 1000).toFixed(2)} s (in turn: ${(overlapped.native / 1000).toFixed(2)} s)`,
+      target: `first tool result with a ${FIRST_TURN_MS / 1000} s first turn overlapped with a cold start: ≤ max(pull + start, ${FIRST_TURN_MS / 1000} s) + call (medians)`,
+      met: withTurn <= goal,
+      value: `${(withTurn / 1000).toFixed(2)} s against ${(goal / 1000).toFixed(2)} s (in turn: ${(inTurn / 1000).toFixed(2)} s)`,
     });
   }
   const ready = find("`DockerSandbox.start` (whole call)");
