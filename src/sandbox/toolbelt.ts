@@ -65,7 +65,7 @@ const populating = new Map<string, Promise<string>>();
  * image's /opt/agent-ci into the empty volume) and runs the toolbelt's own `true` from it, so a volume that
  * did not fill is removed rather than handed to a run.
  */
-export function ensureToolbelt(
+export async function ensureToolbelt(
   docker: Docker,
   progress?: (line: string) => void,
   options: BuildOptions & { volume?: string; ulimits?: Ulimit[]; architecture?: string } = {},

@@ -2,7 +2,8 @@
 // functions of the recipe and the environment, no engine.
 import { describe, expect, it, vi } from "vitest";
 import { baseImageFor, DEFAULT_BASE_IMAGE, recipeTag } from "../../../src/sandbox/image.js";
-import { toolbeltRecipe } from "../../../src/sandbox/toolbelt.js";
+import type Docker from "dockerode";
+import { ensureToolbelt, toolbeltRecipe } from "../../../src/sandbox/toolbelt.js";
 
 describe("the base image for another architecture", () => {
   it("is the default base's official repository for that architecture, a name of its own", () => {
@@ -33,5 +34,15 @@ describe("the toolbelt's recipe", () => {
     });
     expect(recipeTag(arm64)).not.toBe(recipeTag(own));
     expect(recipeTag(toolbeltRecipe("arm64"))).toBe(recipeTag(arm64));
+  });
+});
+
+describe("ensureToolbelt", () => {
+  it("reports a recipe it cannot make through its promise, never by throwing where it is called", async () => {
+    // A caller starts it beside other work and awaits them together: a throw at the call left the other
+    // work's failure unhandled, which ended the process before the run's record was written.
+    let made: Promise<string> | undefined;
+    expect(() => (made = ensureToolbelt({} as Docker, undefined, { architecture: "wasm" }))).not.toThrow();
+    await expect(made).rejects.toThrow(/set AGENT_CI_BASE_IMAGE_WASM/);
   });
 });
