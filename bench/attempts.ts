@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { createDockerClient } from "../src/sandbox/docker-client.js";
 import { LABEL_PID } from "../src/sandbox/engine.js";
-import { summarize, type Row } from "./stats.js";
+import { CLI_NODE, summarize, type Row } from "./stats.js";
 
 const REPS = 3;
 const ATTEMPTS = 4;
@@ -86,7 +86,7 @@ interface Sampled {
 async function sampledRun(bin: string, args: readonly string[], cwd: string): Promise<Sampled> {
   const docker = createDockerClient();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(CLI_NODE, [bin, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const closed = new Promise<number | null>((resolve) => child.on("close", resolve));

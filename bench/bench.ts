@@ -62,7 +62,16 @@ import {
 import { benchRuntimes } from "./runtimes.js";
 import { benchStartUp, ONE_CALL_RUN_GOAL_MS, START_GOAL_MS, STARTED_AT_GOAL_MS } from "./start.js";
 import { callCount, sessionScript, type ScriptCall, type ScriptTurn } from "./session.js";
-import { addedMs, markdownTable, paired, ratio, summarize, timeMs, type Row } from "./stats.js";
+import {
+  addedMs,
+  cliNodeVersion,
+  markdownTable,
+  paired,
+  ratio,
+  summarize,
+  timeMs,
+  type Row,
+} from "./stats.js";
 
 const W = "/workspace";
 /** This bundle: the native worker is the same file started with NATIVE_WORKER_FLAG. */
@@ -1097,6 +1106,7 @@ async function machine(): Promise<Record<string, string | number>> {
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     os: `${os.type()} ${os.release()}`,
     node: process.version,
+    cliNode: cliNodeVersion(),
     docker: v.Version,
     loadAverageAtStart: Number(os.loadavg()[0]?.toFixed(2)),
   };
@@ -1225,7 +1235,7 @@ function readmeSection(
   return [
     "## Performance",
     "",
-    `Measured by \`npm run bench\` in one run on ${info.cores} × ${info.cpu}, ${info.memoryGiB} GiB, Docker ${info.docker}, Node ${info.node}. ` +
+    `Measured by \`npm run bench\` in one run on ${info.cores} × ${info.cpu}, ${info.memoryGiB} GiB, Docker ${info.docker}, Node ${info.node}${info.cliNode === info.node ? "" : ` (the \`agent-ci\` command on Node ${info.cliNode}: AGENT_CI_BENCH_NODE)`}. ` +
       "Each row is agent-ci (the real tools through the pipeline, in the hardened container) next to the same operation done natively on the host " +
       "(the same rg/git/bash spawned directly, the same JS work in process). Medians, p95 in brackets; added ms = agent-ci − native; ratio = agent-ci / native (for throughput, native / agent-ci).",
     `The native side runs in its own small Node process (${info.nativeWorkerRssMiB} MiB resident, like the container's helper) that times each operation itself: ` +
@@ -1265,7 +1275,9 @@ async function assertNoContainersLeft(): Promise<void> {
 
 async function main(): Promise<void> {
   const info = await machine();
-  log(`machine: ${info.cores} × ${info.cpu}, Docker ${info.docker}, Node ${info.node}`);
+  log(
+    `machine: ${info.cores} × ${info.cpu}, Docker ${info.docker}, Node ${info.node}; the agent-ci command on Node ${info.cliNode}`,
+  );
   let failed: unknown;
   const workers: NativeWorker[] = [];
   try {

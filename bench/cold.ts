@@ -15,7 +15,7 @@ import { hasRegistryProgram, LocalRegistry } from "../test/support/local-registr
 import { hasCommand } from "../test/support/host-command.js";
 import { canRunSecondEngine, SecondEngine } from "../test/support/second-engine.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../test/support/fake-anthropic.js";
-import { summarize, type Row } from "./stats.js";
+import { CLI_NODE, summarize, type Row } from "./stats.js";
 
 const COLD_TAG = "agent-ci-bench-cold";
 const CLI = path.resolve("bin/agent-ci.js");
@@ -136,7 +136,7 @@ async function cliFirstCall(
     // The progress lines as JSON on stderr (with stream-json on stdout there are none otherwise): the pulls'.
     argv.push("--progress", "json", ...args);
     const t0 = performance.now();
-    const child = spawn(process.execPath, argv, { env: { ...process.env, ...env } });
+    const child = spawn(CLI_NODE, argv, { env: { ...process.env, ...env } });
     let answered: number | undefined;
     let stdout = "";
     let stderr = "";

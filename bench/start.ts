@@ -7,7 +7,7 @@ import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { paired, summarize, type Row } from "./stats.js";
+import { CLI_NODE, paired, summarize, type Row } from "./stats.js";
 
 const REPS = 20;
 const RUN_REPS = 5;
@@ -23,10 +23,10 @@ interface OneCallReport {
   phases?: Array<{ name: string; startOffsetMs: number; durationMs: number }>;
 }
 
-/** Runs `node <args>` to its end; rejects on a non-zero exit, with its stderr. */
+/** Runs `node <args>` (CLI_NODE) to its end; rejects on a non-zero exit, with its stderr. */
 function node(args: readonly string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(CLI_NODE, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("error", reject);

@@ -1,6 +1,22 @@
 // Timing and summary helpers for the benchmark: medians and p95 over samples, and the Markdown table the
 // Performance section of docs/benchmarks.md shows.
 
+import { execFileSync } from "node:child_process";
+
+/**
+ * The Node.js that runs the `agent-ci` command in the bench (its own processes: the start-up rows, the cold
+ * starts, the attempts): AGENT_CI_BENCH_NODE when set (`scripts/bench-node.sh` fetches the toolbelt's), else
+ * the bench's own. Its `node -e 0` is the start-up rows' floor.
+ */
+export const CLI_NODE = process.env.AGENT_CI_BENCH_NODE || process.execPath;
+
+/** CLI_NODE's version (`v24.21.0`). */
+export function cliNodeVersion(): string {
+  return CLI_NODE === process.execPath
+    ? process.version
+    : execFileSync(CLI_NODE, ["--version"], { encoding: "utf8" }).trim();
+}
+
 export interface Summary {
   n: number;
   median: number;
