@@ -44,10 +44,12 @@ async function load(options: BashParserOptions): Promise<Parser> {
   if (bashWasm === undefined) throw new Error("cannot find tree-sitter-bash.wasm (set AGENT_CI_BASH_WASM)");
   // The grammar is compiled by V8's baseline compiler (Liftoff) alone. Left to tier up, V8 recompiles the
   // grammar's hot functions with TurboFan on a background thread: tree-sitter's lexer is one function of
-  // thousands of branches, whose optimised compile took a core for 150-500 ms while the run started and held
-  // the process's exit until it was done; the decisions it would speed up take 0.2-0.4 ms either way.
-  // The flag is read when a module is compiled, so it is set before the first one.
-  setFlagsFromString("--liftoff-only");
+  // thousands of branches, whose optimised compile took a core for 150-500 ms while the run started, held
+  // the process's exit until it was done and, on Node.js 24, about 500 MiB of memory; the decisions it would
+  // speed up take 0.2-0.4 ms either way. Node.js 20's V8 honours `--liftoff-only` set at run time; Node.js
+  // 24's does not, and never tiers up a function whose tiering budget is never spent. The flags are read
+  // when a module is compiled, so they are set before the first one.
+  setFlagsFromString("--liftoff-only --wasm-tiering-budget=2147483647");
   const { Language, Parser } = await import("web-tree-sitter");
   await Parser.init(treeSitterWasm === undefined ? undefined : { locateFile: () => treeSitterWasm });
   const language = await Language.load(bashWasm);
