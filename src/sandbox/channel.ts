@@ -35,20 +35,25 @@ export interface ChannelListener {
 }
 
 export class HelperChannel {
-  private constructor(private readonly dir: string) {}
+  private constructor(
+    private readonly dir: string,
+    /** Resolves once the leftovers of dead runs are removed (`open`). */
+    readonly swept: Promise<void>,
+  ) {}
 
   /**
    * A fresh directory for one run; undefined where this host cannot make one (the helper uses the stream).
    * Its name carries this process's pid: directories left by a run that could not remove its own (killed
-   * with SIGKILL, or ended by the watchdog) are removed here once their process is gone.
+   * with SIGKILL, or ended by the watchdog) are removed meanwhile once their process is gone. That sweep
+   * lists the temp folder in the background: a busy one (tens of thousands of entries) took tens of ms.
    */
   static open(): HelperChannel | undefined {
-    sweepLeftovers(os.tmpdir());
+    const swept = sweepLeftovers(os.tmpdir());
     try {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${DIR_PREFIX}${process.pid}-`));
       // Any container user may reach the socket (the agent's uid, remapped or not); nobody may list or add.
       fs.chmodSync(dir, 0o711);
-      return new HelperChannel(dir);
+      return new HelperChannel(dir, swept);
     } catch {
       return undefined;
     }
@@ -121,21 +126,19 @@ export class HelperChannel {
   }
 }
 
-function sweepLeftovers(parent: string): void {
+/** Removes the channel directories of runs whose process is gone; never fails. */
+async function sweepLeftovers(parent: string): Promise<void> {
   let names: string[];
   try {
-    names = fs.readdirSync(parent).filter((name) => name.startsWith(DIR_PREFIX));
+    names = (await fs.promises.readdir(parent)).filter((name) => name.startsWith(DIR_PREFIX));
   } catch {
     return;
   }
   for (const name of names) {
     const pid = Number(name.slice(DIR_PREFIX.length).split("-", 1)[0]);
     if (!pid || processAlive(pid)) continue;
-    try {
-      fs.rmSync(path.join(parent, name), { recursive: true, force: true });
-    } catch {
-      // Another user's, or removed meanwhile by another run's sweep.
-    }
+    // Another user's, or removed meanwhile by another run's sweep: left alone.
+    await fs.promises.rm(path.join(parent, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

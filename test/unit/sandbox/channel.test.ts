@@ -86,7 +86,7 @@ describe("HelperChannel", () => {
     expect(fs.existsSync(dir)).toBe(false);
   });
 
-  it("removes the directories of runs whose process is gone, and only those", () => {
+  it("removes the directories of runs whose process is gone, and only those", async () => {
     const parent = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-channel-test-"));
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = parent;
@@ -100,7 +100,8 @@ describe("HelperChannel", () => {
       ];
       for (const name of names) fs.mkdirSync(path.join(parent, name));
       fs.writeFileSync(path.join(parent, names[0]!, "helper.sock"), "");
-      const { dir } = open();
+      const { dir, channel: opened } = open();
+      await opened.swept;
       expect(path.dirname(dir)).toBe(parent);
       expect(path.basename(dir)).toMatch(new RegExp(`^agent-ci-channel-${process.pid}-`));
       expect(fs.readdirSync(parent).sort()).toEqual([...names.slice(1), path.basename(dir)].sort());
