@@ -18,6 +18,8 @@ import { fake, startFakeAnthropic, type FakeAnthropic } from "../test/support/fa
 import { CLI_NODE, summarize, type Row } from "./stats.js";
 
 const COLD_TAG = "agent-ci-bench-cold";
+/** Milliseconds as seconds, for the log and the notes (`6.59`). */
+const seconds = (ms: number): string => (ms / 1000).toFixed(2);
 const CLI = path.resolve("bin/agent-ci.js");
 /** The fake Messages API's key, assembled at run time. */
 const BENCH_KEY = ["sk", "ant", "api03", "bench", String(process.pid)].join("-");
@@ -242,7 +244,7 @@ export async function benchRegistryColdStarts(
           });
           times.push(ms);
           log(
-            `registry cold start, ${what}, run ${i}: ${(ms / 1000).toFixed(2)} s (${[...pulls, idleShare(before, cpuTicks())].join("; ")})`,
+            `registry cold start, ${what}, run ${i}: ${seconds(ms)} s (${[...pulls, idleShare(before, cpuTicks())].join("; ")})`,
           );
         }
         return times;
@@ -266,8 +268,7 @@ export async function benchRegistryColdStarts(
       const mib = (bytes: number) => bytes / 1024 ** 2;
       const runs = (times: number[]) => {
         const s = summarize(times);
-        const sec = (ms: number) => (ms / 1000).toFixed(2);
-        return `${times.length} runs, min / median / max ${sec(s.min)} / ${sec(s.median)} / ${sec(s.max)} s (in order: ${times.map(sec).join(", ")})`;
+        return `${times.length} runs, min / median / max ${seconds(s.min)} / ${seconds(s.median)} / ${seconds(s.max)} s (in order: ${times.map(seconds).join(", ")})`;
       };
       const goal = (ms: number) => `goal ≤ ${ms / 1000} s`;
       return [
@@ -390,15 +391,17 @@ export async function benchFirstTurnOverlap(
       const overlapped: number[] = [];
       for (let i = 1; i <= REGISTRY_COLD_RUNS; i++) {
         await emptyEngine(engine.client);
-        scripted.push(await cliFirstCall(workspaceDir, env, [], log));
+        const alone = await cliFirstCall(workspaceDir, env, [], log);
         await emptyEngine(engine.client);
-        overlapped.push(await cliFirstCall(workspaceDir, env, [], log, api));
-        const sec = (ms: number | undefined) => ((ms ?? 0) / 1000).toFixed(2);
+        const withTurn = await cliFirstCall(workspaceDir, env, [], log, api);
+        scripted.push(alone);
+        overlapped.push(withTurn);
         log(
-          `overlapped first turn, run ${i}: scripted cold start ${sec(scripted.at(-1))} s, with a ${FIRST_TURN_MS} ms first turn ${sec(overlapped.at(-1))} s`,
+          `overlapped first turn, run ${i}: scripted cold start ${seconds(alone)} s, with a ${FIRST_TURN_MS} ms first turn ${seconds(withTurn)} s`,
         );
       }
-      const goal = Math.max(summarize(scripted).median, FIRST_TURN_MS);
+      const scriptedMedian = summarize(scripted).median;
+      const goal = Math.max(scriptedMedian, FIRST_TURN_MS);
       return [
         {
           section: "First tool result, first turn overlapped with a cold start",
@@ -406,7 +409,7 @@ export async function benchFirstTurnOverlap(
           unit: "ms",
           agentCi: summarize(overlapped),
           native: summarize(scripted.map((ms) => ms + FIRST_TURN_MS)),
-          note: `${REGISTRY_COLD_RUNS} runs of each, alternated; native column: one after the other (the scripted cold start, median ${Math.round(summarize(scripted).median)} ms, + ${FIRST_TURN_MS / 1000} s); goal max(pull + start, 3 s) + call ≈ ${Math.round(goal)} ms`,
+          note: `${REGISTRY_COLD_RUNS} runs of each, alternated; native column: one after the other (the scripted cold start, median ${Math.round(scriptedMedian)} ms, + ${FIRST_TURN_MS / 1000} s); goal max(pull + start, 3 s) + call ≈ ${Math.round(goal)} ms`,
         },
       ];
     } finally {
