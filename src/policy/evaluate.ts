@@ -30,7 +30,7 @@ import type { Parser } from "web-tree-sitter";
 import type { BashWord } from "./bash-analyze.js";
 import type { CommandFacts, CommandView, PathUse } from "./bash-commands.js";
 import { analyzeCommandLine, type LineAnalysis, type WorkingDirectories } from "./bash-line.js";
-import { loadBashParser, type BashParserOptions } from "./bash-parser.js";
+import { loadBashParser, loadedBashParser, type BashParserOptions } from "./bash-parser.js";
 import {
   ARG_SEPARATOR,
   compileBashPattern,
@@ -150,7 +150,7 @@ class Evaluator implements PolicyEngine {
 
   constructor(
     readonly policy: Policy,
-    private readonly parser: Parser,
+    private readonly parser: () => Parser,
     options: PolicyEngineOptions,
   ) {
     this.workspaceRoot = normalizeAbsolute(options.workspaceRoot ?? WORKSPACE_ROOT);
@@ -171,7 +171,7 @@ class Evaluator implements PolicyEngine {
   }
 
   analyzeBash(command: string, cwd?: string): LineAnalysis {
-    return analyzeCommandLine(this.parser, command, { cwd: this.containerCwd(cwd), homeDir: this.homeDir });
+    return analyzeCommandLine(this.parser(), command, { cwd: this.containerCwd(cwd), homeDir: this.homeDir });
   }
 
   /** Never throws: an unexpected fault in the checker denies the call (fail closed). */
@@ -745,14 +745,14 @@ export async function createPolicyEngine(
   options: PolicyEngineOptions = {},
 ): Promise<PolicyEngine> {
   const parser = await loadBashParser(options.parser ?? {});
-  return new Evaluator(policy, parser, options);
+  return new Evaluator(policy, () => parser, options);
 }
 
-/** For callers that already hold the loaded parser (narrowestAllowRule, tests). */
-export function createPolicyEngineWithParser(
-  policy: Policy,
-  parser: Parser,
-  options: PolicyEngineOptions = {},
-): PolicyEngine {
-  return new Evaluator(policy, parser, options);
+/**
+ * The engine made now, for a caller that loads the Bash parser (`loadBashParser`) while it waits on something
+ * else: a run loads it while its container starts. Until the parser is loaded, a Bash call is denied (decide
+ * fails closed on PolicyNotReadyError); every other decision is the same as `createPolicyEngine`'s.
+ */
+export function createPolicyEngineNow(policy: Policy, options: PolicyEngineOptions = {}): PolicyEngine {
+  return new Evaluator(policy, loadedBashParser, options);
 }

@@ -47,7 +47,12 @@ export {
   type LoadPolicyInput,
 } from "./load.js";
 export { PRESETS, type PresetDefinition } from "./presets.js";
-export { createPolicyEngine, type PolicyEngine, type PolicyEngineOptions } from "./evaluate.js";
+export {
+  createPolicyEngine,
+  createPolicyEngineNow,
+  type PolicyEngine,
+  type PolicyEngineOptions,
+} from "./evaluate.js";
 export { loadBashParser, type BashParserOptions } from "./bash-parser.js";
 export {
   bashSubcommands,

@@ -85,7 +85,7 @@ export function startTimings(phases: readonly PhaseTiming[]): StartTimings {
  * was built, what it was made of (its image, hardening read back, copy-in and egress ledger) on record.
  */
 export interface StartRecord {
-  /** performance.now() when the assembly began: the steps' startMs count from it. */
+  /** performance.now() when the start began (its engine step, begun ahead of the assembly by a run): the steps' startMs count from it. */
   origin?: number;
   phases: PhaseTiming[];
   /** The sandbox's parts, once built; the steps after it (baseline, setup) may still fail. */
@@ -95,10 +95,11 @@ export interface StartRecord {
 /** Runs the steps one after the other, recording each one's timing (a failed one's too). */
 class PhaseClock {
   readonly phases: PhaseTiming[];
-  private readonly origin = performance.now();
+  private readonly origin: number;
 
+  /** A clock on `record`: its steps count from the record's origin, set by the first clock on it. */
   constructor(record: StartRecord) {
-    record.origin = this.origin;
+    this.origin = record.origin ??= performance.now();
     this.phases = record.phases;
   }
 
@@ -254,6 +255,57 @@ async function checkContainer(
  * The engine, checked: reachable, with the runtime asked for. Orphans of dead runs are cleared while the
  * start goes on (`reaping`: awaited before the sandbox is handed out); none of them is this run's.
  */
+/** What the engine step and the images step need: the run's configuration, no more. */
+export type EngineStartOptions = Pick<
+  DockerSandboxOptions,
+  "image" | "imageRegistry" | "runtime" | "toolbeltVolume" | "progress" | "startRecord"
+>;
+
+/** The engine reached and the run's image and toolbelt made ready: what the rest of the start builds on. */
+export interface EngineReady extends ReachedEngine {
+  image: ResolvedImage;
+  emulated: boolean;
+  toolbelt: string;
+}
+
+/**
+ * The start's first two steps, which need only the run's configuration: the engine reached, then the image
+ * and the toolbelt made ready. A run begins them before it is prepared (run-stages.ts) and hands them to the
+ * start (`begun`); a start given none begins them itself.
+ */
+export class EngineStart {
+  /** Filled as the steps go: the start goes on recording into it. */
+  readonly record: StartRecord;
+  /** Resolves once the engine has answered; rejects as the start would (no engine, a runtime it lacks). */
+  readonly reached: Promise<ReachedEngine>;
+  readonly ready: Promise<EngineReady>;
+  private imagesBegun = false;
+  private dropped = false;
+
+  constructor(options: EngineStartOptions) {
+    this.record = options.startRecord ?? { phases: [] };
+    const clock = new PhaseClock(this.record);
+    this.reached = clock.run("engine", () => reachEngine(options));
+    this.ready = this.reached.then(async (reached) => {
+      if (this.dropped) throw new EngineError("the run ended before its images were needed");
+      this.imagesBegun = true;
+      const made = await clock.run("images", () => images(reached.docker, reached.engine, options));
+      return { ...reached, ...made };
+    });
+    this.reached.catch(() => undefined);
+    this.ready.catch(() => undefined);
+  }
+
+  /**
+   * The run ended before its sandbox was asked for (a configuration error): images not begun are not begun,
+   * and ones being made are waited for, so that no toolbelt volume is left half filled. Never rejects.
+   */
+  async drop(): Promise<void> {
+    this.dropped = true;
+    if (this.imagesBegun) await this.ready.catch(() => undefined);
+  }
+}
+
 export async function reachEngine(options: Pick<DockerSandboxOptions, "runtime">): Promise<ReachedEngine> {
   const docker = await connectEngine();
   const runtime = runtimeOf(options);
@@ -305,11 +357,10 @@ export async function assembleSandbox<S extends Assembled>(
   build: (parts: SandboxParts) => S,
 ): Promise<S> {
   const planning = planCopy(options);
-  const record = options.startRecord ?? { phases: [] };
+  const begun = options.begun ?? new EngineStart(options);
+  const { record } = begun;
+  const { docker, engine, reaping, image, emulated, toolbelt } = await begun.ready;
   const clock = new PhaseClock(record);
-  const { docker, engine, reaping } = await clock.run("engine", () => options.engine ?? reachEngine(options));
-  options.engineAnswered?.();
-  const { image, emulated, toolbelt } = await clock.run("images", () => images(docker, engine, options));
   const profile = engine.profile;
   const objects = new RunObjects(docker, options.runId);
   try {
@@ -363,7 +414,7 @@ export async function assembleSandbox<S extends Assembled>(
 async function images(
   docker: Docker,
   engine: { architecture: string; profile: EngineProfile },
-  options: DockerSandboxOptions,
+  options: EngineStartOptions,
 ): Promise<{ image: ResolvedImage; emulated: boolean; toolbelt: string }> {
   // The toolbelt is built for the image's architecture: a user image of another one (arm64 on an x86-64
   // engine, run under emulation) gets a toolbelt of its own. The default image is the engine's.

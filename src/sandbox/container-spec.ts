@@ -4,7 +4,7 @@
 import type Docker from "dockerode";
 import type { NetworkPolicy } from "../policy/network.js";
 import type { HostPacker, IncludeIgnored } from "./archive.js";
-import type { StartRecord } from "./assemble.js";
+import type { EngineStart, StartRecord } from "./assemble.js";
 import type { HelperChannel } from "./channel.js";
 import { BASE_ENV, envList } from "./command-env.js";
 import { workspaceMount } from "./copier.js";
@@ -87,13 +87,10 @@ export interface DockerSandboxOptions {
    */
   whileStarting?: () => void;
   /**
-   * Called once the engine has answered, before the images are made ready and the container started: work
-   * that may overlap the rest of the start but must not begin when there is no engine (the first model turn
-   * asked ahead). Nothing is made yet: a throw ends the start as a failed step does.
+   * The engine reached and the images made ready ahead (`DockerSandbox.begin`, with these options); else the
+   * start begins them itself. The start records into its record.
    */
-  engineAnswered?: () => void;
-  /** The engine, reached ahead (`DockerSandbox.reachEngine`, with these options); else the start reaches it. */
-  engine?: Promise<ReachedEngine>;
+  begun?: EngineStart;
 }
 
 /** The engine reached: its client and what it answered, and the sweep of dead runs' orphans. */

@@ -8,7 +8,8 @@ import type Docker from "dockerode";
 import type { PackSummary } from "./archive.js";
 import {
   assembleSandbox,
-  reachEngine,
+  EngineStart,
+  type EngineStartOptions,
   type PhaseTiming,
   type SandboxParts,
   type StartTimings,
@@ -17,7 +18,7 @@ import {
 } from "./assemble.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
 import { commandEnv, type CommandSettings } from "./command-env.js";
-import type { DockerSandboxOptions, ReachedEngine } from "./container-spec.js";
+import type { DockerSandboxOptions } from "./container-spec.js";
 import { withTimeout } from "./engine.js";
 import { type Hardening, readOomKills } from "./hardening.js";
 import type {
@@ -58,6 +59,7 @@ import {
 export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./baseline.js";
 export { BASE_ENV } from "./command-env.js";
 export type { DockerSandboxOptions, NetworkPolicy, ReachedEngine } from "./container-spec.js";
+export type { EngineStart } from "./assemble.js";
 export type { Hardening } from "./hardening.js";
 export { containerName, disposeAllSandboxes, runEngineObjects } from "./run-objects.js";
 export {
@@ -119,11 +121,12 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
 
   /** Creates, hardens, fills and baselines the run's container (assemble.ts). On any failure nothing is left behind. */
   /**
-   * The engine reached ahead of the start (ping, version, the runtime checked, orphans swept), for `start`'s
-   * `engine` option: nothing of the run is made.
+   * The start's first steps begun ahead of it, for `start`'s `begun` option: the engine reached (ping, version,
+   * the runtime checked, orphans swept), then the image and the toolbelt made ready. Nothing of the run is
+   * made: `drop()` ends it when the run ends first.
    */
-  static reachEngine(options: Pick<DockerSandboxOptions, "runtime">): Promise<ReachedEngine> {
-    return reachEngine(options);
+  static begin(options: EngineStartOptions): EngineStart {
+    return new EngineStart(options);
   }
 
   static start(options: DockerSandboxOptions): Promise<DockerSandbox> {

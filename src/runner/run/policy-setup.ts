@@ -8,8 +8,10 @@ import { fileURLToPath } from "node:url";
 import {
   compileContainerRules,
   createPolicyEngine,
+  createPolicyEngineNow,
   describeDecision,
   isMcpTool,
+  loadBashParser,
   loadPolicy,
   MCP_PREFIX,
   MODES_NARROWEST_FIRST,
@@ -31,6 +33,7 @@ import { BASE_ENV } from "../../sandbox/docker-sandbox.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../../sandbox/sandbox.js";
 import { ALL_TOOLS, toolByName } from "../../tools/index.js";
 import type { RunConfig } from "../config.js";
+import { warmUpPolicy } from "./policy-warm-up.js";
 import type {
   PermissionDecision,
   PermissionGate,
@@ -54,6 +57,8 @@ export interface PreparedPolicy {
   policy: Policy;
   engine: PolicyEngine;
   gate: PermissionGate;
+  /** Loads the Bash parser and warms the engine up, once; Bash calls are decided after it resolves. */
+  loadParser(): Promise<void>;
   /**
    * The same rules held to a mode no wider than the run's: a subagent's (plan for Explore and Plan, else its
    * definition's `permissionMode`). A wider mode is a programming error (definitions are checked up front).
@@ -117,13 +122,17 @@ function parserFiles() {
   return { treeSitterWasm: beside("web-tree-sitter.wasm"), bashWasm: beside("tree-sitter-bash.wasm") };
 }
 
-export async function buildEngine(flags: PolicyFlags, workspace?: string): Promise<PolicyEngine> {
-  const policy = loadPolicy({
+function loadFlagsPolicy(flags: PolicyFlags, workspace?: string): Policy {
+  return loadPolicy({
     mode: flags.mode,
     sources: policySources(flags, workspace),
     trustWorkspace: flags.trustWorkspaceSettings,
   });
-  return createPolicyEngine(policy, { parser: parserFiles(), homeDir: BASE_ENV.HOME });
+}
+
+/** The options every engine of this module is made with: the container's home, the bundle's parser files. */
+function engineOptions() {
+  return { parser: parserFiles(), homeDir: BASE_ENV.HOME };
 }
 
 /** The tool's own read-only answer for an input (unknown tools are not read-only). */
@@ -143,24 +152,32 @@ function toPolicyCall(call: Pick<ToolCallRecord, "tool" | "input" | "paths" | "c
   };
 }
 
-export async function preparePolicy(config: RunConfig): Promise<PreparedPolicy> {
-  const engine = await buildEngine(config, config.workspace);
-  const { policy } = engine;
+/**
+ * A run's policy, made before its Bash parser is loaded: the rules, the mode and what the container layer
+ * enforces are settled now (a bad rule is a config error before any container), and `loadParser` loads the
+ * parser and warms the engine up, while the container starts (run-stages.ts). A Bash call is decided only
+ * after that; one decided before would be denied (createPolicyEngineNow).
+ */
+export function preparePolicy(config: RunConfig): PreparedPolicy {
+  const policy = loadFlagsPolicy(config, config.workspace);
+  const engine = createPolicyEngineNow(policy, engineOptions());
   const container = compileContainerRules(policy, WORKSPACE_ROOT, BASE_ENV.HOME);
   const byText = new Map(policy.rules.map((r) => [r.text, r] as const));
   const narrower = new Map<PermissionMode, PermissionGate>();
   for (const mode of MODES_NARROWEST_FIRST.filter((m) => m !== policy.mode && modeWithin(m, policy.mode))) {
-    const held = await createPolicyEngine(
+    const held = createPolicyEngineNow(
       { ...policy, mode, modeSource: `${policy.modeSource}, held to ${mode} for a subagent` },
-      { parser: parserFiles(), homeDir: BASE_ENV.HOME },
+      engineOptions(),
     );
     narrower.set(mode, { decide: (request) => allowSavedOutputs(request, held.decide(request)) });
   }
   const gate: PermissionGate = { decide: (request) => allowSavedOutputs(request, engine.decide(request)) };
+  let parserLoaded: Promise<void> | undefined;
   return {
     policy,
     engine,
     gate,
+    loadParser: () => (parserLoaded ??= loadBashParser(parserFiles()).then(() => warmUpPolicy(engine))),
     gateIn: (mode) => {
       const held = mode === policy.mode ? gate : narrower.get(mode);
       if (!held) throw new Error(`a subagent's ${mode} mode is wider than the run's ${policy.mode}`);
@@ -258,7 +275,7 @@ export async function policyCheck(
   print: (line: string) => void,
 ): Promise<number> {
   try {
-    const engine = await buildEngine(flags, undefined);
+    const engine = await createPolicyEngine(loadFlagsPolicy(flags), engineOptions());
     const call = parseCallText(callText);
     const decision = engine.decide({
       ...call,
@@ -317,7 +334,7 @@ export async function policyReplay(
       sources: recordedSources(report.policy, flags),
       trustWorkspace: flags.trustWorkspaceSettings,
     });
-    const engine = await createPolicyEngine(policy, { parser: parserFiles(), homeDir: BASE_ENV.HOME });
+    const engine = await createPolicyEngine(policy, engineOptions());
     const calls: RecordedCall[] = report.toolCalls
       .filter((c) => c.decision)
       .map((c) => {

@@ -1,6 +1,6 @@
 // The policy's first Bash decision costs a hundred times the ones after it: the Bash grammar's WebAssembly and
 // the analysis's JavaScript are compiled by V8 on their first call. Deciding a few representative command
-// lines before the first tool call (while the engine starts the container: DockerSandbox's `whileStarting`)
+// lines as soon as the parser is loaded, while the engine starts the container (PreparedPolicy's `loadParser`),
 // moves that cost off the calls. The decisions are thrown away; the engine keeps no state between them.
 import type { PolicyEngine } from "../../policy/evaluate.js";
 

@@ -12,7 +12,7 @@ import type { PermissionMode } from "../../policy/schema.js";
 import { describeIgnored } from "../../policy/workspace-trust.js";
 import { reviewJsonSchema } from "../../review/findings.js";
 import { reviewPrompt, reviewTarget } from "../../review/task.js";
-import { DockerSandbox, type ReachedEngine } from "../../sandbox/docker-sandbox.js";
+import { DockerSandbox, type EngineStart } from "../../sandbox/docker-sandbox.js";
 import { createSkillTool } from "../../tools/skill.js";
 import type { AnyTool } from "../../tools/types.js";
 import type { WebServices } from "../../tools/web-services.js";
@@ -33,7 +33,6 @@ import { takeGitSnapshot } from "../instructions/memory/git-snapshot.js";
 import { prepareModelContext, type ModelContext } from "../instructions/memory/model-context.js";
 import { ToolPipeline } from "../loop/pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
-import { warmUpPolicy } from "./policy-warm-up.js";
 import { modelProvider } from "../model/providers.js";
 import {
   comparePolicy,
@@ -88,20 +87,28 @@ export async function runAgentPhase(
   phase: AgentPhase,
   { deadline, signal, watching }: PhaseLimits,
 ): Promise<void> {
-  // The engine is reached while the run prepares; a configuration error still ends the run first.
-  const engine = DockerSandbox.reachEngine({ runtime: ctx.config.runtime });
-  engine.catch(() => undefined);
-  const prepared = await prepare(ctx, phase, deadline, signal);
-  // The first turn is asked once the engine answers: a run with no engine makes no model call.
+  // The engine is reached and the images made ready while the run prepares: they need only its configuration.
+  // A configuration error still ends the run first; images being made are waited for, never left half made.
+  const { image, imageRegistry, runtime } = ctx.config;
+  const begun = DockerSandbox.begin({
+    image,
+    imageRegistry,
+    runtime,
+    progress: ctx.log,
+    startRecord: phase.start,
+  });
   let ahead: FirstTurnAhead | undefined;
   try {
-    const sandbox = await openSandbox(ctx, phase, prepared, { signal, engine, watching }, () => {
-      ahead = askAhead(ctx, phase, prepared, signal);
-    });
+    const prepared = await prepare(ctx, phase, deadline, signal);
+    // The first turn is asked once the engine answers: a run with no engine makes no model call.
+    await begun.reached;
+    ahead = askAhead(ctx, phase, prepared, signal);
+    const sandbox = await openSandbox(ctx, phase, prepared, { signal, begun, watching });
     const started = await startServices(ctx, phase, prepared, sandbox, deadline, signal);
     await converse(ctx, phase, prepared, started, ahead);
   } finally {
     ahead?.drop("the run ended before its first turn");
+    await begun.drop();
   }
 }
 
@@ -134,24 +141,15 @@ async function prepare(
 ): Promise<Prepared> {
   if (ctx.mcpConfigError) throw ctx.mcpConfigError;
   const { log } = ctx;
-  if (ctx.config.resume) {
-    const { resume, checkout } = await startResume(
-      ctx.config.resume,
-      ctx.config.workspace,
-      ctx.config.resumeNeedsPublishedCommit,
-      ctx.redactor.redact,
-      log,
-    );
-    ctx.resume = resume;
-    ctx.config = { ...ctx.config, workspace: checkout };
-  }
+  if (ctx.config.resume) await resumeFrom(ctx, ctx.config.resume);
   // The repository's state is read by host git beside the policy's setup (for what the model is told).
   const snapshot = takeGitSnapshot(ctx.config.workspace);
   // A resumed run's policy is its own configuration only; the earlier record's is compared, never adopted.
-  const policy = await preparePolicy(ctx.config);
+  const policy = preparePolicy(ctx.config);
   phase.policy = policy;
   if (ctx.resume) comparePolicy(ctx.resume, policy.summary, log);
   const config = applyInstructions(ctx);
+  log(runHeader(ctx.runId, config, policy.policy.mode));
   if (config.task === "review" && config.reviewBase)
     ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
   const structured = ctx.review
@@ -187,17 +185,32 @@ async function prepare(
   };
 }
 
+/** A resumed run: the earlier record read and checked, and the workspace its checkout (resume.ts). */
+async function resumeFrom(ctx: RunContext, record: string): Promise<void> {
+  const { resume, checkout } = await startResume(
+    record,
+    ctx.config.workspace,
+    ctx.config.resumeNeedsPublishedCommit,
+    ctx.redactor.redact,
+    ctx.log,
+  );
+  ctx.resume = resume;
+  ctx.config = { ...ctx.config, workspace: checkout };
+}
+
+/** The run's first progress line: what runs, in which mode, with which model. */
+function runHeader(runId: string, config: RunConfig, mode: PermissionMode): string {
+  const model = config.script ? "script" : modelProvider(config.provider).describe(config.model);
+  return `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${model}`;
+}
+
 async function openSandbox(
   ctx: RunContext,
   phase: AgentPhase,
   { config, policy, mode, mcpServers }: Prepared,
-  { signal, engine, watching }: Pick<PhaseLimits, "signal" | "watching"> & { engine: Promise<ReachedEngine> },
-  engineAnswered: () => void,
+  { signal, begun, watching }: Pick<PhaseLimits, "signal" | "watching"> & { begun: EngineStart },
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
-  log(
-    `agent-ci ${AGENT_CI_VERSION}: run ${runId}, mode ${mode}, ${config.script ? "script" : modelProvider(config.provider).describe(config.model)}`,
-  );
   const sandbox = await DockerSandbox.start({
     ...runSandboxOptions(config),
     runId,
@@ -209,12 +222,12 @@ async function openSandbox(
     services: mcpServers.length,
     progress: log,
     startRecord: phase.start,
-    whileStarting: () => warmUpPolicy(policy.engine),
-    engine,
-    engineAnswered,
+    // The Bash parser's load is the policy's one slow part; it waits for no container, so it runs now.
+    whileStarting: () => void policy.loadParser().catch(() => undefined),
+    begun,
   });
   phase.sandbox = sandbox;
-  await watching;
+  await Promise.all([policy.loadParser(), watching]);
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
   blockEventLoopForTests();
   signal.throwIfAborted();

@@ -11,7 +11,7 @@ import { prepareModelContext, renderFirstRequest } from "./model-context.js";
 
 export async function printContext(config: RunConfig): Promise<string> {
   const snapshot = takeGitSnapshot(config.workspace);
-  const policy = await preparePolicy(config);
+  const policy = preparePolicy(config);
   const review =
     config.task === "review" && config.reviewBase
       ? reviewTarget(config.workspace, config.reviewBase, config.reviewHead)
