@@ -233,13 +233,19 @@ function replacement(secret: string, keepLines: boolean): string {
 /** [start, end) of a secret in a text. */
 type Range = [number, number];
 
+/**
+ * Each token pattern's own copy to search with (a global regex keeps its place in `lastIndex`; a search sets
+ * it before each use and runs to the end, so one copy serves every call).
+ */
+const SEARCHES = TOKEN_PATTERNS.map((pattern) => new RegExp(pattern.regex.source, pattern.regex.flags));
+
 /** Where known values and token formats occur in `text`. */
 function secretRanges(text: string, known: RegExp | undefined): Range[] {
   const ranges: Range[] = [];
   if (known)
     for (const match of text.matchAll(known)) ranges.push([match.index, match.index + match[0].length]);
-  for (const pattern of TOKEN_PATTERNS) {
-    const regex = new RegExp(pattern.regex.source, pattern.regex.flags);
+  for (const [i, pattern] of TOKEN_PATTERNS.entries()) {
+    const regex = SEARCHES[i]!;
     for (const [offset, part] of searchedParts(text, pattern)) {
       regex.lastIndex = 0;
       for (let match = regex.exec(part); match; match = regex.exec(part)) {

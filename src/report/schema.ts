@@ -793,7 +793,8 @@ export function parseReport(json: string | unknown): RunReport {
       [],
     );
   }
-  const result = RunReport.safeParse(value);
+  // One report is parsed once: zod's compiled fast path (jit) would cost more to build than it saves.
+  const result = RunReport.safeParse(value, { jitless: true });
   if (result.success) return result.data;
   const issues = formatIssues(result.error);
   const shown = issues.slice(0, 20).join("\n  ");
