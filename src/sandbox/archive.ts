@@ -16,7 +16,7 @@ import path from "node:path";
 import { type Readable, Transform } from "node:stream";
 import picomatch from "picomatch";
 import { pack as tarPack, type Header } from "tar-stream";
-import { git, gitSync } from "../host-git.js";
+import { git } from "../host-git.js";
 import { credentialFileMatcher } from "./credential-files.js";
 import { AGENT_UID } from "./engine-profile.js";
 
@@ -111,9 +111,9 @@ export function stripNpmCredentials(config: string): string {
     .join("\n");
 }
 
-function gitTopLevel(dir: string): string | undefined {
+async function gitTopLevel(dir: string): Promise<string | undefined> {
   try {
-    return gitSync(["rev-parse", "--show-toplevel"], { cwd: dir }).trim();
+    return (await git(["rev-parse", "--show-toplevel"], { cwd: dir })).trim();
   } catch {
     return undefined;
   }
@@ -237,9 +237,10 @@ function withParents(paths: string[]): string[] {
 /**
  * Whether `dir` is the top of a git work tree with its own `.git` folder: only then is its history copied in.
  * A worktree's or submodule's `.git` is a file naming a directory outside the workspace, which the container
- * cannot reach: such a workspace is copied without its history, like a plain directory.
+ * cannot reach: such a workspace is copied without its history, like a plain directory. `top` is what
+ * `git rev-parse --show-toplevel` answered in `dir` (undefined: no work tree).
  */
-export function isGitWorkTreeTop(dir: string, top = gitTopLevel(dir)): boolean {
+export function isGitWorkTreeTop(dir: string, top: string | undefined): boolean {
   const hasGitDir = fs.lstatSync(path.join(dir, ".git"), { throwIfNoEntry: false })?.isDirectory() ?? false;
   return hasGitDir && top !== undefined && fs.realpathSync(top) === fs.realpathSync(dir);
 }
@@ -249,7 +250,7 @@ export async function listWorkspace(
   dir: string,
   includeIgnored: IncludeIgnored = false,
 ): Promise<WorkspaceListing> {
-  const top = gitTopLevel(dir);
+  const top = await gitTopLevel(dir);
   const isGitRepo = isGitWorkTreeTop(dir, top);
   if (!top) {
     const paths: string[] = [];

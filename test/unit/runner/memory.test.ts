@@ -210,6 +210,28 @@ describe("the git snapshot", () => {
 
   it("is absent for a folder that is not the top of a repository", async () => {
     expect(await takeGitSnapshot(tree({ "a.txt": "a\n" }))).toBeUndefined();
+    const outer = tree({ "sub/a.txt": "a\n" });
+    execFileSync("git", ["init", "-q"], { cwd: outer });
+    expect(await takeGitSnapshot(path.join(outer, "sub"))).toBeUndefined();
+  });
+
+  it("names origin's HEAD as the main branch, else main, else master", async () => {
+    const root = tree({ "a.txt": "a\n" });
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=Ada", "-c", "user.email=a@example.com", ...args], {
+        cwd: root,
+        stdio: "pipe",
+      });
+    git("init", "-q", "-b", "master");
+    git("add", "-A");
+    git("commit", "-qm", "First");
+    expect(await takeGitSnapshot(root)).toMatchObject({ branch: "master", mainBranch: "master" });
+    git("branch", "main");
+    git("checkout", "-q", "-b", "topic");
+    expect(await takeGitSnapshot(root)).toMatchObject({ branch: "topic", mainBranch: "main" });
+    git("update-ref", "refs/remotes/origin/trunk", "HEAD");
+    git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk");
+    expect(await takeGitSnapshot(root)).toMatchObject({ branch: "topic", mainBranch: "trunk" });
   });
 });
 

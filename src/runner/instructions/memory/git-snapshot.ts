@@ -58,29 +58,44 @@ async function withoutFilters(workspace: string): Promise<ReadonlyArray<readonly
 
 /** The branch pull requests usually target: origin's HEAD, else `main` or `master` where one exists. */
 async function mainBranchOf(workspace: string): Promise<string> {
-  const exists = (ref: string) => run(workspace, ["rev-parse", "--verify", "--quiet", ref]);
-  const [remoteHead, main, master] = await Promise.all([
-    run(workspace, ["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"]),
-    exists("refs/heads/main"),
-    exists("refs/heads/master"),
+  // One listing of the three refs: origin's HEAD with what it points to, and whichever branches exist.
+  const listed = await run(workspace, [
+    "for-each-ref",
+    "--format=%(refname)%00%(symref)",
+    "refs/remotes/origin/HEAD",
+    "refs/heads/main",
+    "refs/heads/master",
   ]);
-  if (remoteHead?.trim()) return remoteHead.trim().replace(/^refs\/remotes\/origin\//, "");
-  return main === undefined && master !== undefined ? "master" : "main";
+  const refs = new Map(
+    (listed ?? "")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.split("\0") as [string, string | undefined]),
+  );
+  const remoteHead = refs.get("refs/remotes/origin/HEAD");
+  if (remoteHead) return remoteHead.replace(/^refs\/remotes\/origin\//, "");
+  return !refs.has("refs/heads/main") && refs.has("refs/heads/master") ? "master" : "main";
 }
 
 /**
  * The snapshot, or undefined when the workspace is not a repository the sandbox gets with its history. Its
- * git commands run at once, beside the rest of the run's preparation.
+ * git commands run at once, beside the rest of the run's preparation; `git status`, the one that reads the
+ * whole tree, only once the workspace is known to be a work tree's top (not a folder of a larger one).
  */
 export async function takeGitSnapshot(workspace: string): Promise<GitSnapshot | undefined> {
-  const top = (await run(workspace, ["rev-parse", "--show-toplevel"]))?.trim();
-  if (top === undefined || !isGitWorkTreeTop(workspace, top)) return undefined;
-  const [branch, status, log, mainBranch] = await Promise.all([
+  const isTop = run(workspace, ["rev-parse", "--show-toplevel"]).then((top) =>
+    isGitWorkTreeTop(workspace, top?.trim()),
+  );
+  const [isRepo, branch, status, log, mainBranch] = await Promise.all([
+    isTop,
     run(workspace, ["rev-parse", "--abbrev-ref", "HEAD"]),
-    withoutFilters(workspace).then((config) => run(workspace, ["status", "--short"], config)),
+    Promise.all([isTop, withoutFilters(workspace)]).then(([top, config]) =>
+      top ? run(workspace, ["status", "--short"], config) : undefined,
+    ),
     run(workspace, ["log", "--oneline", "--no-decorate", "-n", String(RECENT_COMMITS)]),
     mainBranchOf(workspace),
   ]);
+  if (!isRepo) return undefined;
   const fullStatus = (status ?? "").replace(/\n+$/, "");
   const statusCut = fullStatus.length > MAX_STATUS_CHARS;
   return {
