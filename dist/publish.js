@@ -45231,12 +45231,13 @@ function usableSecrets(secrets) {
 function replacement(secret, keepLines) {
   return keepLines ? secret.split("\n").map(() => REDACTED).join("\n") : REDACTED;
 }
+var SEARCHES = TOKEN_PATTERNS.map((pattern) => new RegExp(pattern.regex.source, pattern.regex.flags));
 function secretRanges(text2, known) {
   const ranges = [];
   if (known)
     for (const match of text2.matchAll(known)) ranges.push([match.index, match.index + match[0].length]);
-  for (const pattern of TOKEN_PATTERNS) {
-    const regex = new RegExp(pattern.regex.source, pattern.regex.flags);
+  for (const [i, pattern] of TOKEN_PATTERNS.entries()) {
+    const regex = SEARCHES[i];
     for (const [offset, part] of searchedParts(text2, pattern)) {
       regex.lastIndex = 0;
       for (let match = regex.exec(part); match; match = regex.exec(part)) {
