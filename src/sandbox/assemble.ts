@@ -204,7 +204,7 @@ async function startContainer(
 }
 
 /**
- * Copies the workspace in while /tmp is made writable and the helper starts; says which credential files were
+ * Copies the workspace in while the helper starts and /tmp is made writable; says which credential files were
  * held back, and shares the workspace with the agent's group when asked.
  */
 async function copyWorkspaceIn(
@@ -217,13 +217,12 @@ async function copyWorkspaceIn(
   const plan = await planning;
   for (const held of plan.credentialFiles)
     options.progress?.(`held back from the sandbox: ${held.path} (${held.reason})`);
-  // The helper touches /tmp only when it serves a command (the checks' first), so it starts while /tmp is
-  // made writable: both wait on the engine, neither on the other. The helper, the longest of the three (a
-  // Node.js start in the container), is asked for first.
+  // The helper touches /tmp only when it serves a command (the checks' first): once it answers, it says
+  // whether /tmp is already everyone's, and only a /tmp that is not is made so. The helper, the longer of
+  // the two (a Node.js start in the container), is asked for first.
   const [, copiedBy] = await Promise.all([
-    link.start(),
+    link.start().then(() => makeTmpWritable(docker, container, link)),
     copyIn(into, plan),
-    makeTmpWritable(docker, container),
   ]);
   if (options.sharedWorkspace && !options.readOnlyWorkspace) await shareWorkspace(link, commands);
   return { copy: await copySummary(plan), copiedBy };
@@ -503,12 +502,17 @@ async function createContainer(
 
 /**
  * The container's /tmp, where agent-ci keeps its state and the agent's commands their temporary files, made
- * writable by everyone (1777) before the helper starts. The engine mounts a tmpfs there but gives it the mode
- * of the image's own /tmp when it has one (mode=1777 does not win): a /tmp made by a plain mkdir (755), owned
- * by another user, or behind a symlink left the agent's user unable to write it. The tmpfs is root's (the
- * engine mounted it), and root may change the mode of what it owns without any capability.
+ * writable by everyone (1777) before the helper serves a command. The engine mounts a tmpfs there but gives
+ * it the mode of the image's own /tmp when it has one (mode=1777 does not win): a /tmp made by a plain mkdir
+ * (755), owned by another user, or behind a symlink left the agent's user unable to write it. The tmpfs is
+ * root's (the engine mounted it), and root may change the mode of what it owns without any capability. Most
+ * images' /tmp is 1777 already: the helper's stat says so, and the exec (one more process the engine starts
+ * while the workspace is copied in) is left out; anything else, an error included, gets it.
  */
-async function makeTmpWritable(docker: Docker, container: Docker.Container): Promise<void> {
+async function makeTmpWritable(docker: Docker, container: Docker.Container, link: HelperLink): Promise<void> {
+  const seen = await link.client.request("stat", { path: "/tmp/", confine: false }).catch(() => undefined);
+  const stat = seen?.ok ? seen.header.stat : undefined;
+  if (stat?.type === "directory" && stat.mode === 0o1777) return;
   const res = await oneShotExec(docker, container, [toolbeltProgram("chmod"), "1777", "/tmp/"], "0:0");
   if (res.exitCode !== 0)
     throw new EngineError(
