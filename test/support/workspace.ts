@@ -6,15 +6,17 @@ import path from "node:path";
 
 export type FileSpec = string | Buffer | { content: string | Buffer; mode?: number } | { symlink: string };
 
+/** Runs git in `dir` with a committer of its own (none is configured where tests run). */
+export function gitIn(dir: string): (...args: string[]) => Buffer {
+  return (...args) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, stdio: "pipe" });
+}
+
 export function makeWorkspace(files: Record<string, FileSpec>, options: { git?: boolean } = {}): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-ws-"));
   writeFiles(dir, files);
   if (options.git) {
-    const git = (...args: string[]) =>
-      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
-        cwd: dir,
-        stdio: "pipe",
-      });
+    const git = gitIn(dir);
     git("init", "-q", "-b", "main");
     git("add", "-A");
     git("commit", "-qm", "initial");

@@ -1,7 +1,6 @@
 // Project memory's pure-ish parts on host folders: which files, in which order, their imports (relative,
 // recursive to the depth limit, each once, not in code, never outside the tree), conditional rules, nested
 // memory as paths reach it, the size cap, and `--print-context` built as a run builds its first request.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,7 +16,7 @@ import { memorySources, ModelContext } from "../../../src/runner/instructions/me
 import { takeGitSnapshot } from "../../../src/runner/instructions/memory/git-snapshot.js";
 import { printContext } from "../../../src/runner/instructions/memory/print-context.js";
 import { NestedMemoryTracker, startMemory } from "../../../src/runner/instructions/memory/project-memory.js";
-import { writeFiles } from "../../support/workspace.js";
+import { gitIn, writeFiles } from "../../support/workspace.js";
 
 function tree(files: Record<string, string | { symlink: string }>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-memory-"));
@@ -186,11 +185,7 @@ describe("the git snapshot", () => {
   it("runs nothing the repository configures: a clean filter, a hook, an fsmonitor", async () => {
     const root = tree({ ".gitattributes": "*.txt filter=evil\n", "a.txt": "a\n" });
     const marker = path.join(root, "..", `${path.basename(root)}-ran`);
-    const git = (...args: string[]) =>
-      execFileSync("git", ["-c", "user.name=Ada", "-c", "user.email=a@example.com", ...args], {
-        cwd: root,
-        stdio: "pipe",
-      });
+    const git = gitIn(root);
     git("init", "-q", "-b", "main");
     git("add", "-A");
     git("commit", "-qm", "First");
@@ -211,17 +206,13 @@ describe("the git snapshot", () => {
   it("is absent for a folder that is not the top of a repository", async () => {
     expect(await takeGitSnapshot(tree({ "a.txt": "a\n" }))).toBeUndefined();
     const outer = tree({ "sub/a.txt": "a\n" });
-    execFileSync("git", ["init", "-q"], { cwd: outer });
+    gitIn(outer)("init", "-q");
     expect(await takeGitSnapshot(path.join(outer, "sub"))).toBeUndefined();
   });
 
   it("names origin's HEAD as the main branch, else main, else master", async () => {
     const root = tree({ "a.txt": "a\n" });
-    const git = (...args: string[]) =>
-      execFileSync("git", ["-c", "user.name=Ada", "-c", "user.email=a@example.com", ...args], {
-        cwd: root,
-        stdio: "pipe",
-      });
+    const git = gitIn(root);
     git("init", "-q", "-b", "master");
     git("add", "-A");
     git("commit", "-qm", "First");
@@ -238,11 +229,7 @@ describe("the git snapshot", () => {
 describe("agent-ci run --print-context", () => {
   it("prints the system prompt with the environment facts, then the memory, the git snapshot and the task", async () => {
     const root = tree({ "CLAUDE.md": "Use tabs.\n", "a.txt": "a\n" });
-    const git = (...args: string[]) =>
-      execFileSync("git", ["-c", "user.name=Ada", "-c", "user.email=a@example.com", ...args], {
-        cwd: root,
-        stdio: "pipe",
-      });
+    const git = gitIn(root);
     git("init", "-q", "-b", "main");
     git("add", "-A");
     git("commit", "-qm", "First");
