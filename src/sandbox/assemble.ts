@@ -85,7 +85,10 @@ export function startTimings(phases: readonly PhaseTiming[]): StartTimings {
  * was built, what it was made of (its image, hardening read back, copy-in and egress ledger) on record.
  */
 export interface StartRecord {
-  /** performance.now() when the start began (its engine step, begun ahead of the assembly by a run): the steps' startMs count from it. */
+  /**
+   * performance.now() when the start began (its engine step, which a run begins ahead of the assembly): the
+   * steps' startMs count from it.
+   */
   origin?: number;
   phases: PhaseTiming[];
   /** The sandbox's parts, once built; the steps after it (baseline, setup) may still fail. */
@@ -250,10 +253,6 @@ async function checkContainer(
   return { hardening, oomKills, tools };
 }
 
-/**
- * The engine, checked: reachable, with the runtime asked for. Orphans of dead runs are cleared while the
- * start goes on (`reaping`: awaited before the sandbox is handed out); none of them is this run's.
- */
 /** What the engine step and the images step need: the run's configuration, no more. */
 export type EngineStartOptions = Pick<
   DockerSandboxOptions,
@@ -305,6 +304,10 @@ export class EngineStart {
   }
 }
 
+/**
+ * The engine, checked: reachable, with the runtime asked for. Orphans of dead runs are cleared while the
+ * start goes on (`reaping`: awaited before the sandbox is handed out); none of them is this run's.
+ */
 export async function reachEngine(options: Pick<DockerSandboxOptions, "runtime">): Promise<ReachedEngine> {
   const docker = await connectEngine();
   const runtime = runtimeOf(options);

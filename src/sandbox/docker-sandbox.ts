@@ -119,7 +119,6 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
   /** What else changes while it runs: the cgroup's OOM-kill count after the last check, a helper restart under way. */
   private readonly running: { oomKills: number | undefined; recovering: Promise<void> | undefined };
 
-  /** Creates, hardens, fills and baselines the run's container (assemble.ts). On any failure nothing is left behind. */
   /**
    * The start's first steps begun ahead of it, for `start`'s `begun` option: the engine reached (ping, version,
    * the runtime checked, orphans swept), then the image and the toolbelt made ready. Nothing of the run is
@@ -129,6 +128,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
     return new EngineStart(options);
   }
 
+  /** Creates, hardens, fills and baselines the run's container (assemble.ts). On any failure nothing is left behind. */
   static start(options: DockerSandboxOptions): Promise<DockerSandbox> {
     // Only the assembly makes one, once every part is known.
     return assembleSandbox(options, (parts) => new DockerSandbox(parts));
