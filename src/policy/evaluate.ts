@@ -55,7 +55,13 @@ import {
 } from "./paths.js";
 import { type DomainRule, domainRuleMatches } from "./network.js";
 import { domainSpecifier, ruleGovernsServer, ruleGovernsTool } from "./rules.js";
-import { mcpServerOfCall, PATH_INPUT_KEYS, toolCategory, toolEntry } from "./tool-catalog.js";
+import {
+  mcpServerOfCall,
+  PATH_INPUT_KEYS,
+  toolCategory,
+  toolEntry,
+  type ToolCategory,
+} from "./tool-catalog.js";
 import type { Decision, ParsedRule, PermissionMode, Policy, PolicyCall, RuleBehavior } from "./schema.js";
 
 export interface PolicyEngineOptions {
@@ -317,15 +323,8 @@ class Evaluator implements PolicyEngine {
   private decideTool(call: PolicyCall): Decision {
     const tool = call.tool;
     const { paths, invalid } = this.toolPaths(call);
-    if (invalid !== undefined) {
-      return this.deny(
-        "invalid-path",
-        `${tool} was given ${JSON.stringify(invalid)}, which is not a usable path.`,
-      );
-    }
-    const outside = paths.find((path) => !this.insideRoots(path));
-    if (outside !== undefined)
-      return this.deny("outside-workspace", this.outsideReason(`${tool} cannot use`, outside));
+    const unusable = this.unusablePath(tool, paths, invalid);
+    if (unusable !== undefined) return unusable;
 
     const server = mcpServerOfCall(tool, call.input);
     const shown =
@@ -376,6 +375,32 @@ class Evaluator implements PolicyEngine {
         allowRule,
       );
     }
+    return this.modeDefault(tool, shown, paths, category, readOnlyTool);
+  }
+
+  /** A path the call names that is not usable, or outside the workspace and its added directories: denied. */
+  private unusablePath(tool: string, paths: string[], invalid: string | undefined): Decision | undefined {
+    if (invalid !== undefined) {
+      return this.deny(
+        "invalid-path",
+        `${tool} was given ${JSON.stringify(invalid)}, which is not a usable path.`,
+      );
+    }
+    const outside = paths.find((path) => !this.insideRoots(path));
+    if (outside !== undefined)
+      return this.deny("outside-workspace", this.outsideReason(`${tool} cannot use`, outside));
+    return undefined;
+  }
+
+  /** What the mode decides for a tool call no rule decided. */
+  private modeDefault(
+    tool: string,
+    shown: string,
+    paths: string[],
+    category: ToolCategory | undefined,
+    readOnlyTool: boolean,
+  ): Decision {
+    const edits = category === "edit";
     if (this.mode === "bypassPermissions")
       return this.allow("mode", "allowed: bypassPermissions mode skips rule checks");
     if (edits && this.mode === "acceptEdits") {
