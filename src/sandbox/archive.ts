@@ -111,7 +111,8 @@ export function stripNpmCredentials(config: string): string {
     .join("\n");
 }
 
-async function gitTopLevel(dir: string): Promise<string | undefined> {
+/** What `git rev-parse --show-toplevel` answers in `dir`; undefined outside a work tree. */
+export async function gitTopLevel(dir: string): Promise<string | undefined> {
   try {
     return (await git(["rev-parse", "--show-toplevel"], { cwd: dir })).trim();
   } catch {

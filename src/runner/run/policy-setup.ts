@@ -160,14 +160,15 @@ function toPolicyCall(call: Pick<ToolCallRecord, "tool" | "input" | "paths" | "c
  */
 export function preparePolicy(config: RunConfig): PreparedPolicy {
   const policy = loadFlagsPolicy(config, config.workspace);
-  const engine = createPolicyEngineNow(policy, engineOptions());
+  const options = engineOptions();
+  const engine = createPolicyEngineNow(policy, options);
   const container = compileContainerRules(policy, WORKSPACE_ROOT, BASE_ENV.HOME);
   const byText = new Map(policy.rules.map((r) => [r.text, r] as const));
   const narrower = new Map<PermissionMode, PermissionGate>();
   for (const mode of MODES_NARROWEST_FIRST.filter((m) => m !== policy.mode && modeWithin(m, policy.mode))) {
     const held = createPolicyEngineNow(
       { ...policy, mode, modeSource: `${policy.modeSource}, held to ${mode} for a subagent` },
-      engineOptions(),
+      options,
     );
     narrower.set(mode, { decide: (request) => allowSavedOutputs(request, held.decide(request)) });
   }
@@ -177,7 +178,7 @@ export function preparePolicy(config: RunConfig): PreparedPolicy {
     policy,
     engine,
     gate,
-    loadParser: () => (parserLoaded ??= loadBashParser(parserFiles()).then(() => warmUpPolicy(engine))),
+    loadParser: () => (parserLoaded ??= loadBashParser(options.parser).then(() => warmUpPolicy(engine))),
     gateIn: (mode) => {
       const held = mode === policy.mode ? gate : narrower.get(mode);
       if (!held) throw new Error(`a subagent's ${mode} mode is wider than the run's ${policy.mode}`);

@@ -4,7 +4,7 @@
 // fsmonitor, pager, external diff and filter drivers off, no optional locks — nothing the repository
 // configures runs.
 import { git } from "../../../host-git.js";
-import { isGitWorkTreeTop } from "../../../sandbox/archive.js";
+import { gitTopLevel, isGitWorkTreeTop } from "../../../sandbox/archive.js";
 
 /** `git status --short` past this many characters is cut, with a note (a generated tree can list thousands). */
 export const MAX_STATUS_CHARS = 2_000;
@@ -83,9 +83,7 @@ async function mainBranchOf(workspace: string): Promise<string> {
  * whole tree, only once the workspace is known to be a work tree's top (not a folder of a larger one).
  */
 export async function takeGitSnapshot(workspace: string): Promise<GitSnapshot | undefined> {
-  const isTop = run(workspace, ["rev-parse", "--show-toplevel"]).then((top) =>
-    isGitWorkTreeTop(workspace, top?.trim()),
-  );
+  const isTop = gitTopLevel(workspace).then((top) => isGitWorkTreeTop(workspace, top));
   const [isRepo, branch, status, log, mainBranch] = await Promise.all([
     isTop,
     run(workspace, ["rev-parse", "--abbrev-ref", "HEAD"]),
