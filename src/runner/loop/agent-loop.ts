@@ -85,8 +85,17 @@ export type LoopServices = Pick<
 
 /** A turn asked before the loop started: its answer, when the loop's request is the one it was asked with. */
 export interface AskedAhead {
-  /** Once: the answer in flight and when it was asked, or undefined (the request differs; it was dropped). */
-  take(request: TurnRequest): { answer: Promise<AssistantTurn>; started: number } | undefined;
+  /** Once: the turn in flight, or undefined (the request differs; it was dropped). */
+  take(request: TurnRequest): TakenTurn | undefined;
+}
+
+/** A turn asked ahead, as the loop takes it: its answer, when it was asked, and when its answer came. */
+export interface TakenTurn {
+  answer: Promise<AssistantTurn>;
+  /** performance.now() when it was asked. */
+  started: number;
+  /** performance.now() when the answer (or failure) came: read once the answer has come. */
+  ended: () => number;
 }
 
 /** What starts a conversation. */
@@ -291,12 +300,14 @@ async function askModel(
   };
   const ahead = services.askedAhead?.take(request);
   const started = ahead?.started ?? performance.now();
+  // A turn asked ahead took the model's time until its answer came, not until the loop took it.
+  const ended = () => ahead?.ended() ?? performance.now();
   let assistant: AssistantTurn;
   try {
     assistant = await (ahead?.answer ?? services.driver.nextTurn(request));
   } catch (e) {
     if (!(e instanceof ModelApiError && e.kind === "invalid_request")) throw e;
-    result.apiMs += performance.now() - started;
+    result.apiMs += ended() - started;
     if (context?.usesApiEdits && isContextEditRejection(e.message)) {
       // A gateway without the beta: the same turn again, without it, for the rest of the run.
       context.fallBack(e.message);
@@ -306,7 +317,7 @@ async function askModel(
     if (!isContextOverflow(e.message)) throw e;
     return overflowed(state, e.message) ? "ended" : "retry";
   }
-  recordTurn(services, state, assistant, started);
+  recordTurn(services, state, assistant, started, ended());
   return assistant;
 }
 
@@ -316,6 +327,7 @@ function recordTurn(
   state: LoopState,
   assistant: AssistantTurn,
   started: number,
+  ended: number,
 ): void {
   const { result, turn } = state;
   for (const edit of assistant.contextEdits ?? []) {
@@ -323,7 +335,7 @@ function recordTurn(
     if (made) result.compactions.push(made);
   }
   if (assistant.stopReason !== "model_context_window_exceeded") state.overflowRetried = false;
-  const durationMs = performance.now() - started;
+  const durationMs = ended - started;
   result.apiMs += durationMs;
   const cost = services.driver.costOf(assistant);
   result.usage = addUsage(result.usage, assistant.usage);

@@ -9,7 +9,7 @@
 // the early request is aborted and the loop asks again (the record says so). A run whose first request
 // cannot be known before the sandbox does not ask ahead, and the record says why.
 import type { RunConfig } from "../config.js";
-import type { AskedAhead } from "../loop/agent-loop.js";
+import type { AskedAhead, TakenTurn } from "../loop/agent-loop.js";
 import type { AssistantTurn, Driver, TurnRequest } from "../model/driver.js";
 import { taskDescription } from "../agents/subagents.js";
 import type { AgentDefinition } from "../agents/agents.js";
@@ -53,6 +53,8 @@ export class FirstTurnAhead implements AskedAhead {
   private readonly key: string;
   private readonly started = performance.now();
   private readonly answer: Promise<AssistantTurn>;
+  /** When the answer (or the failure) came. */
+  private ended: number | undefined;
   private state: "asked" | "taken" | "dropped" = "asked";
 
   constructor(
@@ -66,18 +68,20 @@ export class FirstTurnAhead implements AskedAhead {
       ...request,
       signal: AbortSignal.any([runSignal, this.controller.signal]),
     });
-    // Its failure is the loop's to handle once taken; one never taken ends with the run, unheard.
-    this.answer.catch(() => undefined);
+    // When it came is kept for the turn's record. Its failure is the loop's to handle once taken; one never
+    // taken ends with the run, unheard.
+    const came = () => (this.ended = performance.now());
+    this.answer.then(came, came);
   }
 
-  take(request: TurnRequest): { answer: Promise<AssistantTurn>; started: number } | undefined {
+  take(request: TurnRequest): TakenTurn | undefined {
     if (this.state !== "asked") return undefined;
     if (requestKey(request) !== this.key) {
       this.drop("the loop's first request differs from the one asked ahead; it is asked again");
       return undefined;
     }
     this.state = "taken";
-    return { answer: this.answer, started: this.started };
+    return { answer: this.answer, started: this.started, ended: () => this.ended ?? performance.now() };
   }
 
   /** Aborts the request unless the loop took it (the run ended before its first turn, or it differed). */

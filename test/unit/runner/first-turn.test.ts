@@ -1,7 +1,7 @@
 // The first turn asked ahead (src/runner/run/first-turn.ts): the loop takes its answer when its own first
 // request is the one asked, asks again (the early one aborted) when it is not, and a run whose first request
 // needs the sandbox does not ask ahead.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   firstTurnRequest,
   newLoopState,
@@ -23,8 +23,15 @@ const USAGE = { inputTokens: 10, outputTokens: 5, cacheCreationInputTokens: 0, c
 class TextModel implements Driver {
   readonly name = "anthropic";
   readonly requests: TurnRequest[] = [];
+  /** Resolves once the first answer was given. */
+  readonly answered: Promise<void>;
+  private give!: () => void;
+  constructor() {
+    this.answered = new Promise((resolve) => (this.give = resolve));
+  }
   async nextTurn(request: TurnRequest): Promise<AssistantTurn> {
     this.requests.push(request);
+    this.give();
     return {
       content: [{ type: "text", text: "done" }],
       stopReason: "end_turn",
@@ -100,6 +107,21 @@ describe("the first turn asked ahead", () => {
     expect(ahead.record.overlapped).toBe(false);
     expect(ahead.record.reason).toMatch(/differs/);
     expect(logs.join("\n")).toMatch(/not used/);
+  });
+
+  it("records the model's time until its answer came, not the time the loop took to take it", async () => {
+    vi.useFakeTimers({ toFake: ["performance"] });
+    try {
+      const { model, ahead } = askedAhead("go");
+      await model.answered;
+      // The sandbox takes 5 s more to open after the answer came.
+      vi.advanceTimersByTime(5000);
+      const result = await loop(model, conversation("go"), ahead);
+      expect(result.turns[0]?.durationMs).toBe(0);
+      expect(result.apiMs).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("is aborted with the run's signal", () => {
