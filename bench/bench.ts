@@ -56,6 +56,8 @@ import {
   benchFirstTurnOverlap,
   benchRegistryColdStarts,
   FIRST_TURN_MS,
+  OVERLAP_SLACK_MS,
+  OVERLAP_WAIT_ROW,
   REGISTRY_COLD_GOAL_MS,
   REGISTRY_COLD_RUNS,
 } from "./cold.js";
@@ -69,6 +71,7 @@ import {
   paired,
   ratio,
   summarize,
+  summarized,
   timeMs,
   type Row,
 } from "./stats.js";
@@ -1134,14 +1137,18 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
       });
   }
   const overlapped = find("default image pulled by digest on an empty engine, first turn");
-  if (overlapped && typeof overlapped.agentCi === "object" && typeof overlapped.native === "object") {
-    // Medians. The native column is the scripted cold start (pull + start + call) plus the first turn.
-    const [withTurn, inTurn] = [overlapped.agentCi?.median ?? NaN, overlapped.native?.median ?? NaN];
-    const goal = Math.max(inTurn - FIRST_TURN_MS, FIRST_TURN_MS);
+  const waited = find(OVERLAP_WAIT_ROW);
+  if (summarized(overlapped) && summarized(waited)) {
+    // Judged in each run's own record: cold pulls differ by a second from one run to the next, more than
+    // the medians of two kinds of runs could tell apart. The first call waits only for the slower of the
+    // sandbox and the first turn when it begins after it no later than a scripted run's first call begins
+    // after its sandbox (medians; the records count whole ms, so within OVERLAP_SLACK_MS).
+    const [overlappedWait, scriptedWait] = [waited.agentCi.median, waited.native.median];
+    const [withTurn, inTurn] = [overlapped.agentCi.median, overlapped.native.median];
     out.push({
-      target: `first tool result with a ${FIRST_TURN_MS / 1000} s first turn overlapped with a cold start: ≤ max(pull + start, ${FIRST_TURN_MS / 1000} s) + call (medians)`,
-      met: withTurn <= goal,
-      value: `${(withTurn / 1000).toFixed(2)} s against ${(goal / 1000).toFixed(2)} s (in turn: ${(inTurn / 1000).toFixed(2)} s)`,
+      target: `first tool result with a ${FIRST_TURN_MS / 1000} s first turn overlapped with a cold start: max(pull + start, ${FIRST_TURN_MS / 1000} s) + call — the first call begins after the slower of the two no later than a scripted run's after its sandbox (medians, within ${OVERLAP_SLACK_MS} ms)`,
+      met: overlappedWait <= scriptedWait + OVERLAP_SLACK_MS,
+      value: `${overlappedWait.toFixed(0)} ms against ${scriptedWait.toFixed(0)} ms; first tool result ${(withTurn / 1000).toFixed(2)} s, the scripted cold start ${((inTurn - FIRST_TURN_MS) / 1000).toFixed(2)} s, in turn ${(inTurn / 1000).toFixed(2)} s`,
     });
   }
   const ready = find("`DockerSandbox.start` (whole call)");

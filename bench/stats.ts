@@ -92,6 +92,16 @@ export interface Row {
   note?: string;
 }
 
+/** A row whose two columns are both summaries of samples. */
+export function summarized(row: Row | undefined): row is Row & { agentCi: Summary; native: Summary } {
+  return (
+    typeof row?.agentCi === "object" &&
+    row.agentCi !== null &&
+    typeof row.native === "object" &&
+    row.native !== null
+  );
+}
+
 function value(cell: Summary | number | null): number | null {
   if (cell === null) return null;
   return typeof cell === "number" ? cell : cell.median;
