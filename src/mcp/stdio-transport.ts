@@ -80,6 +80,8 @@ export class ServiceStdioTransport implements ServerTransport {
   /** Why the transport ended, when the server broke the protocol (a clear message for its calls). */
   fault: Error | undefined;
   private closed = false;
+  /** The close under way: every caller waits for the one kill (the SDK closes a server that failed its start too). */
+  private closing: Promise<void> | undefined;
   private stderrTail = "";
   /** Lines read that were not JSON-RPC. */
   private noiseLines = 0;
@@ -151,9 +153,15 @@ export class ServiceStdioTransport implements ServerTransport {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  close(): Promise<void> {
+    if (!this.closing && !this.closed) {
+      this.closed = true;
+      this.closing = this.end();
+    }
+    return this.closing ?? Promise.resolve();
+  }
+
+  private async end(): Promise<void> {
     this.process.stdin.end();
     await this.process.kill();
     this.finish();

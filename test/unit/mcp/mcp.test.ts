@@ -177,6 +177,24 @@ function fakeProcess(): ServiceProcess & {
 }
 
 describe("the stdio transport", () => {
+  it("makes every close wait for the one kill (the SDK closes a server that failed its start, then agent-ci does)", async () => {
+    let killed = () => {};
+    const killing = new Promise<void>((resolve) => (killed = resolve));
+    const kills: number[] = [];
+    const proc = { ...fakeProcess(), kill: () => (kills.push(1), killing) };
+    const transport = new ServiceStdioTransport(proc);
+    await transport.start();
+    const order: string[] = [];
+    void transport.close().then(() => order.push("first close"));
+    const second = transport.close().then(() => order.push("second close"));
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual([]);
+    killed();
+    await second;
+    expect(order).toEqual(["first close", "second close"]);
+    expect(kills).toHaveLength(1);
+  });
+
   it("passes JSON-RPC both ways and keeps the stderr tail", async () => {
     const proc = fakeProcess();
     const transport = new ServiceStdioTransport(proc);
