@@ -139,26 +139,38 @@ export class ContextManager {
   }
 
   /**
-   * Each message's content blocks' estimate, kept by the identity of their array: an array is never changed
-   * once in the conversation (a message that grows gets a new one), but by `clear`, which forgets the arrays it
-   * changed. Without it every turn re-measured the whole conversation.
+   * Estimates kept by identity: each message's content blocks (an array is never changed once in the
+   * conversation, a message that grows gets a new one, but by `clear`, which forgets the arrays it changed)
+   * and each tool's definition. Without it every turn re-measured the whole conversation and the tool list.
    */
   private readonly measured = new WeakMap<object, number>();
+
+  /** The system prompt's estimate, kept while the prompt is the same (it is, from turn to turn). */
+  private system: { text: string; tokens: number } | undefined;
 
   private estimateMessage(message: MessageParam): number {
     const { content } = message;
     if (typeof content !== "object" || content === null) return estimateTokens(message);
-    let tokens = this.measured.get(content);
-    if (tokens === undefined) {
-      tokens = estimateTokens(content);
-      this.measured.set(content, tokens);
-    }
-    return estimateTokens({ ...message, content: [] }) + tokens;
+    return estimateTokens({ ...message, content: [] }) + this.estimated(content);
   }
 
   estimate(request: ContextRequest): number {
-    let tokens = estimateTokens(request.system) + estimateTokens(request.tools);
+    if (this.system?.text !== request.system)
+      this.system = { text: request.system, tokens: estimateTokens(request.system) };
+    let tokens = this.system.tokens;
+    // Each tool's definition by itself: a refresh of the tool list replaces the definitions in its array.
+    for (const tool of request.tools) tokens += this.estimated(tool);
     for (const message of request.messages) tokens += this.estimateMessage(message);
+    return tokens;
+  }
+
+  /** The estimate of a value never changed in place, kept by its identity (`measured`). */
+  private estimated(value: object): number {
+    let tokens = this.measured.get(value);
+    if (tokens === undefined) {
+      tokens = estimateTokens(value);
+      this.measured.set(value, tokens);
+    }
     return tokens;
   }
 
