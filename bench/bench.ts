@@ -34,6 +34,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseRunConfig } from "../src/runner/config.js";
+import { parseReport } from "../src/report/index.js";
 import { ToolPipeline, type ToolCallRecord } from "../src/runner/loop/pipeline.js";
 import { runAgent, type RunOutcome } from "../src/runner/run.js";
 import { detectHostPacker, listWorkspace } from "../src/sandbox/archive.js";
@@ -62,7 +63,7 @@ import {
   REGISTRY_COLD_RUNS,
 } from "./cold.js";
 import { benchRuntimes } from "./runtimes.js";
-import { benchStartUp, ONE_CALL_RUN_GOAL_MS, START_GOAL_MS, STARTED_AT_GOAL_MS } from "./start.js";
+import { benchStartUp, node, ONE_CALL_RUN_GOAL_MS, START_GOAL_MS, STARTED_AT_GOAL_MS } from "./start.js";
 import { callCount, sessionScript, type ScriptCall, type ScriptTurn } from "./session.js";
 import {
   addedMs,
@@ -95,6 +96,8 @@ const MIX_ROUNDS = 30;
 const DEPS_REPS = 3;
 /** This repository (the bundle is dist/bench.js): its own node_modules is the dependency tree copied in. */
 const REPO_ROOT = path.resolve(path.dirname(SELF), "..");
+/** The `agent-ci` command, as a user runs it. */
+const CLI_BIN = path.join(REPO_ROOT, "bin/agent-ci.js");
 const ONLY = new Set(
   (process.env.AGENT_CI_BENCH_ONLY ?? "")
     .split(",")
@@ -957,13 +960,16 @@ async function benchMixed(tree: RepoOptions, name: string): Promise<void> {
 
 /** The loop's own cost a call, the goal (issue: recording, events, redaction, turn bookkeeping between calls). */
 const LOOP_COST_GOAL_MS = 2;
+/** The whole run's row the loop's own cost is read from: the time of the calls phase no call took. */
+const LOOP_COST_ROW =
+  "· in each run's own record: the calls phase less the calls' own time (policy, tool, result), per call";
 const WHOLE_RUN_REPS = 3;
 
 /**
- * The same mix as whole scripted runs through `runAgent` (one call a turn, as a model sends them): the calls
- * phase over the number of calls, beside the same calls' cost through the pipeline alone. What is added is
- * the loop's own cost a call: the policy's decision, the events and the record, redaction and previews, the
- * turn's bookkeeping (the scripted model answers at once).
+ * The same mix as whole scripted runs of the `agent-ci` command (CLI_NODE, as the start-up rows run it; one call
+ * a turn, as a model sends them): the calls phase over the number of calls, beside the same calls' cost through
+ * the pipeline alone. What is added is the loop's own cost a call: the policy's decision, the events and the
+ * record, redaction and previews, the turn's bookkeeping (the scripted model answers at once).
  */
 async function wholeRunPerCall(
   workspace: string,
@@ -975,26 +981,41 @@ async function wholeRunPerCall(
   for (let round = 0; round < MIX_ROUNDS; round++) for (const c of mix) turns.push([c]);
   const scriptFile = path.join(tmpDir("script"), "whole-run.json");
   fs.writeFileSync(scriptFile, JSON.stringify({ turns, final: "done" }));
-  log(`   the mix as ${WHOLE_RUN_REPS} whole scripted runs of ${turns.length} calls`);
+  log(`   the mix as ${WHOLE_RUN_REPS} whole scripted runs of ${turns.length} calls (\`agent-ci run\`)`);
   const perCall: number[] = [];
+  const between: number[] = [];
   for (let i = 0; i < WHOLE_RUN_REPS; i++) {
-    const { outcome } = await scriptedRun(workspace, scriptFile);
-    const calls = outcome.report?.phases?.find((p) => p.name === "calls");
-    const n = outcome.report?.toolCalls.length ?? 0;
+    const out = tmpDir("whole-run");
+    const argv = ["run", "--workspace", workspace, "--script", scriptFile, "--mode", "bypassPermissions"];
+    await node([CLI_BIN, ...argv, "--max-turns", "200", "--out", out, "--quiet"], workspace);
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    const calls = report.phases?.find((p) => p.name === "calls");
+    const n = report.toolCalls.length;
     check(
       "mix: every call of the whole run ran, none failed",
-      n === turns.length && !outcome.report?.toolCalls.some((c) => c.isError),
+      n === turns.length && !report.toolCalls.some((c) => c.isError),
       `${n} of ${turns.length}`,
     );
-    if (calls && n) perCall.push(calls.durationMs / n);
+    if (calls && n) {
+      perCall.push(calls.durationMs / n);
+      between.push((calls.durationMs - report.toolCalls.reduce((sum, c) => sum + c.durationMs, 0)) / n);
+    }
   }
   rows.push({
     section,
-    measurement: `the mix, per call over a whole scripted run (the calls phase / ${turns.length}) vs per call through the pipeline alone`,
+    measurement: `the mix, per call over a whole scripted run (\`agent-ci run\`, the calls phase / ${turns.length}) vs per call through the pipeline alone`,
     unit: "ms",
     agentCi: summarize(perCall),
     native: summarize([...inContainer]),
-    note: `added = the loop's own cost a call; goal ≤ ${LOOP_COST_GOAL_MS} ms`,
+    note: "the two columns are measured apart: their calls' own times move by a few ms from run to run",
+  });
+  rows.push({
+    section,
+    measurement: LOOP_COST_ROW,
+    unit: "ms",
+    agentCi: summarize(between),
+    native: null,
+    note: `the loop's own cost a call, between one call's end and the next one's start; goal ≤ ${LOOP_COST_GOAL_MS} ms`,
   });
 }
 
@@ -1177,16 +1198,28 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
       value: `+${added.toFixed(1)} ms`,
     });
   }
-  for (const mixRow of rows.filter((r) => r.measurement.startsWith("the mix, per call"))) {
+  const mixName = (row: Row) => row.section.replace(/^Real commands, /, "real commands, ");
+  for (const mixRow of rows.filter((r) => r.measurement.startsWith("the mix, per call ("))) {
     const mixAdded = addedMs(mixRow);
     if (mixAdded === null) continue;
-    // The whole-run row's added time is the loop's own cost a call, with a goal of its own.
-    const wholeRun = mixRow.measurement.includes("whole scripted run");
-    const goal = wholeRun ? LOOP_COST_GOAL_MS : 5;
     out.push({
-      target: `${mixRow.section.replace(/^Real commands, /, "real commands, ")} (Read, Grep, git status): ${wholeRun ? `the loop's own cost ≤ ${goal} ms a call, over whole runs` : `≤ ${goal} ms added per call`}`,
-      met: mixAdded <= goal,
+      target: `${mixName(mixRow)} (Read, Grep, git status): ≤ 5 ms added per call`,
+      met: mixAdded <= 5,
       value: `+${mixAdded.toFixed(1)} ms`,
+    });
+  }
+  // Read in each whole run's own record: the whole run's calls against the pipeline's alone (the row above
+  // it) compare two medians measured apart, whose calls' own times move by more than the goal.
+  for (const loopRow of rows.filter((r) => r.measurement === LOOP_COST_ROW)) {
+    if (typeof loopRow.agentCi !== "object" || loopRow.agentCi === null) continue;
+    const wholeRun = rows.find(
+      (r) => r.section === loopRow.section && r.measurement.includes("whole scripted run"),
+    );
+    const apart = wholeRun ? addedMs(wholeRun) : null;
+    out.push({
+      target: `${mixName(loopRow)} (Read, Grep, git status): the loop's own cost ≤ ${LOOP_COST_GOAL_MS} ms a call, over whole runs`,
+      met: loopRow.agentCi.median <= LOOP_COST_GOAL_MS,
+      value: `${loopRow.agentCi.median.toFixed(1)} ms${apart === null ? "" : ` (the whole run's calls against the pipeline's alone: ${apart >= 0 ? "+" : ""}${apart.toFixed(1)} ms)`}`,
     });
   }
   const deps = find("copy-in (`--include-ignored node_modules`)");

@@ -24,7 +24,7 @@ interface OneCallReport {
 }
 
 /** Runs `node <args>` (CLI_NODE) to its end; rejects on a non-zero exit, with its stderr. */
-function node(args: readonly string[], cwd: string): Promise<void> {
+export function node(args: readonly string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(CLI_NODE, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
