@@ -1136,6 +1136,11 @@ async function machine(): Promise<Record<string, string | number>> {
   };
 }
 
+/** Milliseconds added, with their sign: +1.2, −0.1. */
+function signedMs(ms: number): string {
+  return `${ms < 0 ? "−" : "+"}${Math.abs(ms).toFixed(1)}`;
+}
+
 function targets(): Array<{ target: string; met: boolean; value: string }> {
   const find = (m: string) => rows.find((r) => r.measurement.startsWith(m));
   const out: Array<{ target: string; met: boolean; value: string }> = [];
@@ -1195,7 +1200,7 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
     out.push({
       target: `${row!.measurement}: a few ms added (≤ 5 ms)`,
       met: added <= 5,
-      value: `+${added.toFixed(1)} ms`,
+      value: `${signedMs(added)} ms`,
     });
   }
   const mixName = (row: Row) => row.section.replace(/^Real commands, /, "real commands, ");
@@ -1205,7 +1210,7 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
     out.push({
       target: `${mixName(mixRow)} (Read, Grep, git status): ≤ 5 ms added per call`,
       met: mixAdded <= 5,
-      value: `+${mixAdded.toFixed(1)} ms`,
+      value: `${signedMs(mixAdded)} ms`,
     });
   }
   // Read in each whole run's own record: the whole run's calls against the pipeline's alone (the row above
@@ -1219,7 +1224,7 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
     out.push({
       target: `${mixName(loopRow)} (Read, Grep, git status): the loop's own cost ≤ ${LOOP_COST_GOAL_MS} ms a call, over whole runs`,
       met: loopRow.agentCi.median <= LOOP_COST_GOAL_MS,
-      value: `${loopRow.agentCi.median.toFixed(1)} ms${apart === null ? "" : ` (the whole run's calls against the pipeline's alone: ${apart >= 0 ? "+" : ""}${apart.toFixed(1)} ms)`}`,
+      value: `${loopRow.agentCi.median.toFixed(1)} ms${apart === null ? "" : ` (the whole run's calls against the pipeline's alone: ${signedMs(apart)} ms)`}`,
     });
   }
   const deps = find("copy-in (`--include-ignored node_modules`)");
