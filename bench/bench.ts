@@ -71,6 +71,7 @@ import {
   markdownTable,
   paired,
   ratio,
+  signedMs,
   summarize,
   summarized,
   timeMs,
@@ -1134,11 +1135,6 @@ async function machine(): Promise<Record<string, string | number>> {
     docker: v.Version,
     loadAverageAtStart: Number(os.loadavg()[0]?.toFixed(2)),
   };
-}
-
-/** Milliseconds added, with their sign: +1.2, −0.1. */
-function signedMs(ms: number): string {
-  return `${ms < 0 ? "−" : "+"}${Math.abs(ms).toFixed(1)}`;
 }
 
 function targets(): Array<{ target: string; met: boolean; value: string }> {

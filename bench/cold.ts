@@ -16,7 +16,7 @@ import { hasCommand } from "../test/support/host-command.js";
 import { canRunSecondEngine, SecondEngine } from "../test/support/second-engine.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../test/support/fake-anthropic.js";
 import { CLI_NODE, summarize, type Row } from "./stats.js";
-import type { RunReport } from "../src/report/index.js";
+import { parseReport, type RunReport } from "../src/report/index.js";
 
 const COLD_TAG = "agent-ci-bench-cold";
 /** Milliseconds as seconds, for the log and the notes (`6.59`). */
@@ -128,22 +128,19 @@ const AFTER_START = new Set(["calls", "patch", "verify", "teardown"]);
 
 /**
  * When the run's first tool call waited for, from its own record (ms from its startedAt): the sandbox ready
- * (the end of its start's last phase), the first model turn answered (a turn asked ahead), and the call.
+ * (the end of its start's last phase), the first model turn answered (a turn asked ahead), and the call's start.
  */
 function firstCallTimes({ report }: FirstCall): {
   ready: number;
   answered: number | undefined;
   callStart: number;
-  callMs: number;
 } {
   const start = (report.phases ?? []).filter((p) => !AFTER_START.has(p.name));
   const turn = report.firstTurn?.overlapped ? report.turns[0] : undefined;
-  const call = report.toolCalls[0]!;
   return {
     ready: Math.max(...start.map((p) => p.startOffsetMs + p.durationMs)),
     answered: turn && turn.startOffsetMs + turn.durationMs,
-    callStart: call.startOffsetMs,
-    callMs: call.durationMs,
+    callStart: report.toolCalls[0]!.startOffsetMs,
   };
 }
 
@@ -182,7 +179,7 @@ async function cliFirstCall(
     for (const line of stderr.split("\n").filter((l) => /pull|build|fail/i.test(l))) log(`  ${line}`);
     if (code !== 0 || answered === undefined)
       throw new Error(`agent-ci run exited ${code} before answering its first call:\n${stderr.slice(-2000)}`);
-    const report = JSON.parse(fs.readFileSync(path.join(dir, "out", "report.json"), "utf8")) as RunReport;
+    const report = parseReport(fs.readFileSync(path.join(dir, "out", "report.json"), "utf8"));
     return { ms: answered, report };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -428,6 +425,9 @@ export async function benchFirstTurnOverlap(
     try {
       const scripted: FirstCall[] = [];
       const overlapped: FirstCall[] = [];
+      /** Each scripted run's first call after its sandbox; each overlapped run's times. */
+      const scriptedWaits: number[] = [];
+      const overlappedTimes: Array<{ ready: number; answered: number; wait: number }> = [];
       for (let i = 1; i <= REGISTRY_COLD_RUNS; i++) {
         await emptyEngine(engine.client);
         const alone = await cliFirstCall(workspaceDir, env, [], log);
@@ -440,13 +440,16 @@ export async function benchFirstTurnOverlap(
           throw new Error(
             `overlapped run ${i} did not ask its first turn ahead: ${withTurn.report.firstTurn?.reason}`,
           );
+        const wait = o.callStart - Math.max(o.ready, o.answered);
+        const scriptedWait = a.callStart - a.ready;
+        scriptedWaits.push(scriptedWait);
+        overlappedTimes.push({ ready: o.ready, answered: o.answered, wait });
         log(
-          `overlapped first turn, run ${i}: scripted cold start ${seconds(alone.ms)} s (its call began ${a.callStart - a.ready} ms after its sandbox was ready), with a ${FIRST_TURN_MS} ms first turn ${seconds(withTurn.ms)} s (its sandbox ready at ${o.ready} ms, its first turn answered at ${o.answered} ms, its call began ${o.callStart - Math.max(o.ready, o.answered)} ms after the slower of the two)`,
+          `overlapped first turn, run ${i}: scripted cold start ${seconds(alone.ms)} s (its call began ${scriptedWait} ms after its sandbox was ready), with a ${FIRST_TURN_MS} ms first turn ${seconds(withTurn.ms)} s (its sandbox ready at ${o.ready} ms, its first turn answered at ${o.answered} ms, its call began ${wait} ms after the slower of the two)`,
         );
       }
       const scriptedMedian = summarize(scripted.map((r) => r.ms)).median;
       const goal = Math.max(scriptedMedian, FIRST_TURN_MS);
-      const overlappedTimes = overlapped.map(firstCallTimes);
       const median = (values: number[]) => summarize(values).median;
       return [
         {
@@ -461,9 +464,9 @@ export async function benchFirstTurnOverlap(
           section: OVERLAP_SECTION,
           measurement: OVERLAP_WAIT_ROW,
           unit: "ms",
-          agentCi: summarize(overlappedTimes.map((t) => t.callStart - Math.max(t.ready, t.answered ?? 0))),
-          native: summarize(scripted.map(firstCallTimes).map((t) => t.callStart - t.ready)),
-          note: `native column: a scripted run's first call after its sandbox's start; in the overlapped runs the sandbox was ready at ${seconds(median(overlappedTimes.map((t) => t.ready)))} s and the first turn answered at ${seconds(median(overlappedTimes.map((t) => t.answered ?? NaN)))} s (medians, from the run's start)`,
+          agentCi: summarize(overlappedTimes.map((t) => t.wait)),
+          native: summarize(scriptedWaits),
+          note: `native column: a scripted run's first call after its sandbox's start; in the overlapped runs the sandbox was ready at ${seconds(median(overlappedTimes.map((t) => t.ready)))} s and the first turn answered at ${seconds(median(overlappedTimes.map((t) => t.answered)))} s (medians, from the run's start)`,
         },
       ];
     } finally {

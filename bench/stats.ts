@@ -107,6 +107,11 @@ function value(cell: Summary | number | null): number | null {
   return typeof cell === "number" ? cell : cell.median;
 }
 
+/** Milliseconds added, with their sign: +1.2, -0.1. */
+export function signedMs(ms: number): string {
+  return `${ms >= 0 ? "+" : "-"}${Math.abs(ms).toFixed(1)}`;
+}
+
 export function addedMs(row: Row): number | null {
   const a = value(row.agentCi);
   const n = value(row.native);
@@ -158,7 +163,7 @@ export function markdownTable(rows: readonly Row[]): string {
         ` ${escapeCell(row.measurement)} `,
         ` ${cell(row.agentCi, row.unit)} `,
         ` ${cell(row.native, row.unit)} `,
-        ` ${added === null ? "—" : `${added >= 0 ? "+" : ""}${added.toFixed(1)}`} `,
+        ` ${added === null ? "—" : signedMs(added)} `,
         ` ${r === null ? "—" : `${r.toFixed(2)}×`} `,
         ` ${escapeCell(row.note ?? "")} `,
         "",
