@@ -13,9 +13,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
-import zlib from "node:zlib";
 import crypto from "node:crypto";
 import { spawnSync } from "node:child_process";
+import { fill, fixtureBytes as bytes } from "./reference-fixtures.mjs";
 
 const args = process.argv.slice(2);
 const verbose = args.includes("--verbose");
@@ -33,64 +33,7 @@ if (!cli) {
   cli = path.resolve(bin);
 }
 
-// ---- fixtures (the shapes used in the reference files) ----
-const fill = (tpl, n, pad) => tpl.replaceAll("{n}", pad ? String(n).padStart(pad, "0") : String(n));
-function png(w, h, [r, g, b]) {
-  const table = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf) => {
-    let c = 0xffffffff;
-    for (const x of buf) c = table[(c ^ x) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type, data) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(td));
-    return Buffer.concat([len, td, c]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  const rows = [];
-  for (let y = 0; y < h; y++) {
-    const row = Buffer.alloc(1 + w * 3);
-    for (let x = 0; x < w; x++) row.set([r, g, b], 1 + x * 3);
-    rows.push(row);
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", zlib.deflateSync(Buffer.concat(rows))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
-function bytes(spec) {
-  if (typeof spec === "string") return Buffer.from(spec);
-  if (spec.content !== undefined) return Buffer.from(spec.content);
-  if (spec.base64 !== undefined) return Buffer.from(spec.base64, "base64");
-  if (spec.hex !== undefined) return Buffer.from(spec.hex.replace(/\s+/g, ""), "hex");
-  if (spec.json !== undefined) return Buffer.from(JSON.stringify(spec.json, null, 2) + "\n");
-  if (spec.lines) {
-    const { count, template = "line {n}", eol = "\n", trailing = true, start = 1, pad } = spec.lines;
-    const a = [];
-    for (let i = start; i < start + count; i++) a.push(fill(template, i, pad));
-    return Buffer.from(a.join(eol) + (trailing ? eol : ""));
-  }
-  if (spec.repeat)
-    return Buffer.from(
-      (spec.prefix || "") + spec.repeat.text.repeat(spec.repeat.count) + (spec.suffix || ""),
-    );
-  if (spec.png) return png(spec.png.width || 2, spec.png.height || 2, spec.png.rgb || [255, 0, 0]);
-  throw new Error("unknown fixture " + JSON.stringify(spec).slice(0, 100));
-}
+// ---- fixtures (the shapes used in the reference files: reference-fixtures.mjs) ----
 const when = (m) => (typeof m === "number" ? new Date(m * 1000) : new Date(m));
 function build(ws, c) {
   fs.rmSync(ws, { recursive: true, force: true });

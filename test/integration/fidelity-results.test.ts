@@ -6,8 +6,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { png } from "../../scripts/reference-fixtures.mjs";
 import { IMAGE_LEFT_OUT } from "../../src/mcp/result.js";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { runCli as runAgentCi } from "../support/cli-process.js";
@@ -96,39 +96,8 @@ const isReader = (request: RecordedMessagesRequest): boolean =>
 
 const call = (id: string, name: string, input: Record<string, unknown>) => fake.toolUse(name, input, { id });
 
-/** A 2×2 blue PNG, made here. */
-function png(): Buffer {
-  const crc = (data: Buffer) => {
-    let c = ~0;
-    for (const byte of data) {
-      c ^= byte;
-      for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
-    }
-    return ~c >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const head = Buffer.alloc(4);
-    head.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
-    const tail = Buffer.alloc(4);
-    tail.writeUInt32BE(crc(body));
-    return Buffer.concat([head, body, tail]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(2, 0);
-  header.writeUInt32BE(2, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.from([0, 0, 0, 255, 0, 0, 255]);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", header),
-    chunk("IDAT", zlib.deflateSync(Buffer.concat([row, row]))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
-
 describe("MCP results as Claude Code gives them, through the CLI", { timeout: RUN_TIMEOUT }, () => {
-  const picture = png();
+  const picture = png(2, 2, [0, 0, 255]);
   let run: CliRun;
   beforeAll(async () => {
     run = await runCli({

@@ -9,6 +9,7 @@ import https from "node:https";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
+import { fixtureBytes } from "../../scripts/reference-fixtures.mjs";
 import { makeCertificates } from "./egress-servers.js";
 
 export const WEB_NAMES = ["web.test", "other.test", "meta.test", "private.test"] as const;
@@ -19,7 +20,14 @@ export interface WebRoute {
   headers?: Record<string, string>;
   content_type?: string;
   body?:
-    string | { prefix?: string; repeat?: { text: string; count: number }; suffix?: string; png?: unknown };
+    | string
+    | {
+        prefix?: string;
+        repeat?: { text: string; count: number };
+        suffix?: string;
+        /** A PNG as the recorded cases describe it (2×2 red unless given). */
+        png?: { width?: number; height?: number; rgb?: [number, number, number] };
+      };
 }
 
 export interface WebServer {
@@ -32,16 +40,11 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-const PNG_1X1 = Buffer.from(
-  "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c4944415408d763f8cfc0000003010100c9fe92ef0000000049454e44ae426082",
-  "hex",
-);
-
 function bodyOf(route: WebRoute): Buffer {
   const body = route.body;
   if (body === undefined) return Buffer.alloc(0);
   if (typeof body === "string") return Buffer.from(body);
-  if (body.png) return PNG_1X1;
+  if (body.png) return fixtureBytes({ png: body.png });
   return Buffer.from(
     (body.prefix ?? "") +
       (body.repeat ? body.repeat.text.repeat(body.repeat.count) : "") +
