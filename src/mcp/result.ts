@@ -1,14 +1,15 @@
 // An MCP tool's result as Claude Code hands it to the model: content blocks in order (an image followed
 // by a `[Image: source: …]` line naming where it was saved), resource links and embedded resources as
-// one-line notes (a binary one saved, with its type and size), `structuredContent` as its JSON string
-// instead of text-only blocks (the blocks when they carry an image, audio or binary data the JSON would
-// hand over as text, as Claude Code does for a server that sends both), a server's `isError` as a
-// plain error string, and a result over MAX_MCP_OUTPUT_TOKENS saved to a file with Claude Code's note in
-// its place (a result with images is cut instead: an image that does not fit is left out with a line
-// saying so). Linear in the result's size.
+// one-line notes naming the server and URI (binary content saved, with its type and size), `structuredContent`
+// as its JSON string in place of the text blocks (after the blocks it would otherwise hand over as text: an
+// image, audio, a binary resource), a server's `isError` as a plain error string, and a result over
+// MAX_MCP_OUTPUT_TOKENS saved to a file with Claude Code's note in its place (a result with images is cut
+// instead, ending in Claude Code's truncation note: an image that does not fit is left out with a line saying
+// so). Linear in the result's size.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { OUTPUTS_DIR, type Sandbox } from "../sandbox/sandbox.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import { MAX_LINE_CHARS } from "../tools/read.js";
+import { binarySavedNote, extensionFor, fileSafe, saveOutput } from "../tools/saved-binary.js";
 import type { ToolContent, ToolResult } from "../tools/types.js";
 
 /** Claude Code's default for MAX_MCP_OUTPUT_TOKENS. */
@@ -19,20 +20,13 @@ const CHARS_PER_TOKEN = 4;
 const IMAGE_TOKENS = 1_600;
 /** What stands where an image was when it did not fit in the limit. */
 export const IMAGE_LEFT_OUT = "[Image left out: it did not fit in the tool output limit]";
+/** The image types sent to the model as image blocks (the Messages API's). */
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
-const IMAGE_EXTENSIONS: Record<string, string> = {
-  "image/png": "png",
-  "image/jpeg": "jpg",
-  "image/gif": "gif",
-  "image/webp": "webp",
-};
-/** File extensions for an embedded binary resource's saved bytes (others: bin). */
-const RESOURCE_EXTENSIONS: Record<string, string> = {
-  ...IMAGE_EXTENSIONS,
-  "text/plain": "txt",
-  "application/json": "json",
-  "application/pdf": "pdf",
-};
+/** Claude Code's note ending a result cut to MAX_MCP_OUTPUT_TOKENS, and its advice. */
+export function truncatedNote(maxTokens: number): string {
+  return `\n\n[OUTPUT TRUNCATED - exceeded ${maxTokens} token limit]\n\nThe tool output was truncated. If this MCP server provides pagination or filtering tools, use them to retrieve specific portions of the data. If pagination is not available, inform the user that you are working with truncated output and results may be incomplete.`;
+}
 
 type Block = Exclude<ToolContent, string>[number];
 
@@ -52,43 +46,53 @@ export function maxMcpOutputTokens(env: NodeJS.ProcessEnv = process.env): number
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_MCP_OUTPUT_TOKENS;
 }
 
-const fileSafe = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 80);
-
-/** Saves bytes where the agent can Read them (the outputs folder), returning the container path. */
-async function save(
-  ctx: McpResultContext,
+/**
+ * Saves bytes of a server's where the agent can Read them (the outputs folder), as
+ * `mcp-<server>-<what>-<tool_use id>.<ext>`, returning the container path.
+ */
+export const saveMcpOutput = (
+  ctx: Pick<McpResultContext, "server" | "id" | "sandbox">,
   what: string,
   ext: string,
   data: string | Uint8Array,
-): Promise<string> {
-  const file = `${OUTPUTS_DIR}/mcp-${fileSafe(ctx.server)}-${what}-${fileSafe(ctx.id)}.${ext}`;
-  await ctx.sandbox.writeFile(file, data, { confine: false });
-  return file;
-}
+): Promise<string> =>
+  saveOutput(ctx.sandbox, `mcp-${fileSafe(ctx.server)}-${what}-${fileSafe(ctx.id)}.${ext}`, data);
 
-async function blocksOf(result: CallToolResult, ctx: McpResultContext): Promise<Block[]> {
+/**
+ * The blocks of a result's content. Images, audio and binary resources are saved (`blob`, then `blob2`, …, as
+ * Claude Code names them `mcp-<server>-blob-…`); `skipText` leaves out the plain text items (the structured
+ * JSON stands for them).
+ */
+async function blocksOf(result: CallToolResult, ctx: McpResultContext, skipText = false): Promise<Block[]> {
   const blocks: Block[] = [];
-  let images = 0;
+  let saved = 0;
+  const saveBlob = (mediaType: string | undefined, base64: string) => {
+    const bytes = Buffer.from(base64, "base64");
+    const name = saved++ ? `blob${saved}` : "blob";
+    return saveMcpOutput(ctx, name, extensionFor(mediaType), bytes).then((file) => ({
+      file,
+      size: bytes.length,
+    }));
+  };
   for (const item of result.content ?? []) {
     switch (item.type) {
       case "text":
-        blocks.push({ type: "text", text: item.text });
+        if (!skipText) blocks.push({ type: "text", text: item.text });
         break;
       case "image": {
-        const media = IMAGE_EXTENSIONS[item.mimeType];
-        const name = images++ ? `blob${images}` : "blob";
-        const saved = await save(ctx, name, media ?? "bin", Buffer.from(item.data, "base64"));
-        if (media)
+        const { file } = await saveBlob(item.mimeType, item.data);
+        if (IMAGE_TYPES.has(item.mimeType))
           blocks.push({
             type: "image",
             source: { type: "base64", media_type: item.mimeType as "image/png", data: item.data },
           });
-        blocks.push({ type: "text", text: `[Image: source: ${saved}]` });
+        blocks.push({ type: "text", text: `[Image: source: ${file}]` });
         break;
       }
       case "audio": {
-        const saved = await save(ctx, `audio${images++}`, "bin", Buffer.from(item.data, "base64"));
-        blocks.push({ type: "text", text: `[Audio: ${item.mimeType}, saved to ${saved}]` });
+        const { file, size } = await saveBlob(item.mimeType, item.data);
+        const text = binarySavedNote(file, item.mimeType, size, `[Audio from ${ctx.server}] `);
+        blocks.push({ type: "text", text });
         break;
       }
       case "resource_link":
@@ -99,16 +103,12 @@ async function blocksOf(result: CallToolResult, ctx: McpResultContext): Promise<
         break;
       case "resource": {
         const r = item.resource;
+        const source = `[Resource from ${ctx.server} at ${r.uri}] `;
         if ("text" in r) {
-          blocks.push({ type: "text", text: `[Resource from ${ctx.server} at ${r.uri}] ${r.text}` });
+          blocks.push({ type: "text", text: `${source}${r.text}` });
         } else {
-          const bytes = Buffer.from(r.blob, "base64");
-          const type = r.mimeType ?? "application/octet-stream";
-          const saved = await save(ctx, `resource${images++}`, RESOURCE_EXTENSIONS[type] ?? "bin", bytes);
-          blocks.push({
-            type: "text",
-            text: `Binary content (${type}, ${bytes.length.toLocaleString("en-US")} bytes) saved to ${saved}`,
-          });
+          const { file, size } = await saveBlob(r.mimeType, r.blob);
+          blocks.push({ type: "text", text: binarySavedNote(file, r.mimeType, size, source) });
         }
         break;
       }
@@ -179,10 +179,10 @@ const blockChars = (block: Block): number =>
 
 /**
  * Cuts blocks to a character budget, in order: text cut where the budget ends, an image that does not fit
- * left out with a line saying so; then one truncation note.
+ * left out with a line saying so; then Claude Code's truncation note.
  */
-function cutBlocks(blocks: Block[], maxChars: number, tokens: number): Block[] {
-  let left = maxChars;
+function cutBlocks(blocks: Block[], maxTokens: number): Block[] {
+  let left = maxTokens * CHARS_PER_TOKEN;
   const out: Block[] = [];
   for (const block of blocks) {
     if (block.type === "image") {
@@ -201,10 +201,7 @@ function cutBlocks(blocks: Block[], maxChars: number, tokens: number): Block[] {
     out.push(block.text.length > left ? { type: "text", text: block.text.slice(0, left) } : block);
     left -= block.text.length;
   }
-  out.push({
-    type: "text",
-    text: `[OUTPUT TRUNCATED - the result was about ${tokens.toLocaleString("en-US")} tokens, over the limit of ${Math.round(maxChars / CHARS_PER_TOKEN).toLocaleString("en-US")} (MAX_MCP_OUTPUT_TOKENS)]`,
-  });
+  out.push({ type: "text", text: truncatedNote(maxTokens) });
   return out;
 }
 
@@ -226,18 +223,19 @@ export async function mapMcpResult(result: CallToolResult, ctx: McpResultContext
     };
   }
   const maxChars = ctx.maxTokens * CHARS_PER_TOKEN;
-  if (result.structuredContent !== undefined && !carriesData(result)) {
-    const json = JSON.stringify(result.structuredContent);
-    if (json.length <= maxChars) return { output: json, title };
-    const file = await save(ctx, fileSafe(ctx.tool), "txt", json);
-    return { output: savedOutputNote(json, file), title, metadata: { savedTo: file } };
+  const structured =
+    result.structuredContent === undefined ? undefined : JSON.stringify(result.structuredContent);
+  if (structured !== undefined && !carriesData(result)) {
+    if (structured.length <= maxChars) return { output: structured, title };
+    const file = await saveMcpOutput(ctx, fileSafe(ctx.tool), "txt", structured);
+    return { output: savedOutputNote(structured, file), title, metadata: { savedTo: file } };
   }
-  const blocks = await blocksOf(result, ctx);
+  const blocks = await blocksOf(result, ctx, structured !== undefined);
+  if (structured !== undefined) blocks.push({ type: "text", text: structured });
   const text = textOf(blocks);
   const chars = blocks.reduce((n, b) => n + blockChars(b), 0);
   if (chars <= maxChars) return { output: blocks, title };
-  const tokens = Math.ceil(chars / CHARS_PER_TOKEN);
-  if (blocks.some((b) => b.type === "image")) return { output: cutBlocks(blocks, maxChars, tokens), title };
-  const file = await save(ctx, fileSafe(ctx.tool), "txt", text);
+  if (blocks.some((b) => b.type === "image")) return { output: cutBlocks(blocks, ctx.maxTokens), title };
+  const file = await saveMcpOutput(ctx, fileSafe(ctx.tool), "txt", text);
   return { output: savedOutputNote(text, file), title, metadata: { savedTo: file } };
 }

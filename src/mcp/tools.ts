@@ -3,15 +3,21 @@
 // checked here (the server's own -32602 answer comes back), and ListMcpResourcesTool /
 // ReadMcpResourceTool when a server offers resources. Every one goes through the same pipeline, policy,
 // hooks and record as the built-in tools.
-import { ErrorCode, McpError, type Tool as McpToolSpec } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  type ReadResourceResult,
+  type Tool as McpToolSpec,
+} from "@modelcontextprotocol/sdk/types.js";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
 import { mcpName } from "../policy/index.js";
-import { plainError, toolError } from "../tools/define-tool.js";
-import type { AnyTool, ToolResult } from "../tools/types.js";
+import { plainError } from "../tools/define-tool.js";
+import { binarySavedNote, extensionFor } from "../tools/saved-binary.js";
+import type { AnyTool, ToolContext, ToolResult } from "../tools/types.js";
 import type { McpManager } from "./manager.js";
-import { mapMcpResult } from "./result.js";
+import { mapMcpResult, saveMcpOutput } from "./result.js";
 import { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./names.js";
 
 /** Claude Code's normalisation of a server's or tool's name inside `mcp__…__…`. */
@@ -81,9 +87,6 @@ export function mcpErrorMessage(e: unknown): string {
   return `${prefix}${message.slice(start)}`;
 }
 
-/** The SDK's McpError codes that are the client's own (the connection, the clock), not a server's answer. */
-const LOCAL_ERROR_CODES = new Set<number>([ErrorCode.ConnectionClosed, ErrorCode.RequestTimeout]);
-
 function errorResult(e: unknown): ToolResult {
   const message = mcpErrorMessage(e);
   return plainError("mcp_error", message.startsWith("MCP error") ? message : `Error: ${message}`);
@@ -135,9 +138,75 @@ const ReadResourceInput = z.strictObject({
   uri: z.string().describe("The resource URI to read"),
 });
 
-function resourceTools(manager: McpManager, servers: string[]): AnyTool[] {
-  const unknown = (server: string): ToolResult =>
-    toolError("invalid_input", `Server "${server}" not found. Available servers: ${servers.join(", ")}`);
+/** The JSON-RPC code the MCP specification gives a missing resource. */
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * A server's answer that the resource is not there, as Claude Code reads it: -32002 or the SDK servers'
+ * -32602 ("Resource … not found"). The model gets Claude Code's message in place of the raw error.
+ */
+const isMissingResource = (e: unknown): boolean =>
+  e instanceof McpError && (e.code === RESOURCE_NOT_FOUND || e.code === Number(ErrorCode.InvalidParams));
+
+/** Claude Code's answer to a read of a resource that is not there: not an error, what to do next. */
+export const resourceNotFound = (uri: string): string =>
+  `Resource not found: ${uri} \u2014 it may have been deleted or the URI is stale. Re-run ${LIST_RESOURCES_TOOL} to refresh.`;
+
+/**
+ * A resource read's contents as Claude Code hands them over: a binary one saved where the agent can Read it,
+ * its base64 replaced by the path and a note naming the server and URI.
+ */
+async function readContents(
+  server: string,
+  contents: ReadResourceResult["contents"],
+  ctx: ToolContext,
+): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const [i, item] of contents.entries()) {
+    if (!("blob" in item) || typeof item.blob !== "string") {
+      out.push(item);
+      continue;
+    }
+    const bytes = Buffer.from(item.blob, "base64");
+    const what = i ? `resource${i + 1}` : "resource";
+    const file = await saveMcpOutput(
+      { server, id: ctx.toolUseId, sandbox: ctx.sandbox },
+      what,
+      extensionFor(item.mimeType),
+      bytes,
+    );
+    const note = binarySavedNote(
+      file,
+      item.mimeType,
+      bytes.length,
+      `[Resource from ${server} at ${item.uri}] `,
+    );
+    out.push({ uri: item.uri, mimeType: item.mimeType, blobSavedTo: file, text: note });
+  }
+  return out;
+}
+
+/**
+ * ListMcpResourcesTool and ReadMcpResourceTool over the servers the policy lets them reach (`allowed`): a
+ * server they may not name is left out of them, as if it were not configured.
+ */
+function resourceTools(manager: McpManager, allowed: (server: string) => boolean): AnyTool[] {
+  const named = () => manager.servers.filter((s) => allowed(s.name));
+  const readable = () => named().filter((s) => s.status === "connected" && s.resources);
+  /** Why a server's resources cannot be asked for (Claude Code's messages), or undefined. */
+  const unreachable = (server: string): ToolResult | undefined => {
+    const all = named();
+    const state = all.find((s) => s.name === server);
+    if (!state)
+      return plainError(
+        "invalid_input",
+        `Server "${server}" not found. Available servers: ${all.map((s) => s.name).join(", ")}`,
+      );
+    // A server not connected is the manager's to explain (why, or a restart under way that the call waits for).
+    if (state.status === "connected" && !state.resources)
+      return plainError("invalid_input", `Server "${server}" does not support resources`);
+    return undefined;
+  };
   const list: AnyTool = {
     name: LIST_RESOURCES_TOOL,
     description: `
@@ -154,8 +223,11 @@ Parameters:
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     async call(input: z.infer<typeof ListResourcesInput>) {
-      if (input.server !== undefined && !servers.includes(input.server)) return unknown(input.server);
-      const names = input.server === undefined ? servers : [input.server];
+      if (input.server !== undefined) {
+        const refused = unreachable(input.server);
+        if (refused) return refused;
+      }
+      const names = input.server === undefined ? readable().map((s) => s.name) : [input.server];
       try {
         const lists = await Promise.all(
           names.map(async (server) => (await manager.listResources(server)).map((r) => ({ ...r, server }))),
@@ -180,20 +252,28 @@ Parameters:
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     async call(input: z.infer<typeof ReadResourceInput>, ctx) {
-      if (!servers.includes(input.server)) return unknown(input.server);
+      const refused = unreachable(input.server);
+      if (refused) return refused;
+      const title = `${input.server}: ${input.uri}`;
+      let result: ReadResourceResult;
       try {
-        const result = await manager.readResource(input.server, input.uri, ctx.signal);
-        return {
-          output: JSON.stringify({ contents: result.contents }),
-          title: `${input.server}: ${input.uri}`,
-        };
+        result = await manager.readResource(input.server, input.uri, ctx.signal);
       } catch (e) {
-        // The server's own answer (a missing resource) is the result, as Claude Code returns it: not an
-        // error flag, the message once. A lost server or a timeout stays an error.
-        if (e instanceof McpError && !LOCAL_ERROR_CODES.has(e.code) && !ctx.signal.aborted)
-          return { output: mcpErrorMessage(e), title: `${input.server}: ${input.uri} (server error)` };
+        if (ctx.signal.aborted) throw e;
+        // A stale URI and a server without reads are the model's to act on, not errors (Claude Code's words).
+        if (isMissingResource(e))
+          return { output: resourceNotFound(input.uri), title: `${title} (not found)` };
+        if (e instanceof McpError && e.code === Number(ErrorCode.MethodNotFound))
+          return {
+            output: `Server "${input.server}" advertises resource support but does not implement resource reads.`,
+            title: `${title} (no reads)`,
+          };
         return errorResult(e);
       }
+      return {
+        output: JSON.stringify({ contents: await readContents(input.server, result.contents, ctx) }),
+        title,
+      };
     },
   };
   return [list, read];
@@ -213,11 +293,11 @@ export function mcpTools(
   const tools: AnyTool[] = [];
   const refused: RefusedMcpTool[] = [];
   const taken = new Set(reserved);
-  const withResources: string[] = [];
+  const allowed = options.resourcesAllowed ?? (() => true);
+  let withResources = false;
   for (const server of manager.servers) {
     if (server.status !== "connected") continue;
-    if (server.resources && (options.resourcesAllowed?.(server.name) ?? true))
-      withResources.push(server.name);
+    if (server.resources && allowed(server.name)) withResources = true;
     for (const spec of server.tools) {
       const tool = serverTool(manager, server.name, spec, options);
       const reason = !API_TOOL_NAME.test(tool.name)
@@ -233,6 +313,6 @@ export function mcpTools(
       tools.push(tool);
     }
   }
-  const resource = withResources.length ? resourceTools(manager, withResources) : [];
+  const resource = withResources ? resourceTools(manager, allowed) : [];
   return { tools: [...resource, ...tools], refused };
 }

@@ -1,14 +1,15 @@
 // The results the model receives where Claude Code 2.1.328 was seen to answer otherwise (MCP images beside
-// structured content, embedded blobs, an image over the output limit, a missing resource; WebFetch's empty
-// page, 429 and image URL; TaskStop called with KillShell's parameter; a stdio server that prints a banner
-// first), each played through the CLI against the fake Messages API with real MCP servers from npm in the
-// MCP test image and the local HTTPS test server, and read from the requests the model got.
+// structured content, embedded blobs, an image over the output limit, a missing resource, a binary resource
+// read; WebFetch's empty page, 429 and image URL; TaskStop called with KillShell's parameter; a stdio server
+// that prints a banner first), each played through the CLI against the fake Messages API with real MCP
+// servers from npm in the MCP test image and the local HTTPS test server, and read from the requests the
+// model got.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { png } from "../../scripts/reference-fixtures.mjs";
-import { IMAGE_LEFT_OUT } from "../../src/mcp/result.js";
+import { IMAGE_LEFT_OUT, truncatedNote } from "../../src/mcp/result.js";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { runCli as runAgentCi } from "../support/cli-process.js";
 import {
@@ -121,6 +122,10 @@ describe("MCP results as Claude Code gives them, through the CLI", { timeout: RU
           server: "everything",
           uri: "demo://resource/static/document/no-such.md",
         }),
+        call("readblob", "ReadMcpResourceTool", {
+          server: "everything",
+          uri: "demo://resource/dynamic/blob/1",
+        }),
         call("code", "mcp__runner__run-code", { code: "console.log(6*7)", languageId: "javascript" }),
       ],
     });
@@ -130,25 +135,25 @@ describe("MCP results as Claude Code gives them, through the CLI", { timeout: RU
     expect(run.code, run.stderr).toBe(0);
   });
 
-  it("gives read_media_file's PNG as an image block and a note of where it was saved, not its structured JSON", () => {
+  it("gives read_media_file's PNG as an image block, a note of where it was saved, then its structured JSON", () => {
+    const data = picture.toString("base64");
     expect(run.results.get("media")).toEqual({
       type: "tool_result",
       tool_use_id: "media",
       content: [
-        {
-          type: "image",
-          source: { type: "base64", media_type: "image/png", data: picture.toString("base64") },
-        },
+        { type: "image", source: { type: "base64", media_type: "image/png", data } },
         { type: "text", text: `[Image: source: ${OUTPUTS}/mcp-fs-blob-media.png]` },
+        { type: "text", text: JSON.stringify({ content: [{ type: "image", data, mimeType: "image/png" }] }) },
       ],
     });
   });
 
-  it("names an embedded blob's type, size and where it was saved", () => {
+  // The blob is "Resource 1: This is a base64 blob created at <the server's local time>": 55 or 56 bytes.
+  const blobSize = (text: string) => Number(/\(text\/plain, (\d+) bytes\)/.exec(text)?.[1]);
+
+  it("names an embedded blob's server and URI, its type and size, and where it was saved", () => {
     const got = run.results.get("blob");
-    const content = got?.content as Array<{ type: string; text: string }>;
-    // The blob is "Resource 1: This is a base64 blob created at <the server's local time>".
-    const size = Number(/\((?:text\/plain), (\d+) bytes\)/.exec(content[1]?.text ?? "")?.[1]);
+    const size = blobSize((got?.content as Array<{ text: string }>)[1]?.text ?? "");
     expect([55, 56]).toContain(size);
     expect(got).toEqual({
       type: "tool_result",
@@ -157,18 +162,41 @@ describe("MCP results as Claude Code gives them, through the CLI", { timeout: RU
         { type: "text", text: "Returning resource reference for Resource 1:" },
         {
           type: "text",
-          text: `Binary content (text/plain, ${size} bytes) saved to ${OUTPUTS}/mcp-everything-resource0-blob.txt`,
+          text: `[Resource from everything at demo://resource/dynamic/blob/1] Binary content (text/plain, ${size} bytes) saved to ${OUTPUTS}/mcp-everything-blob-blob.txt`,
         },
         { type: "text", text: "You can access this resource using the URI: demo://resource/dynamic/blob/1" },
       ],
     });
   });
 
-  it("returns a missing resource's error as the result, without is_error, with one MCP error prefix", () => {
+  it("answers a read of a missing resource with Claude Code's message, without is_error", () => {
     expect(run.results.get("missing")).toEqual({
       type: "tool_result",
       tool_use_id: "missing",
-      content: "MCP error -32602: Resource demo://resource/static/document/no-such.md not found",
+      content:
+        "Resource not found: demo://resource/static/document/no-such.md \u2014 it may have been deleted or the URI is stale. Re-run ListMcpResourcesTool to refresh.",
+    });
+  });
+
+  it("saves a binary resource ReadMcpResourceTool reads and hands over its path and a note in place of the base64", () => {
+    const got = run.results.get("readblob");
+    const uri = "demo://resource/dynamic/blob/1";
+    const file = `${OUTPUTS}/mcp-everything-resource-readblob.txt`;
+    const size = blobSize(String(got?.content));
+    expect([55, 56]).toContain(size);
+    expect(got).toEqual({
+      type: "tool_result",
+      tool_use_id: "readblob",
+      content: JSON.stringify({
+        contents: [
+          {
+            uri,
+            mimeType: "text/plain",
+            blobSavedTo: file,
+            text: `[Resource from everything at ${uri}] Binary content (text/plain, ${size} bytes) saved to ${file}`,
+          },
+        ],
+      }),
     });
   });
 
@@ -212,8 +240,7 @@ describe("an MCP image over MAX_MCP_OUTPUT_TOKENS, through the CLI", { timeout: 
     expect(run.code, run.stderr).toBe(0);
     const source = `[Image: source: ${OUTPUTS}/mcp-everything-blob-tiny.png]`;
     const texts = ["Here's the image you requested:", source, "The image above is the MCP logo."];
-    // An image counts 1,600 tokens (6,400 characters) against the limit, text its characters over four.
-    const tokens = Math.ceil((6_400 + texts.join("").length) / 4).toLocaleString("en-US");
+    // An image counts 1,600 tokens (6,400 characters) against the limit: with the text, more than 1,000.
     expect(run.results.get("tiny")).toEqual({
       type: "tool_result",
       tool_use_id: "tiny",
@@ -222,10 +249,7 @@ describe("an MCP image over MAX_MCP_OUTPUT_TOKENS, through the CLI", { timeout: 
         { type: "text", text: IMAGE_LEFT_OUT },
         { type: "text", text: source },
         { type: "text", text: texts[2] },
-        {
-          type: "text",
-          text: `[OUTPUT TRUNCATED - the result was about ${tokens} tokens, over the limit of 1,000 (MAX_MCP_OUTPUT_TOKENS)]`,
-        },
+        { type: "text", text: truncatedNote(1000) },
       ],
     });
   });

@@ -370,8 +370,8 @@ describe("MCP result mapping", () => {
     expect(out[1]?.text).toMatch(
       /^\[Image: source: \/tmp\/agent-ci-outputs\/mcp-everything-blob-toolu_1\.png\]$/,
     );
-    expect(out.at(-1)?.text).toMatch(/^\[OUTPUT TRUNCATED/);
-    const chars = out.reduce((n, b) => n + (b.text?.length ?? 0), 0);
+    expect(out.at(-1)?.text).toMatch(/^\n\n\[OUTPUT TRUNCATED - exceeded 2000 token limit\]\n\n/);
+    const chars = out.slice(0, -1).reduce((n, b) => n + (b.text?.length ?? 0), 0);
     expect(chars).toBeLessThan(8000 - 6400 + 300);
   });
 
@@ -393,45 +393,67 @@ describe("MCP result mapping", () => {
       { type: "text", text: "after" },
       {
         type: "text",
-        text: "[OUTPUT TRUNCATED - the result was about 1,621 tokens, over the limit of 1,000 (MAX_MCP_OUTPUT_TOKENS)]",
+        text: "\n\n[OUTPUT TRUNCATED - exceeded 1000 token limit]\n\nThe tool output was truncated. If this MCP server provides pagination or filtering tools, use them to retrieve specific portions of the data. If pagination is not available, inform the user that you are working with truncated output and results may be incomplete.",
       },
     ]);
   });
 
-  it("gives an image's blocks, not the structured JSON, when a server sends both; a blob with its type and size", async () => {
+  it("gives an image's blocks and then the structured JSON in place of the text, when a server sends both", async () => {
     const c = ctx();
+    const structured = { content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }] };
     const image = await mapMcpResult(
       {
-        content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }],
-        structuredContent: { content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }] },
+        content: [
+          { type: "text", text: "a picture" },
+          { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+        ],
+        structuredContent: structured,
       },
       c,
     );
     expect(image.output).toEqual([
       { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
       { type: "text", text: "[Image: source: /tmp/agent-ci-outputs/mcp-everything-blob-toolu_1.png]" },
+      { type: "text", text: JSON.stringify(structured) },
     ]);
-    const blob = await mapMcpResult(
+  });
+
+  it("saves binary content and names where it came from, its type and size, as Claude Code words it", async () => {
+    const c = ctx();
+    const b64 = (text: string) => Buffer.from(text).toString("base64");
+    const result = await mapMcpResult(
       {
         content: [
           {
             type: "resource",
-            resource: {
-              uri: "demo://b",
-              mimeType: "text/plain",
-              blob: Buffer.from("x".repeat(55)).toString("base64"),
-            },
+            resource: { uri: "demo://b", mimeType: "text/plain", blob: b64("x".repeat(55)) },
           },
+          { type: "resource", resource: { uri: "demo://c", blob: b64("y".repeat(1536)) } },
+          { type: "audio", data: b64("z".repeat(3 * 1024 * 1024)), mimeType: "audio/wav" },
+          { type: "image", data: "PHN2Zz4=", mimeType: "image/svg+xml" },
         ],
       },
       c,
     );
-    expect(blob.output).toEqual([
+    const out = "/tmp/agent-ci-outputs";
+    expect(result.output).toEqual([
       {
         type: "text",
-        text: "Binary content (text/plain, 55 bytes) saved to /tmp/agent-ci-outputs/mcp-everything-resource0-toolu_1.txt",
+        text: `[Resource from everything at demo://b] Binary content (text/plain, 55 bytes) saved to ${out}/mcp-everything-blob-toolu_1.txt`,
       },
+      {
+        type: "text",
+        text: `[Resource from everything at demo://c] Binary content (unknown type, 1.5KB) saved to ${out}/mcp-everything-blob2-toolu_1.bin`,
+      },
+      {
+        type: "text",
+        text: `[Audio from everything] Binary content (audio/wav, 3MB) saved to ${out}/mcp-everything-blob3-toolu_1.wav`,
+      },
+      // An image type the API does not take is saved and named, not sent as an image.
+      { type: "text", text: `[Image: source: ${out}/mcp-everything-blob4-toolu_1.svg]` },
     ]);
-    expect(c.sandbox.text("/tmp/agent-ci-outputs/mcp-everything-resource0-toolu_1.txt")).toBe("x".repeat(55));
+    expect(c.sandbox.text(`${out}/mcp-everything-blob-toolu_1.txt`)).toBe("x".repeat(55));
+    expect(c.sandbox.text(`${out}/mcp-everything-blob2-toolu_1.bin`)).toBe("y".repeat(1536));
+    expect(c.sandbox.text(`${out}/mcp-everything-blob4-toolu_1.svg`)).toBe("<svg>");
   });
 });
