@@ -1,14 +1,17 @@
 // WebFetch(url, prompt): the page fetched from agent-ci's process under the run's network policy, turned
-// into Markdown (an image URL's picture shown as it is; an empty page is a page), and read by a small, fast
-// model that answers the prompt; Claude Code's result formats (a redirect to another host and an HTTP error
-// are messages, not errors, a Retry-After kept; a long page is read in parts with `offset`). Every request is an egress ledger entry with this call as its caller. The page is data
-// for the reading model; the main model gets only its answer.
+// into Markdown (an image URL's picture shown as it is, and saved where the agent can Read it; an empty page
+// is a page), and read by a small, fast model that answers the prompt; Claude Code's result formats (a
+// redirect to another host and an HTTP error are messages, not errors, a Retry-After kept; a long page is
+// read in parts with `offset`; where a saved image is, after the answer). Every request is an egress ledger
+// entry with this call as its caller. The page is data for the reading model; the main model gets only its
+// answer.
 import { z } from "zod";
 import type { WebFacts } from "../report/schema.js";
 import { defineTool, toolError } from "./define-tool.js";
 import type { Tool, ToolContext, ToolResult } from "./types.js";
 import { AGENT_CI_VERSION } from "../version.js";
 import type { FetchHop, FetchOutcome } from "./web-fetch-page.js";
+import { extensionFor, fileSafe, formatFileSize, saveOutput } from "./saved-binary.js";
 import { htmlToMarkdown } from "./web-markdown.js";
 import { PAGE_CACHE_MS, type CachedPage, type ReaderImageType, type WebServices } from "./web-services.js";
 
@@ -108,6 +111,11 @@ function redirectMessage(
     - prompt: "${prompt}"`;
 }
 
+/** Claude Code's line after the answer naming where the page's binary content was saved. */
+function savedNote(contentType: string, bytes: number, file: string): string {
+  return `\n\n[Binary content (${contentType}, ${formatFileSize(bytes)}) also saved to ${file}]`;
+}
+
 function httpErrorMessage(status: number, statusText: string, retryAfter?: string): string {
   const wait = retryAfter
     ? `\nRetry-After: ${retryAfter.slice(0, RETRY_AFTER_MAX_CHARS).replace(/\p{Cc}/gu, " ")}`
@@ -176,6 +184,7 @@ async function pageOf(
   web: WebServices,
   url: URL,
   outcome: Extract<FetchOutcome, { kind: "page" }>,
+  ctx: ToolContext,
   facts: WebFacts,
 ): Promise<CachedPage | ToolResult> {
   facts.contentType = outcome.contentType;
@@ -197,10 +206,19 @@ async function pageOf(
       true,
     );
   const text = imageType ? "" : await pageText(outcome.body, outcome.contentType);
+  // An image is also saved where the agent can Read it (as Claude Code saves binary content it fetched).
+  const savedTo = imageType
+    ? await saveOutput(
+        ctx.sandbox,
+        `webfetch-${fileSafe(ctx.toolUseId)}.${extensionFor(imageType)}`,
+        outcome.body,
+      )
+    : undefined;
   return {
     at: web.now(),
     text: outcome.cut ? `${text}\n\n[The page was cut at ${outcome.body.length} bytes.]` : text,
     ...(imageType ? { image: { mediaType: imageType, data: outcome.body.toString("base64") } } : {}),
+    ...(savedTo ? { savedTo } : {}),
     url: outcome.url.href,
     status: outcome.status,
     contentType: outcome.contentType,
@@ -260,7 +278,7 @@ async function fetchToPage(
       facts,
       `HTTP ${outcome.status}`,
     );
-  return pageOf(web, url, outcome, facts);
+  return pageOf(web, url, outcome, ctx, facts);
 }
 
 /**
@@ -346,8 +364,9 @@ async function readPage(
     !cut && start === 0
       ? ""
       : `\n\n[WebFetch note: this page's text is ${page.text.length} characters long and the answer above covers only characters ${start} to ${end}; ${cut ? `the final ${page.text.length - end} were not read — to read on, call WebFetch again with the same url and offset: ${end}.` : "it reaches the end of the page."}]`;
+  const saved = page.savedTo ? savedNote(page.contentType, page.bytes, page.savedTo) : "";
   return result(
-    `${answer}${note}`,
+    `${answer}${note}${saved}`,
     facts,
     `${new URL(page.url).host} ${page.status}${facts.fromCache ? " (cached)" : ""}`,
   );

@@ -61,6 +61,8 @@ export interface CachedPage {
   text: string;
   /** An image URL's picture, for the reading model to look at. */
   image?: { mediaType: ReaderImageType; data: string };
+  /** Where the page's binary content was saved for the agent to Read (the outputs folder in the sandbox). */
+  savedTo?: string;
   url: string;
   status: number;
   contentType: string;

@@ -265,7 +265,7 @@ describe(
       web = await startWebServer({
         "/empty": { body: "" },
         "/rate-limited": { status: 429, headers: { "retry-after": "120" }, body: "slow down" },
-        "/image.png": { content_type: "image/png", body: { png: {} } },
+        "/image.png": { content_type: "image/png", body: { png: { rgb: [0, 0, 255] } } },
       });
       const origin = web.origin("web.test");
       run = await runCli({
@@ -326,11 +326,11 @@ describe(
       });
     });
 
-    it("shows an image URL's picture to the reading model and returns its answer", () => {
+    it("shows an image URL's picture to the reading model, returns its answer and says where the image was saved", () => {
       expect(run.results.get("image")).toEqual({
         type: "tool_result",
         tool_use_id: "image",
-        content: "READER: a small blue square.",
+        content: `READER: a small blue square.\n\n[Binary content (image/png, 72 bytes) also saved to ${OUTPUTS}/webfetch-image.png]`,
       });
       const content = readerRequests()[1]?.body.messages[0]?.content as Array<{
         type: string;

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli-process.js";
 import { startWebServer, type WebRoute, type WebServer } from "../support/web-server.js";
-import { referenceDir } from "../support/reference.js";
+import { asRecorded, referenceDir } from "../support/reference.js";
 import { writeFiles } from "../support/workspace.js";
 
 const CASES_DIR = referenceDir("claude-code-agent-tools");
@@ -58,11 +58,11 @@ describe("the reference cases for the web and skills, through the CLI", () => {
   it.each(cases.map((c) => [c.name, c] as const))("%s", { timeout: 180_000 }, async (_name, c) => {
     const placeholders = (text: string) =>
       text.replaceAll("$WEB2", web.origin("other.test")).replaceAll("$WEB", web.origin("web.test"));
-    const back = (text: string) =>
-      text
+    /** A result's JSON in the recording's terms: its paths (`asRecorded`) and the pages' origins. */
+    const back = (content: unknown, id: string) =>
+      asRecorded(content, id)
         .replaceAll(web.origin("other.test"), "$WEB2")
-        .replaceAll(web.origin("web.test"), "$WEB")
-        .replaceAll("/workspace", "$WS");
+        .replaceAll(web.origin("web.test"), "$WEB");
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-reference-"));
     const workspace = path.join(tmp, "ws");
     fs.mkdirSync(workspace);
@@ -119,8 +119,9 @@ describe("the reference cases for the web and skills, through the CLI", () => {
       const { block, after } = got[i]!;
       expect(Boolean(block.is_error), `${want.tool} is_error`).toBe(Boolean(want.is_error));
       if (want.is_error) return;
-      expect(back(JSON.stringify(block.content))).toBe(JSON.stringify(want.content));
-      if (want.siblings) expect(back(JSON.stringify(after))).toBe(JSON.stringify(want.siblings));
+      const id = String(block.tool_use_id);
+      expect(back(block.content, id)).toBe(JSON.stringify(want.content));
+      if (want.siblings) expect(back(after, id)).toBe(JSON.stringify(want.siblings));
     });
   });
 });

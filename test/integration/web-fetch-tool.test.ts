@@ -8,6 +8,7 @@ import type { EgressConnection } from "../../src/report/schema.js";
 import { createRedactor } from "../../src/report/index.js";
 import type { SideCallRequest } from "../../src/runner/model/driver.js";
 import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
+import { fixtureBytes } from "../../scripts/reference-fixtures.mjs";
 import { FakeSandbox } from "../support/fake-sandbox.js";
 import { RunState } from "../../src/tools/state.js";
 import {
@@ -28,6 +29,7 @@ beforeAll(async () => {
     "/redirect-same": { status: 302, headers: { location: "/plain.txt" } },
     "/redirect-other": { status: 302, headers: { location: "$WEB2/page" } },
     "/empty": { body: "" },
+    "/image.png": { content_type: "image/png", body: { png: { rgb: [0, 0, 255] } } },
   });
 });
 afterAll(async () => {
@@ -86,11 +88,12 @@ async function fetchWith(
   url: string,
   prompt = "What is here?",
   offset?: number,
+  call: { sandbox?: FakeSandbox; toolUseId?: string } = {},
 ) {
   const ctx = {
-    sandbox: new FakeSandbox(),
+    sandbox: call.sandbox ?? new FakeSandbox(),
     state: new RunState(),
-    toolUseId: "toolu_web",
+    toolUseId: call.toolUseId ?? "toolu_web",
     signal: new AbortController().signal,
   };
   return tool.call({ url, prompt, ...(offset === undefined ? {} : { offset }) }, ctx);
@@ -284,6 +287,22 @@ describe("WebFetch's answers (redirects, errors, odd bodies: W2, W4)", () => {
     now += 15 * 60_000 + 1;
     await fetchWith(tool, `${server.origin("web.test")}/plain.txt`);
     expect(ledger).toHaveLength(2);
+  });
+
+  it("saves an image's bytes where the agent can Read them and says where after the answer; from the cache, the same file", async () => {
+    const { tool, side, ledger } = services(opted());
+    const sandbox = new FakeSandbox();
+    const url = `${server.origin("web.test")}/image.png`;
+    const file = "/tmp/agent-ci-outputs/webfetch-toolu_img.png";
+    const note = `\n\n[Binary content (image/png, 72 bytes) also saved to ${file}]`;
+    const first = await fetchWith(tool, url, "What colour?", undefined, { sandbox, toolUseId: "toolu_img" });
+    expect(first.output).toBe(`READER ANSWER${note}`);
+    expect(sandbox.files.get(file)?.data).toEqual(fixtureBytes({ png: { rgb: [0, 0, 255] } }));
+    // The reader is shown the picture itself.
+    expect(JSON.stringify(side[0]?.messages)).toContain('"media_type":"image/png"');
+    const again = await fetchWith(tool, url, "What shape?", undefined, { toolUseId: "toolu_again" });
+    expect(again.output).toBe(`READER ANSWER${note}`);
+    expect(ledger).toHaveLength(1);
   });
 
   it("returns the page text itself when there is no reader (a script without a side entry)", async () => {
