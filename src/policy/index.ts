@@ -81,6 +81,22 @@ export {
 export type { CommandFacts, CommandView, PathUse, ReadOnlyProof } from "./bash-commands.js";
 export type { BashWord } from "./bash-analyze.js";
 export {
+  checkKeys,
+  keyDistance,
+  misspeltKeyReason,
+  resembles,
+  RESEMBLANCE_EDITS,
+  type KeyCheck,
+  type KeyProblem,
+  type KeyRules,
+} from "./config-keys.js";
+export {
+  CLAUDE_HOOK_EVENTS,
+  CLAUDE_PERMISSIONS_KEYS,
+  CLAUDE_SETTINGS_KEYS,
+  SETTINGS_KEY_RULES,
+} from "./settings-keys.js";
+export {
   describeIgnored,
   TRUST_WORKSPACE_FLAG,
   workspaceGate,

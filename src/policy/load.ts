@@ -5,9 +5,11 @@
  * and ask rules; its allows, mode, extra directories and hooks are dropped and listed in `ignored`.
  */
 import { PolicyConfigError } from "./errors.js";
+import { checkKeys } from "./config-keys.js";
 import { compileHookMatcher } from "./hook-matcher.js";
 import { PRESETS } from "./presets.js";
 import { parseRule } from "./rules.js";
+import { SETTINGS_KEY_RULES } from "./settings-keys.js";
 import { workspaceGate } from "./workspace-trust.js";
 import {
   PERMISSION_MODES,
@@ -21,6 +23,7 @@ import {
   type PolicyHook,
   type PolicySourceInput,
   type RuleSource,
+  type SettingsFile,
 } from "./schema.js";
 
 export interface LoadPolicyInput {
@@ -115,6 +118,7 @@ export function loadPolicy(input: LoadPolicyInput): Policy {
       const text = `${hook.event} ${hook.matcher ?? "*"}: ${hook.command}`;
       if (admit({ kind: "hooks", text, source: label }, "hook")) hooks.push(hook);
     }
+    ignored.push(...(entry.unusedKeys ?? []));
   }
   if (input.mode !== undefined) {
     mode = parseMode(input.mode, "mode option");
@@ -124,8 +128,32 @@ export function loadPolicy(input: LoadPolicyInput): Policy {
 }
 
 /**
- * Reads Claude Code's `.claude/settings.json` (text or parsed JSON). Unknown keys are tolerated; an
- * invalid `permissions` or `hooks` block is a config error.
+ * The keys of a settings file, its `permissions` and its `hooks`, by name: a misspelling of a key agent-ci
+ * reads is a config error (the first one, naming the file); the other keys agent-ci does not use are listed.
+ * A workspace file is checked as any other: its misspelt `deny` would silently drop a deny rule.
+ */
+function checkSettingsKeys(data: unknown, label: string): IgnoredEntry[] {
+  const blocks = [
+    [data, SETTINGS_KEY_RULES.top],
+    [(data as SettingsFile | undefined)?.permissions, SETTINGS_KEY_RULES.permissions],
+    [(data as SettingsFile | undefined)?.hooks, SETTINGS_KEY_RULES.hooks],
+  ] as const;
+  const unused: IgnoredEntry[] = [];
+  for (const [value, rules] of blocks) {
+    const { problems, ignored } = checkKeys(value, rules);
+    const [first] = problems;
+    if (first) {
+      const key = rules.where ? `${rules.where}.${first.key}` : first.key;
+      throw new PolicyConfigError({ subject: key, reason: first.reason, source: label });
+    }
+    unused.push(...ignored.map((i) => ({ ...i, kind: "key" as const, text: i.text ?? "", source: label })));
+  }
+  return unused;
+}
+
+/**
+ * Reads Claude Code's `.claude/settings.json` (text or parsed JSON). A misspelt key or an invalid
+ * `permissions` or `hooks` block is a config error; the keys agent-ci does not use are in `unusedKeys`.
  */
 export function parseSettingsFile(json: unknown, source: RuleSource): PolicySourceInput {
   let data: unknown = json;
@@ -140,6 +168,8 @@ export function parseSettingsFile(json: unknown, source: RuleSource): PolicySour
       });
     }
   }
+  const isObject = typeof data === "object" && data !== null && !Array.isArray(data);
+  const unusedKeys = isObject ? checkSettingsKeys(data, source.label) : [];
   const parsed = SettingsFileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -159,6 +189,7 @@ export function parseSettingsFile(json: unknown, source: RuleSource): PolicySour
     defaultMode: permissions?.defaultMode,
     additionalDirectories: permissions?.additionalDirectories,
     hooks: parsed.data.hooks,
+    unusedKeys,
   };
 }
 

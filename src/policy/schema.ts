@@ -62,14 +62,17 @@ export const HookMatcherSchema = z.strictObject({
 });
 export type HookMatcher = z.infer<typeof HookMatcherSchema>;
 
-/** Other Claude Code hook events (Stop, SessionStart, …) are tolerated and not run. */
+/** Claude Code's other hook events (Stop, SessionStart, …) are noted and not run (settings-keys.ts). */
 export const HooksConfigSchema = z.looseObject({
   PreToolUse: z.array(HookMatcherSchema).optional(),
   PostToolUse: z.array(HookMatcherSchema).optional(),
 });
 export type HooksConfig = z.infer<typeof HooksConfigSchema>;
 
-/** The `permissions` block of `.claude/settings.json`; its unknown keys are tolerated. */
+/**
+ * The `permissions` block of `.claude/settings.json`. Its other keys pass the schema and are checked by name
+ * (settings-keys.ts): a misspelling of one of these is refused, any other key is noted and ignored.
+ */
 export const PermissionsBlockSchema = z.looseObject({
   allow: z.array(z.string()).optional(),
   deny: z.array(z.string()).optional(),
@@ -78,6 +81,7 @@ export const PermissionsBlockSchema = z.looseObject({
   additionalDirectories: z.array(z.string()).optional(),
 });
 
+/** A settings file: the keys agent-ci reads (the others are checked by name, as in `permissions`). */
 export const SettingsFileSchema = z.looseObject({
   permissions: PermissionsBlockSchema.optional(),
   hooks: HooksConfigSchema.optional(),
@@ -93,6 +97,8 @@ export interface PolicySourceInput {
   readonly defaultMode?: string | undefined;
   readonly additionalDirectories?: readonly string[] | undefined;
   readonly hooks?: HooksConfig | undefined;
+  /** Keys of the source's file that agent-ci does not use, for the log and the report. */
+  readonly unusedKeys?: readonly IgnoredEntry[] | undefined;
 }
 
 /** A validated rule in Claude Code syntax: `Tool` or `Tool(specifier)`. */
@@ -104,10 +110,12 @@ export interface ParsedRule {
   readonly source: RuleSource;
 }
 
-/** Configuration that was read and dropped, kept so the report can show it. */
-/** A settings entry the workspace gate held back (workspace-trust.ts). */
+/**
+ * Settings that were read and not used, kept so the log and the report can show them: what the workspace gate
+ * held back (workspace-trust.ts), and keys agent-ci does not use (`key`, config-keys.ts).
+ */
 export interface IgnoredEntry extends IgnoredConfig {
-  readonly kind: "rule" | "mode" | "directory" | "hooks";
+  readonly kind: "rule" | "mode" | "directory" | "hooks" | "key";
   readonly text: string;
 }
 

@@ -1,7 +1,8 @@
 // The one gate for configuration the workspace provides — its settings' allows, mode, directories and hooks,
 // its agents, MCP servers, skills and commands: a pull request can change any of it, so it counts only when
 // the run trusts the workspace (--trust-workspace-settings). What the gate holds back is listed in one shape,
-// for the log and the report.
+// for the log and the report; so are the keys of any configuration file agent-ci leaves unused
+// (config-keys.ts).
 
 export const TRUST_WORKSPACE_FLAG = "--trust-workspace-settings";
 
@@ -12,6 +13,8 @@ export interface IgnoredConfig {
   /** What was held back, when the source holds several things: a rule, a mode, the files of a folder. */
   readonly text?: string;
   readonly reason: string;
+  /** How loudly the report's warnings say it (default info): a key nobody knows is a warning. */
+  readonly severity?: "info" | "warning";
 }
 
 /** Why workspace configuration was not used, for `what` (e.g. "allow rule"). */

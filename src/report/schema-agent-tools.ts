@@ -106,7 +106,9 @@ export const Mcp = z
     servers: z.array(McpServer),
     ignored: z
       .array(z.object({ source: z.string(), reason: z.string() }))
-      .describe("Configurations present but not used (the workspace's .mcp.json without trust)."),
+      .describe(
+        "Configurations present but not used (the workspace's .mcp.json without trust), and keys agent-ci does not use (the key in `source`).",
+      ),
     refusedTools: z
       .array(z.object({ server: z.string(), tool: z.string(), reason: z.string() }))
       .describe("Server tools left out at start (a built-in's name, a name the API would refuse)."),

@@ -198,7 +198,7 @@ export const Policy = z
     ignored: z
       .array(z.object({ text: z.string(), source: z.string(), reason: z.string() }))
       .describe(
-        "Rules that were read but not used (e.g. an allow from an untrusted workspace file) and why.",
+        "Rules that were read but not used (e.g. an allow from an untrusted workspace file), and settings keys agent-ci does not use, and why.",
       ),
   })
   .meta({ id: "Policy" });

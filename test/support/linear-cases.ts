@@ -11,6 +11,7 @@ import { neutralizeGitHubText } from "../../src/report/github-text.js";
 import { gateFindings } from "../../src/publish/findings.js";
 import { createRedactor } from "../../src/report/redact.js";
 import { parseReport, RESULT_PREVIEW_MAX_CHARS, TURN_TEXT_MAX_CHARS } from "../../src/report/schema.js";
+import { describeIgnored, parseSettingsFile } from "../../src/policy/index.js";
 import { ToolPipeline } from "../../src/runner/loop/pipeline.js";
 import { conversationRecord, parseConversation, restoreMessages } from "../../src/runner/resume/resume.js";
 import { cleanOutput, renderExec } from "../../src/tools/bash.js";
@@ -141,6 +142,12 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
     const lines = text.split("\n");
     const patch = `diff --git a/package.json b/package.json\n--- a/package.json\n+++ b/package.json\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join("\n")}\n`;
     return (await gateFindings(bigReport("x"), patch, { maxBinaryBytes: 1024 })).length;
+  },
+  "settings file keys, one key and a key per line": (text) => {
+    const source = { kind: "settings-file", label: "settings:big.json", trusted: true } as const;
+    const perLine = Object.fromEntries(text.split("\n", 100_000).map((line, i) => [line, i]));
+    const input = parseSettingsFile({ [text]: 1, permissions: { [text]: 1, ...perLine } }, source);
+    return describeIgnored(input.unusedKeys?.[0] ?? { source: "", reason: "" }).length;
   },
   "HTML rendering": (text) =>
     renderHtml(bigReport(text), {

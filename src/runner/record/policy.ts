@@ -1,5 +1,7 @@
-// The policy that decided the calls, and every call it denied with the narrowest rule that would allow it.
-import { summarizeCall } from "../../report/index.js";
+// The policy that decided the calls, every call it denied with the narrowest rule that would allow it, and the
+// settings keys it left unused.
+import { describeIgnored } from "../../policy/workspace-trust.js";
+import { summarizeCall, type Warning } from "../../report/index.js";
 import { allCalls } from "./parts.js";
 import type { RecordSection } from "./section.js";
 
@@ -17,18 +19,14 @@ export const policySection: RecordSection = (p) => {
       ...(c.agent ? { agent: c.agent } : {}),
       narrowestAllowRule: policy?.narrowestAllowRule(c) ?? null,
     }));
-  return {
-    fields: { policy: policy?.summary ?? { mode, rules: [], ignored: [] }, denials },
-    warnings:
-      mode === "bypassPermissions"
-        ? [
-            {
-              kind: "bypass_permissions",
-              severity: "critical",
-              message:
-                "**bypassPermissions**: rule checks were skipped; only the sandbox and protected paths held.",
-            },
-          ]
-        : [],
-  };
+  const warnings: Warning[] = (policy?.policy.ignored ?? [])
+    .filter((i) => i.kind === "key")
+    .map((i) => ({ kind: "settings_keys", severity: i.severity ?? "info", message: describeIgnored(i) }));
+  if (mode === "bypassPermissions")
+    warnings.unshift({
+      kind: "bypass_permissions",
+      severity: "critical",
+      message: "**bypassPermissions**: rule checks were skipped; only the sandbox and protected paths held.",
+    });
+  return { fields: { policy: policy?.summary ?? { mode, rules: [], ignored: [] }, denials }, warnings };
 };

@@ -150,6 +150,7 @@ async function prepare(
   if (ctx.resume) comparePolicy(ctx.resume, policy.summary, log);
   const config = applyInstructions(ctx);
   log(runHeader(ctx.runId, config, policy.policy.mode));
+  for (const ignored of policy.policy.ignored) log(describeIgnored(ignored));
   if (config.task === "review" && config.reviewBase)
     ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
   const structured = ctx.review
