@@ -2,14 +2,15 @@
 // (`command`, `args`, `env`) or a remote one (`type: "http" | "sse"`, `url`, `headers`), with `${VAR}` and
 // `${VAR:-default}` taken from agent-ci's own environment. Sources: `--mcp-config FILE|JSON` (repeatable)
 // and the Action's `mcp_config` are trusted; the workspace's `.mcp.json` is a pull request's to change, so
-// it counts only with `--trust-workspace-settings`. A bad entry is a config error naming its server. What
+// it counts only with `--trust-workspace-settings`. A bad entry is a config error naming its server, a
+// misspelt key (`mcpServer`, `comand`) among them; a key agent-ci does not use is noted and ignored. What
 // `${VAR}` takes from the environment is a secret wherever it goes: redacted in every output, and never on a
 // stdio server's command line, which every process in the sandbox can read (it goes in through `env`).
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { isInlineJson, readJsonSource } from "../json-source.js";
-import { workspaceGate, type IgnoredConfig } from "../policy/index.js";
+import { checkKeys, workspaceGate, type IgnoredConfig, type KeyRules } from "../policy/index.js";
 
 /** Claude Code's rule for a server's name (`claude mcp add` refuses others). */
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -18,16 +19,37 @@ export const WORKSPACE_MCP_FILE = ".mcp.json";
 
 const StringMap = z.record(z.string(), z.string());
 
-const StdioServer = z.strictObject({
+const StdioServer = z.object({
   type: z.literal("stdio").optional(),
   command: z.string().min(1, "command is empty"),
   args: z.array(z.string()).default([]),
   env: StringMap.default({}),
 });
-const RemoteServer = z.strictObject({
+const RemoteServer = z.object({
   type: z.enum(["http", "sse"]),
   url: z.url({ protocol: /^https?$/, error: "url must be an http or https URL" }),
   headers: StringMap.default({}),
+});
+const McpFile = z.object({ mcpServers: z.record(z.string(), z.unknown()) });
+
+/**
+ * The keys Claude Code documents for a server (https://code.claude.com/docs/en/mcp): the stdio and remote
+ * ones agent-ci reads (its schemas'), a stdio server's `cwd`, a remote one's `headersHelper` and `oauth`.
+ */
+const CLAUDE_MCP_SERVER_KEYS = [
+  ...new Set([...Object.keys(StdioServer.shape), ...Object.keys(RemoteServer.shape), "cwd"]),
+  "headersHelper",
+  "oauth",
+];
+const FILE_KEYS: KeyRules = {
+  where: "",
+  read: Object.keys(McpFile.shape),
+  documented: Object.keys(McpFile.shape),
+};
+const serverKeys = (name: string, schema: typeof StdioServer | typeof RemoteServer): KeyRules => ({
+  where: `MCP server "${name}"`,
+  read: Object.keys(schema.shape),
+  documented: CLAUDE_MCP_SERVER_KEYS,
 });
 
 interface Configured {
@@ -48,7 +70,10 @@ export class McpConfigError extends Error {
 
 export interface McpConfigResult {
   servers: McpServerConfig[];
-  /** Sources present but not used (the workspace's .mcp.json without trust), for the report. */
+  /**
+   * Sources present but not used (the workspace's .mcp.json without trust), and keys agent-ci does not use,
+   * for the log and the report.
+   */
   ignored: IgnoredConfig[];
   /** Values from `env` and `headers`, and what `${VAR}` put into a URL: secrets, redacted everywhere. */
   secrets: string[];
@@ -85,8 +110,21 @@ function readSource(value: string): { label: string; raw: unknown } {
   return { label, raw: readJsonSource(value, label) };
 }
 
-function parseServers(label: string, raw: unknown, env: NodeJS.ProcessEnv): McpServerConfig[] {
-  const top = z.strictObject({ mcpServers: z.record(z.string(), z.unknown()) }).safeParse(raw);
+/** A file's or a server's keys: a misspelt one is a config error, the unused ones are listed in `ignored`. */
+function checkedKeys(value: unknown, rules: KeyRules, label: string, ignored: IgnoredConfig[]): void {
+  const { problems, ignored: unused } = checkKeys(value, rules);
+  if (problems[0]) throw new McpConfigError(`${label}: ${problems[0].reason}`);
+  ignored.push(...unused.map((i) => ({ ...i, source: label })));
+}
+
+function parseServers(
+  label: string,
+  raw: unknown,
+  env: NodeJS.ProcessEnv,
+  ignored: IgnoredConfig[],
+): McpServerConfig[] {
+  checkedKeys(raw, FILE_KEYS, label, ignored);
+  const top = McpFile.safeParse(raw);
   if (!top.success)
     throw new McpConfigError(`${label}: expected {"mcpServers": {...}}: ${z.prettifyError(top.error)}`);
   const servers: McpServerConfig[] = [];
@@ -100,7 +138,9 @@ function parseServers(label: string, raw: unknown, env: NodeJS.ProcessEnv): McpS
       typeof entry === "object" &&
       entry !== null &&
       ["http", "sse"].includes((entry as { type?: string }).type ?? "");
-    const parsed = (isRemote ? RemoteServer : StdioServer).safeParse(entry);
+    const schema = isRemote ? RemoteServer : StdioServer;
+    checkedKeys(entry, serverKeys(name, schema), label, ignored);
+    const parsed = schema.safeParse(entry);
     if (!parsed.success) {
       const hasNeither =
         typeof entry === "object" && entry !== null && !("command" in entry) && !("url" in entry);
@@ -165,11 +205,11 @@ export function loadMcpConfig(options: {
   const admit = workspaceGate(options.trustWorkspace, ignored);
   if (fs.existsSync(workspaceFile) && admit({ source: label }, "its MCP servers")) {
     const raw = readJsonSource(workspaceFile, label);
-    for (const s of parseServers(label, raw, env)) byName.set(s.name, s);
+    for (const s of parseServers(label, raw, env, ignored)) byName.set(s.name, s);
   }
   for (const value of options.configs) {
     const { label, raw } = readSource(value);
-    for (const s of parseServers(label, raw, env)) byName.set(s.name, s);
+    for (const s of parseServers(label, raw, env, ignored)) byName.set(s.name, s);
   }
   const servers = [...byName.values()];
   const secrets = servers

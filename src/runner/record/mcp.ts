@@ -21,7 +21,7 @@ export const mcpSection: RecordSection = (p) => {
   for (const i of mcpConfig?.ignored ?? [])
     warnings.push({
       kind: "mcp_config_ignored",
-      severity: "info",
+      severity: i.severity ?? "info",
       message: describeIgnored(i),
     });
   for (const r of tools?.refused ?? [])
@@ -45,7 +45,10 @@ export const mcpSection: RecordSection = (p) => {
           error: s.error === undefined ? undefined : redactor.redact(s.error),
           stderrTail: s.stderrTail === undefined ? undefined : redactor.redact(s.stderrTail),
         })),
-        ignored: (mcpConfig?.ignored ?? []).map(({ source, reason }) => ({ source, reason })),
+        ignored: (mcpConfig?.ignored ?? []).map(({ source, text, reason }) => ({
+          source: text ? `${source} (${text})` : source,
+          reason,
+        })),
         refusedTools: tools?.refused ?? [],
       },
     },

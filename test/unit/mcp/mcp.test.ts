@@ -6,6 +6,7 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { loadMcpConfig } from "../../../src/mcp/config.js";
+import { describeIgnored } from "../../../src/policy/index.js";
 import { IMAGE_LEFT_OUT, mapMcpResult } from "../../../src/mcp/result.js";
 import {
   LineReader,
@@ -81,12 +82,42 @@ describe("MCP configuration", () => {
       (entry: unknown, name = "srv") =>
       () =>
         load([JSON.stringify({ mcpServers: { [name]: entry } })]);
-    expect(bad({ command: "x", extra: 1 })).toThrow(/MCP server "srv": .*extra/s);
+    expect(bad({ comand: "x" })).toThrow('unknown key "comand" in MCP server "srv": did you mean "command"?');
+    expect(bad({ type: "http", url: "https://x.example/mcp", Headers: {} })).toThrow(
+      'unknown key "Headers" in MCP server "srv": did you mean "headers"?',
+    );
     expect(bad({ args: [] })).toThrow(/MCP server "srv": names no command \(stdio\) or url/);
     expect(bad({ command: "x" }, "bad name")).toThrow(/MCP server "bad name": a server's name/);
     expect(bad({ type: "http", url: "file:///etc" })).toThrow(/MCP server "srv": .*http or https/);
     expect(bad({ command: "${NOPE}" })).toThrow(/MCP server "srv": missing environment variables: NOPE/);
     expect(() => load(["{not json"])).toThrow(/not JSON/);
+  });
+
+  it("refuses a misspelt mcpServers, naming the file", () => {
+    const file = path.join(workspace(), "servers.json");
+    fs.writeFileSync(file, JSON.stringify({ mcpServer: { fs: { command: "x" } } }));
+    expect(() => load([file])).toThrow(
+      `--mcp-config ${file}: unknown key "mcpServer" at the top level: did you mean "mcpServers"?`,
+    );
+  });
+
+  it("notes the keys it does not use, and goes on", () => {
+    const config = JSON.stringify({
+      $schema: "x",
+      mcpServers: {
+        srv: { command: "x", extra: 1, cwd: "/tmp" },
+        web: { type: "http", url: "https://x.example/mcp", oauth: { clientId: "c" } },
+      },
+    });
+    const { servers, ignored } = load([config]);
+    expect(servers.map((s) => s.name)).toEqual(["srv", "web"]);
+    expect(ignored.map(describeIgnored)).toEqual([
+      '--mcp-config (inline JSON) ("$schema"): unknown key, not used: agent-ci does not know it (a newer Claude Code key, or a misspelling)',
+      '--mcp-config (inline JSON) ("extra"): unknown key in MCP server "srv", not used: agent-ci does not know it (a newer Claude Code key, or a misspelling)',
+      '--mcp-config (inline JSON) (cwd): Claude Code key in MCP server "srv" that agent-ci does not use',
+      '--mcp-config (inline JSON) (oauth): Claude Code key in MCP server "web" that agent-ci does not use',
+    ]);
+    expect(ignored.map((i) => i.severity)).toEqual(["warning", "warning", "info", "info"]);
   });
 
   it("uses the workspace's .mcp.json only when trusted, and says it was ignored otherwise", () => {
