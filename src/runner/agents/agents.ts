@@ -3,17 +3,20 @@
 // agent names its tools, model and permission mode; none can widen what the run allows (the policy is the
 // parent's, see subagents.ts), so a definition only ever narrows: a `permissionMode` wider than the run's
 // is refused, never ignored. A bad definition is a config error naming the file and the field, before any
-// container starts.
+// container starts; so is a misspelt field (`tols`, `modle`) and a field that narrows what the agent may do
+// which agent-ci cannot honour. Claude Code's other fields, and unknown ones, are noted and ignored.
 import fs from "node:fs";
 import path from "node:path";
 import { parseFrontmatter } from "../instructions/frontmatter.js";
 import { z } from "zod";
 import {
+  checkKeys,
   MODES_NARROWEST_FIRST,
   modeWithin,
   parseMode,
   workspaceGate,
   type IgnoredConfig,
+  type KeyRules,
   type PermissionMode,
 } from "../../policy/index.js";
 import { toolCategory, toolEntry } from "../../policy/tool-catalog.js";
@@ -132,7 +135,7 @@ function toolProblem(tool: string): string | undefined {
   return `unknown tool "${tool}"`;
 }
 
-const Frontmatter = z.strictObject({
+const Frontmatter = z.object({
   name: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "letters, digits, '-', '_' and '.' only")
@@ -141,18 +144,72 @@ const Frontmatter = z.strictObject({
   tools: z.union([z.string(), z.array(z.string())]).optional(),
   model: z.string().min(1).optional(),
   permissionMode: z.string().optional(),
-  /** Claude Code's other frontmatter fields: accepted, not used. */
+  /** The colour Claude Code shows the agent in: accepted, nothing to do. */
   color: z.string().optional(),
 });
 
 /** Claude Code's `--agents` JSON: `{"name": {description, prompt, tools?, model?, permissionMode?}}`. */
-const InlineAgent = z.strictObject({
+const InlineAgent = z.object({
   description: z.string().min(1),
   prompt: z.string().min(1),
   tools: z.array(z.string()).optional(),
   model: z.string().min(1).optional(),
   permissionMode: z.string().optional(),
 });
+
+/**
+ * The fields Claude Code documents for a subagent besides its name (front matter) or prompt (`--agents`),
+ * https://code.claude.com/docs/en/sub-agents#supported-frontmatter-fields.
+ */
+const CLAUDE_AGENT_FIELDS = [
+  "description",
+  "tools",
+  "disallowedTools",
+  "model",
+  "permissionMode",
+  "maxTurns",
+  "skills",
+  "mcpServers",
+  "hooks",
+  "memory",
+  "background",
+  "effort",
+  "isolation",
+  "initialPrompt",
+  "color",
+];
+
+/** Fields that narrow what the agent may do, which agent-ci cannot honour: running without them would widen it. */
+const REFUSED_AGENT_FIELDS = {
+  disallowedTools:
+    "agent-ci does not take tools away by name; list the tools the agent may use in `tools` instead (without it the agent would have the tools it takes away)",
+  hooks:
+    "agent-ci does not run hooks of one agent; put them in the run's settings, where they hold for every agent (without them the checks they make would be gone)",
+};
+
+/** Fields the schema takes that nothing in a run depends on: never a misspelling's target. */
+const COSMETIC_FIELDS = ["color"];
+
+const FRONTMATTER_KEYS: KeyRules = {
+  where: "the front matter",
+  read: Object.keys(Frontmatter.shape).filter((k) => !COSMETIC_FIELDS.includes(k)),
+  accepted: COSMETIC_FIELDS,
+  documented: ["name", ...CLAUDE_AGENT_FIELDS],
+  refused: REFUSED_AGENT_FIELDS,
+};
+const INLINE_AGENT_KEYS: KeyRules = {
+  where: "the definition",
+  read: Object.keys(InlineAgent.shape),
+  documented: ["prompt", ...CLAUDE_AGENT_FIELDS],
+  refused: REFUSED_AGENT_FIELDS,
+};
+
+/** A definition's fields by name: a misspelt or refused one is a config error, unused ones go to `ignored`. */
+function checkAgentKeys(value: unknown, rules: KeyRules, source: string, ignored: IgnoredConfig[]): void {
+  const { problems, ignored: unused } = checkKeys(value, rules);
+  if (problems[0]) throw new ConfigError(`agent definition ${source}: ${problems[0].reason}`);
+  ignored.push(...unused.map((i) => ({ ...i, source })));
+}
 
 function fail(source: string, field: string, why: string): never {
   throw new ConfigError(`agent definition ${source}: ${field}: ${why}`);
@@ -212,17 +269,14 @@ function checked(
 /** A definition the schema refused: a config error naming the first field at fault (`whole`: none in particular). */
 function failOnFirstIssue(source: string, error: z.ZodError, whole: string): never {
   const issue = error.issues[0];
-  fail(
-    source,
-    issue?.path.length ? issue.path.join(".") : whole,
-    issue?.code === "unrecognized_keys"
-      ? `unknown field ${issue.keys.join(", ")}`
-      : (issue?.message ?? "invalid"),
-  );
+  fail(source, issue?.path.length ? issue.path.join(".") : whole, issue?.message ?? "invalid");
 }
 
-/** One Markdown agent file: `---` YAML frontmatter `---`, then the system prompt. */
-export function parseAgentFile(text: string, source: string): AgentDefinition {
+/**
+ * One Markdown agent file: `---` YAML frontmatter `---`, then the system prompt. The fields agent-ci does not
+ * use are listed in `ignored`.
+ */
+export function parseAgentFile(text: string, source: string, ignored: IgnoredConfig[] = []): AgentDefinition {
   let split: ReturnType<typeof parseFrontmatter>;
   try {
     split = parseFrontmatter(text);
@@ -231,6 +285,7 @@ export function parseAgentFile(text: string, source: string): AgentDefinition {
   }
   if (!split.found)
     fail(source, "frontmatter", "the file does not start with a --- YAML frontmatter --- block");
+  checkAgentKeys(split.frontmatter, FRONTMATTER_KEYS, source, ignored);
   const parsed = Frontmatter.safeParse(split.frontmatter);
   if (!parsed.success) failOnFirstIssue(source, parsed.error, "frontmatter");
   return checked(source, { ...parsed.data, prompt: split.body });
@@ -249,8 +304,8 @@ function agentFileNames(dir: string, label: string): string[] {
   }
 }
 
-/** Every `*.md` in a folder, sorted by name (a missing folder has none). */
-export function loadAgentsDir(dir: string, label: string): AgentDefinition[] {
+/** Every `*.md` in a folder, sorted by name (a missing folder has none); unused fields go to `ignored`. */
+export function loadAgentsDir(dir: string, label: string, ignored: IgnoredConfig[] = []): AgentDefinition[] {
   return agentFileNames(dir, label).map((name) => {
     const source = `${label}/${name}`;
     let text: string;
@@ -259,16 +314,20 @@ export function loadAgentsDir(dir: string, label: string): AgentDefinition[] {
     } catch (e) {
       throw new ConfigError(`agent definition ${source}: ${(e as Error).message}`);
     }
-    return parseAgentFile(text, source);
+    return parseAgentFile(text, source, ignored);
   });
 }
 
-/** Claude Code's `--agents` JSON (the text, or a file holding it). */
-export function parseAgentsJson(text: string, label: string): AgentDefinition[] {
-  return agentsFromJson(parseJson(text, `agents ${label}`), label);
+/** Claude Code's `--agents` JSON (the text, or a file holding it); unused fields go to `ignored`. */
+export function parseAgentsJson(
+  text: string,
+  label: string,
+  ignored: IgnoredConfig[] = [],
+): AgentDefinition[] {
+  return agentsFromJson(parseJson(text, `agents ${label}`), label, ignored);
 }
 
-function agentsFromJson(raw: unknown, label: string): AgentDefinition[] {
+function agentsFromJson(raw: unknown, label: string, ignored: IgnoredConfig[]): AgentDefinition[] {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     throw new ConfigError(
       `agents ${label}: expected an object of {"name": {description, prompt, tools?, model?, permissionMode?}}`,
@@ -277,6 +336,7 @@ function agentsFromJson(raw: unknown, label: string): AgentDefinition[] {
     const source = `${label}#${name}`;
     if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name))
       fail(source, "name", "letters, digits, '-', '_' and '.' only");
+    checkAgentKeys(value, INLINE_AGENT_KEYS, source, ignored);
     const parsed = InlineAgent.safeParse(value);
     if (!parsed.success) failOnFirstIssue(source, parsed.error, "definition");
     return checked(source, { name, ...parsed.data });
@@ -297,7 +357,7 @@ export interface AgentSources {
 
 export interface LoadedAgents {
   agents: AgentDefinition[];
-  /** Definitions found but not used, and why (for the report's warnings). */
+  /** Definitions found but not used, and fields agent-ci does not use, with why (for the log and the report). */
   ignored: IgnoredConfig[];
 }
 
@@ -314,12 +374,13 @@ export function loadAgents(sources: AgentSources): LoadedAgents {
   const found = agentFileNames(workspaceDir, source);
   const admit = workspaceGate(sources.trustWorkspace, ignored);
   if (found.length && admit({ source, text: found.join(", ") }, "agent definitions"))
-    layers.push(loadAgentsDir(workspaceDir, source));
-  for (const dir of sources.agentsDirs) layers.push(loadAgentsDir(path.resolve(dir), `agents-dir:${dir}`));
+    layers.push(loadAgentsDir(workspaceDir, source, ignored));
+  for (const dir of sources.agentsDirs)
+    layers.push(loadAgentsDir(path.resolve(dir), `agents-dir:${dir}`, ignored));
   if (sources.agentsJson !== undefined) {
     const given = sources.agentsJson;
     const label = isInlineJson(given) ? "--agents" : `agents:${path.basename(given)}`;
-    layers.push(agentsFromJson(readJsonSource(given, `agents ${label}`), label));
+    layers.push(agentsFromJson(readJsonSource(given, `agents ${label}`), label, ignored));
   }
   const byName = new Map(BUILT_IN_AGENTS.map((a) => [a.name, a] as const));
   for (const layer of layers) {

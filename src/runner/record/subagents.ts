@@ -26,7 +26,7 @@ export const subagentsSection: RecordSection = (p) => {
   const warnings: Warning[] = [
     ...(p.agents?.ignored ?? []).map((i) => ({
       kind: "agents_ignored",
-      severity: "info" as const,
+      severity: i.severity ?? "info",
       message: describeIgnored(i),
     })),
     ...(p.stoppedAgents ?? []).map((agent) => ({

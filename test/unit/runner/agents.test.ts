@@ -14,6 +14,7 @@ import {
   BUILT_IN_AGENTS,
 } from "../../../src/runner/agents/agents.js";
 import { ConfigError } from "../../../src/errors.js";
+import { describeIgnored, type IgnoredConfig } from "../../../src/policy/index.js";
 import { HAND_BACK_FRAME, handBack } from "../../../src/tools/task.js";
 
 const file = (front: string, body = "Prompt.\n") => `---\n${front}\n---\n${body}`;
@@ -41,7 +42,21 @@ describe("agent definitions", () => {
     ["no frontmatter", "just text", "frontmatter"],
     ["frontmatter that is not YAML", file("name: [unclosed\ndescription: d"), "frontmatter"],
     ["no description", file("name: a"), "description"],
-    ["an unknown field", file("name: a\ndescription: d\nsudo: true"), "unknown field sudo"],
+    [
+      "a misspelt field",
+      file("name: a\ndescription: d\ntols: Read"),
+      'unknown key "tols" in the front matter: did you mean "tools"?',
+    ],
+    [
+      "a misspelt field, case aside",
+      file("name: a\ndescription: d\npermissionmode: plan"),
+      'unknown key "permissionmode" in the front matter: did you mean "permissionMode"?',
+    ],
+    [
+      "disallowedTools, which agent-ci cannot honour",
+      file("name: a\ndescription: d\ndisallowedTools: Bash"),
+      '"disallowedTools" in the front matter: agent-ci does not take tools away by name',
+    ],
     [
       "an unknown tool",
       file("name: a\ndescription: d\ntools: Read, Teleport"),
@@ -76,6 +91,43 @@ describe("agent definitions", () => {
       parseAgentsJson('{"t": {"description": "d", "prompt": "p", "model": "nope"}}', "--agents"),
     ).toThrow(/--agents#t: model/);
     expect(() => parseAgentsJson("[1]", "--agents")).toThrow(/expected an object/);
+    expect(() =>
+      parseAgentsJson('{"t": {"description": "d", "prompt": "p", "modle": "haiku"}}', "--agents"),
+    ).toThrow('agent definition --agents#t: unknown key "modle" in the definition: did you mean "model"?');
+  });
+
+  it("notes Claude Code's fields it does not use and unknown ones, and goes on", () => {
+    const ignored: IgnoredConfig[] = [];
+    const agent = parseAgentFile(
+      file(
+        "name: a\ndescription: d\nmodel: haiku\nmaxTurns: 5\nbackground: true\nsudo: true\ncolor: cyan\ncolour: x",
+      ),
+      "agents-dir:x/a.md",
+      ignored,
+    );
+    expect(agent).toMatchObject({ name: "a", model: "haiku" });
+    expect(ignored).toEqual([
+      {
+        source: "agents-dir:x/a.md",
+        text: '"sudo", "colour" (like color)',
+        reason:
+          "unknown keys in the front matter, not used: agent-ci does not know them (a newer Claude Code key, or a misspelling)",
+        severity: "warning",
+      },
+      {
+        source: "agents-dir:x/a.md",
+        text: "maxTurns, background",
+        reason: "Claude Code keys in the front matter that agent-ci does not use",
+        severity: "info",
+      },
+    ]);
+    // Through the run's loader, for the log and the report's warnings.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-agents-dir-"));
+    fs.writeFileSync(path.join(dir, "a.md"), file("name: a\ndescription: d\neffort: high"));
+    const loaded = loadAgents({ workspace: dir, agentsDirs: [dir], trustWorkspace: false });
+    expect(loaded.ignored.map(describeIgnored)).toEqual([
+      `agents-dir:${dir}/a.md (effort): Claude Code key in the front matter that agent-ci does not use`,
+    ]);
   });
 
   it("ignores the workspace's .claude/agents without trust, and says so; loads them with it", () => {
