@@ -128,13 +128,21 @@ function matchesWithAncestors(test: (path: string) => boolean, path: string): bo
 
 /**
  * Paths whose change would reach beyond the patch: git hooks and config run code on the next git
- * command, workflow files run in CI with secrets, and the agent-ci / Claude / MCP config decide what
+ * command; workflow files, the local actions a workflow runs (`uses: ./…`) and the CI definitions of
+ * other systems run in CI with that CI's secrets; a pre-commit configuration runs on the next commit and a
+ * dev container's on the next checkout opened in it; and the agent-ci / Claude / MCP config decide what
  * the next run may do. Writes are denied in every mode, bypassPermissions included (R17: bypass skips
  * rule checks, not these), unless an allow rule names the path explicitly: `Edit(.github/workflows/**)`
  * names workflows, a broad `Edit(**)` or `Edit(.github/**)` does not.
  *
  * `.gitattributes` is protected at any depth: its `filter=`/`diff=` drivers run commands on the host
  * and can hide changes from review (U4); legitimate edits need an explicit `Edit(.gitattributes)`.
+ *
+ * A local action is protected where the policy can tell it is one without reading the workflows: all of
+ * `.github/actions/`, and an `action.yml`/`action.yaml` at any depth (the file a workflow's `uses: ./dir`
+ * runs). The scripts a local action outside `.github/actions/` runs (a root `action.yml`'s `main:`) are the
+ * repository's code, which every CI job runs anyway. The other CI systems' definitions are protected where
+ * each reads them by default, at the root.
  *
  * `containerReadOnly` is the narrower list the sandbox mounts read-only: git itself must write
  * objects, refs and the index inside `.git`, so only hooks, config and info are frozen there.
@@ -177,6 +185,70 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = [
     pattern: "/.github/workflows",
     containerPatterns: ["/.github/workflows"],
     namedBy: (spec) => hasSequence(segmentsOf(spec), ".github", "workflows"),
+  },
+  {
+    id: "local-actions",
+    description: "GitHub Actions local actions (.github/actions)",
+    pattern: "/.github/actions",
+    containerPatterns: ["/.github/actions"],
+    namedBy: (spec) => hasSequence(segmentsOf(spec), ".github", "actions"),
+  },
+  {
+    id: "action-definitions",
+    description:
+      "a GitHub Action's definition (action.yml, action.yaml), which a workflow runs with uses: ./",
+    pattern: "action.{yml,yaml}",
+    containerPatterns: ["action.{yml,yaml}"],
+    namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith("action.y")),
+  },
+  {
+    id: "gitlab-ci",
+    description: "GitLab CI definition (.gitlab-ci.yml)",
+    pattern: "/.gitlab-ci.yml",
+    containerPatterns: ["/.gitlab-ci.yml"],
+    namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith(".gitlab-ci")),
+  },
+  {
+    id: "circleci",
+    description: "CircleCI configuration (.circleci)",
+    pattern: "/.circleci",
+    containerPatterns: ["/.circleci"],
+    namedBy: (spec) => segmentsOf(spec).includes(".circleci"),
+  },
+  {
+    id: "jenkinsfile",
+    description: "Jenkins pipeline (Jenkinsfile)",
+    pattern: "/Jenkinsfile",
+    containerPatterns: ["/Jenkinsfile"],
+    namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith("Jenkinsfile")),
+  },
+  {
+    id: "buildkite",
+    description: "Buildkite pipelines (.buildkite)",
+    pattern: "/.buildkite",
+    containerPatterns: ["/.buildkite"],
+    namedBy: (spec) => segmentsOf(spec).includes(".buildkite"),
+  },
+  {
+    id: "azure-pipelines",
+    description: "Azure Pipelines definition (azure-pipelines.yml)",
+    pattern: "/azure-pipelines.{yml,yaml}",
+    containerPatterns: ["/azure-pipelines.{yml,yaml}"],
+    namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith("azure-pipelines")),
+  },
+  {
+    id: "pre-commit",
+    description: "pre-commit configuration (.pre-commit-config.yaml), run by git commit",
+    pattern: "/.pre-commit-config.{yaml,yml}",
+    containerPatterns: ["/.pre-commit-config.{yaml,yml}"],
+    namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith(".pre-commit-config")),
+  },
+  {
+    id: "devcontainer",
+    description: "dev container configuration (.devcontainer, .devcontainer.json)",
+    pattern: "/.devcontainer{,.json}",
+    containerPatterns: ["/.devcontainer{,.json}"],
+    namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith(".devcontainer")),
   },
   {
     id: "agent-ci-config",

