@@ -13,7 +13,8 @@ import {
   type FindingKind,
   type GateFinding,
 } from "./findings.js";
-import { DEFAULT_MAX_PATCH_BYTES } from "./options.js";
+import { DEFAULT_MAX_PATCH_BYTES, PublishRefusedError } from "./options.js";
+import type { PatchSides } from "./patch-sides.js";
 
 export { DEFAULT_MAX_PATCH_BYTES };
 
@@ -116,20 +117,36 @@ export interface PatchCheck {
 }
 
 /**
- * The whole gate: patchProblems, then the findings (findings.ts). A finding refuses the patch unless its kind
- * is allowed; fail-closed, so a scan that throws refuses too.
+ * The whole gate: patchProblems, then the findings (findings.ts) over both sides of the patch, which `sides`
+ * reads (the base commit fetched, the patch applied to it: patch-sides.ts) once the patch is the run's own and
+ * has a base. A finding refuses the patch unless its kind is allowed; fail-closed, so a scan that throws
+ * refuses too. A patch that does not apply is refused; a git step that fails throws.
  */
 export async function checkPatch(
   report: RunReport,
   patchText: string | undefined,
   options: PatchCheckOptions,
+  sides: () => Promise<PatchSides>,
 ): Promise<PatchCheck> {
   const problems = patchProblems(report, patchText, options);
   if (patchText === undefined) return { problems, allowed: [] };
+  const sha = crypto.createHash("sha256").update(patchText).digest("hex");
+  // Findings are about the run's own patch, applied to its base: a patch that is not (the problems say why) is
+  // refused as it is.
+  if (sha !== report.patch.sha256 || !report.workspace.baseCommit || patchText.length === 0)
+    return { problems, allowed: [] };
+  let read: PatchSides;
+  try {
+    read = await sides();
+  } catch (error) {
+    if (!(error instanceof PublishRefusedError)) throw error;
+    return { problems: [...problems, error.message], allowed: [] };
+  }
   let findings: GateFinding[];
   try {
     findings = await gateFindings(report, patchText, {
       maxBinaryBytes: options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES,
+      sides: read,
     });
   } catch (error) {
     return {

@@ -1,13 +1,16 @@
 // The publish gate's findings: what in a patch a person must look at before it leaves the runner, because
 // it runs or leaks on someone else's machine once merged or checked out. A secret (agent-ci's own formats and
-// secretlint's recommended rule set), a new or changed package-manager lifecycle hook (`postinstall` runs on
-// every `npm install` of the branch), a committed git hook or hook manager's configuration, a new executable
-// file, a binary over the size the user set. Each names its file and line. The gate is fail-closed: a
-// finding refuses the patch unless `--allow-finding KIND` (input `allow_findings`) names its kind, and then
-// the pull request says so.
+// secretlint's recommended rule set), a new or changed lifecycle script (`postinstall` runs on every
+// `npm install` of the branch) or setting or file that makes a package manager or build tool run a program
+// (read on both sides of the patch as the tool reads it: manifests.ts), a committed git hook or hook manager's
+// configuration, a new executable file, a binary over the size the user set. Each names its file and line.
+// The gate is fail-closed: a finding refuses the patch unless `--allow-finding KIND` (input `allow_findings`)
+// names its kind, and then the pull request says so.
 import type * as SecretlintCore from "@secretlint/core";
 import { parseGitDiff, scanForSecrets, type DiffFile, type RunReport } from "../report/index.js";
+import { CODE_FILES, SETTINGS_FILES } from "./manifests.js";
 import { DEFAULT_MAX_BINARY_BYTES, FINDING_KINDS, parseFindingKinds, type FindingKind } from "./options.js";
+import type { PatchSides } from "./patch-sides.js";
 
 export { DEFAULT_MAX_BINARY_BYTES, FINDING_KINDS, parseFindingKinds, type FindingKind };
 
@@ -23,6 +26,8 @@ export interface GateFinding {
 export interface FindingOptions {
   /** A binary file larger than this in the patch is a finding. */
   maxBinaryBytes: number;
+  /** The files on both sides of the patch: settings are compared as their tools read them (manifests.ts). */
+  sides: PatchSides;
 }
 
 // secretlint's recommended preset, each rule on its own, less the one that lets the scanned text switch
@@ -44,19 +49,6 @@ async function secretlint(): Promise<{
   return { lintSource, config };
 }
 
-/** Keys of package.json that npm, pnpm and yarn run on install, pack or publish (a git dependency runs `prepare`). */
-const LIFECYCLE_KEY =
-  /"((?:pre|post)?install|(?:pre|post)?prepare|prepublish(?:Only)?|(?:pre|post)?pack|(?:pre|post)?publish|(?:pre|post)?uninstall)"\s*:/;
-/** package.json keys that hook managers read their git hooks from. */
-const HOOK_KEY = /"(husky|simple-git-hooks|gitHooks|pre-commit|pre-push|lint-staged)"\s*:/;
-/** Lines of a package manager's own config that make it run a program. */
-const MANAGER_CONFIG_LINES: Array<{ file: RegExp; line: RegExp }> = [
-  { file: /(?:^|\/)\.npmrc$/, line: /^\s*(?:script-shell|node-options|onload-script|init-module)\s*=/i },
-  { file: /(?:^|\/)\.yarnrc\.yml$/, line: /^\s*(?:yarnPath|plugins|injectEnvironmentFiles)\s*:/ },
-  { file: /(?:^|\/)\.yarnrc$/, line: /^\s*yarn-path\s/ },
-];
-/** Files a package manager runs as code: pnpm's hooks file, a committed yarn release or plugin. */
-const MANAGER_CODE_PATHS = /(?:^|\/)(?:\.pnpmfile\.c?js|\.pnpmfile\.mjs|\.yarn\/(?:releases|plugins)\/.+)$/;
 /** Committed git hooks and hook managers' configuration (husky, lefthook, pre-commit, simple-git-hooks, overcommit). */
 const GIT_HOOK_PATHS =
   /(?:^|\/)(?:\.husky\/.+|\.githooks\/.+|\.git-hooks\/.+|\.lefthook(?:-local)?\/.+|\.?lefthook(?:-local)?\.(?:ya?ml|json|toml)|\.pre-commit-config\.ya?ml|\.pre-commit-hooks\.ya?ml|\.?simple-git-hooks\.(?:c?js|mjs|json)|\.huskyrc(?:\.\w+)?|\.overcommit\.ya?ml|\.lintstagedrc(?:\.\w+)?|lint-staged\.config\.\w+)$/;
@@ -138,25 +130,49 @@ async function secretlintFindings(files: readonly DiffFile[]): Promise<GateFindi
   return findings;
 }
 
+/** The first added line that mentions `name`'s last part, else the file's first added line. */
+function lineOf(file: DiffFile, name: string): number | undefined {
+  const leaf = name.slice(name.lastIndexOf(".") + 1);
+  return addedLines(file).find((l) => l.text.includes(leaf))?.line ?? firstAddedLine(file);
+}
+
+/**
+ * A settings file (manifests.ts) read on both sides of the patch, as its tool reads it: each setting of interest
+ * the patch adds or changes is a finding; one it removes or leaves as it was is not. A file the tool could not
+ * read as the patch leaves it is a finding too: what it would run cannot be checked.
+ */
+async function settingsFindings(file: DiffFile, sides: PatchSides): Promise<GateFinding[]> {
+  const reader = SETTINGS_FILES.find((settings) => settings.path.test(file.path));
+  if (!reader) return [];
+  const name = file.path.slice(file.path.lastIndexOf("/") + 1);
+  const unreadable = (why: string): GateFinding[] => [
+    { kind: "lifecycle_script", file: file.path, line: firstAddedLine(file), detail: `${name} ${why}` },
+  ];
+  const after = await sides.patched(file.path);
+  if (after === undefined) return unreadable("is not a regular file the gate can read");
+  const now = reader.read(after);
+  if (now === undefined)
+    return unreadable(`does not parse (${reader.readAs}), so what it runs cannot be checked`);
+  const beforeText = await sides.base(file.path);
+  const before = new Map(
+    ((beforeText === undefined ? [] : reader.read(beforeText)) ?? []).map((s) => [s.name, s.value]),
+  );
+  return now
+    .filter((setting) => before.get(setting.name) !== setting.value)
+    .map((setting) => ({
+      kind: setting.kind,
+      file: file.path,
+      line: lineOf(file, setting.name),
+      detail: reader.describe(setting),
+    }));
+}
+
 function fileFindings(file: DiffFile, options: FindingOptions): GateFinding[] {
   const findings: GateFinding[] = [];
   const at = (kind: FindingKind, detail: string, line = firstAddedLine(file)) =>
     findings.push({ kind, file: file.path, line, detail });
   const name = file.path;
-  if (/(?:^|\/)package\.json$/.test(name))
-    for (const { text, line } of addedLines(file)) {
-      const lifecycle = LIFECYCLE_KEY.exec(text);
-      if (lifecycle)
-        at("lifecycle_script", `package.json lifecycle script "${lifecycle[1]}" added or changed`, line);
-      const hook = HOOK_KEY.exec(text);
-      if (hook) at("git_hook", `package.json "${hook[1]}" (git hooks) added or changed`, line);
-    }
-  for (const config of MANAGER_CONFIG_LINES)
-    if (config.file.test(name))
-      for (const { text, line } of addedLines(file))
-        if (config.line.test(text))
-          at("lifecycle_script", "package manager setting that runs a program", line);
-  if (MANAGER_CODE_PATHS.test(name)) at("lifecycle_script", "a file the package manager runs as code");
+  for (const code of CODE_FILES) if (code.path.test(name)) at("lifecycle_script", code.detail);
   if (GIT_HOOK_PATHS.test(name)) at("git_hook", "a committed git hook or hook manager configuration");
   if (file.mode === "100755") at("executable", "a new executable file (mode 100755)");
   if (file.binary && (file.binaryBytes ?? 0) > options.maxBinaryBytes)
@@ -189,7 +205,10 @@ export async function gateFindings(
   ];
   for (const f of own) add({ kind: "secret", file: f.file, line: f.line, detail: f.kind });
   const files = parseGitDiff(patchText).files.filter((file) => file.status !== "deleted");
-  for (const file of files) for (const finding of fileFindings(file, options)) add(finding);
+  for (const file of files) {
+    for (const finding of await settingsFindings(file, options.sides)) add(finding);
+    for (const finding of fileFindings(file, options)) add(finding);
+  }
   for (const finding of await secretlintFindings(files)) add(finding);
   return findings;
 }

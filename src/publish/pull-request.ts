@@ -12,7 +12,6 @@
 // branch already at that tree and the PR already open, and changes nothing. Every failure is an error
 // that says what to do; nothing here reports success for a step that did not happen.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import {
@@ -27,6 +26,7 @@ import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { checkPatch, type PatchCheckOptions } from "./checks.js";
 import type { GateFinding } from "./findings.js";
 import { git, GitError } from "../host-git.js";
+import { gitPatchSides, treeWithPatch, type GitRun, type PatchSides } from "./patch-sides.js";
 import { attemptsLine } from "./attempts.js";
 import { pathCode, readBranchHistory, wholeChangeBody, type HistoryGit } from "./pr-description.js";
 import {
@@ -344,25 +344,6 @@ async function ensureCommit(repo: Repo, remoteName: string, sha: string, what: s
     throw new PublishFailedError(`${what} ${sha} is still missing after fetching it from ${remoteName}`);
 }
 
-/** The tree of base + patch, built in a throwaway index: the checkout's files and index stay untouched. */
-async function treeWithPatch(repo: Repo, base: string, patchFile: string): Promise<string> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-publish-"));
-  const env = { GIT_INDEX_FILE: path.join(dir, "index") };
-  try {
-    await repo.run(["read-tree", base], env);
-    try {
-      await repo.run(["apply", "--cached", "--whitespace=nowarn", "--", patchFile], env);
-    } catch (error) {
-      throw new PublishRefusedError(
-        `the patch does not apply to the base commit ${base}: ${error instanceof GitError ? error.stderr : (error as Error).message}`,
-      );
-    }
-    return (await repo.run(["write-tree"], env)).trim();
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 async function getPull(options: PublishPrOptions, number: number): Promise<PullJson> {
   const response = await options.api.call(
     "GET /repos/{owner}/{repo}/pulls/{pull_number}",
@@ -456,8 +437,9 @@ async function checkBeforePublish(
   options: PublishPrOptions,
   report: RunReport,
   patchFile: string,
+  sides: () => Promise<PatchSides>,
 ): Promise<string[]> {
-  const { problems, allowed } = await checkPatch(report, readOptional(patchFile), options);
+  const { problems, allowed } = await checkPatch(report, readOptional(patchFile), options, sides);
   if (problems.length)
     throw new PublishRefusedError(`not published:\n${problems.map((p) => `- ${p}`).join("\n")}`);
   for (const finding of allowed)
@@ -643,7 +625,6 @@ async function openPull(
 export async function publishPullRequest(options: PublishPrOptions): Promise<PublishPrResult> {
   const report = loadReport(options.outDir);
   const patchFile = path.join(options.outDir, "patch.diff");
-  const notes = await checkBeforePublish(options, report, patchFile);
   const text: GitHubTextOptions = { host: options.githubHost };
   const base = report.workspace.baseCommit ?? "";
   const issue = issueLine(loadTriggerIssue(options.outDir), options.linkIssue ?? DEFAULT_LINK_ISSUE);
@@ -652,10 +633,18 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     ? options.remote
     : (await git(["remote", "get-url", options.remote], { cwd: options.repoDir }).catch(() => "")).trim();
   const repo = new Repo(options, remoteUrl);
+  // The gate reads the patched files from the tree the commit is made of: what it checked is what is pushed.
+  const run: GitRun = (args, env) => repo.run(args, env);
+  let patched: Promise<string> | undefined;
+  const patchedTree = () =>
+    (patched ??= ensureCommit(repo, options.remote, base, "the run's base commit").then(() =>
+      treeWithPatch(run, base, path.resolve(patchFile)),
+    ));
+  const notes = await checkBeforePublish(options, report, patchFile, async () =>
+    gitPatchSides(run, base, await patchedTree()),
+  );
   const target = await chooseTarget(options, report);
-
-  await ensureCommit(repo, options.remote, base, "the run's base commit");
-  const tree = await treeWithPatch(repo, base, path.resolve(patchFile));
+  const tree = await patchedTree();
   const message = commitMessage(report, issue, text);
   const committed = await commitAndPush(repo, options, report, target.branch, tree, message);
   if (target.pull) return updatePull(repo, options, target.pull, committed, report, issue, notes);

@@ -19,6 +19,7 @@ import { ALL_TOOLS } from "../../src/tools/index.js";
 import { RunState } from "../../src/tools/state.js";
 import type { ExecResult } from "../../src/sandbox/sandbox.js";
 import { execResult, FakeSandbox } from "./fake-sandbox.js";
+import { textSides } from "./patch-sides.js";
 
 export const INPUT_BYTES = 8 * 1024 * 1024;
 
@@ -141,7 +142,8 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
   "publish gate's findings": async (text) => {
     const lines = text.split("\n");
     const patch = `diff --git a/package.json b/package.json\n--- a/package.json\n+++ b/package.json\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join("\n")}\n`;
-    return (await gateFindings(bigReport("x"), patch, { maxBinaryBytes: 1024 })).length;
+    return (await gateFindings(bigReport("x"), patch, { maxBinaryBytes: 1024, sides: textSides(text) }))
+      .length;
   },
   "settings file keys, one key and a key per line": (text) => {
     const source = { kind: "settings-file", label: "settings:big.json", trusted: true } as const;
@@ -149,6 +151,19 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
     const input = parseSettingsFile({ [text]: 1, permissions: { [text]: 1, ...perLine } }, source);
     return describeIgnored(input.unusedKeys?.[0] ?? { source: "", reason: "" }).length;
   },
+  // Each settings file the gate reads as its tool does (manifests.ts), the text on the patch's new side.
+  ...Object.fromEntries(
+    [".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", "pyproject.toml", "Cargo.toml"].map(
+      (name) => [
+        `publish gate's reading of ${name}`,
+        async (text: string) => {
+          const patch = `diff --git a/${name} b/${name}\n--- a/${name}\n+++ b/${name}\n@@ -0,0 +1 @@\n+x\n`;
+          return (await gateFindings(bigReport("x"), patch, { maxBinaryBytes: 1024, sides: textSides(text) }))
+            .length;
+        },
+      ],
+    ),
+  ),
   "HTML rendering": (text) =>
     renderHtml(bigReport(text), {
       patchText: `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+${text}\n`,

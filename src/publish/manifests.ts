@@ -1,0 +1,336 @@
+// The files and settings that make a package manager or a build tool run a program, read as the tool reads
+// them, for the publish gate: it compares what the tool would read on both sides of the patch (findings.ts),
+// never the patch's lines, so an escape (`"post\u0069nstall"`), a key split from its colon, a reformatted file
+// or a duplicate key that overrides an earlier one is read for what it means.
+//
+// Covered: npm, pnpm, yarn and bun (package.json's scripts and the settings that let install scripts run,
+// .npmrc, .yarnrc.yml, .yarnrc, pnpm-workspace.yaml, pnpm's and yarn's code files and pnpm's other manifests,
+// node-gyp's binding.gyp), Cargo (build.rs, package.build, .cargo/config) and pip (setup.py, pyproject.toml's
+// [build-system]). docs/publishing.md says which managers and tools are not.
+import { parse as parseYaml } from "yaml";
+import type { FindingKind } from "./options.js";
+import { tomlEntries } from "./toml-keys.js";
+
+/**
+ * The scripts of package.json a package manager runs by itself on install, pack and publish:
+ * - npm 11 (its docs, using-npm/scripts, "Life Cycle Operation Order", npm 11.19): `npm ci`, `npm install` and
+ *   `npm rebuild` run preinstall, install, postinstall, prepublish, preprepare, prepare, postprepare; `npm pack`
+ *   prepack, prepare, postpack; `npm publish` prepublishOnly, prepack, prepare, postpack, publish, postpublish;
+ *   `npm cache add` and `npm diff` prepare; `dependencies` after any change to node_modules;
+ * - pnpm 10 and 11 (pnpm.io, Scripts): those, and `pnpm:devPreinstall` before a local `pnpm install`;
+ * - yarn 4 (yarnpkg.com, Lifecycle Scripts): prepack, postpack, prepublish, postinstall, and preinstall and
+ *   install run with postinstall;
+ * - and the uninstall scripts npm 6 and yarn 1 still run.
+ */
+export const LIFECYCLE_SCRIPTS = [
+  "preinstall",
+  "install",
+  "postinstall",
+  "prepublish",
+  "preprepare",
+  "prepare",
+  "postprepare",
+  "prepack",
+  "postpack",
+  "prepublishOnly",
+  "publish",
+  "postpublish",
+  "dependencies",
+  "pnpm:devPreinstall",
+  "preuninstall",
+  "uninstall",
+  "postuninstall",
+] as const;
+
+/** package.json keys hook managers read the git hooks they install from. */
+const HOOK_KEYS = ["husky", "simple-git-hooks", "gitHooks", "pre-commit", "pre-push", "lint-staged"];
+
+/**
+ * pnpm's settings that let dependencies' install scripts run or name its hooks file, in pnpm-workspace.yaml
+ * (pnpm 10 and 11) and in package.json's `pnpm` field (pnpm 10).
+ */
+const PNPM_SETTINGS = [
+  "pnpmfile",
+  "globalPnpmfile",
+  "scriptShell",
+  "nodeOptions",
+  "onlyBuiltDependencies",
+  "onlyBuiltDependenciesFile",
+  "allowBuilds",
+  "dangerouslyAllowAllBuilds",
+];
+
+/** One setting as its tool reads it: a name, its value (as JSON text) and the kind of finding a change is. */
+export interface Setting {
+  readonly name: string;
+  readonly value: string;
+  readonly kind: FindingKind;
+}
+
+export interface SettingsFile {
+  /** Which files, by their path in the repository. */
+  readonly path: RegExp;
+  /** How its tool reads it, for the finding of a file it cannot read. */
+  readonly readAs: string;
+  /** The settings of interest the text gives; undefined when the tool could not read it either. */
+  read(text: string): Setting[] | undefined;
+  /** The finding for a setting added or changed. */
+  describe(setting: Setting): string;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const json = (value: unknown): string => JSON.stringify(value) ?? "undefined";
+
+function packageJson(text: string): Setting[] | undefined {
+  let manifest: unknown;
+  try {
+    // npm reads package.json with JSON.parse, a byte-order mark stripped first (json-parse-even-better-errors).
+    manifest = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch {
+    return undefined;
+  }
+  if (!isObject(manifest)) return undefined;
+  const scripts = isObject(manifest.scripts) ? manifest.scripts : {};
+  const pnpm = isObject(manifest.pnpm) ? manifest.pnpm : {};
+  const lifecycle: FindingKind = "lifecycle_script";
+  return [
+    ...LIFECYCLE_SCRIPTS.filter((name) => Object.hasOwn(scripts, name)).map((name) => ({
+      name,
+      value: json(scripts[name]),
+      kind: lifecycle,
+    })),
+    // `gypfile: false` is what keeps npm from running `node-gyp rebuild` when a binding.gyp is there.
+    ...(Object.hasOwn(manifest, "gypfile")
+      ? [{ name: "gypfile", value: json(manifest.gypfile), kind: lifecycle }]
+      : []),
+    // Bun runs the install scripts of the dependencies listed here.
+    ...(Object.hasOwn(manifest, "trustedDependencies")
+      ? [{ name: "trustedDependencies", value: json(manifest.trustedDependencies), kind: lifecycle }]
+      : []),
+    ...PNPM_SETTINGS.filter((key) => Object.hasOwn(pnpm, key)).map((key) => ({
+      name: `pnpm.${key}`,
+      value: json(pnpm[key]),
+      kind: lifecycle,
+    })),
+    ...HOOK_KEYS.filter((key) => Object.hasOwn(manifest, key)).map((key) => ({
+      name: key,
+      value: json(manifest[key]),
+      kind: "git_hook" as const,
+    })),
+  ];
+}
+
+/**
+ * An .npmrc value or key as the `ini` package npm reads it with decodes it: trimmed; a quoted one unquoted
+ * (a double-quoted one through JSON.parse, so `"script\u002dshell"` is `script-shell`); otherwise cut at an
+ * unescaped `;` or `#`, with `\;`, `\#` and `\\` unescaped.
+ */
+function iniText(raw: string): string {
+  const value = raw.trim();
+  const quoted =
+    (value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"));
+  if (quoted) {
+    const inner = value.startsWith("'") ? value.slice(1, -1) : value;
+    try {
+      return String(JSON.parse(inner));
+    } catch {
+      return inner;
+    }
+  }
+  let out = "";
+  let escaped = false;
+  for (const c of value) {
+    if (escaped) {
+      out += "\\;#".includes(c) ? c : `\\${c}`;
+      escaped = false;
+    } else if (c === ";" || c === "#") break;
+    else if (c === "\\") escaped = true;
+    else out += c;
+  }
+  return (escaped ? `${out}\\` : out).trim();
+}
+
+/**
+ * npm's settings that name a program it runs (node-gyp, script-shell, git, shell, node-options, onload-script,
+ * init-module) and pnpm's that name its hooks file (pnpmfile, global-pnpmfile). A key holding `${…}` is read
+ * too: npm replaces environment variables in keys (`${UNSET?}script-shell` is script-shell).
+ */
+const NPMRC_SETTINGS = new Set([
+  "node-gyp",
+  "script-shell",
+  "git",
+  "shell",
+  "node-options",
+  "onload-script",
+  "init-module",
+  "pnpmfile",
+  "global-pnpmfile",
+]);
+
+function npmrc(text: string): Setting[] {
+  const values = new Map<string, string>();
+  for (const line of text.split(/[\r\n]+/)) {
+    // ini's grammar: comments and [sections] aside, a key is everything before the first `=`.
+    if (/^\s*(?:[;#]|$)/.test(line) || /^\[[^\]]*\]\s*$/.test(line)) continue;
+    const equals = line.indexOf("=");
+    if (equals === 0) continue;
+    const key = iniText(equals < 0 ? line : line.slice(0, equals));
+    const value = equals < 0 ? "true" : iniText(line.slice(equals + 1));
+    // Read wider than npm: any case, `_` for `-`, `key[]` (an array) for key.
+    const name = key.replace(/\[\]$/, "").toLowerCase().replace(/_/g, "-");
+    if (!NPMRC_SETTINGS.has(name) && !name.includes("${")) continue;
+    const earlier = key.endsWith("[]") ? values.get(name) : undefined;
+    values.set(name, earlier === undefined ? value : `${earlier}\n${value}`);
+  }
+  return [...values].map(([name, value]) => ({ name, value: json(value), kind: "lifecycle_script" }));
+}
+
+/** yarn 1's .yarnrc: a key (quoted with JSON escapes, or bare) and its value, one a line. */
+function yarnrc(text: string): Setting[] {
+  const values = new Map<string, string>();
+  for (const line of text.split(/[\r\n]+/)) {
+    const trimmed = line.trim();
+    if (trimmed === "" || trimmed.startsWith("#")) continue;
+    const quoted = /^"((?:[^"\\]|\\.)*)"/.exec(trimmed);
+    let key = quoted?.[0] ?? /^\S+/.exec(trimmed)?.[0] ?? "";
+    if (quoted)
+      try {
+        key = String(JSON.parse(key));
+      } catch {
+        key = quoted[1] ?? key;
+      }
+    const name = key.replace(/^--/, "").toLowerCase();
+    if (name === "yarn-path") values.set(name, trimmed.slice((quoted?.[0] ?? key).length).trim());
+  }
+  return [...values].map(([name, value]) => ({ name, value: json(value), kind: "lifecycle_script" }));
+}
+
+/**
+ * YAML settings files are read up to this size: the YAML parser's time grows faster than the text's length
+ * (a second for 512 KiB of one line here), and these files are a few lines long; a larger one is a file the gate
+ * does not read, so a finding.
+ */
+export const YAML_MAX_CHARS = 64 * 1024;
+
+/**
+ * A YAML file's top-level keys of interest; undefined when it does not parse (duplicate keys included) or is
+ * over YAML_MAX_CHARS. Merge keys (`<<: *defaults`) are merged, as js-yaml, which pnpm reads with, does.
+ */
+function yamlSettings(names: readonly string[]): (text: string) => Setting[] | undefined {
+  return (text) => {
+    if (text.length > YAML_MAX_CHARS) return undefined;
+    let doc: unknown;
+    try {
+      doc = parseYaml(text, { merge: true });
+    } catch {
+      return undefined;
+    }
+    if (doc === null || doc === undefined) return [];
+    if (!isObject(doc)) return undefined;
+    const settings: Setting[] = [];
+    for (const name of names.filter((key) => Object.hasOwn(doc, key))) {
+      let value: string;
+      try {
+        value = json(doc[name]);
+      } catch {
+        return undefined;
+      }
+      settings.push({ name, value, kind: "lifecycle_script" });
+    }
+    return settings;
+  };
+}
+
+/** The TOML keys under `prefix` (a table, or one key), each with its value's text. */
+function tomlSettings(prefixes: ReadonlyArray<readonly string[]>): (text: string) => Setting[] | undefined {
+  return (text) =>
+    tomlEntries(text)
+      ?.filter((entry) => prefixes.some((prefix) => prefix.every((part, i) => entry.path[i] === part)))
+      .map((entry) => ({ name: entry.path.join("."), value: entry.value, kind: "lifecycle_script" }));
+}
+
+const setting = (file: string, effect: string) => (s: Setting) =>
+  `${file} "${s.name}" added or changed (${effect})`;
+
+export const SETTINGS_FILES: readonly SettingsFile[] = [
+  {
+    path: /(?:^|\/)package\.json$/,
+    readAs: "JSON, as npm, pnpm and yarn read it",
+    read: packageJson,
+    describe: (s) =>
+      s.kind === "git_hook"
+        ? `package.json "${s.name}" (git hooks) added or changed`
+        : (LIFECYCLE_SCRIPTS as readonly string[]).includes(s.name)
+          ? `package.json lifecycle script "${s.name}" added or changed`
+          : s.name === "gypfile"
+            ? `package.json "gypfile" added or changed (with a binding.gyp, npm runs node-gyp rebuild on install)`
+            : `package.json "${s.name}" added or changed (it lets install scripts run, or names code pnpm runs)`,
+  },
+  {
+    path: /(?:^|\/)\.npmrc$/,
+    readAs: "ini, as npm and pnpm read it",
+    read: npmrc,
+    describe: setting(".npmrc", "npm or pnpm runs the program it names"),
+  },
+  {
+    path: /(?:^|\/)\.yarnrc\.yml$/,
+    readAs: "YAML of at most 64 KiB, as yarn reads it",
+    read: yamlSettings(["yarnPath", "plugins", "injectEnvironmentFiles"]),
+    describe: setting(".yarnrc.yml", "yarn runs the code it names"),
+  },
+  {
+    path: /(?:^|\/)\.yarnrc$/,
+    readAs: "yarn 1's .yarnrc",
+    read: yarnrc,
+    describe: setting(".yarnrc", "yarn 1 runs the code it names"),
+  },
+  {
+    path: /(?:^|\/)pnpm-workspace\.yaml$/,
+    readAs: "YAML of at most 64 KiB, as pnpm reads it",
+    read: yamlSettings(PNPM_SETTINGS),
+    describe: setting(
+      "pnpm-workspace.yaml",
+      "pnpm runs the code it names, or lets dependencies' install scripts run",
+    ),
+  },
+  {
+    path: /(?:^|\/)pyproject\.toml$/,
+    readAs: "TOML, as pip reads it",
+    read: tomlSettings([["build-system"]]),
+    describe: setting("pyproject.toml", "[build-system]: pip installs and runs the build backend it names"),
+  },
+  {
+    path: /(?:^|\/)Cargo\.toml$/,
+    readAs: "TOML, as Cargo reads it",
+    read: tomlSettings([
+      ["package", "build"],
+      ["project", "build"],
+    ]),
+    describe: setting("Cargo.toml", "cargo build compiles and runs the build script it names"),
+  },
+];
+
+/** Files a package manager or build tool runs as code, or that tell it what to run: any change is a finding. */
+export const CODE_FILES: ReadonlyArray<{ path: RegExp; detail: string }> = [
+  {
+    path: /(?:^|\/)(?:\.pnpmfile\.[cm]?js|pnpmfile\.js|\.yarn\/(?:releases|plugins)\/.+)$/,
+    detail: "a file the package manager runs as code",
+  },
+  {
+    path: /(?:^|\/)package\.(?:yaml|json5)$/,
+    detail: "a manifest pnpm reads in place of package.json: its scripts run on install",
+  },
+  {
+    path: /(?:^|\/)(?:binding\.gyp|[^/]*\.gypi)$/,
+    detail:
+      "node-gyp build configuration: npm runs node-gyp rebuild on install, and its actions run any program",
+  },
+  { path: /(?:^|\/)build\.rs$/, detail: "a Cargo build script: cargo build runs it" },
+  {
+    path: /(?:^|\/)\.cargo\/config(?:\.toml)?$/,
+    detail: "Cargo configuration: its runner, rustc-wrapper and aliases run programs",
+  },
+  { path: /(?:^|\/)setup\.py$/, detail: "setup.py: pip runs it to build or install the package" },
+];
