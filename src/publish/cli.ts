@@ -214,13 +214,15 @@ a GitHub App token when the pull request should get CI.
 
 The patch is refused when the run did not end with changes, when it differs
 from the report, is larger than --max-patch-bytes, holds the token or another
-known secret, or changes a protected path (.github/workflows, .git,
-.gitattributes, agent-ci/Claude/MCP config) that no --allow rule names. It is
-also refused on a finding of the gate: a secret (agent-ci's formats and
-secretlint's recommended rules), a new or changed lifecycle script
-(postinstall, prepare, …), a committed git hook, a new executable file, a
-binary over --max-binary-bytes; each is named with its file and line, and
---allow-finding KIND publishes it anyway, saying so in the pull request.
+known secret, or changes a protected path (CI definitions: .github/workflows,
+local actions, other CI systems'; .git, .gitattributes, agent-ci/Claude/MCP
+config) that no --allow rule names. It is also refused on a finding of the
+gate: a secret (agent-ci's formats and secretlint's recommended rules), a new
+or changed lifecycle script (postinstall, prepare, …) or setting or file that
+makes a package manager or build tool run a program (read on both sides of the
+patch), a committed git hook, a new executable file, a binary over
+--max-binary-bytes; each is named with its file and line, and --allow-finding
+KIND publishes it anyway, saying so in the pull request.
 Publishing the same run again changes nothing. Never force-pushes.
 
 Exit codes: 0 published (or already published), 1 a git or GitHub step
