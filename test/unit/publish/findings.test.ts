@@ -224,6 +224,16 @@ describe("the gate reads each file as its package manager or build tool does, on
       "lifecycle_script .pnpmfile.cjs:1",
       "lifecycle_script pnpm-workspace.yaml:3",
     ]);
+    // A merge key, which pnpm's YAML reader (js-yaml) merges into the map.
+    expect(
+      await findChange(
+        { "pnpm-workspace.yaml": "packages:\n  - .\n" },
+        {
+          "pnpm-workspace.yaml":
+            "packages:\n  - .\nshared: &hooks\n  pnpmfile: [tools/install-hooks.cjs]\n<<: *hooks\n",
+        },
+      ),
+    ).toEqual(["lifecycle_script pnpm-workspace.yaml:4"]);
   });
 
   it("B13 a Cargo build script is a finding: a new build.rs, or package.build naming another", async () => {
@@ -262,6 +272,12 @@ describe("the gate reads each file as its package manager or build tool does, on
       [
         `${project}\n["build\\u002dsystem"]\nrequires = ["evil"]\nbuild-backend = "evil"\n`,
         ["lifecycle_script pyproject.toml:6", "lifecycle_script pyproject.toml:7"],
+      ],
+      // A header inside a multi-line string is text, not a table; a multi-line value of the table is read whole.
+      [`${build}${project}\n[tool.notes]\ntext = """\n[build-system]\nrequires = ["evil"]\n"""\n`, []],
+      [
+        build.replace('"setuptools.build_meta"', '"""\n[tool.x]\nevil_backend"""') + project,
+        ["lifecycle_script pyproject.toml:5"],
       ],
       // Dotted keys at the top, in place of the table.
       [
