@@ -71,11 +71,13 @@ export { HTML_MAX_PATCH_LINES, renderHtml, type HtmlOptions } from "./html.js";
 export {
   PATCH_FILE_NAME,
   REPORT_FILE_NAMES,
+  TOOL_OUTPUTS_DIR,
   atomicWriteFile,
   atomicWriteFiles,
   renderReportFile,
   writeReportFiles,
   writeReportFilesSync,
+  writeToolOutput,
   type RenderReportFileOptions,
   type WriteReportOptions,
   type WrittenReport,

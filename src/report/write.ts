@@ -1,6 +1,7 @@
 // Writing the report: redact, validate, render, then write report.json, report.md and report.html atomically
 // (temp files in the same folder, fsync, then rename), so a full disk or a crash never leaves a truncated file
-// that looks complete, nor a set of files from two different runs. Also re-rendering a saved report.json (`agent-ci report render`).
+// that looks complete, nor a set of files from two different runs. Also the whole outputs of oversized tool
+// calls (tool-outputs/), through the same redactor, and re-rendering a saved report.json (`agent-ci report render`).
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { access, mkdir, open, readFile, rename, rm } from "node:fs/promises";
@@ -13,6 +14,8 @@ import { parseReport, type RunReport, type RunReportInput } from "./schema.js";
 export const REPORT_FILE_NAMES = { json: "report.json", markdown: "report.md", html: "report.html" } as const;
 /** The patch file the runner writes next to report.json. */
 export const PATCH_FILE_NAME = "patch.diff";
+/** The folder next to report.json where a tool call's output too large for the model is kept whole. */
+export const TOOL_OUTPUTS_DIR = "tool-outputs";
 
 export interface WriteReportOptions {
   /** The run's patch text, shown as a diff in report.html. */
@@ -129,6 +132,24 @@ function renderReportFiles(outDir: string, report: RunReport | RunReportInput, o
     { path: paths.json, data: json },
   ];
   return { report: validated, paths, files };
+}
+
+/**
+ * Keeps one tool call's whole output in `<outDir>/tool-outputs/<name>`, redacted by the run's redactor as
+ * report.json is (the whole text at once, so a secret is found wherever the model's copy was cut). Returns
+ * the path it wrote.
+ */
+export async function writeToolOutput(
+  outDir: string,
+  name: string,
+  text: string,
+  redactor: Redactor,
+): Promise<string> {
+  const dir = join(outDir, TOOL_OUTPUTS_DIR);
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, name);
+  await atomicWriteFile(path, redactor.redact(text));
+  return path;
 }
 
 async function exists(path: string): Promise<boolean> {

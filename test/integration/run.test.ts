@@ -1,6 +1,7 @@
 // runAgent end to end on the real engine: a scripted fix whose patch applies to a pristine copy, the real
 // SDK against the fake Messages API, every exit reason with its patch and record, the API key kept out of
 // the container and every output, and --verify on a good and a bad patch.
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -176,6 +177,38 @@ describe("runAgent", () => {
     // Parallel tool calls came back in one user message, in order.
     const third = api.messagesRequests()[2]?.body.messages.at(-1);
     expect(JSON.stringify(third)).toMatch(/tool_result[\s\S]*tool_result/);
+  });
+
+  it("B20 keeps an oversized output whole in tool-outputs/, redacted as report.json is", async () => {
+    // A secret the run was given and a token-shaped string, assembled here: in the head the model and the
+    // report's preview see, and again in the middle only the saved whole output holds.
+    const secret = `b20-${crypto.randomBytes(12).toString("hex")}`;
+    const token = `ghp_${crypto
+      .randomBytes(27)
+      .toString("base64")
+      .replace(/[^A-Za-z0-9]/g, "x")}`;
+    const filler = "filler line\n".repeat(2_000);
+    const text = `key ${secret} token ${token}\n${filler}middle ${secret} ${token}\n${filler}end\n`;
+    const ws = makeWorkspace({ "big.txt": text });
+    const { outcome } = await run({
+      workspace: ws,
+      secrets: [secret],
+      script: script([[{ name: "Bash", input: { command: "cat big.txt" } }]]),
+    });
+    const report = await expectRecord(outcome);
+    const [call] = report.toolCalls;
+    expect(call?.truncated).toBe(true);
+    expect(call?.resultPreview.startsWith("key *** token ***\n")).toBe(true);
+    const saved = fs.readFileSync(path.join(outcome.outDir, call?.fullOutputPath ?? ""), "utf8");
+    const redacted = text.replaceAll(secret, "***").replaceAll(token, "***");
+    expect(saved).toBe(redacted.trimEnd());
+    for (const file of fs.readdirSync(outcome.outDir, { recursive: true })) {
+      const where = path.join(outcome.outDir, String(file));
+      if (!fs.statSync(where).isFile()) continue;
+      const written = fs.readFileSync(where, "utf8");
+      expect(written.includes(secret), String(file)).toBe(false);
+      expect(written.includes(token), String(file)).toBe(false);
+    }
   });
 
   it("ends with max_turns and still writes the patch and the record", async () => {

@@ -64,7 +64,7 @@ async function throughPipeline(
       enabledTools: ALL_TOOLS,
       sandbox,
       state: new RunState(),
-      outputDir,
+      outputs: { dir: outputDir, redactor },
     });
     const [record] = await pipeline.runTurn(
       0,

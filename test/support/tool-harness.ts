@@ -12,6 +12,7 @@ import {
   type ToolCallRequest,
 } from "../../src/runner/loop/pipeline.js";
 import { DockerSandbox, newRunId, type DockerSandboxOptions } from "../../src/sandbox/docker-sandbox.js";
+import { createRedactor } from "../../src/report/redact.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { ALL_TOOLS } from "../../src/tools/index.js";
 import { RunState } from "../../src/tools/state.js";
@@ -74,7 +75,7 @@ export async function startHarness(
     enabledTools: ALL_TOOLS,
     sandbox,
     state,
-    outputDir,
+    outputs: { dir: outputDir, redactor: createRedactor() },
     ...options.pipeline,
   });
   let turnNo = 0;

@@ -17,6 +17,7 @@ import {
   type ToolCallRequest,
   type ToolHooks,
 } from "../../src/runner/loop/pipeline.js";
+import { createRedactor } from "../../src/report/redact.js";
 import { EngineError, OUTPUTS_DIR, SandboxFsError, SandboxGoneError } from "../../src/sandbox/sandbox.js";
 import { defineTool, toolError } from "../../src/tools/define-tool.js";
 import { RunState } from "../../src/tools/state.js";
@@ -242,7 +243,7 @@ function setup(
     state,
     gate,
     hooks: recordingHooks(world.trace),
-    outputDir: options.outputDir,
+    outputs: options.outputDir ? { dir: options.outputDir, redactor: createRedactor() } : undefined,
     disabledReason: "plan mode: files cannot be changed",
   };
   const pipeline = new ToolPipeline(pipelineOptions);

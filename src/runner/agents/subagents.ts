@@ -250,7 +250,7 @@ export class SubagentRunner implements SubagentLauncher {
       state,
       gate: mode === o.mode ? o.gate : bothGates(o.gate, o.gateIn(mode)),
       hooks: o.hooks,
-      outputDir: o.outputDir,
+      outputs: o.outputs,
       runStart: o.runStart,
       disabledReason: `it is not among the ${run.type} agent's tools; continue with the tools you have`,
       agent: { type: run.type, parentToolUseId: run.toolUseId },

@@ -3,12 +3,11 @@
 // answers with `is_error: true` and a message the model can act on; only infrastructure faults (the
 // sandbox is gone) end the run. Concurrency-safe calls of one turn run in parallel batches; results keep
 // the calls' order, one per tool_use id.
-import fs from "node:fs";
-import path from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { StructuredPatch } from "diff";
 import { z } from "zod";
 import type { CallDecision } from "../../policy/schema.js";
+import { writeToolOutput, type Redactor } from "../../report/index.js";
 import type { HookRun, WebFacts } from "../../report/schema.js";
 import {
   EngineError,
@@ -118,6 +117,12 @@ export interface ToolCallRecord {
   agent?: string;
 }
 
+/** Where cut outputs are kept whole on the host (`<dir>/tool-outputs/<id>.txt`), and the run's redactor they pass. */
+export interface SavedOutputs {
+  dir: string;
+  redactor: Redactor;
+}
+
 export interface PipelineOptions {
   /** Every tool agent-ci knows, and the ones enabled in this run (plan mode drops Edit and Write). */
   allTools: readonly AnyTool[];
@@ -126,8 +131,8 @@ export interface PipelineOptions {
   state: RunState;
   gate?: PermissionGate;
   hooks?: ToolHooks;
-  /** Host folder where cut outputs are kept whole (`<out>/tool-outputs/<id>.txt`). */
-  outputDir?: string;
+  /** Where cut outputs are kept whole on the host, redacted as the report is. */
+  outputs?: SavedOutputs;
   /** The run's start (performance.now()), for offsets in the record. */
   runStart?: number;
   /** Why the run disabled a tool (the mode, the network), for its error text. */
@@ -417,11 +422,8 @@ export class ToolPipeline {
     const name = `${safeFileName(id)}.txt`;
     const containerPath = `${OUTPUTS_DIR}/${name}`;
     await this.options.sandbox.writeFile(containerPath, full, { confine: false });
-    if (this.options.outputDir) {
-      const hostDir = path.join(this.options.outputDir, "tool-outputs");
-      fs.mkdirSync(hostDir, { recursive: true });
-      fs.writeFileSync(path.join(hostDir, name), full);
-    }
+    const outputs = this.options.outputs;
+    if (outputs) await writeToolOutput(outputs.dir, name, full, outputs.redactor);
     const notice = `\n\n... [output truncated: ${full.length} characters in all, ${limit} shown. The full output is saved at ${containerPath}; Read it with offset and limit, or Grep it] ...\n\n`;
     const keep = Math.max(0, limit - notice.length);
     const head = Math.ceil(keep / 2);

@@ -6,7 +6,7 @@ import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { RunState } from "../../tools/state.js";
 import type { ContextManager } from "./context.js";
 import type { EventSink } from "./events.js";
-import type { PermissionGate, ToolCallRecord, ToolHooks } from "./pipeline.js";
+import type { PermissionGate, SavedOutputs, ToolCallRecord, ToolHooks } from "./pipeline.js";
 import type { Driver } from "../model/driver.js";
 import type { RunBudget } from "./run-budget.js";
 
@@ -15,8 +15,8 @@ export interface RunServices {
   runId: string;
   /** performance.now() at the run's start: the record's offsets count from it. */
   runStart: number;
-  /** Where tool outputs too large for the model are kept. */
-  outputDir?: string;
+  /** Where tool outputs too large for the model are kept, and the redactor they pass. */
+  outputs?: SavedOutputs;
   /** The run's event stream (events.jsonl, stream-json). */
   events: EventSink;
   sandbox: Sandbox;

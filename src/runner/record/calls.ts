@@ -1,12 +1,13 @@
 // Every tool call, as a tree in a list (each Task call followed by its subagent's), with its decision,
 // timing, a redacted preview of its result and what it changed.
-import { capText, RESULT_PREVIEW_MAX_CHARS } from "../../report/index.js";
+import { capText, RESULT_PREVIEW_MAX_CHARS, TOOL_OUTPUTS_DIR } from "../../report/index.js";
+import { OUTPUTS_DIR } from "../../sandbox/sandbox.js";
 import { CallDecisionSchema } from "../../policy/schema.js";
 import { contentText } from "../loop/pipeline.js";
 import { allCalls } from "./parts.js";
 import type { RecordSection } from "./section.js";
 
-const OUTPUTS_PREFIX = "/tmp/agent-ci-outputs/";
+const OUTPUTS_PREFIX = `${OUTPUTS_DIR}/`;
 
 export const callsSection: RecordSection = (p) => ({
   fields: {
@@ -25,7 +26,7 @@ export const callsSection: RecordSection = (p) => ({
       resultChars: c.resultChars,
       truncated: c.truncated,
       fullOutputPath: c.fullOutputPath?.startsWith(OUTPUTS_PREFIX)
-        ? `tool-outputs/${c.fullOutputPath.slice(OUTPUTS_PREFIX.length)}`
+        ? `${TOOL_OUTPUTS_DIR}/${c.fullOutputPath.slice(OUTPUTS_PREFIX.length)}`
         : c.fullOutputPath,
       isError: c.isError,
       errorKind: c.errorKind,

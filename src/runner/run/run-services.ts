@@ -125,7 +125,7 @@ export function runServices(
   return {
     runId,
     runStart,
-    outputDir: ctx.outDir,
+    outputs: { dir: ctx.outDir, redactor: ctx.redactor },
     events,
     sandbox: started.sandbox,
     state: ctx.state,

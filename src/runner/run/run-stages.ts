@@ -341,7 +341,7 @@ async function converse(
     state: services.state,
     gate: services.gate,
     hooks: services.hooks,
-    outputDir: services.outputDir,
+    outputs: services.outputs,
     runStart: services.runStart,
     disabledReason: (tool) => toolSet.disabledReason(tool),
     memory: told.main.memory,
