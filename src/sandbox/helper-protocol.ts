@@ -72,6 +72,12 @@ export interface HelperOps {
   };
   write: { request: PathRequest & { mode?: number }; response: { stat: FileStat } };
   remove: { request: PathRequest & { recursive?: boolean }; response: Record<string, never> };
+  /**
+   * In a workspace shared with the agent's group: every file and directory under it that the helper's user
+   * owns gets the owner's permissions for the group too (`chmod g=u`); how many were changed. Elsewhere
+   * nothing is changed.
+   */
+  "share-workspace": { request: Record<string, never>; response: { changed: number } };
   exec: { request: ExecOpRequest; response: ExecOpResponse };
   "bg-start": {
     request: Omit<ExecOpRequest, "timeoutMs" | "stdin"> & { job: string };

@@ -1,7 +1,8 @@
 // Where the run's hooks run: inside the sandbox, through a helper of their own that runs as the hooks' user
 // (its own uid, the agent's group), as an MCP server runs as its own (service.ts). The agent's commands
 // cannot signal it, trace it or read its environment; the shared group is how a formatter may rewrite the
-// workspace. Its home (mode 0700, under /tmp whose sticky bit keeps it its own) holds the copies of the
+// workspace, and after each hook what it owns there is given to the group too (the helper's
+// `share-workspace`), so that the agent can still read and edit it and the patch includes it. Its home (mode 0700, under /tmp whose sticky bit keeps it its own) holds the copies of the
 // hook scripts taken when the run started, which the agent's user can neither change nor read.
 import crypto from "node:crypto";
 import { AGENT_UID } from "./engine-profile.js";
@@ -132,6 +133,7 @@ export class HookHelper implements HookRunner {
     }
     const env = this.starter.commandEnv({ HOME: this.home, ...request.env });
     let res;
+    let ended: string | undefined;
     try {
       res = await client.request(
         "exec",
@@ -147,20 +149,41 @@ export class HookHelper implements HookRunner {
         Buffer.from(request.input),
       );
     } catch (e) {
-      return failed(`the hooks' helper ended during the hook: ${(e as Error).message}`);
+      ended = `the hooks' helper ended during the hook: ${(e as Error).message}`;
     }
+    // Also after a hook that ended the helper: what it wrote before is shared by a new one.
+    const unshared = await this.share();
+    if (!res) return failed(ended ?? "the hooks' helper gave no answer");
     if (!res.ok) return failed(res.header.message);
     const h = res.header;
     const outLen = h.stdoutBytes ?? 0;
+    const stderr = res.body.subarray(outLen).toString("utf8");
     return {
       exitCode: h.exitCode,
       signal: h.signal,
       timedOut: Boolean(h.timedOut),
       stdout: res.body.subarray(0, outLen).toString("utf8"),
-      stderr: res.body.subarray(outLen).toString("utf8"),
+      // Said beside the hook's own words, never in place of its verdict (a block stays a block).
+      stderr: unshared
+        ? `${stderr}${stderr && !stderr.endsWith("\n") ? "\n" : ""}agent-ci: ${unshared}\n`
+        : stderr,
       ...(h.spawnError ? { error: h.spawnError } : {}),
       durationMs: h.durationMs,
     };
+  }
+
+  /**
+   * Gives the agent's group what the hooks' user has on what it owns in the workspace (a formatter's private
+   * temporary file moved over the original), by a helper started again if the hook ended it. Why it could
+   * not, or undefined.
+   */
+  private async share(): Promise<string | undefined> {
+    try {
+      const res = await (await this.helper()).request("share-workspace", {});
+      return res.ok ? undefined : `sharing what the hook wrote with the agent failed: ${res.header.message}`;
+    } catch (e) {
+      return `sharing what the hook wrote with the agent failed: ${(e as Error).message}`;
+    }
   }
 
   close(): void {

@@ -208,6 +208,100 @@ describe("hooks run in the sandbox", () => {
   });
 });
 
+describe("the hooks' user", () => {
+  it("B21 a hook runs as its own uid: the agent's Bash cannot kill it or write its scripts, and a formatter that moves a private temporary file over the edited one leaves it the agent's to read and edit, and in the patch", async () => {
+    // A formatter as shell scripts often write one: the result into mktemp's file (mode 0600, the hooks'
+    // user's), then moved over the original. Formatting twice changes nothing.
+    const formatter = [
+      "#!/bin/sh",
+      "input=$(cat)",
+      "id -u > /tmp/agent-ci-b21-hook-uid",
+      `file=$(printf "%s" "$input" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tool_input"]["file_path"])')`,
+      "tmp=$(mktemp) || exit 1",
+      `if head -n 1 "$file" | grep -qx '// formatted'; then cat "$file"; else { echo '// formatted'; cat "$file"; }; fi > "$tmp"`,
+      'mv "$tmp" "$file"',
+      "",
+    ].join("\n");
+    const workspace = makeWorkspace(
+      {
+        "src/app.js": "export const answer = 41;\n",
+        ".claude/hooks/fmt.sh": { content: formatter, mode: 0o755 },
+      },
+      { git: true },
+    );
+    const settings = {
+      hooks: {
+        PostToolUse: [
+          {
+            matcher: "Edit|Write",
+            hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/fmt.sh' }],
+          },
+        ],
+      },
+    };
+    // After the first formatted edit, the agent reads the file, then goes after the hooks' user's processes
+    // and the copies of its scripts in the hooks' home.
+    const probe =
+      'echo "agent uid $(id -u)"; echo "hook uid $(cat /tmp/agent-ci-b21-hook-uid)"; cat src/app.js; ' +
+      `for f in /proc/[0-9]*/status; do if grep -qE '^Uid:\\s+${HOOK_UID}\\s' "$f" 2>/dev/null; then ` +
+      'p=$(basename "$(dirname "$f")"); echo "found $p"; kill -9 "$p" 2>&1; fi; done; ' +
+      'home=$(echo /tmp/agent-ci-hooks-*); echo "home $home"; ' +
+      'cp /etc/hostname "$home/scripts/.claude/hooks/fmt.sh" 2>&1; chmod 777 "$home" 2>&1; echo probed';
+    const api = await startFakeAnthropic({
+      apiKey: FAKE_KEY,
+      turns: [
+        fake.toolUse("Read", { file_path: "/workspace/src/app.js" }, { id: "toolu_read" }),
+        fake.toolUse(
+          "Edit",
+          { file_path: "/workspace/src/app.js", old_string: "41", new_string: "42" },
+          { id: "toolu_edit1" },
+        ),
+        fake.toolUse("Bash", { command: probe }, { id: "toolu_probe" }),
+        fake.toolUse("Read", { file_path: "/workspace/src/app.js" }, { id: "toolu_read2" }),
+        fake.toolUse(
+          "Edit",
+          { file_path: "/workspace/src/app.js", old_string: "42", new_string: "43" },
+          { id: "toolu_edit2" },
+        ),
+        fake.text("Done."),
+      ],
+    });
+    servers.push(api);
+    const run = await runCli(workspace, settings, api);
+    expect(run.code, run.stderr.slice(-3000)).toBe(0);
+    const results = toolResults(run.stdout);
+
+    // Two users; the agent read the formatted file, and could neither signal the hooks' user nor reach its home.
+    const seen = results.get("toolu_probe")?.text ?? "";
+    expect(seen).toContain(`hook uid ${HOOK_UID}\n`);
+    expect(seen).toMatch(/^agent uid (\d+)$/m);
+    expect(seen.match(/^agent uid (\d+)$/m)?.[1]).not.toBe(String(HOOK_UID));
+    expect(seen).toContain("// formatted\nexport const answer = 42;\n");
+    expect(seen).toMatch(/found \d+/);
+    expect(seen).toMatch(/kill: \(\d+\) - Operation not permitted/);
+    expect(seen).toMatch(/home \/tmp\/agent-ci-hooks-[0-9a-f]+\n/);
+    expect(seen).toMatch(
+      /^cp: .*'\/tmp\/agent-ci-hooks-[0-9a-f]+\/scripts\/\.claude\/hooks\/fmt\.sh': Permission denied$/m,
+    );
+    expect(seen).toMatch(
+      /chmod: changing permissions of '\/tmp\/agent-ci-hooks-[0-9a-f]+': Operation not permitted/,
+    );
+
+    // The agent edited the file the formatter had replaced; the formatter ran again, from its own copy.
+    expect(results.get("toolu_read2")).toEqual({
+      isError: false,
+      text: expect.stringContaining("// formatted"),
+    });
+    expect(results.get("toolu_edit2")?.isError).toBe(false);
+    const edit2 = run.report.toolCalls.find((c) => c.id === "toolu_edit2");
+    expect(edit2?.hooks).toEqual([expect.objectContaining({ outcome: "ok", exitCode: 0 })]);
+    const copy = applyToCopy(workspace, run.patch);
+    expect(fs.readFileSync(path.join(copy, "src/app.js"), "utf8")).toBe(
+      "// formatted\nexport const answer = 43;\n",
+    );
+  });
+});
+
 interface Recording {
   name: string;
   files: Record<string, FileSpec>;
@@ -369,6 +463,45 @@ describe("the hooks' runner in a sandbox", () => {
     expect(killer.results[0]?.outcome).toBe("error");
     const next = await runHooks(runner, [hook("id -u")], event);
     expect(next.results[0]).toMatchObject({ outcome: "ok", stdout: `${HOOK_UID}\n` });
+  });
+
+  it("B21 what a hook owns in the workspace is shared with the agent's group, never through a link out of it", async () => {
+    const home = path.posix.dirname(runner.scriptsDir);
+    // The agent's links into the hooks' home, and a file of the hooks' user behind a link the agent made.
+    await sandbox.exec({
+      script: `ln -s ${home} /workspace/home-link && ln -s ${runner.scriptsDir} /workspace/scripts-link`,
+      timeoutMs: 30_000,
+    });
+    const made = await runHooks(
+      runner,
+      [
+        hook(
+          "cat > /dev/null; umask 077; mkdir -p /workspace/gen/deep && echo x > /workspace/gen/deep/f && " +
+            'echo y > "$HOME/private" && ln -s "$HOME/private" /workspace/private-link',
+        ),
+      ],
+      event,
+    );
+    expect(made.results[0]?.outcome).toBe("ok");
+    const modes = await runHooks(
+      runner,
+      [hook('cat > /dev/null; find /workspace/gen "$HOME" "$HOME/private" -printf \'%p %m\\n\' | sort')],
+      event,
+    );
+    expect(modes.results[0]?.stdout).toBe(
+      [
+        `${home} 700`,
+        `${home}/private 600`,
+        `${home}/private 600`,
+        `${home}/state 700`,
+        "/workspace/gen 770",
+        "/workspace/gen/deep 770",
+        "/workspace/gen/deep/f 660",
+        "",
+      ].join("\n"),
+    );
+    const read = await sandbox.exec({ script: "cat /workspace/gen/deep/f", timeoutMs: 30_000 });
+    expect(read.stdout.toString()).toBe("x\n");
   });
 
   it("a missing script is an error that does not block", async () => {

@@ -155,6 +155,66 @@ export const write: Handler<"write"> = (req, body) => {
   return { header: { stat: statInfo(fs.statSync(target), target, false) } };
 };
 
+/** A mode with the owner's read, write and search bits given to the group as well. */
+export const groupLikeOwner = (mode: number): number => (mode & ~0o070) | ((mode & 0o700) >> 3);
+
+/**
+ * The hooks' helper, after each hook: what the hook made in the workspace stays the agent's to read and edit,
+ * and the patch's to include. A hook's umask is 002, but a formatter that writes a private temporary file
+ * (mktemp, mode 0600) and moves it over the original leaves a file of the hooks' user that the agent's user
+ * cannot even read; the group (the agent's) is given what the owner has. Nothing is followed out of the
+ * workspace: a symlink is never an entry to change or walk into, and an entry is changed through a descriptor
+ * opened without following one, only when that descriptor is on the workspace's own filesystem (a directory
+ * swapped for a link after it was listed leads elsewhere, such as the hooks' home in /tmp, and is left alone).
+ */
+export const shareWorkspace: Handler<"share-workspace"> = () => {
+  if (!process.env[SHARED_GROUP_ENV]) return { header: { changed: 0 } };
+  const uid = process.getuid!();
+  const device = fs.lstatSync(WORKSPACE).dev;
+  let changed = 0;
+  const share = (entry: string, st: fs.Stats): void => {
+    const flags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+    let fd: number;
+    try {
+      fd = fs.openSync(entry, st.isDirectory() ? flags | fs.constants.O_DIRECTORY : flags);
+    } catch {
+      return; // gone, replaced by a link, or not readable by its owner: nothing the group could use
+    }
+    try {
+      const held = fs.fstatSync(fd);
+      if (held.dev !== device || held.uid !== uid || !(held.isFile() || held.isDirectory())) return;
+      const mode = held.mode & 0o7777;
+      if (groupLikeOwner(mode) === mode) return;
+      fs.fchmodSync(fd, groupLikeOwner(mode));
+      changed += 1;
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+  const dirs = [WORKSPACE];
+  for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue; // not ours to list, or gone
+    }
+    for (const name of names) {
+      const entry = path.join(dir, name);
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(entry);
+      } catch {
+        continue;
+      }
+      if (st.dev !== device || !(st.isFile() || st.isDirectory())) continue;
+      if (st.uid === uid && groupLikeOwner(st.mode & 0o7777) !== (st.mode & 0o7777)) share(entry, st);
+      if (st.isDirectory()) dirs.push(entry);
+    }
+  }
+  return { header: { changed } };
+};
+
 export const remove: Handler<"remove"> = (req) => {
   const abs = path.resolve(WORKSPACE, req.path);
   const real = path.join(confined(path.dirname(abs), req.confine), path.basename(abs));

@@ -54,6 +54,7 @@ const HANDLERS: Handlers = {
   read: files.read,
   write: files.write,
   remove: files.remove,
+  "share-workspace": files.shareWorkspace,
   exec: processes.exec,
   "bg-start": processes.startBackground,
   "bg-read": processes.readBackground,
