@@ -34,7 +34,13 @@ import {
   requireRuntime,
   withTimeout,
 } from "./engine.js";
-import { AGENT_USER, containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
+import {
+  AGENT_UID,
+  AGENT_USER,
+  containerUlimits,
+  type EngineProfile,
+  KEEPER_USER,
+} from "./engine-profile.js";
 import { assessHardening, type Hardening, readOomKills, runtimeMismatch } from "./hardening.js";
 import { HelperLink } from "./helper-link.js";
 import type { ExecOpRequest, ResponseHeader } from "./helper-protocol.js";
@@ -637,16 +643,34 @@ async function findTools(link: HelperLink, commands: CommandSettings): Promise<T
   return tools;
 }
 
-/** The copied tree group-writable (the agent owns it), so that services in its group may change it too. */
+/**
+ * The copied tree group-writable (the agent owns it), so that services in its group may change it too. Only
+ * what the agent owns: on Podman /workspace itself is the keeper's, opened to all already (copy-in.ts), and
+ * the agent may not change its mode. Symlinks are left alone (chmod would change what they lead to).
+ */
 async function shareWorkspace(link: HelperLink, commands: CommandSettings): Promise<void> {
   const res = await probe(link, commands, {
-    argv: ["chmod", "-R", "g+w", WORKSPACE_ROOT],
+    argv: [
+      "find",
+      WORKSPACE_ROOT,
+      "-user",
+      String(AGENT_UID),
+      "!",
+      "-type",
+      "l",
+      "-exec",
+      "chmod",
+      "g+w",
+      "--",
+      "{}",
+      "+",
+    ],
     cwd: "/",
     timeoutMs: 120_000,
   });
   if (res.header.exitCode !== 0)
     throw new EngineError(
-      `making ${WORKSPACE_ROOT} group-writable for the MCP servers failed (exit ${res.header.exitCode})`,
+      `making ${WORKSPACE_ROOT} group-writable for the MCP servers and hooks failed (exit ${res.header.exitCode})`,
     );
 }
 
