@@ -139,7 +139,7 @@ export async function runAgent(
   // writes the record from what the loop has filled so far, then exits with the timeout code.
   const watchdog = new Watchdog({
     deadline,
-    engineObjects: runEngineObjects(runId),
+    engineObjects: runEngineObjects(runId, ctx.mcpConfig?.servers.length ?? 0),
     emergencyExit: (cause) => emergencyExit(ctx, phase, cause),
   });
   try {

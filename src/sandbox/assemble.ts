@@ -25,6 +25,7 @@ import {
   workspaceMountOptions,
 } from "./container-spec.js";
 import { createWorkspaceVolume } from "./copier.js";
+import { createServiceHomeVolumes } from "./service.js";
 import { createEgressVolume, EgressSidecar } from "./egress/sidecar.js";
 import {
   connectEngine,
@@ -157,8 +158,6 @@ export interface SandboxParts {
   oomKills: number | undefined;
   /** The assembly's steps; complete when the sandbox is handed out. */
   phases: readonly PhaseTiming[];
-  /** The engine mounted each service's home (service.ts); else a service makes it in /tmp. */
-  serviceHomesMounted: boolean;
 }
 
 /** What the last steps (baseline, setup) need of the sandbox they run through. */
@@ -403,7 +402,6 @@ export async function assembleSandbox<S extends Assembled>(
       copiedBy,
       ...checked,
       phases: clock.phases,
-      serviceHomesMounted: profile.serviceHomeMounts,
     };
     const sandbox = build(record.parts);
     await clock.run("baseline", () => sandbox.recordBaseline());
@@ -495,6 +493,10 @@ async function createContainer(
   if (profile.workspaceVolume) {
     objects.addWorkspaceVolume();
     await createWorkspaceVolume(docker, options.runId, workspaceMountOptions(options, profile));
+  }
+  if (profile.serviceHomes === "volume" && options.services) {
+    objects.addServiceHomeVolumes(options.services);
+    await createServiceHomeVolumes(docker, options.runId, options.services);
   }
   const spec = () => containerSpec(options, image.name, toolbelt, profile, channel);
   const create = () => withTimeout("a container create", docker.createContainer(spec()));

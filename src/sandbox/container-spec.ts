@@ -13,7 +13,7 @@ import { type EngineFacts, ownerLabels } from "./engine.js";
 import { containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
 import { hostPidsLimit, type LimitsInside, limitsInside } from "./hardening.js";
 import { containerName } from "./run-objects.js";
-import { serviceHomeMounts } from "./service.js";
+import { serviceHomeMounts, serviceHomeVolumeMounts } from "./service.js";
 import { WORKSPACE_ROOT } from "./sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
 
@@ -185,7 +185,7 @@ export function containerSpec(
       Tmpfs: {
         ...(profile.workspaceVolume ? {} : { [WORKSPACE_ROOT]: workspaceMountOptions(options, profile) }),
         "/tmp": `rw,exec,nosuid,nodev,size=${sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes)},mode=1777`,
-        ...(profile.serviceHomeMounts
+        ...(profile.serviceHomes === "tmpfs"
           ? serviceHomeMounts(
               options.services ?? 0,
               sizeOption(options.tmpSizeBytes ?? DEFAULTS.tmpSizeBytes),
@@ -198,6 +198,9 @@ export function containerSpec(
         ...(profile.workspaceVolume ? [workspaceMount(options.runId)] : []),
         ...(usesEgress(options) ? [egressMount(options.runId, true)] : []),
         ...(channel ? [channel.mount] : []),
+        ...(profile.serviceHomes === "volume"
+          ? serviceHomeVolumeMounts(options.runId, options.services ?? 0)
+          : []),
       ],
     },
   };

@@ -11,7 +11,14 @@ import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
 import { COPY_LIST, copyInFailed, tarCreateArgs, type WorkspaceCopy, writeCopyList } from "./archive.js";
-import { engineElsewhere, ownerLabels, removeContainer, withTimeout } from "./engine.js";
+import {
+  createTmpfsVolume,
+  engineElsewhere,
+  ownerLabels,
+  removeContainer,
+  volumeMount,
+  withTimeout,
+} from "./engine.js";
 import type { Ulimit } from "./engine-profile.js";
 import { WORKSPACE_ROOT } from "./sandbox.js";
 import { TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
@@ -22,19 +29,11 @@ export function workspaceVolumeName(runId: string): string {
 }
 
 /**
- * The workspace volume's mount. NoCopy: an engine fills an empty volume from the image's directory
- * underneath and gives the volume's root that directory's owner; the workspace is the copy alone, and
- * its root keeps the owner its options give (root's in plan mode).
+ * The workspace volume's mount, with nothing of the image's copied in (`volumeMount`): the workspace is the
+ * copy alone, and its root keeps the owner its options give (root's in plan mode).
  */
 export function workspaceMount(runId: string): Docker.MountSettings {
-  // dockerode's type marks the API's optional Labels and DriverConfig as required.
-  const noCopy = { NoCopy: true } as NonNullable<Docker.MountSettings["VolumeOptions"]>;
-  return {
-    Type: "volume",
-    Source: workspaceVolumeName(runId),
-    Target: WORKSPACE_ROOT,
-    VolumeOptions: noCopy,
-  };
+  return volumeMount(workspaceVolumeName(runId), WORKSPACE_ROOT);
 }
 
 export function copierName(runId: string): string {
@@ -50,15 +49,7 @@ export async function createWorkspaceVolume(
   runId: string,
   mountOptions: string,
 ): Promise<void> {
-  await withTimeout(
-    "a volume create",
-    docker.createVolume({
-      Name: workspaceVolumeName(runId),
-      Driver: "local",
-      DriverOpts: { type: "tmpfs", device: "tmpfs", o: mountOptions },
-      Labels: ownerLabels(runId),
-    }),
-  );
+  await createTmpfsVolume(docker, runId, workspaceVolumeName(runId), mountOptions);
 }
 
 const SOURCE_DIR = "/run/agent-ci-copy/source";

@@ -114,7 +114,6 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
   /** The helper's connection: replaced when a helper is restarted (the one thing that changes with it). */
   private readonly link: HelperLink;
   private readonly objects: RunObjects;
-  private readonly serviceHomesMounted: boolean;
   private readonly baselineRecord: Baseline;
   /** What else changes while it runs: the cgroup's OOM-kill count after the last check, a helper restart under way. */
   private readonly running: { oomKills: number | undefined; recovering: Promise<void> | undefined };
@@ -147,7 +146,6 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
     this.commands = parts.commands;
     this.link = parts.link;
     this.objects = parts.objects;
-    this.serviceHomesMounted = parts.serviceHomesMounted;
     this.baselineRecord = new Baseline(this, parts.copy.isGitRepo);
     this.running = { oomKills: parts.oomKills, recovering: undefined };
     this.egress?.attributeBy((port) => this.callerOfPort(port));
@@ -435,7 +433,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
     // The Bash tool's environment (the image's, its PATH first), its own home, then its own variables.
     const env = {
       ...this.commandEnv({ env: {}, caller: request.caller }),
-      ...serviceEnv(request.index, this.serviceHomesMounted),
+      ...serviceEnv(request.index),
       ...request.env,
     };
     return startServiceExec(this.container, {

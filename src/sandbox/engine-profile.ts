@@ -45,10 +45,11 @@ export interface EngineProfile {
    */
   workspaceVolume: boolean;
   /**
-   * Each service's home is a tmpfs mounted for it and owned by its user (`uid=`/`gid=`; service.ts). Podman
-   * 4.3 rejects those options, so there a service makes its home in /tmp itself.
+   * How each service's home, a tmpfs owned by its user (`uid=`/`gid=`; service.ts), is mounted: as one of
+   * the container's tmpfs mounts, or as a tmpfs volume of the local driver (Podman 4.3 rejects the owner
+   * options on a container's tmpfs, and takes them on a volume's).
    */
-  serviceHomeMounts: boolean;
+  serviceHomes: "tmpfs" | "volume";
 }
 
 export const DOCKER_PROFILE: EngineProfile = {
@@ -59,7 +60,7 @@ export const DOCKER_PROFILE: EngineProfile = {
   copyInUser: (readOnly) => (readOnly ? "0:0" : AGENT_USER),
   opensWorkspace: false,
   workspaceVolume: true,
-  serviceHomeMounts: true,
+  serviceHomes: "tmpfs",
 };
 
 export const PODMAN_PROFILE: EngineProfile = {
@@ -73,7 +74,7 @@ export const PODMAN_PROFILE: EngineProfile = {
   copyInUser: (readOnly) => (readOnly ? KEEPER_USER : AGENT_USER),
   opensWorkspace: true,
   workspaceVolume: false,
-  serviceHomeMounts: false,
+  serviceHomes: "volume",
 };
 
 /** Podman's Docker-compatible API names itself in the version's Components ("Podman Engine"). */

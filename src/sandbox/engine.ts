@@ -54,6 +54,37 @@ export async function removeContainer(container: Docker.Container): Promise<void
   await withTimeout("a container removal", container.remove({ force: true, v: true })).catch(unlessGone);
 }
 
+/**
+ * Creates a run's tmpfs volume of the local driver with the given mount options (size, owner, nosuid,
+ * nodev), labelled as the run's: mounted while a container uses it, removed with the run.
+ */
+export async function createTmpfsVolume(
+  docker: Docker,
+  runId: string,
+  name: string,
+  mountOptions: string,
+): Promise<void> {
+  await withTimeout(
+    "a volume create",
+    docker.createVolume({
+      Name: name,
+      Driver: "local",
+      DriverOpts: { type: "tmpfs", device: "tmpfs", o: mountOptions },
+      Labels: ownerLabels(runId),
+    }),
+  );
+}
+
+/**
+ * A volume's mount at `target`. NoCopy: an engine fills an empty volume from the image's directory
+ * underneath and gives the volume's root that directory's owner; the volume keeps the owner its options give.
+ */
+export function volumeMount(name: string, target: string): Docker.MountSettings {
+  // dockerode's type marks the API's optional Labels and DriverConfig as required.
+  const noCopy = { NoCopy: true } as NonNullable<Docker.MountSettings["VolumeOptions"]>;
+  return { Type: "volume", Source: name, Target: target, VolumeOptions: noCopy };
+}
+
 /** Removes a volume no container uses any more; one already gone is fine. */
 export async function removeVolume(docker: Docker, name: string): Promise<void> {
   await withTimeout("a volume removal", docker.getVolume(name).remove()).catch(unlessGone);

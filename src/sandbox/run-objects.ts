@@ -5,18 +5,29 @@ import type Docker from "dockerode";
 import { copierName, workspaceVolumeName } from "./copier.js";
 import { type EgressSidecar, egressNames, removeEgress } from "./egress/sidecar.js";
 import { removeContainer, removeVolume } from "./engine.js";
+import { serviceHomeVolumeName } from "./service.js";
 
 /** The run's container name: known before the container exists, so a watchdog can remove one being created. */
 export function containerName(runId: string): string {
   return `agent-ci-${runId}`;
 }
 
-/** Every engine object a run may create, by name (the watchdog removes them without asking the sandbox). */
-export function runEngineObjects(runId: string): { containers: string[]; volumes: string[] } {
+/**
+ * Every engine object a run with `services` services may create, by name (the watchdog removes them without
+ * asking the sandbox).
+ */
+export function runEngineObjects(
+  runId: string,
+  services: number,
+): { containers: string[]; volumes: string[] } {
   const egress = egressNames(runId);
   return {
     containers: [containerName(runId), copierName(runId), egress.sidecar],
-    volumes: [workspaceVolumeName(runId), egress.volume],
+    volumes: [
+      workspaceVolumeName(runId),
+      ...Array.from({ length: services }, (_, index) => serviceHomeVolumeName(runId, index)),
+      egress.volume,
+    ],
   };
 }
 
@@ -43,6 +54,8 @@ export class RunObjects {
   private container: Docker.Container | undefined;
   private copier = false;
   private workspaceVolume = false;
+  /** How many services' home volumes are (or are being) made. */
+  private serviceHomeVolumes = 0;
   /** The sidecar while it starts, or started: removal waits for it, so one still starting is removed too. */
   private egress: Promise<EgressSidecar> | undefined;
   private removing: Promise<void> | undefined;
@@ -77,6 +90,11 @@ export class RunObjects {
     this.workspaceVolume = true;
   }
 
+  /** The services' home volumes are being made (service.ts). */
+  addServiceHomeVolumes(count: number): void {
+    this.serviceHomeVolumes = count;
+  }
+
   addEgress(starting: Promise<EgressSidecar>): void {
     this.egress = starting;
   }
@@ -97,7 +115,11 @@ export class RunObjects {
     } finally {
       // After the containers (the sidecar's tunnels closed and recorded): a volume goes once no container uses it.
       try {
-        if (this.workspaceVolume) await removeVolume(this.docker, workspaceVolumeName(this.runId));
+        const volumes = [
+          ...(this.workspaceVolume ? [workspaceVolumeName(this.runId)] : []),
+          ...Array.from({ length: this.serviceHomeVolumes }, (_, i) => serviceHomeVolumeName(this.runId, i)),
+        ];
+        await Promise.all(volumes.map((name) => removeVolume(this.docker, name)));
       } finally {
         if (this.egress) await removeStartedEgress(this.docker, this.runId, this.egress);
       }

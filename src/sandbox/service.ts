@@ -5,14 +5,15 @@
 // own home, never in /workspace: a pull request's files there (`server.py` for `python3 -m server`, an
 // `.npmrc` or `node_modules/` for `npx`) must not become the server's code or configuration. The home is
 // a tmpfs of its own owned by its user, below read-only directories only, so nothing the agent writes
-// lies on the path npm walks up to find a project (and its `.npmrc`); where the engine cannot mount one
-// so (Podman 4.3), the service makes its home in /tmp, and only its own. A service is spoken to over its own
+// lies on the path npm walks up to find a project (and its `.npmrc`): a tmpfs of the container where the
+// engine takes its owner options (Docker), a tmpfs volume of the run where it takes them only there (Podman
+// 4.3). A home in /tmp would not do: the agent writes /tmp. A service is spoken to over its own
 // exec stream, held open for the whole run: stdin, and stdout and stderr demultiplexed. This interface is
 // all that leaves src/sandbox/; the engine's types stay inside.
 import type { Readable, Writable } from "node:stream";
 import type Docker from "dockerode";
 import { PassThrough, type Duplex } from "node:stream";
-import { withTimeout } from "./engine.js";
+import { createTmpfsVolume, volumeMount, withTimeout } from "./engine.js";
 import { AGENT_UID } from "./engine-profile.js";
 import { toolbeltProgram } from "./toolbelt.js";
 
@@ -20,19 +21,41 @@ import { toolbeltProgram } from "./toolbelt.js";
 export const SERVICE_UID_BASE = 2000;
 /**
  * Each service's home and working directory: a tmpfs the engine mounts for it (its user's, mode 0700) in the
- * read-only root, so neither it nor any directory above it is the agent's to write. Where the engine cannot
- * give a tmpfs an owner (`mounted` false), a directory the service makes in /tmp, mode 0700.
+ * read-only root, so neither it nor any directory above it is the agent's to write.
  */
-export const serviceHome = (index: number, mounted = true): string =>
-  mounted ? `/run/agent-ci-service-${index}` : `/tmp/agent-ci-service-${index}`;
+export const serviceHome = (index: number): string => `/run/agent-ci-service-${index}`;
 
-/** The homes' tmpfs mounts for a run with `count` services (container-spec.ts). */
+/** A home's tmpfs options but its size: its user's, the agent's group, no one else's; no devices, no setuid. */
+const homeOptions = (index: number): string =>
+  `rw,exec,nosuid,nodev,uid=${SERVICE_UID_BASE + index},gid=${AGENT_UID},mode=0700`;
+
+const indices = (count: number): number[] => Array.from({ length: count }, (_, index) => index);
+
+/** The homes as the container's own tmpfs mounts, for a run with `count` services (container-spec.ts). */
 export function serviceHomeMounts(count: number, sizeOption: string): Record<string, string> {
   return Object.fromEntries(
-    Array.from({ length: count }, (_, index) => [
-      serviceHome(index),
-      `rw,exec,nosuid,nodev,size=${sizeOption},uid=${SERVICE_UID_BASE + index},gid=${AGENT_UID},mode=0700`,
-    ]),
+    indices(count).map((index) => [serviceHome(index), `${homeOptions(index)},size=${sizeOption}`]),
+  );
+}
+
+/** A home's tmpfs volume (engines with `serviceHomes: "volume"`), by name (the watchdog removes it). */
+export const serviceHomeVolumeName = (runId: string, index: number): string =>
+  `agent-ci-${runId}-service-${index}`;
+
+/** The homes' volumes, mounted at the homes (container-spec.ts). */
+export function serviceHomeVolumeMounts(runId: string, count: number): Docker.MountSettings[] {
+  return indices(count).map((index) => volumeMount(serviceHomeVolumeName(runId, index), serviceHome(index)));
+}
+
+/**
+ * Creates the homes' tmpfs volumes. No size: Podman's local driver takes `size` for a disk quota, which a
+ * tmpfs has not; what a service writes there counts against the container's memory limit.
+ */
+export async function createServiceHomeVolumes(docker: Docker, runId: string, count: number): Promise<void> {
+  await Promise.all(
+    indices(count).map((index) =>
+      createTmpfsVolume(docker, runId, serviceHomeVolumeName(runId, index), homeOptions(index)),
+    ),
   );
 }
 
@@ -41,8 +64,8 @@ export function serviceHomeMounts(count: number, sizeOption: string): Record<str
  * `sys.path` (PYTHONSAFEPATH), and npm reads its user config from the service's home, so the only `.npmrc`
  * it reads besides the image's own is the service's.
  */
-export function serviceEnv(index: number, mounted = true): Record<string, string> {
-  const home = serviceHome(index, mounted);
+export function serviceEnv(index: number): Record<string, string> {
+  const home = serviceHome(index);
   return { HOME: home, PYTHONSAFEPATH: "1", npm_config_userconfig: `${home}/.npmrc` };
 }
 
@@ -77,14 +100,13 @@ export interface ServiceHost {
 export const serviceUser = (index: number): string => `${SERVICE_UID_BASE + index}:${AGENT_UID}`;
 
 /**
- * The service's command behind a small bash prelude: its home, made when the engine did not mount it and
- * refused unless it is the service's own (the agent's setup could have made the directory first), a umask
- * that keeps what it writes group-writable (the agent may edit it), its home as working directory, then
- * `exec`. The workspace is where the server's arguments say (`/workspace`), never where it starts.
+ * The service's command behind a small bash prelude: its home refused unless it is the service's own (the
+ * mount that makes it so is missing), a umask that keeps what it writes group-writable (the agent may edit
+ * it), its home as working directory, then `exec`. The workspace is where the server's arguments say
+ * (`/workspace`), never where it starts.
  */
 export function serviceArgv(request: ServiceRequest): string[] {
   const prelude = [
-    '{ [ -d "$HOME" ] || mkdir -m 700 "$HOME"; }',
     '{ [ -O "$HOME" ] || { echo "agent-ci: $HOME is not this server\'s own" >&2; exit 126; }; }',
     'umask 002 && cd "$HOME" && exec "$@"',
   ].join(" && ");

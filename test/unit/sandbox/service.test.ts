@@ -1,21 +1,40 @@
 // Where an MCP server (a service) starts, as the run's container spec and the service's own prelude say
-// (B3): a home of its own, never /workspace, on Docker a tmpfs owned by its user below read-only
-// directories only; on Podman, which refuses a tmpfs's owner options, one it makes in /tmp.
+// (B3, B22): a home of its own, never /workspace, a tmpfs owned by its user below read-only directories
+// only: the container's own on Docker, a volume of the run on Podman (which refuses a container tmpfs's
+// owner options).
 import { describe, expect, it } from "vitest";
 import { containerSpec, type DockerSandboxOptions } from "../../../src/sandbox/container-spec.js";
 import { DOCKER_PROFILE, PODMAN_PROFILE } from "../../../src/sandbox/engine-profile.js";
+import { runEngineObjects } from "../../../src/sandbox/run-objects.js";
 import { serviceArgv, serviceEnv } from "../../../src/sandbox/service.js";
 
 const options: DockerSandboxOptions = { runId: "r1", workspaceDir: "/tmp/ws", services: 2 };
-const tmpfs = (profile: typeof DOCKER_PROFILE) =>
-  containerSpec(options, "img", "tb", profile, undefined).HostConfig?.Tmpfs ?? {};
+const hostConfig = (profile: typeof DOCKER_PROFILE) =>
+  containerSpec(options, "img", "tb", profile, undefined).HostConfig ?? {};
 
 describe("a service's home", () => {
-  it("B3 is a tmpfs of its own user's on Docker, one per service, and none on Podman", () => {
-    const docker = tmpfs(DOCKER_PROFILE);
-    expect(docker["/run/agent-ci-service-0"]).toMatch(/(^|,)uid=2000,gid=1000,mode=0700$/);
-    expect(docker["/run/agent-ci-service-1"]).toMatch(/(^|,)uid=2001,gid=1000,mode=0700$/);
-    expect(Object.keys(tmpfs(PODMAN_PROFILE)).filter((k) => k.includes("service"))).toEqual([]);
+  it("B3 is a tmpfs of its own user's on Docker, one per service, and no volume there", () => {
+    const docker = hostConfig(DOCKER_PROFILE);
+    expect(docker.Tmpfs?.["/run/agent-ci-service-0"]).toMatch(/(^|,)uid=2000,gid=1000,mode=0700,size=/);
+    expect(docker.Tmpfs?.["/run/agent-ci-service-1"]).toMatch(/(^|,)uid=2001,gid=1000,mode=0700,size=/);
+    expect(docker.Mounts?.filter((m) => m.Target.includes("service"))).toEqual([]);
+  });
+
+  it("B22 is a volume of the run on Podman, one per service at the same place, and no container tmpfs there", () => {
+    const podman = hostConfig(PODMAN_PROFILE);
+    expect(Object.keys(podman.Tmpfs ?? {}).filter((k) => k.includes("service"))).toEqual([]);
+    expect(podman.Mounts?.filter((m) => m.Target.includes("service"))).toEqual([
+      expect.objectContaining({
+        Type: "volume",
+        Source: "agent-ci-r1-service-0",
+        Target: "/run/agent-ci-service-0",
+        VolumeOptions: { NoCopy: true },
+      }),
+      expect.objectContaining({ Source: "agent-ci-r1-service-1", Target: "/run/agent-ci-service-1" }),
+    ]);
+    expect(runEngineObjects("r1", 2).volumes).toEqual(
+      expect.arrayContaining(["agent-ci-r1-service-0", "agent-ci-r1-service-1"]),
+    );
   });
 
   it("B3 is the working directory and HOME, with PYTHONSAFEPATH and npm's user config there", () => {
@@ -35,6 +54,5 @@ describe("a service's home", () => {
       PYTHONSAFEPATH: "1",
       npm_config_userconfig: "/run/agent-ci-service-1/.npmrc",
     });
-    expect(serviceEnv(1, false).HOME).toBe("/tmp/agent-ci-service-1");
   });
 });
