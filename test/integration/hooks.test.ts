@@ -485,15 +485,18 @@ describe("the hooks' runner in a sandbox", () => {
     expect(made.results[0]?.outcome).toBe("ok");
     const modes = await runHooks(
       runner,
-      [hook('cat > /dev/null; find /workspace/gen "$HOME" "$HOME/private" -printf \'%p %m\\n\' | sort')],
+      [
+        hook(
+          "cat > /dev/null; { find /workspace/gen -printf '%p %m\\n'; " +
+            `find "$HOME" "$HOME/private" -maxdepth 0 -printf '%p %m\\n'; } | sort`,
+        ),
+      ],
       event,
     );
     expect(modes.results[0]?.stdout).toBe(
       [
         `${home} 700`,
         `${home}/private 600`,
-        `${home}/private 600`,
-        `${home}/state 700`,
         "/workspace/gen 770",
         "/workspace/gen/deep 770",
         "/workspace/gen/deep/f 660",
