@@ -8,6 +8,7 @@ import { capText, oneLine, stripControl, summarizeCall } from "../../src/report/
 import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { neutralizeGitHubText } from "../../src/report/github-text.js";
+import { WorkflowLog } from "../../src/github/workflow-log.js";
 import { gateFindings } from "../../src/publish/findings.js";
 import { createRedactor } from "../../src/report/redact.js";
 import { parseReport, RESULT_PREVIEW_MAX_CHARS, TURN_TEXT_MAX_CHARS } from "../../src/report/schema.js";
@@ -47,6 +48,9 @@ export const INPUTS: Record<string, () => string> = {
   "escape sequences": () => "\x1b[\x1b]".repeat(INPUT_BYTES / 4),
   "coloured tokens": () => `ghp_${"A".repeat(30)}\x1b[0m `.repeat(INPUT_BYTES / 40),
   backticks: () => "`a".repeat(INPUT_BYTES / 2),
+  // Line starts, blanks, colons and hashes with zero-width characters between them, none a whole command.
+  "workflow command marks": () =>
+    `${"\r\n \t:".repeat(INPUT_BYTES / 16)}:${"\u00ad".repeat(INPUT_BYTES / 8)}#${"\u200b".repeat(INPUT_BYTES / 8)}#${"##\u200b".repeat(INPUT_BYTES / 12)}`,
 };
 
 const printed = (stdout: string): ExecResult => execResult({ stdout: Buffer.from(stdout, "utf8") });
@@ -164,6 +168,13 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
       ],
     ),
   ),
+  "text and JSON lines for a runner's log": (text) => {
+    let printed = 0;
+    const log = new WorkflowLog({ write: (chunk) => (printed += chunk.length), runner: true });
+    log.text(text);
+    log.json(JSON.stringify({ text }));
+    return printed;
+  },
   "HTML rendering": (text) =>
     renderHtml(bigReport(text), {
       patchText: `diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+${text}\n`,
