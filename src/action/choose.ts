@@ -8,6 +8,7 @@ import path from "node:path";
 import * as core from "@actions/core";
 import { REPORT_FILE_NAMES } from "../report/index.js";
 import { chooseFromFolders } from "../runner/attempts/attempts.js";
+import { coreIO } from "./io.js";
 
 /** Every input with its default, in choose/action.yml order. */
 export const CHOOSE_INPUT_DEFAULTS = { artifacts_path: "", out_path: "" } as const;
@@ -24,6 +25,7 @@ export function runFolders(root: string): string[] {
 }
 
 export async function run(): Promise<void> {
+  const io = coreIO();
   try {
     const root = core.getInput("artifacts_path").trim();
     if (!root)
@@ -37,8 +39,8 @@ export async function run(): Promise<void> {
         `artifacts_path ${root}: no run folders (with report.json) in it; download the attempts' artifacts there with actions/download-artifact and a pattern (one folder per artifact)`,
       );
     const outcome = await chooseFromFolders(folders, out, {
-      stdout: (line) => core.info(line),
-      stderr: (line) => core.info(line),
+      stdout: (line) => io.info(line),
+      stderr: (line) => io.info(line),
       progress: false,
     });
     const chosen = outcome.report?.chosen;
@@ -46,8 +48,8 @@ export async function run(): Promise<void> {
     core.setOutput("attempt", chosen ? String(chosen.attempt) : "");
     core.setOutput("reason", chosen?.reason ?? "");
     core.setOutput("has_changes", String(outcome.report?.patch.empty === false));
-    if (!chosen) core.setFailed(`agent-ci choose: ${outcome.error ?? "no attempt to choose"}`);
+    if (!chosen) io.setFailed(`agent-ci choose: ${outcome.error ?? "no attempt to choose"}`);
   } catch (error) {
-    core.setFailed(`agent-ci choose: ${(error as Error).message}`);
+    io.setFailed(`agent-ci choose: ${(error as Error).message}`);
   }
 }

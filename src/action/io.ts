@@ -1,10 +1,14 @@
 // The Action's side of the runner: inputs, log lines, annotations, outputs, the job summary and the step
-// result, through @actions/core. Everything printed passes the run's redactor first (`redactingIO`), so a
-// token in an error message never reaches the log (RELIABILITY S8), even where the runner's own masking
-// is absent (local runs, local-action).
+// result. What reaches the log goes through one WorkflowLog (github/workflow-log.ts): a line for `info` is
+// text, printed so that the runner never takes it for a workflow command whatever the model put in it;
+// annotations, masks, groups and the failure are agent-ci's own commands. @actions/core reads the inputs,
+// writes the outputs file and gets OIDC tokens. Everything printed passes the run's redactor first
+// (`redactingIO`), so a token in an error message never reaches the log (RELIABILITY S8), even where the
+// runner's own masking is absent (local runs, local-action).
 import fs from "node:fs";
 import * as core from "@actions/core";
 import type { Redactor } from "../report/index.js";
+import { actionLog, type WorkflowLog } from "../github/workflow-log.js";
 import type { InputName } from "./inputs.js";
 import type { OutputName } from "./outputs.js";
 
@@ -16,6 +20,7 @@ export interface AnnotationProps {
 
 export interface ActionIO {
   getInput(name: InputName): string;
+  /** Text for the log, of any origin: never a workflow command. */
   info(line: string): void;
   warning(message: string, props?: AnnotationProps): void;
   notice(message: string, props?: AnnotationProps): void;
@@ -30,14 +35,18 @@ export interface ActionIO {
   setFailed(message: string): void;
 }
 
-export function coreIO(): ActionIO {
+/** An annotation's properties as the runner names them. */
+const annotation = (props?: AnnotationProps) =>
+  props && { title: props.title, file: props.file, line: props.startLine };
+
+export function coreIO(log: WorkflowLog = actionLog()): ActionIO {
   return {
     getInput: (name) => core.getInput(name),
-    info: (line) => core.info(line),
-    warning: (message, props) => core.warning(message, props ?? {}),
-    notice: (message, props) => core.notice(message, props ?? {}),
+    info: (line) => log.text(line),
+    warning: (message, props) => log.command({ name: "warning", message, properties: annotation(props) }),
+    notice: (message, props) => log.command({ name: "notice", message, properties: annotation(props) }),
     setOutput: (name, value) => core.setOutput(name, value),
-    setSecret: (value) => core.setSecret(value),
+    setSecret: (value) => log.mask(value),
     getIDToken: (audience) => core.getIDToken(audience),
     // Appended to GITHUB_STEP_SUMMARY directly, as core.summary.write() does; core.summary caches the path
     // of the first file it saw, which is wrong for a second run in one process (tests, local-action).
@@ -48,8 +57,15 @@ export function coreIO(): ActionIO {
         encoding: "utf8",
       });
     },
-    group: (name, fn) => core.group(name, fn),
-    setFailed: (message) => core.setFailed(message),
+    group: async (name, fn) => {
+      log.command({ name: "group", title: name });
+      try {
+        return await fn();
+      } finally {
+        log.command({ name: "endgroup" });
+      }
+    },
+    setFailed: (message) => log.fail(message),
   };
 }
 

@@ -1,5 +1,5 @@
 // Step outputs from a run's outcome and report, and the `fail_on` decision: which endings fail the step.
-// Pure: main.ts sets the outputs and calls core.setFailed with the message this returns.
+// Pure: main.ts sets the outputs and fails the step with the message this returns.
 import type { RunReport, ExitReason } from "../report/index.js";
 import type { FailOnReason } from "./inputs.js";
 

@@ -6,6 +6,7 @@ import * as core from "@actions/core";
 import { z } from "zod";
 import { splitList, unexpanded } from "../github/inputs.js";
 import { readGitHubContext, serverHost } from "../github/context.js";
+import { actionLog } from "../github/workflow-log.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
 import { createRedactor } from "../report/index.js";
 import {
@@ -103,10 +104,11 @@ export function parsePublishInputs(getInput: (name: PublishInputName) => string)
 }
 
 export async function run(env: Record<string, string | undefined> = process.env): Promise<void> {
+  const output = actionLog();
   const token = core.getInput("token");
-  if (token && !unexpanded(token)) core.setSecret(token);
+  if (token && !unexpanded(token)) output.mask(token);
   const redactor = createRedactor({ secrets: token && !unexpanded(token) ? [token] : [] });
-  const log = (line: string) => core.info(redactor.redact(line));
+  const log = (line: string) => output.text(redactor.redact(line));
   try {
     const inputs = parsePublishInputs((name) => core.getInput(name));
     const ctx = readGitHubContext(env);
@@ -136,10 +138,12 @@ export async function run(env: Record<string, string | undefined> = process.env)
     core.setOutput("branch", result.branch);
     core.setOutput("commit_sha", result.commitSha);
     core.setOutput("action", result.action);
-    core.notice(`${result.action} pull request #${result.pullNumber}: ${result.pullUrl}`, {
-      title: "agent-ci publish",
+    output.command({
+      name: "notice",
+      message: `${result.action} pull request #${result.pullNumber}: ${result.pullUrl}`,
+      properties: { title: "agent-ci publish" },
     });
   } catch (error) {
-    core.setFailed(redactor.redact(`agent-ci publish: ${(error as Error).message}`));
+    output.fail(redactor.redact(`agent-ci publish: ${(error as Error).message}`));
   }
 }
