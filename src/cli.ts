@@ -26,8 +26,13 @@ import { EGRESS_PRESET_NAMES } from "./sandbox/egress/presets.js";
 import { jsonProgress } from "./runner/progress.js";
 import { addPublishCommand } from "./publish/cli.js";
 import { splitList } from "./github/inputs.js";
+import { processLogs } from "./github/workflow-log.js";
 import { parseSize } from "./text.js";
 import { AGENT_CI_VERSION } from "./version.js";
+
+// Everything the command prints goes through these: a workflow step's runner reads both streams, and no line of
+// text (a run's progress, a model's words in it, a report) may be taken there for a workflow command.
+const log = processLogs();
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const positiveInt = (value: string) => {
@@ -234,8 +239,8 @@ async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
   } = same;
   const fromEnv = providersFromEnv(process.env);
   if (!flags.provider && fromEnv.length > 1) {
-    process.stderr.write(
-      "agent-ci: CLAUDE_CODE_USE_BEDROCK and CLAUDE_CODE_USE_VERTEX are both set: unset one, or give --provider\n",
+    log.err.text(
+      "agent-ci: CLAUDE_CODE_USE_BEDROCK and CLAUDE_CODE_USE_VERTEX are both set: unset one, or give --provider",
     );
     return EXIT_CODES.config_error;
   }
@@ -260,7 +265,7 @@ async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
     );
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    process.stderr.write(`agent-ci: ${e.message}\n`);
+    log.err.text(`agent-ci: ${e.message}`);
     return EXIT_CODES.config_error;
   }
 }
@@ -275,15 +280,15 @@ async function run(flags: RunFlags): Promise<number> {
   const config = await readRunConfig(flags);
   if (typeof config === "number") return config;
   if (flags.printContext) {
-    process.stdout.write(await printContext(config));
+    log.out.text(await printContext(config));
     return 0;
   }
   // The folder this run's output creates (the first missing one on the way to it), removed again when the run
   // ends in a config error before any container: there is nothing to keep, and the error is one line.
   const created = firstMissing(path.resolve(flags.out ?? DEFAULT_OUT_PARENT));
   if (flags.out && !created && !fs.statSync(flags.out).isDirectory()) {
-    process.stderr.write(
-      `agent-ci: --out ${flags.out} is a file: the patch and the report need a folder; give another --out\n`,
+    log.err.text(
+      `agent-ci: --out ${flags.out} is a file: the patch and the report need a folder; give another --out`,
     );
     return EXIT_CODES.output_error;
   }
@@ -298,7 +303,7 @@ async function run(flags: RunFlags): Promise<number> {
     }
     const stopping = `agent-ci: ${signal}: stopping the run; writing the patch and the report…`;
     if (json) json.log(stopping);
-    else process.stderr.write(`${stopping}\n`);
+    else log.err.text(stopping);
     cancel.abort(new Error(`received ${signal}`));
   };
   process.on("SIGINT", onSignal);
@@ -310,16 +315,16 @@ async function run(flags: RunFlags): Promise<number> {
   const progress =
     !flags.quiet &&
     (flags.progress === "json" || config.outputFormat === "text" || Boolean(process.stderr.isTTY));
-  const json =
-    progress && flags.progress === "json" ? jsonProgress((t) => process.stderr.write(t)) : undefined;
+  const json = progress && flags.progress === "json" ? jsonProgress((t) => log.err.json(t)) : undefined;
   const io = {
-    stdout: (line: string) => process.stdout.write(`${line}\n`),
+    stdout: (line: string) => log.out.json(line),
     stderr: (line: string) => {
       if (json) json.log(line);
-      else if (progress) process.stderr.write(`${line}\n`);
+      else if (progress) log.err.text(line);
     },
     progress: progress && !json,
     onProgress: json?.onProgress,
+    onSecret: (value: string) => log.err.mask(value),
   };
   const { attempts } = flags;
   const outcome =
@@ -343,7 +348,7 @@ async function run(flags: RunFlags): Promise<number> {
     if (made) fs.rmSync(made, { recursive: true, force: true });
     const error = outcome.error ?? "configuration error";
     if (json) json.result({ exit_reason: outcome.exitReason, exit_code: EXIT_CODES.config_error, error });
-    else process.stderr.write(`agent-ci: ${error}\n`);
+    else log.err.text(`agent-ci: ${error}`);
     return EXIT_CODES.config_error;
   }
   json?.result({
@@ -354,7 +359,10 @@ async function run(flags: RunFlags): Promise<number> {
   });
 
   const summary = closingSummary(config, outcome);
-  if (summary) process.stdout.write(summary);
+  if (summary) {
+    if (config.outputFormat === "json") log.out.json(summary);
+    else log.out.text(summary);
+  }
   return outcome.exitCode;
 }
 
@@ -420,6 +428,8 @@ export function buildProgram(): Command {
     // (the subcommands inherit both settings).
     .exitOverride()
     .configureOutput({
+      writeOut: (text) => log.out.text(text),
+      writeErr: (text) => log.err.text(text),
       outputError: (text, write) => write(usageLine(text)),
       // Wrapped to the terminal, and to 80 columns in a log or a pipe.
       getOutHelpWidth: () => (process.stdout.isTTY ? process.stdout.columns : 80),
@@ -649,7 +659,7 @@ Examples:
   groupHelp(runCommand, RUN_HELP_GROUPS);
 
   // `publish`: from a run's output folder to a pull request (src/publish/).
-  addPublishCommand(program);
+  addPublishCommand(program, log);
 
   program
     .command("choose")
@@ -659,7 +669,7 @@ Examples:
     .argument("<folder...>", "output folders of runs of one task; attempt k is the one named …attempt-k")
     .requiredOption("--out <dir>", "where the chosen run's patch and report go")
     .action(async (folders: string[], flags: { out: string }) => {
-      const line = (text: string) => process.stderr.write(`${text}\n`);
+      const line = (text: string) => log.err.text(text);
       const { chooseFromFolders } = await import("./runner/attempts/attempts.js");
       const outcome = await chooseFromFolders(folders, flags.out, {
         stdout: line,
@@ -694,7 +704,7 @@ Examples:
       },
     ) => {
       const { policyCheck } = await import("./runner/run/policy-setup.js");
-      process.exitCode = await policyCheck(call, flags, (line) => process.stdout.write(`${line}\n`));
+      process.exitCode = await policyCheck(call, flags, (line) => log.out.text(line));
     },
   );
   policyOptions(
@@ -714,7 +724,7 @@ Examples:
       trustWorkspaceSettings?: boolean;
     }) => {
       const { policyReplay } = await import("./runner/run/policy-setup.js");
-      process.exitCode = await policyReplay(flags.replay, flags, (line) => process.stdout.write(`${line}\n`));
+      process.exitCode = await policyReplay(flags.replay, flags, (line) => log.out.text(line));
     },
   );
 
@@ -732,7 +742,7 @@ Examples:
           `cannot render ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : e.message}; give a run's report.json (agent-ci-out/<run>/report.json)`,
         );
       });
-      process.stdout.write(rendered);
+      log.out.text(rendered);
     });
   return program;
 }
@@ -751,7 +761,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : EXIT_CODES.config_error;
       return;
     }
-    process.stderr.write(`agent-ci: ${(e as Error).message}\n`);
+    log.err.text(`agent-ci: ${(e as Error).message}`);
     process.exitCode = e instanceof ConfigError ? EXIT_CODES.config_error : process.exitCode || 1;
   }
 }

@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { parseSize } from "../text.js";
 import { git } from "../host-git.js";
+import type { ProcessLogs } from "../github/workflow-log.js";
 import type { PublishPrResult } from "./pull-request.js";
 import {
   DEFAULT_AUTHOR,
@@ -65,7 +66,7 @@ async function resolveRepo(flags: PublishFlags): Promise<{ owner: string; repo: 
   return found;
 }
 
-async function publish(outDir: string, flags: PublishFlags): Promise<number> {
+async function publish(outDir: string, flags: PublishFlags, log: ProcessLogs): Promise<number> {
   const [{ createRedactor }, { GitHubApi, octokitRequest }, { serverHost }, { publishPullRequest }] =
     await Promise.all([
       import("../report/index.js"),
@@ -75,7 +76,7 @@ async function publish(outDir: string, flags: PublishFlags): Promise<number> {
     ]);
   const token = PUBLISH_TOKEN_VARIABLES.map((name) => process.env[name]?.trim()).find(Boolean);
   const redactor = createRedactor({ secrets: token ? [token] : [] });
-  const say = (line: string) => process.stderr.write(`${redactor.redact(line)}\n`);
+  const say = (line: string) => log.err.text(redactor.redact(line));
   try {
     if (!token)
       throw new PublishRefusedError(
@@ -108,11 +109,16 @@ async function publish(outDir: string, flags: PublishFlags): Promise<number> {
       redact: redactor.redact,
     });
     if (flags.json)
-      process.stdout.write(
-        `${JSON.stringify({ action: result.action, pr_number: result.pullNumber, pr_url: result.pullUrl, branch: result.branch, commit_sha: result.commitSha })}\n`,
+      log.out.json(
+        JSON.stringify({
+          action: result.action,
+          pr_number: result.pullNumber,
+          pr_url: result.pullUrl,
+          branch: result.branch,
+          commit_sha: result.commitSha,
+        }),
       );
-    else
-      process.stdout.write(`${result.action}: ${result.pullUrl} (${result.branch} at ${result.commitSha})\n`);
+    else log.out.text(`${result.action}: ${result.pullUrl} (${result.branch} at ${result.commitSha})`);
     return 0;
   } catch (error) {
     say(`agent-ci publish: ${(error as Error).message}`);
@@ -143,7 +149,7 @@ function findingKinds(value: string, previous: FindingKind[] = []): FindingKind[
   }
 }
 
-export function addPublishCommand(program: Command): void {
+export function addPublishCommand(program: Command, log: ProcessLogs): void {
   program
     .command("publish")
     .description(
@@ -233,6 +239,6 @@ Example:
     --allow 'Edit(.github/workflows/ci.yml)'`,
     )
     .action(async (outDir: string, flags: PublishFlags) => {
-      process.exitCode = await publish(outDir, flags);
+      process.exitCode = await publish(outDir, flags, log);
     });
 }
