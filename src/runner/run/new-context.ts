@@ -37,6 +37,8 @@ export function newRunContext(
     mcpConfigError = new ConfigError((e as Error).message);
   }
   const allSecrets = [...secrets, ...(mcpConfig?.secrets ?? [])];
+  // Masked before the run prints its first line (a runner's log masks only what it was told).
+  for (const secret of allSecrets) io.onSecret?.(secret);
   const redactor = createRedactor({ secrets: allSecrets });
   return {
     config,

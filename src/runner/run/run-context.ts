@@ -31,7 +31,10 @@ export interface RunIO {
   progress: boolean;
   /** Told as the run passes a phase or makes a tool call (the Action's progress comment). */
   onProgress?: (progress: RunProgress) => void;
-  /** Told each credential the run obtains on the host while it runs (an exchanged access token), to mask it. */
+  /**
+   * Told each secret the run knows, to mask it: those of its configuration before it prints anything, then each
+   * credential it obtains on the host while it runs (an exchanged access token).
+   */
   onSecret?: (value: string) => void;
 }
 
