@@ -22,6 +22,35 @@ export default tseslint.config(
     },
   },
   {
+    // What agent-ci prints goes through src/github/workflow-log.ts, which keeps any text from being taken for
+    // a workflow command by a runner reading the log; code that runs inside the container prints to agent-ci.
+    files: ["src/**/*.ts"],
+    ignores: [
+      "src/github/workflow-log.ts",
+      "src/sandbox/helper/**",
+      "src/sandbox/egress/sidecar.ts",
+      "src/sandbox/egress/proxy-main.ts",
+    ],
+    rules: {
+      "no-console": "error",
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector:
+            "MemberExpression[object.object.name='process'][object.property.name=/^(stdout|stderr)$/][property.name='write']",
+          message:
+            "Print through a WorkflowLog (src/github/workflow-log.ts): its text can never be a workflow command.",
+        },
+        {
+          selector:
+            "MemberExpression[object.name='core'][property.name=/^(info|debug|notice|warning|error|setSecret|startGroup|endGroup|group|setFailed|setCommandEcho|issueCommand)$/]",
+          message:
+            "Print through a WorkflowLog (src/github/workflow-log.ts): its text can never be a workflow command.",
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly" } },
   },
