@@ -50,12 +50,20 @@ export async function startIdentityTokenFile(options: IdentityTokenFileOptions):
       { cause: error },
     );
   }
+  let stopped = false;
   const timer = setInterval(() => {
     write().then(
       () => options.onRefresh?.(),
-      (error: Error) => options.warn(`could not refresh the workflow's OIDC token: ${error.message}`),
+      // A refresh still under way when the step ends finds its folder gone: nothing to say then.
+      (error: Error) =>
+        stopped || options.warn(`could not refresh the workflow's OIDC token: ${error.message}`),
     );
   }, options.refreshMs ?? IDENTITY_TOKEN_REFRESH_MS);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }

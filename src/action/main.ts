@@ -19,7 +19,11 @@ import type { RunProgress } from "../runner/progress.js";
 import { PROGRESS_EDIT_INTERVAL_MS, startProgressComment } from "./progress-comment.js";
 import { CLOUD_CREDENTIAL_VARIABLES, type RunConfig } from "../runner/config.js";
 import { anthropicCredential } from "../runner/model/credentials.js";
-import { startIdentityTokenFile, type IdentityTokenFile } from "./identity-token.js";
+import {
+  IDENTITY_TOKEN_REFRESH_MS,
+  startIdentityTokenFile,
+  type IdentityTokenFile,
+} from "./identity-token.js";
 
 /** What `run()` talks to; tests replace parts (the wait, the artifact client), never the flow. */
 export interface ActionDeps {
@@ -33,6 +37,8 @@ export interface ActionDeps {
   cloudAuth: CloudAuthEndpoints;
   /** How often the progress comment is edited at most. */
   commentIntervalMs: number;
+  /** How often federation's identity token file gets a fresh token. */
+  identityTokenRefreshMs: number;
 }
 
 function defaultDeps(): ActionDeps {
@@ -45,6 +51,7 @@ function defaultDeps(): ActionDeps {
     runAgent,
     cloudAuth: {},
     commentIntervalMs: PROGRESS_EDIT_INTERVAL_MS,
+    identityTokenRefreshMs: IDENTITY_TOKEN_REFRESH_MS,
   };
 }
 
@@ -183,6 +190,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
         idToken: (audience) => io.getIDToken(audience),
         setSecret: (value) => io.setSecret(value),
         warn: (line) => io.warning(line),
+        refreshMs: deps.identityTokenRefreshMs,
       });
     const progress = await startProgressComment(resultOptions, prepared.event, deps.commentIntervalMs);
     resultOptions = { ...resultOptions, progress };
