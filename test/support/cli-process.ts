@@ -1,6 +1,8 @@
 // The agent-ci command as a user runs it: `node bin/agent-ci.js …` in a process of its own, its exit code
-// and its whole stdout and stderr once it ends.
+// and its whole stdout and stderr once it ends (or both in one log, as a workflow step's).
 import { spawn, type ChildProcessByStdio } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 
@@ -40,4 +42,28 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProces
 /** Runs the CLI with `args`, the test's environment plus `env`, and no stdin. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   return startCli(args, env).done;
+}
+
+/**
+ * Runs the CLI with stdout and stderr into one file, in the order it wrote them, as a workflow step's log
+ * holds them (the runner reads both, with one set of masks).
+ */
+export async function runCliLog(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; log: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-log-"));
+  const file = path.join(dir, "step.log");
+  const fd = fs.openSync(file, "w");
+  try {
+    const child = spawn("node", [CLI, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", fd, fd],
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    return { code, log: fs.readFileSync(file, "utf8") };
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
