@@ -2,7 +2,7 @@
 // among them, so their configuration is read first), its event stream and the records its stages fill.
 import path from "node:path";
 import { loadMcpConfig, type McpConfigResult } from "../../mcp/config.js";
-import { createRedactor } from "../../report/index.js";
+import { createRedactor, MIN_SECRET_LENGTH } from "../../report/index.js";
 import { RunState } from "../../tools/state.js";
 import { ConfigError } from "../../errors.js";
 import type { RunConfig } from "../config.js";
@@ -37,8 +37,9 @@ export function newRunContext(
     mcpConfigError = new ConfigError((e as Error).message);
   }
   const allSecrets = [...secrets, ...(mcpConfig?.secrets ?? [])];
-  // Masked before the run prints its first line (a runner's log masks only what it was told).
-  for (const secret of allSecrets) io.onSecret?.(secret);
+  // Masked before the run prints its first line (a runner's log masks only what it was told); a value too short to
+  // redact (an MCP server's `DEBUG=1`) would mask every such string in the job's log.
+  for (const secret of allSecrets) if (secret.trim().length >= MIN_SECRET_LENGTH) io.onSecret?.(secret);
   const redactor = createRedactor({ secrets: allSecrets });
   return {
     config,
