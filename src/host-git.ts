@@ -25,6 +25,8 @@ export interface GitOptions {
   /** Config entries passed through GIT_CONFIG_COUNT/KEY/VALUE, in order. */
   config?: ReadonlyArray<readonly [string, string]>;
   redact?: (text: string) => string;
+  /** How stdout is decoded: `latin1` keeps every byte as one character (output that need not be UTF-8). */
+  encoding?: "utf8" | "latin1";
 }
 
 /** Config every call gets, ahead of the subcommand: no hooks, no fsmonitor daemon. */
@@ -70,7 +72,7 @@ export function git(args: readonly string[], options: GitOptions): Promise<strin
     const child = execFile(
       "git",
       [...SAFE_CONFIG, ...args],
-      { cwd: options.cwd, env: gitEnv(options), maxBuffer: MAX_BUFFER, encoding: "utf8" },
+      { cwd: options.cwd, env: gitEnv(options), maxBuffer: MAX_BUFFER, encoding: options.encoding ?? "utf8" },
       (error, stdout, stderr) => (error ? reject(gitError(args, options, error, stderr)) : resolve(stdout)),
     );
     // Nothing to say on stdin; a git that exits first must not turn the closed pipe into an EPIPE throw.
@@ -86,7 +88,7 @@ export function gitSync(args: readonly string[], options: GitOptions): string {
       cwd: options.cwd,
       env: gitEnv(options),
       maxBuffer: MAX_BUFFER,
-      encoding: "utf8",
+      encoding: options.encoding ?? "utf8",
       stdio: ["ignore", "pipe", "pipe"],
     });
   } catch (error) {

@@ -573,7 +573,11 @@ function runDetails(report: RunReport): string {
     lines.push(`  - skipped ${markdownCode(skipped.path, 100)}: ${plain(skipped.reason, 120)}`);
   }
   for (const held of workspace.credentialFilesHeldBack?.slice(0, 20) ?? [])
-    lines.push(`  - held back ${markdownCode(held.path, 100)}: ${plain(held.reason, 120)}`);
+    lines.push(
+      held.removed
+        ? `  - credentials removed from ${markdownCode(held.path, 100)}: ${held.removed.map((r) => markdownCode(r, 80)).join(", ")}`
+        : `  - held back ${markdownCode(held.path, 100)}: ${plain(held.reason, 120)}`,
+    );
   if (workspace.ignoredLeftOut) lines.push(...ignoredLeftOutLines(workspace.ignoredLeftOut));
   if (report.image) {
     lines.push(

@@ -78,10 +78,21 @@ export const Workspace = z
       .array(z.object({ path: z.string(), reason: z.string() }))
       .describe("Files not copied into the sandbox (denied read rules, credentials, size) and why."),
     credentialFilesHeldBack: z
-      .array(z.object({ path: z.string(), reason: z.string() }))
+      .array(
+        z.object({
+          path: z.string(),
+          reason: z.string(),
+          removed: z
+            .array(z.string())
+            .optional()
+            .describe(
+              "For a file copied without its credentials: what was removed (config keys, never a value); absent when the whole file was held back.",
+            ),
+        }),
+      )
       .optional()
       .describe(
-        "Cloud credential files in the workspace that were never copied into the sandbox: gha-creds-*.json at any depth, and the files GOOGLE_APPLICATION_CREDENTIALS, AWS_SHARED_CREDENTIALS_FILE and the like name; absent when there were none.",
+        "Credentials in the workspace kept out of the sandbox: files never copied in (gha-creds-*.json at any depth, the files GOOGLE_APPLICATION_CREDENTIALS, AWS_SHARED_CREDENTIALS_FILE and the like name, .netrc, .git-credentials), and files copied without their credentials (every git config file, .npmrc, .yarnrc.yml, .pypirc, pip.conf, .docker/config.json, …), each with what was removed; absent when there were none.",
       ),
     ignoredLeftOut: z
       .object({

@@ -6,10 +6,12 @@
 // What goes in: the working tree as it is, `.git` included, untracked files included, what git ignores
 // left out unless asked (all of it, or the ignored paths matching given patterns, e.g. `node_modules`);
 // what stays out is summarised so that the report can say how to include it. Symlinks stay symlinks (never dereferenced: no host bytes leak in through a
-// link). Sockets, FIFOs and devices are skipped and listed. Credentials a checkout step left in
-// `.git/config` are stripped; cloud credential files an auth step left in the workspace are held back
-// (credential-files.ts). Files a Read deny rule covers are never copied (the policy's container
-// layer). Over the size or count limit is an error, never a silent partial copy.
+// link). Sockets, FIFOs and devices are skipped and listed. Every git config file copied in loses
+// the credentials git would use (git-config-credentials.ts); cloud credential files an auth step left in the
+// workspace and files that are nothing but credentials (`.netrc`) are held back, and the package managers'
+// configuration files lose their auth entries, at any depth (credential-files.ts); each is recorded with what
+// went. Files a Read deny rule covers are never copied (the policy's container layer). Over the size or count
+// limit is an error, never a silent partial copy.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -17,8 +19,18 @@ import { type Readable, Transform } from "node:stream";
 import picomatch from "picomatch";
 import { pack as tarPack, type Header } from "tar-stream";
 import { git } from "../host-git.js";
-import { credentialFileMatcher } from "./credential-files.js";
+import {
+  credentialFileMatcher,
+  type CredentialFileRule,
+  credentialFileRule,
+  type HeldCredentials,
+  listRemoved,
+  relativeInside,
+  STRIPPED_REASON,
+  unreadableReason,
+} from "./credential-files.js";
 import { AGENT_UID } from "./engine-profile.js";
+import { cleanGitConfigs } from "./git-config-credentials.js";
 
 /**
  * Which of the files git ignores are copied: none (false), all (true), or those at or under a path that
@@ -63,8 +75,11 @@ export interface PackSummary {
   files: number;
   bytes: number;
   skipped: SkippedEntry[];
-  /** Cloud credential files in the workspace that were never copied in (credential-files.ts). */
-  credentialFiles: SkippedEntry[];
+  /**
+   * Credential files held back (never copied in), and files copied without their credentials, each naming
+   * what was removed (credential-files.ts, git-config-credentials.ts).
+   */
+  credentialFiles: HeldCredentials[];
   /** Present when files git ignores were left out of the copy. */
   ignoredLeftOut?: IgnoredLeftOut;
   /** True when the workspace is the top of a git work tree (its `.git` was copied). */
@@ -89,26 +104,6 @@ export function copyInFailed(output: string): WorkspaceError {
   return new WorkspaceError(
     `copying the workspace into the container failed${full}: ${output.trim().slice(-1000)}`,
   );
-}
-
-/** Lines that carry credentials: an `extraheader` (actions/checkout's token) or `user:pass@` in a URL. */
-export function stripGitCredentials(config: string): string {
-  return config
-    .split("\n")
-    .filter((line) => !/^\s*extraheader\s*=/i.test(line))
-    .map((line) => line.replace(/^(\s*url\s*=\s*\w+:\/\/)[^/@\s]+@/i, "$1"))
-    .join("\n");
-}
-
-/** Package-manager config files whose auth lines are removed before copy-in (S2). */
-const NPM_CONFIG_FILES = new Set([".npmrc", ".yarnrc", ".yarnrc.yml"]);
-
-/** Lines that carry registry credentials: `//host/:_authToken=…`, `_auth`, `_password`, yarn's `npmAuthToken`. */
-export function stripNpmCredentials(config: string): string {
-  return config
-    .split("\n")
-    .filter((line) => !/(^|:|\s)(_authToken|_auth|_password|npmAuthToken|npmAuthIdent)\s*[=:]/i.test(line))
-    .join("\n");
 }
 
 /** What `git rev-parse --show-toplevel` answers in `dir`; undefined outside a work tree. */
@@ -340,7 +335,7 @@ export interface WorkspaceCopy {
   dir: string;
   entries: readonly Entry[];
   skipped: SkippedEntry[];
-  credentialFiles: SkippedEntry[];
+  credentialFiles: HeldCredentials[];
   files: number;
   bytes: number;
   isGitRepo: boolean;
@@ -352,20 +347,27 @@ export interface WorkspaceCopy {
 /**
  * Checks every listed path before a byte is copied: names that are not UTF-8, paths a rule excludes,
  * sockets and FIFOs, unreadable files and the size and count limits (over them is an error up front,
- * never a partial copy). Files whose credentials are stripped are read here; the others are read by the
- * packer.
+ * never a partial copy). Credential files are held back, or read here and copied without their
+ * credentials; the others are read by the packer.
  */
 function plan(
   dir: string,
   paths: readonly string[],
   options: PackOptions,
-): Pick<WorkspaceCopy, "entries" | "skipped" | "credentialFiles" | "files" | "bytes"> {
+): {
+  entries: Entry[];
+  skipped: SkippedEntry[];
+  credentialFiles: HeldCredentials[];
+  files: number;
+  bytes: number;
+} {
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const credentialFile = credentialFileMatcher(dir, options.credentialEnv);
+  const linkedRules = rulesThroughLinks(dir, paths);
   const entries: Entry[] = [];
   const skipped: SkippedEntry[] = [];
-  const credentialFiles: SkippedEntry[] = [];
+  const credentialFiles: HeldCredentials[] = [];
   const seen = new Set<string>();
   let files = 0;
   let bytes = 0;
@@ -412,20 +414,89 @@ function plan(
           `${files} files / ${Math.round(bytes / 2 ** 20)} MiB so far. Add large paths to .gitignore or raise the limit.`,
       );
     }
-    entries.push({ rel, st, data: rewritten(abs, rel, skipped) });
+    const rule = linkedRules.get(rel) ?? credentialFileRule(rel);
+    const treated = rule && treatCredentialFile(rule, abs);
+    if (treated && "heldBack" in treated) {
+      credentialFiles.push({ path: rel, reason: treated.heldBack });
+      files -= 1;
+      bytes -= st.size;
+      continue;
+    }
+    if (treated) credentialFiles.push({ path: rel, reason: STRIPPED_REASON, removed: treated.removed });
+    entries.push({ rel, st, data: treated?.content });
   }
   return { entries, skipped, credentialFiles, files, bytes };
 }
 
-/** The content to copy instead of the file's own, for a file whose credential lines are removed. */
-function rewritten(abs: string, rel: string, skipped: SkippedEntry[]): Buffer | undefined {
-  if (rel === ".git/config") return Buffer.from(stripGitCredentials(fs.readFileSync(abs, "utf8")));
-  if (!NPM_CONFIG_FILES.has(path.posix.basename(rel))) return undefined;
-  const text = fs.readFileSync(abs, "utf8");
-  const stripped = stripNpmCredentials(text);
-  if (stripped === text) return undefined;
-  skipped.push({ path: rel, reason: "its registry credential lines were removed before the copy" });
-  return Buffer.from(stripped);
+/**
+ * What a credential file's rule makes of it: held back (the reason), copied as `content` without what
+ * `removed` names, or undefined (nothing to remove: copied as it is).
+ */
+function treatCredentialFile(
+  rule: CredentialFileRule,
+  abs: string,
+): { heldBack: string } | { content: Buffer; removed: string[] } | undefined {
+  if ("holdBack" in rule) return { heldBack: rule.holdBack };
+  const stripped = rule.strip(fs.readFileSync(abs));
+  if (!stripped) return { heldBack: unreadableReason(rule.format) };
+  return stripped.removed.length
+    ? { content: stripped.content, removed: listRemoved(stripped.removed) }
+    : undefined;
+}
+
+/**
+ * The credential file rules reached through a link: a `.npmrc` that links to `ci/npm-config` inside the
+ * workspace gives its rule to the file it names, which would otherwise be copied as it is.
+ */
+function rulesThroughLinks(dir: string, paths: readonly string[]): Map<string, CredentialFileRule> {
+  const rules = new Map<string, CredentialFileRule>();
+  let realDir: string | undefined;
+  for (const rel of paths) {
+    const rule = credentialFileRule(rel);
+    if (!rule || !fs.lstatSync(path.join(dir, rel), { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    realDir ??= fs.realpathSync(dir);
+    let real: string;
+    try {
+      real = fs.realpathSync(path.join(dir, rel));
+    } catch {
+      continue;
+    }
+    const target = relativeInside(realDir, real);
+    if (target !== undefined) rules.set(target, rule);
+  }
+  return rules;
+}
+
+/**
+ * Cleans the copy's git config files (git-config-credentials.ts): a file with a credential or an include is
+ * copied as git-config-credentials.ts rewrote it, one git cannot read is held back; each is recorded.
+ */
+async function withoutGitConfigCredentials(dir: string, copy: ReturnType<typeof plan>): Promise<void> {
+  const byRel = new Map(copy.entries.map((e) => [e.rel, e]));
+  const kind = (rel: string) => {
+    const st = byRel.get(rel)?.st;
+    return st?.isFile() ? "file" : st?.isSymbolicLink() ? "symlink" : undefined;
+  };
+  const candidates = copy.entries.filter((e) => !e.st.isDirectory()).map((e) => e.rel);
+  const outcomes = await cleanGitConfigs(dir, kind, candidates);
+  const heldBack = new Set<string>();
+  for (const outcome of outcomes) {
+    const entry = byRel.get(outcome.path)!;
+    if ("unreadable" in outcome) {
+      heldBack.add(outcome.path);
+      copy.files -= 1;
+      copy.bytes -= entry.st.size;
+      copy.credentialFiles.push({ path: outcome.path, reason: unreadableReason("a git config") });
+      continue;
+    }
+    entry.data = outcome.content;
+    copy.credentialFiles.push({
+      path: outcome.path,
+      reason: STRIPPED_REASON,
+      removed: listRemoved(outcome.removed),
+    });
+  }
+  if (heldBack.size) copy.entries = copy.entries.filter((e) => !heldBack.has(e.rel));
 }
 
 /**
@@ -592,9 +663,11 @@ function readOrEmpty(abs: string): Buffer {
  */
 export async function planWorkspaceCopy(dir: string, options: PackOptions = {}): Promise<WorkspaceCopy> {
   const { paths, isGitRepo, ignoredLeftOut } = await listWorkspace(dir, options.includeIgnored);
+  const planned = plan(dir, paths, options);
+  await withoutGitConfigCredentials(dir, planned);
   return {
     dir,
-    ...plan(dir, paths, options),
+    ...planned,
     isGitRepo,
     worldReadable: Boolean(options.worldReadable),
     ignoredLeftOut,

@@ -224,7 +224,11 @@ async function copyWorkspaceIn(
   const { docker, container, options } = into;
   const plan = await planning;
   for (const held of plan.credentialFiles)
-    options.progress?.(`held back from the sandbox: ${held.path} (${held.reason})`);
+    options.progress?.(
+      held.removed
+        ? `credentials removed before the copy-in: ${held.path} (${held.removed.join(", ")})`
+        : `held back from the sandbox: ${held.path} (${held.reason})`,
+    );
   // The helper touches /tmp only when it serves a command (the checks' first): once it answers, it says
   // whether /tmp is already everyone's, and only a /tmp that is not is made so. The helper, the longer of
   // the two (a Node.js start in the container), is asked for first.
