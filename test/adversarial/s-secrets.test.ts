@@ -158,7 +158,9 @@ describe("S: secrets", () => {
       expect(seen).toMatch(/^0$/m);
       expect(everything(run)).not.toContain(token);
       expect(everything(run)).not.toContain(basic);
-      expect(run.report?.workspace.skipped.map((s) => s.path).sort()).toEqual([
+      expect(run.report?.workspace.skipped).toEqual([]);
+      expect(run.report?.workspace.credentialFilesHeldBack?.map((h) => h.path).sort()).toEqual([
+        ".git/config",
         ".npmrc",
         ".yarnrc.yml",
         "pkg/.npmrc",

@@ -360,7 +360,11 @@ describe("sandbox lifecycle and bad input", () => {
       expect(text(res.stdout)).toBe(
         `750 19 1\n750 19 1\n644 ${big} 1\nbin/run.sh\ndash\nnewline\nregistry=https://registry.npmjs.org/\nsave-exact=true\n2\n0\n2\n`,
       );
-      expect(sandbox.copy.skipped.map((s) => s.path)).toEqual([".npmrc"]); // git does not list the FIFO
+      expect(sandbox.copy.skipped).toEqual([]); // git does not list the FIFO
+      expect(sandbox.copy.credentialFiles.map((c) => [c.path, c.removed])).toEqual([
+        [".npmrc", ["//registry.npmjs.org/:_authToken"]],
+        [".git/config", ["http.https://github.com/.extraheader"]],
+      ]);
       expect(sandbox.copiedBy).toBe(way);
     },
   );
