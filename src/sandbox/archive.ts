@@ -25,6 +25,7 @@ import {
   credentialFileRule,
   type HeldCredentials,
   listRemoved,
+  MAX_STRIPPED_BYTES,
   relativeInside,
   STRIPPED_REASON,
   unreadableReason,
@@ -415,7 +416,7 @@ function plan(
       );
     }
     const rule = linkedRules.get(rel) ?? credentialFileRule(rel);
-    const treated = rule && treatCredentialFile(rule, abs);
+    const treated = rule && treatCredentialFile(rule, abs, st.size);
     if (treated && "heldBack" in treated) {
       credentialFiles.push({ path: rel, reason: treated.heldBack });
       files -= 1;
@@ -435,8 +436,11 @@ function plan(
 function treatCredentialFile(
   rule: CredentialFileRule,
   abs: string,
+  size: number,
 ): { heldBack: string } | { content: Buffer; removed: string[] } | undefined {
   if ("holdBack" in rule) return { heldBack: rule.holdBack };
+  if (size > MAX_STRIPPED_BYTES)
+    return { heldBack: `${rule.format} over ${MAX_STRIPPED_BYTES / 2 ** 20} MiB: held back unread` };
   const stripped = rule.strip(fs.readFileSync(abs));
   if (!stripped) return { heldBack: unreadableReason(rule.format) };
   return stripped.removed.length

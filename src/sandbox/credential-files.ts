@@ -11,10 +11,11 @@
 //
 // Stripped (S2, B12): the package managers' configuration files, at any depth, are copied without the entries
 // that carry a credential (`.npmrc`, `.yarnrc`, `.yarnrc.yml`, `.pypirc`, `pip.conf`, `.docker/config.json`),
-// and each is recorded with what was removed, never the value. Git's own config files are git-config-credentials.ts's.
+// and each is recorded with what was removed, never the value; one that cannot be read as its format, or is
+// over MAX_STRIPPED_BYTES, is held back. Every stripper is one pass over the file. Git's own config files are
+// git-config-credentials.ts's.
 import fs from "node:fs";
 import path from "node:path";
-import { isPair, isScalar, parseDocument, visit } from "yaml";
 
 /** Variables whose value is the path of a cloud credential or configuration file. */
 export const CLOUD_CREDENTIAL_FILE_VARIABLES = [
@@ -169,6 +170,12 @@ export interface Stripped {
   removed: string[];
 }
 
+/**
+ * A package manager's configuration file larger than this is held back unread: real ones are a few
+ * kilobytes, and each is read whole, as one string, in the process that starts the container.
+ */
+export const MAX_STRIPPED_BYTES = 1024 * 1024;
+
 /** How the copy treats a credential file: held back whole, or copied through `strip`. */
 export type CredentialFileRule =
   | { holdBack: string }
@@ -188,11 +195,14 @@ const HELD_BY_NAME: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** Line-based formats are read byte for byte (latin1), so that what is kept is copied unchanged. */
-function byLines(strip: (text: string) => { text: string; removed: string[] }) {
-  return (content: Buffer): Stripped => {
-    const text = content.toString("latin1");
-    const { text: out, removed } = strip(text);
-    return { content: removed.length ? Buffer.from(out, "latin1") : content, removed };
+function byLines(strip: (text: string) => { text: string; removed: string[] } | undefined) {
+  return (content: Buffer): Stripped | undefined => {
+    const stripped = strip(content.toString("latin1"));
+    if (!stripped) return undefined;
+    return {
+      content: stripped.removed.length ? Buffer.from(stripped.text, "latin1") : content,
+      removed: stripped.removed,
+    };
   };
 }
 
@@ -290,36 +300,79 @@ function stripIni(secretKeys: ReadonlySet<string>) {
 }
 
 /** Yarn 2+'s keys whose value is a credential, wherever they are (top level, `npmScopes`, `npmRegistries`). */
-const YARN_SECRET_KEYS = new Set(["npmauthtoken", "npmauthident"]);
+const YARN_SECRET_KEYS = ["npmauthtoken", "npmauthident"];
 
-/** The dotted path of keys down to a YAML node. */
-function yamlPath(ancestors: readonly unknown[], last?: string): string {
-  const keys = ancestors.filter(isPair).map((p) => (isScalar(p.key) ? String(p.key.value) : "?"));
-  return maskUrlCredentials([...keys, ...(last === undefined ? [] : [last])].join("."));
+/** The key of a YAML block mapping line's text (past its indentation and any `- `), quoted or plain, or undefined. */
+function yamlKey(body: string): string | undefined {
+  const quote = body[0];
+  if (quote === '"' || quote === "'") {
+    const close = body.indexOf(quote, 1);
+    if (close === -1) return undefined;
+    let colon = close + 1;
+    while (body[colon] === " " || body[colon] === "\t") colon += 1;
+    return body[colon] === ":" ? body.slice(1, close) : undefined;
+  }
+  const colon = body.indexOf(": ");
+  const end = colon !== -1 ? colon : body.endsWith(":") ? body.length - 1 : -1;
+  return end > 0 && !body.startsWith("#") ? body.slice(0, end).trim() : undefined;
 }
 
-/** `.yarnrc.yml`: read by a YAML parser (a token may be a block scalar over several lines). */
-function stripYarnYaml(content: Buffer): Stripped | undefined {
-  const doc = parseDocument(content.toString("utf8"));
-  if (doc.errors.length) return undefined;
+/**
+ * `.yarnrc.yml`, line by line as a YAML block mapping: a `npmAuthToken` or `npmAuthIdent` key goes with its
+ * value's lines (a block scalar or a continued scalar: the lines indented deeper, and blank ones), at any
+ * level (`npmScopes.<scope>`, `npmRegistries.<url>`); URL userinfo goes from every line. A file that names
+ * either key any other way (a flow mapping, an alias for the value) is refused: it is held back whole.
+ * One pass over the lines (a YAML parser took seconds on a few hundred kilobytes of blank lines).
+ */
+const stripYarnYaml = byLines((text) => {
   const removed: string[] = [];
-  visit(doc, {
-    Pair(_, pair, ancestors) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
-      if (key === undefined || !YARN_SECRET_KEYS.has(key.toLowerCase())) return undefined;
-      removed.push(yamlPath(ancestors, key));
-      return visit.REMOVE;
-    },
-    Scalar(_, node, ancestors) {
-      if (typeof node.value !== "string") return;
-      const stripped = withoutUrlCredentials(node.value);
-      if (stripped === node.value) return;
-      removed.push(`${yamlPath(ancestors)} (user:password@ in a URL)`);
-      node.value = stripped;
-    },
-  });
-  return { content: removed.length ? Buffer.from(doc.toString({ lineWidth: 0 })) : content, removed };
-}
+  const lines: string[] = [];
+  const path: Array<{ indent: number; key: string }> = [];
+  let droppingDeeperThan = -1;
+  let refused = false;
+  for (const line of text.split("\n")) {
+    let indent = indentOf(line);
+    let body = line.slice(indent);
+    const blank = body === "" || body === "\r";
+    if (droppingDeeperThan >= 0 && (blank || indent > droppingDeeperThan)) continue;
+    droppingDeeperThan = -1;
+    while (body.startsWith("- ")) {
+      const item = 2 + indentOf(body.slice(2));
+      indent += item;
+      body = body.slice(item);
+    }
+    const key = blank ? undefined : yamlKey(body);
+    if (key !== undefined) {
+      while (path.length && path[path.length - 1]!.indent >= indent) path.pop();
+      path.push({ indent, key });
+      if (YARN_SECRET_KEYS.includes(key.toLowerCase())) {
+        removed.push(maskUrlCredentials(path.map((p) => p.key).join(".")));
+        if (
+          body
+            .slice(body.indexOf(":") + 1)
+            .trimStart()
+            .startsWith("*")
+        )
+          refused = true;
+        droppingDeeperThan = indent;
+        continue;
+      }
+    }
+    const lower = body.toLowerCase();
+    if (YARN_SECRET_KEYS.some((k) => lower.includes(k))) {
+      if (!body.startsWith("#")) refused = true;
+      removed.push(`a comment naming ${YARN_SECRET_KEYS.find((k) => lower.includes(k))}`);
+      continue;
+    }
+    const stripped = withoutUrlCredentials(line);
+    if (stripped !== line) {
+      const where = path.length ? path.map((p) => p.key).join(".") : "a line";
+      removed.push(`${maskUrlCredentials(where)} (user:password@ in a URL)`);
+    }
+    lines.push(stripped);
+  }
+  return refused ? undefined : { text: lines.join("\n"), removed };
+});
 
 /** The fields of a `.docker/config.json` `auths` entry that hold a credential. */
 const DOCKER_SECRET_FIELDS = new Set(["auth", "password", "identitytoken", "registrytoken"]);

@@ -40,13 +40,20 @@ export interface GitConfigEntry {
  */
 export function parseGitConfigList(out: string): GitConfigEntry[] {
   const entries: GitConfigEntry[] = [];
+  // The next newline, found again only once passed: one far ahead is not searched for from every record.
+  let newline = -1;
   for (let start = 0; start < out.length;) {
     let end = out.indexOf("\0", start);
     if (end === -1) end = out.length;
-    const newline = out.indexOf("\n", start);
-    const keyEnd = newline !== -1 && newline < end ? newline : end;
+    if (newline < start) {
+      newline = out.indexOf("\n", start);
+      if (newline === -1) newline = out.length;
+    }
+    const keyEnd = Math.min(newline, end);
     const key = out.slice(start, keyEnd);
     const value = keyEnd < end ? out.slice(keyEnd + 1, end) : undefined;
+    start = end + 1;
+    if (!key) continue; // git lists no entry without a key
     const first = key.indexOf(".");
     const last = key.lastIndexOf(".");
     if (first === -1) entries.push({ name: key, value });
@@ -57,7 +64,6 @@ export function parseGitConfigList(out: string): GitConfigEntry[] {
         name: key.slice(last + 1),
         value,
       });
-    start = end + 1;
   }
   return entries;
 }

@@ -19,6 +19,12 @@ import { cleanOutput, renderExec } from "../../src/tools/bash.js";
 import { ALL_TOOLS } from "../../src/tools/index.js";
 import { RunState } from "../../src/tools/state.js";
 import type { ExecResult } from "../../src/sandbox/sandbox.js";
+import { credentialFileRule, MAX_STRIPPED_BYTES } from "../../src/sandbox/credential-files.js";
+import {
+  parseGitConfigList,
+  withoutGitCredentials,
+  writeGitConfig,
+} from "../../src/sandbox/git-config-credentials.js";
 import { execResult, FakeSandbox } from "./fake-sandbox.js";
 import { textSides } from "./patch-sides.js";
 
@@ -174,6 +180,21 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
     log.text(text);
     log.json(JSON.stringify({ text }));
     return printed;
+  },
+  "credential files copied without their credentials, in files of the largest size read": (text) => {
+    let size = 0;
+    for (let at = 0; at < text.length; at += MAX_STRIPPED_BYTES) {
+      const file = Buffer.from(text.slice(at, at + MAX_STRIPPED_BYTES), "latin1");
+      for (const name of [".npmrc", ".pypirc", "pip.conf", ".yarnrc.yml", ".docker/config.json"]) {
+        const rule = credentialFileRule(name);
+        if (rule && "strip" in rule) size += rule.strip(file)?.content.length ?? 0;
+      }
+    }
+    return size;
+  },
+  "git config without its credentials, from git's listing": (text) => {
+    const clean = withoutGitCredentials(parseGitConfigList(text));
+    return writeGitConfig(clean.entries).length + clean.removed.length;
   },
   "HTML rendering": (text) =>
     renderHtml(bigReport(text), {

@@ -10,6 +10,7 @@ import {
   credentialFileMatcher,
   credentialFileRule,
   maskUrlCredentials,
+  MAX_STRIPPED_BYTES,
   withoutUrlCredentials,
 } from "../../../src/sandbox/credential-files.js";
 
@@ -169,7 +170,7 @@ describe("credential files at any depth", () => {
     });
   });
 
-  it("B12 .yarnrc.yml: npmAuthToken and npmAuthIdent at any level (a block scalar too) go, comments stay", () => {
+  it("B12 .yarnrc.yml: npmAuthToken and npmAuthIdent at any level (a block scalar too) go, the rest stays as written", () => {
     const yml = [
       "# the project's registries",
       `npmRegistryServer: "https://u:${TOKEN}@registry.example"`,
@@ -195,7 +196,21 @@ describe("credential files at any depth", () => {
       ].join("\n"),
       removed: ["npmRegistryServer (user:password@ in a URL)", "npmAuthToken", "npmScopes.corp.npmAuthIdent"],
     });
-    expect(ruled(".yarnrc.yml", "a: [b\n")).toEqual({ unreadable: true });
+    // Named any other way than as a block mapping's key (a flow mapping, an alias for the value): held back.
+    expect(ruled(".yarnrc.yml", `npmScopes: {corp: {npmAuthToken: ${TOKEN}}}\n`)).toEqual({
+      unreadable: true,
+    });
+    expect(ruled(".yarnrc.yml", `token: &t ${TOKEN}\nnpmAuthToken: *t\n`)).toEqual({ unreadable: true });
+    // In a list, quoted, a comment naming one.
+    expect(
+      ruled(
+        ".yarnrc.yml",
+        `packageExtensions:\n  - "npmAuthIdent": "u:${TOKEN}"\n    other: 1\n# npmAuthToken: ${TOKEN}\n`,
+      ),
+    ).toEqual({
+      text: "packageExtensions:\n    other: 1\n",
+      removed: ["packageExtensions.npmAuthIdent", "a comment naming npmauthtoken"],
+    });
   });
 
   it("B12 .pypirc: password (indented, continued) goes, URL userinfo goes; pip.conf's index URLs lose theirs", () => {
@@ -272,6 +287,7 @@ describe("credential files at any depth", () => {
       "tools/.pypirc": `[pypi]\npassword = ${TOKEN}\n`,
       "deploy/.netrc": `machine h login u password ${TOKEN}\n`,
       "infra/.docker/config.json": "{broken",
+      "big/.npmrc": `${"#".repeat(MAX_STRIPPED_BYTES)}\n_authToken=${TOKEN}\n`,
       "src/app.js": "1\n",
     };
     for (const [rel, text] of Object.entries(files)) {
@@ -292,6 +308,7 @@ describe("credential files at any depth", () => {
       "tools/.pypirc": ["[pypi] password"],
       "deploy/.netrc": expect.stringMatching(/never copied in/),
       "infra/.docker/config.json": expect.stringMatching(/could not be read as one/),
+      "big/.npmrc": expect.stringMatching(/over 1 MiB: held back unread/),
     });
     for (const entry of copy.entries) expect(entry.data?.toString() ?? "").not.toContain(TOKEN);
     expect(JSON.stringify(copy.credentialFiles)).not.toContain(TOKEN);

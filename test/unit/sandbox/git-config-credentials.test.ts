@@ -194,6 +194,11 @@ describe("a git config copied in, as git reads it back", () => {
     expect(back).toEqual(entries);
   });
 
+  it("parses git's listing in one pass: records far from the next newline, a megabyte of NULs", () => {
+    expect(parseGitConfigList(`${"a.b\0".repeat(1 << 20)}\n`)).toHaveLength(1 << 20);
+    expect(parseGitConfigList("\0".repeat(1 << 22))).toEqual([]);
+  });
+
   it("parses git's --null listing: key\\nvalue\\0, key\\0, dots in the subsection only", () => {
     expect(parseGitConfigList("a.b\nv\0a.x.y.z.k\n\0core.bare\0top\0")).toEqual([
       { section: "a", subsection: undefined, name: "b", value: "v" },
