@@ -303,3 +303,31 @@ describe("the attempts table's line", () => {
     );
   });
 });
+
+describe("the workspace's credential files", () => {
+  it("B12 names a file held back with its reason, and one copied without its credentials with what went", () => {
+    const base = smallFixReport();
+    const report: RunReport = {
+      ...base,
+      workspace: {
+        ...base.workspace,
+        credentialFilesHeldBack: [
+          { path: "deploy/.netrc", reason: "a .netrc (logins and passwords for hosts): never copied in" },
+          {
+            path: ".git/modules/libs/lib/config",
+            reason: "copied without its credentials",
+            removed: ["http.https://github.com/.extraheader", "url.https://***@github.com/.insteadof"],
+          },
+        ],
+      },
+    };
+    const md = renderMarkdown(report);
+    expect(md).toContain(
+      "  - held back <code>deploy/.netrc</code>: a .netrc (logins and passwords for hosts): never copied in",
+    );
+    // Each removed key in code, escaped as any text (no autolink, no @mention).
+    expect(md).toMatch(
+      /^ {2}- credentials removed from <code>\.git\/modules\/libs\/lib\/config<\/code>: <code>http\.https:\u200b\/\/github\.com\/\.extraheader<\/code>, <code>url\.https:\u200b\/\/\\\*\\\*\\\*@\u200bgithub\.com\/\.insteadof<\/code>$/m,
+    );
+  });
+});
