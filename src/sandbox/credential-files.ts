@@ -319,7 +319,7 @@ function yamlKey(body: string): string | undefined {
 
 /**
  * `.yarnrc.yml`, line by line as a YAML block mapping: a `npmAuthToken` or `npmAuthIdent` key goes with its
- * value's lines (a block scalar or a continued scalar: the lines indented deeper, and blank ones), at any
+ * value's lines (a block scalar or a continued scalar: the lines indented deeper), at any
  * level (`npmScopes.<scope>`, `npmRegistries.<url>`); URL userinfo goes from every line. A file that names
  * either key any other way (a flow mapping, an alias for the value) is refused: it is held back whole.
  * One pass over the lines (a YAML parser took seconds on a few hundred kilobytes of blank lines).
@@ -333,15 +333,18 @@ const stripYarnYaml = byLines((text) => {
   for (const line of text.split("\n")) {
     let indent = indentOf(line);
     let body = line.slice(indent);
-    const blank = body === "" || body === "\r";
-    if (droppingDeeperThan >= 0 && (blank || indent > droppingDeeperThan)) continue;
+    if (body === "" || body === "\r") {
+      lines.push(line); // a blank line holds nothing, and does not end a value
+      continue;
+    }
+    if (droppingDeeperThan >= 0 && indent > droppingDeeperThan) continue;
     droppingDeeperThan = -1;
     while (body.startsWith("- ")) {
       const item = 2 + indentOf(body.slice(2));
       indent += item;
       body = body.slice(item);
     }
-    const key = blank ? undefined : yamlKey(body);
+    const key = yamlKey(body);
     if (key !== undefined) {
       while (path.length && path[path.length - 1]!.indent >= indent) path.pop();
       path.push({ indent, key });

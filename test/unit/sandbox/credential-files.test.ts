@@ -271,6 +271,18 @@ describe("credential files at any depth", () => {
     expect(ruled("infra/.docker/config.json", "[".repeat(1 << 16))).toEqual({ unreadable: true });
   });
 
+  it("B12 a file keeps its last newline when its last entry goes", () => {
+    expect(ruled(".yarnrc.yml", `a: 1\nnpmAuthToken: ${TOKEN}\n`)).toEqual({
+      text: "a: 1\n",
+      removed: ["npmAuthToken"],
+    });
+    expect(ruled(".pypirc", `[pypi]\npassword = ${TOKEN}\n`)).toEqual({
+      text: "[pypi]\n",
+      removed: ["[pypi] password"],
+    });
+    expect(ruled(".npmrc", `a=1\n_authToken=${TOKEN}\n`)).toEqual({ text: "a=1\n", removed: ["_authToken"] });
+  });
+
   it("B12 a file with no credentials is copied as it is (nothing removed)", () => {
     expect(ruled(".npmrc", "save-exact=true\n")).toEqual({ text: "save-exact=true\n", removed: [] });
     expect(ruled("pip.conf", "[global]\ntimeout = 60\n")).toEqual({
