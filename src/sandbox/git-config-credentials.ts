@@ -5,8 +5,8 @@
 // credential helper.
 //
 // Which files: `config` and `config.worktree` in every git directory the copy holds (`.git`,
-// `.git/modules/**`, `.git/worktrees/*`, a nested or bare repository), any `.gitconfig`, and the files their
-// includes name inside the workspace. The file is read by git itself (`git config --file <f> --list --null`,
+// `.git/modules/**`, `.git/worktrees/*`, a nested or bare repository), and the files their includes name
+// inside the workspace. The file is read by git itself (`git config --file <f> --list --null`,
 // includes not followed), so whatever the file's syntax (quoted and legacy subsections, escapes, continuation
 // lines, comments) the entries judged are git's own reading; a file with nothing to remove is copied as it is,
 // one with something is written anew from the entries kept. A file git cannot read is held back.
@@ -197,10 +197,13 @@ function isGitDirectory(dir: string): boolean {
 
 const CONFIG_NAMES = new Set(["config", "config.worktree"]);
 
-/** Whether a workspace-relative path is one of git's config files by where it lies (not by its includes). */
+/**
+ * Whether a workspace-relative path is one of git's config files by where it lies (not by its includes): a
+ * `config` or `config.worktree` in a git directory. A `.gitconfig` in the working tree is no config git reads
+ * there (a dotfiles repository's is its content, and writing it anew would make any patch to it unappliable).
+ */
 export function isGitConfigPath(workspace: string, relPath: string): boolean {
   const name = path.posix.basename(relPath);
-  if (name === ".gitconfig") return true;
   return CONFIG_NAMES.has(name) && isGitDirectory(path.join(workspace, path.posix.dirname(relPath)));
 }
 

@@ -243,13 +243,13 @@ describe("which files are git config files", () => {
     return dir;
   }
 
-  it("B12 config and config.worktree of every git directory, and .gitconfig; a branch named config is not one", () => {
+  it("B12 config and config.worktree of every git directory; a branch named config and a .gitconfig are not one", () => {
     const dir = repository();
     const wt = fs.readdirSync(path.join(dir, ".git/worktrees"))[0]!;
     expect(isGitConfigPath(dir, ".git/config")).toBe(true);
     expect(isGitConfigPath(dir, ".git/config.worktree")).toBe(true);
     expect(isGitConfigPath(dir, `.git/worktrees/${wt}/config.worktree`)).toBe(true);
-    expect(isGitConfigPath(dir, "tools/.gitconfig")).toBe(true);
+    expect(isGitConfigPath(dir, "dotfiles/.gitconfig")).toBe(false);
     expect(isGitConfigPath(dir, ".git/refs/heads/config")).toBe(false);
     expect(isGitConfigPath(dir, "src/config")).toBe(false);
   });
@@ -269,7 +269,7 @@ describe("which files are git config files", () => {
       path.join(dir, "ci/unrelated.cfg"),
       `[http]\n\textraheader = kept: not a config of this repo\n`,
     );
-    fs.writeFileSync(path.join(dir, ".gitconfig"), `[http\n`);
+    fs.writeFileSync(path.join(dir, ".git/config.worktree"), `[http\n`);
     const files = new Map<string, "file" | "symlink">([
       [".git/config", "file"],
       ["ci/git.cfg", "file"],
@@ -277,7 +277,7 @@ describe("which files are git config files", () => {
       ["ci/real.cfg", "file"],
       ["ci/link.cfg", "symlink"],
       ["ci/unrelated.cfg", "file"],
-      [".gitconfig", "file"],
+      [".git/config.worktree", "file"],
       ["a.txt", "file"],
     ]);
     const outcomes = await cleanGitConfigs(dir, (rel) => files.get(rel), [...files.keys()]);
@@ -286,7 +286,7 @@ describe("which files are git config files", () => {
     );
     expect(byPath).toEqual({
       ".git/config": ["include.path", "include.path", "includeif.<condition>.path"],
-      ".gitconfig": "held back",
+      ".git/config.worktree": "held back",
       "ci/git.cfg": ["include.path"],
       "ci/real.cfg": ["credential.helper"],
       "ci/deeper.cfg": ["http.extraheader"],
