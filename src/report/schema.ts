@@ -608,7 +608,11 @@ export const Egress = z
       .describe(
         "Secrets the proxy injects (--inject-secret, inject_secrets) as NAME=header:host: the sandbox holds a placeholder, never the value.",
       ),
-    connections: z.array(EgressConnection).describe("Every attempt, in the order it ended."),
+    connections: z
+      .array(EgressConnection)
+      .describe(
+        "Every attempt, in the order the proxy decided it (each recorded before its client had the answer, and completed when it ended).",
+      ),
     sidecarHardening: Hardening.omit({ enforcedAt: true })
       .extend({
         missing: z

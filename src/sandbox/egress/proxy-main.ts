@@ -1,8 +1,9 @@
 // The egress sidecar's program: bundled into one CommonJS file (scripts/embedded.mjs), written into the
 // sidecar container and run on the toolbelt's Node. Its configuration comes in AGENT_CI_EGRESS (JSON);
-// it prints one JSON line per event on stdout — `{"ready":socket,"probe":…}` once listening, `{"entry":…}` per
-// connection attempt, `{"sync":n}` in answer to a `sync n` line on stdin (everything before it has been
-// printed), which agent-ci uses to read a tool call's connections when the call ends.
+// it prints one JSON line per event on stdout — `{"ready":socket,"probe":…}` once listening,
+// `{"entry":…,"id":n}` for connection attempt n once it is decided and again as it changes and ends,
+// `{"sync":n}` in answer to a `sync n` line on stdin (everything before it has been printed), which agent-ci
+// uses to read a tool call's connections when the call ends.
 // A connection from the run's forwarder starts with one line, `agent-ci-source <port>\n`: the port the
 // client connected from, inside the run's container. For a client that sent no proxy credentials the
 // proxy prints `{"attribute":{"id":n,"port":p}}` and waits (bounded) for agent-ci's `attributed n <caller>`
@@ -82,7 +83,7 @@ function listen(inject: ProxyInjection[], upstreamCa: string | undefined): void 
   const server = createEgressProxy({
     rules: config.rules,
     privateHosts: config.privateHosts,
-    onEntry: (entry) => emit({ entry }),
+    onEntry: (entry, id) => emit({ entry, id }),
     attribute,
     inject,
     upstreamCa: upstreamCa ? [...tls.rootCertificates, upstreamCa] : undefined,

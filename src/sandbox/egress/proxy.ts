@@ -2,7 +2,9 @@
 // tunnels through Node's own CONNECT parsing) that lets a request out only when its host name is on the
 // allowlist, resolves the name itself and connects to the address it checked (never one the client sent:
 // IP literals are refused), refuses names that lead to non-public addresses unless the host was opted in,
-// checks a tunnel's TLS SNI against its CONNECT host, and reports every attempt as a ledger entry.
+// checks a tunnel's TLS SNI against its CONNECT host, and reports every attempt as a ledger entry: once it
+// is decided, before the client hears the answer (whatever a tool call saw answered is in the ledger when
+// the call ends, however slowly the connection closes), and again as it goes on and when it ends.
 // It runs in the sidecar container (proxy-main.ts) and, in unit tests, on loopback.
 import dns from "node:dns";
 import http from "node:http";
@@ -31,7 +33,12 @@ export interface EgressProxyOptions {
   privateHosts?: readonly string[];
   /** Name resolution; default: the system resolver (the sidecar's /etc/hosts and the engine's DNS). */
   resolve?: Resolve;
-  onEntry: (entry: LedgerEntry) => void;
+  /**
+   * Reports an attempt: first once the proxy decided it, before the client hears the answer, then again,
+   * with the same `id`, when it changes (a tunnel's server name refused) and when it ends (its bytes, its
+   * failure); `ended` on the attempt's last report.
+   */
+  onEntry: (entry: LedgerEntry, id: number, ended: boolean) => void;
   /**
    * The tool call whose process opened this connection, for a client that sent no proxy credentials: the
    * sidecar asks the run's container while the client waits for the proxy's answer, so its socket still
@@ -79,13 +86,12 @@ interface ProxyServices {
   attribution(req: http.IncomingMessage): Promise<Attribution>;
   /** The policy's verdict on one host and port, with the address it resolved and checked. */
   decide(host: string, port: number): ReturnType<typeof mayReach>;
-  /** Reports one attempt, timed from its start. */
-  ledger(
-    base: LedgerBase,
-    started: Started,
-    rest: Partial<LedgerEntry> & Pick<LedgerEntry, "decision">,
-  ): void;
+  /** Reports one attempt, timed from its start; the function returned reports it again as it goes on. */
+  ledger(base: LedgerBase, started: Started, rest: LedgerRest): (rest: LedgerRest) => void;
 }
+
+/** What a ledger entry says beyond its base: the decision and what came of it. */
+type LedgerRest = Partial<LedgerEntry> & Pick<LedgerEntry, "decision">;
 
 function proxyServices(options: EgressProxyOptions): ProxyServices {
   const resolve = options.resolve ?? defaultResolve;
@@ -105,19 +111,29 @@ function proxyServices(options: EgressProxyOptions): ProxyServices {
   };
 
   const policy = { rules: options.rules, privateHosts: options.privateHosts ?? [] };
+  let attempts = 0;
   return {
     options,
     attribution,
     decide: (host, port) => mayReach(host, port, policy, resolve),
     ledger(base, started, rest) {
-      options.onEntry({
-        bytesUp: 0,
-        bytesDown: 0,
-        ...base,
-        ...rest,
-        startedAt: started.at,
-        durationMs: Math.round(performance.now() - started.t0),
-      });
+      const id = ++attempts;
+      const report = (now: LedgerRest, ended = true) =>
+        options.onEntry(
+          {
+            bytesUp: 0,
+            bytesDown: 0,
+            ...base,
+            ...now,
+            startedAt: started.at,
+            durationMs: Math.round(performance.now() - started.t0),
+          },
+          id,
+          ended,
+        );
+      // An allowed attempt goes on (its bytes, its end come later); a denied one ends here.
+      report(rest, rest.decision === "denied");
+      return report;
     },
   };
 }
@@ -168,8 +184,9 @@ function forwardRequest(
         .end(refusalMessage(url.hostname, port, verdict.reason, options.rules) + "\n");
       return;
     }
+    const update = ledger(base, started, { decision: "allowed", address: verdict.address });
     forwardHttp(req, res, { url, address: verdict.address, port }, (result) =>
-      ledger(base, started, {
+      update({
         decision: "allowed",
         address: verdict.address,
         bytesUp: result.bytesUp,
@@ -205,9 +222,10 @@ function openTunnel(proxy: ProxyServices, req: http.IncomingMessage, client: Dup
     base = { ...base, ...by };
     if (!verdict) return refuse("CONNECT needs host:port");
     if (!verdict.ok) return refuse(verdict.reason);
+    const update = ledger(base, started, { decision: "allowed", address: verdict.address });
     client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
     readClientHello(client, head).then(
-      (hello) => passHello(proxy, client, hello, { host, port, address: verdict.address }, base, started),
+      (hello) => passHello(proxy, client, hello, { host, port, address: verdict.address }, update),
       () => client.destroy(),
     );
   });
@@ -219,12 +237,11 @@ function openTunnel(proxy: ProxyServices, req: http.IncomingMessage, client: Dup
  * otherwise, and reported when it closes.
  */
 function passHello(
-  { options, ledger }: ProxyServices,
+  { options }: ProxyServices,
   client: Duplex,
   hello: { data: Buffer; sni?: string; error?: string },
   { host, port, address }: { host: string; port: number; address: string },
-  base: LedgerBase,
-  started: Started,
+  update: (rest: LedgerRest) => void,
 ): void {
   const expected = normalizeHost(host);
   if (hello.error || !hello.sni || normalizeHost(hello.sni) !== expected) {
@@ -233,7 +250,7 @@ function passHello(
       (hello.sni
         ? `the TLS server name ${hello.sni} differs from the CONNECT host`
         : "the tunnel's TLS ClientHello names no server (SNI)");
-    ledger(base, started, { decision: "denied", reason });
+    update({ decision: "denied", reason });
     client.destroy();
     return;
   }
@@ -241,7 +258,7 @@ function passHello(
   if (injections.length) {
     const target = { host: expected ?? host, port, address, injections };
     void interceptTls(client, hello.data, { ...target, ca: options.upstreamCa }).then((done) =>
-      ledger(base, started, {
+      update({
         decision: "allowed",
         address,
         bytesUp: done.bytesUp,
@@ -264,7 +281,7 @@ function passHello(
   client.on("close", () => upstream.destroy());
   upstream.on("close", () => {
     client.destroy();
-    ledger(base, started, {
+    update({
       decision: "allowed",
       address,
       bytesUp: upstream.bytesWritten,

@@ -118,8 +118,13 @@ function sidecarHostConfig(
 }
 
 export class EgressSidecar {
-  /** Every connection attempt so far, in the order the proxy finished them. */
+  /**
+   * Every connection attempt so far, in the order the proxy decided them: each as it stands (the proxy reports
+   * an attempt before its client hears the answer, and again as it changes and when it ends).
+   */
   readonly entries: LedgerEntry[] = [];
+  /** Where each attempt's entry is in `entries`, by the proxy's id. */
+  private readonly entryAt = new Map<number, number>();
   private syncs = 0;
   private readonly waiting = new Map<number, () => void>();
   private readonly streams: Duplex[] = [];
@@ -215,7 +220,7 @@ export class EgressSidecar {
     lines((line) => {
       const event = parseEvent(line);
       if (event?.probe) probe ??= event.probe;
-      if (event?.entry) this.entries.push(event.entry);
+      if (event?.entry) this.record(event.entry, event.id);
       if (event?.sync !== undefined) this.waiting.get(event.sync)?.();
       if (event?.attribute) this.answerAttribution(event.attribute);
     });
@@ -260,6 +265,16 @@ export class EgressSidecar {
       secretsLine = `secrets ${JSON.stringify(secrets)}\n`;
     }
     return { config, secretsLine };
+  }
+
+  /** An attempt's entry, new or as it changed (the same id). */
+  private record(entry: LedgerEntry, id: number | undefined): void {
+    const at = id === undefined ? undefined : this.entryAt.get(id);
+    if (at !== undefined) this.entries[at] = entry;
+    else {
+      if (id !== undefined) this.entryAt.set(id, this.entries.length);
+      this.entries.push(entry);
+    }
   }
 
   /** Checks the engine applied the hardening asked of the sidecar; refuses to run if not (unless allowed). */
@@ -378,7 +393,11 @@ export class EgressSidecar {
     });
   }
 
-  /** Resolves once every connection that ended before now is in `entries` (bounded: never hangs a run). */
+  /**
+   * Resolves once every attempt the proxy had decided before now is in `entries`, as it then stood (bounded:
+   * never hangs a run). An attempt is decided before its client hears the answer: after a call ends, its
+   * connections are there.
+   */
   async sync(): Promise<void> {
     if (!this.proxyStream || !this.active) return;
     const n = ++this.syncs;
@@ -433,6 +452,8 @@ type Probe = Omit<InsideProbe, "userNamespaceOpen">;
 
 interface ProxyEvent {
   entry?: LedgerEntry;
+  /** The attempt an entry is of: a later entry with the same id replaces it. */
+  id?: number;
   sync?: number;
   probe?: Probe;
   attribute?: { id: number; port: number };

@@ -114,7 +114,8 @@ describe("the egress proxy with an injected secret", () => {
       rules: parseAllowDomains(["secret.test", "other.test"]),
       privateHosts: ["secret.test", "other.test"],
       resolve: async () => [{ address: "127.0.0.1" }],
-      onEntry: (entry) => {
+      onEntry: (entry, _id, ended) => {
+        if (!ended) return;
         entries.push(entry);
         for (const w of waiters.splice(0)) w();
       },

@@ -9,6 +9,8 @@ import { parseAllowDomains } from "../../../src/sandbox/egress/allowlist.js";
 import { createEgressProxy, type LedgerEntry } from "../../../src/sandbox/egress/proxy.js";
 import { buildClientHello, serverNames } from "../../support/client-hello.js";
 import { type OriginServers, startOriginServers } from "../../support/egress-servers.js";
+import { tlsTunnel } from "../../support/raw-http.js";
+import { until } from "../../support/until.js";
 
 const NAMES: Record<string, string> = {
   "allowed.test": "127.0.0.1",
@@ -23,6 +25,8 @@ let proxyPort: number;
 let ca: Buffer;
 const entries: LedgerEntry[] = [];
 const waiters: Array<() => void> = [];
+/** Every report of the ledger, as it came: an attempt once decided, then as it changed and ended. */
+const reports: Array<{ entry: LedgerEntry; id: number; ended: boolean }> = [];
 
 /** Resolves once the ledger holds an entry for `host` with this kind (entries come when a connection ends). */
 function entryFor(
@@ -53,7 +57,10 @@ beforeAll(async () => {
       if (!address) throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
       return [{ address, family: 4 }];
     },
-    onEntry: (entry) => {
+    // Each attempt as it ended (the proxy reports it earlier too, once decided).
+    onEntry: (entry, id, ended) => {
+      reports.push({ entry, id, ended });
+      if (!ended) return;
       entries.push(entry);
       for (const w of waiters.splice(0)) w();
     },
@@ -149,6 +156,34 @@ describe("the egress proxy", () => {
     const entry = await entryFor("allowed.test", "connect");
     expect(entry).toMatchObject({ decision: "allowed", caller: "toolu_7" });
     expect(entry.bytesDown).toBeGreaterThan(0);
+  });
+
+  it("has a tunnel's attempt in the ledger, with its caller, by the time its client has the answer, and completes it when the tunnel ends", async () => {
+    const credentials = `Proxy-Authorization: Basic ${Buffer.from("toolu_open:").toString("base64")}\r\n`;
+    const authority = `allowed.test:${origins.httpsPort}`;
+    const { socket, reader } = await tlsTunnel(
+      proxyPort,
+      authority,
+      "allowed.test",
+      ca.toString(),
+      credentials,
+    );
+    socket.write(`GET /open HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
+    expect((await reader.next())?.body.toString()).toBe("hello from allowed.test over https\n");
+    // The tunnel is still open: its attempt is there already, as a call that ended now would read it.
+    const open = reports.filter((r) => r.entry.caller === "toolu_open");
+    expect(open.map((r) => [r.entry.host, r.entry.kind, r.entry.decision, r.ended])).toEqual([
+      ["allowed.test", "connect", "allowed", false],
+    ]);
+    socket.end();
+    const ended = await until("the tunnel's last report", () =>
+      entries.find((e) => e.caller === "toolu_open"),
+    );
+    expect(reports.filter((r) => r.entry.caller === "toolu_open").map((r) => r.id)).toEqual([
+      open[0]?.id,
+      open[0]?.id,
+    ]);
+    expect(ended.bytesDown).toBeGreaterThan(0);
   });
 
   it("cuts a tunnel whose SNI names another host", async () => {
@@ -275,7 +310,8 @@ describe("the egress proxy's plain HTTP forwarding", () => {
       rules: parseAllowDomains(["echo.test"]),
       privateHosts: ["echo.test"],
       resolve: async () => [{ address: "127.0.0.1", family: 4 }],
-      onEntry: (entry) => {
+      onEntry: (entry, _id, ended) => {
+        if (!ended) return;
         ledger.push(entry);
         for (const w of ledgerWaiters.splice(0)) w();
       },
