@@ -304,7 +304,16 @@ function egressSection(report: RunReport, plan: Plan): string {
       formatBytes(c.bytesUp),
       formatBytes(c.bytesDown),
       formatDuration(c.durationMs),
-      plain([c.reason, c.injected && `injected ${c.injected.join(", ")}`].filter(Boolean).join("; "), 160),
+      plain(
+        [
+          c.reason,
+          c.injected && `injected ${c.injected.join(", ")}`,
+          c.scrubbed && `kept ${c.scrubbed.join(", ")} from the answer`,
+        ]
+          .filter(Boolean)
+          .join("; "),
+        160,
+      ),
     ];
   });
   const denied = egress.connections.length - ordered.filter((c) => c.decision === "allowed").length;

@@ -589,6 +589,12 @@ export const EgressConnection = z
       .describe(
         "The secrets (--inject-secret, by variable name; never the value) the proxy put in place of their placeholders on this connection's requests.",
       ),
+    scrubbed: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "The secrets (--inject-secret, by variable name) the host sent back on this connection, in a response header or body, which the proxy kept from the sandbox (a header's value put back to its placeholder, a body's masked).",
+      ),
   })
   .meta({ id: "EgressConnection" });
 export type EgressConnection = z.infer<typeof EgressConnection>;

@@ -25,6 +25,7 @@ import {
   withoutGitCredentials,
   writeGitConfig,
 } from "../../src/sandbox/git-config-credentials.js";
+import { MaskStream } from "../../src/sandbox/egress/scrub.js";
 import { execResult, FakeSandbox } from "./fake-sandbox.js";
 import { textSides } from "./patch-sides.js";
 
@@ -195,6 +196,22 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
   "git config without its credentials, from git's listing": (text) => {
     const clean = withoutGitCredentials(parseGitConfigList(text));
     return writeGitConfig(clean.entries).length + clean.removed.length;
+  },
+  "an injected host's answer, masked by the egress proxy": async (text) => {
+    // Near misses of every input's shape: a run of one character, then another.
+    const patterns = [SECRET, `${"a".repeat(63)}b`, `${"\r".repeat(63)}x`, `Bearer ${"a".repeat(40)}`];
+    const mask = new MaskStream(
+      patterns.map((p) => Buffer.from(p, "latin1")),
+      () => {},
+    );
+    let size = 0;
+    mask.on("data", (chunk: Buffer) => (size += chunk.length));
+    const done = new Promise((resolve) => mask.on("end", resolve));
+    const body = Buffer.from(text, "latin1");
+    for (let at = 0; at < body.length; at += 16_384) mask.write(body.subarray(at, at + 16_384));
+    mask.end();
+    await done;
+    return size;
   },
   "HTML rendering": (text) =>
     renderHtml(bigReport(text), {

@@ -1,28 +1,11 @@
 // Plain HTTP through the egress proxy: a request the policy let out is sent again, in origin form, to the
 // address the policy checked (never a name resolved again), with its end-to-end headers only; the answer is
-// streamed back, and an upstream failure before the answer is a 502. The TLS interception (intercept.ts)
-// forwards its requests the same way, over https, with the same headers left out.
+// streamed back, and an upstream failure before the answer is a 502. Both ways the message is framed by the
+// proxy (framing.ts), as the TLS interception (intercept.ts) frames its requests.
 import http from "node:http";
 import type net from "node:net";
 import { pipeline } from "node:stream";
-
-/** Headers of one hop, never forwarded (RFC 9110 §7.6.1), and the proxy's own. */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "proxy-authorization",
-  "proxy-authenticate",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-]);
-
-/** A message's headers without the hop-by-hop ones. */
-export function forwardable(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-}
+import { type BodyFraming, forwardable, responseLength, withFraming } from "./framing.js";
 
 /** An allowed plain request's destination. */
 export interface ForwardTarget {
@@ -43,16 +26,19 @@ export interface ForwardResult {
 /** How long the upstream connection may stay silent before the request fails (as a 502 if nothing came yet). */
 const UPSTREAM_IDLE_MS = 300_000;
 
-/** Sends `req` on to `target`, streams the answer to `res`, and calls `done` once, when the exchange ends. */
+/**
+ * Sends `req` (whose body is delimited as `framing` says, checked: framing.ts's requestFraming) on to
+ * `target`, streams the answer to `res`, and calls `done` once, when the exchange ends.
+ */
 export function forwardHttp(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   target: ForwardTarget,
+  framing: BodyFraming,
   done: (result: ForwardResult) => void,
 ): void {
-  const headers: http.OutgoingHttpHeaders = { ...forwardable(req.headers), host: target.url.host };
-  // The body is read de-chunked; it goes on chunked again (Node frames it), as a length goes on as is.
-  if (req.headers["transfer-encoding"] !== undefined) headers["transfer-encoding"] = "chunked";
+  // The body goes on with the length it came with (Node counts it) or chunked by Node, whatever the method.
+  const headers = withFraming({ ...forwardable(req.headers), host: target.url.host }, framing);
   const upstream = http.request({
     host: target.address,
     port: target.port,
@@ -66,13 +52,22 @@ export function forwardHttp(
   let error: string | undefined;
   let ended = false;
   const fail = (e: Error) => (error ??= `upstream failed: ${e.message}`);
+  if (framing.kind === "length")
+    (upstream as http.ClientRequest & { strictContentLength: boolean }).strictContentLength = true;
   upstream.on("socket", (s) => (socket = s));
   upstream.setTimeout(UPSTREAM_IDLE_MS, () =>
     upstream.destroy(new Error(`no answer for ${UPSTREAM_IDLE_MS / 1000} s`)),
   );
   upstream.on("response", (response) => {
     response.on("error", fail);
-    res.writeHead(response.statusCode ?? 502, response.statusMessage, forwardable(response.headers));
+    const length = responseLength(response, true);
+    const headers = forwardable(response.headers);
+    res.writeHead(
+      response.statusCode ?? 502,
+      response.statusMessage,
+      length === undefined ? headers : { ...headers, "content-length": length },
+    );
+    if (length !== undefined) res.strictContentLength = true;
     // Either side ending early ends the other: an answer cut upstream reaches the client cut.
     pipeline(response, res, () => {});
   });
@@ -94,6 +89,10 @@ export function forwardHttp(
       ...(error ? { error } : {}),
     });
     upstream.destroy();
+  });
+  // A body cut short (the client went away) never ends the request upstream: it is destroyed unfinished.
+  req.on("close", () => {
+    if (!req.complete) upstream.destroy();
   });
   req.pipe(upstream);
 }

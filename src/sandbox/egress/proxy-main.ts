@@ -88,7 +88,6 @@ function listen(inject: ProxyInjection[], upstreamCa: string | undefined): void 
     inject,
     upstreamCa: upstreamCa ? [...tls.rootCertificates, upstreamCa] : undefined,
   });
-  server.on("clientError", (_err, socket) => socket.destroy());
   const listener = net.createServer((socket) => {
     socket.on("error", () => socket.destroy());
     void readSourceLine(socket).then((port) => {

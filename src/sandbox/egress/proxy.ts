@@ -20,6 +20,7 @@ import {
 import type { EgressConnection } from "../../report/schema.js";
 import { clientHelloServerName } from "./client-hello.js";
 import { forwardHttp } from "./forward.js";
+import { Connections, isRefusal, requestFraming } from "./framing.js";
 import { CALLER } from "./source-line.js";
 import { injectsAt } from "./inject.js";
 import { interceptTls, type ProxyInjection } from "./intercept.js";
@@ -88,6 +89,8 @@ interface ProxyServices {
   decide(host: string, port: number): ReturnType<typeof mayReach>;
   /** Reports one attempt, timed from its start; the function returned reports it again as it goes on. */
   ledger(base: LedgerBase, started: Started, rest: LedgerRest): (rest: LedgerRest) => void;
+  /** Plain requests' connections whose framing is in doubt. */
+  connections: Connections;
 }
 
 /** What a ledger entry says beyond its base: the decision and what came of it. */
@@ -135,6 +138,7 @@ function proxyServices(options: EgressProxyOptions): ProxyServices {
       report(rest, rest.decision === "denied");
       return report;
     },
+    connections: new Connections(),
   };
 }
 
@@ -143,10 +147,12 @@ function proxyServices(options: EgressProxyOptions): ProxyServices {
  * the policy checked.
  */
 function forwardRequest(
-  { options, attribution, decide, ledger }: ProxyServices,
+  { options, attribution, decide, ledger, connections }: ProxyServices,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): void {
+  // A request read after a refusal on the same connection: where it begins is in doubt.
+  if (connections.isRefused(req)) return;
   const started = begin();
   let url: URL;
   try {
@@ -175,6 +181,17 @@ function forwardRequest(
     });
     return;
   }
+  const framing = requestFraming(req);
+  if (isRefusal(framing)) {
+    // Marked now: requests already read behind it on this connection are dropped.
+    connections.hold(req);
+    void who.then((by) => {
+      const reason = `a malformed request: ${framing.reason}`;
+      ledger({ host: url.hostname, port, kind: "http", ...by }, started, { decision: "denied", reason });
+      connections.refuse(res, framing, `agent-ci's egress proxy refused ${reason}`);
+    });
+    return;
+  }
   void Promise.all([decide(url.hostname, port), who]).then(([verdict, by]) => {
     const base = { host: url.hostname, port, kind: "http" as const, ...by };
     if (!verdict.ok) {
@@ -185,7 +202,7 @@ function forwardRequest(
       return;
     }
     const update = ledger(base, started, { decision: "allowed", address: verdict.address });
-    forwardHttp(req, res, { url, address: verdict.address, port }, (result) =>
+    forwardHttp(req, res, { url, address: verdict.address, port }, framing, (result) =>
       update({
         decision: "allowed",
         address: verdict.address,
@@ -202,7 +219,8 @@ function forwardRequest(
  * server name checked against the CONNECT host before a byte goes upstream.
  */
 function openTunnel(proxy: ProxyServices, req: http.IncomingMessage, client: Duplex, head: Buffer): void {
-  const { options, attribution, decide, ledger } = proxy;
+  const { options, attribution, decide, ledger, connections } = proxy;
+  if (connections.isRefused(req)) return void client.destroy();
   const started = begin();
   const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? "");
   const host = match?.[1] ?? req.url ?? "";
@@ -264,6 +282,7 @@ function passHello(
         bytesUp: done.bytesUp,
         bytesDown: done.bytesDown,
         ...(done.injected.length ? { injected: done.injected } : {}),
+        ...(done.scrubbed.length ? { scrubbed: done.scrubbed } : {}),
         ...(done.error ? { reason: done.error } : {}),
       }),
     );
@@ -293,6 +312,7 @@ function passHello(
 
 export function createEgressProxy(options: EgressProxyOptions): http.Server {
   const proxy = proxyServices(options);
+  // What the parser refuses gets Node's own answer (400) and the connection closed: no clientError handler.
   const server = http.createServer((req, res) => forwardRequest(proxy, req, res));
   server.on("connect", (req: http.IncomingMessage, client: Duplex, head: Buffer) =>
     openTunnel(proxy, req, client, head),
