@@ -22,6 +22,7 @@ import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
 import { quietIo } from "../support/run-io.js";
+import { until } from "../support/until.js";
 
 /** This host's trusted CAs (Debian's bundle), passed on with --ca-cert. */
 const HOST_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
@@ -86,6 +87,27 @@ describe("a sandbox with --network allowlist", () => {
       kind: "connect",
       decision: "allowed",
     });
+  });
+
+  it("has a connection in the ledger, tagged with its call by process, while it is still open", async () => {
+    // A background client holds its tunnel open (stdin never ends): the ledger has it without waiting for
+    // the tunnel to close, as a call that ended now would read it.
+    await sandbox.startBackground("held", {
+      script: `sleep 600 | openssl s_client -proxy 127.0.0.1:3128 -connect allowed.test:${origins.httpsPort} -servername allowed.test 2>&1`,
+      caller: "toolu_held",
+    });
+    let output = "";
+    await until("the held tunnel's TLS handshake", async () => {
+      output += (await sandbox.readBackground("held")).output.toString("utf8");
+      return /Verify return code/.test(output);
+    });
+    try {
+      expect((await ledger()).filter((e) => e.caller === "toolu_held")).toMatchObject([
+        { host: "allowed.test", kind: "connect", decision: "allowed", attributedBy: "process" },
+      ]);
+    } finally {
+      await sandbox.killBackground("held");
+    }
   });
 
   it("refuses a name off the allowlist with the policy's message", async () => {

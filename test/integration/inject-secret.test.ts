@@ -16,8 +16,12 @@ import Docker from "dockerode";
 import tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
+import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
+import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { hostAddressForContainers, makeCertificates } from "../support/egress-servers.js";
+import { type RecordingHost, startRecordingHost } from "../support/raw-http.js";
+import { until } from "../support/until.js";
 import { makeWorkspace } from "../support/workspace.js";
 
 const docker = new Docker();
@@ -238,4 +242,114 @@ describe("--inject-secret through the CLI", () => {
       await docker.listContainers({ all: true, filters: { label: [`${LABEL_RUN}=${report.runId}`] } }),
     ).toEqual([]);
   }, 600_000);
+});
+
+/**
+ * An attacker's client for the sandbox, in Node (the image's): CONNECT and TLS through the proxy written as
+ * bytes, then each request of its argv (`\r`, `\n` and `$REG_TOKEN` written out) as the bytes they say, the
+ * next one once the answer to the one before has come (its body ends with `<end>`); prints every byte read.
+ */
+const RAW_CLIENT = String.raw`
+const net = require("node:net");
+const tls = require("node:tls");
+const [authority, ...written] = process.argv.slice(1);
+const requests = written.map((r) =>
+  r.replace(/\\r/g, "\r").replace(/\\n/g, "\n").replace("$REG_TOKEN", process.env.REG_TOKEN));
+const plain = net.connect(3128, "127.0.0.1", () =>
+  plain.write("CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n"));
+let head = "";
+plain.on("data", function onHead(chunk) {
+  head += chunk.toString("latin1");
+  if (!head.includes("\r\n\r\n")) return;
+  plain.off("data", onHead);
+  const secure = tls.connect({ socket: plain, servername: authority.split(":")[0] }, () =>
+    secure.write(requests.shift()));
+  let got = "";
+  let answered = 0;
+  secure.on("data", (data) => {
+    got += data.toString("latin1");
+    const ends = got.split("<end>").length - 1;
+    if (ends === answered) return;
+    answered = ends;
+    if (requests.length) secure.write(requests.shift());
+    else secure.end();
+  });
+  secure.on("close", () => process.stdout.write(got));
+  secure.on("error", (e) => process.stdout.write(got + "\nclient error: " + e.message));
+});
+`;
+
+describe("B10 --inject-secret through the sidecar, from an attacker's client in the sandbox", () => {
+  let host: string;
+  let recording: RecordingHost;
+  let sandbox: DockerSandbox;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-inject-smuggle-"));
+
+  beforeAll(async () => {
+    host = await hostAddressForContainers(docker);
+    const { key, cert, caFile } = makeCertificates(dir, host, ["secret.test"]);
+    recording = await startRecordingHost(
+      (request, res) => {
+        // Echoes what it parsed, the Authorization header too (as an echo endpoint, an issue comment would).
+        const body = `${request.method} ${request.url} auth=${String(request.headers.authorization)} body=${JSON.stringify(request.body)} <end>\n`;
+        res
+          .writeHead(200, { "content-type": "text/plain", "content-length": Buffer.byteLength(body) })
+          .end(body);
+      },
+      { key, cert },
+      host,
+    );
+    sandbox = await DockerSandbox.start({
+      runId: newRunId(),
+      workspaceDir: makeWorkspace({ "README.md": "smuggling\n" }),
+      network: "allowlist",
+      caCertPem: fs.readFileSync(caFile, "utf8"),
+      egress: egressOptions(
+        ["secret.test"],
+        [`secret.test=${host}`],
+        ["REG_TOKEN=authorization:secret.test"],
+        (name) => (name === "REG_TOKEN" ? TOKEN : undefined),
+      ),
+    });
+  });
+  afterAll(async () => {
+    await sandbox?.dispose();
+    await recording?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("B10 a GET whose chunked body holds a second request reaches the host as one request, and the secret comes back to the sandbox from no echo", async () => {
+    const authority = `secret.test:${recording.port}`;
+    const smuggled = `POST /smuggled HTTP/1.1\r\nHost: ${authority}\r\nContent-Length: 90\r\n\r\n`;
+    const chunk = `${Buffer.byteLength(smuggled).toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`;
+    const first = `GET /first HTTP/1.1\r\nHost: ${authority}\r\nTransfer-Encoding: chunked\r\n\r\n${chunk}`;
+    const second = `GET /second HTTP/1.1\r\nHost: ${authority}\r\nAuthorization: Bearer $REG_TOKEN\r\n\r\n`;
+    const quote = (text: string) => `'${text.replace(/\r/g, "\\r").replace(/\n/g, "\\n")}'`;
+    const res = await sandbox.exec({
+      script: `node -e '${RAW_CLIENT}' ${authority} ${quote(first)} ${quote(second)}`,
+      mergeStderr: true,
+      timeoutMs: 60_000,
+      caller: "toolu_smuggle",
+    });
+    expect(res.exitCode, res.stdout.toString()).toBe(0);
+    const out = res.stdout.toString("latin1");
+    expect(recording.requests.map((r) => [r.method, r.url, r.body])).toEqual([
+      ["GET", "/first", smuggled],
+      ["GET", "/second", ""],
+    ]);
+    expect(recording.requests[1]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    // The host echoed the token; the sandbox read it masked.
+    expect(out).toContain(`GET /second auth=Bearer ${"*".repeat(TOKEN.length)} body=""`);
+    expect(out).not.toContain(TOKEN);
+    // The tunnel's last report (its bytes, what was injected and kept back) comes once it has closed.
+    const entry = await until("the tunnel's last report", async () => {
+      await sandbox.egress?.sync();
+      return sandbox.egress?.entries.find((e) => e.caller === "toolu_smuggle" && e.bytesUp > 0);
+    });
+    expect(entry).toMatchObject({
+      host: "secret.test",
+      injected: ["REG_TOKEN"],
+      scrubbed: ["REG_TOKEN"],
+    });
+  });
 });

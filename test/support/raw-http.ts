@@ -172,12 +172,13 @@ export interface RecordingHost {
 }
 
 /**
- * A host on loopback (HTTPS with `tlsOptions`, else plain HTTP) that records every request Node's parser
+ * A host on `address` (HTTPS with `tlsOptions`, else plain HTTP) that records every request Node's parser
  * read from it, and answers each with `respond` once its body is read.
  */
 export async function startRecordingHost(
   respond: (request: Recorded, res: http.ServerResponse) => void,
   tlsOptions?: { key: Buffer; cert: Buffer },
+  address = "127.0.0.1",
 ): Promise<RecordingHost> {
   const requests: Recorded[] = [];
   const sockets = new Map<number, net.Socket>();
@@ -206,7 +207,7 @@ export async function startRecordingHost(
     numbers.set(socket, n);
     closed.set(n, new Promise((resolve) => socket.once("close", () => resolve())));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
   return {
     port: (server.address() as AddressInfo).port,
     requests,
