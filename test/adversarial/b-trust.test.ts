@@ -18,6 +18,11 @@ const GITHUB_TEXT = "test/unit/report/github-text.test.ts";
 const FINDINGS = "test/unit/publish/findings.test.ts";
 const INJECT = "test/integration/inject-secret.test.ts";
 const MEMORY_ACTION = "test/action/project-memory.test.ts";
+const SMUGGLING = "test/unit/sandbox/egress-smuggling.test.ts";
+const WORKFLOW_LOG = "test/unit/github/workflow-log.test.ts";
+const GIT_CREDENTIALS = "test/unit/sandbox/git-config-credentials.test.ts";
+const CREDENTIAL_FILES = "test/unit/sandbox/credential-files.test.ts";
+const PROTECTED_CI = "test/unit/policy/protected-ci.test.ts";
 
 const ROWS = [
   {
@@ -122,6 +127,115 @@ const ROWS = [
         file: MEMORY_ACTION,
         test: "B9 a base revision whose files cannot be listed gives no project memory",
       },
+    ],
+  },
+  {
+    id: "B10",
+    what: "a request smuggled through --inject-secret: a GET whose chunked body holds a second request, ambiguous framing, another Host, TRACE or an upgrade in the tunnel",
+    covered: [
+      {
+        file: INJECT,
+        test: "B10 a GET whose chunked body holds a second request reaches the host as one request",
+      },
+      { file: SMUGGLING, test: "B10 requests through an intercepted tunnel" },
+      { file: SMUGGLING, test: "B10 what comes back from the injected host" },
+      { file: SMUGGLING, test: "B10 plain HTTP forwarding" },
+    ],
+  },
+  {
+    id: "B11",
+    what: "workflow commands (::stop-commands::, ::add-mask::, ::error, ##[warning]) in the model's text, tool inputs and outputs, in the Action's log and agent-ci run's in a workflow step",
+    covered: [
+      {
+        file: "test/action/workflow-log.test.ts",
+        test: "B11 the model's workflow commands in its text, tool inputs and outputs are shown inert",
+      },
+      {
+        file: "test/integration/cli-workflow-log.test.ts",
+        test: "the model's workflow commands are shown inert, every secret is masked first",
+      },
+      { file: WORKFLOW_LOG, test: "B11 prints no line of text the runner takes for a command" },
+      {
+        file: WORKFLOW_LOG,
+        test: "B11 masks a secret once, and the mask is obeyed after anything the model printed",
+      },
+    ],
+  },
+  {
+    id: "B12",
+    what: "git credentials beyond .git/config (a submodule's extraheader, a pushurl's userinfo, a url.<token>.insteadOf, a credential helper) and credential files at any depth",
+    covered: [
+      {
+        file: "test/integration/git-credentials.test.ts",
+        test: "B12 no credential from a submodule's, a worktree's or the repository's git config",
+      },
+      { file: GIT_CREDENTIALS, test: "B12 config and config.worktree of every git directory" },
+      { file: GIT_CREDENTIALS, test: "B12 follows includes into the workspace" },
+      { file: CREDENTIAL_FILES, test: "B12 planWorkspaceCopy holds back or strips them at nested paths" },
+      {
+        file: CREDENTIAL_FILES,
+        test: "B12 holds back .netrc, _netrc, .git-credentials and .dockercfg whole",
+      },
+    ],
+  },
+  {
+    id: "B13",
+    what: "publish-gate bypasses: a JSON-escaped or split lifecycle key, binding.gyp, .npmrc node-gyp/script-shell/git/shell, yarnPath, pnpmfile, build.rs, setup.py, [build-system]",
+    covered: [
+      { file: PUBLISH, test: "B13 the gate reads package.json on both sides" },
+      { file: FINDINGS, test: "B13 a lifecycle script spelled with a JSON escape is the script npm runs" },
+      {
+        file: FINDINGS,
+        test: "B13 a lifecycle key split from its colon across lines is the script npm runs",
+      },
+      { file: FINDINGS, test: "B13 a new binding.gyp is a finding" },
+      { file: FINDINGS, test: "written as npm still reads it" },
+      { file: FINDINGS, test: "in any YAML spelling, is a finding" },
+      { file: FINDINGS, test: "B13 pnpm's hooks file is a finding" },
+      { file: FINDINGS, test: "B13 a Cargo build script is a finding" },
+      { file: FINDINGS, test: "B13 setup.py, new or changed, is a finding" },
+      { file: FINDINGS, test: "B13 a changed [build-system] in pyproject.toml" },
+      { file: FINDINGS, test: "B13 a package.json that does not parse is a finding" },
+    ],
+  },
+  {
+    id: "B14",
+    what: "a local composite action (.github/actions/, an action.yml used with uses: ./), another CI system's definition, .pre-commit-config.yaml, .devcontainer/ changed by the agent",
+    covered: [
+      { file: PUBLISH, test: "B14 refuses a patch touching a local action or the root action.yml" },
+      {
+        file: "test/integration/policy-layers.test.ts",
+        test: "B14 keeps a local action and the root action.yml",
+      },
+      { file: PROTECTED_CI, test: "B14 the local actions a workflow runs with uses: ./ are protected" },
+      { file: PROTECTED_CI, test: "is denied to Edit, Write and a Bash redirect in every mode" },
+      { file: PROTECTED_CI, test: "the publish gate refuses a patch touching" },
+    ],
+  },
+  {
+    id: "B20",
+    what: "a secret in an oversized tool output saved whole to tool-outputs/",
+    covered: [
+      { file: "test/integration/run.test.ts", test: "B20 keeps an oversized output whole in tool-outputs/" },
+    ],
+  },
+  {
+    id: "B21",
+    what: "the agent's Bash against a hook's process, its scripts and what it writes",
+    covered: [
+      { file: HOOKS, test: "B21 a hook runs as its own uid" },
+      { file: HOOKS, test: "B21 what a hook owns in the workspace is shared with the agent's group" },
+    ],
+  },
+  {
+    id: "B22",
+    what: "a package planted above a stdio MCP server's home or in the workspace's node_modules, under Podman",
+    covered: [
+      {
+        file: "test/engines/podman.test.ts",
+        test: "B22 gets the trusted package though one of its name is planted",
+      },
+      { file: "test/unit/sandbox/service.test.ts", test: "B22 is a volume of the run on Podman" },
     ],
   },
 ] as const satisfies readonly Row[];
