@@ -2,7 +2,9 @@
 // on re-runs; posted by the Action after the agent stopped. The body is report.md (size-capped, linking the
 // artifact) plus the patch when it is small and the secret scan found nothing (RELIABILITY S5: a patch with
 // a secret is never posted). Every byte passes the redactor. 5xx on the create is retried idempotently:
-// look for the marker comment first (G6); 422 "too long" shrinks the body (G3).
+// look for the marker comment first (G6); 422 "too long" shrinks the body (G3). Only a comment the token's own
+// login wrote is agent-ci's (B15): anyone may post a comment that starts with the marker, and updating it would
+// put agent-ci's report under their name, or their text above it.
 import {
   GITHUB_COMMENT_MAX_CHARS,
   markdownCode,
@@ -122,6 +124,7 @@ const ListedComment = z.object({
   id: z.number().int(),
   body: z.string().nullish(),
   html_url: z.string().optional(),
+  user: z.object({ login: z.string() }).nullish(),
 });
 const MARKER_SEARCH_PAGES = 10;
 
@@ -138,13 +141,23 @@ function permissionFor(target: CommentTarget): string {
   return target.isPullRequest ? "pull-requests: write" : "issues: write";
 }
 
-/** The newest comment whose body starts with the marker, if any. */
+/** Whether a comment or review was written by `login` (GitHub's logins are case-insensitive). */
+export function writtenBy(user: { login: string } | null | undefined, login: string | undefined): boolean {
+  return login !== undefined && user?.login.toLowerCase() === login.toLowerCase();
+}
+
+/**
+ * The newest comment whose body starts with the marker and that the token's login wrote, if any. When GitHub
+ * does not say who the token is, no comment is taken for agent-ci's.
+ */
 export async function findMarkerComment(
   api: GitHubApi,
   ctx: GitHubContext,
   target: CommentTarget,
   marker: string,
 ): Promise<{ id: number; url?: string } | undefined> {
+  const login = await api.login();
+  if (login === undefined) return undefined;
   let found: { id: number; url?: string } | undefined;
   for (let page = 1; page <= MARKER_SEARCH_PAGES; page += 1) {
     const response = await api.call(
@@ -158,7 +171,8 @@ export async function findMarkerComment(
     const comments = z.array(ListedComment).safeParse(response.data);
     if (!comments.success) return found;
     for (const comment of comments.data)
-      if (comment.body?.startsWith(marker)) found = { id: comment.id, url: comment.html_url };
+      if (comment.body?.startsWith(marker) && writtenBy(comment.user, login))
+        found = { id: comment.id, url: comment.html_url };
     if (comments.data.length < 100) return found;
   }
   return found;

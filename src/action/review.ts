@@ -10,6 +10,7 @@ import type { ReviewPlacement } from "../review/task.js";
 import { serverHost, type GitHubContext } from "../github/context.js";
 import type { GitHubTextOptions } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
+import { writtenBy } from "./comment.js";
 
 export const REVIEW_MARKER_PREFIX = "<!-- agent-ci:review";
 const SUPERSEDED_MARKER = "<!-- agent-ci:review-superseded -->";
@@ -22,7 +23,11 @@ export function reviewMarker(workflow: string, job: string): string {
   return `${REVIEW_MARKER_PREFIX} key=${key} -->`;
 }
 
-const ListedReview = z.object({ id: z.number().int(), body: z.string().nullish() });
+const ListedReview = z.object({
+  id: z.number().int(),
+  body: z.string().nullish(),
+  user: z.object({ login: z.string() }).nullish(),
+});
 const ListedComment = z.object({ id: z.number().int() });
 const Created = z.object({ id: z.number().int(), html_url: z.string().optional() });
 
@@ -49,6 +54,9 @@ async function earlierReviews(
   marker: string,
 ): Promise<number[]> {
   const found: number[] = [];
+  // Only the token's own reviews are agent-ci's: anyone may start a review's body with the marker.
+  const login = await api.login();
+  if (login === undefined) return found;
   for (let page = 1; page <= MARKER_SEARCH_PAGES; page += 1) {
     const response = await api.call(
       "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
@@ -57,7 +65,8 @@ async function earlierReviews(
     );
     const reviews = z.array(ListedReview).safeParse(response.data);
     if (!reviews.success) return found;
-    for (const r of reviews.data) if (r.body?.startsWith(marker)) found.push(r.id);
+    for (const r of reviews.data)
+      if (r.body?.startsWith(marker) && writtenBy(r.user, login)) found.push(r.id);
     if (reviews.data.length < 100) return found;
   }
   return found;

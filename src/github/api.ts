@@ -1,7 +1,14 @@
 // The one door to the GitHub REST API: Octokit from @actions/github (base URL from GITHUB_API_URL, proxy
 // settings honoured), every failure classified, idempotent calls retried with the policy in retry.ts, and
 // every message redacted before anyone logs it. The wait is injected so tests never sleep.
+//
+// It also knows who the token acts as (`login()`): the login its comments and reviews carry as `user.login`.
+// GitHub answers that for every kind of token through GraphQL's `viewer` (a personal access token: the user;
+// GITHUB_TOKEN: `github-actions[bot]`; a GitHub App's installation token: `<app-slug>[bot]`), where REST's
+// `GET /user` refuses installation tokens ("Resource not accessible by integration") and `GET /app` wants the
+// app's own JWT.
 import * as github from "@actions/github";
+import { z } from "zod";
 import { classifyFailure, explainFailure, retryDecision, type ApiFailure } from "./retry.js";
 
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -99,8 +106,13 @@ export interface CallOptions {
   retry?: boolean;
 }
 
+/** What GraphQL's `viewer` query answers (HTTP 200 with `errors` and no data when it fails). */
+const Viewer = z.object({ data: z.object({ viewer: z.object({ login: z.string().min(1) }) }) });
+const VIEWER_QUERY = "query { viewer { login } }";
+
 export class GitHubApi {
   private readonly requestFn: RequestFn;
+  private viewer: Promise<string | undefined> | undefined;
   private readonly sleepFn: Sleep;
   private readonly now: () => number;
   private readonly log: (line: string) => void;
@@ -138,6 +150,27 @@ export class GitHubApi {
     }
   }
 
+  /**
+   * The login this token acts as: the `user.login` of the comments and reviews it writes. Asked once (GraphQL
+   * `viewer`, a query: retried as reads are); undefined, with a log line saying why, when GitHub does not say.
+   */
+  login(): Promise<string | undefined> {
+    const what = "reading the login this token acts as";
+    this.viewer ??= this.call("POST /graphql", { query: VIEWER_QUERY }, { what }).then(
+      (response) => {
+        const parsed = Viewer.safeParse(response.data);
+        if (!parsed.success) this.log(`${what}: GitHub's answer names no login`);
+        return parsed.success ? parsed.data.data.viewer.login : undefined;
+      },
+      (error: unknown) => {
+        if (!(error instanceof GitHubApiError)) throw error;
+        this.log(error.message);
+        return undefined;
+      },
+    );
+    return this.viewer;
+  }
+
   /** A request with the retry policy (rate limits, 5xx, network), bounded. */
   async call(route: string, params: Record<string, unknown>, options: CallOptions): Promise<ApiResponse> {
     for (let attempt = 0; ; attempt += 1) {
@@ -157,8 +190,12 @@ export class GitHubApi {
 /** The production request function: @actions/github's Octokit with the run's base URL and a per-request timeout. */
 export function octokitRequest(token: string, apiUrl: string | undefined): RequestFn {
   const octokit = github.getOctokit(token, apiUrl ? { baseUrl: apiUrl } : {});
+  // GraphQL is beside REST: `/graphql` beside github.com's API root, `/api/graphql` on a server whose REST API
+  // is under `/api/v3` (as @octokit/graphql finds it).
+  const server =
+    apiUrl && /\/api\/v3\/?$/.test(apiUrl) ? apiUrl.replace(/\/api\/v3\/?$/, "/api/graphql") : undefined;
   return async (route, params) => {
-    const response = await octokit.request(route, {
+    const response = await octokit.request(route === "POST /graphql" && server ? `POST ${server}` : route, {
       ...params,
       request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) },
     });

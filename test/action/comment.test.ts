@@ -161,8 +161,9 @@ describe("upsertComment against the fake GitHub", () => {
     expect(result.kind).toBe("updated");
     expect(fake.comments).toHaveLength(1);
     expect(waits).toEqual([2_000]);
-    const methods = fake.requests.map((r) => r.method);
-    expect(methods).toEqual(["GET", "POST", "GET", "PATCH"]);
+    // Who the token is is asked once (GraphQL's viewer), then the comments.
+    const methods = fake.requests.map((r) => `${r.method} ${r.path.split("/").pop()}`);
+    expect(methods).toEqual(["POST graphql", "GET comments", "POST comments", "GET comments", "PATCH 1000"]);
   });
 
   it("retries a create that failed with 5xx without landing", async () => {

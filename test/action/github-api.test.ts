@@ -2,10 +2,12 @@
 // from GITHUB_API_URL (no api.github.com), faults are classified and explained, idempotent calls are retried
 // as the policy says, with the wait injected (these tests never sleep).
 import fs from "node:fs";
+import { createServer } from "node:http";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GitHubApi, GitHubApiError, octokitRequest } from "../../src/github/api.js";
 import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { listenOnLoopback } from "../support/loopback.js";
 
 const TOKEN = "ghs_fakeTokenForTests0123456789abcdefABCD";
 let fake: FakeGitHub;
@@ -104,6 +106,58 @@ describe("GitHubApi", () => {
     fake.inject({ path: /permission$/, response: faults.serverError(502) });
     await expect(api().call(route, params, { ...what, retry: false })).rejects.toThrow(GitHubApiError);
     expect(waits).toEqual([]);
+  });
+});
+
+describe("GitHubApi.login: who the token acts as", () => {
+  it("is github-actions[bot] for GITHUB_TOKEN, which GET /user refuses; asked once through GraphQL's viewer", async () => {
+    const client = api();
+    expect(await Promise.all([client.login(), client.login()])).toEqual([
+      "github-actions[bot]",
+      "github-actions[bot]",
+    ]);
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /graphql"]);
+    // The REST way GitHub refuses to an installation token, as the fake does.
+    await expect(client.call("GET /user", {}, { what: "reading the user" })).rejects.toMatchObject({
+      failure: { kind: "integration" },
+    });
+  });
+
+  it("is the user for a personal access token", async () => {
+    await fake.close();
+    fake = await startFakeGitHub({ token: TOKEN, identity: { login: "release-bot", type: "User" } });
+    expect(await api().login()).toBe("release-bot");
+    expect(await api().call("GET /user", {}, { what: "reading the user" })).toMatchObject({
+      data: { login: "release-bot" },
+    });
+  });
+
+  it("is undefined, with a log line, when GraphQL answers errors or fails", async () => {
+    fake.inject({ path: /^\/graphql$/, response: { status: 200, body: { errors: [{ message: "nope" }] } } });
+    expect(await api().login()).toBeUndefined();
+    fake.inject({ path: /^\/graphql$/, response: faults.unauthorized() });
+    expect(await api().login()).toBeUndefined();
+    expect(logs).toEqual([
+      "reading the login this token acts as: GitHub's answer names no login",
+      expect.stringContaining("401"),
+    ]);
+  });
+
+  it("asks a GitHub Enterprise Server's /api/graphql when its REST API is under /api/v3", async () => {
+    const paths: string[] = [];
+    const server = createServer((req, res) => {
+      paths.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ data: { viewer: { login: "ghes-bot[bot]" } } }));
+    });
+    const { url, close } = await listenOnLoopback(server);
+    try {
+      const client = new GitHubApi({ request: octokitRequest(TOKEN, `${url}/api/v3`) });
+      expect(await client.login()).toBe("ghes-bot[bot]");
+      expect(paths).toEqual(["POST /api/graphql"]);
+    } finally {
+      await close();
+    }
   });
 });
 

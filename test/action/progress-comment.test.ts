@@ -44,8 +44,8 @@ function progressComment(now: () => number, intervalMs = 15_000) {
 }
 
 const writes = (fake: FakeGitHub) =>
-  fake.requests
-    .filter((r) => r.method === "POST" || r.method === "PATCH")
+  fake
+    .writes()
     .map(
       (r) =>
         `${r.method} ${(JSON.parse(r.body) as { body: string }).body.split("\n\n").slice(2).join(" | ")}`,

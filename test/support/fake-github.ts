@@ -11,6 +11,12 @@
  * listed and deleted one by one; a submitted review itself cannot be deleted. Every request is recorded (method, path,
  * query, headers, raw body) so tests can assert what the Action did and did not send.
  *
+ * Who the token is (`identity`) is answered as GitHub answers it for that kind of token: GraphQL's `viewer`
+ * gives its login whatever the kind; REST's `GET /user` gives a user token its user and refuses a bot's
+ * installation token (GITHUB_TOKEN, a GitHub App's) with 403 "Resource not accessible by integration". What
+ * the token writes (comments, reviews, pull requests) carries that login as `user`, and, for a bot, the app it
+ * was written through as `performed_via_github_app`.
+ *
  * Faults are injected per route (`inject`), consumed in order: 401, 403 rate limit (primary with
  * `x-ratelimit-reset`, or secondary with or without `retry-after`), 403 "Resource not accessible by
  * integration", 404, 422 (e.g. body too long), 5xx, and "apply then fail" (the write happens, the answer is
@@ -180,6 +186,8 @@ export interface FakeGitHubOptions {
   contents?: Record<string, Record<string, string>>;
   /** What GET /repos/{owner}/{repo} answers as default_branch (default "main"). */
   defaultBranch?: string;
+  /** Who the token is (default GITHUB_TOKEN's `github-actions[bot]`); a `User` is a personal access token. */
+  identity?: FakeUser;
 }
 
 export interface FakeGitHub {
@@ -191,7 +199,7 @@ export interface FakeGitHub {
   /** Pull request reviews, in the order they were submitted, each with its remaining inline comments. */
   reviews: FakeReview[];
   inject(fault: Fault): void;
-  /** Requests other than GETs (the writes). */
+  /** Requests that change something: other than GETs and GraphQL queries. */
   writes(): RecordedGitHubRequest[];
   close(): Promise<void>;
 }
@@ -227,6 +235,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   let nextCommentId = 1000 + comments.length;
   const reviews: FakeReview[] = [];
   let nextReviewId = 5000;
+  const identity: FakeUser = options.identity ?? BOT;
+  const userJson = (u: FakeUser) => ({ login: u.login, type: u.type ?? "User" });
+  const appJson = (u: FakeUser) =>
+    u.type === "Bot"
+      ? { slug: u.login.replace(/\[bot\]$/, ""), name: u.login.replace(/\[bot\]$/, "") }
+      : null;
   const reviewJson = (r: FakeReview) => ({
     id: r.id,
     body: r.body,
@@ -240,7 +254,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const commentJson = (c: FakeComment) => ({
     id: c.id,
     body: c.body,
-    user: c.user,
+    user: userJson(c.user),
+    performed_via_github_app: appJson(c.user),
     html_url: `https://github.example/${owner}/${repo}/issues/${c.issue_number}#issuecomment-${c.id}`,
     issue_url: `${baseUrl}/repos/${owner}/${repo}/issues/${c.issue_number}`,
   });
@@ -281,6 +296,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         permission === "maintain" ? "write" : permission === "triage" ? "read" : permission;
       return json(res, 200, { permission: apiPermission, role_name: permission, user: { login } });
     }
+    if (method === "POST" && path === "/graphql") {
+      const parsed = JSON.parse(body || "{}") as { query?: string };
+      if (/^\s*(?:query\s*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(parsed.query ?? ""))
+        return json(res, 200, { data: { viewer: { login: identity.login } } });
+      return json(res, 200, { errors: [{ message: "the fake GitHub answers only { viewer { login } }" }] });
+    }
+    if (method === "GET" && path === "/user") {
+      if (identity.type === "Bot") return json(res, 403, faults.integration().body);
+      return json(res, 200, userJson(identity));
+    }
     if (method === "GET" && (match = m(/^\/users\/([^/]+)$/))) {
       const user = users.get(decodeURIComponent(match[1] ?? ""));
       return user ? json(res, 200, user) : json(res, 404, { message: "Not Found" });
@@ -303,7 +328,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           id: nextCommentId++,
           issue_number: number,
           body: parsed.body,
-          user: BOT,
+          user: identity,
         };
         comments.push(created);
         return json(res, 201, commentJson(created));
@@ -367,7 +392,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         number,
         title: parsed.title,
         body: parsed.body ?? "",
-        user: BOT,
+        user: identity,
         head: { ref: headRef, sha: "", repo: `${owner}/${repo}` },
         base: { ref: parsed.base, sha: "", repo: `${owner}/${repo}` },
         diff: "",
@@ -444,7 +469,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           body: parsed.body ?? "",
           event: parsed.event ?? "PENDING",
           commit_id: parsed.commit_id ?? pull.head.sha,
-          user: BOT,
+          user: identity,
           comments: inline.map((c) => ({
             id: nextCommentId++,
             review_id: id,
@@ -584,7 +609,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     pulls,
     reviews,
     inject: (fault) => pending.push({ ...fault, left: fault.times ?? 1 }),
-    writes: () => requests.filter((r) => r.method !== "GET"),
+    writes: () => requests.filter((r) => r.method !== "GET" && r.path !== "/graphql"),
     close,
   };
 }
