@@ -246,6 +246,25 @@ export function allowedFindingsNote(allowed: readonly GateFinding[]): string[] {
   ];
 }
 
+/**
+ * agent-ci's note in the description when the patch changes what verify runs (report.json's
+ * verify.changedInputs: a script the command runs, its test runner's configuration, a file it names): verify's
+ * result then says little about the change, and a reviewer looks at those files first.
+ */
+export function verifyInputsNote(report: RunReport): string[] {
+  const inputs = report.verify?.changedInputs ?? [];
+  if (!inputs.length || !report.verify) return [];
+  const passed = report.verify.applied && report.verify.exitCode === 0;
+  const listed = inputs.slice(0, 20).map((input) => markdownCode(input, 300));
+  return [
+    [
+      "> [!WARNING]",
+      `> The patch changes what verify runs (${markdownCode(report.verify.command, 200)}): ${listed.join(", ")}${inputs.length > 20 ? `, and ${inputs.length - 20} more` : ""}.`,
+      `> Verify ${passed ? "passed" : "ran"} with those changes, so its result does not show that the change works: review them first.`,
+    ].join("\n"),
+  ];
+}
+
 /** The description of the pull request one run opens: the agent's summary, the issue, the changed files. */
 export function pullBody(
   report: RunReport,
@@ -640,9 +659,12 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     (patched ??= ensureCommit(repo, options.remote, base, "the run's base commit").then(() =>
       treeWithPatch(run, base, path.resolve(patchFile)),
     ));
-  const notes = await checkBeforePublish(options, report, patchFile, async () =>
-    gitPatchSides(run, base, await patchedTree()),
-  );
+  const notes = [
+    ...verifyInputsNote(report),
+    ...(await checkBeforePublish(options, report, patchFile, async () =>
+      gitPatchSides(run, base, await patchedTree()),
+    )),
+  ];
   const target = await chooseTarget(options, report);
   const tree = await patchedTree();
   const message = commitMessage(report, issue, text);

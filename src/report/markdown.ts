@@ -246,7 +246,14 @@ function verifySection(report: RunReport): string {
       : `patch applied, exit ${verify.exitCode}`;
   const tail = capText(verify.outputTail, OUTPUT_TAIL_CHARS);
   const output = tail.trim() === "" ? "" : `\n\n${details("Output (tail)", fence(tail))}`;
-  return `#### Verify\n\n${passed ? "✅" : "❌"} ${markdownCode(verify.command, 200)}: ${status} (${formatDuration(verify.durationMs)})${output}`;
+  const inputs = verify.changedInputs ?? [];
+  const changed = inputs.length
+    ? `\n\n> [!WARNING]\n> The patch changes what this command runs: ${inputs
+        .slice(0, 20)
+        .map((input) => markdownCode(input, 120))
+        .join(", ")}${inputs.length > 20 ? ", …" : ""}. Its result does not show that the change works.`
+    : "";
+  return `#### Verify\n\n${passed ? "✅" : "❌"} ${markdownCode(verify.command, 200)}: ${status} (${formatDuration(verify.durationMs)})${changed}${output}`;
 }
 
 function structuredOutputSection(report: RunReport): string {
@@ -677,7 +684,11 @@ function attemptsSection(report: RunReport): string {
     return [
       n,
       a.started ? markdownCode(a.exitReason, 30) : `not started (${a.exitReason})`,
-      a.verify === "not_run" ? "—" : a.verify,
+      a.verify === "not_run"
+        ? "—"
+        : a.verifyInputsChanged?.length
+          ? `${a.verify} (changed what it runs)`
+          : a.verify,
       formatInt(a.deniedCalls),
       formatInt(a.changedLines),
       formatInt(a.turns),

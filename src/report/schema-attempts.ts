@@ -25,6 +25,12 @@ export function attemptsSchemas<R extends z.ZodType, O extends z.ZodType>(exitRe
       verify: z
         .enum(ATTEMPT_VERIFY_RESULTS)
         .describe("Whether its patch passed --verify in a fresh sandbox (not_run without --verify)."),
+      verifyInputsChanged: z
+        .array(z.string())
+        .optional()
+        .describe(
+          "What verify runs that its patch changed (the attempt's verify.changedInputs): a pass with it is never preferred to a pass without.",
+        ),
       deniedCalls: NonNegativeInt,
       changedLines: NonNegativeInt.describe("Added plus removed lines of its patch."),
       turns: NonNegativeInt.describe("Model turns, subagents' included."),

@@ -448,6 +448,12 @@ export const Verify = z
       .describe("null when the command did not run (patch did not apply, timeout)."),
     outputTail: z.string(),
     durationMs: Milliseconds,
+    changedInputs: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "What the command runs that the patch changed, so that its pass may not show the change works: a package.json script it runs (`package.json scripts.test`), its test runner's or build tool's configuration, a file it names. Absent when the patch changed none of it.",
+      ),
   })
   .meta({ id: "Verify" });
 export type Verify = z.infer<typeof Verify>;

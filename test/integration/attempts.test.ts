@@ -1,17 +1,23 @@
 // `agent-ci run --attempts N` as users run it (the bundle in dist/): four attempts at the buggy-calc example
 // against the fake Messages API, each told apart by the hint --attempt-prompts appends to its prompt, each
 // verified in its own fresh sandbox; the smaller passing patch is chosen; --stop-at-first-pass cancels the
-// others with their records kept; one budget ends the run `budget` with the best attempt so far.
+// others with their records kept; one budget ends the run `budget` with the best attempt so far. An attempt
+// that passes verify by rewriting the test script is not chosen over the fix, and publish names what it changed.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
+import { publishPullRequest } from "../../src/publish/pull-request.js";
 import { costUsd, DEFAULT_MODEL } from "../../src/runner/model/pricing.js";
 import { LABEL_RUN } from "../../src/sandbox/engine.js";
 import { runCli as runAgentCi } from "../support/cli-process.js";
 import { fake, startFakeAnthropic, type FakeAnthropic, type FakeTurn } from "../support/fake-anthropic.js";
+import { startFakeGitHub } from "../support/fake-github.js";
+import { addBareRepo, startGitRemote } from "../support/git-remote.js";
+import { publishOptions } from "../support/publish-fixture.js";
+import { gitIn } from "../support/workspace.js";
 
 const EXAMPLE = path.resolve("examples/buggy-calc");
 const CALC = "/workspace/src/calc.js";
@@ -54,6 +60,18 @@ const SCRIPTS = {
   ],
   /** Fixes it in place: 3 changed lines. */
   smallFix: [read(), edit(BUG, "  return sum / values.length;"), done("Fixed average.")],
+  /** Makes `npm test` pass without running the tests: 2 changed lines. */
+  rewritesTest: [
+    turn(fake.toolUse("Read", { file_path: "/workspace/package.json" })),
+    turn(
+      fake.toolUse("Edit", {
+        file_path: "/workspace/package.json",
+        old_string: '"test": "node --test test/*.test.js"',
+        new_string: '"test": "exit 0"',
+      }),
+    ),
+    done("The tests pass now."),
+  ],
   /** Reads until something stops it. */
   endless: Array.from({ length: 20 }, read),
   /** A command that runs until the attempt is cancelled. */
@@ -176,6 +194,71 @@ describe("agent-ci run --attempts", () => {
       );
       expect(fs.readFileSync(path.join(chosenDir, "patch.diff"), "utf8")).toBe(chosenPatch);
       expect(fs.existsSync(path.join(chosenDir, "events.jsonl"))).toBe(true);
+    },
+  );
+
+  it(
+    "B16 an attempt that rewrites the test script to exit 0 passes verify but is not chosen over the fix; report.json and the pull requests name what it changed",
+    { timeout: 240_000 },
+    async () => {
+      // The example as a git checkout, so its runs can be published.
+      const workspace = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-b16-"));
+      fs.cpSync(EXAMPLE, workspace, { recursive: true });
+      const git = gitIn(workspace);
+      git("init", "-q", "-b", "main");
+      git("add", "-A");
+      git("commit", "-qm", "initial");
+      const { api, hints, out } = await scripted([SCRIPTS.rewritesTest, SCRIPTS.smallFix]);
+      const args = runArgs(hints, out, ["--attempts", "2", "--parallel", "1"]);
+      args[args.indexOf(EXAMPLE)] = workspace;
+      const run = await runCli(args, { ANTHROPIC_BASE_URL: api.url });
+      expect(run.code, run.stderr.slice(-3000)).toBe(0);
+
+      const report = readReport(path.join(out, "report.json"));
+      expect(
+        report.attempts?.map((a) => [a.attempt, a.verify, a.changedLines, a.verifyInputsChanged]),
+      ).toEqual([
+        [1, "passed", 2, ["package.json scripts.test"]],
+        [2, "passed", 3, undefined],
+      ]);
+      expect(report.chosen).toEqual({
+        attempt: 2,
+        reason:
+          "attempt 2 passed verify: attempt 1 passed only with a patch that changes what verify runs (package.json scripts.test)",
+        verified: true,
+      });
+      expect(report.verify?.changedInputs).toBeUndefined();
+      const tampered = readReport(path.join(out, "attempt-1", "report.json"));
+      expect(tampered.verify).toMatchObject({ exitCode: 0, changedInputs: ["package.json scripts.test"] });
+      expect(fs.readFileSync(path.join(out, "attempt-1", "report.md"), "utf8")).toMatch(
+        /The patch changes what this command runs: <code>package.json scripts.test<\/code>/,
+      );
+
+      // Published: the chosen fix says what the other attempt did; the rewrite, published alone, is flagged.
+      const token = ["ghs", "attemptsPublish0123456789abcdefABCDEF"].join("_");
+      const remote = await startGitRemote({ token });
+      const github = await startFakeGitHub({ token });
+      try {
+        addBareRepo(remote, "acme", "widgets", workspace);
+        const target = { remote, githubUrl: github.url, token };
+        const fix = await publishPullRequest(publishOptions(target, out, workspace));
+        const fixBody = github.pulls.get(fix.pullNumber)?.body ?? "";
+        expect(fixBody).toContain(
+          "attempt 2 passed verify (attempt 1 passed only with a patch that changes what verify runs (package.json scripts.test))",
+        );
+        expect(fixBody).toContain("1 passed verify only with a patch that changes what verify runs");
+        expect(fixBody).not.toContain("[!WARNING]");
+        const rewrite = await publishPullRequest(
+          publishOptions(target, path.join(out, "attempt-1"), workspace),
+        );
+        const rewriteBody = github.pulls.get(rewrite.pullNumber)?.body ?? "";
+        expect(rewriteBody).toContain(
+          "> [!WARNING]\n> The patch changes what verify runs (<code>npm test</code>): <code>package.json scripts.test</code>.",
+        );
+        expect(rewriteBody).toContain("Verify passed with those changes, so its result does not show");
+      } finally {
+        await Promise.all([remote.close(), github.close()]);
+      }
     },
   );
 

@@ -1,14 +1,19 @@
 // Which of several attempts at one task is the answer (`--attempts N`), without a person. Pure: the facts of
 // each attempt in, the chosen one and a sentence saying why out. The Action's choose step applies the same rule.
 //
-// With --verify: verify passed → fewer denied calls → smaller patch (changed lines) → fewer turns; a tie keeps
-// the earlier attempt. Without --verify: the smallest non-empty patch, and the choice says it was not verified.
+// With --verify: verify passed with a patch that leaves what verify runs alone → passed with a patch that changes
+// it (its package.json script, its test runner's configuration…: verify-inputs.ts) → failed; then fewer denied
+// calls → smaller patch (changed lines) → fewer turns; a tie keeps the earlier attempt. An attempt that rewrote
+// `"test"` to `exit 0` is never preferred to one that passed the project's own test. Without --verify: the
+// smallest non-empty patch, and the choice says it was not verified.
 
 export interface AttemptFacts {
   attempt: number;
   /** False when it never started (it has no patch to choose). */
   started: boolean;
   verify: "passed" | "failed" | "not_run";
+  /** What verify runs that its patch changed (verify.changedInputs); empty when nothing. */
+  verifyInputsChanged: readonly string[];
   deniedCalls: number;
   changedLines: number;
   turns: number;
@@ -22,9 +27,19 @@ export interface AttemptChoice {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** " with a patch that changes what verify runs (…)", or "" when it changed none of it. */
+const changesVerify = (a: AttemptFacts) =>
+  a.verifyInputsChanged.length
+    ? ` with a patch that changes what verify runs (${a.verifyInputsChanged.join(", ")})`
+    : "";
+
 /** The criteria in order: the key (smaller wins) and how a difference reads in the reason. */
 const CRITERIA: ReadonlyArray<{ key: (a: AttemptFacts) => number; name: string; unit: string }> = [
-  { key: (a) => (a.verify === "passed" ? 0 : 1), name: "passed verify", unit: "" },
+  {
+    key: (a) => (a.verify !== "passed" ? 2 : a.verifyInputsChanged.length ? 1 : 0),
+    name: "passed verify",
+    unit: "",
+  },
   { key: (a) => a.deniedCalls, name: "fewest denied calls", unit: "denied call" },
   { key: (a) => a.changedLines, name: "smallest patch", unit: "changed line" },
   { key: (a) => a.turns, name: "fewest turns", unit: "turn" },
@@ -61,14 +76,16 @@ export function chooseAttempt(attempts: readonly AttemptFacts[], verified: boole
   const runnerUp = ranked[1];
   const head =
     best.verify === "passed"
-      ? `attempt ${best.attempt} passed verify`
+      ? `attempt ${best.attempt} passed verify${changesVerify(best)}`
       : `no attempt passed verify; attempt ${best.attempt} came closest`;
   if (!runnerUp) return { attempt: best.attempt, reason: head, verified };
   // The first criterion that told the chosen one from the next best.
   const decided = CRITERIA.findIndex((c) => c.key(best) !== c.key(runnerUp));
   const criterion = CRITERIA[decided];
   let why: string;
-  if (decided === 0) why = "the only one that did";
+  if (decided === 0 && runnerUp.verify === "passed")
+    why = `attempt ${runnerUp.attempt} passed only${changesVerify(runnerUp)}`;
+  else if (decided === 0) why = "the only one that did";
   else if (criterion)
     why = `${criterion.name} (${plural(criterion.key(best), criterion.unit)}, attempt ${runnerUp.attempt} had ${criterion.key(runnerUp)})`;
   else why = `tied with attempt ${runnerUp.attempt}, the earlier kept`;

@@ -1,5 +1,6 @@
-// The choice among attempts (`--attempts N`): verify passed → fewer denied calls → smaller patch → fewer turns,
-// ties to the earlier; without --verify the smallest non-empty patch, said to be unverified.
+// The choice among attempts (`--attempts N`): verify passed without changing what verify runs → passed with a
+// patch that changes it → failed; then fewer denied calls → smaller patch → fewer turns, ties to the earlier;
+// without --verify the smallest non-empty patch, said to be unverified.
 import { describe, expect, it } from "vitest";
 import { chooseAttempt, type AttemptFacts } from "../../../src/runner/attempts/attempt-choice.js";
 
@@ -7,6 +8,7 @@ const attempt = (n: number, facts: Partial<AttemptFacts> = {}): AttemptFacts => 
   attempt: n,
   started: true,
   verify: "passed",
+  verifyInputsChanged: [],
   deniedCalls: 0,
   changedLines: 2,
   turns: 3,
@@ -22,6 +24,28 @@ describe("chooseAttempt", () => {
     expect(choice).toEqual({
       attempt: 2,
       reason: "attempt 2 passed verify: the only one that did",
+      verified: true,
+    });
+  });
+
+  it("B16 a pass with a patch that changes what verify runs never beats a pass without, whatever its size", () => {
+    const rewritesTest = { verifyInputsChanged: ["package.json scripts.test"], changedLines: 2, turns: 1 };
+    const choice = chooseAttempt(
+      [attempt(1, rewritesTest), attempt(2, { changedLines: 9, deniedCalls: 3 })],
+      true,
+    );
+    expect(choice).toEqual({
+      attempt: 2,
+      reason:
+        "attempt 2 passed verify: attempt 1 passed only with a patch that changes what verify runs (package.json scripts.test)",
+      verified: true,
+    });
+    // Alone, or against failures, it is still the best there is, and the reason says what it changed.
+    const alone = chooseAttempt([attempt(1, rewritesTest), attempt(2, { verify: "failed" })], true);
+    expect(alone).toEqual({
+      attempt: 1,
+      reason:
+        "attempt 1 passed verify with a patch that changes what verify runs (package.json scripts.test): the only one that did",
       verified: true,
     });
   });
