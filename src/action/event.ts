@@ -246,6 +246,36 @@ export function isForkHead(pr: PullRequestInfo): boolean {
   return !head || !base || head.toLowerCase() !== base.toLowerCase();
 }
 
+/** Whether a workflow_run's head lives in another repository than the one it runs in (unknown counts as one). */
+function workflowRunFromFork(event: Extract<ActionEvent, { kind: "workflow_run" }>): boolean {
+  return (
+    !event.headRepository ||
+    !event.repository ||
+    event.headRepository.toLowerCase() !== event.repository.toLowerCase()
+  );
+}
+
+/**
+ * Where the workspace's commits come from when a fork's author wrote them: the head repository of a pull
+ * request (or a workflow_run) from a fork, said for a message; undefined when the head is the repository's own
+ * or the event has none. A comment on a pull request that could not be read counts as a fork.
+ */
+export function forkHeadOf(event: ActionEvent, fetchedPr?: PullRequestInfo): string | undefined {
+  switch (event.kind) {
+    case "pull_request":
+    case "review_comment":
+      return isForkHead(event.pr) ? (event.pr.head.repo?.full_name ?? "a deleted fork") : undefined;
+    case "issue_comment":
+      if (!event.onPullRequest) return undefined;
+      if (!fetchedPr) return "a pull request whose head could not be read";
+      return isForkHead(fetchedPr) ? (fetchedPr.head.repo?.full_name ?? "a deleted fork") : undefined;
+    case "workflow_run":
+      return workflowRunFromFork(event) ? (event.headRepository ?? "an unknown repository") : undefined;
+    default:
+      return undefined;
+  }
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -335,10 +365,7 @@ export function decideTrigger(event: ActionEvent, options: TriggerOptions): Trig
       }
       return { run: true };
     case "workflow_run": {
-      const fork =
-        !event.headRepository ||
-        !event.repository ||
-        event.headRepository.toLowerCase() !== event.repository.toLowerCase();
+      const fork = workflowRunFromFork(event);
       if (fork && !options.allowForkHeads) {
         return {
           run: false,

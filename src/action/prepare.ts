@@ -7,7 +7,14 @@ import path from "node:path";
 import { isInlineJson } from "../json-source.js";
 import { parseRunConfig, type RunConfig } from "../runner/config.js";
 import type { GitHubContext } from "../github/context.js";
-import { classifyEvent, decideTrigger, eventTarget, pullRequestBase, type ActionEvent } from "./event.js";
+import {
+  classifyEvent,
+  decideTrigger,
+  eventTarget,
+  forkHeadOf,
+  pullRequestBase,
+  type ActionEvent,
+} from "./event.js";
 import { fetchEventContent, readTrustedFile, readTrustedFolder } from "./event-content.js";
 import type { GitHubApi } from "../github/api.js";
 import { ActionInputError, providerOf, type ActionInputs } from "./inputs.js";
@@ -159,11 +166,22 @@ async function trustedAgents(
 
 /**
  * resume_from: the earlier run's record when the folder (the downloaded artifact) holds one. Without one —
- * the workflow found no artifact, or it expired — the run starts fresh, and says so.
+ * the workflow found no artifact, or it expired — the run starts fresh, and says so. On a fork's pull request
+ * it is never used (B17): the record is bound to the commit publish pushed for its run, looked for in the
+ * checkout's history, and a fork's head is history its author wrote (a commit with agent-ci's trailer and the
+ * tree of a forged record's patch); agent-ci never publishes onto a fork, so nothing is lost.
  */
-function resumeSource(options: PrepareOptions): { resume?: string; notes: string[] } {
+function resumeSource(
+  options: PrepareOptions,
+  fork: string | undefined,
+): { resume?: string; notes: string[] } {
   const given = options.inputs.resume_from;
   if (!given) return { notes: [] };
+  if (fork) {
+    const note = `resume_from is not used on a pull request from a fork (${fork}): the earlier run's record could be checked only against commits the fork's author wrote, so this run started fresh, without the earlier conversation.`;
+    options.warn(note);
+    return { notes: [note] };
+  }
   const target = path.resolve(options.ctx.workspace, given);
   const dir = fs.existsSync(target) && fs.statSync(target).isFile() ? path.dirname(target) : target;
   if (fs.existsSync(path.join(dir, "report.json"))) {
@@ -227,7 +245,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
   const outDir = fs.mkdtempSync(path.join(ctx.runnerTemp, "agent-ci-out-"));
   const trusted = await trustedFiles(options, base, workspace);
   const review = inputs.task === "review" ? reviewRange(event, content) : undefined;
-  const { resume, notes } = resumeSource(options);
+  const { resume, notes } = resumeSource(options, forkHeadOf(event, content.pr));
   const config = parseRunConfig(
     toRunConfigInput({
       inputs,

@@ -6,6 +6,7 @@ import {
   classifyEvent,
   decideTrigger,
   eventTarget,
+  forkHeadOf,
   isPullRequestContext,
   mentionsTrigger,
   pullRequestBase,
@@ -190,6 +191,34 @@ describe("decideTrigger", () => {
       reason: "merge_group needs the prompt input (the task)",
     });
     expect(decideTrigger(eventFor("merge-group"), { ...options, hasPrompt: true })).toEqual({ run: true });
+  });
+});
+
+describe("forkHeadOf", () => {
+  it.each([
+    ["pull-request-opened", undefined],
+    ["pull-request-target-fork", "mallory/widgets"],
+    ["workflow-run-fork", "mallory/widgets"],
+    ["issues-opened", undefined],
+    ["workflow-dispatch", undefined],
+  ])("%s → %s", (fixture, fork) => {
+    expect(forkHeadOf(eventFor(fixture))).toBe(fork);
+  });
+
+  it("reads a comment's pull request as fetched, and counts one it could not read as a fork", () => {
+    const event = eventFor("issue-comment-pr");
+    const pr = (repo: string) => ({
+      number: 34,
+      title: "t",
+      body: "",
+      user: { login: "octocat" },
+      head: { ref: "x", sha: "1".repeat(40), repo: { full_name: repo } },
+      base: { ref: "main", sha: BASE_SHA, repo: { full_name: "acme/widgets" } },
+    });
+    expect(forkHeadOf(event, pr("acme/widgets"))).toBeUndefined();
+    expect(forkHeadOf(event, pr("mallory/widgets"))).toBe("mallory/widgets");
+    expect(forkHeadOf(event)).toBe("a pull request whose head could not be read");
+    expect(forkHeadOf(eventFor("issue-comment-issue"))).toBeUndefined();
   });
 });
 

@@ -204,6 +204,83 @@ describe("resume_from: the Action continues its own pull request", () => {
   );
 
   it(
+    "B17 on a fork's pull request resume_from is never checked against the head's history: a fork commit with agent-ci's trailer and the record's tree resumes nothing",
+    { timeout: 300_000 },
+    async () => {
+      // An earlier run's record, as its artifact.
+      const artifact = recordingUploader();
+      const earlier = await action({
+        fixture: "workflow-dispatch",
+        workspace,
+        inputs: {
+          github_token: TOKEN,
+          anthropic_api_key: "",
+          script: scriptFile(
+            [
+              [{ name: "Read", input: { file_path: FILE } }],
+              [{ name: "Edit", input: { file_path: FILE, old_string: "a - b", new_string: "a + b" } }],
+            ],
+            "Fixed add().",
+          ),
+          permission_mode: "acceptEdits",
+          artifact_name: "agent-ci-{run_id}",
+        },
+        deps: { artifact: () => artifact },
+      });
+      expect(earlier.failed).toBeUndefined();
+      const id = parseReport(fs.readFileSync(earlier.outputs.report_path ?? "", "utf8")).runId;
+
+      // The fork's head: the record's base with its patch, committed by the fork's author with agent-ci's
+      // trailer — what the binding looks for in the checkout's history, and finds there.
+      const head = await checkout(base);
+      git(head, "apply", path.join(artifact.dir, "patch.diff"));
+      git(head, "commit", "-qam", `Tidy up\n\nagent-ci run ${id}`);
+      const forkGitHub = await startFakeGitHub({
+        token: TOKEN,
+        permissions: { octocat: "write" },
+        issues: [{ number: 34, title: "Tidy up", body: "b", user: { login: "mallory" }, pull_request: true }],
+        pulls: [
+          {
+            number: 34,
+            title: "Tidy up",
+            body: "",
+            user: { login: "mallory" },
+            head: { ref: "main", sha: git(head, "rev-parse", "HEAD"), repo: "mallory/widgets" },
+            base: { ref: "main", sha: base, repo: "acme/widgets" },
+            diff: "",
+          },
+        ],
+      });
+      try {
+        const result = await action({
+          apiUrl: forkGitHub.url,
+          fixture: "issue-comment-pr",
+          workspace: head,
+          inputs: {
+            github_token: TOKEN,
+            anthropic_api_key: "",
+            script: scriptFile([[{ name: "Read", input: { file_path: FILE } }]], "Read it."),
+            permission_mode: "acceptEdits",
+            resume_from: artifact.dir,
+            upload_artifact: "false",
+          },
+        });
+        expect(result.failed).toBeUndefined();
+        const report = parseReport(fs.readFileSync(result.outputs.report_path ?? "", "utf8"));
+        expect(report.resumedFrom).toBeUndefined();
+        expect(result.stdout).toMatch(
+          /::warning::resume_from is not used on a pull request from a fork \(mallory\/widgets\)/,
+        );
+        expect(forkGitHub.comments.find((c) => c.issue_number === 34)?.body).toContain(
+          "so this run started fresh, without the earlier conversation",
+        );
+      } finally {
+        await forkGitHub.close();
+      }
+    },
+  );
+
+  it(
     "B1 a forged artifact resumes under the workflow's own policy, the difference reported; one that does not give the published commit, or of a run never published, is refused before any container; publish refuses a resumed base that is not where the branch's agent-ci commits start, nothing pushed",
     { timeout: 400_000 },
     async () => {
