@@ -1,6 +1,6 @@
 // What the prompt and the trusted configuration need beyond the payload, fetched through the API: the
-// conversation thread, the pull request (an issue_comment carries only its issue half) and its diff, and
-// files read at the base ref. A thread or diff that cannot be read is a warning, not a failure: the run
+// conversation thread, the pull request (an issue_comment carries only its issue half), its diff and its
+// commits, and files read at the base ref. A thread or diff that cannot be read is a warning, not a failure: the run
 // goes on with what the payload holds.
 import path from "node:path";
 import fs from "node:fs";
@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { GitHubContext } from "../github/context.js";
 import type { ActionEvent, CommentInfo, PullRequestInfo } from "./event.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
-import type { EventContent } from "./prompt.js";
+import { PR_COMMITS_MAX, type EventContent, type PullCommit } from "./prompt.js";
 import { COMMENT_MARKER_PREFIX } from "./comment.js";
 
 const THREAD_PAGES = 3;
@@ -37,6 +37,11 @@ const PullRequest = z.object({
   html_url: z.string().optional(),
   head: z.object({ ref: z.string(), sha: z.string(), repo: RepoRef }),
   base: z.object({ ref: z.string(), sha: z.string(), repo: RepoRef }),
+});
+const ListedCommit = z.object({
+  sha: z.string(),
+  commit: z.object({ message: z.string(), author: z.object({ name: z.string().optional() }).nullish() }),
+  author: z.object({ login: z.string() }).nullish(),
 });
 const FileContent = z.object({ type: z.literal("file"), encoding: z.string(), content: z.string() });
 
@@ -84,6 +89,27 @@ async function readDiff(api: GitHubApi, ctx: GitHubContext, number: number): Pro
   return typeof response.data === "string" ? response.data : "";
 }
 
+/** The pull request's commits, oldest first: the newest PR_COMMITS_MAX of the (at most 250) the API lists. */
+async function readCommits(api: GitHubApi, ctx: GitHubContext, number: number): Promise<PullCommit[]> {
+  const commits: PullCommit[] = [];
+  for (let page = 1; page <= 3; page += 1) {
+    const response = await api.call(
+      "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits",
+      { owner: ctx.owner, repo: ctx.repo, pull_number: number, per_page: 100, page },
+      { what: `reading the commits of pull request #${number}`, permission: "pull-requests: read" },
+    );
+    const listed = z.array(ListedCommit).parse(response.data);
+    for (const c of listed)
+      commits.push({
+        sha: c.sha,
+        message: c.commit.message,
+        author: c.author?.login ?? c.commit.author?.name,
+      });
+    if (listed.length < 100) break;
+  }
+  return commits.slice(-PR_COMMITS_MAX);
+}
+
 /** Fetches what the prompt needs; failures are reported through `warn` and leave the part out. */
 export async function fetchEventContent(
   api: GitHubApi | undefined,
@@ -115,11 +141,13 @@ export async function fetchEventContent(
       if (event.onPullRequest) {
         content.pr = await attempt(() => readPullRequest(api, ctx, event.issue.number));
         content.diff = await attempt(() => readDiff(api, ctx, event.issue.number));
+        content.commits = await attempt(() => readCommits(api, ctx, event.issue.number));
       }
       break;
     case "pull_request":
     case "review_comment":
       content.diff = await attempt(() => readDiff(api, ctx, event.pr.number));
+      content.commits = await attempt(() => readCommits(api, ctx, event.pr.number));
       break;
     default:
       break;

@@ -260,6 +260,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       providerEnv: providerEnv(provider, options.env),
       repo: `${ctx.owner}/${ctx.repo}`,
       resume,
+      pullRequestHead: base !== undefined,
     }),
   );
   return { kind: "run", config, event, trigger: record(ctx, event, `ran: ${admitted.why}`, built), notes };

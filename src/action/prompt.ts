@@ -13,6 +13,16 @@ export const COMMENT_MAX_CHARS = 8_000;
 export const THREAD_MAX_COMMENTS = 30;
 export const THREAD_MAX_CHARS = 40_000;
 export const DIFF_MAX_CHARS = 60_000;
+/** A pull request's newest commits given with it (the API lists at most 250). */
+export const PR_COMMITS_MAX = 50;
+
+/** One commit of a pull request, as the API lists it. */
+export interface PullCommit {
+  sha: string;
+  message: string;
+  /** Its GitHub login, else the git author's name. */
+  author?: string;
+}
 
 /** One piece of untrusted text as received and as shown to the model (kept for the report). */
 export interface UntrustedText {
@@ -32,6 +42,8 @@ export interface EventContent {
   pr?: PullRequestInfo;
   /** The PR's diff (application/vnd.github.diff). */
   diff?: string;
+  /** The PR's commits, oldest first (their subjects are its authors' text, given as data). */
+  commits?: PullCommit[];
 }
 
 export interface BuiltPrompt {
@@ -149,7 +161,12 @@ function addThread(builder: PromptBuilder, thread: CommentInfo[] | undefined, wh
   }
 }
 
-function addPullRequest(builder: PromptBuilder, pr: PullRequestInfo, diff: string | undefined): void {
+function addPullRequest(
+  builder: PromptBuilder,
+  pr: PullRequestInfo,
+  diff: string | undefined,
+  commits: readonly PullCommit[] = [],
+): void {
   builder.add("pull_request", { number: pr.number, author: pr.user.login }, [
     {
       label: "Title",
@@ -168,6 +185,19 @@ function addPullRequest(builder: PromptBuilder, pr: PullRequestInfo, diff: strin
       author: pr.user.login,
     },
   ]);
+  // Each commit's subject, fenced as the body is: who wrote the pull request wrote these too.
+  if (commits.length)
+    builder.add(
+      "commits",
+      { number: pr.number },
+      commits.map((c) => ({
+        label: c.sha.slice(0, 12),
+        source: `PR #${pr.number} commit ${c.sha.slice(0, 12)} subject`,
+        raw: c.message.split("\n", 1)[0] ?? "",
+        max: TITLE_MAX_CHARS,
+        author: c.author,
+      })),
+    );
   if (diff !== undefined)
     builder.add("diff", { number: pr.number }, [
       { source: `PR #${pr.number} diff`, raw: diff, max: DIFF_MAX_CHARS },
@@ -198,7 +228,8 @@ export function buildPrompt(options: BuildPromptOptions): BuiltPrompt {
     case "issue_comment": {
       const { issue, comment } = event;
       const where = event.onPullRequest ? `PR #${issue.number}` : `issue #${issue.number}`;
-      if (event.onPullRequest && content.pr) addPullRequest(builder, content.pr, content.diff);
+      if (event.onPullRequest && content.pr)
+        addPullRequest(builder, content.pr, content.diff, content.commits);
       else addIssue(builder, event.onPullRequest ? "pull_request" : "issue", where, issue);
       addThread(builder, content.thread, where);
       builder.add("triggering_comment", { author: comment.user.login, id: comment.id }, [
@@ -214,10 +245,10 @@ export function buildPrompt(options: BuildPromptOptions): BuiltPrompt {
       );
     }
     case "pull_request":
-      addPullRequest(builder, event.pr, content.diff);
+      addPullRequest(builder, event.pr, content.diff, content.commits);
       return builder.render(task || DEFAULT_TASKS.pull_request);
     case "review_comment":
-      addPullRequest(builder, event.pr, content.diff);
+      addPullRequest(builder, event.pr, content.diff, content.commits);
       addReviewComment(builder, event.pr.number, event.comment);
       return builder.render(task || DEFAULT_TASKS.pr_comment);
     case "manual":

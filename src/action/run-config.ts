@@ -44,6 +44,8 @@ export interface RunConfigParts {
   repo: string;
   /** resume_from, when it holds an earlier run's record. */
   resume?: string;
+  /** The workspace may be a pull request's head (`pullRequestBase`): its commit messages are its author's. */
+  pullRequestHead?: boolean;
 }
 
 /**
@@ -152,5 +154,6 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     reviewHead: parts.review?.head,
     resume: parts.resume,
     resumeNeedsPublishedCommit: true,
+    untrustedHistory: parts.pullRequestHead ?? false,
   };
 }

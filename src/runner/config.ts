@@ -358,6 +358,12 @@ export const RunConfig = z
       ),
     /** The Action's resume_from (an artifact): the record must reproduce the commit publish pushed for its run. */
     resumeNeedsPublishedCommit: z.boolean().default(false),
+    /**
+     * The workspace's commits may be a pull request's (the Action on pull-request events): their messages are
+     * its author's text, so the git snapshot gives the model their hashes only (the Action gives the subjects
+     * as data, fenced with the pull request's other text).
+     */
+    untrustedHistory: z.boolean().default(false),
   })
   .superRefine((c, ctx) => {
     if (!c.script && !c.prompt && c.task !== "review" && !c.resume)

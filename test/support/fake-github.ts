@@ -3,7 +3,7 @@
  * Octokit from @actions/github talks to it over HTTP, so routes, headers, pagination and errors are
  * exercised as against api.github.com.
  *
- * State: issues and pull requests (with diffs), comments (created / updated by the Action, or seeded),
+ * State: issues and pull requests (with diffs and commits), comments (created / updated by the Action, or seeded),
  * collaborator permissions, users, file contents by ref (and a ref's tree), the repository's default branch, and pull requests
  * opened, listed (by head) and edited through the API, as `agent-ci publish` does. Pull request reviews: created
  * with their inline comments in one call (a comment on a line the PR's `diff` does not show on that side is
@@ -50,6 +50,8 @@ export interface FakePull {
   base: { ref: string; sha: string; repo: string };
   diff: string;
   state?: "open" | "closed";
+  /** Its commits, oldest first, as GET /pulls/{n}/commits lists them (default none). */
+  commits?: Array<{ sha: string; message: string; author?: string }>;
 }
 
 export interface FakeComment {
@@ -417,6 +419,18 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return;
       }
       return json(res, 200, pullJson(pull));
+    }
+    if (method === "GET" && (match = m(new RegExp(`${prefix}/pulls/(\\d+)/commits$`)))) {
+      const pull = pulls.get(Number(match[1]));
+      if (!pull) return json(res, 404, { message: "Not Found" });
+      const perPage = Math.min(100, Number(query.get("per_page") ?? 30));
+      const page = Math.max(1, Number(query.get("page") ?? 1));
+      const commits = (pull.commits ?? []).map((c) => ({
+        sha: c.sha,
+        commit: { message: c.message, author: { name: c.author ?? "someone", email: "a@example.com" } },
+        author: c.author ? { login: c.author, type: "User" } : null,
+      }));
+      return json(res, 200, commits.slice((page - 1) * perPage, page * perPage));
     }
     if ((match = m(new RegExp(`${prefix}/pulls/(\\d+)/reviews$`)))) {
       const pull = pulls.get(Number(match[1]));

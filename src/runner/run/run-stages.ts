@@ -143,7 +143,7 @@ async function prepare(
   const { log } = ctx;
   if (ctx.config.resume) await resumeFrom(ctx, ctx.config.resume);
   // The repository's state is read by host git beside the policy's setup (for what the model is told).
-  const snapshot = takeGitSnapshot(ctx.config.workspace);
+  const snapshot = takeGitSnapshot(ctx.config.workspace, { subjects: !ctx.config.untrustedHistory });
   // A resumed run's policy is its own configuration only; the earlier record's is compared, never adopted.
   const policy = preparePolicy(ctx.config);
   phase.policy = policy;

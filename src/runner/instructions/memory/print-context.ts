@@ -10,7 +10,7 @@ import { takeGitSnapshot } from "./git-snapshot.js";
 import { prepareModelContext, renderFirstRequest } from "./model-context.js";
 
 export async function printContext(config: RunConfig): Promise<string> {
-  const snapshot = takeGitSnapshot(config.workspace);
+  const snapshot = takeGitSnapshot(config.workspace, { subjects: !config.untrustedHistory });
   const policy = preparePolicy(config);
   const review =
     config.task === "review" && config.reviewBase
