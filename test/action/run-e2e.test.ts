@@ -15,6 +15,7 @@ import {
   scriptFile,
 } from "../support/action-harness.js";
 import { faults, fixturePullRequest, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { acting, actingAnywhere, shownText } from "../support/github-rules.js";
 
 const TOKEN = "ghs_e2eTestToken0123456789abcdefABCDEFGH";
 const BASE = "2222222222222222222222222222222222222222";
@@ -148,6 +149,23 @@ describe("run() on an issue", () => {
     } finally {
       await pat.close();
     }
+  });
+
+  it("B19 the comment's file list: a file named `Fixes #12.md` closes no issue, one under `@org/team/` mentions no one, by GitHub's rules", async () => {
+    const names = ["Fixes #12.md", "@org/team/notes.md"];
+    for (const name of names) expect(acting(name)).not.toEqual([]);
+    const writes = scriptFile(
+      [names.map((name) => ({ name: "Write", input: { file_path: `/workspace/${name}`, content: "x\n" } }))],
+      "Added the notes.",
+    );
+    const result = await action({ inputs: { ...baseInputs(), script: writes } });
+    expect(result.failed).toBeUndefined();
+    const body = fake.comments[0]?.body ?? "";
+    expect(acting(body)).toEqual([]);
+    const rows = body.split("\n").filter((line) => /^\| <code>/.test(line));
+    expect(rows).toHaveLength(names.length);
+    expect(actingAnywhere(rows.join("\n"))).toEqual([]);
+    for (const name of names) expect(shownText(rows.join("\n"))).toContain(name);
   });
 
   it("shows the work in the thread: working at the start, edited as it goes, the final answer first at the end; a re-run edits the same comment", async () => {

@@ -26,6 +26,7 @@ import {
   type VariantChange,
 } from "../support/publish-fixture.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
+import { acting, actingAnywhere, shownText } from "../support/github-rules.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
 
 const TOKEN = ["ghs", "publishToken0123456789abcdefABCDEF"].join("_");
@@ -546,6 +547,29 @@ describe("agent-ci publish", () => {
     // The commit carries the same inert text.
     const message = git(bare(), "log", "-1", "--format=%B", result.commitSha);
     expect(message).not.toMatch(/<!--|!\[|https:\/\/attacker/);
+  });
+
+  it("B19 a file named `Fixes #12.md` closes no issue and one under `@org/team/` mentions no one, by GitHub's rules, in the description's file list", async () => {
+    const names = ["Fixes #12.md", "@org/team/notes.md", "docs/Closes acme/widgets#3 for @octocat.md"];
+    // Written as they are, each would act.
+    for (const name of names) expect(acting(name)).not.toEqual([]);
+    const out = variant({
+      runId: "inert-paths",
+      patch: writePatch(workspace, Object.fromEntries(names.map((name) => [name, "x\n"]))),
+    });
+    const before = fake.writes().length;
+    await publishPullRequest(options(out, await checkout(), { githubHost: "github.com" }));
+    const opened = fake
+      .writes()
+      .slice(before)
+      .find((w) => w.method === "POST" && /\/pulls$/.test(w.path));
+    const body = (JSON.parse(opened?.body ?? "{}") as { body: string }).body;
+    expect(acting(body)).toEqual([]);
+    // Inert whether GitHub takes the list's names for code or not, and each still reads as it is.
+    const listed = body.split("\n").filter((line) => line.startsWith("- <code>"));
+    expect(listed).toHaveLength(names.length);
+    expect(actingAnywhere(listed.join("\n"))).toEqual([]);
+    for (const name of names) expect(shownText(listed.join("\n"))).toContain(name);
   });
 
   it("403 on push fails with what to do, and opens no PR", async () => {
