@@ -96,8 +96,11 @@ export async function runVerify(options: {
     before: (file) => (changed.has(file) ? Promise.resolve(before.get(file)) : after(file)),
     after,
   });
+  // Quoted: a path is the patch's, and may hold a newline.
   if (changedInputs.length)
-    options.log(`verify: the patch changes what the command runs: ${changedInputs.join(", ")}`);
+    options.log(
+      `verify: the patch changes what the command runs: ${changedInputs.map((i) => JSON.stringify(i)).join(", ")}`,
+    );
   const res = await sandbox.exec({ script: command, timeoutMs: VERIFY_TIMEOUT_MS, signal: options.signal });
   const output = Buffer.concat([res.stdout, res.stderr]).toString("utf8");
   return {
