@@ -6,6 +6,7 @@
 // calls → smaller patch (changed lines) → fewer turns; a tie keeps the earlier attempt. An attempt that rewrote
 // `"test"` to `exit 0` is never preferred to one that passed the project's own test. Without --verify: the
 // smallest non-empty patch, and the choice says it was not verified.
+import { oneLine, stripControl } from "../../report/format.js";
 
 export interface AttemptFacts {
   attempt: number;
@@ -27,10 +28,13 @@ export interface AttemptChoice {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-/** " with a patch that changes what verify runs (…)", or "" when it changed none of it. */
+/**
+ * " with a patch that changes what verify runs (…)", or "" when it changed none of it. The names are the
+ * patch's paths, on one line here: the reason is printed as a log line.
+ */
 const changesVerify = (a: AttemptFacts) =>
   a.verifyInputsChanged.length
-    ? ` with a patch that changes what verify runs (${a.verifyInputsChanged.join(", ")})`
+    ? ` with a patch that changes what verify runs (${a.verifyInputsChanged.map((i) => oneLine(stripControl(i))).join(", ")})`
     : "";
 
 /** The criteria in order: the key (smaller wins) and how a difference reads in the reason. */

@@ -40,6 +40,14 @@ describe("chooseAttempt", () => {
         "attempt 2 passed verify: attempt 1 passed only with a patch that changes what verify runs (package.json scripts.test)",
       verified: true,
     });
+    // The names are the patch's paths: the reason (a log line too) keeps them on one line.
+    const newline = chooseAttempt(
+      [attempt(1, { verifyInputsChanged: ["a\n::error::b/conftest.py"] }), attempt(2)],
+      true,
+    );
+    expect(newline.reason).toBe(
+      "attempt 2 passed verify: attempt 1 passed only with a patch that changes what verify runs (a ::error::b/conftest.py)",
+    );
     // Alone, or against failures, it is still the best there is, and the reason says what it changed.
     const alone = chooseAttempt([attempt(1, rewritesTest), attempt(2, { verify: "failed" })], true);
     expect(alone).toEqual({
