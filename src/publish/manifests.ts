@@ -1,15 +1,17 @@
 // The files and settings that make a package manager or a build tool run a program, read as the tool reads
 // them, for the publish gate: it compares what the tool would read on both sides of the patch (findings.ts),
 // never the patch's lines, so an escape (`"post\u0069nstall"`), a key split from its colon, a reformatted file
-// or a duplicate key that overrides an earlier one is read for what it means.
+// or a duplicate key that overrides an earlier one is read for what it means. Each file but yarn 1's .yarnrc is
+// parsed by a library: JSON.parse, `ini` (npm's own), `yaml`, smol-toml (TOML 1.0).
 //
 // Covered: npm, pnpm, yarn and bun (package.json's scripts and the settings that let install scripts run,
 // .npmrc, .yarnrc.yml, .yarnrc, pnpm-workspace.yaml, pnpm's and yarn's code files and pnpm's other manifests,
 // node-gyp's binding.gyp), Cargo (build.rs, package.build, .cargo/config) and pip (setup.py, pyproject.toml's
 // [build-system]). docs/publishing.md says which managers and tools are not.
+import { parse as parseIni } from "ini";
+import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
 import type { FindingKind } from "./options.js";
-import { tomlEntries } from "./toml-keys.js";
 
 /**
  * The scripts of package.json a package manager runs by itself on install, pack and publish:
@@ -123,39 +125,8 @@ function packageJson(text: string): Setting[] | undefined {
 }
 
 /**
- * An .npmrc value or key as the `ini` package npm reads it with decodes it: trimmed; a quoted one unquoted
- * (a double-quoted one through JSON.parse, so `"script\u002dshell"` is `script-shell`); otherwise cut at an
- * unescaped `;` or `#`, with `\;`, `\#` and `\\` unescaped.
- */
-function iniText(raw: string): string {
-  const value = raw.trim();
-  const quoted =
-    (value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"));
-  if (quoted) {
-    const inner = value.startsWith("'") ? value.slice(1, -1) : value;
-    try {
-      return String(JSON.parse(inner));
-    } catch {
-      return inner;
-    }
-  }
-  let out = "";
-  let escaped = false;
-  for (const c of value) {
-    if (escaped) {
-      out += "\\;#".includes(c) ? c : `\\${c}`;
-      escaped = false;
-    } else if (c === ";" || c === "#") break;
-    else if (c === "\\") escaped = true;
-    else out += c;
-  }
-  return (escaped ? `${out}\\` : out).trim();
-}
-
-/**
  * npm's settings that name a program it runs (node-gyp, script-shell, git, shell, node-options, onload-script,
- * init-module) and pnpm's that name its hooks file (pnpmfile, global-pnpmfile). A key holding `${…}` is read
- * too: npm replaces environment variables in keys (`${UNSET?}script-shell` is script-shell).
+ * init-module) and pnpm's that name its hooks file (pnpmfile, global-pnpmfile).
  */
 const NPMRC_SETTINGS = new Set([
   "node-gyp",
@@ -169,22 +140,43 @@ const NPMRC_SETTINGS = new Set([
   "global-pnpmfile",
 ]);
 
+/**
+ * The setting an .npmrc key (as `ini` decodes it) may be, or undefined when it is none of NPMRC_SETTINGS. npm's
+ * config loader (@npmcli/config, loadObject) replaces environment variables in each key before it reads it
+ * (`${VAR}`, and `${VAR?}`, empty when unset: `${UNSET?}script-shell` is script-shell); the gate cannot know
+ * the environment npm will run in, so a key holding `${` may be any setting and is one of interest. Read wider
+ * than npm: any case, `_` for `-`.
+ */
+function npmrcSetting(key: string): string | undefined {
+  const name = key.toLowerCase().replace(/_/g, "-");
+  return NPMRC_SETTINGS.has(name) || key.includes("${") ? name : undefined;
+}
+
+/**
+ * .npmrc through `ini`'s parse, as npm's config loader calls it (quotes, `;` and `#` comments, `key[]` arrays,
+ * `[section]` tables). npm reads the top level; the gate reads the sections' keys too, each setting's value
+ * the list of where it is (top level or a section) and what (a section as `{}`, which no value is), so a
+ * setting moved from a section to the top level is a change.
+ */
 function npmrc(text: string): Setting[] {
-  const values = new Map<string, string>();
-  for (const line of text.split(/[\r\n]+/)) {
-    // ini's grammar: comments and [sections] aside, a key is everything before the first `=`.
-    if (/^\s*(?:[;#]|$)/.test(line) || /^\[[^\]]*\]\s*$/.test(line)) continue;
-    const equals = line.indexOf("=");
-    if (equals === 0) continue;
-    const key = iniText(equals < 0 ? line : line.slice(0, equals));
-    const value = equals < 0 ? "true" : iniText(line.slice(equals + 1));
-    // Read wider than npm: any case, `_` for `-`, `key[]` (an array) for key.
-    const name = key.replace(/\[\]$/, "").toLowerCase().replace(/_/g, "-");
-    if (!NPMRC_SETTINGS.has(name) && !name.includes("${")) continue;
-    const earlier = key.endsWith("[]") ? values.get(name) : undefined;
-    values.set(name, earlier === undefined ? value : `${earlier}\n${value}`);
+  const found = new Map<string, unknown[]>();
+  const tables: Array<{ nested: boolean; table: Record<string, unknown> }> = [
+    { nested: false, table: parseIni(text) },
+  ];
+  for (let i = 0; i < tables.length; i++) {
+    const next = tables[i] as (typeof tables)[number];
+    for (const [key, value] of Object.entries(next.table)) {
+      const name = npmrcSetting(key);
+      const section = isObject(value);
+      if (name !== undefined) {
+        const places = found.get(name) ?? [];
+        places.push([next.nested ? "section" : "top", section ? {} : value]);
+        found.set(name, places);
+      }
+      if (section) tables.push({ nested: true, table: value });
+    }
   }
-  return [...values].map(([name, value]) => ({ name, value: json(value), kind: "lifecycle_script" }));
+  return [...found].map(([name, places]) => ({ name, value: json(places), kind: "lifecycle_script" }));
 }
 
 /** yarn 1's .yarnrc: a key (quoted with JSON escapes, or bare) and its value, one a line. */
@@ -243,12 +235,56 @@ function yamlSettings(names: readonly string[]): (text: string) => Setting[] | u
   };
 }
 
-/** The TOML keys under `prefix` (a table, or one key), each with its value's text. */
-function tomlSettings(prefixes: ReadonlyArray<readonly string[]>): (text: string) => Setting[] | undefined {
-  return (text) =>
-    tomlEntries(text)
-      ?.filter((entry) => prefixes.some((prefix) => prefix.every((part, i) => entry.path[i] === part)))
-      .map((entry) => ({ name: entry.path.join("."), value: entry.value, kind: "lifecycle_script" }));
+/**
+ * A TOML value in a form two values share only when they are equal: a string as itself, anything else as its
+ * type and contents (so a date never equals the string of its digits, nor an integer a float), a table's keys
+ * sorted, so a table laid out anew or in another order is the same table.
+ */
+function tomlValue(value: unknown): unknown {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return ["array", value.map(tomlValue)];
+  if (value instanceof Date) return ["datetime", value.toISOString()];
+  if (isObject(value))
+    return [
+      "table",
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, tomlValue(value[key])]),
+    ];
+  return [typeof value, String(value)];
+}
+
+/**
+ * The values at `paths` of a TOML file parsed with smol-toml (TOML 1.0, as pip's tomllib and Cargo's toml read
+ * it: escapes, dotted keys, a table written anywhere in the file): a table's keys one by one, another value as
+ * one setting. Undefined when the file does not parse, or a table nests too deep to compare.
+ */
+function tomlSettings(paths: ReadonlyArray<readonly string[]>): (text: string) => Setting[] | undefined {
+  return (text) => {
+    try {
+      const doc = parseToml(text, { integersAsBigInt: true });
+      const settings: Setting[] = [];
+      for (const path of paths) {
+        let value: unknown = doc;
+        for (const part of path)
+          value =
+            isObject(value) && !(value instanceof Date) && Object.hasOwn(value, part)
+              ? value[part]
+              : undefined;
+        if (value === undefined) continue;
+        const name = path.join(".");
+        const entries =
+          isObject(value) && !(value instanceof Date)
+            ? Object.entries(value).map(([key, v]) => [`${name}.${key}`, v] as const)
+            : [[name, value] as const];
+        for (const [key, v] of entries)
+          settings.push({ name: key, value: JSON.stringify(tomlValue(v)), kind: "lifecycle_script" });
+      }
+      return settings;
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 const setting = (file: string, effect: string) => (s: Setting) =>

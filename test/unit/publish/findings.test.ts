@@ -289,6 +289,11 @@ describe("the gate reads each file as its package manager or build tool does, on
         `${project.replace("1.0", "1.1")}\n[build-system]\nbuild-backend = "setuptools.build_meta" # the default\nrequires = ["setuptools>=61"]\n`,
         [],
       ],
+      // The same values in other spellings (literal strings, an inline table): the table pip reads is the same.
+      [
+        `build-system = { requires = ['setuptools>=61'], "build-backend" = '''setuptools.build_meta''' }\n${project}`,
+        [],
+      ],
     ];
     for (const [after, expected] of cases) {
       expect(pipBuildSystem(after) !== pipBuildSystem(base["pyproject.toml"]), after).toBe(
