@@ -154,11 +154,12 @@ function npmrcSetting(key: string): string | undefined {
 
 /**
  * .npmrc through `ini`'s parse, as npm's config loader calls it (quotes, `;` and `#` comments, `key[]` arrays,
- * `[section]` tables). npm reads the top level; the gate reads the sections' keys too, each setting's value
- * the list of where it is (top level or a section) and what (a section as `{}`, which no value is), so a
- * setting moved from a section to the top level is a change.
+ * `[section]` tables), up to INI_TOML_MAX_CHARS. npm reads the top level; the gate reads the sections' keys
+ * too, each setting's value the list of where it is (top level or a section) and what (a section as `{}`,
+ * which no value is), so a setting moved from a section to the top level is a change.
  */
-function npmrc(text: string): Setting[] {
+function npmrc(text: string): Setting[] | undefined {
+  if (text.length > INI_TOML_MAX_CHARS) return undefined;
   const found = new Map<string, unknown[]>();
   const tables: Array<{ nested: boolean; table: Record<string, unknown> }> = [
     { nested: false, table: parseIni(text) },
@@ -205,6 +206,17 @@ function yarnrc(text: string): Setting[] {
  * does not read, so a finding.
  */
 export const YAML_MAX_CHARS = 64 * 1024;
+
+/**
+ * ini and TOML settings files are read up to this size: `ini` and smol-toml take seconds a megabyte on some
+ * texts (8 MiB of `[s1.x]` section headers: 15 s in ini, 10 s in smol-toml here, twice that for 16 MiB), and
+ * .npmrc, pyproject.toml and Cargo.toml are a few kilobytes long; a larger one is a finding.
+ */
+export const INI_TOML_MAX_CHARS = 1024 * 1024;
+
+/** A size limit as the findings say it. */
+const sizeText = (chars: number): string =>
+  chars >= 1024 * 1024 ? `${chars / (1024 * 1024)} MiB` : `${chars / 1024} KiB`;
 
 /**
  * A YAML file's top-level keys of interest; undefined when it does not parse (duplicate keys included) or is
@@ -257,10 +269,12 @@ function tomlValue(value: unknown): unknown {
 /**
  * The values at `paths` of a TOML file parsed with smol-toml (TOML 1.0, as pip's tomllib and Cargo's toml read
  * it: escapes, dotted keys, a table written anywhere in the file): a table's keys one by one, another value as
- * one setting. Undefined when the file does not parse, or a table nests too deep to compare.
+ * one setting. Undefined when the file does not parse, is over INI_TOML_MAX_CHARS, or a table nests too deep
+ * to compare.
  */
 function tomlSettings(paths: ReadonlyArray<readonly string[]>): (text: string) => Setting[] | undefined {
   return (text) => {
+    if (text.length > INI_TOML_MAX_CHARS) return undefined;
     try {
       const doc = parseToml(text, { integersAsBigInt: true });
       const settings: Setting[] = [];
@@ -306,13 +320,13 @@ export const SETTINGS_FILES: readonly SettingsFile[] = [
   },
   {
     path: /(?:^|\/)\.npmrc$/,
-    readAs: "ini, as npm and pnpm read it",
+    readAs: `ini of at most ${sizeText(INI_TOML_MAX_CHARS)}, as npm and pnpm read it`,
     read: npmrc,
     describe: setting(".npmrc", "npm or pnpm runs the program it names"),
   },
   {
     path: /(?:^|\/)\.yarnrc\.yml$/,
-    readAs: "YAML of at most 64 KiB, as yarn reads it",
+    readAs: `YAML of at most ${sizeText(YAML_MAX_CHARS)}, as yarn reads it`,
     read: yamlSettings(["yarnPath", "plugins", "injectEnvironmentFiles"]),
     describe: setting(".yarnrc.yml", "yarn runs the code it names"),
   },
@@ -324,7 +338,7 @@ export const SETTINGS_FILES: readonly SettingsFile[] = [
   },
   {
     path: /(?:^|\/)pnpm-workspace\.yaml$/,
-    readAs: "YAML of at most 64 KiB, as pnpm reads it",
+    readAs: `YAML of at most ${sizeText(YAML_MAX_CHARS)}, as pnpm reads it`,
     read: yamlSettings(PNPM_SETTINGS),
     describe: setting(
       "pnpm-workspace.yaml",
@@ -333,13 +347,13 @@ export const SETTINGS_FILES: readonly SettingsFile[] = [
   },
   {
     path: /(?:^|\/)pyproject\.toml$/,
-    readAs: "TOML, as pip reads it",
+    readAs: `TOML of at most ${sizeText(INI_TOML_MAX_CHARS)}, as pip reads it`,
     read: tomlSettings([["build-system"]]),
     describe: setting("pyproject.toml", "[build-system]: pip installs and runs the build backend it names"),
   },
   {
     path: /(?:^|\/)Cargo\.toml$/,
-    readAs: "TOML, as Cargo reads it",
+    readAs: `TOML of at most ${sizeText(INI_TOML_MAX_CHARS)}, as Cargo reads it`,
     read: tomlSettings([
       ["package", "build"],
       ["project", "build"],

@@ -10,6 +10,7 @@ import { renderMarkdown } from "../../src/report/markdown.js";
 import { neutralizeGitHubText } from "../../src/report/github-text.js";
 import { WorkflowLog } from "../../src/github/workflow-log.js";
 import { gateFindings } from "../../src/publish/findings.js";
+import { INI_TOML_MAX_CHARS, YAML_MAX_CHARS } from "../../src/publish/manifests.js";
 import { createRedactor } from "../../src/report/redact.js";
 import { parseReport, RESULT_PREVIEW_MAX_CHARS, TURN_TEXT_MAX_CHARS } from "../../src/report/schema.js";
 import { describeIgnored, parseSettingsFile } from "../../src/policy/index.js";
@@ -162,15 +163,21 @@ export const CASES: Record<string, (text: string) => Promise<number> | number> =
     const input = parseSettingsFile({ [text]: 1, permissions: { [text]: 1, ...perLine } }, source);
     return describeIgnored(input.unusedKeys?.[0] ?? { source: "", reason: "" }).length;
   },
-  // Each settings file the gate reads as its tool does (manifests.ts), the text on the patch's new side.
+  // Each settings file the gate reads as its tool does (manifests.ts), the text on the patch's new side: all of
+  // it, and as much of it as the gate parses (the rest is over the size limit, a finding unread).
   ...Object.fromEntries(
     [".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", "pyproject.toml", "Cargo.toml"].map(
       (name) => [
         `publish gate's reading of ${name}`,
         async (text: string) => {
           const patch = `diff --git a/${name} b/${name}\n--- a/${name}\n+++ b/${name}\n@@ -0,0 +1 @@\n+x\n`;
-          return (await gateFindings(bigReport("x"), patch, { maxBinaryBytes: 1024, sides: textSides(text) }))
-            .length;
+          const limit = /\.ya?ml$/.test(name) ? YAML_MAX_CHARS : INI_TOML_MAX_CHARS;
+          let found = 0;
+          for (const side of [text, text.slice(0, limit)])
+            found += (
+              await gateFindings(bigReport("x"), patch, { maxBinaryBytes: 1024, sides: textSides(side) })
+            ).length;
+          return found;
         },
       ],
     ),

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FINDING_KINDS, gateFindings, parseFindingKinds } from "../../../src/publish/findings.js";
+import { INI_TOML_MAX_CHARS, YAML_MAX_CHARS } from "../../../src/publish/manifests.js";
 import type { PatchSides } from "../../../src/publish/patch-sides.js";
 import { summarizePatch, type RunReport } from "../../../src/report/index.js";
 import { smallFixReport } from "../report/support/report-builders.js";
@@ -300,6 +301,32 @@ describe("the gate reads each file as its package manager or build tool does, on
         expected.length > 0,
       );
       expect(await findChange(base, { "pyproject.toml": after }), after).toEqual(expected);
+    }
+  });
+
+  it("B13 a settings file over the size the gate parses (ini and TOML 1 MiB, YAML 64 KiB) is a finding; one within it is read", async () => {
+    // One comment line of `chars` characters, newline included: no setting in it.
+    const comment = (chars: number) => `#${"x".repeat(chars - 2)}\n`;
+    const limits: Array<[string, number]> = [
+      [".npmrc", INI_TOML_MAX_CHARS],
+      ["pyproject.toml", INI_TOML_MAX_CHARS],
+      ["Cargo.toml", INI_TOML_MAX_CHARS],
+      [".yarnrc.yml", YAML_MAX_CHARS],
+    ];
+    for (const [file, limit] of limits) {
+      // The file on the patched side, over a patch that adds one line of it.
+      const patch = added(file, ["#x"]);
+      const read = (text: string) =>
+        gateFindings(reportFor(patch), patch, { maxBinaryBytes: 1024, sides: textSides(text) });
+      expect(await read(comment(limit)), file).toEqual([]);
+      expect(await read(comment(limit + 1)), file).toEqual([
+        {
+          kind: "lifecycle_script",
+          file,
+          line: 1,
+          detail: expect.stringMatching(/ does not parse \(\w+ of at most (?:1 MiB|64 KiB), as /),
+        },
+      ]);
     }
   });
 
