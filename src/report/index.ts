@@ -7,6 +7,7 @@ export {
   EXIT_REASONS,
   OUTCOMES,
   RUN_PHASES,
+  NODE_SOURCES,
   Hardening,
   RunReport,
   ReportSchemaError,

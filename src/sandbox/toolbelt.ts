@@ -4,6 +4,8 @@
 // tag), copied into a named volume (the engine copies an image's content into an empty volume on first
 // mount; Docker and Podman alike) and mounted read-only at /opt/agent-ci. No host path is mounted, so
 // remote engines and Docker Desktop work the same.
+import fs from "node:fs";
+import path from "node:path";
 import type Docker from "dockerode";
 import { withTimeout } from "./engine.js";
 import type { Ulimit } from "./engine-profile.js";
@@ -15,6 +17,7 @@ import {
   ensureBuilt,
   folderFiles,
   packagePath,
+  pinnedArg,
   recipeTag,
 } from "./image.js";
 import { EngineError } from "./sandbox.js";
@@ -28,6 +31,14 @@ const TOOLBELT_REPOSITORY = "agent-ci-toolbelt";
 const VOLUME_LABEL = "agent-ci.toolbelt";
 /** Where the toolbelt stands when a run's PATH is composed; the image's own programs come first for Bash. */
 export const FALLBACK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/**
+ * The toolbelt's Node.js version (toolbelt/Dockerfile's NODE_VERSION): the default image's `node` is a link to
+ * it, so it is also the version the default image's own Node.js has.
+ */
+export function toolbeltNodeVersion(): string {
+  return pinnedArg(fs.readFileSync(path.join(packagePath("toolbelt"), "Dockerfile"), "utf8"), "NODE_VERSION");
+}
 
 /** The engine's own architecture's toolbelt, or (`architecture`) one for images of another, built under emulation. */
 export function toolbeltRecipe(architecture?: string): BuildRecipe {
