@@ -73,6 +73,7 @@ type RunFlags = Omit<
   | "projectId"
   | "awsCredentials"
   | "googleAccessToken"
+  | "runnerNodeVersion"
 > & {
   /** --task review: the commit the change is reviewed against, and its head. */
   base?: string;
@@ -116,6 +117,7 @@ export const RUN_HELP_GROUPS: Record<string, readonly string[]> = {
     "--image",
     "--image-registry",
     "--runtime",
+    "--node-version",
     "--memory",
     "--cpus",
     "--workspace-size",
@@ -477,6 +479,10 @@ export function buildProgram(): Command {
     .option(
       "--runtime <name>",
       "OCI runtime of the sandbox's container, as the engine registers it (runsc: gVisor; default: the engine's)",
+    )
+    .option(
+      "--node-version <version>",
+      "the Bash tool's Node.js on any image (20, v20.11.1, >=18, lts/*, system: the image's own); default: the project's pin",
     )
     .addOption(
       new Option(

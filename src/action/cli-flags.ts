@@ -41,6 +41,7 @@ export const INPUT_FLAGS: Record<InputName, InputCounterpart> = {
   image: ["--image"],
   image_registry: ["--image-registry"],
   runtime: ["--runtime"],
+  node_version: ["--node-version"],
   network: ["--network"],
   allowed_domains: ["--allow-domain"],
   setup_allowed_domains: ["--setup-allow-domain"],

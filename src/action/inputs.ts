@@ -10,6 +10,7 @@ import { PERMISSION_MODES } from "../policy/schema.js";
 import { crossFieldProblems, NETWORK_POLICIES, TASKS, type ConfigFace } from "../runner/config.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
+import { NodeSpecError, parseNodeSpec } from "../sandbox/node/resolve.js";
 import { splitList, unexpanded } from "../github/inputs.js";
 import { parseClaudeArgs } from "./claude-args.js";
 
@@ -58,6 +59,7 @@ export const INPUT_DEFAULTS = {
   image: "",
   image_registry: "",
   runtime: "",
+  node_version: "",
   network: "none",
   allowed_domains: "",
   setup_allowed_domains: "",
@@ -241,6 +243,17 @@ export const ActionInputs = z
     image: optionalText,
     image_registry: optionalText,
     runtime: optionalText,
+    node_version: optionalText.transform((v, ctx) => {
+      if (v === undefined) return v;
+      try {
+        parseNodeSpec(v);
+      } catch (e) {
+        if (!(e instanceof NodeSpecError)) throw e;
+        ctx.addIssue({ code: "custom", message: `node_version: ${e.message}` });
+        return z.NEVER;
+      }
+      return v;
+    }),
     network: oneOf("network", NETWORK_POLICIES),
     allowed_domains: list.transform((entries, ctx) => {
       try {

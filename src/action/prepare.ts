@@ -28,6 +28,7 @@ import { actionMemory } from "./project-memory.js";
 import { baseHookScripts } from "./hook-scripts.js";
 import { REVIEW_TASK } from "../review/task.js";
 import type { TriggerRecord } from "./summary.js";
+import { pathNodeVersion } from "../sandbox/node/runner-node.js";
 
 export type Prepared =
   | { kind: "skip"; reason: string; trigger: TriggerRecord }
@@ -261,6 +262,8 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       repo: `${ctx.owner}/${ctx.repo}`,
       resume,
       pullRequestHead: base !== undefined,
+      // The job's Node.js, not this process's: the Action runs on the runner's own bundled Node.js.
+      runnerNodeVersion: inputs.node_version ? undefined : pathNodeVersion(options.env.PATH),
     }),
   );
   return { kind: "run", config, event, trigger: record(ctx, event, `ran: ${admitted.why}`, built), notes };

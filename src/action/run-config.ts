@@ -46,6 +46,8 @@ export interface RunConfigParts {
   resume?: string;
   /** The workspace may be a pull request's head (`pullRequestBase`): its commit messages are its author's. */
   pullRequestHead?: boolean;
+  /** The version of the `node` on the step's PATH: the Node.js the job set up (sandbox/node/runner-node.ts). */
+  runnerNodeVersion?: string;
 }
 
 /**
@@ -110,6 +112,8 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     image: inputs.image,
     imageRegistry: inputs.image_registry,
     runtime: inputs.runtime,
+    nodeVersion: inputs.node_version,
+    runnerNodeVersion: parts.runnerNodeVersion,
     network: inputs.network,
     allowDomain: inputs.allowed_domains,
     setupAllowDomain: inputs.setup_allowed_domains,

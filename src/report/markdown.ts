@@ -607,6 +607,11 @@ function runDetails(report: RunReport): string {
         .join(", ") || "none";
     if (tools.length)
       lines.push(`  - tools from the image: ${from("image")}; from agent-ci's toolbelt: ${from("agent-ci")}`);
+    const node = report.image.node;
+    if (node?.mounted && node.version)
+      lines.push(
+        `  - Node.js ${markdownCode(node.version, 20)}${node.npm ? ` with npm ${markdownCode(node.npm, 20)}` : ""}, the official build: ${plain(node.source === "option" ? "the run's option" : node.source === "runner" ? "the Node.js the job set up" : `the workspace's ${node.file ?? node.source}`, 60)} says ${markdownCode(node.spec ?? "", 64)}`,
+      );
   }
   const hardening = report.hardening;
   if (hardening) {

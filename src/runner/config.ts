@@ -8,6 +8,7 @@ import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { CLOUD_CREDENTIAL_FILE_VARIABLES } from "../sandbox/credential-files.js";
 import { EGRESS_PRESET_NAMES, type EgressOptions, egressOptions } from "../sandbox/egress/allowlist.js";
+import { NodeSpecError, parseNodeSpec } from "../sandbox/node/resolve.js";
 import { DEFAULT_MODEL, DEFAULT_SMALL_FAST_MODEL, resolveModelAlias } from "./model/pricing.js";
 import { modelProvider, PROVIDERS, providerProblems } from "./model/providers.js";
 import { anthropicCredential, NO_ANTHROPIC_CREDENTIAL } from "./model/credentials.js";
@@ -217,6 +218,20 @@ export const RunConfig = z
     runtime: OciRuntime.optional().describe(
       "The OCI runtime the run's container starts under (e.g. runsc for gVisor); default: the engine's",
     ),
+    nodeVersion: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The Node.js the Bash tool's node, npm and npx are, on any image: a version, a range or an alias (20, v20.11.1, >=18, lts/*, lts/iron, node), or system for the image's own; default: on the default image, the project's pin (.nvmrc, .node-version, .tool-versions, package.json volta.node)",
+      ),
+    runnerNodeVersion: z
+      .string()
+      .regex(/^v\d+\.\d+\.\d+$/)
+      .optional()
+      .describe(
+        "The Action: the version of the node on the step's PATH (what the job set up), used on the default image when the project pins none",
+      ),
     network: z.enum(NETWORK_POLICIES).default("none"),
     setup: z.array(z.string().min(1)).default([]),
     setupAllowDomain: z
@@ -399,6 +414,14 @@ export const RunConfig = z
       ctx.addIssue({ code: "custom", message: "--compact-at must be below --context-window" });
     }
     for (const message of crossFieldProblems(c, CLI_FACE)) ctx.addIssue({ code: "custom", message });
+    if (c.nodeVersion !== undefined) {
+      try {
+        parseNodeSpec(c.nodeVersion);
+      } catch (e) {
+        if (!(e instanceof NodeSpecError)) throw e;
+        ctx.addIssue({ code: "custom", message: `--node-version ${e.message}` });
+      }
+    }
     if (c.caCert !== undefined) {
       try {
         readCaCert(c.caCert);

@@ -356,6 +356,7 @@ async function verifyPatch(
       runId: ctx.runId,
       config,
       imageName: sandbox.image.name,
+      node: sandbox.node,
       patch: patch.bytes,
       log,
       signal: cancel,

@@ -51,6 +51,8 @@ import type { RunPhaseName } from "../report/index.js";
 import { RunObjects } from "./run-objects.js";
 import { EngineError, type Sandbox, SandboxFsError, WORKSPACE_ROOT } from "./sandbox.js";
 import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
+import type { NodeChoice } from "./node/choose.js";
+import { ensureNodeVolume, NODE_BIN, NODE_DIR, NODE_MANIFEST, type NodeVolume } from "./node/volume.js";
 import { copyIn, type CopyTarget } from "./copy-in.js";
 import { oneShotExec } from "./exec.js";
 
@@ -123,6 +125,13 @@ class PhaseClock {
   }
 }
 
+/** The run's Node.js as the sandbox has it: the choice, and the npm beside it where the official build is mounted. */
+export interface NodeInSandbox extends NodeChoice {
+  npm?: string;
+  /** The engine's volume that holds it (mounted ones only). */
+  volume?: string;
+}
+
 /** Where the tools of a run are found: which of the programs agent-ci's tools need the image has itself. */
 export interface ToolSource {
   name: string;
@@ -154,6 +163,8 @@ export interface SandboxParts {
   copiedBy: "copier" | "stream";
   hardening: Hardening;
   tools: ToolSource[];
+  /** The Bash tool's Node.js and why (undefined: a user image's own, which no option changed). */
+  node: NodeInSandbox | undefined;
   /** The cgroup's OOM-kill count at the start (undefined: the engine does not expose it). */
   oomKills: number | undefined;
   /** The assembly's steps; complete when the sandbox is handed out. */
@@ -257,6 +268,7 @@ async function checkContainer(
     readOomKills(async (request) => (await probe(link, commands, request)).stdout),
     findTools(link, commands),
     refreshWorkspaceIndex(link, commands, copy, options),
+    made.node && checkNode(link, commands, made.node),
   ]);
   if (egress) hardening.egressRuntime = egressRuntime;
   return { hardening, oomKills, tools };
@@ -349,9 +361,11 @@ function commandSettings(
   image: ResolvedImage,
   profile: EngineProfile,
   egress: EgressSidecar | undefined,
+  node: NodeInSandbox | undefined,
 ): CommandSettings {
   return {
     imageEnv: image.env,
+    ...(node?.volume ? { nodeBin: NODE_BIN } : {}),
     safeDirectory: profile.workspaceNotAgents || Boolean(options.readOnlyWorkspace),
     passEnv: options.env,
     caCert: Boolean(options.caCertPem || egress?.interceptionCaPem),
@@ -375,14 +389,15 @@ export async function assembleSandbox<S extends Assembled>(
   const profile = engine.profile;
   const objects = new RunObjects(docker, options.runId);
   try {
-    const made = await clock.run("container", () =>
-      createContainer(docker, objects, options, profile, image, toolbelt),
-    );
+    const made = await clock.run("container", async () => {
+      const node = await projectNode(docker, options, image, toolbelt, profile);
+      return createContainer(docker, objects, options, profile, image, toolbelt, node);
+    });
     const { container } = made;
     const egress = await clock.run("start", () => startContainer(docker, made, options));
     const link = helperLink(docker, made, options, image, emulated);
     objects.closeWithRun(link);
-    const commands = commandSettings(options, image, profile, egress);
+    const commands = commandSettings(options, image, profile, egress, made.node);
     const { copy, copiedBy } = await clock.run("copy-in", () =>
       copyWorkspaceIn(
         { docker, container, objects, options, profile, image: image.name, toolbelt },
@@ -405,6 +420,7 @@ export async function assembleSandbox<S extends Assembled>(
       copy,
       copiedBy,
       ...checked,
+      node: made.node ?? options.node,
       phases: clock.phases,
     };
     const sandbox = build(record.parts);
@@ -418,6 +434,47 @@ export async function assembleSandbox<S extends Assembled>(
     await Promise.all([objects.remove(), reaping]);
     throw e;
   }
+}
+
+/**
+ * The project's Node.js where the run asked for an official build (`options.node` mounted): its volume for
+ * the image's architecture, filled from the npm registry on first use. Undefined: the image's own runs.
+ */
+async function projectNode(
+  docker: Docker,
+  options: DockerSandboxOptions,
+  image: ResolvedImage,
+  toolbelt: string,
+  profile: EngineProfile,
+): Promise<NodeInSandbox | undefined> {
+  const choice = options.node;
+  if (!choice?.mounted || !choice.version) return undefined;
+  const ready: NodeVolume = await ensureNodeVolume(docker, {
+    version: choice.version,
+    architecture: image.architecture,
+    image: image.name,
+    toolbeltVolume: toolbelt,
+    ulimits: containerUlimits(profile),
+    progress: options.progress,
+  });
+  return { ...choice, npm: ready.npm || undefined, volume: ready.volume };
+}
+
+/**
+ * The project's Node.js answers on the Bash tool's PATH as the version it was filled with: a volume whose fill
+ * was cut short, or a build that does not run in this image, ends the start here.
+ */
+async function checkNode(link: HelperLink, commands: CommandSettings, node: NodeInSandbox): Promise<void> {
+  const { header, stdout } = await probe(link, commands, {
+    script: `test -f ${NODE_DIR}/${NODE_MANIFEST} && node --version`,
+    cwd: "/",
+    timeoutMs: 60_000,
+  });
+  if (header.exitCode === 0 && stdout.trim() === `v${node.version}`) return;
+  throw new EngineError(
+    `Node.js ${node.version} from the volume ${node.volume} does not answer in this image (${stdout.trim() || `exit ${header.exitCode}`}): ` +
+      `a fill that was cut short, or a build this image cannot run; remove the volume (docker volume rm ${node.volume}) and run again, or run with --node-version system`,
+  );
 }
 
 /** The run's image and a toolbelt for its architecture, made ready together. */
@@ -460,9 +517,12 @@ async function createContainer(
   profile: EngineProfile,
   image: ResolvedImage,
   toolbelt: string,
+  node: NodeInSandbox | undefined,
 ): Promise<{
   container: Docker.Container;
   channel: HelperChannel | undefined;
+  /** The project's Node.js, where the run mounts one. */
+  node: NodeInSandbox | undefined;
   /** The hardening asked for, read back once the container runs. */
   requested: Docker.HostConfig;
   egress: Promise<EgressSidecar> | undefined;
@@ -502,7 +562,7 @@ async function createContainer(
     objects.addServiceHomeVolumes(options.services);
     await createServiceHomeVolumes(docker, options.runId, options.services);
   }
-  const spec = () => containerSpec(options, image.name, toolbelt, profile, channel);
+  const spec = () => containerSpec(options, image.name, toolbelt, profile, channel, node?.volume);
   const create = () => withTimeout("a container create", docker.createContainer(spec()));
   const container = await create().catch((e: unknown) => {
     // The engine does not see this host's files: no channel, the helper uses the exec stream.
@@ -512,7 +572,7 @@ async function createContainer(
     return create();
   });
   objects.addContainer(container);
-  return { container, channel, requested: spec().HostConfig ?? {}, egress, sidecarStarted };
+  return { container, channel, node, requested: spec().HostConfig ?? {}, egress, sidecarStarted };
 }
 
 /**
@@ -644,7 +704,8 @@ async function findTools(link: HelperLink, commands: CommandSettings): Promise<T
   for (const line of stdout.split("\n")) {
     const [name, where] = line.split("\t");
     if (!name || !where) continue;
-    tools.push({ name, from: where.startsWith(`${TOOLBELT_BIN}/`) ? "agent-ci" : "image", path: where });
+    const agentCis = where.startsWith(`${TOOLBELT_BIN}/`) || where.startsWith(`${NODE_BIN}/`);
+    tools.push({ name, from: agentCis ? "agent-ci" : "image", path: where });
   }
   return tools;
 }

@@ -55,6 +55,8 @@ const CA_ENV: Readonly<Record<string, string>> = {
 export interface CommandSettings {
   /** The image's environment (PATH among it): the Bash tool's scripts run in it. */
   imageEnv: Readonly<Record<string, string>>;
+  /** The project's Node.js (node/volume.ts): first on the PATH of the Bash tool's scripts. */
+  nodeBin?: string;
   /** /workspace is not the agent's own (plan mode, or an engine that gives it to the keeper). */
   safeDirectory: boolean;
   /** `--env NAME`: values passed through by name. */
@@ -68,7 +70,8 @@ export interface CommandSettings {
 /**
  * The environment of one command. agent-ci's own commands (argv) find the toolbelt first and get nothing
  * from the image's environment (an LD_PRELOAD there must not reach them); the Bash tool's scripts get the
- * image's environment and PATH, with the toolbelt last so the image's own git and bash win.
+ * image's environment and PATH, with the toolbelt last so the image's own git and bash win, and the project's
+ * Node.js (where the run mounted one) first, so its node, npm and npx win over the image's.
  */
 export function commandEnv(
   settings: CommandSettings,
@@ -76,7 +79,12 @@ export function commandEnv(
 ): Record<string, string> {
   const own = request.argv !== undefined;
   const imagePath = settings.imageEnv.PATH ?? FALLBACK_PATH;
-  const pathValue = own ? `${TOOLBELT_BIN}:${imagePath}` : `${imagePath}:${TOOLBELT_BIN}`;
+  const scriptPath = `${imagePath}:${TOOLBELT_BIN}`;
+  const pathValue = own
+    ? `${TOOLBELT_BIN}:${imagePath}`
+    : settings.nodeBin
+      ? `${settings.nodeBin}:${scriptPath}`
+      : scriptPath;
   return {
     ...(own ? {} : settings.imageEnv),
     ...BASE_ENV,

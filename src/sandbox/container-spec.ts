@@ -12,6 +12,8 @@ import { type EgressOptions, egressMount } from "./egress/sidecar.js";
 import { type EngineFacts, ownerLabels } from "./engine.js";
 import { containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
 import { hostPidsLimit, type LimitsInside, limitsInside } from "./hardening.js";
+import { NODE_DIR } from "./node/volume.js";
+import type { NodeChoice } from "./node/choose.js";
 import { containerName } from "./run-objects.js";
 import { serviceHomeMounts, serviceHomeVolumeMounts } from "./service.js";
 import { WORKSPACE_ROOT } from "./sandbox.js";
@@ -48,6 +50,11 @@ export interface DockerSandboxOptions {
   tmpSizeBytes?: number;
   /** Plan mode: the workspace is owned by root in the container, so nothing the agent runs can write it. */
   readOnlyWorkspace?: boolean;
+  /**
+   * The Node.js the Bash tool's node, npm and npx are (node/choose.ts, decided by the run): when `mounted`,
+   * the official build's volume goes first on their PATH. Default: the image's own.
+   */
+  node?: NodeChoice;
   /** Values passed through to commands by name (`--env NAME`). */
   env?: Record<string, string>;
   includeIgnored?: IncludeIgnored;
@@ -150,6 +157,7 @@ export function containerSpec(
   toolbeltVolume: string,
   profile: EngineProfile,
   channel: HelperChannel | undefined,
+  nodeVolume?: string,
 ): Docker.ContainerCreateOptions {
   const memory = options.memoryBytes ?? DEFAULTS.memoryBytes;
   const runtime = runtimeOf(options);
@@ -192,9 +200,12 @@ export function containerSpec(
             )
           : {}),
       },
-      // The toolbelt, read-only (filled already: the engine copies an image's content only into an empty volume).
+      // The toolbelt and the project's Node.js, read-only (filled already: the engine copies an image's content only into an empty volume).
       Mounts: [
         { Type: "volume", Source: toolbeltVolume, Target: TOOLBELT_DIR, ReadOnly: true },
+        ...(nodeVolume
+          ? [{ Type: "volume" as const, Source: nodeVolume, Target: NODE_DIR, ReadOnly: true }]
+          : []),
         ...(profile.workspaceVolume ? [workspaceMount(options.runId)] : []),
         ...(usesEgress(options) ? [egressMount(options.runId, true)] : []),
         ...(channel ? [channel.mount] : []),

@@ -10,6 +10,7 @@ import {
   assembleSandbox,
   EngineStart,
   type EngineStartOptions,
+  type NodeInSandbox,
   type PhaseTiming,
   type SandboxParts,
   type StartTimings,
@@ -64,6 +65,7 @@ export type { Hardening } from "./hardening.js";
 export { containerName, disposeAllSandboxes, runEngineObjects } from "./run-objects.js";
 export {
   SETUP_CALLER,
+  type NodeInSandbox,
   type PhaseTiming,
   type StartPhase,
   type StartTimings,
@@ -105,6 +107,8 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
   readonly hardening: Hardening;
   /** Which programs the image brings and which come from agent-ci's toolbelt. */
   readonly tools: ToolSource[];
+  /** The Bash tool's Node.js and why; undefined: a user image's own, which no option changed. */
+  readonly node: NodeInSandbox | undefined;
   /** Networks "allowlist" and "setup": the run's egress proxy and its ledger. */
   readonly egress: EgressSidecar | undefined;
   /** The assembly's steps with their timings. */
@@ -140,6 +144,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
     this.copiedBy = parts.copiedBy;
     this.hardening = parts.hardening;
     this.tools = parts.tools;
+    this.node = parts.node;
     this.egress = parts.egress;
     this.phases = parts.phases;
     this.container = parts.container;

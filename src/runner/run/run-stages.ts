@@ -13,6 +13,8 @@ import { describeIgnored } from "../../policy/workspace-trust.js";
 import { reviewJsonSchema } from "../../review/findings.js";
 import { reviewPrompt, reviewTarget } from "../../review/task.js";
 import { DockerSandbox, type EngineStart } from "../../sandbox/docker-sandbox.js";
+import { userImage } from "../../sandbox/image.js";
+import { chooseNode, describeNodeChoice, type NodeChoice } from "../../sandbox/node/choose.js";
 import { createSkillTool } from "../../tools/skill.js";
 import type { AnyTool } from "../../tools/types.js";
 import type { WebServices } from "../../tools/web-services.js";
@@ -64,6 +66,8 @@ export interface Prepared {
   driver: Driver;
   web: WebServices;
   mcpServers: readonly McpServerConfig[];
+  /** The Bash tool's Node.js and why (undefined: a user image's own). */
+  node: NodeChoice | undefined;
 }
 
 /** What the services stage started: the run's services, its subagents and its tool set. */
@@ -151,6 +155,7 @@ async function prepare(
   const config = applyInstructions(ctx);
   log(runHeader(ctx.runId, config, policy.policy.mode));
   for (const ignored of policy.policy.ignored) log(describeIgnored(ignored));
+  const choosing = chooseRunNode(config);
   if (config.task === "review" && config.reviewBase)
     ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
   const structured = ctx.review
@@ -170,6 +175,8 @@ async function prepare(
   checkAgentModes(agents.agents, mode);
   phase.agents = agents;
   for (const ignored of agents.ignored) log(describeIgnored(ignored));
+  const node = await choosing;
+  if (node) log(describeNodeChoice(node));
   const driver = await makeDriver(config, deadline, log, ctx.io.onSecret, signal);
   for (const ignored of ctx.mcpConfig?.ignored ?? []) log(describeIgnored(ignored));
   const web = webServices(ctx, driver);
@@ -183,7 +190,23 @@ async function prepare(
     driver,
     web,
     mcpServers: ctx.mcpConfig?.servers ?? [],
+    node,
   };
+}
+
+/**
+ * The Bash tool's Node.js (sandbox/node/choose.ts), resolved against the npm registry while the rest of the run
+ * is prepared; a pin that names none ends the run before any model request.
+ */
+function chooseRunNode(config: RunConfig): Promise<NodeChoice | undefined> {
+  const choosing = chooseNode({
+    workspace: config.workspace,
+    option: config.nodeVersion,
+    runnerVersion: config.runnerNodeVersion,
+    defaultImage: userImage(config.image) === undefined,
+  });
+  choosing.catch(() => undefined);
+  return choosing;
 }
 
 /** A resumed run: the earlier record read and checked, and the workspace its checkout (resume.ts). */
@@ -208,12 +231,13 @@ function runHeader(runId: string, config: RunConfig, mode: PermissionMode): stri
 async function openSandbox(
   ctx: RunContext,
   phase: AgentPhase,
-  { config, policy, mode, mcpServers }: Prepared,
+  { config, policy, mode, mcpServers, node }: Prepared,
   { signal, begun, watching }: Pick<PhaseLimits, "signal" | "watching"> & { begun: EngineStart },
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
   const sandbox = await DockerSandbox.start({
     ...runSandboxOptions(config),
+    node,
     runId,
     workspaceDir: config.workspace,
     readOnlyWorkspace: mode === "plan",

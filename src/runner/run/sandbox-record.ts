@@ -13,7 +13,10 @@ const RecordedHardening = HardeningSchema.omit({ enforcedAt: true });
 type RecordedWorkspace = RunReportInput["workspace"];
 
 /** What the record reads of a sandbox: a started one's, or the parts of one whose start failed after it was built. */
-type RecordedParts = Pick<SandboxParts, "copy" | "image" | "emulated" | "tools" | "hardening" | "egress">;
+type RecordedParts = Pick<
+  SandboxParts,
+  "copy" | "image" | "emulated" | "tools" | "hardening" | "egress" | "node"
+>;
 
 /** The sandbox's part of report.json; a run that never had a sandbox records an empty copy and nothing else. */
 export function sandboxRecord(
@@ -49,6 +52,14 @@ export function sandboxRecord(
       architecture: sandbox.image.architecture,
       emulated: sandbox.emulated,
       tools: sandbox.tools,
+      node: sandbox.node && {
+        source: sandbox.node.source,
+        spec: sandbox.node.spec,
+        file: sandbox.node.file,
+        version: sandbox.node.version,
+        mounted: sandbox.node.mounted,
+        npm: sandbox.node.npm,
+      },
     },
     // The report's schema names the fields it records; the sandbox's read-back has more (the probe's raw values).
     hardening: {

@@ -5,7 +5,7 @@
 // (verify-inputs.ts: its package.json scripts, its test runner's configuration, the files it names).
 import path from "node:path";
 import { parseGitDiff } from "../../report/index.js";
-import { DockerSandbox, newRunId } from "../../sandbox/docker-sandbox.js";
+import { DockerSandbox, newRunId, type NodeInSandbox } from "../../sandbox/docker-sandbox.js";
 import { WORKSPACE_ROOT, type Sandbox } from "../../sandbox/sandbox.js";
 import type { RunConfig } from "../config.js";
 import { runSandboxOptions } from "./sandbox-options.js";
@@ -49,6 +49,8 @@ export async function runVerify(options: {
   runId: string;
   config: RunConfig;
   imageName: string;
+  /** The agent's Node.js: verify's sandbox runs the same. */
+  node: NodeInSandbox | undefined;
   /** The patch's exact bytes (a text diff may hold bytes that are not UTF-8). */
   patch: string | Uint8Array;
   log: (line: string) => void;
@@ -65,6 +67,7 @@ export async function runVerify(options: {
     ...runSandboxOptions(config),
     workspaceDir: config.workspace,
     image: options.imageName,
+    node: options.node,
     excludeFromCopy: options.excludeFromCopy,
     progress: (line) => options.log(`verify: ${line}`),
   });
