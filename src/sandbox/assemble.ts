@@ -52,7 +52,14 @@ import { RunObjects } from "./run-objects.js";
 import { EngineError, type Sandbox, SandboxFsError, WORKSPACE_ROOT } from "./sandbox.js";
 import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
 import type { NodeChoice } from "./node/choose.js";
-import { ensureNodeVolume, NODE_BIN, NODE_DIR, NODE_MANIFEST, type NodeVolume } from "./node/volume.js";
+import {
+  ensureNodeVolume,
+  NEEDS_GLIBC,
+  NODE_BIN,
+  NODE_DIR,
+  NODE_MANIFEST,
+  type NodeVolume,
+} from "./node/volume.js";
 import { copyIn, type CopyTarget } from "./copy-in.js";
 import { oneShotExec } from "./exec.js";
 
@@ -472,8 +479,8 @@ async function checkNode(link: HelperLink, commands: CommandSettings, node: Node
   });
   if (header.exitCode === 0 && stdout.trim() === `v${node.version}`) return;
   throw new EngineError(
-    `Node.js ${node.version} from the volume ${node.volume} does not answer in this image (${stdout.trim() || `exit ${header.exitCode}`}): ` +
-      `a fill that was cut short, or a build this image cannot run; remove the volume (docker volume rm ${node.volume}) and run again, or run with --node-version system`,
+    `Node.js ${node.version} from the volume ${node.volume} does not answer in this image (${(stdout.trim() || `exit ${header.exitCode}`).slice(-300)}): ` +
+      `${NEEDS_GLIBC}; or the volume's fill was cut short: remove it (docker volume rm ${node.volume}) and run again`,
   );
 }
 

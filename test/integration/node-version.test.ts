@@ -12,6 +12,7 @@ import { runAgent } from "../../src/runner/run.js";
 import { defaultImageTag } from "../../src/sandbox/image.js";
 import { nodeVolumeName } from "../../src/sandbox/node/volume.js";
 import { toolbeltNodeVersion } from "../../src/sandbox/toolbelt.js";
+import { fixtureImageTag } from "../support/fixture-images.js";
 import { scriptFile } from "../support/action-harness.js";
 import { quietIo, tempOut } from "../support/run-io.js";
 import { makeWorkspace } from "../support/workspace.js";
@@ -104,6 +105,23 @@ describe("the project's Node.js", () => {
     expect(asked.output).toMatch(/tests ran on v20\.\d+\.\d+/);
     expect(asked.report.image?.node).toMatchObject({ source: "option", spec: "lts/iron", mounted: true });
   }, 600_000);
+
+  it("that an image cannot run (no glibc) ends the start with the reason and what to do", async () => {
+    const config = parseRunConfig({
+      workspace: makeWorkspace(PROJECT),
+      out: tempOut(),
+      script: scriptFile([[{ name: "Bash", input: { command: CHECK } }]]),
+      image: fixtureImageTag("busybox"),
+      nodeVersion: "20",
+    } as RunConfigInput);
+    const outcome = await runAgent(config, quietIo({}));
+    expect(outcome.exitReason).toBe("engine_error");
+    // Said by the start's check, or by the volume's fill where this is the version's first use on the engine.
+    expect(outcome.error).toMatch(
+      /Node\.js 20\.\d+\.\d+ (from the volume \S+ does not answer in this image|\(node-linux-\w+\) does not run in)/,
+    );
+    expect(outcome.error).toMatch(/the official builds need glibc .*--node-version system/);
+  }, 300_000);
 
   it("that names no Node.js ends the run as a configuration error before any container", async () => {
     const config = parseRunConfig({

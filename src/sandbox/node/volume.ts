@@ -26,6 +26,9 @@ import {
 
 export const NODE_DIR = "/opt/agent-ci-node";
 export const NODE_BIN = `${NODE_DIR}/bin`;
+/** Why an official build may not run in an image, and what to do. */
+export const NEEDS_GLIBC =
+  "the official builds need glibc (an Alpine or busybox image cannot run them: run with --node-version system)";
 /** Written last into a filled volume: a volume without it was not filled to the end. */
 export const NODE_MANIFEST = "agent-ci-node.json";
 const VOLUME_LABEL = "agent-ci.node";
@@ -232,13 +235,16 @@ async function unpack(docker: Docker, name: string, options: NodeVolumeOptions, 
       throw new EngineError(
         `unpacking Node.js ${version} into the volume ${name} failed: ${unpacked.output.trim()}`,
       );
+    // The new node, then npm on it, each run once as the agent's user (no shell: the image may have none).
     const npmCli = `${NODE_DIR}/lib/node_modules/npm/bin/npm-cli.js`;
-    const script = `"${NODE_BIN}/node" --version && "${NODE_BIN}/node" "${npmCli}" --version`;
-    const check = await oneShotExec(docker, filler, [toolbeltProgram("bash"), "-c", script], AGENT_USER);
-    const [ran, npmRan] = check.output.trim().split("\n");
-    if (check.exitCode !== 0 || ran !== `v${version}` || npmRan !== build.npmDoc.version)
+    const ran = await oneShotExec(docker, filler, [`${NODE_BIN}/node`, "--version"], AGENT_USER);
+    const npmRan =
+      ran.exitCode === 0
+        ? await oneShotExec(docker, filler, [`${NODE_BIN}/node`, npmCli, "--version"], AGENT_USER)
+        : ran;
+    if (ran.output.trim() !== `v${version}` || npmRan.output.trim() !== build.npmDoc.version)
       throw new EngineError(
-        `Node.js ${version} (${build.nodeName}, the official build for glibc systems) does not run in ${options.image}: ${check.output.trim().slice(-500) || `exit ${check.exitCode}`}`,
+        `Node.js ${version} (${build.nodeName}) does not run in ${options.image} (${npmRan.output.trim().slice(-300) || `exit ${npmRan.exitCode}`}): ${NEEDS_GLIBC}`,
       );
   } finally {
     await filler.remove({ force: true }).catch(() => {});
