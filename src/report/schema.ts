@@ -153,6 +153,7 @@ export const NodeRecord = z
     npm: z.string().optional().describe("The npm beside a mounted Node.js (its npm and npx)."),
   })
   .meta({ id: "NodeRecord" });
+export type NodeRecord = z.infer<typeof NodeRecord>;
 
 export const Image = z
   .object({

@@ -164,6 +164,40 @@ describe("report.html in Chromium", () => {
     await page.close();
   });
 
+  it("says in the container's card which Node.js the Bash tool had, and why", async () => {
+    const withNode = (node: NonNullable<RunReport["image"]>["node"]) => (report: RunReport) => ({
+      ...report,
+      image: { ...report.image!, node },
+    });
+    const pinned = await open(
+      "small-fix",
+      false,
+      undefined,
+      withNode({
+        source: ".nvmrc",
+        file: ".nvmrc",
+        spec: "20",
+        version: "20.20.2",
+        mounted: true,
+        npm: "11.21.2",
+      }),
+    );
+    const card = (page: Page) => page.locator(".card", { hasText: "Container" }).first().innerText();
+    expect(await card(pinned.page)).toMatch(
+      /Node\.js\s+20\.20\.2: \.nvmrc says 20, the official build with npm 11\.21\.2/,
+    );
+    expect(pinned.problems).toEqual([]);
+    await pinned.page.close();
+    const own = await open(
+      "small-fix",
+      false,
+      undefined,
+      withNode({ source: "image", version: "24.21.0", mounted: false }),
+    );
+    expect(await card(own.page)).toMatch(/Node\.js\s+24\.21\.0: the image's own/);
+    await own.page.close();
+  });
+
   it("shows the run's phases as their own lane, each bar with its duration, before the first call", async () => {
     const { page, report, problems, requests, url } = await open("small-fix", true);
     const phases = report.phases ?? [];

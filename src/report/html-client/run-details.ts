@@ -1,5 +1,6 @@
 // The Run details section: workspace, container hardening, policy, limits, verify and todos as cards.
 import { formatBytes, formatDuration, formatInt, formatUsd, stripControl } from "../format.js";
+import type { NodeRecord } from "../schema.js";
 import { type Child, h, type StyleMap } from "./dom.js";
 import { badge, kv, panel, plural, report } from "./page.js";
 
@@ -27,6 +28,17 @@ function rulesTable<T>(
 }
 function card(title: string, content: Child): HTMLDivElement {
   return h("div", { class: "card" }, [h("h3", { text: title }), content]);
+}
+/** Which Node.js the Bash tool had, and why. */
+function nodeText(node: NodeRecord): string {
+  const why =
+    node.source === "image"
+      ? "the image's own"
+      : node.source === "runner"
+        ? `the job's (${node.spec ?? ""} on the step's PATH)`
+        : `${node.source === "option" ? "--node-version" : node.source === "volta" ? "package.json volta.node" : node.source} says ${node.spec ?? ""}`;
+  const build = node.mounted ? `, the official build${node.npm ? ` with npm ${node.npm}` : ""}` : "";
+  return `${node.version ?? "the image's own"}: ${why}${build}`;
 }
 function containerCard(): HTMLDivElement {
   const hd = report.hardening;
@@ -71,6 +83,7 @@ function containerCard(): HTMLDivElement {
               ? h("code", { text: `${image.architecture}${image.emulated ? " (emulated)" : ""}` })
               : null,
           ],
+          ["Node.js", image.node ? nodeText(image.node) : null],
         ])
       : null,
     items.length ? h("ul", { class: "checks", style: { "margin-top": "8px" } }, items) : null,
