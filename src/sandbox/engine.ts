@@ -177,7 +177,7 @@ export function processAlive(pid: number): boolean {
 }
 
 /** A labelled object of an earlier run on this host whose owner process is dead (D7, D8). */
-function orphaned(labels: Record<string, string> | undefined): boolean {
+export function orphaned(labels: Record<string, string> | undefined): boolean {
   const pid = Number(labels?.[LABEL_PID]);
   return labels?.[LABEL_HOST] === os.hostname() && Number.isInteger(pid) && !processAlive(pid);
 }

@@ -8,7 +8,15 @@
 import type Docker from "dockerode";
 import { pack as tarPack } from "tar-stream";
 import { prerelease, rcompare, satisfies, valid } from "semver";
-import { removeVolume, withTimeout } from "../engine.js";
+import {
+  LABEL_HOST,
+  LABEL_PID,
+  orphaned,
+  ownerLabels,
+  removeContainer,
+  removeVolume,
+  withTimeout,
+} from "../engine.js";
 import { AGENT_USER, type Ulimit } from "../engine-profile.js";
 import { oneShotExec } from "../exec.js";
 import { EngineError } from "../sandbox.js";
@@ -101,13 +109,86 @@ export function ensureNodeVolume(docker: Docker, options: NodeVolumeOptions): Pr
   return pending;
 }
 
-async function existingOrFill(docker: Docker, name: string, options: NodeVolumeOptions): Promise<NodeVolume> {
-  const labels = await withTimeout("a volume inspect", docker.getVolume(name).inspect()).then(
+/** The labels of a volume, or undefined when there is none. */
+function volumeLabels(docker: Docker, name: string): Promise<Record<string, string> | undefined> {
+  return withTimeout("a volume inspect", docker.getVolume(name).inspect()).then(
     (info: { Labels?: Record<string, string> | null }) => info.Labels ?? {},
     () => undefined,
   );
-  if (labels) return { volume: name, npm: labels[NPM_LABEL] ?? "" };
-  return fill(docker, name, options);
+}
+
+/**
+ * The fill's lock, across the processes sharing the engine: a container of this name (created, never started)
+ * while one of them fills the volume, made before the volume and removed after its fill. Its labels name the
+ * process that holds it, so a lock whose process died is seen as such.
+ */
+const lockName = (volume: string) => `${volume}-lock`;
+const fillerName = (volume: string) => `${volume}-filler`;
+const LOCK_POLL_MS = 250;
+const LOCK_WAIT_MS = 20 * 60_000;
+
+async function lockHolder(docker: Docker, volume: string): Promise<"none" | "alive" | "dead"> {
+  const info = await withTimeout(
+    "a container inspect",
+    docker.getContainer(lockName(volume)).inspect(),
+  ).catch(() => undefined);
+  if (!info) return "none";
+  return orphaned(info.Config.Labels ?? undefined) ? "dead" : "alive";
+}
+
+async function takeLock(docker: Docker, volume: string, image: string): Promise<boolean> {
+  const { [LABEL_PID]: pid, [LABEL_HOST]: host } = ownerLabels(volume);
+  try {
+    await withTimeout(
+      "a container create",
+      docker.createContainer({
+        name: lockName(volume),
+        Image: image,
+        Entrypoint: [toolbeltProgram("true")],
+        Labels: { [VOLUME_LABEL]: volume, [LABEL_PID]: pid ?? "", [LABEL_HOST]: host ?? "" },
+        HostConfig: { NetworkMode: "none" },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode === 409) return false;
+    throw e;
+  }
+}
+
+/** What a process that died while filling left: its lock, its filler and the volume it did not finish. */
+async function clearDeadFill(docker: Docker, volume: string): Promise<void> {
+  await removeContainer(docker.getContainer(fillerName(volume)));
+  await removeVolume(docker, volume).catch(() => {});
+  await removeContainer(docker.getContainer(lockName(volume)));
+}
+
+/**
+ * The volume as it is, once no other process is filling it; else filled here. A second run pays two
+ * inspects.
+ */
+async function existingOrFill(docker: Docker, name: string, options: NodeVolumeOptions): Promise<NodeVolume> {
+  const deadline = performance.now() + LOCK_WAIT_MS;
+  for (;;) {
+    const [labels, holder] = await Promise.all([volumeLabels(docker, name), lockHolder(docker, name)]);
+    if (holder === "dead") {
+      await clearDeadFill(docker, name);
+    } else if (holder === "alive") {
+      if (performance.now() > deadline)
+        throw new EngineError(`another agent-ci has been filling the volume ${name} for 20 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+    } else if (labels) {
+      return { volume: name, npm: labels[NPM_LABEL] ?? "" };
+    } else if (await takeLock(docker, name, options.image)) {
+      try {
+        // Filled by another process between the look and the lock: taken as it is.
+        const filled = await volumeLabels(docker, name);
+        return filled ? { volume: name, npm: filled[NPM_LABEL] ?? "" } : await fill(docker, name, options);
+      } finally {
+        await removeContainer(docker.getContainer(lockName(name)));
+      }
+    }
+  }
 }
 
 /** Where each package's files go in the volume, and with what mode; undefined: left out. */
@@ -191,6 +272,7 @@ async function fetchBuild(name: string, options: NodeVolumeOptions): Promise<Fet
 /** The filler: a container of the run's image with the toolbelt, the volume mounted writable, no network. */
 function fillerSpec(name: string, options: NodeVolumeOptions): Docker.ContainerCreateOptions {
   return {
+    name: fillerName(name),
     Image: options.image,
     Entrypoint: [toolbeltProgram("sleep"), "infinity"],
     Cmd: [],
@@ -247,7 +329,7 @@ async function unpack(docker: Docker, name: string, options: NodeVolumeOptions, 
         `Node.js ${version} (${build.nodeName}) does not run in ${options.image} (${npmRan.output.trim().slice(-300) || `exit ${npmRan.exitCode}`}): ${NEEDS_GLIBC}`,
       );
   } finally {
-    await filler.remove({ force: true }).catch(() => {});
+    await removeContainer(filler);
   }
 }
 
