@@ -242,8 +242,8 @@ details.file .diff-wrap { border: 0; border-radius: 0; }
 .checks { list-style: none; margin: 0; padding: 0; font-size: 13px; }
 .checks li { display: flex; gap: 8px; align-items: baseline; padding: 2px 0; }
 .checks .yes { color: var(--ok); font-weight: 700; } .checks .no { color: var(--bad); font-weight: 700; }
-.rules td { font-size: 12.5px; }
-.rules code { white-space: nowrap; }
+/* A rule, a source path or a reason of any length wraps inside its card: between words when it can, anywhere when one word is wider than the card. */
+.rules td { font-size: 12.5px; overflow-wrap: anywhere; }
 footer { margin-top: 26px; text-align: center; font-size: 12px; color: var(--faint); }
 @media (max-width: 900px) {
   .stats { grid-template-columns: repeat(2, minmax(0, 1fr)); }

@@ -280,6 +280,72 @@ describe("report.html in Chromium", () => {
     await page.close();
   });
 
+  it("shows every rule whole: a 300-character rule without a space wraps inside its card, at any width", async () => {
+    const long = `Bash(${"x".repeat(300)}:*)`;
+    const source = `settings:${"nested/".repeat(30)}settings.json`;
+    for (const width of [1440, 420]) {
+      const { page, problems } = await open("small-fix", true, { width, height: 900 }, (report) => ({
+        ...report,
+        policy: {
+          ...report.policy,
+          rules: [...report.policy.rules, { text: long, behavior: "deny", source }],
+          ignored: [{ text: long, source, reason: `unknown tool ${"y".repeat(200)}` }],
+        },
+        ...(report.hardening
+          ? {
+              hardening: {
+                ...report.hardening,
+                enforcedAt: [
+                  ...report.hardening.enforcedAt,
+                  { rule: long, source, where: "both" as const, how: "z".repeat(200) },
+                ],
+              },
+            }
+          : {}),
+      }));
+      // Measured in the page: no rules table is wider than its card, no card scrolls sideways, and every
+      // cell's text fits inside the cell (nothing cut off or hidden behind a scrollbar).
+      const tables = await page.locator("table.rules").evaluateAll((found) =>
+        found.flatMap((table) => {
+          const card = table.closest(".card");
+          if (!card) return ["a rules table outside a card"];
+          const name = card.querySelector("h3")?.textContent ?? "?";
+          return [
+            ...(table.scrollWidth > card.clientWidth
+              ? [`${name}: table ${table.scrollWidth}px in a ${card.clientWidth}px card`]
+              : []),
+            ...(card.scrollWidth > card.clientWidth
+              ? [`${name}: card scrolls (${card.scrollWidth}px > ${card.clientWidth}px)`]
+              : []),
+          ];
+        }),
+      );
+      const cut = (what: string, outer: string) =>
+        page.locator(what).evaluateAll(
+          (found, selector) =>
+            found.flatMap((element) => {
+              const box = element.closest(selector)?.getBoundingClientRect();
+              const right = element.getBoundingClientRect().right;
+              const clipped = element.scrollWidth > element.clientWidth && element.tagName === "TD";
+              return clipped || !box || right > box.right + 0.5
+                ? [`"${(element.textContent ?? "").slice(0, 20)}…" (${element.tagName}) cut off`]
+                : [];
+            }),
+          outer,
+        );
+      expect(tables).toEqual([]);
+      // Every cell inside its card, and everything in a cell inside the cell.
+      expect(await cut("table.rules td", ".card")).toEqual([]);
+      expect(await cut("table.rules td *", "td")).toEqual([]);
+      expect(await page.locator("table.rules").count()).toBeGreaterThanOrEqual(2);
+      // The whole rule is there to read, as text.
+      expect(await page.locator("table.rules").first().innerText()).toContain(long);
+      await page.screenshot({ path: join(RESULTS, `report-html-rules-${width}.png`), fullPage: true });
+      expect(problems).toEqual([]);
+      await page.close();
+    }
+  });
+
   it("keeps hostile strings as text: no script runs, no markup is injected", async () => {
     const { page, problems, requests, url } = await open("denied-no-changes", false);
     await page.locator('.call-row[data-call-id="toolu_a3"]').click();
