@@ -6,7 +6,7 @@
  * - a message (`FakeMessage`): text / thinking / tool_use blocks, streamed as the real API streams them
  *   (`message_start`, `ping`, `content_block_start`, `text_delta` / `input_json_delta` split in small
  *   pieces, `content_block_stop`, `message_delta` with stop_reason and usage, `message_stop`), or as one
- *   JSON body when the request is not streaming;
+ *   JSON body when the request is not streaming; `hold` keeps a stream open partway until the test lets it go;
  * - a fault (`FakeFault`): an HTTP error with headers (429 + retry-after, 529, 500, 401, 400 ...), a
  *   stream cut mid-message (socket destroyed, or ended cleanly without `message_stop`), SSE garbage,
  *   an SSE `error` event, a stall, or a request that never gets a response.
@@ -81,6 +81,11 @@ export interface FakeMessage {
   delayMs?: number;
   /** Answer once this settles (a test's gate: the answer waits for an event, not a timer). */
   until?: Promise<unknown>;
+  /**
+   * Hold the stream open after its first `afterDeltas` content deltas until `until` settles, then finish it (a
+   * long turn the test watches: the answer goes on when the test has seen what it waits for).
+   */
+  hold?: { afterDeltas: number; until: Promise<unknown> };
   /** Extra response headers. */
   headers?: Record<string, string>;
   /** `context_management` of the response (the edits the API applied). */
@@ -650,6 +655,10 @@ async function streamMessage(
   });
   await writeEvent(res, "ping", { type: "ping" });
   if (stopHere()) return false;
+  const holdHere = async (): Promise<void> => {
+    if (turn.hold && deltas === turn.hold.afterDeltas) await turn.hold.until;
+  };
+  await holdHere();
 
   for (const [index, block] of turn.content.entries()) {
     const { start, pieces, deltaOf, after } = blockEvents(block, chunkSize, nextId);
@@ -666,6 +675,7 @@ async function streamMessage(
       });
       deltas += 1;
       if (stopHere()) return false;
+      await holdHere();
     }
     for (const delta of after) {
       await writeEvent(res, "content_block_delta", { type: "content_block_delta", index, delta });

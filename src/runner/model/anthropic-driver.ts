@@ -39,6 +39,7 @@ import {
   type Driver,
   type SideCallRequest,
   type SideCallResult,
+  type StreamedSoFar,
   type TurnRequest,
   type TurnUsage,
 } from "./driver.js";
@@ -222,7 +223,7 @@ export class AnthropicDriver implements Driver {
       throwIfAborted(request.signal);
       let failure: Failure;
       try {
-        return await this.attemptTurn(params, request.signal, attempt);
+        return await this.attemptTurn(params, request.signal, attempt, request.onStream);
       } catch (error) {
         if (request.signal.aborted) throw abortError(request.signal);
         failure = classifyError(error, (text) => this.redact(text));
@@ -301,6 +302,7 @@ export class AnthropicDriver implements Driver {
     params: RequestParams,
     signal: AbortSignal,
     attempt: number,
+    onStream?: (sofar: StreamedSoFar) => void,
   ): Promise<AssistantTurn> {
     const idleMs = this.options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     const called = providerModel(params.model, this.provider, this.options.cloud?.region);
@@ -319,6 +321,8 @@ export class AnthropicDriver implements Driver {
       ? client.beta.messages.stream(sent, requestOptions)
       : client.messages.stream(sent as Anthropic.MessageCreateParamsNonStreaming, requestOptions);
     const rawToolJson = new Map<number, string>();
+    const sofar: StreamedSoFar = { reportedTokens: 0, characters: 0 };
+    onStream?.({ ...sofar });
     let sawMessageStop = false;
     let idle = false;
     let timer: NodeJS.Timeout | undefined;
@@ -341,6 +345,7 @@ export class AnthropicDriver implements Driver {
           rawToolJson.set(event.index, (rawToolJson.get(event.index) ?? "") + event.delta.partial_json);
         }
         if (event.type === "message_stop") sawMessageStop = true;
+        if (onStream && countStreamed(event, sofar)) onStream({ ...sofar });
       }
     } catch (error) {
       if (idle) throw new StreamBrokenError(`no stream event for ${formatSeconds(idleMs)}`);
@@ -594,6 +599,35 @@ function createClient(
     logger: { error: forward("error"), warn: forward("warn"), info: () => {}, debug: () => {} },
     ...(onToken ? { onToken } : {}),
   });
+}
+
+/**
+ * Adds what one stream event brought to `sofar`: the output tokens the API reported, the characters of a text,
+ * thinking or tool input delta. True when it changed.
+ */
+function countStreamed(
+  event: Anthropic.RawMessageStreamEvent | Anthropic.Beta.BetaRawMessageStreamEvent,
+  sofar: StreamedSoFar,
+): boolean {
+  if (event.type === "message_start" || event.type === "message_delta") {
+    const reported = (event.type === "message_start" ? event.message.usage : event.usage).output_tokens;
+    if (typeof reported !== "number" || reported === sofar.reportedTokens) return false;
+    sofar.reportedTokens = reported;
+    return true;
+  }
+  if (event.type !== "content_block_delta") return false;
+  const { delta } = event;
+  const text =
+    delta.type === "text_delta"
+      ? delta.text
+      : delta.type === "thinking_delta"
+        ? delta.thinking
+        : delta.type === "input_json_delta"
+          ? delta.partial_json
+          : "";
+  if (!text) return false;
+  sofar.characters += text.length;
+  return true;
 }
 
 type ParsedInput = { ok: true; input: Record<string, unknown> } | { ok: false; reason: string };

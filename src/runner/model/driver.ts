@@ -36,6 +36,26 @@ export interface TurnRequest {
   contextEdits?: ContextEdits;
   /** Overrides the driver's model for this request (a subagent's model, a side call's). */
   model?: string;
+  /** Told what the stream has brought so far, as it comes (a long turn's progress line counts from it). */
+  onStream?: (sofar: StreamedSoFar) => void;
+}
+
+/**
+ * What a turn's stream has brought so far, for the attempt under way (a retry starts again from nothing): the
+ * output tokens the API reported (`message_start`'s, then `message_delta`'s running count, which the API sends
+ * at the end of the message) and the characters of text, thinking and tool input the content deltas carried.
+ */
+export interface StreamedSoFar {
+  reportedTokens: number;
+  characters: number;
+}
+
+/**
+ * The output tokens a stream has brought so far: the count the API reported, or, while that is behind (it is
+ * sent at the end), the streamed characters at 4 a token, as Claude Code's spinner counts them.
+ */
+export function outputTokensSoFar(sofar: StreamedSoFar): number {
+  return Math.max(sofar.reportedTokens, Math.round(sofar.characters / 4));
 }
 
 /** What a subagent's conversation is: the driver for it is chosen by this (a script matches on it). */

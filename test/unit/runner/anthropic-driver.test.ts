@@ -20,6 +20,7 @@ import {
   type FakeAnthropic,
   type FakeTurn,
 } from "../../support/fake-anthropic.js";
+import { until } from "../../support/until.js";
 
 const API_KEY = "sk-ant-api03-unit-test-key-0123456789abcdefghij";
 const MODEL = "claude-sonnet-5-5";
@@ -317,6 +318,60 @@ describe("AnthropicDriver: normal turns", () => {
       stopReason: "refusal",
       content: [{ type: "text", text: "I can't help with that." }],
     });
+  });
+});
+
+describe("AnthropicDriver: what a stream has brought so far (onStream)", () => {
+  it("tells the output tokens the API reported and the characters of text, thinking and tool input, as they come", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const thinking = "t".repeat(40);
+    const text = "x".repeat(100);
+    const input = { command: "npm test -- --run" };
+    const { driver } = await setup([
+      {
+        content: [
+          { type: "thinking", thinking },
+          { type: "text", text },
+          { type: "tool_use", name: "Bash", input },
+        ],
+        chunkSize: 10,
+        usage: { output_tokens: 321 },
+        // Held after the thinking and half the text: 4 + 5 deltas of 10 characters.
+        hold: { afterDeltas: 9, until: held },
+      },
+    ]);
+    const told: Array<{ reportedTokens: number; characters: number }> = [];
+    const turn = driver.nextTurn(turnRequest({ onStream: (sofar) => told.push(sofar) }));
+    // Mid-stream: the characters so far, and message_start's count (the API's running count comes at the end).
+    await until("the held stream's first deltas", () => told.at(-1)?.characters === 90, 10_000);
+    expect(told.at(-1)).toEqual({ reportedTokens: 1, characters: 90 });
+    release();
+    await turn;
+    expect(told[0]).toEqual({ reportedTokens: 0, characters: 0 });
+    expect(told.at(-1)).toEqual({
+      reportedTokens: 321,
+      characters: thinking.length + text.length + JSON.stringify(input).length,
+    });
+    // Each a snapshot, counting up.
+    for (const [i, sofar] of told.entries())
+      if (i > 0) expect(sofar.characters).toBeGreaterThanOrEqual(told[i - 1]!.characters);
+  });
+
+  it("starts again from nothing when a broken stream is asked for again", async () => {
+    const { driver } = await setup([
+      fake.cutMidToolUse("Bash", { command: "x".repeat(80) }),
+      fake.text("done"),
+    ]);
+    const told: Array<{ reportedTokens: number; characters: number }> = [];
+    const turn = await driver.nextTurn(turnRequest({ onStream: (sofar) => told.push(sofar) }));
+    expect(turn.attempts).toBe(2);
+    const restarts = told.flatMap((sofar, i) =>
+      sofar.characters === 0 && sofar.reportedTokens === 0 ? [i] : [],
+    );
+    expect(restarts).toHaveLength(2);
+    expect(told[restarts[1]! - 1]!.characters).toBeGreaterThan(0);
+    expect(told.at(-1)).toEqual({ reportedTokens: 20, characters: "done".length });
   });
 });
 
