@@ -1,10 +1,13 @@
-// The run's progress as a caller sees it: the sandbox is ready, a tool call was made and ended, verify started,
-// the results are being published. Derived from the event stream (the one record of what happened) plus what
-// has no event of its own: a call's end (its decision and duration, from the loop's record), verify, and the
-// Action's publishing after the run. `--progress json` prints each as one JSON line (ProgressLine); the
+// The run's progress as a caller sees it: the sandbox is ready, a tool call was made and ended, a model turn is
+// still under way (every 30 s), verify started, the results are being published. Derived from the event stream
+// (the one record of what happened) plus what has no event of its own: a call's end (its decision and duration,
+// from the loop's record), a long turn's wait (loop/turn-ticker.ts), verify, and the Action's publishing after
+// the run. `--progress json` prints each as one JSON line (ProgressLine); the
 // Action's thread comment shows them (src/action/progress-comment.ts).
+import { formatInt } from "../report/format.js";
 import type { StreamEvent } from "./loop/events.js";
 import type { ToolCallRecord } from "./loop/pipeline.js";
+import type { TurnProgress } from "./loop/turn-ticker.js";
 
 /** A call's end as progress (and, without `kind`, as a `--progress json` line). */
 interface ToolDone {
@@ -26,6 +29,8 @@ export type RunProgress =
   | { kind: "tool_call"; tool: string }
   /** A call ended: after its decision, its hooks and its run. */
   | ToolDone
+  /** A model turn still under way, every interval (turn-ticker.ts); its end, when it was told. */
+  | TurnProgress
   | { kind: "verifying" }
   /** Told by the Action after the run, while it uploads the artifact and writes the summary and comment. */
   | { kind: "publishing" };
@@ -81,6 +86,30 @@ export function callProgress(
   };
 }
 
+/** A turn still under way in words (the log's line, the Action's comment), the agent's name as `name` spells it. */
+export function turnWaitingText(
+  waiting: Extract<TurnProgress, { kind: "turn_waiting" }>,
+  name: (agent: string) => string = (agent) => agent,
+): string {
+  const whose = waiting.agent ? ` of the ${name(waiting.agent)} subagent` : "";
+  return `turn ${waiting.turn}${whose} still under way after ${waiting.seconds} s, ~${formatInt(waiting.outputTokens)} output tokens so far`;
+}
+
+/**
+ * The loop's long-turn callback: the text line when lines are printed (a terminal, a CI log), the progress for
+ * whoever listens (the Action's comment, `--progress json`); undefined when neither is wanted.
+ */
+export function turnProgress(
+  log: ((line: string) => void) | undefined,
+  onProgress: ((progress: RunProgress) => void) | undefined,
+): ((progress: TurnProgress) => void) | undefined {
+  if (!log && !onProgress) return undefined;
+  return (progress) => {
+    if (progress.kind === "turn_waiting") log?.(`model: ${turnWaitingText(progress)}`);
+    onProgress?.(progress);
+  };
+}
+
 /**
  * One line of `agent-ci run --progress json` on stderr: a phase the run passed, a tool call that ended, or a
  * message that would have been a plain line (a warning, a note). `at_ms` counts from the command's start.
@@ -88,6 +117,15 @@ export function callProgress(
 export type ProgressLine =
   | { type: "phase"; phase: "sandbox_ready" | "verifying" | "publishing"; run_id?: string; at_ms: number }
   | ({ type: "tool"; at_ms: number } & Omit<ToolDone, "kind">)
+  | {
+      type: "turn_waiting";
+      turn: number;
+      /** A subagent's turn: its agent type. */
+      agent?: string;
+      seconds: number;
+      output_tokens: number;
+      at_ms: number;
+    }
   | { type: "log"; message: string; at_ms: number }
   | {
       type: "result";
@@ -99,12 +137,27 @@ export type ProgressLine =
       at_ms: number;
     };
 
-/** The JSON line for a progress report (undefined for a call the model asked for: its end is the line). */
+/**
+ * The JSON line for a progress report (undefined for a call the model asked for: its end is the line; and for
+ * a long turn's end: its answer's calls are the lines).
+ */
 export function progressLine(progress: RunProgress, atMs: number): ProgressLine | undefined {
   const at_ms = Math.round(atMs);
   switch (progress.kind) {
     case "tool_call":
+    case "turn_ended":
       return undefined;
+    case "turn_waiting": {
+      const { turn, agent, seconds, outputTokens } = progress;
+      return {
+        type: "turn_waiting",
+        turn,
+        ...(agent ? { agent } : {}),
+        seconds,
+        output_tokens: outputTokens,
+        at_ms,
+      };
+    }
     case "sandbox_ready":
       return { type: "phase", phase: "sandbox_ready", run_id: progress.runId, at_ms };
     case "tool_done": {

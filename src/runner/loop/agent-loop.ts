@@ -10,6 +10,7 @@ import type {
   AssistantTurn,
   ContentBlockParam,
   MessageParam,
+  StreamedSoFar,
   TurnRequest,
   TurnUsage,
 } from "../model/driver.js";
@@ -19,6 +20,7 @@ import { apiUsage } from "./events.js";
 import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";
 import { MAIN_AGENT, type RunBudget, type Spender } from "./run-budget.js";
 import type { RunServices } from "./services.js";
+import { NOTHING_STREAMED, TurnTicker } from "./turn-ticker.js";
 import {
   STRUCTURED_OUTPUT_TOOL,
   type StructuredOutcome,
@@ -76,7 +78,7 @@ export interface LoopResult {
  */
 export type LoopServices = Pick<
   RunServices,
-  "driver" | "sandbox" | "events" | "budget" | "runId" | "runStart" | "progress"
+  "driver" | "sandbox" | "events" | "budget" | "runId" | "runStart" | "progress" | "turnTicks"
 > & {
   pipeline: ToolPipeline;
   /** The first turn, asked before the loop started (while the sandbox opened): used when its request is this one. */
@@ -96,6 +98,8 @@ export interface TakenTurn {
   started: number;
   /** performance.now() when the answer (or failure) came: read once the answer has come. */
   ended: () => number;
+  /** What its stream has brought so far. */
+  streamed: () => StreamedSoFar;
 }
 
 /** What starts a conversation. */
@@ -302,9 +306,12 @@ async function askModel(
   const started = ahead?.started ?? performance.now();
   // A turn asked ahead took the model's time until its answer came, not until the loop took it.
   const ended = () => ahead?.ended() ?? performance.now();
+  let streamed = NOTHING_STREAMED;
+  const ticker = tickTurn(services, state, started, () => ahead?.streamed() ?? streamed);
+  const asked = ticker ? { ...request, onStream: (sofar: StreamedSoFar) => (streamed = sofar) } : request;
   let assistant: AssistantTurn;
   try {
-    assistant = await (ahead?.answer ?? services.driver.nextTurn(request));
+    assistant = await (ahead?.answer ?? services.driver.nextTurn(asked));
   } catch (e) {
     if (!(e instanceof ModelApiError && e.kind === "invalid_request")) throw e;
     result.apiMs += ended() - started;
@@ -316,9 +323,47 @@ async function askModel(
     }
     if (!isContextOverflow(e.message)) throw e;
     return overflowed(state, e.message) ? "ended" : "retry";
+  } finally {
+    ticker?.stop();
   }
   recordTurn(services, state, assistant, started, ended());
   return assistant;
+}
+
+/**
+ * Tells the turn's wait every interval while it is under way, and its end when it was told (nothing for a
+ * turn shorter than the interval); undefined when nobody listens.
+ */
+function tickTurn(
+  services: LoopServices,
+  state: LoopState,
+  started: number,
+  streamed: () => StreamedSoFar,
+): { stop(): void } | undefined {
+  const ticks = services.turnTicks;
+  if (!ticks) return undefined;
+  const { turn, spender, signal } = state;
+  const owner =
+    spender.parentToolUseId === null
+      ? {}
+      : { agent: spender.agent, parentToolUseId: spender.parentToolUseId };
+  const ticker = new TurnTicker({
+    everyMs: ticks.everyMs,
+    started,
+    signal,
+    streamed,
+    tell: (tick) => ticks.tell({ kind: "turn_waiting", turn, ...tick, ...owner }),
+  });
+  return {
+    stop: () => {
+      if (!ticker.stop()) return;
+      try {
+        ticks.tell({ kind: "turn_ended", turn, ...owner });
+      } catch {
+        // a listener's failure is not the turn's
+      }
+    },
+  };
 }
 
 /** Counts an answered turn: its time, tokens and cost (charged to the run's budget), and its record. */

@@ -9,6 +9,7 @@ import type { EventSink } from "./events.js";
 import type { PermissionGate, SavedOutputs, ToolCallRecord, ToolHooks } from "./pipeline.js";
 import type { Driver } from "../model/driver.js";
 import type { RunBudget } from "./run-budget.js";
+import type { TurnProgress } from "./turn-ticker.js";
 
 /** What the main loop and every subagent run with, built once. */
 export interface RunServices {
@@ -41,4 +42,9 @@ export interface RunServices {
   allowedDomains: readonly string[];
   /** A progress line per tool call (a TTY, the Action's progress comment). */
   progress?: (line: string, call?: ToolCallRecord) => void;
+  /**
+   * A model turn still under way, told every `everyMs` (TURN_TICK_MS in a run), and its end (the log's line,
+   * the Action's progress comment); absent when nobody listens.
+   */
+  turnTicks?: { everyMs: number; tell: (progress: TurnProgress) => void };
 }

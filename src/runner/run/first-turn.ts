@@ -10,7 +10,8 @@
 // cannot be known before the sandbox does not ask ahead, and the record says why.
 import type { RunConfig } from "../config.js";
 import type { AskedAhead, TakenTurn } from "../loop/agent-loop.js";
-import type { AssistantTurn, Driver, TurnRequest } from "../model/driver.js";
+import { NOTHING_STREAMED } from "../loop/turn-ticker.js";
+import type { AssistantTurn, Driver, StreamedSoFar, TurnRequest } from "../model/driver.js";
 import { taskDescription } from "../agents/subagents.js";
 import type { AgentDefinition } from "../agents/agents.js";
 import type { SubagentLauncher } from "../../tools/task.js";
@@ -55,6 +56,8 @@ export class FirstTurnAhead implements AskedAhead {
   private readonly answer: Promise<AssistantTurn>;
   /** When the answer (or the failure) came. */
   private ended: number | undefined;
+  /** What its stream has brought so far (for the loop's long-turn line once taken). */
+  private streamed: StreamedSoFar = NOTHING_STREAMED;
   private state: "asked" | "taken" | "dropped" = "asked";
 
   constructor(
@@ -67,6 +70,7 @@ export class FirstTurnAhead implements AskedAhead {
     this.answer = driver.nextTurn({
       ...request,
       signal: AbortSignal.any([runSignal, this.controller.signal]),
+      onStream: (sofar) => (this.streamed = sofar),
     });
     // When it came is kept for the turn's record. Its failure is the loop's to handle once taken; one never
     // taken ends with the run, unheard.
@@ -81,7 +85,12 @@ export class FirstTurnAhead implements AskedAhead {
       return undefined;
     }
     this.state = "taken";
-    return { answer: this.answer, started: this.started, ended: () => this.ended ?? performance.now() };
+    return {
+      answer: this.answer,
+      started: this.started,
+      ended: () => this.ended ?? performance.now(),
+      streamed: () => this.streamed,
+    };
   }
 
   /** Aborts the request unless the loop took it (the run ended before its first turn, or it differed). */

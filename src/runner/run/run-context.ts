@@ -31,6 +31,8 @@ export interface RunIO {
   progress: boolean;
   /** Told as the run passes a phase or makes a tool call (the Action's progress comment). */
   onProgress?: (progress: RunProgress) => void;
+  /** How often a model turn still under way is told, as a line and as progress (default TURN_TICK_MS, 30 s). */
+  turnTickMs?: number;
   /**
    * Told each secret the run knows, to mask it: those of its configuration before it prints anything, then each
    * credential it obtains on the host while it runs (an exchanged access token).

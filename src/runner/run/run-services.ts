@@ -21,7 +21,8 @@ import {
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "../loop/context.js";
 import type { EventSink } from "../loop/events.js";
 import { apiContextEditFor } from "../model/pricing.js";
-import { callProgress } from "../progress.js";
+import { callProgress, turnProgress } from "../progress.js";
+import { TURN_TICK_MS } from "../loop/turn-ticker.js";
 import type { PreparedPolicy } from "./policy-setup.js";
 import type { RunContext } from "./run-context.js";
 import type { RunServices } from "../loop/services.js";
@@ -142,7 +143,14 @@ export function runServices(
     network: config.network,
     allowedDomains: config.allowDomain,
     progress: callProgress(ctx.io.progress ? ctx.log : undefined, ctx.io.onProgress, ctx.redactor.redact),
+    turnTicks: turnTicks(ctx),
   };
+}
+
+/** A long model turn's line in the log and its progress, every TURN_TICK_MS (or what the caller asked for). */
+function turnTicks(ctx: RunContext): RunServices["turnTicks"] {
+  const tell = turnProgress(ctx.io.progress ? ctx.log : undefined, ctx.io.onProgress);
+  return tell ? { everyMs: ctx.io.turnTickMs ?? TURN_TICK_MS, tell } : undefined;
 }
 
 /** A fresh context manager for one conversation: the model's window, where compaction starts, the API's edits. */
