@@ -1,10 +1,11 @@
 // The thread shows the work while it happens: the marker comment is posted when the run starts ("working —
-// run <id>, <link to the job>"), edited as the run passes its phases (sandbox ready, N tool calls,
-// verifying, publishing) at most once per interval, and replaced by the final report when the run ends (results.ts).
+// run <id>, <link to the job>"), edited as the run passes its phases (sandbox ready, N tool calls, a model
+// turn still under way, verifying, publishing) at most once per interval, and replaced by the final report
+// when the run ends (results.ts).
 // The same marker finds the same comment again, so a re-run edits it instead of posting another. Every
 // failure here warns and goes on: progress is a courtesy, the final comment is the record.
 import { markdownCode, type Redactor } from "../report/index.js";
-import type { RunProgress } from "../runner/progress.js";
+import { turnWaitingText, type RunProgress } from "../runner/progress.js";
 import { runUrl, type GitHubContext } from "../github/context.js";
 import type { GitHubApi } from "../github/api.js";
 import { commentMarker, upsertComment, type CommentTarget } from "./comment.js";
@@ -25,6 +26,15 @@ export interface ProgressState {
   verifying: boolean;
   /** The run is over: the artifact, the summary and this comment are being written. */
   publishing?: boolean;
+  /** Model turns still under way past the interval, by conversation (the main one, each subagent's). */
+  waiting?: Map<string, WaitingTurn>;
+}
+
+type WaitingTurn = Extract<RunProgress, { kind: "turn_waiting" }>;
+
+/** A model turn still under way, as a line of the comment. */
+function waitingStep(waiting: WaitingTurn): string {
+  return `- model ${turnWaitingText(waiting, (agent) => markdownCode(agent, 80))}`;
 }
 
 /** The "working" comment for a state. Pure. */
@@ -38,6 +48,7 @@ export function buildProgressBody(marker: string, state: ProgressState, redactor
           `- ${state.toolCalls} tool call${state.toolCalls === 1 ? "" : "s"}${state.lastTool ? ` (last: ${markdownCode(state.lastTool, 80)})` : ""}`,
         ]
       : []),
+    ...[...(state.waiting?.values() ?? [])].map(waitingStep),
     ...(state.verifying ? ["- verifying"] : []),
     ...(state.publishing ? ["- publishing the results"] : []),
   ];
@@ -119,11 +130,23 @@ export class ProgressComment {
       case "tool_done":
         // Counted when the model asked for it: the comment shows the work as it is asked for.
         return;
+      case "turn_waiting":
+        (this.state.waiting ??= new Map()).set(progress.parentToolUseId ?? "", progress);
+        break;
+      case "turn_ended": {
+        // Only the turn it showed: a later turn of the same conversation has replaced an earlier one.
+        const key = progress.parentToolUseId ?? "";
+        if (this.state.waiting?.get(key)?.turn !== progress.turn) return;
+        this.state.waiting.delete(key);
+        break;
+      }
       case "verifying":
         this.state.verifying = true;
+        this.state.waiting?.clear();
         break;
       case "publishing":
         this.state.publishing = true;
+        this.state.waiting?.clear();
         break;
     }
     this.schedule();

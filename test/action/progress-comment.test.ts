@@ -82,6 +82,54 @@ describe("ProgressComment", () => {
     expect(warnings).toEqual([]);
   });
 
+  it("shows a model turn still under way, a subagent's beside it, and drops each when it ends; edits no more often for it", async () => {
+    let clock = 1_000_000;
+    const { comment } = progressComment(() => clock);
+    await comment.start();
+    clock += 15_000;
+    comment.update({ kind: "sandbox_ready", runId: "r" });
+    // Inside the interval: the turn's ticks wait as every progress does; the edit under way, rendered when
+    // sent, shows the newest.
+    clock += 1_000;
+    comment.update({ kind: "turn_waiting", turn: 3, seconds: 30, outputTokens: 1_234 });
+    comment.update({ kind: "turn_waiting", turn: 3, seconds: 60, outputTokens: 2_500 });
+    await comment.close();
+    const ready = "PATCH - container ready (agent-ci run <code>r</code>)\n- 0 tool calls";
+    expect(writes(fake)).toEqual([
+      "POST - starting the container",
+      `${ready}\n- model turn 3 still under way after 60 s, ~2,500 output tokens so far`,
+    ]);
+
+    // The same comment again, each step after the interval.
+    const { comment: again } = progressComment(() => clock);
+    await again.start();
+    const step = async (progress: Parameters<typeof again.update>[0], edited = true) => {
+      const before = writes(fake).length;
+      clock += 15_000;
+      again.update(progress);
+      await expect.poll(() => writes(fake).length).toBe(before + (edited ? 1 : 0));
+    };
+    const subagent = { agent: "Explore", parentToolUseId: "toolu_task_1" };
+    await step({ kind: "sandbox_ready", runId: "r" });
+    await step({ kind: "turn_waiting", turn: 3, seconds: 90, outputTokens: 2_500 });
+    await step({ kind: "turn_waiting", turn: 0, seconds: 30, outputTokens: 12, ...subagent });
+    await step({ kind: "turn_ended", turn: 0, ...subagent });
+    // A turn that was not shown (an earlier one of the same conversation) changes nothing.
+    await step({ kind: "turn_ended", turn: 2 }, false);
+    await step({ kind: "verifying" });
+    await again.close();
+    const main = "- model turn 3 still under way after 90 s, ~2,500 output tokens so far";
+    const sub =
+      "- model turn 0 of the <code>Explore</code> subagent still under way after 30 s, ~12 output tokens so far";
+    expect(writes(fake).slice(3)).toEqual([
+      ready,
+      `${ready}\n${main}`,
+      `${ready}\n${main}\n${sub}`,
+      `${ready}\n${main}`,
+      `${ready}\n- verifying`,
+    ]);
+  });
+
   it("edits on every step when the interval is zero, and shows verify", async () => {
     const { comment } = progressComment(() => 0, 0);
     await comment.start();
