@@ -19,6 +19,7 @@ import { fencedBlock } from "../text.js";
 import type { GitHubContext } from "../github/context.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { retryDecision } from "../github/retry.js";
+import { findMarkerComment as findCommentByMarker, type MarkerComment } from "../github/comments.js";
 
 export const COMMENT_MARKER_PREFIX = "<!-- agent-ci:comment";
 /** Room kept for the marker, the patch section header and the footer. */
@@ -120,14 +121,6 @@ export function buildNoticeBody(
   );
 }
 
-const ListedComment = z.object({
-  id: z.number().int(),
-  body: z.string().nullish(),
-  html_url: z.string().optional(),
-  user: z.object({ login: z.string() }).nullish(),
-});
-const MARKER_SEARCH_PAGES = 10;
-
 export type CommentResult =
   | { kind: "created" | "updated"; id: number; url?: string }
   | { kind: "failed"; message: string; missingPermission: boolean };
@@ -141,41 +134,14 @@ function permissionFor(target: CommentTarget): string {
   return target.isPullRequest ? "pull-requests: write" : "issues: write";
 }
 
-/** Whether a comment or review was written by `login` (GitHub's logins are case-insensitive). */
-export function writtenBy(user: { login: string } | null | undefined, login: string | undefined): boolean {
-  return login !== undefined && user?.login.toLowerCase() === login.toLowerCase();
-}
-
-/**
- * The newest comment whose body starts with the marker and that the token's login wrote, if any. When GitHub
- * does not say who the token is, no comment is taken for agent-ci's.
- */
-export async function findMarkerComment(
+/** The newest comment whose body starts with the marker and that the token's login wrote, if any. */
+export function findMarkerComment(
   api: GitHubApi,
   ctx: GitHubContext,
   target: CommentTarget,
   marker: string,
-): Promise<{ id: number; url?: string } | undefined> {
-  const login = await api.login();
-  if (login === undefined) return undefined;
-  let found: { id: number; url?: string } | undefined;
-  for (let page = 1; page <= MARKER_SEARCH_PAGES; page += 1) {
-    const response = await api.call(
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
-      { owner: ctx.owner, repo: ctx.repo, issue_number: target.number, per_page: 100, page },
-      {
-        what: `looking for agent-ci's comment on #${target.number}`,
-        permission: permissionFor(target).replace("write", "read"),
-      },
-    );
-    const comments = z.array(ListedComment).safeParse(response.data);
-    if (!comments.success) return found;
-    for (const comment of comments.data)
-      if (comment.body?.startsWith(marker) && writtenBy(comment.user, login))
-        found = { id: comment.id, url: comment.html_url };
-    if (comments.data.length < 100) return found;
-  }
-  return found;
+): Promise<MarkerComment | undefined> {
+  return findCommentByMarker(api, ctx, target.number, marker, permissionFor(target).replace("write", "read"));
 }
 
 const Created = z.object({ id: z.number().int(), html_url: z.string().optional() });

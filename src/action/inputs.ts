@@ -11,7 +11,7 @@ import { crossFieldProblems, NETWORK_POLICIES, TASKS, type ConfigFace } from "..
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
 import { NodeSpecError, parseNodeSpec } from "../sandbox/node/resolve.js";
-import { splitList, unexpanded } from "../github/inputs.js";
+import { booleanInput, splitList, unexpanded } from "../github/inputs.js";
 import { parseClaudeArgs } from "./claude-args.js";
 
 /** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */
@@ -126,9 +126,8 @@ const text = z.string().transform((v) => (unexpanded(v) ? "" : v.trim()));
 const optionalText = text.transform((v) => v || undefined);
 const bool = (name: InputName) =>
   z.string().transform((v, ctx) => {
-    const lower = v.trim().toLowerCase();
-    if (lower === "true") return true;
-    if (lower === "false" || lower === "") return false;
+    const value = booleanInput(v);
+    if (value !== undefined) return value;
     ctx.addIssue({ code: "custom", message: `${name}: use true or false (got "${v}")` });
     return z.NEVER;
   });

@@ -10,7 +10,7 @@ import type { ReviewPlacement } from "../review/task.js";
 import { serverHost, type GitHubContext } from "../github/context.js";
 import type { GitHubTextOptions } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
-import { writtenBy } from "./comment.js";
+import { writtenBy } from "../github/comments.js";
 
 export const REVIEW_MARKER_PREFIX = "<!-- agent-ci:review";
 const SUPERSEDED_MARKER = "<!-- agent-ci:review-superseded -->";

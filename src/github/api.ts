@@ -1,6 +1,8 @@
 // The one door to the GitHub REST API: Octokit from @actions/github (base URL from GITHUB_API_URL, proxy
 // settings honoured), every failure classified, idempotent calls retried with the policy in retry.ts, and
-// every message redacted before anyone logs it. The wait is injected so tests never sleep.
+// every message redacted before anyone logs it. The wait is injected so tests never sleep. GraphQL requests
+// (publish's createCommitOnBranch, the token's login) go through the same door: GitHub answers their errors
+// with HTTP 200 and an `errors` list, which becomes a GitHubGraphQLError here.
 //
 // It also knows who the token acts as (`login()`): the login its comments and reviews carry as `user.login`.
 // GitHub answers that for every kind of token through GraphQL's `viewer` (a personal access token: the user;
@@ -44,6 +46,32 @@ function stringHeaders(headers: unknown): Record<string, string> {
       .map(([k, v]) => [k.toLowerCase(), String(v)]),
   );
 }
+
+/** One entry of a GraphQL answer's `errors` list, as GitHub writes it (`type` is GitHub's own, e.g. STALE_DATA). */
+export interface GraphQLErrorEntry {
+  type?: string;
+  message: string;
+  path?: Array<string | number>;
+}
+
+/** A GraphQL request GitHub answered with errors (HTTP 200, `errors: [...]`); `entries` keeps GitHub's types. */
+export class GitHubGraphQLError extends GitHubApiError {
+  constructor(
+    message: string,
+    failure: ApiFailure,
+    readonly entries: readonly GraphQLErrorEntry[],
+  ) {
+    super(message, failure);
+  }
+}
+
+/** GitHub's GraphQL error types, as the REST status that means the same to a caller (classifyFailure). */
+const GRAPHQL_ERROR_STATUS: Record<string, number> = {
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+};
 
 /** Octokit's RequestError, a fetch failure or a timeout → ApiFailure. Never keeps the request (it has the token). */
 export function toFailure(error: unknown): ApiFailure {
@@ -171,6 +199,33 @@ export class GitHubApi {
     return this.viewer;
   }
 
+  /**
+   * One GraphQL request (`query` with its `variables`), never retried here: a mutation is not idempotent. Its
+   * `data` on success; an answer with `errors` is a GitHubGraphQLError naming GitHub's error types.
+   */
+  async graphql(query: string, variables: Record<string, unknown>, options: CallOptions): Promise<unknown> {
+    const response = await this.once("POST /graphql", { query, variables }, options);
+    const body = (response.data ?? {}) as { data?: unknown; errors?: unknown };
+    if (!Array.isArray(body.errors) || body.errors.length === 0) return body.data;
+    const entries: GraphQLErrorEntry[] = body.errors.map((e: unknown) => {
+      const entry = (e ?? {}) as { type?: unknown; message?: unknown; path?: unknown };
+      return {
+        type: typeof entry.type === "string" ? entry.type : undefined,
+        message: this.redact(typeof entry.message === "string" ? entry.message : JSON.stringify(e)),
+        path: Array.isArray(entry.path) ? (entry.path as Array<string | number>) : undefined,
+      };
+    });
+    const first = entries[0] as GraphQLErrorEntry;
+    const message = entries.map((e) => (e.type ? `${e.type}: ${e.message}` : e.message)).join("; ");
+    const status = GRAPHQL_ERROR_STATUS[first.type ?? ""];
+    const failure = status ? classifyFailure(status, first.message) : classifyFailure(200, message);
+    throw new GitHubGraphQLError(
+      this.redact(`${options.what}: GitHub's GraphQL API answered with errors (${message}).`),
+      { ...failure, message },
+      entries,
+    );
+  }
+
   /** A request with the retry policy (rate limits, 5xx, network), bounded. */
   async call(route: string, params: Record<string, unknown>, options: CallOptions): Promise<ApiResponse> {
     for (let attempt = 0; ; attempt += 1) {
@@ -187,16 +242,21 @@ export class GitHubApi {
   }
 }
 
+/**
+ * Where GraphQL requests go for a REST base URL: a GitHub Enterprise Server's REST API is `<host>/api/v3` and
+ * its GraphQL endpoint `<host>/api/graphql`, as @octokit/graphql maps them; elsewhere `<base>/graphql`.
+ */
+export function graphqlBaseUrl(apiUrl: string): string {
+  return apiUrl.replace(/\/api\/v3\/?$/, "/api");
+}
+
 /** The production request function: @actions/github's Octokit with the run's base URL and a per-request timeout. */
 export function octokitRequest(token: string, apiUrl: string | undefined): RequestFn {
   const octokit = github.getOctokit(token, apiUrl ? { baseUrl: apiUrl } : {});
-  // GraphQL is beside REST: `/graphql` beside github.com's API root, `/api/graphql` on a server whose REST API
-  // is under `/api/v3` (as @octokit/graphql finds it).
-  const server =
-    apiUrl && /\/api\/v3\/?$/.test(apiUrl) ? apiUrl.replace(/\/api\/v3\/?$/, "/api/graphql") : undefined;
   return async (route, params) => {
-    const response = await octokit.request(route === "POST /graphql" && server ? `POST ${server}` : route, {
+    const response = await octokit.request(route, {
       ...params,
+      ...(route === "POST /graphql" && apiUrl ? { baseUrl: graphqlBaseUrl(apiUrl) } : {}),
       request: { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) },
     });
     return {

@@ -30,3 +30,11 @@ export function splitList(value: string): string[] {
 export function unexpanded(value: string): boolean {
   return /^\$\{\{.*\}\}$/s.test(value.trim());
 }
+
+/** A true/false input as both Actions read it: `true` or `false` in any case, empty as false; else undefined. */
+export function booleanInput(value: string): boolean | undefined {
+  const lower = value.trim().toLowerCase();
+  if (lower === "true") return true;
+  if (lower === "false" || lower === "") return false;
+  return undefined;
+}

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GitHubApi, GitHubApiError, octokitRequest } from "../../src/github/api.js";
+import { GitHubApi, GitHubApiError, GitHubGraphQLError, octokitRequest } from "../../src/github/api.js";
 import { faults, startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { listenOnLoopback } from "../support/loopback.js";
 
@@ -157,6 +157,76 @@ describe("GitHubApi.login: who the token acts as", () => {
       expect(paths).toEqual(["POST /api/graphql"]);
     } finally {
       await close();
+    }
+  });
+});
+
+describe("GitHubApi.graphql", () => {
+  it("turns GitHub's 200-with-errors answer into a GitHubGraphQLError with GitHub's types, sent once", async () => {
+    fake.inject({
+      method: "POST",
+      path: /^\/graphql$/,
+      response: {
+        status: 200,
+        body: {
+          data: { createCommitOnBranch: null },
+          errors: [
+            {
+              type: "FORBIDDEN",
+              path: ["createCommitOnBranch"],
+              message: "Resource not accessible by integration",
+            },
+          ],
+        },
+      },
+    });
+    const error = await api()
+      .graphql(
+        "mutation M($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input: $input) { commit { oid } } }",
+        { input: {} },
+        {
+          what: "making a commit",
+          permission: "contents: write",
+        },
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitHubGraphQLError);
+    expect((error as GitHubGraphQLError).entries).toEqual([
+      {
+        type: "FORBIDDEN",
+        path: ["createCommitOnBranch"],
+        message: "Resource not accessible by integration",
+      },
+    ]);
+    expect((error as GitHubGraphQLError).failure.kind).toBe("integration");
+    expect((error as Error).message).toBe(
+      "making a commit: GitHub's GraphQL API answered with errors (FORBIDDEN: Resource not accessible by integration).",
+    );
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /graphql"]);
+    expect(JSON.parse(fake.requests[0]?.body ?? "{}")).toMatchObject({ variables: { input: {} } });
+    expect(fake.requests[0]?.headers.authorization).toBe(`token ${TOKEN}`);
+  });
+
+  it("goes to a GitHub Enterprise Server's GraphQL endpoint (/api/graphql) beside its REST API (/api/v3)", async () => {
+    const paths: string[] = [];
+    const server = createServer((req, res) => {
+      paths.push(`${req.method} ${req.url}`);
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ data: { ok: true } }));
+    });
+    const ghes = await listenOnLoopback(server);
+    try {
+      const client = new GitHubApi({ request: octokitRequest(TOKEN, `${ghes.url}/api/v3`) });
+      await expect(client.graphql("query { viewer { login } }", {}, { what: "asking" })).resolves.toEqual({
+        ok: true,
+      });
+      await client.call("GET /repos/{owner}/{repo}", { owner: "acme", repo: "widgets" }, { what: "reading" });
+      const dotcom = new GitHubApi({ request: octokitRequest(TOKEN, ghes.url) });
+      await dotcom.graphql("query { viewer { login } }", {}, { what: "asking" });
+      expect(paths).toEqual(["POST /api/graphql", "GET /api/v3/repos/acme/widgets", "POST /graphql"]);
+    } finally {
+      await ghes.close();
     }
   });
 });
