@@ -81,6 +81,21 @@ export function git(args: readonly string[], options: GitOptions): Promise<strin
   });
 }
 
+/** Runs `git <args>` and returns stdout as bytes (a blob's contents, a `-z` listing with any path bytes). */
+export function gitBytes(args: readonly string[], options: GitOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      "git",
+      [...SAFE_CONFIG, ...args],
+      { cwd: options.cwd, env: gitEnv(options), maxBuffer: MAX_BUFFER, encoding: "buffer" },
+      (error, stdout, stderr) =>
+        error ? reject(gitError(args, options, error, stderr.toString("utf8"))) : resolve(stdout),
+    );
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end();
+  });
+}
+
 /** `git` for the few synchronous callers (a commit id, a diff read before the run starts). */
 export function gitSync(args: readonly string[], options: GitOptions): string {
   try {

@@ -1,11 +1,11 @@
 // The publish Action (publish/action.yml, `uses: OWNER/agent-ci/publish@v1`): the second job of the
 // two-job pattern. It reads inputs, publishes with pull-request.ts, sets pr_number / pr_url / branch /
-// commit_sha, and fails the step with what to do when anything did not happen. It never runs a model and
+// commit_sha / commit_url, and fails the step with what to do when anything did not happen. It never runs a model and
 // needs no model key; the token is masked and redacted from everything it prints.
 import * as core from "@actions/core";
 import { z } from "zod";
-import { splitList, unexpanded } from "../github/inputs.js";
-import { readGitHubContext, serverHost } from "../github/context.js";
+import { booleanInput, splitList, unexpanded } from "../github/inputs.js";
+import { readGitHubContext, runUrl, serverHost } from "../github/context.js";
 import { actionLog } from "../github/workflow-log.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
 import { createRedactor } from "../report/index.js";
@@ -25,6 +25,7 @@ export const PUBLISH_INPUT_DEFAULTS = {
   repository_path: ".",
   base_branch: "",
   pull_request: "",
+  push_to_pr_branch: "false",
   allow: "",
   max_patch_bytes: "5242880",
   allow_findings: "",
@@ -32,12 +33,27 @@ export const PUBLISH_INPUT_DEFAULTS = {
   author_name: DEFAULT_AUTHOR.name,
   author_email: DEFAULT_AUTHOR.email,
   link_issue: DEFAULT_LINK_ISSUE,
+  use_commit_signing: "false",
 } as const;
 export type PublishInputName = keyof typeof PUBLISH_INPUT_DEFAULTS;
 
-export const PUBLISH_OUTPUT_NAMES = ["pr_number", "pr_url", "branch", "commit_sha", "action"] as const;
+export const PUBLISH_OUTPUT_NAMES = [
+  "pr_number",
+  "pr_url",
+  "branch",
+  "commit_sha",
+  "commit_url",
+  "action",
+] as const;
 
 const text = z.string().transform((v) => (unexpanded(v) ? "" : v.trim()));
+const bool = (name: PublishInputName) =>
+  z.string().transform((v, ctx) => {
+    const value = booleanInput(v);
+    if (value !== undefined) return value;
+    ctx.addIssue({ code: "custom", message: `${name}: use true or false (got "${v}")` });
+    return z.NEVER;
+  });
 const PublishInputs = z.object({
   artifact_path: text.refine(
     (v) => v !== "",
@@ -56,6 +72,7 @@ const PublishInputs = z.object({
     ctx.addIssue({ code: "custom", message: `pull_request: a pull request number (got "${v}")` });
     return z.NEVER;
   }),
+  push_to_pr_branch: bool("push_to_pr_branch"),
   allow: z.string().transform(splitList),
   max_patch_bytes: text.transform((v, ctx) => {
     const n = Number(v || PUBLISH_INPUT_DEFAULTS.max_patch_bytes);
@@ -88,6 +105,7 @@ const PublishInputs = z.object({
     });
     return z.NEVER;
   }),
+  use_commit_signing: bool("use_commit_signing"),
 });
 export type PublishInputs = z.infer<typeof PublishInputs>;
 
@@ -130,6 +148,10 @@ export async function run(env: Record<string, string | undefined> = process.env)
       secrets: [inputs.token],
       author: { name: inputs.author_name, email: inputs.author_email },
       linkIssue: inputs.link_issue,
+      pushToPrBranch: inputs.push_to_pr_branch,
+      useCommitSigning: inputs.use_commit_signing,
+      serverUrl: ctx.serverUrl,
+      runUrl: runUrl(ctx),
       log,
       redact: redactor.redact,
     });
@@ -137,10 +159,14 @@ export async function run(env: Record<string, string | undefined> = process.env)
     core.setOutput("pr_url", result.pullUrl);
     core.setOutput("branch", result.branch);
     core.setOutput("commit_sha", result.commitSha);
+    core.setOutput("commit_url", result.commitUrl);
     core.setOutput("action", result.action);
     output.command({
       name: "notice",
-      message: `${result.action} pull request #${result.pullNumber}: ${result.pullUrl}`,
+      message:
+        result.action === "commented"
+          ? `pull request #${result.pullNumber} comes from a fork: nothing pushed, commented with the patch: ${result.pullUrl}`
+          : `${result.action} pull request #${result.pullNumber}: ${result.pullUrl}${result.signed ? ` (commit ${result.commitSha}, signed by GitHub)` : ""}`,
       properties: { title: "agent-ci publish" },
     });
   } catch (error) {

@@ -16,6 +16,7 @@ import {
   LINK_ISSUE_MODES,
   parseFindingKinds,
   PublishRefusedError,
+  SIGNED_COMMIT_MAX_BYTES,
   type FindingKind,
   type LinkIssue,
 } from "./options.js";
@@ -34,6 +35,8 @@ interface PublishFlags {
   maxBinaryBytes: number;
   author: string;
   linkIssue: LinkIssue;
+  pushToPrBranch?: boolean;
+  useCommitSigning?: boolean;
   apiUrl?: string;
   json?: boolean;
 }
@@ -83,6 +86,7 @@ async function publish(outDir: string, flags: PublishFlags, log: ProcessLogs): P
         `no token: set ${PUBLISH_TOKEN_VARIABLES.join(", ")} (contents: write and pull-requests: write)`,
       );
     const { owner, repo } = await resolveRepo(flags);
+    const serverUrl = (process.env.GITHUB_SERVER_URL?.trim() || "https://github.com").replace(/\/+$/, "");
     const result: PublishPrResult = await publishPullRequest({
       outDir,
       repoDir: flags.repoDir,
@@ -101,10 +105,13 @@ async function publish(outDir: string, flags: PublishFlags, log: ProcessLogs): P
       maxPatchBytes: flags.maxPatchBytes,
       allowFindings: flags.allowFinding,
       maxBinaryBytes: flags.maxBinaryBytes,
-      githubHost: serverHost(process.env.GITHUB_SERVER_URL?.trim() || "https://github.com"),
+      githubHost: serverHost(serverUrl),
+      serverUrl,
       secrets: [token],
       author: parseAuthor(flags.author),
       linkIssue: flags.linkIssue,
+      pushToPrBranch: flags.pushToPrBranch === true,
+      useCommitSigning: flags.useCommitSigning === true,
       log: say,
       redact: redactor.redact,
     });
@@ -116,9 +123,15 @@ async function publish(outDir: string, flags: PublishFlags, log: ProcessLogs): P
           pr_url: result.pullUrl,
           branch: result.branch,
           commit_sha: result.commitSha,
+          commit_url: result.commitUrl,
         }),
       );
-    else log.out.text(`${result.action}: ${result.pullUrl} (${result.branch} at ${result.commitSha})`);
+    else if (result.action === "commented")
+      log.out.text(`commented: ${result.pullUrl} (a fork's pull request: nothing pushed)`);
+    else
+      log.out.text(
+        `${result.action}: ${result.pullUrl} (${result.branch} at ${result.commitSha}${result.signed ? ", signed by GitHub" : ""})`,
+      );
     return 0;
   } catch (error) {
     say(`agent-ci publish: ${(error as Error).message}`);
@@ -169,7 +182,19 @@ export function addPublishCommand(program: Command, log: ProcessLogs): void {
       "--base <branch>",
       "branch the new pull request targets (default: the repository's default branch)",
     )
-    .option("--pr <number>", "push onto this agent-ci pull request's branch and update it", pullNumber)
+    .option(
+      "--pr <number>",
+      "publish onto this pull request instead of the one trigger.json names: an agent-ci pull request's branch, a person's (with --push-to-pr-branch)",
+      pullNumber,
+    )
+    .option(
+      "--push-to-pr-branch",
+      "on a person's pull request of this repository, push a new commit onto its branch (refused when the branch moved since the run) instead of opening a pull request against it; a comment says what was pushed",
+    )
+    .option(
+      "--use-commit-signing",
+      `have GitHub make the commit through its API (createCommitOnBranch), which GitHub signs; refuses a patch it cannot carry (a file mode, a symbolic link, a submodule, over ${SIGNED_COMMIT_MAX_BYTES / 1024 / 1024} MiB of files)`,
+    )
     .option(
       "--allow <rule>",
       "let the patch change a protected path this rule names, e.g. 'Edit(.github/workflows/**)' (repeatable)",
@@ -209,7 +234,10 @@ export function addPublishCommand(program: Command, log: ProcessLogs): void {
         .default(DEFAULT_LINK_ISSUE),
     )
     .option("--api-url <url>", "GitHub API URL (default: GITHUB_API_URL, else the public GitHub API)")
-    .option("--json", "print the result as one JSON object (pr_number, pr_url, branch, commit_sha)")
+    .option(
+      "--json",
+      "print the result as one JSON object (action, pr_number, pr_url, branch, commit_sha, commit_url)",
+    )
     .addHelpText(
       "after",
       `
@@ -231,8 +259,13 @@ patch), a committed git hook, a new executable file, a binary over
 KIND publishes it anyway, saying so in the pull request.
 Publishing the same run again changes nothing. Never force-pushes.
 
-Exit codes: 0 published (or already published), 1 a git or GitHub step
-failed, 2 refused.
+A run on a person's pull request becomes a pull request against its branch,
+or, with --push-to-pr-branch, a commit on its branch while the branch is where
+the run started. A pull request from a fork gets a comment with the patch and
+nothing pushed.
+
+Exit codes: 0 published (or already published, or a fork's pull request
+answered), 1 a git or GitHub step failed, 2 refused.
 
 Example:
   GH_TOKEN=… agent-ci publish agent-ci-out/<run-id> --repo-dir . \\

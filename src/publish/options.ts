@@ -42,3 +42,11 @@ export const DEFAULT_LINK_ISSUE: LinkIssue = "references";
 export class PublishRefusedError extends Error {
   override readonly name = "PublishRefusedError";
 }
+
+/**
+ * The most file content one commit made through GitHub's API may carry (use_commit_signing): createCommitOnBranch
+ * takes every added or changed file whole, base64 encoded (a third larger), in one GraphQL request. GitHub
+ * documents no limit for the mutation, and its API times out on large requests; agent-ci refuses a commit over
+ * this before asking, so a large binary is refused by name rather than by a timeout.
+ */
+export const SIGNED_COMMIT_MAX_BYTES = 10 * 1024 * 1024;

@@ -8,9 +8,13 @@
 // request, the commit goes on that PR's branch instead; a resumed run's (its patch is the whole change against
 // the same base) goes on top of the commit of the run it continues, and only when the base its report names
 // is where the branch's agent-ci commits start (else the checks of patch.diff would miss part of the new
-// commit's change). Re-running publish for the same run finds the
-// branch already at that tree and the PR already open, and changes nothing. Every failure is an error
-// that says what to do; nothing here reports success for a step that did not happen.
+// commit's change). On a person's pull request of this repository the commit goes onto its branch when
+// `pushToPrBranch` says so (else into a new PR against it), only while the branch is still at the run's
+// base, with a comment saying what was pushed; a fork's pull request gets a comment and nothing pushed. With
+// `useCommitSigning` GitHub makes the commit through its API (signed-commit.ts) instead of a push. Re-running
+// publish for the same run finds the branch already at that tree and the PR already open (or the comment
+// posted), and changes nothing. Every failure is an error that says what to do; nothing here reports success
+// for a step that did not happen.
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -25,10 +29,25 @@ import {
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { checkPatch, type PatchCheckOptions } from "./checks.js";
 import type { GateFinding } from "./findings.js";
-import { git, GitError } from "../host-git.js";
+import { git, gitBytes, GitError } from "../host-git.js";
 import { gitPatchSides, treeWithPatch, type GitRun, type PatchSides } from "./patch-sides.js";
 import { attemptsLine } from "./attempts.js";
 import { pathCode, readBranchHistory, wholeChangeBody, type HistoryGit } from "./pr-description.js";
+import {
+  forkComment,
+  patchFileLines,
+  postOnce,
+  PUBLISH_COMMENT_MARKER_PREFIX,
+  pushedComment,
+} from "./pr-comment.js";
+import {
+  commitMessageInput,
+  createCommitOnBranch,
+  fileChangesFor,
+  isStaleHead,
+  parseRawTreeDiff,
+  type CreatedCommit,
+} from "./signed-commit.js";
 import {
   DEFAULT_AUTHOR,
   DEFAULT_LINK_ISSUE,
@@ -64,6 +83,17 @@ export interface PublishPrOptions extends PatchCheckOptions {
   pullNumber?: number;
   /** How the PR names the issue the run came from (default: DEFAULT_LINK_ISSUE, "Opened from #N"). */
   linkIssue?: LinkIssue;
+  /**
+   * On a person's pull request of this repository, push onto its branch (a new commit on top, refused when the
+   * branch moved since the run's base) instead of opening a pull request against it.
+   */
+  pushToPrBranch?: boolean;
+  /** Have GitHub make the commit through its GraphQL API (createCommitOnBranch), which GitHub signs. */
+  useCommitSigning?: boolean;
+  /** The GitHub server (`https://github.com`): links to commits pushed with git. */
+  serverUrl?: string;
+  /** The workflow run publishing, linked from the comments publish leaves. */
+  runUrl?: string;
   author: { name: string; email: string };
   /** The repository's GitHub host (`github.com`): the model's links to it stay links, all others are text. */
   githubHost?: string;
@@ -72,12 +102,18 @@ export interface PublishPrOptions extends PatchCheckOptions {
 }
 
 export interface PublishPrResult {
-  action: "created" | "updated" | "unchanged";
+  /** commented: a fork's pull request, answered with a comment and nothing pushed. */
+  action: "created" | "updated" | "unchanged" | "commented";
   pullNumber: number;
   pullUrl: string;
+  /** The branch the commit is on ("" when nothing was pushed, on a fork's pull request). */
   branch: string;
   commitSha: string;
+  /** The commit's page on GitHub ("" when unknown: no serverUrl and no commit made through the API). */
+  commitUrl: string;
   pushed: boolean;
+  /** The commit on the branch carries a signature (with use_commit_signing, GitHub's). */
+  signed: boolean;
 }
 
 const Trigger = z.object({
@@ -225,6 +261,8 @@ async function requireChainStart(
 export const safeRunId = (runId: string) => runId.replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 200) || "unknown";
 
 const prMarker = (runId: string) => `${PR_MARKER_PREFIX} ${safeRunId(runId)} -->`;
+/** The marker of the comment publish leaves on a pull request it did not open, per run. */
+const publishCommentMarker = (runId: string) => `${PUBLISH_COMMENT_MARKER_PREFIX} ${safeRunId(runId)} -->`;
 
 /**
  * agent-ci's note in the description when the gate's findings were let through: a reviewer sees that the
@@ -272,7 +310,6 @@ export function pullBody(
   text: GitHubTextOptions,
   notes: readonly string[],
 ): string {
-  const files = report.patch.files.map((f) => `- ${pathCode(f.path)} (+${f.added} −${f.removed})`);
   return [
     prMarker(report.runId),
     runSummary(report, text) || "_The agent left no summary._",
@@ -281,8 +318,7 @@ export function pullBody(
     ...(attemptsLine(report) ? [attemptsLine(report), ""] : []),
     ...notes.flatMap((note) => [note, ""]),
     `**Changed files** (${report.patch.files.length}, +${report.patch.added} −${report.patch.removed}):`,
-    ...files.slice(0, 100),
-    ...(files.length > 100 ? [`- … and ${files.length - 100} more`] : []),
+    ...patchFileLines(report),
     "",
     `Opened by \`agent-ci publish\` from run ${markdownCode(report.runId, 200)}, based on ${markdownCode(report.workspace.baseCommit ?? "?", 64)}.`,
   ].join("\n");
@@ -309,6 +345,8 @@ export function explainPushFailure(stderr: string, repo: string, branch: string)
     )
   )
     return `the push to ${repo} was not authenticated: the token is missing or was rejected (401). Check the token input.`;
+  if (/verified signatures|signed commits/i.test(stderr))
+    return `a rule of ${repo} requires signed commits on ${branch}: publish with use_commit_signing (--use-commit-signing), so that GitHub makes and signs the commit.`;
   if (/GH006|GH013|protected branch|ruleset|rule violations|pre-receive hook declined/i.test(stderr))
     return `branch protection or a ruleset refused the push to ${branch}: let the token create ${BRANCH_PREFIX}* branches, or publish with a token that may.`;
   if (/non-fast-forward|fetch first|\(stale info\)|\[rejected\]/i.test(stderr))
@@ -325,6 +363,21 @@ class Repo {
   run(args: readonly string[], env?: Record<string, string>): Promise<string> {
     const { repoDir, token, redact } = this.options;
     return git(args, { cwd: repoDir, env, redact, config: authConfig(this.remoteUrl, token) });
+  }
+
+  bytes(args: readonly string[]): Promise<Buffer> {
+    const { repoDir, token, redact } = this.options;
+    return gitBytes(args, { cwd: repoDir, redact, config: authConfig(this.remoteUrl, token) });
+  }
+
+  /** A commit's parents and whether it carries a signature, read from the object itself (shallow or not). */
+  async commitFacts(sha: string): Promise<{ parents: string[]; signed: boolean }> {
+    const raw = await this.run(["cat-file", "commit", sha]);
+    const headers = raw.slice(0, raw.indexOf("\n\n") === -1 ? raw.length : raw.indexOf("\n\n")).split("\n");
+    return {
+      parents: headers.filter((h) => h.startsWith("parent ")).map((h) => h.slice("parent ".length).trim()),
+      signed: headers.some((h) => h.startsWith("gpgsig ") || h.startsWith("gpgsig-sha256 ")),
+    };
   }
 
   async hasCommit(sha: string): Promise<boolean> {
@@ -401,22 +454,33 @@ function apiFailure(error: unknown, done: string): never {
   throw error;
 }
 
-/** Where the commit goes: onto an agent-ci PR's branch, or a new branch for a new PR against `base`. */
-async function chooseTarget(
-  options: PublishPrOptions,
-  report: RunReport,
-): Promise<{ branch: string; pull?: PullJson; base?: string }> {
+/**
+ * Where the run's change goes: a new branch for a new pull request against `base`; onto an agent-ci pull
+ * request's branch; onto a person's pull request's branch (pushToPrBranch); or nowhere, for a fork's pull
+ * request, which is answered with a comment.
+ */
+type Target =
+  | { kind: "new"; branch: string; base?: string }
+  | { kind: "agent-ci"; branch: string; pull: PullJson }
+  | { kind: "person"; branch: string; pull: PullJson }
+  | { kind: "fork"; pull: PullJson };
+
+/** The pull request's head is this repository's: who opened it and where its branch lives come from GitHub. */
+async function chooseTarget(options: PublishPrOptions, report: RunReport): Promise<Target> {
   const number = options.pullNumber ?? loadTriggerTarget(options.outDir);
   const full = `${options.owner}/${options.repo}`;
-  if (number === undefined) return { branch: runBranch(report.runId), base: options.baseBranch };
+  if (number === undefined) return { kind: "new", branch: runBranch(report.runId), base: options.baseBranch };
   const pull = await getPull(options, number).catch((e: unknown) => apiFailure(e, ""));
-  if (pull.head.repo?.full_name !== full)
+  if (pull.head.repo?.full_name !== full) return { kind: "fork", pull };
+  if (pull.head.ref.startsWith(BRANCH_PREFIX)) return { kind: "agent-ci", branch: pull.head.ref, pull };
+  if (!options.pushToPrBranch)
+    // Someone's own PR: the change goes to them as a PR against their branch, not onto it.
+    return { kind: "new", branch: runBranch(report.runId), base: options.baseBranch ?? pull.head.ref };
+  if ((pull.state ?? "open") !== "open")
     throw new PublishRefusedError(
-      `pull request #${number} comes from a fork (${pull.head.repo?.full_name ?? "deleted repository"}): a token of ${full} cannot push there. Apply the patch from the artifact by hand, or ask the author to.`,
+      `not published: pull request #${number} is ${pull.state ?? "not open"}; publish pushes onto the branch of an open pull request only. Nothing was pushed; the patch stays in the run's artifact.`,
     );
-  if (pull.head.ref.startsWith(BRANCH_PREFIX)) return { branch: pull.head.ref, pull };
-  // Someone's own PR: the change goes to them as a PR against their branch, not onto it.
-  return { branch: runBranch(report.runId), base: options.baseBranch ?? pull.head.ref };
+  return { kind: "person", branch: pull.head.ref, pull };
 }
 
 /**
@@ -491,14 +555,135 @@ async function remoteTipOf(
 interface BranchCommit {
   branch: string;
   commitSha: string;
+  commitUrl: string;
+  /** The commit it went on top of. */
+  parent: string;
   pushed: boolean;
+  signed: boolean;
+}
+
+/** A commit's page on GitHub, from the server URL; "" when publish was given none. */
+function commitPage(options: PublishPrOptions, sha: string): string {
+  return options.serverUrl ? `${options.serverUrl}/${options.owner}/${options.repo}/commit/${sha}` : "";
+}
+
+/** Pushes `what` to the branch without force; a refusal is explained (explainPushFailure). */
+async function pushRef(repo: Repo, options: PublishPrOptions, what: string, branch: string): Promise<void> {
+  try {
+    await repo.run(["push", "--porcelain", options.remote, `${what}:refs/heads/${branch}`]);
+  } catch (error) {
+    const stderr = error instanceof GitError ? error.stderr : (error as Error).message;
+    throw new PublishFailedError(
+      `not published: ${explainPushFailure(stderr, `${options.owner}/${options.repo}`, branch)}\ngit said: ${stderr}`,
+    );
+  }
+}
+
+/** The commit made here with git (the author and the run's end time from the options), pushed without force. */
+async function commitWithGit(
+  repo: Repo,
+  options: PublishPrOptions,
+  report: RunReport,
+  branch: string,
+  parent: string,
+  tree: string,
+  message: string,
+): Promise<{ commitSha: string; commitUrl: string }> {
+  const date = `${Math.floor(Date.parse(report.endedAt) / 1000)} +0000`;
+  const commitSha =
+    // --no-gpg-sign: the runner's git configuration does not sign (or fail to sign) the commit behind our back.
+    (
+      await repo.run(["commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", message], {
+        GIT_AUTHOR_NAME: options.author.name,
+        GIT_AUTHOR_EMAIL: options.author.email,
+        GIT_COMMITTER_NAME: options.author.name,
+        GIT_COMMITTER_EMAIL: options.author.email,
+        GIT_AUTHOR_DATE: date,
+        GIT_COMMITTER_DATE: date,
+      })
+    ).trim();
+  await pushRef(repo, options, commitSha, branch);
+  return { commitSha, commitUrl: commitPage(options, commitSha) };
+}
+
+/**
+ * The commit made by GitHub through createCommitOnBranch (use_commit_signing): the change from `parent` to
+ * `tree` as whole files, refused with every reason when the mutation cannot carry it exactly; the branch
+ * created at `parent` first when it does not exist (the mutation appends to a branch); then the commit GitHub
+ * made is fetched and must be `tree` on `parent`, or the step fails saying what is on the branch.
+ */
+async function commitThroughApi(
+  repo: Repo,
+  options: PublishPrOptions,
+  branch: string,
+  tip: string | undefined,
+  parent: string,
+  tree: string,
+  message: string,
+): Promise<CreatedCommit> {
+  const full = `${options.owner}/${options.repo}`;
+  const changes = parseRawTreeDiff(
+    await repo.bytes(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", parent, tree]),
+  );
+  const files = await fileChangesFor(changes, {
+    size: async (oid) => Number((await repo.run(["cat-file", "-s", oid])).trim()),
+    read: (oid) => repo.bytes(["cat-file", "blob", oid]),
+  });
+  if (files.kind === "refused")
+    throw new PublishRefusedError(
+      `not published: use_commit_signing (--use-commit-signing) has GitHub make the commit through its API (createCommitOnBranch), which cannot carry this patch exactly:\n${files.reasons.map((r) => `- ${r}`).join("\n")}\nNothing was pushed; the patch stays in the run's artifact. Publish it without use_commit_signing to push it as a git commit (unsigned).`,
+    );
+  if (!tip) {
+    await pushRef(repo, options, parent, branch);
+    options.log(`created ${branch} at ${parent} for the commit GitHub makes`);
+  }
+  let created: CreatedCommit;
+  try {
+    created = await createCommitOnBranch(options.api, {
+      branch: { repositoryNameWithOwner: full, branchName: branch },
+      expectedHeadOid: parent,
+      message: commitMessageInput(message),
+      fileChanges: files.fileChanges,
+    });
+  } catch (error) {
+    if (isStaleHead(error))
+      throw new PublishFailedError(
+        `not published: ${branch} moved on ${full} while publishing (it is no longer at ${parent}); GitHub made no commit. Publish never overwrites a branch: re-run publish, or re-run the agent on the branch's new head.\nGitHub said: ${(error as Error).message}`,
+      );
+    if (
+      error instanceof GitHubApiError &&
+      (error.failure.kind === "integration" || error.failure.kind === "forbidden")
+    )
+      throw new PublishFailedError(
+        `not published: ${error.message} Give the publishing job \`permissions: contents: write\`, or pass a token that may write to ${full}.`,
+      );
+    if (
+      error instanceof GitHubApiError &&
+      (error.failure.kind === "server" || error.failure.kind === "network")
+    )
+      throw new PublishFailedError(
+        `not known whether GitHub made the commit: ${error.message} Re-run publish: it finds the commit on ${branch} if GitHub made it, and makes it otherwise.`,
+      );
+    if (error instanceof GitHubApiError) throw new PublishFailedError(`not published: ${error.message}`);
+    throw error;
+  }
+  options.log(`GitHub made ${created.oid} on ${branch} (createCommitOnBranch): ${created.url}`);
+  await ensureCommit(repo, options.remote, created.oid, "the commit GitHub made");
+  const madeTree = (await repo.run(["rev-parse", `${created.oid}^{tree}`])).trim();
+  const { parents } = await repo.commitFacts(created.oid);
+  if (madeTree !== tree || parents.length !== 1 || parents[0] !== parent)
+    throw new PublishFailedError(
+      `GitHub made ${created.oid} on ${branch}, but it is not the commit publish built: its tree is ${madeTree} on ${parents.join(", ") || "no parent"}, where the patch gives ${tree} on ${parent}. The branch holds it now: look at ${created.url}, and revert it if it is wrong.`,
+    );
+  return created;
 }
 
 /**
  * Commits the patched tree onto the branch — on the run's base, or on the tip of an agent-ci chain the run
- * continues — and pushes it without force; nothing to push when the tip already holds the same tree.
+ * continues — with git and a push without force, or through GitHub's API (use_commit_signing); nothing to do
+ * when the tip already holds the same tree. A branch that moved since the run's base is refused, untouched.
  */
-async function commitAndPush(
+async function commitOnBranch(
   repo: Repo,
   options: PublishPrOptions,
   report: RunReport,
@@ -508,45 +693,45 @@ async function commitAndPush(
 ): Promise<BranchCommit> {
   const { log } = options;
   const base = report.workspace.baseCommit ?? "";
-  const full = `${options.owner}/${options.repo}`;
   const tip = await remoteTipOf(repo, options, branch);
   const tipTree = tip ? (await repo.run(["rev-parse", `${tip}^{tree}`])).trim() : undefined;
-  let commitSha: string;
-  let pushed = false;
   if (tip && tipTree === tree) {
-    commitSha = tip;
     log(`${branch} already holds this run's change (${tip}); nothing to push`);
-  } else {
-    const continued = tip && tip !== base && (await continuesTip(repo, report, tip)) ? tip : undefined;
-    if (continued) await requireChainStart(repo, options, branch, continued, report);
-    const parent = continued ?? base;
-    if (tip && tip !== parent)
-      throw new PublishRefusedError(
-        `${branch} is at ${tip}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes; re-run the agent on the branch's head.`,
-      );
-    const date = `${Math.floor(Date.parse(report.endedAt) / 1000)} +0000`;
-    commitSha = (
-      await repo.run(["commit-tree", tree, "-p", parent, "-m", message], {
-        GIT_AUTHOR_NAME: options.author.name,
-        GIT_AUTHOR_EMAIL: options.author.email,
-        GIT_COMMITTER_NAME: options.author.name,
-        GIT_COMMITTER_EMAIL: options.author.email,
-        GIT_AUTHOR_DATE: date,
-        GIT_COMMITTER_DATE: date,
-      })
-    ).trim();
-    try {
-      await repo.run(["push", "--porcelain", options.remote, `${commitSha}:refs/heads/${branch}`]);
-    } catch (error) {
-      const stderr = error instanceof GitError ? error.stderr : (error as Error).message;
-      throw new PublishFailedError(
-        `not published: ${explainPushFailure(stderr, full, branch)}\ngit said: ${stderr}`,
-      );
-    }
-    pushed = true;
-    log(`pushed ${commitSha} to ${branch}`);
+    const facts = await repo.commitFacts(tip);
+    return {
+      branch,
+      commitSha: tip,
+      commitUrl: commitPage(options, tip),
+      parent: facts.parents[0] ?? "",
+      pushed: false,
+      signed: facts.signed,
+    };
   }
-  return { branch, commitSha, pushed };
+  const continued = tip && tip !== base && (await continuesTip(repo, report, tip)) ? tip : undefined;
+  if (continued) await requireChainStart(repo, options, branch, continued, report);
+  const parent = continued ?? base;
+  if (tip && tip !== parent)
+    throw new PublishRefusedError(
+      `not published: ${branch} is at ${tip}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes, and nothing was pushed; the patch stays in the run's artifact. Re-run the agent on the branch's head.`,
+    );
+  const made = options.useCommitSigning
+    ? await commitThroughApi(repo, options, branch, tip, parent, tree, message).then((c) => ({
+        commitSha: c.oid,
+        commitUrl: c.url,
+      }))
+    : await commitWithGit(repo, options, report, branch, parent, tree, message);
+  log(`pushed ${made.commitSha} to ${branch}`);
+  const { signed } = await repo.commitFacts(made.commitSha);
+  return { branch, ...made, parent, pushed: true, signed };
+}
+
+/** agent-ci's line in a pull request's description about a commit GitHub made and signed. */
+function signedNote({ commitSha, commitUrl, signed }: BranchCommit): string[] {
+  if (!signed) return [];
+  const sha = markdownCode(commitSha.slice(0, 12), 20);
+  return [
+    `Commit ${commitUrl ? `[${sha}](${encodeURI(commitUrl)})` : sha} was made through GitHub's API (\`use_commit_signing\`): GitHub signed it.`,
+  ];
 }
 
 /** Rewrites the body of the agent-ci pull request the run published onto; unchanged when nothing moved. */
@@ -554,23 +739,17 @@ async function updatePull(
   repo: Repo,
   options: PublishPrOptions,
   pull: PullJson,
-  { branch, commitSha, pushed }: BranchCommit,
+  committed: BranchCommit,
   report: RunReport,
   issue: string | undefined,
   notes: readonly string[],
 ): Promise<PublishPrResult> {
   const { log, owner, repo: name } = options;
+  const { branch, commitSha, pushed } = committed;
+  const result = { pullNumber: pull.number, pullUrl: pull.html_url, ...resultOf(committed) };
   const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
   const body = await followUpBody(repo, options, branch, commitSha, report, issue, notes);
-  if ((pull.body ?? "") === body && !pushed)
-    return {
-      action: "unchanged",
-      pullNumber: pull.number,
-      pullUrl: pull.html_url,
-      branch,
-      commitSha,
-      pushed,
-    };
+  if ((pull.body ?? "") === body && !pushed) return { action: "unchanged", ...result };
   await options.api
     .call(
       "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
@@ -579,18 +758,108 @@ async function updatePull(
     )
     .catch((e: unknown) => apiFailure(e, done));
   log(`updated pull request #${pull.number}`);
-  return { action: "updated", pullNumber: pull.number, pullUrl: pull.html_url, branch, commitSha, pushed };
+  return { action: "updated", ...result };
+}
+
+const repositoryOf = (options: PublishPrOptions) => ({ owner: options.owner, repo: options.repo });
+
+/** The result's fields that come from the commit. */
+function resultOf({ branch, commitSha, commitUrl, pushed, signed }: BranchCommit) {
+  return { branch, commitSha, commitUrl, pushed, signed };
+}
+
+/**
+ * On a person's pull request: the commit is on its branch; the description stays the person's, and a comment
+ * says what was pushed (once per run).
+ */
+async function notePushed(
+  options: PublishPrOptions,
+  pull: PullJson,
+  committed: BranchCommit,
+  report: RunReport,
+): Promise<PublishPrResult> {
+  const marker = publishCommentMarker(report.runId);
+  const body = pushedComment({
+    marker,
+    report,
+    branch: committed.branch,
+    commitSha: committed.commitSha,
+    commitUrl: committed.commitUrl,
+    parent: committed.parent,
+    title: commitTitle(report, { host: options.githubHost }),
+    signed: committed.signed,
+    runUrl: options.runUrl,
+  });
+  const done = committed.pushed
+    ? `${committed.branch} was pushed (${committed.commitSha}), but the comment saying so failed: `
+    : "";
+  const comment = await postOnce(
+    options.api,
+    repositoryOf(options),
+    pull.number,
+    marker,
+    options.redact(body),
+  ).catch((e: unknown) => apiFailure(e, done));
+  if (comment.posted) options.log(`commented on pull request #${pull.number}: ${comment.url ?? ""}`);
+  return {
+    action: committed.pushed || comment.posted ? "updated" : "unchanged",
+    pullNumber: pull.number,
+    pullUrl: pull.html_url,
+    ...resultOf(committed),
+  };
+}
+
+/** A fork's pull request: nothing can be pushed there; a comment says so and shows the patch (once per run). */
+async function answerFork(
+  options: PublishPrOptions,
+  pull: PullJson,
+  report: RunReport,
+  patchText: string,
+): Promise<PublishPrResult> {
+  const fork = pull.head.repo?.full_name ?? "a deleted repository";
+  const marker = publishCommentMarker(report.runId);
+  const body = forkComment({
+    marker,
+    report,
+    patchText,
+    fork,
+    repository: `${options.owner}/${options.repo}`,
+    runUrl: options.runUrl,
+  });
+  const comment = await postOnce(
+    options.api,
+    repositoryOf(options),
+    pull.number,
+    marker,
+    options.redact(body),
+  ).catch((e: unknown) =>
+    apiFailure(e, `nothing was pushed (pull request #${pull.number} comes from ${fork}), and `),
+  );
+  options.log(
+    `pull request #${pull.number} comes from a fork (${fork}): nothing pushed; ${comment.posted ? "commented" : "the comment was there already"}: ${comment.url ?? ""}`,
+  );
+  return {
+    action: "commented",
+    pullNumber: pull.number,
+    pullUrl: pull.html_url,
+    branch: "",
+    commitSha: "",
+    commitUrl: "",
+    pushed: false,
+    signed: false,
+  };
 }
 
 /** Opens the pull request for the run's branch, unless one is already open for it. */
 async function openPull(
   options: PublishPrOptions,
-  { branch, commitSha, pushed }: BranchCommit,
+  committed: BranchCommit,
   targetBase: string | undefined,
   body: string,
   title: string,
 ): Promise<PublishPrResult> {
   const { log, owner, repo: name } = options;
+  const { branch, commitSha, pushed } = committed;
   const done = pushed ? `${branch} was pushed (${commitSha}), but the pull request step failed: ` : "";
   const existing = await openPullFor(options, branch).catch((e: unknown) => apiFailure(e, done));
   if (existing) {
@@ -599,9 +868,7 @@ async function openPull(
       action: pushed ? "updated" : "unchanged",
       pullNumber: existing.number,
       pullUrl: existing.html_url,
-      branch,
-      commitSha,
-      pushed,
+      ...resultOf(committed),
     };
   }
   const baseRef = targetBase ?? (await defaultBranch(options).catch((e: unknown) => apiFailure(e, done)));
@@ -638,7 +905,7 @@ async function openPull(
     });
   const pull = PullJson.parse(created.data);
   log(`opened pull request #${pull.number}: ${pull.html_url}`);
-  return { action: "created", pullNumber: pull.number, pullUrl: pull.html_url, branch, commitSha, pushed };
+  return { action: "created", pullNumber: pull.number, pullUrl: pull.html_url, ...resultOf(committed) };
 }
 
 export async function publishPullRequest(options: PublishPrOptions): Promise<PublishPrResult> {
@@ -652,7 +919,8 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     ? options.remote
     : (await git(["remote", "get-url", options.remote], { cwd: options.repoDir }).catch(() => "")).trim();
   const repo = new Repo(options, remoteUrl);
-  // The gate reads the patched files from the tree the commit is made of: what it checked is what is pushed.
+  // The gate reads the patched files from the tree the commit is made of: what it checked is what is pushed
+  // (or, on a fork's pull request, what the comment shows).
   const run: GitRun = (args, env) => repo.run(args, env);
   let patched: Promise<string> | undefined;
   const patchedTree = () =>
@@ -666,17 +934,26 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
     )),
   ];
   const target = await chooseTarget(options, report);
+  if (target.kind === "fork") return answerFork(options, target.pull, report, readOptional(patchFile) ?? "");
+
   const tree = await patchedTree();
   const message = commitMessage(report, issue, text);
-  const committed = await commitAndPush(repo, options, report, target.branch, tree, message);
-  if (target.pull) return updatePull(repo, options, target.pull, committed, report, issue, notes);
-  return openPull(
-    options,
-    committed,
-    target.base,
-    pullBody(report, issue, text, notes),
-    commitTitle(report, text),
-  );
+  const committed = await commitOnBranch(repo, options, report, target.branch, tree, message);
+  const allNotes = [...notes, ...signedNote(committed)];
+  switch (target.kind) {
+    case "person":
+      return notePushed(options, target.pull, committed, report);
+    case "agent-ci":
+      return updatePull(repo, options, target.pull, committed, report, issue, allNotes);
+    case "new":
+      return openPull(
+        options,
+        committed,
+        target.base,
+        pullBody(report, issue, text, allNotes),
+        commitTitle(report, text),
+      );
+  }
 }
 
 /**

@@ -6,10 +6,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { PUBLISH_INPUT_DEFAULTS, PUBLISH_OUTPUT_NAMES } from "../../src/publish/action.js";
+import { SIGNED_COMMIT_MAX_BYTES } from "../../src/publish/options.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const action = parse(fs.readFileSync(path.join(root, "publish/action.yml"), "utf8")) as {
-  inputs: Record<string, { default?: string; required?: boolean }>;
+  inputs: Record<string, { default?: string; required?: boolean; description?: string }>;
   outputs: Record<string, unknown>;
   runs: { using: string; main: string };
 };
@@ -29,6 +30,12 @@ describe("publish/action.yml", () => {
     expect(action.runs.main).toBe("../dist/publish.js");
     expect(fs.readFileSync(path.join(root, "scripts/build.mjs"), "utf8")).toContain(
       'publish: "src/publish.ts"',
+    );
+  });
+
+  it("names use_commit_signing's size limit as the code applies it", () => {
+    expect(action.inputs.use_commit_signing?.description).toContain(
+      `more than ${SIGNED_COMMIT_MAX_BYTES / 1024 / 1024} MiB`,
     );
   });
 

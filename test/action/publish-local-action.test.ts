@@ -9,7 +9,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { githubEnv, runnerFiles } from "../support/github-env.js";
+import { githubEnv, readOutputs, runnerFiles } from "../support/github-env.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
 import { patchWriting, realRunFolder, runVariant, type RunFolder } from "../support/publish-fixture.js";
 
@@ -23,7 +23,10 @@ beforeAll(async () => {
   run = await realRunFolder();
   remote = await startGitRemote({ token: TOKEN });
   addBareRepo(remote, "acme", "widgets", run.workspace);
-  fake = await startFakeGitHub({ token: TOKEN });
+  fake = await startFakeGitHub({
+    token: TOKEN,
+    repositories: { "acme/widgets": remote.repoDir("acme", "widgets") },
+  });
 }, 180_000);
 afterAll(async () => {
   await fake?.close();
@@ -84,9 +87,14 @@ async function localPublish(
   child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
   child.stderr.on("data", (c: Buffer) => (stdout += c.toString()));
   await new Promise((resolve) => child.on("close", resolve));
-  const outputs = Object.fromEntries(
-    [...stdout.matchAll(/^::set-output name=([a-z_]+)::(.*)$/gm)].map((m) => [m[1] ?? "", m[2] ?? ""]),
-  );
+  // Outputs as local-action's stub prints them, or as @actions/core writes them to GITHUB_OUTPUT when the stub
+  // is not in the way (the file a runner reads).
+  const outputs = {
+    ...readOutputs(files.output),
+    ...Object.fromEntries(
+      [...stdout.matchAll(/^::set-output name=([a-z_]+)::(.*)$/gm)].map((m) => [m[1] ?? "", m[2] ?? ""]),
+    ),
+  };
   return { stdout, outputs };
 }
 
@@ -107,7 +115,10 @@ describe("npx local-action run publish ../src/publish/action.ts .env", () => {
       expect(first.outputs.pr_url).toBe(
         `https://github.example/acme/widgets/pull/${first.outputs.pr_number}`,
       );
-      expect(first.stdout).not.toContain(TOKEN);
+      // The token only in the runner's own mask command (the real @actions/core's, when local-action's stub is
+      // not in the way), never in what the step prints.
+      const printed = first.stdout.split("\n").filter((line) => !line.startsWith("::add-mask::"));
+      expect(printed.join("\n")).not.toContain(TOKEN);
 
       const again = await localPublish({ artifact_path: run.outDir, token: TOKEN });
       expect(again.stdout).not.toContain("::error::");
@@ -190,6 +201,58 @@ describe("npx local-action run publish ../src/publish/action.ts .env", () => {
       expect(afterMarker).toContain("Fixed add().");
       expect(afterMarker).not.toMatch(/!\[\]\(|<img|<!--|\]\(https:\/\/attacker|https:\/\/attacker/);
       expect(afterMarker.replace(/\u200b/g, "")).toContain("https://attacker.example/?d=c2VjcmV0");
+    },
+  );
+
+  it(
+    "push_to_pr_branch and use_commit_signing: GitHub's signed commit on a person's pull request's branch, commit_url set, a comment; a value that is not true or false fails the step",
+    { timeout: 180_000 },
+    async () => {
+      execFileSync("git", ["branch", "person-action", run.base], { cwd: remote.repoDir("acme", "widgets") });
+      fake.pulls.set(50, {
+        number: 50,
+        title: "A person's change",
+        body: "Theirs.",
+        user: { login: "octocat" },
+        head: { ref: "person-action", sha: run.base, repo: "acme/widgets" },
+        base: { ref: "main", sha: run.base, repo: "acme/widgets" },
+        diff: "",
+      });
+      const out = runVariant(run.outDir, {
+        runId: "action-follow",
+        trigger: { event: "issue_comment", target: { number: 50, isPullRequest: true } },
+      });
+      const result = await localPublish({
+        artifact_path: out,
+        token: TOKEN,
+        push_to_pr_branch: "true",
+        use_commit_signing: "true",
+      });
+      expect(result.stdout).not.toContain("::error::");
+      const made = fake.graphql.mutations.at(-1)?.oid ?? "";
+      expect(made).toMatch(/^[0-9a-f]{40}$/);
+      expect(result.outputs).toMatchObject({
+        action: "updated",
+        pr_number: "50",
+        branch: "person-action",
+        commit_sha: made,
+        commit_url: `https://github.example/acme/widgets/commit/${made}`,
+      });
+      expect(
+        execFileSync("git", ["rev-list", "--parents", "-n", "1", "refs/heads/person-action"], {
+          cwd: remote.repoDir("acme", "widgets"),
+          encoding: "utf8",
+        }).trim(),
+      ).toBe(`${made} ${run.base}`);
+      expect(fake.pulls.get(50)?.body).toBe("Theirs.");
+      expect(fake.comments.find((c) => c.issue_number === 50)?.body).toContain(
+        "so GitHub signed it and shows it as Verified",
+      );
+
+      const bad = await localPublish({ artifact_path: out, token: TOKEN, use_commit_signing: "yes" });
+      expect(bad.stdout).toMatch(
+        /::error::agent-ci publish: use_commit_signing: use true or false \(got "yes"\)/,
+      );
     },
   );
 });

