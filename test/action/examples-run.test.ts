@@ -666,3 +666,131 @@ describe("attempts-matrix.yml, every job against the fakes", () => {
     },
   );
 });
+
+// ---- The pull-request comment example, every job: the agent on a person's pull request, then the push -----
+
+describe("answer-pr-comments.yml, every job against the fakes", () => {
+  it(
+    "@agent-ci on a person's pull request: the agent job answers, then the publish job pushes one commit onto the pull request's branch and comments",
+    { timeout: 600_000 },
+    async () => {
+      const file = "answer-pr-comments.yml";
+      const jobs = (
+        parse(fs.readFileSync(path.join(EXAMPLES, file), "utf8")) as { jobs: Record<string, Job> }
+      ).jobs;
+      const workspace = fixtureRepository("");
+      const git = (...args: string[]) =>
+        execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+          cwd: workspace,
+          encoding: "utf8",
+        }).trim();
+      const base = git("rev-parse", "HEAD");
+      // The person's pull request: their branch, one commit on main; the job's checkout is its head.
+      git("checkout", "-q", "-b", "fast-multiply");
+      fs.appendFileSync(path.join(workspace, "src/calc.js"), "exports.twice = (a) => a * 2;\n");
+      git("commit", "-qam", "twice");
+      const head = git("rev-parse", "HEAD");
+      const remote = await startGitRemote({ token: TOKEN });
+      const bare = addBareRepo(remote, "acme", "widgets", workspace);
+      const pr = fixturePullRequest({ base, head, diff: git("diff", `${base}...${head}`) });
+      github = await startFakeGitHub({
+        token: TOKEN,
+        permissions: { octocat: "write" },
+        issues: [pr.issue],
+        pulls: [pr.pull],
+        contents: {
+          [base]: { ".github/agent-ci-settings.json": '{"permissions":{"deny":["Bash(curl:*)"]}}' },
+        },
+        repositories: { "acme/widgets": bare },
+      });
+      const gh = github;
+      const event = CASES[file]?.event ?? "";
+      const payload = eventPayload(event);
+      CASES[file]?.payload?.(payload);
+      const artifacts = new ArtifactStore();
+      const runnerEnv = (dir: string, context: Record<string, unknown>) => ({
+        ...githubEnv({ fixture: event, apiUrl: gh.url, workspace: dir, files: runnerFiles(), payload }),
+        RUNNER_TEMP: (context.runner as { temp: string }).temp,
+        GITHUB_SERVER_URL: remote.url,
+      });
+      const common = async (step: Step, inputs: Record<string, string>): Promise<Outputs | undefined> => {
+        const action = step.uses?.split("@")[0];
+        if (action === "actions/checkout" || action === "actions/setup-node") return {};
+        if (action === "actions/download-artifact") return (artifacts.download(inputs), {});
+        return undefined;
+      };
+      try {
+        // The agent's job: read the bug, fix it, run the tests; its artifact kept for the next job.
+        const agentJob = jobs.agent as Job;
+        const agentContext = jobContext(event, payload, {});
+        expect(condition(agentJob.if, agentContext)).toBe(true);
+        anthropic = await startFakeAnthropic({
+          apiKey: API_KEY,
+          turns: [
+            turn.toolUse("Read", { file_path: CALC_PATH }),
+            turn.toolUse("Edit", { file_path: CALC_PATH, old_string: "a - b", new_string: "a + b" }),
+            turn.toolUse("Bash", { command: "npm test" }),
+            turn.text("Fixed add(): it subtracted."),
+          ],
+        });
+        const api = anthropic;
+        await runSteps(agentJob.steps, agentContext, workspace, async (step, inputs) => {
+          if (step.uses !== AGENT_CI) return common(step, inputs);
+          const uploader = recordingUploader();
+          const result = await runAction({
+            fixture: event,
+            payload,
+            apiUrl: gh.url,
+            workspace,
+            inputs: { ...inputs, github_token: TOKEN },
+            env: { ANTHROPIC_BASE_URL: api.url },
+            deps: { artifact: () => uploader },
+          });
+          expect(result.failed, result.stdout.slice(-3000)).toBeUndefined();
+          for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
+          return result.outputs;
+        });
+        const agentOutputs = jobOutputs(agentJob, agentContext);
+        expect(agentOutputs.outcome).toBe("changes");
+
+        // The publish job, on a fresh checkout of the default branch, with the agent's artifact.
+        const publishJob = jobs.publish as Job;
+        const publishContext = jobContext(event, payload, {
+          needs: { agent: { result: "success", outputs: agentOutputs } },
+        });
+        expect(condition(publishJob.if, publishContext)).toBe(true);
+        const checkout = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-checkout-"));
+        execFileSync("git", ["clone", "-q", "--branch", "main", bare, checkout]);
+        const pulls = gh.pulls.size;
+        let published: Outputs = {};
+        await runSteps(publishJob.steps, publishContext, checkout, async (step, inputs) => {
+          if (step.uses !== PUBLISH) return common(step, inputs);
+          const withInputs = withDefaults(path.join(ROOT, "publish/action.yml"), inputs, publishContext);
+          withInputs.repository_path = path.resolve(checkout, withInputs.repository_path ?? ".");
+          const ran = await runEntry(() => runPublish(), withInputs, runnerEnv(checkout, publishContext));
+          expect(ran.failed, ran.stdout).toBeUndefined();
+          published = ran.outputs;
+          return ran.outputs;
+        });
+
+        // One new commit on the person's branch, on the head the agent worked on; no new pull request.
+        const onRemote = (...args: string[]) =>
+          execFileSync("git", args, { cwd: bare, encoding: "utf8" }).trim();
+        expect(published).toMatchObject({ action: "updated", pr_number: "34", branch: "fast-multiply" });
+        expect(onRemote("rev-parse", "refs/heads/fast-multiply")).toBe(published.commit_sha);
+        expect(onRemote("rev-list", "--parents", "-n", "1", "refs/heads/fast-multiply")).toBe(
+          `${published.commit_sha} ${head}`,
+        );
+        expect(onRemote("show", "refs/heads/fast-multiply:src/calc.js")).toContain("return a + b;");
+        expect(gh.pulls.size).toBe(pulls);
+        const said = gh.comments.filter((c) => c.issue_number === 34).map((c) => c.body);
+        expect(said.some((body) => body.startsWith("<!-- agent-ci-publish:"))).toBe(true);
+        expect(said.find((body) => body.startsWith("<!-- agent-ci-publish:"))).toContain(
+          "to <code>fast-multiply</code>**",
+        );
+      } finally {
+        await remote.close();
+      }
+    },
+  );
+});

@@ -33,9 +33,11 @@ describe("publish/action.yml", () => {
     );
   });
 
-  it("names use_commit_signing's size limit as the code applies it", () => {
-    expect(action.inputs.use_commit_signing?.description).toContain(
-      `more than ${SIGNED_COMMIT_MAX_BYTES / 1024 / 1024} MiB`,
+  it("names use_commit_signing's size limit as the code applies it, here and in docs/publishing.md", () => {
+    const limit = `${SIGNED_COMMIT_MAX_BYTES / 1024 / 1024} MiB`;
+    expect(action.inputs.use_commit_signing?.description).toContain(`more than ${limit}`);
+    expect(fs.readFileSync(path.join(root, "docs/publishing.md"), "utf8")).toContain(
+      `more than ${limit} in total`,
     );
   });
 
