@@ -12,6 +12,7 @@ import { CALC_AFTER, calcWorkspace, FIX_SCRIPT, scriptFile } from "../support/ac
 import { fake as turn, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { githubEnv, runnerFiles } from "../support/github-env.js";
+import { shownText } from "../support/runner-log.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const TOKEN = "ghs_localActionToken0123456789abcdefABCD";
@@ -179,7 +180,8 @@ describe("npx local-action run . src/action/main.ts .env", () => {
       expect(result.stdout).not.toContain("::error::");
       expect(result.outputs).toMatchObject({ exit_reason: "completed", has_changes: "true", turns: "3" });
       expect(anthropic.messagesRequests()).toHaveLength(3);
-      expect(result.stdout).not.toContain(apiKey);
+      // What the runner shows: agent-ci masks the key itself (its own ::add-mask::, which the runner reads).
+      expect(shownText(result.stdout)).not.toContain(apiKey);
     } finally {
       await anthropic.close();
     }
@@ -240,15 +242,19 @@ describe("npx local-action run . src/action/main.ts .env", () => {
     },
   );
 
-  it("a failed step still exits 0; the failure is in its output", { timeout: 120_000 }, async () => {
-    const result = await localAction("workflow-dispatch", {
-      github_token: TOKEN,
-      script: scriptFile(FIX_SCRIPT),
-      max_turns: "0",
-    });
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(
-      /::error::agent-ci: ActionInputError: max_turns: expected a positive whole number/,
-    );
-  });
+  it(
+    "a failed step exits 1, as @actions/core's setFailed makes it; the failure is in its output",
+    { timeout: 120_000 },
+    async () => {
+      const result = await localAction("workflow-dispatch", {
+        github_token: TOKEN,
+        script: scriptFile(FIX_SCRIPT),
+        max_turns: "0",
+      });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(
+        /::error::agent-ci: ActionInputError: max_turns: expected a positive whole number/,
+      );
+    },
+  );
 });

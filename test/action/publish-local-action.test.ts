@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { githubEnv, readOutputs, runnerFiles } from "../support/github-env.js";
+import { shownText } from "../support/runner-log.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
 import { patchWriting, realRunFolder, runVariant, type RunFolder } from "../support/publish-fixture.js";
 
@@ -115,10 +116,8 @@ describe("npx local-action run publish ../src/publish/action.ts .env", () => {
       expect(first.outputs.pr_url).toBe(
         `https://github.example/acme/widgets/pull/${first.outputs.pr_number}`,
       );
-      // The token only in the runner's own mask command (the real @actions/core's, when local-action's stub is
-      // not in the way), never in what the step prints.
-      const printed = first.stdout.split("\n").filter((line) => !line.startsWith("::add-mask::"));
-      expect(printed.join("\n")).not.toContain(TOKEN);
+      // The token only in the mask command the runner reads, never in what the runner shows.
+      expect(shownText(first.stdout)).not.toContain(TOKEN);
 
       const again = await localPublish({ artifact_path: run.outDir, token: TOKEN });
       expect(again.stdout).not.toContain("::error::");

@@ -231,6 +231,13 @@ export function readRunnerLog(text: string): RunnerLog {
   return log;
 }
 
+/** What the runner shows of a log: its lines that are not commands, with the masks applied. */
+export function shownText(text: string): string {
+  return readRunnerLog(text)
+    .shown.map((line) => line.text)
+    .join("\n");
+}
+
 /** The mark of what the model wrote, in every forged line. */
 export const FORGED = "forged-by-the-model";
 
