@@ -676,7 +676,7 @@ Examples:
     .requiredOption("--out <dir>", "where the chosen run's patch and report go")
     .action(async (folders: string[], flags: { out: string }) => {
       const line = (text: string) => log.err.text(text);
-      const { chooseFromFolders } = await import("./runner/attempts/attempts.js");
+      const { chooseFromFolders } = await import("./runner/attempts/write-chosen.js");
       const outcome = await chooseFromFolders(folders, flags.out, {
         stdout: line,
         stderr: line,

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import * as core from "@actions/core";
 import { REPORT_FILE_NAMES } from "../report/index.js";
-import { chooseFromFolders } from "../runner/attempts/attempts.js";
+import { chooseFromFolders } from "../runner/attempts/write-chosen.js";
 import { coreIO } from "./io.js";
 
 /** Every input with its default, in choose/action.yml order. */
