@@ -6,7 +6,6 @@
 // is withheld from the upload (RELIABILITY S5).
 import fs from "node:fs";
 import path from "node:path";
-import { DefaultArtifactClient } from "@actions/artifact";
 import { PATCH_FILE_NAME, REPORT_FILE_NAMES, type SecretFinding } from "../report/index.js";
 import { CONVERSATION_FILE } from "../runner/resume/resume.js";
 
@@ -39,8 +38,14 @@ export function runArtifactName(name: string, runId: string, attempt?: number): 
   return `${name.replaceAll(RUN_ID_PLACEHOLDER, runId)}${attempt ? `-attempt-${attempt}` : ""}`;
 }
 
+/** @actions/artifact's client, loaded when the upload starts: a run's start does not parse it. */
 export function defaultArtifactUploader(): ArtifactUploader {
-  return new DefaultArtifactClient();
+  return {
+    async uploadArtifact(name, files, rootDirectory, options) {
+      const { DefaultArtifactClient } = await import("@actions/artifact");
+      return new DefaultArtifactClient().uploadArtifact(name, files, rootDirectory, options);
+    },
+  };
 }
 
 /** The files to upload, in a fixed order; the patch is replaced by a notice when it holds a known secret. */

@@ -4,9 +4,8 @@
 // exchange plus IAM credentials generateAccessToken (google-auth-library's workload identity federation client).
 // The credential stays in this process: it goes to the runner's model client and to the redaction list, never to
 // the container. Without these inputs nothing is exchanged and the clouds' SDKs find credentials their usual way.
-import { AssumeRoleWithWebIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { IdentityPoolClient } from "google-auth-library";
-import type { AwsCredentials } from "../runner/model/providers.js";
+// Each library is loaded when its exchange runs (`import()`): a run that asks for neither never loads them.
+import { commonJs, type AwsCredentials } from "../runner/model/providers.js";
 import { ActionInputError, type ActionInputs } from "./inputs.js";
 
 /** The clouds' token endpoints; tests point them at local fakes. Default: the real ones. */
@@ -74,6 +73,7 @@ async function assumeAwsRole(options: ExchangeOptions, roleArn: string): Promise
   if (!options.region)
     throw new ActionInputError("aws_role_to_assume: needs a region: set aws_region or AWS_REGION");
   const token = await githubToken(options, AWS_AUDIENCE, "aws_role_to_assume");
+  const { AssumeRoleWithWebIdentityCommand, STSClient } = await commonJs(import("@aws-sdk/client-sts"));
   const sts = new STSClient({
     region: options.region,
     ...(options.endpoints.awsSts ? { endpoint: options.endpoints.awsSts } : {}),
@@ -117,6 +117,7 @@ async function googleAccessToken(
     /\/+$/,
     "",
   );
+  const { IdentityPoolClient } = await commonJs(import("google-auth-library"));
   const client = new IdentityPoolClient({
     type: "external_account",
     audience: `//iam.googleapis.com/${provider}`,

@@ -129,7 +129,7 @@ export interface ClientOptions {
  * A CommonJS package's exports through `import()`: Node gives them as named exports and as `default`; in the
  * bundle's chunk they are only `default`.
  */
-async function commonJs<T extends object>(loading: Promise<T>): Promise<T> {
+export async function commonJs<T extends object>(loading: Promise<T>): Promise<T> {
   const loaded = (await loading) as T & { default?: T };
   return loaded.default ?? loaded;
 }
