@@ -203,6 +203,9 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     if (failure) io.setFailed(failure);
   } catch (error) {
     const message = `agent-ci: ${error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error)}`;
+    // With the runner's debug logging on (RUNNER_DEBUG=1), where it came from too: the bundle's source maps
+    // name the src/ files and lines.
+    if (deps.env.RUNNER_DEBUG === "1" && error instanceof Error && error.stack) io.info(error.stack);
     await io
       .writeSummary(`### ❌ agent-ci failed\n\n${escapeMarkdownInline(message)}\n`)
       .catch(() => undefined);

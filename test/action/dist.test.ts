@@ -1,5 +1,7 @@
 // dist/ is committed and is what action.yml runs. (1) A rebuild into a temp folder must produce exactly the
-// committed files, byte for byte: otherwise "run npm run build". (2) The bundled dist/index.js runs as the
+// committed files, byte for byte (the Actions' chunks and source maps too): otherwise "run npm run build". The
+// sizes of those files are held by test/unit/bundle-sizes.test.ts, which reads dist/ as committed: with this test
+// passing, they are a fresh build's. (2) The bundled dist/index.js runs as the
 // Action in a child process, as the runner starts it (node, env only): dockerode and its optional native
 // pieces bundle and work (the build leaves the .node add-ons out), the helper and wasm files are found, a
 // scripted run on the real engine produces the patch and the outputs, and the comment reaches the fake API.
@@ -33,6 +35,9 @@ describe("dist/", () => {
     expect(built).toEqual(
       expect.arrayContaining([
         "index.js",
+        "index.js.map",
+        "publish.js",
+        "choose.js",
         "cli.js",
         "web-tree-sitter.wasm",
         "tree-sitter-bash.wasm",
