@@ -23,8 +23,10 @@
 //      process was spawned, each next to `node -e 0`
 //  12. attempts (bench/attempts.ts): a scripted fix with --verify as four attempts at once next to one attempt,
 //      wall time and peak memory (the agent-ci process tree and its containers, apart)
+//  14. bundles (bench/bundles.ts): the Actions' sizes in dist/ (each entry, what the Action parses at its start,
+//      the source maps, dist/'s committed files) with their ceilings, and the Action's start to its first line
 //
-// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes, attempts), for working
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, bundles, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes, attempts), for working
 // on one.
 // Prints a Markdown table (the Performance section of docs/benchmarks.md) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
@@ -51,6 +53,7 @@ import { RunState } from "../src/tools/state.js";
 import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./native.js";
 import { EDIT_MARKER, EDIT_MARKER_ALT, generateRepo, type GeneratedRepo, type RepoOptions } from "./repo.js";
 import { benchAttempts } from "./attempts.js";
+import { benchBundles, bundleTargets, BUNDLES_SECTION } from "./bundles.js";
 import { benchMcp } from "./mcp.js";
 import {
   benchColdStarts,
@@ -1257,6 +1260,7 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
         value: `${(row.agentCi.min / 1000).toFixed(2)} / ${(row.agentCi.median / 1000).toFixed(2)} / ${(row.agentCi.max / 1000).toFixed(2)} s (min / median / max)`,
       });
   }
+  if (rows.some((row) => row.section === BUNDLES_SECTION)) out.push(...bundleTargets(REPO_ROOT));
   const e2e = find("`runAgent` wall time");
   const r = e2e ? ratio(e2e) : null;
   if (r !== null)
@@ -1330,6 +1334,7 @@ async function main(): Promise<void> {
     info.nativeWorkerRssMiB = Math.round((await spawner.rss()) / 2 ** 20);
     // First, while nothing of the bench's own is left running on the machine.
     if (wanted("start")) rows.push(...(await benchStartUp(REPO_ROOT, log)));
+    if (wanted("bundles")) rows.push(...(await benchBundles(REPO_ROOT, log)));
     if (wanted("calls") || wanted("e2e")) {
       log(`generating the ${BIG.files}-file repository`);
       const big = generateRepo({ ...BIG, parent: RAM_DIR });

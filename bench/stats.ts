@@ -80,7 +80,8 @@ export async function paired(
   return out;
 }
 
-export type Unit = "ms" | "calls/s" | "MiB";
+/** MB: bytes, shown in millions (the sizes of files). */
+export type Unit = "ms" | "calls/s" | "MiB" | "MB";
 
 /** One line of the results table. `agentCi` and `native` are medians (ms) unless `unit` says otherwise. */
 export interface Row {
@@ -130,6 +131,7 @@ export function ratio(row: Row): number | null {
 function fmt(v: number, unit: Unit): string {
   if (unit === "calls/s") return `${v.toFixed(1)} calls/s`;
   if (unit === "MiB") return `${v.toFixed(0)} MiB`;
+  if (unit === "MB") return `${(v / 1e6).toFixed(2)} MB`;
   if (Math.abs(v) >= 1000) return `${(v / 1000).toFixed(2)} s`;
   if (Math.abs(v) >= 100) return `${v.toFixed(0)} ms`;
   return `${v.toFixed(1)} ms`;
