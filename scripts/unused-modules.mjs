@@ -6,13 +6,24 @@
 //   half of the engine client's code, and compiles its protocol files as it loads.
 // - dockerode's BuildKit output decoder (lib/buildkit.js, protobuf.js) serves `docker.followProgress`;
 //   agent-ci follows pulls and builds with `docker.modem.followProgress`.
+// - apache-arrow, which @azure/storage-blob imports (`import()`) to read a container's blob list in the Arrow
+//   format; the Action's artifact upload (@actions/artifact) uploads blobs and never lists them. It was a
+//   quarter of a megabyte of the Action's committed chunks. Its stub throws when it is loaded, as the parser
+//   reads a name from it rather than calling it.
 import fs from "node:fs";
 import path from "node:path";
 
 const DOCKERODE = /[\\/]dockerode[\\/]lib[\\/]docker\.js$/;
+const AZURE_BLOB_LIST_ARROW = /[\\/]@azure[\\/]storage-blob[\\/].*[\\/]blobListArrowParser\.js$/;
 const UNUSED = [
   { name: "dockerode-buildkit-session", module: "./session", importer: DOCKERODE },
   { name: "dockerode-buildkit-decoder", module: "./buildkit", importer: DOCKERODE },
+  {
+    name: "azure-blob-list-arrow",
+    module: "apache-arrow",
+    importer: AZURE_BLOB_LIST_ARROW,
+    throwsOnLoad: true,
+  },
 ];
 
 export function unusedModulesPlugin() {
@@ -25,10 +36,15 @@ export function unusedModulesPlugin() {
           importer.test(args.importer) ? { path: name, namespace: "unused" } : undefined,
         );
       }
-      build.onLoad({ filter: /.*/, namespace: "unused" }, (args) => ({
-        contents: `module.exports = function unused() { throw new Error(${JSON.stringify(`${args.path} is not bundled with agent-ci`)}); };`,
-        loader: "js",
-      }));
+      build.onLoad({ filter: /.*/, namespace: "unused" }, (args) => {
+        const error = `throw new Error(${JSON.stringify(`${args.path} is not bundled with agent-ci`)});`;
+        return {
+          contents: UNUSED.find((u) => u.name === args.path)?.throwsOnLoad
+            ? error
+            : `module.exports = function unused() { ${error} };`,
+          loader: "js",
+        };
+      });
     },
   };
 }
