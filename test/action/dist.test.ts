@@ -5,6 +5,7 @@
 // Action in a child process, as the runner starts it (node, env only): dockerode and its optional native
 // pieces bundle and work (the build leaves the .node add-ons out), the helper and wasm files are found, a
 // scripted run on the real engine produces the patch and the outputs, and the comment reaches the fake API.
+// (3) The choose Action runs from its chunks as the runner starts it, and writes the chosen run's folder.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -13,6 +14,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { calcWorkspace, FIX_SCRIPT, scriptFile } from "../support/action-harness.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { githubEnv, readOutputs, runnerFiles } from "../support/github-env.js";
+import { parseReport } from "../../src/report/index.js";
+import { smallFixReport, verifyFailedReport } from "../unit/report/support/report-builders.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const dist = path.join(root, "dist");
@@ -123,5 +126,45 @@ describe("node dist/index.js", () => {
     expect(stdout).toContain("::warning title=agent-ci denied Bash::");
     expect(fs.readFileSync(files.summary, "utf8")).toContain("agent-ci: Changes ready");
     expect(fake.comments).toHaveLength(1);
+  });
+});
+
+describe("node dist/choose.js", () => {
+  it("runs the choose Action from its chunks: the attempt that passed verify, its folder and report written", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-dist-choose-"));
+    const attempts = path.join(dir, "artifacts");
+    for (const [name, report, patch] of [
+      ["agent-ci-attempt-1", verifyFailedReport(), "failing\n"],
+      ["agent-ci-attempt-2", { ...smallFixReport(), runId: "run-passed" }, "passing\n"],
+    ] as const) {
+      fs.mkdirSync(path.join(attempts, name), { recursive: true });
+      fs.writeFileSync(path.join(attempts, name, "report.json"), JSON.stringify(report));
+      fs.writeFileSync(path.join(attempts, name, "patch.diff"), patch);
+    }
+    const output = path.join(dir, "output");
+    fs.writeFileSync(output, "");
+    const out = path.join(dir, "chosen");
+    const stdout = execFileSync(process.execPath, [path.join(dist, "choose.js")], {
+      cwd: os.tmpdir(),
+      env: {
+        PATH: process.env.PATH ?? "",
+        GITHUB_OUTPUT: output,
+        INPUT_ARTIFACTS_PATH: attempts,
+        INPUT_OUT_PATH: out,
+      },
+      encoding: "utf8",
+    });
+    expect(stdout).not.toContain("::error::");
+    expect(readOutputs(output)).toEqual({
+      artifact_path: out,
+      attempt: "2",
+      reason: "attempt 2 passed verify: the only one that did",
+      has_changes: "true",
+    });
+    const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+    expect([report.runId, report.chosen?.attempt, report.attempts?.length]).toEqual(["run-passed", 2, 2]);
+    expect(fs.readFileSync(path.join(out, "patch.diff"), "utf8")).toBe("passing\n");
+    expect(fs.readFileSync(path.join(out, "report.html"), "utf8")).toContain("run-passed");
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
