@@ -11,38 +11,8 @@
 import { parse as parseIni } from "ini";
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
+import { LIFECYCLE_SCRIPTS } from "../npm-scripts.js";
 import type { FindingKind } from "./options.js";
-
-/**
- * The scripts of package.json a package manager runs by itself on install, pack and publish:
- * - npm 11 (its docs, using-npm/scripts, "Life Cycle Operation Order", npm 11.19): `npm ci`, `npm install` and
- *   `npm rebuild` run preinstall, install, postinstall, prepublish, preprepare, prepare, postprepare; `npm pack`
- *   prepack, prepare, postpack; `npm publish` prepublishOnly, prepack, prepare, postpack, publish, postpublish;
- *   `npm cache add` and `npm diff` prepare; `dependencies` after any change to node_modules;
- * - pnpm 10 and 11 (pnpm.io, Scripts): those, and `pnpm:devPreinstall` before a local `pnpm install`;
- * - yarn 4 (yarnpkg.com, Lifecycle Scripts): prepack, postpack, prepublish, postinstall, and preinstall and
- *   install run with postinstall;
- * - and the uninstall scripts npm 6 and yarn 1 still run.
- */
-export const LIFECYCLE_SCRIPTS = [
-  "preinstall",
-  "install",
-  "postinstall",
-  "prepublish",
-  "preprepare",
-  "prepare",
-  "postprepare",
-  "prepack",
-  "postpack",
-  "prepublishOnly",
-  "publish",
-  "postpublish",
-  "dependencies",
-  "pnpm:devPreinstall",
-  "preuninstall",
-  "uninstall",
-  "postuninstall",
-] as const;
 
 /** package.json keys hook managers read the git hooks they install from. */
 const HOOK_KEYS = ["husky", "simple-git-hooks", "gitHooks", "pre-commit", "pre-push", "lint-staged"];

@@ -20,6 +20,7 @@
 // every shell construct: a path built at run time (`$(…)`, a variable) is not seen.
 import path from "node:path";
 import { WORKSPACE_ROOT } from "../../sandbox/sandbox.js";
+import { NPM_INSTALL_SCRIPTS } from "../../npm-scripts.js";
 
 /** Reads a file of one tree (workspace-relative); undefined when it is absent or cannot be read. */
 export type ReadText = (file: string) => Promise<string | undefined>;
@@ -136,15 +137,6 @@ const MANAGERS: Readonly<Record<string, ToolInputs>> = {
   bun: { files: ["bunfig.toml"] },
 };
 
-const INSTALL_SCRIPTS = [
-  "preinstall",
-  "install",
-  "postinstall",
-  "prepublish",
-  "preprepare",
-  "prepare",
-  "postprepare",
-];
 /** `npm SUB` that runs the script of the same name. */
 const NPM_LIFECYCLE = new Set(["test", "start", "stop", "restart"]);
 const NPM_ALIASES: Readonly<Record<string, string>> = { t: "test", tst: "test" };
@@ -361,7 +353,7 @@ class Walk {
     if (program === "npx" || program === "bunx" || program === "pnpx") return exec(rest);
     const [sub = "", ...more] = rest;
     const script = (name: string) => this.runScripts(dir, [`pre${name}`, name, `post${name}`], depth);
-    if (!sub || INSTALLS.has(sub)) return this.runScripts(dir, INSTALL_SCRIPTS, depth);
+    if (!sub || INSTALLS.has(sub)) return this.runScripts(dir, NPM_INSTALL_SCRIPTS, depth);
     if (["exec", "x", "dlx"].includes(sub)) return exec(more);
     if (["run", "run-script", "rum", "urn"].includes(sub)) {
       const name = more.find((w) => !w.startsWith("-"));
