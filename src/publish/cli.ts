@@ -162,6 +162,38 @@ function findingKinds(value: string, previous: FindingKind[] = []): FindingKind[
   }
 }
 
+/** What `agent-ci publish --help` says after the flags: the token, what is refused, the exit codes. */
+const PUBLISH_HELP = `
+The token is read from ${PUBLISH_TOKEN_VARIABLES.join(", ")}
+(first set wins). It needs contents: write and pull-requests: write. Pull
+requests opened with a workflow's GITHUB_TOKEN start no workflows; use a PAT or
+a GitHub App token when the pull request should get CI.
+
+The patch is refused when the run did not end with changes, when it differs
+from the report, is larger than --max-patch-bytes, holds the token or another
+known secret, or changes a protected path (CI definitions: .github/workflows,
+local actions, other CI systems'; .git, .gitattributes, agent-ci/Claude/MCP
+config) that no --allow rule names. It is also refused on a finding of the
+gate: a secret (agent-ci's formats and secretlint's recommended rules), a new
+or changed lifecycle script (postinstall, prepare, …) or setting or file that
+makes a package manager or build tool run a program (read on both sides of the
+patch), a committed git hook, a new executable file, a binary over
+--max-binary-bytes; each is named with its file and line, and --allow-finding
+KIND publishes it anyway, saying so in the pull request.
+Publishing the same run again changes nothing. Never force-pushes.
+
+A run on a person's pull request becomes a pull request against its branch,
+or, with --push-to-pr-branch, a commit on its branch while the branch is where
+the run started. A pull request from a fork gets a comment with the patch and
+nothing pushed.
+
+Exit codes: 0 published (or already published, or a fork's pull request
+answered), 1 a git or GitHub step failed, 2 refused.
+
+Example:
+  GH_TOKEN=… agent-ci publish agent-ci-out/<run-id> --repo-dir . \\
+    --allow 'Edit(.github/workflows/ci.yml)'`;
+
 export function addPublishCommand(program: Command, log: ProcessLogs): void {
   program
     .command("publish")
@@ -238,39 +270,7 @@ export function addPublishCommand(program: Command, log: ProcessLogs): void {
       "--json",
       "print the result as one JSON object (action, pr_number, pr_url, branch, commit_sha, commit_url)",
     )
-    .addHelpText(
-      "after",
-      `
-The token is read from ${PUBLISH_TOKEN_VARIABLES.join(", ")}
-(first set wins). It needs contents: write and pull-requests: write. Pull
-requests opened with a workflow's GITHUB_TOKEN start no workflows; use a PAT or
-a GitHub App token when the pull request should get CI.
-
-The patch is refused when the run did not end with changes, when it differs
-from the report, is larger than --max-patch-bytes, holds the token or another
-known secret, or changes a protected path (CI definitions: .github/workflows,
-local actions, other CI systems'; .git, .gitattributes, agent-ci/Claude/MCP
-config) that no --allow rule names. It is also refused on a finding of the
-gate: a secret (agent-ci's formats and secretlint's recommended rules), a new
-or changed lifecycle script (postinstall, prepare, …) or setting or file that
-makes a package manager or build tool run a program (read on both sides of the
-patch), a committed git hook, a new executable file, a binary over
---max-binary-bytes; each is named with its file and line, and --allow-finding
-KIND publishes it anyway, saying so in the pull request.
-Publishing the same run again changes nothing. Never force-pushes.
-
-A run on a person's pull request becomes a pull request against its branch,
-or, with --push-to-pr-branch, a commit on its branch while the branch is where
-the run started. A pull request from a fork gets a comment with the patch and
-nothing pushed.
-
-Exit codes: 0 published (or already published, or a fork's pull request
-answered), 1 a git or GitHub step failed, 2 refused.
-
-Example:
-  GH_TOKEN=… agent-ci publish agent-ci-out/<run-id> --repo-dir . \\
-    --allow 'Edit(.github/workflows/ci.yml)'`,
-    )
+    .addHelpText("after", PUBLISH_HELP)
     .action(async (outDir: string, flags: PublishFlags) => {
       process.exitCode = await publish(outDir, flags, log);
     });

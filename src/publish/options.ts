@@ -38,6 +38,11 @@ export type LinkIssue = (typeof LINK_ISSUE_MODES)[number];
 /** Pointing at the issue without closing it: whether a merge closes it stays a person's decision. */
 export const DEFAULT_LINK_ISSUE: LinkIssue = "references";
 
+/** A git or GitHub step failed; the message says what was done before, and what to do. */
+export class PublishFailedError extends Error {
+  override readonly name = "PublishFailedError";
+}
+
 /** The patch may not go out: the message lists why. Nothing was pushed. */
 export class PublishRefusedError extends Error {
   override readonly name = "PublishRefusedError";

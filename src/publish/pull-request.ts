@@ -18,28 +18,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import {
-  markdownCode,
-  neutralizeGitHubText,
-  parseRunCommit,
-  RUN_TRAILER,
-  RunReport,
-  type GitHubTextOptions,
-} from "../report/index.js";
+import { markdownCode, parseRunCommit, RunReport, type GitHubTextOptions } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
+import { git } from "../host-git.js";
 import { checkPatch, type PatchCheckOptions } from "./checks.js";
-import type { GateFinding } from "./findings.js";
-import { git, gitBytes, GitError } from "../host-git.js";
 import { gitPatchSides, treeWithPatch, type GitRun, type PatchSides } from "./patch-sides.js";
-import { attemptsLine } from "./attempts.js";
-import { pathCode, readBranchHistory, wholeChangeBody, type HistoryGit } from "./pr-description.js";
-import {
-  forkComment,
-  patchFileLines,
-  postOnce,
-  PUBLISH_COMMENT_MARKER_PREFIX,
-  pushedComment,
-} from "./pr-comment.js";
+import { readBranchHistory, wholeChangeBody, type HistoryGit } from "./pr-description.js";
+import { forkComment, postOnce, pushedComment } from "./pr-comment.js";
 import {
   commitMessageInput,
   createCommitOnBranch,
@@ -52,18 +37,33 @@ import {
   DEFAULT_AUTHOR,
   DEFAULT_LINK_ISSUE,
   LINK_ISSUE_MODES,
+  PublishFailedError,
   PublishRefusedError,
   type LinkIssue,
 } from "./options.js";
+import {
+  allowedFindingsNote,
+  BRANCH_PREFIX,
+  commitMessage,
+  commitTitle,
+  issueLine,
+  prMarker,
+  publishCommentMarker,
+  pullBody,
+  runBranch,
+  safeRunId,
+  verifyInputsNote,
+} from "./pull-text.js";
+import { commitPage, ensureCommit, pushRef, remoteTipOf, Repo } from "./publish-repo.js";
 
-export const BRANCH_PREFIX = "agent-ci/";
-export { DEFAULT_AUTHOR, DEFAULT_LINK_ISSUE, LINK_ISSUE_MODES, PublishRefusedError, type LinkIssue };
-export const PR_MARKER_PREFIX = "<!-- agent-ci-run:";
-
-/** A git or GitHub step failed; the message says what was done before, and what to do. */
-export class PublishFailedError extends Error {
-  override readonly name = "PublishFailedError";
-}
+export {
+  DEFAULT_AUTHOR,
+  DEFAULT_LINK_ISSUE,
+  LINK_ISSUE_MODES,
+  PublishFailedError,
+  PublishRefusedError,
+  type LinkIssue,
+};
 
 export interface PublishPrOptions extends PatchCheckOptions {
   /** The run's output folder: report.json, patch.diff, and trigger.json when the Action wrote one. */
@@ -180,40 +180,6 @@ function loadTriggerIssue(outDir: string): number | undefined {
 }
 
 /**
- * The agent's last words, the summary the commit message and the PR body are made of, made inert
- * (neutralizeGitHubText): the model's text must not show an image, raw HTML or a link out of the repository's
- * host, ping anyone or close an issue on merge (whether the PR closes its issue is `linkIssue`'s).
- */
-export function runSummary(report: RunReport, text: GitHubTextOptions = {}): string {
-  for (let i = report.turns.length - 1; i >= 0; i--) {
-    const said = report.turns[i]?.text?.trim();
-    if (said) return neutralizeGitHubText(said, text);
-  }
-  return "";
-}
-
-/** agent-ci's own line about the issue the run came from, written by agent-ci and never by the model. */
-export function issueLine(issue: number | undefined, linkIssue: LinkIssue): string | undefined {
-  if (issue === undefined || linkIssue === "none") return undefined;
-  return linkIssue === "closes" ? `Fixes #${issue}` : `Opened from #${issue}`;
-}
-
-export function commitTitle(report: RunReport, text: GitHubTextOptions = {}): string {
-  const first =
-    runSummary(report, text)
-      .split("\n", 1)[0]
-      ?.replace(/^#+\s*/, "")
-      .trim() ?? "";
-  const title = first || `changes from run ${safeRunId(report.runId)}`;
-  return `agent-ci: ${title.length > 72 ? `${title.slice(0, 71)}…` : title}`;
-}
-
-function commitMessage(report: RunReport, issue: string | undefined, text: GitHubTextOptions): string {
-  const summary = runSummary(report, text);
-  return `${commitTitle(report, text)}\n\n${summary ? `${summary}\n\n` : ""}${issue ? `${issue}\n` : ""}${RUN_TRAILER}${safeRunId(report.runId)}\n`;
-}
-
-/**
  * Whether the branch's tip is the commit of the run this one resumed (its trailer names that run): a resumed
  * run's patch is the whole change against the same base, so its commit goes on top of that one.
  */
@@ -251,169 +217,6 @@ async function requireChainStart(
   throw new PublishRefusedError(
     `not published: run ${report.runId} continues run ${report.resumedFrom?.runId ?? "?"} from base ${base}, but ${branch}'s agent-ci commits start at ${history?.start ?? "no agent-ci commit"}; a commit built from another base would carry changes its patch.diff does not show, past the checks. Re-run the agent from the branch's own artifact.`,
   );
-}
-
-/**
- * The run id as agent-ci writes it into the hidden marker and the commit's trailer: report.json is an artifact,
- * and an id holding `-->` or a newline would end the marker or add a line (a closing keyword) to the message.
- * Only what parseRunCommit reads back is kept.
- */
-export const safeRunId = (runId: string) => runId.replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 200) || "unknown";
-
-const prMarker = (runId: string) => `${PR_MARKER_PREFIX} ${safeRunId(runId)} -->`;
-/** The marker of the comment publish leaves on a pull request it did not open, per run. */
-const publishCommentMarker = (runId: string) => `${PUBLISH_COMMENT_MARKER_PREFIX} ${safeRunId(runId)} -->`;
-
-/**
- * agent-ci's note in the description when the gate's findings were let through: a reviewer sees that the
- * patch holds a lifecycle script, a hook, a secret finding… and that someone chose to publish it anyway.
- */
-export function allowedFindingsNote(allowed: readonly GateFinding[]): string[] {
-  if (!allowed.length) return [];
-  const kinds = [...new Set(allowed.map((f) => f.kind))].join(", ");
-  const listed = allowed
-    .slice(0, 20)
-    .map((f) => `> - ${f.kind}: ${pathCode(f.file)}${f.line ? ` line ${f.line}` : ""}`);
-  return [
-    [
-      "> [!WARNING]",
-      `> Published past the publish gate with \`--allow-finding\` (\`allow_findings\`: ${kinds}). Review these before merging:`,
-      ...listed,
-      ...(allowed.length > 20 ? [`> - … and ${allowed.length - 20} more`] : []),
-    ].join("\n"),
-  ];
-}
-
-/**
- * agent-ci's note in the description when the patch changes what verify runs (report.json's
- * verify.changedInputs: a script the command runs, its test runner's configuration, a file it names): verify's
- * result then says little about the change, and a reviewer looks at those files first.
- */
-export function verifyInputsNote(report: RunReport): string[] {
-  const inputs = report.verify?.changedInputs ?? [];
-  if (!inputs.length || !report.verify) return [];
-  const passed = report.verify.applied && report.verify.exitCode === 0;
-  const listed = inputs.slice(0, 20).map((input) => markdownCode(input, 300));
-  return [
-    [
-      "> [!WARNING]",
-      `> The patch changes what verify runs (${markdownCode(report.verify.command, 200)}): ${listed.join(", ")}${inputs.length > 20 ? `, and ${inputs.length - 20} more` : ""}.`,
-      `> Verify ${passed ? "passed" : "ran"} with those changes, so its result does not show that the change works: review them first.`,
-    ].join("\n"),
-  ];
-}
-
-/** The description of the pull request one run opens: the agent's summary, the issue, the changed files. */
-export function pullBody(
-  report: RunReport,
-  issue: string | undefined,
-  text: GitHubTextOptions,
-  notes: readonly string[],
-): string {
-  return [
-    prMarker(report.runId),
-    runSummary(report, text) || "_The agent left no summary._",
-    "",
-    ...(issue ? [issue, ""] : []),
-    ...(attemptsLine(report) ? [attemptsLine(report), ""] : []),
-    ...notes.flatMap((note) => [note, ""]),
-    `**Changed files** (${report.patch.files.length}, +${report.patch.added} −${report.patch.removed}):`,
-    ...patchFileLines(report),
-    "",
-    `Opened by \`agent-ci publish\` from run ${markdownCode(report.runId, 200)}, based on ${markdownCode(report.workspace.baseCommit ?? "?", 64)}.`,
-  ].join("\n");
-}
-
-/** `agent-ci/run-<id>`, with anything git refuses in a ref replaced. */
-export function runBranch(runId: string): string {
-  let safe = runId
-    .slice(0, 100)
-    .replace(/[^A-Za-z0-9_-]+/g, "-")
-    .replace(/^-+/, "");
-  // Trailing dashes trimmed with a loop: `/-+$/` would be quadratic on a long run of dashes before a letter.
-  while (safe.endsWith("-")) safe = safe.slice(0, -1);
-  return `${BRANCH_PREFIX}run-${safe || "unknown"}`;
-}
-
-/** What a failed push means, and what to do about it. */
-export function explainPushFailure(stderr: string, repo: string, branch: string): string {
-  if (/returned error: 403|Permission to \S+ denied|\b403\b/i.test(stderr))
-    return `the token cannot push to ${repo} (403). Give the publishing job \`permissions: contents: write\`; when that is not enough (a fork, an organisation that makes GITHUB_TOKEN read-only, a ruleset), pass a PAT or GitHub App token with contents: write as the token input.`;
-  if (
-    /returned error: 401|Authentication failed|could not read Username|terminal prompts disabled/i.test(
-      stderr,
-    )
-  )
-    return `the push to ${repo} was not authenticated: the token is missing or was rejected (401). Check the token input.`;
-  if (/verified signatures|signed commits/i.test(stderr))
-    return `a rule of ${repo} requires signed commits on ${branch}: publish with use_commit_signing (--use-commit-signing), so that GitHub makes and signs the commit.`;
-  if (/GH006|GH013|protected branch|ruleset|rule violations|pre-receive hook declined/i.test(stderr))
-    return `branch protection or a ruleset refused the push to ${branch}: let the token create ${BRANCH_PREFIX}* branches, or publish with a token that may.`;
-  if (/non-fast-forward|fetch first|\(stale info\)|\[rejected\]/i.test(stderr))
-    return `${branch} moved on the remote while publishing; publish never force-pushes. Re-run publish, or re-run the agent on the branch's new head.`;
-  return `the push of ${branch} to ${repo} failed.`;
-}
-
-class Repo {
-  constructor(
-    private readonly options: PublishPrOptions,
-    private readonly remoteUrl: string,
-  ) {}
-
-  run(args: readonly string[], env?: Record<string, string>): Promise<string> {
-    const { repoDir, token, redact } = this.options;
-    return git(args, { cwd: repoDir, env, redact, config: authConfig(this.remoteUrl, token) });
-  }
-
-  bytes(args: readonly string[]): Promise<Buffer> {
-    const { repoDir, token, redact } = this.options;
-    return gitBytes(args, { cwd: repoDir, redact, config: authConfig(this.remoteUrl, token) });
-  }
-
-  /** A commit's parents and whether it carries a signature, read from the object itself (shallow or not). */
-  async commitFacts(sha: string): Promise<{ parents: string[]; signed: boolean }> {
-    const raw = await this.run(["cat-file", "commit", sha]);
-    const headers = raw.slice(0, raw.indexOf("\n\n") === -1 ? raw.length : raw.indexOf("\n\n")).split("\n");
-    return {
-      parents: headers.filter((h) => h.startsWith("parent ")).map((h) => h.slice("parent ".length).trim()),
-      signed: headers.some((h) => h.startsWith("gpgsig ") || h.startsWith("gpgsig-sha256 ")),
-    };
-  }
-
-  async hasCommit(sha: string): Promise<boolean> {
-    return this.run(["cat-file", "-e", `${sha}^{commit}`]).then(
-      () => true,
-      () => false,
-    );
-  }
-
-  async isShallow(): Promise<boolean> {
-    return (await this.run(["rev-parse", "--is-shallow-repository"])).trim() === "true";
-  }
-
-  /** Fetches `what` (a commit or a ref) when the checkout lacks it; depth 1 only in a shallow checkout. */
-  async fetch(what: string): Promise<void> {
-    const depth = (await this.isShallow()) ? ["--depth=1"] : [];
-    await this.run(["fetch", "--no-tags", "--no-write-fetch-head", ...depth, this.options.remote, what]);
-  }
-
-  async remoteTip(branch: string): Promise<string | undefined> {
-    const out = await this.run(["ls-remote", "--heads", this.options.remote, `refs/heads/${branch}`]);
-    return /^([0-9a-f]{40,64})\s/m.exec(out)?.[1];
-  }
-}
-
-async function ensureCommit(repo: Repo, remoteName: string, sha: string, what: string): Promise<void> {
-  if (await repo.hasCommit(sha)) return;
-  try {
-    await repo.fetch(sha);
-  } catch (error) {
-    throw new PublishFailedError(
-      `${what} ${sha} is not in the checkout and could not be fetched: ${(error as Error).message}. Check out the repository with enough history (actions/checkout fetch-depth: 0) or a token that can read it.`,
-    );
-  }
-  if (!(await repo.hasCommit(sha)))
-    throw new PublishFailedError(`${what} ${sha} is still missing after fetching it from ${remoteName}`);
 }
 
 async function getPull(options: PublishPrOptions, number: number): Promise<PullJson> {
@@ -532,25 +335,6 @@ async function checkBeforePublish(
   return allowedFindingsNote(allowed);
 }
 
-/** The branch's tip on the remote (fetched here), undefined when the branch does not exist yet. */
-async function remoteTipOf(
-  repo: Repo,
-  options: PublishPrOptions,
-  branch: string,
-): Promise<string | undefined> {
-  const full = `${options.owner}/${options.repo}`;
-  let tip: string | undefined;
-  try {
-    tip = await repo.remoteTip(branch);
-  } catch (error) {
-    throw new PublishFailedError(
-      `cannot read ${full} (${(error as Error).message}): ${explainPushFailure((error as GitError).stderr ?? "", full, branch)}`,
-    );
-  }
-  if (tip) await ensureCommit(repo, options.remote, tip, `the tip of ${branch}`);
-  return tip;
-}
-
 /** The run's commit on its branch: pushed, or found already there. */
 interface BranchCommit {
   branch: string;
@@ -560,23 +344,6 @@ interface BranchCommit {
   parent: string;
   pushed: boolean;
   signed: boolean;
-}
-
-/** A commit's page on GitHub, from the server URL; "" when publish was given none. */
-function commitPage(options: PublishPrOptions, sha: string): string {
-  return options.serverUrl ? `${options.serverUrl}/${options.owner}/${options.repo}/commit/${sha}` : "";
-}
-
-/** Pushes `what` to the branch without force; a refusal is explained (explainPushFailure). */
-async function pushRef(repo: Repo, options: PublishPrOptions, what: string, branch: string): Promise<void> {
-  try {
-    await repo.run(["push", "--porcelain", options.remote, `${what}:refs/heads/${branch}`]);
-  } catch (error) {
-    const stderr = error instanceof GitError ? error.stderr : (error as Error).message;
-    throw new PublishFailedError(
-      `not published: ${explainPushFailure(stderr, `${options.owner}/${options.repo}`, branch)}\ngit said: ${stderr}`,
-    );
-  }
 }
 
 /** The commit made here with git (the author and the run's end time from the options), pushed without force. */
@@ -954,19 +721,4 @@ export async function publishPullRequest(options: PublishPrOptions): Promise<Pub
         commitTitle(report, text),
       );
   }
-}
-
-/**
- * The header config that authenticates git over HTTPS with a token, the way actions/checkout does, scoped
- * to the remote's origin. The first, empty entry resets headers set before (a checkout's persisted
- * credentials), so exactly one Authorization header is sent.
- */
-export function authConfig(remoteUrl: string, token: string | undefined): Array<[string, string]> {
-  if (!token || !/^https?:\/\//i.test(remoteUrl)) return [];
-  const key = `http.${new URL(remoteUrl).origin}/.extraheader`;
-  const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
-  return [
-    [key, ""],
-    [key, `AUTHORIZATION: basic ${basic}`],
-  ];
 }

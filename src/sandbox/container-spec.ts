@@ -4,7 +4,8 @@
 import type Docker from "dockerode";
 import type { NetworkPolicy } from "../policy/network.js";
 import type { HostPacker, IncludeIgnored } from "./archive.js";
-import type { EngineStart, StartRecord } from "./assemble.js";
+import type { EngineStart } from "./assemble.js";
+import type { StartRecord } from "./phase-clock.js";
 import type { HelperChannel } from "./channel.js";
 import { BASE_ENV, envList } from "./command-env.js";
 import { workspaceMount } from "./copier.js";

@@ -11,12 +11,10 @@ import {
   EngineStart,
   type EngineStartOptions,
   type NodeInSandbox,
-  type PhaseTiming,
   type SandboxParts,
-  type StartTimings,
-  startTimings,
   type ToolSource,
 } from "./assemble.js";
+import { type PhaseTiming, type StartTimings, startTimings } from "./phase-clock.js";
 import { Baseline, type ExportedPatch } from "./baseline.js";
 import { commandEnv, type CommandSettings } from "./command-env.js";
 import type { DockerSandboxOptions } from "./container-spec.js";
@@ -63,14 +61,8 @@ export type { DockerSandboxOptions, NetworkPolicy, ReachedEngine } from "./conta
 export type { EngineStart } from "./assemble.js";
 export type { Hardening } from "./hardening.js";
 export { containerName, disposeAllSandboxes, runEngineObjects } from "./run-objects.js";
-export {
-  SETUP_CALLER,
-  type NodeInSandbox,
-  type PhaseTiming,
-  type StartPhase,
-  type StartTimings,
-  type ToolSource,
-} from "./assemble.js";
+export { SETUP_CALLER, type NodeInSandbox, type ToolSource } from "./assemble.js";
+export type { PhaseTiming, StartPhase, StartTimings } from "./phase-clock.js";
 
 /** How long a container whose helper cannot be restarted may take to read as stopped (a kill from outside). */
 const RESTART_SETTLE_MS = 10_000;

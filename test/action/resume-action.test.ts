@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   publishPullRequest,
   PublishRefusedError,
-  runBranch,
   type PublishPrOptions,
 } from "../../src/publish/pull-request.js";
+import { runBranch } from "../../src/publish/pull-text.js";
 import { parseReport, summarizePatch } from "../../src/report/index.js";
 import { CONVERSATION_FILE } from "../../src/runner/resume/resume.js";
 import { actionRunner, recordingUploader, scriptFile } from "../support/action-harness.js";

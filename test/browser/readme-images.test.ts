@@ -16,13 +16,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCommentBody, commentMarker } from "../../src/action/comment.js";
-import {
-  DEFAULT_LINK_ISSUE,
-  commitTitle,
-  issueLine,
-  pullBody,
-  runBranch,
-} from "../../src/publish/pull-request.js";
+import { DEFAULT_LINK_ISSUE } from "../../src/publish/pull-request.js";
+import { commitTitle, issueLine, pullBody, runBranch } from "../../src/publish/pull-text.js";
 import { createRedactor, parseReport, renderHtml, type RunReport } from "../../src/report/index.js";
 import { launchChromium } from "../support/chromium.js";
 import { runDemo } from "../support/demo-run.js";

@@ -3,7 +3,7 @@
 import type { EgressConnection, ExitReason, Redactor, RunPhaseName, SideCall } from "../../report/index.js";
 import type { McpConfigResult } from "../../mcp/config.js";
 import type { McpManager } from "../../mcp/manager.js";
-import type { StartRecord } from "../../sandbox/assemble.js";
+import type { StartRecord } from "../../sandbox/phase-clock.js";
 import type { DockerSandbox } from "../../sandbox/docker-sandbox.js";
 import type { RunState } from "../../tools/state.js";
 import type { LoopResult } from "../loop/agent-loop.js";

@@ -2,7 +2,7 @@
 // loop and the tools' services fill as it goes), and how the agent phase left things for the run's end.
 import type { RunProgress } from "../progress.js";
 import type { EgressConnection, Redactor, RunPhaseName, SideCall } from "../../report/index.js";
-import type { StartRecord } from "../../sandbox/assemble.js";
+import type { StartRecord } from "../../sandbox/phase-clock.js";
 import type { DockerSandbox } from "../../sandbox/docker-sandbox.js";
 import type { McpConfigResult } from "../../mcp/config.js";
 import type { McpManager } from "../../mcp/manager.js";

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { protectedChanges } from "../../../src/publish/checks.js";
 import { parseAuthor, repoFromUrl } from "../../../src/publish/cli.js";
-import { explainPushFailure, runBranch, safeRunId } from "../../../src/publish/pull-request.js";
+import { explainPushFailure, runBranch, safeRunId } from "../../../src/publish/pull-text.js";
 import { parseNumstat, wholeChangeBody } from "../../../src/publish/pr-description.js";
 import { parseRunCommit } from "../../../src/report/index.js";
 
