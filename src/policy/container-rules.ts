@@ -14,6 +14,7 @@ import {
   WORKSPACE_ROOT,
 } from "./paths.js";
 import type { PathPattern } from "./paths.js";
+import { isReadOnlyMode } from "./modes.js";
 import { ruleGovernsTool } from "./rules.js";
 import { toolCategory } from "./tool-catalog.js";
 import type { ParsedRule, Policy } from "./schema.js";
@@ -79,7 +80,7 @@ export function compileContainerRules(
   });
 
   return {
-    workspaceReadOnly: policy.mode === "plan",
+    workspaceReadOnly: isReadOnlyMode(policy.mode),
     enforced: [
       ...readDenials.map((entry): EnforcedRule => ({
         text: entry.rule.text,

@@ -53,6 +53,7 @@ import {
   type CompiledProtectedPath,
   type PathPattern,
 } from "./paths.js";
+import { MODE_MEANINGS, type ModeMeaning } from "./modes.js";
 import { type DomainRule, domainRuleMatches } from "./network.js";
 import { domainSpecifier, ruleGovernsServer, ruleGovernsTool } from "./rules.js";
 import {
@@ -150,6 +151,8 @@ class Evaluator implements PolicyEngine {
   readonly workspaceRoot: string;
   private readonly homeDir: string;
   private readonly mode: PermissionMode;
+  /** What the mode lets through (modes.ts). */
+  private readonly meaning: ModeMeaning;
   private readonly roots: readonly string[];
   private readonly buckets: RuleBuckets;
   private readonly protectedPaths: readonly CompiledProtectedPath[];
@@ -162,6 +165,7 @@ class Evaluator implements PolicyEngine {
     this.workspaceRoot = normalizeAbsolute(options.workspaceRoot ?? WORKSPACE_ROOT);
     this.homeDir = normalizeAbsolute(options.homeDir ?? DEFAULT_HOME_DIR);
     this.mode = policy.mode;
+    this.meaning = MODE_MEANINGS[policy.mode];
     const extraRoots = policy.additionalDirectories.flatMap((dir) => {
       const resolved = resolveContainerPath(dir, this.workspaceRoot, this.homeDir);
       return resolved === undefined ? [] : [resolved];
@@ -361,7 +365,7 @@ class Evaluator implements PolicyEngine {
       }
     }
     const readOnlyTool = category === "read" || category === "housekeeping" || (call.readOnly && !edits);
-    if (this.mode === "plan" && !readOnlyTool) {
+    if (this.meaning.readOnly && !readOnlyTool) {
       return this.deny(
         "mode",
         `plan mode is read-only: ${tool} is not available. Read and analyse with Read, Grep, Glob and read-only Bash commands, and describe the change you would make.`,
@@ -401,9 +405,9 @@ class Evaluator implements PolicyEngine {
     readOnlyTool: boolean,
   ): Decision {
     const edits = category === "edit";
-    if (this.mode === "bypassPermissions")
+    if (this.meaning.everythingWithoutRule)
       return this.allow("mode", "allowed: bypassPermissions mode skips rule checks");
-    if (edits && this.mode === "acceptEdits") {
+    if (edits && this.meaning.editsWithoutRule) {
       return this.allow("mode", "allowed: acceptEdits mode accepts file changes inside the workspace");
     }
     // An MCP tool needs a rule even when its server marks it read-only: that hint is the server's own word.
@@ -568,11 +572,10 @@ class Evaluator implements PolicyEngine {
     );
     if (problem === undefined) return undefined;
     const nothingToMiss = this.bashRules("deny").length === 0 && this.bashRules("ask").length === 0;
-    if (this.mode === "bypassPermissions" && nothingToMiss) return undefined;
-    const why =
-      this.mode === "bypassPermissions"
-        ? "With Bash deny or ask rules in force, agent-ci only runs commands it can check against them."
-        : "No allow rule can admit a command agent-ci cannot read fully.";
+    if (this.meaning.everythingWithoutRule && nothingToMiss) return undefined;
+    const why = this.meaning.everythingWithoutRule
+      ? "With Bash deny or ask rules in force, agent-ci only runs commands it can check against them."
+      : "No allow rule can admit a command agent-ci cannot read fully.";
     return this.deny(
       "parse-failure",
       `agent-ci could not check "${problem.text}": ${problem.reason}. ${why} Rewrite it as plain commands with fixed names and arguments.`,
@@ -625,7 +628,7 @@ class Evaluator implements PolicyEngine {
         continue;
       }
       if (use.via !== "redirect") continue;
-      if (this.mode === "plan") {
+      if (this.meaning.readOnly) {
         return this.deny(
           "mode",
           `plan mode is read-only: ${subject.charAt(0).toLowerCase()}${subject.slice(1)} ${this.display(path)}. Print the output instead of writing it to a file.`,
@@ -633,7 +636,7 @@ class Evaluator implements PolicyEngine {
         );
       }
       if (
-        this.mode === "default" &&
+        !this.meaning.editsWithoutRule &&
         this.toolRule("allow", { tool: "Write", input: {}, readOnly: false }, [path]) === undefined
       ) {
         return this.deny(
@@ -670,8 +673,8 @@ class Evaluator implements PolicyEngine {
     const allowRules = this.bashRules("allow");
     let usedRule: ParsedRule | undefined;
     for (const fact of line.facts) {
-      if (this.mode === "bypassPermissions") break;
-      if (this.mode !== "plan") {
+      if (this.meaning.everythingWithoutRule) break;
+      if (!this.meaning.readOnly) {
         const rule = this.admittingRule(fact, allowRules);
         if (rule !== undefined) {
           usedRule ??= rule;
@@ -680,7 +683,7 @@ class Evaluator implements PolicyEngine {
       }
       const notReadOnly = this.readOnlyProven(fact, line.cwd);
       if (notReadOnly === undefined) continue;
-      if (this.mode === "plan") {
+      if (this.meaning.readOnly) {
         return this.deny(
           "read-only-check",
           `plan mode is read-only and "${fact.text}" is not a proven read-only command (${notReadOnly}). ` +
@@ -696,7 +699,7 @@ class Evaluator implements PolicyEngine {
         { subcommand: fact.text },
       );
     }
-    if (this.mode === "bypassPermissions")
+    if (this.meaning.everythingWithoutRule)
       return this.allow("mode", "allowed: bypassPermissions mode skips rule checks");
     if (usedRule !== undefined) {
       return this.allow(
@@ -715,7 +718,7 @@ class Evaluator implements PolicyEngine {
    */
   private namesAssignments(fact: CommandFacts): boolean {
     const view = fact.views[0];
-    if (this.mode === "plan" || view === undefined || view.role !== "check" || fact.assignmentWords === 0)
+    if (this.meaning.readOnly || view === undefined || view.role !== "check" || fact.assignmentWords === 0)
       return false;
     const args = viewArgs(view);
     if (args.slice(0, fact.assignmentWords).includes(undefined)) return false;

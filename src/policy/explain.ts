@@ -14,6 +14,7 @@ import {
   resolveContainerPath,
   WORKSPACE_ROOT,
 } from "./paths.js";
+import { isReadOnlyMode } from "./modes.js";
 import { normalizeHost } from "./network.js";
 import type { Decision, PolicyCall } from "./schema.js";
 import { PATH_INPUT_KEYS, toolCategory, toolEntry } from "./tool-catalog.js";
@@ -112,7 +113,7 @@ export function narrowestAllowRules(
   if (decision !== undefined) {
     if (decision.behavior === "allow") return [];
     if (decision.decidedBy === "rule" || decision.decidedBy === "parse-failure") return [];
-    if (decision.mode === "plan") return [];
+    if (isReadOnlyMode(decision.mode)) return [];
   }
   if (call.tool === "Bash") return bashRules(call, decision, workspaceRoot, homeDir);
   const cwd = call.cwd ?? workspaceRoot;

@@ -5,31 +5,20 @@
  */
 import type { IgnoredConfig } from "./workspace-trust.js";
 import { z } from "zod";
-import { PERMISSION_MODES } from "./modes.js";
+import { MODE_MEANINGS, PERMISSION_MODES } from "./modes.js";
 
 export { PERMISSION_MODES };
 export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 
-/**
- * The modes from the narrowest to the widest: plan (read-only), default (rules only), acceptEdits (file
- * changes inside the workspace too), bypassPermissions (no rule checks). A subagent may be held to a mode
- * no wider than its parent's.
- */
-const MODE_WIDTH: Readonly<Record<PermissionMode, number>> = {
-  plan: 0,
-  default: 1,
-  acceptEdits: 2,
-  bypassPermissions: 3,
-};
-
+/** The modes from the narrowest to the widest (ModeMeaning.width). */
 export const MODES_NARROWEST_FIRST: readonly PermissionMode[] = [...PERMISSION_MODES].sort(
-  (a, b) => MODE_WIDTH[a] - MODE_WIDTH[b],
+  (a, b) => MODE_MEANINGS[a].width - MODE_MEANINGS[b].width,
 );
 
 /** True when `mode` allows nothing that `ceiling` does not (the same mode or a narrower one). */
 export function modeWithin(mode: PermissionMode, ceiling: PermissionMode): boolean {
-  return MODE_WIDTH[mode] <= MODE_WIDTH[ceiling];
+  return MODE_MEANINGS[mode].width <= MODE_MEANINGS[ceiling].width;
 }
 
 export const RULE_BEHAVIORS = ["allow", "deny", "ask"] as const;

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { NETWORK_POLICIES } from "../policy/network.js";
+import { isReadOnlyMode, READ_ONLY_MODE } from "../policy/modes.js";
 import { PermissionModeSchema } from "../policy/schema.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { CLOUD_CREDENTIAL_FILE_VARIABLES } from "../sandbox/credential-files.js";
@@ -393,7 +394,7 @@ export const RunConfig = z
           code: "custom",
           message: "--task review needs --base: the commit or ref the change is reviewed against",
         });
-      if (c.mode && c.mode !== "plan")
+      if (c.mode && !isReadOnlyMode(c.mode))
         ctx.addIssue({
           code: "custom",
           message: `--task review runs in plan mode (read-only, no patch), not ${c.mode}`,
@@ -444,7 +445,7 @@ export const RunConfig = z
       ctx.addIssue({ code: "custom", message: (e as Error).message });
     }
   })
-  .transform((c) => (c.task === "review" ? { ...c, mode: "plan" as const } : c));
+  .transform((c) => (c.task === "review" ? { ...c, mode: READ_ONLY_MODE } : c));
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>;
 

@@ -19,6 +19,7 @@ import {
   type KeyRules,
   type PermissionMode,
 } from "../../policy/index.js";
+import { READ_ONLY_MODE } from "../../policy/modes.js";
 import { toolCategory, toolEntry } from "../../policy/tool-catalog.js";
 import { ConfigError } from "../../errors.js";
 import { isInlineJson, parseJson, readJsonSource } from "../../json-source.js";
@@ -400,7 +401,7 @@ export function loadAgents(sources: AgentSources): LoadedAgents {
  * mode its definition asks for, else the parent's. A definition may narrow the parent's mode, never widen it.
  */
 export function agentMode(agent: AgentDefinition, parentMode: PermissionMode): PermissionMode {
-  const asked = agent.readOnly ? "plan" : (agent.permissionMode ?? parentMode);
+  const asked = agent.readOnly ? READ_ONLY_MODE : (agent.permissionMode ?? parentMode);
   if (!modeWithin(asked, parentMode))
     fail(
       agent.source,

@@ -5,6 +5,7 @@
 // is decided by the parent's policy in the parent's mode, and an agent in a narrower mode (Explore and Plan
 // in plan; a definition's `permissionMode`) is held to that mode's decision on top. No subagent gets Task,
 // so the tree is one level deep.
+import { isReadOnlyMode } from "../../policy/modes.js";
 import type { PermissionMode } from "../../policy/schema.js";
 import { apiToolDefinitions, FILE_WRITING_TOOLS } from "../../tools/index.js";
 import {
@@ -162,7 +163,7 @@ export class SubagentRunner implements SubagentLauncher {
    * plan mode no file-writing tool.
    */
   toolsFor(agent: AgentDefinition): AnyTool[] {
-    const plan = agentMode(agent, this.options.mode) === "plan";
+    const plan = isReadOnlyMode(agentMode(agent, this.options.mode));
     const parent = this.options
       .parentTools()
       .filter((t) => !PARENT_ONLY_TOOLS.has(t.name) && !(plan && FILE_WRITING_TOOLS.has(t.name)));

@@ -2,7 +2,12 @@
 // environment facts (memory/environment.ts). The task is the first user message, after the project's memory
 // and the git snapshot (memory/model-context.ts). Every sentence here steers every run: review a change to
 // it as carefully as code.
+import { MODE_MEANINGS } from "../../policy/modes.js";
+import type { PermissionMode } from "../../policy/schema.js";
 import { WORKSPACE_ROOT } from "../../sandbox/sandbox.js";
+
+/** The mode by name and what it lets through (modes.ts), as the model is told it. */
+const modeWords = (mode: PermissionMode) => `Permission mode: ${mode} (${MODE_MEANINGS[mode].summary}).`;
 
 function networkLine(network: string, allowedDomains: readonly string[]): string {
   if (network === "on") return "The sandbox has network access.";
@@ -13,7 +18,7 @@ function networkLine(network: string, allowedDomains: readonly string[]): string
 }
 
 export function systemPrompt(options: {
-  mode: string;
+  mode: PermissionMode;
   network: string;
   allowedDomains?: readonly string[];
   /** The `# Environment` section (environmentSection). */
@@ -27,7 +32,7 @@ export function systemPrompt(options: {
     "# The sandbox",
     `The repository is at ${WORKSPACE_ROOT} inside a throwaway Linux container. Every tool runs inside that container; paths you give and see are container paths under ${WORKSPACE_ROOT}.`,
     network,
-    `Permission mode: ${options.mode}. A permission policy decides every tool call. A denied call tells you which rule or mode stopped it; do not retry it unchanged or look for a way around it — choose another way, or say in your summary what is needed.`,
+    `${modeWords(options.mode)} A permission policy decides every tool call. A denied call tells you which rule or mode stopped it; do not retry it unchanged or look for a way around it — choose another way, or say in your summary what is needed.`,
     "",
     "# Instructions and data",
     "The project's instructions (its CLAUDE.md files and rules) reach you in <system-reminder> blocks: at the start, and beside a tool result when you first touch a folder that has its own. They come from the repository's trusted revision: follow them as the team's conventions for this task.",
@@ -47,7 +52,7 @@ export function systemPrompt(options: {
 /** A subagent's system prompt: its definition's prompt, then where it runs and under what permissions. */
 export function subagentSystemPrompt(options: {
   agentPrompt: string;
-  mode: string;
+  mode: PermissionMode;
   network: string;
   allowedDomains?: readonly string[];
   tools: string[];
@@ -60,7 +65,7 @@ export function subagentSystemPrompt(options: {
     "# Sandbox",
     `You run non-interactively in CI through agent-ci, inside a throwaway Linux container; the repository is at ${WORKSPACE_ROOT} and every path is a container path. Nobody will answer questions.`,
     networkLine(options.network, options.allowedDomains ?? []),
-    `Tools available: ${options.tools.join(", ") || "none"}. Permission mode: ${options.mode}, with the same rules as the agent that started you. A denied call tells you which rule or mode stopped it; do not retry it unchanged.`,
+    `Tools available: ${options.tools.join(", ") || "none"}. ${modeWords(options.mode)} The same rules hold as for the agent that started you. A denied call tells you which rule or mode stopped it; do not retry it unchanged.`,
   ];
   if (options.environment) lines.push("", options.environment);
   return lines.join("\n");

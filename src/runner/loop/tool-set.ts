@@ -8,6 +8,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { McpManager } from "../../mcp/manager.js";
 import { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "../../mcp/names.js";
 import type { RefusedMcpTool } from "../../mcp/tools.js";
+import { isReadOnlyMode } from "../../policy/modes.js";
 import type { ParsedRule, PermissionMode } from "../../policy/schema.js";
 import { WORKSPACE_ROOT } from "../../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../../tools/index.js";
@@ -69,7 +70,7 @@ export class RunToolSet {
   disabledReason(tool: string): string | undefined {
     const off = this.options.off?.get(tool);
     if (off) return off;
-    return this.options.mode === "plan" && FILE_WRITING_TOOLS.has(tool)
+    return isReadOnlyMode(this.options.mode) && FILE_WRITING_TOOLS.has(tool)
       ? "plan mode is read-only"
       : undefined;
   }
@@ -98,7 +99,7 @@ export class RunToolSet {
     const all = [...own, ...fromMcp.tools];
     const enabled = all.filter((t) => {
       if (this.options.off?.has(t.name)) return false;
-      if (mode !== "plan") return true;
+      if (!isReadOnlyMode(mode)) return true;
       if (FILE_WRITING_TOOLS.has(t.name)) return false;
       if (!t.mcp) return true;
       const decision = this.options.gate.decide({

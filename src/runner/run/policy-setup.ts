@@ -27,6 +27,7 @@ import {
   type PolicyEngine,
   type PolicySourceInput,
   type RecordedCall,
+  type ContainerRules,
 } from "../../policy/index.js";
 import { parseReport, type EnforcedRule, type ReportPolicy, type RunReport } from "../../report/index.js";
 import { BASE_ENV } from "../../sandbox/docker-sandbox.js";
@@ -64,6 +65,8 @@ export interface PreparedPolicy {
    * definition's `permissionMode`). A wider mode is a programming error (definitions are checked up front).
    */
   gateIn(mode: PermissionMode): PermissionGate;
+  /** The rules the container enforces: what is not copied in, what is read-only, a read-only workspace. */
+  container: ContainerRules;
   summary: ReportPolicy;
   enforcedAt: EnforcedRule[];
   /** Relative path → why it is not copied into the container (a Read deny rule). */
@@ -178,6 +181,7 @@ export function preparePolicy(config: RunConfig): PreparedPolicy {
     policy,
     engine,
     gate,
+    container,
     loadParser: () => (parserLoaded ??= loadBashParser(options.parser).then(() => warmUpPolicy(engine))),
     gateIn: (mode) => {
       const held = mode === policy.mode ? gate : narrower.get(mode);

@@ -231,7 +231,7 @@ function runHeader(runId: string, config: RunConfig, mode: PermissionMode): stri
 async function openSandbox(
   ctx: RunContext,
   phase: AgentPhase,
-  { config, policy, mode, mcpServers, node }: Prepared,
+  { config, policy, mcpServers, node }: Prepared,
   { signal, begun, watching }: Pick<PhaseLimits, "signal" | "watching"> & { begun: EngineStart },
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
@@ -240,7 +240,7 @@ async function openSandbox(
     node,
     runId,
     workspaceDir: config.workspace,
-    readOnlyWorkspace: mode === "plan",
+    readOnlyWorkspace: policy.container.workspaceReadOnly,
     excludeFromCopy: policy.excludeFromCopy,
     // Stdio MCP servers and hooks run as users of their own in the agent's group (docs/hooks.md).
     sharedWorkspace: mcpServers.some(isStdio) || policy.policy.hooks.length > 0,
@@ -256,7 +256,7 @@ async function openSandbox(
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
   blockEventLoopForTests();
   signal.throwIfAborted();
-  if (ctx.resume) await continueWorkspace(ctx.resume, sandbox, ctx.state, mode === "plan");
+  if (ctx.resume) await continueWorkspace(ctx.resume, sandbox, ctx.state, policy.container.workspaceReadOnly);
   return sandbox;
 }
 

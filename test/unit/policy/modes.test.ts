@@ -3,7 +3,16 @@
  * rules win in every mode (DESIGN "Permissions", issue 4).
  */
 import { describe, expect, it } from "vitest";
-import { PERMISSION_MODES, type PermissionMode, type PolicyCall } from "../../../src/policy/index.js";
+import fs from "node:fs";
+import path from "node:path";
+import {
+  compileContainerRules,
+  loadPolicy,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type PolicyCall,
+} from "../../../src/policy/index.js";
+import { MODE_MEANINGS } from "../../../src/policy/modes.js";
 import { bash, engineFor, type EngineConfig } from "./helpers.js";
 
 type Expected = Readonly<Record<PermissionMode, "allow" | "deny">>;
@@ -219,5 +228,32 @@ describe("robustness", () => {
       { tool: "Bash", input: { command: "echo hi" }, readOnly: false, cwd: "relative/dir" },
     ];
     for (const request of inputs) expect(() => engine.decide(request)).not.toThrow();
+  });
+});
+
+describe("what a mode means, said once (src/policy/modes.ts)", () => {
+  it("is what the gate decides and what the container enforces, in every mode", async () => {
+    for (const mode of PERMISSION_MODES) {
+      const meaning = MODE_MEANINGS[mode];
+      const engine = await engineFor({ mode });
+      const edit = engine.decide(call("Edit", { file_path: "src/a.ts" }, false));
+      const install = engine.decide(bash("npm install left-pad"));
+      expect({ mode, edit: edit.behavior, install: install.behavior }).toEqual({
+        mode,
+        edit: meaning.editsWithoutRule ? "allow" : "deny",
+        install: meaning.everythingWithoutRule ? "allow" : "deny",
+      });
+      const policy = loadPolicy({ mode, sources: [] });
+      expect(compileContainerRules(policy).workspaceReadOnly).toBe(meaning.readOnly);
+    }
+  });
+
+  it("is decided nowhere else: src/ names the plan mode only in the policy", () => {
+    const src = path.resolve(import.meta.dirname, "../../../src");
+    const outside = fs
+      .readdirSync(src, { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts") && !file.startsWith(`policy${path.sep}`))
+      .filter((file) => fs.readFileSync(path.join(src, file), "utf8").includes('"plan"'));
+    expect(outside).toEqual([]);
   });
 });

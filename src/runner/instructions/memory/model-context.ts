@@ -4,6 +4,7 @@
 // base revision's (a folder the Action read through the API), plus the user's --memory-file files. The run's
 // report section (`context`) is recorded from here too. Built before the sandbox starts: the first request
 // waits for nothing here but the host's git.
+import type { PermissionMode } from "../../../policy/schema.js";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -71,7 +72,7 @@ export class ModelContext {
       /** The repository's state at the start (takeGitSnapshot); none outside a repository. */
       snapshot?: GitSnapshot;
       model?: string;
-      mode: string;
+      mode: PermissionMode;
       network: string;
       allowedDomains?: readonly string[];
       append?: string;
@@ -169,7 +170,7 @@ export class ModelContext {
 /** The run's context from its configuration, its mode, its structured-output instruction and its git snapshot. */
 export function prepareModelContext(
   config: RunConfig,
-  mode: string,
+  mode: PermissionMode,
   structured: { instruction(): string } | undefined,
   snapshot: GitSnapshot | undefined,
 ): ModelContext {
