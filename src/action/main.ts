@@ -1,4 +1,4 @@
-// The GitHub Action: a thin shell over the runner the CLI uses (STYLE.md habit 13). Inputs are parsed once
+// The GitHub Action: a thin shell over the runner the CLI uses. Inputs are parsed once
 // into RunConfig; prepare → runAgent → publish (outputs, annotations, artifact, summary, comment) in `try`,
 // temp files removed in `finally`, and `setFailed` only here, at the top. The GitHub token stays in this
 // process: it is used for the API after the agent stopped and is never handed to the container.

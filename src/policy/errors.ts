@@ -1,5 +1,5 @@
 /**
- * Named errors of the permission policy. Both are infrastructure faults (STYLE habit 10): a bad
+ * Named errors of the permission policy. Both are infrastructure faults: a bad
  * configuration stops the run before any model call; using the Bash matcher before it is loaded is a
  * programming error. Denied tool calls are never errors: they are `Decision`s.
  */

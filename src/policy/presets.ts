@@ -1,5 +1,5 @@
 /**
- * Built-in policies, as data (STYLE habit 9): `read-only` for review and triage, `edit` for fixing
+ * Built-in policies, as data: `read-only` for review and triage, `edit` for fixing
  * code and running the project's checks, `full` for a trusted sandbox. Pick one with `--preset` and
  * add rules on top; later sources win on the mode, and deny rules from any source still win.
  */

@@ -1,5 +1,5 @@
-// RunConfig: the one validated shape that both the CLI flags and the Action inputs become (STYLE.md habit
-// 13). Parsed once at the start; a bad value is a config error before any container or model call.
+// RunConfig: the one validated shape that both the CLI flags and the Action inputs become. Parsed once at
+// the start; a bad value is a config error before any container or model call.
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// One run, end to end (DESIGN.md): config → policy → sandbox → driver loop → patch → report → teardown.
+// One run, end to end (docs/how-it-works.md): config → policy → sandbox → driver loop → patch → report → teardown.
 // Whatever ends the run, the patch and the record are written (as far as the container still answers),
 // with an exit reason, and the container is removed. The CLI and the Action both call `runAgent`.
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 // The narrow interface the tools see. Only src/sandbox/ knows it is Docker underneath; tools get a
-// `Sandbox` and nothing else (STYLE.md habit 4).
+// `Sandbox` and nothing else.
 
 export const WORKSPACE_ROOT = "/workspace";
 /** Where full tool outputs that were cut for the model are kept, readable with Read. */

@@ -1,4 +1,4 @@
-// One definer for every tool (STYLE.md habits 1-3): defaults for the flags, and the helpers that keep
+// One definer for every tool: defaults for the flags, and the helpers that keep
 // tool results uniform (errors wrapped the way Claude Code wraps validation errors).
 import { z } from "zod";
 import { aliasesOf } from "../policy/tool-catalog.js";

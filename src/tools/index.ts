@@ -1,4 +1,4 @@
-// Every tool, listed explicitly (STYLE.md habit 1), and the JSON Schema the API gets for each.
+// Every tool, listed explicitly, and the JSON Schema the API gets for each.
 import type Anthropic from "@anthropic-ai/sdk";
 import { toolsOfCategory } from "../policy/tool-catalog.js";
 import { KillShellTool, TaskOutputTool } from "./background.js";

@@ -1,4 +1,4 @@
-// The one workspace gate (STYLE.md habit 12): paths the model gives are container paths, resolved
+// The one workspace gate: paths the model gives are container paths, resolved
 // against the shell's working directory, normalised, and refused when they leave /workspace. Symlinks
 // are resolved again inside the container (the sandbox's `confine`), on every call.
 import path from "node:path";

@@ -1,4 +1,4 @@
-// The shared shape of a tool (STYLE.md habit 1): one object per tool made with `defineTool`, seeing only
+// The shared shape of a tool: one object per tool made with `defineTool`, seeing only
 // the narrow `Sandbox` and the run's host-side state.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { StructuredPatch } from "diff";
@@ -34,7 +34,7 @@ export type ToolErrorKind =
 export type ToolContent =
   string | Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam | Anthropic.DocumentBlockParam>;
 
-/** What a call produced, for three audiences (STYLE.md habit 11). */
+/** What a call produced, for three audiences. */
 export interface ToolResult {
   /** For the model: exactly the tool_result content. */
   output: ToolContent;
@@ -78,7 +78,7 @@ export interface Tool<Input = Record<string, unknown>> {
   readonly apiInputSchema?: Record<string, unknown>;
   /** An MCP server's tool: which server and tool it calls, and whether the server marks it read-only. */
   readonly mcp?: { server: string; tool: string; readOnlyHint: boolean };
-  /** Characters of output the model gets; beyond it the output is cut and the whole kept (DESIGN.md stage 6). */
+  /** Characters of output the model gets; beyond it the output is cut and the whole kept. */
   readonly maxResultSizeChars: number;
   isReadOnly(input: Input): boolean;
   isConcurrencySafe(input: Input): boolean;

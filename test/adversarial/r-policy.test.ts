@@ -238,7 +238,7 @@ describe("R: permission-policy bypass attempts through the CLI", () => {
   );
 
   // Found by r-fuzz.test.ts: with Bash deny rules in bypassPermissions, these constructs are allowed and the
-  // denied command runs (the patch shows src/ deleted). Deny must win in every mode (DESIGN.md, R17).
+  // denied command runs (the patch shows src/ deleted). Deny must win in every mode (docs/permissions.md, R17).
   describe("in bypassPermissions with a deny rule (open escapes found by the fuzz)", () => {
     const denyRm = { mode: "bypassPermissions" as Mode, deny: ["Bash(rm:*)", "Bash(git push:*)"] };
     test("R1", "a shell fed by a pipe cannot run a denied command: echo 'rm -rf src' | bash", async () => {

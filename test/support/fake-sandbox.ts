@@ -1,4 +1,4 @@
-// An in-memory Sandbox for unit tests (STYLE.md habit 4): files and symlinks in maps, the same confinement
+// An in-memory Sandbox for unit tests: files and symlinks in maps, the same confinement
 // rule as the real helper (the workspace, and the outputs folder), and a log of every operation so a test
 // can prove that a stopped call touched nothing. Commands are answered by `execHandler`.
 import path from "node:path";

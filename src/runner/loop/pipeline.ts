@@ -1,4 +1,4 @@
-// The tool pipeline (DESIGN.md): every call goes enabled → parse → validateInput (with the workspace
+// The tool pipeline (docs/how-it-works.md): every call goes enabled → parse → validateInput (with the workspace
 // gate) → permission → PreToolUse hook → call → PostToolUse hook → map result. A stage that stops a call
 // answers with `is_error: true` and a message the model can act on; only infrastructure faults (the
 // sandbox is gone) end the run. Concurrency-safe calls of one turn run in parallel batches; results keep

@@ -1,6 +1,6 @@
 /**
  * Modes × tools: what each permission mode allows with no rules, with allow rules, and that deny
- * rules win in every mode (DESIGN "Permissions", issue 4).
+ * rules win in every mode (docs/permissions.md).
  */
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
