@@ -7,6 +7,11 @@ import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ACTION_FILE, renderInputs, updateActionYml } from "../../scripts/action-yml.js";
+import {
+  formattedSection as claudeArgsSection,
+  MIGRATION_FILE,
+  updateSection as updateClaudeArgsSection,
+} from "../../scripts/claude-args-docs.js";
 import { buildProgram } from "../../src/cli.js";
 import { INPUT_FLAGS } from "../../src/action/cli-flags.js";
 import { parseActionInputs } from "../../src/action/inputs.js";
@@ -123,5 +128,15 @@ describe("the defaults", () => {
     expect(config.task).toBe(action.task);
     expect(config.model).toBe(action.model);
     expect(config.workspace).toBe(path.resolve(action.workspace));
+  });
+});
+
+describe("the migration guide's table of claude_args flags", () => {
+  it("is generated from the table and up to date (run npm run action-docs)", async () => {
+    const page = fs.readFileSync(MIGRATION_FILE, "utf8");
+    expect(updateClaudeArgsSection(page, await claudeArgsSection())).toBe(page);
+    const edited = page.replace("| `--max-turns`", "| `--max-turnz`");
+    expect(edited).not.toBe(page);
+    expect(updateClaudeArgsSection(edited, await claudeArgsSection())).toBe(page);
   });
 });
