@@ -1,4 +1,5 @@
-// Generates the Action's inputs/outputs tables in docs/configuration.md from action.yml, between the markers
+// Generates the Action's inputs/outputs tables in docs/configuration.md from action.yml (whose inputs are
+// generated from the option table, src/options/, by scripts/action-yml.ts), between the markers
 // <!-- action-docs:start --> and <!-- action-docs:end -->, so the two never drift apart.
 //   node scripts/action-docs.mjs            rewrite docs/configuration.md
 //   node scripts/action-docs.mjs --check    exit 1 (and say so) when docs/configuration.md is out of date

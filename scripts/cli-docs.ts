@@ -1,5 +1,6 @@
-// Generates the CLI's flag reference in docs/configuration.md from the commander program itself (src/cli.ts)
-// and each Action input's counterpart (src/action/cli-flags.ts), between the markers
+// Generates the CLI's flag reference in docs/configuration.md from the commander program itself (src/cli.ts,
+// whose options are the option table's, src/options/) and each Action input's counterpart
+// (src/action/cli-flags.ts), between the markers
 // <!-- cli-docs:start --> and <!-- cli-docs:end -->, so the reference cannot miss a flag or an input.
 //   tsx scripts/cli-docs.ts            rewrite docs/configuration.md (npm run action-docs does both tables)
 //   tsx scripts/cli-docs.ts --check    exit 1 (and say so) when docs/configuration.md is out of date
@@ -102,7 +103,7 @@ export function renderCliDocs(program: Command = buildProgram()): string {
   );
   return [
     START,
-    "<!-- Generated from src/cli.ts and src/action/cli-flags.ts by `npm run action-docs`; edit those, not this table. -->",
+    "<!-- Generated from the option table (src/options/) by `npm run action-docs`; edit the table, not this page. -->",
     "",
     "### `agent-ci run`",
     "",

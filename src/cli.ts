@@ -6,52 +6,23 @@
 // the bundle into chunks along these imports).
 import fs from "node:fs";
 import path from "node:path";
-import { Command, CommanderError, Help, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, Help, Option } from "commander";
 import { ConfigError } from "./errors.js";
-import { PERMISSION_MODES } from "./policy/modes.js";
-import { NETWORK_POLICIES } from "./policy/network.js";
 import type { RunConfig, RunConfigInput } from "./runner/config.js";
 import type { RunOutcome } from "./runner/run.js";
-import {
-  ATTEMPT_OPTIONS,
-  type AttemptFlags,
-  DEFAULT_OUT_PARENT,
-  EXIT_CODES,
-  OUTPUT_FORMATS,
-  PROVIDERS,
-  TASKS,
-} from "./runner/options.js";
+import { type AttemptFlags, DEFAULT_OUT_PARENT, EXIT_CODES } from "./runner/options.js";
+import { addTableOptions, CLAUDE_CODE_ALIASES, RUN_HELP_GROUPS } from "./options/commander.js";
+import type { PROGRESS_FORMATS } from "./options/values.js";
 import { modelProvider, providerEnv, providersFromEnv } from "./runner/model/providers.js";
-import { EGRESS_PRESET_NAMES } from "./sandbox/egress/presets.js";
 import { jsonProgress } from "./runner/progress.js";
 import { addPublishCommand } from "./publish/cli.js";
 import { splitList } from "./github/inputs.js";
 import { processLogs } from "./github/workflow-log.js";
-import { parseSize } from "./text.js";
 import { AGENT_CI_VERSION } from "./version.js";
 
 // Everything the command prints goes through these: a workflow step's runner reads both streams, and no line of
 // text (a run's progress, a model's words in it, a report) may be taken there for a workflow command.
 const log = processLogs();
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-const positiveInt = (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("a positive whole number");
-  return n;
-};
-const positiveNumber = (value: string) => {
-  const n = Number(value);
-  if (!(n > 0)) throw new InvalidArgumentError("a positive number");
-  return n;
-};
-const size = (value: string) => {
-  try {
-    return parseSize(value);
-  } catch (e) {
-    throw new InvalidArgumentError((e as Error).message);
-  }
-};
 
 /**
  * The run command's flags: RunConfig's own fields under the same names, except those the command line
@@ -92,70 +63,7 @@ type RunFlags = Omit<
   printContext?: boolean;
 } & AttemptFlags;
 
-const PROGRESS_FORMATS = ["text", "json"] as const;
-
-/** The run command's help, by subject: every option is named in one group (a test keeps the list whole). */
-export const RUN_HELP_GROUPS: Record<string, readonly string[]> = {
-  Task: [
-    "--workspace",
-    "--prompt",
-    "--prompt-file",
-    "--script",
-    "--task",
-    "--base",
-    "--head",
-    "--resume",
-    "--system-prompt-append",
-    "--no-project-memory",
-    "--memory-file",
-    "--max-turns",
-    "--max-budget-usd",
-    "--timeout",
-  ],
-  Permissions: ["--mode", "--allow", "--deny", "--settings", "--trust-workspace-settings"],
-  Sandbox: [
-    "--image",
-    "--image-registry",
-    "--runtime",
-    "--node-version",
-    "--memory",
-    "--cpus",
-    "--workspace-size",
-    "--env",
-    "--setup",
-    "--include-ignored",
-    "--allow-weak-hardening",
-  ],
-  Network: [
-    "--network",
-    "--allow-domain",
-    "--setup-allow-domain",
-    "--allow-private-host",
-    "--inject-secret",
-    "--ca-cert",
-  ],
-  Extensions: ["--mcp-config", "--strict-mcp", "--agents-dir", "--agents", "--skills-dir", "--commands-dir"],
-  Model: [
-    "--model",
-    "--provider",
-    "--small-fast-model",
-    "--max-tokens",
-    "--thinking-budget",
-    "--context-window",
-    "--compact-at",
-    "--no-compaction",
-  ],
-  Attempts: ["--attempts", "--parallel", "--attempt-prompts", "--stop-at-first-pass"],
-  Output: [
-    "--out",
-    "--output-format",
-    "--quiet",
-    "--progress",
-    "--verify",
-    "--output-schema",
-    "--print-context",
-  ],
-};
+export { RUN_HELP_GROUPS };
 
 /** Puts each of a command's options under its group's heading; one not named anywhere goes under "Other:". */
 function groupHelp(command: Command, groups: Record<string, readonly string[]>): void {
@@ -165,51 +73,25 @@ function groupHelp(command: Command, groups: Record<string, readonly string[]>):
   }
 }
 
-/** Claude Code's spellings of agent-ci's flags: accepted, hidden from the help, folded into agent-ci's. */
-export const CLAUDE_CODE_ALIASES = {
-  permissionMode: "mode",
-  allowedTools: "allow",
-  disallowedTools: "deny",
-  appendSystemPrompt: "systemPromptAppend",
-} as const;
+export { CLAUDE_CODE_ALIASES };
 
-function policyOptions(command: Command): Command {
-  return command
-    .addOption(new Option("--permission-mode <mode>").choices(PERMISSION_MODES).hideHelp())
-    .addOption(new Option("--allowedTools <rules>").argParser(collect).hideHelp())
-    .addOption(new Option("--disallowedTools <rules>").argParser(collect).hideHelp())
-    .hook("preAction", (cmd) => {
-      for (const [alias, name] of Object.entries(CLAUDE_CODE_ALIASES)) {
-        const value: unknown = cmd.getOptionValue(alias);
-        if (value === undefined) continue;
-        const ours: unknown = cmd.getOptionValue(name);
-        cmd.setOptionValue(
-          name,
-          Array.isArray(value)
-            ? [...((ours as string[]) ?? []), ...value.flatMap(splitList)]
-            : (ours ?? value),
-        );
-        cmd.setOptionValue(alias, undefined);
-      }
-    })
-    .addOption(
-      new Option(
-        "--mode <mode>",
-        "permission mode (default: a trusted settings file's defaultMode, else \"default\"); Claude Code's --permission-mode, --allowedTools and --disallowedTools work too",
-      ).choices(PERMISSION_MODES),
-    )
-    .option(
-      "--allow <rule>",
-      "allow rule in Claude Code syntax, e.g. 'Bash(npm test:*)' (repeatable)",
-      collect,
-      [],
-    )
-    .option("--deny <rule>", "deny rule, e.g. 'Read(./.env)' (repeatable; deny always wins)", collect, [])
-    .option("--settings <file>", "a Claude Code settings file whose permissions and hooks you trust")
-    .option(
-      "--trust-workspace-settings",
-      "let the workspace's .claude/settings.json grant permissions (off: it may only deny), its .claude/agents/ define subagents and its .mcp.json start servers (off: both ignored)",
-    );
+/**
+ * The table's options for `run` or `policy`, with Claude Code's spellings (hidden) folded into agent-ci's
+ * flags before the action: a list adds up, a single value counts where agent-ci's own flag is not given.
+ */
+function tableOptions(command: Command, which: "run" | "policy"): Command {
+  return addTableOptions(command, which).hook("preAction", (cmd) => {
+    for (const [alias, name] of Object.entries(CLAUDE_CODE_ALIASES)) {
+      const value: unknown = cmd.getOptionValue(alias);
+      if (value === undefined) continue;
+      const ours: unknown = cmd.getOptionValue(name);
+      cmd.setOptionValue(
+        name,
+        Array.isArray(value) ? [...((ours as string[]) ?? []), ...value.flatMap(splitList)] : (ours ?? value),
+      );
+      cmd.setOptionValue(alias, undefined);
+    }
+  });
 }
 
 /**
@@ -447,203 +329,8 @@ export function buildProgram(): Command {
     .command("run")
     .description(
       "start a sandbox on a workspace, let the model (or a script) work through the tools, write the patch and the report",
-    )
-    .option("-w, --workspace <dir>", "the repository to work on (copied in; never written to)", ".")
-    .option("-p, --prompt <text>", "the task")
-    .option("--prompt-file <file>", "read the task from a file")
-    .option(
-      "--resume <out-dir|report.json>",
-      "continue an earlier run: its workspace as it ended and its conversation, under this run's own policy (--prompt adds a message; see Resume below)",
-    )
-    .option(
-      "--system-prompt-append <text>",
-      "text appended to agent-ci's system prompt (Claude Code's --append-system-prompt works too)",
-    )
-    .addOption(new Option("--append-system-prompt <text>").hideHelp())
-    .option("--script <file>", "run a file of tool calls (or a report.json's calls) instead of a model")
-    .option("--model <id>", "Claude model id or alias: sonnet, opus, haiku (default: a current Sonnet)")
-    .addOption(
-      new Option(
-        "--provider <name>",
-        "where the model is served: anthropic (ANTHROPIC_API_KEY), bedrock (AWS credentials, AWS_REGION) or vertex (Google credentials, CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID); default: CLAUDE_CODE_USE_BEDROCK=1 / CLAUDE_CODE_USE_VERTEX=1, else anthropic",
-      ).choices(PROVIDERS),
-    )
-    .option("--small-fast-model <id>", "the model that reads WebFetch's pages (default: a current Haiku)")
-    .option("--max-tokens <n>", "max output tokens per turn", positiveInt)
-    .option("--thinking-budget <n>", "extended thinking budget in tokens", positiveInt)
-    .option("--image <name>", "sandbox image (default: agent-ci's, pulled by digest or built on first use)")
-    .option(
-      "--image-registry <registry>",
-      "a mirror of agent-ci's prebuilt images, e.g. registry.example.com/agent-ci (default: AGENT_CI_REGISTRY, else the release's)",
-    )
-    .option(
-      "--runtime <name>",
-      "OCI runtime of the sandbox's container, as the engine registers it (runsc: gVisor; default: the engine's)",
-    )
-    .option(
-      "--node-version <version>",
-      "the Bash tool's Node.js on any image (20, v20.11.1, >=18, lts/*, system: the image's own); default: the project's pin",
-    )
-    .addOption(
-      new Option(
-        "--network <policy>",
-        "network in the sandbox: none, setup (only for --setup), allowlist (named domains through agent-ci's proxy), on",
-      )
-        .choices(NETWORK_POLICIES)
-        .default("none"),
-    )
-    .option(
-      "--allow-domain <domain>",
-      `with --network allowlist: a host, *.domain, :port, or a preset (${EGRESS_PRESET_NAMES.join(", ")}); repeatable`,
-      collect,
-      [],
-    )
-    .option(
-      "--allow-private-host <name[=address]>",
-      "an allowed host that may resolve to a private address (never the metadata address); =ADDRESS maps the name (repeatable)",
-      collect,
-      [],
-    )
-    .option(
-      "--inject-secret <NAME=header:host>",
-      "the egress proxy puts the value of the environment variable NAME in that header for that host, over TLS; the sandbox's NAME holds a placeholder (repeatable)",
-      collect,
-      [],
-    )
-    .option(
-      "--ca-cert <file>",
-      "a PEM file of CA certificates commands in the sandbox trust besides the image's (a company proxy's); curl, git, pip, npm and Node read it",
-    )
-    .option(
-      "--setup <command>",
-      "run before the agent (repeatable); with --network setup through the setup allowlist, which ends before the agent starts",
-      collect,
-      [],
-    )
-    .option(
-      "--setup-allow-domain <domain>",
-      "with --network setup: what setup commands reach, as --allow-domain (default: every preset); repeatable",
-      collect,
-      [],
-    )
-    .option("--memory <size>", "memory limit, e.g. 4g", size)
-    .option("--cpus <n>", "CPU limit", positiveNumber)
-    .option("--workspace-size <size>", "size of the sandbox's /workspace, e.g. 4g", size)
-    .option(
-      "--mcp-config <file-or-json>",
-      'MCP servers in Claude Code\'s format ({"mcpServers": {...}}), a file or inline JSON (repeatable); stdio servers run in the sandbox',
-      collect,
-      [],
-    )
-    .option("--strict-mcp", "an MCP server that fails to start is a config error (default: a warning)")
-    .option(
-      "--env <name>",
-      "pass this environment variable into the sandbox, by name (repeatable)",
-      collect,
-      [],
-    )
-    .option(
-      "--skills-dir <dir>",
-      "a folder of skills (<name>/SKILL.md) the agent may load with the Skill tool (repeatable; the workspace's .claude/skills only with --trust-workspace-settings)",
-      collect,
-      [],
-    )
-    .option(
-      "--commands-dir <dir>",
-      "a folder of slash commands (<name>.md): a prompt starting /name args expands from it (repeatable; the workspace's .claude/commands only with --trust-workspace-settings)",
-      collect,
-      [],
     );
-  policyOptions(runCommand)
-    .option(
-      "--no-project-memory",
-      "do not tell the model the workspace's CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md and .claude/rules (nor the nested ones)",
-    )
-    .option(
-      "--memory-file <file>",
-      "a memory file of your own, told to the model as ~/.claude/CLAUDE.md is (repeatable)",
-      collect,
-      [],
-    )
-    .option(
-      "--print-context",
-      "print the first request's system prompt and first user message (memory, git snapshot, task) and exit: no model call, no container",
-    )
-    .option(
-      "--agents-dir <dir>",
-      "a folder of subagent definitions for Task (Markdown with YAML frontmatter: name, description, tools, model); repeatable",
-      collect,
-      [],
-    )
-    .option(
-      "--agents <json>",
-      'subagent definitions as Claude Code\'s --agents JSON ({"name": {description, prompt, tools, model}}), or a file holding it',
-    )
-    .option(
-      "--max-turns <n>",
-      "stop after this many model turns, subagents' included (default 50)",
-      positiveInt,
-    )
-    .option("--max-budget-usd <usd>", "stop when the estimated cost reaches this", positiveNumber)
-    .option("--timeout <seconds>", "wall-clock limit for the run (default 1800)", positiveInt)
-    .option("--context-window <tokens>", "the model's context window (default: the model's)", positiveInt)
-    .option(
-      "--compact-at <tokens>",
-      "make the conversation smaller once its prompt reaches this (default: 75% of the window)",
-      positiveInt,
-    )
-    .option(
-      "--no-compaction",
-      "never make the conversation smaller: a prompt over the window ends the run (context_window)",
-    )
-    .option("--out <dir>", "output folder (default ./agent-ci-out/<run-id>)")
-    .option("--attempts <n>", ATTEMPT_OPTIONS.attempts, positiveInt)
-    .option("--parallel <k>", ATTEMPT_OPTIONS.parallel, positiveInt)
-    .option("--attempt-prompts <file>", ATTEMPT_OPTIONS.attemptPrompts)
-    .option("--stop-at-first-pass", ATTEMPT_OPTIONS.stopAtFirstPass)
-    .option("-q, --quiet", "no progress lines on stderr (errors and the closing summary still print)")
-    .addOption(
-      new Option(
-        "--progress <format>",
-        "progress lines on stderr as text, or json: one object per line per phase and per tool call",
-      )
-        .choices(PROGRESS_FORMATS)
-        .default("text"),
-    )
-    .addOption(
-      new Option("--output-format <format>", "stdout: text, json, or stream-json (Claude Code's shape)")
-        .choices(OUTPUT_FORMATS)
-        .default("text"),
-    )
-    .option(
-      "--verify <command>",
-      "after the run, apply the patch in a fresh sandbox made as the agent's was (setup included) and run this command",
-    )
-    .option(
-      "--output-schema <file>",
-      "a JSON Schema (type object): the agent must end by returning an object valid against it, written to output.json",
-    )
-    .addOption(
-      new Option(
-        "--task <task>",
-        "run: do the task; review: review --base...--head read-only and return findings",
-      )
-        .choices(TASKS)
-        .default("run"),
-    )
-    .option(
-      "--base <rev>",
-      "--task review: the commit or ref the change is reviewed against (e.g. origin/main)",
-    )
-    .option("--head <rev>", "--task review: the reviewed commit (default HEAD)")
-    .option(
-      "--include-ignored [pattern...]",
-      "also copy files that git ignores: all of them, or only those under matching paths (e.g. node_modules .venv; commas work too)",
-    )
-    .option(
-      "--allow-weak-hardening",
-      "run even when the engine did not apply a sandbox setting (the report says so)",
-    )
+  tableOptions(runCommand, "run")
     .addHelpText(
       "after",
       `
@@ -688,7 +375,7 @@ Examples:
   const policy = program
     .command("policy")
     .description("explain permission decisions without running anything");
-  policyOptions(
+  tableOptions(
     policy
       .command("check")
       .description(
@@ -698,6 +385,7 @@ Examples:
         "<call>",
         "Tool(input): Bash(command), Read(path), Edit(path), Write(path), Grep(path), Glob(path)",
       ),
+    "policy",
   ).action(
     async (
       call: string,
@@ -713,13 +401,14 @@ Examples:
       process.exitCode = await policyCheck(call, flags, (line) => log.out.text(line));
     },
   );
-  policyOptions(
+  tableOptions(
     policy
       .command("test")
       .description(
         "re-decide every call of a recorded run under the rules and mode it recorded, plus the rules given here (--mode overrides), print the calls whose decision flips, and exit 1 if any does",
       )
       .requiredOption("--replay <report.json>", "the report of the run to replay"),
+    "policy",
   ).action(
     async (flags: {
       replay: string;

@@ -2,23 +2,18 @@
 // shares with Claude Code and maps each to the Action input that means the same thing, so a workflow moved
 // from claude-code-action keeps its `claude_args` and gets the same configuration as the separate inputs.
 // Any other flag is refused by name: silently dropping one would run with a policy the user did not write.
-// Pure.
+// The flags and the inputs they set come from the option table (options/table.ts). Pure.
 import { splitList } from "../github/inputs.js";
+import {
+  actionSide,
+  CLAUDE_ARGS_FLAGS,
+  CLAUDE_ARGS_REFUSED,
+  type ClaudeArgsInput,
+} from "../options/table.js";
 
-/** The flags accepted, each with the input it sets. A list flag takes one or more values (Claude Code's variadic). */
-const FLAGS = {
-  "--allowedTools": { input: "allowed_tools", list: true },
-  "--allowed-tools": { input: "allowed_tools", list: true },
-  "--disallowedTools": { input: "disallowed_tools", list: true },
-  "--disallowed-tools": { input: "disallowed_tools", list: true },
-  "--permission-mode": { input: "permission_mode", list: false },
-  "--max-turns": { input: "max_turns", list: false },
-  "--model": { input: "model", list: false },
-  "--append-system-prompt": { input: "append_system_prompt", list: false },
-  "--mcp-config": { input: "mcp_config", list: false },
-} as const;
-export const CLAUDE_ARGS_FLAGS = Object.keys(FLAGS);
-export type ClaudeArgsInput = (typeof FLAGS)[keyof typeof FLAGS]["input"];
+export type { ClaudeArgsInput };
+/** The flags accepted, in the table's order. */
+export const CLAUDE_ARGS_FLAGS_ACCEPTED: readonly string[] = [...CLAUDE_ARGS_FLAGS.keys()];
 
 export class ClaudeArgsError extends Error {
   override readonly name = "ClaudeArgsError";
@@ -85,14 +80,33 @@ export function tokenize(line: string): string[] {
   return words;
 }
 
+/** What `claude_args` sets: each input's value (lists newline-joined) and the flag that set it. */
+export interface ClaudeArgsSet {
+  values: Partial<Record<ClaudeArgsInput, string>>;
+  flags: Partial<Record<ClaudeArgsInput, string>>;
+}
+
+function refusal(name: string): ClaudeArgsError {
+  const reason = Object.hasOwn(CLAUDE_ARGS_REFUSED, name)
+    ? CLAUDE_ARGS_REFUSED[name as `--${string}`]
+    : undefined;
+  return new ClaudeArgsError(
+    reason
+      ? `claude_args: ${name} is not supported by agent-ci: ${reason}`
+      : `claude_args: ${name} is not supported by agent-ci; it accepts ${CLAUDE_ARGS_FLAGS_ACCEPTED.join(", ")} (the other settings are separate inputs)`,
+  );
+}
+
 /**
  * `claude_args` → the inputs it sets, as input strings (lists newline-joined), to be validated with the
- * other inputs. A flag given twice: lists add up, a single value may not be given twice.
+ * other inputs, and the flag each came from. A flag given twice: lists add up, a single value may not be
+ * given twice.
  */
-export function parseClaudeArgs(value: string): Partial<Record<ClaudeArgsInput, string>> {
+export function readClaudeArgs(value: string): ClaudeArgsSet {
   const words = tokenize(value);
   const lists: Partial<Record<ClaudeArgsInput, string[]>> = {};
   const values: Partial<Record<ClaudeArgsInput, string>> = {};
+  const flags: Partial<Record<ClaudeArgsInput, string>> = {};
   let i = 0;
   while (i < words.length) {
     const word = words[i]!;
@@ -100,29 +114,32 @@ export function parseClaudeArgs(value: string): Partial<Record<ClaudeArgsInput, 
     const name = eq > 0 ? word.slice(0, eq) : word;
     if (!word.startsWith("-"))
       throw new ClaudeArgsError(`claude_args: unexpected "${word}" (not after a flag)`);
-    if (!Object.hasOwn(FLAGS, name))
-      throw new ClaudeArgsError(
-        `claude_args: ${name} is not supported by agent-ci; it accepts ${CLAUDE_ARGS_FLAGS.join(", ")} (the other settings are separate inputs)`,
-      );
-    const flag = FLAGS[name as keyof typeof FLAGS];
+    const input = CLAUDE_ARGS_FLAGS.get(name as `--${string}`);
+    if (!input) throw refusal(name);
+    const list = actionSide(input).list === true;
     i += 1;
     const args: string[] = eq > 0 ? [word.slice(eq + 1)] : [];
     if (eq < 0)
-      while (i < words.length && !words[i]!.startsWith("--") && (flag.list || args.length === 0)) {
+      while (i < words.length && !words[i]!.startsWith("--") && (list || args.length === 0)) {
         args.push(words[i]!);
         i += 1;
       }
     if (args.length === 0) throw new ClaudeArgsError(`claude_args: ${name} needs a value`);
-    if (flag.list) {
+    flags[input] ??= name;
+    if (list) {
       // Claude Code takes rules separated by commas or spaces: Bash(npm test),Read Edit.
-      (lists[flag.input] ??= []).push(...args.flatMap((arg) => splitList(arg)));
+      (lists[input] ??= []).push(...args.flatMap((arg) => splitList(arg)));
     } else {
-      if (values[flag.input] !== undefined)
+      if (values[input] !== undefined)
         throw new ClaudeArgsError(`claude_args: ${name} is given more than once`);
-      values[flag.input] = args[0]!;
+      values[input] = args[0]!;
     }
   }
-  const out: Partial<Record<ClaudeArgsInput, string>> = { ...values };
-  for (const [input, items] of Object.entries(lists)) out[input as ClaudeArgsInput] = items.join("\n");
-  return out;
+  for (const [input, items] of Object.entries(lists)) values[input as ClaudeArgsInput] = items.join("\n");
+  return { values, flags };
+}
+
+/** `claude_args` → the inputs it sets, as input strings (lists newline-joined). */
+export function parseClaudeArgs(value: string): Partial<Record<ClaudeArgsInput, string>> {
+  return readClaudeArgs(value).values;
 }

@@ -1,10 +1,12 @@
 // The Action's inputs: read once as strings (the way the runner hands them over) and validated with zod
-// into typed `ActionInputs`. Defaults live here too, because `run()` may be called without a runner that
-// fills in action.yml defaults (tests, local-action without an env entry); a test keeps them equal to
-// action.yml. Messages name the input (`max_turns`), not a CLI flag.
+// into typed `ActionInputs`. Their names, defaults and descriptions are the option table's (options/table.ts),
+// which action.yml is generated from; an input read empty takes its default, because `run()` may be called
+// without a runner that fills them in (tests, local-action without an env entry). Messages name the input
+// (`max_turns`), not a CLI flag.
 import { z } from "zod";
 import { EXIT_REASONS } from "../report/index.js";
 import { DEFAULT_MODEL } from "../runner/model/pricing.js";
+import { actionSide, INPUT_DEFAULTS, INPUT_NAMES, type InputName } from "../options/table.js";
 import type { Provider } from "../runner/model/providers.js";
 import { PERMISSION_MODES } from "../policy/schema.js";
 import { crossFieldProblems, NETWORK_POLICIES, TASKS, type ConfigFace } from "../runner/config.js";
@@ -12,7 +14,7 @@ import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
 import { NodeSpecError, parseNodeSpec } from "../sandbox/node/resolve.js";
 import { booleanInput, splitList, unexpanded } from "../github/inputs.js";
-import { parseClaudeArgs } from "./claude-args.js";
+import { readClaudeArgs } from "./claude-args.js";
 
 /** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */
 export const FAIL_ON_REASONS = [
@@ -26,77 +28,7 @@ export type FailOnReason = (typeof FAIL_ON_REASONS)[number];
 /** Where the Action reads the project's memory from (empty: `base` on pull-request events, else `workspace`). */
 export const PROJECT_MEMORY_SOURCES = ["base", "workspace", "none"] as const;
 
-/** Every input with its default, in action.yml order. `${{ … }}` defaults are expanded by the runner. */
-export const INPUT_DEFAULTS = {
-  prompt: "",
-  prompt_file: "",
-  anthropic_api_key: "",
-  claude_code_oauth_token: "",
-  anthropic_federation_rule_id: "",
-  anthropic_organization_id: "",
-  anthropic_service_account_id: "",
-  anthropic_workspace_id: "",
-  anthropic_oidc_audience: "https://api.anthropic.com",
-  use_bedrock: "false",
-  use_vertex: "false",
-  aws_role_to_assume: "",
-  aws_region: "",
-  gcp_workload_identity_provider: "",
-  gcp_service_account: "",
-  model: DEFAULT_MODEL,
-  permission_mode: "default",
-  allowed_tools: "",
-  disallowed_tools: "",
-  settings: "",
-  skills: "",
-  commands: "",
-  mcp_config: "",
-  claude_args: "",
-  append_system_prompt: "",
-  agents: "",
-  project_memory: "",
-  memory: "",
-  image: "",
-  image_registry: "",
-  runtime: "",
-  node_version: "",
-  network: "none",
-  allowed_domains: "",
-  setup_allowed_domains: "",
-  allow_private_hosts: "",
-  inject_secrets: "",
-  ca_cert: "",
-  setup: "",
-  env: "",
-  memory_limit: "",
-  cpus: "",
-  max_turns: "50",
-  max_budget_usd: "",
-  attempts: "1",
-  attempt: "",
-  timeout_minutes: "30",
-  verify: "",
-  include_ignored: "false",
-  github_token: "${{ github.token }}",
-  trigger_phrase: "@agent-ci",
-  label_trigger: "",
-  assignee_trigger: "",
-  allowed_bots: "",
-  allow_fork_heads: "false",
-  comment: "true",
-  upload_artifact: "true",
-  artifact_name: "agent-ci",
-  retention_days: "0",
-  fail_on:
-    "config_error,engine_error,api_error,max_turns,budget,timeout,context_window,max_denials,cancelled,schema_invalid,verify_failed",
-  workspace: ".",
-  script: "",
-  task: "run",
-  output_schema: "",
-  resume_from: "",
-} as const;
-export type InputName = keyof typeof INPUT_DEFAULTS;
-export const INPUT_NAMES = Object.keys(INPUT_DEFAULTS) as InputName[];
+export { INPUT_DEFAULTS, INPUT_NAMES, type InputName };
 
 /** The runner's cross-field rules, said in the inputs' names. */
 const ACTION_FACE: ConfigFace = {
@@ -412,26 +344,34 @@ export function providerOf(inputs: Pick<ActionInputs, "use_bedrock" | "use_verte
   return "anthropic";
 }
 
+/** A value in a message: its first 60 characters, on one line. */
+const quoted = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+
 /**
- * `claude_args` sets the inputs its flags name: list flags add to the list input, a single value may come
- * from claude_args or from its input, not both.
+ * `claude_args` sets the inputs its flags name: list flags add to the list input; a single value wins over an
+ * input that holds its action.yml default (a runner sets every input, to the workflow's value or else the
+ * default, so an input's being set says nothing), and is an error naming both when the workflow gave the
+ * input another value.
  */
 function mergeClaudeArgs(raw: Record<InputName, string>, getInput: (name: InputName) => string): void {
   const claudeArgs = getInput("claude_args");
   if (unexpanded(claudeArgs) || !claudeArgs.trim()) return;
   let set;
   try {
-    set = parseClaudeArgs(claudeArgs);
+    set = readClaudeArgs(claudeArgs);
   } catch (e) {
     throw new ActionInputError((e as Error).message);
   }
-  for (const [name, value] of Object.entries(set) as [InputName, string][]) {
-    if (name === "allowed_tools" || name === "disallowed_tools") {
-      raw[name] = [getInput(name), value].filter((v) => v.trim()).join("\n");
-    } else if (getInput(name).trim()) {
-      throw new ActionInputError(`claude_args and ${name}: both set ${name}; give it once`);
-    } else {
+  for (const [name, value] of Object.entries(set.values) as [InputName & keyof typeof set.values, string][]) {
+    const given = getInput(name).trim();
+    if (actionSide(name).list) {
+      raw[name] = [given, value].filter((v) => v.trim()).join("\n");
+    } else if (given === "" || given === INPUT_DEFAULTS[name].trim() || given === value.trim()) {
       raw[name] = value;
+    } else {
+      throw new ActionInputError(
+        `claude_args ${set.flags[name]} ${quoted(value)} and ${name}: ${quoted(given)}: both set ${name}, to different values; give it once (an input left at its default gives way to claude_args)`,
+      );
     }
   }
 }

@@ -16,6 +16,7 @@ import { anthropicCredential, NO_ANTHROPIC_CREDENTIAL } from "./model/credential
 import { ConfigError } from "../errors.js";
 import { parseSize } from "../text.js";
 import { OUTPUT_FORMATS, TASKS } from "./options.js";
+import { DEFAULT_MAX_TURNS, DEFAULT_TIMEOUT_MINUTES } from "../options/table.js";
 
 export { NETWORK_POLICIES };
 export { OUTPUT_FORMATS, TASKS };
@@ -333,13 +334,13 @@ export const RunConfig = z
       .boolean()
       .default(false)
       .describe("An MCP server that fails to start ends the run as a config error instead of a warning"),
-    maxTurns: z.number().int().positive().default(50),
+    maxTurns: z.number().int().positive().default(DEFAULT_MAX_TURNS),
     maxBudgetUsd: z.number().positive().optional(),
     timeoutMs: z
       .number()
       .int()
       .positive()
-      .default(30 * 60_000),
+      .default(DEFAULT_TIMEOUT_MINUTES * 60_000),
     maxDenials: z.number().int().positive().default(25),
     /** Unset: the model's window (contextWindowOf). */
     contextWindow: z.number().int().min(1_000).optional(),

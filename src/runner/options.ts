@@ -2,11 +2,7 @@
 // help and its usage errors need these, and `agent-ci --help` must not load the run's machinery to print them.
 import type { ExitReason } from "../report/index.js";
 
-export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
-/** run: work on the task; review: review base...head read-only and return findings (src/review/). */
-export const TASKS = ["run", "review"] as const;
-/** Where a run's model is served (providers.ts makes the clients). */
-export const PROVIDERS = ["anthropic", "bedrock", "vertex"] as const;
+export { OUTPUT_FORMATS, TASKS, PROVIDERS } from "../options/values.js";
 
 /** Where a run's outputs go without --out: ./agent-ci-out/<run id>. */
 export const DEFAULT_OUT_PARENT = "agent-ci-out";
@@ -36,15 +32,3 @@ export interface AttemptFlags {
   attemptPrompts?: string;
   stopAtFirstPass?: boolean;
 }
-
-/** The flags' help, beside the command's other options (src/cli.ts). */
-export const ATTEMPT_OPTIONS = {
-  attempts:
-    "make N attempts at the task, each in its own sandbox with its own record (attempt-k/); the output folder's patch and report are the chosen one's (see docs/attempts.md)",
-  parallel:
-    "with --attempts: at most K at a time (default: what this machine's CPUs and memory allow for the sandbox's limits)",
-  attemptPrompts:
-    "with --attempts: a text file, one hint a line; line k is appended to attempt k's prompt as its own paragraph",
-  stopAtFirstPass:
-    "with --attempts: cancel the other attempts (their records kept) once one passes --verify (without --verify: completes with changes)",
-} as const;

@@ -16,8 +16,9 @@
  */
 import type { TurnUsage } from "./driver.js";
 
-/** The model agent-ci uses when none is given: the current Claude Sonnet. */
-export const DEFAULT_MODEL = "claude-sonnet-5-5";
+/** The model agent-ci uses when none is given (the `model` option's default): the current Claude Sonnet. */
+import { DEFAULT_MODEL } from "../../options/values.js";
+export { DEFAULT_MODEL };
 
 /** The small, fast model that reads WebFetch's pages unless another is configured: the current Haiku. */
 export const DEFAULT_SMALL_FAST_MODEL = "claude-haiku-5-5";

@@ -1,13 +1,23 @@
 // claude_args (claude-code-action's input of Claude Code CLI flags): the shell-style tokenizer, the flags
-// agent-ci shares with Claude Code mapped to the same inputs, anything else refused by name.
+// agent-ci shares with Claude Code mapped to the same inputs (read from the option table), a flag winning over
+// an input at its action.yml default as a real runner sets every input, anything else refused by name.
 import { describe, expect, it } from "vitest";
 import { ClaudeArgsError, parseClaudeArgs, tokenize } from "../../../src/action/claude-args.js";
-import { ActionInputError, parseActionInputs, type InputName } from "../../../src/action/inputs.js";
+import {
+  ActionInputError,
+  INPUT_DEFAULTS,
+  parseActionInputs,
+  type InputName,
+} from "../../../src/action/inputs.js";
+import { CLAUDE_ARGS_FLAGS, CLAUDE_ARGS_REFUSED, OPTIONS } from "../../../src/options/table.js";
 import { toRunConfigInput } from "../../../src/action/run-config.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
 
 const inputs = (given: Partial<Record<InputName, string>> = {}) =>
   parseActionInputs((name) => given[name] ?? "");
+/** As a runner hands the inputs over: every input set, to the workflow's value or else its action.yml default. */
+const onRunner = (given: Partial<Record<InputName, string>>) =>
+  parseActionInputs((name) => given[name] ?? INPUT_DEFAULTS[name]);
 /** A fake key, assembled at run time. */
 const apiKey = ["sk", "ant", "fake", "key"].join("-");
 const runConfig = (given: Partial<Record<InputName, string>>) =>
@@ -118,9 +128,10 @@ describe("claude_args input", () => {
       "Read",
     ]);
     expect(() => inputs({ claude_args: "--max-turns 5", max_turns: "6" })).toThrow(
-      /claude_args and max_turns/,
+      /claude_args --max-turns "5" and max_turns: "6": both set max_turns/,
     );
   });
+
   it("refuses an unknown flag by name, before anything runs", () => {
     expect(() => inputs({ claude_args: "--max-turns 5 --verbose" })).toThrow(ActionInputError);
     expect(() => inputs({ claude_args: "--max-turns 5 --verbose" })).toThrow(/--verbose is not supported/);
@@ -130,6 +141,83 @@ describe("claude_args input", () => {
     expect(() => inputs({ claude_args: "--permission-mode yolo" })).toThrow(
       /permission_mode: expected one of/,
     );
+  });
+});
+
+describe("claude_args on a runner (every input set to its action.yml default unless the workflow gives it)", () => {
+  const claudeArgs =
+    "--max-turns 8 --model claude-sonnet-4-5 --permission-mode acceptEdits --allowedTools 'Bash(node test.js)'";
+
+  it("wins over the inputs that hold their defaults: the migrated claude-code-action workflow parses", () => {
+    const parsed = onRunner({ claude_args: claudeArgs });
+    expect(parsed).toMatchObject({
+      max_turns: 8,
+      model: "claude-sonnet-4-5",
+      permission_mode: "acceptEdits",
+      allowed_tools: ["Bash(node test.js)"],
+    });
+    // The same as giving each input on its own.
+    expect({ ...parsed, claude_args: undefined }).toEqual(
+      onRunner({
+        max_turns: "8",
+        model: "claude-sonnet-4-5",
+        permission_mode: "acceptEdits",
+        allowed_tools: "Bash(node test.js)",
+      }),
+    );
+  });
+
+  it("is an error naming the flag and the input when the workflow set the input to another value", () => {
+    for (const [input, value, message] of [
+      ["max_turns", "6", /claude_args --max-turns "8" and max_turns: "6"/],
+      ["model", "claude-opus-4-1", /claude_args --model "claude-sonnet-4-5" and model: "claude-opus-4-1"/],
+      ["permission_mode", "plan", /claude_args --permission-mode "acceptEdits" and permission_mode: "plan"/],
+    ] as const) {
+      expect(() => onRunner({ claude_args: claudeArgs, [input]: value }), input).toThrow(ActionInputError);
+      expect(() => onRunner({ claude_args: claudeArgs, [input]: value }), input).toThrow(message);
+    }
+    // The same value twice says one thing: no conflict.
+    expect(onRunner({ claude_args: claudeArgs, max_turns: "8" }).max_turns).toBe(8);
+  });
+
+  it("adds its rules to the workflow's allowed_tools rather than choosing between them", () => {
+    expect(onRunner({ claude_args: claudeArgs, allowed_tools: "Read" }).allowed_tools).toEqual([
+      "Read",
+      "Bash(node test.js)",
+    ]);
+  });
+
+  it("takes --max-budget-usd and --settings as max_budget_usd and settings", () => {
+    const parsed = onRunner({ claude_args: `--max-budget-usd 2.5 --settings '{"permissions":{}}'` });
+    expect(parsed.max_budget_usd).toBe(2.5);
+    expect(parsed.settings).toBe('{"permissions":{}}');
+    expect(() => onRunner({ claude_args: "--max-budget-usd 2.5", max_budget_usd: "3" })).toThrow(
+      /claude_args --max-budget-usd "2.5" and max_budget_usd: "3"/,
+    );
+  });
+
+  it("refuses --add-dir and --fallback-model by name with the reason, and any other flag by name", () => {
+    expect(() => onRunner({ claude_args: "--add-dir ../other" })).toThrow(
+      /--add-dir is not supported by agent-ci: the sandbox holds the workspace only/,
+    );
+    expect(() => onRunner({ claude_args: "--fallback-model claude-haiku-4-5" })).toThrow(
+      /--fallback-model is not supported by agent-ci: agent-ci's loop has no second model/,
+    );
+    expect(() => onRunner({ claude_args: "--verbose" })).toThrow(
+      /--verbose is not supported by agent-ci; it accepts/,
+    );
+  });
+
+  it("takes exactly the flags the option table gives its options, each naming an Action input", () => {
+    const named = Object.entries(OPTIONS).flatMap(([name, o]) =>
+      ("claudeCode" in o ? o.claudeCode : []).map((flag) => [flag, name]),
+    );
+    expect([...CLAUDE_ARGS_FLAGS]).toEqual(named);
+    for (const input of CLAUDE_ARGS_FLAGS.values()) expect(INPUT_DEFAULTS).toHaveProperty(input);
+    // action.yml's description of claude_args names every flag it takes and every one it refuses with a reason.
+    const description = OPTIONS.claude_args.action.description;
+    for (const flag of [...CLAUDE_ARGS_FLAGS.keys(), ...Object.keys(CLAUDE_ARGS_REFUSED)])
+      expect(description, flag).toContain(flag);
   });
 });
 

@@ -1,0 +1,76 @@
+// Generates the migration guide's table of Claude Code flags in `claude_args` (docs/migrating-from-claude-code-action.md)
+// from the option table (src/options/), between <!-- claude-args:start --> and <!-- claude-args:end -->: each
+// flag with the input it sets and the CLI's flag, and the flags refused with their reason.
+//   tsx scripts/claude-args-docs.ts            rewrite the page (npm run action-docs does every generated part)
+//   tsx scripts/claude-args-docs.ts --check    exit 1 (and say so) when the page is out of date
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as prettier from "prettier";
+import { INPUT_FLAGS } from "../src/action/cli-flags.js";
+import { CLAUDE_ARGS_FLAGS, CLAUDE_ARGS_REFUSED, type ClaudeArgsInput } from "../src/options/table.js";
+
+export const START = "<!-- claude-args:start -->";
+export const END = "<!-- claude-args:end -->";
+const self = fileURLToPath(import.meta.url);
+export const MIGRATION_FILE = path.join(
+  path.resolve(path.dirname(self), ".."),
+  "docs",
+  "migrating-from-claude-code-action.md",
+);
+
+const code = (text: string) => `\`${text}\``;
+
+/** The generated section (markers included). */
+export function renderClaudeArgsDocs(): string {
+  const byInput = new Map<ClaudeArgsInput, string[]>();
+  for (const [flag, input] of CLAUDE_ARGS_FLAGS) byInput.set(input, [...(byInput.get(input) ?? []), flag]);
+  const cli = (input: ClaudeArgsInput) => {
+    const flags = INPUT_FLAGS[input];
+    return typeof flags === "string" ? flags : flags.map(code).join(", ");
+  };
+  return [
+    START,
+    "<!-- Generated from the option table (src/options/) by `npm run action-docs`; edit the table, not this one. -->",
+    "",
+    "| Claude Code flag (in `claude_args`) | agent-ci input | CLI flag |",
+    "|---|---|---|",
+    ...[...byInput].map(
+      ([input, flags]) => `| ${flags.map(code).join(", ")} | ${code(input)} | ${cli(input)} |`,
+    ),
+    ...Object.entries(CLAUDE_ARGS_REFUSED).map(
+      ([flag, reason]) => `| ${code(flag)} | refused: ${reason} | |`,
+    ),
+    "",
+    END,
+  ].join("\n");
+}
+
+export function updateSection(page: string, section: string): string {
+  const start = page.indexOf(START);
+  const end = page.indexOf(END);
+  if (start === -1 || end === -1 || end < start) throw new Error(`${MIGRATION_FILE}: no ${START} … ${END}`);
+  return page.slice(0, start) + section + page.slice(end + END.length);
+}
+
+/** The section as Prettier formats it on the page. */
+export async function formattedSection(): Promise<string> {
+  const config = (await prettier.resolveConfig(MIGRATION_FILE)) ?? {};
+  return (await prettier.format(renderClaudeArgsDocs(), { ...config, parser: "markdown" })).trimEnd();
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === self) {
+  const page = fs.readFileSync(MIGRATION_FILE, "utf8");
+  const next = updateSection(page, await formattedSection());
+  if (process.argv.includes("--check")) {
+    if (next !== page) {
+      process.stderr.write(
+        `${path.relative(process.cwd(), MIGRATION_FILE)} is out of date: run npm run action-docs\n`,
+      );
+      process.exit(1);
+    }
+  } else if (next !== page) {
+    fs.writeFileSync(MIGRATION_FILE, next);
+    process.stdout.write(`updated ${path.relative(process.cwd(), MIGRATION_FILE)}\n`);
+  }
+}
