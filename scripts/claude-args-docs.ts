@@ -8,7 +8,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as prettier from "prettier";
 import { INPUT_FLAGS } from "../src/action/cli-flags.js";
-import { CLAUDE_ARGS_FLAGS, CLAUDE_ARGS_REFUSED, type ClaudeArgsInput } from "../src/options/table.js";
+import {
+  CLAUDE_ARGS_FLAGS,
+  CLAUDE_ARGS_REFUSED,
+  OPTIONS,
+  type ClaudeArgsInput,
+  type OptionDef,
+} from "../src/options/table.js";
 
 export const START = "<!-- claude-args:start -->";
 export const END = "<!-- claude-args:end -->";
@@ -33,13 +39,14 @@ export function renderClaudeArgsDocs(): string {
     START,
     "<!-- Generated from the option table (src/options/) by `npm run action-docs`; edit the table, not this one. -->",
     "",
-    "| Claude Code flag (in `claude_args`) | agent-ci input | CLI flag |",
-    "|---|---|---|",
-    ...[...byInput].map(
-      ([input, flags]) => `| ${flags.map(code).join(", ")} | ${code(input)} | ${cli(input)} |`,
-    ),
+    "| Claude Code flag (in `claude_args`) | agent-ci input | CLI flag | Settings file key |",
+    "|---|---|---|---|",
+    ...[...byInput].map(([input, flags]) => {
+      const key = (OPTIONS[input] as OptionDef).settings;
+      return `| ${flags.map(code).join(", ")} | ${code(input)} | ${cli(input)} | ${key ? code(key) : ""} |`;
+    }),
     ...Object.entries(CLAUDE_ARGS_REFUSED).map(
-      ([flag, reason]) => `| ${code(flag)} | refused: ${reason} | |`,
+      ([flag, reason]) => `| ${code(flag)} | refused: ${reason} | | |`,
     ),
     "",
     END,

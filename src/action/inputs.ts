@@ -119,171 +119,175 @@ const artifactName = text.refine((v) => v.length > 0 && !/[":<>|*?\\/\r\n]/.test
   message: 'artifact_name: must be non-empty and must not contain " : < > | * ? \\ / or newlines',
 });
 
-export const ActionInputs = z
-  .object({
-    prompt: optionalText,
-    prompt_file: optionalText,
-    anthropic_api_key: optionalText,
-    claude_code_oauth_token: optionalText,
-    anthropic_federation_rule_id: optionalText,
-    anthropic_organization_id: optionalText,
-    anthropic_service_account_id: optionalText,
-    anthropic_workspace_id: optionalText,
-    anthropic_oidc_audience: text.transform((v) => v || INPUT_DEFAULTS.anthropic_oidc_audience),
-    use_bedrock: bool("use_bedrock"),
-    use_vertex: bool("use_vertex"),
-    aws_role_to_assume: optionalText.refine(
-      (v) => v === undefined || /^arn:aws[a-z-]*:iam::\d{12}:role\/\S+$/.test(v),
-      {
-        message: "aws_role_to_assume: an IAM role ARN, e.g. arn:aws:iam::123456789012:role/agent-ci",
-      },
-    ),
-    aws_region: optionalText,
-    gcp_workload_identity_provider: optionalText.refine(
-      (v) =>
-        v === undefined ||
-        /^projects\/[^/\s]+\/locations\/global\/workloadIdentityPools\/[^/\s]+\/providers\/[^/\s]+$/.test(v),
-      {
-        message:
-          "gcp_workload_identity_provider: projects/NUMBER/locations/global/workloadIdentityPools/POOL/providers/PROVIDER",
-      },
-    ),
-    gcp_service_account: optionalText,
-    model: text.transform((v) => v || DEFAULT_MODEL),
-    permission_mode: oneOf("permission_mode", PERMISSION_MODES),
-    allowed_tools: list,
-    disallowed_tools: list,
-    settings: optionalText,
-    skills: optionalText,
-    commands: optionalText,
-    mcp_config: optionalText,
-    // Merged into the inputs it names by parseActionInputs; kept for the record.
-    claude_args: optionalText,
-    append_system_prompt: optionalText,
-    agents: optionalText,
-    project_memory: z.string().transform((v, ctx) => {
-      const source = PROJECT_MEMORY_SOURCES.find((s) => s === v.trim());
-      if (source || v.trim() === "") return source;
+/**
+ * Each input's parser, from the runner's string to its typed value: the compiler asks for one per input of the
+ * option table, so a new input cannot be read without one.
+ */
+const INPUT_PARSERS = {
+  prompt: optionalText,
+  prompt_file: optionalText,
+  anthropic_api_key: optionalText,
+  claude_code_oauth_token: optionalText,
+  anthropic_federation_rule_id: optionalText,
+  anthropic_organization_id: optionalText,
+  anthropic_service_account_id: optionalText,
+  anthropic_workspace_id: optionalText,
+  anthropic_oidc_audience: text.transform((v) => v || INPUT_DEFAULTS.anthropic_oidc_audience),
+  use_bedrock: bool("use_bedrock"),
+  use_vertex: bool("use_vertex"),
+  aws_role_to_assume: optionalText.refine(
+    (v) => v === undefined || /^arn:aws[a-z-]*:iam::\d{12}:role\/\S+$/.test(v),
+    {
+      message: "aws_role_to_assume: an IAM role ARN, e.g. arn:aws:iam::123456789012:role/agent-ci",
+    },
+  ),
+  aws_region: optionalText,
+  gcp_workload_identity_provider: optionalText.refine(
+    (v) =>
+      v === undefined ||
+      /^projects\/[^/\s]+\/locations\/global\/workloadIdentityPools\/[^/\s]+\/providers\/[^/\s]+$/.test(v),
+    {
+      message:
+        "gcp_workload_identity_provider: projects/NUMBER/locations/global/workloadIdentityPools/POOL/providers/PROVIDER",
+    },
+  ),
+  gcp_service_account: optionalText,
+  model: text.transform((v) => v || DEFAULT_MODEL),
+  permission_mode: oneOf("permission_mode", PERMISSION_MODES),
+  allowed_tools: list,
+  disallowed_tools: list,
+  settings: optionalText,
+  skills: optionalText,
+  commands: optionalText,
+  mcp_config: optionalText,
+  // Merged into the inputs it names by parseActionInputs; kept for the record.
+  claude_args: optionalText,
+  append_system_prompt: optionalText,
+  agents: optionalText,
+  project_memory: z.string().transform((v, ctx) => {
+    const source = PROJECT_MEMORY_SOURCES.find((s) => s === v.trim());
+    if (source || v.trim() === "") return source;
+    ctx.addIssue({
+      code: "custom",
+      message: `project_memory: expected one of ${PROJECT_MEMORY_SOURCES.join(", ")}, or empty (got "${v}")`,
+    });
+    return z.NEVER;
+  }),
+  memory: list,
+  image: optionalText,
+  image_registry: optionalText,
+  runtime: optionalText,
+  node_version: optionalText.transform((v, ctx) => {
+    if (v === undefined) return v;
+    try {
+      parseNodeSpec(v);
+    } catch (e) {
+      if (!(e instanceof NodeSpecError)) throw e;
+      ctx.addIssue({ code: "custom", message: `node_version: ${e.message}` });
+      return z.NEVER;
+    }
+    return v;
+  }),
+  network: oneOf("network", NETWORK_POLICIES),
+  allowed_domains: list.transform((entries, ctx) => {
+    try {
+      parseAllowDomains(entries);
+    } catch (e) {
       ctx.addIssue({
         code: "custom",
-        message: `project_memory: expected one of ${PROJECT_MEMORY_SOURCES.join(", ")}, or empty (got "${v}")`,
+        message: `allowed_domains: ${(e as Error).message.replace(/^--allow-domain /, "")}`,
       });
       return z.NEVER;
-    }),
-    memory: list,
-    image: optionalText,
-    image_registry: optionalText,
-    runtime: optionalText,
-    node_version: optionalText.transform((v, ctx) => {
-      if (v === undefined) return v;
-      try {
-        parseNodeSpec(v);
-      } catch (e) {
-        if (!(e instanceof NodeSpecError)) throw e;
-        ctx.addIssue({ code: "custom", message: `node_version: ${e.message}` });
-        return z.NEVER;
-      }
-      return v;
-    }),
-    network: oneOf("network", NETWORK_POLICIES),
-    allowed_domains: list.transform((entries, ctx) => {
-      try {
-        parseAllowDomains(entries);
-      } catch (e) {
-        ctx.addIssue({
-          code: "custom",
-          message: `allowed_domains: ${(e as Error).message.replace(/^--allow-domain /, "")}`,
-        });
-        return z.NEVER;
-      }
-      return entries;
-    }),
-    setup_allowed_domains: list,
-    allow_private_hosts: list,
-    inject_secrets: list,
-    ca_cert: optionalText,
-    setup: z.string().transform((v) =>
-      v
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter(Boolean),
-    ),
-    env: list.transform((names, ctx) => {
-      const bad = names.filter((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
-      if (bad.length) {
-        ctx.addIssue({ code: "custom", message: `env: not a variable name: ${bad.join(", ")}` });
-        return z.NEVER;
-      }
-      const held = names.filter((name) => ACTION_CREDENTIALS.test(name));
-      if (held.length) {
-        ctx.addIssue({
-          code: "custom",
-          message: `env: ${held.join(", ")} hold the Action's credentials or inputs, which stay out of the sandbox`,
-        });
-        return z.NEVER;
-      }
-      return names;
-    }),
-    memory_limit: optionalText,
-    cpus: optionalPositiveNumber("cpus", false),
-    max_turns: positiveNumber("max_turns", true),
-    max_budget_usd: optionalPositiveNumber("max_budget_usd", false),
-    attempts: positiveNumber("attempts", true),
-    attempt: optionalPositiveNumber("attempt", true),
-    timeout_minutes: positiveNumber("timeout_minutes", false),
-    verify: optionalText,
-    include_ignored: includeIgnored,
-    github_token: optionalText,
-    trigger_phrase: text,
-    label_trigger: optionalText,
-    assignee_trigger: optionalText,
-    allowed_bots: list.transform((bots) => bots.map((b) => b.toLowerCase().replace(/\[bot\]$/, ""))),
-    allow_fork_heads: bool("allow_fork_heads"),
-    comment: bool("comment"),
-    upload_artifact: bool("upload_artifact"),
-    artifact_name: artifactName,
-    retention_days: z.string().transform((v, ctx) => {
-      const n = Number(v.trim() || "0");
-      if (!Number.isInteger(n) || n < 0 || n > 400) {
-        ctx.addIssue({
-          code: "custom",
-          message: `retention_days: a whole number of days, 0 for the repository's default (got "${v}")`,
-        });
-        return z.NEVER;
-      }
-      return n === 0 ? undefined : n;
-    }),
-    fail_on: failOn,
-    workspace: text.transform((v) => v || "."),
-    script: optionalText,
-    task: oneOf("task", TASKS),
-    output_schema: optionalText,
-    resume_from: optionalText,
-  })
-  .superRefine((inputs, ctx) => {
-    if (inputs.prompt && inputs.prompt_file)
-      ctx.addIssue({ code: "custom", message: "prompt and prompt_file: give one of them, not both" });
-    const fields = {
-      network: inputs.network,
-      setup: inputs.setup,
-      allowDomain: inputs.allowed_domains,
-      setupAllowDomain: inputs.setup_allowed_domains,
-      allowPrivateHost: inputs.allow_private_hosts,
-      injectSecret: inputs.inject_secrets,
-      task: inputs.task,
-      outputSchema: inputs.output_schema,
-      resume: inputs.resume_from,
-    };
-    for (const message of crossFieldProblems(fields, ACTION_FACE)) ctx.addIssue({ code: "custom", message });
-    for (const message of providerInputProblems(inputs)) ctx.addIssue({ code: "custom", message });
-    for (const message of federationInputProblems(inputs)) ctx.addIssue({ code: "custom", message });
-    if (inputs.script && inputs.anthropic_api_key) {
+    }
+    return entries;
+  }),
+  setup_allowed_domains: list,
+  allow_private_hosts: list,
+  inject_secrets: list,
+  ca_cert: optionalText,
+  setup: z.string().transform((v) =>
+    v
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter(Boolean),
+  ),
+  env: list.transform((names, ctx) => {
+    const bad = names.filter((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+    if (bad.length) {
+      ctx.addIssue({ code: "custom", message: `env: not a variable name: ${bad.join(", ")}` });
+      return z.NEVER;
+    }
+    const held = names.filter((name) => ACTION_CREDENTIALS.test(name));
+    if (held.length) {
       ctx.addIssue({
         code: "custom",
-        message: "script: a scripted run uses no model; remove anthropic_api_key or script",
+        message: `env: ${held.join(", ")} hold the Action's credentials or inputs, which stay out of the sandbox`,
       });
+      return z.NEVER;
     }
-  });
+    return names;
+  }),
+  memory_limit: optionalText,
+  cpus: optionalPositiveNumber("cpus", false),
+  max_turns: positiveNumber("max_turns", true),
+  max_budget_usd: optionalPositiveNumber("max_budget_usd", false),
+  attempts: positiveNumber("attempts", true),
+  attempt: optionalPositiveNumber("attempt", true),
+  timeout_minutes: positiveNumber("timeout_minutes", false),
+  verify: optionalText,
+  include_ignored: includeIgnored,
+  github_token: optionalText,
+  trigger_phrase: text,
+  label_trigger: optionalText,
+  assignee_trigger: optionalText,
+  allowed_bots: list.transform((bots) => bots.map((b) => b.toLowerCase().replace(/\[bot\]$/, ""))),
+  allow_fork_heads: bool("allow_fork_heads"),
+  comment: bool("comment"),
+  upload_artifact: bool("upload_artifact"),
+  artifact_name: artifactName,
+  retention_days: z.string().transform((v, ctx) => {
+    const n = Number(v.trim() || "0");
+    if (!Number.isInteger(n) || n < 0 || n > 400) {
+      ctx.addIssue({
+        code: "custom",
+        message: `retention_days: a whole number of days, 0 for the repository's default (got "${v}")`,
+      });
+      return z.NEVER;
+    }
+    return n === 0 ? undefined : n;
+  }),
+  fail_on: failOn,
+  workspace: text.transform((v) => v || "."),
+  script: optionalText,
+  task: oneOf("task", TASKS),
+  output_schema: optionalText,
+  resume_from: optionalText,
+} satisfies Record<InputName, z.ZodType<unknown, string>>;
+
+export const ActionInputs = z.object(INPUT_PARSERS).superRefine((inputs, ctx) => {
+  if (inputs.prompt && inputs.prompt_file)
+    ctx.addIssue({ code: "custom", message: "prompt and prompt_file: give one of them, not both" });
+  const fields = {
+    network: inputs.network,
+    setup: inputs.setup,
+    allowDomain: inputs.allowed_domains,
+    setupAllowDomain: inputs.setup_allowed_domains,
+    allowPrivateHost: inputs.allow_private_hosts,
+    injectSecret: inputs.inject_secrets,
+    task: inputs.task,
+    outputSchema: inputs.output_schema,
+    resume: inputs.resume_from,
+  };
+  for (const message of crossFieldProblems(fields, ACTION_FACE)) ctx.addIssue({ code: "custom", message });
+  for (const message of providerInputProblems(inputs)) ctx.addIssue({ code: "custom", message });
+  for (const message of federationInputProblems(inputs)) ctx.addIssue({ code: "custom", message });
+  if (inputs.script && inputs.anthropic_api_key) {
+    ctx.addIssue({
+      code: "custom",
+      message: "script: a scripted run uses no model; remove anthropic_api_key or script",
+    });
+  }
+});
 export type ActionInputs = z.infer<typeof ActionInputs>;
 
 /** The provider inputs that go together. */

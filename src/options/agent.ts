@@ -48,6 +48,7 @@ export const AGENT_OPTIONS = {
       choices: PERMISSION_MODES,
       policy: true,
     },
+    settings: "permissions.defaultMode",
     claudeCode: ["--permission-mode"],
   },
   allowed_tools: {
@@ -64,6 +65,7 @@ export const AGENT_OPTIONS = {
       parse: "collect",
       policy: true,
     },
+    settings: "permissions.allow",
     claudeCode: ["--allowedTools", "--allowed-tools"],
   },
   disallowed_tools: {
@@ -79,6 +81,7 @@ export const AGENT_OPTIONS = {
       parse: "collect",
       policy: true,
     },
+    settings: "permissions.deny",
     claudeCode: ["--disallowedTools", "--disallowed-tools"],
   },
   settings: {

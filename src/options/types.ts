@@ -49,6 +49,8 @@ export interface OptionDef {
    * spell the same as hidden aliases.
    */
   readonly claudeCode?: readonly `--${string}`[];
+  /** The key of a Claude Code settings file (`permissions.allow`) that sets it too, merged by the policy. */
+  readonly settings?: string;
 }
 
 /** What the CLI has instead of an input that only the Action has. */

@@ -24,6 +24,7 @@ import {
   OPTIONS,
   type OptionDef,
 } from "../../src/options/table.js";
+import { PermissionsBlockSchema } from "../../src/policy/schema.js";
 import { RunConfig } from "../../src/runner/config.js";
 
 const actionText = fs.readFileSync(ACTION_FILE, "utf8");
@@ -113,6 +114,18 @@ describe("the CLI's flags", () => {
     for (const [name, flags] of Object.entries(INPUT_FLAGS))
       if (Array.isArray(flags)) for (const flag of flags) expect(longs, `${name}: ${flag}`).toContain(flag);
       else expect(flags, name).toMatch(/\S/);
+  });
+});
+
+describe("the settings keys the table names", () => {
+  it("are keys of a settings file's permissions block that the policy reads", () => {
+    const keys = entries.flatMap(([, o]) => (o.settings ? [o.settings] : []));
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      const [block, name] = key.split(".");
+      expect(block, key).toBe("permissions");
+      expect(Object.keys(PermissionsBlockSchema.shape), key).toContain(name);
+    }
   });
 });
 
