@@ -23,10 +23,12 @@
 //      process was spawned, each next to `node -e 0`
 //  12. attempts (bench/attempts.ts): a scripted fix with --verify as four attempts at once next to one attempt,
 //      wall time and peak memory (the agent-ci process tree and its containers, apart)
+//  15. next to Claude Code (bench/claude-code.ts): the same one-call session through the same fake Messages API,
+//      `agent-ci run` next to Claude Code's `claude -p` (installed from npm into a cache folder), as a ratio
 //  14. bundles (bench/bundles.ts): the Actions' sizes in dist/ (each entry, what the Action parses at its start,
 //      the source maps, dist/'s committed files) with their ceilings, and the Action's start to its first line
 //
-// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, bundles, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes, attempts), for working
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, claude, bundles, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes, attempts), for working
 // on one.
 // Prints a Markdown table (the Performance section of docs/benchmarks.md) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
@@ -54,6 +56,7 @@ import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./nati
 import { EDIT_MARKER, EDIT_MARKER_ALT, generateRepo, type GeneratedRepo, type RepoOptions } from "./repo.js";
 import { benchAttempts } from "./attempts.js";
 import { benchBundles, bundleTargets, BUNDLES_SECTION } from "./bundles.js";
+import { benchClaudeCode, CLAUDE_CODE_RATIO_GOAL, CLAUDE_CODE_ROW } from "./claude-code.js";
 import { benchMcp } from "./mcp.js";
 import {
   benchColdStarts,
@@ -1161,6 +1164,14 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
         value: `${row.agentCi.median.toFixed(0)} ms`,
       });
   }
+  const nextToClaude = find(CLAUDE_CODE_ROW);
+  const claudeRatio = nextToClaude ? ratio(nextToClaude) : null;
+  if (claudeRatio !== null)
+    out.push({
+      target: `${CLAUDE_CODE_ROW} ≤ ${CLAUDE_CODE_RATIO_GOAL.toFixed(1)}× Claude Code's \`claude -p\` (the same session)`,
+      met: claudeRatio <= CLAUDE_CODE_RATIO_GOAL,
+      value: `${claudeRatio.toFixed(2)}×`,
+    });
   const overlapped = find("default image pulled by digest on an empty engine, first turn");
   const waited = find(OVERLAP_WAIT_ROW);
   if (summarized(overlapped) && summarized(waited)) {
@@ -1334,6 +1345,7 @@ async function main(): Promise<void> {
     info.nativeWorkerRssMiB = Math.round((await spawner.rss()) / 2 ** 20);
     // First, while nothing of the bench's own is left running on the machine.
     if (wanted("start")) rows.push(...(await benchStartUp(REPO_ROOT, log)));
+    if (wanted("claude")) rows.push(...(await benchClaudeCode(REPO_ROOT, log)));
     if (wanted("bundles")) rows.push(...(await benchBundles(REPO_ROOT, log)));
     if (wanted("calls") || wanted("e2e")) {
       log(`generating the ${BIG.files}-file repository`);

@@ -23,6 +23,49 @@ interface OneCallReport {
   phases?: Array<{ name: string; startOffsetMs: number; durationMs: number }>;
 }
 
+/**
+ * The parts of several `agent-ci run`s, from each one's report.json: the time before its `startedAt`, each
+ * phase's duration (in the order the phases first appeared) and what follows the last one (the record written,
+ * the exit); and each run's wall time.
+ */
+export class RunParts {
+  readonly startedAfter: number[] = [];
+  readonly walls: number[] = [];
+  private readonly phases = new Map<string, number[]>();
+  private readonly afterPhases: number[] = [];
+
+  /** One run whose output folder is `out`, spawned and ended at these epoch milliseconds. */
+  add(out: string, spawned: number, ended: number): void {
+    const report = JSON.parse(fs.readFileSync(path.join(out, "report.json"), "utf8")) as OneCallReport;
+    const started = Date.parse(report.startedAt) - spawned;
+    const wall = ended - spawned;
+    this.startedAfter.push(started);
+    this.walls.push(wall);
+    let end = 0;
+    for (const p of report.phases ?? []) {
+      this.phases.set(p.name, [...(this.phases.get(p.name) ?? []), p.durationMs]);
+      end = Math.max(end, p.startOffsetMs + p.durationMs);
+    }
+    this.afterPhases.push(wall - started - end);
+  }
+
+  /** The rows of the parts, each `· name`, agent-ci's column alone. */
+  rows(section: string): Row[] {
+    const row = (measurement: string, ms: number[]): Row => ({
+      section,
+      measurement,
+      unit: "ms",
+      agentCi: summarize(ms),
+      native: null,
+    });
+    return [
+      row("· before `startedAt` (process start, configuration)", this.startedAfter),
+      ...[...this.phases].map(([name, ms]) => row(`· ${name}`, ms)),
+      row("· after the last phase (the record written, the process's exit)", this.afterPhases),
+    ];
+  }
+}
+
 /** Runs `node <args>` (CLI_NODE) to its end; rejects on a non-zero exit, with its stderr. */
 export function node(args: readonly string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -36,8 +79,8 @@ export function node(args: readonly string[], cwd: string): Promise<void> {
   });
 }
 
-/** A one-file repository and a script of one call on it. */
-function oneCallRun(dir: string): { workspace: string; script: string } {
+/** A one-file repository and a script of one call on it (its Read of `a.txt`). */
+export function oneCallRun(dir: string): { workspace: string; script: string } {
   const workspace = path.join(dir, "repo");
   fs.mkdirSync(workspace);
   fs.writeFileSync(path.join(workspace, "a.txt"), "one line\n");
@@ -74,12 +117,8 @@ export async function benchStartUp(repoRoot: string, log: (line: string) => void
   try {
     const { workspace, script } = oneCallRun(dir);
     log(`start-up: a scripted one-call run × ${RUN_REPS}: its startedAt after the process was spawned`);
-    const startedAfter: number[] = [];
+    const runs = new RunParts();
     const floors: number[] = [];
-    const walls: number[] = [];
-    /** Each phase's durations, in the order the phases first appeared; and what follows the last one. */
-    const phases = new Map<string, number[]>();
-    const afterPhases: number[] = [];
     for (let i = 0; i < RUN_REPS; i++) {
       const out = path.join(dir, `out-${i}`);
       const spawned = Date.now();
@@ -87,17 +126,7 @@ export async function benchStartUp(repoRoot: string, log: (line: string) => void
         [bin, "run", "--workspace", workspace, "--script", script, "--out", out, "--quiet"],
         workspace,
       );
-      const wall = Date.now() - spawned;
-      const report = JSON.parse(fs.readFileSync(path.join(out, "report.json"), "utf8")) as OneCallReport;
-      const started = Date.parse(report.startedAt) - spawned;
-      startedAfter.push(started);
-      walls.push(wall);
-      let end = 0;
-      for (const p of report.phases ?? []) {
-        phases.set(p.name, [...(phases.get(p.name) ?? []), p.durationMs]);
-        end = Math.max(end, p.startOffsetMs + p.durationMs);
-      }
-      afterPhases.push(wall - started - end);
+      runs.add(out, spawned, Date.now());
       const t0 = performance.now();
       await floor();
       floors.push(performance.now() - t0);
@@ -106,7 +135,7 @@ export async function benchStartUp(repoRoot: string, log: (line: string) => void
       section: SECTION,
       measurement: "a run's `startedAt` after its process was spawned (scripted, one call) vs `node -e 0`",
       unit: "ms",
-      agentCi: summarize(startedAfter),
+      agentCi: summarize(runs.startedAfter),
       native: summarize(floors),
       note: `goal ≤ ${STARTED_AT_GOAL_MS} ms; report.json's startedAt has millisecond resolution`,
     });
@@ -116,31 +145,11 @@ export async function benchStartUp(repoRoot: string, log: (line: string) => void
         measurement:
           "a one-call run on a one-file repository, wall (process spawned to exit, scripted) vs `node -e 0`",
         unit: "ms",
-        agentCi: summarize(walls),
+        agentCi: summarize(runs.walls),
         native: summarize(floors),
         note: `goal ≤ ${ONE_CALL_RUN_GOAL_MS} ms; its parts below (report.json's phases; they may overlap)`,
       },
-      {
-        section: SECTION,
-        measurement: "· before `startedAt` (process start, configuration)",
-        unit: "ms",
-        agentCi: summarize(startedAfter),
-        native: null,
-      },
-      ...[...phases].map(([name, ms]): Row => ({
-        section: SECTION,
-        measurement: `· ${name}`,
-        unit: "ms",
-        agentCi: summarize(ms),
-        native: null,
-      })),
-      {
-        section: SECTION,
-        measurement: "· after the last phase (the record written, the process's exit)",
-        unit: "ms",
-        agentCi: summarize(afterPhases),
-        native: null,
-      },
+      ...runs.rows(SECTION),
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -145,6 +145,10 @@ async function prepare(
 ): Promise<Prepared> {
   if (ctx.mcpConfigError) throw ctx.mcpConfigError;
   const { log } = ctx;
+  // The model API's SDK, the largest module a run loads, is read while the run prepares (no call is made before
+  // the checks below); a scripted run loads none.
+  const driverModule = ctx.config.script ? undefined : import("../model/anthropic-driver.js");
+  driverModule?.catch(() => undefined);
   if (ctx.config.resume) await resumeFrom(ctx, ctx.config.resume);
   // The repository's state is read by host git beside the policy's setup (for what the model is told).
   const snapshot = takeGitSnapshot(ctx.config.workspace, { subjects: !ctx.config.untrustedHistory });
@@ -177,7 +181,7 @@ async function prepare(
   for (const ignored of agents.ignored) log(describeIgnored(ignored));
   const node = await choosing;
   if (node) log(describeNodeChoice(node));
-  const driver = await makeDriver(config, deadline, log, ctx.io.onSecret, signal);
+  const driver = await makeDriver(config, { deadline, log, onSecret: ctx.io.onSecret, signal, driverModule });
   for (const ignored of ctx.mcpConfig?.ignored ?? []) log(describeIgnored(ignored));
   const web = webServices(ctx, driver);
   return {
@@ -429,14 +433,23 @@ function initEvent(
 /** The model's driver, its credentials checked before any container starts. */
 async function makeDriver(
   config: RunConfig,
-  deadline: number,
-  log: (line: string) => void,
-  onSecret: ((value: string) => void) | undefined,
-  signal: AbortSignal,
+  {
+    deadline,
+    log,
+    onSecret,
+    signal,
+    driverModule,
+  }: {
+    deadline: number;
+    log: (line: string) => void;
+    onSecret: ((value: string) => void) | undefined;
+    signal: AbortSignal;
+    /** The driver's module, being loaded since the run began preparing. */
+    driverModule: Promise<typeof import("../model/anthropic-driver.js")> | undefined;
+  },
 ): Promise<Driver> {
   if (config.script) return new ScriptDriver(loadScript(config.script));
-  // The model API's SDK is loaded by a run that calls a model; a scripted run loads none.
-  const { AnthropicDriver } = await import("../model/anthropic-driver.js");
+  const { AnthropicDriver } = await (driverModule ?? import("../model/anthropic-driver.js"));
   const driver = new AnthropicDriver({
     credential: anthropicCredential(config),
     onSecret,
