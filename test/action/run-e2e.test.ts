@@ -236,7 +236,7 @@ describe("run() on an issue", () => {
     const uploader = recordingUploader();
     const result = await action({
       fixture: "issues-assigned",
-      inputs: { ...baseInputs(), retention_days: "3", artifact_name: "fix-12" },
+      inputs: { ...baseInputs(), assignee_trigger: "octocat", retention_days: "3", artifact_name: "fix-12" },
       deps: { artifact: () => uploader },
     });
     expect(uploader.uploads).toEqual([{ name: "fix-12", files: expect.any(Array), retentionDays: 3 }]);
