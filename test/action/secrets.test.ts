@@ -191,7 +191,13 @@ describe("the GitHub token and the API key", () => {
     ]);
     const result = await action({
       fixture: "workflow-dispatch",
-      inputs: { github_token: TOKEN, script, permission_mode: "acceptEdits", fail_on: "secret_in_patch" },
+      inputs: {
+        github_token: TOKEN,
+        script,
+        prompt: "Add the config.",
+        permission_mode: "acceptEdits",
+        fail_on: "secret_in_patch",
+      },
     });
     expect(result.failed).toMatch(/secret_in_patch/);
     expect(leaks(result.failed ?? "")).toEqual([]);
