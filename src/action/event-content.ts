@@ -6,7 +6,7 @@ import path from "node:path";
 import fs from "node:fs";
 import { z } from "zod";
 import type { GitHubContext } from "../github/context.js";
-import type { ActionEvent, CommentInfo, PullRequestInfo } from "./event.js";
+import type { ActionEvent, CommentInfo, PullRequestInfo, ReviewCommentInfo } from "./event.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { PR_COMMITS_MAX, type EventContent, type PullCommit } from "./prompt.js";
 import { COMMENT_MARKER_PREFIX } from "./comment.js";
@@ -37,6 +37,12 @@ const PullRequest = z.object({
   html_url: z.string().optional(),
   head: z.object({ ref: z.string(), sha: z.string(), repo: RepoRef }),
   base: z.object({ ref: z.string(), sha: z.string(), repo: RepoRef }),
+});
+/** An inline comment of a review, as GET /pulls/{n}/reviews/{id}/comments lists it. */
+const ReviewComment = Comment.extend({
+  path: z.string().optional(),
+  line: z.number().int().nullish(),
+  diff_hunk: z.string().optional(),
 });
 const ListedCommit = z.object({
   sha: z.string(),
@@ -87,6 +93,30 @@ async function readDiff(api: GitHubApi, ctx: GitHubContext, number: number): Pro
     { what: `reading the diff of pull request #${number}`, permission: "pull-requests: read" },
   );
   return typeof response.data === "string" ? response.data : "";
+}
+
+/** A review's inline comments, in the order GitHub lists them (at most THREAD_PAGES pages). */
+async function readReviewComments(
+  api: GitHubApi,
+  ctx: GitHubContext,
+  pull: number,
+  reviewId: number,
+): Promise<ReviewCommentInfo[]> {
+  const comments: ReviewCommentInfo[] = [];
+  for (let page = 1; page <= THREAD_PAGES; page += 1) {
+    const response = await api.call(
+      "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments",
+      { owner: ctx.owner, repo: ctx.repo, pull_number: pull, review_id: reviewId, per_page: 100, page },
+      {
+        what: `reading the inline comments of review ${reviewId} on #${pull}`,
+        permission: "pull-requests: read",
+      },
+    );
+    const listed = z.array(ReviewComment).parse(response.data);
+    comments.push(...listed);
+    if (listed.length < 100) break;
+  }
+  return comments;
 }
 
 /** The pull request's commits, oldest first: the newest PR_COMMITS_MAX of the (at most 250) the API lists. */
@@ -143,6 +173,16 @@ export async function fetchEventContent(
         content.diff = await attempt(() => readDiff(api, ctx, event.issue.number));
         content.commits = await attempt(() => readCommits(api, ctx, event.issue.number));
       }
+      break;
+    case "review":
+      // A review is read as a comment on its pull request is: the conversation, then the review itself (its
+      // body comes with the event, its inline comments through the API).
+      content.thread = await attempt(() => readThread(api, ctx, event.pr.number));
+      content.reviewComments = await attempt(() =>
+        readReviewComments(api, ctx, event.pr.number, event.review.id),
+      );
+      content.diff = await attempt(() => readDiff(api, ctx, event.pr.number));
+      content.commits = await attempt(() => readCommits(api, ctx, event.pr.number));
       break;
     case "pull_request":
     case "review_comment":

@@ -1,12 +1,10 @@
 // The triggering event, as a discriminated union of the events the Action understands, validated from the
-// webhook payload with zod (only the fields used). Plus the pure trigger checks: comment events need the
-// trigger phrase, and a fork head on pull_request_target / workflow_run is refused unless the workflow
-// opts in (RELIABILITY G7). Whether the actor may trigger a run at all is permission.ts (it needs the API).
+// webhook payload with zod (only the fields used). Whether it starts a run is triggers.ts; whether the actor
+// may start one is permission.ts (it needs the API).
 // Which events check out what a pull request may have written, so that trusted inputs are read from the
 // base revision instead, is decided once: `pullRequestBase`.
 import { z } from "zod";
 import type { GitHubContext } from "../github/context.js";
-import { COMMENT_MARKER_PREFIX } from "./comment.js";
 
 const User = z.object({ login: z.string(), type: z.string().optional() });
 const Text = z
@@ -47,6 +45,15 @@ const ReviewCommentPayload = CommentPayload.extend({
   diff_hunk: z.string().optional(),
 });
 
+/** A pull request review (pull_request_review): its body; its inline comments are read through the API. */
+const ReviewPayload = z.object({
+  id: z.number().int(),
+  body: Text,
+  user: User.nullish().transform((u) => u ?? { login: "ghost" }),
+  state: z.string().optional(),
+  html_url: z.string().optional(),
+});
+
 const MergeGroupPayload = z.object({
   base_sha: z.string(),
   base_ref: z.string().optional(),
@@ -66,8 +73,7 @@ export type IssueInfo = z.infer<typeof IssuePayload>;
 export type CommentInfo = z.infer<typeof CommentPayload>;
 export type PullRequestInfo = z.infer<typeof PullRequestPayload>;
 export type ReviewCommentInfo = z.infer<typeof ReviewCommentPayload>;
-
-export const ISSUE_ACTIONS = ["opened", "labeled", "assigned"] as const;
+export type ReviewInfo = z.infer<typeof ReviewPayload>;
 
 export type ActionEvent =
   | { kind: "issue"; action: string; issue: IssueInfo; label?: string; assignee?: string; sender: string }
@@ -80,6 +86,8 @@ export type ActionEvent =
       sender: string;
     }
   | { kind: "pull_request"; action: string; pr: PullRequestInfo; target: boolean; sender: string }
+  /** A review submitted (or edited, dismissed) on a pull request: a pull-request event, with its body. */
+  | { kind: "review"; action: string; pr: PullRequestInfo; review: ReviewInfo; sender: string }
   | {
       kind: "review_comment";
       action: string;
@@ -141,15 +149,22 @@ export function classifyEvent(ctx: GitHubContext): ActionEvent {
         sender,
       };
     }
-    // A review's event carries its pull request as pull_request does, and checks out the same head.
     case "pull_request":
-    case "pull_request_review":
     case "pull_request_target":
       return {
         kind: "pull_request",
         action,
         pr: parsePart(PullRequestPayload, p.pull_request, "pull_request", ctx.eventName),
         target: ctx.eventName === "pull_request_target",
+        sender,
+      };
+    // A review's event carries its pull request as pull_request does, and checks out the same head.
+    case "pull_request_review":
+      return {
+        kind: "review",
+        action,
+        pr: parsePart(PullRequestPayload, p.pull_request, "pull_request", ctx.eventName),
+        review: parsePart(ReviewPayload, p.review, "review", ctx.eventName),
         sender,
       };
     case "pull_request_review_comment":
@@ -192,6 +207,7 @@ export function eventTarget(event: ActionEvent): { number: number; isPullRequest
     case "issue_comment":
       return { number: event.issue.number, isPullRequest: event.onPullRequest };
     case "pull_request":
+    case "review":
     case "review_comment":
       return { number: event.pr.number, isPullRequest: true };
     default:
@@ -215,6 +231,7 @@ export function pullRequestBase(
 ): { ref: string | undefined } | undefined {
   switch (event.kind) {
     case "pull_request":
+    case "review":
     case "review_comment":
       return { ref: event.pr.base.sha };
     case "issue_comment":
@@ -247,7 +264,7 @@ export function isForkHead(pr: PullRequestInfo): boolean {
 }
 
 /** Whether a workflow_run's head lives in another repository than the one it runs in (unknown counts as one). */
-function workflowRunFromFork(event: Extract<ActionEvent, { kind: "workflow_run" }>): boolean {
+export function workflowRunFromFork(event: Extract<ActionEvent, { kind: "workflow_run" }>): boolean {
   return (
     !event.headRepository ||
     !event.repository ||
@@ -263,6 +280,7 @@ function workflowRunFromFork(event: Extract<ActionEvent, { kind: "workflow_run" 
 export function forkHeadOf(event: ActionEvent, fetchedPr?: PullRequestInfo): string | undefined {
   switch (event.kind) {
     case "pull_request":
+    case "review":
     case "review_comment":
       return isForkHead(event.pr) ? (event.pr.head.repo?.full_name ?? "a deleted fork") : undefined;
     case "issue_comment":
@@ -273,121 +291,5 @@ export function forkHeadOf(event: ActionEvent, fetchedPr?: PullRequestInfo): str
       return workflowRunFromFork(event) ? (event.headRepository ?? "an unknown repository") : undefined;
     default:
       return undefined;
-  }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/**
- * True when `text` mentions the trigger phrase as a word of its own (`@agent-ci please`, `(@agent-ci)`),
- * not inside another word (`foo@agent-ci.dev`). A phrase hidden in an HTML comment does not count, nor one
- * split by a zero-width character (that is how agent-ci's own reports defuse mentions).
- */
-export function mentionsTrigger(text: string, phrase: string): boolean {
-  if (!phrase) return true;
-  const visible = text.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
-  return new RegExp(`(^|[\\s(\\[{>"'])${escapeRegExp(phrase)}(?=$|[\\s.,!?;:)\\]}<"'])`, "i").test(visible);
-}
-
-export type TriggerDecision = { run: true; note?: string } | { run: false; reason: string };
-
-export interface TriggerOptions {
-  triggerPhrase: string;
-  allowForkHeads: boolean;
-  /** The `prompt` input is set (pull_request and manual events need a task). */
-  hasPrompt: boolean;
-  /** label_trigger / assignee_trigger: when either is set, an issues event runs only when labeled with that
-   * label or assigned to that user (as claude-code-action's inputs). */
-  labelTrigger?: string;
-  assigneeTrigger?: string;
-}
-
-/** Pure: whether this event should start a run at all (the actor check comes after). */
-function issueTrigger(
-  event: { action: string; label?: string; assignee?: string },
-  options: TriggerOptions,
-): TriggerDecision {
-  const { labelTrigger, assigneeTrigger } = options;
-  if (!labelTrigger && !assigneeTrigger) return { run: true };
-  if (labelTrigger && event.action === "labeled" && event.label === labelTrigger) return { run: true };
-  const assignee = assigneeTrigger?.replace(/^@/, "").toLowerCase();
-  if (assignee && event.action === "assigned" && event.assignee?.toLowerCase() === assignee)
-    return { run: true };
-  const wanted = [
-    labelTrigger && `labeled ${labelTrigger} (label_trigger)`,
-    assigneeTrigger && `assigned to ${assigneeTrigger} (assignee_trigger)`,
-  ].filter(Boolean);
-  return { run: false, reason: `the issue was not ${wanted.join(" or ")}` };
-}
-
-export function decideTrigger(event: ActionEvent, options: TriggerOptions): TriggerDecision {
-  switch (event.kind) {
-    case "issue":
-      if (!(ISSUE_ACTIONS as readonly string[]).includes(event.action)) {
-        return {
-          run: false,
-          reason: `issues event "${event.action}" is not handled (only ${ISSUE_ACTIONS.join(", ")})`,
-        };
-      }
-      return issueTrigger(event, options);
-    case "issue_comment":
-    case "review_comment":
-      if (event.action !== "created")
-        return {
-          run: false,
-          reason: `comment ${event.action || "event"} is not handled (only new comments)`,
-        };
-      if (event.comment.body.startsWith(COMMENT_MARKER_PREFIX))
-        return { run: false, reason: "the comment is agent-ci's own report" };
-      if (!mentionsTrigger(event.comment.body, options.triggerPhrase)) {
-        return {
-          run: false,
-          reason: `the comment does not mention the trigger phrase ${options.triggerPhrase}`,
-        };
-      }
-      return { run: true };
-    case "pull_request":
-      if (event.action === "closed") return { run: false, reason: "the pull request was closed" };
-      if (event.target && isForkHead(event.pr)) {
-        if (!options.allowForkHeads) {
-          return {
-            run: false,
-            reason:
-              "pull_request_target with a head from a fork is refused: it runs with the base repository's secrets and a write token. Use pull_request, or set allow_fork_heads: true if you accept the risk",
-          };
-        }
-        return {
-          run: true,
-          note: "running on a fork head under pull_request_target (allow_fork_heads: true); the agent still holds no token",
-        };
-      }
-      return { run: true };
-    case "workflow_run": {
-      const fork = workflowRunFromFork(event);
-      if (fork && !options.allowForkHeads) {
-        return {
-          run: false,
-          reason:
-            "workflow_run for a head from a fork is refused (it runs with secrets and a write token); set allow_fork_heads: true to run anyway",
-        };
-      }
-      if (!options.hasPrompt) return { run: false, reason: "workflow_run needs the prompt input (the task)" };
-      return {
-        run: true,
-        note: fork ? "running on a fork head under workflow_run (allow_fork_heads: true)" : undefined,
-      };
-    }
-    case "manual":
-      return { run: true };
-    case "merge_group":
-      if (!options.hasPrompt) return { run: false, reason: "merge_group needs the prompt input (the task)" };
-      return { run: true };
-    case "unsupported":
-      return {
-        run: true,
-        note: `event ${event.eventName} carries no issue or pull request: the prompt input is the task`,
-      };
   }
 }

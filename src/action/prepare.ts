@@ -7,14 +7,8 @@ import path from "node:path";
 import { isInlineJson } from "../json-source.js";
 import { parseRunConfig, type RunConfig } from "../runner/config.js";
 import type { GitHubContext } from "../github/context.js";
-import {
-  classifyEvent,
-  decideTrigger,
-  eventTarget,
-  forkHeadOf,
-  pullRequestBase,
-  type ActionEvent,
-} from "./event.js";
+import { classifyEvent, eventTarget, forkHeadOf, pullRequestBase, type ActionEvent } from "./event.js";
+import { decideTrigger } from "./triggers.js";
 import { fetchEventContent, readTrustedFile, readTrustedFolder } from "./event-content.js";
 import type { GitHubApi } from "../github/api.js";
 import { ActionInputError, providerOf, type ActionInputs } from "./inputs.js";
@@ -197,7 +191,7 @@ function resumeSource(
 /** task: review: the pull request's base and head commits, from the event (a comment's PR was fetched). */
 function reviewRange(event: ActionEvent, content: EventContent): { base: string; head: string } {
   const pr =
-    event.kind === "pull_request" || event.kind === "review_comment"
+    event.kind === "pull_request" || event.kind === "review" || event.kind === "review_comment"
       ? event.pr
       : event.kind === "issue_comment" && event.onPullRequest
         ? content.pr
@@ -278,7 +272,7 @@ async function admit(
   const trigger = decideTrigger(event, {
     triggerPhrase: inputs.trigger_phrase,
     allowForkHeads: inputs.allow_fork_heads,
-    hasPrompt: Boolean(inputs.prompt || inputs.prompt_file),
+    hasTask: Boolean(inputs.prompt || inputs.prompt_file || inputs.task === "review"),
     labelTrigger: inputs.label_trigger,
     assigneeTrigger: inputs.assignee_trigger,
   });
@@ -299,8 +293,8 @@ async function admit(
         } as const);
   if (!actor.allowed)
     return { kind: "skip", reason: actor.reason, trigger: record(ctx, event, `skipped: ${actor.reason}`) };
-  options.log(`trigger: ${ctx.eventName} by ${ctx.actor || event.sender}: ${actor.why}`);
-  return { kind: "run", why: actor.why };
+  options.log(`trigger: ${trigger.why}, by ${ctx.actor || event.sender}: ${actor.why}`);
+  return { kind: "run", why: `${trigger.why}; ${actor.why}` };
 }
 
 /** The task: the prompt input, or prompt_file read at the trusted revision. */

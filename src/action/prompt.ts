@@ -4,7 +4,14 @@
 // (RELIABILITY U1/U2). Pure: what was fetched is passed in; the raw text is returned for the record.
 import { randomBytes } from "node:crypto";
 import { capText } from "../report/index.js";
-import type { ActionEvent, CommentInfo, IssueInfo, PullRequestInfo, ReviewCommentInfo } from "./event.js";
+import type {
+  ActionEvent,
+  CommentInfo,
+  IssueInfo,
+  PullRequestInfo,
+  ReviewCommentInfo,
+  ReviewInfo,
+} from "./event.js";
 import { sanitizeUntrusted, type Removed } from "./sanitize.js";
 
 export const TITLE_MAX_CHARS = 500;
@@ -44,6 +51,8 @@ export interface EventContent {
   diff?: string;
   /** The PR's commits, oldest first (their subjects are its authors' text, given as data). */
   commits?: PullCommit[];
+  /** A review's inline comments (pull_request_review), as the API lists them. */
+  reviewComments?: ReviewCommentInfo[];
 }
 
 export interface BuiltPrompt {
@@ -66,6 +75,8 @@ export const DEFAULT_TASKS = {
     "Do what the comment below asks, on this pull request. The workspace is the pull request's head; make the changes there.",
   pull_request:
     "Review the pull request below and fix the problems you find in the workspace (the pull request's head).",
+  review:
+    "Do what the review below asks (its body and its inline comments), on this pull request. The workspace is the pull request's head; make the changes there.",
 } as const;
 
 /** Attribute values are GitHub logins, numbers and paths: anything else is dropped. */
@@ -251,6 +262,11 @@ export function buildPrompt(options: BuildPromptOptions): BuiltPrompt {
       addPullRequest(builder, event.pr, content.diff, content.commits);
       addReviewComment(builder, event.pr.number, event.comment);
       return builder.render(task || DEFAULT_TASKS.pr_comment);
+    case "review":
+      addPullRequest(builder, event.pr, content.diff, content.commits);
+      addThread(builder, content.thread, `PR #${event.pr.number}`);
+      addReview(builder, event.pr.number, event.review, content.reviewComments);
+      return builder.render(task || DEFAULT_TASKS.review);
     case "manual":
     case "workflow_run":
     case "merge_group":
@@ -293,27 +309,53 @@ function addIssue(
   ]);
 }
 
-/** The review comment that triggered the run, with the diff hunk it sits on. */
-function addReviewComment(builder: PromptBuilder, pr: number, comment: ReviewCommentInfo): void {
+/** The review that triggered the run: its body, then each inline comment with the diff hunk it sits on. */
+function addReview(
+  builder: PromptBuilder,
+  pr: number,
+  review: ReviewInfo,
+  comments: readonly ReviewCommentInfo[] = [],
+): void {
+  builder.add("triggering_review", { author: review.user.login, id: review.id, state: review.state }, [
+    {
+      source: `PR #${pr} review ${review.id} (trigger)`,
+      raw: review.body,
+      max: COMMENT_MAX_CHARS,
+      author: review.user.login,
+    },
+  ]);
+  let budget = THREAD_MAX_CHARS;
+  for (const comment of comments.slice(0, THREAD_MAX_COMMENTS)) {
+    if (budget <= 0) break;
+    const max = Math.min(COMMENT_MAX_CHARS, budget);
+    addReviewComment(builder, pr, comment, { trigger: false, max });
+    budget -= Math.min(comment.body.length, max) + Math.min(comment.diff_hunk?.length ?? 0, max);
+  }
+}
+
+/**
+ * A review comment with the diff hunk it sits on: the one that triggered the run (`trigger`), or one of the
+ * triggering review's, capped at `max` characters each part.
+ */
+function addReviewComment(
+  builder: PromptBuilder,
+  pr: number,
+  comment: ReviewCommentInfo,
+  options: { trigger: boolean; max: number } = { trigger: true, max: COMMENT_MAX_CHARS },
+): void {
+  const source = `PR #${pr} review comment ${comment.id}`;
   builder.add(
     "review_comment",
     { author: comment.user.login, id: comment.id, path: comment.path, line: comment.line ?? undefined },
     [
       ...(comment.diff_hunk
-        ? [
-            {
-              label: "Diff hunk",
-              source: `PR #${pr} review comment ${comment.id} hunk`,
-              raw: comment.diff_hunk,
-              max: COMMENT_MAX_CHARS,
-            },
-          ]
+        ? [{ label: "Diff hunk", source: `${source} hunk`, raw: comment.diff_hunk, max: options.max }]
         : []),
       {
         label: "Comment",
-        source: `PR #${pr} review comment ${comment.id} (trigger)`,
+        source: options.trigger ? `${source} (trigger)` : source,
         raw: comment.body,
-        max: COMMENT_MAX_CHARS,
+        max: options.max,
         author: comment.user.login,
       },
     ],

@@ -9,7 +9,7 @@ export const AGENT_OPTIONS = {
     action: {
       default: "",
       description:
-        "The task, in your words (trusted: it comes from the workflow). On issue and pull-request events the issue or PR text follows it as untrusted data; when empty, a default task for the event is used. Required on workflow_dispatch and schedule.",
+        "The task, in your words (trusted: it comes from the workflow). On issue and pull-request events the issue or PR text follows it as untrusted data. With a task (prompt, prompt_file or task: review) every event the workflow names runs, as claude-code-action's agent mode; without one, only a mention of trigger_phrase, label_trigger or assignee_trigger starts a run, with a default task for the event.",
     },
     cli: { flags: "-p, --prompt <text>", description: "the task", group: "Task" },
   },

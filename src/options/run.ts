@@ -104,15 +104,16 @@ export const RUN_OPTIONS = {
   trigger_phrase: {
     action: {
       default: "@agent-ci",
-      description: "On comment events, run only when the comment mentions this phrase.",
+      description:
+        "Without a prompt, a run starts when a comment, a review's body, or a new issue's title or body mentions this phrase (as claude-code-action's trigger_phrase).",
       cli: ACTION_ONLY,
     },
   },
   label_trigger: {
     action: {
-      default: "",
+      default: "agent-ci",
       description:
-        "On issues events, run only when the issue is labeled with this label (as claude-code-action's label_trigger). Empty: issues opened, labeled or assigned all run, unless assignee_trigger is set.",
+        "Without a prompt, an issue labeled with this label (any case) starts a run (as claude-code-action's label_trigger).",
       cli: ACTION_ONLY,
     },
   },
@@ -120,7 +121,7 @@ export const RUN_OPTIONS = {
     action: {
       default: "",
       description:
-        "On issues events, run only when the issue is assigned to this user (as claude-code-action's assignee_trigger). With label_trigger too, either one runs.",
+        "Without a prompt, an issue assigned to this user starts a run (as claude-code-action's assignee_trigger). Empty: assigning starts nothing.",
       cli: ACTION_ONLY,
     },
   },

@@ -1,18 +1,16 @@
-// Event classification from recorded payloads (one per event type) and the pure trigger decisions: which
-// actions run, the trigger phrase on comments (visible text only), fork heads refused by default (G7).
+// Event classification from recorded payloads (one per event type): what each is, where its trusted inputs
+// are read, and whose fork its head is. When an event starts a run is test/unit/action/triggers.test.ts.
 import { describe, expect, it } from "vitest";
 import { readGitHubContext } from "../../src/github/context.js";
 import {
   classifyEvent,
-  decideTrigger,
   eventTarget,
   forkHeadOf,
   isPullRequestContext,
-  mentionsTrigger,
   pullRequestBase,
   type ActionEvent,
 } from "../../src/action/event.js";
-import { eventPayload, FIXTURE_EVENTS, githubEnv, runnerFiles } from "../support/github-env.js";
+import { FIXTURE_EVENTS, githubEnv, runnerFiles } from "../support/github-env.js";
 
 function eventFor(fixture: string, payload?: Record<string, unknown>): ActionEvent {
   const env = githubEnv({
@@ -24,7 +22,6 @@ function eventFor(fixture: string, payload?: Record<string, unknown>): ActionEve
   });
   return classifyEvent(readGitHubContext(env));
 }
-const options = { triggerPhrase: "@agent-ci", allowForkHeads: false, hasPrompt: false };
 /** The base commit of pull request #34 in the event fixtures (and of the merge group's queue). */
 const BASE_SHA = "2".repeat(40);
 
@@ -36,7 +33,7 @@ describe("classifyEvent on recorded payloads", () => {
     ["issue-comment-issue", "issue_comment", { number: 12, isPullRequest: false }, false],
     ["issue-comment-pr", "issue_comment", { number: 34, isPullRequest: true }, true],
     ["pull-request-opened", "pull_request", { number: 34, isPullRequest: true }, true],
-    ["pull-request-review", "pull_request", { number: 34, isPullRequest: true }, true],
+    ["pull-request-review", "review", { number: 34, isPullRequest: true }, true],
     ["pull-request-review-comment", "review_comment", { number: 34, isPullRequest: true }, true],
     ["pull-request-target-fork", "pull_request", { number: 56, isPullRequest: true }, true],
     ["workflow-dispatch", "manual", undefined, false],
@@ -103,97 +100,6 @@ describe("classifyEvent on recorded payloads", () => {
   });
 });
 
-describe("decideTrigger", () => {
-  it("runs issues opened, labeled and assigned, and not other issue actions", () => {
-    expect(decideTrigger(eventFor("issues-opened"), options)).toEqual({ run: true });
-    expect(decideTrigger(eventFor("issues-labeled"), options)).toEqual({ run: true });
-    expect(decideTrigger(eventFor("issues-assigned"), options)).toEqual({ run: true });
-    const closed = eventFor("issues-opened", { ...eventPayload("issues-opened"), action: "closed" });
-    expect(decideTrigger(closed, options)).toMatchObject({
-      run: false,
-      reason: expect.stringContaining("closed"),
-    });
-  });
-
-  it("with label_trigger / assignee_trigger, runs an issues event only when labeled / assigned so", () => {
-    const byLabel = { ...options, labelTrigger: "agent-ci" };
-    expect(decideTrigger(eventFor("issues-labeled"), byLabel)).toEqual({ run: true });
-    expect(decideTrigger(eventFor("issues-opened"), byLabel)).toMatchObject({
-      run: false,
-      reason: expect.stringContaining("label_trigger"),
-    });
-    expect(decideTrigger(eventFor("issues-assigned"), byLabel)).toMatchObject({ run: false });
-    const otherLabel = eventFor("issues-labeled", {
-      ...eventPayload("issues-labeled"),
-      label: { id: 8, name: "bug" },
-    });
-    expect(decideTrigger(otherLabel, byLabel)).toMatchObject({ run: false });
-
-    const byAssignee = { ...options, assigneeTrigger: "@OctoCat" };
-    expect(decideTrigger(eventFor("issues-assigned"), byAssignee)).toEqual({ run: true });
-    expect(decideTrigger(eventFor("issues-labeled"), byAssignee)).toMatchObject({
-      run: false,
-      reason: expect.stringContaining("assignee_trigger"),
-    });
-    const otherAssignee = eventFor("issues-assigned", {
-      ...eventPayload("issues-assigned"),
-      assignee: { login: "someone-else", id: 1, type: "User" },
-    });
-    expect(decideTrigger(otherAssignee, byAssignee)).toMatchObject({ run: false });
-
-    const both = { ...options, labelTrigger: "agent-ci", assigneeTrigger: "octocat" };
-    expect(decideTrigger(eventFor("issues-labeled"), both)).toEqual({ run: true });
-    expect(decideTrigger(eventFor("issues-assigned"), both)).toEqual({ run: true });
-    expect(decideTrigger(eventFor("issues-opened"), both)).toMatchObject({ run: false });
-  });
-
-  it("runs a comment only when it mentions the trigger phrase", () => {
-    expect(decideTrigger(eventFor("issue-comment-issue"), options)).toEqual({ run: true });
-    expect(decideTrigger(eventFor("pull-request-review-comment"), options)).toEqual({ run: true });
-    const payload = eventPayload("issue-comment-issue");
-    const quiet = eventFor("issue-comment-issue", {
-      ...payload,
-      comment: { ...(payload.comment as object), body: "looks good to me" },
-    });
-    expect(decideTrigger(quiet, options)).toMatchObject({
-      run: false,
-      reason: expect.stringContaining("@agent-ci"),
-    });
-    const edited = eventFor("issue-comment-issue", { ...payload, action: "edited" });
-    expect(decideTrigger(edited, options)).toMatchObject({ run: false });
-  });
-
-  it("refuses pull_request_target and workflow_run with a fork head unless allow_fork_heads", () => {
-    expect(decideTrigger(eventFor("pull-request-target-fork"), options)).toMatchObject({
-      run: false,
-      reason: expect.stringContaining("allow_fork_heads"),
-    });
-    expect(
-      decideTrigger(eventFor("pull-request-target-fork"), { ...options, allowForkHeads: true }),
-    ).toMatchObject({ run: true, note: expect.any(String) });
-    expect(decideTrigger(eventFor("workflow-run-fork"), { ...options, hasPrompt: true })).toMatchObject({
-      run: false,
-      reason: expect.stringContaining("fork"),
-    });
-    expect(
-      decideTrigger(eventFor("workflow-run-fork"), { ...options, hasPrompt: true, allowForkHeads: true }),
-    ).toMatchObject({ run: true });
-  });
-
-  it("runs pull_request from the same repository", () => {
-    expect(decideTrigger(eventFor("pull-request-opened"), options)).toEqual({ run: true });
-  });
-
-  it("runs a pull request review as its pull request; a merge group needs the prompt input", () => {
-    expect(decideTrigger(eventFor("pull-request-review"), options)).toEqual({ run: true });
-    expect(decideTrigger(eventFor("merge-group"), options)).toMatchObject({
-      run: false,
-      reason: "merge_group needs the prompt input (the task)",
-    });
-    expect(decideTrigger(eventFor("merge-group"), { ...options, hasPrompt: true })).toEqual({ run: true });
-  });
-});
-
 describe("forkHeadOf", () => {
   it.each([
     ["pull-request-opened", undefined],
@@ -219,20 +125,5 @@ describe("forkHeadOf", () => {
     expect(forkHeadOf(event, pr("mallory/widgets"))).toBe("mallory/widgets");
     expect(forkHeadOf(event)).toBe("a pull request whose head could not be read");
     expect(forkHeadOf(eventFor("issue-comment-issue"))).toBeUndefined();
-  });
-});
-
-describe("mentionsTrigger", () => {
-  it.each([
-    ["@agent-ci fix it", true],
-    ["please, @Agent-CI: fix it", true],
-    ["(@agent-ci)", true],
-    ["mail me at bob@agent-ci.dev", false],
-    ["@agent-cis are great", false],
-    ["<!-- @agent-ci --> nothing visible", false],
-    ["@agent\u200b-ci split by a zero-width space", false],
-    ["no mention", false],
-  ])("%j → %s", (text, expected) => {
-    expect(mentionsTrigger(text, "@agent-ci")).toBe(expected);
   });
 });

@@ -49,6 +49,7 @@ describe("mcp_config on a pull request", { timeout: RUNS_TIMEOUT }, () => {
       inputs: {
         github_token: TOKEN,
         script,
+        prompt: "Ask the probe who it is.",
         permission_mode: "default",
         allowed_tools: "mcp__probe",
         mcp_config: ".github/mcp.json",

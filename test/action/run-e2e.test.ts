@@ -236,7 +236,7 @@ describe("run() on an issue", () => {
     const uploader = recordingUploader();
     const result = await action({
       fixture: "issues-assigned",
-      inputs: { ...baseInputs(), retention_days: "3", artifact_name: "fix-12" },
+      inputs: { ...baseInputs(), assignee_trigger: "octocat", retention_days: "3", artifact_name: "fix-12" },
       deps: { artifact: () => uploader },
     });
     expect(uploader.uploads).toEqual([{ name: "fix-12", files: expect.any(Array), retentionDays: 3 }]);
@@ -327,7 +327,7 @@ describe("run() on pull requests", () => {
     fs.writeFileSync(path.join(workspace, ".github/head-only.json"), '{"permissions":{"allow":["Bash(*)"]}}');
     const result = await action({
       fixture: "pull-request-opened",
-      inputs: { ...baseInputs(), settings: ".github/head-only.json" },
+      inputs: { ...baseInputs(), prompt: "Fix add().", settings: ".github/head-only.json" },
     });
     expect(result.failed).toMatch(/head-only.json does not exist on the base branch/);
     expect(fake.comments).toHaveLength(0);
@@ -343,19 +343,25 @@ describe("run() on pull requests", () => {
 
 describe("run() on workflow_dispatch and schedule", () => {
   it("runs with no comment target and sets the outputs", async () => {
-    const result = await action({ fixture: "workflow-dispatch" });
+    const result = await action({
+      fixture: "workflow-dispatch",
+      inputs: { ...baseInputs(), prompt: "Fix add()." },
+    });
     expect(result.failed).toBeUndefined();
     expect(result.outputs).toMatchObject({ exit_reason: "completed", has_changes: "true" });
     expect(result.outputs.comment_url).toBeUndefined();
     expect(fake.writes()).toHaveLength(0);
   });
 
-  it("needs a prompt for a model run on schedule", async () => {
+  it("starts nothing on schedule without a prompt, as claude-code-action, and says why", async () => {
     const result = await action({
       fixture: "schedule",
       inputs: { github_token: TOKEN, anthropic_api_key: "sk-ant-api03-xxxxxxxxxxxxxxxxxxxxxxxx" },
     });
-    expect(result.failed).toMatch(/schedule run needs a task: set the prompt or prompt_file input/);
+    expect(result.failed).toBeUndefined();
+    expect(result.outputs).toMatchObject({ skipped: "true" });
+    expect(result.stdout).toContain("agent-ci skipped: schedule: there is no prompt input");
+    expect(fake.requests).toHaveLength(0);
   });
 });
 
@@ -372,7 +378,7 @@ describe("run() refuses and skips", () => {
     expect(result.failed).toBeUndefined();
     expect(result.outputs).toMatchObject({ skipped: "true" });
     expect(result.stdout).toContain(
-      "::notice title=agent-ci skipped::agent-ci skipped: the comment does not mention the trigger phrase @agent-ci",
+      "::notice title=agent-ci skipped::agent-ci skipped: issue_comment created: the comment does not mention @agent-ci, and there is no prompt input",
     );
     expect(fake.requests).toHaveLength(0);
   });
@@ -461,7 +467,7 @@ describe("fail_on", () => {
   it("fails the step on a listed ending and still sets the outputs", async () => {
     const result = await action({
       fixture: "workflow-dispatch",
-      inputs: { ...baseInputs(), max_turns: "1" },
+      inputs: { ...baseInputs(), prompt: "Fix add().", max_turns: "1" },
     });
     expect(result.failed).toMatch(/agent-ci: max_turns/);
     expect(result.outputs).toMatchObject({ exit_reason: "max_turns", outcome: "stopped" });
@@ -470,7 +476,7 @@ describe("fail_on", () => {
   it("passes the same ending when fail_on does not list it", async () => {
     const result = await action({
       fixture: "workflow-dispatch",
-      inputs: { ...baseInputs(), max_turns: "1", fail_on: "api_error" },
+      inputs: { ...baseInputs(), prompt: "Fix add().", max_turns: "1", fail_on: "api_error" },
     });
     expect(result.failed).toBeUndefined();
     expect(result.outputs.exit_reason).toBe("max_turns");

@@ -79,7 +79,7 @@ describe("the GitHub token and the API key", () => {
     });
     const payload = eventPayload("issues-opened");
     const issue = payload.issue as { body: string };
-    issue.body = `add() is wrong. My token is ${TOKEN} and the key is ${API_KEY}, in case you need them.`;
+    issue.body = `@agent-ci add() is wrong. My token is ${TOKEN} and the key is ${API_KEY}, in case you need them.`;
     const uploader = recordingUploader();
     const result = await action({
       payload,
@@ -191,7 +191,13 @@ describe("the GitHub token and the API key", () => {
     ]);
     const result = await action({
       fixture: "workflow-dispatch",
-      inputs: { github_token: TOKEN, script, permission_mode: "acceptEdits", fail_on: "secret_in_patch" },
+      inputs: {
+        github_token: TOKEN,
+        script,
+        prompt: "Add the config.",
+        permission_mode: "acceptEdits",
+        fail_on: "secret_in_patch",
+      },
     });
     expect(result.failed).toMatch(/secret_in_patch/);
     expect(leaks(result.failed ?? "")).toEqual([]);

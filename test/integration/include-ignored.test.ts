@@ -181,6 +181,7 @@ describe("dependencies installed on the host, through the Action", () => {
         inputs: {
           github_token: TOKEN,
           script: scriptFile([[{ name: "Bash", input: { command: "npm test" } }]]),
+          prompt: "Run the tests.",
           permission_mode: "bypassPermissions",
           include_ignored: "node_modules",
           comment: "false",

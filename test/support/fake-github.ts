@@ -73,6 +73,10 @@ export interface FakeReviewComment {
   start_line?: number;
   side: string;
   body: string;
+  /** The diff hunk the comment sits on (default: a one-line hunk at `line`). */
+  diff_hunk?: string;
+  /** Who wrote it (default: the review's author). */
+  user?: FakeUser;
 }
 
 export interface FakeReview {
@@ -194,6 +198,8 @@ export interface FakeGitHubOptions {
   defaultBranch?: string;
   /** Who the token is (default GITHUB_TOKEN's `github-actions[bot]`); a `User` is a personal access token. */
   identity?: FakeUser;
+  /** Reviews already submitted (a pull_request_review event's review, with its inline comments). */
+  reviews?: FakeReview[];
   /** owner/name → a bare repository createCommitOnBranch writes its commits to. */
   repositories?: Record<string, string>;
 }
@@ -249,7 +255,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const pending: Array<Fault & { left: number }> = [];
   const requests: RecordedGitHubRequest[] = [];
   let nextCommentId = 1000 + comments.length;
-  const reviews: FakeReview[] = [];
+  const reviews: FakeReview[] = [...(options.reviews ?? [])];
   let nextReviewId = 5000;
   const identity: FakeUser = options.identity ?? BOT;
   const userJson = (u: FakeUser) => ({ login: u.login, type: u.type ?? "User" });
@@ -265,6 +271,35 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     user: r.user,
     html_url: `https://github.example/${owner}/${repo}/pull/${r.pull_number}#pullrequestreview-${r.id}`,
   });
+  /** An inline comment as GET /pulls/{n}/reviews/{id}/comments lists it (GitHub's fields, in its order). */
+  const reviewCommentJson = (r: FakeReview, c: FakeReviewComment) => {
+    const author = c.user ?? r.user;
+    const url = `https://github.example/${owner}/${repo}/pull/${r.pull_number}#discussion_r${c.id}`;
+    return {
+      url: `${baseUrl}/repos/${owner}/${repo}/pulls/comments/${c.id}`,
+      pull_request_review_id: r.id,
+      id: c.id,
+      node_id: `PRRC_${c.id}`,
+      diff_hunk: c.diff_hunk ?? `@@ -${c.line},1 +${c.line},1 @@`,
+      path: c.path,
+      commit_id: r.commit_id,
+      original_commit_id: r.commit_id,
+      user: { ...userJson(author), id: 1, site_admin: false },
+      body: c.body,
+      created_at: "2026-05-02T10:30:00Z",
+      updated_at: "2026-05-02T10:30:00Z",
+      html_url: url,
+      pull_request_url: `${baseUrl}/repos/${owner}/${repo}/pulls/${r.pull_number}`,
+      author_association: author.type === "Bot" ? "NONE" : "MEMBER",
+      start_line: c.start_line ?? null,
+      original_start_line: c.start_line ?? null,
+      start_side: c.start_line === undefined ? null : c.side,
+      line: c.line,
+      original_line: c.line,
+      side: c.side,
+      subject_type: "line",
+    };
+  };
   let baseUrl = "";
   const graphql = fakeGraphQL({
     repositories: options.repositories ?? {},
@@ -521,7 +556,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       if (match[3] && method === "GET") {
         const perPage = Math.min(100, Number(query.get("per_page") ?? 30));
         const page = Math.max(1, Number(query.get("page") ?? 1));
-        return json(res, 200, review.comments.slice((page - 1) * perPage, page * perPage));
+        const listed = review.comments.slice((page - 1) * perPage, page * perPage);
+        return json(
+          res,
+          200,
+          listed.map((c) => reviewCommentJson(review, c)),
+        );
       }
       if (!match[3] && method === "PUT") {
         const parsed = JSON.parse(body || "{}") as { body?: string };
