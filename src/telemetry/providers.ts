@@ -46,6 +46,13 @@ function watched<T, E extends AnyExporter<T>>(exporter: E, providers: Providers)
   return exporter;
 }
 
+/** The protocol's exporters (otlp-*.ts), loaded when asked for. */
+function otlpExporters(signal: SignalExport) {
+  if (signal.protocol === "grpc") return import("./otlp-grpc.js");
+  if (signal.protocol === "http/json") return import("./otlp-json.js");
+  return import("./otlp-proto.js");
+}
+
 function exporterOptions(signal: SignalExport) {
   return { url: signal.url, headers: signal.headers, timeoutMillis: SHUTDOWN_BUDGET_MS, concurrencyLimit: 4 };
 }
@@ -53,21 +60,13 @@ function exporterOptions(signal: SignalExport) {
 async function spanExporter(signal: SignalExport): Promise<SpanExporter> {
   if (signal.kind === "console") return new ConsoleSpanExporter();
   const options = exporterOptions(signal);
-  if (signal.protocol === "grpc")
-    return new (await import("@opentelemetry/exporter-trace-otlp-grpc")).OTLPTraceExporter(options);
-  if (signal.protocol === "http/json")
-    return new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter(options);
-  return new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter(options);
+  return new (await otlpExporters(signal)).OTLPTraceExporter(options);
 }
 
 async function logExporter(signal: SignalExport): Promise<LogRecordExporter> {
   if (signal.kind === "console") return new ConsoleLogRecordExporter();
   const options = exporterOptions(signal);
-  if (signal.protocol === "grpc")
-    return new (await import("@opentelemetry/exporter-logs-otlp-grpc")).OTLPLogExporter(options);
-  if (signal.protocol === "http/json")
-    return new (await import("@opentelemetry/exporter-logs-otlp-http")).OTLPLogExporter(options);
-  return new (await import("@opentelemetry/exporter-logs-otlp-proto")).OTLPLogExporter(options);
+  return new (await otlpExporters(signal)).OTLPLogExporter(options);
 }
 
 async function metricExporter(
@@ -78,11 +77,7 @@ async function metricExporter(
     settings.temporality === "delta" ? AggregationTemporality.DELTA : AggregationTemporality.CUMULATIVE;
   if (signal.kind === "console") return new ConsoleMetricExporter({ temporalitySelector: () => temporality });
   const options = { ...exporterOptions(signal), temporalityPreference: temporality };
-  if (signal.protocol === "grpc")
-    return new (await import("@opentelemetry/exporter-metrics-otlp-grpc")).OTLPMetricExporter(options);
-  if (signal.protocol === "http/json")
-    return new (await import("@opentelemetry/exporter-metrics-otlp-http")).OTLPMetricExporter(options);
-  return new (await import("@opentelemetry/exporter-metrics-otlp-proto")).OTLPMetricExporter(options);
+  return new (await otlpExporters(signal)).OTLPMetricExporter(options);
 }
 
 function batchOptions(signal: SignalExport) {

@@ -85,7 +85,7 @@ export class RunSignals {
     this.runEvents(report, runCtx, t0);
     this.meter
       ?.createCounter(METRICS.runs.name, { description: METRICS.runs.description, unit: METRICS.runs.unit })
-      .add(1, this.clean({ ...base, ...this.runAttributes(report) }));
+      .add(1, this.clean({ ...base, ...pick(this.runAttributes(report), RUN_COUNT_ATTRIBUTES) }));
     if (run) {
       if (report.outcome === "error")
         run.setStatus({ code: SpanStatusCode.ERROR, message: report.exitReason });
@@ -290,6 +290,7 @@ export class RunSignals {
           ...c.base,
           "span.type": "tool",
           tool_name: call.tool,
+          tool_name_safe: call.mcp ? "mcp_tool" : call.tool,
           "gen_ai.operation.name": "execute_tool",
           "gen_ai.tool.name": call.tool,
           "gen_ai.conversation.id": c.conversationId,
@@ -525,6 +526,18 @@ export class RunSignals {
       return value.map((v) => (typeof v === "string" ? this.redact(v) : v)) as AttributeValue;
     return value;
   }
+}
+
+/** The run counter's attributes: few values each, so a time series per outcome, not per run. */
+const RUN_COUNT_ATTRIBUTES = [
+  "agent_ci.outcome",
+  "agent_ci.exit_reason",
+  "agent_ci.permission_mode",
+  "agent_ci.verify.result",
+] as const;
+
+function pick(attributes: Attributes, keys: readonly string[]): Attributes {
+  return Object.fromEntries(Object.entries(attributes).filter(([k]) => keys.includes(k)));
 }
 
 interface ConversationFacts {
