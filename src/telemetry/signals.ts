@@ -333,6 +333,9 @@ export class RunSignals {
         success: !call.isError,
         duration_ms: Math.round(call.durationMs),
         ...(call.isError && call.errorKind ? { error: call.errorKind } : {}),
+        ...(details && typeof (call.input as { command?: unknown } | undefined)?.command === "string"
+          ? { tool_parameters: JSON.stringify(toolParameters(call.input)) }
+          : {}),
         ...(details ? { tool_input: input } : {}),
         tool_input_size_bytes: String(Buffer.byteLength(input)),
         tool_result_size_bytes: String(call.resultChars),
