@@ -253,28 +253,19 @@ async function run(flags: RunFlags): Promise<number> {
   return outcome.exitCode;
 }
 
-/**
- * The run's OpenTelemetry export (docs/telemetry.md), loaded only when CLAUDE_CODE_ENABLE_TELEMETRY=1; in a
- * workflow step, the repository, the event and the pull request come from GITHUB_*.
- */
+/** The run's OpenTelemetry export (docs/telemetry.md), loaded only when CLAUDE_CODE_ENABLE_TELEMETRY=1. */
 async function exportTelemetry(config: RunConfig, outcome: RunOutcome): Promise<void> {
   try {
-    const [{ exportRunTelemetry }, { knownSecrets }] = await Promise.all([
+    const [telemetry, { knownSecrets }] = await Promise.all([
       import("./telemetry/index.js"),
       import("./runner/run.js"),
     ]);
-    const env = process.env;
-    const pullRequest = /^refs\/pull\/(\d+)\//.exec(env.GITHUB_REF ?? "")?.[1];
-    await exportRunTelemetry({
-      report: outcome.report as NonNullable<RunOutcome["report"]>,
+    if (!outcome.report) return;
+    await telemetry.exportRunTelemetry({
+      report: outcome.report,
       outDir: outcome.outDir,
-      origin: {
-        prompt: config.prompt,
-        repository: outcome.report?.workspace.repo ?? env.GITHUB_REPOSITORY,
-        event: env.GITHUB_EVENT_NAME || "cli",
-        ...(pullRequest ? { pullRequest: Number(pullRequest) } : {}),
-      },
-      env,
+      origin: { prompt: config.prompt, ...telemetry.workflowOrigin(process.env, outcome.report) },
+      env: process.env,
       secrets: knownSecrets(config),
       warn: (line) => log.err.text(line),
     });

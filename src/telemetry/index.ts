@@ -11,7 +11,7 @@ import { createRedactor, parseReport, REPORT_FILE_NAMES, type RunReport } from "
 import { AGENT_CI_VERSION } from "../version.js";
 import { shutdownProviders, startProviders } from "./providers.js";
 import { readTelemetrySettings, type TelemetrySettings } from "./settings.js";
-import { RunSignals, type RunOrigin } from "./signals.js";
+import { type RunOrigin, RunSignals } from "./signals.js";
 
 export { telemetryEnabled } from "./settings.js";
 export type { RunOrigin } from "./signals.js";
@@ -28,6 +28,19 @@ export interface ExportRunOptions {
   secrets: readonly string[];
   /** One warning line (the CLI's stderr, the Action's log). */
   warn: (line: string) => void;
+}
+
+/**
+ * Where a CLI run came from: the repository (the record's, else GITHUB_REPOSITORY), and in a workflow step its
+ * event and pull request (GITHUB_EVENT_NAME, GITHUB_REF refs/pull/<n>/…); `cli` outside one.
+ */
+export function workflowOrigin(env: ExportRunOptions["env"], report: RunReport): RunOrigin {
+  const pullRequest = /^refs\/pull\/(\d+)\//.exec(env.GITHUB_REF ?? "")?.[1];
+  return {
+    repository: report.workspace.repo ?? env.GITHUB_REPOSITORY,
+    event: env.GITHUB_EVENT_NAME || "cli",
+    ...(pullRequest ? { pullRequest: Number(pullRequest) } : {}),
+  };
 }
 
 /** OpenTelemetry's name for the machine's architecture (semantic conventions' host.arch). */
