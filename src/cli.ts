@@ -19,6 +19,7 @@ import { addPublishCommand } from "./publish/cli.js";
 import { splitList } from "./github/inputs.js";
 import { processLogs } from "./github/workflow-log.js";
 import { AGENT_CI_VERSION } from "./version.js";
+import { telemetryEnabled } from "./telemetry/settings.js";
 
 // Everything the command prints goes through these: a workflow step's runner reads both streams, and no line of
 // text (a run's progress, a model's words in it, a report) may be taken there for a workflow command.
@@ -242,12 +243,35 @@ async function run(flags: RunFlags): Promise<number> {
     error: outcome.error,
   });
 
+  if (outcome.report && telemetryEnabled(process.env)) await exportTelemetry(config, outcome);
+
   const summary = closingSummary(config, outcome);
   if (summary) {
     if (config.outputFormat === "json") log.out.json(summary);
     else log.out.text(summary);
   }
   return outcome.exitCode;
+}
+
+/** The run's OpenTelemetry export (docs/telemetry.md), loaded only when CLAUDE_CODE_ENABLE_TELEMETRY=1. */
+async function exportTelemetry(config: RunConfig, outcome: RunOutcome): Promise<void> {
+  try {
+    const [telemetry, { knownSecrets }] = await Promise.all([
+      import("./telemetry/index.js"),
+      import("./runner/run.js"),
+    ]);
+    if (!outcome.report) return;
+    await telemetry.exportRunTelemetry({
+      report: outcome.report,
+      outDir: outcome.outDir,
+      origin: { prompt: config.prompt, ...telemetry.workflowOrigin(process.env, outcome.report) },
+      env: process.env,
+      secrets: knownSecrets(config),
+      warn: (line) => log.err.text(line),
+    });
+  } catch (e) {
+    log.err.text(`agent-ci: telemetry: not exported: ${(e as Error).message}`);
+  }
 }
 
 /** What the run prints on stdout when it ends: one JSON object, or the text summary. */

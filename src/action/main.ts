@@ -4,9 +4,11 @@
 // process: it is used for the API after the agent stopped and is never handed to the container.
 import fs from "node:fs";
 import { createRedactor, escapeMarkdownInline } from "../report/index.js";
-import { runAgent, type RunOutcome } from "../runner/run.js";
+import { knownSecrets as runSecrets, runAgent, type RunOutcome } from "../runner/run.js";
 import { runAttempts } from "../runner/attempts/attempts.js";
-import { readGitHubContext } from "../github/context.js";
+import { readGitHubContext, type GitHubContext } from "../github/context.js";
+import { telemetryEnabled } from "../telemetry/settings.js";
+import type { ActionEvent } from "./event.js";
 import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "../github/api.js";
 import { parseActionInputs } from "./inputs.js";
 import { coreIO, redactingIO, type ActionIO } from "./io.js";
@@ -53,6 +55,35 @@ function defaultDeps(): ActionDeps {
     commentIntervalMs: PROGRESS_EDIT_INTERVAL_MS,
     identityTokenRefreshMs: IDENTITY_TOKEN_REFRESH_MS,
   };
+}
+
+/** The run's OpenTelemetry export (docs/telemetry.md), loaded only when CLAUDE_CODE_ENABLE_TELEMETRY=1. */
+async function exportTelemetry(
+  outcome: RunOutcome,
+  config: RunConfig,
+  ctx: GitHubContext,
+  event: ActionEvent,
+  options: { env: ActionDeps["env"]; secrets: string[]; warn: (line: string) => void },
+): Promise<void> {
+  if (!outcome.report) return;
+  const { exportRunTelemetry } = await import("../telemetry/index.js");
+  const pullRequest = "pr" in event ? event.pr.number : undefined;
+  const issue = "issue" in event ? event.issue.number : undefined;
+  const onPullRequest = event.kind === "issue_comment" && event.onPullRequest;
+  await exportRunTelemetry({
+    report: outcome.report,
+    outDir: outcome.outDir,
+    origin: {
+      prompt: config.prompt,
+      repository: ctx.owner && ctx.repo ? `${ctx.owner}/${ctx.repo}` : undefined,
+      event: ctx.eventName || undefined,
+      pullRequest: pullRequest ?? (onPullRequest ? issue : undefined),
+      issue: onPullRequest ? undefined : issue,
+    },
+    env: options.env,
+    secrets: [...options.secrets, ...runSecrets(config)],
+    warn: options.warn,
+  });
 }
 
 /** The first SIGINT/SIGTERM (a cancelled job) stops the run; the runner then writes its report as cancelled. */
@@ -199,6 +230,12 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
       runTask(deps, inputs.attempts, config, io, onProgress, cancel.signal),
     );
     await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
+    if (outcome.report && telemetryEnabled(deps.env))
+      await exportTelemetry(outcome, config, ctx, prepared.event, {
+        env: deps.env,
+        secrets,
+        warn: (line) => io.warning(line),
+      }).catch((e: unknown) => io.warning(`agent-ci: telemetry: not exported: ${(e as Error).message}`));
     const failure = failureMessage(inputs.fail_on, outcome);
     if (failure) io.setFailed(failure);
   } catch (error) {

@@ -1,0 +1,203 @@
+// Telemetry without an engine: the settings as Claude Code reads its variables, and a recorded run's record
+// (test/fixtures/claude-code-telemetry/agent-ci-report.json, the CLI's run of the reference session) exported
+// over OTLP/gRPC to a loopback collector (@grpc/grpc-js serving opentelemetry-proto's services), with a
+// subagent's call, an egress connection and attempts added, and the opt-ins off.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseReport, type RunReport } from "../../src/report/index.js";
+import { exportRunTelemetry } from "../../src/telemetry/index.js";
+import { readTelemetrySettings } from "../../src/telemetry/settings.js";
+import { type OtlpReceiver, startOtlpGrpcReceiver } from "../support/otlp-receiver.js";
+
+const receivers: OtlpReceiver[] = [];
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+const recorded = (): RunReport =>
+  parseReport(
+    fs.readFileSync(path.resolve("test/fixtures/claude-code-telemetry/agent-ci-report.json"), "utf8"),
+  );
+
+describe("telemetry settings", () => {
+  it("is off without CLAUDE_CODE_ENABLE_TELEMETRY=1, or with no exporter", () => {
+    expect(readTelemetrySettings({ OTEL_METRICS_EXPORTER: "otlp" })).toBeUndefined();
+    expect(readTelemetrySettings({ CLAUDE_CODE_ENABLE_TELEMETRY: "1" })).toBeUndefined();
+  });
+
+  it("reads per-signal protocols, endpoints and headers over the shared ones, as the specification says", () => {
+    const settings = readTelemetrySettings({
+      CLAUDE_CODE_ENABLE_TELEMETRY: "1",
+      OTEL_METRICS_EXPORTER: "otlp",
+      OTEL_LOGS_EXPORTER: "console",
+      OTEL_TRACES_EXPORTER: "otlp,prometheus",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "grpc",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://collector.example/",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://traces.example/in",
+      OTEL_EXPORTER_OTLP_HEADERS: "x-key=abc%3Ddef,bad",
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-trace=1",
+      OTEL_METRIC_EXPORT_INTERVAL: "soon",
+      OTEL_RESOURCE_ATTRIBUTES: "team=demo,env=ci",
+      OTEL_LOG_USER_PROMPTS: "1",
+    });
+    expect(settings?.signals.metrics).toMatchObject({
+      kind: "otlp",
+      protocol: "grpc",
+      url: "https://collector.example/",
+      intervalMs: 60_000,
+    });
+    expect(settings?.signals.logs).toMatchObject({ kind: "console", protocol: "http/json" });
+    expect(settings?.signals.traces).toMatchObject({
+      url: "https://traces.example/in",
+      headers: { "x-key": "abc=def", "x-trace": "1" },
+    });
+    expect(settings?.resourceAttributes).toEqual({ team: "demo", env: "ci" });
+    expect(settings?.logUserPrompts).toBe(true);
+    expect(settings?.logToolDetails).toBe(false);
+    expect(settings?.headerValues.sort()).toEqual(["1", "abc=def"]);
+    expect(settings?.problems).toHaveLength(3);
+  });
+});
+
+/** The recorded run with a Task call whose subagent made a Read, and one egress connection. */
+function withSubagentAndEgress(report: RunReport): RunReport {
+  const read = report.toolCalls[0]!;
+  const task = { ...read, id: "toolu_task", tool: "Task", input: { subagent_type: "Explore" }, index: 4 };
+  const child = { ...read, id: "toolu_child", index: 5, parentToolUseId: "toolu_task", agent: "Explore" };
+  return {
+    ...report,
+    toolCalls: [...report.toolCalls, task, child],
+    egress: {
+      allowed: ["registry.npmjs.org"],
+      allowedHosts: ["registry.npmjs.org"],
+      privateHosts: [],
+      connections: [
+        {
+          host: "evil.example",
+          port: 443,
+          kind: "connect",
+          decision: "denied",
+          reason: "not in the allowlist",
+          bytesUp: 0,
+          bytesDown: 0,
+          startedAt: report.startedAt,
+          durationMs: 1,
+          caller: "toolu_script_2_0",
+        },
+      ],
+    },
+  };
+}
+
+describe("telemetry export over OTLP/gRPC", () => {
+  it("nests a subagent's call under its Task call, tells egress, and sends no input or prompt unasked", async () => {
+    const collector = await startOtlpGrpcReceiver();
+    receivers.push(collector);
+    const warnings: string[] = [];
+    const report = withSubagentAndEgress(recorded());
+    const prompt = "fix add; the password is hunter2-canary";
+    await exportRunTelemetry({
+      report,
+      outDir: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-telemetry-")),
+      origin: { prompt, repository: "octo/calc", event: "pull_request", pullRequest: 7 },
+      env: {
+        CLAUDE_CODE_ENABLE_TELEMETRY: "1",
+        OTEL_METRICS_EXPORTER: "otlp",
+        OTEL_LOGS_EXPORTER: "otlp",
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      },
+      secrets: ["hunter2-canary"],
+      warn: (line) => warnings.push(line),
+    });
+    await collector.waitFor(["traces", "logs", "metrics"]);
+    const { spans, logs, points, raw } = collector.received;
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    const child = spans.find(
+      (s) => s.name === "claude_code.tool" && s.attributes.tool_use_id === "toolu_child",
+    );
+    const parent = byId.get(child?.parentSpanId ?? "");
+    expect(parent?.name).toBe("claude_code.tool.execution");
+    expect(byId.get(parent?.parentSpanId ?? "")?.attributes["gen_ai.tool.name"]).toBe("Task");
+    expect(child?.attributes["agent_ci.agent"]).toBe("Explore");
+    const egress = logs.find((l) => l.attributes["event.name"] === "agent_ci.egress_connection");
+    expect(egress?.attributes).toMatchObject({
+      "agent_ci.egress.host": "evil.example",
+      "agent_ci.egress.decision": "denied",
+      "agent_ci.pull_request.number": 7,
+    });
+    expect(points.some((p) => p.metric === "agent_ci.egress.bytes")).toBe(true);
+    // Not opted in: no prompt, no tool input, no file path or command.
+    const sent = Buffer.concat(raw.map((r) => r.body)).toString("latin1");
+    expect(sent).not.toContain("hunter2");
+    expect(sent).not.toContain("fix add");
+    expect(sent).not.toContain("/workspace/calc.js");
+    expect(sent).not.toContain("rm -rf");
+    expect(logs.find((l) => l.attributes["event.name"] === "user_prompt")?.attributes.prompt).toBeUndefined();
+    // At most the one line a loaded machine may cause (the collector past the end's budget).
+    expect(warnings.length).toBeLessThanOrEqual(1);
+  });
+
+  it("puts each attempt's conversation under one run span", async () => {
+    const collector = await startOtlpGrpcReceiver();
+    receivers.push(collector);
+    const base = recorded();
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-telemetry-"));
+    for (const k of [1, 2]) {
+      fs.mkdirSync(path.join(outDir, `attempt-${k}`));
+      fs.writeFileSync(
+        path.join(outDir, `attempt-${k}`, "report.json"),
+        JSON.stringify({ ...base, runId: `${base.runId}-a${k}` }),
+      );
+    }
+    const attempt = (k: number) => ({
+      attempt: k,
+      dir: `attempt-${k}`,
+      runId: `${base.runId}-a${k}`,
+      started: true,
+      exitReason: "completed" as const,
+      outcome: "changes" as const,
+      verify: "not_run" as const,
+      deniedCalls: 1,
+      changedLines: 2,
+      turns: 5,
+      costUsd: 0,
+    });
+    await exportRunTelemetry({
+      report: {
+        ...base,
+        attempts: [attempt(1), attempt(2)],
+        chosen: { attempt: 2, reason: "r", verified: false },
+      },
+      outDir,
+      origin: {},
+      env: {
+        CLAUDE_CODE_ENABLE_TELEMETRY: "1",
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      },
+      secrets: [],
+      warn: () => undefined,
+    });
+    await collector.waitFor(["traces"]);
+    const { spans } = collector.received;
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    const runs = spans.filter((s) => s.name === "agent_ci.run");
+    expect(runs).toHaveLength(1);
+    const interactions = spans.filter((s) => s.name === "claude_code.interaction");
+    expect(interactions.map((s) => s.attributes["gen_ai.conversation.id"]).sort()).toEqual([
+      `${base.runId}-a1`,
+      `${base.runId}-a2`,
+    ]);
+    for (const i of interactions) {
+      const attemptSpan = byId.get(i.parentSpanId);
+      expect(attemptSpan?.name).toBe("agent_ci.attempt");
+      expect(attemptSpan?.parentSpanId).toBe(runs[0]?.spanId);
+    }
+  });
+});
