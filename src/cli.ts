@@ -268,6 +268,7 @@ async function exportTelemetry(config: RunConfig, outcome: RunOutcome): Promise<
       env: process.env,
       secrets: knownSecrets(config),
       warn: (line) => log.err.text(line),
+      grpc: () => import("./telemetry/otlp-grpc.js"),
     });
   } catch (e) {
     log.err.text(`agent-ci: telemetry: not exported: ${(e as Error).message}`);

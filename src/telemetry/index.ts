@@ -9,7 +9,7 @@ import path from "node:path";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { createRedactor, parseReport, REPORT_FILE_NAMES, type RunReport } from "../report/index.js";
 import { AGENT_CI_VERSION } from "../version.js";
-import { shutdownProviders, startProviders } from "./providers.js";
+import { shutdownProviders, startProviders, type GrpcExporters } from "./providers.js";
 import { readTelemetrySettings, type TelemetrySettings } from "./settings.js";
 import { type RunOrigin, RunSignals } from "./signals.js";
 
@@ -28,6 +28,8 @@ export interface ExportRunOptions {
   secrets: readonly string[];
   /** One warning line (the CLI's stderr, the Action's log). */
   warn: (line: string) => void;
+  /** Where OTLP/gRPC's exporters come from: the CLI's bundle has them, the Action's does not (its size ceiling). */
+  grpc?: GrpcExporters;
 }
 
 /**
@@ -89,7 +91,7 @@ export async function exportRunTelemetry(options: ExportRunOptions): Promise<voi
   const redactor = createRedactor({ secrets: [...options.secrets, ...settings.headerValues] });
   const problems = [...settings.problems];
   try {
-    const providers = await startProviders(settings, resourceOf(settings));
+    const providers = await startProviders(settings, resourceOf(settings), options.grpc);
     const origin = {
       ...options.origin,
       prompt: options.origin.prompt === undefined ? undefined : redactor.redact(options.origin.prompt),

@@ -46,9 +46,18 @@ function watched<T, E extends AnyExporter<T>>(exporter: E, providers: Providers)
   return exporter;
 }
 
+/** The grpc exporters' loader: the CLI's `() => import("./otlp-grpc.js")`; none in the Action (grpc-js is big). */
+export type GrpcExporters = () => Promise<typeof import("./otlp-grpc.js")>;
+
 /** The protocol's exporters (otlp-*.ts), loaded when asked for. */
-function otlpExporters(signal: SignalExport) {
-  if (signal.protocol === "grpc") return import("./otlp-grpc.js");
+function otlpExporters(signal: SignalExport, grpc: GrpcExporters | undefined) {
+  if (signal.protocol === "grpc") {
+    if (!grpc)
+      throw new Error(
+        "the Action exports over HTTP only (OTLP/gRPC is the CLI's): set OTEL_EXPORTER_OTLP_PROTOCOL to http/protobuf and the endpoint to the collector's OTLP/HTTP port (4318)",
+      );
+    return grpc();
+  }
   if (signal.protocol === "http/json") return import("./otlp-json.js");
   return import("./otlp-proto.js");
 }
@@ -57,27 +66,31 @@ function exporterOptions(signal: SignalExport) {
   return { url: signal.url, headers: signal.headers, timeoutMillis: SHUTDOWN_BUDGET_MS, concurrencyLimit: 4 };
 }
 
-async function spanExporter(signal: SignalExport): Promise<SpanExporter> {
+async function spanExporter(signal: SignalExport, grpc: GrpcExporters | undefined): Promise<SpanExporter> {
   if (signal.kind === "console") return new ConsoleSpanExporter();
   const options = exporterOptions(signal);
-  return new (await otlpExporters(signal)).OTLPTraceExporter(options);
+  return new (await otlpExporters(signal, grpc)).OTLPTraceExporter(options);
 }
 
-async function logExporter(signal: SignalExport): Promise<LogRecordExporter> {
+async function logExporter(
+  signal: SignalExport,
+  grpc: GrpcExporters | undefined,
+): Promise<LogRecordExporter> {
   if (signal.kind === "console") return new ConsoleLogRecordExporter();
   const options = exporterOptions(signal);
-  return new (await otlpExporters(signal)).OTLPLogExporter(options);
+  return new (await otlpExporters(signal, grpc)).OTLPLogExporter(options);
 }
 
 async function metricExporter(
   signal: SignalExport,
   settings: TelemetrySettings,
+  grpc: GrpcExporters | undefined,
 ): Promise<PushMetricExporter> {
   const temporality =
     settings.temporality === "delta" ? AggregationTemporality.DELTA : AggregationTemporality.CUMULATIVE;
   if (signal.kind === "console") return new ConsoleMetricExporter({ temporalitySelector: () => temporality });
   const options = { ...exporterOptions(signal), temporalityPreference: temporality };
-  return new (await otlpExporters(signal)).OTLPMetricExporter(options);
+  return new (await otlpExporters(signal, grpc)).OTLPMetricExporter(options);
 }
 
 function batchOptions(signal: SignalExport) {
@@ -90,14 +103,18 @@ function batchOptions(signal: SignalExport) {
 }
 
 /** A provider per signal the settings export. */
-export async function startProviders(settings: TelemetrySettings, resource: Resource): Promise<Providers> {
+export async function startProviders(
+  settings: TelemetrySettings,
+  resource: Resource,
+  grpc: GrpcExporters | undefined,
+): Promise<Providers> {
   const { traces, logs, metrics } = settings.signals;
   const providers: Providers = {};
   if (traces)
     providers.tracer = new BasicTracerProvider({
       resource,
       spanProcessors: [
-        new BatchSpanProcessor(watched(await spanExporter(traces), providers), batchOptions(traces)),
+        new BatchSpanProcessor(watched(await spanExporter(traces, grpc), providers), batchOptions(traces)),
       ],
     });
   if (logs)
@@ -105,7 +122,7 @@ export async function startProviders(settings: TelemetrySettings, resource: Reso
       resource,
       processors: [
         new BatchLogRecordProcessor({
-          exporter: watched(await logExporter(logs), providers),
+          exporter: watched(await logExporter(logs, grpc), providers),
           ...batchOptions(logs),
         }),
       ],
@@ -115,7 +132,7 @@ export async function startProviders(settings: TelemetrySettings, resource: Reso
       resource,
       readers: [
         new PeriodicExportingMetricReader({
-          exporter: watched(await metricExporter(metrics, settings), providers),
+          exporter: watched(await metricExporter(metrics, settings, grpc), providers),
           exportIntervalMillis: Math.max(metrics.intervalMs, SHUTDOWN_BUDGET_MS + 1),
           exportTimeoutMillis: SHUTDOWN_BUDGET_MS,
         }),

@@ -93,6 +93,25 @@ function withSubagentAndEgress(report: RunReport): RunReport {
 }
 
 describe("telemetry export over OTLP/gRPC", () => {
+  it("is the CLI's alone: without the grpc exporters (the Action's bundle) it warns once, naming OTLP/HTTP", async () => {
+    const warnings: string[] = [];
+    await exportRunTelemetry({
+      report: recorded(),
+      outDir: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-telemetry-")),
+      origin: {},
+      env: {
+        CLAUDE_CODE_ENABLE_TELEMETRY: "1",
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+      },
+      secrets: [],
+      warn: (line) => warnings.push(line),
+    });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("OTEL_EXPORTER_OTLP_PROTOCOL to http/protobuf");
+  });
+
   it("nests a subagent's call under its Task call, tells egress, and sends no input or prompt unasked", async () => {
     const collector = await startOtlpGrpcReceiver();
     receivers.push(collector);
@@ -113,6 +132,7 @@ describe("telemetry export over OTLP/gRPC", () => {
       },
       secrets: ["hunter2-canary"],
       warn: (line) => warnings.push(line),
+      grpc: () => import("../../src/telemetry/otlp-grpc.js"),
     });
     await collector.waitFor(["traces", "logs", "metrics"]);
     const { spans, logs, points, raw } = collector.received;
@@ -183,6 +203,7 @@ describe("telemetry export over OTLP/gRPC", () => {
       },
       secrets: [],
       warn: () => undefined,
+      grpc: () => import("../../src/telemetry/otlp-grpc.js"),
     });
     await collector.waitFor(["traces"]);
     const { spans } = collector.received;
