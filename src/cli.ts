@@ -16,6 +16,7 @@ import type { PROGRESS_FORMATS } from "./options/values.js";
 import { modelProvider, providerEnv, providersFromEnv } from "./runner/model/providers.js";
 import { jsonProgress } from "./runner/progress.js";
 import { addPublishCommand } from "./publish/cli.js";
+import { addQueueCommand } from "./fleet/cli.js";
 import { splitList } from "./github/inputs.js";
 import { processLogs } from "./github/workflow-log.js";
 import { AGENT_CI_VERSION } from "./version.js";
@@ -353,6 +354,8 @@ Examples:
 
   // `publish`: from a run's output folder to a pull request (src/publish/).
   addPublishCommand(program, log);
+  // `queue`: the work queue and its ledger (src/fleet/).
+  addQueueCommand(program, log);
 
   program
     .command("choose")
