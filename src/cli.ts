@@ -16,7 +16,7 @@ import type { PROGRESS_FORMATS } from "./options/values.js";
 import { modelProvider, providerEnv, providersFromEnv } from "./runner/model/providers.js";
 import { jsonProgress } from "./runner/progress.js";
 import { addPublishCommand } from "./publish/cli.js";
-import { addQueueCommand } from "./fleet/cli.js";
+import { addBatchCommand, addQueueCommand } from "./fleet/cli.js";
 import { splitList } from "./github/inputs.js";
 import { processLogs } from "./github/workflow-log.js";
 import { AGENT_CI_VERSION } from "./version.js";
@@ -155,7 +155,7 @@ async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
   }
 }
 
-async function run(flags: RunFlags): Promise<number> {
+async function run(flags: RunFlags, seen?: (outcome: RunOutcome) => void): Promise<number> {
   const [{ runAgent, endedBeforeAnyContainer }, { printContext }, { disposeAllSandboxes }] =
     await Promise.all([
       import("./runner/run.js"),
@@ -226,6 +226,7 @@ async function run(flags: RunFlags): Promise<number> {
       : await runAgent(config, io, cancel.signal);
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
+  seen?.(outcome);
 
   if (endedBeforeAnyContainer(outcome)) {
     // An --out folder that was there before is the user's: left as it is.
@@ -243,12 +244,24 @@ async function run(flags: RunFlags): Promise<number> {
     error: outcome.error,
   });
 
-  const summary = closingSummary(config, outcome);
+  const summary = seen ? undefined : closingSummary(config, outcome);
   if (summary) {
     if (config.outputFormat === "json") log.out.json(summary);
     else log.out.text(summary);
   }
   return outcome.exitCode;
+}
+
+/** One task of `agent-ci batch`: its options parsed by the run command itself, then run by its own function. */
+async function runTask(argv: readonly string[]) {
+  const program = buildProgram();
+  let flags: RunFlags | undefined;
+  program.commands.find((c) => c.name() === "run")?.action((given: RunFlags) => void (flags = given));
+  await program.parseAsync(["run", ...argv], { from: "user" });
+  let outcome: RunOutcome | undefined;
+  const exitCode = flags ? await run(flags, (o) => (outcome = o)) : EXIT_CODES.config_error;
+  const { runId, exitReason, outDir, error, report } = outcome ?? {};
+  return { exitCode, runId, exitReason, outDir, error, costUsd: report?.costUsd };
 }
 
 /** What the run prints on stdout when it ends: one JSON object, or the text summary. */
@@ -356,6 +369,7 @@ Examples:
   addPublishCommand(program, log);
   // `queue`: the work queue and its ledger (src/fleet/).
   addQueueCommand(program, log);
+  addBatchCommand(program, log, runTask);
 
   program
     .command("choose")

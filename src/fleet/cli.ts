@@ -290,3 +290,57 @@ export function readTasks(file: string): Array<Record<string, unknown>> {
   });
   return tasks;
 }
+
+/**
+ * `agent-ci batch <tasks.jsonl> [run options...]`: the tasks K at a time, each run by `runTask` (the CLI's own
+ * run command, handed in), and the table at the end. Batch's own options come before the run's.
+ */
+export function addBatchCommand(
+  program: Command,
+  log: ProcessLogs,
+  runTask: (argv: readonly string[]) => Promise<import("./batch.js").BatchRunResult>,
+): void {
+  program
+    .command("batch")
+    .description(
+      "run a file of tasks (one JSON object a line: agent-ci run's options by flag name), K sandboxes at a time; run options after the file apply to every task",
+    )
+    .argument("<tasks.jsonl>")
+    .option("--parallel <k>", "sandboxes at a time", positiveInt, 1)
+    .option("--batch-out <dir>", "where each task's output folder goes (default agent-ci-out/batch-<time>)")
+    .option(
+      "--max-usd <usd>",
+      "start no task once the batch's spend, with what runs in flight may spend, would pass this",
+      usd,
+    )
+    .option("--max-budget-usd <usd>", "what one run may spend (passed to every run), held while it runs", usd)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(
+      async (
+        file: string,
+        flags: { parallel: number; batchOut?: string; maxUsd?: number; maxBudgetUsd?: number },
+        command: Command,
+      ) => {
+        const { batchTasks, runBatch, batchTable } = await import("./batch.js");
+        const common = command.args.slice(1);
+        const outParent =
+          flags.batchOut ?? `agent-ci-out/batch-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+        const budget =
+          flags.maxBudgetUsd !== undefined ? ["--max-budget-usd", String(flags.maxBudgetUsd)] : [];
+        const tasks = batchTasks(readTasks(file), ["--quiet", ...budget, ...common], file, outParent);
+        const records = await runBatch(tasks, {
+          parallel: flags.parallel,
+          run: (task) => runTask(task.argv),
+          maxUsd: flags.maxUsd,
+          perRunUsd: flags.maxBudgetUsd,
+          onDone: (r) =>
+            log.err.text(
+              `agent-ci batch: ${r.task.name}: ${r.status === "capped" ? "not started (cap)" : `${r.exitReason ?? "error"} (exit ${r.exitCode})`}`,
+            ),
+        });
+        log.out.text(`${batchTable(records)}\n`);
+        process.exitCode = records.every((r) => r.status === "ran" && r.exitCode === 0) ? 0 : 1;
+      },
+    );
+}
