@@ -335,6 +335,7 @@ const CASES: Record<string, Case> = {
   },
   "continue-agent-prs.yml": { event: "issue-comment-pr", payload: comment("@agent-ci also fix add()") },
   "attempts-matrix.yml": { event: "issues-labeled" },
+  "backlog.yml": { event: "schedule" },
   "fix-issue-when-labeled.yml": { event: "issues-labeled" },
   "matrix-fan-out.yml": {
     event: "workflow-dispatch",
