@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { git, GitError } from "../host-git.js";
-import { authConfig } from "../publish/pull-request.js";
+import { authConfig } from "../publish/publish-repo.js";
 
 export const LEDGER_REF = "refs/agent-ci/queue";
 

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { GitHubApi } from "../github/api.js";
 import { findMarkerComment } from "../github/comments.js";
-import { BRANCH_PREFIX, PR_MARKER_PREFIX } from "../publish/pull-request.js";
+import { BRANCH_PREFIX, PR_MARKER_PREFIX } from "../publish/pull-text.js";
 import { CAP_COMMENT_MARKER, capComment, capRoom, type CapRoom, type Caps } from "./caps.js";
 import { LedgerRepo, MAX_APPEND_TRIES, type LedgerEntry, type LedgerRemote } from "./ledger.js";
 import { claimable, foldLedger, type QueueState } from "./state.js";

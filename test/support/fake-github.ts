@@ -407,13 +407,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return json(
         res,
         200,
-        found
-          .slice((page - 1) * perPage, page * perPage)
-          .map((i) => ({
-            ...i,
-            labels: (i.labels ?? []).map((name) => ({ name })),
-            pull_request: i.pull_request ? { url: "x" } : undefined,
-          })),
+        found.slice((page - 1) * perPage, page * perPage).map((i) => ({
+          ...i,
+          labels: (i.labels ?? []).map((name) => ({ name })),
+          pull_request: i.pull_request ? { url: "x" } : undefined,
+        })),
       );
     }
     if (method === "GET" && (match = m(new RegExp(`${prefix}/actions/runs/(\\d+)$`)))) {

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GitHubApi, octokitRequest } from "../../../src/github/api.js";
 import { git } from "../../../src/host-git.js";
-import { authConfig } from "../../../src/publish/pull-request.js";
+import { authConfig } from "../../../src/publish/publish-repo.js";
 import {
   EMPTY_TREE,
   LEDGER_REF,
