@@ -16,6 +16,7 @@ import type { PROGRESS_FORMATS } from "./options/values.js";
 import { modelProvider, providerEnv, providersFromEnv } from "./runner/model/providers.js";
 import { jsonProgress } from "./runner/progress.js";
 import { addPublishCommand } from "./publish/cli.js";
+import { addBatchCommand, addQueueCommand } from "./fleet/cli.js";
 import { splitList } from "./github/inputs.js";
 import { processLogs } from "./github/workflow-log.js";
 import { AGENT_CI_VERSION } from "./version.js";
@@ -155,7 +156,7 @@ async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
   }
 }
 
-async function run(flags: RunFlags): Promise<number> {
+async function run(flags: RunFlags, seen?: (outcome: RunOutcome) => void): Promise<number> {
   const [{ runAgent, endedBeforeAnyContainer }, { printContext }, { disposeAllSandboxes }] =
     await Promise.all([
       import("./runner/run.js"),
@@ -226,6 +227,7 @@ async function run(flags: RunFlags): Promise<number> {
       : await runAgent(config, io, cancel.signal);
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
+  seen?.(outcome);
 
   if (endedBeforeAnyContainer(outcome)) {
     // An --out folder that was there before is the user's: left as it is.
@@ -245,7 +247,7 @@ async function run(flags: RunFlags): Promise<number> {
 
   if (outcome.report && telemetryEnabled(process.env)) await exportTelemetry(config, outcome);
 
-  const summary = closingSummary(config, outcome);
+  const summary = seen ? undefined : closingSummary(config, outcome);
   if (summary) {
     if (config.outputFormat === "json") log.out.json(summary);
     else log.out.text(summary);
@@ -273,6 +275,18 @@ async function exportTelemetry(config: RunConfig, outcome: RunOutcome): Promise<
   } catch (e) {
     log.err.text(`agent-ci: telemetry: not exported: ${(e as Error).message}`);
   }
+}
+
+/** One task of `agent-ci batch`: its options parsed by the run command itself, then run by its own function. */
+async function runTask(argv: readonly string[]) {
+  const program = buildProgram();
+  let flags: RunFlags | undefined;
+  program.commands.find((c) => c.name() === "run")?.action((given: RunFlags) => void (flags = given));
+  await program.parseAsync(["run", ...argv], { from: "user" });
+  let outcome: RunOutcome | undefined;
+  const exitCode = flags ? await run(flags, (o) => (outcome = o)) : EXIT_CODES.config_error;
+  const { runId, exitReason, outDir, error, report } = outcome ?? {};
+  return { exitCode, runId, exitReason, outDir, error, costUsd: report?.costUsd };
 }
 
 /** What the run prints on stdout when it ends: one JSON object, or the text summary. */
@@ -378,6 +392,9 @@ Examples:
 
   // `publish`: from a run's output folder to a pull request (src/publish/).
   addPublishCommand(program, log);
+  // `queue`: the work queue and its ledger (src/fleet/).
+  addQueueCommand(program, log);
+  addBatchCommand(program, log, runTask);
 
   program
     .command("choose")

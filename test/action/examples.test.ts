@@ -45,6 +45,7 @@ describe("examples/workflows", () => {
     expect(files.sort()).toEqual([
       "answer-pr-comments.yml",
       "attempts-matrix.yml",
+      "backlog.yml",
       "claude-code-action-equivalent.yml",
       "continue-agent-prs.yml",
       "fix-issue-when-labeled.yml",
@@ -91,8 +92,12 @@ describe("examples/workflows", () => {
             for (const key of Object.keys(step.with ?? {}))
               expect(Object.keys(PUBLISH_INPUT_DEFAULTS), `unknown publish input ${key}`).toContain(key);
         }
-        // A job that may write the code is there to publish: it does so with the publish action.
-        if (job.permissions?.contents === "write")
+        // A job that may write the code is there to publish: it does so with the publish action. The one
+        // other is the queue's scheduler, which pushes only its ledger ref and runs no model.
+        const scheduler =
+          job.steps.every((s) => !s.uses?.startsWith("OWNER/")) &&
+          job.steps.some((s) => /\bagent-ci queue claim\b/.test(s.run ?? ""));
+        if (job.permissions?.contents === "write" && !scheduler)
           expect(
             job.steps.map((s) => s.uses),
             `${name} publishes with ${PUBLISH}`,

@@ -294,6 +294,16 @@ const ROWS = [
       { file: "test/unit/sandbox/service.test.ts", test: "B22 is a volume of the run on Podman" },
     ],
   },
+  {
+    id: "B24",
+    what: "a pull request's run, whose token may push, appends forged entries to the queue's ledger (refs/agent-ci/queue): claims, another run's release, a commit with files",
+    covered: [
+      {
+        file: "test/unit/fleet/queue.test.ts",
+        test: "B24 a ledger entry pushed from a pull request's run is ignored",
+      },
+    ],
+  },
 ] as const satisfies readonly Row[];
 
 const { checkTable } = rowTester(ROWS);

@@ -43,6 +43,20 @@ export interface FakeIssue {
   body: string;
   user: FakeUser;
   pull_request?: boolean;
+  /** For the issue list's filters (GET /repos/{owner}/{repo}/issues). */
+  labels?: string[];
+  milestone?: number;
+  assignees?: string[];
+  state?: "open" | "closed";
+}
+
+/** A workflow run, as GET /repos/{owner}/{repo}/actions/runs/{run_id} answers it. */
+export interface FakeWorkflowRun {
+  id: number;
+  event: string;
+  head_branch: string;
+  /** owner/name (default the fake's repository). */
+  repository?: string;
 }
 
 export interface FakePull {
@@ -202,6 +216,8 @@ export interface FakeGitHubOptions {
   reviews?: FakeReview[];
   /** owner/name → a bare repository createCommitOnBranch writes its commits to. */
   repositories?: Record<string, string>;
+  /** Workflow runs by id (more may be added to `runs` later). */
+  runs?: FakeWorkflowRun[];
 }
 
 export interface FakeGitHub {
@@ -215,6 +231,10 @@ export interface FakeGitHub {
   /** GraphQL: every createCommitOnBranch asked for (`mutations`), and a hook that runs before one applies. */
   graphql: FakeGraphQL;
   inject(fault: Fault): void;
+  /** Workflow runs GET /actions/runs/{id} knows. */
+  runs: Map<number, FakeWorkflowRun>;
+  /** Issues by number (seeded). */
+  issues: Map<number, FakeIssue>;
   /** Requests that change something: other than GETs and GraphQL queries. */
   writes(): RecordedGitHubRequest[];
   close(): Promise<void>;
@@ -249,6 +269,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const issues = new Map((options.issues ?? []).map((i) => [i.number, i]));
   const pulls = new Map((options.pulls ?? []).map((p) => [p.number, p]));
   const comments: FakeComment[] = [...(options.comments ?? [])];
+  const runs = new Map((options.runs ?? []).map((r) => [r.id, r]));
   const permissions = options.permissions ?? {};
   const users = new Map((options.users ?? []).map((u) => [u.login, u]));
   const contents = options.contents ?? {};
@@ -400,6 +421,43 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return json(res, 200, commentJson(comment));
       }
       if (method === "GET") return json(res, 200, commentJson(comment));
+    }
+    if (method === "GET" && m(new RegExp(`${prefix}/issues$`))) {
+      // Open issues and pull requests, oldest first, filtered as GitHub filters them (labels: all of them).
+      const labels = (query.get("labels") ?? "").split(",").filter(Boolean);
+      const state = query.get("state") ?? "open";
+      const milestone = query.get("milestone");
+      const assignee = query.get("assignee");
+      const perPage = Math.min(100, Number(query.get("per_page") ?? 30));
+      const page = Math.max(1, Number(query.get("page") ?? 1));
+      const found = [...issues.values()]
+        .filter(
+          (i) =>
+            (state === "all" || (i.state ?? "open") === state) &&
+            labels.every((l) => i.labels?.includes(l)) &&
+            (!milestone || String(i.milestone) === milestone) &&
+            (!assignee || i.assignees?.includes(assignee)),
+        )
+        .sort((a, b) => a.number - b.number);
+      return json(
+        res,
+        200,
+        found.slice((page - 1) * perPage, page * perPage).map((i) => ({
+          ...i,
+          labels: (i.labels ?? []).map((name) => ({ name })),
+          pull_request: i.pull_request ? { url: "x" } : undefined,
+        })),
+      );
+    }
+    if (method === "GET" && (match = m(new RegExp(`${prefix}/actions/runs/(\\d+)$`)))) {
+      const run = runs.get(Number(match[1]));
+      if (!run) return json(res, 404, { message: "Not Found" });
+      return json(res, 200, {
+        id: run.id,
+        event: run.event,
+        head_branch: run.head_branch,
+        repository: { full_name: run.repository ?? `${owner}/${repo}` },
+      });
     }
     if (method === "GET" && (match = m(new RegExp(`${prefix}/issues/(\\d+)$`)))) {
       const issue = issues.get(Number(match[1]));
@@ -680,6 +738,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     pulls,
     reviews,
     graphql,
+    runs,
+    issues,
     inject: (fault) => pending.push({ ...fault, left: fault.times ?? 1 }),
     writes: () =>
       requests.filter((r) => r.method !== "GET" && !(r.path === "/graphql" && isViewerQuery(r.body))),

@@ -1,0 +1,55 @@
+// Spending caps across runs: the day's and the month's spend (UTC) against one cap name (the repository's
+// `owner/repo` unless the workflow names a cap to share across repositories), read from the ledger's trusted
+// cost entries. A run may start only while the spend so far, plus what the runs in flight may still spend
+// (each at most its own max_budget_usd), plus its own max_budget_usd, stays within the cap. A run in flight
+// stops at its own max_budget_usd as before; the cap decides only whether runs start.
+import { liveClaims, type QueueState } from "./state.js";
+
+export interface Caps {
+  maxDailyUsd?: number;
+  maxMonthlyUsd?: number;
+  /** The name spend is counted under. */
+  capName: string;
+  /** What one run may spend (its max_budget_usd): reserved for every run in flight and every run started. */
+  perRunUsd?: number;
+}
+
+export interface CapRoom {
+  /** How many more runs may start now (Infinity without caps). */
+  room: number;
+  /** Why no run may start, in one sentence (when `room` is 0). */
+  why?: string;
+  spentToday: number;
+  spentMonth: number;
+}
+
+const usd = (n: number) => `$${n.toFixed(2)}`;
+
+/** How many runs may start under the caps, given the ledger's state. */
+export function capRoom(state: QueueState, caps: Caps): CapRoom {
+  const spent = state.spend.get(caps.capName) ?? { day: 0, month: 0 };
+  const perRun = caps.perRunUsd ?? 0;
+  const reserved = liveClaims(state).length * perRun;
+  let room = Number.POSITIVE_INFINITY;
+  let why: string | undefined;
+  const limits: Array<[string, number | undefined, number]> = [
+    ["max_daily_usd", caps.maxDailyUsd, spent.day],
+    ["max_monthly_usd", caps.maxMonthlyUsd, spent.month],
+  ];
+  for (const [name, cap, so] of limits) {
+    if (cap === undefined) continue;
+    const left = cap - so - reserved;
+    const fits = perRun > 0 ? Math.max(0, Math.floor(left / perRun + 1e-9)) : left > 0 ? room : 0;
+    if (fits < room) room = fits;
+    if (fits === 0 && why === undefined)
+      why = `${caps.capName} has spent ${usd(so)} of its ${name} ${usd(cap)}${reserved ? ` with ${usd(reserved)} held by runs in flight` : ""}${perRun ? `, and a run may spend ${usd(perRun)}` : ""}`;
+  }
+  return { room, why, spentToday: spent.day, spentMonth: spent.month };
+}
+
+/** The comment a refused start leaves on its thread (marked, so a later refusal edits it). */
+export const CAP_COMMENT_MARKER = "<!-- agent-ci-cap -->";
+
+export function capComment(why: string): string {
+  return `${CAP_COMMENT_MARKER}\nagent-ci did not start a run for this: ${why}. It starts again when the spend falls under the cap (a new day or month), or when the workflow raises it.`;
+}

@@ -1,0 +1,346 @@
+// `agent-ci queue` (claim, status, release, check): the work queue from a workflow step or a terminal. The token
+// comes from the environment (AGENT_CI_QUEUE_TOKEN, GH_TOKEN or GITHUB_TOKEN), never a flag; the repository
+// from --repo or GITHUB_REPOSITORY; the run that writes from GITHUB_RUN_ID, on a trusted event only.
+import fs from "node:fs";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { z } from "zod";
+import type { ProcessLogs } from "../github/workflow-log.js";
+import type { Caps } from "./caps.js";
+import type { LedgerEntry } from "./ledger.js";
+import type { SchedulerOptions } from "./queue.js";
+
+/** What the commands run, loaded when one runs (the CLI's --help and --version load none of it). */
+const load = async () => {
+  const [api, queue, ledger, caps, status, trust] = await Promise.all([
+    import("../github/api.js"),
+    import("./queue.js"),
+    import("./ledger.js"),
+    import("./caps.js"),
+    import("./status.js"),
+    import("./trust.js"),
+  ]);
+  return { ...api, ...queue, ...ledger, ...caps, ...status, ...trust };
+};
+
+export const QUEUE_TOKEN_VARIABLES = ["AGENT_CI_QUEUE_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"] as const;
+
+const positiveInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("a positive whole number");
+  return n;
+};
+const usd = (value: string) => {
+  const n = Number(value);
+  if (!(n >= 0)) throw new InvalidArgumentError("an amount in US dollars");
+  return n;
+};
+
+interface CommonFlags {
+  repo?: string;
+  remote?: string;
+  apiUrl?: string;
+  maxDailyUsd?: number;
+  maxMonthlyUsd?: number;
+  capName?: string;
+  maxBudgetUsd?: number;
+}
+
+function common(command: Command): Command {
+  return command
+    .option("--repo <owner/name>", "the repository (default: GITHUB_REPOSITORY)")
+    .option("--remote <url>", "its git URL (default: GITHUB_SERVER_URL/<repo>.git)")
+    .addOption(new Option("--api-url <url>").hideHelp())
+    .option("--max-daily-usd <usd>", "start nothing once the day's spend (UTC) would pass this", usd)
+    .option("--max-monthly-usd <usd>", "start nothing once the month's spend (UTC) would pass this", usd)
+    .option(
+      "--cap-name <name>",
+      "count spend under this name, to share a cap across repositories (default: the repository)",
+    )
+    .option(
+      "--max-budget-usd <usd>",
+      "what one run may spend (its own --max-budget-usd), held for every run in flight",
+      usd,
+    );
+}
+
+async function scheduler(flags: CommonFlags, say: (line: string) => void, write: boolean) {
+  const { GitHubApi, octokitRequest, assertTrustedWriter } = await load();
+  const token = QUEUE_TOKEN_VARIABLES.map((name) => process.env[name]?.trim()).find(Boolean);
+  if (!token)
+    throw new Error(
+      `no token: set ${QUEUE_TOKEN_VARIABLES.join(", ")} (contents: write, issues: write, actions: read)`,
+    );
+  const full = flags.repo ?? process.env.GITHUB_REPOSITORY ?? "";
+  const [owner, repo, ...rest] = full.split("/");
+  if (!owner || !repo || rest.length) throw new Error("give --repo owner/name (or set GITHUB_REPOSITORY)");
+  const api = new GitHubApi({
+    request: octokitRequest(token, flags.apiUrl ?? process.env.GITHUB_API_URL),
+    log: say,
+    redact: (text) => text.split(token).join("***"),
+  });
+  const info = await api.call(
+    "GET /repos/{owner}/{repo}",
+    { owner, repo },
+    { what: "reading the repository" },
+  );
+  const defaultBranch = z.object({ default_branch: z.string() }).parse(info.data).default_branch;
+  const server = (process.env.GITHUB_SERVER_URL?.trim() || "https://github.com").replace(/\/+$/, "");
+  const options: SchedulerOptions = {
+    api,
+    context: { api, owner, repo, defaultBranch },
+    remote: {
+      url: flags.remote ?? `${server}/${owner}/${repo}.git`,
+      token,
+      redact: (t) => t.split(token).join("***"),
+    },
+    runId: write ? assertTrustedWriter(process.env) : "",
+    log: say,
+  };
+  const caps: Caps | undefined =
+    flags.maxDailyUsd !== undefined || flags.maxMonthlyUsd !== undefined
+      ? {
+          maxDailyUsd: flags.maxDailyUsd,
+          maxMonthlyUsd: flags.maxMonthlyUsd,
+          capName: flags.capName ?? `${owner}/${repo}`,
+          perRunUsd: flags.maxBudgetUsd,
+        }
+      : undefined;
+  return { options, caps, capName: flags.capName ?? `${owner}/${repo}` };
+}
+
+/** Appends `name=value` lines to the step's outputs file, when there is one. */
+function setOutput(name: string, value: string): void {
+  const file = process.env.GITHUB_OUTPUT;
+  if (file) fs.appendFileSync(file, `${name}<<AGENT_CI_EOF\n${value}\nAGENT_CI_EOF\n`);
+}
+
+function summary(markdown: string): void {
+  const file = process.env.GITHUB_STEP_SUMMARY;
+  if (file) fs.appendFileSync(file, `${markdown}\n`);
+}
+
+const ReportCost = z.object({ runId: z.string().optional(), costUsd: z.number().nonnegative() });
+
+export function addQueueCommand(program: Command, log: ProcessLogs): void {
+  const say = (line: string) => log.err.text(line);
+  const queue = program
+    .command("queue")
+    .description(
+      "a work queue over the repository's issues (or a file of tasks), with its ledger on refs/agent-ci/queue",
+    );
+
+  common(
+    queue
+      .command("claim", { isDefault: true })
+      .description("claim up to --max free items and print the matrix for the next job (output `matrix`)")
+      .option("--label <name>", "issues with this label")
+      .option("--milestone <number>", "issues of this milestone")
+      .option("--assignee <login>", "issues assigned to this login")
+      .option("--tasks <file>", "a file of tasks instead: one JSON object a line, each with an `id`")
+      .option("--max <n>", "claim at most this many", positiveInt, 5)
+      .option("--lease <seconds>", "how long a claim holds without a release", positiveInt, 3600)
+      .option("--no-comment", "do not comment on an issue the caps keep from starting"),
+  ).action(
+    async (
+      flags: CommonFlags & {
+        label?: string;
+        milestone?: string;
+        assignee?: string;
+        tasks?: string;
+        max: number;
+        lease: number;
+        comment: boolean;
+      },
+    ) => {
+      const { claimWork } = await load();
+      const { options, caps } = await scheduler(flags, say, true);
+      const tasks = flags.tasks ? readTasks(flags.tasks) : undefined;
+      for (const task of tasks ?? [])
+        if (typeof task.id !== "string" || !/^[A-Za-z0-9._-]{1,100}$/.test(task.id))
+          throw new Error(
+            `${flags.tasks}: every task the queue claims needs an "id" (letters, digits, . _ -; at most 100)`,
+          );
+      const result = await claimWork(options, {
+        query: { label: flags.label, milestone: flags.milestone, assignee: flags.assignee, tasks },
+        max: flags.max,
+        leaseSeconds: flags.lease,
+        caps,
+        commentOnRefusal: flags.comment,
+      });
+      for (const line of result.refused) say(`agent-ci queue: ignored ledger commit ${line}`);
+      if (result.capped.length && result.cap?.why)
+        say(`agent-ci queue: ${result.capped.length} item(s) wait: ${result.cap.why}`);
+      const matrix = JSON.stringify({
+        include: result.claimed.map((w) => ({
+          item: w.item,
+          title: w.title,
+          ...(w.issue !== undefined ? { issue: w.issue } : {}),
+          ...(w.task ? { task: JSON.stringify(w.task) } : {}),
+        })),
+      });
+      setOutput("matrix", matrix);
+      setOutput("count", String(result.claimed.length));
+      log.out.json(`${matrix}\n`);
+    },
+  );
+
+  common(
+    queue.command("status").description("the queue's state: claimed, running, done, failed, spent today"),
+  ).action(async (flags: CommonFlags) => {
+    const { LedgerRepo, readQueue, statusLines, statusMarkdown } = await load();
+    const { options, capName } = await scheduler(flags, say, false);
+    const ledger = await LedgerRepo.open(options.remote);
+    try {
+      const read = await readQueue(ledger, options);
+      log.out.text(`${statusLines(read.state, capName, read.refused).join("\n")}\n`);
+      summary(statusMarkdown(read.state, capName));
+    } finally {
+      ledger.close();
+    }
+  });
+
+  common(
+    queue
+      .command("release")
+      .description("end this run's claim on an item (published, failed, cancelled) and add the run's cost")
+      .option("--item <item>", "issue:<n> or task:<id>")
+      .addOption(
+        new Option("--outcome <outcome>").choices(["published", "failed", "cancelled"]).default("failed"),
+      )
+      .option("--report <report.json>", "the run's report: its cost is added to the day's and month's spend"),
+  ).action(
+    async (
+      flags: CommonFlags & { item?: string; outcome: "published" | "failed" | "cancelled"; report?: string },
+    ) => {
+      const { appendEntries } = await load();
+      const { options, capName } = await scheduler(flags, say, true);
+      const at = new Date().toISOString();
+      const entries: LedgerEntry[] = [];
+      if (flags.item)
+        entries.push({
+          v: 1,
+          kind: "release",
+          run_id: options.runId,
+          at,
+          item: flags.item,
+          outcome: flags.outcome,
+        });
+      if (flags.report && fs.existsSync(flags.report)) {
+        const cost = ReportCost.parse(JSON.parse(fs.readFileSync(flags.report, "utf8")));
+        entries.push({
+          v: 1,
+          kind: "cost",
+          run_id: options.runId,
+          at,
+          usd: cost.costUsd,
+          cap: capName,
+          ...(flags.item ? { item: flags.item } : {}),
+        });
+      }
+      if (!entries.length) throw new Error("nothing to append: give --item, --report or both");
+      await appendEntries(options, entries);
+    },
+  );
+
+  common(
+    queue
+      .command("check")
+      .description(
+        "before a single triggered run: exit 5, with a comment on the thread, when the caps leave no room",
+      )
+      .option("--issue <n>", "the issue or pull request to comment on", positiveInt),
+  ).action(async (flags: CommonFlags & { issue?: number }) => {
+    const { LedgerRepo, readQueue, capRoom, commentCapped } = await load();
+    const { options, caps } = await scheduler(flags, say, false);
+    if (!caps) return;
+    const ledger = await LedgerRepo.open(options.remote);
+    try {
+      const { state } = await readQueue(ledger, options);
+      const room = capRoom(state, caps);
+      if (room.room > 0) return;
+      say(`agent-ci queue: not starting: ${room.why ?? "the cap is reached"}`);
+      if (flags.issue !== undefined && room.why)
+        await commentCapped(
+          options,
+          [{ item: `issue:${flags.issue}`, issue: flags.issue, title: "" }],
+          room.why,
+        );
+      process.exitCode = 5;
+    } finally {
+      ledger.close();
+    }
+  });
+}
+
+/** A tasks file: one JSON object a line (blank lines skipped). */
+export function readTasks(file: string): Array<Record<string, unknown>> {
+  const lines = fs.readFileSync(file, "utf8").split("\n");
+  const tasks: Array<Record<string, unknown>> = [];
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      throw new Error(`${file} line ${i + 1}: not JSON (${(e as Error).message})`, { cause: e });
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw new Error(`${file} line ${i + 1}: not a JSON object of the run's options`);
+    tasks.push(value as Record<string, unknown>);
+  });
+  return tasks;
+}
+
+/**
+ * `agent-ci batch <tasks.jsonl> [run options...]`: the tasks K at a time, each run by `runTask` (the CLI's own
+ * run command, handed in), and the table at the end. Batch's own options come before the run's.
+ */
+export function addBatchCommand(
+  program: Command,
+  log: ProcessLogs,
+  runTask: (argv: readonly string[]) => Promise<import("./batch.js").BatchRunResult>,
+): void {
+  program
+    .command("batch")
+    .description(
+      "run a file of tasks (one JSON object a line: agent-ci run's options by flag name), K sandboxes at a time; run options after the file apply to every task",
+    )
+    .argument("<tasks.jsonl>")
+    .option("--parallel <k>", "sandboxes at a time", positiveInt, 1)
+    .option("--batch-out <dir>", "where each task's output folder goes (default agent-ci-out/batch-<time>)")
+    .option(
+      "--max-usd <usd>",
+      "start no task once the batch's spend, with what runs in flight may spend, would pass this",
+      usd,
+    )
+    .option("--max-budget-usd <usd>", "what one run may spend (passed to every run), held while it runs", usd)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(
+      async (
+        file: string,
+        flags: { parallel: number; batchOut?: string; maxUsd?: number; maxBudgetUsd?: number },
+        command: Command,
+      ) => {
+        const { batchTasks, runBatch, batchTable } = await import("./batch.js");
+        const common = command.args.slice(1);
+        const outParent =
+          flags.batchOut ?? `agent-ci-out/batch-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+        const budget =
+          flags.maxBudgetUsd !== undefined ? ["--max-budget-usd", String(flags.maxBudgetUsd)] : [];
+        const tasks = batchTasks(readTasks(file), ["--quiet", ...budget, ...common], file, outParent);
+        const records = await runBatch(tasks, {
+          parallel: flags.parallel,
+          run: (task) => runTask(task.argv),
+          maxUsd: flags.maxUsd,
+          perRunUsd: flags.maxBudgetUsd,
+          onDone: (r) =>
+            log.err.text(
+              `agent-ci batch: ${r.task.name}: ${r.status === "capped" ? "not started (cap)" : `${r.exitReason ?? "error"} (exit ${r.exitCode})`}`,
+            ),
+        });
+        log.out.text(`${batchTable(records)}\n`);
+        process.exitCode = records.every((r) => r.status === "ran" && r.exitCode === 0) ? 0 : 1;
+      },
+    );
+}

@@ -1,0 +1,232 @@
+// The scheduler: the work a query names (issues by label, milestone or assignee, or a file of tasks), less
+// what is done or in flight (an open agent-ci pull request for the issue, a live claim in the ledger, a run
+// that ended published or failed), claimed up to N in one compare-and-swap append, under the spending caps;
+// and the release (with the run's cost) when a run ends. Two schedulers that race both read the same tip;
+// one append wins, the other reads again and claims only what is still free.
+import { z } from "zod";
+import type { GitHubApi } from "../github/api.js";
+import { findMarkerComment } from "../github/comments.js";
+import { BRANCH_PREFIX, PR_MARKER_PREFIX } from "../publish/pull-text.js";
+import { CAP_COMMENT_MARKER, capComment, capRoom, type CapRoom, type Caps } from "./caps.js";
+import { LedgerRepo, MAX_APPEND_TRIES, type LedgerEntry, type LedgerRemote } from "./ledger.js";
+import { claimable, foldLedger, type QueueState } from "./state.js";
+import { runVerifier, trustedEntries, type TrustContext } from "./trust.js";
+
+export interface WorkItem {
+  /** `issue:<n>` or `task:<id>`. */
+  item: string;
+  issue?: number;
+  title: string;
+  /** A tasks file's line (the run's options by flag name). */
+  task?: Record<string, unknown>;
+}
+
+export interface WorkQuery {
+  label?: string;
+  milestone?: string;
+  assignee?: string;
+  /** A tasks file's lines, each with an `id`. */
+  tasks?: Array<Record<string, unknown>>;
+}
+
+/** Pages of issues read at most (100 each). */
+export const MAX_ISSUE_PAGES = 10;
+
+const ListedIssue = z.object({
+  number: z.number().int(),
+  title: z.string(),
+  pull_request: z.unknown().optional(),
+});
+
+/** The open issues (never pull requests) a query names, oldest first; or the tasks file's items. */
+export async function listWork(api: GitHubApi, ctx: TrustContext, query: WorkQuery): Promise<WorkItem[]> {
+  if (query.tasks)
+    return query.tasks.map((task) => ({
+      item: `task:${String(task.id)}`,
+      title: String(task.id),
+      task,
+    }));
+  const found: WorkItem[] = [];
+  for (let page = 1; page <= MAX_ISSUE_PAGES; page += 1) {
+    const response = await api.call(
+      "GET /repos/{owner}/{repo}/issues",
+      {
+        owner: ctx.owner,
+        repo: ctx.repo,
+        state: "open",
+        sort: "created",
+        direction: "asc",
+        per_page: 100,
+        page,
+        ...(query.label ? { labels: query.label } : {}),
+        ...(query.milestone ? { milestone: query.milestone } : {}),
+        ...(query.assignee ? { assignee: query.assignee } : {}),
+      },
+      { what: "listing the queue's issues", permission: "issues: read" },
+    );
+    const issues = z.array(ListedIssue).parse(response.data);
+    for (const issue of issues)
+      if (issue.pull_request === undefined || issue.pull_request === null)
+        found.push({ item: `issue:${issue.number}`, issue: issue.number, title: issue.title });
+    if (issues.length < 100) break;
+  }
+  return found;
+}
+
+const ListedPull = z.object({
+  head: z.object({ ref: z.string() }),
+  body: z.string().nullish(),
+});
+
+/**
+ * Issues an open agent-ci pull request already answers: its branch is agent-ci's, its description starts with
+ * agent-ci's marker and names the issue as publish writes it ("Fixes #n" or "Opened from #n").
+ */
+export async function issuesWithOpenPulls(api: GitHubApi, ctx: TrustContext): Promise<Set<number>> {
+  const answered = new Set<number>();
+  for (let page = 1; page <= MAX_ISSUE_PAGES; page += 1) {
+    const response = await api.call(
+      "GET /repos/{owner}/{repo}/pulls",
+      { owner: ctx.owner, repo: ctx.repo, state: "open", per_page: 100, page },
+      { what: "listing open pull requests", permission: "pull-requests: read" },
+    );
+    const pulls = z.array(ListedPull).parse(response.data);
+    for (const pull of pulls) {
+      const body = pull.body ?? "";
+      if (!pull.head.ref.startsWith(BRANCH_PREFIX) || !body.startsWith(PR_MARKER_PREFIX)) continue;
+      for (const m of body.matchAll(/^(?:Fixes|Opened from) #(\d{1,10})$/gm)) answered.add(Number(m[1]));
+    }
+    if (pulls.length < 100) break;
+  }
+  return answered;
+}
+
+export interface SchedulerOptions {
+  api: GitHubApi;
+  context: TrustContext;
+  remote: LedgerRemote;
+  /** This workflow run's id (assertTrustedWriter). */
+  runId: string;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+export interface ClaimOptions {
+  query: WorkQuery;
+  max: number;
+  leaseSeconds: number;
+  caps?: Caps;
+  /** Comment on each item the caps keep from starting (issues only). */
+  commentOnRefusal?: boolean;
+}
+
+export interface ClaimResult {
+  claimed: WorkItem[];
+  /** Items left for later because of the caps. */
+  capped: WorkItem[];
+  cap?: CapRoom;
+  refused: string[];
+}
+
+/** Reads the ledger and keeps what is trusted, folded into the queue's state. */
+export async function readQueue(
+  ledger: LedgerRepo,
+  options: Pick<SchedulerOptions, "api" | "context" | "now">,
+  verify = runVerifier(options.context),
+): Promise<{ tip: string; state: QueueState; refused: string[] }> {
+  const snapshot = await ledger.read();
+  const trusted = await trustedEntries(snapshot, verify);
+  return {
+    tip: snapshot.tip,
+    state: foldLedger(trusted.entries, (options.now ?? Date.now)()),
+    refused: trusted.refused,
+  };
+}
+
+/** Claims up to `max` free items, under the caps, with compare-and-swap; retries when another writer won. */
+export async function claimWork(options: SchedulerOptions, claim: ClaimOptions): Promise<ClaimResult> {
+  const now = options.now ?? Date.now;
+  const [work, answered] = await Promise.all([
+    listWork(options.api, options.context, claim.query),
+    issuesWithOpenPulls(options.api, options.context),
+  ]);
+  const ledger = await LedgerRepo.open(options.remote);
+  const verify = runVerifier(options.context);
+  try {
+    for (let attempt = 0; attempt < MAX_APPEND_TRIES; attempt += 1) {
+      const { tip, state, refused } = await readQueue(ledger, options, verify);
+      const free = work.filter(
+        (w) => claimable(state, w.item) && (w.issue === undefined || !answered.has(w.issue)),
+      );
+      const cap = claim.caps ? capRoom(state, claim.caps) : undefined;
+      const take = Math.min(claim.max, cap?.room ?? Number.POSITIVE_INFINITY, free.length);
+      const chosen = free.slice(0, take);
+      const capped = cap && cap.room < Math.min(claim.max, free.length) ? free.slice(take, claim.max) : [];
+      if (!chosen.length) {
+        if (capped.length && claim.commentOnRefusal && cap?.why)
+          await commentCapped(options, capped, cap.why);
+        return { claimed: [], capped, cap, refused };
+      }
+      const at = new Date(now()).toISOString();
+      const entries: LedgerEntry[] = chosen.map((w) => ({
+        v: 1,
+        kind: "claim",
+        run_id: options.runId,
+        at,
+        item: w.item,
+        lease_s: claim.leaseSeconds,
+      }));
+      if (await ledger.append(tip, entries)) {
+        if (capped.length && claim.commentOnRefusal && cap?.why)
+          await commentCapped(options, capped, cap.why);
+        return { claimed: chosen, capped, cap, refused };
+      }
+      options.log?.(`the queue's ledger moved while claiming (try ${attempt + 1}): reading it again`);
+    }
+    throw new Error(
+      `the queue's ledger kept moving: ${MAX_APPEND_TRIES} claims in a row lost to other schedulers; try again`,
+    );
+  } finally {
+    ledger.close();
+  }
+}
+
+/** Appends entries (a release, a cost) on whatever the tip is, with compare-and-swap. */
+export async function appendEntries(options: SchedulerOptions, entries: LedgerEntry[]): Promise<void> {
+  const ledger = await LedgerRepo.open(options.remote);
+  try {
+    for (let attempt = 0; attempt < MAX_APPEND_TRIES; attempt += 1) {
+      const { tip } = await ledger.read();
+      if (await ledger.append(tip, entries)) return;
+    }
+    throw new Error(`the queue's ledger kept moving: ${MAX_APPEND_TRIES} appends in a row lost; try again`);
+  } finally {
+    ledger.close();
+  }
+}
+
+/** Says on each capped issue why it did not start: one comment per issue, edited on the next refusal. */
+export async function commentCapped(
+  options: SchedulerOptions,
+  items: WorkItem[],
+  why: string,
+): Promise<void> {
+  const { api, context } = options;
+  for (const item of items) {
+    if (item.issue === undefined) continue;
+    const existing = await findMarkerComment(api, context, item.issue, CAP_COMMENT_MARKER, "issues: write");
+    const body = capComment(why);
+    if (existing)
+      await api.call(
+        "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}",
+        { owner: context.owner, repo: context.repo, comment_id: existing.id, body },
+        { what: `updating the spending cap's note on #${item.issue}`, permission: "issues: write" },
+      );
+    else
+      await api.once(
+        "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
+        { owner: context.owner, repo: context.repo, issue_number: item.issue, body },
+        { what: `saying on #${item.issue} that the spending cap was reached`, permission: "issues: write" },
+      );
+  }
+}
