@@ -146,6 +146,16 @@ describe("names in the documentation", () => {
     expect(inputs.filter((n) => n.action === "/publish").length).toBeGreaterThan(0);
   });
 
+  it("README.md gives the version package.json has", () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
+    const given = [...readme.matchAll(/\bversion (\d+\.\d+\.\d+)\b/g)].map((m) => m[1]);
+    expect(given.length).toBeGreaterThan(0);
+    expect(given.filter((v) => v !== version)).toEqual([]);
+  });
+
   it("catches a flag and an input that do not exist", () => {
     const text =
       "Set `--pids-limit 100`, or run `agent-ci run --frobnicate`; the Action's `pids_limit` too.\n" +
