@@ -1,7 +1,7 @@
 // The documentation names only flags and Action inputs that exist. In README.md and docs/*.md:
 // - a `--flag` written on its own in code (`--network none`), or in an `agent-ci …` command (in code or in
 //   a fenced block) is a flag of one of agent-ci's commands (src/cli.ts), or a Claude Code flag that
-//   claude_args honours, or one of the other programs' flags listed below with the program;
+//   claude_args honours or refuses by name (src/options/), or one of the other programs' flags listed below;
 // - an input written as the Action's (`Action's \`x\``, `Action: \`x\``, `\`x\` (Action)`) is in action.yml,
 //   one written as the publish action's in publish/action.yml;
 // - a YAML block's `uses: OWNER/agent-ci…@v1` step passes only inputs its action.yml declares.
@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { CLAUDE_ARGS_FLAGS } from "../../src/action/claude-args.js";
+import { CLAUDE_ARGS_FLAGS, CLAUDE_ARGS_REFUSED } from "../../src/options/table.js";
 import { buildProgram } from "../../src/cli.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -126,7 +126,10 @@ function stepInputs(value: unknown): Named[] {
 describe("names in the documentation", () => {
   it.each(pages)("%s: every flag it gives agent-ci exists", (page) => {
     const known = (flag: string) =>
-      cliFlags.has(flag) || CLAUDE_ARGS_FLAGS.includes(flag) || Object.hasOwn(OTHER_PROGRAMS, flag);
+      cliFlags.has(flag) ||
+      CLAUDE_ARGS_FLAGS.has(flag as `--${string}`) ||
+      Object.hasOwn(CLAUDE_ARGS_REFUSED, flag) ||
+      Object.hasOwn(OTHER_PROGRAMS, flag);
     const text = fs.readFileSync(path.join(root, page), "utf8");
     expect(agentCiFlags(text).filter((flag) => !known(flag))).toEqual([]);
   });
