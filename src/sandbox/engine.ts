@@ -91,8 +91,10 @@ export async function removeVolume(docker: Docker, name: string): Promise<void> 
 }
 
 function whereEngine(): string {
-  return process.env.DOCKER_HOST
-    ? `DOCKER_HOST=${process.env.DOCKER_HOST}`
+  if (process.env.DOCKER_HOST) return `DOCKER_HOST=${process.env.DOCKER_HOST}`;
+  // dockerode's default: Docker's named pipe on Windows, the Unix socket elsewhere.
+  return os.type() === "Windows_NT"
+    ? "the default pipe //./pipe/docker_engine"
     : "the default socket /var/run/docker.sock";
 }
 
@@ -106,6 +108,8 @@ export interface EngineFacts {
 
 /** Fails fast, before any model call, with what to do next (D1). */
 export async function pingEngine(docker: Docker): Promise<EngineFacts> {
+  let facts: EngineFacts;
+  let engineOs: string | undefined;
   try {
     // A ping answers fast or not at all; the version request is an ordinary call (a loaded Podman service
     // took over 10 s to answer it).
@@ -115,12 +119,13 @@ export async function pingEngine(docker: Docker): Promise<EngineFacts> {
       withTimeout("a version request", docker.version()),
     ]);
     // Arch is Go's name for the engine's architecture (amd64, arm64), as images name theirs.
-    return {
+    facts = {
       version: v.Version,
       apiVersion: v.ApiVersion,
       architecture: v.Arch,
       profile: engineProfile(v.Components ?? []),
     };
+    engineOs = v.Os;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const hint =
@@ -135,6 +140,14 @@ export async function pingEngine(docker: Docker): Promise<EngineFacts> {
       },
     );
   }
+  // Os is Go's GOOS of the engine. Docker on a Windows host (a GitHub-hosted Windows runner's) runs Windows
+  // containers, which cannot run agent-ci's Linux images; said here, before an image is asked for.
+  if (engineOs && engineOs !== "linux")
+    throw new EngineError(
+      `the engine at ${whereEngine()} runs ${engineOs} containers; agent-ci's sandbox is a Linux container: ` +
+        "run on a Linux host with Docker (on GitHub, an ubuntu runner), or point DOCKER_HOST at a Linux engine",
+    );
+  return facts;
 }
 
 /**

@@ -35,6 +35,11 @@ import { eventPayload, FIXTURE_EVENTS, githubEnv, readOutputs, runnerFiles } fro
 import { makeWorkspace } from "../support/workspace.js";
 
 const EXAMPLES = path.resolve(import.meta.dirname, "../../examples/workflows");
+/** The settings file answer-pr-comments.yml asks for at .github/agent-ci-settings.json, as the repository ships it. */
+const PR_SETTINGS = fs.readFileSync(
+  path.resolve(import.meta.dirname, "../../examples/settings/answer-pr-comments.json"),
+  "utf8",
+);
 const AGENT_CI = "OWNER/agent-ci@v1";
 // Assembled at run time: no token-shaped literal in the repository.
 const TOKEN = ["ghs", "examplesRun".padEnd(36, "0")].join("_");
@@ -443,7 +448,7 @@ describe("each example's agent step against the fakes", () => {
         ],
         pulls: [pr.pull],
         contents: {
-          [base]: { ".github/agent-ci-settings.json": '{"permissions":{"deny":["Bash(curl:*)"]}}' },
+          [base]: { ".github/agent-ci-settings.json": PR_SETTINGS },
         },
       });
 
@@ -715,7 +720,7 @@ describe("answer-pr-comments.yml, every job against the fakes", () => {
         issues: [pr.issue],
         pulls: [pr.pull],
         contents: {
-          [base]: { ".github/agent-ci-settings.json": '{"permissions":{"deny":["Bash(curl:*)"]}}' },
+          [base]: { ".github/agent-ci-settings.json": PR_SETTINGS },
         },
         repositories: { "acme/widgets": bare },
       });

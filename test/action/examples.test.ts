@@ -8,6 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { INPUT_NAMES } from "../../src/action/inputs.js";
+import { parseRule, parseSettingsFile, type RuleSource } from "../../src/policy/index.js";
 import { PUBLISH_INPUT_DEFAULTS } from "../../src/publish/action.js";
 
 const dir = path.resolve(import.meta.dirname, "../../examples/workflows");
@@ -69,6 +70,25 @@ describe("examples/workflows", () => {
         for (const key of Object.keys(step.with ?? {}))
           expect(INPUT_NAMES, `unknown input ${key}`).toContain(key);
         expect(step.with?.anthropic_api_key).toBe("${{ secrets.ANTHROPIC_API_KEY }}");
+      }
+    });
+
+    it("names the settings file it needs and the one under examples/settings/ to start from, which is valid", () => {
+      const paths = jobs.flatMap(([, job]) =>
+        job.steps.flatMap((s) => (s.uses === AGENT_CI ? [s.with?.settings] : [])),
+      );
+      for (const setting of paths) {
+        if (typeof setting !== "string" || setting.trim().startsWith("{")) continue;
+        const shipped = /examples\/settings\/[\w.-]+\.json/.exec(text)?.[0];
+        expect(shipped, `${file} says which file to put at ${setting}`).toBeDefined();
+        const source: RuleSource = { kind: "settings-file", label: shipped!, trusted: true };
+        const settings = parseSettingsFile(
+          fs.readFileSync(path.join(dir, "../..", shipped!), "utf8"),
+          source,
+        );
+        expect(settings.unusedKeys ?? []).toEqual([]);
+        for (const behavior of ["allow", "deny", "ask"] as const)
+          for (const rule of settings[behavior] ?? []) parseRule(rule, behavior, source);
       }
     });
 
