@@ -10,20 +10,15 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { data, Evaluator, Lexer, Parser } from "@actions/expressions";
-import type { FunctionDefinition } from "@actions/expressions/funcs/info";
-import { truthy } from "@actions/expressions/result";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { captureStdout, recordingUploader, runAction } from "../support/action-harness.js";
+import { recordingUploader, runAction, runStep } from "../support/action-harness.js";
 import {
   fake as turn,
   startFakeAnthropic,
   type FakeAnthropic,
   type FakeTurn,
 } from "../support/fake-anthropic.js";
-import { run as runChoose } from "../../src/action/choose.js";
-import { run as runPublish } from "../../src/publish/action.js";
 import {
   fixturePullRequest,
   startFakeGitHub,
@@ -33,6 +28,7 @@ import {
 import { addBareRepo, startGitRemote } from "../support/git-remote.js";
 import { eventPayload, FIXTURE_EVENTS, githubEnv, readOutputs, runnerFiles } from "../support/github-env.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { condition, template } from "../support/workflow-expressions.js";
 
 const EXAMPLES = path.resolve(import.meta.dirname, "../../examples/workflows");
 const AGENT_CI = "OWNER/agent-ci@v1";
@@ -54,57 +50,6 @@ interface Job {
   outputs?: Record<string, string>;
   strategy?: { matrix?: Record<string, unknown> };
   steps: Step[];
-}
-
-// ---- GitHub's expression language, through its own implementation -------------------------------------
-
-const CONTEXTS = ["github", "secrets", "inputs", "matrix", "steps", "runner", "env", "vars", "needs"];
-
-/** The job status functions, as a runner answers them for a job whose `needs` ended as recorded (none cancelled). */
-function statusFunctions(context: Record<string, unknown>): FunctionDefinition[] {
-  const results = Object.values((context.needs ?? {}) as Record<string, { result: string }>).map(
-    (n) => n.result,
-  );
-  const status = (name: string, value: boolean): FunctionDefinition => ({
-    name,
-    minArgs: 0,
-    maxArgs: 0,
-    call: () => new data.BooleanData(value),
-  });
-  return [
-    status("always", true),
-    status("cancelled", false),
-    status(
-      "success",
-      results.every((r) => r === "success"),
-    ),
-    status(
-      "failure",
-      results.some((r) => r === "failure"),
-    ),
-  ];
-}
-
-function evaluate(expression: string, context: Record<string, unknown>): data.ExpressionData {
-  const { tokens } = new Lexer(expression).lex();
-  const functions = statusFunctions(context);
-  const expr = new Parser(tokens, CONTEXTS, functions).parse();
-  const values = JSON.parse(JSON.stringify(context), data.reviver) as data.Dictionary;
-  return new Evaluator(expr, values, new Map(functions.map((f) => [f.name, f]))).evaluate();
-}
-
-/** A `with:`/`env:` value: text with `${{ }}` expressions in it. */
-function template(value: unknown, context: Record<string, unknown>): string {
-  return String(value).replace(/\$\{\{([\s\S]*?)\}\}/g, (_, e: string) =>
-    evaluate(e.trim(), context).coerceString(),
-  );
-}
-
-/** An `if:`, with or without `${{ }}` around it; none means true. */
-function condition(text: string | undefined, context: Record<string, unknown>): boolean {
-  if (text === undefined) return true;
-  const bare = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(text)?.[1] ?? text;
-  return truthy(evaluate(bare.trim(), context));
 }
 
 // ---- The fixture repository ------------------------------------------------------------------------------
@@ -223,41 +168,6 @@ async function runSteps(
 /** A job's `outputs:`, evaluated once its steps ran. */
 function jobOutputs(job: Job, context: Record<string, unknown>): Outputs {
   return Object.fromEntries(Object.entries(job.outputs ?? {}).map(([k, v]) => [k, template(v, context)]));
-}
-
-/** The `with:` of a `uses:` step completed with the action's declared defaults, evaluated, as a runner does. */
-function withDefaults(
-  actionYml: string,
-  inputs: Record<string, string>,
-  context: Record<string, unknown>,
-): Record<string, string> {
-  const declared = (
-    parse(fs.readFileSync(actionYml, "utf8")) as { inputs: Record<string, { default?: string }> }
-  ).inputs;
-  return {
-    ...Object.fromEntries(
-      Object.entries(declared).map(([name, input]) => [name, template(input.default ?? "", context)]),
-    ),
-    ...inputs,
-  };
-}
-
-/**
- * One JavaScript action's entry, run in this process as a runner runs it: its inputs as INPUT_*, `env` (the
- * GITHUB_* variables), a fresh GITHUB_OUTPUT read back, stdout captured; never throws for a failed step.
- */
-async function runEntry(
-  entry: () => Promise<void>,
-  inputs: Record<string, string>,
-  env: Record<string, string>,
-): Promise<{ outputs: Outputs; stdout: string; failed?: string }> {
-  vi.unstubAllEnvs();
-  const outputFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-step-")), "output");
-  fs.writeFileSync(outputFile, "");
-  for (const [name, value] of Object.entries({ ...env, GITHUB_OUTPUT: outputFile })) vi.stubEnv(name, value);
-  for (const [name, value] of Object.entries(inputs)) vi.stubEnv(`INPUT_${name.toUpperCase()}`, value);
-  const stdout = await captureStdout(entry);
-  return { outputs: readOutputs(outputFile), stdout, failed: /^::error::(.*)$/m.exec(stdout)?.[1] };
 }
 
 /** Artifacts by name, as the workflow run's artifact storage holds them between jobs. */
@@ -445,8 +355,6 @@ describe("each example's agent step against the fakes", () => {
       const inputs = Object.fromEntries(
         Object.entries(agentStep.with ?? {}).map(([k, v]) => [k, template(v, context)]),
       );
-      // action.yml's default for the token: ${{ github.token }}.
-      inputs.github_token ??= TOKEN;
 
       const calc = `/workspace/src/calc.js`;
       anthropic = await startFakeAnthropic({
@@ -473,8 +381,8 @@ describe("each example's agent step against the fakes", () => {
         apiUrl: github.url,
         workspace,
         inputs,
+        token: TOKEN,
         env: { ANTHROPIC_BASE_URL: anthropic.url },
-        deps: { artifact: () => recordingUploader() },
       });
       const shown = result.stdout
         .split("\n")
@@ -504,7 +412,6 @@ describe("each example's agent step against the fakes", () => {
 
 const CHOOSE = "OWNER/agent-ci/choose@v1";
 const PUBLISH = "OWNER/agent-ci/publish@v1";
-const ROOT = path.resolve(import.meta.dirname, "../..");
 
 const CALC_PATH = "/workspace/src/calc.js";
 const fixed = (text: string) => CALC.replace("  return a - b;", text);
@@ -595,9 +502,10 @@ describe("attempts-matrix.yml, every job against the fakes", () => {
               payload,
               apiUrl: gh.url,
               workspace,
-              inputs: { ...inputs, github_token: TOKEN },
+              inputs,
+              token: TOKEN,
               env: { ANTHROPIC_BASE_URL: api.url },
-              deps: { artifact: () => uploader },
+              artifacts: uploader,
             });
             expect(result.failed, `attempt ${attempt}: ${result.stdout.slice(-3000)}`).toBeUndefined();
             for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
@@ -617,12 +525,13 @@ describe("attempts-matrix.yml, every job against the fakes", () => {
         expect(condition(chooseJob.if, chooseContext)).toBe(true);
         await runSteps(chooseJob.steps, chooseContext, workspace, async (step, inputs) => {
           if (step.uses !== CHOOSE) return common(step, inputs);
-          const ran = await runEntry(
-            runChoose,
-            withDefaults(path.join(ROOT, "choose/action.yml"), inputs, chooseContext),
-            runnerEnv(workspace, chooseContext),
-          );
-          expect(ran.failed, ran.stdout).toBeUndefined();
+          const ran = await runStep({
+            action: "choose",
+            inputs,
+            env: runnerEnv(workspace, chooseContext),
+            token: TOKEN,
+          });
+          expect(ran.failed, ran.log).toBeUndefined();
           return ran.outputs;
         });
         const chosen = (chooseContext.steps as Record<string, { outputs: Outputs }>).choose?.outputs;
@@ -641,11 +550,10 @@ describe("attempts-matrix.yml, every job against the fakes", () => {
         execFileSync("git", ["clone", "-q", workspace, checkout]);
         await runSteps(publishJob.steps, publishContext, checkout, async (step, inputs) => {
           if (step.uses !== PUBLISH) return common(step, inputs);
-          const withInputs = withDefaults(path.join(ROOT, "publish/action.yml"), inputs, publishContext);
-          // The step's working directory is the checkout.
-          withInputs.repository_path = path.resolve(checkout, withInputs.repository_path ?? ".");
-          const ran = await runEntry(() => runPublish(), withInputs, runnerEnv(checkout, publishContext));
-          expect(ran.failed, ran.stdout).toBeUndefined();
+          // The step's working directory is the checkout (GITHUB_WORKSPACE).
+          const env = runnerEnv(checkout, publishContext);
+          const ran = await runStep({ action: "publish", inputs, env, token: TOKEN });
+          expect(ran.failed, ran.log).toBeUndefined();
           return ran.outputs;
         });
 
@@ -742,9 +650,10 @@ describe("answer-pr-comments.yml, every job against the fakes", () => {
             payload,
             apiUrl: gh.url,
             workspace,
-            inputs: { ...inputs, github_token: TOKEN },
+            inputs,
+            token: TOKEN,
             env: { ANTHROPIC_BASE_URL: api.url },
-            deps: { artifact: () => uploader },
+            artifacts: uploader,
           });
           expect(result.failed, result.stdout.slice(-3000)).toBeUndefined();
           for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
@@ -765,10 +674,9 @@ describe("answer-pr-comments.yml, every job against the fakes", () => {
         let published: Outputs = {};
         await runSteps(publishJob.steps, publishContext, checkout, async (step, inputs) => {
           if (step.uses !== PUBLISH) return common(step, inputs);
-          const withInputs = withDefaults(path.join(ROOT, "publish/action.yml"), inputs, publishContext);
-          withInputs.repository_path = path.resolve(checkout, withInputs.repository_path ?? ".");
-          const ran = await runEntry(() => runPublish(), withInputs, runnerEnv(checkout, publishContext));
-          expect(ran.failed, ran.stdout).toBeUndefined();
+          const env = runnerEnv(checkout, publishContext);
+          const ran = await runStep({ action: "publish", inputs, env, token: TOKEN });
+          expect(ran.failed, ran.log).toBeUndefined();
           published = ran.outputs;
           return ran.outputs;
         });
