@@ -3,7 +3,8 @@
 // build is the test run's own (global-setup.ts), which every Action test runs through the harness. The
 // sizes of those files are held by test/unit/bundle-sizes.test.ts, which reads dist/ as committed: with this test
 // passing, they are a fresh build's. (2) The bundled dist/index.js runs as the
-// Action in a child process, as the runner starts it (node, env only; action-harness.ts): dockerode and its optional native
+// Action in a child process, as the runner starts it (node, env only; action-harness.ts): dockerode and its
+// optional native
 // pieces bundle and work (the build leaves the .node add-ons out), the helper and wasm files are found, a
 // scripted run on the real engine produces the patch and the outputs, and the comment reaches the fake API.
 // (3) The choose Action runs from its chunks as the runner starts it, and writes the chosen run's folder.

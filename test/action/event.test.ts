@@ -1,5 +1,6 @@
 // Event classification from recorded payloads (one per event type) and the pure trigger decisions: which
 // actions run, the trigger phrase on comments (visible text only), fork heads refused by default (G7).
+// Bypasses the harness: pure functions over recorded payloads.
 import { describe, expect, it } from "vitest";
 import { readGitHubContext } from "../../src/github/context.js";
 import {

@@ -294,119 +294,128 @@ describe("each example's agent step against the fakes", () => {
     async (file) => {
       const spec = CASES[file];
       if (!spec) throw new Error(`no case for ${file}`);
-      const workflow = parse(fs.readFileSync(path.join(EXAMPLES, file), "utf8")) as {
-        jobs: Record<string, Job>;
-      };
-      const [, job] =
-        Object.entries(workflow.jobs).find(([, j]) => j.steps.some((s) => s.uses === AGENT_CI)) ?? [];
-      if (!job) throw new Error(`${file} has no agent-ci step`);
-      const agentIndex = job.steps.findIndex((s) => s.uses === AGENT_CI);
-      const agentStep = job.steps[agentIndex] as Step;
-      const matrix = firstCombination(job);
-      const workspaceInput = String(agentStep.with?.workspace ?? "");
-      // The matrix example works in packages/<name>: the project sits there.
-      const prefix = workspaceInput ? template(workspaceInput, { matrix }) : "";
-      const workspace = fixtureRepository(prefix);
-      const gitOut = (...args: string[]) =>
-        execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
-          cwd: workspace,
-          encoding: "utf8",
-        }).trim();
-      const base = gitOut("rev-parse", "HEAD");
-      if (spec.review) {
-        // A pull request that adds a function next to the bug: the review reads the change.
-        fs.appendFileSync(path.join(workspace, "src/calc.js"), "exports.twice = (a) => add(a, a);\n");
-        gitOut("commit", "-qam", "twice");
-      }
-      const head = gitOut("rev-parse", "HEAD");
-
-      const payload = eventPayload(spec.event);
-      spec.payload?.(payload);
-      const pull = payload.pull_request as { base: { sha: string }; head: { sha: string } } | undefined;
-      if (pull) {
-        pull.base.sha = base;
-        pull.head.sha = head;
-      }
-      const pr = fixturePullRequest({ base, head, diff: gitOut("diff", `${base}...${head}`) });
-      github = await startFakeGitHub({
-        token: TOKEN,
-        permissions: { octocat: "write" },
-        issues: [
-          { number: 12, title: "add() returns the wrong sum", body: "b", user: { login: "octocat" } },
-          pr.issue,
-        ],
-        pulls: [pr.pull],
-        contents: {
-          [base]: { ".github/agent-ci-settings.json": '{"permissions":{"deny":["Bash(curl:*)"]}}' },
-        },
-      });
-
-      const context = jobContext(spec.event, payload, { matrix });
-      expect(condition(job.if, context), `${file}: the job's if: lets the event through`).toBe(true);
-
-      // The steps before the agent's, as a runner runs them: checkout and setup-node are what the fixture and
-      // this machine's Node.js already are; a `run:` step runs here, in the checkout.
-      await runSteps(job.steps.slice(0, agentIndex), context, workspace, async (step) =>
-        step.uses?.startsWith("actions/checkout@") || step.uses?.startsWith("actions/setup-node@")
-          ? {}
-          : undefined,
-      );
-
-      const inputs = Object.fromEntries(
-        Object.entries(agentStep.with ?? {}).map(([k, v]) => [k, template(v, context)]),
-      );
-
-      const calc = `/workspace/src/calc.js`;
-      anthropic = await startFakeAnthropic({
-        apiKey: API_KEY,
-        turns: spec.review
-          ? [
-              turn.toolUse("Read", { file_path: calc }),
-              turn.toolUse("StructuredOutput", {
-                summary: "twice() inherits add()'s bug.",
-                findings: [{ path: "src/calc.js", line: 6, severity: "major", body: "add() subtracts." }],
-              }),
-              turn.text("Reviewed."),
-            ]
-          : [
-              turn.toolUse("Read", { file_path: calc }),
-              turn.toolUse("Edit", { file_path: calc, old_string: "a - b", new_string: "a + b" }),
-              turn.toolUse("Bash", { command: "npm test" }),
-              turn.text("Fixed add(): it subtracted."),
-            ],
-      });
-      const result = await runAction({
-        fixture: spec.event,
-        payload,
-        apiUrl: github.url,
-        workspace,
-        inputs,
-        token: TOKEN,
-        env: { ANTHROPIC_BASE_URL: anthropic.url },
-      });
-      const shown = result.stdout
-        .split("\n")
-        .filter((line) => !line.startsWith("::add-mask::"))
-        .join("\n");
-      expect(result.failed, shown.slice(-3000)).toBeUndefined();
-      expect(result.outputs.skipped).toBe("false");
-      expect(result.outputs.exit_reason).toBe("completed");
-      if (spec.review) {
-        expect(result.outputs.findings).toBe("1");
-        return;
-      }
-      expect(result.outputs.outcome).toBe("changes");
-      expect(fs.readFileSync(result.outputs.patch_path ?? "", "utf8")).toContain("+  return a + b;");
-
-      // Where the example lets the agent run the tests, they ran, with the dev dependency there.
-      const testsAllowed = /npm test/.test(`${inputs.allowed_tools ?? ""} ${inputs.claude_args ?? ""}`);
-      const bashResult = JSON.stringify(anthropic.messagesRequests()[3]?.body.messages.at(-1));
-      if (testsAllowed) expect(bashResult).toMatch(/pass 1\b/);
-      // Where it verifies, the fresh container saw the dependency too.
-      if (inputs.verify) expect(result.outputs.verify_exit_code).toBe("0");
+      await runAgentStep(path.join(EXAMPLES, file), spec);
     },
   );
 });
+
+/**
+ * A workflow's agent step, run as a runner would on the case's event: the steps before it run, its `with:`
+ * evaluated, the model scripted to fix the bug (or review), the step passing.
+ */
+async function runAgentStep(workflowFile: string, spec: Case): Promise<void> {
+  const file = path.basename(workflowFile);
+  const workflow = parse(fs.readFileSync(workflowFile, "utf8")) as {
+    jobs: Record<string, Job>;
+  };
+  const [, job] =
+    Object.entries(workflow.jobs).find(([, j]) => j.steps.some((s) => s.uses === AGENT_CI)) ?? [];
+  if (!job) throw new Error(`${file} has no agent-ci step`);
+  const agentIndex = job.steps.findIndex((s) => s.uses === AGENT_CI);
+  const agentStep = job.steps[agentIndex] as Step;
+  const matrix = firstCombination(job);
+  const workspaceInput = String(agentStep.with?.workspace ?? "");
+  // The matrix example works in packages/<name>: the project sits there.
+  const prefix = workspaceInput ? template(workspaceInput, { matrix }) : "";
+  const workspace = fixtureRepository(prefix);
+  const gitOut = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+      cwd: workspace,
+      encoding: "utf8",
+    }).trim();
+  const base = gitOut("rev-parse", "HEAD");
+  if (spec.review) {
+    // A pull request that adds a function next to the bug: the review reads the change.
+    fs.appendFileSync(path.join(workspace, "src/calc.js"), "exports.twice = (a) => add(a, a);\n");
+    gitOut("commit", "-qam", "twice");
+  }
+  const head = gitOut("rev-parse", "HEAD");
+
+  const payload = eventPayload(spec.event);
+  spec.payload?.(payload);
+  const pull = payload.pull_request as { base: { sha: string }; head: { sha: string } } | undefined;
+  if (pull) {
+    pull.base.sha = base;
+    pull.head.sha = head;
+  }
+  const pr = fixturePullRequest({ base, head, diff: gitOut("diff", `${base}...${head}`) });
+  github = await startFakeGitHub({
+    token: TOKEN,
+    permissions: { octocat: "write" },
+    issues: [
+      { number: 12, title: "add() returns the wrong sum", body: "b", user: { login: "octocat" } },
+      pr.issue,
+    ],
+    pulls: [pr.pull],
+    contents: {
+      [base]: { ".github/agent-ci-settings.json": '{"permissions":{"deny":["Bash(curl:*)"]}}' },
+    },
+  });
+
+  const context = jobContext(spec.event, payload, { matrix });
+  expect(condition(job.if, context), `${file}: the job's if: lets the event through`).toBe(true);
+
+  // The steps before the agent's, as a runner runs them: checkout and setup-node are what the fixture and
+  // this machine's Node.js already are; a `run:` step runs here, in the checkout.
+  await runSteps(job.steps.slice(0, agentIndex), context, workspace, async (step) =>
+    step.uses?.startsWith("actions/checkout@") || step.uses?.startsWith("actions/setup-node@")
+      ? {}
+      : undefined,
+  );
+
+  const inputs = Object.fromEntries(
+    Object.entries(agentStep.with ?? {}).map(([k, v]) => [k, template(v, context)]),
+  );
+
+  const calc = `/workspace/src/calc.js`;
+  anthropic = await startFakeAnthropic({
+    apiKey: API_KEY,
+    turns: spec.review
+      ? [
+          turn.toolUse("Read", { file_path: calc }),
+          turn.toolUse("StructuredOutput", {
+            summary: "twice() inherits add()'s bug.",
+            findings: [{ path: "src/calc.js", line: 6, severity: "major", body: "add() subtracts." }],
+          }),
+          turn.text("Reviewed."),
+        ]
+      : [
+          turn.toolUse("Read", { file_path: calc }),
+          turn.toolUse("Edit", { file_path: calc, old_string: "a - b", new_string: "a + b" }),
+          turn.toolUse("Bash", { command: "npm test" }),
+          turn.text("Fixed add(): it subtracted."),
+        ],
+  });
+  const result = await runAction({
+    fixture: spec.event,
+    payload,
+    apiUrl: github.url,
+    workspace,
+    inputs,
+    token: TOKEN,
+    env: { ANTHROPIC_BASE_URL: anthropic.url },
+  });
+  const shown = result.stdout
+    .split("\n")
+    .filter((line) => !line.startsWith("::add-mask::"))
+    .join("\n");
+  expect(result.failed, shown.slice(-3000)).toBeUndefined();
+  expect(result.outputs.skipped).toBe("false");
+  expect(result.outputs.exit_reason).toBe("completed");
+  if (spec.review) {
+    expect(result.outputs.findings).toBe("1");
+    return;
+  }
+  expect(result.outputs.outcome).toBe("changes");
+  expect(fs.readFileSync(result.outputs.patch_path ?? "", "utf8")).toContain("+  return a + b;");
+
+  // Where the example lets the agent run the tests, they ran, with the dev dependency there.
+  const testsAllowed = /npm test/.test(`${inputs.allowed_tools ?? ""} ${inputs.claude_args ?? ""}`);
+  const bashResult = JSON.stringify(anthropic.messagesRequests()[3]?.body.messages.at(-1));
+  if (testsAllowed) expect(bashResult).toMatch(/pass 1\b/);
+  // Where it verifies, the fresh container saw the dependency too.
+  if (inputs.verify) expect(result.outputs.verify_exit_code).toBe("0");
+}
 
 // ---- The attempts example, every job: four attempts on "four runners", the choice, the pull request -------
 

@@ -1,5 +1,6 @@
 // A long model turn in the Action, through the harness and the fake GitHub: the run's progress ticker (made
-// small here through the runner's own option, turnTickMs, set in the Action's process by the harness's hooks, where the product ticks every 30 s) puts a line in
+// small here through the runner's own option, turnTickMs, set in the Action's process by the harness's
+// hooks, where the product ticks every 30 s) puts a line in
 // the job's log and the turn into the "working" comment; the fake Messages API holds the answer's stream open
 // until the test has seen the comment say so, then lets it finish. The comment is edited through the same
 // rate-limited path as every other progress, and the line is gone from it once the turn has ended.
