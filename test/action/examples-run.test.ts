@@ -31,6 +31,7 @@ import { makeWorkspace } from "../support/workspace.js";
 import { condition, template } from "../support/workflow-expressions.js";
 
 const EXAMPLES = path.resolve(import.meta.dirname, "../../examples/workflows");
+const WORKFLOW_FIXTURES = path.resolve(import.meta.dirname, "../fixtures/workflows");
 const AGENT_CI = "OWNER/agent-ci@v1";
 // Assembled at run time: no token-shaped literal in the repository.
 const TOKEN = ["ghs", "examplesRun".padEnd(36, "0")].join("_");
@@ -416,6 +417,21 @@ async function runAgentStep(workflowFile: string, spec: Case): Promise<void> {
   // Where it verifies, the fresh container saw the dependency too.
   if (inputs.verify) expect(result.outputs.verify_exit_code).toBe("0");
 }
+
+describe("claude-code-action's README example, moved to agent-ci", () => {
+  it(
+    "the workflow with the action name changed and claude_args kept: an issue mentioning @claude is fixed",
+    { timeout: 240_000 },
+    async () => {
+      await runAgentStep(path.join(WORKFLOW_FIXTURES, "claude-code-action-readme.yml"), {
+        event: "issues-opened",
+        payload: (p) => {
+          (p.issue as { body: string }).body = "@claude add(2, 2) is not 4 in src/calc.js";
+        },
+      });
+    },
+  );
+});
 
 // ---- The attempts example, every job: four attempts on "four runners", the choice, the pull request -------
 
