@@ -41,6 +41,33 @@ export interface ActionDeps {
   commentIntervalMs: number;
   /** How often federation's identity token file gets a fresh token. */
   identityTokenRefreshMs: number;
+  /** How often a model turn still under way is told (default: the runner's, every 30 s). */
+  turnTickMs?: number;
+}
+
+/**
+ * The tests run the bundled Action in a child process, as a runner does, so they set what they would inject
+ * through one variable: JSON of the intervals and endpoints above (never read from a workflow's inputs).
+ */
+export const TEST_HOOKS_VARIABLE = "AGENT_CI_TEST_HOOKS";
+
+type TestHooks = Partial<
+  Pick<ActionDeps, "cloudAuth" | "commentIntervalMs" | "identityTokenRefreshMs" | "turnTickMs">
+>;
+
+function testHooks(env: Record<string, string | undefined>): TestHooks {
+  const text = env[TEST_HOOKS_VARIABLE];
+  if (!text) return {};
+  const hooks = JSON.parse(text) as Record<string, unknown>;
+  const number = (value: unknown) => (typeof value === "number" && value >= 0 ? value : undefined);
+  const out: TestHooks = {};
+  for (const key of ["commentIntervalMs", "identityTokenRefreshMs", "turnTickMs"] as const) {
+    const value = number(hooks[key]);
+    if (value !== undefined) out[key] = value;
+  }
+  if (hooks.cloudAuth && typeof hooks.cloudAuth === "object")
+    out.cloudAuth = hooks.cloudAuth as CloudAuthEndpoints;
+  return out;
 }
 
 function defaultDeps(): ActionDeps {
@@ -54,6 +81,7 @@ function defaultDeps(): ActionDeps {
     cloudAuth: {},
     commentIntervalMs: PROGRESS_EDIT_INTERVAL_MS,
     identityTokenRefreshMs: IDENTITY_TOKEN_REFRESH_MS,
+    ...testHooks(process.env),
   };
 }
 
@@ -151,7 +179,8 @@ function runTask(
       runIo,
       signal,
     );
-  return deps.runAgent(config, { ...runIo, onProgress }, signal);
+  const turnTick = deps.turnTickMs === undefined ? {} : { turnTickMs: deps.turnTickMs };
+  return deps.runAgent(config, { ...runIo, onProgress, ...turnTick }, signal);
 }
 
 export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {

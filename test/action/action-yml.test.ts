@@ -1,6 +1,7 @@
 // action.yml is the Action's contract: a node24 JavaScript action running dist/index.js, every input and
 // output documented with a default, the same names and defaults as the code (inputs.ts, outputs.ts), and a
 // table in docs/configuration.md generated from it and kept in sync (scripts/action-docs.mjs).
+// Bypasses the harness: it reads action.yml and the docs as files; no step runs.
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

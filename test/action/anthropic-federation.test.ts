@@ -82,7 +82,7 @@ describe("workload identity federation in the Action", () => {
         ACTIONS_ID_TOKEN_REQUEST_TOKEN: oidc.requestToken,
         ANTHROPIC_BASE_URL: api.url,
       },
-      deps: { artifact: () => artifact },
+      artifacts: artifact,
     });
 
     expect(result.failed).toBeUndefined();

@@ -3,16 +3,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { run as runChoose } from "../../src/action/choose.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import {
   actionRunner,
   calcWorkspace,
   FIX_SCRIPT,
   recordingUploader,
+  runStep,
   scriptFile,
 } from "../support/action-harness.js";
+import { githubEnv, runnerFiles } from "../support/github-env.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 
 // Assembled at run time: no token-shaped literal in the repository.
@@ -82,7 +83,7 @@ describe("the attempts input", () => {
           artifact_name: "agent-ci",
           attempt: String(attempt),
         },
-        deps: { artifact: () => uploader },
+        artifacts: uploader,
       });
       expect(job.failed).toBeUndefined();
       const name = uploader.uploads[0]?.name ?? "";
@@ -92,14 +93,15 @@ describe("the attempts input", () => {
     }
 
     const chosen = path.join(downloaded, "..", `${path.basename(downloaded)}-chosen`);
-    const outputFile = path.join(downloaded, "..", `${path.basename(downloaded)}-output`);
-    fs.writeFileSync(outputFile, "");
-    vi.stubEnv("GITHUB_OUTPUT", outputFile);
-    vi.stubEnv("INPUT_ARTIFACTS_PATH", downloaded);
-    vi.stubEnv("INPUT_OUT_PATH", chosen);
-    await runChoose();
-    expect(process.exitCode ?? 0).toBe(0);
-    expect(fs.readFileSync(outputFile, "utf8")).toMatch(/^attempt<<\S+\n2\n/m);
+    const files = runnerFiles();
+    const choose = await runStep({
+      action: "choose",
+      inputs: { artifacts_path: downloaded, out_path: chosen },
+      env: githubEnv({ fixture: "issues-opened", apiUrl: fake.url, workspace, files }),
+    });
+    expect(choose.exitCode, choose.log).toBe(0);
+    expect(fs.readFileSync(files.output, "utf8")).toMatch(/^attempt<<\S+\n2\n/m);
+    expect(choose.outputs.attempt).toBe("2");
     const report = parseReport(fs.readFileSync(path.join(chosen, "report.json"), "utf8"));
     expect(report.chosen).toMatchObject({ attempt: 2, verified: false });
     expect(report.attempts?.map((a) => [a.attempt, a.dir, a.changedLines > 0])).toEqual([

@@ -110,7 +110,7 @@ describe("the Action's OIDC exchange", () => {
     const result = await action({
       inputs: { ...baseInputs(), use_bedrock: "true", aws_role_to_assume: roleArn, aws_region: "us-west-2" },
       env: { ...oidcEnv(), ANTHROPIC_BEDROCK_BASE_URL: bedrock.url },
-      deps: { cloudAuth: { awsSts: sts.url } },
+      hooks: { cloudAuth: { awsSts: sts.url } },
     });
 
     expectCleanRun(result, api, [creds.secretAccessKey, creds.sessionToken]);
@@ -156,7 +156,7 @@ describe("the Action's OIDC exchange", () => {
         ANTHROPIC_VERTEX_PROJECT_ID: "widget-prod",
         CLOUD_ML_REGION: "global",
       },
-      deps: { cloudAuth: { googleSts: google.url, googleIamCredentials: google.url } },
+      hooks: { cloudAuth: { googleSts: google.url, googleIamCredentials: google.url } },
     });
 
     expectCleanRun(result, api, [creds.googleAccessToken]);

@@ -2,6 +2,7 @@
 // small and clean, redacted), and the upsert against the fake GitHub: created once, updated in place on
 // re-runs, never duplicated when a create answers 5xx after landing (G6), shrunk on 422 too long (G3),
 // failed soft with the missing permission named on 403 (G1), and 404 when the issue is gone.
+// Bypasses the harness: the comment's builder and upsert are called as functions, against the fake API.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   buildCommentBody,

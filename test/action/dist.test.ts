@@ -1,19 +1,22 @@
 // dist/ is committed and is what action.yml runs. (1) A rebuild into a temp folder must produce exactly the
 // committed files, byte for byte (the Actions' chunks and source maps too): otherwise "run npm run build". The
+// build is the test run's own (global-setup.ts), which every Action test runs through the harness. The
 // sizes of those files are held by test/unit/bundle-sizes.test.ts, which reads dist/ as committed: with this test
 // passing, they are a fresh build's. (2) The bundled dist/index.js runs as the
-// Action in a child process, as the runner starts it (node, env only): dockerode and its optional native
+// Action in a child process, as the runner starts it (node, env only; action-harness.ts): dockerode and its
+// optional native
 // pieces bundle and work (the build leaves the .node add-ons out), the helper and wasm files are found, a
 // scripted run on the real engine produces the patch and the outputs, and the comment reaches the fake API.
 // (3) The choose Action runs from its chunks as the runner starts it, and writes the chosen run's folder.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { calcWorkspace, FIX_SCRIPT, scriptFile } from "../support/action-harness.js";
+import { calcWorkspace, FIX_SCRIPT, runAction, runStep, scriptFile } from "../support/action-harness.js";
+import { actionRoot } from "../support/action-dist.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { githubEnv, readOutputs, runnerFiles } from "../support/github-env.js";
+import { githubEnv, runnerFiles } from "../support/github-env.js";
 import { parseReport } from "../../src/report/index.js";
 import { smallFixReport, verifyFailedReport } from "../unit/report/support/report-builders.js";
 
@@ -29,11 +32,8 @@ function listFiles(dir: string): string[] {
 
 describe("dist/", () => {
   it("is up to date with src/ (run npm run build)", () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-dist-"));
-    execFileSync(process.execPath, [path.join(root, "scripts/build.mjs"), "--outdir", out], {
-      cwd: root,
-      stdio: "pipe",
-    });
+    // The test run's build of src/ (global-setup.ts), the one the Action tests run.
+    const out = path.join(actionRoot(), "dist");
     const built = listFiles(out);
     expect(built).toEqual(
       expect.arrayContaining([
@@ -94,43 +94,34 @@ describe("node dist/index.js", () => {
   });
 
   it("runs the Action from the bundle: dockerode, the helper and the wasm files work from dist/", async () => {
-    const workspace = calcWorkspace();
-    const files = runnerFiles();
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? os.homedir(),
-      ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
-      ...githubEnv({ fixture: "issues-opened", apiUrl: fake.url, workspace, files }),
-      INPUT_GITHUB_TOKEN: TOKEN,
-      INPUT_SCRIPT: scriptFile(FIX_SCRIPT),
-      INPUT_PERMISSION_MODE: "acceptEdits",
-      INPUT_UPLOAD_ARTIFACT: "false",
-    };
-    // The runner starts the action with its own working directory; nothing may depend on the repo's cwd.
-    const child = spawn(process.execPath, [path.join(dist, "index.js")], {
-      cwd: os.tmpdir(),
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
+    // The harness runs dist/index.js as the runner does: node, env only, every input at its default.
+    const result = await runAction({
+      fixture: "issues-opened",
+      apiUrl: fake.url,
+      workspace: calcWorkspace(),
+      token: TOKEN,
+      inputs: { script: scriptFile(FIX_SCRIPT), permission_mode: "acceptEdits" },
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-    expect(stderr).toBe("");
-    expect(code, stdout).toBe(0);
-    expect(stdout).not.toContain("::error::");
-    const outputs = readOutputs(files.output);
-    expect(outputs).toMatchObject({ exit_reason: "completed", has_changes: "true", changed_files: "1" });
-    expect(fs.readFileSync(outputs.patch_path ?? "", "utf8")).toContain("+  return a + b;");
-    expect(stdout).toContain("::warning title=agent-ci denied Bash::");
-    expect(fs.readFileSync(files.summary, "utf8")).toContain("agent-ci: Changes ready");
+    expect(result.stderr).toBe("");
+    expect(result.exitCode, result.log).toBe(0);
+    expect(result.log).not.toContain("::error::");
+    expect(result.outputs).toMatchObject({
+      exit_reason: "completed",
+      has_changes: "true",
+      changed_files: "1",
+    });
+    expect(fs.readFileSync(result.outputs.patch_path ?? "", "utf8")).toContain("+  return a + b;");
+    expect(result.stdout).toContain("::warning title=agent-ci denied Bash::");
+    expect(result.summary).toContain("agent-ci: Changes ready");
     expect(fake.comments).toHaveLength(1);
+    // The artifact, through the runner's artifact service.
+    expect(result.outputs.artifact_id).toMatch(/^\d+$/);
+    expect(result.artifacts.uploads.map((u) => u.name)).toEqual(["agent-ci"]);
   });
 });
 
 describe("node dist/choose.js", () => {
-  it("runs the choose Action from its chunks: the attempt that passed verify, its folder and report written", () => {
+  it("runs the choose Action from its chunks: the attempt that passed verify, its folder and report written", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-dist-choose-"));
     const attempts = path.join(dir, "artifacts");
     for (const [name, report, patch] of [
@@ -141,21 +132,15 @@ describe("node dist/choose.js", () => {
       fs.writeFileSync(path.join(attempts, name, "report.json"), JSON.stringify(report));
       fs.writeFileSync(path.join(attempts, name, "patch.diff"), patch);
     }
-    const output = path.join(dir, "output");
-    fs.writeFileSync(output, "");
     const out = path.join(dir, "chosen");
-    const stdout = execFileSync(process.execPath, [path.join(dist, "choose.js")], {
-      cwd: os.tmpdir(),
-      env: {
-        PATH: process.env.PATH ?? "",
-        GITHUB_OUTPUT: output,
-        INPUT_ARTIFACTS_PATH: attempts,
-        INPUT_OUT_PATH: out,
-      },
-      encoding: "utf8",
+    const files = runnerFiles();
+    const ran = await runStep({
+      action: "choose",
+      inputs: { artifacts_path: attempts, out_path: out },
+      env: githubEnv({ fixture: "issues-opened", apiUrl: "http://127.0.0.1:9", workspace: dir, files }),
     });
-    expect(stdout).not.toContain("::error::");
-    expect(readOutputs(output)).toEqual({
+    expect(ran.log).not.toContain("::error::");
+    expect(ran.outputs).toEqual({
       artifact_path: out,
       attempt: "2",
       reason: "attempt 2 passed verify: the only one that did",

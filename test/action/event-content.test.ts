@@ -1,6 +1,7 @@
 // Trusted configuration on pull-request events (RELIABILITY R18): a repository path named by `settings` or
 // `prompt_file` is read at the base ref through the API, never from the checkout (the PR head); elsewhere
 // from the workspace. Plus the thread and diff fetch, which fails soft.
+// Bypasses the harness: the base-branch reads are called as functions, against the fake API.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

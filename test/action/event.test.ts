@@ -1,5 +1,6 @@
 // Event classification from recorded payloads (one per event type): what each is, where its trusted inputs
 // are read, and whose fork its head is. When an event starts a run is test/unit/action/triggers.test.ts.
+// Bypasses the harness: pure functions over recorded payloads.
 import { describe, expect, it } from "vitest";
 import { readGitHubContext } from "../../src/github/context.js";
 import {

@@ -10,20 +10,15 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { data, Evaluator, Lexer, Parser } from "@actions/expressions";
-import type { FunctionDefinition } from "@actions/expressions/funcs/info";
-import { truthy } from "@actions/expressions/result";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { captureStdout, recordingUploader, runAction } from "../support/action-harness.js";
+import { recordingUploader, runAction, runStep } from "../support/action-harness.js";
 import {
   fake as turn,
   startFakeAnthropic,
   type FakeAnthropic,
   type FakeTurn,
 } from "../support/fake-anthropic.js";
-import { run as runChoose } from "../../src/action/choose.js";
-import { run as runPublish } from "../../src/publish/action.js";
 import {
   fixturePullRequest,
   startFakeGitHub,
@@ -33,8 +28,10 @@ import {
 import { addBareRepo, startGitRemote } from "../support/git-remote.js";
 import { eventPayload, FIXTURE_EVENTS, githubEnv, readOutputs, runnerFiles } from "../support/github-env.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { condition, template } from "../support/workflow-expressions.js";
 
 const EXAMPLES = path.resolve(import.meta.dirname, "../../examples/workflows");
+const WORKFLOW_FIXTURES = path.resolve(import.meta.dirname, "../fixtures/workflows");
 /** The settings file answer-pr-comments.yml asks for at .github/agent-ci-settings.json, as the repository ships it. */
 const PR_SETTINGS = fs.readFileSync(
   path.resolve(import.meta.dirname, "../../examples/settings/answer-pr-comments.json"),
@@ -59,57 +56,6 @@ interface Job {
   outputs?: Record<string, string>;
   strategy?: { matrix?: Record<string, unknown> };
   steps: Step[];
-}
-
-// ---- GitHub's expression language, through its own implementation -------------------------------------
-
-const CONTEXTS = ["github", "secrets", "inputs", "matrix", "steps", "runner", "env", "vars", "needs"];
-
-/** The job status functions, as a runner answers them for a job whose `needs` ended as recorded (none cancelled). */
-function statusFunctions(context: Record<string, unknown>): FunctionDefinition[] {
-  const results = Object.values((context.needs ?? {}) as Record<string, { result: string }>).map(
-    (n) => n.result,
-  );
-  const status = (name: string, value: boolean): FunctionDefinition => ({
-    name,
-    minArgs: 0,
-    maxArgs: 0,
-    call: () => new data.BooleanData(value),
-  });
-  return [
-    status("always", true),
-    status("cancelled", false),
-    status(
-      "success",
-      results.every((r) => r === "success"),
-    ),
-    status(
-      "failure",
-      results.some((r) => r === "failure"),
-    ),
-  ];
-}
-
-function evaluate(expression: string, context: Record<string, unknown>): data.ExpressionData {
-  const { tokens } = new Lexer(expression).lex();
-  const functions = statusFunctions(context);
-  const expr = new Parser(tokens, CONTEXTS, functions).parse();
-  const values = JSON.parse(JSON.stringify(context), data.reviver) as data.Dictionary;
-  return new Evaluator(expr, values, new Map(functions.map((f) => [f.name, f]))).evaluate();
-}
-
-/** A `with:`/`env:` value: text with `${{ }}` expressions in it. */
-function template(value: unknown, context: Record<string, unknown>): string {
-  return String(value).replace(/\$\{\{([\s\S]*?)\}\}/g, (_, e: string) =>
-    evaluate(e.trim(), context).coerceString(),
-  );
-}
-
-/** An `if:`, with or without `${{ }}` around it; none means true. */
-function condition(text: string | undefined, context: Record<string, unknown>): boolean {
-  if (text === undefined) return true;
-  const bare = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(text)?.[1] ?? text;
-  return truthy(evaluate(bare.trim(), context));
 }
 
 // ---- The fixture repository ------------------------------------------------------------------------------
@@ -230,41 +176,6 @@ function jobOutputs(job: Job, context: Record<string, unknown>): Outputs {
   return Object.fromEntries(Object.entries(job.outputs ?? {}).map(([k, v]) => [k, template(v, context)]));
 }
 
-/** The `with:` of a `uses:` step completed with the action's declared defaults, evaluated, as a runner does. */
-function withDefaults(
-  actionYml: string,
-  inputs: Record<string, string>,
-  context: Record<string, unknown>,
-): Record<string, string> {
-  const declared = (
-    parse(fs.readFileSync(actionYml, "utf8")) as { inputs: Record<string, { default?: string }> }
-  ).inputs;
-  return {
-    ...Object.fromEntries(
-      Object.entries(declared).map(([name, input]) => [name, template(input.default ?? "", context)]),
-    ),
-    ...inputs,
-  };
-}
-
-/**
- * One JavaScript action's entry, run in this process as a runner runs it: its inputs as INPUT_*, `env` (the
- * GITHUB_* variables), a fresh GITHUB_OUTPUT read back, stdout captured; never throws for a failed step.
- */
-async function runEntry(
-  entry: () => Promise<void>,
-  inputs: Record<string, string>,
-  env: Record<string, string>,
-): Promise<{ outputs: Outputs; stdout: string; failed?: string }> {
-  vi.unstubAllEnvs();
-  const outputFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-step-")), "output");
-  fs.writeFileSync(outputFile, "");
-  for (const [name, value] of Object.entries({ ...env, GITHUB_OUTPUT: outputFile })) vi.stubEnv(name, value);
-  for (const [name, value] of Object.entries(inputs)) vi.stubEnv(`INPUT_${name.toUpperCase()}`, value);
-  const stdout = await captureStdout(entry);
-  return { outputs: readOutputs(outputFile), stdout, failed: /^::error::(.*)$/m.exec(stdout)?.[1] };
-}
-
 /** Artifacts by name, as the workflow run's artifact storage holds them between jobs. */
 class ArtifactStore {
   readonly byName = new Map<string, string>();
@@ -326,9 +237,6 @@ interface Case {
   payload?: (p: Record<string, unknown>) => void;
   /** A pull-request review answers with findings instead of a fix. */
   review?: boolean;
-  /** The matrix combination and what earlier jobs left, for a job whose matrix an earlier job writes. */
-  matrix?: Record<string, unknown>;
-  needs?: Record<string, { result: string; outputs: Outputs }>;
 }
 const comment = (body: string) => (p: Record<string, unknown>) => {
   (p.comment as { body: string }).body = body;
@@ -343,19 +251,6 @@ const CASES: Record<string, Case> = {
   },
   "continue-agent-prs.yml": { event: "issue-comment-pr", payload: comment("@agent-ci also fix add()") },
   "attempts-matrix.yml": { event: "issues-labeled" },
-  "backlog.yml": {
-    event: "schedule",
-    matrix: { item: "issue:12", issue: 12, title: "add() returns the wrong sum" },
-    needs: {
-      queue: {
-        result: "success",
-        outputs: {
-          count: "1",
-          matrix: '{"include":[{"item":"issue:12","issue":12,"title":"add() returns the wrong sum"}]}',
-        },
-      },
-    },
-  },
   "fix-issue-when-labeled.yml": { event: "issues-labeled" },
   "matrix-fan-out.yml": {
     event: "workflow-dispatch",
@@ -405,118 +300,140 @@ describe("each example's agent step against the fakes", () => {
     async (file) => {
       const spec = CASES[file];
       if (!spec) throw new Error(`no case for ${file}`);
-      const workflow = parse(fs.readFileSync(path.join(EXAMPLES, file), "utf8")) as {
-        jobs: Record<string, Job>;
-      };
-      const [, job] =
-        Object.entries(workflow.jobs).find(([, j]) => j.steps.some((s) => s.uses === AGENT_CI)) ?? [];
-      if (!job) throw new Error(`${file} has no agent-ci step`);
-      const agentIndex = job.steps.findIndex((s) => s.uses === AGENT_CI);
-      const agentStep = job.steps[agentIndex] as Step;
-      const matrix = { ...firstCombination(job), ...spec.matrix };
-      const workspaceInput = String(agentStep.with?.workspace ?? "");
-      // The matrix example works in packages/<name>: the project sits there.
-      const prefix = workspaceInput ? template(workspaceInput, { matrix }) : "";
-      const workspace = fixtureRepository(prefix);
-      const gitOut = (...args: string[]) =>
-        execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
-          cwd: workspace,
-          encoding: "utf8",
-        }).trim();
-      const base = gitOut("rev-parse", "HEAD");
-      if (spec.review) {
-        // A pull request that adds a function next to the bug: the review reads the change.
-        fs.appendFileSync(path.join(workspace, "src/calc.js"), "exports.twice = (a) => add(a, a);\n");
-        gitOut("commit", "-qam", "twice");
-      }
-      const head = gitOut("rev-parse", "HEAD");
+      await runAgentStep(path.join(EXAMPLES, file), spec);
+    },
+  );
+});
 
-      const payload = eventPayload(spec.event);
-      spec.payload?.(payload);
-      const pull = payload.pull_request as { base: { sha: string }; head: { sha: string } } | undefined;
-      if (pull) {
-        pull.base.sha = base;
-        pull.head.sha = head;
-      }
-      const pr = fixturePullRequest({ base, head, diff: gitOut("diff", `${base}...${head}`) });
-      github = await startFakeGitHub({
-        token: TOKEN,
-        permissions: { octocat: "write" },
-        issues: [
-          { number: 12, title: "add() returns the wrong sum", body: "b", user: { login: "octocat" } },
-          pr.issue,
+/**
+ * A workflow's agent step, run as a runner would on the case's event: the steps before it run, its `with:`
+ * evaluated, the model scripted to fix the bug (or review), the step passing.
+ */
+async function runAgentStep(workflowFile: string, spec: Case): Promise<void> {
+  const file = path.basename(workflowFile);
+  const workflow = parse(fs.readFileSync(workflowFile, "utf8")) as {
+    jobs: Record<string, Job>;
+  };
+  const [, job] =
+    Object.entries(workflow.jobs).find(([, j]) => j.steps.some((s) => s.uses === AGENT_CI)) ?? [];
+  if (!job) throw new Error(`${file} has no agent-ci step`);
+  const agentIndex = job.steps.findIndex((s) => s.uses === AGENT_CI);
+  const agentStep = job.steps[agentIndex] as Step;
+  const matrix = firstCombination(job);
+  const workspaceInput = String(agentStep.with?.workspace ?? "");
+  // The matrix example works in packages/<name>: the project sits there.
+  const prefix = workspaceInput ? template(workspaceInput, { matrix }) : "";
+  const workspace = fixtureRepository(prefix);
+  const gitOut = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+      cwd: workspace,
+      encoding: "utf8",
+    }).trim();
+  const base = gitOut("rev-parse", "HEAD");
+  if (spec.review) {
+    // A pull request that adds a function next to the bug: the review reads the change.
+    fs.appendFileSync(path.join(workspace, "src/calc.js"), "exports.twice = (a) => add(a, a);\n");
+    gitOut("commit", "-qam", "twice");
+  }
+  const head = gitOut("rev-parse", "HEAD");
+
+  const payload = eventPayload(spec.event);
+  spec.payload?.(payload);
+  const pull = payload.pull_request as { base: { sha: string }; head: { sha: string } } | undefined;
+  if (pull) {
+    pull.base.sha = base;
+    pull.head.sha = head;
+  }
+  const pr = fixturePullRequest({ base, head, diff: gitOut("diff", `${base}...${head}`) });
+  github = await startFakeGitHub({
+    token: TOKEN,
+    permissions: { octocat: "write" },
+    issues: [
+      { number: 12, title: "add() returns the wrong sum", body: "b", user: { login: "octocat" } },
+      pr.issue,
+    ],
+    pulls: [pr.pull],
+    contents: {
+      [base]: { ".github/agent-ci-settings.json": PR_SETTINGS },
+    },
+  });
+
+  const context = jobContext(spec.event, payload, { matrix });
+  expect(condition(job.if, context), `${file}: the job's if: lets the event through`).toBe(true);
+
+  // The steps before the agent's, as a runner runs them: checkout and setup-node are what the fixture and
+  // this machine's Node.js already are; a `run:` step runs here, in the checkout.
+  await runSteps(job.steps.slice(0, agentIndex), context, workspace, async (step) =>
+    step.uses?.startsWith("actions/checkout@") || step.uses?.startsWith("actions/setup-node@")
+      ? {}
+      : undefined,
+  );
+
+  const inputs = Object.fromEntries(
+    Object.entries(agentStep.with ?? {}).map(([k, v]) => [k, template(v, context)]),
+  );
+
+  const calc = `/workspace/src/calc.js`;
+  anthropic = await startFakeAnthropic({
+    apiKey: API_KEY,
+    turns: spec.review
+      ? [
+          turn.toolUse("Read", { file_path: calc }),
+          turn.toolUse("StructuredOutput", {
+            summary: "twice() inherits add()'s bug.",
+            findings: [{ path: "src/calc.js", line: 6, severity: "major", body: "add() subtracts." }],
+          }),
+          turn.text("Reviewed."),
+        ]
+      : [
+          turn.toolUse("Read", { file_path: calc }),
+          turn.toolUse("Edit", { file_path: calc, old_string: "a - b", new_string: "a + b" }),
+          turn.toolUse("Bash", { command: "npm test" }),
+          turn.text("Fixed add(): it subtracted."),
         ],
-        pulls: [pr.pull],
-        contents: {
-          [base]: { ".github/agent-ci-settings.json": PR_SETTINGS },
+  });
+  const result = await runAction({
+    fixture: spec.event,
+    payload,
+    apiUrl: github.url,
+    workspace,
+    inputs,
+    token: TOKEN,
+    env: { ANTHROPIC_BASE_URL: anthropic.url },
+  });
+  const shown = result.stdout
+    .split("\n")
+    .filter((line) => !line.startsWith("::add-mask::"))
+    .join("\n");
+  expect(result.failed, shown.slice(-3000)).toBeUndefined();
+  expect(result.outputs.skipped).toBe("false");
+  expect(result.outputs.exit_reason).toBe("completed");
+  if (spec.review) {
+    expect(result.outputs.findings).toBe("1");
+    return;
+  }
+  expect(result.outputs.outcome).toBe("changes");
+  expect(fs.readFileSync(result.outputs.patch_path ?? "", "utf8")).toContain("+  return a + b;");
+
+  // Where the example lets the agent run the tests, they ran, with the dev dependency there.
+  const testsAllowed = /npm test/.test(`${inputs.allowed_tools ?? ""} ${inputs.claude_args ?? ""}`);
+  const bashResult = JSON.stringify(anthropic.messagesRequests()[3]?.body.messages.at(-1));
+  if (testsAllowed) expect(bashResult).toMatch(/pass 1\b/);
+  // Where it verifies, the fresh container saw the dependency too.
+  if (inputs.verify) expect(result.outputs.verify_exit_code).toBe("0");
+}
+
+describe("claude-code-action's README example, moved to agent-ci", () => {
+  it(
+    "the workflow with the action name changed and claude_args kept: an issue mentioning @claude is fixed",
+    { timeout: 240_000 },
+    async () => {
+      await runAgentStep(path.join(WORKFLOW_FIXTURES, "claude-code-action-readme.yml"), {
+        event: "issues-opened",
+        payload: (p) => {
+          (p.issue as { body: string }).body = "@claude add(2, 2) is not 4 in src/calc.js";
         },
       });
-
-      const context = jobContext(spec.event, payload, { matrix, needs: spec.needs });
-      expect(condition(job.if, context), `${file}: the job's if: lets the event through`).toBe(true);
-
-      // The steps before the agent's, as a runner runs them: checkout and setup-node are what the fixture and
-      // this machine's Node.js already are; a `run:` step runs here, in the checkout.
-      await runSteps(job.steps.slice(0, agentIndex), context, workspace, async (step) =>
-        step.uses?.startsWith("actions/checkout@") || step.uses?.startsWith("actions/setup-node@")
-          ? {}
-          : undefined,
-      );
-
-      const inputs = Object.fromEntries(
-        Object.entries(agentStep.with ?? {}).map(([k, v]) => [k, template(v, context)]),
-      );
-      // action.yml's default for the token: ${{ github.token }}.
-      inputs.github_token ??= TOKEN;
-
-      const calc = `/workspace/src/calc.js`;
-      anthropic = await startFakeAnthropic({
-        apiKey: API_KEY,
-        turns: spec.review
-          ? [
-              turn.toolUse("Read", { file_path: calc }),
-              turn.toolUse("StructuredOutput", {
-                summary: "twice() inherits add()'s bug.",
-                findings: [{ path: "src/calc.js", line: 6, severity: "major", body: "add() subtracts." }],
-              }),
-              turn.text("Reviewed."),
-            ]
-          : [
-              turn.toolUse("Read", { file_path: calc }),
-              turn.toolUse("Edit", { file_path: calc, old_string: "a - b", new_string: "a + b" }),
-              turn.toolUse("Bash", { command: "npm test" }),
-              turn.text("Fixed add(): it subtracted."),
-            ],
-      });
-      const result = await runAction({
-        fixture: spec.event,
-        payload,
-        apiUrl: github.url,
-        workspace,
-        inputs,
-        env: { ANTHROPIC_BASE_URL: anthropic.url },
-        deps: { artifact: () => recordingUploader() },
-      });
-      const shown = result.stdout
-        .split("\n")
-        .filter((line) => !line.startsWith("::add-mask::"))
-        .join("\n");
-      expect(result.failed, shown.slice(-3000)).toBeUndefined();
-      expect(result.outputs.skipped).toBe("false");
-      expect(result.outputs.exit_reason).toBe("completed");
-      if (spec.review) {
-        expect(result.outputs.findings).toBe("1");
-        return;
-      }
-      expect(result.outputs.outcome).toBe("changes");
-      expect(fs.readFileSync(result.outputs.patch_path ?? "", "utf8")).toContain("+  return a + b;");
-
-      // Where the example lets the agent run the tests, they ran, with the dev dependency there.
-      const testsAllowed = /npm test/.test(`${inputs.allowed_tools ?? ""} ${inputs.claude_args ?? ""}`);
-      const bashResult = JSON.stringify(anthropic.messagesRequests()[3]?.body.messages.at(-1));
-      if (testsAllowed) expect(bashResult).toMatch(/pass 1\b/);
-      // Where it verifies, the fresh container saw the dependency too.
-      if (inputs.verify) expect(result.outputs.verify_exit_code).toBe("0");
     },
   );
 });
@@ -525,7 +442,6 @@ describe("each example's agent step against the fakes", () => {
 
 const CHOOSE = "OWNER/agent-ci/choose@v1";
 const PUBLISH = "OWNER/agent-ci/publish@v1";
-const ROOT = path.resolve(import.meta.dirname, "../..");
 
 const CALC_PATH = "/workspace/src/calc.js";
 const fixed = (text: string) => CALC.replace("  return a - b;", text);
@@ -616,9 +532,10 @@ describe("attempts-matrix.yml, every job against the fakes", () => {
               payload,
               apiUrl: gh.url,
               workspace,
-              inputs: { ...inputs, github_token: TOKEN },
+              inputs,
+              token: TOKEN,
               env: { ANTHROPIC_BASE_URL: api.url },
-              deps: { artifact: () => uploader },
+              artifacts: uploader,
             });
             expect(result.failed, `attempt ${attempt}: ${result.stdout.slice(-3000)}`).toBeUndefined();
             for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
@@ -638,12 +555,13 @@ describe("attempts-matrix.yml, every job against the fakes", () => {
         expect(condition(chooseJob.if, chooseContext)).toBe(true);
         await runSteps(chooseJob.steps, chooseContext, workspace, async (step, inputs) => {
           if (step.uses !== CHOOSE) return common(step, inputs);
-          const ran = await runEntry(
-            runChoose,
-            withDefaults(path.join(ROOT, "choose/action.yml"), inputs, chooseContext),
-            runnerEnv(workspace, chooseContext),
-          );
-          expect(ran.failed, ran.stdout).toBeUndefined();
+          const ran = await runStep({
+            action: "choose",
+            inputs,
+            env: runnerEnv(workspace, chooseContext),
+            token: TOKEN,
+          });
+          expect(ran.failed, ran.log).toBeUndefined();
           return ran.outputs;
         });
         const chosen = (chooseContext.steps as Record<string, { outputs: Outputs }>).choose?.outputs;
@@ -662,11 +580,10 @@ describe("attempts-matrix.yml, every job against the fakes", () => {
         execFileSync("git", ["clone", "-q", workspace, checkout]);
         await runSteps(publishJob.steps, publishContext, checkout, async (step, inputs) => {
           if (step.uses !== PUBLISH) return common(step, inputs);
-          const withInputs = withDefaults(path.join(ROOT, "publish/action.yml"), inputs, publishContext);
-          // The step's working directory is the checkout.
-          withInputs.repository_path = path.resolve(checkout, withInputs.repository_path ?? ".");
-          const ran = await runEntry(() => runPublish(), withInputs, runnerEnv(checkout, publishContext));
-          expect(ran.failed, ran.stdout).toBeUndefined();
+          // The step's working directory is the checkout (GITHUB_WORKSPACE).
+          const env = runnerEnv(checkout, publishContext);
+          const ran = await runStep({ action: "publish", inputs, env, token: TOKEN });
+          expect(ran.failed, ran.log).toBeUndefined();
           return ran.outputs;
         });
 
@@ -763,9 +680,10 @@ describe("answer-pr-comments.yml, every job against the fakes", () => {
             payload,
             apiUrl: gh.url,
             workspace,
-            inputs: { ...inputs, github_token: TOKEN },
+            inputs,
+            token: TOKEN,
             env: { ANTHROPIC_BASE_URL: api.url },
-            deps: { artifact: () => uploader },
+            artifacts: uploader,
           });
           expect(result.failed, result.stdout.slice(-3000)).toBeUndefined();
           for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
@@ -786,10 +704,9 @@ describe("answer-pr-comments.yml, every job against the fakes", () => {
         let published: Outputs = {};
         await runSteps(publishJob.steps, publishContext, checkout, async (step, inputs) => {
           if (step.uses !== PUBLISH) return common(step, inputs);
-          const withInputs = withDefaults(path.join(ROOT, "publish/action.yml"), inputs, publishContext);
-          withInputs.repository_path = path.resolve(checkout, withInputs.repository_path ?? ".");
-          const ran = await runEntry(() => runPublish(), withInputs, runnerEnv(checkout, publishContext));
-          expect(ran.failed, ran.stdout).toBeUndefined();
+          const env = runnerEnv(checkout, publishContext);
+          const ran = await runStep({ action: "publish", inputs, env, token: TOKEN });
+          expect(ran.failed, ran.log).toBeUndefined();
           published = ran.outputs;
           return ran.outputs;
         });

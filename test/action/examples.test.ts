@@ -3,6 +3,7 @@
 // (untrusted text only through environment variables: RELIABILITY U5), explicit permissions everywhere, and
 // every pull request opened by the publish action, never by a hand-written commit, push or `gh pr create`
 // (which would skip its checks of the patch: base commit, protected paths, secret findings, size).
+// Bypasses the harness: it reads the example workflows as files; examples-run.test.ts runs them.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,7 @@
 // The API door against the fake GitHub, through the real Octokit of @actions/github: the base URL comes
 // from GITHUB_API_URL (no api.github.com), faults are classified and explained, idempotent calls are retried
 // as the policy says, with the wait injected (these tests never sleep).
+// Bypasses the harness: the API client is called as a function, with its wait injected.
 import fs from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";

@@ -1,6 +1,7 @@
 // Inputs → ActionInputs → RunConfig: defaults apply without a runner, every bad value is reported by input
 // name in one error, lists split like rules, and the token lands in `secrets` only (never in a field that
 // reaches the container).
+// Bypasses the harness: input parsing called as a function (the harness sets every default, run-e2e.test.ts).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -3,6 +3,8 @@
 // event type. local-action stubs @actions/core, @actions/github and @actions/artifact (its artifact stub
 // writes a zip locally), runs main.ts's `run()` through tsx, and prints the outputs. A failed step still
 // exits 0 there, so the assertions read its output. The GitHub API is the fake; the Docker engine is real.
+// Bypasses the harness on purpose: it checks the Action under @github/local-action (src/ through tsx), the
+// tool a user debugs with.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

@@ -1,10 +1,10 @@
 // A long model turn in the Action, through the harness and the fake GitHub: the run's progress ticker (made
-// small here through the runner's own option, turnTickMs, where the product ticks every 30 s) puts a line in
+// small here through the runner's own option, turnTickMs, set in the Action's process by the harness's
+// hooks, where the product ticks every 30 s) puts a line in
 // the job's log and the turn into the "working" comment; the fake Messages API holds the answer's stream open
 // until the test has seen the comment say so, then lets it finish. The comment is edited through the same
 // rate-limited path as every other progress, and the line is gone from it once the turn has ended.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runAgent } from "../../src/runner/run.js";
 import { actionRunner, calcWorkspace } from "../support/action-harness.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
@@ -53,10 +53,7 @@ const action = actionRunner(() => ({
     permission_mode: "acceptEdits",
     upload_artifact: "false",
   },
-  deps: {
-    commentIntervalMs: 0,
-    runAgent: (config, io, signal) => runAgent(config, { ...io, turnTickMs: TICK_MS }, signal),
-  },
+  hooks: { commentIntervalMs: 0, turnTickMs: TICK_MS },
 }));
 
 const edits = () =>

@@ -1,4 +1,5 @@
 // Outputs and the fail_on decision, and the annotations drawn from a report. Pure.
+// Bypasses the harness: pure functions.
 import { describe, expect, it } from "vitest";
 import { annotationsFor, MAX_ANNOTATIONS_PER_KIND } from "../../src/action/annotations.js";
 import { failureMessage, runOutputs, skippedOutputs } from "../../src/action/outputs.js";

@@ -1,5 +1,6 @@
 // Who may start a run (RELIABILITY G8): write, maintain and admin through the REST API; read, triage and
 // non-collaborators refused; bots only when listed; a failing check refuses (fail closed).
+// Bypasses the harness: the actor check is called as a function, against the fake API.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readGitHubContext } from "../../src/github/context.js";
 import { classifyEvent } from "../../src/action/event.js";

@@ -1,6 +1,7 @@
 // The progress comment's throttle against the fake GitHub, on an injected clock (no waiting): the first
 // progress after the interval edits at once, progress inside the interval waits for it, and closing drops
 // what is pending so the final report is the last write.
+// Bypasses the harness: the throttle is called as a function, on an injected clock.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commentMarker } from "../../src/action/comment.js";
 import { ProgressComment } from "../../src/action/progress-comment.js";

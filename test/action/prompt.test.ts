@@ -1,5 +1,6 @@
 // Event → prompt (RELIABILITY U1/U2): the trusted task first, GitHub text fenced as data in tags carrying a
 // nonce the text cannot close, hidden text stripped but the raw text kept for the report, sizes capped.
+// Bypasses the harness: pure functions.
 import { describe, expect, it } from "vitest";
 import { readGitHubContext } from "../../src/github/context.js";
 import { classifyEvent, type ActionEvent } from "../../src/action/event.js";

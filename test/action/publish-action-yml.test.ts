@@ -1,6 +1,7 @@
 // publish/action.yml and the code agree: every input with the same default, every output set by the code,
 // the bundle it runs is the one the build makes; and the example workflows use the publish action with
 // inputs that exist, in a job with write permissions and no model key.
+// Bypasses the harness: it reads publish/action.yml and the code's defaults; no step runs.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

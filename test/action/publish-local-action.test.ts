@@ -2,6 +2,8 @@
 // payload: a real run's output folder is published to a git remote served by `git http-backend` (the
 // runner's GITHUB_SERVER_URL points there) and the fake GitHub API. local-action stubs @actions/core and
 // prints the outputs; a failed step still exits 0, so the assertions read its output.
+// Bypasses the harness on purpose: it checks the publish Action under @github/local-action, the tool a user
+// debugs with.
 import { execFile, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

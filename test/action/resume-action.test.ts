@@ -127,7 +127,7 @@ describe("resume_from: the Action continues its own pull request", () => {
           artifact_name: "agent-ci-{run_id}",
         },
         env: { ANTHROPIC_BASE_URL: first.url },
-        deps: { artifact: () => firstArtifact },
+        artifacts: firstArtifact,
       });
       expect(earlier.failed).toBeUndefined();
       const firstId = parseReport(fs.readFileSync(earlier.outputs.report_path ?? "", "utf8")).runId;
@@ -225,7 +225,7 @@ describe("resume_from: the Action continues its own pull request", () => {
           permission_mode: "acceptEdits",
           artifact_name: "agent-ci-{run_id}",
         },
-        deps: { artifact: () => artifact },
+        artifacts: artifact,
       });
       expect(earlier.failed).toBeUndefined();
       const id = parseReport(fs.readFileSync(earlier.outputs.report_path ?? "", "utf8")).runId;
@@ -301,7 +301,7 @@ describe("resume_from: the Action continues its own pull request", () => {
           artifact_name: "agent-ci-{run_id}",
         },
         env: { ANTHROPIC_BASE_URL: first.url },
-        deps: { artifact: () => artifact },
+        artifacts: artifact,
       });
       expect(earlier.failed).toBeUndefined();
       const firstId = parseReport(fs.readFileSync(earlier.outputs.report_path ?? "", "utf8")).runId;

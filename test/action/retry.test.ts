@@ -1,6 +1,7 @@
 // The retry policy for GitHub API calls (RELIABILITY G2): retry-after first, then the reset time, then at
 // least 60 s of exponential backoff for secondary limits; short backoff for 5xx and network errors; nothing
 // else retried; every wait bounded. Pure, so a table.
+// Bypasses the harness: pure functions.
 import { describe, expect, it } from "vitest";
 import {
   classifyFailure,

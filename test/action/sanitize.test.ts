@@ -1,5 +1,6 @@
 // Untrusted text cleaning (RELIABILITY U2): each kind of hidden text is removed and counted, visible text is
 // kept byte for byte, and the function is idempotent.
+// Bypasses the harness: pure functions.
 import { describe, expect, it } from "vitest";
 import { describeRemoved, removedCount, sanitizeUntrusted } from "../../src/action/sanitize.js";
 

@@ -90,7 +90,7 @@ describe("the GitHub token and the API key", () => {
         allowed_tools: "Bash(env)",
       },
       env: { ANTHROPIC_BASE_URL: anthropic.url, GITHUB_TOKEN: TOKEN },
-      deps: { artifact: () => uploader },
+      artifacts: uploader,
     });
     expect(result.failed).toBeUndefined();
     expect(result.outputs).toMatchObject({ exit_reason: "completed", has_changes: "true" });
@@ -152,7 +152,7 @@ describe("the GitHub token and the API key", () => {
     const uploader = recordingUploader();
     const result = await action({
       inputs: { github_token: TOKEN, script, permission_mode: "acceptEdits" },
-      deps: { artifact: () => uploader },
+      artifacts: uploader,
     });
     expect(result.failed).toBeUndefined();
     expect(result.outputs.has_changes).toBe("true");

@@ -118,7 +118,7 @@ describe("the Action's log, as the runner reads it", () => {
         GH_TOKEN: ghToken,
         ANTHROPIC_BASE_URL: api.url,
       },
-      deps: { identityTokenRefreshMs: 1000 },
+      hooks: { identityTokenRefreshMs: 1000 },
     });
 
     expect(result.outputs.exit_reason).toBe("completed");

@@ -1,15 +1,26 @@
-// Runs the Action's `run()` in-process the way a runner would: INPUT_* and GITHUB_* in the environment
-// (vi.stubEnv), a recorded event payload, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, the real @actions/core
-// writing workflow commands to stdout (captured). The GitHub API is the fake on 127.0.0.1; the artifact client
-// is the real one (fails soft here: no artifact service) unless a test passes a recording one.
+// Runs an Action as a GitHub runner runs a JavaScript action: reads its action.yml, sets INPUT_<NAME> for every
+// input it declares (the name upper-cased, spaces made "_", hyphens kept: what @actions/core's getInput reads),
+// to the step's value or else the input's default with its `${{ }}` expressions evaluated (`github.token` is
+// the job's token), and starts `runs.main` (the bundled dist/ entry, node20/node24) with `node` in a child
+// process: the GITHUB_* and RUNNER_* variables, the event payload file, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY /
+// GITHUB_ENV / GITHUB_PATH / GITHUB_STATE files, the artifact service's ACTIONS_RESULTS_URL and
+// ACTIONS_RUNTIME_TOKEN. The step's log is its stdout and stderr, read as the runner reads it; it failed when
+// the process exited non-zero. dist/ is built from src/ once per test run (action-dist.ts).
+// The GitHub API is the fake on 127.0.0.1; the artifact service is the fake speaking the runner's wire
+// protocol (fake-artifacts.ts), a fresh one per run. What a test cannot give a child process otherwise (the
+// progress comment's interval, the turn ticker's, the clouds' token endpoints) goes in AGENT_CI_TEST_HOOKS.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { vi } from "vitest";
-import type { ArtifactUploader } from "../../src/action/artifact.js";
-import { run, type ActionDeps } from "../../src/action/main.js";
+import { parse } from "yaml";
+import { TEST_HOOKS_VARIABLE } from "../../src/action/main.js";
+import type { CloudAuthEndpoints } from "../../src/action/cloud-auth.js";
+import { actionRoot } from "./action-dist.js";
+import { artifactRecorder, startFakeArtifactService, type ArtifactRecorder } from "./fake-artifacts.js";
 import { makeWorkspace } from "./workspace.js";
-import { githubEnv, readOutputs, runnerFiles, type RunnerFiles } from "./github-env.js";
+import { githubContext, githubEnv, readOutputs, runnerFiles, type RunnerFiles } from "./github-env.js";
+import { template } from "./workflow-expressions.js";
 
 export const CALC_BEFORE = "// Tiny calculator.\nexport function add(a, b) {\n  return a - b;\n}\n";
 export const CALC_AFTER = CALC_BEFORE.replace("a - b", "a + b");
@@ -53,31 +64,147 @@ export const FIX_SCRIPT: ScriptCall[][] = [
   ],
 ];
 
-/** An artifact client that copies what it is given into a folder, so tests can read the artifact. */
-export function recordingUploader(): ArtifactUploader & {
-  dir: string;
-  uploads: Array<{ name: string; files: string[]; retentionDays?: number }>;
-} {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-artifact-"));
-  const uploads: Array<{ name: string; files: string[]; retentionDays?: number }> = [];
+/** Where a run's artifact lands (the fake artifact service unzips it there), to pass as `artifacts`. */
+export function recordingUploader(): ArtifactRecorder {
+  return artifactRecorder();
+}
+
+/** The job's GITHUB_TOKEN when a test names none (`${{ github.token }}`); assembled, not a literal token. */
+export const JOB_TOKEN = ["ghs", "jobToken".padEnd(36, "0")].join("_");
+
+/** The Actions of this repository, by the action.yml a workflow's `uses:` names. */
+export const ACTION_YML = {
+  "agent-ci": "action.yml",
+  publish: "publish/action.yml",
+  choose: "choose/action.yml",
+} as const;
+export type ActionName = keyof typeof ACTION_YML;
+
+interface ActionYml {
+  inputs?: Record<string, { default?: string; required?: boolean }>;
+  runs: { using: string; main: string };
+}
+
+export function readActionYml(action: ActionName, root = actionRoot()): ActionYml {
+  return parse(fs.readFileSync(path.join(root, ACTION_YML[action]), "utf8")) as ActionYml;
+}
+
+/** What @actions/core's getInput reads for an input: INPUT_ + the name, spaces as "_", upper-cased. */
+export function inputVariable(name: string): string {
+  return `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
+}
+
+/** Every declared input as the runner sets it: the step's value, else the default, expressions evaluated. */
+export function inputEnvironment(
+  yml: ActionYml,
+  given: Record<string, string>,
+  context: Record<string, unknown>,
+): Record<string, string> {
+  const declared = yml.inputs ?? {};
+  const unknown = Object.keys(given).filter((name) => !(name in declared));
+  if (unknown.length) throw new Error(`inputs the action does not declare: ${unknown.join(", ")}`);
+  return Object.fromEntries(
+    Object.entries(declared).map(([name, input]) => [
+      inputVariable(name),
+      given[name] ?? template(input.default ?? "", context),
+    ]),
+  );
+}
+
+/**
+ * What the runner passes on from its own environment (the machine's: PATH, HOME, the engine's address, a proxy's
+ * CA bundle): all of it, but the variables a runner sets per step, the credentials a test gives explicitly, and
+ * the test runner's own.
+ */
+const NOT_FROM_HOST =
+  /^(GITHUB_|RUNNER_|INPUT_|ACTIONS_|STATE_|VITEST|ANTHROPIC_|CLAUDE_CODE_|AGENT_CI_TEST_HOOKS$|CI$|NODE_ENV$|TEST$)/;
+function hostEnvironment(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (e): e is [string, string] => !NOT_FROM_HOST.test(e[0]) && e[1] !== undefined,
+    ),
+  );
+}
+
+export interface StepRun {
+  /** The step's log: stdout and stderr as the runner reads them, interleaved as they came. */
+  log: string;
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  outputs: Record<string, string>;
+  /** The `::error::` message of the failure, or the exit code when the step failed without one. */
+  failed?: string;
+}
+
+export interface StepOptions {
+  action: ActionName;
+  /** The step's `with:`, evaluated. */
+  inputs: Record<string, string>;
+  /** The job's environment (githubEnv) and the step's `env:`. */
+  env: Record<string, string>;
+  /** `github.token` for the defaults (default JOB_TOKEN). */
+  token?: string;
+  /** Called with the child once it started (to signal it, as a cancelled job is). */
+  started?: (child: import("node:child_process").ChildProcess) => void;
+}
+
+/** Runs one `uses:` step of these Actions, as the runner does; never throws for a failed step. */
+export async function runStep(options: StepOptions): Promise<StepRun> {
+  const root = actionRoot();
+  const yml = readActionYml(options.action, root);
+  if (!/^node\d+$/.test(yml.runs.using)) throw new Error(`runs.using ${yml.runs.using}: not a node action`);
+  const actionDir = path.dirname(path.join(root, ACTION_YML[options.action]));
+  const main = path.join(actionDir, yml.runs.main);
+  const context = { github: githubContext(options.env, options.token ?? JOB_TOKEN) };
+  const env = {
+    ...hostEnvironment(),
+    ...options.env,
+    GITHUB_ACTION: `__agent-ci_${options.action}`,
+    GITHUB_ACTION_PATH: actionDir,
+    GITHUB_ACTION_REPOSITORY: "agent-ci/agent-ci",
+    GITHUB_ACTION_REF: "v1",
+    ...inputEnvironment(yml, options.inputs, context),
+  };
+  const child = spawn(process.execPath, [main], {
+    cwd: options.env.GITHUB_WORKSPACE ?? os.tmpdir(),
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  options.started?.(child);
+  let log = "";
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => ((stdout += chunk), (log += chunk)));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => ((stderr += chunk), (log += chunk)));
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+  const error = /^::error(?: [^:]*)?::(.*)$/m.exec(log)?.[1];
   return {
-    dir,
-    uploads,
-    async uploadArtifact(name, files, rootDirectory, options) {
-      uploads.push({ name, files, retentionDays: options?.retentionDays });
-      for (const file of files) fs.copyFileSync(file, path.join(dir, path.relative(rootDirectory, file)));
-      return { id: 4711, size: 1 };
-    },
+    log,
+    stdout,
+    stderr,
+    exitCode,
+    outputs: options.env.GITHUB_OUTPUT ? readOutputs(options.env.GITHUB_OUTPUT) : {},
+    failed: exitCode === 0 ? undefined : (error ?? `exit code ${exitCode}`),
   };
 }
 
-export interface ActionRun {
-  outputs: Record<string, string>;
+export interface ActionRun extends StepRun {
   summary: string;
-  stdout: string;
-  /** The `::error::` message of setFailed, if the step failed. */
-  failed?: string;
   files: RunnerFiles;
+  /** What the run uploaded to the artifact service. */
+  artifacts: ArtifactRecorder;
+}
+
+/** Intervals and endpoints a test sets for the Action's process (AGENT_CI_TEST_HOOKS). */
+export interface TestHooks {
+  commentIntervalMs?: number;
+  identityTokenRefreshMs?: number;
+  turnTickMs?: number;
+  cloudAuth?: CloudAuthEndpoints;
 }
 
 export interface RunActionOptions {
@@ -87,8 +214,14 @@ export interface RunActionOptions {
   inputs: Record<string, string>;
   actor?: string;
   payload?: Record<string, unknown>;
+  /** The step's `env:` (and what the runner adds for a job's permissions, e.g. ACTIONS_ID_TOKEN_REQUEST_URL). */
   env?: Record<string, string>;
-  deps?: Partial<ActionDeps>;
+  /** `github.token` (default JOB_TOKEN). */
+  token?: string;
+  /** Where the artifact lands (default: a fresh recorder, in the result). */
+  artifacts?: ArtifactRecorder;
+  hooks?: TestHooks;
+  started?: StepOptions["started"];
 }
 
 /** The options a call to an `actionRunner` still gives: those its defaults lack, and any it overrides. */
@@ -107,58 +240,34 @@ export function actionRunner<D extends Partial<RunActionOptions>>(
   return (options?: ActionCall<D>) => runAction({ ...defaults(), ...options } as RunActionOptions);
 }
 
-/** Runs the Action once; never throws for a failed step (like a runner, it records it). */
+/** Runs the agent-ci Action once, as a job's step; never throws for a failed step (like a runner, it records it). */
 export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   const files = runnerFiles();
-  const env = {
-    ...githubEnv({
-      fixture: options.fixture,
-      apiUrl: options.apiUrl,
-      workspace: options.workspace,
-      files,
-      actor: options.actor,
-      payload: options.payload,
-    }),
-    ...options.env,
-  };
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  for (const name of [
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "GITHUB_TOKEN",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_RESULTS_URL",
-  ]) {
-    if (!(name in env)) vi.stubEnv(name, undefined);
-  }
-  for (const [name, value] of Object.entries(options.inputs))
-    vi.stubEnv(`INPUT_${name.toUpperCase()}`, value);
-  const stdout = await captureStdout(() => run({ sleep: async () => undefined, ...options.deps }));
-  const failed = /^::error::(.*)$/m.exec(stdout)?.[1];
-  return {
-    outputs: readOutputs(files.output),
-    summary: fs.readFileSync(files.summary, "utf8"),
-    stdout,
-    failed,
-    files,
-  };
-}
-
-/** Runs an Action's entry in this process and returns what it wrote to stdout (its log, its `::` commands). */
-export async function captureStdout(entry: () => Promise<void>): Promise<string> {
-  const chunks: string[] = [];
-  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    chunks.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-    return true;
-  });
-  const exitCode = process.exitCode;
+  const artifacts = options.artifacts ?? artifactRecorder();
+  const service = await startFakeArtifactService(artifacts);
   try {
-    await entry();
+    const env = {
+      ...githubEnv({
+        fixture: options.fixture,
+        apiUrl: options.apiUrl,
+        workspace: options.workspace,
+        files,
+        actor: options.actor,
+        payload: options.payload,
+      }),
+      ...service.env,
+      ...(options.hooks ? { [TEST_HOOKS_VARIABLE]: JSON.stringify(options.hooks) } : {}),
+      ...options.env,
+    };
+    const step = await runStep({
+      action: "agent-ci",
+      inputs: options.inputs,
+      env,
+      token: options.token,
+      started: options.started,
+    });
+    return { ...step, summary: fs.readFileSync(files.summary, "utf8"), files, artifacts };
   } finally {
-    write.mockRestore();
-    process.exitCode = exitCode;
+    await service.close();
   }
-  return chunks.join("");
 }

@@ -131,6 +131,8 @@ export interface RecordedGitHubRequest {
   headers: Record<string, string | string[] | undefined>;
   body: string;
   status: number;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 export interface FaultResponse {
@@ -693,6 +695,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         headers: req.headers,
         body,
         status: 0,
+        at: Date.now(),
       };
       requests.push(record);
       const originalWriteHead = res.writeHead.bind(res);

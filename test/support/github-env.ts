@@ -1,5 +1,7 @@
-// Environment for running the Action as a runner would: GITHUB_* variables for one recorded event payload
-// (test/fixtures/events/<name>.json), with the output, summary and temp files in a fresh directory.
+// Environment for running the Action as a runner would: the GITHUB_* and RUNNER_* variables a job's step gets
+// for one recorded event payload (test/fixtures/events/<name>.json), with the step's files (GITHUB_OUTPUT,
+// GITHUB_STEP_SUMMARY, GITHUB_ENV, GITHUB_PATH, GITHUB_STATE) and RUNNER_TEMP in a fresh directory; and the
+// `github` expression context the runner evaluates `${{ github.… }}` with.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +37,10 @@ export interface RunnerFiles {
   output: string;
   summary: string;
   temp: string;
+  /** GITHUB_ENV, GITHUB_PATH, GITHUB_STATE. */
+  env: string;
+  path: string;
+  state: string;
 }
 
 export function runnerFiles(): RunnerFiles {
@@ -44,9 +50,12 @@ export function runnerFiles(): RunnerFiles {
     output: path.join(dir, "output.txt"),
     summary: path.join(dir, "summary.md"),
     temp: path.join(dir, "temp"),
+    env: path.join(dir, "env.txt"),
+    path: path.join(dir, "path.txt"),
+    state: path.join(dir, "state.txt"),
   };
-  fs.writeFileSync(files.output, "");
-  fs.writeFileSync(files.summary, "");
+  for (const file of [files.output, files.summary, files.env, files.path, files.state])
+    fs.writeFileSync(file, "");
   fs.mkdirSync(files.temp);
   return files;
 }
@@ -69,23 +78,65 @@ export function githubEnv(options: GitHubEnvOptions): Record<string, string> {
     eventPath = path.join(options.files.dir, "event.json");
     fs.writeFileSync(eventPath, JSON.stringify(options.payload));
   }
+  const payload = options.payload ?? eventPayload(options.fixture);
+  const pull = payload.pull_request as
+    { number: number; head: { ref: string }; base: { ref: string } } | undefined;
+  const ref = pull ? `refs/pull/${pull.number}/merge` : "refs/heads/main";
+  const actor = options.actor ?? "octocat";
   return {
+    CI: "true",
     GITHUB_ACTIONS: "true",
     GITHUB_EVENT_NAME: eventName,
     GITHUB_EVENT_PATH: eventPath,
     GITHUB_REPOSITORY: "acme/widgets",
-    GITHUB_ACTOR: options.actor ?? "octocat",
+    GITHUB_REPOSITORY_OWNER: "acme",
+    GITHUB_ACTOR: actor,
+    GITHUB_TRIGGERING_ACTOR: actor,
+    GITHUB_REF: ref,
+    GITHUB_REF_NAME: pull ? `${pull.number}/merge` : "main",
+    GITHUB_REF_TYPE: "branch",
+    GITHUB_HEAD_REF: pull?.head.ref ?? "",
+    GITHUB_BASE_REF: pull?.base.ref ?? "",
     GITHUB_RUN_ID: "4242",
+    GITHUB_RUN_NUMBER: "7",
     GITHUB_RUN_ATTEMPT: "1",
     GITHUB_WORKFLOW: "agent-ci",
     GITHUB_JOB: "agent",
     GITHUB_SHA: "1111111111111111111111111111111111111111",
     GITHUB_API_URL: options.apiUrl,
+    GITHUB_GRAPHQL_URL: `${options.apiUrl}/graphql`,
     GITHUB_SERVER_URL: "https://github.com",
     GITHUB_WORKSPACE: options.workspace,
+    GITHUB_RETENTION_DAYS: "90",
     GITHUB_OUTPUT: options.files.output,
     GITHUB_STEP_SUMMARY: options.files.summary,
+    GITHUB_ENV: options.files.env,
+    GITHUB_PATH: options.files.path,
+    GITHUB_STATE: options.files.state,
     RUNNER_TEMP: options.files.temp,
+    RUNNER_OS: "Linux",
+    RUNNER_ARCH: process.arch === "arm64" ? "ARM64" : "X64",
+    RUNNER_NAME: "GitHub Actions 1",
+    RUNNER_ENVIRONMENT: "github-hosted",
+  };
+}
+
+/**
+ * The `github` expression context for a step with this environment: what `${{ github.… }}` reads (the job's
+ * token as `github.token`, the event's payload as `github.event`).
+ */
+export function githubContext(env: Record<string, string>, token: string): Record<string, unknown> {
+  const name = (variable: string) => variable.slice("GITHUB_".length).toLowerCase();
+  const values = Object.fromEntries(
+    Object.entries(env)
+      .filter(([k]) => k.startsWith("GITHUB_") && !["GITHUB_ACTIONS", "GITHUB_TOKEN"].includes(k))
+      .map(([k, v]) => [name(k), v]),
+  );
+  const eventPath = env.GITHUB_EVENT_PATH;
+  return {
+    ...values,
+    token,
+    event: eventPath ? (JSON.parse(fs.readFileSync(eventPath, "utf8")) as unknown) : {},
   };
 }
 
