@@ -240,7 +240,7 @@ async function openSandbox(
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
   const sandbox = await DockerSandbox.start({
-    ...runSandboxOptions(config),
+    ...runSandboxOptions(config, runId),
     node,
     runId,
     workspaceDir: config.workspace,
