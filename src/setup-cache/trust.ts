@@ -144,6 +144,10 @@ export function entryLabels(
   };
 }
 
+/** A label's value in a reason: quoted and cut (labels on a shared engine are anyone's text). */
+const shown = (value: string | undefined): string =>
+  value === undefined ? "(none)" : JSON.stringify(value.slice(0, 80));
+
 /**
  * Why an entry found under `namespace` for `key` may not be used (undefined: it may): every label must be
  * there and say what its place says, and its producer must be one that may write that namespace.
@@ -156,23 +160,26 @@ export function refuseEntry(
   const l = labels ?? {};
   if (l[LABELS.kind] !== SNAPSHOT_KIND) return "it is not a setup snapshot";
   if (l[LABELS.format] !== String(expected.format))
-    return `its format is ${l[LABELS.format] ?? "unstated"}, not ${expected.format}`;
+    return `its format is ${shown(l[LABELS.format])}, not ${expected.format}`;
   if (l[LABELS.key] !== expected.key) return "its recorded key is not the key it is stored under";
   if (l[LABELS.namespace] !== expected.namespace)
-    return `it records the namespace ${l[LABELS.namespace] ?? "(none)"}, not ${expected.namespace}`;
+    return `it records the namespace ${shown(l[LABELS.namespace])}, not ${expected.namespace}`;
   const event = l[LABELS.event] ?? "";
   const ref = l[LABELS.ref] ?? "";
   if (!l[LABELS.runId] || !event) return "it records no producer";
   if (expected.namespace === TRUSTED_NAMESPACE) {
     if (event === CLI_EVENT) return undefined;
-    if (!TRUSTED_EVENTS.includes(event)) return `its producer's event ${event} may not write trusted entries`;
-    if (!scope.defaultRef) return `its producer (${event}) cannot be checked against the default branch here`;
-    if (ref !== scope.defaultRef) return `its producer ran on ${ref || "no ref"}, not ${scope.defaultRef}`;
+    if (!TRUSTED_EVENTS.includes(event))
+      return `its producer's event ${shown(event)} may not write trusted entries`;
+    if (!scope.defaultRef)
+      return `its producer (${shown(event)}) cannot be checked against the default branch here`;
+    if (ref !== scope.defaultRef) return `its producer ran on ${shown(ref)}, not ${scope.defaultRef}`;
     return undefined;
   }
   const pr = /^pr-(\d+)$/.exec(expected.namespace)?.[1];
   if (pr === undefined) return `${expected.namespace} is no namespace this run reads`;
   if (l[LABELS.pullRequest] !== pr) return `its producer worked on another pull request than #${pr}`;
-  if (!PULL_REQUEST_EVENTS.includes(event)) return `its producer's event ${event} is not a pull request's`;
+  if (!PULL_REQUEST_EVENTS.includes(event))
+    return `its producer's event ${shown(event)} is not a pull request's`;
   return undefined;
 }

@@ -76,8 +76,11 @@ async function start(
 afterAll(async () => {
   await Promise.all(sandboxes.map((s) => s.dispose()));
   for (const dir of workspaces) fs.rmSync(dir, { recursive: true, force: true });
-  const images = await docker.listImages({ filters: { reference: [`${SNAPSHOT_REPOSITORY}:*`] } });
-  const ours = images.filter((i) => (i.RepoTags ?? []).some((t) => keys.some((k) => k && t.endsWith(k))));
+  const images = await docker.listImages({
+    all: true,
+    filters: { label: [`${LABELS.kind}=setup-snapshot`] },
+  });
+  const ours = images.filter((i) => keys.includes(i.Labels?.[LABELS.key] ?? ""));
   // Children first: a forged entry is committed on top of another.
   ours.sort((a, b) => b.Created - a.Created);
   for (const image of ours) await docker.getImage(image.Id).remove({ force: true });
@@ -197,10 +200,10 @@ describe("the setup cache", { timeout: 600_000 }, () => {
       runId: "r",
     });
     for (const [labels, reason] of [
-      [{ [LABELS.event]: "pull_request_target" }, /pull_request_target may not write trusted entries/],
+      [{ [LABELS.event]: "pull_request_target" }, /"pull_request_target" may not write trusted entries/],
       [
         { [LABELS.event]: "push", [LABELS.ref]: "refs/heads/evil" },
-        /ran on refs\/heads\/evil, not refs\/heads\/main/,
+        /ran on "refs\/heads\/evil", not refs\/heads\/main/,
       ],
     ] as const) {
       await forge(labels);
