@@ -211,6 +211,14 @@ const INPUT_PARSERS = {
       .map((line) => line.trim())
       .filter(Boolean),
   ),
+  setup_refresh: z.string().transform((v) =>
+    v
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter(Boolean),
+  ),
+  setup_cache: bool("setup_cache"),
+  setup_cache_key_files: list,
   env: list.transform((names, ctx) => {
     const bad = names.filter((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
     if (bad.length) {

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isInlineJson } from "../json-source.js";
-import { parseRunConfig, type RunConfig } from "../runner/config.js";
+import { parseRunConfig, type RunConfig, type RunConfigInput } from "../runner/config.js";
 import type { GitHubContext } from "../github/context.js";
 import { classifyEvent, eventTarget, forkHeadOf, pullRequestBase, type ActionEvent } from "./event.js";
 import { decideTrigger } from "./triggers.js";
@@ -258,6 +258,7 @@ export async function prepare(options: PrepareOptions): Promise<Prepared> {
       pullRequestHead: base !== undefined,
       // The job's Node.js, not this process's: the Action runs on the runner's own bundled Node.js.
       runnerNodeVersion: inputs.node_version ? undefined : pathNodeVersion(options.env.PATH),
+      cacheOrigin: cacheOriginOf(ctx, event, options.env, base !== undefined),
     }),
   );
   return { kind: "run", config, event, trigger: record(ctx, event, `ran: ${admitted.why}`, built), notes };
@@ -348,5 +349,29 @@ async function trustedFiles(options: PrepareOptions, base: TrustedBase, workspac
     ...agents,
     memory,
     hookScriptsDir,
+  };
+}
+
+/**
+ * Where the run came from, for the setup cache's trust rules: the event, the ref, the repository's default
+ * branch and the pull request it works on. A workspace that is a pull request's head without a pull request
+ * number is given no ref, so it can never write an entry others read (fail-closed).
+ */
+function cacheOriginOf(
+  ctx: PrepareOptions["ctx"],
+  event: ActionEvent,
+  env: Record<string, string | undefined>,
+  pullRequestHead: boolean,
+): NonNullable<RunConfigInput["cacheOrigin"]> {
+  const target = eventTarget(event);
+  const pullRequest = target?.isPullRequest ? target.number : undefined;
+  const defaultBranch = (ctx.payload.repository as { default_branch?: unknown } | undefined)?.default_branch;
+  return {
+    event: ctx.eventName,
+    ref: pullRequestHead && pullRequest === undefined ? "" : (env.GITHUB_REF ?? ""),
+    ...(typeof defaultBranch === "string" && defaultBranch ? { defaultBranch } : {}),
+    ...(pullRequest !== undefined ? { pullRequest } : {}),
+    commit: ctx.sha,
+    runId: `${ctx.runId}-${ctx.runAttempt}`,
   };
 }

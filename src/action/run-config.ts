@@ -48,6 +48,8 @@ export interface RunConfigParts {
   pullRequestHead?: boolean;
   /** The version of the `node` on the step's PATH: the Node.js the job set up (sandbox/node/runner-node.ts). */
   runnerNodeVersion?: string;
+  /** The workflow event the run came from: what it may write to the setup cache (setup-cache/trust.ts). */
+  cacheOrigin?: RunConfigInput["cacheOrigin"];
 }
 
 /**
@@ -121,6 +123,10 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     injectSecret: inputs.inject_secrets,
     caCert: inputs.ca_cert ? path.resolve(parts.workspace, inputs.ca_cert) : undefined,
     setup: inputs.setup,
+    setupRefresh: inputs.setup_refresh,
+    setupCache: inputs.setup_cache,
+    setupCacheKeyFiles: inputs.setup_cache_key_files,
+    cacheOrigin: parts.cacheOrigin,
     env: inputs.env,
     memory: inputs.memory_limit,
     cpus: inputs.cpus,

@@ -158,6 +158,47 @@ export const SANDBOX_OPTIONS = {
       parse: "collect",
     },
   },
+  setup_refresh: {
+    action: {
+      default: "",
+      description:
+        "Commands run after a setup snapshot is restored, in place of setup, one per line (e.g. npm run build). See docs/setup-cache.md.",
+    },
+    cli: {
+      flags: "--setup-refresh <command>",
+      description:
+        "run after a setup snapshot is restored, in place of --setup (repeatable; e.g. npm run build)",
+      group: "Sandbox",
+      parse: "collect",
+    },
+  },
+  setup_cache: {
+    action: {
+      default: "true",
+      description:
+        "Start from a snapshot of an earlier run's setup with the same key (image, setup, lockfiles, environment, network), kept as an image on the engine; false runs the whole setup every time. Only push, schedule and workflow_dispatch on the default branch write entries every run reads; a pull request's runs write entries only that pull request reads. See docs/setup-cache.md.",
+    },
+    cli: {
+      flags: "--no-setup-cache",
+      description: "run the whole --setup every time: no setup snapshot is read or written",
+      group: "Sandbox",
+    },
+  },
+  setup_cache_key_files: {
+    action: {
+      default: "",
+      list: true,
+      description:
+        "Files whose bytes are in the setup cache's key, one per line or comma-separated (default: the lockfiles and manifests found per ecosystem).",
+    },
+    cli: {
+      flags: "--setup-cache-key-files <path>",
+      description:
+        "a file whose bytes are in the setup cache's key (repeatable; default: lockfiles and manifests found per ecosystem)",
+      group: "Sandbox",
+      parse: "collect",
+    },
+  },
   env: {
     action: {
       default: "",

@@ -45,6 +45,7 @@ export type {
   EgressConnection,
 } from "./schema.js";
 export { ModelContextRecord } from "./schema-context.js";
+export { SetupCache, setupCacheLine } from "./schema-setup-cache.js";
 export {
   MIN_SECRET_LENGTH,
   REDACTED,

@@ -14,6 +14,7 @@ import {
   stripControl,
 } from "./format.js";
 import type { Outcome, RunReport, ToolCall } from "./schema.js";
+import { setupCacheLine } from "./schema-setup-cache.js";
 import { fencedBlock } from "../text.js";
 import { defuseGitHubReferences } from "./github-text.js";
 
@@ -613,6 +614,7 @@ function runDetails(report: RunReport): string {
         `  - Node.js ${markdownCode(node.version, 20)}${node.npm ? ` with npm ${markdownCode(node.npm, 20)}` : ""}, the official build: ${plain(node.source === "option" ? "the run's option" : node.source === "runner" ? "the Node.js the job set up" : `the workspace's ${node.file ?? node.source}`, 60)} says ${markdownCode(node.spec ?? "", 64)}`,
       );
   }
+  if (report.setupCache) lines.push(`- **Setup cache** ${plain(setupCacheLine(report.setupCache), 600)}`);
   const hardening = report.hardening;
   if (hardening) {
     lines.push(

@@ -1,6 +1,7 @@
 // The run report's contract: the zod schema of report.json, its version, and `parseReport` for readers.
 // Published as JSON Schema in schema/report.schema.json (kept in sync by test/unit/report/json-schema.test.ts).
 import { z } from "zod";
+import { SetupCache } from "./schema-setup-cache.js";
 import {
   CallDecisionSchema,
   PermissionModeSchema,
@@ -742,6 +743,9 @@ export const RunReport = z
       .describe(
         "Where the run's time went, phase by phase in the order they began (images built on a first run, the container's start, the copy-in, the calls, verify…); a run that ended early has the phases it reached.",
       ),
+    setupCache: SetupCache.optional().describe(
+      "What the setup cache did (docs/setup-cache.md); absent when it was off or there was no setup.",
+    ),
     firstTurn: z
       .object({ overlapped: z.boolean(), reason: z.string().optional() })
       .optional()

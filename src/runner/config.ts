@@ -240,6 +240,35 @@ export const RunConfig = z
       .array(z.string())
       .default([])
       .describe("--network setup: what setup commands reach (default: every ecosystem preset)"),
+    setupCache: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Start from a snapshot of an earlier run's setup with the same key, and write one where the run may (docs/setup-cache.md)",
+      ),
+    setupRefresh: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("Commands run after a setup snapshot is restored, in place of the setup commands"),
+    setupCacheKeyFiles: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "Files whose bytes are in the setup cache's key (default: lockfiles and manifests, per ecosystem)",
+      ),
+    cacheOrigin: z
+      .object({
+        event: z.string(),
+        ref: z.string(),
+        defaultBranch: z.string().optional(),
+        pullRequest: z.number().int().positive().optional(),
+        commit: z.string(),
+        runId: z.string(),
+      })
+      .optional()
+      .describe(
+        "The Action: the workflow event the run came from, which decides what it may write to the setup cache",
+      ),
     allowDomain: z
       .array(z.string())
       .default([])

@@ -61,6 +61,9 @@ import {
   type NodeVolume,
 } from "./node/volume.js";
 import { copyIn, type CopyTarget } from "./copy-in.js";
+import { planSetupCache, runSetupPhase, type SetupCacheRecord } from "./setup-phase.js";
+
+export { SETUP_CALLER } from "./setup-phase.js";
 import { oneShotExec } from "./exec.js";
 
 /** The run's Node.js as the sandbox has it: the choice, and the npm beside it where the official build is mounted. */
@@ -78,9 +81,6 @@ export interface ToolSource {
 }
 /** Programs reported by where they come from (the Bash tool finds the image's first). */
 const REPORTED_TOOLS = ["bash", "git", "rg", "node", "tar", "python3", "go"];
-
-/** The ledger's caller for setup commands (tool calls carry their tool_use id). */
-export const SETUP_CALLER = "setup";
 
 /** Where images keep their CA bundle (Debian and Alpine; Fedora and its kin). */
 const IMAGE_CA_BUNDLES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"];
@@ -107,6 +107,8 @@ export interface SandboxParts {
   oomKills: number | undefined;
   /** The assembly's steps; complete when the sandbox is handed out. */
   phases: readonly PhaseTiming[];
+  /** What the setup cache did: the key and lookup now, the restore or the write once the setup step ran. */
+  setupCache: SetupCacheRecord | undefined;
 }
 
 /** What the last steps (baseline, setup) need of the sandbox they run through. */
@@ -327,9 +329,13 @@ export async function assembleSandbox<S extends Assembled>(
   const profile = engine.profile;
   const objects = new RunObjects(docker, options.runId);
   try {
+    const cache = await planSetupCache(docker, options, image);
+    record.setupCache = cache?.record;
+    // A hit starts from the snapshot: the base image with what setup left, restored in the setup step.
+    const runImage = cache?.entry ? { ...image, name: cache.entry.image } : image;
     const made = await clock.run("container", async () => {
       const node = await projectNode(docker, options, image, toolbelt, profile);
-      return createContainer(docker, objects, options, profile, image, toolbelt, node);
+      return createContainer(docker, objects, options, profile, runImage, toolbelt, node);
     });
     const { container } = made;
     const egress = await clock.run("start", () => startContainer(docker, made, options));
@@ -360,12 +366,25 @@ export async function assembleSandbox<S extends Assembled>(
       ...checked,
       node: made.node ?? options.node,
       phases: clock.phases,
+      setupCache: cache?.record,
     };
     const sandbox = build(record.parts);
     await clock.run("baseline", () => sandbox.recordBaseline());
     const setup = options.setup ?? [];
+    const copied = async () => new Set((await planning).entries.map((e) => e.rel));
     if (setup.length)
-      await clock.run("setup", () => runSetup(sandbox, setup, { docker, container, link, egress, options }));
+      await clock.run("setup", () =>
+        runSetupPhase(sandbox, setup, {
+          docker,
+          container,
+          link,
+          egress,
+          options,
+          image,
+          plan: cache,
+          copied,
+        }),
+      );
     await reaping;
     return sandbox;
   } catch (e) {
@@ -704,38 +723,4 @@ async function refreshWorkspaceIndex(
     "--refresh",
   ];
   await probe(link, commands, { argv, timeoutMs: 120_000 }).catch(() => undefined);
-}
-
-/**
- * The setup commands, through the sandbox (network "setup": through the egress proxy). After them, nothing
- * setup started may carry the network into the agent's phase (C18): every process of the agent user is
- * killed (the helper too), the egress proxy ended, and a fresh helper started.
- */
-async function runSetup(
-  sandbox: Sandbox,
-  commands: string[],
-  run: {
-    docker: Docker;
-    container: Docker.Container;
-    link: HelperLink;
-    egress: EgressSidecar | undefined;
-    options: DockerSandboxOptions;
-  },
-): Promise<void> {
-  for (const command of commands) {
-    run.options.progress?.(`setup: ${command}`);
-    const res = await sandbox.exec({ script: command, timeoutMs: 30 * 60_000, caller: SETUP_CALLER });
-    if (res.exitCode !== 0) {
-      const tail = Buffer.concat([res.stdout, res.stderr]).toString("utf8").trim().slice(-2000);
-      const refused = res.egressRefused?.length
-        ? `\n${res.egressRefused.join("\n")} (widen it with --setup-allow-domain)`
-        : "";
-      throw new WorkspaceError(`setup command failed (exit ${res.exitCode}): ${command}\n${tail}${refused}`);
-    }
-  }
-  if (run.options.network !== "setup") return;
-  const killAll = [toolbeltProgram("bash"), "-c", "kill -9 -1 2>/dev/null; true"];
-  await oneShotExec(run.docker, run.container, killAll, AGENT_USER);
-  await run.egress?.stop();
-  await run.link.start();
 }

@@ -16,6 +16,7 @@ import { hostPidsLimit, type LimitsInside, limitsInside } from "./hardening.js";
 import { NODE_DIR } from "./node/volume.js";
 import type { NodeChoice } from "./node/choose.js";
 import { containerName } from "./run-objects.js";
+import type { SetupCacheRequest } from "./setup-phase.js";
 import { serviceHomeMounts, serviceHomeVolumeMounts } from "./service.js";
 import { WORKSPACE_ROOT } from "./sandbox.js";
 import { TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
@@ -42,6 +43,11 @@ export interface DockerSandboxOptions {
   setup?: string[];
   /** Networks "allowlist" and "setup": what the egress proxy lets through (sidecar.ts). */
   egress?: EgressOptions;
+  /**
+   * The setup cache (setup-phase.ts): start from a snapshot of an earlier run's setup with the same key, and
+   * write one, as the run's scope allows. Undefined: off (every run runs its whole setup).
+   */
+  setupCache?: SetupCacheRequest;
   /** A CA certificate (PEM) for commands to trust besides the image's (`--ca-cert`: a company or test proxy). */
   caCertPem?: string;
   memoryBytes?: number;

@@ -32,6 +32,7 @@ import type { HelperLink } from "./helper-link.js";
 import { HOOK_CALLER, HookHelper, type HookHost, type HookRunner, type HookScript } from "./hook-host.js";
 import type { ResolvedImage } from "./image.js";
 import type { RunObjects } from "./run-objects.js";
+import type { SetupCacheRecord } from "./setup-phase.js";
 import { EGRESS_PORT, type EgressSidecar } from "./egress/sidecar.js";
 import {
   type BackgroundStatus,
@@ -105,6 +106,8 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
   readonly egress: EgressSidecar | undefined;
   /** The assembly's steps with their timings. */
   readonly phases: readonly PhaseTiming[];
+  /** What the setup cache did (filled through the setup step); undefined: off, or no setup. */
+  readonly setupCache: SetupCacheRecord | undefined;
   private readonly container: Docker.Container;
   private readonly commands: CommandSettings;
   /** The helper's connection: replaced when a helper is restarted (the one thing that changes with it). */
@@ -139,6 +142,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
     this.node = parts.node;
     this.egress = parts.egress;
     this.phases = parts.phases;
+    this.setupCache = parts.setupCache;
     this.container = parts.container;
     this.commands = parts.commands;
     this.link = parts.link;

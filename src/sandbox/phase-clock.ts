@@ -2,6 +2,7 @@
 // kept in a record the caller holds so that a start that fails still has them on record.
 import type { RunPhaseName } from "../report/index.js";
 import type { SandboxParts } from "./assemble.js";
+import type { SetupCacheRecord } from "./setup-phase.js";
 
 /** The assembly's steps, in the order they run: the run's phases (report.json) up to its tool calls. */
 export type StartPhase = Exclude<RunPhaseName, "calls" | "patch" | "verify" | "teardown">;
@@ -49,6 +50,8 @@ export interface StartRecord {
   phases: PhaseTiming[];
   /** The sandbox's parts, once built; the steps after it (baseline, setup) may still fail. */
   parts?: SandboxParts;
+  /** What the setup cache did, once the run's key was made (filled on through the setup). */
+  setupCache?: SetupCacheRecord;
 }
 
 /** Runs the steps one after the other, recording each one's timing (a failed one's too). */

@@ -6,6 +6,7 @@ import { copierName, workspaceVolumeName } from "./copier.js";
 import { type EgressSidecar, egressNames, removeEgress } from "./egress/sidecar.js";
 import { removeContainer, removeVolume } from "./engine.js";
 import { serviceHomeVolumeName } from "./service.js";
+import { snapshotContainerName } from "./setup-snapshot.js";
 
 /** The run's container name: known before the container exists, so a watchdog can remove one being created. */
 export function containerName(runId: string): string {
@@ -22,7 +23,7 @@ export function runEngineObjects(
 ): { containers: string[]; volumes: string[] } {
   const egress = egressNames(runId);
   return {
-    containers: [containerName(runId), copierName(runId), egress.sidecar],
+    containers: [containerName(runId), copierName(runId), egress.sidecar, snapshotContainerName(runId)],
     volumes: [
       workspaceVolumeName(runId),
       ...Array.from({ length: services }, (_, index) => serviceHomeVolumeName(runId, index)),

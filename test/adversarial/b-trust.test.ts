@@ -24,6 +24,8 @@ const GIT_CREDENTIALS = "test/unit/sandbox/git-config-credentials.test.ts";
 const CREDENTIAL_FILES = "test/unit/sandbox/credential-files.test.ts";
 const PROTECTED_CI = "test/unit/policy/protected-ci.test.ts";
 
+const SETUP_CACHE = "test/integration/setup-cache.test.ts";
+
 const ROWS = [
   {
     id: "B1",
@@ -295,12 +297,39 @@ const ROWS = [
     ],
   },
   {
+    id: "B23",
+    what: "a pull request's run (issue_comment, pull_request_target) writing a setup cache entry other runs start from",
+    covered: [
+      {
+        file: SETUP_CACHE,
+        test: "B23 a pull request's run reads trusted entries and writes only its own namespace",
+      },
+    ],
+  },
+  {
     id: "B24",
+    what: "a setup cache entry on the engine whose labels claim a producer that may not write where it sits",
+    covered: [
+      { file: SETUP_CACHE, test: "B24 an entry whose producer does not fit its namespace is refused" },
+    ],
+  },
+  {
+    id: "B25",
+    what: "the agent's phase poisoning the setup cache (its writes reaching a snapshot, or the engine)",
+    covered: [{ file: SETUP_CACHE, test: "B25 the agent's phase cannot write the cache" }],
+  },
+  {
+    id: "B26",
+    what: "a secret, or an injected secret's placeholder, that setup wrote ending up in a snapshot image",
+    covered: [{ file: SETUP_CACHE, test: "B26 no secret value is in a snapshot" }],
+  },
+  {
+    id: "B27",
     what: "a pull request's run, whose token may push, appends forged entries to the queue's ledger (refs/agent-ci/queue): claims, another run's release, a commit with files",
     covered: [
       {
         file: "test/unit/fleet/queue.test.ts",
-        test: "B24 a ledger entry pushed from a pull request's run is ignored",
+        test: "B27 a ledger entry pushed from a pull request's run is ignored",
       },
     ],
   },

@@ -10,6 +10,7 @@ import { policySection } from "./policy.js";
 import { resumeSection } from "./resume.js";
 import { runSection } from "./run.js";
 import { sandboxSection } from "./sandbox.js";
+import { setupCacheSection } from "./setup-cache.js";
 import type { RecordSection } from "./section.js";
 import { subagentsSection } from "./subagents.js";
 import { webSection } from "./web.js";
@@ -17,6 +18,7 @@ import { webSection } from "./web.js";
 export const RECORD_SECTIONS: readonly RecordSection[] = [
   policySection,
   sandboxSection,
+  setupCacheSection,
   mcpSection,
   patchSection,
   runSection,

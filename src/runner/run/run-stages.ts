@@ -6,6 +6,7 @@
 //   converse  — the agent loop.
 // Each stage leaves what the record needs in the phase as it goes, so a run that fails at any stage is still
 // recorded as far as it got (finishRun in run.ts).
+import { setupCacheLine } from "../../report/index.js";
 import { isStdio, type McpServerConfig } from "../../mcp/config.js";
 import { maxMcpOutputTokens } from "../../mcp/result.js";
 import type { PermissionMode } from "../../policy/schema.js";
@@ -240,7 +241,7 @@ async function openSandbox(
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
   const sandbox = await DockerSandbox.start({
-    ...runSandboxOptions(config),
+    ...runSandboxOptions(config, runId),
     node,
     runId,
     workspaceDir: config.workspace,
@@ -258,6 +259,7 @@ async function openSandbox(
   phase.sandbox = sandbox;
   await Promise.all([policy.loadParser(), watching]);
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
+  if (sandbox.setupCache) log(setupCacheLine(sandbox.setupCache));
   blockEventLoopForTests();
   signal.throwIfAborted();
   if (ctx.resume) await continueWorkspace(ctx.resume, sandbox, ctx.state, policy.container.workspaceReadOnly);

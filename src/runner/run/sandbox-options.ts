@@ -2,6 +2,9 @@
 // are made alike (image, runtime, network, setup, CAs, limits, environment, what is copied in), so that
 // verify runs the command where the agent's work was done, without the agent.
 import type { DockerSandboxOptions } from "../../sandbox/container-spec.js";
+import type { SetupCacheRequest } from "../../sandbox/setup-phase.js";
+import { gitSync } from "../../host-git.js";
+import { cacheScope, type CacheOrigin } from "../../setup-cache/trust.js";
 import { readCaCert, type RunConfig, runEgressOptions } from "../config.js";
 
 export type RunSandboxOptions = Pick<
@@ -19,9 +22,14 @@ export type RunSandboxOptions = Pick<
   | "env"
   | "includeIgnored"
   | "allowWeakHardening"
+  | "setupCache"
 >;
 
-export function runSandboxOptions(config: RunConfig): RunSandboxOptions {
+/**
+ * `runId` names the run in what it writes to the setup cache; `writeCache` false: the sandbox reads the cache
+ * and writes nothing (verify's fresh sandbox).
+ */
+export function runSandboxOptions(config: RunConfig, runId: string, writeCache = true): RunSandboxOptions {
   return {
     image: config.image,
     imageRegistry: config.imageRegistry,
@@ -36,7 +44,41 @@ export function runSandboxOptions(config: RunConfig): RunSandboxOptions {
     env: passThroughEnv(config.env),
     includeIgnored: config.includeIgnored,
     allowWeakHardening: config.allowWeakHardening,
+    setupCache: setupCacheRequest(config, runId, writeCache),
   };
+}
+
+/** The setup cache as the run may use it (undefined: off, or nothing to cache). */
+function setupCacheRequest(config: RunConfig, runId: string, write: boolean): SetupCacheRequest | undefined {
+  if (!config.setupCache || !config.setup.length) return undefined;
+  const origin: CacheOrigin = config.cacheOrigin
+    ? {
+        face: "action",
+        ...config.cacheOrigin,
+        defaultBranch: config.cacheOrigin.defaultBranch,
+        pullRequest: config.cacheOrigin.pullRequest,
+      }
+    : { face: "cli", runId, ...hostRevision(config.workspace) };
+  const scope = cacheScope(origin);
+  return {
+    scope: write
+      ? scope
+      : { ...scope, write: undefined, why: "verify's sandbox reads the cache and writes none" },
+    keyFiles: config.setupCacheKeyFiles.length ? config.setupCacheKeyFiles : undefined,
+    refresh: config.setupRefresh,
+  };
+}
+
+/** The CLI's producer: the working tree's branch and commit, where it is a git repository. */
+function hostRevision(workspace: string): { ref?: string; commit?: string } {
+  const read = (args: string[]) => {
+    try {
+      return gitSync(args, { cwd: workspace }).trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return { ref: read(["symbolic-ref", "-q", "HEAD"]), commit: read(["rev-parse", "-q", "--verify", "HEAD"]) };
 }
 
 /** The named variables of the host's environment that are set (`--env`). */

@@ -62,9 +62,10 @@ export async function runVerify(options: {
   const command = config.verify ?? "";
   const started = performance.now();
   options.log(`verify: applying the patch to a fresh container and running: ${command}`);
+  const runId = `${options.runId}-verify-${newRunId().slice(-6)}`;
   await using sandbox = await DockerSandbox.start({
-    runId: `${options.runId}-verify-${newRunId().slice(-6)}`,
-    ...runSandboxOptions(config),
+    runId,
+    ...runSandboxOptions(config, runId, false),
     workspaceDir: config.workspace,
     image: options.imageName,
     node: options.node,

@@ -176,7 +176,7 @@ describe("the queue's ledger on refs/agent-ci/queue", { timeout: 180_000 }, () =
     expect(fake.comments.filter((c) => c.body.startsWith(CAP_COMMENT_MARKER))).toHaveLength(2);
   });
 
-  it("B24 a ledger entry pushed from a pull request's run is ignored", async () => {
+  it("B27 a ledger entry pushed from a pull request's run is ignored", async () => {
     await claimWork(scheduler("1001"), { query, max: 1, leaseSeconds: 3600 });
     // The pull request's code, with a token that may push, appends on the tip: it claims every other item,
     // releases run 1001's claim in 1001's name from a commit that carries files, and adds negative spend.

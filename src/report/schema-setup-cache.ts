@@ -1,0 +1,79 @@
+// report.json's record of the setup cache (docs/setup-cache.md): whether setup started from a snapshot, the
+// key and what it was made of (file hashes and variable names, never a value), what was refused and why,
+// what was written, and the time saved.
+import { z } from "zod";
+import { Milliseconds, NonNegativeInt } from "./schema-base.js";
+
+const Producer = z
+  .object({
+    event: z.string().describe("The workflow event, or `cli`."),
+    ref: z.string(),
+    commit: z.string(),
+    runId: z.string(),
+    pullRequest: NonNegativeInt.optional(),
+  })
+  .describe("Who made the entry, as its labels record it.");
+
+export const SetupCache = z
+  .object({
+    outcome: z
+      .enum(["hit", "miss", "refused"])
+      .describe(
+        "hit: setup was skipped and a snapshot restored; miss: no entry for the key; refused: an entry was there and was not trusted (setup ran).",
+      ),
+    key: z.string().describe("SHA-256 over the inputs below, hex."),
+    inputs: z.object({
+      format: NonNegativeInt.describe("The cache format's version."),
+      baseImage: z.string().describe("The image setup ran in, by its content id."),
+      setup: z.array(z.string()),
+      files: z
+        .array(z.object({ path: z.string(), sha256: z.string().nullable().describe("null: absent.") }))
+        .describe("The lockfiles and manifests in the key, with the SHA-256 of their bytes."),
+      env: z
+        .array(z.string())
+        .describe("The names of setup's variables (`--env`); their values are hashed in the key."),
+      network: z
+        .string()
+        .describe("The setup phase's network policy, allowlist and injected headers (JSON)."),
+      platform: z.string(),
+    }),
+    read: z.array(z.string()).describe("The namespaces the run read, first match winning."),
+    write: z.string().optional().describe("The namespace the run may write; absent: it writes none."),
+    scope: z.string().describe("Why the run reads and writes what it does."),
+    entry: z
+      .object({ image: z.string(), tag: z.string(), namespace: z.string(), producer: Producer })
+      .optional()
+      .describe("A hit: the entry started from."),
+    refused: z.array(z.object({ tag: z.string(), reason: z.string() })),
+    saved: z
+      .object({ image: z.string(), tag: z.string(), bytes: NonNegativeInt, ms: Milliseconds })
+      .optional()
+      .describe("The entry this run wrote."),
+    notSaved: z.string().optional().describe("Why this run wrote no entry after its setup ran."),
+    setupMs: Milliseconds.optional().describe(
+      "The setup phase: the commands (a miss), or the restore and refresh (a hit).",
+    ),
+    savedMs: Milliseconds.optional().describe(
+      "A hit: the entry's setup time less this run's restore and refresh.",
+    ),
+  })
+  .meta({ id: "SetupCache" });
+export type SetupCache = z.infer<typeof SetupCache>;
+
+/** The one line the log and the tracking comment give the setup cache. */
+export function setupCacheLine(
+  record: Pick<SetupCache, "outcome" | "key" | "refused" | "notSaved" | "savedMs"> & {
+    entry?: { namespace: string };
+    saved?: unknown;
+    write?: string;
+  },
+): string {
+  const key = record.key.slice(0, 12);
+  if (record.outcome === "hit")
+    return `setup cache: hit ${key} from ${record.entry?.namespace ?? "?"} (setup skipped, ~${(Math.max(0, record.savedMs ?? 0) / 1000).toFixed(1)} s saved)`;
+  const refused = record.refused.length ? `refused: ${record.refused.map((r) => r.reason).join("; ")}; ` : "";
+  const wrote = record.saved
+    ? `saved to ${record.write ?? "?"}`
+    : `not saved: ${record.notSaved ?? "setup did not finish"}`;
+  return `setup cache: ${record.outcome} ${key} (${refused}${wrote})`;
+}
