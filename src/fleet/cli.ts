@@ -128,7 +128,14 @@ export function addQueueCommand(program: Command, log: ProcessLogs): void {
     .description(
       "a work queue over the repository's issues (or a file of tasks), with its ledger on refs/agent-ci/queue",
     );
+  addClaim(queue, log, say);
+  addStatus(queue, log, say);
+  addRelease(queue, say);
+  addCheck(queue, say);
+}
 
+/** `agent-ci queue claim`: claims items and prints the next job's matrix. */
+function addClaim(queue: Command, log: ProcessLogs, say: (line: string) => void): void {
   common(
     queue
       .command("claim", { isDefault: true })
@@ -183,7 +190,10 @@ export function addQueueCommand(program: Command, log: ProcessLogs): void {
       log.out.json(`${matrix}\n`);
     },
   );
+}
 
+/** `agent-ci queue status`: the queue's state, also in the job summary. */
+function addStatus(queue: Command, log: ProcessLogs, say: (line: string) => void): void {
   common(
     queue.command("status").description("the queue's state: claimed, running, done, failed, spent today"),
   ).action(async (flags: CommonFlags) => {
@@ -198,7 +208,10 @@ export function addQueueCommand(program: Command, log: ProcessLogs): void {
       ledger.close();
     }
   });
+}
 
+/** `agent-ci queue release`: ends a claim and adds the run's cost. */
+function addRelease(queue: Command, say: (line: string) => void): void {
   common(
     queue
       .command("release")
@@ -241,7 +254,10 @@ export function addQueueCommand(program: Command, log: ProcessLogs): void {
       await appendEntries(options, entries);
     },
   );
+}
 
+/** `agent-ci queue check`: whether the caps leave room for a single triggered run. */
+function addCheck(queue: Command, say: (line: string) => void): void {
   common(
     queue
       .command("check")

@@ -30,6 +30,7 @@ const OTHER_PROGRAMS: Record<string, string> = {
   "--privileged": "docker run",
   "--host-uds": "runsc",
   "--directory": "git apply",
+  "--force-with-lease": "git push",
   "--liftoff-only": "V8",
   "--wasm-tiering-budget": "V8",
   "--json-schema": "Claude Code, in claude-code-action's claude_args (agent-ci's is output_schema)",
