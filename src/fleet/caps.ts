@@ -3,7 +3,11 @@
 // cost entries. A run may start only while the spend so far, plus what the runs in flight may still spend
 // (each at most its own max_budget_usd), plus its own max_budget_usd, stays within the cap. A run in flight
 // stops at its own max_budget_usd as before; the cap decides only whether runs start.
+import { z } from "zod";
 import { liveClaims, type QueueState } from "./state.js";
+
+/** What a run's report.json says it cost (the rest of the record is not read). */
+export const ReportCost = z.object({ runId: z.string().optional(), costUsd: z.number().nonnegative() });
 
 export interface Caps {
   maxDailyUsd?: number;

@@ -3,7 +3,6 @@
 // from --repo or GITHUB_REPOSITORY; the run that writes from GITHUB_RUN_ID, on a trusted event only.
 import fs from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { z } from "zod";
 import type { ProcessLogs } from "../github/workflow-log.js";
 import type { Caps } from "./caps.js";
 import type { LedgerEntry } from "./ledger.js";
@@ -64,7 +63,7 @@ function common(command: Command): Command {
 }
 
 async function scheduler(flags: CommonFlags, say: (line: string) => void, write: boolean) {
-  const { GitHubApi, octokitRequest, assertTrustedWriter } = await load();
+  const { GitHubApi, octokitRequest, assertTrustedWriter, RepositoryJson } = await load();
   const token = QUEUE_TOKEN_VARIABLES.map((name) => process.env[name]?.trim()).find(Boolean);
   if (!token)
     throw new Error(
@@ -83,7 +82,7 @@ async function scheduler(flags: CommonFlags, say: (line: string) => void, write:
     { owner, repo },
     { what: "reading the repository" },
   );
-  const defaultBranch = z.object({ default_branch: z.string() }).parse(info.data).default_branch;
+  const defaultBranch = RepositoryJson.parse(info.data).default_branch;
   const server = (process.env.GITHUB_SERVER_URL?.trim() || "https://github.com").replace(/\/+$/, "");
   const options: SchedulerOptions = {
     api,
@@ -118,8 +117,6 @@ function summary(markdown: string): void {
   const file = process.env.GITHUB_STEP_SUMMARY;
   if (file) fs.appendFileSync(file, `${markdown}\n`);
 }
-
-const ReportCost = z.object({ runId: z.string().optional(), costUsd: z.number().nonnegative() });
 
 export function addQueueCommand(program: Command, log: ProcessLogs): void {
   const say = (line: string) => log.err.text(line);
@@ -225,7 +222,7 @@ function addRelease(queue: Command, say: (line: string) => void): void {
     async (
       flags: CommonFlags & { item?: string; outcome: "published" | "failed" | "cancelled"; report?: string },
     ) => {
-      const { appendEntries } = await load();
+      const { appendEntries, ReportCost } = await load();
       const { options, capName } = await scheduler(flags, say, true);
       const at = new Date().toISOString();
       const entries: LedgerEntry[] = [];

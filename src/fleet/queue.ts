@@ -12,6 +12,9 @@ import { LedgerRepo, MAX_APPEND_TRIES, type LedgerEntry, type LedgerRemote } fro
 import { claimable, foldLedger, type QueueState } from "./state.js";
 import { runVerifier, trustedEntries, type TrustContext } from "./trust.js";
 
+/** The repository as GET /repos/{owner}/{repo} gives it: its default branch, which only trusted runs write from. */
+export const RepositoryJson = z.object({ default_branch: z.string() });
+
 export interface WorkItem {
   /** `issue:<n>` or `task:<id>`. */
   item: string;

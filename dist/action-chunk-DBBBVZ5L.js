@@ -1,8 +1,0 @@
-import { createRequire as __agentCiCreateRequire } from "node:module";
-import { fileURLToPath as __agentCiFileURLToPath } from "node:url";
-import { dirname as __agentCiDirname } from "node:path";
-const require = __agentCiCreateRequire(import.meta.url);
-const __filename = __agentCiFileURLToPath(import.meta.url);
-const __dirname = __agentCiDirname(__filename);
-import{a}from"./action-chunk-UNIYZI57.js";import"./action-chunk-D6V4Y2UU.js";import"./action-chunk-U6W3ELK5.js";export default a();
-//# sourceMappingURL=action-chunk-DBBBVZ5L.js.map

@@ -1,8 +1,0 @@
-import { createRequire as __agentCiCreateRequire } from "node:module";
-import { fileURLToPath as __agentCiFileURLToPath } from "node:url";
-import { dirname as __agentCiDirname } from "node:path";
-const require = __agentCiCreateRequire(import.meta.url);
-const __filename = __agentCiFileURLToPath(import.meta.url);
-const __dirname = __agentCiDirname(__filename);
-import{b as a}from"./action-chunk-BMJ2BOPI.js";import"./action-chunk-77PHNJZZ.js";import"./action-chunk-U6W3ELK5.js";export default a();
-//# sourceMappingURL=action-chunk-PVYIW465.js.map
