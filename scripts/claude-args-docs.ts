@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import * as prettier from "prettier";
+import { formatMarkdown, replaceSection, writeOrCheck } from "./doc-section.js";
 import { INPUT_FLAGS } from "../src/action/cli-flags.js";
 import {
   CLAUDE_ARGS_FLAGS,
@@ -53,31 +53,19 @@ export function renderClaudeArgsDocs(): string {
   ].join("\n");
 }
 
-export function updateSection(page: string, section: string): string {
-  const start = page.indexOf(START);
-  const end = page.indexOf(END);
-  if (start === -1 || end === -1 || end < start) throw new Error(`${MIGRATION_FILE}: no ${START} … ${END}`);
-  return page.slice(0, start) + section + page.slice(end + END.length);
-}
+/** The page with this generator's section replaced (doc-section.ts). */
+export const updateSection = (page: string, section: string): string =>
+  replaceSection(page, section, START, END);
 
 /** The section as Prettier formats it on the page. */
 export async function formattedSection(): Promise<string> {
-  const config = (await prettier.resolveConfig(MIGRATION_FILE)) ?? {};
-  return (await prettier.format(renderClaudeArgsDocs(), { ...config, parser: "markdown" })).trimEnd();
+  return formatMarkdown(MIGRATION_FILE, renderClaudeArgsDocs());
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === self) {
-  const page = fs.readFileSync(MIGRATION_FILE, "utf8");
-  const next = updateSection(page, await formattedSection());
-  if (process.argv.includes("--check")) {
-    if (next !== page) {
-      process.stderr.write(
-        `${path.relative(process.cwd(), MIGRATION_FILE)} is out of date: run npm run action-docs\n`,
-      );
-      process.exit(1);
-    }
-  } else if (next !== page) {
-    fs.writeFileSync(MIGRATION_FILE, next);
-    process.stdout.write(`updated ${path.relative(process.cwd(), MIGRATION_FILE)}\n`);
-  }
+  writeOrCheck(
+    MIGRATION_FILE,
+    updateSection(fs.readFileSync(MIGRATION_FILE, "utf8"), await formattedSection()),
+    "the option table (src/options/)",
+  );
 }

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command, Option } from "commander";
-import * as prettier from "prettier";
+import { formatMarkdown, replaceSection, writeOrCheck } from "./doc-section.js";
 import { buildProgram, CLAUDE_CODE_ALIASES, RUN_HELP_GROUPS } from "../src/cli.js";
 import { INPUT_FLAGS } from "../src/action/cli-flags.js";
 import type { InputName } from "../src/action/inputs.js";
@@ -130,35 +130,21 @@ export function renderCliDocs(program: Command = buildProgram()): string {
   ].join("\n");
 }
 
-/** The page with the section replaced (or appended when the markers are missing). */
-export function updateSection(page: string, section: string): string {
-  const start = page.indexOf(START);
-  const end = page.indexOf(END);
-  if (start === -1 || end === -1 || end < start)
-    return `${page.replace(/\n*$/, page ? "\n\n" : "")}${section}\n`;
-  return page.slice(0, start) + section + page.slice(end + END.length);
-}
+/** The page with this generator's section replaced (doc-section.ts). */
+export const updateSection = (page: string, section: string): string =>
+  replaceSection(page, section, START, END);
 
 /** The section as Prettier formats it in `file` (so `prettier --check` and this check agree on one text). */
 export async function formattedSection(file: string, program?: Command): Promise<string> {
-  const config = (await prettier.resolveConfig(file)) ?? {};
-  return (await prettier.format(renderCliDocs(program), { ...config, parser: "markdown" })).trimEnd();
+  return formatMarkdown(file, renderCliDocs(program));
 }
 
 export const DOC_FILE = path.join(root, "docs", "configuration.md");
 
 if (process.argv[1] && path.resolve(process.argv[1]) === self) {
-  const page = fs.readFileSync(DOC_FILE, "utf8");
-  const next = updateSection(page, await formattedSection(DOC_FILE));
-  if (process.argv.includes("--check")) {
-    if (next !== page) {
-      process.stderr.write(
-        `${path.relative(process.cwd(), DOC_FILE)} is out of date with src/cli.ts: run npm run action-docs\n`,
-      );
-      process.exit(1);
-    }
-  } else if (next !== page) {
-    fs.writeFileSync(DOC_FILE, next);
-    process.stdout.write(`updated ${path.relative(process.cwd(), DOC_FILE)}\n`);
-  }
+  writeOrCheck(
+    DOC_FILE,
+    updateSection(fs.readFileSync(DOC_FILE, "utf8"), await formattedSection(DOC_FILE)),
+    "src/cli.ts",
+  );
 }

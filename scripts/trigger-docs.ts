@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import * as prettier from "prettier";
+import { formatMarkdown, replaceSection, writeOrCheck } from "./doc-section.js";
 import {
   OTHER_EVENTS,
   TRIGGER_CONDITION_TEXT,
@@ -51,33 +51,19 @@ export function renderTriggerDocs(rules: readonly TriggerRule[] = TRIGGER_RULES)
   ].join("\n");
 }
 
-/** The page with the section replaced (or appended when the markers are missing). */
-export function updateSection(page: string, section: string): string {
-  const start = page.indexOf(START);
-  const end = page.indexOf(END);
-  if (start === -1 || end === -1 || end < start)
-    return `${page.replace(/\n*$/, page ? "\n\n" : "")}${section}\n`;
-  return page.slice(0, start) + section + page.slice(end + END.length);
-}
+/** The page with this generator's section replaced (doc-section.ts). */
+export const updateSection = (page: string, section: string): string =>
+  replaceSection(page, section, START, END);
 
 /** The section as Prettier formats it in the page (so `prettier --check` and this check agree). */
 export async function formattedSection(rules?: readonly TriggerRule[]): Promise<string> {
-  const config = (await prettier.resolveConfig(DOC_FILE)) ?? {};
-  return (await prettier.format(renderTriggerDocs(rules), { ...config, parser: "markdown" })).trimEnd();
+  return formatMarkdown(DOC_FILE, renderTriggerDocs(rules));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === self) {
-  const page = fs.readFileSync(DOC_FILE, "utf8");
-  const next = updateSection(page, await formattedSection());
-  if (process.argv.includes("--check")) {
-    if (next !== page) {
-      process.stderr.write(
-        `${path.relative(process.cwd(), DOC_FILE)} is out of date with src/action/triggers.ts: run npm run action-docs\n`,
-      );
-      process.exit(1);
-    }
-  } else if (next !== page) {
-    fs.writeFileSync(DOC_FILE, next);
-    process.stdout.write(`updated ${path.relative(process.cwd(), DOC_FILE)}\n`);
-  }
+  writeOrCheck(
+    DOC_FILE,
+    updateSection(fs.readFileSync(DOC_FILE, "utf8"), await formattedSection()),
+    "src/action/triggers.ts",
+  );
 }
