@@ -237,6 +237,9 @@ interface Case {
   payload?: (p: Record<string, unknown>) => void;
   /** A pull-request review answers with findings instead of a fix. */
   review?: boolean;
+  /** The matrix combination and what earlier jobs left, for a job whose matrix an earlier job writes. */
+  matrix?: Record<string, unknown>;
+  needs?: Record<string, { result: string; outputs: Outputs }>;
 }
 const comment = (body: string) => (p: Record<string, unknown>) => {
   (p.comment as { body: string }).body = body;
@@ -251,6 +254,19 @@ const CASES: Record<string, Case> = {
   },
   "continue-agent-prs.yml": { event: "issue-comment-pr", payload: comment("@agent-ci also fix add()") },
   "attempts-matrix.yml": { event: "issues-labeled" },
+  "backlog.yml": {
+    event: "schedule",
+    matrix: { item: "issue:12", issue: 12, title: "add() returns the wrong sum" },
+    needs: {
+      queue: {
+        result: "success",
+        outputs: {
+          count: "1",
+          matrix: '{"include":[{"item":"issue:12","issue":12,"title":"add() returns the wrong sum"}]}',
+        },
+      },
+    },
+  },
   "fix-issue-when-labeled.yml": { event: "issues-labeled" },
   "matrix-fan-out.yml": {
     event: "workflow-dispatch",
@@ -319,7 +335,7 @@ async function runAgentStep(workflowFile: string, spec: Case): Promise<void> {
   if (!job) throw new Error(`${file} has no agent-ci step`);
   const agentIndex = job.steps.findIndex((s) => s.uses === AGENT_CI);
   const agentStep = job.steps[agentIndex] as Step;
-  const matrix = firstCombination(job);
+  const matrix = { ...firstCombination(job), ...spec.matrix };
   const workspaceInput = String(agentStep.with?.workspace ?? "");
   // The matrix example works in packages/<name>: the project sits there.
   const prefix = workspaceInput ? template(workspaceInput, { matrix }) : "";
@@ -358,7 +374,7 @@ async function runAgentStep(workflowFile: string, spec: Case): Promise<void> {
     },
   });
 
-  const context = jobContext(spec.event, payload, { matrix });
+  const context = jobContext(spec.event, payload, { matrix, needs: spec.needs });
   expect(condition(job.if, context), `${file}: the job's if: lets the event through`).toBe(true);
 
   // The steps before the agent's, as a runner runs them: checkout and setup-node are what the fixture and
