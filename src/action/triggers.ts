@@ -39,7 +39,15 @@ const FORK_NOTE = {
 
 /** The rows, read top to bottom: the first whose event and action match decides. */
 export const TRIGGER_RULES: readonly TriggerRule[] = [
-  { events: ["issues"], actions: ["opened"], withoutTask: "phrase in the title or body" },
+  {
+    events: ["issues"],
+    actions: ["opened", "edited"],
+    withoutTask: "phrase in the title or body",
+    notes: {
+      withoutTask:
+        "claude-code-action reads them on opened only; an edit that adds the phrase starts a run here",
+    },
+  },
   { events: ["issues"], actions: ["labeled"], withoutTask: "label_trigger" },
   { events: ["issues"], actions: ["assigned"], withoutTask: "assignee_trigger" },
   { events: ["issues"], withoutTask: "never" },

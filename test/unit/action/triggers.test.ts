@@ -138,14 +138,22 @@ const cases: Case[] = [
     without: "assignee_trigger is empty",
     with: true,
   },
-  // Other issue actions: never without a task (claude-code-action reads the phrase only on opened).
+  // issues edited: the phrase in the title or the body, as on opened.
   {
     name: "issues edited with the phrase",
     event: "issues",
     payload: { action: "edited", issue: issue("t", "@agent-ci fix it") },
-    without: `issues edited: ${NO_TASK}`,
+    without: true,
     with: true,
   },
+  {
+    name: "issues edited, no phrase",
+    event: "issues",
+    payload: { action: "edited", issue: issue() },
+    without: "issues edited: the issue's title and body do not mention @agent-ci",
+    with: true,
+  },
+  // Other issue actions: never without a task.
   {
     name: "issues closed",
     event: "issues",
