@@ -222,6 +222,8 @@ describe("resume_from: the Action continues its own pull request", () => {
             ],
             "Fixed add().",
           ),
+          // workflow_dispatch starts a run only with a task (src/action/triggers.ts).
+          prompt: "Fix add().",
           permission_mode: "acceptEdits",
           artifact_name: "agent-ci-{run_id}",
         },

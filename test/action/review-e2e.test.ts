@@ -288,6 +288,7 @@ describe("output_schema", () => {
     const result = await action({
       inputs: {
         github_token: TOKEN,
+        prompt: "Rate the change's risk.",
         script: scriptFile(turns),
         output_schema: schema,
         permission_mode: "plan",
