@@ -138,8 +138,3 @@ export function readClaudeArgs(value: string): ClaudeArgsSet {
   for (const [input, items] of Object.entries(lists)) values[input as ClaudeArgsInput] = items.join("\n");
   return { values, flags };
 }
-
-/** `claude_args` → the inputs it sets, as input strings (lists newline-joined). */
-export function parseClaudeArgs(value: string): Partial<Record<ClaudeArgsInput, string>> {
-  return readClaudeArgs(value).values;
-}

@@ -2,7 +2,7 @@
 // agent-ci shares with Claude Code mapped to the same inputs (read from the option table), a flag winning over
 // an input at its action.yml default as a real runner sets every input, anything else refused by name.
 import { describe, expect, it } from "vitest";
-import { ClaudeArgsError, parseClaudeArgs, tokenize } from "../../../src/action/claude-args.js";
+import { ClaudeArgsError, readClaudeArgs, tokenize } from "../../../src/action/claude-args.js";
 import {
   ActionInputError,
   INPUT_DEFAULTS,
@@ -69,7 +69,8 @@ describe("tokenize", () => {
   });
 });
 
-describe("parseClaudeArgs", () => {
+describe("readClaudeArgs", () => {
+  const parseClaudeArgs = (value: string) => readClaudeArgs(value).values;
   it("maps each shared flag to its input, in both spellings and with =", () => {
     expect(
       parseClaudeArgs(
