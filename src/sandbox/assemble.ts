@@ -596,7 +596,9 @@ async function readBackHardening(
       argv,
       cwd: "/",
       env: commandEnv(commands, { argv: [] }),
-      timeoutMs: 10_000,
+      // Ends in milliseconds; the bound is for a wedged sandbox, not a loaded machine, where an exec under
+      // gVisor can take seconds and a probe cut short reads as a limit not applied.
+      timeoutMs: 60_000,
     });
   // The engine's view and the helper's, asked together. The process limit a command gets (RLIMIT_NPROC,
   // hard), as its shell says it: gVisor has no /proc/self/limits.

@@ -247,51 +247,58 @@ describe("C: command faults through the CLI", () => {
   const c9 = OWN_KERNEL
     ? `${RUNTIME}: processes past the pids limit are refused (RLIMIT_NPROC), the run goes on; a true fork bomb is not held there`
     : "a fork bomb is held by the pids limit; the run goes on";
-  test("C9", c9, async () => {
-    const ws = h.workspace({ "a.txt": "a\n" });
-    // Under runc the call waits for the event, not a fixed time: the pids cgroup counting a refused fork,
-    // checked every 0.1 s with builtins only (at the limit nothing can fork; `read -t` on an empty FIFO made
-    // beforehand is the pause). On a loaded machine the bomb takes longer to get there.
-    //
-    // Under gVisor, whose kernel has no cgroups, the limit is RLIMIT_NPROC. Under Debian bookworm's runsc a true fork bomb does not hold: while its processes die and are replaced
-    // at the limit, gVisor's own tasks on the host keep growing until they reach the container's pids cgroup
-    // and gVisor ends (or stalls) with the whole sandbox; the host stays untouched (docs/ENGINES.md). What
-    // holds there, and is tested, is the limit itself: processes that stay up, started one after another
-    // until a fork is refused, and the run going on after them.
-    const bomb = OWN_KERNEL
-      ? "python3 -c 'import os, time\nn = 0\ntry:\n    while n < 2000:\n        if os.fork() == 0:\n" +
-        "            time.sleep(600)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n" +
-        `    print(f"fork: {e.strerror} after {n} processes")'; echo survived`
-      : "f=/sys/fs/cgroup/pids/pids.events; [ -r $f ] || f=/sys/fs/cgroup/pids.events; " +
-        ":(){ :|:& };:; " +
-        'until read -r _ hits < $f; [ "${hits:-0}" -gt 0 ]; do read -r -t 0.1 -u 9; done; echo survived';
-    const run = await h.cli({
-      workspace: ws,
-      mode: "bypassPermissions",
-      turns: [
-        [bash(`mkfifo pause; exec 9<>pause; ${bomb}`, { timeout: 120_000 })],
-        [bash("echo alive")],
-        [bash("ps -e --no-headers | wc -l")],
-      ],
-    });
-    // The limit bites inside the container (fork fails), the bomb dies with the call, the run goes on.
-    expect(run.text(0)).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
-    expect(run.text(0)).toMatch(/^survived$/m);
-    expect(run.text(1)).toBe("alive");
-    expect(Number(run.text(2))).toBeLessThan(50);
-    if (OWN_KERNEL) {
-      // Refused at the run's limit: the helper and the call's shells count too.
-      const started = Number(/after (\d+) processes/.exec(run.text(0))?.[1]);
-      expect(started).toBeGreaterThan(450);
-      expect(started).toBeLessThan(512);
-      // Held inside gVisor by RLIMIT_NPROC at the run's limit; the cgroup leaves room for gVisor's own threads.
-      expect(run.report?.hardening?.limitsInside?.processes).toBe(512);
-      expect(run.report?.hardening?.pidsLimit).toBe(512 * HOST_TASKS_PER_GUEST_TASK);
-    } else {
-      expect(run.report?.hardening?.pidsLimit).toBe(512);
-      expect(run.report?.hardening?.limitsInside).toBeUndefined();
-    }
-  });
+  test(
+    "C9",
+    c9,
+    async () => {
+      const ws = h.workspace({ "a.txt": "a\n" });
+      // Under runc the call waits for the event, not a fixed time: the pids cgroup counting a refused fork,
+      // checked every 0.1 s with builtins only (at the limit nothing can fork; `read -t` on an empty FIFO made
+      // beforehand is the pause). On a loaded machine the bomb takes longer to get there.
+      //
+      // Under gVisor, whose kernel has no cgroups, the limit is RLIMIT_NPROC. Under Debian bookworm's runsc a true fork bomb does not hold: while its processes die and are replaced
+      // at the limit, gVisor's own tasks on the host keep growing until they reach the container's pids cgroup
+      // and gVisor ends (or stalls) with the whole sandbox; the host stays untouched (docs/ENGINES.md). What
+      // holds there, and is tested, is the limit itself: processes that stay up, started one after another
+      // until a fork is refused, and the run going on after them.
+      const bomb = OWN_KERNEL
+        ? "python3 -c 'import os, time\nn = 0\ntry:\n    while n < 2000:\n        if os.fork() == 0:\n" +
+          "            time.sleep(600)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n" +
+          `    print(f"fork: {e.strerror} after {n} processes")'; echo survived`
+        : "f=/sys/fs/cgroup/pids/pids.events; [ -r $f ] || f=/sys/fs/cgroup/pids.events; " +
+          ":(){ :|:& };:; " +
+          'until read -r _ hits < $f; [ "${hits:-0}" -gt 0 ]; do read -r -t 0.1 -u 9; done; echo survived';
+      const run = await h.cli({
+        workspace: ws,
+        mode: "bypassPermissions",
+        // Past the bomb's own call timeout: starting and ending ~500 processes on a loaded machine is slow.
+        timeoutMs: 170_000,
+        turns: [
+          [bash(`mkfifo pause; exec 9<>pause; ${bomb}`, { timeout: 120_000 })],
+          [bash("echo alive")],
+          [bash("ps -e --no-headers | wc -l")],
+        ],
+      });
+      // The limit bites inside the container (fork fails), the bomb dies with the call, the run goes on.
+      expect(run.text(0)).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
+      expect(run.text(0)).toMatch(/^survived$/m);
+      expect(run.text(1)).toBe("alive");
+      expect(Number(run.text(2))).toBeLessThan(50);
+      if (OWN_KERNEL) {
+        // Refused at the run's limit: the helper and the call's shells count too.
+        const started = Number(/after (\d+) processes/.exec(run.text(0))?.[1]);
+        expect(started).toBeGreaterThan(450);
+        expect(started).toBeLessThan(512);
+        // Held inside gVisor by RLIMIT_NPROC at the run's limit; the cgroup leaves room for gVisor's own threads.
+        expect(run.report?.hardening?.limitsInside?.processes).toBe(512);
+        expect(run.report?.hardening?.pidsLimit).toBe(512 * HOST_TASKS_PER_GUEST_TASK);
+      } else {
+        expect(run.report?.hardening?.pidsLimit).toBe(512);
+        expect(run.report?.hardening?.limitsInside).toBeUndefined();
+      }
+    },
+    180_000,
+  );
 
   test(
     "C10",
