@@ -32,6 +32,16 @@ afterEach(async () => {
 const API_KEY = `sk-ant-api03-${randomBytes(30).toString("hex")}`;
 const GITHUB_TOKEN = `ghp_${randomBytes(18).toString("hex")}`;
 const COLLECTOR_KEY = `collector-${randomBytes(16).toString("hex")}`;
+const INJECTED = `injected-${randomBytes(16).toString("hex")}`;
+/** A secret the egress proxy puts into requests for api.test: the sandbox holds a placeholder, agent-ci the value. */
+const INJECT_ARGS = [
+  "--network",
+  "allowlist",
+  "--allow-domain",
+  "api.test",
+  "--inject-secret",
+  "INJECTED_TOKEN=authorization:api.test",
+];
 const CALC = "exports.add = (a, b) => a - b;\n";
 
 /** The reference's session: Read, Edit, an allowed Bash (which also looks for telemetry's variables), a denied Bash. */
@@ -80,7 +90,7 @@ function telemetryEnv(endpoint: string, protocol: string): Record<string, string
 
 const PROMPT = `fix add (the token ${GITHUB_TOKEN} is not for you)`;
 
-async function cliRun(env: Record<string, string>) {
+async function cliRun(env: Record<string, string>, args: string[] = []) {
   const workspace = makeWorkspace({ "calc.js": CALC }, { git: true });
   const out = tempOut();
   const run = await runCli(
@@ -102,10 +112,12 @@ async function cliRun(env: Record<string, string>) {
       out,
       "--output-format",
       "json",
+      ...args,
     ],
     {
       ANTHROPIC_API_KEY: API_KEY,
       GITHUB_TOKEN,
+      INJECTED_TOKEN: INJECTED,
       GITHUB_REPOSITORY: "octo/calc",
       GITHUB_EVENT_NAME: "",
       ...env,
@@ -250,7 +262,7 @@ describe("telemetry from the CLI", { timeout: 240_000 }, () => {
   it("exports Claude Code's metrics, events and spans (http/json) with agent-ci's additions, and no secret", async () => {
     const collector = await startOtlpHttpReceiver();
     receivers.push(collector);
-    const { run, report } = await cliRun(telemetryEnv(collector.url, "http/json"));
+    const { run, report } = await cliRun(telemetryEnv(collector.url, "http/json"), INJECT_ARGS);
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     await collector.waitFor(["traces", "logs", "metrics"]);
     const received = collector.received;
@@ -258,7 +270,8 @@ describe("telemetry from the CLI", { timeout: 240_000 }, () => {
     expectLikeReference(received);
     expectNesting(received, report.runId);
     expectAgentCiAdditions(received, report.runId);
-    expectNoCanary(received, [API_KEY, GITHUB_TOKEN, COLLECTOR_KEY]);
+    expect(report.egress?.injectSecrets).toEqual(["INJECTED_TOKEN=authorization:api.test"]);
+    expectNoCanary(received, [API_KEY, GITHUB_TOKEN, COLLECTOR_KEY, INJECTED]);
     // Opted in: the prompt (redacted) and the tool inputs are sent.
     const prompt = received.logs.find((l) => eventName(l) === "user_prompt");
     expect(String(prompt?.attributes.prompt)).toContain("fix add");
