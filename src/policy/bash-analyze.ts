@@ -12,129 +12,26 @@
  * hostile line cannot overflow the JS stack (RELIABILITY C15, R12).
  */
 import type { Node as SyntaxNode, Parser } from "web-tree-sitter";
-
-export const MAX_COMMAND_CHARS = 100_000;
-export const MAX_NESTING = 100;
-
-export interface BashWord {
-  /** The value after quote removal; `undefined` when bash only knows it at run time. */
-  readonly value: string | undefined;
-  /** The source text. */
-  readonly text: string;
-  /** Has unquoted `*`, `?` or `[`: bash may expand it into other names. */
-  readonly glob: boolean;
-}
-
-export interface BashAssignment {
-  readonly name: string;
-  readonly value: BashWord | undefined;
-  readonly text: string;
-}
-
-export type RedirectKind = "write" | "read" | "duplicate";
-
-export interface BashRedirect {
-  readonly operator: string;
-  readonly kind: RedirectKind;
-  readonly target: BashWord | undefined;
-  readonly text: string;
-}
-
-export interface BashStdin {
-  readonly kind: "heredoc" | "herestring";
-  /** The text bash feeds to the command, when it is fixed. */
-  readonly body: string | undefined;
-}
-
-/** `syntax` is `[[ ]]` / `(( ))`; `redirect-only` is a redirect on a group or with no command. */
-export type RawCommandKind = "command" | "declaration" | "assignment" | "syntax" | "redirect-only";
-
-export interface RawCommand {
-  readonly kind: RawCommandKind;
-  readonly text: string;
-  readonly assignments: readonly BashAssignment[];
-  readonly words: readonly BashWord[];
-  readonly redirects: readonly BashRedirect[];
-  readonly stdin: BashStdin | undefined;
-  /** Inside a loop or function body: it may run repeatedly and after commands written later. */
-  readonly repeated: boolean;
-}
-
-export interface ScriptProblem {
-  readonly reason: string;
-  readonly text: string;
-}
-
-export interface ParsedScript {
-  readonly commands: readonly RawCommand[];
-  readonly problems: readonly ScriptProblem[];
-  /** The walk stopped at `maxCommands`. */
-  readonly truncated: boolean;
-}
-
-export interface ParseScriptOptions {
-  readonly homeDir: string;
-  readonly maxCommands: number;
-}
-
-const NAMED_CHARACTERS: Readonly<Record<number, string>> = {
-  0x0d: "carriage return",
-  0x00: "NUL byte",
-  0x1b: "escape character",
-  0x7f: "delete character",
-  0xa0: "no-break space",
-  0xad: "soft hyphen",
-  0x200b: "zero-width space",
-  0x200c: "zero-width non-joiner",
-  0x200d: "zero-width joiner",
-  0x2028: "line separator",
-  0x2029: "paragraph separator",
-  0x202e: "right-to-left override",
-  0x2066: "left-to-right isolate",
-  0xfeff: "zero-width no-break space (BOM)",
-};
-
-/** Control, format (zero-width, bidi), unusual space, private-use and unassigned characters. */
-const SUSPICIOUS_CHARACTER = /[\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/u;
-
-function describeCharacter(codePoint: number): string {
-  const hex = `U+${codePoint.toString(16).toUpperCase().padStart(4, "0")}`;
-  const name = NAMED_CHARACTERS[codePoint];
-  return name === undefined ? hex : `${name} (${hex})`;
-}
-
-/**
- * Line-level checks made before parsing: size, invisible or control characters (bash and a reader
- * see different words — R2, R7), and bracket nesting (C15). Any of these denies the line in every
- * mode. Returns the reason, or undefined.
- */
-export function lineRejection(source: string): string | undefined {
-  if (source.length > MAX_COMMAND_CHARS) {
-    return `the command is ${source.length} characters long; agent-ci checks commands up to ${MAX_COMMAND_CHARS} characters`;
-  }
-  for (const char of source) {
-    const codePoint = char.codePointAt(0) as number;
-    if (codePoint === 0x09 || codePoint === 0x0a || codePoint === 0x20) continue;
-    if (SUSPICIOUS_CHARACTER.test(char)) {
-      return `the command contains a ${describeCharacter(codePoint)}, which could make it read differently from how bash runs it`;
-    }
-  }
-  let depth = 0;
-  let deepest = 0;
-  for (const char of source) {
-    if (char === "(" || char === "{" || char === "[") deepest = Math.max(deepest, ++depth);
-    else if (char === ")" || char === "}" || char === "]") depth = Math.max(0, depth - 1);
-  }
-  if (deepest > MAX_NESTING) {
-    return `the command nests brackets ${deepest} deep; agent-ci checks up to ${MAX_NESTING} levels`;
-  }
-  return undefined;
-}
-
-interface Piece {
-  readonly text: string;
-  readonly quoted: boolean;
-}
+import {
+  MAX_COMMAND_CHARS,
+  MAX_NESTING,
+  type BashAssignment,
+  type BashRedirect,
+  type BashStdin,
+  type BashWord,
+  type ParsedScript,
+  type ParseScriptOptions,
+  type RawCommand,
+  type ScriptProblem,
+} from "./bash-script.js";
+import {
+  decodeAnsiC,
+  finishWord,
+  unescapeDoubleQuoted,
+  unescapeHeredoc,
+  unquotedPieces,
+  type Piece,
+} from "./bash-words.js";
 
 interface WalkItem {
   readonly node: SyntaxNode;
@@ -170,136 +67,6 @@ function namedChildrenOf(node: SyntaxNode): SyntaxNode[] {
     if (child !== null && child.isNamed) children.push(child);
   }
   return children;
-}
-
-/** Bash's backslash rules outside quotes: `\x` is a quoted x, backslash-newline disappears. */
-function unquotedPieces(text: string, out: Piece[]): void {
-  let plain = "";
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i] as string;
-    if (char !== "\\") {
-      plain += char;
-      continue;
-    }
-    if (plain !== "") out.push({ text: plain, quoted: false });
-    plain = "";
-    const next = text[i + 1];
-    i++;
-    if (next !== undefined && next !== "\n") out.push({ text: next, quoted: true });
-  }
-  if (plain !== "") out.push({ text: plain, quoted: false });
-}
-
-/** Inside double quotes only `$`, backtick, `"`, `\` and newline are escapable. */
-function unescapeDoubleQuoted(text: string): string {
-  return text.replace(/\\([$`"\\\n])/g, (_match, char: string) => (char === "\n" ? "" : char));
-}
-
-/** Unquoted heredoc bodies: like double quotes, except `"` stays escaped. */
-function unescapeHeredoc(text: string): string {
-  return text.replace(/\\([$`\\\n])/g, (_match, char: string) => (char === "\n" ? "" : char));
-}
-
-const ANSI_C_SIMPLE: Readonly<Record<string, string>> = {
-  a: "\u0007",
-  b: "\b",
-  e: "\u001b",
-  E: "\u001b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-  v: "\v",
-  "\\": "\\",
-  "'": "'",
-  '"': '"',
-  "?": "?",
-};
-
-/** Decodes the inside of `$'…'` as bash does (`\x72`, `\162`, `\u0072`, `\cA`, …). */
-export function decodeAnsiC(body: string): string {
-  let out = "";
-  for (let i = 0; i < body.length; i++) {
-    const char = body[i] as string;
-    if (char !== "\\" || i + 1 >= body.length) {
-      out += char;
-      continue;
-    }
-    const next = body[i + 1] as string;
-    const simple = ANSI_C_SIMPLE[next];
-    if (simple !== undefined) {
-      out += simple;
-      i++;
-      continue;
-    }
-    const numeric =
-      next === "x"
-        ? /^x([0-9a-fA-F]{1,2})/.exec(body.slice(i + 1))
-        : next === "u"
-          ? /^u([0-9a-fA-F]{1,4})/.exec(body.slice(i + 1))
-          : next === "U"
-            ? /^U([0-9a-fA-F]{1,8})/.exec(body.slice(i + 1))
-            : null;
-    if (numeric !== null) {
-      const codePoint = Number.parseInt(numeric[1] as string, 16);
-      out += codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : "";
-      i += numeric[0].length;
-      continue;
-    }
-    const octal = /^[0-7]{1,3}/.exec(body.slice(i + 1));
-    if (octal !== null) {
-      out += String.fromCharCode(Number.parseInt(octal[0], 8) & 0xff);
-      i += octal[0].length;
-      continue;
-    }
-    if (next === "c" && i + 2 < body.length) {
-      out += String.fromCharCode((body.charCodeAt(i + 2) & 0x1f) >>> 0);
-      i += 2;
-      continue;
-    }
-    out += `\\${next}`;
-    i++;
-  }
-  return out;
-}
-
-/** Unquoted `{a,b}` / `{1..3}` in the joined pieces: bash turns one word into several. */
-function hasBraceExpansion(pieces: readonly Piece[]): boolean {
-  let open = false;
-  let separator = false;
-  for (const piece of pieces) {
-    for (let i = 0; i < piece.text.length; i++) {
-      const char = piece.text[i];
-      if (piece.quoted) continue;
-      if (char === "{") {
-        open = true;
-        separator = false;
-      } else if (open && (char === "," || (char === "." && piece.text[i + 1] === "."))) {
-        separator = true;
-      } else if (open && char === "}" && separator) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
-function finishWord(text: string, pieces: readonly Piece[], isStatic: boolean, homeDir: string): BashWord {
-  if (!isStatic || hasBraceExpansion(pieces)) return { value: undefined, text, glob: false };
-  let value = pieces.map((piece) => piece.text).join("");
-  const first = pieces[0];
-  if (first !== undefined && !first.quoted && first.text.startsWith("~")) {
-    const tildeEnd = first.text.indexOf("/");
-    const tildeWord = tildeEnd === -1 ? first.text : first.text.slice(0, tildeEnd);
-    if (tildeWord !== "~") return { value: undefined, text, glob: false };
-    value = homeDir + value.slice(1);
-  }
-  // bash strings end at NUL; the matcher's sentinel must never come from user text.
-  const nul = value.indexOf("\u0000");
-  if (nul !== -1) value = value.slice(0, nul);
-  if (value.includes("\u0001")) return { value: undefined, text, glob: false };
-  const glob = pieces.some((piece) => !piece.quoted && /[*?[]/.test(piece.text));
-  return { value, text, glob };
 }
 
 class ScriptWalker {

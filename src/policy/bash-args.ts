@@ -2,7 +2,7 @@
  * Small helpers for reading a command's arguments the way its program does: option parsing with
  * attached and separate values, positional arguments, short-flag clusters.
  */
-import type { BashWord } from "./bash-analyze.js";
+import type { BashWord } from "./bash-script.js";
 
 export const basename = (name: string): string => name.slice(name.lastIndexOf("/") + 1);
 

@@ -7,7 +7,7 @@
  * against every view; allow rules must admit every `check` view (a transparent wrapper like
  * `timeout 5` needs no rule of its own, the command it runs does — R5).
  */
-import type { BashAssignment, BashWord, RawCommand } from "./bash-analyze.js";
+import type { BashAssignment, BashWord, RawCommand } from "./bash-script.js";
 import { basename, hasLongOption, positionals, shortFlagClusters, staticWord } from "./bash-args.js";
 import { classifyVariable } from "./bash-environment.js";
 import {

@@ -5,7 +5,8 @@
  * may resolve against once `cd` is taken into account.
  */
 import type { Parser } from "web-tree-sitter";
-import { lineRejection, parseScript, type ScriptProblem } from "./bash-analyze.js";
+import { parseScript } from "./bash-analyze.js";
+import { lineRejection, type ScriptProblem } from "./bash-script.js";
 import { interpretCommand, type CommandFacts } from "./bash-commands.js";
 import { resolveContainerPath } from "./paths.js";
 

@@ -3,7 +3,7 @@
  * commands proven read-only with the flags that would make them write or run code excluded
  * (`sed -i`/`w`/`e`, `find -exec`, `git -c`, `sort -o`, `rg --pre`, …).
  */
-import type { BashWord } from "./bash-analyze.js";
+import type { BashWord } from "./bash-script.js";
 import { hasLongOption, positionals, shortFlagClusters, staticWord } from "./bash-args.js";
 import type { PathUse, ReadOnlyProof } from "./bash-commands.js";
 import { INTERPRETERS } from "./bash-wrappers.js";

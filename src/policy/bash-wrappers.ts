@@ -2,7 +2,7 @@
  * Commands that run other commands: wrappers to see through (`timeout`, `env`, `xargs`, `sudo`, …),
  * shells whose `-c` string or stdin is parsed again, and interpreters that run arbitrary code.
  */
-import type { BashWord } from "./bash-analyze.js";
+import type { BashWord } from "./bash-script.js";
 import { parseOptions, staticWord, type OptionSpec } from "./bash-args.js";
 import type { PathUse } from "./bash-commands.js";
 

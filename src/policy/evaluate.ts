@@ -27,7 +27,7 @@
  */
 import picomatch from "picomatch";
 import type { Parser } from "web-tree-sitter";
-import type { BashWord } from "./bash-analyze.js";
+import type { BashWord } from "./bash-script.js";
 import type { CommandFacts, CommandView, PathUse } from "./bash-commands.js";
 import { analyzeCommandLine, type LineAnalysis, type WorkingDirectories } from "./bash-line.js";
 import { loadBashParser, loadedBashParser, type BashParserOptions } from "./bash-parser.js";

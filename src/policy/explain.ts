@@ -3,7 +3,7 @@
  * allow rule that would admit a denied call (the report lists it next to each denial), and the
  * simple commands of a Bash line as the engine sees them.
  */
-import type { BashWord } from "./bash-analyze.js";
+import type { BashWord } from "./bash-script.js";
 import type { CommandView } from "./bash-commands.js";
 import { analyzeCommandLine } from "./bash-line.js";
 import { loadBashParser, loadedBashParser } from "./bash-parser.js";

@@ -71,7 +71,7 @@ export {
 export { replayDecisions, type DecisionFlip, type RecordedCall } from "./replay.js";
 export { compileHookMatcher } from "./hook-matcher.js";
 export { PROTECTED_PATHS, WORKSPACE_ROOT, type ProtectedPath } from "./paths.js";
-export { MAX_COMMAND_CHARS, MAX_NESTING } from "./bash-analyze.js";
+export { MAX_COMMAND_CHARS, MAX_NESTING } from "./bash-script.js";
 export {
   MAX_SIMPLE_COMMANDS,
   MAX_SCRIPT_DEPTH,
@@ -79,7 +79,7 @@ export {
   type WorkingDirectories,
 } from "./bash-line.js";
 export type { CommandFacts, CommandView, PathUse, ReadOnlyProof } from "./bash-commands.js";
-export type { BashWord } from "./bash-analyze.js";
+export type { BashWord } from "./bash-script.js";
 export {
   checkKeys,
   keyDistance,

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { escapeControlCharacters, overwrittenByCarriageReturns } from "../text.js";
 import { WORKSPACE_ROOT, type ExecResult } from "../sandbox/sandbox.js";
 import { defineTool, plainError, toolError } from "./define-tool.js";
+import { MAX_COMMAND_CHARS } from "../policy/bash-script.js";
 import { isInside } from "../policy/paths.js";
 import type { ToolResult } from "./types.js";
 
@@ -13,8 +14,6 @@ export const MAX_BASH_TIMEOUT_MS = 600_000;
 export const MAX_BASH_OUTPUT_CHARS = 30_000;
 /** Kept whole per stream in the sandbox's capture (head and tail beyond it); the model sees 30,000 chars. */
 const CAPTURE_BYTES = 4 * 1024 * 1024;
-/** A command line this long is refused before anything parses it (C15). */
-export const MAX_COMMAND_CHARS = 100_000;
 
 export const BashInput = z.strictObject({
   command: z.string().min(1).max(MAX_COMMAND_CHARS).describe("The command to execute"),
