@@ -1,6 +1,7 @@
 // The smallest pieces of report.json's schema, shared by its parts (schema.ts, schema-agent-tools.ts).
 import { z } from "zod";
 
+export const IsoDateTime = z.iso.datetime({ offset: true });
 export const NonNegativeInt = z.number().int().nonnegative();
 export const Milliseconds = z.number().nonnegative().describe("Milliseconds.");
 
