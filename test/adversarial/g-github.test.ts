@@ -73,10 +73,8 @@ const ROWS = [
     kind: "fault",
     covered: [
       { file: E2E, test: "refuses pull_request_target from a fork by default (G7)" },
-      {
-        file: "test/action/event.test.ts",
-        test: "refuses pull_request_target and workflow_run with a fork head unless allow_fork_heads",
-      },
+      { file: "test/unit/action/triggers.test.ts", test: "pull_request_target from a fork" },
+      { file: "test/unit/action/triggers.test.ts", test: "workflow_run from a fork" },
     ],
   },
   {
