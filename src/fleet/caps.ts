@@ -18,6 +18,20 @@ export interface Caps {
   perRunUsd?: number;
 }
 
+/** The caps a scheduler was given: none without a daily or monthly limit; spend counted under the repository by default. */
+export function capsOf(
+  limits: { maxDailyUsd?: number; maxMonthlyUsd?: number; capName?: string; perRunUsd?: number },
+  repository: string,
+): Caps | undefined {
+  if (limits.maxDailyUsd === undefined && limits.maxMonthlyUsd === undefined) return undefined;
+  return {
+    maxDailyUsd: limits.maxDailyUsd,
+    maxMonthlyUsd: limits.maxMonthlyUsd,
+    capName: limits.capName || repository,
+    perRunUsd: limits.perRunUsd,
+  };
+}
+
 export interface CapRoom {
   /** How many more runs may start now (Infinity without caps). */
   room: number;

@@ -4,21 +4,20 @@
 import fs from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { ProcessLogs } from "../github/workflow-log.js";
-import type { Caps } from "./caps.js";
 import type { LedgerEntry } from "./ledger.js";
-import type { SchedulerOptions } from "./queue.js";
 
 /** What the commands run, loaded when one runs (the CLI's --help and --version load none of it). */
 const load = async () => {
-  const [api, queue, ledger, caps, status, trust] = await Promise.all([
+  const [api, queue, ledger, caps, status, trust, tasks] = await Promise.all([
     import("../github/api.js"),
     import("./queue.js"),
     import("./ledger.js"),
     import("./caps.js"),
     import("./status.js"),
     import("./trust.js"),
+    import("./tasks.js"),
   ]);
-  return { ...api, ...queue, ...ledger, ...caps, ...status, ...trust };
+  return { ...api, ...queue, ...ledger, ...caps, ...status, ...trust, ...tasks };
 };
 
 export const QUEUE_TOKEN_VARIABLES = ["AGENT_CI_QUEUE_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"] as const;
@@ -63,7 +62,7 @@ function common(command: Command): Command {
 }
 
 async function scheduler(flags: CommonFlags, say: (line: string) => void, write: boolean) {
-  const { GitHubApi, octokitRequest, assertTrustedWriter, RepositoryJson } = await load();
+  const { GitHubApi, octokitRequest, assertTrustedWriter, openScheduler, capsOf } = await load();
   const token = QUEUE_TOKEN_VARIABLES.map((name) => process.env[name]?.trim()).find(Boolean);
   if (!token)
     throw new Error(
@@ -77,34 +76,18 @@ async function scheduler(flags: CommonFlags, say: (line: string) => void, write:
     log: say,
     redact: (text) => text.split(token).join("***"),
   });
-  const info = await api.call(
-    "GET /repos/{owner}/{repo}",
-    { owner, repo },
-    { what: "reading the repository" },
-  );
-  const defaultBranch = RepositoryJson.parse(info.data).default_branch;
-  const server = (process.env.GITHUB_SERVER_URL?.trim() || "https://github.com").replace(/\/+$/, "");
-  const options: SchedulerOptions = {
+  const options = await openScheduler({
     api,
-    context: { api, owner, repo, defaultBranch },
-    remote: {
-      url: flags.remote ?? `${server}/${owner}/${repo}.git`,
-      token,
-      redact: (t) => t.split(token).join("***"),
-    },
+    token,
+    owner,
+    repo,
+    serverUrl: process.env.GITHUB_SERVER_URL?.trim() || "https://github.com",
+    remoteUrl: flags.remote,
     runId: write ? assertTrustedWriter(process.env) : "",
     log: say,
-  };
-  const caps: Caps | undefined =
-    flags.maxDailyUsd !== undefined || flags.maxMonthlyUsd !== undefined
-      ? {
-          maxDailyUsd: flags.maxDailyUsd,
-          maxMonthlyUsd: flags.maxMonthlyUsd,
-          capName: flags.capName ?? `${owner}/${repo}`,
-          perRunUsd: flags.maxBudgetUsd,
-        }
-      : undefined;
-  return { options, caps, capName: flags.capName ?? `${owner}/${repo}` };
+  });
+  const limits = { ...flags, perRunUsd: flags.maxBudgetUsd };
+  return { options, caps: capsOf(limits, full), capName: flags.capName ?? full };
 }
 
 /** Appends `name=value` lines to the step's outputs file, when there is one. */
@@ -156,14 +139,9 @@ function addClaim(queue: Command, log: ProcessLogs, say: (line: string) => void)
         comment: boolean;
       },
     ) => {
-      const { claimWork } = await load();
+      const { claimWork, claimMatrix, readQueueTasks } = await load();
       const { options, caps } = await scheduler(flags, say, true);
-      const tasks = flags.tasks ? readTasks(flags.tasks) : undefined;
-      for (const task of tasks ?? [])
-        if (typeof task.id !== "string" || !/^[A-Za-z0-9._-]{1,100}$/.test(task.id))
-          throw new Error(
-            `${flags.tasks}: every task the queue claims needs an "id" (letters, digits, . _ -; at most 100)`,
-          );
+      const tasks = flags.tasks ? readQueueTasks(flags.tasks) : undefined;
       const result = await claimWork(options, {
         query: { label: flags.label, milestone: flags.milestone, assignee: flags.assignee, tasks },
         max: flags.max,
@@ -174,14 +152,7 @@ function addClaim(queue: Command, log: ProcessLogs, say: (line: string) => void)
       for (const line of result.refused) say(`agent-ci queue: ignored ledger commit ${line}`);
       if (result.capped.length && result.cap?.why)
         say(`agent-ci queue: ${result.capped.length} item(s) wait: ${result.cap.why}`);
-      const matrix = JSON.stringify({
-        include: result.claimed.map((w) => ({
-          item: w.item,
-          title: w.title,
-          ...(w.issue !== undefined ? { issue: w.issue } : {}),
-          ...(w.task ? { task: JSON.stringify(w.task) } : {}),
-        })),
-      });
+      const matrix = claimMatrix(result.claimed);
       setOutput("matrix", matrix);
       setOutput("count", String(result.claimed.length));
       log.out.json(`${matrix}\n`);
@@ -285,25 +256,6 @@ function addCheck(queue: Command, say: (line: string) => void): void {
   });
 }
 
-/** A tasks file: one JSON object a line (blank lines skipped). */
-export function readTasks(file: string): Array<Record<string, unknown>> {
-  const lines = fs.readFileSync(file, "utf8").split("\n");
-  const tasks: Array<Record<string, unknown>> = [];
-  lines.forEach((line, i) => {
-    if (!line.trim()) return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      throw new Error(`${file} line ${i + 1}: not JSON (${(e as Error).message})`, { cause: e });
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value))
-      throw new Error(`${file} line ${i + 1}: not a JSON object of the run's options`);
-    tasks.push(value as Record<string, unknown>);
-  });
-  return tasks;
-}
-
 /**
  * `agent-ci batch <tasks.jsonl> [run options...]`: the tasks K at a time, each run by `runTask` (the CLI's own
  * run command, handed in), and the table at the end. Batch's own options come before the run's.
@@ -335,7 +287,10 @@ export function addBatchCommand(
         flags: { parallel: number; batchOut?: string; maxUsd?: number; maxBudgetUsd?: number },
         command: Command,
       ) => {
-        const { batchTasks, runBatch, batchTable } = await import("./batch.js");
+        const [{ batchTasks, runBatch, batchTable }, { readTasks }] = await Promise.all([
+          import("./batch.js"),
+          import("./tasks.js"),
+        ]);
         const common = command.args.slice(1);
         const outParent =
           flags.batchOut ?? `agent-ci-out/batch-${new Date().toISOString().replace(/[:.]/g, "-")}`;

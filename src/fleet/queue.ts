@@ -114,6 +114,55 @@ export interface SchedulerOptions {
   log?: (line: string) => void;
 }
 
+/** What a scheduler is opened from: the API and the token it holds, the repository, the run that writes. */
+export interface SchedulerSetup {
+  api: GitHubApi;
+  token: string;
+  owner: string;
+  repo: string;
+  /** GITHUB_SERVER_URL: the ledger's remote is `<server>/<owner>/<repo>.git` unless `remoteUrl` names one. */
+  serverUrl: string;
+  remoteUrl?: string;
+  /** The run that writes ("" for a reader). */
+  runId: string;
+  log?: (line: string) => void;
+}
+
+/** The scheduler's options: the repository's default branch read (trust.ts checks runs against it). */
+export async function openScheduler(setup: SchedulerSetup): Promise<SchedulerOptions> {
+  const { api, owner, repo, token } = setup;
+  const info = await api.call(
+    "GET /repos/{owner}/{repo}",
+    { owner, repo },
+    { what: "reading the repository" },
+  );
+  const defaultBranch = RepositoryJson.parse(info.data).default_branch;
+  const server = setup.serverUrl.replace(/\/+$/, "");
+  return {
+    api,
+    context: { api, owner, repo, defaultBranch },
+    remote: {
+      url: setup.remoteUrl ?? `${server}/${owner}/${repo}.git`,
+      token,
+      redact: (t) => t.split(token).join("***"),
+    },
+    runId: setup.runId,
+    log: setup.log,
+  };
+}
+
+/** The next job's matrix: `{"include": [{item, title, issue?, task?}]}` (a task's options as a JSON string). */
+export function claimMatrix(claimed: readonly WorkItem[]): string {
+  return JSON.stringify({
+    include: claimed.map((w) => ({
+      item: w.item,
+      title: w.title,
+      ...(w.issue !== undefined ? { issue: w.issue } : {}),
+      ...(w.task ? { task: JSON.stringify(w.task) } : {}),
+    })),
+  });
+}
+
 export interface ClaimOptions {
   query: WorkQuery;
   max: number;
