@@ -43,22 +43,28 @@ interface CommonFlags {
   maxBudgetUsd?: number;
 }
 
-function common(command: Command): Command {
+/** The ledger's spending caps: the queue's commands and batch take them alike. */
+function capFlags(command: Command): Command {
   return command
-    .option("--repo <owner/name>", "the repository (default: GITHUB_REPOSITORY)")
-    .option("--remote <url>", "its git URL (default: GITHUB_SERVER_URL/<repo>.git)")
-    .addOption(new Option("--api-url <url>").hideHelp())
     .option("--max-daily-usd <usd>", "start nothing once the day's spend (UTC) would pass this", usd)
     .option("--max-monthly-usd <usd>", "start nothing once the month's spend (UTC) would pass this", usd)
     .option(
       "--cap-name <name>",
       "count spend under this name, to share a cap across repositories (default: the repository)",
-    )
-    .option(
-      "--max-budget-usd <usd>",
-      "what one run may spend (its own --max-budget-usd), held for every run in flight",
-      usd,
     );
+}
+
+function common(command: Command): Command {
+  return capFlags(
+    command
+      .option("--repo <owner/name>", "the repository (default: GITHUB_REPOSITORY)")
+      .option("--remote <url>", "its git URL (default: GITHUB_SERVER_URL/<repo>.git)")
+      .addOption(new Option("--api-url <url>").hideHelp()),
+  ).option(
+    "--max-budget-usd <usd>",
+    "what one run may spend (its own --max-budget-usd), held for every run in flight",
+    usd,
+  );
 }
 
 async function scheduler(flags: CommonFlags, say: (line: string) => void, write: boolean) {
@@ -256,6 +262,40 @@ function addCheck(queue: Command, say: (line: string) => void): void {
   });
 }
 
+/** Batch's own options. */
+interface BatchFlags {
+  parallel: number;
+  batchOut?: string;
+  maxUsd?: number;
+  maxBudgetUsd?: number;
+  ledger?: string;
+  maxDailyUsd?: number;
+  maxMonthlyUsd?: number;
+  capName?: string;
+}
+
+/**
+ * With `--ledger`, the ledger's caps asked before each task starts (queue.ts's ledgerCapCheck). Batch reads
+ * the ledger only: its runs are no workflow runs, so their cost is not appended to it.
+ */
+async function ledgerCaps(flags: BatchFlags, say: (line: string) => void) {
+  if (!flags.ledger) {
+    if (flags.maxDailyUsd !== undefined || flags.maxMonthlyUsd !== undefined)
+      throw new Error(
+        "--max-daily-usd and --max-monthly-usd count the ledger's spend: name it with --ledger",
+      );
+    return undefined;
+  }
+  const { ledgerCapCheck } = await load();
+  const { options, caps } = await scheduler(
+    { ...flags, repo: flags.ledger, remote: undefined, apiUrl: undefined },
+    say,
+    false,
+  );
+  if (!caps) throw new Error("--ledger reads the caps: give --max-daily-usd, --max-monthly-usd or both");
+  return ledgerCapCheck(options, caps);
+}
+
 /**
  * `agent-ci batch <tasks.jsonl> [run options...]`: the tasks K at a time, each run by `runTask` (the CLI's own
  * run command, handed in), and the table at the end. Batch's own options come before the run's.
@@ -265,50 +305,55 @@ export function addBatchCommand(
   log: ProcessLogs,
   runTask: (argv: readonly string[]) => Promise<import("./batch.js").BatchRunResult>,
 ): void {
-  program
-    .command("batch")
-    .description(
-      "run a file of tasks (one JSON object a line: agent-ci run's options by flag name), K sandboxes at a time; run options after the file apply to every task",
-    )
-    .argument("<tasks.jsonl>")
-    .option("--parallel <k>", "sandboxes at a time", positiveInt, 1)
-    .option("--batch-out <dir>", "where each task's output folder goes (default agent-ci-out/batch-<time>)")
-    .option(
-      "--max-usd <usd>",
-      "start no task once the batch's spend, with what runs in flight may spend, would pass this",
-      usd,
-    )
-    .option("--max-budget-usd <usd>", "what one run may spend (passed to every run), held while it runs", usd)
+  const say = (line: string) => log.err.text(line);
+  capFlags(
+    program
+      .command("batch")
+      .description(
+        "run a file of tasks (one JSON object a line: agent-ci run's options by flag name), K sandboxes at a time; run options after the file apply to every task",
+      )
+      .argument("<tasks.jsonl>")
+      .option("--parallel <k>", "sandboxes at a time", positiveInt, 1)
+      .option("--batch-out <dir>", "where each task's output folder goes (default agent-ci-out/batch-<time>)")
+      .option(
+        "--max-usd <usd>",
+        "start no task once the batch's spend, with what runs in flight may spend, would pass this",
+        usd,
+      )
+      .option(
+        "--max-budget-usd <usd>",
+        "what one run may spend (passed to every run), held while it runs",
+        usd,
+      )
+      .option(
+        "--ledger <owner/name>",
+        "before each task, apply the caps of this repository's ledger (refs/agent-ci/queue; token as for queue)",
+      ),
+  )
     .allowUnknownOption()
     .allowExcessArguments()
-    .action(
-      async (
-        file: string,
-        flags: { parallel: number; batchOut?: string; maxUsd?: number; maxBudgetUsd?: number },
-        command: Command,
-      ) => {
-        const [{ batchTasks, runBatch, batchTable }, { readTasks }] = await Promise.all([
-          import("./batch.js"),
-          import("./tasks.js"),
-        ]);
-        const common = command.args.slice(1);
-        const outParent =
-          flags.batchOut ?? `agent-ci-out/batch-${new Date().toISOString().replace(/[:.]/g, "-")}`;
-        const budget =
-          flags.maxBudgetUsd !== undefined ? ["--max-budget-usd", String(flags.maxBudgetUsd)] : [];
-        const tasks = batchTasks(readTasks(file), ["--quiet", ...budget, ...common], file, outParent);
-        const records = await runBatch(tasks, {
-          parallel: flags.parallel,
-          run: (task) => runTask(task.argv),
-          maxUsd: flags.maxUsd,
-          perRunUsd: flags.maxBudgetUsd,
-          onDone: (r) =>
-            log.err.text(
-              `agent-ci batch: ${r.task.name}: ${r.status === "capped" ? "not started (cap)" : `${r.exitReason ?? "error"} (exit ${r.exitCode})`}`,
-            ),
-        });
-        log.out.text(`${batchTable(records)}\n`);
-        process.exitCode = records.every((r) => r.status === "ran" && r.exitCode === 0) ? 0 : 1;
-      },
-    );
+    .action(async (file: string, flags: BatchFlags, command: Command) => {
+      const [{ batchTasks, runBatch, batchTable }, { readTasks }] = await Promise.all([
+        import("./batch.js"),
+        import("./tasks.js"),
+      ]);
+      const common = command.args.slice(1);
+      const outParent =
+        flags.batchOut ?? `agent-ci-out/batch-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+      const budget = flags.maxBudgetUsd !== undefined ? ["--max-budget-usd", String(flags.maxBudgetUsd)] : [];
+      const tasks = batchTasks(readTasks(file), ["--quiet", ...budget, ...common], file, outParent);
+      const records = await runBatch(tasks, {
+        parallel: flags.parallel,
+        run: (task) => runTask(task.argv),
+        maxUsd: flags.maxUsd,
+        perRunUsd: flags.maxBudgetUsd,
+        mayStart: await ledgerCaps(flags, say),
+        onDone: (r) =>
+          say(
+            `agent-ci batch: ${r.task.name}: ${r.status === "capped" ? `not started (${r.error ?? "cap"})` : `${r.exitReason ?? "error"} (exit ${r.exitCode})`}`,
+          ),
+      });
+      log.out.text(`${batchTable(records)}\n`);
+      process.exitCode = records.every((r) => r.status === "ran" && r.exitCode === 0) ? 0 : 1;
+    });
 }

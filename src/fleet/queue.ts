@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { GitHubApi } from "../github/api.js";
 import { findMarkerComment } from "../github/comments.js";
 import { BRANCH_PREFIX, PR_MARKER_PREFIX } from "../publish/pull-text.js";
-import { CAP_COMMENT_MARKER, capComment, capRoom, type CapRoom, type Caps } from "./caps.js";
+import { CAP_COMMENT_MARKER, capComment, capRefusal, capRoom, type CapRoom, type Caps } from "./caps.js";
 import { LedgerRepo, MAX_APPEND_TRIES, type LedgerEntry, type LedgerRemote } from "./ledger.js";
 import { claimable, foldLedger, type QueueState } from "./state.js";
 import { runVerifier, trustedEntries, type TrustContext } from "./trust.js";
@@ -241,6 +241,29 @@ export async function claimWork(options: SchedulerOptions, claim: ClaimOptions):
   } finally {
     ledger.close();
   }
+}
+
+/**
+ * The caps asked before a start that the ledger does not record (a batch's task): the ledger read again each
+ * time, since other schedulers spend too, with the starter's own spend and runs in flight added. A ledger that
+ * cannot be read starts nothing: the answer is then the reason.
+ */
+export function ledgerCapCheck(
+  options: Pick<SchedulerOptions, "api" | "context" | "remote" | "now">,
+  caps: Caps,
+): (own: { spentUsd: number; running: number }) => Promise<string | undefined> {
+  return async (own) => {
+    try {
+      const ledger = await LedgerRepo.open(options.remote);
+      try {
+        return capRefusal((await readQueue(ledger, options)).state, caps, own);
+      } finally {
+        ledger.close();
+      }
+    } catch (e) {
+      return `the ledger could not be read, so nothing starts (${(e as Error).message})`;
+    }
+  };
 }
 
 /** Appends entries (a release, a cost) on whatever the tip is, with compare-and-swap. */
