@@ -146,7 +146,7 @@ export const RUN_OPTIONS = {
     action: {
       default: "true",
       description:
-        "Post the summary as one comment on the issue or pull request, updated in place on re-runs.",
+        "Post the summary as one comment on the issue or pull request, updated in place on re-runs. With task: queue, the note on each issue the spending caps keep waiting (false: none).",
       cli: ACTION_ONLY,
     },
   },
