@@ -25,10 +25,13 @@
 //      wall time and peak memory (the agent-ci process tree and its containers, apart)
 //  15. next to Claude Code (bench/claude-code.ts): the same one-call session through the same fake Messages API,
 //      `agent-ci run` next to Claude Code's `claude -p` (installed from npm into a cache folder), as a ratio
+//  16. batch (bench/batch.ts): `agent-ci batch` on nine scripted tasks (a fake Messages API playing the buggy-calc
+//      fix), three at a time next to one at a time, with the model's turns answered at once and after 1 s; each
+//      batch must write nine records and leave no container
 //  14. bundles (bench/bundles.ts): the Actions' sizes in dist/ (each entry, what the Action parses at its start,
 //      the source maps, dist/'s committed files) with their ceilings, and the Action's start to its first line
 //
-// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, claude, bundles, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes, attempts), for working
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, claude, bundles, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes, attempts, batch), for working
 // on one.
 // Prints a Markdown table (the Performance section of docs/benchmarks.md) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
@@ -55,6 +58,7 @@ import { RunState } from "../src/tools/state.js";
 import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./native.js";
 import { EDIT_MARKER, EDIT_MARKER_ALT, generateRepo, type GeneratedRepo, type RepoOptions } from "./repo.js";
 import { benchAttempts } from "./attempts.js";
+import { benchBatch } from "./batch.js";
 import { benchBundles, bundleTargets, BUNDLES_SECTION } from "./bundles.js";
 import { benchClaudeCode, CLAUDE_CODE_RATIO_GOAL, CLAUDE_CODE_ROW } from "./claude-code.js";
 import { benchMcp } from "./mcp.js";
@@ -1394,6 +1398,7 @@ async function main(): Promise<void> {
     if (wanted("deps")) await benchDeps(spawner);
     if (wanted("mcp")) rows.push(...(await benchMcp(REPO_ROOT, log)));
     if (wanted("attempts")) rows.push(...(await benchAttempts(REPO_ROOT, log)));
+    if (wanted("batch")) rows.push(...(await benchBatch(REPO_ROOT, log)));
   } catch (e) {
     failed = e;
   } finally {

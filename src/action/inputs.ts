@@ -9,7 +9,8 @@ import { DEFAULT_MODEL } from "../runner/model/pricing.js";
 import { actionSide, INPUT_DEFAULTS, INPUT_NAMES, type InputName } from "../options/table.js";
 import type { Provider } from "../runner/model/providers.js";
 import { PERMISSION_MODES } from "../policy/schema.js";
-import { crossFieldProblems, NETWORK_POLICIES, TASKS, type ConfigFace } from "../runner/config.js";
+import { crossFieldProblems, NETWORK_POLICIES, type ConfigFace } from "../runner/config.js";
+import { ACTION_TASKS } from "../options/values.js";
 import { normalizeIgnoredPattern } from "../sandbox/archive.js";
 import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
 import { NodeSpecError, parseNodeSpec } from "../sandbox/node/resolve.js";
@@ -87,6 +88,18 @@ const oneOf = <T extends readonly [string, ...string[]]>(name: InputName, values
     return z.NEVER;
   });
 const list = z.string().transform(splitList);
+/** Dollars, zero included (a cap of 0 starts nothing); empty: no cap. */
+const optionalUsd = (name: InputName) =>
+  z.string().transform((v, ctx) => {
+    const trimmed = v.trim();
+    if (trimmed === "") return undefined;
+    const n = Number(trimmed);
+    if (Number.isFinite(n) && n >= 0) return n;
+    ctx.addIssue({ code: "custom", message: `${name}: an amount in US dollars (got "${v}")` });
+    return z.NEVER;
+  });
+/** The longest lease the ledger takes (its claim entries' bound). */
+export const MAX_LEASE_SECONDS = 7 * 24 * 3600;
 
 /** `false`/empty: none; `true`: every ignored file; otherwise path patterns (`node_modules`, `.venv`). */
 const includeIgnored = z.string().transform((v, ctx): boolean | string[] => {
@@ -267,9 +280,20 @@ const INPUT_PARSERS = {
   fail_on: failOn,
   workspace: text.transform((v) => v || "."),
   script: optionalText,
-  task: oneOf("task", TASKS),
+  task: oneOf("task", ACTION_TASKS),
   output_schema: optionalText,
   resume_from: optionalText,
+  queue_label: optionalText,
+  queue_milestone: optionalText,
+  queue_assignee: optionalText,
+  queue_tasks: optionalText,
+  queue_max: positiveNumber("queue_max", true),
+  queue_lease_seconds: positiveNumber("queue_lease_seconds", true).refine((n) => n <= MAX_LEASE_SECONDS, {
+    message: `queue_lease_seconds: at most ${MAX_LEASE_SECONDS} (seven days)`,
+  }),
+  max_daily_usd: optionalUsd("max_daily_usd"),
+  max_monthly_usd: optionalUsd("max_monthly_usd"),
+  cap_name: optionalText,
 } satisfies Record<InputName, z.ZodType<unknown, string>>;
 
 export const ActionInputs = z.object(INPUT_PARSERS).superRefine((inputs, ctx) => {
@@ -282,13 +306,14 @@ export const ActionInputs = z.object(INPUT_PARSERS).superRefine((inputs, ctx) =>
     setupAllowDomain: inputs.setup_allowed_domains,
     allowPrivateHost: inputs.allow_private_hosts,
     injectSecret: inputs.inject_secrets,
-    task: inputs.task,
+    task: inputs.task === "queue" ? ("run" as const) : inputs.task,
     outputSchema: inputs.output_schema,
     resume: inputs.resume_from,
   };
   for (const message of crossFieldProblems(fields, ACTION_FACE)) ctx.addIssue({ code: "custom", message });
   for (const message of providerInputProblems(inputs)) ctx.addIssue({ code: "custom", message });
   for (const message of federationInputProblems(inputs)) ctx.addIssue({ code: "custom", message });
+  for (const message of queueInputProblems(inputs)) ctx.addIssue({ code: "custom", message });
   if (inputs.script && inputs.anthropic_api_key) {
     ctx.addIssue({
       code: "custom",
@@ -346,6 +371,24 @@ function federationInputProblems(inputs: {
     return [
       "anthropic_federation_rule_id: signs in to the Anthropic API; remove it or use_bedrock/use_vertex",
     ];
+  return [];
+}
+
+/** The queue's query: the work `task: queue` claims. */
+const QUERY_INPUTS = ["queue_label", "queue_milestone", "queue_assignee", "queue_tasks"] as const;
+/** The inputs only `task: queue` reads that are empty unless given (queue_max and the lease have defaults). */
+const QUEUE_ONLY_INPUTS = [...QUERY_INPUTS, "max_daily_usd", "max_monthly_usd", "cap_name"] as const;
+
+/** Queue inputs given without task: queue (they would do nothing); a queue with no query (it would claim every issue). */
+function queueInputProblems(
+  inputs: { task: string } & Record<(typeof QUEUE_ONLY_INPUTS)[number], unknown>,
+): string[] {
+  if (inputs.task !== "queue")
+    return QUEUE_ONLY_INPUTS.filter((name) => inputs[name] !== undefined).map(
+      (name) => `${name}: needs task: queue`,
+    );
+  if (QUERY_INPUTS.every((name) => inputs[name] === undefined))
+    return [`task: queue needs the work to claim: ${QUERY_INPUTS.join(", ")} (one or more)`];
   return [];
 }
 

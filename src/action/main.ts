@@ -14,6 +14,7 @@ import { parseActionInputs } from "./inputs.js";
 import { coreIO, redactingIO, type ActionIO } from "./io.js";
 import { failureMessage } from "./outputs.js";
 import { prepare } from "./prepare.js";
+import { runQueueMode } from "./queue.js";
 import { writeRunResults, writeSkippedResults, type ResultOptions } from "./results.js";
 import { defaultArtifactUploader, type ArtifactUploader } from "./artifact.js";
 import { exchangeOidcToken, type CloudAuthEndpoints } from "./cloud-auth.js";
@@ -183,6 +184,18 @@ function runTask(
   return deps.runAgent(config, { ...runIo, onProgress, ...turnTick }, signal);
 }
 
+/** The API client with the workflow's token, when it gave one. */
+function githubApi(
+  deps: ActionDeps,
+  token: string | undefined,
+  ctx: GitHubContext,
+  log: (line: string) => void,
+  redact: (text: string) => string,
+): GitHubApi | undefined {
+  if (!token) return undefined;
+  return new GitHubApi({ request: deps.request(token, ctx.apiUrl), sleep: deps.sleep, log, redact });
+}
+
 export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
   const deps: ActionDeps = { ...defaultDeps(), ...overrides };
   const cancel = new AbortController();
@@ -200,14 +213,11 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     const inputs = parseActionInputs(io.getInput);
 
     const ctx = readGitHubContext(deps.env);
-    const api = inputs.github_token
-      ? new GitHubApi({
-          request: deps.request(inputs.github_token, ctx.apiUrl),
-          sleep: deps.sleep,
-          log,
-          redact: redactor.redact,
-        })
-      : undefined;
+    const api = githubApi(deps, inputs.github_token, ctx, log, redactor.redact);
+    if (inputs.task === "queue") {
+      await io.group("agent-ci queue", () => runQueueMode({ io, inputs, ctx, api, env: deps.env }));
+      return;
+    }
     let resultOptions: ResultOptions = { io, inputs, ctx, api, redactor, secrets, artifact: deps.artifact };
 
     const prepared = await prepare({

@@ -27,6 +27,8 @@ export const OUTPUT_NAMES = [
   "findings",
   "final_message",
   "run_id",
+  "matrix",
+  "count",
 ] as const;
 export type OutputName = (typeof OUTPUT_NAMES)[number];
 export type Outputs = Partial<Record<OutputName, string>>;

@@ -79,6 +79,12 @@ export interface BatchOptions {
   /** A cap on the batch's spend, and what one run may spend (held while it runs). */
   maxUsd?: number;
   perRunUsd?: number;
+  /**
+   * Asked before each start, one at a time (a start is decided before the next is asked): the reason the task
+   * may not start (the ledger's caps), or undefined. `spentUsd` is what the batch's finished runs cost, `running`
+   * how many of its runs are in flight.
+   */
+  mayStart?: (own: { spentUsd: number; running: number }) => Promise<string | undefined>;
   now?: () => number;
   onDone?: (record: BatchRecord) => void;
 }
@@ -90,24 +96,32 @@ export async function runBatch(tasks: readonly BatchTask[], options: BatchOption
   let next = 0;
   let spent = 0;
   let running = 0;
+  // Starts are decided one at a time: a decision sees every start decided before it.
+  let decided: Promise<unknown> = Promise.resolve();
+  const admit = (): Promise<string | undefined> => {
+    const decision = decided.then(async () => {
+      const held = (running + 1) * (options.perRunUsd ?? 0);
+      const refusal =
+        options.maxUsd !== undefined && spent + held > options.maxUsd + 1e-9
+          ? `the batch's cap of $${options.maxUsd.toFixed(2)} would be passed`
+          : await options.mayStart?.({ spentUsd: spent, running });
+      if (refusal === undefined) running += 1;
+      return refusal;
+    });
+    decided = decision.catch(() => undefined);
+    return decision;
+  };
   const worker = async () => {
     for (;;) {
       const task = tasks[next];
       if (!task) return;
       next += 1;
-      const held = (running + 1) * (options.perRunUsd ?? 0);
-      if (options.maxUsd !== undefined && spent + held > options.maxUsd + 1e-9) {
-        records[task.index] = {
-          task,
-          status: "capped",
-          exitCode: 5,
-          ms: 0,
-          error: `the batch's cap of $${options.maxUsd.toFixed(2)} would be passed`,
-        };
+      const refusal = await admit();
+      if (refusal !== undefined) {
+        records[task.index] = { task, status: "capped", exitCode: 5, ms: 0, error: refusal };
         options.onDone?.(records[task.index] as BatchRecord);
         continue;
       }
-      running += 1;
       const start = now();
       const result = await options
         .run(task)

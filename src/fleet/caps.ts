@@ -18,6 +18,20 @@ export interface Caps {
   perRunUsd?: number;
 }
 
+/** The caps a scheduler was given: none without a daily or monthly limit; spend counted under the repository by default. */
+export function capsOf(
+  limits: { maxDailyUsd?: number; maxMonthlyUsd?: number; capName?: string; perRunUsd?: number },
+  repository: string,
+): Caps | undefined {
+  if (limits.maxDailyUsd === undefined && limits.maxMonthlyUsd === undefined) return undefined;
+  return {
+    maxDailyUsd: limits.maxDailyUsd,
+    maxMonthlyUsd: limits.maxMonthlyUsd,
+    capName: limits.capName || repository,
+    perRunUsd: limits.perRunUsd,
+  };
+}
+
 export interface CapRoom {
   /** How many more runs may start now (Infinity without caps). */
   room: number;
@@ -56,4 +70,25 @@ export const CAP_COMMENT_MARKER = "<!-- agent-ci-cap -->";
 
 export function capComment(why: string): string {
   return `${CAP_COMMENT_MARKER}\nagent-ci did not start a run for this: ${why}. It starts again when the spend falls under the cap (a new day or month), or when the workflow raises it.`;
+}
+
+/**
+ * Whether one more run may start under the caps when some spend and some runs are not in the ledger yet (a
+ * batch's own: its finished runs' cost and its runs in flight, each holding perRunUsd): the reason it may not,
+ * or undefined.
+ */
+export function capRefusal(
+  state: QueueState,
+  caps: Caps,
+  own: { spentUsd: number; running: number },
+): string | undefined {
+  const spend = new Map(state.spend);
+  const ledger = spend.get(caps.capName) ?? { day: 0, month: 0 };
+  spend.set(caps.capName, { day: ledger.day + own.spentUsd, month: ledger.month + own.spentUsd });
+  const room = capRoom({ ...state, spend }, caps);
+  if (room.room > own.running) return undefined;
+  return (
+    room.why ??
+    `${caps.capName}'s caps leave room for ${room.room} run(s) at once, and ${own.running} of this batch's are running`
+  );
 }

@@ -4,21 +4,20 @@
 import fs from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { ProcessLogs } from "../github/workflow-log.js";
-import type { Caps } from "./caps.js";
 import type { LedgerEntry } from "./ledger.js";
-import type { SchedulerOptions } from "./queue.js";
 
 /** What the commands run, loaded when one runs (the CLI's --help and --version load none of it). */
 const load = async () => {
-  const [api, queue, ledger, caps, status, trust] = await Promise.all([
+  const [api, queue, ledger, caps, status, trust, tasks] = await Promise.all([
     import("../github/api.js"),
     import("./queue.js"),
     import("./ledger.js"),
     import("./caps.js"),
     import("./status.js"),
     import("./trust.js"),
+    import("./tasks.js"),
   ]);
-  return { ...api, ...queue, ...ledger, ...caps, ...status, ...trust };
+  return { ...api, ...queue, ...ledger, ...caps, ...status, ...trust, ...tasks };
 };
 
 export const QUEUE_TOKEN_VARIABLES = ["AGENT_CI_QUEUE_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"] as const;
@@ -44,26 +43,32 @@ interface CommonFlags {
   maxBudgetUsd?: number;
 }
 
-function common(command: Command): Command {
+/** The ledger's spending caps: the queue's commands and batch take them alike. */
+function capFlags(command: Command): Command {
   return command
-    .option("--repo <owner/name>", "the repository (default: GITHUB_REPOSITORY)")
-    .option("--remote <url>", "its git URL (default: GITHUB_SERVER_URL/<repo>.git)")
-    .addOption(new Option("--api-url <url>").hideHelp())
     .option("--max-daily-usd <usd>", "start nothing once the day's spend (UTC) would pass this", usd)
     .option("--max-monthly-usd <usd>", "start nothing once the month's spend (UTC) would pass this", usd)
     .option(
       "--cap-name <name>",
       "count spend under this name, to share a cap across repositories (default: the repository)",
-    )
-    .option(
-      "--max-budget-usd <usd>",
-      "what one run may spend (its own --max-budget-usd), held for every run in flight",
-      usd,
     );
 }
 
+function common(command: Command): Command {
+  return capFlags(
+    command
+      .option("--repo <owner/name>", "the repository (default: GITHUB_REPOSITORY)")
+      .option("--remote <url>", "its git URL (default: GITHUB_SERVER_URL/<repo>.git)")
+      .addOption(new Option("--api-url <url>").hideHelp()),
+  ).option(
+    "--max-budget-usd <usd>",
+    "what one run may spend (its own --max-budget-usd), held for every run in flight",
+    usd,
+  );
+}
+
 async function scheduler(flags: CommonFlags, say: (line: string) => void, write: boolean) {
-  const { GitHubApi, octokitRequest, assertTrustedWriter, RepositoryJson } = await load();
+  const { GitHubApi, octokitRequest, assertTrustedWriter, openScheduler, capsOf } = await load();
   const token = QUEUE_TOKEN_VARIABLES.map((name) => process.env[name]?.trim()).find(Boolean);
   if (!token)
     throw new Error(
@@ -77,34 +82,18 @@ async function scheduler(flags: CommonFlags, say: (line: string) => void, write:
     log: say,
     redact: (text) => text.split(token).join("***"),
   });
-  const info = await api.call(
-    "GET /repos/{owner}/{repo}",
-    { owner, repo },
-    { what: "reading the repository" },
-  );
-  const defaultBranch = RepositoryJson.parse(info.data).default_branch;
-  const server = (process.env.GITHUB_SERVER_URL?.trim() || "https://github.com").replace(/\/+$/, "");
-  const options: SchedulerOptions = {
+  const options = await openScheduler({
     api,
-    context: { api, owner, repo, defaultBranch },
-    remote: {
-      url: flags.remote ?? `${server}/${owner}/${repo}.git`,
-      token,
-      redact: (t) => t.split(token).join("***"),
-    },
+    token,
+    owner,
+    repo,
+    serverUrl: process.env.GITHUB_SERVER_URL?.trim() || "https://github.com",
+    remoteUrl: flags.remote,
     runId: write ? assertTrustedWriter(process.env) : "",
     log: say,
-  };
-  const caps: Caps | undefined =
-    flags.maxDailyUsd !== undefined || flags.maxMonthlyUsd !== undefined
-      ? {
-          maxDailyUsd: flags.maxDailyUsd,
-          maxMonthlyUsd: flags.maxMonthlyUsd,
-          capName: flags.capName ?? `${owner}/${repo}`,
-          perRunUsd: flags.maxBudgetUsd,
-        }
-      : undefined;
-  return { options, caps, capName: flags.capName ?? `${owner}/${repo}` };
+  });
+  const limits = { ...flags, perRunUsd: flags.maxBudgetUsd };
+  return { options, caps: capsOf(limits, full), capName: flags.capName ?? full };
 }
 
 /** Appends `name=value` lines to the step's outputs file, when there is one. */
@@ -156,14 +145,9 @@ function addClaim(queue: Command, log: ProcessLogs, say: (line: string) => void)
         comment: boolean;
       },
     ) => {
-      const { claimWork } = await load();
+      const { claimWork, claimMatrix, readQueueTasks } = await load();
       const { options, caps } = await scheduler(flags, say, true);
-      const tasks = flags.tasks ? readTasks(flags.tasks) : undefined;
-      for (const task of tasks ?? [])
-        if (typeof task.id !== "string" || !/^[A-Za-z0-9._-]{1,100}$/.test(task.id))
-          throw new Error(
-            `${flags.tasks}: every task the queue claims needs an "id" (letters, digits, . _ -; at most 100)`,
-          );
+      const tasks = flags.tasks ? readQueueTasks(flags.tasks) : undefined;
       const result = await claimWork(options, {
         query: { label: flags.label, milestone: flags.milestone, assignee: flags.assignee, tasks },
         max: flags.max,
@@ -174,14 +158,7 @@ function addClaim(queue: Command, log: ProcessLogs, say: (line: string) => void)
       for (const line of result.refused) say(`agent-ci queue: ignored ledger commit ${line}`);
       if (result.capped.length && result.cap?.why)
         say(`agent-ci queue: ${result.capped.length} item(s) wait: ${result.cap.why}`);
-      const matrix = JSON.stringify({
-        include: result.claimed.map((w) => ({
-          item: w.item,
-          title: w.title,
-          ...(w.issue !== undefined ? { issue: w.issue } : {}),
-          ...(w.task ? { task: JSON.stringify(w.task) } : {}),
-        })),
-      });
+      const matrix = claimMatrix(result.claimed);
       setOutput("matrix", matrix);
       setOutput("count", String(result.claimed.length));
       log.out.json(`${matrix}\n`);
@@ -285,23 +262,38 @@ function addCheck(queue: Command, say: (line: string) => void): void {
   });
 }
 
-/** A tasks file: one JSON object a line (blank lines skipped). */
-export function readTasks(file: string): Array<Record<string, unknown>> {
-  const lines = fs.readFileSync(file, "utf8").split("\n");
-  const tasks: Array<Record<string, unknown>> = [];
-  lines.forEach((line, i) => {
-    if (!line.trim()) return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      throw new Error(`${file} line ${i + 1}: not JSON (${(e as Error).message})`, { cause: e });
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value))
-      throw new Error(`${file} line ${i + 1}: not a JSON object of the run's options`);
-    tasks.push(value as Record<string, unknown>);
-  });
-  return tasks;
+/** Batch's own options. */
+interface BatchFlags {
+  parallel: number;
+  batchOut?: string;
+  maxUsd?: number;
+  maxBudgetUsd?: number;
+  ledger?: string;
+  maxDailyUsd?: number;
+  maxMonthlyUsd?: number;
+  capName?: string;
+}
+
+/**
+ * With `--ledger`, the ledger's caps asked before each task starts (queue.ts's ledgerCapCheck). Batch reads
+ * the ledger only: its runs are no workflow runs, so their cost is not appended to it.
+ */
+async function ledgerCaps(flags: BatchFlags, say: (line: string) => void) {
+  if (!flags.ledger) {
+    if (flags.maxDailyUsd !== undefined || flags.maxMonthlyUsd !== undefined)
+      throw new Error(
+        "--max-daily-usd and --max-monthly-usd count the ledger's spend: name it with --ledger",
+      );
+    return undefined;
+  }
+  const { ledgerCapCheck } = await load();
+  const { options, caps } = await scheduler(
+    { ...flags, repo: flags.ledger, remote: undefined, apiUrl: undefined },
+    say,
+    false,
+  );
+  if (!caps) throw new Error("--ledger reads the caps: give --max-daily-usd, --max-monthly-usd or both");
+  return ledgerCapCheck(options, caps);
 }
 
 /**
@@ -313,47 +305,55 @@ export function addBatchCommand(
   log: ProcessLogs,
   runTask: (argv: readonly string[]) => Promise<import("./batch.js").BatchRunResult>,
 ): void {
-  program
-    .command("batch")
-    .description(
-      "run a file of tasks (one JSON object a line: agent-ci run's options by flag name), K sandboxes at a time; run options after the file apply to every task",
-    )
-    .argument("<tasks.jsonl>")
-    .option("--parallel <k>", "sandboxes at a time", positiveInt, 1)
-    .option("--batch-out <dir>", "where each task's output folder goes (default agent-ci-out/batch-<time>)")
-    .option(
-      "--max-usd <usd>",
-      "start no task once the batch's spend, with what runs in flight may spend, would pass this",
-      usd,
-    )
-    .option("--max-budget-usd <usd>", "what one run may spend (passed to every run), held while it runs", usd)
+  const say = (line: string) => log.err.text(line);
+  capFlags(
+    program
+      .command("batch")
+      .description(
+        "run a file of tasks (one JSON object a line: agent-ci run's options by flag name), K sandboxes at a time; run options after the file apply to every task",
+      )
+      .argument("<tasks.jsonl>")
+      .option("--parallel <k>", "sandboxes at a time", positiveInt, 1)
+      .option("--batch-out <dir>", "where each task's output folder goes (default agent-ci-out/batch-<time>)")
+      .option(
+        "--max-usd <usd>",
+        "start no task once the batch's spend, with what runs in flight may spend, would pass this",
+        usd,
+      )
+      .option(
+        "--max-budget-usd <usd>",
+        "what one run may spend (passed to every run), held while it runs",
+        usd,
+      )
+      .option(
+        "--ledger <owner/name>",
+        "before each task, apply the caps of this repository's ledger (refs/agent-ci/queue; token as for queue)",
+      ),
+  )
     .allowUnknownOption()
     .allowExcessArguments()
-    .action(
-      async (
-        file: string,
-        flags: { parallel: number; batchOut?: string; maxUsd?: number; maxBudgetUsd?: number },
-        command: Command,
-      ) => {
-        const { batchTasks, runBatch, batchTable } = await import("./batch.js");
-        const common = command.args.slice(1);
-        const outParent =
-          flags.batchOut ?? `agent-ci-out/batch-${new Date().toISOString().replace(/[:.]/g, "-")}`;
-        const budget =
-          flags.maxBudgetUsd !== undefined ? ["--max-budget-usd", String(flags.maxBudgetUsd)] : [];
-        const tasks = batchTasks(readTasks(file), ["--quiet", ...budget, ...common], file, outParent);
-        const records = await runBatch(tasks, {
-          parallel: flags.parallel,
-          run: (task) => runTask(task.argv),
-          maxUsd: flags.maxUsd,
-          perRunUsd: flags.maxBudgetUsd,
-          onDone: (r) =>
-            log.err.text(
-              `agent-ci batch: ${r.task.name}: ${r.status === "capped" ? "not started (cap)" : `${r.exitReason ?? "error"} (exit ${r.exitCode})`}`,
-            ),
-        });
-        log.out.text(`${batchTable(records)}\n`);
-        process.exitCode = records.every((r) => r.status === "ran" && r.exitCode === 0) ? 0 : 1;
-      },
-    );
+    .action(async (file: string, flags: BatchFlags, command: Command) => {
+      const [{ batchTasks, runBatch, batchTable }, { readTasks }] = await Promise.all([
+        import("./batch.js"),
+        import("./tasks.js"),
+      ]);
+      const common = command.args.slice(1);
+      const outParent =
+        flags.batchOut ?? `agent-ci-out/batch-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+      const budget = flags.maxBudgetUsd !== undefined ? ["--max-budget-usd", String(flags.maxBudgetUsd)] : [];
+      const tasks = batchTasks(readTasks(file), ["--quiet", ...budget, ...common], file, outParent);
+      const records = await runBatch(tasks, {
+        parallel: flags.parallel,
+        run: (task) => runTask(task.argv),
+        maxUsd: flags.maxUsd,
+        perRunUsd: flags.maxBudgetUsd,
+        mayStart: await ledgerCaps(flags, say),
+        onDone: (r) =>
+          say(
+            `agent-ci batch: ${r.task.name}: ${r.status === "capped" ? `not started (${r.error ?? "cap"})` : `${r.exitReason ?? "error"} (exit ${r.exitCode})`}`,
+          ),
+      });
+      log.out.text(`${batchTable(records)}\n`);
+      process.exitCode = records.every((r) => r.status === "ran" && r.exitCode === 0) ? 0 : 1;
+    });
 }

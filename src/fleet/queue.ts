@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { GitHubApi } from "../github/api.js";
 import { findMarkerComment } from "../github/comments.js";
 import { BRANCH_PREFIX, PR_MARKER_PREFIX } from "../publish/pull-text.js";
-import { CAP_COMMENT_MARKER, capComment, capRoom, type CapRoom, type Caps } from "./caps.js";
+import { CAP_COMMENT_MARKER, capComment, capRefusal, capRoom, type CapRoom, type Caps } from "./caps.js";
 import { LedgerRepo, MAX_APPEND_TRIES, type LedgerEntry, type LedgerRemote } from "./ledger.js";
 import { claimable, foldLedger, type QueueState } from "./state.js";
 import { runVerifier, trustedEntries, type TrustContext } from "./trust.js";
@@ -114,6 +114,55 @@ export interface SchedulerOptions {
   log?: (line: string) => void;
 }
 
+/** What a scheduler is opened from: the API and the token it holds, the repository, the run that writes. */
+export interface SchedulerSetup {
+  api: GitHubApi;
+  token: string;
+  owner: string;
+  repo: string;
+  /** GITHUB_SERVER_URL: the ledger's remote is `<server>/<owner>/<repo>.git` unless `remoteUrl` names one. */
+  serverUrl: string;
+  remoteUrl?: string;
+  /** The run that writes ("" for a reader). */
+  runId: string;
+  log?: (line: string) => void;
+}
+
+/** The scheduler's options: the repository's default branch read (trust.ts checks runs against it). */
+export async function openScheduler(setup: SchedulerSetup): Promise<SchedulerOptions> {
+  const { api, owner, repo, token } = setup;
+  const info = await api.call(
+    "GET /repos/{owner}/{repo}",
+    { owner, repo },
+    { what: "reading the repository" },
+  );
+  const defaultBranch = RepositoryJson.parse(info.data).default_branch;
+  const server = setup.serverUrl.replace(/\/+$/, "");
+  return {
+    api,
+    context: { api, owner, repo, defaultBranch },
+    remote: {
+      url: setup.remoteUrl ?? `${server}/${owner}/${repo}.git`,
+      token,
+      redact: (t) => t.split(token).join("***"),
+    },
+    runId: setup.runId,
+    log: setup.log,
+  };
+}
+
+/** The next job's matrix: `{"include": [{item, title, issue?, task?}]}` (a task's options as a JSON string). */
+export function claimMatrix(claimed: readonly WorkItem[]): string {
+  return JSON.stringify({
+    include: claimed.map((w) => ({
+      item: w.item,
+      title: w.title,
+      ...(w.issue !== undefined ? { issue: w.issue } : {}),
+      ...(w.task ? { task: JSON.stringify(w.task) } : {}),
+    })),
+  });
+}
+
 export interface ClaimOptions {
   query: WorkQuery;
   max: number;
@@ -192,6 +241,29 @@ export async function claimWork(options: SchedulerOptions, claim: ClaimOptions):
   } finally {
     ledger.close();
   }
+}
+
+/**
+ * The caps asked before a start that the ledger does not record (a batch's task): the ledger read again each
+ * time, since other schedulers spend too, with the starter's own spend and runs in flight added. A ledger that
+ * cannot be read starts nothing: the answer is then the reason.
+ */
+export function ledgerCapCheck(
+  options: Pick<SchedulerOptions, "api" | "context" | "remote" | "now">,
+  caps: Caps,
+): (own: { spentUsd: number; running: number }) => Promise<string | undefined> {
+  return async (own) => {
+    try {
+      const ledger = await LedgerRepo.open(options.remote);
+      try {
+        return capRefusal((await readQueue(ledger, options)).state, caps, own);
+      } finally {
+        ledger.close();
+      }
+    } catch (e) {
+      return `the ledger could not be read, so nothing starts (${(e as Error).message})`;
+    }
+  };
 }
 
 /** Appends entries (a release, a cost) on whatever the tip is, with compare-and-swap. */

@@ -146,7 +146,7 @@ export const RUN_OPTIONS = {
     action: {
       default: "true",
       description:
-        "Post the summary as one comment on the issue or pull request, updated in place on re-runs.",
+        "Post the summary as one comment on the issue or pull request, updated in place on re-runs. With task: queue, the note on each issue the spending caps keep waiting (false: none).",
       cli: ACTION_ONLY,
     },
   },
@@ -209,7 +209,7 @@ export const RUN_OPTIONS = {
     action: {
       default: "run",
       description:
-        "run (do the task) or review: on a pull request (or a comment on one), review base...head read-only (plan mode, no patch) and post the findings as one pull request review with inline comments on the diff's lines. Needs pull-requests: write, and the PR checked out with its history (fetch-depth: 0).",
+        "run (do the task) or review: on a pull request (or a comment on one), review base...head read-only (plan mode, no patch) and post the findings as one pull request review with inline comments on the diff's lines. Needs pull-requests: write, and the PR checked out with its history (fetch-depth: 0). Or queue: claim up to queue_max items of the work the queue_* inputs name in the ledger on refs/agent-ci/queue, set the matrix and count outputs for the next job and the queue's state in the job summary; no model runs (docs/fleet.md). Needs contents: write, issues: write, actions: read.",
     },
     cli: {
       flags: "--task <task>",

@@ -10,6 +10,7 @@
 import { AGENT_OPTIONS } from "./agent.js";
 export { CLAUDE_ARGS_REFUSED } from "./agent.js";
 import { CLI_ONLY_OPTIONS } from "./cli-only.js";
+import { QUEUE_OPTIONS } from "./queue.js";
 import { RUN_OPTIONS } from "./run.js";
 import { SANDBOX_OPTIONS } from "./sandbox.js";
 import { SIGN_IN_OPTIONS } from "./sign-in.js";
@@ -20,6 +21,7 @@ export const OPTIONS = {
   ...SIGN_IN_OPTIONS,
   ...SANDBOX_OPTIONS,
   ...RUN_OPTIONS,
+  ...QUEUE_OPTIONS,
   ...CLI_ONLY_OPTIONS,
 } as const satisfies Record<string, OptionDef>;
 export type OptionName = keyof typeof OPTIONS;

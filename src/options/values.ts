@@ -8,5 +8,7 @@ export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 export const PROGRESS_FORMATS = ["text", "json"] as const;
 /** run: work on the task; review: review base...head read-only and return findings (src/review/). */
 export const TASKS = ["run", "review"] as const;
+/** The Action's tasks: a run's, and queue (claim the backlog's next items for a matrix; no model runs). */
+export const ACTION_TASKS = [...TASKS, "queue"] as const;
 /** Where a run's model is served (runner/model/providers.ts makes the clients). */
 export const PROVIDERS = ["anthropic", "bedrock", "vertex"] as const;

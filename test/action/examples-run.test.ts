@@ -28,7 +28,7 @@ import {
 import { addBareRepo, startGitRemote } from "../support/git-remote.js";
 import { eventPayload, FIXTURE_EVENTS, githubEnv, readOutputs, runnerFiles } from "../support/github-env.js";
 import { makeWorkspace } from "../support/workspace.js";
-import { condition, template } from "../support/workflow-expressions.js";
+import { condition, evaluate, template } from "../support/workflow-expressions.js";
 
 const EXAMPLES = path.resolve(import.meta.dirname, "../../examples/workflows");
 const WORKFLOW_FIXTURES = path.resolve(import.meta.dirname, "../fixtures/workflows");
@@ -240,6 +240,8 @@ interface Case {
   /** The matrix combination and what earlier jobs left, for a job whose matrix an earlier job writes. */
   matrix?: Record<string, unknown>;
   needs?: Record<string, { result: string; outputs: Outputs }>;
+  /** The job that claims the work (agent-ci with task: queue): run first, its outputs are `needs` and the matrix. */
+  queueJob?: string;
 }
 const comment = (body: string) => (p: Record<string, unknown>) => {
   (p.comment as { body: string }).body = body;
@@ -254,19 +256,7 @@ const CASES: Record<string, Case> = {
   },
   "continue-agent-prs.yml": { event: "issue-comment-pr", payload: comment("@agent-ci also fix add()") },
   "attempts-matrix.yml": { event: "issues-labeled" },
-  "backlog.yml": {
-    event: "schedule",
-    matrix: { item: "issue:12", issue: 12, title: "add() returns the wrong sum" },
-    needs: {
-      queue: {
-        result: "success",
-        outputs: {
-          count: "1",
-          matrix: '{"include":[{"item":"issue:12","issue":12,"title":"add() returns the wrong sum"}]}',
-        },
-      },
-    },
-  },
+  "backlog.yml": { event: "schedule", queueJob: "queue" },
   "fix-issue-when-labeled.yml": { event: "issues-labeled" },
   "matrix-fan-out.yml": {
     event: "workflow-dispatch",
@@ -316,10 +306,73 @@ describe("each example's agent step against the fakes", () => {
     async (file) => {
       const spec = CASES[file];
       if (!spec) throw new Error(`no case for ${file}`);
-      await runAgentStep(path.join(EXAMPLES, file), spec);
+      const workflowFile = path.join(EXAMPLES, file);
+      await runAgentStep(workflowFile, spec.queueJob ? await runQueueJob(workflowFile, spec) : spec);
     },
   );
 });
+
+/** agent-ci running the agent (not the queue's scheduler, task: queue). */
+const isAgentStep = (s: Step) => s.uses === AGENT_CI && s.with?.task !== "queue";
+const ISSUE_TITLE = "add() returns the wrong sum";
+
+/**
+ * The case's queue job, as a runner runs it on the case's event: agent-ci with task: queue against the fake
+ * GitHub (issue 12, labelled as the example's query asks, and the workflow run the ledger's entries name) and
+ * a git server holding the ledger. Its job outputs become the case's `needs`, and the first entry of the
+ * agent job's matrix (evaluated from them, as a runner expands it) the case's matrix.
+ */
+async function runQueueJob(workflowFile: string, spec: Case): Promise<Case> {
+  const workflow = parse(fs.readFileSync(workflowFile, "utf8")) as { jobs: Record<string, Job> };
+  const name = spec.queueJob ?? "";
+  const job = workflow.jobs[name];
+  if (!job) throw new Error(`${workflowFile} has no job ${name}`);
+  const checkout = fixtureRepository("");
+  const remote = await startGitRemote({ token: TOKEN });
+  addBareRepo(remote, "acme", "widgets", checkout);
+  const payload = eventPayload(spec.event);
+  spec.payload?.(payload);
+  const labels = job.steps.flatMap((s) => (s.with?.queue_label ? [String(s.with.queue_label)] : []));
+  const gh = await startFakeGitHub({
+    token: TOKEN,
+    issues: [{ number: 12, title: ISSUE_TITLE, body: "b", user: { login: "octocat" }, labels }],
+    runs: [{ id: 4242, event: FIXTURE_EVENTS[spec.event] ?? "", head_branch: "main" }],
+  });
+  try {
+    const context = jobContext(spec.event, payload, {});
+    expect(condition(job.if, context), `${name}: the job's if: lets the event through`).toBe(true);
+    await runSteps(job.steps, context, checkout, async (step, inputs) => {
+      if (step.uses !== AGENT_CI) return undefined;
+      const result = await runAction({
+        fixture: spec.event,
+        payload,
+        apiUrl: gh.url,
+        workspace: checkout,
+        inputs,
+        token: TOKEN,
+        env: { GITHUB_SERVER_URL: remote.url },
+      });
+      expect(result.failed, result.log.slice(-3000)).toBeUndefined();
+      expect(result.summary).toContain("### agent-ci queue");
+      return result.outputs;
+    });
+    const outputs = jobOutputs(job, context);
+    expect(outputs.count, `${name} claims the labelled issue`).toBe("1");
+    const needs = { [name]: { result: "success", outputs } };
+    const [, agentJob] = Object.entries(workflow.jobs).find(([, j]) => j.steps.some(isAgentStep)) ?? [];
+    const expression = String(agentJob?.strategy?.matrix ?? "");
+    const bare = /^\$\{\{([\s\S]*)\}\}$/.exec(expression.trim())?.[1] ?? "";
+    const matrix = JSON.parse(
+      evaluate(`toJSON(${bare.trim()})`, jobContext(spec.event, payload, { needs })).coerceString(),
+    ) as { include: Array<Record<string, unknown>> };
+    expect(matrix.include).toEqual([{ item: "issue:12", issue: 12, title: ISSUE_TITLE }]);
+    return { ...spec, matrix: matrix.include[0], needs };
+  } finally {
+    await gh.close();
+    await remote.close();
+    fs.rmSync(remote.root, { recursive: true, force: true });
+  }
+}
 
 /**
  * A workflow's agent step, run as a runner would on the case's event: the steps before it run, its `with:`
@@ -330,10 +383,9 @@ async function runAgentStep(workflowFile: string, spec: Case): Promise<void> {
   const workflow = parse(fs.readFileSync(workflowFile, "utf8")) as {
     jobs: Record<string, Job>;
   };
-  const [, job] =
-    Object.entries(workflow.jobs).find(([, j]) => j.steps.some((s) => s.uses === AGENT_CI)) ?? [];
+  const [, job] = Object.entries(workflow.jobs).find(([, j]) => j.steps.some(isAgentStep)) ?? [];
   if (!job) throw new Error(`${file} has no agent-ci step`);
-  const agentIndex = job.steps.findIndex((s) => s.uses === AGENT_CI);
+  const agentIndex = job.steps.findIndex(isAgentStep);
   const agentStep = job.steps[agentIndex] as Step;
   const matrix = { ...firstCombination(job), ...spec.matrix };
   const workspaceInput = String(agentStep.with?.workspace ?? "");
@@ -364,10 +416,7 @@ async function runAgentStep(workflowFile: string, spec: Case): Promise<void> {
   github = await startFakeGitHub({
     token: TOKEN,
     permissions: { octocat: "write" },
-    issues: [
-      { number: 12, title: "add() returns the wrong sum", body: "b", user: { login: "octocat" } },
-      pr.issue,
-    ],
+    issues: [{ number: 12, title: ISSUE_TITLE, body: "b", user: { login: "octocat" } }, pr.issue],
     pulls: [pr.pull],
     contents: {
       [base]: { ".github/agent-ci-settings.json": PR_SETTINGS },

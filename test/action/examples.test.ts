@@ -38,6 +38,11 @@ const HAND_PUBLISHING: RegExp[] = [
   /\bgh\s+pr\s+(create|edit|merge)\b/,
   /\bgh\s+api\b[^\n;&|]*\/pulls\b/,
 ];
+/** agent-ci as the queue's scheduler (task: queue): it claims and runs no model, so it takes no model key. */
+const isQueueStep = (s: Step) => s.uses === AGENT_CI && s.with?.task === "queue";
+/** agent-ci running the agent. */
+const isAgentStep = (s: Step) => s.uses === AGENT_CI && !isQueueStep(s);
+
 function handPublishing(script: string): string | undefined {
   return HAND_PUBLISHING.map((re) => re.exec(script)?.[0]).find((m) => m !== undefined);
 }
@@ -65,12 +70,13 @@ describe("examples/workflows", () => {
 
     it("says to replace the placeholder and uses agent-ci with known inputs, the key from a secret", () => {
       expect(text).toContain(`replace ${AGENT_CI}`);
-      const agentSteps = jobs.flatMap(([, job]) => job.steps.filter((s) => s.uses === AGENT_CI));
-      expect(agentSteps.length).toBeGreaterThan(0);
-      for (const step of agentSteps) {
+      const steps = jobs.flatMap(([, job]) => job.steps.filter((s) => s.uses === AGENT_CI));
+      expect(steps.filter(isAgentStep).length).toBeGreaterThan(0);
+      for (const step of steps) {
         for (const key of Object.keys(step.with ?? {}))
           expect(INPUT_NAMES, `unknown input ${key}`).toContain(key);
-        expect(step.with?.anthropic_api_key).toBe("${{ secrets.ANTHROPIC_API_KEY }}");
+        if (isAgentStep(step)) expect(step.with?.anthropic_api_key).toBe("${{ secrets.ANTHROPIC_API_KEY }}");
+        else expect(step.with?.anthropic_api_key, "the queue's scheduler runs no model").toBeUndefined();
       }
     });
 
@@ -96,7 +102,7 @@ describe("examples/workflows", () => {
     it("sets permissions on every job, and never gives the agent's job write access to the code", () => {
       for (const [name, job] of jobs) {
         expect(job.permissions, `${name} permissions`).toBeDefined();
-        if (job.steps.some((s) => s.uses === AGENT_CI)) expect(job.permissions?.contents, name).toBe("read");
+        if (job.steps.some(isAgentStep)) expect(job.permissions?.contents, name).toBe("read");
       }
     });
 
@@ -114,10 +120,11 @@ describe("examples/workflows", () => {
               expect(Object.keys(PUBLISH_INPUT_DEFAULTS), `unknown publish input ${key}`).toContain(key);
         }
         // A job that may write the code is there to publish: it does so with the publish action. The one
-        // other is the queue's scheduler, which pushes only its ledger ref and runs no model.
+        // other is the queue's scheduler (agent-ci with task: queue, or `agent-ci queue claim`), which
+        // pushes only its ledger ref and runs no model: nothing else in that job uses an action of ours.
         const scheduler =
-          job.steps.every((s) => !s.uses?.startsWith("OWNER/")) &&
-          job.steps.some((s) => /\bagent-ci queue claim\b/.test(s.run ?? ""));
+          job.steps.every((s) => isQueueStep(s) || !s.uses?.startsWith("OWNER/")) &&
+          job.steps.some((s) => isQueueStep(s) || /\bagent-ci queue claim\b/.test(s.run ?? ""));
         if (job.permissions?.contents === "write" && !scheduler)
           expect(
             job.steps.map((s) => s.uses),
@@ -128,7 +135,7 @@ describe("examples/workflows", () => {
 
     it("runs agent-ci without leaving credentials in the checkout it hands to the sandbox", () => {
       for (const [, job] of jobs) {
-        if (!job.steps.some((s) => s.uses === AGENT_CI)) continue;
+        if (!job.steps.some(isAgentStep)) continue;
         const checkout = job.steps.find((s) => s.uses?.startsWith("actions/checkout@"));
         expect(checkout?.with?.["persist-credentials"]).toBe(false);
       }
