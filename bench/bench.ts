@@ -30,8 +30,10 @@
 //      batch must write nine records and leave no container
 //  14. bundles (bench/bundles.ts): the Actions' sizes in dist/ (each entry, what the Action parses at its start,
 //      the source maps, dist/'s committed files) with their ceilings, and the Action's start to its first line
+//  17. the setup cache (bench/setup.ts): time to the first tool call on a run whose setup runs and on the next
+//      one, which starts from its snapshot, on a Node.js project (`npm ci`) and a Python one (`pip install -e .`)
 //
-// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, claude, bundles, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes, attempts, batch), for working
+// AGENT_CI_BENCH_ONLY=mix,deps runs only the named sections (start, claude, bundles, calls, e2e, load, mix, mix-small, deps, cold, registry, overlap, mcp, runtimes, attempts, batch, setup), for working
 // on one.
 // Prints a Markdown table (the Performance section of docs/benchmarks.md) and writes bench/results.json. Every
 // container it starts is removed; it fails if one of its own is left behind.
@@ -73,6 +75,7 @@ import {
   REGISTRY_COLD_RUNS,
 } from "./cold.js";
 import { benchRuntimes } from "./runtimes.js";
+import { benchSetupCache, SETUP_CACHE_RATIO_GOAL, SETUP_FIRST_CALL_ROW } from "./setup.js";
 import { benchStartUp, node, ONE_CALL_RUN_GOAL_MS, START_GOAL_MS, STARTED_AT_GOAL_MS } from "./start.js";
 import { callCount, sessionScript, type ScriptCall, type ScriptTurn } from "./session.js";
 import {
@@ -1176,6 +1179,15 @@ function targets(): Array<{ target: string; met: boolean; value: string }> {
       met: claudeRatio <= CLAUDE_CODE_RATIO_GOAL,
       value: `${claudeRatio.toFixed(2)}×`,
     });
+  for (const row of rows.filter((r) => r.measurement === SETUP_FIRST_CALL_ROW)) {
+    const r = ratio(row);
+    if (r === null) continue;
+    out.push({
+      target: `setup cache, ${row.section.slice(row.section.lastIndexOf(": ") + 2)}: the second run's first tool call ≤ ${SETUP_CACHE_RATIO_GOAL}× the first's (medians)`,
+      met: r <= SETUP_CACHE_RATIO_GOAL,
+      value: `${r.toFixed(2)}×`,
+    });
+  }
   const overlapped = find("default image pulled by digest on an empty engine, first turn");
   const waited = find(OVERLAP_WAIT_ROW);
   if (summarized(overlapped) && summarized(waited)) {
@@ -1399,6 +1411,7 @@ async function main(): Promise<void> {
     if (wanted("mcp")) rows.push(...(await benchMcp(REPO_ROOT, log)));
     if (wanted("attempts")) rows.push(...(await benchAttempts(REPO_ROOT, log)));
     if (wanted("batch")) rows.push(...(await benchBatch(REPO_ROOT, log)));
+    if (wanted("setup")) rows.push(...(await benchSetupCache(REPO_ROOT, log)));
   } catch (e) {
     failed = e;
   } finally {
