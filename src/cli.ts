@@ -11,8 +11,8 @@ import { ConfigError } from "./errors.js";
 import type { RunConfig, RunConfigInput } from "./runner/config.js";
 import type { RunOutcome } from "./runner/run.js";
 import { type AttemptFlags, DEFAULT_OUT_PARENT, EXIT_CODES } from "./runner/options.js";
-import { addTableOptions, CLAUDE_CODE_ALIASES, RUN_HELP_GROUPS } from "./options/commander.js";
-import type { PROGRESS_FORMATS } from "./options/values.js";
+import { addTableOptions, CLAUDE_CODE_ALIASES, RUN_HELP_GROUPS, tableOption } from "./options/commander.js";
+import { DEFAULT_SETUP_CACHE_MAX_AGE_DAYS, type PROGRESS_FORMATS } from "./options/values.js";
 import { modelProvider, providerEnv, providersFromEnv } from "./runner/model/providers.js";
 import { jsonProgress } from "./runner/progress.js";
 import { addPublishCommand } from "./publish/cli.js";
@@ -395,6 +395,7 @@ Examples:
   // `queue`: the work queue and its ledger (src/fleet/).
   addQueueCommand(program, log);
   addBatchCommand(program, log, runTask);
+  addCacheCommand(program);
 
   program
     .command("choose")
@@ -482,6 +483,76 @@ Examples:
       log.out.text(rendered);
     });
   return program;
+}
+
+/** `agent-ci cache ls|rm`: the setup cache's entries on the engine (docs/setup-cache.md). */
+function addCacheCommand(program: Command): void {
+  const cache = program
+    .command("cache")
+    .description("list and remove the setup cache's snapshots on the engine (docs/setup-cache.md)");
+  const load = async () => {
+    const [entries, { connectEngine }] = await Promise.all([
+      import("./sandbox/setup-cache-entries.js"),
+      import("./sandbox/engine.js"),
+    ]);
+    return { ...entries, docker: await connectEngine() };
+  };
+  const maxAge = (flags: { setupCacheMaxAge?: number }) =>
+    flags.setupCacheMaxAge ?? DEFAULT_SETUP_CACHE_MAX_AGE_DAYS;
+  cache
+    .command("ls")
+    .description(
+      "list the entries, newest first: key, namespace (trusted, or pr-<n>), the run that made it, the size of its own layer, its age",
+    )
+    .addOption(tableOption("setup_cache_max_age"))
+    .option("--json", "one JSON array of the entries instead of the table")
+    .action(async (flags: { setupCacheMaxAge?: number; json?: boolean }) => {
+      const { listCacheEntries, formatEntries, docker } = await load();
+      const entries = await listCacheEntries(docker);
+      if (flags.json) log.out.json(`${JSON.stringify(entries, null, 2)}\n`);
+      else log.out.text(formatEntries(entries, maxAge(flags), Date.now()));
+    });
+  cache
+    .command("rm")
+    .description(
+      "remove the entries of one key (whole, or its start as ls shows it), --all of them, or the --expired ones",
+    )
+    .argument("[key]", "the key of the entries to remove")
+    .option("--all", "remove every entry")
+    .option("--expired", "remove the entries older than the max age (--setup-cache-max-age)")
+    .addOption(tableOption("setup_cache_max_age"))
+    .action(
+      async (
+        key: string | undefined,
+        flags: { all?: boolean; expired?: boolean; setupCacheMaxAge?: number },
+      ) => {
+        if ([key !== undefined, flags.all, flags.expired].filter(Boolean).length !== 1)
+          throw new ConfigError("cache rm: give one of a key, --all or --expired");
+        const { listCacheEntries, selectEntries, removeCacheEntries, CacheSelectionError, docker } =
+          await load();
+        const entries = await listCacheEntries(docker);
+        let chosen;
+        try {
+          chosen = selectEntries(
+            entries,
+            key !== undefined
+              ? { key }
+              : flags.all
+                ? { all: true }
+                : { expired: true, maxAgeDays: maxAge(flags), now: Date.now() },
+          );
+        } catch (e) {
+          throw e instanceof CacheSelectionError ? new ConfigError(`cache rm: ${e.message}`) : e;
+        }
+        const done = await removeCacheEntries(docker, chosen);
+        for (const { entry, error } of done)
+          log.out.text(
+            `${error ? "kept" : "removed"} ${entry.tag ?? `${entry.image} (untagged)`}${error ? `: ${error}` : ""}\n`,
+          );
+        if (!done.length) log.out.text("no setup cache entries to remove\n");
+        if (done.some((d) => d.error)) process.exitCode = 1;
+      },
+    );
 }
 
 /** Commander's "error: unknown option '--x'" as agent-ci's one line, with where to look. */

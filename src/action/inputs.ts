@@ -232,6 +232,7 @@ const INPUT_PARSERS = {
   ),
   setup_cache: bool("setup_cache"),
   setup_cache_key_files: list,
+  setup_cache_max_age: positiveNumber("setup_cache_max_age", false),
   env: list.transform((names, ctx) => {
     const bad = names.filter((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
     if (bad.length) {

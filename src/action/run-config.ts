@@ -126,6 +126,7 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     setupRefresh: inputs.setup_refresh,
     setupCache: inputs.setup_cache,
     setupCacheKeyFiles: inputs.setup_cache_key_files,
+    setupCacheMaxAge: inputs.setup_cache_max_age,
     cacheOrigin: parts.cacheOrigin,
     env: inputs.env,
     memory: inputs.memory_limit,

@@ -101,3 +101,10 @@ export function addTableOptions(command: Command, which: "run" | "policy"): Comm
   }
   return command;
 }
+
+/** One table option's flag, for a command other than `run` and `policy` that takes it too (`cache`). */
+export function tableOption(name: OptionName): Option {
+  const cli = (OPTIONS[name] as OptionDef).cli;
+  if (!cli) throw new Error(`option table: ${name} has no CLI flag`);
+  return optionOf(cli);
+}

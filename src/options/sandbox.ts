@@ -3,6 +3,7 @@
 import { EGRESS_PRESET_NAMES } from "../sandbox/egress/presets.js";
 import { NETWORK_POLICIES } from "../policy/network.js";
 import { type OptionDef } from "./types.js";
+import { DEFAULT_SETUP_CACHE_MAX_AGE_DAYS } from "./values.js";
 
 const PRESETS = EGRESS_PRESET_NAMES.join(", ");
 
@@ -197,6 +198,19 @@ export const SANDBOX_OPTIONS = {
         "a file whose bytes are in the setup cache's key (repeatable; default: lockfiles and manifests found per ecosystem)",
       group: "Sandbox",
       parse: "collect",
+    },
+  },
+  setup_cache_max_age: {
+    action: {
+      default: String(DEFAULT_SETUP_CACHE_MAX_AGE_DAYS),
+      description:
+        "Days a setup snapshot is used after it was made: an older entry is not restored (setup runs and writes a fresh one), and `agent-ci cache rm --expired` removes it.",
+    },
+    cli: {
+      flags: "--setup-cache-max-age <days>",
+      description: `days a setup snapshot is used after it was made (default: ${DEFAULT_SETUP_CACHE_MAX_AGE_DAYS}); older ones are not restored`,
+      group: "Sandbox",
+      parse: "positiveNumber",
     },
   },
   env: {

@@ -12,3 +12,5 @@ export const TASKS = ["run", "review"] as const;
 export const ACTION_TASKS = [...TASKS, "queue"] as const;
 /** Where a run's model is served (runner/model/providers.ts makes the clients). */
 export const PROVIDERS = ["anthropic", "bedrock", "vertex"] as const;
+/** Days a setup snapshot is used after it was made (`setup_cache_max_age`; src/setup-cache/expiry.ts). */
+export const DEFAULT_SETUP_CACHE_MAX_AGE_DAYS = 7;

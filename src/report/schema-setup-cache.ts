@@ -19,7 +19,7 @@ export const SetupCache = z
     outcome: z
       .enum(["hit", "miss", "refused"])
       .describe(
-        "hit: setup was skipped and a snapshot restored; miss: no entry for the key; refused: an entry was there and was not trusted (setup ran).",
+        "hit: setup was skipped and a snapshot restored; miss: no entry for the key; refused: an entry was there and was not used, being untrusted or past the max age (setup ran).",
       ),
     key: z.string().describe("SHA-256 over the inputs below, hex."),
     inputs: z.object({

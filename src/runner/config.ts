@@ -17,6 +17,7 @@ import { ConfigError } from "../errors.js";
 import { parseSize } from "../text.js";
 import { OUTPUT_FORMATS, TASKS } from "./options.js";
 import { DEFAULT_MAX_TURNS, DEFAULT_TIMEOUT_MINUTES } from "../options/table.js";
+import { DEFAULT_SETUP_CACHE_MAX_AGE_DAYS } from "../options/values.js";
 
 export { NETWORK_POLICIES };
 export { OUTPUT_FORMATS, TASKS };
@@ -256,6 +257,11 @@ export const RunConfig = z
       .describe(
         "Files whose bytes are in the setup cache's key (default: lockfiles and manifests, per ecosystem)",
       ),
+    setupCacheMaxAge: z
+      .number()
+      .positive()
+      .default(DEFAULT_SETUP_CACHE_MAX_AGE_DAYS)
+      .describe("Days a setup snapshot is used after it was made; an older one is not restored"),
     cacheOrigin: z
       .object({
         event: z.string(),

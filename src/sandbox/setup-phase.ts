@@ -41,6 +41,10 @@ export interface SetupCacheRequest {
   keyFiles?: readonly string[];
   /** `setup_refresh`: run after a snapshot is restored, in place of the setup commands. */
   refresh?: readonly string[];
+  /** `setup_cache_max_age`: an older entry is not restored (default: none is too old). */
+  maxAgeDays?: number;
+  /** The clock an entry's age is read against (tests set it). */
+  now?: () => number;
 }
 
 /** What the setup cache did in a run, as report.json records it. */
@@ -106,7 +110,10 @@ export async function planSetupCache(
     ].join(" / "),
   };
   const key = setupKey(inputs);
-  const { entry, refused } = await findSnapshot(docker, key, request.scope);
+  const { entry, refused } = await findSnapshot(docker, key, request.scope, {
+    maxAgeDays: request.maxAgeDays,
+    now: request.now?.() ?? Date.now(),
+  });
   const outcome = entry ? "hit" : refused.length ? "refused" : "miss";
   const record: SetupCacheRecord = {
     outcome,

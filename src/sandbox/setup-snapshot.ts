@@ -9,6 +9,7 @@ import type Docker from "dockerode";
 import { pack as tarPack } from "tar-stream";
 import { type CacheScope, LABELS, refuseEntry, type CacheProducer } from "../setup-cache/trust.js";
 import { SETUP_CACHE_FORMAT } from "../setup-cache/key.js";
+import { expiredReason } from "../setup-cache/expiry.js";
 import { BASE_ENV, envList } from "./command-env.js";
 import { removeContainer, withTimeout } from "./engine.js";
 import { AGENT_USER } from "./engine-profile.js";
@@ -41,11 +42,24 @@ export interface SnapshotEntry {
   setupMs: number;
 }
 
+/** The producer an entry's labels record (empty fields where one is missing). */
+export function producerOf(labels: Readonly<Record<string, string>>): CacheProducer {
+  const pr = labels[LABELS.pullRequest];
+  return {
+    event: labels[LABELS.event] ?? "",
+    ref: labels[LABELS.ref] ?? "",
+    commit: labels[LABELS.commit] ?? "",
+    runId: labels[LABELS.runId] ?? "",
+    ...(pr ? { pullRequest: Number(pr) } : {}),
+  };
+}
+
 /** The first entry under the run's key in the namespaces it reads, with the ones refused on the way. */
 export async function findSnapshot(
   docker: Docker,
   key: string,
   scope: Pick<CacheScope, "read" | "defaultRef">,
+  age: { maxAgeDays?: number; now: number } = { now: Date.now() },
 ): Promise<{ entry: SnapshotEntry | undefined; refused: Array<{ tag: string; reason: string }> }> {
   const refused: Array<{ tag: string; reason: string }> = [];
   for (const namespace of scope.read) {
@@ -53,23 +67,20 @@ export async function findSnapshot(
     const info = await withTimeout("an image inspect", docker.getImage(tag).inspect()).catch(() => undefined);
     if (!info) continue;
     const labels = info.Config?.Labels ?? {};
-    const reason = refuseEntry(labels, { key, namespace, format: SETUP_CACHE_FORMAT }, scope);
+    const reason =
+      refuseEntry(labels, { key, namespace, format: SETUP_CACHE_FORMAT }, scope) ??
+      (age.maxAgeDays === undefined
+        ? undefined
+        : expiredReason(Date.parse(info.Created), age.now, age.maxAgeDays));
     if (reason) {
       refused.push({ tag, reason });
       continue;
     }
-    const pr = labels[LABELS.pullRequest];
     const entry: SnapshotEntry = {
       image: info.Id,
       tag,
       namespace,
-      producer: {
-        event: labels[LABELS.event] ?? "",
-        ref: labels[LABELS.ref] ?? "",
-        commit: labels[LABELS.commit] ?? "",
-        runId: labels[LABELS.runId] ?? "",
-        ...(pr ? { pullRequest: Number(pr) } : {}),
-      },
+      producer: producerOf(labels),
       setupMs: Number(labels[LABELS.setupMs]) || 0,
     };
     return { entry, refused };

@@ -66,6 +66,7 @@ function setupCacheRequest(config: RunConfig, runId: string, write: boolean): Se
       : { ...scope, write: undefined, why: "verify's sandbox reads the cache and writes none" },
     keyFiles: config.setupCacheKeyFiles.length ? config.setupCacheKeyFiles : undefined,
     refresh: config.setupRefresh,
+    maxAgeDays: config.setupCacheMaxAge,
   };
 }
 
