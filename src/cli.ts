@@ -1,5 +1,6 @@
 // `agent-ci`: the command line. `run` is the main job; `policy check|test` explain decisions; `report
-// render` re-renders a saved report. The Action calls the same runner (src/runner/run.ts).
+// render` re-renders a saved report; `cache ls|rm` shows and removes the setup cache's entries. The Action calls
+// the same runner (src/runner/run.ts).
 //
 // What a command runs is loaded when it runs (`import()`): the options, their help and the exit codes come from
 // small modules, so `--version` and `--help` start without loading a run's machinery (scripts/build.mjs splits
