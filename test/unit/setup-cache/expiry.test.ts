@@ -93,6 +93,12 @@ describe("cache ls's table", () => {
     expect(second).toMatch(/^bbbbbbbbbbbb +trusted \(untagged\) .* 8\.0 days ago \(expired\)$/);
   });
 
+  it("shows a small entry's size in bytes or kB", () => {
+    const small = (bytes: number) => formatEntries([{ ...entry(key("a"), 1), bytes }], 7, made);
+    expect(small(120)).toMatch(/ 120 B /);
+    expect(small(2300)).toMatch(/ 2\.3 kB /);
+  });
+
   it("says when there is none", () => {
     expect(formatEntries([], 7, made)).toBe("no setup cache entries on this engine\n");
   });
