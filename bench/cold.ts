@@ -210,7 +210,7 @@ async function emptyEngine(engine: Docker): Promise<void> {
 
 /** Cold starts per image in the registry section: each on an engine emptied again, so none is favoured. */
 export const REGISTRY_COLD_RUNS = 3;
-/** The goals for the first call on an empty engine, images pulled from a registry. */
+/** The goals for the first call on an empty engine, images pulled from a registry. */
 export const REGISTRY_COLD_GOAL_MS = { defaultImage: 10_000, userImage: 4_000 };
 
 /** The lines of the CLI's progress that say how long each pull took, for the log. */

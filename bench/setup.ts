@@ -22,7 +22,7 @@ import { node } from "./start.js";
 import { summarize, type Row } from "./stats.js";
 
 const ROUNDS = 3;
-/** The goal: the second run's first tool call at most a quarter of the first's. */
+/** The goal: the second run's first tool call at most a quarter of the first's. */
 export const SETUP_CACHE_RATIO_GOAL = 0.25;
 export const SETUP_SECTION_PREFIX = "Setup cache: second run";
 export const SETUP_FIRST_CALL_ROW = "time to the first tool call: second run (restored) vs first (setup ran)";
