@@ -199,7 +199,7 @@ function addRelease(queue: Command, say: (line: string) => void): void {
     async (
       flags: CommonFlags & { item?: string; outcome: "published" | "failed" | "cancelled"; report?: string },
     ) => {
-      const { appendEntries, ReportCost } = await load();
+      const { appendEntries, costEntry, ReportCost } = await load();
       const { options, capName } = await scheduler(flags, say, true);
       const at = new Date().toISOString();
       const entries: LedgerEntry[] = [];
@@ -214,15 +214,7 @@ function addRelease(queue: Command, say: (line: string) => void): void {
         });
       if (flags.report && fs.existsSync(flags.report)) {
         const cost = ReportCost.parse(JSON.parse(fs.readFileSync(flags.report, "utf8")));
-        entries.push({
-          v: 1,
-          kind: "cost",
-          run_id: options.runId,
-          at,
-          usd: cost.costUsd,
-          cap: capName,
-          ...(flags.item ? { item: flags.item } : {}),
-        });
+        entries.push(costEntry(options.runId, at, cost.costUsd, capName, flags.item));
       }
       if (!entries.length) throw new Error("nothing to append: give --item, --report or both");
       await appendEntries(options, entries);
@@ -240,25 +232,13 @@ function addCheck(queue: Command, say: (line: string) => void): void {
       )
       .option("--issue <n>", "the issue or pull request to comment on", positiveInt),
   ).action(async (flags: CommonFlags & { issue?: number }) => {
-    const { LedgerRepo, readQueue, capRoom, commentCapped } = await load();
+    const { singleRunRefusal } = await load();
     const { options, caps } = await scheduler(flags, say, false);
     if (!caps) return;
-    const ledger = await LedgerRepo.open(options.remote);
-    try {
-      const { state } = await readQueue(ledger, options);
-      const room = capRoom(state, caps);
-      if (room.room > 0) return;
-      say(`agent-ci queue: not starting: ${room.why ?? "the cap is reached"}`);
-      if (flags.issue !== undefined && room.why)
-        await commentCapped(
-          options,
-          [{ item: `issue:${flags.issue}`, issue: flags.issue, title: "" }],
-          room.why,
-        );
-      process.exitCode = 5;
-    } finally {
-      ledger.close();
-    }
+    const why = await singleRunRefusal(options, caps, flags.issue);
+    if (why === undefined) return;
+    say(`agent-ci queue: not starting: ${why}`);
+    process.exitCode = 5;
   });
 }
 

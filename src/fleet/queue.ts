@@ -266,6 +266,36 @@ export function ledgerCapCheck(
   };
 }
 
+/**
+ * Before a single triggered run (one no queue claimed: `agent-ci queue check`, the Action's own run): the caps'
+ * rule for one more start, as a claim applies it (capRoom: the spend so far, max_budget_usd held for each run in
+ * flight and for this one). The reason it may not start, said on its thread with the queue's cap comment when a
+ * thread is given; undefined when it may.
+ */
+export async function singleRunRefusal(
+  options: SchedulerOptions,
+  caps: Caps,
+  thread?: number,
+): Promise<string | undefined> {
+  const ledger = await LedgerRepo.open(options.remote);
+  let room: CapRoom;
+  try {
+    room = capRoom((await readQueue(ledger, options)).state, caps);
+  } finally {
+    ledger.close();
+  }
+  if (room.room > 0) return undefined;
+  const why = room.why ?? `${caps.capName}'s caps leave no room for a run`;
+  if (thread !== undefined)
+    await commentCapped(options, [{ item: `issue:${thread}`, issue: thread, title: "" }], why);
+  return why;
+}
+
+/** The ledger entry of a run's cost (from its report), counted under the cap's name. */
+export function costEntry(runId: string, at: string, usd: number, cap: string, item?: string): LedgerEntry {
+  return { v: 1, kind: "cost", run_id: runId, at, usd, cap, ...(item ? { item } : {}) };
+}
+
 /** Appends entries (a release, a cost) on whatever the tip is, with compare-and-swap. */
 export async function appendEntries(options: SchedulerOptions, entries: LedgerEntry[]): Promise<void> {
   const ledger = await LedgerRepo.open(options.remote);
