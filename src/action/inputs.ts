@@ -377,17 +377,25 @@ function federationInputProblems(inputs: {
 
 /** The queue's query: the work `task: queue` claims. */
 const QUERY_INPUTS = ["queue_label", "queue_milestone", "queue_assignee", "queue_tasks"] as const;
-/** The inputs only `task: queue` reads that are empty unless given (queue_max and the lease have defaults). */
-const QUEUE_ONLY_INPUTS = [...QUERY_INPUTS, "max_daily_usd", "max_monthly_usd", "cap_name"] as const;
-
-/** Queue inputs given without task: queue (they would do nothing); a queue with no query (it would claim every issue). */
+/**
+ * Queue inputs given without task: queue (they would do nothing; the spending caps apply to every task); a cap
+ * name without a cap outside the queue (it names nothing there); a queue with no query (it would claim every
+ * issue).
+ */
 function queueInputProblems(
-  inputs: { task: string } & Record<(typeof QUEUE_ONLY_INPUTS)[number], unknown>,
+  inputs: { task: string; max_daily_usd?: number; max_monthly_usd?: number; cap_name?: string } & Record<
+    (typeof QUERY_INPUTS)[number],
+    unknown
+  >,
 ): string[] {
-  if (inputs.task !== "queue")
-    return QUEUE_ONLY_INPUTS.filter((name) => inputs[name] !== undefined).map(
+  if (inputs.task !== "queue") {
+    const problems = QUERY_INPUTS.filter((name) => inputs[name] !== undefined).map(
       (name) => `${name}: needs task: queue`,
     );
+    if (inputs.cap_name && inputs.max_daily_usd === undefined && inputs.max_monthly_usd === undefined)
+      problems.push("cap_name: needs max_daily_usd or max_monthly_usd (the cap whose spend it names)");
+    return problems;
+  }
   if (QUERY_INPUTS.every((name) => inputs[name] === undefined))
     return [`task: queue needs the work to claim: ${QUERY_INPUTS.join(", ")} (one or more)`];
   return [];

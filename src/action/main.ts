@@ -13,8 +13,9 @@ import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from
 import { parseActionInputs } from "./inputs.js";
 import { coreIO, redactingIO, type ActionIO } from "./io.js";
 import { failureMessage } from "./outputs.js";
-import { prepare } from "./prepare.js";
+import { prepare, type Prepared } from "./prepare.js";
 import { runQueueMode } from "./queue.js";
+import { addRunCost, openRunCap, runCapRefusal, type RunCap } from "./run-cap.js";
 import { writeRunResults, writeSkippedResults, type ResultOptions } from "./results.js";
 import { defaultArtifactUploader, type ArtifactUploader } from "./artifact.js";
 import { exchangeOidcToken, type CloudAuthEndpoints } from "./cloud-auth.js";
@@ -196,6 +197,24 @@ function githubApi(
   return new GitHubApi({ request: deps.request(token, ctx.apiUrl), sleep: deps.sleep, log, redact });
 }
 
+/**
+ * The spending caps before the model run starts (run-cap.ts): the caps, to add the run's cost when it ends
+ * (undefined without caps), or "refused" once the run is written as skipped because of them.
+ */
+async function capGate(
+  options: ResultOptions,
+  prepared: Extract<Prepared, { kind: "run" }>,
+  env: ActionDeps["env"],
+): Promise<RunCap | undefined | "refused"> {
+  const { inputs, ctx, api, io } = options;
+  const runCap = await openRunCap({ inputs, ctx, api, env, log: (line) => io.info(line) });
+  const capped = runCap && (await runCapRefusal(runCap, prepared.event, inputs.comment));
+  if (!capped) return runCap;
+  const reason = `the spending cap: ${capped}`;
+  await writeSkippedResults(options, reason, { ...prepared.trigger, decision: `skipped: ${reason}` });
+  return "refused";
+}
+
 export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
   const deps: ActionDeps = { ...defaultDeps(), ...overrides };
   const cancel = new AbortController();
@@ -234,6 +253,8 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
       await writeSkippedResults(resultOptions, prepared.reason, prepared.trigger);
       return;
     }
+    const runCap = await capGate(resultOptions, prepared, deps.env);
+    if (runCap === "refused") return;
     const cloud = inputs.script
       ? { secrets: [] }
       : await exchangeOidcToken({
@@ -269,6 +290,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
       runTask(deps, inputs.attempts, config, io, onProgress, cancel.signal),
     );
     await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
+    if (runCap) await addRunCost(runCap, outcome, prepared.event, (line) => io.warning(line));
     if (outcome.report && telemetryEnabled(deps.env))
       await exportTelemetry(outcome, config, ctx, prepared.event, {
         env: deps.env,

@@ -1,6 +1,7 @@
 // The Action's inputs for `task: queue` (docs/fleet.md): the query whose work is claimed, how much and for how
-// long, and the spending caps across runs. The CLI's counterpart is `agent-ci queue claim`, with flags of its
-// own (src/fleet/cli.ts), not `agent-ci run`'s.
+// long; and the spending caps across runs, which a queue and a single triggered run apply alike. The CLI's
+// counterparts are `agent-ci queue claim` and `agent-ci queue check`, with flags of their own (src/fleet/cli.ts),
+// not `agent-ci run`'s.
 import type { OptionDef } from "./types.js";
 
 const claim = (flag: string) => `\`agent-ci queue claim ${flag}\``;
@@ -55,22 +56,22 @@ export const QUEUE_OPTIONS = {
     action: {
       default: "",
       description:
-        "With task: queue, claim nothing once the day's spend (UTC) in the ledger, plus max_budget_usd held for every run in flight and for each new run, would pass this; the issues left waiting get a comment saying why.",
-      cli: claim("--max-daily-usd"),
+        "A cap on the day's spend (UTC) across runs, counted in the ledger on refs/agent-ci/queue (docs/fleet.md). A run starts only while the day's spend, plus max_budget_usd held for every run in flight and for this one, stays within it; otherwise it starts nothing, is skipped (the step does not fail) and says why on its thread. A run that starts adds its cost to the ledger when it ends. With task: queue, only as many items are claimed as fit, and each issue left waiting gets the note (the queue's runs add their cost with agent-ci queue release). Needs github_token with contents: write, issues: write, actions: read.",
+      cli: `${claim("--max-daily-usd")}, \`agent-ci queue check --max-daily-usd\``,
     },
   },
   max_monthly_usd: {
     action: {
       default: "",
-      description: "With task: queue, the same as max_daily_usd for the month's spend (UTC).",
-      cli: claim("--max-monthly-usd"),
+      description: "The same as max_daily_usd for the month's spend (UTC).",
+      cli: `${claim("--max-monthly-usd")}, \`agent-ci queue check --max-monthly-usd\``,
     },
   },
   cap_name: {
     action: {
       default: "",
       description:
-        "With task: queue, the name spend is counted under in the ledger (default: the repository, owner/name); give the same name in several repositories to share a cap.",
+        "The name the caps count spend under in the ledger (default: the repository, owner/name); give the same name in several repositories to share a cap.",
       cli: claim("--cap-name"),
     },
   },
