@@ -131,6 +131,17 @@ describe("parseActionInputs", () => {
     );
   });
 
+  it("takes the spending caps for any task, and refuses a cap name without a cap outside the queue", () => {
+    expect(
+      inputs({ prompt: "fix it", max_daily_usd: "40", max_monthly_usd: "0", cap_name: "acme" }),
+    ).toMatchObject({ task: "run", max_daily_usd: 40, max_monthly_usd: 0, cap_name: "acme" });
+    expect(inputs({ task: "review", max_monthly_usd: "300" }).max_monthly_usd).toBe(300);
+    expect(() => inputs({ max_daily_usd: "-1" })).toThrow(/max_daily_usd: an amount in US dollars/);
+    expect(() => inputs({ cap_name: "acme" })).toThrow(/cap_name: needs max_daily_usd or max_monthly_usd/);
+    expect(() => inputs({ queue_label: "agent-ready" })).toThrow(/queue_label: needs task: queue/);
+    expect(inputs({ task: "queue", queue_label: "agent-ready", cap_name: "acme" }).cap_name).toBe("acme");
+  });
+
   it("keeps the documented defaults table complete", () => {
     expect(Object.keys(INPUT_DEFAULTS).length).toBeGreaterThanOrEqual(21);
   });

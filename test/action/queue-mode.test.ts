@@ -2,84 +2,50 @@
 // process, action-harness.ts) against the fake GitHub REST API and a real git server over smart HTTP holding
 // the ledger ref (git http-backend on loopback; GITHUB_SERVER_URL points there, so the Action finds the ledger
 // where it would find github.com's). No model and no engine are given: the mode must need neither.
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { JOB_TOKEN, runAction, type RunActionOptions } from "../support/action-harness.js";
-import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
-import { addBareRepo, startGitRemote, type GitRemote } from "../support/git-remote.js";
-import { makeWorkspace } from "../support/workspace.js";
-import { GitHubApi, octokitRequest } from "../../src/github/api.js";
+import { runAction, type RunActionOptions } from "../support/action-harness.js";
+import { startFleetFixture, type FleetFixture } from "../support/fleet-fixture.js";
 import { CAP_COMMENT_MARKER } from "../../src/fleet/caps.js";
-import { LedgerRepo } from "../../src/fleet/ledger.js";
-import { appendEntries, readQueue, type SchedulerOptions } from "../../src/fleet/queue.js";
+import { appendEntries } from "../../src/fleet/queue.js";
 
-let remote: GitRemote;
-let github: FakeGitHub;
-let workspace: string;
+let fleet: FleetFixture;
 
 beforeEach(async () => {
-  workspace = makeWorkspace({
-    "README.md": "widgets\n",
-    "tasks.jsonl": '{"id":"docs","prompt":"write the docs"}\n{"id":"lint","prompt":"fix the lint"}\n',
-  });
-  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: workspace });
-  execFileSync("git", ["add", "."], { cwd: workspace });
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "first"], {
-    cwd: workspace,
-  });
-  remote = await startGitRemote({ token: JOB_TOKEN });
-  addBareRepo(remote, "acme", "widgets", workspace);
-  github = await startFakeGitHub({
-    token: JOB_TOKEN,
-    issues: [1, 2, 3].map((n) => ({
-      number: n,
-      title: `issue ${n}`,
-      body: "",
-      user: { login: "octocat" },
-      labels: ["agent-ready"],
-    })),
-    // The runs the Action writes as (GITHUB_RUN_ID): scheduled runs of the default branch.
-    runs: [4242, 4243].map((id) => ({ id, event: "schedule", head_branch: "main" })),
-  });
+  fleet = await startFleetFixture(
+    {
+      "README.md": "widgets\n",
+      "tasks.jsonl": '{"id":"docs","prompt":"write the docs"}\n{"id":"lint","prompt":"fix the lint"}\n',
+    },
+    {
+      issues: [1, 2, 3].map((n) => ({
+        number: n,
+        title: `issue ${n}`,
+        body: "",
+        user: { login: "octocat" },
+        labels: ["agent-ready"],
+      })),
+      // The runs the Action writes as (GITHUB_RUN_ID): scheduled runs of the default branch.
+      runs: [4242, 4243].map((id) => ({ id, event: "schedule", head_branch: "main" })),
+    },
+  );
 });
 
-afterEach(async () => {
-  await github.close();
-  await remote.close();
-  fs.rmSync(remote.root, { recursive: true, force: true });
-});
+afterEach(() => fleet.close());
 
 /** The queue step on a schedule, as run `runId`. */
 function queueStep(inputs: Record<string, string>, runId = "4242", extra: Partial<RunActionOptions> = {}) {
   return runAction({
     fixture: "schedule",
-    apiUrl: github.url,
-    workspace,
+    apiUrl: fleet.github.url,
+    workspace: fleet.workspace,
     inputs: { task: "queue", ...inputs },
-    env: { GITHUB_SERVER_URL: remote.url, GITHUB_RUN_ID: runId },
+    env: fleet.env(runId),
     ...extra,
   });
 }
 
-/** The test's own view of the ledger (read as any scheduler reads it: trusted entries only). */
-function scheduler(): SchedulerOptions {
-  const api = new GitHubApi({ request: octokitRequest(JOB_TOKEN, github.url) });
-  return {
-    api,
-    context: { api, owner: "acme", repo: "widgets", defaultBranch: "main" },
-    remote: { url: remote.repoUrl("acme", "widgets"), token: JOB_TOKEN },
-    runId: "4242",
-  };
-}
-async function ledgerState() {
-  const ledger = await LedgerRepo.open(scheduler().remote);
-  try {
-    return await readQueue(ledger, scheduler());
-  } finally {
-    ledger.close();
-  }
-}
+const scheduler = () => fleet.scheduler();
+const ledgerState = () => fleet.ledgerState();
 
 const matrixItems = (matrix: string | undefined) =>
   (JSON.parse(matrix ?? "{}") as { include: Array<{ item: string; issue?: number; task?: string }> }).include;
@@ -136,7 +102,7 @@ describe("task: queue", { timeout: 240_000 }, () => {
     expect(step.summary).toContain("$4.50");
     expect(step.summary).toContain("has spent $4.50 of its max\\_daily\\_usd $5.00");
     expect((await ledgerState()).tip).toBe(before);
-    const notes = github.comments.filter((c) => c.body.startsWith(CAP_COMMENT_MARKER));
+    const notes = fleet.github.comments.filter((c) => c.body.startsWith(CAP_COMMENT_MARKER));
     expect(notes.map((c) => c.issue_number).sort()).toEqual([1, 2]);
   });
 
@@ -147,16 +113,16 @@ describe("task: queue", { timeout: 240_000 }, () => {
     expect((await ledgerState()).tip).toBe("");
   });
 
-  it("refuses a queue with no query, and queue inputs without task: queue", async () => {
+  it("refuses a queue with no query, its query without task: queue, and a cap name without a cap", async () => {
     const none = await queueStep({});
     expect(none.failed).toContain("task: queue needs the work to claim");
     const stray = await runAction({
       fixture: "schedule",
-      apiUrl: github.url,
-      workspace,
-      inputs: { prompt: "fix it", queue_label: "agent-ready", max_daily_usd: "5" },
+      apiUrl: fleet.github.url,
+      workspace: fleet.workspace,
+      inputs: { prompt: "fix it", queue_label: "agent-ready", cap_name: "acme" },
     });
     expect(stray.failed).toContain("queue_label: needs task: queue");
-    expect(stray.log).toContain("max_daily_usd: needs task: queue");
+    expect(stray.log).toContain("cap_name: needs max_daily_usd or max_monthly_usd");
   });
 });
