@@ -4,7 +4,7 @@
 // run in flight and for this one, within each cap (src/fleet/: the rule and the comment are the queue's). A run
 // refused is skipped, says so once on its thread and does not fail the step, as the queue's refusal does not.
 // A run that starts adds its cost to the ledger when it ends, as the queue's runs do (`queue release`).
-import { capsOf, type Caps } from "../fleet/caps.js";
+import { capsOf, ReportCost, reportSpend, type Caps } from "../fleet/caps.js";
 import {
   appendEntries,
   costEntry,
@@ -82,7 +82,10 @@ export function runCapRefusal(
   return singleRunRefusal(cap.scheduler, cap.caps, comment ? eventTarget(event)?.number : undefined);
 }
 
-/** Adds the run's cost (its report's) to the ledger under the cap's name; a failure is a warning. */
+/**
+ * Adds the run's cost (its report's, every attempt's included) to the ledger under the cap's name; a failure is
+ * a warning: the run's result is already written.
+ */
 export async function addRunCost(
   cap: RunCap,
   outcome: RunOutcome,
@@ -90,7 +93,7 @@ export async function addRunCost(
   warn: (line: string) => void,
 ): Promise<void> {
   if (!outcome.report) return;
-  const usd = outcome.report.costUsd;
+  const usd = reportSpend(ReportCost.parse(outcome.report));
   if (cap.untrusted) {
     warn(`the run's cost ($${usd.toFixed(4)}) is not added to the ledger: ${cap.untrusted}`);
     return;

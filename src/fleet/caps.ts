@@ -7,7 +7,19 @@ import { z } from "zod";
 import { liveClaims, type QueueState } from "./state.js";
 
 /** What a run's report.json says it cost (the rest of the record is not read). */
-export const ReportCost = z.object({ runId: z.string().optional(), costUsd: z.number().nonnegative() });
+export const ReportCost = z.object({
+  runId: z.string().optional(),
+  costUsd: z.number().nonnegative(),
+  /** A run of several attempts: each one's row (the report's own costUsd is the chosen attempt's). */
+  attempts: z.array(z.object({ costUsd: z.number().nonnegative() })).optional(),
+});
+
+/** What the run spent, every attempt's included: the spend the ledger counts. */
+export function reportSpend(report: z.infer<typeof ReportCost>): number {
+  return report.attempts?.length
+    ? report.attempts.reduce((sum, attempt) => sum + attempt.costUsd, 0)
+    : report.costUsd;
+}
 
 export interface Caps {
   maxDailyUsd?: number;

@@ -199,7 +199,7 @@ function addRelease(queue: Command, say: (line: string) => void): void {
     async (
       flags: CommonFlags & { item?: string; outcome: "published" | "failed" | "cancelled"; report?: string },
     ) => {
-      const { appendEntries, costEntry, ReportCost } = await load();
+      const { appendEntries, costEntry, ReportCost, reportSpend } = await load();
       const { options, capName } = await scheduler(flags, say, true);
       const at = new Date().toISOString();
       const entries: LedgerEntry[] = [];
@@ -214,7 +214,7 @@ function addRelease(queue: Command, say: (line: string) => void): void {
         });
       if (flags.report && fs.existsSync(flags.report)) {
         const cost = ReportCost.parse(JSON.parse(fs.readFileSync(flags.report, "utf8")));
-        entries.push(costEntry(options.runId, at, cost.costUsd, capName, flags.item));
+        entries.push(costEntry(options.runId, at, reportSpend(cost), capName, flags.item));
       }
       if (!entries.length) throw new Error("nothing to append: give --item, --report or both");
       await appendEntries(options, entries);
