@@ -146,7 +146,7 @@ export const RUN_OPTIONS = {
     action: {
       default: "true",
       description:
-        "Post the summary as one comment on the issue or pull request, updated in place on re-runs. With task: queue, the note on each issue the spending caps keep waiting (false: none).",
+        "Post the summary as one comment on the issue or pull request, updated in place on re-runs. Also the note on a thread the spending caps keep from starting (max_daily_usd; with task: queue, on each issue left waiting); false: none.",
       cli: ACTION_ONLY,
     },
   },
