@@ -2,10 +2,12 @@
 // comment asks for a run while the ledger on refs/agent-ci/queue (a real git server over smart HTTP) holds the
 // day's spend. Over the cap, the run starts nothing (the fake Messages API sees no request), is skipped without
 // failing the step and says so once on the issue; under it, the run goes ahead and adds its cost to the ledger
-// under the cap's name. The real SDK against the fake Messages API, the fake GitHub, the real engine.
+// under the cap's name, unless a pull request started it (its code could write the ledger, so it may not).
+// The real SDK against the fake Messages API, the fake GitHub, the real engine.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CALC_BEFORE, JOB_TOKEN, runAction } from "../support/action-harness.js";
 import { fake as turn, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
+import { fixturePullRequest } from "../support/fake-github.js";
 import { startFleetFixture, type FleetFixture } from "../support/fleet-fixture.js";
 import { CAP_COMMENT_MARKER } from "../../src/fleet/caps.js";
 import { appendEntries, costEntry } from "../../src/fleet/queue.js";
@@ -21,11 +23,13 @@ let fleet: FleetFixture;
 let model: FakeAnthropic;
 
 beforeEach(async () => {
+  const pr = fixturePullRequest({ base: "2".repeat(40) });
   fleet = await startFleetFixture(
     { "src/calc.js": CALC_BEFORE },
     {
       permissions: { octocat: "write" },
-      issues: [{ number: 12, title: "add() is wrong", body: "b", user: { login: "octocat" } }],
+      issues: [{ number: 12, title: "add() is wrong", body: "b", user: { login: "octocat" } }, pr.issue],
+      pulls: [pr.pull],
       runs: [
         { id: Number(RUN), event: "issue_comment", head_branch: "main" },
         { id: Number(EARLIER), event: "schedule", head_branch: "main" },
@@ -44,14 +48,14 @@ function spent(usd: number, cap = "acme/widgets", runId = EARLIER) {
   return appendEntries(fleet.scheduler(), [costEntry(runId, new Date().toISOString(), usd, cap)]);
 }
 
-/** "@agent-ci please fix this" on issue 12, as run 4242. */
-function commentRun(inputs: Record<string, string>) {
+/** "@agent-ci please fix this" on issue 12, as run 4242; or another event's fixture as another run. */
+function commentRun(inputs: Record<string, string>, fixture = "issue-comment-issue", runId = RUN) {
   return runAction({
-    fixture: "issue-comment-issue",
+    fixture,
     apiUrl: fleet.github.url,
     workspace: fleet.workspace,
     inputs: { github_token: JOB_TOKEN, anthropic_api_key: API_KEY, upload_artifact: "false", ...inputs },
-    env: { ...fleet.env(RUN), ANTHROPIC_BASE_URL: model.url },
+    env: { ...fleet.env(runId), ANTHROPIC_BASE_URL: model.url },
   });
 }
 
@@ -101,5 +105,22 @@ describe("the spending caps before a single triggered run", { timeout: 300_000 }
     const { state } = await fleet.ledgerState();
     expect(state.spend.get("acme-shared")?.month).toBeCloseTo(1 + cost, 5);
     expect(state.spend.get("acme/widgets")?.month).toBeCloseTo(4.5, 6);
+  });
+
+  it("a pull request's run reads the caps but does not write the ledger: its cost is not added", async () => {
+    await spent(1);
+    const before = (await fleet.ledgerState()).tip;
+    const step = await commentRun(
+      { prompt: "Review the change.", comment: "false", max_daily_usd: "5" },
+      "pull-request-opened",
+      PULL_REQUEST_RUN,
+    );
+    expect(step.failed, step.log.slice(-3000)).toBeUndefined();
+    expect(step.outputs).toMatchObject({ skipped: "false", exit_reason: "completed" });
+    expect(model.messagesRequests().length).toBeGreaterThan(0);
+    expect(step.log).toContain(
+      "is not added to the ledger: the queue's ledger is not written from a pull_request run",
+    );
+    expect((await fleet.ledgerState()).tip).toBe(before);
   });
 });
