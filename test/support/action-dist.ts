@@ -24,7 +24,7 @@ const ACTION_FILES = [
   "package.json",
 ];
 
-/** The build's inputs: the sources, the build scripts, the locked dependencies. */
+/** The build's inputs: the checkout, its sources, the build scripts, the locked dependencies. */
 function buildInputsHash(): string {
   const listed = execFileSync(
     "git",
@@ -34,7 +34,8 @@ function buildInputsHash(): string {
     .split("\n")
     .filter(Boolean)
     .sort();
-  const hash = crypto.createHash("sha256");
+  // The checkout itself too: the folder links into it, and the bundles' source maps name its paths.
+  const hash = crypto.createHash("sha256").update(REPO_ROOT).update("\0");
   for (const file of listed) {
     const full = path.join(REPO_ROOT, file);
     if (!fs.existsSync(full)) continue;
