@@ -1,7 +1,7 @@
 // The hardening read-back as a pure comparison: what agent-ci asked the engine for, what the engine's
 // inspect says it applied, and what the kernel says from inside the container (the helper's
 // /proc/self/status and a user-namespace probe). The result lists every requested setting that did not
-// hold; the sandbox refuses to run on any unless the user opted in (RELIABILITY.md D11). And the cgroup's
+// hold; the sandbox refuses to run on any unless the user opted in (docs/RELIABILITY.md, row D11). And the cgroup's
 // OOM-kill counter, read once after the start and again after a SIGKILL'd command (C10).
 import { toolbeltProgram } from "./toolbelt.js";
 

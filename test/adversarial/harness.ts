@@ -1,5 +1,5 @@
-// The shared invariant harness of the adversarial suite (RELIABILITY.md "How to test it"). Every test file
-// calls `useHarness()` once; it registers a beforeEach that plants a host sentinel directory and fresh fake
+// The shared invariant harness of the adversarial suite (its checklist's results: docs/RELIABILITY.md).
+// Every test file calls `useHarness()` once; it registers a beforeEach that plants a host sentinel directory and fresh fake
 // secrets, and an afterEach that checks, for every run the test made:
 //
 //   - the sentinel directory outside the workspace is byte-identical, and so is the host workspace;

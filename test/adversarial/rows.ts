@@ -1,4 +1,4 @@
-// The checklist rows of RELIABILITY.md as data. Each adversarial test file declares `const ROWS = [...]`, a
+// The checklist rows of docs/RELIABILITY.md as data. Each adversarial test file declares `const ROWS = [...]`, a
 // plain literal that scripts/reliability-report.mjs reads from the file's source (it never runs the tests).
 // A row is either tested in that file (a test whose name starts with the row id), covered by a named test
 // elsewhere (`covered`), or does not apply (`na`, with the reason).
