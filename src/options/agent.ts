@@ -145,7 +145,7 @@ export const AGENT_OPTIONS = {
     action: {
       default: "",
       description:
-        "Claude Code CLI flags, as claude-code-action's claude_args, for the flags agent-ci shares with Claude Code: --allowedTools, --disallowedTools (or --allowed-tools, --disallowed-tools; rules separated by commas or spaces, e.g. Bash(npm test),Read), --permission-mode, --max-turns, --model, --max-budget-usd, --append-system-prompt, --mcp-config and --settings. Each sets the input that means the same: a flag wins over an input left at its default, and a flag with an input set to another value is an error naming both (rules add up). --add-dir and --fallback-model are refused with the reason, and any other flag by name. Quoting as in a shell.",
+        "Claude Code CLI flags, as claude-code-action's claude_args, for the flags agent-ci shares with Claude Code: --allowedTools, --disallowedTools (or --allowed-tools, --disallowed-tools; rules separated by commas or spaces, e.g. Bash(npm test),Read), --permission-mode, --max-turns, --model, --max-budget-usd, --append-system-prompt, --mcp-config and --settings. Each sets the input that means the same: a flag wins over an input left at its default, and a flag with an input set to another value is an error naming both (rules add up). --add-dir, --system-prompt and --fallback-model are refused with the reason, and any other flag by name. Quoting as in a shell.",
       cli: "Claude Code's flags given as flags (`--allowedTools`, `--permission-mode`, …)",
     },
   },
@@ -213,6 +213,8 @@ export const AGENT_OPTIONS = {
 export const CLAUDE_ARGS_REFUSED: Readonly<Record<`--${string}`, string>> = {
   "--add-dir":
     "the sandbox holds the workspace only, copied in; no other host folder is mounted (copy what the agent needs into the workspace, or use include_ignored)",
+  "--system-prompt":
+    "it would replace the whole system prompt, which tells the model the sandbox, the policy and the tools' rules; give your text with --append-system-prompt",
   "--fallback-model":
     "agent-ci's loop has no second model: an overloaded model is retried with backoff and then ends the run as api_error, and the report prices one model",
 };
