@@ -38,6 +38,7 @@ export async function runQueueMode(options: QueueModeOptions): Promise<void> {
     serverUrl: ctx.serverUrl,
     runId: assertTrustedWriter(options.env),
     log,
+    warn: (line) => io.warning(line, { title: "agent-ci queue" }),
   });
   const repository = `${ctx.owner}/${ctx.repo}`;
   const caps = capsOf(

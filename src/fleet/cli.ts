@@ -91,6 +91,7 @@ async function scheduler(flags: CommonFlags, say: (line: string) => void, write:
     remoteUrl: flags.remote,
     runId: write ? assertTrustedWriter(process.env) : "",
     log: say,
+    warn: (line) => say(`agent-ci queue: warning: ${line}`),
   });
   const limits = { ...flags, perRunUsd: flags.maxBudgetUsd };
   return { options, caps: capsOf(limits, full), capName: flags.capName ?? full };
@@ -189,7 +190,9 @@ function addRelease(queue: Command, say: (line: string) => void): void {
   common(
     queue
       .command("release")
-      .description("end this run's claim on an item (published, failed, cancelled) and add the run's cost")
+      .description(
+        "end this run's claim on an item (published, failed, cancelled), take its claim label off, and add the run's cost",
+      )
       .option("--item <item>", "issue:<n> or task:<id>")
       .addOption(
         new Option("--outcome <outcome>").choices(["published", "failed", "cancelled"]).default("failed"),
@@ -199,7 +202,7 @@ function addRelease(queue: Command, say: (line: string) => void): void {
     async (
       flags: CommonFlags & { item?: string; outcome: "published" | "failed" | "cancelled"; report?: string },
     ) => {
-      const { appendEntries, costEntry, ReportCost, reportSpend } = await load();
+      const { appendEntries, costEntry, ReportCost, reportSpend, unlabelReleased } = await load();
       const { options, capName } = await scheduler(flags, say, true);
       const at = new Date().toISOString();
       const entries: LedgerEntry[] = [];
@@ -218,6 +221,7 @@ function addRelease(queue: Command, say: (line: string) => void): void {
       }
       if (!entries.length) throw new Error("nothing to append: give --item, --report or both");
       await appendEntries(options, entries);
+      if (flags.item) await unlabelReleased(options, flags.item);
     },
   );
 }

@@ -1,16 +1,24 @@
 // The scheduler: the work a query names (issues by label, milestone or assignee, or a file of tasks), less
 // what is done or in flight (an open agent-ci pull request for the issue, a live claim in the ledger, a run
-// that ended published or failed), claimed up to N in one compare-and-swap append, under the spending caps;
-// and the release (with the run's cost) when a run ends. Two schedulers that race both read the same tip;
-// one append wins, the other reads again and claims only what is still free.
+// that ended published, a failed one until its claim's lease lapses), claimed up to N in one compare-and-swap
+// append, under the spending caps; and the release (with the run's cost) when a run ends. Two schedulers that
+// race both read the same tip; one append wins, the other reads again and claims only what is still free.
+// A claimed issue also carries CLAIM_LABEL, so the claim shows on the issue; the label follows the ledger
+// (put on after the append, taken off once the ledger no longer holds the claim) and never decides anything.
 import { z } from "zod";
-import type { GitHubApi } from "../github/api.js";
+import { GitHubApiError, type GitHubApi } from "../github/api.js";
 import { findMarkerComment } from "../github/comments.js";
 import { BRANCH_PREFIX, PR_MARKER_PREFIX } from "../publish/pull-text.js";
 import { CAP_COMMENT_MARKER, capComment, capRefusal, capRoom, type CapRoom, type Caps } from "./caps.js";
 import { LedgerRepo, MAX_APPEND_TRIES, type LedgerEntry, type LedgerRemote } from "./ledger.js";
 import { claimable, foldLedger, type QueueState } from "./state.js";
 import { runVerifier, trustedEntries, type TrustContext } from "./trust.js";
+
+/**
+ * The label on an issue a run has claimed (GitHub's add-labels call creates it in a repository that lacks it).
+ * The ledger is the truth: a label that cannot be put on or taken off is a warning, never a lost claim.
+ */
+export const CLAIM_LABEL = "agent-ci:claimed";
 
 /** The repository as GET /repos/{owner}/{repo} gives it: its default branch, which only trusted runs write from. */
 export const RepositoryJson = z.object({ default_branch: z.string() });
@@ -112,6 +120,8 @@ export interface SchedulerOptions {
   runId: string;
   now?: () => number;
   log?: (line: string) => void;
+  /** Where a warning goes (a label not put on); default `log`. */
+  warn?: (line: string) => void;
 }
 
 /** What a scheduler is opened from: the API and the token it holds, the repository, the run that writes. */
@@ -126,6 +136,7 @@ export interface SchedulerSetup {
   /** The run that writes ("" for a reader). */
   runId: string;
   log?: (line: string) => void;
+  warn?: (line: string) => void;
 }
 
 /** The scheduler's options: the repository's default branch read (trust.ts checks runs against it). */
@@ -148,6 +159,7 @@ export async function openScheduler(setup: SchedulerSetup): Promise<SchedulerOpt
     },
     runId: setup.runId,
     log: setup.log,
+    warn: setup.warn,
   };
 }
 
@@ -229,6 +241,7 @@ export async function claimWork(options: SchedulerOptions, claim: ClaimOptions):
         lease_s: claim.leaseSeconds,
       }));
       if (await ledger.append(tip, entries)) {
+        await labelClaimed(options, chosen);
         if (capped.length && claim.commentOnRefusal && cap?.why)
           await commentCapped(options, capped, cap.why);
         return { claimed: chosen, capped, cap, refused };
@@ -307,6 +320,63 @@ export async function appendEntries(options: SchedulerOptions, entries: LedgerEn
     throw new Error(`the queue's ledger kept moving: ${MAX_APPEND_TRIES} appends in a row lost; try again`);
   } finally {
     ledger.close();
+  }
+}
+
+const issueOf = (item: string): number | undefined =>
+  /^issue:\d+$/.test(item) ? Number(item.slice("issue:".length)) : undefined;
+
+function warn(options: SchedulerOptions, line: string): void {
+  (options.warn ?? options.log)?.(line);
+}
+
+/** Puts CLAIM_LABEL on each claimed issue; a failure is a warning (the ledger already holds the claim). */
+async function labelClaimed(options: SchedulerOptions, claimed: readonly WorkItem[]): Promise<void> {
+  const { api, context } = options;
+  for (const w of claimed) {
+    if (w.issue === undefined) continue;
+    try {
+      await api.call(
+        "POST /repos/{owner}/{repo}/issues/{issue_number}/labels",
+        { owner: context.owner, repo: context.repo, issue_number: w.issue, labels: [CLAIM_LABEL] },
+        { what: `labelling #${w.issue} ${CLAIM_LABEL}`, permission: "issues: write" },
+      );
+    } catch (e) {
+      warn(options, `${(e as Error).message} (the claim stands: the ledger holds it)`);
+    }
+  }
+}
+
+/**
+ * Takes CLAIM_LABEL off a released item's issue, once the ledger (read again, trusted entries only) no longer
+ * holds a claim on it: a release of a claim another run has since retaken leaves that run's label on. An issue
+ * without the label is fine; any other failure is a warning.
+ */
+export async function unlabelReleased(options: SchedulerOptions, item: string): Promise<void> {
+  const issue = issueOf(item);
+  if (issue === undefined) return;
+  const { api, context } = options;
+  try {
+    const ledger = await LedgerRepo.open(options.remote);
+    let holder: string | undefined;
+    try {
+      const current = (await readQueue(ledger, options)).state.items.get(item);
+      holder = current?.status === "claimed" ? current.runId : undefined;
+    } finally {
+      ledger.close();
+    }
+    if (holder !== undefined) {
+      options.log?.(`#${issue} is claimed by run ${holder}: its ${CLAIM_LABEL} label stays`);
+      return;
+    }
+    await api.call(
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}",
+      { owner: context.owner, repo: context.repo, issue_number: issue, name: CLAIM_LABEL },
+      { what: `taking ${CLAIM_LABEL} off #${issue}`, permission: "issues: write" },
+    );
+  } catch (e) {
+    if (e instanceof GitHubApiError && e.failure.kind === "not_found") return;
+    warn(options, `${(e as Error).message} (the release stands: the ledger holds it)`);
   }
 }
 

@@ -10,9 +10,19 @@ export interface ItemState {
   status: ItemStatus;
   /** The run holding (or that last held) the item. */
   runId: string;
-  /** When the claim lapses (ms since the epoch), for a claimed item. */
+  /** When the claim lapses (ms since the epoch): for a claimed item, and for a failed one (retaken after it). */
   leaseEnds?: number;
+  /** How many of its runs ended failed. */
+  failures?: number;
+  /** A failed item whose claim's lease has lapsed, with fewer than MAX_FAILED_RUNS failures: it is taken again. */
+  retake?: boolean;
 }
+
+/**
+ * Failed runs after which an item is left alone (a person looks at it): a failure is retried once its claim's
+ * lease lapses, not on every tick of the schedule, and not for ever (each try spends its budget again).
+ */
+export const MAX_FAILED_RUNS = 3;
 
 export interface QueueState {
   items: Map<string, ItemState>;
@@ -39,12 +49,21 @@ export function foldLedger(entries: readonly LedgerEntry[], now: number): QueueS
         status: "claimed",
         runId: entry.run_id,
         leaseEnds: Date.parse(entry.at) + entry.lease_s * 1000,
+        ...(current?.failures ? { failures: current.failures } : {}),
       });
     } else if (entry.kind === "release") {
       const current = items.get(entry.item);
       // Only the run that holds the claim ends it.
       if (current?.status !== "claimed" || current.runId !== entry.run_id) continue;
-      items.set(entry.item, { item: entry.item, status: entry.outcome, runId: entry.run_id });
+      const failures = (current.failures ?? 0) + (entry.outcome === "failed" ? 1 : 0);
+      items.set(entry.item, {
+        item: entry.item,
+        status: entry.outcome,
+        runId: entry.run_id,
+        // A failure keeps its claim's lease: the item is taken again once it lapses.
+        ...(entry.outcome === "failed" ? { leaseEnds: current.leaseEnds } : {}),
+        ...(failures ? { failures } : {}),
+      });
     } else {
       const total = spend.get(entry.cap) ?? { day: 0, month: 0 };
       if (monthOf(entry.at) === monthOf(today)) total.month += entry.usd;
@@ -52,18 +71,26 @@ export function foldLedger(entries: readonly LedgerEntry[], now: number): QueueS
       spend.set(entry.cap, total);
     }
   }
-  for (const state of items.values())
+  for (const state of items.values()) {
     if (state.status === "claimed" && (state.leaseEnds ?? 0) <= now) state.status = "expired";
+    if (state.status === "failed")
+      state.retake = (state.leaseEnds ?? 0) <= now && (state.failures ?? 0) < MAX_FAILED_RUNS;
+  }
   return { items, spend };
 }
 
 /**
- * Whether an item may be claimed now: never claimed, its lease lapsed, or its run cancelled. A published or
- * failed item is done: a failure is not retried on every tick of the schedule (its budget spent again).
+ * Whether an item may be claimed now: never claimed, its lease lapsed, its run cancelled, or its run failed
+ * and the claim's lease has lapsed since (up to MAX_FAILED_RUNS failures). A published item is done.
  */
 export function claimable(state: QueueState, item: string): boolean {
   const current = state.items.get(item);
-  return current === undefined || current.status === "expired" || current.status === "cancelled";
+  return (
+    current === undefined ||
+    current.status === "expired" ||
+    current.status === "cancelled" ||
+    (current.status === "failed" && current.retake === true)
+  );
 }
 
 /** Live claims: items claimed whose lease has not lapsed. */

@@ -3,7 +3,7 @@
  * Octokit from @actions/github talks to it over HTTP, so routes, headers, pagination and errors are
  * exercised as against api.github.com.
  *
- * State: issues and pull requests (with diffs and commits), comments (created / updated by the Action, or seeded),
+ * State: issues (with their labels, added and removed through the API) and pull requests (with diffs and commits), comments (created / updated by the Action, or seeded),
  * collaborator permissions, users, file contents by ref (and a ref's tree), the repository's default branch, and pull requests
  * opened, listed (by head) and edited through the API, as `agent-ci publish` does. Pull request reviews: created
  * with their inline comments in one call (a comment on a line the PR's `diff` does not show on that side is
@@ -409,6 +409,36 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         };
         comments.push(created);
         return json(res, 201, commentJson(created));
+      }
+    }
+    if ((match = m(new RegExp(`${prefix}/issues/(\\d+)/labels(?:/([^/]+))?$`)))) {
+      // An issue's labels: listed, added (a name the repository lacks is created, as GitHub does), one removed
+      // (404 "Label does not exist" when the issue does not carry it). Each answers the issue's labels after.
+      const issue = issues.get(Number(match[1]));
+      if (!issue) return json(res, 404, { message: "Not Found" });
+      const labelsJson = () =>
+        (issue.labels ?? []).map((name) => ({
+          id: 1,
+          node_id: "LA_1",
+          url: `${baseUrl}/repos/${owner}/${repo}/labels/${encodeURIComponent(name)}`,
+          name,
+          color: "ededed",
+          default: false,
+          description: null,
+        }));
+      const one = match[2] === undefined ? undefined : decodeURIComponent(match[2]);
+      if (method === "GET" && one === undefined) return json(res, 200, labelsJson());
+      if (method === "POST" && one === undefined) {
+        const parsed = JSON.parse(body || "{}") as { labels?: unknown };
+        if (!Array.isArray(parsed.labels) || !parsed.labels.every((l) => typeof l === "string"))
+          return json(res, 422, { message: "Invalid request: labels must be an array of strings" });
+        issue.labels = [...new Set([...(issue.labels ?? []), ...(parsed.labels as string[])])];
+        return json(res, 200, labelsJson());
+      }
+      if (method === "DELETE" && one !== undefined) {
+        if (!issue.labels?.includes(one)) return json(res, 404, { message: "Label does not exist" });
+        issue.labels = issue.labels.filter((l) => l !== one);
+        return json(res, 200, labelsJson());
       }
     }
     if ((match = m(new RegExp(`${prefix}/issues/comments/(\\d+)$`)))) {

@@ -15,8 +15,15 @@ import {
   ledgerMessage,
   type LedgerEntry,
 } from "../../../src/fleet/ledger.js";
-import { appendEntries, claimWork, readQueue, type SchedulerOptions } from "../../../src/fleet/queue.js";
+import {
+  appendEntries,
+  CLAIM_LABEL,
+  claimWork,
+  readQueue,
+  type SchedulerOptions,
+} from "../../../src/fleet/queue.js";
 import { CAP_COMMENT_MARKER } from "../../../src/fleet/caps.js";
+import { MAX_FAILED_RUNS } from "../../../src/fleet/state.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "../../support/git-remote.js";
 import { startFakeGitHub, type FakeGitHub } from "../../support/fake-github.js";
 
@@ -104,6 +111,10 @@ describe("the queue's ledger on refs/agent-ci/queue", { timeout: 180_000 }, () =
     expect(both.sort()).toEqual([1, 2, 3, 4, 5, 6].map((n) => `issue:${n}`).sort());
     const { state: read } = await state();
     expect([...read.items.values()].every((s) => s.status === "claimed")).toBe(true);
+    // Each claim shows on its issue.
+    expect([1, 2, 3, 4, 5, 6].filter((n) => fake.issues.get(n)?.labels?.includes(CLAIM_LABEL))).toHaveLength(
+      6,
+    );
     // A third finds nothing left.
     const c = await claimWork(scheduler("1001"), { query, max: 3, leaseSeconds: 600 });
     expect(c.claimed).toEqual([]);
@@ -129,6 +140,38 @@ describe("the queue's ledger on refs/agent-ci/queue", { timeout: 180_000 }, () =
     ]);
     const next = await claimWork(scheduler("1002"), { query, max: 6, leaseSeconds: 3600 });
     expect(items(next.claimed)).toEqual(["issue:1", "issue:3", "issue:4", "issue:5", "issue:6"]);
+  });
+
+  it("a failed run's item is taken again once its claim's lease lapses, until it failed MAX_FAILED_RUNS times", async () => {
+    let now = T0;
+    for (let run = 1; run <= MAX_FAILED_RUNS; run += 1) {
+      const runId = run % 2 ? "1001" : "1002";
+      const got = await claimWork(scheduler(runId, now), { query, max: 1, leaseSeconds: 60 });
+      expect(items(got.claimed), `try ${run}`).toEqual(["issue:1"]);
+      await appendEntries(scheduler(runId, now), [
+        {
+          v: 1,
+          kind: "release",
+          run_id: runId,
+          at: new Date(now + 1000).toISOString(),
+          item: "issue:1",
+          outcome: "failed",
+        },
+      ]);
+      // Before the lease the failed claim had: the next item, not this one.
+      const early = (await state(now + 59_000)).state;
+      expect(early.items.get("issue:1")).toMatchObject({ status: "failed", failures: run, retake: false });
+      now += 61_000;
+    }
+    // Failed three times: left for a person, however long the wait.
+    const read = (await state(now + 3600_000)).state;
+    expect(read.items.get("issue:1")).toMatchObject({
+      status: "failed",
+      failures: MAX_FAILED_RUNS,
+      retake: false,
+    });
+    const next = await claimWork(scheduler("1001", now + 3600_000), { query, max: 1, leaseSeconds: 60 });
+    expect(items(next.claimed)).toEqual(["issue:2"]);
   });
 
   it("leaves out an issue an open agent-ci pull request answers", async () => {
