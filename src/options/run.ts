@@ -209,7 +209,7 @@ export const RUN_OPTIONS = {
     action: {
       default: "run",
       description:
-        "run (do the task) or review: on a pull request (or a comment on one), review base...head read-only (plan mode, no patch) and post the findings as one pull request review with inline comments on the diff's lines. Needs pull-requests: write, and the PR checked out with its history (fetch-depth: 0). Or queue: claim up to queue_max items of the work the queue_* inputs name in the ledger on refs/agent-ci/queue, set the matrix and count outputs for the next job and the queue's state in the job summary; no model runs (docs/fleet.md). Needs contents: write, issues: write, actions: read.",
+        "run (do the task) or review: on a pull request (or a comment on one), review base...head read-only (plan mode, no patch) and post the findings as one pull request review with inline comments on the diff's lines. Needs pull-requests: write, and the PR checked out with its history (fetch-depth: 0). Or queue: claim up to queue_max items of the work the queue_* inputs name in the ledger on refs/agent-ci/queue (each claimed issue labelled agent-ci:claimed), set the matrix and count outputs for the next job and the queue's state in the job summary; no model runs (docs/fleet.md). Needs contents: write, issues: write, actions: read.",
     },
     cli: {
       flags: "--task <task>",

@@ -6,10 +6,11 @@
 // needs no registry); the model is the fake Messages API, scripted to read the bug, fix it and run the tests;
 // GitHub is the fake REST API. The step must pass, and where the example verifies, verify must pass: the
 // dependencies have to reach the fresh container verify runs in, not only the agent's sandbox.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { recordingUploader, runAction, runStep } from "../support/action-harness.js";
@@ -28,8 +29,13 @@ import {
 import { addBareRepo, startGitRemote } from "../support/git-remote.js";
 import { eventPayload, FIXTURE_EVENTS, githubEnv, readOutputs, runnerFiles } from "../support/github-env.js";
 import { makeWorkspace } from "../support/workspace.js";
-import { condition, evaluate, template } from "../support/workflow-expressions.js";
+import { actionRoot, REPO_ROOT } from "../support/action-dist.js";
+import { GitHubApi, octokitRequest } from "../../src/github/api.js";
+import { LedgerRepo } from "../../src/fleet/ledger.js";
+import { CLAIM_LABEL, readQueue } from "../../src/fleet/queue.js";
+import { condition, evaluate, namesStatus, template } from "../support/workflow-expressions.js";
 
+const execFileAsync = promisify(execFile);
 const EXAMPLES = path.resolve(import.meta.dirname, "../../examples/workflows");
 const WORKFLOW_FIXTURES = path.resolve(import.meta.dirname, "../fixtures/workflows");
 /** The settings file answer-pr-comments.yml asks for at .github/agent-ci-settings.json, as the repository ships it. */
@@ -49,6 +55,7 @@ interface Step {
   run?: string;
   env?: Record<string, string>;
   with?: Record<string, unknown>;
+  "continue-on-error"?: boolean;
 }
 interface Job {
   if?: string;
@@ -133,19 +140,34 @@ type Outputs = Record<string, string>;
 /** Runs a `uses:` step with its `with:` evaluated: its outputs, or undefined when there is no way to here. */
 type UsesRunner = (step: Step, inputs: Record<string, string>) => Promise<Outputs | undefined>;
 
+/** A step that ran and failed (a `uses:` step's action exited non-zero, an artifact was not there), with its outputs. */
+class StepFailed extends Error {
+  constructor(
+    message: string,
+    readonly outputs: Outputs = {},
+  ) {
+    super(message);
+  }
+}
+
 /**
- * The steps in order, each when its `if:` holds: a `run:` step in bash in `cwd`, its `env:` evaluated and
- * GITHUB_OUTPUT read back; a `uses:` step by `uses`. A step's outputs go into `context.steps` under its id.
+ * The steps in order, each when its `if:` holds (one naming no status function only while the job succeeds): a
+ * `run:` step in bash in `cwd`, with the runner's variables (`runnerEnv`), its `env:` evaluated and GITHUB_OUTPUT
+ * read back; a `uses:` step by `uses`. A step's outputs go into `context.steps` under its id. A `uses:` step that
+ * throws StepFailed fails the job (`job.status`), unless it has `continue-on-error`; the job's status is returned.
  */
 async function runSteps(
   steps: Step[],
   context: Record<string, unknown>,
   cwd: string,
   uses: UsesRunner,
-): Promise<void> {
+  runnerEnv: Record<string, string> = {},
+): Promise<string> {
   const runnerTemp = (context.runner as { temp: string }).temp;
   const done = context.steps as Record<string, { outputs: Outputs }>;
+  const job = (context.job ??= { status: "success" }) as { status: string };
   for (const [i, step] of steps.entries()) {
+    if (!namesStatus(step.if) && job.status !== "success") continue;
     if (!condition(step.if, context)) continue;
     let outputs: Outputs | undefined;
     if (step.run !== undefined) {
@@ -154,21 +176,32 @@ async function runSteps(
       const env = Object.fromEntries(
         Object.entries(step.env ?? {}).map(([k, v]) => [k, template(v, context)]),
       );
-      execFileSync("bash", ["-eo", "pipefail", "-c", step.run], {
+      // Not execFileSync: the fakes a step talks to (the GitHub API, the git server) answer in this process.
+      await execFileAsync("bash", ["-eo", "pipefail", "-c", step.run], {
         cwd,
-        stdio: "pipe",
-        env: { ...process.env, ...env, GITHUB_OUTPUT: output, RUNNER_TEMP: runnerTemp },
+        env: { ...process.env, ...runnerEnv, ...env, GITHUB_OUTPUT: output, RUNNER_TEMP: runnerTemp },
+      }).catch((error: Error & { stdout?: string; stderr?: string }) => {
+        throw new Error(
+          `step ${step.id ?? i} failed: ${error.message}\n${error.stdout ?? ""}${error.stderr ?? ""}`,
+        );
       });
       outputs = readOutputs(output);
     } else {
       const inputs = Object.fromEntries(
         Object.entries(step.with ?? {}).map(([k, v]) => [k, template(v, context)]),
       );
-      outputs = await uses(step, inputs);
+      try {
+        outputs = await uses(step, inputs);
+      } catch (error) {
+        if (!(error instanceof StepFailed)) throw error;
+        outputs = error.outputs;
+        if (!step["continue-on-error"]) job.status = "failure";
+      }
       if (!outputs) throw new Error(`no way to run ${step.uses ?? "a step"} here`);
     }
     if (step.id) done[step.id] = { outputs };
   }
+  return job.status;
 }
 
 /** A job's `outputs:`, evaluated once its steps ran. */
@@ -192,7 +225,8 @@ class ArtifactStore {
     const dest = inputs.path ?? "";
     if (inputs.name) {
       const dir = this.byName.get(inputs.name);
-      if (!dir) throw new Error(`no artifact ${inputs.name}`);
+      if (!dir)
+        throw new StepFailed(`Unable to download artifact(s): Artifact not found for name: ${inputs.name}`);
       fs.cpSync(dir, dest, { recursive: true });
       return;
     }
@@ -791,6 +825,229 @@ describe("answer-pr-comments.yml, every job against the fakes", () => {
         expect(said.find((body) => body.startsWith("<!-- agent-ci-publish:"))).toContain(
           "to <code>fast-multiply</code>**",
         );
+      } finally {
+        await remote.close();
+      }
+    },
+  );
+});
+
+// ---- The backlog example, every job: the queue's claim, the agents, each item's own release ---------------
+
+/**
+ * agent-ci installed in a project, as `npx agent-ci` finds it there before asking a registry: its package in
+ * node_modules with the bin and dist/ built from the working tree's src/ (what a release would ship).
+ */
+function installCli(dir: string): void {
+  const pkg = path.join(dir, "node_modules", "agent-ci");
+  fs.mkdirSync(path.join(pkg, "bin"), { recursive: true });
+  fs.copyFileSync(path.join(REPO_ROOT, "bin", "agent-ci.js"), path.join(pkg, "bin", "agent-ci.js"));
+  fs.chmodSync(path.join(pkg, "bin", "agent-ci.js"), 0o755);
+  fs.symlinkSync(path.join(REPO_ROOT, "package.json"), path.join(pkg, "package.json"));
+  fs.symlinkSync(path.join(actionRoot(), "dist"), path.join(pkg, "dist"));
+  fs.mkdirSync(path.join(dir, "node_modules", ".bin"), { recursive: true });
+  fs.symlinkSync("../agent-ci/bin/agent-ci.js", path.join(dir, "node_modules", ".bin", "agent-ci"));
+}
+
+describe("backlog.yml, every job against the fakes", () => {
+  it(
+    "workflow_dispatch: three issues claimed and labelled; one fixed and published, one whose agent fails, one never run; each released with its own outcome and cost, and the next claim retakes only the one never run",
+    { timeout: 600_000 },
+    async () => {
+      const file = "backlog.yml";
+      const jobs = (
+        parse(fs.readFileSync(path.join(EXAMPLES, file), "utf8")) as { jobs: Record<string, Job> }
+      ).jobs;
+      const workspace = fixtureRepository("");
+      const remote = await startGitRemote({ token: TOKEN });
+      addBareRepo(remote, "acme", "widgets", workspace);
+      const label = String(jobs.queue?.steps.find((s) => s.with?.queue_label)?.with?.queue_label);
+      github = await startFakeGitHub({
+        token: TOKEN,
+        permissions: { octocat: "write" },
+        issues: [12, 13, 14].map((number) => ({
+          number,
+          title: `${ISSUE_TITLE} (${number})`,
+          body: "b",
+          user: { login: "octocat" },
+          labels: [label],
+        })),
+        // This run (the harness's GITHUB_RUN_ID) and the next, both dispatched on the default branch.
+        runs: [4242, 4243].map((id) => ({ id, event: "workflow_dispatch", head_branch: "main" })),
+      });
+      const gh = github;
+      const event = "workflow-dispatch";
+      const payload = eventPayload(event);
+      const artifacts = new ArtifactStore();
+      const runnerEnv = (dir: string, context: Record<string, unknown>) => ({
+        ...githubEnv({ fixture: event, apiUrl: gh.url, workspace: dir, files: runnerFiles(), payload }),
+        RUNNER_TEMP: (context.runner as { temp: string }).temp,
+        GITHUB_SERVER_URL: remote.url,
+        // `npx agent-ci` must find the installed one: a registry it asked would not answer.
+        npm_config_registry: "http://127.0.0.1:9/",
+      });
+      const common = async (step: Step, inputs: Record<string, string>): Promise<Outputs | undefined> => {
+        const action = step.uses?.split("@")[0];
+        if (action === "actions/checkout" || action === "actions/setup-node") return {};
+        if (action === "actions/download-artifact") return (artifacts.download(inputs), {});
+        if (action === "actions/upload-artifact")
+          return (artifacts.upload(inputs.name ?? "", inputs.path ?? ""), {});
+        return undefined;
+      };
+      /** The queue job, as run `runId`: agent-ci with task: queue; its job outputs. */
+      const queueJob = async (runId: string): Promise<Outputs> => {
+        const job = jobs.queue as Job;
+        const context = jobContext(event, payload, {});
+        expect(condition(job.if, context)).toBe(true);
+        await runSteps(job.steps, context, workspace, async (step, inputs) => {
+          if (step.uses !== AGENT_CI) return common(step, inputs);
+          const result = await runAction({
+            fixture: event,
+            payload,
+            apiUrl: gh.url,
+            workspace,
+            inputs,
+            token: TOKEN,
+            env: { GITHUB_SERVER_URL: remote.url, GITHUB_RUN_ID: runId },
+          });
+          expect(result.failed, result.log.slice(-3000)).toBeUndefined();
+          return result.outputs;
+        });
+        return jobOutputs(job, context);
+      };
+      const ledger = async () => {
+        const api = new GitHubApi({ request: octokitRequest(TOKEN, gh.url) });
+        const options = {
+          api,
+          context: { api, owner: "acme", repo: "widgets", defaultBranch: "main" },
+          remote: { url: remote.repoUrl("acme", "widgets"), token: TOKEN },
+        };
+        const repo = await LedgerRepo.open(options.remote);
+        try {
+          return (await readQueue(repo, options)).state;
+        } finally {
+          repo.close();
+        }
+      };
+      const labelled = () => [12, 13, 14].filter((n) => gh.issues.get(n)?.labels?.includes(CLAIM_LABEL));
+
+      try {
+        // The queue job claims the three issues; each claim shows on its issue.
+        const queue = { result: "success", outputs: await queueJob("4242") };
+        expect(queue.outputs.count).toBe("3");
+        expect(labelled()).toEqual([12, 13, 14]);
+        const agentJob = jobs.agent as Job;
+        const bare = /^\$\{\{([\s\S]*)\}\}$/.exec(String(agentJob.strategy?.matrix).trim())?.[1] ?? "";
+        const entries = (
+          JSON.parse(
+            evaluate(
+              `toJSON(${bare.trim()})`,
+              jobContext(event, payload, { needs: { queue } }),
+            ).coerceString(),
+          ) as { include: Array<Record<string, unknown>> }
+        ).include;
+        expect(entries.map((e) => e.item)).toEqual(["issue:12", "issue:13", "issue:14"]);
+
+        // The agent jobs: #12's agent fixes the bug; #13's loses its API key mid-run (api_error fails the step);
+        // #14's never starts (the run was cancelled while it waited for a runner).
+        const turns: Record<number, FakeTurn[]> = {
+          12: [
+            turn.toolUse("Read", { file_path: CALC_PATH }),
+            turn.toolUse("Edit", { file_path: CALC_PATH, old_string: "a - b", new_string: "a + b" }),
+            turn.text("Fixed add(): it subtracted."),
+          ],
+          13: [turn.toolUse("Read", { file_path: CALC_PATH }), turn.unauthorized("key revoked")],
+        };
+        const status: Record<number, string> = {};
+        const spent: number[] = [];
+        for (const entry of entries.filter((e) => e.issue !== 14)) {
+          const issue = Number(entry.issue);
+          const context = jobContext(event, payload, { matrix: entry, needs: { queue } });
+          expect(condition(agentJob.if, context)).toBe(true);
+          anthropic = await startFakeAnthropic({ apiKey: API_KEY, turns: [...(turns[issue] ?? [])] });
+          const api = anthropic;
+          status[issue] = await runSteps(agentJob.steps, context, workspace, async (step, inputs) => {
+            if (step.uses !== AGENT_CI) return common(step, inputs);
+            const uploader = recordingUploader();
+            const result = await runAction({
+              fixture: event,
+              payload,
+              apiUrl: gh.url,
+              workspace,
+              inputs,
+              token: TOKEN,
+              env: { ANTHROPIC_BASE_URL: api.url },
+              artifacts: uploader,
+            });
+            for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
+            const report = JSON.parse(fs.readFileSync(result.outputs.report_path ?? "", "utf8")) as {
+              costUsd: number;
+            };
+            spent.push(report.costUsd);
+            if (result.failed) throw new StepFailed(result.failed, result.outputs);
+            return result.outputs;
+          });
+          await api.close();
+          anthropic = undefined;
+        }
+        expect(status).toEqual({ 12: "success", 13: "failure" });
+        expect([...artifacts.byName.keys()].sort()).toEqual([
+          "agent-ci-issue-12",
+          "agent-ci-issue-12-status",
+          "agent-ci-issue-13",
+          "agent-ci-issue-13-status",
+        ]);
+        // The matrix's result is one for all three: each item's outcome has to come from its own job.
+        const agent = { result: "failure", outputs: {} };
+
+        // The publish jobs, one per item, each on a fresh checkout of the default branch.
+        const publishJob = jobs.publish as Job;
+        for (const entry of entries) {
+          const context = jobContext(event, payload, { matrix: entry, needs: { queue, agent } });
+          expect(condition(publishJob.if, context)).toBe(true);
+          const checkout = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-checkout-"));
+          execFileSync("git", ["clone", "-q", workspace, checkout]);
+          installCli(checkout);
+          const env = runnerEnv(checkout, context);
+          const result = await runSteps(
+            publishJob.steps,
+            context,
+            checkout,
+            async (step, inputs) => {
+              if (step.uses !== PUBLISH) return common(step, inputs);
+              const ran = await runStep({ action: "publish", inputs, env, token: TOKEN });
+              expect(ran.failed, ran.log).toBeUndefined();
+              return ran.outputs;
+            },
+            env,
+          );
+          expect(result, `${String(entry.item)}'s publish job`).toBe("success");
+        }
+
+        // One pull request, #12's; each claim ended with its own outcome, the two runs' cost added, no label left.
+        const pulls = [...gh.pulls.values()];
+        expect(pulls).toHaveLength(1);
+        expect(
+          execFileSync("git", ["show", `${pulls[0]?.head.ref}:src/calc.js`], {
+            cwd: remote.repoDir("acme", "widgets"),
+            encoding: "utf8",
+          }),
+        ).toBe(fixed("  return a + b;"));
+        const state = await ledger();
+        expect(state.items.get("issue:12")).toMatchObject({ status: "published", runId: "4242" });
+        expect(state.items.get("issue:13")).toMatchObject({ status: "failed", runId: "4242", failures: 1 });
+        expect(state.items.get("issue:14")).toMatchObject({ status: "cancelled", runId: "4242" });
+        expect(spent).toHaveLength(2);
+        expect(state.spend.get("acme/widgets")?.day).toBeCloseTo((spent[0] ?? 0) + (spent[1] ?? 0), 6);
+        expect(labelled()).toEqual([]);
+
+        // The next run: #14 again (cancelled); #13 waits for its claim's lease to lapse; #12 is done.
+        const next = await queueJob("4243");
+        expect(next.count).toBe("1");
+        expect((JSON.parse(next.matrix ?? "{}") as { include: Array<{ item: string }> }).include).toEqual([
+          expect.objectContaining({ item: "issue:14" }),
+        ]);
+        expect(labelled()).toEqual([14]);
       } finally {
         await remote.close();
       }

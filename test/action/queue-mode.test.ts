@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runAction, type RunActionOptions } from "../support/action-harness.js";
 import { startFleetFixture, type FleetFixture } from "../support/fleet-fixture.js";
 import { CAP_COMMENT_MARKER } from "../../src/fleet/caps.js";
-import { appendEntries } from "../../src/fleet/queue.js";
+import { appendEntries, CLAIM_LABEL } from "../../src/fleet/queue.js";
 
 let fleet: FleetFixture;
 
@@ -70,6 +70,9 @@ describe("task: queue", { timeout: 240_000 }, () => {
     const { state } = await ledgerState();
     expect(state.items.get("issue:1")).toMatchObject({ status: "claimed", runId: "4242" });
     expect(state.items.get("issue:2")).toMatchObject({ status: "claimed", runId: "4242" });
+    // Each claim shows on its issue.
+    const labelled = [1, 2, 3].filter((n) => fleet.github.issues.get(n)?.labels?.includes(CLAIM_LABEL));
+    expect(labelled).toEqual([1, 2]);
 
     // The next scheduled run finds only what is still free.
     const second = await queueStep({ queue_label: "agent-ready", queue_max: "2" }, "4243");

@@ -1,17 +1,21 @@
 // GitHub's expression language (`${{ }}`), through its own implementation (@actions/expressions), as the runner
 // evaluates a workflow's `if:`, `with:` and `env:` and an action's input defaults: contexts by name (github,
-// secrets, inputs, matrix, steps, runner, env, vars, needs), and the job status functions.
+// secrets, inputs, matrix, steps, runner, env, vars, needs, job), and the job status functions.
 import { data, Evaluator, Lexer, Parser } from "@actions/expressions";
 import type { FunctionDefinition } from "@actions/expressions/funcs/info";
 import { truthy } from "@actions/expressions/result";
 
-const CONTEXTS = ["github", "secrets", "inputs", "matrix", "steps", "runner", "env", "vars", "needs"];
+const CONTEXTS = ["github", "secrets", "inputs", "matrix", "steps", "runner", "env", "vars", "needs", "job"];
 
-/** The job status functions, as a runner answers them for a job whose `needs` ended as recorded (none cancelled). */
+/**
+ * The status functions, as a runner answers them: in a step (the context has `job.status`), by the job's status
+ * so far; in a job's `if:`, by how its `needs` ended as recorded (none cancelled).
+ */
 function statusFunctions(context: Record<string, unknown>): FunctionDefinition[] {
   const results = Object.values((context.needs ?? {}) as Record<string, { result: string }>).map(
     (n) => n.result,
   );
+  const job = (context.job as { status?: string } | undefined)?.status;
   const status = (name: string, value: boolean): FunctionDefinition => ({
     name,
     minArgs: 0,
@@ -20,16 +24,15 @@ function statusFunctions(context: Record<string, unknown>): FunctionDefinition[]
   });
   return [
     status("always", true),
-    status("cancelled", false),
-    status(
-      "success",
-      results.every((r) => r === "success"),
-    ),
-    status(
-      "failure",
-      results.some((r) => r === "failure"),
-    ),
+    status("cancelled", job === "cancelled"),
+    status("success", job === undefined ? results.every((r) => r === "success") : job === "success"),
+    status("failure", job === undefined ? results.some((r) => r === "failure") : job === "failure"),
   ];
+}
+
+/** Whether an `if:` names a status function: one that does not is `success() && (…)`, as the runner reads it. */
+export function namesStatus(text: string | undefined): boolean {
+  return /\b(?:always|success|failure|cancelled)\s*\(/.test(text ?? "");
 }
 
 export function evaluate(expression: string, context: Record<string, unknown>): data.ExpressionData {
