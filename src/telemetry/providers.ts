@@ -62,7 +62,8 @@ function otlpExporters(signal: SignalExport, grpc: GrpcExporters | undefined) {
   return import("./otlp-proto.js");
 }
 
-function exporterOptions(signal: SignalExport) {
+/** An OTLP exporter's options: each request gives up after SHUTDOWN_BUDGET_MS. */
+export function exporterOptions(signal: SignalExport) {
   return { url: signal.url, headers: signal.headers, timeoutMillis: SHUTDOWN_BUDGET_MS, concurrencyLimit: 4 };
 }
 
@@ -93,11 +94,20 @@ async function metricExporter(
   return new (await otlpExporters(signal, grpc)).OTLPMetricExporter(options);
 }
 
-function batchOptions(signal: SignalExport) {
+/** A batch processor's options (spans, log records): a bounded queue, each export given SHUTDOWN_BUDGET_MS. */
+export function batchOptions(signal: SignalExport) {
   return {
     maxQueueSize: MAX_QUEUE,
     maxExportBatchSize: 512,
     scheduledDelayMillis: signal.intervalMs,
+    exportTimeoutMillis: SHUTDOWN_BUDGET_MS,
+  };
+}
+
+/** The metric reader's options: each export given SHUTDOWN_BUDGET_MS (the SDK wants the interval longer). */
+export function readerOptions(signal: SignalExport) {
+  return {
+    exportIntervalMillis: Math.max(signal.intervalMs, SHUTDOWN_BUDGET_MS + 1),
     exportTimeoutMillis: SHUTDOWN_BUDGET_MS,
   };
 }
@@ -133,8 +143,7 @@ export async function startProviders(
       readers: [
         new PeriodicExportingMetricReader({
           exporter: watched(await metricExporter(metrics, settings, grpc), providers),
-          exportIntervalMillis: Math.max(metrics.intervalMs, SHUTDOWN_BUDGET_MS + 1),
-          exportTimeoutMillis: SHUTDOWN_BUDGET_MS,
+          ...readerOptions(metrics),
         }),
       ],
     });

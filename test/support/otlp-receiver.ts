@@ -3,7 +3,7 @@
 // OTLP/gRPC. Protobuf is decoded with the protocol's own definitions (test/fixtures/otlp-proto/, from
 // opentelemetry-proto), never by hand. What it received is kept raw (every byte, for the canary checks) and
 // normalised into one shape whichever protocol carried it. A receiver can also refuse connections (a port
-// nobody listens on) or accept and never answer.
+// nobody listens on) or take each request whole and never answer it (`held` names them).
 import fs from "node:fs";
 import http from "node:http";
 import type net from "node:net";
@@ -170,8 +170,12 @@ export interface OtlpReceiver {
   /** http://127.0.0.1:<port> (OTEL_EXPORTER_OTLP_ENDPOINT). */
   url: string;
   received: Received;
+  /** The paths of the requests taken whole and never answered (a collector that never answers), in order. */
+  held: string[];
   /** Resolves once a request for each signal named arrived. */
   waitFor(signals: Signal[]): Promise<void>;
+  /** Resolves once a request for any signal arrived. */
+  waitForAny(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -179,12 +183,12 @@ function emptyReceived(): Received {
   return { spans: [], logs: [], points: [], raw: [] };
 }
 
-function waiter(received: Received, seen: Set<Signal>, listeners: Set<() => void>) {
-  void received;
-  return (signals: Signal[]) =>
+/** `waitFor` and `waitForAny`: each resolves when its condition on the signals seen holds (checked on each request). */
+function waiters(seen: Set<Signal>, listeners: Set<() => void>) {
+  const until = (done: () => boolean) =>
     new Promise<void>((resolve) => {
       const check = () => {
-        if (signals.every((s) => seen.has(s))) {
+        if (done()) {
           listeners.delete(check);
           resolve();
         }
@@ -192,11 +196,19 @@ function waiter(received: Received, seen: Set<Signal>, listeners: Set<() => void
       listeners.add(check);
       check();
     });
+  return {
+    waitFor: (signals: Signal[]) => until(() => signals.every((s) => seen.has(s))),
+    waitForAny: () => until(() => seen.size > 0),
+  };
 }
 
-/** An OTLP/HTTP collector: `answer` "ok" (200), or "never" (reads the request, never answers). */
+/**
+ * An OTLP/HTTP collector: `answer` "ok" (200), or "never" (reads and records the request, never answers it:
+ * it is in `held`, and its connection stays open until the sender closes it).
+ */
 export async function startOtlpHttpReceiver(answer: "ok" | "never" = "ok"): Promise<OtlpReceiver> {
   const received = emptyReceived();
+  const held: string[] = [];
   const seen = new Set<Signal>();
   const listeners = new Set<() => void>();
   const sockets = new Set<net.Socket>();
@@ -204,7 +216,6 @@ export async function startOtlpHttpReceiver(answer: "ok" | "never" = "ok"): Prom
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      if (answer === "never") return;
       const body = Buffer.concat(chunks);
       const signal = SIGNAL_OF_PATH[req.url ?? ""];
       const contentType = req.headers["content-type"] ?? "";
@@ -217,8 +228,10 @@ export async function startOtlpHttpReceiver(answer: "ok" | "never" = "ok"): Prom
         ? (JSON.parse(body.toString("utf8")) as Obj)
         : decodeProtobuf(signal, body);
       collect(signal, decoded, received);
+      if (answer === "never") held.push(req.url ?? "");
       seen.add(signal);
       for (const l of [...listeners]) l();
+      if (answer === "never") return;
       res.writeHead(200, {
         "content-type": contentType.includes("json") ? "application/json" : "application/x-protobuf",
       });
@@ -234,7 +247,8 @@ export async function startOtlpHttpReceiver(answer: "ok" | "never" = "ok"): Prom
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    waitFor: waiter(received, seen, listeners),
+    held,
+    ...waiters(seen, listeners),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -290,7 +304,8 @@ export async function startOtlpGrpcReceiver(): Promise<OtlpReceiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    waitFor: waiter(received, seen, listeners),
+    held: [],
+    ...waiters(seen, listeners),
     close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
   };
 }

@@ -1,18 +1,26 @@
 // Telemetry without an engine: the settings as Claude Code reads its variables, and a recorded run's record
 // (test/fixtures/claude-code-telemetry/agent-ci-report.json, the CLI's run of the reference session) exported
 // over OTLP/gRPC to a loopback collector (@grpc/grpc-js serving opentelemetry-proto's services), with a
-// subagent's call, an egress connection and attempts added, and the opt-ins off.
+// subagent's call, an egress connection and attempts added, and the opt-ins off; and the bound a collector that
+// never answers puts on the run's end, on the clock the export's own timers run on.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { exportRunTelemetry } from "../../src/telemetry/index.js";
+import {
+  batchOptions,
+  exporterOptions,
+  readerOptions,
+  SHUTDOWN_BUDGET_MS,
+} from "../../src/telemetry/providers.js";
 import { readTelemetrySettings } from "../../src/telemetry/settings.js";
-import { type OtlpReceiver, startOtlpGrpcReceiver } from "../support/otlp-receiver.js";
+import { type OtlpReceiver, startOtlpGrpcReceiver, startOtlpHttpReceiver } from "../support/otlp-receiver.js";
 
 const receivers: OtlpReceiver[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
@@ -220,5 +228,56 @@ describe("telemetry export over OTLP/gRPC", () => {
       expect(attemptSpan?.name).toBe("agent_ci.attempt");
       expect(attemptSpan?.parentSpanId).toBe(runs[0]?.spanId);
     }
+  });
+});
+
+/** Every signal over OTLP to `endpoint`, each as often as the SDK allows: nothing waits on an interval. */
+const allSignals = (endpoint: string, protocol: string) => ({
+  CLAUDE_CODE_ENABLE_TELEMETRY: "1",
+  OTEL_METRICS_EXPORTER: "otlp",
+  OTEL_LOGS_EXPORTER: "otlp",
+  OTEL_TRACES_EXPORTER: "otlp",
+  OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+  OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+});
+
+describe("a collector that never answers", () => {
+  it("costs the run's end at most SHUTDOWN_BUDGET_MS, within a second: every timeout the SDK is given is within it", () => {
+    expect(SHUTDOWN_BUDGET_MS).toBeLessThanOrEqual(1000);
+    const settings = readTelemetrySettings(allSignals("http://127.0.0.1:9", "http/protobuf"));
+    for (const signal of Object.values(settings?.signals ?? {})) {
+      expect(exporterOptions(signal).timeoutMillis).toBeLessThanOrEqual(SHUTDOWN_BUDGET_MS);
+      expect(batchOptions(signal).exportTimeoutMillis).toBeLessThanOrEqual(SHUTDOWN_BUDGET_MS);
+      expect(readerOptions(signal).exportTimeoutMillis).toBeLessThanOrEqual(SHUTDOWN_BUDGET_MS);
+    }
+    expect(Object.keys(settings?.signals ?? {}).sort()).toEqual(["logs", "metrics", "traces"]);
+  });
+
+  it("holds the export open, and the export ends with one warning once the clock moves SHUTDOWN_BUDGET_MS", async () => {
+    const collector = await startOtlpHttpReceiver("never");
+    receivers.push(collector);
+    // The export's own timers (the end's race, the SDK's export timeouts) on a clock the test moves; the
+    // sockets' I/O stays real.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const warnings: string[] = [];
+    let ended = false;
+    const exported = exportRunTelemetry({
+      report: recorded(),
+      outDir: fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-telemetry-")),
+      origin: {},
+      env: allSignals(collector.url, "http/protobuf"),
+      secrets: [],
+      warn: (line) => warnings.push(line),
+    }).then(() => (ended = true));
+    // The end's wait has begun once a request reached the collector (it is sent by the flush at the end).
+    await collector.waitForAny();
+    expect(collector.held.length).toBeGreaterThan(0);
+    await vi.advanceTimersByTimeAsync(SHUTDOWN_BUDGET_MS);
+    // Once what the timers started has run (microtasks only), the export has ended.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(true);
+    await exported;
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^agent-ci: telemetry: /);
   });
 });
