@@ -2,16 +2,21 @@
 // reference recorded (test/fixtures/claude-code-telemetry/: a Read, an Edit, an allowed and a denied Bash) with a
 // scripted model on the real engine, and export to a loopback collector that decodes OTLP with the protocol's own
 // definitions. The metric, event and span names, their attributes and nesting are checked against what Claude
-// Code 2.1.328 sent, and agent-ci's own `agent_ci.` additions beside them; canary secrets are in no byte sent;
-// a collector that refuses or never answers changes neither the outcome nor the exit code, and the CLI still
-// exits (the test waits for the process to end).
+// Code 2.1.328 sent, and agent-ci's own `agent_ci.` additions beside them (setup and verify phases, the verify
+// event, a patch's secret finding, api_error from a Messages API that refuses the key); over http/json,
+// http/protobuf and, from the CLI, gRPC; canary secrets are in no byte sent. A collector that refuses or never
+// answers changes neither the outcome nor the exit code: the never-answering one took the export's requests and
+// answered none, and the CLI process exited (the event waited for); the bound on that wait is the unit test's.
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseReport, secretVariants } from "../../src/report/index.js";
+import { parseReport, type RunReport, secretVariants } from "../../src/report/index.js";
+import { EXIT_CODES } from "../../src/runner/options.js";
+import { type AgentCiEvent, type ClaudeCodeEvent, METRICS, SPANS } from "../../src/telemetry/vocabulary.js";
 import { runCli } from "../support/cli-process.js";
+import { startFakeAnthropic } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
 import { tempOut } from "../support/run-io.js";
 import {
@@ -19,12 +24,14 @@ import {
   type Received,
   referenceTelemetry,
   refusingEndpoint,
+  startOtlpGrpcReceiver,
   startOtlpHttpReceiver,
 } from "../support/otlp-receiver.js";
-import { actionRunner, scriptFile } from "../support/action-harness.js";
+import { actionRunner, type ScriptCall, scriptFile } from "../support/action-harness.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 
-const receivers: OtlpReceiver[] = [];
+/** The collectors and fake APIs a test started, closed after it. */
+const receivers: Array<Pick<OtlpReceiver, "close">> = [];
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
@@ -43,31 +50,32 @@ const INJECT_ARGS = [
   "INJECTED_TOKEN=authorization:api.test",
 ];
 const CALC = "exports.add = (a, b) => a - b;\n";
+/** A token of GitHub's shape (none the run knows): the run's secret scan finds it in the patch. */
+const LEAKED = ["ghp", randomBytes(18).toString("hex")].join("_");
 
 /** The reference's session: Read, Edit, an allowed Bash (which also looks for telemetry's variables), a denied Bash. */
-function sessionScript(): string {
-  return scriptFile(
-    [
-      [{ name: "Read", input: { file_path: "/workspace/calc.js" } }],
-      [
-        {
-          name: "Edit",
-          input: { file_path: "/workspace/calc.js", old_string: "a - b", new_string: "a + b" },
-        },
-      ],
-      [
-        {
-          name: "Bash",
-          input: {
-            command: `node -e "console.log(Object.keys(process.env).filter((k) => /OTEL|CLAUDE_CODE/.test(k)).length, require('./calc').add(2, 3), '${API_KEY}'.length)"`,
-            description: "check",
-          },
-        },
-      ],
-      [{ name: "Bash", input: { command: "rm -rf /tmp/nothing-here", description: "denied" } }],
-    ],
-    "Fixed add.",
-  );
+const SESSION: ScriptCall[][] = [
+  [{ name: "Read", input: { file_path: "/workspace/calc.js" } }],
+  [
+    {
+      name: "Edit",
+      input: { file_path: "/workspace/calc.js", old_string: "a - b", new_string: "a + b" },
+    },
+  ],
+  [
+    {
+      name: "Bash",
+      input: {
+        command: `node -e "console.log(Object.keys(process.env).filter((k) => /OTEL|CLAUDE_CODE/.test(k)).length, require('./calc').add(2, 3), '${API_KEY}'.length)"`,
+        description: "check",
+      },
+    },
+  ],
+  [{ name: "Bash", input: { command: "rm -rf /tmp/nothing-here", description: "denied" } }],
+];
+
+function sessionScript(turns: ScriptCall[][] = SESSION): string {
+  return scriptFile(turns, "Fixed add.");
 }
 
 function telemetryEnv(endpoint: string, protocol: string): Record<string, string> {
@@ -90,7 +98,12 @@ function telemetryEnv(endpoint: string, protocol: string): Record<string, string
 
 const PROMPT = `fix add (the token ${GITHUB_TOKEN} is not for you)`;
 
-async function cliRun(env: Record<string, string>, args: string[] = []) {
+/** A CLI run of the session (`script`), or against a Messages API (`null`: ANTHROPIC_BASE_URL in `env`). */
+async function cliRun(
+  env: Record<string, string>,
+  args: string[] = [],
+  script: string | null = sessionScript(),
+) {
   const workspace = makeWorkspace({ "calc.js": CALC }, { git: true });
   const out = tempOut();
   const run = await runCli(
@@ -100,8 +113,7 @@ async function cliRun(env: Record<string, string>, args: string[] = []) {
       workspace,
       "--prompt",
       PROMPT,
-      "--script",
-      sessionScript(),
+      ...(script === null ? [] : ["--script", script]),
       "--permission-mode",
       "acceptEdits",
       "--allowedTools",
@@ -123,7 +135,9 @@ async function cliRun(env: Record<string, string>, args: string[] = []) {
       ...env,
     },
   );
-  const report = parseReport(fs.readFileSync(path.join(out, "report.json"), "utf8"));
+  const file = path.join(out, "report.json");
+  if (!fs.existsSync(file)) throw new Error(`no report.json (exit ${run.code}): ${run.stderr.slice(-2000)}`);
+  const report = parseReport(fs.readFileSync(file, "utf8"));
   return { run, report, out };
 }
 
@@ -193,60 +207,72 @@ function expectLikeReference(received: Received): void {
   }
 }
 
-function expectNesting(received: Received, runId: string): void {
+/** A span's name for a sandbox phase. */
+const phaseSpan = (phase: string) => `${SPANS.phasePrefix}${phase}`;
+/** An agent-ci event's `event.name` (its body too). */
+const ownEvent = (name: AgentCiEvent) => `agent_ci.${name}`;
+/** A Claude Code event's `event.name` (its body is `claude_code.<name>`); typed, so only the vocabulary's. */
+const claudeEvent = (name: ClaudeCodeEvent) => name;
+
+function expectNesting(received: Received, report: RunReport): void {
   const byId = new Map(received.spans.map((s) => [s.spanId, s]));
   const parentName = (name: string) =>
     received.spans.filter((s) => s.name === name).map((s) => byId.get(s.parentSpanId)?.name);
-  const run = received.spans.find((s) => s.name === "agent_ci.run");
+  const run = received.spans.find((s) => s.name === SPANS.run);
   expect(run?.parentSpanId).toBe("");
   expect(new Set(received.spans.map((s) => s.traceId))).toEqual(new Set([run?.traceId]));
-  expect(parentName("claude_code.interaction")).toEqual(["agent_ci.run"]);
-  expect(new Set(parentName("claude_code.llm_request"))).toEqual(new Set(["claude_code.interaction"]));
-  expect(new Set(parentName("claude_code.tool"))).toEqual(new Set(["claude_code.interaction"]));
-  expect(new Set(parentName("claude_code.tool.execution"))).toEqual(new Set(["claude_code.tool"]));
+  expect(parentName(SPANS.interaction)).toEqual([SPANS.run]);
+  expect(new Set(parentName(SPANS.llmRequest))).toEqual(new Set([SPANS.interaction]));
+  expect(new Set(parentName(SPANS.tool))).toEqual(new Set([SPANS.interaction]));
+  expect(new Set(parentName(SPANS.toolExecution))).toEqual(new Set([SPANS.tool]));
   for (const phase of ["copy-in", "calls", "patch", "teardown"])
-    expect(parentName(`agent_ci.phase.${phase}`), phase).toEqual(["agent_ci.run"]);
-  // Five turns, four calls; the denied one has no execution.
-  expect(received.spans.filter((s) => s.name === "claude_code.llm_request")).toHaveLength(5);
-  const tools = received.spans.filter((s) => s.name === "claude_code.tool");
-  expect(tools.map((s) => s.attributes["gen_ai.tool.name"])).toEqual(["Read", "Edit", "Bash", "Bash"]);
-  expect(received.spans.filter((s) => s.name === "claude_code.tool.execution")).toHaveLength(3);
-  const interaction = received.spans.find((s) => s.name === "claude_code.interaction");
-  expect(interaction?.attributes["gen_ai.conversation.id"]).toBe(runId);
+    expect(parentName(phaseSpan(phase)), phase).toEqual([SPANS.run]);
+  // A span per turn and per call, in the record's order; a denied call has no execution.
+  expect(received.spans.filter((s) => s.name === SPANS.llmRequest)).toHaveLength(report.turns.length);
+  const tools = received.spans.filter((s) => s.name === SPANS.tool);
+  expect(tools.map((s) => s.attributes["gen_ai.tool.name"])).toEqual(report.toolCalls.map((c) => c.tool));
+  expect(received.spans.filter((s) => s.name === SPANS.toolExecution)).toHaveLength(
+    report.toolCalls.filter((c) => c.decision?.behavior === "allow").length,
+  );
+  const interaction = received.spans.find((s) => s.name === SPANS.interaction);
+  expect(interaction?.attributes["gen_ai.conversation.id"]).toBe(report.runId);
   // Events sit on the spans Claude Code ties them to: a decision on its tool, the rest on the interaction.
   for (const log of received.logs) {
     const name = eventName(log);
-    if (name === "tool_decision") expect(byId.get(log.spanId)?.name).toBe("claude_code.tool");
-    else if (name.startsWith("agent_ci.")) expect(byId.get(log.spanId)?.name).toBe("agent_ci.run");
-    else expect(byId.get(log.spanId)?.name, name).toBe("claude_code.interaction");
+    if (name === claudeEvent("tool_decision")) expect(byId.get(log.spanId)?.name).toBe(SPANS.tool);
+    else if (name.startsWith("agent_ci.")) expect(byId.get(log.spanId)?.name).toBe(SPANS.run);
+    else expect(byId.get(log.spanId)?.name, name).toBe(SPANS.interaction);
   }
 }
 
-function expectAgentCiAdditions(received: Received, runId: string): void {
-  const run = received.spans.find((s) => s.name === "agent_ci.run");
+function expectAgentCiAdditions(received: Received, report: RunReport): void {
+  const run = received.spans.find((s) => s.name === SPANS.run);
   expect(run?.attributes).toMatchObject({
-    "agent_ci.run_id": runId,
+    "agent_ci.run_id": report.runId,
     "agent_ci.repository": "octo/calc",
     "agent_ci.outcome": "changes",
     "agent_ci.exit_reason": "completed",
   });
   expect(run?.resource).toMatchObject({ "service.name": "agent-ci", team: "demo" });
-  const decisions = received.logs.filter((l) => eventName(l) === "tool_decision");
-  expect(decisions.map((d) => d.attributes.decision)).toEqual(["accept", "accept", "accept", "reject"]);
+  const decisions = received.logs.filter((l) => eventName(l) === claudeEvent("tool_decision"));
+  expect(decisions.map((d) => d.attributes.decision)).toEqual(
+    report.toolCalls.map((c) => (c.decision?.behavior === "allow" ? "accept" : "reject")),
+  );
   // agent-ci's decision source: the rule and the settings it came from.
-  expect(decisions[3]?.attributes).toMatchObject({
+  const denied = decisions.find((d) => d.attributes.decision === "reject");
+  expect(denied?.attributes).toMatchObject({
     source: "config",
     "agent_ci.decision.rule": "Bash(rm:*)",
     "agent_ci.decision.decided_by": "rule",
   });
-  expect(String(decisions[3]?.attributes["agent_ci.decision.rule_source"])).not.toBe("");
-  expect(received.logs.find((l) => eventName(l) === "agent_ci.run_end")?.attributes).toMatchObject({
+  expect(String(denied?.attributes["agent_ci.decision.rule_source"])).not.toBe("");
+  expect(received.logs.find((l) => eventName(l) === ownEvent("run_end"))?.attributes).toMatchObject({
     "agent_ci.outcome": "changes",
     "agent_ci.exit_reason": "completed",
   });
-  const runs = received.points.filter((p) => p.metric === "agent_ci.run.count");
+  const runs = received.points.filter((p) => p.metric === METRICS.runs.name);
   expect(runs.map((p) => p.attributes["agent_ci.repository"])).toEqual(["octo/calc"]);
-  const cost = received.points.find((p) => p.metric === "claude_code.cost.usage");
+  const cost = received.points.find((p) => p.metric === METRICS.cost.name);
   expect(cost?.attributes["agent_ci.repository"]).toBe("octo/calc");
 }
 
@@ -268,8 +294,8 @@ describe("telemetry from the CLI", { timeout: 240_000 }, () => {
     const received = collector.received;
     expect(received.raw.every((r) => r.contentType.startsWith("application/json"))).toBe(true);
     expectLikeReference(received);
-    expectNesting(received, report.runId);
-    expectAgentCiAdditions(received, report.runId);
+    expectNesting(received, report);
+    expectAgentCiAdditions(received, report);
     expect(report.egress?.injectSecrets).toEqual(["INJECTED_TOKEN=authorization:api.test"]);
     expectNoCanary(received, [API_KEY, GITHUB_TOKEN, COLLECTOR_KEY, INJECTED]);
     // Opted in: the prompt (redacted) and the tool inputs are sent.
@@ -296,6 +322,132 @@ describe("telemetry from the CLI", { timeout: 240_000 }, () => {
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     expect(report.outcome).toBe("changes");
     expect(run.stderr.match(/telemetry: /g)).toHaveLength(1);
+    // The process has exited (cliRun waited for that), while the collector holds the export's requests it took
+    // whole and never answered: the end did not wait for the collector's answer.
+    await collector.waitForAny();
+    expect(collector.held.length).toBeGreaterThan(0);
+    expect(collector.held.every((p) => /^\/v1\/(traces|logs|metrics)$/.test(p))).toBe(true);
+  });
+
+  it("exports over OTLP/gRPC: the same names, the setup and verify phases, the verify event and a patch's secret finding", async () => {
+    const collector = await startOtlpGrpcReceiver();
+    receivers.push(collector);
+    const leak: ScriptCall[] = [
+      {
+        name: "Write",
+        input: { file_path: "/workspace/config.js", content: `exports.token = "${LEAKED}";\n` },
+      },
+    ];
+    const { run, report } = await cliRun(
+      telemetryEnv(collector.url, "grpc"),
+      [
+        "--network",
+        "setup",
+        "--setup",
+        "node --version",
+        "--no-setup-cache",
+        "--verify",
+        `node -e "process.exit(require('./calc').add(2, 3) === 5 ? 0 : 1)"`,
+      ],
+      sessionScript([...SESSION, leak]),
+    );
+    expect(run.code, run.stderr.slice(-2000)).toBe(EXIT_CODES.completed);
+    expect(report.verify).toMatchObject({ applied: true, exitCode: 0 });
+    expect(report.patch.secretFindings.map((f) => f.file)).toContain("config.js");
+    await collector.waitFor(["traces", "logs", "metrics"]);
+    const received = collector.received;
+    expect(received.raw.every((r) => r.contentType === "application/grpc")).toBe(true);
+    expectLikeReference(received);
+    expectNesting(received, report);
+    expectAgentCiAdditions(received, report);
+    expectNoCanary(received, [API_KEY, GITHUB_TOKEN, COLLECTOR_KEY, LEAKED]);
+
+    // Each phase the record has is a span under the run's, setup and verify among them.
+    const byId = new Map(received.spans.map((s) => [s.spanId, s]));
+    const phases = received.spans.filter((s) => s.name.startsWith(SPANS.phasePrefix));
+    expect(phases.map((s) => s.name).sort()).toEqual(
+      (report.phases ?? []).map((p) => phaseSpan(p.name)).sort(),
+    );
+    for (const phase of ["setup", "verify"]) {
+      const span = phases.find((s) => s.name === phaseSpan(phase));
+      expect(byId.get(span?.parentSpanId ?? "")?.name, phase).toBe(SPANS.run);
+      expect(span?.attributes, phase).toMatchObject({
+        "agent_ci.phase": phase,
+        "agent_ci.run_id": report.runId,
+      });
+    }
+
+    // agent_ci.verify: the result (docs/telemetry.md: passed, failed, not_applied), applied, the exit code.
+    const verify = received.logs.filter((l) => eventName(l) === ownEvent("verify"));
+    expect(verify).toHaveLength(1);
+    expect(verify[0]?.body).toBe(ownEvent("verify"));
+    expect(verify[0]?.attributes).toMatchObject({
+      "agent_ci.run_id": report.runId,
+      "agent_ci.verify.result": "passed",
+      "agent_ci.verify.applied": true,
+      "agent_ci.verify.exit_code": 0,
+      duration_ms: Math.round(report.verify?.durationMs ?? -1),
+    });
+    // The same result on the run's span, its end event and the run counter.
+    const runSpan = received.spans.find((s) => s.name === SPANS.run);
+    expect(runSpan?.attributes["agent_ci.verify.result"]).toBe("passed");
+    const end = received.logs.find((l) => eventName(l) === ownEvent("run_end"));
+    expect(end?.attributes["agent_ci.verify.result"]).toBe("passed");
+    const counted = received.points.filter((p) => p.metric === METRICS.runs.name);
+    expect(counted.map((p) => p.attributes["agent_ci.verify.result"])).toEqual(["passed"]);
+
+    // agent_ci.patch_finding: one per finding of the run's secret scan, its kind, file and line (never the value).
+    const findings = received.logs.filter((l) => eventName(l) === ownEvent("patch_finding"));
+    expect(findings.every((f) => f.body === ownEvent("patch_finding"))).toBe(true);
+    expect(
+      findings.map((f) => ({
+        kind: f.attributes["agent_ci.finding.kind"],
+        file: f.attributes["agent_ci.finding.file"],
+        line: f.attributes["agent_ci.finding.line"],
+      })),
+    ).toEqual(report.patch.secretFindings.map(({ kind, file, line }) => ({ kind, file, line })));
+  });
+
+  it("a Messages API that refuses the key: api_error on the interaction, the run's exit reason, exit code 4", async () => {
+    const api = await startFakeAnthropic({
+      apiKey: `sk-ant-api03-${randomBytes(30).toString("hex")}`,
+    });
+    const collector = await startOtlpHttpReceiver();
+    receivers.push(collector, api);
+    const { run, report } = await cliRun(
+      { ...telemetryEnv(collector.url, "http/json"), ANTHROPIC_BASE_URL: api.url },
+      [],
+      null,
+    );
+    expect(run.code, run.stderr.slice(-2000)).toBe(EXIT_CODES.api_error);
+    expect(report.exitReason).toBe("api_error");
+    expect(report.error?.message).toBeTruthy();
+    await collector.waitFor(["traces", "logs", "metrics"]);
+    const received = collector.received;
+    const byId = new Map(received.spans.map((s) => [s.spanId, s]));
+    // docs/telemetry.md: api_error's body claude_code.api_error, with model, error and agent_ci.error.kind.
+    const errors = received.logs.filter((l) => eventName(l) === claudeEvent("api_error"));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.body).toBe(`claude_code.${claudeEvent("api_error")}`);
+    expect(errors[0]?.attributes).toMatchObject({
+      "agent_ci.run_id": report.runId,
+      model: report.model.name,
+      error: report.error?.message,
+      "agent_ci.error.kind": report.error?.kind,
+    });
+    expect(byId.get(errors[0]?.spanId ?? "")?.name).toBe(SPANS.interaction);
+    const runSpan = received.spans.find((s) => s.name === SPANS.run);
+    expect(runSpan?.attributes).toMatchObject({
+      "agent_ci.exit_reason": "api_error",
+      "agent_ci.outcome": report.outcome,
+      "agent_ci.error.kind": report.error?.kind,
+    });
+    expect(received.logs.find((l) => eventName(l) === ownEvent("run_end"))?.attributes).toMatchObject({
+      "agent_ci.exit_reason": "api_error",
+    });
+    const counted = received.points.filter((p) => p.metric === METRICS.runs.name);
+    expect(counted.map((p) => p.attributes["agent_ci.exit_reason"])).toEqual(["api_error"]);
+    expectNoCanary(received, [API_KEY, GITHUB_TOKEN, COLLECTOR_KEY]);
   });
 });
 
@@ -305,14 +457,13 @@ describe("telemetry from the Action", { timeout: 240_000 }, () => {
     await github?.close();
   });
 
-  it("exports the same names over http/protobuf, with the repository, the event and the issue", async () => {
+  /** The Action on an opened issue, running the session, with telemetry to `endpoint` over http/protobuf. */
+  async function actionRun(endpoint: string) {
     github = await startFakeGitHub({
       token: GITHUB_TOKEN,
       permissions: { octocat: "write" },
       issues: [{ number: 12, title: "add() returns the wrong sum", body: "b", user: { login: "octocat" } }],
     });
-    const collector = await startOtlpHttpReceiver();
-    receivers.push(collector);
     const workspace = makeWorkspace({ "calc.js": CALC }, { git: true });
     const action = actionRunner(() => ({
       fixture: "issues-opened",
@@ -326,9 +477,15 @@ describe("telemetry from the Action", { timeout: 240_000 }, () => {
         disallowed_tools: "Bash(rm:*)",
         prompt: PROMPT,
       },
-      env: { ...telemetryEnv(collector.url, "http/protobuf"), ANTHROPIC_API_KEY: API_KEY },
+      env: { ...telemetryEnv(endpoint, "http/protobuf"), ANTHROPIC_API_KEY: API_KEY },
     }));
-    const result = await action();
+    return action();
+  }
+
+  it("exports the same names over http/protobuf, with the repository, the event and the issue", async () => {
+    const collector = await startOtlpHttpReceiver();
+    receivers.push(collector);
+    const result = await actionRun(collector.url);
     expect(result.failed).toBeUndefined();
     expect(result.outputs.outcome).toBe("changes");
     await collector.waitFor(["traces", "logs", "metrics"]);
@@ -344,6 +501,16 @@ describe("telemetry from the Action", { timeout: 240_000 }, () => {
     expectNoCanary(received, [API_KEY, GITHUB_TOKEN, COLLECTOR_KEY]);
     // At most one line about telemetry (a loaded machine may take the collector past the end's budget).
     expect((result.stdout.match(/telemetry: /g) ?? []).length).toBeLessThanOrEqual(1);
+  });
+
+  it("a collector that refuses connections leaves the step's outcome as it was, with one warning", async () => {
+    const result = await actionRun(await refusingEndpoint());
+    expect(result.failed).toBeUndefined();
+    expect(result.exitCode).toBe(0);
+    expect(result.outputs.outcome).toBe("changes");
+    expect(result.log.match(/telemetry: /g)).toHaveLength(1);
+    expect(result.log).toMatch(/^::warning::agent-ci: telemetry: /m);
+    expect(result.log).not.toContain(COLLECTOR_KEY);
   });
 });
 
