@@ -15,7 +15,7 @@ import { ModelApiError } from "./model/driver.js";
 import { resultEvent } from "./loop/events.js";
 import { ScriptError } from "./model/script-driver.js";
 import { allCalls, buildReport, type RunFailure } from "./record/index.js";
-import { type AgentPhase, type RunContext, type RunIO, timed } from "./run/run-context.js";
+import { type AgentPhase, PhaseSoFar, type RunContext, type RunIO, timed } from "./run/run-context.js";
 import { CONVERSATION_FILE, conversationRecord } from "./resume/resume.js";
 import { runAgentPhase } from "./run/run-stages.js";
 import { newRunContext } from "./run/new-context.js";
@@ -134,14 +134,16 @@ export async function runAgent(
     controller.abort(new Error("timeout"));
   }, config.timeoutMs);
 
-  const phase: AgentPhase = { start: { phases: [] } };
+  // What the stages made, however far they got: what the run's end records and tears down.
+  const soFar = new PhaseSoFar({ config, start: { phases: [] } });
   // When the loop does not answer at the deadline, the watchdog removes the container and, on this thread,
   // writes the record from what the loop has filled so far, then exits with the timeout code.
   const watchdog = new Watchdog({
     deadline,
     engineObjects: runEngineObjects(runId, ctx.mcpConfig?.servers.length ?? 0),
-    emergencyExit: (cause) => emergencyExit(ctx, phase, cause),
+    emergencyExit: (cause) => emergencyExit(ctx, soFar.current, cause),
   });
+  let phase: AgentPhase;
   try {
     // The watchdog's worker starts while the run prepares; the sandbox is handed to the agent once it watches.
     // From then a signal the blocked main thread cannot handle still ends the run.
@@ -151,10 +153,11 @@ export async function runAgent(
           "the watchdog cannot watch SIGINT/SIGTERM in this Node version: a signal reaches the run only while its event loop answers",
         );
     });
-    await runAgentPhase(ctx, phase, { deadline, signal: controller.signal, watching });
+    phase = await runAgentPhase(ctx, soFar, { deadline, signal: controller.signal, watching });
   } catch (e) {
-    phase.failure = classify(e, controller.signal, () => timedOut);
-    ctx.log(`run ended: ${phase.failure.reason}: ${phase.failure.message}`);
+    const failure = classify(e, controller.signal, () => timedOut);
+    ctx.log(`run ended: ${failure.reason}: ${failure.message}`);
+    phase = soFar.add({ failure });
   } finally {
     clearTimeout(timer);
     cancel.removeEventListener("abort", onCancel);
@@ -162,7 +165,7 @@ export async function runAgent(
   try {
     return await finishRun(ctx, phase, watchdog, cancel);
   } finally {
-    ctx.resume?.dispose();
+    phase.resume?.dispose();
   }
 }
 
@@ -192,7 +195,7 @@ function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause)
   } catch (e) {
     ctx.log(`the watchdog could not write the record: ${(e as Error).message}`);
   }
-  ctx.resume?.dispose();
+  phase.resume?.dispose();
   const { loop } = ctx;
   ctx.events.emit(
     resultEvent({
@@ -261,27 +264,33 @@ async function finishRun(
   watchdog: Watchdog,
   cancel: AbortSignal,
 ): Promise<RunOutcome> {
-  const { patch, failure, teardown } = await closeSandbox(ctx, phase);
+  const { patch, failure, teardown, stoppedAgents } = await closeSandbox(ctx, phase);
   const outputs = await writeOutputs(ctx, phase, patch).finally(() => teardown);
   // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
   await watchdog.stop();
   const verify = await verifyPatch(ctx, phase, patch, failure, cancel);
-  return recordRun(ctx, phase, { patch, failure, verify, ...outputs });
+  return recordRun(ctx, phase, { patch, failure, verify, stoppedAgents, ...outputs });
+}
+
+/** What closing the sandbox left: the patch, the run's failure, the container's removal under way. */
+interface Closed {
+  patch: PatchOut;
+  failure: RunFailure | undefined;
+  /** The container's removal, which never rejects. */
+  teardown: Promise<void>;
+  /** Background subagents the end of the run stopped. */
+  stoppedAgents?: string[];
 }
 
 /**
  * Background subagents stopped and MCP servers closed (what they wrote is in the patch), the patch taken as
- * far as the container still answers, the container's removal started (`teardown`, which never rejects).
+ * far as the container still answers, the container's removal started.
  */
-async function closeSandbox(
-  ctx: RunContext,
-  phase: AgentPhase,
-): Promise<{ patch: PatchOut; failure: RunFailure | undefined; teardown: Promise<void> }> {
+async function closeSandbox(ctx: RunContext, phase: AgentPhase): Promise<Closed> {
   const { log } = ctx;
   const { sandbox, policy } = phase;
-  phase.stoppedAgents = await phase.subagents?.stopBackground();
-  for (const agent of phase.stoppedAgents ?? [])
-    log(`stopped the background subagent ${agent}: the run ended`);
+  const stoppedAgents = await phase.subagents?.stopBackground();
+  for (const agent of stoppedAgents ?? []) log(`stopped the background subagent ${agent}: the run ended`);
   await phase.mcp
     ?.close()
     .catch((e: unknown) => log(`closing the MCP servers failed: ${(e as Error).message}`));
@@ -301,7 +310,7 @@ async function closeSandbox(
           .catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`)),
       )
     : Promise.resolve();
-  return { patch, failure, teardown };
+  return { patch, failure, teardown, stoppedAgents };
 }
 
 interface WrittenOutputs {
@@ -330,7 +339,7 @@ async function writeOutputs(ctx: RunContext, phase: AgentPhase, patch: PatchOut)
     }
   }
   const structured = await writeStructuredOutput(ctx, outputErrors);
-  const review = ctx.review && structured.value ? placeReview(ctx.review, structured.value) : undefined;
+  const review = phase.review && structured.value ? placeReview(phase.review, structured.value) : undefined;
   if (review)
     log(
       `review: ${review.inline.length} finding(s) on lines of the diff, ${review.outside.length} outside it`,
@@ -342,12 +351,12 @@ async function writeOutputs(ctx: RunContext, phase: AgentPhase, patch: PatchOut)
 /** --verify, unless the run ended with the engine failing or a cancel. */
 async function verifyPatch(
   ctx: RunContext,
-  { sandbox, policy }: AgentPhase,
+  { config, sandbox, policy }: AgentPhase,
   patch: PatchOut,
   failure: RunFailure | undefined,
   cancel: AbortSignal,
 ): Promise<VerifyResult | undefined> {
-  const { config, log } = ctx;
+  const { log } = ctx;
   if (!config.verify || !sandbox || !policy) return undefined;
   if (failure?.reason === "engine_error" || failure?.reason === "cancelled") return undefined;
   return timed(ctx, "verify", () => {
@@ -378,10 +387,10 @@ async function verifyPatch(
 async function recordRun(
   ctx: RunContext,
   phase: AgentPhase,
-  ended: WrittenOutputs & { patch: PatchOut; failure?: RunFailure; verify?: VerifyResult },
+  ended: WrittenOutputs & Omit<Closed, "teardown"> & { verify?: VerifyResult },
 ): Promise<RunOutcome> {
   const { runId, outDir, patchPath, redactor, log, events, loop } = ctx;
-  const { patch, failure, verify, outputErrors, structured } = ended;
+  const { patch, failure, verify, outputErrors, structured, stoppedAgents } = ended;
   const exitReason: ExitReason = failure?.reason ?? "completed";
   const report = buildReport({
     ...ctx,
@@ -390,6 +399,7 @@ async function recordRun(
     failure,
     patch,
     verify,
+    stoppedAgents,
     outputErrors,
     structuredPath: structured.path,
   });

@@ -65,7 +65,7 @@ export interface ReportParts {
   tools?: RunToolSet;
   mcpConfig?: McpConfigResult;
   resume?: RunResume;
-  secrets: string[];
+  secrets: readonly string[];
   instructions?: RunInstructions;
   modelContext?: ModelContext;
   sideCalls: SideCall[];

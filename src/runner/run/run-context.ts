@@ -13,7 +13,6 @@ import type { SubagentRunner } from "../agents/subagents.js";
 import type { RunConfig } from "../config.js";
 import type { EventSink } from "../loop/events.js";
 import type { PreparedPolicy } from "./policy-setup.js";
-import type { RunBudget } from "../loop/run-budget.js";
 import type { RunToolSet } from "../loop/tool-set.js";
 import type { RunFailure, RunInstructions, TimedPhase } from "../record/index.js";
 import type { ReviewTarget } from "../../review/task.js";
@@ -40,40 +39,39 @@ export interface RunIO {
   onSecret?: (value: string) => void;
 }
 
-/** What every stage of one run shares: its identity, where it writes, and how it logs and redacts. */
+/**
+ * What every stage of one run shares: its identity, where it writes, and how it logs and redacts. Made once before
+ * any stage (new-context.ts) and never changed: what the stages learn goes into their results (AgentPhase).
+ * `events`, `state`, `loop`, `sideCalls`, `webLedger` and `phases` are the run's accumulators: readonly fields
+ * holding objects the loop, the tools and `timed` fill as the run goes, so that a run ended by an error (or by the
+ * watchdog, inside blocked code) keeps everything done so far.
+ */
 export interface RunContext {
-  config: RunConfig;
-  io: RunIO;
-  runId: string;
-  outDir: string;
-  patchPath: string;
-  startedAt: Date;
-  runStart: number;
-  redactor: Redactor;
-  log: (line: string) => void;
-  events: EventSink;
-  state: RunState;
+  /** The configuration as given (the run goes on with AgentPhase's `config`). */
+  readonly config: RunConfig;
+  readonly io: RunIO;
+  readonly runId: string;
+  readonly outDir: string;
+  readonly patchPath: string;
+  readonly startedAt: Date;
+  readonly runStart: number;
+  readonly redactor: Redactor;
+  readonly log: (line: string) => void;
+  readonly events: EventSink;
+  readonly state: RunState;
   /** Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far. */
-  loop: LoopResult;
-  /** Review mode: what is reviewed (set before the sandbox starts). */
-  review?: ReviewTarget;
-  /** The run's money, denials and wall clock, once the agent starts work. */
-  budget?: RunBudget;
+  readonly loop: LoopResult;
   /** Model calls made for tools (WebFetch's reader, WebSearch), and the fetches WebFetch made. */
-  sideCalls: SideCall[];
-  webLedger: EgressConnection[];
-  /** The run's skills and slash commands, and the command its prompt started with. */
-  instructions?: RunInstructions;
+  readonly sideCalls: SideCall[];
+  readonly webLedger: EgressConnection[];
   /** The MCP servers configured (read before the redactor: their env and headers are secrets). */
-  mcpConfig?: McpConfigResult;
+  readonly mcpConfig?: McpConfigResult;
   /** A bad MCP configuration: the run ends with it as a config error (with its record). */
-  mcpConfigError?: Error;
+  readonly mcpConfigError?: Error;
   /** Every known secret: the run's own and the MCP servers' values. */
-  secrets: string[];
+  readonly secrets: readonly string[];
   /** The run's own phases after the sandbox's start (calls, patch, verify, teardown), as they end. */
-  phases: TimedPhase[];
-  /** With --resume: the run it continues (set once its record was read and its base checked out). */
-  resume?: RunResume;
+  readonly phases: TimedPhase[];
 }
 
 /** Runs `step` as the run's phase `name`, recording its time whether it succeeds or throws. */
@@ -86,24 +84,58 @@ export async function timed<T>(ctx: RunContext, name: RunPhaseName, step: () => 
   }
 }
 
-/** How the agent phase left things, for finishRun. */
+/**
+ * How the agent phase left things, for finishRun: each stage's result, the phase before it and what the stage
+ * made, a new object never changed once made (PhaseSoFar keeps the newest). `start` and `firstTurn` are records
+ * their makers fill as they go (a start that fails keeps its steps; a first turn asked ahead says later whether
+ * the loop took it).
+ */
 export interface AgentPhase {
-  sandbox?: DockerSandbox;
+  /** The configuration the run goes on with: a resume's checkout as its workspace, its prompt's slash command expanded. */
+  readonly config: RunConfig;
   /** What the sandbox's start made and timed, complete or not: the record of a start that failed. */
-  start: StartRecord;
-  policy?: PreparedPolicy;
-  mcp?: McpManager;
-  tools?: RunToolSet;
-  failure?: RunFailure;
-  /** The run's agent types, and the subagents it ran (for the record). */
-  agents?: LoadedAgents;
-  subagents?: SubagentRunner;
-  /** Background subagents the end of the run stopped. */
-  stoppedAgents?: string[];
-  /** The main conversation, for its record (conversation.jsonl). */
-  conversation?: LoopState;
+  readonly start: StartRecord;
+  /** With --resume: the run it continues (once its record was read and its base checked out). */
+  readonly resume?: RunResume;
+  /** The run's skills and slash commands, and the command its prompt started with. */
+  readonly instructions?: RunInstructions;
+  readonly policy?: PreparedPolicy;
+  /** Review mode: what is reviewed (known before the sandbox starts). */
+  readonly review?: ReviewTarget;
   /** What the model is told (system prompt, memory, git snapshot), for the record's `context`. */
-  modelContext?: ModelContext;
+  readonly modelContext?: ModelContext;
+  /** The run's agent types, and the subagents it ran (for the record). */
+  readonly agents?: LoadedAgents;
   /** Whether the first model turn was asked while the sandbox opened (first-turn.ts). */
-  firstTurn?: FirstTurnRecord;
+  readonly firstTurn?: FirstTurnRecord;
+  readonly sandbox?: DockerSandbox;
+  readonly mcp?: McpManager;
+  readonly subagents?: SubagentRunner;
+  readonly tools?: RunToolSet;
+  /** The main conversation, for its record (conversation.jsonl). */
+  readonly conversation?: LoopState;
+  readonly failure?: RunFailure;
+}
+
+/**
+ * The newest phase the agent phase reached. A stage adds each thing it makes (a resume's checkout, the sandbox,
+ * the MCP servers, the conversation) here before its next step that can fail, so whatever ends the run (an error
+ * at any stage, the watchdog inside blocked code) records and tears down everything made so far.
+ */
+export class PhaseSoFar {
+  private phase: AgentPhase;
+
+  constructor(first: AgentPhase) {
+    this.phase = first;
+  }
+
+  get current(): AgentPhase {
+    return this.phase;
+  }
+
+  /** The phase with what a stage made: a new object, the one before it unchanged. */
+  add(made: Partial<AgentPhase>): AgentPhase {
+    this.phase = { ...this.phase, ...made };
+    return this.phase;
+  }
 }

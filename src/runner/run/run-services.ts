@@ -26,13 +26,16 @@ import { TURN_TICK_MS } from "../loop/turn-ticker.js";
 import type { PreparedPolicy } from "./policy-setup.js";
 import type { RunContext } from "./run-context.js";
 import type { RunServices } from "../loop/services.js";
+import type { RunBudget } from "../loop/run-budget.js";
+import type { RunInstructions } from "../record/index.js";
 
 /**
  * The web tools' services for this run: the egress decision for its network setting, the CAs of --ca-cert,
- * the ledger, redaction, and side calls charged to the run's budget and listed in the record.
+ * the ledger, redaction, and side calls listed in the record and charged to `budget`. Made before the sandbox
+ * without one (the first turn asked ahead only describes the tools), then once the agent starts work with the
+ * run's budget (`chargedTo`).
  */
-export function webServices(ctx: RunContext, driver: Driver): WebServices {
-  const { config } = ctx;
+export function webServices(ctx: RunContext, config: RunConfig, driver: Driver): WebServices {
   const setting = { network: config.network, egress: runEgressOptions(config) };
   return {
     offline: offlineReason(config.network),
@@ -45,32 +48,47 @@ export function webServices(ctx: RunContext, driver: Driver): WebServices {
     searchModel: config.model,
     cache: new Map(),
     now: Date.now,
-    async sideCall(callId, request) {
-      const answer = await driver.sideCall?.(request);
-      if (!answer) return undefined;
-      const tokens = costUsd(answer.model === "script" ? request.model : answer.model, answer.usage).usd;
-      const cost = (config.script ? 0 : tokens) + answer.webSearchRequests * WEB_SEARCH_USD;
-      ctx.budget?.charge({ agent: request.purpose, parentToolUseId: callId }, cost, answer.usage);
-      ctx.sideCalls.push({
-        callId,
-        purpose: request.purpose,
-        model: answer.model,
-        usage: answer.usage,
-        ...(answer.webSearchRequests ? { webSearches: answer.webSearchRequests } : {}),
-        costUsd: cost,
-      });
-      return answer;
-    },
+    sideCall: sideCalls(ctx, config, driver, undefined),
   };
 }
 
-/**
- * Reads the run's skills and slash commands from their trusted folders and expands a slash command the
- * prompt starts with (an unknown one is a config error listing the known ones). Returns the config the run
- * goes on with: the expanded prompt, and the command's `model` when it names one.
- */
-export function applyInstructions(ctx: RunContext): RunConfig {
-  const { config } = ctx;
+/** The web services with their side calls charged to the run's budget (made when the agent starts work). */
+export function chargedTo(
+  web: WebServices,
+  ctx: RunContext,
+  { config, driver }: { config: RunConfig; driver: Driver },
+  budget: RunBudget,
+): WebServices {
+  return { ...web, sideCall: sideCalls(ctx, config, driver, budget) };
+}
+
+/** Side calls to the model for the web tools: listed in the record, and charged to `budget` when there is one. */
+function sideCalls(
+  ctx: RunContext,
+  config: RunConfig,
+  driver: Driver,
+  budget: RunBudget | undefined,
+): WebServices["sideCall"] {
+  return async (callId, request) => {
+    const answer = await driver.sideCall?.(request);
+    if (!answer) return undefined;
+    const tokens = costUsd(answer.model === "script" ? request.model : answer.model, answer.usage).usd;
+    const cost = (config.script ? 0 : tokens) + answer.webSearchRequests * WEB_SEARCH_USD;
+    budget?.charge({ agent: request.purpose, parentToolUseId: callId }, cost, answer.usage);
+    ctx.sideCalls.push({
+      callId,
+      purpose: request.purpose,
+      model: answer.model,
+      usage: answer.usage,
+      ...(answer.webSearchRequests ? { webSearches: answer.webSearchRequests } : {}),
+      costUsd: cost,
+    });
+    return answer;
+  };
+}
+
+/** The run's skills and slash commands, read from their trusted folders (their problems logged). */
+export function loadInstructions(config: RunConfig, log: (line: string) => void): RunInstructions {
   const origin = config.instructionsSource;
   const catalogue = loadCatalogue({
     skillsDirs: config.skillsDir.map((dir) => ({ dir: path.resolve(dir), origin })),
@@ -79,19 +97,33 @@ export function applyInstructions(ctx: RunContext): RunConfig {
     containerRoot: WORKSPACE_ROOT,
     trustWorkspace: config.trustWorkspaceSettings,
   });
-  ctx.instructions = { catalogue };
-  for (const problem of catalogue.problems) ctx.log(`instructions: ${problem}`);
-  if (config.prompt === undefined || config.task === "review") return config;
-  const expansion = expandSlashCommand(config.prompt, catalogue);
+  for (const problem of catalogue.problems) log(`instructions: ${problem}`);
+  return { catalogue };
+}
+
+/**
+ * Expands a slash command the prompt starts with (an unknown one is a config error listing the known ones).
+ * Returns the config the run goes on with (the expanded prompt, and the command's `model` when it names one)
+ * and the instructions with the command.
+ */
+export function applyInstructions(
+  config: RunConfig,
+  instructions: RunInstructions,
+  log: (line: string) => void,
+): { config: RunConfig; instructions: RunInstructions } {
+  const unchanged = { config, instructions };
+  if (config.prompt === undefined || config.task === "review") return unchanged;
+  const expansion = expandSlashCommand(config.prompt, instructions.catalogue);
   if (expansion.kind === "unknown") throw new ConfigError(expansion.message);
-  if (expansion.kind === "none") return config;
+  if (expansion.kind === "none") return unchanged;
   const { command, args, prompt } = expansion.expanded;
-  ctx.instructions.command = { name: command.name, args, model: command.model };
-  ctx.log(
+  log(
     `prompt: the slash command /${command.name} from ${command.origin === "workspace" ? "the workspace" : command.hostPath}`,
   );
-  ctx.config = { ...config, prompt, model: command.model ?? config.model };
-  return ctx.config;
+  return {
+    config: { ...config, prompt, model: command.model ?? config.model },
+    instructions: { ...instructions, command: { name: command.name, args, model: command.model } },
+  };
 }
 
 /**
@@ -119,9 +151,10 @@ export async function startMcp(ctx: RunContext, sandbox: DockerSandbox): Promise
 /** The run's services, built once: what the main loop and every subagent run with. */
 export function runServices(
   ctx: RunContext,
+  config: RunConfig,
   started: Pick<RunServices, "sandbox" | "hooks" | "budget" | "driver"> & { policy: PreparedPolicy },
 ): RunServices {
-  const { config, runId, runStart, events } = ctx;
+  const { runId, runStart, events } = ctx;
   const { policy } = started;
   return {
     runId,

@@ -4,8 +4,9 @@
 //   open      — the sandbox, with the earlier run's changes when resuming;
 //   services  — what the tools are bound to: MCP servers, hooks, the budget, subagents, the tool set;
 //   converse  — the agent loop.
-// Each stage leaves what the record needs in the phase as it goes, so a run that fails at any stage is still
-// recorded as far as it got (finishRun in run.ts).
+// Each stage returns what the stages after it need, and adds what the record and the teardown need to the phase
+// so far (PhaseSoFar, a new phase each time) as soon as it is made, before its next step that can fail: a run that
+// fails at any stage is still recorded and torn down as far as it got (finishRun in run.ts).
 import { setupCacheLine } from "../../report/index.js";
 import { isStdio, type McpServerConfig } from "../../mcp/config.js";
 import { maxMcpOutputTokens } from "../../mcp/result.js";
@@ -32,7 +33,7 @@ import type { RunConfig } from "../config.js";
 import { ModelApiError, type Driver } from "../model/driver.js";
 import type { StreamEvent } from "../loop/events.js";
 import { startHooks } from "../hooks/hooks.js";
-import { takeGitSnapshot } from "../instructions/memory/git-snapshot.js";
+import { type GitSnapshot, takeGitSnapshot } from "../instructions/memory/git-snapshot.js";
 import { prepareModelContext, type ModelContext } from "../instructions/memory/model-context.js";
 import { ToolPipeline } from "../loop/pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
@@ -46,9 +47,21 @@ import {
 } from "../resume/resume.js";
 import { RunBudget } from "../loop/run-budget.js";
 import { runSandboxOptions } from "./sandbox-options.js";
-import { type AgentPhase, type RunContext, timed } from "./run-context.js";
-import { applyInstructions, contextFor, runServices, startMcp, webServices } from "./run-services.js";
+import { type AgentPhase, type PhaseSoFar, type RunContext, timed } from "./run-context.js";
+import {
+  applyInstructions,
+  chargedTo,
+  contextFor,
+  loadInstructions,
+  runServices,
+  startMcp,
+  webServices,
+} from "./run-services.js";
 import type { RunServices } from "../loop/services.js";
+import type { McpManager } from "../../mcp/manager.js";
+import type { RunInstructions } from "../record/index.js";
+import type { ReviewTarget } from "../../review/task.js";
+import type { RunResume } from "../resume/resume.js";
 import { loadScript, ScriptDriver } from "../model/script-driver.js";
 import { readSchema, StructuredOutputSpec } from "../model/structured-output.js";
 import { SubagentRunner } from "../agents/subagents.js";
@@ -58,24 +71,32 @@ import { blockEventLoopForTests } from "./watchdog.js";
 
 /** What the run settled before any container: its configuration, policy, model and what the model is told. */
 export interface Prepared {
-  config: RunConfig;
-  policy: PreparedPolicy;
-  mode: PermissionMode;
-  structured?: StructuredOutputSpec;
-  told: ModelContext;
-  agents: LoadedAgents;
-  driver: Driver;
-  web: WebServices;
-  mcpServers: readonly McpServerConfig[];
+  /** The configuration the run goes on with (a resume's checkout, the prompt's slash command expanded). */
+  readonly config: RunConfig;
+  /** With --resume: the run it continues. */
+  readonly resume?: RunResume;
+  readonly policy: PreparedPolicy;
+  readonly instructions: RunInstructions;
+  /** Review mode: what is reviewed. */
+  readonly review?: ReviewTarget;
+  readonly mode: PermissionMode;
+  readonly structured?: StructuredOutputSpec;
+  readonly told: ModelContext;
+  readonly agents: LoadedAgents;
+  readonly driver: Driver;
+  /** The web tools' services, their side calls not yet charged to a budget (`chargedTo` once there is one). */
+  readonly web: WebServices;
+  readonly mcpServers: readonly McpServerConfig[];
   /** The Bash tool's Node.js and why (undefined: a user image's own). */
-  node: NodeChoice | undefined;
+  readonly node: NodeChoice | undefined;
 }
 
-/** What the services stage started: the run's services, its subagents and its tool set. */
+/** What the services stage started: the MCP servers, the run's services, its subagents and its tool set. */
 export interface Started {
-  services: RunServices;
-  subagents: SubagentRunner;
-  toolSet: RunToolSet;
+  readonly mcp?: McpManager;
+  readonly services: RunServices;
+  readonly subagents: SubagentRunner;
+  readonly toolSet: RunToolSet;
 }
 
 /** What the agent phase runs under: the run's deadline and cancel, and the watchdog's start. */
@@ -86,12 +107,12 @@ export interface PhaseLimits {
   watching: Promise<void>;
 }
 
-/** The agent phase: its stages in order. */
+/** The agent phase: its stages in order, each adding to `soFar` what it makes; returns the phase it ended with. */
 export async function runAgentPhase(
   ctx: RunContext,
-  phase: AgentPhase,
+  soFar: PhaseSoFar,
   { deadline, signal, watching }: PhaseLimits,
-): Promise<void> {
+): Promise<AgentPhase> {
   // The engine is reached and the images made ready while the run prepares: they need only its configuration.
   // A configuration error still ends the run first; images being made are waited for, never left half made.
   const { image, imageRegistry, runtime } = ctx.config;
@@ -100,17 +121,17 @@ export async function runAgentPhase(
     imageRegistry,
     runtime,
     progress: ctx.log,
-    startRecord: phase.start,
+    startRecord: soFar.current.start,
   });
   let ahead: FirstTurnAhead | undefined;
   try {
-    const prepared = await prepare(ctx, phase, deadline, signal);
+    const prepared = await prepare(ctx, soFar, deadline, signal);
     // The first turn is asked once the engine answers: a run with no engine makes no model call.
     await begun.reached;
-    ahead = askAhead(ctx, phase, prepared, signal);
-    const sandbox = await openSandbox(ctx, phase, prepared, { signal, begun, watching });
-    const started = await startServices(ctx, phase, prepared, sandbox, deadline, signal);
-    await converse(ctx, phase, prepared, started, ahead);
+    ahead = askAhead(ctx, soFar, prepared, signal);
+    const sandbox = await openSandbox(ctx, soFar, prepared, { signal, begun, watching });
+    const started = await startServices(ctx, soFar, prepared, sandbox, deadline, signal);
+    return await converse(ctx, soFar, prepared, started, ahead);
   } finally {
     ahead?.drop("the run ended before its first turn");
     await begun.drop();
@@ -120,27 +141,27 @@ export async function runAgentPhase(
 /** The first model turn, asked now when its request needs nothing of the sandbox (first-turn.ts). */
 function askAhead(
   ctx: RunContext,
-  phase: AgentPhase,
+  soFar: PhaseSoFar,
   prepared: Prepared,
   signal: AbortSignal,
 ): FirstTurnAhead | undefined {
   const blocker = overlapBlocker(prepared.config, prepared.mcpServers.length);
   if (blocker) {
-    phase.firstTurn = { overlapped: false, reason: blocker };
+    soFar.add({ firstTurn: { overlapped: false, reason: blocker } });
     if (!prepared.config.script) ctx.log(`the first model turn waits for the sandbox: ${blocker}`);
     return undefined;
   }
   const task = createTaskTool(taskDefinitionOnly(prepared.agents.agents));
-  const tools = new RunToolSet(toolSetOptions(ctx, prepared, [task])).api;
+  const tools = new RunToolSet(toolSetOptions(prepared, prepared.web, [task])).api;
   const request = firstTurnRequest(mainConversation(ctx, prepared, tools));
   const ahead = new FirstTurnAhead(prepared.driver, request, signal, ctx.log);
-  phase.firstTurn = ahead.record;
+  soFar.add({ firstTurn: ahead.record });
   return ahead;
 }
 
 async function prepare(
   ctx: RunContext,
-  phase: AgentPhase,
+  soFar: PhaseSoFar,
   deadline: number,
   signal: AbortSignal,
 ): Promise<Prepared> {
@@ -150,26 +171,21 @@ async function prepare(
   // the checks below); a scripted run loads none.
   const driverModule = ctx.config.script ? undefined : import("../model/anthropic-driver.js");
   driverModule?.catch(() => undefined);
-  if (ctx.config.resume) await resumeFrom(ctx, ctx.config.resume);
-  // The repository's state is read by host git beside the policy's setup (for what the model is told).
-  const snapshot = takeGitSnapshot(ctx.config.workspace, { subjects: !ctx.config.untrustedHistory });
-  // A resumed run's policy is its own configuration only; the earlier record's is compared, never adopted.
-  const policy = preparePolicy(ctx.config);
-  phase.policy = policy;
-  if (ctx.resume) comparePolicy(ctx.resume, policy.summary, log);
-  const config = applyInstructions(ctx);
-  log(runHeader(ctx.runId, config, policy.policy.mode));
-  for (const ignored of policy.policy.ignored) log(describeIgnored(ignored));
+  const { snapshot, ...settled } = await settleRun(ctx, soFar);
+  const { config, policy } = settled;
   const choosing = chooseRunNode(config);
-  if (config.task === "review" && config.reviewBase)
-    ctx.review = reviewTarget(config.workspace, config.reviewBase, config.reviewHead);
-  const structured = ctx.review
+  const review =
+    config.task === "review" && config.reviewBase
+      ? reviewTarget(config.workspace, config.reviewBase, config.reviewHead)
+      : undefined;
+  if (review) soFar.add({ review });
+  const structured = review
     ? await StructuredOutputSpec.compile(reviewJsonSchema(), "review")
     : await structuredOutputSpec(config);
   const mode = policy.policy.mode;
   // What the model is told (memory, git snapshot, environment): taken before the container starts.
   const told = prepareModelContext(config, mode, structured, await snapshot);
-  phase.modelContext = told;
+  soFar.add({ modelContext: told });
   // Agent definitions are checked before any container or model call: a bad one is a config error.
   const agents = loadAgents({
     workspace: config.workspace,
@@ -178,25 +194,42 @@ async function prepare(
     trustWorkspace: config.trustWorkspaceSettings,
   });
   checkAgentModes(agents.agents, mode);
-  phase.agents = agents;
+  soFar.add({ agents });
   for (const ignored of agents.ignored) log(describeIgnored(ignored));
   const node = await choosing;
   if (node) log(describeNodeChoice(node));
   const driver = await makeDriver(config, { deadline, log, onSecret: ctx.io.onSecret, signal, driverModule });
   for (const ignored of ctx.mcpConfig?.ignored ?? []) log(describeIgnored(ignored));
-  const web = webServices(ctx, driver);
-  return {
-    config,
-    policy,
-    mode,
-    structured,
-    told,
-    agents,
-    driver,
-    web,
-    mcpServers: ctx.mcpConfig?.servers ?? [],
-    node,
-  };
+  const web = webServices(ctx, config, driver);
+  const mcpServers = ctx.mcpConfig?.servers ?? [];
+  return { ...settled, review, mode, structured, told, agents, driver, web, mcpServers, node };
+}
+
+/** What settleRun found, and the git snapshot it started. */
+interface Settled extends Pick<Prepared, "config" | "resume" | "policy" | "instructions"> {
+  readonly snapshot: Promise<GitSnapshot | undefined>;
+}
+
+/**
+ * What the run is, before anything of the model: a resume's checkout, the policy, the skills and slash commands
+ * and the prompt they expand; the repository's git snapshot being taken beside them.
+ */
+async function settleRun(ctx: RunContext, soFar: PhaseSoFar): Promise<Settled> {
+  const { log } = ctx;
+  const { config: given, resume } = await resumeFrom(ctx, soFar);
+  // The repository's state is read by host git beside the policy's setup (for what the model is told).
+  const snapshot = takeGitSnapshot(given.workspace, { subjects: !given.untrustedHistory });
+  // A resumed run's policy is its own configuration only; the earlier record's is compared, never adopted.
+  const policy = preparePolicy(given);
+  soFar.add({ policy });
+  if (resume) comparePolicy(resume, policy.summary, log);
+  const catalogue = loadInstructions(given, log);
+  soFar.add({ instructions: catalogue });
+  const { config, instructions } = applyInstructions(given, catalogue, log);
+  soFar.add({ config, instructions });
+  log(runHeader(ctx.runId, config, policy.policy.mode));
+  for (const ignored of policy.policy.ignored) log(describeIgnored(ignored));
+  return { config, resume, policy, instructions, snapshot };
 }
 
 /**
@@ -214,17 +247,26 @@ function chooseRunNode(config: RunConfig): Promise<NodeChoice | undefined> {
   return choosing;
 }
 
-/** A resumed run: the earlier record read and checked, and the workspace its checkout (resume.ts). */
-async function resumeFrom(ctx: RunContext, record: string): Promise<void> {
+/**
+ * With --resume: the earlier record read and checked, and the configuration with its checkout as the workspace
+ * (resume.ts); else the configuration as given.
+ */
+async function resumeFrom(
+  ctx: RunContext,
+  soFar: PhaseSoFar,
+): Promise<{ config: RunConfig; resume?: RunResume }> {
+  const { config: given } = ctx;
+  if (!given.resume) return { config: given };
   const { resume, checkout } = await startResume(
-    record,
-    ctx.config.workspace,
-    ctx.config.resumeNeedsPublishedCommit,
+    given.resume,
+    given.workspace,
+    given.resumeNeedsPublishedCommit,
     ctx.redactor.redact,
     ctx.log,
   );
-  ctx.resume = resume;
-  ctx.config = { ...ctx.config, workspace: checkout };
+  const config = { ...given, workspace: checkout };
+  soFar.add({ resume, config });
+  return { config, resume };
 }
 
 /** The run's first progress line: what runs, in which mode, with which model. */
@@ -235,8 +277,8 @@ function runHeader(runId: string, config: RunConfig, mode: PermissionMode): stri
 
 async function openSandbox(
   ctx: RunContext,
-  phase: AgentPhase,
-  { config, policy, mcpServers, node }: Prepared,
+  soFar: PhaseSoFar,
+  { config, resume, policy, mcpServers, node }: Prepared,
   { signal, begun, watching }: Pick<PhaseLimits, "signal" | "watching"> & { begun: EngineStart },
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
@@ -251,24 +293,24 @@ async function openSandbox(
     sharedWorkspace: mcpServers.some(isStdio) || policy.policy.hooks.length > 0,
     services: mcpServers.length,
     progress: log,
-    startRecord: phase.start,
+    startRecord: soFar.current.start,
     // The Bash parser's load is the policy's one slow part; it waits for no container, so it runs now.
     whileStarting: () => void policy.loadParser().catch(() => undefined),
     begun,
   });
-  phase.sandbox = sandbox;
+  soFar.add({ sandbox });
   await Promise.all([policy.loadParser(), watching]);
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
   if (sandbox.setupCache) log(setupCacheLine(sandbox.setupCache));
   blockEventLoopForTests();
   signal.throwIfAborted();
-  if (ctx.resume) await continueWorkspace(ctx.resume, sandbox, ctx.state, policy.container.workspaceReadOnly);
+  if (resume) await continueWorkspace(resume, sandbox, ctx.state, policy.container.workspaceReadOnly);
   return sandbox;
 }
 
 async function startServices(
   ctx: RunContext,
-  phase: AgentPhase,
+  soFar: PhaseSoFar,
   prepared: Prepared,
   sandbox: DockerSandbox,
   deadline: number,
@@ -276,7 +318,8 @@ async function startServices(
 ): Promise<Started> {
   const { config, policy, mode } = prepared;
   const { runId, log } = ctx;
-  if (prepared.mcpServers.length) phase.mcp = await startMcp(ctx, sandbox);
+  const mcp = prepared.mcpServers.length ? await startMcp(ctx, sandbox) : undefined;
+  if (mcp) soFar.add({ mcp });
   const hooks = policy.policy.hooks.length
     ? await startHooks(sandbox, {
         hooks: policy.policy.hooks,
@@ -290,8 +333,7 @@ async function startServices(
     { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
     signal,
   );
-  ctx.budget = budget;
-  const services = runServices(ctx, {
+  const services = runServices(ctx, config, {
     sandbox,
     policy,
     hooks,
@@ -303,24 +345,22 @@ async function startServices(
     parentTools: () => toolSet.enabled,
     told: prepared.told,
   });
-  phase.subagents = subagents;
-  const toolSet = runToolSet(ctx, phase, prepared, subagents);
-  return { services, subagents, toolSet };
+  soFar.add({ subagents });
+  const web = chargedTo(prepared.web, ctx, prepared, budget);
+  const toolSet = runToolSet(ctx, soFar, prepared, { web, subagents, mcp });
+  return { mcp, services, subagents, toolSet };
 }
 
 /** The run's tool set: the static tools, Task and its kin, Skill, the web tools and the MCP servers' tools. */
 function runToolSet(
   ctx: RunContext,
-  phase: AgentPhase,
+  soFar: PhaseSoFar,
   prepared: Prepared,
-  subagents: SubagentRunner,
+  { web, subagents, mcp }: { web: WebServices; subagents: SubagentRunner; mcp: McpManager | undefined },
 ): RunToolSet {
-  const toolSet = new RunToolSet({
-    ...toolSetOptions(ctx, prepared, subagents.tools()),
-    mcp: phase.mcp,
-  });
-  phase.tools = toolSet;
-  phase.mcp?.onToolsChanged(() => toolSet.refresh());
+  const toolSet = new RunToolSet({ ...toolSetOptions(prepared, web, subagents.tools()), mcp });
+  soFar.add({ tools: toolSet });
+  mcp?.onToolsChanged(() => toolSet.refresh());
   for (const r of toolSet.refused)
     ctx.log(`MCP server ${r.server}: its tool ${r.tool} is not offered: ${r.reason}`);
   return toolSet;
@@ -328,11 +368,11 @@ function runToolSet(
 
 /** The tool set's options but the MCP servers, with the given Task tools. */
 function toolSetOptions(
-  ctx: RunContext,
-  { config, policy, mode, structured, web }: Prepared,
+  { config, policy, mode, structured, instructions }: Prepared,
+  web: WebServices,
   taskTools: readonly AnyTool[],
 ): RunToolSetOptions {
-  const skills = ctx.instructions?.catalogue.skills ?? [];
+  const skills = instructions.catalogue.skills;
   return {
     mode,
     gate: policy.gate,
@@ -353,17 +393,18 @@ function toolSetOptions(
   };
 }
 
+/** The converse stage: the agent loop; returns the phase the run ends with (a failure when the loop did not complete). */
 async function converse(
   ctx: RunContext,
-  phase: AgentPhase,
+  soFar: PhaseSoFar,
   prepared: Prepared,
-  { services, toolSet }: Started,
+  { mcp, services, toolSet }: Started,
   askedAhead: FirstTurnAhead | undefined,
-): Promise<void> {
+): Promise<AgentPhase> {
   const { told } = prepared;
   const { sandbox, budget } = services;
   const { events, loop } = ctx;
-  events.emit(initEvent(ctx, phase, prepared, { sandbox, toolSet }));
+  events.emit(initEvent(ctx, prepared, { sandbox, toolSet, mcp }));
   const pipeline = new ToolPipeline({
     allTools: toolSet.all,
     enabledTools: toolSet.enabled,
@@ -377,26 +418,24 @@ async function converse(
     memory: told.main.memory,
   });
   const conversation = newLoopState(mainConversation(ctx, prepared, toolSet.api), budget, loop);
-  phase.conversation = conversation;
+  soFar.add({ conversation });
   await timed(ctx, "calls", () => runAgentLoop({ ...services, pipeline, askedAhead }, conversation));
-  if (loop.exit !== "completed")
-    phase.failure = { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit };
+  if (loop.exit === "completed") return soFar.current;
+  return soFar.add({ failure: { reason: loop.exit, kind: loop.exit, message: loop.detail ?? loop.exit } });
 }
 
 /** What the main conversation starts with: the system prompt, memory, git snapshot and task, and its tools. */
 function mainConversation(
   ctx: RunContext,
-  { config, told, structured }: Prepared,
+  { config, told, structured, review, resume }: Prepared,
   tools: Anthropic.Tool[],
 ): Conversation {
   return {
     system: told.system,
     preamble: told.main.preamble,
-    prompt: ctx.review
-      ? reviewPrompt(ctx.review, config.prompt)
-      : (config.prompt ?? "Run the scripted tool calls."),
-    restored: ctx.resume
-      ? restoreMessages(ctx.resume.record.conversation.messages, config.prompt ?? DEFAULT_RESUME_PROMPT)
+    prompt: review ? reviewPrompt(review, config.prompt) : (config.prompt ?? "Run the scripted tool calls."),
+    restored: resume
+      ? restoreMessages(resume.record.conversation.messages, config.prompt ?? DEFAULT_RESUME_PROMPT)
       : undefined,
     tools,
     maxTurns: config.maxTurns,
@@ -409,9 +448,8 @@ function mainConversation(
 /** The stream's `system/init` event: what the run starts with, as Claude Code's stream-json says it. */
 function initEvent(
   ctx: RunContext,
-  phase: AgentPhase,
   { config, mode }: Prepared,
-  { sandbox, toolSet }: { sandbox: { root: string }; toolSet: RunToolSet },
+  { sandbox, toolSet, mcp }: { sandbox: { root: string }; toolSet: RunToolSet; mcp: McpManager | undefined },
 ): StreamEvent {
   return {
     type: "system",
@@ -426,7 +464,7 @@ function initEvent(
     cwd: sandbox.root,
     model: config.script ? "script" : config.model,
     tools: toolSet.enabled.map((t) => t.name),
-    mcp_servers: (phase.mcp?.servers ?? []).map((s) => ({ name: s.name, status: s.status })),
+    mcp_servers: (mcp?.servers ?? []).map((s) => ({ name: s.name, status: s.status })),
     permissionMode: mode,
     agent_ci_version: AGENT_CI_VERSION,
   };
