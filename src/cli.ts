@@ -490,7 +490,9 @@ Examples:
 function addCacheCommand(program: Command): void {
   const cache = program
     .command("cache")
-    .description("list and remove the setup cache's snapshots on the engine (docs/setup-cache.md)");
+    .description(
+      "list and remove the setup cache's snapshots and package-cache volumes on the engine (docs/setup-cache.md)",
+    );
   const load = async () => {
     const [entries, { connectEngine }] = await Promise.all([
       import("./sandbox/setup-cache-entries.js"),
@@ -503,7 +505,7 @@ function addCacheCommand(program: Command): void {
   cache
     .command("ls")
     .description(
-      "list the entries, newest first: key, namespace (trusted, or pr-<n>), the run that made it, the size of its own layer, its age",
+      "list the entries, newest first: key (packages for a package-cache volume), namespace (trusted, or pr-<n>), the run that made it, the size of its own layer (a volume's size), its age",
     )
     .addOption(tableOption("setup_cache_max_age"))
     .option("--json", "one JSON array of the entries instead of the table")
@@ -518,7 +520,7 @@ function addCacheCommand(program: Command): void {
     .description(
       "remove the entries of one key (whole, or its start as ls shows it), --all of them, or the --expired ones",
     )
-    .argument("[key]", "the key of the entries to remove")
+    .argument("[key]", "the key of the entries to remove, or a package-cache volume's name")
     .option("--all", "remove every entry")
     .option("--expired", "remove the entries older than the max age (--setup-cache-max-age)")
     .addOption(tableOption("setup_cache_max_age"))
@@ -529,8 +531,14 @@ function addCacheCommand(program: Command): void {
       ) => {
         if ([key !== undefined, flags.all, flags.expired].filter(Boolean).length !== 1)
           throw new ConfigError("cache rm: give one of a key, --all or --expired");
-        const { listCacheEntries, selectEntries, removeCacheEntries, CacheSelectionError, docker } =
-          await load();
+        const {
+          listCacheEntries,
+          selectEntries,
+          removeCacheEntries,
+          CacheSelectionError,
+          entryName,
+          docker,
+        } = await load();
         const entries = await listCacheEntries(docker);
         let chosen;
         try {
@@ -547,9 +555,7 @@ function addCacheCommand(program: Command): void {
         }
         const done = await removeCacheEntries(docker, chosen);
         for (const { entry, error } of done)
-          log.out.text(
-            `${error ? "kept" : "removed"} ${entry.tag ?? `${entry.image} (untagged)`}${error ? `: ${error}` : ""}\n`,
-          );
+          log.out.text(`${error ? "kept" : "removed"} ${entryName(entry)}${error ? `: ${error}` : ""}\n`);
         if (!done.length) log.out.text("no setup cache entries to remove\n");
         if (done.some((d) => d.error)) process.exitCode = 1;
       },

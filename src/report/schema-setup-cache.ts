@@ -2,6 +2,7 @@
 // key and what it was made of (file hashes and variable names, never a value), what was refused and why,
 // what was written, and the time saved.
 import { z } from "zod";
+import { formatBytes } from "./format.js";
 import { Milliseconds, NonNegativeInt } from "./schema-base.js";
 
 const Producer = z
@@ -56,13 +57,32 @@ export const SetupCache = z
     savedMs: Milliseconds.optional().describe(
       "A hit: the entry's setup time less this run's restore and refresh.",
     ),
+    packageCache: z
+      .object({
+        restored: z
+          .array(z.object({ volume: z.string(), namespace: z.string(), bytes: NonNegativeInt }))
+          .describe("The volumes streamed into the home's caches before setup, first one's files winning."),
+        refused: z
+          .array(z.object({ volume: z.string(), reason: z.string() }))
+          .describe("Volumes that were there and were not restored (their labels do not fit)."),
+        notRestored: z.string().optional().describe("Why restoring failed (setup ran without the rest)."),
+        saved: z
+          .object({ volume: z.string(), bytes: NonNegativeInt, ms: Milliseconds })
+          .optional()
+          .describe("The volume the home's caches were written to after setup (bytes: the stream's)."),
+        notSaved: z.string().optional().describe("Why no volume was written."),
+      })
+      .optional()
+      .describe(
+        "A setup that ran: the package managers' caches (npm, pip, uv, cargo, go) restored from the engine's volumes before it and saved after it.",
+      ),
   })
   .meta({ id: "SetupCache" });
 export type SetupCache = z.infer<typeof SetupCache>;
 
 /** The one line the log and the tracking comment give the setup cache. */
 export function setupCacheLine(
-  record: Pick<SetupCache, "outcome" | "key" | "refused" | "notSaved" | "savedMs"> & {
+  record: Pick<SetupCache, "outcome" | "key" | "refused" | "notSaved" | "savedMs" | "packageCache"> & {
     entry?: { namespace: string };
     saved?: unknown;
     write?: string;
@@ -75,5 +95,16 @@ export function setupCacheLine(
   const wrote = record.saved
     ? `saved to ${record.write ?? "?"}`
     : `not saved: ${record.notSaved ?? "setup did not finish"}`;
-  return `setup cache: ${record.outcome} ${key} (${refused}${wrote})`;
+  return `setup cache: ${record.outcome} ${key} (${refused}${wrote}${packageCacheText(record.packageCache)})`;
+}
+
+/** The package cache's part of the line: what was restored and where it was saved. */
+function packageCacheText(packages: SetupCache["packageCache"]): string {
+  if (!packages) return "";
+  const parts: string[] = [];
+  const bytes = packages.restored.reduce((sum, r) => sum + r.bytes, 0);
+  if (packages.restored.length)
+    parts.push(`restored ${formatBytes(bytes)} from ${packages.restored.map((r) => r.namespace).join(", ")}`);
+  if (packages.saved) parts.push(`saved to ${packages.saved.volume}`);
+  return parts.length ? `; package cache ${parts.join(", ")}` : "";
 }

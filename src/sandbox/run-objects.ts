@@ -5,6 +5,7 @@ import type Docker from "dockerode";
 import { copierName, workspaceVolumeName } from "./copier.js";
 import { type EgressSidecar, egressNames, removeEgress } from "./egress/sidecar.js";
 import { removeContainer, removeVolume } from "./engine.js";
+import { packageCacheHelperName } from "./package-cache.js";
 import { serviceHomeVolumeName } from "./service.js";
 import { snapshotContainerName } from "./setup-snapshot.js";
 
@@ -23,7 +24,13 @@ export function runEngineObjects(
 ): { containers: string[]; volumes: string[] } {
   const egress = egressNames(runId);
   return {
-    containers: [containerName(runId), copierName(runId), egress.sidecar, snapshotContainerName(runId)],
+    containers: [
+      containerName(runId),
+      copierName(runId),
+      egress.sidecar,
+      snapshotContainerName(runId),
+      packageCacheHelperName(runId),
+    ],
     volumes: [
       workspaceVolumeName(runId),
       ...Array.from({ length: services }, (_, index) => serviceHomeVolumeName(runId, index)),

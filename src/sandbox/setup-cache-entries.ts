@@ -1,23 +1,26 @@
 // The setup cache's entries on the engine, as `agent-ci cache ls|rm` shows and removes them: every image labelled
 // a setup snapshot, once per tag (agent-ci-setup:<namespace>-<key>), with what its labels record and what the
 // engine says of it. An image that lost its tag (a snapshot written again under the same one) is an entry too,
-// untagged: `rm --all` and `rm --expired` remove it.
+// untagged: `rm --all` and `rm --expired` remove it. The package-cache volumes (package-cache.ts) are entries
+// too, one per namespace and platform, removed by name, `--all` or `--expired` (their age is the volume's).
 import type Docker from "dockerode";
 import { ageInDays, expiredReason } from "../setup-cache/expiry.js";
-import { type CacheProducer, LABELS, SNAPSHOT_KIND } from "../setup-cache/trust.js";
+import { type CacheProducer, LABELS, PACKAGE_CACHE_KIND, SNAPSHOT_KIND } from "../setup-cache/trust.js";
 import { withTimeout } from "./engine.js";
 import { producerOf, SNAPSHOT_REPOSITORY } from "./setup-snapshot.js";
 
 export interface CacheEntry {
-  /** agent-ci-setup:<namespace>-<key>; undefined: the image has no tag left. */
+  /** A package-cache volume's name; undefined: the entry is a snapshot image. */
+  volume?: string;
+  /** agent-ci-setup:<namespace>-<key>; undefined: the image has no tag left (or the entry is a volume). */
   tag: string | undefined;
-  /** The image's id (sha256:…). */
+  /** The image's id (sha256:…); empty for a volume. */
   image: string;
   key: string;
   /** Where the entry sits (its tag's namespace), else what its labels record. */
   namespace: string;
   producer: CacheProducer;
-  /** The snapshot's own layer: what removing it frees (the base image's layers are shared). */
+  /** The snapshot's own layer: what removing it frees (the base image's layers are shared); a volume's size. */
   bytes: number;
   /** When the engine made the image, epoch ms. */
   createdMs: number;
@@ -52,10 +55,45 @@ export async function listCacheEntries(docker: Docker): Promise<CacheEntry[]> {
       }));
     }),
   );
-  return entries.flat().sort((a, b) => b.createdMs - a.createdMs);
+  return [...entries.flat(), ...(await listPackageCaches(docker))].sort((a, b) => b.createdMs - a.createdMs);
 }
 
-/** What `cache rm` removes: the entries of a key (whole, or a prefix that names one key), all, or the expired. */
+/** The package-cache volumes, with their sizes as the engine's disk usage counts them. */
+async function listPackageCaches(docker: Docker): Promise<CacheEntry[]> {
+  const listed = await withTimeout(
+    "a volume list",
+    docker.listVolumes({ filters: { label: [`${LABELS.volume}=${PACKAGE_CACHE_KIND}`] } }),
+  );
+  const volumes = listed.Volumes ?? [];
+  if (!volumes.length) return [];
+  const usage = (await withTimeout("a disk usage", docker.df()).catch(() => ({}))) as {
+    Volumes?: Array<{ Name: string; UsageData?: { Size?: number } }>;
+  };
+  const sizes = new Map((usage.Volumes ?? []).map((v) => [v.Name, v.UsageData?.Size ?? 0]));
+  return volumes.map((v) => {
+    const labels = v.Labels ?? {};
+    return {
+      volume: v.Name,
+      tag: undefined,
+      image: "",
+      key: "",
+      namespace: labels[LABELS.namespace] ?? "",
+      producer: producerOf(labels),
+      bytes: Math.max(0, sizes.get(v.Name) ?? 0),
+      createdMs: Date.parse((v as { CreatedAt?: string }).CreatedAt ?? "") || 0,
+    };
+  });
+}
+
+/** How `cache rm` names an entry it removed or kept. */
+export function entryName(entry: CacheEntry): string {
+  return entry.volume ?? entry.tag ?? `${entry.image} (untagged)`;
+}
+
+/**
+ * What `cache rm` removes: the entries of a key (whole, or a prefix that names one key) or a package-cache
+ * volume by name, all, or the expired.
+ */
 export type CacheSelection =
   { key: string } | { all: true } | { expired: true; maxAgeDays: number; now: number };
 
@@ -66,8 +104,10 @@ export function selectEntries(entries: readonly CacheEntry[], selection: CacheSe
     return entries.filter(
       (e) => expiredReason(e.createdMs, selection.now, selection.maxAgeDays) !== undefined,
     );
+  const volume = entries.filter((e) => e.volume === selection.key);
+  if (volume.length) return volume;
   const given = selection.key.replace(/^agent-ci-setup:(?:.+-)?(?=[0-9a-f]{64}$)/, "");
-  const keys = [...new Set(entries.map((e) => e.key).filter((k) => k.startsWith(given)))];
+  const keys = [...new Set(entries.map((e) => e.key).filter((k) => k && k.startsWith(given)))];
   if (!given || keys.length === 0) throw new CacheSelectionError(`no setup cache entry has the key ${given}`);
   if (keys.length > 1)
     throw new CacheSelectionError(
@@ -92,7 +132,8 @@ export async function removeCacheEntries(
   const done: Array<{ entry: CacheEntry; error?: string }> = [];
   for (const entry of entries) {
     try {
-      await withTimeout("an image remove", docker.getImage(entry.tag ?? entry.image).remove());
+      if (entry.volume) await withTimeout("a volume remove", docker.getVolume(entry.volume).remove());
+      else await withTimeout("an image remove", docker.getImage(entry.tag ?? entry.image).remove());
       done.push({ entry });
     } catch (e) {
       const err = e as { statusCode?: number; message?: string };
@@ -124,7 +165,7 @@ export function formatEntries(entries: readonly CacheEntry[], maxAgeDays: number
   const rows = [
     ["KEY", "NAMESPACE", "PRODUCER", "SIZE", "CREATED"],
     ...entries.map((e) => [
-      shortKey(e.key),
+      e.volume ? "packages" : shortKey(e.key),
       e.tag ? e.namespace : `${e.namespace || "?"} (untagged)`,
       producerText(e.producer),
       size(e.bytes),

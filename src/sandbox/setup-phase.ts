@@ -11,6 +11,12 @@ import { injectionText } from "./egress/allowlist.js";
 import { AGENT_USER } from "./engine-profile.js";
 import { oneShotExec } from "./exec.js";
 import type { HelperLink } from "./helper-link.js";
+import {
+  type PackageCacheRecord,
+  type PackageCacheTarget,
+  restorePackageCache,
+  savePackageCache,
+} from "./package-cache.js";
 import type { ResolvedImage } from "./image.js";
 import type { Sandbox } from "./sandbox.js";
 import {
@@ -45,6 +51,8 @@ export interface SetupCacheRequest {
   maxAgeDays?: number;
   /** The clock an entry's age is read against (tests set it). */
   now?: () => number;
+  /** The package-cache volumes' name prefix (tests give their own). */
+  packageCachePrefix?: string;
 }
 
 /** What the setup cache did in a run, as report.json records it. */
@@ -67,6 +75,8 @@ export interface SetupCacheRecord {
   setupMs?: number;
   /** A hit: the entry's setup time less this run's restore and refresh. */
   savedMs?: number;
+  /** A setup that ran: the package managers' caches restored before it and saved after it. */
+  packageCache?: PackageCacheRecord;
 }
 
 /** The key and the lookup, made once the image is known and before the container is created from it. */
@@ -159,6 +169,7 @@ export async function runSetupPhase(sandbox: Sandbox, commands: string[], run: S
     await restoreSnapshot(run.docker, run.container);
     await runCommands(sandbox, [...(plan.request.refresh ?? [])], run.options);
   } else {
+    if (plan) await restorePackages(plan, run);
     await runCommands(sandbox, commands, run.options);
   }
   const setupMs = performance.now() - started;
@@ -175,6 +186,47 @@ export async function runSetupPhase(sandbox: Sandbox, commands: string[], run: S
     return;
   }
   await saveSnapshot(plan, run, setupMs);
+  await savePackages(plan, run);
+}
+
+function packageTarget(plan: SetupCachePlan, run: SetupRun): PackageCacheTarget {
+  return {
+    docker: run.docker,
+    container: run.container,
+    runId: run.options.runId,
+    image: run.image.id,
+    platform: run.image.architecture,
+    scope: plan.request.scope,
+    prefix: plan.request.packageCachePrefix,
+  };
+}
+
+/** The package cache into the home before a setup that runs; a failure is recorded and setup runs without it. */
+async function restorePackages(plan: SetupCachePlan, run: SetupRun): Promise<void> {
+  const record: PackageCacheRecord = { restored: [], refused: [] };
+  plan.record.packageCache = record;
+  try {
+    await restorePackageCache(packageTarget(plan, run), record);
+  } catch (e) {
+    record.notRestored = (e as Error).message;
+  }
+  const bytes = record.restored.reduce((sum, r) => sum + r.bytes, 0);
+  if (record.restored.length)
+    run.options.progress?.(
+      `setup cache: package cache restored from ${record.restored.map((r) => r.namespace).join(", ")} (${bytes} bytes)`,
+    );
+}
+
+/** The home's package caches into the volume the run may write, after a setup that succeeded. */
+async function savePackages(plan: SetupCachePlan, run: SetupRun): Promise<void> {
+  const record = (plan.record.packageCache ??= { restored: [], refused: [] });
+  try {
+    await savePackageCache(packageTarget(plan, run), secretNeedles(run.options), record);
+    if (record.saved) run.options.progress?.(`setup cache: package cache saved to ${record.saved.volume}`);
+  } catch (e) {
+    record.notSaved = `the package cache was not written: ${(e as Error).message}`;
+    run.options.progress?.(`setup cache: ${record.notSaved}`);
+  }
 }
 
 /** Writes the run's snapshot where its scope lets it, recording the entry or why there is none. */

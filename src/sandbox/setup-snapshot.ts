@@ -20,7 +20,8 @@ import { TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
 export const SNAPSHOT_REPOSITORY = "agent-ci-setup";
 /** Where a snapshot image keeps what it restores (the run's /workspace and home are mounts over the image's). */
 export const SNAPSHOT_DIR = "/.agent-ci-setup";
-const HOME = BASE_ENV.HOME ?? "/tmp/home";
+/** The sandbox user's home (a tmpfs in the run's container). */
+export const HOME = BASE_ENV.HOME ?? "/tmp/home";
 
 /** An entry's image name: its namespace and its whole key (a tag holds 128 characters). */
 export function snapshotTag(namespace: string, key: string): string {
@@ -128,8 +129,8 @@ export class NeedleScan extends Transform {
   }
 }
 
-/** Runs `cmd` in the container and collects its stdout (stderr's tail for an error). */
-async function collect(
+/** Runs `cmd` in the container as the agent's user and collects its stdout (stderr's tail for an error). */
+export async function collect(
   docker: Docker,
   container: Docker.Container,
   cmd: string[],
@@ -185,18 +186,18 @@ function directoryTar(name: string): NodeJS.ReadableStream {
 }
 
 /**
- * Streams `paths` as a tar from the run's container, scanned for `needles`, into `holder` at SNAPSHOT_DIR.
+ * Streams `paths` (relative to `dir`) as a tar from the run's container, scanned for `needles`, into `into`.
  * Returns undefined, or the tar's stderr where it failed; a needle found ends it with SnapshotRefused.
  */
-async function streamOutputs(
+export async function streamTar(
   docker: Docker,
   container: Docker.Container,
-  paths: readonly string[],
-  holder: Docker.Container,
+  from: { dir: string; paths: readonly string[] },
   needles: readonly Needle[],
+  into: (scanned: NodeJS.ReadableStream) => Promise<unknown>,
 ): Promise<string | undefined> {
   const { exec, stream } = await startExec(container, {
-    cmd: [toolbeltProgram("tar"), "-C", "/", "--null", "--no-recursion", "-T", "-", "-cf", "-"],
+    cmd: [toolbeltProgram("tar"), "-C", from.dir, "--null", "--no-recursion", "-T", "-", "-cf", "-"],
     user: AGENT_USER,
     env: envList({ ...BASE_ENV, PATH: TOOLBELT_BIN }),
     stdin: true,
@@ -209,14 +210,12 @@ async function streamOutputs(
     stream.on("end", resolve).on("close", resolve).on("error", reject),
   );
   stream.on("end", () => out.end());
+  const paths = from.paths;
   stream.end(paths.length ? `${paths.join("\0")}\0` : "");
   const scan = new NeedleScan(needles);
   const failed = new Promise<never>((_, reject) => scan.on("error", reject));
   try {
-    await Promise.race([
-      Promise.all([holder.putArchive(out.pipe(scan), { path: SNAPSHOT_DIR }), ended]),
-      failed,
-    ]);
+    await Promise.race([Promise.all([into(out.pipe(scan)), ended]), failed]);
   } catch (e) {
     stream.destroy();
     throw e;
@@ -249,7 +248,9 @@ export async function writeSnapshot(
   );
   try {
     await holder.putArchive(directoryTar(SNAPSHOT_DIR.slice(1)), { path: "/" });
-    const stderr = await streamOutputs(docker, run.container, paths, holder, entry.needles);
+    const stderr = await streamTar(docker, run.container, { dir: "/", paths }, entry.needles, (tar) =>
+      holder.putArchive(tar, { path: SNAPSHOT_DIR }),
+    );
     if (stderr !== undefined) throw new SnapshotRefused(`reading setup's output failed: ${stderr.trim()}`);
     const [repo, tag] = [
       entry.tag.slice(0, entry.tag.indexOf(":")),

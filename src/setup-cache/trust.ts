@@ -122,8 +122,36 @@ export const LABELS = {
   runId: "agent-ci.setup.run-id",
   pullRequest: "agent-ci.setup.pull-request",
   setupMs: "agent-ci.setup.setup-ms",
+  /** A package-cache volume's kind (a volume is no image). */
+  volume: "agent-ci.volume",
+  platform: "agent-ci.setup.platform",
 } as const;
 export const SNAPSHOT_KIND = "setup-snapshot";
+export const PACKAGE_CACHE_KIND = "package-cache";
+
+/** The producer's labels, as the writer of an entry or a package-cache volume sets them. */
+function producerLabels(producer: CacheProducer): Record<string, string> {
+  return {
+    [LABELS.event]: producer.event,
+    [LABELS.ref]: producer.ref,
+    [LABELS.commit]: producer.commit,
+    [LABELS.runId]: producer.runId,
+    ...(producer.pullRequest !== undefined ? { [LABELS.pullRequest]: String(producer.pullRequest) } : {}),
+  };
+}
+
+/** A package-cache volume's labels: its namespace, platform and the producer that made it. */
+export function packageCacheLabels(
+  volume: { namespace: string; platform: string },
+  producer: CacheProducer,
+): Record<string, string> {
+  return {
+    [LABELS.volume]: PACKAGE_CACHE_KIND,
+    [LABELS.namespace]: volume.namespace,
+    [LABELS.platform]: volume.platform,
+    ...producerLabels(producer),
+  };
+}
 
 /** An entry's labels, as the writer sets them. */
 export function entryLabels(
@@ -135,11 +163,7 @@ export function entryLabels(
     [LABELS.format]: String(entry.format),
     [LABELS.key]: entry.key,
     [LABELS.namespace]: entry.namespace,
-    [LABELS.event]: producer.event,
-    [LABELS.ref]: producer.ref,
-    [LABELS.commit]: producer.commit,
-    [LABELS.runId]: producer.runId,
-    ...(producer.pullRequest !== undefined ? { [LABELS.pullRequest]: String(producer.pullRequest) } : {}),
+    ...producerLabels(producer),
     [LABELS.setupMs]: String(Math.round(entry.setupMs)),
   };
 }
@@ -162,12 +186,37 @@ export function refuseEntry(
   if (l[LABELS.format] !== String(expected.format))
     return `its format is ${shown(l[LABELS.format])}, not ${expected.format}`;
   if (l[LABELS.key] !== expected.key) return "its recorded key is not the key it is stored under";
-  if (l[LABELS.namespace] !== expected.namespace)
-    return `it records the namespace ${shown(l[LABELS.namespace])}, not ${expected.namespace}`;
+  return refuseProducer(l, expected.namespace, scope);
+}
+
+/**
+ * Why a package-cache volume found under `namespace` may not be restored (undefined: it may): it must be one,
+ * for the platform its name says, and its producer must be one that may write that namespace.
+ */
+export function refusePackageCache(
+  labels: Readonly<Record<string, string>> | undefined | null,
+  expected: { namespace: string; platform: string },
+  scope: Pick<CacheScope, "defaultRef">,
+): string | undefined {
+  const l = labels ?? {};
+  if (l[LABELS.volume] !== PACKAGE_CACHE_KIND) return "it is not a package cache";
+  if (l[LABELS.platform] !== expected.platform)
+    return `its platform is ${shown(l[LABELS.platform])}, not ${expected.platform}`;
+  return refuseProducer(l, expected.namespace, scope);
+}
+
+/** The namespace and producer an entry's labels record, against the namespace it sits in. */
+function refuseProducer(
+  l: Readonly<Record<string, string>>,
+  namespace: string,
+  scope: Pick<CacheScope, "defaultRef">,
+): string | undefined {
+  if (l[LABELS.namespace] !== namespace)
+    return `it records the namespace ${shown(l[LABELS.namespace])}, not ${namespace}`;
   const event = l[LABELS.event] ?? "";
   const ref = l[LABELS.ref] ?? "";
   if (!l[LABELS.runId] || !event) return "it records no producer";
-  if (expected.namespace === TRUSTED_NAMESPACE) {
+  if (namespace === TRUSTED_NAMESPACE) {
     if (event === CLI_EVENT) return undefined;
     if (!TRUSTED_EVENTS.includes(event))
       return `its producer's event ${shown(event)} may not write trusted entries`;
@@ -176,8 +225,8 @@ export function refuseEntry(
     if (ref !== scope.defaultRef) return `its producer ran on ${shown(ref)}, not ${scope.defaultRef}`;
     return undefined;
   }
-  const pr = /^pr-(\d+)$/.exec(expected.namespace)?.[1];
-  if (pr === undefined) return `${expected.namespace} is no namespace this run reads`;
+  const pr = /^pr-(\d+)$/.exec(namespace)?.[1];
+  if (pr === undefined) return `${namespace} is no namespace this run reads`;
   if (l[LABELS.pullRequest] !== pr) return `its producer worked on another pull request than #${pr}`;
   if (!PULL_REQUEST_EVENTS.includes(event))
     return `its producer's event ${shown(event)} is not a pull request's`;
