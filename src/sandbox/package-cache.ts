@@ -29,6 +29,8 @@ export const PACKAGE_CACHE_DIRS: readonly string[] = [
   "go/pkg/mod",
 ];
 export const PACKAGE_CACHE_PREFIX = "agent-ci-pkg-cache";
+/** The environment variable that names the volumes' prefix in place of PACKAGE_CACHE_PREFIX. */
+export const PACKAGE_CACHE_PREFIX_ENV = "AGENT_CI_PACKAGE_CACHE_PREFIX";
 /** Where the helper container mounts each volume, by namespace. */
 const MOUNT_ROOT = "/agent-ci-pkg-cache";
 

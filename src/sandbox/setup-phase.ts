@@ -51,7 +51,7 @@ export interface SetupCacheRequest {
   maxAgeDays?: number;
   /** The clock an entry's age is read against (tests set it). */
   now?: () => number;
-  /** The package-cache volumes' name prefix (tests give their own). */
+  /** The package-cache volumes' name prefix (default: PACKAGE_CACHE_PREFIX; the Action's names the repository). */
   packageCachePrefix?: string;
 }
 

@@ -2,6 +2,7 @@
 // are made alike (image, runtime, network, setup, CAs, limits, environment, what is copied in), so that
 // verify runs the command where the agent's work was done, without the agent.
 import type { DockerSandboxOptions } from "../../sandbox/container-spec.js";
+import { PACKAGE_CACHE_PREFIX, PACKAGE_CACHE_PREFIX_ENV } from "../../sandbox/package-cache.js";
 import type { SetupCacheRequest } from "../../sandbox/setup-phase.js";
 import { gitSync } from "../../host-git.js";
 import { cacheScope, type CacheOrigin } from "../../setup-cache/trust.js";
@@ -67,7 +68,20 @@ function setupCacheRequest(config: RunConfig, runId: string, write: boolean): Se
     keyFiles: config.setupCacheKeyFiles.length ? config.setupCacheKeyFiles : undefined,
     refresh: config.setupRefresh,
     maxAgeDays: config.setupCacheMaxAge,
+    packageCachePrefix: packageCachePrefix(config),
   };
+}
+
+/**
+ * The package-cache volumes' names begin with PACKAGE_CACHE_PREFIX_ENV where it is set (one engine's users
+ * keeping theirs apart), else, in the Action, with the repository: repositories sharing a runner's engine share
+ * no volume, and one repository's pull request 7 never reads another's.
+ */
+function packageCachePrefix(config: RunConfig): string | undefined {
+  const given = process.env[PACKAGE_CACHE_PREFIX_ENV];
+  if (given) return given;
+  if (!config.cacheOrigin || !config.repo) return undefined;
+  return `${PACKAGE_CACHE_PREFIX}-${config.repo.replace(/[^A-Za-z0-9_.-]/g, ".")}`;
 }
 
 /** The CLI's producer: the working tree's branch and commit, where it is a git repository. */
