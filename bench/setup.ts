@@ -9,15 +9,19 @@
 //   with no index, its build requirements (setuptools, wheel) from a wheelhouse in the repository, taken from
 //   Debian's own wheel packages (the host's /usr/share/python-wheels, else `apt-get download`).
 // Each round: a run whose setup runs (a miss; the snapshot is written before the agent starts), then the same
-// run again (a hit), then the entry removed, so the next round misses again; both through the agent-ci
-// command as a user runs it, with a script whose one call uses what setup installed. Time to the first tool
-// call: from the process's spawn to the call's start (report.json's startedAt + the call's startOffsetMs).
+// run again (a hit), then a run whose manifest changed (a miss again) that starts its setup with the package
+// managers' caches the first left in the engine's volume; then the entries and the volume removed, so the
+// next round starts cold again (each round names its own volumes). All through the agent-ci command as a
+// user runs it, with a script whose one call uses what setup installed. Time to the first tool call: from the
+// process's spawn to the call's start (report.json's startedAt + the call's startOffsetMs).
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createDockerClient } from "../src/sandbox/docker-client.js";
+import type { SetupCache } from "../src/report/schema-setup-cache.js";
+import { PACKAGE_CACHE_PREFIX_ENV } from "../src/sandbox/package-cache.js";
 import { node } from "./start.js";
 import { summarize, type Row } from "./stats.js";
 
@@ -36,6 +40,8 @@ interface Project {
   allow: string;
   expect: string;
   extraArgs: string[];
+  /** Changes the key (a manifest's description), not what setup installs. */
+  rekey: () => void;
 }
 
 const git = (dir: string, ...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
@@ -62,6 +68,16 @@ function npmCaFile(): string | undefined {
   }
 }
 
+/** Gives the manifest's `field` a new nonce in its text: a new key, the same packages installed. */
+function describeAnew(file: string, field: RegExp): void {
+  const text = fs.readFileSync(file, "utf8");
+  const nonce = randomBytes(6).toString("hex");
+  fs.writeFileSync(
+    file,
+    text.replace(field, (m) => m.replace(/[0-9a-f]{12}/, nonce)),
+  );
+}
+
 /** A nonce in each project's manifest makes its key its own: no entry of an earlier bench is found. */
 function nodeProject(parent: string, nonce: string): Project {
   const dir = path.join(parent, "node");
@@ -71,6 +87,7 @@ function nodeProject(parent: string, nonce: string): Project {
       {
         name: `bench-setup-${nonce}`,
         version: "1.0.0",
+        description: `the setup cache's bench (${nonce})`,
         private: true,
         dependencies: { express: "4.21.2", lodash: "4.17.21", yargs: "17.7.2" },
         devDependencies: { typescript: "5.7.3", eslint: "9.17.0", jest: "29.7.0" },
@@ -94,6 +111,7 @@ function nodeProject(parent: string, nonce: string): Project {
     allow: "Bash(node:*)",
     expect: "deps ok",
     extraArgs: ca ? ["--ca-cert", ca] : [],
+    rekey: () => describeAnew(path.join(dir, "package.json"), /"description": "[^"]*"/),
   };
 }
 
@@ -147,6 +165,7 @@ function pythonProject(parent: string, nonce: string): Project {
     allow: "Bash(.venv/bin/python:*)",
     expect: "sum 5",
     extraArgs: [],
+    rekey: () => describeAnew(path.join(dir, "pyproject.toml"), /description = "[^"]*"/),
   };
 }
 
@@ -154,12 +173,7 @@ interface RunReport {
   startedAt: string;
   phases?: Array<{ name: string; durationMs: number }>;
   toolCalls: Array<{ startOffsetMs: number; exitCode?: number; resultPreview?: string }>;
-  setupCache?: {
-    outcome: string;
-    key: string;
-    saved?: { tag: string; bytes: number; ms: number };
-    notSaved?: string;
-  };
+  setupCache?: SetupCache;
 }
 
 interface Measured {
@@ -168,7 +182,13 @@ interface Measured {
   report: RunReport;
 }
 
-async function measuredRun(bin: string, project: Project, script: string, out: string): Promise<Measured> {
+async function measuredRun(
+  bin: string,
+  project: Project,
+  script: string,
+  out: string,
+  env: Record<string, string>,
+): Promise<Measured> {
   const spawned = Date.now();
   await node(
     [
@@ -190,6 +210,7 @@ async function measuredRun(bin: string, project: Project, script: string, out: s
       "--quiet",
     ],
     project.dir,
+    env,
   );
   const report = JSON.parse(fs.readFileSync(path.join(out, "report.json"), "utf8")) as RunReport;
   const call = report.toolCalls[0];
@@ -202,7 +223,14 @@ async function measuredRun(bin: string, project: Project, script: string, out: s
   };
 }
 
-/** One project's rounds: the first run (a miss, its snapshot written), the second (a hit), the entry removed. */
+/** How long a run's setup phase spent writing the cache: its snapshot and its package cache. */
+const writingMs = (m: Measured): number =>
+  (m.report.setupCache?.saved?.ms ?? 0) + (m.report.setupCache?.packageCache?.saved?.ms ?? 0);
+
+/**
+ * One project's rounds: the first run (a miss, its snapshot and package cache written), the second (a hit),
+ * a third on a changed manifest (a miss with the package cache warm); then the entries and the volume removed.
+ */
 async function benchProject(
   bin: string,
   project: Project,
@@ -217,31 +245,55 @@ async function benchProject(
   );
   const first: Measured[] = [];
   const second: Measured[] = [];
+  const warmMiss: Measured[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const out = (which: string) => path.join(dir, `out-${path.basename(project.dir)}-${i}-${which}`);
-    const a = await measuredRun(bin, project, script, out("first"));
-    const saved = a.report.setupCache?.saved;
+    // Each round's volumes are its own: its first run starts with no package cache.
+    const env = { [PACKAGE_CACHE_PREFIX_ENV]: `agent-ci-bench-pkg-${randomBytes(4).toString("hex")}` };
+    const made: Array<Measured | undefined> = [];
     try {
-      if (a.report.setupCache?.outcome !== "miss" || !saved)
+      const a = await measuredRun(bin, project, script, out("first"), env);
+      made.push(a);
+      if (a.report.setupCache?.outcome !== "miss" || !a.report.setupCache.saved)
         throw new Error(
           `setup bench: the first run was not a miss that saved its snapshot: ${JSON.stringify(a.report.setupCache)}`,
         );
-      const b = await measuredRun(bin, project, script, out("second"));
+      const b = await measuredRun(bin, project, script, out("second"), env);
       if (b.report.setupCache?.outcome !== "hit")
         throw new Error(
           `setup bench: the second run did not start from the snapshot: ${b.report.setupCache?.outcome}`,
         );
+      project.rekey();
+      const c = await measuredRun(bin, project, script, out("warm-miss"), env);
+      made.push(c);
+      if (c.report.setupCache?.outcome !== "miss" || !c.report.setupCache.packageCache?.restored.length)
+        throw new Error(
+          `setup bench: the run on a changed manifest was not a miss with the package cache restored: ${JSON.stringify(c.report.setupCache?.packageCache)}`,
+        );
       first.push(a);
       second.push(b);
+      warmMiss.push(c);
       log(
-        `setup: ${project.name}, round ${i + 1}: first call after ${(a.firstCallMs / 1000).toFixed(1)} s, then ${(b.firstCallMs / 1000).toFixed(1)} s`,
+        `setup: ${project.name}, round ${i + 1}: first call after ${(a.firstCallMs / 1000).toFixed(1)} s, then ${(b.firstCallMs / 1000).toFixed(1)} s; a miss with the package cache warm ${(c.firstCallMs / 1000).toFixed(1)} s`,
       );
     } finally {
-      if (saved) await docker.getImage(saved.tag).remove();
+      for (const m of made) {
+        const cache = m?.report.setupCache;
+        if (cache?.saved) await docker.getImage(cache.saved.tag).remove();
+        const volume = cache?.packageCache?.saved?.volume;
+        if (volume)
+          await docker
+            .getVolume(volume)
+            .remove()
+            .catch(() => undefined);
+      }
     }
   }
   const section = `${SETUP_SECTION_PREFIX} (agent-ci column) next to the first (native column): ${project.name}`;
   const bytes = first.map((m) => m.report.setupCache?.saved?.bytes ?? 0);
+  const restored = warmMiss.map((m) =>
+    (m.report.setupCache?.packageCache?.restored ?? []).reduce((sum, r) => sum + r.bytes, 0),
+  );
   return [
     {
       section,
@@ -253,10 +305,10 @@ async function benchProject(
     },
     {
       section,
-      measurement: "· the first run's first tool call less writing its snapshot",
+      measurement: "· the first run's first tool call less writing its snapshot and package cache",
       unit: "ms",
       agentCi: null,
-      native: summarize(first.map((m) => m.firstCallMs - (m.report.setupCache?.saved?.ms ?? 0))),
+      native: summarize(first.map((m) => m.firstCallMs - writingMs(m))),
       note: "a run with --no-setup-cache would wait about this",
     },
     {
@@ -273,6 +325,15 @@ async function benchProject(
       agentCi: null,
       native: summarize(first.map((m) => m.report.setupCache?.saved?.ms ?? Number.NaN)),
       note: `the entry's image ${(summarize(bytes).median / 1e6).toFixed(0)} MB, the base image's layers included`,
+    },
+    {
+      section,
+      measurement:
+        "· a miss (changed manifest) with the package cache warm vs a cold miss: first tool call, less writing the cache",
+      unit: "ms",
+      agentCi: summarize(warmMiss.map((m) => m.firstCallMs - writingMs(m))),
+      native: summarize(first.map((m) => m.firstCallMs - writingMs(m))),
+      note: `the package cache restored: ${(summarize(restored).median / 1e6).toFixed(1)} MB`,
     },
   ];
 }

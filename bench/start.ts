@@ -67,9 +67,13 @@ export class RunParts {
 }
 
 /** Runs `node <args>` (CLI_NODE) to its end; rejects on a non-zero exit, with its stderr. */
-export function node(args: readonly string[], cwd: string): Promise<void> {
+export function node(args: readonly string[], cwd: string, env?: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(CLI_NODE, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(CLI_NODE, args, {
+      cwd,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: env ? { ...process.env, ...env } : process.env,
+    });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("error", reject);
