@@ -33,6 +33,12 @@ export const PACKAGE_CACHE_PREFIX = "agent-ci-pkg-cache";
 export const PACKAGE_CACHE_PREFIX_ENV = "AGENT_CI_PACKAGE_CACHE_PREFIX";
 /** Where the helper container mounts each volume, by namespace. */
 const MOUNT_ROOT = "/agent-ci-pkg-cache";
+/**
+ * Made in the run's container before a restore: the files restored keep their own times, so what setup added
+ * is what is newer, and only that is written back (the volumes read hold the rest). A setup that moves it only
+ * makes the write smaller.
+ */
+const RESTORED_MARK = "/tmp/.agent-ci-pkg-cache-restored";
 
 /** A namespace's volume for a platform (the image's architecture). */
 export function packageCacheVolume(
@@ -148,7 +154,12 @@ export async function restorePackageCache(t: PackageCacheTarget, record: Package
       const res = await oneShotExec(
         t.docker,
         t.container,
-        [toolbeltProgram("bash"), "-c", `mkdir -p ${HOME} && exec "$0" "$@"`, ...extract],
+        [
+          toolbeltProgram("bash"),
+          "-c",
+          `mkdir -p ${HOME} && touch ${RESTORED_MARK} && exec "$0" "$@"`,
+          ...extract,
+        ],
         AGENT_USER,
         (sink) => pipeline(archive, counter, sink),
       );
@@ -181,13 +192,14 @@ export async function savePackageCache(
   const started = performance.now();
   const volume = packageCacheVolume(namespace, t.platform, t.prefix);
   const dirs = PACKAGE_CACHE_DIRS.join(" ");
-  const list = `cd ${HOME} 2>/dev/null || exit 0; for d in ${dirs}; do [ -d "$d" ] && find "$d" -print0; done; true`;
+  const newer = `$([ -e ${RESTORED_MARK} ] && echo "-newer ${RESTORED_MARK}")`;
+  const list = `cd ${HOME} 2>/dev/null || exit 0; for d in ${dirs}; do [ -d "$d" ] && find "$d" ${newer} -print0; done; true`;
   const listed = await collect(t.docker, t.container, [toolbeltProgram("bash"), "-c", list]);
   if (listed.exitCode !== 0)
     throw new SnapshotRefused(`listing the package caches failed: ${listed.stderr.trim()}`);
   const paths = listed.stdout.toString("utf8").split("\0").filter(Boolean);
   if (!paths.length) {
-    record.notSaved = "setup left nothing in the package managers' caches";
+    record.notSaved = "setup added nothing to the package managers' caches";
     return;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-pkg-cache-"));
