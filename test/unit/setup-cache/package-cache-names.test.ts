@@ -2,6 +2,7 @@
 // repositories sharing an engine share no volume (one's pull request 7 never reads another's); and a trusted
 // volume's producer is checked as a snapshot's is.
 import { afterEach, describe, expect, it } from "vitest";
+import { setupCacheLine } from "../../../src/report/schema-setup-cache.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
 import { runSandboxOptions } from "../../../src/runner/run/sandbox-options.js";
 import { PACKAGE_CACHE_PREFIX_ENV, packageCacheVolume } from "../../../src/sandbox/package-cache.js";
@@ -46,5 +47,18 @@ describe("package-cache volume names", () => {
     const pr7 = { namespace: "pr-7", platform: "amd64" };
     const fromPr8 = packageCacheLabels(pr7, { ...push, event: "pull_request", pullRequest: 8 });
     expect(refusePackageCache(fromPr8, pr7, scope)).toMatch(/another pull request than #7/);
+  });
+
+  it("are in the setup cache's one line: what was restored, and where it was saved", () => {
+    const record = { outcome: "miss" as const, key: "ab".repeat(32), refused: [], write: "pr-7", saved: {} };
+    expect(setupCacheLine(record)).toBe(`setup cache: miss ${"ab".repeat(6)} (saved to pr-7)`);
+    const packageCache = {
+      restored: [{ volume: "v1", namespace: "trusted", bytes: 3 * 1024 * 1024 }],
+      refused: [],
+      saved: { volume: "agent-ci-pkg-cache-pr-7-amd64", bytes: 1, ms: 1 },
+    };
+    expect(setupCacheLine({ ...record, packageCache })).toBe(
+      `setup cache: miss ${"ab".repeat(6)} (saved to pr-7; package cache restored 3.0 MiB from trusted, saved to agent-ci-pkg-cache-pr-7-amd64)`,
+    );
   });
 });
