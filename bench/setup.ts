@@ -265,7 +265,7 @@ async function benchProject(
         );
       first.push(a);
       second.push(b);
-      // A setup that caches nothing (pip with --no-index keeps no wheels) has no warm miss to measure.
+      // A setup that caches nothing (pip from a local wheelhouse keeps no wheels) has no warm miss to measure.
       let warm = "";
       if (a.report.setupCache.packageCache?.saved) {
         project.rekey();
