@@ -15,6 +15,28 @@ const Producer = z
   })
   .describe("Who made the entry, as its labels record it.");
 
+const StoreEntry = z.object({
+  tag: z.string().describe("The entry's image on the engine."),
+  storeKey: z.string().describe("Its key in the store (the Actions cache's key), derived from the tag."),
+  bytes: NonNegativeInt.describe("The image archive's size."),
+  ms: Milliseconds,
+});
+
+const Store = z
+  .object({
+    name: z.string().describe("The store: the Actions cache."),
+    restored: z
+      .array(StoreEntry)
+      .describe("Entries the engine lacked, loaded from the store and then checked as any entry is."),
+    saved: StoreEntry.optional().describe("The entry this run saved to the store."),
+    failures: z
+      .array(z.string())
+      .describe(
+        "Reads and writes of the store that failed or did not answer (the run went on without them).",
+      ),
+  })
+  .describe("Where entries travel beyond the engine: the Action on a runner uses the Actions cache.");
+
 export const SetupCache = z
   .object({
     outcome: z
@@ -76,6 +98,7 @@ export const SetupCache = z
       .describe(
         "A setup that ran: the package managers' caches (npm, pip, uv, cargo, go) restored from the engine's volumes before it and saved after it.",
       ),
+    store: Store.optional(),
   })
   .meta({ id: "SetupCache" });
 export type SetupCache = z.infer<typeof SetupCache>;
@@ -83,19 +106,29 @@ export type SetupCache = z.infer<typeof SetupCache>;
 /** The one line the log and the tracking comment give the setup cache. */
 export function setupCacheLine(
   record: Pick<SetupCache, "outcome" | "key" | "refused" | "notSaved" | "savedMs" | "packageCache"> & {
-    entry?: { namespace: string };
+    entry?: { namespace: string; tag: string };
     saved?: unknown;
     write?: string;
+    store?: Pick<z.infer<typeof Store>, "name" | "failures"> & {
+      restored: Array<{ tag: string }>;
+      saved?: unknown;
+    };
   },
 ): string {
   const key = record.key.slice(0, 12);
-  if (record.outcome === "hit")
-    return `setup cache: hit ${key} from ${record.entry?.namespace ?? "?"} (setup skipped, ~${(Math.max(0, record.savedMs ?? 0) / 1000).toFixed(1)} s saved)`;
+  const { store } = record;
+  const failed = store?.failures.length ? `; ${store.name}: ${store.failures.length} failed` : "";
+  if (record.outcome === "hit") {
+    const from = store?.restored.some((r) => r.tag === record.entry?.tag)
+      ? `, restored from ${store.name}`
+      : "";
+    return `setup cache: hit ${key} from ${record.entry?.namespace ?? "?"}${from} (setup skipped, ~${(Math.max(0, record.savedMs ?? 0) / 1000).toFixed(1)} s saved${failed})`;
+  }
   const refused = record.refused.length ? `refused: ${record.refused.map((r) => r.reason).join("; ")}; ` : "";
   const wrote = record.saved
-    ? `saved to ${record.write ?? "?"}`
+    ? `saved to ${record.write ?? "?"}${store?.saved ? ` and to ${store.name}` : ""}`
     : `not saved: ${record.notSaved ?? "setup did not finish"}`;
-  return `setup cache: ${record.outcome} ${key} (${refused}${wrote}${packageCacheText(record.packageCache)})`;
+  return `setup cache: ${record.outcome} ${key} (${refused}${wrote}${packageCacheText(record.packageCache)}${failed})`;
 }
 
 /** The package cache's part of the line: what was restored and where it was saved. */

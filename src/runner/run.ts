@@ -269,6 +269,9 @@ async function finishRun(
   // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
   await watchdog.stop();
   const verify = await verifyPatch(ctx, phase, patch, failure, cancel);
+  // The setup snapshot's save beyond the engine (the Actions cache) went on while the agent worked: its
+  // outcome belongs in the record.
+  await phase.start.setupCacheStoring;
   return recordRun(ctx, phase, { patch, failure, verify, stoppedAgents, ...outputs });
 }
 

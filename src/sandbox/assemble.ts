@@ -383,6 +383,7 @@ export async function assembleSandbox<S extends Assembled>(
           image,
           plan: cache,
           copied,
+          storing: (saving) => (record.setupCacheStoring = saving),
         }),
       );
     await reaping;

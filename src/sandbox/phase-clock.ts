@@ -52,6 +52,11 @@ export interface StartRecord {
   parts?: SandboxParts;
   /** What the setup cache did, once the run's key was made (filled on through the setup). */
   setupCache?: SetupCacheRecord;
+  /**
+   * The snapshot's save to the store beyond the engine, under way while the agent works; it fills
+   * `setupCache.store` and never rejects. The run waits for it before its record is written.
+   */
+  setupCacheStoring?: Promise<void>;
 }
 
 /** Runs the steps one after the other, recording each one's timing (a failed one's too). */

@@ -27,6 +27,13 @@ import {
   snapshotTag,
   writeSnapshot,
 } from "./setup-snapshot.js";
+import {
+  newStoreRecord,
+  restoreFromStore,
+  saveToStore,
+  type SnapshotStore,
+  type SnapshotStoreRecord,
+} from "./snapshot-store.js";
 import { toolbeltProgram } from "./toolbelt.js";
 import {
   keyEnv,
@@ -53,6 +60,8 @@ export interface SetupCacheRequest {
   now?: () => number;
   /** The package-cache volumes' name prefix (default: PACKAGE_CACHE_PREFIX; the Action's names the repository). */
   packageCachePrefix?: string;
+  /** Where entries travel beyond this engine (the Action on a runner: the Actions cache); none: the engine's. */
+  store?: SnapshotStore;
 }
 
 /** What the setup cache did in a run, as report.json records it. */
@@ -77,6 +86,8 @@ export interface SetupCacheRecord {
   savedMs?: number;
   /** A setup that ran: the package managers' caches restored before it and saved after it. */
   packageCache?: PackageCacheRecord;
+  /** The store beyond the engine: what was restored from it, what was saved to it, what failed. */
+  store?: SnapshotStoreRecord;
 }
 
 /** The key and the lookup, made once the image is known and before the container is created from it. */
@@ -120,10 +131,15 @@ export async function planSetupCache(
     ].join(" / "),
   };
   const key = setupKey(inputs);
-  const { entry, refused } = await findSnapshot(docker, key, request.scope, {
-    maxAgeDays: request.maxAgeDays,
-    now: request.now?.() ?? Date.now(),
-  });
+  const { store } = request;
+  const storeRecord = store && newStoreRecord(store);
+  const { entry, refused } = await findSnapshot(
+    docker,
+    key,
+    request.scope,
+    { maxAgeDays: request.maxAgeDays, now: request.now?.() ?? Date.now() },
+    store && storeRecord && ((tag) => restoreFromStore(docker, store, tag, storeRecord, options.progress)),
+  );
   const outcome = entry ? "hit" : refused.length ? "refused" : "miss";
   const record: SetupCacheRecord = {
     outcome,
@@ -133,6 +149,7 @@ export async function planSetupCache(
     write: request.scope.write,
     scope: request.scope.why,
     refused,
+    ...(storeRecord ? { store: storeRecord } : {}),
     ...(entry
       ? {
           entry: { image: entry.image, tag: entry.tag, namespace: entry.namespace, producer: entry.producer },
@@ -153,6 +170,8 @@ export interface SetupRun {
   plan: SetupCachePlan | undefined;
   /** The workspace's paths the copy-in put there (a snapshot holds the others). */
   copied: () => Promise<ReadonlySet<string>>;
+  /** Told of the snapshot's save to the store, under way while the agent works (it never rejects). */
+  storing?: (saving: Promise<void>) => void;
 }
 
 /**
@@ -251,6 +270,8 @@ async function saveSnapshot(plan: SetupCachePlan, run: SetupRun, setupMs: number
     );
     record.saved = { image: made.image, tag, bytes: made.bytes, ms: Math.round(performance.now() - started) };
     run.options.progress?.(`setup cache: saved ${tag}`);
+    if (request.store && record.store)
+      run.storing?.(saveToStore(run.docker, request.store, tag, record.store, run.options.progress));
   } catch (e) {
     record.notSaved = `the snapshot was not written: ${(e as Error).message}`;
     run.options.progress?.(`setup cache: ${record.notSaved}`);

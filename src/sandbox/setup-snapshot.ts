@@ -28,6 +28,14 @@ export function snapshotTag(namespace: string, key: string): string {
   return `${SNAPSHOT_REPOSITORY}:${namespace}-${key}`;
 }
 
+/**
+ * An entry's key in a store beyond the engine (the Actions cache), from its tag: `agent-ci-setup-<namespace>-<key>`.
+ * The one mapping between the two: the tag an archive must carry is the one its key was derived from.
+ */
+export function snapshotStoreKey(tag: string): string {
+  return tag.replace(":", "-");
+}
+
 /** The container a snapshot is committed from, by the run's id (the watchdog removes it by name). */
 export function snapshotContainerName(runId: string): string {
   return `agent-ci-${runId}-snapshot`;
@@ -55,17 +63,24 @@ export function producerOf(labels: Readonly<Record<string, string>>): CacheProdu
   };
 }
 
-/** The first entry under the run's key in the namespaces it reads, with the ones refused on the way. */
+/**
+ * The first entry under the run's key in the namespaces it reads, with the ones refused on the way. A tag the
+ * engine lacks is asked of `restore` (a store beyond the engine, which loads it onto the engine and says
+ * whether it did); what it brings is checked exactly as an image the engine had.
+ */
 export async function findSnapshot(
   docker: Docker,
   key: string,
   scope: Pick<CacheScope, "read" | "defaultRef">,
   age: { maxAgeDays?: number; now: number } = { now: Date.now() },
+  restore?: (tag: string) => Promise<boolean>,
 ): Promise<{ entry: SnapshotEntry | undefined; refused: Array<{ tag: string; reason: string }> }> {
   const refused: Array<{ tag: string; reason: string }> = [];
+  const inspect = (tag: string) =>
+    withTimeout("an image inspect", docker.getImage(tag).inspect()).catch(() => undefined);
   for (const namespace of scope.read) {
     const tag = snapshotTag(namespace, key);
-    const info = await withTimeout("an image inspect", docker.getImage(tag).inspect()).catch(() => undefined);
+    const info = (await inspect(tag)) ?? ((await restore?.(tag)) ? await inspect(tag) : undefined);
     if (!info) continue;
     const labels = info.Config?.Labels ?? {};
     const reason =

@@ -100,6 +100,7 @@ function attemptIo(io: RunIO, k: number): RunIO {
     stderr: (line) => io.stderr(`[attempt ${k}] ${line}`),
     progress: io.progress,
     onSecret: io.onSecret,
+    setupCacheStore: io.setupCacheStore,
   };
 }
 

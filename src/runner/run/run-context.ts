@@ -20,6 +20,7 @@ import type { LoopState } from "../loop/agent-loop.js";
 import type { RunResume } from "../resume/resume.js";
 import type { ModelContext } from "../instructions/memory/model-context.js";
 import type { FirstTurnRecord } from "./first-turn.js";
+import type { SnapshotStore } from "../../sandbox/snapshot-store.js";
 
 export interface RunIO {
   /** One line of machine output (json / stream-json). */
@@ -37,6 +38,8 @@ export interface RunIO {
    * credential it obtains on the host while it runs (an exchanged access token).
    */
   onSecret?: (value: string) => void;
+  /** Where setup snapshots travel beyond the engine (the Action on a runner: the Actions cache). */
+  setupCacheStore?: SnapshotStore;
 }
 
 /**

@@ -283,7 +283,7 @@ async function openSandbox(
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
   const sandbox = await DockerSandbox.start({
-    ...runSandboxOptions(config, runId),
+    ...runSandboxOptions(config, runId, true, ctx.io.setupCacheStore),
     node,
     runId,
     workspaceDir: config.workspace,

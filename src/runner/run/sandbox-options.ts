@@ -4,6 +4,7 @@
 import type { DockerSandboxOptions } from "../../sandbox/container-spec.js";
 import { PACKAGE_CACHE_PREFIX, PACKAGE_CACHE_PREFIX_ENV } from "../../sandbox/package-cache.js";
 import type { SetupCacheRequest } from "../../sandbox/setup-phase.js";
+import type { SnapshotStore } from "../../sandbox/snapshot-store.js";
 import { gitSync } from "../../host-git.js";
 import { cacheScope, type CacheOrigin } from "../../setup-cache/trust.js";
 import { readCaCert, type RunConfig, runEgressOptions } from "../config.js";
@@ -28,9 +29,15 @@ export type RunSandboxOptions = Pick<
 
 /**
  * `runId` names the run in what it writes to the setup cache; `writeCache` false: the sandbox reads the cache
- * and writes nothing (verify's fresh sandbox).
+ * and writes nothing (verify's fresh sandbox); `store`: where entries travel beyond the engine (the Action's
+ * Actions cache; the CLI gives none).
  */
-export function runSandboxOptions(config: RunConfig, runId: string, writeCache = true): RunSandboxOptions {
+export function runSandboxOptions(
+  config: RunConfig,
+  runId: string,
+  writeCache = true,
+  store?: SnapshotStore,
+): RunSandboxOptions {
   return {
     image: config.image,
     imageRegistry: config.imageRegistry,
@@ -45,12 +52,17 @@ export function runSandboxOptions(config: RunConfig, runId: string, writeCache =
     env: passThroughEnv(config.env),
     includeIgnored: config.includeIgnored,
     allowWeakHardening: config.allowWeakHardening,
-    setupCache: setupCacheRequest(config, runId, writeCache),
+    setupCache: setupCacheRequest(config, runId, writeCache, store),
   };
 }
 
 /** The setup cache as the run may use it (undefined: off, or nothing to cache). */
-function setupCacheRequest(config: RunConfig, runId: string, write: boolean): SetupCacheRequest | undefined {
+function setupCacheRequest(
+  config: RunConfig,
+  runId: string,
+  write: boolean,
+  store: SnapshotStore | undefined,
+): SetupCacheRequest | undefined {
   if (!config.setupCache || !config.setup.length) return undefined;
   const origin: CacheOrigin = config.cacheOrigin
     ? {
@@ -69,6 +81,7 @@ function setupCacheRequest(config: RunConfig, runId: string, write: boolean): Se
     refresh: config.setupRefresh,
     maxAgeDays: config.setupCacheMaxAge,
     packageCachePrefix: packageCachePrefix(config),
+    ...(store ? { store } : {}),
   };
 }
 
