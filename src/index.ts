@@ -3,6 +3,9 @@
 // its code loads (`import()`, a chunk of its own), so that a stack names src/ files and lines (node24 Actions
 // cannot pass --enable-source-maps; this is the same switch).
 process.setSourceMapsEnabled(true);
-const { run } = await import("./action/main.js");
+const { run, workLeftBehind } = await import("./action/main.js");
 
 await run();
+// A call to the Actions cache that was given up on (a service that never answered) may still hold a socket
+// open: the step ends when its run did, not when the socket does.
+if (workLeftBehind()) process.exit();

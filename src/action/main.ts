@@ -20,6 +20,8 @@ import { writeRunResults, writeSkippedResults, type ResultOptions } from "./resu
 import { defaultArtifactUploader, type ArtifactUploader } from "./artifact.js";
 import { exchangeOidcToken, type CloudAuthEndpoints } from "./cloud-auth.js";
 import type { RunProgress } from "../runner/progress.js";
+import type { SnapshotStore } from "../sandbox/snapshot-store.js";
+import { actionsCacheAvailable, actionsCacheStore } from "./setup-cache-store.js";
 import { PROGRESS_EDIT_INTERVAL_MS, startProgressComment } from "./progress-comment.js";
 import { CLOUD_CREDENTIAL_VARIABLES, type RunConfig } from "../runner/config.js";
 import { anthropicCredential } from "../runner/model/credentials.js";
@@ -45,6 +47,8 @@ export interface ActionDeps {
   identityTokenRefreshMs: number;
   /** How often a model turn still under way is told (default: the runner's, every 30 s). */
   turnTickMs?: number;
+  /** How long a restore from, and a save to, the Actions cache may take (default STORE_TIMEOUT_MS). */
+  setupCacheStoreTimeoutMs?: number;
 }
 
 /**
@@ -54,7 +58,10 @@ export interface ActionDeps {
 export const TEST_HOOKS_VARIABLE = "AGENT_CI_TEST_HOOKS";
 
 type TestHooks = Partial<
-  Pick<ActionDeps, "cloudAuth" | "commentIntervalMs" | "identityTokenRefreshMs" | "turnTickMs">
+  Pick<
+    ActionDeps,
+    "cloudAuth" | "commentIntervalMs" | "identityTokenRefreshMs" | "turnTickMs" | "setupCacheStoreTimeoutMs"
+  >
 >;
 
 function testHooks(env: Record<string, string | undefined>): TestHooks {
@@ -63,7 +70,12 @@ function testHooks(env: Record<string, string | undefined>): TestHooks {
   const hooks = JSON.parse(text) as Record<string, unknown>;
   const number = (value: unknown) => (typeof value === "number" && value >= 0 ? value : undefined);
   const out: TestHooks = {};
-  for (const key of ["commentIntervalMs", "identityTokenRefreshMs", "turnTickMs"] as const) {
+  for (const key of [
+    "commentIntervalMs",
+    "identityTokenRefreshMs",
+    "turnTickMs",
+    "setupCacheStoreTimeoutMs",
+  ] as const) {
     const value = number(hooks[key]);
     if (value !== undefined) out[key] = value;
   }
@@ -172,6 +184,7 @@ function runTask(
     stderr: log,
     progress: true,
     onSecret: (value: string) => io.setSecret(value),
+    setupCacheStore: setupCacheStore(deps, config, io),
   };
   if (attempts > 1)
     // max_turns always has a value here, so it bounds each attempt; max_budget_usd bounds them together.
@@ -183,6 +196,20 @@ function runTask(
     );
   const turnTick = deps.turnTickMs === undefined ? {} : { turnTickMs: deps.turnTickMs };
   return deps.runAgent(config, { ...runIo, onProgress, ...turnTick }, signal);
+}
+
+/**
+ * On a runner with the Actions cache, and a run whose setup is cached: the Actions cache as the setup cache's
+ * store, so that snapshots reach the next job's fresh engine. Undefined elsewhere (the engine's images only).
+ */
+function setupCacheStore(deps: ActionDeps, config: RunConfig, io: ActionIO): SnapshotStore | undefined {
+  if (!config.setupCache || !config.setup.length || !actionsCacheAvailable(deps.env)) return undefined;
+  const ms = deps.setupCacheStoreTimeoutMs;
+  return actionsCacheStore({
+    env: deps.env,
+    warn: (line) => io.warning(line),
+    ...(ms === undefined ? {} : { timeoutMs: { restore: ms, save: ms } }),
+  });
 }
 
 /** The API client with the workflow's token, when it gave one. */
@@ -314,3 +341,5 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     stopListening();
   }
 }
+
+export { workLeftBehind } from "./setup-cache-store.js";
