@@ -13,6 +13,9 @@ import { extract as tarExtract } from "tar-stream";
 import { withTimeout } from "./engine.js";
 import { snapshotStoreKey } from "./setup-snapshot.js";
 
+/** How long the engine may take to load or save an image archive. */
+const ARCHIVE_TIMEOUT_MS = 10 * 60_000;
+
 /** Where snapshots travel beyond this engine, as archives in files on the host. */
 export interface SnapshotStore {
   /** How the log and the record name it ("the Actions cache"). */
@@ -124,7 +127,7 @@ export async function restoreFromStore(
           `its archive names ${names.length ? names.map((n) => JSON.stringify(n.slice(0, 120))).join(", ") : "no image"}, not ${tag} alone: it was not loaded`,
         );
       const bytes = fs.statSync(fetched.file).size;
-      await withTimeout("an image load", loadArchive(docker, fetched.file), 10 * 60_000);
+      await withTimeout("an image load", loadArchive(docker, fetched.file), ARCHIVE_TIMEOUT_MS);
       const ms = Math.round(performance.now() - started);
       record.restored.push({ tag, storeKey, bytes, ms });
       log?.(
@@ -155,7 +158,8 @@ export async function saveToStore(
   let bytes = 0;
   try {
     await store.put(storeKey, async (file) => {
-      const image = await withTimeout("an image save", docker.getImage(tag).get());
+      // The engine writes the whole archive out before it answers: its time is a load's, not an API call's.
+      const image = await withTimeout("an image save", docker.getImage(tag).get(), ARCHIVE_TIMEOUT_MS);
       await pipeline(image, fs.createWriteStream(file));
       bytes = fs.statSync(file).size;
     });
