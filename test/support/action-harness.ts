@@ -3,11 +3,12 @@
 // to the step's value or else the input's default with its `${{ }}` expressions evaluated (`github.token` is
 // the job's token), and starts `runs.main` (the bundled dist/ entry, node20/node24) with `node` in a child
 // process: the GITHUB_* and RUNNER_* variables, the event payload file, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY /
-// GITHUB_ENV / GITHUB_PATH / GITHUB_STATE files, the artifact service's ACTIONS_RESULTS_URL and
-// ACTIONS_RUNTIME_TOKEN. The step's log is its stdout and stderr, read as the runner reads it; it failed when
+// GITHUB_ENV / GITHUB_PATH / GITHUB_STATE files, the results service's ACTIONS_RESULTS_URL and
+// ACTIONS_RUNTIME_TOKEN (with ACTIONS_CACHE_SERVICE_V2, as the runner sets it). The step's log is its stdout and stderr, read as the runner reads it; it failed when
 // the process exited non-zero. dist/ is built from src/ once per test run (action-dist.ts).
-// The GitHub API is the fake on 127.0.0.1; the artifact service is the fake speaking the runner's wire
-// protocol (fake-artifacts.ts), a fresh one per run. What a test cannot give a child process otherwise (the
+// The GitHub API is the fake on 127.0.0.1; the results service is the fake speaking the runner's wire
+// protocol, a fresh one per run, with its artifact service (fake-artifacts.ts) and its cache service
+// (fake-actions-cache.ts) over the test's Actions cache, scoped by the job's ref as the runner scopes it. What a test cannot give a child process otherwise (the
 // progress comment's interval, the turn ticker's, the clouds' token endpoints) goes in AGENT_CI_TEST_HOOKS.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -17,7 +18,15 @@ import { parse } from "yaml";
 import { TEST_HOOKS_VARIABLE } from "../../src/action/main.js";
 import type { CloudAuthEndpoints } from "../../src/action/cloud-auth.js";
 import { actionRoot } from "./action-dist.js";
-import { artifactRecorder, startFakeArtifactService, type ArtifactRecorder } from "./fake-artifacts.js";
+import { artifactRecorder, artifactService, type ArtifactRecorder } from "./fake-artifacts.js";
+import {
+  cacheService,
+  type CacheScopeClaim,
+  fakeActionsCache,
+  type FakeActionsCache,
+  jobCacheScopes,
+} from "./fake-actions-cache.js";
+import { startFakeResultsService } from "./fake-results.js";
 import { makeWorkspace } from "./workspace.js";
 import { githubContext, githubEnv, readOutputs, runnerFiles, type RunnerFiles } from "./github-env.js";
 import { template } from "./workflow-expressions.js";
@@ -205,6 +214,7 @@ export interface TestHooks {
   identityTokenRefreshMs?: number;
   turnTickMs?: number;
   cloudAuth?: CloudAuthEndpoints;
+  setupCacheStoreTimeoutMs?: number;
 }
 
 export interface RunActionOptions {
@@ -220,6 +230,10 @@ export interface RunActionOptions {
   token?: string;
   /** Where the artifact lands (default: a fresh recorder, in the result). */
   artifacts?: ArtifactRecorder;
+  /** The repository's Actions cache, kept across a test's runs (default: an empty one for this run). */
+  cache?: FakeActionsCache;
+  /** The job's cache scopes (the runtime token's `ac`; default: from its ref, as the runner gives them). */
+  cacheScopes?: CacheScopeClaim[];
   hooks?: TestHooks;
   started?: StepOptions["started"];
 }
@@ -244,18 +258,30 @@ export function actionRunner<D extends Partial<RunActionOptions>>(
 export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   const files = runnerFiles();
   const artifacts = options.artifacts ?? artifactRecorder();
-  const service = await startFakeArtifactService(artifacts);
+  const job = {
+    ...githubEnv({
+      fixture: options.fixture,
+      apiUrl: options.apiUrl,
+      workspace: options.workspace,
+      files,
+      actor: options.actor,
+      payload: options.payload,
+    }),
+    ...options.env,
+  };
+  const cache = options.cache ?? fakeActionsCache();
+  const service = await startFakeResultsService({
+    services: (blobs) => ({
+      ArtifactService: artifactService(artifacts, blobs),
+      CacheService: cacheService(cache, blobs),
+    }),
+    claims: { ac: JSON.stringify(options.cacheScopes ?? jobCacheScopes(job)) },
+  });
   try {
     const env = {
-      ...githubEnv({
-        fixture: options.fixture,
-        apiUrl: options.apiUrl,
-        workspace: options.workspace,
-        files,
-        actor: options.actor,
-        payload: options.payload,
-      }),
+      ...job,
       ...service.env,
+      ACTIONS_CACHE_SERVICE_V2: "True",
       ...(options.hooks ? { [TEST_HOOKS_VARIABLE]: JSON.stringify(options.hooks) } : {}),
       ...options.env,
     };
