@@ -28,7 +28,14 @@ import {
 } from "./fake-actions-cache.js";
 import { startFakeResultsService } from "./fake-results.js";
 import { makeWorkspace } from "./workspace.js";
-import { githubContext, githubEnv, readOutputs, runnerFiles, type RunnerFiles } from "./github-env.js";
+import {
+  githubContext,
+  githubEnv,
+  JOB_TOKEN,
+  readOutputs,
+  runnerFiles,
+  type RunnerFiles,
+} from "./github-env.js";
 import { template } from "./workflow-expressions.js";
 
 export const CALC_BEFORE = "// Tiny calculator.\nexport function add(a, b) {\n  return a - b;\n}\n";
@@ -78,8 +85,7 @@ export function recordingUploader(): ArtifactRecorder {
   return artifactRecorder();
 }
 
-/** The job's GITHUB_TOKEN when a test names none (`${{ github.token }}`); assembled, not a literal token. */
-export const JOB_TOKEN = ["ghs", "jobToken".padEnd(36, "0")].join("_");
+export { JOB_TOKEN };
 
 /** The Actions of this repository, by the action.yml a workflow's `uses:` names. */
 export const ACTION_YML = {

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { LedgerRepo } from "../../src/fleet/ledger.js";
 import { readQueue, type SchedulerOptions } from "../../src/fleet/queue.js";
-import { JOB_TOKEN } from "./action-harness.js";
+import { JOB_TOKEN } from "./github-env.js";
 import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "./fake-github.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "./git-remote.js";
 import { makeWorkspace, type FileSpec } from "./workspace.js";
@@ -24,21 +24,22 @@ export interface FleetFixture {
   close(): Promise<void>;
 }
 
-/** The workspace `files` as acme/widgets (main), on the git server and the fake API (JOB_TOKEN for both). */
+/** The workspace `files` as acme/widgets (main), on the git server and the fake API (`token` for both). */
 export async function startFleetFixture(
   files: Record<string, FileSpec>,
   github: Omit<FakeGitHubOptions, "token">,
+  token = JOB_TOKEN,
 ): Promise<FleetFixture> {
   const workspace = makeWorkspace(files, { git: true });
-  const remote = await startGitRemote({ token: JOB_TOKEN });
+  const remote = await startGitRemote({ token });
   addBareRepo(remote, "acme", "widgets", workspace);
-  const fakeGitHub = await startFakeGitHub({ token: JOB_TOKEN, ...github });
+  const fakeGitHub = await startFakeGitHub({ token, ...github });
   const scheduler = (): SchedulerOptions => {
-    const api = new GitHubApi({ request: octokitRequest(JOB_TOKEN, fakeGitHub.url) });
+    const api = new GitHubApi({ request: octokitRequest(token, fakeGitHub.url) });
     return {
       api,
       context: { api, owner: "acme", repo: "widgets", defaultBranch: "main" },
-      remote: { url: remote.repoUrl("acme", "widgets"), token: JOB_TOKEN },
+      remote: { url: remote.repoUrl("acme", "widgets"), token },
       runId: "4242",
     };
   };
@@ -60,6 +61,7 @@ export async function startFleetFixture(
       await fakeGitHub.close();
       await remote.close();
       fs.rmSync(remote.root, { recursive: true, force: true });
+      fs.rmSync(workspace, { recursive: true, force: true });
     },
   };
 }

@@ -6,6 +6,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
+/** The job's GITHUB_TOKEN when a test names none (`${{ github.token }}`); assembled, not a literal token. */
+export const JOB_TOKEN = ["ghs", "jobToken".padEnd(36, "0")].join("_");
+
 export const EVENTS_DIR = path.resolve(import.meta.dirname, "../fixtures/events");
 
 /** Event name for each fixture file. */

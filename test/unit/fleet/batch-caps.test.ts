@@ -6,44 +6,38 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { GitHubApi, octokitRequest } from "../../../src/github/api.js";
 import { runBatch, type BatchTask } from "../../../src/fleet/batch.js";
 import { appendEntries, ledgerCapCheck, type SchedulerOptions } from "../../../src/fleet/queue.js";
 import { main } from "../../../src/cli.js";
-import { addBareRepo, startGitRemote, type GitRemote } from "../../support/git-remote.js";
-import { startFakeGitHub, type FakeGitHub } from "../../support/fake-github.js";
+import type { GitRemote } from "../../support/git-remote.js";
+import { startFleetFixture, type FleetFixture } from "../../support/fleet-fixture.js";
+import type { FakeGitHub } from "../../support/fake-github.js";
 
 const TOKEN = ["ghs", "batchCaps".padEnd(36, "0")].join("_");
 const CAPS = { capName: "acme/widgets", maxDailyUsd: 5, perRunUsd: 1 };
 
+let fleet: FleetFixture;
 let remote: GitRemote;
 let fake: FakeGitHub;
 let work: string;
 
 beforeEach(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-batch-caps-"));
-  const source = path.join(work, "src");
-  fs.mkdirSync(source);
-  const gitIn = (...args: string[]) => execFileSync("git", args, { cwd: source, stdio: "pipe" });
-  gitIn("init", "-q", "-b", "main");
-  fs.writeFileSync(path.join(source, "README.md"), "widgets\n");
-  gitIn("add", ".");
-  gitIn("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "first");
-  remote = await startGitRemote({ token: TOKEN });
-  addBareRepo(remote, "acme", "widgets", source);
-  fake = await startFakeGitHub({
-    token: TOKEN,
-    runs: [{ id: 1001, event: "schedule", head_branch: "main" }],
-  });
+  fleet = await startFleetFixture(
+    { "README.md": "widgets\n" },
+    {
+      runs: [{ id: 1001, event: "schedule", head_branch: "main" }],
+    },
+    TOKEN,
+  );
+  ({ remote, github: fake } = fleet);
 });
 
 afterEach(async () => {
-  await fake.close();
-  await remote.close();
+  await fleet.close();
   fs.rmSync(work, { recursive: true, force: true });
-  fs.rmSync(remote.root, { recursive: true, force: true });
 });
 
 function scheduler(): SchedulerOptions {

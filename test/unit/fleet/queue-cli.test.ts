@@ -2,7 +2,6 @@
 // (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_RUN_ID on a trusted event, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY),
 // against a real git server (git http-backend over smart HTTP on loopback) holding the ledger ref and the fake
 // GitHub REST API. In this process, since both servers answer here: git is the ledger's async git.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,48 +11,43 @@ import { CAP_COMMENT_MARKER } from "../../../src/fleet/caps.js";
 import { LedgerRepo } from "../../../src/fleet/ledger.js";
 import { CLAIM_LABEL, readQueue } from "../../../src/fleet/queue.js";
 import { GitHubApi, octokitRequest } from "../../../src/github/api.js";
-import { faults, startFakeGitHub, type FakeGitHub } from "../../support/fake-github.js";
-import { addBareRepo, startGitRemote, type GitRemote } from "../../support/git-remote.js";
+import { faults, type FakeGitHub } from "../../support/fake-github.js";
+import type { GitRemote } from "../../support/git-remote.js";
+import { startFleetFixture, type FleetFixture } from "../../support/fleet-fixture.js";
 import { readOutputs } from "../../support/github-env.js";
 
 const TOKEN = ["ghs", "queueCli".padEnd(36, "0")].join("_");
 
+let fleet: FleetFixture;
 let remote: GitRemote;
 let fake: FakeGitHub;
 let work: string;
 
 beforeEach(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-queue-cli-"));
-  const source = path.join(work, "src");
-  fs.mkdirSync(source);
-  const gitIn = (...args: string[]) => execFileSync("git", args, { cwd: source, stdio: "pipe" });
-  gitIn("init", "-q", "-b", "main");
-  fs.writeFileSync(path.join(source, "README.md"), "widgets\n");
-  gitIn("add", ".");
-  gitIn("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "first");
-  remote = await startGitRemote({ token: TOKEN });
-  addBareRepo(remote, "acme", "widgets", source);
-  fake = await startFakeGitHub({
-    token: TOKEN,
-    issues: [1, 2].map((n) => ({
-      number: n,
-      title: `issue ${n}`,
-      body: "",
-      user: { login: "octocat" },
-      labels: ["agent-ready"],
-    })),
-    runs: [
-      { id: 1001, event: "schedule", head_branch: "main" },
-      { id: 1002, event: "workflow_dispatch", head_branch: "main" },
-    ],
-  });
+  fleet = await startFleetFixture(
+    { "README.md": "widgets\n" },
+    {
+      issues: [1, 2].map((n) => ({
+        number: n,
+        title: `issue ${n}`,
+        body: "",
+        user: { login: "octocat" },
+        labels: ["agent-ready"],
+      })),
+      runs: [
+        { id: 1001, event: "schedule", head_branch: "main" },
+        { id: 1002, event: "workflow_dispatch", head_branch: "main" },
+      ],
+    },
+    TOKEN,
+  );
+  ({ remote, github: fake } = fleet);
 });
 
 afterEach(async () => {
-  await fake.close();
-  await remote.close();
+  await fleet.close();
   fs.rmSync(work, { recursive: true, force: true });
-  fs.rmSync(remote.root, { recursive: true, force: true });
 });
 
 interface Step {

@@ -1,6 +1,5 @@
 // The fleet's queue against a real git server (git http-backend over smart HTTP on loopback) holding the ledger
 // ref, and the fake GitHub REST API for the issues, the pull requests and the workflow runs the entries name.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -24,52 +23,44 @@ import {
 } from "../../../src/fleet/queue.js";
 import { CAP_COMMENT_MARKER } from "../../../src/fleet/caps.js";
 import { MAX_FAILED_RUNS } from "../../../src/fleet/state.js";
-import { addBareRepo, startGitRemote, type GitRemote } from "../../support/git-remote.js";
-import { startFakeGitHub, type FakeGitHub } from "../../support/fake-github.js";
+import type { FakeGitHub } from "../../support/fake-github.js";
+import { startFleetFixture, type FleetFixture } from "../../support/fleet-fixture.js";
+import type { GitRemote } from "../../support/git-remote.js";
 
 const TOKEN = "ghs_queuetoken";
 const T0 = Date.parse("2026-03-10T12:00:00Z");
 
+let fleet: FleetFixture;
 let remote: GitRemote;
 let fake: FakeGitHub;
 let work: string;
 
-function gitIn(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-}
-
 beforeEach(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-fleet-"));
-  const source = path.join(work, "src");
-  fs.mkdirSync(source);
-  gitIn(source, "init", "-q", "-b", "main");
-  fs.writeFileSync(path.join(source, "README.md"), "widgets\n");
-  gitIn(source, "add", ".");
-  gitIn(source, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "first");
-  remote = await startGitRemote({ token: TOKEN });
-  addBareRepo(remote, "acme", "widgets", source);
-  fake = await startFakeGitHub({
-    token: TOKEN,
-    issues: [1, 2, 3, 4, 5, 6].map((n) => ({
-      number: n,
-      title: `issue ${n}`,
-      body: "",
-      user: { login: "octocat" },
-      labels: ["agent-ready"],
-    })),
-    runs: [
-      { id: 1001, event: "schedule", head_branch: "main" },
-      { id: 1002, event: "workflow_dispatch", head_branch: "main" },
-      { id: 2001, event: "pull_request", head_branch: "agent-ci/run-7" },
-    ],
-  });
+  fleet = await startFleetFixture(
+    { "README.md": "widgets\n" },
+    {
+      issues: [1, 2, 3, 4, 5, 6].map((n) => ({
+        number: n,
+        title: `issue ${n}`,
+        body: "",
+        user: { login: "octocat" },
+        labels: ["agent-ready"],
+      })),
+      runs: [
+        { id: 1001, event: "schedule", head_branch: "main" },
+        { id: 1002, event: "workflow_dispatch", head_branch: "main" },
+        { id: 2001, event: "pull_request", head_branch: "agent-ci/run-7" },
+      ],
+    },
+    TOKEN,
+  );
+  ({ remote, github: fake } = fleet);
 });
 
 afterEach(async () => {
-  await fake.close();
-  await remote.close();
+  await fleet.close();
   fs.rmSync(work, { recursive: true, force: true });
-  fs.rmSync(remote.root, { recursive: true, force: true });
 });
 
 function scheduler(runId: string, now = T0): SchedulerOptions {
