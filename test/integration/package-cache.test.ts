@@ -21,6 +21,7 @@ import {
 } from "../../src/sandbox/setup-cache-entries.js";
 import { cacheScope, LABELS, packageCacheLabels, type CacheOrigin } from "../../src/setup-cache/trust.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
+import { CLI_ORIGIN, prOrigin, removeSnapshots } from "../support/setup-cache.js";
 
 const docker = new Docker();
 const text = (b: Buffer) => b.toString("utf8");
@@ -70,17 +71,6 @@ const FETCH_AND_INSTALL = `${NPM} cache add ./${TARBALL} && ${NPM} ci --offline`
 /** A later setup installs from ~/.npm only: with no cache it fails (ENOTCACHED). */
 const INSTALL_OFFLINE = `${NPM} ci --offline`;
 
-const cli: CacheOrigin = { face: "cli", runId: "test", ref: "refs/heads/main", commit: "c0ffee" };
-const pr = (n: number): CacheOrigin => ({
-  face: "action",
-  event: "issue_comment",
-  ref: "refs/heads/main",
-  defaultBranch: "main",
-  pullRequest: n,
-  commit: "badc0de",
-  runId: `run-${n}`,
-});
-
 const sandboxes: DockerSandbox[] = [];
 const workspaces: string[] = [];
 const prefixes: string[] = [];
@@ -123,9 +113,7 @@ async function volumesOf(p: string): Promise<string[]> {
 afterAll(async () => {
   await Promise.all(sandboxes.map((s) => s.dispose()));
   for (const dir of workspaces) fs.rmSync(dir, { recursive: true, force: true });
-  const images = await docker.listImages({ filters: { label: [`${LABELS.kind}=setup-snapshot`] } });
-  for (const image of images.filter((i) => keys.includes(i.Labels?.[LABELS.key] ?? "")))
-    await docker.getImage(image.Id).remove({ force: true });
+  await removeSnapshots(docker, keys);
   for (const p of prefixes) for (const v of await volumesOf(p)) await docker.getVolume(v).remove();
 }, 300_000);
 
@@ -144,7 +132,7 @@ describe("the package-manager cache", { timeout: 600_000 }, () => {
     const platform = (await docker.version()).Arch;
     const trusted = packageCacheVolume("trusted", platform, p);
 
-    const first = await start(ws, [FETCH_AND_INSTALL], cli, p);
+    const first = await start(ws, [FETCH_AND_INSTALL], CLI_ORIGIN, p);
     expect(first.setupCache?.outcome).toBe("miss");
     expect(first.setupCache?.packageCache?.restored).toEqual([]);
     expect(first.setupCache?.packageCache?.saved).toMatchObject({ volume: trusted });
@@ -156,7 +144,7 @@ describe("the package-manager cache", { timeout: 600_000 }, () => {
     // A changed lockfile (a new key), and the package's file gone: only the volume can supply it.
     writeFiles(ws, manifests(integrity, nonce()));
     fs.rmSync(path.join(ws, "vendor"), { recursive: true });
-    const second = await start(ws, [INSTALL_OFFLINE], cli, p);
+    const second = await start(ws, [INSTALL_OFFLINE], CLI_ORIGIN, p);
     expect(second.setupCache?.outcome).toBe("miss");
     expect(second.setupCache?.packageCache?.restored).toEqual([
       { volume: trusted, namespace: "trusted", bytes: expect.any(Number) as number },
@@ -176,26 +164,26 @@ describe("the package-manager cache", { timeout: 600_000 }, () => {
 
     // Without the cache, the same setup fails: the install above came from the volume.
     writeFiles(ws, manifests(integrity, nonce()));
-    await expect(start(ws, [INSTALL_OFFLINE], cli, prefix())).rejects.toThrow(/ENOTCACHED/);
+    await expect(start(ws, [INSTALL_OFFLINE], CLI_ORIGIN, prefix())).rejects.toThrow(/ENOTCACHED/);
 
     // A pull request's run reads the trusted volume, and writes its own only.
     writeFiles(ws, manifests(integrity, nonce()));
     const prRun = await start(
       ws,
       [`${INSTALL_OFFLINE} && mkdir -p ~/.cache/pip && echo pr > ~/.cache/pip/from-pr-7`],
-      pr(7),
+      prOrigin(7),
       p,
     );
     expect(prRun.setupCache?.packageCache?.restored.map((r) => r.namespace)).toEqual(["trusted"]);
     expect(prRun.setupCache?.packageCache?.saved?.volume).toBe(packageCacheVolume("pr-7", platform, p));
     await prRun.dispose();
     writeFiles(ws, manifests(integrity, nonce()));
-    const later = await start(ws, [INSTALL_OFFLINE], cli, p);
+    const later = await start(ws, [INSTALL_OFFLINE], CLI_ORIGIN, p);
     const seen = await later.exec({ script: "cat ~/.cache/pip/from-pr-7 2>&1; true" });
     expect(text(seen.stdout)).not.toMatch(/^pr$/m);
     await later.dispose();
     writeFiles(ws, manifests(integrity, nonce()));
-    const prAgain = await start(ws, [INSTALL_OFFLINE], pr(7), p);
+    const prAgain = await start(ws, [INSTALL_OFFLINE], prOrigin(7), p);
     expect(prAgain.setupCache?.packageCache?.restored.map((r) => r.namespace)).toEqual(["pr-7", "trusted"]);
     expect(text((await prAgain.exec({ script: "cat ~/.cache/pip/from-pr-7" })).stdout)).toBe("pr\n");
     await prAgain.dispose();
@@ -236,7 +224,7 @@ describe("the package-manager cache", { timeout: 600_000 }, () => {
     });
     const ws = makeWorkspace({ "package.json": JSON.stringify({ name: nonce() }) }, { git: true });
     workspaces.push(ws);
-    const run = await start(ws, ["mkdir -p ~/.cache/pip && echo x > ~/.cache/pip/x"], cli, p);
+    const run = await start(ws, ["mkdir -p ~/.cache/pip && echo x > ~/.cache/pip/x"], CLI_ORIGIN, p);
     expect(run.setupCache?.packageCache?.refused).toEqual([
       {
         volume: forged,
@@ -253,7 +241,7 @@ describe("the package-manager cache", { timeout: 600_000 }, () => {
     workspaces.push(ws);
     const secret = `s3cr3t-${randomBytes(12).toString("hex")}`;
     const leaky = `mkdir -p ~/.cache/pip && echo "token=$DEMO_TOKEN" > ~/.cache/pip/leak`;
-    const run = await start(ws, [leaky], cli, p, { env: { DEMO_TOKEN: secret } });
+    const run = await start(ws, [leaky], CLI_ORIGIN, p, { env: { DEMO_TOKEN: secret } });
     expect(run.setupCache?.packageCache?.notSaved).toMatch(/setup left the value of --env DEMO_TOKEN/);
     expect(run.setupCache?.packageCache?.notSaved).not.toContain(secret);
     expect(await volumesOf(p)).toEqual([]);
@@ -264,7 +252,7 @@ describe("the package-manager cache", { timeout: 600_000 }, () => {
     const clean = await start(
       ws,
       [`mkdir -p ~/.cache/pip && echo wheel-${nonce()} > ~/.cache/pip/w`],
-      cli,
+      CLI_ORIGIN,
       p,
       {
         env: { DEMO_TOKEN: secret },

@@ -9,9 +9,10 @@ import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
 import { snapshotTag } from "../../src/sandbox/setup-snapshot.js";
 import type { CacheEntry } from "../../src/sandbox/setup-cache-entries.js";
 import { DAY_MS } from "../../src/setup-cache/expiry.js";
-import { cacheScope, LABELS } from "../../src/setup-cache/trust.js";
+import { cacheScope } from "../../src/setup-cache/trust.js";
 import { runCli } from "../support/cli-process.js";
 import { makeWorkspace } from "../support/workspace.js";
+import { removeSnapshots } from "../support/setup-cache.js";
 
 const docker = new Docker();
 const workspaces: string[] = [];
@@ -62,9 +63,7 @@ const exists = (name: string) =>
 afterAll(async () => {
   await Promise.all(sandboxes.map((s) => s.dispose()));
   for (const dir of workspaces) fs.rmSync(dir, { recursive: true, force: true });
-  const images = await docker.listImages({ filters: { label: [`${LABELS.kind}=setup-snapshot`] } });
-  for (const image of images.filter((i) => keys.includes(i.Labels?.[LABELS.key] ?? "")))
-    await docker.getImage(image.Id).remove({ force: true });
+  await removeSnapshots(docker, keys);
 }, 300_000);
 
 describe("agent-ci cache", { timeout: 600_000 }, () => {

@@ -13,6 +13,7 @@ import type { DockerSandboxOptions } from "../../src/sandbox/container-spec.js";
 import { SNAPSHOT_REPOSITORY, snapshotTag } from "../../src/sandbox/setup-snapshot.js";
 import { cacheScope, LABELS, type CacheOrigin } from "../../src/setup-cache/trust.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
+import { CLI_ORIGIN, prOrigin, removeSnapshots } from "../support/setup-cache.js";
 
 const docker = new Docker();
 const text = (b: Buffer) => b.toString("utf8");
@@ -40,17 +41,6 @@ const install = (id: string) => [
   `mkdir -p node_modules/dep ~/.cache/demo && cp vendor/dep.js node_modules/dep/index.js && echo ${id} > ~/.cache/demo/fetched && touch /tmp/setup-ran`,
 ];
 
-const cli: CacheOrigin = { face: "cli", runId: "test", ref: "refs/heads/main", commit: "c0ffee" };
-const pr = (n: number): CacheOrigin => ({
-  face: "action",
-  event: "issue_comment",
-  ref: "refs/heads/main",
-  defaultBranch: "main",
-  pullRequest: n,
-  commit: "badc0de",
-  runId: `run-${n}`,
-});
-
 const sandboxes: DockerSandbox[] = [];
 const workspaces: string[] = [];
 
@@ -76,14 +66,7 @@ async function start(
 afterAll(async () => {
   await Promise.all(sandboxes.map((s) => s.dispose()));
   for (const dir of workspaces) fs.rmSync(dir, { recursive: true, force: true });
-  const images = await docker.listImages({
-    all: true,
-    filters: { label: [`${LABELS.kind}=setup-snapshot`] },
-  });
-  const ours = images.filter((i) => keys.includes(i.Labels?.[LABELS.key] ?? ""));
-  // Children first: a forged entry is committed on top of another.
-  ours.sort((a, b) => b.Created - a.Created);
-  for (const image of ours) await docker.getImage(image.Id).remove({ force: true });
+  await removeSnapshots(docker, keys);
 }, 300_000);
 const keys: string[] = [];
 function recordKey(sandbox: DockerSandbox): string {
@@ -106,7 +89,7 @@ describe("the setup cache", { timeout: 600_000 }, () => {
     const ws = project();
     workspaces.push(ws);
     const setup = install(nonce());
-    const first = await start(ws, setup, cli);
+    const first = await start(ws, setup, CLI_ORIGIN);
     const key = recordKey(first);
     expect(first.setupCache).toMatchObject({ outcome: "miss", write: "trusted" });
     expect(first.setupCache?.saved?.tag).toBe(snapshotTag("trusted", key));
@@ -116,7 +99,7 @@ describe("the setup cache", { timeout: 600_000 }, () => {
     // A source-only change, a new file and a deleted one: still the same key.
     writeFiles(ws, { "src/app.js": "require('dep'); // changed\n", "src/new.js": "new\n" });
     fs.rmSync(path.join(ws, "vendor/dep.js"));
-    const second = await start(ws, setup, cli);
+    const second = await start(ws, setup, CLI_ORIGIN);
     expect(second.setupCache).toMatchObject({ outcome: "hit", key });
     expect(second.setupCache?.entry?.namespace).toBe("trusted");
     const seen = await second.exec({
@@ -138,11 +121,11 @@ describe("the setup cache", { timeout: 600_000 }, () => {
     const ws = project();
     workspaces.push(ws);
     const setup = install(nonce());
-    const first = await start(ws, setup, cli);
+    const first = await start(ws, setup, CLI_ORIGIN);
     const key = recordKey(first);
     await first.dispose();
     writeFiles(ws, { "package-lock.json": JSON.stringify({ lockfileVersion: 3, packages: {} }) });
-    const second = await start(ws, setup, cli);
+    const second = await start(ws, setup, CLI_ORIGIN);
     recordKey(second);
     expect(second.setupCache?.outcome).toBe("miss");
     expect(second.setupCache?.key).not.toBe(key);
@@ -152,24 +135,24 @@ describe("the setup cache", { timeout: 600_000 }, () => {
     const ws = project();
     workspaces.push(ws);
     const setup = install(nonce());
-    const prRun = await start(ws, setup, pr(7));
+    const prRun = await start(ws, setup, prOrigin(7));
     const key = recordKey(prRun);
     expect(prRun.setupCache).toMatchObject({ outcome: "miss", read: ["pr-7", "trusted"], write: "pr-7" });
     await prRun.dispose();
     expect(await exists(snapshotTag("pr-7", key))).toBe(true);
     expect(await exists(snapshotTag("trusted", key))).toBe(false);
     // Another pull request, and a trusted run, do not read pr-7's entry.
-    const other = await start(ws, setup, pr(8));
+    const other = await start(ws, setup, prOrigin(8));
     expect(other.setupCache?.outcome).toBe("miss");
     await other.dispose();
-    const trusted = await start(ws, setup, cli);
+    const trusted = await start(ws, setup, CLI_ORIGIN);
     expect(trusted.setupCache?.outcome).toBe("miss");
     await trusted.dispose();
     // Its own later run does; and a trusted entry now there is read by the pull request's runs.
-    const again = await start(ws, setup, pr(8));
+    const again = await start(ws, setup, prOrigin(8));
     expect(again.setupCache).toMatchObject({ outcome: "hit" });
     expect(again.setupCache?.entry?.namespace).toBe("pr-8");
-    const third = await start(ws, setup, pr(9));
+    const third = await start(ws, setup, prOrigin(9));
     expect(third.setupCache?.entry?.namespace).toBe("trusted");
   });
 
@@ -177,7 +160,7 @@ describe("the setup cache", { timeout: 600_000 }, () => {
     const ws = project();
     workspaces.push(ws);
     const setup = install(nonce());
-    const prRun = await start(ws, setup, pr(11));
+    const prRun = await start(ws, setup, prOrigin(11));
     const key = recordKey(prRun);
     await prRun.dispose();
     // The pull request's snapshot re-labelled as a trusted entry from pull_request_target, then one that
@@ -227,7 +210,7 @@ describe("the setup cache", { timeout: 600_000 }, () => {
     const ws = project();
     workspaces.push(ws);
     const setup = install(nonce());
-    const first = await start(ws, setup, cli);
+    const first = await start(ws, setup, CLI_ORIGIN);
     const key = recordKey(first);
     const saved = first.setupCache?.saved?.image;
     await first.exec({ script: "echo poisoned > node_modules/dep/index.js; echo x > ~/.cache/demo/fetched" });
@@ -235,7 +218,7 @@ describe("the setup cache", { timeout: 600_000 }, () => {
     expect(text(engineSeen.stdout)).not.toMatch(/^\/(var\/)?run\/docker\.sock$/m);
     await first.dispose();
     expect((await docker.getImage(snapshotTag("trusted", key)).inspect()).Id).toBe(saved);
-    const second = await start(ws, setup, cli);
+    const second = await start(ws, setup, CLI_ORIGIN);
     expect(second.setupCache?.outcome).toBe("hit");
     const res = await second.exec({ script: "cat node_modules/dep/index.js" });
     expect(text(res.stdout)).toBe("module.exports = 'dep 1.0.0';\n");
@@ -247,7 +230,7 @@ describe("the setup cache", { timeout: 600_000 }, () => {
     const secret = `s3cr3t-${randomBytes(12).toString("hex")}`;
     const env = { DEMO_TOKEN: secret };
     const leaky = [`${install(nonce())[0]} && echo "//registry/:_authToken=$DEMO_TOKEN" > ~/.npmrc`];
-    const leak = await start(ws, leaky, cli, { env });
+    const leak = await start(ws, leaky, CLI_ORIGIN, { env });
     recordKey(leak);
     expect(leak.setupCache?.saved).toBeUndefined();
     expect(leak.setupCache?.notSaved).toMatch(/setup left the value of --env DEMO_TOKEN/);
@@ -255,7 +238,7 @@ describe("the setup cache", { timeout: 600_000 }, () => {
     expect(await exists(snapshotTag("trusted", leak.setupCache!.key))).toBe(false);
     await leak.dispose();
 
-    const clean = await start(ws, install(nonce()), cli, { env });
+    const clean = await start(ws, install(nonce()), CLI_ORIGIN, { env });
     const key = recordKey(clean);
     expect(clean.setupCache?.saved).toBeDefined();
     await clean.dispose();
