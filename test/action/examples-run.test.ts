@@ -237,6 +237,36 @@ class ArtifactStore {
   }
 }
 
+/**
+ * The agent-ci step of a job, as the runner runs it: the bundled Action with the step's inputs, the model at
+ * `modelUrl`, and what it uploads kept in the run's artifact storage.
+ */
+async function agentCiStep(
+  step: {
+    event: string;
+    payload: Record<string, unknown>;
+    apiUrl: string;
+    workspace: string;
+    modelUrl: string;
+  },
+  inputs: Record<string, string>,
+  artifacts: ArtifactStore,
+): Promise<Awaited<ReturnType<typeof runAction>>> {
+  const uploader = recordingUploader();
+  const result = await runAction({
+    fixture: step.event,
+    payload: step.payload,
+    apiUrl: step.apiUrl,
+    workspace: step.workspace,
+    inputs,
+    token: TOKEN,
+    env: { ANTHROPIC_BASE_URL: step.modelUrl },
+    artifacts: uploader,
+  });
+  for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
+  return result;
+}
+
 /** A job's expression contexts: the event, the secrets, its matrix combination, what its `needs` left. */
 function jobContext(
   event: string,
@@ -625,19 +655,12 @@ describe("attempts-matrix.yml, every job against the fakes", () => {
           const api = anthropic;
           await runSteps(attemptJob.steps, context, workspace, async (step, inputs) => {
             if (step.uses !== AGENT_CI) return common(step, inputs);
-            const uploader = recordingUploader();
-            const result = await runAction({
-              fixture: event,
-              payload,
-              apiUrl: gh.url,
-              workspace,
+            const result = await agentCiStep(
+              { event, payload, apiUrl: gh.url, workspace, modelUrl: api.url },
               inputs,
-              token: TOKEN,
-              env: { ANTHROPIC_BASE_URL: api.url },
-              artifacts: uploader,
-            });
+              artifacts,
+            );
             expect(result.failed, `attempt ${attempt}: ${result.stdout.slice(-3000)}`).toBeUndefined();
-            for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
             return result.outputs;
           });
           await api.close();
@@ -773,19 +796,12 @@ describe("answer-pr-comments.yml, every job against the fakes", () => {
         const api = anthropic;
         await runSteps(agentJob.steps, agentContext, workspace, async (step, inputs) => {
           if (step.uses !== AGENT_CI) return common(step, inputs);
-          const uploader = recordingUploader();
-          const result = await runAction({
-            fixture: event,
-            payload,
-            apiUrl: gh.url,
-            workspace,
+          const result = await agentCiStep(
+            { event, payload, apiUrl: gh.url, workspace, modelUrl: api.url },
             inputs,
-            token: TOKEN,
-            env: { ANTHROPIC_BASE_URL: api.url },
-            artifacts: uploader,
-          });
+            artifacts,
+          );
           expect(result.failed, result.stdout.slice(-3000)).toBeUndefined();
-          for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
           return result.outputs;
         });
         const agentOutputs = jobOutputs(agentJob, agentContext);
@@ -968,18 +984,11 @@ describe("backlog.yml, every job against the fakes", () => {
           const api = anthropic;
           status[issue] = await runSteps(agentJob.steps, context, workspace, async (step, inputs) => {
             if (step.uses !== AGENT_CI) return common(step, inputs);
-            const uploader = recordingUploader();
-            const result = await runAction({
-              fixture: event,
-              payload,
-              apiUrl: gh.url,
-              workspace,
+            const result = await agentCiStep(
+              { event, payload, apiUrl: gh.url, workspace, modelUrl: api.url },
               inputs,
-              token: TOKEN,
-              env: { ANTHROPIC_BASE_URL: api.url },
-              artifacts: uploader,
-            });
-            for (const upload of uploader.uploads) artifacts.upload(upload.name, uploader.dir);
+              artifacts,
+            );
             const report = JSON.parse(fs.readFileSync(result.outputs.report_path ?? "", "utf8")) as {
               costUsd: number;
             };
