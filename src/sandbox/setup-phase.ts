@@ -3,6 +3,7 @@
 // written where the run may write one. Then nothing setup started may carry the network into the agent's
 // phase. What happened is recorded (`SetupCacheRecord`) for report.json.
 import type Docker from "dockerode";
+import { formatBytes } from "../report/format.js";
 import { WorkspaceError } from "./archive.js";
 import type { DockerSandboxOptions } from "./container-spec.js";
 import { runtimeOf } from "./container-spec.js";
@@ -232,7 +233,7 @@ async function restorePackages(plan: SetupCachePlan, run: SetupRun): Promise<voi
   const bytes = record.restored.reduce((sum, r) => sum + r.bytes, 0);
   if (record.restored.length)
     run.options.progress?.(
-      `setup cache: package cache restored from ${record.restored.map((r) => r.namespace).join(", ")} (${bytes} bytes)`,
+      `setup cache: package cache restored from ${record.restored.map((r) => r.namespace).join(", ")} (${formatBytes(bytes)})`,
     );
 }
 

@@ -10,6 +10,7 @@ import fs from "node:fs";
 import { pipeline } from "node:stream/promises";
 import type Docker from "dockerode";
 import { extract as tarExtract } from "tar-stream";
+import { formatBytes, formatDuration } from "../report/format.js";
 import { withTimeout } from "./engine.js";
 import { snapshotStoreKey } from "./setup-snapshot.js";
 
@@ -131,7 +132,7 @@ export async function restoreFromStore(
       const ms = Math.round(performance.now() - started);
       record.restored.push({ tag, storeKey, bytes, ms });
       log?.(
-        `setup cache: ${tag} restored from ${store.name} (${storeKey}, ${megabytes(bytes)}, ${seconds(ms)})`,
+        `setup cache: ${tag} restored from ${store.name} (${storeKey}, ${formatBytes(bytes)}, ${formatDuration(ms)})`,
       );
       return true;
     } finally {
@@ -165,13 +166,12 @@ export async function saveToStore(
     });
     const ms = Math.round(performance.now() - started);
     record.saved = { tag, storeKey, bytes, ms };
-    log?.(`setup cache: ${tag} saved to ${store.name} as ${storeKey} (${megabytes(bytes)}, ${seconds(ms)})`);
+    log?.(
+      `setup cache: ${tag} saved to ${store.name} as ${storeKey} (${formatBytes(bytes)}, ${formatDuration(ms)})`,
+    );
   } catch (e) {
     const failure = `${tag} was not saved to ${store.name}: ${(e as Error).message}`;
     record.failures.push(failure);
     store.warn(`setup cache: ${failure}`);
   }
 }
-
-const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
