@@ -9,8 +9,8 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createDockerClient } from "../src/sandbox/docker-client.js";
-import { LABEL_PID } from "../src/sandbox/engine.js";
+import { createDockerClient } from "../src/sandbox/engine/docker-client.js";
+import { LABEL_PID } from "../src/sandbox/engine/engine.js";
 import { fake, startFakeAnthropic, type RecordedMessagesRequest } from "../test/support/fake-anthropic.js";
 import { CLI_NODE, summarize, type Row } from "./stats.js";
 

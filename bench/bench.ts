@@ -46,15 +46,15 @@ import { parseRunConfig } from "../src/runner/config.js";
 import { parseReport } from "../src/report/index.js";
 import { ToolPipeline, type ToolCallRecord } from "../src/runner/loop/pipeline.js";
 import { runAgent, type RunOutcome } from "../src/runner/run.js";
-import { detectHostPacker, listWorkspace } from "../src/sandbox/archive.js";
+import { detectHostPacker, listWorkspace } from "../src/sandbox/copy/archive.js";
 import {
   DockerSandbox,
   disposeAllSandboxes,
   newRunId,
   type StartTimings,
 } from "../src/sandbox/docker-sandbox.js";
-import { createDockerClient } from "../src/sandbox/docker-client.js";
-import { LABEL_PID, LABEL_RUN } from "../src/sandbox/engine.js";
+import { createDockerClient } from "../src/sandbox/engine/docker-client.js";
+import { LABEL_PID, LABEL_RUN } from "../src/sandbox/engine/engine.js";
 import { ALL_TOOLS } from "../src/tools/index.js";
 import { RunState } from "../src/tools/state.js";
 import { NATIVE_WORKER_FLAG, NativeWorker, run, serveNativeWorker } from "./native.js";

@@ -3,7 +3,7 @@
 // A runtime the engine has not registered gets a row saying so (scripts/ensure-engine.sh registers runsc
 // with AGENT_CI_RUNTIMES=runsc).
 import { DockerSandbox, newRunId } from "../src/sandbox/docker-sandbox.js";
-import { createDockerClient } from "../src/sandbox/docker-client.js";
+import { createDockerClient } from "../src/sandbox/engine/docker-client.js";
 import { paired, type Row, summarize } from "./stats.js";
 
 const OTHER = "runsc";

@@ -19,9 +19,9 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createDockerClient } from "../src/sandbox/docker-client.js";
+import { createDockerClient } from "../src/sandbox/engine/docker-client.js";
 import type { SetupCache } from "../src/report/schema-setup-cache.js";
-import { PACKAGE_CACHE_PREFIX_ENV } from "../src/sandbox/package-cache.js";
+import { PACKAGE_CACHE_PREFIX_ENV } from "../src/sandbox/setup/package-cache.js";
 import { node } from "./start.js";
 import { summarize, type Row } from "./stats.js";
 

@@ -40,7 +40,7 @@ const PROGRAMS = {
   },
   sandboxHelper: {
     entry: "src/sandbox/helper/main.ts",
-    module: "src/sandbox/helper-source.ts",
+    module: "src/sandbox/helper/source.ts",
     exportName: "HELPER_JS",
     options: { format: "cjs", platform: "node", target: TOOLBELT_NODE },
   },

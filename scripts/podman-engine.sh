@@ -85,7 +85,7 @@ if ! answers; then
   answers || { tail -n 20 "$STATE.log" >&2 || true; die "podman system service did not answer on $SOCKET within 30 s; see $STATE.log"; }
 fi
 
-# The default sandbox image's tag, as src/sandbox/image.ts computes it: a hash of Dockerfile.sandbox and the
+# The default sandbox image's tag, as src/sandbox/image/image.ts computes it: a hash of Dockerfile.sandbox and the
 # base image's name.
 TAG="agent-ci-sandbox:$({ cat Dockerfile.sandbox; printf '\0%s' "$BASE_IMAGE"; } | sha256sum | cut -c1-12)"
 docker_has() { command -v docker >/dev/null 2>&1 && timeout 10 docker image inspect "$1" >/dev/null 2>&1; }

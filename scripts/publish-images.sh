@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Publishes agent-ci's own images to a registry and records their digests, so a fresh engine pulls them by
-# digest instead of building them (src/sandbox/prebuilt.ts):
+# digest instead of building them (src/sandbox/image/prebuilt.ts):
 #
 #   scripts/publish-images.sh REGISTRY [--out FILE]
 #

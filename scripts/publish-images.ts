@@ -5,17 +5,17 @@
 //   tsx scripts/publish-images.ts record FILE REGISTRY LABEL DIGEST PLATFORMS
 //                                                       adds LABEL's entry to the record FILE
 import fs from "node:fs";
-import { createDockerClient } from "../src/sandbox/docker-client.js";
-import { pingEngine } from "../src/sandbox/engine.js";
+import { createDockerClient } from "../src/sandbox/engine/docker-client.js";
+import { pingEngine } from "../src/sandbox/engine/engine.js";
 import {
   baseImageFor,
   type BuildRecipe,
   ensureBuilt,
   recipeHash,
   sandboxRecipe,
-} from "../src/sandbox/image.js";
-import { PrebuiltRecord } from "../src/sandbox/prebuilt.js";
-import { toolbeltRecipe } from "../src/sandbox/toolbelt.js";
+} from "../src/sandbox/image/image.js";
+import { PrebuiltRecord } from "../src/sandbox/image/prebuilt.js";
+import { toolbeltRecipe } from "../src/sandbox/image/toolbelt.js";
 
 /** What a release publishes: the default sandbox image and the toolbelt, each for the engine's architecture. */
 const RECIPES: Record<string, () => BuildRecipe> = {

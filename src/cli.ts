@@ -495,8 +495,8 @@ function addCacheCommand(program: Command): void {
     );
   const load = async () => {
     const [entries, { connectEngine }] = await Promise.all([
-      import("./sandbox/setup-cache-entries.js"),
-      import("./sandbox/engine.js"),
+      import("./sandbox/setup/entries.js"),
+      import("./sandbox/engine/engine.js"),
     ]);
     return { ...entries, docker: await connectEngine() };
   };

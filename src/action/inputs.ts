@@ -11,7 +11,7 @@ import type { Provider } from "../runner/model/providers.js";
 import { PERMISSION_MODES } from "../policy/schema.js";
 import { crossFieldProblems, NETWORK_POLICIES, type ConfigFace } from "../runner/config.js";
 import { ACTION_TASKS } from "../options/values.js";
-import { normalizeIgnoredPattern } from "../sandbox/archive.js";
+import { normalizeIgnoredPattern } from "../sandbox/copy/archive.js";
 import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
 import { NodeSpecError, parseNodeSpec } from "../sandbox/node/resolve.js";
 import { booleanInput, splitList, unexpanded } from "../github/inputs.js";

@@ -20,7 +20,7 @@ import { writeRunResults, writeSkippedResults, type ResultOptions } from "./resu
 import { defaultArtifactUploader, type ArtifactUploader } from "./artifact.js";
 import { exchangeOidcToken, type CloudAuthEndpoints } from "./cloud-auth.js";
 import type { RunProgress } from "../runner/progress.js";
-import type { SnapshotStore } from "../sandbox/snapshot-store.js";
+import type { SnapshotStore } from "../sandbox/setup/store.js";
 import { actionsCacheAvailable, actionsCacheStore } from "./setup-cache-store.js";
 import { PROGRESS_EDIT_INTERVAL_MS, startProgressComment } from "./progress-comment.js";
 import { CLOUD_CREDENTIAL_VARIABLES, type RunConfig } from "../runner/config.js";

@@ -1,6 +1,6 @@
 // The setup cache's store on a GitHub runner: the Actions cache, through @actions/cache. Each job on a hosted
 // runner has a fresh engine, so a setup snapshot travels from the job that made it to later jobs as an image
-// archive saved under `agent-ci-setup-<namespace>-<key>` (src/sandbox/snapshot-store.ts). GitHub's own scopes
+// archive saved under `agent-ci-setup-<namespace>-<key>` (src/sandbox/setup/store.ts). GitHub's own scopes
 // apply on top of agent-ci's namespaces: an entry saved on a pull request's ref is read only by that pull
 // request's runs, one saved on the default branch by every run (docs/setup-cache.md).
 //
@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { SnapshotStore } from "../sandbox/snapshot-store.js";
+import type { SnapshotStore } from "../sandbox/setup/store.js";
 
 /** How long a restore (the lookup and the download) and a save (the archive and the upload) may take. */
 export const STORE_TIMEOUT_MS = { restore: 5 * 60_000, save: 10 * 60_000 };

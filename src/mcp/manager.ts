@@ -19,7 +19,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
-import type { ServiceHost } from "../sandbox/service.js";
+import type { ServiceHost } from "../sandbox/container/service.js";
 import { AGENT_CI_VERSION } from "../version.js";
 import { isStdio, type McpServerConfig } from "./config.js";
 import { limitedFetch } from "./remote-limit.js";

@@ -1,4 +1,4 @@
-// The MCP SDK's `Transport` over a service process in the run's container (src/sandbox/service.ts):
+// The MCP SDK's `Transport` over a service process in the run's container (src/sandbox/container/service.ts):
 // newline-delimited JSON-RPC on its stdin and stdout, (de)serialised by the SDK's own stdio functions and
 // read with a bounded line reader (linear, where the SDK's buffer copies itself per chunk). A line that is
 // not JSON-RPC (a banner some servers print before they speak) is skipped as the SDK's stdio transport
@@ -8,7 +8,7 @@
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { ServiceProcess } from "../sandbox/service.js";
+import type { ServiceProcess } from "../sandbox/container/service.js";
 
 /** The longest line a server may write (one message): a result past this ends its transport. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;

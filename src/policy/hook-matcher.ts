@@ -1,5 +1,5 @@
 // Which tools a PreToolUse / PostToolUse hook is for: Claude Code's matcher syntax. Pure; the hooks
-// themselves run in the sandbox (src/runner/hooks/hooks.ts, src/sandbox/hook-host.ts).
+// themselves run in the sandbox (src/runner/hooks/hooks.ts, src/sandbox/container/hook-host.ts).
 import type { PolicyHook } from "./schema.js";
 
 /**

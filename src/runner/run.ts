@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { atomicWriteFile, writeReportFiles, writeReportFilesSync } from "../report/index.js";
 import type { ExitReason, RunReport } from "../report/index.js";
-import { WorkspaceError } from "../sandbox/archive.js";
+import { WorkspaceError } from "../sandbox/copy/archive.js";
 import { newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
 import { credentialSecrets } from "./model/credentials.js";

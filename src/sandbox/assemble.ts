@@ -12,9 +12,9 @@ import {
   type PackSummary,
   planWorkspaceCopy,
   WorkspaceError,
-} from "./archive.js";
-import { HelperChannel } from "./channel.js";
-import { CA_BUNDLE, CA_DIR, CA_FILE, commandEnv, type CommandSettings } from "./command-env.js";
+} from "./copy/archive.js";
+import { HelperChannel } from "./helper/channel.js";
+import { CA_BUNDLE, CA_DIR, CA_FILE, commandEnv, type CommandSettings } from "./container/command-env.js";
 import {
   containerSpec,
   type DockerSandboxOptions,
@@ -23,9 +23,9 @@ import {
   runtimeOf,
   usesEgress,
   workspaceMountOptions,
-} from "./container-spec.js";
-import { createWorkspaceVolume } from "./copier.js";
-import { createServiceHomeVolumes } from "./service.js";
+} from "./container/spec.js";
+import { createWorkspaceVolume } from "./copy/copier.js";
+import { createServiceHomeVolumes } from "./container/service.js";
 import { createEgressVolume, EgressSidecar } from "./egress/sidecar.js";
 import {
   connectEngine,
@@ -34,23 +34,23 @@ import {
   reapOrphans,
   requireRuntime,
   withTimeout,
-} from "./engine.js";
+} from "./engine/engine.js";
 import {
   AGENT_UID,
   AGENT_USER,
   containerUlimits,
   type EngineProfile,
   KEEPER_USER,
-} from "./engine-profile.js";
-import { assessHardening, type Hardening, readOomKills, runtimeMismatch } from "./hardening.js";
-import { HelperLink } from "./helper-link.js";
-import type { ExecOpRequest, ResponseHeader } from "./helper-protocol.js";
-import { type ResolvedImage, resolveImage, userImage } from "./image.js";
-import { PrebuiltImages } from "./prebuilt.js";
+} from "./engine/profile.js";
+import { assessHardening, type Hardening, readOomKills, runtimeMismatch } from "./container/hardening.js";
+import { HelperLink } from "./helper/link.js";
+import type { ExecOpRequest, ResponseHeader } from "./helper/protocol.js";
+import { type ResolvedImage, resolveImage, userImage } from "./image/image.js";
+import { PrebuiltImages } from "./image/prebuilt.js";
 import { PhaseClock, type PhaseTiming, type StartRecord } from "./phase-clock.js";
-import { RunObjects } from "./run-objects.js";
+import { RunObjects } from "./engine/run-objects.js";
 import { EngineError, type Sandbox, SandboxFsError, WORKSPACE_ROOT } from "./sandbox.js";
-import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
+import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./image/toolbelt.js";
 import type { NodeChoice } from "./node/choose.js";
 import {
   ensureNodeVolume,
@@ -60,11 +60,11 @@ import {
   NODE_MANIFEST,
   type NodeVolume,
 } from "./node/volume.js";
-import { copyIn, type CopyTarget } from "./copy-in.js";
-import { planSetupCache, runSetupPhase, type SetupCacheRecord } from "./setup-phase.js";
+import { copyIn, type CopyTarget } from "./copy/copy-in.js";
+import { planSetupCache, runSetupPhase, type SetupCacheRecord } from "./setup/phase.js";
 
-export { SETUP_CALLER } from "./setup-phase.js";
-import { oneShotExec } from "./exec.js";
+export { SETUP_CALLER } from "./setup/phase.js";
+import { oneShotExec } from "./engine/exec.js";
 
 /** The run's Node.js as the sandbox has it: the choice, and the npm beside it where the official build is mounted. */
 export interface NodeInSandbox extends NodeChoice {

@@ -5,7 +5,7 @@
 // assemble.ts; only src/sandbox/ imports dockerode.
 import crypto from "node:crypto";
 import type Docker from "dockerode";
-import type { PackSummary } from "./archive.js";
+import type { PackSummary } from "./copy/archive.js";
 import {
   assembleSandbox,
   EngineStart,
@@ -15,11 +15,11 @@ import {
   type ToolSource,
 } from "./assemble.js";
 import { type PhaseTiming, type StartTimings, startTimings } from "./phase-clock.js";
-import { Baseline, type ExportedPatch } from "./baseline.js";
-import { commandEnv, type CommandSettings } from "./command-env.js";
-import type { DockerSandboxOptions } from "./container-spec.js";
-import { withTimeout } from "./engine.js";
-import { type Hardening, readOomKills } from "./hardening.js";
+import { Baseline, type ExportedPatch } from "./copy/baseline.js";
+import { commandEnv, type CommandSettings } from "./container/command-env.js";
+import type { DockerSandboxOptions } from "./container/spec.js";
+import { withTimeout } from "./engine/engine.js";
+import { type Hardening, readOomKills } from "./container/hardening.js";
 import type {
   ExecOpRequest,
   FailureHeader,
@@ -27,12 +27,18 @@ import type {
   HelperOps,
   HelperResult,
   ResponseHeader,
-} from "./helper-protocol.js";
-import type { HelperLink } from "./helper-link.js";
-import { HOOK_CALLER, HookHelper, type HookHost, type HookRunner, type HookScript } from "./hook-host.js";
-import type { ResolvedImage } from "./image.js";
-import type { RunObjects } from "./run-objects.js";
-import type { SetupCacheRecord } from "./setup-phase.js";
+} from "./helper/protocol.js";
+import type { HelperLink } from "./helper/link.js";
+import {
+  HOOK_CALLER,
+  HookHelper,
+  type HookHost,
+  type HookRunner,
+  type HookScript,
+} from "./container/hook-host.js";
+import type { ResolvedImage } from "./image/image.js";
+import type { RunObjects } from "./engine/run-objects.js";
+import type { SetupCacheRecord } from "./setup/phase.js";
 import { EGRESS_PORT, type EgressSidecar } from "./egress/sidecar.js";
 import {
   type BackgroundStatus,
@@ -54,14 +60,14 @@ import {
   type ServiceRequest,
   serviceUser,
   startServiceExec,
-} from "./service.js";
+} from "./container/service.js";
 
-export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./baseline.js";
-export { BASE_ENV } from "./command-env.js";
-export type { DockerSandboxOptions, NetworkPolicy, ReachedEngine } from "./container-spec.js";
+export { MAX_PATCH_FILE_BYTES, type ExportedPatch, type PatchFileStat } from "./copy/baseline.js";
+export { BASE_ENV } from "./container/command-env.js";
+export type { DockerSandboxOptions, NetworkPolicy, ReachedEngine } from "./container/spec.js";
 export type { EngineStart } from "./assemble.js";
-export type { Hardening } from "./hardening.js";
-export { containerName, disposeAllSandboxes, runEngineObjects } from "./run-objects.js";
+export type { Hardening } from "./container/hardening.js";
+export { containerName, disposeAllSandboxes, runEngineObjects } from "./engine/run-objects.js";
 export { SETUP_CALLER, type NodeInSandbox, type ToolSource } from "./assemble.js";
 export type { PhaseTiming, StartPhase, StartTimings } from "./phase-clock.js";
 
@@ -154,7 +160,7 @@ export class DockerSandbox implements Sandbox, ServiceHost, HookHost, AsyncDispo
 
   /**
    * The tool call whose process connected to the egress forwarder from `port`, for a client that sent no
-   * proxy credentials (the helper traces it; helper-protocol.ts's `attribute`). Undefined when unknown.
+   * proxy credentials (the helper traces it; helper/protocol.ts's `attribute`). Undefined when unknown.
    */
   private async callerOfPort(port: number): Promise<string | undefined> {
     if (this.objects.removed || !this.link.alive) return undefined;

@@ -2,7 +2,7 @@
 // kept in a record the caller holds so that a start that fails still has them on record.
 import type { RunPhaseName } from "../report/index.js";
 import type { SandboxParts } from "./assemble.js";
-import type { SetupCacheRecord } from "./setup-phase.js";
+import type { SetupCacheRecord } from "./setup/phase.js";
 
 /** The assembly's steps, in the order they run: the run's phases (report.json) up to its tool calls. */
 export type StartPhase = Exclude<RunPhaseName, "calls" | "patch" | "verify" | "teardown">;

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
-import { toolbeltNodeVersion } from "../../src/sandbox/toolbelt.js";
+import { toolbeltNodeVersion } from "../../src/sandbox/image/toolbelt.js";
 import { actionRunner, type ActionRun, scriptFile } from "../support/action-harness.js";
 import { startFakeGitHub, type FakeGitHub } from "../support/fake-github.js";
 import { makeWorkspace } from "../support/workspace.js";

@@ -3,7 +3,7 @@
 // looking for the marker process afterwards (ps), never by elapsed time. The exec layer's own tests are in
 // test/integration/sandbox.test.ts and tools-bash.test.ts; rows they cover fully are mapped below.
 import { describe, expect } from "vitest";
-import { HOST_TASKS_PER_GUEST_TASK, USER_SPACE_KERNELS } from "../../src/sandbox/hardening.js";
+import { HOST_TASKS_PER_GUEST_TASK, USER_SPACE_KERNELS } from "../../src/sandbox/container/hardening.js";
 import { useHarness, type ScriptCall } from "./harness.js";
 import { rowTester, type Row } from "./rows.js";
 

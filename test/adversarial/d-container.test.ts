@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect } from "vitest";
 import { EXIT_CODES } from "../../src/runner/run.js";
-import { defaultImageTag } from "../../src/sandbox/image.js";
+import { defaultImageTag } from "../../src/sandbox/image/image.js";
 import { fake, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { startDockerProxy } from "./docker-proxy.js";
 import {

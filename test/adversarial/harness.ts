@@ -23,7 +23,7 @@ import { afterEach, beforeEach, vi } from "vitest";
 import { parseReport, type RunReport, type ToolCall } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { EXIT_CODES, runAgent, type RunOutcome } from "../../src/runner/run.js";
-import { LABEL_PID, LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_PID, LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { writeFiles, type FileSpec } from "../support/workspace.js";
 import { quietIo } from "../support/run-io.js";
 

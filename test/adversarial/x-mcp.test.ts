@@ -9,7 +9,7 @@ import net from "node:net";
 import path from "node:path";
 import { beforeAll, describe, expect, vi } from "vitest";
 import { MAX_LINE_BYTES } from "../../src/mcp/stdio-transport.js";
-import { TOOLBELT_BIN } from "../../src/sandbox/toolbelt.js";
+import { TOOLBELT_BIN } from "../../src/sandbox/image/toolbelt.js";
 import { hostAddressForContainers } from "../support/egress-servers.js";
 import { bundleServer } from "../support/mcp-bundle.mjs";
 import { docker, useHarness, type ScriptCall } from "./harness.js";

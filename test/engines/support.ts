@@ -6,7 +6,7 @@ import type Docker from "dockerode";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { quietIo, tempOut } from "../support/run-io.js";
 
 export const EXAMPLE = path.resolve("examples/buggy-calc");

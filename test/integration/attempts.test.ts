@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { publishPullRequest } from "../../src/publish/pull-request.js";
 import { costUsd, DEFAULT_MODEL } from "../../src/runner/model/pricing.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { runCli as runAgentCi } from "../support/cli-process.js";
 import { fake, startFakeAnthropic, type FakeAnthropic, type FakeTurn } from "../support/fake-anthropic.js";
 import { startFakeGitHub } from "../support/fake-github.js";

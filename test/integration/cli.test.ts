@@ -7,8 +7,8 @@ import path from "node:path";
 import Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
-import { STREAM_BELOW_BYTES } from "../../src/sandbox/copy-in.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { STREAM_BELOW_BYTES } from "../../src/sandbox/copy/copy-in.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { tempOut } from "../support/run-io.js";
 
 const CLI = path.resolve("bin/agent-ci.js");

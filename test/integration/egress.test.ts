@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
 import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
 import { egressMount, egressNames } from "../../src/sandbox/egress/sidecar.js";
-import { LABEL_RUN, reapOrphans } from "../../src/sandbox/engine.js";
+import { LABEL_RUN, reapOrphans } from "../../src/sandbox/engine/engine.js";
 import {
   hostAddressForContainers,
   type OriginServers,

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
-import { LABEL_PID, LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_PID, LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { fake, startFakeAnthropic, type FakeAnthropic, type FakeTurn } from "../support/fake-anthropic.js";
 import { makeWorkspace } from "../support/workspace.js";
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import Docker from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 
 const EXAMPLE = path.resolve(import.meta.dirname, "../../examples/buggy-calc");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-batch-"));

@@ -11,7 +11,7 @@ import path from "node:path";
 import Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { fixtureImageTag } from "../support/fixture-images.js";
 import { applyToCopy } from "../support/workspace.js";
 import { tempOut } from "../support/run-io.js";

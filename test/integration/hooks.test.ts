@@ -12,8 +12,8 @@ import type { PolicyHook } from "../../src/policy/index.js";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { MAX_HOOK_OUTPUT_CHARS, runHooks, type PreparedHook } from "../../src/runner/hooks/hooks.js";
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
-import { HOOK_UID, type HookRunner } from "../../src/sandbox/hook-host.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
+import { HOOK_UID, type HookRunner } from "../../src/sandbox/container/hook-host.js";
 import { runCli as runAgentCi } from "../support/cli-process.js";
 import {
   fake,

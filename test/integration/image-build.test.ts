@@ -13,7 +13,7 @@ import {
   ensureBuilt,
   recipeTag,
   type BuildRecipe,
-} from "../../src/sandbox/image.js";
+} from "../../src/sandbox/image/image.js";
 
 const docker = new Docker();
 const built: string[] = [];

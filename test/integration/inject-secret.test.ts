@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
 import { egressOptions } from "../../src/sandbox/egress/allowlist.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { hostAddressForContainers, makeCertificates } from "../support/egress-servers.js";
 import { type RecordingHost, startRecordingHost } from "../support/raw-http.js";
 import { until } from "../support/until.js";

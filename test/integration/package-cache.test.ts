@@ -12,13 +12,9 @@ import Docker from "dockerode";
 import tar from "tar-stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { containerName, DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
-import type { DockerSandboxOptions } from "../../src/sandbox/container-spec.js";
-import { packageCacheHelperName, packageCacheVolume } from "../../src/sandbox/package-cache.js";
-import {
-  listCacheEntries,
-  removeCacheEntries,
-  selectEntries,
-} from "../../src/sandbox/setup-cache-entries.js";
+import type { DockerSandboxOptions } from "../../src/sandbox/container/spec.js";
+import { packageCacheHelperName, packageCacheVolume } from "../../src/sandbox/setup/package-cache.js";
+import { listCacheEntries, removeCacheEntries, selectEntries } from "../../src/sandbox/setup/entries.js";
 import { cacheScope, LABELS, packageCacheLabels, type CacheOrigin } from "../../src/setup-cache/trust.js";
 import { makeWorkspace, writeFiles } from "../support/workspace.js";
 import { CLI_ORIGIN, prOrigin, removeSnapshots } from "../support/setup-cache.js";

@@ -17,14 +17,14 @@ import {
   imageExists,
   recipeHash,
   sandboxRecipe,
-} from "../../src/sandbox/image.js";
+} from "../../src/sandbox/image/image.js";
 import {
   PrebuiltImages,
   PrebuiltRecord,
   readPrebuiltRecord,
   staleImages,
-} from "../../src/sandbox/prebuilt.js";
-import { toolbeltRecipe } from "../../src/sandbox/toolbelt.js";
+} from "../../src/sandbox/image/prebuilt.js";
+import { toolbeltRecipe } from "../../src/sandbox/image/toolbelt.js";
 import { LocalRegistry } from "../support/local-registry.js";
 import { canRunSecondEngine, SecondEngine } from "../support/second-engine.js";
 import { makeWorkspace } from "../support/workspace.js";

@@ -13,7 +13,7 @@ import { parseReport, summarizePatch, type RunReport } from "../../src/report/in
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { CONVERSATION_FILE } from "../../src/runner/resume/resume.js";
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import {
   fake,
   startFakeAnthropic,

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { fake, startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 import { quietIo, tempOut } from "../support/run-io.js";

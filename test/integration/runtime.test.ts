@@ -5,7 +5,7 @@
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { EngineError } from "../../src/sandbox/sandbox.js";
 import { startDockerProxy, type DockerProxy } from "../adversarial/docker-proxy.js";
 import { makeWorkspace } from "../support/workspace.js";

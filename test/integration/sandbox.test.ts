@@ -6,11 +6,11 @@ import path from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerSandbox, newRunId } from "../../src/sandbox/docker-sandbox.js";
-import { CHANNEL_DIR } from "../../src/sandbox/channel.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { CHANNEL_DIR } from "../../src/sandbox/helper/channel.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { EngineError } from "../../src/sandbox/sandbox.js";
-import { WorkspaceError } from "../../src/sandbox/archive.js";
-import { STREAM_BELOW_BYTES } from "../../src/sandbox/copy-in.js";
+import { WorkspaceError } from "../../src/sandbox/copy/archive.js";
+import { STREAM_BELOW_BYTES } from "../../src/sandbox/copy/copy-in.js";
 import { applyToCopy, makeWorkspace } from "../support/workspace.js";
 
 const docker = new Docker();

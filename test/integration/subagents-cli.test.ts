@@ -9,7 +9,7 @@ import Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { MAX_CONCURRENT_SUBAGENTS } from "../../src/runner/agents/subagents.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { startCli } from "../support/cli-process.js";
 import { makeWorkspace } from "../support/workspace.js";
 

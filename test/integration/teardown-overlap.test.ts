@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { quietIo, tempOut } from "../support/run-io.js";
 import { makeWorkspace } from "../support/workspace.js";
 

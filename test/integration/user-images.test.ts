@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { parseReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent } from "../../src/runner/run.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import {
   type FixtureImage,
   fixtureImageTag,

@@ -8,7 +8,7 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_BASE_IMAGE } from "../../src/sandbox/image.js";
+import { DEFAULT_BASE_IMAGE } from "../../src/sandbox/image/image.js";
 import { makeCa, makeCert } from "./tls-certs.js";
 
 export const TEST_NAMES = ["allowed.test", "blocked.test", "private.test"] as const;

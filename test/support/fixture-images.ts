@@ -13,8 +13,8 @@ import {
   folderFiles,
   imageExists,
   recipeTag,
-} from "../../src/sandbox/image.js";
-import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
+} from "../../src/sandbox/image/image.js";
+import { ensureToolbelt } from "../../src/sandbox/image/toolbelt.js";
 import { bundleServer } from "./mcp-bundle.mjs";
 
 export const FIXTURE_IMAGES = ["go", "python", "busybox", "tmp-755", "tmp-symlink", "tmp-owned"] as const;

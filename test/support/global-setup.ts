@@ -6,10 +6,10 @@
 // the Action tests run as a runner does (action-harness.ts).
 import type { TestProject } from "vitest/node";
 import { ensureActionBuild } from "./action-dist.js";
-import { ensureDefaultImage } from "../../src/sandbox/image.js";
-import { createDockerClient } from "../../src/sandbox/docker-client.js";
-import { pingEngine } from "../../src/sandbox/engine.js";
-import { ensureToolbelt } from "../../src/sandbox/toolbelt.js";
+import { ensureDefaultImage } from "../../src/sandbox/image/image.js";
+import { createDockerClient } from "../../src/sandbox/engine/docker-client.js";
+import { pingEngine } from "../../src/sandbox/engine/engine.js";
+import { ensureToolbelt } from "../../src/sandbox/image/toolbelt.js";
 import { ensureFixtureImages, ensureForeignToolbelt } from "./fixture-images.js";
 
 export default async function setup(project: TestProject): Promise<void> {

@@ -20,12 +20,12 @@ import { cleanOutput, renderExec } from "../../src/tools/bash.js";
 import { ALL_TOOLS } from "../../src/tools/index.js";
 import { RunState } from "../../src/tools/state.js";
 import type { ExecResult } from "../../src/sandbox/sandbox.js";
-import { credentialFileRule, MAX_STRIPPED_BYTES } from "../../src/sandbox/credential-files.js";
+import { credentialFileRule, MAX_STRIPPED_BYTES } from "../../src/sandbox/copy/credential-files.js";
 import {
   parseGitConfigList,
   withoutGitCredentials,
   writeGitConfig,
-} from "../../src/sandbox/git-config-credentials.js";
+} from "../../src/sandbox/copy/git-config-credentials.js";
 import { MaskStream } from "../../src/sandbox/egress/scrub.js";
 import { execResult, FakeSandbox } from "./fake-sandbox.js";
 import { textSides } from "./patch-sides.js";

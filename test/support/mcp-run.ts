@@ -9,7 +9,7 @@ import { expect } from "vitest";
 import { parseReport, type RunReport } from "../../src/report/index.js";
 import { parseRunConfig, type RunConfigInput } from "../../src/runner/config.js";
 import { runAgent, type RunOutcome } from "../../src/runner/run.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { ensureMcpImage } from "./fixture-images.js";
 import { makeWorkspace, type FileSpec } from "./workspace.js";
 import { quietIo } from "./run-io.js";

@@ -13,7 +13,7 @@ import {
 } from "../../src/runner/loop/pipeline.js";
 import { DockerSandbox, newRunId, type DockerSandboxOptions } from "../../src/sandbox/docker-sandbox.js";
 import { createRedactor } from "../../src/report/redact.js";
-import { LABEL_RUN } from "../../src/sandbox/engine.js";
+import { LABEL_RUN } from "../../src/sandbox/engine/engine.js";
 import { ALL_TOOLS } from "../../src/tools/index.js";
 import { RunState } from "../../src/tools/state.js";
 import type { ToolContent } from "../../src/tools/types.js";

@@ -174,21 +174,21 @@ function localImports(files: ReadonlyMap<string, string>): Map<string, string[]>
   return edges;
 }
 
-/** The runner's folder a file is in (`model/`, `run/`, …), or `top` for the files beside run.ts. */
-function runnerFolder(file: string): string {
-  const rest = file.slice("src/runner/".length);
+/** The folder of `room` (src/runner/, src/sandbox/) a file is in (`model/`, `run/`, …), or `top` for the files beside its door. */
+function roomFolder(room: string, file: string): string {
+  const rest = file.slice(room.length);
   return rest.includes("/") ? `${rest.split("/")[0]}/` : "top";
 }
 
-/** For each folder of src/runner/, the other folders (and `top`) its files import, drawn from the code. */
-function runnerFolderImports(files: ReadonlyMap<string, string>): Map<string, string[]> {
+/** For each folder of `room`, the other folders of it (and `top`) its files import, drawn from the code. */
+function folderImports(room: string, files: ReadonlyMap<string, string>): Map<string, string[]> {
   const found = new Map<string, Set<string>>();
   for (const [file, targets] of localImports(files)) {
-    if (!file.startsWith("src/runner/") || runnerFolder(file) === "top") continue;
-    const from = runnerFolder(file);
+    if (!file.startsWith(room) || roomFolder(room, file) === "top") continue;
+    const from = roomFolder(room, file);
     const into = found.get(from) ?? found.set(from, new Set()).get(from)!;
     for (const target of targets)
-      if (target.startsWith("src/runner/") && runnerFolder(target) !== from) into.add(runnerFolder(target));
+      if (target.startsWith(room) && roomFolder(room, target) !== from) into.add(roomFolder(room, target));
   }
   return new Map([...found].map(([folder, into]) => [folder, [...into].sort()]));
 }
@@ -275,18 +275,21 @@ describe("the layering of src/ (docs/ARCHITECTURE.md)", () => {
     expect(violations(files)).toEqual([]);
   });
 
-  it("draws the runner's folders and the imports between them as the code has them", () => {
-    const documented = new Map(table("runner").map(([folder, imports]) => [folder!, list(imports!).sort()]));
-    const drawn = runnerFolderImports(sourceFiles());
+  it.each([
+    ["runner", "src/runner/"],
+    ["sandbox", "src/sandbox/"],
+  ])("draws the %s's folders and the imports between them as the code has them", (name, room) => {
+    const documented = new Map(table(name).map(([folder, imports]) => [folder!, list(imports!).sort()]));
+    const drawn = folderImports(room, sourceFiles());
     const folders = fs
-      .readdirSync(path.join(root, "src/runner"), { withFileTypes: true })
+      .readdirSync(path.join(root, room), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => `${entry.name}/`);
-    expect([...documented.keys()].sort(), "docs/ARCHITECTURE.md's runner table lists every folder").toEqual(
+    expect([...documented.keys()].sort(), `docs/ARCHITECTURE.md's ${name} table lists every folder`).toEqual(
       folders.sort(),
     );
     for (const folder of folders)
-      expect(documented.get(folder), `what ${folder} imports, in docs/ARCHITECTURE.md`).toEqual(
+      expect(documented.get(folder), `what ${room}${folder} imports, in docs/ARCHITECTURE.md`).toEqual(
         drawn.get(folder) ?? [],
       );
   });

@@ -15,7 +15,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DEFAULTS } from "../../sandbox/container-spec.js";
+import { DEFAULTS } from "../../sandbox/container/spec.js";
 import { newRunId } from "../../sandbox/docker-sandbox.js";
 import { ConfigError } from "../../errors.js";
 import type { AttemptFlags } from "../options.js";

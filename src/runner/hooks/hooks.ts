@@ -1,7 +1,7 @@
 /**
  * PreToolUse / PostToolUse hooks in Claude Code's settings format. They come only from trusted configuration
  * (loadPolicy drops workspace hooks) and run where the tools run: inside the sandbox, as the hooks' own user,
- * with the sandbox's environment, in /workspace (src/sandbox/hook-host.ts). The repository scripts a hook
+ * with the sandbox's environment, in /workspace (src/sandbox/container/hook-host.ts). The repository scripts a hook
  * names are the ones the run started with (hook-scripts.ts), never the agent's edits. docs/hooks.md.
  *
  * As in Claude Code (test/fixtures/reference/claude-code-hooks/): each hook gets the event as JSON on
@@ -16,7 +16,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { hookMatches } from "../../policy/hook-matcher.js";
 import type { PolicyHook } from "../../policy/schema.js";
-import type { HookExecResult, HookHost, HookRunner, HookScript } from "../../sandbox/hook-host.js";
+import type { HookExecResult, HookHost, HookRunner, HookScript } from "../../sandbox/container/hook-host.js";
 import { WORKSPACE_ROOT } from "../../sandbox/sandbox.js";
 import { rewriteScripts, type ScriptWord, scriptWords } from "./hook-scripts.js";
 import type { HookOutcome, HookRunRecord, ToolHooks } from "../loop/pipeline.js";

@@ -2,7 +2,7 @@
 // value), the entry written or why none was, and the time saved. A start that failed after its key was made
 // records it too.
 import type { RunReportInput, Warning } from "../../report/index.js";
-import type { SetupCacheRecord } from "../../sandbox/setup-phase.js";
+import type { SetupCacheRecord } from "../../sandbox/setup/phase.js";
 import type { RecordSection } from "./section.js";
 
 /** The record as report.json has it: setup's variables by name only. */

@@ -20,7 +20,7 @@ import type { LoopState } from "../loop/agent-loop.js";
 import type { RunResume } from "../resume/resume.js";
 import type { ModelContext } from "../instructions/memory/model-context.js";
 import type { FirstTurnRecord } from "./first-turn.js";
-import type { SnapshotStore } from "../../sandbox/snapshot-store.js";
+import type { SnapshotStore } from "../../sandbox/setup/store.js";
 
 export interface RunIO {
   /** One line of machine output (json / stream-json). */

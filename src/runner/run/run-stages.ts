@@ -15,7 +15,7 @@ import { describeIgnored } from "../../policy/workspace-trust.js";
 import { reviewJsonSchema } from "../../review/findings.js";
 import { reviewPrompt, reviewTarget } from "../../review/task.js";
 import { DockerSandbox, type EngineStart } from "../../sandbox/docker-sandbox.js";
-import { userImage } from "../../sandbox/image.js";
+import { userImage } from "../../sandbox/image/image.js";
 import { chooseNode, describeNodeChoice, type NodeChoice } from "../../sandbox/node/choose.js";
 import { createSkillTool } from "../../tools/skill.js";
 import type { AnyTool } from "../../tools/types.js";

@@ -1,10 +1,10 @@
 // The sandbox a run's configuration asks for, defined once: the agent's, and verify's fresh one after it,
 // are made alike (image, runtime, network, setup, CAs, limits, environment, what is copied in), so that
 // verify runs the command where the agent's work was done, without the agent.
-import type { DockerSandboxOptions } from "../../sandbox/container-spec.js";
-import { PACKAGE_CACHE_PREFIX, PACKAGE_CACHE_PREFIX_ENV } from "../../sandbox/package-cache.js";
-import type { SetupCacheRequest } from "../../sandbox/setup-phase.js";
-import type { SnapshotStore } from "../../sandbox/snapshot-store.js";
+import type { DockerSandboxOptions } from "../../sandbox/container/spec.js";
+import { PACKAGE_CACHE_PREFIX, PACKAGE_CACHE_PREFIX_ENV } from "../../sandbox/setup/package-cache.js";
+import type { SetupCacheRequest } from "../../sandbox/setup/phase.js";
+import type { SnapshotStore } from "../../sandbox/setup/store.js";
 import { gitSync } from "../../host-git.js";
 import { cacheScope, type CacheOrigin } from "../../setup-cache/trust.js";
 import { readCaCert, type RunConfig, runEgressOptions } from "../config.js";

@@ -12,11 +12,11 @@
 import readline from "node:readline";
 import { PassThrough, type Duplex } from "node:stream";
 import type Docker from "dockerode";
-import { ownerLabels, removeContainer, removeVolume, withTimeout } from "../engine.js";
-import { startExec } from "../exec.js";
-import { assessHardening, type Hardening, type InsideProbe, NON_ROOT_CHECK } from "../hardening.js";
+import { ownerLabels, removeContainer, removeVolume, withTimeout } from "../engine/engine.js";
+import { startExec } from "../engine/exec.js";
+import { assessHardening, type Hardening, type InsideProbe, NON_ROOT_CHECK } from "../container/hardening.js";
 import { EngineError } from "../sandbox.js";
-import { TOOLBELT_DIR, toolbeltProgram } from "../toolbelt.js";
+import { TOOLBELT_DIR, toolbeltProgram } from "../image/toolbelt.js";
 import type { EgressOptions } from "./allowlist.js";
 import type { EgressSidecarConfig, SidecarSecrets } from "./proxy-main.js";
 import { refusalMessage } from "../../policy/network.js";

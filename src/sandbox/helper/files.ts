@@ -5,7 +5,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { isInside } from "../../policy/inside-root.js";
-import { SHARED_GROUP_ENV } from "../helper-protocol.js";
+import { SHARED_GROUP_ENV } from "./protocol.js";
 import type { FileStat } from "../sandbox.js";
 import { fail, type Handler } from "./serve.js";
 

@@ -1,13 +1,13 @@
 // agent-ci's in-container helper. agent-ci starts it once per container (the toolbelt's
-// `/opt/agent-ci/bin/node -e <its bundle>`, one docker exec: helper-source.ts) and sends it framed requests
+// `/opt/agent-ci/bin/node -e <its bundle>`, one docker exec: helper/source.ts) and sends it framed requests
 // on stdin, or on the host's Unix socket once told to connect to it (the `channel` operation); it answers
 // the same way. One docker exec costs ~60 ms before a command even runs, so every tool call goes through
 // this long-lived process instead, which spawns the command (each in its own process group) in a few
 // milliseconds. It runs on the toolbelt's Node (Debian's 18) and is bundled with no dependencies.
 import fs from "node:fs";
 import net from "node:net";
-import type { FrameError } from "../helper-framing.js";
-import { type HelloHeader, type ReadyHeader, SHARED_GROUP_ENV } from "../helper-protocol.js";
+import type { FrameError } from "./framing.js";
+import { type HelloHeader, type ReadyHeader, SHARED_GROUP_ENV } from "./protocol.js";
 import * as files from "./files.js";
 import * as processes from "./processes.js";
 import * as sockets from "./sockets.js";

@@ -4,12 +4,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import {
-  ADDRESS_SPACE_ENV,
-  type ExecOpRequest,
-  STATE_DIR_ENV,
-  type ExecOpResponse,
-} from "../helper-protocol.js";
+import { ADDRESS_SPACE_ENV, type ExecOpRequest, STATE_DIR_ENV, type ExecOpResponse } from "./protocol.js";
 import { confined } from "./files.js";
 import { fail, type Handler } from "./serve.js";
 

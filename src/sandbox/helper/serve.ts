@@ -1,10 +1,10 @@
 // How the helper serves a connection (its stdin and stdout, or the host's socket): frames in, each request
 // handed to its operation's handler, the answer framed back on the same connection. Requests are served
 // concurrently; an answer repeats its request's id. A new operation is a new entry in HelperOps
-// (helper-protocol.ts) and in the handler table (main.ts): the types hold the two together.
+// (helper/protocol.ts) and in the handler table (main.ts): the types hold the two together.
 import type { Readable, Writable } from "node:stream";
-import { encodeFrame, FrameDecoder, FrameError } from "../helper-framing.js";
-import type { FailureHeader, HelperOp, HelperOps, RequestHeader } from "../helper-protocol.js";
+import { encodeFrame, FrameDecoder, FrameError } from "./framing.js";
+import type { FailureHeader, HelperOp, HelperOps, RequestHeader } from "./protocol.js";
 
 /** Where a request came from; its answer goes back there, as may frames a handler sends later. */
 export interface Connection {

@@ -8,7 +8,7 @@
 // version against the npm registry's official builds (resolve.ts); one that names none is a configuration
 // error here, before anything else of the run is made.
 import { ConfigError } from "../../errors.js";
-import { toolbeltNodeVersion } from "../toolbelt.js";
+import { toolbeltNodeVersion } from "../image/toolbelt.js";
 import { type NodeSource, type ProjectPin, PinFileError, describePinFile, readProjectPin } from "./pins.js";
 import { nodeReleaseSchedule, packument, RegistryError } from "./registry.js";
 import {

@@ -16,12 +16,12 @@ import {
   removeContainer,
   removeVolume,
   withTimeout,
-} from "../engine.js";
-import { AGENT_USER, type Ulimit } from "../engine-profile.js";
-import { oneShotExec } from "../exec.js";
+} from "../engine/engine.js";
+import { AGENT_USER, type Ulimit } from "../engine/profile.js";
+import { oneShotExec } from "../engine/exec.js";
 import { EngineError } from "../sandbox.js";
-import { TOOLBELT_DIR, toolbeltProgram } from "../toolbelt.js";
-import { defaultImageNpmVersion } from "../image.js";
+import { TOOLBELT_DIR, toolbeltProgram } from "../image/toolbelt.js";
+import { defaultImageNpmVersion } from "../image/image.js";
 import {
   downloadTarball,
   packument,

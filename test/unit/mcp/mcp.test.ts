@@ -16,7 +16,7 @@ import {
 import { McpManager } from "../../../src/mcp/manager.js";
 import { limitedFetch } from "../../../src/mcp/remote-limit.js";
 import { mcpErrorMessage, mcpToolName, mcpTools } from "../../../src/mcp/tools.js";
-import type { ServiceProcess } from "../../../src/sandbox/service.js";
+import type { ServiceProcess } from "../../../src/sandbox/container/service.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";
 
 const workspace = () => fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-mcp-unit-"));

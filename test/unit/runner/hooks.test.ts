@@ -17,7 +17,11 @@ import {
   type HookEventInput,
   type PreparedHook,
 } from "../../../src/runner/hooks/hooks.js";
-import type { HookExecRequest, HookExecResult, HookRunner } from "../../../src/sandbox/hook-host.js";
+import type {
+  HookExecRequest,
+  HookExecResult,
+  HookRunner,
+} from "../../../src/sandbox/container/hook-host.js";
 
 const hook = (command: string, extra: Partial<PolicyHook> = {}): PreparedHook => ({
   event: "PreToolUse",

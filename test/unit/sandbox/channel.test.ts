@@ -6,8 +6,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CHANNEL_DIR, channelToken, HelperChannel } from "../../../src/sandbox/channel.js";
-import { encodeFrame } from "../../../src/sandbox/helper-framing.js";
+import { CHANNEL_DIR, channelToken, HelperChannel } from "../../../src/sandbox/helper/channel.js";
+import { encodeFrame } from "../../../src/sandbox/helper/framing.js";
 
 let channel: HelperChannel | undefined;
 afterEach(() => channel?.close());

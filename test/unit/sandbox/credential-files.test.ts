@@ -5,14 +5,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { planWorkspaceCopy } from "../../../src/sandbox/archive.js";
+import { planWorkspaceCopy } from "../../../src/sandbox/copy/archive.js";
 import {
   credentialFileMatcher,
   credentialFileRule,
   maskUrlCredentials,
   MAX_STRIPPED_BYTES,
   withoutUrlCredentials,
-} from "../../../src/sandbox/credential-files.js";
+} from "../../../src/sandbox/copy/credential-files.js";
 
 const workspace = () => fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-cred-"));
 

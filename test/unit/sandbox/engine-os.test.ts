@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import Docker from "dockerode";
 import { afterEach, describe, expect, it } from "vitest";
-import { pingEngine } from "../../../src/sandbox/engine.js";
+import { pingEngine } from "../../../src/sandbox/engine/engine.js";
 import { EngineError } from "../../../src/sandbox/sandbox.js";
 
 let server: http.Server | undefined;

@@ -15,7 +15,7 @@ import {
   readGitConfig,
   withoutGitCredentials,
   writeGitConfig,
-} from "../../../src/sandbox/git-config-credentials.js";
+} from "../../../src/sandbox/copy/git-config-credentials.js";
 
 /** Fake secrets, assembled at run time. */
 const TOKEN = ["tok", "Zq9".repeat(6)].join("-");

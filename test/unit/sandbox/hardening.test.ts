@@ -9,7 +9,7 @@ import {
   limitsInside,
   type RequestedHardening,
   runtimeMismatch,
-} from "../../../src/sandbox/hardening.js";
+} from "../../../src/sandbox/container/hardening.js";
 
 const requested: RequestedHardening = {
   PidsLimit: 512,

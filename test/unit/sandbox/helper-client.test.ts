@@ -4,9 +4,9 @@
 import { spawnSync } from "node:child_process";
 import { Duplex, type PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { HelperClient, stderrSummary } from "../../../src/sandbox/helper-client.js";
-import { encodeFrame, FrameDecoder } from "../../../src/sandbox/helper-framing.js";
-import type { RequestHeader } from "../../../src/sandbox/helper-protocol.js";
+import { HelperClient, stderrSummary } from "../../../src/sandbox/helper/client.js";
+import { encodeFrame, FrameDecoder } from "../../../src/sandbox/helper/framing.js";
+import type { RequestHeader } from "../../../src/sandbox/helper/protocol.js";
 import { SandboxGoneError } from "../../../src/sandbox/sandbox.js";
 
 function fakeExec() {

@@ -2,7 +2,7 @@
 // found whatever the chunking of the stream, bodies of any size come through whole, and a stream that is
 // not made of frames is refused with a clear error rather than read out of step.
 import { describe, expect, it } from "vitest";
-import { encodeFrame, type Frame, FrameDecoder, FrameError } from "../../../src/sandbox/helper-framing.js";
+import { encodeFrame, type Frame, FrameDecoder, FrameError } from "../../../src/sandbox/helper/framing.js";
 
 type Header = { id: number } & Record<string, unknown>;
 

@@ -3,8 +3,8 @@
 // failure, comes back with its request's id, in the order the handlers finish.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { encodeFrame, FrameDecoder, FrameError } from "../../../src/sandbox/helper-framing.js";
-import type { RawFrame } from "../../../src/sandbox/helper-protocol.js";
+import { encodeFrame, FrameDecoder, FrameError } from "../../../src/sandbox/helper/framing.js";
+import type { RawFrame } from "../../../src/sandbox/helper/protocol.js";
 import { fail, type Handlers, serve } from "../../../src/sandbox/helper/serve.js";
 
 type Answer = RawFrame["header"] & Record<string, unknown>;

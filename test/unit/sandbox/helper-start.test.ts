@@ -4,9 +4,9 @@
 // failed call, and the helper goes on serving.
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { encodeFrame, FrameDecoder } from "../../../src/sandbox/helper-framing.js";
-import { type RawFrame, STATE_DIR_ENV } from "../../../src/sandbox/helper-protocol.js";
-import { HELPER_JS } from "../../../src/sandbox/helper-source.js";
+import { encodeFrame, FrameDecoder } from "../../../src/sandbox/helper/framing.js";
+import { type RawFrame, STATE_DIR_ENV } from "../../../src/sandbox/helper/protocol.js";
+import { HELPER_JS } from "../../../src/sandbox/helper/source.js";
 
 type Answer = RawFrame["header"] & Record<string, unknown>;
 

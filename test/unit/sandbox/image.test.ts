@@ -1,9 +1,9 @@
 // Which base agent-ci's own images are built from, and how their tags tell architectures apart: pure
 // functions of the recipe and the environment, no engine.
 import { describe, expect, it, vi } from "vitest";
-import { baseImageFor, DEFAULT_BASE_IMAGE, recipeTag } from "../../../src/sandbox/image.js";
+import { baseImageFor, DEFAULT_BASE_IMAGE, recipeTag } from "../../../src/sandbox/image/image.js";
 import type Docker from "dockerode";
-import { ensureToolbelt, toolbeltRecipe } from "../../../src/sandbox/toolbelt.js";
+import { ensureToolbelt, toolbeltRecipe } from "../../../src/sandbox/image/toolbelt.js";
 
 describe("the base image for another architecture", () => {
   it("is the default base's official repository for that architecture, a name of its own", () => {

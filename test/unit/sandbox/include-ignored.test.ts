@@ -10,7 +10,7 @@ import {
   MAX_IGNORED_PATHS_LISTED,
   normalizeIgnoredPattern,
   summarizeIgnored,
-} from "../../../src/sandbox/archive.js";
+} from "../../../src/sandbox/copy/archive.js";
 import { parseActionInputs, INPUT_DEFAULTS, type InputName } from "../../../src/action/inputs.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
 import { makeWorkspace } from "../../support/workspace.js";

@@ -8,7 +8,7 @@ import { ConfigError } from "../../../src/errors.js";
 import { chooseNode, describeNodeChoice, type NodeReleases } from "../../../src/sandbox/node/choose.js";
 import { RegistryError } from "../../../src/sandbox/node/registry.js";
 import { pathNodeVersion } from "../../../src/sandbox/node/runner-node.js";
-import { toolbeltNodeVersion } from "../../../src/sandbox/toolbelt.js";
+import { toolbeltNodeVersion } from "../../../src/sandbox/image/toolbelt.js";
 import { makeWorkspace } from "../../support/workspace.js";
 
 const fixture = (name: string) =>

@@ -3,8 +3,8 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { toolbeltNodeTarget } from "../../../scripts/embedded.mjs";
-import { dockerfilePath, packagePath } from "../../../src/sandbox/image.js";
-import { TOOLBELT_BIN } from "../../../src/sandbox/toolbelt.js";
+import { dockerfilePath, packagePath } from "../../../src/sandbox/image/image.js";
+import { TOOLBELT_BIN } from "../../../src/sandbox/image/toolbelt.js";
 
 const PINS = ["NODE_VERSION", "NODE_SHA512_AMD64", "NODE_SHA512_ARM64"] as const;
 

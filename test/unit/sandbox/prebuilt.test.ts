@@ -1,7 +1,7 @@
 // The prebuilt images' record (images.json): the recipe and the digest stay in step, and a run pulls only
 // by digest, only what was built from the package's own recipe.
 import { afterEach, describe, expect, it } from "vitest";
-import { recipeHash, sandboxRecipe } from "../../../src/sandbox/image.js";
+import { recipeHash, sandboxRecipe } from "../../../src/sandbox/image/image.js";
 import type Docker from "dockerode";
 import {
   PrebuiltImages,
@@ -9,8 +9,8 @@ import {
   PrebuiltRecord,
   readPrebuiltRecord,
   staleImages,
-} from "../../../src/sandbox/prebuilt.js";
-import { toolbeltRecipe } from "../../../src/sandbox/toolbelt.js";
+} from "../../../src/sandbox/image/prebuilt.js";
+import { toolbeltRecipe } from "../../../src/sandbox/image/toolbelt.js";
 
 const RECIPES = () => [sandboxRecipe(), toolbeltRecipe()];
 const DIGEST = `sha256:${"ab".repeat(32)}`;

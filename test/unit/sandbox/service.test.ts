@@ -3,10 +3,10 @@
 // only: the container's own on Docker, a volume of the run on Podman (which refuses a container tmpfs's
 // owner options).
 import { describe, expect, it } from "vitest";
-import { containerSpec, type DockerSandboxOptions } from "../../../src/sandbox/container-spec.js";
-import { DOCKER_PROFILE, PODMAN_PROFILE } from "../../../src/sandbox/engine-profile.js";
-import { runEngineObjects } from "../../../src/sandbox/run-objects.js";
-import { serviceArgv, serviceEnv } from "../../../src/sandbox/service.js";
+import { containerSpec, type DockerSandboxOptions } from "../../../src/sandbox/container/spec.js";
+import { DOCKER_PROFILE, PODMAN_PROFILE } from "../../../src/sandbox/engine/profile.js";
+import { runEngineObjects } from "../../../src/sandbox/engine/run-objects.js";
+import { serviceArgv, serviceEnv } from "../../../src/sandbox/container/service.js";
 
 const options: DockerSandboxOptions = { runId: "r1", workspaceDir: "/tmp/ws", services: 2 };
 const hostConfig = (profile: typeof DOCKER_PROFILE) =>

@@ -7,7 +7,7 @@ import {
   CacheSelectionError,
   formatEntries,
   selectEntries,
-} from "../../../src/sandbox/setup-cache-entries.js";
+} from "../../../src/sandbox/setup/entries.js";
 
 const made = Date.UTC(2026, 0, 1);
 

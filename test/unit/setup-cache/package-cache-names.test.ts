@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { setupCacheLine } from "../../../src/report/schema-setup-cache.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
 import { runSandboxOptions } from "../../../src/runner/run/sandbox-options.js";
-import { PACKAGE_CACHE_PREFIX_ENV, packageCacheVolume } from "../../../src/sandbox/package-cache.js";
+import { PACKAGE_CACHE_PREFIX_ENV, packageCacheVolume } from "../../../src/sandbox/setup/package-cache.js";
 import { packageCacheLabels, refusePackageCache } from "../../../src/setup-cache/trust.js";
 
 const base = { workspace: ".", script: "s.json", setup: ["npm ci"], network: "setup" as const };

@@ -7,13 +7,13 @@ import path from "node:path";
 import type Docker from "dockerode";
 import { pack as tarPack } from "tar-stream";
 import { describe, expect, it } from "vitest";
-import { snapshotStoreKey, snapshotTag } from "../../../src/sandbox/setup-snapshot.js";
+import { snapshotStoreKey, snapshotTag } from "../../../src/sandbox/setup/snapshot.js";
 import {
   archiveNames,
   newStoreRecord,
   restoreFromStore,
   type SnapshotStore,
-} from "../../../src/sandbox/snapshot-store.js";
+} from "../../../src/sandbox/setup/store.js";
 
 const KEY = "a".repeat(64);
 const TAG = snapshotTag("trusted", KEY);

@@ -5,7 +5,7 @@
 // fsmonitor, pager, external diff and filter drivers off, no optional locks — nothing the repository
 // configures runs.
 import { git } from "../../../host-git.js";
-import { gitTopLevel, isGitWorkTreeTop } from "../../../sandbox/archive.js";
+import { gitTopLevel, isGitWorkTreeTop } from "../../../sandbox/copy/archive.js";
 
 /** `git status --short` past this many characters is cut, with a note (a generated tree can list thousands). */
 export const MAX_STATUS_CHARS = 2_000;

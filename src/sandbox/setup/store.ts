@@ -10,9 +10,9 @@ import fs from "node:fs";
 import { pipeline } from "node:stream/promises";
 import type Docker from "dockerode";
 import { extract as tarExtract } from "tar-stream";
-import { formatBytes, formatDuration } from "../report/format.js";
-import { withTimeout } from "./engine.js";
-import { snapshotStoreKey } from "./setup-snapshot.js";
+import { formatBytes, formatDuration } from "../../report/format.js";
+import { withTimeout } from "../engine/engine.js";
+import { snapshotStoreKey } from "./snapshot.js";
 
 /** How long the engine may take to load or save an image archive. */
 const ARCHIVE_TIMEOUT_MS = 10 * 60_000;

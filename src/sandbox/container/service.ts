@@ -13,9 +13,9 @@
 import type { Readable, Writable } from "node:stream";
 import type Docker from "dockerode";
 import { PassThrough, type Duplex } from "node:stream";
-import { createTmpfsVolume, volumeMount, withTimeout } from "./engine.js";
-import { AGENT_UID } from "./engine-profile.js";
-import { toolbeltProgram } from "./toolbelt.js";
+import { createTmpfsVolume, volumeMount, withTimeout } from "../engine/engine.js";
+import { AGENT_UID } from "../engine/profile.js";
+import { toolbeltProgram } from "../image/toolbelt.js";
 
 /** Services' users: 2000, 2001, … (below the range images give their own users, above the agent's and keeper's). */
 export const SERVICE_UID_BASE = 2000;
@@ -31,7 +31,7 @@ const homeOptions = (index: number): string =>
 
 const indices = (count: number): number[] => Array.from({ length: count }, (_, index) => index);
 
-/** The homes as the container's own tmpfs mounts, for a run with `count` services (container-spec.ts). */
+/** The homes as the container's own tmpfs mounts, for a run with `count` services (container/spec.ts). */
 export function serviceHomeMounts(count: number, sizeOption: string): Record<string, string> {
   return Object.fromEntries(
     indices(count).map((index) => [serviceHome(index), `${homeOptions(index)},size=${sizeOption}`]),
@@ -42,7 +42,7 @@ export function serviceHomeMounts(count: number, sizeOption: string): Record<str
 export const serviceHomeVolumeName = (runId: string, index: number): string =>
   `agent-ci-${runId}-service-${index}`;
 
-/** The homes' volumes, mounted at the homes (container-spec.ts). */
+/** The homes' volumes, mounted at the homes (container/spec.ts). */
 export function serviceHomeVolumeMounts(runId: string, count: number): Docker.MountSettings[] {
   return indices(count).map((index) => volumeMount(serviceHomeVolumeName(runId, index), serviceHome(index)));
 }

@@ -3,15 +3,15 @@
 // part of a running sandbox that changes while it runs.
 import type Docker from "dockerode";
 import { CHANNEL_SOCKET, type ChannelListener, channelToken, type HelperChannel } from "./channel.js";
-import { BASE_ENV, envList } from "./command-env.js";
-import { withTimeout } from "./engine.js";
-import { startExec } from "./exec.js";
-import { AGENT_USER } from "./engine-profile.js";
-import { HelperClient } from "./helper-client.js";
-import { ADDRESS_SPACE_ENV, SHARED_GROUP_ENV } from "./helper-protocol.js";
-import { HELPER_JS } from "./helper-source.js";
-import { EngineError, OUTPUTS_DIR, SandboxGoneError, WORKSPACE_ROOT } from "./sandbox.js";
-import { FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
+import { BASE_ENV, envList } from "../container/command-env.js";
+import { withTimeout } from "../engine/engine.js";
+import { startExec } from "../engine/exec.js";
+import { AGENT_USER } from "../engine/profile.js";
+import { HelperClient } from "./client.js";
+import { ADDRESS_SPACE_ENV, SHARED_GROUP_ENV } from "./protocol.js";
+import { HELPER_JS } from "./source.js";
+import { EngineError, OUTPUTS_DIR, SandboxGoneError, WORKSPACE_ROOT } from "../sandbox.js";
+import { FALLBACK_PATH, TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "../image/toolbelt.js";
 
 /** What the helper's start needs to know of the run. */
 export interface HelperSettings {

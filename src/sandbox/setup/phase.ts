@@ -3,23 +3,23 @@
 // written where the run may write one. Then nothing setup started may carry the network into the agent's
 // phase. What happened is recorded (`SetupCacheRecord`) for report.json.
 import type Docker from "dockerode";
-import { formatBytes } from "../report/format.js";
-import { WorkspaceError } from "./archive.js";
-import type { DockerSandboxOptions } from "./container-spec.js";
-import { runtimeOf } from "./container-spec.js";
-import type { EgressSidecar } from "./egress/sidecar.js";
-import { injectionText } from "./egress/allowlist.js";
-import { AGENT_USER } from "./engine-profile.js";
-import { oneShotExec } from "./exec.js";
-import type { HelperLink } from "./helper-link.js";
+import { formatBytes } from "../../report/format.js";
+import { WorkspaceError } from "../copy/archive.js";
+import type { DockerSandboxOptions } from "../container/spec.js";
+import { runtimeOf } from "../container/spec.js";
+import type { EgressSidecar } from "../egress/sidecar.js";
+import { injectionText } from "../egress/allowlist.js";
+import { AGENT_USER } from "../engine/profile.js";
+import { oneShotExec } from "../engine/exec.js";
+import type { HelperLink } from "../helper/link.js";
 import {
   type PackageCacheRecord,
   type PackageCacheTarget,
   restorePackageCache,
   savePackageCache,
 } from "./package-cache.js";
-import type { ResolvedImage } from "./image.js";
-import type { Sandbox } from "./sandbox.js";
+import type { ResolvedImage } from "../image/image.js";
+import type { Sandbox } from "../sandbox.js";
 import {
   findSnapshot,
   type Needle,
@@ -27,23 +27,23 @@ import {
   type SnapshotEntry,
   snapshotTag,
   writeSnapshot,
-} from "./setup-snapshot.js";
+} from "./snapshot.js";
 import {
   newStoreRecord,
   restoreFromStore,
   saveToStore,
   type SnapshotStore,
   type SnapshotStoreRecord,
-} from "./snapshot-store.js";
-import { toolbeltProgram } from "./toolbelt.js";
+} from "./store.js";
+import { toolbeltProgram } from "../image/toolbelt.js";
 import {
   keyEnv,
   readKeyFiles,
   SETUP_CACHE_FORMAT,
   setupKey,
   type SetupKeyInputs,
-} from "../setup-cache/key.js";
-import { type CacheProducer, type CacheScope, entryLabels } from "../setup-cache/trust.js";
+} from "../../setup-cache/key.js";
+import { type CacheProducer, type CacheScope, entryLabels } from "../../setup-cache/trust.js";
 
 /** The ledger's caller for setup commands (tool calls carry their tool_use id). */
 export const SETUP_CALLER = "setup";

@@ -1,4 +1,4 @@
-// The in-container helper's framing, the one implementation both ends use: the host (helper-client.ts,
+// The in-container helper's framing, the one implementation both ends use: the host (helper/client.ts,
 // channel.ts) and the helper itself (helper/, bundled into the container). A frame is a u32 BE header
 // length, the header as JSON, a u32 BE body length, the body's bytes. This module imports nothing: it is
 // carried into the container and runs on the toolbelt's Node as well as on the host's.

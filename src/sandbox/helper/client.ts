@@ -3,9 +3,9 @@
 // requests by id.
 import type { Socket } from "node:net";
 import { PassThrough, type Duplex } from "node:stream";
-import { encodeFrame, FrameDecoder, FrameError } from "./helper-framing.js";
-import type { HelperOp, HelperOps, HelperResult, RawFrame, RequestHeader } from "./helper-protocol.js";
-import { SandboxGoneError } from "./sandbox.js";
+import { encodeFrame, FrameDecoder, FrameError } from "./framing.js";
+import type { HelperOp, HelperOps, HelperResult, RawFrame, RequestHeader } from "./protocol.js";
+import { SandboxGoneError } from "../sandbox.js";
 
 interface Waiter {
   resolve: (r: RawFrame) => void;
@@ -104,7 +104,7 @@ export class HelperClient {
     return this.closedError === undefined;
   }
 
-  /** One operation of the protocol; the answer is typed by the operation asked (helper-protocol.ts). */
+  /** One operation of the protocol; the answer is typed by the operation asked (helper/protocol.ts). */
   request<K extends HelperOp>(
     op: K,
     request: HelperOps[K]["request"],

@@ -10,10 +10,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type Docker from "dockerode";
 import { pack as tarPack } from "tar-stream";
-import { formatDuration } from "../report/format.js";
-import { withTimeout } from "./engine.js";
+import { formatDuration } from "../../report/format.js";
+import { withTimeout } from "../engine/engine.js";
 import type { PrebuiltImages } from "./prebuilt.js";
-import { EngineError } from "./sandbox.js";
+import { EngineError } from "../sandbox.js";
 
 export const IMAGE_REPOSITORY = "agent-ci-sandbox";
 export const DEFAULT_BASE_IMAGE = process.env.AGENT_CI_BASE_IMAGE ?? "debian:bookworm-slim";
@@ -66,9 +66,9 @@ export function buildLogPath(tag: string): string {
 }
 const LOG_TAIL_LINES = 20;
 
-/** A file or folder of the package: src/sandbox/image.ts and dist/*.js sit one or two levels below its root. */
+/** A file or folder of the package: this module (src/sandbox/image/) sits three levels below its root, dist/*.js one. */
 export function packagePath(name: string): string {
-  const candidates = [`../../${name}`, `../${name}`].map((rel) =>
+  const candidates = [`../../../${name}`, `../${name}`].map((rel) =>
     fileURLToPath(new URL(rel, import.meta.url)),
   );
   const found = candidates.find((p) => fs.existsSync(p));

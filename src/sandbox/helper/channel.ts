@@ -15,9 +15,9 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type Docker from "dockerode";
-import { processAlive } from "./engine.js";
-import { FrameDecoder, type Frame } from "./helper-framing.js";
-import type { HelloHeader } from "./helper-protocol.js";
+import { processAlive } from "../engine/engine.js";
+import { FrameDecoder, type Frame } from "./framing.js";
+import type { HelloHeader } from "./protocol.js";
 
 /** Where the run's container sees the channel's directory. */
 export const CHANNEL_DIR = "/run/agent-ci-channel";

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import type Docker from "dockerode";
 import { z } from "zod";
-import { withTimeout } from "./engine.js";
+import { withTimeout } from "../engine/engine.js";
 import { type BuildRecipe, packagePath, recipeHash, recipeTag } from "./image.js";
 
 /** The record's file, at the package's root. */

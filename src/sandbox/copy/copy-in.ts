@@ -9,13 +9,13 @@ import {
   WORKSPACE_FULL,
   type WorkspaceCopy,
 } from "./archive.js";
-import type { DockerSandboxOptions } from "./container-spec.js";
+import type { DockerSandboxOptions } from "../container/spec.js";
 import { copyThroughBind } from "./copier.js";
-import { AGENT_UID, containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
-import { oneShotExec } from "./exec.js";
-import type { RunObjects } from "./run-objects.js";
-import { EngineError, WORKSPACE_ROOT } from "./sandbox.js";
-import { toolbeltProgram } from "./toolbelt.js";
+import { AGENT_UID, containerUlimits, type EngineProfile, KEEPER_USER } from "../engine/profile.js";
+import { oneShotExec } from "../engine/exec.js";
+import type { RunObjects } from "../engine/run-objects.js";
+import { EngineError, WORKSPACE_ROOT } from "../sandbox.js";
+import { toolbeltProgram } from "../image/toolbelt.js";
 
 /** Where the copy-in goes and what it may use. */
 export interface CopyTarget {

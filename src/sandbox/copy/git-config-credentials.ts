@@ -20,7 +20,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { git } from "../host-git.js";
+import { git } from "../../host-git.js";
 import { maskUrlCredentials, relativeInside, withoutUrlCredentials } from "./credential-files.js";
 
 /** One entry as git lists it: section and name lowercased, the subsection as written. */

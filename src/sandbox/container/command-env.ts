@@ -1,11 +1,11 @@
 // The environment of every command agent-ci runs in the container: the allow-listed base, the PATH composed
 // per command, and what `--env`, `--ca-cert`, the egress proxy (with its injected secrets' placeholders) and
 // the workspace's owner add to it.
-import type { EgressSidecar } from "./egress/sidecar.js";
-import { proxyEnv } from "./egress/sidecar.js";
-import type { ExecRequest } from "./sandbox.js";
-import { WORKSPACE_ROOT } from "./sandbox.js";
-import { FALLBACK_PATH, TOOLBELT_BIN } from "./toolbelt.js";
+import type { EgressSidecar } from "../egress/sidecar.js";
+import { proxyEnv } from "../egress/sidecar.js";
+import type { ExecRequest } from "../sandbox.js";
+import { WORKSPACE_ROOT } from "../sandbox.js";
+import { FALLBACK_PATH, TOOLBELT_BIN } from "../image/toolbelt.js";
 
 /**
  * The allow-listed environment every command gets. PATH is composed per run (see `commandEnv`): the

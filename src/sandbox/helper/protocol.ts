@@ -1,11 +1,11 @@
 // The in-container helper's protocol (helper/) as one map from operation to its request and response
-// headers, for both ends: the host's client (helper-client.ts) and the helper's handlers (helper/serve.ts).
-// Frames are helper-framing.ts's. A request's header is `{ op, id, ...request }`; the response repeats `id`
+// headers, for both ends: the host's client (helper/client.ts) and the helper's handlers (helper/serve.ts).
+// Frames are helper/framing.ts's. A request's header is `{ op, id, ...request }`; the response repeats `id`
 // with `ok: true` and the operation's response fields, or `ok: false` with an error code and message. Bodies
 // carry file content (write in, read out) and command output (stdout then stderr, split at `stdoutBytes`).
 // Types only: the helper's bundle takes nothing from the host's modules.
-import type { Frame } from "./helper-framing.js";
-import type { FileStat } from "./sandbox.js";
+import type { Frame } from "./framing.js";
+import type { FileStat } from "../sandbox.js";
 
 export interface ExecOpRequest {
   argv?: string[];

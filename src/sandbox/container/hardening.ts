@@ -3,7 +3,7 @@
 // /proc/self/status and a user-namespace probe). The result lists every requested setting that did not
 // hold; the sandbox refuses to run on any unless the user opted in (docs/RELIABILITY.md, row D11). And the cgroup's
 // OOM-kill counter, read once after the start and again after a SIGKILL'd command (C10).
-import { toolbeltProgram } from "./toolbelt.js";
+import { toolbeltProgram } from "../image/toolbelt.js";
 
 /** The create request's settings that are read back (a subset of dockerode's HostConfig). */
 export interface RequestedHardening {

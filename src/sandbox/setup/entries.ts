@@ -4,10 +4,10 @@
 // untagged: `rm --all` and `rm --expired` remove it. The package-cache volumes (package-cache.ts) are entries
 // too, one per namespace and platform, removed by name, `--all` or `--expired` (their age is the volume's).
 import type Docker from "dockerode";
-import { ageInDays, expiredReason } from "../setup-cache/expiry.js";
-import { type CacheProducer, LABELS, PACKAGE_CACHE_KIND, SNAPSHOT_KIND } from "../setup-cache/trust.js";
-import { withTimeout } from "./engine.js";
-import { producerOf, SNAPSHOT_REPOSITORY } from "./setup-snapshot.js";
+import { ageInDays, expiredReason } from "../../setup-cache/expiry.js";
+import { type CacheProducer, LABELS, PACKAGE_CACHE_KIND, SNAPSHOT_KIND } from "../../setup-cache/trust.js";
+import { withTimeout } from "../engine/engine.js";
+import { producerOf, SNAPSHOT_REPOSITORY } from "./snapshot.js";
 
 export interface CacheEntry {
   /** A package-cache volume's name; undefined: the entry is a snapshot image. */

@@ -2,12 +2,12 @@
 // each object as it creates it, so a step that fails removes everything made before it, and the running
 // sandbox's dispose removes the same objects the same way.
 import type Docker from "dockerode";
-import { copierName, workspaceVolumeName } from "./copier.js";
-import { type EgressSidecar, egressNames, removeEgress } from "./egress/sidecar.js";
+import { copierName, workspaceVolumeName } from "../copy/copier.js";
+import { type EgressSidecar, egressNames, removeEgress } from "../egress/sidecar.js";
 import { removeContainer, removeVolume } from "./engine.js";
-import { packageCacheHelperName } from "./package-cache.js";
-import { serviceHomeVolumeName } from "./service.js";
-import { snapshotContainerName } from "./setup-snapshot.js";
+import { packageCacheHelperName } from "../setup/package-cache.js";
+import { serviceHomeVolumeName } from "../container/service.js";
+import { snapshotContainerName } from "../setup/snapshot.js";
 
 /** The run's container name: known before the container exists, so a watchdog can remove one being created. */
 export function containerName(runId: string): string {

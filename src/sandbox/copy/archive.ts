@@ -18,7 +18,7 @@ import path from "node:path";
 import { type Readable, Transform } from "node:stream";
 import picomatch from "picomatch";
 import { pack as tarPack, type Header } from "tar-stream";
-import { git } from "../host-git.js";
+import { git } from "../../host-git.js";
 import {
   credentialFileMatcher,
   type CredentialFileRule,
@@ -30,7 +30,7 @@ import {
   STRIPPED_REASON,
   unreadableReason,
 } from "./credential-files.js";
-import { AGENT_UID } from "./engine-profile.js";
+import { AGENT_UID } from "../engine/profile.js";
 import { cleanGitConfigs } from "./git-config-credentials.js";
 
 /**

@@ -5,10 +5,10 @@
 // `share-workspace`), so that the agent can still read and edit it and the patch includes it. Its home (mode 0700, under /tmp whose sticky bit keeps it its own) holds the copies of the
 // hook scripts taken when the run started, which the agent's user can neither change nor read.
 import crypto from "node:crypto";
-import { AGENT_UID } from "./engine-profile.js";
-import type { HelperClient } from "./helper-client.js";
-import { STATE_DIR_ENV } from "./helper-protocol.js";
-import { SandboxGoneError, WORKSPACE_ROOT } from "./sandbox.js";
+import { AGENT_UID } from "../engine/profile.js";
+import type { HelperClient } from "../helper/client.js";
+import { STATE_DIR_ENV } from "../helper/protocol.js";
+import { SandboxGoneError, WORKSPACE_ROOT } from "../sandbox.js";
 
 /** The hooks' user: below the services' range (service.ts), above the agent's and the keeper's. */
 export const HOOK_UID = 1999;

@@ -3,9 +3,9 @@
 // --setup) is what comes before the helper or must not go through it.
 import { PassThrough, type Duplex } from "node:stream";
 import type Docker from "dockerode";
-import { BASE_ENV, envList } from "./command-env.js";
+import { BASE_ENV, envList } from "../container/command-env.js";
 import { withTimeout } from "./engine.js";
-import { TOOLBELT_BIN } from "./toolbelt.js";
+import { TOOLBELT_BIN } from "../image/toolbelt.js";
 
 /** What an exec runs: as whom, with what environment, and whether its stdin is attached. */
 export interface ExecSpec {

@@ -11,13 +11,13 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type Docker from "dockerode";
-import { type CacheScope, packageCacheLabels, refusePackageCache } from "../setup-cache/trust.js";
-import { removeContainer, withTimeout } from "./engine.js";
-import { AGENT_USER } from "./engine-profile.js";
-import { oneShotExec } from "./exec.js";
-import { EngineError } from "./sandbox.js";
-import { collect, HOME, type Needle, SnapshotRefused, streamTar } from "./setup-snapshot.js";
-import { toolbeltProgram } from "./toolbelt.js";
+import { type CacheScope, packageCacheLabels, refusePackageCache } from "../../setup-cache/trust.js";
+import { removeContainer, withTimeout } from "../engine/engine.js";
+import { AGENT_USER } from "../engine/profile.js";
+import { oneShotExec } from "../engine/exec.js";
+import { EngineError } from "../sandbox.js";
+import { collect, HOME, type Needle, SnapshotRefused, streamTar } from "./snapshot.js";
+import { toolbeltProgram } from "../image/toolbelt.js";
 
 /** The package managers' caches, under the home directory: what the volume holds, and nothing else. */
 export const PACKAGE_CACHE_DIRS: readonly string[] = [

@@ -3,8 +3,8 @@
 // and the reaper that removes containers left by runs whose owner process died.
 import os from "node:os";
 import type Docker from "dockerode";
-import { type EngineProfile, engineProfile } from "./engine-profile.js";
-import { EngineError } from "./sandbox.js";
+import { type EngineProfile, engineProfile } from "./profile.js";
+import { EngineError } from "../sandbox.js";
 
 export const LABEL_RUN = "agent-ci.run";
 export const LABEL_PID = "agent-ci.pid";

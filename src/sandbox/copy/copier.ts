@@ -18,10 +18,10 @@ import {
   removeContainer,
   volumeMount,
   withTimeout,
-} from "./engine.js";
-import type { Ulimit } from "./engine-profile.js";
-import { WORKSPACE_ROOT } from "./sandbox.js";
-import { TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
+} from "../engine/engine.js";
+import type { Ulimit } from "../engine/profile.js";
+import { WORKSPACE_ROOT } from "../sandbox.js";
+import { TOOLBELT_BIN, TOOLBELT_DIR, toolbeltProgram } from "../image/toolbelt.js";
 
 /** The run's /workspace on engines with `workspaceVolume`: a tmpfs volume, by name (the watchdog removes it). */
 export function workspaceVolumeName(runId: string): string {

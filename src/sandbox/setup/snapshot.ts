@@ -7,15 +7,15 @@
 import { PassThrough, Transform, type TransformCallback } from "node:stream";
 import type Docker from "dockerode";
 import { pack as tarPack } from "tar-stream";
-import { type CacheScope, LABELS, refuseEntry, type CacheProducer } from "../setup-cache/trust.js";
-import { SETUP_CACHE_FORMAT } from "../setup-cache/key.js";
-import { expiredReason } from "../setup-cache/expiry.js";
-import { BASE_ENV, envList } from "./command-env.js";
-import { removeContainer, withTimeout } from "./engine.js";
-import { AGENT_USER } from "./engine-profile.js";
-import { oneShotExec, startExec } from "./exec.js";
-import { EngineError, WORKSPACE_ROOT } from "./sandbox.js";
-import { TOOLBELT_BIN, toolbeltProgram } from "./toolbelt.js";
+import { type CacheScope, LABELS, refuseEntry, type CacheProducer } from "../../setup-cache/trust.js";
+import { SETUP_CACHE_FORMAT } from "../../setup-cache/key.js";
+import { expiredReason } from "../../setup-cache/expiry.js";
+import { BASE_ENV, envList } from "../container/command-env.js";
+import { removeContainer, withTimeout } from "../engine/engine.js";
+import { AGENT_USER } from "../engine/profile.js";
+import { oneShotExec, startExec } from "../engine/exec.js";
+import { EngineError, WORKSPACE_ROOT } from "../sandbox.js";
+import { TOOLBELT_BIN, toolbeltProgram } from "../image/toolbelt.js";
 
 export const SNAPSHOT_REPOSITORY = "agent-ci-setup";
 /** Where a snapshot image keeps what it restores (the run's /workspace and home are mounts over the image's). */

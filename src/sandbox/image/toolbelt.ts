@@ -7,8 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type Docker from "dockerode";
-import { withTimeout } from "./engine.js";
-import type { Ulimit } from "./engine-profile.js";
+import { withTimeout } from "../engine/engine.js";
+import type { Ulimit } from "../engine/profile.js";
 import {
   baseImageFor,
   DEFAULT_BASE_IMAGE,
@@ -20,7 +20,7 @@ import {
   pinnedArg,
   recipeTag,
 } from "./image.js";
-import { EngineError } from "./sandbox.js";
+import { EngineError } from "../sandbox.js";
 
 export const TOOLBELT_DIR = "/opt/agent-ci";
 export const TOOLBELT_BIN = `${TOOLBELT_DIR}/bin`;

@@ -2,24 +2,24 @@
 // (hardening, limits, mounts) built from them. The assembly (assemble.ts) creates the container from this
 // spec and reads the hardening back against it.
 import type Docker from "dockerode";
-import type { NetworkPolicy } from "../policy/network.js";
-import type { HostPacker, IncludeIgnored } from "./archive.js";
-import type { EngineStart } from "./assemble.js";
-import type { StartRecord } from "./phase-clock.js";
-import type { HelperChannel } from "./channel.js";
+import type { NetworkPolicy } from "../../policy/network.js";
+import type { HostPacker, IncludeIgnored } from "../copy/archive.js";
+import type { EngineStart } from "../assemble.js";
+import type { StartRecord } from "../phase-clock.js";
+import type { HelperChannel } from "../helper/channel.js";
 import { BASE_ENV, envList } from "./command-env.js";
-import { workspaceMount } from "./copier.js";
-import { type EgressOptions, egressMount } from "./egress/sidecar.js";
-import { type EngineFacts, ownerLabels } from "./engine.js";
-import { containerUlimits, type EngineProfile, KEEPER_USER } from "./engine-profile.js";
+import { workspaceMount } from "../copy/copier.js";
+import { type EgressOptions, egressMount } from "../egress/sidecar.js";
+import { type EngineFacts, ownerLabels } from "../engine/engine.js";
+import { containerUlimits, type EngineProfile, KEEPER_USER } from "../engine/profile.js";
 import { hostPidsLimit, type LimitsInside, limitsInside } from "./hardening.js";
-import { NODE_DIR } from "./node/volume.js";
-import type { NodeChoice } from "./node/choose.js";
-import { containerName } from "./run-objects.js";
-import type { SetupCacheRequest } from "./setup-phase.js";
+import { NODE_DIR } from "../node/volume.js";
+import type { NodeChoice } from "../node/choose.js";
+import { containerName } from "../engine/run-objects.js";
+import type { SetupCacheRequest } from "../setup/phase.js";
 import { serviceHomeMounts, serviceHomeVolumeMounts } from "./service.js";
-import { WORKSPACE_ROOT } from "./sandbox.js";
-import { TOOLBELT_DIR, toolbeltProgram } from "./toolbelt.js";
+import { WORKSPACE_ROOT } from "../sandbox.js";
+import { TOOLBELT_DIR, toolbeltProgram } from "../image/toolbelt.js";
 
 export type { NetworkPolicy };
 
@@ -44,7 +44,7 @@ export interface DockerSandboxOptions {
   /** Networks "allowlist" and "setup": what the egress proxy lets through (sidecar.ts). */
   egress?: EgressOptions;
   /**
-   * The setup cache (setup-phase.ts): start from a snapshot of an earlier run's setup with the same key, and
+   * The setup cache (setup/phase.ts): start from a snapshot of an earlier run's setup with the same key, and
    * write one, as the run's scope allows. Undefined: off (every run runs its whole setup).
    */
   setupCache?: SetupCacheRequest;

@@ -2,9 +2,9 @@
 // inside the container (never the user's branches or index) records the tree as copied in, and the
 // patch is `git diff-tree` from that tree to the tree as it is at the end. git is the toolbelt's, run
 // with a config nothing the agent wrote can change (U4).
-import type { ExecResult, Sandbox } from "./sandbox.js";
-import { EngineError, WORKSPACE_ROOT } from "./sandbox.js";
-import { toolbeltProgram } from "./toolbelt.js";
+import type { ExecResult, Sandbox } from "../sandbox.js";
+import { EngineError, WORKSPACE_ROOT } from "../sandbox.js";
+import { toolbeltProgram } from "../image/toolbelt.js";
 
 export const STATE_DIR = "/tmp/.agent-ci";
 const BASELINE_GIT_DIR = `${STATE_DIR}/baseline.git`;
