@@ -106,10 +106,13 @@ export class Baseline {
   private async resetPrivateRepo(): Promise<void> {
     const write = (p: string, text: string) =>
       this.sandbox.writeFile(`${BASELINE_GIT_DIR}/${p}`, text, { confine: false });
-    await write("config", BASELINE_CONFIG);
-    await write("info/attributes", "");
-    await write("info/exclude", "");
-    await write("objects/info/alternates", this.isGitRepo ? `${WORKSPACE_ROOT}/.git/objects\n` : "");
+    // Four files of their own: written at once, one helper round trip instead of four in a row.
+    await Promise.all([
+      write("config", BASELINE_CONFIG),
+      write("info/attributes", ""),
+      write("info/exclude", ""),
+      write("objects/info/alternates", this.isGitRepo ? `${WORKSPACE_ROOT}/.git/objects\n` : ""),
+    ]);
   }
 
   /**
@@ -117,14 +120,13 @@ export class Baseline {
    * files are hashed.
    */
   async record(): Promise<string> {
+    // The workspace's index is read while agent-ci's private repository is made.
+    const reading = this.isGitRepo
+      ? this.sandbox.readFile(`${WORKSPACE_ROOT}/.git/index`, { confine: false }).catch(() => null)
+      : null;
     await this.gitOk(["init", "-q"]);
-    await this.resetPrivateRepo();
-    if (this.isGitRepo) {
-      const index = await this.sandbox
-        .readFile(`${WORKSPACE_ROOT}/.git/index`, { confine: false })
-        .catch(() => null);
-      if (index) await this.sandbox.writeFile(`${STATE_DIR}/baseline.index`, index.data, { confine: false });
-    }
+    const [index] = await Promise.all([reading, this.resetPrivateRepo()]);
+    if (index) await this.sandbox.writeFile(`${STATE_DIR}/baseline.index`, index.data, { confine: false });
     const fast = ["-c", "core.checkStat=minimal", "-c", "core.trustctime=false"];
     let added = await this.git([...fast, "add", "-A"]);
     if (added.exitCode !== 0 && this.isGitRepo) {
