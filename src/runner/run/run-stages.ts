@@ -7,8 +7,7 @@
 // Each stage returns what the stages after it need, and adds what the record and the teardown need to the phase
 // so far (PhaseSoFar, a new phase each time) as soon as it is made, before its next step that can fail: a run that
 // fails at any stage is still recorded and torn down as far as it got (finishRun in run.ts).
-import { setupCacheLine } from "../../report/index.js";
-import { isStdio, type McpServerConfig } from "../../mcp/config.js";
+import type { McpServerConfig } from "../../mcp/config.js";
 import { maxMcpOutputTokens } from "../../mcp/result.js";
 import type { PermissionMode } from "../../policy/schema.js";
 import { describeIgnored } from "../../policy/workspace-trust.js";
@@ -68,6 +67,7 @@ import { SubagentRunner } from "../agents/subagents.js";
 import { RunToolSet, type RunToolSetOptions, webToolsOff } from "../loop/tool-set.js";
 import { FirstTurnAhead, overlapBlocker, taskDefinitionOnly } from "./first-turn.js";
 import { blockEventLoopForTests } from "./watchdog.js";
+import { prepareCapabilities, sandboxNeeds, sandboxOpened } from "../capabilities/index.js";
 
 /** What the run settled before any container: its configuration, policy, model and what the model is told. */
 export interface Prepared {
@@ -165,7 +165,7 @@ async function prepare(
   deadline: number,
   signal: AbortSignal,
 ): Promise<Prepared> {
-  if (ctx.mcpConfigError) throw ctx.mcpConfigError;
+  prepareCapabilities(ctx);
   const { log } = ctx;
   // The model API's SDK, the largest module a run loads, is read while the run prepares (no call is made before
   // the checks below); a scripted run loads none.
@@ -278,7 +278,7 @@ function runHeader(runId: string, config: RunConfig, mode: PermissionMode): stri
 async function openSandbox(
   ctx: RunContext,
   soFar: PhaseSoFar,
-  { config, resume, policy, mcpServers, node }: Prepared,
+  { config, resume, policy, node }: Prepared,
   { signal, begun, watching }: Pick<PhaseLimits, "signal" | "watching"> & { begun: EngineStart },
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
@@ -289,9 +289,7 @@ async function openSandbox(
     workspaceDir: config.workspace,
     readOnlyWorkspace: policy.container.workspaceReadOnly,
     excludeFromCopy: policy.excludeFromCopy,
-    // Stdio MCP servers and hooks run as users of their own in the agent's group (docs/hooks.md).
-    sharedWorkspace: mcpServers.some(isStdio) || policy.policy.hooks.length > 0,
-    services: mcpServers.length,
+    ...sandboxNeeds(ctx, policy),
     progress: log,
     startRecord: soFar.current.start,
     // The Bash parser's load is the policy's one slow part; it waits for no container, so it runs now.
@@ -301,7 +299,7 @@ async function openSandbox(
   soFar.add({ sandbox });
   await Promise.all([policy.loadParser(), watching]);
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
-  if (sandbox.setupCache) log(setupCacheLine(sandbox.setupCache));
+  sandboxOpened(sandbox, log);
   blockEventLoopForTests();
   signal.throwIfAborted();
   if (resume) await continueWorkspace(resume, sandbox, ctx.state, policy.container.workspaceReadOnly);
