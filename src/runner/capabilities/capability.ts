@@ -29,6 +29,11 @@ export interface Capability {
   readonly prepare?: (ctx: RunContext) => void;
   /** What the sandbox must give it, known from the configuration and the policy. */
   readonly sandboxNeeds?: (ctx: RunContext, policy: PreparedPolicy) => SandboxNeeds;
+  /**
+   * Why the run's first request needs what this capability starts in the sandbox (its tools are in it): the
+   * first turn then waits for the sandbox instead of being asked while it opens (run/first-turn.ts).
+   */
+  readonly firstTurnWaits?: (ctx: RunContext) => string | undefined;
   /** Once the sandbox is ready, before the agent is handed it. */
   readonly opened?: (sandbox: DockerSandbox, log: (line: string) => void) => void;
   /** At the run's end, on every way out, before the patch is taken (what it wrote is in the patch). */

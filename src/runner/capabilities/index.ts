@@ -30,6 +30,11 @@ export function sandboxNeeds(ctx: RunContext, policy: PreparedPolicy): Required<
   };
 }
 
+/** Why each capability's part of the first request needs the sandbox first (none: it may be asked ahead). */
+export function firstTurnWaits(ctx: RunContext): string[] {
+  return CAPABILITIES.flatMap((c) => c.firstTurnWaits?.(ctx) ?? []);
+}
+
 /** Told each capability that the sandbox is ready. */
 export function sandboxOpened(sandbox: DockerSandbox, log: (line: string) => void): void {
   for (const capability of CAPABILITIES) capability.opened?.(sandbox, log);

@@ -7,8 +7,6 @@
 // Each stage returns what the stages after it need, and adds what the record and the teardown need to the phase
 // so far (PhaseSoFar, a new phase each time) as soon as it is made, before its next step that can fail: a run that
 // fails at any stage is still recorded and torn down as far as it got (finishRun in run.ts).
-import type { McpServerConfig } from "../../mcp/config.js";
-import { maxMcpOutputTokens } from "../../mcp/result.js";
 import type { PermissionMode } from "../../policy/schema.js";
 import { describeIgnored } from "../../policy/workspace-trust.js";
 import { reviewJsonSchema } from "../../review/findings.js";
@@ -67,7 +65,7 @@ import { SubagentRunner } from "../agents/subagents.js";
 import { RunToolSet, type RunToolSetOptions, webToolsOff } from "../loop/tool-set.js";
 import { FirstTurnAhead, overlapBlocker, taskDefinitionOnly } from "./first-turn.js";
 import { blockEventLoopForTests } from "./watchdog.js";
-import { prepareCapabilities, sandboxNeeds, sandboxOpened } from "../capabilities/index.js";
+import { firstTurnWaits, prepareCapabilities, sandboxNeeds, sandboxOpened } from "../capabilities/index.js";
 
 /** What the run settled before any container: its configuration, policy, model and what the model is told. */
 export interface Prepared {
@@ -86,7 +84,6 @@ export interface Prepared {
   readonly driver: Driver;
   /** The web tools' services, their side calls not yet charged to a budget (`chargedTo` once there is one). */
   readonly web: WebServices;
-  readonly mcpServers: readonly McpServerConfig[];
   /** The Bash tool's Node.js and why (undefined: a user image's own). */
   readonly node: NodeChoice | undefined;
 }
@@ -145,7 +142,7 @@ function askAhead(
   prepared: Prepared,
   signal: AbortSignal,
 ): FirstTurnAhead | undefined {
-  const blocker = overlapBlocker(prepared.config, prepared.mcpServers.length);
+  const blocker = overlapBlocker(prepared.config, firstTurnWaits(ctx));
   if (blocker) {
     soFar.add({ firstTurn: { overlapped: false, reason: blocker } });
     if (!prepared.config.script) ctx.log(`the first model turn waits for the sandbox: ${blocker}`);
@@ -201,8 +198,7 @@ async function prepare(
   const driver = await makeDriver(config, { deadline, log, onSecret: ctx.io.onSecret, signal, driverModule });
   for (const ignored of ctx.mcpConfig?.ignored ?? []) log(describeIgnored(ignored));
   const web = webServices(ctx, config, driver);
-  const mcpServers = ctx.mcpConfig?.servers ?? [];
-  return { ...settled, review, mode, structured, told, agents, driver, web, mcpServers, node };
+  return { ...settled, review, mode, structured, told, agents, driver, web, node };
 }
 
 /** What settleRun found, and the git snapshot it started. */
@@ -316,7 +312,7 @@ async function startServices(
 ): Promise<Started> {
   const { config, policy, mode } = prepared;
   const { runId, log } = ctx;
-  const mcp = prepared.mcpServers.length ? await startMcp(ctx, sandbox) : undefined;
+  const mcp = ctx.mcpConfig?.servers.length ? await startMcp(ctx, sandbox) : undefined;
   if (mcp) soFar.add({ mcp });
   const hooks = policy.policy.hooks.length
     ? await startHooks(sandbox, {
@@ -386,7 +382,6 @@ function toolSetOptions(
       mode,
       rules: policy.policy.rules,
     }),
-    maxMcpOutputTokens: maxMcpOutputTokens(),
     extraApiTools: structured ? [structured.tool] : [],
   };
 }

@@ -15,6 +15,10 @@ export const mcp: Capability = {
     const servers = ctx.mcpConfig?.servers ?? [];
     return { sharedWorkspace: servers.some(isStdio), services: servers.length };
   },
+  firstTurnWaits: (ctx) =>
+    ctx.mcpConfig?.servers.length
+      ? "the MCP servers' tools are part of the first request, and the servers start in the sandbox"
+      : undefined,
   close: async (phase, log) => {
     await phase.mcp
       ?.close()
