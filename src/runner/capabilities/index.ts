@@ -1,6 +1,6 @@
 // The run's capabilities, in the order they start (each may use what one before it started); they close in
 // the reverse order. The stages and the run's end iterate this list and name no capability.
-import type { Capability, Closed, SandboxNeeds } from "./capability.js";
+import type { Capability, Closed, SandboxNeeds, StartedParts, StartGiven } from "./capability.js";
 import type { RecordSection } from "../record/section.js";
 import type { PreparedPolicy } from "../run/policy-setup.js";
 import type { AgentPhase, RunContext } from "../run/run-context.js";
@@ -12,7 +12,7 @@ import { setupCache } from "./setup-cache/setup-cache.js";
 import { subagents } from "./subagents/subagents.js";
 import { web } from "./web/web.js";
 
-export type { Capability, Closed, SandboxNeeds } from "./capability.js";
+export type { Capability, Closed, SandboxNeeds, StartedParts, StartGiven } from "./capability.js";
 
 export const CAPABILITIES: readonly Capability[] = [setupCache, mcp, hooks, subagents, web, memory];
 
@@ -38,6 +38,24 @@ export function firstTurnWaits(ctx: RunContext): string[] {
 /** Told each capability that the sandbox is ready. */
 export function sandboxOpened(sandbox: DockerSandbox, log: (line: string) => void): void {
   for (const capability of CAPABILITIES) capability.opened?.(sandbox, log);
+}
+
+/**
+ * Every capability started, one after another in their order; each one's parts are told to `made` as soon as
+ * they are made (before the next start, which can fail), so that the run's end closes them.
+ */
+export async function startCapabilities(
+  given: StartGiven,
+  made: (parts: StartedParts) => void,
+): Promise<StartedParts> {
+  let started: StartedParts = {};
+  for (const capability of CAPABILITIES) {
+    if (!capability.start) continue;
+    const parts = await capability.start(given);
+    made(parts);
+    started = { ...started, ...parts };
+  }
+  return started;
 }
 
 /** Every capability closed, the last started first, one after another; what they leave for the record. */

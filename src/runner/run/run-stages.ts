@@ -29,7 +29,6 @@ import { anthropicCredential, CREDENTIAL_SOURCES } from "../model/credentials.js
 import type { RunConfig } from "../config.js";
 import { ModelApiError, type Driver } from "../model/driver.js";
 import type { StreamEvent } from "../loop/events.js";
-import { startHooks } from "../hooks/hooks.js";
 import { type GitSnapshot, takeGitSnapshot } from "../instructions/memory/git-snapshot.js";
 import { prepareModelContext, type ModelContext } from "../instructions/memory/model-context.js";
 import { ToolPipeline } from "../loop/pipeline.js";
@@ -51,11 +50,9 @@ import {
   contextFor,
   loadInstructions,
   runServices,
-  startMcp,
   webServices,
 } from "./run-services.js";
 import type { RunServices } from "../loop/services.js";
-import type { McpManager } from "../../mcp/manager.js";
 import type { RunInstructions } from "../record/index.js";
 import type { ReviewTarget } from "../../review/task.js";
 import type { RunResume } from "../resume/resume.js";
@@ -65,7 +62,14 @@ import { SubagentRunner } from "../agents/subagents.js";
 import { RunToolSet, type RunToolSetOptions, webToolsOff } from "../loop/tool-set.js";
 import { FirstTurnAhead, overlapBlocker, taskDefinitionOnly } from "./first-turn.js";
 import { blockEventLoopForTests } from "./watchdog.js";
-import { firstTurnWaits, prepareCapabilities, sandboxNeeds, sandboxOpened } from "../capabilities/index.js";
+import {
+  firstTurnWaits,
+  prepareCapabilities,
+  sandboxNeeds,
+  sandboxOpened,
+  startCapabilities,
+  type StartedParts,
+} from "../capabilities/index.js";
 
 /** What the run settled before any container: its configuration, policy, model and what the model is told. */
 export interface Prepared {
@@ -90,7 +94,7 @@ export interface Prepared {
 
 /** What the services stage started: the MCP servers, the run's services, its subagents and its tool set. */
 export interface Started {
-  readonly mcp?: McpManager;
+  readonly mcp?: StartedParts["mcp"];
   readonly services: RunServices;
   readonly subagents: SubagentRunner;
   readonly toolSet: RunToolSet;
@@ -310,19 +314,11 @@ async function startServices(
   deadline: number,
   signal: AbortSignal,
 ): Promise<Started> {
-  const { config, policy, mode } = prepared;
-  const { runId, log } = ctx;
-  const mcp = ctx.mcpConfig?.servers.length ? await startMcp(ctx, sandbox) : undefined;
-  if (mcp) soFar.add({ mcp });
-  const hooks = policy.policy.hooks.length
-    ? await startHooks(sandbox, {
-        hooks: policy.policy.hooks,
-        workspace: config.hookScriptsDir ?? config.workspace,
-        sessionId: runId,
-        permissionMode: mode,
-        log,
-      })
-    : undefined;
+  const { config, policy } = prepared;
+  // What the capabilities start in the sandbox (MCP servers, hooks), each kept as soon as it is made.
+  const { mcp, hooks } = await startCapabilities({ ctx, config, policy, sandbox }, (made) =>
+    soFar.add(made.mcp ? { mcp: made.mcp } : {}),
+  );
   const budget = new RunBudget(
     { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
     signal,
@@ -350,7 +346,7 @@ function runToolSet(
   ctx: RunContext,
   soFar: PhaseSoFar,
   prepared: Prepared,
-  { web, subagents, mcp }: { web: WebServices; subagents: SubagentRunner; mcp: McpManager | undefined },
+  { web, subagents, mcp }: { web: WebServices; subagents: SubagentRunner; mcp: Started["mcp"] },
 ): RunToolSet {
   const toolSet = new RunToolSet({ ...toolSetOptions(prepared, web, subagents.tools()), mcp });
   soFar.add({ tools: toolSet });
@@ -442,7 +438,7 @@ function mainConversation(
 function initEvent(
   ctx: RunContext,
   { config, mode }: Prepared,
-  { sandbox, toolSet, mcp }: { sandbox: { root: string }; toolSet: RunToolSet; mcp: McpManager | undefined },
+  { sandbox, toolSet, mcp }: { sandbox: { root: string }; toolSet: RunToolSet; mcp: Started["mcp"] },
 ): StreamEvent {
   return {
     type: "system",
