@@ -21,7 +21,7 @@ import { addBatchCommand, addQueueCommand } from "./fleet/cli.js";
 import { splitList } from "./github/inputs.js";
 import { processLogs } from "./github/workflow-log.js";
 import { AGENT_CI_VERSION } from "./version.js";
-import { telemetryEnabled } from "./telemetry/settings.js";
+import { exportAfterRun } from "./telemetry/after-run.js";
 
 // Everything the command prints goes through these: a workflow step's runner reads both streams, and no line of
 // text (a run's progress, a model's words in it, a report) may be taken there for a workflow command.
@@ -246,7 +246,18 @@ async function run(flags: RunFlags, seen?: (outcome: RunOutcome) => void): Promi
     error: outcome.error,
   });
 
-  if (outcome.report && telemetryEnabled(process.env)) await exportTelemetry(config, outcome);
+  if (outcome.report) {
+    const { knownSecrets } = await import("./runner/run.js");
+    await exportAfterRun({
+      report: outcome.report,
+      outDir: outcome.outDir,
+      prompt: config.prompt,
+      env: process.env,
+      secrets: knownSecrets(config),
+      warn: (line) => log.err.text(line),
+      grpc: () => import("./telemetry/otlp-grpc.js"),
+    });
+  }
 
   const summary = seen ? undefined : closingSummary(config, outcome);
   if (summary) {
@@ -254,28 +265,6 @@ async function run(flags: RunFlags, seen?: (outcome: RunOutcome) => void): Promi
     else log.out.text(summary);
   }
   return outcome.exitCode;
-}
-
-/** The run's OpenTelemetry export (docs/telemetry.md), loaded only when CLAUDE_CODE_ENABLE_TELEMETRY=1. */
-async function exportTelemetry(config: RunConfig, outcome: RunOutcome): Promise<void> {
-  try {
-    const [telemetry, { knownSecrets }] = await Promise.all([
-      import("./telemetry/index.js"),
-      import("./runner/run.js"),
-    ]);
-    if (!outcome.report) return;
-    await telemetry.exportRunTelemetry({
-      report: outcome.report,
-      outDir: outcome.outDir,
-      origin: { prompt: config.prompt, ...telemetry.workflowOrigin(process.env, outcome.report) },
-      env: process.env,
-      secrets: knownSecrets(config),
-      warn: (line) => log.err.text(line),
-      grpc: () => import("./telemetry/otlp-grpc.js"),
-    });
-  } catch (e) {
-    log.err.text(`agent-ci: telemetry: not exported: ${(e as Error).message}`);
-  }
 }
 
 /** One task of `agent-ci batch`: its options parsed by the run command itself, then run by its own function. */

@@ -7,7 +7,7 @@ import { createRedactor, escapeMarkdownInline } from "../report/index.js";
 import { knownSecrets as runSecrets, runAgent, type RunOutcome } from "../runner/run.js";
 import { runAttempts } from "../runner/attempts/attempts.js";
 import { readGitHubContext, type GitHubContext } from "../github/context.js";
-import { telemetryEnabled } from "../telemetry/settings.js";
+import { exportAfterRun } from "../telemetry/after-run.js";
 import type { ActionEvent } from "./event.js";
 import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "../github/api.js";
 import { parseActionInputs } from "./inputs.js";
@@ -99,33 +99,17 @@ function defaultDeps(): ActionDeps {
   };
 }
 
-/** The run's OpenTelemetry export (docs/telemetry.md), loaded only when CLAUDE_CODE_ENABLE_TELEMETRY=1. */
-async function exportTelemetry(
-  outcome: RunOutcome,
-  config: RunConfig,
-  ctx: GitHubContext,
-  event: ActionEvent,
-  options: { env: ActionDeps["env"]; secrets: string[]; warn: (line: string) => void },
-): Promise<void> {
-  if (!outcome.report) return;
-  const { exportRunTelemetry } = await import("../telemetry/index.js");
+/** Where an Action run came from, for its telemetry: the repository, the event, the pull request or issue. */
+function actionOrigin(ctx: GitHubContext, event: ActionEvent) {
   const pullRequest = "pr" in event ? event.pr.number : undefined;
   const issue = "issue" in event ? event.issue.number : undefined;
   const onPullRequest = event.kind === "issue_comment" && event.onPullRequest;
-  await exportRunTelemetry({
-    report: outcome.report,
-    outDir: outcome.outDir,
-    origin: {
-      prompt: config.prompt,
-      repository: ctx.owner && ctx.repo ? `${ctx.owner}/${ctx.repo}` : undefined,
-      event: ctx.eventName || undefined,
-      pullRequest: pullRequest ?? (onPullRequest ? issue : undefined),
-      issue: onPullRequest ? undefined : issue,
-    },
-    env: options.env,
-    secrets: [...options.secrets, ...runSecrets(config)],
-    warn: options.warn,
-  });
+  return {
+    repository: ctx.owner && ctx.repo ? `${ctx.owner}/${ctx.repo}` : undefined,
+    event: ctx.eventName || undefined,
+    pullRequest: pullRequest ?? (onPullRequest ? issue : undefined),
+    issue: onPullRequest ? undefined : issue,
+  };
 }
 
 /** The first SIGINT/SIGTERM (a cancelled job) stops the run; the runner then writes its report as cancelled. */
@@ -318,12 +302,15 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     );
     await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
     if (runCap) await addRunCost(runCap, outcome, prepared.event, (line) => io.warning(line));
-    if (outcome.report && telemetryEnabled(deps.env))
-      await exportTelemetry(outcome, config, ctx, prepared.event, {
-        env: deps.env,
-        secrets,
-        warn: (line) => io.warning(line),
-      }).catch((e: unknown) => io.warning(`agent-ci: telemetry: not exported: ${(e as Error).message}`));
+    await exportAfterRun({
+      report: outcome.report,
+      outDir: outcome.outDir,
+      prompt: config.prompt,
+      origin: actionOrigin(ctx, prepared.event),
+      env: deps.env,
+      secrets: [...secrets, ...runSecrets(config)],
+      warn: (line) => io.warning(line),
+    });
     const failure = failureMessage(inputs.fail_on, outcome);
     if (failure) io.setFailed(failure);
   } catch (error) {

@@ -19,6 +19,7 @@ import { type AgentPhase, PhaseSoFar, type RunContext, type RunIO, timed } from 
 import { CONVERSATION_FILE, conversationRecord } from "./resume/resume.js";
 import { runAgentPhase } from "./run/run-stages.js";
 import { newRunContext } from "./run/new-context.js";
+import { CAPABILITY_SECTIONS, closeCapabilities, settleCapabilities } from "./capabilities/index.js";
 
 export type { RunIO } from "./run/run-context.js";
 import { placeReview, type ReviewPlacement } from "../review/task.js";
@@ -190,7 +191,10 @@ function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause)
     if (phase.conversation)
       fs.writeFileSync(path.join(ctx.outDir, CONVERSATION_FILE), conversationText(ctx, phase));
     const failure = { reason: exitReason, kind: "Watchdog", message };
-    const report = buildReport({ ...ctx, ...phase, exitReason, failure, patch, outputErrors: [] });
+    const report = buildReport(
+      { ...ctx, ...phase, exitReason, failure, patch, outputErrors: [] },
+      CAPABILITY_SECTIONS,
+    );
     writeReportFilesSync(ctx.outDir, report, { patchText: "", redactor: ctx.redactor });
   } catch (e) {
     ctx.log(`the watchdog could not write the record: ${(e as Error).message}`);
@@ -269,9 +273,9 @@ async function finishRun(
   // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
   await watchdog.stop();
   const verify = await verifyPatch(ctx, phase, patch, failure, cancel);
-  // The setup snapshot's save beyond the engine (the Actions cache) went on while the agent worked: its
-  // outcome belongs in the record.
-  await phase.start.setupCacheStoring;
+  // Work the capabilities left going while the agent worked (the setup snapshot's save to the Actions cache):
+  // its outcome belongs in the record.
+  await settleCapabilities(phase);
   return recordRun(ctx, phase, { patch, failure, verify, stoppedAgents, ...outputs });
 }
 
@@ -286,17 +290,13 @@ interface Closed {
 }
 
 /**
- * Background subagents stopped and MCP servers closed (what they wrote is in the patch), the patch taken as
- * far as the container still answers, the container's removal started.
+ * The capabilities closed (background subagents stopped, MCP servers closed: what they wrote is in the patch),
+ * the patch taken as far as the container still answers, the container's removal started.
  */
 async function closeSandbox(ctx: RunContext, phase: AgentPhase): Promise<Closed> {
   const { log } = ctx;
   const { sandbox, policy } = phase;
-  const stoppedAgents = await phase.subagents?.stopBackground();
-  for (const agent of stoppedAgents ?? []) log(`stopped the background subagent ${agent}: the run ended`);
-  await phase.mcp
-    ?.close()
-    .catch((e: unknown) => log(`closing the MCP servers failed: ${(e as Error).message}`));
+  const { stoppedAgents } = await closeCapabilities(phase, log);
   const patch = sandbox
     ? await timed(ctx, "patch", () => exportPatch(sandbox, policy, log))
     : await exportPatch(sandbox, policy, log);
@@ -395,17 +395,20 @@ async function recordRun(
   const { runId, outDir, patchPath, redactor, log, events, loop } = ctx;
   const { patch, failure, verify, outputErrors, structured, stoppedAgents } = ended;
   const exitReason: ExitReason = failure?.reason ?? "completed";
-  const report = buildReport({
-    ...ctx,
-    ...phase,
-    exitReason,
-    failure,
-    patch,
-    verify,
-    stoppedAgents,
-    outputErrors,
-    structuredPath: structured.path,
-  });
+  const report = buildReport(
+    {
+      ...ctx,
+      ...phase,
+      exitReason,
+      failure,
+      patch,
+      verify,
+      stoppedAgents,
+      outputErrors,
+      structuredPath: structured.path,
+    },
+    CAPABILITY_SECTIONS,
+  );
   const written = await writeReportFiles(outDir, report, { patchText: patch.text, redactor }).catch(
     (e: unknown) => {
       log(`writing the report failed: ${(e as Error).message}`);

@@ -6,6 +6,7 @@ import { isBuiltin } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { CAPABILITIES } from "../../src/runner/capabilities/index.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const doc = fs.readFileSync(path.join(root, "docs/ARCHITECTURE.md"), "utf8");
@@ -359,5 +360,110 @@ describe("the layering of src/ (docs/ARCHITECTURE.md)", () => {
     expect(
       violations(new Map([["src/tools/y.ts", 'import type Anthropic from "@anthropic-ai/sdk";']])),
     ).toEqual([]);
+  });
+});
+
+/** The files that run the stages and build the record: they call the capabilities through their list only. */
+const STAGES = (file: string) =>
+  file === "src/runner/run/run-stages.ts" ||
+  file === "src/runner/run.ts" ||
+  file.startsWith("src/runner/record/");
+/** What only a capability may name: its folder, and the subject modules capabilities adapt. */
+const CAPABILITY_SUBJECTS = [
+  "src/runner/capabilities/",
+  "src/mcp/",
+  "src/runner/hooks/",
+  "src/runner/agents/subagents.ts",
+  "src/tools/web-",
+  "src/runner/instructions/memory/",
+  "src/sandbox/setup/",
+  "src/telemetry/",
+  "src/runner/attempts/",
+];
+/** The list and the shape, which the stages do import. */
+const CAPABILITY_DOORS = new Set([
+  "src/runner/capabilities/index.ts",
+  "src/runner/capabilities/capability.ts",
+]);
+/**
+ * The imports by which the stages still name a capability (docs/ARCHITECTURE.md, "Capabilities": what is not yet
+ * in the shape). The list only shrinks: the test fails on an import not in it, and on an entry no longer found.
+ */
+const STILL_NAMED = [
+  "src/runner/run/run-stages.ts → src/tools/web-services.ts",
+  "src/runner/run/run-stages.ts → src/tools/web-fetch.ts",
+  "src/runner/run/run-stages.ts → src/tools/web-search.ts",
+  "src/runner/run/run-stages.ts → src/runner/instructions/memory/git-snapshot.ts",
+  "src/runner/run/run-stages.ts → src/runner/instructions/memory/model-context.ts",
+  "src/runner/run/run-stages.ts → src/runner/agents/subagents.ts",
+  "src/runner/record/parts.ts → src/mcp/config.ts",
+  "src/runner/record/parts.ts → src/mcp/manager.ts",
+  "src/runner/record/parts.ts → src/runner/instructions/memory/model-context.ts",
+  "src/runner/record/parts.ts → src/runner/agents/subagents.ts",
+];
+
+/** Each import by which a stage file names a capability's folder or subject, as `file → target`. */
+function stageNamings(files: ReadonlyMap<string, string>): string[] {
+  const found: string[] = [];
+  for (const [file, text] of files) {
+    if (!STAGES(file)) continue;
+    for (const { specifier } of importsOf(file, text)) {
+      if (!specifier.startsWith(".")) continue;
+      const target = path.posix
+        .normalize(path.posix.join(path.posix.dirname(file), specifier))
+        .replace(/\.js$/, ".ts");
+      if (CAPABILITY_DOORS.has(target)) continue;
+      if (CAPABILITY_SUBJECTS.some((subject) => target.startsWith(subject)))
+        found.push(`${file} → ${target}`);
+    }
+  }
+  return found;
+}
+
+describe("the capabilities (docs/ARCHITECTURE.md, Capabilities)", () => {
+  it("are the table's rows: each its folder, its options and the hooks it takes", () => {
+    const folder = path.join(root, "src/runner/capabilities");
+    const rows = table("capabilities").map(([name, dir, options, hooks]) => ({
+      name,
+      dir,
+      options: list(options!),
+      hooks: list(hooks!),
+    }));
+    expect(rows).toEqual(
+      CAPABILITIES.map(({ name, options, ...hooks }) => ({
+        name,
+        dir: `capabilities/${name}/`,
+        options: [...options],
+        hooks: Object.keys(hooks),
+      })),
+    );
+    const folders = fs
+      .readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect(folders.sort()).toEqual(CAPABILITIES.map((c) => c.name).sort());
+  });
+
+  it("are named by no stage file, but through their list", () => {
+    const found = stageNamings(sourceFiles());
+    expect(found.filter((naming) => !STILL_NAMED.includes(naming))).toEqual([]);
+    expect(STILL_NAMED.filter((naming) => !found.includes(naming))).toEqual([]);
+  });
+
+  it("catches a stage file that names a capability", () => {
+    const planted = new Map([
+      [
+        "src/runner/run.ts",
+        'import { mcp } from "./capabilities/mcp/mcp.js";\nimport { CAPABILITIES } from "./capabilities/index.js";',
+      ],
+      ["src/runner/record/x.ts", 'import type { HookRun } from "../hooks/hooks.js";'],
+      ["src/runner/run/run-stages.ts", 'const t = await import("../../telemetry/index.js");'],
+      ["src/runner/run/other.ts", 'import { startHooks } from "../hooks/hooks.js";'],
+    ]);
+    expect(stageNamings(planted)).toEqual([
+      "src/runner/run.ts → src/runner/capabilities/mcp/mcp.ts",
+      "src/runner/record/x.ts → src/runner/hooks/hooks.ts",
+      "src/runner/run/run-stages.ts → src/telemetry/index.ts",
+    ]);
   });
 });

@@ -14,6 +14,7 @@ import { WORKSPACE_ROOT } from "../../sandbox/sandbox.js";
 import { ALL_TOOLS, apiToolDefinitions, FILE_WRITING_TOOLS } from "../../tools/index.js";
 import type { AnyTool } from "../../tools/types.js";
 import type { PermissionGate } from "./pipeline.js";
+import { maxMcpOutputTokens } from "../../mcp/result.js";
 
 export interface RunToolSetOptions {
   mode: PermissionMode;
@@ -27,7 +28,8 @@ export interface RunToolSetOptions {
   /** Bound tools this run leaves out, each with why (the network setting, a missing rule). */
   off?: ReadonlyMap<string, string>;
   mcp?: McpManager;
-  maxMcpOutputTokens: number;
+  /** The largest MCP tool result, in tokens (default: MAX_MCP_OUTPUT_TOKENS, as Claude Code reads it). */
+  maxMcpOutputTokens?: number;
   /** Tools that are not agent-ci's own but go to the API too (StructuredOutput). */
   extraApiTools?: Anthropic.Tool[];
 }
@@ -91,7 +93,7 @@ export class RunToolSet {
     const builtIn = new Set(own.map((t) => t.name));
     const fromMcp = mcp
       ? mcp.tools(builtIn, {
-          maxOutputTokens: this.options.maxMcpOutputTokens,
+          maxOutputTokens: this.options.maxMcpOutputTokens ?? maxMcpOutputTokens(),
           resourcesAllowed: (server) => this.resourcesAllowed(server),
         })
       : { tools: [], refused: [] };

@@ -1,9 +1,12 @@
-// The run's record: report.json's content assembled from the sections each capability contributes
-// (sections.ts). Pure assembly: it writes nothing; writeReportFiles validates the whole against the schema.
+// The run's record: report.json's content assembled from the run's own sections and those each capability
+// contributes (sections.ts; the capabilities are given by the run, record/ names none of them).
+// Pure assembly: it writes nothing; writeReportFiles validates the whole against the schema.
 import { RunReport, type RunReportInput } from "../../report/index.js";
 import type { ReportParts } from "./parts.js";
-import { RECORD_SECTIONS } from "./sections.js";
+import type { RecordSection } from "./section.js";
+import { recordSections } from "./sections.js";
 
+export type { RecordSection, SectionRecord } from "./section.js";
 export {
   allCalls,
   type ReportParts,
@@ -17,8 +20,8 @@ const REQUIRED = Object.entries(RunReport.shape)
   .filter(([, field]) => !field.safeParse(undefined).success)
   .map(([key]) => key);
 
-export function buildReport(parts: ReportParts): RunReportInput {
-  const made = RECORD_SECTIONS.map((section) => section(parts));
+export function buildReport(parts: ReportParts, capabilities: readonly RecordSection[]): RunReportInput {
+  const made = recordSections(capabilities).map((section) => section(parts));
   const report = Object.assign({}, ...made.map((m) => m.fields), {
     warnings: made.flatMap((m) => m.warnings ?? []),
   }) as RunReportInput;

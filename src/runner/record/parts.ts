@@ -1,5 +1,5 @@
 // What a run hands its record: everything the run made and how it ended. Each section of report.json
-// (sections.ts) reads the parts it owns from here.
+// (sections.ts, and each capability's) reads the parts it owns from here.
 import type { EgressConnection, ExitReason, Redactor, RunPhaseName, SideCall } from "../../report/index.js";
 import type { McpConfigResult } from "../../mcp/config.js";
 import type { McpManager } from "../../mcp/manager.js";

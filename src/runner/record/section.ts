@@ -1,5 +1,5 @@
-// One capability's part of report.json: the fields it owns and the warnings it raises. A new capability
-// adds a section file and one line in sections.ts; buildReport (index.ts) only assembles them.
+// One part of report.json, the run's own or a capability's: the fields it owns and the warnings it raises.
+// buildReport (index.ts) only assembles them.
 import type { RunReportInput, Warning } from "../../report/index.js";
 import type { ReportParts } from "./parts.js";
 

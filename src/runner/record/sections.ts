@@ -1,33 +1,29 @@
-// The sections of report.json, one per capability, in the order their warnings are listed.
+// The sections of report.json, in the order their warnings are listed: the run's own (its policy, sandbox,
+// patch, calls, phases…), with the capabilities' sections (runner/capabilities/, given by the run) after the
+// sandbox's.
 import { callsSection } from "./calls.js";
 import { firstTurnSection } from "./first-turn.js";
 import { instructionsSection } from "./instructions.js";
-import { mcpSection } from "./mcp.js";
-import { memorySection } from "./memory.js";
 import { patchSection } from "./patch.js";
 import { phasesSection } from "./phases.js";
 import { policySection } from "./policy.js";
 import { resumeSection } from "./resume.js";
 import { runSection } from "./run.js";
 import { sandboxSection } from "./sandbox.js";
-import { setupCacheSection } from "./setup-cache.js";
 import type { RecordSection } from "./section.js";
-import { subagentsSection } from "./subagents.js";
-import { webSection } from "./web.js";
 
-export const RECORD_SECTIONS: readonly RecordSection[] = [
-  policySection,
-  sandboxSection,
-  setupCacheSection,
-  mcpSection,
-  patchSection,
-  runSection,
-  subagentsSection,
-  resumeSection,
-  instructionsSection,
-  callsSection,
-  phasesSection,
-  firstTurnSection,
-  webSection,
-  memorySection,
-];
+/** The record's sections: the run's own, and the capabilities' in their place. */
+export function recordSections(capabilities: readonly RecordSection[]): readonly RecordSection[] {
+  return [
+    policySection,
+    sandboxSection,
+    ...capabilities,
+    patchSection,
+    runSection,
+    resumeSection,
+    instructionsSection,
+    callsSection,
+    phasesSection,
+    firstTurnSection,
+  ];
+}

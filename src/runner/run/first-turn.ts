@@ -22,12 +22,13 @@ export interface FirstTurnRecord {
   reason?: string;
 }
 
-/** Why this run's first request cannot be sent before the sandbox is up; undefined when it can. */
-export function overlapBlocker(config: RunConfig, mcpServers: number): string | undefined {
+/**
+ * Why this run's first request cannot be sent before the sandbox is up, given why each capability that starts
+ * in the sandbox needs it first (`waits`); undefined when it can.
+ */
+export function overlapBlocker(config: RunConfig, waits: readonly string[]): string | undefined {
   if (config.script) return "a scripted run has no model to wait for";
-  if (mcpServers > 0)
-    return "the MCP servers' tools are part of the first request, and the servers start in the sandbox";
-  return undefined;
+  return waits[0];
 }
 
 /**

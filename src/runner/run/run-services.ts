@@ -1,12 +1,10 @@
 // The services a run binds its tools to, set up before the loop starts: the web tools' (the egress decision
 // for the run's network setting, side calls charged to the budget), the skills and slash commands from
-// their trusted folders, the MCP servers, and the bundle the main loop and every subagent run with.
+// their trusted folders, and the bundle the main loop and every subagent run with.
 import path from "node:path";
-import { DockerSandbox } from "../../sandbox/docker-sandbox.js";
 import { loadCatalogue } from "../instructions/instructions.js";
 import { expandSlashCommand } from "../instructions/slash-command.js";
 import { WORKSPACE_ROOT } from "../../sandbox/sandbox.js";
-import type { McpManager } from "../../mcp/manager.js";
 import { ConfigError } from "../../errors.js";
 import { readCaCert, type RunConfig, runEgressOptions } from "../config.js";
 import { type Driver } from "../model/driver.js";
@@ -124,28 +122,6 @@ export function applyInstructions(
     config: { ...config, prompt, model: command.model ?? config.model },
     instructions: { ...instructions, command: { name: command.name, args, model: command.model } },
   };
-}
-
-/**
- * Connects the run's MCP servers, all at once (stdio ones in the sandbox). One that fails is a warning and
- * the run goes on without it; with --strict-mcp it ends the run as a config error.
- */
-export async function startMcp(ctx: RunContext, sandbox: DockerSandbox): Promise<McpManager> {
-  // The MCP SDK is loaded only by a run that has servers.
-  const { McpManager } = await import("../../mcp/manager.js");
-  const manager = new McpManager({ servers: ctx.mcpConfig?.servers ?? [], host: sandbox, log: ctx.log });
-  await manager.start();
-  for (const s of manager.servers)
-    if (s.status === "connected")
-      ctx.log(`MCP server ${s.name} (${s.kind}) connected in ${s.startMs} ms: ${s.tools.length} tool(s)`);
-  const failed = manager.servers.filter((s) => s.status !== "connected");
-  if (failed.length && ctx.config.strictMcp) {
-    await manager.close();
-    throw new ConfigError(
-      `--strict-mcp: MCP server(s) did not start: ${failed.map((s) => `${s.name} (${s.error ?? "unknown error"}${s.stderrTail ? `; stderr: ${s.stderrTail.trim().slice(-500)}` : ""})`).join("; ")}`,
-    );
-  }
-  return manager;
 }
 
 /** The run's services, built once: what the main loop and every subagent run with. */

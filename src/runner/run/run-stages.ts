@@ -7,9 +7,6 @@
 // Each stage returns what the stages after it need, and adds what the record and the teardown need to the phase
 // so far (PhaseSoFar, a new phase each time) as soon as it is made, before its next step that can fail: a run that
 // fails at any stage is still recorded and torn down as far as it got (finishRun in run.ts).
-import { setupCacheLine } from "../../report/index.js";
-import { isStdio, type McpServerConfig } from "../../mcp/config.js";
-import { maxMcpOutputTokens } from "../../mcp/result.js";
 import type { PermissionMode } from "../../policy/schema.js";
 import { describeIgnored } from "../../policy/workspace-trust.js";
 import { reviewJsonSchema } from "../../review/findings.js";
@@ -32,7 +29,6 @@ import { anthropicCredential, CREDENTIAL_SOURCES } from "../model/credentials.js
 import type { RunConfig } from "../config.js";
 import { ModelApiError, type Driver } from "../model/driver.js";
 import type { StreamEvent } from "../loop/events.js";
-import { startHooks } from "../hooks/hooks.js";
 import { type GitSnapshot, takeGitSnapshot } from "../instructions/memory/git-snapshot.js";
 import { prepareModelContext, type ModelContext } from "../instructions/memory/model-context.js";
 import { ToolPipeline } from "../loop/pipeline.js";
@@ -54,11 +50,9 @@ import {
   contextFor,
   loadInstructions,
   runServices,
-  startMcp,
   webServices,
 } from "./run-services.js";
 import type { RunServices } from "../loop/services.js";
-import type { McpManager } from "../../mcp/manager.js";
 import type { RunInstructions } from "../record/index.js";
 import type { ReviewTarget } from "../../review/task.js";
 import type { RunResume } from "../resume/resume.js";
@@ -68,6 +62,14 @@ import { SubagentRunner } from "../agents/subagents.js";
 import { RunToolSet, type RunToolSetOptions, webToolsOff } from "../loop/tool-set.js";
 import { FirstTurnAhead, overlapBlocker, taskDefinitionOnly } from "./first-turn.js";
 import { blockEventLoopForTests } from "./watchdog.js";
+import {
+  firstTurnWaits,
+  prepareCapabilities,
+  sandboxNeeds,
+  sandboxOpened,
+  startCapabilities,
+  type StartedParts,
+} from "../capabilities/index.js";
 
 /** What the run settled before any container: its configuration, policy, model and what the model is told. */
 export interface Prepared {
@@ -86,14 +88,13 @@ export interface Prepared {
   readonly driver: Driver;
   /** The web tools' services, their side calls not yet charged to a budget (`chargedTo` once there is one). */
   readonly web: WebServices;
-  readonly mcpServers: readonly McpServerConfig[];
   /** The Bash tool's Node.js and why (undefined: a user image's own). */
   readonly node: NodeChoice | undefined;
 }
 
 /** What the services stage started: the MCP servers, the run's services, its subagents and its tool set. */
 export interface Started {
-  readonly mcp?: McpManager;
+  readonly mcp?: StartedParts["mcp"];
   readonly services: RunServices;
   readonly subagents: SubagentRunner;
   readonly toolSet: RunToolSet;
@@ -145,7 +146,7 @@ function askAhead(
   prepared: Prepared,
   signal: AbortSignal,
 ): FirstTurnAhead | undefined {
-  const blocker = overlapBlocker(prepared.config, prepared.mcpServers.length);
+  const blocker = overlapBlocker(prepared.config, firstTurnWaits(ctx));
   if (blocker) {
     soFar.add({ firstTurn: { overlapped: false, reason: blocker } });
     if (!prepared.config.script) ctx.log(`the first model turn waits for the sandbox: ${blocker}`);
@@ -165,7 +166,7 @@ async function prepare(
   deadline: number,
   signal: AbortSignal,
 ): Promise<Prepared> {
-  if (ctx.mcpConfigError) throw ctx.mcpConfigError;
+  prepareCapabilities(ctx);
   const { log } = ctx;
   // The model API's SDK, the largest module a run loads, is read while the run prepares (no call is made before
   // the checks below); a scripted run loads none.
@@ -201,8 +202,7 @@ async function prepare(
   const driver = await makeDriver(config, { deadline, log, onSecret: ctx.io.onSecret, signal, driverModule });
   for (const ignored of ctx.mcpConfig?.ignored ?? []) log(describeIgnored(ignored));
   const web = webServices(ctx, config, driver);
-  const mcpServers = ctx.mcpConfig?.servers ?? [];
-  return { ...settled, review, mode, structured, told, agents, driver, web, mcpServers, node };
+  return { ...settled, review, mode, structured, told, agents, driver, web, node };
 }
 
 /** What settleRun found, and the git snapshot it started. */
@@ -278,7 +278,7 @@ function runHeader(runId: string, config: RunConfig, mode: PermissionMode): stri
 async function openSandbox(
   ctx: RunContext,
   soFar: PhaseSoFar,
-  { config, resume, policy, mcpServers, node }: Prepared,
+  { config, resume, policy, node }: Prepared,
   { signal, begun, watching }: Pick<PhaseLimits, "signal" | "watching"> & { begun: EngineStart },
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
@@ -289,9 +289,7 @@ async function openSandbox(
     workspaceDir: config.workspace,
     readOnlyWorkspace: policy.container.workspaceReadOnly,
     excludeFromCopy: policy.excludeFromCopy,
-    // Stdio MCP servers and hooks run as users of their own in the agent's group (docs/hooks.md).
-    sharedWorkspace: mcpServers.some(isStdio) || policy.policy.hooks.length > 0,
-    services: mcpServers.length,
+    ...sandboxNeeds(ctx, policy),
     progress: log,
     startRecord: soFar.current.start,
     // The Bash parser's load is the policy's one slow part; it waits for no container, so it runs now.
@@ -301,7 +299,7 @@ async function openSandbox(
   soFar.add({ sandbox });
   await Promise.all([policy.loadParser(), watching]);
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
-  if (sandbox.setupCache) log(setupCacheLine(sandbox.setupCache));
+  sandboxOpened(sandbox, log);
   blockEventLoopForTests();
   signal.throwIfAborted();
   if (resume) await continueWorkspace(resume, sandbox, ctx.state, policy.container.workspaceReadOnly);
@@ -316,19 +314,11 @@ async function startServices(
   deadline: number,
   signal: AbortSignal,
 ): Promise<Started> {
-  const { config, policy, mode } = prepared;
-  const { runId, log } = ctx;
-  const mcp = prepared.mcpServers.length ? await startMcp(ctx, sandbox) : undefined;
-  if (mcp) soFar.add({ mcp });
-  const hooks = policy.policy.hooks.length
-    ? await startHooks(sandbox, {
-        hooks: policy.policy.hooks,
-        workspace: config.hookScriptsDir ?? config.workspace,
-        sessionId: runId,
-        permissionMode: mode,
-        log,
-      })
-    : undefined;
+  const { config, policy } = prepared;
+  // What the capabilities start in the sandbox (MCP servers, hooks), each kept as soon as it is made.
+  const { mcp, hooks } = await startCapabilities({ ctx, config, policy, sandbox }, (made) =>
+    soFar.add(made.mcp ? { mcp: made.mcp } : {}),
+  );
   const budget = new RunBudget(
     { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
     signal,
@@ -356,7 +346,7 @@ function runToolSet(
   ctx: RunContext,
   soFar: PhaseSoFar,
   prepared: Prepared,
-  { web, subagents, mcp }: { web: WebServices; subagents: SubagentRunner; mcp: McpManager | undefined },
+  { web, subagents, mcp }: { web: WebServices; subagents: SubagentRunner; mcp: Started["mcp"] },
 ): RunToolSet {
   const toolSet = new RunToolSet({ ...toolSetOptions(prepared, web, subagents.tools()), mcp });
   soFar.add({ tools: toolSet });
@@ -388,7 +378,6 @@ function toolSetOptions(
       mode,
       rules: policy.policy.rules,
     }),
-    maxMcpOutputTokens: maxMcpOutputTokens(),
     extraApiTools: structured ? [structured.tool] : [],
   };
 }
@@ -449,7 +438,7 @@ function mainConversation(
 function initEvent(
   ctx: RunContext,
   { config, mode }: Prepared,
-  { sandbox, toolSet, mcp }: { sandbox: { root: string }; toolSet: RunToolSet; mcp: McpManager | undefined },
+  { sandbox, toolSet, mcp }: { sandbox: { root: string }; toolSet: RunToolSet; mcp: Started["mcp"] },
 ): StreamEvent {
   return {
     type: "system",

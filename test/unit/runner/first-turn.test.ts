@@ -13,6 +13,8 @@ import { allowAll, ToolPipeline } from "../../../src/runner/loop/pipeline.js";
 import type { AssistantTurn, Driver, TurnRequest } from "../../../src/runner/model/driver.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
 import { FirstTurnAhead, overlapBlocker } from "../../../src/runner/run/first-turn.js";
+import { firstTurnWaits } from "../../../src/runner/capabilities/index.js";
+import type { RunContext } from "../../../src/runner/run/run-context.js";
 import { RunBudget } from "../../../src/runner/loop/run-budget.js";
 import { RunState } from "../../../src/tools/state.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";
@@ -136,12 +138,15 @@ describe("the first turn asked ahead", () => {
 describe("which runs ask ahead", () => {
   const base = { workspace: ".", prompt: "x", authToken: ["t", "test"].join("-") };
   it("a model run without MCP servers does", () => {
-    expect(overlapBlocker(parseRunConfig(base), 0)).toBeUndefined();
+    expect(overlapBlocker(parseRunConfig(base), [])).toBeUndefined();
   });
   it("a run with MCP servers does not: their tools are in the first request and they start in the sandbox", () => {
-    expect(overlapBlocker(parseRunConfig(base), 1)).toMatch(/MCP servers' tools .* start in the sandbox/);
+    const withServers = { mcpConfig: { servers: [{ name: "s" }] } } as unknown as RunContext;
+    const waits = firstTurnWaits(withServers);
+    expect(overlapBlocker(parseRunConfig(base), waits)).toMatch(/MCP servers' tools .* start in the sandbox/);
+    expect(firstTurnWaits({} as RunContext)).toEqual([]);
   });
   it("a scripted run does not", () => {
-    expect(overlapBlocker(parseRunConfig({ workspace: ".", script: "s.json" }), 0)).toMatch(/scripted/);
+    expect(overlapBlocker(parseRunConfig({ workspace: ".", script: "s.json" }), [])).toMatch(/scripted/);
   });
 });

@@ -1,7 +1,7 @@
 // MCP servers: configured, started, lost, ignored, and the tools that were not offered.
-import { describeIgnored } from "../../policy/workspace-trust.js";
-import type { Warning } from "../../report/index.js";
-import type { RecordSection } from "./section.js";
+import { describeIgnored } from "../../../policy/workspace-trust.js";
+import type { Warning } from "../../../report/index.js";
+import type { RecordSection } from "../../record/section.js";
 
 export const mcpSection: RecordSection = (p) => {
   const { mcp, mcpConfig, tools, redactor } = p;

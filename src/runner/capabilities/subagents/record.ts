@@ -1,7 +1,7 @@
 // The subagents Task calls ran, the agent definitions that were ignored, and those stopped at the end.
-import { describeIgnored } from "../../policy/workspace-trust.js";
-import type { Warning } from "../../report/index.js";
-import type { RecordSection } from "./section.js";
+import { describeIgnored } from "../../../policy/workspace-trust.js";
+import type { Warning } from "../../../report/index.js";
+import type { RecordSection } from "../../record/section.js";
 
 export const subagentsSection: RecordSection = (p) => {
   const { redactor } = p;

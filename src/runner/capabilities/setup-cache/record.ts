@@ -1,9 +1,9 @@
 // What the setup cache did: hit, miss or refused (and why), the key's inputs (hashes and names, never a
 // value), the entry written or why none was, and the time saved. A start that failed after its key was made
 // records it too.
-import type { RunReportInput, Warning } from "../../report/index.js";
-import type { SetupCacheRecord } from "../../sandbox/setup/phase.js";
-import type { RecordSection } from "./section.js";
+import type { RunReportInput, Warning } from "../../../report/index.js";
+import type { SetupCacheRecord } from "../../../sandbox/setup/phase.js";
+import type { RecordSection } from "../../record/section.js";
 
 /** The record as report.json has it: setup's variables by name only. */
 export function setupCacheReport(record: SetupCacheRecord): NonNullable<RunReportInput["setupCache"]> {
