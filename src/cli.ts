@@ -246,18 +246,7 @@ async function run(flags: RunFlags, seen?: (outcome: RunOutcome) => void): Promi
     error: outcome.error,
   });
 
-  if (outcome.report) {
-    const { knownSecrets } = await import("./runner/run.js");
-    await exportAfterRun({
-      report: outcome.report,
-      outDir: outcome.outDir,
-      prompt: config.prompt,
-      env: process.env,
-      secrets: knownSecrets(config),
-      warn: (line) => log.err.text(line),
-      grpc: () => import("./telemetry/otlp-grpc.js"),
-    });
-  }
+  if (outcome.report) await exportTelemetry(config, outcome);
 
   const summary = seen ? undefined : closingSummary(config, outcome);
   if (summary) {
@@ -568,4 +557,18 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     log.err.text(`agent-ci: ${(e as Error).message}`);
     process.exitCode = e instanceof ConfigError ? EXIT_CODES.config_error : process.exitCode || 1;
   }
+}
+
+/** The run's telemetry (telemetry/after-run.ts); the gRPC exporter is loaded only when asked for. */
+async function exportTelemetry(config: RunConfig, outcome: RunOutcome): Promise<void> {
+  const { knownSecrets } = await import("./runner/run.js");
+  await exportAfterRun({
+    report: outcome.report,
+    outDir: outcome.outDir,
+    prompt: config.prompt,
+    env: process.env,
+    secrets: knownSecrets(config),
+    warn: (line) => log.err.text(line),
+    grpc: () => import("./telemetry/otlp-grpc.js"),
+  });
 }

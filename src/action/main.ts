@@ -302,15 +302,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     );
     await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
     if (runCap) await addRunCost(runCap, outcome, prepared.event, (line) => io.warning(line));
-    await exportAfterRun({
-      report: outcome.report,
-      outDir: outcome.outDir,
-      prompt: config.prompt,
-      origin: actionOrigin(ctx, prepared.event),
-      env: deps.env,
-      secrets: [...secrets, ...runSecrets(config)],
-      warn: (line) => io.warning(line),
-    });
+    await exportTelemetry(outcome, config, { ctx, event: prepared.event, env: deps.env, secrets, io });
     const failure = failureMessage(inputs.fail_on, outcome);
     if (failure) io.setFailed(failure);
   } catch (error) {
@@ -330,3 +322,26 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
 }
 
 export { workLeftBehind } from "./setup-cache-store.js";
+
+/** The run's telemetry (telemetry/after-run.ts), with where the Action's run came from. */
+function exportTelemetry(
+  outcome: RunOutcome,
+  config: RunConfig,
+  given: {
+    ctx: GitHubContext;
+    event: ActionEvent;
+    env: NodeJS.ProcessEnv;
+    secrets: readonly string[];
+    io: ActionIO;
+  },
+): Promise<void> {
+  return exportAfterRun({
+    report: outcome.report,
+    outDir: outcome.outDir,
+    prompt: config.prompt,
+    origin: actionOrigin(given.ctx, given.event),
+    env: given.env,
+    secrets: [...given.secrets, ...runSecrets(config)],
+    warn: (line) => given.io.warning(line),
+  });
+}
