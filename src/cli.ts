@@ -343,6 +343,21 @@ export function buildProgram(): Command {
       },
     });
 
+  addRunCommand(program);
+  // `publish`: from a run's output folder to a pull request (src/publish/).
+  addPublishCommand(program, log);
+  // `queue`: the work queue and its ledger (src/fleet/).
+  addQueueCommand(program, log);
+  addBatchCommand(program, log, runTask);
+  addCacheCommand(program);
+  addChooseCommand(program);
+  addPolicyCommand(program);
+  addReportCommand(program);
+  return program;
+}
+
+/** `agent-ci run`: one run on a workspace, its flags from the option table. */
+function addRunCommand(program: Command): void {
   const runCommand = program
     .command("run")
     .description(
@@ -368,14 +383,10 @@ Examples:
       process.exitCode = await run(flags);
     });
   groupHelp(runCommand, RUN_HELP_GROUPS);
+}
 
-  // `publish`: from a run's output folder to a pull request (src/publish/).
-  addPublishCommand(program, log);
-  // `queue`: the work queue and its ledger (src/fleet/).
-  addQueueCommand(program, log);
-  addBatchCommand(program, log, runTask);
-  addCacheCommand(program);
-
+/** `agent-ci choose`: the chosen attempt of a matrix's runs (src/runner/attempts/). */
+function addChooseCommand(program: Command): void {
   program
     .command("choose")
     .description(
@@ -393,7 +404,10 @@ Examples:
       });
       process.exitCode = outcome.exitCode;
     });
+}
 
+/** `agent-ci policy check|test`: the policy's decisions without a run. */
+function addPolicyCommand(program: Command): void {
   const policy = program
     .command("policy")
     .description("explain permission decisions without running anything");
@@ -444,7 +458,10 @@ Examples:
       process.exitCode = await policyReplay(flags.replay, flags, (line) => log.out.text(line));
     },
   );
+}
 
+/** `agent-ci report render`: a saved report.json as Markdown or HTML. */
+function addReportCommand(program: Command): void {
   program
     .command("report")
     .description("work with saved reports")
@@ -461,7 +478,6 @@ Examples:
       });
       log.out.text(rendered);
     });
-  return program;
 }
 
 /** `agent-ci cache ls|rm`: the setup cache's entries on the engine (docs/setup-cache.md). */

@@ -25,7 +25,6 @@ const STAGES = [
  */
 const ALLOWED = new Map<string, string>([
   ["src/policy/bash-analyze.ts", "the Bash grammar: one walker over the parser's node kinds"],
-  ["src/cli.ts buildProgram", "the CLI's option table: one definition per flag"],
 ]);
 
 /** Lines as an editor counts them: a final newline ends the last line rather than starting one. */
