@@ -19,7 +19,14 @@ import { type AgentPhase, PhaseSoFar, type RunContext, type RunIO, timed } from 
 import { CONVERSATION_FILE, conversationRecord } from "./resume/resume.js";
 import { runAgentPhase } from "./run/run-stages.js";
 import { newRunContext } from "./run/new-context.js";
-import { CAPABILITY_SECTIONS, closeCapabilities, settleCapabilities } from "./capabilities/index.js";
+import {
+  capabilitiesFor,
+  type CapabilityRun,
+  capabilitySecrets,
+  closeCapabilities,
+  serviceSlots,
+  settleCapabilities,
+} from "./capabilities/index.js";
 
 export type { RunIO } from "./run/run-context.js";
 import { placeReview, type ReviewPlacement } from "../review/task.js";
@@ -121,7 +128,10 @@ export async function runAgent(
   const runId = newRunId();
   const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
   fs.mkdirSync(outDir, { recursive: true });
-  const ctx = newRunContext(config, io, { runId, outDir, secrets: knownSecrets(config) });
+  // Each capability's part of the run, made first: its configuration may hold secrets the redactor must know.
+  const capabilities = capabilitiesFor(config);
+  const secrets = [...knownSecrets(config), ...capabilitySecrets(capabilities)];
+  const ctx = newRunContext(config, io, { runId, outDir, secrets });
   const deadline = Date.now() + config.timeoutMs;
 
   // One signal for everything in flight: the caller's cancel, or the wall clock.
@@ -141,8 +151,8 @@ export async function runAgent(
   // writes the record from what the loop has filled so far, then exits with the timeout code.
   const watchdog = new Watchdog({
     deadline,
-    engineObjects: runEngineObjects(runId, ctx.mcpConfig?.servers.length ?? 0),
-    emergencyExit: (cause) => emergencyExit(ctx, soFar.current, cause),
+    engineObjects: runEngineObjects(runId, serviceSlots(capabilities)),
+    emergencyExit: (cause) => emergencyExit(ctx, capabilities, soFar.current, cause),
   });
   let phase: AgentPhase;
   try {
@@ -154,7 +164,7 @@ export async function runAgent(
           "the watchdog cannot watch SIGINT/SIGTERM in this Node version: a signal reaches the run only while its event loop answers",
         );
     });
-    phase = await runAgentPhase(ctx, soFar, { deadline, signal: controller.signal, watching });
+    phase = await runAgentPhase(ctx, soFar, capabilities, { deadline, signal: controller.signal, watching });
   } catch (e) {
     const failure = classify(e, controller.signal, () => timedOut);
     ctx.log(`run ended: ${failure.reason}: ${failure.message}`);
@@ -164,7 +174,7 @@ export async function runAgent(
     cancel.removeEventListener("abort", onCancel);
   }
   try {
-    return await finishRun(ctx, phase, watchdog, cancel);
+    return await finishRun(ctx, capabilities, phase, watchdog, cancel);
   } finally {
     phase.resume?.dispose();
   }
@@ -175,7 +185,12 @@ export async function runAgent(
  * so far (an empty patch: none can be exported from a blocked loop, and the container is gone), the result
  * event, then exit with the code of the cause (5 for the wall clock, 130 for a signal).
  */
-function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause): never {
+function emergencyExit(
+  ctx: RunContext,
+  capabilities: readonly CapabilityRun[],
+  phase: AgentPhase,
+  cause: WatchdogCause,
+): never {
   const exitReason: ExitReason = cause.kind === "timeout" ? "timeout" : "cancelled";
   const why =
     cause.kind === "timeout" ? "the run's wall-clock limit was reached" : `the run received ${cause.signal}`;
@@ -191,10 +206,15 @@ function emergencyExit(ctx: RunContext, phase: AgentPhase, cause: WatchdogCause)
     if (phase.conversation)
       fs.writeFileSync(path.join(ctx.outDir, CONVERSATION_FILE), conversationText(ctx, phase));
     const failure = { reason: exitReason, kind: "Watchdog", message };
-    const report = buildReport(
-      { ...ctx, ...phase, exitReason, failure, patch, outputErrors: [] },
-      CAPABILITY_SECTIONS,
-    );
+    const report = buildReport({
+      ...ctx,
+      ...phase,
+      capabilities,
+      exitReason,
+      failure,
+      patch,
+      outputErrors: [],
+    });
     writeReportFilesSync(ctx.outDir, report, { patchText: "", redactor: ctx.redactor });
   } catch (e) {
     ctx.log(`the watchdog could not write the record: ${(e as Error).message}`);
@@ -264,19 +284,20 @@ async function writeStructuredOutput(
  */
 async function finishRun(
   ctx: RunContext,
+  capabilities: readonly CapabilityRun[],
   phase: AgentPhase,
   watchdog: Watchdog,
   cancel: AbortSignal,
 ): Promise<RunOutcome> {
-  const { patch, failure, teardown, stoppedAgents } = await closeSandbox(ctx, phase);
+  const { patch, failure, teardown } = await closeSandbox(ctx, capabilities, phase);
   const outputs = await writeOutputs(ctx, phase, patch).finally(() => teardown);
   // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
   await watchdog.stop();
   const verify = await verifyPatch(ctx, phase, patch, failure, cancel);
   // Work the capabilities left going while the agent worked (the setup snapshot's save to the Actions cache):
   // its outcome belongs in the record.
-  await settleCapabilities(phase);
-  return recordRun(ctx, phase, { patch, failure, verify, stoppedAgents, ...outputs });
+  await settleCapabilities(capabilities, phase.start);
+  return recordRun(ctx, capabilities, phase, { patch, failure, verify, ...outputs });
 }
 
 /** What closing the sandbox left: the patch, the run's failure, the container's removal under way. */
@@ -285,18 +306,20 @@ interface Closed {
   failure: RunFailure | undefined;
   /** The container's removal, which never rejects. */
   teardown: Promise<void>;
-  /** Background subagents the end of the run stopped. */
-  stoppedAgents?: string[];
 }
 
 /**
  * The capabilities closed (background subagents stopped, MCP servers closed: what they wrote is in the patch),
  * the patch taken as far as the container still answers, the container's removal started.
  */
-async function closeSandbox(ctx: RunContext, phase: AgentPhase): Promise<Closed> {
+async function closeSandbox(
+  ctx: RunContext,
+  capabilities: readonly CapabilityRun[],
+  phase: AgentPhase,
+): Promise<Closed> {
   const { log } = ctx;
   const { sandbox, policy } = phase;
-  const { stoppedAgents } = await closeCapabilities(phase, log);
+  await closeCapabilities(capabilities, log);
   const patch = sandbox
     ? await timed(ctx, "patch", () => exportPatch(sandbox, policy, log))
     : await exportPatch(sandbox, policy, log);
@@ -313,7 +336,7 @@ async function closeSandbox(ctx: RunContext, phase: AgentPhase): Promise<Closed>
           .catch((e: unknown) => log(`removing the container failed: ${(e as Error).message}`)),
       )
     : Promise.resolve();
-  return { patch, failure, teardown, stoppedAgents };
+  return { patch, failure, teardown };
 }
 
 interface WrittenOutputs {
@@ -389,26 +412,24 @@ async function verifyPatch(
 /** The record written, the exit code settled, the result event sent: the run's outcome. */
 async function recordRun(
   ctx: RunContext,
+  capabilities: readonly CapabilityRun[],
   phase: AgentPhase,
   ended: WrittenOutputs & Omit<Closed, "teardown"> & { verify?: VerifyResult },
 ): Promise<RunOutcome> {
   const { runId, outDir, patchPath, redactor, log, events, loop } = ctx;
-  const { patch, failure, verify, outputErrors, structured, stoppedAgents } = ended;
+  const { patch, failure, verify, outputErrors, structured } = ended;
   const exitReason: ExitReason = failure?.reason ?? "completed";
-  const report = buildReport(
-    {
-      ...ctx,
-      ...phase,
-      exitReason,
-      failure,
-      patch,
-      verify,
-      stoppedAgents,
-      outputErrors,
-      structuredPath: structured.path,
-    },
-    CAPABILITY_SECTIONS,
-  );
+  const report = buildReport({
+    ...ctx,
+    ...phase,
+    capabilities,
+    exitReason,
+    failure,
+    patch,
+    verify,
+    outputErrors,
+    structuredPath: structured.path,
+  });
   const written = await writeReportFiles(outDir, report, { patchText: patch.text, redactor }).catch(
     (e: unknown) => {
       log(`writing the report failed: ${(e as Error).message}`);
@@ -432,7 +453,7 @@ async function recordRun(
       result: loop.finalText || failure?.message || "",
       costUsd: report.costUsd,
       usage: report.usage,
-      denials: allCalls(loop, phase.subagents)
+      denials: allCalls(loop, capabilities)
         .filter((c) => c.decision?.behavior === "deny")
         .map((c) => ({ tool_name: c.tool, tool_use_id: c.id, tool_input: c.input })),
       ...(structured.value ? { structured: structured.value } : {}),

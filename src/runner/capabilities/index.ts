@@ -1,10 +1,20 @@
 // The run's capabilities, in the order they start (each may use what one before it started); they close in
-// the reverse order. The stages and the run's end iterate this list and name no capability.
-import type { Capability, Closed, SandboxNeeds, StartedParts, StartGiven } from "./capability.js";
-import type { RecordSection } from "../record/section.js";
+// the reverse order, and their sections of report.json are in this order. The stages, the run's end and the
+// record go through the functions here over a run's parts (`capabilitiesFor`) and name no capability.
+import type { RunConfig } from "../config.js";
 import type { PreparedPolicy } from "../run/policy-setup.js";
-import type { AgentPhase, RunContext } from "../run/run-context.js";
 import type { DockerSandbox } from "../../sandbox/docker-sandbox.js";
+import type { StartRecord } from "../../sandbox/phase-clock.js";
+import type { AnyTool } from "../../tools/types.js";
+import type {
+  BindGiven,
+  Capability,
+  CapabilityRun,
+  PrepareGiven,
+  StartedParts,
+  StartGiven,
+  Told,
+} from "./capability.js";
 import { hooks } from "./hooks/hooks.js";
 import { mcp } from "./mcp/mcp.js";
 import { memory } from "./memory/memory.js";
@@ -12,66 +22,123 @@ import { setupCache } from "./setup-cache/setup-cache.js";
 import { subagents } from "./subagents/subagents.js";
 import { web } from "./web/web.js";
 
-export type { Capability, Closed, SandboxNeeds, StartedParts, StartGiven } from "./capability.js";
+export type {
+  BindGiven,
+  Capability,
+  CapabilityRun,
+  PrepareGiven,
+  StartedParts,
+  StartGiven,
+  Told,
+} from "./capability.js";
 
 export const CAPABILITIES: readonly Capability[] = [setupCache, mcp, hooks, subagents, web, memory];
 
+/** Each capability's part of one run, in their order: made before anything else of the run. */
+export function capabilitiesFor(config: RunConfig): readonly CapabilityRun[] {
+  return CAPABILITIES.map((c) => c.forRun(config));
+}
+
+/** The secret values the capabilities' configuration holds. */
+export function capabilitySecrets(runs: readonly CapabilityRun[]): string[] {
+  return runs.flatMap((r) => r.secrets ?? []);
+}
+
 /** Every capability's check before anything of the run is made (a config error ends the run there). */
-export function prepareCapabilities(ctx: RunContext): void {
-  for (const capability of CAPABILITIES) capability.prepare?.(ctx);
+export function checkCapabilities(runs: readonly CapabilityRun[]): void {
+  for (const run of runs) run.check?.();
+}
+
+/** The service containers' slots beside the agent's that the capabilities need. */
+export function serviceSlots(runs: readonly CapabilityRun[]): number {
+  return runs.reduce((sum, r) => sum + (r.services ?? 0), 0);
 }
 
 /** What the sandbox must give the capabilities together. */
-export function sandboxNeeds(ctx: RunContext, policy: PreparedPolicy): Required<SandboxNeeds> {
-  const needs = CAPABILITIES.map((c) => c.sandboxNeeds?.(ctx, policy) ?? {});
+export function sandboxNeeds(
+  runs: readonly CapabilityRun[],
+  policy: PreparedPolicy,
+): { sharedWorkspace: boolean; services: number } {
   return {
-    sharedWorkspace: needs.some((n) => n.sharedWorkspace),
-    services: needs.reduce((sum, n) => sum + (n.services ?? 0), 0),
+    sharedWorkspace: runs.some((r) => r.sharedWorkspace?.(policy)),
+    services: serviceSlots(runs),
   };
 }
 
 /** Why each capability's part of the first request needs the sandbox first (none: it may be asked ahead). */
-export function firstTurnWaits(ctx: RunContext): string[] {
-  return CAPABILITIES.flatMap((c) => c.firstTurnWaits?.(ctx) ?? []);
+export function firstTurnWaits(runs: readonly CapabilityRun[]): string[] {
+  return runs.flatMap((r) => r.firstTurnWaits?.() ?? []);
+}
+
+/** What the model is told, from the capability that tells it. */
+export async function tell(runs: readonly CapabilityRun[], given: PrepareGiven): Promise<Told> {
+  const teller = runs.find((r) => r.tell);
+  if (!teller?.tell) throw new Error("no capability tells the model what it is told");
+  return teller.tell(given);
+}
+
+/** Every capability's preparation once the run knows its mode, before the model's driver. */
+export function prepareCapabilities(runs: readonly CapabilityRun[], given: PrepareGiven): void {
+  for (const run of runs) run.prepare?.(given);
+}
+
+/** Told each capability that the model's driver is made. */
+export function modelReady(
+  runs: readonly CapabilityRun[],
+  given: Parameters<NonNullable<CapabilityRun["modelReady"]>>[0],
+): void {
+  for (const run of runs) run.modelReady?.(given);
 }
 
 /** Told each capability that the sandbox is ready. */
-export function sandboxOpened(sandbox: DockerSandbox, log: (line: string) => void): void {
-  for (const capability of CAPABILITIES) capability.opened?.(sandbox, log);
+export function sandboxOpened(
+  runs: readonly CapabilityRun[],
+  sandbox: DockerSandbox,
+  log: (line: string) => void,
+): void {
+  for (const run of runs) run.opened?.(sandbox, log);
 }
 
 /**
- * Every capability started, one after another in their order; each one's parts are told to `made` as soon as
- * they are made (before the next start, which can fail), so that the run's end closes them.
+ * Every capability started, one after another in their order (each keeps what it started, so that the run's end
+ * closes it whatever fails after); what they started, together.
  */
 export async function startCapabilities(
+  runs: readonly CapabilityRun[],
   given: StartGiven,
-  made: (parts: StartedParts) => void,
 ): Promise<StartedParts> {
   let started: StartedParts = {};
-  for (const capability of CAPABILITIES) {
-    if (!capability.start) continue;
-    const parts = await capability.start(given);
-    made(parts);
-    started = { ...started, ...parts };
-  }
+  for (const run of runs) if (run.start) started = { ...started, ...(await run.start(given)) };
   return started;
 }
 
-/** Every capability closed, the last started first, one after another; what they leave for the record. */
-export async function closeCapabilities(phase: AgentPhase, log: (line: string) => void): Promise<Closed> {
-  let closed: Closed = {};
-  for (const capability of [...CAPABILITIES].reverse())
-    if (capability.close) closed = { ...closed, ...(await capability.close(phase, log)) };
-  return closed;
+/** Each capability given the run's services. */
+export function bindCapabilities(runs: readonly CapabilityRun[], given: BindGiven): void {
+  for (const run of runs) run.bind?.(given);
+}
+
+/** The tools the capabilities add to the run's tool set, in their order. */
+export function capabilityTools(runs: readonly CapabilityRun[]): AnyTool[] {
+  return runs.flatMap((r) => r.tools?.() ?? []);
+}
+
+/** The capabilities' tools the run leaves out, each with why. */
+export function capabilityToolsOff(
+  runs: readonly CapabilityRun[],
+  given: Parameters<NonNullable<CapabilityRun["toolsOff"]>>[0],
+): Map<string, string> {
+  return new Map(runs.flatMap((r) => [...(r.toolsOff?.(given) ?? [])]));
+}
+
+/** Every capability closed, the last started first, one after another. */
+export async function closeCapabilities(
+  runs: readonly CapabilityRun[],
+  log: (line: string) => void,
+): Promise<void> {
+  for (const run of [...runs].reverse()) await run.close?.(log);
 }
 
 /** The work the capabilities left going that the record tells, waited for. */
-export async function settleCapabilities(phase: AgentPhase): Promise<void> {
-  await Promise.all(CAPABILITIES.map((c) => c.settle?.(phase)));
+export async function settleCapabilities(runs: readonly CapabilityRun[], start: StartRecord): Promise<void> {
+  await Promise.all(runs.map((r) => r.settle?.(start)));
 }
-
-/** The capabilities' sections of report.json, in their order. */
-export const CAPABILITY_SECTIONS: readonly RecordSection[] = CAPABILITIES.flatMap((c) =>
-  c.section ? [c.section] : [],
-);

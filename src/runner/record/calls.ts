@@ -11,7 +11,7 @@ const OUTPUTS_PREFIX = `${OUTPUTS_DIR}/`;
 
 export const callsSection: RecordSection = (p) => ({
   fields: {
-    toolCalls: allCalls(p.loop, p.subagents).map((c, index) => ({
+    toolCalls: allCalls(p.loop, p.capabilities).map((c, index) => ({
       id: c.id,
       turn: c.turn,
       index,

@@ -1,14 +1,14 @@
 // The run's record: report.json's content assembled from the run's own sections and those each capability
-// contributes (sections.ts; the capabilities are given by the run, record/ names none of them).
+// contributes (sections.ts; each capability's part of the run gives its section, record/ names none of them).
 // Pure assembly: it writes nothing; writeReportFiles validates the whole against the schema.
 import { RunReport, type RunReportInput } from "../../report/index.js";
 import type { ReportParts } from "./parts.js";
-import type { RecordSection } from "./section.js";
 import { recordSections } from "./sections.js";
 
 export type { RecordSection, SectionRecord } from "./section.js";
 export {
   allCalls,
+  type CapabilityPart,
   type ReportParts,
   type RunFailure,
   type RunInstructions,
@@ -20,7 +20,8 @@ const REQUIRED = Object.entries(RunReport.shape)
   .filter(([, field]) => !field.safeParse(undefined).success)
   .map(([key]) => key);
 
-export function buildReport(parts: ReportParts, capabilities: readonly RecordSection[]): RunReportInput {
+export function buildReport(parts: ReportParts): RunReportInput {
+  const capabilities = parts.capabilities.flatMap((c) => (c.section ? [c.section] : []));
   const made = recordSections(capabilities).map((section) => section(parts));
   const report = Object.assign({}, ...made.map((m) => m.fields), {
     warnings: made.flatMap((m) => m.warnings ?? []),

@@ -8,7 +8,7 @@ import type { RecordSection } from "./section.js";
 export const policySection: RecordSection = (p) => {
   const { policy } = p;
   const mode = policy?.policy.mode ?? p.config.mode ?? "default";
-  const denials = allCalls(p.loop, p.subagents)
+  const denials = allCalls(p.loop, p.capabilities)
     .filter((c) => c.decision?.behavior === "deny")
     .map((c) => ({
       callId: c.id,

@@ -1,5 +1,5 @@
 // The run itself: who, when, how it ended, the model and its limits, the conversation and what it cost
-// (every conversation's and side call's), the output files that could not be written.
+// (the main conversation's and what each capability spent beside it: subagents, side calls), the output files that could not be written.
 import { capText, TURN_TEXT_MAX_CHARS, type Warning } from "../../report/index.js";
 import { AGENT_CI_VERSION } from "../../version.js";
 import { addUsage } from "../loop/agent-loop.js";
@@ -7,15 +7,9 @@ import type { RecordSection } from "./section.js";
 
 export const runSection: RecordSection = (p) => {
   const { config, loop, redactor } = p;
-  const runs = p.subagents?.runs ?? [];
-  const usage = [...runs.map((r) => r.loop.usage), ...p.sideCalls.map((c) => c.usage)].reduce(
-    addUsage,
-    loop.usage,
-  );
-  const costUsd = [...runs.map((r) => r.loop.costUsd), ...p.sideCalls.map((c) => c.costUsd)].reduce(
-    (sum, c) => sum + c,
-    loop.costUsd,
-  );
+  const spent = p.capabilities.flatMap((c) => c.spent?.() ?? []);
+  const usage = spent.map((s) => s.usage).reduce(addUsage, loop.usage);
+  const costUsd = spent.map((s) => s.costUsd).reduce((sum, c) => sum + c, loop.costUsd);
   const warnings: Warning[] = [
     ...p.outputErrors.map((message) => ({ kind: "output_write", severity: "critical" as const, message })),
     ...loop.warnings.map((message) => ({ kind: "loop", severity: "info" as const, message })),

@@ -1,5 +1,6 @@
 // The sandbox: the workspace as copied in, the image, the hardening the engine applied, and the egress
-// ledger (the sidecar's connections, attributed to MCP servers, and WebFetch's fetches).
+// ledger (the sidecar's connections, attributed by the capabilities that know their callers — MCP servers —,
+// and the connections capabilities made from the host: WebFetch's fetches).
 import path from "node:path";
 import type { EgressConnection, RunReportInput, Warning } from "../../report/index.js";
 import { gitSync } from "../../host-git.js";
@@ -17,16 +18,16 @@ function hostBaseCommit(workspace: string): string | undefined {
 /** The ledger with WebFetch's fetches, which run without a sidecar too (`--network on`). */
 function withFetches(
   egress: RunReportInput["egress"],
-  fetches: EgressConnection[],
+  fetches: readonly EgressConnection[],
 ): RunReportInput["egress"] {
   if (!fetches.length) return egress;
   return egress
     ? { ...egress, connections: [...egress.connections, ...fetches] }
-    : { allowed: [], allowedHosts: [], privateHosts: [], connections: fetches };
+    : { allowed: [], allowedHosts: [], privateHosts: [], connections: [...fetches] };
 }
 
 export const sandboxSection: RecordSection = (p) => {
-  const { config, sandbox, mcp } = p;
+  const { config, sandbox, capabilities } = p;
   // A start that failed after the sandbox was built (its setup, say) records what it had all the same.
   const recorded = sandboxRecord(sandbox ?? p.start.parts, p.policy?.enforcedAt ?? []);
   const warnings: Warning[] = [];
@@ -57,10 +58,13 @@ export const sandboxSection: RecordSection = (p) => {
           ...recorded.egress,
           connections: recorded.egress.connections.map((e) => ({
             ...e,
-            caller: mcp ? mcp.attributeConnection(e.caller, e.startedAt) : e.caller,
+            caller: capabilities.reduce(
+              (caller, c) => (c.attribute ? c.attribute(caller, e.startedAt) : caller),
+              e.caller,
+            ),
           })),
         },
-        p.webLedger,
+        capabilities.flatMap((c) => c.connections?.() ?? []),
       ),
     },
     warnings,

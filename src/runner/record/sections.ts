@@ -1,6 +1,6 @@
 // The sections of report.json, in the order their warnings are listed: the run's own (its policy, sandbox,
-// patch, calls, phases…), with the capabilities' sections (runner/capabilities/, given by the run) after the
-// sandbox's.
+// patch, calls, phases…), with the capabilities' sections (each capability's part of the run gives its own)
+// after the sandbox's.
 import { callsSection } from "./calls.js";
 import { firstTurnSection } from "./first-turn.js";
 import { instructionsSection } from "./instructions.js";

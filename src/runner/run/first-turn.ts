@@ -12,9 +12,6 @@ import type { RunConfig } from "../config.js";
 import type { AskedAhead, TakenTurn } from "../loop/agent-loop.js";
 import { NOTHING_STREAMED } from "../loop/turn-ticker.js";
 import type { AssistantTurn, Driver, StreamedSoFar, TurnRequest } from "../model/driver.js";
-import { taskDescription } from "../agents/subagents.js";
-import type { AgentDefinition } from "../agents/agents.js";
-import type { SubagentLauncher } from "../../tools/task.js";
 
 /** Whether the run's first model turn was asked while the sandbox opened, and why not when it was not. */
 export interface FirstTurnRecord {
@@ -29,17 +26,6 @@ export interface FirstTurnRecord {
 export function overlapBlocker(config: RunConfig, waits: readonly string[]): string | undefined {
   if (config.script) return "a scripted run has no model to wait for";
   return waits[0];
-}
-
-/**
- * The Task tool as the first request describes it. The runner that runs a Task call is made once the sandbox
- * is up; this one only gives the tool's definition, and the loop checks that the definitions are the same.
- */
-export function taskDefinitionOnly(agents: readonly AgentDefinition[]): SubagentLauncher {
-  const unbound = (): never => {
-    throw new Error("the Task tool of the first request's definition is not bound to a runner");
-  };
-  return { description: () => taskDescription(agents), unknownType: unbound, run: unbound, start: unbound };
 }
 
 /** What makes two requests the same request (everything but the signal). */

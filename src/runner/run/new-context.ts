@@ -1,10 +1,9 @@
-// A run's context before any stage: where it writes, its secrets and redactor (the MCP servers' env and headers
-// among them, so their configuration is read first), its event stream and the records its stages fill.
+// A run's context before any stage: where it writes, its secrets and redactor (those its capabilities'
+// configuration holds among them: an MCP server's env and headers), its event stream and the records its stages
+// fill.
 import path from "node:path";
-import { loadMcpConfig, type McpConfigResult } from "../../mcp/config.js";
 import { createRedactor, MIN_SECRET_LENGTH } from "../../report/index.js";
 import { RunState } from "../../tools/state.js";
-import { ConfigError } from "../../errors.js";
 import type { RunConfig } from "../config.js";
 import { newLoopResult } from "../loop/agent-loop.js";
 import { EventSink } from "../loop/events.js";
@@ -15,28 +14,17 @@ import type { RunContext, RunIO } from "./run-context.js";
 export interface RunIdentity {
   runId: string;
   outDir: string;
-  /** The run's own known secrets (knownSecrets); the MCP servers' are added here. */
-  secrets: string[];
+  /** Every secret the run knows: its own (knownSecrets) and its capabilities' (an MCP server's values). */
+  secrets: readonly string[];
 }
 
-/** The context every stage of the run shares; a bad MCP configuration is kept for the first stage to throw. */
+/** The context every stage of the run shares. */
 export function newRunContext(
   config: RunConfig,
   io: RunIO,
   { runId, outDir, secrets }: RunIdentity,
 ): RunContext {
-  let mcpConfig: McpConfigResult | undefined;
-  let mcpConfigError: Error | undefined;
-  try {
-    mcpConfig = loadMcpConfig({
-      configs: config.mcpConfig,
-      workspace: config.workspace,
-      trustWorkspace: config.trustWorkspaceSettings,
-    });
-  } catch (e) {
-    mcpConfigError = new ConfigError((e as Error).message);
-  }
-  const allSecrets = [...secrets, ...(mcpConfig?.secrets ?? [])];
+  const allSecrets = [...secrets];
   // Masked before the run prints its first line (a runner's log masks only what it was told); a value too short to
   // redact (an MCP server's `DEBUG=1`) would mask every such string in the job's log.
   for (const secret of allSecrets) if (secret.trim().length >= MIN_SECRET_LENGTH) io.onSecret?.(secret);
@@ -59,10 +47,6 @@ export function newRunContext(
     ),
     state: new RunState(),
     loop: newLoopResult(),
-    sideCalls: [],
-    webLedger: [],
-    mcpConfig,
-    mcpConfigError,
     secrets: allSecrets,
     phases: [],
   };

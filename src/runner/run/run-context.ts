@@ -1,15 +1,11 @@
 // What every stage of one run shares (its identity, where it writes, how it logs and redacts, what the
 // loop and the tools' services fill as it goes), and how the agent phase left things for the run's end.
 import type { RunProgress } from "../progress.js";
-import type { EgressConnection, Redactor, RunPhaseName, SideCall } from "../../report/index.js";
+import type { Redactor, RunPhaseName } from "../../report/index.js";
 import type { StartRecord } from "../../sandbox/phase-clock.js";
 import type { DockerSandbox } from "../../sandbox/docker-sandbox.js";
-import type { McpConfigResult } from "../../mcp/config.js";
-import type { McpManager } from "../../mcp/manager.js";
 import type { RunState } from "../../tools/state.js";
 import type { LoopResult } from "../loop/agent-loop.js";
-import type { LoadedAgents } from "../agents/agents.js";
-import type { SubagentRunner } from "../agents/subagents.js";
 import type { RunConfig } from "../config.js";
 import type { EventSink } from "../loop/events.js";
 import type { PreparedPolicy } from "./policy-setup.js";
@@ -18,7 +14,6 @@ import type { RunFailure, RunInstructions, TimedPhase } from "../record/index.js
 import type { ReviewTarget } from "../../review/task.js";
 import type { LoopState } from "../loop/agent-loop.js";
 import type { RunResume } from "../resume/resume.js";
-import type { ModelContext } from "../instructions/memory/model-context.js";
 import type { FirstTurnRecord } from "./first-turn.js";
 import type { SnapshotStore } from "../../sandbox/setup/store.js";
 
@@ -45,9 +40,10 @@ export interface RunIO {
 /**
  * What every stage of one run shares: its identity, where it writes, and how it logs and redacts. Made once before
  * any stage (new-context.ts) and never changed: what the stages learn goes into their results (AgentPhase).
- * `events`, `state`, `loop`, `sideCalls`, `webLedger` and `phases` are the run's accumulators: readonly fields
- * holding objects the loop, the tools and `timed` fill as the run goes, so that a run ended by an error (or by the
- * watchdog, inside blocked code) keeps everything done so far.
+ * `events`, `state`, `loop` and `phases` are the run's accumulators: readonly fields holding objects the loop, the
+ * tools and `timed` fill as the run goes, so that a run ended by an error (or by the watchdog, inside blocked code)
+ * keeps everything done so far. What a capability keeps for the run lives in its own part of the run
+ * (capabilities/), not here.
  */
 export interface RunContext {
   /** The configuration as given (the run goes on with AgentPhase's `config`). */
@@ -64,14 +60,7 @@ export interface RunContext {
   readonly state: RunState;
   /** Filled by the loop as it goes: a run that ends by an error keeps every turn and call made so far. */
   readonly loop: LoopResult;
-  /** Model calls made for tools (WebFetch's reader, WebSearch), and the fetches WebFetch made. */
-  readonly sideCalls: SideCall[];
-  readonly webLedger: EgressConnection[];
-  /** The MCP servers configured (read before the redactor: their env and headers are secrets). */
-  readonly mcpConfig?: McpConfigResult;
-  /** A bad MCP configuration: the run ends with it as a config error (with its record). */
-  readonly mcpConfigError?: Error;
-  /** Every known secret: the run's own and the MCP servers' values. */
+  /** Every known secret: the run's own and those its capabilities' configuration holds (MCP servers' values). */
   readonly secrets: readonly string[];
   /** The run's own phases after the sandbox's start (calls, patch, verify, teardown), as they end. */
   readonly phases: TimedPhase[];
@@ -105,15 +94,9 @@ export interface AgentPhase {
   readonly policy?: PreparedPolicy;
   /** Review mode: what is reviewed (known before the sandbox starts). */
   readonly review?: ReviewTarget;
-  /** What the model is told (system prompt, memory, git snapshot), for the record's `context`. */
-  readonly modelContext?: ModelContext;
-  /** The run's agent types, and the subagents it ran (for the record). */
-  readonly agents?: LoadedAgents;
   /** Whether the first model turn was asked while the sandbox opened (first-turn.ts). */
   readonly firstTurn?: FirstTurnRecord;
   readonly sandbox?: DockerSandbox;
-  readonly mcp?: McpManager;
-  readonly subagents?: SubagentRunner;
   readonly tools?: RunToolSet;
   /** The main conversation, for its record (conversation.jsonl). */
   readonly conversation?: LoopState;
@@ -122,7 +105,7 @@ export interface AgentPhase {
 
 /**
  * The newest phase the agent phase reached. A stage adds each thing it makes (a resume's checkout, the sandbox,
- * the MCP servers, the conversation) here before its next step that can fail, so whatever ends the run (an error
+ * the conversation) here before its next step that can fail, so whatever ends the run (an error
  * at any stage, the watchdog inside blocked code) records and tears down everything made so far.
  */
 export class PhaseSoFar {

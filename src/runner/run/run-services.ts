@@ -1,21 +1,11 @@
-// The services a run binds its tools to, set up before the loop starts: the web tools' (the egress decision
-// for the run's network setting, side calls charged to the budget), the skills and slash commands from
+// The services a run binds its tools to, set up before the loop starts: the skills and slash commands from
 // their trusted folders, and the bundle the main loop and every subagent run with.
 import path from "node:path";
 import { loadCatalogue } from "../instructions/instructions.js";
 import { expandSlashCommand } from "../instructions/slash-command.js";
 import { WORKSPACE_ROOT } from "../../sandbox/sandbox.js";
 import { ConfigError } from "../../errors.js";
-import { readCaCert, type RunConfig, runEgressOptions } from "../config.js";
-import { type Driver } from "../model/driver.js";
-import { costUsd, WEB_SEARCH_USD } from "../model/pricing.js";
-import {
-  networkDecision,
-  refusalFor,
-  offlineReason,
-  trustedCas,
-  type WebServices,
-} from "../../tools/web-services.js";
+import type { RunConfig } from "../config.js";
 import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "../loop/context.js";
 import type { EventSink } from "../loop/events.js";
 import { apiContextEditFor } from "../model/pricing.js";
@@ -24,66 +14,7 @@ import { TURN_TICK_MS } from "../loop/turn-ticker.js";
 import type { PreparedPolicy } from "./policy-setup.js";
 import type { RunContext } from "./run-context.js";
 import type { RunServices } from "../loop/services.js";
-import type { RunBudget } from "../loop/run-budget.js";
 import type { RunInstructions } from "../record/index.js";
-
-/**
- * The web tools' services for this run: the egress decision for its network setting, the CAs of --ca-cert,
- * the ledger, redaction, and side calls listed in the record and charged to `budget`. Made before the sandbox
- * without one (the first turn asked ahead only describes the tools), then once the agent starts work with the
- * run's budget (`chargedTo`).
- */
-export function webServices(ctx: RunContext, config: RunConfig, driver: Driver): WebServices {
-  const setting = { network: config.network, egress: runEgressOptions(config) };
-  return {
-    offline: offlineReason(config.network),
-    decide: networkDecision(setting),
-    refusal: refusalFor(setting),
-    ca: trustedCas(config.caCert === undefined ? undefined : readCaCert(config.caCert)),
-    ledger: (entry) => ctx.webLedger.push(entry),
-    redact: ctx.redactor.redact,
-    smallFastModel: config.smallFastModel,
-    searchModel: config.model,
-    cache: new Map(),
-    now: Date.now,
-    sideCall: sideCalls(ctx, config, driver, undefined),
-  };
-}
-
-/** The web services with their side calls charged to the run's budget (made when the agent starts work). */
-export function chargedTo(
-  web: WebServices,
-  ctx: RunContext,
-  { config, driver }: { config: RunConfig; driver: Driver },
-  budget: RunBudget,
-): WebServices {
-  return { ...web, sideCall: sideCalls(ctx, config, driver, budget) };
-}
-
-/** Side calls to the model for the web tools: listed in the record, and charged to `budget` when there is one. */
-function sideCalls(
-  ctx: RunContext,
-  config: RunConfig,
-  driver: Driver,
-  budget: RunBudget | undefined,
-): WebServices["sideCall"] {
-  return async (callId, request) => {
-    const answer = await driver.sideCall?.(request);
-    if (!answer) return undefined;
-    const tokens = costUsd(answer.model === "script" ? request.model : answer.model, answer.usage).usd;
-    const cost = (config.script ? 0 : tokens) + answer.webSearchRequests * WEB_SEARCH_USD;
-    budget?.charge({ agent: request.purpose, parentToolUseId: callId }, cost, answer.usage);
-    ctx.sideCalls.push({
-      callId,
-      purpose: request.purpose,
-      model: answer.model,
-      usage: answer.usage,
-      ...(answer.webSearchRequests ? { webSearches: answer.webSearchRequests } : {}),
-      costUsd: cost,
-    });
-    return answer;
-  };
-}
 
 /** The run's skills and slash commands, read from their trusted folders (their problems logged). */
 export function loadInstructions(config: RunConfig, log: (line: string) => void): RunInstructions {

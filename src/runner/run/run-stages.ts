@@ -2,11 +2,12 @@
 //   prepare   — the policy, what the model is told, the agents and the model's credentials, before any container;
 //   ask ahead — the first model turn, sent while the sandbox opens when nothing in it needs the sandbox;
 //   open      — the sandbox, with the earlier run's changes when resuming;
-//   services  — what the tools are bound to: MCP servers, hooks, the budget, subagents, the tool set;
+//   services  — what the tools are bound to: what the capabilities start, the budget, the tool set;
 //   converse  — the agent loop.
 // Each stage returns what the stages after it need, and adds what the record and the teardown need to the phase
 // so far (PhaseSoFar, a new phase each time) as soon as it is made, before its next step that can fail: a run that
-// fails at any stage is still recorded and torn down as far as it got (finishRun in run.ts).
+// fails at any stage is still recorded and torn down as far as it got (finishRun in run.ts). The capabilities
+// (capabilities/) take part at each stage through their one shape; each keeps its own state for the run.
 import type { PermissionMode } from "../../policy/schema.js";
 import { describeIgnored } from "../../policy/workspace-trust.js";
 import { reviewJsonSchema } from "../../review/findings.js";
@@ -15,22 +16,14 @@ import { DockerSandbox, type EngineStart } from "../../sandbox/docker-sandbox.js
 import { userImage } from "../../sandbox/image/image.js";
 import { chooseNode, describeNodeChoice, type NodeChoice } from "../../sandbox/node/choose.js";
 import { createSkillTool } from "../../tools/skill.js";
-import type { AnyTool } from "../../tools/types.js";
-import type { WebServices } from "../../tools/web-services.js";
-import { createWebFetchTool } from "../../tools/web-fetch.js";
-import { createWebSearchTool } from "../../tools/web-search.js";
 import { AGENT_CI_VERSION } from "../../version.js";
 import type Anthropic from "@anthropic-ai/sdk";
-import { createTaskTool } from "../../tools/task.js";
 import { firstTurnRequest, newLoopState, runAgentLoop, type Conversation } from "../loop/agent-loop.js";
-import { checkAgentModes, loadAgents, type LoadedAgents } from "../agents/agents.js";
 import type { AnthropicDriver } from "../model/anthropic-driver.js";
 import { anthropicCredential, CREDENTIAL_SOURCES } from "../model/credentials.js";
 import type { RunConfig } from "../config.js";
 import { ModelApiError, type Driver } from "../model/driver.js";
 import type { StreamEvent } from "../loop/events.js";
-import { type GitSnapshot, takeGitSnapshot } from "../instructions/memory/git-snapshot.js";
-import { prepareModelContext, type ModelContext } from "../instructions/memory/model-context.js";
 import { ToolPipeline } from "../loop/pipeline.js";
 import { preparePolicy, type PreparedPolicy } from "./policy-setup.js";
 import { modelProvider } from "../model/providers.js";
@@ -44,35 +37,37 @@ import {
 import { RunBudget } from "../loop/run-budget.js";
 import { runSandboxOptions } from "./sandbox-options.js";
 import { type AgentPhase, type PhaseSoFar, type RunContext, timed } from "./run-context.js";
-import {
-  applyInstructions,
-  chargedTo,
-  contextFor,
-  loadInstructions,
-  runServices,
-  webServices,
-} from "./run-services.js";
+import { applyInstructions, contextFor, loadInstructions, runServices } from "./run-services.js";
 import type { RunServices } from "../loop/services.js";
 import type { RunInstructions } from "../record/index.js";
 import type { ReviewTarget } from "../../review/task.js";
 import type { RunResume } from "../resume/resume.js";
 import { loadScript, ScriptDriver } from "../model/script-driver.js";
 import { readSchema, StructuredOutputSpec } from "../model/structured-output.js";
-import { SubagentRunner } from "../agents/subagents.js";
-import { RunToolSet, type RunToolSetOptions, webToolsOff } from "../loop/tool-set.js";
-import { FirstTurnAhead, overlapBlocker, taskDefinitionOnly } from "./first-turn.js";
+import { RunToolSet, type RunToolSetOptions } from "../loop/tool-set.js";
+import { FirstTurnAhead, overlapBlocker } from "./first-turn.js";
 import { blockEventLoopForTests } from "./watchdog.js";
 import {
+  bindCapabilities,
+  type CapabilityRun,
+  capabilityTools,
+  capabilityToolsOff,
+  checkCapabilities,
   firstTurnWaits,
+  modelReady,
   prepareCapabilities,
   sandboxNeeds,
   sandboxOpened,
   startCapabilities,
   type StartedParts,
+  tell,
+  type Told,
 } from "../capabilities/index.js";
 
 /** What the run settled before any container: its configuration, policy, model and what the model is told. */
 export interface Prepared {
+  /** The run's capabilities, each keeping its own state for the run (capabilities/index.ts). */
+  readonly capabilities: readonly CapabilityRun[];
   /** The configuration the run goes on with (a resume's checkout, the prompt's slash command expanded). */
   readonly config: RunConfig;
   /** With --resume: the run it continues. */
@@ -83,35 +78,33 @@ export interface Prepared {
   readonly review?: ReviewTarget;
   readonly mode: PermissionMode;
   readonly structured?: StructuredOutputSpec;
-  readonly told: ModelContext;
-  readonly agents: LoadedAgents;
+  /** What the model is told (system prompt, memory, git snapshot). */
+  readonly told: Told;
   readonly driver: Driver;
-  /** The web tools' services, their side calls not yet charged to a budget (`chargedTo` once there is one). */
-  readonly web: WebServices;
   /** The Bash tool's Node.js and why (undefined: a user image's own). */
   readonly node: NodeChoice | undefined;
 }
 
-/** What the services stage started: the MCP servers, the run's services, its subagents and its tool set. */
+/** What the services stage started: what the capabilities started, the run's services and its tool set. */
 export interface Started {
-  readonly mcp?: StartedParts["mcp"];
+  readonly parts: StartedParts;
   readonly services: RunServices;
-  readonly subagents: SubagentRunner;
   readonly toolSet: RunToolSet;
 }
 
 /** What the agent phase runs under: the run's deadline and cancel, and the watchdog's start. */
 export interface PhaseLimits {
-  deadline: number;
-  signal: AbortSignal;
+  readonly deadline: number;
+  readonly signal: AbortSignal;
   /** Resolves once the watchdog watches (run.ts): the agent is handed the sandbox no earlier. */
-  watching: Promise<void>;
+  readonly watching: Promise<void>;
 }
 
 /** The agent phase: its stages in order, each adding to `soFar` what it makes; returns the phase it ended with. */
 export async function runAgentPhase(
   ctx: RunContext,
   soFar: PhaseSoFar,
+  capabilities: readonly CapabilityRun[],
   { deadline, signal, watching }: PhaseLimits,
 ): Promise<AgentPhase> {
   // The engine is reached and the images made ready while the run prepares: they need only its configuration.
@@ -126,7 +119,7 @@ export async function runAgentPhase(
   });
   let ahead: FirstTurnAhead | undefined;
   try {
-    const prepared = await prepare(ctx, soFar, deadline, signal);
+    const prepared = await prepare(ctx, soFar, capabilities, { deadline, signal });
     // The first turn is asked once the engine answers: a run with no engine makes no model call.
     await begun.reached;
     ahead = askAhead(ctx, soFar, prepared, signal);
@@ -146,14 +139,13 @@ function askAhead(
   prepared: Prepared,
   signal: AbortSignal,
 ): FirstTurnAhead | undefined {
-  const blocker = overlapBlocker(prepared.config, firstTurnWaits(ctx));
+  const blocker = overlapBlocker(prepared.config, firstTurnWaits(prepared.capabilities));
   if (blocker) {
     soFar.add({ firstTurn: { overlapped: false, reason: blocker } });
     if (!prepared.config.script) ctx.log(`the first model turn waits for the sandbox: ${blocker}`);
     return undefined;
   }
-  const task = createTaskTool(taskDefinitionOnly(prepared.agents.agents));
-  const tools = new RunToolSet(toolSetOptions(prepared, prepared.web, [task])).api;
+  const tools = new RunToolSet(toolSetOptions(prepared)).api;
   const request = firstTurnRequest(mainConversation(ctx, prepared, tools));
   const ahead = new FirstTurnAhead(prepared.driver, request, signal, ctx.log);
   soFar.add({ firstTurn: ahead.record });
@@ -163,16 +155,16 @@ function askAhead(
 async function prepare(
   ctx: RunContext,
   soFar: PhaseSoFar,
-  deadline: number,
-  signal: AbortSignal,
+  capabilities: readonly CapabilityRun[],
+  { deadline, signal }: Pick<PhaseLimits, "deadline" | "signal">,
 ): Promise<Prepared> {
-  prepareCapabilities(ctx);
+  checkCapabilities(capabilities);
   const { log } = ctx;
   // The model API's SDK, the largest module a run loads, is read while the run prepares (no call is made before
   // the checks below); a scripted run loads none.
   const driverModule = ctx.config.script ? undefined : import("../model/anthropic-driver.js");
   driverModule?.catch(() => undefined);
-  const { snapshot, ...settled } = await settleRun(ctx, soFar);
+  const settled = await settleRun(ctx, soFar);
   const { config, policy } = settled;
   const choosing = chooseRunNode(config);
   const review =
@@ -183,42 +175,28 @@ async function prepare(
   const structured = review
     ? await StructuredOutputSpec.compile(reviewJsonSchema(), "review")
     : await structuredOutputSpec(config);
-  const mode = policy.policy.mode;
+  const given = { ctx, config, mode: policy.policy.mode, structured };
   // What the model is told (memory, git snapshot, environment): taken before the container starts.
-  const told = prepareModelContext(config, mode, structured, await snapshot);
-  soFar.add({ modelContext: told });
-  // Agent definitions are checked before any container or model call: a bad one is a config error.
-  const agents = loadAgents({
-    workspace: config.workspace,
-    agentsDirs: config.agentsDir,
-    agentsJson: config.agents,
-    trustWorkspace: config.trustWorkspaceSettings,
-  });
-  checkAgentModes(agents.agents, mode);
-  soFar.add({ agents });
-  for (const ignored of agents.ignored) log(describeIgnored(ignored));
+  const told = await tell(capabilities, given);
+  // The capabilities' own checks (agent definitions) come before any container or model call.
+  prepareCapabilities(capabilities, given);
   const node = await choosing;
   if (node) log(describeNodeChoice(node));
   const driver = await makeDriver(config, { deadline, log, onSecret: ctx.io.onSecret, signal, driverModule });
-  for (const ignored of ctx.mcpConfig?.ignored ?? []) log(describeIgnored(ignored));
-  const web = webServices(ctx, config, driver);
-  return { ...settled, review, mode, structured, told, agents, driver, web, node };
+  modelReady(capabilities, { ...given, driver });
+  return { ...settled, capabilities, review, mode: given.mode, structured, told, driver, node };
 }
 
-/** What settleRun found, and the git snapshot it started. */
-interface Settled extends Pick<Prepared, "config" | "resume" | "policy" | "instructions"> {
-  readonly snapshot: Promise<GitSnapshot | undefined>;
-}
+/** What settleRun found. */
+type Settled = Pick<Prepared, "config" | "resume" | "policy" | "instructions">;
 
 /**
  * What the run is, before anything of the model: a resume's checkout, the policy, the skills and slash commands
- * and the prompt they expand; the repository's git snapshot being taken beside them.
+ * and the prompt they expand.
  */
 async function settleRun(ctx: RunContext, soFar: PhaseSoFar): Promise<Settled> {
   const { log } = ctx;
   const { config: given, resume } = await resumeFrom(ctx, soFar);
-  // The repository's state is read by host git beside the policy's setup (for what the model is told).
-  const snapshot = takeGitSnapshot(given.workspace, { subjects: !given.untrustedHistory });
   // A resumed run's policy is its own configuration only; the earlier record's is compared, never adopted.
   const policy = preparePolicy(given);
   soFar.add({ policy });
@@ -229,7 +207,7 @@ async function settleRun(ctx: RunContext, soFar: PhaseSoFar): Promise<Settled> {
   soFar.add({ config, instructions });
   log(runHeader(ctx.runId, config, policy.policy.mode));
   for (const ignored of policy.policy.ignored) log(describeIgnored(ignored));
-  return { config, resume, policy, instructions, snapshot };
+  return { config, resume, policy, instructions };
 }
 
 /**
@@ -278,7 +256,7 @@ function runHeader(runId: string, config: RunConfig, mode: PermissionMode): stri
 async function openSandbox(
   ctx: RunContext,
   soFar: PhaseSoFar,
-  { config, resume, policy, node }: Prepared,
+  { capabilities, config, resume, policy, node }: Prepared,
   { signal, begun, watching }: Pick<PhaseLimits, "signal" | "watching"> & { begun: EngineStart },
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
@@ -289,7 +267,7 @@ async function openSandbox(
     workspaceDir: config.workspace,
     readOnlyWorkspace: policy.container.workspaceReadOnly,
     excludeFromCopy: policy.excludeFromCopy,
-    ...sandboxNeeds(ctx, policy),
+    ...sandboxNeeds(capabilities, policy),
     progress: log,
     startRecord: soFar.current.start,
     // The Bash parser's load is the policy's one slow part; it waits for no container, so it runs now.
@@ -299,7 +277,7 @@ async function openSandbox(
   soFar.add({ sandbox });
   await Promise.all([policy.loadParser(), watching]);
   log(`sandbox ready in ${Math.round(sandbox.timings.readyMs)} ms (${sandbox.copy.files} files copied)`);
-  sandboxOpened(sandbox, log);
+  sandboxOpened(capabilities, sandbox, log);
   blockEventLoopForTests();
   signal.throwIfAborted();
   if (resume) await continueWorkspace(resume, sandbox, ctx.state, policy.container.workspaceReadOnly);
@@ -314,11 +292,9 @@ async function startServices(
   deadline: number,
   signal: AbortSignal,
 ): Promise<Started> {
-  const { config, policy } = prepared;
-  // What the capabilities start in the sandbox (MCP servers, hooks), each kept as soon as it is made.
-  const { mcp, hooks } = await startCapabilities({ ctx, config, policy, sandbox }, (made) =>
-    soFar.add(made.mcp ? { mcp: made.mcp } : {}),
-  );
+  const { capabilities, config, policy } = prepared;
+  // What the capabilities start in the sandbox (MCP servers, hooks), each kept by its capability as it is made.
+  const parts = await startCapabilities(capabilities, { ctx, config, policy, sandbox });
   const budget = new RunBudget(
     { maxBudgetUsd: config.maxBudgetUsd, deadline, maxDenials: config.maxDenials },
     signal,
@@ -326,58 +302,55 @@ async function startServices(
   const services = runServices(ctx, config, {
     sandbox,
     policy,
-    hooks,
+    hooks: parts.hooks,
     budget,
     driver: prepared.driver,
   });
-  const subagents = new SubagentRunner(services, {
-    agents: prepared.agents.agents,
+  bindCapabilities(capabilities, {
+    ctx,
+    config,
+    services,
+    budget,
     parentTools: () => toolSet.enabled,
     told: prepared.told,
   });
-  soFar.add({ subagents });
-  const web = chargedTo(prepared.web, ctx, prepared, budget);
-  const toolSet = runToolSet(ctx, soFar, prepared, { web, subagents, mcp });
-  return { mcp, services, subagents, toolSet };
+  const toolSet = runToolSet(ctx, soFar, prepared, parts.toolSource);
+  return { parts, services, toolSet };
 }
 
-/** The run's tool set: the static tools, Task and its kin, Skill, the web tools and the MCP servers' tools. */
+/**
+ * The run's tool set: the static tools, Skill, the capabilities' tools (Task and its kin, the web tools) and
+ * the tools that come and go (the MCP servers').
+ */
 function runToolSet(
   ctx: RunContext,
   soFar: PhaseSoFar,
   prepared: Prepared,
-  { web, subagents, mcp }: { web: WebServices; subagents: SubagentRunner; mcp: Started["mcp"] },
+  toolSource: StartedParts["toolSource"],
 ): RunToolSet {
-  const toolSet = new RunToolSet({ ...toolSetOptions(prepared, web, subagents.tools()), mcp });
+  const toolSet = new RunToolSet({ ...toolSetOptions(prepared), mcp: toolSource });
   soFar.add({ tools: toolSet });
-  mcp?.onToolsChanged(() => toolSet.refresh());
+  toolSource?.onToolsChanged(() => toolSet.refresh());
   for (const r of toolSet.refused)
     ctx.log(`MCP server ${r.server}: its tool ${r.tool} is not offered: ${r.reason}`);
   return toolSet;
 }
 
-/** The tool set's options but the MCP servers, with the given Task tools. */
-function toolSetOptions(
-  { config, policy, mode, structured, instructions }: Prepared,
-  web: WebServices,
-  taskTools: readonly AnyTool[],
-): RunToolSetOptions {
+/** The tool set's options but the tools that come and go: the capabilities' tools as they are now. */
+function toolSetOptions({
+  capabilities,
+  config,
+  policy,
+  mode,
+  structured,
+  instructions,
+}: Prepared): RunToolSetOptions {
   const skills = instructions.catalogue.skills;
   return {
     mode,
     gate: policy.gate,
-    bound: [
-      ...taskTools,
-      ...(skills.length ? [createSkillTool(skills)] : []),
-      createWebFetchTool(web),
-      createWebSearchTool(web),
-    ],
-    off: webToolsOff({
-      offline: web.offline,
-      providerGap: config.script ? undefined : modelProvider(config.provider).gaps.WebSearch,
-      mode,
-      rules: policy.policy.rules,
-    }),
+    bound: [...(skills.length ? [createSkillTool(skills)] : []), ...capabilityTools(capabilities)],
+    off: capabilityToolsOff(capabilities, { config, policy }),
     extraApiTools: structured ? [structured.tool] : [],
   };
 }
@@ -387,13 +360,13 @@ async function converse(
   ctx: RunContext,
   soFar: PhaseSoFar,
   prepared: Prepared,
-  { mcp, services, toolSet }: Started,
+  { parts, services, toolSet }: Started,
   askedAhead: FirstTurnAhead | undefined,
 ): Promise<AgentPhase> {
   const { told } = prepared;
   const { sandbox, budget } = services;
   const { events, loop } = ctx;
-  events.emit(initEvent(ctx, prepared, { sandbox, toolSet, mcp }));
+  events.emit(initEvent(ctx, prepared, { sandbox, toolSet, parts }));
   const pipeline = new ToolPipeline({
     allTools: toolSet.all,
     enabledTools: toolSet.enabled,
@@ -438,7 +411,7 @@ function mainConversation(
 function initEvent(
   ctx: RunContext,
   { config, mode }: Prepared,
-  { sandbox, toolSet, mcp }: { sandbox: { root: string }; toolSet: RunToolSet; mcp: Started["mcp"] },
+  { sandbox, toolSet, parts }: { sandbox: { root: string }; toolSet: RunToolSet; parts: StartedParts },
 ): StreamEvent {
   return {
     type: "system",
@@ -453,7 +426,7 @@ function initEvent(
     cwd: sandbox.root,
     model: config.script ? "script" : config.model,
     tools: toolSet.enabled.map((t) => t.name),
-    mcp_servers: (mcp?.servers ?? []).map((s) => ({ name: s.name, status: s.status })),
+    mcp_servers: [...(parts.servers?.() ?? [])],
     permissionMode: mode,
     agent_ci_version: AGENT_CI_VERSION,
   };

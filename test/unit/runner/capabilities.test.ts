@@ -1,77 +1,99 @@
-// The capabilities through their one shape (src/runner/capabilities/): what the sandbox must give them all, why
-// the first turn waits, the config check before any container, and their close in the reverse of their start.
+// The capabilities through their one shape (src/runner/capabilities/): each run's parts made from its
+// configuration, what the sandbox must give them all, why the first turn waits, the config check before any
+// container, and their close in the reverse of their start, each keeping its own state for the record.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../../src/runner/config.js";
 import {
+  CAPABILITIES,
+  capabilitiesFor,
+  type CapabilityRun,
+  capabilitySecrets,
+  checkCapabilities,
   closeCapabilities,
   firstTurnWaits,
-  prepareCapabilities,
   sandboxNeeds,
+  serviceSlots,
 } from "../../../src/runner/capabilities/index.js";
-import { newRunContext } from "../../../src/runner/run/new-context.js";
-import type { AgentPhase } from "../../../src/runner/run/run-context.js";
 import type { PreparedPolicy } from "../../../src/runner/run/policy-setup.js";
 
-function contextWith(mcpConfig: string[]) {
+function runsWith(mcpConfig: string[]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-capabilities-"));
   const script = path.join(dir, "script.json");
   fs.writeFileSync(script, JSON.stringify({ turns: [] }));
-  const config = parseRunConfig({ workspace: dir, script, mcpConfig });
-  const io = { stdout: () => {}, stderr: () => {}, progress: false };
-  return newRunContext(config, io, { runId: "r", outDir: dir, secrets: [] });
+  return capabilitiesFor(parseRunConfig({ workspace: dir, script, mcpConfig }));
 }
 
 const policyWithHooks = (hooks: number) =>
   ({ policy: { hooks: new Array(hooks).fill({}) } }) as unknown as PreparedPolicy;
 
 describe("the capabilities", () => {
+  it("each make a part of their own for every run, in their order", () => {
+    const first = runsWith([]);
+    const second = runsWith([]);
+    expect(first).toHaveLength(CAPABILITIES.length);
+    first.forEach((run, i) => expect(run).not.toBe(second[i]));
+  });
+
   it("ask the sandbox together: a shared workspace for stdio servers or hooks, a slot per MCP server", () => {
     const servers = JSON.stringify({
       mcpServers: { local: { command: "srv" }, remote: { type: "http", url: "https://mcp.example/" } },
     });
-    expect(sandboxNeeds(contextWith([servers]), policyWithHooks(0))).toEqual({
+    expect(sandboxNeeds(runsWith([servers]), policyWithHooks(0))).toEqual({
       sharedWorkspace: true,
       services: 2,
     });
-    expect(sandboxNeeds(contextWith([]), policyWithHooks(1))).toEqual({ sharedWorkspace: true, services: 0 });
-    expect(sandboxNeeds(contextWith([]), policyWithHooks(0))).toEqual({
+    expect(serviceSlots(runsWith([servers]))).toBe(2);
+    expect(sandboxNeeds(runsWith([]), policyWithHooks(1))).toEqual({ sharedWorkspace: true, services: 0 });
+    expect(sandboxNeeds(runsWith([]), policyWithHooks(0))).toEqual({
       sharedWorkspace: false,
       services: 0,
     });
   });
 
+  it("give the secrets their configuration holds", () => {
+    const token = ["server", "token", "value"].join("-");
+    const servers = JSON.stringify({ mcpServers: { local: { command: "srv", env: { TOKEN: token } } } });
+    expect(capabilitySecrets(runsWith([servers]))).toContain(token);
+    expect(capabilitySecrets(runsWith([]))).toEqual([]);
+  });
+
   it("say why the first turn waits only when something in it starts in the sandbox", () => {
     const servers = JSON.stringify({ mcpServers: { local: { command: "srv" } } });
-    expect(firstTurnWaits(contextWith([servers]))).toEqual([
+    expect(firstTurnWaits(runsWith([servers]))).toEqual([
       "the MCP servers' tools are part of the first request, and the servers start in the sandbox",
     ]);
-    expect(firstTurnWaits(contextWith([]))).toEqual([]);
+    expect(firstTurnWaits(runsWith([]))).toEqual([]);
   });
 
   it("end the run with a bad MCP configuration before anything is made", () => {
-    const ctx = contextWith(["{ not json"]);
-    expect(() => prepareCapabilities(ctx)).toThrow(expect.objectContaining({ name: "ConfigError" }));
-    expect(() => prepareCapabilities(contextWith([]))).not.toThrow();
+    expect(() => checkCapabilities(runsWith(["{ not json"]))).toThrow(
+      expect.objectContaining({ name: "ConfigError" }),
+    );
+    expect(() => checkCapabilities(runsWith([]))).not.toThrow();
   });
 
-  it("close in the reverse of their start: background subagents stop before the MCP servers close", async () => {
+  it("close in the reverse of their start, one after another", async () => {
     const order: string[] = [];
-    const phase = {
-      mcp: { close: async () => void order.push("mcp") },
-      subagents: {
-        stopBackground: async () => {
-          order.push("subagents");
-          return ["agent-1"];
-        },
+    const closing = (name: string): CapabilityRun => ({
+      close: async (log) => {
+        order.push(`${name} begins`);
+        await Promise.resolve();
+        log(`${name} closed`);
+        order.push(`${name} ends`);
       },
-    } as unknown as AgentPhase;
+    });
     const lines: string[] = [];
-    const closed = await closeCapabilities(phase, (line) => lines.push(line));
-    expect(order).toEqual(["subagents", "mcp"]);
-    expect(closed.stoppedAgents).toEqual(["agent-1"]);
-    expect(lines).toEqual(["stopped the background subagent agent-1: the run ended"]);
+    await closeCapabilities([closing("first"), {}, closing("second")], (line) => lines.push(line));
+    expect(order).toEqual(["second begins", "second ends", "first begins", "first ends"]);
+    expect(lines).toEqual(["second closed", "first closed"]);
+  });
+
+  it("close a run's parts that never started without a line", async () => {
+    const lines: string[] = [];
+    await closeCapabilities(runsWith([]), (line) => lines.push(line));
+    expect(lines).toEqual([]);
   });
 });

@@ -13,8 +13,7 @@ import { allowAll, ToolPipeline } from "../../../src/runner/loop/pipeline.js";
 import type { AssistantTurn, Driver, TurnRequest } from "../../../src/runner/model/driver.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
 import { FirstTurnAhead, overlapBlocker } from "../../../src/runner/run/first-turn.js";
-import { firstTurnWaits } from "../../../src/runner/capabilities/index.js";
-import type { RunContext } from "../../../src/runner/run/run-context.js";
+import { capabilitiesFor, firstTurnWaits } from "../../../src/runner/capabilities/index.js";
 import { RunBudget } from "../../../src/runner/loop/run-budget.js";
 import { RunState } from "../../../src/tools/state.js";
 import { FakeSandbox } from "../../support/fake-sandbox.js";
@@ -141,10 +140,10 @@ describe("which runs ask ahead", () => {
     expect(overlapBlocker(parseRunConfig(base), [])).toBeUndefined();
   });
   it("a run with MCP servers does not: their tools are in the first request and they start in the sandbox", () => {
-    const withServers = { mcpConfig: { servers: [{ name: "s" }] } } as unknown as RunContext;
-    const waits = firstTurnWaits(withServers);
+    const servers = JSON.stringify({ mcpServers: { s: { command: "srv" } } });
+    const waits = firstTurnWaits(capabilitiesFor(parseRunConfig({ ...base, mcpConfig: [servers] })));
     expect(overlapBlocker(parseRunConfig(base), waits)).toMatch(/MCP servers' tools .* start in the sandbox/);
-    expect(firstTurnWaits({} as RunContext)).toEqual([]);
+    expect(firstTurnWaits(capabilitiesFor(parseRunConfig(base)))).toEqual([]);
   });
   it("a scripted run does not", () => {
     expect(overlapBlocker(parseRunConfig({ workspace: ".", script: "s.json" }), [])).toMatch(/scripted/);

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../../src/runner/config.js";
+import { capabilitiesFor, capabilitySecrets } from "../../../src/runner/capabilities/index.js";
 import { newRunContext } from "../../../src/runner/run/new-context.js";
 
 describe("newRunContext", () => {
@@ -31,7 +32,7 @@ describe("newRunContext", () => {
         progress: false,
         onSecret: (v) => told.push(v),
       },
-      { runId: "r", outDir: dir, secrets: [given] },
+      { runId: "r", outDir: dir, secrets: [given, ...capabilitySecrets(capabilitiesFor(config))] },
     );
     expect(told).toEqual([given, server]);
     expect(lines).toEqual([]);

@@ -6,17 +6,19 @@ import type { Capability } from "../capability.js";
 export const hooks: Capability = {
   name: "hooks",
   options: ["settings", "trust_workspace_settings"],
-  sandboxNeeds: (_ctx, policy) => ({ sharedWorkspace: policy.policy.hooks.length > 0 }),
-  start: async ({ ctx, config, policy, sandbox }) =>
-    policy.policy.hooks.length
-      ? {
-          hooks: await startHooks(sandbox, {
-            hooks: policy.policy.hooks,
-            workspace: config.hookScriptsDir ?? config.workspace,
-            sessionId: ctx.runId,
-            permissionMode: policy.policy.mode,
-            log: ctx.log,
-          }),
-        }
-      : {},
+  forRun: () => ({
+    sharedWorkspace: (policy) => policy.policy.hooks.length > 0,
+    start: async ({ ctx, config, policy, sandbox }) =>
+      policy.policy.hooks.length
+        ? {
+            hooks: await startHooks(sandbox, {
+              hooks: policy.policy.hooks,
+              workspace: config.hookScriptsDir ?? config.workspace,
+              sessionId: ctx.runId,
+              permissionMode: policy.policy.mode,
+              log: ctx.log,
+            }),
+          }
+        : {},
+  }),
 };

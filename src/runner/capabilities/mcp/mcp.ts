@@ -2,7 +2,8 @@
 // of their own in the agent's group and remote ones through service slots, and the servers are closed at the
 // run's end before the patch is taken.
 import { ConfigError } from "../../../errors.js";
-import { isStdio } from "../../../mcp/config.js";
+import { isStdio, loadMcpConfig, type McpConfigResult } from "../../../mcp/config.js";
+import { describeIgnored } from "../../../policy/workspace-trust.js";
 import type { McpManager } from "../../../mcp/manager.js";
 import type { DockerSandbox } from "../../../sandbox/docker-sandbox.js";
 import type { RunContext } from "../../run/run-context.js";
@@ -12,36 +13,68 @@ import { mcpSection } from "./record.js";
 export const mcp: Capability = {
   name: "mcp",
   options: ["mcp_config", "strict_mcp", "trust_workspace_settings"],
-  prepare: (ctx) => {
-    if (ctx.mcpConfigError) throw ctx.mcpConfigError;
+  forRun: (config) => {
+    // Read before the run's redactor: the servers' env and headers are secrets. A bad configuration is kept for
+    // the run's first check to throw (with its record).
+    let loaded: McpConfigResult | undefined;
+    let error: Error | undefined;
+    try {
+      loaded = loadMcpConfig({
+        configs: config.mcpConfig,
+        workspace: config.workspace,
+        trustWorkspace: config.trustWorkspaceSettings,
+      });
+    } catch (e) {
+      error = new ConfigError((e as Error).message);
+    }
+    const servers = loaded?.servers ?? [];
+    let manager: McpManager | undefined;
+    return {
+      secrets: loaded?.secrets ?? [],
+      services: servers.length,
+      check: () => {
+        if (error) throw error;
+      },
+      firstTurnWaits: () =>
+        servers.length
+          ? "the MCP servers' tools are part of the first request, and the servers start in the sandbox"
+          : undefined,
+      modelReady: ({ ctx }) => {
+        for (const ignored of loaded?.ignored ?? []) ctx.log(describeIgnored(ignored));
+      },
+      sharedWorkspace: () => servers.some(isStdio),
+      start: async ({ ctx, sandbox }) => {
+        if (!servers.length) return {};
+        manager = await startMcp(ctx, servers, sandbox);
+        const started = manager;
+        return {
+          toolSource: started,
+          servers: () => started.servers.map((s) => ({ name: s.name, status: s.status })),
+        };
+      },
+      close: async (log) => {
+        await manager
+          ?.close()
+          .catch((e: unknown) => log(`closing the MCP servers failed: ${(e as Error).message}`));
+      },
+      attribute: (caller, startedAt) => (manager ? manager.attributeConnection(caller, startedAt) : caller),
+      section: mcpSection(() => ({ manager, loaded })),
+    };
   },
-  sandboxNeeds: (ctx) => {
-    const servers = ctx.mcpConfig?.servers ?? [];
-    return { sharedWorkspace: servers.some(isStdio), services: servers.length };
-  },
-  firstTurnWaits: (ctx) =>
-    ctx.mcpConfig?.servers.length
-      ? "the MCP servers' tools are part of the first request, and the servers start in the sandbox"
-      : undefined,
-  start: async ({ ctx, sandbox }) =>
-    ctx.mcpConfig?.servers.length ? { mcp: await startMcp(ctx, sandbox) } : {},
-  close: async (phase, log) => {
-    await phase.mcp
-      ?.close()
-      .catch((e: unknown) => log(`closing the MCP servers failed: ${(e as Error).message}`));
-    return {};
-  },
-  section: mcpSection,
 };
 
 /**
  * Connects the run's MCP servers, all at once (stdio ones in the sandbox). One that fails is a warning and
  * the run goes on without it; with --strict-mcp it ends the run as a config error.
  */
-async function startMcp(ctx: RunContext, sandbox: DockerSandbox): Promise<McpManager> {
+async function startMcp(
+  ctx: RunContext,
+  servers: McpConfigResult["servers"],
+  sandbox: DockerSandbox,
+): Promise<McpManager> {
   // The MCP SDK is loaded only by a run that has servers.
   const { McpManager } = await import("../../../mcp/manager.js");
-  const manager = new McpManager({ servers: ctx.mcpConfig?.servers ?? [], host: sandbox, log: ctx.log });
+  const manager = new McpManager({ servers, host: sandbox, log: ctx.log });
   await manager.start();
   for (const s of manager.servers)
     if (s.status === "connected")

@@ -8,11 +8,13 @@ import { setupCacheSection } from "./record.js";
 export const setupCache: Capability = {
   name: "setup-cache",
   options: ["setup", "setup_refresh", "setup_cache", "setup_cache_key_files", "setup_cache_max_age"],
-  opened: (sandbox, log) => {
-    if (sandbox.setupCache) log(setupCacheLine(sandbox.setupCache));
-  },
-  settle: async (phase) => {
-    await phase.start.setupCacheStoring;
-  },
-  section: setupCacheSection,
+  forRun: () => ({
+    opened: (sandbox, log) => {
+      if (sandbox.setupCache) log(setupCacheLine(sandbox.setupCache));
+    },
+    settle: async (start) => {
+      await start.setupCacheStoring;
+    },
+    section: setupCacheSection,
+  }),
 };

@@ -1,7 +1,10 @@
 // The model calls the web tools made (WebFetch's reading model, WebSearch); their fetches are in the
-// egress ledger (sandbox.ts), their cost in the run's totals (run.ts).
+// egress ledger (record/sandbox.ts), their cost in the run's totals (record/run.ts).
+import type { SideCall } from "../../../report/index.js";
 import type { RecordSection } from "../../record/section.js";
 
-export const webSection: RecordSection = (p) => ({
-  fields: { sideCalls: p.sideCalls.length ? p.sideCalls : undefined },
-});
+export const webSection =
+  (sideCalls: readonly SideCall[]): RecordSection =>
+  () => ({
+    fields: { sideCalls: sideCalls.length ? [...sideCalls] : undefined },
+  });
