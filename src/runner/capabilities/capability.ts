@@ -79,6 +79,11 @@ export interface CapabilityRun extends CapabilityPart {
    * first turn then waits for the sandbox instead of being asked while it opens (run/first-turn.ts).
    */
   readonly firstTurnWaits?: () => string | undefined;
+  /**
+   * Once the workspace the run goes on with is known (a resume's checkout), before the policy: work it starts
+   * on the host beside the run's preparation (memory's git snapshot).
+   */
+  readonly workspaceKnown?: (config: RunConfig) => void;
   /** What the model is told (one capability tells it: memory), made before any container. */
   readonly tell?: (given: PrepareGiven) => Promise<Told>;
   /** Once the run knows its mode, before the model's driver is made: its own config errors and what it ignored. */

@@ -70,6 +70,11 @@ export function firstTurnWaits(runs: readonly CapabilityRun[]): string[] {
   return runs.flatMap((r) => r.firstTurnWaits?.() ?? []);
 }
 
+/** Told each capability the workspace the run goes on with. */
+export function workspaceKnown(runs: readonly CapabilityRun[], config: RunConfig): void {
+  for (const run of runs) run.workspaceKnown?.(config);
+}
+
 /** What the model is told, from the capability that tells it. */
 export async function tell(runs: readonly CapabilityRun[], given: PrepareGiven): Promise<Told> {
   const teller = runs.find((r) => r.tell);

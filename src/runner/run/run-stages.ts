@@ -62,6 +62,7 @@ import {
   type StartedParts,
   tell,
   type Told,
+  workspaceKnown,
 } from "../capabilities/index.js";
 
 /** What the run settled before any container: its configuration, policy, model and what the model is told. */
@@ -164,7 +165,7 @@ async function prepare(
   // the checks below); a scripted run loads none.
   const driverModule = ctx.config.script ? undefined : import("../model/anthropic-driver.js");
   driverModule?.catch(() => undefined);
-  const settled = await settleRun(ctx, soFar);
+  const settled = await settleRun(ctx, soFar, capabilities);
   const { config, policy } = settled;
   const choosing = chooseRunNode(config);
   const review =
@@ -192,11 +193,17 @@ type Settled = Pick<Prepared, "config" | "resume" | "policy" | "instructions">;
 
 /**
  * What the run is, before anything of the model: a resume's checkout, the policy, the skills and slash commands
- * and the prompt they expand.
+ * and the prompt they expand; what the capabilities start on the host being started beside them.
  */
-async function settleRun(ctx: RunContext, soFar: PhaseSoFar): Promise<Settled> {
+async function settleRun(
+  ctx: RunContext,
+  soFar: PhaseSoFar,
+  capabilities: readonly CapabilityRun[],
+): Promise<Settled> {
   const { log } = ctx;
   const { config: given, resume } = await resumeFrom(ctx, soFar);
+  // What the capabilities start on the host beside the rest of the preparation (the git snapshot).
+  workspaceKnown(capabilities, given);
   // A resumed run's policy is its own configuration only; the earlier record's is compared, never adopted.
   const policy = preparePolicy(given);
   soFar.add({ policy });
