@@ -18,7 +18,7 @@ import { modelProvider, providerEnv, providersFromEnv } from "./runner/model/pro
 import { jsonProgress } from "./runner/progress.js";
 import { addPublishCommand } from "./publish/cli.js";
 import { addBatchCommand, addQueueCommand } from "./fleet/cli.js";
-import { splitList } from "./github/inputs.js";
+import { splitList } from "./github/input-conventions.js";
 import { processLogs } from "./github/workflow-log.js";
 import { AGENT_CI_VERSION } from "./version.js";
 import { exportAfterRun } from "./telemetry/after-run.js";
@@ -217,7 +217,7 @@ async function run(flags: RunFlags, seen?: (outcome: RunOutcome) => void): Promi
   const outcome =
     attempts && attempts > 1
       ? await (
-          await import("./runner/attempts/attempts.js")
+          await import("./runner/attempts/run-attempts.js")
         ).runAttemptsCommand(
           config,
           // Commander leaves --max-turns undefined unless given: then each attempt has the default.

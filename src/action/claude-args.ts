@@ -3,7 +3,7 @@
 // from claude-code-action keeps its `claude_args` and gets the same configuration as the separate inputs.
 // Any other flag is refused by name: silently dropping one would run with a policy the user did not write.
 // The flags and the inputs they set come from the option table (options/table.ts). Pure.
-import { splitList } from "../github/inputs.js";
+import { splitList } from "../github/input-conventions.js";
 import {
   actionSide,
   CLAUDE_ARGS_FLAGS,

@@ -14,7 +14,7 @@ import { ACTION_TASKS } from "../options/values.js";
 import { normalizeIgnoredPattern } from "../sandbox/copy/archive.js";
 import { parseAllowDomains } from "../sandbox/egress/allowlist.js";
 import { NodeSpecError, parseNodeSpec } from "../sandbox/node/resolve.js";
-import { booleanInput, splitList, unexpanded } from "../github/inputs.js";
+import { booleanInput, splitList, unexpanded } from "../github/input-conventions.js";
 import { readClaudeArgs } from "./claude-args.js";
 
 /** Reasons `fail_on` accepts: every exit reason except `completed`, plus outcomes the report derives. */

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import { createRedactor, escapeMarkdownInline } from "../report/index.js";
 import { knownSecrets as runSecrets, runAgent, type RunOutcome } from "../runner/run.js";
-import { runAttempts } from "../runner/attempts/attempts.js";
+import { runAttempts } from "../runner/attempts/run-attempts.js";
 import { readGitHubContext, type GitHubContext } from "../github/context.js";
 import { exportAfterRun } from "../telemetry/after-run.js";
 import type { ActionEvent } from "./event.js";
@@ -14,7 +14,7 @@ import { parseActionInputs } from "./inputs.js";
 import { coreIO, redactingIO, type ActionIO } from "./io.js";
 import { failureMessage } from "./outputs.js";
 import { prepare, type Prepared } from "./prepare.js";
-import { runQueueMode } from "./queue.js";
+import { runQueueMode } from "./queue-task.js";
 import { addRunCost, openRunCap, runCapRefusal, type RunCap } from "./run-cap.js";
 import { writeRunResults, writeSkippedResults, type ResultOptions } from "./results.js";
 import { defaultArtifactUploader, type ArtifactUploader } from "./artifact.js";

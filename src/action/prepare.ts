@@ -18,9 +18,9 @@ import { buildPrompt, PromptError, type BuiltPrompt, type EventContent } from ".
 import { actionCredentialFields, toRunConfigInput } from "./run-config.js";
 import { anthropicCredential, credentialsFromEnv, CREDENTIAL_SOURCES } from "../runner/model/credentials.js";
 import type { Provider } from "../runner/model/providers.js";
-import { actionMemory } from "./project-memory.js";
-import { baseHookScripts } from "./hook-scripts.js";
-import { REVIEW_TASK } from "../review/task.js";
+import { actionMemory } from "./trusted-memory.js";
+import { baseHookScripts } from "./trusted-hook-scripts.js";
+import { REVIEW_TASK } from "../review/review-task.js";
 import type { TriggerRecord } from "./summary.js";
 import { pathNodeVersion } from "../sandbox/node/runner-node.js";
 

@@ -6,7 +6,7 @@
 // one: the pull request shows one live agent-ci review, and a failure half way never leaves it with none.
 import { z } from "zod";
 import { commentBody, reviewBody, type Finding } from "../review/findings.js";
-import type { ReviewPlacement } from "../review/task.js";
+import type { ReviewPlacement } from "../review/review-task.js";
 import { serverHost, type GitHubContext } from "../github/context.js";
 import type { GitHubTextOptions } from "../report/index.js";
 import { GitHubApiError, type GitHubApi } from "../github/api.js";

@@ -11,8 +11,8 @@ import {
   openScheduler,
   singleRunRefusal,
   type SchedulerOptions,
-} from "../fleet/queue.js";
-import { assertTrustedWriter, UntrustedWriterError } from "../fleet/trust.js";
+} from "../fleet/scheduler.js";
+import { assertTrustedWriter, UntrustedWriterError } from "../fleet/ledger-trust.js";
 import type { GitHubApi } from "../github/api.js";
 import type { GitHubContext } from "../github/context.js";
 import type { RunOutcome } from "../runner/run.js";

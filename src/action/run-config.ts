@@ -7,7 +7,7 @@ import type { RunConfigInput } from "../runner/config.js";
 import { credentialSecrets, type AnthropicCredentialFields } from "../runner/model/credentials.js";
 import { providerOf, type ActionInputs } from "./inputs.js";
 import { modelProvider } from "../runner/model/providers.js";
-import type { ActionMemory } from "./project-memory.js";
+import type { ActionMemory } from "./trusted-memory.js";
 
 export interface RunConfigParts {
   inputs: ActionInputs;
@@ -27,9 +27,9 @@ export interface RunConfigParts {
   /** Subagent definitions (read at the trusted ref): a temp file of --agents JSON, or a folder of agent files. */
   agentsJsonPath?: string;
   agentsDir?: string;
-  /** Where the project's memory is read from (project-memory.ts), and the `memory` input's files. */
+  /** Where the project's memory is read from (trusted-memory.ts), and the `memory` input's files. */
   memory?: ActionMemory;
-  /** The base revision's hook scripts on pull-request events (hook-scripts.ts). */
+  /** The base revision's hook scripts on pull-request events (trusted-hook-scripts.ts). */
   hookScriptsDir?: string;
   /** task: review: the pull request's base and head commits. */
   review?: { base: string; head: string };

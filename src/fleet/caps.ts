@@ -4,7 +4,7 @@
 // (each at most its own max_budget_usd), plus its own max_budget_usd, stays within the cap. A run in flight
 // stops at its own max_budget_usd as before; the cap decides only whether runs start.
 import { z } from "zod";
-import { liveClaims, type QueueState } from "./state.js";
+import { liveClaims, type QueueState } from "./queue-state.js";
 
 /** What a run's report.json says it cost (the rest of the record is not read). */
 export const ReportCost = z.object({

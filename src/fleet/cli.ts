@@ -10,11 +10,11 @@ import type { LedgerEntry } from "./ledger.js";
 const load = async () => {
   const [api, queue, ledger, caps, status, trust, tasks] = await Promise.all([
     import("../github/api.js"),
-    import("./queue.js"),
+    import("./scheduler.js"),
     import("./ledger.js"),
     import("./caps.js"),
     import("./status.js"),
-    import("./trust.js"),
+    import("./ledger-trust.js"),
     import("./tasks.js"),
   ]);
   return { ...api, ...queue, ...ledger, ...caps, ...status, ...trust, ...tasks };
@@ -259,7 +259,7 @@ interface BatchFlags {
 }
 
 /**
- * With `--ledger`, the ledger's caps asked before each task starts (queue.ts's ledgerCapCheck). Batch reads
+ * With `--ledger`, the ledger's caps asked before each task starts (scheduler.ts's ledgerCapCheck). Batch reads
  * the ledger only: its runs are no workflow runs, so their cost is not appended to it.
  */
 async function ledgerCaps(flags: BatchFlags, say: (line: string) => void) {

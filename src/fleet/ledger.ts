@@ -6,7 +6,7 @@
 // safe host git (src/host-git.ts) in a scratch bare repository, never the user's checkout, with the token as
 // an Authorization header (publish's authConfig), never in argv.
 //
-// Which entries count is trust.ts's: this file only reads and appends the chain.
+// Which entries count is ledger-trust.ts's: this file only reads and appends the chain.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -27,7 +27,7 @@ const Item = z.string().regex(/^(?:issue:\d{1,10}|task:[A-Za-z0-9._-]{1,100})$/)
 
 const Common = {
   v: z.literal(1),
-  /** The workflow run (GITHUB_RUN_ID) that wrote the entry: what trust.ts checks against GitHub. */
+  /** The workflow run (GITHUB_RUN_ID) that wrote the entry: what ledger-trust.ts checks against GitHub. */
   run_id: z.string().regex(/^\d{1,20}$/),
   /** When it was written (ISO 8601). */
   at: z.string().datetime(),
@@ -63,12 +63,12 @@ export const LedgerEntry = z.discriminatedUnion("kind", [
 ]);
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 
-/** One commit of the chain as read, before trust.ts judges it. */
+/** One commit of the chain as read, before ledger-trust.ts judges it. */
 export interface LedgerCommit {
   oid: string;
   parents: string[];
   tree: string;
-  /** The entries its message holds; undefined when the message is not a ledger message (refused by trust.ts). */
+  /** The entries its message holds; undefined when the message is not a ledger message (refused by ledger-trust.ts). */
   entries: LedgerEntry[] | undefined;
 }
 

@@ -1,7 +1,7 @@
 // The queue's state in words: counts of claimed (running), done (published), failed, cancelled and lapsed
 // items, and the spend today and this month, as lines for `agent-ci queue status` and a table for the job
 // summary.
-import type { QueueState } from "./state.js";
+import type { QueueState } from "./queue-state.js";
 
 export interface StatusCounts {
   claimed: number;

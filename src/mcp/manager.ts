@@ -21,7 +21,7 @@ import {
 import { WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import type { ServiceHost } from "../sandbox/container/service.js";
 import { AGENT_CI_VERSION } from "../version.js";
-import { isStdio, type McpServerConfig } from "./config.js";
+import { isStdio, type McpServerConfig } from "./mcp-config.js";
 import { limitedFetch } from "./remote-limit.js";
 import { ServiceStdioTransport, type ServerTransport } from "./stdio-transport.js";
 import { mcpTools, type McpToolsOptions } from "./tools.js";

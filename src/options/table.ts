@@ -10,9 +10,9 @@
 import { AGENT_OPTIONS } from "./agent.js";
 export { CLAUDE_ARGS_REFUSED } from "./agent.js";
 import { CLI_ONLY_OPTIONS } from "./cli-only.js";
-import { QUEUE_OPTIONS } from "./queue.js";
-import { RUN_OPTIONS } from "./run.js";
-import { SANDBOX_OPTIONS } from "./sandbox.js";
+import { QUEUE_OPTIONS } from "./queue-options.js";
+import { RUN_OPTIONS } from "./run-options.js";
+import { SANDBOX_OPTIONS } from "./sandbox-options.js";
 import { SIGN_IN_OPTIONS } from "./sign-in.js";
 import type { ActionSide, CliSide, OptionDef } from "./types.js";
 
@@ -65,5 +65,5 @@ export function actionSide(name: InputName): ActionSide {
   return (OPTIONS[name] as OptionDef).action!;
 }
 
-export { DEFAULT_MAX_TURNS, DEFAULT_TIMEOUT_MINUTES } from "./run.js";
+export { DEFAULT_MAX_TURNS, DEFAULT_TIMEOUT_MINUTES } from "./run-options.js";
 export * from "./types.js";

@@ -8,7 +8,7 @@ import type { Parser } from "web-tree-sitter";
 import { parseScript } from "./bash-analyze.js";
 import { lineRejection, type ScriptProblem } from "./bash-script.js";
 import { interpretCommand, type CommandFacts } from "./bash-commands.js";
-import { resolveContainerPath } from "./paths.js";
+import { resolveContainerPath } from "./rule-paths.js";
 
 export const MAX_SIMPLE_COMMANDS = 500;
 export const MAX_SCRIPT_DEPTH = 8;

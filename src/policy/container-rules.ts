@@ -12,8 +12,8 @@ import {
   isInside,
   normalizeAbsolute,
   WORKSPACE_ROOT,
-} from "./paths.js";
-import type { PathPattern } from "./paths.js";
+} from "./rule-paths.js";
+import type { PathPattern } from "./rule-paths.js";
 import { isReadOnlyMode } from "./modes.js";
 import { ruleGovernsTool } from "./rules.js";
 import { toolCategory } from "./tool-catalog.js";

@@ -4,7 +4,7 @@
  * Precedence is Claude Code's — deny rules, then ask rules (non-interactive, so ask denies: Claude
  * Code's `dontAsk`), then allow rules, then the mode's default — with two checks that no mode or rule
  * lifts: paths outside the workspace, and writes to protected paths unless an allow rule names them
- * (paths.ts). bypassPermissions skips only the rule and mode checks (RELIABILITY R17).
+ * (rule-paths.ts). bypassPermissions skips only the rule and mode checks (RELIABILITY R17).
  *
  * Bash: a line is allowed only when every simple command in it is (bash-line.ts finds them all).
  * Deny and ask rules are tried against every argv view of every command; a command is admitted by
@@ -52,7 +52,7 @@ import {
   WORKSPACE_ROOT,
   type CompiledProtectedPath,
   type PathPattern,
-} from "./paths.js";
+} from "./rule-paths.js";
 import { MODE_MEANINGS, type ModeMeaning } from "./modes.js";
 import { type DomainRule, domainRuleMatches } from "./network.js";
 import { domainSpecifier, ruleGovernsServer, ruleGovernsTool } from "./rules.js";

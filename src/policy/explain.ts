@@ -13,7 +13,7 @@ import {
   relativeToRoot,
   resolveContainerPath,
   WORKSPACE_ROOT,
-} from "./paths.js";
+} from "./rule-paths.js";
 import { isReadOnlyMode } from "./modes.js";
 import { normalizeHost } from "./network.js";
 import type { Decision, PolicyCall } from "./schema.js";

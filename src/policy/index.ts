@@ -70,7 +70,7 @@ export {
 } from "./container-rules.js";
 export { replayDecisions, type DecisionFlip, type RecordedCall } from "./replay.js";
 export { compileHookMatcher } from "./hook-matcher.js";
-export { PROTECTED_PATHS, WORKSPACE_ROOT, type ProtectedPath } from "./paths.js";
+export { PROTECTED_PATHS, WORKSPACE_ROOT, type ProtectedPath } from "./rule-paths.js";
 export { MAX_COMMAND_CHARS, MAX_NESTING } from "./bash-script.js";
 export {
   MAX_SIMPLE_COMMANDS,

@@ -7,7 +7,7 @@
 import { compileBashPattern } from "./bash-patterns.js";
 import { PolicyConfigError } from "./errors.js";
 import { type DomainRule, parseDomainRule } from "./network.js";
-import { pathSpecifierProblem } from "./paths.js";
+import { pathSpecifierProblem } from "./rule-paths.js";
 import type { ParsedRule, RuleBehavior, RuleSource } from "./schema.js";
 import {
   isMcpTool,

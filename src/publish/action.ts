@@ -4,7 +4,7 @@
 // needs no model key; the token is masked and redacted from everything it prints.
 import * as core from "@actions/core";
 import { z } from "zod";
-import { booleanInput, splitList, unexpanded } from "../github/inputs.js";
+import { booleanInput, splitList, unexpanded } from "../github/input-conventions.js";
 import { readGitHubContext, runUrl, serverHost } from "../github/context.js";
 import { actionLog } from "../github/workflow-log.js";
 import { GitHubApi, octokitRequest } from "../github/api.js";
@@ -16,7 +16,7 @@ import {
   type LinkIssue,
   publishPullRequest,
 } from "./pull-request.js";
-import { DEFAULT_MAX_BINARY_BYTES, parseFindingKinds } from "./findings.js";
+import { DEFAULT_MAX_BINARY_BYTES, parseFindingKinds } from "./gate-findings.js";
 
 /** Every input with its default, in publish/action.yml order (a test keeps them equal). */
 export const PUBLISH_INPUT_DEFAULTS = {

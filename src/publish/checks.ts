@@ -4,7 +4,7 @@
 // Pure: the flow in pull-request.ts reads the files and acts on the problems listed here.
 import crypto from "node:crypto";
 import { parseRule, ruleGovernsTool } from "../policy/rules.js";
-import { compilePathPattern, PROTECTED_PATHS, WORKSPACE_ROOT } from "../policy/paths.js";
+import { compilePathPattern, PROTECTED_PATHS, WORKSPACE_ROOT } from "../policy/rule-paths.js";
 import { parseGitDiff, scanForSecrets, type RunReport, type SecretFinding } from "../report/index.js";
 import {
   DEFAULT_MAX_BINARY_BYTES,
@@ -12,7 +12,7 @@ import {
   gateFindings,
   type FindingKind,
   type GateFinding,
-} from "./findings.js";
+} from "./gate-findings.js";
 import { DEFAULT_MAX_PATCH_BYTES, PublishRefusedError } from "./options.js";
 import type { PatchSides } from "./patch-sides.js";
 
@@ -117,7 +117,7 @@ export interface PatchCheck {
 }
 
 /**
- * The whole gate: patchProblems, then the findings (findings.ts) over both sides of the patch, which `sides`
+ * The whole gate: patchProblems, then the findings (gate-findings.ts) over both sides of the patch, which `sides`
  * reads (the base commit fetched, the patch applied to it: patch-sides.ts) once the patch is the run's own and
  * has a base. A finding refuses the patch unless its kind is allowed; fail-closed, so a scan that throws
  * refuses too. A patch that does not apply is refused; a git step that fails throws.

@@ -1,5 +1,5 @@
 // The files and settings that make a package manager or a build tool run a program, read as the tool reads
-// them, for the publish gate: it compares what the tool would read on both sides of the patch (findings.ts),
+// them, for the publish gate: it compares what the tool would read on both sides of the patch (gate-findings.ts),
 // never the patch's lines, so an escape (`"post\u0069nstall"`), a key split from its colon, a reformatted file
 // or a duplicate key that overrides an earlier one is read for what it means. Each file but yarn 1's .yarnrc is
 // parsed by a library: JSON.parse, `ini` (npm's own), `yaml`, smol-toml (TOML 1.0).

@@ -1,7 +1,7 @@
 // Both sides of a patch, from git's own objects: the tree `git apply --cached` makes of the base commit and
 // the patch (in a throwaway index: the checkout's files and index stay untouched, no filter or hook runs), and
 // each file as it is at the base commit and in that tree. The publish gate reads settings files on both sides
-// (findings.ts); the commit is made of the same tree, so what was checked is what is pushed.
+// (gate-findings.ts); the commit is made of the same tree, so what was checked is what is pushed.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

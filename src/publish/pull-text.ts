@@ -8,8 +8,8 @@ import {
   type GitHubTextOptions,
   type RunReport,
 } from "../report/index.js";
-import type { GateFinding } from "./findings.js";
-import { attemptsLine } from "./attempts.js";
+import type { GateFinding } from "./gate-findings.js";
+import { attemptsLine } from "./attempts-line.js";
 import { pathCode } from "./pr-description.js";
 import { patchFileLines, PUBLISH_COMMENT_MARKER_PREFIX } from "./pr-comment.js";
 import type { LinkIssue } from "./options.js";

@@ -83,5 +83,5 @@ export {
   type RenderReportFileOptions,
   type WriteReportOptions,
   type WrittenReport,
-} from "./write.js";
+} from "./write-files.js";
 export { RUN_TRAILER, parseRunCommit } from "./run-commit.js";

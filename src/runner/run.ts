@@ -29,7 +29,7 @@ import {
 } from "./capabilities/index.js";
 
 export type { RunIO } from "./run/run-context.js";
-import { placeReview, type ReviewPlacement } from "../review/task.js";
+import { placeReview, type ReviewPlacement } from "../review/review-task.js";
 import { exportPatch, type PatchOut } from "./run/sandbox-record.js";
 import { runVerify, type VerifyResult } from "./run/verify.js";
 import { Watchdog, type WatchdogCause } from "./run/watchdog.js";

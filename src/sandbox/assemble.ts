@@ -51,7 +51,7 @@ import { PhaseClock, type PhaseTiming, type StartRecord } from "./phase-clock.js
 import { RunObjects } from "./engine/run-objects.js";
 import { EngineError, type Sandbox, SandboxFsError, WORKSPACE_ROOT } from "./sandbox.js";
 import { ensureToolbelt, TOOLBELT_BIN, toolbeltProgram } from "./image/toolbelt.js";
-import type { NodeChoice } from "./node/choose.js";
+import type { NodeChoice } from "./node/node-choice.js";
 import {
   ensureNodeVolume,
   NEEDS_GLIBC,

@@ -9,7 +9,7 @@ import path from "node:path";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { createRedactor, parseReport, REPORT_FILE_NAMES, type RunReport } from "../report/index.js";
 import { AGENT_CI_VERSION } from "../version.js";
-import { shutdownProviders, startProviders, type GrpcExporters } from "./providers.js";
+import { shutdownProviders, startProviders, type GrpcExporters } from "./sdk-providers.js";
 import { readTelemetrySettings, type TelemetrySettings } from "./settings.js";
 import { type RunOrigin, RunSignals } from "./signals.js";
 

@@ -17,7 +17,7 @@ import type { Logger } from "@opentelemetry/api-logs";
 import type { Meter } from "@opentelemetry/api";
 import type { RunReport, ToolCall, Turn } from "../report/index.js";
 import { costUsd } from "../runner/model/pricing.js";
-import type { Providers } from "./providers.js";
+import type { Providers } from "./sdk-providers.js";
 import type { TelemetrySettings } from "./settings.js";
 import {
   CODE_EDIT_TOOLS,

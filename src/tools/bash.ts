@@ -6,7 +6,7 @@ import { escapeControlCharacters, overwrittenByCarriageReturns } from "../text.j
 import { WORKSPACE_ROOT, type ExecResult } from "../sandbox/sandbox.js";
 import { defineTool, plainError, toolError } from "./define-tool.js";
 import { MAX_COMMAND_CHARS } from "../policy/bash-script.js";
-import { isInside } from "../policy/paths.js";
+import { isInside } from "../policy/rule-paths.js";
 import type { ToolResult } from "./types.js";
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;

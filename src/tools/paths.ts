@@ -2,7 +2,7 @@
 // against the shell's working directory, normalised, and refused when they leave /workspace. Symlinks
 // are resolved again inside the container (the sandbox's `confine`), on every call.
 import path from "node:path";
-import { isInside, relativeToRoot } from "../policy/paths.js";
+import { isInside, relativeToRoot } from "../policy/rule-paths.js";
 import { OUTPUTS_DIR, WORKSPACE_ROOT } from "../sandbox/sandbox.js";
 import { toolError } from "./define-tool.js";
 import type { ToolResult } from "./types.js";

@@ -1,6 +1,6 @@
 // What Grep and Glob share: the search root (a directory under /workspace, default the working
 // directory), ripgrep's flags that keep VCS folders out, and turning a failed rg into a tool error.
-import { relativeToRoot } from "../policy/paths.js";
+import { relativeToRoot } from "../policy/rule-paths.js";
 import { SandboxFsError } from "../sandbox/sandbox.js";
 import { plainError, toolError } from "./define-tool.js";
 import { outsideWorkspace, resolveInWorkspace } from "./paths.js";

@@ -32,7 +32,7 @@ import { makeWorkspace } from "../support/workspace.js";
 import { actionRoot, REPO_ROOT } from "../support/action-dist.js";
 import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { LedgerRepo } from "../../src/fleet/ledger.js";
-import { CLAIM_LABEL, readQueue } from "../../src/fleet/queue.js";
+import { CLAIM_LABEL, readQueue } from "../../src/fleet/scheduler.js";
 import { condition, evaluate, namesStatus, template } from "../support/workflow-expressions.js";
 
 const execFileAsync = promisify(execFile);

@@ -12,7 +12,7 @@ import {
   parseActionInputs,
   type InputName,
 } from "../../src/action/inputs.js";
-import { splitList } from "../../src/github/inputs.js";
+import { splitList } from "../../src/github/input-conventions.js";
 import { toRunConfigInput } from "../../src/action/run-config.js";
 import { parseRunConfig } from "../../src/runner/config.js";
 import { DEFAULT_MODEL } from "../../src/runner/model/pricing.js";

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runAction, type RunActionOptions } from "../support/action-harness.js";
 import { startFleetFixture, type FleetFixture } from "../support/fleet-fixture.js";
 import { CAP_COMMENT_MARKER } from "../../src/fleet/caps.js";
-import { appendEntries, CLAIM_LABEL } from "../../src/fleet/queue.js";
+import { appendEntries, CLAIM_LABEL } from "../../src/fleet/scheduler.js";
 
 let fleet: FleetFixture;
 

@@ -10,7 +10,7 @@ import { fake as turn, startFakeAnthropic, type FakeAnthropic } from "../support
 import { fixturePullRequest } from "../support/fake-github.js";
 import { startFleetFixture, type FleetFixture } from "../support/fleet-fixture.js";
 import { CAP_COMMENT_MARKER } from "../../src/fleet/caps.js";
-import { appendEntries, costEntry } from "../../src/fleet/queue.js";
+import { appendEntries, costEntry } from "../../src/fleet/scheduler.js";
 
 const API_KEY = ["sk", "ant", "api03", "runCapAction0123456789abcdefABCDEFGHIJ"].join("-");
 /** The issue-comment fixture's run (GITHUB_RUN_ID), and an earlier scheduled run whose spend the ledger holds. */

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import { GitHubApi, octokitRequest } from "../../src/github/api.js";
 import { LedgerRepo } from "../../src/fleet/ledger.js";
-import { readQueue, type SchedulerOptions } from "../../src/fleet/queue.js";
+import { readQueue, type SchedulerOptions } from "../../src/fleet/scheduler.js";
 import { JOB_TOKEN } from "./github-env.js";
 import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "./fake-github.js";
 import { addBareRepo, startGitRemote, type GitRemote } from "./git-remote.js";

@@ -9,7 +9,7 @@ import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { neutralizeGitHubText } from "../../src/report/github-text.js";
 import { WorkflowLog } from "../../src/github/workflow-log.js";
-import { gateFindings } from "../../src/publish/findings.js";
+import { gateFindings } from "../../src/publish/gate-findings.js";
 import { INI_TOML_MAX_CHARS, YAML_MAX_CHARS } from "../../src/publish/manifests.js";
 import { createRedactor } from "../../src/report/redact.js";
 import { parseReport, RESULT_PREVIEW_MAX_CHARS, TURN_TEXT_MAX_CHARS } from "../../src/report/schema.js";

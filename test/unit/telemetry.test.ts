@@ -14,7 +14,7 @@ import {
   exporterOptions,
   readerOptions,
   SHUTDOWN_BUDGET_MS,
-} from "../../src/telemetry/providers.js";
+} from "../../src/telemetry/sdk-providers.js";
 import { readTelemetrySettings } from "../../src/telemetry/settings.js";
 import { type OtlpReceiver, startOtlpGrpcReceiver, startOtlpHttpReceiver } from "../support/otlp-receiver.js";
 

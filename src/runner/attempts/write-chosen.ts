@@ -1,6 +1,6 @@
 // The choice between attempts written as the run's record: each attempt's facts read from its report, the
 // choice (attempt-choice.ts) applied, and the chosen attempt's files, patch and report (with every attempt's row
-// and the choice) written to the output folder. `run --attempts` (attempts.ts) writes its attempts' runs this
+// and the choice) written to the output folder. `run --attempts` (run-attempts.ts) writes its attempts' runs this
 // way; `agent-ci choose` and the choose Action the folders of runs made elsewhere (chooseFromFolders). It reads
 // and writes files only: nothing here starts a run, a sandbox or a model, so the choose Action's bundle carries
 // the report and not the runner.

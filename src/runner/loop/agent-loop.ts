@@ -14,7 +14,7 @@ import type {
   TurnRequest,
   TurnUsage,
 } from "../model/driver.js";
-import { isContextEditRejection, isContextOverflow, type ContextManager } from "./context.js";
+import { isContextEditRejection, isContextOverflow, type ContextManager } from "./context-window.js";
 import { ModelApiError } from "../model/driver.js";
 import { apiUsage } from "./events.js";
 import { ToolPipeline, type ToolCallRecord } from "./pipeline.js";

@@ -4,7 +4,7 @@
 import type { PermissionMode } from "../../policy/schema.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { RunState } from "../../tools/state.js";
-import type { ContextManager } from "./context.js";
+import type { ContextManager } from "./context-window.js";
 import type { EventSink } from "./events.js";
 import type { PermissionGate, SavedOutputs, ToolCallRecord, ToolHooks } from "./pipeline.js";
 import type { Driver } from "../model/driver.js";

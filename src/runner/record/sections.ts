@@ -1,14 +1,14 @@
 // The sections of report.json, in the order their warnings are listed: the run's own (its policy, sandbox,
 // patch, calls, phases…), with the capabilities' sections (each capability's part of the run gives its own)
 // after the sandbox's.
-import { callsSection } from "./calls.js";
-import { firstTurnSection } from "./first-turn.js";
-import { instructionsSection } from "./instructions.js";
-import { patchSection } from "./patch.js";
+import { callsSection } from "./calls-section.js";
+import { firstTurnSection } from "./first-turn-section.js";
+import { instructionsSection } from "./instructions-section.js";
+import { patchSection } from "./patch-section.js";
 import { phasesSection } from "./phases.js";
 import { policySection } from "./policy.js";
-import { resumeSection } from "./resume.js";
-import { runSection } from "./run.js";
+import { resumeSection } from "./resume-section.js";
+import { runSection } from "./run-section.js";
 import { sandboxSection } from "./sandbox.js";
 import type { RecordSection } from "./section.js";
 

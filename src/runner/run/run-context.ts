@@ -11,7 +11,7 @@ import type { EventSink } from "../loop/events.js";
 import type { PreparedPolicy } from "./policy-setup.js";
 import type { RunToolSet } from "../loop/tool-set.js";
 import type { RunFailure, RunInstructions, TimedPhase } from "../record/index.js";
-import type { ReviewTarget } from "../../review/task.js";
+import type { ReviewTarget } from "../../review/review-task.js";
 import type { LoopState } from "../loop/agent-loop.js";
 import type { RunResume } from "../resume/resume.js";
 import type { FirstTurnRecord } from "./first-turn.js";

@@ -6,7 +6,7 @@ import { expandSlashCommand } from "../instructions/slash-command.js";
 import { WORKSPACE_ROOT } from "../../sandbox/sandbox.js";
 import { ConfigError } from "../../errors.js";
 import type { RunConfig } from "../config.js";
-import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "../loop/context.js";
+import { COMPACT_AT_FRACTION, ContextManager, contextWindowOf } from "../loop/context-window.js";
 import type { EventSink } from "../loop/events.js";
 import { apiContextEditFor } from "../model/pricing.js";
 import { callProgress, turnProgress } from "../progress.js";

@@ -11,10 +11,10 @@
 import type { PermissionMode } from "../../policy/schema.js";
 import { describeIgnored } from "../../policy/workspace-trust.js";
 import { reviewJsonSchema } from "../../review/findings.js";
-import { reviewPrompt, reviewTarget } from "../../review/task.js";
+import { reviewPrompt, reviewTarget } from "../../review/review-task.js";
 import { DockerSandbox, type EngineStart } from "../../sandbox/docker-sandbox.js";
 import { userImage } from "../../sandbox/image/image.js";
-import { chooseNode, describeNodeChoice, type NodeChoice } from "../../sandbox/node/choose.js";
+import { chooseNode, describeNodeChoice, type NodeChoice } from "../../sandbox/node/node-choice.js";
 import { createSkillTool } from "../../tools/skill.js";
 import { AGENT_CI_VERSION } from "../../version.js";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -40,7 +40,7 @@ import { type AgentPhase, type PhaseSoFar, type RunContext, timed } from "./run-
 import { applyInstructions, contextFor, loadInstructions, runServices } from "./run-services.js";
 import type { RunServices } from "../loop/services.js";
 import type { RunInstructions } from "../record/index.js";
-import type { ReviewTarget } from "../../review/task.js";
+import type { ReviewTarget } from "../../review/review-task.js";
 import type { RunResume } from "../resume/resume.js";
 import { loadScript, ScriptDriver } from "../model/script-driver.js";
 import { readSchema, StructuredOutputSpec } from "../model/structured-output.js";
@@ -218,7 +218,7 @@ async function settleRun(
 }
 
 /**
- * The Bash tool's Node.js (sandbox/node/choose.ts), resolved against the npm registry while the rest of the run
+ * The Bash tool's Node.js (sandbox/node/node-choice.ts), resolved against the npm registry while the rest of the run
  * is prepared; a pin that names none ends the run before any model request.
  */
 function chooseRunNode(config: RunConfig): Promise<NodeChoice | undefined> {

@@ -14,7 +14,7 @@ import { type EngineFacts, ownerLabels } from "../engine/engine.js";
 import { containerUlimits, type EngineProfile, KEEPER_USER } from "../engine/profile.js";
 import { hostPidsLimit, type LimitsInside, limitsInside } from "./hardening.js";
 import { NODE_DIR } from "../node/volume.js";
-import type { NodeChoice } from "../node/choose.js";
+import type { NodeChoice } from "../node/node-choice.js";
 import { containerName } from "../engine/run-objects.js";
 import type { SetupCacheRequest } from "../setup/phase.js";
 import { serviceHomeMounts, serviceHomeVolumeMounts } from "./service.js";

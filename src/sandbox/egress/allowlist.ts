@@ -6,7 +6,7 @@ import net from "node:net";
 import { getPublicSuffix } from "tldts";
 import { type DomainRule, matchDomain, normalizeHost, parseDomainRule } from "../../policy/network.js";
 import { headerSafe, type Injection, injectTarget, parseInjectRule } from "./inject.js";
-import { EGRESS_PRESETS, EGRESS_PRESET_NAMES, type EgressPreset } from "./presets.js";
+import { EGRESS_PRESETS, EGRESS_PRESET_NAMES, type EgressPreset } from "./allowlist-presets.js";
 
 export class EgressPolicyError extends Error {
   override readonly name = "EgressPolicyError";

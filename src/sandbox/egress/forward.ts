@@ -1,11 +1,11 @@
 // Plain HTTP through the egress proxy: a request the policy let out is sent again, in origin form, to the
 // address the policy checked (never a name resolved again), with its end-to-end headers only; the answer is
 // streamed back, and an upstream failure before the answer is a 502. Both ways the message is framed by the
-// proxy (framing.ts), as the TLS interception (intercept.ts) frames its requests.
+// proxy (http-framing.ts), as the TLS interception (intercept.ts) frames its requests.
 import http from "node:http";
 import type net from "node:net";
 import { pipeline } from "node:stream";
-import { type BodyFraming, forwardable, responseLength, withFraming } from "./framing.js";
+import { type BodyFraming, forwardable, responseLength, withFraming } from "./http-framing.js";
 
 /** An allowed plain request's destination. */
 export interface ForwardTarget {
@@ -27,7 +27,7 @@ export interface ForwardResult {
 const UPSTREAM_IDLE_MS = 300_000;
 
 /**
- * Sends `req` (whose body is delimited as `framing` says, checked: framing.ts's requestFraming) on to
+ * Sends `req` (whose body is delimited as `framing` says, checked: http-framing.ts's requestFraming) on to
  * `target`, streams the answer to `res`, and calls `done` once, when the exchange ends.
  */
 export function forwardHttp(

@@ -4,7 +4,7 @@
 // agent-ci's process), reads each request, puts the secret in place of its placeholder in the named header,
 // and sends the request on over its own TLS connection to the address the policy checked, verifying the
 // host's certificate as any client would (Node's CAs and --ca-cert's).
-// The proxy frames what it sends (framing.ts): a request with bad framing, for another host (Host or an
+// The proxy frames what it sends (http-framing.ts): a request with bad framing, for another host (Host or an
 // absolute target), a TRACE, a CONNECT or an upgrade is refused before anything goes upstream. What comes
 // back has the value masked out, headers and body (scrub.ts), and the ledger says when that happened.
 import http from "node:http";
@@ -22,7 +22,7 @@ import {
   requestFraming,
   responseLength,
   withFraming,
-} from "./framing.js";
+} from "./http-framing.js";
 import { type Injection, substituteSecret } from "./inject.js";
 import { acceptEncoding, decodersFor, MaskStream } from "./scrub.js";
 

@@ -20,7 +20,7 @@ import {
 import type { EgressConnection } from "../../report/schema.js";
 import { clientHelloServerName } from "./client-hello.js";
 import { forwardHttp } from "./forward.js";
-import { Connections, isRefusal, requestFraming } from "./framing.js";
+import { Connections, isRefusal, requestFraming } from "./http-framing.js";
 import { CALLER } from "./source-line.js";
 import { injectsAt } from "./inject.js";
 import { interceptTls, type ProxyInjection } from "./intercept.js";

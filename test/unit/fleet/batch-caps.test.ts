@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { GitHubApi, octokitRequest } from "../../../src/github/api.js";
 import { runBatch, type BatchTask } from "../../../src/fleet/batch.js";
-import { appendEntries, ledgerCapCheck, type SchedulerOptions } from "../../../src/fleet/queue.js";
+import { appendEntries, ledgerCapCheck, type SchedulerOptions } from "../../../src/fleet/scheduler.js";
 import { main } from "../../../src/cli.js";
 import type { GitRemote } from "../../support/git-remote.js";
 import { startFleetFixture, type FleetFixture } from "../../support/fleet-fixture.js";

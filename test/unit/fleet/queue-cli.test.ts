@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../../src/cli.js";
 import { CAP_COMMENT_MARKER } from "../../../src/fleet/caps.js";
 import { LedgerRepo } from "../../../src/fleet/ledger.js";
-import { CLAIM_LABEL, readQueue } from "../../../src/fleet/queue.js";
+import { CLAIM_LABEL, readQueue } from "../../../src/fleet/scheduler.js";
 import { GitHubApi, octokitRequest } from "../../../src/github/api.js";
 import { faults, type FakeGitHub } from "../../support/fake-github.js";
 import type { GitRemote } from "../../support/git-remote.js";

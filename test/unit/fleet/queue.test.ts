@@ -20,9 +20,9 @@ import {
   claimWork,
   readQueue,
   type SchedulerOptions,
-} from "../../../src/fleet/queue.js";
+} from "../../../src/fleet/scheduler.js";
 import { CAP_COMMENT_MARKER } from "../../../src/fleet/caps.js";
-import { MAX_FAILED_RUNS } from "../../../src/fleet/state.js";
+import { MAX_FAILED_RUNS } from "../../../src/fleet/queue-state.js";
 import type { FakeGitHub } from "../../support/fake-github.js";
 import { startFleetFixture, type FleetFixture } from "../../support/fleet-fixture.js";
 import type { GitRemote } from "../../support/git-remote.js";

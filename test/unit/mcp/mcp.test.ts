@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { loadMcpConfig } from "../../../src/mcp/config.js";
+import { loadMcpConfig } from "../../../src/mcp/mcp-config.js";
 import { describeIgnored } from "../../../src/policy/index.js";
 import { IMAGE_LEFT_OUT, mapMcpResult } from "../../../src/mcp/result.js";
 import {

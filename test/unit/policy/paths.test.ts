@@ -9,7 +9,7 @@ import {
   isInside,
   normalizeAbsolute,
   resolveContainerPath,
-} from "../../../src/policy/paths.js";
+} from "../../../src/policy/rule-paths.js";
 import { engineFor, type EngineConfig } from "./helpers.js";
 
 interface PathRow {

@@ -1,13 +1,13 @@
 // The CI definitions a repository holds are protected paths (RELIABILITY B14): a GitHub workflow's local
 // actions (`.github/actions/`, and the action.yml a workflow runs with `uses: ./dir`) and the other CI
 // systems' definitions, `.pre-commit-config.yaml` and `.devcontainer/`. Each layer reads the one list in
-// src/policy/paths.ts: the tool gate denies Edit, Write and a Bash redirect there in every mode, the
+// src/policy/rule-paths.ts: the tool gate denies Edit, Write and a Bash redirect there in every mode, the
 // container layer keeps a change made there out of the patch, and the publish gate refuses a patch touching
 // one; an allow rule that names the path opens all three, as for workflows, and a broad one does not.
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { compileContainerRules, loadPolicy, type PolicyCall } from "../../../src/policy/index.js";
-import { PROTECTED_PATHS } from "../../../src/policy/paths.js";
+import { PROTECTED_PATHS } from "../../../src/policy/rule-paths.js";
 import { protectedChanges } from "../../../src/publish/checks.js";
 import { engineFor } from "./helpers.js";
 

@@ -1,6 +1,6 @@
 // A pull request from a run made of several attempts says what it was chosen from and where the others are.
 import { describe, expect, it } from "vitest";
-import { attemptsLine } from "../../../src/publish/attempts.js";
+import { attemptsLine } from "../../../src/publish/attempts-line.js";
 import { pullBody } from "../../../src/publish/pull-text.js";
 import type { Attempt, RunReport } from "../../../src/report/index.js";
 import { smallFixReport } from "../report/support/report-builders.js";

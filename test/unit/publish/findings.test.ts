@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { FINDING_KINDS, gateFindings, parseFindingKinds } from "../../../src/publish/findings.js";
+import { FINDING_KINDS, gateFindings, parseFindingKinds } from "../../../src/publish/gate-findings.js";
 import { INI_TOML_MAX_CHARS, YAML_MAX_CHARS } from "../../../src/publish/manifests.js";
 import type { PatchSides } from "../../../src/publish/patch-sides.js";
 import { summarizePatch, type RunReport } from "../../../src/report/index.js";

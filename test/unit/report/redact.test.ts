@@ -12,7 +12,7 @@ import {
   secretVariants,
 } from "../../../src/report/redact.js";
 import { RunReport } from "../../../src/report/schema.js";
-import { writeReportFiles } from "../../../src/report/write.js";
+import { writeReportFiles } from "../../../src/report/write-files.js";
 import {
   FORMAT_SECRETS,
   KNOWN_SECRETS,

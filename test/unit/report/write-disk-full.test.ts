@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRedactor } from "../../../src/report/redact.js";
-import { writeReportFiles } from "../../../src/report/write.js";
+import { writeReportFiles } from "../../../src/report/write-files.js";
 import { longRunReport, smallFixReport } from "./support/report-builders.js";
 
 const disk = vi.hoisted(() => ({ full: false }));

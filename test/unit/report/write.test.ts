@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRedactor } from "../../../src/report/redact.js";
 import { ReportSchemaError } from "../../../src/report/schema.js";
-import { atomicWriteFile, renderReportFile, writeReportFiles } from "../../../src/report/write.js";
+import { atomicWriteFile, renderReportFile, writeReportFiles } from "../../../src/report/write-files.js";
 import { KNOWN_SECRETS } from "./support/fake-secrets.js";
 import { fixturePath } from "./support/golden.js";
 import { SMALL_FIX_PATCH, smallFixReport } from "./support/report-builders.js";

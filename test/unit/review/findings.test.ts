@@ -8,7 +8,7 @@ import {
   reviewJsonSchema,
   type Finding,
 } from "../../../src/review/findings.js";
-import { reviewPrompt, REVIEW_DIFF_IN_PROMPT_MAX_CHARS } from "../../../src/review/task.js";
+import { reviewPrompt, REVIEW_DIFF_IN_PROMPT_MAX_CHARS } from "../../../src/review/review-task.js";
 
 const DIFF = [
   "diff --git a/src/a.js b/src/a.js",

@@ -9,7 +9,7 @@ import {
   type Conversation,
   type LoopServices,
 } from "../../../src/runner/loop/agent-loop.js";
-import { ContextManager } from "../../../src/runner/loop/context.js";
+import { ContextManager } from "../../../src/runner/loop/context-window.js";
 import {
   ModelApiError,
   type AssistantTurn,

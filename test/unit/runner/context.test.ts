@@ -3,7 +3,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ContextManager, type ContextRequest, estimateTokens } from "../../../src/runner/loop/context.js";
+import {
+  ContextManager,
+  type ContextRequest,
+  estimateTokens,
+} from "../../../src/runner/loop/context-window.js";
 import { EventSink } from "../../../src/runner/loop/events.js";
 import type { ApiContextEdit } from "../../../src/runner/model/pricing.js";
 

@@ -12,7 +12,7 @@ import {
   normalizeModelId,
   priceFor,
 } from "../../../src/runner/model/pricing.js";
-import { isContextEditRejection } from "../../../src/runner/loop/context.js";
+import { isContextEditRejection } from "../../../src/runner/loop/context-window.js";
 
 const usage = (partial: Partial<TurnUsage>): TurnUsage => ({
   inputTokens: 0,

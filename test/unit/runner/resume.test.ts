@@ -9,7 +9,7 @@ import { parseActionInputs, type InputName } from "../../../src/action/inputs.js
 import { createRedactor, type ReportPolicy } from "../../../src/report/index.js";
 import type { MessageParam } from "../../../src/runner/model/driver.js";
 import { parseRunConfig } from "../../../src/runner/config.js";
-import { CLEARED_PREFIX } from "../../../src/runner/loop/context.js";
+import { CLEARED_PREFIX } from "../../../src/runner/loop/context-window.js";
 import {
   conversationRecord,
   CONVERSATION_FILE,

@@ -1,7 +1,7 @@
 // The egress proxy's framing rules (framing.ts) and the masking of an injected value in what comes back
 // (scrub.ts), as pure functions; egress-smuggling.test.ts drives them with raw bytes through the proxy.
 import { describe, expect, it } from "vitest";
-import { forwardable, requestFraming, withFraming } from "../../../src/sandbox/egress/framing.js";
+import { forwardable, requestFraming, withFraming } from "../../../src/sandbox/egress/http-framing.js";
 import { acceptEncoding, decodersFor, MaskStream } from "../../../src/sandbox/egress/scrub.js";
 
 const request = (rawHeaders: string[], httpVersion = "1.1") => ({ httpVersion, rawHeaders });

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/errors.js";
-import { chooseNode, describeNodeChoice, type NodeReleases } from "../../../src/sandbox/node/choose.js";
+import { chooseNode, describeNodeChoice, type NodeReleases } from "../../../src/sandbox/node/node-choice.js";
 import { RegistryError } from "../../../src/sandbox/node/registry.js";
 import { pathNodeVersion } from "../../../src/sandbox/node/runner-node.js";
 import { toolbeltNodeVersion } from "../../../src/sandbox/image/toolbelt.js";

@@ -2,7 +2,7 @@
 // of their own in the agent's group and remote ones through service slots, and the servers are closed at the
 // run's end before the patch is taken.
 import { ConfigError } from "../../../errors.js";
-import { isStdio, loadMcpConfig, type McpConfigResult } from "../../../mcp/config.js";
+import { isStdio, loadMcpConfig, type McpConfigResult } from "../../../mcp/mcp-config.js";
 import { describeIgnored } from "../../../policy/workspace-trust.js";
 import type { McpManager } from "../../../mcp/manager.js";
 import type { DockerSandbox } from "../../../sandbox/docker-sandbox.js";

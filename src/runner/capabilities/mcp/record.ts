@@ -1,7 +1,7 @@
 // MCP servers: configured, started, lost, ignored, and the tools that were not offered.
 import { describeIgnored } from "../../../policy/workspace-trust.js";
 import type { Warning } from "../../../report/index.js";
-import type { McpConfigResult } from "../../../mcp/config.js";
+import type { McpConfigResult } from "../../../mcp/mcp-config.js";
 import type { McpManager } from "../../../mcp/manager.js";
 import type { RecordSection } from "../../record/section.js";
 

@@ -2,7 +2,7 @@
 // run builds them (the policy's mode, the memory, the git snapshot, a structured-output instruction), without
 // calling the model or starting a container.
 import { reviewJsonSchema } from "../../../review/findings.js";
-import { reviewPrompt, reviewTarget } from "../../../review/task.js";
+import { reviewPrompt, reviewTarget } from "../../../review/review-task.js";
 import type { RunConfig } from "../../config.js";
 import { preparePolicy } from "../../run/policy-setup.js";
 import { readSchema, StructuredOutputSpec } from "../../model/structured-output.js";

@@ -11,8 +11,8 @@ import { findMarkerComment } from "../github/comments.js";
 import { BRANCH_PREFIX, PR_MARKER_PREFIX } from "../publish/pull-text.js";
 import { CAP_COMMENT_MARKER, capComment, capRefusal, capRoom, type CapRoom, type Caps } from "./caps.js";
 import { LedgerRepo, MAX_APPEND_TRIES, type LedgerEntry, type LedgerRemote } from "./ledger.js";
-import { claimable, foldLedger, type QueueState } from "./state.js";
-import { runVerifier, trustedEntries, type TrustContext } from "./trust.js";
+import { claimable, foldLedger, type QueueState } from "./queue-state.js";
+import { runVerifier, trustedEntries, type TrustContext } from "./ledger-trust.js";
 
 /**
  * The label on an issue a run has claimed (GitHub's add-labels call creates it in a repository that lacks it).

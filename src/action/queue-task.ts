@@ -8,10 +8,10 @@ import type { GitHubContext } from "../github/context.js";
 import { escapeMarkdownInline } from "../report/index.js";
 import { capsOf } from "../fleet/caps.js";
 import { LedgerRepo } from "../fleet/ledger.js";
-import { claimMatrix, claimWork, openScheduler, readQueue, type ClaimResult } from "../fleet/queue.js";
+import { claimMatrix, claimWork, openScheduler, readQueue, type ClaimResult } from "../fleet/scheduler.js";
 import { statusMarkdown } from "../fleet/status.js";
 import { readQueueTasks } from "../fleet/tasks.js";
-import { assertTrustedWriter } from "../fleet/trust.js";
+import { assertTrustedWriter } from "../fleet/ledger-trust.js";
 import type { ActionInputs } from "./inputs.js";
 import type { ActionIO } from "./io.js";
 

@@ -1,6 +1,6 @@
 // The sandbox: its image and runtime, its Node.js, its network and egress proxy, setup commands, the
 // environment passed in and its limits.
-import { EGRESS_PRESET_NAMES } from "../sandbox/egress/presets.js";
+import { EGRESS_PRESET_NAMES } from "../sandbox/egress/allowlist-presets.js";
 import { NETWORK_POLICIES } from "../policy/network.js";
 import { type OptionDef } from "./types.js";
 import { DEFAULT_SETUP_CACHE_MAX_AGE_DAYS } from "./values.js";
