@@ -109,15 +109,6 @@ export function copyInFailed(output: string): WorkspaceError {
   );
 }
 
-/** What `git rev-parse --show-toplevel` answers in `dir`; undefined outside a work tree. */
-export async function gitTopLevel(dir: string): Promise<string | undefined> {
-  try {
-    return (await git(["rev-parse", "--show-toplevel"], { cwd: dir })).trim();
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The work tree's top and the commit checked out, read by one git (undefined outside a work tree; no
  * commit on an unborn branch: `--revs-only` leaves out a HEAD that names none).
