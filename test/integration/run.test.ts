@@ -1,6 +1,7 @@
 // runAgent end to end on the real engine: a scripted fix whose patch applies to a pristine copy, the real
 // SDK against the fake Messages API, every exit reason with its patch and record, the API key kept out of
 // the container and every output, and --verify on a good and a bad patch.
+import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -454,7 +455,10 @@ describe("runAgent", () => {
       script: script([[{ name: "Bash", input: { command: "echo two >> a.txt && git status --short" } }]]),
     });
     const report = await expectRecord(outcome);
-    expect(report.workspace.baseCommit).toMatch(/^[0-9a-f]{40}$/);
+    // The commit the copy was taken from, read with the copy's listing.
+    expect(report.workspace.baseCommit).toBe(
+      execFileSync("git", ["rev-parse", "HEAD"], { cwd: ws, encoding: "utf8" }).trim(),
+    );
     expect(
       fs.readFileSync(path.join(applyToCopy(ws, fs.readFileSync(outcome.patchPath)), "a.txt"), "utf8"),
     ).toBe("one\ntwo\n");

@@ -15,6 +15,12 @@ function hostBaseCommit(workspace: string): string | undefined {
   }
 }
 
+/** The commit the copy was taken from, read with its listing; asked of the host's git only without a copy. */
+function baseCommitOf(p: Parameters<RecordSection>[0]): string | undefined {
+  const copied = (p.sandbox ?? p.start.parts)?.copy;
+  return copied ? copied.baseCommit : hostBaseCommit(p.config.workspace);
+}
+
 /** The ledger with WebFetch's fetches, which run without a sidecar too (`--network on`). */
 function withFetches(
   egress: RunReportInput["egress"],
@@ -48,7 +54,7 @@ export const sandboxSection: RecordSection = (p) => {
       workspace: {
         path: path.basename(p.resume?.workspace ?? config.workspace),
         repo: config.repo,
-        baseCommit: p.resume ? p.resume.record.baseCommit : hostBaseCommit(config.workspace),
+        baseCommit: p.resume ? p.resume.record.baseCommit : baseCommitOf(p),
         ...recorded.copy,
       },
       image: recorded.image,

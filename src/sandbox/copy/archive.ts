@@ -85,6 +85,8 @@ export interface PackSummary {
   ignoredLeftOut?: IgnoredLeftOut;
   /** True when the workspace is the top of a git work tree (its `.git` was copied). */
   isGitRepo: boolean;
+  /** The commit checked out when the copy was listed (HEAD of the work tree the workspace is in), if any. */
+  baseCommit?: string;
 }
 
 export const DEFAULT_MAX_FILES = 200_000;
@@ -107,12 +109,18 @@ export function copyInFailed(output: string): WorkspaceError {
   );
 }
 
-/** What `git rev-parse --show-toplevel` answers in `dir`; undefined outside a work tree. */
-export async function gitTopLevel(dir: string): Promise<string | undefined> {
+/**
+ * The work tree's top and the commit checked out, read by one git (undefined outside a work tree; no
+ * commit on an unborn branch: `--revs-only` leaves out a HEAD that names none).
+ */
+async function gitTopAndHead(dir: string): Promise<{ top?: string; head?: string }> {
   try {
-    return (await git(["rev-parse", "--show-toplevel"], { cwd: dir })).trim();
+    const [top, head] = (await git(["rev-parse", "--show-toplevel", "--revs-only", "HEAD"], { cwd: dir }))
+      .split("\n")
+      .filter(Boolean);
+    return { top, head };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -218,6 +226,8 @@ export interface WorkspaceListing {
   /** Everything to copy, parents before children, relative to the workspace. */
   paths: string[];
   isGitRepo: boolean;
+  /** HEAD's commit of the work tree the workspace is in, if any. */
+  baseCommit?: string;
   /** What git ignores and the copy leaves out (resolves once git has listed it; nothing to wait for before). */
   ignoredLeftOut: Promise<IgnoredLeftOut | undefined>;
 }
@@ -247,7 +257,7 @@ export async function listWorkspace(
   dir: string,
   includeIgnored: IncludeIgnored = false,
 ): Promise<WorkspaceListing> {
-  const top = await gitTopLevel(dir);
+  const { top, head: baseCommit } = await gitTopAndHead(dir);
   const isGitRepo = isGitWorkTreeTop(dir, top);
   if (!top) {
     const paths: string[] = [];
@@ -275,7 +285,7 @@ export async function listWorkspace(
     paths.push(".git");
     walk(dir, ".git", paths);
   }
-  return { paths: withParents(paths), isGitRepo, ignoredLeftOut };
+  return { paths: withParents(paths), isGitRepo, baseCommit, ignoredLeftOut };
 }
 
 /** Bytes gathered before one write to the sink. */
@@ -340,6 +350,8 @@ export interface WorkspaceCopy {
   files: number;
   bytes: number;
   isGitRepo: boolean;
+  /** HEAD's commit of the work tree the workspace is in, when the copy was listed. */
+  baseCommit?: string;
   worldReadable: boolean;
   /** What git ignores and the copy leaves out (the report's hint; may still be listing). */
   ignoredLeftOut: Promise<IgnoredLeftOut | undefined>;
@@ -666,13 +678,14 @@ function readOrEmpty(abs: string): Buffer {
  * `plan`). An error here (over a limit) comes before anything is copied.
  */
 export async function planWorkspaceCopy(dir: string, options: PackOptions = {}): Promise<WorkspaceCopy> {
-  const { paths, isGitRepo, ignoredLeftOut } = await listWorkspace(dir, options.includeIgnored);
+  const { paths, isGitRepo, baseCommit, ignoredLeftOut } = await listWorkspace(dir, options.includeIgnored);
   const planned = plan(dir, paths, options);
   await withoutGitConfigCredentials(dir, planned);
   return {
     dir,
     ...planned,
     isGitRepo,
+    baseCommit,
     worldReadable: Boolean(options.worldReadable),
     ignoredLeftOut,
   };
@@ -686,6 +699,7 @@ export async function copySummary(copy: WorkspaceCopy): Promise<PackSummary> {
     skipped: copy.skipped,
     credentialFiles: copy.credentialFiles,
     isGitRepo: copy.isGitRepo,
+    ...(copy.baseCommit ? { baseCommit: copy.baseCommit } : {}),
     ignoredLeftOut: await copy.ignoredLeftOut,
   };
 }

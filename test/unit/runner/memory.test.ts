@@ -210,6 +210,17 @@ describe("the git snapshot", () => {
     expect(await takeGitSnapshot(path.join(outer, "sub"))).toBeUndefined();
   });
 
+  it("names the branch HEAD on a repository with no commit yet, and a detached HEAD so too", async () => {
+    const root = tree({ "a.txt": "a\n" });
+    const git = gitIn(root);
+    git("init", "-q", "-b", "main");
+    expect(await takeGitSnapshot(root)).toMatchObject({ branch: "HEAD", status: "?? a.txt", commits: [] });
+    git("add", "-A");
+    git("commit", "-qm", "First");
+    git("checkout", "-q", "--detach");
+    expect(await takeGitSnapshot(root)).toMatchObject({ branch: "HEAD", status: "" });
+  });
+
   it("names origin's HEAD as the main branch, else main, else master", async () => {
     const root = tree({ "a.txt": "a\n" });
     const git = gitIn(root);

@@ -124,6 +124,23 @@ describe("listWorkspace on a git repository with ignored dependencies", () => {
     });
   });
 
+  it("reads the commit checked out with the work tree's top", async () => {
+    const ws = workspace();
+    const listing = await listWorkspace(ws);
+    expect(listing.baseCommit).toBe(
+      execFileSync("git", ["rev-parse", "HEAD"], { cwd: ws, encoding: "utf8" }).trim(),
+    );
+  });
+
+  it("has no commit on an unborn branch, and still copies the history", async () => {
+    const ws = makeWorkspace({ "a.txt": "a\n" });
+    execFileSync("git", ["init", "-q"], { cwd: ws });
+    const listing = await listWorkspace(ws);
+    expect(listing.isGitRepo).toBe(true);
+    expect(listing.baseCommit).toBeUndefined();
+    expect(listing.paths).toEqual(expect.arrayContaining(["a.txt", ".git", ".git/HEAD"]));
+  });
+
   it("takes every ignored file with true, leaving nothing to report", async () => {
     const listing = await listWorkspace(workspace(), true);
     expect(listing.paths).toEqual(

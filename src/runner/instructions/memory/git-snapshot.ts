@@ -5,7 +5,7 @@
 // fsmonitor, pager, external diff and filter drivers off, no optional locks — nothing the repository
 // configures runs.
 import { git } from "../../../host-git.js";
-import { gitTopLevel, isGitWorkTreeTop } from "../../../sandbox/copy/archive.js";
+import { isGitWorkTreeTop } from "../../../sandbox/copy/archive.js";
 
 /** `git status --short` past this many characters is cut, with a note (a generated tree can list thousands). */
 export const MAX_STATUS_CHARS = 2_000;
@@ -89,10 +89,18 @@ export async function takeGitSnapshot(
   workspace: string,
   options: { subjects: boolean } = { subjects: true },
 ): Promise<GitSnapshot | undefined> {
-  const isTop = gitTopLevel(workspace).then((top) => isGitWorkTreeTop(workspace, top));
+  // The work tree's top and the branch from one git: `--revs-only` leaves out an unborn branch's HEAD.
+  const topAndBranch = run(workspace, [
+    "rev-parse",
+    "--show-toplevel",
+    "--revs-only",
+    "--abbrev-ref",
+    "HEAD",
+  ]).then((out) => (out ?? "").split("\n"));
+  const isTop = topAndBranch.then(([top]) => isGitWorkTreeTop(workspace, top || undefined));
   const [isRepo, branch, status, log, mainBranch] = await Promise.all([
     isTop,
-    run(workspace, ["rev-parse", "--abbrev-ref", "HEAD"]),
+    topAndBranch.then(([, branch]) => branch),
     Promise.all([isTop, withoutFilters(workspace)]).then(([top, config]) =>
       top ? run(workspace, ["status", "--short"], config) : undefined,
     ),
