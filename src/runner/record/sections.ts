@@ -9,7 +9,7 @@ import { phasesSection } from "./phases.js";
 import { policySection } from "./policy.js";
 import { resumeSection } from "./resume-section.js";
 import { runSection } from "./run-section.js";
-import { sandboxSection } from "./sandbox.js";
+import { sandboxSection } from "./sandbox-section.js";
 import type { RecordSection } from "./section.js";
 
 /** The record's sections: the run's own, and the capabilities' in their place. */
