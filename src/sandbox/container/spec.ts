@@ -58,7 +58,7 @@ export interface DockerSandboxOptions {
   /** Plan mode: the workspace is owned by root in the container, so nothing the agent runs can write it. */
   readOnlyWorkspace?: boolean;
   /**
-   * The Node.js the Bash tool's node, npm and npx are (node/choose.ts, decided by the run): when `mounted`,
+   * The Node.js the Bash tool's node, npm and npx are (node/node-choice.ts, decided by the run): when `mounted`,
    * the official build's volume goes first on their PATH. Default: the image's own.
    */
   node?: NodeChoice;
