@@ -11,6 +11,7 @@ import { Command, CommanderError, Help, Option } from "commander";
 import { ConfigError } from "./errors.js";
 import type { RunConfig, RunConfigInput } from "./runner/config.js";
 import type { RunOutcome } from "./runner/run.js";
+import type { Capability } from "./runner/capabilities/capability.js";
 import { type AttemptFlags, DEFAULT_OUT_PARENT, EXIT_CODES } from "./runner/options.js";
 import { addTableOptions, CLAUDE_CODE_ALIASES, RUN_HELP_GROUPS, tableOption } from "./options/commander.js";
 import { DEFAULT_SETUP_CACHE_MAX_AGE_DAYS, type PROGRESS_FORMATS } from "./options/values.js";
@@ -21,7 +22,7 @@ import { addBatchCommand, addQueueCommand } from "./fleet/cli.js";
 import { splitList } from "./github/input-conventions.js";
 import { processLogs } from "./github/workflow-log.js";
 import { AGENT_CI_VERSION } from "./version.js";
-import { exportAfterRun } from "./telemetry/after-run.js";
+import { telemetry } from "./telemetry/capability.js";
 
 // Everything the command prints goes through these: a workflow step's runner reads both streams, and no line of
 // text (a run's progress, a model's words in it, a report) may be taken there for a workflow command.
@@ -212,6 +213,7 @@ async function run(flags: RunFlags, seen?: (outcome: RunOutcome) => void): Promi
     progress: progress && !json,
     onProgress: json?.onProgress,
     onSecret: (value: string) => log.err.mask(value),
+    capabilities: [cliTelemetry(endedBeforeAnyContainer)],
   };
   const { attempts } = flags;
   const outcome =
@@ -246,14 +248,25 @@ async function run(flags: RunFlags, seen?: (outcome: RunOutcome) => void): Promi
     error: outcome.error,
   });
 
-  if (outcome.report) await exportTelemetry(config, outcome);
-
   const summary = seen ? undefined : closingSummary(config, outcome);
   if (summary) {
     if (config.outputFormat === "json") log.out.json(summary);
     else log.out.text(summary);
   }
   return outcome.exitCode;
+}
+
+/**
+ * The run's telemetry once its record is written (telemetry/capability.ts): none for a config error before any
+ * container, which leaves no output; the gRPC exporter is loaded only when asked for.
+ */
+function cliTelemetry(skip: (ended: Pick<RunOutcome, "exitReason" | "report">) => boolean): Capability {
+  return telemetry({
+    env: process.env,
+    warn: (line) => log.err.text(line),
+    grpc: () => import("./telemetry/otlp-grpc.js"),
+    skip,
+  });
 }
 
 /** One task of `agent-ci batch`: its options parsed by the run command itself, then run by its own function. */
@@ -573,18 +586,4 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     log.err.text(`agent-ci: ${(e as Error).message}`);
     process.exitCode = e instanceof ConfigError ? EXIT_CODES.config_error : process.exitCode || 1;
   }
-}
-
-/** The run's telemetry (telemetry/after-run.ts); the gRPC exporter is loaded only when asked for. */
-async function exportTelemetry(config: RunConfig, outcome: RunOutcome): Promise<void> {
-  const { knownSecrets } = await import("./runner/run.js");
-  await exportAfterRun({
-    report: outcome.report,
-    outDir: outcome.outDir,
-    prompt: config.prompt,
-    env: process.env,
-    secrets: knownSecrets(config),
-    warn: (line) => log.err.text(line),
-    grpc: () => import("./telemetry/otlp-grpc.js"),
-  });
 }

@@ -4,10 +4,11 @@
 // process: it is used for the API after the agent stopped and is never handed to the container.
 import fs from "node:fs";
 import { createRedactor, escapeMarkdownInline } from "../report/index.js";
-import { knownSecrets as runSecrets, runAgent, type RunOutcome } from "../runner/run.js";
+import { runAgent, type RunOutcome } from "../runner/run.js";
+import type { Capability } from "../runner/capabilities/capability.js";
 import { runAttempts } from "../runner/attempts/run-attempts.js";
 import { readGitHubContext, type GitHubContext } from "../github/context.js";
-import { exportAfterRun } from "../telemetry/after-run.js";
+import { telemetry } from "../telemetry/capability.js";
 import type { ActionEvent } from "./event.js";
 import { GitHubApi, octokitRequest, realSleep, type RequestFn, type Sleep } from "../github/api.js";
 import { parseActionInputs } from "./inputs.js";
@@ -161,6 +162,7 @@ function runTask(
   io: ActionIO,
   onProgress: ((progress: RunProgress) => void) | undefined,
   signal: AbortSignal,
+  capabilities: readonly Capability[],
 ): Promise<RunOutcome> {
   const log = (line: string) => io.info(line);
   const runIo = {
@@ -169,6 +171,7 @@ function runTask(
     progress: true,
     onSecret: (value: string) => io.setSecret(value),
     setupCacheStore: setupCacheStore(deps, config, io),
+    capabilities,
   };
   if (attempts > 1)
     // max_turns always has a value here, so it bounds each attempt; max_budget_usd bounds them together.
@@ -298,11 +301,12 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     resultOptions = { ...resultOptions, progress };
     const onProgress = progress ? (p: RunProgress) => progress.update(p) : undefined;
     const outcome = await io.group("agent-ci run", () =>
-      runTask(deps, inputs.attempts, config, io, onProgress, cancel.signal),
+      runTask(deps, inputs.attempts, config, io, onProgress, cancel.signal, [
+        runTelemetry({ ctx, event: prepared.event, env: deps.env, secrets, io }),
+      ]),
     );
     await writeRunResults(resultOptions, prepared.event, outcome, prepared.trigger, prepared.notes);
     if (runCap) await addRunCost(runCap, outcome, prepared.event, (line) => io.warning(line));
-    await exportTelemetry(outcome, config, { ctx, event: prepared.event, env: deps.env, secrets, io });
     const failure = failureMessage(inputs.fail_on, outcome);
     if (failure) io.setFailed(failure);
   } catch (error) {
@@ -323,25 +327,18 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
 
 export { workLeftBehind } from "./setup-cache-store.js";
 
-/** The run's telemetry (telemetry/after-run.ts), with where the Action's run came from. */
-function exportTelemetry(
-  outcome: RunOutcome,
-  config: RunConfig,
-  given: {
-    ctx: GitHubContext;
-    event: ActionEvent;
-    env: NodeJS.ProcessEnv;
-    secrets: readonly string[];
-    io: ActionIO;
-  },
-): Promise<void> {
-  return exportAfterRun({
-    report: outcome.report,
-    outDir: outcome.outDir,
-    prompt: config.prompt,
+/** The run's telemetry (telemetry/capability.ts), with where the Action's run came from. */
+function runTelemetry(given: {
+  ctx: GitHubContext;
+  event: ActionEvent;
+  env: NodeJS.ProcessEnv;
+  secrets: readonly string[];
+  io: ActionIO;
+}): Capability {
+  return telemetry({
     origin: actionOrigin(given.ctx, given.event),
     env: given.env,
-    secrets: [...given.secrets, ...runSecrets(config)],
+    secrets: given.secrets,
     warn: (line) => given.io.warning(line),
   });
 }

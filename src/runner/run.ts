@@ -15,20 +15,35 @@ import { ModelApiError } from "./model/driver.js";
 import { resultEvent } from "./loop/events.js";
 import { ScriptError } from "./model/script-driver.js";
 import { allCalls, buildReport, type RunFailure } from "./record/index.js";
-import { type AgentPhase, PhaseSoFar, type RunContext, type RunIO, timed } from "./run/run-context.js";
+import {
+  type AgentPhase,
+  PhaseSoFar,
+  type RunContext,
+  type RunIO as ContextIO,
+  timed,
+} from "./run/run-context.js";
 import { CONVERSATION_FILE, conversationRecord } from "./resume/resume.js";
 import { runAgentPhase } from "./run/run-stages.js";
 import { newRunContext } from "./run/new-context.js";
 import {
+  type Capability,
   capabilitiesFor,
   type CapabilityRun,
   capabilitySecrets,
   closeCapabilities,
+  recordedCapabilities,
   serviceSlots,
   settleCapabilities,
 } from "./capabilities/index.js";
 
-export type { RunIO } from "./run/run-context.js";
+/** How the run talks to its entry, and the capabilities the entry adds to it. */
+export interface RunIO extends ContextIO {
+  /**
+   * Capabilities the entry adds after the run's own (telemetry: a room the runner may not import). With
+   * --attempts, the whole run's: the attempts' own runs are not given them.
+   */
+  readonly capabilities?: readonly Capability[];
+}
 import { placeReview, type ReviewPlacement } from "../review/review-task.js";
 import { exportPatch, type PatchOut } from "./run/sandbox-record.js";
 import { runVerify, type VerifyResult } from "./run/verify.js";
@@ -129,7 +144,7 @@ export async function runAgent(
   const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
   fs.mkdirSync(outDir, { recursive: true });
   // Each capability's part of the run, made first: its configuration may hold secrets the redactor must know.
-  const capabilities = capabilitiesFor(config);
+  const capabilities = capabilitiesFor(config, io.capabilities);
   const secrets = [...knownSecrets(config), ...capabilitySecrets(capabilities)];
   const ctx = newRunContext(config, io, { runId, outDir, secrets });
   const deadline = Date.now() + config.timeoutMs;
@@ -297,7 +312,12 @@ async function finishRun(
   // Work the capabilities left going while the agent worked (the setup snapshot's save to the Actions cache):
   // its outcome belongs in the record.
   await settleCapabilities(capabilities, phase.start);
-  return recordRun(ctx, capabilities, phase, { patch, failure, verify, ...outputs });
+  const outcome = await recordRun(ctx, capabilities, phase, { patch, failure, verify, ...outputs });
+  // What the capabilities send of the written record (telemetry), once the outcome is settled.
+  const { exitReason, report } = outcome;
+  const recorded = { exitReason, report, outDir: ctx.outDir, secrets: ctx.secrets };
+  await recordedCapabilities(capabilities, recorded, ctx.io.stderr);
+  return outcome;
 }
 
 /** What closing the sandbox left: the patch, the run's failure, the container's removal under way. */

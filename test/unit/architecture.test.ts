@@ -8,6 +8,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { CAPABILITIES } from "../../src/runner/capabilities/index.js";
 import { parseRunConfig } from "../../src/runner/config.js";
+import { telemetry } from "../../src/telemetry/capability.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const doc = fs.readFileSync(path.join(root, "docs/ARCHITECTURE.md"), "utf8");
@@ -420,10 +421,17 @@ describe("the capabilities (docs/ARCHITECTURE.md, Capabilities)", () => {
     }));
     // Each capability's part of a run (a run with no MCP servers: the part's hooks are the same in every run).
     const config = parseRunConfig({ workspace: root, script: "script.json" });
+    // Then those an entry gives each run (RunIO's `capabilities`), each where its room keeps it.
+    const given = [
+      { capability: telemetry({ env: {}, warn: () => undefined }), dir: "telemetry/capability.ts" },
+    ];
     expect(rows).toEqual(
-      CAPABILITIES.map(({ name, options, forRun }) => ({
+      [
+        ...CAPABILITIES.map((capability) => ({ capability, dir: `capabilities/${capability.name}/` })),
+        ...given,
+      ].map(({ capability: { name, options, forRun }, dir }) => ({
         name,
-        dir: `capabilities/${name}/`,
+        dir,
         options: [...options],
         hooks: Object.keys(forRun(config)),
       })),

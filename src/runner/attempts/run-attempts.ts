@@ -29,6 +29,7 @@ import {
   type RunOutcome,
 } from "../run.js";
 import { factsOf, writeChosen, type Finished } from "./write-chosen.js";
+import { recordedCapabilities } from "../capabilities/index.js";
 
 export interface AttemptsOptions {
   attempts: number;
@@ -109,6 +110,23 @@ export async function runAttempts(
   options: AttemptsOptions,
   io: RunIO,
   cancel: AbortSignal = new AbortController().signal,
+): Promise<RunOutcome> {
+  const outcome = await attemptAll(config, options, io, cancel);
+  // The capabilities the entry gave (telemetry) see the whole run once, with the chosen record: the attempts'
+  // own runs were not given them (attemptIo).
+  const given = (io.capabilities ?? []).map((c) => c.forRun(config));
+  const { exitReason, report, outDir } = outcome;
+  const recorded = { exitReason, report, outDir, secrets: knownSecrets(config) };
+  await recordedCapabilities(given, recorded, io.stderr);
+  return outcome;
+}
+
+/** The attempts run and one chosen: the whole run's outcome. */
+async function attemptAll(
+  config: RunConfig,
+  options: AttemptsOptions,
+  io: RunIO,
+  cancel: AbortSignal,
 ): Promise<RunOutcome> {
   const n = options.attempts;
   const auto = defaultParallel(config, n);

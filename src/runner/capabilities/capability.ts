@@ -1,4 +1,5 @@
-// The one shape every capability of a run has (MCP, hooks, subagents, web, memory, the setup cache): the
+// The one shape every capability of a run has (MCP, hooks, subagents, web, memory, the setup cache, and the
+// one an entry adds to each run: telemetry, a room the runner may not import — run.ts's RunIO): the
 // options it reads, and its part of one run — an object `forRun` makes for each run, which keeps the
 // capability's state for that run (its servers, its runner, its ledger) and takes part in the run's stage
 // points through the hooks below. The stages (run/run-stages.ts), the run's end (run.ts) and the record
@@ -20,6 +21,7 @@ import type { DockerSandbox } from "../../sandbox/docker-sandbox.js";
 import type { StartRecord } from "../../sandbox/phase-clock.js";
 import type { AnyTool } from "../../tools/types.js";
 import type { SubagentModelContext } from "../agents/subagents.js";
+import type { ExitReason, RunReport } from "../../report/index.js";
 
 /** What the model is told beside the task: the system prompt, and the main conversation's memory and snapshot. */
 export interface Told extends SubagentModelContext {
@@ -66,6 +68,17 @@ export interface BindGiven {
   readonly told: Told;
 }
 
+/** What a capability is told once the run's record is written: how the run ended, and the secrets it knows. */
+export interface RecordedGiven {
+  readonly exitReason: ExitReason;
+  /** The record as written; none when it could not be written (or no attempt started). */
+  readonly report: RunReport | undefined;
+  /** The run's output folder (with --attempts, each attempt's record is in its subfolder). */
+  readonly outDir: string;
+  /** The run's known secret values (its configuration's and its capabilities'): redacted from what it sends. */
+  readonly secrets: readonly string[];
+}
+
 /** One capability's part of one run: its state for the run, and the hooks it takes at the run's stage points. */
 export interface CapabilityRun extends CapabilityPart {
   /** Secret values its configuration holds (an MCP server's env and headers): masked and redacted as the run's. */
@@ -106,6 +119,11 @@ export interface CapabilityRun extends CapabilityPart {
   readonly close?: (log: (line: string) => void) => Promise<void>;
   /** After the container is gone and before the record is built: work it left going that the record tells. */
   readonly settle?: (start: StartRecord) => Promise<void>;
+  /**
+   * Once the record is written and the run's outcome settled (with --attempts, once for the whole run, with the
+   * chosen record): what it sends of the record (telemetry). Never changes the outcome; resolves in bounded time.
+   */
+  readonly recorded?: (given: RecordedGiven) => Promise<void>;
 }
 
 export interface Capability {

@@ -11,6 +11,7 @@ import type {
   Capability,
   CapabilityRun,
   PrepareGiven,
+  RecordedGiven,
   StartedParts,
   StartGiven,
   Told,
@@ -27,6 +28,7 @@ export type {
   Capability,
   CapabilityRun,
   PrepareGiven,
+  RecordedGiven,
   StartedParts,
   StartGiven,
   Told,
@@ -34,9 +36,15 @@ export type {
 
 export const CAPABILITIES: readonly Capability[] = [setupCache, mcp, hooks, subagents, web, memory];
 
-/** Each capability's part of one run, in their order: made before anything else of the run. */
-export function capabilitiesFor(config: RunConfig): readonly CapabilityRun[] {
-  return CAPABILITIES.map((c) => c.forRun(config));
+/**
+ * Each capability's part of one run, in their order, then those the entry gives (RunIO's `capabilities`:
+ * telemetry, which the runner may not import): made before anything else of the run.
+ */
+export function capabilitiesFor(
+  config: RunConfig,
+  given: readonly Capability[] = [],
+): readonly CapabilityRun[] {
+  return [...CAPABILITIES, ...given].map((c) => c.forRun(config));
 }
 
 /** The secret values the capabilities' configuration holds. */
@@ -146,4 +154,17 @@ export async function closeCapabilities(
 /** The work the capabilities left going that the record tells, waited for. */
 export async function settleCapabilities(runs: readonly CapabilityRun[], start: StartRecord): Promise<void> {
   await Promise.all(runs.map((r) => r.settle?.(start)));
+}
+
+/**
+ * Each capability told that the record is written, one after another in their order. What one does there
+ * cannot change the run's outcome: an error of its own is one line on `warn`.
+ */
+export async function recordedCapabilities(
+  runs: readonly CapabilityRun[],
+  given: RecordedGiven,
+  warn: (line: string) => void,
+): Promise<void> {
+  for (const run of runs)
+    await run.recorded?.(given).catch((e: unknown) => warn(`agent-ci: ${(e as Error).message}`));
 }

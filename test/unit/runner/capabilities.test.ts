@@ -1,6 +1,7 @@
 // The capabilities through their one shape (src/runner/capabilities/): each run's parts made from its
 // configuration, what the sandbox must give them all, why the first turn waits, the config check before any
-// container, and their close in the reverse of their start, each keeping its own state for the record.
+// container, their close in the reverse of their start, each keeping its own state for the record, and those
+// an entry gives (telemetry) told once the record is written.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,11 +10,13 @@ import { parseRunConfig } from "../../../src/runner/config.js";
 import {
   CAPABILITIES,
   capabilitiesFor,
+  type Capability,
   type CapabilityRun,
   capabilitySecrets,
   checkCapabilities,
   closeCapabilities,
   firstTurnWaits,
+  recordedCapabilities,
   sandboxNeeds,
   serviceSlots,
 } from "../../../src/runner/capabilities/index.js";
@@ -95,5 +98,30 @@ describe("the capabilities", () => {
     const lines: string[] = [];
     await closeCapabilities(runsWith([]), (line) => lines.push(line));
     expect(lines).toEqual([]);
+  });
+
+  it("take those an entry gives after their own, told once the record is written; an error of one is a line", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-capabilities-"));
+    const script = path.join(dir, "script.json");
+    fs.writeFileSync(script, JSON.stringify({ turns: [] }));
+    const config = parseRunConfig({ workspace: dir, script, prompt: "the task" });
+    const told: string[] = [];
+    const given = (name: string, fails = false): Capability => ({
+      name,
+      options: [],
+      forRun: (run) => ({
+        recorded: async ({ exitReason, secrets }) => {
+          told.push(`${name}: ${run.prompt} ${exitReason} ${secrets.join(",")}`);
+          if (fails) throw new Error(`${name} could not send`);
+        },
+      }),
+    });
+    const runs = capabilitiesFor(config, [given("first", true), given("second")]);
+    expect(runs).toHaveLength(CAPABILITIES.length + 2);
+    const lines: string[] = [];
+    const ended = { exitReason: "completed" as const, report: undefined, outDir: dir, secrets: ["s"] };
+    await recordedCapabilities(runs, ended, (line) => lines.push(line));
+    expect(told).toEqual(["first: the task completed s", "second: the task completed s"]);
+    expect(lines).toEqual(["agent-ci: first could not send"]);
   });
 });
