@@ -384,6 +384,7 @@ const CAPABILITY_SUBJECTS = [
   "src/tools/web-",
   "src/runner/instructions/memory/",
   "src/sandbox/setup/",
+  "src/sandbox/egress/",
   "src/telemetry/",
   "src/runner/attempts/",
 ];

@@ -16,6 +16,7 @@ import type {
   StartGiven,
   Told,
 } from "./capability.js";
+import { egress } from "./egress/egress.js";
 import { hooks } from "./hooks/hooks.js";
 import { mcp } from "./mcp/mcp.js";
 import { memory } from "./memory/memory.js";
@@ -34,7 +35,7 @@ export type {
   Told,
 } from "./capability.js";
 
-export const CAPABILITIES: readonly Capability[] = [setupCache, mcp, hooks, subagents, web, memory];
+export const CAPABILITIES: readonly Capability[] = [egress, setupCache, mcp, hooks, subagents, web, memory];
 
 /**
  * Each capability's part of one run, in their order, then those the entry gives (RunIO's `capabilities`:

@@ -1,8 +1,7 @@
-// The sandbox: the workspace as copied in, the image, the hardening the engine applied, and the egress
-// ledger (the sidecar's connections, attributed by the capabilities that know their callers — MCP servers —,
-// and the connections capabilities made from the host: WebFetch's fetches).
+// The sandbox: the workspace as copied in, the image, the hardening the engine applied, and whether it had the
+// network for the whole run (the egress ledger is the egress capability's section: capabilities/egress/).
 import path from "node:path";
-import type { EgressConnection, RunReportInput, Warning } from "../../report/index.js";
+import type { Warning } from "../../report/index.js";
 import { gitSync } from "../../host-git.js";
 import { sandboxRecord } from "../run/sandbox-record.js";
 import type { RecordSection } from "./section.js";
@@ -21,19 +20,8 @@ function baseCommitOf(p: Parameters<RecordSection>[0]): string | undefined {
   return copied ? copied.baseCommit : hostBaseCommit(p.config.workspace);
 }
 
-/** The ledger with WebFetch's fetches, which run without a sidecar too (`--network on`). */
-function withFetches(
-  egress: RunReportInput["egress"],
-  fetches: readonly EgressConnection[],
-): RunReportInput["egress"] {
-  if (!fetches.length) return egress;
-  return egress
-    ? { ...egress, connections: [...egress.connections, ...fetches] }
-    : { allowed: [], allowedHosts: [], privateHosts: [], connections: [...fetches] };
-}
-
 export const sandboxSection: RecordSection = (p) => {
-  const { config, sandbox, capabilities } = p;
+  const { config, sandbox } = p;
   // A start that failed after the sandbox was built (its setup, say) records what it had all the same.
   const recorded = sandboxRecord(sandbox ?? p.start.parts, p.policy?.enforcedAt ?? []);
   const warnings: Warning[] = [];
@@ -59,19 +47,6 @@ export const sandboxSection: RecordSection = (p) => {
       },
       image: recorded.image,
       hardening: recorded.hardening,
-      egress: withFetches(
-        recorded.egress && {
-          ...recorded.egress,
-          connections: recorded.egress.connections.map((e) => ({
-            ...e,
-            caller: capabilities.reduce(
-              (caller, c) => (c.attribute ? c.attribute(caller, e.startedAt) : caller),
-              e.caller,
-            ),
-          })),
-        },
-        capabilities.flatMap((c) => c.connections?.() ?? []),
-      ),
     },
     warnings,
   };

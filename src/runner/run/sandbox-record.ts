@@ -1,10 +1,8 @@
 // What a run takes from its sandbox at the end: the patch, and what report.json records of the sandbox
-// itself (the copy-in, the image, the hardening read back, the egress ledger).
+// itself (the copy-in, the image, the hardening read back; the egress ledger is the egress capability's).
 import { Hardening as HardeningSchema, type RunReportInput } from "../../report/index.js";
 import type { SandboxParts } from "../../sandbox/assemble.js";
 import type { DockerSandbox } from "../../sandbox/docker-sandbox.js";
-import { ruleText } from "../../policy/network.js";
-import { injectionText } from "../../sandbox/egress/allowlist.js";
 import type { PreparedPolicy } from "./policy-setup.js";
 
 /** The hardening fields report.json records, taken from the sandbox's read-back by the schema itself. */
@@ -13,10 +11,7 @@ const RecordedHardening = HardeningSchema.omit({ enforcedAt: true });
 type RecordedWorkspace = RunReportInput["workspace"];
 
 /** What the record reads of a sandbox: a started one's, or the parts of one whose start failed after it was built. */
-type RecordedParts = Pick<
-  SandboxParts,
-  "copy" | "image" | "emulated" | "tools" | "hardening" | "egress" | "node"
->;
+type RecordedParts = Pick<SandboxParts, "copy" | "image" | "emulated" | "tools" | "hardening" | "node">;
 
 /** The sandbox's part of report.json; a run that never had a sandbox records an empty copy and nothing else. */
 export function sandboxRecord(
@@ -29,14 +24,12 @@ export function sandboxRecord(
   >;
   image: RunReportInput["image"];
   hardening: RunReportInput["hardening"];
-  egress: RunReportInput["egress"];
 } {
   if (!sandbox)
     return {
       copy: { filesCopied: 0, bytesCopied: 0, skipped: [] },
       image: undefined,
       hardening: undefined,
-      egress: undefined,
     };
   return {
     copy: {
@@ -69,27 +62,6 @@ export function sandboxRecord(
       }),
       enforcedAt,
     },
-    egress: sandbox.egress
-      ? {
-          allowed: sandbox.egress.options.given,
-          allowedHosts: sandbox.egress.options.rules.map(ruleText),
-          privateHosts: sandbox.egress.options.privateHosts,
-          ...(sandbox.egress.options.injections.length
-            ? { injectSecrets: sandbox.egress.options.injections.map(injectionText) }
-            : {}),
-          connections: sandbox.egress.entries,
-          sidecarHardening: sandbox.egress.hardening
-            ? {
-                ...RecordedHardening.parse({
-                  ...sandbox.egress.hardening,
-                  seccomp:
-                    sandbox.egress.hardening.seccomp === "2" ? "default" : sandbox.egress.hardening.seccomp,
-                }),
-                missing: sandbox.egress.hardening.missing,
-              }
-            : undefined,
-        }
-      : undefined,
   };
 }
 
