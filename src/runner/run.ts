@@ -32,6 +32,7 @@ import {
   capabilitySecrets,
   closeCapabilities,
   recordedCapabilities,
+  sandboxAsks,
   serviceSlots,
   settleCapabilities,
 } from "./capabilities/index.js";
@@ -308,7 +309,7 @@ async function finishRun(
   const outputs = await writeOutputs(ctx, phase, patch).finally(() => teardown);
   // The container is gone and the loop answered: from here the run ends by itself (--verify has its own limit).
   await watchdog.stop();
-  const verify = await verifyPatch(ctx, phase, patch, failure, cancel);
+  const verify = await verifyPatch(ctx, capabilities, phase, { patch, failure, cancel });
   // Work the capabilities left going while the agent worked (the setup snapshot's save to the Actions cache):
   // its outcome belongs in the record.
   await settleCapabilities(capabilities, phase.start);
@@ -397,10 +398,9 @@ async function writeOutputs(ctx: RunContext, phase: AgentPhase, patch: PatchOut)
 /** --verify, unless the run ended with the engine failing or a cancel. */
 async function verifyPatch(
   ctx: RunContext,
+  capabilities: readonly CapabilityRun[],
   { config, sandbox, policy }: AgentPhase,
-  patch: PatchOut,
-  failure: RunFailure | undefined,
-  cancel: AbortSignal,
+  { patch, failure, cancel }: { patch: PatchOut; failure: RunFailure | undefined; cancel: AbortSignal },
 ): Promise<VerifyResult | undefined> {
   const { log } = ctx;
   if (!config.verify || !sandbox || !policy) return undefined;
@@ -410,6 +410,7 @@ async function verifyPatch(
     return runVerify({
       runId: ctx.runId,
       config,
+      asks: sandboxAsks(capabilities),
       imageName: sandbox.image.name,
       node: sandbox.node,
       patch: patch.bytes,

@@ -14,6 +14,7 @@ import type { RunServices } from "../loop/services.js";
 import type { CapabilityPart } from "../record/parts.js";
 import type { PreparedPolicy } from "../run/policy-setup.js";
 import type { RunContext } from "../run/run-context.js";
+import type { SandboxAsk } from "../run/sandbox-options.js";
 import type { McpManager } from "../../mcp/manager.js";
 import type { OptionName } from "../../options/table.js";
 import type { PermissionMode } from "../../policy/schema.js";
@@ -21,6 +22,7 @@ import type { DockerSandbox } from "../../sandbox/docker-sandbox.js";
 import type { StartRecord } from "../../sandbox/phase-clock.js";
 import type { AnyTool } from "../../tools/types.js";
 import type { SubagentModelContext } from "../agents/subagents.js";
+export type { SandboxAsk } from "../run/sandbox-options.js";
 import type { ExitReason, RunReport } from "../../report/index.js";
 
 /** What the model is told beside the task: the system prompt, and the main conversation's memory and snapshot. */
@@ -103,6 +105,11 @@ export interface CapabilityRun extends CapabilityPart {
   readonly prepare?: (given: PrepareGiven) => void;
   /** Once the model's driver is made (its credentials checked), before any container. */
   readonly modelReady?: (given: PrepareGiven & { readonly driver: Driver }) => void;
+  /**
+   * What it asks of the run's sandboxes (the agent's and verify's, made alike) from the configuration: egress's
+   * network, its sidecar's settings and the CA it trusts.
+   */
+  readonly sandbox?: () => SandboxAsk;
   /** Whether it has processes of its own in the agent's group (stdio MCP servers, hooks: docs/hooks.md). */
   readonly sharedWorkspace?: (policy: PreparedPolicy) => boolean;
   /** Once the sandbox is ready, before the agent is handed it. */

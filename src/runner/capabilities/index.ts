@@ -12,6 +12,7 @@ import type {
   CapabilityRun,
   PrepareGiven,
   RecordedGiven,
+  SandboxAsk,
   StartedParts,
   StartGiven,
   Told,
@@ -30,6 +31,7 @@ export type {
   CapabilityRun,
   PrepareGiven,
   RecordedGiven,
+  SandboxAsk,
   StartedParts,
   StartGiven,
   Told,
@@ -72,6 +74,11 @@ export function sandboxNeeds(
     sharedWorkspace: runs.some((r) => r.sharedWorkspace?.(policy)),
     services: serviceSlots(runs),
   };
+}
+
+/** What the capabilities ask of the run's sandboxes together (the agent's and verify's). */
+export function sandboxAsks(runs: readonly CapabilityRun[]): SandboxAsk {
+  return Object.assign({}, ...runs.map((r) => r.sandbox?.() ?? {})) as SandboxAsk;
 }
 
 /** Why each capability's part of the first request needs the sandbox first (none: it may be asked ahead). */

@@ -57,6 +57,7 @@ import {
   modelReady,
   prepareCapabilities,
   sandboxNeeds,
+  sandboxAsks,
   sandboxOpened,
   startCapabilities,
   type StartedParts,
@@ -268,7 +269,7 @@ async function openSandbox(
 ): Promise<DockerSandbox> {
   const { runId, log } = ctx;
   const sandbox = await DockerSandbox.start({
-    ...runSandboxOptions(config, runId, true, ctx.io.setupCacheStore),
+    ...runSandboxOptions(config, sandboxAsks(capabilities), runId, true, ctx.io.setupCacheStore),
     node,
     runId,
     workspaceDir: config.workspace,

@@ -7,7 +7,7 @@ import type { SetupCacheRequest } from "../../sandbox/setup/phase.js";
 import type { SnapshotStore } from "../../sandbox/setup/store.js";
 import { gitSync } from "../../host-git.js";
 import { cacheScope, type CacheOrigin } from "../../setup-cache/trust.js";
-import { readCaCert, type RunConfig, runEgressOptions } from "../config.js";
+import type { RunConfig } from "../config.js";
 
 export type RunSandboxOptions = Pick<
   DockerSandboxOptions,
@@ -27,13 +27,18 @@ export type RunSandboxOptions = Pick<
   | "setupCache"
 >;
 
+/** What a capability asks of the run's sandboxes (capabilities/capability.ts's `sandbox`). */
+export type SandboxAsk = Partial<Pick<RunSandboxOptions, "network" | "egress" | "caCertPem">>;
+
 /**
- * `runId` names the run in what it writes to the setup cache; `writeCache` false: the sandbox reads the cache
- * and writes nothing (verify's fresh sandbox); `store`: where entries travel beyond the engine (the Action's
- * Actions cache; the CLI gives none).
+ * `asks`: what the capabilities ask of it (capabilities/index.ts's sandboxAsks: egress's network, sidecar and
+ * CA). `runId` names the run in what it writes to the setup cache; `writeCache` false: the sandbox reads the
+ * cache and writes nothing (verify's fresh sandbox); `store`: where entries travel beyond the engine (the
+ * Action's Actions cache; the CLI gives none).
  */
 export function runSandboxOptions(
   config: RunConfig,
+  asks: SandboxAsk,
   runId: string,
   writeCache = true,
   store?: SnapshotStore,
@@ -42,10 +47,10 @@ export function runSandboxOptions(
     image: config.image,
     imageRegistry: config.imageRegistry,
     runtime: config.runtime,
-    network: config.network,
+    network: asks.network,
     setup: config.setup,
-    egress: runEgressOptions(config),
-    caCertPem: config.caCert === undefined ? undefined : readCaCert(config.caCert),
+    egress: asks.egress,
+    caCertPem: asks.caCertPem,
     memoryBytes: config.memory,
     nanoCpus: config.cpus ? Math.round(config.cpus * 1e9) : undefined,
     workspaceSizeBytes: config.workspaceSize,

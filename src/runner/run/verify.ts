@@ -8,7 +8,7 @@ import { parseGitDiff } from "../../report/index.js";
 import { DockerSandbox, newRunId, type NodeInSandbox } from "../../sandbox/docker-sandbox.js";
 import { WORKSPACE_ROOT, type Sandbox } from "../../sandbox/sandbox.js";
 import type { RunConfig } from "../config.js";
-import { runSandboxOptions } from "./sandbox-options.js";
+import { runSandboxOptions, type SandboxAsk } from "./sandbox-options.js";
 import { changedVerifyInputs } from "./verify-inputs.js";
 
 export interface VerifyResult {
@@ -48,6 +48,8 @@ function changedPaths(patch: string | Uint8Array): Set<string> {
 export async function runVerify(options: {
   runId: string;
   config: RunConfig;
+  /** What the capabilities ask of the run's sandboxes: verify's is made as the agent's was. */
+  asks: SandboxAsk;
   imageName: string;
   /** The agent's Node.js: verify's sandbox runs the same. */
   node: NodeInSandbox | undefined;
@@ -65,7 +67,7 @@ export async function runVerify(options: {
   const runId = `${options.runId}-verify-${newRunId().slice(-6)}`;
   await using sandbox = await DockerSandbox.start({
     runId,
-    ...runSandboxOptions(config, runId, false),
+    ...runSandboxOptions(config, options.asks, runId, false),
     workspaceDir: config.workspace,
     image: options.imageName,
     node: options.node,

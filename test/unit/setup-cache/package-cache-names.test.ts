@@ -11,7 +11,7 @@ import { packageCacheLabels, refusePackageCache } from "../../../src/setup-cache
 const base = { workspace: ".", script: "s.json", setup: ["npm ci"], network: "setup" as const };
 const origin = { event: "issue_comment", ref: "refs/heads/main", pullRequest: 7, commit: "c", runId: "1" };
 const prefixOf = (input: Record<string, unknown>) =>
-  runSandboxOptions(parseRunConfig({ ...base, ...input }), "run").setupCache?.packageCachePrefix;
+  runSandboxOptions(parseRunConfig({ ...base, ...input }), {}, "run").setupCache?.packageCachePrefix;
 
 describe("package-cache volume names", () => {
   afterEach(() => {
