@@ -315,9 +315,7 @@ async function finishRun(
   await settleCapabilities(capabilities, phase.start);
   const outcome = await recordRun(ctx, capabilities, phase, { patch, failure, verify, ...outputs });
   // What the capabilities send of the written record (telemetry), once the outcome is settled.
-  const { exitReason, report } = outcome;
-  const recorded = { exitReason, report, outDir: ctx.outDir, secrets: ctx.secrets };
-  await recordedCapabilities(capabilities, recorded, ctx.io.stderr);
+  await recordedCapabilities(capabilities, { ...outcome, secrets: ctx.secrets }, ctx.io.stderr);
   return outcome;
 }
 

@@ -115,9 +115,7 @@ export async function runAttempts(
   // The capabilities the entry gave (telemetry) see the whole run once, with the chosen record: the attempts'
   // own runs were not given them (attemptIo).
   const given = (io.capabilities ?? []).map((c) => c.forRun(config));
-  const { exitReason, report, outDir } = outcome;
-  const recorded = { exitReason, report, outDir, secrets: knownSecrets(config) };
-  await recordedCapabilities(given, recorded, io.stderr);
+  await recordedCapabilities(given, { ...outcome, secrets: knownSecrets(config) }, io.stderr);
   return outcome;
 }
 

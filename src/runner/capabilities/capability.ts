@@ -74,7 +74,7 @@ export interface BindGiven {
 export interface RecordedGiven {
   readonly exitReason: ExitReason;
   /** The record as written; none when it could not be written (or no attempt started). */
-  readonly report: RunReport | undefined;
+  readonly report?: RunReport;
   /** The run's output folder (with --attempts, each attempt's record is in its subfolder). */
   readonly outDir: string;
   /** The run's known secret values (its configuration's and its capabilities'): redacted from what it sends. */

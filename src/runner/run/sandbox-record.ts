@@ -8,6 +8,14 @@ import type { PreparedPolicy } from "./policy-setup.js";
 /** The hardening fields report.json records, taken from the sandbox's read-back by the schema itself. */
 const RecordedHardening = HardeningSchema.omit({ enforcedAt: true });
 
+/**
+ * A container's hardening as report.json records it (the agent's, the egress sidecar's): the schema names the
+ * fields it records; the read-back has more (the probe's raw values).
+ */
+export function recordedHardening(read: SandboxParts["hardening"]) {
+  return RecordedHardening.parse({ ...read, seccomp: read.seccomp === "2" ? "default" : read.seccomp });
+}
+
 type RecordedWorkspace = RunReportInput["workspace"];
 
 /** What the record reads of a sandbox: a started one's, or the parts of one whose start failed after it was built. */
@@ -54,14 +62,7 @@ export function sandboxRecord(
         npm: sandbox.node.npm,
       },
     },
-    // The report's schema names the fields it records; the sandbox's read-back has more (the probe's raw values).
-    hardening: {
-      ...RecordedHardening.parse({
-        ...sandbox.hardening,
-        seccomp: sandbox.hardening.seccomp === "2" ? "default" : sandbox.hardening.seccomp,
-      }),
-      enforcedAt,
-    },
+    hardening: { ...recordedHardening(sandbox.hardening), enforcedAt },
   };
 }
 

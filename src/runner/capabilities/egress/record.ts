@@ -2,19 +2,13 @@
 // injected secrets by name), the connections it saw, each attributed by the capabilities that know their
 // callers better (an MCP server in the sandbox), the connections capabilities made from the host (WebFetch's
 // fetches, which run without a sidecar too: `--network on`), and the sidecar's hardening read back.
-import {
-  type EgressConnection,
-  Hardening as HardeningSchema,
-  type RunReportInput,
-} from "../../../report/index.js";
+import type { EgressConnection, RunReportInput } from "../../../report/index.js";
 import { ruleText } from "../../../policy/network.js";
 import type { SandboxParts } from "../../../sandbox/assemble.js";
 import { injectionText } from "../../../sandbox/egress/allowlist.js";
 import type { CapabilityPart } from "../../record/parts.js";
 import type { RecordSection } from "../../record/section.js";
-
-/** The hardening fields report.json records, taken from the sidecar's read-back by the schema itself. */
-const RecordedHardening = HardeningSchema.omit({ enforcedAt: true });
+import { recordedHardening } from "../../run/sandbox-record.js";
 
 type Ledger = NonNullable<RunReportInput["egress"]>;
 
@@ -28,29 +22,7 @@ function sidecarLedger(egress: SandboxParts["egress"]): Ledger | undefined {
     privateHosts: options.privateHosts,
     ...(options.injections.length ? { injectSecrets: options.injections.map(injectionText) } : {}),
     connections: egress.entries,
-    sidecarHardening: hardening
-      ? {
-          ...RecordedHardening.parse({
-            ...hardening,
-            seccomp: hardening.seccomp === "2" ? "default" : hardening.seccomp,
-          }),
-          missing: hardening.missing,
-        }
-      : undefined,
-  };
-}
-
-/** Each connection's caller, as the capabilities that know it better say. */
-function attributed(ledger: Ledger, capabilities: readonly CapabilityPart[]): Ledger {
-  return {
-    ...ledger,
-    connections: ledger.connections.map((e) => ({
-      ...e,
-      caller: capabilities.reduce(
-        (caller, c) => (c.attribute ? c.attribute(caller, e.startedAt) : caller),
-        e.caller,
-      ),
-    })),
+    sidecarHardening: hardening && { ...recordedHardening(hardening), missing: hardening.missing },
   };
 }
 
@@ -62,9 +34,14 @@ function withFetches(ledger: Ledger | undefined, fetches: readonly EgressConnect
     : { allowed: [], allowedHosts: [], privateHosts: [], connections: [...fetches] };
 }
 
+/** Each connection's caller, as the capabilities that know it better say. */
+const callerOf = (capabilities: readonly CapabilityPart[], e: EgressConnection) =>
+  capabilities.reduce((caller, c) => (c.attribute ? c.attribute(caller, e.startedAt) : caller), e.caller);
+
 export const egressSection: RecordSection = (p) => {
   // A start that failed after the sandbox was built (its setup, say) records what it had all the same.
   const ledger = sidecarLedger((p.sandbox ?? p.start.parts)?.egress);
+  const connections = ledger?.connections.map((e) => ({ ...e, caller: callerOf(p.capabilities, e) }));
   const fetches = p.capabilities.flatMap((c) => c.connections?.() ?? []);
-  return { fields: { egress: withFetches(ledger && attributed(ledger, p.capabilities), fetches) } };
+  return { fields: { egress: withFetches(ledger && connections && { ...ledger, connections }, fetches) } };
 };

@@ -13,7 +13,8 @@ import { chargedTo, webServices, type WebLedger } from "./services.js";
 
 export const web: Capability = {
   name: "web",
-  options: ["network", "allowed_domains", "allow_private_hosts", "ca_cert", "small_fast_model"],
+  // Its fetches from the host follow egress's settings (network, allowed_domains…), which egress lists.
+  options: ["small_fast_model"],
   forRun: () => {
     const ledger: WebLedger = { fetches: [], sideCalls: [] };
     let made: { services: WebServices; config: RunConfig; driver: Driver } | undefined;
