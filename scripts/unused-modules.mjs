@@ -10,11 +10,15 @@
 //   format; the Action's artifact upload (@actions/artifact) uploads blobs and never lists them. It was a
 //   quarter of a megabyte of the Action's committed chunks. Its stub throws when it is loaded, as the parser
 //   reads a name from it rather than calling it.
+// - unzip-stream, which @actions/artifact imports to unpack a downloaded artifact; the Action only uploads
+//   (the choose Action reads artifacts actions/download-artifact downloaded). With its polyfills (es-abstract
+//   and its kin) it was a tenth of a megabyte of the Action's chunks.
 import fs from "node:fs";
 import path from "node:path";
 
 const DOCKERODE = /[\\/]dockerode[\\/]lib[\\/]docker\.js$/;
 const AZURE_BLOB_LIST_ARROW = /[\\/]@azure[\\/]storage-blob[\\/].*[\\/]blobListArrowParser\.js$/;
+const ARTIFACT_DOWNLOAD = /[\\/]@actions[\\/]artifact[\\/].*[\\/]download-artifact\.js$/;
 const UNUSED = [
   { name: "dockerode-buildkit-session", module: "./session", importer: DOCKERODE },
   { name: "dockerode-buildkit-decoder", module: "./buildkit", importer: DOCKERODE },
@@ -24,6 +28,7 @@ const UNUSED = [
     importer: AZURE_BLOB_LIST_ARROW,
     throwsOnLoad: true,
   },
+  { name: "actions-artifact-unzip", module: "unzip-stream", importer: ARTIFACT_DOWNLOAD },
 ];
 
 export function unusedModulesPlugin() {
