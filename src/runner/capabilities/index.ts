@@ -25,17 +25,7 @@ import { setupCache } from "./setup-cache/setup-cache.js";
 import { subagents } from "./subagents/subagents.js";
 import { web } from "./web/web.js";
 
-export type {
-  BindGiven,
-  Capability,
-  CapabilityRun,
-  PrepareGiven,
-  RecordedGiven,
-  SandboxAsk,
-  StartedParts,
-  StartGiven,
-  Told,
-} from "./capability.js";
+export type * from "./capability.js";
 
 export const CAPABILITIES: readonly Capability[] = [egress, setupCache, mcp, hooks, subagents, web, memory];
 
