@@ -2401,4 +2401,4 @@ The run ended before a report could be written; see the step log.`).trimEnd(),DE
 
 ${K(c)}
 `).catch(()=>{}),i.setFailed(c)}finally{s?.stop();for(let a of o)XE.rmSync(a,{force:!0,recursive:!0});r()}}function dT(e){return W0({origin:tT(e.ctx,e.event),env:e.env,secrets:e.secrets,warn:t=>e.io.warning(t)})}export{ZE as TEST_HOOKS_VARIABLE,jL as run,VE as workLeftBehind};
-//# sourceMappingURL=action-chunk-3544QNK2.js.map
+//# sourceMappingURL=action-chunk-HA6JZ6K7.js.map
