@@ -117,14 +117,7 @@ async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
     printContext: printOnly,
     ...same
   } = flags;
-  const {
-    progress: _progress,
-    attempts: _a,
-    parallel: _p,
-    attemptPrompts: _ap,
-    stopAtFirstPass: _s,
-    ...fields
-  } = same;
+  const { progress: _progress, ...fields } = same;
   const fromEnv = providersFromEnv(process.env);
   if (!flags.provider && fromEnv.length > 1) {
     log.err.text(
@@ -142,6 +135,8 @@ async function readRunConfig(flags: RunFlags): Promise<RunConfig | number> {
     prompt: promptFile ? readPromptFile(promptFile) : flags.prompt,
     ...(modelProvider(provider).anthropicSignIn ? credentialsFromEnv(process.env) : {}),
     timeoutMs: timeout ? timeout * 1000 : undefined,
+    // Commander leaves --max-turns undefined unless given: then each attempt has the default.
+    turnsPool: flags.maxTurns !== undefined,
     includeIgnored: Array.isArray(includeIgnored)
       ? includeIgnored.flatMap((p) => p.split(",")).filter((p) => p.trim())
       : includeIgnored,
@@ -215,19 +210,7 @@ async function run(flags: RunFlags, seen?: (outcome: RunOutcome) => void): Promi
     onSecret: (value: string) => log.err.mask(value),
     capabilities: [cliTelemetry(endedBeforeAnyContainer)],
   };
-  const { attempts } = flags;
-  const outcome =
-    attempts && attempts > 1
-      ? await (
-          await import("./runner/attempts/run-attempts.js")
-        ).runAttemptsCommand(
-          config,
-          // Commander leaves --max-turns undefined unless given: then each attempt has the default.
-          { ...flags, attempts, maxTurnsGiven: flags.maxTurns !== undefined },
-          io,
-          cancel.signal,
-        )
-      : await runAgent(config, io, cancel.signal);
+  const outcome = await runAgent(config, io, cancel.signal);
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
   seen?.(outcome);
@@ -398,7 +381,7 @@ Examples:
   groupHelp(runCommand, RUN_HELP_GROUPS);
 }
 
-/** `agent-ci choose`: the chosen attempt of a matrix's runs (src/runner/attempts/). */
+/** `agent-ci choose`: the chosen attempt of a matrix's runs (src/runner/capabilities/attempts/). */
 function addChooseCommand(program: Command): void {
   program
     .command("choose")
@@ -409,7 +392,7 @@ function addChooseCommand(program: Command): void {
     .requiredOption("--out <dir>", "where the chosen run's patch and report go")
     .action(async (folders: string[], flags: { out: string }) => {
       const line = (text: string) => log.err.text(text);
-      const { chooseFromFolders } = await import("./runner/attempts/write-chosen.js");
+      const { chooseFromFolders } = await import("./runner/capabilities/attempts/write-chosen.js");
       const outcome = await chooseFromFolders(folders, flags.out, {
         stdout: line,
         stderr: line,

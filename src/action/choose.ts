@@ -1,13 +1,13 @@
 // The choose Action (choose/action.yml, `uses: OWNER/agent-ci/choose@v1`): after a matrix of ordinary runs of
 // one task (each job's artifact named …attempt-k), it takes the downloaded artifacts, applies the choice of
-// `run --attempts` (runner/attempts/attempt-choice.ts) and writes the chosen run's folder, with the attempts table in
+// `run --attempts` (runner/capabilities/attempts/attempt-choice.ts) and writes the chosen run's folder, with the attempts table in
 // its report, for the publish Action. It runs no model and needs no token.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import * as core from "@actions/core";
 import { REPORT_FILE_NAMES } from "../report/index.js";
-import { chooseFromFolders } from "../runner/attempts/write-chosen.js";
+import { chooseFromFolders } from "../runner/capabilities/attempts/write-chosen.js";
 import { coreIO } from "./io.js";
 
 /** Every input with its default, in choose/action.yml order. */

@@ -6,7 +6,6 @@ import fs from "node:fs";
 import { createRedactor, escapeMarkdownInline } from "../report/index.js";
 import { runAgent, type RunOutcome } from "../runner/run.js";
 import type { Capability } from "../runner/capabilities/capability.js";
-import { runAttempts } from "../runner/attempts/run-attempts.js";
 import { readGitHubContext, type GitHubContext } from "../github/context.js";
 import { telemetry } from "../telemetry/capability.js";
 import type { ActionEvent } from "./event.js";
@@ -154,10 +153,9 @@ function withCloudCredentials(
   };
 }
 
-/** The task: one run, or `attempts` of it; a token the run obtains (federation's) is masked once known. */
+/** The task (one run, or `attempts` of it); a token the run obtains (federation's) is masked once known. */
 function runTask(
   deps: ActionDeps,
-  attempts: number,
   config: RunConfig,
   io: ActionIO,
   onProgress: ((progress: RunProgress) => void) | undefined,
@@ -173,14 +171,6 @@ function runTask(
     setupCacheStore: setupCacheStore(deps, config, io),
     capabilities,
   };
-  if (attempts > 1)
-    // max_turns always has a value here, so it bounds each attempt; max_budget_usd bounds them together.
-    return runAttempts(
-      config,
-      { attempts, hints: [], stopAtFirstPass: false, turnsPool: false },
-      runIo,
-      signal,
-    );
   const turnTick = deps.turnTickMs === undefined ? {} : { turnTickMs: deps.turnTickMs };
   return deps.runAgent(config, { ...runIo, onProgress, ...turnTick }, signal);
 }
@@ -301,7 +291,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<void> {
     resultOptions = { ...resultOptions, progress };
     const onProgress = progress ? (p: RunProgress) => progress.update(p) : undefined;
     const outcome = await io.group("agent-ci run", () =>
-      runTask(deps, inputs.attempts, config, io, onProgress, cancel.signal, [
+      runTask(deps, config, io, onProgress, cancel.signal, [
         runTelemetry({ ctx, event: prepared.event, env: deps.env, secrets, io }),
       ]),
     );

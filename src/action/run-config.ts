@@ -149,6 +149,8 @@ export function toRunConfigInput(parts: RunConfigParts): RunConfigInput {
     hookScriptsDir: parts.hookScriptsDir,
     ruleSource: "action",
     maxTurns: inputs.max_turns,
+    // max_turns always has a value here, so it bounds each attempt; max_budget_usd bounds them together.
+    attempts: inputs.attempts,
     maxBudgetUsd: inputs.max_budget_usd,
     timeoutMs: Math.round(inputs.timeout_minutes * 60_000),
     out: parts.outDir,

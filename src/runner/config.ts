@@ -377,6 +377,25 @@ export const RunConfig = z
       .positive()
       .default(DEFAULT_TIMEOUT_MINUTES * 60_000),
     maxDenials: z.number().int().positive().default(25),
+    attempts: z
+      .number()
+      .int()
+      .positive()
+      .default(1)
+      .describe("Attempts at the task, each a run of its own, and one chosen (capabilities/attempts/)"),
+    parallel: z.number().int().positive().optional().describe("With attempts: at most this many at a time"),
+    attemptPrompts: z
+      .string()
+      .optional()
+      .describe("With attempts: a text file of hints, line k appended to attempt k's prompt"),
+    stopAtFirstPass: z
+      .boolean()
+      .default(false)
+      .describe("With attempts: the others are cancelled once one passes"),
+    turnsPool: z
+      .boolean()
+      .default(false)
+      .describe("With attempts: maxTurns was given, and the attempts share it as they share the budget"),
     /** Unset: the model's window (contextWindowOf). */
     contextWindow: z.number().int().min(1_000).optional(),
     /** Prompt tokens at which the conversation is made smaller. Unset: COMPACT_AT_FRACTION of the window. */

@@ -25,7 +25,7 @@ export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", n
   cancelled: 130,
 };
 
-/** `run --attempts`'s flags (src/runner/attempts/run-attempts.ts), and their help. */
+/** `run --attempts`'s flags (src/runner/capabilities/attempts/), and their help. */
 export interface AttemptFlags {
   attempts?: number;
   parallel?: number;

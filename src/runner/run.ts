@@ -4,13 +4,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { atomicWriteFile, writeReportFiles, writeReportFilesSync } from "../report/index.js";
-import type { ExitReason, RunReport } from "../report/index.js";
+import type { ExitReason } from "../report/index.js";
 import { WorkspaceError } from "../sandbox/copy/archive.js";
 import { newRunId, runEngineObjects } from "../sandbox/docker-sandbox.js";
 import { EngineError, SandboxGoneError } from "../sandbox/sandbox.js";
-import { credentialSecrets } from "./model/credentials.js";
 import { ConfigError } from "../errors.js";
-import { CLOUD_CREDENTIAL_VARIABLES, injectedNames, type RunConfig, secretFromEnv } from "./config.js";
+import type { RunConfig } from "./config.js";
 import { ModelApiError } from "./model/driver.js";
 import { resultEvent } from "./loop/events.js";
 import { ScriptError } from "./model/script-driver.js";
@@ -32,6 +31,7 @@ import {
   capabilitySecrets,
   closeCapabilities,
   recordedCapabilities,
+  runAround,
   sandboxAsks,
   serviceSlots,
   settleCapabilities,
@@ -41,7 +41,7 @@ import {
 export interface RunIO extends ContextIO {
   /**
    * Capabilities the entry adds after the run's own (telemetry: a room the runner may not import). With
-   * --attempts, the whole run's: the attempts' own runs are not given them.
+   * --attempts, the whole run's: the attempts' own runs are not given them (capability.ts's `around`).
    */
   readonly capabilities?: readonly Capability[];
 }
@@ -49,33 +49,11 @@ import { placeReview, type ReviewPlacement } from "../review/review-task.js";
 import { exportPatch, type PatchOut } from "./run/sandbox-record.js";
 import { runVerify, type VerifyResult } from "./run/verify.js";
 import { Watchdog, type WatchdogCause } from "./run/watchdog.js";
-import { DEFAULT_OUT_PARENT, EXIT_CODES } from "./options.js";
+import { EXIT_CODES } from "./options.js";
+import { defaultOutDir, knownSecrets, type RunOutcome } from "./run/outcome.js";
 
 export { EXIT_CODES };
-
-/** A config error that ended the run before any container was made: it leaves no output folder (the CLI). */
-export function endedBeforeAnyContainer(outcome: Pick<RunOutcome, "exitReason" | "report">): boolean {
-  return (
-    outcome.exitReason === "config_error" && !outcome.report?.phases?.some((p) => p.name === "container")
-  );
-}
-
-export interface RunOutcome {
-  runId: string;
-  exitReason: ExitReason;
-  exitCode: number;
-  outDir: string;
-  patchPath: string;
-  reportPath?: string;
-  report?: RunReport;
-  error?: string;
-  /** The valid structured result, redacted (as in output.json). */
-  structuredOutput?: Record<string, unknown>;
-  /** Review mode: the findings placed on the diff (inline) or for the summary. */
-  review?: ReviewPlacement;
-  /** The agent's own final answer, redacted ("" when it gave none). */
-  finalMessage?: string;
-}
+export { endedBeforeAnyContainer, knownSecrets, defaultOutDir, type RunOutcome } from "./run/outcome.js";
 
 function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean): RunFailure {
   const message = error instanceof Error ? error.message : String(error);
@@ -98,55 +76,40 @@ function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean):
   return { reason: "engine_error", kind: (error as Error)?.name ?? "Error", message };
 }
 
-/** Known secret values: never in the container, and `***` in everything written or printed. */
-export function knownSecrets(config: RunConfig): string[] {
-  const fromEnv = [
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-    ...CLOUD_CREDENTIAL_VARIABLES,
-  ]
-    .map((name) => process.env[name])
-    .filter((v): v is string => Boolean(v));
-  const aws = config.awsCredentials;
-  const cloud = [aws?.accessKeyId, aws?.secretAccessKey, aws?.sessionToken, config.googleAccessToken];
-  const injected = injectedNames(config).map((name) => secretFromEnv(name));
-  return [...credentialSecrets(config), ...config.secrets, ...fromEnv, ...cloud, ...injected].filter(
-    (v): v is string => Boolean(v),
-  );
-}
-
 /** The structured result's file in the output folder. */
 export const STRUCTURED_OUTPUT_FILE = "output.json";
 
 /**
- * ./agent-ci-out/<run-id>, in a folder that ignores itself (as pytest's cache does): it sits inside the
- * user's repository, and a later `git add -A` must not pick up reports.
+ * The run the entry asked for: one run through the stages or, when a capability runs it around them
+ * (attempts: N runs and a choice), that capability's; either way the capabilities are told once that its record
+ * is written.
  */
-export function defaultOutDir(runId: string): string {
-  const parent = path.resolve(DEFAULT_OUT_PARENT);
-  fs.mkdirSync(parent, { recursive: true });
-  const ignore = path.join(parent, ".gitignore");
-  if (!fs.existsSync(ignore))
-    fs.writeFileSync(ignore, "# Written by agent-ci: its run outputs are not part of the repository.\n*\n");
-  return path.join(parent, runId);
-}
-
 export async function runAgent(
   config: RunConfig,
   io: RunIO,
   cancel: AbortSignal = new AbortController().signal,
 ): Promise<RunOutcome> {
-  const runId = newRunId();
-  const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
-  fs.mkdirSync(outDir, { recursive: true });
   // Each capability's part of the run, made first: its configuration may hold secrets the redactor must know.
   const capabilities = capabilitiesFor(config, io.capabilities);
   const secrets = [...knownSecrets(config), ...capabilitySecrets(capabilities)];
+  const whole = runAround(capabilities, { io, cancel, secrets, one: runAgent });
+  if (!whole) return runStages(config, io, cancel, capabilities, secrets);
+  const outcome = await whole;
+  await recordedCapabilities(capabilities, { ...outcome, secrets }, io.stderr);
+  return outcome;
+}
+
+/** One run through the stages, recorded and torn down however it ends. */
+async function runStages(
+  config: RunConfig,
+  io: RunIO,
+  cancel: AbortSignal,
+  capabilities: readonly CapabilityRun[],
+  secrets: readonly string[],
+): Promise<RunOutcome> {
+  const runId = newRunId();
+  const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
+  fs.mkdirSync(outDir, { recursive: true });
   const ctx = newRunContext(config, io, { runId, outDir, secrets });
   const deadline = Date.now() + config.timeoutMs;
 

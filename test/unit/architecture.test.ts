@@ -386,7 +386,6 @@ const CAPABILITY_SUBJECTS = [
   "src/sandbox/setup/",
   "src/sandbox/egress/",
   "src/telemetry/",
-  "src/runner/attempts/",
 ];
 /** The list and the shape, which the stages do import. */
 const CAPABILITY_DOORS = new Set([

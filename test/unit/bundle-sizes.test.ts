@@ -65,14 +65,14 @@ describe("the Actions' bundles in dist/", () => {
 
   it("the choose Action carries the report and the choice, not the runner, the engine client or the model SDKs", () => {
     const modules = modulesOf(dist, closure(dist, "choose.js", { dynamic: true }));
-    expect(modules).toContain("src/runner/attempts/write-chosen.ts");
+    expect(modules).toContain("src/runner/capabilities/attempts/write-chosen.ts");
     expect(modules).toContain("src/report/write-files.ts");
     expect(
       modules.filter(
         (m) =>
           /^src\/(sandbox|tools|mcp|review)\//.test(m) ||
           /^src\/runner\/(run|loop|model|agents|instructions)[/.]/.test(m) ||
-          m === "src/runner/attempts/run-attempts.ts",
+          m === "src/runner/capabilities/attempts/run-attempts.ts",
       ),
     ).toEqual([]);
     expect(

@@ -1,5 +1,5 @@
-// The one shape every capability of a run has (MCP, hooks, subagents, web, memory, the setup cache, and the
-// one an entry adds to each run: telemetry, a room the runner may not import — run.ts's RunIO): the
+// The one shape every capability of a run has (attempts, egress, the setup cache, MCP, hooks, subagents, web,
+// memory, and the one an entry adds to each run: telemetry, a room the runner may not import — run.ts's RunIO): the
 // options it reads, and its part of one run — an object `forRun` makes for each run, which keeps the
 // capability's state for that run (its servers, its runner, its ledger) and takes part in the run's stage
 // points through the hooks below. The stages (run/run-stages.ts), the run's end (run.ts) and the record
@@ -13,7 +13,8 @@ import type { RunBudget } from "../loop/run-budget.js";
 import type { RunServices } from "../loop/services.js";
 import type { CapabilityPart } from "../record/parts.js";
 import type { PreparedPolicy } from "../run/policy-setup.js";
-import type { RunContext } from "../run/run-context.js";
+import type { RunContext, RunIO } from "../run/run-context.js";
+import type { RunOutcome } from "../run/outcome.js";
 import type { SandboxAsk } from "../run/sandbox-options.js";
 import type { McpManager } from "../../mcp/manager.js";
 import type { OptionName } from "../../options/table.js";
@@ -81,12 +82,29 @@ export interface RecordedGiven {
   readonly secrets: readonly string[];
 }
 
+/** One ordinary run of a configuration through the run's stages, given none of the entry's capabilities. */
+export type OneRun = (config: RunConfig, io: RunIO, cancel: AbortSignal) => Promise<RunOutcome>;
+
+/** What a capability that runs the whole run (attempts) is given: the entry's IO and cancel, and one run. */
+export interface AroundGiven {
+  readonly io: RunIO;
+  readonly cancel: AbortSignal;
+  readonly one: OneRun;
+  /** The run's known secret values: redacted from what it writes of the runs together. */
+  readonly secrets: readonly string[];
+}
+
 /** One capability's part of one run: its state for the run, and the hooks it takes at the run's stage points. */
 export interface CapabilityRun extends CapabilityPart {
   /** Secret values its configuration holds (an MCP server's env and headers): masked and redacted as the run's. */
   readonly secrets?: readonly string[];
   /** Service containers' slots beside the agent's, known from the configuration (one per MCP server). */
   readonly services?: number;
+  /**
+   * The run made of ordinary runs and a choice between them (attempts' N runs), in place of one run through the
+   * stages; undefined: the run is one. The capabilities the entry gives are told once that it is recorded.
+   */
+  readonly around?: (given: AroundGiven) => Promise<RunOutcome> | undefined;
   /** Before anything of the run is made: throws a config error that ends the run before any container. */
   readonly check?: () => void;
   /**

@@ -7,6 +7,7 @@ import type { DockerSandbox } from "../../sandbox/docker-sandbox.js";
 import type { StartRecord } from "../../sandbox/phase-clock.js";
 import type { AnyTool } from "../../tools/types.js";
 import type {
+  AroundGiven,
   BindGiven,
   Capability,
   CapabilityRun,
@@ -17,6 +18,8 @@ import type {
   StartGiven,
   Told,
 } from "./capability.js";
+import type { RunOutcome } from "../run/outcome.js";
+import { attempts } from "./attempts/attempts.js";
 import { egress } from "./egress/egress.js";
 import { hooks } from "./hooks/hooks.js";
 import { mcp } from "./mcp/mcp.js";
@@ -27,7 +30,16 @@ import { web } from "./web/web.js";
 
 export type * from "./capability.js";
 
-export const CAPABILITIES: readonly Capability[] = [egress, setupCache, mcp, hooks, subagents, web, memory];
+export const CAPABILITIES: readonly Capability[] = [
+  attempts,
+  egress,
+  setupCache,
+  mcp,
+  hooks,
+  subagents,
+  web,
+  memory,
+];
 
 /**
  * Each capability's part of one run, in their order, then those the entry gives (RunIO's `capabilities`:
@@ -38,6 +50,18 @@ export function capabilitiesFor(
   given: readonly Capability[] = [],
 ): readonly CapabilityRun[] {
   return [...CAPABILITIES, ...given].map((c) => c.forRun(config));
+}
+
+/** The whole run, when a capability runs it around the stages (attempts); undefined: the run is one. */
+export function runAround(
+  runs: readonly CapabilityRun[],
+  given: AroundGiven,
+): Promise<RunOutcome> | undefined {
+  for (const run of runs) {
+    const whole = run.around?.(given);
+    if (whole) return whole;
+  }
+  return undefined;
 }
 
 /** The secret values the capabilities' configuration holds. */

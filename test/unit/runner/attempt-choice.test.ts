@@ -2,7 +2,10 @@
 // patch that changes it → failed; then fewer denied calls → smaller patch → fewer turns, ties to the earlier;
 // without --verify the smallest non-empty patch, said to be unverified.
 import { describe, expect, it } from "vitest";
-import { chooseAttempt, type AttemptFacts } from "../../../src/runner/attempts/attempt-choice.js";
+import {
+  chooseAttempt,
+  type AttemptFacts,
+} from "../../../src/runner/capabilities/attempts/attempt-choice.js";
 
 const attempt = (n: number, facts: Partial<AttemptFacts> = {}): AttemptFacts => ({
   attempt: n,

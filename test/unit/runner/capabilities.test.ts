@@ -1,7 +1,8 @@
 // The capabilities through their one shape (src/runner/capabilities/): each run's parts made from its
 // configuration, what the sandbox must give them all, why the first turn waits, the config check before any
 // container, their close in the reverse of their start, each keeping its own state for the record, and those
-// an entry gives (telemetry) told once the record is written.
+// an entry gives (telemetry) told once the record is written, and the one that runs the run around the
+// stages (attempts).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,10 +18,12 @@ import {
   closeCapabilities,
   firstTurnWaits,
   recordedCapabilities,
+  runAround,
   sandboxNeeds,
   serviceSlots,
 } from "../../../src/runner/capabilities/index.js";
 import type { PreparedPolicy } from "../../../src/runner/run/policy-setup.js";
+import { ConfigError } from "../../../src/errors.js";
 
 function runsWith(mcpConfig: string[]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-capabilities-"));
@@ -123,5 +126,30 @@ describe("the capabilities", () => {
     await recordedCapabilities(runs, ended, (line) => lines.push(line));
     expect(told).toEqual(["first: the task completed s", "second: the task completed s"]);
     expect(lines).toEqual(["agent-ci: first could not send"]);
+  });
+
+  it("run the run around the stages only with more than one attempt; the attempts' file is read before any run", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-ci-capabilities-"));
+    const script = path.join(dir, "script.json");
+    fs.writeFileSync(script, JSON.stringify({ turns: [] }));
+    const runs: string[] = [];
+    const given = {
+      io: { stdout: () => undefined, stderr: () => undefined, progress: false },
+      cancel: new AbortController().signal,
+      secrets: [],
+      one: async () => {
+        runs.push("one");
+        throw new Error("no run in this test");
+      },
+    };
+    const one = parseRunConfig({ workspace: dir, script });
+    expect(one.attempts).toBe(1);
+    expect(runAround(capabilitiesFor(one), given)).toBeUndefined();
+    const missing = path.join(dir, "no-hints.txt");
+    const two = parseRunConfig({ workspace: dir, script, attempts: 2, attemptPrompts: missing });
+    const whole = runAround(capabilitiesFor(two), given);
+    expect(whole).toBeInstanceOf(Promise);
+    await expect(whole).rejects.toThrow(new ConfigError(`--attempt-prompts ${missing}: no such file`));
+    expect(runs).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
 // calls → smaller patch (changed lines) → fewer turns; a tie keeps the earlier attempt. An attempt that rewrote
 // `"test"` to `exit 0` is never preferred to one that passed the project's own test. Without --verify: the
 // smallest non-empty patch, and the choice says it was not verified.
-import { oneLine, stripControl } from "../../report/format.js";
+import { oneLine, stripControl } from "../../../report/format.js";
 
 export interface AttemptFacts {
   attempt: number;

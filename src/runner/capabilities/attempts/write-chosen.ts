@@ -16,10 +16,11 @@ import {
   type Attempt,
   type ExitReason,
   type RunReport,
-} from "../../report/index.js";
-import { ConfigError } from "../../errors.js";
-import { EXIT_CODES } from "../options.js";
-import type { RunIO, RunOutcome } from "../run.js";
+} from "../../../report/index.js";
+import { ConfigError } from "../../../errors.js";
+import { EXIT_CODES } from "../../options.js";
+import type { RunIO } from "../../run/run-context.js";
+import type { RunOutcome } from "../../run/outcome.js";
 import { chooseAttempt, type AttemptFacts } from "./attempt-choice.js";
 
 /** What is written again for the chosen attempt rather than copied from its folder. */
@@ -161,7 +162,7 @@ function copyChosen(chosen: Finished, outDir: string, patchPath: string): string
 export async function writeChosen(options: {
   verified: boolean;
   /** Known secret values, redacted from what is written (the attempts' own records already are). */
-  secrets: string[];
+  secrets: readonly string[];
   outDir: string;
   n: number;
   finished: readonly Finished[];

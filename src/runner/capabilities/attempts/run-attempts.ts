@@ -1,4 +1,5 @@
-// Several attempts at one task, one answer (`--attempts N`, docs/attempts.md): N ordinary runs (`runAgent`) of
+// Several attempts at one task, one answer (`--attempts N`, docs/attempts.md): N ordinary runs (the run's own,
+// which `runAgent` gives the attempts capability's `around` as `one`, each with its own capabilities) of
 // the same task from the same base, each in its own sandbox with its own record under <out>/attempt-k/, at most
 // K at a time; the choice (attempt-choice.ts) picks one, and the output folder's patch.diff and report files
 // are the chosen attempt's, with every attempt's row and the choice added to report.json (write-chosen.ts).
@@ -15,33 +16,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DEFAULTS } from "../../sandbox/container/spec.js";
-import { newRunId } from "../../sandbox/docker-sandbox.js";
-import { ConfigError } from "../../errors.js";
-import type { AttemptFlags } from "../options.js";
-import type { RunConfig } from "../config.js";
-import {
-  defaultOutDir,
-  endedBeforeAnyContainer,
-  knownSecrets,
-  runAgent,
-  type RunIO,
-  type RunOutcome,
-} from "../run.js";
+import { DEFAULTS } from "../../../sandbox/container/spec.js";
+import { newRunId } from "../../../sandbox/docker-sandbox.js";
+import { ConfigError } from "../../../errors.js";
+import type { RunConfig } from "../../config.js";
+import type { RunIO } from "../../run/run-context.js";
+import { defaultOutDir, endedBeforeAnyContainer, type RunOutcome } from "../../run/outcome.js";
+import type { AroundGiven } from "../capability.js";
 import { factsOf, writeChosen, type Finished } from "./write-chosen.js";
-import { recordedCapabilities } from "../capabilities/index.js";
-
-export interface AttemptsOptions {
-  attempts: number;
-  /** At most this many at a time (default: what the machine's CPUs and memory allow, `defaultParallel`). */
-  parallel?: number;
-  /** Line k is appended to attempt k's prompt as its own paragraph (--attempt-prompts). */
-  hints: readonly string[];
-  /** End the other attempts (cancelled, their records kept) as soon as one passes. */
-  stopAtFirstPass: boolean;
-  /** --max-turns was given: the turns are a pool as the money is (otherwise each attempt has the default). */
-  turnsPool: boolean;
-}
 
 /** The subfolder of the output folder that holds attempt k's record. */
 export const attemptDir = (k: number) => `attempt-${k}`;
@@ -105,36 +87,19 @@ function attemptIo(io: RunIO, k: number): RunIO {
   };
 }
 
-export async function runAttempts(
-  config: RunConfig,
-  options: AttemptsOptions,
-  io: RunIO,
-  cancel: AbortSignal = new AbortController().signal,
-): Promise<RunOutcome> {
-  const outcome = await attemptAll(config, options, io, cancel);
-  // The capabilities the entry gave (telemetry) see the whole run once, with the chosen record: the attempts'
-  // own runs were not given them (attemptIo).
-  const given = (io.capabilities ?? []).map((c) => c.forRun(config));
-  await recordedCapabilities(given, { ...outcome, secrets: knownSecrets(config) }, io.stderr);
-  return outcome;
-}
-
-/** The attempts run and one chosen: the whole run's outcome. */
-async function attemptAll(
-  config: RunConfig,
-  options: AttemptsOptions,
-  io: RunIO,
-  cancel: AbortSignal,
-): Promise<RunOutcome> {
-  const n = options.attempts;
+/** The attempts run and one chosen: the whole run's outcome (the attempts capability's run, attempts.ts). */
+export async function runAttempts(config: RunConfig, given: AroundGiven): Promise<RunOutcome> {
+  const { io, cancel } = given;
+  const hints = readHints(config.attemptPrompts);
+  const n = config.attempts;
   const auto = defaultParallel(config, n);
-  const parallel = Math.min(n, options.parallel ?? auto.parallel);
+  const parallel = Math.min(n, config.parallel ?? auto.parallel);
   const outDir = config.out ? path.resolve(config.out) : defaultOutDir(newRunId());
   fs.mkdirSync(outDir, { recursive: true });
   io.stderr(
-    `agent-ci: ${n} attempts, at most ${parallel} at a time (${options.parallel ? "--parallel" : auto.why})${config.maxBudgetUsd ? `; one budget of $${config.maxBudgetUsd} for all` : ""}${options.turnsPool ? `; ${config.maxTurns} turns for all` : ""}`,
+    `agent-ci: ${n} attempts, at most ${parallel} at a time (${config.parallel ? "--parallel" : auto.why})${config.maxBudgetUsd ? `; one budget of $${config.maxBudgetUsd} for all` : ""}${config.turnsPool ? `; ${config.maxTurns} turns for all` : ""}`,
   );
-  const attempts = new AttemptRunner(config, options, io, outDir, Date.now() + config.timeoutMs);
+  const attempts = new AttemptRunner(config, hints, given, outDir, Date.now() + config.timeoutMs);
   const onCancel = () => attempts.endOthers("the run was cancelled");
   cancel.addEventListener("abort", onCancel, { once: true });
   await attempts.schedule(n, parallel, cancel);
@@ -148,7 +113,7 @@ async function attemptAll(
   const timedOut = attempts.ended === "timeout" || finished.some((f) => f.outcome.exitReason === "timeout");
   return writeChosen({
     verified: Boolean(config.verify),
-    secrets: knownSecrets(config),
+    secrets: given.secrets,
     outDir,
     n,
     finished,
@@ -157,6 +122,19 @@ async function attemptAll(
     cancelled: cancel.aborted,
     io,
   });
+}
+
+/** --attempt-prompts' file: line k is attempt k's hint. */
+function readHints(file: string | undefined): string[] {
+  if (!file) return [];
+  try {
+    return fs.readFileSync(file, "utf8").split("\n");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      `--attempt-prompts ${file}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`,
+    );
+  }
 }
 
 /** The attempts of one run: started in order as slots free, each with its share of the one budget. */
@@ -170,19 +148,20 @@ class AttemptRunner {
 
   constructor(
     private readonly config: RunConfig,
-    private readonly options: AttemptsOptions,
-    private readonly io: RunIO,
+    /** Line k is appended to attempt k's prompt as its own paragraph (--attempt-prompts). */
+    private readonly hints: readonly string[],
+    private readonly given: AroundGiven,
     private readonly outDir: string,
     /** The run's wall-clock limit (--timeout), shared by the attempts. */
     private readonly deadline: number,
   ) {
     this.money = new Pool(config.maxBudgetUsd, false);
-    this.turns = new Pool(options.turnsPool ? config.maxTurns : undefined, true);
+    this.turns = new Pool(config.turnsPool ? config.maxTurns : undefined, true);
   }
 
   endOthers(why: string): void {
     for (const [k, c] of this.controllers) {
-      this.io.stderr(`agent-ci: cancelling attempt ${k}: ${why}`);
+      this.given.io.stderr(`agent-ci: cancelling attempt ${k}: ${why}`);
       c.abort(new Error(why));
     }
   }
@@ -194,7 +173,7 @@ class AttemptRunner {
     while (next <= n || running.size) {
       while (next <= n && running.size < parallel && !this.ended && !cancel.aborted) {
         if (Date.now() >= this.deadline) {
-          this.io.stderr(
+          this.given.io.stderr(
             `agent-ci: the run's time (--timeout) is up; attempt ${next} and later do not start`,
           );
           this.ended = "timeout";
@@ -207,7 +186,7 @@ class AttemptRunner {
           this.money.settle(budgetUsd || undefined, 0);
           this.turns.settle(maxTurns || undefined, 0);
           if (running.size) break; // what the running ones leave may let it start
-          this.io.stderr(`agent-ci: the budget is spent; attempt ${next} and later do not start`);
+          this.given.io.stderr(`agent-ci: the budget is spent; attempt ${next} and later do not start`);
           this.ended = "budget";
           break;
         }
@@ -220,10 +199,11 @@ class AttemptRunner {
   }
 
   private async runOne(k: number, budgetUsd?: number, maxTurns?: number): Promise<void> {
-    const { config, io } = this;
+    const { config } = this;
+    const { io, one } = this.given;
     const controller = new AbortController();
     this.controllers.set(k, controller);
-    const hint = this.options.hints[k - 1]?.trim();
+    const hint = this.hints[k - 1]?.trim();
     const attemptConfig: RunConfig = {
       ...config,
       out: path.join(this.outDir, attemptDir(k)),
@@ -231,13 +211,14 @@ class AttemptRunner {
       ...(budgetUsd !== undefined ? { maxBudgetUsd: budgetUsd } : {}),
       ...(maxTurns !== undefined ? { maxTurns } : {}),
       timeoutMs: Math.max(1, Math.ceil(this.deadline - Date.now())),
+      attempts: 1,
     };
     const shares = [
       budgetUsd !== undefined ? `$${budgetUsd.toFixed(4)}` : "",
       maxTurns !== undefined ? `${maxTurns} turns` : "",
     ].filter(Boolean);
     io.stderr(`agent-ci: attempt ${k} starts${shares.length ? ` with ${shares.join(" and ")}` : ""}`);
-    const outcome = await runAgent(attemptConfig, attemptIo(io, k), controller.signal);
+    const outcome = await one(attemptConfig, attemptIo(io, k), controller.signal);
     this.controllers.delete(k);
     const facts = factsOf(k, outcome.report);
     this.money.settle(budgetUsd, outcome.report?.costUsd ?? 0);
@@ -254,41 +235,9 @@ class AttemptRunner {
     const passed = config.verify
       ? facts.verify === "passed"
       : outcome.exitReason === "completed" && facts.changedLines > 0;
-    if (passed && this.options.stopAtFirstPass && !this.ended) {
+    if (passed && config.stopAtFirstPass && !this.ended) {
       this.ended = "pass";
       this.endOthers(`attempt ${k} passed`);
     }
   }
-}
-
-/** `agent-ci run --attempts N`: the flags read (the hints file), then `runAttempts`. */
-export async function runAttemptsCommand(
-  config: RunConfig,
-  flags: AttemptFlags & { attempts: number; maxTurnsGiven: boolean },
-  io: RunIO,
-  cancel: AbortSignal,
-): Promise<RunOutcome> {
-  let hints: string[] = [];
-  if (flags.attemptPrompts) {
-    try {
-      hints = fs.readFileSync(flags.attemptPrompts, "utf8").split("\n");
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new ConfigError(
-        `--attempt-prompts ${flags.attemptPrompts}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`,
-      );
-    }
-  }
-  return runAttempts(
-    config,
-    {
-      attempts: flags.attempts,
-      parallel: flags.parallel,
-      hints,
-      stopAtFirstPass: Boolean(flags.stopAtFirstPass),
-      turnsPool: flags.maxTurnsGiven,
-    },
-    io,
-    cancel,
-  );
 }

@@ -1,8 +1,0 @@
-import { createRequire as __agentCiCreateRequire } from "node:module";
-import { fileURLToPath as __agentCiFileURLToPath } from "node:url";
-import { dirname as __agentCiDirname } from "node:path";
-const require = __agentCiCreateRequire(import.meta.url);
-const __filename = __agentCiFileURLToPath(import.meta.url);
-const __dirname = __agentCiDirname(__filename);
-import{a as E}from"./action-chunk-7Y43ACJ5.js";import{A as D,e as y,m as z,n as A,y as B,z as C}from"./action-chunk-SHEBZRZO.js";import"./action-chunk-OLQNEUB4.js";import"./action-chunk-2B5SBSPZ.js";import"./action-chunk-K4WFIXH5.js";import{c as a,d as b,e as c,f as d,g as e,h as f,i as g,j as h,k as i,l as j,m as k,n as l,o as m,p as n,q as o,r as p,s as q,t as r,u as s,v as t,w as u,x as v,y as w,z as x}from"./action-chunk-MVPUYDIG.js";import"./action-chunk-U6W3ELK5.js";export{d as APIConnectionError,e as APIConnectionTimeoutError,b as APIError,z as APIPromise,c as APIUserAbortError,D as Anthropic,a as AnthropicError,h as AuthenticationError,g as BadRequestError,C as BaseAnthropic,y as BetaFallbackState,s as ClientClosedRequestError,m as ConflictError,o as ContentTooLargeError,w as GatewayTimeoutError,t as InternalServerError,k as NotFoundError,u as NotImplementedError,x as OverloadedError,A as PagePromise,i as PaymentRequiredError,j as PermissionDeniedError,n as PreconditionFailedError,q as RateLimitError,r as RequestHeaderFieldsTooLargeError,l as RequestTimeoutError,f as RetryableError,v as ServiceUnavailableError,p as UnprocessableEntityError,E as betaRefusalFallbackMiddleware,D as default,B as toFile};
-//# sourceMappingURL=action-chunk-2UKQXG5S.js.map
