@@ -53,7 +53,7 @@ import { EXIT_CODES } from "./options.js";
 import { defaultOutDir, knownSecrets, type RunOutcome } from "./run/outcome.js";
 
 export { EXIT_CODES };
-export { endedBeforeAnyContainer, knownSecrets, defaultOutDir, type RunOutcome } from "./run/outcome.js";
+export { endedBeforeAnyContainer, type RunOutcome } from "./run/outcome.js";
 
 function classify(error: unknown, signal: AbortSignal, timedOut: () => boolean): RunFailure {
   const message = error instanceof Error ? error.message : String(error);
