@@ -18,6 +18,7 @@ import {
   type FakeAnthropic,
   type RecordedMessagesRequest,
 } from "../test/support/fake-anthropic.js";
+import { connectEngine } from "../src/sandbox/engine/engine.js";
 import { oneCallRun, RunParts } from "./start.js";
 import { CLI_NODE, paired, summarize, type Row } from "./stats.js";
 
@@ -101,6 +102,32 @@ function runToEnd(command: string, args: string[], cwd: string, env: NodeJS.Proc
   });
 }
 
+/**
+ * The engine's own floor under any sandboxed run: an empty container of the run's image and runtime, no
+ * network, running `true`, created, started, waited for and removed, `REPS` times (ms each).
+ */
+async function emptyContainers(image: string, runtime: string | undefined): Promise<number[]> {
+  const docker = await connectEngine();
+  const ms: number[] = [];
+  for (let i = 0; i < REPS; i++) {
+    const t0 = performance.now();
+    const container = await docker.createContainer({
+      Image: image,
+      Entrypoint: ["true"],
+      Cmd: [],
+      HostConfig: { NetworkMode: "none", ...(runtime ? { Runtime: runtime } : {}) },
+    });
+    try {
+      await container.start();
+      await container.wait();
+    } finally {
+      await container.remove({ force: true });
+    }
+    ms.push(performance.now() - t0);
+  }
+  return ms;
+}
+
 /** The session went as scripted: two model requests, the second carrying the Read's result with the file's line. */
 function checkSession(api: FakeAnthropic, from: number, who: string): void {
   const requests = api.messagesRequests().slice(from);
@@ -158,6 +185,12 @@ export async function benchClaudeCode(repoRoot: string, log: (line: string) => v
       checkSession(claudeApi, from, "Claude Code");
     };
     const { a, b } = await paired(REPS, WARMUP, agentCi, claudeCode);
+    const last = JSON.parse(fs.readFileSync(path.join(dir, `out-${out - 1}`, "report.json"), "utf8")) as {
+      image: { name: string };
+      hardening: { runtime?: string };
+    };
+    log(`the engine's floor: an empty container of ${last.image.name} × ${REPS}`);
+    const floor = await emptyContainers(last.image.name, last.hardening.runtime);
     return [
       {
         section: SECTION,
@@ -168,6 +201,14 @@ export async function benchClaudeCode(repoRoot: string, log: (line: string) => v
         note: `goal ≤ ${CLAUDE_CODE_RATIO_GOAL.toFixed(1)}× Claude Code's; a fake Messages API each on loopback playing the same two turns; agent-ci's parts below (report.json)`,
       },
       ...runs.rows(SECTION),
+      {
+        section: SECTION,
+        measurement: `· the engine's floor: an empty container of the same image (${last.hardening.runtime ?? "the engine's default runtime"}, no network) running \`true\`, created to removed`,
+        unit: "ms",
+        agentCi: summarize(floor),
+        native: null,
+        note: "what any run in a fresh container pays before its own work",
+      },
     ];
   } finally {
     await Promise.all([agentApi.close(), claudeApi.close()]);
