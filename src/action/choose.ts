@@ -1,7 +1,7 @@
 // The choose Action (choose/action.yml, `uses: OWNER/agent-ci/choose@v1`): after a matrix of ordinary runs of
 // one task (each job's artifact named …attempt-k), it takes the downloaded artifacts, applies the choice of
-// `run --attempts` (runner/capabilities/attempts/attempt-choice.ts) and writes the chosen run's folder, with the attempts table in
-// its report, for the publish Action. It runs no model and needs no token.
+// `run --attempts` (runner/capabilities/attempts/attempt-choice.ts) and writes the chosen run's folder, with the
+// attempts table in its report, for the publish Action. It runs no model and needs no token.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

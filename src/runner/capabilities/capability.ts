@@ -1,7 +1,7 @@
 // The one shape every capability of a run has (attempts, egress, the setup cache, MCP, hooks, subagents, web,
-// memory, and the one an entry adds to each run: telemetry, a room the runner may not import — run.ts's RunIO): the
-// options it reads, and its part of one run — an object `forRun` makes for each run, which keeps the
-// capability's state for that run (its servers, its runner, its ledger) and takes part in the run's stage
+// memory, and the one an entry adds to each run: telemetry, a room the runner may not import — run.ts's
+// RunIO): the options it reads, and its part of one run — an object `forRun` makes for each run, which keeps
+// the capability's state for that run (its servers, its runner, its ledger) and takes part in the run's stage
 // points through the hooks below. The stages (run/run-stages.ts), the run's end (run.ts) and the record
 // (record/) call every capability through this shape, given the run's list (index.ts), and name none of them;
 // what they need of one (the tools it adds, the calls its children made, what it spent) they ask through a
