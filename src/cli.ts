@@ -12,7 +12,7 @@ import { ConfigError } from "./errors.js";
 import type { RunConfig, RunConfigInput } from "./runner/config.js";
 import type { RunOutcome } from "./runner/run.js";
 import type { Capability } from "./runner/capabilities/capability.js";
-import { type AttemptFlags, DEFAULT_OUT_PARENT, EXIT_CODES } from "./runner/options.js";
+import { DEFAULT_OUT_PARENT, EXIT_CODES } from "./runner/options.js";
 import { addTableOptions, CLAUDE_CODE_ALIASES, RUN_HELP_GROUPS, tableOption } from "./options/commander.js";
 import { DEFAULT_SETUP_CACHE_MAX_AGE_DAYS, type PROGRESS_FORMATS } from "./options/values.js";
 import { modelProvider, providerEnv, providersFromEnv } from "./runner/model/providers.js";
@@ -30,7 +30,8 @@ const log = processLogs();
 
 /**
  * The run command's flags: RunConfig's own fields under the same names, except those the command line
- * takes in another form (seconds, a file, comma lists) or from the environment (the key, the base URL).
+ * takes in another form (seconds, a file, comma lists), from the environment (the key, the base URL) or from
+ * another flag (the attempts' pool of turns: whether --max-turns was given).
  */
 type RunFlags = Omit<
   RunConfigInput,
@@ -49,6 +50,7 @@ type RunFlags = Omit<
   | "awsCredentials"
   | "googleAccessToken"
   | "runnerNodeVersion"
+  | "turnsPool"
 > & {
   /** --task review: the commit the change is reviewed against, and its head. */
   base?: string;
@@ -65,7 +67,7 @@ type RunFlags = Omit<
   progress?: (typeof PROGRESS_FORMATS)[number];
   /** Print the first request's context and exit. */
   printContext?: boolean;
-} & AttemptFlags;
+};
 
 export { RUN_HELP_GROUPS };
 

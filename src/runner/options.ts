@@ -24,11 +24,3 @@ export const EXIT_CODES: Record<ExitReason | "verify_failed" | "output_error", n
   schema_invalid: 7,
   cancelled: 130,
 };
-
-/** `run --attempts`'s flags (src/runner/capabilities/attempts/), and their help. */
-export interface AttemptFlags {
-  attempts?: number;
-  parallel?: number;
-  attemptPrompts?: string;
-  stopAtFirstPass?: boolean;
-}
