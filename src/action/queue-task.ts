@@ -6,13 +6,13 @@ import path from "node:path";
 import type { GitHubApi } from "../github/api.js";
 import type { GitHubContext } from "../github/context.js";
 import { escapeMarkdownInline } from "../report/index.js";
-import { capsOf } from "../fleet/caps.js";
 import { LedgerRepo } from "../fleet/ledger.js";
 import { claimMatrix, claimWork, openScheduler, readQueue, type ClaimResult } from "../fleet/scheduler.js";
 import { statusMarkdown } from "../fleet/status.js";
 import { readQueueTasks } from "../fleet/tasks.js";
 import { assertTrustedWriter } from "../fleet/ledger-trust.js";
 import type { ActionInputs } from "./inputs.js";
+import { actionCaps } from "./run-cap.js";
 import type { ActionIO } from "./io.js";
 
 export interface QueueModeOptions {
@@ -41,15 +41,7 @@ export async function runQueueMode(options: QueueModeOptions): Promise<void> {
     warn: (line) => io.warning(line, { title: "agent-ci queue" }),
   });
   const repository = `${ctx.owner}/${ctx.repo}`;
-  const caps = capsOf(
-    {
-      maxDailyUsd: inputs.max_daily_usd,
-      maxMonthlyUsd: inputs.max_monthly_usd,
-      capName: inputs.cap_name,
-      perRunUsd: inputs.max_budget_usd,
-    },
-    repository,
-  );
+  const caps = actionCaps(inputs, ctx);
   const tasks = inputs.queue_tasks
     ? readQueueTasks(path.resolve(inputs.workspace, inputs.queue_tasks))
     : undefined;

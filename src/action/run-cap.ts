@@ -34,19 +34,23 @@ export interface RunCapOptions {
   log: (line: string) => void;
 }
 
-/** The caps this run is under, with the ledger to read them from; undefined when no cap is given. */
-export async function openRunCap(options: RunCapOptions): Promise<RunCap | undefined> {
-  const { inputs, ctx, api } = options;
-  const repository = `${ctx.owner}/${ctx.repo}`;
-  const caps = capsOf(
+/** The caps the Action's inputs set, named after the repository unless cap_name names them; none unset. */
+export function actionCaps(inputs: ActionInputs, ctx: GitHubContext): Caps | undefined {
+  return capsOf(
     {
       maxDailyUsd: inputs.max_daily_usd,
       maxMonthlyUsd: inputs.max_monthly_usd,
       capName: inputs.cap_name,
       perRunUsd: inputs.max_budget_usd,
     },
-    repository,
+    `${ctx.owner}/${ctx.repo}`,
   );
+}
+
+/** The caps this run is under, with the ledger to read them from; undefined when no cap is given. */
+export async function openRunCap(options: RunCapOptions): Promise<RunCap | undefined> {
+  const { inputs, ctx, api } = options;
+  const caps = actionCaps(inputs, ctx);
   if (!caps) return undefined;
   const token = inputs.github_token;
   if (!api || !token)
