@@ -50,7 +50,7 @@ import { exportPatch, type PatchOut } from "./run/sandbox-record.js";
 import { runVerify, type VerifyResult } from "./run/verify.js";
 import { Watchdog, type WatchdogCause } from "./run/watchdog.js";
 import { EXIT_CODES } from "./options.js";
-import { defaultOutDir, knownSecrets, type RunOutcome } from "./run/outcome.js";
+import { knownSecrets, makeOutDir, type RunOutcome } from "./run/outcome.js";
 
 export { EXIT_CODES };
 export { endedBeforeAnyContainer, type RunOutcome } from "./run/outcome.js";
@@ -108,8 +108,7 @@ async function runStages(
   secrets: readonly string[],
 ): Promise<RunOutcome> {
   const runId = newRunId();
-  const outDir = config.out ? path.resolve(config.out) : defaultOutDir(runId);
-  fs.mkdirSync(outDir, { recursive: true });
+  const outDir = makeOutDir(config, runId);
   const ctx = newRunContext(config, io, { runId, outDir, secrets });
   const deadline = Date.now() + config.timeoutMs;
 

@@ -56,14 +56,18 @@ export function knownSecrets(config: RunConfig): string[] {
 }
 
 /**
- * ./agent-ci-out/<run-id>, in a folder that ignores itself (as pytest's cache does): it sits inside the
- * user's repository, and a later `git add -A` must not pick up reports.
+ * The run's output folder, made: --out, or ./agent-ci-out/<run-id> in a folder that ignores itself (as pytest's
+ * cache does): it sits inside the user's repository, and a later `git add -A` must not pick up reports.
  */
-export function defaultOutDir(runId: string): string {
-  const parent = path.resolve(DEFAULT_OUT_PARENT);
-  fs.mkdirSync(parent, { recursive: true });
-  const ignore = path.join(parent, ".gitignore");
-  if (!fs.existsSync(ignore))
-    fs.writeFileSync(ignore, "# Written by agent-ci: its run outputs are not part of the repository.\n*\n");
-  return path.join(parent, runId);
+export function makeOutDir(config: Pick<RunConfig, "out">, runId: string): string {
+  const outDir = config.out ? path.resolve(config.out) : path.resolve(DEFAULT_OUT_PARENT, runId);
+  if (!config.out) {
+    const parent = path.dirname(outDir);
+    fs.mkdirSync(parent, { recursive: true });
+    const ignore = path.join(parent, ".gitignore");
+    if (!fs.existsSync(ignore))
+      fs.writeFileSync(ignore, "# Written by agent-ci: its run outputs are not part of the repository.\n*\n");
+  }
+  fs.mkdirSync(outDir, { recursive: true });
+  return outDir;
 }

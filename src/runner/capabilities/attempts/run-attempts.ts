@@ -21,7 +21,7 @@ import { newRunId } from "../../../sandbox/docker-sandbox.js";
 import { ConfigError } from "../../../errors.js";
 import type { RunConfig } from "../../config.js";
 import type { RunIO } from "../../run/run-context.js";
-import { defaultOutDir, endedBeforeAnyContainer, type RunOutcome } from "../../run/outcome.js";
+import { endedBeforeAnyContainer, makeOutDir, type RunOutcome } from "../../run/outcome.js";
 import type { AroundGiven } from "../capability.js";
 import { factsOf, writeChosen, type Finished } from "./write-chosen.js";
 
@@ -94,8 +94,7 @@ export async function runAttempts(config: RunConfig, given: AroundGiven): Promis
   const n = config.attempts;
   const auto = defaultParallel(config, n);
   const parallel = Math.min(n, config.parallel ?? auto.parallel);
-  const outDir = config.out ? path.resolve(config.out) : defaultOutDir(newRunId());
-  fs.mkdirSync(outDir, { recursive: true });
+  const outDir = makeOutDir(config, newRunId());
   io.stderr(
     `agent-ci: ${n} attempts, at most ${parallel} at a time (${config.parallel ? "--parallel" : auto.why})${config.maxBudgetUsd ? `; one budget of $${config.maxBudgetUsd} for all` : ""}${config.turnsPool ? `; ${config.maxTurns} turns for all` : ""}`,
   );
