@@ -144,14 +144,15 @@ function matchesWithAncestors(test: (path: string) => boolean, path: string): bo
  * repository's code, which every CI job runs anyway. The other CI systems' definitions are protected where
  * each reads them by default, at the root.
  *
- * `containerReadOnly` is the narrower list the sandbox mounts read-only: git itself must write
+ * `containerPatterns` is the narrower list the sandbox mounts read-only: git itself must write
  * objects, refs and the index inside `.git`, so only hooks, config and info are frozen there.
  */
 export interface ProtectedPath {
   readonly id: string;
   readonly description: string;
   readonly pattern: string;
-  readonly containerPatterns: readonly string[];
+  /** What the sandbox mounts read-only for it, where that is narrower than `pattern` (default: `pattern`). */
+  readonly containerPatterns?: readonly string[];
   /** Does an allow rule's path specifier name this entry explicitly? */
   namedBy(spec: string): boolean;
 }
@@ -176,21 +177,18 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = [
     id: "gitattributes",
     description: ".gitattributes (git filter and diff drivers)",
     pattern: ".gitattributes",
-    containerPatterns: [".gitattributes"],
     namedBy: (spec) => segmentsOf(spec).includes(".gitattributes"),
   },
   {
     id: "workflows",
     description: "GitHub workflow files (.github/workflows)",
     pattern: "/.github/workflows",
-    containerPatterns: ["/.github/workflows"],
     namedBy: (spec) => hasSequence(segmentsOf(spec), ".github", "workflows"),
   },
   {
     id: "local-actions",
     description: "GitHub Actions local actions (.github/actions)",
     pattern: "/.github/actions",
-    containerPatterns: ["/.github/actions"],
     namedBy: (spec) => hasSequence(segmentsOf(spec), ".github", "actions"),
   },
   {
@@ -198,77 +196,66 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = [
     description:
       "a GitHub Action's definition (action.yml, action.yaml), which a workflow runs with uses: ./",
     pattern: "action.{yml,yaml}",
-    containerPatterns: ["action.{yml,yaml}"],
     namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith("action.y")),
   },
   {
     id: "gitlab-ci",
     description: "GitLab CI definition (.gitlab-ci.yml)",
     pattern: "/.gitlab-ci.yml",
-    containerPatterns: ["/.gitlab-ci.yml"],
     namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith(".gitlab-ci")),
   },
   {
     id: "circleci",
     description: "CircleCI configuration (.circleci)",
     pattern: "/.circleci",
-    containerPatterns: ["/.circleci"],
     namedBy: (spec) => segmentsOf(spec).includes(".circleci"),
   },
   {
     id: "jenkinsfile",
     description: "Jenkins pipeline (Jenkinsfile)",
     pattern: "/Jenkinsfile",
-    containerPatterns: ["/Jenkinsfile"],
     namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith("Jenkinsfile")),
   },
   {
     id: "buildkite",
     description: "Buildkite pipelines (.buildkite)",
     pattern: "/.buildkite",
-    containerPatterns: ["/.buildkite"],
     namedBy: (spec) => segmentsOf(spec).includes(".buildkite"),
   },
   {
     id: "azure-pipelines",
     description: "Azure Pipelines definition (azure-pipelines.yml)",
     pattern: "/azure-pipelines.{yml,yaml}",
-    containerPatterns: ["/azure-pipelines.{yml,yaml}"],
     namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith("azure-pipelines")),
   },
   {
     id: "pre-commit",
     description: "pre-commit configuration (.pre-commit-config.yaml), run by git commit",
     pattern: "/.pre-commit-config.{yaml,yml}",
-    containerPatterns: ["/.pre-commit-config.{yaml,yml}"],
     namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith(".pre-commit-config")),
   },
   {
     id: "devcontainer",
     description: "dev container configuration (.devcontainer, .devcontainer.json)",
     pattern: "/.devcontainer{,.json}",
-    containerPatterns: ["/.devcontainer{,.json}"],
     namedBy: (spec) => segmentsOf(spec).some((segment) => segment.startsWith(".devcontainer")),
   },
   {
     id: "agent-ci-config",
     description: "agent-ci configuration (.agent-ci.json)",
     pattern: "/.agent-ci.json",
-    containerPatterns: ["/.agent-ci.json"],
     namedBy: (spec) => segmentsOf(spec).includes(".agent-ci.json"),
   },
   {
     id: "claude-settings",
     description: "Claude Code settings (.claude/settings*.json)",
     pattern: "/.claude/settings*.json",
-    containerPatterns: ["/.claude/settings*.json"],
     namedBy: (spec) => hasSequence(segmentsOf(spec), ".claude", "settings"),
   },
   {
     id: "mcp-config",
     description: "MCP server configuration (.mcp.json)",
     pattern: "/.mcp.json",
-    containerPatterns: ["/.mcp.json"],
     namedBy: (spec) => segmentsOf(spec).includes(".mcp.json"),
   },
 ];
@@ -283,6 +270,8 @@ export function compileProtectedPaths(context: PathPatternContext): readonly Com
   return PROTECTED_PATHS.map((entry) => ({
     entry,
     tool: compilePathPattern(entry.pattern, context),
-    container: entry.containerPatterns.map((pattern) => compilePathPattern(pattern, context)),
+    container: (entry.containerPatterns ?? [entry.pattern]).map((pattern) =>
+      compilePathPattern(pattern, context),
+    ),
   }));
 }
